@@ -1,0 +1,209 @@
+"""The domain model: memory items, their provenance, and the filters recall takes.
+
+Invariants (see ``docs/domain.md``):
+
+* Every item belongs to exactly one agent and one tenant, and cites the Markdown
+  file (and line) it lives in: the Markdown workspace is the truth, the index is
+  derived from it.
+* A single-valued key has at most one *current* fact per agent; older values are
+  kept as ``superseded`` history with their validity interval ``[valid_from,
+  valid_to)``.
+* All datetimes are timezone-aware UTC.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import IntEnum, StrEnum
+
+
+class ItemType(StrEnum):
+    """What kind of memory an item is (SPEC M4)."""
+
+    SENSORY = "sensory"
+    EPISODIC = "episodic"
+    SEMANTIC = "semantic"
+    PROFILE = "profile"
+    REFLECTION = "reflection"
+    STRATEGY = "strategy"
+    FACT = "fact"
+    SUMMARY = "summary"
+    MESSAGE = "message"
+    NOTE = "note"
+
+
+class Layer(IntEnum):
+    """Memory layer 1-4 (SPEC M4)."""
+
+    SENSORY = 1
+    WORKING = 2
+    LONG_TERM = 3
+    REFLECTIVE = 4
+
+
+class Tier(StrEnum):
+    """Short-term (messages), mid-term (summaries, notes), long-term (facts) (SPEC M5)."""
+
+    SHORT = "short"
+    MID = "mid"
+    LONG = "long"
+
+
+class Scope(StrEnum):
+    """Who a memory is about / shared with (SPEC M5)."""
+
+    PERSONAL = "personal"
+    CHANNEL = "channel"
+    TEAM = "team"
+    GLOBAL = "global"
+
+
+class Source(StrEnum):
+    """How a fact was learned (SPEC M3)."""
+
+    AUTO = "auto"
+    EXPLICIT = "explicit"
+
+
+class Status(StrEnum):
+    """Whether an item is current, replaced by a newer value, or moved out of the Brain."""
+
+    CURRENT = "current"
+    SUPERSEDED = "superseded"
+    ARCHIVED = "archived"
+
+
+class BrainSection(StrEnum):
+    """The four sections of ``brain.md`` (SPEC M2)."""
+
+    USER = "User"
+    PREFERENCES = "Preferences"
+    DECISIONS = "Decisions"
+    CURRENT = "Current"
+
+
+class RetainKind(StrEnum):
+    """Typed retained facts in daily logs and the bank (SPEC M6)."""
+
+    WORLD = "W"
+    EXPERIENCE = "B"
+    OPINION = "O"
+    OBSERVATION = "S"
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where an item lives and where it came from.
+
+    ``path`` is relative to the agent's folder (``memory/2025-11-27.md``), ``line``
+    is 1-based. ``turn_ids`` are the original ids of the conversation turns the
+    item was taken from (``D1:3`` in LoCoMo, ``<session>_<n>`` in LongMemEval).
+    """
+
+    path: str
+    line: int | None = None
+    session_id: str | None = None
+    turn_ids: tuple[str, ...] = ()
+
+    def citation(self) -> str:
+        """``memory/2025-11-27.md#L12`` (or just the path when there is no line)."""
+        return f"{self.path}#L{self.line}" if self.line else self.path
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryItem:
+    """One unit of memory: a fact, a conversation turn, a note, a summary…
+
+    ``created_at`` is when the thing was said or happened (for an imported
+    conversation: the session's date), ``updated_at`` when it last changed.
+    ``last_accessed_at`` / ``access_count`` are usage statistics kept by the index.
+    """
+
+    id: str
+    agent: str
+    content: str
+    type: ItemType
+    layer: Layer
+    tier: Tier
+    created_at: datetime
+    updated_at: datetime
+    provenance: Provenance
+    tenant: str = "default"
+    scope: Scope = Scope.PERSONAL
+    channel: str | None = None
+    user: str | None = None
+    key: str | None = None
+    value: str | None = None
+    multi: bool = False
+    source: Source = Source.AUTO
+    section: str | None = None
+    kind: RetainKind | None = None
+    confidence: float | None = None
+    importance: float = 0.5
+    status: Status = Status.CURRENT
+    valid_from: datetime | None = None
+    valid_to: datetime | None = None
+    superseded_by: str | None = None
+    speaker: str | None = None
+    entities: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    last_accessed_at: datetime | None = None
+    access_count: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RecallFilter:
+    """Restrictions a recall applies before ranking. Empty tuples mean "any"."""
+
+    agents: tuple[str, ...] = ()
+    tenant: str | None = None
+    scopes: tuple[Scope, ...] = ()
+    types: tuple[ItemType, ...] = ()
+    keys: tuple[str, ...] = ()
+    entities: tuple[str, ...] = ()
+    speakers: tuple[str, ...] = ()
+    channel: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    as_of: datetime | None = None
+    include_superseded: bool = False
+    include_archived: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreParts:
+    """The pieces of one recall score (SPEC R3), kept for logs and ``--explain``."""
+
+    relevance: float
+    importance: float
+    recency: float
+    total: float
+    lexical_rank: int | None = None
+    vector_similarity: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RecallHit:
+    """One recalled item with its score and citation (SPEC R2)."""
+
+    item: MemoryItem
+    score: ScoreParts
+    tokens: int
+
+    @property
+    def citation(self) -> str:
+        return self.item.provenance.citation()
+
+
+@dataclass(frozen=True, slots=True)
+class RecallResult:
+    """What ``Memory.recall`` returns: the packed hits and how they were chosen."""
+
+    query: str
+    hits: tuple[RecallHit, ...]
+    total_tokens: int
+    budget_tokens: int | None
+    candidates: int
+    dropped_for_budget: int = 0
+    notes: tuple[str, ...] = field(default=())

@@ -1,0 +1,95 @@
+"""Every error kronika raises on purpose.
+
+::
+
+    KronikaError
+    ├── ConfigError              a setting has a bad value, or the config file cannot be read
+    ├── WorkspaceError           the Markdown workspace cannot be used
+    │   ├── WorkspaceNotFound    no workspace at that path (run `kronika init`)
+    │   └── CorruptFileError     a Markdown file could not be parsed (a copy is kept aside)
+    ├── AgentError
+    │   ├── InvalidAgentName     an agent name that is not a safe folder name
+    │   └── UnknownAgent         no agent by that name in this workspace
+    ├── NotFound                 no memory item / fact with that id or key
+    ├── PermissionDenied         the write path refused (autonomy level, cross-agent grant)
+    ├── IndexError_              the derived index is unusable (rebuild it with `kronika reindex`)
+    ├── EmbedderError            the embedding model could not be loaded or run
+    ├── InvalidQuery             a recall filter or time expression could not be understood
+    └── ImportFormatError        an import file is not in the format it claims
+
+Foreign exceptions (``sqlite3.Error``, ``OSError``, ``json.JSONDecodeError``…) are
+translated at the boundary with ``raise X from exc`` so callers only ever need to
+catch :class:`KronikaError`. The CLI maps each class to an exit code in one table.
+"""
+
+from __future__ import annotations
+
+
+class KronikaError(Exception):
+    """Base class of every error kronika raises on purpose."""
+
+
+class ConfigError(KronikaError):
+    """A setting has a bad value, or the configuration file cannot be read."""
+
+
+class WorkspaceError(KronikaError):
+    """The Markdown workspace cannot be used."""
+
+
+class WorkspaceNotFound(WorkspaceError):
+    """No kronika workspace at the given path."""
+
+
+class CorruptFileError(WorkspaceError):
+    """A Markdown file could not be parsed.
+
+    ``path`` is the file, ``backup`` where a copy of it was kept (if one was made).
+    """
+
+    def __init__(self, message: str, *, path: str, backup: str | None = None) -> None:
+        super().__init__(message)
+        self.path = path
+        self.backup = backup
+
+
+class AgentError(KronikaError):
+    """A problem with the agent named in a call."""
+
+
+class InvalidAgentName(AgentError):
+    """An agent name that is not a safe folder name."""
+
+
+class UnknownAgent(AgentError):
+    """No agent by that name in this workspace."""
+
+    def __init__(self, agent: str, known: list[str]) -> None:
+        listing = ", ".join(known) if known else "none yet"
+        super().__init__(f"unknown agent {agent!r} (agents in this workspace: {listing})")
+        self.agent = agent
+        self.known = known
+
+
+class NotFound(KronikaError):
+    """No memory item or fact with that id or key."""
+
+
+class PermissionDenied(KronikaError):
+    """The single write path refused a change (autonomy level or cross-agent grant)."""
+
+
+class IndexError_(KronikaError):  # noqa: N801 - the builtin IndexError must stay usable
+    """The derived index is unusable; it can always be rebuilt with ``kronika reindex``."""
+
+
+class EmbedderError(KronikaError):
+    """The embedding model could not be loaded or run."""
+
+
+class InvalidQuery(KronikaError):
+    """A recall filter or time expression could not be understood."""
+
+
+class ImportFormatError(KronikaError):
+    """An import file is not in the format it claims."""

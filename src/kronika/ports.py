@@ -1,0 +1,137 @@
+"""The small interfaces the engine talks to. Adapters live in ``stores/`` and ``providers/``.
+
+Only the composition root (:mod:`kronika.app`) picks concrete classes; everything
+else receives them through its constructor.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from kronika.core.model import MemoryItem, RecallFilter
+
+Vector = npt.NDArray[np.float32]
+"""A float32 array: one embedding ``(dim,)`` or a batch ``(n, dim)``, L2-normalised."""
+
+
+class Clock(Protocol):
+    def now(self) -> datetime:
+        """The current time, timezone-aware UTC."""
+        ...
+
+
+class TokenCounter(Protocol):
+    def count(self, text: str) -> int:
+        """How many tokens ``text`` costs in the prompt."""
+        ...
+
+
+class Embedder(Protocol):
+    """Turns text into L2-normalised float32 vectors."""
+
+    @property
+    def model_id(self) -> str:
+        """A stable name of the model *and* its settings; a change triggers re-embedding."""
+        ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed_documents(self, texts: Sequence[str]) -> Vector:
+        """Embed stored text; returns ``(len(texts), dim)``."""
+        ...
+
+    def embed_query(self, text: str) -> Vector:
+        """Embed a search query; returns ``(dim,)``."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class SourceState:
+    """What the index knows of one Markdown file it was built from."""
+
+    agent: str
+    path: str  # relative to the agent's folder
+    content_hash: str
+    mtime_ns: int
+    size: int
+
+
+class ItemIndex(Protocol):
+    """The derived, rebuildable index of memory items (SQLite today, PostgreSQL later).
+
+    It holds items parsed from Markdown, their lexical index, their embeddings
+    (cached by content hash and model, so unchanged text is never re-embedded),
+    and usage statistics (which survive a rebuild).
+    """
+
+    @property
+    def embedding_model(self) -> str: ...
+
+    def source_states(self, agent: str) -> dict[str, SourceState]: ...
+
+    def replace_source(self, state: SourceState, items: Sequence[MemoryItem]) -> None:
+        """Atomically replace every item that came from ``(state.agent, state.path)``."""
+        ...
+
+    def remove_source(self, agent: str, path: str) -> None: ...
+
+    def embeddings_missing(self, text_hashes: Iterable[str]) -> set[str]: ...
+
+    def store_embeddings(self, vectors: Mapping[str, Vector]) -> None: ...
+
+    def get_items(self, ids: Sequence[str]) -> list[MemoryItem]: ...
+
+    def list_items(
+        self, flt: RecallFilter, *, limit: int | None = None, offset: int = 0
+    ) -> list[MemoryItem]:
+        """Items matching ``flt``, newest first."""
+        ...
+
+    def count_items(self, flt: RecallFilter) -> int: ...
+
+    def search_lexical(self, query: str, flt: RecallFilter, limit: int) -> list[tuple[str, float]]:
+        """``(item id, score)`` best first; higher score is better."""
+        ...
+
+    def search_vector(self, query: Vector, flt: RecallFilter, limit: int) -> list[tuple[str, float]]:
+        """``(item id, cosine similarity)`` best first."""
+        ...
+
+    def record_access(self, ids: Sequence[str], at: datetime) -> None: ...
+
+    def agents(self) -> list[str]: ...
+
+    def reset(self) -> None:
+        """Forget every item and source (keeps the embedding cache and usage statistics)."""
+        ...
+
+    def stats(self) -> dict[str, Any]: ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    """One line of the audit trail: who changed what, where, and whether it was applied."""
+
+    at: datetime
+    action: str  # remember, supersede, forget, save_turn, archive, import, …
+    target_agent: str
+    source_agent: str
+    section: str
+    item_id: str | None
+    summary: str
+    outcome: str  # applied | proposed | denied
+
+
+class AuditLog(Protocol):
+    def append(self, entry: AuditEntry) -> None: ...
+
+    def read(self, agent: str | None = None, limit: int | None = None) -> list[AuditEntry]: ...

@@ -1,0 +1,233 @@
+"""Every setting kronika has, in one declarative table.
+
+Values come from, in increasing priority: the defaults below (the seed documents'
+numbers), ``<home>/kronika.toml``, environment variables ``KRONIKA_<NAME>`` and
+explicit overrides (CLI flags, keyword arguments). ``docs/settings.md`` is
+generated from this table and checked by the tests.
+
+Per-agent settings live in the config file under ``[agents.<name>]``::
+
+    [agents.jaskier]
+    autonomy = 1              # 0 read-only, 1 suggest, 2 auto, 3 full
+    writers = ["planner"]     # other agents allowed to write here
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from kronika.errors import ConfigError
+
+CONFIG_FILE = "kronika.toml"
+
+
+@dataclass(frozen=True, slots=True)
+class SettingSpec:
+    name: str
+    default: Any
+    help: str
+    group: str
+
+
+SETTINGS_TABLE: tuple[SettingSpec, ...] = (
+    # workspace
+    SettingSpec("home", ".kronika", "Workspace folder (also $KRONIKA_HOME).", "workspace"),
+    SettingSpec("tenant", "default", "Tenant/team every item of this workspace belongs to.",
+                "workspace"),
+    SettingSpec("default_agent", "default", "Agent used when a command names none.", "workspace"),
+    SettingSpec("autonomy", 2, "Default autonomy level: 0 read-only, 1 suggest, 2 auto, 3 full.",
+                "workspace"),
+    # embedding
+    SettingSpec("embedder", "use-multilingual",
+                "Embedding model: use-multilingual (local, offline, default) or hashing "
+                "(deterministic, for tests).", "embedding"),
+    SettingSpec("embedder_threads", 1, "BLAS threads for the local embedder.", "embedding"),
+    SettingSpec("embed_batch", 64, "Texts embedded per batch while indexing.", "embedding"),
+    SettingSpec("token_encoding", "cl100k_base", "Tokenizer used for every token budget.",
+                "embedding"),
+    # recall
+    SettingSpec("recall_k", 10, "Results a recall returns by default.", "recall"),
+    SettingSpec("recall_candidates", 100, "Candidates each retriever contributes before fusion.",
+                "recall"),
+    SettingSpec("rrf_k", 60, "Reciprocal-rank-fusion constant for lexical + vector lists.",
+                "recall"),
+    SettingSpec("alpha", 0.5, "Weight of relevance in the recall score (R3).", "recall"),
+    SettingSpec("beta", 0.3, "Weight of importance in the recall score (R3).", "recall"),
+    SettingSpec("gamma", 0.2, "Weight of recency in the recall score (R3).", "recall"),
+    SettingSpec("decay_base", 0.001, "Recency decay per second before access damping (R3).",
+                "recall"),
+    SettingSpec("similarity_threshold", 0.5,
+                "Best-match similarity a turn-time recall must pass (L2).", "recall"),
+    SettingSpec("load_all_below", 100, "Below this many facts load_all returns all of them (R6).",
+                "recall"),
+    SettingSpec("long_term_top_k", 7, "Relevant facts in the LONG_TERM_MEMORY block (R4).",
+                "recall"),
+    # budgets
+    SettingSpec("identity_budget", 200, "Token budget of the Identity core (M1).", "budgets"),
+    SettingSpec("brain_budget", 300, "Target token budget of the Brain (M1).", "budgets"),
+    SettingSpec("brain_max", 500, "Hard token limit of the Brain; above it facts are archived (M2).",
+                "budgets"),
+    SettingSpec("active_context_budget", 300, "Token budget of the Active Context (M1).",
+                "budgets"),
+    # importance defaults
+    SettingSpec("importance_explicit", 0.8, "Importance of facts the user stated explicitly.",
+                "importance"),
+    SettingSpec("importance_auto", 0.5, "Importance of facts learned automatically.",
+                "importance"),
+    SettingSpec("importance_message", 0.3, "Importance of raw conversation turns.", "importance"),
+)
+
+_SPECS = {spec.name: spec for spec in SETTINGS_TABLE}
+
+
+@dataclass(frozen=True, slots=True)
+class AgentPolicy:
+    """Per-agent write policy (SPEC C5, C6)."""
+
+    autonomy: int = 2
+    writers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    home: Path = Path(".kronika")
+    tenant: str = "default"
+    default_agent: str = "default"
+    autonomy: int = 2
+    embedder: str = "use-multilingual"
+    embedder_threads: int = 1
+    embed_batch: int = 64
+    token_encoding: str = "cl100k_base"
+    recall_k: int = 10
+    recall_candidates: int = 100
+    rrf_k: int = 60
+    alpha: float = 0.5
+    beta: float = 0.3
+    gamma: float = 0.2
+    decay_base: float = 0.001
+    similarity_threshold: float = 0.5
+    load_all_below: int = 100
+    long_term_top_k: int = 7
+    identity_budget: int = 200
+    brain_budget: int = 300
+    brain_max: int = 500
+    active_context_budget: int = 300
+    importance_explicit: float = 0.8
+    importance_auto: float = 0.5
+    importance_message: float = 0.3
+    agents: Mapping[str, AgentPolicy] = field(default_factory=dict)
+
+    def policy(self, agent: str) -> AgentPolicy:
+        """The write policy of ``agent`` (the workspace default when it has none of its own)."""
+        return self.agents.get(agent, AgentPolicy(autonomy=self.autonomy))
+
+    def with_overrides(self, **overrides: Any) -> Settings:
+        """A copy with some values replaced (validated like every other source)."""
+        clean = {k: _coerce(k, v) for k, v in overrides.items() if v is not None}
+        return replace(self, **clean)
+
+
+def _coerce(name: str, value: Any) -> Any:
+    if name == "agents":
+        return value
+    spec = _SPECS.get(name)
+    if spec is None:
+        raise ConfigError(f"unknown setting {name!r}")
+    if name == "home":
+        return Path(os.path.expanduser(str(value)))
+    kind = type(spec.default)
+    try:
+        if kind is bool:
+            return str(value).lower() in {"1", "true", "yes", "on"}
+        coerced = kind(value)
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"setting {name!r} expects {kind.__name__}, got {value!r}") from exc
+    if name == "autonomy" and coerced not in (0, 1, 2, 3):
+        raise ConfigError("setting 'autonomy' must be 0, 1, 2 or 3")
+    if isinstance(coerced, int | float) and coerced < 0:
+        raise ConfigError(f"setting {name!r} must not be negative")
+    return coerced
+
+
+def _agent_policies(raw: Any, default_autonomy: int) -> dict[str, AgentPolicy]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ConfigError("[agents] in the config file must be a table of tables")
+    policies: dict[str, AgentPolicy] = {}
+    for agent, table in raw.items():
+        if not isinstance(table, dict):
+            raise ConfigError(f"[agents.{agent}] must be a table")
+        autonomy = _coerce("autonomy", table.get("autonomy", default_autonomy))
+        writers = table.get("writers", [])
+        if not isinstance(writers, list) or not all(isinstance(w, str) for w in writers):
+            raise ConfigError(f"[agents.{agent}].writers must be a list of agent names")
+        policies[str(agent)] = AgentPolicy(autonomy=autonomy, writers=tuple(writers))
+    return policies
+
+
+def load_settings(
+    home: str | Path | None = None,
+    *,
+    environ: Mapping[str, str] | None = None,
+    **overrides: Any,
+) -> Settings:
+    """Build :class:`Settings` from defaults, ``<home>/kronika.toml``, env and overrides."""
+    env = os.environ if environ is None else environ
+    values: dict[str, Any] = {}
+    home_value = home if home is not None else env.get("KRONIKA_HOME", _SPECS["home"].default)
+    home_path = Path(os.path.expanduser(str(home_value)))
+    config_path = home_path / CONFIG_FILE
+    raw_agents: Any = None
+    if config_path.is_file():
+        try:
+            data = tomllib.loads(config_path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"cannot read {config_path}: {exc}") from exc
+        raw_agents = data.pop("agents", None)
+        for name, value in data.items():
+            if name == "home":
+                continue
+            values[name] = _coerce(name, value)
+    for f in fields(Settings):
+        if f.name in ("home", "agents"):
+            continue
+        env_value = env.get(f"KRONIKA_{f.name.upper()}")
+        if env_value is not None:
+            values[f.name] = _coerce(f.name, env_value)
+    for name, value in overrides.items():
+        if value is not None:
+            values[name] = _coerce(name, value)
+    values["home"] = home_path
+    settings = Settings(**values)
+    agents = _agent_policies(raw_agents, settings.autonomy)
+    return replace(settings, agents=agents) if agents else settings
+
+
+def default_config_text() -> str:
+    """The commented ``kronika.toml`` that ``kronika init`` writes."""
+    lines = ["# kronika settings. Every line is optional; see docs/settings.md.", ""]
+    group = None
+    for spec in SETTINGS_TABLE:
+        if spec.name == "home":
+            continue
+        if spec.group != group:
+            group = spec.group
+            lines.append(f"# --- {group} ---")
+        default = f'"{spec.default}"' if isinstance(spec.default, str) else spec.default
+        lines.append(f"# {spec.help}")
+        lines.append(f"# {spec.name} = {default}")
+    lines += [
+        "",
+        "# Per-agent write policy:",
+        "# [agents.default]",
+        "# autonomy = 2",
+        '# writers = ["planner"]',
+        "",
+    ]
+    return "\n".join(lines)
