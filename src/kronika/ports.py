@@ -100,7 +100,9 @@ class ItemIndex(Protocol):
         """``(item id, score)`` best first; higher score is better."""
         ...
 
-    def search_vector(self, query: Vector, flt: RecallFilter, limit: int) -> list[tuple[str, float]]:
+    def search_vector(
+        self, query: Vector, flt: RecallFilter, limit: int
+    ) -> list[tuple[str, float]]:
         """``(item id, cosine similarity)`` best first."""
         ...
 

@@ -37,48 +37,72 @@ class SettingSpec:
 SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     # workspace
     SettingSpec("home", ".kronika", "Workspace folder (also $KRONIKA_HOME).", "workspace"),
-    SettingSpec("tenant", "default", "Tenant/team every item of this workspace belongs to.",
-                "workspace"),
+    SettingSpec(
+        "tenant", "default", "Tenant/team every item of this workspace belongs to.", "workspace"
+    ),
     SettingSpec("default_agent", "default", "Agent used when a command names none.", "workspace"),
-    SettingSpec("autonomy", 2, "Default autonomy level: 0 read-only, 1 suggest, 2 auto, 3 full.",
-                "workspace"),
+    SettingSpec(
+        "autonomy",
+        2,
+        "Default autonomy level: 0 read-only, 1 suggest, 2 auto, 3 full.",
+        "workspace",
+    ),
     # embedding
-    SettingSpec("embedder", "use-multilingual",
-                "Embedding model: use-multilingual (local, offline, default) or hashing "
-                "(deterministic, for tests).", "embedding"),
+    SettingSpec(
+        "embedder",
+        "use-multilingual",
+        "Embedding model: use-multilingual (local, offline, default) or hashing "
+        "(deterministic, for tests).",
+        "embedding",
+    ),
     SettingSpec("embedder_threads", 1, "BLAS threads for the local embedder.", "embedding"),
     SettingSpec("embed_batch", 64, "Texts embedded per batch while indexing.", "embedding"),
-    SettingSpec("token_encoding", "cl100k_base", "Tokenizer used for every token budget.",
-                "embedding"),
+    SettingSpec(
+        "token_encoding", "cl100k_base", "Tokenizer used for every token budget.", "embedding"
+    ),
     # recall
     SettingSpec("recall_k", 10, "Results a recall returns by default.", "recall"),
-    SettingSpec("recall_candidates", 100, "Candidates each retriever contributes before fusion.",
-                "recall"),
-    SettingSpec("rrf_k", 60, "Reciprocal-rank-fusion constant for lexical + vector lists.",
-                "recall"),
+    SettingSpec(
+        "recall_candidates", 100, "Candidates each retriever contributes before fusion.", "recall"
+    ),
+    SettingSpec(
+        "rrf_k", 60, "Reciprocal-rank-fusion constant for lexical + vector lists.", "recall"
+    ),
     SettingSpec("alpha", 0.5, "Weight of relevance in the recall score (R3).", "recall"),
     SettingSpec("beta", 0.3, "Weight of importance in the recall score (R3).", "recall"),
     SettingSpec("gamma", 0.2, "Weight of recency in the recall score (R3).", "recall"),
-    SettingSpec("decay_base", 0.001, "Recency decay per second before access damping (R3).",
-                "recall"),
-    SettingSpec("similarity_threshold", 0.5,
-                "Best-match similarity a turn-time recall must pass (L2).", "recall"),
-    SettingSpec("load_all_below", 100, "Below this many facts load_all returns all of them (R6).",
-                "recall"),
-    SettingSpec("long_term_top_k", 7, "Relevant facts in the LONG_TERM_MEMORY block (R4).",
-                "recall"),
+    SettingSpec(
+        "decay_base", 0.001, "Recency decay per second before access damping (R3).", "recall"
+    ),
+    SettingSpec(
+        "similarity_threshold",
+        0.5,
+        "Best-match similarity a turn-time recall must pass (L2).",
+        "recall",
+    ),
+    SettingSpec(
+        "load_all_below", 100, "Below this many facts load_all returns all of them (R6).", "recall"
+    ),
+    SettingSpec(
+        "long_term_top_k", 7, "Relevant facts in the LONG_TERM_MEMORY block (R4).", "recall"
+    ),
     # budgets
     SettingSpec("identity_budget", 200, "Token budget of the Identity core (M1).", "budgets"),
     SettingSpec("brain_budget", 300, "Target token budget of the Brain (M1).", "budgets"),
-    SettingSpec("brain_max", 500, "Hard token limit of the Brain; above it facts are archived (M2).",
-                "budgets"),
-    SettingSpec("active_context_budget", 300, "Token budget of the Active Context (M1).",
-                "budgets"),
+    SettingSpec(
+        "brain_max",
+        500,
+        "Hard token limit of the Brain; above it facts are archived (M2).",
+        "budgets",
+    ),
+    SettingSpec(
+        "active_context_budget", 300, "Token budget of the Active Context (M1).", "budgets"
+    ),
     # importance defaults
-    SettingSpec("importance_explicit", 0.8, "Importance of facts the user stated explicitly.",
-                "importance"),
-    SettingSpec("importance_auto", 0.5, "Importance of facts learned automatically.",
-                "importance"),
+    SettingSpec(
+        "importance_explicit", 0.8, "Importance of facts the user stated explicitly.", "importance"
+    ),
+    SettingSpec("importance_auto", 0.5, "Importance of facts learned automatically.", "importance"),
     SettingSpec("importance_message", 0.3, "Importance of raw conversation turns.", "importance"),
 )
 

@@ -207,3 +207,28 @@ class RecallResult:
     candidates: int
     dropped_for_budget: int = 0
     notes: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    """One conversation turn to be stored (input to ``save_turn`` and importers).
+
+    ``turn_id`` keeps the original id (``D1:3``, ``<session>_<n>``) so evidence can be
+    traced through provenance.
+    """
+
+    turn_id: str
+    speaker: str
+    content: str
+    at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SessionRecord:
+    """A whole conversation session to be stored as ``sessions/<session_id>.md``."""
+
+    session_id: str
+    started_at: datetime
+    turns: tuple[TurnRecord, ...]
+    title: str | None = None
+    source: str | None = None
