@@ -76,8 +76,17 @@ class ItemIndex(Protocol):
 
     def source_states(self, agent: str) -> dict[str, SourceState]: ...
 
-    def replace_source(self, state: SourceState, items: Sequence[MemoryItem]) -> None:
-        """Atomically replace every item that came from ``(state.agent, state.path)``."""
+    def replace_source(
+        self,
+        state: SourceState,
+        items: Sequence[MemoryItem],
+        text_hashes: Sequence[str] | None = None,
+    ) -> None:
+        """Atomically replace every item that came from ``(state.agent, state.path)``.
+
+        ``text_hashes[i]`` is the hash of the text embedded for ``items[i]`` (the key of
+        the embedding cache).
+        """
         ...
 
     def remove_source(self, agent: str, path: str) -> None: ...
