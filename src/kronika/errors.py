@@ -15,6 +15,7 @@
     ├── IndexError_              the derived index is unusable (rebuild it with `kronika reindex`)
     ├── EmbedderError            the embedding model could not be loaded or run
     ├── InvalidQuery             a recall filter or time expression could not be understood
+    ├── InvalidInput             a value to remember is empty, too long or malformed
     └── ImportFormatError        an import file is not in the format it claims
 
 Foreign exceptions (``sqlite3.Error``, ``OSError``, ``json.JSONDecodeError``…) are
@@ -89,6 +90,10 @@ class EmbedderError(KronikaError):
 
 class InvalidQuery(KronikaError):
     """A recall filter or time expression could not be understood."""
+
+
+class InvalidInput(KronikaError):
+    """A value to remember is empty, too long or malformed."""
 
 
 class ImportFormatError(KronikaError):
