@@ -1,0 +1,407 @@
+"""The SQLite implementation of :class:`kronika.ports.ItemIndex` (SPEC S2, R1, R5).
+
+The index is derived: everything but the embedding cache and usage statistics
+can be rebuilt from the Markdown workspace, so a corrupt file is moved aside and
+replaced by an empty index (:meth:`SqliteIndex.open_or_rebuild`).
+
+Concurrency: WAL journal, ``synchronous=NORMAL``, a busy timeout, and every
+write in one ``BEGIN IMMEDIATE`` transaction, so several processes can share one
+file. The in-memory vector snapshot is dropped after this connection writes and
+whenever ``PRAGMA data_version`` shows another connection committed.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kronika.core.model import MemoryItem, RecallFilter
+from kronika.errors import IndexError_
+from kronika.ports import SourceState, Vector
+from kronika.stores.sqlite import rows as R
+from kronika.stores.sqlite.migrations import applied_migrations, apply_migrations
+from kronika.stores.sqlite.query import filter_clause, match_expression, to_epoch
+from kronika.stores.sqlite.vectors import VectorSnapshot
+
+MEMORY = ":memory:"
+BUSY_TIMEOUT_S = 30.0
+_CHUNK = 500  # bound parameters per IN (...) list, far below SQLite's limit
+_CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB (primary result codes)
+# BM25 column weights: content, key, entities, speaker. A hit on a key or an
+# entity name says more about an item than one word of its text.
+_BM25 = "bm25(items_fts, 1.0, 2.0, 2.0, 0.5)"
+
+
+def is_corruption(exc: BaseException) -> bool:
+    """Whether ``exc`` says the file is not a (healthy) SQLite database."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int) and code & 0xFF in _CORRUPT_CODES:
+        return True
+    text = str(exc).lower()
+    return "not a database" in text or "malformed" in text
+
+
+def _chunks(values: Sequence[str]) -> Iterator[Sequence[str]]:
+    for start in range(0, len(values), _CHUNK):
+        yield values[start : start + _CHUNK]
+
+
+class SqliteIndex:
+    """Items, their FTS5 index, an embedding cache and usage statistics in one SQLite file.
+
+    ``embedding_model`` selects which cached vectors vector search uses; vectors of
+    other models stay in the cache untouched. ``dim`` is that model's dimension.
+    """
+
+    def __init__(self, path: Path | str, *, embedding_model: str, dim: int) -> None:
+        self._path = path if str(path) == MEMORY else Path(path)
+        self._model = embedding_model
+        self._dim = dim
+        self._lock = threading.RLock()
+        self._snapshot: VectorSnapshot | None = None
+        self._snapshot_version: int | None = None
+        self._conn = self._connect()
+
+    @classmethod
+    def open_or_rebuild(
+        cls, path: Path | str, *, embedding_model: str, dim: int
+    ) -> tuple[SqliteIndex, bool]:
+        """Open the index at ``path``; if the file is corrupt, move it aside and start empty.
+
+        Returns ``(index, recreated)``. The corrupt file (and its ``-wal``/``-shm``)
+        is renamed ``<name>.corrupt-<UTC timestamp>``; the caller then rebuilds the
+        items from Markdown. Errors other than corruption (a locked or unreadable
+        file) are raised as :class:`IndexError_` without touching anything.
+        """
+        try:
+            return cls(path, embedding_model=embedding_model, dim=dim), False
+        except IndexError_ as exc:
+            if str(path) == MEMORY or not is_corruption(exc.__cause__ or exc):
+                raise
+        _move_aside(Path(path))
+        return cls(path, embedding_model=embedding_model, dim=dim), True
+
+    # -- connection -----------------------------------------------------------------
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            conn = sqlite3.connect(
+                str(self._path),
+                timeout=BUSY_TIMEOUT_S,
+                isolation_level=None,
+                check_same_thread=False,  # guarded by self._lock
+            )
+        except sqlite3.Error as exc:
+            raise IndexError_(f"cannot open index {self._path}: {exc}") from exc
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            apply_migrations(conn)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise self._translate_error(exc) from exc
+        return conn
+
+    def _translate_error(self, exc: sqlite3.Error) -> IndexError_:
+        if is_corruption(exc):
+            return IndexError_(f"index {self._path} is corrupt ({exc}); run `kronika reindex`")
+        return IndexError_(f"index {self._path} cannot be used: {exc}")
+
+    @contextmanager
+    def _reading(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            try:
+                yield self._conn
+            except sqlite3.Error as exc:
+                raise self._translate_error(exc) from exc
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One ``BEGIN IMMEDIATE`` transaction, committed on success, rolled back on error."""
+        with self._reading() as conn:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            finally:
+                self._snapshot = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._snapshot = None
+            self._conn.close()
+
+    def __enter__(self) -> SqliteIndex:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @property
+    def embedding_model(self) -> str:
+        return self._model
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    # -- sources and items ------------------------------------------------------------
+
+    def source_states(self, agent: str) -> dict[str, SourceState]:
+        with self._reading() as conn:
+            found = conn.execute(
+                "SELECT agent, path, content_hash, mtime_ns, size FROM sources WHERE agent = ?",
+                (agent,),
+            ).fetchall()
+        return {row[1]: SourceState(*row) for row in found}
+
+    def replace_source(
+        self,
+        state: SourceState,
+        items: Sequence[MemoryItem],
+        text_hashes: Sequence[str] | None = None,
+    ) -> None:
+        """Atomically replace every item that came from ``(state.agent, state.path)``.
+
+        One transaction, bulk ``executemany``. Ids are unique across the index: a
+        repeated id within ``items`` keeps its first occurrence, and an id already
+        indexed from another file moves to this one (the file indexed last wins).
+        """
+        if text_hashes is not None and len(text_hashes) != len(items):
+            raise ValueError("text_hashes must have one hash per item")
+        hashes = list(text_hashes) if text_hashes is not None else None
+        unique: dict[str, tuple[MemoryItem, str]] = {}
+        for n, item in enumerate(items):
+            if item.id not in unique:
+                unique[item.id] = (item, hashes[n] if hashes else R.default_text_hash(item))
+        with self._writing() as conn:
+            self._delete_where(
+                conn, "source_agent = ? AND source_path = ?", (state.agent, state.path)
+            )
+            conn.executemany(
+                "DELETE FROM items_fts WHERE rowid = (SELECT rowid FROM items WHERE id = ?)",
+                ((i,) for i in unique),
+            )
+            conn.executemany("DELETE FROM items WHERE id = ?", ((i,) for i in unique))
+            (top,) = conn.execute("SELECT coalesce(max(rowid), 0) FROM items").fetchone()
+            numbered = [(top + 1 + n, pair) for n, pair in enumerate(unique.values())]
+            conn.executemany(
+                R.INSERT_ITEM_SQL, (R.item_row(rid, it, state, h) for rid, (it, h) in numbered)
+            )
+            conn.executemany(R.INSERT_FTS_SQL, (R.fts_row(rid, it) for rid, (it, _) in numbered))
+            conn.executemany(
+                "INSERT INTO item_entities (item_rowid, entity_norm) VALUES (?, ?)",
+                (row for rid, (it, _) in numbered for row in R.entity_rows(rid, it)),
+            )
+            conn.execute(
+                "INSERT INTO sources (agent, path, content_hash, mtime_ns, size)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent, path) DO UPDATE SET"
+                " content_hash = excluded.content_hash, mtime_ns = excluded.mtime_ns,"
+                " size = excluded.size",
+                (state.agent, state.path, state.content_hash, state.mtime_ns, state.size),
+            )
+
+    @staticmethod
+    def _delete_where(conn: sqlite3.Connection, where: str, params: Sequence[object]) -> None:
+        conn.execute(
+            f"DELETE FROM items_fts WHERE rowid IN (SELECT rowid FROM items WHERE {where})", params
+        )
+        conn.execute(f"DELETE FROM items WHERE {where}", params)
+
+    def remove_source(self, agent: str, path: str) -> None:
+        with self._writing() as conn:
+            self._delete_where(conn, "source_agent = ? AND source_path = ?", (agent, path))
+            conn.execute("DELETE FROM sources WHERE agent = ? AND path = ?", (agent, path))
+
+    def reset(self) -> None:
+        """Forget every item and source (keeps the embedding cache and usage statistics)."""
+        with self._writing() as conn:
+            conn.execute("DELETE FROM item_entities")
+            conn.execute("DELETE FROM items_fts")
+            conn.execute("DELETE FROM items")
+            conn.execute("DELETE FROM sources")
+
+    def get_items(self, ids: Sequence[str]) -> list[MemoryItem]:
+        """Items in the order of ``ids`` (unknown ids skipped), with usage statistics."""
+        found: dict[str, MemoryItem] = {}
+        wanted = list(dict.fromkeys(ids))
+        with self._reading() as conn:
+            for chunk in _chunks(wanted):
+                marks = ", ".join("?" * len(chunk))
+                for row in conn.execute(f"{R.SELECT_ITEM_SQL} WHERE i.id IN ({marks})", chunk):
+                    item = R.item_from_row(row)
+                    found[item.id] = item
+        return [found[i] for i in ids if i in found]
+
+    def list_items(
+        self, flt: RecallFilter, *, limit: int | None = None, offset: int = 0
+    ) -> list[MemoryItem]:
+        """Items matching ``flt``, newest ``created_at`` first (ties by id)."""
+        where, params = filter_clause(flt)
+        sql = f"{R.SELECT_ITEM_SQL} WHERE {where} ORDER BY i.created_at DESC, i.id LIMIT ? OFFSET ?"
+        with self._reading() as conn:
+            found = conn.execute(sql, [*params, -1 if limit is None else limit, offset])
+            return [R.item_from_row(row) for row in found]
+
+    def count_items(self, flt: RecallFilter) -> int:
+        where, params = filter_clause(flt)
+        with self._reading() as conn:
+            (n,) = conn.execute(f"SELECT count(*) FROM items AS i WHERE {where}", params).fetchone()
+        return int(n)
+
+    def agents(self) -> list[str]:
+        with self._reading() as conn:
+            found = conn.execute(
+                "SELECT agent FROM sources UNION SELECT agent FROM items ORDER BY 1"
+            ).fetchall()
+        return [a for (a,) in found]
+
+    def record_access(self, ids: Sequence[str], at: datetime) -> None:
+        """Count one access per distinct id; ``last_accessed_at`` never moves backwards."""
+        moment = to_epoch(at)
+        with self._writing() as conn:
+            conn.executemany(
+                "INSERT INTO usage (item_id, access_count, last_accessed_at) VALUES (?, 1, ?)"
+                " ON CONFLICT (item_id) DO UPDATE SET access_count = access_count + 1,"
+                " last_accessed_at = max(coalesce(last_accessed_at, excluded.last_accessed_at),"
+                " excluded.last_accessed_at)",
+                ((i, moment) for i in dict.fromkeys(ids)),
+            )
+
+    # -- embeddings -------------------------------------------------------------------
+
+    def embeddings_missing(self, text_hashes: Iterable[str]) -> set[str]:
+        """The hashes with no cached vector for this index's ``embedding_model``."""
+        wanted = list(dict.fromkeys(text_hashes))
+        present: set[str] = set()
+        with self._reading() as conn:
+            for chunk in _chunks(wanted):
+                marks = ", ".join("?" * len(chunk))
+                found = conn.execute(
+                    f"SELECT text_hash FROM embeddings WHERE model = ? AND length(vec) = ?"
+                    f" AND text_hash IN ({marks})",
+                    [self._model, self._dim * 4, *chunk],
+                )
+                present.update(h for (h,) in found)
+        return set(wanted) - present
+
+    def store_embeddings(self, vectors: Mapping[str, Vector]) -> None:
+        """Cache one vector per text hash under ``embedding_model`` (replacing any old one)."""
+        blobs: list[tuple[str, str, bytes]] = []
+        for text_hash, vec in vectors.items():
+            flat = np.asarray(vec, dtype="<f4").reshape(-1)
+            if flat.size != self._dim:
+                raise IndexError_(
+                    f"embedding for {text_hash} has {flat.size} dimensions;"
+                    f" model {self._model} has {self._dim}"
+                )
+            blobs.append((text_hash, self._model, flat.tobytes()))
+        with self._writing() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO embeddings (text_hash, model, vec) VALUES (?, ?, ?)", blobs
+            )
+
+    # -- search -----------------------------------------------------------------------
+
+    def search_lexical(self, query: str, flt: RecallFilter, limit: int) -> list[tuple[str, float]]:
+        """BM25 over accent-folded text; score is ``-bm25`` so higher is better."""
+        expression = match_expression(query)
+        if expression is None or limit <= 0:
+            return []
+        where, params = filter_clause(flt)
+        sql = (
+            f"SELECT i.id, {_BM25} AS rank FROM items_fts JOIN items AS i"
+            f" ON i.rowid = items_fts.rowid WHERE items_fts MATCH ? AND {where}"
+            " ORDER BY rank LIMIT ?"
+        )
+        with self._reading() as conn:
+            found = conn.execute(sql, [expression, *params, limit]).fetchall()
+        return [(item_id, -float(rank)) for item_id, rank in found]
+
+    def search_vector(
+        self, query: Vector, flt: RecallFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        """Exact cosine similarity against every embedded item passing ``flt``."""
+        if np.asarray(query).size != self._dim:
+            raise IndexError_(
+                f"query vector has {np.asarray(query).size} dimensions;"
+                f" model {self._model} has {self._dim}"
+            )
+        with self._reading() as conn:
+            snapshot = self._current_snapshot(conn)
+            allowed = None
+            if flt.keys or flt.entities:
+                where, params = filter_clause(flt)
+                found = conn.execute(f"SELECT i.rowid FROM items AS i WHERE {where}", params)
+                allowed = np.fromiter((r for (r,) in found), dtype=np.int64)
+        return snapshot.search(query, flt, limit, allowed)
+
+    def _current_snapshot(self, conn: sqlite3.Connection) -> VectorSnapshot:
+        # data_version changes when another connection commits; our own writes
+        # clear self._snapshot directly.
+        (version,) = conn.execute("PRAGMA data_version").fetchone()
+        if self._snapshot is None or version != self._snapshot_version:
+            self._snapshot = VectorSnapshot.load(conn, self._model, self._dim)
+            self._snapshot_version = version
+        return self._snapshot
+
+    # -- reporting --------------------------------------------------------------------
+
+    def stats(self) -> dict[str, Any]:
+        """Counts per agent and type, embedded items, the model, file size and migrations."""
+        with self._reading() as conn:
+            one = conn.execute
+            by_agent = dict(one("SELECT agent, count(*) FROM items GROUP BY 1").fetchall())
+            by_type = dict(one("SELECT type, count(*) FROM items GROUP BY 1").fetchall())
+            (embedded,) = one(
+                "SELECT count(*) FROM items AS i WHERE EXISTS (SELECT 1 FROM embeddings AS e"
+                " WHERE e.text_hash = i.text_hash AND e.model = ? AND length(e.vec) = ?)",
+                (self._model, self._dim * 4),
+            ).fetchone()
+            (cached,) = one("SELECT count(*) FROM embeddings").fetchone()
+            (sources,) = one("SELECT count(*) FROM sources").fetchone()
+            migrations = applied_migrations(conn)
+        return {
+            "path": str(self._path),
+            "items": sum(by_agent.values()),
+            "items_by_agent": by_agent,
+            "items_by_type": by_type,
+            "sources": sources,
+            "embedded": embedded,
+            "embedding_model": self._model,
+            "dim": self._dim,
+            "embedding_cache": cached,
+            "file_size": self._file_size(),
+            "migrations": migrations,
+        }
+
+    def _file_size(self) -> int:
+        if not isinstance(self._path, Path):
+            return 0
+        files = (self._path, Path(f"{self._path}-wal"))
+        return sum(f.stat().st_size for f in files if f.exists())
+
+
+def _move_aside(path: Path) -> None:
+    """Rename ``path`` and its WAL/SHM files to ``<name>.corrupt-<timestamp>[-wal|-shm]``."""
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    try:
+        # The WAL of a corrupt file must not be replayed into the fresh one.
+        for suffix in ("-wal", "-shm", ""):
+            old = Path(f"{path}{suffix}")
+            if old.exists():
+                old.rename(Path(f"{target}{suffix}"))
+    except OSError as exc:
+        raise IndexError_(f"cannot move corrupt index {path} aside: {exc}") from exc

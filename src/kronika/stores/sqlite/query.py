@@ -1,0 +1,165 @@
+"""Turning user input into safe SQL: text folding, FTS5 MATCH expressions, filter clauses.
+
+Nothing here touches a connection; every function is pure so it can be tested alone.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+
+from kronika.core.model import RecallFilter, Status
+
+# Letters that carry a diacritic but do not decompose under NFKD, so stripping
+# combining marks alone would leave them (Polish ł, Ukrainian ґ, a few others).
+_UNDECOMPOSED = str.maketrans(
+    {
+        "ł": "l",
+        "Ł": "L",
+        "ґ": "г",
+        "Ґ": "Г",
+        "đ": "d",
+        "Đ": "D",
+        "ø": "o",
+        "Ø": "O",
+        "ħ": "h",
+        "Ħ": "H",
+    }
+)
+_COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+# A word is a run of letters and digits; everything else (quotes, operators,
+# parentheses, emoji, underscores) separates words, exactly like FTS5's unicode61.
+_WORD = re.compile(r"[^\W_]+")
+
+MAX_QUERY_TERMS = 64
+"""Longer queries keep their first terms: a pasted document must not become a huge MATCH."""
+
+
+def fold(text: str) -> str:
+    """Fold ``text`` for accent-insensitive search: NFKD, drop combining marks, map ł→l, ґ→г….
+
+    The same fold is applied to indexed text and to queries, so ``zolw`` finds
+    ``żółw`` and ``иогурт`` finds ``йогурт``; case is left to the FTS5 tokenizer.
+    """
+    decomposed = unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
+    return _COMBINING.sub("", decomposed)
+
+
+def normalise_name(name: str) -> str:
+    """Key used for case-insensitive equality of keys, entities and speakers: ``casefold``."""
+    return name.strip().casefold()
+
+
+def query_terms(query: str) -> list[str]:
+    """The distinct folded words of ``query`` in order of first appearance (at most 64)."""
+    seen: dict[str, None] = {}
+    for match in _WORD.finditer(fold(query)):
+        seen.setdefault(match.group().casefold(), None)
+        if len(seen) >= MAX_QUERY_TERMS:
+            break
+    return list(seen)
+
+
+def match_expression(query: str) -> str | None:
+    """An FTS5 MATCH expression for arbitrary user text, or ``None`` when it has no words.
+
+    Every word becomes a quoted string (so ``AND``, ``NEAR``, ``*``, ``-``, ``:``
+    and parentheses are plain text) and the words are OR-ed; BM25 then ranks
+    rarer and repeated terms higher. With two or more words the whole phrase is
+    OR-ed in as well, which adds its own BM25 term to documents containing the
+    exact phrase.
+    """
+    terms = query_terms(query)
+    if not terms:
+        return None
+    quoted = [_quote(t) for t in terms]
+    if len(terms) > 1:
+        quoted.insert(0, _quote(" ".join(terms)))
+    return " OR ".join(quoted)
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def to_epoch(value: datetime) -> float:
+    """Seconds since the Unix epoch; a naive datetime is taken to be UTC."""
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    return value.timestamp()
+
+
+def from_epoch(value: float | None) -> datetime | None:
+    return None if value is None else datetime.fromtimestamp(value, tz=UTC)
+
+
+def filter_clause(flt: RecallFilter, alias: str = "i") -> tuple[str, list[object]]:
+    """A SQL boolean expression over ``items AS <alias>`` implementing ``flt``, and its parameters.
+
+    * ``as_of``: ``coalesce(valid_from, created_at) <= as_of < coalesce(valid_to, +inf)``;
+      superseded items are then included whatever ``include_superseded`` says.
+    * ``since`` / ``until`` bound ``created_at`` inclusively.
+    * keys, entities and speakers compare :func:`normalise_name` forms.
+    """
+    a = alias
+    parts: list[str] = []
+    params: list[object] = []
+
+    def one_of(column: str, values: Iterable[object]) -> None:
+        values = list(values)
+        parts.append(f"{column} IN ({', '.join('?' * len(values))})")
+        params.extend(values)
+
+    if flt.agents:
+        one_of(f"{a}.agent", flt.agents)
+    if flt.tenant is not None:
+        parts.append(f"{a}.tenant = ?")
+        params.append(flt.tenant)
+    if flt.scopes:
+        one_of(f"{a}.scope", (str(s) for s in flt.scopes))
+    if flt.types:
+        one_of(f"{a}.type", (str(t) for t in flt.types))
+    if flt.keys:
+        one_of(f"{a}.key_norm", {normalise_name(k) for k in flt.keys})
+    if flt.speakers:
+        one_of(f"{a}.speaker_norm", {normalise_name(s) for s in flt.speakers})
+    if flt.entities:
+        names = sorted({normalise_name(e) for e in flt.entities})
+        parts.append(
+            f"{a}.rowid IN (SELECT item_rowid FROM item_entities"
+            f" WHERE entity_norm IN ({', '.join('?' * len(names))}))"
+        )
+        params.extend(names)
+    if flt.channel is not None:
+        parts.append(f"{a}.channel = ?")
+        params.append(flt.channel)
+    if flt.since is not None:
+        parts.append(f"{a}.created_at >= ?")
+        params.append(to_epoch(flt.since))
+    if flt.until is not None:
+        parts.append(f"{a}.created_at <= ?")
+        params.append(to_epoch(flt.until))
+    if flt.as_of is not None:
+        moment = to_epoch(flt.as_of)
+        parts.append(
+            f"coalesce({a}.valid_from, {a}.created_at) <= ?"
+            f" AND ({a}.valid_to IS NULL OR {a}.valid_to > ?)"
+        )
+        params.extend((moment, moment))
+    excluded = excluded_statuses(flt)
+    if excluded:
+        parts.append(f"{a}.status NOT IN ({', '.join('?' * len(excluded))})")
+        params.extend(excluded)
+    return (" AND ".join(parts) or "1"), params
+
+
+def excluded_statuses(flt: RecallFilter) -> Sequence[str]:
+    """Statuses ``flt`` hides: superseded (unless asked for or ``as_of`` is set), archived."""
+    excluded: list[str] = []
+    if flt.as_of is None and not flt.include_superseded:
+        excluded.append(Status.SUPERSEDED.value)
+    if not flt.include_archived:
+        excluded.append(Status.ARCHIVED.value)
+    return excluded
