@@ -1,0 +1,117 @@
+"""Entity mentions in free text: explicit ``@Name`` tags plus a proper-noun heuristic.
+
+The heuristic (Latin and Cyrillic scripts alike):
+
+* a capitalised word that does not start a sentence is a name (``met Anna``);
+* neighbouring capitalised words separated by one space form one name
+  (``New York``, ``Ana María``);
+* the first word of a sentence is kept only when the same word also appears
+  capitalised mid-sentence elsewhere in the text (so ``Anna went home`` yields
+  nothing, but ``Anna went home. I called Anna.`` yields ``Anna``);
+* a small stop list (pronouns, articles, greetings, weekdays, months, today /
+  yesterday in English, Polish, Spanish and Ukrainian) is never a name.
+
+Names are returned as written (inflected forms such as Polish ``Krakowie`` are not
+lemmatised), without ``@``, deduplicated by :func:`normalize_entity` in order of
+first appearance. One regex pass plus a short loop per capitalised word keeps it
+at a few microseconds per chat turn.
+"""
+
+from __future__ import annotations
+
+import re
+
+# A mention may contain ``.`` and ``-`` inside but not at its end ("@Ana." → "Ana");
+# the lookbehind keeps e-mail addresses (``a@b.com``) out.
+_TOKEN = re.compile(r"(?<!\w)@(?P<mention>\w(?:[\w.\-]*\w)?)|(?P<word>[^\W\d_](?:[\w'’\-]*\w)?)")
+_POSSESSIVE = ("'s", "’s")
+# Characters that may sit between a sentence boundary and its first word.
+_LEAD_IN = frozenset(" \t\"'“”„«»‘’([{-–—*•¿¡>")
+_BOUNDARY = frozenset(".!?…:;\n\r")
+
+_STOP_LIST = """
+    I I'm I've I'll I'd Im The A An And Or But If So We You He She It They My Our Your
+    This That These Those There Here What When Where Why How Who Ok Okay Yes No Hi Hello
+    Hey Thanks Thank Please Oh Well Also Then
+    Monday Tuesday Wednesday Thursday Friday Saturday Sunday
+    January February March April May June July August September October November December
+    Today Yesterday Tomorrow
+    W Z Ale To Ja Ty On Ona Ono My Wy Oni One Tak Nie Cześć Dzięki Dziękuję
+    Poniedziałek Wtorek Środa Czwartek Piątek Sobota Niedziela
+    Styczeń Luty Marzec Kwiecień Maj Czerwiec Lipiec Sierpień Wrzesień Październik Listopad
+    Grudzień Stycznia Lutego Marca Kwietnia Maja Czerwca Lipca Sierpnia Września
+    Października Listopada Grudnia Dzisiaj Dziś Wczoraj Jutro
+    El La Los Las Un Una Y O Pero Yo Tú Él Ella Nosotros Ellos Sí Hola Gracias
+    Lunes Martes Miércoles Jueves Viernes Sábado Domingo
+    Enero Febrero Marzo Abril Mayo Junio Julio Agosto Septiembre Octubre Noviembre Diciembre
+    Hoy Ayer Mañana
+    Я Ти Він Вона Воно Ми Ви Вони І Й Та А Але Так Ні Привіт Дякую
+    Понеділок Вівторок Середа Четвер П'ятниця Пʼятниця Субота Неділя
+    Січень Лютий Березень Квітень Травень Червень Липень Серпень Вересень Жовтень Листопад
+    Грудень Сьогодні Вчора Завтра
+"""
+_STOP_WORDS = frozenset(word.casefold() for word in _STOP_LIST.split())
+
+
+def normalize_entity(name: str) -> str:
+    """The comparison key of a name: trimmed, inner whitespace collapsed, casefolded."""
+    return " ".join(name.split()).casefold()
+
+
+def _starts_sentence(text: str, start: int) -> bool:
+    i = start - 1
+    while i >= 0 and text[i] in _LEAD_IN:
+        i -= 1
+    return i < 0 or text[i] in _BOUNDARY
+
+
+def extract_entities(text: str) -> tuple[str, ...]:
+    """Names mentioned in ``text``: ``@mentions`` and capitalised proper nouns (see module)."""
+    if "@" not in text and text.islower():
+        return ()
+    # Each run: (words, first word starts a sentence); mentions are single-word runs
+    # flagged as not sentence-initial so they are always kept.
+    runs: list[tuple[list[str], bool]] = []
+    mid_sentence: set[str] = set()
+    current: list[str] | None = None
+    last_end = -2
+    for match in _TOKEN.finditer(text):
+        mention = match.group("mention")
+        if mention is not None:
+            runs.append(([mention], False))
+            current = None
+            continue
+        word = match.group("word")
+        start = match.start()
+        if not word[0].isupper():
+            current = None
+            continue
+        possessive = word.endswith(_POSSESSIVE)
+        if possessive:
+            word = word[:-2]
+        folded = word.casefold()
+        if folded in _STOP_WORDS:
+            current = None
+            last_end = match.end()
+            continue
+        initial = _starts_sentence(text, start)
+        if not initial:
+            mid_sentence.add(folded)
+        if current is not None and start == last_end + 1 and text[last_end] == " ":
+            current.append(word)
+        else:
+            current = [word]
+            runs.append((current, initial))
+        last_end = match.end()
+        # a possessive ends the name: "Anna's Car" is not one name
+        if possessive:
+            current = None
+
+    found: dict[str, str] = {}
+    for words, initial in runs:
+        if initial and words[0].casefold() not in mid_sentence:
+            words = words[1:]
+        if words:
+            name = " ".join(words)
+            found.setdefault(normalize_entity(name), name)
+    return tuple(found.values())

@@ -1,0 +1,37 @@
+"""Canonical text of memory items: what gets embedded, hashed, and how keys compare."""
+
+from __future__ import annotations
+
+import hashlib
+
+from kronika.core.model import ItemType, MemoryItem
+
+
+def content_hash(text: str) -> str:
+    """The first 32 hex digits of sha256(UTF-8 ``text``): the embedding cache key."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
+
+
+def embedding_text(item: MemoryItem) -> str:
+    """The text embedded (and hashed) for ``item``.
+
+    * a message with a speaker: ``"{speaker}: {content}"`` (who said it matters:
+      "I love jazz" from the user and from the agent are different memories);
+    * a fact with a key: ``"{key}: {value}"`` (``value`` falling back to ``content``);
+    * anything else: ``content``.
+    """
+    if item.type is ItemType.MESSAGE and item.speaker:
+        return f"{item.speaker}: {item.content}"
+    if item.type is ItemType.FACT and item.key:
+        value = item.value if item.value is not None else item.content
+        return f"{item.key}: {value}"
+    return item.content
+
+
+def normalize_key(key: str) -> str:
+    """The comparison form of a fact key: trimmed, inner whitespace runs → one space, casefolded.
+
+    ``"  Favourite   Food "`` and ``"favourite food"`` are the same key; underscores
+    and hyphens are kept as written (``favourite_food`` is a different key).
+    """
+    return " ".join(key.split()).casefold()
