@@ -1,0 +1,81 @@
+"""The composition root: the one place that chooses concrete adapters.
+
+``build_memory(settings)`` wires the Markdown workspace, the SQLite index, the
+embedder, the token counter, the clock and the audit trail into a :class:`Memory`.
+Tests and applications that want other parts construct :class:`Memory` themselves.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from kronika.errors import WorkspaceNotFound
+from kronika.memory import Memory
+from kronika.ports import Clock, Embedder
+from kronika.providers.clock import SystemClock
+from kronika.providers.embedders import build_embedder
+from kronika.providers.tokens import TiktokenCounter
+from kronika.settings import CONFIG_FILE, Settings, default_config_text
+from kronika.stores.audit import JsonlAuditLog
+from kronika.stores.markdown.workspace import MarkdownWorkspace
+from kronika.stores.sqlite import SqliteIndex
+
+log = logging.getLogger("kronika")
+
+INDEX_FILE = "index.sqlite"
+AUDIT_FILE = "audit.jsonl"
+
+
+def init_workspace(settings: Settings) -> bool:
+    """Create the workspace (config file, folders, the default agent); False if it existed."""
+    workspace = MarkdownWorkspace(settings.home, tenant=settings.tenant)
+    existed = workspace.exists()
+    workspace.initialize()
+    config = settings.home / CONFIG_FILE
+    if not config.exists():
+        config.write_text(default_config_text(), encoding="utf-8")
+    if not workspace.has_agent(settings.default_agent):
+        workspace.create_agent(settings.default_agent)
+    return not existed
+
+
+def build_memory(
+    settings: Settings,
+    *,
+    create: bool = False,
+    embedder: Embedder | None = None,
+    clock: Clock | None = None,
+) -> Memory:
+    """A ready :class:`Memory` for the workspace at ``settings.home``.
+
+    ``create`` makes the workspace when it is missing (otherwise that is an error
+    telling the user to run ``kronika init``). A corrupt index is moved aside and
+    rebuilt from the Markdown; an index built with another embedding model is
+    re-embedded, never mixed.
+    """
+    workspace = MarkdownWorkspace(settings.home, tenant=settings.tenant)
+    if not workspace.exists():
+        if not create:
+            raise WorkspaceNotFound(
+                f"no kronika workspace at {settings.home} (run `kronika init` or set KRONIKA_HOME)"
+            )
+        init_workspace(settings)
+    chosen = embedder or build_embedder(settings.embedder, threads=settings.embedder_threads)
+    index_path = Path(settings.home) / INDEX_FILE
+    index, recreated = SqliteIndex.open_or_rebuild(
+        index_path, embedding_model=chosen.model_id, dim=chosen.dim
+    )
+    memory = Memory(
+        settings=settings,
+        workspace=workspace,
+        index=index,
+        embedder=chosen,
+        tokens=TiktokenCounter(settings.token_encoding),
+        clock=clock or SystemClock(),
+        audit=JsonlAuditLog(Path(settings.home) / AUDIT_FILE),
+    )
+    if recreated:
+        log.warning("the index at %s was unusable; rebuilding it from the Markdown", index_path)
+        memory.reindex()
+    return memory

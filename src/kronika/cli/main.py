@@ -1,0 +1,433 @@
+"""``kronika`` — the command line, a thin client of :class:`kronika.Memory`.
+
+Every command prints a readable table, or one JSON document with ``--json``.
+Errors are mapped to exit codes in one table (:data:`EXIT_CODES`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from kronika import errors
+from kronika.app import build_memory, init_workspace
+from kronika.cli import render
+from kronika.cli.commands_data import register_data_commands
+from kronika.memory import Memory
+from kronika.settings import Settings, load_settings
+
+EXIT_CODES: tuple[tuple[type[errors.KronikaError], int], ...] = (
+    (errors.WorkspaceNotFound, 3),
+    (errors.AgentError, 4),
+    (errors.NotFound, 5),
+    (errors.PermissionDenied, 6),
+    (errors.CorruptFileError, 7),
+    (errors.IndexError_, 7),
+    (errors.EmbedderError, 8),
+    (errors.ImportFormatError, 9),
+    (errors.InvalidQuery, 2),
+    (errors.InvalidInput, 2),
+    (errors.ConfigError, 2),
+    (errors.KronikaError, 1),
+)
+"""The first class an error is an instance of decides the exit code."""
+
+Handler = Callable[[argparse.Namespace, Settings], int]
+
+
+def exit_code_for(exc: errors.KronikaError) -> int:
+    for cls, code in EXIT_CODES:
+        if isinstance(exc, cls):
+            return code
+    return 1
+
+
+def open_memory(settings: Settings) -> Memory:
+    return build_memory(settings)
+
+
+# ------------------------------------------------------------------ commands
+def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
+    created = init_workspace(settings)
+    if args.json:
+        render.print_json({"home": str(settings.home), "created": created})
+    else:
+        verb = "Created" if created else "Workspace already exists at"
+        render.out.print(f"{verb} {settings.home} (agent: {settings.default_agent})")
+    return 0
+
+
+def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
+    text = " ".join(args.text)
+    with open_memory(settings) as memory:
+        receipt = memory.remember(
+            text,
+            key=args.key,
+            agent=args.agent,
+            section=args.section,
+            multi=args.multi,
+            importance=args.importance,
+            source="auto" if args.auto else "explicit",
+        )
+    change = type(receipt.change).__name__
+    verbs = {
+        "AddFact": "remembered",
+        "SupersedeFact": "updated (the old value is kept as history)",
+        "TouchFact": "already known; refreshed",
+    }
+    item = receipt.item
+    if args.json:
+        render.print_json(
+            {
+                "outcome": receipt.outcome,
+                "change": change,
+                "item": render.items_json([item])[0] if item else None,
+            }
+        )
+    elif receipt.outcome == "proposed":
+        render.out.print("Proposed; waiting for the user's approval.")
+    elif item is not None:
+        render.out.print(f"{verbs.get(change, 'stored')}: {item.content}  [{item.id}]")
+    return 0
+
+
+def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
+    with open_memory(settings) as memory:
+        receipt = memory.note(" ".join(args.text), agent=args.agent)
+    item = receipt.item
+    if args.json:
+        render.print_json(
+            {"outcome": receipt.outcome, "item": render.items_json([item])[0] if item else None}
+        )
+    elif item is not None:
+        render.out.print(f"noted in {item.provenance.citation()}  [{item.id}]")
+    return 0
+
+
+def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
+    with open_memory(settings) as memory:
+        removed = memory.forget(args.id, key=args.key, agent=args.agent)
+    if args.json:
+        render.print_json({"forgotten": render.items_json(removed)})
+    else:
+        for item in removed:
+            render.out.print(f"forgotten: {item.content}  [{item.id}]")
+    return 0
+
+
+def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
+    with open_memory(settings) as memory:
+        result = memory.recall(
+            " ".join(args.query),
+            agent=args.agent,
+            all_agents=args.all_agents,
+            k=args.k,
+            mode=args.mode,
+            since=args.since,
+            until=args.until,
+            as_of=args.as_of,
+            types=args.type or (),
+            keys=args.key or (),
+            entities=args.entity or (),
+            speakers=args.speaker or (),
+            include_superseded=args.include_superseded,
+            budget_tokens=args.budget,
+            record_access=not args.no_record,
+        )
+    if args.json:
+        render.print_json(render.recall_json(result))
+    elif not result.hits:
+        render.out.print("nothing recalled")
+    else:
+        render.out.print(render.recall_table(result, explain=args.explain))
+        note = f"{len(result.hits)} of {result.candidates} candidates, {result.total_tokens} tokens"
+        if result.dropped_for_budget:
+            note += f"; {result.dropped_for_budget} left out to fit --budget {args.budget}"
+        render.out.print(f"[dim]{note}[/dim]")
+    return 0
+
+
+def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
+    with open_memory(settings) as memory:
+        what = args.what
+        if what == "brain":
+            text = memory.brain(agent=args.agent)
+        elif what == "identity":
+            text = memory.identity(agent=args.agent)
+        elif what == "context":
+            text = memory.active_context(agent=args.agent)
+        elif what == "prompt":
+            text = memory.format_for_prompt(agent=args.agent, query=args.query)
+        else:  # archive
+            facts = memory.workspace.archived_facts(memory._agent(args.agent))
+            if args.json:
+                render.print_json(render.items_json(facts))
+            else:
+                render.out.print(render.items_table(facts, "brain archive"))
+            return 0
+    if args.json:
+        render.print_json({"what": what, "text": text})
+    else:
+        render.out.print(text or f"({what} is empty)", markup=False)
+    return 0
+
+
+def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
+    with open_memory(settings) as memory:
+        items = memory.items(
+            agent=args.agent,
+            types=args.type or (),
+            include_superseded=args.include_superseded,
+            limit=args.limit,
+            offset=args.offset,
+        )
+        total = memory.count(agent=args.agent)
+    if args.json:
+        render.print_json(render.items_json(items))
+    else:
+        render.out.print(render.items_table(items, f"{len(items)} of {total} items"))
+    return 0
+
+
+def cmd_get(args: argparse.Namespace, settings: Settings) -> int:
+    with open_memory(settings) as memory:
+        item = memory.get(args.id, agent=args.agent)
+    data = render.items_json([item])[0]
+    if args.json:
+        render.print_json(data)
+    else:
+        render.out.print(render.kv_table(data, item.id))
+    return 0
+
+
+def cmd_history(args: argparse.Namespace, settings: Settings) -> int:
+    with open_memory(settings) as memory:
+        values = memory.history(args.key, agent=args.agent)
+    if args.json:
+        render.print_json(render.items_json(values))
+        return 0
+    if not values:
+        render.out.print(f"no fact with key {args.key!r}")
+        return 0
+    for item in values:
+        start = item.valid_from.isoformat() if item.valid_from else "?"
+        end = item.valid_to.isoformat() if item.valid_to else "now"
+        render.out.print(f"{start} → {end}  {item.value}  [{item.status.value}]", markup=False)
+    return 0
+
+
+def cmd_agents(args: argparse.Namespace, settings: Settings) -> int:
+    with open_memory(settings) as memory:
+        rows = {name: memory.count(agent=name) for name in memory.agents()}
+    if args.json:
+        render.print_json([{"agent": k, "items": v} for k, v in rows.items()])
+    else:
+        render.out.print(render.kv_table(rows, "agents (items)"))
+    return 0
+
+
+def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
+    with open_memory(settings) as memory:
+        memory.sync()
+        stats = memory.stats()
+    stats = {"home": str(settings.home), "embedder": settings.embedder, **stats}
+    if args.json:
+        render.print_json(stats)
+    else:
+        render.out.print(render.kv_table(stats, "kronika"))
+    return 0
+
+
+def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
+    with open_memory(settings) as memory:
+        entries = memory.audit(agent=args.agent, limit=args.limit)
+    rows = [
+        {
+            "at": e.at.isoformat(),
+            "action": e.action,
+            "agent": e.target_agent,
+            "by": e.source_agent,
+            "outcome": e.outcome,
+            "item": e.item_id,
+            "summary": e.summary,
+        }
+        for e in entries
+    ]
+    if args.json:
+        render.print_json(rows)
+        return 0
+    table = Table(title="audit trail", title_justify="left")
+    columns = ("at", "action", "agent", "by", "outcome", "summary")
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(
+            *(str(row[c] or "") for c in ("at", "action", "agent", "by", "outcome", "summary"))
+        )
+    render.out.print(table)
+    return 0
+
+
+def cmd_reindex(args: argparse.Namespace, settings: Settings) -> int:
+    with (
+        open_memory(settings) as memory,
+        render.progress_bar("reindex", enabled=not args.json) as update,
+    ):
+        report = memory.reindex(progress=update)
+    return _print_sync(args, report)
+
+
+def cmd_sync(args: argparse.Namespace, settings: Settings) -> int:
+    with (
+        open_memory(settings) as memory,
+        render.progress_bar("sync", enabled=not args.json) as update,
+    ):
+        report = memory.sync(args.agent, progress=update)
+    return _print_sync(args, report)
+
+
+def _print_sync(args: argparse.Namespace, report: Any) -> int:
+    data = {
+        "files_seen": report.files_seen,
+        "files_indexed": report.files_indexed,
+        "files_removed": report.files_removed,
+        "items_indexed": report.items_indexed,
+        "texts_embedded": report.texts_embedded,
+        "seconds": round(report.seconds, 3),
+        "warnings": report.warnings,
+    }
+    if args.json:
+        render.print_json(data)
+    else:
+        for warning in report.warnings:
+            render.err.print(Text.assemble(("warning: ", "yellow"), warning))
+        render.out.print(
+            f"indexed {data['items_indexed']} items from {data['files_indexed']} files "
+            f"({data['texts_embedded']} texts embedded) in {data['seconds']} s"
+        )
+    return 0
+
+
+# -------------------------------------------------------------------- parser
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--home", help="workspace folder (default $KRONIKA_HOME or ./.kronika)")
+    common.add_argument("--json", action="store_true", help="print one JSON document")
+    common.add_argument("-v", "--verbose", action="store_true", help="log recall scores")
+    agent = argparse.ArgumentParser(add_help=False)
+    agent.add_argument("--agent", help="agent to use (default: the workspace's default agent)")
+
+    parser = argparse.ArgumentParser(
+        prog="kronika",
+        description="Long-term memory for LLM agents: Markdown truth, offline recall.",
+        parents=[common],
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def add(name: str, handler: Handler, help_text: str, *, with_agent: bool = True) -> Any:
+        parents = [common, agent] if with_agent else [common]
+        p = sub.add_parser(name, parents=parents, help=help_text, description=help_text)
+        p.set_defaults(handler=handler)
+        return p
+
+    add(
+        "init",
+        cmd_init,
+        "create a workspace (config, folders, the default agent)",
+        with_agent=False,
+    )
+
+    p = add("remember", cmd_remember, "remember a fact in the Brain")
+    p.add_argument("text", nargs="+", help="the fact (or the value of --key)")
+    p.add_argument("--key", help="fact key; a new value supersedes the old one")
+    p.add_argument("--section", help="Brain section: User, Preferences, Decisions, Current")
+    p.add_argument("--multi", action="store_true", help="the key may hold several values")
+    p.add_argument("--importance", type=float, help="0..1 (default from settings)")
+    p.add_argument("--auto", action="store_true", help="mark as learned automatically")
+
+    p = add("note", cmd_note, "retain a note in today's daily log")
+    p.add_argument("text", nargs="+")
+
+    p = add("forget", cmd_forget, "forget an item by id, or every value of a fact key")
+    p.add_argument("id", nargs="?", help="item id (see `kronika list` / `recall --json`)")
+    p.add_argument("--key", help="forget this fact key, its history included")
+
+    p = add("recall", cmd_recall, "find the memories that best match a query")
+    p.add_argument("query", nargs="+")
+    p.add_argument("--k", type=int, default=None, help="how many results (default 10)")
+    p.add_argument("--mode", choices=("hybrid", "lexical", "vector"), default="hybrid")
+    p.add_argument("--since", help="30d, 2w, 2025-11-01, yesterday, last week…")
+    p.add_argument("--until", help="same forms as --since (a date means its end)")
+    p.add_argument("--as-of", help="only what was true at that time (fact history)")
+    p.add_argument("--type", action="append", help="item type (repeatable)")
+    p.add_argument("--key", action="append", help="fact key (repeatable)")
+    p.add_argument("--entity", action="append", help="mentioned entity (repeatable)")
+    p.add_argument("--speaker", action="append", help="conversation speaker (repeatable)")
+    p.add_argument("--budget", type=int, help="pack results into this many tokens")
+    p.add_argument("--all-agents", action="store_true", help="search every agent's memory")
+    p.add_argument("--include-superseded", action="store_true", help="include old fact values")
+    p.add_argument("--explain", action="store_true", help="show the parts of each score")
+    p.add_argument("--no-record", action="store_true", help="do not record this access")
+
+    p = add("show", cmd_show, "show the Brain, identity, active context, archive or prompt block")
+    p.add_argument("what", choices=("brain", "identity", "context", "archive", "prompt"))
+    p.add_argument("--query", help="with `show prompt`: add the LONG_TERM_MEMORY block")
+
+    p = add("list", cmd_list, "list stored items, newest first")
+    p.add_argument("--type", action="append")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--offset", type=int, default=0)
+    p.add_argument("--include-superseded", action="store_true")
+
+    p = add("get", cmd_get, "show one item with all its fields")
+    p.add_argument("id")
+
+    p = add("history", cmd_history, "every value a fact key has had")
+    p.add_argument("key")
+
+    add("agents", cmd_agents, "list the agents in the workspace", with_agent=False)
+    add("stats", cmd_stats, "index statistics", with_agent=False)
+    p = add("audit", cmd_audit, "show the audit trail of writes")
+    p.add_argument("--limit", type=int, default=50)
+    add("reindex", cmd_reindex, "rebuild the index from the Markdown alone", with_agent=False)
+    add("sync", cmd_sync, "pick up hand edits of the Markdown now")
+
+    register_data_commands(add)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        settings = load_settings(args.home)
+        code: int = args.handler(args, settings)
+        return code
+    except errors.KronikaError as exc:
+        code = exit_code_for(exc)
+        if getattr(args, "json", False):
+            print(json.dumps({"error": type(exc).__name__, "message": str(exc)}), file=sys.stderr)
+        else:
+            render.err.print(Text.assemble(("error: ", "red"), str(exc)))
+        return code
+    except KeyboardInterrupt:
+        render.err.print("interrupted")
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def _path(value: str) -> Path:
+    return Path(value)

@@ -1,0 +1,161 @@
+"""How the CLI shows things: rich tables for people, JSON for scripts, progress bars."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from kronika.core.model import MemoryItem, RecallResult
+from kronika.core.serialize import item_to_dict
+
+out = Console(highlight=False, soft_wrap=False)
+err = Console(stderr=True, highlight=False)
+
+
+def print_json(data: Any) -> None:
+    sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def _short(text: str, width: int = 90) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def recall_table(result: RecallResult, *, explain: bool = False) -> Table:
+    table = Table(title=f"recall: {result.query!r}", title_justify="left", expand=False)
+    table.add_column("#", justify="right")
+    table.add_column("score", justify="right")
+    if explain:
+        for name in ("rel", "imp", "rec", "bm25#", "cos"):
+            table.add_column(name, justify="right")
+    table.add_column("kind")
+    table.add_column("when")
+    table.add_column("content", overflow="fold")
+    table.add_column("source")
+    for rank, hit in enumerate(result.hits, 1):
+        item = hit.item
+        extra: list[str] = []
+        if explain:
+            s = hit.score
+            extra = [
+                f"{s.relevance:.3f}",
+                f"{s.importance:.2f}",
+                f"{s.recency:.3f}",
+                str(s.lexical_rank or "-"),
+                f"{s.vector_similarity:.3f}" if s.vector_similarity is not None else "-",
+            ]
+        who = f"{item.speaker}: " if item.speaker else ""
+        table.add_row(
+            str(rank),
+            f"{hit.score.total:.3f}",
+            *extra,
+            item.type.value,
+            item.created_at.strftime("%Y-%m-%d %H:%M"),
+            Text(_short(who + item.content)),
+            Text(hit.citation),
+        )
+    return table
+
+
+def recall_json(result: RecallResult) -> dict[str, Any]:
+    return {
+        "query": result.query,
+        "total_tokens": result.total_tokens,
+        "budget_tokens": result.budget_tokens,
+        "candidates": result.candidates,
+        "dropped_for_budget": result.dropped_for_budget,
+        "hits": [
+            {
+                "id": hit.item.id,
+                "kind": hit.item.type.value,
+                "timestamp": hit.item.created_at.isoformat(),
+                "entities": list(hit.item.entities),
+                "speaker": hit.item.speaker,
+                "key": hit.item.key,
+                "content": hit.item.content,
+                "citation": hit.citation,
+                "turn_ids": list(hit.item.provenance.turn_ids),
+                "score": hit.score.total,
+                "relevance": hit.score.relevance,
+                "importance": hit.score.importance,
+                "recency": hit.score.recency,
+                "tokens": hit.tokens,
+            }
+            for hit in result.hits
+        ],
+    }
+
+
+def items_table(items: Sequence[MemoryItem], title: str) -> Table:
+    table = Table(title=title, title_justify="left")
+    table.add_column("id")
+    table.add_column("kind")
+    table.add_column("status")
+    table.add_column("updated")
+    table.add_column("content", overflow="fold")
+    table.add_column("source")
+    for item in items:
+        table.add_row(
+            item.id,
+            item.type.value,
+            item.status.value,
+            item.updated_at.strftime("%Y-%m-%d %H:%M"),
+            Text(_short(item.content)),
+            Text(item.provenance.citation()),
+        )
+    return table
+
+
+def items_json(items: Sequence[MemoryItem]) -> list[dict[str, Any]]:
+    return [item_to_dict(item) for item in items]
+
+
+def kv_table(rows: dict[str, Any], title: str) -> Table:
+    table = Table(title=title, title_justify="left", show_header=False)
+    table.add_column("what")
+    table.add_column("value", overflow="fold")
+    for key, value in rows.items():
+        table.add_row(
+            str(key),
+            json.dumps(value, default=str) if isinstance(value, dict | list) else str(value),
+        )
+    return table
+
+
+@contextmanager
+def progress_bar(description: str, *, enabled: bool = True) -> Iterator[Any]:
+    """Yields ``update(done, total)``; draws a bar on stderr when it is a terminal."""
+    if not enabled:
+        yield lambda done, total: None
+        return
+    bar = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err,
+        transient=False,
+    )
+    task = bar.add_task(description, total=None)
+
+    def update(done: int, total: int) -> None:
+        bar.update(task, completed=done, total=total)
+
+    with bar:
+        yield update

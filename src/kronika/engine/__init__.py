@@ -1,0 +1,1 @@
+"""Use cases: the single write path, index sync, recall."""

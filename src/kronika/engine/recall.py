@@ -1,0 +1,130 @@
+"""Hybrid recall: lexical and vector candidates, fused, scored, packed (SPEC R1-R6).
+
+1. Each retriever returns up to ``recall_candidates`` ids under the same filter:
+   FTS5/BM25 for exact names and commands, cosine over embeddings for meaning.
+2. Reciprocal-rank fusion turns the two rankings into one relevance in (0, 1].
+3. The R3 score adds importance and access-aware recency:
+   ``score = α·relevance + β·importance + γ·exp(−decay·Δt)``.
+4. The best ``k`` are packed into the token budget, and their access is recorded.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
+
+from kronika.core.budget import pack
+from kronika.core.model import RecallFilter, RecallHit, RecallResult, ScoreParts
+from kronika.core.scoring import ScoreWeights, combined_score, recency, rrf_fuse
+from kronika.errors import InvalidQuery
+from kronika.ports import Clock, Embedder, ItemIndex, TokenCounter, Vector
+
+log = logging.getLogger("kronika.recall")
+
+Mode = Literal["hybrid", "lexical", "vector"]
+MODES: tuple[Mode, ...] = ("hybrid", "lexical", "vector")
+
+
+@dataclass(frozen=True, slots=True)
+class RecallSettings:
+    candidates: int = 100
+    rrf_k: int = 60
+    weights: ScoreWeights = ScoreWeights()
+
+
+class Recaller:
+    """Runs one recall against the index."""
+
+    def __init__(
+        self,
+        *,
+        index: ItemIndex,
+        embedder: Embedder,
+        tokens: TokenCounter,
+        clock: Clock,
+        settings: RecallSettings,
+    ) -> None:
+        self._index = index
+        self._embedder = embedder
+        self._tokens = tokens
+        self._clock = clock
+        self._settings = settings
+
+    def recall(
+        self,
+        query: str,
+        flt: RecallFilter,
+        *,
+        k: int,
+        mode: Mode = "hybrid",
+        now: datetime | None = None,
+        budget_tokens: int | None = None,
+        record_access: bool = True,
+        query_vector: Vector | None = None,
+    ) -> RecallResult:
+        if mode not in MODES:
+            raise InvalidQuery(f"unknown recall mode {mode!r}; choose one of {', '.join(MODES)}")
+        if k < 1:
+            raise InvalidQuery("k must be at least 1")
+        moment = now or self._clock.now()
+        limit = max(self._settings.candidates, k)
+        rankings: list[list[str]] = []
+        lexical_rank: dict[str, int] = {}
+        similarity: dict[str, float] = {}
+        if mode in ("hybrid", "lexical") and query.strip():
+            lexical = self._index.search_lexical(query, flt, limit)
+            rankings.append([item_id for item_id, _ in lexical])
+            lexical_rank = {item_id: rank for rank, (item_id, _) in enumerate(lexical, 1)}
+        if mode in ("hybrid", "vector") and (query.strip() or query_vector is not None):
+            vector = query_vector if query_vector is not None else self._embedder.embed_query(query)
+            dense = self._index.search_vector(vector, flt, limit)
+            rankings.append([item_id for item_id, _ in dense])
+            similarity = dict(dense)
+        relevance = rrf_fuse(rankings, k=self._settings.rrf_k) if rankings else {}
+        items = self._index.get_items(list(relevance))
+        weights = self._settings.weights
+        scored: list[RecallHit] = []
+        for item in items:
+            rel = relevance[item.id]
+            rec = recency(
+                moment,
+                item.created_at,
+                item.last_accessed_at,
+                item.access_count,
+                weights.decay_base,
+            )
+            parts = ScoreParts(
+                relevance=rel,
+                importance=item.importance,
+                recency=rec,
+                total=combined_score(rel, item.importance, rec, weights),
+                lexical_rank=lexical_rank.get(item.id),
+                vector_similarity=similarity.get(item.id),
+            )
+            scored.append(
+                RecallHit(item=item, score=parts, tokens=self._tokens.count(item.content))
+            )
+        scored.sort(key=lambda hit: (-hit.score.total, -hit.score.relevance, hit.item.id))
+        top = scored[:k]
+        kept, dropped = pack(top, lambda hit: hit.tokens, budget_tokens)
+        if record_access and kept:
+            self._index.record_access([hit.item.id for hit in kept], moment)
+        for hit in kept:
+            log.debug(
+                "recalled %s score=%.4f rel=%.4f imp=%.2f rec=%.4f",
+                hit.item.id,
+                hit.score.total,
+                hit.score.relevance,
+                hit.score.importance,
+                hit.score.recency,
+            )
+        return RecallResult(
+            query=query,
+            hits=tuple(kept),
+            total_tokens=sum(hit.tokens for hit in kept),
+            budget_tokens=budget_tokens,
+            candidates=len(relevance),
+            dropped_for_budget=dropped,
+        )

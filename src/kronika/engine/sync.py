@@ -1,0 +1,180 @@
+"""Keep the derived index in step with the Markdown workspace (SPEC S1, S2).
+
+A file is re-read only when its size or modification time changed, and re-indexed
+only when its content hash changed; text whose embedding is already cached (same
+text, same model) is never embedded again. ``rebuild`` throws the index away and
+builds it from the Markdown alone.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from kronika.core.text import content_hash, embedding_text
+from kronika.ports import Embedder, ItemIndex, SourceState
+from kronika.stores.markdown.workspace import MarkdownWorkspace, ParsedSource, SourceFile
+
+Progress = Callable[[int, int], None]
+"""``progress(done, total)`` — called as files are indexed."""
+
+_ITEMS_PER_BATCH = 2_000
+
+
+@dataclass(slots=True)
+class SyncReport:
+    """What one sync or rebuild did."""
+
+    files_seen: int = 0
+    files_indexed: int = 0
+    files_removed: int = 0
+    items_indexed: int = 0
+    texts_embedded: int = 0
+    seconds: float = 0.0
+    warnings: list[str] = field(default_factory=list)
+
+    def merge(self, other: SyncReport) -> None:
+        self.files_seen += other.files_seen
+        self.files_indexed += other.files_indexed
+        self.files_removed += other.files_removed
+        self.items_indexed += other.items_indexed
+        self.texts_embedded += other.texts_embedded
+        self.seconds += other.seconds
+        self.warnings.extend(other.warnings)
+
+
+class Indexer:
+    """Brings the index up to date with the workspace, file by file."""
+
+    def __init__(
+        self,
+        *,
+        workspace: MarkdownWorkspace,
+        index: ItemIndex,
+        embedder: Embedder,
+        embed_batch: int = 64,
+    ) -> None:
+        self._workspace = workspace
+        self._index = index
+        self._embedder = embedder
+        self._embed_batch = max(1, embed_batch)
+
+    def sync_agent(
+        self,
+        agent: str,
+        *,
+        paths: Sequence[str] | None = None,
+        progress: Progress | None = None,
+    ) -> SyncReport:
+        """Re-index the files of ``agent`` that changed (only ``paths`` when given)."""
+        started = time.perf_counter()
+        report = SyncReport()
+        known = self._index.source_states(agent)
+        files = {f.path: f for f in self._workspace.list_sources(agent)}
+        report.files_seen = len(files)
+        if paths is None:
+            for gone in sorted(set(known) - set(files)):
+                self._index.remove_source(agent, gone)
+                report.files_removed += 1
+            candidates = list(files.values())
+        else:
+            candidates = []
+            for path in dict.fromkeys(paths):
+                if path in files:
+                    candidates.append(files[path])
+                elif path in known:
+                    self._index.remove_source(agent, path)
+                    report.files_removed += 1
+        stale = [f for f in candidates if _changed(known.get(f.path), f, forced=paths is not None)]
+        self._index_files(agent, stale, known, report, progress)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def sync_all(self, *, progress: Progress | None = None) -> SyncReport:
+        report = SyncReport()
+        agents = self._workspace.agents()
+        for gone in sorted(set(self._index.agents()) - set(agents)):
+            for path in self._index.source_states(gone):
+                self._index.remove_source(gone, path)
+        for agent in agents:
+            report.merge(self.sync_agent(agent, progress=progress))
+        return report
+
+    def rebuild(self, *, progress: Progress | None = None) -> SyncReport:
+        """Forget the whole index and build it again from the Markdown alone."""
+        self._index.reset()
+        return self.sync_all(progress=progress)
+
+    def _index_files(
+        self,
+        agent: str,
+        files: list[SourceFile],
+        known: dict[str, SourceState],
+        report: SyncReport,
+        progress: Progress | None,
+    ) -> None:
+        pending: list[tuple[SourceFile, ParsedSource]] = []
+        pending_items = 0
+        done = 0
+        for source in files:
+            parsed = self._workspace.parse_source(agent, source.path)
+            report.warnings.extend(parsed.warnings)
+            previous = known.get(source.path)
+            if (
+                previous is not None
+                and previous.content_hash == parsed.content_hash
+                and (previous.mtime_ns == source.mtime_ns and previous.size == source.size)
+            ):
+                done += 1
+                continue
+            pending.append((source, parsed))
+            pending_items += len(parsed.items)
+            if pending_items >= _ITEMS_PER_BATCH:
+                done += self._flush(agent, pending, report)
+                pending, pending_items = [], 0
+                if progress is not None:
+                    progress(done, len(files))
+        done += self._flush(agent, pending, report)
+        if progress is not None:
+            progress(done, len(files))
+
+    def _flush(
+        self, agent: str, batch: list[tuple[SourceFile, ParsedSource]], report: SyncReport
+    ) -> int:
+        if not batch:
+            return 0
+        hashed: list[tuple[SourceFile, ParsedSource, list[str], list[str]]] = []
+        wanted: dict[str, str] = {}
+        for source, parsed in batch:
+            texts = [embedding_text(item) for item in parsed.items]
+            hashes = [content_hash(text) for text in texts]
+            wanted.update(zip(hashes, texts, strict=True))
+            hashed.append((source, parsed, texts, hashes))
+        report.texts_embedded += self._embed_missing(wanted)
+        for source, parsed, _texts, hashes in hashed:
+            state = SourceState(
+                agent=agent,
+                path=source.path,
+                content_hash=parsed.content_hash,
+                mtime_ns=source.mtime_ns,
+                size=source.size,
+            )
+            self._index.replace_source(state, parsed.items, text_hashes=hashes)
+            report.files_indexed += 1
+            report.items_indexed += len(parsed.items)
+        return len(batch)
+
+    def _embed_missing(self, wanted: dict[str, str]) -> int:
+        missing = sorted(self._index.embeddings_missing(wanted))
+        for start in range(0, len(missing), self._embed_batch):
+            chunk = missing[start : start + self._embed_batch]
+            vectors = self._embedder.embed_documents([wanted[h] for h in chunk])
+            self._index.store_embeddings(dict(zip(chunk, vectors, strict=True)))
+        return len(missing)
+
+
+def _changed(state: SourceState | None, source: SourceFile, *, forced: bool) -> bool:
+    if state is None or forced:
+        return True
+    return state.mtime_ns != source.mtime_ns or state.size != source.size

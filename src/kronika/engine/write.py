@@ -1,0 +1,264 @@
+"""The single write path (SPEC C5, C6).
+
+Every change to memory — a remembered fact, a forgotten item, a stored turn, an
+imported session — is a :data:`Change` handed to :meth:`MemoryWriter.memory_write`.
+That one function checks the autonomy level and the cross-agent grant, applies the
+change to the Markdown workspace, appends to the audit trail and tells the indexer
+which files changed. Nothing else writes to the workspace.
+
+Who may write (``source_agent``):
+
+* ``"user"`` (the person, through the CLI or the API) and ``"system"`` (maintenance such
+  as keeping the Brain under budget) are never held back by autonomy;
+* an agent writing to itself follows its autonomy level: 0 read-only (denied),
+  1 suggest (the change is queued as a proposal for the user), 2 auto (applied),
+  3 full (also may archive and reorganise);
+* an agent writing to *another* agent needs that agent's ``writers`` grant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path, PurePosixPath
+
+from kronika.core.model import MemoryItem, SessionRecord, TurnRecord
+from kronika.errors import InvalidInput, PermissionDenied
+from kronika.ports import AuditEntry, AuditLog, Clock
+from kronika.settings import Settings
+from kronika.stores.markdown.atomic import atomic_write_text
+from kronika.stores.markdown.workspace import MarkdownWorkspace
+
+USER = "user"
+SYSTEM = "system"
+
+
+@dataclass(frozen=True, slots=True)
+class AddFact:
+    item: MemoryItem
+
+
+@dataclass(frozen=True, slots=True)
+class TouchFact:
+    """An exact duplicate was remembered again: refresh ``updated_at`` only (SPEC M3)."""
+
+    item: MemoryItem
+
+
+@dataclass(frozen=True, slots=True)
+class SupersedeFact:
+    old_id: str
+    new: MemoryItem
+
+
+@dataclass(frozen=True, slots=True)
+class ArchiveFacts:
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RemoveItem:
+    item: MemoryItem
+
+
+@dataclass(frozen=True, slots=True)
+class AppendNote:
+    item: MemoryItem
+
+
+@dataclass(frozen=True, slots=True)
+class AppendTurn:
+    session_id: str
+    turn: TurnRecord
+    started_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class WriteSession:
+    session: SessionRecord
+
+
+@dataclass(frozen=True, slots=True)
+class SetActiveContext:
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class RestoreFile:
+    """Write a whole Markdown file back (importing an export); ``path`` is agent-relative."""
+
+    path: str
+    text: str
+
+
+Change = (
+    AddFact
+    | TouchFact
+    | SupersedeFact
+    | ArchiveFacts
+    | RemoveItem
+    | AppendNote
+    | AppendTurn
+    | WriteSession
+    | SetActiveContext
+    | RestoreFile
+)
+
+
+@dataclass(frozen=True, slots=True)
+class WriteReceipt:
+    """What happened to a change: ``applied``, or ``proposed`` (waiting for the user)."""
+
+    outcome: str
+    change: Change
+    item: MemoryItem | None
+    paths: tuple[str, ...]
+
+
+def _describe(change: Change) -> tuple[str, str | None, str]:
+    """(action, item id, one-line summary) for the audit trail."""
+    match change:
+        case AddFact(item):
+            return "remember", item.id, item.content
+        case TouchFact(item):
+            return "refresh", item.id, item.content
+        case SupersedeFact(old_id, new):
+            return "supersede", new.id, f"{new.content} (replaces {old_id})"
+        case ArchiveFacts(ids):
+            return "archive", None, ", ".join(ids)
+        case RemoveItem(item):
+            return "forget", item.id, item.content
+        case AppendNote(item):
+            return "note", item.id, item.content
+        case AppendTurn(session_id, turn, _):
+            return "save_turn", None, f"{session_id}/{turn.turn_id} {turn.speaker}"
+        case WriteSession(session):
+            return "import_session", None, f"{session.session_id} ({len(session.turns)} turns)"
+        case SetActiveContext(text):
+            return "active_context", None, text[:80]
+        case RestoreFile(path, text):
+            return "restore_file", None, f"{path} ({len(text)} characters)"
+
+
+class MemoryWriter:
+    """Applies :data:`Change` values to the workspace; the only code that writes memory."""
+
+    def __init__(
+        self,
+        *,
+        workspace: MarkdownWorkspace,
+        audit: AuditLog,
+        settings: Settings,
+        clock: Clock,
+        on_written: Callable[[str, Sequence[str]], None],
+        on_proposed: Callable[[str, Change, str], None] | None = None,
+    ) -> None:
+        self._workspace = workspace
+        self._audit = audit
+        self._settings = settings
+        self._clock = clock
+        self._on_written = on_written
+        self._on_proposed = on_proposed
+
+    def memory_write(
+        self, target_agent: str, section: str, content: Change, source_agent: str = USER
+    ) -> WriteReceipt:
+        """Check permissions, apply ``content`` to ``target_agent``'s memory, audit it."""
+        self._workspace.require_agent(target_agent)
+        action, item_id, summary = _describe(content)
+        outcome = self._decide(target_agent, content, source_agent)
+        entry = AuditEntry(
+            at=self._clock.now(),
+            action=action,
+            target_agent=target_agent,
+            source_agent=source_agent,
+            section=section,
+            item_id=item_id,
+            summary=summary[:200],
+            outcome=outcome,
+        )
+        if outcome == "denied":
+            self._audit.append(entry)
+            raise PermissionDenied(self._denial_reason(target_agent, source_agent))
+        if outcome == "proposed":
+            self._audit.append(entry)
+            if self._on_proposed is not None:
+                self._on_proposed(target_agent, content, source_agent)
+            return WriteReceipt("proposed", content, None, ())
+        item, paths = self._apply(target_agent, content)
+        self._audit.append(entry)
+        self._on_written(target_agent, paths)
+        return WriteReceipt("applied", content, item, paths)
+
+    def _decide(self, target: str, change: Change, source: str) -> str:
+        if source in (USER, SYSTEM):
+            return "applied"
+        policy = self._settings.policy(target)
+        if source != target and source not in policy.writers:
+            return "denied"
+        if policy.autonomy == 0:
+            return "denied"
+        if isinstance(change, ArchiveFacts) and policy.autonomy < 3:
+            return "denied"
+        if policy.autonomy == 1:
+            return "proposed"
+        return "applied"
+
+    def _denial_reason(self, target: str, source: str) -> str:
+        policy = self._settings.policy(target)
+        if source != target and source not in policy.writers:
+            return (
+                f"agent {source!r} may read {target!r}'s memory but not write to it; "
+                f"grant it with writers = [{source!r}] under [agents.{target}] in kronika.toml"
+            )
+        if policy.autonomy == 0:
+            return f"agent {target!r} has autonomy 0 (read-only): its memory cannot be changed"
+        return f"agent {target!r} needs autonomy 3 (full) to reorganise or archive its memory"
+
+    def _apply(self, agent: str, change: Change) -> tuple[MemoryItem | None, tuple[str, ...]]:
+        ws = self._workspace
+        match change:
+            case AddFact(item):
+                stored = ws.add_fact(agent, item)
+                return stored, (stored.provenance.path,)
+            case TouchFact(item):
+                stored = ws.update_fact(agent, item)
+                return stored, (stored.provenance.path,)
+            case SupersedeFact(old_id, new):
+                stored = ws.supersede_fact(agent, old_id, new)
+                return stored, (stored.provenance.path, "history.md")
+            case ArchiveFacts(ids):
+                ws.move_to_archive(agent, ids)
+                return None, ("brain.md", "brain_archive.md")
+            case RemoveItem(item):
+                ws.remove_item(agent, item)
+                return None, (item.provenance.path,)
+            case AppendNote(item):
+                stored = ws.append_note(agent, item)
+                return stored, (stored.provenance.path,)
+            case AppendTurn(session_id, turn, started_at):
+                path = ws.append_turn(agent, session_id, turn, started_at=started_at)
+                return None, (path,)
+            case WriteSession(session):
+                path = ws.write_session(agent, session)
+                return None, (path,)
+            case SetActiveContext(text):
+                ws.write_active_context(agent, text)
+                return None, ("active_context.md",)
+            case RestoreFile(path, text):
+                atomic_write_text(safe_agent_path(ws.agent_dir(agent), path), text)
+                return None, (path,)
+
+
+def safe_agent_path(agent_dir: Path, relpath: str) -> Path:
+    """``agent_dir / relpath`` for a Markdown file that stays inside the agent's folder."""
+    rel = PurePosixPath(relpath)
+    if (
+        rel.is_absolute()
+        or not rel.parts
+        or any(part in ("", ".", "..") or part.startswith(".") for part in rel.parts)
+        or rel.suffix != ".md"
+    ):
+        raise InvalidInput(f"refusing to write {relpath!r}: not a Markdown file inside the agent")
+    return agent_dir.joinpath(*rel.parts)

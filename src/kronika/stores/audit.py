@@ -1,0 +1,53 @@
+"""The audit trail: one JSON object per line in ``<home>/audit.jsonl`` (SPEC C5).
+
+Append-only and flushed to disk on every entry, so the trail survives a crash. A line
+that cannot be read (a torn last line after a power cut) is skipped, never fatal.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict
+from datetime import datetime
+from pathlib import Path
+
+from kronika.errors import WorkspaceError
+from kronika.ports import AuditEntry
+
+
+class JsonlAuditLog:
+    """:class:`~kronika.ports.AuditLog` kept as JSON lines in one file."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def append(self, entry: AuditEntry) -> None:
+        record = asdict(entry)
+        record["at"] = entry.at.isoformat()
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with self.path.open("a", encoding="utf-8") as handle:
+                handle.write(line)
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            raise WorkspaceError(f"cannot append to the audit trail {self.path}: {exc}") from exc
+
+    def read(self, agent: str | None = None, limit: int | None = None) -> list[AuditEntry]:
+        """Entries oldest first (the last ``limit`` when given), for one agent or all."""
+        if not self.path.is_file():
+            return []
+        entries: list[AuditEntry] = []
+        with self.path.open(encoding="utf-8", errors="replace") as handle:
+            for line in handle:
+                try:
+                    raw = json.loads(line)
+                    raw["at"] = datetime.fromisoformat(raw["at"])
+                    entry = AuditEntry(**raw)
+                except (ValueError, TypeError, KeyError):
+                    continue
+                if agent is None or entry.target_agent == agent:
+                    entries.append(entry)
+        return entries[-limit:] if limit else entries
