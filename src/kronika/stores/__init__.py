@@ -1,0 +1,1 @@
+"""Storage adapters: the Markdown workspace (the truth) and the derived indexes."""

@@ -1,0 +1,85 @@
+"""Reading files that may be damaged, keeping copies of them, and writing safely.
+
+A file is damaged when its bytes are not valid UTF-8 or contain NUL bytes. It is
+still read — invalid bytes become U+FFFD, NUL bytes are dropped — so every
+salvageable line counts, and its original bytes are copied once to
+``<agent>/.corrupt/<path with / as __>.<UTC time>`` (a later read of the same bytes
+reuses that copy instead of making another).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from kronika.errors import WorkspaceError
+from kronika.stores.markdown.atomic import atomic_write_text
+from kronika.stores.markdown.layout import CORRUPT_DIR
+
+
+@dataclass(frozen=True, slots=True)
+class SourceText:
+    """A file's decoded text, original bytes, modification time (whole seconds, UTC)
+    and warnings about damage found while decoding."""
+
+    text: str
+    raw: bytes
+    mtime: datetime
+    warnings: tuple[str, ...]
+
+
+def read_source(folder: Path, path: str) -> SourceText | None:
+    """Read ``folder/path`` (``None`` if it does not exist), never failing on content."""
+    file = folder / path
+    try:
+        raw = file.read_bytes()
+        mtime_ns = file.stat().st_mtime_ns
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise WorkspaceError(f"cannot read {file}: {exc}") from exc
+    mtime = datetime.fromtimestamp(mtime_ns // 1_000_000_000, UTC)
+    problem = None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problem = f"invalid UTF-8 at byte {exc.start}"
+        text = raw.decode("utf-8", errors="replace")
+    if "\x00" in text:
+        problem = problem or "NUL bytes"
+        text = text.replace("\x00", "")
+    if problem is None:
+        return SourceText(text, raw, mtime, ())
+    backup = keep_copy(folder, path, raw)
+    warning = (
+        f"{path} is damaged ({problem}); a copy of the original was kept at {backup}; "
+        "unreadable bytes were replaced and the rest of the file was used"
+    )
+    return SourceText(text, raw, mtime, (warning,))
+
+
+def keep_copy(folder: Path, path: str, raw: bytes) -> str:
+    """Copy ``raw`` into ``folder/.corrupt/`` once; returns the copy's relative path."""
+    corrupt = folder / CORRUPT_DIR
+    prefix = path.replace("/", "__") + "."
+    if corrupt.is_dir():
+        for old in sorted(corrupt.glob(f"{prefix}*")):
+            if old.read_bytes() == raw:
+                return f"{CORRUPT_DIR}/{old.name}"
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
+    target = corrupt / f"{prefix}{stamp}"
+    try:
+        corrupt.mkdir(exist_ok=True)
+        target.write_bytes(raw)
+    except OSError as exc:
+        raise WorkspaceError(f"cannot keep a copy of damaged {path}: {exc}") from exc
+    return f"{CORRUPT_DIR}/{target.name}"
+
+
+def write_text(file: Path, text: str) -> None:
+    """Atomically replace ``file`` with ``text``; ``OSError`` becomes ``WorkspaceError``."""
+    try:
+        atomic_write_text(file, text)
+    except OSError as exc:
+        raise WorkspaceError(f"cannot write {file}: {exc}") from exc

@@ -1,0 +1,160 @@
+"""Conversation transcripts: ``sessions/<session_id>.md``.
+
+::
+
+    ---
+    session: conv-26-s1
+    started: 2023-05-08T13:56:00Z
+    title: optional
+    source: locomo
+    ---
+
+    ### [D1:1] Caroline · 2023-05-08T13:56:00Z
+    Hey Mel! Good to see you!
+
+Each turn is a ``### [turn id] speaker`` header (`` · time`` optional) followed by its
+content. A content line that itself starts with ``### [`` is written with a leading
+backslash (``\\### [``) — and one already starting with backslashes gets one more —
+so the header grammar stays unambiguous; parsing removes exactly one.
+
+Turn items: ``type=message``, working layer, short tier, created at the turn's time
+or else the session start, id ``t-`` + sha256(agent|session|turn id)[:12].
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+
+from kronika.core.model import (
+    ItemType,
+    Layer,
+    MemoryItem,
+    Provenance,
+    SessionRecord,
+    Tier,
+    TurnRecord,
+)
+from kronika.stores.markdown.entities import entities_of
+from kronika.stores.markdown.frontmatter import parse_frontmatter, render_frontmatter
+from kronika.stores.markdown.lines import bare, hashed_id, split_lines
+from kronika.stores.markdown.meta import format_time, parse_time
+
+TURN_RE = re.compile(
+    r"^### \[(?P<id>[^\]]+)\] (?P<speaker>.+?)(?: · (?P<at>\d{4}-\d\d-\d\dT\S+))?$"
+)
+_ESCAPED_RE = re.compile(r"^\\*### \[")
+_UNSAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+def session_filename(session_id: str) -> str:
+    """``sessions/<id>.md`` with characters unsafe in file names replaced by ``_``."""
+    name = _UNSAFE_NAME_RE.sub("_", session_id).lstrip(".") or "session"
+    return f"sessions/{name}.md"
+
+
+def render_turn(turn: TurnRecord) -> str:
+    """One turn block: header line, content lines, no trailing blank line."""
+    turn_id = " ".join(turn.turn_id.split()).replace("]", ")")
+    speaker = " ".join(turn.speaker.split()) or "?"
+    at = f" · {format_time(turn.at)}" if turn.at else ""
+    body = turn.content.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
+    escaped = ["\\" + line if _ESCAPED_RE.match(line) else line for line in body.split("\n")]
+    return f"### [{turn_id}] {speaker}{at}\n" + "".join(f"{line}\n" for line in escaped)
+
+
+def session_header(
+    session_id: str, started_at: datetime, *, title: str | None = None, source: str | None = None
+) -> str:
+    """The frontmatter of a new session file, followed by one blank line."""
+    fields = {
+        "session": session_id,
+        "started": format_time(started_at),
+        "title": title,
+        "source": source,
+    }
+    return render_frontmatter(fields)
+
+
+def render_session(session: SessionRecord) -> str:
+    """The whole file for ``session``: header, then turns separated by blank lines."""
+    head = session_header(
+        session.session_id, session.started_at, title=session.title, source=session.source
+    )
+    return head + "".join("\n" + render_turn(turn) for turn in session.turns)
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedSession:
+    """Turn items in file order, their line spans, the session's id and start, and
+    ``frontmatter_error`` when the header could not be read."""
+
+    session_id: str
+    started_at: datetime
+    items: tuple[MemoryItem, ...]
+    spans: dict[str, tuple[int, int]]
+    warnings: tuple[str, ...]
+    frontmatter_error: str | None = None
+
+
+def parse_session(
+    text: str, *, path: str, agent: str, tenant: str, fallback_id: str, fallback_start: datetime
+) -> ParsedSession:
+    """Read a session file; a broken header falls back to ``fallback_id`` /
+    ``fallback_start`` (the file name and modification time) and is reported."""
+    lines = split_lines(text)
+    header = parse_frontmatter(lines)
+    warnings: list[str] = []
+    session_id = header.fields.get("session") or fallback_id
+    started = fallback_start
+    if "started" in header.fields:
+        try:
+            started = parse_time(header.fields["started"])
+        except ValueError:
+            warnings.append(f"{path}: unreadable start time {header.fields['started']!r}")
+    headers = [i for i in range(header.body_start, len(lines)) if TURN_RE.match(bare(lines[i]))]
+    items: list[MemoryItem] = []
+    spans: dict[str, tuple[int, int]] = {}
+    seen: Counter[str] = Counter()
+    for n, start in enumerate(headers):
+        end = headers[n + 1] if n + 1 < len(headers) else len(lines)
+        match = TURN_RE.match(bare(lines[start]))
+        assert match is not None  # every index in ``headers`` matched
+        turn_id = match.group("id")
+        at = started
+        if match.group("at"):
+            try:
+                at = parse_time(match.group("at"))
+            except ValueError:
+                warnings.append(f"{path} line {start + 1}: unreadable time {match.group('at')!r}")
+        body = [bare(line) for line in lines[start + 1 : end]]
+        while body and not body[-1].strip():
+            body.pop()
+        content = "\n".join(line[1:] if _ESCAPED_RE.match(line) else line for line in body)
+        occurrence = seen[turn_id]
+        seen[turn_id] += 1
+        parts = (agent, session_id, turn_id) + ((str(occurrence),) if occurrence else ())
+        item_id = hashed_id("t", *parts)
+        speaker = match.group("speaker").strip()
+        items.append(
+            MemoryItem(
+                id=item_id,
+                agent=agent,
+                tenant=tenant,
+                content=content,
+                type=ItemType.MESSAGE,
+                layer=Layer.WORKING,
+                tier=Tier.SHORT,
+                created_at=at,
+                updated_at=at,
+                provenance=Provenance(
+                    path, line=start + 1, session_id=session_id, turn_ids=(turn_id,)
+                ),
+                speaker=speaker,
+                entities=entities_of(content),
+            )
+        )
+        spans[item_id] = (start, end)
+    return ParsedSession(session_id, started, tuple(items), spans, tuple(warnings), header.error)

@@ -1,0 +1,426 @@
+"""The Markdown workspace: the canonical, hand-editable store of every agent's memory.
+
+``<home>/agents/<agent>/`` holds the files described in
+:mod:`kronika.stores.markdown.layout`. This class is the only code that touches them:
+it lists and parses the indexed files for the derived index, and applies every
+change as a minimal line edit followed by an atomic write, so a hand-edited file
+keeps everything the person wrote and a crash never leaves half a file.
+
+Damaged files (invalid UTF-8, NUL bytes, a broken frontmatter header) never stop an
+agent: the original bytes are copied to ``<agent>/.corrupt/<path>.<UTC time>``, the
+problem is reported in the warnings, and the readable rest is used (bad bytes become
+U+FFFD). The next write to such a file stores the repaired text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+
+from kronika.core.model import MemoryItem, SessionRecord, Status, TurnRecord
+from kronika.errors import InvalidAgentName, NotFound, UnknownAgent, WorkspaceError
+from kronika.stores.markdown import brain, documents, notes, sessions
+from kronika.stores.markdown.atomic import is_temp_name
+from kronika.stores.markdown.files import SourceText, keep_copy, read_source, write_text
+from kronika.stores.markdown.layout import (
+    BANK_KINDS,
+    IDENTITY,
+    SOURCE_GLOBS,
+    SourceKind,
+    classify,
+    validate_agent_name,
+)
+from kronika.stores.markdown.lines import ParsedItems, split_lines
+
+IDENTITY_TEMPLATE = (
+    "# Identity\n\n"
+    "Who this agent is: persona, tone, and rules it always follows.\n"
+    "Edit this file freely; it is loaded at the start of every session.\n"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceFile:
+    """An indexed file: ``path`` relative to the agent folder (posix), its stat."""
+
+    path: str
+    mtime_ns: int
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedSource:
+    """Items parsed from one file; ``content_hash`` is sha256 of the file's bytes."""
+
+    path: str
+    items: tuple[MemoryItem, ...]
+    content_hash: str
+    warnings: tuple[str, ...]
+
+
+class MarkdownWorkspace:
+    """Every agent's Markdown files under ``home/agents``; items carry ``tenant``."""
+
+    def __init__(self, home: Path, *, tenant: str = "default") -> None:
+        self.home = Path(home)
+        self.tenant = tenant
+
+    # -- agents ---------------------------------------------------------------------
+
+    @property
+    def _root(self) -> Path:
+        return self.home / "agents"
+
+    def exists(self) -> bool:
+        return self._root.is_dir()
+
+    def initialize(self) -> None:
+        self._root.mkdir(parents=True, exist_ok=True)
+
+    def agents(self) -> list[str]:
+        if not self._root.is_dir():
+            return []
+        names = []
+        for entry in self._root.iterdir():
+            try:
+                validate_agent_name(entry.name)
+            except InvalidAgentName:  # a stray folder, not an agent
+                continue
+            if entry.is_dir():
+                names.append(entry.name)
+        return sorted(names)
+
+    def agent_dir(self, agent: str) -> Path:
+        return self._root / validate_agent_name(agent)
+
+    def has_agent(self, agent: str) -> bool:
+        return self.agent_dir(agent).is_dir()
+
+    def require_agent(self, agent: str) -> Path:
+        folder = self.agent_dir(agent)
+        if not folder.is_dir():
+            raise UnknownAgent(agent, self.agents())
+        return folder
+
+    def create_agent(self, agent: str) -> None:
+        """Create the agent's folders, a short ``identity.md`` and an empty Brain
+        (existing files are left alone)."""
+        folder = self.agent_dir(agent)
+        for sub in ("sessions", "memory", "summaries/L1", "summaries/L2", "bank/entities"):
+            (folder / sub).mkdir(parents=True, exist_ok=True)
+        if not (folder / IDENTITY).exists():
+            write_text(folder / IDENTITY, IDENTITY_TEMPLATE)
+        if not (folder / brain.BRAIN.path).exists():
+            write_text(folder / brain.BRAIN.path, brain.empty_document(brain.BRAIN))
+
+    # -- listing and parsing ----------------------------------------------------------
+
+    def list_sources(self, agent: str) -> list[SourceFile]:
+        """Every indexed file of the agent (not identity, temp files or ``.corrupt``)."""
+        folder = self.require_agent(agent)
+        found: dict[str, SourceFile] = {}
+        for pattern in SOURCE_GLOBS:
+            for path in folder.glob(pattern):
+                rel = path.relative_to(folder).as_posix()
+                if classify(rel) is None or not path.is_file():
+                    continue
+                stat = path.stat()
+                found[rel] = SourceFile(rel, stat.st_mtime_ns, stat.st_size)
+        return [found[rel] for rel in sorted(found)]
+
+    def parse_source(self, agent: str, path: str) -> ParsedSource:
+        """Parse one indexed file; damage is reported in ``warnings``, never raised."""
+        folder = self.require_agent(agent)
+        read = read_source(folder, _checked_path(path))
+        if read is None:
+            raise WorkspaceError(f"{agent}/{path} does not exist")
+        parsed = self._parse(folder, agent, path, read)
+        return ParsedSource(
+            path,
+            parsed.items,
+            hashlib.sha256(read.raw).hexdigest(),
+            read.warnings + parsed.warnings,
+        )
+
+    def _parse(self, folder: Path, agent: str, path: str, read: SourceText) -> ParsedItems:
+        kind = classify(path)
+        stem = PurePosixPath(path).stem
+        match kind:
+            case SourceKind.FACTS:
+                spec = next(s for s in brain.FACT_FILES if s.path == path)
+                return brain.parse_facts(
+                    read.text, spec=spec, agent=agent, tenant=self.tenant, mtime=read.mtime
+                )
+            case SourceKind.DAILY_LOG:
+                day = datetime.fromisoformat(stem).replace(tzinfo=UTC)
+                return notes.parse_notes(
+                    read.text, path=path, agent=agent, tenant=self.tenant, default_created=day
+                )
+            case SourceKind.BANK | SourceKind.ENTITY:
+                return notes.parse_notes(
+                    read.text,
+                    path=path,
+                    agent=agent,
+                    tenant=self.tenant,
+                    default_created=read.mtime,
+                    default_kind=BANK_KINDS.get(PurePosixPath(path).name),
+                    entity=stem if kind is SourceKind.ENTITY else None,
+                )
+            case SourceKind.SESSION:
+                session = sessions.parse_session(
+                    read.text,
+                    path=path,
+                    agent=agent,
+                    tenant=self.tenant,
+                    fallback_id=stem,
+                    fallback_start=read.mtime,
+                )
+                warnings = session.warnings + self._header_damage(
+                    folder, path, read, session.frontmatter_error
+                )
+                return ParsedItems(session.items, session.spans, warnings)
+            case SourceKind.SUMMARY | SourceKind.ACTIVE_CONTEXT:
+                if kind is SourceKind.SUMMARY:
+                    doc = documents.parse_summary(
+                        read.text, path=path, agent=agent, tenant=self.tenant, mtime=read.mtime
+                    )
+                else:
+                    doc = documents.parse_active_context(
+                        read.text, agent=agent, tenant=self.tenant, mtime=read.mtime
+                    )
+                warnings = doc.warnings + self._header_damage(
+                    folder, path, read, doc.frontmatter_error
+                )
+                if doc.item is None:
+                    return ParsedItems((), {}, warnings)
+                whole = (0, len(split_lines(read.text)))
+                return ParsedItems((doc.item,), {doc.item.id: whole}, warnings)
+        raise WorkspaceError(f"{path} is not a file kronika indexes")
+
+    def _header_damage(
+        self, folder: Path, path: str, read: SourceText, error: str | None
+    ) -> tuple[str, ...]:
+        if error is None:
+            return ()
+        backup = keep_copy(folder, path, read.raw)
+        return (
+            f"{path}: broken frontmatter header ({error}); a copy of the original was kept "
+            f"at {backup} and the rest of the file was read",
+        )
+
+    # -- editing ----------------------------------------------------------------------
+
+    def _edit(
+        self,
+        agent: str,
+        path: str,
+        change: Callable[[list[str]], list[str]],
+        template: str = "",
+    ) -> None:
+        """Apply ``change`` to the lines of ``path`` (``template`` if it is missing)."""
+        folder = self.require_agent(agent)
+        read = read_source(folder, path)
+        lines = split_lines(read.text if read is not None else template)
+        write_text(folder / path, "".join(change(lines)))
+
+    def _parsed(self, agent: str, path: str) -> tuple[list[str], ParsedItems]:
+        folder = self.require_agent(agent)
+        read = read_source(folder, path)
+        if read is None:
+            return [], ParsedItems((), {})
+        return split_lines(read.text), self._parse(folder, agent, path, read)
+
+    # -- facts ------------------------------------------------------------------------
+
+    def brain_facts(self, agent: str) -> list[MemoryItem]:
+        return list(self._parsed(agent, brain.BRAIN.path)[1].items)
+
+    def archived_facts(self, agent: str) -> list[MemoryItem]:
+        return list(self._parsed(agent, brain.ARCHIVE.path)[1].items)
+
+    def fact_history(self, agent: str) -> list[MemoryItem]:
+        return list(self._parsed(agent, brain.HISTORY.path)[1].items)
+
+    def _append_facts(
+        self, agent: str, spec: brain.FactsFile, items: Sequence[MemoryItem]
+    ) -> list[MemoryItem]:
+        stored: list[MemoryItem] = []
+
+        def change(lines: list[str]) -> list[str]:
+            for item in items:
+                lines, at = brain.insert_fact(lines, item)
+                stored.append(brain.with_line(replace(item, status=spec.status), spec.path, at))
+            return lines
+
+        self._edit(agent, spec.path, change, brain.empty_document(spec))
+        return stored
+
+    def add_fact(self, agent: str, item: MemoryItem) -> MemoryItem:
+        """Append ``item`` to its Brain section (``User`` if none); ``brain.md`` is
+        created when missing. Returns the item citing its new line."""
+        return self._append_facts(agent, brain.BRAIN, [item])[0]
+
+    def update_fact(self, agent: str, item: MemoryItem) -> MemoryItem:
+        """Rewrite the bullet with ``item.id`` in place (Brain or archive)."""
+        for spec in (brain.BRAIN, brain.ARCHIVE):
+            lines, parsed = self._parsed(agent, spec.path)
+            span = parsed.span(item.id)
+            if span is None:
+                continue
+            start, end = span
+            lines[start:end] = brain.render_fact(item)
+            write_text(self.agent_dir(agent) / spec.path, "".join(lines))
+            return brain.with_line(replace(item, status=spec.status), spec.path, start)
+        raise NotFound(f"no fact with id {item.id!r} in {agent}'s Brain or archive")
+
+    def supersede_fact(self, agent: str, old_id: str, new: MemoryItem) -> MemoryItem:
+        """Move fact ``old_id`` to ``history.md`` with validity ``[valid_from,
+        new.valid_from)`` and ``superseded_by=new.id``; ``new`` takes its line."""
+        lines, parsed = self._parsed(agent, brain.BRAIN.path)
+        span = parsed.span(old_id)
+        if span is None:
+            raise NotFound(f"no current fact with id {old_id!r} in {agent}'s Brain")
+        old = next(item for item in parsed.items if item.id == old_id)
+        since = new.valid_from or new.created_at
+        new = replace(new, valid_from=since, section=new.section or old.section)
+        retired = replace(
+            old,
+            valid_from=old.valid_from or old.created_at,
+            valid_to=since,
+            superseded_by=new.id,
+        )
+        # History first: a crash between the two writes duplicates a value rather
+        # than losing one.
+        self._append_facts(agent, brain.HISTORY, [retired])
+        start, end = span
+        lines[start:end] = brain.render_fact(new)
+        write_text(self.agent_dir(agent) / brain.BRAIN.path, "".join(lines))
+        return brain.with_line(replace(new, status=Status.CURRENT), brain.BRAIN.path, start)
+
+    def move_to_archive(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
+        """Move the Brain facts with these ids to ``brain_archive.md`` (unknown ids are
+        skipped); returns them as archived items."""
+        lines, parsed = self._parsed(agent, brain.BRAIN.path)
+        wanted = set(ids)
+        moving = [item for item in parsed.items if item.id in wanted]
+        if not moving:
+            return []
+        archived = self._append_facts(agent, brain.ARCHIVE, moving)
+        for item in sorted(moving, key=lambda i: parsed.spans[i.id][0], reverse=True):
+            start, end = parsed.spans[item.id]
+            del lines[start:end]
+        write_text(self.agent_dir(agent) / brain.BRAIN.path, "".join(lines))
+        return archived
+
+    # -- removal ----------------------------------------------------------------------
+
+    def remove_item(self, agent: str, item: MemoryItem) -> bool:
+        """Delete ``item`` (by id) from the file its provenance names: its bullet,
+        paragraph or turn block, or the whole summary file. A fact whose provenance
+        is out of date is looked for in the other fact files. False if not found."""
+        path = _checked_path(item.provenance.path)
+        kind = classify(path)
+        candidates = [path]
+        if kind is SourceKind.FACTS:
+            candidates += [s.path for s in brain.FACT_FILES if s.path != path]
+        folder = self.require_agent(agent)
+        for candidate in candidates:
+            lines, parsed = self._parsed(agent, candidate)
+            span = parsed.span(item.id)
+            if span is None:
+                continue
+            if kind is SourceKind.SUMMARY:
+                (folder / candidate).unlink()
+            elif kind is SourceKind.ACTIVE_CONTEXT:
+                write_text(folder / candidate, "")
+            else:
+                del lines[span[0] : span[1]]
+                write_text(folder / candidate, "".join(lines))
+            return True
+        return False
+
+    # -- notes, sessions, summaries -----------------------------------------------------
+
+    def append_note(self, agent: str, item: MemoryItem) -> MemoryItem:
+        """Append ``item`` under ``## Retain`` of ``memory/<created_at date>.md``
+        (file and section created as needed); returns it citing its line."""
+        day = item.created_at.astimezone(UTC).date().isoformat()
+        path = f"memory/{day}.md"
+        at = 0
+
+        def change(lines: list[str]) -> list[str]:
+            nonlocal at
+            lines, at = notes.insert_note(lines, item)
+            return lines
+
+        self._edit(agent, path, change, notes.daily_log_template(day))
+        return brain.with_line(item, path, at)
+
+    def write_session(self, agent: str, session: SessionRecord) -> str:
+        """Write a whole session file (replacing an earlier import); returns its path."""
+        folder = self.require_agent(agent)
+        path = sessions.session_filename(session.session_id)
+        write_text(folder / path, sessions.render_session(session))
+        return path
+
+    def append_turn(
+        self, agent: str, session_id: str, turn: TurnRecord, *, started_at: datetime
+    ) -> str:
+        """Append one turn to the session file (created with its header if absent)."""
+        path = sessions.session_filename(session_id)
+        header = sessions.session_header(session_id, started_at)
+
+        def change(lines: list[str]) -> list[str]:
+            text = "".join(lines)
+            if text and not text.endswith("\n"):
+                text += "\n"
+            return split_lines(text + "\n" + sessions.render_turn(turn))
+
+        self._edit(agent, path, change, header)
+        return path
+
+    def write_summary(self, agent: str, path: str, text: str, fields: dict[str, str]) -> str:
+        """Write ``summaries/L1|L2/<name>.md`` with a header of ``fields``."""
+        if classify(_checked_path(path)) is not SourceKind.SUMMARY:
+            raise WorkspaceError(f"{path} is not a summaries/L1 or summaries/L2 Markdown file")
+        write_text(self.require_agent(agent) / path, documents.render_summary(text, fields))
+        return path
+
+    def read_identity(self, agent: str) -> str:
+        """``identity.md`` as written (empty when missing)."""
+        read = read_source(self.require_agent(agent), IDENTITY)
+        return read.text if read is not None else ""
+
+    def read_active_context(self, agent: str) -> str:
+        """``active_context.md`` as written (empty when missing)."""
+        read = read_source(self.require_agent(agent), documents.ACTIVE_CONTEXT)
+        return read.text if read is not None else ""
+
+    def write_active_context(self, agent: str, text: str) -> None:
+        """Replace the active context (the summary of the last session)."""
+        body = text.strip()
+        write_text(
+            self.require_agent(agent) / documents.ACTIVE_CONTEXT, body + "\n" if body else ""
+        )
+
+    def cleanup_temp(self) -> int:
+        """Delete temporary files left by interrupted writes; returns how many."""
+        if not self._root.is_dir():
+            return 0
+        removed = 0
+        for path in self._root.rglob("*"):
+            if is_temp_name(path.name) and path.is_file():
+                path.unlink(missing_ok=True)
+                removed += 1
+        return removed
+
+
+def _checked_path(path: str) -> str:
+    """``path`` if it is a relative posix path inside the agent folder."""
+    pure = PurePosixPath(path)
+    if pure.is_absolute() or ".." in pure.parts or "\\" in path or not pure.parts:
+        raise WorkspaceError(f"{path!r} is not a path inside an agent folder")
+    return pure.as_posix()
