@@ -1,0 +1,51 @@
+from datetime import UTC, datetime
+
+from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Tier
+from kronika.core.text import content_hash, embedding_text, normalize_key
+
+AT = datetime(2025, 11, 27, tzinfo=UTC)
+
+
+def item(type_: ItemType, content: str, **extra: object) -> MemoryItem:
+    return MemoryItem(
+        id="i1",
+        agent="jaskier",
+        content=content,
+        type=type_,
+        layer=Layer.LONG_TERM,
+        tier=Tier.LONG,
+        created_at=AT,
+        updated_at=AT,
+        provenance=Provenance("brain.md", 3),
+        **extra,  # type: ignore[arg-type]
+    )
+
+
+def test_content_hash_is_stable_and_short():
+    assert content_hash("Kraków") == content_hash("Kraków")
+    assert content_hash("Kraków") != content_hash("Krakow")
+    assert len(content_hash("x")) == 32
+    assert content_hash("") == "e3b0c44298fc1c149afbf4c8996fb924"
+
+
+def test_embedding_text_of_messages_facts_and_notes():
+    said = item(ItemType.MESSAGE, "I love jazz", speaker="Caroline")
+    assert embedding_text(said) == "Caroline: I love jazz"
+    fact = item(ItemType.FACT, "city: Kraków", key="city", value="Kraków")
+    assert embedding_text(fact) == "city: Kraków"
+    plain = item(ItemType.FACT, "prefers short answers")
+    assert embedding_text(plain) == "prefers short answers"
+    note = item(ItemType.NOTE, "check the boiler", speaker="agent")
+    assert embedding_text(note) == "check the boiler"
+
+
+def test_a_speaker_change_changes_the_hash():
+    a = item(ItemType.MESSAGE, "I love jazz", speaker="user")
+    b = item(ItemType.MESSAGE, "I love jazz", speaker="assistant")
+    assert content_hash(embedding_text(a)) != content_hash(embedding_text(b))
+
+
+def test_normalize_key():
+    assert normalize_key("  Favourite   Food ") == "favourite food"
+    assert normalize_key("Ulubione\tJEDZENIE") == "ulubione jedzenie"
+    assert normalize_key("favourite_food") != normalize_key("favourite food")
