@@ -318,7 +318,8 @@ def _print_sync(args: argparse.Namespace, report: Any) -> int:
 
 # -------------------------------------------------------------------- parser
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    # SUPPRESS lets the global options stand before or after the command name
+    common = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
     common.add_argument("--home", help="workspace folder (default $KRONIKA_HOME or ./.kronika)")
     common.add_argument("--json", action="store_true", help="print one JSON document")
     common.add_argument("-v", "--verbose", action="store_true", help="log recall scores")
@@ -330,6 +331,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Long-term memory for LLM agents: Markdown truth, offline recall.",
         parents=[common],
     )
+    parser.set_defaults(home=None, json=False, verbose=False)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(name: str, handler: Handler, help_text: str, *, with_agent: bool = True) -> Any:

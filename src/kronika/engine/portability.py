@@ -79,12 +79,12 @@ def import_export(memory: Memory, data: Any, *, replace_existing: bool = False) 
             raise ImportFormatError(
                 f"agent {name!r} already exists here; pass --replace to overwrite its files"
             )
-        memory.create_agent(name)
         agent_dir = memory.workspace.agent_dir(name)
         for rel, text in files.items():
             if not isinstance(text, str):
                 raise ImportFormatError(f"{name}/{rel}: file content must be a string")
             safe_agent_path(agent_dir, rel)
+        memory.create_agent(name)
         for rel, text in sorted(files.items()):
             memory.memory_write(name, "import", RestoreFile(rel, text), USER)
             counts["files"] += 1

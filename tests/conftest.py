@@ -1,0 +1,49 @@
+"""Shared fixtures: a real workspace + SQLite index in a temporary folder.
+
+Tests use the deterministic hashing embedder (fast) unless they say otherwise; the
+real local model is exercised by the tests marked in ``tests/providers`` and the
+CLI tour test.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from kronika import Memory, build_memory, load_settings
+from kronika.settings import Settings
+from kronika.testing import FrozenClock
+
+START = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
+
+
+@pytest.fixture(autouse=True)
+def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in list(__import__("os").environ):
+        if name.startswith("KRONIKA_"):
+            monkeypatch.delenv(name)
+
+
+@pytest.fixture
+def clock() -> FrozenClock:
+    return FrozenClock(START)
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return tmp_path / "ws"
+
+
+@pytest.fixture
+def settings(home: Path) -> Settings:
+    return load_settings(home, environ={}, embedder="hashing")
+
+
+@pytest.fixture
+def memory(settings: Settings, clock: FrozenClock) -> Iterator[Memory]:
+    mem = build_memory(settings, create=True, clock=clock)
+    yield mem
+    mem.close()

@@ -1,0 +1,108 @@
+"""The command line as a person uses it: tables, --json, exit codes (SPEC I2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kronika.cli import main
+from kronika.cli.main import build_parser
+
+
+@pytest.fixture
+def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("KRONIKA_HOME", str(tmp_path / "ws"))
+    monkeypatch.setenv("KRONIKA_EMBEDDER", "hashing")
+
+    def _run(*argv: str, code: int = 0) -> str:
+        got = main(list(argv))
+        captured = capsys.readouterr()
+        assert got == code, captured.err
+        return captured.out if code == 0 else captured.err
+
+    return _run
+
+
+def test_remember_recall_show_forget(run) -> None:  # type: ignore[no-untyped-def]
+    run("init")
+    assert "remembered" in run("remember", "prefiere TypeScript", "--key", "preferencia")
+    run("remember", "--key", "nombre", "Lucas")
+    out = run("recall", "what language does he like?", "--k", "5")
+    assert "prefiere TypeScript" in out and "brain.md#L" in out
+    data = json.loads(run("recall", "TypeScript", "--json"))
+    assert data["hits"][0]["key"] == "preferencia"
+    assert data["hits"][0]["citation"].startswith("brain.md#L")
+    brain = run("show", "brain")
+    assert "Lucas" in brain and "TypeScript" in brain
+    run("forget", "--key", "preferencia")
+    assert "TypeScript" not in run("show", "brain")
+    audit = json.loads(run("audit", "--json"))
+    assert [a["action"] for a in audit] == ["remember", "remember", "forget"]
+
+
+def test_errors_map_to_exit_codes(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    err = run("recall", "x", code=3)
+    assert "kronika init" in err
+    run("init")
+    assert "unknown agent" in run("recall", "x", "--agent", "nobody", code=4)
+    assert "invalid" in run("recall", "x", "--agent", "../etc", code=4).lower()
+    assert "someday" in run("recall", "x", "--since", "someday", code=2)
+    run("forget", "--key", "missing", code=5)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"session": "s1", "role": "user", "content": "hi"}\nnot json\n')
+    assert "line 2" in run("import", "jsonl", str(bad), code=9)
+
+
+def test_list_get_history_stats_reindex_export(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    run("init")
+    run("remember", "--key", "city", "Kraków")
+    run("remember", "--key", "city", "Warszawa")
+    items = json.loads(run("list", "--json"))
+    assert [i["value"] for i in items] == ["Warszawa"]
+    one = json.loads(run("get", items[0]["id"], "--json"))
+    assert one["key"] == "city"
+    history = run("history", "city")
+    assert history.index("Kraków") < history.index("Warszawa")
+    stats = json.loads(run("stats", "--json"))
+    assert stats["embedding_model"].startswith("hashing")
+    report = json.loads(run("reindex", "--json"))
+    assert report["items_indexed"] >= 2
+    exported = json.loads(run("export", "--format", "json"))
+    assert "Warszawa" in exported["agents"]["default"]["files"]["brain.md"]
+    backup = tmp_path / "backup.json"
+    run("export", "-o", str(backup))
+    run("--home", str(tmp_path / "other"), "import", "export", str(backup), "--replace")
+    out = run("--home", str(tmp_path / "other"), "recall", "Warszawa", "--json")
+    assert json.loads(out)["hits"][0]["content"] == "city: Warszawa"
+
+
+def test_import_jsonl_and_recall_with_filters(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    chat = tmp_path / "chat.jsonl"
+    lines = [
+        {"session": "s1", "role": "user", "content": "I adopted a cat named Mruczek",
+         "at": "2025-11-27T10:00:00Z"},
+        {"session": "s1", "role": "assistant", "content": "Congratulations on Mruczek!",
+         "at": "2025-11-27T10:00:05Z"},
+        {"session": "s2", "role": "user", "content": "We moved to Valencia",
+         "at": "2025-12-03T18:00:00Z"},
+    ]
+    chat.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
+    run("init")
+    summary = json.loads(run("import", "jsonl", str(chat), "--agent", "pets", "--json"))
+    assert summary["turns"] == 3
+    hits = json.loads(
+        run("recall", "cat", "--agent", "pets", "--since", "2025-11-01", "--until",
+            "2025-11-30", "--speaker", "user", "--json")
+    )["hits"]
+    assert [h["content"] for h in hits] == ["I adopted a cat named Mruczek"]
+    assert hits[0]["citation"].startswith("sessions/s1.md#L")
+
+
+def test_every_command_is_documented() -> None:
+    docs = (Path(__file__).parents[2] / "docs" / "cli.md").read_text()
+    parser = build_parser()
+    commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
+    missing = [name for name in commands if f"kronika {name}" not in docs]
+    assert not missing, f"undocumented commands: {missing}"
