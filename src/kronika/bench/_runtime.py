@@ -1,0 +1,121 @@
+"""What every benchmark needs: a throw-away workspace, a clock, and memory readings."""
+
+from __future__ import annotations
+
+import resource
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from kronika.core.model import RecallResult, SessionRecord
+from kronika.engine.recall import Mode
+from kronika.ports import Embedder, Vector
+from kronika.settings import Settings
+
+Progress = Callable[[str, int, int], None]
+"""``progress(stage, done, total)``: stage is a short label such as ``"conv-26"``."""
+
+
+class BenchMemory(Protocol):
+    """The part of :class:`kronika.Memory` a benchmark drives."""
+
+    def import_sessions(
+        self, agent: str, sessions: Iterable[SessionRecord], *, progress: Any = None
+    ) -> Any: ...
+
+    def recall(
+        self,
+        query: str,
+        *,
+        agent: str | None = None,
+        k: int | None = None,
+        mode: Mode = "hybrid",
+        now: datetime | None = None,
+        record_access: bool = True,
+        query_vector: Vector | None = None,
+    ) -> RecallResult: ...
+
+    def close(self) -> None: ...
+
+
+def peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, in MiB (Linux reports KiB, macOS bytes)."""
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak / (1024 * 1024) if sys.platform == "darwin" else peak / 1024
+
+
+def settings_summary(settings: Settings) -> dict[str, Any]:
+    """The settings as JSON-friendly values (the workspace path is left out)."""
+    out: dict[str, Any] = {}
+    for name, value in asdict(settings).items():
+        if name in ("home", "agents"):
+            continue
+        out[name] = value
+    return out
+
+
+def bench_settings(settings: Settings | None, home: Path, *, depth: int) -> Settings:
+    """``settings`` moved to the benchmark's own workspace, with enough fusion candidates.
+
+    Each retriever must contribute at least ``depth`` candidates, or the ranked list
+    the metrics look at would be cut short.
+    """
+    base = settings or Settings()
+    return base.with_overrides(home=home, recall_candidates=max(base.recall_candidates, depth))
+
+
+@contextmanager
+def bench_memory(
+    settings: Settings | None,
+    *,
+    depth: int,
+    workdir: Path | None,
+    memory: BenchMemory | None,
+    embedder: Embedder | None = None,
+) -> Iterator[tuple[BenchMemory, Settings]]:
+    """A memory on a fresh workspace (temporary unless ``workdir`` is given).
+
+    A benchmark never writes into the user's own workspace. A ready ``memory`` (a
+    stand-in in tests) is used as it is.
+    """
+    if memory is not None:
+        yield memory, settings or Settings()
+        return
+    from kronika.app import build_memory  # the composition root is only needed for real runs
+
+    with tempfile.TemporaryDirectory(prefix="kronika-bench-") as tmp:
+        home = Path(workdir) if workdir is not None else Path(tmp) / "home"
+        chosen = bench_settings(settings, home, depth=depth)
+        real = build_memory(chosen, create=True, embedder=embedder)
+        try:
+            yield real, chosen
+        finally:
+            real.close()
+
+
+def embedder_id(memory: BenchMemory) -> str | None:
+    """The embedding model id of a real memory (None for stand-ins without one)."""
+    model = getattr(memory, "embedder", None)
+    return str(model.model_id) if model is not None else None
+
+
+def cited_turns(result: RecallResult) -> list[tuple[str, ...]]:
+    """For each hit, the conversation turns it cites (a turn cites itself)."""
+    return [hit.item.provenance.turn_ids for hit in result.hits]
+
+
+def hit_tokens(result: RecallResult) -> list[int]:
+    return [hit.tokens for hit in result.hits]
+
+
+def fmt(value: float, digits: int = 3) -> str:
+    return f"{value:.{digits}f}"
+
+
+def rows_of(metrics: dict[str, float], keys: Sequence[str]) -> list[str]:
+    return [fmt(metrics.get(key, 0.0)) for key in keys]
