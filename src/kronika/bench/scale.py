@@ -1,0 +1,343 @@
+"""Speed at scale on a deterministic synthetic chat corpus.
+
+For each size N: N short chat-like sentences (seeded word lists, so every run and
+every machine sees the same text) are stored as sessions of 100 turns and imported
+in one call (ingest throughput = N / seconds, embedding included). Then ``queries``
+questions built from the same vocabulary are recalled (top 10, hybrid,
+``record_access=False``): once embedding the query inline, once with a precomputed
+``query_vector`` (embedding excluded). Each query is timed ``repeats`` times and its
+median kept; p50/p95 are over queries. The machine is shared and noisy, so only
+medians, high percentiles and ratios are reported.
+"""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from kronika.bench._runtime import (
+    BenchMemory,
+    Progress,
+    bench_memory,
+    embedder_id,
+    peak_rss_mb,
+    settings_summary,
+)
+from kronika.bench.metrics import percentile
+from kronika.bench.report import table
+from kronika.core.model import SessionRecord, TurnRecord
+from kronika.engine.recall import Mode
+from kronika.ports import Embedder
+from kronika.settings import Settings
+
+_NAMES = [
+    "Ada",
+    "Bruno",
+    "Chen",
+    "Dana",
+    "Emil",
+    "Farah",
+    "Gosia",
+    "Hugo",
+    "Ines",
+    "Jonas",
+    "Kasia",
+    "Luis",
+    "Maya",
+    "Nadia",
+    "Omar",
+    "Pia",
+]
+_VERBS = [
+    "repaired",
+    "bought",
+    "painted",
+    "sold",
+    "borrowed",
+    "cooked",
+    "planted",
+    "visited",
+    "booked",
+    "cancelled",
+    "photographed",
+    "described",
+    "recommended",
+    "forgot",
+    "found",
+    "lost",
+    "ordered",
+    "cleaned",
+    "measured",
+    "shared",
+]
+_ADJECTIVES = [
+    "blue",
+    "old",
+    "tiny",
+    "noisy",
+    "vintage",
+    "spare",
+    "electric",
+    "wooden",
+    "broken",
+    "shiny",
+    "cheap",
+    "rare",
+    "heavy",
+    "folding",
+    "red",
+    "quiet",
+]
+_NOUNS = [
+    "bicycle",
+    "kettle",
+    "guitar",
+    "laptop",
+    "tent",
+    "camera",
+    "sofa",
+    "lamp",
+    "printer",
+    "kayak",
+    "telescope",
+    "piano",
+    "drone",
+    "jacket",
+    "garden",
+    "ticket",
+    "recipe",
+    "notebook",
+    "scooter",
+    "aquarium",
+]
+_PLACES = [
+    "near the harbor",
+    "at the market",
+    "in Lisbon",
+    "at grandma's house",
+    "in the office",
+    "at the lake",
+    "in Kraków",
+    "downtown",
+    "at the festival",
+    "in the garage",
+    "at the station",
+    "in Valencia",
+]
+_TIMES = [
+    "on Monday",
+    "last weekend",
+    "in March",
+    "yesterday",
+    "before lunch",
+    "after the storm",
+    "in 2021",
+]
+_TAILS = [
+    "and it went well",
+    "but it took ages",
+    "for the second time",
+    "with a friend",
+    "because of a discount",
+    "without telling anyone",
+    "just for fun",
+]
+
+TURNS_PER_SESSION = 100
+
+
+def synthetic_sentence(rng: random.Random) -> str:
+    """One short chat-like sentence from the seeded vocabulary."""
+    return (
+        f"{rng.choice(_NAMES)} {rng.choice(_VERBS)} the {rng.choice(_ADJECTIVES)} "
+        f"{rng.choice(_NOUNS)} {rng.choice(_PLACES)} {rng.choice(_TIMES)} "
+        f"{rng.choice(_TAILS)} (note {rng.randrange(100_000)})."
+    )
+
+
+def synthetic_sessions(size: int, *, seed: int = 7) -> Iterator[SessionRecord]:
+    """``size`` turns in sessions of 100, one session a day from 2024-01-01 (deterministic)."""
+    rng = random.Random(seed)
+    start = datetime(2024, 1, 1, 9, 0, tzinfo=UTC)
+    for index, first in enumerate(range(0, size, TURNS_PER_SESSION)):
+        count = min(TURNS_PER_SESSION, size - first)
+        session_id = f"scale-{index:05d}"
+        turns = tuple(
+            TurnRecord(
+                turn_id=f"{session_id}_{n + 1}",
+                speaker="user" if n % 2 == 0 else "assistant",
+                content=synthetic_sentence(rng),
+            )
+            for n in range(count)
+        )
+        yield SessionRecord(session_id, start + timedelta(days=index), turns, source="synthetic")
+
+
+def synthetic_queries(count: int, *, seed: int = 11) -> list[str]:
+    """Questions in the corpus' vocabulary (what someone did with something, somewhere)."""
+    rng = random.Random(seed)
+    return [
+        f"what did {rng.choice(_NAMES)} do with the {rng.choice(_ADJECTIVES)} "
+        f"{rng.choice(_NOUNS)} {rng.choice(_PLACES)}?"
+        for _ in range(count)
+    ]
+
+
+def _time_queries(
+    mem: BenchMemory,
+    queries: Sequence[str],
+    vectors: Sequence[Any] | None,
+    repeats: int,
+    mode: Mode,
+    now: datetime,
+) -> list[float]:
+    per_query: list[float] = []
+    for i, query in enumerate(queries):
+        runs = []
+        for _ in range(repeats):
+            began = time.perf_counter()
+            mem.recall(
+                query,
+                agent="scale",
+                k=10,
+                mode=mode,
+                now=now,
+                record_access=False,
+                query_vector=vectors[i] if vectors is not None else None,
+            )
+            runs.append((time.perf_counter() - began) * 1000.0)
+        per_query.append(statistics.median(runs))
+    return per_query
+
+
+def _one_size(
+    size: int,
+    queries: Sequence[str],
+    *,
+    mode: Mode,
+    repeats: int,
+    settings: Settings | None,
+    embedder: Embedder | None,
+    progress: Progress | None,
+) -> dict[str, Any]:
+    with bench_memory(settings, depth=10, workdir=None, memory=None, embedder=embedder) as (
+        mem,
+        used,
+    ):
+        began = time.perf_counter()
+        mem.import_sessions(
+            "scale",
+            synthetic_sessions(size),
+            progress=(lambda d, t: progress(f"ingest {size}", d, t)) if progress else None,
+        )
+        ingest_s = time.perf_counter() - began
+        now = datetime(2024, 1, 1, tzinfo=UTC) + timedelta(days=size // TURNS_PER_SESSION + 1)
+        model = getattr(mem, "embedder", None)
+        # Warm-up: the first calls load the model and fill caches; they are not measured.
+        _time_queries(mem, queries[:3], None, 1, mode, now)
+        with_embedding = _time_queries(mem, queries, None, repeats, mode, now)
+        vectors = [model.embed_query(q) for q in queries] if model is not None else None
+        without_embedding = _time_queries(mem, queries, vectors, repeats, mode, now)
+        row = {
+            "size": size,
+            "ingest_s": ingest_s,
+            "items_per_s": size / ingest_s if ingest_s else 0.0,
+            "p50_ms": percentile(with_embedding, 50),
+            "p95_ms": percentile(with_embedding, 95),
+            "p50_ms_no_embed": percentile(without_embedding, 50),
+            "p95_ms_no_embed": percentile(without_embedding, 95),
+            "peak_rss_mb": peak_rss_mb(),
+            "embedder": embedder_id(mem),
+            "settings": settings_summary(used),
+        }
+    return row
+
+
+def run_scale(
+    sizes: Sequence[int] = (10_000, 100_000),
+    *,
+    queries: int = 100,
+    repeats: int = 3,
+    mode: Mode = "hybrid",
+    embedder: Embedder | None = None,
+    settings: Settings | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Ingest throughput, recall latency and peak memory at each corpus size.
+
+    ``embedder`` replaces the one ``settings.embedder`` names. Peak RSS is the
+    process' high-water mark so far, so it can only grow from one size to the next.
+    """
+    texts = synthetic_queries(queries)
+    rows = []
+    for index, size in enumerate(sizes):
+        if progress:
+            progress(f"size {size}", index, len(sizes))
+        rows.append(
+            _one_size(
+                size,
+                texts,
+                mode=mode,
+                repeats=repeats,
+                settings=settings,
+                embedder=embedder,
+                progress=progress,
+            )
+        )
+    results: dict[str, Any] = {
+        "benchmark": "scale",
+        "dataset": "synthetic chat corpus (seeded)",
+        "mode": mode,
+        "queries": queries,
+        "repeats": repeats,
+        "embedder": rows[0]["embedder"] if rows else None,
+        "settings": rows[0]["settings"] if rows else {},
+        "sizes": rows,
+    }
+    results["headline"] = {
+        f"{key}@{row['size']}": float(row[key])
+        for row in rows
+        for key in (
+            "items_per_s",
+            "p50_ms",
+            "p95_ms",
+            "p50_ms_no_embed",
+            "p95_ms_no_embed",
+            "peak_rss_mb",
+        )
+    }
+    results["tables"] = [
+        table(
+            f"Speed at scale ({mode}, top 10, {queries} queries x {repeats})",
+            [
+                "items",
+                "ingest s",
+                "items/s",
+                "p50 ms",
+                "p95 ms",
+                "p50 ms (no embed)",
+                "p95 ms (no embed)",
+                "embed share of p50",
+                "peak RSS MiB",
+            ],
+            [
+                [
+                    f"{row['size']:,}",
+                    f"{row['ingest_s']:.1f}",
+                    f"{row['items_per_s']:.0f}",
+                    f"{row['p50_ms']:.1f}",
+                    f"{row['p95_ms']:.1f}",
+                    f"{row['p50_ms_no_embed']:.1f}",
+                    f"{row['p95_ms_no_embed']:.1f}",
+                    f"{1 - row['p50_ms_no_embed'] / row['p50_ms']:.0%}" if row["p50_ms"] else "-",
+                    f"{row['peak_rss_mb']:.0f}",
+                ]
+                for row in rows
+            ],
+        )
+    ]
+    return results
