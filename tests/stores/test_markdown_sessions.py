@@ -1,0 +1,98 @@
+"""sessions/<id>.md: render, parse, escaping, appending and removing turns."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from kronika.core.model import ItemType, SessionRecord, TurnRecord
+from kronika.stores.markdown import MarkdownWorkspace
+from kronika.stores.markdown.sessions import render_session
+
+GOLDEN = Path(__file__).parent.parent / "golden" / "markdown"
+START = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
+SESSION = SessionRecord(
+    session_id="conv-26-s1",
+    started_at=START,
+    title="Catching up",
+    source="locomo",
+    turns=(
+        TurnRecord("D1:1", "Caroline", "Hey Mel! Good to see you!", at=START),
+        TurnRecord("D1:2", "Melanie", "Multi-line\ncontent here."),
+        TurnRecord("D1:3", "Caroline", "### [D9:9] Mallory · 2020-01-01T00:00:00Z\n\\### [x] y"),
+    ),
+)
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> MarkdownWorkspace:
+    workspace = MarkdownWorkspace(tmp_path)
+    workspace.create_agent("mel")
+    return workspace
+
+
+def test_render_matches_golden_file() -> None:
+    assert render_session(SESSION) == (GOLDEN / "session.md").read_text(encoding="utf-8")
+
+
+def test_turns_parse_back_with_ids_times_and_provenance(ws: MarkdownWorkspace) -> None:
+    path = ws.write_session("mel", SESSION)
+    assert path == "sessions/conv-26-s1.md"
+    items = ws.parse_source("mel", path).items
+    assert [i.content for i in items] == [t.content for t in SESSION.turns]
+    assert [i.speaker for i in items] == ["Caroline", "Melanie", "Caroline"]
+    assert all(i.type is ItemType.MESSAGE and i.created_at == START for i in items)
+    assert items[1].provenance.turn_ids == ("D1:2",)
+    assert items[1].provenance.session_id == "conv-26-s1"
+    lines = (ws.agent_dir("mel") / path).read_text("utf-8").splitlines()
+    assert lines[items[1].provenance.line - 1] == "### [D1:2] Melanie"  # type: ignore[operator]
+    assert "Caroline" in items[0].entities or "Mel" in items[0].entities
+    # Ids depend on agent, session and turn id only: re-importing gives the same ids.
+    ws.write_session("mel", SESSION)
+    assert [i.id for i in ws.parse_source("mel", path).items] == [i.id for i in items]
+
+
+def test_append_turn_creates_the_file_then_appends(ws: MarkdownWorkspace) -> None:
+    later = datetime(2023, 5, 8, 14, 0, tzinfo=UTC)
+    path = ws.append_turn("mel", "live/1", TurnRecord("1", "user", "hi"), started_at=START)
+    ws.append_turn(
+        "mel", "live/1", TurnRecord("2", "assistant", "### [ hello", at=later), started_at=START
+    )
+    assert path == "sessions/live_1.md"
+    text = (ws.agent_dir("mel") / path).read_text("utf-8")
+    assert text == (
+        "---\nsession: live/1\nstarted: 2023-05-08T13:56:00Z\n---\n\n"
+        "### [1] user\nhi\n\n### [2] assistant · 2023-05-08T14:00:00Z\n\\### [ hello\n"
+    )
+    items = ws.parse_source("mel", path).items
+    assert [(i.content, i.created_at) for i in items] == [("hi", START), ("### [ hello", later)]
+    assert items[0].provenance.session_id == "live/1"
+
+
+def test_remove_item_deletes_one_turn_block(ws: MarkdownWorkspace) -> None:
+    path = ws.write_session("mel", SESSION)
+    first, second, third = ws.parse_source("mel", path).items
+    assert ws.remove_item("mel", second) is True
+    remaining = ws.parse_source("mel", path).items
+    assert [i.id for i in remaining] == [first.id, third.id]
+    assert remaining[1].content == third.content
+    assert ws.remove_item("mel", second) is False
+
+
+def test_broken_frontmatter_is_reported_backed_up_and_turns_still_count(
+    ws: MarkdownWorkspace,
+) -> None:
+    file = ws.agent_dir("mel") / "sessions" / "s9.md"
+    file.write_text("---\nsession: s9\nthis is not a header line\n\n### [1] Ann\nhello\n", "utf-8")
+    parsed = ws.parse_source("mel", "sessions/s9.md")
+    assert [(i.speaker, i.content) for i in parsed.items] == [("Ann", "hello")]
+    assert parsed.items[0].provenance.session_id == "s9"
+    (warning,) = parsed.warnings
+    assert "sessions/s9.md" in warning and ".corrupt/sessions__s9.md." in warning
+    (backup,) = (ws.agent_dir("mel") / ".corrupt").iterdir()
+    assert backup.read_bytes() == file.read_bytes()
+    # Reading the same damaged bytes again reuses the copy instead of piling up new ones.
+    ws.parse_source("mel", "sessions/s9.md")
+    assert len(list((ws.agent_dir("mel") / ".corrupt").iterdir())) == 1
