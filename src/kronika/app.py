@@ -25,6 +25,8 @@ log = logging.getLogger("kronika")
 
 INDEX_FILE = "index.sqlite"
 AUDIT_FILE = "audit.jsonl"
+MODEL_MARKER = "index.model"
+"""Names the embedding model the index was last built with; a change triggers re-embedding."""
 
 
 def init_workspace(settings: Settings) -> bool:
@@ -75,7 +77,14 @@ def build_memory(
         clock=clock or SystemClock(),
         audit=JsonlAuditLog(Path(settings.home) / AUDIT_FILE),
     )
+    marker = Path(settings.home) / MODEL_MARKER
+    previous = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
     if recreated:
         log.warning("the index at %s was unusable; rebuilding it from the Markdown", index_path)
         memory.reindex()
+    elif previous is not None and previous != chosen.model_id:
+        log.warning("embedding model changed (%s -> %s): re-embedding", previous, chosen.model_id)
+        memory.reindex()
+    if previous != chosen.model_id:
+        marker.write_text(chosen.model_id + "\n", encoding="utf-8")
     return memory

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 import secrets
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -140,11 +139,13 @@ class Memory:
             tokens=tokens,
             clock=clock,
             settings=RecallSettings(
-                candidates=settings.recall_candidates, rrf_k=settings.rrf_k, weights=weights
+                candidates=settings.recall_candidates,
+                lexical_weight=settings.lexical_weight,
+                weights=weights,
             ),
         )
         self._deferred: dict[str, list[str]] | None = None
-        self._synced_at: dict[str, float] = {}
+        self._synced_at: dict[str, datetime] = {}
 
     # ----------------------------------------------------------------- lifecycle
     def __enter__(self) -> Memory:
@@ -171,7 +172,7 @@ class Memory:
             if agent is None:
                 return self._indexer.sync_all(progress=progress)
             report = self._indexer.sync_agent(self._agent(agent), progress=progress)
-        self._synced_at[agent] = time.monotonic()
+        self._synced_at[agent] = self.clock.now()
         return report
 
     def reindex(self, *, progress: Progress | None = None) -> SyncReport:
@@ -588,12 +589,13 @@ class Memory:
 
     def _fresh(self, agent: str) -> None:
         """Sync ``agent`` unless it was synced moments ago by this process."""
+        now = self.clock.now()
         last = self._synced_at.get(agent)
-        if last is not None and time.monotonic() - last < 1.0:
+        if last is not None and 0 <= (now - last).total_seconds() < self.settings.sync_interval:
             return
         with self._lock:
             self._indexer.sync_agent(agent)
-        self._synced_at[agent] = time.monotonic()
+        self._synced_at[agent] = now
 
     def _after_write(self, agent: str, paths: Sequence[str]) -> None:
         if self._deferred is not None and agent in self._deferred:

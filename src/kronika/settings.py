@@ -56,6 +56,12 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "embedding",
     ),
     SettingSpec("embedder_threads", 1, "BLAS threads for the local embedder.", "embedding"),
+    SettingSpec(
+        "sync_interval",
+        1.0,
+        "Seconds between checks of the Markdown for hand edits within one process.",
+        "workspace",
+    ),
     SettingSpec("embed_batch", 64, "Texts embedded per batch while indexing.", "embedding"),
     SettingSpec(
         "token_encoding", "cl100k_base", "Tokenizer used for every token budget.", "embedding"
@@ -66,7 +72,10 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "recall_candidates", 100, "Candidates each retriever contributes before fusion.", "recall"
     ),
     SettingSpec(
-        "rrf_k", 60, "Reciprocal-rank-fusion constant for lexical + vector lists.", "recall"
+        "lexical_weight",
+        0.5,
+        "Share of lexical (BM25) relevance in hybrid recall; the rest is vector.",
+        "recall",
     ),
     SettingSpec("alpha", 0.5, "Weight of relevance in the recall score (R3).", "recall"),
     SettingSpec("beta", 0.3, "Weight of importance in the recall score (R3).", "recall"),
@@ -125,11 +134,12 @@ class Settings:
     autonomy: int = 2
     embedder: str = "use-multilingual"
     embedder_threads: int = 1
+    sync_interval: float = 1.0
     embed_batch: int = 64
     token_encoding: str = "cl100k_base"
     recall_k: int = 10
     recall_candidates: int = 100
-    rrf_k: int = 60
+    lexical_weight: float = 0.5
     alpha: float = 0.5
     beta: float = 0.3
     gamma: float = 0.2

@@ -118,7 +118,7 @@ def test_sections_are_chosen_and_can_be_named(memory: Memory) -> None:
     memory.remember("prefiere respuestas cortas", key="preferencia")
     memory.remember("always run the tests before a release")
     memory.remember("works at Acme", section="User")
-    by_value = {f.value: f.section for f in memory.facts()}
+    by_value = {f.value or f.content: f.section for f in memory.facts()}
     assert by_value["prefiere respuestas cortas"] == "Preferences"
     assert by_value["always run the tests before a release"] == "Decisions"
     assert by_value["works at Acme"] == "User"
@@ -148,8 +148,22 @@ def test_brain_over_budget_moves_least_used_facts_to_the_archive(
 
     small = load_settings(home, environ={}, embedder="hashing", brain_max=60, brain_budget=40)
     with build_memory(small, create=True, clock=clock) as mem:
-        for n in range(12):
-            mem.remember(f"the user collects item number {n} of a long series", key=f"item{n}")
+        things = [
+            "stamps",
+            "vinyl records",
+            "old maps",
+            "fountain pens",
+            "seashells",
+            "coins",
+            "postcards",
+            "board games",
+            "comic books",
+            "teapots",
+            "keyrings",
+            "minerals",
+        ]
+        for n, thing in enumerate(things):
+            mem.remember(f"the user collects {thing} from every trip abroad", key=f"hobby{n}")
             clock.advance(minutes=1)
         brain = mem.facts(include_archived=False)
         archived = mem.workspace.archived_facts("default")

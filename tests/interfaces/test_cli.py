@@ -81,20 +81,43 @@ def test_list_get_history_stats_reindex_export(run, tmp_path: Path) -> None:  # 
 def test_import_jsonl_and_recall_with_filters(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     chat = tmp_path / "chat.jsonl"
     lines = [
-        {"session": "s1", "role": "user", "content": "I adopted a cat named Mruczek",
-         "at": "2025-11-27T10:00:00Z"},
-        {"session": "s1", "role": "assistant", "content": "Congratulations on Mruczek!",
-         "at": "2025-11-27T10:00:05Z"},
-        {"session": "s2", "role": "user", "content": "We moved to Valencia",
-         "at": "2025-12-03T18:00:00Z"},
+        {
+            "session": "s1",
+            "role": "user",
+            "content": "I adopted a cat named Mruczek",
+            "at": "2025-11-27T10:00:00Z",
+        },
+        {
+            "session": "s1",
+            "role": "assistant",
+            "content": "Congratulations on Mruczek!",
+            "at": "2025-11-27T10:00:05Z",
+        },
+        {
+            "session": "s2",
+            "role": "user",
+            "content": "We moved to Valencia",
+            "at": "2025-12-03T18:00:00Z",
+        },
     ]
     chat.write_text("\n".join(json.dumps(line) for line in lines) + "\n")
     run("init")
     summary = json.loads(run("import", "jsonl", str(chat), "--agent", "pets", "--json"))
     assert summary["turns"] == 3
     hits = json.loads(
-        run("recall", "cat", "--agent", "pets", "--since", "2025-11-01", "--until",
-            "2025-11-30", "--speaker", "user", "--json")
+        run(
+            "recall",
+            "cat",
+            "--agent",
+            "pets",
+            "--since",
+            "2025-11-01",
+            "--until",
+            "2025-11-30",
+            "--speaker",
+            "user",
+            "--json",
+        )
     )["hits"]
     assert [h["content"] for h in hits] == ["I adopted a cat named Mruczek"]
     assert hits[0]["citation"].startswith("sessions/s1.md#L")

@@ -21,3 +21,16 @@ def test_readme_has_the_two_commands_and_ci_runs_the_test_one() -> None:
     assert "scripts/test" in readme
     assert "kronika init" in readme
     assert "scripts/test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_settings_table_and_dataclass_agree() -> None:
+    from dataclasses import fields
+
+    from kronika.settings import Settings
+
+    names = {f.name for f in fields(Settings)} - {"agents"}
+    assert names == {spec.name for spec in SETTINGS_TABLE}
+    defaults = Settings()
+    for spec in SETTINGS_TABLE:
+        if spec.name != "home":
+            assert getattr(defaults, spec.name) == spec.default, spec.name

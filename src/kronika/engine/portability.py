@@ -9,6 +9,7 @@ path and re-indexes; exporting the result again gives the same files.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import asdict
 from typing import Any
 
 from kronika.core.serialize import item_to_dict
@@ -47,7 +48,7 @@ def export_memory(memory: Memory, agents: Sequence[str] | None = None) -> dict[s
         }
     out["audit"] = (
         [
-            {**entry.__dict__, "at": entry.at.isoformat()}
+            {**asdict(entry), "at": entry.at.isoformat()}
             for entry in memory.audit()
             if entry.target_agent in names
         ]

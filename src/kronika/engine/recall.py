@@ -2,7 +2,8 @@
 
 1. Each retriever returns up to ``recall_candidates`` ids under the same filter:
    FTS5/BM25 for exact names and commands, cosine over embeddings for meaning.
-2. Reciprocal-rank fusion turns the two rankings into one relevance in (0, 1].
+2. Per-query normalised scores are fused convexly into one relevance in [0, 1]
+   (:mod:`kronika.core.fusion`).
 3. The R3 score adds importance and access-aware recency:
    ``score = α·relevance + β·importance + γ·exp(−decay·Δt)``.
 4. The best ``k`` are packed into the token budget, and their access is recorded.
@@ -16,8 +17,9 @@ from datetime import datetime
 from typing import Literal
 
 from kronika.core.budget import pack
+from kronika.core.fusion import fuse
 from kronika.core.model import RecallFilter, RecallHit, RecallResult, ScoreParts
-from kronika.core.scoring import ScoreWeights, combined_score, recency, rrf_fuse
+from kronika.core.scoring import ScoreWeights, combined_score, recency
 from kronika.errors import InvalidQuery
 from kronika.ports import Clock, Embedder, ItemIndex, TokenCounter, Vector
 
@@ -30,7 +32,7 @@ MODES: tuple[Mode, ...] = ("hybrid", "lexical", "vector")
 @dataclass(frozen=True, slots=True)
 class RecallSettings:
     candidates: int = 100
-    rrf_k: int = 60
+    lexical_weight: float = 0.5
     weights: ScoreWeights = ScoreWeights()
 
 
@@ -70,19 +72,16 @@ class Recaller:
             raise InvalidQuery("k must be at least 1")
         moment = now or self._clock.now()
         limit = max(self._settings.candidates, k)
-        rankings: list[list[str]] = []
-        lexical_rank: dict[str, int] = {}
-        similarity: dict[str, float] = {}
+        lexical: list[tuple[str, float]] | None = None
+        dense: list[tuple[str, float]] | None = None
         if mode in ("hybrid", "lexical") and query.strip():
-            lexical = self._index.search_lexical(query, flt, limit)
-            rankings.append([item_id for item_id, _ in lexical])
-            lexical_rank = {item_id: rank for rank, (item_id, _) in enumerate(lexical, 1)}
+            lexical = _stable(self._index.search_lexical(query, flt, limit))
         if mode in ("hybrid", "vector") and (query.strip() or query_vector is not None):
             vector = query_vector if query_vector is not None else self._embedder.embed_query(query)
-            dense = self._index.search_vector(vector, flt, limit)
-            rankings.append([item_id for item_id, _ in dense])
-            similarity = dict(dense)
-        relevance = rrf_fuse(rankings, k=self._settings.rrf_k) if rankings else {}
+            dense = _stable(self._index.search_vector(vector, flt, limit))
+        relevance = fuse(lexical, dense, lexical_weight=self._settings.lexical_weight)
+        lexical_rank = {item_id: rank for rank, (item_id, _) in enumerate(lexical or [], 1)}
+        similarity = dict(dense or [])
         items = self._index.get_items(list(relevance))
         weights = self._settings.weights
         scored: list[RecallHit] = []
@@ -128,3 +127,8 @@ class Recaller:
             candidates=len(relevance),
             dropped_for_budget=dropped,
         )
+
+
+def _stable(results: list[tuple[str, float]]) -> list[tuple[str, float]]:
+    """Best first, ties broken by id, so a rebuilt index ranks exactly as before."""
+    return sorted(results, key=lambda pair: (-pair[1], pair[0]))
