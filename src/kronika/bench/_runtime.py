@@ -18,7 +18,7 @@ from kronika.ports import Embedder, Vector
 from kronika.settings import Settings
 
 Progress = Callable[[str, int, int], None]
-"""``progress(stage, done, total)``: stage is a short label such as ``"conv-26"``."""
+"""``progress(stage, done, total)``: stage is a label such as ``"conv-26"``; total 0 = unknown."""
 
 
 class BenchMemory(Protocol):
