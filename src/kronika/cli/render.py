@@ -23,8 +23,9 @@ from rich.text import Text
 from kronika.core.model import MemoryItem, RecallResult
 from kronika.core.serialize import item_to_dict
 
-out = Console(highlight=False, soft_wrap=False)
-err = Console(stderr=True, highlight=False)
+# piped output keeps long lines (tables are for reading, --json is for scripts)
+out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def print_json(data: Any) -> None:

@@ -166,7 +166,8 @@ class Indexer:
         return len(batch)
 
     def _embed_missing(self, wanted: dict[str, str]) -> int:
-        missing = sorted(self._index.embeddings_missing(wanted))
+        # similar lengths in one batch: the encoder pads every text to the longest
+        missing = sorted(self._index.embeddings_missing(wanted), key=lambda h: (len(wanted[h]), h))
         for start in range(0, len(missing), self._embed_batch):
             chunk = missing[start : start + self._embed_batch]
             vectors = self._embedder.embed_documents([wanted[h] for h in chunk])

@@ -1,0 +1,87 @@
+"""``kronika bench locomo|longmemeval|scale`` — run a benchmark, print and save the results."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from kronika.cli import render
+from kronika.errors import ImportFormatError, InvalidInput
+from kronika.settings import Settings
+
+
+@contextmanager
+def _bar(enabled: bool) -> Iterator[Callable[[str, int, int], None]]:
+    if not enabled:
+        yield lambda label, done, total: None
+        return
+    bar = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=render.err,
+    )
+    task = bar.add_task("bench", total=None)
+
+    def update(label: str, done: int, total: int) -> None:
+        bar.update(task, description=label, completed=done, total=total)
+
+    with bar:
+        yield update
+
+
+def run_bench(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika import bench
+
+    if args.embedder:
+        settings = settings.with_overrides(embedder=args.embedder)
+    modes = tuple(args.mode) if args.mode else ("lexical", "vector", "hybrid")
+    results: dict[str, Any]
+    with _bar(not args.json) as progress:
+        if args.suite == "scale":
+            try:
+                sizes = tuple(int(s) for s in args.sizes.split(",") if s.strip())
+            except ValueError as exc:
+                raise InvalidInput(f"--sizes must be numbers separated by commas: {exc}") from exc
+            results = bench.run_scale(
+                sizes, queries=args.queries, settings=settings, progress=progress
+            )
+        else:
+            if not args.path or not Path(args.path).is_file():
+                raise ImportFormatError(f"bench {args.suite} needs a data file; got {args.path!r}")
+            run = bench.run_locomo if args.suite == "locomo" else bench.run_longmemeval
+            results = run(
+                args.path,
+                modes=modes,
+                limit=args.limit,
+                settings=settings,
+                progress=progress,
+            )
+    json_path, md_path = bench.write_report(args.suite, results, args.out)
+    if args.json:
+        render.print_json(
+            {
+                "suite": args.suite,
+                **bench.headline(results),
+                "results": results,
+                "report": str(md_path),
+            }
+        )
+        return 0
+    for tbl in results.get("tables", []):
+        table = Table(title=tbl["title"], title_justify="left")
+        for column in tbl["columns"]:
+            table.add_column(str(column))
+        for row in tbl["rows"]:
+            table.add_row(*(Text(str(cell)) for cell in row))
+        render.out.print(table)
+    render.out.print(f"results written to {md_path} and {json_path}")
+    return 0
