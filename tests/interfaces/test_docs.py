@@ -34,3 +34,26 @@ def test_settings_table_and_dataclass_agree() -> None:
     for spec in SETTINGS_TABLE:
         if spec.name != "home":
             assert getattr(defaults, spec.name) == spec.default, spec.name
+
+
+def test_readme_python_example_runs(tmp_path: Path, monkeypatch: object) -> None:
+    import re
+
+    import pytest
+
+    mp: pytest.MonkeyPatch = monkeypatch  # type: ignore[assignment]
+    mp.chdir(tmp_path)
+    mp.setenv("KRONIKA_EMBEDDER", "hashing")
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"```python\n(.*?)```", readme, re.S)
+    assert block is not None
+    exec(compile(block.group(1), "README.md", "exec"), {})
+    assert (tmp_path / ".kronika" / "agents" / "default" / "brain.md").is_file()
+
+
+def test_every_doc_the_readme_links_exists() -> None:
+    import re
+
+    readme = (ROOT / "README.md").read_text()
+    for target in re.findall(r"\]\((docs/[^)]+)\)", readme):
+        assert (ROOT / target).is_file(), target
