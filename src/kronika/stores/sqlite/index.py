@@ -32,6 +32,7 @@ from kronika.stores.sqlite.vectors import VectorSnapshot
 
 MEMORY = ":memory:"
 BUSY_TIMEOUT_S = 30.0
+_DELETIONS_KEPT = 100_000  # deletion-log entries kept for readers' incremental refresh
 _CHUNK = 500  # bound parameters per IN (...) list, far below SQLite's limit
 _CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB (primary result codes)
 # BM25 column weights: content, key, entities, speaker. A hit on a key or an
@@ -67,6 +68,7 @@ class SqliteIndex:
         self._lock = threading.RLock()
         self._snapshot: VectorSnapshot | None = None
         self._snapshot_version: int | None = None
+        self._stale = False
         self._conn = self._connect()
 
     @classmethod
@@ -135,7 +137,7 @@ class SqliteIndex:
                 conn.execute("ROLLBACK")
                 raise
             finally:
-                self._snapshot = None
+                self._stale = True
 
     def close(self) -> None:
         with self._lock:
@@ -194,7 +196,7 @@ class SqliteIndex:
                 ((i,) for i in unique),
             )
             conn.executemany("DELETE FROM items WHERE id = ?", ((i,) for i in unique))
-            (top,) = conn.execute("SELECT coalesce(max(rowid), 0) FROM items").fetchone()
+            top = _last_rowid(conn)
             numbered = [(top + 1 + n, pair) for n, pair in enumerate(unique.values())]
             conn.executemany(
                 R.INSERT_ITEM_SQL, (R.item_row(rid, it, state, h) for rid, (it, h) in numbered)
@@ -218,6 +220,11 @@ class SqliteIndex:
             f"DELETE FROM items_fts WHERE rowid IN (SELECT rowid FROM items WHERE {where})", params
         )
         conn.execute(f"DELETE FROM items WHERE {where}", params)
+        # Readers further behind than this reload their vectors in full.
+        conn.execute(
+            "DELETE FROM item_deletions WHERE seq <= (SELECT max(seq) FROM item_deletions) - ?",
+            (_DELETIONS_KEPT,),
+        )
 
     def remove_source(self, agent: str, path: str) -> None:
         with self._writing() as conn:
@@ -230,6 +237,7 @@ class SqliteIndex:
             conn.execute("DELETE FROM item_entities")
             conn.execute("DELETE FROM items_fts")
             conn.execute("DELETE FROM items")
+            conn.execute("DELETE FROM item_deletions")  # readers see the gap and reload
             conn.execute("DELETE FROM sources")
 
     def get_items(self, ids: Sequence[str]) -> list[MemoryItem]:
@@ -297,16 +305,22 @@ class SqliteIndex:
         return set(wanted) - present
 
     def store_embeddings(self, vectors: Mapping[str, Vector]) -> None:
-        """Cache one vector per text hash under ``embedding_model`` (replacing any old one)."""
+        """Cache one vector per text hash under ``embedding_model`` (replacing any old one).
+
+        Vectors are stored scaled to unit length (a zero vector stays zero), so
+        cosine similarity is a plain dot product at search time.
+        """
         blobs: list[tuple[str, str, bytes]] = []
         for text_hash, vec in vectors.items():
-            flat = np.asarray(vec, dtype="<f4").reshape(-1)
+            flat = np.asarray(vec, dtype=np.float64).reshape(-1)
             if flat.size != self._dim:
                 raise IndexError_(
                     f"embedding for {text_hash} has {flat.size} dimensions;"
                     f" model {self._model} has {self._dim}"
                 )
-            blobs.append((text_hash, self._model, flat.tobytes()))
+            norm = float(np.linalg.norm(flat))
+            unit = flat / norm if norm > 0 else flat
+            blobs.append((text_hash, self._model, unit.astype("<f4").tobytes()))
         with self._writing() as conn:
             conn.executemany(
                 "INSERT OR REPLACE INTO embeddings (text_hash, model, vec) VALUES (?, ?, ?)", blobs
@@ -348,12 +362,15 @@ class SqliteIndex:
         return snapshot.search(query, flt, limit, allowed)
 
     def _current_snapshot(self, conn: sqlite3.Connection) -> VectorSnapshot:
-        # data_version changes when another connection commits; our own writes
-        # clear self._snapshot directly.
+        # data_version changes when another connection commits; our own writes set
+        # self._stale. Either way only the difference is read (VectorSnapshot.refresh).
         (version,) = conn.execute("PRAGMA data_version").fetchone()
-        if self._snapshot is None or version != self._snapshot_version:
+        if self._snapshot is None:
             self._snapshot = VectorSnapshot.load(conn, self._model, self._dim)
-            self._snapshot_version = version
+        elif self._stale or version != self._snapshot_version:
+            self._snapshot = self._snapshot.refresh(conn, self._model, self._dim)
+        self._snapshot_version = version
+        self._stale = False
         return self._snapshot
 
     # -- reporting --------------------------------------------------------------------
@@ -391,6 +408,13 @@ class SqliteIndex:
             return 0
         files = (self._path, Path(f"{self._path}-wal"))
         return sum(f.stat().st_size for f in files if f.exists())
+
+
+def _last_rowid(conn: sqlite3.Connection) -> int:
+    """The highest item rowid ever used; new rows take the next ones, so none is reused."""
+    (used,) = conn.execute("SELECT coalesce(max(rowid), 0) FROM items").fetchone()
+    found = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'items'").fetchone()
+    return max(int(used), int(found[0]) if found else 0)
 
 
 def _move_aside(path: Path) -> None:

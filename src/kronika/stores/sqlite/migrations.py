@@ -28,8 +28,10 @@ CREATE TABLE sources (
 
 -- source_agent/source_path name the Markdown file the item was indexed from
 -- (the replacement unit); path/line are the item's own provenance.
+-- rowids only grow (AUTOINCREMENT): a replaced item gets a new rowid, which lets
+-- the vector snapshot fetch just the rows added since it was loaded.
 CREATE TABLE items (
-    rowid         INTEGER PRIMARY KEY,
+    rowid         INTEGER PRIMARY KEY AUTOINCREMENT,
     id            TEXT NOT NULL UNIQUE,
     source_agent  TEXT NOT NULL,
     source_path   TEXT NOT NULL,
@@ -82,6 +84,16 @@ CREATE VIRTUAL TABLE items_fts USING fts5 (
     tokenize = 'unicode61 remove_diacritics 2'
 );
 
+-- Rowids of deleted items, so a process holding vectors in memory can drop exactly
+-- those instead of re-reading every rowid. Pruned to the newest entries on write.
+CREATE TABLE item_deletions (
+    seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+    item_rowid INTEGER NOT NULL
+);
+CREATE TRIGGER items_deleted AFTER DELETE ON items BEGIN
+    INSERT INTO item_deletions (item_rowid) VALUES (old.rowid);
+END;
+
 CREATE TABLE item_entities (
     item_rowid  INTEGER NOT NULL REFERENCES items (rowid) ON DELETE CASCADE,
     entity_norm TEXT NOT NULL,
@@ -90,13 +102,15 @@ CREATE TABLE item_entities (
 CREATE INDEX item_entities_norm ON item_entities (entity_norm);
 
 -- A cache, not derived from Markdown: reset() keeps it, so a rebuild never
--- re-embeds unchanged text. vec is little-endian float32.
+-- re-embeds unchanged text. vec is little-endian float32. seq only grows
+-- (AUTOINCREMENT), so readers can fetch just the vectors stored since they last looked.
 CREATE TABLE embeddings (
+    seq       INTEGER PRIMARY KEY AUTOINCREMENT,
     text_hash TEXT NOT NULL,
     model     TEXT NOT NULL,
     vec       BLOB NOT NULL,
-    PRIMARY KEY (text_hash, model)
-) WITHOUT ROWID;
+    UNIQUE (text_hash, model)
+);
 
 -- Keyed by item id (not rowid) so statistics survive a rebuild.
 CREATE TABLE usage (
