@@ -225,10 +225,12 @@ def test_embedding_cache_survives_reset_and_is_per_model(tmp_path: Path) -> None
         assert ix.embeddings_missing(["ha", "hb"]) == {"hb"}
         ix.replace_source(state(), [item("a")], ["ha"])
         assert ix.stats()["embedded"] == 1
-        assert [i for i, _ in ix.search_vector(np.ones(DIM), RecallFilter(), 5)] == ["a"]
+        assert [
+            i for i, _ in ix.search_vector(np.ones(DIM, dtype=np.float32), RecallFilter(), 5)
+        ] == ["a"]
     with SqliteIndex(path, embedding_model="m2", dim=DIM) as other:
         assert other.embeddings_missing(["ha"]) == {"ha"}
-        assert other.search_vector(np.ones(DIM), RecallFilter(), 5) == []
+        assert other.search_vector(np.ones(DIM, dtype=np.float32), RecallFilter(), 5) == []
         assert other.stats()["embedded"] == 0
 
 
@@ -256,10 +258,14 @@ def test_a_second_connection_sees_writes_of_the_first(tmp_path: Path) -> None:
         SqliteIndex(path, embedding_model="m1", dim=DIM) as writer,
         SqliteIndex(path, embedding_model="m1", dim=DIM) as reader,
     ):
-        assert reader.search_vector(np.ones(DIM), RecallFilter(), 5) == []  # snapshot cached
+        assert (
+            reader.search_vector(np.ones(DIM, dtype=np.float32), RecallFilter(), 5) == []
+        )  # snapshot cached
         writer.store_embeddings({"ha": np.ones(DIM, dtype=np.float32)})
         writer.replace_source(state(), [item("a")], ["ha"])
-        assert [i for i, _ in reader.search_vector(np.ones(DIM), RecallFilter(), 5)] == ["a"]
+        assert [
+            i for i, _ in reader.search_vector(np.ones(DIM, dtype=np.float32), RecallFilter(), 5)
+        ] == ["a"]
 
 
 def test_a_corrupt_file_raises_index_error_and_open_or_rebuild_recreates_it(
@@ -281,3 +287,32 @@ def test_a_corrupt_file_raises_index_error_and_open_or_rebuild_recreates_it(
     with again:
         assert not recreated
         assert ids(again.list_items(RecallFilter())) == ["a"]
+
+
+def test_a_damaged_page_is_also_treated_as_corruption(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    with SqliteIndex(path, embedding_model="m1", dim=DIM) as ix:
+        ix.replace_source(state(), [item("a")])
+    data = bytearray(path.read_bytes())
+    data[100:4096] = b"\xa5" * 3996  # the schema page, past the valid file header
+    path.write_bytes(bytes(data))
+    with pytest.raises(IndexError_, match="corrupt"):
+        SqliteIndex(path, embedding_model="m1", dim=DIM)
+    ix, recreated = SqliteIndex.open_or_rebuild(path, embedding_model="m1", dim=DIM)
+    ix.close()
+    assert recreated
+
+
+def test_an_unopenable_path_is_reported_and_nothing_is_moved(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    path.mkdir()  # a folder where the file should be: not corruption
+    with pytest.raises(IndexError_, match="cannot open index"):
+        SqliteIndex.open_or_rebuild(path, embedding_model="m1", dim=DIM)
+    assert [p.name for p in tmp_path.iterdir()] == ["index.sqlite"]
+
+
+def test_an_in_memory_index_works() -> None:
+    with SqliteIndex(":memory:", embedding_model="m1", dim=DIM) as ix:
+        ix.replace_source(state(), [item("a", "zielona herbata")])
+        assert [i for i, _ in ix.search_lexical("herbata", RecallFilter(), 3)] == ["a"]
+        assert ix.stats()["file_size"] == 0

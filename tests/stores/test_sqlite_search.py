@@ -183,7 +183,9 @@ def test_vector_search_returns_nearest_by_cosine_best_first(index: SqliteIndex) 
 def test_vector_search_skips_items_without_embeddings(index: SqliteIndex) -> None:
     index.replace_source(SOURCE, [item("a", "x"), item("b", "y")], ["ha", "hb"])
     index.store_embeddings({"ha": np.ones(DIM, dtype=np.float32)})
-    assert [i for i, _ in index.search_vector(np.ones(DIM), RecallFilter(), 5)] == ["a"]
+    assert [
+        i for i, _ in index.search_vector(np.ones(DIM, dtype=np.float32), RecallFilter(), 5)
+    ] == ["a"]
 
 
 def test_vector_search_with_a_narrow_filter_picks_the_best_allowed(index: SqliteIndex) -> None:

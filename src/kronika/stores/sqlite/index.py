@@ -16,7 +16,7 @@ import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,25 +28,16 @@ from kronika.ports import SourceState, Vector
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.migrations import applied_migrations, apply_migrations
 from kronika.stores.sqlite.query import filter_clause, match_expression, to_epoch
+from kronika.stores.sqlite.recovery import is_corruption, move_aside
 from kronika.stores.sqlite.vectors import VectorSnapshot
 
 MEMORY = ":memory:"
 BUSY_TIMEOUT_S = 30.0
 _DELETIONS_KEPT = 100_000  # deletion-log entries kept for readers' incremental refresh
 _CHUNK = 500  # bound parameters per IN (...) list, far below SQLite's limit
-_CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB (primary result codes)
 # BM25 column weights: content, key, entities, speaker. A hit on a key or an
 # entity name says more about an item than one word of its text.
 _BM25 = "bm25(items_fts, 1.0, 2.0, 2.0, 0.5)"
-
-
-def is_corruption(exc: BaseException) -> bool:
-    """Whether ``exc`` says the file is not a (healthy) SQLite database."""
-    code = getattr(exc, "sqlite_errorcode", None)
-    if isinstance(code, int) and code & 0xFF in _CORRUPT_CODES:
-        return True
-    text = str(exc).lower()
-    return "not a database" in text or "malformed" in text
 
 
 def _chunks(values: Sequence[str]) -> Iterator[Sequence[str]]:
@@ -87,7 +78,7 @@ class SqliteIndex:
         except IndexError_ as exc:
             if str(path) == MEMORY or not is_corruption(exc.__cause__ or exc):
                 raise
-        _move_aside(Path(path))
+        move_aside(Path(path))
         return cls(path, embedding_model=embedding_model, dim=dim), True
 
     # -- connection -----------------------------------------------------------------
@@ -415,17 +406,3 @@ def _last_rowid(conn: sqlite3.Connection) -> int:
     (used,) = conn.execute("SELECT coalesce(max(rowid), 0) FROM items").fetchone()
     found = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'items'").fetchone()
     return max(int(used), int(found[0]) if found else 0)
-
-
-def _move_aside(path: Path) -> None:
-    """Rename ``path`` and its WAL/SHM files to ``<name>.corrupt-<timestamp>[-wal|-shm]``."""
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    target = path.with_name(f"{path.name}.corrupt-{stamp}")
-    try:
-        # The WAL of a corrupt file must not be replayed into the fresh one.
-        for suffix in ("-wal", "-shm", ""):
-            old = Path(f"{path}{suffix}")
-            if old.exists():
-                old.rename(Path(f"{target}{suffix}"))
-    except OSError as exc:
-        raise IndexError_(f"cannot move corrupt index {path} aside: {exc}") from exc

@@ -1,0 +1,46 @@
+"""Recognising a corrupt index file and moving it out of the way (SPEC S4).
+
+The index is derived data, so the cure for corruption is always the same: keep
+the damaged file for inspection and start an empty index the engine refills
+from the Markdown workspace.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from pathlib import Path
+
+from kronika.errors import IndexError_
+
+_CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB (primary result codes)
+
+
+def is_corruption(exc: BaseException) -> bool:
+    """Whether ``exc`` says the file is not a (healthy) SQLite database.
+
+    A locked, missing or unreadable file is *not* corruption: moving it aside
+    would throw away a good index.
+    """
+    code = getattr(exc, "sqlite_errorcode", None)
+    if isinstance(code, int) and code & 0xFF in _CORRUPT_CODES:
+        return True
+    text = str(exc).lower()
+    return "not a database" in text or "malformed" in text
+
+
+def move_aside(path: Path, now: datetime | None = None) -> Path:
+    """Rename ``path`` (and its ``-wal``/``-shm``) to ``<name>.corrupt-<UTC stamp>``.
+
+    Returns the new path of the main file.
+    """
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S%fZ")
+    target = path.with_name(f"{path.name}.corrupt-{stamp}")
+    try:
+        # The WAL of a corrupt file must not be replayed into the fresh one.
+        for suffix in ("-wal", "-shm", ""):
+            old = Path(f"{path}{suffix}")
+            if old.exists():
+                old.rename(Path(f"{target}{suffix}"))
+    except OSError as exc:
+        raise IndexError_(f"cannot move corrupt index {path} aside: {exc}") from exc
+    return target
