@@ -105,6 +105,16 @@ def test_replace_source_replaces_exactly_that_files_items(index: SqliteIndex) ->
     assert set(index.source_states("jaskier")) == {"b.md"}
 
 
+def test_a_failed_replace_leaves_the_previous_items(index: SqliteIndex) -> None:
+    index.replace_source(state(), [item("a", "old text")])
+    broken = replace(item("c"), key=None, content=None)  # type: ignore[arg-type]
+    with pytest.raises(IndexError_):
+        index.replace_source(state(digest="h2"), [item("b"), broken], ["hb", "hc"])
+    assert ids(index.list_items(RecallFilter())) == ["a"]
+    assert index.source_states("jaskier")["memory/a.md"].content_hash == "h1"
+    assert [i for i, _ in index.search_lexical("old", RecallFilter(), 5)] == ["a"]
+
+
 def test_an_id_repeated_in_another_file_moves_to_the_file_indexed_last(index: SqliteIndex) -> None:
     index.replace_source(state("a.md"), [item("x", "old text", path="a.md")])
     index.replace_source(state("b.md"), [item("x", "new text", path="b.md"), item("x", "dup")])

@@ -125,7 +125,10 @@ class SqliteIndex:
                 yield conn
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                if (
+                    conn.in_transaction
+                ):  # SQLite may already have rolled back (disk full, I/O error)
+                    conn.execute("ROLLBACK")
                 raise
             finally:
                 self._stale = True

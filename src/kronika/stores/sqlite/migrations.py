@@ -176,6 +176,7 @@ def apply_migrations(
             applied_now.append(name)
         conn.execute("COMMIT")
     except BaseException:
-        conn.execute("ROLLBACK")
+        if conn.in_transaction:  # SQLite may already have rolled back (disk full, I/O error)
+            conn.execute("ROLLBACK")
         raise
     return applied_now
