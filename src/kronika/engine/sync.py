@@ -97,8 +97,21 @@ class Indexer:
         for gone in sorted(set(self._index.agents()) - set(agents)):
             for path in self._index.source_states(gone):
                 self._index.remove_source(gone, path)
+        totals = {agent: len(self._workspace.list_sources(agent)) for agent in agents}
+        grand_total = sum(totals.values())
+        offset = 0
         for agent in agents:
-            report.merge(self.sync_agent(agent, progress=progress))
+            scoped: Progress | None = None
+            if progress is not None:
+                base = offset
+
+                def scoped(done: int, _total: int, base: int = base) -> None:
+                    progress(base + done, grand_total)
+
+            report.merge(self.sync_agent(agent, progress=scoped))
+            offset += totals[agent]
+        if progress is not None:
+            progress(grand_total, grand_total)
         return report
 
     def rebuild(self, *, progress: Progress | None = None) -> SyncReport:
