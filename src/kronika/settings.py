@@ -73,7 +73,7 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "lexical_weight",
-        0.5,
+        0.7,
         "Share of lexical (BM25) relevance in hybrid recall; the rest is vector.",
         "recall",
     ),
@@ -139,7 +139,7 @@ class Settings:
     token_encoding: str = "cl100k_base"
     recall_k: int = 10
     recall_candidates: int = 100
-    lexical_weight: float = 0.5
+    lexical_weight: float = 0.7
     alpha: float = 0.5
     beta: float = 0.3
     gamma: float = 0.2

@@ -7,12 +7,14 @@ and combined convexly (Bruch et al., 2023, "An Analysis of Fusion Functions for
 Hybrid Retrieval")::
 
     lexical_i = bm25_i / max(bm25)                       (0 when not matched)
-    vector_i  = clip((cos_i − τ) / (max(cos) − τ), 0, 1)  τ = lower median of the cosines
-    relevance = w · lexical_i + (1 − w) · vector_i        w = lexical_weight
+    vector_i  = (cos_i − min(cos)) / (max(cos) − min(cos))
+    relevance = w · lexical_i + (1 − w) · vector_i        w = lexical_weight (default 0.7)
 
-τ makes the vector part embedder-agnostic: what a model calls "unrelated" differs
-(~0.1 for one model, ~0.75 for another), but the lower half of a query's candidates
-is never a strong match. With one retriever only, its normalised score is the relevance.
+Min-max scaling makes the vector part embedder-agnostic: what a model calls
+"unrelated" differs (~0.1 for one model, ~0.75 for another). Lexical evidence (shared
+rare words) is precise where the embedding is fuzzy, hence the default weight; on
+LoCoMo (dev) it measured best among 0.5/0.6/0.7 and RRF (k = 10, 30, 60) — see
+``docs/benchmarks.md``. With one retriever only, its normalised score is the relevance.
 """
 
 from __future__ import annotations
@@ -31,12 +33,11 @@ def normalise_lexical(results: Sequence[tuple[str, float]]) -> dict[str, float]:
 
 
 def normalise_vector(results: Sequence[tuple[str, float]]) -> dict[str, float]:
-    """Cosines rescaled so the lower median maps to 0 and the best to 1."""
+    """Cosines rescaled so the weakest candidate maps to 0 and the best to 1."""
     if not results:
         return {}
-    cosines = sorted(score for _, score in results)
-    floor = cosines[(len(cosines) - 1) // 2] if len(cosines) > 1 else cosines[0] - 1.0
-    spread = cosines[-1] - floor
+    floor = min(score for _, score in results)
+    spread = max(score for _, score in results) - floor
     if spread <= 1e-12:
         return {item_id: 1.0 for item_id, _ in results}
     return {item_id: min(1.0, max(0.0, (score - floor) / spread)) for item_id, score in results}
@@ -46,7 +47,7 @@ def fuse(
     lexical: Sequence[tuple[str, float]] | None,
     vector: Sequence[tuple[str, float]] | None,
     *,
-    lexical_weight: float = 0.5,
+    lexical_weight: float = 0.7,
 ) -> dict[str, float]:
     """Relevance in [0, 1] for every candidate of either retriever (``None`` = not run)."""
     if lexical is None and vector is None:

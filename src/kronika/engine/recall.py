@@ -32,7 +32,7 @@ MODES: tuple[Mode, ...] = ("hybrid", "lexical", "vector")
 @dataclass(frozen=True, slots=True)
 class RecallSettings:
     candidates: int = 100
-    lexical_weight: float = 0.5
+    lexical_weight: float = 0.7
     weights: ScoreWeights = ScoreWeights()
 
 

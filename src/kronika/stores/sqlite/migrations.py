@@ -120,7 +120,24 @@ CREATE TABLE usage (
 ) WITHOUT ROWID;
 """
 
-MIGRATIONS: tuple[tuple[str, str], ...] = (("0001_initial_schema", _SCHEMA),)
+# Porter stemming ("painting" finds "painted") measured +3-4 points of LoCoMo recall at
+# every k; it is applied to stored text and queries alike, so other languages only
+# lose the rare English-suffix collision. Rows are copied across, so no re-parse.
+_FTS_PORTER = """
+CREATE VIRTUAL TABLE items_fts_new USING fts5 (
+    content, key, entities, speaker,
+    tokenize = 'porter unicode61 remove_diacritics 2'
+);
+INSERT INTO items_fts_new (rowid, content, key, entities, speaker)
+    SELECT rowid, content, key, entities, speaker FROM items_fts;
+DROP TABLE items_fts;
+ALTER TABLE items_fts_new RENAME TO items_fts;
+"""
+
+MIGRATIONS: tuple[tuple[str, str], ...] = (
+    ("0001_initial_schema", _SCHEMA),
+    ("0002_fts_porter_stemming", _FTS_PORTER),
+)
 """Every migration, oldest first."""
 
 

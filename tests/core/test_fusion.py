@@ -1,0 +1,53 @@
+"""Properties of the lexical + vector fusion (kronika.core.fusion)."""
+
+from __future__ import annotations
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kronika.core.fusion import fuse, normalise_lexical, normalise_vector
+
+ids = st.text(alphabet="abcdefgh", min_size=1, max_size=3)
+scored = st.dictionaries(ids, st.floats(min_value=-1, max_value=30, allow_nan=False), max_size=12)
+
+
+@given(scored, scored, st.floats(min_value=0, max_value=1))
+def test_relevance_is_bounded_and_covers_every_candidate(
+    lex: dict[str, float], vec: dict[str, float], w: float
+) -> None:
+    fused = fuse(list(lex.items()), list(vec.items()), lexical_weight=w)
+    assert set(fused) == set(lex) | set(vec)
+    assert all(0.0 <= value <= 1.0 + 1e-9 for value in fused.values())
+
+
+@given(scored)
+def test_best_of_each_list_maps_to_one(results: dict[str, float]) -> None:
+    pairs = list(results.items())
+    if not pairs:
+        assert normalise_vector(pairs) == {} and normalise_lexical(pairs) == {}
+        return
+    best = max(pairs, key=lambda p: p[1])[0]
+    assert normalise_vector(pairs)[best] == 1.0
+    assert normalise_lexical(pairs)[best] == 1.0
+
+
+def test_top_in_both_lists_beats_top_in_one() -> None:
+    lexical = [("a", 9.0), ("b", 3.0)]
+    vector = [("a", 0.8), ("c", 0.9), ("b", 0.1)]
+    fused = fuse(lexical, vector, lexical_weight=0.7)
+    assert fused["a"] > fused["c"]
+    assert fused["a"] > fused["b"]
+
+
+def test_one_retriever_only_gives_its_own_normalised_scores() -> None:
+    assert fuse([("a", 4.0), ("b", 2.0)], None) == {"a": 1.0, "b": 0.5}
+    assert fuse(None, [("a", 0.9), ("b", 0.5)]) == {"a": 1.0, "b": 0.0}
+    assert fuse(None, None) == {}
+
+
+def test_weak_vector_only_match_stays_below_a_clear_lexical_match() -> None:
+    lexical = [("note", 7.5)]
+    vector = [("note", 0.62), ("fact", 0.40), ("other", 0.10)]
+    fused = fuse(lexical, vector, lexical_weight=0.7)
+    assert fused["note"] == 1.0
+    assert fused["fact"] < 0.25
