@@ -63,6 +63,16 @@ class SourceState:
     size: int
 
 
+@dataclass(frozen=True, slots=True)
+class ScoreFeatures:
+    """The parts of an item the recall score needs (times as Unix epoch seconds)."""
+
+    importance: float
+    created_at: float
+    last_accessed_at: float | None
+    access_count: int
+
+
 class ItemIndex(Protocol):
     """The derived, rebuildable index of memory items (SQLite today, PostgreSQL later).
 
@@ -96,6 +106,10 @@ class ItemIndex(Protocol):
     def store_embeddings(self, vectors: Mapping[str, Vector]) -> None: ...
 
     def get_items(self, ids: Sequence[str]) -> list[MemoryItem]: ...
+
+    def score_features(self, ids: Sequence[str]) -> dict[str, ScoreFeatures]:
+        """Importance, creation and usage of each known id (unknown ids are absent)."""
+        ...
 
     def list_items(
         self, flt: RecallFilter, *, limit: int | None = None, offset: int = 0

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Literal
 
 from kronika.core.budget import pack
@@ -82,32 +82,39 @@ class Recaller:
         relevance = fuse(lexical, dense, lexical_weight=self._settings.lexical_weight)
         lexical_rank = {item_id: rank for rank, (item_id, _) in enumerate(lexical or [], 1)}
         similarity = dict(dense or [])
-        items = self._index.get_items(list(relevance))
+        # score on a few columns first; build whole items only for the winners
+        features = self._index.score_features(list(relevance))
         weights = self._settings.weights
-        scored: list[RecallHit] = []
-        for item in items:
-            rel = relevance[item.id]
+        ranked: list[tuple[float, float, str, ScoreParts]] = []
+        for item_id, feat in features.items():
+            rel = relevance[item_id]
             rec = recency(
                 moment,
-                item.created_at,
-                item.last_accessed_at,
-                item.access_count,
+                _utc(feat.created_at),
+                None if feat.last_accessed_at is None else _utc(feat.last_accessed_at),
+                feat.access_count,
                 weights.decay_base,
             )
             parts = ScoreParts(
                 relevance=rel,
-                importance=item.importance,
+                importance=feat.importance,
                 recency=rec,
-                total=combined_score(rel, item.importance, rec, weights),
-                lexical_rank=lexical_rank.get(item.id),
-                vector_similarity=similarity.get(item.id),
+                total=combined_score(rel, feat.importance, rec, weights),
+                lexical_rank=lexical_rank.get(item_id),
+                vector_similarity=similarity.get(item_id),
             )
-            scored.append(
-                RecallHit(item=item, score=parts, tokens=self._tokens.count(item.content))
+            ranked.append((-parts.total, -rel, item_id, parts))
+        ranked.sort(key=lambda row: row[:3])
+        winners = ranked[:k]
+        items = {item.id: item for item in self._index.get_items([row[2] for row in winners])}
+        scored = [
+            RecallHit(
+                item=items[item_id], score=parts, tokens=self._tokens.count(items[item_id].content)
             )
-        scored.sort(key=lambda hit: (-hit.score.total, -hit.score.relevance, hit.item.id))
-        top = scored[:k]
-        kept, dropped = pack(top, lambda hit: hit.tokens, budget_tokens)
+            for _, _, item_id, parts in winners
+            if item_id in items
+        ]
+        kept, dropped = pack(scored, lambda hit: hit.tokens, budget_tokens)
         if record_access and kept:
             self._index.record_access([hit.item.id for hit in kept], moment)
         for hit in kept:
@@ -132,3 +139,7 @@ class Recaller:
 def _stable(results: list[tuple[str, float]]) -> list[tuple[str, float]]:
     """Best first, ties broken by id, so a rebuilt index ranks exactly as before."""
     return sorted(results, key=lambda pair: (-pair[1], pair[0]))
+
+
+def _utc(epoch: float) -> datetime:
+    return datetime.fromtimestamp(epoch, tz=UTC)

@@ -24,7 +24,7 @@ import numpy as np
 
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.errors import IndexError_
-from kronika.ports import SourceState, Vector
+from kronika.ports import ScoreFeatures, SourceState, Vector
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.migrations import applied_migrations, apply_migrations
 from kronika.stores.sqlite.query import filter_clause, match_expression, to_epoch
@@ -245,6 +245,28 @@ class SqliteIndex:
                     item = R.item_from_row(row)
                     found[item.id] = item
         return [found[i] for i in ids if i in found]
+
+    def score_features(self, ids: Sequence[str]) -> dict[str, ScoreFeatures]:
+        """What the R3 score needs of each item, without building whole items."""
+        found: dict[str, ScoreFeatures] = {}
+        wanted = list(dict.fromkeys(ids))
+        with self._reading() as conn:
+            for chunk in _chunks(wanted):
+                marks = ", ".join("?" * len(chunk))
+                rows = conn.execute(
+                    "SELECT i.id, i.importance, i.created_at, u.last_accessed_at,"
+                    " coalesce(u.access_count, 0) FROM items AS i"
+                    f" LEFT JOIN usage AS u ON u.item_id = i.id WHERE i.id IN ({marks})",
+                    chunk,
+                )
+                for item_id, importance, created, accessed, count in rows:
+                    found[item_id] = ScoreFeatures(
+                        importance=float(importance),
+                        created_at=float(created),
+                        last_accessed_at=None if accessed is None else float(accessed),
+                        access_count=int(count),
+                    )
+        return found
 
     def list_items(
         self, flt: RecallFilter, *, limit: int | None = None, offset: int = 0
