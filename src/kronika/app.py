@@ -56,7 +56,9 @@ def build_memory(
     rebuilt from the Markdown; an index built with another embedding model is
     re-embedded, never mixed.
     """
-    workspace = MarkdownWorkspace(settings.home, tenant=settings.tenant)
+    workspace = MarkdownWorkspace(
+        settings.home, tenant=settings.tenant, message_importance=settings.importance_message
+    )
     if not workspace.exists():
         if not create:
             raise WorkspaceNotFound(

@@ -235,3 +235,11 @@ def test_save_turn_and_short_term(memory: Memory, clock: FrozenClock) -> None:
     assert [t.provenance.turn_ids for t in turns] == [("chat-1_1",), ("chat-1_2",)]
     assert turns[1].created_at == clock.now() or turns[1].created_at > turns[0].created_at
     assert memory.recall("Lucas", k=5, since=(clock.now() - timedelta(hours=1)).isoformat()).hits
+
+
+def test_conversation_turns_weigh_less_than_stated_facts(chat: Memory) -> None:
+    chat.remember("Caroline volunteers at the LGBTQ support group", agent="conv")
+    hits = chat.recall("LGBTQ support group", agent="conv", k=5).hits
+    by_type = {h.item.type.value: h.item.importance for h in hits}
+    assert by_type["message"] == chat.settings.importance_message == 0.3
+    assert by_type["fact"] == chat.settings.importance_explicit

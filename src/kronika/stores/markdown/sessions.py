@@ -100,7 +100,14 @@ class ParsedSession:
 
 
 def parse_session(
-    text: str, *, path: str, agent: str, tenant: str, fallback_id: str, fallback_start: datetime
+    text: str,
+    *,
+    path: str,
+    agent: str,
+    tenant: str,
+    fallback_id: str,
+    fallback_start: datetime,
+    importance: float = 0.3,
 ) -> ParsedSession:
     """Read a session file; a broken header falls back to ``fallback_id`` /
     ``fallback_start`` (the file name and modification time) and is reported."""
@@ -153,6 +160,7 @@ def parse_session(
                     path, line=start + 1, session_id=session_id, turn_ids=(turn_id,)
                 ),
                 speaker=speaker,
+                importance=importance,
                 entities=entities_of(content),
             )
         )

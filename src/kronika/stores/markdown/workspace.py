@@ -64,9 +64,12 @@ class ParsedSource:
 class MarkdownWorkspace:
     """Every agent's Markdown files under ``home/agents``; items carry ``tenant``."""
 
-    def __init__(self, home: Path, *, tenant: str = "default") -> None:
+    def __init__(
+        self, home: Path, *, tenant: str = "default", message_importance: float = 0.3
+    ) -> None:
         self.home = Path(home)
         self.tenant = tenant
+        self.message_importance = message_importance
 
     # -- agents ---------------------------------------------------------------------
 
@@ -177,6 +180,7 @@ class MarkdownWorkspace:
                     tenant=self.tenant,
                     fallback_id=stem,
                     fallback_start=read.mtime,
+                    importance=self.message_importance,
                 )
                 warnings = session.warnings + self._header_damage(
                     folder, path, read, session.frontmatter_error
