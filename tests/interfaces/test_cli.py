@@ -129,3 +129,60 @@ def test_every_command_is_documented() -> None:
     commands = parser._subparsers._group_actions[0].choices  # type: ignore[union-attr]
     missing = [name for name in commands if f"kronika {name}" not in docs]
     assert not missing, f"undocumented commands: {missing}"
+
+
+def test_bench_locomo_json_and_report(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    conversation = {
+        "sample_id": "conv-1",
+        "conversation": {
+            "speaker_a": "Ana",
+            "speaker_b": "Ben",
+            "session_1_date_time": "1:56 pm on 8 May, 2023",
+            "session_1": [
+                {"speaker": "Ana", "dia_id": "D1:1", "text": "I adopted a grey cat named Mruczek."},
+                {
+                    "speaker": "Ben",
+                    "dia_id": "D1:2",
+                    "text": "Lovely! I started learning the cello.",
+                },
+                {
+                    "speaker": "Ana",
+                    "dia_id": "D1:3",
+                    "text": "We will hike in the Tatra mountains.",
+                },
+            ],
+        },
+        "qa": [
+            {
+                "question": "What is the name of Ana's cat?",
+                "answer": "Mruczek",
+                "evidence": ["D1:1"],
+                "category": 4,
+            },
+            {
+                "question": "Which instrument did Ben start?",
+                "answer": "cello",
+                "evidence": ["D1:2; D9:9"],
+                "category": 1,
+            },
+        ],
+    }
+    data = tmp_path / "locomo.json"
+    data.write_text(json.dumps([conversation]))
+    out = json.loads(
+        run(
+            "bench",
+            "locomo",
+            str(data),
+            "--mode",
+            "lexical",
+            "--out",
+            str(tmp_path / "r"),
+            "--json",
+        )
+    )
+    assert out["recall@5"] == 1.0
+    assert out["lexical.recall@5"] == 1.0
+    report = (tmp_path / "r" / "locomo.md").read_text()
+    assert "recall@5" in report and "machine" in report
+    assert (tmp_path / "r" / "locomo.json").is_file()
