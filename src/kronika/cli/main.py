@@ -138,6 +138,7 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
             keys=args.key or (),
             entities=args.entity or (),
             speakers=args.speaker or (),
+            scopes=args.scope or (),
             include_superseded=args.include_superseded,
             budget_tokens=args.budget,
             record_access=not args.no_record,
@@ -373,6 +374,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--key", action="append", help="fact key (repeatable)")
     p.add_argument("--entity", action="append", help="mentioned entity (repeatable)")
     p.add_argument("--speaker", action="append", help="conversation speaker (repeatable)")
+    p.add_argument(
+        "--scope",
+        action="append",
+        choices=("personal", "channel", "team", "global"),
+        help="memory scope (repeatable)",
+    )
     p.add_argument("--budget", type=int, help="pack results into this many tokens")
     p.add_argument("--all-agents", action="store_true", help="search every agent's memory")
     p.add_argument("--include-superseded", action="store_true", help="include old fact values")
