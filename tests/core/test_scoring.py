@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kronika.core.scoring import ScoreWeights, combined_score, recency, rrf_fuse
+from kronika.core.scoring import ScoreWeights, combined_score, recency
 
 NOW = datetime(2025, 11, 27, 12, 0, tzinfo=UTC)
 seconds = st.floats(min_value=0, max_value=1e9, allow_nan=False)
@@ -65,49 +65,3 @@ def test_combined_score_is_monotone_in_each_part(a, b, c, bump, which):
     higher = list(parts)
     higher[which] = min(1.0, parts[which] + bump)
     assert combined_score(*higher, w) >= combined_score(*parts, w)
-
-
-ids = st.lists(st.sampled_from("abcdefgh"), unique=True, min_size=1, max_size=8)
-
-
-@given(st.lists(ids, min_size=1, max_size=4))
-def test_rrf_scores_lie_in_unit_interval(rankings):
-    fused = rrf_fuse(rankings)
-    assert set(fused) == {i for r in rankings for i in r}
-    assert all(0 < v <= 1 for v in fused.values())
-
-
-@given(st.lists(ids, min_size=1, max_size=4), st.randoms())
-def test_rrf_ignores_the_order_of_the_rankings(rankings, rnd):
-    shuffled = list(rankings)
-    rnd.shuffle(shuffled)
-    a, b = rrf_fuse(rankings), rrf_fuse(shuffled)
-    assert a.keys() == b.keys()
-    assert all(a[k] == pytest.approx(b[k]) for k in a)
-
-
-@given(st.lists(ids, min_size=1, max_size=4))
-def test_an_id_first_everywhere_scores_one(rankings):
-    rankings = [["winner", *r] for r in rankings]
-    fused = rrf_fuse(rankings, k=10)
-    assert fused["winner"] == 1.0
-    assert all(v < 1.0 for k, v in fused.items() if k != "winner")
-
-
-def test_rrf_prefers_ids_found_by_both_retrievers():
-    lexical = ["a", "b", "c"]
-    vector = ["c", "d", "a"]
-    fused = rrf_fuse([lexical, vector])
-    assert max(fused, key=fused.__getitem__) in {"a", "c"}
-    assert fused["a"] > fused["b"] and fused["c"] > fused["d"]
-
-
-def test_rrf_weights_tilt_the_result():
-    fused = rrf_fuse([["lex"], ["vec"]], weights=[1.0, 3.0])
-    assert fused["vec"] == pytest.approx(0.75)
-    assert fused["lex"] == pytest.approx(0.25)
-
-
-def test_rrf_rejects_mismatched_weights():
-    with pytest.raises(ValueError, match="one weight per ranking"):
-        rrf_fuse([["a"], ["b"]], weights=[1.0])
