@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -22,20 +21,23 @@ def _session(sid: str, day: datetime, turns: list[tuple[str, str, str]]) -> Sess
     )
 
 
+FIRST_SESSION = _session(
+    "conv-s1",
+    datetime(2023, 5, 8, 13, 56, tzinfo=UTC),
+    [
+        ("D1:1", "Caroline", "I went to the LGBTQ support group yesterday."),
+        ("D1:2", "Melanie", "That sounds powerful. How did it feel?"),
+        ("D1:3", "Caroline", "Really good, I met a counselor named Ana."),
+    ],
+)
+
+
 @pytest.fixture
 def chat(memory: Memory) -> Memory:
     memory.import_sessions(
         "conv",
         [
-            _session(
-                "conv-s1",
-                datetime(2023, 5, 8, 13, 56, tzinfo=UTC),
-                [
-                    ("D1:1", "Caroline", "I went to the LGBTQ support group yesterday."),
-                    ("D1:2", "Melanie", "That sounds powerful. How did it feel?"),
-                    ("D1:3", "Caroline", "Really good, I met a counselor named Ana."),
-                ],
-            ),
+            FIRST_SESSION,
             _session(
                 "conv-s2",
                 datetime(2023, 6, 20, 9, 0, tzinfo=UTC),
@@ -205,25 +207,11 @@ def test_embedding_model_change_reembeds_instead_of_mixing(
 
 def test_import_is_idempotent(chat: Memory) -> None:
     before = chat.count(agent="conv")
-    shutil.copy(
-        chat.settings.home / "agents/conv/sessions/conv-s1.md",
-        chat.settings.home / "conv-s1.backup",
-    )
-    chat.import_sessions(
-        "conv",
-        [
-            _session(
-                "conv-s1",
-                datetime(2023, 5, 8, 13, 56, tzinfo=UTC),
-                [
-                    ("D1:1", "Caroline", "I went to the LGBTQ support group yesterday."),
-                    ("D1:2", "Melanie", "That sounds powerful. How did it feel?"),
-                    ("D1:3", "Caroline", "Really good, I met a counselor named Ana."),
-                ],
-            )
-        ],
-    )
+    session_file = chat.settings.home / "agents/conv/sessions/conv-s1.md"
+    text = session_file.read_text()
+    chat.import_sessions("conv", [FIRST_SESSION])
     assert chat.count(agent="conv") == before
+    assert session_file.read_text() == text
 
 
 def test_save_turn_and_short_term(memory: Memory, clock: FrozenClock) -> None:

@@ -11,7 +11,6 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from typing import Any
 
 from rich.table import Table
@@ -436,7 +435,3 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
-
-
-def _path(value: str) -> Path:
-    return Path(value)
