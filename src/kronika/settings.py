@@ -113,6 +113,85 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec("importance_auto", 0.5, "Importance of facts learned automatically.", "importance"),
     SettingSpec("importance_message", 0.3, "Importance of raw conversation turns.", "importance"),
+    # sessions
+    SettingSpec(
+        "context_budget",
+        32000,
+        "Total token budget of what a session sends the model: identity, brain, active "
+        "context, recall, lessons and history (L2).",
+        "sessions",
+    ),
+    SettingSpec(
+        "summarize_at",
+        0.7,
+        "Share of context_budget above which the older conversation is summarised (L3).",
+        "sessions",
+    ),
+    SettingSpec(
+        "keep_verbatim",
+        4,
+        "Latest messages always kept word for word in the window (L3).",
+        "sessions",
+    ),
+    SettingSpec(
+        "idle_minutes",
+        30.0,
+        "A message arriving this long after the previous one starts a new session (L5).",
+        "sessions",
+    ),
+    SettingSpec("recall_budget", 500, "Token budget of turn-time recall (L2).", "sessions"),
+    SettingSpec(
+        "lessons_budget", 512, "Token budget of lessons (reflections, strategies) (F3).", "sessions"
+    ),
+    SettingSpec(
+        "extraction_budget",
+        12000,
+        "Transcript tokens one extraction call may read; longer sessions send their "
+        "summary and the latest part.",
+        "sessions",
+    ),
+    SettingSpec("max_facts", 8, "Most facts one session's extraction may write (L6).", "sessions"),
+    SettingSpec("l1_every", 5, "Unsummarised sessions that make an L1 summary (L7).", "sessions"),
+    SettingSpec(
+        "l2_every", 5, "Unsummarised L1 summaries that make an L2 summary (L7).", "sessions"
+    ),
+    SettingSpec(
+        "consolidation_attempts",
+        5,
+        "Failed consolidation attempts before a session is marked failed (retry with "
+        "`kronika consolidate --retry-failed`).",
+        "sessions",
+    ),
+    # llm
+    SettingSpec(
+        "llm_base_url",
+        "",
+        "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (Ollama) or "
+        "https://api.openai.com/v1; empty means no model (memory still works, L8).",
+        "llm",
+    ),
+    SettingSpec("llm_model", "", "Model that answers in `kronika chat`.", "llm"),
+    SettingSpec(
+        "llm_api_key",
+        "",
+        "API key sent as a Bearer token; prefer the environment variable KRONIKA_LLM_API_KEY.",
+        "llm",
+    ),
+    SettingSpec(
+        "minion_model",
+        "",
+        "Cheaper model for background work: extraction, summaries, consolidation (L9); "
+        "empty means llm_model.",
+        "llm",
+    ),
+    SettingSpec("llm_timeout", 60.0, "Seconds to wait for one model reply.", "llm"),
+    SettingSpec("llm_retries", 2, "Retries (with backoff) on transient model errors.", "llm"),
+    SettingSpec(
+        "llm_json_mode",
+        "json_object",
+        "json_object asks for JSON with response_format; none relies on the prompt alone.",
+        "llm",
+    ),
 )
 
 _SPECS = {spec.name: spec for spec in SETTINGS_TABLE}
@@ -154,6 +233,24 @@ class Settings:
     importance_explicit: float = 0.8
     importance_auto: float = 0.5
     importance_message: float = 0.3
+    context_budget: int = 32000
+    summarize_at: float = 0.7
+    keep_verbatim: int = 4
+    idle_minutes: float = 30.0
+    recall_budget: int = 500
+    lessons_budget: int = 512
+    extraction_budget: int = 12000
+    max_facts: int = 8
+    l1_every: int = 5
+    l2_every: int = 5
+    consolidation_attempts: int = 5
+    llm_base_url: str = ""
+    llm_model: str = ""
+    llm_api_key: str = field(default="", repr=False)
+    minion_model: str = ""
+    llm_timeout: float = 60.0
+    llm_retries: int = 2
+    llm_json_mode: str = "json_object"
     agents: Mapping[str, AgentPolicy] = field(default_factory=dict)
 
     def policy(self, agent: str) -> AgentPolicy:
@@ -183,6 +280,12 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError(f"setting {name!r} expects {kind.__name__}, got {value!r}") from exc
     if name == "autonomy" and coerced not in (0, 1, 2, 3):
         raise ConfigError("setting 'autonomy' must be 0, 1, 2 or 3")
+    if name == "llm_json_mode" and coerced not in ("json_object", "none"):
+        raise ConfigError("setting 'llm_json_mode' must be 'json_object' or 'none'")
+    if name == "summarize_at" and not 0 < coerced <= 1:
+        raise ConfigError("setting 'summarize_at' must be above 0 and at most 1")
+    if name in ("l1_every", "l2_every") and coerced < 2:
+        raise ConfigError(f"setting {name!r} must be at least 2")
     if isinstance(coerced, int | float) and coerced < 0:
         raise ConfigError(f"setting {name!r} must not be negative")
     return coerced

@@ -15,9 +15,10 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, RecallFilter, Tier
+from kronika.core.text import fold
 from kronika.ports import SourceState
 from kronika.stores.sqlite import SqliteIndex
-from kronika.stores.sqlite.query import fold, match_expression
+from kronika.stores.sqlite.query import match_expression
 
 T0 = datetime(2025, 11, 1, 12, 0, tzinfo=UTC)
 DIM = 8

@@ -232,3 +232,18 @@ class SessionRecord:
     turns: tuple[TurnRecord, ...]
     title: str | None = None
     source: str | None = None
+
+
+class SessionStatus(StrEnum):
+    """Where a live conversation stands (``status:`` in its session file's header, L5-L8).
+
+    ``open`` while it runs; ``ended`` once it is over and waiting for consolidation
+    (extraction is queued until a model answers); ``consolidated`` when its facts and
+    summary are in memory; ``failed`` after too many failed attempts (retried only on
+    request).
+    """
+
+    OPEN = "open"
+    ENDED = "ended"
+    CONSOLIDATED = "consolidated"
+    FAILED = "failed"

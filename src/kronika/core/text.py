@@ -3,8 +3,38 @@
 from __future__ import annotations
 
 import hashlib
+import re
+import unicodedata
 
 from kronika.core.model import ItemType, MemoryItem
+
+# Letters that carry a diacritic but do not decompose under NFKD, so stripping
+# combining marks alone would leave them (Polish ł, Ukrainian ґ, a few others).
+_UNDECOMPOSED = str.maketrans(
+    {
+        "ł": "l",
+        "Ł": "L",
+        "ґ": "г",
+        "Ґ": "Г",
+        "đ": "d",
+        "Đ": "D",
+        "ø": "o",
+        "Ø": "O",
+        "ħ": "h",
+        "Ħ": "H",
+    }
+)
+_COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+
+
+def fold(text: str) -> str:
+    """Fold ``text`` for accent-insensitive search: NFKD, drop combining marks, map ł→l, ґ→г….
+
+    The same fold is applied to indexed text and to queries, so ``zolw`` finds
+    ``żółw`` and ``иогурт`` finds ``йогурт``; case is left to the FTS5 tokenizer.
+    """
+    decomposed = unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
+    return _COMBINING.sub("", decomposed)
 
 
 def content_hash(text: str) -> str:

@@ -72,6 +72,26 @@ class AppendTurn:
     session_id: str
     turn: TurnRecord
     started_at: datetime
+    header: tuple[tuple[str, str], ...] = ()
+    """Extra header fields of a session file this turn creates (``source``, ``status``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateSession:
+    """Change header fields of a session file (its status, summary, attempts…);
+    a ``None`` value removes the field."""
+
+    session_id: str
+    fields: tuple[tuple[str, str | None], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class WriteSummary:
+    """Write an L1/L2 summary file (``path`` is ``summaries/L1|L2/<name>.md``)."""
+
+    path: str
+    text: str
+    fields: tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +120,8 @@ Change = (
     | RemoveItem
     | AppendNote
     | AppendTurn
+    | UpdateSession
+    | WriteSummary
     | WriteSession
     | SetActiveContext
     | RestoreFile
@@ -131,8 +153,13 @@ def _describe(change: Change) -> tuple[str, str | None, str]:
             return "forget", item.id, item.content
         case AppendNote(item):
             return "note", item.id, item.content
-        case AppendTurn(session_id, turn, _):
+        case AppendTurn(session_id, turn, _, _):
             return "save_turn", None, f"{session_id}/{turn.turn_id} {turn.speaker}"
+        case UpdateSession(session_id, fields):
+            shown = ", ".join(f"{k}={v}" for k, v in fields if k != "summary")
+            return "session", None, f"{session_id}: {shown}"
+        case WriteSummary(path, text, _):
+            return "summary", None, f"{path} ({len(text)} characters)"
         case WriteSession(session):
             return "import_session", None, f"{session.session_id} ({len(session.turns)} turns)"
         case SetActiveContext(text):
@@ -237,9 +264,15 @@ class MemoryWriter:
             case AppendNote(item):
                 stored = ws.append_note(agent, item)
                 return stored, (stored.provenance.path,)
-            case AppendTurn(session_id, turn, started_at):
-                path = ws.append_turn(agent, session_id, turn, started_at=started_at)
+            case AppendTurn(session_id, turn, started_at, header):
+                path = ws.append_turn(
+                    agent, session_id, turn, started_at=started_at, header_fields=dict(header)
+                )
                 return None, (path,)
+            case UpdateSession(session_id, fields):
+                return None, (ws.set_session_fields(agent, session_id, dict(fields)),)
+            case WriteSummary(path, text, fields):
+                return None, (ws.write_summary(agent, path, text, dict(fields)),)
             case WriteSession(session):
                 path = ws.write_session(agent, session)
                 return None, (path,)

@@ -55,3 +55,26 @@ def render_frontmatter(fields: Mapping[str, str | None]) -> str:
         f"{key}: {' '.join(value.split())}\n" for key, value in fields.items() if value is not None
     ]
     return f"{FENCE}\n{''.join(rows)}{FENCE}\n"
+
+
+def set_fields(lines: list[str], updates: Mapping[str, str | None]) -> list[str]:
+    """``lines`` with header fields replaced, added (at the end of the header) or, for a
+    ``None`` value, removed; everything else is kept as written. A file without a
+    readable header gets a new one on top."""
+    header = parse_frontmatter(lines)
+    if header.error is not None or not lines or bare(lines[0]).strip() != FENCE:
+        fields = {k: v for k, v in updates.items() if v is not None}
+        return [*render_frontmatter(fields).splitlines(keepends=True), *lines]
+    close = header.body_start - 1
+    pending = dict(updates)
+    out = [lines[0]]
+    for line in lines[1:close]:
+        key = bare(line).partition(":")[0].strip()
+        if key in pending:
+            value = pending.pop(key)
+            if value is not None:
+                out.append(f"{key}: {' '.join(value.split())}\n")
+            continue
+        out.append(line)
+    out += [f"{k}: {' '.join(v.split())}\n" for k, v in pending.items() if v is not None]
+    return out + lines[close:]

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -47,6 +48,11 @@ TURN_RE = re.compile(
 )
 _ESCAPED_RE = re.compile(r"^\\*### \[")
 _UNSAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._-]")
+LIVE_ID_RE = re.compile(r"^(?P<day>\d{4}-\d\d-\d\d)_(?P<n>\d{3,})$")
+"""Ids of sessions kronika itself records (``2026-11-22_001``); imports keep their own."""
+SUMMARY_SPEAKER = "summary"
+"""Speaker of a rolling-window summary block inside a session (``### [summary 1-12] summary``)."""
+SUMMARY_ID_RE = re.compile(r"^summary (?P<first>\d+)-(?P<last>\d+)$")
 
 
 def session_filename(session_id: str) -> str:
@@ -66,14 +72,20 @@ def render_turn(turn: TurnRecord) -> str:
 
 
 def session_header(
-    session_id: str, started_at: datetime, *, title: str | None = None, source: str | None = None
+    session_id: str,
+    started_at: datetime,
+    *,
+    title: str | None = None,
+    source: str | None = None,
+    extra: Mapping[str, str] | None = None,
 ) -> str:
-    """The frontmatter of a new session file, followed by one blank line."""
-    fields = {
+    """The frontmatter of a new session file."""
+    fields: dict[str, str | None] = {
         "session": session_id,
         "started": format_time(started_at),
         "title": title,
         "source": source,
+        **(extra or {}),
     }
     return render_frontmatter(fields)
 
@@ -166,3 +178,28 @@ def parse_session(
         )
         spans[item_id] = (start, end)
     return ParsedSession(session_id, started, tuple(items), spans, tuple(warnings), header.error)
+
+
+@dataclass(frozen=True, slots=True)
+class SessionHeader:
+    """The header of a session file kronika recorded itself (``LIVE_ID_RE`` names)."""
+
+    session_id: str
+    path: str
+    fields: Mapping[str, str]
+
+    @property
+    def status(self) -> str:
+        return self.fields.get("status", "")
+
+    def number(self, name: str, default: int = 0) -> int:
+        try:
+            return int(self.fields.get(name, default))
+        except ValueError:
+            return default
+
+
+def read_header(text: str) -> Mapping[str, str]:
+    """The header fields at the top of ``text`` (empty when there is none or it is broken)."""
+    header = parse_frontmatter(split_lines(text))
+    return header.fields if header.error is None else {}

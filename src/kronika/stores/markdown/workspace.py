@@ -15,14 +15,14 @@ U+FFFD). The next write to such a file stores the repaired text.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem, SessionRecord, Status, TurnRecord
 from kronika.errors import InvalidAgentName, NotFound, UnknownAgent, WorkspaceError
-from kronika.stores.markdown import brain, documents, notes, sessions
+from kronika.stores.markdown import brain, documents, frontmatter, notes, sessions
 from kronika.stores.markdown.atomic import is_temp_name
 from kronika.stores.markdown.files import SourceText, keep_copy, read_source, write_text
 from kronika.stores.markdown.layout import (
@@ -371,11 +371,17 @@ class MarkdownWorkspace:
         return path
 
     def append_turn(
-        self, agent: str, session_id: str, turn: TurnRecord, *, started_at: datetime
+        self,
+        agent: str,
+        session_id: str,
+        turn: TurnRecord,
+        *,
+        started_at: datetime,
+        header_fields: Mapping[str, str] | None = None,
     ) -> str:
         """Append one turn to the session file (created with its header if absent)."""
         path = sessions.session_filename(session_id)
-        header = sessions.session_header(session_id, started_at)
+        header = sessions.session_header(session_id, started_at, extra=header_fields)
 
         def change(lines: list[str]) -> list[str]:
             text = "".join(lines)
@@ -385,6 +391,43 @@ class MarkdownWorkspace:
 
         self._edit(agent, path, change, header)
         return path
+
+    def session_headers(self, agent: str) -> list[sessions.SessionHeader]:
+        """Headers of the sessions kronika recorded itself, oldest first (imports, whose
+        ids have another shape, are not listed)."""
+        folder = self.require_agent(agent) / "sessions"
+        found: list[sessions.SessionHeader] = []
+        if not folder.is_dir():
+            return found
+        for file in sorted(folder.glob("*.md")):
+            if not sessions.LIVE_ID_RE.match(file.stem):
+                continue
+            read = read_source(folder.parent, f"sessions/{file.name}")
+            if read is not None:
+                fields = sessions.read_header(read.text)
+                found.append(sessions.SessionHeader(file.stem, f"sessions/{file.name}", fields))
+        return found
+
+    def set_session_fields(
+        self, agent: str, session_id: str, fields: Mapping[str, str | None]
+    ) -> str:
+        """Change header fields of an existing session file; returns its path."""
+        path = sessions.session_filename(session_id)
+        if not (self.require_agent(agent) / path).is_file():
+            raise NotFound(f"agent {agent!r} has no session {session_id!r}")
+        self._edit(agent, path, lambda lines: frontmatter.set_fields(lines, fields))
+        return path
+
+    def summary_headers(self, agent: str, level: str) -> list[tuple[str, Mapping[str, str]]]:
+        """``(path, header fields)`` of every ``summaries/<level>/*.md``, by name."""
+        folder = self.require_agent(agent)
+        found = []
+        for file in sorted((folder / "summaries" / level).glob("*.md")):
+            rel = f"summaries/{level}/{file.name}"
+            read = read_source(folder, rel)
+            if read is not None:
+                found.append((rel, sessions.read_header(read.text)))
+        return found
 
     def write_summary(self, agent: str, path: str, text: str, fields: dict[str, str]) -> str:
         """Write ``summaries/L1|L2/<name>.md`` with a header of ``fields``."""

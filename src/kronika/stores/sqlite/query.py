@@ -6,45 +6,18 @@ Nothing here touches a connection; every function is pure so it can be tested al
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
 from kronika.core.model import RecallFilter, Status
+from kronika.core.text import fold
 
-# Letters that carry a diacritic but do not decompose under NFKD, so stripping
-# combining marks alone would leave them (Polish ł, Ukrainian ґ, a few others).
-_UNDECOMPOSED = str.maketrans(
-    {
-        "ł": "l",
-        "Ł": "L",
-        "ґ": "г",
-        "Ґ": "Г",
-        "đ": "d",
-        "Đ": "D",
-        "ø": "o",
-        "Ø": "O",
-        "ħ": "h",
-        "Ħ": "H",
-    }
-)
-_COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 # A word is a run of letters and digits; everything else (quotes, operators,
 # parentheses, emoji, underscores) separates words, exactly like FTS5's unicode61.
 _WORD = re.compile(r"[^\W_]+")
 
 MAX_QUERY_TERMS = 64
 """Longer queries keep their first terms: a pasted document must not become a huge MATCH."""
-
-
-def fold(text: str) -> str:
-    """Fold ``text`` for accent-insensitive search: NFKD, drop combining marks, map ł→l, ґ→г….
-
-    The same fold is applied to indexed text and to queries, so ``zolw`` finds
-    ``żółw`` and ``иогурт`` finds ``йогурт``; case is left to the FTS5 tokenizer.
-    """
-    decomposed = unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
-    return _COMBINING.sub("", decomposed)
 
 
 def normalise_name(name: str) -> str:

@@ -25,8 +25,9 @@ from kronika.core.model import (
     Status,
     Tier,
 )
+from kronika.core.text import fold
 from kronika.ports import SourceState
-from kronika.stores.sqlite.query import fold, from_epoch, normalise_name, to_epoch
+from kronika.stores.sqlite.query import from_epoch, normalise_name, to_epoch
 
 # Order of the columns written by item_row(); rowid comes first.
 INSERT_COLUMNS: tuple[str, ...] = (
