@@ -16,7 +16,11 @@
     ├── EmbedderError            the embedding model could not be loaded or run
     ├── InvalidQuery             a recall filter or time expression could not be understood
     ├── InvalidInput             a value to remember is empty, too long or malformed
-    └── ImportFormatError        an import file is not in the format it claims
+    ├── ImportFormatError        an import file is not in the format it claims
+    └── LLMError                 a chat model could not be used
+        ├── LLMUnavailable       no model configured, or the server cannot be reached
+        ├── LLMRequestError      the server refused the request (bad key, unknown model…)
+        └── LLMOutputError       the reply could not be turned into valid output
 
 Foreign exceptions (``sqlite3.Error``, ``OSError``, ``json.JSONDecodeError``…) are
 translated at the boundary with ``raise X from exc`` so callers only ever need to
@@ -98,3 +102,31 @@ class InvalidInput(KronikaError):
 
 class ImportFormatError(KronikaError):
     """An import file is not in the format it claims."""
+
+
+class LLMError(KronikaError):
+    """A chat model could not be used."""
+
+
+class LLMUnavailable(LLMError):
+    """No model is configured, or the server could not be reached.
+
+    Raised for refused connections, DNS failures and timeouts, and for HTTP 429 and
+    5xx answers that persisted through every retry.
+    """
+
+
+class LLMRequestError(LLMError):
+    """The server refused the request (HTTP 400, 401, 403, 404…).
+
+    ``status`` is the HTTP status. The message carries the server's own explanation;
+    it never contains the API key.
+    """
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class LLMOutputError(LLMError):
+    """The model's reply could not be turned into valid output (not JSON, wrong shape…)."""

@@ -160,3 +160,58 @@ class AuditLog(Protocol):
     def append(self, entry: AuditEntry) -> None: ...
 
     def read(self, agent: str | None = None, limit: int | None = None) -> list[AuditEntry]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    """One function call a chat model asked for."""
+
+    id: str
+    name: str
+    arguments: str  # JSON text exactly as the model sent it
+
+
+@dataclass(frozen=True, slots=True)
+class ChatMessage:
+    """One message of a chat conversation (OpenAI roles)."""
+
+    role: str  # system | user | assistant | tool
+    content: str
+    name: str | None = None
+    tool_call_id: str | None = None  # on tool messages: the call this answers
+    tool_calls: tuple[ToolCall, ...] = ()  # on assistant messages that called tools
+
+
+@dataclass(frozen=True, slots=True)
+class LLMReply:
+    """What a chat model answered; token counts are ``None`` when the server did not say."""
+
+    content: str
+    model: str
+    tool_calls: tuple[ToolCall, ...] = ()
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+
+
+class LLM(Protocol):
+    """A chat model (local or remote) that answers a conversation."""
+
+    @property
+    def model(self) -> str: ...
+
+    def chat(
+        self,
+        messages: Sequence[ChatMessage],
+        *,
+        json_output: bool = False,
+        tools: Sequence[Mapping[str, Any]] = (),
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> LLMReply:
+        """The model's reply to ``messages``.
+
+        ``json_output`` asks for a JSON reply (best effort: parse it with
+        :func:`kronika.providers.jsonout.parse_json_reply`); ``tools`` are OpenAI tool
+        definitions the model may call instead of answering.
+        """
+        ...
