@@ -1,5 +1,11 @@
 """Fakes kronika ships so you can test your own agents without models or wall-clock time.
 
+* :class:`FrozenClock` — a clock that moves only when told to.
+* :class:`HashingEmbedder` — a deterministic embedder with no model.
+* :class:`ListAuditLog` — an in-memory audit trail.
+* :class:`ScriptedChatServer` — a real OpenAI-compatible chat server on 127.0.0.1 that
+  answers from a script, so an agent's LLM calls can be tested over real HTTP.
+
 >>> from datetime import UTC, datetime
 >>> clock = FrozenClock(datetime(2025, 11, 27, 9, 0, tzinfo=UTC))
 >>> clock.advance(minutes=31)
@@ -10,16 +16,43 @@
 >>> vectors = embedder.embed_documents(["I love jazz", "jazz concerts", "tax forms"])
 >>> bool(vectors[0] @ vectors[1] > vectors[0] @ vectors[2])
 True
+
+>>> from kronika.ports import ChatMessage
+>>> from kronika.providers.llm import LLMConfig, OpenAICompatibleLLM
+>>> with ScriptedChatServer(["Hello, Lucas!"]) as server:
+...     llm = OpenAICompatibleLLM(LLMConfig(server.base_url, model="any"))
+...     llm.chat([ChatMessage("user", "hi, I am Lucas")]).content
+'Hello, Lucas!'
+>>> server.requests[0].body["messages"]
+[{'role': 'user', 'content': 'hi, I am Lucas'}]
 """
 
 from __future__ import annotations
 
+import json
+import socketserver
+import sys
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from http.server import BaseHTTPRequestHandler, HTTPServer
+from typing import Any, TypeAlias
 
 from kronika.ports import AuditEntry
 from kronika.providers.embedders import HashingEmbedder
 
-__all__ = ["FrozenClock", "HashingEmbedder", "ListAuditLog"]
+__all__ = [
+    "FrozenClock",
+    "HashingEmbedder",
+    "ListAuditLog",
+    "RecordedRequest",
+    "ScriptedChatServer",
+    "ScriptedDrop",
+    "ScriptedFailure",
+    "ScriptedReply",
+]
 
 _DEFAULT_START = datetime(2025, 1, 1, tzinfo=UTC)
 
@@ -81,3 +114,329 @@ class ListAuditLog:
         if limit is not None:
             chosen = chosen[-limit:] if limit > 0 else []
         return chosen
+
+
+# ---------------------------------------------------------------------- chat server
+@dataclass(frozen=True, slots=True)
+class ScriptedFailure:
+    """Answer with HTTP ``status`` and ``body`` as is.
+
+    ``body`` defaults to an OpenAI-style error object; ``retry_after`` (seconds) adds
+    a ``Retry-After`` header. ``ScriptedFailure(200, "<html>oops")`` makes a garbage
+    reply.
+    """
+
+    status: int = 503
+    body: str | None = None
+    retry_after: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedDrop:
+    """Close the connection without answering."""
+
+
+ScriptedReply: TypeAlias = str | Mapping[str, Any] | ScriptedFailure | ScriptedDrop
+"""One answer: assistant text, ``{"content": …, "tool_calls": [{"name", "arguments"}]}``,
+a :class:`ScriptedFailure` or a :class:`ScriptedDrop`."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedRequest:
+    """One request the server received; header names are lower-case.
+
+    ``body`` is the parsed JSON body (``None`` when there was none or it was not JSON).
+    """
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: Any
+
+
+class ScriptedChatServer:
+    """An OpenAI-compatible chat-completions server on 127.0.0.1 that answers from a script.
+
+    ``script`` is consumed in order, one reply per ``POST /v1/chat/completions``:
+    a ``str`` is the assistant's text; a mapping may hold ``content`` (text or
+    ``None``) and ``tool_calls`` (each ``{"name": …, "arguments": {…} or "json",
+    "id": optional}``); :class:`ScriptedFailure` and :class:`ScriptedDrop` fail on
+    purpose. Once the script is exhausted every request gets HTTP 500
+    ``script exhausted``. Instead of a script, ``responder`` computes each reply from
+    the request body. With ``require_key``, a request whose ``Authorization`` is not
+    ``Bearer <require_key>`` gets an OpenAI-style 401 (and consumes nothing).
+
+    Every request is recorded in :attr:`requests`. Replies carry ``usage`` counted in
+    whitespace-separated words. The server runs in a daemon thread from ``start()``
+    (or ``with``) to ``close()``; ``port=0`` picks a free port.
+
+    >>> with ScriptedChatServer([ScriptedFailure(503), "ok"]) as server:
+    ...     server.base_url.startswith("http://127.0.0.1:"), server.remaining
+    (True, 2)
+    """
+
+    def __init__(
+        self,
+        script: Sequence[ScriptedReply] | None = None,
+        *,
+        responder: Callable[[dict[str, Any]], ScriptedReply] | None = None,
+        require_key: str | None = None,
+        port: int = 0,
+    ) -> None:
+        if script is not None and responder is not None:
+            raise ValueError("give a script or a responder, not both")
+        self._script = list(script or ())
+        self._responder = responder
+        self._require_key = require_key
+        self._port = port
+        self._served = 0
+        self._requests: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+        self._httpd: _ChatHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._base_url: str | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> ScriptedChatServer:
+        """Listen and serve in a background thread; returns ``self``."""
+        if self._httpd is not None:
+            raise RuntimeError("the server is already running")
+        httpd = _ChatHTTPServer(("127.0.0.1", self._port), _ChatHandler)
+        httpd.owner = self
+        self._httpd = httpd
+        self._base_url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+        self._thread = threading.Thread(
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name="kronika-scripted-chat",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """Stop serving and release the port (safe to call twice)."""
+        httpd, thread = self._httpd, self._thread
+        self._httpd = self._thread = None
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
+        if thread is not None:
+            thread.join(timeout=10)
+
+    def __enter__(self) -> ScriptedChatServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ what tests read
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1`` — the ``base_url`` to configure a client with.
+
+        It stays readable after ``close()``, for assertions on messages naming it.
+        """
+        if self._base_url is None:
+            raise RuntimeError("the server was never started (use start() or a with block)")
+        return self._base_url
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every request received so far, oldest first."""
+        with self._lock:
+            return list(self._requests)
+
+    @property
+    def remaining(self) -> int:
+        """Scripted replies not yet used (0 with a responder)."""
+        with self._lock:
+            return max(0, len(self._script) - self._served) if self._responder is None else 0
+
+    # ------------------------------------------------------------------ serving
+    def _handle(self, handler: _ChatHandler) -> None:
+        length = int(handler.headers.get("Content-Length") or 0)
+        raw = handler.rfile.read(length) if length > 0 else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        headers = {name.lower(): value for name, value in handler.headers.items()}
+        with self._lock:
+            self._requests.append(RecordedRequest(handler.command, handler.path, headers, body))
+        path = handler.path.split("?", 1)[0].rstrip("/")
+        if handler.command != "POST" or path != "/v1/chat/completions":
+            message = f"no route {handler.command} {handler.path}: this server answers "
+            _send_error(handler, 404, message + "POST /v1/chat/completions", "not_found")
+            return
+        if self._require_key is not None and headers.get("authorization") != (
+            f"Bearer {self._require_key}"
+        ):
+            _send_error(handler, 401, "Incorrect API key provided.", "invalid_api_key")
+            return
+        if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
+            _send_error(handler, 400, "the body must be a JSON object with messages", None)
+            return
+        try:
+            reply = self._next_reply(body)
+        except Exception as exc:
+            _send_error(handler, 500, f"scripted reply failed: {exc!r}", "server_error")
+            return
+        if isinstance(reply, ScriptedDrop):
+            handler.close_connection = True
+            return
+        if isinstance(reply, ScriptedFailure):
+            _send_failure(handler, reply)
+            return
+        try:
+            completion = _completion(body, reply, self._served)
+        except (TypeError, ValueError, KeyError) as exc:
+            _send_error(handler, 500, f"bad scripted reply {reply!r}: {exc}", "server_error")
+            return
+        _send_json(handler, 200, completion)
+
+    def _next_reply(self, body: dict[str, Any]) -> ScriptedReply:
+        with self._lock:
+            self._served += 1
+            number = self._served
+            if self._responder is None and number > len(self._script):
+                return ScriptedFailure(
+                    500,
+                    json.dumps(
+                        {
+                            "error": {
+                                "message": f"script exhausted: request #{number} but only "
+                                f"{len(self._script)} scripted replies",
+                                "type": "server_error",
+                            }
+                        }
+                    ),
+                )
+            if self._responder is None:
+                return self._script[number - 1]
+        return self._responder(body)
+
+
+class _ChatHTTPServer(HTTPServer):
+    owner: ScriptedChatServer
+
+    def server_bind(self) -> None:
+        # HTTPServer.server_bind looks the host name up in DNS; loopback needs no name
+        socketserver.TCPServer.server_bind(self)
+        self.server_name = "127.0.0.1"
+        self.server_port = self.server_address[1]
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        if not isinstance(sys.exc_info()[1], ConnectionError | TimeoutError):
+            super().handle_error(request, client_address)
+
+
+class _ChatHandler(BaseHTTPRequestHandler):
+    server: _ChatHTTPServer
+    timeout = 10  # a client that never sends its request cannot block close()
+
+    def do_POST(self) -> None:  # noqa: N802 - the name http.server dispatches to
+        self.server.owner._handle(self)
+
+    def do_GET(self) -> None:  # noqa: N802
+        self.server.owner._handle(self)
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def _words(value: Any) -> int:
+    return len(value.split()) if isinstance(value, str) else 0
+
+
+def _arguments(call: Mapping[str, Any]) -> str:
+    arguments = call.get("arguments", {})
+    return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+
+
+def _completion(request: Mapping[str, Any], reply: ScriptedReply, number: int) -> dict[str, Any]:
+    if isinstance(reply, str):
+        content: str | None = reply
+        calls: list[Any] = []
+    elif isinstance(reply, Mapping):
+        unknown = set(reply) - {"content", "tool_calls"}
+        if unknown:
+            raise ValueError(f"unknown keys {sorted(unknown)} (use content, tool_calls)")
+        content = reply.get("content")
+        calls = list(reply.get("tool_calls") or ())
+    else:
+        raise TypeError(f"not a scripted reply: {type(reply).__name__}")
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if calls:
+        message["tool_calls"] = [
+            {
+                "id": str(call.get("id") or f"call_{number}_{index}"),
+                "type": "function",
+                "function": {"name": call["name"], "arguments": _arguments(call)},
+            }
+            for index, call in enumerate(calls)
+        ]
+    prompt = sum(_words(m.get("content")) for m in request["messages"] if isinstance(m, dict))
+    completion = _words(content)
+    return {
+        "id": f"chatcmpl-scripted-{number}",
+        "object": "chat.completion",
+        "created": int(time.time()),
+        "model": str(request.get("model") or "scripted"),
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if calls else "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt,
+            "completion_tokens": completion,
+            "total_tokens": prompt + completion,
+        },
+    }
+
+
+def _send(
+    handler: BaseHTTPRequestHandler,
+    status: int,
+    payload: bytes,
+    content_type: str,
+    headers: Mapping[str, str] | None = None,
+) -> None:
+    handler.send_response(status)
+    handler.send_header("Content-Type", content_type)
+    handler.send_header("Content-Length", str(len(payload)))
+    for name, value in (headers or {}).items():
+        handler.send_header(name, value)
+    handler.end_headers()
+    handler.wfile.write(payload)
+
+
+def _send_json(handler: BaseHTTPRequestHandler, status: int, data: Any) -> None:
+    _send(handler, status, json.dumps(data, ensure_ascii=False).encode("utf-8"), "application/json")
+
+
+def _send_error(
+    handler: BaseHTTPRequestHandler, status: int, message: str, code: str | None
+) -> None:
+    kind = "server_error" if status >= 500 else "invalid_request_error"
+    _send_json(handler, status, {"error": {"message": message, "type": kind, "code": code}})
+
+
+def _send_failure(handler: BaseHTTPRequestHandler, failure: ScriptedFailure) -> None:
+    body = failure.body
+    if body is None:
+        body = json.dumps(
+            {"error": {"message": f"scripted failure (HTTP {failure.status})", "type": "error"}}
+        )
+    try:
+        json.loads(body)
+        content_type = "application/json"
+    except ValueError:
+        content_type = "text/plain; charset=utf-8"
+    headers = {}
+    if failure.retry_after is not None:
+        headers["Retry-After"] = f"{failure.retry_after:g}"
+    _send(handler, failure.status, body.encode("utf-8"), content_type, headers)
