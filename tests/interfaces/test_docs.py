@@ -57,3 +57,12 @@ def test_every_doc_the_readme_links_exists() -> None:
     readme = (ROOT / "README.md").read_text()
     for target in re.findall(r"\]\((docs/[^)]+)\)", readme):
         assert (ROOT / target).is_file(), target
+
+
+def test_prompts_doc_is_generated_from_the_prompt_modules() -> None:
+    from kronika.prompts import ALL, prompts_markdown
+
+    assert (ROOT / "docs" / "prompts.md").read_text() == prompts_markdown(), (
+        "docs/prompts.md is stale: run scripts/gen-docs"
+    )
+    assert all(f"## {prompt.id}" in prompts_markdown() for prompt in ALL)

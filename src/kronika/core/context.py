@@ -1,0 +1,113 @@
+"""What one conversation turn sends the model (SPEC L2, L3, M1, I6), as pure functions.
+
+The payload is one system message — identity, the ``<memory>`` block of Brain facts,
+the last session's summary, what was recalled from the archive, lessons learned —
+followed by the conversation window: a summary of its older part (when there is one)
+and the latest messages word for word.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from kronika.core.model import MemoryItem
+
+Count = Callable[[str], int]
+MESSAGE_OVERHEAD = 4
+"""Tokens a chat message costs beyond its text (role and separators)."""
+
+
+@dataclass(frozen=True, slots=True)
+class WindowMessage:
+    """A message in the rolling window; ``index`` is its turn number in the session."""
+
+    role: str  # user | assistant
+    content: str
+    index: int
+
+
+def fit_tokens(text: str, budget: int, count: Count) -> str:
+    """``text`` cut at a word boundary (marked with …) so it costs at most ``budget``."""
+    if count(text) <= budget:
+        return text
+    words = text.split()
+    while words and count(" ".join(words) + "…") > budget:
+        words = words[: len(words) * 9 // 10]
+    return " ".join(words) + "…" if words else ""
+
+
+def fit_lines(lines: Sequence[str], budget: int, count: Count) -> list[str]:
+    """The leading ``lines`` whose total (one newline each) fits ``budget`` tokens."""
+    kept: list[str] = []
+    used = 0
+    for line in lines:
+        cost = count(line) + 1
+        if used + cost > budget:
+            break
+        kept.append(line)
+        used += cost
+    return kept
+
+
+def recalled_line(item: MemoryItem) -> str:
+    """``- [2025-11-27] user: text (sessions/…md#L12)`` with line breaks folded."""
+    who = f"{item.speaker}: " if item.speaker else ""
+    text = " ".join(item.content.split())
+    return f"- [{item.created_at.date().isoformat()}] {who}{text} ({item.provenance.citation()})"
+
+
+def system_prompt(
+    *,
+    identity: str,
+    memory_block: str,
+    active_context: str,
+    recalled: Sequence[str],
+    lessons: Sequence[str],
+) -> str:
+    """The system message; empty parts leave no heading behind."""
+    parts = [identity.strip()]
+    if memory_block:
+        parts.append(memory_block)
+    if active_context.strip():
+        parts.append("## Last conversation\n" + active_context.strip())
+    if recalled:
+        parts.append("## Recalled from earlier conversations\n" + "\n".join(recalled))
+    if lessons:
+        parts.append("## Lessons learned\n" + "\n".join(lessons))
+    return "\n\n".join(p for p in parts if p)
+
+
+def window_tokens(messages: Sequence[WindowMessage], count: Count) -> int:
+    return sum(count(m.content) + MESSAGE_OVERHEAD for m in messages)
+
+
+def extractive_digest(
+    messages: Sequence[WindowMessage], previous: str | None, budget: int, count: Count
+) -> str:
+    """A summary made without a model (L3 fallback): the earlier summary, then the lead
+    sentence of every older message. When even that is over ``budget`` the oldest lines
+    go first, and the digest says how many, so nothing is dropped silently."""
+    lines = [f"{m.role}: {_lead(m.content)}" for m in messages]
+    head = [previous.strip()] if previous and previous.strip() else []
+    dropped = 0
+    while lines and count("\n".join([*head, *lines])) > budget:
+        lines.pop(0)
+        dropped += 1
+    note = [f"({dropped} earlier messages are in the saved transcript only.)"] if dropped else []
+    text = "\n".join([*head, *note, *lines])
+    return fit_tokens(text, budget, count)
+
+
+def _lead(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    for mark in (". ", "? ", "! "):
+        cut = flat.find(mark)
+        if 0 < cut < limit:
+            return flat[: cut + 1]
+    return flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0] + "…"
+
+
+def lead_sentence(text: str, limit: int = 200) -> str:
+    """The first sentence of ``text`` (or its first ``limit`` characters, cut at a word)."""
+    return _lead(text, limit)
