@@ -2,7 +2,8 @@
 
 ``build_memory(settings)`` wires the Markdown workspace, the SQLite index, the
 embedder, the token counter, the clock and the audit trail into a :class:`Memory`.
-Tests and applications that want other parts construct :class:`Memory` themselves.
+``build_llm(settings)`` picks the chat model (or none). Tests and applications that
+want other parts construct them themselves.
 """
 
 from __future__ import annotations
@@ -12,9 +13,10 @@ from pathlib import Path
 
 from kronika.errors import WorkspaceNotFound
 from kronika.memory import Memory
-from kronika.ports import Clock, Embedder
+from kronika.ports import LLM, Clock, Embedder
 from kronika.providers.clock import SystemClock
 from kronika.providers.embedders import build_embedder
+from kronika.providers.llm import LLMConfig, OpenAICompatibleLLM
 from kronika.providers.tokens import TiktokenCounter
 from kronika.settings import CONFIG_FILE, Settings, default_config_text
 from kronika.stores.audit import JsonlAuditLog
@@ -90,3 +92,20 @@ def build_memory(
     if previous != chosen.model_id:
         marker.write_text(chosen.model_id + "\n", encoding="utf-8")
     return memory
+
+
+def build_llm(settings: Settings, *, minion: bool = False) -> LLM | None:
+    """The configured chat model (``minion``: the background model, L9), or ``None``
+    when no endpoint or model is set — everything that needs one then degrades (L8)."""
+    model = (settings.minion_model or settings.llm_model) if minion else settings.llm_model
+    if not settings.llm_base_url or not model:
+        return None
+    config = LLMConfig(
+        base_url=settings.llm_base_url,
+        model=model,
+        api_key=settings.llm_api_key or None,
+        timeout=settings.llm_timeout,
+        retries=settings.llm_retries,
+        json_mode=settings.llm_json_mode,
+    )
+    return OpenAICompatibleLLM(config)

@@ -186,3 +186,13 @@ def test_bench_locomo_json_and_report(run, tmp_path: Path) -> None:  # type: ign
     report = (tmp_path / "r" / "locomo.md").read_text()
     assert "recall@5" in report and "machine" in report
     assert (tmp_path / "r" / "locomo.json").is_file()
+
+
+def test_global_options_work_before_and_after_the_command(tmp_path: Path) -> None:
+    from kronika.cli.main import build_parser
+
+    parser = build_parser()
+    before = parser.parse_args(["--home", str(tmp_path), "--json", "recall", "x"])
+    after = parser.parse_args(["recall", "x", "--home", str(tmp_path), "--json"])
+    assert before.home == after.home == str(tmp_path)
+    assert before.json is True and after.json is True

@@ -19,6 +19,7 @@ from rich.text import Text
 from kronika import errors
 from kronika.app import build_memory, init_workspace
 from kronika.cli import render
+from kronika.cli.chat import register_chat_commands
 from kronika.cli.commands_data import register_data_commands
 from kronika.memory import Memory
 from kronika.settings import Settings, load_settings
@@ -32,6 +33,7 @@ EXIT_CODES: tuple[tuple[type[errors.KronikaError], int], ...] = (
     (errors.IndexError_, 7),
     (errors.EmbedderError, 8),
     (errors.ImportFormatError, 9),
+    (errors.LLMError, 10),
     (errors.InvalidQuery, 2),
     (errors.InvalidInput, 2),
     (errors.ConfigError, 2),
@@ -331,7 +333,6 @@ def build_parser() -> argparse.ArgumentParser:
         description="Long-term memory for LLM agents: Markdown truth, offline recall.",
         parents=[common],
     )
-    parser.set_defaults(home=None, json=False, verbose=False)
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(name: str, handler: Handler, help_text: str, *, with_agent: bool = True) -> Any:
@@ -409,12 +410,19 @@ def build_parser() -> argparse.ArgumentParser:
     add("sync", cmd_sync, "pick up hand edits of the Markdown now")
 
     register_data_commands(add)
+    register_chat_commands(add)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # The global options are shared with every subcommand (so they may stand before or
+    # after it) and default to "absent"; fill them in here, not with set_defaults, which
+    # would change the shared actions and let the subcommand's defaults win.
+    for name, default in (("home", None), ("json", False), ("verbose", False)):
+        if not hasattr(args, name):
+            setattr(args, name, default)
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",

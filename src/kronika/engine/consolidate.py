@@ -1,0 +1,453 @@
+"""Sleep: turning ended sessions into durable memory (SPEC L6-L8).
+
+When a session ends its file's header says ``status: ended``: the session is queued.
+:meth:`Consolidator.run` takes every queued session, oldest first, and with a model
+at hand makes ONE extraction call (``prompts/extraction``): the facts it returns are
+written through the single write path (UPDATE supersedes and keeps history, DELETE
+forgets), the Active Context is overwritten with the session summary, and the header
+becomes ``status: consolidated``. Then the volume triggers run: every ``l1_every``
+consolidated sessions not yet covered make an L1 summary, every ``l2_every`` L1
+summaries an L2 summary.
+
+Without a model (none configured, or unreachable) nothing is lost: the rule-based
+extractor captures explicit statements at once, the Active Context gets an honest
+extractive note, and the session stays queued for the next run (the next session
+end, the next wake, or ``kronika consolidate``). A model that keeps answering with
+output that cannot be used counts attempts; after ``consolidation_attempts`` the
+session is marked ``failed`` and retried only on request.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from kronika.core.context import fit_tokens, lead_sentence
+from kronika.core.model import MemoryItem, SessionStatus, Source
+from kronika.core.rules import EXTRACTOR_VERSION, extract_statements
+from kronika.engine.write import SetActiveContext, UpdateSession, WriteReceipt, WriteSummary
+from kronika.errors import (
+    InvalidInput,
+    LLMError,
+    LLMUnavailable,
+    NotFound,
+    PermissionDenied,
+)
+from kronika.memory import Memory
+from kronika.ports import LLM
+from kronika.prompts import extraction, summaries
+from kronika.prompts.base import Prompt
+from kronika.providers.jsonout import structured_call
+from kronika.stores.markdown.meta import format_time
+from kronika.stores.markdown.sessions import SUMMARY_SPEAKER, SessionHeader
+
+NO_MODEL = "no language model is configured"
+
+
+@dataclass(frozen=True, slots=True)
+class SessionOutcome:
+    """What consolidation did with one session."""
+
+    session_id: str
+    status: str  # consolidated | queued | failed
+    written: tuple[str, ...] = ()
+    summary: str | None = None
+    error: str | None = None
+    extractor: str | None = None
+
+
+@dataclass(slots=True)
+class ConsolidationReport:
+    sessions: list[SessionOutcome] = field(default_factory=list)
+    summaries: list[str] = field(default_factory=list)
+    waiting: list[str] = field(default_factory=list)
+    """What still waits for a model: queued sessions and due L1/L2 summaries."""
+
+
+class Consolidator:
+    """Consolidates one workspace's ended sessions; ``llm`` is the minion model (or None)."""
+
+    def __init__(self, memory: Memory, llm: LLM | None) -> None:
+        self.memory = memory
+        self.llm = llm
+        self.settings = memory.settings
+
+    # ------------------------------------------------------------------ public
+    def end(self, agent: str, session_id: str, reason: str) -> ConsolidationReport:
+        """Mark ``session_id`` ended (``reason``: new, idle, shutdown, interrupted) and
+        consolidate everything queued."""
+        header = self._header(agent, session_id)
+        if header is not None and header.status == SessionStatus.OPEN:
+            self._set(
+                agent,
+                session_id,
+                status=SessionStatus.ENDED.value,
+                ended=format_time(self.memory.clock.now()),
+                end_reason=reason,
+            )
+        return self.run(agent)
+
+    def run(self, agent: str, *, retry_failed: bool = False) -> ConsolidationReport:
+        """Consolidate every queued session of ``agent`` (and failed ones when asked),
+        then write the L1/L2 summaries that are due."""
+        report = ConsolidationReport()
+        wanted = {SessionStatus.ENDED.value} | (
+            {SessionStatus.FAILED.value} if retry_failed else set()
+        )
+        for header in self.memory.workspace.session_headers(agent):
+            if header.status in wanted:
+                outcome = self._consolidate(agent, header)
+                report.sessions.append(outcome)
+                if outcome.status != "consolidated":
+                    report.waiting.append(f"session {header.session_id}")
+        report.summaries += self._summaries(agent, report)
+        return report
+
+    # ------------------------------------------------------------- one session
+    def _consolidate(self, agent: str, header: SessionHeader) -> SessionOutcome:
+        sid = header.session_id
+        turns = [
+            t for t in self.memory.load_session(sid, agent=agent) if t.speaker != SUMMARY_SPEAKER
+        ]
+        if not any(t.speaker == "user" for t in turns):
+            self._set(agent, sid, status=SessionStatus.CONSOLIDATED.value, facts="0", error=None)
+            return SessionOutcome(sid, "consolidated", summary=None)
+        written: list[str] = []
+        if self.llm is None:
+            return self._degrade(agent, header, turns, NO_MODEL, count_attempt=False)
+        try:
+            result = structured_call(
+                self.llm,
+                extraction.EXTRACTION.messages(
+                    self._transcript(agent, sid, turns),
+                    agent=agent,
+                    brain=self._brain_lines(agent),
+                    max_facts=self.settings.max_facts,
+                ),
+                extraction.EXTRACTION.schema,
+                coerce=extraction.EXTRACTION.coerce,
+            )
+        except LLMUnavailable as exc:
+            return self._degrade(agent, header, turns, str(exc), count_attempt=False)
+        except LLMError as exc:
+            return self._degrade(agent, header, turns, str(exc), count_attempt=True)
+        tags = (f"session:{sid}", extraction.EXTRACTION.id)
+        kept = [f for f in result["facts"] if f["tag"] != "SKIP"][: self.settings.max_facts]
+        for fact in kept:
+            line = self._apply_fact(agent, fact, tags)
+            if line:
+                written.append(line)
+        summary = " ".join(str(result["summary"]).split())
+        if self._is_latest(agent, header):
+            self._write_active_context(agent, summary)
+        self._set(
+            agent,
+            sid,
+            status=SessionStatus.CONSOLIDATED.value,
+            consolidated=format_time(self.memory.clock.now()),
+            extractor=extraction.EXTRACTION.id,
+            model=self.llm.model,
+            facts=str(len(written)),
+            summary=summary,
+            error=None,
+        )
+        return SessionOutcome(
+            sid, "consolidated", tuple(written), summary, None, extraction.EXTRACTION.id
+        )
+
+    def _apply_fact(self, agent: str, fact: dict[str, str], tags: tuple[str, ...]) -> str | None:
+        tag, key, value = fact["tag"], fact["key"], fact["value"].strip()
+        replaces = (fact.get("replaces") or "").strip() or None
+        try:
+            if tag == "DELETE":
+                target = replaces or key
+                try:
+                    gone = self.memory.forget(key=target, agent=agent, source_agent=agent)
+                except NotFound:
+                    gone = self._forget_by_value(agent, value)
+                return f"- {target}" if gone else None
+            if not value:
+                return None
+            section = extraction.SECTION_OF_TAG.get(tag)
+            receipt = self.memory.remember(
+                key=(replaces or key) if tag == "UPDATE" else key,
+                value=value,
+                agent=agent,
+                section=section,
+                source=Source.AUTO,
+                source_agent=agent,
+                tags=tags,
+            )
+            return _describe(receipt)
+        except (PermissionDenied, InvalidInput) as exc:
+            return f"! {key}: {exc}"
+
+    def _forget_by_value(self, agent: str, value: str) -> list[MemoryItem]:
+        if not value:
+            return []
+        wanted = " ".join(value.split()).casefold()
+        gone = []
+        for item in self.memory.facts(agent=agent):
+            if " ".join((item.value or item.content).split()).casefold() == wanted:
+                gone += self.memory.forget(item.id, agent=agent, source_agent=agent)
+        return gone
+
+    def _degrade(
+        self,
+        agent: str,
+        header: SessionHeader,
+        turns: Sequence[MemoryItem],
+        error: str,
+        *,
+        count_attempt: bool,
+    ) -> SessionOutcome:
+        """No usable model: rule-based facts once, an extractive Active Context, and the
+        session stays queued (or is marked failed after too many bad replies)."""
+        sid = header.session_id
+        written: list[str] = []
+        if header.fields.get("rules") != EXTRACTOR_VERSION:
+            tags = (f"session:{sid}", EXTRACTOR_VERSION)
+            for turn in turns:
+                if turn.speaker != "user":
+                    continue
+                for found in extract_statements(turn.content):
+                    try:
+                        receipt = self.memory.remember(
+                            key=found.key,
+                            value=found.value,
+                            agent=agent,
+                            section=found.section,
+                            multi=found.multi,
+                            source=Source.AUTO,
+                            source_agent=agent,
+                            tags=tags,
+                        )
+                    except (PermissionDenied, InvalidInput) as exc:
+                        written.append(f"! {found.key}: {exc}")
+                        continue
+                    written.append(_describe(receipt))
+            if self._is_latest(agent, header):
+                self._write_active_context(agent, extractive_summary(sid, turns))
+        attempts = header.number("attempts") + (1 if count_attempt else 0)
+        failed = count_attempt and attempts >= self.settings.consolidation_attempts
+        status = SessionStatus.FAILED if failed else SessionStatus.ENDED
+        self._set(
+            agent,
+            sid,
+            status=status.value,
+            rules=EXTRACTOR_VERSION,
+            attempts=str(attempts) if attempts else None,
+            error=error,
+        )
+        return SessionOutcome(
+            sid, "failed" if failed else "queued", tuple(written), None, error, EXTRACTOR_VERSION
+        )
+
+    # --------------------------------------------------------------- summaries
+    def _summaries(self, agent: str, report: ConsolidationReport) -> list[str]:
+        written: list[str] = []
+        ws = self.memory.workspace
+        while True:
+            covered = {
+                s for _, f in ws.summary_headers(agent, "L1") for s in _split(f.get("sessions"))
+            }
+            todo = [
+                h
+                for h in ws.session_headers(agent)
+                if h.status == SessionStatus.CONSOLIDATED and h.session_id not in covered
+            ]
+            if len(todo) < self.settings.l1_every:
+                break
+            batch = todo[: self.settings.l1_every]
+            text = "\n\n".join(
+                f"[{h.session_id}] {h.fields.get('started', '')}\n"
+                + (h.fields.get("summary") or "(no summary)")
+                for h in batch
+            )
+            path = self._write_level(
+                agent,
+                "L1",
+                summaries.L1,
+                text,
+                len(batch),
+                {
+                    "sessions": ", ".join(h.session_id for h in batch),
+                },
+                report,
+            )
+            if path is None:
+                break
+            written.append(path)
+        while True:
+            l1 = ws.summary_headers(agent, "L1")
+            covered = {
+                s for _, f in ws.summary_headers(agent, "L2") for s in _split(f.get("summaries"))
+            }
+            todo_l1 = [(p, f) for p, f in l1 if _stem(p) not in covered]
+            if len(todo_l1) < self.settings.l2_every:
+                break
+            batch_l1 = todo_l1[: self.settings.l2_every]
+            parts = []
+            for path, _ in batch_l1:
+                body = ws.parse_source(agent, path).items
+                parts.append(f"[{_stem(path)}]\n{body[0].content if body else ''}")
+            sessions = [s for _, f in batch_l1 for s in _split(f.get("sessions"))]
+            path = self._write_level(
+                agent,
+                "L2",
+                summaries.L2,
+                "\n\n".join(parts),
+                len(batch_l1),
+                {
+                    "summaries": ", ".join(_stem(p) for p, _ in batch_l1),
+                    "sessions": ", ".join(sessions),
+                },
+                report,
+            )
+            if path is None:
+                break
+            written.append(path)
+        return written
+
+    def _write_level(
+        self,
+        agent: str,
+        level: str,
+        prompt: Prompt,
+        text: str,
+        count: int,
+        fields: dict[str, str],
+        report: ConsolidationReport,
+    ) -> str | None:
+        if self.llm is None:
+            report.waiting.append(f"{level} summary ({NO_MODEL})")
+            return None
+        try:
+            result = structured_call(
+                self.llm,
+                prompt.messages(text, agent=agent, count=count),
+                prompt.schema,
+                coerce=prompt.coerce,
+            )
+        except LLMError as exc:
+            report.waiting.append(f"{level} summary ({exc})")
+            return None
+        number = len(self.memory.workspace.summary_headers(agent, level)) + 1
+        name = f"{level}_{number:03d}"
+        path = f"summaries/{level}/{name}.md"
+        sessions = _split(fields.get("sessions"))
+        sources = ", ".join(f"[{s}](../../sessions/{s}.md)" for s in sessions)
+        body = f"{result['summary'].strip()}\n\nSources: {sources}\n"
+        header = {
+            "id": f"{level.lower()}-{agent}-{number:03d}",
+            "created": format_time(self.memory.clock.now()),
+            **fields,
+            "prompt": prompt.id,
+            "model": self.llm.model,
+            "token_count": str(self.memory.tokens.count(result["summary"])),
+        }
+        self.memory.memory_write(
+            agent, "summaries", WriteSummary(path, body, tuple(header.items())), agent
+        )
+        return path
+
+    # ---------------------------------------------------------------- helpers
+    def _transcript(self, agent: str, sid: str, turns: Sequence[MemoryItem]) -> str:
+        """The conversation as ``speaker: text`` lines; a long one keeps its latest part
+        within ``extraction_budget`` tokens, after the session's rolling summary."""
+        lines = [f"{t.speaker}: {t.content}" for t in turns]
+        count = self.memory.tokens.count
+        budget = self.settings.extraction_budget
+        kept: list[str] = []
+        used = 0
+        for line in reversed(lines):
+            cost = count(line) + 1
+            if kept and used + cost > budget:
+                break
+            kept.append(line)
+            used += cost
+        kept.reverse()
+        if len(kept) < len(lines):
+            rolled = [
+                t.content
+                for t in self.memory.load_session(sid, agent=agent)
+                if t.speaker == SUMMARY_SPEAKER
+            ]
+            earlier = rolled[-1] if rolled else f"({len(lines) - len(kept)} earlier messages)"
+            kept.insert(0, f"[summary of the earlier part] {earlier}")
+        return "\n".join(kept)
+
+    def _brain_lines(self, agent: str) -> str:
+        facts = self.memory.facts(agent=agent, include_archived=False)
+        if not facts:
+            return "(empty)"
+        return "\n".join(f"- {f.key}: {f.value}" if f.key else f"- {f.content}" for f in facts)
+
+    def _is_latest(self, agent: str, header: SessionHeader) -> bool:
+        """True when no later session has ended (so this summary is the newest one)."""
+        for other in self.memory.workspace.session_headers(agent):
+            if other.session_id > header.session_id and other.status in (
+                SessionStatus.CONSOLIDATED,
+                SessionStatus.ENDED,
+            ):
+                return False
+        return True
+
+    def _write_active_context(self, agent: str, text: str) -> None:
+        trimmed = fit_tokens(text, self.settings.active_context_budget, self.memory.tokens.count)
+        # A read-only agent keeps the session summary in the session header only.
+        with contextlib.suppress(PermissionDenied):
+            self.memory.memory_write(agent, "active_context", SetActiveContext(trimmed), agent)
+
+    def _header(self, agent: str, session_id: str) -> SessionHeader | None:
+        for header in self.memory.workspace.session_headers(agent):
+            if header.session_id == session_id:
+                return header
+        return None
+
+    def _set(self, agent: str, session_id: str, **fields: str | None) -> None:
+        change = UpdateSession(session_id, tuple(fields.items()))
+        self.memory.memory_write(agent, "sessions", change, "system")
+
+
+def extractive_summary(session_id: str, turns: Sequence[MemoryItem]) -> str:
+    """An honest stand-in for a session summary when no model is available."""
+    users = [t for t in turns if t.speaker == "user"]
+    when = turns[0].created_at.date().isoformat() if turns else ""
+    first = lead_sentence(users[0].content) if users else ""
+    last = lead_sentence(users[-1].content) if len(users) > 1 else ""
+    parts = [
+        f"Last conversation: {when}, {len(turns)} messages (session {session_id}); "
+        "it has not been summarised yet because no language model was available.",
+        f"It began with: “{first}”." if first else "",
+        f"The last thing the user said: “{last}”." if last else "",
+    ]
+    return " ".join(p for p in parts if p)
+
+
+def _describe(receipt: WriteReceipt) -> str:
+    item = receipt.item
+    what = item.content if item is not None else getattr(receipt.change, "item", None)
+    text = what if isinstance(what, str) else str(getattr(what, "content", ""))
+    if receipt.outcome == "proposed":
+        return f"? {text} (proposed, waiting for approval)"
+    kind = type(receipt.change).__name__
+    mark = {"AddFact": "+", "SupersedeFact": "~", "TouchFact": "="}.get(kind, "+")
+    return f"{mark} {text}"
+
+
+def _split(value: str | None) -> list[str]:
+    return [s.strip() for s in (value or "").split(",") if s.strip()]
+
+
+def _stem(path: str) -> str:
+    return path.rsplit("/", 1)[-1].removesuffix(".md")
+
+
+__all__ = [
+    "ConsolidationReport",
+    "Consolidator",
+    "SessionOutcome",
+    "extractive_summary",
+]

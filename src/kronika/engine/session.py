@@ -1,0 +1,454 @@
+"""A conversation with memory: wake, turns, rolling summaries, session end (SPEC L1-L5).
+
+::
+
+    session = Session(memory, agent="jaskier", llm=model)   # llm may be None
+    session.wake()                     # identity + brain + active context (L1)
+    turn = session.user("Hi! Remember that I'm vegan.")
+    if turn.command:                   # a memory command was obeyed at once (C1)
+        answer = turn.command.reply
+    else:                              # send turn.messages to the model (L2)
+        answer = model.chat(turn.messages).content
+    session.assistant(answer)
+    session.close()                    # shutdown ends and consolidates the session (L5, L6)
+
+Every message is appended to ``sessions/<YYYY-MM-DD_NNN>.md`` as it arrives (L4), so a
+killed process loses nothing: the next :meth:`Session.wake` resumes a session that
+was active less than ``idle_minutes`` ago and ends (and queues) older ones. A message
+that arrives ``idle_minutes`` or more after the previous one ends the old session
+first (checked on arrival, no timers). Above ``summarize_at`` of ``context_budget``
+the older part of the window is summarised — by the minion model, or without one by
+an extractive digest — the summary is saved into the session file, and the last
+``keep_verbatim`` messages stay word for word (L3).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from kronika.core.commands import CommandKind, detect_command
+from kronika.core.context import (
+    MESSAGE_OVERHEAD,
+    Count,
+    WindowMessage,
+    extractive_digest,
+    fit_lines,
+    fit_tokens,
+    recalled_line,
+    system_prompt,
+    window_tokens,
+)
+from kronika.core.model import ItemType, MemoryItem, RecallHit, SessionStatus, TurnRecord
+from kronika.core.prompt import render_memory_block
+from kronika.engine.commands import CommandResult, CommandRunner
+from kronika.engine.consolidate import ConsolidationReport, Consolidator
+from kronika.engine.write import SYSTEM, USER, AppendTurn, RemoveItem
+from kronika.errors import LLMError
+from kronika.memory import Memory
+from kronika.ports import LLM, ChatMessage
+from kronika.prompts import summaries
+from kronika.providers.jsonout import structured_call
+from kronika.stores.markdown.sessions import LIVE_ID_RE, SUMMARY_ID_RE, SUMMARY_SPEAKER
+
+_INDEX_RE = re.compile(r"_(\d+)$")
+ROLES = ("user", "assistant")
+
+
+@dataclass(frozen=True, slots=True)
+class Wake:
+    """What the agent knows at the start of a session (L1), already within budgets."""
+
+    identity: str
+    memory_block: str
+    active_context: str
+    tokens: int
+    resumed: str | None = None
+    """The session id picked up again after an interruption, if any."""
+    recovered: ConsolidationReport | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """The result of one user message.
+
+    ``messages`` is the payload to send to the model. ``command`` is set when the
+    message was a memory command that has already been carried out (its ``reply`` is
+    the answer to show). ``ended`` reports the previous session when this message
+    ended it (idle gap or "new conversation").
+    """
+
+    session_id: str | None
+    messages: tuple[ChatMessage, ...]
+    tokens: int
+    command: CommandResult | None = None
+    recalled: tuple[RecallHit, ...] = ()
+    lessons: tuple[RecallHit, ...] = ()
+    ended: ConsolidationReport | None = None
+    summarized: bool = False
+
+
+@dataclass(slots=True)
+class _State:
+    session_id: str | None = None
+    window: list[WindowMessage] = field(default_factory=list)
+    summary: str | None = None
+    summary_first: int | None = None
+    count: int = 0
+    last_at: datetime | None = None
+    last_stored: str | None = None
+
+
+class Session:
+    """One agent's conversation with its user; see the module docstring."""
+
+    def __init__(
+        self,
+        memory: Memory,
+        *,
+        agent: str | None = None,
+        llm: LLM | None = None,
+        minion: LLM | None = None,
+    ) -> None:
+        self.memory = memory
+        self.agent = agent or memory.settings.default_agent
+        memory.create_agent(self.agent)
+        self.llm = llm
+        self.minion = minion or llm
+        self.settings = memory.settings
+        self.consolidator = Consolidator(memory, self.minion)
+        self.commands = CommandRunner(memory, self.agent)
+        self._state = _State()
+
+    @property
+    def session_id(self) -> str | None:
+        """The current session's id (``None`` until the first message)."""
+        return self._state.session_id
+
+    @property
+    def window(self) -> tuple[WindowMessage, ...]:
+        return tuple(self._state.window)
+
+    @property
+    def summary(self) -> str | None:
+        """The summary of the older part of the conversation, once there is one."""
+        return self._state.summary
+
+    # ------------------------------------------------------------------ lifecycle
+    def wake(self, at: datetime | None = None) -> Wake:
+        """Load identity, Brain and Active Context (L1); pick up or end sessions a killed
+        process left open; retry queued consolidation when a model is at hand."""
+        now = at or self.memory.clock.now()
+        resumed = None
+        report = ConsolidationReport()
+        idle = timedelta(minutes=self.settings.idle_minutes)
+        for header in self.memory.workspace.session_headers(self.agent):
+            if header.status != SessionStatus.OPEN or header.session_id == self.session_id:
+                continue
+            turns = self.memory.load_session(header.session_id, agent=self.agent)
+            last = turns[-1].created_at if turns else None
+            if self.session_id is None and last is not None and now - last < idle:
+                if resumed is not None:  # two recent open sessions: keep only the newest
+                    self._merge(report, self.consolidator.end(self.agent, resumed, "interrupted"))
+                self._resume(header.session_id, turns)
+                resumed = header.session_id
+            else:
+                self._merge(
+                    report, self.consolidator.end(self.agent, header.session_id, "interrupted")
+                )
+        if self.minion is not None and not report.sessions:
+            self._merge(report, self.consolidator.run(self.agent))
+        identity, block, active = self._core()
+        count = self.memory.tokens.count
+        tokens = count(identity) + count(block) + count(active)
+        recovered = report if report.sessions or report.summaries else None
+        return Wake(identity, block, active, tokens, resumed, recovered)
+
+    def new_conversation(self) -> ConsolidationReport | None:
+        """End the current session explicitly (L5) and consolidate it (L6)."""
+        return self._end("new")
+
+    def close(self) -> ConsolidationReport | None:
+        """Shutdown: end and consolidate the current session, if one is open."""
+        return self._end("shutdown")
+
+    def __enter__(self) -> Session:
+        self.wake()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ---------------------------------------------------------------------- turns
+    def user(self, text: str, *, at: datetime | None = None) -> Turn:
+        """Take one user message: end an idle session first, obey a memory command,
+        save the message, recall from the archive, and build the payload (L2)."""
+        now = at or self.memory.clock.now()
+        state = self._state
+        ended = None
+        idle = timedelta(minutes=self.settings.idle_minutes)
+        if (
+            state.session_id is not None
+            and state.last_at is not None
+            and now - state.last_at >= idle
+        ):
+            ended = self._end("idle")
+        command = detect_command(text)
+        if command is not None and command.kind is CommandKind.NEW_CONVERSATION:
+            done = self.commands.run(command)
+            report = self._end("new") or ended
+            return Turn(None, (), 0, command=done, ended=report)
+        if command is not None and command.kind is CommandKind.DONT_REMEMBER:
+            done = self.commands.run(command)
+            if done.drop_previous:
+                self._drop_last_exchange()
+            messages, tokens = self._payload((), ())
+            return Turn(state.session_id, messages, tokens, command=done, ended=ended)
+        self._save("user", text, now)
+        result: CommandResult | None = None
+        if command is not None:
+            result = self.commands.run(command, last_stored=state.last_stored)
+            if result.stored_id is not None:
+                state.last_stored = result.stored_id
+            if result.drop_previous:
+                self._drop_last_exchange(keep_latest=True)
+        recalled, lessons = ((), ()) if command is not None else self._recall(text)
+        summarized = self._maybe_summarize(recalled, lessons)
+        messages, tokens = self._payload(recalled, lessons)
+        return Turn(
+            state.session_id,
+            messages,
+            tokens,
+            command=result,
+            recalled=recalled,
+            lessons=lessons,
+            ended=ended,
+            summarized=summarized,
+        )
+
+    def assistant(self, text: str, *, at: datetime | None = None) -> None:
+        """Record the agent's answer (in the window and the transcript)."""
+        if not text.strip():
+            return
+        if self._state.session_id is None:
+            return  # nothing was said to answer (e.g. after "new conversation")
+        self._save("assistant", text, at or self.memory.clock.now())
+        self._maybe_summarize((), ())
+
+    # ------------------------------------------------------------------ internals
+    def _core(self) -> tuple[str, str, str]:
+        count = self.memory.tokens.count
+        s = self.settings
+        identity = fit_tokens(
+            self.memory.identity(agent=self.agent).strip(), s.identity_budget, count
+        )
+        facts = self.memory.facts(agent=self.agent, include_archived=False)
+        block = render_memory_block(facts)
+        if count(block) > s.brain_max:
+            lines = block.splitlines()
+            kept = fit_lines(lines[1:-1], s.brain_max - count("<memory>\n</memory>"), count)
+            block = "\n".join(["<memory>", *kept, "</memory>"]) if kept else ""
+        active = fit_tokens(
+            self.memory.active_context(agent=self.agent).strip(), s.active_context_budget, count
+        )
+        return identity, block, active
+
+    def _new_id(self, now: datetime) -> str:
+        day = now.date().isoformat()
+        taken = [
+            int(m.group("n"))
+            for h in self.memory.workspace.session_headers(self.agent)
+            if (m := LIVE_ID_RE.match(h.session_id)) and m.group("day") == day
+        ]
+        return f"{day}_{max(taken, default=0) + 1:03d}"
+
+    def _save(self, role: str, text: str, at: datetime) -> None:
+        state = self._state
+        header: tuple[tuple[str, str], ...] = ()
+        if state.session_id is None:
+            state.session_id = self._new_id(at)
+            header = (("source", "chat"), ("agent", self.agent), ("status", SessionStatus.OPEN))
+        state.count += 1
+        turn = TurnRecord(f"{state.session_id}_{state.count}", role, text, at)
+        change = AppendTurn(state.session_id, turn, at, header)
+        self.memory.memory_write(self.agent, "sessions", change, SYSTEM)
+        state.window.append(WindowMessage(role, text, state.count))
+        state.last_at = at
+
+    def _resume(self, session_id: str, turns: list[MemoryItem]) -> None:
+        state = _State(session_id=session_id)
+        last_summarized = 0
+        for turn in turns:
+            turn_id = turn.provenance.turn_ids[0] if turn.provenance.turn_ids else ""
+            if turn.speaker == SUMMARY_SPEAKER and (m := SUMMARY_ID_RE.match(turn_id)):
+                state.summary = turn.content
+                state.summary_first = int(m.group("first"))
+                last_summarized = int(m.group("last"))
+                continue
+            index_match = _INDEX_RE.search(turn_id)
+            index = int(index_match.group(1)) if index_match else state.count + 1
+            state.count = max(state.count, index)
+            role = turn.speaker if turn.speaker in ROLES else "user"
+            state.window.append(WindowMessage(role, turn.content, index))
+            state.last_at = turn.created_at
+        state.window = [m for m in state.window if m.index > last_summarized]
+        self._state = state
+
+    def _end(self, reason: str) -> ConsolidationReport | None:
+        sid = self._state.session_id
+        self._state = _State()
+        if sid is None:
+            return None
+        return self.consolidator.end(self.agent, sid, reason)
+
+    def _drop_last_exchange(self, *, keep_latest: bool = False) -> None:
+        """Take the latest user message (and the answers after it) back out of the window
+        and the transcript; with ``keep_latest`` the one before the current message."""
+        state = self._state
+        window = state.window[:-1] if keep_latest else state.window
+        users = [i for i, m in enumerate(window) if m.role == "user"]
+        if not users or state.session_id is None:
+            return
+        dropped = window[users[-1] :]
+        indexes = {m.index for m in dropped}
+        turns = self.memory.load_session(state.session_id, agent=self.agent)
+        for turn in turns:
+            turn_id = turn.provenance.turn_ids[0] if turn.provenance.turn_ids else ""
+            match = _INDEX_RE.search(turn_id)
+            if turn.speaker != SUMMARY_SPEAKER and match and int(match.group(1)) in indexes:
+                self.memory.memory_write(self.agent, "sessions", RemoveItem(turn), USER)
+        state.window = [m for m in state.window if m.index not in indexes]
+
+    def _recall(self, text: str) -> tuple[tuple[RecallHit, ...], tuple[RecallHit, ...]]:
+        """Archive recall and lessons for ``text``, only when the best match passes the
+        similarity threshold (L2, F3)."""
+        s = self.settings
+        if s.recall_budget <= 0 and s.lessons_budget <= 0:
+            return (), ()
+        result = self.memory.recall(text, agent=self.agent, k=max(s.recall_k, 10))
+        brain = {f.id for f in self.memory.facts(agent=self.agent, include_archived=False)}
+        hits = [
+            h
+            for h in result.hits
+            if h.item.id not in brain
+            and h.item.section != "active_context"
+            and h.item.type not in (ItemType.REFLECTION, ItemType.STRATEGY)
+            and (
+                h.item.provenance.session_id is None
+                or h.item.provenance.session_id != self._state.session_id
+            )
+        ]
+        recalled = _passing(hits, s.similarity_threshold)
+        lessons: list[RecallHit] = []
+        if s.lessons_budget > 0:
+            found = self.memory.recall(
+                text, agent=self.agent, k=5, types=[ItemType.REFLECTION, ItemType.STRATEGY]
+            )
+            lessons = _passing(list(found.hits), s.similarity_threshold)
+        count = self.memory.tokens.count
+        kept_recall = _within(recalled, s.recall_budget, count)
+        kept_lessons = _within(lessons, s.lessons_budget, count)
+        return tuple(kept_recall), tuple(kept_lessons)
+
+    def _payload(
+        self, recalled: tuple[RecallHit, ...], lessons: tuple[RecallHit, ...]
+    ) -> tuple[tuple[ChatMessage, ...], int]:
+        identity, block, active = self._core()
+        system = system_prompt(
+            identity=identity,
+            memory_block=block,
+            active_context=active,
+            recalled=[recalled_line(h.item) for h in recalled],
+            lessons=[lesson_line(h.item) for h in lessons],
+        )
+        messages = [ChatMessage(role="system", content=system)]
+        if self._state.summary:
+            messages.append(
+                ChatMessage(
+                    role="system",
+                    content="Summary of the earlier part of this conversation:\n"
+                    + self._state.summary,
+                )
+            )
+        messages += [ChatMessage(role=m.role, content=m.content) for m in self._state.window]
+        count = self.memory.tokens.count
+        return tuple(messages), sum(count(m.content) + MESSAGE_OVERHEAD for m in messages)
+
+    def _maybe_summarize(
+        self, recalled: tuple[RecallHit, ...], lessons: tuple[RecallHit, ...]
+    ) -> bool:
+        """Summarise the older part of the window when the payload passes
+        ``summarize_at`` of ``context_budget`` (L3); the summary is saved."""
+        s = self.settings
+        state = self._state
+        if len(state.window) <= s.keep_verbatim or state.session_id is None:
+            return False
+        _, tokens = self._payload(recalled, lessons)
+        if tokens <= s.summarize_at * s.context_budget:
+            return False
+        older = state.window[: len(state.window) - s.keep_verbatim]
+        budget = max(200, s.context_budget // 10)
+        text = self._summarize(older, budget)
+        first = state.summary_first or older[0].index
+        last = older[-1].index
+        turn = TurnRecord(f"summary {first}-{last}", SUMMARY_SPEAKER, text, self.memory.clock.now())
+        change = AppendTurn(state.session_id, turn, turn.at or self.memory.clock.now())
+        self.memory.memory_write(self.agent, "sessions", change, SYSTEM)
+        state.summary = text
+        state.summary_first = first
+        state.window = state.window[len(older) :]
+        return True
+
+    def _summarize(self, older: list[WindowMessage], budget: int) -> str:
+        count = self.memory.tokens.count
+        if self.minion is not None:
+            lines = [f"{m.role}: {m.content}" for m in older]
+            text = "\n".join(lines)
+            if self._state.summary:
+                text = f"[summary of the part before]\n{self._state.summary}\n\n{text}"
+            prompt = summaries.ROLLING
+            try:
+                result = structured_call(
+                    self.minion,
+                    prompt.messages(text, agent=self.agent, max_tokens=budget),
+                    prompt.schema,
+                    coerce=prompt.coerce,
+                )
+                return fit_tokens(" ".join(str(result["summary"]).split()), budget, count)
+            except LLMError:
+                pass  # fall through to the digest: the conversation must go on
+        return extractive_digest(older, self._state.summary, budget, count)
+
+    @staticmethod
+    def _merge(into: ConsolidationReport, other: ConsolidationReport | None) -> None:
+        if other is None:
+            return
+        into.sessions += other.sessions
+        into.summaries += other.summaries
+        into.waiting = list(dict.fromkeys([*into.waiting, *other.waiting]))
+
+
+def lesson_line(item: MemoryItem) -> str:
+    return "- " + " ".join(item.content.split())
+
+
+def _passing(hits: list[RecallHit], threshold: float) -> list[RecallHit]:
+    """The hits, when the best vector similarity among them reaches ``threshold``."""
+    best = max((h.score.vector_similarity or 0.0 for h in hits), default=0.0)
+    return hits if best >= threshold else []
+
+
+def _within(hits: list[RecallHit], budget: int, count: Count) -> list[RecallHit]:
+    kept: list[RecallHit] = []
+    used = 0
+    for hit in hits:
+        cost = count(recalled_line(hit.item)) + 1
+        if used + cost > budget:
+            break
+        kept.append(hit)
+        used += cost
+    return kept
+
+
+__all__ = ["Session", "Turn", "Wake", "lesson_line", "window_tokens"]

@@ -1,0 +1,173 @@
+"""Memory as agent tools (SPEC C2): ``remember``, ``forget``, ``recall``, ``memory_update``.
+
+:data:`TOOLS` holds their JSON schemas in the OpenAI function-calling format (also
+what an MCP server lists); :func:`call_tool` runs one call and never raises for a bad
+call — the model gets ``{"ok": false, "error": …}`` back and can try again. Calls are
+made *as the agent* (``source_agent`` = the agent), so its autonomy level applies:
+at level 1 a change comes back ``"outcome": "proposed"``, at level 0 it is refused.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from kronika.core.matching import facts_about
+from kronika.core.model import Source
+from kronika.core.prompt import fact_line
+from kronika.errors import KronikaError
+from kronika.memory import Memory
+from kronika.providers.jsonout import validate
+
+_SECTIONS = ["User", "Preferences", "Decisions", "Current"]
+
+PARAMETERS: dict[str, dict[str, Any]] = {
+    "remember": {
+        "type": "object",
+        "properties": {
+            "value": {
+                "type": "string",
+                "description": "The fact, one short self-contained statement about the user.",
+                "minLength": 1,
+            },
+            "key": {
+                "type": "string",
+                "description": "A short label such as 'name' or 'favourite_language'; a new "
+                "value for an existing key replaces the old one (kept as history).",
+            },
+            "section": {"type": "string", "enum": _SECTIONS},
+        },
+        "required": ["value"],
+        "additionalProperties": False,
+    },
+    "forget": {
+        "type": "object",
+        "properties": {
+            "key": {"type": "string", "description": "Forget every value of this fact key."},
+            "topic": {
+                "type": "string",
+                "description": "Forget the facts about this topic (words of the key or value, "
+                "or a section name).",
+            },
+            "id": {"type": "string", "description": "Forget the memory item with this id."},
+        },
+        "additionalProperties": False,
+    },
+    "recall": {
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "minLength": 1},
+            "k": {"type": "integer", "minimum": 1, "maximum": 50},
+            "since": {"type": "string", "description": "e.g. '30d', '2025-11-01'"},
+            "until": {"type": "string"},
+        },
+        "required": ["query"],
+        "additionalProperties": False,
+    },
+    "memory_update": {
+        "type": "object",
+        "properties": {
+            "action": {"type": "string", "enum": ["add", "update", "delete"]},
+            "key": {"type": "string", "minLength": 1},
+            "value": {"type": "string"},
+            "section": {"type": "string", "enum": _SECTIONS},
+        },
+        "required": ["action", "key"],
+        "additionalProperties": False,
+    },
+}
+
+DESCRIPTIONS = {
+    "remember": "Store a lasting fact about the user in long-term memory, at once.",
+    "forget": "Delete facts from long-term memory (by key, topic or id), at once.",
+    "recall": "Search long-term memory (facts, notes, old conversations, summaries).",
+    "memory_update": "Add, update (replace the value of) or delete a keyed fact.",
+}
+
+TOOLS: tuple[dict[str, Any], ...] = tuple(
+    {
+        "type": "function",
+        "function": {"name": name, "description": DESCRIPTIONS[name], "parameters": params},
+    }
+    for name, params in PARAMETERS.items()
+)
+
+
+def call_tool(
+    memory: Memory, agent: str, name: str, arguments: str | Mapping[str, Any]
+) -> dict[str, Any]:
+    """Run tool ``name`` for ``agent`` with ``arguments`` (JSON text or a mapping)."""
+    if name not in PARAMETERS:
+        return {"ok": False, "error": f"unknown tool {name!r}; tools: {', '.join(PARAMETERS)}"}
+    try:
+        args = json.loads(arguments) if isinstance(arguments, str) else dict(arguments)
+    except json.JSONDecodeError as exc:
+        return {"ok": False, "error": f"arguments are not valid JSON: {exc}"}
+    errors = validate(args, PARAMETERS[name])
+    if errors:
+        return {"ok": False, "error": "; ".join(errors)}
+    try:
+        return _run(memory, agent, name, args)
+    except KronikaError as exc:
+        return {"ok": False, "error": str(exc)}
+
+
+def _run(memory: Memory, agent: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    if name == "recall":
+        result = memory.recall(
+            args["query"],
+            agent=agent,
+            k=args.get("k", 5),
+            since=args.get("since"),
+            until=args.get("until"),
+        )
+        return {
+            "ok": True,
+            "results": [
+                {
+                    "id": hit.item.id,
+                    "kind": hit.item.type.value,
+                    "when": hit.item.created_at.isoformat(),
+                    "content": hit.item.content,
+                    "citation": hit.citation,
+                    "score": round(hit.score.total, 4),
+                }
+                for hit in result.hits
+            ],
+        }
+    if name == "forget" or (name == "memory_update" and args["action"] == "delete"):
+        if name == "forget" and sum(1 for k in ("key", "topic", "id") if args.get(k)) != 1:
+            return {"ok": False, "error": "give exactly one of key, topic or id"}
+        if args.get("id"):
+            gone = memory.forget(args["id"], agent=agent, source_agent=agent)
+        elif args.get("key"):
+            gone = memory.forget(key=args["key"], agent=agent, source_agent=agent)
+        else:
+            gone = []
+            for fact in facts_about(args["topic"], memory.facts(agent=agent)):
+                gone += memory.forget(fact.id, agent=agent, source_agent=agent)
+        return {"ok": True, "forgotten": [fact_line(f)[2:] for f in gone]}
+    value = args.get("value", "")
+    if not value.strip():
+        return {"ok": False, "error": "value is empty"}
+    receipt = memory.remember(
+        key=args.get("key"),
+        value=value,
+        agent=agent,
+        section=args.get("section"),
+        multi=name == "memory_update" and args["action"] == "add",
+        source=Source.EXPLICIT if name == "remember" else Source.AUTO,
+        source_agent=agent,
+        tags=("tool",),
+    )
+    stored = receipt.item
+    return {
+        "ok": True,
+        "outcome": receipt.outcome,
+        "id": stored.id if stored is not None else None,
+        "stored": fact_line(stored)[2:] if stored is not None else value,
+    }
+
+
+__all__ = ["DESCRIPTIONS", "PARAMETERS", "TOOLS", "call_tool"]

@@ -1,0 +1,110 @@
+"""Memory commands said in a conversation take effect at once (SPEC C1)."""
+
+from __future__ import annotations
+
+from kronika import Memory
+from kronika.engine.session import Session
+
+
+def _brain(memory: Memory) -> str:
+    return (memory.workspace.agent_dir("default") / "brain.md").read_text(encoding="utf-8")
+
+
+def test_remember_then_forget_that_in_polish(memory: Memory) -> None:
+    session = Session(memory)
+    turn = session.user("Zapamiętaj, że jestem weganką.")
+    assert turn.command is not None
+    assert turn.command.reply.startswith("Zapamiętane")
+    assert "weganką" in _brain(memory)  # stored before any model or session end
+    turn = session.user("Zapomnij o tym.")
+    assert turn.command is not None and turn.command.reply.startswith("Zapomniane")
+    assert "weganką" not in _brain(memory)
+
+
+def test_forget_a_topic_removes_the_fact_and_its_history(memory: Memory) -> None:
+    memory.remember(key="city", value="Warsaw")
+    memory.remember(key="city", value="Kraków")
+    memory.remember(key="drink", value="tea")
+    turn = Session(memory).user("Forget where I live.")
+    assert turn.command is not None
+    assert "Kraków" in turn.command.reply
+    assert memory.history("city") == []
+    assert [f.key for f in memory.facts()] == ["drink"]
+
+
+def test_clear_memory_about_a_section_in_spanish(memory: Memory) -> None:
+    memory.remember(key="bebida", value="mate", section="Preferences")
+    memory.remember(key="editor", value="vim", section="Preferences")
+    memory.remember(key="nombre", value="Ana", section="User")
+    turn = Session(memory).user("Borrá tu memoria sobre preferencias")
+    assert turn.command is not None
+    assert turn.command.reply.startswith("Olvidado")
+    assert [f.key for f in memory.facts()] == ["nombre"]
+
+
+def test_nothing_to_forget_is_said_honestly_in_ukrainian(memory: Memory) -> None:
+    turn = Session(memory).user("Забудь про мою роботу")
+    assert turn.command is not None
+    assert turn.command.reply.startswith("Я нічого не зберігаю")
+
+
+def test_dont_remember_this_takes_the_previous_message_out_of_the_transcript(
+    memory: Memory,
+) -> None:
+    session = Session(memory)
+    session.user("My bank PIN is 4321.")
+    session.assistant("I see.")
+    turn = session.user("Don't remember this.")
+    assert turn.command is not None and turn.command.reply.startswith("Understood")
+    sid = session.session_id or ""
+    text = (memory.workspace.agent_dir("default") / "sessions" / f"{sid}.md").read_text()
+    assert "4321" not in text and "I see." not in text
+    assert all("4321" not in m.content for m in turn.messages)
+    assert not memory.recall("bank PIN 4321").hits
+
+
+def test_dont_remember_with_content_never_writes_it(memory: Memory) -> None:
+    session = Session(memory)
+    session.user("Hello.")
+    session.user("No recuerdes esto: tengo una cita médica el martes")
+    sid = session.session_id or ""
+    text = (memory.workspace.agent_dir("default") / "sessions" / f"{sid}.md").read_text()
+    assert "cita" not in text
+
+
+def test_what_do_you_know_and_show_memory(memory: Memory) -> None:
+    session = Session(memory)
+    empty = session.user("What do you know about me?")
+    assert empty.command is not None and "don't know anything" in empty.command.reply
+    memory.remember(key="name", value="Ana")
+    known = session.user("Co o mnie wiesz?")
+    assert known.command is not None and "name: Ana" in known.command.reply
+    shown = session.user("show your memory")
+    assert shown.command is not None
+    assert "# Brain of default" in shown.command.reply and "1 facts" in shown.command.reply
+
+
+def test_ordinary_sentences_are_not_commands(memory: Memory) -> None:
+    session = Session(memory)
+    for text in (
+        "I forgot my keys again.",
+        "Do you remember when we met?",
+        "Me olvidé las llaves.",
+    ):
+        turn = session.user(text)
+        assert turn.command is None
+    assert memory.facts() == []
+
+
+def test_commands_from_the_user_pass_even_for_a_read_only_agent(
+    settings: object, clock: object
+) -> None:
+    from kronika import build_memory
+    from kronika.settings import AgentPolicy, Settings
+
+    assert isinstance(settings, Settings)
+    locked = settings.with_overrides(agents={"default": AgentPolicy(autonomy=0)})
+    with build_memory(locked, create=True, clock=clock) as memory:  # type: ignore[arg-type]
+        turn = Session(memory).user("Remember that I prefer short answers.")
+        assert turn.command is not None and turn.command.reply.startswith("Remembered")
+        assert memory.facts()
