@@ -89,14 +89,20 @@ def extractive_digest(
     sentence of every older message. When even that is over ``budget`` the oldest lines
     go first, and the digest says how many, so nothing is dropped silently."""
     lines = [f"{m.role}: {_lead(m.content)}" for m in messages]
-    head = [previous.strip()] if previous and previous.strip() else []
+    head = previous.strip() if previous and previous.strip() else ""
     dropped = 0
-    while lines and count("\n".join([*head, *lines])) > budget:
-        lines.pop(0)
+
+    def render() -> str:
+        note = f"({dropped} earlier messages are in the saved transcript only.)" if dropped else ""
+        return "\n".join(part for part in (head, note, *lines) if part)
+
+    while lines and count(render()) > budget:
+        lines.pop(0)  # the oldest go first: the latest lines matter most
         dropped += 1
-    note = [f"({dropped} earlier messages are in the saved transcript only.)"] if dropped else []
-    text = "\n".join([*head, *note, *lines])
-    return fit_tokens(text, budget, count)
+    if count(render()) > budget and head:
+        rest = count(render()) - count(head)
+        head = fit_tokens(head, max(0, budget - rest), count)
+    return render()
 
 
 def _lead(text: str, limit: int = 160) -> str:

@@ -434,9 +434,12 @@ def lesson_line(item: MemoryItem) -> str:
 
 
 def _passing(hits: list[RecallHit], threshold: float) -> list[RecallHit]:
-    """The hits, when the best vector similarity among them reaches ``threshold``."""
+    """Nothing unless the best vector similarity reaches ``threshold`` (L2); then the
+    hits at least half as similar, so one strong match does not drag in noise."""
     best = max((h.score.vector_similarity or 0.0 for h in hits), default=0.0)
-    return hits if best >= threshold else []
+    if best < threshold:
+        return []
+    return [h for h in hits if (h.score.vector_similarity or 0.0) >= threshold / 2]
 
 
 def _within(hits: list[RecallHit], budget: int, count: Count) -> list[RecallHit]:
