@@ -127,3 +127,42 @@ def test_cli_chat_json_against_a_scripted_model(tmp_path: Path) -> None:
     assert json.loads(status.stdout) == {
         "default": {"sessions": [], "summaries": [], "waiting": []}
     }
+
+
+def test_cli_consolidate_drains_the_queue_once_a_model_answers(tmp_path: Path) -> None:
+    home = tmp_path / "ws"
+    offline = _run_chat(home, "My name is Ana.\nI like jazz.\n")
+    assert offline.returncode == 0, offline.stderr
+    assert "waiting: session" in offline.stderr  # what memory did is shown on stderr
+    extraction = {
+        "facts": [{"tag": "PREFERENCE", "key": "music", "value": "jazz"}],
+        "summary": "Ana said she likes jazz.",
+    }
+    with ScriptedChatServer([json.dumps(extraction)]) as server:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KRONIKA_")}
+        done = subprocess.run(
+            [
+                str(KRONIKA),
+                "--home",
+                str(home),
+                "consolidate",
+                "--json",
+                "--base-url",
+                server.base_url,
+                "--model",
+                "m",
+            ],
+            capture_output=True,
+            text=True,
+            env={**env, "KRONIKA_EMBEDDER": "hashing"},
+            check=False,
+            timeout=120,
+        )
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)["default"]
+    assert [s["status"] for s in report["sessions"]] == ["consolidated"]
+    assert "+ music: jazz" in report["sessions"][0]["written"]
+    agent = home / "agents" / "default"
+    assert "Ana said she likes jazz." in (agent / "active_context.md").read_text()
+    brain = (agent / "brain.md").read_text()
+    assert "**name**: Ana" in brain and "**music**: jazz" in brain  # rules first, model later

@@ -332,3 +332,32 @@ def test_session_files_are_plain_markdown(memory: Memory, tmp_path: Path) -> Non
     assert "status: open" in text and "source: chat" in text
     assert f"### [{sid}_1] user · " in text and f"### [{sid}_2] assistant · " in text
     assert json.dumps  # keep import used for readability of failures
+
+
+def test_l2_summarises_l1_summaries_by_volume(
+    settings: Settings, clock: FrozenClock, brainy: Brainy, server: ScriptedChatServer
+) -> None:
+    from kronika.app import build_llm
+
+    every_two = settings.with_overrides(
+        l1_every=2, l2_every=2, llm_base_url=server.base_url, llm_model="m"
+    )
+    brainy.extractions = [_extraction([], f"Session {n}.") for n in range(5)]
+    with build_memory(every_two, create=True, clock=clock) as memory:
+        llm = build_llm(every_two)
+        for n in range(5):
+            session = Session(memory, llm=llm)
+            session.user(f"Talk number {n}.")
+            session.close()
+            clock.advance(minutes=1)
+        l1 = memory.workspace.summary_headers("default", "L1")
+        l2 = memory.workspace.summary_headers("default", "L2")
+        assert [p for p, _ in l1] == ["summaries/L1/L1_001.md", "summaries/L1/L1_002.md"]
+        assert len(l2) == 1
+        path, fields = l2[0]
+        assert fields["summaries"] == "L1_001, L1_002"
+        sessions = [h.session_id for h in memory.workspace.session_headers("default")]
+        assert fields["sessions"].split(", ") == sessions[:4]  # the fifth is not in an L1 yet
+        assert fields["prompt"] == "summary-l2@1"
+        assert brainy.calls.count("L1") == 2 and brainy.calls.count("L2") == 1
+        assert memory.recall("projects", types=["summary"]).hits  # summaries are searchable
