@@ -152,9 +152,12 @@ def test_without_a_model_nothing_is_lost_and_the_queue_is_drained_later(
         assert "no language model" in _header(memory, "default", sid)["error"]
         assert "not been summarised yet" in memory.active_context()
         # a second run without a model changes nothing and duplicates nothing
-        before = (memory.workspace.agent_dir("default") / "brain.md").read_text()
+        agent_dir = memory.workspace.agent_dir("default")
+        before = [(agent_dir / name).read_text() for name in ("brain.md", f"sessions/{sid}.md")]
+        audit_before = len(memory.audit())
         Consolidator(memory, None).run("default")
-        assert (memory.workspace.agent_dir("default") / "brain.md").read_text() == before
+        after = [(agent_dir / name).read_text() for name in ("brain.md", f"sessions/{sid}.md")]
+        assert after == before and len(memory.audit()) == audit_before
 
     brainy.extractions = [
         _extraction(

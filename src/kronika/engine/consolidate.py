@@ -232,14 +232,14 @@ class Consolidator:
         attempts = header.number("attempts") + (1 if count_attempt else 0)
         failed = count_attempt and attempts >= self.settings.consolidation_attempts
         status = SessionStatus.FAILED if failed else SessionStatus.ENDED
-        self._set(
-            agent,
-            sid,
-            status=status.value,
-            rules=EXTRACTOR_VERSION,
-            attempts=str(attempts) if attempts else None,
-            error=error,
-        )
+        fields = {
+            "status": status.value,
+            "rules": EXTRACTOR_VERSION,
+            "attempts": str(attempts) if attempts else None,
+            "error": " ".join(error.split()),
+        }
+        if any(header.fields.get(k) != v for k, v in fields.items()):
+            self._set(agent, sid, **fields)  # a retry that changes nothing writes nothing
         return SessionOutcome(
             sid, "failed" if failed else "queued", tuple(written), None, error, EXTRACTOR_VERSION
         )
