@@ -364,3 +364,36 @@ def test_l2_summarises_l1_summaries_by_volume(
         assert fields["prompt"] == "summary-l2@1"
         assert brainy.calls.count("L1") == 2 and brainy.calls.count("L2") == 1
         assert memory.recall("projects", types=["summary"]).hits  # summaries are searchable
+
+
+def test_extract_from_conversation_stores_and_consolidates_a_finished_chat(
+    memory: Memory, llm: LLM, brainy: Brainy, server: ScriptedChatServer
+) -> None:
+    from kronika.engine.session import extract_from_conversation
+
+    brainy.extractions = [
+        _extraction([{"tag": "CORE", "key": "job", "value": "nurse"}], "Ana works nights.")
+    ]
+    report = extract_from_conversation(
+        memory,
+        [
+            ("user", "I'm a nurse, I work nights."),
+            ("assistant", "That sounds tiring."),
+            ("user", "forget where I live"),
+        ],  # a command inside is not replayed
+        llm=llm,
+    )
+    assert [o.status for o in report.sessions] == ["consolidated"]
+    assert _facts(memory) == {"job": "nurse"}
+    sid = report.sessions[0].session_id
+    assert _header(memory, "default", sid)["source"] == "chat"
+    assert [t.speaker for t in memory.load_session(sid)] == ["user", "assistant", "user"]
+    assert memory.active_context().strip() == "Ana works nights."
+
+
+def test_extract_from_conversation_without_a_model_queues_it(memory: Memory) -> None:
+    from kronika.engine.session import extract_from_conversation
+
+    report = extract_from_conversation(memory, [("user", "My name is Ola.")])
+    assert [o.status for o in report.sessions] == ["queued"]
+    assert _facts(memory) == {"name": "Ola"}

@@ -25,6 +25,7 @@ an extractive digest — the summary is saved into the session file, and the las
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -40,12 +41,26 @@ from kronika.core.context import (
     system_prompt,
     window_tokens,
 )
-from kronika.core.model import ItemType, MemoryItem, RecallHit, SessionStatus, TurnRecord
+from kronika.core.model import (
+    ItemType,
+    MemoryItem,
+    RecallHit,
+    SessionRecord,
+    SessionStatus,
+    TurnRecord,
+)
 from kronika.core.prompt import render_memory_block
 from kronika.engine.commands import CommandResult, CommandRunner
 from kronika.engine.consolidate import ConsolidationReport, Consolidator
-from kronika.engine.write import SYSTEM, USER, AppendTurn, RemoveItem
-from kronika.errors import LLMError
+from kronika.engine.write import (
+    SYSTEM,
+    USER,
+    AppendTurn,
+    RemoveItem,
+    UpdateSession,
+    WriteSession,
+)
+from kronika.errors import InvalidInput, LLMError
 from kronika.memory import Memory
 from kronika.ports import LLM, ChatMessage
 from kronika.prompts import summaries
@@ -255,13 +270,7 @@ class Session:
         return identity, block, active
 
     def _new_id(self, now: datetime) -> str:
-        day = now.date().isoformat()
-        taken = [
-            int(m.group("n"))
-            for h in self.memory.workspace.session_headers(self.agent)
-            if (m := LIVE_ID_RE.match(h.session_id)) and m.group("day") == day
-        ]
-        return f"{day}_{max(taken, default=0) + 1:03d}"
+        return new_session_id(self.memory, self.agent, now)
 
     def _save(self, role: str, text: str, at: datetime) -> None:
         state = self._state
@@ -429,6 +438,45 @@ class Session:
         into.waiting = list(dict.fromkeys([*into.waiting, *other.waiting]))
 
 
+def new_session_id(memory: Memory, agent: str, now: datetime) -> str:
+    """The next free ``YYYY-MM-DD_NNN`` id of ``agent`` for the day of ``now``."""
+    day = now.date().isoformat()
+    taken = [
+        int(m.group("n"))
+        for h in memory.workspace.session_headers(agent)
+        if (m := LIVE_ID_RE.match(h.session_id)) and m.group("day") == day
+    ]
+    return f"{day}_{max(taken, default=0) + 1:03d}"
+
+
+def extract_from_conversation(
+    memory: Memory,
+    messages: Sequence[tuple[str, str]],
+    *,
+    agent: str | None = None,
+    llm: LLM | None = None,
+    at: datetime | None = None,
+) -> ConsolidationReport:
+    """Keep a finished conversation (``(role, text)`` pairs) as an ended session and
+    consolidate it at once (SPEC I1): facts, Active Context, L1/L2 when due. Memory
+    commands inside it are not replayed; without ``llm`` it is queued (L8)."""
+    name = agent or memory.settings.default_agent
+    memory.create_agent(name)
+    now = at or memory.clock.now()
+    sid = new_session_id(memory, name, now)
+    turns = tuple(
+        TurnRecord(f"{sid}_{n}", role, text, now)
+        for n, (role, text) in enumerate(messages, 1)
+        if text.strip()
+    )
+    if not turns:
+        raise InvalidInput("the conversation has no messages")
+    memory.memory_write(name, "sessions", WriteSession(SessionRecord(sid, now, turns)), SYSTEM)
+    fields = (("source", "chat"), ("agent", name), ("status", SessionStatus.OPEN.value))
+    memory.memory_write(name, "sessions", UpdateSession(sid, fields), SYSTEM)
+    return Consolidator(memory, llm).end(name, sid, "new")
+
+
 def lesson_line(item: MemoryItem) -> str:
     return "- " + " ".join(item.content.split())
 
@@ -454,4 +502,12 @@ def _within(hits: list[RecallHit], budget: int, count: Count) -> list[RecallHit]
     return kept
 
 
-__all__ = ["Session", "Turn", "Wake", "lesson_line", "window_tokens"]
+__all__ = [
+    "Session",
+    "Turn",
+    "Wake",
+    "extract_from_conversation",
+    "lesson_line",
+    "new_session_id",
+    "window_tokens",
+]
