@@ -39,6 +39,7 @@ from kronika.core.scoring import ScoreWeights
 from kronika.core.sections import guess_section, parse_section
 from kronika.core.text import normalize_key
 from kronika.core.timeexpr import parse_since, parse_until
+from kronika.engine.proposals import Proposal, ProposalBook, fact_of
 from kronika.engine.recall import Mode, Recaller, RecallSettings
 from kronika.engine.sync import Indexer, Progress, SyncReport
 from kronika.engine.write import (
@@ -120,12 +121,14 @@ class Memory:
         self._indexer = Indexer(
             workspace=workspace, index=index, embedder=embedder, embed_batch=settings.embed_batch
         )
+        self._proposals = ProposalBook(workspace=workspace, audit=audit, clock=clock)
         self._writer = MemoryWriter(
             workspace=workspace,
             audit=audit,
             settings=settings,
             clock=clock,
             on_written=self._after_write,
+            on_proposed=self._proposals.record,
         )
         weights = ScoreWeights(
             alpha=settings.alpha,
@@ -259,11 +262,16 @@ class Memory:
             tags=tuple(tags),
         )
         with self._lock:
-            self._indexer.sync_agent(name, paths=["brain.md", "brain_archive.md"])
-            change = self._fact_change(name, item, now)
-            receipt = self._writer.memory_write(name, sect.value, change, source_agent)
-            if receipt.outcome == "applied":
-                self._keep_brain_in_budget(name)
+            return self._write_fact(name, sect.value, item, now, source_agent)
+
+    def _write_fact(
+        self, agent: str, section: str, item: MemoryItem, now: datetime, source_agent: str
+    ) -> WriteReceipt:
+        self._indexer.sync_agent(agent, paths=["brain.md", "brain_archive.md"])
+        change = self._fact_change(agent, item, now)
+        receipt = self._writer.memory_write(agent, section, change, source_agent)
+        if receipt.outcome == "applied":
+            self._keep_brain_in_budget(agent)
         return receipt
 
     def _fact_change(self, agent: str, item: MemoryItem, now: datetime) -> Change:
@@ -392,6 +400,33 @@ class Memory:
                 turns += len(session.turns)
             report = self._indexer.sync_agent(agent, paths=list(paths), progress=progress)
         return ImportReport(agent=agent, sessions=count, turns=turns, sync=report)
+
+    # ----------------------------------------------------------------- proposals
+    def proposals(self, agent: str | None = None) -> list[Proposal]:
+        """Changes waiting for the person's approval; every agent's when ``agent`` is None."""
+        return [p for name in self._agents_or_all(agent) for p in self._proposals.pending(name)]
+
+    def approve(self, proposal_id: str, agent: str | None = None) -> WriteReceipt:
+        """Apply a waiting proposal as the person, then remove it (see engine/proposals)."""
+        with self._lock:
+            found = self._proposals.find(self._agents_or_all(agent), proposal_id)
+            fact = fact_of(found.change)
+            if fact is None:
+                receipt = self._writer.memory_write(found.agent, found.section, found.change, USER)
+            else:
+                receipt = self._write_fact(found.agent, found.section, fact, self.clock.now(), USER)
+            self._proposals.settle(found, "approve")
+        return receipt
+
+    def reject(self, proposal_id: str, agent: str | None = None) -> Proposal:
+        """Drop a waiting proposal (audited as ``reject``); returns it."""
+        with self._lock:
+            found = self._proposals.find(self._agents_or_all(agent), proposal_id)
+            self._proposals.settle(found, "reject")
+        return found
+
+    def _agents_or_all(self, agent: str | None) -> list[str]:
+        return [self._agent(agent)] if agent else self.agents()
 
     # --------------------------------------------------------------------- reads
     def recall(

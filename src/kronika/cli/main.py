@@ -21,6 +21,7 @@ from kronika.app import build_memory, init_workspace
 from kronika.cli import render
 from kronika.cli.chat import register_chat_commands
 from kronika.cli.commands_data import register_data_commands
+from kronika.cli.proposals import register_proposal_commands
 from kronika.memory import Memory
 from kronika.settings import Settings, load_settings
 
@@ -411,6 +412,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     register_data_commands(add)
     register_chat_commands(add)
+    register_proposal_commands(add)
     return parser
 
 

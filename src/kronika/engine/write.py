@@ -11,7 +11,8 @@ Who may write (``source_agent``):
 * ``"user"`` (the person, through the CLI or the API) and ``"system"`` (maintenance such
   as keeping the Brain under budget) are never held back by autonomy;
 * an agent writing to itself follows its autonomy level: 0 read-only (denied),
-  1 suggest (the change is queued as a proposal for the user), 2 auto (applied),
+  1 suggest (the change waits as a proposal for the user's approval, see
+  :mod:`kronika.engine.proposals`), 2 auto (applied),
   3 full (also may archive and reorganise);
 * an agent writing to *another* agent needs that agent's ``writers`` grant.
 """
@@ -19,7 +20,7 @@ Who may write (``source_agent``):
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
@@ -130,15 +131,17 @@ Change = (
 
 @dataclass(frozen=True, slots=True)
 class WriteReceipt:
-    """What happened to a change: ``applied``, or ``proposed`` (waiting for the user)."""
+    """What happened to a change: ``applied``, or ``proposed`` (waiting for the user,
+    as proposal ``proposal`` when the writer keeps proposals)."""
 
     outcome: str
     change: Change
     item: MemoryItem | None
     paths: tuple[str, ...]
+    proposal: str | None = None
 
 
-def _describe(change: Change) -> tuple[str, str | None, str]:
+def describe_change(change: Change) -> tuple[str, str | None, str]:
     """(action, item id, one-line summary) for the audit trail."""
     match change:
         case AddFact(item):
@@ -179,8 +182,10 @@ class MemoryWriter:
         settings: Settings,
         clock: Clock,
         on_written: Callable[[str, Sequence[str]], None],
-        on_proposed: Callable[[str, Change, str], None] | None = None,
+        on_proposed: Callable[[AuditEntry, Change], str] | None = None,
     ) -> None:
+        """``on_proposed`` keeps a proposed change (its audit entry and the change) and
+        returns the proposal's id; without it a proposed change is only audited."""
         self._workspace = workspace
         self._audit = audit
         self._settings = settings
@@ -193,7 +198,7 @@ class MemoryWriter:
     ) -> WriteReceipt:
         """Check permissions, apply ``content`` to ``target_agent``'s memory, audit it."""
         self._workspace.require_agent(target_agent)
-        action, item_id, summary = _describe(content)
+        action, item_id, summary = describe_change(content)
         outcome = self._decide(target_agent, content, source_agent)
         entry = AuditEntry(
             at=self._clock.now(),
@@ -209,10 +214,12 @@ class MemoryWriter:
             self._audit.append(entry)
             raise PermissionDenied(self._denial_reason(target_agent, source_agent))
         if outcome == "proposed":
+            proposal = None
+            if self._on_proposed is not None:  # kept first: the audit never names a lost one
+                proposal = self._on_proposed(entry, content)
+                entry = replace(entry, summary=f"[{proposal}] {summary}"[:200])
             self._audit.append(entry)
-            if self._on_proposed is not None:
-                self._on_proposed(target_agent, content, source_agent)
-            return WriteReceipt("proposed", content, None, ())
+            return WriteReceipt("proposed", content, None, (), proposal)
         item, paths = self._apply(target_agent, content)
         self._audit.append(entry)
         self._on_written(target_agent, paths)

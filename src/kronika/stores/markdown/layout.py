@@ -11,6 +11,7 @@
     memory/YYYY-MM-DD.md    daily logs
     summaries/L1/*.md       summaries of sessions; summaries/L2/*.md of L1 summaries
     bank/world.md, bank/experience.md, bank/opinions.md, bank/entities/<Name>.md
+    proposals.md            changes waiting for the person's approval (not indexed)
     .corrupt/               copies of files that could not be read cleanly
 """
 
@@ -25,6 +26,7 @@ from kronika.errors import InvalidAgentName
 
 AGENT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
 IDENTITY = "identity.md"
+PROPOSALS = "proposals.md"
 CORRUPT_DIR = ".corrupt"
 _DAY_RE = re.compile(r"^\d{4}-\d\d-\d\d$")
 BANK_KINDS = {

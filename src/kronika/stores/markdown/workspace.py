@@ -22,7 +22,7 @@ from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem, SessionRecord, Status, TurnRecord
 from kronika.errors import InvalidAgentName, NotFound, UnknownAgent, WorkspaceError
-from kronika.stores.markdown import brain, documents, frontmatter, notes, sessions
+from kronika.stores.markdown import brain, documents, frontmatter, notes, proposals, sessions
 from kronika.stores.markdown.atomic import is_temp_name
 from kronika.stores.markdown.files import SourceText, keep_copy, read_source, write_text
 from kronika.stores.markdown.layout import (
@@ -452,6 +452,26 @@ class MarkdownWorkspace:
         write_text(
             self.require_agent(agent) / documents.ACTIVE_CONTEXT, body + "\n" if body else ""
         )
+
+    # -- proposals (changes waiting for the person; never indexed) -------------------------
+
+    def read_proposals(self, agent: str) -> proposals.ParsedProposals:
+        """The proposals in ``proposals.md``; damaged lines are reported in ``warnings``."""
+        read = read_source(self.require_agent(agent), proposals.PATH)
+        if read is None:
+            return proposals.ParsedProposals((), ())
+        parsed = proposals.parse_proposals(read.text)
+        return replace(parsed, warnings=read.warnings + parsed.warnings)
+
+    def add_proposal(self, agent: str, entry: proposals.ProposalEntry) -> None:
+        """Append ``entry`` to ``proposals.md`` (created when missing)."""
+        self._edit(
+            agent, proposals.PATH, lambda ls: proposals.append_entry(ls, entry), proposals.TEMPLATE
+        )
+
+    def remove_proposal(self, agent: str, proposal_id: str) -> None:
+        """Delete the line of proposal ``proposal_id``; every other line is kept."""
+        self._edit(agent, proposals.PATH, lambda lines: proposals.remove_entry(lines, proposal_id))
 
     def cleanup_temp(self) -> int:
         """Delete temporary files left by interrupted writes; returns how many."""

@@ -1,0 +1,85 @@
+"""``kronika proposals``, ``kronika approve`` and ``kronika reject``: changes waiting
+for the person's approval (agents at autonomy 1, "suggest")."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from kronika.app import build_memory
+from kronika.cli import render
+from kronika.engine.proposals import Proposal
+from kronika.settings import Settings
+
+
+def proposal_json(proposal: Proposal) -> dict[str, Any]:
+    return {
+        "id": proposal.id,
+        "agent": proposal.agent,
+        "from": proposal.source_agent,
+        "when": proposal.created_at.isoformat(),
+        "section": proposal.section,
+        "change": proposal.summary,
+        "type": type(proposal.change).__name__,
+        "status": proposal.status,
+    }
+
+
+def cmd_proposals(args: argparse.Namespace, settings: Settings) -> int:
+    with build_memory(settings) as memory:
+        rows = [proposal_json(p) for p in memory.proposals(args.agent)]
+    if args.json:
+        render.print_json(rows)
+        return 0
+    if not rows:
+        render.out.print("no proposals waiting")
+        return 0
+    table = Table(title="proposals waiting for approval", title_justify="left")
+    for column in ("id", "agent", "from", "when", "change"):
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        row["when"] = row["when"][:16].replace("T", " ")  # UTC, to the minute
+        table.add_row(*(Text(str(row[c])) for c in ("id", "agent", "from", "when", "change")))
+    render.out.print(table)
+    return 0
+
+
+def cmd_approve(args: argparse.Namespace, settings: Settings) -> int:
+    with build_memory(settings) as memory:
+        receipt = memory.approve(args.id, args.agent)
+    item = receipt.item
+    if args.json:
+        render.print_json(
+            {
+                "approved": args.id,
+                "outcome": receipt.outcome,
+                "change": type(receipt.change).__name__,
+                "item": render.items_json([item])[0] if item else None,
+            }
+        )
+    else:
+        shown = f": {item.content}  [{item.id}]" if item is not None else ""
+        render.out.print(f"approved {args.id}{shown}", markup=False)
+    return 0
+
+
+def cmd_reject(args: argparse.Namespace, settings: Settings) -> int:
+    with build_memory(settings) as memory:
+        proposal = memory.reject(args.id, args.agent)
+    if args.json:
+        render.print_json({"rejected": proposal_json(proposal)})
+    else:
+        render.out.print(f"rejected {proposal.id}: {proposal.summary}", markup=False)
+    return 0
+
+
+def register_proposal_commands(add: Callable[..., Any]) -> None:
+    add("proposals", cmd_proposals, "list changes agents proposed, waiting for approval")
+    p = add("approve", cmd_approve, "apply a proposed change (see `kronika proposals`)")
+    p.add_argument("id", help="proposal id, e.g. p-1a2b3c")
+    p = add("reject", cmd_reject, "drop a proposed change")
+    p.add_argument("id", help="proposal id, e.g. p-1a2b3c")
