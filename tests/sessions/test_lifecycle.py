@@ -397,3 +397,25 @@ def test_extract_from_conversation_without_a_model_queues_it(memory: Memory) -> 
     report = extract_from_conversation(memory, [("user", "My name is Ola.")])
     assert [o.status for o in report.sessions] == ["queued"]
     assert _facts(memory) == {"name": "Ola"}
+
+
+def test_a_suggest_level_agent_turns_extracted_facts_into_proposals(
+    settings: Settings, clock: FrozenClock, brainy: Brainy, server: ScriptedChatServer
+) -> None:
+    from kronika.app import build_llm
+    from kronika.settings import AgentPolicy
+
+    suggest = settings.with_overrides(
+        llm_base_url=server.base_url, llm_model="m", agents={"default": AgentPolicy(autonomy=1)}
+    )
+    brainy.extractions = [_extraction([{"tag": "CORE", "key": "name", "value": "Ana"}], "Hi.")]
+    with build_memory(suggest, create=True, clock=clock) as memory:
+        session = Session(memory, llm=build_llm(suggest))
+        session.user("I'm Ana.")
+        report = session.close()
+        assert report is not None
+        assert report.sessions[0].written[0].startswith("? name: Ana (proposal p-")
+        assert memory.facts() == []  # nothing applied without the person's approval...
+        (proposal,) = memory.proposals()  # ...and nothing lost
+        memory.approve(proposal.id)
+        assert _facts(memory) == {"name": "Ana"}

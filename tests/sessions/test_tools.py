@@ -61,6 +61,9 @@ def test_tools_act_as_the_agent_so_autonomy_applies(settings: Settings, clock: F
         proposed = call_tool(memory, "default", "remember", {"value": "likes jazz"})
         assert proposed["ok"] and proposed["outcome"] == "proposed"
         assert memory.facts() == []
+        assert [p.id for p in memory.proposals()] == [proposed["proposal"]]
+        memory.approve(proposed["proposal"])
+        assert [f.content for f in memory.facts()] == ["likes jazz"]
         memory.create_agent("ro")
         refused = call_tool(memory, "ro", "remember", {"value": "likes jazz"})
         assert not refused["ok"] and "read-only" in refused["error"]

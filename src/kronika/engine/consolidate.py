@@ -19,7 +19,6 @@ session is marked ``failed`` and retried only on request.
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -395,10 +394,13 @@ class Consolidator:
         return True
 
     def _write_active_context(self, agent: str, text: str) -> None:
+        """The session summary is bookkeeping, not a claim about the user: it is written
+        as the system at autonomy 1-3 (no proposal to approve every session); a read-only
+        agent (0) keeps it only in the session header."""
+        if self.settings.policy(agent).autonomy == 0:
+            return
         trimmed = fit_tokens(text, self.settings.active_context_budget, self.memory.tokens.count)
-        # A read-only agent keeps the session summary in the session header only.
-        with contextlib.suppress(PermissionDenied):
-            self.memory.memory_write(agent, "active_context", SetActiveContext(trimmed), agent)
+        self.memory.memory_write(agent, "active_context", SetActiveContext(trimmed), "system")
 
     def _header(self, agent: str, session_id: str) -> SessionHeader | None:
         for header in self.memory.workspace.session_headers(agent):
@@ -431,7 +433,7 @@ def _describe(receipt: WriteReceipt) -> str:
     what = item.content if item is not None else getattr(receipt.change, "item", None)
     text = what if isinstance(what, str) else str(getattr(what, "content", ""))
     if receipt.outcome == "proposed":
-        return f"? {text} (proposed, waiting for approval)"
+        return f"? {text} (proposal {receipt.proposal}, waiting for `kronika approve`)"
     kind = type(receipt.change).__name__
     mark = {"AddFact": "+", "SupersedeFact": "~", "TouchFact": "="}.get(kind, "+")
     return f"{mark} {text}"

@@ -166,6 +166,7 @@ def _run(memory: Memory, agent: str, name: str, args: dict[str, Any]) -> dict[st
         "ok": True,
         "outcome": receipt.outcome,
         "id": stored.id if stored is not None else None,
+        "proposal": receipt.proposal,
         "stored": fact_line(stored)[2:] if stored is not None else value,
     }
 
