@@ -21,15 +21,17 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.errors import IndexError_
 from kronika.ports import ScoreFeatures, SourceState, Vector
 from kronika.stores.sqlite import rows as R
+from kronika.stores.sqlite.lexical import Bm25Snapshot, Phrase, QueryTokenizer
 from kronika.stores.sqlite.migrations import applied_migrations, apply_migrations
-from kronika.stores.sqlite.query import filter_clause, match_expression, to_epoch
+from kronika.stores.sqlite.query import filter_clause, query_terms, quote, to_epoch
 from kronika.stores.sqlite.recovery import is_corruption, move_aside
-from kronika.stores.sqlite.vectors import VectorSnapshot
+from kronika.stores.sqlite.vectors import VectorSnapshot, read_transaction
 
 MEMORY = ":memory:"
 BUSY_TIMEOUT_S = 30.0
@@ -58,8 +60,14 @@ class SqliteIndex:
         self._dim = dim
         self._lock = threading.RLock()
         self._snapshot: VectorSnapshot | None = None
-        self._snapshot_version: int | None = None
-        self._stale = False
+        self._bm25: Bm25Snapshot | None = None
+        self._tokenizer = QueryTokenizer()
+        # Bumped by every write of this connection and whenever PRAGMA data_version
+        # shows another connection committed; each snapshot remembers the one it saw.
+        self._generation = 0
+        self._data_version: int | None = None
+        self._snapshot_generation = -1
+        self._bm25_generation = -1
         self._conn = self._connect()
 
     @classmethod
@@ -131,11 +139,12 @@ class SqliteIndex:
                     conn.execute("ROLLBACK")
                 raise
             finally:
-                self._stale = True
+                self._generation += 1
 
     def close(self) -> None:
         with self._lock:
             self._snapshot = None
+            self._bm25 = None
             self._conn.close()
 
     def __enter__(self) -> SqliteIndex:
@@ -345,19 +354,62 @@ class SqliteIndex:
     # -- search -----------------------------------------------------------------------
 
     def search_lexical(self, query: str, flt: RecallFilter, limit: int) -> list[tuple[str, float]]:
-        """BM25 over accent-folded text; score is ``-bm25`` so higher is better."""
-        expression = match_expression(query)
-        if expression is None or limit <= 0:
+        """FTS5's BM25 over accent-folded text, best first; higher score is better.
+
+        The query is the MATCH expression of :func:`query.match_expression` (every
+        word OR-ed, plus the whole phrase); the scores are those of FTS5's ``bm25()``,
+        computed over an in-memory copy of the index (:mod:`.lexical`).
+        """
+        terms = query_terms(query)
+        if not terms or limit <= 0:
             return []
+        texts = [" ".join(terms), *terms] if len(terms) > 1 else terms
+        with self._reading() as conn, read_transaction(conn):
+            bm25 = self._current_bm25(conn)
+            phrases = [
+                Phrase(text, tokens)
+                for text, tokens in zip(texts, self._tokenizer.words(conn, texts), strict=True)
+            ]
+            # FTS5 scores a phrase of several tokens itself (the snapshot has no positions).
+            parts: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
+            for phrase in phrases:
+                if len(phrase.tokens) > 1 and all(t in bm25.postings for t in phrase.tokens):
+                    found = conn.execute(
+                        f"SELECT rowid, {_BM25} FROM items_fts WHERE items_fts MATCH ?",
+                        (quote(phrase.text),),
+                    ).fetchall()
+                    parts[phrase.text] = (
+                        np.asarray([r for r, _ in found], dtype=np.int64),
+                        -np.asarray([v for _, v in found], dtype=np.float64),
+                    )
+            allowed = self._allowed_rowids(conn, flt)
+            return bm25.search(phrases, parts, flt, limit, allowed)
+
+    def _allowed_rowids(
+        self, conn: sqlite3.Connection, flt: RecallFilter
+    ) -> npt.NDArray[np.int64] | None:
+        """Rowids passing the filters that need a join (keys, entities); None if there are none."""
+        if not (flt.keys or flt.entities):
+            return None
         where, params = filter_clause(flt)
-        sql = (
-            f"SELECT i.id, {_BM25} AS rank FROM items_fts JOIN items AS i"
-            f" ON i.rowid = items_fts.rowid WHERE items_fts MATCH ? AND {where}"
-            " ORDER BY rank LIMIT ?"
-        )
-        with self._reading() as conn:
-            found = conn.execute(sql, [expression, *params, limit]).fetchall()
-        return [(item_id, -float(rank)) for item_id, rank in found]
+        found = conn.execute(f"SELECT i.rowid FROM items AS i WHERE {where}", params)
+        return np.fromiter((r for (r,) in found), dtype=np.int64)
+
+    def _current_bm25(self, conn: sqlite3.Connection) -> Bm25Snapshot:
+        generation = self._current_generation(conn)
+        if self._bm25 is None:
+            self._bm25 = Bm25Snapshot(self._tokenizer)
+        if self._bm25_generation != generation:
+            self._bm25.refresh(conn)
+            self._bm25_generation = generation
+        return self._bm25
+
+    def _current_generation(self, conn: sqlite3.Connection) -> int:
+        (version,) = conn.execute("PRAGMA data_version").fetchone()
+        if version != self._data_version:
+            self._data_version = version
+            self._generation += 1
+        return self._generation
 
     def search_vector(
         self, query: Vector, flt: RecallFilter, limit: int
@@ -370,23 +422,17 @@ class SqliteIndex:
             )
         with self._reading() as conn:
             snapshot = self._current_snapshot(conn)
-            allowed = None
-            if flt.keys or flt.entities:
-                where, params = filter_clause(flt)
-                found = conn.execute(f"SELECT i.rowid FROM items AS i WHERE {where}", params)
-                allowed = np.fromiter((r for (r,) in found), dtype=np.int64)
+            allowed = self._allowed_rowids(conn, flt)
         return snapshot.search(query, flt, limit, allowed)
 
     def _current_snapshot(self, conn: sqlite3.Connection) -> VectorSnapshot:
-        # data_version changes when another connection commits; our own writes set
-        # self._stale. Either way only the difference is read (VectorSnapshot.refresh).
-        (version,) = conn.execute("PRAGMA data_version").fetchone()
+        # Only the difference since the last look is read (VectorSnapshot.refresh).
+        generation = self._current_generation(conn)
         if self._snapshot is None:
             self._snapshot = VectorSnapshot.load(conn, self._model, self._dim)
-        elif self._stale or version != self._snapshot_version:
+        elif self._snapshot_generation != generation:
             self._snapshot = self._snapshot.refresh(conn, self._model, self._dim)
-        self._snapshot_version = version
-        self._stale = False
+        self._snapshot_generation = generation
         return self._snapshot
 
     # -- reporting --------------------------------------------------------------------

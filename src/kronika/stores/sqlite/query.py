@@ -47,13 +47,14 @@ def match_expression(query: str) -> str | None:
     terms = query_terms(query)
     if not terms:
         return None
-    quoted = [_quote(t) for t in terms]
+    quoted = [quote(t) for t in terms]
     if len(terms) > 1:
-        quoted.insert(0, _quote(" ".join(terms)))
+        quoted.insert(0, quote(" ".join(terms)))
     return " OR ".join(quoted)
 
 
-def _quote(text: str) -> str:
+def quote(text: str) -> str:
+    """``text`` as one FTS5 string (a phrase): double quotes doubled."""
     return '"' + text.replace('"', '""') + '"'
 
 

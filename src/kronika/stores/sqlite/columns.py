@@ -1,0 +1,211 @@
+"""The item columns recall filters need, held as numpy arrays beside an in-memory snapshot.
+
+Both in-memory searches (vectors, BM25) keep one row per item they hold and turn a
+:class:`RecallFilter` into a boolean mask over those rows with :meth:`ItemColumns.mask`.
+Filters that need a join (keys, entities) are passed in as allowed rowids instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from kronika.core.model import RecallFilter
+from kronika.stores.sqlite.query import excluded_statuses, normalise_name, to_epoch
+
+Codes = npt.NDArray[np.int32]
+Floats = npt.NDArray[np.float64]
+Mask = npt.NDArray[np.bool_]
+Rowids = npt.NDArray[np.int64]
+
+COLUMNS_SQL = """
+SELECT i.rowid, i.id, i.agent, i.tenant, i.scope, i.type, i.status, i.channel,
+       i.speaker_norm, i.created_at, coalesce(i.valid_from, i.created_at), i.valid_to"""
+"""The select list :meth:`ItemColumns.from_rows` reads (over ``items AS i``)."""
+
+COLUMN_COUNT = 12
+
+
+@dataclass(frozen=True, slots=True)
+class CodedColumn:
+    """A string column as small integer codes: ``values[codes[i]]`` is row ``i``'s value."""
+
+    codes: Codes
+    index: dict[str | None, int]
+
+    @classmethod
+    def encode(cls, values: Iterable[str | None]) -> CodedColumn:
+        index: dict[str | None, int] = {}
+        codes = np.fromiter((index.setdefault(v, len(index)) for v in values), dtype=np.int32)
+        return cls(codes, index)
+
+    def mask(self, allowed: Iterable[str | None]) -> Mask:
+        wanted = [self.index[v] for v in set(allowed) if v in self.index]
+        if len(wanted) == 1:
+            one: Mask = self.codes == wanted[0]
+            return one
+        return np.isin(self.codes, np.asarray(wanted, dtype=np.int32))
+
+    def take(self, keep: Mask) -> CodedColumn:
+        return CodedColumn(self.codes[keep], self.index)
+
+    def concat(self, other: CodedColumn) -> CodedColumn:
+        index = dict(self.index)
+        remap = np.fromiter((index.setdefault(v, len(index)) for v in other.index), dtype=np.int32)
+        return CodedColumn(np.concatenate([self.codes, remap[other.codes]]), index)
+
+
+def _static_key(flt: RecallFilter) -> tuple[Any, ...]:
+    """The parts of ``flt`` whose mask depends on the rows only, not on a moment."""
+    return (
+        frozenset(flt.agents),
+        flt.tenant,
+        frozenset(str(s) for s in flt.scopes),
+        frozenset(str(t) for t in flt.types),
+        flt.channel,
+        frozenset(normalise_name(s) for s in flt.speakers),
+        tuple(excluded_statuses(flt)),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class ItemColumns:
+    """One row per item: its rowid, id and every column a non-join filter reads.
+
+    Immutable: a snapshot that changes gets new columns, so the masks cached per
+    filter (agent, type, status…) stay valid for the life of the object.
+    """
+
+    rowids: Rowids
+    ids: npt.NDArray[np.object_]
+    agent: CodedColumn
+    tenant: CodedColumn
+    scope: CodedColumn
+    type: CodedColumn
+    status: CodedColumn
+    channel: CodedColumn
+    speaker: CodedColumn
+    created_at: Floats
+    valid_from: Floats  # valid_from, else created_at
+    valid_to: Floats  # +inf when open-ended
+    _masks: dict[tuple[Any, ...], Mask | None] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[Sequence[Any]]) -> ItemColumns:
+        """Columns from rows selected with :data:`COLUMNS_SQL` (extra trailing values ignored)."""
+        columns = list(zip(*rows, strict=False)) if rows else [()] * COLUMN_COUNT
+        return cls(
+            rowids=np.asarray(columns[0], dtype=np.int64),
+            ids=np.asarray(columns[1], dtype=object),
+            agent=CodedColumn.encode(columns[2]),
+            tenant=CodedColumn.encode(columns[3]),
+            scope=CodedColumn.encode(columns[4]),
+            type=CodedColumn.encode(columns[5]),
+            status=CodedColumn.encode(columns[6]),
+            channel=CodedColumn.encode(columns[7]),
+            speaker=CodedColumn.encode(columns[8]),
+            created_at=np.asarray(columns[9], dtype=np.float64),
+            valid_from=np.asarray(columns[10], dtype=np.float64),
+            valid_to=np.asarray([np.inf if v is None else v for v in columns[11]], np.float64),
+        )
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def take(self, keep: Mask) -> ItemColumns:
+        return ItemColumns(
+            rowids=self.rowids[keep],
+            ids=self.ids[keep],
+            agent=self.agent.take(keep),
+            tenant=self.tenant.take(keep),
+            scope=self.scope.take(keep),
+            type=self.type.take(keep),
+            status=self.status.take(keep),
+            channel=self.channel.take(keep),
+            speaker=self.speaker.take(keep),
+            created_at=self.created_at[keep],
+            valid_from=self.valid_from[keep],
+            valid_to=self.valid_to[keep],
+        )
+
+    def concat(self, other: ItemColumns) -> ItemColumns:
+        if len(other) == 0:
+            return self
+        return ItemColumns(
+            rowids=np.concatenate([self.rowids, other.rowids]),
+            ids=np.concatenate([self.ids, other.ids]),
+            agent=self.agent.concat(other.agent),
+            tenant=self.tenant.concat(other.tenant),
+            scope=self.scope.concat(other.scope),
+            type=self.type.concat(other.type),
+            status=self.status.concat(other.status),
+            channel=self.channel.concat(other.channel),
+            speaker=self.speaker.concat(other.speaker),
+            created_at=np.concatenate([self.created_at, other.created_at]),
+            valid_from=np.concatenate([self.valid_from, other.valid_from]),
+            valid_to=np.concatenate([self.valid_to, other.valid_to]),
+        )
+
+    def mask(self, flt: RecallFilter, live: Mask | None = None) -> Mask | None:
+        """Rows passing every non-join filter of ``flt`` (and ``live``); ``None`` means all.
+
+        Mirrors :func:`kronika.stores.sqlite.query.filter_clause` (the tests check both
+        agree). The part that does not depend on a moment is computed once per filter.
+        """
+        key = _static_key(flt)
+        if key not in self._masks:
+            if len(self._masks) >= 64:
+                self._masks.clear()
+            self._masks[key] = self._static_mask(flt)
+        masks: list[Mask] = []
+        static = self._masks[key]
+        if static is not None:
+            masks.append(static)
+        if flt.since is not None:
+            masks.append(self.created_at >= to_epoch(flt.since))
+        if flt.until is not None:
+            masks.append(self.created_at <= to_epoch(flt.until))
+        if flt.as_of is not None:
+            moment = to_epoch(flt.as_of)
+            masks.append((self.valid_from <= moment) & (self.valid_to > moment))
+        if live is not None:
+            masks.append(live)
+        if not masks:
+            return None
+        if len(masks) == 1:
+            return masks[0]
+        combined = masks[0] & masks[1]
+        for m in masks[2:]:
+            combined &= m
+        return combined
+
+    def _static_mask(self, flt: RecallFilter) -> Mask | None:
+        masks: list[Mask] = []
+        if flt.agents:
+            masks.append(self.agent.mask(flt.agents))
+        if flt.tenant is not None:
+            masks.append(self.tenant.mask([flt.tenant]))
+        if flt.scopes:
+            masks.append(self.scope.mask(str(s) for s in flt.scopes))
+        if flt.types:
+            masks.append(self.type.mask(str(t) for t in flt.types))
+        if flt.channel is not None:
+            masks.append(self.channel.mask([flt.channel]))
+        if flt.speakers:
+            masks.append(self.speaker.mask(normalise_name(s) for s in flt.speakers))
+        excluded = excluded_statuses(flt)
+        if excluded:
+            masks.append(~self.status.mask(excluded))
+        if not masks:
+            return None
+        combined = masks[0]
+        for m in masks[1:]:
+            combined = combined & m
+        combined.setflags(write=False)
+        return combined

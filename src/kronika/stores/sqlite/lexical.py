@@ -1,0 +1,352 @@
+"""FTS5's own BM25, computed over an in-memory copy of the full-text index (SPEC R1).
+
+SQLite's ``bm25()`` scores every row a query matches, one row at a time: a question
+made of common words ("what", "did", "the") matches most of the corpus, and that
+cost grows with it. :class:`Bm25Snapshot` keeps the postings of the FTS5 index
+(which rows hold each token, how often, and each row's length in tokens) as numpy
+arrays and computes the same formula for all matching rows at once.
+
+The scores are FTS5's, not an approximation. FTS5's ``bm25()`` with equal column
+weights is a sum over the phrases of the MATCH expression, in their order::
+
+    idf(p)  = ln((N − n(p) + 0.5) / (n(p) + 0.5)), at least 1e-6
+    part(p) = idf(p) · f·(k1 + 1) / (f + k1·(1 − b + b·D / avgdl)),  k1 = 1.2, b = 0.75
+
+with ``N`` rows, ``n(p)`` rows holding phrase ``p``, ``f`` its occurrences in the row
+(all columns), ``D`` the row's length in tokens and ``avgdl`` the mean length. Each
+part is computed with the same floating-point operations in the same order, so the
+sums come out bit for bit equal. Tokens come from FTS5's tokenizer itself (through a
+temporary FTS5 table with the same ``tokenize`` option), never from a copy of it.
+A phrase of several tokens needs positions, which the snapshot does not keep: FTS5
+scores that phrase alone (a one-phrase ``bm25()`` is exactly its part).
+
+The snapshot is loaded once and then refreshed from what changed: rows past the
+highest item rowid it has seen are tokenized, and rows named in ``item_deletions``
+are marked dead (the same logs the vector snapshot reads).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
+
+import numpy as np
+import numpy.typing as npt
+
+from kronika.core.model import RecallFilter
+from kronika.stores.sqlite.columns import COLUMNS_SQL, Floats, ItemColumns, Mask, Rowids
+
+K1 = 1.2
+B = 0.75
+MIN_IDF = 1e-6
+
+_TOKENS = "kronika_tokens"  # temporary FTS5 table: the tokenizer of items_fts, nothing stored
+_TOKEN_VOCAB = "kronika_token_vocab"
+_COMPACT_SHARE = 4  # reload once more than 1/4 of the rows are dead
+_WORD_CACHE = 20_000
+
+Postings = tuple[npt.NDArray[np.int64], Floats]
+"""Row indexes (ascending) and occurrences of one token in each of those rows."""
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    """One phrase of a MATCH expression: its text and the tokens FTS5 makes of it."""
+
+    text: str
+    tokens: tuple[str, ...]
+
+
+class QueryTokenizer:
+    """FTS5's tokenizer of ``items_fts``, applied to query words and new rows.
+
+    A temporary FTS5 table with the same ``tokenize`` option is filled, read back
+    through an ``fts5vocab`` table and emptied; nothing reaches the database file.
+    Tokens of single words are cached (the tokenizer is a pure function).
+    """
+
+    def __init__(self) -> None:
+        self._ready = False
+        self._words: dict[str, tuple[str, ...]] = {}
+
+    def _setup(self, conn: sqlite3.Connection) -> None:
+        if self._ready:
+            return
+        (sql,) = conn.execute(
+            "SELECT sql FROM main.sqlite_master WHERE name = 'items_fts'"
+        ).fetchone()
+        found = re.search(r"tokenize\s*=\s*('(?:[^']|'')*')", sql)
+        tokenize = f", tokenize = {found.group(1)}" if found else ""
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_TOKENS}"
+            f" USING fts5 (content, key, entities, speaker{tokenize})"
+        )
+        conn.execute(
+            f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_TOKEN_VOCAB}"
+            f" USING fts5vocab (temp, {_TOKENS}, 'instance')"
+        )
+        self._ready = True
+
+    def words(self, conn: sqlite3.Connection, words: Sequence[str]) -> list[tuple[str, ...]]:
+        """The tokens FTS5 makes of each word (a word can give none, one or several)."""
+        missing = [w for w in dict.fromkeys(words) if w not in self._words]
+        if missing:
+            self._setup(conn)
+            found: dict[int, list[tuple[int, str]]] = {n: [] for n in range(len(missing))}
+            for doc, offset, term in self._tokenize(
+                conn,
+                f"INSERT INTO temp.{_TOKENS} (rowid, content) VALUES (?, ?)",
+                list(enumerate(missing)),
+            ):
+                found[doc].append((offset, term))
+            if len(self._words) + len(missing) > _WORD_CACHE:
+                self._words.clear()
+            for n, word in enumerate(missing):
+                self._words[word] = tuple(term for _, term in sorted(found[n]))
+        return [self._words[w] for w in words]
+
+    def rows_after(self, conn: sqlite3.Connection, rowid: int) -> list[tuple[int, int, str]]:
+        """``(rowid, offset, token)`` of every token of the FTS rows past ``rowid``."""
+        self._setup(conn)
+        return self._tokenize(
+            conn,
+            f"INSERT INTO temp.{_TOKENS} (rowid, content, key, entities, speaker)"
+            " SELECT rowid, content, key, entities, speaker FROM main.items_fts WHERE rowid > ?",
+            [(rowid,)],
+        )
+
+    @staticmethod
+    def _tokenize(
+        conn: sqlite3.Connection, insert: str, params: list[tuple[object, ...]]
+    ) -> list[tuple[int, int, str]]:
+        try:
+            conn.executemany(insert, params)
+            return conn.execute(f"SELECT doc, offset, term FROM temp.{_TOKEN_VOCAB}").fetchall()
+        finally:
+            conn.execute(f"DELETE FROM temp.{_TOKENS}")
+
+
+class Bm25Snapshot:
+    """The postings of ``items_fts`` and the filter columns of every item, in memory.
+
+    Rows are kept in rowid order (new items always get higher rowids), so a rowid
+    finds its row by binary search. Owned by one :class:`SqliteIndex` and used under
+    its lock: :meth:`refresh` updates it in place.
+    """
+
+    def __init__(self, tokenizer: QueryTokenizer) -> None:
+        self._tokenizer = tokenizer
+        self.cols = ItemColumns.from_rows([])
+        self.live: Mask = np.ones(0, dtype=np.bool_)
+        self.dead = 0
+        self.length: Floats = np.zeros(0, dtype=np.float64)
+        self.total_tokens = 0
+        self.postings: dict[str, Postings] = {}
+        self.marks = (0, 0)  # highest item rowid, highest deletion seq seen
+        self.loaded = False
+
+    # -- loading ----------------------------------------------------------------------
+
+    def refresh(self, conn: sqlite3.Connection) -> None:
+        """Bring the snapshot up to date (``conn`` must be inside a read transaction)."""
+        items_mark, deletions_mark = self.marks
+        new_items, new_deletions, oldest = conn.execute(
+            "SELECT (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'items'),"
+            " (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'item_deletions'),"
+            " (SELECT min(seq) FROM item_deletions)"
+        ).fetchone()
+        pruned = new_deletions > deletions_mark and (oldest is None or oldest > deletions_mark + 1)
+        if not self.loaded or pruned or new_deletions < deletions_mark:
+            self._load(conn, (int(new_items), int(new_deletions)))
+            return
+        if new_deletions > deletions_mark:
+            gone = conn.execute(
+                "SELECT item_rowid FROM item_deletions WHERE seq > ?", (deletions_mark,)
+            ).fetchall()
+            self._kill(np.asarray([r for (r,) in gone], dtype=np.int64))
+            if self.dead * _COMPACT_SHARE > len(self.cols):
+                self._load(conn, (int(new_items), int(new_deletions)))
+                return
+        if new_items > items_mark:
+            self._append(conn, items_mark)
+        self.marks = (int(new_items), int(new_deletions))
+
+    def _load(self, conn: sqlite3.Connection, marks: tuple[int, int]) -> None:
+        rows = conn.execute(COLUMNS_SQL + " FROM items AS i ORDER BY i.rowid").fetchall()
+        self.cols = ItemColumns.from_rows(rows)
+        self.live = np.ones(len(rows), dtype=np.bool_)
+        self.dead = 0
+        self.postings = {}
+        self.length = np.zeros(len(rows), dtype=np.float64)
+        conn.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kronika_fts_vocab"
+            " USING fts5vocab (main, items_fts, 'instance')"
+        )
+        # One row per token with every instance's rowid (ascending): far fewer Python
+        # objects than one row per instance.
+        grouped = conn.execute(
+            "SELECT term, count(*), group_concat(doc, ' ') FROM temp.kronika_fts_vocab"
+            " GROUP BY term"
+        ).fetchall()
+        if grouped:
+            terms = [t for t, _, _ in grouped]
+            counts = np.fromiter((c for _, c, _ in grouped), dtype=np.int64, count=len(grouped))
+            docs = np.array(" ".join(d for _, _, d in grouped).split(), dtype=np.int64)
+            self._add_instances(terms, counts, docs)
+        self.total_tokens = int(self.length.sum())
+        self.marks = marks
+        self.loaded = True
+
+    def _append(self, conn: sqlite3.Connection, after: int) -> None:
+        rows = conn.execute(
+            COLUMNS_SQL + " FROM items AS i WHERE i.rowid > ? ORDER BY i.rowid", (after,)
+        ).fetchall()
+        if not rows:
+            return
+        start = len(self.cols)
+        self.cols = self.cols.concat(ItemColumns.from_rows(rows))
+        self.live = np.concatenate([self.live, np.ones(len(rows), dtype=np.bool_)])
+        self.length = np.concatenate([self.length, np.zeros(len(rows), dtype=np.float64)])
+        instances = sorted((term, doc) for doc, _, term in self._tokenizer.rows_after(conn, after))
+        if instances:
+            terms: list[str] = []
+            counts: list[int] = []
+            for term, group in groupby(instances, key=itemgetter(0)):
+                terms.append(term)
+                counts.append(sum(1 for _ in group))
+            docs = np.fromiter((d for _, d in instances), dtype=np.int64, count=len(instances))
+            self._add_instances(terms, np.asarray(counts, dtype=np.int64), docs)
+        self.total_tokens += int(self.length[start:].sum())
+
+    def _add_instances(
+        self,
+        terms: Sequence[str],
+        counts: npt.NDArray[np.int64],
+        docs: npt.NDArray[np.int64],
+    ) -> None:
+        """Merge instances (grouped by term in ``terms`` order, rowids ascending per term)."""
+        rows = np.searchsorted(self.cols.rowids, docs)
+        rows = np.minimum(rows, max(len(self.cols) - 1, 0))
+        known = self.cols.rowids[rows] == docs if len(self.cols) else np.zeros(0, np.bool_)
+        term_of = np.repeat(np.arange(len(terms)), counts)
+        # A run of one term in one row is one posting; its length is the occurrences.
+        new_run = np.ones(len(docs), dtype=np.bool_)
+        new_run[1:] = (docs[1:] != docs[:-1]) | (term_of[1:] != term_of[:-1])
+        run_starts = np.flatnonzero(new_run)
+        run_tf = np.diff(np.append(run_starts, len(docs))).astype(np.float64)
+        run_rows = rows[run_starts]
+        run_known = known[run_starts]
+        run_term = term_of[run_starts]
+        np.add.at(self.length, run_rows[run_known], run_tf[run_known])
+        bounds = np.searchsorted(run_term, np.arange(len(terms) + 1))
+        for n, term in enumerate(terms):
+            lo, hi = bounds[n], bounds[n + 1]
+            keep = run_known[lo:hi]
+            idx, tf = run_rows[lo:hi][keep], run_tf[lo:hi][keep]
+            if idx.size == 0:
+                continue
+            old = self.postings.get(term)
+            if old is not None:
+                idx, tf = np.concatenate([old[0], idx]), np.concatenate([old[1], tf])
+            self.postings[term] = (idx, tf)
+
+    def _kill(self, rowids: Rowids) -> None:
+        if rowids.size == 0 or len(self.cols) == 0:
+            return
+        rows = np.searchsorted(self.cols.rowids, rowids)
+        inside = rows < len(self.cols)
+        rows, rowids = rows[inside], rowids[inside]
+        hit = np.unique(rows[self.cols.rowids[rows] == rowids])
+        hit = hit[self.live[hit]]
+        if hit.size == 0:
+            return
+        self.live = self.live.copy()
+        self.live[hit] = False
+        self.dead += int(hit.size)
+        self.total_tokens -= int(self.length[hit].sum())
+
+    # -- search -----------------------------------------------------------------------
+
+    @property
+    def rows(self) -> int:
+        """Live rows: FTS5's ``N``."""
+        return len(self.cols) - self.dead
+
+    def search(
+        self,
+        phrases: Iterable[Phrase],
+        phrase_scores: dict[str, tuple[Rowids, Floats]],
+        flt: RecallFilter,
+        limit: int,
+        allowed_rowids: Rowids | None = None,
+    ) -> list[tuple[str, float]]:
+        """The ``limit`` best rows by BM25 over ``phrases`` (best first, ties by id).
+
+        ``phrase_scores`` holds FTS5's own parts for the phrases of several tokens,
+        keyed by phrase text, as rowids and scores.
+        """
+        n = self.rows
+        if limit <= 0 or n <= 0:
+            return []
+        avgdl = float(self.total_tokens) / float(n)
+        scores = np.zeros(len(self.cols), dtype=np.float64)
+        matched = np.zeros(len(self.cols), dtype=np.bool_)
+        for phrase in phrases:
+            if len(phrase.tokens) == 1:
+                found = self.postings.get(phrase.tokens[0])
+                if found is None:
+                    continue
+                idx, tf = found
+                if self.dead:
+                    alive = self.live[idx]
+                    idx, tf = idx[alive], tf[alive]
+                hits = int(idx.size)
+                if hits == 0:
+                    continue
+                idf = math.log((n - hits + 0.5) / (hits + 0.5))
+                if idf <= 0.0:
+                    idf = MIN_IDF
+                part = idf * (
+                    (tf * (K1 + 1.0)) / (tf + K1 * (1 - B + B * self.length[idx] / avgdl))
+                )
+            elif phrase.text in phrase_scores:
+                rowids, part = phrase_scores[phrase.text]
+                idx = np.searchsorted(self.cols.rowids, rowids)
+                inside = idx < len(self.cols)
+                idx, part = idx[inside], part[inside]
+                same = self.cols.rowids[idx] == rowids[inside]
+                idx, part = idx[same], part[same]
+            else:
+                continue
+            scores[idx] += part
+            matched[idx] = True
+        mask = self.cols.mask(flt, self.live if self.dead else None)
+        if mask is not None:
+            matched &= mask
+        if allowed_rowids is not None:
+            matched &= np.isin(self.cols.rowids, allowed_rowids)
+        rows = np.flatnonzero(matched)
+        return _top(rows, scores[rows], self.cols.ids, limit)
+
+
+def _top(
+    rows: npt.NDArray[np.int64], scores: Floats, ids: npt.NDArray[np.object_], limit: int
+) -> list[tuple[str, float]]:
+    """The ``limit`` best ``(id, score)``, best first, equal scores by id."""
+    if rows.size > limit:
+        kth = np.partition(-scores, limit - 1)[limit - 1]
+        sure = -scores < kth
+        tied = np.flatnonzero(-scores == kth)
+        room = limit - int(np.count_nonzero(sure))
+        tied = tied[np.argsort(ids[rows[tied]].astype(str), kind="stable")[:room]]
+        keep = np.flatnonzero(sure)
+        keep = np.concatenate([keep, tied])
+        rows, scores = rows[keep], scores[keep]
+    pairs = [(str(ids[r]), float(s)) for r, s in zip(rows, scores, strict=True)]
+    pairs.sort(key=lambda pair: (-pair[1], pair[0]))
+    return pairs

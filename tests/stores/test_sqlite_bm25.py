@@ -1,0 +1,200 @@
+"""Lexical search computes FTS5's own bm25() in memory: same scores, kept up to date."""
+
+from __future__ import annotations
+
+import random
+import sqlite3
+import tempfile
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, RecallFilter, Tier
+from kronika.ports import SourceState
+from kronika.stores.sqlite import SqliteIndex
+from kronika.stores.sqlite.query import filter_clause, match_expression
+
+T0 = datetime(2025, 11, 1, 12, 0, tzinfo=UTC)
+DIM = 8
+SOURCE = SourceState(agent="jaskier", path="memory/a.md", content_hash="h", mtime_ns=1, size=1)
+
+
+def item(id_: str, content: str, **fields: object) -> MemoryItem:
+    base = MemoryItem(
+        id=id_,
+        agent="jaskier",
+        content=content,
+        type=ItemType.FACT,
+        layer=Layer.LONG_TERM,
+        tier=Tier.LONG,
+        created_at=T0,
+        updated_at=T0,
+        provenance=Provenance(path="memory/a.md", line=1),
+    )
+    return replace(base, **fields)  # type: ignore[arg-type]
+
+
+WORDS = [
+    "paint",
+    "painting",
+    "painted",
+    "the",
+    "a",
+    "of",
+    "tea",
+    "green",
+    "grandma's",
+    "kettle",
+    "harbor",
+    "what",
+    "did",
+    "Łódź",
+    "niño",
+    "йогурт",
+    "3.5",
+    "e-mail",
+    "deploy",
+    "deployment",
+    "blue",
+]
+
+
+def fts5_bm25(path: Path, query: str, flt: RecallFilter, limit: int) -> list[tuple[str, float]]:
+    """The reference: SQLite's bm25() over the MATCH expression, straight from SQL."""
+    expression = match_expression(query)
+    if expression is None:
+        return []
+    where, params = filter_clause(flt)
+    with sqlite3.connect(path) as conn:
+        found = conn.execute(
+            "SELECT i.id, bm25(items_fts) AS rank FROM items_fts JOIN items AS i"
+            f" ON i.rowid = items_fts.rowid WHERE items_fts MATCH ? AND {where}"
+            " ORDER BY rank, i.id LIMIT ?",
+            [expression, *params, limit],
+        ).fetchall()
+    return [(item_id, -float(rank)) for item_id, rank in found]
+
+
+def corpus(rng: random.Random, n: int, prefix: str = "") -> list[MemoryItem]:
+    return [
+        item(
+            f"{prefix}{k:03d}",
+            " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 12))),
+            agent=rng.choice(["jaskier", "ciri"]),
+            key=rng.choice([None, "tea.green", "paint"]),
+            speaker=rng.choice([None, "Grandma", "Bob"]),
+        )
+        for k in range(n)
+    ]
+
+
+QUERIES = [
+    "what did grandma paint",
+    "painting the kettle",
+    "the",
+    "green tea green",
+    "Łódź NIÑO",
+    "йогурт",
+    "grandma's harbor",
+    "3.5 e-mail",
+    "deploy deployment",
+    "the kettle harbor painted blue",
+    "nothing matches zzz",
+]
+
+
+def test_scores_are_fts5_bm25_exactly_with_and_without_filters(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    rng = random.Random(5)
+    with SqliteIndex(path, embedding_model="m1", dim=DIM) as index:
+        index.replace_source(SOURCE, corpus(rng, 150))
+        for query in QUERIES:
+            for flt in (
+                RecallFilter(),
+                RecallFilter(agents=("ciri",)),
+                RecallFilter(keys=("tea.green",)),
+                RecallFilter(speakers=("grandma",), agents=("jaskier",)),
+            ):
+                # limit 200 > corpus: every matching row, so ties cannot cut differently
+                assert index.search_lexical(query, flt, 200) == fts5_bm25(path, query, flt, 200)
+
+
+def test_equal_scores_at_the_cut_are_taken_in_id_order(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    with SqliteIndex(path, embedding_model="m1", dim=DIM) as index:
+        index.replace_source(SOURCE, [item(f"t{n}", "green tea") for n in (5, 3, 9, 1, 7)])
+        found = index.search_lexical("tea", RecallFilter(), 3)
+    assert [i for i, _ in found] == ["t1", "t3", "t5"]
+    assert len({s for _, s in found}) == 1
+
+
+def test_a_narrow_filter_still_finds_its_rows_among_many_better_ones(tmp_path: Path) -> None:
+    """Filtering never cuts the candidates short: the few allowed rows all come back."""
+    path = tmp_path / "index.sqlite"
+    with SqliteIndex(path, embedding_model="m1", dim=DIM) as index:
+        many = [item(f"a{n:03d}", "green tea green tea") for n in range(300)]
+        few = [item(f"c{n}", "tea with milk and sugar", agent="ciri") for n in range(3)]
+        index.replace_source(SOURCE, many + few)
+        found = index.search_lexical("green tea", RecallFilter(agents=("ciri",)), 10)
+    assert [i for i, _ in found] == ["c0", "c1", "c2"]
+
+
+writes = st.lists(
+    st.one_of(
+        st.tuples(st.just("replace"), st.sampled_from(["a.md", "b.md"]), st.integers(0, 40)),
+        st.tuples(st.just("remove"), st.sampled_from(["a.md", "b.md"]), st.just(0)),
+        st.tuples(st.just("reset"), st.just(""), st.just(0)),
+    ),
+    max_size=8,
+)
+
+
+@given(writes, st.integers(0, 1000))
+@settings(max_examples=30, deadline=None)
+def test_after_any_writes_both_connections_score_like_fts5(
+    ops: list[tuple[str, str, int]], seed: int
+) -> None:
+    """The writer and a second reader keep their in-memory copy in step with the file."""
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "index.sqlite"
+        writer = SqliteIndex(path, embedding_model="m1", dim=DIM)
+        reader = SqliteIndex(path, embedding_model="m1", dim=DIM)
+        with writer, reader:
+            for cached in (writer, reader):
+                cached.search_lexical("tea", RecallFilter(), 5)  # load before the writes
+            for step, (op, name, count) in enumerate(ops):
+                if op == "replace":
+                    items = corpus(rng, count, prefix=f"{name}-{step}-")
+                    writer.replace_source(replace(SOURCE, path=name), items)
+                elif op == "remove":
+                    writer.remove_source("jaskier", name)
+                else:
+                    writer.reset()
+                query = rng.choice(QUERIES)
+                expected = fts5_bm25(path, query, RecallFilter(), 500)
+                for cached in (writer, reader):
+                    assert cached.search_lexical(query, RecallFilter(), 500) == expected
+
+
+def test_scores_equal_fts5_to_the_last_bit_on_a_larger_corpus(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    rng = random.Random(11)
+    with SqliteIndex(path, embedding_model="m1", dim=DIM) as index:
+        index.replace_source(SOURCE, corpus(rng, 2000))
+        for query in QUERIES:
+            found = index.search_lexical(query, RecallFilter(), 5000)
+            expected = fts5_bm25(path, query, RecallFilter(), 5000)
+            assert [s for _, s in found] == [s for _, s in expected]  # ==, not approx
+            assert found == expected
+
+
+@pytest.mark.parametrize("query", ["", "   ", "!!!", '"'])
+def test_queries_without_words_find_nothing(tmp_path: Path, query: str) -> None:
+    with SqliteIndex(tmp_path / "index.sqlite", embedding_model="m1", dim=DIM) as index:
+        index.replace_source(SOURCE, [item("a", "green tea")])
+        assert index.search_lexical(query, RecallFilter(), 5) == []
