@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -231,3 +232,61 @@ def test_conversation_turns_weigh_less_than_stated_facts(chat: Memory) -> None:
     by_type = {h.item.type.value: h.item.importance for h in hits}
     assert by_type["message"] == chat.settings.importance_message == 0.3
     assert by_type["fact"] == chat.settings.importance_explicit
+
+
+def _recall_ids(memory: Memory, clock: FrozenClock, query: str) -> list[str]:
+    clock.advance(seconds=5)  # past sync_interval: the next read looks at the files again
+    return [h.item.content for h in memory.recall(query, agent="conv", k=10).hits]
+
+
+def test_edits_between_quiet_recalls_are_picked_up(chat: Memory, clock: FrozenClock) -> None:
+    """Recalls that find nothing changed skip the listing; any kind of edit still shows."""
+    folder = chat.settings.home / "agents" / "conv"
+    session = folder / "sessions" / "conv-s2.md"
+    assert "adoption" in " ".join(_recall_ids(chat, clock, "adoption agencies"))
+    assert _recall_ids(chat, clock, "adoption agencies")  # nothing changed: the quick path
+    # an edit in place that keeps the file's size (only its content and mtime change)
+    text = session.read_text()
+    same_size = text.replace("adoption agencies", "adoptionXagencies")
+    assert len(same_size) == len(text)
+    session.write_text(same_size)
+    stat = session.stat()
+    os.utime(session, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
+    assert not any("adoption agencies" in c for c in _recall_ids(chat, clock, "adoption agencies"))
+    # a new file written by hand in a folder that already exists
+    (folder / "sessions" / "conv-s3.md").write_text(
+        (folder / "sessions" / "conv-s1.md")
+        .read_text()
+        .replace("support group", "choir rehearsal")
+        .replace("conv-s1", "conv-s3")
+        .replace("D1:", "D3:")
+    )
+    assert any("choir rehearsal" in c for c in _recall_ids(chat, clock, "choir rehearsal"))
+    # a file deleted by hand
+    (folder / "sessions" / "conv-s3.md").unlink()
+    assert not any("choir rehearsal" in c for c in _recall_ids(chat, clock, "choir rehearsal"))
+    # a new folder with a daily log
+    daily = folder / "memory" / "2026-11-20.md"
+    daily.parent.mkdir(exist_ok=True)
+    daily.write_text("# 2026-11-20\n\n## Retain\n- W @Peter moved to Gdańsk.\n")
+    assert any("Gdańsk" in c for c in _recall_ids(chat, clock, "Peter Gdańsk"))
+
+
+def test_a_quiet_sync_reads_neither_the_folder_listing_nor_the_index(
+    chat: Memory, clock: FrozenClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = chat.sync("conv").files_seen
+    calls: list[str] = []
+    listing, states = chat.workspace.list_sources, chat.index.source_states
+    monkeypatch.setattr(
+        chat.workspace, "list_sources", lambda agent: calls.append(agent) or listing(agent)
+    )
+    monkeypatch.setattr(
+        chat.index, "source_states", lambda agent: calls.append(agent) or states(agent)
+    )
+    report = chat.sync("conv")
+    assert calls == [] and report.files_indexed == 0 and report.files_seen == files
+    session = chat.settings.home / "agents" / "conv" / "sessions" / "conv-s1.md"
+    session.write_text(session.read_text() + "\n")
+    report = chat.sync("conv")
+    assert calls == ["conv", "conv"] and report.files_indexed == 1

@@ -4,22 +4,72 @@ A file is re-read only when its size or modification time changed, and re-indexe
 only when its content hash changed; text whose embedding is already cached (same
 text, same model) is never embedded again. ``rebuild`` throws the index away and
 builds it from the Markdown alone.
+
+Before listing an agent's files, a sync compares what it saw last time: the
+modification times of the folders files live in (adding, removing or renaming a
+file changes them) and the size and modification time of every file it indexed
+(an edit in place changes those). When nothing differs, the listing, the index
+look-up and the comparison are skipped.
 """
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
 
 from kronika.core.text import content_hash, embedding_text
 from kronika.ports import Embedder, ItemIndex, SourceState
+from kronika.stores.markdown.layout import SOURCE_GLOBS
 from kronika.stores.markdown.workspace import MarkdownWorkspace, ParsedSource, SourceFile
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)`` — called as files are indexed."""
 
 _ITEMS_PER_BATCH = 2_000
+
+# Every folder an indexed file can be in, relative to the agent folder ("" is itself).
+_FOLDERS = tuple(
+    dict.fromkeys(
+        str(parent) if str(parent) != "." else ""
+        for pattern in SOURCE_GLOBS
+        for parent in reversed(PurePosixPath(pattern).parents)
+    )
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Seen:
+    """What an agent's files looked like when the index last matched them all."""
+
+    folders: tuple[int | None, ...]
+    files: tuple[tuple[str, int, int], ...]  # path, mtime_ns, size
+
+
+def _folder_marks(folder: Path) -> tuple[int | None, ...]:
+    marks: list[int | None] = []
+    for rel in _FOLDERS:
+        try:
+            marks.append(os.stat(os.path.join(folder, rel)).st_mtime_ns)
+        except OSError:
+            marks.append(None)
+    return tuple(marks)
+
+
+def _unchanged(folder: Path, seen: _Seen) -> bool:
+    if _folder_marks(folder) != seen.folders:
+        return False
+    base = os.fspath(folder)
+    for rel, mtime_ns, size in seen.files:
+        try:
+            stat = os.stat(os.path.join(base, rel))
+        except OSError:
+            return False
+        if stat.st_mtime_ns != mtime_ns or stat.st_size != size:
+            return False
+    return True
 
 
 @dataclass(slots=True)
@@ -59,6 +109,7 @@ class Indexer:
         self._index = index
         self._embedder = embedder
         self._embed_batch = max(1, embed_batch)
+        self._seen: dict[str, _Seen] = {}
 
     def sync_agent(
         self,
@@ -70,6 +121,14 @@ class Indexer:
         """Re-index the files of ``agent`` that changed (only ``paths`` when given)."""
         started = time.perf_counter()
         report = SyncReport()
+        folder = self._workspace.require_agent(agent)
+        seen = self._seen.pop(agent, None)
+        if paths is None and seen is not None and _unchanged(folder, seen):
+            self._seen[agent] = seen
+            report.files_seen = len(seen.files)
+            report.seconds = time.perf_counter() - started
+            return report
+        folders = _folder_marks(folder)  # before listing: a change while listing shows next time
         known = self._index.source_states(agent)
         files = {f.path: f for f in self._workspace.list_sources(agent)}
         report.files_seen = len(files)
@@ -88,6 +147,10 @@ class Indexer:
                     report.files_removed += 1
         stale = [f for f in candidates if _changed(known.get(f.path), f, forced=paths is not None)]
         self._index_files(agent, stale, known, report, progress)
+        if paths is None:  # the index now matches every file as listed
+            self._seen[agent] = _Seen(
+                folders, tuple((f.path, f.mtime_ns, f.size) for f in files.values())
+            )
         report.seconds = time.perf_counter() - started
         return report
 
@@ -116,6 +179,7 @@ class Indexer:
 
     def rebuild(self, *, progress: Progress | None = None) -> SyncReport:
         """Forget the whole index and build it again from the Markdown alone."""
+        self._seen.clear()
         self._index.reset()
         return self.sync_all(progress=progress)
 
