@@ -149,6 +149,8 @@ class Bm25Snapshot:
         self.postings: dict[str, Postings] = {}
         self.marks = (0, 0)  # highest item rowid, highest deletion seq seen
         self.loaded = False
+        self._norm: Floats | None = None  # k1·(1 − b + b·D/avgdl) per row, for this state
+        self._norm_of: tuple[int, int, int] = (-1, -1, -1)
 
     # -- loading ----------------------------------------------------------------------
 
@@ -293,7 +295,7 @@ class Bm25Snapshot:
         n = self.rows
         if limit <= 0 or n <= 0:
             return []
-        avgdl = float(self.total_tokens) / float(n)
+        norm = self._length_norm(n)
         scores = np.zeros(len(self.cols), dtype=np.float64)
         matched = np.zeros(len(self.cols), dtype=np.bool_)
         for phrase in phrases:
@@ -311,9 +313,7 @@ class Bm25Snapshot:
                 idf = math.log((n - hits + 0.5) / (hits + 0.5))
                 if idf <= 0.0:
                     idf = MIN_IDF
-                part = idf * (
-                    (tf * (K1 + 1.0)) / (tf + K1 * (1 - B + B * self.length[idx] / avgdl))
-                )
+                part = idf * ((tf * (K1 + 1.0)) / (tf + norm[idx]))
             elif phrase.text in phrase_scores:
                 rowids, part = phrase_scores[phrase.text]
                 idx = np.searchsorted(self.cols.rowids, rowids)
@@ -332,6 +332,15 @@ class Bm25Snapshot:
             matched &= np.isin(self.cols.rowids, allowed_rowids)
         rows = np.flatnonzero(matched)
         return _top(rows, scores[rows], self.cols.ids, limit)
+
+    def _length_norm(self, n: int) -> Floats:
+        """``k1·(1 − b + b·D/avgdl)`` of every row, computed once per state of the index."""
+        state = (n, self.total_tokens, len(self.cols))
+        if self._norm is None or self._norm_of != state:
+            avgdl = float(self.total_tokens) / float(n)
+            self._norm = K1 * (1 - B + B * self.length / avgdl)
+            self._norm_of = state
+        return self._norm
 
 
 def _top(

@@ -190,19 +190,18 @@ class VectorSnapshot:
         if allowed_rowids is not None:
             in_allowed = np.isin(self.rowids, allowed_rowids)
             mask = in_allowed if mask is None else mask & in_allowed
-        if mask is None:
+        candidates = None if mask is None else np.flatnonzero(mask)
+        if candidates is not None and candidates.size == 0:
+            return []
+        if candidates is None or candidates.size == len(self):  # e.g. the only agent
             candidates = None
             scores = self.matrix @ q
+        # A narrow filter multiplies only the selected rows; a wide one multiplies all
+        # (a fancy-indexed copy of most of the matrix costs more than the product).
+        elif candidates.size * 4 < len(self):
+            scores = self.matrix[candidates] @ q
         else:
-            candidates = np.flatnonzero(mask)
-            if candidates.size == 0:
-                return []
-            # A narrow filter multiplies only the selected rows; a wide one multiplies all
-            # (a fancy-indexed copy of most of the matrix costs more than the product).
-            if candidates.size * 4 < len(self):
-                scores = self.matrix[candidates] @ q
-            else:
-                scores = (self.matrix @ q)[candidates]
+            scores = (self.matrix @ q)[candidates]
         k = min(limit, scores.size)
         top = np.argpartition(-scores, k - 1)[:k] if k < scores.size else np.arange(scores.size)
         top = top[np.argsort(-scores[top], kind="stable")]
