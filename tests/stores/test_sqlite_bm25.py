@@ -198,3 +198,17 @@ def test_queries_without_words_find_nothing(tmp_path: Path, query: str) -> None:
     with SqliteIndex(tmp_path / "index.sqlite", embedding_model="m1", dim=DIM) as index:
         index.replace_source(SOURCE, [item("a", "green tea")])
         assert index.search_lexical(query, RecallFilter(), 5) == []
+
+
+def test_the_first_search_of_a_process_and_the_later_ones_agree(tmp_path: Path) -> None:
+    """The first search is answered by SQLite, later ones from memory: same list, same cut."""
+    path = tmp_path / "index.sqlite"
+    rng = random.Random(3)
+    with SqliteIndex(path, embedding_model="m1", dim=DIM) as index:
+        index.replace_source(SOURCE, corpus(rng, 300) + [item(f"t{n}", "tea") for n in range(9)])
+    for query in QUERIES:
+        for limit in (3, 10):
+            with SqliteIndex(path, embedding_model="m1", dim=DIM) as fresh:
+                first = fresh.search_lexical(query, RecallFilter(), limit)
+                later = fresh.search_lexical(query, RecallFilter(), limit)
+            assert first == later

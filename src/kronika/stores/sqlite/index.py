@@ -61,6 +61,7 @@ class SqliteIndex:
         self._lock = threading.RLock()
         self._snapshot: VectorSnapshot | None = None
         self._bm25: Bm25Snapshot | None = None
+        self._bm25_wanted = False
         self._tokenizer = QueryTokenizer()
         # Bumped by every write of this connection and whenever PRAGMA data_version
         # shows another connection committed; each snapshot remembers the one it saw.
@@ -365,6 +366,11 @@ class SqliteIndex:
             return []
         texts = [" ".join(terms), *terms] if len(terms) > 1 else terms
         with self._reading() as conn, read_transaction(conn):
+            if self._bm25 is None and not self._bm25_wanted:
+                # Loading the copy costs seconds at 100k items: a process that recalls
+                # once (a CLI call) lets SQLite answer; the second search loads it.
+                self._bm25_wanted = True
+                return self._search_fts5(conn, texts, flt, limit)
             bm25 = self._current_bm25(conn)
             phrases = [
                 Phrase(text, tokens)
@@ -384,6 +390,20 @@ class SqliteIndex:
                     )
             allowed = self._allowed_rowids(conn, flt)
             return bm25.search(phrases, parts, flt, limit, allowed)
+
+    def _search_fts5(
+        self, conn: sqlite3.Connection, texts: Sequence[str], flt: RecallFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        """The same search run by FTS5 itself (equal scores ordered by id, as in memory)."""
+        expression = " OR ".join(quote(text) for text in texts)
+        where, params = filter_clause(flt)
+        sql = (
+            f"SELECT i.id, {_BM25} AS rank FROM items_fts JOIN items AS i"
+            f" ON i.rowid = items_fts.rowid WHERE items_fts MATCH ? AND {where}"
+            " ORDER BY rank, i.id LIMIT ?"
+        )
+        found = conn.execute(sql, [expression, *params, limit]).fetchall()
+        return [(item_id, -float(rank)) for item_id, rank in found]
 
     def _allowed_rowids(
         self, conn: sqlite3.Connection, flt: RecallFilter
