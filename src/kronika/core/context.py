@@ -78,17 +78,13 @@ def system_prompt(
     return "\n\n".join(p for p in parts if p)
 
 
-def window_tokens(messages: Sequence[WindowMessage], count: Count) -> int:
-    return sum(count(m.content) + MESSAGE_OVERHEAD for m in messages)
-
-
 def extractive_digest(
     messages: Sequence[WindowMessage], previous: str | None, budget: int, count: Count
 ) -> str:
     """A summary made without a model (L3 fallback): the earlier summary, then the lead
     sentence of every older message. When even that is over ``budget`` the oldest lines
     go first, and the digest says how many, so nothing is dropped silently."""
-    lines = [f"{m.role}: {_lead(m.content)}" for m in messages]
+    lines = [f"{m.role}: {lead_sentence(m.content, 160)}" for m in messages]
     head = previous.strip() if previous and previous.strip() else ""
     dropped = 0
 
@@ -105,15 +101,11 @@ def extractive_digest(
     return render()
 
 
-def _lead(text: str, limit: int = 160) -> str:
+def lead_sentence(text: str, limit: int = 200) -> str:
+    """The first sentence of ``text`` (or its first ``limit`` characters, cut at a word)."""
     flat = " ".join(text.split())
     for mark in (". ", "? ", "! "):
         cut = flat.find(mark)
         if 0 < cut < limit:
             return flat[: cut + 1]
     return flat if len(flat) <= limit else flat[:limit].rsplit(" ", 1)[0] + "…"
-
-
-def lead_sentence(text: str, limit: int = 200) -> str:
-    """The first sentence of ``text`` (or its first ``limit`` characters, cut at a word)."""
-    return _lead(text, limit)

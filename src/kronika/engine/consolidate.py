@@ -22,10 +22,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from kronika.core.context import fit_tokens, lead_sentence
+from kronika.core.context import fit_lines, fit_tokens, lead_sentence
 from kronika.core.model import MemoryItem, SessionStatus, Source
+from kronika.core.prompt import fact_line
 from kronika.core.rules import EXTRACTOR_VERSION, extract_statements
-from kronika.engine.write import SetActiveContext, UpdateSession, WriteReceipt, WriteSummary
+from kronika.engine.write import (
+    SetActiveContext,
+    UpdateSession,
+    WriteReceipt,
+    WriteSummary,
+    describe_change,
+)
 from kronika.errors import (
     InvalidInput,
     LLMError,
@@ -94,9 +101,10 @@ class Consolidator:
         wanted = {SessionStatus.ENDED.value} | (
             {SessionStatus.FAILED.value} if retry_failed else set()
         )
-        for header in self.memory.workspace.session_headers(agent):
+        headers = self.memory.workspace.session_headers(agent)
+        for header in headers:
             if header.status in wanted:
-                outcome = self._consolidate(agent, header)
+                outcome = self._consolidate(agent, header, headers)
                 report.sessions.append(outcome)
                 if outcome.status != "consolidated":
                     report.waiting.append(f"session {header.session_id}")
@@ -104,22 +112,26 @@ class Consolidator:
         return report
 
     # ------------------------------------------------------------- one session
-    def _consolidate(self, agent: str, header: SessionHeader) -> SessionOutcome:
+    def _consolidate(
+        self, agent: str, header: SessionHeader, headers: Sequence[SessionHeader]
+    ) -> SessionOutcome:
+        """``headers``: every session as the run began (to tell whether this one is the
+        newest that ended)."""
         sid = header.session_id
-        turns = [
-            t for t in self.memory.load_session(sid, agent=agent) if t.speaker != SUMMARY_SPEAKER
-        ]
+        stored = self.memory.load_session(sid, agent=agent)
+        turns = [t for t in stored if t.speaker != SUMMARY_SPEAKER]
+        rolled = [t.content for t in stored if t.speaker == SUMMARY_SPEAKER]
         if not any(t.speaker == "user" for t in turns):
             self._set(agent, sid, status=SessionStatus.CONSOLIDATED.value, facts="0", error=None)
             return SessionOutcome(sid, "consolidated", summary=None)
         written: list[str] = []
         if self.llm is None:
-            return self._degrade(agent, header, turns, NO_MODEL, count_attempt=False)
+            return self._degrade(agent, header, headers, turns, NO_MODEL, count_attempt=False)
         try:
             result = structured_call(
                 self.llm,
                 extraction.EXTRACTION.messages(
-                    self._transcript(agent, sid, turns),
+                    self._transcript(turns, rolled),
                     agent=agent,
                     brain=self._brain_lines(agent),
                     max_facts=self.settings.max_facts,
@@ -128,9 +140,9 @@ class Consolidator:
                 coerce=extraction.EXTRACTION.coerce,
             )
         except LLMUnavailable as exc:
-            return self._degrade(agent, header, turns, str(exc), count_attempt=False)
+            return self._degrade(agent, header, headers, turns, str(exc), count_attempt=False)
         except LLMError as exc:
-            return self._degrade(agent, header, turns, str(exc), count_attempt=True)
+            return self._degrade(agent, header, headers, turns, str(exc), count_attempt=True)
         tags = (f"session:{sid}", extraction.EXTRACTION.id)
         kept = [f for f in result["facts"] if f["tag"] != "SKIP"][: self.settings.max_facts]
         for fact in kept:
@@ -138,7 +150,7 @@ class Consolidator:
             if line:
                 written.append(line)
         summary = " ".join(str(result["summary"]).split())
-        if self._is_latest(agent, header):
+        if _is_latest(header, headers):
             self._write_active_context(agent, summary)
         self._set(
             agent,
@@ -196,6 +208,7 @@ class Consolidator:
         self,
         agent: str,
         header: SessionHeader,
+        headers: Sequence[SessionHeader],
         turns: Sequence[MemoryItem],
         error: str,
         *,
@@ -226,7 +239,7 @@ class Consolidator:
                         written.append(f"! {found.key}: {exc}")
                         continue
                     written.append(_describe(receipt))
-            if self._is_latest(agent, header):
+            if _is_latest(header, headers):
                 self._write_active_context(agent, extractive_summary(sid, turns))
         attempts = header.number("attempts") + (1 if count_attempt else 0)
         failed = count_attempt and attempts >= self.settings.consolidation_attempts
@@ -352,27 +365,14 @@ class Consolidator:
         return path
 
     # ---------------------------------------------------------------- helpers
-    def _transcript(self, agent: str, sid: str, turns: Sequence[MemoryItem]) -> str:
+    def _transcript(self, turns: Sequence[MemoryItem], rolled: Sequence[str]) -> str:
         """The conversation as ``speaker: text`` lines; a long one keeps its latest part
-        within ``extraction_budget`` tokens, after the session's rolling summary."""
+        within ``extraction_budget`` tokens (at least the last line), after the session's
+        rolling summary (``rolled``, oldest first)."""
         lines = [f"{t.speaker}: {t.content}" for t in turns]
         count = self.memory.tokens.count
-        budget = self.settings.extraction_budget
-        kept: list[str] = []
-        used = 0
-        for line in reversed(lines):
-            cost = count(line) + 1
-            if kept and used + cost > budget:
-                break
-            kept.append(line)
-            used += cost
-        kept.reverse()
+        kept = fit_lines(lines[::-1], self.settings.extraction_budget, count)[::-1] or lines[-1:]
         if len(kept) < len(lines):
-            rolled = [
-                t.content
-                for t in self.memory.load_session(sid, agent=agent)
-                if t.speaker == SUMMARY_SPEAKER
-            ]
             earlier = rolled[-1] if rolled else f"({len(lines) - len(kept)} earlier messages)"
             kept.insert(0, f"[summary of the earlier part] {earlier}")
         return "\n".join(kept)
@@ -381,17 +381,7 @@ class Consolidator:
         facts = self.memory.facts(agent=agent, include_archived=False)
         if not facts:
             return "(empty)"
-        return "\n".join(f"- {f.key}: {f.value}" if f.key else f"- {f.content}" for f in facts)
-
-    def _is_latest(self, agent: str, header: SessionHeader) -> bool:
-        """True when no later session has ended (so this summary is the newest one)."""
-        for other in self.memory.workspace.session_headers(agent):
-            if other.session_id > header.session_id and other.status in (
-                SessionStatus.CONSOLIDATED,
-                SessionStatus.ENDED,
-            ):
-                return False
-        return True
+        return "\n".join(fact_line(f) for f in facts)
 
     def _write_active_context(self, agent: str, text: str) -> None:
         """The session summary is bookkeeping, not a claim about the user: it is written
@@ -428,10 +418,16 @@ def extractive_summary(session_id: str, turns: Sequence[MemoryItem]) -> str:
     return " ".join(p for p in parts if p)
 
 
+def _is_latest(header: SessionHeader, headers: Sequence[SessionHeader]) -> bool:
+    """True when no later session has ended (so this summary is the newest one)."""
+    ended = (SessionStatus.CONSOLIDATED, SessionStatus.ENDED)
+    return not any(o.session_id > header.session_id and o.status in ended for o in headers)
+
+
 def _describe(receipt: WriteReceipt) -> str:
+    """``+``/``~``/``=`` and the fact for a report line; ``?`` for a proposal."""
     item = receipt.item
-    what = item.content if item is not None else getattr(receipt.change, "item", None)
-    text = what if isinstance(what, str) else str(getattr(what, "content", ""))
+    text = item.content if item is not None else describe_change(receipt.change)[2]
     if receipt.outcome == "proposed":
         return f"? {text} (proposal {receipt.proposal}, waiting for `kronika approve`)"
     kind = type(receipt.change).__name__

@@ -39,7 +39,6 @@ from kronika.core.context import (
     fit_tokens,
     recalled_line,
     system_prompt,
-    window_tokens,
 )
 from kronika.core.model import (
     ItemType,
@@ -229,8 +228,10 @@ class Session:
             if result.drop_previous:
                 self._drop_last_exchange(keep_latest=True)
         recalled, lessons = ((), ()) if command is not None else self._recall(text)
-        summarized = self._maybe_summarize(recalled, lessons)
         messages, tokens = self._payload(recalled, lessons)
+        summarized = self._maybe_summarize(recalled, lessons, tokens)
+        if summarized:
+            messages, tokens = self._payload(recalled, lessons)
         return Turn(
             state.session_id,
             messages,
@@ -289,14 +290,13 @@ class Session:
         state = _State(session_id=session_id)
         last_summarized = 0
         for turn in turns:
-            turn_id = turn.provenance.turn_ids[0] if turn.provenance.turn_ids else ""
+            turn_id = _turn_id(turn)
             if turn.speaker == SUMMARY_SPEAKER and (m := SUMMARY_ID_RE.match(turn_id)):
                 state.summary = turn.content
                 state.summary_first = int(m.group("first"))
                 last_summarized = int(m.group("last"))
                 continue
-            index_match = _INDEX_RE.search(turn_id)
-            index = int(index_match.group(1)) if index_match else state.count + 1
+            index = _turn_index(turn) or state.count + 1
             state.count = max(state.count, index)
             role = turn.speaker if turn.speaker in ROLES else "user"
             state.window.append(WindowMessage(role, turn.content, index))
@@ -323,9 +323,7 @@ class Session:
         indexes = {m.index for m in dropped}
         turns = self.memory.load_session(state.session_id, agent=self.agent)
         for turn in turns:
-            turn_id = turn.provenance.turn_ids[0] if turn.provenance.turn_ids else ""
-            match = _INDEX_RE.search(turn_id)
-            if turn.speaker != SUMMARY_SPEAKER and match and int(match.group(1)) in indexes:
+            if turn.speaker != SUMMARY_SPEAKER and _turn_index(turn) in indexes:
                 self.memory.memory_write(self.agent, "sessions", RemoveItem(turn), USER)
         state.window = [m for m in state.window if m.index not in indexes]
 
@@ -385,15 +383,20 @@ class Session:
         return tuple(messages), sum(count(m.content) + MESSAGE_OVERHEAD for m in messages)
 
     def _maybe_summarize(
-        self, recalled: tuple[RecallHit, ...], lessons: tuple[RecallHit, ...]
+        self,
+        recalled: tuple[RecallHit, ...],
+        lessons: tuple[RecallHit, ...],
+        tokens: int | None = None,
     ) -> bool:
-        """Summarise the older part of the window when the payload passes
-        ``summarize_at`` of ``context_budget`` (L3); the summary is saved."""
+        """Summarise the older part of the window when the payload (``tokens``, computed
+        when not given) passes ``summarize_at`` of ``context_budget`` (L3); the summary
+        is saved."""
         s = self.settings
         state = self._state
         if len(state.window) <= s.keep_verbatim or state.session_id is None:
             return False
-        _, tokens = self._payload(recalled, lessons)
+        if tokens is None:
+            tokens = self._payload(recalled, lessons)[1]
         if tokens <= s.summarize_at * s.context_budget:
             return False
         older = state.window[: len(state.window) - s.keep_verbatim]
@@ -477,6 +480,16 @@ def extract_from_conversation(
     return Consolidator(memory, llm).end(name, sid, "new")
 
 
+def _turn_id(turn: MemoryItem) -> str:
+    return turn.provenance.turn_ids[0] if turn.provenance.turn_ids else ""
+
+
+def _turn_index(turn: MemoryItem) -> int | None:
+    """The position ``n`` of a ``<session>_<n>`` turn id (None for other ids)."""
+    match = _INDEX_RE.search(_turn_id(turn))
+    return int(match.group(1)) if match else None
+
+
 def lesson_line(item: MemoryItem) -> str:
     return "- " + " ".join(item.content.split())
 
@@ -491,15 +504,8 @@ def _passing(hits: list[RecallHit], threshold: float) -> list[RecallHit]:
 
 
 def _within(hits: list[RecallHit], budget: int, count: Count) -> list[RecallHit]:
-    kept: list[RecallHit] = []
-    used = 0
-    for hit in hits:
-        cost = count(recalled_line(hit.item)) + 1
-        if used + cost > budget:
-            break
-        kept.append(hit)
-        used += cost
-    return kept
+    """The leading hits whose recalled lines fit ``budget`` tokens."""
+    return hits[: len(fit_lines([recalled_line(h.item) for h in hits], budget, count))]
 
 
 __all__ = [
@@ -509,5 +515,4 @@ __all__ = [
     "extract_from_conversation",
     "lesson_line",
     "new_session_id",
-    "window_tokens",
 ]
