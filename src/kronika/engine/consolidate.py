@@ -45,6 +45,7 @@ from kronika.ports import LLM
 from kronika.prompts import extraction, summaries
 from kronika.prompts.base import Prompt
 from kronika.providers.jsonout import structured_call
+from kronika.stores.markdown.frontmatter import list_field
 from kronika.stores.markdown.meta import format_time
 from kronika.stores.markdown.sessions import SUMMARY_SPEAKER, SessionHeader
 
@@ -262,7 +263,7 @@ class Consolidator:
         ws = self.memory.workspace
         while True:
             covered = {
-                s for _, f in ws.summary_headers(agent, "L1") for s in _split(f.get("sessions"))
+                s for _, f in ws.summary_headers(agent, "L1") for s in list_field(f, "sessions")
             }
             todo = [
                 h
@@ -294,7 +295,7 @@ class Consolidator:
         while True:
             l1 = ws.summary_headers(agent, "L1")
             covered = {
-                s for _, f in ws.summary_headers(agent, "L2") for s in _split(f.get("summaries"))
+                s for _, f in ws.summary_headers(agent, "L2") for s in list_field(f, "summaries")
             }
             todo_l1 = [(p, f) for p, f in l1 if _stem(p) not in covered]
             if len(todo_l1) < self.settings.l2_every:
@@ -304,7 +305,7 @@ class Consolidator:
             for path, _ in batch_l1:
                 body = ws.parse_source(agent, path).items
                 parts.append(f"[{_stem(path)}]\n{body[0].content if body else ''}")
-            sessions = [s for _, f in batch_l1 for s in _split(f.get("sessions"))]
+            sessions = [s for _, f in batch_l1 for s in list_field(f, "sessions")]
             path = self._write_level(
                 agent,
                 "L2",
@@ -348,7 +349,7 @@ class Consolidator:
         number = len(self.memory.workspace.summary_headers(agent, level)) + 1
         name = f"{level}_{number:03d}"
         path = f"summaries/{level}/{name}.md"
-        sessions = _split(fields.get("sessions"))
+        sessions = list_field(fields, "sessions")
         sources = ", ".join(f"[{s}](../../sessions/{s}.md)" for s in sessions)
         body = f"{result['summary'].strip()}\n\nSources: {sources}\n"
         header = {
@@ -433,10 +434,6 @@ def _describe(receipt: WriteReceipt) -> str:
     kind = type(receipt.change).__name__
     mark = {"AddFact": "+", "SupersedeFact": "~", "TouchFact": "="}.get(kind, "+")
     return f"{mark} {text}"
-
-
-def _split(value: str | None) -> list[str]:
-    return [s.strip() for s in (value or "").split(",") if s.strip()]
 
 
 def _stem(path: str) -> str:

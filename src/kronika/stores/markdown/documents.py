@@ -27,7 +27,11 @@ from datetime import datetime
 
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Tier
 from kronika.stores.markdown.entities import entities_of
-from kronika.stores.markdown.frontmatter import parse_frontmatter, render_frontmatter
+from kronika.stores.markdown.frontmatter import (
+    list_field,
+    parse_frontmatter,
+    render_frontmatter,
+)
 from kronika.stores.markdown.lines import hashed_id, split_lines
 from kronika.stores.markdown.meta import parse_time
 
@@ -93,7 +97,7 @@ def parse_summary(
         except ValueError:
             warnings.append(f"{path}: unreadable created time {header.fields['created']!r}")
     level = path.split("/")[1] if path.count("/") >= 2 else "summary"
-    sessions = [s.strip() for s in header.fields.get("sessions", "").split(",") if s.strip()]
+    sessions = list_field(header.fields, "sessions")
     item = None
     if body:
         item = _summary_item(

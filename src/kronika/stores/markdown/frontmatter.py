@@ -78,3 +78,8 @@ def set_fields(lines: list[str], updates: Mapping[str, str | None]) -> list[str]
         out.append(line)
     out += [f"{k}: {' '.join(v.split())}\n" for k, v in pending.items() if v is not None]
     return out + lines[close:]
+
+
+def list_field(fields: Mapping[str, str], name: str) -> list[str]:
+    """A comma-separated header field (``sessions: s1, s2``) as its non-empty items."""
+    return [part.strip() for part in fields.get(name, "").split(",") if part.strip()]
