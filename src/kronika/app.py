@@ -70,7 +70,10 @@ def build_memory(
     chosen = embedder or build_embedder(settings.embedder, threads=settings.embedder_threads)
     index_path = Path(settings.home) / INDEX_FILE
     index, recreated = SqliteIndex.open_or_rebuild(
-        index_path, embedding_model=chosen.model_id, dim=chosen.dim
+        index_path,
+        embedding_model=chosen.model_id,
+        dim=chosen.dim,
+        ann_threshold=settings.ann_threshold,
     )
     memory = Memory(
         settings=settings,

@@ -95,6 +95,13 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     SettingSpec(
         "long_term_top_k", 7, "Relevant facts in the LONG_TERM_MEMORY block (R4).", "recall"
     ),
+    SettingSpec(
+        "ann_threshold",
+        50_000,
+        "From this many embedded items on, vector search takes its candidates from an HNSW"
+        " graph (approximate; scores and filters stay exact); 0 keeps it exact always.",
+        "recall",
+    ),
     # budgets
     SettingSpec("identity_budget", 200, "Token budget of the Identity core (M1).", "budgets"),
     SettingSpec("brain_budget", 300, "Target token budget of the Brain (M1).", "budgets"),
@@ -226,6 +233,7 @@ class Settings:
     similarity_threshold: float = 0.5
     load_all_below: int = 100
     long_term_top_k: int = 7
+    ann_threshold: int = 50_000
     identity_budget: int = 200
     brain_budget: int = 300
     brain_max: int = 500

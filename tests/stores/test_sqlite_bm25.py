@@ -212,3 +212,108 @@ def test_the_first_search_of_a_process_and_the_later_ones_agree(tmp_path: Path) 
                 first = fresh.search_lexical(query, RecallFilter(), limit)
                 later = fresh.search_lexical(query, RecallFilter(), limit)
             assert first == later
+
+
+COMMON = ["the", "with", "what", "a"]
+RARE = ["kettle", "harbor", "tea", "Łódź", "niño", "kayak", "lamp", "drone", "guitar", "sofa"]
+
+
+def skewed_corpus(rng: random.Random, n: int, prefix: str = "") -> list[MemoryItem]:
+    """Rows where the common words appear almost everywhere and the rare ones seldom."""
+    rows = []
+    for k in range(n):
+        words = [w for w in COMMON if rng.random() < 0.8]
+        words += rng.sample(RARE, rng.randint(0, 3))
+        words += [f"w{rng.randrange(60)}" for _ in range(rng.randint(0, 4))]
+        rng.shuffle(words)
+        rows.append(
+            item(
+                f"{prefix}{k:04d}",
+                " ".join(words) or "the",
+                agent=rng.choice(["jaskier", "jaskier", "ciri"]),
+            )
+        )
+    return rows
+
+
+def _unpruned(index: SqliteIndex, query: str, flt: RecallFilter, limit: int) -> object:
+    """The in-memory search with every matching row scored (pruning off)."""
+    from kronika.stores.sqlite.lexical import Phrase
+    from kronika.stores.sqlite.query import query_terms
+
+    index.search_lexical(query, flt, limit)  # loads and refreshes the copy
+    terms = query_terms(query)
+    texts = [" ".join(terms), *terms] if len(terms) > 1 else terms
+    conn = index._conn
+    bm25 = index._bm25
+    assert bm25 is not None
+    phrases = [
+        Phrase(t, w) for t, w in zip(texts, index._tokenizer.words(conn, texts), strict=True)
+    ]
+    parts = {}
+    for phrase in phrases:
+        if len(phrase.tokens) > 1 and all(t in bm25.postings for t in phrase.tokens):
+            found = conn.execute(
+                "SELECT rowid, bm25(items_fts) FROM items_fts WHERE items_fts MATCH ?",
+                ('"' + phrase.text.replace('"', '""') + '"',),
+            ).fetchall()
+            import numpy as np
+
+            parts[phrase.text] = (
+                np.asarray([r for r, _ in found], dtype=np.int64),
+                -np.asarray([v for _, v in found], dtype=np.float64),
+            )
+    pruned = bm25.search(phrases, parts, flt, limit)
+    full = bm25.search(phrases, parts, flt, limit, prune=False)
+    assert pruned == full
+    pruning = bm25._search_pruned(
+        bm25._terms(phrases, parts, bm25.rows),
+        bm25._length_norm(bm25.rows),
+        bm25.cols.mask(flt, bm25.live if bm25.dead else None),
+        limit,
+    )
+    return pruning is not None
+
+
+SKEWED_QUERIES = [
+    "what did the kettle do with the harbor",
+    "the tea with a lamp",
+    "the with what a",
+    "kayak",
+    "a drone the w3 w17",
+    "Łódź niño with the guitar sofa",
+]
+
+
+def test_pruned_lexical_search_equals_fts5_and_the_full_computation(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    rng = random.Random(5)
+    pruned_some = 0
+    with SqliteIndex(path, embedding_model="m1", dim=DIM) as index:
+        index.replace_source(SOURCE, skewed_corpus(rng, 3000))
+        index.search_lexical("tea", RecallFilter(), 5)  # the second search runs in memory
+        for query in SKEWED_QUERIES:
+            for flt in (RecallFilter(), RecallFilter(agents=("ciri",))):
+                for limit in (1, 5, 10, 100):
+                    found = index.search_lexical(query, flt, limit)
+                    assert found == fts5_bm25(path, query, flt, limit)
+                    pruned_some += bool(_unpruned(index, query, flt, limit))
+    assert pruned_some >= 5  # the pruned path really answered some of these
+
+
+@given(st.integers(0, 10_000), st.integers(1, 30), st.sampled_from(SKEWED_QUERIES), st.booleans())
+@settings(max_examples=25, deadline=None)
+def test_pruning_never_changes_the_result(seed: int, limit: int, query: str, narrow: bool) -> None:
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "index.sqlite"
+        with SqliteIndex(path, embedding_model="m1", dim=DIM) as index:
+            index.replace_source(SOURCE, skewed_corpus(rng, rng.randint(50, 600)))
+            index.search_lexical("tea", RecallFilter(), 5)
+            gone = [f"{k:04d}" for k in range(0, 40, 3)]
+            index.replace_source(replace(SOURCE, path="b.md"), skewed_corpus(rng, 30, prefix="b"))
+            index.remove_source("jaskier", "b.md")
+            flt = RecallFilter(agents=("ciri",)) if narrow else RecallFilter()
+            _unpruned(index, query, flt, limit)
+            assert index.search_lexical(query, flt, limit) == fts5_bm25(path, query, flt, limit)
+            del gone

@@ -95,6 +95,9 @@ class ItemColumns:
     _masks: dict[tuple[Any, ...], Mask | None] = field(
         default_factory=dict, compare=False, repr=False
     )
+    _order: list[npt.NDArray[np.int64] | None] = field(
+        default_factory=list, compare=False, repr=False
+    )
 
     @classmethod
     def from_rows(cls, rows: Sequence[Sequence[Any]]) -> ItemColumns:
@@ -117,6 +120,22 @@ class ItemColumns:
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    def positions(self, rowids: Rowids) -> npt.NDArray[np.int64]:
+        """The row holding each of ``rowids`` (−1 if none; the last row if several do).
+
+        A rowid appears twice only while an item's replaced vector waits for
+        compaction; the newer row comes later. The sort is done once per columns object.
+        """
+        if not self._order:
+            ascending = bool(np.all(self.rowids[1:] > self.rowids[:-1]))
+            self._order.append(None if ascending else np.argsort(self.rowids, kind="stable"))
+        order = self._order[0]
+        keys = self.rowids if order is None else self.rowids[order]
+        found = np.searchsorted(keys, rowids, side="right") - 1
+        hit = (found >= 0) & (keys[np.maximum(found, 0)] == rowids) if len(keys) else found >= 0
+        rows = found if order is None else order[np.maximum(found, 0)]
+        return np.where(hit, rows, -1).astype(np.int64)
 
     def take(self, keep: Mask) -> ItemColumns:
         return ItemColumns(

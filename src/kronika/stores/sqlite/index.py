@@ -27,6 +27,7 @@ from kronika.core.model import MemoryItem, RecallFilter
 from kronika.errors import IndexError_
 from kronika.ports import ScoreFeatures, SourceState, Vector
 from kronika.stores.sqlite import rows as R
+from kronika.stores.sqlite.ann import AnnCache, AnnGraph
 from kronika.stores.sqlite.lexical import Bm25Snapshot, Phrase, QueryTokenizer
 from kronika.stores.sqlite.migrations import applied_migrations, apply_migrations
 from kronika.stores.sqlite.query import filter_clause, query_terms, quote, to_epoch
@@ -34,6 +35,7 @@ from kronika.stores.sqlite.recovery import is_corruption, move_aside
 from kronika.stores.sqlite.vectors import VectorSnapshot, read_transaction
 
 MEMORY = ":memory:"
+ANN_THRESHOLD = 50_000  # the ann_threshold setting's default
 BUSY_TIMEOUT_S = 30.0
 _DELETIONS_KEPT = 100_000  # deletion-log entries kept for readers' incremental refresh
 _CHUNK = 500  # bound parameters per IN (...) list, far below SQLite's limit
@@ -52,9 +54,20 @@ class SqliteIndex:
 
     ``embedding_model`` selects which cached vectors vector search uses; vectors of
     other models stay in the cache untouched. ``dim`` is that model's dimension.
+    From ``ann_threshold`` embedded items on (0: never), vector search takes its
+    candidates from an HNSW graph saved beside the file (:mod:`.ann`); ``ann_background``
+    False builds that graph in the searching thread instead of a background one.
     """
 
-    def __init__(self, path: Path | str, *, embedding_model: str, dim: int) -> None:
+    def __init__(
+        self,
+        path: Path | str,
+        *,
+        embedding_model: str,
+        dim: int,
+        ann_threshold: int = ANN_THRESHOLD,
+        ann_background: bool = True,
+    ) -> None:
         self._path = path if str(path) == MEMORY else Path(path)
         self._model = embedding_model
         self._dim = dim
@@ -69,11 +82,18 @@ class SqliteIndex:
         self._data_version: int | None = None
         self._snapshot_generation = -1
         self._bm25_generation = -1
+        self._ann = AnnCache(
+            ann_threshold,
+            None if isinstance(self._path, str) else self._path.with_name(self._path.name + ".ann"),
+            embedding_model,
+            dim,
+            background=ann_background,
+        )
         self._conn = self._connect()
 
     @classmethod
     def open_or_rebuild(
-        cls, path: Path | str, *, embedding_model: str, dim: int
+        cls, path: Path | str, *, embedding_model: str, dim: int, ann_threshold: int = ANN_THRESHOLD
     ) -> tuple[SqliteIndex, bool]:
         """Open the index at ``path``; if the file is corrupt, move it aside and start empty.
 
@@ -82,13 +102,18 @@ class SqliteIndex:
         items from Markdown. Errors other than corruption (a locked or unreadable
         file) are raised as :class:`IndexError_` without touching anything.
         """
+        options: dict[str, Any] = {
+            "embedding_model": embedding_model,
+            "dim": dim,
+            "ann_threshold": ann_threshold,
+        }
         try:
-            return cls(path, embedding_model=embedding_model, dim=dim), False
+            return cls(path, **options), False
         except IndexError_ as exc:
             if str(path) == MEMORY or not is_corruption(exc.__cause__ or exc):
                 raise
         move_aside(Path(path))
-        return cls(path, embedding_model=embedding_model, dim=dim), True
+        return cls(path, **options), True
 
     # -- connection -----------------------------------------------------------------
 
@@ -144,6 +169,7 @@ class SqliteIndex:
 
     def close(self) -> None:
         with self._lock:
+            self._ann.save_if_changed()
             self._snapshot = None
             self._bm25 = None
             self._conn.close()
@@ -434,7 +460,11 @@ class SqliteIndex:
     def search_vector(
         self, query: Vector, flt: RecallFilter, limit: int
     ) -> list[tuple[str, float]]:
-        """Exact cosine similarity against every embedded item passing ``flt``."""
+        """Cosine similarity against the embedded items passing ``flt`` (exact scores).
+
+        From ``ann_threshold`` items on, the rows scored are the candidates of the
+        vector graph (:mod:`.ann`), or every row the filter keeps when it is narrow.
+        """
         if np.asarray(query).size != self._dim:
             raise IndexError_(
                 f"query vector has {np.asarray(query).size} dimensions;"
@@ -443,7 +473,37 @@ class SqliteIndex:
         with self._reading() as conn:
             snapshot = self._current_snapshot(conn)
             allowed = self._allowed_rowids(conn, flt)
+            graph = self._current_graph(conn, snapshot)
+            if graph is not None:  # the graph changes under the lock only
+                return snapshot.search(query, flt, limit, allowed, graph)
         return snapshot.search(query, flt, limit, allowed)
+
+    def _current_graph(self, conn: sqlite3.Connection, snapshot: VectorSnapshot) -> AnnGraph | None:
+        if not self._ann.enabled_for(len(snapshot) - snapshot.dead):
+            return None
+        with read_transaction(conn):
+            return self._ann.current(
+                conn,
+                snapshot.rowids,
+                snapshot.matrix,
+                snapshot.live if snapshot.dead else None,
+                snapshot.marks,
+                snapshot.cols.positions,
+            )
+
+    def wait_for_vector_graph(self, timeout: float | None = None) -> bool:
+        """Build the vector graph now if the index is large enough; True once it is ready.
+
+        Searches never wait for it (they stay exact meanwhile); benchmarks and tools
+        that want the steady state call this first.
+        """
+        with self._reading() as conn:
+            if self._current_graph(conn, self._current_snapshot(conn)) is not None:
+                return True
+        if not self._ann.wait(timeout):
+            return False
+        with self._reading() as conn:
+            return self._current_graph(conn, self._current_snapshot(conn)) is not None
 
     def _current_snapshot(self, conn: sqlite3.Connection) -> VectorSnapshot:
         # Only the difference since the last look is read (VectorSnapshot.refresh).

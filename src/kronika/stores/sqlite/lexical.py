@@ -20,6 +20,16 @@ temporary FTS5 table with the same ``tokenize`` option), never from a copy of it
 A phrase of several tokens needs positions, which the snapshot does not keep: FTS5
 scores that phrase alone (a one-phrase ``bm25()`` is exactly its part).
 
+Common tokens are pruned exactly (MaxScore). A question's common words ("the",
+"with") match most rows but each adds at most ``idf·(k1 + 1)``, a small number
+because their ``idf`` is small. The rarer phrases are scored over all their rows
+first; the ``limit``-th best of those partial scores bounds the final cut from below,
+and a row whose partial score plus every common token's bound stays under it cannot
+reach the top. Only the remaining rows get the common tokens' parts, looked up in
+their postings, and every candidate's score is then summed again in phrase order so
+it is bit for bit the unpruned one. When the bound does not separate (a query of
+common words only, a filter keeping fewer rows than ``limit``), everything is scored.
+
 The snapshot is loaded once and then refreshed from what changed: rows past the
 highest item rowid it has seen are tokenized, and rows named in ``item_deletions``
 are marked dead (the same logs the vector snapshot reads).
@@ -49,6 +59,8 @@ _TOKENS = "kronika_tokens"  # temporary FTS5 table: the tokenizer of items_fts, 
 _TOKEN_VOCAB = "kronika_token_vocab"
 _COMPACT_SHARE = 4  # reload once more than 1/4 of the rows are dead
 _WORD_CACHE = 20_000
+_COMMON_SHARE = 10  # a token in more than 1/10 of the rows is scored only where it can matter
+_MARGIN = 1e-9  # relative slack of the pruning bounds, far above float64 rounding
 
 Postings = tuple[npt.NDArray[np.int64], Floats]
 """Row indexes (ascending) and occurrences of one token in each of those rows."""
@@ -286,18 +298,44 @@ class Bm25Snapshot:
         flt: RecallFilter,
         limit: int,
         allowed_rowids: Rowids | None = None,
+        *,
+        prune: bool = True,
     ) -> list[tuple[str, float]]:
         """The ``limit`` best rows by BM25 over ``phrases`` (best first, ties by id).
 
         ``phrase_scores`` holds FTS5's own parts for the phrases of several tokens,
-        keyed by phrase text, as rowids and scores.
+        keyed by phrase text, as rowids and scores. ``prune`` False scores every
+        matching row (the result is the same; the tests compare both).
         """
         n = self.rows
         if limit <= 0 or n <= 0:
             return []
         norm = self._length_norm(n)
+        terms = self._terms(phrases, phrase_scores, n)
+        keep = self.cols.mask(flt, self.live if self.dead else None)
+        if allowed_rowids is not None:
+            allowed = np.isin(self.cols.rowids, allowed_rowids)
+            keep = allowed if keep is None else keep & allowed
+        if prune:
+            found = self._search_pruned(terms, norm, keep, limit)
+            if found is not None:
+                return found
         scores = np.zeros(len(self.cols), dtype=np.float64)
         matched = np.zeros(len(self.cols), dtype=np.bool_)
+        for term in terms:
+            idx = term.idx
+            scores[idx] += term.parts(norm)
+            matched[idx] = True
+        if keep is not None:
+            matched &= keep
+        rows = np.flatnonzero(matched)
+        return _top(rows, scores[rows], self.cols.ids, limit)
+
+    def _terms(
+        self, phrases: Iterable[Phrase], phrase_scores: dict[str, tuple[Rowids, Floats]], n: int
+    ) -> list[_Term]:
+        """The phrases that match something, in order, as rows and how to score them."""
+        terms: list[_Term] = []
         for phrase in phrases:
             if len(phrase.tokens) == 1:
                 found = self.postings.get(phrase.tokens[0])
@@ -313,7 +351,7 @@ class Bm25Snapshot:
                 idf = math.log((n - hits + 0.5) / (hits + 0.5))
                 if idf <= 0.0:
                     idf = MIN_IDF
-                part = idf * ((tf * (K1 + 1.0)) / (tf + norm[idx]))
+                terms.append(_Term(idx, tf, idf, None))
             elif phrase.text in phrase_scores:
                 rowids, part = phrase_scores[phrase.text]
                 idx = np.searchsorted(self.cols.rowids, rowids)
@@ -321,17 +359,50 @@ class Bm25Snapshot:
                 idx, part = idx[inside], part[inside]
                 same = self.cols.rowids[idx] == rowids[inside]
                 idx, part = idx[same], part[same]
-            else:
-                continue
-            scores[idx] += part
-            matched[idx] = True
-        mask = self.cols.mask(flt, self.live if self.dead else None)
-        if mask is not None:
-            matched &= mask
-        if allowed_rowids is not None:
-            matched &= np.isin(self.cols.rowids, allowed_rowids)
+                if idx.size == 0:
+                    continue
+                order = np.argsort(idx, kind="stable")
+                terms.append(_Term(idx[order], None, 0.0, part[order]))
+        return terms
+
+    def _search_pruned(
+        self, terms: list[_Term], norm: Floats, keep: Mask | None, limit: int
+    ) -> list[tuple[str, float]] | None:
+        """The top ``limit`` with common tokens scored only where they can matter (MaxScore).
+
+        ``None`` when the bound does not separate; the caller then scores everything.
+        """
+        common_size = self.rows // _COMMON_SHARE
+        common = [t for t in terms if t.fixed is None and t.idx.size > common_size]
+        if not common or len(common) == len(terms):
+            return None
+        # Rows of the rarer phrases with their partial score (any order: it is a bound).
+        partial = np.zeros(len(self.cols), dtype=np.float64)
+        matched = np.zeros(len(self.cols), dtype=np.bool_)
+        for term in terms:
+            if term.fixed is not None or term.idx.size <= common_size:
+                partial[term.idx] += term.parts(norm)
+                matched[term.idx] = True
+        if keep is not None:
+            matched &= keep
         rows = np.flatnonzero(matched)
-        return _top(rows, scores[rows], self.cols.ids, limit)
+        if rows.size < limit:
+            return None
+        rest = rows.size - limit
+        floor = float(np.partition(partial[rows], rest)[rest]) * (1.0 - _MARGIN)
+        # Each part is idf·tf·(k1+1)/(tf + norm) < idf·(k1+1).
+        ceiling = sum(t.idf * (K1 + 1.0) for t in common) * (1.0 + _MARGIN)
+        if ceiling >= floor:
+            return None
+        rows = rows[partial[rows] + ceiling >= floor]
+        # Exact scores of the candidates, summed in phrase order as the full computation does.
+        scores = np.zeros(rows.size, dtype=np.float64)
+        for term in terms:
+            at = np.searchsorted(term.idx, rows)
+            at = np.minimum(at, term.idx.size - 1)
+            present = term.idx[at] == rows
+            scores[present] += term.parts(norm, at[present])
+        return _top(rows, scores, self.cols.ids, limit)
 
     def _length_norm(self, n: int) -> Floats:
         """``k1·(1 − b + b·D/avgdl)`` of every row, computed once per state of the index."""
@@ -341,6 +412,26 @@ class Bm25Snapshot:
             self._norm = K1 * (1 - B + B * self.length / avgdl)
             self._norm_of = state
         return self._norm
+
+
+@dataclass(frozen=True, slots=True)
+class _Term:
+    """One matching phrase: its rows (ascending) and either tf and idf, or fixed parts."""
+
+    idx: npt.NDArray[np.int64]
+    tf: Floats | None
+    idf: float
+    fixed: Floats | None
+
+    def parts(self, norm: Floats, at: npt.NDArray[np.int64] | None = None) -> Floats:
+        """Its part of the score of each row (of the rows at positions ``at`` only)."""
+        if self.fixed is not None:
+            return self.fixed if at is None else self.fixed[at]
+        assert self.tf is not None
+        tf = self.tf if at is None else self.tf[at]
+        idx = self.idx if at is None else self.idx[at]
+        part: Floats = self.idf * ((tf * (K1 + 1.0)) / (tf + norm[idx]))
+        return part
 
 
 def _top(

@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from kronika.core.model import RecallFilter
 from kronika.ports import Vector
+from kronika.stores.sqlite.ann import AnnGraph, ann_count
 from kronika.stores.sqlite.columns import COLUMN_COUNT, COLUMNS_SQL, ItemColumns, Mask, Rowids
 
 _COLUMNS = COLUMNS_SQL + ", e.vec\n"
@@ -173,11 +174,14 @@ class VectorSnapshot:
         flt: RecallFilter,
         limit: int,
         allowed_rowids: Rowids | None = None,
+        ann: AnnGraph | None = None,
     ) -> list[tuple[str, float]]:
         """The ``limit`` rows most cosine-similar to ``query``, best first.
 
         Score is ``m_i · q / |q|`` with unit rows ``m_i``; top-k by ``argpartition``
-        (O(n)) and a sort of the k survivors only.
+        (O(n)) and a sort of the k survivors only. With ``ann`` (a graph covering
+        this snapshot) the rows scored are the graph's candidates that pass the
+        filter, unless too few do (:mod:`.ann`); scores are exact either way.
         """
         if limit <= 0 or len(self) == self.dead:
             return []
@@ -193,6 +197,11 @@ class VectorSnapshot:
         candidates = None if mask is None else np.flatnonzero(mask)
         if candidates is not None and candidates.size == 0:
             return []
+        if ann is not None:
+            kept = len(self) - self.dead if candidates is None else int(candidates.size)
+            found = self._search_ann(ann, q, mask, limit, kept)
+            if found is not None:
+                return found
         if candidates is None or candidates.size == len(self):  # e.g. the only agent
             candidates = None
             scores = self.matrix @ q
@@ -208,6 +217,31 @@ class VectorSnapshot:
         rows = top if candidates is None else candidates[top]
         ids = self.cols.ids
         return [(ids[r], float(scores[t])) for r, t in zip(rows, top, strict=True)]
+
+    def _search_ann(
+        self,
+        ann: AnnGraph,
+        q: npt.NDArray[np.float32],
+        mask: Mask | None,
+        limit: int,
+        kept: int,
+    ) -> list[tuple[str, float]] | None:
+        """Exact scores of the graph's candidates passing ``mask``; None if too few pass."""
+        count = ann_count(limit, kept, len(self))
+        if count is None:
+            return None
+        rows = self.cols.positions(ann.search(q, count))
+        rows = rows[rows >= 0]
+        if mask is not None:
+            rows = rows[mask[rows]]
+        if rows.size < min(limit, kept):
+            return None
+        scores = self.matrix[rows] @ q
+        k = min(limit, scores.size)
+        top = np.argpartition(-scores, k - 1)[:k] if k < scores.size else np.arange(scores.size)
+        top = top[np.argsort(-scores[top], kind="stable")]
+        ids = self.cols.ids
+        return [(ids[rows[t]], float(scores[t])) for t in top]
 
 
 @contextmanager

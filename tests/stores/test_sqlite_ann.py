@@ -1,0 +1,264 @@
+"""The vector graph above ``ann_threshold``: same results as exact search, exact filters,
+writes followed, and a saved graph reused, rebuilt when stale or corrupt."""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+import pytest
+
+from kronika import Memory, build_memory, load_settings
+from kronika.bench.scale import synthetic_queries, synthetic_sessions
+from kronika.core.model import RecallFilter, Status
+from kronika.providers.embedders import HashingEmbedder
+from kronika.stores.sqlite import SqliteIndex
+from kronika.stores.sqlite.ann import changes_since
+from kronika.testing import FrozenClock
+
+NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
+SIZE = 2_000
+THRESHOLD = 500
+
+
+def _memory(home: Path, threshold: int) -> Memory:
+    settings = load_settings(home, environ={}, embedder="hashing", ann_threshold=threshold)
+    return build_memory(settings, create=True, clock=FrozenClock(NOW))
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A workspace of 2,000 chat turns in one agent plus 300 in another (built once)."""
+    home = tmp_path_factory.mktemp("ann") / "ws"
+    mem = _memory(home, 0)
+    try:
+        mem.import_sessions("scale", synthetic_sessions(SIZE))
+        mem.import_sessions("small", synthetic_sessions(300, seed=3))
+    finally:
+        mem.close()
+    return home
+
+
+@pytest.fixture
+def home(corpus: Path, tmp_path: Path) -> Path:
+    """A private copy of the corpus (tests write to it)."""
+    import shutil
+
+    target = tmp_path / "ws"
+    shutil.copytree(corpus, target)
+    return target
+
+
+@pytest.fixture
+def ann(home: Path) -> Iterator[Memory]:
+    mem = _memory(home, THRESHOLD)
+    assert _sqlite(mem).wait_for_vector_graph(60)
+    yield mem
+    mem.close()
+
+
+def _index(home: Path, threshold: int) -> SqliteIndex:
+    return SqliteIndex(
+        home / "index.sqlite",
+        embedding_model=HashingEmbedder().model_id,
+        dim=HashingEmbedder().dim,
+        ann_threshold=threshold,
+        ann_background=False,
+    )
+
+
+def _vector(text: str) -> npt.NDArray[np.float32]:
+    return np.asarray(HashingEmbedder().embed_query(text), dtype=np.float32)
+
+
+def _sqlite(mem: Memory) -> SqliteIndex:
+    assert isinstance(mem.index, SqliteIndex)
+    return mem.index
+
+
+def _remember(mem: Memory, text: str, **options: object) -> str:
+    receipt = mem.remember(text, agent="scale", **options)  # type: ignore[arg-type]
+    assert receipt.item is not None
+    return receipt.item.id
+
+
+def _ids(mem: Memory, query: str, **options: object) -> list[str]:
+    found = mem.recall(query, mode="vector", k=10, now=NOW, record_access=False, **options)  # type: ignore[arg-type]
+    return [hit.item.id for hit in found.hits]
+
+
+def _graph_path(home: Path) -> Path:
+    return home / "index.sqlite.ann"
+
+
+def test_recall_through_the_graph_matches_exact_search(home: Path, ann: Memory) -> None:
+    exact = _memory(home, 0)
+    try:
+        same = 0
+        queries = synthetic_queries(30)
+        for query in queries:
+            fast, slow = _ids(ann, query, agent="scale"), _ids(exact, query, agent="scale")
+            assert len(fast) == 10
+            same += len(set(fast) & set(slow))
+        assert same / (10 * len(queries)) >= 0.97
+    finally:
+        exact.close()
+    assert _graph_path(home).is_file()
+
+
+def test_scores_are_exact_and_the_graph_is_what_answers(home: Path) -> None:
+    with _index(home, THRESHOLD) as fast, _index(home, 0) as slow:
+        flt = RecallFilter(agents=("scale",))
+        for query in synthetic_queries(10):
+            q = _vector(query)
+            got = dict(fast.search_vector(q, flt, 20))
+            want = dict(slow.search_vector(q, flt, SIZE))
+            assert len(got) == 20
+            for item_id, score in got.items():
+                assert score == pytest.approx(want[item_id], abs=1e-6)
+        # A row the graph does not hold is not a candidate: remove the best one from the
+        # graph and it disappears from the results, so the graph is really used.
+        q = _vector(synthetic_queries(1)[0])
+        best = fast.search_vector(q, flt, 5)[0][0]
+        graph = fast._ann.graph
+        assert graph is not None
+        rowid = fast._snapshot.cols.rowids[list(fast._snapshot.cols.ids).index(best)]  # type: ignore[union-attr]
+        graph.graph.remove(np.uint64(rowid))
+        assert best not in dict(fast.search_vector(q, flt, 5))
+
+
+def test_filters_stay_exact(home: Path, ann: Memory) -> None:
+    exact = _memory(home, 0)
+    try:
+        query = synthetic_queries(1)[0]
+        # A small agent: a narrow filter, searched exactly over its own rows.
+        small = _ids(ann, query, agent="small")
+        assert small == _ids(exact, query, agent="small")
+        items = ann.index.get_items(small)
+        assert {it.agent for it in items} == {"small"}
+        # A time range keeps only rows inside it.
+        since = datetime(2024, 1, 5, tzinfo=UTC)
+        until = datetime(2024, 1, 12, tzinfo=UTC)
+        ranged = _ids(ann, query, agent="scale", since=since, until=until)
+        assert ranged == _ids(exact, query, agent="scale", since=since, until=until)
+        for it in ann.index.get_items(ranged):
+            assert since <= it.created_at <= until
+        # A forgotten turn is gone, a superseded fact is left out.
+        top = _ids(ann, query, agent="scale")
+        ann.forget(top[0], agent="scale")
+        after = _ids(ann, query, agent="scale")
+        assert top[0] not in after
+        assert after[:9] == [i for i in top if i != top[0]][:9]
+        old = _remember(ann, "the kayak is kept at the lake house", key="kayak place")
+        new = _remember(ann, "the kayak is kept in the garage", key="kayak place")
+        found = _ids(ann, "the kayak is kept at the lake house", agent="scale")
+        assert old not in found and new in found
+        assert ann.index.get_items([old])[0].status is Status.SUPERSEDED
+        assert old in _ids(
+            ann, "the kayak is kept at the lake house", agent="scale", include_superseded=True
+        )
+    finally:
+        exact.close()
+
+
+def test_writes_after_the_build_are_found_and_deletes_disappear(ann: Memory) -> None:
+    graph = _sqlite(ann)._ann.graph
+    assert graph is not None
+    before = len(graph)
+    fact = _remember(ann, "Zygfryd keeps a violet submarine in the attic")
+    found = _ids(ann, "Zygfryd keeps a violet submarine in the attic", agent="scale")
+    assert found[0] == fact
+    assert len(graph) == before + 1
+    ann.forget(fact, agent="scale")
+    assert fact not in _ids(ann, "Zygfryd keeps a violet submarine in the attic", agent="scale")
+
+
+def test_a_restart_loads_the_saved_graph(
+    home: Path, ann: Memory, caplog: pytest.LogCaptureFixture
+) -> None:
+    fact = _remember(ann, "Wiesław tunes an ancient harpsichord every Sunday")
+    ann.close()
+    saved = json.loads((home / "index.sqlite.ann.json").read_text())
+    assert saved["size"] >= SIZE
+    with caplog.at_level(logging.INFO, logger="kronika"), _index(home, THRESHOLD) as again:
+        q = _vector("Wiesław tunes an ancient harpsichord every Sunday")
+        assert again.search_vector(q, RecallFilter(agents=("scale",)), 3)[0][0] == fact
+        assert again._ann.graph is not None
+    assert "vector graph loaded" in caplog.text
+    assert "building the vector graph" not in caplog.text
+
+
+def test_a_graph_behind_the_index_catches_up_on_load(home: Path, ann: Memory) -> None:
+    ann.close()
+    # Another process writes while no graph follows it.
+    other = _memory(home, 0)
+    fact = _remember(other, "Bożydar collects brass telescopes from Gdańsk")
+    other.close()
+    with _index(home, THRESHOLD) as again:
+        q = _vector("Bożydar collects brass telescopes from Gdańsk")
+        assert again.search_vector(q, RecallFilter(agents=("scale",)), 3)[0][0] == fact
+        graph = again._ann.graph
+        assert graph is not None and graph.marks == again._snapshot.marks  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("damage", ["garbage", "truncated", "other model", "no description"])
+def test_a_corrupt_or_foreign_graph_file_is_rebuilt(
+    home: Path, ann: Memory, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    ann.close()
+    path, meta = _graph_path(home), home / "index.sqlite.ann.json"
+    if damage == "garbage":
+        path.write_bytes(b"\x00not a graph" * 100)
+        described = json.loads(meta.read_text())
+        described["bytes"] = path.stat().st_size
+        meta.write_text(json.dumps(described))
+    elif damage == "truncated":
+        path.write_bytes(path.read_bytes()[:1000])
+    elif damage == "other model":
+        described = json.loads(meta.read_text())
+        described["model"] = "another-model"
+        meta.write_text(json.dumps(described))
+    else:
+        meta.unlink()
+    with caplog.at_level(logging.INFO, logger="kronika"), _index(home, THRESHOLD) as again:
+        flt = RecallFilter(agents=("scale",))
+        for query in synthetic_queries(5):
+            q = _vector(query)
+            got = [i for i, _ in again.search_vector(q, flt, 10)]
+            with _index(home, 0) as slow:
+                want = [i for i, _ in slow.search_vector(q, flt, 10)]
+            assert len(set(got) & set(want)) >= 9
+    assert "building the vector graph" in caplog.text
+    assert json.loads(meta.read_text())["model"] == HashingEmbedder().model_id
+
+
+def test_the_graph_is_not_used_below_the_threshold(home: Path) -> None:
+    with _index(home, SIZE * 10) as ix:
+        ix.search_vector(_vector("kettle"), RecallFilter(agents=("scale",)), 10)
+        assert ix._ann.graph is None
+    assert not _graph_path(home).exists()
+
+
+def test_changes_since_stops_at_a_pruned_deletion_log(home: Path) -> None:
+    with _index(home, 0) as ix:
+        conn = ix._conn
+        ix.reset()  # empties the deletion log
+        marks = conn.execute(
+            "SELECT (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'items'),"
+            " (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'embeddings'),"
+            " (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'item_deletions')"
+        ).fetchone()
+        model, dim = ix.embedding_model, ix.dim
+        assert changes_since(conn, model, dim, (0, 0, 0), tuple(marks)) is None
+        same = changes_since(conn, model, dim, tuple(marks), tuple(marks))
+        assert same is not None and same.added.size == 0 and same.removed.size == 0
+
+
+def test_time_range_far_in_the_past_finds_nothing(ann: Memory) -> None:
+    since = datetime(2000, 1, 1, tzinfo=UTC)
+    assert _ids(ann, "kettle", agent="scale", since=since, until=since + timedelta(days=1)) == []
