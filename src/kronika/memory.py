@@ -144,6 +144,8 @@ class Memory:
             settings=RecallSettings(
                 candidates=settings.recall_candidates,
                 lexical_weight=settings.lexical_weight,
+                neighbour_weight=settings.neighbour_weight,
+                neighbour_window=settings.neighbour_window,
                 weights=weights,
             ),
         )

@@ -129,6 +129,16 @@ class ItemIndex(Protocol):
         """``(item id, cosine similarity)`` best first."""
         ...
 
+    def neighbours(
+        self, ids: Sequence[str], flt: RecallFilter, window: int
+    ) -> dict[str, list[tuple[str, int]]]:
+        """The conversation turns at most ``window`` turns before and after each message.
+
+        ``{id: [(neighbour id, offset), …]}`` with offset −1 for the turn just before;
+        only messages of the same session passing ``flt`` are neighbours.
+        """
+        ...
+
     def record_access(self, ids: Sequence[str], at: datetime) -> None: ...
 
     def agents(self) -> list[str]: ...

@@ -77,6 +77,16 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "Share of lexical (BM25) relevance in hybrid recall; the rest is vector.",
         "recall",
     ),
+    SettingSpec(
+        "neighbour_weight",
+        0.5,
+        "How much a conversation turn's relevance borrows from the turns around it "
+        "(0 turns it off; the second neighbour counts half).",
+        "recall",
+    ),
+    SettingSpec(
+        "neighbour_window", 2, "Turns before and after a turn read as its context.", "recall"
+    ),
     SettingSpec("alpha", 0.5, "Weight of relevance in the recall score (R3).", "recall"),
     SettingSpec("beta", 0.3, "Weight of importance in the recall score (R3).", "recall"),
     SettingSpec("gamma", 0.2, "Weight of recency in the recall score (R3).", "recall"),
@@ -226,6 +236,8 @@ class Settings:
     recall_k: int = 10
     recall_candidates: int = 100
     lexical_weight: float = 0.7
+    neighbour_weight: float = 0.5
+    neighbour_window: int = 2
     alpha: float = 0.5
     beta: float = 0.3
     gamma: float = 0.2

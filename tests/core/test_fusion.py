@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kronika.core.fusion import fuse, normalise_lexical, normalise_vector
+from kronika.core.fusion import fuse, normalise_lexical, normalise_vector, with_neighbours
 
 ids = st.text(alphabet="abcdefgh", min_size=1, max_size=3)
 scored = st.dictionaries(ids, st.floats(min_value=-1, max_value=30, allow_nan=False), max_size=12)
@@ -51,3 +52,40 @@ def test_weak_vector_only_match_stays_below_a_clear_lexical_match() -> None:
     fused = fuse(lexical, vector, lexical_weight=0.7)
     assert fused["note"] == 1.0
     assert fused["fact"] < 0.25
+
+
+relevances = st.dictionaries(ids, st.floats(min_value=0, max_value=1), max_size=10)
+offsets = st.sampled_from([-2, -1, 1, 2])
+links = st.dictionaries(ids, st.lists(st.tuples(ids, offsets), max_size=4), max_size=10)
+
+
+@given(relevances, links, st.floats(min_value=0, max_value=1))
+def test_neighbour_context_only_raises_relevance_and_stays_bounded(
+    rel: dict[str, float], nb: dict[str, list[tuple[str, int]]], w: float
+) -> None:
+    out = with_neighbours(rel, nb, weight=w)
+    assert set(rel) <= set(out)
+    assert all(0.0 <= value <= 1.0 + 1e-12 for value in out.values())
+    assert all(out[i] >= rel[i] - 1e-12 for i in rel)
+
+
+def test_a_reply_is_found_through_the_question_it_answers() -> None:
+    rel = {"question": 0.9, "unrelated": 0.3}
+    nb = {"question": [("reply", 1), ("greeting", -1)], "unrelated": []}
+    out = with_neighbours(rel, nb, weight=0.5)
+    assert out["reply"] == pytest.approx(0.45)  # not a candidate: gets w · 0.9
+    assert out["greeting"] == pytest.approx(0.45)
+    assert out["unrelated"] == 0.3  # no neighbours: unchanged
+    assert out["question"] == 0.9  # its neighbours matched nothing
+    two_away = with_neighbours(rel, {"question": [("later", 2)]}, weight=0.5)
+    assert two_away["later"] == pytest.approx(0.225)  # the second neighbour counts half
+    assert with_neighbours(rel, nb, weight=0.0) == rel
+
+
+def test_neighbour_evidence_combines_like_independent_evidence() -> None:
+    rel = {"a": 0.5, "b": 0.6, "c": 0.8}
+    out = with_neighbours(rel, {"b": [("a", -1), ("c", 1)]}, weight=0.5)
+    assert out["b"] == pytest.approx(1 - (1 - 0.6) * (1 - 0.25) * (1 - 0.4))
+    # links are read both ways: a and c each see b
+    assert out["a"] == pytest.approx(1 - 0.5 * (1 - 0.3))
+    assert out["c"] == pytest.approx(1 - 0.2 * (1 - 0.3))

@@ -19,7 +19,7 @@ LoCoMo (dev) it measured best among 0.5/0.6/0.7 and RRF (k = 10, 30, 60) — see
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 
 def normalise_lexical(results: Sequence[tuple[str, float]]) -> dict[str, float]:
@@ -63,3 +63,47 @@ def fuse(
         item_id: w * lex.get(item_id, 0.0) + (1.0 - w) * vec.get(item_id, 0.0)
         for item_id in dict.fromkeys([*lex, *vec])
     }
+
+
+Neighbours = Mapping[str, Sequence[tuple[str, int]]]
+"""``{item id: [(neighbour id, offset), …]}``: offset −1 is the turn just before, +2 two after."""
+
+
+def with_neighbours(
+    relevance: Mapping[str, float],
+    neighbours: Neighbours,
+    *,
+    weight: float,
+) -> dict[str, float]:
+    """Relevance of conversation turns read with the turns around them (noisy-or).
+
+    A reply ("It was Matt Patterson!") often names nothing of what it answers; the
+    turn before it does ("Who sang at your daughter's birthday?"). So each turn's
+    relevance is combined with its neighbours' as independent pieces of evidence::
+
+        relevance'_i = 1 − (1 − r_i) · Π_o (1 − w_o · r_(i+o))     w_o = weight / |o|
+
+    The result stays in [0, 1], equals ``r_i`` when no neighbour matches, and an item
+    with no neighbours (a fact, a note) keeps its relevance unchanged. The links are
+    read both ways, so a neighbour that was not a candidate itself (relevance 0) is
+    added: a reply is found through the question it answers.
+    """
+    w = min(1.0, max(0.0, weight))
+    out = dict(relevance)
+    if w == 0.0 or not neighbours:
+        return out
+    links: dict[str, set[tuple[str, int]]] = {}
+    for item_id, pairs in neighbours.items():
+        for other, offset in pairs:
+            if offset and other != item_id:
+                links.setdefault(item_id, set()).add((other, offset))
+                links.setdefault(other, set()).add((item_id, -offset))
+    for item_id, around in links.items():
+        keep = 1.0
+        for other, offset in sorted(around):  # one order: the same bits every run
+            r = relevance.get(other, 0.0)
+            if r > 0.0:
+                keep *= 1.0 - (w / abs(offset)) * r
+        if keep < 1.0:
+            out[item_id] = 1.0 - (1.0 - relevance.get(item_id, 0.0)) * keep
+    return out

@@ -3,7 +3,9 @@
 1. Each retriever returns up to ``recall_candidates`` ids under the same filter:
    FTS5/BM25 for exact names and commands, cosine over embeddings for meaning.
 2. Per-query normalised scores are fused convexly into one relevance in [0, 1]
-   (:mod:`kronika.core.fusion`).
+   (:mod:`kronika.core.fusion`); a conversation turn's relevance is then read
+   together with the turns around it, which also brings in replies that name
+   nothing of the question they answer.
 3. The R3 score adds importance and access-aware recency:
    ``score = α·relevance + β·importance + γ·exp(−decay·Δt)``.
 4. The best ``k`` are packed into the token budget, and their access is recorded.
@@ -17,7 +19,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from kronika.core.budget import pack
-from kronika.core.fusion import fuse
+from kronika.core.fusion import fuse, with_neighbours
 from kronika.core.model import RecallFilter, RecallHit, RecallResult, ScoreParts
 from kronika.core.scoring import ScoreWeights, combined_score, recency
 from kronika.errors import InvalidQuery
@@ -33,6 +35,8 @@ MODES: tuple[Mode, ...] = ("hybrid", "lexical", "vector")
 class RecallSettings:
     candidates: int = 100
     lexical_weight: float = 0.7
+    neighbour_weight: float = 0.5
+    neighbour_window: int = 2
     weights: ScoreWeights = ScoreWeights()
 
 
@@ -80,6 +84,9 @@ class Recaller:
             vector = query_vector if query_vector is not None else self._embedder.embed_query(query)
             dense = _stable(self._index.search_vector(vector, flt, limit))
         relevance = fuse(lexical, dense, lexical_weight=self._settings.lexical_weight)
+        if relevance and self._settings.neighbour_weight > 0 and self._settings.neighbour_window:
+            links = self._index.neighbours(list(relevance), flt, self._settings.neighbour_window)
+            relevance = with_neighbours(relevance, links, weight=self._settings.neighbour_weight)
         lexical_rank = {item_id: rank for rank, (item_id, _) in enumerate(lexical or [], 1)}
         similarity = dict(dense or [])
         # score on a few columns first; build whole items only for the winners

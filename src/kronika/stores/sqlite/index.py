@@ -209,6 +209,8 @@ class SqliteIndex:
         One transaction, bulk ``executemany``. Ids are unique across the index: a
         repeated id within ``items`` keeps its first occurrence, and an id already
         indexed from another file moves to this one (the file indexed last wins).
+        The items get consecutive rowids in the given (file) order: :meth:`neighbours`
+        relies on it.
         """
         if text_hashes is not None and len(text_hashes) != len(items):
             raise ValueError("text_hashes must have one hash per item")
@@ -302,6 +304,37 @@ class SqliteIndex:
                         last_accessed_at=None if accessed is None else float(accessed),
                         access_count=int(count),
                     )
+        return found
+
+    def neighbours(
+        self, ids: Sequence[str], flt: RecallFilter, window: int
+    ) -> dict[str, list[tuple[str, int]]]:
+        """Messages of the same session at most ``window`` turns from each message in ``ids``.
+
+        :meth:`replace_source` numbers the items of a file consecutively in file order,
+        so a turn's neighbours are the rows whose rowids are within ``window`` of its
+        own and that come from the same file and session: primary-key range lookups,
+        no scan. Neighbours must pass ``flt`` (a forgotten turn is nobody's context).
+        """
+        found: dict[str, list[tuple[str, int]]] = {}
+        wanted = list(dict.fromkeys(ids))
+        if window < 1 or not wanted:
+            return found
+        where, params = filter_clause(flt, alias="n")
+        with self._reading() as conn:
+            for chunk in _chunks(wanted):
+                marks = ", ".join("?" * len(chunk))
+                rows = conn.execute(
+                    "SELECT c.id, n.id, n.rowid - c.rowid FROM items AS c JOIN items AS n"
+                    " ON n.rowid BETWEEN c.rowid - ? AND c.rowid + ? AND n.rowid != c.rowid"
+                    " AND n.source_agent = c.source_agent AND n.source_path = c.source_path"
+                    " AND n.session_id = c.session_id AND n.type = 'message'"
+                    f" WHERE c.id IN ({marks}) AND c.type = 'message' AND {where}"
+                    " ORDER BY c.id, n.rowid",
+                    [window, window, *chunk, *params],
+                )
+                for item_id, other, offset in rows:
+                    found.setdefault(item_id, []).append((other, int(offset)))
         return found
 
     def list_items(

@@ -1,0 +1,84 @@
+"""Conversation turns are recalled with the turns around them (neighbour context)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from kronika import Memory, SessionRecord, TurnRecord, build_memory
+from kronika.core.model import RecallFilter
+from kronika.settings import Settings
+from kronika.testing import FrozenClock
+
+BIRTHDAY = SessionRecord(
+    session_id="conv-s1",
+    started_at=datetime(2023, 8, 14, 19, 0, tzinfo=UTC),
+    turns=tuple(
+        TurnRecord(turn_id=t, speaker=s, content=c)
+        for t, s, c in [
+            ("D1:1", "Melanie", "We celebrated my daughter's birthday with a concert last night."),
+            ("D1:2", "Caroline", "Wow! Which band played the birthday concert?"),
+            ("D1:3", "Melanie", "It was Matt Patterson, he is so talented!"),
+            ("D1:4", "Caroline", "Lucky kids. I spent the weekend repainting my kitchen."),
+            ("D1:5", "Melanie", "Blue walls would suit it."),
+        ]
+    ),
+)
+OTHER = SessionRecord(
+    session_id="conv-s2",
+    started_at=datetime(2023, 9, 1, 10, 0, tzinfo=UTC),
+    turns=(
+        TurnRecord(turn_id="D2:1", speaker="Caroline", content="Thanks a lot, Mel."),
+        TurnRecord(turn_id="D2:2", speaker="Melanie", content="Anytime!"),
+    ),
+)
+QUESTION = "Who performed at the concert for Melanie's daughter's birthday?"
+NOW = datetime(2023, 9, 2, tzinfo=UTC)
+
+
+def _turns(mem: Memory, **kwargs: object) -> list[str]:
+    result = mem.recall(QUESTION, agent="conv", k=10, now=NOW, record_access=False, **kwargs)  # type: ignore[arg-type]
+    return [t for hit in result.hits for t in hit.item.provenance.turn_ids]
+
+
+def _memory(settings: Settings, clock: FrozenClock, **overrides: object) -> Memory:
+    mem = build_memory(settings.with_overrides(**overrides), create=True, clock=clock)
+    mem.import_sessions("conv", [BIRTHDAY, OTHER])
+    return mem
+
+
+def test_a_reply_is_recalled_through_the_question_it_answers(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    with _memory(settings, clock, neighbour_weight=0.0) as mem:
+        alone = _turns(mem, mode="lexical")
+    with _memory(settings, clock) as mem:
+        with_context = _turns(mem, mode="lexical")
+    # the answer shares no word with the question beyond the speaker's name
+    assert alone.index("D1:3") > 2
+    assert set(with_context[:3]) == {"D1:1", "D1:2", "D1:3"}
+
+
+def test_neighbours_respect_the_filter(settings: Settings, clock: FrozenClock) -> None:
+    with _memory(settings, clock) as mem:
+        only_caroline = _turns(mem, mode="lexical", speakers=["Caroline"])
+    assert only_caroline and set(only_caroline) <= {"D1:2", "D1:4", "D2:1"}
+
+
+def test_neighbours_stay_inside_their_session_and_window(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    with _memory(settings, clock) as mem:
+        ids = {t: item.id for item in mem.items(agent="conv") for t in item.provenance.turn_ids}
+        turn_of = {v: k for k, v in ids.items()}
+        everything = RecallFilter(agents=("conv",))
+
+        def around(turn: str, window: int = 2, flt: RecallFilter = everything) -> list[str]:
+            found = mem.index.neighbours([ids[turn]], flt, window)
+            return [f"{turn_of[n]}@{offset}" for n, offset in found.get(ids[turn], [])]
+
+        assert around("D1:3") == ["D1:1@-2", "D1:2@-1", "D1:4@1", "D1:5@2"]
+        assert around("D1:5") == ["D1:3@-2", "D1:4@-1"]  # D2:1 is another session
+        assert around("D2:1", window=1) == ["D2:2@1"]
+        melanie = RecallFilter(agents=("conv",), speakers=("Melanie",))
+        assert around("D1:3", flt=melanie) == ["D1:1@-2", "D1:5@2"]
+        assert around("D1:3", window=0) == []
