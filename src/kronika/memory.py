@@ -146,6 +146,7 @@ class Memory:
                 lexical_weight=settings.lexical_weight,
                 neighbour_weight=settings.neighbour_weight,
                 neighbour_window=settings.neighbour_window,
+                speaker_focus=settings.speaker_focus,
                 weights=weights,
             ),
         )

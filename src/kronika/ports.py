@@ -71,6 +71,7 @@ class ScoreFeatures:
     created_at: float
     last_accessed_at: float | None
     access_count: int
+    speaker: str | None = None
 
 
 class ItemIndex(Protocol):
@@ -132,10 +133,10 @@ class ItemIndex(Protocol):
     def neighbours(
         self, ids: Sequence[str], flt: RecallFilter, window: int
     ) -> dict[str, list[tuple[str, int]]]:
-        """The conversation turns at most ``window`` turns before and after each message.
+        """The other party's turns at most ``window`` turns before and after each message.
 
         ``{id: [(neighbour id, offset), …]}`` with offset −1 for the turn just before;
-        only messages of the same session passing ``flt`` are neighbours.
+        only messages of the same session, by another speaker, passing ``flt`` count.
         """
         ...
 

@@ -87,6 +87,13 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     SettingSpec(
         "neighbour_window", 2, "Turns before and after a turn read as its context.", "recall"
     ),
+    SettingSpec(
+        "speaker_focus",
+        0.2,
+        "When a query names one speaker, other speakers' items count 1/(1 + this) "
+        "as relevant (0 turns it off).",
+        "recall",
+    ),
     SettingSpec("alpha", 0.5, "Weight of relevance in the recall score (R3).", "recall"),
     SettingSpec("beta", 0.3, "Weight of importance in the recall score (R3).", "recall"),
     SettingSpec("gamma", 0.2, "Weight of recency in the recall score (R3).", "recall"),
@@ -238,6 +245,7 @@ class Settings:
     lexical_weight: float = 0.7
     neighbour_weight: float = 0.5
     neighbour_window: int = 2
+    speaker_focus: float = 0.2
     alpha: float = 0.5
     beta: float = 0.3
     gamma: float = 0.2

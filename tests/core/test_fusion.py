@@ -6,7 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kronika.core.fusion import fuse, normalise_lexical, normalise_vector, with_neighbours
+from kronika.core.fusion import (
+    fuse,
+    named_speakers,
+    normalise_lexical,
+    normalise_vector,
+    with_neighbours,
+    with_speaker_focus,
+)
 
 ids = st.text(alphabet="abcdefgh", min_size=1, max_size=3)
 scored = st.dictionaries(ids, st.floats(min_value=-1, max_value=30, allow_nan=False), max_size=12)
@@ -89,3 +96,24 @@ def test_neighbour_evidence_combines_like_independent_evidence() -> None:
     # links are read both ways: a and c each see b
     assert out["a"] == pytest.approx(1 - 0.5 * (1 - 0.3))
     assert out["c"] == pytest.approx(1 - 0.2 * (1 - 0.3))
+
+
+def test_a_named_speaker_is_found_whole_word_accent_and_case_insensitively() -> None:
+    speakers = ["Melanie", "Caroline", "Zoë Ann", None]
+    assert named_speakers("What did melanie's kids like?", speakers) == {"Melanie"}
+    assert named_speakers("Did ZOE ANN call?", speakers) == {"Zoë Ann"}
+    assert named_speakers("What did Mel like?", speakers) == set()  # not a whole word
+    both = named_speakers("What did Melanie tell Caroline?", speakers)
+    assert both == {"Melanie", "Caroline"}
+
+
+def test_speaker_focus_prefers_the_one_named_speaker_and_stays_bounded() -> None:
+    rel = {"a": 0.9, "b": 1.0, "c": 0.5}
+    by = {"a": "Caroline", "b": "Melanie", "c": None}
+    focused = with_speaker_focus(rel, by, {"Caroline"}, focus=0.2)
+    assert focused["a"] == 0.9 and focused["b"] == pytest.approx(1 / 1.2)
+    assert focused["c"] == pytest.approx(0.5 / 1.2)
+    assert max(focused, key=focused.__getitem__) == "a"
+    assert with_speaker_focus(rel, by, {"Caroline", "Melanie"}, focus=0.2) == rel
+    assert with_speaker_focus(rel, by, set(), focus=0.2) == rel
+    assert with_speaker_focus(rel, by, {"Caroline"}, focus=0.0) == rel

@@ -64,7 +64,7 @@ def test_neighbours_respect_the_filter(settings: Settings, clock: FrozenClock) -
     assert only_caroline and set(only_caroline) <= {"D1:2", "D1:4", "D2:1"}
 
 
-def test_neighbours_stay_inside_their_session_and_window(
+def test_neighbours_are_the_other_party_in_the_same_session_and_window(
     settings: Settings, clock: FrozenClock
 ) -> None:
     with _memory(settings, clock) as mem:
@@ -76,9 +76,27 @@ def test_neighbours_stay_inside_their_session_and_window(
             found = mem.index.neighbours([ids[turn]], flt, window)
             return [f"{turn_of[n]}@{offset}" for n, offset in found.get(ids[turn], [])]
 
-        assert around("D1:3") == ["D1:1@-2", "D1:2@-1", "D1:4@1", "D1:5@2"]
-        assert around("D1:5") == ["D1:3@-2", "D1:4@-1"]  # D2:1 is another session
+        # the exchange: the other party's turns, never the speaker's own
+        assert around("D1:3") == ["D1:2@-1", "D1:4@1"]
+        assert around("D1:2", window=1) == ["D1:1@-1", "D1:3@1"]
+        assert around("D1:5") == ["D1:4@-1"]  # D2:1 is another session
         assert around("D2:1", window=1) == ["D2:2@1"]
         melanie = RecallFilter(agents=("conv",), speakers=("Melanie",))
-        assert around("D1:3", flt=melanie) == ["D1:1@-2", "D1:5@2"]
+        assert around("D1:3", flt=melanie) == []  # Caroline's turns do not pass the filter
+        assert around("D1:2", flt=melanie) == ["D1:1@-1", "D1:3@1"]
         assert around("D1:3", window=0) == []
+
+
+def test_a_query_naming_one_speaker_prefers_their_own_turns(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    question = "What did Caroline say about the birthday concert?"
+
+    def ranked(mem: Memory) -> list[str]:
+        hits = mem.recall(question, agent="conv", k=3, now=NOW, record_access=False).hits
+        return [hit.item.provenance.turn_ids[0] for hit in hits]
+
+    with _memory(settings, clock, speaker_focus=0.0, neighbour_weight=0.0) as mem:
+        assert ranked(mem) == ["D1:2", "D1:1", "D1:4"]  # Melanie's D1:1 repeats the words
+    with _memory(settings, clock, speaker_focus=0.5, neighbour_weight=0.0) as mem:
+        assert ranked(mem) == ["D1:2", "D1:4", "D1:1"]  # Caroline's own turns first

@@ -59,14 +59,16 @@ def settings_summary(settings: Settings) -> dict[str, Any]:
     return out
 
 
-def bench_settings(settings: Settings | None, home: Path, *, depth: int) -> Settings:
-    """``settings`` moved to the benchmark's own workspace, with enough fusion candidates.
+def bench_settings(settings: Settings | None, home: Path) -> Settings:
+    """``settings`` moved to the benchmark's own workspace, otherwise untouched.
 
-    Each retriever must contribute at least ``depth`` candidates, or the ranked list
-    the metrics look at would be cut short.
+    A benchmark asks for its depth of hits as ``k``; each retriever then contributes at least
+    that many candidates (the recall fetches ``max(recall_candidates, k)``) while
+    relevance is still normalised over the default ``recall_candidates``, so the
+    top of the list is scored exactly as with default settings.
     """
     base = settings or Settings()
-    return base.with_overrides(home=home, recall_candidates=max(base.recall_candidates, depth))
+    return base.with_overrides(home=home)
 
 
 @contextmanager
@@ -90,7 +92,7 @@ def bench_memory(
 
     with tempfile.TemporaryDirectory(prefix="kronika-bench-") as tmp:
         home = Path(workdir) if workdir is not None else Path(tmp) / "home"
-        chosen = bench_settings(settings, home, depth=depth)
+        chosen = bench_settings(settings, home)
         real = build_memory(chosen, create=True, embedder=embedder)
         try:
             yield real, chosen

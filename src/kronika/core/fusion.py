@@ -19,7 +19,12 @@ LoCoMo (dev) it measured best among 0.5/0.6/0.7 and RRF (k = 10, 30, 60) — see
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
+
+from kronika.core.text import fold
+
+_WORD = re.compile(r"[^\W_]+")
 
 
 def normalise_lexical(results: Sequence[tuple[str, float]]) -> dict[str, float]:
@@ -32,11 +37,19 @@ def normalise_lexical(results: Sequence[tuple[str, float]]) -> dict[str, float]:
     return {item_id: max(0.0, score) / best for item_id, score in results}
 
 
-def normalise_vector(results: Sequence[tuple[str, float]]) -> dict[str, float]:
-    """Cosines rescaled so the weakest candidate maps to 0 and the best to 1."""
+def normalise_vector(
+    results: Sequence[tuple[str, float]], *, depth: int | None = None
+) -> dict[str, float]:
+    """Cosines rescaled so the weakest candidate maps to 0 and the best to 1.
+
+    With ``depth`` the floor is the ``depth``-th best cosine and anything below it
+    maps to 0, so asking for more results than ``depth`` (a long list to page
+    through) does not change how the best ones are scored.
+    """
     if not results:
         return {}
-    floor = min(score for _, score in results)
+    scores = sorted((score for _, score in results), reverse=True)
+    floor = scores[min(len(scores), depth or len(scores)) - 1]
     spread = max(score for _, score in results) - floor
     if spread <= 1e-12:
         return {item_id: 1.0 for item_id, _ in results}
@@ -48,12 +61,17 @@ def fuse(
     vector: Sequence[tuple[str, float]] | None,
     *,
     lexical_weight: float = 0.7,
+    depth: int | None = None,
 ) -> dict[str, float]:
-    """Relevance in [0, 1] for every candidate of either retriever (``None`` = not run)."""
+    """Relevance in [0, 1] for every candidate of either retriever (``None`` = not run).
+
+    ``depth`` is the number of candidates the normalisation looks at (see
+    :func:`normalise_vector`); by default every candidate given.
+    """
     if lexical is None and vector is None:
         return {}
     lex = normalise_lexical(lexical or [])
-    vec = normalise_vector(vector or [])
+    vec = normalise_vector(vector or [], depth=depth)
     if lexical is None:
         return vec
     if vector is None:
@@ -79,7 +97,8 @@ def with_neighbours(
 
     A reply ("It was Matt Patterson!") often names nothing of what it answers; the
     turn before it does ("Who sang at your daughter's birthday?"). So each turn's
-    relevance is combined with its neighbours' as independent pieces of evidence::
+    relevance is combined with that of the other party's turns around it (the index
+    decides who counts as a neighbour) as independent pieces of evidence::
 
         relevance'_i = 1 − (1 − r_i) · Π_o (1 − w_o · r_(i+o))     w_o = weight / |o|
 
@@ -107,3 +126,43 @@ def with_neighbours(
         if keep < 1.0:
             out[item_id] = 1.0 - (1.0 - relevance.get(item_id, 0.0)) * keep
     return out
+
+
+def named_speakers(query: str, speakers: Iterable[str | None]) -> set[str]:
+    """The speakers among ``speakers`` whose name the query contains as whole words.
+
+    Comparison is accent- and case-insensitive (``fold`` + ``casefold``), so
+    "What did melanie's kids like?" names ``Melanie``.
+    """
+    words = f" {' '.join(_WORD.findall(fold(query).casefold()))} "
+    found: set[str] = set()
+    for name in {s for s in speakers if s}:
+        folded = " ".join(_WORD.findall(fold(name).casefold()))
+        if folded and f" {folded} " in words:
+            found.add(name)
+    return found
+
+
+def with_speaker_focus(
+    relevance: Mapping[str, float],
+    speaker_of: Mapping[str, str | None],
+    named: set[str],
+    *,
+    focus: float,
+) -> dict[str, float]:
+    """Prefer what a person said when the query names exactly one speaker.
+
+    "What did Caroline research?" is answered by Caroline's own turns far more often
+    than by what others said to her, yet BM25 gives her name almost no weight when
+    half the conversation is hers. Items by other speakers (or by nobody) are
+    divided by ``1 + focus``, so relevance stays in [0, 1] and an item by the named
+    speaker keeps its own. With no speaker named, or several, nothing changes.
+    """
+    if focus <= 0 or len(named) != 1:
+        return dict(relevance)
+    (name,) = named
+    scale = 1.0 / (1.0 + focus)
+    return {
+        item_id: value if speaker_of.get(item_id) == name else value * scale
+        for item_id, value in relevance.items()
+    }

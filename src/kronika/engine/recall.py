@@ -5,7 +5,8 @@
 2. Per-query normalised scores are fused convexly into one relevance in [0, 1]
    (:mod:`kronika.core.fusion`); a conversation turn's relevance is then read
    together with the turns around it, which also brings in replies that name
-   nothing of the question they answer.
+   nothing of the question they answer. A query naming one speaker ("what did
+   Caroline say…") prefers that speaker's own turns.
 3. The R3 score adds importance and access-aware recency:
    ``score = α·relevance + β·importance + γ·exp(−decay·Δt)``.
 4. The best ``k`` are packed into the token budget, and their access is recorded.
@@ -19,7 +20,7 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from kronika.core.budget import pack
-from kronika.core.fusion import fuse, with_neighbours
+from kronika.core.fusion import fuse, named_speakers, with_neighbours, with_speaker_focus
 from kronika.core.model import RecallFilter, RecallHit, RecallResult, ScoreParts
 from kronika.core.scoring import ScoreWeights, combined_score, recency
 from kronika.errors import InvalidQuery
@@ -37,6 +38,7 @@ class RecallSettings:
     lexical_weight: float = 0.7
     neighbour_weight: float = 0.5
     neighbour_window: int = 2
+    speaker_focus: float = 0.2
     weights: ScoreWeights = ScoreWeights()
 
 
@@ -83,7 +85,12 @@ class Recaller:
         if mode in ("hybrid", "vector") and (query.strip() or query_vector is not None):
             vector = query_vector if query_vector is not None else self._embedder.embed_query(query)
             dense = _stable(self._index.search_vector(vector, flt, limit))
-        relevance = fuse(lexical, dense, lexical_weight=self._settings.lexical_weight)
+        relevance = fuse(
+            lexical,
+            dense,
+            lexical_weight=self._settings.lexical_weight,
+            depth=self._settings.candidates,
+        )
         if relevance and self._settings.neighbour_weight > 0 and self._settings.neighbour_window:
             links = self._index.neighbours(list(relevance), flt, self._settings.neighbour_window)
             relevance = with_neighbours(relevance, links, weight=self._settings.neighbour_weight)
@@ -91,6 +98,12 @@ class Recaller:
         similarity = dict(dense or [])
         # score on a few columns first; build whole items only for the winners
         features = self._index.score_features(list(relevance))
+        if self._settings.speaker_focus > 0 and query.strip():
+            speaker_of = {item_id: feat.speaker for item_id, feat in features.items()}
+            named = named_speakers(query, speaker_of.values())
+            relevance = with_speaker_focus(
+                relevance, speaker_of, named, focus=self._settings.speaker_focus
+            )
         weights = self._settings.weights
         ranked: list[tuple[float, float, str, ScoreParts]] = []
         for item_id, feat in features.items():

@@ -293,28 +293,34 @@ class SqliteIndex:
                 marks = ", ".join("?" * len(chunk))
                 rows = conn.execute(
                     "SELECT i.id, i.importance, i.created_at, u.last_accessed_at,"
-                    " coalesce(u.access_count, 0) FROM items AS i"
+                    " coalesce(u.access_count, 0), i.speaker FROM items AS i"
                     f" LEFT JOIN usage AS u ON u.item_id = i.id WHERE i.id IN ({marks})",
                     chunk,
                 )
-                for item_id, importance, created, accessed, count in rows:
+                for item_id, importance, created, accessed, count, speaker in rows:
                     found[item_id] = ScoreFeatures(
                         importance=float(importance),
                         created_at=float(created),
                         last_accessed_at=None if accessed is None else float(accessed),
                         access_count=int(count),
+                        speaker=speaker,
                     )
         return found
 
     def neighbours(
         self, ids: Sequence[str], flt: RecallFilter, window: int
     ) -> dict[str, list[tuple[str, int]]]:
-        """Messages of the same session at most ``window`` turns from each message in ``ids``.
+        """The other party's messages at most ``window`` turns from each message in ``ids``.
+
+        A turn's context is the exchange it belongs to: the question it answers, the
+        answer it got. Consecutive messages of the same speaker are separate statements
+        (and where the other side was not kept, as when only user turns are imported,
+        they were not even adjacent), so they are not each other's context.
 
         :meth:`replace_source` numbers the items of a file consecutively in file order,
         so a turn's neighbours are the rows whose rowids are within ``window`` of its
         own and that come from the same file and session: primary-key range lookups,
-        no scan. Neighbours must pass ``flt`` (a forgotten turn is nobody's context).
+        no scan. Neighbours come from the same session and must pass ``flt``.
         """
         found: dict[str, list[tuple[str, int]]] = {}
         wanted = list(dict.fromkeys(ids))
@@ -329,6 +335,7 @@ class SqliteIndex:
                     " ON n.rowid BETWEEN c.rowid - ? AND c.rowid + ? AND n.rowid != c.rowid"
                     " AND n.source_agent = c.source_agent AND n.source_path = c.source_path"
                     " AND n.session_id = c.session_id AND n.type = 'message'"
+                    " AND coalesce(n.speaker_norm, '') != coalesce(c.speaker_norm, '')"
                     f" WHERE c.id IN ({marks}) AND c.type = 'message' AND {where}"
                     " ORDER BY c.id, n.rowid",
                     [window, window, *chunk, *params],
