@@ -8,6 +8,12 @@ questions built from the same vocabulary are recalled (top 10, hybrid,
 ``query_vector`` (embedding excluded). Each query is timed ``repeats`` times and its
 median kept; p50/p95 are over queries. The machine is shared and noisy, so only
 medians, high percentiles and ratios are reported.
+
+Above ``ann_threshold`` items the vector graph is built (and timed) before the
+queries, since searches stay exact until it is ready; its recall is reported as the
+share of the exact top 10 and top 100 (by cosine, same filter) that the graph-backed
+search also returns. With ``workdir`` the workspace is kept there, and a later run
+on the same folder and size skips the import (ingest is then reported as reused).
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ import statistics
 import time
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from kronika.bench._runtime import (
@@ -29,7 +36,7 @@ from kronika.bench._runtime import (
 )
 from kronika.bench.metrics import percentile
 from kronika.bench.report import table
-from kronika.core.model import SessionRecord, TurnRecord
+from kronika.core.model import RecallFilter, SessionRecord, TurnRecord
 from kronika.engine.recall import Mode
 from kronika.ports import Embedder
 from kronika.settings import Settings
@@ -214,6 +221,38 @@ def _time_queries(
     return per_query
 
 
+def _graph(mem: BenchMemory) -> dict[str, Any]:
+    """Build the vector graph if the index is large enough; its build time (None: not used)."""
+    index = getattr(mem, "index", None)
+    wait = getattr(index, "wait_for_vector_graph", None)
+    if wait is None:
+        return {"graph_s": None}
+    began = time.perf_counter()
+    used = bool(wait(None))
+    return {"graph_s": time.perf_counter() - began if used else None}
+
+
+def _graph_recall(mem: BenchMemory, vectors: Sequence[Any] | None) -> dict[str, float | None]:
+    """Share of the exact top 10 / top 100 the graph-backed vector search also returns."""
+    from kronika.stores.sqlite import SqliteIndex
+
+    index = getattr(mem, "index", None)
+    if not isinstance(index, SqliteIndex) or vectors is None or index.stats()["items"] == 0:
+        return {"graph_recall_10": None, "graph_recall_100": None}
+    flt = RecallFilter(agents=("scale",))
+    path = Path(index.stats()["path"])
+    hits = {10: 0.0, 100: 0.0}
+    with SqliteIndex(
+        path, embedding_model=index.embedding_model, dim=index.dim, ann_threshold=0
+    ) as exact:
+        for vector in vectors:
+            fast = [i for i, _ in index.search_vector(vector, flt, 100)]
+            slow = [i for i, _ in exact.search_vector(vector, flt, 100)]
+            for k in hits:
+                hits[k] += len(set(fast[:k]) & set(slow[:k])) / max(len(slow[:k]), 1)
+    return {f"graph_recall_{k}": v / len(vectors) for k, v in hits.items()}
+
+
 def _one_size(
     size: int,
     queries: Sequence[str],
@@ -223,18 +262,26 @@ def _one_size(
     settings: Settings | None,
     embedder: Embedder | None,
     progress: Progress | None,
+    workdir: Path | None = None,
 ) -> dict[str, Any]:
-    with bench_memory(settings, depth=10, workdir=None, memory=None, embedder=embedder) as (
+    home = None if workdir is None else workdir / f"scale-{size}"
+    reuse = home is not None and (home / "index.sqlite").is_file()
+    with bench_memory(settings, depth=10, workdir=home, memory=None, embedder=embedder) as (
         mem,
         used,
     ):
         began = time.perf_counter()
-        mem.import_sessions(
-            "scale",
-            synthetic_sessions(size),
-            progress=(lambda d, t: progress(f"ingest {size}", d, t)) if progress else None,
-        )
-        ingest_s = time.perf_counter() - began
+        ingest_s: float | None = None
+        if not reuse:
+            mem.import_sessions(
+                "scale",
+                synthetic_sessions(size),
+                progress=(lambda d, t: progress(f"ingest {size}", d, t)) if progress else None,
+            )
+            ingest_s = time.perf_counter() - began
+        if progress:
+            progress(f"vector graph {size}", 0, 0)
+        graph = _graph(mem)
         now = datetime(2024, 1, 1, tzinfo=UTC) + timedelta(days=size // TURNS_PER_SESSION + 1)
         model = getattr(mem, "embedder", None)
         # Warm-up: the first calls load the model and fill caches; they are not measured.
@@ -246,6 +293,8 @@ def _one_size(
             "size": size,
             "ingest_s": ingest_s,
             "items_per_s": size / ingest_s if ingest_s else 0.0,
+            **graph,
+            **(_graph_recall(mem, vectors) if graph["graph_s"] is not None else {}),
             "p50_ms": percentile(with_embedding, 50),
             "p95_ms": percentile(with_embedding, 95),
             "p50_ms_no_embed": percentile(without_embedding, 50),
@@ -266,11 +315,13 @@ def run_scale(
     embedder: Embedder | None = None,
     settings: Settings | None = None,
     progress: Progress | None = None,
+    workdir: Path | None = None,
 ) -> dict[str, Any]:
     """Ingest throughput, recall latency and peak memory at each corpus size.
 
     ``embedder`` replaces the one ``settings.embedder`` names. Peak RSS is the
     process' high-water mark so far, so it can only grow from one size to the next.
+    ``workdir`` keeps each size's workspace in ``workdir/scale-<size>`` and reuses it.
     """
     texts = synthetic_queries(queries)
     rows = []
@@ -286,6 +337,7 @@ def run_scale(
                 settings=settings,
                 embedder=embedder,
                 progress=progress,
+                workdir=workdir,
             )
         )
     results: dict[str, Any] = {
@@ -303,12 +355,16 @@ def run_scale(
         for row in rows
         for key in (
             "items_per_s",
+            "graph_s",
+            "graph_recall_10",
+            "graph_recall_100",
             "p50_ms",
             "p95_ms",
             "p50_ms_no_embed",
             "p95_ms_no_embed",
             "peak_rss_mb",
         )
+        if row.get(key) is not None
     }
     results["tables"] = [
         table(
@@ -322,18 +378,24 @@ def run_scale(
                 "p50 ms (no embed)",
                 "p95 ms (no embed)",
                 "embed share of p50",
+                "graph build s",
+                "graph recall@10 / @100",
                 "peak RSS MiB",
             ],
             [
                 [
                     f"{row['size']:,}",
-                    f"{row['ingest_s']:.1f}",
-                    f"{row['items_per_s']:.0f}",
+                    "reused" if row["ingest_s"] is None else f"{row['ingest_s']:.1f}",
+                    f"{row['items_per_s']:.0f}" if row["ingest_s"] else "-",
                     f"{row['p50_ms']:.1f}",
                     f"{row['p95_ms']:.1f}",
                     f"{row['p50_ms_no_embed']:.1f}",
                     f"{row['p95_ms_no_embed']:.1f}",
                     f"{1 - row['p50_ms_no_embed'] / row['p50_ms']:.0%}" if row["p50_ms"] else "-",
+                    "-" if row.get("graph_s") is None else f"{row['graph_s']:.1f}",
+                    "-"
+                    if row.get("graph_recall_10") is None
+                    else f"{row['graph_recall_10']:.3f} / {row['graph_recall_100']:.3f}",
                     f"{row['peak_rss_mb']:.0f}",
                 ]
                 for row in rows

@@ -52,7 +52,11 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
             except ValueError as exc:
                 raise InvalidInput(f"--sizes must be numbers separated by commas: {exc}") from exc
             results = bench.run_scale(
-                sizes, queries=args.queries, settings=settings, progress=progress
+                sizes,
+                queries=args.queries,
+                settings=settings,
+                progress=progress,
+                workdir=Path(args.workdir) if args.workdir else None,
             )
         else:
             if not args.path or not Path(args.path).is_file():

@@ -113,5 +113,8 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p.add_argument("--limit", type=int, help="only the first N conversations/questions")
     p.add_argument("--sizes", default="10000,100000", help="scale: corpus sizes")
     p.add_argument("--queries", type=int, default=100, help="scale: queries per size")
+    p.add_argument(
+        "--workdir", help="scale: keep the workspaces here and reuse them on the next run"
+    )
     p.add_argument("--out", default="bench-results", help="folder for the results files")
     p.add_argument("--embedder", help="override the embedder for this run")

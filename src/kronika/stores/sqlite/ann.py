@@ -49,6 +49,9 @@ log = logging.getLogger("kronika")
 
 FORMAT = 1
 DTYPE = "i8"  # 4× smaller than f32, fastest build; exact re-scoring makes up the difference
+# Search depth while adding: 64 builds twice as fast as usearch's 128 and, with exact
+# re-scoring, lost no top-10 result on real vectors (top 100: 0.996 instead of 0.998).
+EXPANSION_ADD = 64
 OVERSAMPLE = 4
 MAX_CANDIDATES = 4096
 REBUILD_SHARE = 4  # rebuild once removed keys exceed 1/4 of the graph
@@ -129,7 +132,9 @@ class AnnGraph:
     def build(
         cls, rowids: Rowids, matrix: npt.NDArray[np.float32], marks: Marks, threads: int = 0
     ) -> AnnGraph:
-        graph = _usearch()(ndim=matrix.shape[1], metric="ip", dtype=DTYPE)
+        graph = _usearch()(
+            ndim=matrix.shape[1], metric="ip", dtype=DTYPE, expansion_add=EXPANSION_ADD
+        )
         if len(rowids):
             graph.add(rowids.astype(np.uint64), matrix, threads=threads)
         return cls(graph, marks)

@@ -27,6 +27,10 @@ _ALL_SQL = (
     _COLUMNS + "FROM items AS i JOIN embeddings AS e ON e.text_hash = i.text_hash"
     " WHERE e.model = ? AND length(e.vec) = ?"
 )
+_COUNT_SQL = (
+    "SELECT count(*) FROM items AS i JOIN embeddings AS e ON e.text_hash = i.text_hash"
+    " WHERE e.model = ? AND length(e.vec) = ?"
+)
 # Rows added since a snapshot was taken: items with a higher rowid, and older items
 # whose vector was stored later (a higher embeddings.seq). Two indexed range scans.
 _NEWER_SQL = (
@@ -75,8 +79,7 @@ class VectorSnapshot:
         """Every embedded item of ``model``; read in one transaction so marks match rows."""
         with read_transaction(conn):
             *marks, _ = conn.execute(_MARKS_SQL).fetchone()
-            rows = conn.execute(_ALL_SQL, (model, dim * 4)).fetchall()
-        return cls._from_rows(rows, dim, tuple(marks))
+            return cls._stream(conn, model, dim, tuple(marks))
 
     def refresh(self, conn: sqlite3.Connection, model: str, dim: int) -> VectorSnapshot:
         """This snapshot brought up to date: drop deleted rows, add newer ones.
@@ -91,8 +94,7 @@ class VectorSnapshot:
             if marks[2] > deletions_mark and (
                 oldest_deletion is None or oldest_deletion > deletions_mark + 1
             ):
-                rows = conn.execute(_ALL_SQL, (model, dim * 4)).fetchall()
-                return VectorSnapshot._from_rows(rows, dim, tuple(marks))
+                return VectorSnapshot._stream(conn, model, dim, tuple(marks))
             deleted = conn.execute(
                 "SELECT item_rowid FROM item_deletions WHERE seq > ?", (deletions_mark,)
             ).fetchall()
@@ -111,6 +113,33 @@ class VectorSnapshot:
     @property
     def rowids(self) -> Rowids:
         return self.cols.rowids
+
+    @classmethod
+    def _stream(
+        cls, conn: sqlite3.Connection, model: str, dim: int, marks: tuple[int, ...]
+    ) -> VectorSnapshot:
+        """Every embedded item, read in batches into a matrix of the exact size.
+
+        Never holds all the vector blobs at once (2 GB at 1M × 512): peak memory is
+        the matrix plus one batch.
+        """
+        (count,) = conn.execute(_COUNT_SQL, (model, dim * 4)).fetchone()
+        matrix = np.empty((count, dim), dtype=np.float32)
+        columns: list[Any] = []
+        cursor = conn.execute(_ALL_SQL, (model, dim * 4))
+        n = 0
+        while batch := cursor.fetchmany(4096):
+            for row in batch:
+                matrix[n] = np.frombuffer(row[COLUMN_COUNT], dtype="<f4")
+                columns.append(row[:COLUMN_COUNT])
+                n += 1
+        return cls(
+            cols=ItemColumns.from_rows(columns),
+            buffer=matrix[:n],
+            live=np.ones(n, dtype=np.bool_),
+            dead=0,
+            marks=(int(marks[0]), int(marks[1]), int(marks[2])),
+        )
 
     @classmethod
     def _from_rows(cls, rows: list[Any], dim: int, marks: tuple[int, ...]) -> VectorSnapshot:
@@ -194,14 +223,16 @@ class VectorSnapshot:
         if allowed_rowids is not None:
             in_allowed = np.isin(self.rowids, allowed_rowids)
             mask = in_allowed if mask is None else mask & in_allowed
-        candidates = None if mask is None else np.flatnonzero(mask)
-        if candidates is not None and candidates.size == 0:
-            return []
         if ann is not None:
-            kept = len(self) - self.dead if candidates is None else int(candidates.size)
+            kept = len(self) - self.dead if mask is None else int(np.count_nonzero(mask))
+            if kept == 0:
+                return []
             found = self._search_ann(ann, q, mask, limit, kept)
             if found is not None:
                 return found
+        candidates = None if mask is None else np.flatnonzero(mask)
+        if candidates is not None and candidates.size == 0:
+            return []
         if candidates is None or candidates.size == len(self):  # e.g. the only agent
             candidates = None
             scores = self.matrix @ q
