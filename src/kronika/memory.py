@@ -147,6 +147,7 @@ class Memory:
                 neighbour_weight=settings.neighbour_weight,
                 neighbour_window=settings.neighbour_window,
                 speaker_focus=settings.speaker_focus,
+                session_weight=settings.session_weight,
                 weights=weights,
             ),
         )

@@ -72,6 +72,7 @@ class ScoreFeatures:
     last_accessed_at: float | None
     access_count: int
     speaker: str | None = None
+    session_id: str | None = None
 
 
 class ItemIndex(Protocol):

@@ -94,6 +94,12 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "as relevant (0 turns it off).",
         "recall",
     ),
+    SettingSpec(
+        "session_weight",
+        0.2,
+        "How far a turn's relevance moves towards the best turn of its session (0 turns it off).",
+        "recall",
+    ),
     SettingSpec("alpha", 0.5, "Weight of relevance in the recall score (R3).", "recall"),
     SettingSpec("beta", 0.3, "Weight of importance in the recall score (R3).", "recall"),
     SettingSpec("gamma", 0.2, "Weight of recency in the recall score (R3).", "recall"),
@@ -246,6 +252,7 @@ class Settings:
     neighbour_weight: float = 0.5
     neighbour_window: int = 2
     speaker_focus: float = 0.2
+    session_weight: float = 0.2
     alpha: float = 0.5
     beta: float = 0.3
     gamma: float = 0.2

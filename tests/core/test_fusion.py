@@ -12,6 +12,7 @@ from kronika.core.fusion import (
     normalise_lexical,
     normalise_vector,
     with_neighbours,
+    with_session_context,
     with_speaker_focus,
 )
 
@@ -117,3 +118,14 @@ def test_speaker_focus_prefers_the_one_named_speaker_and_stays_bounded() -> None
     assert with_speaker_focus(rel, by, {"Caroline", "Melanie"}, focus=0.2) == rel
     assert with_speaker_focus(rel, by, set(), focus=0.2) == rel
     assert with_speaker_focus(rel, by, {"Caroline"}, focus=0.0) == rel
+
+
+def test_session_context_moves_turns_towards_their_sessions_best() -> None:
+    rel = {"a1": 0.9, "a2": 0.5, "b1": 0.55, "note": 0.5}
+    session = {"a1": "A", "a2": "A", "b1": "B", "note": None}
+    out = with_session_context(rel, session, weight=0.2)
+    assert out["a1"] == pytest.approx(0.9)  # the best of its session keeps its relevance
+    assert out["b1"] == pytest.approx(0.55) and out["note"] == pytest.approx(0.5)
+    assert out["a2"] == pytest.approx((0.5 + 0.2 * 0.9) / 1.2)
+    assert out["a2"] > out["b1"]  # the turn of the more relevant conversation now wins
+    assert with_session_context(rel, session, weight=0.0) == rel

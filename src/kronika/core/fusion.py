@@ -166,3 +166,31 @@ def with_speaker_focus(
         item_id: value if speaker_of.get(item_id) == name else value * scale
         for item_id, value in relevance.items()
     }
+
+
+def with_session_context(
+    relevance: Mapping[str, float],
+    session_of: Mapping[str, str | None],
+    *,
+    weight: float,
+) -> dict[str, float]:
+    """A turn of a conversation that matches as a whole counts a little more.
+
+    ``relevance' = (r + weight · best r of its session) / (1 + weight)``: the best turn
+    of each session keeps its relevance, and the others move towards it, so between
+    two equally matching turns the one from the more relevant conversation wins.
+    Items outside any session are their own session and keep their relevance.
+    """
+    if weight <= 0:
+        return dict(relevance)
+    best: dict[str, float] = {}
+    for item_id, value in relevance.items():
+        session = session_of.get(item_id)
+        if session is not None and value > best.get(session, 0.0):
+            best[session] = value
+    out: dict[str, float] = {}
+    for item_id, value in relevance.items():
+        session = session_of.get(item_id)
+        top = value if session is None else best.get(session, value)
+        out[item_id] = (value + weight * top) / (1.0 + weight)
+    return out

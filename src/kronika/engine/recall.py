@@ -6,7 +6,8 @@
    (:mod:`kronika.core.fusion`); a conversation turn's relevance is then read
    together with the turns around it, which also brings in replies that name
    nothing of the question they answer. A query naming one speaker ("what did
-   Caroline say…") prefers that speaker's own turns.
+   Caroline say…") prefers that speaker's own turns, and turns move a little
+   towards the best turn of their session.
 3. The R3 score adds importance and access-aware recency:
    ``score = α·relevance + β·importance + γ·exp(−decay·Δt)``.
 4. The best ``k`` are packed into the token budget, and their access is recorded.
@@ -20,7 +21,13 @@ from datetime import UTC, datetime
 from typing import Literal
 
 from kronika.core.budget import pack
-from kronika.core.fusion import fuse, named_speakers, with_neighbours, with_speaker_focus
+from kronika.core.fusion import (
+    fuse,
+    named_speakers,
+    with_neighbours,
+    with_session_context,
+    with_speaker_focus,
+)
 from kronika.core.model import RecallFilter, RecallHit, RecallResult, ScoreParts
 from kronika.core.scoring import ScoreWeights, combined_score, recency
 from kronika.errors import InvalidQuery
@@ -39,6 +46,7 @@ class RecallSettings:
     neighbour_weight: float = 0.5
     neighbour_window: int = 2
     speaker_focus: float = 0.2
+    session_weight: float = 0.2
     weights: ScoreWeights = ScoreWeights()
 
 
@@ -103,6 +111,11 @@ class Recaller:
             named = named_speakers(query, speaker_of.values())
             relevance = with_speaker_focus(
                 relevance, speaker_of, named, focus=self._settings.speaker_focus
+            )
+        if self._settings.session_weight > 0:
+            session_of = {item_id: feat.session_id for item_id, feat in features.items()}
+            relevance = with_session_context(
+                relevance, session_of, weight=self._settings.session_weight
             )
         weights = self._settings.weights
         ranked: list[tuple[float, float, str, ScoreParts]] = []

@@ -293,17 +293,18 @@ class SqliteIndex:
                 marks = ", ".join("?" * len(chunk))
                 rows = conn.execute(
                     "SELECT i.id, i.importance, i.created_at, u.last_accessed_at,"
-                    " coalesce(u.access_count, 0), i.speaker FROM items AS i"
+                    " coalesce(u.access_count, 0), i.speaker, i.session_id FROM items AS i"
                     f" LEFT JOIN usage AS u ON u.item_id = i.id WHERE i.id IN ({marks})",
                     chunk,
                 )
-                for item_id, importance, created, accessed, count, speaker in rows:
+                for item_id, importance, created, accessed, count, speaker, session in rows:
                     found[item_id] = ScoreFeatures(
                         importance=float(importance),
                         created_at=float(created),
                         last_accessed_at=None if accessed is None else float(accessed),
                         access_count=int(count),
                         speaker=speaker,
+                        session_id=session,
                     )
         return found
 
