@@ -20,6 +20,10 @@ def test_scoring_doc_names_real_settings_with_their_defaults():
         "gamma",
         "decay_base",
         "lexical_weight",
+        "neighbour_weight",
+        "neighbour_window",
+        "speaker_focus",
+        "session_weight",
         "recall_candidates",
         "recall_k",
     ):
