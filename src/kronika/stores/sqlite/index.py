@@ -332,12 +332,15 @@ class SqliteIndex:
             for chunk in _chunks(wanted):
                 marks = ", ".join("?" * len(chunk))
                 rows = conn.execute(
-                    "SELECT c.id, n.id, n.rowid - c.rowid FROM items AS c JOIN items AS n"
+                    # CROSS JOIN and the unary + keep SQLite on this plan: each c by its
+                    # id, then n by a rowid range of c's file. Left to itself it scans
+                    # every message as c (150 ms instead of 10 at 100k items).
+                    "SELECT c.id, n.id, n.rowid - c.rowid FROM items AS c CROSS JOIN items AS n"
                     " ON n.rowid BETWEEN c.rowid - ? AND c.rowid + ? AND n.rowid != c.rowid"
                     " AND n.source_agent = c.source_agent AND n.source_path = c.source_path"
-                    " AND n.session_id = c.session_id AND n.type = 'message'"
+                    " AND n.session_id = c.session_id AND +n.type = 'message'"
                     " AND coalesce(n.speaker_norm, '') != coalesce(c.speaker_norm, '')"
-                    f" WHERE c.id IN ({marks}) AND c.type = 'message' AND {where}"
+                    f" WHERE c.id IN ({marks}) AND +c.type = 'message' AND {where}"
                     " ORDER BY c.id, n.rowid",
                     [window, window, *chunk, *params],
                 )
