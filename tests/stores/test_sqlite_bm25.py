@@ -317,3 +317,18 @@ def test_pruning_never_changes_the_result(seed: int, limit: int, query: str, nar
             _unpruned(index, query, flt, limit)
             assert index.search_lexical(query, flt, limit) == fts5_bm25(path, query, flt, limit)
             del gone
+
+
+def test_a_replaced_file_with_the_same_totals_gets_new_length_norms(tmp_path: Path) -> None:
+    """Same number of rows and tokens after a rewrite, but other row lengths."""
+    path = tmp_path / "index.sqlite"
+    with SqliteIndex(path, embedding_model="m1", dim=DIM) as index:
+        index.replace_source(SOURCE, [item("a", "tea tea tea"), item("b", "kettle")])
+        for _ in range(2):  # the second search runs in memory
+            assert index.search_lexical("tea", RecallFilter(), 5) == fts5_bm25(
+                path, "tea", RecallFilter(), 5
+            )
+        index.replace_source(SOURCE, [item("c", "tea kettle"), item("d", "kettle tea")])
+        found = index.search_lexical("tea", RecallFilter(), 5)
+        assert found == fts5_bm25(path, "tea", RecallFilter(), 5)
+        assert [i for i, _ in found] == ["c", "d"]

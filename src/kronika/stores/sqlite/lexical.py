@@ -197,6 +197,7 @@ class Bm25Snapshot:
         self.dead = 0
         self.postings = {}
         self.length = np.zeros(len(rows), dtype=np.float64)
+        self._norm = None  # lengths changed: a state with the same totals is not the same
         conn.execute(
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kronika_fts_vocab"
             " USING fts5vocab (main, items_fts, 'instance')"
@@ -226,6 +227,7 @@ class Bm25Snapshot:
         self.cols = self.cols.concat(ItemColumns.from_rows(rows))
         self.live = np.concatenate([self.live, np.ones(len(rows), dtype=np.bool_)])
         self.length = np.concatenate([self.length, np.zeros(len(rows), dtype=np.float64)])
+        self._norm = None
         instances = sorted((term, doc) for doc, _, term in self._tokenizer.rows_after(conn, after))
         if instances:
             terms: list[str] = []
@@ -388,19 +390,27 @@ class Bm25Snapshot:
         rows = np.flatnonzero(matched)
         if rows.size < limit:
             return None
-        rest = rows.size - limit
-        floor = float(np.partition(partial[rows], rest)[rest]) * (1.0 - _MARGIN)
-        # Each part is idf·tf·(k1+1)/(tf + norm) < idf·(k1+1).
-        ceiling = sum(t.idf * (K1 + 1.0) for t in common) * (1.0 + _MARGIN)
-        if ceiling >= floor:
-            return None
-        rows = rows[partial[rows] + ceiling >= floor]
+        bound = partial[rows]  # a lower bound of each candidate's score
+        floor = _kth(bound, limit)
+        # Each part is idf·tf·(k1+1)/(tf + norm) < idf·(k1+1). The common tokens are
+        # added to the bounds one at a time, most valuable first: each one added
+        # lowers the ceiling and raises the floor, so the candidates shrink quickly.
+        common.sort(key=lambda t: t.idf, reverse=True)
+        for done in range(len(common) + 1):
+            ceiling = sum(t.idf * (K1 + 1.0) for t in common[done:]) * (1.0 + _MARGIN)
+            if done == 0 and ceiling >= floor:
+                return None
+            close = bound + ceiling >= floor
+            rows, bound = rows[close], bound[close]
+            if done == len(common):
+                break
+            at, present = _lookup(common[done].idx, rows)
+            bound[present] += common[done].parts(norm, at[present])
+            floor = max(floor, _kth(bound, limit))
         # Exact scores of the candidates, summed in phrase order as the full computation does.
         scores = np.zeros(rows.size, dtype=np.float64)
         for term in terms:
-            at = np.searchsorted(term.idx, rows)
-            at = np.minimum(at, term.idx.size - 1)
-            present = term.idx[at] == rows
+            at, present = _lookup(term.idx, rows)
             scores[present] += term.parts(norm, at[present])
         return _top(rows, scores, self.cols.ids, limit)
 
@@ -432,6 +442,20 @@ class _Term:
         idx = self.idx if at is None else self.idx[at]
         part: Floats = self.idf * ((tf * (K1 + 1.0)) / (tf + norm[idx]))
         return part
+
+
+def _kth(bounds: Floats, limit: int) -> float:
+    """The ``limit``-th largest of ``bounds`` (at least ``limit`` of them), less the margin."""
+    rest = bounds.size - limit
+    return float(np.partition(bounds, rest)[rest]) * (1.0 - _MARGIN)
+
+
+def _lookup(
+    idx: npt.NDArray[np.int64], rows: npt.NDArray[np.int64]
+) -> tuple[npt.NDArray[np.int64], Mask]:
+    """For each of ``rows`` (ascending): its position in ``idx`` and whether it is there."""
+    at = np.minimum(np.searchsorted(idx, rows), idx.size - 1)
+    return at, idx[at] == rows
 
 
 def _top(
