@@ -36,6 +36,9 @@ from kronika.ports import Clock, Embedder, ItemIndex, TokenCounter, Vector
 log = logging.getLogger("kronika.recall")
 
 Mode = Literal["hybrid", "lexical", "vector"]
+
+NEIGHBOUR_SEEDS = 50
+"""Candidates whose conversation neighbours are looked up (the best by relevance)."""
 MODES: tuple[Mode, ...] = ("hybrid", "lexical", "vector")
 
 
@@ -100,7 +103,10 @@ class Recaller:
             depth=self._settings.candidates,
         )
         if relevance and self._settings.neighbour_weight > 0 and self._settings.neighbour_window:
-            links = self._index.neighbours(list(relevance), flt, self._settings.neighbour_window)
+            # Context changes the order near the top; the best NEIGHBOUR_SEEDS candidates
+            # (whatever k is) bring their neighbours, so the cost does not grow with k.
+            seeds = sorted(relevance, key=lambda i: (-relevance[i], i))[:NEIGHBOUR_SEEDS]
+            links = self._index.neighbours(seeds, flt, self._settings.neighbour_window)
             relevance = with_neighbours(relevance, links, weight=self._settings.neighbour_weight)
         lexical_rank = {item_id: rank for rank, (item_id, _) in enumerate(lexical or [], 1)}
         similarity = dict(dense or [])
