@@ -19,12 +19,9 @@ LoCoMo (dev) it measured best among 0.5/0.6/0.7 and RRF (k = 10, 30, 60) — see
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 
-from kronika.core.text import fold
-
-_WORD = re.compile(r"[^\W_]+")
+from kronika.core.text import folded_words
 
 
 def normalise_lexical(results: Sequence[tuple[str, float]]) -> dict[str, float]:
@@ -134,10 +131,10 @@ def named_speakers(query: str, speakers: Iterable[str | None]) -> set[str]:
     Comparison is accent- and case-insensitive (``fold`` + ``casefold``), so
     "What did melanie's kids like?" names ``Melanie``.
     """
-    words = f" {' '.join(_WORD.findall(fold(query).casefold()))} "
+    words = f" {' '.join(folded_words(query))} "
     found: set[str] = set()
     for name in {s for s in speakers if s}:
-        folded = " ".join(_WORD.findall(fold(name).casefold()))
+        folded = " ".join(folded_words(name))
         if folded and f" {folded} " in words:
             found.add(name)
     return found

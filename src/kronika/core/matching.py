@@ -10,13 +10,11 @@ English, Polish, Spanish and Ukrainian never match on their own.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
 from kronika.core.model import BrainSection, MemoryItem
-from kronika.core.text import fold
+from kronika.core.text import fold, folded_words
 
-_WORD = re.compile(r"[^\W_]+")
 _MIN_PREFIX = 4
 
 _STOP_WORDS = """
@@ -64,7 +62,7 @@ _SYNONYMS: tuple[frozenset[str], ...] = tuple(
 
 def words(text: str) -> list[str]:
     """Folded, lower-case words of ``text`` without function words."""
-    return [w for w in (m.group().casefold() for m in _WORD.finditer(fold(text))) if w not in _STOP]
+    return [w for w in folded_words(text) if w not in _STOP]
 
 
 def _related(a: str, b: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Iterator
 
 from kronika.core.model import ItemType, MemoryItem
 
@@ -25,6 +26,9 @@ _UNDECOMPOSED = str.maketrans(
     }
 )
 _COMBINING = re.compile(r"[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+# A word is a run of letters and digits; everything else (quotes, operators,
+# parentheses, emoji, underscores) separates words, exactly like FTS5's unicode61.
+_WORD = re.compile(r"[^\W_]+")
 
 
 def fold(text: str) -> str:
@@ -35,6 +39,11 @@ def fold(text: str) -> str:
     """
     decomposed = unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
     return _COMBINING.sub("", decomposed)
+
+
+def folded_words(text: str) -> Iterator[str]:
+    """The words of ``text`` in order, accent-folded (:func:`fold`) and casefolded."""
+    return (match.group().casefold() for match in _WORD.finditer(fold(text)))
 
 
 def content_hash(text: str) -> str:

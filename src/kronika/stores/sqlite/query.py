@@ -5,16 +5,11 @@ Nothing here touches a connection; every function is pure so it can be tested al
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
 from kronika.core.model import RecallFilter, Status
-from kronika.core.text import fold
-
-# A word is a run of letters and digits; everything else (quotes, operators,
-# parentheses, emoji, underscores) separates words, exactly like FTS5's unicode61.
-_WORD = re.compile(r"[^\W_]+")
+from kronika.core.text import folded_words
 
 MAX_QUERY_TERMS = 64
 """Longer queries keep their first terms: a pasted document must not become a huge MATCH."""
@@ -28,8 +23,8 @@ def normalise_name(name: str) -> str:
 def query_terms(query: str) -> list[str]:
     """The distinct folded words of ``query`` in order of first appearance (at most 64)."""
     seen: dict[str, None] = {}
-    for match in _WORD.finditer(fold(query)):
-        seen.setdefault(match.group().casefold(), None)
+    for word in folded_words(query):
+        seen.setdefault(word, None)
         if len(seen) >= MAX_QUERY_TERMS:
             break
     return list(seen)
