@@ -75,7 +75,6 @@ def bench_settings(settings: Settings | None, home: Path) -> Settings:
 def bench_memory(
     settings: Settings | None,
     *,
-    depth: int,
     workdir: Path | None,
     memory: BenchMemory | None,
     embedder: Embedder | None = None,

@@ -85,7 +85,7 @@ def run_locomo(
     per_mode: dict[str, dict[int, list[dict[str, float]]]] = {m: defaultdict(list) for m in modes}
     latencies: dict[str, list[float]] = {m: [] for m in modes}
     ingest_s, turns, skipped = 0.0, 0, 0
-    with bench_memory(settings, depth=depth, workdir=workdir, memory=memory) as (mem, used):
+    with bench_memory(settings, workdir=workdir, memory=memory) as (mem, used):
         for index, conv in enumerate(conversations):
             if progress:
                 progress(conv.sample_id, index, len(conversations))

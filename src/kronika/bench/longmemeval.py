@@ -101,7 +101,7 @@ def run_longmemeval(
     latencies: dict[str, list[float]] = {m: [] for m in modes}
     skipped = {"abstention": 0, "no_user_evidence": 0}
     ingest_s, turns, scored = 0.0, 0, 0
-    with bench_memory(settings, depth=depth, workdir=workdir, memory=memory) as (mem, used):
+    with bench_memory(settings, workdir=workdir, memory=memory) as (mem, used):
         for question in iter_longmemeval(path, roles=("user",)):
             if limit is not None and scored >= limit:
                 break

@@ -266,7 +266,7 @@ def _one_size(
 ) -> dict[str, Any]:
     home = None if workdir is None else workdir / f"scale-{size}"
     reuse = home is not None and (home / "index.sqlite").is_file()
-    with bench_memory(settings, depth=10, workdir=home, memory=None, embedder=embedder) as (
+    with bench_memory(settings, workdir=home, memory=None, embedder=embedder) as (
         mem,
         used,
     ):
