@@ -29,6 +29,10 @@ SELECT i.rowid, i.id, i.agent, i.tenant, i.scope, i.type, i.status, i.channel,
 
 COLUMN_COUNT = 12
 
+CONTEXT_SQL = """,
+       i.importance, i.session_id, i.speaker, i.source_agent, i.source_path"""
+"""The select list :meth:`ContextColumns.from_rows` reads after :data:`COLUMNS_SQL`."""
+
 
 @dataclass(frozen=True, slots=True)
 class CodedColumn:
@@ -36,6 +40,7 @@ class CodedColumn:
 
     codes: Codes
     index: dict[str | None, int]
+    _values: list[str | None] = field(default_factory=list, compare=False, repr=False)
 
     @classmethod
     def encode(cls, values: Iterable[str | None]) -> CodedColumn:
@@ -49,6 +54,16 @@ class CodedColumn:
             one: Mask = self.codes == wanted[0]
             return one
         return np.isin(self.codes, np.asarray(wanted, dtype=np.int32))
+
+    def values(self) -> list[str | None]:
+        """The value of each code (``values()[code]``), listed once per column object."""
+        if len(self._values) != len(self.index):
+            self._values[:] = list(self.index)  # codes are given in insertion order
+        return self._values
+
+    def code(self, value: str | None) -> int:
+        """The code of ``value``; −1 (no row's code) if no row holds it."""
+        return self.index.get(value, -1)
 
     def take(self, keep: Mask) -> CodedColumn:
         return CodedColumn(self.codes[keep], self.index)
@@ -228,3 +243,47 @@ class ItemColumns:
             combined = combined & m
         combined.setflags(write=False)
         return combined
+
+
+@dataclass(frozen=True, slots=True)
+class ContextColumns:
+    """What recall reads of every candidate beside the filter columns, one row per item.
+
+    The score's importance, the session and displayed speaker of conversation
+    context, and the source file that bounds a turn's neighbours. Rows are those
+    of an :class:`ItemColumns` read with the same select; only the BM25 snapshot
+    keeps them (the vector snapshot, a million rows and more, does not need them).
+    """
+
+    importance: Floats
+    session: CodedColumn
+    speaker: CodedColumn  # as written, not normalised
+    source_agent: CodedColumn
+    source_path: CodedColumn
+
+    @classmethod
+    def from_rows(cls, rows: Sequence[Sequence[Any]]) -> ContextColumns:
+        """Columns from rows selected with :data:`COLUMNS_SQL` + :data:`CONTEXT_SQL`."""
+        width = COLUMN_COUNT + 5
+        columns = list(zip(*rows, strict=False))[COLUMN_COUNT:width] if rows else [()] * 5
+        return cls(
+            importance=np.asarray(columns[0], dtype=np.float64),
+            session=CodedColumn.encode(columns[1]),
+            speaker=CodedColumn.encode(columns[2]),
+            source_agent=CodedColumn.encode(columns[3]),
+            source_path=CodedColumn.encode(columns[4]),
+        )
+
+    def __len__(self) -> int:
+        return len(self.importance)
+
+    def concat(self, other: ContextColumns) -> ContextColumns:
+        if len(other) == 0:
+            return self
+        return ContextColumns(
+            importance=np.concatenate([self.importance, other.importance]),
+            session=self.session.concat(other.session),
+            speaker=self.speaker.concat(other.speaker),
+            source_agent=self.source_agent.concat(other.source_agent),
+            source_path=self.source_path.concat(other.source_path),
+        )

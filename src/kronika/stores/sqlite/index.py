@@ -26,6 +26,7 @@ import numpy.typing as npt
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.errors import IndexError_
 from kronika.ports import ScoreFeatures, SourceState, Vector
+from kronika.stores.sqlite import context
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.ann import AnnCache, AnnGraph
 from kronika.stores.sqlite.lexical import Bm25Snapshot, Phrase, QueryTokenizer
@@ -285,27 +286,60 @@ class SqliteIndex:
         return [found[i] for i in ids if i in found]
 
     def score_features(self, ids: Sequence[str]) -> dict[str, ScoreFeatures]:
-        """What the R3 score needs of each item, without building whole items."""
-        found: dict[str, ScoreFeatures] = {}
+        """What the R3 score needs of each item, without building whole items.
+
+        Read from the BM25 snapshot's columns once it is loaded (only usage comes
+        from SQLite), else from SQLite (:meth:`_score_features_sql`).
+        """
         wanted = list(dict.fromkeys(ids))
         with self._reading() as conn:
-            for chunk in _chunks(wanted):
-                marks = ", ".join("?" * len(chunk))
-                rows = conn.execute(
-                    "SELECT i.id, i.importance, i.created_at, u.last_accessed_at,"
-                    " coalesce(u.access_count, 0), i.speaker, i.session_id FROM items AS i"
-                    f" LEFT JOIN usage AS u ON u.item_id = i.id WHERE i.id IN ({marks})",
-                    chunk,
+            if self._bm25 is None or not wanted:
+                return self._score_features_sql(conn, wanted)
+            with read_transaction(conn):
+                bm25 = self._current_bm25(conn)
+                rows = bm25.rows_of(wanted)
+                usage = self._usage(
+                    conn, [i for i, r in zip(wanted, rows.tolist(), strict=True) if r >= 0]
                 )
-                for item_id, importance, created, accessed, count, speaker, session in rows:
-                    found[item_id] = ScoreFeatures(
-                        importance=float(importance),
-                        created_at=float(created),
-                        last_accessed_at=None if accessed is None else float(accessed),
-                        access_count=int(count),
-                        speaker=speaker,
-                        session_id=session,
-                    )
+            return context.score_features(bm25.cols, bm25.context, wanted, rows, usage)
+
+    @staticmethod
+    def _usage(conn: sqlite3.Connection, ids: Sequence[str]) -> context.Usage:
+        found: dict[str, tuple[float | None, int]] = {}
+        for chunk in _chunks(ids):
+            marks = ", ".join("?" * len(chunk))
+            rows = conn.execute(
+                "SELECT item_id, last_accessed_at, access_count FROM usage"
+                f" WHERE item_id IN ({marks})",
+                chunk,
+            )
+            for item_id, accessed, count in rows:
+                found[item_id] = (None if accessed is None else float(accessed), int(count))
+        return found
+
+    @staticmethod
+    def _score_features_sql(
+        conn: sqlite3.Connection, wanted: Sequence[str]
+    ) -> dict[str, ScoreFeatures]:
+        """:meth:`score_features` read from SQLite (before the BM25 snapshot is loaded)."""
+        found: dict[str, ScoreFeatures] = {}
+        for chunk in _chunks(wanted):
+            marks = ", ".join("?" * len(chunk))
+            rows = conn.execute(
+                "SELECT i.id, i.importance, i.created_at, u.last_accessed_at,"
+                " coalesce(u.access_count, 0), i.speaker, i.session_id FROM items AS i"
+                f" LEFT JOIN usage AS u ON u.item_id = i.id WHERE i.id IN ({marks})",
+                chunk,
+            )
+            for item_id, importance, created, accessed, count, speaker, session in rows:
+                found[item_id] = ScoreFeatures(
+                    importance=float(importance),
+                    created_at=float(created),
+                    last_accessed_at=None if accessed is None else float(accessed),
+                    access_count=int(count),
+                    speaker=speaker,
+                    session_id=session,
+                )
         return found
 
     def neighbours(
@@ -323,29 +357,54 @@ class SqliteIndex:
         own and that come from the same file and session: primary-key range lookups,
         no scan. Neighbours come from the same session and must pass ``flt``.
         """
-        found: dict[str, list[tuple[str, int]]] = {}
         wanted = list(dict.fromkeys(ids))
         if window < 1 or not wanted:
-            return found
-        where, params = filter_clause(flt, alias="n")
+            return {}
         with self._reading() as conn:
-            for chunk in _chunks(wanted):
-                marks = ", ".join("?" * len(chunk))
-                rows = conn.execute(
-                    # CROSS JOIN and the unary + keep SQLite on this plan: each c by its
-                    # id, then n by a rowid range of c's file. Left to itself it scans
-                    # every message as c (150 ms instead of 10 at 100k items).
-                    "SELECT c.id, n.id, n.rowid - c.rowid FROM items AS c CROSS JOIN items AS n"
-                    " ON n.rowid BETWEEN c.rowid - ? AND c.rowid + ? AND n.rowid != c.rowid"
-                    " AND n.source_agent = c.source_agent AND n.source_path = c.source_path"
-                    " AND n.session_id = c.session_id AND +n.type = 'message'"
-                    " AND coalesce(n.speaker_norm, '') != coalesce(c.speaker_norm, '')"
-                    f" WHERE c.id IN ({marks}) AND +c.type = 'message' AND {where}"
-                    " ORDER BY c.id, n.rowid",
-                    [window, window, *chunk, *params],
+            if self._bm25 is None:
+                return self._neighbours_sql(conn, wanted, flt, window)
+            with read_transaction(conn):
+                bm25 = self._current_bm25(conn)
+                allowed = self._allowed_rowids(conn, flt)
+            keep = bm25.cols.mask(flt, bm25.live if bm25.dead else None)
+            if allowed is not None:
+                allowed_rows = np.isin(bm25.cols.rowids, allowed)
+                keep = allowed_rows if keep is None else keep & allowed_rows
+            rows = bm25.rows_of(wanted)
+            found: dict[str, list[tuple[str, int]]] = {}
+            for start in range(0, len(wanted), _CHUNK):  # ordered per chunk, as in SQL
+                part = slice(start, start + _CHUNK)
+                found.update(
+                    context.neighbours(
+                        bm25.cols, bm25.context, wanted[part], rows[part], keep, window
+                    )
                 )
-                for item_id, other, offset in rows:
-                    found.setdefault(item_id, []).append((other, int(offset)))
+            return found
+
+    @staticmethod
+    def _neighbours_sql(
+        conn: sqlite3.Connection, wanted: Sequence[str], flt: RecallFilter, window: int
+    ) -> dict[str, list[tuple[str, int]]]:
+        """:meth:`neighbours` answered by SQLite (before the BM25 snapshot is loaded)."""
+        found: dict[str, list[tuple[str, int]]] = {}
+        where, params = filter_clause(flt, alias="n")
+        for chunk in _chunks(wanted):
+            marks = ", ".join("?" * len(chunk))
+            rows = conn.execute(
+                # CROSS JOIN and the unary + keep SQLite on this plan: each c by its
+                # id, then n by a rowid range of c's file. Left to itself it scans
+                # every message as c (150 ms instead of 10 at 100k items).
+                "SELECT c.id, n.id, n.rowid - c.rowid FROM items AS c CROSS JOIN items AS n"
+                " ON n.rowid BETWEEN c.rowid - ? AND c.rowid + ? AND n.rowid != c.rowid"
+                " AND n.source_agent = c.source_agent AND n.source_path = c.source_path"
+                " AND n.session_id = c.session_id AND +n.type = 'message'"
+                " AND coalesce(n.speaker_norm, '') != coalesce(c.speaker_norm, '')"
+                f" WHERE c.id IN ({marks}) AND +c.type = 'message' AND {where}"
+                " ORDER BY c.id, n.rowid",
+                [window, window, *chunk, *params],
+            )
+            for item_id, other, offset in rows:
+                found.setdefault(item_id, []).append((other, int(offset)))
         return found
 
     def list_items(

@@ -49,7 +49,15 @@ import numpy as np
 import numpy.typing as npt
 
 from kronika.core.model import RecallFilter
-from kronika.stores.sqlite.columns import COLUMNS_SQL, Floats, ItemColumns, Mask, Rowids
+from kronika.stores.sqlite.columns import (
+    COLUMNS_SQL,
+    CONTEXT_SQL,
+    ContextColumns,
+    Floats,
+    ItemColumns,
+    Mask,
+    Rowids,
+)
 
 K1 = 1.2
 B = 0.75
@@ -144,7 +152,11 @@ class QueryTokenizer:
 
 
 class Bm25Snapshot:
-    """The postings of ``items_fts`` and the filter columns of every item, in memory.
+    """The postings of ``items_fts`` and the columns of every item, in memory.
+
+    Besides BM25 the columns answer recall's per-candidate reads (:mod:`.context`):
+    ``context`` holds what the filter columns ``cols`` do not, and :meth:`rows_of`
+    finds an id's row.
 
     Rows are kept in rowid order (new items always get higher rowids), so a rowid
     finds its row by binary search. Owned by one :class:`SqliteIndex` and used under
@@ -154,6 +166,7 @@ class Bm25Snapshot:
     def __init__(self, tokenizer: QueryTokenizer) -> None:
         self._tokenizer = tokenizer
         self.cols = ItemColumns.from_rows([])
+        self.context = ContextColumns.from_rows([])
         self.live: Mask = np.ones(0, dtype=np.bool_)
         self.dead = 0
         self.length: Floats = np.zeros(0, dtype=np.float64)
@@ -163,6 +176,7 @@ class Bm25Snapshot:
         self.loaded = False
         self._norm: Floats | None = None  # k1·(1 − b + b·D/avgdl) per row, for this state
         self._norm_of: tuple[int, int, int] = (-1, -1, -1)
+        self._row_of: dict[str, int] | None = None  # live row of each id, built on first use
 
     # -- loading ----------------------------------------------------------------------
 
@@ -191,12 +205,17 @@ class Bm25Snapshot:
         self.marks = (int(new_items), int(new_deletions))
 
     def _load(self, conn: sqlite3.Connection, marks: tuple[int, int]) -> None:
-        rows = conn.execute(COLUMNS_SQL + " FROM items AS i ORDER BY i.rowid").fetchall()
+        rows = conn.execute(
+            COLUMNS_SQL + CONTEXT_SQL + " FROM items AS i ORDER BY i.rowid"
+        ).fetchall()
         self.cols = ItemColumns.from_rows(rows)
-        self.live = np.ones(len(rows), dtype=np.bool_)
+        self.context = ContextColumns.from_rows(rows)
+        del rows  # the postings below are the larger part: not both at once
+        self.live = np.ones(len(self.cols), dtype=np.bool_)
         self.dead = 0
+        self._row_of = None
         self.postings = {}
-        self.length = np.zeros(len(rows), dtype=np.float64)
+        self.length = np.zeros(len(self.cols), dtype=np.float64)
         self._norm = None  # lengths changed: a state with the same totals is not the same
         conn.execute(
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kronika_fts_vocab"
@@ -219,12 +238,17 @@ class Bm25Snapshot:
 
     def _append(self, conn: sqlite3.Connection, after: int) -> None:
         rows = conn.execute(
-            COLUMNS_SQL + " FROM items AS i WHERE i.rowid > ? ORDER BY i.rowid", (after,)
+            COLUMNS_SQL + CONTEXT_SQL + " FROM items AS i WHERE i.rowid > ? ORDER BY i.rowid",
+            (after,),
         ).fetchall()
         if not rows:
             return
         start = len(self.cols)
-        self.cols = self.cols.concat(ItemColumns.from_rows(rows))
+        new = ItemColumns.from_rows(rows)
+        self.cols = self.cols.concat(new)
+        self.context = self.context.concat(ContextColumns.from_rows(rows))
+        if self._row_of is not None:
+            self._row_of.update(zip(new.ids.tolist(), range(start, len(self.cols)), strict=True))
         self.live = np.concatenate([self.live, np.ones(len(rows), dtype=np.bool_)])
         self.length = np.concatenate([self.length, np.zeros(len(rows), dtype=np.float64)])
         self._norm = None
@@ -283,8 +307,19 @@ class Bm25Snapshot:
             return
         self.live = self.live.copy()
         self.live[hit] = False
+        if self._row_of is not None:
+            for row in hit.tolist():
+                self._row_of.pop(self.cols.ids[row], None)
         self.dead += int(hit.size)
         self.total_tokens -= int(self.length[hit].sum())
+
+    def rows_of(self, ids: Sequence[str]) -> npt.NDArray[np.int64]:
+        """The live row of each of ``ids`` (−1 for an id no live row has)."""
+        if self._row_of is None:
+            alive = np.flatnonzero(self.live)
+            self._row_of = dict(zip(self.cols.ids[alive].tolist(), alive.tolist(), strict=True))
+        row_of = self._row_of
+        return np.fromiter((row_of.get(i, -1) for i in ids), dtype=np.int64, count=len(ids))
 
     # -- search -----------------------------------------------------------------------
 

@@ -1,0 +1,122 @@
+"""Recall's per-candidate reads answered from the in-memory columns of the BM25 snapshot.
+
+:meth:`SqliteIndex.score_features` and :meth:`SqliteIndex.neighbours` read a few
+columns of a few hundred candidates per recall. Once the BM25 snapshot is loaded it
+holds one row per item in rowid order (:class:`ItemColumns` for the filters,
+:class:`ContextColumns` for the rest), so both are answered here with array lookups
+instead of SQL; usage statistics, which change with every recall, still come from
+SQLite. The results equal the SQL versions kept in :mod:`.index` (the tests compare
+both after every kind of write).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from kronika.ports import ScoreFeatures
+from kronika.stores.sqlite.columns import Codes, ContextColumns, ItemColumns, Mask
+
+MESSAGE = "message"
+Usage = Mapping[str, tuple[float | None, int]]
+"""``last_accessed_at`` and ``access_count`` of the items that have usage statistics."""
+
+
+def score_features(
+    cols: ItemColumns,
+    context: ContextColumns,
+    ids: Sequence[str],
+    rows: npt.NDArray[np.int64],
+    usage: Usage,
+) -> dict[str, ScoreFeatures]:
+    """Features of ``ids`` at live ``rows`` (−1: unknown, left out), in the order of ``ids``."""
+    found: dict[str, ScoreFeatures] = {}
+    speakers = context.speaker.values()
+    sessions = context.session.values()
+    known = rows >= 0
+    at = rows[known]
+    importance = context.importance[at].tolist()
+    created = cols.created_at[at].tolist()
+    speaker = context.speaker.codes[at].tolist()
+    session = context.session.codes[at].tolist()
+    for n, item_id in enumerate(np.asarray(ids, dtype=object)[known].tolist()):
+        accessed, count = usage.get(item_id, (None, 0))
+        found[item_id] = ScoreFeatures(
+            importance=importance[n],
+            created_at=created[n],
+            last_accessed_at=accessed,
+            access_count=count,
+            speaker=speakers[speaker[n]],
+            session_id=sessions[session[n]],
+        )
+    return found
+
+
+def neighbours(
+    cols: ItemColumns,
+    context: ContextColumns,
+    ids: Sequence[str],
+    rows: npt.NDArray[np.int64],
+    keep: Mask | None,
+    window: int,
+) -> dict[str, list[tuple[str, int]]]:
+    """:meth:`SqliteIndex.neighbours` over the columns.
+
+    ``rows`` are the live rows of ``ids`` (−1 for unknown ids); ``keep`` the rows a
+    neighbour may come from (the filter, live rows only; ``None``: all). Seeds are
+    taken in id order and each one's neighbours in rowid order, as the SQL does.
+    """
+    found: dict[str, list[tuple[str, int]]] = {}
+    message = cols.type.code(MESSAGE)
+    if window < 1 or message < 0:
+        return found
+    known = rows >= 0
+    seeds = rows[known]
+    seed_ids = np.asarray(ids, dtype=object)[known]
+    is_message = cols.type.codes[seeds] == message
+    seeds, seed_ids = seeds[is_message], seed_ids[is_message]
+    if seeds.size == 0:
+        return found
+    by_id = np.asarray(sorted(range(seeds.size), key=seed_ids.__getitem__), dtype=np.int64)
+    seeds, seed_ids = seeds[by_id], seed_ids[by_id]
+    offsets = np.concatenate([np.arange(-window, 0), np.arange(1, window + 1)]).astype(np.int64)
+    near = cols.positions((cols.rowids[seeds][:, None] + offsets[None, :]).ravel())
+    near = near.reshape(seeds.size, offsets.size)
+    ok = near >= 0
+    at = np.where(ok, near, 0)
+    if keep is not None:
+        ok &= keep[at]
+    ok &= cols.type.codes[at] == message
+    ok &= _same(context.source_agent.codes, seeds, at)
+    ok &= _same(context.source_path.codes, seeds, at)
+    no_session = context.session.code(None)
+    ok &= (
+        _same(context.session.codes, seeds, at)
+        & (context.session.codes[seeds] != no_session)[:, None]
+    )
+    # coalesce(speaker_norm, '') differs: no speaker and an empty one are the same
+    speaker = cols.speaker.codes
+    empty, none = cols.speaker.code(""), cols.speaker.code(None)
+    seed_speaker, near_speaker = speaker[seeds], speaker[at]
+    if empty >= 0 and none >= 0:
+        seed_speaker = np.where(seed_speaker == none, empty, seed_speaker)
+        near_speaker = np.where(near_speaker == none, empty, near_speaker)
+    ok &= near_speaker != seed_speaker[:, None]
+    seed_of, which = np.nonzero(ok)  # row-major: seeds in id order, offsets ascending
+    item_ids = cols.ids
+    for n, other, offset in zip(
+        seed_ids[seed_of].tolist(),
+        item_ids[at[seed_of, which]].tolist(),
+        offsets[which].tolist(),
+        strict=True,
+    ):
+        found.setdefault(n, []).append((other, offset))
+    return found
+
+
+def _same(codes: Codes, seeds: npt.NDArray[np.int64], at: npt.NDArray[np.int64]) -> Mask:
+    """Whether the row at each ``at[i, j]`` has the code of ``seeds[i]``."""
+    same: Mask = codes[at] == codes[seeds][:, None]
+    return same
