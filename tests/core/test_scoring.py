@@ -1,10 +1,11 @@
 from datetime import UTC, datetime, timedelta
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kronika.core.scoring import ScoreWeights, combined_score, recency
+from kronika.core.scoring import ScoreWeights, combined_score, recencies, recency
 
 NOW = datetime(2025, 11, 27, 12, 0, tzinfo=UTC)
 seconds = st.floats(min_value=0, max_value=1e9, allow_nan=False)
@@ -65,3 +66,43 @@ def test_combined_score_is_monotone_in_each_part(a, b, c, bump, which):
     higher = list(parts)
     higher[which] = min(1.0, parts[which] + bump)
     assert combined_score(*higher, w) >= combined_score(*parts, w)
+
+
+epochs = st.one_of(
+    st.floats(min_value=-3e10, max_value=3e10, allow_nan=False),
+    # on or next to a half microsecond, where datetime rounds half to even
+    st.integers(min_value=-(10**16), max_value=10**16).map(lambda n: n / 2e6),
+    st.integers(min_value=-(10**8), max_value=10**8).map(lambda n: NOW.timestamp() + n / 2e6),
+)
+
+
+@given(
+    st.lists(
+        st.tuples(epochs, st.none() | epochs, st.integers(min_value=-5, max_value=10**12)),
+        max_size=40,
+    ),
+    st.sampled_from([1e-9, 1e-6, 0.001, 0.5]),
+    st.integers(min_value=0, max_value=999_999),
+)
+def test_recencies_equal_recency_bit_for_bit(
+    rows: list[tuple[float, float | None, int]], base: float, micro: int
+) -> None:
+    now = NOW.replace(microsecond=micro)
+    got = recencies(
+        now,
+        np.asarray([c for c, _, _ in rows], dtype=np.float64),
+        np.asarray([np.nan if a is None else a for _, a, _ in rows], dtype=np.float64),
+        np.asarray([n for _, _, n in rows], dtype=np.int64),
+        base,
+    )
+    expected = [
+        recency(
+            now,
+            datetime.fromtimestamp(c, UTC),
+            None if a is None else datetime.fromtimestamp(a, UTC),
+            n,
+            base,
+        )
+        for c, a, n in rows
+    ]
+    assert got.tolist() == expected

@@ -13,7 +13,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import numpy.typing as npt
+
+Floats = npt.NDArray[np.float64]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_US = 1_000_000
+_EXACT = 2**53  # microsecond counts up to this divide exactly as Python ints do
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,3 +58,33 @@ def recency(
 def combined_score(relevance: float, importance: float, recency: float, w: ScoreWeights) -> float:
     """α·relevance + β·importance + γ·recency (monotone in each part for weights ≥ 0)."""
     return w.alpha * relevance + w.beta * importance + w.gamma * recency
+
+
+def recencies(
+    now: datetime,
+    created_at: Floats,
+    last_accessed_at: Floats,
+    access_count: npt.NDArray[np.int64],
+    decay_base: float,
+) -> Floats:
+    """:func:`recency` of many items at once, equal to it bit for bit.
+
+    Times are Unix epoch seconds (``last_accessed_at`` NaN: never accessed), and
+    each is taken to the microsecond as ``datetime.fromtimestamp(t, UTC)`` does
+    (half to even), which is what the scalar function sees of a stored time.
+    """
+    reference = np.where(np.isnan(last_accessed_at), created_at, last_accessed_at)
+    whole_s, part = np.trunc(reference), reference - np.trunc(reference)
+    micros = np.rint(part * _US)  # datetime's rounding of the fraction (modf, half to even)
+    whole_s = whole_s + (micros >= _US) - (micros < 0)
+    micros = micros - _US * (micros >= _US) + _US * (micros < 0)
+    now_us = (now - _EPOCH) // timedelta(microseconds=1)
+    elapsed_us = now_us - (whole_s.astype(np.int64) * _US + micros.astype(np.int64))
+    elapsed = np.maximum(0.0, elapsed_us / _US)
+    far = np.flatnonzero(np.abs(elapsed_us) > _EXACT)
+    for n in far.tolist():  # beyond 285 years: as Python divides big integers
+        elapsed[n] = max(0.0, int(elapsed_us[n]) / _US)
+    rates = [decay_base / (math.log1p(c) + 1.0) for c in np.maximum(access_count, 0).tolist()]
+    exponents = (-np.asarray(rates, dtype=np.float64) * elapsed).tolist()
+    tiny = math.ulp(0.0)
+    return np.asarray([max(math.exp(x), tiny) for x in exponents], dtype=np.float64)

@@ -16,9 +16,13 @@
 from __future__ import annotations
 
 import logging
+import math
+from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Literal
+
+import numpy as np
 
 from kronika.core.budget import pack
 from kronika.core.fusion import (
@@ -29,9 +33,9 @@ from kronika.core.fusion import (
     with_speaker_focus,
 )
 from kronika.core.model import RecallFilter, RecallHit, RecallResult, ScoreParts
-from kronika.core.scoring import ScoreWeights, combined_score, recency
+from kronika.core.scoring import ScoreWeights, recencies
 from kronika.errors import InvalidQuery
-from kronika.ports import Clock, Embedder, ItemIndex, TokenCounter, Vector
+from kronika.ports import Clock, Embedder, ItemIndex, ScoreFeatures, TokenCounter, Vector
 
 log = logging.getLogger("kronika.recall")
 
@@ -123,35 +127,23 @@ class Recaller:
             relevance = with_session_context(
                 relevance, session_of, weight=self._settings.session_weight
             )
-        weights = self._settings.weights
-        ranked: list[tuple[float, float, str, ScoreParts]] = []
-        for item_id, feat in features.items():
-            rel = relevance[item_id]
-            rec = recency(
-                moment,
-                _utc(feat.created_at),
-                None if feat.last_accessed_at is None else _utc(feat.last_accessed_at),
-                feat.access_count,
-                weights.decay_base,
-            )
-            parts = ScoreParts(
-                relevance=rel,
-                importance=feat.importance,
-                recency=rec,
-                total=combined_score(rel, feat.importance, rec, weights),
-                lexical_rank=lexical_rank.get(item_id),
-                vector_similarity=similarity.get(item_id),
-            )
-            ranked.append((-parts.total, -rel, item_id, parts))
-        ranked.sort(key=lambda row: row[:3])
-        winners = ranked[:k]
-        items = {item.id: item for item in self._index.get_items([row[2] for row in winners])}
+        winners = _best(features, relevance, moment, self._settings.weights, k)
+        items = {item.id: item for item in self._index.get_items([w.item_id for w in winners])}
         scored = [
             RecallHit(
-                item=items[item_id], score=parts, tokens=self._tokens.count(items[item_id].content)
+                item=items[w.item_id],
+                score=ScoreParts(
+                    relevance=w.relevance,
+                    importance=w.importance,
+                    recency=w.recency,
+                    total=w.total,
+                    lexical_rank=lexical_rank.get(w.item_id),
+                    vector_similarity=similarity.get(w.item_id),
+                ),
+                tokens=self._tokens.count(items[w.item_id].content),
             )
-            for _, _, item_id, parts in winners
-            if item_id in items
+            for w in winners
+            if w.item_id in items
         ]
         kept, dropped = pack(scored, lambda hit: hit.tokens, budget_tokens)
         if record_access and kept:
@@ -175,10 +167,56 @@ class Recaller:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class _Scored:
+    item_id: str
+    relevance: float
+    importance: float
+    recency: float
+    total: float
+
+
+def _best(
+    features: Mapping[str, ScoreFeatures],
+    relevance: Mapping[str, float],
+    moment: datetime,
+    weights: ScoreWeights,
+    k: int,
+) -> list[_Scored]:
+    """The ``k`` best candidates by R3 score (then relevance, then id), best first.
+
+    Every candidate's score is computed at once over arrays (:func:`recencies` is
+    :func:`recency` bit for bit, and the sum is :func:`combined_score`'s, term by
+    term); only the winners become objects.
+    """
+    if not features:
+        return []
+    ids = list(features)
+    rows = list(features.values())
+    n = len(ids)
+    rel = np.fromiter((relevance[i] for i in ids), dtype=np.float64, count=n)
+    importance = np.fromiter((f.importance for f in rows), dtype=np.float64, count=n)
+    created = np.fromiter((f.created_at for f in rows), dtype=np.float64, count=n)
+    accessed = np.fromiter(
+        (math.nan if f.last_accessed_at is None else f.last_accessed_at for f in rows),
+        dtype=np.float64,
+        count=n,
+    )
+    count = np.fromiter((f.access_count for f in rows), dtype=np.int64, count=n)
+    rec = recencies(moment, created, accessed, count, weights.decay_base)
+    total = weights.alpha * rel + weights.beta * importance + weights.gamma * rec
+    if n > k:  # every candidate scoring at least the k-th best, ties included
+        kth = np.partition(-total, k - 1)[k - 1]
+        chosen = np.flatnonzero(-total <= kth).tolist()
+    else:
+        chosen = list(range(n))
+    totals, rels = total.tolist(), rel.tolist()
+    chosen.sort(key=lambda c: (-totals[c], -rels[c], ids[c]))
+    return [
+        _Scored(ids[c], rels[c], float(importance[c]), float(rec[c]), totals[c]) for c in chosen[:k]
+    ]
+
+
 def _stable(results: list[tuple[str, float]]) -> list[tuple[str, float]]:
     """Best first, ties broken by id, so a rebuilt index ranks exactly as before."""
     return sorted(results, key=lambda pair: (-pair[1], pair[0]))
-
-
-def _utc(epoch: float) -> datetime:
-    return datetime.fromtimestamp(epoch, tz=UTC)

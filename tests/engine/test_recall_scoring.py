@@ -1,0 +1,116 @@
+"""The R3 score of every hit and the order of the hits, checked against core.scoring."""
+
+from __future__ import annotations
+
+import random
+from datetime import UTC, datetime, timedelta
+
+from kronika import Memory, SessionRecord, TurnRecord
+from kronika.core.model import RecallHit
+from kronika.core.scoring import ScoreWeights, combined_score, recency
+from kronika.engine.recall import _best
+from kronika.ports import ScoreFeatures
+from kronika.testing import FrozenClock
+
+WORDS = ["tea", "kettle", "harbour", "blue", "garden", "painting", "Łódź", "concert"]
+QUERIES = ["tea in the garden", "blue kettle", "Łódź concert", "painting", "harbour tea blue"]
+
+
+def _sessions(rng: random.Random) -> list[SessionRecord]:
+    found = []
+    for s in range(6):
+        start = datetime(2023, 5, 1, tzinfo=UTC) + timedelta(days=s, microseconds=s * 7)
+        turns = tuple(
+            TurnRecord(
+                turn_id=f"D{s}:{t}",
+                speaker=["Caroline", "Melanie"][t % 2],
+                # repeated sentences: equal relevance, broken by recency, then by id
+                content=" ".join(rng.sample(WORDS, 2)) if t % 3 else "tea and a blue kettle",
+            )
+            for t in range(12)
+        )
+        found.append(SessionRecord(session_id=f"conv-s{s}", started_at=start, turns=turns))
+    return found
+
+
+def _check(hits: tuple[RecallHit, ...], now: datetime, weights: ScoreWeights) -> None:
+    for hit in hits:
+        item, score = hit.item, hit.score
+        expected = recency(
+            now, item.created_at, item.last_accessed_at, item.access_count, weights.decay_base
+        )
+        assert score.recency == expected
+        assert score.importance == item.importance
+        assert score.total == combined_score(score.relevance, item.importance, expected, weights)
+    keys = [(-h.score.total, -h.score.relevance, h.item.id) for h in hits]
+    assert keys == sorted(keys)
+
+
+def test_hits_are_scored_and_ordered_as_core_scoring_says(
+    memory: Memory, clock: FrozenClock
+) -> None:
+    rng = random.Random(4)
+    memory.import_sessions("conv", _sessions(rng))
+    s = memory.settings
+    weights = ScoreWeights(alpha=s.alpha, beta=s.beta, gamma=s.gamma, decay_base=s.decay_base)
+    for step in range(12):
+        clock.advance(minutes=rng.randint(1, 600), microseconds=rng.randint(0, 10**6))
+        query = rng.choice(QUERIES)
+        everything = memory.recall(query, agent="conv", k=1000, record_access=False)
+        assert everything.hits and len(everything.hits) == everything.candidates
+        _check(everything.hits, clock.now(), weights)
+        for k in (1, 3, 10):
+            top = memory.recall(query, agent="conv", k=k, record_access=False)
+            assert top.hits == everything.hits[:k]
+        # accesses move recency and damp the decay of the recalled items
+        memory.recall(query, agent="conv", k=rng.randint(1, 5), record_access=step % 3 != 2)
+    accessed = [h for h in everything.hits if h.item.access_count]
+    assert accessed and any(h.item.access_count > 1 for h in accessed)
+
+
+def _reference(
+    features: dict[str, ScoreFeatures],
+    relevance: dict[str, float],
+    now: datetime,
+    weights: ScoreWeights,
+    k: int,
+) -> list[tuple[str, float, float, float, float]]:
+    """The scoring loop as written before it was vectorised: one item at a time."""
+
+    def utc(epoch: float) -> datetime:
+        return datetime.fromtimestamp(epoch, tz=UTC)
+
+    ranked = []
+    for item_id, feat in features.items():
+        rel = relevance[item_id]
+        accessed = None if feat.last_accessed_at is None else utc(feat.last_accessed_at)
+        rec = recency(now, utc(feat.created_at), accessed, feat.access_count, weights.decay_base)
+        total = combined_score(rel, feat.importance, rec, weights)
+        ranked.append((-total, -rel, item_id, (item_id, rel, feat.importance, rec, total)))
+    ranked.sort(key=lambda row: row[:3])
+    return [row[3] for row in ranked[:k]]
+
+
+def test_the_best_candidates_equal_the_item_by_item_computation() -> None:
+    rng = random.Random(9)
+    now = datetime(2025, 3, 1, 8, 0, 0, 250_001, tzinfo=UTC)
+    # α = β and γ = 0: relevance 0.25 + importance 0.75 ties 0.75 + 0.25 exactly
+    tied = ScoreWeights(alpha=0.5, beta=0.5, gamma=0.0)
+    for weights in (ScoreWeights(), tied, ScoreWeights(decay_base=1e-7)):
+        for _ in range(30):
+            features: dict[str, ScoreFeatures] = {}
+            relevance: dict[str, float] = {}
+            for n in rng.sample(range(1000), rng.randint(0, 60)):
+                created = now.timestamp() - rng.choice([0, 1e-6, 0.5, 3600, 1e7]) * rng.random()
+                features[f"i{n}"] = ScoreFeatures(
+                    importance=rng.choice([0.25, 0.5, 0.75]),
+                    created_at=created,
+                    last_accessed_at=rng.choice([None, created + rng.uniform(0, 9000)]),
+                    access_count=rng.choice([0, 1, 7]),
+                )
+                relevance[f"i{n}"] = rng.choice([0.0, 0.25, 0.75, rng.random()])
+            for k in (1, 2, 5, 100):
+                best = _best(features, relevance, now, weights, k)
+                expected = _reference(features, relevance, now, weights, k)
+                got = [(b.item_id, b.relevance, b.importance, b.recency, b.total) for b in best]
+                assert got == expected
