@@ -110,7 +110,8 @@ class ItemColumns:
     _masks: dict[tuple[Any, ...], Mask | None] = field(
         default_factory=dict, compare=False, repr=False
     )
-    _order: list[npt.NDArray[np.int64] | None] = field(
+    # the sort of the rowids (None: already ascending) and the sorted rowids
+    _order: list[tuple[npt.NDArray[np.int64] | None, Rowids]] = field(
         default_factory=list, compare=False, repr=False
     )
 
@@ -144,9 +145,9 @@ class ItemColumns:
         """
         if not self._order:
             ascending = bool(np.all(self.rowids[1:] > self.rowids[:-1]))
-            self._order.append(None if ascending else np.argsort(self.rowids, kind="stable"))
-        order = self._order[0]
-        keys = self.rowids if order is None else self.rowids[order]
+            sort = None if ascending else np.argsort(self.rowids, kind="stable")
+            self._order.append((sort, self.rowids if sort is None else self.rowids[sort]))
+        order, keys = self._order[0]
         found = np.searchsorted(keys, rowids, side="right") - 1
         hit = (found >= 0) & (keys[np.maximum(found, 0)] == rowids) if len(keys) else found >= 0
         rows = found if order is None else order[np.maximum(found, 0)]
