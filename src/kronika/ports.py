@@ -63,16 +63,64 @@ class SourceState:
     size: int
 
 
-@dataclass(frozen=True, slots=True)
-class ScoreFeatures:
-    """The parts of an item the recall score needs (times as Unix epoch seconds)."""
+FeatureRow = tuple[float, float, float | None, int, str | None, str | None]
+"""importance, created_at, last_accessed_at, access_count, speaker, session_id."""
 
-    importance: float
-    created_at: float
-    last_accessed_at: float | None
-    access_count: int
-    speaker: str | None = None
-    session_id: str | None = None
+
+@dataclass(frozen=True, slots=True, eq=False)
+class ScoreFeatures:
+    """What the recall score needs of some items, as columns: entry ``n`` is ``ids[n]``'s.
+
+    Times are Unix epoch seconds; ``last_accessed_at`` is NaN for an item never
+    accessed. Columns rather than one object per item: recall scores a few hundred
+    candidates at once (:func:`kronika.core.scoring.recencies`).
+    """
+
+    ids: tuple[str, ...]
+    importance: npt.NDArray[np.float64]
+    created_at: npt.NDArray[np.float64]
+    last_accessed_at: npt.NDArray[np.float64]
+    access_count: npt.NDArray[np.int64]
+    speaker: tuple[str | None, ...]
+    session_id: tuple[str | None, ...]
+
+    @classmethod
+    def from_rows(cls, rows: Mapping[str, FeatureRow]) -> ScoreFeatures:
+        """Columns of ``{id: row}`` in the mapping's order (``None``: never accessed)."""
+        values = list(rows.values())
+        return cls(
+            ids=tuple(rows),
+            importance=np.asarray([r[0] for r in values], dtype=np.float64),
+            created_at=np.asarray([r[1] for r in values], dtype=np.float64),
+            last_accessed_at=np.asarray(
+                [np.nan if r[2] is None else r[2] for r in values], dtype=np.float64
+            ),
+            access_count=np.asarray([r[3] for r in values], dtype=np.int64),
+            speaker=tuple(r[4] for r in values),
+            session_id=tuple(r[5] for r in values),
+        )
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def rows(self) -> dict[str, FeatureRow]:
+        """One row per id, as :meth:`from_rows` takes them (to compare or inspect)."""
+        accessed = [None if np.isnan(t) else t for t in self.last_accessed_at.tolist()]
+        return dict(
+            zip(
+                self.ids,
+                zip(
+                    self.importance.tolist(),
+                    self.created_at.tolist(),
+                    accessed,
+                    self.access_count.tolist(),
+                    self.speaker,
+                    self.session_id,
+                    strict=True,
+                ),
+                strict=True,
+            )
+        )
 
 
 class ItemIndex(Protocol):
@@ -109,8 +157,11 @@ class ItemIndex(Protocol):
 
     def get_items(self, ids: Sequence[str]) -> list[MemoryItem]: ...
 
-    def score_features(self, ids: Sequence[str]) -> dict[str, ScoreFeatures]:
-        """Importance, creation and usage of each known id (unknown ids are absent)."""
+    def score_features(self, ids: Sequence[str]) -> ScoreFeatures:
+        """Importance, creation, usage, speaker and session of each known id.
+
+        In the order of ``ids``; unknown ids are absent, repeated ones listed once.
+        """
         ...
 
     def list_items(

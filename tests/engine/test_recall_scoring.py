@@ -9,7 +9,7 @@ from kronika import Memory, SessionRecord, TurnRecord
 from kronika.core.model import RecallHit
 from kronika.core.scoring import ScoreWeights, combined_score, recency
 from kronika.engine.recall import _best
-from kronika.ports import ScoreFeatures
+from kronika.ports import FeatureRow, ScoreFeatures
 from kronika.testing import FrozenClock
 
 WORDS = ["tea", "kettle", "harbour", "blue", "garden", "painting", "Łódź", "concert"]
@@ -69,7 +69,7 @@ def test_hits_are_scored_and_ordered_as_core_scoring_says(
 
 
 def _reference(
-    features: dict[str, ScoreFeatures],
+    features: ScoreFeatures,
     relevance: dict[str, float],
     now: datetime,
     weights: ScoreWeights,
@@ -81,12 +81,12 @@ def _reference(
         return datetime.fromtimestamp(epoch, tz=UTC)
 
     ranked = []
-    for item_id, feat in features.items():
+    for item_id, (importance, created, accessed, count, _, _) in features.rows().items():
         rel = relevance[item_id]
-        accessed = None if feat.last_accessed_at is None else utc(feat.last_accessed_at)
-        rec = recency(now, utc(feat.created_at), accessed, feat.access_count, weights.decay_base)
-        total = combined_score(rel, feat.importance, rec, weights)
-        ranked.append((-total, -rel, item_id, (item_id, rel, feat.importance, rec, total)))
+        last = None if accessed is None else utc(accessed)
+        rec = recency(now, utc(created), last, count, weights.decay_base)
+        total = combined_score(rel, importance, rec, weights)
+        ranked.append((-total, -rel, item_id, (item_id, rel, importance, rec, total)))
     ranked.sort(key=lambda row: row[:3])
     return [row[3] for row in ranked[:k]]
 
@@ -98,17 +98,15 @@ def test_the_best_candidates_equal_the_item_by_item_computation() -> None:
     tied = ScoreWeights(alpha=0.5, beta=0.5, gamma=0.0)
     for weights in (ScoreWeights(), tied, ScoreWeights(decay_base=1e-7)):
         for _ in range(30):
-            features: dict[str, ScoreFeatures] = {}
+            rows: dict[str, FeatureRow] = {}
             relevance: dict[str, float] = {}
             for n in rng.sample(range(1000), rng.randint(0, 60)):
                 created = now.timestamp() - rng.choice([0, 1e-6, 0.5, 3600, 1e7]) * rng.random()
-                features[f"i{n}"] = ScoreFeatures(
-                    importance=rng.choice([0.25, 0.5, 0.75]),
-                    created_at=created,
-                    last_accessed_at=rng.choice([None, created + rng.uniform(0, 9000)]),
-                    access_count=rng.choice([0, 1, 7]),
-                )
+                accessed = rng.choice([None, created + rng.uniform(0, 9000)])
+                importance = rng.choice([0.25, 0.5, 0.75])
+                rows[f"i{n}"] = (importance, created, accessed, rng.choice([0, 1, 7]), None, None)
                 relevance[f"i{n}"] = rng.choice([0.0, 0.25, 0.75, rng.random()])
+            features = ScoreFeatures.from_rows(rows)
             for k in (1, 2, 5, 100):
                 best = _best(features, relevance, now, weights, k)
                 expected = _reference(features, relevance, now, weights, k)

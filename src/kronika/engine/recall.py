@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import logging
-import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -117,13 +116,13 @@ class Recaller:
         # score on a few columns first; build whole items only for the winners
         features = self._index.score_features(list(relevance))
         if self._settings.speaker_focus > 0 and query.strip():
-            speaker_of = {item_id: feat.speaker for item_id, feat in features.items()}
+            speaker_of = dict(zip(features.ids, features.speaker, strict=True))
             named = named_speakers(query, speaker_of.values())
             relevance = with_speaker_focus(
                 relevance, speaker_of, named, focus=self._settings.speaker_focus
             )
         if self._settings.session_weight > 0:
-            session_of = {item_id: feat.session_id for item_id, feat in features.items()}
+            session_of = dict(zip(features.ids, features.session_id, strict=True))
             relevance = with_session_context(
                 relevance, session_of, weight=self._settings.session_weight
             )
@@ -177,7 +176,7 @@ class _Scored:
 
 
 def _best(
-    features: Mapping[str, ScoreFeatures],
+    features: ScoreFeatures,
     relevance: Mapping[str, float],
     moment: datetime,
     weights: ScoreWeights,
@@ -189,22 +188,19 @@ def _best(
     :func:`recency` bit for bit, and the sum is :func:`combined_score`'s, term by
     term); only the winners become objects.
     """
-    if not features:
+    n = len(features)
+    if n == 0:
         return []
-    ids = list(features)
-    rows = list(features.values())
-    n = len(ids)
+    ids = features.ids
     rel = np.fromiter((relevance[i] for i in ids), dtype=np.float64, count=n)
-    importance = np.fromiter((f.importance for f in rows), dtype=np.float64, count=n)
-    created = np.fromiter((f.created_at for f in rows), dtype=np.float64, count=n)
-    accessed = np.fromiter(
-        (math.nan if f.last_accessed_at is None else f.last_accessed_at for f in rows),
-        dtype=np.float64,
-        count=n,
+    rec = recencies(
+        moment,
+        features.created_at,
+        features.last_accessed_at,
+        features.access_count,
+        weights.decay_base,
     )
-    count = np.fromiter((f.access_count for f in rows), dtype=np.int64, count=n)
-    rec = recencies(moment, created, accessed, count, weights.decay_base)
-    total = weights.alpha * rel + weights.beta * importance + weights.gamma * rec
+    total = weights.alpha * rel + weights.beta * features.importance + weights.gamma * rec
     if n > k:  # every candidate scoring at least the k-th best, ties included
         kth = np.partition(-total, k - 1)[k - 1]
         chosen = np.flatnonzero(-total <= kth).tolist()
@@ -213,7 +209,8 @@ def _best(
     totals, rels = total.tolist(), rel.tolist()
     chosen.sort(key=lambda c: (-totals[c], -rels[c], ids[c]))
     return [
-        _Scored(ids[c], rels[c], float(importance[c]), float(rec[c]), totals[c]) for c in chosen[:k]
+        _Scored(ids[c], rels[c], float(features.importance[c]), float(rec[c]), totals[c])
+        for c in chosen[:k]
     ]
 
 

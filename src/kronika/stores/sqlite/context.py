@@ -30,28 +30,29 @@ def score_features(
     ids: Sequence[str],
     rows: npt.NDArray[np.int64],
     usage: Usage,
-) -> dict[str, ScoreFeatures]:
+) -> ScoreFeatures:
     """Features of ``ids`` at live ``rows`` (−1: unknown, left out), in the order of ``ids``."""
-    found: dict[str, ScoreFeatures] = {}
-    speakers = context.speaker.values()
-    sessions = context.session.values()
     known = rows >= 0
     at = rows[known]
-    importance = context.importance[at].tolist()
-    created = cols.created_at[at].tolist()
-    speaker = context.speaker.codes[at].tolist()
-    session = context.session.codes[at].tolist()
-    for n, item_id in enumerate(np.asarray(ids, dtype=object)[known].tolist()):
-        accessed, count = usage.get(item_id, (None, 0))
-        found[item_id] = ScoreFeatures(
-            importance=importance[n],
-            created_at=created[n],
-            last_accessed_at=accessed,
-            access_count=count,
-            speaker=speakers[speaker[n]],
-            session_id=sessions[session[n]],
-        )
-    return found
+    found = tuple(np.asarray(ids, dtype=object)[known].tolist())
+    accessed = np.full(at.size, np.nan, dtype=np.float64)
+    count = np.zeros(at.size, dtype=np.int64)
+    if usage:
+        position = {item_id: n for n, item_id in enumerate(found)}
+        for item_id, (last, times) in usage.items():
+            n = position[item_id]
+            accessed[n] = np.nan if last is None else last
+            count[n] = times
+    speakers, sessions = context.speaker.values(), context.session.values()
+    return ScoreFeatures(
+        ids=found,
+        importance=context.importance[at],
+        created_at=cols.created_at[at],
+        last_accessed_at=accessed,
+        access_count=count,
+        speaker=tuple(speakers[c] for c in context.speaker.codes[at].tolist()),
+        session_id=tuple(sessions[c] for c in context.session.codes[at].tolist()),
+    )
 
 
 def neighbours(

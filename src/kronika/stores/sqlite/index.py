@@ -25,7 +25,7 @@ import numpy.typing as npt
 
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.errors import IndexError_
-from kronika.ports import ScoreFeatures, SourceState, Vector
+from kronika.ports import FeatureRow, ScoreFeatures, SourceState, Vector
 from kronika.stores.sqlite import context
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.ann import AnnCache, AnnGraph
@@ -285,7 +285,7 @@ class SqliteIndex:
                     found[item.id] = item
         return [found[i] for i in ids if i in found]
 
-    def score_features(self, ids: Sequence[str]) -> dict[str, ScoreFeatures]:
+    def score_features(self, ids: Sequence[str]) -> ScoreFeatures:
         """What the R3 score needs of each item, without building whole items.
 
         Read from the BM25 snapshot's columns once it is loaded (only usage comes
@@ -318,11 +318,9 @@ class SqliteIndex:
         return found
 
     @staticmethod
-    def _score_features_sql(
-        conn: sqlite3.Connection, wanted: Sequence[str]
-    ) -> dict[str, ScoreFeatures]:
+    def _score_features_sql(conn: sqlite3.Connection, wanted: Sequence[str]) -> ScoreFeatures:
         """:meth:`score_features` read from SQLite (before the BM25 snapshot is loaded)."""
-        found: dict[str, ScoreFeatures] = {}
+        found: dict[str, FeatureRow] = {}
         for chunk in _chunks(wanted):
             marks = ", ".join("?" * len(chunk))
             rows = conn.execute(
@@ -332,15 +330,15 @@ class SqliteIndex:
                 chunk,
             )
             for item_id, importance, created, accessed, count, speaker, session in rows:
-                found[item_id] = ScoreFeatures(
-                    importance=float(importance),
-                    created_at=float(created),
-                    last_accessed_at=None if accessed is None else float(accessed),
-                    access_count=int(count),
-                    speaker=speaker,
-                    session_id=session,
+                found[item_id] = (
+                    float(importance),
+                    float(created),
+                    None if accessed is None else float(accessed),
+                    int(count),
+                    speaker,
+                    session,
                 )
-        return found
+        return ScoreFeatures.from_rows({i: found[i] for i in wanted if i in found})
 
     def neighbours(
         self, ids: Sequence[str], flt: RecallFilter, window: int
