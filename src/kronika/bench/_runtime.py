@@ -12,6 +12,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from kronika.bench.metrics import mean, percentile
 from kronika.core.model import RecallResult, SessionRecord
 from kronika.engine.recall import Mode
 from kronika.ports import Embedder, Vector
@@ -120,3 +121,29 @@ def fmt(value: float, digits: int = 3) -> str:
 
 def rows_of(metrics: dict[str, float], keys: Sequence[str]) -> list[str]:
     return [fmt(metrics.get(key, 0.0)) for key in keys]
+
+
+def average_rows(rows: Sequence[dict[str, float]]) -> dict[str, float]:
+    """The mean of each metric over ``rows`` (one row per question), and their count."""
+    out = {key: mean(row[key] for row in rows) for key in (rows[0] if rows else {})}
+    out["questions"] = float(len(rows))
+    return out
+
+
+def run_timings(ingest_s: float, turns: int, latencies: dict[str, list[float]]) -> dict[str, Any]:
+    """Ingest speed, recall latency per mode (ms) and peak memory, as results record them."""
+    return {
+        "ingest_s": ingest_s,
+        "turns": turns,
+        "turns_per_s": turns / ingest_s if ingest_s else 0.0,
+        "recall_ms": {
+            m: {"p50": percentile(v, 50), "p95": percentile(v, 95), "mean": mean(v)}
+            for m, v in latencies.items()
+        },
+        "peak_rss_mb": peak_rss_mb(),
+    }
+
+
+def primary_mode(modes: Sequence[Mode]) -> Mode:
+    """The mode a headline figure comes from: hybrid when measured."""
+    return "hybrid" if "hybrid" in modes else modes[0]

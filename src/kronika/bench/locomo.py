@@ -23,15 +23,17 @@ from typing import Any
 from kronika.bench._runtime import (
     BenchMemory,
     Progress,
+    average_rows,
     bench_memory,
     cited_turns,
     embedder_id,
     hit_tokens,
-    peak_rss_mb,
+    primary_mode,
     rows_of,
+    run_timings,
     settings_summary,
 )
-from kronika.bench.metrics import LOCOMO_KS, budget_prefix, evidence_recall, mean, percentile
+from kronika.bench.metrics import LOCOMO_KS, budget_prefix, evidence_recall
 from kronika.bench.report import table
 from kronika.engine.recall import Mode
 from kronika.importers.locomo import read_locomo
@@ -53,13 +55,6 @@ def _question_scores(
         fit = budget_prefix(tokens, budget)
         scores[f"recall@{budget}tok"] = evidence_recall(evidence, cited, fit)
     return scores
-
-
-def _average(rows: list[dict[str, float]]) -> dict[str, float]:
-    keys = rows[0].keys() if rows else ()
-    out = {key: mean(row[key] for row in rows) for key in keys}
-    out["questions"] = float(len(rows))
-    return out
 
 
 def run_locomo(
@@ -121,9 +116,9 @@ def run_locomo(
     for mode in modes:
         cats = per_mode[mode]
         scores[mode] = {
-            "overall": _average([r for c in HEADLINE_CATEGORIES for r in cats.get(c, [])]),
-            "all": _average([r for rows in cats.values() for r in rows]),
-            "by_category": {str(c): _average(cats.get(c, [])) for c in CATEGORIES},
+            "overall": average_rows([r for c in HEADLINE_CATEGORIES for r in cats.get(c, [])]),
+            "all": average_rows([r for rows in cats.values() for r in rows]),
+            "by_category": {str(c): average_rows(cats.get(c, [])) for c in CATEGORIES},
         }
     results: dict[str, Any] = {
         "benchmark": "locomo",
@@ -137,19 +132,9 @@ def run_locomo(
         "embedder": model,
         "settings": settings_summary(used),
         "scores": scores,
-        "timings": {
-            "ingest_s": ingest_s,
-            "turns": turns,
-            "turns_per_s": turns / ingest_s if ingest_s else 0.0,
-            "recall_ms": {
-                m: {"p50": percentile(v, 50), "p95": percentile(v, 95), "mean": mean(v)}
-                for m, v in latencies.items()
-            },
-            "peak_rss_mb": peak_rss_mb(),
-        },
+        "timings": run_timings(ingest_s, turns, latencies),
     }
-    primary = "hybrid" if "hybrid" in modes else modes[0]
-    results["headline"] = _headline(scores, primary, ks)
+    results["headline"] = _headline(scores, primary_mode(modes), ks)
     results["tables"] = _tables(results)
     return results
 

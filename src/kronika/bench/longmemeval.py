@@ -22,18 +22,18 @@ from typing import Any
 from kronika.bench._runtime import (
     BenchMemory,
     Progress,
+    average_rows,
     bench_memory,
     embedder_id,
-    peak_rss_mb,
+    primary_mode,
     rows_of,
+    run_timings,
     settings_summary,
 )
 from kronika.bench.metrics import (
     LONGMEMEVAL_KS,
     dedupe,
-    mean,
     ndcg_any,
-    percentile,
     recall_all,
     recall_any,
 )
@@ -68,12 +68,6 @@ def score_rankings(
         out[f"recall_all@{k}"] = recall_all(gold, ranked, k)
         out[f"recall_any@{k}"] = recall_any(gold, ranked, k)
         out[f"ndcg_any@{k}"] = ndcg_any(gold, ranked, k)
-    return out
-
-
-def _average(rows: list[dict[str, float]]) -> dict[str, float]:
-    out = {key: mean(row[key] for row in rows) for key in (rows[0] if rows else {})}
-    out["questions"] = float(len(rows))
     return out
 
 
@@ -140,8 +134,8 @@ def run_longmemeval(
     for mode in modes:
         scores[mode] = {
             level: {
-                "overall": _average([r for rows in table_.values() for r in rows]),
-                "by_type": {t: _average(rows) for t, rows in sorted(table_.items())},
+                "overall": average_rows([r for rows in table_.values() for r in rows]),
+                "by_type": {t: average_rows(rows) for t, rows in sorted(table_.items())},
             }
             for level, table_ in (("session", session_rows[mode]), ("turn", turn_rows[mode]))
         }
@@ -156,19 +150,9 @@ def run_longmemeval(
         "embedder": model,
         "settings": settings_summary(used),
         "scores": scores,
-        "timings": {
-            "ingest_s": ingest_s,
-            "turns": turns,
-            "turns_per_s": turns / ingest_s if ingest_s else 0.0,
-            "recall_ms": {
-                m: {"p50": percentile(v, 50), "p95": percentile(v, 95), "mean": mean(v)}
-                for m, v in latencies.items()
-            },
-            "peak_rss_mb": peak_rss_mb(),
-        },
+        "timings": run_timings(ingest_s, turns, latencies),
     }
-    primary = "hybrid" if "hybrid" in modes else modes[0]
-    results["headline"] = _headline(scores, primary, ks)
+    results["headline"] = _headline(scores, primary_mode(modes), ks)
     results["tables"] = _tables(results)
     return results
 
