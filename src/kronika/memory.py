@@ -144,6 +144,7 @@ class Memory:
             settings=RecallSettings(
                 candidates=settings.recall_candidates,
                 lexical_weight=settings.lexical_weight,
+                fusion=settings.fusion,
                 neighbour_weight=settings.neighbour_weight,
                 neighbour_window=settings.neighbour_window,
                 speaker_focus=settings.speaker_focus,

@@ -73,8 +73,15 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "lexical_weight",
-        0.7,
+        0.6,
         "Share of lexical (BM25) relevance in hybrid recall; the rest is vector.",
+        "recall",
+    ),
+    SettingSpec(
+        "fusion",
+        "zscore",
+        "How hybrid recall combines lexical and vector scores: minmax (each scaled to"
+        " [0, 1]) or zscore (standard scores, then scaled).",
         "recall",
     ),
     SettingSpec(
@@ -248,7 +255,8 @@ class Settings:
     token_encoding: str = "cl100k_base"
     recall_k: int = 10
     recall_candidates: int = 100
-    lexical_weight: float = 0.7
+    lexical_weight: float = 0.6
+    fusion: str = "zscore"
     neighbour_weight: float = 0.5
     neighbour_window: int = 2
     speaker_focus: float = 0.2
@@ -315,6 +323,8 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError(f"setting {name!r} expects {kind.__name__}, got {value!r}") from exc
     if name == "autonomy" and coerced not in (0, 1, 2, 3):
         raise ConfigError("setting 'autonomy' must be 0, 1, 2 or 3")
+    if name == "fusion" and coerced not in ("minmax", "zscore"):
+        raise ConfigError("setting 'fusion' must be 'minmax' or 'zscore'")
     if name == "llm_json_mode" and coerced not in ("json_object", "none"):
         raise ConfigError("setting 'llm_json_mode' must be 'json_object' or 'none'")
     if name == "summarize_at" and not 0 < coerced <= 1:

@@ -7,6 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kronika.core.fusion import (
+    FUSIONS,
     fuse,
     named_speakers,
     normalise_lexical,
@@ -20,13 +21,56 @@ ids = st.text(alphabet="abcdefgh", min_size=1, max_size=3)
 scored = st.dictionaries(ids, st.floats(min_value=-1, max_value=30, allow_nan=False), max_size=12)
 
 
-@given(scored, scored, st.floats(min_value=0, max_value=1))
+@given(scored, scored, st.floats(min_value=0, max_value=1), st.sampled_from(FUSIONS))
 def test_relevance_is_bounded_and_covers_every_candidate(
-    lex: dict[str, float], vec: dict[str, float], w: float
+    lex: dict[str, float], vec: dict[str, float], w: float, method: str
 ) -> None:
-    fused = fuse(list(lex.items()), list(vec.items()), lexical_weight=w)
+    fused = fuse(list(lex.items()), list(vec.items()), lexical_weight=w, method=method)
     assert set(fused) == set(lex) | set(vec)
     assert all(0.0 <= value <= 1.0 + 1e-9 for value in fused.values())
+
+
+@given(scored, scored, st.integers(min_value=1, max_value=6))
+def test_zscore_fusion_of_a_longer_list_does_not_change_the_best_ones(
+    lex: dict[str, float], vec: dict[str, float], depth: int
+) -> None:
+    """Paging deeper (k above depth) must not rescore what the first page showed."""
+    lexical = sorted(((i, s) for i, s in lex.items() if s > 0), key=lambda p: (-p[1], p[0]))
+    vector = sorted(vec.items(), key=lambda p: (-p[1], p[0]))
+    full = fuse(lexical, vector, depth=depth, method="zscore")
+    short = fuse(lexical[:depth], vector[:depth], depth=depth, method="zscore")
+    for item_id, value in short.items():
+        assert full[item_id] == pytest.approx(value)
+
+
+def test_zscore_fusion_measures_a_lead_against_the_spread_of_the_list() -> None:
+    """Two clear BM25 matches far above the rest: the embedding decides between them.
+
+    Min-max scaling divides by the best score, so "a"'s small BM25 lead (10.6 against
+    9.8) outweighs "b"'s lead in meaning. In standard scores both stand about equally
+    far above the other results, and the vector side breaks the near-tie.
+    """
+    lexical = [("a", 10.6), ("b", 9.8), ("c", 2.3), ("e", 1.9), ("d", 1.6)]
+    vector = [("b", 0.81), ("a", 0.77), ("c", 0.72), ("e", 0.68), ("d", 0.45)]
+    minmax = fuse(lexical, vector, lexical_weight=0.6, method="minmax")
+    zscore = fuse(lexical, vector, lexical_weight=0.6, method="zscore")
+    assert max(minmax, key=minmax.__getitem__) == "a"
+    assert max(zscore, key=zscore.__getitem__) == "b"
+    assert zscore["b"] == 1.0
+    assert min(zscore.values()) == 0.0
+
+
+def test_zscore_fusion_agrees_when_both_retrievers_agree() -> None:
+    lexical = [("a", 9.0), ("b", 3.0), ("c", 2.5)]
+    vector = [("a", 0.9), ("b", 0.4), ("c", 0.35)]
+    fused = fuse(lexical, vector, method="zscore")
+    assert fused["a"] == 1.0
+    assert fused["a"] > fused["b"] > fused["c"]
+
+
+def test_an_unknown_fusion_is_refused() -> None:
+    with pytest.raises(ValueError, match="zscore"):
+        fuse([("a", 1.0)], [("a", 0.5)], method="rrf")
 
 
 @given(scored)
@@ -48,16 +92,18 @@ def test_top_in_both_lists_beats_top_in_one() -> None:
     assert fused["a"] > fused["b"]
 
 
-def test_one_retriever_only_gives_its_own_normalised_scores() -> None:
-    assert fuse([("a", 4.0), ("b", 2.0)], None) == {"a": 1.0, "b": 0.5}
-    assert fuse(None, [("a", 0.9), ("b", 0.5)]) == {"a": 1.0, "b": 0.0}
-    assert fuse(None, None) == {}
+@pytest.mark.parametrize("method", FUSIONS)
+def test_one_retriever_only_gives_its_own_normalised_scores(method: str) -> None:
+    assert fuse([("a", 4.0), ("b", 2.0)], None, method=method) == {"a": 1.0, "b": 0.5}
+    assert fuse(None, [("a", 0.9), ("b", 0.5)], method=method) == {"a": 1.0, "b": 0.0}
+    assert fuse(None, None, method=method) == {}
 
 
-def test_weak_vector_only_match_stays_below_a_clear_lexical_match() -> None:
+@pytest.mark.parametrize("method", FUSIONS)
+def test_weak_vector_only_match_stays_below_a_clear_lexical_match(method: str) -> None:
     lexical = [("note", 7.5)]
     vector = [("note", 0.62), ("fact", 0.40), ("other", 0.10)]
-    fused = fuse(lexical, vector, lexical_weight=0.7)
+    fused = fuse(lexical, vector, lexical_weight=0.7, method=method)
     assert fused["note"] == 1.0
     assert fused["fact"] < 0.25
 

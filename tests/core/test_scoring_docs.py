@@ -20,6 +20,7 @@ def test_scoring_doc_names_real_settings_with_their_defaults():
         "gamma",
         "decay_base",
         "lexical_weight",
+        "fusion",
         "neighbour_weight",
         "neighbour_window",
         "speaker_focus",

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from kronika import Memory, SessionRecord, TurnRecord, build_memory
-from kronika.errors import InvalidQuery, UnknownAgent
-from kronika.settings import Settings
+from kronika.errors import ConfigError, InvalidQuery, UnknownAgent
+from kronika.settings import Settings, load_settings
 from kronika.testing import FrozenClock
 
 
@@ -90,6 +90,20 @@ def test_modes_and_budget(chat: Memory) -> None:
     packed = chat.recall("Caroline", agent="conv", k=10, budget_tokens=20)
     assert packed.total_tokens <= 20
     assert packed.dropped_for_budget > 0
+
+
+def test_zscore_fusion_is_a_setting_and_a_bad_value_is_refused(
+    home: Path, clock: FrozenClock
+) -> None:
+    settings = load_settings(home, environ={"KRONIKA_FUSION": "zscore"}, embedder="hashing")
+    assert settings.fusion == "zscore"
+    with build_memory(settings, create=True, clock=clock) as mem:
+        mem.import_sessions("conv", [FIRST_SESSION])
+        hits = mem.recall("counselor Ana", agent="conv", k=3).hits
+        assert hits[0].item.provenance.turn_ids == ("D1:3",)
+        assert all(0.0 <= hit.score.relevance <= 1.0 for hit in hits)
+    with pytest.raises(ConfigError, match="'fusion' must be 'minmax' or 'zscore'"):
+        load_settings(home, environ={"KRONIKA_FUSION": "rrf"}, embedder="hashing")
 
 
 def test_every_recall_records_the_access(chat: Memory) -> None:

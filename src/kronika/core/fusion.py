@@ -4,17 +4,27 @@ Relevance must say how *well* an item matches, not only where it ranks: the R3
 score adds importance and recency to it, and a merely recent fact must not beat
 a clearly matching memory. So each retriever's scores are normalised per query
 and combined convexly (Bruch et al., 2023, "An Analysis of Fusion Functions for
-Hybrid Retrieval")::
+Hybrid Retrieval"). Two normalisations are offered (setting ``fusion``):
+
+``zscore`` (default): standard scores over each retriever's best ``depth``::
+
+    z_i       = (s_i − mean) / sd                 (BM25: non-matches score 0)
+    Z_i       = w · z_lexical_i + (1 − w) · z_vector_i    w = lexical_weight (0.6)
+    relevance = (Z_i − min Z) / (max Z − min Z)
+
+``minmax``::
 
     lexical_i = bm25_i / max(bm25)                       (0 when not matched)
     vector_i  = (cos_i − min(cos)) / (max(cos) − min(cos))
-    relevance = w · lexical_i + (1 − w) · vector_i        w = lexical_weight (default 0.7)
+    relevance = w · lexical_i + (1 − w) · vector_i
 
-Min-max scaling makes the vector part embedder-agnostic: what a model calls
-"unrelated" differs (~0.1 for one model, ~0.75 for another). Lexical evidence (shared
-rare words) is precise where the embedding is fuzzy, hence the default weight; on
-LoCoMo (dev) it measured best among 0.5/0.6/0.7 and RRF (k = 10, 30, 60) — see
-``docs/benchmarks.md``. With one retriever only, its normalised score is the relevance.
+Both make the vector part embedder-agnostic: what a model calls "unrelated" differs
+(~0.1 for one model, ~0.75 for another). Standard scores also weigh how far a hit
+stands above the rest of its list, so a near-tie in one retriever is decided by the
+other. Lexical evidence (shared rare words) is precise where the embedding is fuzzy,
+hence a weight above one half. Measured on LoCoMo and LongMemEval (dev) against
+min-max at 0.5/0.6/0.7 and RRF (k = 10, 30, 60); see ``docs/benchmarks.md``. With
+one retriever only, its min-max normalised score is the relevance.
 """
 
 from __future__ import annotations
@@ -53,18 +63,90 @@ def normalise_vector(
     return {item_id: min(1.0, max(0.0, (score - floor) / spread)) for item_id, score in results}
 
 
+FUSIONS = ("minmax", "zscore")
+"""How hybrid recall puts the two retrievers' scores on one scale (:func:`fuse`)."""
+
+
+def standard_scores(
+    results: Sequence[tuple[str, float]], *, depth: int | None = None, pad: float | None = None
+) -> tuple[dict[str, float], float]:
+    """Each score as standard deviations above the mean of the best ``depth`` scores.
+
+    Returns the scores and the value of anything not among the best ``depth`` (the
+    ``depth``-th score's). With ``pad`` a list shorter than ``depth`` is filled up with
+    that score first: BM25 gives 0 to every item that does not match, so a query
+    matching one item makes it stand far above the rest, not sit at the mean.
+
+    A retriever whose best hits stand far above the rest gets large values for them;
+    one that ranks everything alike gets values near 0 for all.
+    """
+    ranked = sorted((score for _, score in results), reverse=True)
+    size = depth or len(ranked)
+    top = ranked[:size]
+    if pad is not None and len(top) < size:
+        top += [pad] * (size - len(top))
+    if not top:
+        return {}, 0.0
+    mean = sum(top) / len(top)
+    spread = (sum((s - mean) ** 2 for s in top) / len(top)) ** 0.5
+    scale = spread if spread > 1e-12 else 1.0
+    floor = (top[-1] - mean) / scale
+    return {item_id: max(floor, (score - mean) / scale) for item_id, score in results}, floor
+
+
+def _zscore_fusion(
+    lexical: Sequence[tuple[str, float]],
+    vector: Sequence[tuple[str, float]],
+    w: float,
+    depth: int | None,
+) -> dict[str, float]:
+    """``w·z_lexical + (1 − w)·z_vector``, rescaled to [0, 1] (see :func:`fuse`)."""
+    matched = [(item_id, score) for item_id, score in lexical if score > 0]
+    size = depth or max(len(matched), len(vector))
+    # Only the best `size` of each list count; anything else is as if not returned
+    # (a longer list, k above depth, then changes nothing for the best ones).
+    lex, lex_floor = standard_scores(matched, depth=size, pad=0.0)
+    vec, vec_floor = standard_scores(vector, depth=size)
+    combined = {
+        item_id: w * lex.get(item_id, lex_floor) + (1.0 - w) * vec.get(item_id, vec_floor)
+        for item_id in dict.fromkeys([*(i for i, _ in lexical), *(i for i, _ in vector)])
+    }
+    inner = [*_best(matched, size), *_best(vector, size)]
+    floor = min((combined[i] for i, _ in inner), default=0.0)
+    top = max(combined.values(), default=0.0)
+    if top - floor <= 1e-12:
+        return {item_id: 1.0 for item_id in combined}
+    return {
+        item_id: min(1.0, max(0.0, (value - floor) / (top - floor)))
+        for item_id, value in combined.items()
+    }
+
+
+def _best(results: Sequence[tuple[str, float]], depth: int) -> list[tuple[str, float]]:
+    return sorted(results, key=lambda pair: (-pair[1], pair[0]))[:depth]
+
+
 def fuse(
     lexical: Sequence[tuple[str, float]] | None,
     vector: Sequence[tuple[str, float]] | None,
     *,
-    lexical_weight: float = 0.7,
+    lexical_weight: float = 0.6,
     depth: int | None = None,
+    method: str = "zscore",
 ) -> dict[str, float]:
     """Relevance in [0, 1] for every candidate of either retriever (``None`` = not run).
 
     ``depth`` is the number of candidates the normalisation looks at (see
     :func:`normalise_vector`); by default every candidate given.
+
+    ``method`` ``"minmax"`` is the convex combination of the module docstring.
+    ``"zscore"`` combines standard scores instead (each retriever's scores in
+    standard deviations above the mean of its best ``depth``; an item one retriever
+    did not return counts as that retriever's weakest), then rescales the sum to
+    [0, 1]. With one retriever both methods give its own normalised scores.
     """
+    if method not in FUSIONS:
+        raise ValueError(f"unknown fusion {method!r}; choose one of {', '.join(FUSIONS)}")
     if lexical is None and vector is None:
         return {}
     lex = normalise_lexical(lexical or [])
@@ -74,6 +156,8 @@ def fuse(
     if vector is None:
         return lex
     w = min(1.0, max(0.0, lexical_weight))
+    if method == "zscore" and lexical and vector:
+        return _zscore_fusion(lexical, vector, w, depth)
     return {
         item_id: w * lex.get(item_id, 0.0) + (1.0 - w) * vec.get(item_id, 0.0)
         for item_id in dict.fromkeys([*lex, *vec])

@@ -48,7 +48,8 @@ MODES: tuple[Mode, ...] = ("hybrid", "lexical", "vector")
 @dataclass(frozen=True, slots=True)
 class RecallSettings:
     candidates: int = 100
-    lexical_weight: float = 0.7
+    lexical_weight: float = 0.6
+    fusion: str = "zscore"
     neighbour_weight: float = 0.5
     neighbour_window: int = 2
     speaker_focus: float = 0.2
@@ -104,6 +105,7 @@ class Recaller:
             dense,
             lexical_weight=self._settings.lexical_weight,
             depth=self._settings.candidates,
+            method=self._settings.fusion,
         )
         if relevance and self._settings.neighbour_weight > 0 and self._settings.neighbour_window:
             # Context changes the order near the top; the best NEIGHBOUR_SEEDS candidates
