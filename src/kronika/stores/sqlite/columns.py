@@ -265,8 +265,8 @@ class ContextColumns:
     @classmethod
     def from_rows(cls, rows: Sequence[Sequence[Any]]) -> ContextColumns:
         """Columns from rows selected with :data:`COLUMNS_SQL` + :data:`CONTEXT_SQL`."""
-        width = COLUMN_COUNT + 5
-        columns = list(zip(*rows, strict=False))[COLUMN_COUNT:width] if rows else [()] * 5
+        # five list comprehensions cost less than transposing all seventeen columns
+        columns = [[row[n] for row in rows] for n in range(COLUMN_COUNT, COLUMN_COUNT + 5)]
         return cls(
             importance=np.asarray(columns[0], dtype=np.float64),
             session=CodedColumn.encode(columns[1]),
