@@ -520,6 +520,6 @@ def _top(
         keep = np.flatnonzero(sure)
         keep = np.concatenate([keep, tied])
         rows, scores = rows[keep], scores[keep]
-    pairs = [(str(ids[r]), float(s)) for r, s in zip(rows, scores, strict=True)]
+    pairs = list(zip(ids[rows].tolist(), scores.tolist(), strict=True))
     pairs.sort(key=lambda pair: (-pair[1], pair[0]))
     return pairs

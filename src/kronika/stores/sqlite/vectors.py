@@ -247,7 +247,7 @@ class VectorSnapshot:
         top = top[np.argsort(-scores[top], kind="stable")]
         rows = top if candidates is None else candidates[top]
         ids = self.cols.ids
-        return [(ids[r], float(scores[t])) for r, t in zip(rows, top, strict=True)]
+        return list(zip(ids[rows].tolist(), scores[top].tolist(), strict=True))
 
     def _search_ann(
         self,
@@ -272,7 +272,7 @@ class VectorSnapshot:
         top = np.argpartition(-scores, k - 1)[:k] if k < scores.size else np.arange(scores.size)
         top = top[np.argsort(-scores[top], kind="stable")]
         ids = self.cols.ids
-        return [(ids[rows[t]], float(scores[t])) for t in top]
+        return list(zip(ids[rows[top]].tolist(), scores[top].tolist(), strict=True))
 
 
 @contextmanager
