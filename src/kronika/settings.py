@@ -21,6 +21,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
+from kronika.core.fusion import FUSIONS
 from kronika.errors import ConfigError
 
 CONFIG_FILE = "kronika.toml"
@@ -323,8 +324,8 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError(f"setting {name!r} expects {kind.__name__}, got {value!r}") from exc
     if name == "autonomy" and coerced not in (0, 1, 2, 3):
         raise ConfigError("setting 'autonomy' must be 0, 1, 2 or 3")
-    if name == "fusion" and coerced not in ("minmax", "zscore"):
-        raise ConfigError("setting 'fusion' must be 'minmax' or 'zscore'")
+    if name == "fusion" and coerced not in FUSIONS:
+        raise ConfigError(f"setting 'fusion' must be {' or '.join(map(repr, FUSIONS))}")
     if name == "llm_json_mode" and coerced not in ("json_object", "none"):
         raise ConfigError("setting 'llm_json_mode' must be 'json_object' or 'none'")
     if name == "summarize_at" and not 0 < coerced <= 1:

@@ -149,15 +149,15 @@ def fuse(
         raise ValueError(f"unknown fusion {method!r}; choose one of {', '.join(FUSIONS)}")
     if lexical is None and vector is None:
         return {}
+    w = min(1.0, max(0.0, lexical_weight))
+    if method == "zscore" and lexical and vector:
+        return _zscore_fusion(lexical, vector, w, depth)
     lex = normalise_lexical(lexical or [])
     vec = normalise_vector(vector or [], depth=depth)
     if lexical is None:
         return vec
     if vector is None:
         return lex
-    w = min(1.0, max(0.0, lexical_weight))
-    if method == "zscore" and lexical and vector:
-        return _zscore_fusion(lexical, vector, w, depth)
     return {
         item_id: w * lex.get(item_id, 0.0) + (1.0 - w) * vec.get(item_id, 0.0)
         for item_id in dict.fromkeys([*lex, *vec])
