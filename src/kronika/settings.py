@@ -52,11 +52,14 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     SettingSpec(
         "embedder",
         "use-multilingual",
-        "Embedding model: use-multilingual (local, offline, default) or hashing "
-        "(deterministic, for tests).",
+        "Embedding model: use-multilingual (local, offline, default), minilm (local, "
+        "offline, English only, better English recall; needs the [minilm] extra) or "
+        "hashing (deterministic, for tests).",
         "embedding",
     ),
-    SettingSpec("embedder_threads", 1, "BLAS threads for the local embedder.", "embedding"),
+    SettingSpec(
+        "embedder_threads", 1, "CPU threads for the local embedder's forward pass.", "embedding"
+    ),
     SettingSpec(
         "sync_interval",
         1.0,

@@ -304,3 +304,13 @@ def test_a_quiet_sync_reads_neither_the_folder_listing_nor_the_index(
     session.write_text(session.read_text() + "\n")
     report = chat.sync("conv")
     assert calls == ["conv", "conv"] and report.files_indexed == 1
+
+
+def test_minilm_embedder_setting_recalls_by_meaning(home: Path, clock: FrozenClock) -> None:
+    settings = load_settings(home, environ={"KRONIKA_EMBEDDER": "minilm"})
+    with build_memory(settings, create=True, clock=clock) as mem:
+        mem.import_sessions("conv", [FIRST_SESSION])
+        assert mem.stats()["embedding_model"].endswith("/all-MiniLM-L6-v2/384")
+        # no word in common with the turn: only the embedding can find it
+        hits = mem.recall("therapist", agent="conv", k=1, mode="vector").hits
+        assert hits[0].item.provenance.turn_ids == ("D1:3",)

