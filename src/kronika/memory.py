@@ -148,6 +148,7 @@ class Memory:
                 neighbour_weight=settings.neighbour_weight,
                 neighbour_window=settings.neighbour_window,
                 speaker_focus=settings.speaker_focus,
+                time_focus=settings.time_focus,
                 session_weight=settings.session_weight,
                 weights=weights,
             ),

@@ -106,6 +106,13 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "recall",
     ),
     SettingSpec(
+        "time_focus",
+        2.0,
+        "When a query names a date, month or year, items from outside that period count "
+        "1/(1 + this) as relevant (0 turns it off).",
+        "recall",
+    ),
+    SettingSpec(
         "session_weight",
         0.2,
         "How far a turn's relevance moves towards the best turn of its session (0 turns it off).",
@@ -264,6 +271,7 @@ class Settings:
     neighbour_weight: float = 0.5
     neighbour_window: int = 2
     speaker_focus: float = 0.2
+    time_focus: float = 2.0
     session_weight: float = 0.2
     alpha: float = 0.5
     beta: float = 0.3

@@ -15,6 +15,7 @@ from kronika.core.fusion import (
     with_neighbours,
     with_session_context,
     with_speaker_focus,
+    with_time_focus,
 )
 
 ids = st.text(alphabet="abcdefgh", min_size=1, max_size=3)
@@ -164,6 +165,35 @@ def test_speaker_focus_prefers_the_one_named_speaker_and_stays_bounded() -> None
     assert with_speaker_focus(rel, by, {"Caroline", "Melanie"}, focus=0.2) == rel
     assert with_speaker_focus(rel, by, set(), focus=0.2) == rel
     assert with_speaker_focus(rel, by, {"Caroline"}, focus=0.0) == rel
+
+
+DAY = 86400.0
+
+
+def test_time_focus_prefers_what_was_said_in_the_named_period_or_soon_after() -> None:
+    october = (0.0, 31 * DAY - 1)  # a month: as long again after it still counts
+    rel = {"early": 0.6, "in": 0.5, "told-later": 0.5, "much-later": 1.0, "undated": 0.8}
+    at = {"early": -DAY, "in": 12 * DAY, "told-later": 55 * DAY, "much-later": 70 * DAY}
+    focused = with_time_focus(rel, at, october, focus=1.0)
+    assert focused["in"] == 0.5 and focused["told-later"] == 0.5
+    assert focused["early"] == pytest.approx(0.3)
+    assert focused["much-later"] == pytest.approx(0.5) and focused["undated"] == pytest.approx(0.4)
+    assert with_time_focus(rel, at, october, focus=0.0) == rel
+    # a day is followed by a week, not by one more day
+    one_day = (12 * DAY, 13 * DAY - 1)
+    week = with_time_focus({"a": 1.0, "b": 1.0}, {"a": 19 * DAY, "b": 21 * DAY}, one_day, focus=1.0)
+    assert week == {"a": 1.0, "b": 0.5}
+
+
+@given(scored, st.floats(min_value=0, max_value=5))
+def test_time_focus_keeps_relevance_bounded_and_never_raises_an_item(
+    rel: dict[str, float], focus: float
+) -> None:
+    bounded = {k: min(1.0, max(0.0, v / 30)) for k, v in rel.items()}
+    at = {k: float(i * DAY) for i, k in enumerate(sorted(bounded))}
+    focused = with_time_focus(bounded, at, (0.0, DAY), focus=focus)
+    assert set(focused) == set(bounded)
+    assert all(0.0 <= focused[k] <= bounded[k] for k in bounded)
 
 
 def test_session_context_moves_turns_towards_their_sessions_best() -> None:

@@ -1,10 +1,16 @@
-from datetime import UTC, datetime, timedelta
+import calendar
+from datetime import UTC, date, datetime, timedelta
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kronika.core.timeexpr import parse_loose_datetime, parse_since, parse_until
+from kronika.core.timeexpr import (
+    mentioned_period,
+    parse_loose_datetime,
+    parse_since,
+    parse_until,
+)
 from kronika.errors import InvalidQuery
 
 # a Thursday
@@ -121,3 +127,76 @@ def test_loose_datetime_converts_offsets_to_utc():
 )
 def test_loose_datetime_returns_none_for_non_dates(text):
     assert parse_loose_datetime(text) is None
+
+
+# -- dates a question mentions --------------------------------------------------------
+
+ASKED = datetime(2023, 11, 20, 12, 0, tzinfo=UTC)
+
+
+def _day(y: int, m: int, d: int) -> tuple[date, date]:
+    return date(y, m, d), date(y, m, d)
+
+
+def _month(y: int, m: int) -> tuple[date, date]:
+    return date(y, m, 1), date(y, m, calendar.monthrange(y, m)[1])
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # days, with and without a year, in each language
+        ("What did Gina find for her store on 1 February, 2023?", _day(2023, 2, 1)),
+        ("What painting did Melanie show on October 13, 2023?", _day(2023, 10, 13)),
+        ("What happened on October 13th?", _day(2023, 10, 13)),
+        ("What did we plan on 2023-05-07?", _day(2023, 5, 7)),
+        ("Co robiłem 13 października 2023?", _day(2023, 10, 13)),
+        ("co robilem 13 pazdziernika 2023", _day(2023, 10, 13)),  # typed without accents
+        ("¿Qué pasó el 13 de octubre de 2023?", _day(2023, 10, 13)),
+        ("Що сталося 13 жовтня 2023 року?", _day(2023, 10, 13)),
+        # a day of no year is the latest one not after the question
+        ("What did I say on 3 December?", _day(2022, 12, 3)),
+        # months
+        ("What setback did Melanie face in October 2023?", _month(2023, 10)),
+        ("What did I cook in May 2022?", _month(2022, 5)),
+        ("Co jadłem w październiku 2023?", _month(2023, 10)),
+        ("¿Qué hice en octubre de 2023?", _month(2023, 10)),
+        ("Що я робив у жовтні?", _month(2023, 10)),
+        ("Gdzie byłem w maju?", _month(2023, 5)),
+        ("How many doctor's appointments did I go to in March?", _month(2023, 3)),
+        ("What did I buy in December?", _month(2022, 12)),  # no December yet this year
+        ("Which museums did I visit in the month of February?", _month(2023, 2)),
+        ("¿Qué compré a finales de mayo?", _month(2023, 5)),
+        # years
+        (
+            "How many times has Melanie gone to the beach in 2023?",
+            (date(2023, 1, 1), date(2023, 12, 31)),
+        ),
+        ("Ile razy byłem w górach w 2022 roku?", (date(2022, 1, 1), date(2022, 12, 31))),
+        # several mentions: the span from the first start to the last end
+        ("Between March 2023 and May 2023?", (date(2023, 3, 1), date(2023, 5, 31))),
+    ],
+)
+def test_the_period_a_question_names(question: str, expected: tuple[date, date]) -> None:
+    period = mentioned_period(question, ASKED)
+    assert period is not None
+    start, end = period
+    assert (start.date(), end.date()) == expected
+    assert start == datetime.combine(expected[0], datetime.min.time(), UTC)
+    assert end == datetime.combine(expected[1], datetime.max.time(), UTC)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What may Caroline do next?",  # "may" the verb
+        "Will they march on Sunday?",
+        "I have 2023 photos to sort",  # a number, not a year
+        "Where did I go last week?",  # relative: left alone
+        "What happened on 31 February 2023?",  # no such day
+        "Was hat er im Mai gemacht?",  # German is not read
+        "",
+    ],
+)
+def test_questions_naming_no_period(question: str) -> None:
+    assert mentioned_period(question, ASKED) is None

@@ -100,3 +100,44 @@ def test_a_query_naming_one_speaker_prefers_their_own_turns(
         assert ranked(mem) == ["D1:2", "D1:1", "D1:4"]  # Melanie's D1:1 repeats the words
     with _memory(settings, clock, speaker_focus=0.5, neighbour_weight=0.0) as mem:
         assert ranked(mem) == ["D1:2", "D1:4", "D1:1"]  # Caroline's own turns first
+
+
+PAINTINGS = [
+    SessionRecord(
+        session_id=f"paint-{n}",
+        started_at=when,
+        turns=(TurnRecord(turn_id=f"P{n}:1", speaker="Caroline", content=text),),
+    )
+    for n, when, text in [
+        (1, datetime(2023, 8, 3, 18, 0, tzinfo=UTC), "I painted a sunset over the lake."),
+        (
+            2,
+            datetime(2023, 10, 13, 18, 0, tzinfo=UTC),
+            "I painted my dog, it came out great.",
+        ),
+        (3, datetime(2023, 12, 20, 18, 0, tzinfo=UTC), "Finally painted the kitchen walls."),
+    ]
+]
+
+
+def test_a_query_naming_a_month_prefers_what_was_said_then(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    def first(mem: Memory, question: str) -> str:
+        later = datetime(2024, 1, 10, tzinfo=UTC)
+        hits = mem.recall(question, agent="art", k=3, now=later, record_access=False).hits
+        return hits[0].item.provenance.turn_ids[0]
+
+    with _memory(settings, clock, time_focus=0.0) as mem:
+        mem.import_sessions("art", [*PAINTINGS, BIRTHDAY, OTHER])
+        # on words alone the October turn is not first
+        assert first(mem, "What did Caroline paint in October 2023?") != "P2:1"
+    with _memory(settings, clock, time_focus=2.0) as mem:
+        mem.import_sessions("art", [*PAINTINGS, BIRTHDAY, OTHER])
+        assert first(mem, "What did Caroline paint in October 2023?") == "P2:1"
+        assert first(mem, "Co Caroline painted w październiku 2023?") == "P2:1"
+        assert first(mem, "What did Caroline paint on 13 October?") == "P2:1"
+        # the kitchen was mentioned on 20 December: a question about November still
+        # prefers it (told soon after) to the sunset of August
+        assert first(mem, "What did Caroline paint in November 2023?") == "P3:1"
+        assert first(mem, "What did Caroline paint in August 2023?") == "P1:1"

@@ -29,6 +29,7 @@ one retriever only, its min-max normalised score is the relevance.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from kronika.core.text import folded_words
@@ -245,6 +246,39 @@ def with_speaker_focus(
     scale = 1.0 / (1.0 + focus)
     return {
         item_id: value if speaker_of.get(item_id) == name else value * scale
+        for item_id, value in relevance.items()
+    }
+
+
+TOLD_AFTER = 7 * 86400.0
+"""Seconds after a period named by a query that still count as in it (at least)."""
+
+
+def with_time_focus(
+    relevance: Mapping[str, float],
+    created_at: Mapping[str, float],
+    period: tuple[float, float],
+    *,
+    focus: float,
+) -> dict[str, float]:
+    """Prefer what was said in the period a query names ("in October 2023").
+
+    ``created_at`` and ``period`` (start, end inclusive) are Unix seconds. "What did
+    Gina find for her store on 1 February, 2023?" is answered by what was said that
+    day far more often than by a later mention of the store, yet neither retriever
+    reads dates. People also tell of things after they happen ("last week I…"), so
+    the period is followed by as long again (at least :data:`TOLD_AFTER`): what was
+    said from its start to then counts as said in it. Other items are divided by
+    ``1 + focus``, so relevance stays in [0, 1] and nothing is filtered out. An item
+    of unknown time counts as outside.
+    """
+    if focus <= 0:
+        return dict(relevance)
+    start, end = period
+    end += max(TOLD_AFTER, end - start)
+    scale = 1.0 / (1.0 + focus)
+    return {
+        item_id: value if start <= created_at.get(item_id, -math.inf) <= end else value * scale
         for item_id, value in relevance.items()
     }
 

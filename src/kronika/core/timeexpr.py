@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
+from kronika.core.text import fold
 from kronika.errors import InvalidQuery
 
 ACCEPTED_FORMS = (
@@ -201,3 +202,112 @@ def parse_loose_datetime(text: str) -> datetime | None:
         return _utc(datetime.fromisoformat(raw.replace("Z", "+00:00")))
     except ValueError:
         return None
+
+
+# -- dates a question mentions ("in October 2023", "13 października 2023") ---------------
+
+# Month names as they appear in running text: English, Polish (nominative, genitive,
+# locative), Spanish and Ukrainian (nominative, genitive, locative). They are matched
+# accent-folded (core.text.fold) and casefolded, as the question is.
+_MONTH_WORDS: tuple[str, ...] = (
+    "january jan styczeń stycznia styczniu enero січень січня січні",
+    "february feb luty lutego lutym febrero лютий лютого лютому",
+    "march mar marzec marca marcu marzo березень березня березні",
+    "april apr kwiecień kwietnia kwietniu abril квітень квітня квітні",
+    "may maj maja maju mayo травень травня травні",
+    "june jun czerwiec czerwca czerwcu junio червень червня червні",
+    "july jul lipiec lipca lipcu julio липень липня липні",
+    "august aug sierpień sierpnia sierpniu agosto серпень серпня серпні",
+    "september sep sept wrzesień września wrześniu septiembre setiembre вересень вересня вересні",
+    "october oct październik października październiku octubre жовтень жовтня жовтні",
+    "november nov listopad listopada listopadzie noviembre листопад листопада листопаді",
+    "december dec grudzień grudnia grudniu diciembre грудень грудня грудні",
+)
+_MONTH_OF = {
+    fold(word).casefold(): number
+    for number, words in enumerate(_MONTH_WORDS, 1)
+    for word in words.split()
+}
+# A month named alone ("in May") only counts after a preposition: "may" and "march"
+# are English verbs too, and a bare month of no year is the weakest hint.
+_MONTH_PREPOSITIONS = ("in", "during", "of", "w", "we", "en", "de", "у", "в")
+_YEAR_PREPOSITIONS = (*_MONTH_PREPOSITIONS, "del")
+_MONTH_RE = "|".join(sorted(map(re.escape, _MONTH_OF), key=len, reverse=True))
+_DAY_RE = r"(?P<{}>[0-3]?\d)(?:st|nd|rd|th|\.)?"
+_YEAR_RE = r"(?P<{}>(?:19|20)\d\d)"
+_MENTIONS = re.compile(
+    "|".join(
+        (
+            # 2023-10-13
+            r"\b(?P<iy>(?:19|20)\d\d)-(?P<im>[01]?\d)-(?P<id>[0-3]?\d)\b",
+            # 13 October 2023, 13 października 2023, 13 de octubre de 2023, 13 жовтня 2023
+            r"\b" + _DAY_RE.format("dd") + r"\s+(?:de\s+)?(?P<dm>" + _MONTH_RE + r")\b"
+            r"(?:,?\s+(?:de\s+|del\s+)?" + _YEAR_RE.format("dy") + r"\b)?",
+            # October 13, 2023 / October 13th
+            r"\b(?P<md>" + _MONTH_RE + r")\s+" + _DAY_RE.format("mdd") + r"(?!\d)"
+            r"(?:,?\s+" + _YEAR_RE.format("mdy") + r"\b)?",
+            # October 2023, octubre de 2023, жовтнi 2023
+            r"\b(?P<my>" + _MONTH_RE + r"),?\s+(?:de\s+|del\s+)?" + _YEAR_RE.format("myy") + r"\b",
+            # in October, the month of October, w październiku, en octubre, у жовтні
+            r"\b(?:" + "|".join(_MONTH_PREPOSITIONS) + r")\s+(?P<mo>" + _MONTH_RE + r")\b"
+            r"(?!,?\s+(?:de\s+|del\s+)?(?:19|20)\d\d)",
+            # in 2023, w 2023 roku, en 2023, у 2023 році
+            r"\b(?:" + "|".join(_YEAR_PREPOSITIONS) + r")\s+" + _YEAR_RE.format("yy") + r"\b",
+        )
+    )
+)
+
+
+def _latest(month: int, day: int | None, now: datetime) -> tuple[int, int]:
+    """The year of the latest ``month`` (and ``day``) not after ``now``, and the month."""
+    year = now.year
+    if (month, day or 1) > (now.month, now.day):
+        year -= 1
+    return year, month
+
+
+def _mention_period(m: re.Match[str], now: datetime) -> tuple[datetime, datetime] | None:
+    g = m.groupdict()
+    try:
+        if g["iy"]:
+            day = datetime(int(g["iy"]), int(g["im"]), int(g["id"]), tzinfo=UTC)
+            return day, day + timedelta(days=1) - _TICK
+        for month_key, day_key, year_key in (("dm", "dd", "dy"), ("md", "mdd", "mdy")):
+            if g[month_key]:
+                month, number = _MONTH_OF[g[month_key]], int(g[day_key])
+                if g[year_key]:
+                    year = int(g[year_key])
+                else:
+                    year, month = _latest(month, number, now)
+                day = datetime(year, month, number, tzinfo=UTC)
+                return day, day + timedelta(days=1) - _TICK
+        if g["my"] or g["mo"]:
+            month = _MONTH_OF[g["my"] or g["mo"]]
+            year = int(g["myy"]) if g["my"] else _latest(month, None, now)[0]
+            start = datetime(year, month, 1, tzinfo=UTC)
+            return start, _add_months(start, 1) - _TICK
+        if g["yy"]:
+            year = int(g["yy"])
+            return datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC) - _TICK
+    except ValueError:  # 31 February, month 13
+        return None
+    return None
+
+
+def mentioned_period(text: str, now: datetime) -> tuple[datetime, datetime] | None:
+    """The calendar period a question names, ``(start, end_inclusive)`` in UTC, or ``None``.
+
+    Reads absolute dates in English, Polish, Spanish and Ukrainian: a day
+    ("13 October 2023", "October 13th, 2023", "2023-10-13", "13 października 2023",
+    "13 de octubre de 2023", "13 жовтня 2023"), a month ("October 2023", "in May",
+    "w październiku", "en octubre", "у жовтні") or a year ("in 2023", "w 2023 roku").
+    A day or month without a year is the latest one not after ``now``. Several
+    mentions give the span from the earliest start to the latest end. Relative
+    phrases ("last week", "two weeks ago") are left alone: what they point at depends
+    on when the thing was said, not on when the question is asked.
+    """
+    folded = fold(text).casefold()
+    periods = [p for m in _MENTIONS.finditer(folded) if (p := _mention_period(m, _utc(now)))]
+    if not periods:
+        return None
+    return min(p[0] for p in periods), max(p[1] for p in periods)

@@ -6,7 +6,8 @@
    (:mod:`kronika.core.fusion`); a conversation turn's relevance is then read
    together with the turns around it, which also brings in replies that name
    nothing of the question they answer. A query naming one speaker ("what did
-   Caroline say…") prefers that speaker's own turns, and turns move a little
+   Caroline say…") prefers that speaker's own turns, a query naming a date, month
+   or year ("in October 2023") prefers what was said then, and turns move a little
    towards the best turn of their session.
 3. The R3 score adds importance and access-aware recency:
    ``score = α·relevance + β·importance + γ·exp(−decay·Δt)``.
@@ -30,9 +31,11 @@ from kronika.core.fusion import (
     with_neighbours,
     with_session_context,
     with_speaker_focus,
+    with_time_focus,
 )
 from kronika.core.model import RecallFilter, RecallHit, RecallResult, ScoreParts
 from kronika.core.scoring import ScoreWeights, recencies
+from kronika.core.timeexpr import mentioned_period
 from kronika.errors import InvalidQuery
 from kronika.ports import Clock, Embedder, ItemIndex, ScoreFeatures, TokenCounter, Vector
 
@@ -53,6 +56,7 @@ class RecallSettings:
     neighbour_weight: float = 0.5
     neighbour_window: int = 2
     speaker_focus: float = 0.2
+    time_focus: float = 2.0
     session_weight: float = 0.2
     weights: ScoreWeights = ScoreWeights()
 
@@ -123,6 +127,15 @@ class Recaller:
             relevance = with_speaker_focus(
                 relevance, speaker_of, named, focus=self._settings.speaker_focus
             )
+        if self._settings.time_focus > 0 and query.strip():
+            period = mentioned_period(query, moment)
+            if period is not None:
+                relevance = with_time_focus(
+                    relevance,
+                    dict(zip(features.ids, features.created_at.tolist(), strict=True)),
+                    (period[0].timestamp(), period[1].timestamp()),
+                    focus=self._settings.time_focus,
+                )
         if self._settings.session_weight > 0:
             session_of = dict(zip(features.ids, features.session_id, strict=True))
             relevance = with_session_context(
