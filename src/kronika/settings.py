@@ -440,12 +440,14 @@ def settings_markdown() -> str:
         "comes from `--home`, `$KRONIKA_HOME` or the default `./.kronika`.",
         "",
     ]
-    group = None
-    for spec in SETTINGS_TABLE:
-        if spec.group != group:
-            group = spec.group
-            lines += ["", f"## {group}", "", "| name | default | meaning |", "| --- | --- | --- |"]
-        lines.append(f"| `{spec.name}` | `{spec.default}` | {spec.help} |")
+    # one section per group, in the order groups first appear in the table
+    for group in dict.fromkeys(spec.group for spec in SETTINGS_TABLE):
+        lines += ["", f"## {group}", "", "| name | default | meaning |", "| --- | --- | --- |"]
+        lines += [
+            f"| `{spec.name}` | `{spec.default}` | {spec.help} |"
+            for spec in SETTINGS_TABLE
+            if spec.group == group
+        ]
     lines += [
         "",
         "## Per-agent write policy",
