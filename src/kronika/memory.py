@@ -149,6 +149,7 @@ class Memory:
                 neighbour_window=settings.neighbour_window,
                 speaker_focus=settings.speaker_focus,
                 time_focus=settings.time_focus,
+                when_focus=settings.when_focus,
                 session_weight=settings.session_weight,
                 weights=weights,
             ),

@@ -113,6 +113,14 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "recall",
     ),
     SettingSpec(
+        "when_focus",
+        1.0,
+        "When a question asks when (when, kiedy, cuándo, коли…), items that say when "
+        "(yesterday, last week, in May, 2022…) count fully and others 1/(1 + this) "
+        "(0 turns it off).",
+        "recall",
+    ),
+    SettingSpec(
         "session_weight",
         0.2,
         "How far a turn's relevance moves towards the best turn of its session (0 turns it off).",
@@ -272,6 +280,7 @@ class Settings:
     neighbour_window: int = 2
     speaker_focus: float = 0.2
     time_focus: float = 2.0
+    when_focus: float = 1.0
     session_weight: float = 0.2
     alpha: float = 0.5
     beta: float = 0.3

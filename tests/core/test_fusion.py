@@ -13,6 +13,7 @@ from kronika.core.fusion import (
     normalise_lexical,
     normalise_vector,
     with_neighbours,
+    with_preference,
     with_session_context,
     with_speaker_focus,
     with_time_focus,
@@ -165,6 +166,14 @@ def test_speaker_focus_prefers_the_one_named_speaker_and_stays_bounded() -> None
     assert with_speaker_focus(rel, by, {"Caroline", "Melanie"}, focus=0.2) == rel
     assert with_speaker_focus(rel, by, set(), focus=0.2) == rel
     assert with_speaker_focus(rel, by, {"Caroline"}, focus=0.0) == rel
+
+
+def test_preference_keeps_the_preferred_and_divides_the_rest() -> None:
+    rel = {"said-when": 0.6, "named-it": 1.0, "other": 0.2}
+    preferred = with_preference(rel, ["said-when", "not-a-candidate"], focus=1.0)
+    assert preferred == {"said-when": 0.6, "named-it": 0.5, "other": 0.1}
+    assert max(preferred, key=preferred.__getitem__) == "said-when"
+    assert with_preference(rel, [], focus=0.0) == rel
 
 
 DAY = 86400.0

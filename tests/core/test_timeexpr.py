@@ -6,7 +6,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kronika.core.timeexpr import (
+    asks_when,
     mentioned_period,
+    mentions_time,
     parse_loose_datetime,
     parse_since,
     parse_until,
@@ -200,3 +202,74 @@ def test_the_period_a_question_names(question: str, expected: tuple[date, date])
 )
 def test_questions_naming_no_period(question: str) -> None:
     assert mentioned_period(question, ASKED) is None
+
+
+# -- questions that ask when, and text that says when ----------------------------------
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "When did Caroline go to the LGBTQ support group?",
+        "  when is the wedding",
+        "What date is the dentist appointment?",
+        "What time do I usually go to the gym?",
+        "Kiedy byłem u dentysty?",
+        "kiedy bylem u dentysty",
+        "O której zaczyna się spotkanie?",
+        "¿Cuándo fuiste a Valencia?",
+        "¿Qué día es la boda?",
+        "Коли я був у лікаря?",
+        "Якого дня весілля?",
+    ],
+)
+def test_questions_asking_when(question: str) -> None:
+    assert asks_when(question)
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where did I go last week?",
+        "Whenever you like, tell me about Kraków",
+        "What did Caroline paint in October?",
+        "Who came to the party?",
+        "",
+    ],
+)
+def test_questions_not_asking_when(question: str) -> None:
+    assert not asks_when(question)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I went to the support group yesterday",
+        "We moved here in 2022.",
+        "See you on Friday!",
+        "Two weeks ago I finally finished it",
+        "It was in October, I think",
+        "Byłem tam wczoraj",
+        "bylem tam w zeszlym tygodniu",
+        "Fui hace una semana",
+        "Я був там минулого тижня",
+        "Зустрінемось у п’ятницю",
+        "Зустрінемось у п'ятницю",
+    ],
+)
+def test_text_that_says_when(text: str) -> None:
+    assert mentions_time(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The support group was amazing",
+        "I may go, or I may not",  # "may" the verb, not the month
+        "Lastly, thank you",
+        "It is 2000m up the hill",
+        "",
+    ],
+)
+def test_text_that_does_not_say_when(text: str) -> None:
+    assert not mentions_time(text)

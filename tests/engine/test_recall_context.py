@@ -141,3 +141,37 @@ def test_a_query_naming_a_month_prefers_what_was_said_then(
         # prefers it (told soon after) to the sunset of August
         assert first(mem, "What did Caroline paint in November 2023?") == "P3:1"
         assert first(mem, "What did Caroline paint in August 2023?") == "P1:1"
+
+
+SUPPORT = SessionRecord(
+    session_id="support-1",
+    started_at=datetime(2023, 5, 8, 13, 0, tzinfo=UTC),
+    turns=tuple(
+        TurnRecord(turn_id=t, speaker=s, content=c)
+        for t, s, c in [
+            ("S1:1", "Caroline", "The LGBTQ support group is such a warm place."),
+            ("S1:2", "Melanie", "How did it go?"),
+            ("S1:3", "Caroline", "I went to the support group yesterday and it was powerful."),
+            ("S1:4", "Melanie", "So proud of you!"),
+        ]
+    ),
+)
+
+
+def test_a_question_asking_when_prefers_what_says_when(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    def first(mem: Memory, question: str) -> str:
+        hits = mem.recall(question, agent="conv", k=2, now=NOW, record_access=False).hits
+        return hits[0].item.provenance.turn_ids[0]
+
+    question = "When did Caroline go to the LGBTQ support group?"
+    with _memory(settings, clock, when_focus=0.0, neighbour_weight=0.0) as mem:
+        mem.import_sessions("conv", [SUPPORT])
+        assert first(mem, question) == "S1:1"  # more of the question's words
+    with _memory(settings, clock, neighbour_weight=0.0) as mem:  # when_focus 1.0
+        mem.import_sessions("conv", [SUPPORT])
+        assert first(mem, question) == "S1:3"  # says when: "yesterday"
+        assert first(mem, "Kiedy Caroline poszła na LGBTQ support group?") == "S1:3"
+        # a question not asking when is left alone
+        assert first(mem, "What did Caroline think of the LGBTQ support group?") == "S1:1"

@@ -250,6 +250,26 @@ def with_speaker_focus(
     }
 
 
+def with_preference(
+    relevance: Mapping[str, float], preferred: Iterable[str], *, focus: float
+) -> dict[str, float]:
+    """Items in ``preferred`` keep their relevance; the rest are divided by ``1 + focus``.
+
+    The shape of every "this question wants that kind of memory" adjustment: relevance
+    stays in [0, 1], nothing is dropped, and a strong match of the other kind can still
+    win. Used for questions asking when (:func:`kronika.core.timeexpr.asks_when`):
+    "When did Caroline go to the support group?" is answered by the turn that says
+    "yesterday" or "last Friday" far more often than by one that only names the group.
+    """
+    if focus <= 0:
+        return dict(relevance)
+    keep = set(preferred)
+    scale = 1.0 / (1.0 + focus)
+    return {
+        item_id: value if item_id in keep else value * scale for item_id, value in relevance.items()
+    }
+
+
 TOLD_AFTER = 7 * 86400.0
 """Seconds after a period named by a query that still count as in it (at least)."""
 

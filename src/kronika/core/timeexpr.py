@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-from kronika.core.text import fold
+from kronika.core.text import fold, folded_words
 from kronika.errors import InvalidQuery
 
 ACCEPTED_FORMS = (
@@ -311,3 +311,91 @@ def mentioned_period(text: str, now: datetime) -> tuple[datetime, datetime] | No
     if not periods:
         return None
     return min(p[0] for p in periods), max(p[1] for p in periods)
+
+
+# -- questions that ask when, and text that says when ----------------------------------
+
+# How a question asking for a time starts (folded, casefolded words): "When did…",
+# "What date…", "Kiedy…", "O której…", "¿Cuándo…", "¿Qué día…", "Коли…", "Якого дня…".
+_WHEN_STARTS: tuple[tuple[str, ...], ...] = tuple(
+    tuple(fold(word).casefold() for word in start.split())
+    for start in (
+        "when",
+        "what date",
+        "what day",
+        "what time",
+        "which day",
+        "on what date",
+        "on which day",
+        "kiedy",
+        "o której",
+        "którego dnia",
+        "jakiego dnia",
+        "cuándo",
+        "qué día",
+        "en qué fecha",
+        "a qué hora",
+        "коли",
+        "якого дня",
+        "о котрій",
+    )
+)
+# Words that place what is said in time, by language; month names are added below.
+_TIME_WORDS_TEXT = """
+yesterday today tonight tomorrow ago last next recently soon since earlier weekend
+weekends week weeks month months year years morning evening night monday tuesday
+wednesday thursday friday saturday sunday
+wczoraj dzisiaj dziś jutro temu zeszły zeszłym zeszłej zeszłego ostatnio ostatni
+ostatnim ostatniej przyszły przyszłym przyszłej przyszłego niedawno wkrótce tydzień
+tygodnia tygodniu tygodnie weekend weekendzie miesiąc miesiąca miesiącu rok roku
+lat rano wieczorem wieczór nocy poniedziałek wtorek środa środę czwartek piątek
+sobota sobotę niedziela niedzielę
+ayer hoy mañana anoche hace pasado pasada próximo próxima recién recientemente
+pronto desde semana semanas mes meses año años noche tarde lunes martes miércoles
+jueves viernes sábado domingo
+вчора сьогодні завтра тому минулого минулої минулий минулому минулої наступного
+наступної наступний нещодавно скоро тиждень тижня тижні вихідні вихідних місяць
+місяця місяці рік року році років вранці ввечері вечора ночі понеділок понеділка
+вівторок вівторка середа середу четвер четверга п'ятниця п'ятницю субота суботу неділя неділю
+"""
+# Month names, less the ones that are also common words or names ("may", "jan").
+# Matched as whole words of casefolded text, in both spellings (with accents and
+# without): recall reads up to fifty candidates per question that asks when.
+_TIME_FORMS = sorted(
+    {form for word in _TIME_WORDS_TEXT.split() for form in (word, fold(word))}
+    | {name for name in _MONTH_OF if len(name) > 3}
+    | {name for words in _MONTH_WORDS for name in words.split() if len(name) > 3},
+    key=len,
+    reverse=True,
+)
+_TIME_FORM_SET = frozenset(_TIME_FORMS)
+# words as the forms are written: letters and digits, with an inner apostrophe
+# (Ukrainian "п'ятниця"); years 1900-2099 count too
+_TEXT_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
+_APOSTROPHES = str.maketrans({"ʼ": "'", "’": "'"})
+_YEAR_WORD = re.compile(r"(?:19|20)\d\d")
+
+
+def asks_when(question: str) -> bool:
+    """Whether ``question`` asks for a time: it starts with "when", "what date",
+    "kiedy", "cuándo", "коли" and the like (English, Polish, Spanish, Ukrainian)."""
+    words = tuple(_first_words(question, 3))
+    return any(words[: len(start)] == start for start in _WHEN_STARTS)
+
+
+def _first_words(text: str, count: int) -> list[str]:
+    out: list[str] = []
+    for word in folded_words(text):
+        out.append(word)
+        if len(out) == count:
+            break
+    return out
+
+
+def mentions_time(text: str) -> bool:
+    """Whether ``text`` places something in time: "yesterday", "last week", "two
+    weeks ago", "in October", "2022", "wczoraj", "hace un mes", "минулого тижня"…"""
+    words = set(_TEXT_WORD.findall(text.casefold().translate(_APOSTROPHES)))
+    return not words.isdisjoint(_TIME_FORM_SET) or any(
+        _YEAR_WORD.fullmatch(word) for word in words if word[:1] in "12"
+    )

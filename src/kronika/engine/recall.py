@@ -7,8 +7,9 @@
    together with the turns around it, which also brings in replies that name
    nothing of the question they answer. A query naming one speaker ("what did
    Caroline say…") prefers that speaker's own turns, a query naming a date, month
-   or year ("in October 2023") prefers what was said then, and turns move a little
-   towards the best turn of their session.
+   or year ("in October 2023") prefers what was said then, a question asking when
+   prefers what says when ("last week"), and turns move a little towards the best
+   turn of their session.
 3. The R3 score adds importance and access-aware recency:
    ``score = α·relevance + β·importance + γ·exp(−decay·Δt)``.
 4. The best ``k`` are packed into the token budget, and their access is recorded.
@@ -29,13 +30,14 @@ from kronika.core.fusion import (
     fuse,
     named_speakers,
     with_neighbours,
+    with_preference,
     with_session_context,
     with_speaker_focus,
     with_time_focus,
 )
 from kronika.core.model import RecallFilter, RecallHit, RecallResult, ScoreParts
 from kronika.core.scoring import ScoreWeights, recencies
-from kronika.core.timeexpr import mentioned_period
+from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
 from kronika.errors import InvalidQuery
 from kronika.ports import Clock, Embedder, ItemIndex, ScoreFeatures, TokenCounter, Vector
 
@@ -57,6 +59,7 @@ class RecallSettings:
     neighbour_window: int = 2
     speaker_focus: float = 0.2
     time_focus: float = 2.0
+    when_focus: float = 1.0
     session_weight: float = 0.2
     weights: ScoreWeights = ScoreWeights()
 
@@ -136,6 +139,12 @@ class Recaller:
                     (period[0].timestamp(), period[1].timestamp()),
                     focus=self._settings.time_focus,
                 )
+        if self._settings.when_focus > 0 and asks_when(query):
+            # The question asks for a time: prefer what says one ("last week", "in May").
+            # Only the best NEIGHBOUR_SEEDS are read; the rest count as saying none.
+            seeds = sorted(relevance, key=lambda i: (-relevance[i], i))[:NEIGHBOUR_SEEDS]
+            told = [item.id for item in self._index.get_items(seeds) if mentions_time(item.content)]
+            relevance = with_preference(relevance, told, focus=self._settings.when_focus)
         if self._settings.session_weight > 0:
             session_of = dict(zip(features.ids, features.session_id, strict=True))
             relevance = with_session_context(
