@@ -273,3 +273,21 @@ def test_text_that_says_when(text: str) -> None:
 )
 def test_text_that_does_not_say_when(text: str) -> None:
     assert not mentions_time(text)
+
+
+@given(st.text(max_size=300))
+def test_reading_dates_from_any_text_never_fails(text: str) -> None:
+    period = mentioned_period(text, ASKED)
+    assert period is None or period[0] <= period[1]
+    assert isinstance(asks_when(text), bool) and isinstance(mentions_time(text), bool)
+
+
+def test_reading_dates_from_a_long_hostile_string() -> None:
+    # hundreds of thousands of near-misses: the patterns stay linear (a backtracking
+    # one would not come back), and the one real date is still found
+    hostile = "in 13 " * 20_000 + "13 October 2023" + " 2023-" * 20_000 + "\u0000" * 1000
+    assert mentioned_period(hostile, ASKED) == (
+        datetime(2023, 10, 13, tzinfo=UTC),
+        datetime(2023, 10, 13, 23, 59, 59, 999999, tzinfo=UTC),
+    )
+    assert mentions_time(hostile)
