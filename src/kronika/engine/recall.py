@@ -133,6 +133,11 @@ class Recaller:
         if self._settings.time_focus > 0 and query.strip():
             period = mentioned_period(query, moment)
             if period is not None:
+                log.debug(
+                    "query names %s .. %s: preferring what was said then",
+                    period[0].date(),
+                    period[1].date(),
+                )
                 relevance = with_time_focus(
                     relevance,
                     dict(zip(features.ids, features.created_at.tolist(), strict=True)),
@@ -144,6 +149,9 @@ class Recaller:
             # Only the best NEIGHBOUR_SEEDS are read; the rest count as saying none.
             seeds = sorted(relevance, key=lambda i: (-relevance[i], i))[:NEIGHBOUR_SEEDS]
             told = [item.id for item in self._index.get_items(seeds) if mentions_time(item.content)]
+            log.debug(
+                "query asks when: %d of the best %d candidates say when", len(told), len(seeds)
+            )
             relevance = with_preference(relevance, told, focus=self._settings.when_focus)
         if self._settings.session_weight > 0:
             session_of = dict(zip(features.ids, features.session_id, strict=True))
