@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, datetime, timedelta
+from itertools import islice
 
 from kronika.core.text import fold, folded_words
 from kronika.errors import InvalidQuery
@@ -233,6 +234,10 @@ _MONTH_OF = {
 _MONTH_PREPOSITIONS = ("in", "during", "of", "w", "we", "en", "de", "у", "в")
 _YEAR_PREPOSITIONS = (*_MONTH_PREPOSITIONS, "del")
 _MONTH_RE = "|".join(sorted(map(re.escape, _MONTH_OF), key=len, reverse=True))
+# alone after a preposition, abbreviations do not count ("the car of Jan")
+_MONTH_NAME_RE = "|".join(
+    sorted((re.escape(name) for name in _MONTH_OF if len(name) > 3), key=len, reverse=True)
+)
 _DAY_RE = r"(?P<{}>[0-3]?\d)(?:st|nd|rd|th|\.)?"
 _YEAR_RE = r"(?P<{}>(?:19|20)\d\d)"
 _MENTIONS = re.compile(
@@ -246,10 +251,10 @@ _MENTIONS = re.compile(
             # October 13, 2023 / October 13th
             r"\b(?P<md>" + _MONTH_RE + r")\s+" + _DAY_RE.format("mdd") + r"(?!\d)"
             r"(?:,?\s+" + _YEAR_RE.format("mdy") + r"\b)?",
-            # October 2023, octubre de 2023, жовтнi 2023
+            # October 2023, octubre de 2023, жовтні 2023
             r"\b(?P<my>" + _MONTH_RE + r"),?\s+(?:de\s+|del\s+)?" + _YEAR_RE.format("myy") + r"\b",
             # in October, the month of October, w październiku, en octubre, у жовтні
-            r"\b(?:" + "|".join(_MONTH_PREPOSITIONS) + r")\s+(?P<mo>" + _MONTH_RE + r")\b"
+            r"\b(?:" + "|".join(_MONTH_PREPOSITIONS) + r")\s+(?P<mo>" + _MONTH_NAME_RE + r")\b"
             r"(?!,?\s+(?:de\s+|del\s+)?(?:19|20)\d\d)",
             # in 2023, w 2023 roku, en 2023, у 2023 році
             r"\b(?:" + "|".join(_YEAR_PREPOSITIONS) + r")\s+" + _YEAR_RE.format("yy") + r"\b",
@@ -361,14 +366,11 @@ jueves viernes sábado domingo
 # Month names, less the ones that are also common words or names ("may", "jan").
 # Matched as whole words of casefolded text, in both spellings (with accents and
 # without): recall reads up to fifty candidates per question that asks when.
-_TIME_FORMS = sorted(
+_TIME_FORMS = frozenset(
     {form for word in _TIME_WORDS_TEXT.split() for form in (word, fold(word))}
     | {name for name in _MONTH_OF if len(name) > 3}
-    | {name for words in _MONTH_WORDS for name in words.split() if len(name) > 3},
-    key=len,
-    reverse=True,
+    | {name for words in _MONTH_WORDS for name in words.split() if len(name) > 3}
 )
-_TIME_FORM_SET = frozenset(_TIME_FORMS)
 # words as the forms are written: letters and digits, with an inner apostrophe
 # (Ukrainian "п'ятниця"); years 1900-2099 count too
 _TEXT_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
@@ -379,23 +381,14 @@ _YEAR_WORD = re.compile(r"(?:19|20)\d\d")
 def asks_when(question: str) -> bool:
     """Whether ``question`` asks for a time: it starts with "when", "what date",
     "kiedy", "cuándo", "коли" and the like (English, Polish, Spanish, Ukrainian)."""
-    words = tuple(_first_words(question, 3))
+    words = tuple(islice(folded_words(question), 3))
     return any(words[: len(start)] == start for start in _WHEN_STARTS)
-
-
-def _first_words(text: str, count: int) -> list[str]:
-    out: list[str] = []
-    for word in folded_words(text):
-        out.append(word)
-        if len(out) == count:
-            break
-    return out
 
 
 def mentions_time(text: str) -> bool:
     """Whether ``text`` places something in time: "yesterday", "last week", "two
     weeks ago", "in October", "2022", "wczoraj", "hace un mes", "минулого тижня"…"""
     words = set(_TEXT_WORD.findall(text.casefold().translate(_APOSTROPHES)))
-    return not words.isdisjoint(_TIME_FORM_SET) or any(
+    return not words.isdisjoint(_TIME_FORMS) or any(
         _YEAR_WORD.fullmatch(word) for word in words if word[:1] in "12"
     )
