@@ -295,6 +295,7 @@ def test_reading_dates_from_a_long_hostile_string() -> None:
 
 def test_a_name_that_abbreviates_a_month_is_not_a_month() -> None:
     assert mentioned_period("Whose car is it, the car of Jan?", ASKED) is None
+    assert mentioned_period("Which spot did Joanna visit in May?", ASKED) is not None
     assert mentioned_period("What did Jan say in Jan 2023?", ASKED) == (
         datetime(2023, 1, 1, tzinfo=UTC),
         datetime(2023, 1, 31, 23, 59, 59, 999999, tzinfo=UTC),

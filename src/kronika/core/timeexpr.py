@@ -234,9 +234,12 @@ _MONTH_OF = {
 _MONTH_PREPOSITIONS = ("in", "during", "of", "w", "we", "en", "de", "у", "в")
 _YEAR_PREPOSITIONS = (*_MONTH_PREPOSITIONS, "del")
 _MONTH_RE = "|".join(sorted(map(re.escape, _MONTH_OF), key=len, reverse=True))
-# alone after a preposition, abbreviations do not count ("the car of Jan")
+# alone after a preposition, English abbreviations do not count ("the car of Jan")
+_ABBREVIATIONS = frozenset(
+    ["jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"]
+)
 _MONTH_NAME_RE = "|".join(
-    sorted((re.escape(name) for name in _MONTH_OF if len(name) > 3), key=len, reverse=True)
+    sorted((re.escape(n) for n in _MONTH_OF if n not in _ABBREVIATIONS), key=len, reverse=True)
 )
 _DAY_RE = r"(?P<{}>[0-3]?\d)(?:st|nd|rd|th|\.)?"
 _YEAR_RE = r"(?P<{}>(?:19|20)\d\d)"
