@@ -379,6 +379,10 @@ _TIME_FORMS = frozenset(
 _TEXT_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)*")
 _APOSTROPHES = str.maketrans({"ʼ": "'", "’": "'"})
 _YEAR_WORD = re.compile(r"(?:19|20)\d\d")
+# "may" is a month only where the verb cannot be: "in May", "since May", "May 3"
+_MAY = re.compile(
+    r"\b(?:in|since|during|of|by|until|last|next|early|late|mid)[\s-]+may\b|\bmay\s+\d"
+)
 
 
 def asks_when(question: str) -> bool:
@@ -391,7 +395,10 @@ def asks_when(question: str) -> bool:
 def mentions_time(text: str) -> bool:
     """Whether ``text`` places something in time: "yesterday", "last week", "two
     weeks ago", "in October", "2022", "wczoraj", "hace un mes", "минулого тижня"…"""
-    words = set(_TEXT_WORD.findall(text.casefold().translate(_APOSTROPHES)))
-    return not words.isdisjoint(_TIME_FORMS) or any(
-        _YEAR_WORD.fullmatch(word) for word in words if word[:1] in "12"
+    folded = text.casefold().translate(_APOSTROPHES)
+    words = set(_TEXT_WORD.findall(folded))
+    return (
+        not words.isdisjoint(_TIME_FORMS)
+        or any(_YEAR_WORD.fullmatch(word) for word in words if word[:1] in "12")
+        or ("may" in words and _MAY.search(folded) is not None)
     )

@@ -145,7 +145,7 @@ class Recaller:
                     focus=self._settings.time_focus,
                 )
         if self._settings.when_focus > 0 and asks_when(query):
-            # The question asks for a time: prefer what says one ("last week", "in May").
+            # The question asks for a time: prefer what says one ("last week", "in October").
             # Only the best NEIGHBOUR_SEEDS are read; the rest count as saying none.
             seeds = sorted(relevance, key=lambda i: (-relevance[i], i))[:NEIGHBOUR_SEEDS]
             told = [item.id for item in self._index.get_items(seeds) if mentions_time(item.content)]
