@@ -240,14 +240,11 @@ def with_speaker_focus(
     divided by ``1 + focus``, so relevance stays in [0, 1] and an item by the named
     speaker keeps its own. With no speaker named, or several, nothing changes.
     """
-    if focus <= 0 or len(named) != 1:
+    if len(named) != 1:
         return dict(relevance)
     (name,) = named
-    scale = 1.0 / (1.0 + focus)
-    return {
-        item_id: value if speaker_of.get(item_id) == name else value * scale
-        for item_id, value in relevance.items()
-    }
+    by_name = [item_id for item_id in relevance if speaker_of.get(item_id) == name]
+    return with_preference(relevance, by_name, focus=focus)
 
 
 def with_preference(
@@ -255,11 +252,11 @@ def with_preference(
 ) -> dict[str, float]:
     """Items in ``preferred`` keep their relevance; the rest are divided by ``1 + focus``.
 
-    The shape of every "this question wants that kind of memory" adjustment: relevance
-    stays in [0, 1], nothing is dropped, and a strong match of the other kind can still
-    win. Used for questions asking when (:func:`kronika.core.timeexpr.asks_when`):
-    "When did Caroline go to the support group?" is answered by the turn that says
-    "yesterday" or "last Friday" far more often than by one that only names the group.
+    The shape of every "this question wants that kind of memory" adjustment (a named
+    speaker, a named period, a question asking when): relevance stays in [0, 1],
+    nothing is dropped, and a strong match of the other kind can still win. "When did
+    Caroline go to the support group?" is answered by the turn that says "yesterday"
+    or "last Friday" far more often than by one that only names the group.
     """
     if focus <= 0:
         return dict(relevance)
@@ -292,15 +289,12 @@ def with_time_focus(
     ``1 + focus``, so relevance stays in [0, 1] and nothing is filtered out. An item
     of unknown time counts as outside.
     """
-    if focus <= 0:
-        return dict(relevance)
     start, end = period
     end += max(TOLD_AFTER, end - start)
-    scale = 1.0 / (1.0 + focus)
-    return {
-        item_id: value if start <= created_at.get(item_id, -math.inf) <= end else value * scale
-        for item_id, value in relevance.items()
-    }
+    said_then = [
+        item_id for item_id in relevance if start <= created_at.get(item_id, -math.inf) <= end
+    ]
+    return with_preference(relevance, said_then, focus=focus)
 
 
 def with_session_context(

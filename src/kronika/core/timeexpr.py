@@ -366,13 +366,16 @@ jueves viernes sábado domingo
 місяця місяці рік року році років вранці ввечері вечора ночі понеділок понеділка
 вівторок вівторка середа середу четвер четверга п'ятниця п'ятницю субота суботу неділя неділю
 """
-# Month names, less the ones that are also common words or names ("may", "jan").
-# Matched as whole words of casefolded text, in both spellings (with accents and
-# without): recall reads up to fifty candidates per question that asks when.
+# With the month names, less the ones that are also common words or names ("may",
+# "jan"). Matched as whole words of casefolded text, in both spellings (with accents
+# and without): recall reads up to fifty candidates per question that asks when.
 _TIME_FORMS = frozenset(
-    {form for word in _TIME_WORDS_TEXT.split() for form in (word, fold(word))}
-    | {name for name in _MONTH_OF if len(name) > 3}
-    | {name for words in _MONTH_WORDS for name in words.split() if len(name) > 3}
+    form
+    for word in (
+        *_TIME_WORDS_TEXT.split(),
+        *(name for names in _MONTH_WORDS for name in names.split() if len(name) > 3),
+    )
+    for form in (word, fold(word))
 )
 # words as the forms are written: letters and digits, with an inner apostrophe
 # (Ukrainian "п'ятниця"); years 1900-2099 count too

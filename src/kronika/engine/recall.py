@@ -35,7 +35,7 @@ from kronika.core.fusion import (
     with_speaker_focus,
     with_time_focus,
 )
-from kronika.core.model import RecallFilter, RecallHit, RecallResult, ScoreParts
+from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult, ScoreParts
 from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
 from kronika.errors import InvalidQuery
@@ -117,12 +117,14 @@ class Recaller:
         if relevance and self._settings.neighbour_weight > 0 and self._settings.neighbour_window:
             # Context changes the order near the top; the best NEIGHBOUR_SEEDS candidates
             # (whatever k is) bring their neighbours, so the cost does not grow with k.
-            seeds = sorted(relevance, key=lambda i: (-relevance[i], i))[:NEIGHBOUR_SEEDS]
+            seeds = _best_ids(relevance, NEIGHBOUR_SEEDS)
             links = self._index.neighbours(seeds, flt, self._settings.neighbour_window)
             relevance = with_neighbours(relevance, links, weight=self._settings.neighbour_weight)
         lexical_rank = {item_id: rank for rank, (item_id, _) in enumerate(lexical or [], 1)}
         similarity = dict(dense or [])
-        # score on a few columns first; build whole items only for the winners
+        # score on a few columns first; build whole items only for the winners (and the
+        # best candidates of a question asking when, which are read before)
+        fetched: dict[str, MemoryItem] = {}
         features = self._index.score_features(list(relevance))
         if self._settings.speaker_focus > 0 and query.strip():
             speaker_of = dict(zip(features.ids, features.speaker, strict=True))
@@ -147,8 +149,9 @@ class Recaller:
         if self._settings.when_focus > 0 and asks_when(query):
             # The question asks for a time: prefer what says one ("last week", "in October").
             # Only the best NEIGHBOUR_SEEDS are read; the rest count as saying none.
-            seeds = sorted(relevance, key=lambda i: (-relevance[i], i))[:NEIGHBOUR_SEEDS]
-            told = [item.id for item in self._index.get_items(seeds) if mentions_time(item.content)]
+            seeds = _best_ids(relevance, NEIGHBOUR_SEEDS)
+            fetched = {item.id: item for item in self._index.get_items(seeds)}
+            told = [item_id for item_id, item in fetched.items() if mentions_time(item.content)]
             log.debug(
                 "query asks when: %d of the best %d candidates say when", len(told), len(seeds)
             )
@@ -159,7 +162,8 @@ class Recaller:
                 relevance, session_of, weight=self._settings.session_weight
             )
         winners = _best(features, relevance, moment, self._settings.weights, k)
-        items = {item.id: item for item in self._index.get_items([w.item_id for w in winners])}
+        missing = [w.item_id for w in winners if w.item_id not in fetched]
+        items = fetched | {item.id: item for item in self._index.get_items(missing)}
         scored = [
             RecallHit(
                 item=items[w.item_id],
@@ -196,6 +200,11 @@ class Recaller:
             candidates=len(relevance),
             dropped_for_budget=dropped,
         )
+
+
+def _best_ids(relevance: Mapping[str, float], count: int) -> list[str]:
+    """The ``count`` most relevant ids, best first (ties by id)."""
+    return sorted(relevance, key=lambda i: (-relevance[i], i))[:count]
 
 
 @dataclass(frozen=True, slots=True)
