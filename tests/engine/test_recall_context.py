@@ -9,27 +9,33 @@ from kronika.core.model import RecallFilter
 from kronika.settings import Settings
 from kronika.testing import FrozenClock
 
-BIRTHDAY = SessionRecord(
-    session_id="conv-s1",
-    started_at=datetime(2023, 8, 14, 19, 0, tzinfo=UTC),
-    turns=tuple(
-        TurnRecord(turn_id=t, speaker=s, content=c)
-        for t, s, c in [
-            ("D1:1", "Melanie", "We celebrated my daughter's birthday with a concert last night."),
-            ("D1:2", "Caroline", "Wow! Which band played the birthday concert?"),
-            ("D1:3", "Melanie", "It was Matt Patterson, he is so talented!"),
-            ("D1:4", "Caroline", "Lucky kids. I spent the weekend repainting my kitchen."),
-            ("D1:5", "Melanie", "Blue walls would suit it."),
-        ]
-    ),
+
+def _session(
+    session_id: str, started_at: datetime, turns: list[tuple[str, str, str]]
+) -> SessionRecord:
+    """A session of ``(turn id, speaker, text)`` turns."""
+    return SessionRecord(
+        session_id=session_id,
+        started_at=started_at,
+        turns=tuple(TurnRecord(turn_id=t, speaker=s, content=c) for t, s, c in turns),
+    )
+
+
+BIRTHDAY = _session(
+    "conv-s1",
+    datetime(2023, 8, 14, 19, 0, tzinfo=UTC),
+    [
+        ("D1:1", "Melanie", "We celebrated my daughter's birthday with a concert last night."),
+        ("D1:2", "Caroline", "Wow! Which band played the birthday concert?"),
+        ("D1:3", "Melanie", "It was Matt Patterson, he is so talented!"),
+        ("D1:4", "Caroline", "Lucky kids. I spent the weekend repainting my kitchen."),
+        ("D1:5", "Melanie", "Blue walls would suit it."),
+    ],
 )
-OTHER = SessionRecord(
-    session_id="conv-s2",
-    started_at=datetime(2023, 9, 1, 10, 0, tzinfo=UTC),
-    turns=(
-        TurnRecord(turn_id="D2:1", speaker="Caroline", content="Thanks a lot, Mel."),
-        TurnRecord(turn_id="D2:2", speaker="Melanie", content="Anytime!"),
-    ),
+OTHER = _session(
+    "conv-s2",
+    datetime(2023, 9, 1, 10, 0, tzinfo=UTC),
+    [("D2:1", "Caroline", "Thanks a lot, Mel."), ("D2:2", "Melanie", "Anytime!")],
 )
 QUESTION = "Who performed at the concert for Melanie's daughter's birthday?"
 NOW = datetime(2023, 9, 2, tzinfo=UTC)
@@ -38,6 +44,12 @@ NOW = datetime(2023, 9, 2, tzinfo=UTC)
 def _turns(mem: Memory, **kwargs: object) -> list[str]:
     result = mem.recall(QUESTION, agent="conv", k=10, now=NOW, record_access=False, **kwargs)  # type: ignore[arg-type]
     return [t for hit in result.hits for t in hit.item.provenance.turn_ids]
+
+
+def _first_turn(mem: Memory, question: str, *, agent: str, now: datetime) -> str:
+    """The turn id of the best hit."""
+    hits = mem.recall(question, agent=agent, k=3, now=now, record_access=False).hits
+    return hits[0].item.provenance.turn_ids[0]
 
 
 def _memory(settings: Settings, clock: FrozenClock, **overrides: object) -> Memory:
@@ -103,11 +115,7 @@ def test_a_query_naming_one_speaker_prefers_their_own_turns(
 
 
 PAINTINGS = [
-    SessionRecord(
-        session_id=f"paint-{n}",
-        started_at=when,
-        turns=(TurnRecord(turn_id=f"P{n}:1", speaker="Caroline", content=text),),
-    )
+    _session(f"paint-{n}", when, [(f"P{n}:1", "Caroline", text)])
     for n, when, text in [
         (1, datetime(2023, 8, 3, 18, 0, tzinfo=UTC), "I painted a sunset over the lake."),
         (
@@ -124,9 +132,7 @@ def test_a_query_naming_a_month_prefers_what_was_said_then(
     settings: Settings, clock: FrozenClock
 ) -> None:
     def first(mem: Memory, question: str) -> str:
-        later = datetime(2024, 1, 10, tzinfo=UTC)
-        hits = mem.recall(question, agent="art", k=3, now=later, record_access=False).hits
-        return hits[0].item.provenance.turn_ids[0]
+        return _first_turn(mem, question, agent="art", now=datetime(2024, 1, 10, tzinfo=UTC))
 
     with _memory(settings, clock, time_focus=0.0) as mem:
         mem.import_sessions("art", [*PAINTINGS, BIRTHDAY, OTHER])
@@ -143,18 +149,15 @@ def test_a_query_naming_a_month_prefers_what_was_said_then(
         assert first(mem, "What did Caroline paint in August 2023?") == "P1:1"
 
 
-SUPPORT = SessionRecord(
-    session_id="support-1",
-    started_at=datetime(2023, 5, 8, 13, 0, tzinfo=UTC),
-    turns=tuple(
-        TurnRecord(turn_id=t, speaker=s, content=c)
-        for t, s, c in [
-            ("S1:1", "Caroline", "The LGBTQ support group is such a warm place."),
-            ("S1:2", "Melanie", "How did it go?"),
-            ("S1:3", "Caroline", "I went to the support group yesterday and it was powerful."),
-            ("S1:4", "Melanie", "So proud of you!"),
-        ]
-    ),
+SUPPORT = _session(
+    "support-1",
+    datetime(2023, 5, 8, 13, 0, tzinfo=UTC),
+    [
+        ("S1:1", "Caroline", "The LGBTQ support group is such a warm place."),
+        ("S1:2", "Melanie", "How did it go?"),
+        ("S1:3", "Caroline", "I went to the support group yesterday and it was powerful."),
+        ("S1:4", "Melanie", "So proud of you!"),
+    ],
 )
 
 
@@ -162,8 +165,7 @@ def test_a_question_asking_when_prefers_what_says_when(
     settings: Settings, clock: FrozenClock
 ) -> None:
     def first(mem: Memory, question: str) -> str:
-        hits = mem.recall(question, agent="conv", k=2, now=NOW, record_access=False).hits
-        return hits[0].item.provenance.turn_ids[0]
+        return _first_turn(mem, question, agent="conv", now=NOW)
 
     question = "When did Caroline go to the LGBTQ support group?"
     with _memory(settings, clock, when_focus=0.0, neighbour_weight=0.0) as mem:
