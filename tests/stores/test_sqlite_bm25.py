@@ -64,15 +64,31 @@ WORDS = [
 
 
 def fts5_bm25(path: Path, query: str, flt: RecallFilter, limit: int) -> list[tuple[str, float]]:
-    """The reference: SQLite's bm25() over the MATCH expression, straight from SQL."""
+    """The reference: SQLite's bm25() over the MATCH expression, straight from SQL.
+
+    Over a full-text table holding only the memories of the agents (and tenant) the
+    filter names, as a database of that agent's own would: the statistics are theirs.
+    """
     expression = match_expression(query)
     if expression is None:
         return []
     where, params = filter_clause(flt)
+    mine, mine_params = filter_clause(
+        RecallFilter(agents=flt.agents, tenant=flt.tenant, include_superseded=True)
+    )
     with sqlite3.connect(path) as conn:
+        (sql,) = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'items_fts'").fetchone()
+        using = sql[sql.upper().index(" USING ") :]
+        conn.execute(f"CREATE VIRTUAL TABLE temp.mine_fts{using}")
+        conn.execute(
+            "INSERT INTO temp.mine_fts (rowid, content, key, entities, speaker)"
+            " SELECT f.rowid, f.content, f.key, f.entities, f.speaker FROM items_fts AS f"
+            f" JOIN items AS i ON i.rowid = f.rowid WHERE {mine}",
+            mine_params,
+        )
         found = conn.execute(
-            "SELECT i.id, bm25(items_fts) AS rank FROM items_fts JOIN items AS i"
-            f" ON i.rowid = items_fts.rowid WHERE items_fts MATCH ? AND {where}"
+            "SELECT i.id, bm25(mine_fts) AS rank FROM mine_fts JOIN items AS i"
+            f" ON i.rowid = mine_fts.rowid WHERE mine_fts MATCH ? AND {where}"
             " ORDER BY rank, i.id LIMIT ?",
             [expression, *params, limit],
         ).fetchall()
@@ -200,18 +216,48 @@ def test_queries_without_words_find_nothing(tmp_path: Path, query: str) -> None:
         assert index.search_lexical(query, RecallFilter(), 5) == []
 
 
-def test_the_first_search_of_a_process_and_the_later_ones_agree(tmp_path: Path) -> None:
+@pytest.mark.parametrize("agents", [(), ("ciri",), ("ciri", "jaskier")])
+def test_the_first_search_of_a_process_and_the_later_ones_agree(
+    tmp_path: Path, agents: tuple[str, ...]
+) -> None:
     """The first search is answered by SQLite, later ones from memory: same list, same cut."""
     path = tmp_path / "index.sqlite"
     rng = random.Random(3)
     with SqliteIndex(path, embedding_model="m1", dim=DIM) as index:
         index.replace_source(SOURCE, corpus(rng, 300) + [item(f"t{n}", "tea") for n in range(9)])
+    flt = RecallFilter(agents=agents)
     for query in QUERIES:
         for limit in (3, 10):
             with SqliteIndex(path, embedding_model="m1", dim=DIM) as fresh:
-                first = fresh.search_lexical(query, RecallFilter(), limit)
-                later = fresh.search_lexical(query, RecallFilter(), limit)
+                first = fresh.search_lexical(query, flt, limit)
+                later = fresh.search_lexical(query, flt, limit)
             assert first == later
+            assert first == fts5_bm25(path, query, flt, limit)
+
+
+def test_another_agents_memories_do_not_move_an_agents_ranking(tmp_path: Path) -> None:
+    """Ciri's keyword scores are hers alone, whatever Jaskier keeps in the same workspace.
+
+    Jaskier's thousand notes about tea would make "tea" a common word in the whole
+    workspace and rank Ciri's kettle note above her tea note; they must not.
+    """
+    path = tmp_path / "index.sqlite"
+    ciri = [
+        item("c1", "green tea in the morning", agent="ciri"),
+        item("c2", "the old kettle whistles loudly", agent="ciri"),
+        item("c3", "a walk by the harbor", agent="ciri"),
+        item("c4", "a walk by the harbor", agent="ciri"),
+    ]
+    flt = RecallFilter(agents=("ciri",))
+    with SqliteIndex(path, embedding_model="m1", dim=DIM) as index:
+        index.replace_source(replace(SOURCE, agent="ciri"), ciri)
+        alone = [index.search_lexical("tea kettle", flt, 5) for _ in range(2)]
+        jaskier = [item(f"j{n:04d}", f"tea number {n} with lemon") for n in range(1000)]
+        index.replace_source(SOURCE, jaskier)
+        shared = index.search_lexical("tea kettle", flt, 5)
+    assert alone[0] == alone[1] == shared
+    assert [i for i, _ in shared] == ["c1", "c2"]
+    assert shared[0][1] == shared[1][1]  # each holds one word as rare as the other
 
 
 COMMON = ["the", "with", "what", "a"]
@@ -266,11 +312,14 @@ def _unpruned(index: SqliteIndex, query: str, flt: RecallFilter, limit: int) -> 
     pruned = bm25.search(phrases, parts, flt, limit)
     full = bm25.search(phrases, parts, flt, limit, prune=False)
     assert pruned == full
+    corpus = bm25.corpus(flt)
+    assert corpus is not None
     pruning = bm25._search_pruned(
-        bm25._terms(phrases, parts, bm25.rows),
-        bm25._length_norm(bm25.rows),
+        bm25._terms(phrases, parts, corpus),
+        corpus.norm,
         bm25.cols.mask(flt, bm25.live if bm25.dead else None),
         limit,
+        corpus.n,
     )
     return pruning is not None
 

@@ -12,6 +12,7 @@ whenever ``PRAGMA data_version`` shows another connection committed.
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -496,8 +497,11 @@ class SqliteIndex:
             if self._bm25 is None and not self._bm25_wanted:
                 # Loading the copy costs seconds at 100k items: a process that recalls
                 # once (a CLI call) lets SQLite answer; the second search loads it.
+                # SQLite's statistics count every row, so only when every row is the
+                # agent's own (the in-memory copy counts the agent's rows only).
                 self._bm25_wanted = True
-                return self._search_fts5(conn, texts, flt, limit)
+                if self._holds_only(conn, flt):
+                    return self._search_fts5(conn, texts, flt, limit)
             bm25 = self._current_bm25(conn)
             phrases = [
                 Phrase(text, tokens)
@@ -531,6 +535,31 @@ class SqliteIndex:
         )
         found = conn.execute(sql, [expression, *params, limit]).fetchall()
         return [(item_id, -float(rank)) for item_id, rank in found]
+
+    @staticmethod
+    def _holds_only(conn: sqlite3.Connection, flt: RecallFilter) -> bool:
+        """Whether every item belongs to the agents and tenant ``flt`` names."""
+        outside: list[str] = []
+        params: list[object] = []
+        if flt.agents:
+            # Ranges between the agents' names: the agent index answers each at once.
+            names = sorted(set(flt.agents))
+            outside.append("agent < ?")
+            params.append(names[0])
+            for low, high in itertools.pairwise(names):
+                outside.append("(agent > ? AND agent < ?)")
+                params.extend((low, high))
+            outside.append("agent > ?")
+            params.append(names[-1])
+        if flt.tenant is not None:
+            outside.append("tenant IS NOT ?")
+            params.append(flt.tenant)
+        if not outside:
+            return True
+        (other,) = conn.execute(
+            f"SELECT EXISTS (SELECT 1 FROM items WHERE {' OR '.join(outside)})", params
+        ).fetchone()
+        return not other
 
     def _allowed_rowids(
         self, conn: sqlite3.Connection, flt: RecallFilter

@@ -18,7 +18,15 @@ part is computed with the same floating-point operations in the same order, so t
 sums come out bit for bit equal. Tokens come from FTS5's tokenizer itself (through a
 temporary FTS5 table with the same ``tokenize`` option), never from a copy of it.
 A phrase of several tokens needs positions, which the snapshot does not keep: FTS5
-scores that phrase alone (a one-phrase ``bm25()`` is exactly its part).
+scores that phrase alone (a one-phrase ``bm25()`` is exactly its part), and its
+occurrences in each row are read back from that part, which is exact (they are
+whole numbers).
+
+The statistics are those of the agent's own memories. ``N``, ``n(p)`` and ``avgdl``
+count the rows of the agents (and tenant) a search names, never another agent's:
+its scores are bit for bit those FTS5 gives over a database holding that agent's
+memories only, and what other agents keep neither moves its ranking nor shows
+through it. A search naming no agent counts every row.
 
 Common tokens are pruned exactly (MaxScore). A question's common words ("the",
 "with") match most rows but each adds at most ``idf·(k1 + 1)``, a small number
@@ -69,6 +77,7 @@ _COMPACT_SHARE = 4  # reload once more than 1/4 of the rows are dead
 _WORD_CACHE = 20_000
 _COMMON_SHARE = 10  # a token in more than 1/10 of the rows is scored only where it can matter
 _MARGIN = 1e-9  # relative slack of the pruning bounds, far above float64 rounding
+_CORPORA = 16  # agents whose statistics are kept at once
 _DENSE_LOOKUP = 8  # rows looked up in a token's postings through a scratch array from 1/8 on
 
 Postings = tuple[npt.NDArray[np.int64], Floats]
@@ -179,6 +188,8 @@ class Bm25Snapshot:
         self._norm_of: tuple[int, int, int] = (-1, -1, -1)
         self._row_of: dict[str, int] | None = None  # live row of each id, built on first use
         self._scratch = np.zeros(0, dtype=np.int64)  # see _lookup
+        self._version = 0  # changes whenever rows are added or die
+        self._corpora: dict[tuple[frozenset[str], str | None], tuple[int, _Corpus | None]] = {}
 
     # -- loading ----------------------------------------------------------------------
 
@@ -219,6 +230,7 @@ class Bm25Snapshot:
         self.postings = {}
         self.length = np.zeros(len(self.cols), dtype=np.float64)
         self._norm = None  # lengths changed: a state with the same totals is not the same
+        self._version += 1
         conn.execute(
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kronika_fts_vocab"
             " USING fts5vocab (main, items_fts, 'instance')"
@@ -254,6 +266,7 @@ class Bm25Snapshot:
         self.live = np.concatenate([self.live, np.ones(len(rows), dtype=np.bool_)])
         self.length = np.concatenate([self.length, np.zeros(len(rows), dtype=np.float64)])
         self._norm = None
+        self._version += 1
         instances = sorted((term, doc) for doc, _, term in self._tokenizer.rows_after(conn, after))
         if instances:
             terms: list[str] = []
@@ -314,6 +327,7 @@ class Bm25Snapshot:
                 self._row_of.pop(self.cols.ids[row], None)
         self.dead += int(hit.size)
         self.total_tokens -= int(self.length[hit].sum())
+        self._version += 1
 
     def rows_of(self, ids: Sequence[str]) -> npt.NDArray[np.int64]:
         """The live row of each of ``ids`` (−1 for an id no live row has)."""
@@ -346,17 +360,19 @@ class Bm25Snapshot:
         keyed by phrase text, as rowids and scores. ``prune`` False scores every
         matching row (the result is the same; the tests compare both).
         """
-        n = self.rows
-        if limit <= 0 or n <= 0:
+        if limit <= 0 or self.rows <= 0:
             return []
-        norm = self._length_norm(n)
-        terms = self._terms(phrases, phrase_scores, n)
+        corpus = self.corpus(flt)
+        if corpus is None:
+            return []
+        norm = corpus.norm
+        terms = self._terms(phrases, phrase_scores, corpus)
         keep = self.cols.mask(flt, self.live if self.dead else None)
         if allowed_rowids is not None:
             allowed = np.isin(self.cols.rowids, allowed_rowids)
             keep = allowed if keep is None else keep & allowed
         if prune:
-            found = self._search_pruned(terms, norm, keep, limit)
+            found = self._search_pruned(terms, norm, keep, limit, corpus.n)
             if found is not None:
                 return found
         scores = np.zeros(len(self.cols), dtype=np.float64)
@@ -371,55 +387,108 @@ class Bm25Snapshot:
         return _top(rows, scores[rows], self.cols.ids, limit)
 
     def _terms(
-        self, phrases: Iterable[Phrase], phrase_scores: dict[str, tuple[Rowids, Floats]], n: int
+        self,
+        phrases: Iterable[Phrase],
+        phrase_scores: dict[str, tuple[Rowids, Floats]],
+        corpus: _Corpus,
     ) -> list[_Term]:
-        """The phrases that match something, in order, as rows and how to score them."""
+        """The phrases that match something in ``corpus``, in order, as rows and tf."""
         terms: list[_Term] = []
         for phrase in phrases:
             if len(phrase.tokens) == 1:
                 found = self.postings.get(phrase.tokens[0])
-                if found is None:
-                    continue
-                idx, tf = found
-                if self.dead:
-                    alive = self.live[idx]
-                    idx, tf = idx[alive], tf[alive]
-                hits = int(idx.size)
-                if hits == 0:
-                    continue
-                idf = math.log((n - hits + 0.5) / (hits + 0.5))
-                if idf <= 0.0:
-                    idf = MIN_IDF
-                terms.append(_Term(idx, tf, idf, None))
             elif phrase.text in phrase_scores:
-                rowids, part = phrase_scores[phrase.text]
-                idx = np.searchsorted(self.cols.rowids, rowids)
-                inside = idx < len(self.cols)
-                idx, part = idx[inside], part[inside]
-                same = self.cols.rowids[idx] == rowids[inside]
-                idx, part = idx[same], part[same]
-                if idx.size == 0:
-                    continue
-                order = np.argsort(idx, kind="stable")
-                terms.append(_Term(idx[order], None, 0.0, part[order]))
+                found = self._phrase_postings(*phrase_scores[phrase.text])
+            else:
+                continue
+            if found is None:
+                continue
+            idx, tf = found
+            inside = corpus.rows_in if corpus.rows_in is not None else self.live
+            if corpus.rows_in is not None or self.dead:
+                keep = inside[idx]
+                idx, tf = idx[keep], tf[keep]
+            hits = int(idx.size)
+            if hits == 0:
+                continue
+            terms.append(_Term(idx, tf, _idf(corpus.n, hits)))
         return terms
 
+    def _phrase_postings(self, rowids: Rowids, parts: Floats) -> Postings:
+        """The rows holding a phrase and its occurrences, from FTS5's one-phrase ``bm25()``.
+
+        FTS5 scored ``part = idf·f·(k1 + 1) / (f + norm)`` over every row, so
+        ``f = r·norm / (k1 + 1 − r)`` with ``r = part / idf``; ``f`` is a whole number,
+        and rounding takes away the last bits of floating-point error.
+        """
+        idf = _idf(self.rows, int(rowids.size))
+        idx = np.searchsorted(self.cols.rowids, rowids)
+        inside = idx < len(self.cols)
+        idx, parts = idx[inside], parts[inside]
+        same = self.cols.rowids[idx] == rowids[inside]
+        idx, parts = idx[same], parts[same]
+        order = np.argsort(idx, kind="stable")
+        idx, parts = idx[order], parts[order]
+        ratio = parts / idf
+        norm = self._length_norm(self.rows)[idx]
+        tf = np.maximum(np.rint(ratio * norm / (K1 + 1.0 - ratio)), 1.0)
+        return idx, tf
+
+    def corpus(self, flt: RecallFilter) -> _Corpus | None:
+        """The rows whose statistics score a search under ``flt``; None if it has no tokens.
+
+        The rows of the agents and tenant ``flt`` names (every live row when it names
+        none), their count and each row's ``k1·(1 − b + b·D/avgdl)`` over their mean
+        length. Kept per agents and tenant until rows are added or die.
+        """
+        if not flt.agents and flt.tenant is None:
+            return self._everything()
+        key = (frozenset(flt.agents), flt.tenant)
+        cached = self._corpora.get(key)
+        if cached is not None and cached[0] == self._version:
+            return cached[1]
+        rows_in = self.live.copy()
+        if flt.agents:
+            rows_in &= self.cols.agent.mask(flt.agents)
+        if flt.tenant is not None:
+            rows_in &= self.cols.tenant.mask([flt.tenant])
+        n = int(np.count_nonzero(rows_in))
+        total = int(self.length[rows_in].sum())
+        corpus: _Corpus | None
+        if n == self.rows:
+            corpus = self._everything()
+        elif n == 0 or total == 0:
+            corpus = None
+        else:
+            avgdl = float(total) / float(n)
+            corpus = _Corpus(n, K1 * (1 - B + B * self.length / avgdl), rows_in)
+        if len(self._corpora) >= _CORPORA:
+            self._corpora.clear()
+        self._corpora[key] = (self._version, corpus)
+        return corpus
+
+    def _everything(self) -> _Corpus | None:
+        if self.total_tokens <= 0:
+            return None
+        return _Corpus(self.rows, self._length_norm(self.rows), None)
+
     def _search_pruned(
-        self, terms: list[_Term], norm: Floats, keep: Mask | None, limit: int
+        self, terms: list[_Term], norm: Floats, keep: Mask | None, limit: int, n: int
     ) -> list[tuple[str, float]] | None:
         """The top ``limit`` with common tokens scored only where they can matter (MaxScore).
 
-        ``None`` when the bound does not separate; the caller then scores everything.
+        ``n`` is the number of rows the statistics count. ``None`` when the bound does
+        not separate; the caller then scores everything.
         """
-        common_size = self.rows // _COMMON_SHARE
-        common = [t for t in terms if t.fixed is None and t.idx.size > common_size]
+        common_size = n // _COMMON_SHARE
+        common = [t for t in terms if t.idx.size > common_size]
         if not common or len(common) == len(terms):
             return None
         # Rows of the rarer phrases with their partial score (any order: it is a bound).
         partial = np.zeros(len(self.cols), dtype=np.float64)
         matched = np.zeros(len(self.cols), dtype=np.bool_)
         for term in terms:
-            if term.fixed is not None or term.idx.size <= common_size:
+            if term.idx.size <= common_size:
                 partial[term.idx] += term.parts(norm)
                 matched[term.idx] = True
         if keep is not None:
@@ -482,23 +551,34 @@ class Bm25Snapshot:
 
 
 @dataclass(frozen=True, slots=True)
+class _Corpus:
+    """The rows whose statistics score a search: their count and length norms."""
+
+    n: int
+    norm: Floats  # k1·(1 − b + b·D/avgdl) of every row, avgdl over these rows
+    rows_in: Mask | None  # which rows (live ones only); None: every live row
+
+
+@dataclass(frozen=True, slots=True)
 class _Term:
-    """One matching phrase: its rows (ascending) and either tf and idf, or fixed parts."""
+    """One matching phrase: its rows (ascending), occurrences in each and idf."""
 
     idx: npt.NDArray[np.int64]
-    tf: Floats | None
+    tf: Floats
     idf: float
-    fixed: Floats | None
 
     def parts(self, norm: Floats, at: npt.NDArray[np.int64] | None = None) -> Floats:
         """Its part of the score of each row (of the rows at positions ``at`` only)."""
-        if self.fixed is not None:
-            return self.fixed if at is None else self.fixed[at]
-        assert self.tf is not None
         tf = self.tf if at is None else self.tf[at]
         idx = self.idx if at is None else self.idx[at]
         part: Floats = self.idf * ((tf * (K1 + 1.0)) / (tf + norm[idx]))
         return part
+
+
+def _idf(n: int, hits: int) -> float:
+    """FTS5's ``idf`` of a phrase ``hits`` of ``n`` rows hold."""
+    idf = math.log((n - hits + 0.5) / (hits + 0.5))
+    return MIN_IDF if idf <= 0.0 else idf
 
 
 def _kth(bounds: Floats, limit: int) -> float:
