@@ -108,8 +108,9 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     SettingSpec(
         "time_focus",
         2.0,
-        "When a query names a date, month or year, items from outside that period count "
-        "1/(1 + this) as relevant (0 turns it off).",
+        "When a query names a date, month or year, or points back from now ('two weeks "
+        "ago', 'last Saturday'), items from outside that period count 1/(1 + this) as "
+        "relevant (0 turns it off).",
         "recall",
     ),
     SettingSpec(

@@ -140,6 +140,14 @@ def _day(y: int, m: int, d: int) -> tuple[date, date]:
     return date(y, m, d), date(y, m, d)
 
 
+_TICK = timedelta(microseconds=1)
+
+
+def _day_range(y: int, m: int, d: int) -> tuple[datetime, datetime]:
+    start = datetime(y, m, d, tzinfo=UTC)
+    return start, start + timedelta(days=1) - _TICK
+
+
 def _month(y: int, m: int) -> tuple[date, date]:
     return date(y, m, 1), date(y, m, calendar.monthrange(y, m)[1])
 
@@ -188,13 +196,71 @@ def test_the_period_a_question_names(question: str, expected: tuple[date, date])
     assert end == datetime.combine(expected[1], datetime.max.time(), UTC)
 
 
+_AT = datetime(2023, 11, 20, 12, 0, tzinfo=UTC)  # ASKED: Monday 20 November 2023, noon
+_D = timedelta(days=1)
+_TWO_WEEKS_AGO = (_AT - 17.5 * _D, _AT - 10.5 * _D)  # 14 days back, 3.5 days either side
+_LAST_SATURDAY = (datetime(2023, 11, 18, tzinfo=UTC), datetime(2023, 11, 19, tzinfo=UTC) - _TICK)
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        # "<n> <units> ago": a quarter of the distance either side, at least a day
+        ("What gardening-related activity did I do two weeks ago?", _TWO_WEEKS_AGO),
+        ("What did I start a couple of weeks ago?", _TWO_WEEKS_AGO),
+        ("Co robiłem dwa tygodnie temu?", _TWO_WEEKS_AGO),
+        ("co robilem dwa tygodnie temu", _TWO_WEEKS_AGO),  # typed without accents
+        ("¿Qué hice hace dos semanas?", _TWO_WEEKS_AGO),
+        ("Що я робив два тижні тому?", _TWO_WEEKS_AGO),
+        ("What did I post 5 days ago?", (_AT - 6.25 * _D, _AT - 3.75 * _D)),
+        ("Co kupiłem tydzień temu?", (_AT - 8.75 * _D, _AT - 5.25 * _D)),
+        ("What did I do a day ago?", (_AT - 2 * _D, _AT)),  # never past the question
+        # "last <weekday>": the latest one before today
+        ("Who did I go with to the music event last Saturday?", _LAST_SATURDAY),
+        ("Co robiłem w zeszłą sobotę?", _LAST_SATURDAY),
+        ("¿Qué hice el sábado pasado?", _LAST_SATURDAY),
+        ("Що я робив минулої суботи?", _LAST_SATURDAY),
+        (
+            "Who did I meet last Monday?",  # asked on a Monday: a week before
+            (datetime(2023, 11, 13, tzinfo=UTC), datetime(2023, 11, 14, tzinfo=UTC) - _TICK),
+        ),
+        (
+            "What cocktail did I try last weekend?",
+            (datetime(2023, 11, 18, tzinfo=UTC), datetime(2023, 11, 20, tzinfo=UTC) - _TICK),
+        ),
+        # spans up to now; "last month" covers the month before and the past 30 days
+        ("How many times did I bake in the past two weeks?", (_AT - 14 * _D, _AT)),
+        ("Co jadłem w ciągu ostatnich dwóch tygodni?", (_AT - 14 * _D, _AT)),
+        ("¿Qué comí en las últimas dos semanas?", (_AT - 14 * _D, _AT)),
+        ("Що я їв за останні два тижні?", (_AT - 14 * _D, _AT)),
+        ("Which shoes did I clean last month?", (_AT - 60 * _D, _AT)),
+        ("Co kupiłem w zeszłym miesiącu?", (_AT - 60 * _D, _AT)),
+        ("¿Qué compré el mes pasado?", (_AT - 60 * _D, _AT)),
+        ("Що я купив минулого місяця?", (_AT - 60 * _D, _AT)),
+        ("What have I read this week?", (_AT - 7 * _D, _AT)),
+        # a named date wins over a relative phrase
+        ("What did I buy last week, on 13 November?", _day_range(2023, 11, 13)),
+    ],
+)
+def test_the_period_a_question_points_at_from_now(
+    question: str, expected: tuple[datetime, datetime]
+) -> None:
+    assert mentioned_period(question, ASKED) == expected
+
+
 @pytest.mark.parametrize(
     "question",
     [
         "What may Caroline do next?",  # "may" the verb
         "Will they march on Sunday?",
         "I have 2023 photos to sort",  # a number, not a year
-        "Where did I go last week?",  # relative: left alone
+        "How many days ago did I go to the cinema?",  # asks how long ago
+        "Ile dni temu byłem w kinie?",
+        "¿Hace cuántos días fui al cine?",
+        "Скільки днів тому я ходив у кіно?",
+        "What did I say about my last trip?",
+        "Is this my last day?",  # the final day, not yesterday
+        "Was habe ich vor zwei Wochen gemacht?",  # German is not read
         "What happened on 31 February 2023?",  # no such day
         "Was hat er im Mai gemacht?",  # German is not read
         "",
@@ -288,7 +354,13 @@ def test_reading_dates_from_any_text_never_fails(text: str) -> None:
 def test_reading_dates_from_a_long_hostile_string() -> None:
     # hundreds of thousands of near-misses: the patterns stay linear (a backtracking
     # one would not come back), and the one real date is still found
-    hostile = "in 13 " * 20_000 + "13 October 2023" + " 2023-" * 20_000 + "\u0000" * 1000
+    hostile = (
+        "in 13 " * 20_000
+        + "13 October 2023"
+        + " 2023-" * 20_000
+        + " two a couple of last hace 3" * 5_000
+        + "\u0000" * 1000
+    )
     assert mentioned_period(hostile, ASKED) == (
         datetime(2023, 10, 13, tzinfo=UTC),
         datetime(2023, 10, 13, 23, 59, 59, 999999, tzinfo=UTC),

@@ -149,6 +149,30 @@ def test_a_query_naming_a_month_prefers_what_was_said_then(
         assert first(mem, "What did Caroline paint in August 2023?") == "P1:1"
 
 
+def test_a_query_pointing_back_from_now_prefers_what_was_said_then(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    """ "Two weeks ago", "last month" are counted back from when the question is asked."""
+
+    def first(mem: Memory, question: str, now: datetime) -> str:
+        return _first_turn(mem, question, agent="art", now=now)
+
+    october_27 = datetime(2023, 10, 27, 9, 0, tzinfo=UTC)  # two weeks after the dog
+    january_3 = datetime(2024, 1, 3, 9, 0, tzinfo=UTC)  # two weeks after the kitchen
+    with _memory(settings, clock, time_focus=0.0) as mem:
+        mem.import_sessions("art", [*PAINTINGS, BIRTHDAY, OTHER])
+        firsts = {
+            first(mem, "What did Caroline paint two weeks ago?", t) for t in (october_27, january_3)
+        }
+        assert len(firsts) == 1  # on words alone the moment of asking changes nothing
+    with _memory(settings, clock, time_focus=2.0) as mem:
+        mem.import_sessions("art", [*PAINTINGS, BIRTHDAY, OTHER])
+        assert first(mem, "What did Caroline paint two weeks ago?", october_27) == "P2:1"
+        assert first(mem, "What did Caroline paint two weeks ago?", january_3) == "P3:1"
+        assert first(mem, "Co Caroline painted dwa tygodnie temu?", january_3) == "P3:1"
+        assert first(mem, "What did Caroline paint last month?", january_3) == "P3:1"
+
+
 SUPPORT = _session(
     "support-1",
     datetime(2023, 5, 8, 13, 0, tzinfo=UTC),

@@ -18,6 +18,7 @@ starts on last week's Monday. Every result is timezone-aware UTC.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 from itertools import islice
 
@@ -302,22 +303,188 @@ def _mention_period(m: re.Match[str], now: datetime) -> tuple[datetime, datetime
     return None
 
 
+# -- periods a question names relative to when it is asked ("two weeks ago") ------------
+
+
+def _folded(words: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(fold(w).casefold() for w in words.split()))
+
+
+# Length of each unit in days, and its words: English, Polish, Spanish, Ukrainian.
+_UNITS: tuple[tuple[int, str], ...] = (
+    (1, "day days dzień dni dnia día días день дні днів дня"),
+    (
+        7,
+        "week weeks tydzień tygodnie tygodni tygodnia tygodniu semana semanas"
+        " тиждень тижні тижнів тижня тижні тижню",
+    ),
+    (
+        30,
+        "month months miesiąc miesiące miesięcy miesiąca miesiącu mes meses"
+        " місяць місяці місяців місяця місяці місяцю",
+    ),
+    (365, "year years rok lata lat roku año años рік роки років року році"),
+)
+_UNIT_DAYS = {word: days for days, words in _UNITS for word in _folded(words)}
+# A unit word meaning one of it without a number ("tydzień temu", "тиждень тому").
+_ONE_UNIT = frozenset(_folded("dzień tydzień miesiąc rok день тиждень місяць рік"))
+_NUMBER_WORDS: tuple[tuple[int, str], ...] = (
+    (1, "a an one jeden jedna jedną un una uno один одна одну"),
+    (2, "two dwa dwie dos два дві couple"),
+    (3, "three trzy tres три few several kilka kilku unos unas varios varias кілька декілька"),
+    (4, "four cztery cuatro чотири"),
+    (5, "five pięć cinco п'ять п’ять пять"),
+    (6, "six sześć seis шість"),
+    (7, "seven siedem siete сім"),
+    (8, "eight osiem ocho вісім"),
+    (9, "nine dziewięć nueve дев'ять дев’ять девять"),
+    (10, "ten dziesięć diez десять"),
+)
+_NUMBER = {word: n for n, words in _NUMBER_WORDS for word in _folded(words)}
+_WEEKDAY_WORDS: tuple[str, ...] = (  # Monday first, as datetime.weekday()
+    "monday poniedziałek lunes понеділок понеділка понеділку",
+    "tuesday wtorek martes вівторок вівторка вівторку",
+    "wednesday środa środę miércoles середа середу середи",
+    "thursday czwartek jueves четвер четверга четвергу",
+    "friday piątek viernes п'ятниця п'ятницю п'ятниці п’ятниця п’ятницю п’ятниці",
+    "saturday sobota sobotę sábado субота суботу суботи",
+    "sunday niedziela niedzielę domingo неділя неділю неділі",
+)
+_WEEKDAY = {word: n for n, words in enumerate(_WEEKDAY_WORDS) for word in _folded(words)}
+_WEEKEND = frozenset(_folded("weekend weekendzie вихідні вихідних"))
+_LAST = _folded(
+    "last past previous zeszły zeszłą zeszłym zeszłej ubiegły ubiegłą ubiegłym ubiegłej"
+    " ostatni ostatnią ostatnim ostatniej ostatnie ostatnich miniony minioną minionym"
+    " pasado pasada último última últimos últimas"
+    " минулий минулу минулого минулої минулому минулих минулі останній останню"
+    " останнього останньої останні останніх"
+)
+_THIS = _folded("this tym este esta цей цього цієї цю цьому")
+
+
+def _alternatives(words: Iterable[str]) -> str:
+    return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
+
+
+_NUM_RE = r"(?:\d{1,3}|" + _alternatives(_NUMBER) + r")"
+_UNIT_RE = _alternatives(_UNIT_DAYS)
+_AGO = re.compile(
+    "|".join(
+        (
+            # two weeks ago / a month ago; dwa tygodnie temu / tydzień temu; два тижні тому
+            rf"\b(?:(?:a\s+)?(?P<an>{_NUM_RE})(?:\s+of)?\s+)?(?P<au>{_UNIT_RE})\s+(?:ago|temu|тому)\b",
+            # hace dos semanas / hace un mes
+            rf"\bhace\s+(?P<hn>{_NUM_RE})\s+(?P<hu>{_UNIT_RE})\b",
+        )
+    )
+)
+_LAST_RE = _alternatives(_LAST)
+_DAYNAME_RE = _alternatives([*_WEEKDAY, *_WEEKEND, "fin de semana"])
+_LAST_DAY = re.compile(
+    "|".join(
+        (
+            # last Saturday, zeszłą sobotę, минулої суботи, el pasado sábado
+            rf"\b(?:{_LAST_RE})\s+(?P<ld>{_DAYNAME_RE})\b",
+            # el sábado pasado, el fin de semana pasado
+            rf"\b(?P<dl>{_DAYNAME_RE})\s+(?:pasado|pasada)\b",
+        )
+    )
+)
+_SPAN = re.compile(
+    "|".join(
+        (
+            # the past two weeks, w ciągu ostatnich dwóch tygodni, las últimas dos semanas,
+            # за останні два тижні; the last month; el mes pasado; минулого місяця
+            rf"\b(?P<sl>{_LAST_RE})\s+(?:(?P<sn>{_NUM_RE}|dwóch|dwoch|trzech|czterech)\s+)?(?P<su>{_UNIT_RE})\b",
+            rf"\b(?P<su2>{_UNIT_RE})\s+(?:pasado|pasada)\b",
+            # this week / this month; w tym miesiącu; este año; цього тижня
+            rf"\b(?:{_alternatives(_THIS)})\s+(?P<tu>{_UNIT_RE})\b",
+        )
+    )
+)
+# "How many days ago…", "ile dni temu", "¿hace cuántos días…", "скільки днів тому" ask
+# for the distance, they do not point at a time.
+_ASKS_HOW_LONG = re.compile(
+    r"\b(?:how\s+(?:many|much|long)|ile|cuant[oa]s?|скільки)\b", re.IGNORECASE
+)
+_GENITIVE_NUMBER = {"dwoch": 2, "trzech": 3, "czterech": 4}
+
+
+def _count(word: str | None) -> int:
+    if not word:
+        return 1
+    if word.isdigit():
+        return max(int(word), 1)
+    return _NUMBER.get(word) or _GENITIVE_NUMBER.get(word, 1)
+
+
+def relative_period(text: str, now: datetime) -> tuple[datetime, datetime] | None:
+    """The period a question points at relative to ``now``, ``(start, end_inclusive)`` UTC.
+
+    Reads English, Polish, Spanish and Ukrainian (accents optional):
+
+    * "<n> <units> ago" ("two weeks ago", "dwa tygodnie temu", "hace dos semanas",
+      "два тижні тому"): a window around that moment, a quarter of the distance (at
+      least a day) either side, since people round ("two weeks" is 10 to 17 days);
+    * "last <weekday>" / "last weekend" ("zeszłą sobotę", "el sábado pasado",
+      "минулої суботи"): that day, the latest before today;
+    * "the past <n> <units>", "last month", "this week" ("w ciągu ostatnich dwóch
+      tygodni", "el mes pasado", "цього тижня"): up to ``now``. "Last month" may be
+      the calendar month before or the past 30 days; the span covers both.
+
+    A question asking how long ago something was ("how many days ago…") names no
+    period and gives ``None``.
+    """
+    folded = fold(text).casefold()
+    moment = _utc(now)
+    today = _day_start(moment)
+    day = timedelta(days=1)
+    if not _ASKS_HOW_LONG.search(folded):
+        for m in _AGO.finditer(folded):
+            number, unit = m.group("an", "au") if m.group("au") else m.group("hn", "hu")
+            if number is None and unit not in _ONE_UNIT:
+                continue  # "days ago" alone: how many is not said
+            span = _count(number) * _UNIT_DAYS[unit]
+            centre = moment - span * day
+            width = max(span / 4, 1) * day
+            return centre - width, min(centre + width, moment)
+    if last := _LAST_DAY.search(folded):
+        name = last.group("ld") or last.group("dl")
+        if name in _WEEKDAY:
+            back = (today.weekday() - _WEEKDAY[name]) % 7 or 7
+            start = today - back * day
+            return start, start + day - _TICK
+        back = (today.weekday() - 5) % 7 or 7  # the latest Saturday before today
+        start = today - back * day
+        return start, min(start + 2 * day - _TICK, moment)
+    for found in _SPAN.finditer(folded):
+        unit = found.group("su") or found.group("su2") or found.group("tu")
+        counted = bool(found.group("sn"))
+        if _UNIT_DAYS[unit] == 1 and not counted:
+            continue  # "the last day" is the final one, not yesterday
+        span = _count(found.group("sn")) * _UNIT_DAYS[unit]
+        if found.group("tu") is None and not counted:
+            span *= 2  # "last month": the one before, or the past 30 days
+        return moment - span * day, moment
+    return None
+
+
 def mentioned_period(text: str, now: datetime) -> tuple[datetime, datetime] | None:
-    """The calendar period a question names, ``(start, end_inclusive)`` in UTC, or ``None``.
+    """The period a question names, ``(start, end_inclusive)`` in UTC, or ``None``.
 
     Reads absolute dates in English, Polish, Spanish and Ukrainian: a day
     ("13 October 2023", "October 13th, 2023", "2023-10-13", "13 października 2023",
     "13 de octubre de 2023", "13 жовтня 2023"), a month ("October 2023", "in May",
     "w październiku", "en octubre", "у жовтні") or a year ("in 2023", "w 2023 roku").
     A day or month without a year is the latest one not after ``now``. Several
-    mentions give the span from the earliest start to the latest end. Relative
-    phrases ("last week", "two weeks ago") are left alone: what they point at depends
-    on when the thing was said, not on when the question is asked.
+    mentions give the span from the earliest start to the latest end. A question
+    naming no date may point at a time relative to when it is asked ("two weeks
+    ago", "last Saturday", "in the past month"): :func:`relative_period`.
     """
     folded = fold(text).casefold()
     periods = [p for m in _MENTIONS.finditer(folded) if (p := _mention_period(m, _utc(now)))]
     if not periods:
-        return None
+        return relative_period(text, now)
     return min(p[0] for p in periods), max(p[1] for p in periods)
 
 
