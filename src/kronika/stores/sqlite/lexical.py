@@ -184,8 +184,6 @@ class Bm25Snapshot:
         self.postings: dict[str, Postings] = {}
         self.marks = (0, 0)  # highest item rowid, highest deletion seq seen
         self.loaded = False
-        self._norm: Floats | None = None  # k1·(1 − b + b·D/avgdl) per row, for this state
-        self._norm_of: tuple[int, int, int] = (-1, -1, -1)
         self._row_of: dict[str, int] | None = None  # live row of each id, built on first use
         self._scratch = np.zeros(0, dtype=np.int64)  # see _lookup
         self._version = 0  # changes whenever rows are added or die
@@ -229,8 +227,7 @@ class Bm25Snapshot:
         self._row_of = None
         self.postings = {}
         self.length = np.zeros(len(self.cols), dtype=np.float64)
-        self._norm = None  # lengths changed: a state with the same totals is not the same
-        self._version += 1
+        self._version += 1  # lengths changed: a state with the same totals is not the same
         conn.execute(
             "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kronika_fts_vocab"
             " USING fts5vocab (main, items_fts, 'instance')"
@@ -265,7 +262,6 @@ class Bm25Snapshot:
             self._row_of.update(zip(new.ids.tolist(), range(start, len(self.cols)), strict=True))
         self.live = np.concatenate([self.live, np.ones(len(rows), dtype=np.bool_)])
         self.length = np.concatenate([self.length, np.zeros(len(rows), dtype=np.float64)])
-        self._norm = None
         self._version += 1
         instances = sorted((term, doc) for doc, _, term in self._tokenizer.rows_after(conn, after))
         if instances:
@@ -414,63 +410,62 @@ class Bm25Snapshot:
             terms.append(_Term(idx, tf, _idf(corpus.n, hits)))
         return terms
 
-    def _phrase_postings(self, rowids: Rowids, parts: Floats) -> Postings:
+    def _phrase_postings(self, rowids: Rowids, parts: Floats) -> Postings | None:
         """The rows holding a phrase and its occurrences, from FTS5's one-phrase ``bm25()``.
 
         FTS5 scored ``part = idf·f·(k1 + 1) / (f + norm)`` over every row, so
         ``f = r·norm / (k1 + 1 − r)`` with ``r = part / idf``; ``f`` is a whole number,
-        and rounding takes away the last bits of floating-point error.
+        and rounding takes away the last bits of floating-point error. None when no
+        row of the snapshot holds it.
         """
-        idf = _idf(self.rows, int(rowids.size))
-        idx = np.searchsorted(self.cols.rowids, rowids)
-        inside = idx < len(self.cols)
-        idx, parts = idx[inside], parts[inside]
-        same = self.cols.rowids[idx] == rowids[inside]
-        idx, parts = idx[same], parts[same]
+        everything = self._corpus(frozenset(), None)
+        idx = self.cols.positions(rowids)
+        known = idx >= 0
+        if everything is None or not known.any():
+            return None
+        idx, parts = idx[known], parts[known]
         order = np.argsort(idx, kind="stable")
         idx, parts = idx[order], parts[order]
-        ratio = parts / idf
-        norm = self._length_norm(self.rows)[idx]
+        ratio = parts / _idf(everything.n, int(rowids.size))
+        norm = everything.norm[idx]
         tf = np.maximum(np.rint(ratio * norm / (K1 + 1.0 - ratio)), 1.0)
         return idx, tf
 
     def corpus(self, flt: RecallFilter) -> _Corpus | None:
-        """The rows whose statistics score a search under ``flt``; None if it has no tokens.
+        """The rows whose statistics score a search under ``flt``; None if they hold no token.
 
         The rows of the agents and tenant ``flt`` names (every live row when it names
         none), their count and each row's ``k1·(1 − b + b·D/avgdl)`` over their mean
-        length. Kept per agents and tenant until rows are added or die.
+        length.
         """
-        if not flt.agents and flt.tenant is None:
-            return self._everything()
-        key = (frozenset(flt.agents), flt.tenant)
+        return self._corpus(frozenset(flt.agents), flt.tenant)
+
+    def _corpus(self, agents: frozenset[str], tenant: str | None) -> _Corpus | None:
+        """:meth:`corpus`, kept per agents and tenant until rows are added or die."""
+        key = (agents, tenant)
         cached = self._corpora.get(key)
         if cached is not None and cached[0] == self._version:
             return cached[1]
-        rows_in = self.live.copy()
-        if flt.agents:
-            rows_in &= self.cols.agent.mask(flt.agents)
-        if flt.tenant is not None:
-            rows_in &= self.cols.tenant.mask([flt.tenant])
-        n = int(np.count_nonzero(rows_in))
-        total = int(self.length[rows_in].sum())
-        corpus: _Corpus | None
-        if n == self.rows:
-            corpus = self._everything()
-        elif n == 0 or total == 0:
-            corpus = None
-        else:
+        rows_in: Mask | None = None
+        n, total = self.rows, self.total_tokens
+        if agents or tenant is not None:
+            rows_in = self.live.copy()
+            if agents:
+                rows_in &= self.cols.agent.mask(agents)
+            if tenant is not None:
+                rows_in &= self.cols.tenant.mask([tenant])
+            n = int(np.count_nonzero(rows_in))
+            total = int(self.length[rows_in].sum())
+            if n == self.rows:
+                rows_in = None  # every live row: nothing to take out
+        corpus = None
+        if n > 0 and total > 0:
             avgdl = float(total) / float(n)
             corpus = _Corpus(n, K1 * (1 - B + B * self.length / avgdl), rows_in)
         if len(self._corpora) >= _CORPORA:
             self._corpora.clear()
         self._corpora[key] = (self._version, corpus)
         return corpus
-
-    def _everything(self) -> _Corpus | None:
-        if self.total_tokens <= 0:
-            return None
-        return _Corpus(self.rows, self._length_norm(self.rows), None)
 
     def _search_pruned(
         self, terms: list[_Term], norm: Floats, keep: Mask | None, limit: int, n: int
@@ -539,15 +534,6 @@ class Bm25Snapshot:
             self._scratch[idx] = np.arange(idx.size, dtype=np.int64)
             at = np.minimum(self._scratch[rows], idx.size - 1)
         return at, idx[at] == rows
-
-    def _length_norm(self, n: int) -> Floats:
-        """``k1·(1 − b + b·D/avgdl)`` of every row, computed once per state of the index."""
-        state = (n, self.total_tokens, len(self.cols))
-        if self._norm is None or self._norm_of != state:
-            avgdl = float(self.total_tokens) / float(n)
-            self._norm = K1 * (1 - B + B * self.length / avgdl)
-            self._norm_of = state
-        return self._norm
 
 
 @dataclass(frozen=True, slots=True)
