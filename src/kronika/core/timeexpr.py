@@ -208,6 +208,16 @@ def parse_loose_datetime(text: str) -> datetime | None:
 
 # -- dates a question mentions ("in October 2023", "13 października 2023") ---------------
 
+
+def _folded(words: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(fold(w).casefold() for w in words.split()))
+
+
+def _alternatives(words: Iterable[str]) -> str:
+    """A regex alternation of ``words``, longest first (so "marca" is not read as "mar")."""
+    return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
+
+
 # Month names as they appear in running text: English, Polish (nominative, genitive,
 # locative), Spanish and Ukrainian (nominative, genitive, locative). They are matched
 # accent-folded (core.text.fold) and casefolded, as the question is.
@@ -225,23 +235,17 @@ _MONTH_WORDS: tuple[str, ...] = (
     "november nov listopad listopada listopadzie noviembre листопад листопада листопаді",
     "december dec grudzień grudnia grudniu diciembre грудень грудня грудні",
 )
-_MONTH_OF = {
-    fold(word).casefold(): number
-    for number, words in enumerate(_MONTH_WORDS, 1)
-    for word in words.split()
-}
+_MONTH_OF = {word: n for n, words in enumerate(_MONTH_WORDS, 1) for word in _folded(words)}
 # A month named alone ("in May") only counts after a preposition: "may" and "march"
 # are English verbs too, and a bare month of no year is the weakest hint.
 _MONTH_PREPOSITIONS = ("in", "during", "of", "w", "we", "en", "de", "у", "в")
 _YEAR_PREPOSITIONS = (*_MONTH_PREPOSITIONS, "del")
-_MONTH_RE = "|".join(sorted(map(re.escape, _MONTH_OF), key=len, reverse=True))
+_MONTH_RE = _alternatives(_MONTH_OF)
 # alone after a preposition, English abbreviations do not count ("the car of Jan")
 _ABBREVIATIONS = frozenset(
     ["jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec"]
 )
-_MONTH_NAME_RE = "|".join(
-    sorted((re.escape(n) for n in _MONTH_OF if n not in _ABBREVIATIONS), key=len, reverse=True)
-)
+_MONTH_NAME_RE = _alternatives(n for n in _MONTH_OF if n not in _ABBREVIATIONS)
 _DAY_RE = r"(?P<{}>[0-3]?\d)(?:st|nd|rd|th|\.)?"
 _YEAR_RE = r"(?P<{}>(?:19|20)\d\d)"
 _MENTIONS = re.compile(
@@ -306,10 +310,6 @@ def _mention_period(m: re.Match[str], now: datetime) -> tuple[datetime, datetime
 # -- periods a question names relative to when it is asked ("two weeks ago") ------------
 
 
-def _folded(words: str) -> tuple[str, ...]:
-    return tuple(dict.fromkeys(fold(w).casefold() for w in words.split()))
-
-
 # Length of each unit in days, and its words: English, Polish, Spanish, Ukrainian.
 _UNITS: tuple[tuple[int, str], ...] = (
     (1, "day days dzień dni dnia día días день дні днів дня"),
@@ -341,6 +341,8 @@ _NUMBER_WORDS: tuple[tuple[int, str], ...] = (
     (10, "ten dziesięć diez десять"),
 )
 _NUMBER = {word: n for n, words in _NUMBER_WORDS for word in _folded(words)}
+# "the last two weeks" in Polish: "ostatnich dwóch tygodni" (read only after "last")
+_GENITIVE_NUMBER = {word: n for n, word in enumerate(_folded("dwóch trzech czterech"), 2)}
 _WEEKDAY_WORDS: tuple[str, ...] = (  # Monday first, as datetime.weekday()
     "monday poniedziałek lunes понеділок понеділка понеділку",
     "tuesday wtorek martes вівторок вівторка вівторку",
@@ -360,10 +362,6 @@ _LAST = _folded(
     " останнього останньої останні останніх"
 )
 _THIS = _folded("this tym este esta цей цього цієї цю цьому")
-
-
-def _alternatives(words: Iterable[str]) -> str:
-    return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
 
 
 _NUM_RE = r"(?:\d{1,3}|" + _alternatives(_NUMBER) + r")"
@@ -395,7 +393,7 @@ _SPAN = re.compile(
         (
             # the past two weeks, w ciągu ostatnich dwóch tygodni, las últimas dos semanas,
             # за останні два тижні; the last month; el mes pasado; минулого місяця
-            rf"\b(?P<sl>{_LAST_RE})\s+(?:(?P<sn>{_NUM_RE}|dwóch|dwoch|trzech|czterech)\s+)?(?P<su>{_UNIT_RE})\b",
+            rf"\b(?P<sl>{_LAST_RE})\s+(?:(?P<sn>{_NUM_RE}|{_alternatives(_GENITIVE_NUMBER)})\s+)?(?P<su>{_UNIT_RE})\b",
             rf"\b(?P<su2>{_UNIT_RE})\s+(?:pasado|pasada)\b",
             # this week / this month; w tym miesiącu; este año; цього тижня
             rf"\b(?:{_alternatives(_THIS)})\s+(?P<tu>{_UNIT_RE})\b",
@@ -404,10 +402,7 @@ _SPAN = re.compile(
 )
 # "How many days ago…", "ile dni temu", "¿hace cuántos días…", "скільки днів тому" ask
 # for the distance, they do not point at a time.
-_ASKS_HOW_LONG = re.compile(
-    r"\b(?:how\s+(?:many|much|long)|ile|cuant[oa]s?|скільки)\b", re.IGNORECASE
-)
-_GENITIVE_NUMBER = {"dwoch": 2, "trzech": 3, "czterech": 4}
+_ASKS_HOW_LONG = re.compile(r"\b(?:how\s+(?:many|much|long)|ile|cuant[oa]s?|скільки)\b")
 
 
 def _count(word: str | None) -> int:
@@ -435,8 +430,11 @@ def relative_period(text: str, now: datetime) -> tuple[datetime, datetime] | Non
     A question asking how long ago something was ("how many days ago…") names no
     period and gives ``None``.
     """
-    folded = fold(text).casefold()
-    moment = _utc(now)
+    return _pointed_back(fold(text).casefold(), _utc(now))
+
+
+def _pointed_back(folded: str, moment: datetime) -> tuple[datetime, datetime] | None:
+    """:func:`relative_period` of accent-folded, casefolded text."""
     today = _day_start(moment)
     day = timedelta(days=1)
     if not _ASKS_HOW_LONG.search(folded):
@@ -481,10 +479,10 @@ def mentioned_period(text: str, now: datetime) -> tuple[datetime, datetime] | No
     naming no date may point at a time relative to when it is asked ("two weeks
     ago", "last Saturday", "in the past month"): :func:`relative_period`.
     """
-    folded = fold(text).casefold()
-    periods = [p for m in _MENTIONS.finditer(folded) if (p := _mention_period(m, _utc(now)))]
+    folded, moment = fold(text).casefold(), _utc(now)
+    periods = [p for m in _MENTIONS.finditer(folded) if (p := _mention_period(m, moment))]
     if not periods:
-        return relative_period(text, now)
+        return _pointed_back(folded, moment)
     return min(p[0] for p in periods), max(p[1] for p in periods)
 
 
