@@ -235,6 +235,24 @@ def test_the_first_search_of_a_process_and_the_later_ones_agree(
             assert first == fts5_bm25(path, query, flt, limit)
 
 
+@pytest.mark.parametrize("tenants", [("acme",), ("acme", "globex")])
+def test_a_tenants_first_search_and_the_later_ones_agree(
+    tmp_path: Path, tenants: tuple[str, ...]
+) -> None:
+    """With one tenant in the workspace SQLite answers first; with two, the copy does."""
+    path = tmp_path / "index.sqlite"
+    rng = random.Random(4)
+    items = [replace(it, tenant=rng.choice(tenants)) for it in corpus(rng, 200)]
+    with SqliteIndex(path, embedding_model="m1", dim=DIM) as index:
+        index.replace_source(SOURCE, items)
+    flt = RecallFilter(agents=("ciri", "jaskier"), tenant="acme")
+    for query in QUERIES:
+        with SqliteIndex(path, embedding_model="m1", dim=DIM) as fresh:
+            first = fresh.search_lexical(query, flt, 10)
+            later = fresh.search_lexical(query, flt, 10)
+        assert first == later == fts5_bm25(path, query, flt, 10)
+
+
 def test_another_agents_memories_do_not_move_an_agents_ranking(tmp_path: Path) -> None:
     """Ciri's keyword scores are hers alone, whatever Jaskier keeps in the same workspace.
 

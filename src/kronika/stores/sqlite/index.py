@@ -538,27 +538,24 @@ class SqliteIndex:
 
     @staticmethod
     def _holds_only(conn: sqlite3.Connection, flt: RecallFilter) -> bool:
-        """Whether every item belongs to the agents and tenant ``flt`` names."""
-        outside: list[str] = []
-        params: list[object] = []
+        """Whether every item belongs to the agents and tenant ``flt`` names.
+
+        Asked as ranges outside the names (both columns are NOT NULL), one EXISTS
+        each, so the agent and tenant indexes answer at once whatever the size.
+        """
+        outside: list[tuple[str, tuple[str, ...]]] = []
         if flt.agents:
-            # Ranges between the agents' names: the agent index answers each at once.
             names = sorted(set(flt.agents))
-            outside.append("agent < ?")
-            params.append(names[0])
-            for low, high in itertools.pairwise(names):
-                outside.append("(agent > ? AND agent < ?)")
-                params.extend((low, high))
-            outside.append("agent > ?")
-            params.append(names[-1])
+            outside.append(("agent < ?", (names[0],)))
+            outside.extend(("agent > ? AND agent < ?", pair) for pair in itertools.pairwise(names))
+            outside.append(("agent > ?", (names[-1],)))
         if flt.tenant is not None:
-            outside.append("tenant IS NOT ?")
-            params.append(flt.tenant)
+            outside += [("tenant < ?", (flt.tenant,)), ("tenant > ?", (flt.tenant,))]
         if not outside:
             return True
-        (other,) = conn.execute(
-            f"SELECT EXISTS (SELECT 1 FROM items WHERE {' OR '.join(outside)})", params
-        ).fetchone()
+        sql = " OR ".join(f"EXISTS (SELECT 1 FROM items WHERE {cond})" for cond, _ in outside)
+        params = [value for _, values in outside for value in values]
+        (other,) = conn.execute(f"SELECT {sql}", params).fetchone()
         return not other
 
     def _allowed_rowids(

@@ -134,9 +134,16 @@ DROP TABLE items_fts;
 ALTER TABLE items_fts_new RENAME TO items_fts;
 """
 
+# Whether every item is one tenant's is asked before the first search of a process
+# (SqliteIndex._holds_only); without an index that question reads every row.
+_TENANT_INDEX = """
+CREATE INDEX items_tenant ON items (tenant);
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("0001_initial_schema", _SCHEMA),
     ("0002_fts_porter_stemming", _FTS_PORTER),
+    ("0003_tenant_index", _TENANT_INDEX),
 )
 """Every migration, oldest first."""
 
