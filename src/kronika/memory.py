@@ -145,6 +145,7 @@ class Memory:
                 candidates=settings.recall_candidates,
                 lexical_weight=settings.lexical_weight,
                 fusion=settings.fusion,
+                skip_function_words=settings.skip_function_words,
                 neighbour_weight=settings.neighbour_weight,
                 neighbour_window=settings.neighbour_window,
                 speaker_focus=settings.speaker_focus,

@@ -89,6 +89,14 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "recall",
     ),
     SettingSpec(
+        "skip_function_words",
+        True,
+        "Keyword search leaves out a query's function words (the, how, many, jak, que, "
+        "що…) unless every word is one; false keeps them (memories of code, where 'if' "
+        "and 'for' matter).",
+        "recall",
+    ),
+    SettingSpec(
         "neighbour_weight",
         0.5,
         "How much a conversation turn's relevance borrows from the turns around it "
@@ -277,6 +285,7 @@ class Settings:
     recall_candidates: int = 100
     lexical_weight: float = 0.6
     fusion: str = "zscore"
+    skip_function_words: bool = True
     neighbour_weight: float = 0.5
     neighbour_window: int = 2
     speaker_focus: float = 0.2

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
+
 from kronika import Memory, SessionRecord, TurnRecord, build_memory
 from kronika.core.model import RecallFilter
 from kronika.settings import Settings
@@ -110,7 +112,7 @@ def test_a_query_naming_one_speaker_prefers_their_own_turns(
 
     with _memory(settings, clock, speaker_focus=0.0, neighbour_weight=0.0) as mem:
         assert ranked(mem) == ["D1:2", "D1:1", "D1:4"]  # Melanie's D1:1 repeats the words
-    with _memory(settings, clock, speaker_focus=0.5, neighbour_weight=0.0) as mem:
+    with _memory(settings, clock, speaker_focus=3.0, neighbour_weight=0.0) as mem:
         assert ranked(mem) == ["D1:2", "D1:4", "D1:1"]  # Caroline's own turns first
 
 
@@ -201,3 +203,36 @@ def test_a_question_asking_when_prefers_what_says_when(
         assert first(mem, "Kiedy Caroline poszła na LGBTQ support group?") == "S1:3"
         # a question not asking when is left alone
         assert first(mem, "What did Caroline think of the LGBTQ support group?") == "S1:1"
+
+
+WEEK = _session(
+    "me-s1",
+    datetime(2024, 3, 4, 9, 0, tzinfo=UTC),
+    [
+        ("W1", "user", "How many times do I have to ask? Do it now, and do it in a way I like."),
+        ("W2", "user", "My fitness classes this week: yoga on Monday, spin on Thursday."),
+        ("W3", "user", "Remind me to buy oat milk."),
+        ("W4", "user", "The garden needs water after the heat."),
+    ],
+)
+
+
+@pytest.mark.parametrize(("skip", "first"), [(True, "W2"), (False, "W1")])
+def test_keyword_search_ignores_the_way_a_question_is_asked(
+    settings: Settings, clock: FrozenClock, skip: bool, first: str
+) -> None:
+    # In a few turns "how", "many" and "do" are as rare as "fitness": counted, they pull
+    # up a turn that shares only the question's form (skip_function_words = false).
+    with build_memory(
+        settings.with_overrides(skip_function_words=skip), create=True, clock=clock
+    ) as mem:
+        mem.import_sessions("me", [WEEK])
+        hits = mem.recall(
+            "How many fitness classes do I attend in a typical week?",
+            agent="me",
+            k=2,
+            mode="lexical",
+            now=datetime(2024, 3, 10, tzinfo=UTC),
+            record_access=False,
+        ).hits
+    assert hits[0].item.provenance.turn_ids[0] == first

@@ -1,7 +1,8 @@
 """Hybrid recall: lexical and vector candidates, fused, scored, packed (SPEC R1-R6).
 
 1. Each retriever returns up to ``recall_candidates`` ids under the same filter:
-   FTS5/BM25 for exact names and commands, cosine over embeddings for meaning.
+   FTS5/BM25 for exact names and commands (over the query's words without its
+   function words, :mod:`kronika.core.keywords`), cosine over embeddings for meaning.
 2. Per-query normalised scores are fused convexly into one relevance in [0, 1]
    (:mod:`kronika.core.fusion`); a conversation turn's relevance is then read
    together with the turns around it, which also brings in replies that name
@@ -35,6 +36,7 @@ from kronika.core.fusion import (
     with_speaker_focus,
     with_time_focus,
 )
+from kronika.core.keywords import keyword_query
 from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult, ScoreParts
 from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
@@ -55,6 +57,7 @@ class RecallSettings:
     candidates: int = 100
     lexical_weight: float = 0.6
     fusion: str = "zscore"
+    skip_function_words: bool = True
     neighbour_weight: float = 0.5
     neighbour_window: int = 2
     speaker_focus: float = 0.2
@@ -103,7 +106,8 @@ class Recaller:
         lexical: list[tuple[str, float]] | None = None
         dense: list[tuple[str, float]] | None = None
         if mode in ("hybrid", "lexical") and query.strip():
-            lexical = _stable(self._index.search_lexical(query, flt, limit))
+            words = keyword_query(query) if self._settings.skip_function_words else query
+            lexical = _stable(self._index.search_lexical(words, flt, limit))
         if mode in ("hybrid", "vector") and (query.strip() or query_vector is not None):
             vector = query_vector if query_vector is not None else self._embedder.embed_query(query)
             dense = _stable(self._index.search_vector(vector, flt, limit))

@@ -1,0 +1,83 @@
+"""The words of a query that say what it is about, for keyword search (SPEC R1).
+
+"How many fitness classes do I attend in a typical week?" is about fitness classes
+and a week; "how", "many", "do", "I", "in" and "a" say how it is asked. BM25 gives
+every word a weight from how rare it is among the asked agent's memories, and in a
+few hundred turns of chat "many" or "do" can be rare enough to pull in turns that
+share only them. So keyword search leaves out the closed-class words of English,
+Polish, Spanish and Ukrainian — pronouns, articles, auxiliary verbs, common
+prepositions and conjunctions, question words — and keeps everything else,
+including words of quantity, order and time ("most", "first", "before", "last").
+
+Words that are function words in one language and content in another ("ten",
+"son", "hay", "pod") are not on the lists, nor are words that are also names or
+months ("may", "will"). The vector side always embeds the whole query.
+"""
+
+from __future__ import annotations
+
+from kronika.core.text import fold, folded_words
+
+_ENGLISH = """
+    i me my mine myself we us our ours ourselves you your yours yourself yourselves
+    he him his himself she her hers herself it its itself they them their theirs
+    themselves
+    a an the this that these those some any all both each every either neither such
+    am is are was were be been being have has had having do does did doing done
+    can could would shall should might must
+    s t d ll m re ve don didn doesn isn wasn aren weren haven hasn hadn wouldn couldn
+    shouldn
+    of in on at to for with from by about as into onto than
+    and or but if so because nor whether
+    what which who whom whose when where why how many much
+    there here also just very too
+"""
+_POLISH = """
+    ja mnie mi mna moj moja moje moi mojego mojej moim moja moich
+    ty ciebie cie tobie ci twoj twoja twoje twoi twojego twojej twoim twoich
+    on ona ono oni one jego jej go mu nim niej ich im nimi
+    my nas nam wy was wam sie siebie sobie
+    ta to te tego tej tym tych tamten tamta tamto
+    ktory ktora ktore ktorzy ktorego ktorej ktorym ktorych
+    jaki jaka jakie jakiego jakiej jakim jakich
+    co czego czym kto kogo komu kiedy gdzie dlaczego czemu jak ile ilu czy
+    jest sa byl byla bylo byli byly byc bedzie masz mamy maja mial miala mieli
+    i a oraz lub albo ale ze zeby bo
+    w we z ze na do od po o u za przy przez dla nad
+"""
+_SPANISH = """
+    yo me mi mis mio mia tu tus te ti el ella ello ellos ellas le les lo la los las
+    nos nosotros nosotras vosotros vosotras su sus nuestro nuestra nuestros nuestras
+    se si un una unos unas este esta esto estos estas ese esa eso esos esas
+    aquel aquella aquello que cual cuales quien quienes cuando donde como
+    cuanto cuanta cuantos cuantas porque
+    y e o u pero ni de del a al en con para por sobre entre hasta desde hacia
+    es fue fueron ser estar esta estan estaba estaban he has ha hemos han
+    habia muy tambien ya
+"""
+_UKRAINIAN = """
+    я мене мені мною мій моя моє мої мого моєї моїм моїх
+    ти тебе тобі тобою твій твоя твоє твої твого твоєї
+    він вона воно вони його її їх йому їй ним нею ними них неї
+    ми нас нам ви вас вам себе собі
+    цей ця це ці цього цієї цим цих той та те ті того тієї тим тих
+    який яка яке які якого якої яким яких
+    що чого чим хто кого кому коли де чому як скільки чи
+    є був була було були бути буде
+    і й та а але або щоб бо
+    в у з із зі на до від по про за при через для над о
+"""
+
+FUNCTION_WORDS: frozenset[str] = frozenset(
+    fold(word).casefold()
+    for block in (_ENGLISH, _POLISH, _SPANISH, _UKRAINIAN)
+    for word in block.split()
+)
+"""Folded, casefolded words that keyword search leaves out of a query."""
+
+
+def keyword_query(query: str) -> str:
+    """``query``'s words without the function words, or ``query`` itself when every
+    word is one ("who am I?", "to be or not to be"): nothing is lost to the list."""
+    kept = [word for word in folded_words(query) if word not in FUNCTION_WORDS]
+    return " ".join(kept) if kept else query

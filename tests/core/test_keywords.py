@@ -1,0 +1,53 @@
+"""Keyword search reads a query without its function words (kronika.core.keywords)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kronika.core.keywords import FUNCTION_WORDS, keyword_query
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        (
+            "How many fitness classes do I attend in a typical week?",
+            "fitness classes attend typical week",
+        ),
+        ("Ile mam kotów w domu?", "mam kotow domu"),
+        ("¿Cuántos libros he leído este año?", "libros leido ano"),
+        ("Скільки книжок я прочитав цього року?", "книжок прочитав року"),
+    ],
+)
+def test_function_words_are_left_out_in_each_language(query: str, expected: str) -> None:
+    assert keyword_query(query) == expected
+
+
+def test_words_of_quantity_order_and_time_stay() -> None:
+    kept = keyword_query("Which store did I spend the most money at first, before May?").split()
+    assert kept == ["store", "spend", "most", "money", "first", "before", "may"]
+
+
+def test_words_that_are_content_elsewhere_are_kept() -> None:
+    # "son", "ten", "hay", "pod" are function words in one language and content in another;
+    # "Will" and "May" are names and months.
+    assert keyword_query("Will my son want ten pods of hay?").split() == [
+        "will",
+        "son",
+        "want",
+        "ten",
+        "pods",
+        "hay",
+    ]
+
+
+@pytest.mark.parametrize("query", ["Who am I?", "Who are they and what was it?", "¿Qué?", "   "])
+def test_a_query_of_function_words_only_is_kept_whole(query: str) -> None:
+    assert keyword_query(query) == query
+
+
+def test_the_lists_are_folded_like_the_index() -> None:
+    # the index folds accents and case; a listed word must match its folded form
+    # (cuántos, który, її without the diaereses)
+    assert {"cuantos", "ktory", "скільки", "іі"} <= FUNCTION_WORDS
+    assert all(word == word.casefold() for word in FUNCTION_WORDS)
