@@ -199,7 +199,8 @@ def test_the_period_a_question_names(question: str, expected: tuple[date, date])
 _AT = datetime(2023, 11, 20, 12, 0, tzinfo=UTC)  # ASKED: Monday 20 November 2023, noon
 _D = timedelta(days=1)
 _TWO_WEEKS_AGO = (_AT - 17.5 * _D, _AT - 10.5 * _D)  # 14 days back, 3.5 days either side
-_LAST_SATURDAY = (datetime(2023, 11, 18, tzinfo=UTC), datetime(2023, 11, 19, tzinfo=UTC) - _TICK)
+# asked on a Monday: the Saturday two days back, or the one of the week before
+_LAST_SATURDAY = (datetime(2023, 11, 11, tzinfo=UTC), datetime(2023, 11, 19, tzinfo=UTC) - _TICK)
 
 
 @pytest.mark.parametrize(
@@ -215,7 +216,7 @@ _LAST_SATURDAY = (datetime(2023, 11, 18, tzinfo=UTC), datetime(2023, 11, 19, tzi
         ("What did I post 5 days ago?", (_AT - 6.25 * _D, _AT - 3.75 * _D)),
         ("Co kupiłem tydzień temu?", (_AT - 8.75 * _D, _AT - 5.25 * _D)),
         ("What did I do a day ago?", (_AT - 2 * _D, _AT)),  # never past the question
-        # "last <weekday>": the latest one before today
+        # "last <weekday>": the latest one before today or the one a week before it
         ("Who did I go with to the music event last Saturday?", _LAST_SATURDAY),
         ("Co robiłem w zeszłą sobotę?", _LAST_SATURDAY),
         ("¿Qué hice el sábado pasado?", _LAST_SATURDAY),
@@ -226,7 +227,7 @@ _LAST_SATURDAY = (datetime(2023, 11, 18, tzinfo=UTC), datetime(2023, 11, 19, tzi
         ),
         (
             "What cocktail did I try last weekend?",
-            (datetime(2023, 11, 18, tzinfo=UTC), datetime(2023, 11, 20, tzinfo=UTC) - _TICK),
+            (datetime(2023, 11, 11, tzinfo=UTC), datetime(2023, 11, 20, tzinfo=UTC) - _TICK),
         ),
         # spans up to now; "last month" covers the month before and the past 30 days
         ("How many times did I bake in the past two weeks?", (_AT - 14 * _D, _AT)),
@@ -246,6 +247,22 @@ def test_the_period_a_question_points_at_from_now(
     question: str, expected: tuple[datetime, datetime]
 ) -> None:
     assert mentioned_period(question, ASKED) == expected
+
+
+def test_last_saturday_asked_on_a_saturday_is_a_week_back_only() -> None:
+    saturday = datetime(2023, 11, 25, 9, 0, tzinfo=UTC)
+    week_back = (datetime(2023, 11, 18, tzinfo=UTC), datetime(2023, 11, 19, tzinfo=UTC) - _TICK)
+    assert mentioned_period("Who came to the party last Saturday?", saturday) == week_back
+    assert mentioned_period("Where did I go last weekend?", saturday) == (
+        datetime(2023, 11, 18, tzinfo=UTC),
+        datetime(2023, 11, 20, tzinfo=UTC) - _TICK,
+    )
+    # on a Sunday "last weekend" may be this one or the one before
+    sunday = saturday + timedelta(days=1)
+    assert mentioned_period("Where did I go last weekend?", sunday) == (
+        datetime(2023, 11, 18, tzinfo=UTC),
+        sunday,
+    )
 
 
 @pytest.mark.parametrize(

@@ -422,7 +422,9 @@ def relative_period(text: str, now: datetime) -> tuple[datetime, datetime] | Non
       "два тижні тому"): a window around that moment, a quarter of the distance (at
       least a day) either side, since people round ("two weeks" is 10 to 17 days);
     * "last <weekday>" / "last weekend" ("zeszłą sobotę", "el sábado pasado",
-      "минулої суботи"): that day, the latest before today;
+      "минулої суботи"): from that day a week before the latest one to the latest
+      one before today, since people differ on which is meant ("last Saturday" said
+      on a Tuesday); said on that day of the week, the day a week back;
     * "the past <n> <units>", "last month", "this week" ("w ciągu ostatnich dwóch
       tygodni", "el mes pasado", "цього тижня"): up to ``now``. "Last month" may be
       the calendar month before or the past 30 days; the span covers both.
@@ -448,13 +450,15 @@ def _pointed_back(folded: str, moment: datetime) -> tuple[datetime, datetime] | 
             return centre - width, min(centre + width, moment)
     if last := _LAST_DAY.search(folded):
         name = last.group("ld") or last.group("dl")
-        if name in _WEEKDAY:
-            back = (today.weekday() - _WEEKDAY[name]) % 7 or 7
-            start = today - back * day
-            return start, start + day - _TICK
-        back = (today.weekday() - 5) % 7 or 7  # the latest Saturday before today
-        start = today - back * day
-        return start, min(start + 2 * day - _TICK, moment)
+        # "Last Saturday" said on a Tuesday is three days back for some people and ten
+        # for others (the Saturday of last week): the span covers both. Said on a
+        # Saturday it can only be a week back.
+        weekday = _WEEKDAY.get(name, 5)  # a weekend starts on Saturday
+        back = (today.weekday() - weekday) % 7 or 7
+        latest = today - back * day
+        start = latest if back == 7 else latest - 7 * day
+        length = day if name in _WEEKDAY else 2 * day
+        return start, min(latest + length - _TICK, moment)
     for found in _SPAN.finditer(folded):
         unit = found.group("su") or found.group("su2") or found.group("tu")
         counted = bool(found.group("sn"))
