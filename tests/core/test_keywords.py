@@ -28,6 +28,16 @@ def test_words_of_quantity_order_and_time_stay() -> None:
     assert kept == ["store", "spend", "most", "money", "first", "before", "may"]
 
 
+def test_names_and_places_that_look_like_function_words_are_kept() -> None:
+    assert keyword_query("Did Don and Al fly to the US with Maja?").split() == [
+        "don",
+        "al",
+        "fly",
+        "us",
+        "maja",
+    ]
+
+
 def test_words_that_are_content_elsewhere_are_kept() -> None:
     # "son", "ten", "hay", "pod" are function words in one language and content in another;
     # "Will" and "May" are names and months.

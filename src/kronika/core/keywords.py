@@ -10,8 +10,8 @@ prepositions and conjunctions, question words — and keeps everything else,
 including words of quantity, order and time ("most", "first", "before", "last").
 
 Words that are function words in one language and content in another ("ten",
-"son", "hay", "pod") are not on the lists, nor are words that are also names or
-months ("may", "will"). The vector side always embeds the whole query.
+"son", "hay", "pod", "ale", "us" for the US) are not on the lists, nor are words
+that are also names or months ("May", "Will", "Don", "Al", "Maja", "Les", "Han"). The vector side always embeds the whole query.
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from __future__ import annotations
 from kronika.core.text import fold, folded_words
 
 _ENGLISH = """
-    i me my mine myself we us our ours ourselves you your yours yourself yourselves
+    i me my mine myself we our ours ourselves you your yours yourself yourselves
     he him his himself she her hers herself it its itself they them their theirs
     themselves
     a an the this that these those some any all both each every either neither such
     am is are was were be been being have has had having do does did doing done
     can could would shall should might must
-    s t d ll m re ve don didn doesn isn wasn aren weren haven hasn hadn wouldn couldn
+    s t d ll m re ve didn doesn isn wasn aren weren haven hasn hadn wouldn couldn
     shouldn
     of in on at to for with from by about as into onto than
     and or but if so because nor whether
@@ -33,26 +33,26 @@ _ENGLISH = """
     there here also just very too
 """
 _POLISH = """
-    ja mnie mi mna moj moja moje moi mojego mojej moim moja moich
-    ty ciebie cie tobie ci twoj twoja twoje twoi twojego twojej twoim twoich
-    on ona ono oni one jego jej go mu nim niej ich im nimi
-    my nas nam wy was wam sie siebie sobie
+    ja mnie mi mna moj moja moje moi mojego mojej moim moich
+    ciebie cie tobie ci twoj twoja twoje twoi twojego twojej twoim twoich
+    on ona ono oni jego jej go mu nim niej ich im nimi
+    my wy was wam sie siebie sobie
     ta to te tego tej tym tych tamten tamta tamto
     ktory ktora ktore ktorzy ktorego ktorej ktorym ktorych
     jaki jaka jakie jakiego jakiej jakim jakich
     co czego czym kto kogo komu kiedy gdzie dlaczego czemu jak ile ilu czy
-    jest sa byl byla bylo byli byly byc bedzie masz mamy maja mial miala mieli
-    i a oraz lub albo ale ze zeby bo
+    jest sa byl byla bylo byli byly byc bedzie masz mamy mial miala mieli
+    i a oraz lub albo ze zeby
     w we z ze na do od po o u za przy przez dla nad
 """
 _SPANISH = """
-    yo me mi mis mio mia tu tus te ti el ella ello ellos ellas le les lo la los las
+    yo me mi mis tu tus te ti el ella ello ellos ellas le lo la los las
     nos nosotros nosotras vosotros vosotras su sus nuestro nuestra nuestros nuestras
     se si un una unos unas este esta esto estos estas ese esa eso esos esas
     aquel aquella aquello que cual cuales quien quienes cuando donde como
     cuanto cuanta cuantos cuantas porque
-    y e o u pero ni de del a al en con para por sobre entre hasta desde hacia
-    es fue fueron ser estar esta estan estaba estaban he has ha hemos han
+    y e o u pero ni de del a en con para por sobre entre hasta desde hacia
+    es fue fueron ser estar esta estan estaba estaban he has ha hemos
     habia muy tambien ya
 """
 _UKRAINIAN = """
