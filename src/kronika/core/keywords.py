@@ -11,7 +11,8 @@ including words of quantity, order and time ("most", "first", "before", "last").
 
 Words that are function words in one language and content in another ("ten",
 "son", "hay", "pod", "ale", "us" for the US) are not on the lists, nor are words
-that are also names or months ("May", "Will", "Don", "Al", "Maja", "Les", "Han"). The vector side always embeds the whole query.
+that are also names or months ("May", "Will", "Don", "Al", "Maja", "Les", "Han").
+The vector side always embeds the whole query.
 """
 
 from __future__ import annotations
