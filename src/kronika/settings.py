@@ -108,7 +108,7 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "speaker_focus",
-        0.2,
+        0.3,
         "When a query names one speaker, other speakers' items count 1/(1 + this) "
         "as relevant (0 turns it off).",
         "recall",
@@ -288,7 +288,7 @@ class Settings:
     skip_function_words: bool = True
     neighbour_weight: float = 0.5
     neighbour_window: int = 2
-    speaker_focus: float = 0.2
+    speaker_focus: float = 0.3
     time_focus: float = 2.0
     when_focus: float = 1.0
     session_weight: float = 0.2
