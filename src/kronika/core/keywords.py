@@ -79,6 +79,6 @@ FUNCTION_WORDS: frozenset[str] = frozenset(
 
 def keyword_query(query: str) -> str:
     """``query``'s words without the function words, or ``query`` itself when every
-    word is one ("who am I?", "to be or not to be"): nothing is lost to the list."""
+    word is one ("who am I?", "what was it?"): nothing is lost to the list."""
     kept = [word for word in folded_words(query) if word not in FUNCTION_WORDS]
     return " ".join(kept) if kept else query
