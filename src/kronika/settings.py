@@ -104,7 +104,7 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "recall",
     ),
     SettingSpec(
-        "neighbour_window", 2, "Turns before and after a turn read as its context.", "recall"
+        "neighbour_window", 3, "Turns before and after a turn read as its context.", "recall"
     ),
     SettingSpec(
         "speaker_focus",
@@ -287,7 +287,7 @@ class Settings:
     fusion: str = "zscore"
     skip_function_words: bool = True
     neighbour_weight: float = 0.5
-    neighbour_window: int = 2
+    neighbour_window: int = 3
     speaker_focus: float = 0.3
     time_focus: float = 2.0
     when_focus: float = 1.0

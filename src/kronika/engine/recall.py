@@ -59,7 +59,7 @@ class RecallSettings:
     fusion: str = "zscore"
     skip_function_words: bool = True
     neighbour_weight: float = 0.5
-    neighbour_window: int = 2
+    neighbour_window: int = 3
     speaker_focus: float = 0.3
     time_focus: float = 2.0
     when_focus: float = 1.0
