@@ -17,7 +17,7 @@ The vector side always embeds the whole query.
 
 from __future__ import annotations
 
-from kronika.core.text import fold, folded_words
+from kronika.core.text import folded_words
 
 _ENGLISH = """
     i me my mine myself we our ours ourselves you your yours yourself yourselves
@@ -70,9 +70,7 @@ _UKRAINIAN = """
 """
 
 FUNCTION_WORDS: frozenset[str] = frozenset(
-    fold(word).casefold()
-    for block in (_ENGLISH, _POLISH, _SPANISH, _UKRAINIAN)
-    for word in block.split()
+    word for block in (_ENGLISH, _POLISH, _SPANISH, _UKRAINIAN) for word in folded_words(block)
 )
 """Folded, casefolded words that keyword search leaves out of a query."""
 

@@ -390,6 +390,8 @@ class Bm25Snapshot:
     ) -> list[_Term]:
         """The phrases that match something in ``corpus``, in order, as rows and tf."""
         terms: list[_Term] = []
+        # the rows the statistics count; None when that is every row of the postings
+        inside = corpus.rows_in if corpus.rows_in is not None else self.live if self.dead else None
         for phrase in phrases:
             if len(phrase.tokens) == 1:
                 found = self.postings.get(phrase.tokens[0])
@@ -400,8 +402,7 @@ class Bm25Snapshot:
             if found is None:
                 continue
             idx, tf = found
-            inside = corpus.rows_in if corpus.rows_in is not None else self.live
-            if corpus.rows_in is not None or self.dead:
+            if inside is not None:
                 keep = inside[idx]
                 idx, tf = idx[keep], tf[keep]
             hits = int(idx.size)
