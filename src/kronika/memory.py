@@ -148,6 +148,7 @@ class Memory:
                 skip_function_words=settings.skip_function_words,
                 neighbour_weight=settings.neighbour_weight,
                 neighbour_window=settings.neighbour_window,
+                answer_focus=settings.answer_focus,
                 speaker_focus=settings.speaker_focus,
                 time_focus=settings.time_focus,
                 when_focus=settings.when_focus,

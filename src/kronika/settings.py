@@ -107,6 +107,14 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "neighbour_window", 3, "Turns before and after a turn read as its context.", "recall"
     ),
     SettingSpec(
+        "answer_focus",
+        1.5,
+        "A conversation turn the other party answered next counts 1/(1 + this × the "
+        "share of its words that ask) as relevant: the answer holds what the question "
+        "only names (0 turns it off).",
+        "recall",
+    ),
+    SettingSpec(
         "speaker_focus",
         0.3,
         "When a query names one speaker, other speakers' items count 1/(1 + this) "
@@ -288,6 +296,7 @@ class Settings:
     skip_function_words: bool = True
     neighbour_weight: float = 0.5
     neighbour_window: int = 3
+    answer_focus: float = 1.5
     speaker_focus: float = 0.3
     time_focus: float = 2.0
     when_focus: float = 1.0

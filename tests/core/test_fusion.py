@@ -8,10 +8,12 @@ from hypothesis import strategies as st
 
 from kronika.core.fusion import (
     FUSIONS,
+    answered,
     fuse,
     named_speakers,
     normalise_lexical,
     normalise_vector,
+    with_answer_focus,
     with_neighbours,
     with_preference,
     with_session_context,
@@ -214,3 +216,19 @@ def test_session_context_moves_turns_towards_their_sessions_best() -> None:
     assert out["a2"] == pytest.approx((0.5 + 0.2 * 0.9) / 1.2)
     assert out["a2"] > out["b1"]  # the turn of the more relevant conversation now wins
     assert with_session_context(rel, session, weight=0.0) == rel
+
+
+def test_answered_turns_are_those_the_other_party_replied_to_next() -> None:
+    # b answered a (b's link to a at -1); c answered b; d is two turns after c: no reply
+    links = {"b": [("a", -1), ("c", 1)], "d": [("b", -2)]}
+    assert answered(links) == {"a", "b"}
+    assert answered({}) == set()
+
+
+def test_answer_focus_divides_by_the_share_that_asks() -> None:
+    rel = {"question": 0.8, "mixed": 0.8, "answer": 0.6}
+    out = with_answer_focus(rel, {"question": 1.0, "mixed": 0.5, "answer": 0.0}, focus=1.5)
+    assert out["question"] == pytest.approx(0.8 / 2.5)
+    assert out["mixed"] == pytest.approx(0.8 / 1.75)
+    assert out["answer"] == 0.6
+    assert with_answer_focus(rel, {"question": 1.0}, focus=0.0) == rel

@@ -1,7 +1,9 @@
 from datetime import UTC, datetime
 
+import pytest
+
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Tier
-from kronika.core.text import content_hash, embedding_text, normalize_key
+from kronika.core.text import content_hash, embedding_text, normalize_key, question_share
 
 AT = datetime(2025, 11, 27, tzinfo=UTC)
 
@@ -49,3 +51,25 @@ def test_normalize_key():
     assert normalize_key("  Favourite   Food ") == "favourite food"
     assert normalize_key("Ulubione\tJEDZENIE") == "ulubione jedzenie"
     assert normalize_key("favourite_food") != normalize_key("favourite food")
+
+
+@pytest.mark.parametrize(
+    ("text", "share"),
+    [
+        ("What pet do you have?", 1.0),
+        ("We've got a pup and a kitty.", 0.0),
+        ("Congrats! So proud of you. Do you have any pets?", 0.5),
+        ("Really?!", 1.0),
+        ("Is it? Maybe.\nWhat now?", 0.8),
+        ("Version 3.5 is out? Yes", 5 / 6),  # a decimal point ends no sentence
+        ("¿Qué tal? Bien.", 2 / 3),
+        ("Як справи? Добре.", 2 / 3),
+        ("Gdzie mieszkasz?", 1.0),
+        ("你好吗？我很好。", 0.5),
+        ("I love it [shared a photo of a dog]", 0.0),
+        ("", 0.0),
+        ("?!", 0.0),
+    ],
+)
+def test_question_share_counts_the_words_that_ask(text: str, share: float) -> None:
+    assert question_share(text) == pytest.approx(share)

@@ -23,6 +23,7 @@ def test_scoring_doc_names_real_settings_with_their_defaults():
         "fusion",
         "neighbour_weight",
         "neighbour_window",
+        "answer_focus",
         "speaker_focus",
         "session_weight",
         "recall_candidates",

@@ -110,10 +110,53 @@ def test_a_query_naming_one_speaker_prefers_their_own_turns(
         hits = mem.recall(question, agent="conv", k=3, now=NOW, record_access=False).hits
         return [hit.item.provenance.turn_ids[0] for hit in hits]
 
-    with _memory(settings, clock, speaker_focus=0.0, neighbour_weight=0.0) as mem:
+    plain = {"neighbour_weight": 0.0, "answer_focus": 0.0}
+    with _memory(settings, clock, speaker_focus=0.0, **plain) as mem:
         assert ranked(mem) == ["D1:2", "D1:1", "D1:4"]  # Melanie's D1:1 repeats the words
-    with _memory(settings, clock, speaker_focus=3.0, neighbour_weight=0.0) as mem:
+    with _memory(settings, clock, speaker_focus=3.0, **plain) as mem:
         assert ranked(mem) == ["D1:2", "D1:4", "D1:1"]  # Caroline's own turns first
+
+
+PETS = _session(
+    "pets-1",
+    datetime(2023, 6, 2, 18, 0, tzinfo=UTC),
+    [
+        ("Q1:1", "Caroline", "Pets are such a joy. What pets do you have, Melanie?"),
+        ("Q1:2", "Melanie", "We've got a pup and a kitty, Luna and Oliver."),
+        ("Q1:3", "Caroline", "Adorable! I'm off to the pet shop for Oscar's hay."),
+        ("Q1:4", "Melanie", "Say hi to him!"),
+    ],
+)
+ASKING_ALONE = _session(
+    "asking-1",
+    datetime(2023, 6, 3, 9, 0, tzinfo=UTC),
+    [("A1:1", "Melanie", "What pets would suit a small flat?")],
+)
+
+
+@pytest.mark.parametrize(("focus", "first"), [(0.0, "Q1:1"), (1.5, "Q1:2")])
+def test_the_answer_counts_more_than_the_question_it_answers(
+    settings: Settings, clock: FrozenClock, focus: float, first: str
+) -> None:
+    with _memory(settings, clock, answer_focus=focus) as mem:
+        mem.import_sessions("conv", [PETS])
+        assert _first_turn(mem, "What pets does Melanie have?", agent="conv", now=NOW) == first
+
+
+def test_a_question_nobody_answered_keeps_its_relevance(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    # only the user's side kept, or the last word of a chat: no reply to hand over to
+    def score(focus: float) -> float:
+        with _memory(settings, clock, answer_focus=focus) as mem:
+            mem.import_sessions("conv", [ASKING_ALONE])
+            hits = mem.recall(
+                "Which pets suit a small flat?", agent="conv", k=1, now=NOW, record_access=False
+            ).hits
+        assert hits[0].item.provenance.turn_ids == ("A1:1",)
+        return hits[0].score.relevance
+
+    assert score(1.5) == score(0.0)
 
 
 PAINTINGS = [

@@ -210,6 +210,43 @@ def with_neighbours(
     return out
 
 
+def answered(neighbours: Neighbours) -> set[str]:
+    """The turns the other party replied to next: those with a neighbour at offset +1.
+
+    :func:`with_neighbours`' links (other party's turns only), read both ways: a
+    turn listed with the one just before it at −1 answered that one.
+    """
+    found: set[str] = set()
+    for item_id, pairs in neighbours.items():
+        for other, offset in pairs:
+            if offset == 1:
+                found.add(item_id)
+            elif offset == -1:
+                found.add(other)
+    return found
+
+
+def with_answer_focus(
+    relevance: Mapping[str, float], asking: Mapping[str, float], *, focus: float
+) -> dict[str, float]:
+    """Prefer the answer to the question that was answered.
+
+    "What pet do you have?" shares every word of "What pets does Melanie have?" and
+    knows nothing of the pets; the reply after it ("We've got a pup and a kitty")
+    does, and :func:`with_neighbours` has already lent it the question's relevance.
+    ``asking`` maps the turns a reply followed to the share of their words that ask
+    (:func:`kronika.core.text.question_share`); each is divided by
+    ``1 + focus · share``, so a turn that only asks counts ``1 / (1 + focus)`` and
+    one that mostly tells keeps most of its relevance. Everything else is unchanged.
+    """
+    if focus <= 0:
+        return dict(relevance)
+    return {
+        item_id: value / (1.0 + focus * asking.get(item_id, 0.0))
+        for item_id, value in relevance.items()
+    }
+
+
 def named_speakers(query: str, speakers: Iterable[str | None]) -> set[str]:
     """The speakers among ``speakers`` whose name the query contains as whole words.
 

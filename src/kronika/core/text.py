@@ -74,3 +74,34 @@ def normalize_key(key: str) -> str:
     and hyphens are kept as written (``favourite_food`` is a different key).
     """
     return " ".join(key.split()).casefold()
+
+
+# A sentence runs to its closing mark(s), with any quotes or brackets after them, where
+# a space or the end follows ("3.5" goes on), or to the end of a line: "Really?!",
+# 'He asked "why?"', "¿Qué tal?", "Як справи?"; full-width marks need no space after.
+_SENTENCE = re.compile(r"[^\n]*?(?:[.!?…]+[\"'”’»)\]]*(?=\s|$)|[？！。]+[\"'”’»)\]」』]*|\n|$)")
+_CLOSING = "\"'”’»)] \t"
+
+
+def question_share(text: str) -> float:
+    """The share of ``text``'s words that are in sentences ending with a question mark.
+
+    ``"What pet do you have?"`` is 1.0, ``"We've got a pup and a kitty."`` 0.0, and
+    ``"Congrats! So proud of you. Do you have any pets?"`` 0.5 (5 of its 10 words
+    ask). A sentence asks when a question mark is among its last marks ("Really?!").
+    Words are counted as :func:`folded_words` finds them; a text without any is 0.0.
+    """
+    if "?" not in text and "？" not in text:
+        return 0.0
+    asked = total = 0
+    for match in _SENTENCE.finditer(text):
+        sentence = match.group()
+        words = len(_WORD.findall(sentence))
+        if not words:
+            continue
+        total += words
+        ending = sentence.rstrip(_CLOSING)
+        marks = ending[len(ending.rstrip(".!?…？！。")) :]
+        if "?" in marks or "？" in marks:
+            asked += words
+    return asked / total if total else 0.0

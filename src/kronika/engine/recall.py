@@ -6,7 +6,8 @@
 2. Per-query normalised scores are fused convexly into one relevance in [0, 1]
    (:mod:`kronika.core.fusion`); a conversation turn's relevance is then read
    together with the turns around it, which also brings in replies that name
-   nothing of the question they answer. A query naming one speaker ("what did
+   nothing of the question they answer, and a question the other party answered
+   counts less than the reply. A query naming one speaker ("what did
    Caroline say…") prefers that speaker's own turns, a query naming a date, month
    or year ("in October 2023") prefers what was said then, a question asking when
    prefers what says when ("last week"), and turns move a little towards the best
@@ -28,8 +29,11 @@ import numpy as np
 
 from kronika.core.budget import pack
 from kronika.core.fusion import (
+    Neighbours,
+    answered,
     fuse,
     named_speakers,
+    with_answer_focus,
     with_neighbours,
     with_preference,
     with_session_context,
@@ -39,6 +43,7 @@ from kronika.core.fusion import (
 from kronika.core.keywords import keyword_query
 from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult, ScoreParts
 from kronika.core.scoring import ScoreWeights, recencies
+from kronika.core.text import question_share
 from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
 from kronika.errors import InvalidQuery
 from kronika.ports import Clock, Embedder, ItemIndex, ScoreFeatures, TokenCounter, Vector
@@ -60,6 +65,7 @@ class RecallSettings:
     skip_function_words: bool = True
     neighbour_weight: float = 0.5
     neighbour_window: int = 3
+    answer_focus: float = 1.5
     speaker_focus: float = 0.3
     time_focus: float = 2.0
     when_focus: float = 1.0
@@ -118,17 +124,27 @@ class Recaller:
             depth=self._settings.candidates,
             method=self._settings.fusion,
         )
-        if relevance and self._settings.neighbour_weight > 0 and self._settings.neighbour_window:
-            # Context changes the order near the top; the best NEIGHBOUR_SEEDS candidates
-            # (whatever k is) bring their neighbours, so the cost does not grow with k.
-            seeds = _best_ids(relevance, NEIGHBOUR_SEEDS)
-            links = self._index.neighbours(seeds, flt, self._settings.neighbour_window)
+        window = self._settings.neighbour_window
+        context = self._settings.neighbour_weight > 0 and window > 0
+        # Context changes the order near the top; the best NEIGHBOUR_SEEDS candidates
+        # (whatever k is) bring their neighbours, so the cost does not grow with k.
+        wanted = context or self._settings.answer_focus > 0
+        seeds = _best_ids(relevance, NEIGHBOUR_SEEDS) if wanted else []
+        links: Neighbours = self._index.neighbours(seeds, flt, max(window, 1)) if seeds else {}
+        if context:
             relevance = with_neighbours(relevance, links, weight=self._settings.neighbour_weight)
+        # score on a few columns first; build whole items only for the winners (and the
+        # candidates read before: questions that were answered, and the best candidates
+        # of a question asking when)
+        fetched: dict[str, MemoryItem] = {}
+        if self._settings.answer_focus > 0 and links:
+            # A turn the other party answered next: its words that ask count less.
+            replied = answered(links).intersection(_best_ids(relevance, NEIGHBOUR_SEEDS))
+            fetched = {item.id: item for item in self._index.get_items(sorted(replied))}
+            asking = {item_id: question_share(item.content) for item_id, item in fetched.items()}
+            relevance = with_answer_focus(relevance, asking, focus=self._settings.answer_focus)
         lexical_rank = {item_id: rank for rank, (item_id, _) in enumerate(lexical or [], 1)}
         similarity = dict(dense or [])
-        # score on a few columns first; build whole items only for the winners (and the
-        # best candidates of a question asking when, which are read before)
-        fetched: dict[str, MemoryItem] = {}
         features = self._index.score_features(list(relevance))
         if self._settings.speaker_focus > 0 and query.strip():
             speaker_of = dict(zip(features.ids, features.speaker, strict=True))
@@ -154,8 +170,9 @@ class Recaller:
             # The question asks for a time: prefer what says one ("last week", "in October").
             # Only the best NEIGHBOUR_SEEDS are read; the rest count as saying none.
             seeds = _best_ids(relevance, NEIGHBOUR_SEEDS)
-            fetched = {item.id: item for item in self._index.get_items(seeds)}
-            told = [item_id for item_id, item in fetched.items() if mentions_time(item.content)]
+            unread = [item_id for item_id in seeds if item_id not in fetched]
+            fetched |= {item.id: item for item in self._index.get_items(unread)}
+            told = [i for i in seeds if i in fetched and mentions_time(fetched[i].content)]
             log.debug(
                 "query asks when: %d of the best %d candidates say when", len(told), len(seeds)
             )
