@@ -109,9 +109,9 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     SettingSpec(
         "answer_focus",
         1.5,
-        "A conversation turn the other party answered next counts 1/(1 + this × the "
-        "share of its words that ask) as relevant: the answer holds what the question "
-        "only names (0 turns it off).",
+        "A conversation turn another person (not the assistant) answered next counts "
+        "1/(1 + this × the share of its words that ask) as relevant: the answer holds "
+        "what the question only names (0 turns it off).",
         "recall",
     ),
     SettingSpec(

@@ -9,6 +9,7 @@ from hypothesis import strategies as st
 from kronika.core.fusion import (
     FUSIONS,
     answered,
+    answered_by_a_person,
     fuse,
     named_speakers,
     normalise_lexical,
@@ -221,8 +222,14 @@ def test_session_context_moves_turns_towards_their_sessions_best() -> None:
 def test_answered_turns_are_those_the_other_party_replied_to_next() -> None:
     # b answered a (b's link to a at -1); c answered b; d is two turns after c: no reply
     links = {"b": [("a", -1), ("c", 1)], "d": [("b", -2)]}
-    assert answered(links) == {"a", "b"}
-    assert answered({}) == set()
+    assert answered(links) == {"a": "b", "b": "c"}
+    assert answered({}) == {}
+
+
+def test_only_a_persons_answer_takes_over_from_the_question() -> None:
+    replies = {"q1": "r1", "q2": "r2", "q3": "r3", "q4": "r4"}
+    speakers = {"r1": "Melanie", "r2": "assistant", "r3": "Assistant", "r4": None}
+    assert answered_by_a_person(replies, speakers) == ["q1", "q4"]
 
 
 def test_answer_focus_divides_by_the_share_that_asks() -> None:

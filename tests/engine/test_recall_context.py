@@ -143,6 +143,37 @@ def test_the_answer_counts_more_than_the_question_it_answers(
         assert _first_turn(mem, "What pets does Melanie have?", agent="conv", now=NOW) == first
 
 
+SHOES = _session(
+    "chat-1",
+    datetime(2023, 6, 4, 9, 0, tzinfo=UTC),
+    [
+        ("C1:1", "user", "Can you suggest running shoes like my favourite Nike Pegasus?"),
+        ("C1:2", "assistant", "Sure! Try the Brooks Ghost or the Asics Novablast."),
+    ],
+)
+
+
+def test_a_question_to_the_assistant_keeps_its_relevance(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    # the assistant's answer tells what it knows; the user's question is the record of
+    # the user ("my favourite Nike Pegasus")
+    def first(focus: float) -> tuple[str, float]:
+        with _memory(settings, clock, answer_focus=focus) as mem:
+            mem.import_sessions("conv", [SHOES])
+            hit = mem.recall(
+                "What are my favourite running shoes?",
+                agent="conv",
+                k=1,
+                now=NOW,
+                record_access=False,
+            ).hits[0]
+        return hit.item.provenance.turn_ids[0], hit.score.relevance
+
+    assert first(1.5) == first(0.0)
+    assert first(1.5)[0] == "C1:1"
+
+
 def test_a_question_nobody_answered_keeps_its_relevance(
     settings: Settings, clock: FrozenClock
 ) -> None:

@@ -210,20 +210,42 @@ def with_neighbours(
     return out
 
 
-def answered(neighbours: Neighbours) -> set[str]:
-    """The turns the other party replied to next: those with a neighbour at offset +1.
+ASSISTANT_SPEAKERS = frozenset({"assistant"})
+"""Speaker names of an AI assistant's turns (casefolded): the role kronika's own chat
+sessions and chat-format imports give them."""
+
+
+def answered(neighbours: Neighbours) -> dict[str, str]:
+    """``{turn: the other party's turn right after it}`` (a neighbour at offset +1).
 
     :func:`with_neighbours`' links (other party's turns only), read both ways: a
     turn listed with the one just before it at −1 answered that one.
     """
-    found: set[str] = set()
+    found: dict[str, str] = {}
     for item_id, pairs in neighbours.items():
         for other, offset in pairs:
             if offset == 1:
-                found.add(item_id)
+                found[item_id] = other
             elif offset == -1:
-                found.add(other)
+                found[other] = item_id
     return found
+
+
+def answered_by_a_person(
+    replies: Mapping[str, str], speaker_of: Mapping[str, str | None]
+) -> list[str]:
+    """The turns of ``replies`` whose reply came from a person, not an assistant.
+
+    A person answering a question tells of themselves ("We've got a pup and a
+    kitty"); an assistant answering the user tells what it knows, and the user's
+    question ("Can you suggest shoes like my Nike Pegasus?") is the record of the
+    user. Only a person's answer takes over from the question it answers.
+    """
+    return sorted(
+        question
+        for question, reply in replies.items()
+        if (speaker_of.get(reply) or "").casefold() not in ASSISTANT_SPEAKERS
+    )
 
 
 def with_answer_focus(

@@ -6,7 +6,7 @@
 2. Per-query normalised scores are fused convexly into one relevance in [0, 1]
    (:mod:`kronika.core.fusion`); a conversation turn's relevance is then read
    together with the turns around it, which also brings in replies that name
-   nothing of the question they answer, and a question the other party answered
+   nothing of the question they answer, and a question another person answered
    counts less than the reply. A query naming one speaker ("what did
    Caroline say…") prefers that speaker's own turns, a query naming a date, month
    or year ("in October 2023") prefers what was said then, a question asking when
@@ -31,6 +31,7 @@ from kronika.core.budget import pack
 from kronika.core.fusion import (
     Neighbours,
     answered,
+    answered_by_a_person,
     fuse,
     named_speakers,
     with_answer_focus,
@@ -138,9 +139,14 @@ class Recaller:
         # of a question asking when)
         fetched: dict[str, MemoryItem] = {}
         if self._settings.answer_focus > 0 and links:
-            # A turn the other party answered next: its words that ask count less.
-            replied = answered(links).intersection(_best_ids(relevance, NEIGHBOUR_SEEDS))
-            fetched = {item.id: item for item in self._index.get_items(sorted(replied))}
+            # A turn a person answered next: its words that ask count less.
+            top = set(_best_ids(relevance, NEIGHBOUR_SEEDS))
+            replies = {turn: reply for turn, reply in answered(links).items() if turn in top}
+            repliers = self._index.score_features(sorted(set(replies.values())))
+            asked = answered_by_a_person(
+                replies, dict(zip(repliers.ids, repliers.speaker, strict=True))
+            )
+            fetched = {item.id: item for item in self._index.get_items(asked)}
             asking = {item_id: question_share(item.content) for item_id, item in fetched.items()}
             relevance = with_answer_focus(relevance, asking, focus=self._settings.answer_focus)
         lexical_rank = {item_id: rank for rank, (item_id, _) in enumerate(lexical or [], 1)}
