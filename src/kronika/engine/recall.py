@@ -139,14 +139,7 @@ class Recaller:
         # of a question asking when)
         fetched: dict[str, MemoryItem] = {}
         if self._settings.answer_focus > 0 and links:
-            # A turn a person answered next: its words that ask count less.
-            top = set(_best_ids(relevance, NEIGHBOUR_SEEDS))
-            replies = {turn: reply for turn, reply in answered(links).items() if turn in top}
-            repliers = self._index.score_features(sorted(set(replies.values())))
-            asked = answered_by_a_person(
-                replies, dict(zip(repliers.ids, repliers.speaker, strict=True))
-            )
-            fetched = {item.id: item for item in self._index.get_items(asked)}
+            fetched = self._answered_questions(relevance, links)
             asking = {item_id: question_share(item.content) for item_id, item in fetched.items()}
             relevance = with_answer_focus(relevance, asking, focus=self._settings.answer_focus)
         lexical_rank = {item_id: rank for rank, (item_id, _) in enumerate(lexical or [], 1)}
@@ -227,6 +220,24 @@ class Recaller:
             candidates=len(relevance),
             dropped_for_budget=dropped,
         )
+
+    def _answered_questions(
+        self, relevance: Mapping[str, float], links: Neighbours
+    ) -> dict[str, MemoryItem]:
+        """The best candidates that another person (not the assistant) answered next.
+
+        Only the best NEIGHBOUR_SEEDS can reach the top, so only they are read: the
+        speakers of their replies from the score columns, then their own text.
+        """
+        top = set(_best_ids(relevance, NEIGHBOUR_SEEDS))
+        replies = {turn: reply for turn, reply in answered(links).items() if turn in top}
+        if not replies:
+            return {}
+        repliers = self._index.score_features(sorted(set(replies.values())))
+        asked = answered_by_a_person(
+            replies, dict(zip(repliers.ids, repliers.speaker, strict=True))
+        )
+        return {item.id: item for item in self._index.get_items(asked)}
 
 
 def _best_ids(relevance: Mapping[str, float], count: int) -> list[str]:
