@@ -32,6 +32,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
+from kronika.core.model import ASSISTANT_SPEAKER
 from kronika.core.text import folded_words
 
 
@@ -210,11 +211,6 @@ def with_neighbours(
     return out
 
 
-ASSISTANT_SPEAKERS = frozenset({"assistant"})
-"""Speaker names of an AI assistant's turns (casefolded): the role kronika's own chat
-sessions and chat-format imports give them."""
-
-
 def answered(neighbours: Neighbours) -> dict[str, str]:
     """``{turn: the other party's turn right after it}`` (a neighbour at offset +1).
 
@@ -244,7 +240,7 @@ def answered_by_a_person(
     return sorted(
         question
         for question, reply in replies.items()
-        if (speaker_of.get(reply) or "").casefold() not in ASSISTANT_SPEAKERS
+        if (speaker_of.get(reply) or "").casefold() != ASSISTANT_SPEAKER
     )
 
 

@@ -209,6 +209,11 @@ class RecallResult:
     notes: tuple[str, ...] = field(default=())
 
 
+ASSISTANT_SPEAKER = "assistant"
+"""The speaker of an AI assistant's turns: what kronika's own chat sessions write, and
+the role chat-format imports (OpenAI messages, LongMemEval) carry."""
+
+
 @dataclass(frozen=True, slots=True)
 class TurnRecord:
     """One conversation turn to be stored (input to ``save_turn`` and importers).

@@ -41,6 +41,7 @@ from kronika.core.context import (
     system_prompt,
 )
 from kronika.core.model import (
+    ASSISTANT_SPEAKER,
     ItemType,
     MemoryItem,
     RecallHit,
@@ -67,7 +68,7 @@ from kronika.providers.jsonout import structured_call
 from kronika.stores.markdown.sessions import LIVE_ID_RE, SUMMARY_ID_RE, SUMMARY_SPEAKER
 
 _INDEX_RE = re.compile(r"_(\d+)$")
-ROLES = ("user", "assistant")
+ROLES = ("user", ASSISTANT_SPEAKER)
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,7 +250,7 @@ class Session:
             return
         if self._state.session_id is None:
             return  # nothing was said to answer (e.g. after "new conversation")
-        self._save("assistant", text, at or self.memory.clock.now())
+        self._save(ASSISTANT_SPEAKER, text, at or self.memory.clock.now())
         self._maybe_summarize((), ())
 
     # ------------------------------------------------------------------ internals
