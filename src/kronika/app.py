@@ -28,7 +28,9 @@ log = logging.getLogger("kronika")
 INDEX_FILE = "index.sqlite"
 AUDIT_FILE = "audit.jsonl"
 MODEL_MARKER = "index.model"
-"""Names the embedding model the index was last built with; a change triggers re-embedding."""
+"""Names the embedding model the index was last built with, and the words of exchange
+context each turn was embedded with (:func:`vectors_made_with`); a change triggers
+re-embedding."""
 
 
 def init_workspace(settings: Settings) -> bool:
@@ -86,15 +88,25 @@ def build_memory(
     )
     marker = Path(settings.home) / MODEL_MARKER
     previous = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
+    current = vectors_made_with(chosen.model_id, settings.embed_context_words)
     if recreated:
         log.warning("the index at %s was unusable; rebuilding it from the Markdown", index_path)
         memory.reindex()
-    elif previous is not None and previous != chosen.model_id:
-        log.warning("embedding model changed (%s -> %s): re-embedding", previous, chosen.model_id)
+    elif previous is not None and previous != current:
+        log.warning("embedding changed (%s -> %s): re-embedding", previous, current)
         memory.reindex()
-    if previous != chosen.model_id:
-        marker.write_text(chosen.model_id + "\n", encoding="utf-8")
+    if previous != current:
+        marker.write_text(current + "\n", encoding="utf-8")
     return memory
+
+
+def vectors_made_with(model_id: str, context_words: int) -> str:
+    """What the index's vectors depend on: the model, and the words of context per turn.
+
+    Written to :data:`MODEL_MARKER`; opening a workspace whose marker differs embeds
+    every memory again. Without context it is the model id alone, as it always was.
+    """
+    return model_id if context_words <= 0 else f"{model_id} +context {context_words} words"
 
 
 def build_llm(settings: Settings, *, minion: bool = False) -> LLM | None:

@@ -119,7 +119,11 @@ class Memory:
         self.audit_log = audit
         self._lock = WorkspaceLock(settings.home / ".kronika.lock")
         self._indexer = Indexer(
-            workspace=workspace, index=index, embedder=embedder, embed_batch=settings.embed_batch
+            workspace=workspace,
+            index=index,
+            embedder=embedder,
+            embed_batch=settings.embed_batch,
+            context_words=settings.embed_context_words,
         )
         self._proposals = ProposalBook(workspace=workspace, audit=audit, clock=clock)
         self._writer = MemoryWriter(

@@ -68,6 +68,13 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec("embed_batch", 64, "Texts embedded per batch while indexing.", "embedding"),
     SettingSpec(
+        "embed_context_words",
+        30,
+        "Words of the other speaker's turns just before and after a conversation turn "
+        "embedded with it (0: each turn alone). A change re-embeds the workspace.",
+        "embedding",
+    ),
+    SettingSpec(
         "token_encoding", "cl100k_base", "Tokenizer used for every token budget.", "embedding"
     ),
     # recall
@@ -288,6 +295,7 @@ class Settings:
     embedder_threads: int = 1
     sync_interval: float = 1.0
     embed_batch: int = 64
+    embed_context_words: int = 30
     token_encoding: str = "cl100k_base"
     recall_k: int = 10
     recall_candidates: int = 100

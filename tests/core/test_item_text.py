@@ -3,7 +3,13 @@ from datetime import UTC, datetime
 import pytest
 
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Tier
-from kronika.core.text import content_hash, embedding_text, normalize_key, question_share
+from kronika.core.text import (
+    content_hash,
+    embedding_text,
+    embedding_texts,
+    normalize_key,
+    question_share,
+)
 
 AT = datetime(2025, 11, 27, tzinfo=UTC)
 
@@ -18,8 +24,7 @@ def item(type_: ItemType, content: str, **extra: object) -> MemoryItem:
         tier=Tier.LONG,
         created_at=AT,
         updated_at=AT,
-        provenance=Provenance("brain.md", 3),
-        **extra,  # type: ignore[arg-type]
+        **{"provenance": Provenance("brain.md", 3), **extra},  # type: ignore[arg-type]
     )
 
 
@@ -45,6 +50,51 @@ def test_a_speaker_change_changes_the_hash():
     a = item(ItemType.MESSAGE, "I love jazz", speaker="user")
     b = item(ItemType.MESSAGE, "I love jazz", speaker="assistant")
     assert content_hash(embedding_text(a)) != content_hash(embedding_text(b))
+
+
+def turn(speaker: str, content: str, session: str = "s1") -> MemoryItem:
+    return item(ItemType.MESSAGE, content, speaker=speaker, provenance=_said_in(session))
+
+
+def _said_in(session: str | None) -> Provenance:
+    return Provenance(f"sessions/{session}.md", 1, session_id=session)
+
+
+def test_a_turn_is_embedded_inside_its_exchange():
+    turns = [
+        turn("Caroline", "Which band played the birthday concert?"),
+        turn("Melanie", "It was Matt Patterson!"),
+        turn("Caroline", "Lucky kids."),
+    ]
+    assert embedding_texts(turns, context_words=30) == [
+        "Caroline: Which band played the birthday concert? It was Matt Patterson!",
+        "Which band played the birthday concert? Melanie: It was Matt Patterson! Lucky kids.",
+        "It was Matt Patterson! Caroline: Lucky kids.",
+    ]
+    # without context, each turn alone (the hashes of the cache are unchanged)
+    assert embedding_texts(turns) == [embedding_text(t) for t in turns]
+    assert embedding_texts(turns, context_words=0) == [embedding_text(t) for t in turns]
+
+
+def test_exchange_context_keeps_the_words_nearest_the_turn():
+    turns = [
+        turn("ana", "one two three four five"),
+        turn("bo", "the reply"),
+        turn("ana", "six seven eight nine"),
+    ]
+    assert embedding_texts(turns, context_words=2)[1] == "four five bo: the reply six seven"
+
+
+def test_own_turns_other_sessions_and_notes_are_not_context():
+    turns = [
+        turn("user", "first request"),
+        turn("User", "second request"),  # the same speaker, whatever the case
+        turn("assistant", "an answer in another session", session="s2"),
+        item(ItemType.NOTE, "a note between turns", provenance=_said_in("s2")),
+        turn("assistant", "after the note", session="s2"),
+        item(ItemType.MESSAGE, "no session", speaker="user", provenance=_said_in(None)),
+    ]
+    assert embedding_texts(turns, context_words=30) == [embedding_text(t) for t in turns]
 
 
 def test_normalize_key():

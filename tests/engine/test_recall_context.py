@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 
 import pytest
@@ -110,7 +111,7 @@ def test_a_query_naming_one_speaker_prefers_their_own_turns(
         hits = mem.recall(question, agent="conv", k=3, now=NOW, record_access=False).hits
         return [hit.item.provenance.turn_ids[0] for hit in hits]
 
-    plain = {"neighbour_weight": 0.0, "answer_focus": 0.0}
+    plain = {"neighbour_weight": 0.0, "answer_focus": 0.0, "embed_context_words": 0}
     with _memory(settings, clock, speaker_focus=0.0, **plain) as mem:
         assert ranked(mem) == ["D1:2", "D1:1", "D1:4"]  # Melanie's D1:1 repeats the words
     with _memory(settings, clock, speaker_focus=3.0, **plain) as mem:
@@ -268,10 +269,11 @@ def test_a_question_asking_when_prefers_what_says_when(
         return _first_turn(mem, question, agent="conv", now=NOW)
 
     question = "When did Caroline go to the LGBTQ support group?"
-    with _memory(settings, clock, when_focus=0.0, neighbour_weight=0.0) as mem:
+    plain = {"neighbour_weight": 0.0, "embed_context_words": 0}  # each turn on its own
+    with _memory(settings, clock, when_focus=0.0, **plain) as mem:
         mem.import_sessions("conv", [SUPPORT])
         assert first(mem, question) == "S1:1"  # more of the question's words
-    with _memory(settings, clock, neighbour_weight=0.0) as mem:  # when_focus 1.0
+    with _memory(settings, clock, **plain) as mem:  # when_focus 1.0
         mem.import_sessions("conv", [SUPPORT])
         assert first(mem, question) == "S1:3"  # says when: "yesterday"
         assert first(mem, "Kiedy Caroline poszła na LGBTQ support group?") == "S1:3"
@@ -310,3 +312,59 @@ def test_keyword_search_ignores_the_way_a_question_is_asked(
             record_access=False,
         ).hits
     assert hits[0].item.provenance.turn_ids[0] == first
+
+
+# Only the embedded text differs between the runs below: no score-level context.
+VECTORS_ONLY = {"neighbour_weight": 0.0, "answer_focus": 0.0, "session_weight": 0.0}
+
+
+def _vector_turns(mem: Memory, query: str, agent: str = "conv") -> list[str]:
+    result = mem.recall(query, agent=agent, k=10, mode="vector", now=NOW, record_access=False)
+    return [t for hit in result.hits for t in hit.item.provenance.turn_ids]
+
+
+def test_a_reply_is_embedded_with_the_question_it_answers(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    query = "band at the birthday concert"
+    with _memory(settings, clock, embed_context_words=0, **VECTORS_ONLY) as mem:
+        alone = _vector_turns(mem, query)
+    with _memory(settings, clock, **VECTORS_ONLY) as mem:
+        in_exchange = _vector_turns(mem, query)
+    assert alone.index("D1:3") > 3  # "It was Matt Patterson, he is so talented!"
+    assert "D1:3" in in_exchange[:3]
+
+
+def test_changing_the_exchange_context_re_embeds_the_workspace(
+    settings: Settings, clock: FrozenClock, caplog: pytest.LogCaptureFixture
+) -> None:
+    with _memory(settings, clock, embed_context_words=0, **VECTORS_ONLY):
+        pass
+    with caplog.at_level(logging.WARNING, logger="kronika"):
+        reopened = build_memory(settings.with_overrides(**VECTORS_ONLY), clock=clock)
+    with reopened as mem:
+        assert "D1:3" in _vector_turns(mem, "band at the birthday concert")[:3]
+    assert any("re-embedding" in record.getMessage() for record in caplog.records)
+
+
+def test_a_chat_turn_is_embedded_again_once_it_is_answered(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    question, aside = "Which city should I visit in spring?", "My sister's name is Ola."
+
+    def similarity(mem: Memory) -> dict[str, float | None]:
+        hits = mem.recall("Seville oranges", k=5, mode="vector", record_access=False).hits
+        return {h.item.content: h.score.vector_similarity for h in hits}
+
+    with build_memory(settings.with_overrides(**VECTORS_ONLY), create=True, clock=clock) as mem:
+        mem.save_turn("chat-1", "user", aside)
+        clock.advance(seconds=30)
+        mem.save_turn("chat-1", "user", question)
+        before = similarity(mem)
+        clock.advance(seconds=30)
+        mem.save_turn("chat-1", "assistant", "Seville: the orange trees bloom in spring.")
+        after = similarity(mem)
+    # the question now carries the answer it got; the user's earlier turn, which the
+    # answer does not follow, is embedded as before
+    assert (after[question] or 0.0) > (before[question] or 0.0) + 0.1
+    assert after[aside] == before[aside]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from kronika.core.model import ItemType, MemoryItem
 
@@ -65,6 +65,49 @@ def embedding_text(item: MemoryItem) -> str:
         value = item.value if item.value is not None else item.content
         return f"{item.key}: {value}"
     return item.content
+
+
+def embedding_texts(items: Sequence[MemoryItem], *, context_words: int = 0) -> list[str]:
+    """The text embedded for each of ``items``, given in file order (one source file).
+
+    Each is :func:`embedding_text`; with ``context_words`` above 0, a conversation turn
+    is embedded inside its exchange: the last ``context_words`` words of the turn just
+    before it and the first ``context_words`` of the turn just after, when those are
+    another speaker's turns of the same session. "It was Matt Patterson!" then means
+    what it answers ("Which band played the birthday concert?"), and a question means
+    what it was told. A speaker's own consecutive turns are separate statements (and
+    where only one side of a chat was kept, they were not even adjacent), so they do
+    not colour each other; anything but a message is embedded alone.
+    """
+    texts = [embedding_text(item) for item in items]
+    if context_words <= 0:
+        return texts
+    for n, item in enumerate(items):
+        if not _in_exchange(item):
+            continue
+        before = items[n - 1] if n > 0 else None
+        after = items[n + 1] if n + 1 < len(items) else None
+        parts = [texts[n]]
+        if before is not None and _replies_to(item, before):
+            parts.insert(0, " ".join(before.content.split()[-context_words:]))
+        if after is not None and _replies_to(after, item):
+            parts.append(" ".join(after.content.split()[:context_words]))
+        texts[n] = " ".join(parts)
+    return texts
+
+
+def _in_exchange(item: MemoryItem) -> bool:
+    return item.type is ItemType.MESSAGE and item.provenance.session_id is not None
+
+
+def _replies_to(turn: MemoryItem, other: MemoryItem) -> bool:
+    """``turn`` and ``other`` are messages of one session by different speakers."""
+    return (
+        _in_exchange(turn)
+        and _in_exchange(other)
+        and turn.provenance.session_id == other.provenance.session_id
+        and normalize_key(turn.speaker or "") != normalize_key(other.speaker or "")
+    )
 
 
 def normalize_key(key: str) -> str:

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from kronika.core.text import content_hash, embedding_text
+from kronika.core.text import content_hash, embedding_texts
 from kronika.ports import Embedder, ItemIndex, SourceState
 from kronika.stores.markdown.layout import SOURCE_GLOBS
 from kronika.stores.markdown.workspace import MarkdownWorkspace, ParsedSource, SourceFile
@@ -104,11 +104,13 @@ class Indexer:
         index: ItemIndex,
         embedder: Embedder,
         embed_batch: int = 64,
+        context_words: int = 0,
     ) -> None:
         self._workspace = workspace
         self._index = index
         self._embedder = embedder
         self._embed_batch = max(1, embed_batch)
+        self._context_words = context_words
         self._seen: dict[str, _Seen] = {}
 
     def sync_agent(
@@ -224,7 +226,7 @@ class Indexer:
         hashed: list[tuple[SourceFile, ParsedSource, list[str], list[str]]] = []
         wanted: dict[str, str] = {}
         for source, parsed in batch:
-            texts = [embedding_text(item) for item in parsed.items]
+            texts = embedding_texts(parsed.items, context_words=self._context_words)
             hashes = [content_hash(text) for text in texts]
             wanted.update(zip(hashes, texts, strict=True))
             hashed.append((source, parsed, texts, hashes))
