@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
+from contextlib import closing
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -368,3 +371,24 @@ def test_a_chat_turn_is_embedded_again_once_it_is_answered(
     # answer does not follow, is embedded as before
     assert (after[question] or 0.0) > (before[question] or 0.0) + 0.1
     assert after[aside] == before[aside]
+    cached, used = _vectors_and_texts(settings.home)
+    assert cached == used  # the question's vector from before the answer is gone
+
+
+def _vectors_and_texts(home: Path) -> tuple[set[str], set[str]]:
+    """The text hashes with a cached vector, and those some item uses."""
+    with closing(sqlite3.connect(home / "index.sqlite")) as db:
+        cached = {h for (h,) in db.execute("SELECT text_hash FROM embeddings")}
+        used = {h for (h,) in db.execute("SELECT text_hash FROM items")}
+    return cached, used
+
+
+def test_a_forgotten_turn_leaves_no_vector_behind(settings: Settings, clock: FrozenClock) -> None:
+    with _memory(settings, clock) as mem:
+        turns = mem.index.list_items(RecallFilter(agents=("conv",)))
+        said = next(t for t in turns if t.provenance.turn_ids == ("D1:3",))
+        mem.forget(said.id, agent="conv")
+        assert "D1:3" not in _vector_turns(mem, "Matt Patterson talented")
+    cached, used = _vectors_and_texts(settings.home)
+    # neither the turn's own vector nor those its neighbours were embedded with it
+    assert cached == used and len(used) == 6

@@ -225,6 +225,21 @@ def test_get_items_keeps_the_requested_order_and_skips_unknown(index: SqliteInde
     assert ids(index.get_items(["c", "nope", "a"])) == ["c", "a"]
 
 
+def test_vectors_no_item_uses_any_more_are_dropped(index: SqliteIndex) -> None:
+    one = np.array([1, 0, 0, 0], dtype=np.float32)
+    index.store_embeddings({"ha": one, "hb": one, "hc": one})
+    index.replace_source(state("a.md"), [item("a", path="a.md")], ["ha"])
+    index.replace_source(state("b.md"), [item("b", path="b.md")], ["hb"])
+    assert index.drop_unused_embeddings() == 0  # nothing replaced yet
+    # "a" is edited (new text), and its old text now belongs to an item of c.md
+    index.replace_source(state("a.md", digest="h2"), [item("a", path="a.md")], ["hc"])
+    index.replace_source(state("c.md"), [item("c", path="c.md")], ["ha"])
+    index.remove_source("jaskier", "b.md")
+    assert index.drop_unused_embeddings() == 1  # only "hb": "ha" is in use again
+    assert index.embeddings_missing(["ha", "hb", "hc"]) == {"hb"}
+    assert index.drop_unused_embeddings() == 0
+
+
 def test_embedding_cache_survives_reset_and_is_per_model(tmp_path: Path) -> None:
     path = tmp_path / "index.sqlite"
     with SqliteIndex(path, embedding_model="m1", dim=DIM) as ix:

@@ -2,8 +2,10 @@
 
 A file is re-read only when its size or modification time changed, and re-indexed
 only when its content hash changed; text whose embedding is already cached (same
-text, same model) is never embedded again. ``rebuild`` throws the index away and
-builds it from the Markdown alone.
+text, same model) is never embedded again, and the vectors of texts no item uses
+any more (a forgotten memory, a turn embedded again once it was answered) are
+dropped after each sync. ``rebuild`` throws the index away and builds it from the
+Markdown alone, finding its unchanged texts still embedded.
 
 Before listing an agent's files, a sync compares what it saw last time: the
 modification times of the folders files live in (adding, removing or renaming a
@@ -81,6 +83,7 @@ class SyncReport:
     files_removed: int = 0
     items_indexed: int = 0
     texts_embedded: int = 0
+    vectors_dropped: int = 0
     seconds: float = 0.0
     warnings: list[str] = field(default_factory=list)
 
@@ -90,6 +93,7 @@ class SyncReport:
         self.files_removed += other.files_removed
         self.items_indexed += other.items_indexed
         self.texts_embedded += other.texts_embedded
+        self.vectors_dropped += other.vectors_dropped
         self.seconds += other.seconds
         self.warnings.extend(other.warnings)
 
@@ -149,6 +153,7 @@ class Indexer:
                     report.files_removed += 1
         stale = [f for f in candidates if _changed(known.get(f.path), f, forced=paths is not None)]
         self._index_files(agent, stale, known, report, progress)
+        report.vectors_dropped = self._index.drop_unused_embeddings()
         if paths is None:  # the index now matches every file as listed
             self._seen[agent] = _Seen(
                 folders, tuple((f.path, f.mtime_ns, f.size) for f in files.values())
@@ -175,6 +180,7 @@ class Indexer:
 
             report.merge(self.sync_agent(agent, progress=scoped))
             offset += totals[agent]
+        report.vectors_dropped += self._index.drop_unused_embeddings()  # of agents gone
         if progress is not None:
             progress(grand_total, grand_total)
         return report
@@ -242,6 +248,8 @@ class Indexer:
             self._index.replace_source(state, parsed.items, text_hashes=hashes)
             report.files_indexed += 1
             report.items_indexed += len(parsed.items)
+        # Another process may have dropped a vector as unused between storing and use.
+        report.texts_embedded += self._embed_missing(wanted)
         return len(batch)
 
     def _embed_missing(self, wanted: dict[str, str]) -> int:

@@ -77,6 +77,7 @@ class SqliteIndex:
         self._snapshot: VectorSnapshot | None = None
         self._bm25: Bm25Snapshot | None = None
         self._bm25_wanted = False
+        self._maybe_unused: set[str] = set()  # text hashes of items replaced or removed
         self._tokenizer = QueryTokenizer()
         # Bumped by every write of this connection and whenever PRAGMA data_version
         # shows another connection committed; each snapshot remembers the one it saw.
@@ -222,6 +223,10 @@ class SqliteIndex:
             if item.id not in unique:
                 unique[item.id] = (item, hashes[n] if hashes else R.default_text_hash(item))
         with self._writing() as conn:
+            source = [state.agent, state.path]
+            self._note_hashes(conn, "source_agent = ? AND source_path = ?", source)
+            for chunk in _chunks(list(unique)):  # ids moving here from another file
+                self._note_hashes(conn, f"id IN ({', '.join('?' * len(chunk))})", chunk)
             self._delete_where(
                 conn, "source_agent = ? AND source_path = ?", (state.agent, state.path)
             )
@@ -260,8 +265,40 @@ class SqliteIndex:
             (_DELETIONS_KEPT,),
         )
 
+    def _note_hashes(self, conn: sqlite3.Connection, where: str, params: Sequence[object]) -> None:
+        """Remember the text hashes of the items about to be deleted (see
+        :meth:`drop_unused_embeddings`)."""
+        found = conn.execute(f"SELECT DISTINCT text_hash FROM items WHERE {where}", params)
+        self._maybe_unused.update(text_hash for (text_hash,) in found)
+
+    def drop_unused_embeddings(self) -> int:
+        """Delete the cached vectors of texts that no item uses any more; returns how many.
+
+        Only the texts of items this index replaced or removed since the last call are
+        looked at (an indexed look-up each), so a forgotten memory, or the words of it a
+        neighbouring turn was embedded with, leaves no vector behind. :meth:`reset`
+        notes nothing: a rebuild finds its unchanged texts still embedded.
+        """
+        with self._lock:
+            candidates = sorted(self._maybe_unused)
+            self._maybe_unused.clear()
+        dropped = 0
+        if not candidates:
+            return dropped
+        with self._writing() as conn:
+            for chunk in _chunks(candidates):
+                marks = ", ".join("?" * len(chunk))
+                gone = conn.execute(
+                    f"DELETE FROM embeddings WHERE text_hash IN ({marks}) AND NOT EXISTS"
+                    " (SELECT 1 FROM items AS i WHERE i.text_hash = embeddings.text_hash)",
+                    chunk,
+                )
+                dropped += gone.rowcount
+        return dropped
+
     def remove_source(self, agent: str, path: str) -> None:
         with self._writing() as conn:
+            self._note_hashes(conn, "source_agent = ? AND source_path = ?", [agent, path])
             self._delete_where(conn, "source_agent = ? AND source_path = ?", (agent, path))
             conn.execute("DELETE FROM sources WHERE agent = ? AND path = ?", (agent, path))
 
