@@ -153,9 +153,10 @@ class ItemIndex(Protocol):
 
     def embeddings_missing(self, text_hashes: Iterable[str]) -> set[str]: ...
 
-    def drop_unused_embeddings(self) -> int:
+    def drop_unused_embeddings(self, *, everywhere: bool = False) -> int:
         """Delete the cached vectors of replaced or removed items' texts that no item
-        uses any more (a forgotten memory leaves no vector behind); returns how many."""
+        uses any more (a forgotten memory leaves no vector behind); ``everywhere``: of
+        every cached text (after a rebuild). Returns how many."""
         ...
 
     def store_embeddings(self, vectors: Mapping[str, Vector]) -> None: ...

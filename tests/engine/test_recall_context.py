@@ -348,6 +348,8 @@ def test_changing_the_exchange_context_re_embeds_the_workspace(
     with reopened as mem:
         assert "D1:3" in _vector_turns(mem, "band at the birthday concert")[:3]
     assert any("re-embedding" in record.getMessage() for record in caplog.records)
+    cached, used = _vectors_and_texts(settings.home)
+    assert cached == used  # the vectors of each turn alone are gone
 
 
 def test_a_chat_turn_is_embedded_again_once_it_is_answered(

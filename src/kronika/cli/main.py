@@ -304,6 +304,7 @@ def _print_sync(args: argparse.Namespace, report: Any) -> int:
         "files_removed": report.files_removed,
         "items_indexed": report.items_indexed,
         "texts_embedded": report.texts_embedded,
+        "vectors_dropped": report.vectors_dropped,
         "seconds": round(report.seconds, 3),
         "warnings": report.warnings,
     }
@@ -314,7 +315,8 @@ def _print_sync(args: argparse.Namespace, report: Any) -> int:
             render.err.print(Text.assemble(("warning: ", "yellow"), warning))
         render.out.print(
             f"indexed {data['items_indexed']} items from {data['files_indexed']} files "
-            f"({data['texts_embedded']} texts embedded) in {data['seconds']} s"
+            f"({data['texts_embedded']} texts embedded, {data['vectors_dropped']} unused"
+            f" vectors dropped) in {data['seconds']} s"
         )
     return 0
 

@@ -189,7 +189,11 @@ class Indexer:
         """Forget the whole index and build it again from the Markdown alone."""
         self._seen.clear()
         self._index.reset()
-        return self.sync_all(progress=progress)
+        report = self.sync_all(progress=progress)
+        # the texts of before that the Markdown no longer holds (or that were embedded
+        # otherwise: another exchange context) have no use left
+        report.vectors_dropped += self._index.drop_unused_embeddings(everywhere=True)
+        return report
 
     def _index_files(
         self,

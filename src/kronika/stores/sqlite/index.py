@@ -271,17 +271,22 @@ class SqliteIndex:
         found = conn.execute(f"SELECT DISTINCT text_hash FROM items WHERE {where}", params)
         self._maybe_unused.update(text_hash for (text_hash,) in found)
 
-    def drop_unused_embeddings(self) -> int:
+    def drop_unused_embeddings(self, *, everywhere: bool = False) -> int:
         """Delete the cached vectors of texts that no item uses any more; returns how many.
 
         Only the texts of items this index replaced or removed since the last call are
         looked at (an indexed look-up each), so a forgotten memory, or the words of it a
         neighbouring turn was embedded with, leaves no vector behind. :meth:`reset`
-        notes nothing: a rebuild finds its unchanged texts still embedded.
+        notes nothing: a rebuild finds its unchanged texts still embedded, and then
+        calls this with ``everywhere`` to look at every cached vector.
         """
         with self._lock:
             candidates = sorted(self._maybe_unused)
             self._maybe_unused.clear()
+        unused = "NOT EXISTS (SELECT 1 FROM items AS i WHERE i.text_hash = embeddings.text_hash)"
+        if everywhere:
+            with self._writing() as conn:
+                return conn.execute(f"DELETE FROM embeddings WHERE {unused}").rowcount
         dropped = 0
         if not candidates:
             return dropped
@@ -289,9 +294,7 @@ class SqliteIndex:
             for chunk in _chunks(candidates):
                 marks = ", ".join("?" * len(chunk))
                 gone = conn.execute(
-                    f"DELETE FROM embeddings WHERE text_hash IN ({marks}) AND NOT EXISTS"
-                    " (SELECT 1 FROM items AS i WHERE i.text_hash = embeddings.text_hash)",
-                    chunk,
+                    f"DELETE FROM embeddings WHERE text_hash IN ({marks}) AND {unused}", chunk
                 )
                 dropped += gone.rowcount
         return dropped
