@@ -106,7 +106,7 @@ def vectors_made_with(model_id: str, context_words: int) -> str:
     Written to :data:`MODEL_MARKER`; opening a workspace whose marker differs embeds
     every memory again. Without context it is the model id alone, as it always was.
     """
-    return model_id if context_words <= 0 else f"{model_id} +context {context_words} words"
+    return model_id if context_words <= 0 else f"{model_id} +exchange {context_words} words"
 
 
 def build_llm(settings: Settings, *, minion: bool = False) -> LLM | None:

@@ -85,6 +85,15 @@ def test_exchange_context_keeps_the_words_nearest_the_turn():
     assert embedding_texts(turns, context_words=2)[1] == "four five bo: the reply six seven"
 
 
+def test_the_assistant_and_a_person_are_not_each_others_context():
+    turns = [
+        turn("user", "I just adopted a puppy, what should I feed her?"),
+        turn("Assistant", "Congratulations! Puppies need food made for their growth."),
+        turn("user", "Thanks!"),
+    ]
+    assert embedding_texts(turns, context_words=30) == [embedding_text(t) for t in turns]
+
+
 def test_own_turns_other_sessions_and_notes_are_not_context():
     turns = [
         turn("user", "first request"),

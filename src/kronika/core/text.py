@@ -7,7 +7,7 @@ import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 
-from kronika.core.model import ItemType, MemoryItem
+from kronika.core.model import ASSISTANT_SPEAKER, ItemType, MemoryItem
 
 # Letters that carry a diacritic but do not decompose under NFKD, so stripping
 # combining marks alone would leave them (Polish ł, Ukrainian ґ, a few others).
@@ -73,11 +73,14 @@ def embedding_texts(items: Sequence[MemoryItem], *, context_words: int = 0) -> l
     Each is :func:`embedding_text`; with ``context_words`` above 0, a conversation turn
     is embedded inside its exchange: the last ``context_words`` words of the turn just
     before it and the first ``context_words`` of the turn just after, when those are
-    another speaker's turns of the same session. "It was Matt Patterson!" then means
+    another person's turns of the same session. "It was Matt Patterson!" then means
     what it answers ("Which band played the birthday concert?"), and a question means
     what it was told. A speaker's own consecutive turns are separate statements (and
     where only one side of a chat was kept, they were not even adjacent), so they do
-    not colour each other; anything but a message is embedded alone.
+    not colour each other. Nor do a person's turn and the assistant's
+    (:data:`ASSISTANT_SPEAKER`): the assistant's long, generic reply would lend the
+    person's words to advice and dilute the person's own. Anything but a message is
+    embedded alone.
     """
     texts = [embedding_text(item) for item in items]
     if context_words <= 0:
@@ -97,11 +100,16 @@ def embedding_texts(items: Sequence[MemoryItem], *, context_words: int = 0) -> l
 
 
 def _in_exchange(item: MemoryItem) -> bool:
-    return item.type is ItemType.MESSAGE and item.provenance.session_id is not None
+    """A person's turn in a session (not the assistant's)."""
+    return (
+        item.type is ItemType.MESSAGE
+        and item.provenance.session_id is not None
+        and normalize_key(item.speaker or "") != ASSISTANT_SPEAKER
+    )
 
 
 def _replies_to(turn: MemoryItem, other: MemoryItem) -> bool:
-    """``turn`` and ``other`` are messages of one session by different speakers."""
+    """``turn`` and ``other`` are people's turns of one session by different speakers."""
     return (
         _in_exchange(turn)
         and _in_exchange(other)
