@@ -70,8 +70,9 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     SettingSpec(
         "embed_context_words",
         30,
-        "Words of the other speaker's turns just before and after a conversation turn "
-        "embedded with it (0: each turn alone). A change re-embeds the workspace.",
+        "Words of the other person's turns just before and after a conversation turn "
+        "embedded with it (never the assistant's; 0: each turn alone). A change "
+        "re-embeds the workspace.",
         "embedding",
     ),
     SettingSpec(
