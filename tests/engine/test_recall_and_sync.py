@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -10,6 +11,7 @@ import pytest
 
 from kronika import Memory, SessionRecord, TurnRecord, build_memory
 from kronika.errors import ConfigError, InvalidQuery, UnknownAgent
+from kronika.ports import Vector
 from kronika.settings import Settings, load_settings
 from kronika.testing import FrozenClock
 
@@ -216,6 +218,27 @@ def test_embedding_model_change_reembeds_instead_of_mixing(
     other = HashingEmbedder(dim=128)
     with build_memory(settings, clock=clock, embedder=other) as mem:
         assert mem.stats()["embedding_model"] == other.model_id
+        hit = mem.recall("adoption agencies", agent="conv", k=1, mode="vector").hits[0]
+        assert hit.item.provenance.turn_ids == ("D2:2",)
+
+
+def test_switching_back_to_an_embedder_finds_its_vectors_still_cached(
+    chat: Memory, settings: Settings, clock: FrozenClock
+) -> None:
+    from kronika.providers.embedders import HashingEmbedder
+
+    class Counting(HashingEmbedder):
+        texts = 0
+
+        def embed_documents(self, texts: Sequence[str]) -> Vector:
+            Counting.texts += len(texts)
+            return super().embed_documents(texts)
+
+    chat.close()
+    with build_memory(settings, clock=clock, embedder=HashingEmbedder(dim=128)):
+        pass
+    with build_memory(settings, clock=clock, embedder=Counting()) as mem:
+        assert Counting.texts == 0  # rebuilt without embedding a single memory
         hit = mem.recall("adoption agencies", agent="conv", k=1, mode="vector").hits[0]
         assert hit.item.provenance.turn_ids == ("D2:2",)
 
