@@ -3,6 +3,7 @@
 * :class:`FrozenClock` — a clock that moves only when told to.
 * :class:`HashingEmbedder` — a deterministic embedder with no model.
 * :class:`ListAuditLog` — an in-memory audit trail.
+* :func:`conversation` — a session to import, from ``(turn id, speaker, text)`` rows.
 * :class:`ScriptedChatServer` — a real OpenAI-compatible chat server on 127.0.0.1 that
   answers from a script, so an agent's LLM calls can be tested over real HTTP.
 
@@ -40,6 +41,7 @@ from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any, TypeAlias
 
+from kronika.core.model import SessionRecord, TurnRecord
 from kronika.ports import AuditEntry
 from kronika.providers.embedders import HashingEmbedder
 
@@ -52,9 +54,26 @@ __all__ = [
     "ScriptedDrop",
     "ScriptedFailure",
     "ScriptedReply",
+    "conversation",
 ]
 
 _DEFAULT_START = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+def conversation(
+    session_id: str, started_at: datetime, turns: Sequence[tuple[str, str, str]]
+) -> SessionRecord:
+    """A session of ``(turn id, speaker, text)`` turns, ready for ``Memory.import_sessions``.
+
+    >>> talk = conversation("s1", _DEFAULT_START, [("1", "Ana", "Hi!"), ("2", "Bo", "Hey")])
+    >>> [(t.turn_id, t.speaker) for t in talk.turns]
+    [('1', 'Ana'), ('2', 'Bo')]
+    """
+    return SessionRecord(
+        session_id=session_id,
+        started_at=started_at,
+        turns=tuple(TurnRecord(turn_id=t, speaker=s, content=c) for t, s, c in turns),
+    )
 
 
 def _utc(moment: datetime) -> datetime:

@@ -9,22 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from kronika import Memory, SessionRecord, TurnRecord, build_memory
+from kronika import Memory, build_memory
 from kronika.errors import ConfigError, InvalidQuery, UnknownAgent
 from kronika.ports import Vector
 from kronika.settings import Settings, load_settings
-from kronika.testing import FrozenClock
+from kronika.testing import FrozenClock, conversation
 
-
-def _session(sid: str, day: datetime, turns: list[tuple[str, str, str]]) -> SessionRecord:
-    return SessionRecord(
-        session_id=sid,
-        started_at=day,
-        turns=tuple(TurnRecord(turn_id=t, speaker=s, content=c) for t, s, c in turns),
-    )
-
-
-FIRST_SESSION = _session(
+FIRST_SESSION = conversation(
     "conv-s1",
     datetime(2023, 5, 8, 13, 56, tzinfo=UTC),
     [
@@ -41,7 +32,7 @@ def chat(memory: Memory) -> Memory:
         "conv",
         [
             FIRST_SESSION,
-            _session(
+            conversation(
                 "conv-s2",
                 datetime(2023, 6, 20, 9, 0, tzinfo=UTC),
                 [

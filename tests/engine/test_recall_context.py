@@ -10,24 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from kronika import Memory, SessionRecord, TurnRecord, build_memory
+from kronika import Memory, build_memory
 from kronika.core.model import RecallFilter
 from kronika.settings import Settings
-from kronika.testing import FrozenClock
+from kronika.testing import FrozenClock, conversation
 
-
-def _session(
-    session_id: str, started_at: datetime, turns: list[tuple[str, str, str]]
-) -> SessionRecord:
-    """A session of ``(turn id, speaker, text)`` turns."""
-    return SessionRecord(
-        session_id=session_id,
-        started_at=started_at,
-        turns=tuple(TurnRecord(turn_id=t, speaker=s, content=c) for t, s, c in turns),
-    )
-
-
-BIRTHDAY = _session(
+BIRTHDAY = conversation(
     "conv-s1",
     datetime(2023, 8, 14, 19, 0, tzinfo=UTC),
     [
@@ -38,7 +26,7 @@ BIRTHDAY = _session(
         ("D1:5", "Melanie", "Blue walls would suit it."),
     ],
 )
-OTHER = _session(
+OTHER = conversation(
     "conv-s2",
     datetime(2023, 9, 1, 10, 0, tzinfo=UTC),
     [("D2:1", "Caroline", "Thanks a lot, Mel."), ("D2:2", "Melanie", "Anytime!")],
@@ -121,7 +109,7 @@ def test_a_query_naming_one_speaker_prefers_their_own_turns(
         assert ranked(mem) == ["D1:2", "D1:4", "D1:1"]  # Caroline's own turns first
 
 
-PETS = _session(
+PETS = conversation(
     "pets-1",
     datetime(2023, 6, 2, 18, 0, tzinfo=UTC),
     [
@@ -131,7 +119,7 @@ PETS = _session(
         ("Q1:4", "Melanie", "Say hi to him!"),
     ],
 )
-ASKING_ALONE = _session(
+ASKING_ALONE = conversation(
     "asking-1",
     datetime(2023, 6, 3, 9, 0, tzinfo=UTC),
     [("A1:1", "Melanie", "What pets would suit a small flat?")],
@@ -147,7 +135,7 @@ def test_the_answer_counts_more_than_the_question_it_answers(
         assert _first_turn(mem, "What pets does Melanie have?", agent="conv", now=NOW) == first
 
 
-SHOES = _session(
+SHOES = conversation(
     "chat-1",
     datetime(2023, 6, 4, 9, 0, tzinfo=UTC),
     [
@@ -195,7 +183,7 @@ def test_a_question_nobody_answered_keeps_its_relevance(
 
 
 PAINTINGS = [
-    _session(f"paint-{n}", when, [(f"P{n}:1", "Caroline", text)])
+    conversation(f"paint-{n}", when, [(f"P{n}:1", "Caroline", text)])
     for n, when, text in [
         (1, datetime(2023, 8, 3, 18, 0, tzinfo=UTC), "I painted a sunset over the lake."),
         (
@@ -253,7 +241,7 @@ def test_a_query_pointing_back_from_now_prefers_what_was_said_then(
         assert first(mem, "What did Caroline paint last month?", january_3) == "P3:1"
 
 
-SUPPORT = _session(
+SUPPORT = conversation(
     "support-1",
     datetime(2023, 5, 8, 13, 0, tzinfo=UTC),
     [
@@ -284,7 +272,7 @@ def test_a_question_asking_when_prefers_what_says_when(
         assert first(mem, "What did Caroline think of the LGBTQ support group?") == "S1:1"
 
 
-WEEK = _session(
+WEEK = conversation(
     "me-s1",
     datetime(2024, 3, 4, 9, 0, tzinfo=UTC),
     [
