@@ -180,7 +180,9 @@ class Indexer:
 
             report.merge(self.sync_agent(agent, progress=scoped))
             offset += totals[agent]
-        report.vectors_dropped += self._index.drop_unused_embeddings()  # of agents gone
+        # each sync_agent above drops what it and the removals of agents gone left
+        # unused; this covers a workspace with no agent left to sync (else a no-op)
+        report.vectors_dropped += self._index.drop_unused_embeddings()
         if progress is not None:
             progress(grand_total, grand_total)
         return report
