@@ -1,5 +1,6 @@
 """The vector graph above ``ann_threshold``: same results as exact search, exact filters,
-writes followed, and a saved graph reused, rebuilt when stale or corrupt."""
+writes followed, and a saved graph reused, rebuilt when stale or corrupt; the copy of
+the vectors saved beside the index, read on restart instead of SQLite."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from kronika.core.model import RecallFilter, Status
 from kronika.providers.embedders import HashingEmbedder
 from kronika.stores.sqlite import SqliteIndex
 from kronika.stores.sqlite.ann import changes_since
+from kronika.stores.sqlite.vectors import VectorSnapshot
 from kronika.testing import FrozenClock
 
 NOW = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
@@ -268,3 +270,105 @@ def test_changes_since_stops_at_a_pruned_deletion_log(home: Path) -> None:
 def test_time_range_far_in_the_past_finds_nothing(ann: Memory) -> None:
     since = datetime(2000, 1, 1, tzinfo=UTC)
     assert _ids(ann, "kettle", agent="scale", since=since, until=since + timedelta(days=1)) == []
+
+
+# -- the saved copy of the vectors ----------------------------------------------------
+
+
+def _vector_files(home: Path) -> list[str]:
+    return sorted(p.name for p in home.glob("index.sqlite.vectors*"))
+
+
+def _exact(home: Path, query: str, flt: RecallFilter) -> list[tuple[str, float]]:
+    with _index(home, 0) as exact:  # no graph, no saved copy: read from SQLite
+        return exact.search_vector(_vector(query), flt, 10)
+
+
+def test_a_restart_reads_the_saved_vectors_instead_of_the_index(
+    home: Path, ann: Memory, caplog: pytest.LogCaptureFixture
+) -> None:
+    _ids(ann, "kettle", agent="scale")
+    ann.close()
+    files = _vector_files(home)
+    assert len(files) == 3 and "index.sqlite.vectors.json" in files
+    flt = RecallFilter(agents=("small",))
+    with caplog.at_level(logging.INFO, logger="kronika"), _index(home, THRESHOLD) as again:
+        for query in synthetic_queries(5):
+            assert again.search_vector(_vector(query), flt, 10) == _exact(home, query, flt)
+        snapshot = again._snapshot
+        assert snapshot is not None and isinstance(snapshot.buffer, np.memmap)
+    assert "vectors loaded from the saved copy" in caplog.text
+
+
+def test_saved_vectors_catch_up_with_what_changed_since(home: Path, ann: Memory) -> None:
+    gone = _remember(ann, "Radosław polishes a copper samovar before breakfast")
+    ann.close()
+    other = _memory(home, 0)  # another process writes; it keeps no copy
+    fact = _remember(other, "Bożydar collects brass telescopes from Gdańsk")
+    other.forget(gone, agent="scale")
+    other.close()
+    flt = RecallFilter(agents=("scale",))
+    with _index(home, THRESHOLD) as again:
+        found = again.search_vector(_vector("Bożydar collects brass telescopes"), flt, 3)
+        assert found[0][0] == fact
+        samovar = again.search_vector(_vector("Radosław polishes a copper samovar"), flt, 10)
+        assert gone not in [i for i, _ in samovar]
+        with again._reading() as conn:
+            newest = VectorSnapshot.newest_marks(conn)
+        assert again._snapshot is not None and again._snapshot.marks == newest
+    # the copy saved on close covers the new writes: the next start reads no log at all
+    assert json.loads((home / "index.sqlite.vectors.json").read_text())["marks"] == list(newest)
+    assert len(_vector_files(home)) == 3  # the earlier copy's data files are gone
+
+
+@pytest.mark.parametrize(
+    "damage", ["other index", "ahead of the index", "truncated vectors", "garbage columns"]
+)
+def test_a_damaged_or_foreign_copy_is_read_from_the_index_instead(
+    home: Path, ann: Memory, damage: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    _ids(ann, "kettle", agent="scale")
+    ann.close()
+    meta_path = home / "index.sqlite.vectors.json"
+    meta = json.loads(meta_path.read_text())
+    if damage == "other index":
+        meta["identity"] = "0" * 32
+    elif damage == "ahead of the index":
+        meta["marks"][0] += 1_000
+    elif damage == "truncated vectors":
+        matrix = home / meta["matrix"]
+        matrix.write_bytes(matrix.read_bytes()[:4096])
+    else:
+        (home / meta["columns"]).write_bytes(b"PK\x03\x04 not a zip" * 50)
+        meta["columns_bytes"] = (home / meta["columns"]).stat().st_size
+    meta_path.write_text(json.dumps(meta))
+    flt = RecallFilter(agents=("scale",))
+    with caplog.at_level(logging.INFO, logger="kronika"), _index(home, THRESHOLD) as again:
+        query = synthetic_queries(1)[0]
+        assert again.search_vector(_vector(query), flt, 10) == _exact(home, query, flt)
+    assert "cannot be used" in caplog.text
+    assert "vectors loaded from the saved copy" not in caplog.text
+
+
+def test_a_recreated_index_file_never_uses_the_copy_of_the_old_one(
+    home: Path, ann: Memory, caplog: pytest.LogCaptureFixture
+) -> None:
+    _ids(ann, "kettle", agent="scale")
+    ann.close()
+    old_identity = json.loads((home / "index.sqlite.vectors.json").read_text())["identity"]
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{home / 'index.sqlite'}{suffix}").unlink(missing_ok=True)
+    with caplog.at_level(logging.INFO, logger="kronika"):
+        mem = _memory(home, THRESHOLD)  # rebuilt from the Markdown workspace
+        try:
+            assert _ids(mem, "kettle", agent="scale")
+        finally:
+            mem.close()
+    assert "made for another index" in caplog.text
+    assert json.loads((home / "index.sqlite.vectors.json").read_text())["identity"] != old_identity
+
+
+def test_no_copy_is_saved_below_the_threshold(home: Path) -> None:
+    with _index(home, SIZE * 10) as ix:
+        ix.search_vector(_vector("kettle"), RecallFilter(agents=("scale",)), 10)
+    assert _vector_files(home) == []

@@ -13,6 +13,7 @@ whenever ``PRAGMA data_version`` shows another connection committed.
 from __future__ import annotations
 
 import itertools
+import logging
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -27,7 +28,7 @@ import numpy.typing as npt
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.errors import IndexError_
 from kronika.ports import FeatureRow, ScoreFeatures, SourceState, Vector
-from kronika.stores.sqlite import context
+from kronika.stores.sqlite import context, vector_file
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.ann import AnnCache, AnnGraph
 from kronika.stores.sqlite.lexical import Bm25Snapshot, Phrase, QueryTokenizer
@@ -35,6 +36,8 @@ from kronika.stores.sqlite.migrations import applied_migrations, apply_migration
 from kronika.stores.sqlite.query import filter_clause, query_terms, quote, to_epoch
 from kronika.stores.sqlite.recovery import is_corruption, move_aside
 from kronika.stores.sqlite.vectors import VectorSnapshot, read_transaction
+
+log = logging.getLogger("kronika")
 
 MEMORY = ":memory:"
 ANN_THRESHOLD = 50_000  # the ann_threshold setting's default
@@ -93,6 +96,8 @@ class SqliteIndex:
             background=ann_background,
         )
         self._conn = self._connect()
+        self._identity = self._read_identity()
+        self._saved_marks: tuple[int, int, int] | None = None  # of the saved vector copy
 
     @classmethod
     def open_or_rebuild(
@@ -140,6 +145,14 @@ class SqliteIndex:
             raise self._translate_error(exc) from exc
         return conn
 
+    def _read_identity(self) -> str:
+        try:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'index_id'").fetchone()
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise self._translate_error(exc) from exc
+        return str(row[0]) if row else ""
+
     def _translate_error(self, exc: sqlite3.Error) -> IndexError_:
         if is_corruption(exc):
             return IndexError_(f"index {self._path} is corrupt ({exc}); run `kronika reindex`")
@@ -173,6 +186,7 @@ class SqliteIndex:
     def close(self) -> None:
         with self._lock:
             self._ann.save_if_changed()
+            self._save_vectors()
             self._snapshot = None
             self._bm25 = None
             self._conn.close()
@@ -676,11 +690,51 @@ class SqliteIndex:
         # Only the difference since the last look is read (VectorSnapshot.refresh).
         generation = self._current_generation(conn)
         if self._snapshot is None:
-            self._snapshot = VectorSnapshot.load(conn, self._model, self._dim)
+            saved = self._load_saved_vectors(conn)
+            if saved is not None:
+                self._snapshot = saved.refresh(conn, self._model, self._dim)
+            else:
+                self._snapshot = VectorSnapshot.load(conn, self._model, self._dim)
         elif self._snapshot_generation != generation:
             self._snapshot = self._snapshot.refresh(conn, self._model, self._dim)
         self._snapshot_generation = generation
         return self._snapshot
+
+    def _vectors_saved_beside(self) -> bool:
+        """Whether this index keeps a copy of its vectors beside the file (with its graph)."""
+        return isinstance(self._path, Path) and self._ann.threshold > 0 and bool(self._identity)
+
+    def _load_saved_vectors(self, conn: sqlite3.Connection) -> VectorSnapshot | None:
+        if not self._vectors_saved_beside():
+            return None
+        assert isinstance(self._path, Path)
+        with read_transaction(conn):
+            newest = VectorSnapshot.newest_marks(conn)
+        saved = vector_file.load(
+            self._path, model=self._model, dim=self._dim, identity=self._identity, newest=newest
+        )
+        if saved is not None:
+            self._saved_marks = saved.marks
+            log.info(
+                "vectors loaded from the saved copy beside %s (%d rows)", self._path, len(saved)
+            )
+        return saved
+
+    def _save_vectors(self) -> None:
+        """Save the vector snapshot beside the file if it is large enough and changed."""
+        snapshot = self._snapshot
+        if (
+            snapshot is None
+            or not self._vectors_saved_beside()
+            or snapshot.marks == self._saved_marks
+            or not self._ann.enabled_for(len(snapshot) - snapshot.dead)
+        ):
+            return
+        assert isinstance(self._path, Path)
+        if vector_file.save(
+            snapshot, self._path, model=self._model, dim=self._dim, identity=self._identity
+        ):
+            self._saved_marks = snapshot.marks
 
     # -- reporting --------------------------------------------------------------------
 

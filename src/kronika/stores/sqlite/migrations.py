@@ -140,10 +140,17 @@ _TENANT_INDEX = """
 CREATE INDEX items_tenant ON items (tenant);
 """
 
+# A random id for this index file: caches saved beside it (the vector copy) name it,
+# so a file moved aside as corrupt and recreated never reuses the old one's caches.
+_IDENTITY = """
+INSERT OR IGNORE INTO meta (key, value) VALUES ('index_id', lower(hex(randomblob(16))));
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("0001_initial_schema", _SCHEMA),
     ("0002_fts_porter_stemming", _FTS_PORTER),
     ("0003_tenant_index", _TENANT_INDEX),
+    ("0004_index_identity", _IDENTITY),
 )
 """Every migration, oldest first."""
 

@@ -74,6 +74,12 @@ class VectorSnapshot:
     dead: int
     marks: Marks = (0, 0, 0)
 
+    @staticmethod
+    def newest_marks(conn: sqlite3.Connection) -> Marks:
+        """The index's marks now (highest item rowid, embedding seq, deletion seq)."""
+        items, vectors, deletions, _ = conn.execute(_MARKS_SQL).fetchone()
+        return (int(items), int(vectors), int(deletions))
+
     @classmethod
     def load(cls, conn: sqlite3.Connection, model: str, dim: int) -> VectorSnapshot:
         """Every embedded item of ``model``; read in one transaction so marks match rows."""
