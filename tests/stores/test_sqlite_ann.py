@@ -275,8 +275,8 @@ def test_time_range_far_in_the_past_finds_nothing(ann: Memory) -> None:
 # -- the saved copy of the vectors ----------------------------------------------------
 
 
-def _vector_files(home: Path) -> list[str]:
-    return sorted(p.name for p in home.glob("index.sqlite.vectors*"))
+def _vector_files(home: Path, kind: str = "vectors") -> list[str]:
+    return sorted(p.name for p in home.glob(f"index.sqlite.{kind}*"))
 
 
 def _exact(home: Path, query: str, flt: RecallFilter) -> list[tuple[str, float]]:
@@ -297,7 +297,7 @@ def test_a_restart_reads_the_saved_vectors_instead_of_the_index(
             assert again.search_vector(_vector(query), flt, 10) == _exact(home, query, flt)
         snapshot = again._snapshot
         assert snapshot is not None and isinstance(snapshot.buffer, np.memmap)
-    assert "vectors loaded from the saved copy" in caplog.text
+    assert "vectors loaded from the copy" in caplog.text
 
 
 def test_saved_vectors_catch_up_with_what_changed_since(home: Path, ann: Memory) -> None:
@@ -336,18 +336,20 @@ def test_a_damaged_or_foreign_copy_is_read_from_the_index_instead(
     elif damage == "ahead of the index":
         meta["marks"][0] += 1_000
     elif damage == "truncated vectors":
-        matrix = home / meta["matrix"]
+        matrix = home / meta["mapped"]["vectors"][0]
         matrix.write_bytes(matrix.read_bytes()[:4096])
+        meta["mapped"]["vectors"][1] = 4096
     else:
-        (home / meta["columns"]).write_bytes(b"PK\x03\x04 not a zip" * 50)
-        meta["columns_bytes"] = (home / meta["columns"]).stat().st_size
+        columns = home / meta["arrays"][0]
+        columns.write_bytes(b"PK\x03\x04 not a zip" * 50)
+        meta["arrays"][1] = columns.stat().st_size
     meta_path.write_text(json.dumps(meta))
     flt = RecallFilter(agents=("scale",))
     with caplog.at_level(logging.INFO, logger="kronika"), _index(home, THRESHOLD) as again:
         query = synthetic_queries(1)[0]
         assert again.search_vector(_vector(query), flt, 10) == _exact(home, query, flt)
     assert "cannot be used" in caplog.text
-    assert "vectors loaded from the saved copy" not in caplog.text
+    assert "vectors loaded from the copy" not in caplog.text
 
 
 def test_a_recreated_index_file_never_uses_the_copy_of_the_old_one(
@@ -372,3 +374,64 @@ def test_no_copy_is_saved_below_the_threshold(home: Path) -> None:
     with _index(home, SIZE * 10) as ix:
         ix.search_vector(_vector("kettle"), RecallFilter(agents=("scale",)), 10)
     assert _vector_files(home) == []
+
+
+def _lexical(ix: SqliteIndex, query: str, flt: RecallFilter) -> list[tuple[str, float]]:
+    ix._bm25_wanted = True  # the in-memory postings, not SQLite's first-search shortcut
+    return ix.search_lexical(query, flt, 20)
+
+
+def _exact_lexical(home: Path, query: str, flt: RecallFilter) -> list[tuple[str, float]]:
+    with _index(home, 0) as exact:  # postings read from FTS5
+        return _lexical(exact, query, flt)
+
+
+def test_a_restart_reads_the_saved_keyword_postings_and_scores_alike(
+    home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    flt = RecallFilter(agents=("scale",))
+    with _index(home, THRESHOLD) as first:
+        _lexical(first, "kettle", flt)
+    assert len(_vector_files(home, "bm25")) == 2  # description and arrays
+    with caplog.at_level(logging.INFO, logger="kronika"), _index(home, THRESHOLD) as again:
+        for query in [*synthetic_queries(5), "what did I say about the garden"]:
+            assert _lexical(again, query, flt) == _exact_lexical(home, query, flt)
+    assert "keyword postings loaded from the copy" in caplog.text
+
+
+def test_saved_keyword_postings_catch_up_with_what_changed_since(home: Path) -> None:
+    flt = RecallFilter(agents=("scale",))
+    mem = _memory(home, THRESHOLD)
+    gone = _remember(mem, "Radosław polishes a copper samovar before breakfast")
+    _lexical(_sqlite(mem), "samovar", flt)
+    mem.close()
+    other = _memory(home, 0)
+    fact = _remember(other, "Bożydar collects brass telescopes from Gdańsk")
+    other.forget(gone, agent="scale")
+    other.close()
+    with _index(home, THRESHOLD) as again:
+        assert again._bm25 is None
+        assert _lexical(again, "brass telescopes", flt)[0][0] == fact
+        assert again._saved_bm25_marks is not None  # started from the copy, then caught up
+        assert again._bm25 is not None and again._bm25.marks != again._saved_bm25_marks
+        assert gone not in [i for i, _ in _lexical(again, "copper samovar", flt)]
+        assert _lexical(again, "telescopes samovar", flt) == _exact_lexical(
+            home, "telescopes samovar", flt
+        )
+
+
+def test_a_damaged_keyword_copy_is_read_from_the_index_instead(
+    home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    flt = RecallFilter(agents=("scale",))
+    with _index(home, THRESHOLD) as first:
+        _lexical(first, "kettle", flt)
+    meta_path = home / "index.sqlite.bm25.json"
+    meta = json.loads(meta_path.read_text())
+    meta["terms"] += 1  # the postings no longer fit the terms
+    meta_path.write_text(json.dumps(meta))
+    query = synthetic_queries(1)[0]
+    with caplog.at_level(logging.INFO, logger="kronika"), _index(home, THRESHOLD) as again:
+        assert _lexical(again, query, flt) == _exact_lexical(home, query, flt)
+    assert "cannot be used" in caplog.text
+    assert "keyword postings loaded" not in caplog.text

@@ -28,7 +28,7 @@ import numpy.typing as npt
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.errors import IndexError_
 from kronika.ports import FeatureRow, ScoreFeatures, SourceState, Vector
-from kronika.stores.sqlite import context, vector_file
+from kronika.stores.sqlite import context, saved
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.ann import AnnCache, AnnGraph
 from kronika.stores.sqlite.lexical import Bm25Snapshot, Phrase, QueryTokenizer
@@ -97,7 +97,9 @@ class SqliteIndex:
         )
         self._conn = self._connect()
         self._identity = self._read_identity()
-        self._saved_marks: tuple[int, int, int] | None = None  # of the saved vector copy
+        # the marks of the copies saved beside the file (:mod:`.saved`), when there are
+        self._saved_marks: tuple[int, int, int] | None = None
+        self._saved_bm25_marks: tuple[int, int] | None = None
 
     @classmethod
     def open_or_rebuild(
@@ -186,7 +188,7 @@ class SqliteIndex:
     def close(self) -> None:
         with self._lock:
             self._ann.save_if_changed()
-            self._save_vectors()
+            self._save_copies()
             self._snapshot = None
             self._bm25 = None
             self._conn.close()
@@ -625,7 +627,7 @@ class SqliteIndex:
     def _current_bm25(self, conn: sqlite3.Connection) -> Bm25Snapshot:
         generation = self._current_generation(conn)
         if self._bm25 is None:
-            self._bm25 = Bm25Snapshot(self._tokenizer)
+            self._bm25 = self._new_bm25(conn)
         if self._bm25_generation != generation:
             self._bm25.refresh(conn)
             self._bm25_generation = generation
@@ -700,41 +702,91 @@ class SqliteIndex:
         self._snapshot_generation = generation
         return self._snapshot
 
-    def _vectors_saved_beside(self) -> bool:
-        """Whether this index keeps a copy of its vectors beside the file (with its graph)."""
-        return isinstance(self._path, Path) and self._ann.threshold > 0 and bool(self._identity)
+    def _keeps_copies(self, rows: int | None = None) -> bool:
+        """Whether this index saves copies of its snapshots beside the file (:mod:`.saved`):
+        a file index with a vector graph, from ``ann_threshold`` rows on."""
+        if not isinstance(self._path, Path) or self._ann.threshold <= 0 or not self._identity:
+            return False
+        return rows is None or self._ann.enabled_for(rows)
 
     def _load_saved_vectors(self, conn: sqlite3.Connection) -> VectorSnapshot | None:
-        if not self._vectors_saved_beside():
+        if not self._keeps_copies():
             return None
         assert isinstance(self._path, Path)
         with read_transaction(conn):
             newest = VectorSnapshot.newest_marks(conn)
-        saved = vector_file.load(
-            self._path, model=self._model, dim=self._dim, identity=self._identity, newest=newest
+        copy = saved.load(
+            self._path,
+            "vectors",
+            identity=self._identity,
+            newest=newest,
+            expect={"model": self._model, "dim": self._dim},
         )
-        if saved is not None:
-            self._saved_marks = saved.marks
-            log.info(
-                "vectors loaded from the saved copy beside %s (%d rows)", self._path, len(saved)
-            )
-        return saved
+        if copy is None:
+            return None
+        try:
+            snapshot = VectorSnapshot.from_saved(copy, self._dim)
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            saved.broken("vectors", self._path, exc)
+            return None
+        self._saved_marks = snapshot.marks
+        log.info("vectors loaded from the copy beside %s (%d rows)", self._path, len(snapshot))
+        return snapshot
 
-    def _save_vectors(self) -> None:
-        """Save the vector snapshot beside the file if it is large enough and changed."""
-        snapshot = self._snapshot
-        if (
-            snapshot is None
-            or not self._vectors_saved_beside()
-            or snapshot.marks == self._saved_marks
-            or not self._ann.enabled_for(len(snapshot) - snapshot.dead)
-        ):
+    def _save_copies(self) -> None:
+        """Save each snapshot beside the file if the index is large enough and it changed."""
+        if not isinstance(self._path, Path):
             return
-        assert isinstance(self._path, Path)
-        if vector_file.save(
-            snapshot, self._path, model=self._model, dim=self._dim, identity=self._identity
+        common = {"identity": self._identity}
+        vectors = self._snapshot
+        if (
+            vectors is not None
+            and vectors.marks != self._saved_marks
+            and self._keeps_copies(len(vectors) - vectors.dead)
         ):
-            self._saved_marks = snapshot.marks
+            mapped, arrays, meta = vectors.to_saved()
+            if saved.save(
+                self._path,
+                "vectors",
+                marks=vectors.marks,
+                mapped=mapped,
+                arrays=arrays,
+                meta={**meta, "model": self._model, "dim": self._dim},
+                **common,
+            ):
+                self._saved_marks = vectors.marks
+        bm25 = self._bm25
+        if (
+            bm25 is not None
+            and bm25.loaded
+            and bm25.marks != self._saved_bm25_marks
+            and self._keeps_copies(len(bm25.cols) - bm25.dead)
+        ):
+            arrays, meta = bm25.to_saved()
+            if saved.save(
+                self._path, "bm25", marks=bm25.marks, mapped={}, arrays=arrays, meta=meta, **common
+            ):
+                self._saved_bm25_marks = bm25.marks
+
+    def _new_bm25(self, conn: sqlite3.Connection) -> Bm25Snapshot:
+        """A BM25 snapshot, filled from its saved copy if there is a usable one."""
+        bm25 = Bm25Snapshot(self._tokenizer)
+        if not self._keeps_copies():
+            return bm25
+        assert isinstance(self._path, Path)
+        copy = saved.load(
+            self._path, "bm25", identity=self._identity, newest=bm25.newest_marks(conn), expect={}
+        )
+        if copy is None:
+            return bm25
+        try:
+            bm25.restore(copy)
+        except (ValueError, KeyError, TypeError, IndexError) as exc:
+            saved.broken("bm25", self._path, exc)
+            return Bm25Snapshot(self._tokenizer)
+        self._saved_bm25_marks = bm25.marks
+        log.info("keyword postings loaded from the copy beside %s (%d rows)", self._path, bm25.rows)
+        return bm25
 
     # -- reporting --------------------------------------------------------------------
 

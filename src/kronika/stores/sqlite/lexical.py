@@ -52,6 +52,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -65,6 +66,16 @@ from kronika.stores.sqlite.columns import (
     ItemColumns,
     Mask,
     Rowids,
+)
+from kronika.stores.sqlite.saved import (
+    Arrays,
+    Saved,
+    context_columns_from_arrays,
+    context_columns_to_arrays,
+    item_columns_from_arrays,
+    item_columns_to_arrays,
+    strings_from_arrays,
+    strings_to_arrays,
 )
 
 K1 = 1.2
@@ -161,6 +172,13 @@ class QueryTokenizer:
             conn.execute(f"DELETE FROM temp.{_TOKENS}")
 
 
+_MARKS_SQL = (
+    "SELECT (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'items'),"
+    " (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'item_deletions'),"
+    " (SELECT min(seq) FROM item_deletions)"
+)
+
+
 class Bm25Snapshot:
     """The postings of ``items_fts`` and the columns of every item, in memory.
 
@@ -191,14 +209,16 @@ class Bm25Snapshot:
 
     # -- loading ----------------------------------------------------------------------
 
+    @staticmethod
+    def newest_marks(conn: sqlite3.Connection) -> tuple[int, int]:
+        """The index's marks now: highest item rowid and deletion seq."""
+        items, deletions, _ = conn.execute(_MARKS_SQL).fetchone()
+        return (int(items), int(deletions))
+
     def refresh(self, conn: sqlite3.Connection) -> None:
         """Bring the snapshot up to date (``conn`` must be inside a read transaction)."""
         items_mark, deletions_mark = self.marks
-        new_items, new_deletions, oldest = conn.execute(
-            "SELECT (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'items'),"
-            " (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'item_deletions'),"
-            " (SELECT min(seq) FROM item_deletions)"
-        ).fetchone()
+        new_items, new_deletions, oldest = conn.execute(_MARKS_SQL).fetchone()
         pruned = new_deletions > deletions_mark and (oldest is None or oldest > deletions_mark + 1)
         if not self.loaded or pruned or new_deletions < deletions_mark:
             self._load(conn, (int(new_items), int(new_deletions)))
@@ -245,6 +265,73 @@ class Bm25Snapshot:
             self._add_instances(terms, counts, docs)
         self.total_tokens = int(self.length.sum())
         self.marks = marks
+        self.loaded = True
+
+    # -- the copy saved beside the index (:mod:`.saved`) -------------------------------
+
+    def to_saved(self) -> tuple[Arrays, dict[str, Any]]:
+        """Every row (dead ones marked), its columns, lengths and postings, as arrays."""
+        arrays, values = item_columns_to_arrays(self.cols)
+        context, context_values = context_columns_to_arrays(self.context)
+        terms = list(self.postings)
+        offsets = np.zeros(len(terms) + 1, dtype=np.int64)
+        np.cumsum([self.postings[t][0].size for t in terms], out=offsets[1:])
+        empty_rows, empty_tf = np.zeros(0, np.int64), np.zeros(0, np.float64)
+        arrays |= context | strings_to_arrays("terms", terms)
+        arrays |= {
+            "live": self.live,
+            "length": self.length,
+            "post_offsets": offsets,
+            "post_rows": np.concatenate([self.postings[t][0] for t in terms] or [empty_rows]),
+            "post_tf": np.concatenate([self.postings[t][1] for t in terms] or [empty_tf]),
+        }
+        meta = {
+            "rows": len(self.cols),
+            "terms": len(terms),
+            "dead": self.dead,
+            "total_tokens": self.total_tokens,
+            "values": values | context_values,
+        }
+        return arrays, meta
+
+    def restore(self, copy: Saved) -> None:
+        """Take the rows, columns and postings of a saved copy (then :meth:`refresh`).
+
+        Raises ``ValueError``, ``KeyError`` or ``TypeError`` if its parts do not fit
+        together, before changing anything.
+        """
+        meta, arrays = copy.meta, copy.arrays
+        n, count = int(meta["rows"]), int(meta["terms"])
+        values = meta["values"]
+        cols = item_columns_from_arrays(arrays, values, n)
+        context = context_columns_from_arrays(arrays, values, n)
+        live, length = arrays["live"], arrays["length"]
+        offsets, rows, tf = arrays["post_offsets"], arrays["post_rows"], arrays["post_tf"]
+        terms = strings_from_arrays("terms", arrays, count)
+        if (
+            live.shape != (n,)
+            or live.dtype != np.bool_
+            or length.shape != (n,)
+            or n - int(np.count_nonzero(live)) != int(meta["dead"])
+            or offsets.shape != (count + 1,)
+            or rows.shape != tf.shape
+            or int(offsets[-1]) != rows.size
+            or bool(np.any(np.diff(offsets) < 0))
+            or (rows.size and (int(rows.min()) < 0 or int(rows.max()) >= n))
+            or len(copy.marks) != 2
+        ):
+            raise ValueError("rows, lengths and postings do not fit together")
+        bounds = offsets.tolist()
+        self.cols, self.context = cols, context
+        self.live, self.dead, self.length = live, int(meta["dead"]), length
+        self.total_tokens = int(meta["total_tokens"])
+        self.postings = {
+            term: (rows[a:b], tf[a:b])
+            for term, a, b in zip(terms, bounds, bounds[1:], strict=False)
+        }
+        self.marks = (copy.marks[0], copy.marks[1])
+        self._row_of = None
+        self._version += 1
         self.loaded = True
 
     def _append(self, conn: sqlite3.Connection, after: int) -> None:

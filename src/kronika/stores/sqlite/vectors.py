@@ -21,6 +21,12 @@ from kronika.core.model import RecallFilter
 from kronika.ports import Vector
 from kronika.stores.sqlite.ann import AnnGraph, ann_count
 from kronika.stores.sqlite.columns import COLUMN_COUNT, COLUMNS_SQL, ItemColumns, Mask, Rowids
+from kronika.stores.sqlite.saved import (
+    Arrays,
+    Saved,
+    item_columns_from_arrays,
+    item_columns_to_arrays,
+)
 
 _COLUMNS = COLUMNS_SQL + ", e.vec\n"
 _ALL_SQL = (
@@ -111,6 +117,36 @@ class VectorSnapshot:
         gone = np.isin(self.rowids, np.asarray([r for (r,) in deleted], dtype=np.int64))
         gone |= np.isin(self.rowids, newer.rowids)
         return self._drop(gone)._append(newer)
+
+    def to_saved(self) -> tuple[Arrays, Arrays, dict[str, Any]]:
+        """The live rows as a saved copy's parts (:mod:`.saved`): mapped, arrays, meta."""
+        live = self.live if self.dead else None
+        cols = self.cols if live is None else self.cols.take(live)
+        matrix = self.matrix if live is None else self.matrix[live]
+        arrays, values = item_columns_to_arrays(cols)
+        return {"vectors": matrix}, arrays, {"rows": len(cols), "values": values}
+
+    @classmethod
+    def from_saved(cls, saved: Saved, dim: int) -> VectorSnapshot:
+        """The snapshot a saved copy holds, its vectors memory-mapped (read-only).
+
+        Raises ``ValueError``, ``KeyError`` or ``TypeError`` if the parts do not fit
+        together. The mapped matrix has no spare rows, so the first rows a refresh
+        adds copy it into memory (:meth:`_append`); nothing ever writes to the file.
+        """
+        rows = int(saved.meta["rows"])
+        matrix = saved.mapped["vectors"]
+        if matrix.dtype != np.float32 or matrix.shape != (rows, dim) or len(saved.marks) != 3:
+            raise ValueError("vectors of another shape")
+        cols = item_columns_from_arrays(saved.arrays, saved.meta["values"], rows)
+        items, vectors, deletions = saved.marks
+        return cls(
+            cols=cols,
+            buffer=matrix,
+            live=np.ones(rows, dtype=np.bool_),
+            dead=0,
+            marks=(items, vectors, deletions),
+        )
 
     @property
     def matrix(self) -> npt.NDArray[np.float32]:
