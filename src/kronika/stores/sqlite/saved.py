@@ -161,11 +161,12 @@ def _data_file(index_path: Path, entry: Any) -> Path:
 
 def broken(kind: str, index_path: Path, exc: Exception) -> None:
     """Log that a copy read back does not hold together (the caller then reads the index)."""
+    reason = f"{exc.args[0]!r} is missing" if isinstance(exc, KeyError) and exc.args else exc
     log.warning(
         "saved %s copy %s cannot be used (%s); reading the index",
         kind,
         description_path(index_path, kind),
-        exc,
+        reason,
     )
 
 
