@@ -173,7 +173,9 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "ann_threshold",
         50_000,
         "From this many embedded items on, vector search takes its candidates from an HNSW"
-        " graph (approximate; scores and filters stay exact); 0 keeps it exact always.",
+        " graph (approximate; scores and filters stay exact), and the index keeps copies of"
+        " its vectors and keyword postings beside the file for a fast restart; 0 keeps"
+        " search exact always and saves neither.",
         "recall",
     ),
     # budgets
