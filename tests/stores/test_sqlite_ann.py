@@ -386,12 +386,18 @@ def _exact_lexical(home: Path, query: str, flt: RecallFilter) -> list[tuple[str,
         return _lexical(exact, query, flt)
 
 
-def test_a_restart_reads_the_saved_keyword_postings_and_scores_alike(
-    home: Path, caplog: pytest.LogCaptureFixture
-) -> None:
+def _save_keyword_copy(home: Path) -> RecallFilter:
+    """Load the postings in one process and close it (which saves them); the filter used."""
     flt = RecallFilter(agents=("scale",))
     with _index(home, THRESHOLD) as first:
         _lexical(first, "kettle", flt)
+    return flt
+
+
+def test_a_restart_reads_the_saved_keyword_postings_and_scores_alike(
+    home: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    flt = _save_keyword_copy(home)
     assert len(_vector_files(home, "bm25")) == 2  # description and arrays
     with caplog.at_level(logging.INFO, logger="kronika"), _index(home, THRESHOLD) as again:
         for query in [*synthetic_queries(5), "what did I say about the garden"]:
@@ -423,9 +429,7 @@ def test_saved_keyword_postings_catch_up_with_what_changed_since(home: Path) -> 
 def test_a_damaged_keyword_copy_is_read_from_the_index_instead(
     home: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    flt = RecallFilter(agents=("scale",))
-    with _index(home, THRESHOLD) as first:
-        _lexical(first, "kettle", flt)
+    flt = _save_keyword_copy(home)
     meta_path = home / "index.sqlite.bm25.json"
     meta = json.loads(meta_path.read_text())
     meta["terms"] += 1  # the postings no longer fit the terms

@@ -319,6 +319,7 @@ class Bm25Snapshot:
             or bool(np.any(np.diff(offsets) < 0))
             or (rows.size and (int(rows.min()) < 0 or int(rows.max()) >= n))
             or len(copy.marks) != 2
+            or bool(np.any(cols.rowids[1:] <= cols.rowids[:-1]))  # rows are kept in rowid order
         ):
             raise ValueError("rows, lengths and postings do not fit together")
         bounds = offsets.tolist()
