@@ -291,6 +291,9 @@ def test_a_restart_reads_the_saved_vectors_instead_of_the_index(
     ann.close()
     files = _vector_files(home)
     assert len(files) == 3 and "index.sqlite.vectors.json" in files
+    with _index(home, 0) as plain:  # the statistics count every cache beside the file
+        beside = [*home.glob("index.sqlite.ann*"), *home.glob("index.sqlite.vectors*")]
+        assert plain.stats()["caches_size"] == sum(p.stat().st_size for p in beside)
     flt = RecallFilter(agents=("small",))
     with caplog.at_level(logging.INFO, logger="kronika"), _index(home, THRESHOLD) as again:
         for query in synthetic_queries(5):
@@ -373,7 +376,11 @@ def test_a_recreated_index_file_never_uses_the_copy_of_the_old_one(
 def test_no_copy_is_saved_below_the_threshold(home: Path) -> None:
     with _index(home, SIZE * 10) as ix:
         ix.search_vector(_vector("kettle"), RecallFilter(agents=("scale",)), 10)
-    assert _vector_files(home) == []
+        ix.search_lexical("kettle", RecallFilter(agents=("scale",)), 10)
+        ix.search_lexical("kettle", RecallFilter(agents=("scale",)), 10)
+    assert _vector_files(home) == [] and _vector_files(home, "bm25") == []
+    with _index(home, SIZE * 10) as ix:
+        assert ix.stats()["caches_size"] == 0
 
 
 def _lexical(ix: SqliteIndex, query: str, flt: RecallFilter) -> list[tuple[str, float]]:

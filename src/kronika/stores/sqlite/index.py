@@ -791,7 +791,7 @@ class SqliteIndex:
     # -- reporting --------------------------------------------------------------------
 
     def stats(self) -> dict[str, Any]:
-        """Counts per agent and type, embedded items, the model, file size and migrations."""
+        """Counts per agent and type, embedded items, the model, file sizes and migrations."""
         with self._reading() as conn:
             one = conn.execute
             by_agent = dict(one("SELECT agent, count(*) FROM items GROUP BY 1").fetchall())
@@ -815,8 +815,20 @@ class SqliteIndex:
             "dim": self._dim,
             "embedding_cache": cached,
             "file_size": self._file_size(),
+            # the vector graph and the saved snapshot copies beside the file, if any
+            "caches_size": self._caches_size(),
             "migrations": migrations,
         }
+
+    def _caches_size(self) -> int:
+        if not isinstance(self._path, Path):
+            return 0
+        found = (
+            p
+            for kind in ("ann", "vectors", "bm25")
+            for p in self._path.parent.glob(f"{self._path.name}.{kind}*")
+        )
+        return sum(p.stat().st_size for p in found if p.is_file())
 
     def _file_size(self) -> int:
         if not isinstance(self._path, Path):
