@@ -446,3 +446,25 @@ def test_a_damaged_keyword_copy_is_read_from_the_index_instead(
         assert _lexical(again, query, flt) == _exact_lexical(home, query, flt)
     assert "cannot be used" in caplog.text
     assert "keyword postings loaded" not in caplog.text
+
+
+def test_copies_of_another_history_of_the_index_are_not_trusted(
+    home: Path, ann: Memory, caplog: pytest.LogCaptureFixture
+) -> None:
+    flt = RecallFilter(agents=("scale",))
+    _lexical(_sqlite(ann), "kettle", flt)
+    _ids(ann, "kettle", agent="scale")
+    ann.close()
+    # An older index put back and written past the copies' marks holds other items
+    # under the same rowids; here the newest row the copies hold becomes another item.
+    last = json.loads((home / "index.sqlite.vectors.json").read_text())["last_item"]
+    import sqlite3
+
+    with sqlite3.connect(home / "index.sqlite") as conn:
+        conn.execute("UPDATE items SET text_hash = 'another' WHERE rowid = ?", (last[0],))
+    query = synthetic_queries(1)[0]
+    with caplog.at_level(logging.INFO, logger="kronika"), _index(home, THRESHOLD) as again:
+        assert again.search_vector(_vector(query), flt, 10) == _exact(home, query, flt)
+        assert _lexical(again, query, flt) == _exact_lexical(home, query, flt)
+    assert caplog.text.count("an older index file put back?") == 2
+    assert "loaded from the copy" not in caplog.text

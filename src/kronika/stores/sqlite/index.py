@@ -40,6 +40,7 @@ from kronika.stores.sqlite.vectors import VectorSnapshot, read_transaction
 log = logging.getLogger("kronika")
 
 MEMORY = ":memory:"
+_NOT_THIS_STATE = "its newest item is not in the index (an older index file put back?)"
 ANN_THRESHOLD = 50_000  # the ann_threshold setting's default
 BUSY_TIMEOUT_S = 30.0
 _DELETIONS_KEPT = 100_000  # deletion-log entries kept for readers' incremental refresh
@@ -714,17 +715,21 @@ class SqliteIndex:
             return None
         assert isinstance(self._path, Path)
         with read_transaction(conn):
-            newest = VectorSnapshot.newest_marks(conn)
-        copy = saved.load(
-            self._path,
-            "vectors",
-            identity=self._identity,
-            newest=newest,
-            expect={"model": self._model, "dim": self._dim},
-        )
+            copy = saved.load(
+                self._path,
+                "vectors",
+                identity=self._identity,
+                newest=VectorSnapshot.newest_marks(conn),
+                expect={"model": self._model, "dim": self._dim},
+            )
+            holds = copy is None or saved.still_there(
+                conn, copy.meta.get("last_item"), copy.marks[-1]
+            )
         if copy is None:
             return None
         try:
+            if not holds:
+                raise ValueError(_NOT_THIS_STATE)
             snapshot = VectorSnapshot.from_saved(copy, self._dim)
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             saved.broken("vectors", self._path, exc)
@@ -745,6 +750,7 @@ class SqliteIndex:
             and self._keeps_copies(len(vectors) - vectors.dead)
         ):
             mapped, arrays, meta = vectors.to_saved()
+            meta["last_item"] = self._fingerprint(meta["last_item"])
             if saved.save(
                 self._path,
                 "vectors",
@@ -763,10 +769,15 @@ class SqliteIndex:
             and self._keeps_copies(len(bm25.cols) - bm25.dead)
         ):
             arrays, meta = bm25.to_saved()
+            meta["last_item"] = self._fingerprint(meta["last_item"])
             if saved.save(
                 self._path, "bm25", marks=bm25.marks, mapped={}, arrays=arrays, meta=meta, **common
             ):
                 self._saved_bm25_marks = bm25.marks
+
+    def _fingerprint(self, rowid: int | None) -> list[Any] | None:
+        with self._reading() as conn:
+            return saved.fingerprint(conn, rowid)
 
     def _new_bm25(self, conn: sqlite3.Connection) -> Bm25Snapshot:
         """A BM25 snapshot, filled from its saved copy if there is a usable one."""
@@ -780,6 +791,8 @@ class SqliteIndex:
         if copy is None:
             return bm25
         try:
+            if not saved.still_there(conn, copy.meta.get("last_item"), copy.marks[-1]):
+                raise ValueError(_NOT_THIS_STATE)
             bm25.restore(copy)
         except (ValueError, KeyError, TypeError, IndexError) as exc:
             saved.broken("bm25", self._path, exc)

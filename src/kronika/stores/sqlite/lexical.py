@@ -74,6 +74,7 @@ from kronika.stores.sqlite.saved import (
     context_columns_to_arrays,
     item_columns_from_arrays,
     item_columns_to_arrays,
+    last_item,
     strings_from_arrays,
     strings_to_arrays,
 )
@@ -291,6 +292,7 @@ class Bm25Snapshot:
             "dead": self.dead,
             "total_tokens": self.total_tokens,
             "values": values | context_values,
+            "last_item": last_item(self.cols, self.live),
         }
         return arrays, meta
 

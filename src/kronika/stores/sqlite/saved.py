@@ -31,6 +31,7 @@ import json
 import logging
 import os
 import secrets
+import sqlite3
 import zipfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -40,7 +41,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from kronika.stores.sqlite.columns import CodedColumn, ContextColumns, ItemColumns
+from kronika.stores.sqlite.columns import CodedColumn, ContextColumns, ItemColumns, Mask
 
 log = logging.getLogger("kronika")
 
@@ -168,6 +169,43 @@ def broken(kind: str, index_path: Path, exc: Exception) -> None:
         description_path(index_path, kind),
         reason,
     )
+
+
+# -- is it this index's state? ----------------------------------------------------------
+
+
+def last_item(cols: ItemColumns, live: Mask | None = None) -> int | None:
+    """The rowid of the newest live row, whose item fingerprints the state a copy holds."""
+    rowids = cols.rowids if live is None else np.where(live, cols.rowids, -1)
+    if rowids.size == 0 or int(rowids.max()) < 0:
+        return None
+    return int(rowids.max())
+
+
+def fingerprint(conn: sqlite3.Connection, rowid: int | None) -> list[Any] | None:
+    """``[rowid, id, text hash]`` of that row as the index holds it now (None if gone)."""
+    if rowid is None:
+        return None
+    found = conn.execute("SELECT id, text_hash FROM items WHERE rowid = ?", (rowid,)).fetchone()
+    return None if found is None else [rowid, str(found[0]), str(found[1])]
+
+
+def still_there(conn: sqlite3.Connection, last: Any, deletions_mark: int) -> bool:
+    """Whether the index holds the newest item a copy held (or deleted it since).
+
+    Catches an older ``index.sqlite`` put back beside newer copies and written past
+    their marks: the rowids match, the items do not. ``conn`` is in a read transaction.
+    """
+    if last is None:
+        return True
+    rowid = int(last[0])
+    now = fingerprint(conn, rowid)
+    if now is not None:
+        return bool(now == [rowid, str(last[1]), str(last[2])])
+    gone = conn.execute(
+        "SELECT 1 FROM item_deletions WHERE item_rowid = ? AND seq > ?", (rowid, deletions_mark)
+    ).fetchone()
+    return gone is not None
 
 
 # -- columns as arrays ------------------------------------------------------------------

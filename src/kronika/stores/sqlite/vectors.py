@@ -26,6 +26,7 @@ from kronika.stores.sqlite.saved import (
     Saved,
     item_columns_from_arrays,
     item_columns_to_arrays,
+    last_item,
 )
 
 _COLUMNS = COLUMNS_SQL + ", e.vec\n"
@@ -124,7 +125,8 @@ class VectorSnapshot:
         cols = self.cols if live is None else self.cols.take(live)
         matrix = self.matrix if live is None else self.matrix[live]
         arrays, values = item_columns_to_arrays(cols)
-        return {"vectors": matrix}, arrays, {"rows": len(cols), "values": values}
+        meta = {"rows": len(cols), "values": values, "last_item": last_item(cols)}
+        return {"vectors": matrix}, arrays, meta
 
     @classmethod
     def from_saved(cls, saved: Saved, dim: int) -> VectorSnapshot:
