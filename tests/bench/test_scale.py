@@ -35,9 +35,11 @@ def test_above_the_threshold_the_graph_is_built_timed_and_checked(tmp_path: Path
     assert row["graph_s"] is not None and row["graph_s"] >= 0
     assert row["graph_recall_10"] >= 0.9 and row["graph_recall_100"] >= 0.9
     assert (tmp_path / "scale-600" / "index.sqlite.ann").is_file()
+    assert (tmp_path / "scale-600" / "index.sqlite.vectors.json").is_file()
     again = run_scale((600,), queries=5, repeats=1, settings=settings, workdir=tmp_path)
     (reused,) = again["sizes"]
     assert reused["ingest_s"] is None and "reused" in again["tables"][0]["rows"][0]
+    assert reused["open_s"] > 0 and reused["first_answers_s"] > 0
     below = run_scale((150,), queries=2, repeats=1, settings=settings)
     assert below["sizes"][0]["graph_s"] is None
     assert "graph_recall_10@150" not in headline(below)
