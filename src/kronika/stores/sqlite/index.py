@@ -189,7 +189,10 @@ class SqliteIndex:
     def close(self) -> None:
         with self._lock:
             self._ann.save_if_changed()
-            self._save_copies()
+            try:
+                self._save_copies()
+            except (IndexError_, OSError, ValueError) as exc:  # a cache: never stop a close
+                log.warning("could not save the index's copies beside %s: %s", self._path, exc)
             self._snapshot = None
             self._bm25 = None
             self._conn.close()
