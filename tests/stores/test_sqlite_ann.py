@@ -468,3 +468,20 @@ def test_copies_of_another_history_of_the_index_are_not_trusted(
         assert _lexical(again, query, flt) == _exact_lexical(home, query, flt)
     assert caplog.text.count("an older index file put back?") == 2
     assert "loaded from the copy" not in caplog.text
+
+
+def test_copies_older_than_a_rebuild_are_read_again_without_a_warning(
+    home: Path, ann: Memory, caplog: pytest.LogCaptureFixture
+) -> None:
+    flt = RecallFilter(agents=("scale",))
+    _lexical(_sqlite(ann), "kettle", flt)
+    _ids(ann, "kettle", agent="scale")
+    ann.close()
+    mem = _memory(home, THRESHOLD)
+    mem.reindex()  # every item again under new rowids; the deletion log is emptied
+    mem.close()
+    query = synthetic_queries(1)[0]
+    with caplog.at_level(logging.INFO, logger="kronika"), _index(home, THRESHOLD) as again:
+        assert again.search_vector(_vector(query), flt, 10) == _exact(home, query, flt)
+        assert _lexical(again, query, flt) == _exact_lexical(home, query, flt)
+    assert "cannot be used" not in caplog.text

@@ -191,7 +191,8 @@ def fingerprint(conn: sqlite3.Connection, rowid: int | None) -> list[Any] | None
 
 
 def still_there(conn: sqlite3.Connection, last: Any, deletions_mark: int) -> bool:
-    """Whether the index holds the newest item a copy held (or deleted it since).
+    """Whether the index holds the newest item a copy held (or deleted it since, or its
+    deletion log no longer reaches back to the copy).
 
     Catches an older ``index.sqlite`` put back beside newer copies and written past
     their marks: the rowids match, the items do not. ``conn`` is in a read transaction.
@@ -205,7 +206,15 @@ def still_there(conn: sqlite3.Connection, last: Any, deletions_mark: int) -> boo
     gone = conn.execute(
         "SELECT 1 FROM item_deletions WHERE item_rowid = ? AND seq > ?", (rowid, deletions_mark)
     ).fetchone()
-    return gone is not None
+    if gone is not None:
+        return True
+    # A log pruned past the copy (a rebuild empties it) cannot say; the snapshot's own
+    # refresh sees the same gap and reads everything again, so the copy does no harm.
+    oldest, newest = conn.execute(
+        "SELECT min(seq), (SELECT coalesce(max(seq), 0) FROM sqlite_sequence"
+        " WHERE name = 'item_deletions') FROM item_deletions"
+    ).fetchone()
+    return bool(newest > deletions_mark and (oldest is None or oldest > deletions_mark + 1))
 
 
 # -- columns as arrays ------------------------------------------------------------------
