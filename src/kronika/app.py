@@ -76,6 +76,7 @@ def build_memory(
         embedding_model=chosen.model_id,
         dim=chosen.dim,
         ann_threshold=settings.ann_threshold,
+        restart_copies=settings.restart_copies,
     )
     memory = Memory(
         settings=settings,

@@ -485,3 +485,25 @@ def test_copies_older_than_a_rebuild_are_read_again_without_a_warning(
         assert again.search_vector(_vector(query), flt, 10) == _exact(home, query, flt)
         assert _lexical(again, query, flt) == _exact_lexical(home, query, flt)
     assert "cannot be used" not in caplog.text
+
+
+def test_restart_copies_off_saves_none_and_reads_none(home: Path, ann: Memory) -> None:
+    _ids(ann, "kettle", agent="scale")
+    ann.close()
+    assert _vector_files(home)  # saved by default
+    settings = load_settings(
+        home,
+        environ={"KRONIKA_RESTART_COPIES": "false"},
+        embedder="hashing",
+        ann_threshold=THRESHOLD,
+        embed_context_words=0,
+    )
+    for copy in home.glob("index.sqlite.vectors*"):
+        copy.unlink()
+    mem = build_memory(settings, create=True, clock=FrozenClock(NOW))
+    try:
+        assert _ids(mem, "kettle", agent="scale")
+        _remember(mem, "Eugenia tunes a zither")
+    finally:
+        mem.close()
+    assert _vector_files(home) == []

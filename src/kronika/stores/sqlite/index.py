@@ -62,7 +62,9 @@ class SqliteIndex:
     other models stay in the cache untouched. ``dim`` is that model's dimension.
     From ``ann_threshold`` embedded items on (0: never), vector search takes its
     candidates from an HNSW graph saved beside the file (:mod:`.ann`); ``ann_background``
-    False builds that graph in the searching thread instead of a background one.
+    False builds that graph in the searching thread instead of a background one. From
+    the same size on, ``restart_copies`` saves the in-memory vectors and keyword
+    postings beside the file on close, and the next process reads them (:mod:`.saved`).
     """
 
     def __init__(
@@ -73,6 +75,7 @@ class SqliteIndex:
         dim: int,
         ann_threshold: int = ANN_THRESHOLD,
         ann_background: bool = True,
+        restart_copies: bool = True,
     ) -> None:
         self._path = path if str(path) == MEMORY else Path(path)
         self._model = embedding_model
@@ -96,6 +99,7 @@ class SqliteIndex:
             dim,
             background=ann_background,
         )
+        self._restart_copies = restart_copies
         self._conn = self._connect()
         self._identity = self._read_identity()
         # the marks of the copies saved beside the file (:mod:`.saved`), when there are
@@ -104,7 +108,13 @@ class SqliteIndex:
 
     @classmethod
     def open_or_rebuild(
-        cls, path: Path | str, *, embedding_model: str, dim: int, ann_threshold: int = ANN_THRESHOLD
+        cls,
+        path: Path | str,
+        *,
+        embedding_model: str,
+        dim: int,
+        ann_threshold: int = ANN_THRESHOLD,
+        restart_copies: bool = True,
     ) -> tuple[SqliteIndex, bool]:
         """Open the index at ``path``; if the file is corrupt, move it aside and start empty.
 
@@ -117,6 +127,7 @@ class SqliteIndex:
             "embedding_model": embedding_model,
             "dim": dim,
             "ann_threshold": ann_threshold,
+            "restart_copies": restart_copies,
         }
         try:
             return cls(path, **options), False
@@ -709,7 +720,9 @@ class SqliteIndex:
     def _keeps_copies(self, rows: int | None = None) -> bool:
         """Whether this index saves copies of its snapshots beside the file (:mod:`.saved`):
         a file index with a vector graph, from ``ann_threshold`` rows on."""
-        if not isinstance(self._path, Path) or self._ann.threshold <= 0 or not self._identity:
+        if not self._restart_copies or not isinstance(self._path, Path):
+            return False
+        if self._ann.threshold <= 0 or not self._identity:
             return False
         return rows is None or self._ann.enabled_for(rows)
 
