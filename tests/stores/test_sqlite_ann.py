@@ -214,7 +214,9 @@ def test_a_graph_behind_the_index_catches_up_on_load(home: Path, ann: Memory) ->
         assert graph is not None and graph.marks == again._snapshot.marks  # type: ignore[union-attr]
 
 
-@pytest.mark.parametrize("damage", ["garbage", "truncated", "other model", "no description"])
+@pytest.mark.parametrize(
+    "damage", ["garbage", "truncated", "other model", "other index", "no description"]
+)
 def test_a_corrupt_or_foreign_graph_file_is_rebuilt(
     home: Path, ann: Memory, damage: str, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -230,6 +232,10 @@ def test_a_corrupt_or_foreign_graph_file_is_rebuilt(
     elif damage == "other model":
         described = json.loads(meta.read_text())
         described["model"] = "another-model"
+        meta.write_text(json.dumps(described))
+    elif damage == "other index":  # a graph left beside an index file made anew
+        described = json.loads(meta.read_text())
+        described["identity"] = "0" * 32
         meta.write_text(json.dumps(described))
     else:
         meta.unlink()

@@ -23,7 +23,8 @@ remembers the marks (highest item rowid, embedding seq, deletion seq) it covers 
 follows writes from the same logs the snapshot reads (:func:`changes_since`). It is
 saved beside the index file (``index.sqlite.ann`` plus ``index.sqlite.ann.json``) so
 that a restart loads it instead of rebuilding it; a missing, unreadable or
-mismatched file is rebuilt, with a log line. A build runs in a background thread
+mismatched file (another model, or another index file: the description names the
+index's random id) is rebuilt, with a log line. A build runs in a background thread
 (the search stays exact until it is ready), because at 1M items it takes minutes.
 """
 
@@ -47,7 +48,7 @@ from kronika.stores.sqlite.columns import Mask, Rowids
 
 log = logging.getLogger("kronika")
 
-FORMAT = 1
+FORMAT = 2  # 2: the description names the index it was built for
 DTYPE = "i8"  # 4× smaller than f32, fastest build; exact re-scoring makes up the difference
 # Search depth while adding: 64 builds twice as fast as usearch's 128 and, with exact
 # re-scoring, lost no top-10 result on real vectors (top 100: 0.996 instead of 0.998).
@@ -171,7 +172,7 @@ class AnnGraph:
 
     # -- files ------------------------------------------------------------------------
 
-    def save(self, path: Path, model: str, dim: int) -> None:
+    def save(self, path: Path, model: str, dim: int, identity: str = "") -> None:
         """Write the graph and its description atomically (description last)."""
         meta_path = _meta_path(path)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
@@ -180,6 +181,7 @@ class AnnGraph:
             self.graph.save(str(tmp))
             meta = {
                 "format": FORMAT,
+                "identity": identity,
                 "model": model,
                 "dim": dim,
                 "dtype": DTYPE,
@@ -200,7 +202,7 @@ class AnnGraph:
             meta_tmp.unlink(missing_ok=True)
 
     @classmethod
-    def load(cls, path: Path, model: str, dim: int) -> AnnGraph | None:
+    def load(cls, path: Path, model: str, dim: int, identity: str = "") -> AnnGraph | None:
         """The graph saved at ``path`` if it is whole and made for ``model``; else ``None``."""
         meta_path = _meta_path(path)
         if not path.is_file() and not meta_path.is_file():
@@ -215,6 +217,8 @@ class AnnGraph:
                 or meta.get("bytes") != path.stat().st_size
             ):
                 raise ValueError("made for another model, format or file")
+            if meta.get("identity") != identity:
+                raise ValueError("made for another index")
             graph = _usearch().restore(str(path))
             if graph is None or len(graph) != meta["size"] or graph.ndim != dim:
                 raise ValueError("unreadable or of another size")
@@ -245,6 +249,7 @@ class AnnCache:
         self.model = model
         self.dim = dim
         self.background = background
+        self.identity = ""  # the index's random id (set by the index once it is open)
         self.graph: AnnGraph | None = None
         self._tried_file = False
         self._building: threading.Thread | None = None
@@ -275,7 +280,7 @@ class AnnCache:
                 self._building = None
         if self.graph is None and not self._tried_file and self.path is not None:
             self._tried_file = True
-            self.graph = AnnGraph.load(self.path, self.model, self.dim)
+            self.graph = AnnGraph.load(self.path, self.model, self.dim, self.identity)
             if self.graph is not None:
                 log.info("vector graph loaded from %s (%d rows)", self.path, len(self.graph))
         if (
@@ -344,7 +349,7 @@ class AnnCache:
         self.build_seconds = time.perf_counter() - began
         log.info("vector graph built in %.1f s", self.build_seconds)
         if self.path is not None:
-            graph.save(self.path, self.model, self.dim)
+            graph.save(self.path, self.model, self.dim, self.identity)
         with self._lock:
             self._built = graph
 
@@ -358,7 +363,7 @@ class AnnCache:
 
     def save_if_changed(self) -> None:
         if self.graph is not None and self.graph.dirty and self.path is not None:
-            self.graph.save(self.path, self.model, self.dim)
+            self.graph.save(self.path, self.model, self.dim, self.identity)
 
 
 def ann_count(limit: int, kept: int, total: int) -> int | None:

@@ -102,6 +102,7 @@ class SqliteIndex:
         self._restart_copies = restart_copies
         self._conn = self._connect()
         self._identity = self._read_identity()
+        self._ann.identity = self._identity
         # the marks of the copies saved beside the file (:mod:`.saved`), when there are
         self._saved_marks: tuple[int, int, int] | None = None
         self._saved_bm25_marks: tuple[int, int] | None = None
