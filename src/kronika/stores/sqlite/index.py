@@ -579,15 +579,10 @@ class SqliteIndex:
                 Phrase(text, tokens)
                 for text, tokens in zip(texts, self._tokenizer.words(conn, texts), strict=True)
             ]
-            # FTS5 scores a phrase of several tokens itself (the snapshot has no positions),
-            # when some row holds all its tokens (else it matches nothing: no part).
+            # FTS5 scores a phrase of several tokens itself (the snapshot has no positions).
             parts: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
             for phrase in phrases:
-                if (
-                    len(phrase.tokens) > 1
-                    and all(t in bm25.postings for t in phrase.tokens)
-                    and bm25.may_hold(phrase.tokens)
-                ):
+                if len(phrase.tokens) > 1 and all(t in bm25.postings for t in phrase.tokens):
                     found = conn.execute(
                         f"SELECT rowid, {_BM25} FROM items_fts WHERE items_fts MATCH ?",
                         (quote(phrase.text),),

@@ -425,21 +425,6 @@ class Bm25Snapshot:
 
     # -- search -----------------------------------------------------------------------
 
-    def may_hold(self, tokens: Sequence[str]) -> bool:
-        """Whether some row holds every one of ``tokens`` (each must have postings).
-
-        A phrase can only match such a row, so when none exists FTS5 need not be asked
-        (a question's keywords as one phrase almost never occur together). Dead rows
-        count too: this only rules matches out, it never rules one in.
-        """
-        lists = sorted((self.postings[t][0] for t in tokens), key=len)
-        rows = lists[0]
-        for other in lists[1:]:
-            rows = np.intersect1d(rows, other, assume_unique=True)
-            if rows.size == 0:
-                return False
-        return bool(rows.size)
-
     @property
     def rows(self) -> int:
         """Live rows: FTS5's ``N``."""
