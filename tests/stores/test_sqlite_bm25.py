@@ -399,3 +399,24 @@ def test_a_replaced_file_with_the_same_totals_gets_new_length_norms(tmp_path: Pa
         found = index.search_lexical("tea", RecallFilter(), 5)
         assert found == fts5_bm25(path, "tea", RecallFilter(), 5)
         assert [i for i, _ in found] == ["c", "d"]
+
+
+def test_a_phrase_whose_words_never_meet_scores_as_fts5_does(tmp_path: Path) -> None:
+    """Words that are never in one row cannot match as a phrase; words that are, can."""
+    path = tmp_path / "index.sqlite"
+    rows = [
+        item("a1", "the old kettle whistles"),
+        item("a2", "ships leave the harbor at dawn"),
+        item("a3", "green tea in the harbor cafe"),
+        item("a4", "a cup of green tea and a kettle"),
+        item("a5", "tea that is green, a kettle that is old"),
+    ]
+    with SqliteIndex(path, embedding_model="m1", dim=DIM) as index:
+        index.replace_source(SOURCE, rows)
+        index.search_lexical("cafe", RecallFilter(), 1)  # the first search is FTS5's own
+        for query in ("kettle harbor", "green tea", "old kettle", "tea green kettle", "dawn cup"):
+            assert index.search_lexical(query, RecallFilter(), 10) == fts5_bm25(
+                path, query, RecallFilter(), 10
+            )
+        found = dict(index.search_lexical("green tea", RecallFilter(), 10))
+        assert set(found) == {"a3", "a4", "a5"}
