@@ -178,8 +178,11 @@ class ItemIndex(Protocol):
 
     def count_items(self, flt: RecallFilter) -> int: ...
 
-    def search_lexical(self, query: str, flt: RecallFilter, limit: int) -> list[tuple[str, float]]:
-        """``(item id, score)`` best first; higher score is better."""
+    def search_lexical(
+        self, query: str, flt: RecallFilter, limit: int, *, whole_phrase: bool = True
+    ) -> list[tuple[str, float]]:
+        """``(item id, score)`` best first; higher score is better. With ``whole_phrase``
+        the query's words also count as one phrase (when they occur side by side)."""
         ...
 
     def search_vector(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kronika.core.keywords import FUNCTION_WORDS, keyword_query
+from kronika.core.keywords import FUNCTION_WORDS, keyword_phrase, keyword_query
 
 
 @pytest.mark.parametrize(
@@ -61,3 +61,22 @@ def test_the_lists_are_folded_like_the_index() -> None:
     # (cuántos, który, її without the diaereses)
     assert {"cuantos", "ktory", "скільки", "іі"} <= FUNCTION_WORDS
     assert all(word == word.casefold() for word in FUNCTION_WORDS)
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("Who is Frank Herbert?", ("frank herbert", True)),
+        ("What did Caroline research?", ("caroline research", True)),
+        (
+            "What did Omar do with the red garden at the festival?",
+            ("omar red garden festival", False),
+        ),
+        ("who am I?", ("who am I?", True)),
+        ("tomatoes", ("tomatoes", True)),
+    ],
+)
+def test_keywords_say_whether_they_stood_side_by_side(
+    query: str, expected: tuple[str, bool]
+) -> None:
+    assert keyword_phrase(query) == expected

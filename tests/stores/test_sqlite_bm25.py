@@ -63,13 +63,15 @@ WORDS = [
 ]
 
 
-def fts5_bm25(path: Path, query: str, flt: RecallFilter, limit: int) -> list[tuple[str, float]]:
+def fts5_bm25(
+    path: Path, query: str, flt: RecallFilter, limit: int, *, whole_phrase: bool = True
+) -> list[tuple[str, float]]:
     """The reference: SQLite's bm25() over the MATCH expression, straight from SQL.
 
     Over a full-text table holding only the memories of the agents (and tenant) the
     filter names, as a database of that agent's own would: the statistics are theirs.
     """
-    expression = match_expression(query)
+    expression = match_expression(query, whole_phrase=whole_phrase)
     if expression is None:
         return []
     where, params = filter_clause(flt)
@@ -420,3 +422,15 @@ def test_a_phrase_whose_words_never_meet_scores_as_fts5_does(tmp_path: Path) -> 
             )
         found = dict(index.search_lexical("green tea", RecallFilter(), 10))
         assert set(found) == {"a3", "a4", "a5"}
+
+
+def test_without_the_whole_phrase_the_words_alone_score_as_fts5_does(tmp_path: Path) -> None:
+    path = tmp_path / "index.sqlite"
+    with SqliteIndex(path, embedding_model="m1", dim=DIM) as index:
+        index.replace_source(SOURCE, corpus(random.Random(9), 150))
+        for query in QUERIES:  # the first search is SQLite's own, the later ones in memory
+            got = index.search_lexical(query, RecallFilter(), 200, whole_phrase=False)
+            assert got == fts5_bm25(path, query, RecallFilter(), 200, whole_phrase=False)
+        assert index._bm25 is not None
+    assert match_expression("green tea", whole_phrase=False) == '"green" OR "tea"'
+    assert match_expression("green tea") == '"green tea" OR "green" OR "tea"'

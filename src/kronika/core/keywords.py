@@ -78,5 +78,21 @@ FUNCTION_WORDS: frozenset[str] = frozenset(
 def keyword_query(query: str) -> str:
     """``query``'s words without the function words, or ``query`` itself when every
     word is one ("who am I?", "what was it?"): nothing is lost to the list."""
-    kept = [word for word in folded_words(query) if word not in FUNCTION_WORDS]
-    return " ".join(kept) if kept else query
+    return keyword_phrase(query)[0]
+
+
+def keyword_phrase(query: str) -> tuple[str, bool]:
+    """:func:`keyword_query`, and whether its words stood side by side in ``query``.
+
+    Keyword search also scores the words as one phrase. That means what the question
+    said only when nothing was left out between them ("Frank Herbert" from "who is
+    Frank Herbert?"); "Omar red garden festival" from "what did Omar do with the red
+    garden at the festival?" is a phrase no one wrote, and looking for it costs FTS5 a
+    pass over every row holding those words.
+    """
+    words = list(folded_words(query))
+    kept_at = [n for n, word in enumerate(words) if word not in FUNCTION_WORDS]
+    if not kept_at:
+        return query, True
+    side_by_side = kept_at[-1] - kept_at[0] + 1 == len(kept_at)
+    return " ".join(words[n] for n in kept_at), side_by_side

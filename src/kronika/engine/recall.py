@@ -41,7 +41,7 @@ from kronika.core.fusion import (
     with_speaker_focus,
     with_time_focus,
 )
-from kronika.core.keywords import keyword_query
+from kronika.core.keywords import keyword_phrase
 from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult, ScoreParts
 from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.text import question_share
@@ -113,8 +113,11 @@ class Recaller:
         lexical: list[tuple[str, float]] | None = None
         dense: list[tuple[str, float]] | None = None
         if mode in ("hybrid", "lexical") and query.strip():
-            words = keyword_query(query) if self._settings.skip_function_words else query
-            lexical = _stable(self._index.search_lexical(words, flt, limit))
+            words, side_by_side = (
+                keyword_phrase(query) if self._settings.skip_function_words else (query, True)
+            )
+            found = self._index.search_lexical(words, flt, limit, whole_phrase=side_by_side)
+            lexical = _stable(found)
         if mode in ("hybrid", "vector") and (query.strip() or query_vector is not None):
             vector = query_vector if query_vector is not None else self._embedder.embed_query(query)
             dense = _stable(self._index.search_vector(vector, flt, limit))

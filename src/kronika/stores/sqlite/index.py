@@ -554,17 +554,20 @@ class SqliteIndex:
 
     # -- search -----------------------------------------------------------------------
 
-    def search_lexical(self, query: str, flt: RecallFilter, limit: int) -> list[tuple[str, float]]:
+    def search_lexical(
+        self, query: str, flt: RecallFilter, limit: int, *, whole_phrase: bool = True
+    ) -> list[tuple[str, float]]:
         """FTS5's BM25 over accent-folded text, best first; higher score is better.
 
         The query is the MATCH expression of :func:`query.match_expression` (every
-        word OR-ed, plus the whole phrase); the scores are those of FTS5's ``bm25()``,
-        computed over an in-memory copy of the index (:mod:`.lexical`).
+        word OR-ed, plus the whole phrase unless ``whole_phrase`` is false); the scores
+        are those of FTS5's ``bm25()``, computed over an in-memory copy of the index
+        (:mod:`.lexical`).
         """
         terms = query_terms(query)
         if not terms or limit <= 0:
             return []
-        texts = [" ".join(terms), *terms] if len(terms) > 1 else terms
+        texts = [" ".join(terms), *terms] if len(terms) > 1 and whole_phrase else terms
         with self._reading() as conn, read_transaction(conn):
             if self._bm25 is None and not self._bm25_wanted:
                 # Loading the copy costs seconds at 100k items: a process that recalls

@@ -30,20 +30,20 @@ def query_terms(query: str) -> list[str]:
     return list(seen)
 
 
-def match_expression(query: str) -> str | None:
+def match_expression(query: str, *, whole_phrase: bool = True) -> str | None:
     """An FTS5 MATCH expression for arbitrary user text, or ``None`` when it has no words.
 
     Every word becomes a quoted string (so ``AND``, ``NEAR``, ``*``, ``-``, ``:``
     and parentheses are plain text) and the words are OR-ed; BM25 then ranks
-    rarer and repeated terms higher. With two or more words the whole phrase is
-    OR-ed in as well, which adds its own BM25 term to documents containing the
-    exact phrase.
+    rarer and repeated terms higher. With two or more words (and ``whole_phrase``)
+    the whole phrase is OR-ed in as well, which adds its own BM25 term to documents
+    containing the exact phrase.
     """
     terms = query_terms(query)
     if not terms:
         return None
     quoted = [quote(t) for t in terms]
-    if len(terms) > 1:
+    if len(terms) > 1 and whole_phrase:
         quoted.insert(0, quote(" ".join(terms)))
     return " OR ".join(quoted)
 
