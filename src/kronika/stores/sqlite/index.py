@@ -40,7 +40,6 @@ from kronika.stores.sqlite.vectors import VectorSnapshot, read_transaction
 log = logging.getLogger("kronika")
 
 MEMORY = ":memory:"
-_NOT_THIS_STATE = "its newest item is not in the index (an older index file put back?)"
 ANN_THRESHOLD = 50_000  # the ann_threshold setting's default
 BUSY_TIMEOUT_S = 30.0
 _DELETIONS_KEPT = 100_000  # deletion-log entries kept for readers' incremental refresh
@@ -721,105 +720,99 @@ class SqliteIndex:
         self._snapshot_generation = generation
         return self._snapshot
 
-    def _keeps_copies(self, rows: int | None = None) -> bool:
-        """Whether this index saves copies of its snapshots beside the file (:mod:`.saved`):
-        a file index with a vector graph, from ``ann_threshold`` rows on."""
+    def _copies_beside(self, rows: int | None = None) -> Path | None:
+        """The index file, if this index saves copies of its snapshots beside it
+        (:mod:`.saved`): a file index with a vector graph, from ``ann_threshold`` rows on."""
         if not self._restart_copies or not isinstance(self._path, Path):
-            return False
+            return None
         if self._ann.threshold <= 0 or not self._identity:
-            return False
-        return rows is None or self._ann.enabled_for(rows)
+            return None
+        return self._path if rows is None or self._ann.enabled_for(rows) else None
 
     def _load_saved_vectors(self, conn: sqlite3.Connection) -> VectorSnapshot | None:
-        if not self._keeps_copies():
+        path = self._copies_beside()
+        if path is None:
             return None
-        assert isinstance(self._path, Path)
         with read_transaction(conn):
             copy = saved.load(
-                self._path,
+                conn,
+                path,
                 "vectors",
                 identity=self._identity,
                 newest=VectorSnapshot.newest_marks(conn),
                 expect={"model": self._model, "dim": self._dim},
             )
-            holds = copy is None or saved.still_there(
-                conn, copy.meta.get("last_item"), copy.marks[-1]
-            )
         if copy is None:
             return None
         try:
-            if not holds:
-                raise ValueError(_NOT_THIS_STATE)
             snapshot = VectorSnapshot.from_saved(copy, self._dim)
         except (ValueError, KeyError, TypeError, IndexError) as exc:
-            saved.broken("vectors", self._path, exc)
+            saved.broken("vectors", path, exc)
             return None
         self._saved_marks = snapshot.marks
-        log.info("vectors loaded from the copy beside %s (%d rows)", self._path, len(snapshot))
+        log.info("vectors loaded from the copy beside %s (%d rows)", path, len(snapshot))
         return snapshot
-
-    def _save_copies(self) -> None:
-        """Save each snapshot beside the file if the index is large enough and it changed."""
-        if not isinstance(self._path, Path):
-            return
-        common = {"identity": self._identity}
-        vectors = self._snapshot
-        if (
-            vectors is not None
-            and vectors.marks != self._saved_marks
-            and self._keeps_copies(len(vectors) - vectors.dead)
-        ):
-            mapped, arrays, meta = vectors.to_saved()
-            meta["last_item"] = self._fingerprint(meta["last_item"])
-            if saved.save(
-                self._path,
-                "vectors",
-                marks=vectors.marks,
-                mapped=mapped,
-                arrays=arrays,
-                meta={**meta, "model": self._model, "dim": self._dim},
-                **common,
-            ):
-                self._saved_marks = vectors.marks
-        bm25 = self._bm25
-        if (
-            bm25 is not None
-            and bm25.loaded
-            and bm25.marks != self._saved_bm25_marks
-            and self._keeps_copies(len(bm25.cols) - bm25.dead)
-        ):
-            arrays, meta = bm25.to_saved()
-            meta["last_item"] = self._fingerprint(meta["last_item"])
-            if saved.save(
-                self._path, "bm25", marks=bm25.marks, mapped={}, arrays=arrays, meta=meta, **common
-            ):
-                self._saved_bm25_marks = bm25.marks
-
-    def _fingerprint(self, rowid: int | None) -> list[Any] | None:
-        with self._reading() as conn:
-            return saved.fingerprint(conn, rowid)
 
     def _new_bm25(self, conn: sqlite3.Connection) -> Bm25Snapshot:
         """A BM25 snapshot, filled from its saved copy if there is a usable one."""
         bm25 = Bm25Snapshot(self._tokenizer)
-        if not self._keeps_copies():
+        path = self._copies_beside()
+        if path is None:
             return bm25
-        assert isinstance(self._path, Path)
-        copy = saved.load(
-            self._path, "bm25", identity=self._identity, newest=bm25.newest_marks(conn), expect={}
-        )
+        newest = bm25.newest_marks(conn)
+        copy = saved.load(conn, path, "bm25", identity=self._identity, newest=newest, expect={})
         if copy is None:
             return bm25
         try:
-            if not saved.still_there(conn, copy.meta.get("last_item"), copy.marks[-1]):
-                raise ValueError(_NOT_THIS_STATE)
             bm25.restore(copy)
         except (ValueError, KeyError, TypeError, IndexError) as exc:
-            saved.broken("bm25", self._path, exc)
+            saved.broken("bm25", path, exc)
             return Bm25Snapshot(self._tokenizer)
         self._saved_bm25_marks = bm25.marks
-        log.info("keyword postings loaded from the copy beside %s (%d rows)", self._path, bm25.rows)
+        log.info("keyword postings loaded from the copy beside %s (%d rows)", path, bm25.rows)
         return bm25
+
+    def _save_copies(self) -> None:
+        """Save each snapshot beside the file if the index is large enough and it changed."""
+        vectors = self._snapshot
+        if vectors is not None and vectors.marks != self._saved_marks:
+            mapped, arrays, meta = vectors.to_saved()
+            meta |= {"model": self._model, "dim": self._dim}
+            if self._save_copy(
+                "vectors", len(vectors) - vectors.dead, vectors.marks, mapped, arrays, meta
+            ):
+                self._saved_marks = vectors.marks
+        bm25 = self._bm25
+        if bm25 is not None and bm25.loaded and bm25.marks != self._saved_bm25_marks:
+            arrays, meta = bm25.to_saved()
+            if self._save_copy("bm25", bm25.rows, bm25.marks, {}, arrays, meta):
+                self._saved_bm25_marks = bm25.marks
+
+    def _save_copy(
+        self,
+        kind: str,
+        rows: int,
+        marks: Sequence[int],
+        mapped: Mapping[str, npt.NDArray[Any]],
+        arrays: Mapping[str, npt.NDArray[Any]],
+        meta: dict[str, Any],
+    ) -> bool:
+        """Save one snapshot's parts (:func:`saved.save`) if this index keeps copies at
+        ``rows`` live rows; its newest row (``meta["last_item"]``) becomes a fingerprint."""
+        path = self._copies_beside(rows)
+        if path is None:
+            return False
+        with self._reading() as conn:
+            meta["last_item"] = saved.fingerprint(conn, meta["last_item"])
+        return saved.save(
+            path,
+            kind,
+            identity=self._identity,
+            marks=marks,
+            mapped=mapped,
+            arrays=arrays,
+            meta=meta,
+        )
 
     # -- reporting --------------------------------------------------------------------
 

@@ -114,6 +114,7 @@ def save(
 
 
 def load(
+    conn: sqlite3.Connection,
     index_path: Path,
     kind: str,
     *,
@@ -122,7 +123,11 @@ def load(
     expect: Mapping[str, Any],
 ) -> Saved | None:
     """The copy of ``kind`` if it is whole, made for this index and for ``expect`` (the
-    model, say), and not ahead of ``newest`` (the index's marks now); else ``None``."""
+    model, say), not ahead of ``newest`` (the index's marks now) and of a state the
+    index can follow (:func:`_still_there`); else ``None``, with a log line.
+
+    ``conn`` is the index's connection, inside a read transaction that sees ``newest``.
+    """
     described = description_path(index_path, kind)
     if not described.is_file():
         return None
@@ -135,6 +140,8 @@ def load(
         marks = tuple(int(m) for m in meta["marks"])
         if len(marks) != len(newest) or any(s > n for s, n in zip(marks, newest, strict=True)):
             raise ValueError("ahead of the index (an older index file?)")
+        if not _still_there(conn, meta.get("last_item"), marks[-1]):
+            raise ValueError("its newest item is not in the index (an older index file put back?)")
         mapped = {
             name: np.load(_data_file(index_path, entry), mmap_mode="r", allow_pickle=False)
             for name, entry in dict(meta["mapped"]).items()
@@ -190,7 +197,7 @@ def fingerprint(conn: sqlite3.Connection, rowid: int | None) -> list[Any] | None
     return None if found is None else [rowid, str(found[0]), str(found[1])]
 
 
-def still_there(conn: sqlite3.Connection, last: Any, deletions_mark: int) -> bool:
+def _still_there(conn: sqlite3.Connection, last: Any, deletions_mark: int) -> bool:
     """Whether the index holds the newest item a copy held (or deleted it since, or its
     deletion log no longer reaches back to the copy).
 
