@@ -172,7 +172,7 @@ class AnnGraph:
 
     # -- files ------------------------------------------------------------------------
 
-    def save(self, path: Path, model: str, dim: int, identity: str = "") -> None:
+    def save(self, path: Path, model: str, dim: int, identity: str) -> None:
         """Write the graph and its description atomically (description last)."""
         meta_path = _meta_path(path)
         tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
@@ -202,7 +202,7 @@ class AnnGraph:
             meta_tmp.unlink(missing_ok=True)
 
     @classmethod
-    def load(cls, path: Path, model: str, dim: int, identity: str = "") -> AnnGraph | None:
+    def load(cls, path: Path, model: str, dim: int, identity: str) -> AnnGraph | None:
         """The graph saved at ``path`` if it is whole and made for ``model``; else ``None``."""
         meta_path = _meta_path(path)
         if not path.is_file() and not meta_path.is_file():
@@ -237,19 +237,27 @@ class AnnCache:
     """The graph of one :class:`SqliteIndex`: loaded, built in the background, kept current.
 
     ``threshold`` is the number of embedded rows from which the graph is used (0:
-    never). ``path`` is where it is saved (``None``: in memory only). ``background``
-    False builds in the calling thread (tests, benchmarks that want it ready).
+    never). ``path`` is where it is saved (``None``: in memory only), with
+    ``identity`` (the index's random id) in its description. ``background`` False
+    builds in the calling thread (tests, benchmarks that want it ready).
     """
 
     def __init__(
-        self, threshold: int, path: Path | None, model: str, dim: int, *, background: bool = True
+        self,
+        threshold: int,
+        path: Path | None,
+        model: str,
+        dim: int,
+        *,
+        identity: str,
+        background: bool = True,
     ) -> None:
         self.threshold = threshold
         self.path = path
         self.model = model
         self.dim = dim
+        self.identity = identity
         self.background = background
-        self.identity = ""  # the index's random id (set by the index once it is open)
         self.graph: AnnGraph | None = None
         self._tried_file = False
         self._building: threading.Thread | None = None

@@ -91,17 +91,17 @@ class SqliteIndex:
         self._data_version: int | None = None
         self._snapshot_generation = -1
         self._bm25_generation = -1
+        self._restart_copies = restart_copies
+        self._conn = self._connect()
+        self._identity = self._read_identity()
         self._ann = AnnCache(
             ann_threshold,
             None if isinstance(self._path, str) else self._path.with_name(self._path.name + ".ann"),
             embedding_model,
             dim,
+            identity=self._identity,
             background=ann_background,
         )
-        self._restart_copies = restart_copies
-        self._conn = self._connect()
-        self._identity = self._read_identity()
-        self._ann.identity = self._identity
         # the marks of the copies saved beside the file (:mod:`.saved`), when there are
         self._saved_marks: tuple[int, int, int] | None = None
         self._saved_bm25_marks: tuple[int, int] | None = None
