@@ -75,6 +75,7 @@ from kronika.stores.sqlite.saved import (
     item_columns_from_arrays,
     item_columns_to_arrays,
     last_item,
+    offsets,
     strings_from_arrays,
     strings_to_arrays,
 )
@@ -275,14 +276,12 @@ class Bm25Snapshot:
         arrays, values = item_columns_to_arrays(self.cols)
         context, context_values = context_columns_to_arrays(self.context)
         terms = list(self.postings)
-        offsets = np.zeros(len(terms) + 1, dtype=np.int64)
-        np.cumsum([self.postings[t][0].size for t in terms], out=offsets[1:])
         empty_rows, empty_tf = np.zeros(0, np.int64), np.zeros(0, np.float64)
         arrays |= context | strings_to_arrays("terms", terms)
         arrays |= {
             "live": self.live,
             "length": self.length,
-            "post_offsets": offsets,
+            "post_offsets": offsets([self.postings[t][0].size for t in terms]),
             "post_rows": np.concatenate([self.postings[t][0] for t in terms] or [empty_rows]),
             "post_tf": np.concatenate([self.postings[t][1] for t in terms] or [empty_tf]),
         }
@@ -308,23 +307,23 @@ class Bm25Snapshot:
         cols = item_columns_from_arrays(arrays, values, n)
         context = context_columns_from_arrays(arrays, values, n)
         live, length = arrays["live"], arrays["length"]
-        offsets, rows, tf = arrays["post_offsets"], arrays["post_rows"], arrays["post_tf"]
+        starts, rows, tf = arrays["post_offsets"], arrays["post_rows"], arrays["post_tf"]
         terms = strings_from_arrays("terms", arrays, count)
         if (
             live.shape != (n,)
             or live.dtype != np.bool_
             or length.shape != (n,)
             or n - int(np.count_nonzero(live)) != int(meta["dead"])
-            or offsets.shape != (count + 1,)
+            or starts.shape != (count + 1,)
             or rows.shape != tf.shape
-            or int(offsets[-1]) != rows.size
-            or bool(np.any(np.diff(offsets) < 0))
+            or int(starts[-1]) != rows.size
+            or bool(np.any(np.diff(starts) < 0))
             or (rows.size and (int(rows.min()) < 0 or int(rows.max()) >= n))
             or len(copy.marks) != 2
             or bool(np.any(cols.rowids[1:] <= cols.rowids[:-1]))  # rows are kept in rowid order
         ):
             raise ValueError("rows, lengths and postings do not fit together")
-        bounds = offsets.tolist()
+        bounds = starts.tolist()
         self.cols, self.context = cols, context
         self.live, self.dead, self.length = live, int(meta["dead"]), length
         self.total_tokens = int(meta["total_tokens"])

@@ -227,13 +227,18 @@ def _still_there(conn: sqlite3.Connection, last: Any, deletions_mark: int) -> bo
 # -- columns as arrays ------------------------------------------------------------------
 
 
+def offsets(sizes: Sequence[int]) -> npt.NDArray[np.int64]:
+    """Where each of parts of these ``sizes`` starts in their concatenation, and the end."""
+    bounds = np.zeros(len(sizes) + 1, dtype=np.int64)
+    np.cumsum(sizes, out=bounds[1:])
+    return bounds
+
+
 def strings_to_arrays(prefix: str, values: Sequence[str]) -> Arrays:
     """Strings as one UTF-8 byte array and the offsets between them."""
     encoded = [v.encode("utf-8") for v in values]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int64)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
     return {
-        f"{prefix}_offsets": offsets,
+        f"{prefix}_offsets": offsets([len(e) for e in encoded]),
         f"{prefix}_bytes": np.frombuffer(b"".join(encoded), dtype=np.uint8),
     }
 
