@@ -475,13 +475,24 @@ def test_a_damaged_keyword_copy_is_read_from_the_index_instead(
     assert "keyword postings loaded" not in caplog.text
 
 
+def _close_with_both_copies(ann: Memory) -> None:
+    """Load both snapshots (one search of each kind) and close, which saves them."""
+    _lexical(_sqlite(ann), "kettle", RecallFilter(agents=("scale",)))
+    _ids(ann, "kettle", agent="scale")
+    ann.close()
+
+
+def _assert_reads_as_sqlite(ix: SqliteIndex, home: Path) -> None:
+    """``ix`` holds the vectors and searches the keywords as an index read from SQLite."""
+    flt, query = RecallFilter(agents=("scale",)), synthetic_queries(1)[0]
+    assert _same_vectors(ix, home, query)
+    assert _lexical(ix, query, flt) == _exact_lexical(home, query, flt)
+
+
 def test_copies_of_another_history_of_the_index_are_not_trusted(
     home: Path, ann: Memory, caplog: pytest.LogCaptureFixture
 ) -> None:
-    flt = RecallFilter(agents=("scale",))
-    _lexical(_sqlite(ann), "kettle", flt)
-    _ids(ann, "kettle", agent="scale")
-    ann.close()
+    _close_with_both_copies(ann)
     # An older index put back and written past the copies' marks holds other items
     # under the same rowids; here the newest row the copies hold becomes another item.
     last = json.loads((home / "index.sqlite.vectors.json").read_text())["last_item"]
@@ -489,10 +500,8 @@ def test_copies_of_another_history_of_the_index_are_not_trusted(
 
     with sqlite3.connect(home / "index.sqlite") as conn:
         conn.execute("UPDATE items SET text_hash = 'another' WHERE rowid = ?", (last[0],))
-    query = synthetic_queries(1)[0]
     with caplog.at_level(logging.INFO, logger="kronika"), _index(home, THRESHOLD) as again:
-        assert _same_vectors(again, home, query)
-        assert _lexical(again, query, flt) == _exact_lexical(home, query, flt)
+        _assert_reads_as_sqlite(again, home)
     assert caplog.text.count("an older index file put back?") == 2
     assert "loaded from the copy" not in caplog.text
 
@@ -500,17 +509,12 @@ def test_copies_of_another_history_of_the_index_are_not_trusted(
 def test_copies_older_than_a_rebuild_are_read_again_without_a_warning(
     home: Path, ann: Memory, caplog: pytest.LogCaptureFixture
 ) -> None:
-    flt = RecallFilter(agents=("scale",))
-    _lexical(_sqlite(ann), "kettle", flt)
-    _ids(ann, "kettle", agent="scale")
-    ann.close()
+    _close_with_both_copies(ann)
     mem = _memory(home, THRESHOLD)
     mem.reindex()  # every item again under new rowids; the deletion log is emptied
     mem.close()
-    query = synthetic_queries(1)[0]
     with caplog.at_level(logging.INFO, logger="kronika"), _index(home, THRESHOLD) as again:
-        assert _same_vectors(again, home, query)
-        assert _lexical(again, query, flt) == _exact_lexical(home, query, flt)
+        _assert_reads_as_sqlite(again, home)
     assert "cannot be used" not in caplog.text
 
 
