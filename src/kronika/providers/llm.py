@@ -16,28 +16,19 @@ from __future__ import annotations
 
 import json
 import re
-import socket
 import time
-import urllib.error
-import urllib.parse
-import urllib.request
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from http.client import HTTPException
-from importlib import metadata
 from typing import Any
 
 from kronika.errors import ConfigError, LLMOutputError, LLMRequestError, LLMUnavailable
 from kronika.ports import ChatMessage, LLMReply, ToolCall
+from kronika.providers.http import JsonEndpoint, Refused, Unreachable, server_message
 
 __all__ = ["JSON_MODES", "LLMConfig", "OpenAICompatibleLLM", "strip_think"]
 
 JSON_MODES = ("json_object", "none")
-TRANSIENT_STATUSES = frozenset({429, 500, 502, 503, 504})
 _BAD_REQUEST = frozenset({400, 422})  # FastAPI-based servers answer 422 to unknown fields
-_MAX_BACKOFF = 8.0
-_MAX_RETRY_AFTER = 30.0
-_LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,14 +82,6 @@ def strip_think(text: str) -> str:
     return text.strip()
 
 
-def _user_agent() -> str:
-    try:
-        version = metadata.version("kronika")
-    except metadata.PackageNotFoundError:
-        version = "dev"
-    return f"kronika/{version}"
-
-
 def _endpoint(base_url: str) -> str:
     base = base_url.strip().rstrip("/")
     if base.endswith("/chat/completions"):
@@ -126,65 +109,6 @@ def _message_json(message: ChatMessage) -> dict[str, Any]:
     return out
 
 
-def _server_message(raw: bytes) -> str:
-    """The explanation in an error body: OpenAI's ``{"error": {"message": …}}`` or kin."""
-    text = raw.decode("utf-8", errors="replace").strip()
-    try:
-        data = json.loads(text)
-    except ValueError:
-        data = None
-    if isinstance(data, dict):
-        error = data.get("error", data)
-        if isinstance(error, dict):
-            for key in ("message", "detail", "error"):
-                if isinstance(error.get(key), str):
-                    return str(error[key])
-        elif isinstance(error, str):
-            return error
-        if isinstance(data.get("detail"), str):
-            return str(data["detail"])
-    text = " ".join(text.split())
-    return text[:300] + ("…" if len(text) > 300 else "") if text else "no explanation given"
-
-
-def _retry_after(headers: Any) -> float | None:
-    value = headers.get("Retry-After") if headers is not None else None
-    if value is None:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        return None  # an HTTP date; the ordinary backoff applies
-    return max(0.0, seconds)
-
-
-def _network_cause(exc: BaseException) -> str:
-    reason: Any = exc.reason if isinstance(exc, urllib.error.URLError) else exc
-    if isinstance(reason, TimeoutError):
-        return "timed out"
-    if isinstance(reason, ConnectionRefusedError):
-        return "connection refused"
-    if isinstance(reason, socket.gaierror):
-        return f"cannot resolve the host name ({reason.strerror or reason})"
-    if isinstance(reason, ConnectionResetError | HTTPException):
-        return f"the connection was closed without an answer ({reason or type(reason).__name__})"
-    return str(reason) or type(reason).__name__
-
-
-class _Transient(Exception):
-    def __init__(self, cause: str, retry_after: float | None = None) -> None:
-        super().__init__(cause)
-        self.cause = cause
-        self.retry_after = retry_after
-
-
-class _Refused(Exception):
-    def __init__(self, status: int, message: str) -> None:
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
 class OpenAICompatibleLLM:
     """Chat completions over HTTP from any OpenAI-compatible server.
 
@@ -203,35 +127,24 @@ class OpenAICompatibleLLM:
             raise LLMUnavailable("no chat model is configured (the model name is empty)")
         if not config.base_url.strip():
             raise LLMUnavailable("no chat model is configured (the server URL is empty)")
-        url = _endpoint(config.base_url)
-        parts = urllib.parse.urlsplit(url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ConfigError(
-                f"the LLM server URL must start with http:// or https:// (got {config.base_url!r})"
-            )
-        if config.timeout <= 0:
-            raise ConfigError("the LLM timeout must be positive")
-        if config.retries < 0 or config.backoff < 0:
-            raise ConfigError("the LLM retries and backoff must not be negative")
         if config.json_mode not in JSON_MODES:
             raise ConfigError(
                 f"unknown LLM json_mode {config.json_mode!r} (choices: {', '.join(JSON_MODES)})"
             )
         self._config = config
-        self._url = url
-        self._sleep = sleep
+        self._endpoint = JsonEndpoint(
+            _endpoint(config.base_url),
+            name="the LLM server",
+            what="LLM",
+            api_key=config.api_key,
+            timeout=config.timeout,
+            retries=config.retries,
+            backoff=config.backoff,
+            extra_headers=config.extra_headers,
+            sleep=sleep,
+        )
+        self._url = self._endpoint.url
         self._send_response_format = config.json_mode == "json_object"
-        # a local server is never reached through the proxy set in the environment
-        handlers = [urllib.request.ProxyHandler({})] if parts.hostname in _LOOPBACK_HOSTS else []
-        self._opener = urllib.request.build_opener(*handlers)
-        self._headers = {
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-            "User-Agent": _user_agent(),
-            **config.extra_headers,
-        }
-        if config.api_key:
-            self._headers["Authorization"] = f"Bearer {config.api_key}"
 
     @property
     def model(self) -> str:
@@ -275,65 +188,29 @@ class OpenAICompatibleLLM:
             body["response_format"] = {"type": "json_object"}
         try:
             raw = self._post(body)
-        except _Refused as refused:
+        except Refused as refused:
             if not (with_format and refused.status in _BAD_REQUEST):
                 raise self._request_error(refused, tools=bool(tools)) from None
             del body["response_format"]
             try:
                 raw = self._post(body)
-            except _Refused as again:  # response_format was not (only) what it disliked
+            except Refused as again:  # response_format was not (only) what it disliked
                 raise self._request_error(again, tools=bool(tools)) from None
             self._send_response_format = False
         return self._parse(raw)
 
     # ------------------------------------------------------------------ transport
     def _post(self, body: Mapping[str, Any]) -> bytes:
-        """The body of a 2xx answer, retrying transient failures; raises ``_Refused``."""
-        payload = json.dumps(body, ensure_ascii=False).encode("utf-8")
-        attempts = self._config.retries + 1
-        for attempt in range(attempts):
-            try:
-                return self._send(payload)
-            except _Transient as failure:
-                if attempt == attempts - 1:
-                    tries = "1 attempt" if attempts == 1 else f"{attempts} attempts"
-                    raise LLMUnavailable(
-                        f"the LLM server at {self._url} is unavailable after {tries}: "
-                        f"{self._redact(failure.cause)}"
-                    ) from None
-                delay = min(self._config.backoff * 2**attempt, _MAX_BACKOFF)
-                if failure.retry_after is not None:
-                    delay = min(failure.retry_after, _MAX_RETRY_AFTER)
-                self._sleep(delay)
-        raise AssertionError("unreachable")  # pragma: no cover
-
-    def _send(self, payload: bytes) -> bytes:
-        request = urllib.request.Request(
-            self._url, data=payload, headers=self._headers, method="POST"
-        )
+        """The body of a 2xx answer, retrying transient failures; raises ``Refused``."""
         try:
-            with self._opener.open(request, timeout=self._config.timeout) as response:
-                data: bytes = response.read()
-                return data
-        except urllib.error.HTTPError as exc:
-            try:
-                raw = exc.read()
-            except (OSError, HTTPException):
-                raw = b""
-            finally:
-                exc.close()
-            message = _server_message(raw)
-            if exc.code in TRANSIENT_STATUSES:
-                raise _Transient(f"HTTP {exc.code}: {message}", _retry_after(exc.headers)) from None
-            raise _Refused(exc.code, message) from None
-        except (urllib.error.URLError, OSError, HTTPException) as exc:
-            raise _Transient(_network_cause(exc)) from None
+            return self._endpoint.post(body)
+        except Unreachable as exc:
+            raise LLMUnavailable(str(exc)) from None
 
     def _redact(self, text: str) -> str:
-        key = self._config.api_key
-        return text.replace(key, "***") if key else text
+        return self._endpoint.redact(text)
 
-    def _request_error(self, refused: _Refused, *, tools: bool) -> LLMRequestError:
+    def _request_error(self, refused: Refused, *, tools: bool) -> LLMRequestError:
         message = self._redact(refused.message)
         if tools and refused.status in _BAD_REQUEST:
             return LLMRequestError(
@@ -364,7 +241,7 @@ class OpenAICompatibleLLM:
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices:
             if isinstance(data, dict) and "error" in data:
-                explanation = self._redact(_server_message(raw))
+                explanation = self._redact(server_message(raw))
                 raise LLMOutputError(f"the LLM server at {self._url} answered: {explanation}")
             raise LLMOutputError(f"the reply from {self._url} has no choices: {preview!r}")
         first = choices[0]
