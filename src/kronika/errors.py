@@ -130,3 +130,12 @@ class LLMRequestError(LLMError):
 
 class LLMOutputError(LLMError):
     """The model's reply could not be turned into valid output (not JSON, wrong shape…)."""
+
+
+class RerankerError(KronikaError):
+    """A reranker could not be used: the server refused the request or its answer was
+    malformed. Recall then keeps its own order and says so in the result's notes."""
+
+
+class RerankerUnavailable(RerankerError):
+    """The reranker could not be reached, or kept failing, through every retry."""

@@ -52,6 +52,21 @@ class Embedder(Protocol):
         ...
 
 
+class Reranker(Protocol):
+    """Reads a query beside each candidate and scores how well it answers (a
+    cross-encoder, usually behind a service); recall blends it into its own order."""
+
+    @property
+    def model(self) -> str: ...
+
+    def rerank(self, query: str, documents: Sequence[str]) -> list[float]:
+        """One score per document, in their order (higher answers better).
+
+        Raises :class:`kronika.errors.RerankerError` when it cannot score them.
+        """
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class SourceState:
     """What the index knows of one Markdown file it was built from."""

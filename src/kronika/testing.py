@@ -6,6 +6,8 @@
 * :func:`conversation` — a session to import, from ``(turn id, speaker, text)`` rows.
 * :class:`ScriptedChatServer` — a real OpenAI-compatible chat server on 127.0.0.1 that
   answers from a script, so an agent's LLM calls can be tested over real HTTP.
+* :class:`ScriptedRerankServer` — a real reranking service on 127.0.0.1 that scores
+  with the function you give it.
 
 >>> from datetime import UTC, datetime
 >>> clock = FrozenClock(datetime(2025, 11, 27, 9, 0, tzinfo=UTC))
@@ -39,7 +41,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, HTTPServer
-from typing import Any, TypeAlias
+from typing import Any, Self, TypeAlias
 
 from kronika.core.model import SessionRecord, TurnRecord
 from kronika.ports import AuditEntry
@@ -54,6 +56,7 @@ __all__ = [
     "ScriptedDrop",
     "ScriptedFailure",
     "ScriptedReply",
+    "ScriptedRerankServer",
     "conversation",
 ]
 
@@ -173,7 +176,88 @@ class RecordedRequest:
     body: Any
 
 
-class ScriptedChatServer:
+class _LocalServer:
+    """An HTTP server on 127.0.0.1 in a daemon thread that records every request."""
+
+    _thread_name = "kronika-local-server"
+
+    def __init__(self, *, port: int = 0) -> None:
+        self._port = port
+        self._requests: list[RecordedRequest] = []
+        self._lock = threading.Lock()
+        self._httpd: _LocalHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+        self._base_url: str | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> Self:
+        """Listen and serve in a background thread; returns ``self``."""
+        if self._httpd is not None:
+            raise RuntimeError("the server is already running")
+        httpd = _LocalHTTPServer(("127.0.0.1", self._port), _Handler)
+        httpd.owner = self
+        self._httpd = httpd
+        self._base_url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
+        self._thread = threading.Thread(
+            target=httpd.serve_forever,
+            kwargs={"poll_interval": 0.05},
+            name=self._thread_name,
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        """Stop serving and release the port (safe to call twice)."""
+        httpd, thread = self._httpd, self._thread
+        self._httpd = self._thread = None
+        if httpd is not None:
+            httpd.shutdown()
+            httpd.server_close()
+        if thread is not None:
+            thread.join(timeout=10)
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ what tests read
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:PORT/v1`` — the ``base_url`` to configure a client with.
+
+        It stays readable after ``close()``, for assertions on messages naming it.
+        """
+        if self._base_url is None:
+            raise RuntimeError("the server was never started (use start() or a with block)")
+        return self._base_url
+
+    @property
+    def requests(self) -> list[RecordedRequest]:
+        """Every request received so far, oldest first."""
+        with self._lock:
+            return list(self._requests)
+
+    # ------------------------------------------------------------------ serving
+    def _handle(self, handler: _Handler) -> None:
+        length = int(handler.headers.get("Content-Length") or 0)
+        raw = handler.rfile.read(length) if length > 0 else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except ValueError:
+            body = None
+        headers = {name.lower(): value for name, value in handler.headers.items()}
+        with self._lock:
+            self._requests.append(RecordedRequest(handler.command, handler.path, headers, body))
+        self._serve(handler, handler.path.split("?", 1)[0].rstrip("/"), headers, body)
+
+    def _serve(self, handler: _Handler, path: str, headers: Mapping[str, str], body: Any) -> None:
+        raise NotImplementedError
+
+
+class ScriptedChatServer(_LocalServer):
     """An OpenAI-compatible chat-completions server on 127.0.0.1 that answers from a script.
 
     ``script`` is consumed in order, one reply per ``POST /v1/chat/completions``:
@@ -204,67 +288,11 @@ class ScriptedChatServer:
     ) -> None:
         if script is not None and responder is not None:
             raise ValueError("give a script or a responder, not both")
+        super().__init__(port=port)
         self._script = list(script or ())
         self._responder = responder
         self._require_key = require_key
-        self._port = port
         self._served = 0
-        self._requests: list[RecordedRequest] = []
-        self._lock = threading.Lock()
-        self._httpd: _ChatHTTPServer | None = None
-        self._thread: threading.Thread | None = None
-        self._base_url: str | None = None
-
-    # ------------------------------------------------------------------ lifecycle
-    def start(self) -> ScriptedChatServer:
-        """Listen and serve in a background thread; returns ``self``."""
-        if self._httpd is not None:
-            raise RuntimeError("the server is already running")
-        httpd = _ChatHTTPServer(("127.0.0.1", self._port), _ChatHandler)
-        httpd.owner = self
-        self._httpd = httpd
-        self._base_url = f"http://127.0.0.1:{httpd.server_address[1]}/v1"
-        self._thread = threading.Thread(
-            target=httpd.serve_forever,
-            kwargs={"poll_interval": 0.05},
-            name="kronika-scripted-chat",
-            daemon=True,
-        )
-        self._thread.start()
-        return self
-
-    def close(self) -> None:
-        """Stop serving and release the port (safe to call twice)."""
-        httpd, thread = self._httpd, self._thread
-        self._httpd = self._thread = None
-        if httpd is not None:
-            httpd.shutdown()
-            httpd.server_close()
-        if thread is not None:
-            thread.join(timeout=10)
-
-    def __enter__(self) -> ScriptedChatServer:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.close()
-
-    # ------------------------------------------------------------------ what tests read
-    @property
-    def base_url(self) -> str:
-        """``http://127.0.0.1:PORT/v1`` — the ``base_url`` to configure a client with.
-
-        It stays readable after ``close()``, for assertions on messages naming it.
-        """
-        if self._base_url is None:
-            raise RuntimeError("the server was never started (use start() or a with block)")
-        return self._base_url
-
-    @property
-    def requests(self) -> list[RecordedRequest]:
-        """Every request received so far, oldest first."""
-        with self._lock:
-            return list(self._requests)
 
     @property
     def remaining(self) -> int:
@@ -273,17 +301,9 @@ class ScriptedChatServer:
             return max(0, len(self._script) - self._served) if self._responder is None else 0
 
     # ------------------------------------------------------------------ serving
-    def _handle(self, handler: _ChatHandler) -> None:
-        length = int(handler.headers.get("Content-Length") or 0)
-        raw = handler.rfile.read(length) if length > 0 else b""
-        try:
-            body = json.loads(raw) if raw else None
-        except ValueError:
-            body = None
-        headers = {name.lower(): value for name, value in handler.headers.items()}
-        with self._lock:
-            self._requests.append(RecordedRequest(handler.command, handler.path, headers, body))
-        path = handler.path.split("?", 1)[0].rstrip("/")
+    _thread_name = "kronika-scripted-chat"
+
+    def _serve(self, handler: _Handler, path: str, headers: Mapping[str, str], body: Any) -> None:
         if handler.command != "POST" or path != "/v1/chat/completions":
             message = f"no route {handler.command} {handler.path}: this server answers "
             _send_error(handler, 404, message + "POST /v1/chat/completions", "not_found")
@@ -336,8 +356,76 @@ class ScriptedChatServer:
         return self._responder(body)
 
 
-class _ChatHTTPServer(HTTPServer):
-    owner: ScriptedChatServer
+class ScriptedRerankServer(_LocalServer):
+    """A reranking service on 127.0.0.1 that scores with ``scorer(query, document)``.
+
+    ``POST /v1/rerank`` (or ``/rerank``) with the Cohere / Jina / vLLM / llama.cpp body
+    ``{"query", "documents", "top_n"?, "model"?}`` is answered with
+    ``{"results": [{"index", "relevance_score"}]}``, best first and cut to ``top_n``;
+    with text-embeddings-inference's body ``{"query", "texts"}``, with
+    ``[{"index", "score"}]``. ``failures`` (:class:`ScriptedFailure`,
+    :class:`ScriptedDrop`) answer the first requests, one each. With ``require_key``, a
+    request without ``Authorization: Bearer <require_key>`` gets a 401.
+
+    >>> from kronika.providers.rerankers import HttpReranker, RerankerConfig
+    >>> with ScriptedRerankServer(lambda query, doc: float(query in doc)) as server:
+    ...     HttpReranker(RerankerConfig(server.base_url)).rerank("jazz", ["tax", "jazz club"])
+    [0.0, 1.0]
+    """
+
+    _thread_name = "kronika-scripted-rerank"
+
+    def __init__(
+        self,
+        scorer: Callable[[str, str], float],
+        *,
+        failures: Sequence[ScriptedFailure | ScriptedDrop] = (),
+        require_key: str | None = None,
+        port: int = 0,
+    ) -> None:
+        super().__init__(port=port)
+        self._scorer = scorer
+        self._failures = list(failures)
+        self._require_key = require_key
+
+    def _serve(self, handler: _Handler, path: str, headers: Mapping[str, str], body: Any) -> None:
+        if handler.command != "POST" or path not in ("/v1/rerank", "/rerank"):
+            message = f"no route {handler.command} {handler.path}: this server answers "
+            _send_error(handler, 404, message + "POST /v1/rerank", "not_found")
+            return
+        if self._require_key is not None and headers.get("authorization") != (
+            f"Bearer {self._require_key}"
+        ):
+            _send_error(handler, 401, "invalid api key", "invalid_api_key")
+            return
+        with self._lock:
+            failure = self._failures.pop(0) if self._failures else None
+        if isinstance(failure, ScriptedDrop):
+            handler.close_connection = True
+            return
+        if failure is not None:
+            _send_failure(handler, failure)
+            return
+        tei = isinstance(body, dict) and "texts" in body
+        documents = body.get("texts" if tei else "documents") if isinstance(body, dict) else None
+        query = body.get("query") if isinstance(body, dict) else None
+        if not isinstance(query, str) or not isinstance(documents, list):
+            _send_error(handler, 422, "the body needs a query and documents (or texts)", None)
+            return
+        scores = [float(self._scorer(query, str(document))) for document in documents]
+        order = sorted(range(len(scores)), key=lambda index: -scores[index])
+        if tei:
+            _send_json(handler, 200, [{"index": i, "score": scores[i]} for i in order])
+            return
+        top_n = body.get("top_n")
+        if isinstance(top_n, int):
+            order = order[:top_n]
+        results = [{"index": i, "relevance_score": scores[i]} for i in order]
+        _send_json(handler, 200, {"model": body.get("model", "scripted"), "results": results})
+
+
+class _LocalHTTPServer(HTTPServer):
+    owner: _LocalServer
 
     def server_bind(self) -> None:
         # HTTPServer.server_bind looks the host name up in DNS; loopback needs no name
@@ -350,8 +438,8 @@ class _ChatHTTPServer(HTTPServer):
             super().handle_error(request, client_address)
 
 
-class _ChatHandler(BaseHTTPRequestHandler):
-    server: _ChatHTTPServer
+class _Handler(BaseHTTPRequestHandler):
+    server: _LocalHTTPServer
     timeout = 10  # a client that never sends its request cannot block close()
 
     def do_POST(self) -> None:  # noqa: N802 - the name http.server dispatches to

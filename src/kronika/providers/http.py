@@ -19,7 +19,7 @@ import urllib.request
 from collections.abc import Callable, Mapping
 from http.client import HTTPException
 from importlib import metadata
-from typing import Any
+from typing import Any, Protocol, Self
 
 from kronika.errors import ConfigError
 
@@ -104,6 +104,21 @@ def _network_cause(exc: BaseException) -> str:
     return str(reason) or type(reason).__name__
 
 
+class EndpointConfig(Protocol):
+    """What a provider's configuration says of its transport."""
+
+    @property
+    def api_key(self) -> str | None: ...
+    @property
+    def timeout(self) -> float: ...
+    @property
+    def retries(self) -> int: ...
+    @property
+    def backoff(self) -> float: ...
+    @property
+    def extra_headers(self) -> Mapping[str, str]: ...
+
+
 class JsonEndpoint:
     """Posts JSON to ``url``; ``name`` says what the server is in error messages
     ("the LLM server", "the reranker"), ``what`` names the setting family in
@@ -149,6 +164,29 @@ class JsonEndpoint:
         }
         if api_key:
             self._headers["Authorization"] = f"Bearer {api_key}"
+
+    @classmethod
+    def configured(
+        cls,
+        url: str,
+        config: EndpointConfig,
+        *,
+        name: str,
+        what: str,
+        sleep: Callable[[float], None],
+    ) -> Self:
+        """An endpoint with the key, timeout, retries, backoff and headers of ``config``."""
+        return cls(
+            url,
+            name=name,
+            what=what,
+            api_key=config.api_key,
+            timeout=config.timeout,
+            retries=config.retries,
+            backoff=config.backoff,
+            extra_headers=config.extra_headers,
+            sleep=sleep,
+        )
 
     def post(self, body: Mapping[str, Any]) -> bytes:
         """The body of a 2xx answer, retrying transient failures.

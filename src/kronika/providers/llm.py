@@ -132,16 +132,8 @@ class OpenAICompatibleLLM:
                 f"unknown LLM json_mode {config.json_mode!r} (choices: {', '.join(JSON_MODES)})"
             )
         self._config = config
-        self._endpoint = JsonEndpoint(
-            _endpoint(config.base_url),
-            name="the LLM server",
-            what="LLM",
-            api_key=config.api_key,
-            timeout=config.timeout,
-            retries=config.retries,
-            backoff=config.backoff,
-            extra_headers=config.extra_headers,
-            sleep=sleep,
+        self._endpoint = JsonEndpoint.configured(
+            _endpoint(config.base_url), config, name="the LLM server", what="LLM", sleep=sleep
         )
         self._url = self._endpoint.url
         self._send_response_format = config.json_mode == "json_object"
