@@ -2,7 +2,8 @@
 
 ``build_memory(settings)`` wires the Markdown workspace, the SQLite index, the
 embedder, the token counter, the clock and the audit trail into a :class:`Memory`.
-``build_llm(settings)`` picks the chat model (or none). Tests and applications that
+``build_llm(settings)`` picks the chat model (or none), ``build_reranker(settings)``
+the reranking service recall may consult (or none). Tests and applications that
 want other parts construct them themselves.
 """
 
@@ -13,10 +14,11 @@ from pathlib import Path
 
 from kronika.errors import WorkspaceNotFound
 from kronika.memory import Memory
-from kronika.ports import LLM, Clock, Embedder
+from kronika.ports import LLM, Clock, Embedder, Reranker
 from kronika.providers.clock import SystemClock
 from kronika.providers.embedders import build_embedder
 from kronika.providers.llm import LLMConfig, OpenAICompatibleLLM
+from kronika.providers.rerankers import HttpReranker, RerankerConfig
 from kronika.providers.tokens import TiktokenCounter
 from kronika.settings import CONFIG_FILE, Settings, default_config_text
 from kronika.stores.audit import JsonlAuditLog
@@ -86,6 +88,7 @@ def build_memory(
         tokens=TiktokenCounter(settings.token_encoding),
         clock=clock or SystemClock(),
         audit=JsonlAuditLog(Path(settings.home) / AUDIT_FILE),
+        reranker=build_reranker(settings),
     )
     marker = Path(settings.home) / MODEL_MARKER
     previous = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
@@ -125,3 +128,19 @@ def build_llm(settings: Settings, *, minion: bool = False) -> LLM | None:
         json_mode=settings.llm_json_mode,
     )
     return OpenAICompatibleLLM(config)
+
+
+def build_reranker(settings: Settings) -> Reranker | None:
+    """The configured reranking service, or ``None`` when no URL is set (recall then
+    orders by its own scores alone)."""
+    if not settings.reranker_base_url:
+        return None
+    config = RerankerConfig(
+        base_url=settings.reranker_base_url,
+        model=settings.reranker_model,
+        api=settings.reranker_api,
+        api_key=settings.reranker_api_key or None,
+        timeout=settings.reranker_timeout,
+        retries=settings.reranker_retries,
+    )
+    return HttpReranker(config)

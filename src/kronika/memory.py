@@ -58,7 +58,16 @@ from kronika.engine.write import (
     WriteSession,
 )
 from kronika.errors import InvalidInput, InvalidQuery, NotFound
-from kronika.ports import AuditEntry, AuditLog, Clock, Embedder, ItemIndex, TokenCounter, Vector
+from kronika.ports import (
+    AuditEntry,
+    AuditLog,
+    Clock,
+    Embedder,
+    ItemIndex,
+    Reranker,
+    TokenCounter,
+    Vector,
+)
 from kronika.settings import Settings
 from kronika.stores.lock import WorkspaceLock
 from kronika.stores.markdown.workspace import MarkdownWorkspace
@@ -109,6 +118,7 @@ class Memory:
         tokens: TokenCounter,
         clock: Clock,
         audit: AuditLog,
+        reranker: Reranker | None = None,
     ) -> None:
         self.settings = settings
         self.workspace = workspace
@@ -157,8 +167,11 @@ class Memory:
                 time_focus=settings.time_focus,
                 when_focus=settings.when_focus,
                 session_weight=settings.session_weight,
+                reranker_depth=settings.reranker_depth,
+                reranker_weight=settings.reranker_weight,
                 weights=weights,
             ),
+            reranker=reranker,
         )
         self._deferred: dict[str, list[str]] | None = None
         self._synced_at: dict[str, datetime] = {}

@@ -283,6 +283,56 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "json_object asks for JSON with response_format; none relies on the prompt alone.",
         "llm",
     ),
+    # reranker
+    SettingSpec(
+        "reranker_base_url",
+        "",
+        "A reranking service (a cross-encoder behind POST …/rerank), e.g."
+        " http://localhost:8080/v1 (llama-server --reranking, vLLM, Infinity, TEI) or"
+        " https://api.cohere.com/v2; empty means recall keeps its own order.",
+        "reranker",
+    ),
+    SettingSpec(
+        "reranker_model",
+        "",
+        "Reranking model to ask for (servers with one model ignore it).",
+        "reranker",
+    ),
+    SettingSpec(
+        "reranker_api",
+        "cohere",
+        "cohere sends {query, documents, top_n} (Cohere, Jina, vLLM, llama.cpp, Infinity);"
+        " tei sends {query, texts} (text-embeddings-inference).",
+        "reranker",
+    ),
+    SettingSpec(
+        "reranker_api_key",
+        "",
+        "API key sent as a Bearer token; prefer the environment variable KRONIKA_RERANKER_API_KEY.",
+        "reranker",
+    ),
+    SettingSpec(
+        "reranker_depth",
+        30,
+        "How many of recall's best candidates the reranker reads (one request per recall).",
+        "reranker",
+    ),
+    SettingSpec(
+        "reranker_weight",
+        0.5,
+        "How much the reranker's order counts among those candidates: 0 not at all, 1 it"
+        " alone orders them (they keep their place above the rest).",
+        "reranker",
+    ),
+    SettingSpec(
+        "reranker_timeout",
+        10.0,
+        "Seconds to wait for the reranker; on failure recall keeps its own order and says so.",
+        "reranker",
+    ),
+    SettingSpec(
+        "reranker_retries", 1, "Retries (with backoff) on transient reranker errors.", "reranker"
+    ),
 )
 
 _SPECS = {spec.name: spec for spec in SETTINGS_TABLE}
@@ -354,6 +404,14 @@ class Settings:
     llm_timeout: float = 60.0
     llm_retries: int = 2
     llm_json_mode: str = "json_object"
+    reranker_base_url: str = ""
+    reranker_model: str = ""
+    reranker_api: str = "cohere"
+    reranker_api_key: str = field(default="", repr=False)
+    reranker_depth: int = 30
+    reranker_weight: float = 0.5
+    reranker_timeout: float = 10.0
+    reranker_retries: int = 1
     agents: Mapping[str, AgentPolicy] = field(default_factory=dict)
 
     def policy(self, agent: str) -> AgentPolicy:
@@ -387,6 +445,10 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError(f"setting 'fusion' must be {' or '.join(map(repr, FUSIONS))}")
     if name == "llm_json_mode" and coerced not in ("json_object", "none"):
         raise ConfigError("setting 'llm_json_mode' must be 'json_object' or 'none'")
+    if name == "reranker_api" and coerced not in ("cohere", "tei"):
+        raise ConfigError("setting 'reranker_api' must be 'cohere' or 'tei'")
+    if name == "reranker_weight" and not 0 <= coerced <= 1:
+        raise ConfigError("setting 'reranker_weight' must be from 0 to 1")
     if name == "summarize_at" and not 0 < coerced <= 1:
         raise ConfigError("setting 'summarize_at' must be above 0 and at most 1")
     if name in ("l1_every", "l2_every") and coerced < 2:

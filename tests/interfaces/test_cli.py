@@ -196,3 +196,32 @@ def test_global_options_work_before_and_after_the_command(tmp_path: Path) -> Non
     after = parser.parse_args(["recall", "x", "--home", str(tmp_path), "--json"])
     assert before.home == after.home == str(tmp_path)
     assert before.json is True and after.json is True
+
+
+def test_recall_with_a_reranker_shows_its_scores_and_says_when_it_is_down(  # type: ignore[no-untyped-def]
+    run, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kronika.testing import ScriptedRerankServer
+
+    run("init")
+    run("remember", "I just finished Dune by Frank Herbert")
+    run("remember", "I keep buying books about books")
+    with ScriptedRerankServer(lambda query, doc: 7.0 if "Dune" in doc else 1.0) as server:
+        monkeypatch.setenv("KRONIKA_RERANKER_BASE_URL", server.base_url)
+        monkeypatch.setenv("KRONIKA_RERANKER_WEIGHT", "1")
+        data = json.loads(run("recall", "which books?", "--json"))
+        table = run("recall", "which books?", "--explain")
+    assert data["notes"] == []
+    assert data["hits"][0]["content"] == "I just finished Dune by Frank Herbert"
+    assert [hit["rerank_score"] for hit in data["hits"]] == [7.0, 1.0]
+    assert "rerank" in table and "7.000" in table
+    # the server is gone now: the same recall still answers, and says why it is unranked
+    monkeypatch.setenv("KRONIKA_RERANKER_RETRIES", "0")
+    down = json.loads(run("recall", "which books?", "--json"))
+    assert len(down["hits"]) == 2 and down["hits"][0]["rerank_score"] is None
+    (note,) = down["notes"]
+    assert "connection refused" in note
+    main(["recall", "which books?"])
+    shown = capsys.readouterr()
+    assert "note:" in shown.err and "connection refused" in shown.err
+    assert "Dune" in shown.out

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -147,7 +148,10 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
         )
     if args.json:
         render.print_json(render.recall_json(result))
-    elif not result.hits:
+        return 0
+    for note in result.notes:
+        render.err.print(f"[yellow]note:[/yellow] {escape(note)}")
+    if not result.hits:
         render.out.print("nothing recalled")
     else:
         render.out.print(render.recall_table(result, explain=args.explain))

@@ -41,8 +41,9 @@ def recall_table(result: RecallResult, *, explain: bool = False) -> Table:
     table = Table(title=f"recall: {result.query!r}", title_justify="left", expand=False)
     table.add_column("#", justify="right")
     table.add_column("score", justify="right")
+    reranked = explain and any(hit.score.rerank_score is not None for hit in result.hits)
     if explain:
-        for name in ("rel", "imp", "rec", "bm25#", "cos"):
+        for name in ("rel", "imp", "rec", "bm25#", "cos", *(("rerank",) if reranked else ())):
             table.add_column(name, justify="right")
     table.add_column("kind")
     table.add_column("when")
@@ -60,6 +61,8 @@ def recall_table(result: RecallResult, *, explain: bool = False) -> Table:
                 str(s.lexical_rank or "-"),
                 f"{s.vector_similarity:.3f}" if s.vector_similarity is not None else "-",
             ]
+            if reranked:
+                extra.append(f"{s.rerank_score:.3f}" if s.rerank_score is not None else "-")
         who = f"{item.speaker}: " if item.speaker else ""
         table.add_row(
             str(rank),
@@ -80,6 +83,7 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
         "budget_tokens": result.budget_tokens,
         "candidates": result.candidates,
         "dropped_for_budget": result.dropped_for_budget,
+        "notes": list(result.notes),
         "hits": [
             {
                 "id": hit.item.id,
@@ -95,6 +99,7 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
                 "relevance": hit.score.relevance,
                 "importance": hit.score.importance,
                 "recency": hit.score.recency,
+                "rerank_score": hit.score.rerank_score,
                 "tokens": hit.tokens,
             }
             for hit in result.hits

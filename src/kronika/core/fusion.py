@@ -378,3 +378,34 @@ def with_session_context(
         top = value if session is None else best.get(session, value)
         out[item_id] = (value + weight * top) / (1.0 + weight)
     return out
+
+
+def with_reranking(
+    relevance: Mapping[str, float],
+    scores: Mapping[str, float],
+    *,
+    weight: float,
+) -> dict[str, float]:
+    """Blend a reranker's scores into the relevance of the candidates it read.
+
+    The reranked candidates keep the band of relevance they had (``lo`` … ``hi``, their
+    lowest and highest); within it each moves towards the place its reranker score
+    gives it: ``r' = (1 − weight) · r + weight · (lo + (hi − lo) · s)``, with ``s`` the
+    reranker's score min-max normalised over them. A reranker's raw scale (logits,
+    probabilities) does not matter, and the candidates it did not read keep theirs.
+
+    >>> with_reranking({"a": 0.9, "b": 0.5, "c": 0.1}, {"a": -2.0, "b": 3.0}, weight=1.0)
+    {'a': 0.5, 'b': 0.9, 'c': 0.1}
+    """
+    out = dict(relevance)
+    read = [item_id for item_id in scores if item_id in relevance]
+    if weight <= 0 or len(read) < 2:
+        return out
+    lo = min(relevance[item_id] for item_id in read)
+    hi = max(relevance[item_id] for item_id in read)
+    low = min(scores[item_id] for item_id in read)
+    spread = max(scores[item_id] for item_id in read) - low
+    for item_id in read:
+        s = (scores[item_id] - low) / spread if spread > 0 else 0.5
+        out[item_id] = (1.0 - weight) * relevance[item_id] + weight * (lo + (hi - lo) * s)
+    return out

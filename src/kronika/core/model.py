@@ -181,6 +181,8 @@ class ScoreParts:
     total: float
     lexical_rank: int | None = None
     vector_similarity: float | None = None
+    rerank_score: float | None = None
+    """The reranker's own score, when one read this item (its scale is the reranker's)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,9 @@
    or year ("in October 2023") prefers what was said then, a question asking when
    prefers what says when ("last week"), and turns move a little towards the best
    turn of their session.
+   With a reranker configured, it reads the best ``reranker_depth`` candidates beside
+   the query and its scores are blended into theirs; if it cannot be used, recall keeps
+   its own order, says so in the result's notes, and leaves it alone for a while.
 3. The R3 score adds importance and access-aware recency:
    ``score = α·relevance + β·importance + γ·exp(−decay·Δt)``.
 4. The best ``k`` are packed into the token budget, and their access is recorded.
@@ -20,7 +23,8 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+import time
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -37,6 +41,7 @@ from kronika.core.fusion import (
     with_answer_focus,
     with_neighbours,
     with_preference,
+    with_reranking,
     with_session_context,
     with_speaker_focus,
     with_time_focus,
@@ -46,8 +51,16 @@ from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult
 from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.text import question_share
 from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
-from kronika.errors import InvalidQuery
-from kronika.ports import Clock, Embedder, ItemIndex, ScoreFeatures, TokenCounter, Vector
+from kronika.errors import InvalidQuery, RerankerError
+from kronika.ports import (
+    Clock,
+    Embedder,
+    ItemIndex,
+    Reranker,
+    ScoreFeatures,
+    TokenCounter,
+    Vector,
+)
 
 log = logging.getLogger("kronika.recall")
 
@@ -56,6 +69,8 @@ Mode = Literal["hybrid", "lexical", "vector"]
 NEIGHBOUR_SEEDS = 50
 """Candidates whose conversation neighbours are looked up (the best by relevance)."""
 MODES: tuple[Mode, ...] = ("hybrid", "lexical", "vector")
+RERANKER_REST = 30.0
+"""Seconds a reranker that failed is left alone (recall keeps its own order meanwhile)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +86,8 @@ class RecallSettings:
     time_focus: float = 2.0
     when_focus: float = 1.0
     session_weight: float = 0.2
+    reranker_depth: int = 30
+    reranker_weight: float = 0.5
     weights: ScoreWeights = ScoreWeights()
 
 
@@ -85,12 +102,17 @@ class Recaller:
         tokens: TokenCounter,
         clock: Clock,
         settings: RecallSettings,
+        reranker: Reranker | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._index = index
         self._embedder = embedder
         self._tokens = tokens
         self._clock = clock
         self._settings = settings
+        self._reranker = reranker
+        self._monotonic = monotonic
+        self._reranker_rests_until = 0.0
 
     def recall(
         self,
@@ -184,6 +206,20 @@ class Recaller:
             relevance = with_session_context(
                 relevance, session_of, weight=self._settings.session_weight
             )
+        notes: list[str] = []
+        reranked: dict[str, float] = {}
+        if (
+            self._reranker is not None
+            and query.strip()
+            and self._settings.reranker_depth > 1
+            and self._settings.reranker_weight > 0
+        ):
+            reranked, note = self._rerank(
+                self._reranker, query, features, relevance, moment, fetched
+            )
+            if note:
+                notes.append(note)
+            relevance = with_reranking(relevance, reranked, weight=self._settings.reranker_weight)
         winners = _best(features, relevance, moment, self._settings.weights, k)
         missing = [w.item_id for w in winners if w.item_id not in fetched]
         items = fetched | {item.id: item for item in self._index.get_items(missing)}
@@ -197,6 +233,7 @@ class Recaller:
                     total=w.total,
                     lexical_rank=lexical_rank.get(w.item_id),
                     vector_similarity=similarity.get(w.item_id),
+                    rerank_score=reranked.get(w.item_id),
                 ),
                 tokens=self._tokens.count(items[w.item_id].content),
             )
@@ -222,7 +259,45 @@ class Recaller:
             budget_tokens=budget_tokens,
             candidates=len(relevance),
             dropped_for_budget=dropped,
+            notes=tuple(notes),
         )
+
+    def _rerank(
+        self,
+        reranker: Reranker,
+        query: str,
+        features: ScoreFeatures,
+        relevance: Mapping[str, float],
+        moment: datetime,
+        fetched: dict[str, MemoryItem],
+    ) -> tuple[dict[str, float], str | None]:
+        """The reranker's scores of the best ``reranker_depth`` candidates (by R3
+        score), and a note when it could not be used. ``fetched`` gains their items."""
+        if self._monotonic() < self._reranker_rests_until:
+            return {}, "the reranker failed a moment ago; results keep recall's own order"
+        top = _best(
+            features, relevance, moment, self._settings.weights, self._settings.reranker_depth
+        )
+        ids = [w.item_id for w in top]
+        unread = [item_id for item_id in ids if item_id not in fetched]
+        fetched |= {item.id: item for item in self._index.get_items(unread)}
+        ids = [item_id for item_id in ids if item_id in fetched]
+        if len(ids) < 2:
+            return {}, None
+        documents = [_rerank_text(fetched[item_id]) for item_id in ids]
+        try:
+            scores = reranker.rerank(query, documents)
+        except RerankerError as exc:
+            self._reranker_rests_until = self._monotonic() + RERANKER_REST
+            log.warning("reranking skipped for %.0f s: %s", RERANKER_REST, exc)
+            return {}, f"results keep recall's own order: {exc}"
+        if len(scores) != len(ids):
+            self._reranker_rests_until = self._monotonic() + RERANKER_REST
+            message = f"the reranker scored {len(scores)} of {len(ids)} candidates"
+            log.warning("reranking skipped for %.0f s: %s", RERANKER_REST, message)
+            return {}, f"results keep recall's own order: {message}"
+        log.debug("reranked the best %d candidates", len(ids))
+        return dict(zip(ids, scores, strict=True)), None
 
     def _answered_questions(
         self, relevance: Mapping[str, float], links: Neighbours
@@ -241,6 +316,11 @@ class Recaller:
             replies, dict(zip(repliers.ids, repliers.speaker, strict=True))
         )
         return {item.id: item for item in self._index.get_items(asked)}
+
+
+def _rerank_text(item: MemoryItem) -> str:
+    """What the reranker reads of a memory: its text, after its speaker's name if any."""
+    return f"{item.speaker}: {item.content}" if item.speaker else item.content
 
 
 def _best_ids(relevance: Mapping[str, float], count: int) -> list[str]:
