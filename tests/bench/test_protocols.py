@@ -22,6 +22,7 @@ from kronika.core.model import (
     Tier,
 )
 from kronika.settings import Settings
+from kronika.testing import ScriptedRerankServer
 
 T0 = datetime(2023, 1, 1, tzinfo=UTC)
 
@@ -220,6 +221,48 @@ def test_real_memory_on_a_tiny_locomo(tmp_path: Path) -> None:
     assert results["timings"]["turns"] == 6
     assert results["embedder"]
     assert (tmp_path / "bench-home" / "kronika.toml").is_file()
+
+
+def test_a_configured_reranker_is_used_and_its_key_never_reported(tmp_path: Path) -> None:
+    turns = [
+        {"speaker": "A", "dia_id": "D1:1", "text": "Do you read books at all?"},
+        {"speaker": "B", "dia_id": "D1:2", "text": "I just finished Dune by Frank Herbert"},
+        {"speaker": "A", "dia_id": "D1:3", "text": "I read books about books on the train"},
+    ]
+    conv = {
+        "sample_id": "conv-1",
+        "conversation": {"session_1_date_time": "9:15 am on 2 May, 2023", "session_1": turns},
+        "qa": [{"question": "Which books?", "answer": "Dune", "evidence": ["D1:2"], "category": 4}],
+    }
+    path = tmp_path / "locomo.json"
+    path.write_text(json.dumps([conv]), encoding="utf-8")
+    scorer = lambda query, doc: 5.0 if "Dune" in doc else 0.0  # noqa: E731
+    with ScriptedRerankServer(scorer, require_key="rk-bench-secret") as server:
+        settings = Settings(
+            embedder="hashing",
+            neighbour_weight=0.0,
+            reranker_base_url=server.base_url,
+            reranker_api_key="rk-bench-secret",
+            reranker_weight=1.0,
+        )
+        reranked = run_locomo(
+            path, modes=("hybrid",), ks=(1,), settings=settings, workdir=tmp_path / "a"
+        )
+    plain = run_locomo(
+        path,
+        modes=("hybrid",),
+        ks=(1,),
+        settings=Settings(embedder="hashing", neighbour_weight=0.0),
+        workdir=tmp_path / "b",
+    )
+    assert plain["scores"]["hybrid"]["overall"]["recall@1"] == 0.0
+    assert reranked["scores"]["hybrid"]["overall"]["recall@1"] == 1.0
+    assert len(server.requests) == 1
+    assert reranked["settings"]["reranker_api_key"] == "***"
+    assert plain["settings"]["reranker_api_key"] == ""
+    json_path, md_path = write_report("locomo", reranked, tmp_path / "out")
+    assert "rk-bench-secret" not in json_path.read_text(encoding="utf-8")
+    assert "rk-bench-secret" not in md_path.read_text(encoding="utf-8")
 
 
 def test_write_report(tmp_path: Path) -> None:

@@ -51,12 +51,13 @@ def peak_rss_mb() -> float:
 
 
 def settings_summary(settings: Settings) -> dict[str, Any]:
-    """The settings as JSON-friendly values (the workspace path is left out)."""
+    """The settings as JSON-friendly values (the workspace path is left out, an API key
+    shows only whether one was set)."""
     out: dict[str, Any] = {}
     for name, value in asdict(settings).items():
         if name in ("home", "agents"):
             continue
-        out[name] = value
+        out[name] = ("***" if value else "") if name.endswith("_api_key") else value
     return out
 
 
