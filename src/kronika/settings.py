@@ -314,7 +314,8 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     SettingSpec(
         "reranker_depth",
         30,
-        "How many of recall's best candidates the reranker reads (one request per recall).",
+        "How many of recall's best candidates the reranker reads (one request per recall;"
+        " below 2 it is not asked).",
         "reranker",
     ),
     SettingSpec(

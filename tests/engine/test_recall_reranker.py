@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,6 +13,7 @@ from kronika import Memory, build_memory, load_settings
 from kronika.core.fusion import with_reranking
 from kronika.core.model import RecallFilter
 from kronika.engine.recall import RERANKER_REST, Recaller, RecallSettings
+from kronika.ports import Reranker
 from kronika.providers.rerankers import HttpReranker, RerankerConfig
 from kronika.settings import Settings
 from kronika.testing import FrozenClock, ScriptedFailure, ScriptedRerankServer, conversation
@@ -123,44 +124,73 @@ def test_a_reranker_that_is_down_loses_nothing_and_is_left_alone_for_a_while(
     assert [hit.item.provenance.turn_ids[0] for hit in second.hits] == alone
     (note,) = first.notes
     assert "keep recall's own order" in note and "connection refused" in note and url in note
-    assert second.notes == ("the reranker failed a moment ago; results keep recall's own order",)
+    assert second.notes == (
+        "the reranker failed 1 time(s) in a row and is asked again in 30 s; "
+        "results keep recall's own order",
+    )
     assert "reranking skipped for 30 s" in caplog.text
 
 
-def test_after_its_rest_a_failed_reranker_is_asked_again(
+def _recaller(mem: Memory, clock: FrozenClock, reranker: Reranker, now: list[float]) -> Recaller:
+    return Recaller(
+        index=mem.index,
+        embedder=mem.embedder,
+        tokens=mem.tokens,
+        clock=clock,
+        settings=RecallSettings(reranker_weight=1.0),
+        reranker=reranker,
+        monotonic=lambda: now[0],
+    )
+
+
+def _ask(recaller: Recaller) -> tuple[str, tuple[str, ...]]:
+    flt = RecallFilter(agents=("conv",), tenant="default")
+    result = recaller.recall(QUESTION, flt, k=6, now=NOW, record_access=False)
+    return result.hits[0].item.provenance.turn_ids[0], result.notes
+
+
+def test_a_failing_reranker_rests_longer_each_time_and_is_asked_again_after(
     tmp_path: Path, clock: FrozenClock
 ) -> None:
     settings = load_settings(tmp_path / "ws", environ={}, embedder="hashing")
     now = [1000.0]
+    failures = [ScriptedFailure(401), ScriptedFailure(400)]
     with (
         build_memory(settings, create=True, clock=clock) as mem,
-        ScriptedRerankServer(novels, failures=[ScriptedFailure(401)]) as server,
+        ScriptedRerankServer(novels, failures=failures) as server,
     ):
         mem.import_sessions("conv", [BOOKS])
-        recaller = Recaller(
-            index=mem.index,
-            embedder=mem.embedder,
-            tokens=mem.tokens,
-            clock=clock,
-            settings=RecallSettings(reranker_weight=1.0),
-            reranker=HttpReranker(RerankerConfig(server.base_url)),
-            monotonic=lambda: now[0],
-        )
-        flt = RecallFilter(agents=("conv",), tenant=settings.tenant)
-
-        def ask() -> tuple[str, tuple[str, ...]]:
-            result = recaller.recall(QUESTION, flt, k=6, now=NOW, record_access=False)
-            return result.hits[0].item.provenance.turn_ids[0], result.notes
-
-        refused = ask()
-        now[0] += RERANKER_REST - 1
-        resting = ask()
-        now[0] += 2
-        again = ask()
+        recaller = _recaller(mem, clock, HttpReranker(RerankerConfig(server.base_url)), now)
+        asked = []
+        for step in (0, RERANKER_REST - 1, 2, 2 * RERANKER_REST - 1, 2, 1):
+            now[0] += step
+            asked.append(_ask(recaller))
+    refused, resting, refused_again, resting_longer, answered, answered_again = asked
     assert "HTTP 401" in refused[1][0] and refused[0] != "D1:3"
-    assert "a moment ago" in resting[1][0]
-    assert again == ("D1:3", ())
-    assert len(server.requests) == 2
+    assert "1 time(s) in a row and is asked again in 1 s" in resting[1][0]
+    assert "HTTP 400" in refused_again[1][0]
+    assert "2 time(s) in a row and is asked again in 1 s" in resting_longer[1][0]
+    assert answered == answered_again == ("D1:3", ())
+    assert len(server.requests) == 4
+
+
+class Miscounting:
+    """A reranker of one's own that returns one score too few."""
+
+    model = "miscounting"
+
+    def rerank(self, query: str, documents: Sequence[str]) -> list[float]:
+        return [1.0] * (len(documents) - 1)
+
+
+def test_a_reranker_that_miscounts_is_not_trusted(tmp_path: Path, clock: FrozenClock) -> None:
+    settings = load_settings(tmp_path / "ws", environ={}, embedder="hashing")
+    with build_memory(settings, create=True, clock=clock) as mem:
+        mem.import_sessions("conv", [BOOKS])
+        plain = mem.recall(QUESTION, agent="conv", k=6, now=NOW, record_access=False)
+        first, notes = _ask(_recaller(mem, clock, Miscounting(), [0.0]))
+    assert first == plain.hits[0].item.provenance.turn_ids[0]
+    assert notes == ("results keep recall's own order: the reranker scored 5 of 6 candidates",)
 
 
 def test_blending_keeps_the_band_and_ignores_the_scale() -> None:

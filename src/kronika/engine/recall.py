@@ -14,7 +14,8 @@
    turn of their session.
    With a reranker configured, it reads the best ``reranker_depth`` candidates beside
    the query and its scores are blended into theirs; if it cannot be used, recall keeps
-   its own order, says so in the result's notes, and leaves it alone for a while.
+   its own order, says so in the result's notes, and leaves it alone for a while
+   (30 s, doubling with each failure in a row up to 10 minutes).
 3. The R3 score adds importance and access-aware recency:
    ``score = α·relevance + β·importance + γ·exp(−decay·Δt)``.
 4. The best ``k`` are packed into the token budget, and their access is recorded.
@@ -70,7 +71,9 @@ NEIGHBOUR_SEEDS = 50
 """Candidates whose conversation neighbours are looked up (the best by relevance)."""
 MODES: tuple[Mode, ...] = ("hybrid", "lexical", "vector")
 RERANKER_REST = 30.0
-"""Seconds a reranker that failed is left alone (recall keeps its own order meanwhile)."""
+"""Seconds a reranker that failed is left alone (recall keeps its own order meanwhile);
+the rest doubles with each failure in a row, up to :data:`RERANKER_LONGEST_REST`."""
+RERANKER_LONGEST_REST = 600.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +116,7 @@ class Recaller:
         self._reranker = reranker
         self._monotonic = monotonic
         self._reranker_rests_until = 0.0
+        self._reranker_failures = 0
 
     def recall(
         self,
@@ -273,8 +277,12 @@ class Recaller:
     ) -> tuple[dict[str, float], str | None]:
         """The reranker's scores of the best ``reranker_depth`` candidates (by R3
         score), and a note when it could not be used. ``fetched`` gains their items."""
-        if self._monotonic() < self._reranker_rests_until:
-            return {}, "the reranker failed a moment ago; results keep recall's own order"
+        left = self._reranker_rests_until - self._monotonic()
+        if left > 0:
+            return {}, (
+                f"the reranker failed {self._reranker_failures} time(s) in a row and is asked "
+                f"again in {left:.0f} s; results keep recall's own order"
+            )
         top = _best(
             features, relevance, moment, self._settings.weights, self._settings.reranker_depth
         )
@@ -288,16 +296,22 @@ class Recaller:
         try:
             scores = reranker.rerank(query, documents)
         except RerankerError as exc:
-            self._reranker_rests_until = self._monotonic() + RERANKER_REST
-            log.warning("reranking skipped for %.0f s: %s", RERANKER_REST, exc)
-            return {}, f"results keep recall's own order: {exc}"
+            return {}, self._reranker_failed(str(exc))
         if len(scores) != len(ids):
-            self._reranker_rests_until = self._monotonic() + RERANKER_REST
-            message = f"the reranker scored {len(scores)} of {len(ids)} candidates"
-            log.warning("reranking skipped for %.0f s: %s", RERANKER_REST, message)
-            return {}, f"results keep recall's own order: {message}"
+            return {}, self._reranker_failed(
+                f"the reranker scored {len(scores)} of {len(ids)} candidates"
+            )
+        self._reranker_failures = 0
         log.debug("reranked the best %d candidates", len(ids))
         return dict(zip(ids, scores, strict=True)), None
+
+    def _reranker_failed(self, why: str) -> str:
+        """Rest the reranker (longer after each failure in a row); the note to give."""
+        rest = min(RERANKER_REST * 2**self._reranker_failures, RERANKER_LONGEST_REST)
+        self._reranker_failures += 1
+        self._reranker_rests_until = self._monotonic() + rest
+        log.warning("reranking skipped for %.0f s: %s", rest, why)
+        return f"results keep recall's own order: {why}"
 
     def _answered_questions(
         self, relevance: Mapping[str, float], links: Neighbours
