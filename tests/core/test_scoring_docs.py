@@ -1,7 +1,10 @@
 import doctest
+from dataclasses import fields
 from pathlib import Path
 
-from kronika.settings import SETTINGS_TABLE
+from kronika.core.scoring import ScoreWeights
+from kronika.engine.recall import RecallSettings
+from kronika.settings import SETTINGS_TABLE, Settings
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "scoring.md"
 
@@ -28,5 +31,20 @@ def test_scoring_doc_names_real_settings_with_their_defaults():
         "session_weight",
         "recall_candidates",
         "recall_k",
+        "reranker_depth",
+        "reranker_weight",
     ):
         assert f"| `{name}` | {defaults[name]} |" in text
+
+
+def test_the_engine_defaults_are_the_settings_defaults():
+    """A Recaller or ScoreWeights built without Settings ranks as the defaults say."""
+    settings = Settings()
+    renamed = {"candidates": "recall_candidates"}
+    engine = RecallSettings()
+    for field in fields(RecallSettings):
+        if field.name != "weights":
+            name = renamed.get(field.name, field.name)
+            assert getattr(engine, field.name) == getattr(settings, name), name
+    for field in fields(ScoreWeights):
+        assert getattr(ScoreWeights(), field.name) == getattr(settings, field.name), field.name
