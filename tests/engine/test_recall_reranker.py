@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import socket
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -12,7 +12,7 @@ import pytest
 from kronika import Memory, build_memory, load_settings
 from kronika.core.fusion import with_reranking
 from kronika.core.model import RecallFilter
-from kronika.engine.recall import RERANKER_REST, Recaller, RecallSettings
+from kronika.engine.recall import RERANKER_LONGEST_REST, RERANKER_REST, Recaller, RecallSettings
 from kronika.ports import Reranker
 from kronika.providers.rerankers import HttpReranker, RerankerConfig
 from kronika.settings import Settings
@@ -174,23 +174,55 @@ def test_a_failing_reranker_rests_longer_each_time_and_is_asked_again_after(
     assert len(server.requests) == 4
 
 
-class Miscounting:
-    """A reranker of one's own that returns one score too few."""
+class OwnReranker:
+    """A reranker of one's own that answers ``scores(documents)``."""
 
-    model = "miscounting"
+    model = "own"
+
+    def __init__(self, scores: Callable[[Sequence[str]], list[float]]) -> None:
+        self._scores = scores
 
     def rerank(self, query: str, documents: Sequence[str]) -> list[float]:
-        return [1.0] * (len(documents) - 1)
+        return self._scores(documents)
 
 
-def test_a_reranker_that_miscounts_is_not_trusted(tmp_path: Path, clock: FrozenClock) -> None:
+@pytest.mark.parametrize(
+    ("scores", "why"),
+    [
+        (lambda docs: [1.0] * (len(docs) - 1), "the reranker gave 5 scores for 6 candidates"),
+        (lambda docs: [float("nan")] * len(docs), "a score that is not a finite number"),
+    ],
+)
+def test_a_reranker_that_miscounts_or_gives_no_number_is_not_trusted(
+    tmp_path: Path,
+    clock: FrozenClock,
+    scores: Callable[[Sequence[str]], list[float]],
+    why: str,
+) -> None:
     settings = load_settings(tmp_path / "ws", environ={}, embedder="hashing")
     with build_memory(settings, create=True, clock=clock) as mem:
         mem.import_sessions("conv", [BOOKS])
         plain = mem.recall(QUESTION, agent="conv", k=6, now=NOW, record_access=False)
-        first, notes = _ask(_recaller(mem, clock, Miscounting(), [0.0]))
+        first, notes = _ask(_recaller(mem, clock, OwnReranker(scores), [0.0]))
     assert first == plain.hits[0].item.provenance.turn_ids[0]
-    assert notes == ("results keep recall's own order: the reranker scored 5 of 6 candidates",)
+    (note,) = notes
+    assert note.startswith("results keep recall's own order: ") and why in note
+
+
+def test_a_reranker_down_for_days_rests_ten_minutes_at_most(
+    tmp_path: Path, clock: FrozenClock
+) -> None:
+    settings = load_settings(tmp_path / "ws", environ={}, embedder="hashing")
+    now = [0.0]
+    with build_memory(settings, create=True, clock=clock) as mem:
+        mem.import_sessions("conv", [BOOKS])
+        recaller = _recaller(mem, clock, OwnReranker(lambda docs: []), now)
+        for _ in range(1200):  # about eight days of failures, ten minutes apart
+            _ask(recaller)
+            now[0] += RERANKER_LONGEST_REST + 1
+        _ask(recaller)
+        _, (resting,) = _ask(recaller)
+    assert "1201 time(s) in a row and is asked again in 600 s" in resting
 
 
 def test_blending_keeps_the_band_and_ignores_the_scale() -> None:

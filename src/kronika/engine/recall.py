@@ -24,6 +24,7 @@
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -297,9 +298,11 @@ class Recaller:
             scores = reranker.rerank(query, documents)
         except RerankerError as exc:
             return {}, self._reranker_failed(str(exc))
-        if len(scores) != len(ids):
+        if len(scores) != len(ids) or not all(math.isfinite(score) for score in scores):
             return {}, self._reranker_failed(
-                f"the reranker scored {len(scores)} of {len(ids)} candidates"
+                f"the reranker gave {len(scores)} scores for {len(ids)} candidates"
+                if len(scores) != len(ids)
+                else "the reranker gave a score that is not a finite number"
             )
         self._reranker_failures = 0
         log.debug("reranked the best %d candidates", len(ids))
@@ -307,7 +310,7 @@ class Recaller:
 
     def _reranker_failed(self, why: str) -> str:
         """Rest the reranker (longer after each failure in a row); the note to give."""
-        rest = min(RERANKER_REST * 2**self._reranker_failures, RERANKER_LONGEST_REST)
+        rest = min(RERANKER_REST * 2 ** min(self._reranker_failures, 10), RERANKER_LONGEST_REST)
         self._reranker_failures += 1
         self._reranker_rests_until = self._monotonic() + rest
         log.warning("reranking skipped for %.0f s: %s", rest, why)
