@@ -734,20 +734,16 @@ class SqliteIndex:
         if path is None:
             return None
         with read_transaction(conn):
-            copy = saved.load(
+            snapshot = saved.load(
                 conn,
                 path,
                 "vectors",
                 identity=self._identity,
                 newest=VectorSnapshot.newest_marks(conn),
                 expect={"model": self._model, "dim": self._dim},
+                build=lambda copy: VectorSnapshot.from_saved(copy, self._dim),
             )
-        if copy is None:
-            return None
-        try:
-            snapshot = VectorSnapshot.from_saved(copy, self._dim)
-        except (ValueError, KeyError, TypeError, IndexError) as exc:
-            saved.broken("vectors", path, exc)
+        if snapshot is None:
             return None
         self._saved_marks = snapshot.marks
         log.info("vectors loaded from the copy beside %s (%d rows)", path, len(snapshot))
@@ -755,18 +751,20 @@ class SqliteIndex:
 
     def _new_bm25(self, conn: sqlite3.Connection) -> Bm25Snapshot:
         """A BM25 snapshot, filled from its saved copy if there is a usable one."""
-        bm25 = Bm25Snapshot(self._tokenizer)
         path = self._copies_beside()
         if path is None:
-            return bm25
-        newest = bm25.newest_marks(conn)
-        copy = saved.load(conn, path, "bm25", identity=self._identity, newest=newest, expect={})
-        if copy is None:
-            return bm25
-        try:
+            return Bm25Snapshot(self._tokenizer)
+
+        def restored(copy: saved.Saved) -> Bm25Snapshot:
+            bm25 = Bm25Snapshot(self._tokenizer)
             bm25.restore(copy)
-        except (ValueError, KeyError, TypeError, IndexError) as exc:
-            saved.broken("bm25", path, exc)
+            return bm25
+
+        newest = Bm25Snapshot.newest_marks(conn)
+        bm25 = saved.load(
+            conn, path, "bm25", identity=self._identity, newest=newest, expect={}, build=restored
+        )
+        if bm25 is None:
             return Bm25Snapshot(self._tokenizer)
         self._saved_bm25_marks = bm25.marks
         log.info("keyword postings loaded from the copy beside %s (%d rows)", path, bm25.rows)

@@ -33,10 +33,10 @@ import os
 import secrets
 import sqlite3
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -50,6 +50,7 @@ Arrays = dict[str, npt.NDArray[Any]]
 _ITEM_CODED = ("agent", "tenant", "scope", "type", "status", "channel", "speaker")
 _ITEM_FLOATS = ("created_at", "valid_from", "valid_to")
 _CONTEXT_CODED = ("session", "speaker", "source_agent", "source_path")
+T = TypeVar("T")
 _BROKEN = (OSError, ValueError, KeyError, TypeError, IndexError, EOFError, zipfile.BadZipFile)
 
 
@@ -121,10 +122,13 @@ def load(
     identity: str,
     newest: Sequence[int],
     expect: Mapping[str, Any],
-) -> Saved | None:
-    """The copy of ``kind`` if it is whole, made for this index and for ``expect`` (the
-    model, say), not ahead of ``newest`` (the index's marks now) and of a state the
-    index can follow (:func:`_still_there`); else ``None``, with a log line.
+    build: Callable[[Saved], T],
+) -> T | None:
+    """What ``build`` makes of the copy of ``kind`` (a snapshot), if the copy is whole,
+    made for this index and for ``expect`` (the model, say), not ahead of ``newest``
+    (the index's marks now), of a state the index can follow (:func:`_still_there`),
+    and its parts fit together (``build`` raises ``ValueError``, ``KeyError``,
+    ``TypeError`` or ``IndexError`` if not); else ``None``, with a log line.
 
     ``conn`` is the index's connection, inside a read transaction that sees ``newest``.
     """
@@ -150,10 +154,10 @@ def load(
         # opened here: np.load leaks its own handle when the archive is damaged
         with arrays_path.open("rb") as raw, np.load(raw, allow_pickle=False) as data:
             arrays = {name: data[name] for name in data.files}
+        return build(Saved(meta=meta, marks=marks, mapped=mapped, arrays=arrays))
     except _BROKEN as exc:
-        broken(kind, index_path, exc)
+        _broken(kind, index_path, exc)
         return None
-    return Saved(meta=meta, marks=marks, mapped=mapped, arrays=arrays)
 
 
 def _data_file(index_path: Path, entry: Any) -> Path:
@@ -167,8 +171,8 @@ def _data_file(index_path: Path, entry: Any) -> Path:
     return path
 
 
-def broken(kind: str, index_path: Path, exc: Exception) -> None:
-    """Log that a copy read back does not hold together (the caller then reads the index)."""
+def _broken(kind: str, index_path: Path, exc: Exception) -> None:
+    """Log that a copy cannot be used (the caller then reads the index)."""
     reason = f"{exc.args[0]!r} is missing" if isinstance(exc, KeyError) and exc.args else exc
     log.warning(
         "saved %s copy %s cannot be used (%s); reading the index",
