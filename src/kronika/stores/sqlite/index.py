@@ -754,15 +754,14 @@ class SqliteIndex:
         path = self._copies_beside()
         if path is None:
             return Bm25Snapshot(self._tokenizer)
-
-        def restored(copy: saved.Saved) -> Bm25Snapshot:
-            bm25 = Bm25Snapshot(self._tokenizer)
-            bm25.restore(copy)
-            return bm25
-
-        newest = Bm25Snapshot.newest_marks(conn)
         bm25 = saved.load(
-            conn, path, "bm25", identity=self._identity, newest=newest, expect={}, build=restored
+            conn,
+            path,
+            "bm25",
+            identity=self._identity,
+            newest=Bm25Snapshot.newest_marks(conn),
+            expect={},
+            build=lambda copy: Bm25Snapshot.from_saved(copy, self._tokenizer),
         )
         if bm25 is None:
             return Bm25Snapshot(self._tokenizer)

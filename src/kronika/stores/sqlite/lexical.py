@@ -295,11 +295,13 @@ class Bm25Snapshot:
         }
         return arrays, meta
 
-    def restore(self, copy: Saved) -> None:
-        """Take the rows, columns and postings of a saved copy (then :meth:`refresh`).
+    @classmethod
+    def from_saved(cls, copy: Saved, tokenizer: QueryTokenizer) -> Bm25Snapshot:
+        """The snapshot a saved copy holds: its rows, columns and postings (bring it up
+        to date with :meth:`refresh`).
 
         Raises ``ValueError``, ``KeyError`` or ``TypeError`` if its parts do not fit
-        together, before changing anything.
+        together.
         """
         meta, arrays = copy.meta, copy.arrays
         n, count = int(meta["rows"]), int(meta["terms"])
@@ -324,17 +326,17 @@ class Bm25Snapshot:
         ):
             raise ValueError("rows, lengths and postings do not fit together")
         bounds = starts.tolist()
-        self.cols, self.context = cols, context
-        self.live, self.dead, self.length = live, int(meta["dead"]), length
-        self.total_tokens = int(meta["total_tokens"])
-        self.postings = {
+        snapshot = cls(tokenizer)
+        snapshot.cols, snapshot.context = cols, context
+        snapshot.live, snapshot.dead, snapshot.length = live, int(meta["dead"]), length
+        snapshot.total_tokens = int(meta["total_tokens"])
+        snapshot.postings = {
             term: (rows[a:b], tf[a:b])
             for term, a, b in zip(terms, bounds, bounds[1:], strict=False)
         }
-        self.marks = (copy.marks[0], copy.marks[1])
-        self._row_of = None
-        self._version += 1
-        self.loaded = True
+        snapshot.marks = (copy.marks[0], copy.marks[1])
+        snapshot.loaded = True
+        return snapshot
 
     def _append(self, conn: sqlite3.Connection, after: int) -> None:
         rows = conn.execute(

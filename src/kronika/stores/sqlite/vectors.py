@@ -91,8 +91,7 @@ class VectorSnapshot:
     def load(cls, conn: sqlite3.Connection, model: str, dim: int) -> VectorSnapshot:
         """Every embedded item of ``model``; read in one transaction so marks match rows."""
         with read_transaction(conn):
-            *marks, _ = conn.execute(_MARKS_SQL).fetchone()
-            return cls._stream(conn, model, dim, tuple(marks))
+            return cls._stream(conn, model, dim, cls.newest_marks(conn))
 
     def refresh(self, conn: sqlite3.Connection, model: str, dim: int) -> VectorSnapshot:
         """This snapshot brought up to date: drop deleted rows, add newer ones.
