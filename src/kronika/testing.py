@@ -177,11 +177,18 @@ class RecordedRequest:
 
 
 class _LocalServer:
-    """An HTTP server on 127.0.0.1 in a daemon thread that records every request."""
+    """An HTTP server on 127.0.0.1 in a daemon thread that records every request.
+
+    It answers ``POST`` to one of ``_routes`` (the first is named in the 404 to
+    anything else) and, with ``require_key``, only requests carrying
+    ``Authorization: Bearer <require_key>`` (the others get an OpenAI-style 401).
+    """
 
     _thread_name = "kronika-local-server"
+    _routes: tuple[str, ...] = ()
 
-    def __init__(self, *, port: int = 0) -> None:
+    def __init__(self, *, require_key: str | None = None, port: int = 0) -> None:
+        self._require_key = require_key
         self._port = port
         self._requests: list[RecordedRequest] = []
         self._lock = threading.Lock()
@@ -251,9 +258,19 @@ class _LocalServer:
         headers = {name.lower(): value for name, value in handler.headers.items()}
         with self._lock:
             self._requests.append(RecordedRequest(handler.command, handler.path, headers, body))
-        self._serve(handler, handler.path.split("?", 1)[0].rstrip("/"), headers, body)
+        path = handler.path.split("?", 1)[0].rstrip("/")
+        if handler.command != "POST" or path not in self._routes:
+            message = f"no route {handler.command} {handler.path}: this server answers "
+            _send_error(handler, 404, message + f"POST {self._routes[0]}", "not_found")
+            return
+        if self._require_key is not None and headers.get("authorization") != (
+            f"Bearer {self._require_key}"
+        ):
+            _send_error(handler, 401, "Incorrect API key provided.", "invalid_api_key")
+            return
+        self._serve(handler, body)
 
-    def _serve(self, handler: _Handler, path: str, headers: Mapping[str, str], body: Any) -> None:
+    def _serve(self, handler: _Handler, body: Any) -> None:
         raise NotImplementedError
 
 
@@ -288,10 +305,9 @@ class ScriptedChatServer(_LocalServer):
     ) -> None:
         if script is not None and responder is not None:
             raise ValueError("give a script or a responder, not both")
-        super().__init__(port=port)
+        super().__init__(require_key=require_key, port=port)
         self._script = list(script or ())
         self._responder = responder
-        self._require_key = require_key
         self._served = 0
 
     @property
@@ -302,17 +318,9 @@ class ScriptedChatServer(_LocalServer):
 
     # ------------------------------------------------------------------ serving
     _thread_name = "kronika-scripted-chat"
+    _routes = ("/v1/chat/completions",)
 
-    def _serve(self, handler: _Handler, path: str, headers: Mapping[str, str], body: Any) -> None:
-        if handler.command != "POST" or path != "/v1/chat/completions":
-            message = f"no route {handler.command} {handler.path}: this server answers "
-            _send_error(handler, 404, message + "POST /v1/chat/completions", "not_found")
-            return
-        if self._require_key is not None and headers.get("authorization") != (
-            f"Bearer {self._require_key}"
-        ):
-            _send_error(handler, 401, "Incorrect API key provided.", "invalid_api_key")
-            return
+    def _serve(self, handler: _Handler, body: Any) -> None:
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             _send_error(handler, 400, "the body must be a JSON object with messages", None)
             return
@@ -374,6 +382,7 @@ class ScriptedRerankServer(_LocalServer):
     """
 
     _thread_name = "kronika-scripted-rerank"
+    _routes = ("/v1/rerank", "/rerank")
 
     def __init__(
         self,
@@ -383,21 +392,11 @@ class ScriptedRerankServer(_LocalServer):
         require_key: str | None = None,
         port: int = 0,
     ) -> None:
-        super().__init__(port=port)
+        super().__init__(require_key=require_key, port=port)
         self._scorer = scorer
         self._failures = list(failures)
-        self._require_key = require_key
 
-    def _serve(self, handler: _Handler, path: str, headers: Mapping[str, str], body: Any) -> None:
-        if handler.command != "POST" or path not in ("/v1/rerank", "/rerank"):
-            message = f"no route {handler.command} {handler.path}: this server answers "
-            _send_error(handler, 404, message + "POST /v1/rerank", "not_found")
-            return
-        if self._require_key is not None and headers.get("authorization") != (
-            f"Bearer {self._require_key}"
-        ):
-            _send_error(handler, 401, "invalid api key", "invalid_api_key")
-            return
+    def _serve(self, handler: _Handler, body: Any) -> None:
         with self._lock:
             failure = self._failures.pop(0) if self._failures else None
         if isinstance(failure, ScriptedDrop):
