@@ -1,0 +1,210 @@
+"""What both sides of :class:`kronika.memory.Memory` share: its parts, the lock, and
+keeping the index in step with the Markdown."""
+
+from __future__ import annotations
+
+import re
+import secrets
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Self
+
+from kronika.core.model import MemoryItem
+from kronika.core.scoring import ScoreWeights
+from kronika.engine.proposals import ProposalBook
+from kronika.engine.recall import Recaller, RecallSettings
+from kronika.engine.sync import Indexer, Progress, SyncReport
+from kronika.engine.write import MemoryWriter
+from kronika.errors import InvalidInput
+from kronika.ports import (
+    AuditLog,
+    Clock,
+    Embedder,
+    ItemIndex,
+    Reranker,
+    TokenCounter,
+)
+from kronika.settings import Settings
+from kronika.stores.lock import WorkspaceLock
+from kronika.stores.markdown.workspace import MarkdownWorkspace
+
+MAX_KEY_CHARS = 200
+MAX_VALUE_CHARS = 20_000
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def _clean(text: str, *, what: str, limit: int) -> str:
+    cleaned = _CONTROL.sub("", text).strip()
+    if not cleaned:
+        raise InvalidInput(f"{what} is empty")
+    if len(cleaned) > limit:
+        raise InvalidInput(f"{what} is {len(cleaned)} characters long; the limit is {limit}")
+    return cleaned
+
+
+def _same_text(a: str, b: str) -> bool:
+    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+
+
+class MemoryBase:
+    """The parts a :class:`Memory` is built from, its lifecycle and its internal helpers."""
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        workspace: MarkdownWorkspace,
+        index: ItemIndex,
+        embedder: Embedder,
+        tokens: TokenCounter,
+        clock: Clock,
+        audit: AuditLog,
+        reranker: Reranker | None = None,
+    ) -> None:
+        self.settings = settings
+        self.workspace = workspace
+        self.index = index
+        self.embedder = embedder
+        self.tokens = tokens
+        self.clock = clock
+        self.audit_log = audit
+        self._lock = WorkspaceLock(settings.home / ".kronika.lock")
+        self._indexer = Indexer(
+            workspace=workspace,
+            index=index,
+            embedder=embedder,
+            embed_batch=settings.embed_batch,
+            context_words=settings.embed_context_words,
+        )
+        self._proposals = ProposalBook(workspace=workspace, audit=audit, clock=clock)
+        self._writer = MemoryWriter(
+            workspace=workspace,
+            audit=audit,
+            settings=settings,
+            clock=clock,
+            on_written=self._after_write,
+            on_proposed=self._proposals.record,
+        )
+        weights = ScoreWeights(
+            alpha=settings.alpha,
+            beta=settings.beta,
+            gamma=settings.gamma,
+            decay_base=settings.decay_base,
+        )
+        self._recaller = Recaller(
+            index=index,
+            embedder=embedder,
+            tokens=tokens,
+            clock=clock,
+            settings=RecallSettings(
+                candidates=settings.recall_candidates,
+                lexical_weight=settings.lexical_weight,
+                fusion=settings.fusion,
+                skip_function_words=settings.skip_function_words,
+                neighbour_weight=settings.neighbour_weight,
+                neighbour_window=settings.neighbour_window,
+                answer_focus=settings.answer_focus,
+                speaker_focus=settings.speaker_focus,
+                time_focus=settings.time_focus,
+                when_focus=settings.when_focus,
+                session_weight=settings.session_weight,
+                reranker_depth=settings.reranker_depth,
+                reranker_weight=settings.reranker_weight,
+                weights=weights,
+            ),
+            reranker=reranker,
+        )
+        self._deferred: dict[str, list[str]] | None = None
+        self._synced_at: dict[str, datetime] = {}
+
+    # ----------------------------------------------------------------- lifecycle
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.index.close()
+
+    def agents(self) -> list[str]:
+        return self.workspace.agents()
+
+    def create_agent(self, agent: str) -> None:
+        """Create ``agent``'s folder with empty memory files (no-op when it exists)."""
+        if not self.workspace.has_agent(agent):
+            with self._lock:
+                self.workspace.create_agent(agent)
+
+    def sync(self, agent: str | None = None, *, progress: Progress | None = None) -> SyncReport:
+        """Pick up changes made to the Markdown files (by hand or by another process)."""
+        with self._lock:
+            if agent is None:
+                return self._indexer.sync_all(progress=progress)
+            report = self._indexer.sync_agent(self._agent(agent), progress=progress)
+        self._synced_at[agent] = self.clock.now()
+        return report
+
+    def reindex(self, *, progress: Progress | None = None) -> SyncReport:
+        """Throw the index away and rebuild it from the Markdown alone."""
+        with self._lock:
+            self.workspace.cleanup_temp()
+            report = self._indexer.rebuild(progress=progress)
+        self._synced_at.clear()
+        return report
+
+    def load_session(self, session_id: str, *, agent: str | None = None) -> list[MemoryItem]:
+        """Every turn of one stored session, in order."""
+        name = self._agent(agent)
+        path = f"sessions/{session_id}.md"
+        if path not in {f.path for f in self.workspace.list_sources(name)}:
+            return []
+        return list(self.workspace.parse_source(name, path).items)
+
+    def _agents_or_all(self, agent: str | None) -> list[str]:
+        return [self._agent(agent)] if agent else self.agents()
+
+    # ----------------------------------------------------------------- internals
+    def _agent(self, agent: str | None) -> str:
+        name = agent or self.settings.default_agent
+        self.workspace.require_agent(name)
+        return name
+
+    def _fresh(self, agent: str) -> None:
+        """Sync ``agent`` unless it was synced moments ago by this process."""
+        now = self.clock.now()
+        last = self._synced_at.get(agent)
+        if last is not None and 0 <= (now - last).total_seconds() < self.settings.sync_interval:
+            return
+        with self._lock:
+            self._indexer.sync_agent(agent)
+        self._synced_at[agent] = now
+
+    def _after_write(self, agent: str, paths: Sequence[str]) -> None:
+        if self._deferred is not None and agent in self._deferred:
+            self._deferred[agent].extend(paths)
+            return
+        self._indexer.sync_agent(agent, paths=paths)
+
+    @contextmanager
+    def _deferring(self, agent: str) -> Iterator[list[str]]:
+        self._deferred = {agent: []}
+        try:
+            yield self._deferred[agent]
+        finally:
+            self._deferred = None
+
+
+def _new_id(prefix: str) -> str:
+    return f"{prefix}-{secrets.token_hex(6)}"
+
+
+def _when(
+    value: str | datetime | None,
+    now: datetime,
+    parse: Callable[[str, datetime], datetime],
+) -> datetime | None:
+    if value is None or isinstance(value, datetime):
+        return value
+    return parse(value, now)

@@ -1,0 +1,214 @@
+"""The read side of :class:`kronika.memory.Memory`: recall, listings, the Brain and the
+prompt blocks. Reads bring the index up to date with the Markdown first."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from kronika.core.model import (
+    ItemType,
+    MemoryItem,
+    RecallFilter,
+    RecallResult,
+    Scope,
+)
+from kronika.core.prompt import (
+    render_brain,
+    render_long_term_block,
+    render_memory_block,
+)
+from kronika.core.text import normalize_key
+from kronika.core.timeexpr import parse_since, parse_until
+from kronika.engine.recall import Mode
+from kronika.errors import InvalidQuery, NotFound
+from kronika.memory.base import MemoryBase, _when
+from kronika.ports import (
+    AuditEntry,
+    Vector,
+)
+
+
+class MemoryReads(MemoryBase):
+    """Recall, items, facts, history, sessions, the Brain and the prompt blocks."""
+
+    # --------------------------------------------------------------------- reads
+    def recall(
+        self,
+        query: str,
+        *,
+        agent: str | None = None,
+        all_agents: bool = False,
+        k: int | None = None,
+        mode: Mode = "hybrid",
+        since: str | datetime | None = None,
+        until: str | datetime | None = None,
+        as_of: str | datetime | None = None,
+        types: Sequence[ItemType | str] = (),
+        keys: Sequence[str] = (),
+        entities: Sequence[str] = (),
+        speakers: Sequence[str] = (),
+        scopes: Sequence[Scope | str] = (),
+        channel: str | None = None,
+        include_superseded: bool = False,
+        budget_tokens: int | None = None,
+        now: datetime | None = None,
+        record_access: bool = True,
+        query_vector: Vector | None = None,
+    ) -> RecallResult:
+        """Find the memories that best match ``query`` (SPEC R1-R3)."""
+        moment = now or self.clock.now()
+        if all_agents:
+            agents: tuple[str, ...] = ()
+            for name in self.agents():
+                self._fresh(name)
+        else:
+            name = self._agent(agent)
+            self._fresh(name)
+            agents = (name,)
+        try:
+            flt = RecallFilter(
+                agents=agents,
+                tenant=self.settings.tenant,
+                scopes=tuple(Scope(s) for s in scopes),
+                types=tuple(ItemType(t) for t in types),
+                keys=tuple(normalize_key(key) for key in keys),
+                entities=tuple(entities),
+                speakers=tuple(speakers),
+                channel=channel,
+                since=_when(since, moment, parse_since),
+                until=_when(until, moment, parse_until),
+                as_of=_when(as_of, moment, parse_until),
+                include_superseded=include_superseded,
+            )
+        except ValueError as exc:
+            raise InvalidQuery(str(exc)) from exc
+        return self._recaller.recall(
+            query,
+            flt,
+            k=k or self.settings.recall_k,
+            mode=mode,
+            now=moment,
+            budget_tokens=budget_tokens,
+            record_access=record_access,
+            query_vector=query_vector,
+        )
+
+    def get(self, item_id: str, *, agent: str | None = None) -> MemoryItem:
+        name = self._agent(agent)
+        self._fresh(name)
+        found = [it for it in self.index.get_items([item_id]) if it.agent == name]
+        if not found:
+            raise NotFound(f"no memory item {item_id!r} for agent {name!r}")
+        return found[0]
+
+    def items(
+        self,
+        *,
+        agent: str | None = None,
+        types: Sequence[ItemType | str] = (),
+        include_superseded: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[MemoryItem]:
+        """Stored items, newest first (``kronika list``)."""
+        name = self._agent(agent)
+        self._fresh(name)
+        flt = RecallFilter(
+            agents=(name,),
+            types=tuple(ItemType(t) for t in types),
+            include_superseded=include_superseded,
+        )
+        return self.index.list_items(flt, limit=limit, offset=offset)
+
+    def count(self, *, agent: str | None = None) -> int:
+        name = self._agent(agent)
+        self._fresh(name)
+        return self.index.count_items(RecallFilter(agents=(name,)))
+
+    def facts(self, *, agent: str | None = None, include_archived: bool = True) -> list[MemoryItem]:
+        """Current facts: the Brain, then (by default) the archive."""
+        name = self._agent(agent)
+        facts = self.workspace.brain_facts(name)
+        return facts + self.workspace.archived_facts(name) if include_archived else facts
+
+    def history(self, key: str, *, agent: str | None = None) -> list[MemoryItem]:
+        """Every value a key has had, oldest first, with validity intervals."""
+        name = self._agent(agent)
+        wanted = normalize_key(key)
+        pool = self.workspace.fact_history(name) + self.facts(agent=name)
+        values = [f for f in pool if f.key and normalize_key(f.key) == wanted]
+        return sorted(values, key=lambda f: f.valid_from or f.created_at)
+
+    def load_all(self, *, agent: str | None = None, query: str | None = None) -> list[MemoryItem]:
+        """All current facts below ``load_all_below`` of them; above, the relevant ones (R6)."""
+        name = self._agent(agent)
+        facts = self.facts(agent=name)
+        limit = self.settings.load_all_below
+        if len(facts) < limit:
+            return facts
+        if not query:
+            brain = self.workspace.brain_facts(name)
+            return sorted(brain, key=lambda f: -f.importance)[:limit]
+        result = self.recall(query, agent=name, k=limit, types=[ItemType.FACT])
+        return [hit.item for hit in result.hits]
+
+    def load_short_term(
+        self, *, agent: str | None = None, session_id: str | None = None, limit: int = 20
+    ) -> list[MemoryItem]:
+        """The last ``limit`` turns of a session (the newest session when none is named)."""
+        name = self._agent(agent)
+        if session_id is None:
+            latest = self.items(agent=name, types=[ItemType.MESSAGE], limit=1)
+            if not latest or latest[0].provenance.session_id is None:
+                return []
+            session_id = latest[0].provenance.session_id
+        return self.load_session(session_id, agent=name)[-limit:]
+
+    def load_long_term(
+        self, *, agent: str | None = None, query: str | None = None, k: int | None = None
+    ) -> list[MemoryItem]:
+        """Static Brain facts plus the top-K relevant long-term items for ``query`` (R4)."""
+        name = self._agent(agent)
+        static = self.workspace.brain_facts(name)
+        if not query:
+            return static
+        seen = {f.id for f in static}
+        result = self.recall(
+            query,
+            agent=name,
+            k=k or self.settings.long_term_top_k,
+            types=[ItemType.FACT, ItemType.NOTE, ItemType.SUMMARY, ItemType.SEMANTIC],
+        )
+        return static + [hit.item for hit in result.hits if hit.item.id not in seen]
+
+    def format_for_prompt(self, *, agent: str | None = None, query: str | None = None) -> str:
+        """The ``<memory>`` block (I6) and, for a query, the ``LONG_TERM_MEMORY`` block (R4).
+
+        Returns ``""`` when there is nothing to show.
+        """
+        name = self._agent(agent)
+        brain = self.workspace.brain_facts(name)
+        parts = [render_memory_block(brain)]
+        if query:
+            relevant = [i for i in self.load_long_term(agent=name, query=query) if i not in brain]
+            parts.append(render_long_term_block(relevant, []))
+        return "\n\n".join(part for part in parts if part)
+
+    def brain(self, *, agent: str | None = None) -> str:
+        """The Brain as the agent sees it at wake-up."""
+        name = self._agent(agent)
+        return render_brain(name, self.workspace.brain_facts(name))
+
+    def identity(self, *, agent: str | None = None) -> str:
+        return self.workspace.read_identity(self._agent(agent))
+
+    def active_context(self, *, agent: str | None = None) -> str:
+        return self.workspace.read_active_context(self._agent(agent))
+
+    def audit(self, *, agent: str | None = None, limit: int | None = None) -> list[AuditEntry]:
+        return self.audit_log.read(agent, limit)
+
+    def stats(self) -> dict[str, Any]:
+        return self.index.stats()

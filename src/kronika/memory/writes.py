@@ -1,0 +1,318 @@
+"""The write side of :class:`kronika.memory.Memory`: every change goes through the
+single write path (SPEC C5)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from kronika.core.entities import extract_entities
+from kronika.core.model import (
+    ItemType,
+    Layer,
+    MemoryItem,
+    Provenance,
+    Scope,
+    SessionRecord,
+    Source,
+    Tier,
+    TurnRecord,
+)
+from kronika.core.prompt import (
+    choose_archive,
+    render_brain,
+)
+from kronika.core.sections import guess_section, parse_section
+from kronika.core.text import normalize_key
+from kronika.engine.proposals import Proposal, fact_of
+from kronika.engine.sync import Progress, SyncReport
+from kronika.engine.write import (
+    SYSTEM,
+    USER,
+    AddFact,
+    AppendNote,
+    AppendTurn,
+    ArchiveFacts,
+    Change,
+    RemoveItem,
+    SupersedeFact,
+    TouchFact,
+    WriteReceipt,
+    WriteSession,
+)
+from kronika.errors import InvalidInput, NotFound
+from kronika.memory.base import (
+    MAX_KEY_CHARS,
+    MAX_VALUE_CHARS,
+    MemoryBase,
+    _clean,
+    _new_id,
+    _same_text,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ImportReport:
+    agent: str
+    sessions: int
+    turns: int
+    sync: SyncReport
+
+
+class MemoryWrites(MemoryBase):
+    """Remember, note, forget, save turns, import sessions, approve or reject proposals."""
+
+    # -------------------------------------------------------------------- writes
+    def memory_write(
+        self, target_agent: str, section: str, change: Change, source_agent: str = USER
+    ) -> WriteReceipt:
+        """The single write path (SPEC C5): permissions, autonomy, audit, then re-index."""
+        with self._lock:
+            return self._writer.memory_write(target_agent, section, change, source_agent)
+
+    def remember(
+        self,
+        content: str | None = None,
+        *,
+        key: str | None = None,
+        value: str | None = None,
+        agent: str | None = None,
+        section: str | None = None,
+        source: Source | str = Source.EXPLICIT,
+        multi: bool = False,
+        importance: float | None = None,
+        entities: Sequence[str] = (),
+        tags: Sequence[str] = (),
+        scope: Scope | str = Scope.PERSONAL,
+        channel: str | None = None,
+        source_agent: str = USER,
+        at: datetime | None = None,
+    ) -> WriteReceipt:
+        """Remember a fact in the Brain (SPEC M3).
+
+        With a ``key``, a new value *supersedes* the current one (kept as history)
+        unless ``multi`` is set; remembering an exact duplicate only refreshes its
+        ``updated_at``.
+        """
+        raw = value if value is not None else content
+        if raw is None:
+            raise InvalidInput("nothing to remember: give the content (and optionally a key)")
+        text = _clean(raw, what="the value", limit=MAX_VALUE_CHARS)
+        clean_key = _clean(key, what="the key", limit=MAX_KEY_CHARS) if key is not None else None
+        if clean_key is not None and "\n" in clean_key:
+            raise InvalidInput("a key must be one line")
+        if importance is not None and not 0.0 <= importance <= 1.0:
+            raise InvalidInput("importance must be between 0 and 1")
+        name = self._agent(agent)
+        now = at or self.clock.now()
+        src = Source(source)
+        try:
+            sect = parse_section(section) if section else guess_section(clean_key, text)
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
+        imp = importance
+        if imp is None:
+            explicit = src is Source.EXPLICIT
+            imp = self.settings.importance_explicit if explicit else self.settings.importance_auto
+        item = MemoryItem(
+            id=_new_id("f"),
+            agent=name,
+            content=f"{clean_key}: {text}" if clean_key else text,
+            type=ItemType.FACT,
+            layer=Layer.LONG_TERM,
+            tier=Tier.LONG,
+            created_at=now,
+            updated_at=now,
+            provenance=Provenance(path="brain.md"),
+            tenant=self.settings.tenant,
+            scope=Scope(scope),
+            channel=channel,
+            key=clean_key,
+            value=text,
+            multi=multi,
+            source=src,
+            section=sect.value,
+            importance=imp,
+            valid_from=now,
+            entities=tuple(dict.fromkeys([*extract_entities(text), *entities])),
+            tags=tuple(tags),
+        )
+        with self._lock:
+            return self._write_fact(name, sect.value, item, now, source_agent)
+
+    def _write_fact(
+        self, agent: str, section: str, item: MemoryItem, now: datetime, source_agent: str
+    ) -> WriteReceipt:
+        self._indexer.sync_agent(agent, paths=["brain.md", "brain_archive.md"])
+        change = self._fact_change(agent, item, now)
+        receipt = self._writer.memory_write(agent, section, change, source_agent)
+        if receipt.outcome == "applied":
+            self._keep_brain_in_budget(agent)
+        return receipt
+
+    def _fact_change(self, agent: str, item: MemoryItem, now: datetime) -> Change:
+        facts = self.workspace.brain_facts(agent) + self.workspace.archived_facts(agent)
+        wanted = normalize_key(item.key) if item.key else None
+        for fact in facts:
+            fact_key = normalize_key(fact.key) if fact.key else None
+            if fact_key == wanted and _same_text(fact.value or fact.content, item.value or ""):
+                return TouchFact(replace(fact, updated_at=now))
+        if wanted is not None and not item.multi:
+            for fact in facts:
+                if fact.key and normalize_key(fact.key) == wanted and not fact.multi:
+                    return SupersedeFact(fact.id, replace(item, section=fact.section))
+        return AddFact(item)
+
+    def append_fact(
+        self, key: str, value: str, *, agent: str | None = None, source_agent: str = USER
+    ) -> WriteReceipt:
+        """Store an automatically learned fact (``source=auto``) — the adapter call of SPEC I1."""
+        return self.remember(
+            key=key, value=value, agent=agent, source=Source.AUTO, source_agent=source_agent
+        )
+
+    def note(
+        self,
+        text: str,
+        *,
+        agent: str | None = None,
+        at: datetime | None = None,
+        source_agent: str = USER,
+    ) -> WriteReceipt:
+        """Retain a note in today's daily log (``memory/YYYY-MM-DD.md``, ``## Retain``)."""
+        clean = _clean(text, what="the note", limit=MAX_VALUE_CHARS)
+        name = self._agent(agent)
+        now = at or self.clock.now()
+        item = MemoryItem(
+            id=_new_id("n"),
+            agent=name,
+            content=clean,
+            type=ItemType.NOTE,
+            layer=Layer.LONG_TERM,
+            tier=Tier.MID,
+            created_at=now,
+            updated_at=now,
+            provenance=Provenance(path=f"memory/{now.date().isoformat()}.md"),
+            tenant=self.settings.tenant,
+            section="Retain",
+            importance=self.settings.importance_auto,
+            entities=extract_entities(clean),
+        )
+        with self._lock:
+            return self._writer.memory_write(name, "Retain", AppendNote(item), source_agent)
+
+    def forget(
+        self,
+        item_id: str | None = None,
+        *,
+        key: str | None = None,
+        agent: str | None = None,
+        source_agent: str = USER,
+    ) -> list[MemoryItem]:
+        """Forget one item by id, or every value (current and history) of a fact key."""
+        if (item_id is None) == (key is None):
+            raise InvalidInput("forget needs exactly one of an item id or a key")
+        name = self._agent(agent)
+        with self._lock:
+            self._indexer.sync_agent(name)
+            if item_id is not None:
+                found = [it for it in self.index.get_items([item_id]) if it.agent == name]
+                if not found:
+                    raise NotFound(f"no memory item {item_id!r} for agent {name!r}")
+            else:
+                wanted = normalize_key(key or "")
+                pool = (
+                    self.workspace.brain_facts(name)
+                    + self.workspace.archived_facts(name)
+                    + self.workspace.fact_history(name)
+                )
+                found = [f for f in pool if f.key and normalize_key(f.key) == wanted]
+                if not found:
+                    raise NotFound(f"agent {name!r} has no fact with key {key!r}")
+            for item in found:
+                self._writer.memory_write(name, item.section or "", RemoveItem(item), source_agent)
+        return found
+
+    def save_turn(
+        self,
+        session_id: str,
+        speaker: str,
+        content: str,
+        *,
+        agent: str | None = None,
+        at: datetime | None = None,
+        turn_id: str | None = None,
+        source_agent: str = USER,
+    ) -> str:
+        """Append one turn to ``sessions/<session_id>.md`` (auto-save, SPEC L4); returns its id."""
+        text = _clean(content, what="the turn", limit=MAX_VALUE_CHARS * 5)
+        who = _clean(speaker, what="the speaker", limit=100)
+        name = self._agent(agent)
+        now = at or self.clock.now()
+        with self._lock:
+            if turn_id is None:
+                existing = self.load_session(session_id, agent=name)
+                turn_id = f"{session_id}_{len(existing) + 1}"
+            turn = TurnRecord(turn_id=turn_id, speaker=who, content=text, at=now)
+            change = AppendTurn(session_id=session_id, turn=turn, started_at=now)
+            self._writer.memory_write(name, "sessions", change, source_agent)
+        return turn_id
+
+    def import_sessions(
+        self,
+        agent: str,
+        sessions: Iterable[SessionRecord],
+        *,
+        progress: Progress | None = None,
+        source_agent: str = USER,
+    ) -> ImportReport:
+        """Store whole sessions (imports); indexing is batched at the end."""
+        self.create_agent(agent)
+        count = turns = 0
+        with self._lock, self._deferring(agent) as paths:
+            for session in sessions:
+                self._writer.memory_write(agent, "sessions", WriteSession(session), source_agent)
+                count += 1
+                turns += len(session.turns)
+            report = self._indexer.sync_agent(agent, paths=list(paths), progress=progress)
+        return ImportReport(agent=agent, sessions=count, turns=turns, sync=report)
+
+    # ----------------------------------------------------------------- proposals
+    def proposals(self, agent: str | None = None) -> list[Proposal]:
+        """Changes waiting for the person's approval; every agent's when ``agent`` is None."""
+        return [p for name in self._agents_or_all(agent) for p in self._proposals.pending(name)]
+
+    def approve(self, proposal_id: str, agent: str | None = None) -> WriteReceipt:
+        """Apply a waiting proposal as the person, then remove it (see engine/proposals)."""
+        with self._lock:
+            found = self._proposals.find(self._agents_or_all(agent), proposal_id)
+            fact = fact_of(found.change)
+            if fact is None:
+                receipt = self._writer.memory_write(found.agent, found.section, found.change, USER)
+            else:
+                receipt = self._write_fact(found.agent, found.section, fact, self.clock.now(), USER)
+            self._proposals.settle(found, "approve")
+        return receipt
+
+    def reject(self, proposal_id: str, agent: str | None = None) -> Proposal:
+        """Drop a waiting proposal (audited as ``reject``); returns it."""
+        with self._lock:
+            found = self._proposals.find(self._agents_or_all(agent), proposal_id)
+            self._proposals.settle(found, "reject")
+        return found
+
+    def _keep_brain_in_budget(self, agent: str) -> None:
+        """Move the least-used facts to ``brain_archive.md`` when the Brain is over its limit."""
+        facts = self.workspace.brain_facts(agent)
+        if self.tokens.count(render_brain(agent, facts)) <= self.settings.brain_max:
+            return
+        usage = {it.id: it for it in self.index.get_items([f.id for f in facts])}
+        with_usage = [usage.get(f.id, f) for f in facts]
+        ids = choose_archive(
+            with_usage,
+            budget=self.settings.brain_budget,
+            count=lambda text: self.tokens.count(text),
+        )
+        if ids:
+            self._writer.memory_write(agent, "Brain", ArchiveFacts(tuple(ids)), SYSTEM)
