@@ -9,12 +9,14 @@ from pathlib import Path
 import pytest
 
 from kronika import Memory, build_memory, load_settings
+from kronika.app import build_llm
 from kronika.engine.chat import ChatAgent
 from kronika.engine.session import Session
 from kronika.engine.tools import call_tool
 from kronika.engine.write import SYSTEM, WriteSummary
 from kronika.errors import InvalidInput, NotFound
-from kronika.testing import FrozenClock
+from kronika.settings import Settings
+from kronika.testing import FrozenClock, ScriptedChatServer
 
 WORD = "rooibos"
 
@@ -93,13 +95,15 @@ def _conversation_about_rooibos(memory: Memory) -> None:
     first.close()  # no model: the rule extractor learns the preference at once
     assert _values(memory, "preference") == ["Rooibos"]
     memory.note("Bought more rooibos at the market")
+    page = memory.workspace.agent_dir("default") / "bank" / "entities" / "Pixel.md"
+    page.write_text("# Pixel\n\n- Pixel sleeps by the rooibos tin\n", encoding="utf-8")
     memory.memory_write(
         "default",
         "summaries",
         WriteSummary("summaries/L1/2026-11.md", "The user drinks\nrooibos daily.", ()),
         SYSTEM,
     )
-    assert len(_mentions(memory)) >= 6
+    assert len(_mentions(memory)) >= 7
 
 
 def test_forgetting_redacts_every_file_and_recall_at_once(memory: Memory) -> None:
@@ -120,6 +124,27 @@ def test_forgetting_redacts_every_file_and_recall_at_once(memory: Memory) -> Non
         assert all(WORD not in h.item.content.casefold() for h in hits)
     memory.reindex()
     assert all(WORD not in h.item.content.casefold() for h in memory.recall(WORD, k=50).hits)
+
+
+def test_a_forget_the_model_makes_with_its_tool_is_redacted_from_its_answer(
+    memory: Memory, settings: Settings
+) -> None:
+    memory.remember(key="preference", value=WORD, multi=True)
+    script = [
+        {"content": None, "tool_calls": [{"name": "forget", "arguments": {"topic": WORD}}]},
+        f"Done: I no longer know that you like {WORD.title()}.",
+    ]
+    with ScriptedChatServer(script) as server:
+        llm = build_llm(settings.with_overrides(llm_base_url=server.base_url, llm_model="m"))
+        session = Session(memory, llm=llm)
+        answer = ChatAgent(session, llm).send(f"Please drop {WORD} from what you keep about me")
+        assert WORD in answer.text.casefold() and answer.tools[0].result["outcome"] == "applied"
+    assert memory.facts() == [] and _mentions(memory) == []
+    said = [t.content for t in memory.load_session(session.session_id or "")]
+    assert said == [
+        "Please drop [forgotten] from what you keep about me",
+        "Done: I no longer know that you like [forgotten].",
+    ]
 
 
 def test_the_audit_trail_records_that_something_was_forgotten_not_what(memory: Memory) -> None:
@@ -143,11 +168,13 @@ def test_the_receipt_lists_every_place_touched(memory: Memory) -> None:
     assert ("active_context.md", "redacted") in places
     assert ("summaries/L1/2026-11.md", "redacted") in places
     assert ("memory/2026-11-22.md", "redacted") in places
+    assert ("bank/entities/Pixel.md", "redacted") in places
     assert ("audit.jsonl", "redacted") in places
     assert any(path.startswith("sessions/") and act == "redacted" for path, act in places)
     assert all(p.count >= 1 for p in receipt.places)
-    assert receipt.index_removed == 1  # the fact's row
-    assert receipt.index_rewritten >= 4  # turns, note, summary, Active Context
+    # the fact's row, and the hand-written note's: its id is a hash of its text
+    assert receipt.index_removed == 2
+    assert receipt.index_rewritten >= 5  # turns, notes, summary, Active Context
 
 
 def test_an_agent_at_autonomy_1_is_told_its_forget_waits_for_approval(
