@@ -147,6 +147,17 @@ def test_a_forget_the_model_makes_with_its_tool_is_redacted_from_its_answer(
     ]
 
 
+def test_the_sentence_a_model_paraphrased_into_a_fact_is_redacted_whole(memory: Memory) -> None:
+    session = Session(memory)
+    session.user("I really love to go hiking up in the mountains. The weather is nice.")
+    sid = session.session_id or ""
+    memory.remember(key="hobby", value="loves hiking in mountains", tags=(f"session:{sid}",))
+    receipt = memory.forget(key="hobby")
+    [turn] = memory.load_session(sid)
+    assert turn.content == "[forgotten] The weather is nice."
+    assert ("sessions/" + sid + ".md", "redacted") in {(p.path, p.action) for p in receipt.places}
+
+
 def test_the_audit_trail_records_that_something_was_forgotten_not_what(memory: Memory) -> None:
     memory.remember(key="preference", value=WORD, multi=True)
     receipt = memory.forget(key="preference", value=WORD)

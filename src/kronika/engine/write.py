@@ -25,7 +25,7 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem, SessionRecord, TurnRecord
-from kronika.engine.forgetting import apply_forget
+from kronika.engine.redacting import apply_forget
 from kronika.errors import InvalidInput, PermissionDenied
 from kronika.ports import AuditEntry, AuditLog, Clock
 from kronika.settings import Settings

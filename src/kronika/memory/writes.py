@@ -25,14 +25,9 @@ from kronika.core.prompt import (
 )
 from kronika.core.sections import guess_section, parse_section
 from kronika.core.text import normalize_key
-from kronika.engine.forgetting import (
-    ForgetReceipt,
-    find_items,
-    forgotten_phrases,
-    plan_forget,
-    snapshot,
-)
+from kronika.engine.forgetting import ForgetReceipt, find_items, forgotten_phrases
 from kronika.engine.proposals import Proposal, fact_of
+from kronika.engine.redacting import plan_forget, snapshot
 from kronika.engine.sync import Progress, SyncReport
 from kronika.engine.write import (
     SYSTEM,
