@@ -25,10 +25,12 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem, SessionRecord, TurnRecord
+from kronika.engine.redacting import apply_forget
 from kronika.errors import InvalidInput, PermissionDenied
 from kronika.ports import AuditEntry, AuditLog, Clock
 from kronika.settings import Settings
 from kronika.stores.markdown.atomic import atomic_write_text
+from kronika.stores.markdown.files import write_text
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
 USER = "user"
@@ -61,6 +63,15 @@ class ArchiveFacts:
 @dataclass(frozen=True, slots=True)
 class RemoveItem:
     item: MemoryItem
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetItems:
+    """Forget ``items`` and redact ``phrases`` wherever else they are written (see
+    :mod:`kronika.engine.forgetting`); its audit entry never holds the forgotten text."""
+
+    items: tuple[MemoryItem, ...]
+    phrases: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +130,7 @@ Change = (
     | SupersedeFact
     | ArchiveFacts
     | RemoveItem
+    | ForgetItems
     | AppendNote
     | AppendTurn
     | UpdateSession
@@ -153,7 +165,9 @@ def describe_change(change: Change) -> tuple[str, str | None, str]:
         case ArchiveFacts(ids):
             return "archive", None, ", ".join(ids)
         case RemoveItem(item):
-            return "forget", item.id, item.content
+            return "forget", item.id, f"{item.type.value} from {item.provenance.path}"
+        case ForgetItems(items, _):
+            return "forget", items[0].id if len(items) == 1 else None, forget_summary(items, ())
         case AppendNote(item):
             return "note", item.id, item.content
         case AppendTurn(session_id, turn, _, _):
@@ -221,6 +235,8 @@ class MemoryWriter:
             self._audit.append(entry)
             return WriteReceipt("proposed", content, None, (), proposal)
         item, paths = self._apply(target_agent, content)
+        if isinstance(content, ForgetItems):
+            entry = replace(entry, summary=forget_summary(content.items, paths)[:200])
         self._audit.append(entry)
         self._on_written(target_agent, paths)
         return WriteReceipt("applied", content, item, paths)
@@ -268,6 +284,8 @@ class MemoryWriter:
             case RemoveItem(item):
                 ws.remove_item(agent, item)
                 return None, (item.provenance.path,)
+            case ForgetItems(items, phrases):
+                return None, apply_forget(ws, self._audit, agent, items, phrases, write_text)
             case AppendNote(item):
                 stored = ws.append_note(agent, item)
                 return stored, (stored.provenance.path,)
@@ -289,6 +307,18 @@ class MemoryWriter:
             case RestoreFile(path, text):
                 atomic_write_text(safe_agent_path(ws.agent_dir(agent), path), text)
                 return None, (path,)
+
+
+def forget_summary(items: Sequence[MemoryItem], paths: Sequence[str]) -> str:
+    """What the audit trail says of a forget: how many items, their ids and keys, the
+    files touched — never the forgotten text."""
+    keys = sorted({it.key for it in items if it.key})
+    said = f"{len(items)} item(s) {', '.join(it.id for it in items)}"
+    if keys:
+        said += f"; key(s) {', '.join(keys)}"
+    if paths:
+        said += f"; {len(paths)} file(s) {', '.join(paths)}"
+    return said
 
 
 def safe_agent_path(agent_dir: Path, relpath: str) -> Path:
