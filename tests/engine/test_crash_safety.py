@@ -11,7 +11,7 @@ from pathlib import Path
 
 from kronika import Memory, build_memory
 from kronika.core.model import MemoryItem, Status
-from kronika.settings import Settings
+from kronika.settings import Settings, load_settings
 from kronika.testing import FrozenClock
 
 
@@ -147,3 +147,47 @@ def test_an_acknowledged_write_exits_zero_when_a_later_step_fails(
     assert done.returncode == 0, done.stderr
     assert "audit" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_new_value_of_an_archived_key_supersedes_it(home: Path, clock: FrozenClock) -> None:
+    small = load_settings(home, environ={}, embedder="hashing", brain_max=60, brain_budget=40)
+    with build_memory(small, create=True, clock=clock) as memory:
+        for n in range(8):
+            memory.remember(f"the user collects item number {n} from every trip", key=f"hobby{n}")
+            clock.advance(minutes=1)
+        archived = memory.workspace.archived_facts("default")
+        assert archived
+        old = archived[0]
+        assert old.key is not None
+        receipt = memory.remember("the user collects nothing any more", key=old.key)
+        assert type(receipt.change).__name__ == "SupersedeFact"
+        history = memory.history(old.key)
+        assert [h.value for h in history] == [old.value, "the user collects nothing any more"]
+        _assert_one_timeline(history)
+        current = [f.value for f in memory.facts() if f.key == old.key]
+        assert current == ["the user collects nothing any more"]
+
+
+def test_an_interrupted_archive_move_reads_as_not_moved(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    with build_memory(settings, create=True, clock=clock) as memory:
+        kept = memory.remember("Kraków", key="city").item
+        assert kept is not None
+        folder = settings.home / "agents" / "default"
+        before = (folder / "brain.md").read_bytes()
+        memory.workspace.move_to_archive("default", [kept.id])
+    (folder / "brain.md").write_bytes(before)  # killed before the Brain was rewritten
+
+    with build_memory(settings, clock=clock) as memory:
+        assert [f.id for f in memory.facts()] == [kept.id]
+        assert memory.get(kept.id).status is Status.CURRENT
+        assert _city_values(memory) == ["Kraków"]
+        report = memory.reindex()
+        assert any("interrupted update" in w for w in report.warnings)
+        assert _city_values(memory) == ["Kraków"]
+        memory.forget(kept.id)
+        assert memory.facts() == []
+        assert "Kraków" not in (folder / "brain_archive.md").read_text(encoding="utf-8")
+        memory.reindex()
+        assert _city_values(memory) == []
