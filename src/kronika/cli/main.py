@@ -81,6 +81,7 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
             importance=args.importance,
             source="auto" if args.auto else "explicit",
         )
+    _print_write_notes(receipt.notes)
     change = type(receipt.change).__name__
     verbs = {
         "AddFact": "remembered",
@@ -94,6 +95,7 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
                 "outcome": receipt.outcome,
                 "change": change,
                 "item": render.items_json([item])[0] if item else None,
+                "notes": list(receipt.notes),
             }
         )
     elif receipt.outcome == "proposed":
@@ -106,14 +108,25 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as memory:
         receipt = memory.note(" ".join(args.text), agent=args.agent)
+    _print_write_notes(receipt.notes)
     item = receipt.item
     if args.json:
         render.print_json(
-            {"outcome": receipt.outcome, "item": render.items_json([item])[0] if item else None}
+            {
+                "outcome": receipt.outcome,
+                "item": render.items_json([item])[0] if item else None,
+                "notes": list(receipt.notes),
+            }
         )
     elif item is not None:
         render.out.print(f"noted in {item.provenance.citation()}  [{item.id}]")
     return 0
+
+
+def _print_write_notes(notes: tuple[str, ...]) -> None:
+    """What did not finish after a change was stored (stderr: the change itself stands)."""
+    for note in notes:
+        render.err.print(f"[yellow]note:[/yellow] {escape(note)}")
 
 
 def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:

@@ -30,11 +30,13 @@ from kronika.errors import InvalidInput, PermissionDenied
 from kronika.ports import AuditEntry, AuditLog, Clock
 from kronika.settings import Settings
 from kronika.stores.markdown.atomic import atomic_write_text
+from kronika.stores.markdown.brain import FACT_FILES
 from kronika.stores.markdown.files import write_text
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
 USER = "user"
 SYSTEM = "system"
+FACT_PATHS = frozenset(spec.path for spec in FACT_FILES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,13 +146,17 @@ Change = (
 @dataclass(frozen=True, slots=True)
 class WriteReceipt:
     """What happened to a change: ``applied``, or ``proposed`` (waiting for the user,
-    as proposal ``proposal`` when the writer keeps proposals)."""
+    as proposal ``proposal`` when the writer keeps proposals). An applied change is
+    durable once this is returned, whatever ``notes`` says."""
 
     outcome: str
     change: Change
     item: MemoryItem | None
     paths: tuple[str, ...]
     proposal: str | None = None
+    notes: tuple[str, ...] = ()
+    """Steps after the change was stored that did not finish (the audit entry, the
+    index): the change itself is kept; ``kronika sync`` brings the index up to date."""
 
 
 def describe_change(change: Change) -> tuple[str, str | None, str]:
@@ -234,12 +240,25 @@ class MemoryWriter:
                 entry = replace(entry, summary=f"[{proposal}] {summary}"[:200])
             self._audit.append(entry)
             return WriteReceipt("proposed", content, None, (), proposal)
+        settled = self._workspace.settle_moves(target_agent) if _moves_facts(content) else ()
         item, paths = self._apply(target_agent, content)
         if isinstance(content, ForgetItems):
             entry = replace(entry, summary=forget_summary(content.items, paths)[:200])
-        self._audit.append(entry)
-        self._on_written(target_agent, paths)
-        return WriteReceipt("applied", content, item, paths)
+        # The change is on disk: what follows may fail, but must not make a stored
+        # change look failed (the caller would retry it, or report a loss that is none).
+        notes: list[str] = []
+        try:
+            self._audit.append(entry)
+        except Exception as exc:
+            notes.append(f"the change was stored but not added to the audit trail: {exc}")
+        try:
+            self._on_written(target_agent, tuple(dict.fromkeys((*settled, *paths))))
+        except Exception as exc:
+            notes.append(
+                f"the change was stored but the index was not updated ({exc}); "
+                "`kronika sync` or `kronika reindex` catches up"
+            )
+        return WriteReceipt("applied", content, item, paths, notes=tuple(notes))
 
     def _decide(self, target: str, change: Change, source: str) -> str:
         if source in (USER, SYSTEM):
@@ -319,6 +338,20 @@ def forget_summary(items: Sequence[MemoryItem], paths: Sequence[str]) -> str:
     if paths:
         said += f"; {len(paths)} file(s) {', '.join(paths)}"
     return said
+
+
+def _moves_facts(change: Change) -> bool:
+    """True for the changes that read or move Brain facts: they first settle what an
+    interrupted move left behind (see :mod:`kronika.stores.markdown.moves`)."""
+    match change:
+        case AddFact() | TouchFact() | SupersedeFact() | ArchiveFacts():
+            return True
+        case RemoveItem(item):
+            return item.provenance.path in FACT_PATHS
+        case ForgetItems(items):
+            return any(it.provenance.path in FACT_PATHS for it in items)
+        case _:
+            return False
 
 
 def safe_agent_path(agent_dir: Path, relpath: str) -> Path:

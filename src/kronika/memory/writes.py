@@ -141,6 +141,9 @@ class MemoryWrites(MemoryBase):
             tags=tuple(tags),
         )
         with self._lock:
+            if at is None:  # taken under the lock, so racing writers' times follow their order
+                now = self.clock.now()
+                item = replace(item, created_at=now, updated_at=now, valid_from=now)
             return self._write_fact(name, sect.value, item, now, source_agent)
 
     def _write_fact(
@@ -150,7 +153,11 @@ class MemoryWrites(MemoryBase):
         change = self._fact_change(agent, item, now)
         receipt = self._writer.memory_write(agent, section, change, source_agent)
         if receipt.outcome == "applied":
-            self._keep_brain_in_budget(agent)
+            try:
+                self._keep_brain_in_budget(agent)
+            except Exception as exc:  # the fact is stored; trimming the Brain can wait
+                note = f"the Brain was not trimmed to its budget: {exc}"
+                receipt = replace(receipt, notes=(*receipt.notes, note))
         return receipt
 
     def _fact_change(self, agent: str, item: MemoryItem, now: datetime) -> Change:
