@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from kronika.core.dedup import Add, Refresh, Replace, place_fact
 from kronika.core.entities import extract_entities
 from kronika.core.model import (
     ItemType,
@@ -50,7 +51,6 @@ from kronika.memory.base import (
     MemoryBase,
     _clean,
     _new_id,
-    _same_text,
 )
 
 
@@ -161,17 +161,20 @@ class MemoryWrites(MemoryBase):
         return receipt
 
     def _fact_change(self, agent: str, item: MemoryItem, now: datetime) -> Change:
-        facts = self.workspace.brain_facts(agent) + self.workspace.archived_facts(agent)
-        wanted = normalize_key(item.key) if item.key else None
-        for fact in facts:
-            fact_key = normalize_key(fact.key) if fact.key else None
-            if fact_key == wanted and _same_text(fact.value or fact.content, item.value or ""):
+        """Which change remembering ``item`` makes (the rules of :mod:`kronika.core.dedup`)."""
+        placed = place_fact(
+            item,
+            self.workspace.brain_facts(agent),
+            self.workspace.archived_facts(agent),
+            near=self.settings.near_duplicate_similarity,
+        )
+        match placed:
+            case Refresh(fact):
                 return TouchFact(replace(fact, updated_at=now))
-        if wanted is not None and not item.multi:
-            for fact in facts:
-                if fact.key and normalize_key(fact.key) == wanted and not fact.multi:
-                    return SupersedeFact(fact.id, replace(item, section=fact.section))
-        return AddFact(item)
+            case Replace(old, new):
+                return SupersedeFact(old.id, new)
+            case Add(new):
+                return AddFact(new)
 
     def append_fact(
         self, key: str, value: str, *, agent: str | None = None, source_agent: str = USER
