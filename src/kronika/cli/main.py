@@ -98,7 +98,9 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
     elif receipt.outcome == "proposed":
         render.out.print("Proposed; waiting for the user's approval.")
     elif item is not None:
-        render.out.print(f"{verbs.get(change, 'stored')}: {item.content}  [{item.id}]")
+        render.out.print(
+            f"{verbs.get(change, 'stored')}: {item.content}  [{item.id}]", markup=False
+        )
     return 0
 
 
@@ -111,7 +113,7 @@ def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
             {"outcome": receipt.outcome, "item": render.items_json([item])[0] if item else None}
         )
     elif item is not None:
-        render.out.print(f"noted in {item.provenance.citation()}  [{item.id}]")
+        render.out.print(f"noted in {item.provenance.citation()}  [{item.id}]", markup=False)
     return 0
 
 
@@ -122,7 +124,7 @@ def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
         render.print_json({"forgotten": render.items_json(removed)})
     else:
         for item in removed:
-            render.out.print(f"forgotten: {item.content}  [{item.id}]")
+            render.out.print(f"forgotten: {item.content}  [{item.id}]", markup=False)
     return 0
 
 

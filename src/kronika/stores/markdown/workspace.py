@@ -34,6 +34,7 @@ from kronika.stores.markdown.layout import (
     validate_agent_name,
 )
 from kronika.stores.markdown.lines import ParsedItems, split_lines
+from kronika.stores.private import make_private_dir
 
 IDENTITY_TEMPLATE = (
     "# Identity\n\n"
@@ -81,7 +82,7 @@ class MarkdownWorkspace:
         return self._root.is_dir()
 
     def initialize(self) -> None:
-        self._root.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self._root)
 
     def agents(self) -> list[str]:
         if not self._root.is_dir():
@@ -113,7 +114,7 @@ class MarkdownWorkspace:
         (existing files are left alone)."""
         folder = self.agent_dir(agent)
         for sub in ("sessions", "memory", "summaries/L1", "summaries/L2", "bank/entities"):
-            (folder / sub).mkdir(parents=True, exist_ok=True)
+            make_private_dir(folder / sub)
         if not (folder / IDENTITY).exists():
             write_text(folder / IDENTITY, IDENTITY_TEMPLATE)
         if not (folder / brain.BRAIN.path).exists():
