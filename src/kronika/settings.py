@@ -48,6 +48,15 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "Default autonomy level: 0 read-only, 1 suggest, 2 auto, 3 full.",
         "workspace",
     ),
+    SettingSpec(
+        "secrets",
+        "redact",
+        "What a write does with a secret it recognises (API keys and tokens, private keys, "
+        "card numbers, passwords; see docs/reliability.md): redact replaces it with a marker "
+        "such as [secret: openai-key], refuse rejects the write naming the kind, allow "
+        "stores it as written.",
+        "workspace",
+    ),
     # embedding
     SettingSpec(
         "embedder",
@@ -362,6 +371,7 @@ class Settings:
     tenant: str = "default"
     default_agent: str = "default"
     autonomy: int = 2
+    secrets: str = "redact"
     embedder: str = "use-multilingual"
     embedder_threads: int = 1
     sync_interval: float = 1.0
@@ -452,6 +462,8 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError(f"setting {name!r} expects {kind.__name__}, got {value!r}") from exc
     if name == "autonomy" and coerced not in (0, 1, 2, 3):
         raise ConfigError("setting 'autonomy' must be 0, 1, 2 or 3")
+    if name == "secrets" and coerced not in ("redact", "refuse", "allow"):
+        raise ConfigError("setting 'secrets' must be 'redact', 'refuse' or 'allow'")
     if name == "fusion" and coerced not in FUSIONS:
         raise ConfigError(f"setting 'fusion' must be {' or '.join(map(repr, FUSIONS))}")
     if name == "llm_json_mode" and coerced not in ("json_object", "none"):

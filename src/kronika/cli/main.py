@@ -101,7 +101,9 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
     elif receipt.outcome == "proposed":
         render.out.print("Proposed; waiting for the user's approval.")
     elif item is not None:
-        render.out.print(f"{verbs.get(change, 'stored')}: {item.content}  [{item.id}]")
+        render.out.print(
+            f"{verbs.get(change, 'stored')}: {item.content}  [{item.id}]", markup=False
+        )
     return 0
 
 
@@ -119,7 +121,7 @@ def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
             }
         )
     elif item is not None:
-        render.out.print(f"noted in {item.provenance.citation()}  [{item.id}]")
+        render.out.print(f"noted in {item.provenance.citation()}  [{item.id}]", markup=False)
     return 0
 
 

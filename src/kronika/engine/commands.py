@@ -13,6 +13,7 @@ from kronika.core.commands import CommandKind, MemoryCommand
 from kronika.core.model import SessionStatus, Source
 from kronika.core.prompt import fact_line, render_brain
 from kronika.core.rules import fact_from_remember
+from kronika.engine.proposals import fact_of
 from kronika.engine.write import USER
 from kronika.errors import InvalidInput, NotFound
 from kronika.memory import Memory
@@ -174,7 +175,10 @@ class CommandRunner:
             )
         except InvalidInput as exc:
             return CommandResult(command, str(exc))
-        shown = f"{fact.key}: {fact.value}" if fact.key != "note" else fact.value
+        # what was stored (screened for secrets), not what was said
+        kept = receipt.item or fact_of(receipt.change)
+        key, value = (kept.key, kept.value or kept.content) if kept else (fact.key, fact.value)
+        shown = f"{key}: {value}" if key != "note" else value
         if receipt.outcome == "proposed":
             return CommandResult(command, reply("proposed", lang, what=shown))
         stored = receipt.item.id if receipt.item is not None else None

@@ -297,14 +297,19 @@ class Session:
     def _save(self, role: str, text: str, at: datetime) -> None:
         state = self._state
         header: tuple[tuple[str, str], ...] = ()
-        if state.session_id is None:
-            state.session_id = self._new_id(at)
+        session_id = state.session_id
+        if session_id is None:
+            session_id = self._new_id(at)
             header = (("source", "chat"), ("agent", self.agent), ("status", SessionStatus.OPEN))
-        state.count += 1
-        turn = TurnRecord(f"{state.session_id}_{state.count}", role, text, at)
-        change = AppendTurn(state.session_id, turn, at, header)
-        self.memory.memory_write(self.agent, "sessions", change, SYSTEM)
-        state.window.append(WindowMessage(role, text, state.count))
+        index = state.count + 1
+        turn = TurnRecord(f"{session_id}_{index}", role, text, at)
+        change = AppendTurn(session_id, turn, at, header)
+        # a refused write (secrets = "refuse") leaves the session as it was
+        stored = self.memory.memory_write(self.agent, "sessions", change, SYSTEM).change
+        if isinstance(stored, AppendTurn):  # the window holds what the transcript holds:
+            text = stored.turn.content  # a redacted secret is not sent to the model either
+        state.session_id, state.count = session_id, index
+        state.window.append(WindowMessage(role, text, index))
         state.last_at = at
 
     def _resume(self, session_id: str, turns: list[MemoryItem]) -> None:

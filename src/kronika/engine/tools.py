@@ -15,6 +15,7 @@ from typing import Any
 
 from kronika.core.model import Source
 from kronika.core.prompt import fact_line
+from kronika.engine.proposals import fact_of
 from kronika.errors import KronikaError
 from kronika.memory import Memory
 from kronika.providers.jsonout import validate
@@ -162,13 +163,13 @@ def _run(memory: Memory, agent: str, name: str, args: dict[str, Any]) -> dict[st
         source_agent=agent,
         tags=("tool",),
     )
-    stored = receipt.item
+    stored = receipt.item or fact_of(receipt.change)  # screened for secrets, as written
     return {
         "ok": True,
         "outcome": receipt.outcome,
-        "id": stored.id if stored is not None else None,
+        "id": receipt.item.id if receipt.item is not None else None,
         "proposal": receipt.proposal,
-        "stored": fact_line(stored)[2:] if stored is not None else value,
+        "stored": fact_line(stored)[2:] if stored is not None else None,
     }
 
 

@@ -25,6 +25,13 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem, SessionRecord, TurnRecord
+from kronika.core.screening import (
+    screen_fields,
+    screen_item,
+    screen_session,
+    screen_text,
+    screen_turn,
+)
 from kronika.engine.redacting import apply_forget
 from kronika.errors import InvalidInput, PermissionDenied
 from kronika.ports import AuditEntry, AuditLog, Clock
@@ -191,6 +198,35 @@ def describe_change(change: Change) -> tuple[str, str | None, str]:
             return "restore_file", None, f"{path} ({len(text)} characters)"
 
 
+def screen_change(change: Change, mode: str) -> Change:
+    """``change`` with every text it would write screened for secrets (the ``secrets``
+    setting, :mod:`kronika.core.screening`): before the audit, a proposal or a file."""
+    match change:
+        case AddFact(item):
+            return AddFact(screen_item(item, mode))
+        case TouchFact(item):
+            return TouchFact(screen_item(item, mode))
+        case SupersedeFact(old_id, new):
+            return SupersedeFact(old_id, screen_item(new, mode))
+        case AppendNote(item):
+            return AppendNote(screen_item(item, mode))
+        case AppendTurn(_, turn, _, _):
+            return replace(change, turn=screen_turn(turn, mode))
+        case UpdateSession(_, fields):
+            return replace(change, fields=screen_fields(fields, mode))
+        case WriteSummary(_, text, fields):
+            kept = tuple((name, screen_text(value, mode)) for name, value in fields)
+            return replace(change, text=screen_text(text, mode), fields=kept)
+        case WriteSession(session):
+            return WriteSession(screen_session(session, mode))
+        case SetActiveContext(text):
+            return SetActiveContext(screen_text(text, mode))
+        case RestoreFile(_, text):
+            return replace(change, text=screen_text(text, mode))
+        case ArchiveFacts() | RemoveItem() | ForgetItems():
+            return change  # nothing new is written (a forget only takes text out)
+
+
 class MemoryWriter:
     """Applies :data:`Change` values to the workspace; the only code that writes memory."""
 
@@ -216,7 +252,9 @@ class MemoryWriter:
     def memory_write(
         self, target_agent: str, section: str, content: Change, source_agent: str = USER
     ) -> WriteReceipt:
-        """Check permissions, apply ``content`` to ``target_agent``'s memory, audit it."""
+        """Screen ``content`` for secrets, check permissions, apply it to
+        ``target_agent``'s memory, audit it."""
+        content = screen_change(content, self._settings.secrets)
         self._workspace.require_agent(target_agent)
         action, item_id, summary = describe_change(content)
         outcome = self._decide(target_agent, content, source_agent)

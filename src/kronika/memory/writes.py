@@ -24,8 +24,8 @@ from kronika.core.prompt import (
     choose_archive,
     render_brain,
 )
+from kronika.core.screening import screen_item
 from kronika.core.sections import guess_section, parse_section
-from kronika.core.text import normalize_key
 from kronika.engine.forgetting import ForgetReceipt, find_items, forgotten_phrases
 from kronika.engine.proposals import Proposal, fact_of
 from kronika.engine.redacting import plan_forget, snapshot
@@ -150,6 +150,8 @@ class MemoryWrites(MemoryBase):
         self, agent: str, section: str, item: MemoryItem, now: datetime, source_agent: str
     ) -> WriteReceipt:
         self._indexer.sync_agent(agent, paths=["brain.md", "brain_archive.md"])
+        # screened before the duplicate check, so a redacted fact said twice is one fact
+        item = screen_item(item, self.settings.secrets)
         change = self._fact_change(agent, item, now)
         receipt = self._writer.memory_write(agent, section, change, source_agent)
         if receipt.outcome == "applied":

@@ -16,6 +16,7 @@ from pathlib import Path
 from kronika.errors import WorkspaceError
 from kronika.ports import AuditEntry
 from kronika.stores.markdown.atomic import atomic_write_text
+from kronika.stores.private import make_private_dir, open_private
 
 
 class JsonlAuditLog:
@@ -29,8 +30,9 @@ class JsonlAuditLog:
         record["at"] = entry.at.isoformat()
         line = json.dumps(record, ensure_ascii=False) + "\n"
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            with self.path.open("a", encoding="utf-8") as handle:
+            make_private_dir(self.path.parent)
+            fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
+            with open(fd, "a", encoding="utf-8") as handle:
                 handle.write(line)
                 handle.flush()
                 os.fsync(handle.fileno())
