@@ -158,6 +158,17 @@ def test_the_sentence_a_model_paraphrased_into_a_fact_is_redacted_whole(memory: 
     assert ("sessions/" + sid + ".md", "redacted") in {(p.path, p.action) for p in receipt.places}
 
 
+def test_a_value_too_short_to_look_for_takes_the_sentence_it_was_said_in(memory: Memory) -> None:
+    session = Session(memory)
+    session.user("My name is Al. I like Algebra and Al Green.")
+    sid = session.session_id or ""
+    session.close()  # the rules learn name: Al
+    assert _values(memory, "name") == ["Al"]
+    memory.forget(key="name")
+    [turn] = memory.load_session(sid)
+    assert turn.content == "[forgotten] I like Algebra and Al Green."
+
+
 def test_the_audit_trail_records_that_something_was_forgotten_not_what(memory: Memory) -> None:
     memory.remember(key="preference", value=WORD, multi=True)
     receipt = memory.forget(key="preference", value=WORD)
