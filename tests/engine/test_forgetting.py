@@ -126,6 +126,22 @@ def test_forgetting_redacts_every_file_and_recall_at_once(memory: Memory) -> Non
     assert all(WORD not in h.item.content.casefold() for h in memory.recall(WORD, k=50).hits)
 
 
+def test_forget_that_right_after_remember_leaves_no_trace_in_the_transcript(
+    memory: Memory,
+) -> None:
+    chat = ChatAgent(Session(memory), None)
+    assert chat.send(f"Remember that I prefer {WORD}.").text.startswith("Remembered")
+    assert WORD in chat.send("Forget that.").text
+    assert memory.facts() == [] and _mentions(memory) == []
+    said = [t.content for t in memory.load_session(chat.session.session_id or "")]
+    assert said == [
+        "Remember that I prefer [forgotten].",
+        "Remembered: preference: [forgotten]",
+        "Forget that.",
+        "Forgotten:\n- preference: [forgotten]",
+    ]
+
+
 def test_a_forget_the_model_makes_with_its_tool_is_redacted_from_its_answer(
     memory: Memory, settings: Settings
 ) -> None:
