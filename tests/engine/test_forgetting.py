@@ -78,6 +78,15 @@ def test_the_tool_the_command_and_the_api_forget_alike(memory: Memory) -> None:
         memory.forget("f-1", topic="tea")
 
 
+def test_a_statement_names_the_fact_whatever_language_its_key_is_in(memory: Memory) -> None:
+    memory.remember(key="nombre", value="Lucas")
+    memory.remember(key="city", value="Kraków")
+    receipt = memory.forget(topic="my name is lucas.")
+    assert [f.key for f in receipt.items] == ["nombre"]
+    assert [f.key for f in memory.facts()] == ["city"]
+    assert [f.value for f in memory.forget(value="kraków!").items] == ["Kraków"]
+
+
 def test_a_topic_that_names_only_a_key_forgets_the_key_and_its_history(memory: Memory) -> None:
     memory.remember(key="job", value="baker")
     memory.remember(key="job", value="engineer at Acme")

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from kronika.core.commands import CommandKind, detect_command
+from kronika.core.dedup import key_concept, same_text
 from kronika.core.matching import topic_overlap, topic_section, words
 from kronika.core.model import ItemType, MemoryItem
 from kronika.core.redaction import MIN_PHRASE_CHARS, phrase_pattern
@@ -132,8 +133,9 @@ def find_items(
 def facts_for_topic(
     topic: str, current: Sequence[MemoryItem], pool: Sequence[MemoryItem]
 ) -> list[MemoryItem]:
-    """What a spoken topic names, among ``current`` facts (Brain and archive), with
-    their history from ``pool`` (every fact file)."""
+    """What a spoken topic names among ``pool`` (every fact file), with the history that
+    goes with it; a section name takes the section's ``current`` facts (Brain and
+    archive)."""
     said = fact_from_remember(topic)
     if said.key != "note":
         exact = [f for f in pool if _holds(f, said.key, said.value)]
@@ -172,15 +174,19 @@ def _value(fact: MemoryItem) -> str:
 
 
 def _same(fact: MemoryItem, value: str) -> bool:
-    return " ".join(_value(fact).split()).casefold() == " ".join(value.split()).casefold()
+    """One value written two ways (case, spacing, punctuation: :func:`same_text`)."""
+    return same_text(_value(fact), value)
 
 
 def _holds(fact: MemoryItem, key: str, value: str) -> bool:
-    return (
-        bool(fact.key)
-        and normalize_key(fact.key or "") == normalize_key(key)
-        and (_same(fact, value))
-    )
+    """Whether ``fact`` is ``key: value``, its key written as is or naming the same
+    concept (``nombre`` and ``name``: :func:`key_concept`)."""
+    if not fact.key or not _same(fact, value):
+        return False
+    if normalize_key(fact.key) == normalize_key(key):
+        return True
+    concept = key_concept(fact.key)
+    return concept is not None and concept == key_concept(key)
 
 
 # --------------------------------------------------------------------------- phrases
