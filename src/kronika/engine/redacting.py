@@ -68,7 +68,8 @@ class ForgetPlan:
         if self.proposals is not None:
             found.append(self.proposals.place)
         if self.audit_entries:
-            found.append(ForgetPlace("audit.jsonl", "redacted", self.audit_entries, 0))
+            entries = self.audit_entries  # one line each
+            found.append(ForgetPlace("audit.jsonl", "redacted", entries, entries))
         return tuple(found)
 
 
