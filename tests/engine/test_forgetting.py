@@ -194,6 +194,16 @@ def test_a_value_too_short_to_look_for_takes_the_sentence_it_was_said_in(memory:
     assert turn.content == "[forgotten] I like Algebra and Al Green."
 
 
+def test_a_summary_forgotten_by_id_is_deleted_and_leaves_the_index(memory: Memory) -> None:
+    change = WriteSummary("summaries/L1/a.md", f"Ana drinks {WORD} daily.", ())
+    memory.memory_write("default", "summaries", change, SYSTEM)
+    [hit] = memory.recall(WORD, k=5).hits
+    receipt = memory.forget(hit.item.id)
+    assert [(p.path, p.action) for p in receipt.places] == [("summaries/L1/a.md", "deleted")]
+    assert receipt.index_removed == 1 and memory.recall(WORD, k=5).hits == ()
+    assert _mentions(memory) == []
+
+
 def test_the_audit_trail_records_that_something_was_forgotten_not_what(memory: Memory) -> None:
     memory.remember(key="preference", value=WORD, multi=True)
     receipt = memory.forget(key="preference", value=WORD)
