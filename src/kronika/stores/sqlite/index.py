@@ -411,7 +411,7 @@ class SqliteIndex:
         with self._reading() as conn, read_transaction(conn):
             assert isinstance(self._path, Path)
             if kind == "vectors":
-                scrub.rewrite_vectors(conn, self._path, self._identity, self._model, self._dim)
+                scrub.zero_vectors(conn, self._path, self._identity, self._model, self._dim)
             else:
                 scrub.rewrite_bm25(conn, self._path, self._identity, self._tokenizer)
 

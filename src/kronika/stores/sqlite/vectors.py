@@ -118,10 +118,6 @@ class VectorSnapshot:
         gone |= np.isin(self.rowids, newer.rowids)
         return self._drop(gone)._append(newer)
 
-    def without(self, rowids: Rowids) -> VectorSnapshot:
-        """This snapshot with the rows of ``rowids`` dead (rowids it lacks are ignored)."""
-        return self._drop(np.isin(self.rowids, rowids))
-
     def to_saved(self) -> tuple[Arrays, Arrays, dict[str, Any]]:
         """The live rows as a saved copy's parts (:mod:`.saved`): mapped, arrays, meta."""
         live = self.live if self.dead else None
