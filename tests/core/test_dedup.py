@@ -288,3 +288,9 @@ def test_archived_facts_are_matched_exactly_only() -> None:
     assert place_fact(_fact(None, "Likes green tea!"), [], [archived]) == Refresh(archived)
     near = _fact(None, "The user likes green tea")
     assert place_fact(near, [], [archived]) == Add(near)
+
+
+def test_an_archived_key_of_the_concept_is_not_taken() -> None:
+    archived = _fact("nombre", "Lucas", fact_id="f-1")
+    new = _fact("name", "Ana")
+    assert place_fact(new, [], [archived]) == Add(new)
