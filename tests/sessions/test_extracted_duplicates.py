@@ -129,22 +129,24 @@ def test_a_near_duplicate_sibling_from_the_model_replaces_the_extracted_one(
 
 
 def test_the_model_never_rewords_what_the_person_said(
-    memory: Memory, llm: LLM, brainy: Brainy
+    memory: Memory, llm: LLM, brainy: Brainy, clock: FrozenClock
 ) -> None:
     memory.remember("I drink green tea every morning")
     brainy.extractions = [
-        _extraction({"tag": "CORE", "key": "habit", "value": "drinks green tea every morning"}),
+        _extraction({"tag": "CORE", "key": "habit", "value": "I drink green tea every morning."}),
         _extraction(
             {"tag": "CORE", "key": "note", "value": "The user: I drink green tea every morning!"}
         ),
     ]
     for _ in range(2):
+        clock.advance(hours=1)
         session = Session(memory, llm=llm)
         session.user("Tea time.")
-        session.close()
-    values = [v for _, v in _current(memory)]
-    assert "I drink green tea every morning" in values
-    assert not any("The user" in v for v in values)
+        report = session.close()
+        assert report is not None and report.sessions[0].written[0].startswith("= ")
+    assert _current(memory) == [("", "I drink green tea every morning")]
+    (fact,) = memory.facts()
+    assert fact.updated_at == clock.now() > fact.created_at
 
 
 def test_a_person_giving_a_new_value_still_supersedes(memory: Memory, clock: FrozenClock) -> None:
