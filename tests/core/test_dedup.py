@@ -290,7 +290,11 @@ def test_archived_facts_are_matched_exactly_only() -> None:
     assert place_fact(near, [], [archived]) == Add(near)
 
 
-def test_an_archived_key_of_the_concept_is_not_taken() -> None:
-    archived = _fact("nombre", "Lucas", fact_id="f-1")
-    new = _fact("name", "Ana")
-    assert place_fact(new, [], [archived]) == Add(new)
+def test_an_archived_key_of_the_concept_is_taken_too() -> None:
+    brain = _fact("nombre", "Lucas", fact_id="f-1")
+    archived = _fact("nombre", "Lucas", fact_id="f-2")
+    placed = place_fact(_fact("name", "Ana"), [], [archived])
+    assert isinstance(placed, Replace) and placed.old is archived
+    assert placed.new.key == "nombre"
+    placed = place_fact(_fact("name", "Ana"), [brain], [archived])
+    assert isinstance(placed, Replace) and placed.old is brain  # the Brain's first

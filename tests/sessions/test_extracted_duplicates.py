@@ -9,6 +9,7 @@ from typing import Any
 from kronika import Memory, build_memory
 from kronika.app import build_llm
 from kronika.engine.session import Session
+from kronika.engine.write import ArchiveFacts
 from kronika.ports import LLM
 from kronika.settings import Settings
 from kronika.testing import FrozenClock, ScriptedChatServer
@@ -56,6 +57,18 @@ def test_the_rule_extractor_reuses_polish_ukrainian_and_spanish_keys(
         ("ім'я", "Оксана"),
     ]
     assert [f.value for f in memory.history("miasto")] == ["Kraków", "Berlin"]
+
+
+def test_an_archived_key_of_the_concept_gets_the_new_value(
+    memory: Memory, clock: FrozenClock
+) -> None:
+    lucas = memory.remember("Lucas", key="nombre").item
+    assert lucas is not None
+    memory.memory_write("default", "Brain", ArchiveFacts((lucas.id,)))
+    clock.advance(hours=1)
+    _without_model(memory, "My name is Ana.")
+    assert _current(memory) == [("nombre", "Ana")]
+    assert [f.value for f in memory.history("nombre")] == ["Lucas", "Ana"]
 
 
 def test_the_same_statement_in_another_language_is_not_a_second_key(memory: Memory) -> None:

@@ -9,7 +9,7 @@ Three rules, applied in this order by :func:`place_fact`:
    are one value. Under the same key (or both without one) the fact is only refreshed.
 2. **Same concept (extracted facts only).** A key the rule extractor or a model chose
    (``source=auto``) that no current fact uses, but that names the same concept as the
-   key of a Brain fact (``name`` / ``nombre`` / ``imię`` / ``ім'я``, ``location`` / ``city`` /
+   key of a current fact (``name`` / ``nombre`` / ``imię`` / ``ім'я``, ``location`` / ``city`` /
    ``ciudad`` / ``miasto`` …, see :data:`kronika.core.rule_phrases.KEY_NAMES`), takes
    that key: the new value then refreshes or supersedes the old one instead of
    standing beside it. Keys the person chose are never renamed.
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -235,7 +235,7 @@ def place_fact(
     facts = [*brain, *archive]
     extracted = item.source is Source.AUTO
     if extracted and item.key:
-        item = _with_concept_key(item, facts, brain)
+        item = _with_concept_key(item, facts)
     wanted = normalize_key(item.key) if item.key else None
     value = item.value if item.value is not None else item.content
     for fact in facts:
@@ -256,20 +256,18 @@ def _key_of(fact: MemoryItem) -> str | None:
     return normalize_key(fact.key) if fact.key else None
 
 
-def _with_concept_key(
-    item: MemoryItem, facts: Iterable[MemoryItem], brain: Iterable[MemoryItem]
-) -> MemoryItem:
-    """``item`` under the key of a Brain fact of its concept, when no current fact (of
-    ``facts``) uses its own key. An archived fact's key is not taken: its value can only
-    be superseded from the Brain."""
+def _with_concept_key(item: MemoryItem, facts: Sequence[MemoryItem]) -> MemoryItem:
+    """``item`` under the key of the first of ``facts`` naming its concept, when none of
+    ``facts`` uses its own key."""
     key = normalize_key(item.key or "")
-    if any(fact.key and normalize_key(fact.key) == key for fact in facts):
+    keyed = [fact for fact in facts if fact.key]
+    if any(normalize_key(fact.key or "") == key for fact in keyed):
         return item
     concept = key_concept(key)
     if concept is None:
         return item
-    for fact in brain:
-        if fact.key and key_concept(fact.key) == concept:
+    for fact in keyed:
+        if key_concept(fact.key or "") == concept:
             return _under_key_of(fact, item)
     return item
 
