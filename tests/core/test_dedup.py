@@ -16,6 +16,7 @@ from kronika.core.dedup import (
     Replace,
     content_words,
     key_concept,
+    key_in_use,
     overlap,
     place_fact,
     same_form,
@@ -298,3 +299,12 @@ def test_an_archived_key_of_the_concept_is_taken_too() -> None:
     assert placed.new.key == "nombre"
     placed = place_fact(_fact("name", "Ana"), [brain], [archived])
     assert isinstance(placed, Replace) and placed.old is brain  # the Brain's first
+
+
+def test_key_in_use_names_the_fact_of_the_concept() -> None:
+    city = _fact("miasto", "Kraków", fact_id="f-1")
+    drink = _fact("drink", "tea", fact_id="f-2")
+    assert key_in_use("city", [drink, city]) is city
+    assert key_in_use("miasto", [drink, city]) is None  # the key itself is in use
+    assert key_in_use("drink", [drink, city]) is None
+    assert key_in_use("beverage", [drink, city]) is None  # no known concept

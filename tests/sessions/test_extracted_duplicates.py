@@ -169,3 +169,23 @@ def test_a_person_giving_a_new_value_still_supersedes(memory: Memory, clock: Fro
     memory.remember("Ana", key="name")  # a key the person chose is theirs
     assert sorted(_current(memory)) == [("name", "Ana"), ("nombre", "Ana")]
     assert [f.value for f in memory.history("nombre")] == ["Lucas", "Ana"]
+
+
+def test_the_model_forgetting_a_key_of_the_concept_forgets_the_fact(
+    memory: Memory, llm: LLM, brainy: Brainy
+) -> None:
+    _without_model(memory, "I live in Berlin. I like jazz.")
+    brainy.extractions = [
+        _extraction({"tag": "DELETE", "key": "city", "value": ""}),  # the queued session
+        _extraction(
+            {"tag": "DELETE", "key": "city", "value": ""},
+            {"tag": "DELETE", "key": "likes", "value": ""},  # not every preference
+        ),
+    ]
+    session = Session(memory, llm=llm)
+    session.user("Berlin is over for me.")
+    report = session.close()
+    assert report is not None
+    assert [o.written for o in report.sessions] == [("- location",), ()]
+    assert _current(memory) == [("preference", "jazz")]
+    assert memory.history("location") == []

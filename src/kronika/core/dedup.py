@@ -256,20 +256,23 @@ def _key_of(fact: MemoryItem) -> str | None:
     return normalize_key(fact.key) if fact.key else None
 
 
-def _with_concept_key(item: MemoryItem, facts: Sequence[MemoryItem]) -> MemoryItem:
-    """``item`` under the key of the first of ``facts`` naming its concept, when none of
-    ``facts`` uses its own key."""
-    key = normalize_key(item.key or "")
+def key_in_use(key: str, facts: Sequence[MemoryItem]) -> MemoryItem | None:
+    """The first of ``facts`` whose key names the concept of ``key`` (:func:`key_concept`),
+    when none of them uses ``key`` itself; else None."""
+    wanted = normalize_key(key)
     keyed = [fact for fact in facts if fact.key]
-    if any(normalize_key(fact.key or "") == key for fact in keyed):
-        return item
-    concept = key_concept(key)
+    if any(normalize_key(fact.key or "") == wanted for fact in keyed):
+        return None
+    concept = key_concept(wanted)
     if concept is None:
-        return item
-    for fact in keyed:
-        if key_concept(fact.key or "") == concept:
-            return _under_key_of(fact, item)
-    return item
+        return None
+    return next((fact for fact in keyed if key_concept(fact.key or "") == concept), None)
+
+
+def _with_concept_key(item: MemoryItem, facts: Sequence[MemoryItem]) -> MemoryItem:
+    """``item`` under the key in use for its concept (:func:`key_in_use`), if any."""
+    fact = key_in_use(item.key or "", facts)
+    return item if fact is None else _under_key_of(fact, item)
 
 
 def _under_key_of(fact: MemoryItem, item: MemoryItem) -> MemoryItem:
@@ -312,6 +315,7 @@ __all__ = [
     "content_words",
     "fact_words",
     "key_concept",
+    "key_in_use",
     "overlap",
     "place_fact",
     "same_form",
