@@ -22,6 +22,7 @@ from kronika.app import build_memory, init_workspace
 from kronika.cli import render
 from kronika.cli.chat import register_chat_commands
 from kronika.cli.commands_data import register_data_commands
+from kronika.cli.forgetting import print_receipt, receipt_json
 from kronika.cli.proposals import register_proposal_commands
 from kronika.memory import Memory
 from kronika.settings import Settings, load_settings
@@ -100,7 +101,9 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
     elif receipt.outcome == "proposed":
         render.out.print("Proposed; waiting for the user's approval.")
     elif item is not None:
-        render.out.print(f"{verbs.get(change, 'stored')}: {item.content}  [{item.id}]")
+        render.out.print(
+            f"{verbs.get(change, 'stored')}: {item.content}  [{item.id}]", markup=False
+        )
     return 0
 
 
@@ -118,7 +121,7 @@ def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
             }
         )
     elif item is not None:
-        render.out.print(f"noted in {item.provenance.citation()}  [{item.id}]")
+        render.out.print(f"noted in {item.provenance.citation()}  [{item.id}]", markup=False)
     return 0
 
 
@@ -130,12 +133,13 @@ def _print_write_notes(notes: tuple[str, ...]) -> None:
 
 def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as memory:
-        removed = memory.forget(args.id, key=args.key, agent=args.agent)
+        receipt = memory.forget(
+            args.id, key=args.key, value=args.value, topic=args.topic, agent=args.agent
+        )
     if args.json:
-        render.print_json({"forgotten": render.items_json(removed)})
+        render.print_json(receipt_json(receipt))
     else:
-        for item in removed:
-            render.out.print(f"forgotten: {item.content}  [{item.id}]")
+        print_receipt(receipt)
     return 0
 
 
@@ -379,9 +383,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("note", cmd_note, "retain a note in today's daily log")
     p.add_argument("text", nargs="+")
 
-    p = add("forget", cmd_forget, "forget an item by id, or every value of a fact key")
+    p = add("forget", cmd_forget, "forget an item, a key, a value or a topic, with a receipt")
     p.add_argument("id", nargs="?", help="item id (see `kronika list` / `recall --json`)")
     p.add_argument("--key", help="forget this fact key, its history included")
+    p.add_argument("--value", help="forget only this value (of --key, or of any key)")
+    p.add_argument("--topic", help="forget what these words name, as said in a conversation")
 
     p = add("recall", cmd_recall, "find the memories that best match a query")
     p.add_argument("query", nargs="+")

@@ -42,6 +42,7 @@ from kronika.stores.markdown.layout import (
     validate_agent_name,
 )
 from kronika.stores.markdown.lines import ParsedItems, split_lines
+from kronika.stores.private import make_private_dir
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # any time: only the ids of a parse are used
 
@@ -91,7 +92,7 @@ class MarkdownWorkspace:
         return self._root.is_dir()
 
     def initialize(self) -> None:
-        self._root.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self._root)
 
     def agents(self) -> list[str]:
         if not self._root.is_dir():
@@ -123,7 +124,7 @@ class MarkdownWorkspace:
         (existing files are left alone)."""
         folder = self.agent_dir(agent)
         for sub in ("sessions", "memory", "summaries/L1", "summaries/L2", "bank/entities"):
-            (folder / sub).mkdir(parents=True, exist_ok=True)
+            make_private_dir(folder / sub)
         if not (folder / IDENTITY).exists():
             write_text(folder / IDENTITY, IDENTITY_TEMPLATE)
         if not (folder / brain.BRAIN.path).exists():
