@@ -40,11 +40,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kronika.bench.report import table
-from kronika.errors import KronikaError
+from kronika.errors import KronikaError, NotFound
 from kronika.settings import Settings
+
+if TYPE_CHECKING:
+    from kronika.core.model import MemoryItem
+    from kronika.engine.write import WriteReceipt
+    from kronika.memory import Memory
 
 Progress = Callable[[str, int, int], None]
 
@@ -111,7 +116,7 @@ def writer_main(argv: Sequence[str]) -> int:
     return 0
 
 
-def _fact_id(receipt: Any) -> str | None:
+def _fact_id(receipt: WriteReceipt) -> str | None:
     return None if receipt.item is None else str(receipt.item.id)
 
 
@@ -243,11 +248,11 @@ def check_workspace(trial: int, settings: Settings, events: list[Event]) -> Tria
     return result
 
 
-def _current(memory: Any, key: str) -> list[Any]:
+def _current(memory: Memory, key: str) -> list[MemoryItem]:
     return [f for f in memory.facts() if f.key == key]
 
 
-def _check_state(memory: Any, events: list[Event], result: TrialResult, label: str = "") -> None:
+def _check_state(memory: Memory, events: list[Event], result: TrialResult, label: str = "") -> None:
     shared = _current(memory, SHARED_KEY)
     if len(shared) != 1:
         result.fail("one value", f"{SHARED_KEY} has {len(shared)} current values{label}")
@@ -269,9 +274,7 @@ def _check_state(memory: Any, events: list[Event], result: TrialResult, label: s
     _check_intervals(memory, history, result, label)
 
 
-def _indexed(memory: Any, item_id: str | None) -> bool:
-    from kronika.errors import NotFound
-
+def _indexed(memory: Memory, item_id: str | None) -> bool:
     if item_id is None:
         return False
     try:
@@ -282,7 +285,7 @@ def _indexed(memory: Any, item_id: str | None) -> bool:
 
 
 def _check_own_key(
-    memory: Any, events: list[Event], writer: int, result: TrialResult, label: str
+    memory: Memory, events: list[Event], writer: int, result: TrialResult, label: str
 ) -> None:
     own = [e for e in events if e.op in ("own", "forget")]
     if not own:
@@ -303,7 +306,9 @@ def _check_own_key(
             result.fail("acknowledged", f"k{writer}={e.value} is missing{label}")
 
 
-def _check_intervals(memory: Any, history: list[Any], result: TrialResult, label: str) -> None:
+def _check_intervals(
+    memory: Memory, history: list[MemoryItem], result: TrialResult, label: str
+) -> None:
     starts = [h.valid_from or h.created_at for h in history]
     for older, newer in zip(history, history[1:], strict=False):
         if older.valid_to is None or older.valid_to != (newer.valid_from or newer.created_at):
@@ -321,14 +326,14 @@ def _check_intervals(memory: Any, history: list[Any], result: TrialResult, label
             result.fail("intervals", f"as of {moment.isoformat()}: {found}{label}")
 
 
-def _as_of(memory: Any, moment: datetime) -> list[str]:
+def _as_of(memory: Memory, moment: datetime) -> list[str]:
     hits = memory.recall(
         SHARED_KEY, k=50, keys=[SHARED_KEY], as_of=moment, record_access=False
     ).hits
     return sorted(str(h.item.value) for h in hits if h.item.key == SHARED_KEY)
 
 
-def _answers(memory: Any, events: list[Event]) -> dict[str, Any]:
+def _answers(memory: Memory, events: list[Event]) -> dict[str, Any]:
     """What the index answers: current and past values of every key, and what it holds."""
     keys = [SHARED_KEY, *sorted({f"k{e.writer}" for e in events})]
     out: dict[str, Any] = {"count": memory.count()}
