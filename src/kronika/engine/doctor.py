@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import json
 import os
-import stat
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from kronika.stores.audit import parse_line
 from kronika.stores.markdown import brain
 from kronika.stores.markdown.layout import CORRUPT_DIR, SourceKind, classify
 from kronika.stores.markdown.workspace import MarkdownWorkspace
+from kronika.stores.private import loose_modes
 
 PROBLEM = "problem"
 """Something is wrong: memory may be lost, wrong or unreadable."""
@@ -378,16 +378,13 @@ def _check_copies(home: Path) -> list[Finding]:
 
 def _check_permissions(home: Path) -> list[Finding]:
     unusable: list[str] = []
-    shared: list[str] = []
     for path in [home, *home.rglob("*")]:
         if path.is_symlink():
             continue
-        mode = path.stat().st_mode
         wanted = os.R_OK | os.W_OK | (os.X_OK if path.is_dir() else 0)
         if not os.access(path, wanted):
             unusable.append(str(path.relative_to(home)) or ".")
-        elif mode & (stat.S_IRWXG | stat.S_IRWXO):
-            shared.append(str(path.relative_to(home)) or ".")
+    shared = [str(path.relative_to(home)) or "." for path, _mode in loose_modes(home)]
     findings = []
     if unusable:
         findings.append(
@@ -405,10 +402,10 @@ def _check_permissions(home: Path) -> list[Finding]:
                 "permissions",
                 WARNING,
                 ", ".join(shared[:5]) + (" …" if len(shared) > 5 else ""),
-                f"{len(shared)} file(s) or folder(s) can be read by other users of this "
+                f"{len(shared)} file(s) or folder(s) can be used by other users of this "
                 "computer; memory may hold private things",
-                "`chmod 600` the files and `chmod 700` the folders",
-                "allow only you: files 0600, folders 0700",
+                "`chmod -R go-rwx` the workspace",
+                "take the group's and others' access away",
             )
         )
     return findings

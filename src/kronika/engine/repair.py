@@ -10,7 +10,6 @@ it is left, and said.
 from __future__ import annotations
 
 import os
-import stat
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,6 +19,7 @@ from kronika.stores.markdown import brain
 from kronika.stores.markdown.files import read_source, write_text
 from kronika.stores.markdown.meta import decode_meta, split_meta, split_torn
 from kronika.stores.markdown.workspace import MarkdownWorkspace
+from kronika.stores.private import tighten_modes, write_private_bytes
 
 
 def set_aside_torn_audit_lines(path: Path, now: datetime | None = None) -> Path | None:
@@ -34,9 +34,9 @@ def set_aside_torn_audit_lines(path: Path, now: datetime | None = None) -> Path 
         return None
     stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S%fZ")
     copy = path.with_name(f"{path.name}.damaged-{stamp}")
-    copy.write_bytes(raw)
+    write_private_bytes(copy, raw)
     pending = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    pending.write_bytes(fixed)
+    write_private_bytes(pending, fixed)
     os.replace(pending, path)
     return copy
 
@@ -72,20 +72,6 @@ def _torn_line(line: str) -> bool:
     except ValueError:
         return True
     return False
-
-
-def chmod_private(home: Path) -> int:
-    """Files 0600, folders 0700 under ``home``; returns how many changed."""
-    changed = 0
-    for path in [home, *home.rglob("*")]:
-        if path.is_symlink():
-            continue
-        mode = stat.S_IMODE(path.stat().st_mode)
-        want = 0o700 if path.is_dir() else (mode & 0o700) | 0o600
-        if mode != want:
-            path.chmod(want)
-            changed += 1
-    return changed
 
 
 def repair(
@@ -132,8 +118,8 @@ def repair(
             (home / finding.where).unlink(missing_ok=True)
             done.append(f"{finding.where}: deleted the broken saved copy")
     if any(f.check == "permissions" and f.repair for f in examined.findings):
-        changed = chmod_private(home)
-        done.append(f"permissions: {changed} file(s) and folder(s) now private to you")
+        changed = tighten_modes(home)
+        done.append(f"permissions: {len(changed)} file(s) and folder(s) now yours alone")
     if any(f.where == "index.sqlite" for f in examined.findings):
         done.append(rebuild_index())
     elif done or "index" in checks:
