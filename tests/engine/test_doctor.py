@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
-from kronika import Memory
+from kronika import Memory, build_memory
 from kronika.engine.doctor import PROBLEM, WARNING, Examined, examine
 from kronika.engine.repair import repair
 from kronika.ports import AuditEntry
@@ -146,3 +147,23 @@ def test_files_others_can_read_are_a_warning_and_fix_makes_them_private(memory: 
     _repair(memory, found)
     assert brain.stat().st_mode & 0o777 == 0o600
     assert _examine(memory).findings == ()
+
+
+def test_recall_through_the_api_heals_a_damaged_index(memory: Memory) -> None:
+    for n in range(5):
+        memory.remember(f"I like thing {n}, tea {n}", key=f"like{n}")
+    index = memory.settings.home / "index.sqlite"
+    memory.close()
+    with sqlite3.connect(index) as conn:
+        size = conn.execute("PRAGMA page_size").fetchone()[0]
+        (root,) = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'items'").fetchone()
+    conn.close()
+    with index.open("r+b") as handle:
+        for offset in (0, 8, 100):
+            handle.seek((root - 1) * size + offset)
+            handle.write(b"\xde\xad\xbe\xef\x01\x02\x03\x04")
+    with build_memory(memory.settings) as again:
+        hits = again.recall("thing tea", k=10).hits
+        assert len(hits) == 5
+        assert any("rebuilt from the Markdown" in note for note in again.notes)
+    assert list(index.parent.glob("index.sqlite.corrupt-*"))

@@ -47,15 +47,10 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
         done: list[str] = []
         after = found
         if args.fix and found.findings:
-            done = repair(
-                memory.workspace,
-                found,
-                audit_path=home / AUDIT_FILE,
-                home=home,
-                rebuild_index=lambda: memory.heal_index("PRAGMA integrity_check failed"),
-                sync_index=lambda: _sync(memory),
-            )
+            with memory.lock:
+                done = _repair(memory, found, home)
             after = _examine(memory, home)
+
     remaining = {(f.check, f.where, f.what) for f in after.findings}
     findings = [
         {**asdict(f), "fixed": args.fix and (f.check, f.where, f.what) not in remaining}
@@ -79,6 +74,17 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
 
 def _examine(memory: Memory, home: Path) -> Examined:
     return examine(memory.workspace, memory.index, audit_path=home / AUDIT_FILE, home=home)
+
+
+def _repair(memory: Memory, found: Examined, home: Path) -> list[str]:
+    return repair(
+        memory.workspace,
+        found,
+        audit_path=home / AUDIT_FILE,
+        home=home,
+        rebuild_index=lambda: memory.heal_index("PRAGMA integrity_check failed"),
+        sync_index=lambda: _sync(memory),
+    )
 
 
 def _sync(memory: Memory) -> None:

@@ -354,7 +354,8 @@ def _ends_line(path: Path) -> bool:
 
 def _check_copies(home: Path) -> list[Finding]:
     findings = []
-    for described in sorted(home.glob("index.sqlite.*.json")):
+    described_files = (home / f"index.sqlite.{kind}.json" for kind in ("vectors", "bm25"))
+    for described in (d for d in described_files if d.is_file()):
         try:
             meta = json.loads(described.read_text(encoding="utf-8"))
             entries = [*dict(meta["mapped"]).values(), meta["arrays"]]

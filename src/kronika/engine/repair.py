@@ -109,6 +109,7 @@ def repair(
             done.append(f"{agent}/{path}: put back {len(back)} lost fact(s)")
     for used in examined.lost_copies:  # used up: never put back a second time
         used.rename(used.with_name(used.name + RESTORED))
+    markdown_changed = bool(done)
     if "audit" in checks:
         copy = set_aside_torn_audit_lines(audit_path)
         if copy is not None:
@@ -122,7 +123,7 @@ def repair(
         done.append(f"permissions: {len(changed)} file(s) and folder(s) now yours alone")
     if any(f.where == "index.sqlite" for f in examined.findings):
         done.append(rebuild_index())
-    elif done or "index" in checks:
+    elif markdown_changed or "index" in checks:
         sync_index()
         done.append("index: read the changed files again")
     return done

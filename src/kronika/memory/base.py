@@ -133,6 +133,12 @@ class MemoryBase:
         found = [*self._notes, *self.workspace.notes, *getattr(self.audit_log, "notes", ())]
         return list(dict.fromkeys(found))
 
+    @property
+    def lock(self) -> WorkspaceLock:
+        """The workspace's write lock (re-entrant, shared with other processes): hold
+        it while changing the workspace's files other than through this memory."""
+        return self._lock
+
     def report_damage(self, text: str) -> None:
         """Add ``text`` to :attr:`notes` (damage found by whoever built this memory)."""
         self._notes.append(text)
