@@ -252,6 +252,15 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "sessions",
     ),
     SettingSpec("max_facts", 8, "Most facts one session's extraction may write (L6).", "sessions"),
+    SettingSpec(
+        "near_duplicate_similarity",
+        0.8,
+        "An extracted fact (rules or model) whose content words overlap a Brain fact's at "
+        "least this much (Jaccard, function words left out) is that fact again: it "
+        "refreshes or supersedes it instead of standing beside it (1: only the same "
+        "words; see docs/domain.md).",
+        "sessions",
+    ),
     SettingSpec("l1_every", 5, "Unsummarised sessions that make an L1 summary (L7).", "sessions"),
     SettingSpec(
         "l2_every", 5, "Unsummarised L1 summaries that make an L2 summary (L7).", "sessions"
@@ -406,6 +415,7 @@ class Settings:
     lessons_budget: int = 512
     extraction_budget: int = 12000
     max_facts: int = 8
+    near_duplicate_similarity: float = 0.8
     l1_every: int = 5
     l2_every: int = 5
     consolidation_attempts: int = 5
@@ -465,6 +475,8 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError("setting 'reranker_weight' must be from 0 to 1")
     if name == "summarize_at" and not 0 < coerced <= 1:
         raise ConfigError("setting 'summarize_at' must be above 0 and at most 1")
+    if name == "near_duplicate_similarity" and not 0 < coerced <= 1:
+        raise ConfigError("setting 'near_duplicate_similarity' must be above 0 and at most 1")
     if name in ("l1_every", "l2_every") and coerced < 2:
         raise ConfigError(f"setting {name!r} must be at least 2")
     if isinstance(coerced, int | float) and coerced < 0:

@@ -109,6 +109,8 @@ class ChatAgent:
             )
             for call in result.tool_calls:
                 outcome = self._run_tool(call)
+                if outcome.get("redacted"):
+                    self.session.forgotten([str(p) for p in outcome["redacted"]])
                 used.append(ToolUse(call.name, call.arguments, outcome))
                 messages.append(
                     ChatMessage(
