@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kronika.core.secrets import (
@@ -260,3 +260,21 @@ _NUMBERISH = st.one_of(
 def test_generated_dates_times_phones_and_amounts_are_not_secrets(parts: list[str]) -> None:
     text = " ".join(parts)
     assert find_secrets(text) == (), text
+
+
+_PIECES = st.sampled_from(
+    [
+        "password", "hasło", "contraseña", "пароль", ": ", " is ", " to ", " es ", " — ",
+        "Abc123!", "kot12345", "4111", "1111", " ", "-", "\n", "[", "]", "[secret: x]",
+        SECRETS["openai-key"], SECRETS["aws-access-key"], "Authorization: Bearer ",
+        "abc123def456ghi", "https://", "ana:", "p4ss@", "api_key=", "eyJabcdefghij.",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=400)
+@given(st.lists(_PIECES, max_size=14).map("".join))
+@example("password to 4111hasło is Abc123!")  # one reading must not swallow the next
+def test_redacting_is_idempotent_on_texts_crowded_with_secret_words(text: str) -> None:
+    once = redact_secrets(text)
+    assert redact_secrets(once) == once
