@@ -116,7 +116,7 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p = add(
         "bench", cmd_bench, "run a benchmark and write Markdown + JSON results", with_agent=False
     )
-    p.add_argument("suite", choices=("locomo", "longmemeval", "scale", "crash"))
+    p.add_argument("suite", choices=("locomo", "longmemeval", "scale", "crash", "writes"))
     p.add_argument("path", nargs="?", help="data file (locomo, longmemeval)")
     p.add_argument(
         "--mode",
@@ -125,7 +125,10 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         help="retrieval modes to measure (repeatable; default all three)",
     )
     p.add_argument("--limit", type=int, help="only the first N conversations/questions")
-    p.add_argument("--sizes", default="10000,100000", help="scale: corpus sizes")
+    p.add_argument(
+        "--sizes",
+        help="scale, writes: corpus sizes (default 10000,100000; writes 1000,10000,100000)",
+    )
     p.add_argument("--queries", type=int, default=100, help="scale: queries per size")
     p.add_argument(
         "--workdir", help="scale: keep the workspaces here and reuse them on the next run"
@@ -138,6 +141,10 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         type=float,
         default=2.0,
         help="crash: longest a writer runs before its kill (s)",
+    )
+    p.add_argument("--calls", type=int, default=200, help="writes: timed calls per size")
+    p.add_argument(
+        "--budget", type=float, default=60.0, help="writes: seconds at most per timed series"
     )
     p.add_argument("--out", default="bench-results", help="folder for the results files")
     p.add_argument("--embedder", help="override the embedder for this run")
