@@ -303,10 +303,6 @@ def test_forget_json_and_table_show_the_receipt(
     assert main(["forget", "--value", WORD]) == 5
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="the index file may keep freed pages and FTS segments until it scrubs deleted rows",
-)
 def test_no_file_in_the_workspace_holds_a_forgotten_word(memory: Memory) -> None:
     _conversation_about_rooibos(memory)
     memory.forget(topic=WORD)
