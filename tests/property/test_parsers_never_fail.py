@@ -160,6 +160,16 @@ def _paths(data: Any, prefix: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     return found
 
 
+def _read_damaged(path: Path, good: Any, data: st.DataObject, read: Any) -> None:
+    """``good`` damaged at one node (removed, or replaced by any JSON value) is read
+    or refused with :class:`ImportFormatError`; any other exception fails the test."""
+    where = data.draw(st.sampled_from(_paths(good)))
+    bad = _damage(good, list(where), data.draw(st.just(...) | json_values))
+    path.write_text(json.dumps(bad), encoding="utf-8")
+    with contextlib.suppress(ImportFormatError):
+        read(path)
+
+
 @given(
     st.lists(st.tuples(st.sampled_from(["Ana", "Bo"]), texts), min_size=1, max_size=5),
     st.data(),
@@ -174,11 +184,7 @@ def test_a_locomo_file_is_read_whole_or_refused(
     (conversation,) = read_locomo(path)
     assert [(t.speaker, t.content) for t in conversation.sessions[0].turns] == turns
 
-    where = data.draw(st.sampled_from(_paths(good)))
-    bad = _damage(good, list(where), data.draw(st.just(...) | json_values))
-    path.write_text(json.dumps(bad), encoding="utf-8")
-    with contextlib.suppress(ImportFormatError):  # refused clearly, or read
-        read_locomo(path)
+    _read_damaged(path, good, data, read_locomo)
 
 
 def _longmemeval(turns: list[tuple[str, str]]) -> list[dict[str, Any]]:
@@ -214,11 +220,7 @@ def test_a_longmemeval_file_is_read_whole_or_refused(
     assert [(t.speaker, t.content) for t in question.sessions[0].turns] == turns
     assert question.evidence_turns == {"answer_1_1"}
 
-    where = data.draw(st.sampled_from(_paths(good)))
-    bad = _damage(good, list(where), data.draw(st.just(...) | json_values))
-    path.write_text(json.dumps(bad), encoding="utf-8")
-    with contextlib.suppress(ImportFormatError):  # refused clearly, or read
-        read_longmemeval(path)
+    _read_damaged(path, good, data, read_longmemeval)
 
 
 @pytest.mark.parametrize("start", [NOW, NOW - timedelta(days=400)])
