@@ -11,8 +11,9 @@ from typing import Any
 
 from kronika.app import build_memory
 from kronika.cli import render
+from kronika.cli.numbers import count_in
 from kronika.engine.portability import export_memory, import_export
-from kronika.errors import ImportFormatError
+from kronika.errors import ImportFormatError, InvalidInput
 from kronika.settings import Settings
 
 
@@ -32,7 +33,7 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     path = Path(args.path)
     if not path.is_file():
-        raise ImportFormatError(f"no such file: {path}")
+        raise InvalidInput(f"no such file: {path}")
     summary: dict[str, Any]
     with build_memory(settings, create=True) as memory:
         if args.format == "export":
@@ -93,7 +94,9 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p = add("import", cmd_import, "import conversations (locomo, longmemeval, jsonl) or an export")
     p.add_argument("format", choices=("locomo", "longmemeval", "jsonl", "export"))
     p.add_argument("path")
-    p.add_argument("--limit", type=int, help="longmemeval: import only the first N questions")
+    p.add_argument(
+        "--limit", type=count_in(1, 10**9), help="longmemeval: import only the first N questions"
+    )
     p.add_argument(
         "--roles", default="all", help="longmemeval: turns to keep, e.g. user (default all)"
     )
@@ -110,9 +113,13 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         choices=("lexical", "vector", "hybrid"),
         help="retrieval modes to measure (repeatable; default all three)",
     )
-    p.add_argument("--limit", type=int, help="only the first N conversations/questions")
+    p.add_argument(
+        "--limit", type=count_in(1, 10**9), help="only the first N conversations/questions"
+    )
     p.add_argument("--sizes", default="10000,100000", help="scale: corpus sizes")
-    p.add_argument("--queries", type=int, default=100, help="scale: queries per size")
+    p.add_argument(
+        "--queries", type=count_in(1, 10**6), default=100, help="scale: queries per size"
+    )
     p.add_argument(
         "--workdir", help="scale: keep the workspaces here and reuse them on the next run"
     )

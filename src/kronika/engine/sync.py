@@ -24,7 +24,7 @@ from pathlib import Path, PurePosixPath
 
 from kronika.core.text import content_hash, embedding_texts
 from kronika.ports import Embedder, ItemIndex, SourceState
-from kronika.stores.markdown.layout import SOURCE_GLOBS
+from kronika.stores.markdown.layout import SOURCE_GLOBS, SourceKind, classify
 from kronika.stores.markdown.workspace import MarkdownWorkspace, ParsedSource, SourceFile
 
 Progress = Callable[[int, int], None]
@@ -209,6 +209,8 @@ class Indexer:
         pending_items = 0
         done = 0
         for source in files:
+            if classify(source.path) is SourceKind.FACTS:
+                source = self._workspace.stamp_hand_facts(agent, source)
             parsed = self._workspace.parse_source(agent, source.path)
             report.warnings.extend(parsed.warnings)
             previous = known.get(source.path)
