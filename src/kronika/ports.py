@@ -6,6 +6,7 @@ else receives them through its constructor.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -247,6 +248,11 @@ class AuditLog(Protocol):
     def append(self, entry: AuditEntry) -> None: ...
 
     def read(self, agent: str | None = None, limit: int | None = None) -> list[AuditEntry]: ...
+
+    def redact(self, agent: str, pattern: re.Pattern[str], marker: str) -> int:
+        """Replace what ``pattern`` matches in the summaries of ``agent``'s entries with
+        ``marker`` (forgetting); returns how many entries changed."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

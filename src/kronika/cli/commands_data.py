@@ -105,7 +105,7 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p = add(
         "bench", cmd_bench, "run a benchmark and write Markdown + JSON results", with_agent=False
     )
-    p.add_argument("suite", choices=("locomo", "longmemeval", "scale"))
+    p.add_argument("suite", choices=("locomo", "longmemeval", "scale", "crash"))
     p.add_argument("path", nargs="?", help="data file (locomo, longmemeval)")
     p.add_argument(
         "--mode",
@@ -122,6 +122,15 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument(
         "--workdir", help="scale: keep the workspaces here and reuse them on the next run"
+    )
+    p.add_argument("--trials", type=int, default=100, help="crash: trials to run")
+    p.add_argument("--writers", type=int, default=1, help="crash: writer processes per trial")
+    p.add_argument("--seed", type=int, default=0, help="crash: seed of the first trial")
+    p.add_argument(
+        "--max-run",
+        type=float,
+        default=2.0,
+        help="crash: longest a writer runs before its kill (s)",
     )
     p.add_argument("--out", default="bench-results", help="folder for the results files")
     p.add_argument("--embedder", help="override the embedder for this run")

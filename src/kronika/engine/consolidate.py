@@ -175,10 +175,15 @@ class Consolidator:
             if tag == "DELETE":
                 target = replaces or key
                 try:
-                    gone = self.memory.forget(key=target, agent=agent, source_agent=agent)
+                    self.memory.forget(key=target, agent=agent, source_agent=agent)
                 except NotFound:
-                    gone = self._forget_by_value(agent, value)
-                return f"- {target}" if gone else None
+                    if not value:
+                        return None
+                    try:
+                        self.memory.forget(value=value, agent=agent, source_agent=agent)
+                    except NotFound:
+                        return None
+                return f"- {target}"
             if not value:
                 return None
             section = extraction.SECTION_OF_TAG.get(tag)
@@ -194,16 +199,6 @@ class Consolidator:
             return _describe(receipt)
         except (PermissionDenied, InvalidInput) as exc:
             return f"! {key}: {exc}"
-
-    def _forget_by_value(self, agent: str, value: str) -> list[MemoryItem]:
-        if not value:
-            return []
-        wanted = " ".join(value.split()).casefold()
-        gone = []
-        for item in self.memory.facts(agent=agent):
-            if " ".join((item.value or item.content).split()).casefold() == wanted:
-                gone += self.memory.forget(item.id, agent=agent, source_agent=agent)
-        return gone
 
     def _degrade(
         self,

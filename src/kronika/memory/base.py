@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from datetime import datetime
 from typing import Self
 
+from kronika.core.dedup import same_text
 from kronika.core.model import MemoryItem
 from kronika.core.scoring import ScoreWeights
 from kronika.engine.proposals import ProposalBook
@@ -46,7 +47,7 @@ def _clean(text: object, *, what: str, limit: int) -> str:
 
 
 def _same_text(a: str, b: str) -> bool:
-    return " ".join(a.split()).casefold() == " ".join(b.split()).casefold()
+    return same_text(a, b)
 
 
 class MemoryBase:

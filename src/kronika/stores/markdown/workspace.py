@@ -22,7 +22,15 @@ from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem, SessionRecord, Status, TurnRecord
 from kronika.errors import InvalidAgentName, NotFound, UnknownAgent, WorkspaceError
-from kronika.stores.markdown import brain, documents, frontmatter, notes, proposals, sessions
+from kronika.stores.markdown import (
+    brain,
+    documents,
+    frontmatter,
+    moves,
+    notes,
+    proposals,
+    sessions,
+)
 from kronika.stores.markdown.atomic import is_temp_name
 from kronika.stores.markdown.files import SourceText, keep_copy, read_source, write_text
 from kronika.stores.markdown.layout import (
@@ -34,6 +42,9 @@ from kronika.stores.markdown.layout import (
     validate_agent_name,
 )
 from kronika.stores.markdown.lines import ParsedItems, split_lines
+from kronika.stores.private import make_private_dir
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # any time: only the ids of a parse are used
 
 IDENTITY_TEMPLATE = (
     "# Identity\n\n"
@@ -81,7 +92,7 @@ class MarkdownWorkspace:
         return self._root.is_dir()
 
     def initialize(self) -> None:
-        self._root.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self._root)
 
     def agents(self) -> list[str]:
         if not self._root.is_dir():
@@ -114,7 +125,7 @@ class MarkdownWorkspace:
         (existing files are left alone)."""
         folder = self.agent_dir(agent)
         for sub in ("sessions", "memory", "summaries/L1", "summaries/L2", "bank/entities"):
-            (folder / sub).mkdir(parents=True, exist_ok=True)
+            make_private_dir(folder / sub)
         if not (folder / IDENTITY).exists():
             write_text(folder / IDENTITY, IDENTITY_TEMPLATE)
         if not (folder / brain.BRAIN.path).exists():
@@ -142,6 +153,8 @@ class MarkdownWorkspace:
         if read is None:
             raise WorkspaceError(f"{agent}/{path} does not exist")
         parsed = self._parse(folder, agent, path, read)
+        if classify(path) is SourceKind.FACTS:
+            parsed = self._resolved(agent, _facts_file(path), parsed)
         return ParsedSource(
             path,
             parsed.items,
@@ -244,10 +257,37 @@ class MarkdownWorkspace:
         return list(self._parsed(agent, brain.BRAIN.path)[1].items)
 
     def archived_facts(self, agent: str) -> list[MemoryItem]:
-        return list(self._parsed(agent, brain.ARCHIVE.path)[1].items)
+        parsed = self._parsed(agent, brain.ARCHIVE.path)[1]
+        return list(self._resolved(agent, brain.ARCHIVE, parsed).items)
 
     def fact_history(self, agent: str) -> list[MemoryItem]:
-        return list(self._parsed(agent, brain.HISTORY.path)[1].items)
+        parsed = self._parsed(agent, brain.HISTORY.path)[1]
+        return list(self._resolved(agent, brain.HISTORY, parsed).items)
+
+    def _resolved(self, agent: str, spec: brain.FactsFile, parsed: ParsedItems) -> ParsedItems:
+        """``parsed`` without the leftovers of an interrupted move (see
+        :mod:`kronika.stores.markdown.moves`)."""
+        ahead = frozenset(
+            item.id
+            for other in moves.files_ahead(spec)
+            for item in self._parsed(agent, other.path)[1].items
+        )
+        return moves.without_leftovers(spec, parsed, ahead)
+
+    def settle_moves(self, agent: str) -> tuple[str, ...]:
+        """Delete the leftovers of interrupted moves from the archive and the history;
+        returns the paths of the files rewritten. Call it under the workspace lock."""
+        changed: list[str] = []
+        ahead: set[str] = set()
+        for spec in brain.FACT_FILES:
+            lines, parsed = self._parsed(agent, spec.path)
+            stale = [item.id for item in parsed.items if item.id in ahead]
+            if stale:
+                lines = moves.drop_bullets(lines, parsed, stale)
+                write_text(self.agent_dir(agent) / spec.path, "".join(lines))
+                changed.append(spec.path)
+            ahead.update(item.id for item in parsed.items)
+        return tuple(changed)
 
     def stamp_hand_facts(self, agent: str, source: SourceFile) -> SourceFile:
         """Give the hand-written bullets of a fact file their metadata, so they keep
@@ -275,9 +315,15 @@ class MarkdownWorkspace:
     def _append_facts(
         self, agent: str, spec: brain.FactsFile, items: Sequence[MemoryItem]
     ) -> list[MemoryItem]:
+        """Append ``items`` to ``spec``'s file; a copy of one of them already there (left
+        by an interrupted move) is replaced in the same write."""
         stored: list[MemoryItem] = []
 
         def change(lines: list[str]) -> list[str]:
+            here = brain.parse_facts(
+                "".join(lines), spec=spec, agent=agent, tenant=self.tenant, mtime=_EPOCH
+            )
+            lines = moves.drop_bullets(lines, here, (item.id for item in items))
             for item in items:
                 lines, at = brain.insert_fact(lines, item)
                 stored.append(brain.with_line(replace(item, status=spec.status), spec.path, at))
@@ -306,27 +352,43 @@ class MarkdownWorkspace:
 
     def supersede_fact(self, agent: str, old_id: str, new: MemoryItem) -> MemoryItem:
         """Move fact ``old_id`` to ``history.md`` with validity ``[valid_from,
-        new.valid_from)`` and ``superseded_by=new.id``; ``new`` takes its line."""
+        new.valid_from)`` and ``superseded_by=new.id``; ``new`` takes its line.
+
+        ``new`` starts no earlier than ``old`` did (a clock set back, or a writer whose
+        time was taken before another's, would otherwise make an interval run
+        backwards and two values current at once). An archived ``old_id`` comes back
+        to the Brain first. History is written before the Brain: a crash between the
+        two leaves a copy that :mod:`~kronika.stores.markdown.moves` reads as not
+        moved, so the key keeps exactly one current value at every point.
+        """
         lines, parsed = self._parsed(agent, brain.BRAIN.path)
+        if parsed.span(old_id) is None and self._unarchive(agent, old_id):
+            lines, parsed = self._parsed(agent, brain.BRAIN.path)
         span = parsed.span(old_id)
         if span is None:
             raise NotFound(f"no current fact with id {old_id!r} in {agent}'s Brain")
         old = next(item for item in parsed.items if item.id == old_id)
-        since = new.valid_from or new.created_at
+        old_since = old.valid_from or old.created_at
+        since = max(new.valid_from or new.created_at, old_since)
         new = replace(new, valid_from=since, section=new.section or old.section)
-        retired = replace(
-            old,
-            valid_from=old.valid_from or old.created_at,
-            valid_to=since,
-            superseded_by=new.id,
-        )
-        # History first: a crash between the two writes duplicates a value rather
-        # than losing one.
+        retired = replace(old, valid_from=old_since, valid_to=since, superseded_by=new.id)
         self._append_facts(agent, brain.HISTORY, [retired])
         start, end = span
         lines[start:end] = brain.render_fact(new)
         write_text(self.agent_dir(agent) / brain.BRAIN.path, "".join(lines))
         return brain.with_line(replace(new, status=Status.CURRENT), brain.BRAIN.path, start)
+
+    def _unarchive(self, agent: str, fact_id: str) -> bool:
+        """Move an archived fact back to the Brain (Brain first: a crash in between
+        leaves a leftover that reads as already moved). False if it is not archived."""
+        lines, parsed = self._parsed(agent, brain.ARCHIVE.path)
+        fact = next((item for item in parsed.items if item.id == fact_id), None)
+        if fact is None:
+            return False
+        self._append_facts(agent, brain.BRAIN, [fact])
+        lines = moves.drop_bullets(lines, parsed, [fact_id])
+        write_text(self.agent_dir(agent) / brain.ARCHIVE.path, "".join(lines))
+        return True
 
     def move_to_archive(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         """Move the Brain facts with these ids to ``brain_archive.md`` (unknown ids are
@@ -355,6 +417,8 @@ class MarkdownWorkspace:
         if kind is SourceKind.FACTS:
             candidates += [s.path for s in brain.FACT_FILES if s.path != path]
         folder = self.require_agent(agent)
+        if kind is SourceKind.FACTS:
+            self._drop_leftovers(agent, item.id)
         for candidate in candidates:
             lines, parsed = self._parsed(agent, candidate)
             span = parsed.span(item.id)
@@ -369,6 +433,17 @@ class MarkdownWorkspace:
                 write_text(folder / candidate, "".join(lines))
             return True
         return False
+
+    def _drop_leftovers(self, agent: str, fact_id: str) -> None:
+        """Delete the copies of ``fact_id`` behind its first file (the leftovers of an
+        interrupted move), so removing the fact does not bring one of them to light."""
+        held = [
+            spec for spec in brain.FACT_FILES if self._parsed(agent, spec.path)[1].span(fact_id)
+        ]
+        for spec in held[1:]:
+            lines, parsed = self._parsed(agent, spec.path)
+            lines = moves.drop_bullets(lines, parsed, [fact_id])
+            write_text(self.agent_dir(agent) / spec.path, "".join(lines))
 
     # -- notes, sessions, summaries -----------------------------------------------------
 
@@ -507,6 +582,10 @@ class MarkdownWorkspace:
                 path.unlink(missing_ok=True)
                 removed += 1
         return removed
+
+
+def _facts_file(path: str) -> brain.FactsFile:
+    return next(spec for spec in brain.FACT_FILES if spec.path == path)
 
 
 def _checked_path(path: str) -> str:

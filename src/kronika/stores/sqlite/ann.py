@@ -44,6 +44,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from kronika.stores.private import make_private, write_private_bytes
 from kronika.stores.sqlite.columns import Mask, Rowids
 
 log = logging.getLogger("kronika")
@@ -179,6 +180,7 @@ class AnnGraph:
         meta_tmp = meta_path.with_name(f"{meta_path.name}.{os.getpid()}.tmp")
         try:
             self.graph.save(str(tmp))
+            make_private(tmp)  # hnswlib writes with the umask's mode
             meta = {
                 "format": FORMAT,
                 "identity": identity,
@@ -190,7 +192,7 @@ class AnnGraph:
                 "removed": self.removed,
                 "bytes": tmp.stat().st_size,
             }
-            meta_tmp.write_text(json.dumps(meta), encoding="utf-8")
+            write_private_bytes(meta_tmp, json.dumps(meta).encode("utf-8"))
             meta_path.unlink(missing_ok=True)  # a graph without description is never trusted
             os.replace(tmp, path)
             os.replace(meta_tmp, meta_path)

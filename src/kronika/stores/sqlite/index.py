@@ -12,6 +12,7 @@ whenever ``PRAGMA data_version`` shows another connection committed.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import sqlite3
@@ -28,6 +29,7 @@ import numpy.typing as npt
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.errors import IndexError_
 from kronika.ports import FeatureRow, ScoreFeatures, SourceState, Vector
+from kronika.stores.private import touch_private
 from kronika.stores.sqlite import context, saved
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.ann import AnnCache, AnnGraph
@@ -140,6 +142,10 @@ class SqliteIndex:
     # -- connection -----------------------------------------------------------------
 
     def _connect(self) -> sqlite3.Connection:
+        if isinstance(self._path, Path):
+            # made 0600 before SQLite makes it 0644; its -wal and -shm take that mode
+            with contextlib.suppress(OSError):  # an unusable path: SQLite says why below
+                touch_private(self._path)
         try:
             conn = sqlite3.connect(
                 str(self._path),
