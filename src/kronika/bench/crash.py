@@ -87,6 +87,10 @@ def writer_main(argv: Sequence[str]) -> int:
     settings = load_settings(Path(home), environ={}, embedder=embedder)
     own = f"k{number}"
     with build_memory(settings) as memory:
+        # load the model before the clock starts: a kill that lands while the model
+        # loads interrupts no write, and on a busy machine loading can take the whole
+        # random running time
+        memory.embedder.embed_documents(["warm up"])
         _say({"ev": "ready"})
         n = 0
         while True:
