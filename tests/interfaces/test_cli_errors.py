@@ -234,3 +234,17 @@ def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureF
         return captured.out if code == 0 else captured.err
 
     return _run
+
+
+def test_a_chat_line_that_is_not_utf8_is_refused_and_the_chat_goes_on(home: Path) -> None:
+    done = subprocess.run(
+        [str(KRONIKA), "--home", str(home), "chat", "--quiet"],
+        input=b"caf\xe9 au lait\nremember that I like green tea\n",
+        capture_output=True,
+        env={**os.environ, "KRONIKA_EMBEDDER": "hashing"},
+        timeout=120,
+    )
+    stdout, stderr = done.stdout.decode(), done.stderr.decode()
+    assert done.returncode == 0 and "Traceback" not in stderr, stderr
+    assert "not a Unicode character" in stdout + stderr
+    assert "green tea" in (home / "agents" / "default" / "brain.md").read_text()
