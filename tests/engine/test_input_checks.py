@@ -47,6 +47,11 @@ from kronika.errors import InvalidInput, InvalidQuery, KronikaError
         (lambda m: m.audit(limit=0), InvalidInput, "limit must be between 1"),
         (lambda m: m.get(42), InvalidInput, "the item id must be text"),
         (lambda m: m.history(None), InvalidInput, "the key must be text"),
+        (lambda m: m.forget(123), InvalidInput, "the item id must be text"),
+        (lambda m: m.forget(key=5), InvalidInput, "the key must be text"),
+        (lambda m: m.load_session(5), InvalidInput, "the session id must be text"),
+        (lambda m: m.remember("x", at=5), InvalidInput, "at must be a datetime"),
+        (lambda m: m.note("x", at="now"), InvalidInput, "at must be a datetime"),
     ],
 )
 def test_bad_arguments_raise_a_clear_kronika_error(

@@ -160,7 +160,7 @@ class MemoryBase:
     def load_session(self, session_id: str, *, agent: str | None = None) -> list[MemoryItem]:
         """Every turn of one stored session, in order."""
         name = self._agent(agent)
-        path = session_filename(session_id)
+        path = session_filename(checks.text(session_id, what="the session id"))
         if path not in {f.path for f in self.workspace.list_sources(name)}:
             return []
         return list(self.workspace.parse_source(name, path).items)

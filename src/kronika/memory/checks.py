@@ -94,6 +94,13 @@ def moment_or_text(
     return text(value, what=what, error=error)
 
 
+def moment(value: object, *, what: str) -> datetime | None:
+    """``None`` or a ``datetime``."""
+    if value is not None and not isinstance(value, datetime):
+        raise InvalidInput(f"{what} must be a datetime, not {type(value).__name__}")
+    return value
+
+
 def fraction(value: object, *, what: str) -> float | None:
     """``None``, or a number from 0 to 1."""
     if value is None:

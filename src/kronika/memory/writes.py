@@ -106,6 +106,7 @@ class MemoryWrites(MemoryBase):
         if clean_key is not None:
             checks.fact_key(clean_key)
         importance = checks.fraction(importance, what="importance")
+        at = checks.moment(at, what="at")
         entities = checks.texts(entities, what="entities")
         tags = checks.texts(tags, what="tags")
         channel = checks.optional_text(channel, what="the channel")
@@ -201,6 +202,7 @@ class MemoryWrites(MemoryBase):
     ) -> WriteReceipt:
         """Retain a note in today's daily log (``memory/YYYY-MM-DD.md``, ``## Retain``)."""
         clean = _clean(text, what="the note", limit=MAX_VALUE_CHARS)
+        at = checks.moment(at, what="at")
         name = self._agent(agent)
         now = at or self.clock.now()
         item = MemoryItem(
@@ -238,6 +240,11 @@ class MemoryWrites(MemoryBase):
         Returns a :class:`~kronika.engine.forgetting.ForgetReceipt` listing every place
         touched (``outcome="proposed"`` when the agent's autonomy makes it a proposal).
         """
+        item_id, key, value, topic = (
+            checks.optional_text(text, what=what)
+            for text, what in ((item_id, "the item id"), (key, "the key"))
+            + ((value, "the value"), (topic, "the topic"))
+        )
         name = self._agent(agent)
         with self._lock:
             self._indexer.sync_agent(name)
@@ -298,6 +305,7 @@ class MemoryWrites(MemoryBase):
         session_id = checks.text(session_id, what="the session id")
         text = _clean(content, what="the turn", limit=MAX_VALUE_CHARS * 5)
         who = _clean(speaker, what="the speaker", limit=100)
+        at = checks.moment(at, what="at")
         name = self._agent(agent)
         now = at or self.clock.now()
         with self._lock:
