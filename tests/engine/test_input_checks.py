@@ -6,12 +6,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kronika import Memory
-from kronika.errors import InvalidInput, InvalidQuery, KronikaError
+from kronika import Memory, build_memory, load_settings
+from kronika.errors import ConfigError, InvalidInput, InvalidQuery, KronikaError
 
 
 @pytest.mark.parametrize(
@@ -99,3 +100,28 @@ def test_entity_filters_match_with_or_without_at_in_any_case(memory: Memory) -> 
         hits = memory.recall("cellist", entities=[name]).hits
         assert [h.item.content for h in hits] == ["the cellist plays on Sundays"], name
     assert memory.recall("tea", entities=["@"]).hits == ()
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("recall_k", str(10**20)),
+        ("recall_candidates", str(10**20)),
+        ("neighbour_window", str(10**20)),
+        ("idle_minutes", "1e300"),
+        ("alpha", "nan"),
+        ("decay_base", "inf"),
+    ],
+)
+def test_numeric_settings_out_of_range_are_a_config_error(
+    home: Path, name: str, value: str
+) -> None:
+    with pytest.raises(ConfigError, match=name):
+        load_settings(home, environ={f"KRONIKA_{name.upper()}": value}, embedder="hashing")
+
+
+def test_a_recall_k_setting_recall_cannot_use_names_the_setting(home: Path) -> None:
+    settings = load_settings(home, environ={"KRONIKA_RECALL_K": "0"}, embedder="hashing")
+    memory = build_memory(settings, create=True)
+    with memory, pytest.raises(ConfigError, match="recall_k"):
+        memory.recall("tea")

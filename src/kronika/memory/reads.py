@@ -22,7 +22,7 @@ from kronika.core.prompt import (
 from kronika.core.text import normalize_key
 from kronika.core.timeexpr import parse_since, parse_until
 from kronika.engine.recall import Mode
-from kronika.errors import InvalidQuery, NotFound
+from kronika.errors import ConfigError, InvalidQuery, NotFound
 from kronika.memory import checks
 from kronika.memory.base import MemoryBase, _when
 from kronika.ports import (
@@ -113,12 +113,21 @@ class MemoryReads(MemoryBase):
         return self._recaller.recall(
             query,
             flt,
-            k=k if k is not None else self.settings.recall_k,
+            k=k if k is not None else self._default_k(),
             mode=mode,
             now=moment,
             budget_tokens=budget_tokens,
             record_access=record_access,
             query_vector=query_vector,
+        )
+
+    def _default_k(self) -> int:
+        return checks.count(
+            self.settings.recall_k,
+            what="the recall_k setting",
+            low=1,
+            high=checks.MAX_K,
+            error=ConfigError,
         )
 
     def get(self, item_id: str, *, agent: str | None = None) -> MemoryItem:
