@@ -20,10 +20,11 @@ from rich.text import Text
 
 from kronika import errors
 from kronika.app import build_memory, init_workspace
-from kronika.cli import render
+from kronika.cli import notes, render
 from kronika.cli.chat import register_chat_commands
 from kronika.cli.commands_data import register_data_commands
 from kronika.cli.forgetting import print_receipt, receipt_json
+from kronika.cli.health import register_health_commands, run_healing
 from kronika.cli.proposals import register_proposal_commands
 from kronika.memory import Memory
 from kronika.settings import Settings, load_settings
@@ -63,7 +64,7 @@ def exit_code_for(exc: errors.KronikaError) -> int:
 
 
 def open_memory(settings: Settings) -> Memory:
-    return build_memory(settings)
+    return notes.watch(build_memory(settings))
 
 
 # ------------------------------------------------------------------ commands
@@ -467,6 +468,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_data_commands(add)
     register_chat_commands(add)
     register_proposal_commands(add)
+    register_health_commands(add)
     return parser
 
 
@@ -490,6 +492,7 @@ def require_workspace(settings: Settings) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     wants_json = "--json" in (sys.argv[1:] if argv is None else argv)
     args: argparse.Namespace | None = None
+    notes.reset()
     try:
         args = build_parser().parse_args(argv)
         # The global options are shared with every subcommand (so they may stand before
@@ -506,8 +509,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         settings = load_settings(args.home)
         if args.command not in WITHOUT_WORKSPACE:
             require_workspace(settings)
-        code: int = args.handler(args, settings)
-        return code
+        return run_healing(args, settings)
     except SystemExit as exc:  # --help and --version
         return exc.code if isinstance(exc.code, int) else 0
     except UsageError as exc:
@@ -530,6 +532,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             "run again with -v to see where it happened)"
         )
         return _report(INTERNAL_EXIT_CODE, "InternalError", message, wants_json)
+    finally:
+        render.print_notes(notes.take(), as_json=wants_json)
 
 
 def _report(code: int, name: str, message: str, as_json: bool) -> int:

@@ -110,15 +110,17 @@ class MemoryReads(MemoryBase):
             raise InvalidQuery(str(exc)) from exc
         except OverflowError as exc:
             raise InvalidQuery(f"that time is outside the years 1 to 9999 ({exc})") from exc
-        return self._recaller.recall(
-            query,
-            flt,
-            k=k if k is not None else self._default_k(),
-            mode=mode,
-            now=moment,
-            budget_tokens=budget_tokens,
-            record_access=record_access,
-            query_vector=query_vector,
+        return self._healing(  # a damaged index is rebuilt, never the end of an agent
+            lambda: self._recaller.recall(
+                query,
+                flt,
+                k=k if k is not None else self._default_k(),
+                mode=mode,
+                now=moment,
+                budget_tokens=budget_tokens,
+                record_access=record_access,
+                query_vector=query_vector,
+            )
         )
 
     def _default_k(self) -> int:
