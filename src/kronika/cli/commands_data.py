@@ -11,6 +11,7 @@ from typing import Any
 
 from kronika.app import AUDIT_FILE, INDEX_FILE, MODEL_MARKER, build_memory
 from kronika.cli import render
+from kronika.cli.numbers import count_in
 from kronika.engine.portability import export_memory, import_export
 from kronika.errors import ImportFormatError, InvalidInput
 from kronika.settings import CONFIG_FILE, Settings
@@ -46,7 +47,7 @@ def _refuse_memory_file(output: Path, home: Path) -> None:
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     path = Path(args.path)
     if not path.is_file():
-        raise ImportFormatError(f"no such file: {path}")
+        raise InvalidInput(f"no such file: {path}")
     summary: dict[str, Any]
     with build_memory(settings, create=True) as memory:
         if args.format == "export":
@@ -107,7 +108,9 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p = add("import", cmd_import, "import conversations (locomo, longmemeval, jsonl) or an export")
     p.add_argument("format", choices=("locomo", "longmemeval", "jsonl", "export"))
     p.add_argument("path")
-    p.add_argument("--limit", type=int, help="longmemeval: import only the first N questions")
+    p.add_argument(
+        "--limit", type=count_in(1, 10**9), help="longmemeval: import only the first N questions"
+    )
     p.add_argument(
         "--roles", default="all", help="longmemeval: turns to keep, e.g. user (default all)"
     )
@@ -124,12 +127,16 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         choices=("lexical", "vector", "hybrid"),
         help="retrieval modes to measure (repeatable; default all three)",
     )
-    p.add_argument("--limit", type=int, help="only the first N conversations/questions")
+    p.add_argument(
+        "--limit", type=count_in(1, 10**9), help="only the first N conversations/questions"
+    )
     p.add_argument(
         "--sizes",
         help="scale, writes: corpus sizes (default 10000,100000; writes 1000,10000,100000)",
     )
-    p.add_argument("--queries", type=int, default=100, help="scale: queries per size")
+    p.add_argument(
+        "--queries", type=count_in(1, 10**6), default=100, help="scale: queries per size"
+    )
     p.add_argument(
         "--workdir", help="scale: keep the workspaces here and reuse them on the next run"
     )
@@ -142,7 +149,9 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         default=2.0,
         help="crash: longest a writer runs before its kill (s)",
     )
-    p.add_argument("--calls", type=int, default=200, help="writes: timed calls per size")
+    p.add_argument(
+        "--calls", type=count_in(1, 10**6), default=200, help="writes: timed calls per size"
+    )
     p.add_argument(
         "--budget", type=float, default=60.0, help="writes: seconds at most per timed series"
     )
