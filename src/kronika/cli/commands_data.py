@@ -16,6 +16,7 @@ from kronika.engine.backup_format import read_backup
 from kronika.engine.portability import export_memory, restore_backup
 from kronika.errors import ImportFormatError
 from kronika.settings import Settings
+from kronika.stores.markdown.workspace import MarkdownWorkspace
 
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
@@ -63,12 +64,14 @@ def _restore(args: argparse.Namespace, settings: Settings, path: Path) -> int:
         raise ImportFormatError(f"{path} is not a JSON export: {exc}") from exc
     backup = read_backup(data)
     home = Path(settings.home)
+    made = not MarkdownWorkspace(home).exists()  # this command makes the workspace
     before = {p.name for p in home.iterdir()} if home.is_dir() else None
     try:
         with build_memory(settings, create=True) as memory:
             report = restore_backup(memory, backup, replace_existing=args.replace)
     except BaseException:
-        _remove_new(home, before)
+        if made:
+            _remove_new(home, before)
         raise
     for note in report.notes:
         render.err.print(f"note: {note}")

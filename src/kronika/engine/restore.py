@@ -75,6 +75,7 @@ class Staging:
 
     def commit(self, targets: list[str]) -> None:
         """Swap every staged target (workspace-relative path) into place, or none."""
+        _flush(self.new)
         plan = self.plan(targets)
         try:
             for step in plan:
@@ -154,9 +155,28 @@ def _undo(home: Path, folder: Path) -> None:
 
 
 def _write(path: Path, staged: StagedFile) -> None:
-    atomic_write_text(path, staged.text)
-    if staged.mtime_ns is not None:
-        os.utime(path, ns=(staged.mtime_ns, staged.mtime_ns))
+    # No temporary file and no fsync per file: a staged file is never read before the
+    # whole folder is flushed (Staging.flush), and a crash before that discards it.
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="") as handle:
+            handle.write(staged.text)
+        if staged.mtime_ns is not None:
+            os.utime(path, ns=(staged.mtime_ns, staged.mtime_ns))
+    except OSError as exc:
+        raise WorkspaceError(f"cannot write {path}: {exc}") from exc
+
+
+def _flush(folder: Path) -> None:
+    """Make everything written under ``folder`` durable before the first swap: one
+    ``sync()`` where the system has it (thousands of fsyncs took 30 s for 3,000 files)."""
+    if hasattr(os, "sync"):
+        os.sync()
+        return
+    for path in folder.rglob("*"):  # pragma: no cover - systems without sync()
+        if path.is_file():
+            with open(path, "rb+") as handle:
+                os.fsync(handle.fileno())
 
 
 def _move(source: Path, target: Path) -> None:
