@@ -136,17 +136,19 @@ def restore_backup(
 ) -> RestoreReport:
     """:func:`import_export` for a :class:`Backup` already read and checked."""
     home = memory.settings.home
+    usage = [u for agent in backup.agents for u in agent.usage]
     with WorkspaceLock(home / LOCK_FILE):
         recover_imports(home)
         staged = stage_backup(memory, backup, replace_existing=replace_existing)
+        # before the swap: a crash while the files are indexed afterwards (the long
+        # part) must not lose them; rows of items not (yet) in the workspace are unused
+        memory.index.restore_usage([(u.item_id, u.access_count, u.last_accessed_at) for u in usage])
         staged.staging.commit(staged.targets)
     notes = list(staged.notes)
-    usage = [u for agent in backup.agents for u in agent.usage]
     for agent in backup.agents:
         known = memory.index.source_states(agent.name)
         listed = [f.path for f in memory.workspace.list_sources(agent.name)]
         memory.sync(agent.name, paths=sorted({*known, *listed}))
-    memory.index.restore_usage([(u.item_id, u.access_count, u.last_accessed_at) for u in usage])
     model = memory.embedder.model_id
     if backup.embedding_model is not None and backup.embedding_model != model:
         notes.append(
