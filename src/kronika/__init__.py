@@ -27,11 +27,14 @@ from kronika.core.model import (
     Tier,
     TurnRecord,
 )
+from kronika.engine.forgetting import ForgetPlace, ForgetReceipt
 from kronika.errors import KronikaError
 from kronika.memory import ImportReport, Memory
 from kronika.settings import Settings, load_settings
 
 __all__ = [
+    "ForgetPlace",
+    "ForgetReceipt",
     "ImportReport",
     "ItemType",
     "KronikaError",

@@ -23,7 +23,9 @@ from kronika.providers.rerankers import HttpReranker, RerankerConfig
 from kronika.providers.tokens import TiktokenCounter
 from kronika.settings import CONFIG_FILE, Settings, default_config_text
 from kronika.stores.audit import JsonlAuditLog
+from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.workspace import MarkdownWorkspace
+from kronika.stores.private import DIR_MODE, make_private_dir, tighten_home
 from kronika.stores.sqlite import SqliteIndex
 
 log = logging.getLogger("kronika")
@@ -37,13 +39,20 @@ re-embedding."""
 
 
 def init_workspace(settings: Settings) -> bool:
-    """Create the workspace (config file, folders, the default agent); False if it existed."""
+    """Create the workspace (config file, folders, the default agent); False if it existed.
+
+    Everything is its owner's alone (:mod:`kronika.stores.private`). The config file is
+    the commented defaults: a key given in the environment (``KRONIKA_LLM_API_KEY``…)
+    stays there and is never written into it.
+    """
     workspace = MarkdownWorkspace(settings.home, tenant=settings.tenant)
     existed = workspace.exists()
+    make_private_dir(settings.home)
+    _keep_private(settings.home)
     workspace.initialize()
     config = settings.home / CONFIG_FILE
     if not config.exists():
-        config.write_text(default_config_text(), encoding="utf-8")
+        atomic_write_text(config, default_config_text())
     if not workspace.has_agent(settings.default_agent):
         workspace.create_agent(settings.default_agent)
     return not existed
@@ -72,6 +81,8 @@ def build_memory(
                 f"no kronika workspace at {settings.home} (run `kronika init` or set KRONIKA_HOME)"
             )
         init_workspace(settings)
+    else:
+        _keep_private(settings.home)
     for done in recover_interrupted_imports(Path(settings.home)):
         log.warning("%s in %s", done, settings.home)
     chosen = embedder or build_embedder(settings.embedder, threads=settings.embedder_threads)
@@ -97,14 +108,31 @@ def build_memory(
     previous = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
     current = vectors_made_with(chosen.model_id, settings.embed_context_words)
     if recreated:
-        log.warning("the index at %s was unusable; rebuilding it from the Markdown", index_path)
+        kept = sorted(index_path.parent.glob(f"{INDEX_FILE}.corrupt-*"))
+        memory.report_damage(
+            f"the index at {index_path} was damaged and was rebuilt from the Markdown"
+            + (f"; the damaged file was kept at {kept[-1]}" if kept else "")
+        )
         memory.reindex()
     elif previous is not None and previous != current:
         log.warning("embedding changed (%s -> %s): re-embedding", previous, current)
         memory.reindex()
     if previous != current:
-        marker.write_text(current + "\n", encoding="utf-8")
+        atomic_write_text(marker, current + "\n")
     return memory
+
+
+def _keep_private(home: Path) -> None:
+    """Close the workspace folder to other users when it is open to them (files inside
+    made before kronika kept its files private still have their old modes)."""
+    before = tighten_home(Path(home))
+    if before is not None:
+        log.warning(
+            "the workspace %s was open to other users (mode %o); it is now %o (owner only)",
+            home,
+            before,
+            DIR_MODE,
+        )
 
 
 def vectors_made_with(model_id: str, context_words: int) -> str:

@@ -6,6 +6,7 @@ else receives them through its constructor.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -191,6 +192,10 @@ class ItemIndex(Protocol):
         """Items matching ``flt``, newest first."""
         ...
 
+    def source_items(self, agent: str, path: str) -> list[MemoryItem]:
+        """The items indexed from one file, in file order."""
+        ...
+
     def count_items(self, flt: RecallFilter) -> int: ...
 
     def search_lexical(
@@ -229,6 +234,14 @@ class ItemIndex(Protocol):
         """Forget every item and source (keeps the embedding cache and usage statistics)."""
         ...
 
+    def integrity_problems(self, *, full: bool = False) -> list[str]:
+        """What is wrong with the index's storage; empty when it is healthy."""
+        ...
+
+    def recreate(self) -> str | None:
+        """Keep the damaged storage aside (returns where) and start empty."""
+        ...
+
     def stats(self) -> dict[str, Any]: ...
 
     def close(self) -> None: ...
@@ -252,6 +265,11 @@ class AuditLog(Protocol):
     def append(self, entry: AuditEntry) -> None: ...
 
     def read(self, agent: str | None = None, limit: int | None = None) -> list[AuditEntry]: ...
+
+    def redact(self, agent: str, pattern: re.Pattern[str], marker: str) -> int:
+        """Replace what ``pattern`` matches in the summaries of ``agent``'s entries with
+        ``marker`` (forgetting); returns how many entries changed."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

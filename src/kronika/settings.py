@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kronika.core.fusion import FUSIONS
+from kronika.core.screening import MODES as SECRETS_MODES
 from kronika.errors import ConfigError
 
 CONFIG_FILE = "kronika.toml"
@@ -46,6 +47,15 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "autonomy",
         2,
         "Default autonomy level: 0 read-only, 1 suggest, 2 auto, 3 full.",
+        "workspace",
+    ),
+    SettingSpec(
+        "secrets",
+        "redact",
+        "What a write does with a secret it recognises (API keys and tokens, private keys, "
+        "card numbers, passwords; see docs/reliability.md): redact replaces it with a marker "
+        "such as [secret: openai-key], refuse rejects the write naming the kind, allow "
+        "stores it as written.",
         "workspace",
     ),
     # embedding
@@ -242,6 +252,15 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "sessions",
     ),
     SettingSpec("max_facts", 8, "Most facts one session's extraction may write (L6).", "sessions"),
+    SettingSpec(
+        "near_duplicate_similarity",
+        0.8,
+        "An extracted fact (rules or model) whose content words overlap a Brain fact's at "
+        "least this much (Jaccard, function words left out) is that fact again: it "
+        "refreshes or supersedes it instead of standing beside it (1: only the same "
+        "words; see docs/domain.md).",
+        "sessions",
+    ),
     SettingSpec("l1_every", 5, "Unsummarised sessions that make an L1 summary (L7).", "sessions"),
     SettingSpec(
         "l2_every", 5, "Unsummarised L1 summaries that make an L2 summary (L7).", "sessions"
@@ -353,6 +372,7 @@ class Settings:
     tenant: str = "default"
     default_agent: str = "default"
     autonomy: int = 2
+    secrets: str = "redact"
     embedder: str = "use-multilingual"
     embedder_threads: int = 1
     sync_interval: float = 1.0
@@ -395,6 +415,7 @@ class Settings:
     lessons_budget: int = 512
     extraction_budget: int = 12000
     max_facts: int = 8
+    near_duplicate_similarity: float = 0.8
     l1_every: int = 5
     l2_every: int = 5
     consolidation_attempts: int = 5
@@ -442,6 +463,8 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError(f"setting {name!r} expects {kind.__name__}, got {value!r}") from exc
     if name == "autonomy" and coerced not in (0, 1, 2, 3):
         raise ConfigError("setting 'autonomy' must be 0, 1, 2 or 3")
+    if name == "secrets" and coerced not in SECRETS_MODES:
+        raise ConfigError("setting 'secrets' must be 'redact', 'refuse' or 'allow'")
     if name == "fusion" and coerced not in FUSIONS:
         raise ConfigError(f"setting 'fusion' must be {' or '.join(map(repr, FUSIONS))}")
     if name == "llm_json_mode" and coerced not in ("json_object", "none"):
@@ -452,6 +475,8 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError("setting 'reranker_weight' must be from 0 to 1")
     if name == "summarize_at" and not 0 < coerced <= 1:
         raise ConfigError("setting 'summarize_at' must be above 0 and at most 1")
+    if name == "near_duplicate_similarity" and not 0 < coerced <= 1:
+        raise ConfigError("setting 'near_duplicate_similarity' must be above 0 and at most 1")
     if name in ("l1_every", "l2_every") and coerced < 2:
         raise ConfigError(f"setting {name!r} must be at least 2")
     if isinstance(coerced, int | float) and coerced < 0:

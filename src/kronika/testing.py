@@ -33,12 +33,13 @@ True
 from __future__ import annotations
 
 import json
+import re
 import socketserver
 import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any, Self, TypeAlias
@@ -136,6 +137,15 @@ class ListAuditLog:
         if limit is not None:
             chosen = chosen[-limit:] if limit > 0 else []
         return chosen
+
+    def redact(self, agent: str, pattern: re.Pattern[str], marker: str) -> int:
+        changed = 0
+        for n, entry in enumerate(self.entries):
+            summary = pattern.sub(marker, entry.summary)
+            if entry.target_agent == agent and summary != entry.summary:
+                self.entries[n] = replace(entry, summary=summary)
+                changed += 1
+        return changed
 
 
 # ---------------------------------------------------------------------- chat server

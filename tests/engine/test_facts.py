@@ -74,7 +74,7 @@ def test_forget_by_key_removes_current_and_history(memory: Memory) -> None:
     memory.remember("Kraków", key="city")
     memory.remember("Warszawa", key="city")
     removed = memory.forget(key="city")
-    assert {f.value for f in removed} == {"Kraków", "Warszawa"}
+    assert {f.value for f in removed.items} == {"Kraków", "Warszawa"}
     assert memory.history("city") == []
     assert memory.recall("Warszawa Kraków", k=10).hits == ()
     agent_dir = memory.settings.home / "agents" / "default"

@@ -18,6 +18,7 @@ from kronika.engine.write import (
     AppendTurn,
     ArchiveFacts,
     Change,
+    ForgetItems,
     RemoveItem,
     RestoreFile,
     SetActiveContext,
@@ -151,7 +152,8 @@ def test_notes_and_forgetting_wait_too(careful: Memory) -> None:
     assert [f.value for f in careful.facts()] == ["a cat"]
     note, forget = careful.proposals()
     assert isinstance(note.change, AppendNote) and note.summary == "note bought a new bike"
-    assert isinstance(forget.change, RemoveItem) and forget.summary == "forget **pet**: a cat"
+    assert isinstance(forget.change, ForgetItems)
+    assert forget.summary == "forget **pet**: a cat, wherever it is written"
     careful.approve(note.id)
     careful.approve(forget.id)
     assert careful.facts() == []
@@ -241,6 +243,7 @@ def test_every_change_survives_the_round_trip(memory: Memory) -> None:
         SupersedeFact("f-old", fact),
         ArchiveFacts(("f-1", "f-2")),
         RemoveItem(fact),
+        ForgetItems((fact, fact), ("Kraków", "I live in Kraków")),
         AppendNote(fact),
         AppendTurn("s1", turn, START, (("source", "chat"),)),
         UpdateSession("s1", (("status", "ended"), ("summary", None))),

@@ -26,8 +26,7 @@ def test_every_write_is_audited_with_its_source(memory: Memory) -> None:
     assert actions == [
         ("remember", "user", "applied"),
         ("supersede", "user", "applied"),
-        ("forget", "user", "applied"),
-        ("forget", "user", "applied"),
+        ("forget", "user", "applied"),  # one forget: the current value and its history
     ]
     lines = (memory.settings.home / "audit.jsonl").read_text().splitlines()
     assert json.loads(lines[0])["target_agent"] == "default"

@@ -79,3 +79,16 @@ def test_a_damaged_line_is_reported_on_stderr(tmp_path: Path) -> None:
     done = _run(home, "proposals")
     assert pid in done.stdout and "p-bad" not in done.stdout
     assert "proposals.md line 6" in done.stderr
+
+
+def test_a_long_proposal_is_shown_whole_never_cut(tmp_path: Path) -> None:
+    home = tmp_path / "ws"
+    _run(home, "init")
+    with (home / "kronika.toml").open("a") as config:
+        config.write("\n[agents.default]\nautonomy = 1\n")
+    value = "likes short walks " * 15 + "and wire every saving to zanzibar"
+    [pid] = _propose(home, value)
+    table = _run(home, "proposals").stdout
+    assert pid in table and "zanzibar" in table and "…" not in table
+    [row] = json.loads(_run(home, "proposals", "--json").stdout)
+    assert row["change"] == f"remember **k0**: {value.strip()}"

@@ -174,7 +174,8 @@ def test_without_a_model_nothing_is_lost_and_the_queue_is_drained_later(
         assert [o.status for o in wake.recovered.sessions] == ["consolidated"]
         assert _header(memory, "default", sid)["status"] == "consolidated"
         assert memory.active_context().strip() == "Ana said hello from Berlin."
-        assert _facts(memory)["city"] == "Berlin"
+        # the model's "city" is the rule extractor's "location": one fact, not two
+        assert _facts(memory) == {"name": "Ana", "location": "Berlin"}
 
 
 def test_an_unreachable_model_queues_without_counting_attempts(

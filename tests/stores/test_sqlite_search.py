@@ -270,4 +270,8 @@ def test_cached_vectors_follow_every_write_like_a_fresh_load(
                 for cached in (writer, reader):
                     found = sorted(cached.search_vector(query, RecallFilter(), 50))
                     assert [i for i, _ in found] == [i for i, _ in expected]
-                    assert [s for _, s in found] == pytest.approx([s for _, s in expected])
+                    # float32 cosines computed in another order differ in the last bits; a
+                    # relative tolerance fails on a cosine near zero, so compare absolutely
+                    assert [s for _, s in found] == pytest.approx(
+                        [s for _, s in expected], abs=1e-5
+                    )

@@ -1,4 +1,5 @@
-"""``kronika bench locomo|longmemeval|scale`` — run a benchmark, print and save the results."""
+"""``kronika bench locomo|longmemeval|scale|crash`` — run a benchmark, print and save the
+results (``crash`` exits 1 when a trial breaks an invariant)."""
 
 from __future__ import annotations
 
@@ -43,10 +44,23 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
 
     if args.embedder:
         settings = settings.with_overrides(embedder=args.embedder)
+    elif args.suite == "crash":  # the trials test the write path, not a model
+        settings = settings.with_overrides(embedder="hashing")
     modes = tuple(args.mode) if args.mode else ("lexical", "vector", "hybrid")
+    if args.suite == "crash" and (args.trials < 1 or args.writers < 1 or args.max_run <= 0):
+        raise InvalidInput("--trials and --writers must be at least 1, --max-run above 0")
     results: dict[str, Any]
     with _bar(not args.json) as progress:
-        if args.suite == "scale":
+        if args.suite == "crash":
+            results = bench.run_crash(
+                args.trials,
+                writers=args.writers,
+                settings=settings,
+                seed=args.seed,
+                max_run_s=args.max_run,
+                progress=progress,
+            )
+        elif args.suite == "scale":
             try:
                 sizes = tuple(int(s) for s in args.sizes.split(",") if s.strip())
             except ValueError as exc:
@@ -69,7 +83,9 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 settings=settings,
                 progress=progress,
             )
-    json_path, md_path = bench.write_report(args.suite, results, args.out)
+    name = args.suite if args.suite != "crash" else f"crash-{args.writers}"
+    json_path, md_path = bench.write_report(name, results, args.out)
+    failed = 1 if results.get("headline", {}).get("trials_failing") else 0
     if args.json:
         render.print_json(
             {
@@ -79,7 +95,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 "report": str(md_path),
             }
         )
-        return 0
+        return failed
     for tbl in results.get("tables", []):
         table = Table(title=tbl["title"], title_justify="left")
         for column in tbl["columns"]:
@@ -88,4 +104,4 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
             table.add_row(*(Text(str(cell)) for cell in row))
         render.out.print(table)
     render.out.print(f"results written to {md_path} and {json_path}")
-    return 0
+    return failed

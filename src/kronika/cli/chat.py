@@ -13,6 +13,7 @@ from rich.text import Text
 
 from kronika.app import build_llm, build_memory
 from kronika.cli import render
+from kronika.core.secrets import redact_secrets
 from kronika.engine.chat import ChatAgent, ChatReply
 from kronika.engine.consolidate import ConsolidationReport, Consolidator
 from kronika.engine.session import Session
@@ -74,7 +75,8 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
                 if text in ("/quit", "/exit"):
                     break
                 if text == "/memory":
-                    render.out.print(memory.brain(agent=session.agent) or "(the Brain is empty)")
+                    brain = memory.brain(agent=session.agent) or "(the Brain is empty)"
+                    render.out.print(brain, markup=False)
                     continue
                 if text == "/new":
                     report = session.new_conversation()
@@ -82,7 +84,7 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
                         _show_report(report, "conversation ended")
                     continue
                 answer = agent.send(text)
-                _print_reply(answer, args, interactive)
+                _print_reply(answer, args, interactive, settings.secrets)
         finally:
             report = session.close()
             if report is not None and not args.quiet:
@@ -90,7 +92,7 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def _events(answer: ChatReply) -> list[str]:
+def _events(answer: ChatReply, secrets: str) -> list[str]:
     turn = answer.turn
     events: list[str] = []
     if turn.ended is not None:
@@ -105,14 +107,17 @@ def _events(answer: ChatReply) -> list[str]:
         events += list(turn.command.changed)
     for use in answer.tools:
         state = "ok" if use.result.get("ok") else f"error: {use.result.get('error')}"
-        events.append(f"tool {use.name}({use.arguments}) → {state}")
+        arguments = use.arguments if secrets == "allow" else redact_secrets(use.arguments)
+        events.append(f"tool {use.name}({arguments}) → {state}")
     if turn.summarized:
         events.append("summarised the older part of the conversation")
     return events
 
 
-def _print_reply(answer: ChatReply, args: argparse.Namespace, interactive: bool) -> None:
-    events = _events(answer)
+def _print_reply(
+    answer: ChatReply, args: argparse.Namespace, interactive: bool, secrets: str
+) -> None:
+    events = _events(answer, secrets)
     if args.json:
         data = {
             "reply": answer.text,

@@ -10,16 +10,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kronika.app import build_memory
+from kronika.app import AUDIT_FILE, INDEX_FILE, MODEL_MARKER, build_memory
 from kronika.cli import render
 from kronika.engine.backup_format import read_backup
 from kronika.engine.portability import export_memory, restore_backup
-from kronika.errors import ImportFormatError
-from kronika.settings import Settings
+from kronika.errors import ImportFormatError, InvalidInput
+from kronika.settings import CONFIG_FILE, Settings
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
+    if args.output:
+        _refuse_memory_file(Path(args.output), settings.home)
     with build_memory(settings) as memory:
         agents = [args.agent] if args.agent else None
         data = export_memory(memory, agents)
@@ -30,6 +32,18 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _refuse_memory_file(output: Path, home: Path) -> None:
+    """An export written over the workspace's own files would destroy what it saves."""
+    target, root = output.resolve(), Path(home).resolve()
+    own = {root / name for name in (INDEX_FILE, AUDIT_FILE, MODEL_MARKER, CONFIG_FILE)}
+    beside_index = target.parent == root and target.name.startswith(INDEX_FILE)
+    if target.is_relative_to(root / "agents") or target in own or beside_index:
+        raise InvalidInput(
+            f"refusing to write the export to {output}: it is one of the workspace's memory "
+            f"files (in {home}); choose a path outside {root / 'agents'}"
+        )
 
 
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
@@ -146,7 +160,7 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p = add(
         "bench", cmd_bench, "run a benchmark and write Markdown + JSON results", with_agent=False
     )
-    p.add_argument("suite", choices=("locomo", "longmemeval", "scale"))
+    p.add_argument("suite", choices=("locomo", "longmemeval", "scale", "crash"))
     p.add_argument("path", nargs="?", help="data file (locomo, longmemeval)")
     p.add_argument(
         "--mode",
@@ -159,6 +173,15 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p.add_argument("--queries", type=int, default=100, help="scale: queries per size")
     p.add_argument(
         "--workdir", help="scale: keep the workspaces here and reuse them on the next run"
+    )
+    p.add_argument("--trials", type=int, default=100, help="crash: trials to run")
+    p.add_argument("--writers", type=int, default=1, help="crash: writer processes per trial")
+    p.add_argument("--seed", type=int, default=0, help="crash: seed of the first trial")
+    p.add_argument(
+        "--max-run",
+        type=float,
+        default=2.0,
+        help="crash: longest a writer runs before its kill (s)",
     )
     p.add_argument("--out", default="bench-results", help="folder for the results files")
     p.add_argument("--embedder", help="override the embedder for this run")

@@ -19,9 +19,11 @@ from rich.text import Text
 
 from kronika import errors
 from kronika.app import build_memory, init_workspace
-from kronika.cli import render
+from kronika.cli import notes, render
 from kronika.cli.chat import register_chat_commands
 from kronika.cli.commands_data import register_data_commands
+from kronika.cli.forgetting import print_receipt, receipt_json
+from kronika.cli.health import register_health_commands, run_healing
 from kronika.cli.proposals import register_proposal_commands
 from kronika.memory import Memory
 from kronika.settings import Settings, load_settings
@@ -54,7 +56,7 @@ def exit_code_for(exc: errors.KronikaError) -> int:
 
 
 def open_memory(settings: Settings) -> Memory:
-    return build_memory(settings)
+    return notes.watch(build_memory(settings))
 
 
 # ------------------------------------------------------------------ commands
@@ -80,6 +82,7 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
             importance=args.importance,
             source="auto" if args.auto else "explicit",
         )
+    _print_write_notes(receipt.notes)
     change = type(receipt.change).__name__
     verbs = {
         "AddFact": "remembered",
@@ -93,36 +96,51 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
                 "outcome": receipt.outcome,
                 "change": change,
                 "item": render.items_json([item])[0] if item else None,
+                "notes": list(receipt.notes),
             }
         )
     elif receipt.outcome == "proposed":
         render.out.print("Proposed; waiting for the user's approval.")
     elif item is not None:
-        render.out.print(f"{verbs.get(change, 'stored')}: {item.content}  [{item.id}]")
+        render.out.print(
+            f"{verbs.get(change, 'stored')}: {item.content}  [{item.id}]", markup=False
+        )
     return 0
 
 
 def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as memory:
         receipt = memory.note(" ".join(args.text), agent=args.agent)
+    _print_write_notes(receipt.notes)
     item = receipt.item
     if args.json:
         render.print_json(
-            {"outcome": receipt.outcome, "item": render.items_json([item])[0] if item else None}
+            {
+                "outcome": receipt.outcome,
+                "item": render.items_json([item])[0] if item else None,
+                "notes": list(receipt.notes),
+            }
         )
     elif item is not None:
-        render.out.print(f"noted in {item.provenance.citation()}  [{item.id}]")
+        render.out.print(f"noted in {item.provenance.citation()}  [{item.id}]", markup=False)
     return 0
+
+
+def _print_write_notes(notes: tuple[str, ...]) -> None:
+    """What did not finish after a change was stored (stderr: the change itself stands)."""
+    for note in notes:
+        render.err.print(f"[yellow]note:[/yellow] {escape(note)}")
 
 
 def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as memory:
-        removed = memory.forget(args.id, key=args.key, agent=args.agent)
+        receipt = memory.forget(
+            args.id, key=args.key, value=args.value, topic=args.topic, agent=args.agent
+        )
     if args.json:
-        render.print_json({"forgotten": render.items_json(removed)})
+        render.print_json(receipt_json(receipt))
     else:
-        for item in removed:
-            render.out.print(f"forgotten: {item.content}  [{item.id}]")
+        print_receipt(receipt)
     return 0
 
 
@@ -366,9 +384,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("note", cmd_note, "retain a note in today's daily log")
     p.add_argument("text", nargs="+")
 
-    p = add("forget", cmd_forget, "forget an item by id, or every value of a fact key")
+    p = add("forget", cmd_forget, "forget an item, a key, a value or a topic, with a receipt")
     p.add_argument("id", nargs="?", help="item id (see `kronika list` / `recall --json`)")
     p.add_argument("--key", help="forget this fact key, its history included")
+    p.add_argument("--value", help="forget only this value (of --key, or of any key)")
+    p.add_argument("--topic", help="forget what these words name, as said in a conversation")
 
     p = add("recall", cmd_recall, "find the memories that best match a query")
     p.add_argument("query", nargs="+")
@@ -419,6 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_data_commands(add)
     register_chat_commands(add)
     register_proposal_commands(add)
+    register_health_commands(add)
     return parser
 
 
@@ -435,10 +456,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    notes.reset()
     try:
         settings = load_settings(args.home)
-        code: int = args.handler(args, settings)
-        return code
+        return run_healing(args, settings)
     except errors.KronikaError as exc:
         code = exit_code_for(exc)
         if getattr(args, "json", False):
@@ -451,3 +472,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        render.print_notes(notes.take(), as_json=args.json)

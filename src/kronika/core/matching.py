@@ -101,3 +101,14 @@ def facts_about(topic: str, facts: Sequence[MemoryItem]) -> list[MemoryItem]:
         if any(_related(w, h) for w in wanted for h in have):
             matched.append(fact)
     return matched
+
+
+def topic_overlap(topic: str, fact: MemoryItem) -> tuple[bool, bool]:
+    """Whether the topic shares a word with the fact's key, and with its value (the
+    whole content for a fact without a key); a section name matches neither."""
+    wanted = words(topic)
+    key_words = words((fact.key or "").replace("_", " "))
+    value_words = words((fact.value if fact.key else None) or fact.content)
+    on_key = any(_related(w, h) for w in wanted for h in key_words)
+    on_value = any(_related(w, h) for w in wanted for h in value_words)
+    return on_key, on_value

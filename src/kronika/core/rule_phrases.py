@@ -373,3 +373,40 @@ STATEMENTS: dict[str, tuple[tuple[str, str, str], ...]] = {
     "es": SPANISH,
     "uk": UKRAINIAN,
 }
+
+# The names people, models and the rule extractor give each concept the extractor knows,
+# in English, Polish, Spanish and Ukrainian (words of one name joined by _). An extracted
+# fact whose key is one of these takes the key already in use for its concept
+# (core.dedup.key_concept); only names that mean nothing else are listed ("work" could
+# be a job or an employer, "home" a city or a flat).
+KEY_NAMES = {
+    "name": "name first_name given_name full_name imię imie nombre nombre_de_pila ім'я імя",
+    "location": "location city current_city home_city residence place_of_residence lives_in "
+    "living_in miasto lokalizacja miejsce_zamieszkania ciudad ubicación residencia "
+    "lugar_de_residencia місто місце_проживання місцезнаходження",
+    "origin": "origin hometown home_town birthplace place_of_birth country_of_origin "
+    "pochodzenie miejsce_urodzenia origen procedencia lugar_de_nacimiento походження "
+    "місце_народження",
+    "job": "job occupation profession praca_zawodowa zawód profesja stanowisko profesión "
+    "ocupación oficio puesto професія посада фах",
+    "employer": "employer company workplace pracodawca miejsce_pracy empresa empleador "
+    "lugar_de_trabajo роботодавець місце_роботи",
+    "birthday": "birthday birth_date birthdate date_of_birth urodziny data_urodzenia "
+    "cumpleaños fecha_de_nacimiento день_народження дата_народження",
+    "partner": "partner spouse wife husband partnerka żona mąż małżonek małżonka pareja "
+    "esposa esposo cónyuge партнер партнерка дружина чоловік",
+    "diet": "diet dieta дієта",
+    "allergy": "allergy allergies alergia alergie uczulenie alergias алергія алергії",
+    "language": "language languages spoken_languages język języki idioma idiomas мова мови",
+    "pet": "pet pets zwierzę zwierzak mascota mascotas домашня_тварина домашній_улюбленець",
+    "preference": "preference preferences likes preferencja preferencje preferencia "
+    "preferencias gustos вподобання уподобання",
+    "dislike": "dislike dislikes",
+    "rule": "rule rules zasada zasady reguła reguły regla reglas правило правила",
+    "project": "project current_project projekt proyecto проєкт проект",
+}
+FAVOURITE_MARKS = (
+    "favourite favorite ulubiony ulubiona ulubione favorito favorita preferido preferida "
+    "улюблений улюблена улюблене улюблені"
+)
+"""Words that make a key "favourite <thing>" (the thing from FAVOURITE_WORDS)."""

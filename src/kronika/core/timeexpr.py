@@ -18,7 +18,7 @@ starts on last week's Monday. Every result is timezone-aware UTC.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta
 from itertools import islice
 
@@ -110,20 +110,31 @@ def _period(expr: str, now: datetime) -> tuple[datetime, datetime] | None:
         year = int(m.group(1))
         if year < 1:
             return None
-        return datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC) - _TICK
+        return datetime(year, 1, 1, tzinfo=UTC), _before(
+            lambda: datetime(year + 1, 1, 1, tzinfo=UTC)
+        )
     if m := _MONTH.match(expr):
         year, month = int(m.group(1)), int(m.group(2))
         if not 1 <= month <= 12 or year < 1:
             return None
         start = datetime(year, month, 1, tzinfo=UTC)
-        return start, _add_months(start, 1) - _TICK
+        return start, _before(lambda: _add_months(start, 1))
     if len(expr) == 10 and expr[4] == "-":
         try:
             day = datetime.strptime(expr, "%Y-%m-%d").replace(tzinfo=UTC)
         except ValueError:
             return None
-        return day, day + timedelta(days=1) - _TICK
+        return day, _before(lambda: day + timedelta(days=1))
     return None
+
+
+def _before(next_start: Callable[[], datetime]) -> datetime:
+    """The last moment before ``next_start()``; the last representable moment when the
+    period runs to the end of the calendar (``9999-12-31`` has no next day)."""
+    try:
+        return next_start() - _TICK
+    except (OverflowError, ValueError):
+        return datetime.max.replace(tzinfo=UTC)
 
 
 def _relative(expr: str, now: datetime) -> datetime | None:
@@ -301,7 +312,9 @@ def _mention_period(m: re.Match[str], now: datetime) -> tuple[datetime, datetime
             return start, _add_months(start, 1) - _TICK
         if g["yy"]:
             year = int(g["yy"])
-            return datetime(year, 1, 1, tzinfo=UTC), datetime(year + 1, 1, 1, tzinfo=UTC) - _TICK
+            return datetime(year, 1, 1, tzinfo=UTC), _before(
+                lambda: datetime(year + 1, 1, 1, tzinfo=UTC)
+            )
     except ValueError:  # 31 February, month 13
         return None
     return None

@@ -15,10 +15,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from kronika.core.secrets import redact_secrets
 from kronika.engine.commands import reply
 from kronika.engine.session import Session, Turn
 from kronika.engine.tools import TOOLS, call_tool
-from kronika.errors import LLMError, LLMRequestError, LLMUnavailable
+from kronika.errors import InvalidInput, LLMError, LLMRequestError, LLMUnavailable
 from kronika.ports import LLM, ChatMessage, ToolCall
 
 
@@ -68,7 +69,10 @@ class ChatAgent:
         self.max_tool_rounds = max_tool_rounds
 
     def send(self, text: str, *, at: datetime | None = None) -> ChatReply:
-        turn = self.session.user(text, at=at)
+        try:
+            turn = self.session.user(text, at=at)
+        except InvalidInput as exc:  # a secret, with secrets = "refuse": neither kept nor sent
+            return ChatReply(str(exc), Turn(self.session.session_id, (), 0), error=str(exc))
         if turn.command is not None:
             self.session.assistant(turn.command.reply)
             return ChatReply(turn.command.reply, turn)
@@ -81,6 +85,9 @@ class ChatAgent:
             kind = "unreachable" if isinstance(exc, LLMUnavailable) else "failed"
             note = f"(The model {kind}: {exc}. Your message is saved.)"
             return ChatReply(note, turn, error=str(exc))
+        if self.session.settings.secrets != "allow":
+            # shown as it is kept: a key the model repeats is not echoed (nor refused)
+            answer = redact_secrets(answer)
         self.session.assistant(answer)
         return ChatReply(answer, turn, tuple(used))
 
@@ -102,6 +109,8 @@ class ChatAgent:
             )
             for call in result.tool_calls:
                 outcome = self._run_tool(call)
+                if outcome.get("redacted"):
+                    self.session.forgotten([str(p) for p in outcome["redacted"]])
                 used.append(ToolUse(call.name, call.arguments, outcome))
                 messages.append(
                     ChatMessage(

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kronika.core.commands import CommandKind, MemoryCommand
-from kronika.core.matching import facts_about
-from kronika.core.model import MemoryItem, SessionStatus, Source
+from kronika.core.model import SessionStatus, Source
 from kronika.core.prompt import fact_line, render_brain
 from kronika.core.rules import fact_from_remember
+from kronika.engine.proposals import fact_of
 from kronika.engine.write import USER
 from kronika.errors import InvalidInput, NotFound
 from kronika.memory import Memory
@@ -71,6 +71,12 @@ REPLIES: dict[str, dict[str, str]] = {
         "es": "Me gustaría recordar: {what} — queda a la espera de tu aprobación.",
         "uk": "Я хотів би запам'ятати: {what} — це чекає на твоє схвалення.",
     },
+    "forget_proposed": {
+        "en": "I'd like to forget:\n{what}\nThis waits for your approval.",
+        "pl": "Chciałbym zapomnieć:\n{what}\nCzeka to na Twoją zgodę.",
+        "es": "Me gustaría olvidar:\n{what}\nQueda a la espera de tu aprobación.",
+        "uk": "Я хотів би забути:\n{what}\nЦе чекає на твоє схвалення.",
+    },
     "new_conversation": {
         "en": "Starting a new conversation.",
         "pl": "Zaczynamy nową rozmowę.",
@@ -102,8 +108,9 @@ def reply(name: str, language: str, **values: object) -> str:
 @dataclass(frozen=True, slots=True)
 class CommandResult:
     """What a command did: the reply, the lines that changed in memory (``+``/``-``), the
-    fact it stored (for a later "forget that") and whether the previous user message
-    must be dropped from the transcript ("don't remember this")."""
+    fact it stored (for a later "forget that"), whether the previous user message
+    must be dropped from the transcript ("don't remember this"), and the forgotten
+    text (``redact``) that must not be written again — the reply itself holds it."""
 
     command: MemoryCommand
     reply: str
@@ -111,6 +118,7 @@ class CommandResult:
     stored_id: str | None = None
     drop_previous: bool = False
     end_session: bool = False
+    redact: tuple[str, ...] = ()
 
 
 class CommandRunner:
@@ -127,11 +135,10 @@ class CommandRunner:
                 return self._remember(command)
             case CommandKind.FORGET if command.argument is None:
                 if last_stored is not None:
-                    return self._forget_items(command, self._by_id(last_stored), "")
+                    return self._forget(command, item_id=last_stored)
                 return CommandResult(command, reply("not_kept", lang), drop_previous=True)
             case CommandKind.FORGET | CommandKind.CLEAR_TOPIC:
-                topic = command.argument or ""
-                return self._forget_items(command, facts_about(topic, self._facts()), topic)
+                return self._forget(command, topic=command.argument or "")
             case CommandKind.DONT_REMEMBER:
                 # With an argument the content was never stored; without, the previous
                 # user message is taken back out of the transcript.
@@ -148,12 +155,6 @@ class CommandRunner:
             case CommandKind.NEW_CONVERSATION:
                 return CommandResult(command, reply("new_conversation", lang), end_session=True)
         raise AssertionError(command.kind)  # pragma: no cover - every kind is matched
-
-    def _facts(self) -> list[MemoryItem]:
-        return self.memory.facts(agent=self.agent)
-
-    def _by_id(self, item_id: str) -> list[MemoryItem]:
-        return [f for f in self._facts() if f.id == item_id]
 
     def _remember(self, command: MemoryCommand) -> CommandResult:
         lang = command.language
@@ -174,7 +175,10 @@ class CommandRunner:
             )
         except InvalidInput as exc:
             return CommandResult(command, str(exc))
-        shown = f"{fact.key}: {fact.value}" if fact.key != "note" else fact.value
+        # what was stored (screened for secrets), not what was said
+        kept = receipt.item or fact_of(receipt.change)
+        key, value = (kept.key, kept.value or kept.content) if kept else (fact.key, fact.value)
+        shown = f"{key}: {value}" if key != "note" else value
         if receipt.outcome == "proposed":
             return CommandResult(command, reply("proposed", lang, what=shown))
         stored = receipt.item.id if receipt.item is not None else None
@@ -182,27 +186,24 @@ class CommandRunner:
             command, reply("remembered", lang, what=shown), (f"+ {shown}",), stored_id=stored
         )
 
-    def _forget_items(
-        self, command: MemoryCommand, facts: list[MemoryItem], topic: str
+    def _forget(
+        self, command: MemoryCommand, *, item_id: str | None = None, topic: str | None = None
     ) -> CommandResult:
+        """Forget through :meth:`Memory.forget` (one path for every interface)."""
         lang = command.language
-        gone: list[MemoryItem] = []
-        for fact in facts:
-            try:
-                if fact.key and fact.key != "note":
-                    # every value the key ever had, history included
-                    gone += self.memory.forget(key=fact.key, agent=self.agent)
-                else:
-                    gone += self.memory.forget(fact.id, agent=self.agent)
-            except NotFound:
-                continue  # already gone with an earlier key
-        if not gone:
-            return CommandResult(command, reply("nothing_about", lang, topic=topic))
-        lines = tuple(dict.fromkeys(fact_line(f) for f in gone))
+        try:
+            receipt = self.memory.forget(item_id, topic=topic, agent=self.agent, source_agent=USER)
+        except (NotFound, InvalidInput):
+            return CommandResult(command, reply("nothing_about", lang, topic=topic or ""))
+        lines = tuple(dict.fromkeys(fact_line(f) for f in receipt.items))
+        what = "\n".join(lines)
+        if not receipt.applied:
+            return CommandResult(command, reply("forget_proposed", lang, what=what))
         return CommandResult(
             command,
-            reply("forgotten", lang, what="\n".join(lines)),
+            reply("forgotten", lang, what=what),
             tuple("- " + x[2:] for x in lines),
+            redact=receipt.phrases,
         )
 
     def _show(self, lang: str) -> str:

@@ -10,7 +10,8 @@ agent at the end of the audit trail.
 
 An import is checked whole first (:func:`~kronika.engine.backup_format.read_backup`),
 then staged and swapped into place at once (:mod:`kronika.engine.restore`): a bad
-file, a refused agent or a crash halfway leaves the workspace as it was.
+file, a refused agent or a crash halfway leaves the workspace as it was. What it
+writes is screened for secrets like every other write (the ``secrets`` setting).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from kronika.core.screening import screen_text
 from kronika.core.serialize import item_to_dict
 from kronika.engine.backup_format import (
     FORMAT,
@@ -184,8 +186,10 @@ def stage_backup(memory: Memory, backup: Backup, *, replace_existing: bool) -> S
     try:
         _refuse_overwrites(memory, backup, staging, replace_existing)
         targets = []
+        mode = memory.settings.secrets
         for agent in backup.agents:
-            staging.agent(agent.name, (StagedFile(*f) for f in agent.files))
+            files = (StagedFile(rel, screen_text(text, mode), t) for rel, text, t in agent.files)
+            staging.agent(agent.name, files)
             targets.append(f"agents/{agent.name}")
         config, policies, notes = _config_with_policies(memory, backup.agents)
         if config is not None:
@@ -240,8 +244,10 @@ def _audit_with(memory: Memory, backup: Backup) -> str:
         )
         for agent in backup.agents
     ]
+    mode = memory.settings.secrets
     for entry in (*backup.audit, *restored):
         record = {**asdict(entry), "at": entry.at.isoformat()}
+        record["summary"] = screen_text(entry.summary, mode)
         text += json.dumps(record, ensure_ascii=False) + "\n"
     return text
 

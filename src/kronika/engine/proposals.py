@@ -36,6 +36,7 @@ from kronika.engine.write import (
     AppendTurn,
     ArchiveFacts,
     Change,
+    ForgetItems,
     RemoveItem,
     RestoreFile,
     SetActiveContext,
@@ -61,6 +62,7 @@ _CHANGES: dict[str, type[Any]] = {
         SupersedeFact,
         ArchiveFacts,
         RemoveItem,
+        ForgetItems,
         AppendNote,
         AppendTurn,
         UpdateSession,
@@ -125,6 +127,10 @@ def _decode(name: str, value: Any) -> Any:
     match name:
         case "item" | "new":
             return item_from_dict(value)
+        case "items":
+            return tuple(item_from_dict(v) for v in value)
+        case "phrases":
+            return tuple(str(v) for v in value)
         case "started_at":
             return datetime.fromisoformat(value)
         case "turn":
@@ -178,6 +184,14 @@ def fact_of(change: Change) -> MemoryItem | None:
     return None
 
 
+def _audited(proposal: Proposal) -> str:
+    """The proposal as the audit trail keeps it: a forget is named by its ids and keys,
+    never by what it forgets."""
+    if isinstance(proposal.change, ForgetItems | RemoveItem):
+        return describe_change(proposal.change)[2]
+    return proposal.summary
+
+
 # --------------------------------------------------------------------------- the book
 class ProposalBook:
     """Keeps, lists and settles the proposals of every agent in ``proposals.md``."""
@@ -214,6 +228,11 @@ class ProposalBook:
                 return f"update {_fact(new)} (was {was})"
             case RemoveItem(item):
                 return f"forget {_fact(item)}"
+            case ForgetItems(items, phrases):
+                listed = "; ".join(_fact(it) for it in items)
+                extra = [p for p in phrases if p not in {it.value or it.content for it in items}]
+                also = f" (and redact {'; '.join(extra)})" if extra else ""
+                return f"forget {listed}{also}, wherever it is written"
         action, _, summary = describe_change(change)
         return f"{action} {summary}"
 
@@ -237,7 +256,7 @@ class ProposalBook:
                     entry.source_agent,
                     entry.created_at,
                     entry.section,
-                    entry.text,
+                    self._text(agent, change),
                     change,
                 )
             )
@@ -267,7 +286,7 @@ class ProposalBook:
                 source_agent=USER,
                 section=proposal.section,
                 item_id=describe_change(proposal.change)[1],
-                summary=f"[{proposal.id}] {proposal.summary}"[:200],
+                summary=f"[{proposal.id}] {_audited(proposal)}"[:200],
                 outcome="applied",
             )
         )

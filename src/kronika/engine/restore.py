@@ -27,6 +27,7 @@ from kronika.errors import WorkspaceError
 from kronika.stores.lock import WorkspaceLock
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.workspace import MarkdownWorkspace
+from kronika.stores.private import make_private_dir, write_private_bytes
 
 STAGING_PREFIX = ".kronika-import-"
 LOCK_FILE = ".kronika.lock"
@@ -51,7 +52,7 @@ class Staging:
         self.home = home
         self.folder = home / f"{STAGING_PREFIX}{secrets.token_hex(6)}"
         self.new = self.folder / "new"
-        self.new.mkdir(parents=True)
+        make_private_dir(self.new)
 
     def agent(self, name: str, files: Iterable[StagedFile]) -> None:
         """Stage ``agents/<name>``: the folders every agent has, then ``files``
@@ -158,9 +159,8 @@ def _write(path: Path, staged: StagedFile) -> None:
     # No temporary file and no fsync per file: a staged file is never read before the
     # whole folder is flushed (Staging.flush), and a crash before that discards it.
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="") as handle:
-            handle.write(staged.text)
+        make_private_dir(path.parent)
+        write_private_bytes(path, staged.text.encode("utf-8"))
         if staged.mtime_ns is not None:
             os.utime(path, ns=(staged.mtime_ns, staged.mtime_ns))
     except OSError as exc:
@@ -181,7 +181,7 @@ def _flush(folder: Path) -> None:
 
 def _move(source: Path, target: Path) -> None:
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
+        make_private_dir(target.parent)
         os.rename(source, target)
     except OSError as exc:
         raise WorkspaceError(f"cannot move {source} to {target}: {exc}") from exc

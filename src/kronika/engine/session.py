@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 
 from kronika.core.commands import CommandKind, detect_command
@@ -50,6 +50,7 @@ from kronika.core.model import (
     TurnRecord,
 )
 from kronika.core.prompt import render_memory_block
+from kronika.core.redaction import phrase_pattern, redact
 from kronika.engine.commands import CommandResult, CommandRunner
 from kronika.engine.consolidate import ConsolidationReport, Consolidator
 from kronika.engine.write import (
@@ -113,6 +114,8 @@ class _State:
     count: int = 0
     last_at: datetime | None = None
     last_stored: str | None = None
+    keep_out: re.Pattern[str] | None = None
+    """Forgotten text the next saved answer must not hold (it confirms the forget)."""
 
 
 class Session:
@@ -226,6 +229,8 @@ class Session:
             result = self.commands.run(command, last_stored=state.last_stored)
             if result.stored_id is not None:
                 state.last_stored = result.stored_id
+            if result.redact:
+                self.forgotten(result.redact)
             if result.drop_previous:
                 self._drop_last_exchange(keep_latest=True)
         recalled, lessons = ((), ()) if command is not None else self._recall(text)
@@ -250,8 +255,23 @@ class Session:
             return
         if self._state.session_id is None:
             return  # nothing was said to answer (e.g. after "new conversation")
+        if self._state.keep_out is not None:
+            text = redact(text, self._state.keep_out)[0]
+            self._state.keep_out = None
         self._save(ASSISTANT_SPEAKER, text, at or self.memory.clock.now())
         self._maybe_summarize((), ())
+
+    def forgotten(self, phrases: Sequence[str]) -> None:
+        """Text that was just forgotten: redacted in the window and the rolling summary
+        (the transcript already is), and in the next answer saved — which confirms it."""
+        pattern = phrase_pattern(phrases)
+        if pattern is None:
+            return
+        state = self._state
+        state.window = [replace(m, content=redact(m.content, pattern)[0]) for m in state.window]
+        if state.summary is not None:
+            state.summary = redact(state.summary, pattern)[0]
+        state.keep_out = pattern
 
     # ------------------------------------------------------------------ internals
     def _core(self) -> tuple[str, str, str]:
@@ -277,14 +297,19 @@ class Session:
     def _save(self, role: str, text: str, at: datetime) -> None:
         state = self._state
         header: tuple[tuple[str, str], ...] = ()
-        if state.session_id is None:
-            state.session_id = self._new_id(at)
+        session_id = state.session_id
+        if session_id is None:
+            session_id = self._new_id(at)
             header = (("source", "chat"), ("agent", self.agent), ("status", SessionStatus.OPEN))
-        state.count += 1
-        turn = TurnRecord(f"{state.session_id}_{state.count}", role, text, at)
-        change = AppendTurn(state.session_id, turn, at, header)
-        self.memory.memory_write(self.agent, "sessions", change, SYSTEM)
-        state.window.append(WindowMessage(role, text, state.count))
+        index = state.count + 1
+        turn = TurnRecord(f"{session_id}_{index}", role, text, at)
+        change = AppendTurn(session_id, turn, at, header)
+        # a refused write (secrets = "refuse") leaves the session as it was
+        stored = self.memory.memory_write(self.agent, "sessions", change, SYSTEM).change
+        if isinstance(stored, AppendTurn):  # the window holds what the transcript holds:
+            text = stored.turn.content  # a redacted secret is not sent to the model either
+        state.session_id, state.count = session_id, index
+        state.window.append(WindowMessage(role, text, index))
         state.last_at = at
 
     def _resume(self, session_id: str, turns: list[MemoryItem]) -> None:

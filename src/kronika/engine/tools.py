@@ -13,9 +13,9 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from kronika.core.matching import facts_about
 from kronika.core.model import Source
 from kronika.core.prompt import fact_line
+from kronika.engine.proposals import fact_of
 from kronika.errors import KronikaError
 from kronika.memory import Memory
 from kronika.providers.jsonout import validate
@@ -44,7 +44,15 @@ PARAMETERS: dict[str, dict[str, Any]] = {
     "forget": {
         "type": "object",
         "properties": {
-            "key": {"type": "string", "description": "Forget every value of this fact key."},
+            "key": {
+                "type": "string",
+                "description": "Forget every value of this fact key (with 'value': only that one).",
+            },
+            "value": {
+                "type": "string",
+                "description": "Forget only the facts holding this value; the key's other "
+                "values stay.",
+            },
             "topic": {
                 "type": "string",
                 "description": "Forget the facts about this topic (words of the key or value, "
@@ -70,7 +78,10 @@ PARAMETERS: dict[str, dict[str, Any]] = {
         "properties": {
             "action": {"type": "string", "enum": ["add", "update", "delete"]},
             "key": {"type": "string", "minLength": 1},
-            "value": {"type": "string"},
+            "value": {
+                "type": "string",
+                "description": "For delete: only this value of the key is forgotten.",
+            },
             "section": {"type": "string", "enum": _SECTIONS},
         },
         "required": ["action", "key"],
@@ -80,7 +91,8 @@ PARAMETERS: dict[str, dict[str, Any]] = {
 
 DESCRIPTIONS = {
     "remember": "Store a lasting fact about the user in long-term memory, at once.",
-    "forget": "Delete facts from long-term memory (by key, topic or id), at once.",
+    "forget": "Delete facts from long-term memory (by key, value, topic or id) and redact "
+    "them from past conversations and summaries. An agent at autonomy 1 only proposes it.",
     "recall": "Search long-term memory (facts, notes, old conversations, summaries).",
     "memory_update": "Add, update (replace the value of) or delete a keyed fact.",
 }
@@ -137,17 +149,7 @@ def _run(memory: Memory, agent: str, name: str, args: dict[str, Any]) -> dict[st
             ],
         }
     if name == "forget" or (name == "memory_update" and args["action"] == "delete"):
-        if name == "forget" and sum(1 for k in ("key", "topic", "id") if args.get(k)) != 1:
-            return {"ok": False, "error": "give exactly one of key, topic or id"}
-        if args.get("id"):
-            gone = memory.forget(args["id"], agent=agent, source_agent=agent)
-        elif args.get("key"):
-            gone = memory.forget(key=args["key"], agent=agent, source_agent=agent)
-        else:
-            gone = []
-            for fact in facts_about(args["topic"], memory.facts(agent=agent)):
-                gone += memory.forget(fact.id, agent=agent, source_agent=agent)
-        return {"ok": True, "forgotten": [fact_line(f)[2:] for f in gone]}
+        return _forget(memory, agent, args)
     value = args.get("value", "")
     if not value.strip():
         return {"ok": False, "error": "value is empty"}
@@ -161,13 +163,47 @@ def _run(memory: Memory, agent: str, name: str, args: dict[str, Any]) -> dict[st
         source_agent=agent,
         tags=("tool",),
     )
-    stored = receipt.item
+    stored = receipt.item or fact_of(receipt.change)  # screened for secrets, as written
     return {
         "ok": True,
         "outcome": receipt.outcome,
-        "id": stored.id if stored is not None else None,
+        "id": receipt.item.id if receipt.item is not None else None,
         "proposal": receipt.proposal,
-        "stored": fact_line(stored)[2:] if stored is not None else value,
+        "stored": fact_line(stored)[2:] if stored is not None else None,
+    }
+
+
+def _forget(memory: Memory, agent: str, args: dict[str, Any]) -> dict[str, Any]:
+    named = [k for k in ("key", "value", "topic", "id") if args.get(k)]
+    if named not in (["key"], ["value"], ["topic"], ["id"], ["key", "value"]):
+        return {
+            "ok": False,
+            "error": "give exactly one of key, value, topic or id (or a key and its value)",
+        }
+    receipt = memory.forget(
+        args.get("id"),
+        key=args.get("key"),
+        value=args.get("value"),
+        topic=args.get("topic"),
+        agent=agent,
+        source_agent=agent,
+    )
+    lines = [fact_line(f)[2:] for f in receipt.items]
+    if not receipt.applied:
+        return {
+            "ok": True,
+            "outcome": receipt.outcome,
+            "proposal": receipt.proposal,
+            "forgotten": [],
+            "would_forget": lines,
+            "message": "nothing is forgotten yet: this waits for the person's approval",
+        }
+    return {
+        "ok": True,
+        "outcome": receipt.outcome,
+        "forgotten": lines,
+        "places": [p.path for p in receipt.places],
+        "redacted": list(receipt.phrases),
     }
 
 

@@ -6,6 +6,13 @@ That one function checks the autonomy level and the cross-agent grant, applies t
 change to the Markdown workspace, appends to the audit trail and tells the indexer
 which files changed. Nothing else writes to the workspace.
 
+The caller holds the workspace lock (:class:`kronika.stores.lock.WorkspaceLock`), so
+times read here, and the facts a change is decided from, are those of the moment the
+change is made. A change that touches Brain facts first deletes what a move cut short
+by a crash left behind (:mod:`kronika.stores.markdown.moves`). Once a change is
+applied it is durable: the audit entry and the index update that follow never turn it
+into an error, they report in :attr:`WriteReceipt.notes`.
+
 Who may write (``source_agent``):
 
 * ``"user"`` (the person, through the CLI or the API) and ``"system"`` (maintenance such
@@ -25,14 +32,25 @@ from datetime import datetime
 from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem, SessionRecord, TurnRecord
+from kronika.core.screening import (
+    screen_fields,
+    screen_item,
+    screen_session,
+    screen_text,
+    screen_turn,
+)
+from kronika.engine.redacting import apply_forget
 from kronika.errors import InvalidInput, PermissionDenied
 from kronika.ports import AuditEntry, AuditLog, Clock
 from kronika.settings import Settings
 from kronika.stores.markdown.atomic import atomic_write_text
+from kronika.stores.markdown.brain import FACT_FILES
+from kronika.stores.markdown.files import write_text
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
 USER = "user"
 SYSTEM = "system"
+FACT_PATHS = frozenset(spec.path for spec in FACT_FILES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,6 +79,15 @@ class ArchiveFacts:
 @dataclass(frozen=True, slots=True)
 class RemoveItem:
     item: MemoryItem
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetItems:
+    """Forget ``items`` and redact ``phrases`` wherever else they are written (see
+    :mod:`kronika.engine.forgetting`); its audit entry never holds the forgotten text."""
+
+    items: tuple[MemoryItem, ...]
+    phrases: tuple[str, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,6 +146,7 @@ Change = (
     | SupersedeFact
     | ArchiveFacts
     | RemoveItem
+    | ForgetItems
     | AppendNote
     | AppendTurn
     | UpdateSession
@@ -132,13 +160,17 @@ Change = (
 @dataclass(frozen=True, slots=True)
 class WriteReceipt:
     """What happened to a change: ``applied``, or ``proposed`` (waiting for the user,
-    as proposal ``proposal`` when the writer keeps proposals)."""
+    as proposal ``proposal`` when the writer keeps proposals). An applied change is
+    durable once this is returned, whatever ``notes`` says."""
 
     outcome: str
     change: Change
     item: MemoryItem | None
     paths: tuple[str, ...]
     proposal: str | None = None
+    notes: tuple[str, ...] = ()
+    """Steps after the change was stored that did not finish (the audit entry, the
+    index): the change itself is kept; ``kronika sync`` brings the index up to date."""
 
 
 def describe_change(change: Change) -> tuple[str, str | None, str]:
@@ -153,7 +185,9 @@ def describe_change(change: Change) -> tuple[str, str | None, str]:
         case ArchiveFacts(ids):
             return "archive", None, ", ".join(ids)
         case RemoveItem(item):
-            return "forget", item.id, item.content
+            return "forget", item.id, f"{item.type.value} from {item.provenance.path}"
+        case ForgetItems(items, _):
+            return "forget", items[0].id if len(items) == 1 else None, forget_summary(items, ())
         case AppendNote(item):
             return "note", item.id, item.content
         case AppendTurn(session_id, turn, _, _):
@@ -169,6 +203,35 @@ def describe_change(change: Change) -> tuple[str, str | None, str]:
             return "active_context", None, text[:80]
         case RestoreFile(path, text):
             return "restore_file", None, f"{path} ({len(text)} characters)"
+
+
+def screen_change(change: Change, mode: str) -> Change:
+    """``change`` with every text it would write screened for secrets (the ``secrets``
+    setting, :mod:`kronika.core.screening`): before the audit, a proposal or a file."""
+    match change:
+        case AddFact(item):
+            return AddFact(screen_item(item, mode))
+        case TouchFact(item):
+            return TouchFact(screen_item(item, mode))
+        case SupersedeFact(old_id, new):
+            return SupersedeFact(old_id, screen_item(new, mode))
+        case AppendNote(item):
+            return AppendNote(screen_item(item, mode))
+        case AppendTurn(_, turn, _, _):
+            return replace(change, turn=screen_turn(turn, mode))
+        case UpdateSession(_, fields):
+            return replace(change, fields=screen_fields(fields, mode))
+        case WriteSummary(_, text, fields):
+            kept = tuple((name, screen_text(value, mode)) for name, value in fields)
+            return replace(change, text=screen_text(text, mode), fields=kept)
+        case WriteSession(session):
+            return WriteSession(screen_session(session, mode))
+        case SetActiveContext(text):
+            return SetActiveContext(screen_text(text, mode))
+        case RestoreFile(_, text):
+            return replace(change, text=screen_text(text, mode))
+        case ArchiveFacts() | RemoveItem() | ForgetItems():
+            return change  # nothing new is written (a forget only takes text out)
 
 
 class MemoryWriter:
@@ -196,7 +259,9 @@ class MemoryWriter:
     def memory_write(
         self, target_agent: str, section: str, content: Change, source_agent: str = USER
     ) -> WriteReceipt:
-        """Check permissions, apply ``content`` to ``target_agent``'s memory, audit it."""
+        """Screen ``content`` for secrets, check permissions, apply it to
+        ``target_agent``'s memory, audit it."""
+        content = screen_change(content, self._settings.secrets)
         self._workspace.require_agent(target_agent)
         action, item_id, summary = describe_change(content)
         outcome = self._decide(target_agent, content, source_agent)
@@ -220,10 +285,25 @@ class MemoryWriter:
                 entry = replace(entry, summary=f"[{proposal}] {summary}"[:200])
             self._audit.append(entry)
             return WriteReceipt("proposed", content, None, (), proposal)
+        settled = self._workspace.settle_moves(target_agent) if _moves_facts(content) else ()
         item, paths = self._apply(target_agent, content)
-        self._audit.append(entry)
-        self._on_written(target_agent, paths)
-        return WriteReceipt("applied", content, item, paths)
+        if isinstance(content, ForgetItems):
+            entry = replace(entry, summary=forget_summary(content.items, paths)[:200])
+        # The change is on disk: what follows may fail, but must not make a stored
+        # change look failed (the caller would retry it, or report a loss that is none).
+        notes: list[str] = []
+        try:
+            self._audit.append(entry)
+        except Exception as exc:
+            notes.append(f"the change was stored but not added to the audit trail: {exc}")
+        try:
+            self._on_written(target_agent, tuple(dict.fromkeys((*settled, *paths))))
+        except Exception as exc:
+            notes.append(
+                f"the change was stored but the index was not updated ({exc}); "
+                "`kronika sync` or `kronika reindex` catches up"
+            )
+        return WriteReceipt("applied", content, item, paths, notes=tuple(notes))
 
     def _decide(self, target: str, change: Change, source: str) -> str:
         if source in (USER, SYSTEM):
@@ -268,6 +348,8 @@ class MemoryWriter:
             case RemoveItem(item):
                 ws.remove_item(agent, item)
                 return None, (item.provenance.path,)
+            case ForgetItems(items, phrases):
+                return None, apply_forget(ws, self._audit, agent, items, phrases, write_text)
             case AppendNote(item):
                 stored = ws.append_note(agent, item)
                 return stored, (stored.provenance.path,)
@@ -289,6 +371,32 @@ class MemoryWriter:
             case RestoreFile(path, text):
                 atomic_write_text(safe_agent_path(ws.agent_dir(agent), path), text)
                 return None, (path,)
+
+
+def forget_summary(items: Sequence[MemoryItem], paths: Sequence[str]) -> str:
+    """What the audit trail says of a forget: how many items, their ids and keys, the
+    files touched — never the forgotten text."""
+    keys = sorted({it.key for it in items if it.key})
+    said = f"{len(items)} item(s) {', '.join(it.id for it in items)}"
+    if keys:
+        said += f"; key(s) {', '.join(keys)}"
+    if paths:
+        said += f"; {len(paths)} file(s) {', '.join(paths)}"
+    return said
+
+
+def _moves_facts(change: Change) -> bool:
+    """True for the changes that read or move Brain facts: they first settle what an
+    interrupted move left behind (see :mod:`kronika.stores.markdown.moves`)."""
+    match change:
+        case AddFact() | TouchFact() | SupersedeFact() | ArchiveFacts():
+            return True
+        case RemoveItem(item):
+            return item.provenance.path in FACT_PATHS
+        case ForgetItems(items):
+            return any(it.provenance.path in FACT_PATHS for it in items)
+        case _:
+            return False
 
 
 def safe_agent_path(agent_dir: Path, relpath: str) -> Path:

@@ -135,5 +135,5 @@ def read_locomo(path: str | Path) -> list[LocomoConversation]:
         raise ImportFormatError(f"{path}: a LoCoMo file is a JSON list of conversations")
     try:
         return [_conversation(item, i) for i, item in enumerate(data)]
-    except (KeyError, TypeError, ValueError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ImportFormatError(f"{path}: unexpected LoCoMo content ({exc!r})") from exc

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
+from kronika.core.dedup import Add, Refresh, Replace, place_fact
 from kronika.core.entities import extract_entities
 from kronika.core.model import (
     ItemType,
@@ -23,9 +24,11 @@ from kronika.core.prompt import (
     choose_archive,
     render_brain,
 )
+from kronika.core.screening import screen_item
 from kronika.core.sections import guess_section, parse_section
-from kronika.core.text import normalize_key
+from kronika.engine.forgetting import ForgetReceipt, find_items, forgotten_phrases
 from kronika.engine.proposals import Proposal, fact_of
+from kronika.engine.redacting import plan_forget, snapshot
 from kronika.engine.sync import Progress, SyncReport
 from kronika.engine.write import (
     SYSTEM,
@@ -35,20 +38,19 @@ from kronika.engine.write import (
     AppendTurn,
     ArchiveFacts,
     Change,
-    RemoveItem,
+    ForgetItems,
     SupersedeFact,
     TouchFact,
     WriteReceipt,
     WriteSession,
 )
-from kronika.errors import InvalidInput, NotFound
+from kronika.errors import InvalidInput
 from kronika.memory.base import (
     MAX_KEY_CHARS,
     MAX_VALUE_CHARS,
     MemoryBase,
     _clean,
     _new_id,
-    _same_text,
 )
 
 
@@ -139,30 +141,42 @@ class MemoryWrites(MemoryBase):
             tags=tuple(tags),
         )
         with self._lock:
+            if at is None:  # taken under the lock, so racing writers' times follow their order
+                now = self.clock.now()
+                item = replace(item, created_at=now, updated_at=now, valid_from=now)
             return self._write_fact(name, sect.value, item, now, source_agent)
 
     def _write_fact(
         self, agent: str, section: str, item: MemoryItem, now: datetime, source_agent: str
     ) -> WriteReceipt:
         self._indexer.sync_agent(agent, paths=["brain.md", "brain_archive.md"])
+        # screened before the duplicate check, so a redacted fact said twice is one fact
+        item = screen_item(item, self.settings.secrets)
         change = self._fact_change(agent, item, now)
         receipt = self._writer.memory_write(agent, section, change, source_agent)
         if receipt.outcome == "applied":
-            self._keep_brain_in_budget(agent)
+            try:
+                self._keep_brain_in_budget(agent)
+            except Exception as exc:  # the fact is stored; trimming the Brain can wait
+                note = f"the Brain was not trimmed to its budget: {exc}"
+                receipt = replace(receipt, notes=(*receipt.notes, note))
         return receipt
 
     def _fact_change(self, agent: str, item: MemoryItem, now: datetime) -> Change:
-        facts = self.workspace.brain_facts(agent) + self.workspace.archived_facts(agent)
-        wanted = normalize_key(item.key) if item.key else None
-        for fact in facts:
-            fact_key = normalize_key(fact.key) if fact.key else None
-            if fact_key == wanted and _same_text(fact.value or fact.content, item.value or ""):
+        """Which change remembering ``item`` makes (the rules of :mod:`kronika.core.dedup`)."""
+        placed = place_fact(
+            item,
+            self.workspace.brain_facts(agent),
+            self.workspace.archived_facts(agent),
+            near=self.settings.near_duplicate_similarity,
+        )
+        match placed:
+            case Refresh(fact):
                 return TouchFact(replace(fact, updated_at=now))
-        if wanted is not None and not item.multi:
-            for fact in facts:
-                if fact.key and normalize_key(fact.key) == wanted and not fact.multi:
-                    return SupersedeFact(fact.id, replace(item, section=fact.section))
-        return AddFact(item)
+            case Replace(old, new):
+                return SupersedeFact(old.id, new)
+            case Add(new):
+                return AddFact(new)
 
     def append_fact(
         self, key: str, value: str, *, agent: str | None = None, source_agent: str = USER
@@ -207,32 +221,62 @@ class MemoryWrites(MemoryBase):
         item_id: str | None = None,
         *,
         key: str | None = None,
+        value: str | None = None,
+        topic: str | None = None,
         agent: str | None = None,
         source_agent: str = USER,
-    ) -> list[MemoryItem]:
-        """Forget one item by id, or every value (current and history) of a fact key."""
-        if (item_id is None) == (key is None):
-            raise InvalidInput("forget needs exactly one of an item id or a key")
+    ) -> ForgetReceipt:
+        """Forget an item by id, every value of a fact key, one value (``key`` and
+        ``value``, or ``value`` alone) or what a spoken ``topic`` names, and redact its
+        text everywhere else it is written; see :mod:`kronika.engine.forgetting`.
+
+        Returns a :class:`~kronika.engine.forgetting.ForgetReceipt` listing every place
+        touched (``outcome="proposed"`` when the agent's autonomy makes it a proposal).
+        """
         name = self._agent(agent)
         with self._lock:
             self._indexer.sync_agent(name)
-            if item_id is not None:
-                found = [it for it in self.index.get_items([item_id]) if it.agent == name]
-                if not found:
-                    raise NotFound(f"no memory item {item_id!r} for agent {name!r}")
-            else:
-                wanted = normalize_key(key or "")
-                pool = (
-                    self.workspace.brain_facts(name)
-                    + self.workspace.archived_facts(name)
-                    + self.workspace.fact_history(name)
+            items = find_items(
+                self.workspace,
+                self.index,
+                name,
+                item_id=item_id,
+                key=key,
+                value=value,
+                topic=topic,
+            )
+            phrases = forgotten_phrases(self.workspace, name, items)
+            plan = plan_forget(self.workspace, self.audit_log, name, items, phrases)
+            touched = [e.path for e in plan.edits if e.place.action != "removed"]
+            before = snapshot(self.workspace, name, touched)
+            ids = [it.id for it in items]
+            indexed = {it.id for it in self.index.get_items(ids)}
+            change = ForgetItems(tuple(items), tuple(phrases))
+            section = items[0].section or "" if len(items) == 1 else ""
+            written = self._writer.memory_write(name, section, change, source_agent)
+            if written.outcome != "applied":
+                return ForgetReceipt(
+                    written.outcome,
+                    name,
+                    tuple(items),
+                    plan.places,
+                    tuple(phrases),
+                    proposal=written.proposal,
                 )
-                found = [f for f in pool if f.key and normalize_key(f.key) == wanted]
-                if not found:
-                    raise NotFound(f"agent {name!r} has no fact with key {key!r}")
-            for item in found:
-                self._writer.memory_write(name, item.section or "", RemoveItem(item), source_agent)
-        return found
+            after = snapshot(self.workspace, name, touched)
+            left = {it.id for it in self.index.get_items(ids)}
+        rewritten = sum(1 for i, text in after.items() if before.get(i) != text)
+        gone = (indexed - left) | (set(before) - set(after))  # a rewritten id counts too
+        return ForgetReceipt(
+            "applied",
+            name,
+            tuple(items),
+            plan.places,
+            tuple(phrases),
+            index_removed=len(gone),
+            index_rewritten=rewritten,
+            audit_redacted=plan.audit_entries,
+        )
 
     def save_turn(
         self,

@@ -7,10 +7,13 @@ write (and every index sync) therefore holds an exclusive ``flock`` on
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from types import TracebackType
 from typing import IO
+
+from kronika.stores.private import open_private
 
 try:  # POSIX; elsewhere the lock only serialises threads of this process
     import fcntl
@@ -28,7 +31,7 @@ class WorkspaceLock:
     def __enter__(self) -> WorkspaceLock:
         self._thread_lock.acquire()
         if self._depth == 0 and fcntl is not None and self.path.parent.is_dir():
-            self._handle = self.path.open("ab")
+            self._handle = open(open_private(self.path, os.O_WRONLY | os.O_APPEND), "ab")
             fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX)
         self._depth += 1
         return self

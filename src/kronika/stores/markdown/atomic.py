@@ -5,6 +5,7 @@ is flushed and fsync'ed, then moved over the target with :func:`os.replace`, and
 folder itself is fsync'ed so the rename survives a power cut. A crash at any point
 leaves either the old file or the new one, never a mix; at worst a temporary file is
 left behind, which listings ignore and :meth:`MarkdownWorkspace.cleanup_temp` removes.
+The file is its owner's alone (``0600``, in ``0700`` folders: :mod:`kronika.stores.private`).
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import contextlib
 import os
 import secrets
 from pathlib import Path
+
+from kronika.stores.private import make_private_dir, open_private
 
 TEMP_SUFFIX = ".kronika-tmp"
 
@@ -24,10 +27,12 @@ def is_temp_name(name: str) -> bool:
 
 def atomic_write_text(path: Path, text: str) -> None:
     """Replace ``path`` with ``text`` (UTF-8, newlines written as given) atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    make_private_dir(path.parent)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
     try:
-        with open(tmp, "w", encoding="utf-8", newline="") as handle:
+        # 0600 from the first byte; the rename keeps the mode, so a rewrite tightens
+        fd = open_private(tmp, os.O_WRONLY | os.O_EXCL)
+        with open(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
             os.fsync(handle.fileno())

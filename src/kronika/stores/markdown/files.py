@@ -16,6 +16,7 @@ from pathlib import Path
 from kronika.errors import WorkspaceError
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.layout import CORRUPT_DIR
+from kronika.stores.private import make_private_dir, write_private_bytes
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +52,7 @@ def read_source(folder: Path, path: str) -> SourceText | None:
         text = text.replace("\x00", "")
     if problem is None:
         return SourceText(text, raw, mtime, ())
-    backup = keep_copy(folder, path, raw)
+    backup = folder / keep_copy(folder, path, raw)
     warning = (
         f"{path} is damaged ({problem}); a copy of the original was kept at {backup}; "
         "unreadable bytes were replaced and the rest of the file was used"
@@ -70,8 +71,8 @@ def keep_copy(folder: Path, path: str, raw: bytes) -> str:
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
     target = corrupt / f"{prefix}{stamp}"
     try:
-        corrupt.mkdir(exist_ok=True)
-        target.write_bytes(raw)
+        make_private_dir(corrupt)
+        write_private_bytes(target, raw)
     except OSError as exc:
         raise WorkspaceError(f"cannot keep a copy of damaged {path}: {exc}") from exc
     return f"{CORRUPT_DIR}/{target.name}"

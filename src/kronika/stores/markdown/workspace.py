@@ -22,7 +22,15 @@ from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem, SessionRecord, Status, TurnRecord
 from kronika.errors import InvalidAgentName, NotFound, UnknownAgent, WorkspaceError
-from kronika.stores.markdown import brain, documents, frontmatter, notes, proposals, sessions
+from kronika.stores.markdown import (
+    brain,
+    documents,
+    frontmatter,
+    moves,
+    notes,
+    proposals,
+    sessions,
+)
 from kronika.stores.markdown.atomic import is_temp_name
 from kronika.stores.markdown.files import SourceText, keep_copy, read_source, write_text
 from kronika.stores.markdown.layout import (
@@ -34,6 +42,9 @@ from kronika.stores.markdown.layout import (
     validate_agent_name,
 )
 from kronika.stores.markdown.lines import ParsedItems, split_lines
+from kronika.stores.private import make_private_dir
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # any time: only the ids of a parse are used
 
 IDENTITY_TEMPLATE = (
     "# Identity\n\n"
@@ -59,6 +70,7 @@ class ParsedSource:
     items: tuple[MemoryItem, ...]
     content_hash: str
     warnings: tuple[str, ...]
+    damage: tuple[str, ...] = ()  # the warnings that say a line is torn
 
 
 class MarkdownWorkspace:
@@ -70,6 +82,7 @@ class MarkdownWorkspace:
         self.home = Path(home)
         self.tenant = tenant
         self.message_importance = message_importance
+        self.notes: list[str] = []  # damage met while reading (see the module docstring)
 
     # -- agents ---------------------------------------------------------------------
 
@@ -81,7 +94,7 @@ class MarkdownWorkspace:
         return self._root.is_dir()
 
     def initialize(self) -> None:
-        self._root.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self._root)
 
     def agents(self) -> list[str]:
         if not self._root.is_dir():
@@ -113,7 +126,7 @@ class MarkdownWorkspace:
         (existing files are left alone)."""
         folder = self.agent_dir(agent)
         for sub in ("sessions", "memory", "summaries/L1", "summaries/L2", "bank/entities"):
-            (folder / sub).mkdir(parents=True, exist_ok=True)
+            make_private_dir(folder / sub)
         if not (folder / IDENTITY).exists():
             write_text(folder / IDENTITY, IDENTITY_TEMPLATE)
         if not (folder / brain.BRAIN.path).exists():
@@ -141,11 +154,15 @@ class MarkdownWorkspace:
         if read is None:
             raise WorkspaceError(f"{agent}/{path} does not exist")
         parsed = self._parse(folder, agent, path, read)
+        if classify(path) is SourceKind.FACTS:
+            parsed = self._resolved(agent, _facts_file(path), parsed)
+        self.notes.extend(read.warnings + parsed.damage)
         return ParsedSource(
             path,
             parsed.items,
             hashlib.sha256(read.raw).hexdigest(),
             read.warnings + parsed.warnings,
+            parsed.damage,
         )
 
     def _parse(self, folder: Path, agent: str, path: str, read: SourceText) -> ParsedItems:
@@ -154,9 +171,10 @@ class MarkdownWorkspace:
         match kind:
             case SourceKind.FACTS:
                 spec = next(s for s in brain.FACT_FILES if s.path == path)
-                return brain.parse_facts(
+                facts = brain.parse_facts(
                     read.text, spec=spec, agent=agent, tenant=self.tenant, mtime=read.mtime
                 )
+                return self._keep_damaged(folder, path, read, facts)
             case SourceKind.DAILY_LOG:
                 day = datetime.fromisoformat(stem).replace(tzinfo=UTC)
                 return notes.parse_notes(
@@ -204,6 +222,17 @@ class MarkdownWorkspace:
                 return ParsedItems((doc.item,), {doc.item.id: whole}, warnings)
         raise WorkspaceError(f"{path} is not a file kronika indexes")
 
+    def _keep_damaged(
+        self, folder: Path, path: str, read: SourceText, parsed: ParsedItems
+    ) -> ParsedItems:
+        """A copy of a file whose lines are torn, named in its damage warnings."""
+        if not parsed.damage:
+            return parsed
+        backup = folder / keep_copy(folder, path, read.raw)
+        damage = tuple(f"{w}; a copy of the original was kept at {backup}" for w in parsed.damage)
+        rest = tuple(w for w in parsed.warnings if w not in parsed.damage)
+        return replace(parsed, warnings=rest + damage, damage=damage)
+
     def _header_damage(
         self, folder: Path, path: str, read: SourceText, error: str | None
     ) -> tuple[str, ...]:
@@ -214,6 +243,14 @@ class MarkdownWorkspace:
             f"{path}: broken frontmatter header ({error}); a copy of the original was kept "
             f"at {backup} and the rest of the file was read",
         )
+
+    def keep_lost_facts(self, agent: str, path: str, items: Sequence[MemoryItem]) -> Path:
+        """Write ``items`` (facts ``path`` no longer holds) as a fact file under
+        ``.corrupt/``, ready to be copied back; returns its path."""
+        folder = self.require_agent(agent)
+        spec = next(s for s in brain.FACT_FILES if s.path == path)
+        text = brain.render_facts_document(spec, list(items))
+        return folder / keep_copy(folder, f"{path}.lost", text.encode("utf-8"))
 
     # -- editing ----------------------------------------------------------------------
 
@@ -227,6 +264,8 @@ class MarkdownWorkspace:
         """Apply ``change`` to the lines of ``path`` (``template`` if it is missing)."""
         folder = self.require_agent(agent)
         read = read_source(folder, path)
+        if read is not None:
+            self.notes.extend(read.warnings)
         lines = split_lines(read.text if read is not None else template)
         write_text(folder / path, "".join(change(lines)))
 
@@ -235,7 +274,9 @@ class MarkdownWorkspace:
         read = read_source(folder, path)
         if read is None:
             return [], ParsedItems((), {})
-        return split_lines(read.text), self._parse(folder, agent, path, read)
+        parsed = self._parse(folder, agent, path, read)
+        self.notes.extend(read.warnings + parsed.damage)
+        return split_lines(read.text), parsed
 
     # -- facts ------------------------------------------------------------------------
 
@@ -243,17 +284,50 @@ class MarkdownWorkspace:
         return list(self._parsed(agent, brain.BRAIN.path)[1].items)
 
     def archived_facts(self, agent: str) -> list[MemoryItem]:
-        return list(self._parsed(agent, brain.ARCHIVE.path)[1].items)
+        parsed = self._parsed(agent, brain.ARCHIVE.path)[1]
+        return list(self._resolved(agent, brain.ARCHIVE, parsed).items)
 
     def fact_history(self, agent: str) -> list[MemoryItem]:
-        return list(self._parsed(agent, brain.HISTORY.path)[1].items)
+        parsed = self._parsed(agent, brain.HISTORY.path)[1]
+        return list(self._resolved(agent, brain.HISTORY, parsed).items)
+
+    def _resolved(self, agent: str, spec: brain.FactsFile, parsed: ParsedItems) -> ParsedItems:
+        """``parsed`` without the leftovers of an interrupted move (see
+        :mod:`kronika.stores.markdown.moves`)."""
+        ahead = frozenset(
+            item.id
+            for other in moves.files_ahead(spec)
+            for item in self._parsed(agent, other.path)[1].items
+        )
+        return moves.without_leftovers(spec, parsed, ahead)
+
+    def settle_moves(self, agent: str) -> tuple[str, ...]:
+        """Delete the leftovers of interrupted moves from the archive and the history;
+        returns the paths of the files rewritten. Call it under the workspace lock."""
+        changed: list[str] = []
+        ahead: set[str] = set()
+        for spec in brain.FACT_FILES:
+            lines, parsed = self._parsed(agent, spec.path)
+            stale = [item.id for item in parsed.items if item.id in ahead]
+            if stale:
+                lines = moves.drop_bullets(lines, parsed, stale)
+                write_text(self.agent_dir(agent) / spec.path, "".join(lines))
+                changed.append(spec.path)
+            ahead.update(item.id for item in parsed.items)
+        return tuple(changed)
 
     def _append_facts(
         self, agent: str, spec: brain.FactsFile, items: Sequence[MemoryItem]
     ) -> list[MemoryItem]:
+        """Append ``items`` to ``spec``'s file; a copy of one of them already there (left
+        by an interrupted move) is replaced in the same write."""
         stored: list[MemoryItem] = []
 
         def change(lines: list[str]) -> list[str]:
+            here = brain.parse_facts(
+                "".join(lines), spec=spec, agent=agent, tenant=self.tenant, mtime=_EPOCH
+            )
+            lines = moves.drop_bullets(lines, here, (item.id for item in items))
             for item in items:
                 lines, at = brain.insert_fact(lines, item)
                 stored.append(brain.with_line(replace(item, status=spec.status), spec.path, at))
@@ -282,27 +356,43 @@ class MarkdownWorkspace:
 
     def supersede_fact(self, agent: str, old_id: str, new: MemoryItem) -> MemoryItem:
         """Move fact ``old_id`` to ``history.md`` with validity ``[valid_from,
-        new.valid_from)`` and ``superseded_by=new.id``; ``new`` takes its line."""
+        new.valid_from)`` and ``superseded_by=new.id``; ``new`` takes its line.
+
+        ``new`` starts no earlier than ``old`` did (a clock set back, or a writer whose
+        time was taken before another's, would otherwise make an interval run
+        backwards and two values current at once). An archived ``old_id`` comes back
+        to the Brain first. History is written before the Brain: a crash between the
+        two leaves a copy that :mod:`~kronika.stores.markdown.moves` reads as not
+        moved, so the key keeps exactly one current value at every point.
+        """
         lines, parsed = self._parsed(agent, brain.BRAIN.path)
+        if parsed.span(old_id) is None and self._unarchive(agent, old_id):
+            lines, parsed = self._parsed(agent, brain.BRAIN.path)
         span = parsed.span(old_id)
         if span is None:
             raise NotFound(f"no current fact with id {old_id!r} in {agent}'s Brain")
         old = next(item for item in parsed.items if item.id == old_id)
-        since = new.valid_from or new.created_at
+        old_since = old.valid_from or old.created_at
+        since = max(new.valid_from or new.created_at, old_since)
         new = replace(new, valid_from=since, section=new.section or old.section)
-        retired = replace(
-            old,
-            valid_from=old.valid_from or old.created_at,
-            valid_to=since,
-            superseded_by=new.id,
-        )
-        # History first: a crash between the two writes duplicates a value rather
-        # than losing one.
+        retired = replace(old, valid_from=old_since, valid_to=since, superseded_by=new.id)
         self._append_facts(agent, brain.HISTORY, [retired])
         start, end = span
         lines[start:end] = brain.render_fact(new)
         write_text(self.agent_dir(agent) / brain.BRAIN.path, "".join(lines))
         return brain.with_line(replace(new, status=Status.CURRENT), brain.BRAIN.path, start)
+
+    def _unarchive(self, agent: str, fact_id: str) -> bool:
+        """Move an archived fact back to the Brain (Brain first: a crash in between
+        leaves a leftover that reads as already moved). False if it is not archived."""
+        lines, parsed = self._parsed(agent, brain.ARCHIVE.path)
+        fact = next((item for item in parsed.items if item.id == fact_id), None)
+        if fact is None:
+            return False
+        self._append_facts(agent, brain.BRAIN, [fact])
+        lines = moves.drop_bullets(lines, parsed, [fact_id])
+        write_text(self.agent_dir(agent) / brain.ARCHIVE.path, "".join(lines))
+        return True
 
     def move_to_archive(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         """Move the Brain facts with these ids to ``brain_archive.md`` (unknown ids are
@@ -331,6 +421,8 @@ class MarkdownWorkspace:
         if kind is SourceKind.FACTS:
             candidates += [s.path for s in brain.FACT_FILES if s.path != path]
         folder = self.require_agent(agent)
+        if kind is SourceKind.FACTS:
+            self._drop_leftovers(agent, item.id)
         for candidate in candidates:
             lines, parsed = self._parsed(agent, candidate)
             span = parsed.span(item.id)
@@ -345,6 +437,17 @@ class MarkdownWorkspace:
                 write_text(folder / candidate, "".join(lines))
             return True
         return False
+
+    def _drop_leftovers(self, agent: str, fact_id: str) -> None:
+        """Delete the copies of ``fact_id`` behind its first file (the leftovers of an
+        interrupted move), so removing the fact does not bring one of them to light."""
+        held = [
+            spec for spec in brain.FACT_FILES if self._parsed(agent, spec.path)[1].span(fact_id)
+        ]
+        for spec in held[1:]:
+            lines, parsed = self._parsed(agent, spec.path)
+            lines = moves.drop_bullets(lines, parsed, [fact_id])
+            write_text(self.agent_dir(agent) / spec.path, "".join(lines))
 
     # -- notes, sessions, summaries -----------------------------------------------------
 
@@ -483,6 +586,10 @@ class MarkdownWorkspace:
                 path.unlink(missing_ok=True)
                 removed += 1
         return removed
+
+
+def _facts_file(path: str) -> brain.FactsFile:
+    return next(spec for spec in brain.FACT_FILES if spec.path == path)
 
 
 def _checked_path(path: str) -> str:

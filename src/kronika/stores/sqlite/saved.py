@@ -41,6 +41,7 @@ from typing import Any, TypeVar
 import numpy as np
 import numpy.typing as npt
 
+from kronika.stores.private import open_private, write_private_bytes
 from kronika.stores.sqlite.columns import CodedColumn, ContextColumns, ItemColumns, Mask
 
 log = logging.getLogger("kronika")
@@ -91,9 +92,9 @@ def save(
     written = [*files.values(), arrays_path, pending]
     try:
         for name, path in files.items():
-            with path.open("wb") as out:
+            with open(open_private(path, os.O_WRONLY | os.O_TRUNC), "wb") as out:
                 np.save(out, np.ascontiguousarray(mapped[name]), allow_pickle=False)
-        with arrays_path.open("wb") as out:
+        with open(open_private(arrays_path, os.O_WRONLY | os.O_TRUNC), "wb") as out:
             np.savez(out, allow_pickle=False, **arrays)
         description = {
             **meta,
@@ -103,7 +104,7 @@ def save(
             "mapped": {name: [p.name, p.stat().st_size] for name, p in files.items()},
             "arrays": [arrays_path.name, arrays_path.stat().st_size],
         }
-        pending.write_text(json.dumps(description), encoding="utf-8")
+        write_private_bytes(pending, json.dumps(description).encode("utf-8"))
         os.replace(pending, described)
     except (OSError, ValueError) as exc:
         log.warning("could not save the %s copy beside %s: %s", kind, index_path, exc)

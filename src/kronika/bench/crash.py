@@ -1,0 +1,407 @@
+"""Crash trials: writers killed with SIGKILL at random moments, then the workspace checked.
+
+Each trial makes a fresh workspace whose key ``city`` holds one value, and starts
+``writers`` processes (``python -m kronika.bench.crash``) on it. Each writer loops
+over random writes through the public API: a new value of the shared key ``city``
+(half of the writes, so several writers race on one key), a value of its own key,
+forgetting its own key, a note, a conversation turn. Before each call it prints a
+``begin`` line and after the call returns an ``ack`` line (flushed, so a line printed
+survives the kill). The trial waits until every writer has finished its first write
+(so a loaded machine still gives each trial acknowledged writes), lets each run for a
+random time, kills it with SIGKILL wherever it is, then opens the workspace and
+checks that:
+
+* **opens** — opening it and syncing the index raises nothing;
+* **one value** — ``city`` has exactly one current value, and each writer's own key
+  at most one, which is its last acknowledged value or the value of the write the
+  kill interrupted (none after a forget);
+* **acknowledged** — every acknowledged write is there: each value of ``city`` (now
+  or in its history), each own value no later forget removed, each note, each turn;
+* **intervals** — the values of ``city`` form one timeline: each ends exactly where
+  the next begins, none runs backwards, only the last is open, and ``--as-of`` at the
+  start of each finds exactly one;
+* **reindex** — ``kronika reindex`` (the index rebuilt from the Markdown alone) gives
+  the same answers, and the checks above hold on it too.
+
+Trials are independent and seeded (``seed + trial``), so a failure can be rerun.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kronika.bench.report import table
+from kronika.errors import KronikaError, NotFound
+from kronika.settings import Settings
+
+if TYPE_CHECKING:
+    from kronika.core.model import MemoryItem
+    from kronika.engine.write import WriteReceipt
+    from kronika.memory import Memory
+
+Progress = Callable[[str, int, int], None]
+
+SHARED_KEY = "city"
+CHECKS = ("opens", "one value", "acknowledged", "intervals", "reindex")
+_OPS = ("shared", "own", "forget", "note", "turn")
+_WEIGHTS = (50, 15, 5, 15, 15)
+_START_TIMEOUT_S = 120.0
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One line a writer printed: ``begin`` before a call, ``ack`` after it returned."""
+
+    writer: int
+    ev: str
+    op: str
+    value: str
+    id: str | None = None
+
+
+@dataclass(slots=True)
+class TrialResult:
+    trial: int
+    acknowledged: int = 0
+    interrupted: dict[str, int] = field(default_factory=dict)
+    leftovers: int = 0
+    failures: dict[str, list[str]] = field(default_factory=dict)
+
+    def fail(self, check: str, message: str) -> None:
+        self.failures.setdefault(check, []).append(message)
+
+
+# ------------------------------------------------------------------------- writer
+def writer_main(argv: Sequence[str]) -> int:
+    """A writer process: ``<home> <writer number> <seed> <embedder>``; runs until killed."""
+    from kronika.app import build_memory
+    from kronika.settings import load_settings
+
+    home, number, seed, embedder = argv[0], int(argv[1]), int(argv[2]), argv[3]
+    rng = random.Random(seed)
+    settings = load_settings(Path(home), environ={}, embedder=embedder)
+    own = f"k{number}"
+    with build_memory(settings) as memory:
+        n = 0
+        while True:
+            n += 1
+            op = rng.choices(_OPS, _WEIGHTS)[0]
+            value = f"w{number}-{n}"
+            _say({"ev": "begin", "op": op, "value": value})
+            made: str | None = None
+            if op == "shared":
+                made = _fact_id(memory.remember(value, key=SHARED_KEY))
+            elif op == "own":
+                made = _fact_id(memory.remember(value, key=own))
+            elif op == "forget":
+                if any(f.key == own for f in memory.facts()):
+                    memory.forget(key=own)
+            elif op == "note":
+                made = _fact_id(memory.note(f"note {value}"))
+            else:
+                made = memory.save_turn(f"s{number}", "user", f"turn {value}", turn_id=value)
+            _say({"ev": "ack", "op": op, "value": value, "id": made})
+    return 0
+
+
+def _fact_id(receipt: WriteReceipt) -> str | None:
+    return None if receipt.item is None else str(receipt.item.id)
+
+
+def _say(record: dict[str, Any]) -> None:
+    print(json.dumps(record), flush=True)
+
+
+# ------------------------------------------------------------------------- trials
+def run_crash(
+    trials: int,
+    *,
+    writers: int = 1,
+    settings: Settings | None = None,
+    seed: int = 0,
+    max_run_s: float = 2.0,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Run ``trials`` crash trials of ``writers`` processes each; each writer is killed
+    after a random time in ``[0, max_run_s)`` of running. Results as a benchmark dict."""
+    base = settings or Settings()
+    embedder = base.embedder
+    results: list[TrialResult] = []
+    started = time.perf_counter()
+    for trial in range(trials):
+        with tempfile.TemporaryDirectory(prefix="kronika-crash-") as tmp:
+            home = Path(tmp) / "home"
+            trial_settings = base.with_overrides(home=home)
+            results.append(
+                run_trial(trial, trial_settings, writers, seed + trial, max_run_s, embedder)
+            )
+        if progress is not None:
+            progress(f"crash x{writers}", trial + 1, trials)
+    return _summary(results, writers, seed, max_run_s, embedder, time.perf_counter() - started)
+
+
+def run_trial(
+    trial: int, settings: Settings, writers: int, seed: int, max_run_s: float, embedder: str
+) -> TrialResult:
+    """One trial on a fresh workspace at ``settings.home``."""
+    from kronika.app import build_memory
+
+    with build_memory(settings, create=True) as memory:
+        memory.remember("start", key=SHARED_KEY)
+    rng = random.Random(seed)
+    logs = [settings.home.parent / f"writer-{n}.jsonl" for n in range(writers)]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KRONIKA_")}
+    procs = []
+    for n, log in enumerate(logs):
+        with log.open("w", encoding="utf-8") as out:
+            args = [str(settings.home), str(n), str(seed * 1000 + n), embedder]
+            procs.append(
+                subprocess.Popen(
+                    [sys.executable, "-m", "kronika.bench.crash", *args],
+                    stdout=out,
+                    stderr=subprocess.DEVNULL,
+                    env=env,
+                )
+            )
+    try:
+        _wait_first_ack(logs, procs)
+        deadlines = sorted((rng.uniform(0.0, max_run_s), n) for n in range(writers))
+        began = time.monotonic()
+        for at, n in deadlines:
+            time.sleep(max(0.0, began + at - time.monotonic()))
+            procs[n].send_signal(signal.SIGKILL)
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+    events = [e for n, log in enumerate(logs) for e in _read_events(n, log)]
+    return check_workspace(trial, settings, events)
+
+
+def _wait_first_ack(logs: list[Path], procs: list[subprocess.Popen[bytes]]) -> None:
+    deadline = time.monotonic() + _START_TIMEOUT_S
+    pending = set(range(len(logs)))
+    while pending:
+        for n in list(pending):
+            if '"ack"' in logs[n].read_text(encoding="utf-8"):
+                pending.discard(n)
+            elif procs[n].poll() is not None:
+                raise KronikaError(f"crash writer {n} exited with {procs[n].returncode}")
+        if time.monotonic() > deadline:
+            raise KronikaError("crash writers did not start in time")
+        time.sleep(0.01)
+
+
+def _read_events(writer: int, log: Path) -> list[Event]:
+    events = []
+    for line in log.read_text(encoding="utf-8").splitlines(keepends=True):
+        if not line.endswith("\n"):
+            continue  # cut by the kill: never acknowledged
+        record = json.loads(line)
+        if record["ev"] in ("begin", "ack"):
+            events.append(
+                Event(writer, record["ev"], record["op"], record["value"], record.get("id"))
+            )
+    return events
+
+
+# ------------------------------------------------------------------------- checks
+def check_workspace(trial: int, settings: Settings, events: list[Event]) -> TrialResult:
+    """Open the workspace the writers left and check every invariant (see the module)."""
+    from kronika.app import build_memory
+
+    result = TrialResult(trial)
+    acks = [e for e in events if e.ev == "ack"]
+    result.acknowledged = len(acks)
+    for writer in {e.writer for e in events}:
+        last = [e for e in events if e.writer == writer][-1:]
+        if last and last[0].ev == "begin":
+            result.interrupted[last[0].op] = result.interrupted.get(last[0].op, 0) + 1
+    try:
+        memory = build_memory(settings)
+        memory.sync()
+    except Exception as exc:
+        result.fail("opens", f"{type(exc).__name__}: {exc}")
+        return result
+    with memory:
+        before = _answers(memory, events)
+        _check_state(memory, events, result)
+        report = memory.reindex()
+        result.leftovers = sum("interrupted update" in w for w in report.warnings)
+        after = _answers(memory, events)
+        if before != after:
+            result.fail("reindex", f"before {before} / after {after}")
+        _check_state(memory, events, result, label=" (after reindex)")
+    return result
+
+
+def _current(memory: Memory, key: str) -> list[MemoryItem]:
+    return [f for f in memory.facts() if f.key == key]
+
+
+def _check_state(memory: Memory, events: list[Event], result: TrialResult, label: str = "") -> None:
+    shared = _current(memory, SHARED_KEY)
+    if len(shared) != 1:
+        result.fail("one value", f"{SHARED_KEY} has {len(shared)} current values{label}")
+    history = memory.history(SHARED_KEY)
+    known = {h.value for h in history}
+    for e in events:
+        if e.ev != "ack":
+            continue
+        if e.op == "shared" and (e.value not in known or not _indexed(memory, e.id)):
+            result.fail("acknowledged", f"{SHARED_KEY}={e.value} is missing{label}")
+        elif e.op == "note" and not _indexed(memory, e.id):
+            result.fail("acknowledged", f"note {e.value} is missing{label}")
+        elif e.op == "turn":
+            session = memory.load_session(f"s{e.writer}")
+            if e.value not in {tid for turn in session for tid in turn.provenance.turn_ids}:
+                result.fail("acknowledged", f"turn {e.value} is missing{label}")
+    for writer in sorted({e.writer for e in events}):
+        _check_own_key(memory, [e for e in events if e.writer == writer], writer, result, label)
+    _check_intervals(memory, history, result, label)
+
+
+def _indexed(memory: Memory, item_id: str | None) -> bool:
+    if item_id is None:
+        return False
+    try:
+        memory.get(item_id)
+    except NotFound:
+        return False
+    return True
+
+
+def _check_own_key(
+    memory: Memory, events: list[Event], writer: int, result: TrialResult, label: str
+) -> None:
+    own = [e for e in events if e.op in ("own", "forget")]
+    if not own:
+        return
+    acked = [e for e in own if e.ev == "ack"]
+    allowed: set[str | None] = {None}
+    if acked:
+        allowed = {acked[-1].value if acked[-1].op == "own" else None}
+    if own[-1].ev == "begin":  # the kill interrupted this one: either outcome is fine
+        allowed.add(own[-1].value if own[-1].op == "own" else None)
+    values = [f.value for f in _current(memory, f"k{writer}")]
+    if len(values) > 1 or (values[0] if values else None) not in allowed:
+        result.fail("one value", f"k{writer} holds {values}, expected one of {allowed}{label}")
+    kept = {h.value for h in memory.history(f"k{writer}")}
+    last_forget = max((i for i, e in enumerate(own) if e.op == "forget"), default=-1)
+    for e in acked:
+        if e.op == "own" and own.index(e) > last_forget and e.value not in kept:
+            result.fail("acknowledged", f"k{writer}={e.value} is missing{label}")
+
+
+def _check_intervals(
+    memory: Memory, history: list[MemoryItem], result: TrialResult, label: str
+) -> None:
+    starts = [h.valid_from or h.created_at for h in history]
+    for older, newer in zip(history, history[1:], strict=False):
+        if older.valid_to is None or older.valid_to != (newer.valid_from or newer.created_at):
+            result.fail(
+                "intervals",
+                f"{older.value} ends {older.valid_to}, {newer.value} starts {newer.valid_from}"
+                f"{label}",
+            )
+    for item, start in zip(history, starts, strict=True):
+        if item.valid_to is not None and item.valid_to < start:
+            result.fail("intervals", f"{item.value} runs backwards{label}")
+    for moment in sorted(set(starts)):
+        found = _as_of(memory, moment)
+        if len(found) != 1:
+            result.fail("intervals", f"as of {moment.isoformat()}: {found}{label}")
+
+
+def _as_of(memory: Memory, moment: datetime) -> list[str]:
+    hits = memory.recall(
+        SHARED_KEY, k=50, keys=[SHARED_KEY], as_of=moment, record_access=False
+    ).hits
+    return sorted(str(h.item.value) for h in hits if h.item.key == SHARED_KEY)
+
+
+def _answers(memory: Memory, events: list[Event]) -> dict[str, Any]:
+    """What the index answers: current and past values of every key, and what it holds."""
+    keys = [SHARED_KEY, *sorted({f"k{e.writer}" for e in events})]
+    out: dict[str, Any] = {"count": memory.count()}
+    for key in keys:
+        hits = memory.recall(
+            key, k=50, keys=[key], include_superseded=True, record_access=False
+        ).hits
+        out[key] = sorted(
+            (str(h.item.value), h.item.status.value, str(h.item.valid_from), str(h.item.valid_to))
+            for h in hits
+        )
+    return out
+
+
+# ------------------------------------------------------------------------- summary
+def _summary(
+    results: list[TrialResult],
+    writers: int,
+    seed: int,
+    max_run_s: float,
+    embedder: str,
+    seconds: float,
+) -> dict[str, Any]:
+    failed = {check: sum(check in r.failures for r in results) for check in CHECKS}
+    interrupted: dict[str, int] = {}
+    for r in results:
+        for op, count in r.interrupted.items():
+            interrupted[op] = interrupted.get(op, 0) + count
+    acked = sum(r.acknowledged for r in results)
+    leftovers = sum(r.leftovers for r in results)
+    summary_rows = [
+        ["trials", str(len(results))],
+        ["writers per trial", str(writers)],
+        ["acknowledged writes", str(acked)],
+        ["writers killed inside a write", str(sum(interrupted.values()))],
+        *([f"  … inside {op}", str(n)] for op, n in sorted(interrupted.items())),
+        ["interrupted updates found on disk", str(leftovers)],
+    ]
+    check_rows = [[check, str(failed[check]), str(len(results))] for check in CHECKS]
+    examples = [
+        {"trial": r.trial, "seed": seed + r.trial, "failures": r.failures}
+        for r in results
+        if r.failures
+    ][:20]
+    return {
+        "dataset": f"crash trials, {writers} writer(s), seed {seed}",
+        "embedder": embedder,
+        "settings": {
+            "trials": len(results),
+            "writers": writers,
+            "seed": seed,
+            "max_run_s": max_run_s,
+            "embedder": embedder,
+            "seconds": round(seconds, 1),
+        },
+        "tables": [
+            table(f"Crash trials ({writers} writer(s))", ["", "count"], summary_rows),
+            table("Invariants", ["check", "trials failing", "trials"], check_rows),
+        ],
+        "headline": {
+            "trials": len(results),
+            "acknowledged_writes": acked,
+            "killed_inside_a_write": sum(interrupted.values()),
+            "trials_failing": sum(bool(r.failures) for r in results),
+        },
+        "failures": examples,
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(writer_main(sys.argv[1:]))

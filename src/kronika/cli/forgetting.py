@@ -1,0 +1,53 @@
+"""``kronika forget``'s output: what was forgotten and the receipt of every place touched."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.table import Table
+from rich.text import Text
+
+from kronika.cli import render
+from kronika.engine.forgetting import ForgetReceipt
+
+
+def receipt_json(receipt: ForgetReceipt) -> dict[str, Any]:
+    """The receipt for scripts: the forgotten items, then every place touched."""
+    return {
+        "outcome": receipt.outcome,
+        "agent": receipt.agent,
+        "proposal": receipt.proposal,
+        "forgotten": render.items_json(list(receipt.items)),
+        "places": [
+            {"path": p.path, "action": p.action, "count": p.count, "lines": p.lines}
+            for p in receipt.places
+        ],
+        "index": {"removed": receipt.index_removed, "rewritten": receipt.index_rewritten},
+        "audit_redacted": receipt.audit_redacted,
+    }
+
+
+def print_receipt(receipt: ForgetReceipt) -> None:
+    """The forgotten items, then a table of the places touched, for people."""
+    verb = "forgotten" if receipt.applied else "would forget"
+    for item in receipt.items:
+        render.out.print(f"{verb}: {item.content}  [{item.id}]", markup=False)
+    if not receipt.applied:
+        render.out.print(
+            f"proposed as {receipt.proposal}: nothing is forgotten until it is approved "
+            "(`kronika proposals`)",
+            markup=False,
+        )
+    table = Table(title="receipt" if receipt.applied else "approving it would touch")
+    table.title_justify = "left"
+    table.add_column("place", overflow="fold")
+    table.add_column("action")
+    table.add_column("count", justify="right")
+    table.add_column("lines", justify="right")
+    for place in receipt.places:
+        lines = str(place.lines) if place.lines else ""
+        table.add_row(Text(place.path), place.action, str(place.count), lines)
+    if receipt.applied:
+        table.add_row("index rows", "removed", str(receipt.index_removed), "")
+        table.add_row("index rows", "rewritten", str(receipt.index_rewritten), "")
+    render.out.print(table)

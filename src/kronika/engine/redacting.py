@@ -1,0 +1,242 @@
+"""Where forgotten text is written, and the edits that take it out.
+
+:func:`plan_forget` reads every indexed Markdown file of the agent and works out, without
+writing, what forgetting some items changes: the items' blocks removed from their files
+(a summary file is deleted, the Active Context emptied), and every other file but the
+fact files redacted (:func:`kronika.core.redaction.redact_document`); pending proposals
+that would store the text again withdrawn, and the ones that only mention it redacted;
+the audit entries to redact counted. :func:`apply_forget` (the write path's
+``ForgetItems``) makes exactly those edits. The plan is what a
+:class:`~kronika.engine.forgetting.ForgetReceipt` reports.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+
+from kronika.core.model import MemoryItem
+from kronika.core.redaction import MARKER, phrase_pattern, redact, redact_document
+from kronika.ports import AuditLog
+from kronika.stores.markdown import brain, notes, proposals, sessions
+from kronika.stores.markdown.files import read_source
+from kronika.stores.markdown.layout import BANK_KINDS, SourceKind, classify
+from kronika.stores.markdown.lines import ParsedItems, split_lines
+from kronika.stores.markdown.workspace import MarkdownWorkspace
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+"""Parsing here only needs ids and line spans, which never depend on a file's time."""
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetPlace:
+    """One place a forget touched: ``path`` (agent-relative, or ``audit.jsonl``),
+    ``action`` (``removed``, ``redacted``, ``deleted`` or ``withdrawn``), how many items,
+    matches or entries (``count``) and how many of its lines (``lines``)."""
+
+    path: str
+    action: str
+    count: int
+    lines: int
+
+
+@dataclass(frozen=True, slots=True)
+class FileEdit:
+    """A file's new text (``None``: delete the file) and what changed in it."""
+
+    path: str
+    text: str | None
+    place: ForgetPlace
+
+
+@dataclass(frozen=True, slots=True)
+class ForgetPlan:
+    """Every edit a forget makes: Markdown files, withdrawn proposals, audit entries."""
+
+    edits: tuple[FileEdit, ...]
+    proposals: FileEdit | None
+    audit_entries: int
+    pattern: re.Pattern[str] | None
+
+    @property
+    def places(self) -> tuple[ForgetPlace, ...]:
+        found = [e.place for e in self.edits]
+        if self.proposals is not None:
+            found.append(self.proposals.place)
+        if self.audit_entries:
+            entries = self.audit_entries  # one line each
+            found.append(ForgetPlace("audit.jsonl", "redacted", entries, entries))
+        return tuple(found)
+
+
+def plan_forget(
+    workspace: MarkdownWorkspace,
+    audit: AuditLog,
+    agent: str,
+    items: Sequence[MemoryItem],
+    phrases: Sequence[str],
+) -> ForgetPlan:
+    """What forgetting ``items`` and redacting ``phrases`` would change (nothing is
+    written here; :func:`apply_forget` writes it)."""
+    folder = workspace.agent_dir(agent)
+    pattern = phrase_pattern(phrases)
+    wanted = {it.id for it in items}
+    holding = {it.provenance.path for it in items}
+    if any(classify(path) is SourceKind.FACTS for path in holding):
+        holding |= {spec.path for spec in brain.FACT_FILES}  # a fact may have moved
+    edits: list[FileEdit] = []
+    for source in workspace.list_sources(agent):
+        read = read_source(folder, source.path)
+        if read is None:
+            continue
+        if source.path not in holding and (pattern is None or not pattern.search(read.text)):
+            continue  # nothing to remove or redact: not even parsed
+        edit = _edit_file(workspace, agent, source.path, read.text, wanted, pattern)
+        if edit is not None:
+            edits.append(edit)
+    audited = 0
+    if pattern is not None:
+        audited = sum(1 for e in audit.read(agent) if pattern.search(e.summary))
+    waiting = _edit_proposals(workspace, agent, pattern)
+    return ForgetPlan(tuple(edits), waiting, audited, pattern)
+
+
+def _edit_proposals(
+    workspace: MarkdownWorkspace, agent: str, pattern: re.Pattern[str] | None
+) -> FileEdit | None:
+    """Pending proposals whose change holds the forgotten text are withdrawn; one whose
+    readable line only mentions it gets that line redacted."""
+    read = read_source(workspace.agent_dir(agent), proposals.PATH)
+    if pattern is None or read is None:
+        return None
+    lines = split_lines(read.text)
+    withdrawn = redacted = 0
+    for entry in sorted(workspace.read_proposals(agent).entries, key=lambda e: -e.line):
+        at = entry.line - 1
+        if not 0 <= at < len(lines):
+            continue
+        if pattern.search(json.dumps(entry.payload, ensure_ascii=False)):
+            del lines[at]
+            withdrawn += 1
+        elif pattern.search(entry.text):
+            text = redact(entry.text, pattern)[0]
+            lines[at] = proposals.render_entry(replace(entry, text=text))
+            redacted += 1
+    if not withdrawn and not redacted:
+        return None
+    action = "withdrawn" if withdrawn else "redacted"
+    place = ForgetPlace(proposals.PATH, action, withdrawn + redacted, withdrawn + redacted)
+    return FileEdit(proposals.PATH, "".join(lines), place)
+
+
+def _edit_file(
+    workspace: MarkdownWorkspace,
+    agent: str,
+    path: str,
+    text: str,
+    wanted: set[str],
+    pattern: re.Pattern[str] | None,
+) -> FileEdit | None:
+    kind = classify(path)
+    parsed = _parse(workspace, agent, path, text)
+    gone = [it.id for it in parsed.items if it.id in wanted]
+    if gone and kind is SourceKind.SUMMARY:
+        return FileEdit(path, None, ForgetPlace(path, "deleted", 1, len(split_lines(text))))
+    lines = split_lines(text)
+    removed = 0
+    if gone and kind is SourceKind.ACTIVE_CONTEXT:
+        removed, lines = len(lines), []
+    else:
+        for item_id in sorted(gone, key=lambda i: parsed.spans[i][0], reverse=True):
+            start, end = parsed.spans[item_id]
+            removed += end - start
+            del lines[start:end]
+    new = "".join(lines)
+    if kind is SourceKind.FACTS or pattern is None:
+        if not gone:
+            return None
+        return FileEdit(path, new, ForgetPlace(path, "removed", len(gone), removed))
+    red = redact_document(new, pattern)
+    if not gone and not red.matches:
+        return None
+    if gone:
+        place = ForgetPlace(path, "removed", len(gone), removed + red.lines)
+        return FileEdit(path, red.text, place)
+    return FileEdit(path, red.text, ForgetPlace(path, "redacted", red.matches, red.lines))
+
+
+def _parse(workspace: MarkdownWorkspace, agent: str, path: str, text: str) -> ParsedItems:
+    kind = classify(path)
+    stem = PurePosixPath(path).stem
+    tenant = workspace.tenant
+    match kind:
+        case SourceKind.FACTS:
+            spec = next(s for s in brain.FACT_FILES if s.path == path)
+            return brain.parse_facts(text, spec=spec, agent=agent, tenant=tenant, mtime=_EPOCH)
+        case SourceKind.SESSION:
+            session = sessions.parse_session(
+                text, path=path, agent=agent, tenant=tenant, fallback_id=stem, fallback_start=_EPOCH
+            )
+            return ParsedItems(session.items, session.spans, session.warnings)
+        case SourceKind.DAILY_LOG | SourceKind.BANK | SourceKind.ENTITY:
+            return notes.parse_notes(
+                text,
+                path=path,
+                agent=agent,
+                tenant=tenant,
+                default_created=_EPOCH,
+                default_kind=BANK_KINDS.get(PurePosixPath(path).name),
+                entity=stem if kind is SourceKind.ENTITY else None,
+            )
+    # summaries and the Active Context are one item each: the whole file
+    item = workspace.parse_source(agent, path).items
+    spans = {it.id: (0, len(split_lines(text))) for it in item}
+    return ParsedItems(item, spans)
+
+
+def apply_forget(
+    workspace: MarkdownWorkspace,
+    audit: AuditLog,
+    agent: str,
+    items: Sequence[MemoryItem],
+    phrases: Sequence[str],
+    write: Callable[[Path, str], None],
+) -> tuple[str, ...]:
+    """Make the edits :func:`plan_forget` lists; returns the Markdown paths changed."""
+    plan = plan_forget(workspace, audit, agent, items, phrases)
+    folder = workspace.agent_dir(agent)
+    for edit in plan.edits:
+        if edit.text is None:
+            (folder / edit.path).unlink(missing_ok=True)
+        else:
+            write(folder / edit.path, edit.text)
+    if plan.proposals is not None and plan.proposals.text is not None:
+        write(folder / plan.proposals.path, plan.proposals.text)
+    if plan.pattern is not None:
+        audit.redact(agent, plan.pattern, MARKER)
+    return tuple(e.path for e in plan.edits)
+
+
+def snapshot(workspace: MarkdownWorkspace, agent: str, paths: Sequence[str]) -> dict[str, str]:
+    """Item id → text of every item in ``paths`` (to count the index rows a forget
+    rewrites, before and after it)."""
+    found: dict[str, str] = {}
+    existing = {s.path for s in workspace.list_sources(agent)}
+    for path in paths:
+        if path in existing:
+            found.update((it.id, it.content) for it in workspace.parse_source(agent, path).items)
+    return found
+
+
+__all__ = [
+    "FileEdit",
+    "ForgetPlace",
+    "ForgetPlan",
+    "apply_forget",
+    "plan_forget",
+    "snapshot",
+]

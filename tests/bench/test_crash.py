@@ -1,0 +1,66 @@
+"""The crash harness: a short run of real trials, and its checks catching a broken workspace."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from kronika import build_memory
+from kronika.bench.crash import SHARED_KEY, Event, check_workspace
+from kronika.settings import Settings
+
+
+def test_writers_killed_at_random_leave_a_consistent_workspace(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "kronika", "bench", "crash", "--trials", "3", "--writers", "2"]
+        + ["--max-run", "1.5", "--out", str(out), "--seed", "7"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    results = json.loads((out / "crash-2.json").read_text(encoding="utf-8"))
+    assert results["failures"] == [], results["failures"]
+    assert done.returncode == 0, done.stderr
+    assert results["headline"]["trials"] == 3
+    assert results["headline"]["acknowledged_writes"] > 0
+    assert "| opens | 0 | 3 |" in (out / "crash-2.md").read_text(encoding="utf-8")
+
+
+def test_the_checks_report_a_lost_write_and_a_second_current_value(
+    settings: Settings,
+) -> None:
+    with build_memory(settings, create=True) as memory:
+        memory.remember("start", key=SHARED_KEY)
+        kept = memory.remember("Kraków", key=SHARED_KEY).item
+        assert kept is not None
+    brain = settings.home / "agents" / "default" / "brain.md"
+    text = brain.read_text(encoding="utf-8")
+    brain.write_text(text + "- **city**: Lublin\n", encoding="utf-8")
+    events = [
+        Event(0, "begin", "shared", "Kraków"),
+        Event(0, "ack", "shared", "Kraków", kept.id),
+        Event(0, "begin", "note", "w0-2"),
+        Event(0, "ack", "note", "w0-2", "n-000000000000"),
+    ]
+    result = check_workspace(0, settings, events)
+    assert "note w0-2 is missing" in result.failures["acknowledged"]
+    assert f"{SHARED_KEY} has 2 current values" in result.failures["one value"]
+
+
+def test_bad_trial_counts_are_refused(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "kronika", "bench", "crash", "--writers", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2
+    assert "--writers" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "bench-results").exists()
