@@ -105,7 +105,11 @@ def build_memory(
     previous = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
     current = vectors_made_with(chosen.model_id, settings.embed_context_words)
     if recreated:
-        log.warning("the index at %s was unusable; rebuilding it from the Markdown", index_path)
+        kept = sorted(index_path.parent.glob(f"{INDEX_FILE}.corrupt-*"))
+        memory.report_damage(
+            f"the index at {index_path} was damaged and was rebuilt from the Markdown"
+            + (f"; the damaged file was kept at {kept[-1]}" if kept else "")
+        )
         memory.reindex()
     elif previous is not None and previous != current:
         log.warning("embedding changed (%s -> %s): re-embedding", previous, current)

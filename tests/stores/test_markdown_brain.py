@@ -168,13 +168,23 @@ def test_polish_heading_receives_facts_for_its_canonical_section(ws: MarkdownWor
     )
 
 
-def test_malformed_metadata_keeps_the_line_and_warns(ws: MarkdownWorkspace) -> None:
+def test_malformed_metadata_keeps_what_is_whole_and_warns(ws: MarkdownWorkspace) -> None:
     path = ws.agent_dir("jaskier") / "brain.md"
     path.write_text("# Brain\n\n## User\n- likes jazz <!-- id=f-1 imp=lots -->\n", "utf-8")
     parsed = ws.parse_source("jaskier", "brain.md")
     (item,) = parsed.items
-    assert item.content == "likes jazz <!-- id=f-1 imp=lots -->" and item.id.startswith("h-")
+    assert item.content == "likes jazz" and item.id == "f-1" and item.importance == 0.5
     assert any("line 4" in w and "metadata" in w for w in parsed.warnings)
+    assert parsed.damage and ".corrupt" in parsed.damage[0]
+
+
+def test_a_comment_of_ones_own_stays_part_of_the_fact(ws: MarkdownWorkspace) -> None:
+    path = ws.agent_dir("jaskier") / "brain.md"
+    path.write_text("# Brain\n\n## User\n- likes jazz <!-- ask about Miles -->\n", "utf-8")
+    parsed = ws.parse_source("jaskier", "brain.md")
+    (item,) = parsed.items
+    assert item.content == "likes jazz <!-- ask about Miles -->" and item.id.startswith("h-")
+    assert not parsed.damage
 
 
 @pytest.mark.parametrize(

@@ -9,14 +9,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kronika.app import build_memory
+from kronika.app import AUDIT_FILE, INDEX_FILE, MODEL_MARKER, build_memory
 from kronika.cli import render
 from kronika.engine.portability import export_memory, import_export
-from kronika.errors import ImportFormatError
-from kronika.settings import Settings
+from kronika.errors import ImportFormatError, InvalidInput
+from kronika.settings import CONFIG_FILE, Settings
 
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
+    if args.output:
+        _refuse_memory_file(Path(args.output), settings.home)
     with build_memory(settings) as memory:
         agents = [args.agent] if args.agent else None
         data = export_memory(memory, agents)
@@ -27,6 +29,18 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _refuse_memory_file(output: Path, home: Path) -> None:
+    """An export written over the workspace's own files would destroy what it saves."""
+    target, root = output.resolve(), Path(home).resolve()
+    own = {root / name for name in (INDEX_FILE, AUDIT_FILE, MODEL_MARKER, CONFIG_FILE)}
+    beside_index = target.parent == root and target.name.startswith(INDEX_FILE)
+    if target.is_relative_to(root / "agents") or target in own or beside_index:
+        raise InvalidInput(
+            f"refusing to write the export to {output}: it is one of the workspace's memory "
+            f"files (in {home}); choose a path outside {root / 'agents'}"
+        )
 
 
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:

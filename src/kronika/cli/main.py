@@ -19,10 +19,11 @@ from rich.text import Text
 
 from kronika import errors
 from kronika.app import build_memory, init_workspace
-from kronika.cli import render
+from kronika.cli import notes, render
 from kronika.cli.chat import register_chat_commands
 from kronika.cli.commands_data import register_data_commands
 from kronika.cli.forgetting import print_receipt, receipt_json
+from kronika.cli.health import register_health_commands, run_healing
 from kronika.cli.proposals import register_proposal_commands
 from kronika.memory import Memory
 from kronika.settings import Settings, load_settings
@@ -55,7 +56,7 @@ def exit_code_for(exc: errors.KronikaError) -> int:
 
 
 def open_memory(settings: Settings) -> Memory:
-    return build_memory(settings)
+    return notes.watch(build_memory(settings))
 
 
 # ------------------------------------------------------------------ commands
@@ -438,6 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_data_commands(add)
     register_chat_commands(add)
     register_proposal_commands(add)
+    register_health_commands(add)
     return parser
 
 
@@ -454,10 +456,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format="%(levelname)s %(name)s: %(message)s",
     )
+    notes.reset()
     try:
         settings = load_settings(args.home)
-        code: int = args.handler(args, settings)
-        return code
+        return run_healing(args, settings)
     except errors.KronikaError as exc:
         code = exit_code_for(exc)
         if getattr(args, "json", False):
@@ -470,3 +472,5 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    finally:
+        render.print_notes(notes.take(), as_json=args.json)

@@ -84,15 +84,17 @@ class MemoryReads(MemoryBase):
             )
         except ValueError as exc:
             raise InvalidQuery(str(exc)) from exc
-        return self._recaller.recall(
-            query,
-            flt,
-            k=k or self.settings.recall_k,
-            mode=mode,
-            now=moment,
-            budget_tokens=budget_tokens,
-            record_access=record_access,
-            query_vector=query_vector,
+        return self._healing(  # a damaged index is rebuilt, never the end of an agent
+            lambda: self._recaller.recall(
+                query,
+                flt,
+                k=k or self.settings.recall_k,
+                mode=mode,
+                now=moment,
+                budget_tokens=budget_tokens,
+                record_access=record_access,
+                query_vector=query_vector,
+            )
         )
 
     def get(self, item_id: str, *, agent: str | None = None) -> MemoryItem:

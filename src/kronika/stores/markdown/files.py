@@ -52,7 +52,7 @@ def read_source(folder: Path, path: str) -> SourceText | None:
         text = text.replace("\x00", "")
     if problem is None:
         return SourceText(text, raw, mtime, ())
-    backup = keep_copy(folder, path, raw)
+    backup = folder / keep_copy(folder, path, raw)
     warning = (
         f"{path} is damaged ({problem}); a copy of the original was kept at {backup}; "
         "unreadable bytes were replaced and the rest of the file was used"

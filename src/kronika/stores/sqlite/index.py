@@ -19,7 +19,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kronika.core.model import MemoryItem, RecallFilter
-from kronika.errors import IndexError_
+from kronika.errors import CorruptIndexError, IndexError_
 from kronika.ports import FeatureRow, ScoreFeatures, SourceState, Vector
 from kronika.stores.private import touch_private
 from kronika.stores.sqlite import context, saved, scrub
@@ -37,7 +37,7 @@ from kronika.stores.sqlite.ann import AnnCache, AnnGraph
 from kronika.stores.sqlite.lexical import Bm25Snapshot, Phrase, QueryTokenizer
 from kronika.stores.sqlite.migrations import applied_migrations, apply_migrations
 from kronika.stores.sqlite.query import filter_clause, query_terms, quote, to_epoch
-from kronika.stores.sqlite.recovery import is_corruption, move_aside
+from kronika.stores.sqlite.recovery import integrity_problems, is_corruption, move_aside
 from kronika.stores.sqlite.vectors import VectorSnapshot, read_transaction
 
 log = logging.getLogger("kronika")
@@ -80,6 +80,13 @@ class SqliteIndex:
         restart_copies: bool = True,
     ) -> None:
         self._path = path if str(path) == MEMORY else Path(path)
+        self._options: dict[str, Any] = {
+            "embedding_model": embedding_model,
+            "dim": dim,
+            "ann_threshold": ann_threshold,
+            "ann_background": ann_background,
+            "restart_copies": restart_copies,
+        }
         self._model = embedding_model
         self._dim = dim
         self._lock = threading.RLock()
@@ -137,11 +144,31 @@ class SqliteIndex:
         }
         try:
             return cls(path, **options), False
-        except IndexError_ as exc:
-            if str(path) == MEMORY or not is_corruption(exc.__cause__ or exc):
+        except CorruptIndexError:
+            if str(path) == MEMORY:
                 raise
         move_aside(Path(path))
         return cls(path, **options), True
+
+    def integrity_problems(self, *, full: bool = False) -> list[str]:
+        """What SQLite finds wrong with the file (:func:`.recovery.integrity_problems`)."""
+        with self._lock:
+            return integrity_problems(self._conn, full=full)
+
+    def recreate(self) -> str | None:
+        """Move the damaged file aside and continue on a fresh, empty one.
+
+        Returns where the old file went (``None`` for an in-memory index, which is
+        only emptied). Nothing of the old connection is saved on the way out: its
+        snapshots, graph and copies may hold what the damage garbled. The caller
+        refills the items from the Markdown.
+        """
+        with self._lock:
+            with suppress(sqlite3.Error):  # a damaged file may refuse even that
+                self._conn.close()
+            aside = None if isinstance(self._path, str) else move_aside(self._path)
+            SqliteIndex.__init__(self, self._path, **self._options)
+            return None if aside is None else str(aside)
 
     # -- connection -----------------------------------------------------------------
 
@@ -165,7 +192,7 @@ class SqliteIndex:
             conn.execute("PRAGMA foreign_keys = ON")
             conn.execute("PRAGMA secure_delete = ON")  # deleted content is overwritten
             apply_migrations(conn)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             conn.close()
             raise self._translate_error(exc) from exc
         return conn
@@ -173,14 +200,17 @@ class SqliteIndex:
     def _read_identity(self) -> str:
         try:
             row = self._conn.execute("SELECT value FROM meta WHERE key = 'index_id'").fetchone()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             self._conn.close()
             raise self._translate_error(exc) from exc
         return str(row[0]) if row else ""
 
-    def _translate_error(self, exc: sqlite3.Error) -> IndexError_:
+    def _translate_error(self, exc: sqlite3.Error | UnicodeDecodeError) -> IndexError_:
         if is_corruption(exc):
-            return IndexError_(f"index {self._path} is corrupt ({exc}); run `kronika reindex`")
+            return CorruptIndexError(
+                f"index {self._path} is corrupt ({exc}); `kronika reindex` moves it aside"
+                " and rebuilds it from the Markdown"
+            )
         return IndexError_(f"index {self._path} cannot be used: {exc}")
 
     @contextmanager
@@ -188,7 +218,7 @@ class SqliteIndex:
         with self._lock:
             try:
                 yield self._conn
-            except sqlite3.Error as exc:
+            except (sqlite3.Error, UnicodeDecodeError) as exc:
                 raise self._translate_error(exc) from exc
 
     @contextmanager
@@ -580,6 +610,12 @@ class SqliteIndex:
         with self._reading() as conn:
             found = conn.execute(sql, [*params, -1 if limit is None else limit, offset])
             return [R.item_from_row(row) for row in found]
+
+    def source_items(self, agent: str, path: str) -> list[MemoryItem]:
+        """The items indexed from one file, in file order."""
+        sql = f"{R.SELECT_ITEM_SQL} WHERE i.source_agent = ? AND i.source_path = ? ORDER BY i.rowid"
+        with self._reading() as conn:
+            return [R.item_from_row(row) for row in conn.execute(sql, (agent, path))]
 
     def count_items(self, flt: RecallFilter) -> int:
         where, params = filter_clause(flt)
