@@ -17,7 +17,7 @@ def test_writers_killed_at_random_leave_a_consistent_workspace(tmp_path: Path) -
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-m", "kronika", "bench", "crash", "--trials", "3", "--writers", "2"]
-        + ["--max-run", "0.5", "--out", str(out), "--seed", "7"],
+        + ["--max-run", "1.5", "--out", str(out), "--seed", "7"],
         env=env,
         capture_output=True,
         text=True,
@@ -50,3 +50,17 @@ def test_the_checks_report_a_lost_write_and_a_second_current_value(
     result = check_workspace(0, settings, events)
     assert "note w0-2 is missing" in result.failures["acknowledged"]
     assert f"{SHARED_KEY} has 2 current values" in result.failures["one value"]
+
+
+def test_bad_trial_counts_are_refused(tmp_path: Path) -> None:
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    done = subprocess.run(
+        [sys.executable, "-m", "kronika", "bench", "crash", "--writers", "0"],
+        env=env,
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+    )
+    assert done.returncode == 2
+    assert "--writers" in done.stderr and "Traceback" not in done.stderr
+    assert not (tmp_path / "bench-results").exists()

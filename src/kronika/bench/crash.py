@@ -6,8 +6,9 @@ over random writes through the public API: a new value of the shared key ``city`
 (half of the writes, so several writers race on one key), a value of its own key,
 forgetting its own key, a note, a conversation turn. Before each call it prints a
 ``begin`` line and after the call returns an ``ack`` line (flushed, so a line printed
-survives the kill). The trial waits until every writer is running, lets each run for
-a random time, kills it with SIGKILL wherever it is, then opens the workspace and
+survives the kill). The trial waits until every writer has finished its first write
+(so a loaded machine still gives each trial acknowledged writes), lets each run for a
+random time, kills it with SIGKILL wherever it is, then opens the workspace and
 checks that:
 
 * **opens** — opening it and syncing the index raises nothing;
@@ -39,10 +40,16 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from kronika.bench.report import table
+from kronika.errors import KronikaError, NotFound
 from kronika.settings import Settings
+
+if TYPE_CHECKING:
+    from kronika.core.model import MemoryItem
+    from kronika.engine.write import WriteReceipt
+    from kronika.memory import Memory
 
 Progress = Callable[[str, int, int], None]
 
@@ -50,7 +57,7 @@ SHARED_KEY = "city"
 CHECKS = ("opens", "one value", "acknowledged", "intervals", "reindex")
 _OPS = ("shared", "own", "forget", "note", "turn")
 _WEIGHTS = (50, 15, 5, 15, 15)
-_READY_TIMEOUT_S = 60.0
+_START_TIMEOUT_S = 120.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +94,6 @@ def writer_main(argv: Sequence[str]) -> int:
     settings = load_settings(Path(home), environ={}, embedder=embedder)
     own = f"k{number}"
     with build_memory(settings) as memory:
-        _say({"ev": "ready"})
         n = 0
         while True:
             n += 1
@@ -110,7 +116,7 @@ def writer_main(argv: Sequence[str]) -> int:
     return 0
 
 
-def _fact_id(receipt: Any) -> str | None:
+def _fact_id(receipt: WriteReceipt) -> str | None:
     return None if receipt.item is None else str(receipt.item.id)
 
 
@@ -170,7 +176,7 @@ def run_trial(
                 )
             )
     try:
-        _wait_ready(logs, procs)
+        _wait_first_ack(logs, procs)
         deadlines = sorted((rng.uniform(0.0, max_run_s), n) for n in range(writers))
         began = time.monotonic()
         for at, n in deadlines:
@@ -185,17 +191,17 @@ def run_trial(
     return check_workspace(trial, settings, events)
 
 
-def _wait_ready(logs: list[Path], procs: list[subprocess.Popen[bytes]]) -> None:
-    deadline = time.monotonic() + _READY_TIMEOUT_S
+def _wait_first_ack(logs: list[Path], procs: list[subprocess.Popen[bytes]]) -> None:
+    deadline = time.monotonic() + _START_TIMEOUT_S
     pending = set(range(len(logs)))
     while pending:
         for n in list(pending):
-            if '"ready"' in logs[n].read_text(encoding="utf-8"):
+            if '"ack"' in logs[n].read_text(encoding="utf-8"):
                 pending.discard(n)
             elif procs[n].poll() is not None:
-                raise RuntimeError(f"crash writer {n} exited with {procs[n].returncode}")
+                raise KronikaError(f"crash writer {n} exited with {procs[n].returncode}")
         if time.monotonic() > deadline:
-            raise RuntimeError("crash writers did not start in time")
+            raise KronikaError("crash writers did not start in time")
         time.sleep(0.01)
 
 
@@ -242,11 +248,11 @@ def check_workspace(trial: int, settings: Settings, events: list[Event]) -> Tria
     return result
 
 
-def _current(memory: Any, key: str) -> list[Any]:
+def _current(memory: Memory, key: str) -> list[MemoryItem]:
     return [f for f in memory.facts() if f.key == key]
 
 
-def _check_state(memory: Any, events: list[Event], result: TrialResult, label: str = "") -> None:
+def _check_state(memory: Memory, events: list[Event], result: TrialResult, label: str = "") -> None:
     shared = _current(memory, SHARED_KEY)
     if len(shared) != 1:
         result.fail("one value", f"{SHARED_KEY} has {len(shared)} current values{label}")
@@ -268,9 +274,7 @@ def _check_state(memory: Any, events: list[Event], result: TrialResult, label: s
     _check_intervals(memory, history, result, label)
 
 
-def _indexed(memory: Any, item_id: str | None) -> bool:
-    from kronika.errors import NotFound
-
+def _indexed(memory: Memory, item_id: str | None) -> bool:
     if item_id is None:
         return False
     try:
@@ -281,7 +285,7 @@ def _indexed(memory: Any, item_id: str | None) -> bool:
 
 
 def _check_own_key(
-    memory: Any, events: list[Event], writer: int, result: TrialResult, label: str
+    memory: Memory, events: list[Event], writer: int, result: TrialResult, label: str
 ) -> None:
     own = [e for e in events if e.op in ("own", "forget")]
     if not own:
@@ -302,7 +306,9 @@ def _check_own_key(
             result.fail("acknowledged", f"k{writer}={e.value} is missing{label}")
 
 
-def _check_intervals(memory: Any, history: list[Any], result: TrialResult, label: str) -> None:
+def _check_intervals(
+    memory: Memory, history: list[MemoryItem], result: TrialResult, label: str
+) -> None:
     starts = [h.valid_from or h.created_at for h in history]
     for older, newer in zip(history, history[1:], strict=False):
         if older.valid_to is None or older.valid_to != (newer.valid_from or newer.created_at):
@@ -320,14 +326,14 @@ def _check_intervals(memory: Any, history: list[Any], result: TrialResult, label
             result.fail("intervals", f"as of {moment.isoformat()}: {found}{label}")
 
 
-def _as_of(memory: Any, moment: datetime) -> list[str]:
+def _as_of(memory: Memory, moment: datetime) -> list[str]:
     hits = memory.recall(
         SHARED_KEY, k=50, keys=[SHARED_KEY], as_of=moment, record_access=False
     ).hits
     return sorted(str(h.item.value) for h in hits if h.item.key == SHARED_KEY)
 
 
-def _answers(memory: Any, events: list[Event]) -> dict[str, Any]:
+def _answers(memory: Memory, events: list[Event]) -> dict[str, Any]:
     """What the index answers: current and past values of every key, and what it holds."""
     keys = [SHARED_KEY, *sorted({f"k{e.writer}" for e in events})]
     out: dict[str, Any] = {"count": memory.count()}

@@ -47,11 +47,11 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
     elif args.suite == "crash":  # the trials test the write path, not a model
         settings = settings.with_overrides(embedder="hashing")
     modes = tuple(args.mode) if args.mode else ("lexical", "vector", "hybrid")
+    if args.suite == "crash" and (args.trials < 1 or args.writers < 1 or args.max_run <= 0):
+        raise InvalidInput("--trials and --writers must be at least 1, --max-run above 0")
     results: dict[str, Any]
     with _bar(not args.json) as progress:
         if args.suite == "crash":
-            if args.trials < 1 or args.writers < 1 or args.max_run <= 0:
-                raise InvalidInput("--trials and --writers must be at least 1, --max-run above 0")
             results = bench.run_crash(
                 args.trials,
                 writers=args.writers,

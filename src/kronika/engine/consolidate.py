@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kronika.core.context import fit_lines, fit_tokens, lead_sentence
+from kronika.core.dedup import key_in_use
 from kronika.core.model import MemoryItem, SessionStatus, Source
 from kronika.core.prompt import fact_line
 from kronika.core.rules import EXTRACTOR_VERSION, extract_statements
@@ -173,7 +174,7 @@ class Consolidator:
         replaces = (fact.get("replaces") or "").strip() or None
         try:
             if tag == "DELETE":
-                target = replaces or key
+                target = self._key_in_use(agent, replaces or key)
                 try:
                     self.memory.forget(key=target, agent=agent, source_agent=agent)
                 except NotFound:
@@ -199,6 +200,12 @@ class Consolidator:
             return _describe(receipt)
         except (PermissionDenied, InvalidInput) as exc:
             return f"! {key}: {exc}"
+
+    def _key_in_use(self, agent: str, key: str) -> str:
+        """``key``, or the single-valued key the agent's facts use for its concept ("city"
+        → "location"); a multi-valued key is never all forgotten for a key it lacks."""
+        fact = key_in_use(key, self.memory.facts(agent=agent))
+        return fact.key if fact is not None and fact.key and not fact.multi else key
 
     def _degrade(
         self,

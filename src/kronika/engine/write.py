@@ -6,6 +6,13 @@ That one function checks the autonomy level and the cross-agent grant, applies t
 change to the Markdown workspace, appends to the audit trail and tells the indexer
 which files changed. Nothing else writes to the workspace.
 
+The caller holds the workspace lock (:class:`kronika.stores.lock.WorkspaceLock`), so
+times read here, and the facts a change is decided from, are those of the moment the
+change is made. A change that touches Brain facts first deletes what a move cut short
+by a crash left behind (:mod:`kronika.stores.markdown.moves`). Once a change is
+applied it is durable: the audit entry and the index update that follow never turn it
+into an error, they report in :attr:`WriteReceipt.notes`.
+
 Who may write (``source_agent``):
 
 * ``"user"`` (the person, through the CLI or the API) and ``"system"`` (maintenance such

@@ -266,14 +266,14 @@ class MemoryWrites(MemoryBase):
             after = snapshot(self.workspace, name, touched)
             left = {it.id for it in self.index.get_items(ids)}
         rewritten = sum(1 for i, text in after.items() if before.get(i) != text)
-        gone = len(set(before) - set(after))
+        gone = (indexed - left) | (set(before) - set(after))  # a rewritten id counts too
         return ForgetReceipt(
             "applied",
             name,
             tuple(items),
             plan.places,
             tuple(phrases),
-            index_removed=len(indexed - left) + gone,
+            index_removed=len(gone),
             index_rewritten=rewritten,
             audit_redacted=plan.audit_entries,
         )
