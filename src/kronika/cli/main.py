@@ -480,6 +480,12 @@ def _version() -> str:
         return "unknown"
 
 
+def _restores_a_backup(args: argparse.Namespace) -> bool:
+    """``import export``: a backup is a whole workspace, so restoring one may make the
+    workspace (and takes it away again when the restore fails)."""
+    return args.command == "import" and getattr(args, "format", None) == "export"
+
+
 def require_workspace(settings: Settings) -> None:
     """:class:`WorkspaceNotFound` unless ``settings.home`` holds a workspace: only
     ``kronika init`` creates one, so a mistyped ``--home`` never makes a new one."""
@@ -508,7 +514,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             format="%(levelname)s %(name)s: %(message)s",
         )
         settings = load_settings(args.home)
-        if args.command not in WITHOUT_WORKSPACE:
+        if args.command not in WITHOUT_WORKSPACE and not _restores_a_backup(args):
             require_workspace(settings)
         return run_healing(args, settings)
     except SystemExit as exc:  # --help and --version
