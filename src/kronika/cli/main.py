@@ -345,6 +345,7 @@ def _print_sync(args: argparse.Namespace, report: Any) -> int:
     else:
         for warning in report.warnings:
             render.err.print(Text.assemble(("warning: ", "yellow"), warning))
+        notes.shown(report.warnings)
         render.out.print(
             f"indexed {data['items_indexed']} items from {data['files_indexed']} files "
             f"({data['texts_embedded']} texts embedded, {data['vectors_dropped']} unused"

@@ -300,6 +300,17 @@ class Indexer:
         lost = [item for item in before if item.id not in kept]
         if not sudden_loss(len(before), len(lost), len(now)):
             return
+        # facts moved to another fact file (archived, superseded by another process)
+        # are not lost
+        ws = self._workspace
+        moved = {
+            item.id
+            for items in (ws.brain_facts(agent), ws.archived_facts(agent), ws.fact_history(agent))
+            for item in items
+        }
+        lost = [item for item in lost if item.id not in moved]
+        if not sudden_loss(len(before), len(lost), len(now)):
+            return
         copy = self._workspace.keep_lost_facts(agent, path, lost)
         note = (
             f"{agent}/{path} lost {len(lost)} of its {len(before)} facts at once (was it "

@@ -203,15 +203,24 @@ class MemoryBase:
             with self._lock:
                 self.workspace.create_agent(agent)
 
-    def sync(self, agent: str | None = None, *, progress: Progress | None = None) -> SyncReport:
-        """Pick up changes made to the Markdown files (by hand or by another process)."""
+    def sync(
+        self,
+        agent: str | None = None,
+        *,
+        paths: Sequence[str] | None = None,
+        progress: Progress | None = None,
+    ) -> SyncReport:
+        """Pick up changes made to the Markdown files (by hand or by another process);
+        ``paths`` (of one ``agent``) are read again even if their size and time match."""
         with self._lock:
             if agent is None:
                 report = self._healing(lambda: self._indexer.sync_all(progress=progress))
                 report.warnings.extend(self._notes)
                 return report
             name = self._agent(agent)
-            report = self._healing(lambda: self._indexer.sync_agent(name, progress=progress))
+            report = self._healing(
+                lambda: self._indexer.sync_agent(name, paths=paths, progress=progress)
+            )
             report.warnings.extend(self._notes)
         self._synced_at[agent] = self.clock.now()
         return report
