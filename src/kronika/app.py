@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from kronika.engine.restore import recover_interrupted_imports
 from kronika.errors import WorkspaceNotFound
 from kronika.memory import Memory
 from kronika.ports import LLM, Clock, Embedder, Reranker
@@ -82,6 +83,8 @@ def build_memory(
         init_workspace(settings)
     else:
         _keep_private(settings.home)
+    for done in recover_interrupted_imports(Path(settings.home)):
+        log.warning("%s in %s", done, settings.home)
     chosen = embedder or build_embedder(settings.embedder, threads=settings.embedder_threads)
     index_path = Path(settings.home) / INDEX_FILE
     index, recreated = SqliteIndex.open_or_rebuild(
@@ -105,7 +108,11 @@ def build_memory(
     previous = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
     current = vectors_made_with(chosen.model_id, settings.embed_context_words)
     if recreated:
-        log.warning("the index at %s was unusable; rebuilding it from the Markdown", index_path)
+        kept = sorted(index_path.parent.glob(f"{INDEX_FILE}.corrupt-*"))
+        memory.report_damage(
+            f"the index at {index_path} was damaged and was rebuilt from the Markdown"
+            + (f"; the damaged file was kept at {kept[-1]}" if kept else "")
+        )
         memory.reindex()
     elif previous is not None and previous != current:
         log.warning("embedding changed (%s -> %s): re-embedding", previous, current)

@@ -13,6 +13,7 @@
     ├── NotFound                 no memory item / fact with that id or key
     ├── PermissionDenied         the write path refused (autonomy level, cross-agent grant)
     ├── IndexError_              the derived index is unusable (rebuild it with `kronika reindex`)
+    │   └── CorruptIndexError    the index file is damaged (kronika moves it aside and rebuilds)
     ├── EmbedderError            the embedding model could not be loaded or run
     ├── InvalidQuery             a recall filter or time expression could not be understood
     ├── InvalidInput             a value to remember is empty, too long or malformed
@@ -86,6 +87,11 @@ class PermissionDenied(KronikaError):
 
 class IndexError_(KronikaError):  # noqa: N801 - the builtin IndexError must stay usable
     """The derived index is unusable; it can always be rebuilt with ``kronika reindex``."""
+
+
+class CorruptIndexError(IndexError_):
+    """The index file is damaged. It is derived, so the cure is always the same: move
+    it aside and rebuild it from the Markdown (``Memory.heal_index``)."""
 
 
 class EmbedderError(KronikaError):

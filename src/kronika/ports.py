@@ -192,6 +192,10 @@ class ItemIndex(Protocol):
         """Items matching ``flt``, newest first."""
         ...
 
+    def source_items(self, agent: str, path: str) -> list[MemoryItem]:
+        """The items indexed from one file, in file order."""
+        ...
+
     def count_items(self, flt: RecallFilter) -> int: ...
 
     def search_lexical(
@@ -219,10 +223,23 @@ class ItemIndex(Protocol):
 
     def record_access(self, ids: Sequence[str], at: datetime) -> None: ...
 
+    def restore_usage(self, rows: Sequence[tuple[str, int, datetime | None]]) -> None:
+        """Set ``(item id, access_count, last_accessed_at)`` as given (restoring a backup);
+        a row of ``0, None`` removes that item's statistics."""
+        ...
+
     def agents(self) -> list[str]: ...
 
     def reset(self) -> None:
         """Forget every item and source (keeps the embedding cache and usage statistics)."""
+        ...
+
+    def integrity_problems(self, *, full: bool = False) -> list[str]:
+        """What is wrong with the index's storage; empty when it is healthy."""
+        ...
+
+    def recreate(self) -> str | None:
+        """Keep the damaged storage aside (returns where) and start empty."""
         ...
 
     def stats(self) -> dict[str, Any]: ...

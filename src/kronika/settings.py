@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kronika.core.fusion import FUSIONS
+from kronika.core.screening import MODES as SECRETS_MODES
 from kronika.errors import ConfigError
 
 CONFIG_FILE = "kronika.toml"
@@ -445,6 +446,11 @@ class Settings:
         return replace(self, **clean)
 
 
+MAX_SETTING_NUMBER = 1_000_000_000
+"""No numeric setting may pass this (nor be NaN or infinite): larger ones overflow
+SQLite integers and time spans instead of meaning anything."""
+
+
 def _coerce(name: str, value: Any) -> Any:
     if name == "agents":
         return value
@@ -462,7 +468,7 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError(f"setting {name!r} expects {kind.__name__}, got {value!r}") from exc
     if name == "autonomy" and coerced not in (0, 1, 2, 3):
         raise ConfigError("setting 'autonomy' must be 0, 1, 2 or 3")
-    if name == "secrets" and coerced not in ("redact", "refuse", "allow"):
+    if name == "secrets" and coerced not in SECRETS_MODES:
         raise ConfigError("setting 'secrets' must be 'redact', 'refuse' or 'allow'")
     if name == "fusion" and coerced not in FUSIONS:
         raise ConfigError(f"setting 'fusion' must be {' or '.join(map(repr, FUSIONS))}")
@@ -480,6 +486,8 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError(f"setting {name!r} must be at least 2")
     if isinstance(coerced, int | float) and coerced < 0:
         raise ConfigError(f"setting {name!r} must not be negative")
+    if isinstance(coerced, int | float) and not coerced <= MAX_SETTING_NUMBER:  # NaN too
+        raise ConfigError(f"setting {name!r} must be at most {MAX_SETTING_NUMBER}, got {value!r}")
     return coerced
 
 
@@ -573,6 +581,8 @@ def settings_markdown() -> str:
         "environment variable `KRONIKA_<NAME>` (upper case), or as a keyword argument to",
         "`load_settings(home, name=value)`; later sources win. The workspace folder itself",
         "comes from `--home`, `$KRONIKA_HOME` or the default `./.kronika`.",
+        "A number may be neither negative nor above 1000000000 (nor NaN or infinite); a bad",
+        "value stops every command with exit code 2 and names the setting.",
         "",
     ]
     # one section per group, in the order groups first appear in the table

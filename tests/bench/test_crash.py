@@ -17,7 +17,7 @@ def test_writers_killed_at_random_leave_a_consistent_workspace(tmp_path: Path) -
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
     done = subprocess.run(
         [sys.executable, "-m", "kronika", "bench", "crash", "--trials", "3", "--writers", "2"]
-        + ["--max-run", "0.5", "--out", str(out), "--seed", "7"],
+        + ["--max-run", "1.5", "--out", str(out), "--seed", "7"],
         env=env,
         capture_output=True,
         text=True,

@@ -4,6 +4,7 @@ the placement of a fact among the Brain's."""
 from __future__ import annotations
 
 import unicodedata
+from dataclasses import replace
 from datetime import UTC, datetime
 
 import pytest
@@ -16,6 +17,7 @@ from kronika.core.dedup import (
     Replace,
     content_words,
     key_concept,
+    key_in_use,
     overlap,
     place_fact,
     same_form,
@@ -193,6 +195,7 @@ def _fact(
     source: Source = Source.AUTO,
     multi: bool = False,
     fact_id: str = "f-new",
+    section: str = "User",
 ) -> MemoryItem:
     return MemoryItem(
         id=fact_id,
@@ -208,7 +211,7 @@ def _fact(
         value=value,
         multi=multi,
         source=source,
-        section="User",
+        section=section,
     )
 
 
@@ -288,3 +291,68 @@ def test_archived_facts_are_matched_exactly_only() -> None:
     assert place_fact(_fact(None, "Likes green tea!"), [], [archived]) == Refresh(archived)
     near = _fact(None, "The user likes green tea")
     assert place_fact(near, [], [archived]) == Add(near)
+
+
+def test_an_archived_key_of_the_concept_is_taken_too() -> None:
+    brain = _fact("nombre", "Lucas", fact_id="f-1")
+    archived = _fact("nombre", "Lucas", fact_id="f-2")
+    placed = place_fact(_fact("name", "Ana"), [], [archived])
+    assert isinstance(placed, Replace) and placed.old is archived
+    assert placed.new.key == "nombre"
+    placed = place_fact(_fact("name", "Ana"), [brain], [archived])
+    assert isinstance(placed, Replace) and placed.old is brain  # the Brain's first
+
+
+def test_key_in_use_names_the_fact_of_the_concept() -> None:
+    city = _fact("miasto", "Kraków", fact_id="f-1")
+    drink = _fact("drink", "tea", fact_id="f-2")
+    assert key_in_use("city", [drink, city]) is city
+    assert key_in_use("miasto", [drink, city]) is None  # the key itself is in use
+    assert key_in_use("drink", [drink, city]) is None
+    assert key_in_use("beverage", [drink, city]) is None  # no known concept
+
+
+def test_the_threshold_itself_is_near_enough() -> None:
+    old = _fact(None, "jasmine green tea at breakfast", fact_id="f-1")
+    new = _fact(None, "jasmine green tea at breakfast, cold")  # 4 of 5 words shared: 0.8
+    placed = place_fact(new, [old])
+    assert isinstance(placed, Replace) and placed.old is old
+    assert place_fact(new, [old], near=0.81) == Add(new)
+
+
+@given(
+    st.lists(WORD, min_size=1, max_size=5),
+    st.lists(SEPARATOR, min_size=4, max_size=4),
+    EDGE,
+    st.sampled_from([None, "drink", "nombre"]),
+    st.sampled_from(list(Source)),
+    st.booleans(),
+)
+def test_a_value_written_another_way_always_refreshes(
+    words: list[str],
+    seps: list[str],
+    after: str,
+    key: str | None,
+    source: Source,
+    multi: bool,
+) -> None:
+    old = _fact(key, " ".join(words), source=source, multi=multi, fact_id="f-1")
+    other = _fact("other", "something else entirely", fact_id="f-2")
+    again = _fact(key, _join([w.upper() for w in words], seps) + after, multi=multi)
+    assume(same_form(again.value or "") == same_form(old.value or ""))  # upper() may not fold
+    assert place_fact(replace(again, source=source), [other, old]) == Refresh(old)
+
+
+def test_a_fact_joining_another_takes_its_section() -> None:
+    jazz = _fact("gustos", "jazz", multi=True, fact_id="f-1", section="Current")
+    placed = place_fact(_fact("preference", "tea", multi=True), [jazz])
+    assert isinstance(placed, Add) and (placed.item.key, placed.item.section) == (
+        "gustos",
+        "Current",
+    )
+    city = _fact("city", "Kraków", fact_id="f-2", section="Current")
+    placed = place_fact(_fact("city", "Berlin", section="Preferences"), [city])
+    assert isinstance(placed, Replace) and placed.new.section == "Current"
+    tea = _fact(None, "likes jasmine green tea", fact_id="f-3", section="Current")
+    placed = place_fact(_fact(None, "likes jasmine green tea, cold", section="User"), [tea])
+    assert isinstance(placed, Replace) and placed.new.section == "Current"

@@ -3,6 +3,9 @@ Markdown structure kept."""
 
 from __future__ import annotations
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from kronika.core.redaction import MARKER, phrase_pattern, redact, redact_document
 
 
@@ -39,3 +42,25 @@ def test_a_transcript_keeps_its_headers_and_metadata() -> None:
     )
     assert (done.matches, done.lines) == (3, 3)
     assert redact_document("nothing here\n", pattern).text == "nothing here\n"
+
+
+def test_a_header_without_its_closing_line_is_read_as_text() -> None:
+    pattern = phrase_pattern(["rooibos"])
+    assert pattern is not None
+    done = redact_document("---\nsession: s1\nI prefer rooibos\n", pattern)
+    assert done.text == f"---\nsession: s1\nI prefer {MARKER}\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    text=st.text(alphabet="ab c\n#-:[]<!>\r", max_size=120),
+    phrase=st.text(alphabet="abc", min_size=3, max_size=5),
+)
+def test_text_without_the_phrase_is_left_byte_for_byte(text: str, phrase: str) -> None:
+    pattern = phrase_pattern([phrase])
+    assert pattern is not None
+    done = redact_document(text, pattern)
+    if pattern.search(text) is None:
+        assert (done.text, done.matches, done.lines) == (text, 0, 0)
+    else:
+        assert done.text.count(MARKER) == done.matches <= len(pattern.findall(text))

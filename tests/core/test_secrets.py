@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kronika.core.secrets import (
@@ -232,3 +232,49 @@ def test_spans_are_ordered_disjoint_and_inside_the_text(text: str) -> None:
     spans = find_secrets(text)
     assert all(0 <= s.start < s.end <= len(text) for s in spans)
     assert all(a.end <= b.start for a, b in zip(spans, spans[1:], strict=False))
+
+
+def _groups(sizes: list[int]) -> st.SearchStrategy[str]:
+    return st.tuples(*(st.text("0123456789", min_size=n, max_size=n) for n in sizes)).map(" ".join)
+
+
+_NUMBERISH = st.one_of(
+    st.dates().map(lambda d: d.isoformat()),
+    st.dates().map(lambda d: d.strftime("%d.%m.%Y")),
+    st.dates().map(lambda d: d.strftime("%d/%m/%Y")),
+    st.datetimes().map(lambda t: t.strftime("%Y-%m-%d %H:%M:%S")),
+    st.times().map(lambda t: t.strftime("%H:%M")),
+    _groups([3, 3, 3]).map(lambda g: "+48 " + g),  # Polish mobile numbers
+    _groups([3, 3, 4]).map(lambda g: g.replace(" ", "-")),  # US numbers
+    _groups([2, 3, 2, 2]).map(lambda g: "+34 " + g),  # Spanish numbers
+    # amounts (each with its currency: four bare 4-digit numbers in a row *could* make a
+    # valid card number, which is then rightly found)
+    st.integers(min_value=0, max_value=10**12).map(lambda n: f"{n} PLN"),
+    st.floats(min_value=0, max_value=1e9, allow_nan=False).map(lambda x: f"{x:,.2f}"),
+    st.sampled_from(["I", "paid", "on", "call", "me", "at", "order", "from", "to", "and"]),
+)
+
+
+@settings(max_examples=500)
+@given(st.lists(_NUMBERISH, min_size=1, max_size=12))
+def test_generated_dates_times_phones_and_amounts_are_not_secrets(parts: list[str]) -> None:
+    text = " ".join(parts)
+    assert find_secrets(text) == (), text
+
+
+_PIECES = st.sampled_from(
+    [
+        "password", "hasło", "contraseña", "пароль", ": ", " is ", " to ", " es ", " — ",
+        "Abc123!", "kot12345", "4111", "1111", " ", "-", "\n", "[", "]", "[secret: x]",
+        SECRETS["openai-key"], SECRETS["aws-access-key"], "Authorization: Bearer ",
+        "abc123def456ghi", "https://", "ana:", "p4ss@", "api_key=", "eyJabcdefghij.",
+    ]
+)  # fmt: skip
+
+
+@settings(max_examples=400)
+@given(st.lists(_PIECES, max_size=14).map("".join))
+@example("password to 4111hasło is Abc123!")  # one reading must not swallow the next
+def test_redacting_is_idempotent_on_texts_crowded_with_secret_words(text: str) -> None:
+    once = redact_secrets(text)
+    assert redact_secrets(once) == once

@@ -78,6 +78,15 @@ def test_the_tool_the_command_and_the_api_forget_alike(memory: Memory) -> None:
         memory.forget("f-1", topic="tea")
 
 
+def test_a_statement_names_the_fact_whatever_language_its_key_is_in(memory: Memory) -> None:
+    memory.remember(key="nombre", value="Lucas")
+    memory.remember(key="city", value="Kraków")
+    receipt = memory.forget(topic="my name is lucas.")
+    assert [f.key for f in receipt.items] == ["nombre"]
+    assert [f.key for f in memory.facts()] == ["city"]
+    assert [f.value for f in memory.forget(value="kraków!").items] == ["Kraków"]
+
+
 def test_a_topic_that_names_only_a_key_forgets_the_key_and_its_history(memory: Memory) -> None:
     memory.remember(key="job", value="baker")
     memory.remember(key="job", value="engineer at Acme")
@@ -126,6 +135,22 @@ def test_forgetting_redacts_every_file_and_recall_at_once(memory: Memory) -> Non
     assert all(WORD not in h.item.content.casefold() for h in memory.recall(WORD, k=50).hits)
 
 
+def test_forget_that_right_after_remember_leaves_no_trace_in_the_transcript(
+    memory: Memory,
+) -> None:
+    chat = ChatAgent(Session(memory), None)
+    assert chat.send(f"Remember that I prefer {WORD}.").text.startswith("Remembered")
+    assert WORD in chat.send("Forget that.").text
+    assert memory.facts() == [] and _mentions(memory) == []
+    said = [t.content for t in memory.load_session(chat.session.session_id or "")]
+    assert said == [
+        "Remember that I prefer [forgotten].",
+        "Remembered: preference: [forgotten]",
+        "Forget that.",
+        "Forgotten:\n- preference: [forgotten]",
+    ]
+
+
 def test_a_forget_the_model_makes_with_its_tool_is_redacted_from_its_answer(
     memory: Memory, settings: Settings
 ) -> None:
@@ -156,6 +181,27 @@ def test_the_sentence_a_model_paraphrased_into_a_fact_is_redacted_whole(memory: 
     [turn] = memory.load_session(sid)
     assert turn.content == "[forgotten] The weather is nice."
     assert ("sessions/" + sid + ".md", "redacted") in {(p.path, p.action) for p in receipt.places}
+
+
+def test_a_value_too_short_to_look_for_takes_the_sentence_it_was_said_in(memory: Memory) -> None:
+    session = Session(memory)
+    session.user("My name is Al. I like Algebra and Al Green.")
+    sid = session.session_id or ""
+    session.close()  # the rules learn name: Al
+    assert _values(memory, "name") == ["Al"]
+    memory.forget(key="name")
+    [turn] = memory.load_session(sid)
+    assert turn.content == "[forgotten] I like Algebra and Al Green."
+
+
+def test_a_summary_forgotten_by_id_is_deleted_and_leaves_the_index(memory: Memory) -> None:
+    change = WriteSummary("summaries/L1/a.md", f"Ana drinks {WORD} daily.", ())
+    memory.memory_write("default", "summaries", change, SYSTEM)
+    [hit] = memory.recall(WORD, k=5).hits
+    receipt = memory.forget(hit.item.id)
+    assert [(p.path, p.action) for p in receipt.places] == [("summaries/L1/a.md", "deleted")]
+    assert receipt.index_removed == 1 and memory.recall(WORD, k=5).hits == ()
+    assert _mentions(memory) == []
 
 
 def test_the_audit_trail_records_that_something_was_forgotten_not_what(memory: Memory) -> None:
@@ -257,10 +303,6 @@ def test_forget_json_and_table_show_the_receipt(
     assert main(["forget", "--value", WORD]) == 5
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="the index file may keep freed pages and FTS segments until it scrubs deleted rows",
-)
 def test_no_file_in_the_workspace_holds_a_forgotten_word(memory: Memory) -> None:
     _conversation_about_rooibos(memory)
     memory.forget(topic=WORD)

@@ -9,6 +9,7 @@ from typing import Any
 from kronika import Memory, build_memory
 from kronika.app import build_llm
 from kronika.engine.session import Session
+from kronika.engine.write import ArchiveFacts
 from kronika.ports import LLM
 from kronika.settings import Settings
 from kronika.testing import FrozenClock, ScriptedChatServer
@@ -56,6 +57,18 @@ def test_the_rule_extractor_reuses_polish_ukrainian_and_spanish_keys(
         ("ім'я", "Оксана"),
     ]
     assert [f.value for f in memory.history("miasto")] == ["Kraków", "Berlin"]
+
+
+def test_an_archived_key_of_the_concept_gets_the_new_value(
+    memory: Memory, clock: FrozenClock
+) -> None:
+    lucas = memory.remember("Lucas", key="nombre").item
+    assert lucas is not None
+    memory.memory_write("default", "Brain", ArchiveFacts((lucas.id,)))
+    clock.advance(hours=1)
+    _without_model(memory, "My name is Ana.")
+    assert _current(memory) == [("nombre", "Ana")]
+    assert [f.value for f in memory.history("nombre")] == ["Lucas", "Ana"]
 
 
 def test_the_same_statement_in_another_language_is_not_a_second_key(memory: Memory) -> None:
@@ -129,22 +142,24 @@ def test_a_near_duplicate_sibling_from_the_model_replaces_the_extracted_one(
 
 
 def test_the_model_never_rewords_what_the_person_said(
-    memory: Memory, llm: LLM, brainy: Brainy
+    memory: Memory, llm: LLM, brainy: Brainy, clock: FrozenClock
 ) -> None:
     memory.remember("I drink green tea every morning")
     brainy.extractions = [
-        _extraction({"tag": "CORE", "key": "habit", "value": "drinks green tea every morning"}),
+        _extraction({"tag": "CORE", "key": "habit", "value": "I drink green tea every morning."}),
         _extraction(
             {"tag": "CORE", "key": "note", "value": "The user: I drink green tea every morning!"}
         ),
     ]
     for _ in range(2):
+        clock.advance(hours=1)
         session = Session(memory, llm=llm)
         session.user("Tea time.")
-        session.close()
-    values = [v for _, v in _current(memory)]
-    assert "I drink green tea every morning" in values
-    assert not any("The user" in v for v in values)
+        report = session.close()
+        assert report is not None and report.sessions[0].written[0].startswith("= ")
+    assert _current(memory) == [("", "I drink green tea every morning")]
+    (fact,) = memory.facts()
+    assert fact.updated_at == clock.now() > fact.created_at
 
 
 def test_a_person_giving_a_new_value_still_supersedes(memory: Memory, clock: FrozenClock) -> None:
@@ -154,3 +169,23 @@ def test_a_person_giving_a_new_value_still_supersedes(memory: Memory, clock: Fro
     memory.remember("Ana", key="name")  # a key the person chose is theirs
     assert sorted(_current(memory)) == [("name", "Ana"), ("nombre", "Ana")]
     assert [f.value for f in memory.history("nombre")] == ["Lucas", "Ana"]
+
+
+def test_the_model_forgetting_a_key_of_the_concept_forgets_the_fact(
+    memory: Memory, llm: LLM, brainy: Brainy
+) -> None:
+    _without_model(memory, "I live in Berlin. I like jazz.")
+    brainy.extractions = [
+        _extraction({"tag": "DELETE", "key": "city", "value": ""}),  # the queued session
+        _extraction(
+            {"tag": "DELETE", "key": "city", "value": ""},
+            {"tag": "DELETE", "key": "likes", "value": ""},  # not every preference
+        ),
+    ]
+    session = Session(memory, llm=llm)
+    session.user("Berlin is over for me.")
+    report = session.close()
+    assert report is not None
+    assert [o.written for o in report.sessions] == [("- location",), ()]
+    assert _current(memory) == [("preference", "jazz")]
+    assert memory.history("location") == []

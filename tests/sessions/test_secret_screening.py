@@ -185,3 +185,40 @@ def test_allow_keeps_the_secret_as_written(settings: Settings, clock: FrozenCloc
         receipt = mem.remember(f"my key is {KEY}")
         assert receipt.item is not None and KEY in receipt.item.content
         assert KEY in mem.brain()
+
+
+def test_restoring_an_export_redacts_what_it_writes(memory: Memory, home: Path) -> None:
+    from kronika.engine.portability import FORMAT, VERSION, import_export
+
+    brain = "# Brain\n\n## User\n- **github token**: ghp_4Gh7Jk2Lm9Np3Qr5St8Uv1Wx6Yz0AbCdE1234\n"
+    export = {
+        "format": FORMAT,
+        "version": VERSION,
+        "agents": {"ana": {"files": {"brain.md": brain}}},
+    }
+    import_export(memory, export)
+    assert "github token: [secret: github-token]" in memory.brain(agent="ana")
+    assert_nowhere(home, "ghp_4Gh7Jk2Lm9Np3Qr5St8Uv1Wx6Yz0AbCdE1234")
+
+
+def test_entities_and_tags_do_not_carry_a_secret_out(memory: Memory, home: Path) -> None:
+    aws = "AKIAQ3X9VTZ81LMNPR4S"
+    receipt = memory.remember(
+        f"Ana gave me {aws} for the Kraków bucket", entities=[KEY, "Bob"], tags=[KEY, "aws"]
+    )
+    assert receipt.item is not None
+    assert receipt.item.entities == ("Kraków", "Bob")
+    assert receipt.item.tags == ("aws",)
+    assert_nowhere(home, aws, KEY)
+
+
+def test_a_finished_conversation_handed_over_whole_is_redacted(memory: Memory, home: Path) -> None:
+    from kronika.engine.session import extract_from_conversation
+
+    report = extract_from_conversation(
+        memory, [("user", f"my card is {CARD}"), ("assistant", "Noted, card ending 1111.")]
+    )
+    assert report.waiting  # no model: the session waits for consolidation
+    (session,) = (home / "agents/default/sessions").glob("*.md")
+    assert "my card is [secret: card-number]" in session.read_text()
+    assert_nowhere(home, CARD)

@@ -168,13 +168,23 @@ def test_polish_heading_receives_facts_for_its_canonical_section(ws: MarkdownWor
     )
 
 
-def test_malformed_metadata_keeps_the_line_and_warns(ws: MarkdownWorkspace) -> None:
+def test_malformed_metadata_keeps_what_is_whole_and_warns(ws: MarkdownWorkspace) -> None:
     path = ws.agent_dir("jaskier") / "brain.md"
     path.write_text("# Brain\n\n## User\n- likes jazz <!-- id=f-1 imp=lots -->\n", "utf-8")
     parsed = ws.parse_source("jaskier", "brain.md")
     (item,) = parsed.items
-    assert item.content == "likes jazz <!-- id=f-1 imp=lots -->" and item.id.startswith("h-")
+    assert item.content == "likes jazz" and item.id == "f-1" and item.importance == 0.5
     assert any("line 4" in w and "metadata" in w for w in parsed.warnings)
+    assert parsed.damage and ".corrupt" in parsed.damage[0]
+
+
+def test_a_comment_of_ones_own_stays_part_of_the_fact(ws: MarkdownWorkspace) -> None:
+    path = ws.agent_dir("jaskier") / "brain.md"
+    path.write_text("# Brain\n\n## User\n- likes jazz <!-- ask about Miles -->\n", "utf-8")
+    parsed = ws.parse_source("jaskier", "brain.md")
+    (item,) = parsed.items
+    assert item.content == "likes jazz <!-- ask about Miles -->" and item.id.startswith("h-")
+    assert not parsed.damage
 
 
 @pytest.mark.parametrize(
@@ -267,3 +277,20 @@ def test_remove_item_follows_a_fact_that_moved_to_the_archive(ws: MarkdownWorksp
     ws.move_to_archive("jaskier", ["f-1"])
     assert ws.remove_item("jaskier", stored) is True
     assert ws.archived_facts("jaskier") == []
+
+
+def test_a_line_cut_anywhere_in_its_metadata_never_becomes_fact_text() -> None:
+    item = fact("f-3a9c12ab34cd", "city", "Kraków", valid_from=T0, multi=True)
+    text = render_facts_document(BRAIN, [item])
+    head, line, tail = text.partition(next(x for x in text.splitlines() if "<!--" in x))
+    start = line.index("<!--")
+    whole_id = line.index("id=f-3a9c12ab34cd ") + len("id=f-3a9c12ab34cd ")
+    for cut in range(start + len("<!--"), len(line) - 3):
+        torn = head + line[:cut] + "\n"
+        parsed = parse_facts(torn, spec=BRAIN, agent="jaskier", tenant="acme", mtime=T1)
+        (got,) = parsed.items
+        assert got.content == "city: Kraków", (cut, got.content)
+        assert parsed.damage and "cut off" in parsed.damage[0]
+        # the id is kept once it is whole; a cut id is never taken for another fact's
+        assert got.id == "f-3a9c12ab34cd" if cut >= whole_id else got.id.startswith("h-")
+    assert tail  # the rest of the document followed the line

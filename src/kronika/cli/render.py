@@ -20,6 +20,7 @@ from rich.progress import (
 from rich.table import Table
 from rich.text import Text
 
+from kronika.cli import notes
 from kronika.core.model import MemoryItem, RecallResult
 from kronika.core.serialize import item_to_dict
 
@@ -29,7 +30,25 @@ err = Console(stderr=True, highlight=False, soft_wrap=True)
 
 
 def print_json(data: Any) -> None:
+    """One JSON document; a document that is an object carries the damage notes of the
+    memories the command opened (:mod:`kronika.cli.notes`) in ``notes``."""
+    found = notes.take()
+    if isinstance(data, dict) and found:
+        data = {**data, "notes": list(dict.fromkeys([*data.get("notes", []), *found]))}
+    elif found:
+        notes.keep(found)  # not an object: main prints them on stderr
     sys.stdout.write(json.dumps(data, ensure_ascii=False, indent=2, default=str) + "\n")
+
+
+def print_notes(found: list[str], *, as_json: bool) -> None:
+    """Damage notes on stderr: one JSON line ``{"notes": [...]}`` with ``--json``."""
+    if not found:
+        return
+    if as_json:
+        print(json.dumps({"notes": found}, ensure_ascii=False), file=sys.stderr)
+        return
+    for note in found:
+        err.print(Text.assemble(("note: ", "yellow"), note))
 
 
 def _short(text: str, width: int = 90) -> str:

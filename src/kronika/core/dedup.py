@@ -8,8 +8,8 @@ Three rules, applied in this order by :func:`place_fact`:
    ``"I drink green tea every morning"`` and ``"i drink green tea every morning."``
    are one value. Under the same key (or both without one) the fact is only refreshed.
 2. **Same concept (extracted facts only).** A key the rule extractor or a model chose
-   (``source=auto``) that no current fact uses, but that names the same concept as a key
-   in use (``name`` / ``nombre`` / ``imię`` / ``ім'я``, ``location`` / ``city`` /
+   (``source=auto``) that no current fact uses, but that names the same concept as the
+   key of a current fact (``name`` / ``nombre`` / ``imię`` / ``ім'я``, ``location`` / ``city`` /
    ``ciudad`` / ``miasto`` …, see :data:`kronika.core.rule_phrases.KEY_NAMES`), takes
    that key: the new value then refreshes or supersedes the old one instead of
    standing beside it. Keys the person chose are never renamed.
@@ -30,8 +30,9 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from kronika.core import rule_phrases as phrases
 from kronika.core.keywords import FUNCTION_WORDS
@@ -43,7 +44,7 @@ from kronika.core.text import fold, normalize_key
 _SEPARATING_PUNCTUATION = frozenset(".,;:!?…¡¿·•'\"。、｡､･‧")
 _SEPARATING_CATEGORIES = frozenset({"Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Zs", "Zl", "Zp", "Cc"})
 # Letters that look like apostrophes (Ukrainian writes ім'я also as імʼя).
-_APOSTROPHES = str.maketrans({"\u02bc": "'", "\u02b9": "'", "\u2032": "'"})
+_APOSTROPHES = str.maketrans({"\u02bc": "'", "\u02b9": "'"})
 # A minus sign before a number is part of the value ("-5" is not "5").
 _MINUS = re.compile(r"(?<![\w-])-(?=\d)")
 
@@ -165,6 +166,7 @@ _FAVOURITE_THINGS: dict[str, str] = {
 }
 
 
+@lru_cache(maxsize=4096)  # asked for every key of the Brain and archive on each write
 def key_concept(key: str) -> str | None:
     """The concept a key names, as the rule extractor's key for it, or None.
 
@@ -254,19 +256,23 @@ def _key_of(fact: MemoryItem) -> str | None:
     return normalize_key(fact.key) if fact.key else None
 
 
-def _with_concept_key(item: MemoryItem, facts: Iterable[MemoryItem]) -> MemoryItem:
-    """``item`` under the key of a current fact of its concept, when its own key is unused."""
-    key = normalize_key(item.key or "")
+def key_in_use(key: str, facts: Sequence[MemoryItem]) -> MemoryItem | None:
+    """The first of ``facts`` whose key names the concept of ``key`` (:func:`key_concept`),
+    when none of them uses ``key`` itself; else None."""
+    wanted = normalize_key(key)
     keyed = [fact for fact in facts if fact.key]
-    if any(normalize_key(fact.key or "") == key for fact in keyed):
-        return item
-    concept = key_concept(key)
+    if any(normalize_key(fact.key or "") == wanted for fact in keyed):
+        return None
+    concept = key_concept(wanted)
     if concept is None:
-        return item
-    for fact in keyed:
-        if key_concept(fact.key or "") == concept:
-            return _under_key_of(fact, item)
-    return item
+        return None
+    return next((fact for fact in keyed if key_concept(fact.key or "") == concept), None)
+
+
+def _with_concept_key(item: MemoryItem, facts: Sequence[MemoryItem]) -> MemoryItem:
+    """``item`` under the key in use for its concept (:func:`key_in_use`), if any."""
+    fact = key_in_use(item.key or "", facts)
+    return item if fact is None else _under_key_of(fact, item)
 
 
 def _under_key_of(fact: MemoryItem, item: MemoryItem) -> MemoryItem:
@@ -309,6 +315,7 @@ __all__ = [
     "content_words",
     "fact_words",
     "key_concept",
+    "key_in_use",
     "overlap",
     "place_fact",
     "same_form",

@@ -82,19 +82,20 @@ def redact_document(text: str, pattern: re.Pattern[str]) -> Redacted:
             touched += hit
             block.clear()
 
-    in_header = bool(lines) and lines[0].rstrip("\r") == "---"
+    closing = [n for n, line in enumerate(lines) if n and line.rstrip("\r") == "---"]
+    header_end = closing[0] if lines and lines[0].rstrip("\r") == "---" and closing else 0
     for number, line in enumerate(lines):
-        if in_header:
-            if number > 0 and line.rstrip("\r") == "---":
-                in_header = False
+        if number <= header_end and header_end > 0:  # the frontmatter: values only
+            if number == header_end:
                 kept.append(line)
                 continue
             field = _FIELD.match(line)
-            if field is None or number == 0:
+            if number == 0:
                 kept.append(line)
                 continue
-            value, found, hit = _redact_block(field["value"], pattern)
-            kept.append(field["name"] + value)
+            name, value = (field["name"], field["value"]) if field else ("", line)
+            value, found, hit = _redact_block(value, pattern)
+            kept.append(name + value)
             matches += found
             touched += hit
             continue

@@ -26,6 +26,10 @@ Values are kept as said ("Krakowie" stays inflected), cut before ", but", " beca
 its sentence or clause, questions and hypotheticals ("If I lived in Rome") are skipped,
 other people's facts ("My friend lives in Rome") do not match, and names and places
 must be capitalised.
+
+Keys are English (``name``, ``location``…). When stored, a fact takes the key the Brain
+already uses for its concept (``nombre``, ``miasto``…; see :mod:`kronika.core.dedup`),
+so a new value supersedes the old one instead of standing beside it.
 """
 
 from __future__ import annotations

@@ -11,14 +11,12 @@ screened text, and so does whatever a command shows back.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Literal
 
 from kronika.core.model import MemoryItem, SessionRecord, TurnRecord
 from kronika.core.secrets import find_secrets, redact_secrets
 from kronika.errors import InvalidInput
 
-SecretsMode = Literal["redact", "refuse", "allow"]
-MODES: tuple[SecretsMode, ...] = ("redact", "refuse", "allow")
+MODES = ("redact", "refuse", "allow")
 
 
 def screen_text(text: str, mode: str) -> str:
@@ -109,7 +107,6 @@ def screen_fields(
 
 __all__ = [
     "MODES",
-    "SecretsMode",
     "screen_fields",
     "screen_item",
     "screen_optional",

@@ -244,10 +244,10 @@ _PASSWORD_WORD = (
 _QUALIFIER = r"[^\n:=.!?\[\]]{0,40}?"
 _VALUE = r"(?P<s>[^\s\[\]][^\s]*)"
 _LABELLED = re.compile(rf"{_PASSWORD_WORD}{_QUALIFIER}[ \t]*[:=][ \t]*{_VALUE}")
+_WORD = re.compile(_PASSWORD_WORD)
+_SPOKEN = re.compile(rf"{_PASSWORD_WORD}{_QUALIFIER}\s(?i:is|was|es|era|це|є|—|–|-)\s+{_VALUE}")
 # "to" (Polish "is") only right after the word: in English "password … up to date" is none
-_SPOKEN = re.compile(
-    rf"{_PASSWORD_WORD}(?:{_QUALIFIER}\s(?i:is|was|es|era|це|є|—|–|-)|\s+(?i:to))\s+{_VALUE}"
-)
+_SPOKEN_TO = re.compile(rf"{_PASSWORD_WORD}\s+(?i:to)\s+{_VALUE}")
 _TRAILING = ".,;)\"'”»*`"
 _LEADING = "\"'“„«(*`"
 _PLAIN = frozenset("'’-")
@@ -273,9 +273,20 @@ def _spoken_password(s: str) -> bool:
     return not _placeholder(s) and len(s) >= 6 and (_has_digit(s) or _has_symbol(s))
 
 
+_PASSWORD_FORMS = (
+    (_LABELLED, _labelled_password),
+    (_SPOKEN_TO, _spoken_password),
+    (_SPOKEN, _spoken_password),
+)
+
+
 def _passwords(text: str) -> Iterator[SecretSpan]:
-    for pattern, check in ((_LABELLED, _labelled_password), (_SPOKEN, _spoken_password)):
-        for match in pattern.finditer(text):
+    # each mention of the word is read on its own, so one reading cannot swallow the next
+    for word in _WORD.finditer(text):
+        for pattern, check in _PASSWORD_FORMS:
+            match = pattern.match(text, word.start())
+            if match is None:
+                continue
             start, end = match.span("s")
             while end > start and text[end - 1] in _TRAILING:
                 end -= 1
@@ -283,6 +294,7 @@ def _passwords(text: str) -> Iterator[SecretSpan]:
                 start += 1
             if check(text[start:end]):
                 yield SecretSpan(start, end, "password")
+                break
 
 
 # ------------------------------------------------------------------------- finding
@@ -358,15 +370,25 @@ def find_secrets(text: str) -> tuple[SecretSpan, ...]:
 
 def redact_secrets(text: str, spans: tuple[SecretSpan, ...] | None = None) -> str:
     """``text`` with every secret (``spans``, found when not given) replaced by its
-    :func:`marker`."""
+    :func:`marker`, until no secret is left to find: a marker can open a word boundary
+    that lets another secret show (``…HiJkпароль: …``), so the result is screened again
+    (a few rounds at most)."""
     spans = find_secrets(text) if spans is None else spans
-    out: list[str] = []
-    at = 0
-    for span in spans:
-        out += [text[at : span.start], marker(span.kind)]
-        at = span.end
-    out.append(text[at:])
-    return "".join(out)
+    for _ in range(_ROUNDS):
+        if not spans:
+            break
+        out: list[str] = []
+        at = 0
+        for span in spans:
+            out += [text[at : span.start], marker(span.kind)]
+            at = span.end
+        out.append(text[at:])
+        text = "".join(out)
+        spans = find_secrets(text)
+    return text
+
+
+_ROUNDS = 4
 
 
 def secret_kinds(text: str) -> tuple[str, ...]:

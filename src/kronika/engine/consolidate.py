@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kronika.core.context import fit_lines, fit_tokens, lead_sentence
+from kronika.core.dedup import key_in_use
 from kronika.core.model import MemoryItem, SessionStatus, Source
 from kronika.core.prompt import fact_line
 from kronika.core.rules import EXTRACTOR_VERSION, extract_statements
@@ -173,17 +174,8 @@ class Consolidator:
         replaces = (fact.get("replaces") or "").strip() or None
         try:
             if tag == "DELETE":
-                target = replaces or key
-                try:
-                    self.memory.forget(key=target, agent=agent, source_agent=agent)
-                except NotFound:
-                    if not value:
-                        return None
-                    try:
-                        self.memory.forget(value=value, agent=agent, source_agent=agent)
-                    except NotFound:
-                        return None
-                return f"- {target}"
+                target = self._key_in_use(agent, replaces or key)
+                return f"- {target}" if self._forget(agent, target, value) else None
             if not value:
                 return None
             section = extraction.SECTION_OF_TAG.get(tag)
@@ -199,6 +191,28 @@ class Consolidator:
             return _describe(receipt)
         except (PermissionDenied, InvalidInput) as exc:
             return f"! {key}: {exc}"
+
+    def _forget(self, agent: str, key: str, value: str) -> bool:
+        """DELETE: with a value, that value only (the key's other values stay) — of the
+        key, or of any key — and the whole key only when it holds one value; without a
+        value, the whole key. False when nothing matched."""
+        named: list[dict[str, str]] = [{"key": key}]
+        if value:
+            multi = any(f.multi for f in self.memory.facts(agent=agent) if f.key == key)
+            named = [{"key": key, "value": value}, {"value": value}] + ([] if multi else named)
+        for target in named:
+            try:
+                self.memory.forget(agent=agent, source_agent=agent, **target)
+            except NotFound:
+                continue
+            return True
+        return False
+
+    def _key_in_use(self, agent: str, key: str) -> str:
+        """``key``, or the single-valued key the agent's facts use for its concept ("city"
+        → "location"); a multi-valued key is never all forgotten for a key it lacks."""
+        fact = key_in_use(key, self.memory.facts(agent=agent))
+        return fact.key if fact is not None and fact.key and not fact.multi else key
 
     def _degrade(
         self,

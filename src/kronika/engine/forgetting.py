@@ -31,9 +31,10 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from kronika.core.commands import CommandKind, detect_command
+from kronika.core.dedup import key_concept, same_text
 from kronika.core.matching import topic_overlap, topic_section, words
 from kronika.core.model import ItemType, MemoryItem
-from kronika.core.redaction import phrase_pattern
+from kronika.core.redaction import MIN_PHRASE_CHARS, phrase_pattern
 from kronika.core.rules import RuleFact, extract_statements, fact_from_remember
 from kronika.core.text import normalize_key
 from kronika.engine.redacting import ForgetPlace
@@ -132,8 +133,9 @@ def find_items(
 def facts_for_topic(
     topic: str, current: Sequence[MemoryItem], pool: Sequence[MemoryItem]
 ) -> list[MemoryItem]:
-    """What a spoken topic names, among ``current`` facts (Brain and archive), with
-    their history from ``pool`` (every fact file)."""
+    """What a spoken topic names among ``pool`` (every fact file), with the history that
+    goes with it; a section name takes the section's ``current`` facts (Brain and
+    archive)."""
     said = fact_from_remember(topic)
     if said.key != "note":
         exact = [f for f in pool if _holds(f, said.key, said.value)]
@@ -172,26 +174,36 @@ def _value(fact: MemoryItem) -> str:
 
 
 def _same(fact: MemoryItem, value: str) -> bool:
-    return " ".join(_value(fact).split()).casefold() == " ".join(value.split()).casefold()
+    """One value written two ways (case, spacing, punctuation: :func:`same_text`)."""
+    return same_text(_value(fact), value)
 
 
 def _holds(fact: MemoryItem, key: str, value: str) -> bool:
-    return (
-        bool(fact.key)
-        and normalize_key(fact.key or "") == normalize_key(key)
-        and (_same(fact, value))
-    )
+    """Whether ``fact`` is ``key: value``, its key written as is or naming the same
+    concept (``nombre`` and ``name``: :func:`key_concept`)."""
+    if not fact.key or not _same(fact, value):
+        return False
+    if normalize_key(fact.key) == normalize_key(key):
+        return True
+    concept = key_concept(fact.key)
+    return concept is not None and concept == key_concept(key)
 
 
 # --------------------------------------------------------------------------- phrases
 def forgotten_phrases(
     workspace: MarkdownWorkspace, agent: str, items: Sequence[MemoryItem]
 ) -> list[str]:
-    """The text to redact elsewhere: each fact's value (a keyless fact's content) and each
-    user sentence it came from — one the rule extractor or a "remember"/"forget" command
-    reads as the same fact, or, in the session the fact was extracted from, one holding
-    every word of a value of two words or more. A note, turn or summary forgotten by id
-    contributes its text when it is one line."""
+    """The text to redact elsewhere: each fact's value (a keyless fact's content) and the
+    user sentences it came from.
+
+    The rule extractor and the "remember" command keep a value as it was said, so the
+    value itself finds their sentences; only a value too short to look for on its own
+    (``42``) takes its whole sentence, when the rules read that sentence as the same
+    fact. A model may paraphrase: in the session a fact was extracted from (its
+    ``session:<id>`` tag), a sentence holding every word of a value of two words or more
+    is redacted whole. A note, turn or summary forgotten by id contributes its text when
+    it is one line.
+    """
     phrases: list[str] = []
     facts = [it for it in items if it.type is ItemType.FACT]
     for item in items:
@@ -199,16 +211,17 @@ def forgotten_phrases(
         if "\n" not in text.strip():
             phrases.append(text.strip())
     keyed = [f for f in facts if f.key]
-    if not keyed:
-        return list(dict.fromkeys(phrases))
+    short = [f for f in keyed if len(" ".join(_value(f).split())) < MIN_PHRASE_CHARS]
     tagged = {t[len(_SESSION_TAG) :] for f in keyed for t in f.tags if t.startswith(_SESSION_TAG)}
+    if not short and not tagged:
+        return list(dict.fromkeys(phrases))
     values = phrase_pattern(_value(f) for f in keyed)
-    for session_id, turns in _user_turns(workspace, agent, tagged):
+    for session_id, turns in _user_turns(workspace, agent, tagged, everywhere=bool(short)):
         for turn in turns:
             for sentence in _sentences(turn):
                 if values is not None and values.search(sentence):
                     continue  # the value itself is redacted; the rest of it stays
-                if _derives(sentence, keyed) or (
+                if _says_short(sentence, short) or (
                     session_id in tagged and _paraphrases(sentence, keyed, session_id)
                 ):
                     phrases.append(sentence)
@@ -216,12 +229,13 @@ def forgotten_phrases(
 
 
 def _user_turns(
-    workspace: MarkdownWorkspace, agent: str, tagged: set[str]
+    workspace: MarkdownWorkspace, agent: str, tagged: set[str], *, everywhere: bool
 ) -> list[tuple[str, list[str]]]:
-    """The user turns of kronika's own sessions and of the sessions facts were
-    extracted from, by session id."""
-    paths = {h.path for h in workspace.session_headers(agent)}
-    paths |= {sessions.session_filename(s) for s in tagged}
+    """The user turns of the sessions facts were extracted from (and of every session
+    kronika recorded itself, when ``everywhere``), by session id."""
+    paths = {sessions.session_filename(s) for s in tagged}
+    if everywhere:
+        paths |= {h.path for h in workspace.session_headers(agent)}
     found = []
     for path in sorted(paths):
         read = read_source(workspace.agent_dir(agent), path)
@@ -242,6 +256,13 @@ def _user_turns(
 
 def _sentences(text: str) -> list[str]:
     return [s.strip() for s in _SENTENCE.split(text) if len(s.strip()) > 2]
+
+
+def _says_short(sentence: str, short: Sequence[MemoryItem]) -> bool:
+    """Whether the rules read ``sentence`` as one of the ``short``-valued facts."""
+    folded = sentence.casefold()
+    mentioned = [f for f in short if _value(f).strip().casefold() in folded]
+    return bool(mentioned) and _derives(sentence, mentioned)
 
 
 def _derives(sentence: str, facts: Sequence[MemoryItem]) -> bool:

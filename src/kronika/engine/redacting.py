@@ -68,7 +68,8 @@ class ForgetPlan:
         if self.proposals is not None:
             found.append(self.proposals.place)
         if self.audit_entries:
-            found.append(ForgetPlace("audit.jsonl", "redacted", self.audit_entries, 0))
+            entries = self.audit_entries  # one line each
+            found.append(ForgetPlace("audit.jsonl", "redacted", entries, entries))
         return tuple(found)
 
 
@@ -84,11 +85,16 @@ def plan_forget(
     folder = workspace.agent_dir(agent)
     pattern = phrase_pattern(phrases)
     wanted = {it.id for it in items}
+    holding = {it.provenance.path for it in items}
+    if any(classify(path) is SourceKind.FACTS for path in holding):
+        holding |= {spec.path for spec in brain.FACT_FILES}  # a fact may have moved
     edits: list[FileEdit] = []
     for source in workspace.list_sources(agent):
         read = read_source(folder, source.path)
         if read is None:
             continue
+        if source.path not in holding and (pattern is None or not pattern.search(read.text)):
+            continue  # nothing to remove or redact: not even parsed
         edit = _edit_file(workspace, agent, source.path, read.text, wanted, pattern)
         if edit is not None:
             edits.append(edit)

@@ -22,9 +22,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
+from kronika.core.model import MemoryItem
 from kronika.core.text import content_hash, embedding_texts
 from kronika.ports import Embedder, ItemIndex, SourceState
-from kronika.stores.markdown.layout import SOURCE_GLOBS
+from kronika.stores.markdown.layout import SOURCE_GLOBS, SourceKind, classify
 from kronika.stores.markdown.workspace import MarkdownWorkspace, ParsedSource, SourceFile
 
 Progress = Callable[[int, int], None]
@@ -40,6 +41,13 @@ _FOLDERS = tuple(
         for parent in reversed(PurePosixPath(pattern).parents)
     )
 )
+
+
+def sudden_loss(before: int, lost: int, after: int) -> bool:
+    """Whether a fact file losing ``lost`` of its ``before`` facts (``after`` left)
+    looks like damage rather than an edit: it lost them all, or at least 3 and at
+    least half. Deleting a fact or two by hand is an edit."""
+    return lost > 0 and (after == 0 or (lost >= 3 and 2 * lost >= before))
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +124,8 @@ class Indexer:
         self._embed_batch = max(1, embed_batch)
         self._context_words = context_words
         self._seen: dict[str, _Seen] = {}
+        # the facts each fact file held before a rebuild emptied the index
+        self._before: dict[tuple[str, str], list[MemoryItem]] = {}
 
     def sync_agent(
         self,
@@ -140,6 +150,7 @@ class Indexer:
         report.files_seen = len(files)
         if paths is None:
             for gone in sorted(set(known) - set(files)):
+                self._watch_loss(agent, gone, (), report)
                 self._index.remove_source(agent, gone)
                 report.files_removed += 1
             candidates = list(files.values())
@@ -152,7 +163,9 @@ class Indexer:
                     self._index.remove_source(agent, path)
                     report.files_removed += 1
         stale = [f for f in candidates if _changed(known.get(f.path), f, forced=paths is not None)]
-        self._index_files(agent, stale, known, report, progress)
+        # kronika's own writes (``paths``) remove facts on purpose; hand edits and
+        # damage come in through a full sync
+        self._index_files(agent, stale, known, report, progress, watch=paths is None)
         report.vectors_dropped = self._index.drop_unused_embeddings()
         if paths is None:  # the index now matches every file as listed
             self._seen[agent] = _Seen(
@@ -190,8 +203,17 @@ class Indexer:
     def rebuild(self, *, progress: Progress | None = None) -> SyncReport:
         """Forget the whole index and build it again from the Markdown alone."""
         self._seen.clear()
+        self._before = {
+            (agent, path): self._index.source_items(agent, path)
+            for agent in self._index.agents()
+            for path in self._index.source_states(agent)
+            if classify(path) is SourceKind.FACTS
+        }
         self._index.reset()
-        report = self.sync_all(progress=progress)
+        try:
+            report = self.sync_all(progress=progress)
+        finally:
+            self._before = {}
         # the texts of before that the Markdown no longer holds (or that were embedded
         # otherwise: another exchange context) have no use left
         report.vectors_dropped += self._index.drop_unused_embeddings(everywhere=True)
@@ -204,13 +226,19 @@ class Indexer:
         known: dict[str, SourceState],
         report: SyncReport,
         progress: Progress | None,
+        *,
+        watch: bool = True,
     ) -> None:
         pending: list[tuple[SourceFile, ParsedSource]] = []
         pending_items = 0
         done = 0
         for source in files:
+            if classify(source.path) is SourceKind.FACTS:
+                source = self._workspace.stamp_hand_facts(agent, source)
             parsed = self._workspace.parse_source(agent, source.path)
             report.warnings.extend(parsed.warnings)
+            if watch or (agent, source.path) in self._before:
+                self._watch_loss(agent, source.path, parsed.items, report)
             previous = known.get(source.path)
             if (
                 previous is not None
@@ -257,6 +285,39 @@ class Indexer:
         # Another process may have dropped a vector as unused between storing and use.
         report.texts_embedded += self._embed_missing(wanted)
         return len(batch)
+
+    def _watch_loss(
+        self, agent: str, path: str, now: Sequence[MemoryItem], report: SyncReport
+    ) -> None:
+        """Keep and report the facts a fact file lost all at once (:func:`sudden_loss`):
+        a truncated, emptied or deleted Brain must not lose its facts silently."""
+        if classify(path) is not SourceKind.FACTS:
+            return
+        before = self._before.pop((agent, path), None)
+        if before is None:
+            before = self._index.source_items(agent, path)
+        kept = {item.id for item in now}
+        lost = [item for item in before if item.id not in kept]
+        if not sudden_loss(len(before), len(lost), len(now)):
+            return
+        # facts moved to another fact file (archived, superseded by another process)
+        # are not lost
+        ws = self._workspace
+        moved = {
+            item.id
+            for items in (ws.brain_facts(agent), ws.archived_facts(agent), ws.fact_history(agent))
+            for item in items
+        }
+        lost = [item for item in lost if item.id not in moved]
+        if not sudden_loss(len(before), len(lost), len(now)):
+            return
+        copy = self._workspace.keep_lost_facts(agent, path, lost)
+        note = (
+            f"{agent}/{path} lost {len(lost)} of its {len(before)} facts at once (was it "
+            f"truncated or emptied?); the index's copy of them was kept at {copy}"
+        )
+        report.warnings.append(note)
+        self._workspace.notes.append(note)
 
     def _embed_missing(self, wanted: dict[str, str]) -> int:
         # similar lengths in one batch: the encoder pads every text to the longest

@@ -8,7 +8,7 @@ import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Self
+from typing import Self, TypeVar
 
 from kronika.core.dedup import same_text
 from kronika.core.model import MemoryItem
@@ -17,7 +17,8 @@ from kronika.engine.proposals import ProposalBook
 from kronika.engine.recall import Recaller, RecallSettings
 from kronika.engine.sync import Indexer, Progress, SyncReport
 from kronika.engine.write import MemoryWriter
-from kronika.errors import InvalidInput
+from kronika.errors import CorruptIndexError, InvalidAgentName, InvalidInput
+from kronika.memory import checks
 from kronika.ports import (
     AuditLog,
     Clock,
@@ -28,15 +29,17 @@ from kronika.ports import (
 )
 from kronika.settings import Settings
 from kronika.stores.lock import WorkspaceLock
+from kronika.stores.markdown.sessions import session_filename
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
 MAX_KEY_CHARS = 200
 MAX_VALUE_CHARS = 20_000
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+T = TypeVar("T")
 
 
-def _clean(text: str, *, what: str, limit: int) -> str:
-    cleaned = _CONTROL.sub("", text).strip()
+def _clean(text: object, *, what: str, limit: int) -> str:
+    cleaned = _CONTROL.sub("", checks.text(text, what=what)).strip()
     if not cleaned:
         raise InvalidInput(f"{what} is empty")
     if len(cleaned) > limit:
@@ -118,6 +121,58 @@ class MemoryBase:
         )
         self._deferred: dict[str, list[str]] | None = None
         self._synced_at: dict[str, datetime] = {}
+        self._notes: list[str] = []
+        self._healed = False
+
+    # ----------------------------------------------------------------- damage
+    @property
+    def notes(self) -> list[str]:
+        """Damage this memory met and what it did about it (a damaged file read around,
+        a copy kept, the index rebuilt, a torn audit line skipped), oldest first.
+
+        Never raised: the agent goes on (SPEC S4); interfaces show these to the user.
+        """
+        found = [*self._notes, *self.workspace.notes, *getattr(self.audit_log, "notes", ())]
+        return list(dict.fromkeys(found))
+
+    @property
+    def lock(self) -> WorkspaceLock:
+        """The workspace's write lock (re-entrant, shared with other processes): hold
+        it while changing the workspace's files other than through this memory."""
+        return self._lock
+
+    def report_damage(self, text: str) -> None:
+        """Add ``text`` to :attr:`notes` (damage found by whoever built this memory)."""
+        self._notes.append(text)
+
+    def heal_index(self, reason: str = "") -> str:
+        """Move the damaged index aside, rebuild it from the Markdown, say so in
+        :attr:`notes`; returns that note. The index is derived: nothing is lost but
+        the embedding cache and access statistics."""
+        with self._lock:
+            note = self._replace_index(reason)
+            self._indexer.rebuild()
+        self._synced_at.clear()
+        self._healed = True
+        return note
+
+    def _replace_index(self, reason: str) -> str:
+        aside = self.index.recreate()
+        why = f" ({reason})" if reason else ""
+        kept = f"; the damaged file was kept at {aside}" if aside else ""
+        note = f"the index was damaged{why} and was rebuilt from the Markdown{kept}"
+        self._notes.append(note)
+        return note
+
+    def _healing(self, run: Callable[[], T]) -> T:
+        """``run()``; if it meets a damaged index, heal it once and run again."""
+        try:
+            return run()
+        except CorruptIndexError as exc:
+            if self._healed:  # healed once already: a second failure is not the file's
+                raise
+            self.heal_index(str(exc.__cause__ or exc))
+            return run()
 
     # ----------------------------------------------------------------- lifecycle
     def __enter__(self) -> Self:
@@ -133,17 +188,40 @@ class MemoryBase:
         return self.workspace.agents()
 
     def create_agent(self, agent: str) -> None:
-        """Create ``agent``'s folder with empty memory files (no-op when it exists)."""
+        """Create ``agent``'s folder with empty memory files (no-op when it exists).
+
+        :class:`InvalidAgentName` when another agent's name differs from it only in
+        case: on macOS and Windows the two would share one folder.
+        """
+        twin = [a for a in self.agents() if a != agent and a.casefold() == str(agent).casefold()]
+        if twin:
+            raise InvalidAgentName(
+                f"agent {agent!r} differs from the agent {twin[0]!r} only in case; on a file"
+                " system that ignores case (macOS, Windows) they would share one folder"
+            )
         if not self.workspace.has_agent(agent):
             with self._lock:
                 self.workspace.create_agent(agent)
 
-    def sync(self, agent: str | None = None, *, progress: Progress | None = None) -> SyncReport:
-        """Pick up changes made to the Markdown files (by hand or by another process)."""
+    def sync(
+        self,
+        agent: str | None = None,
+        *,
+        paths: Sequence[str] | None = None,
+        progress: Progress | None = None,
+    ) -> SyncReport:
+        """Pick up changes made to the Markdown files (by hand or by another process);
+        ``paths`` (of one ``agent``) are read again even if their size and time match."""
         with self._lock:
             if agent is None:
-                return self._indexer.sync_all(progress=progress)
-            report = self._indexer.sync_agent(self._agent(agent), progress=progress)
+                report = self._healing(lambda: self._indexer.sync_all(progress=progress))
+                report.warnings.extend(self._notes)
+                return report
+            name = self._agent(agent)
+            report = self._healing(
+                lambda: self._indexer.sync_agent(name, paths=paths, progress=progress)
+            )
+            report.warnings.extend(self._notes)
         self._synced_at[agent] = self.clock.now()
         return report
 
@@ -151,14 +229,24 @@ class MemoryBase:
         """Throw the index away and rebuild it from the Markdown alone."""
         with self._lock:
             self.workspace.cleanup_temp()
-            report = self._indexer.rebuild(progress=progress)
+            # A damaged file may still answer the pages a rebuild touches: look first,
+            # and start on a fresh file rather than refill a broken one.
+            problems = self.index.integrity_problems()
+            if problems:
+                self._replace_index(problems[0])
+            try:
+                report = self._indexer.rebuild(progress=progress)
+            except CorruptIndexError as exc:
+                self._replace_index(str(exc))
+                report = self._indexer.rebuild(progress=progress)
         self._synced_at.clear()
+        report.warnings.extend(self._notes)
         return report
 
     def load_session(self, session_id: str, *, agent: str | None = None) -> list[MemoryItem]:
         """Every turn of one stored session, in order."""
         name = self._agent(agent)
-        path = f"sessions/{session_id}.md"
+        path = session_filename(checks.text(session_id, what="the session id"))
         if path not in {f.path for f in self.workspace.list_sources(name)}:
             return []
         return list(self.workspace.parse_source(name, path).items)
@@ -179,14 +267,14 @@ class MemoryBase:
         if last is not None and 0 <= (now - last).total_seconds() < self.settings.sync_interval:
             return
         with self._lock:
-            self._indexer.sync_agent(agent)
+            self._healing(lambda: self._indexer.sync_agent(agent))
         self._synced_at[agent] = now
 
     def _after_write(self, agent: str, paths: Sequence[str]) -> None:
         if self._deferred is not None and agent in self._deferred:
             self._deferred[agent].extend(paths)
             return
-        self._indexer.sync_agent(agent, paths=paths)
+        self._healing(lambda: self._indexer.sync_agent(agent, paths=paths))
 
     @contextmanager
     def _deferring(self, agent: str) -> Iterator[list[str]]:

@@ -1,7 +1,9 @@
 """The audit trail: one JSON object per line in ``<home>/audit.jsonl`` (SPEC C5).
 
 Append-only and flushed to disk on every entry, so the trail survives a crash. A line
-that cannot be read (a torn last line after a power cut) is skipped, never fatal.
+that cannot be read (a torn last line after a power cut) is skipped, never fatal, and
+said in :attr:`JsonlAuditLog.notes`; an entry appended after a torn line starts a line
+of its own, so the torn bytes never swallow it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ class JsonlAuditLog:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self.notes: list[str] = []  # damage met while reading (torn lines)
 
     def append(self, entry: AuditEntry) -> None:
         record = asdict(entry)
@@ -31,9 +34,13 @@ class JsonlAuditLog:
         line = json.dumps(record, ensure_ascii=False) + "\n"
         try:
             make_private_dir(self.path.parent)
-            fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
-            with open(fd, "a", encoding="utf-8") as handle:
-                handle.write(line)
+            fd = open_private(self.path, os.O_RDWR | os.O_APPEND)
+            with open(fd, "a+b") as handle:
+                if handle.seek(0, os.SEEK_END) > 0:
+                    handle.seek(-1, os.SEEK_END)
+                    if handle.read(1) != b"\n":  # a torn last line: close it first
+                        line = "\n" + line
+                handle.write(line.encode("utf-8"))
                 handle.flush()
                 os.fsync(handle.fileno())
         except OSError as exc:
@@ -67,17 +74,38 @@ class JsonlAuditLog:
         if not self.path.is_file():
             return []
         entries: list[AuditEntry] = []
-        with self.path.open(encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                try:
-                    raw = json.loads(line)
-                    raw["at"] = datetime.fromisoformat(raw["at"])
-                    entry = AuditEntry(**raw)
-                except (ValueError, TypeError, KeyError):
-                    continue
-                if agent is None or entry.target_agent == agent:
-                    entries.append(entry)
+        torn: list[int] = []
+        try:
+            data = self.path.read_bytes()
+        except OSError as exc:
+            raise WorkspaceError(f"cannot read the audit trail {self.path}: {exc}") from exc
+        for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
+            entry = parse_line(line)
+            if entry is None:
+                if line.strip():
+                    torn.append(number)
+                continue
+            if agent is None or entry.target_agent == agent:
+                entries.append(entry)
+        if torn:
+            which = ", ".join(map(str, torn[:5])) + (" …" if len(torn) > 5 else "")
+            note = (
+                f"{self.path}: {len(torn)} unreadable line(s) skipped (line {which}; a torn "
+                "write?); the file is left as it is (`kronika doctor` shows them)"
+            )
+            if note not in self.notes:
+                self.notes.append(note)
         return entries[-limit:] if limit else entries
+
+
+def parse_line(line: str) -> AuditEntry | None:
+    """One audit line as an entry; ``None`` if it is not one (torn, damaged)."""
+    try:
+        raw = json.loads(line)
+        raw["at"] = datetime.fromisoformat(raw["at"])
+        return AuditEntry(**raw)
+    except (ValueError, TypeError, KeyError, AttributeError):
+        return None
 
 
 def _redacted_line(line: str, agent: str, pattern: re.Pattern[str], marker: str) -> str:

@@ -44,6 +44,7 @@ from kronika.stores.markdown.lines import (
     BlockKind,
     ParsedItems,
     append_section,
+    bare,
     hashed_id,
     insert_lines,
     normalize_text,
@@ -54,12 +55,15 @@ from kronika.stores.markdown.lines import (
 from kronika.stores.markdown.meta import (
     Meta,
     decode_meta,
+    decode_torn,
     encode_value,
     format_time,
     join_list,
+    looks_like_meta,
     number_text,
     render_meta,
     split_meta,
+    split_torn,
 )
 
 _KEY_RE = re.compile(r"^\*\*(?P<key>.+?)\*\*:[ \t]?(?P<value>.*)$")
@@ -111,6 +115,7 @@ def parse_facts(
     items: list[MemoryItem] = []
     spans: dict[str, tuple[int, int]] = {}
     warnings: list[str] = []
+    damage: list[str] = []
     seen: Counter[tuple[str | None, str]] = Counter()
     for block in scan_blocks(split_lines(text)):
         if block.kind is not BlockKind.BULLET:
@@ -118,15 +123,33 @@ def parse_facts(
         line_no = block.start + 1
         visible, body = split_meta(block.first)
         meta = Meta()
-        if body is not None:
+        torn = split_torn(block.first) if body is None else None
+        if torn is not None:
+            # The fact's text is whole; its metadata comment was cut off. Keep what of
+            # it is whole (its id above all) and never let the rest become fact text.
+            visible, partial = torn
+            meta = decode_torn(partial)
+            body = partial
+            damage.append(
+                f"{spec.path} line {line_no}: its metadata comment is cut off (a torn "
+                "write); the fact was read without it (`kronika doctor --fix` restores it)"
+            )
+        elif body is not None:
             try:
                 meta = decode_meta(body)
             except ValueError as exc:
-                warnings.append(
-                    f"{spec.path} line {line_no}: unreadable metadata ({exc}); "
-                    "the line is kept and read as a plain fact"
-                )
-                visible, body = block.first, None
+                if looks_like_meta(body):  # kronika's comment, garbled: keep what is whole
+                    meta = decode_torn(body + " ")
+                    damage.append(
+                        f"{spec.path} line {line_no}: unreadable metadata ({exc}); the fact "
+                        "was read without the unreadable part"
+                    )
+                else:  # a comment of the writer's own is part of the fact
+                    warnings.append(
+                        f"{spec.path} line {line_no}: a comment that is not metadata; "
+                        "read as part of the fact"
+                    )
+                    visible, body = block.first, None
             else:
                 if meta.unknown:
                     names = ", ".join(meta.unknown)
@@ -175,7 +198,38 @@ def parse_facts(
             )
         )
         spans[item_id] = (block.start, block.end)
-    return ParsedItems(tuple(items), spans, tuple(warnings))
+    return ParsedItems(tuple(items), spans, tuple(warnings + damage), tuple(damage))
+
+
+def stamp_hand_facts(
+    text: str, *, spec: FactsFile, agent: str, tenant: str, mtime: datetime
+) -> str | None:
+    """``text`` with a metadata comment (id, source, creation time) added to every
+    bullet written by hand, or ``None`` when there is none.
+
+    Without one, a hand-written fact is dated by the file's modification time, which
+    every later write moves; stamped, it keeps the time it was first read (``mtime``)
+    and its id. The rest of the line, and every other line, is left as written; a
+    bullet holding ``<!--`` anywhere is left alone (it may be a damaged comment).
+    """
+    lines = split_lines(text)
+    parsed = parse_facts(text, spec=spec, agent=agent, tenant=tenant, mtime=mtime)
+    stamped = False
+    for item in parsed.items:
+        start = parsed.spans[item.id][0]
+        visible = bare(lines[start])
+        if "<!--" in visible:
+            continue
+        meta = render_meta(
+            [
+                ("id", encode_value(item.id)),
+                ("src", item.source.value),
+                ("created", format_time(item.created_at)),
+            ]
+        )
+        lines[start] = f"{visible.rstrip()} {meta}{lines[start][len(visible) :]}"
+        stamped = True
+    return "".join(lines) if stamped else None
 
 
 def _split_key(text: str) -> tuple[str | None, str]:

@@ -185,11 +185,13 @@ def hashed_id(prefix: str, *parts: str) -> str:
 @dataclass(frozen=True, slots=True)
 class ParsedItems:
     """What a pure parser returns: items in file order, the 0-based line span
-    ``[start, end)`` of each item id, and human-readable warnings."""
+    ``[start, end)`` of each item id, and human-readable warnings; ``damage`` are the
+    warnings that say the file was damaged (a torn line), not merely unusual."""
 
     items: tuple[MemoryItem, ...]
     spans: Mapping[str, tuple[int, int]]
     warnings: tuple[str, ...] = ()
+    damage: tuple[str, ...] = ()
 
     def span(self, item_id: str) -> tuple[int, int] | None:
         return self.spans.get(item_id)

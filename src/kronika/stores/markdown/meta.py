@@ -24,6 +24,9 @@ from kronika.core.model import Scope, Source
 # last comment on the line the metadata even if the visible text contains "-->".
 _META_RE = re.compile(r"(?:^|[ \t])<!--(?P<body>[^<>]*)-->[ \t]*$")
 _UNSAFE_RE = re.compile(r"[%<>,\s\x00-\x1f\x7f]")
+# An opened comment that never closes at the end of a line: a write cut short if it
+# starts like metadata (see split_torn).
+_TORN_RE = re.compile(r"(?:^|[ \t])<!--(?P<body>[ \t]*(?P<first>[a-z]*)(?P<eq>=?)[^<>]*)$")
 
 KNOWN_KEYS = frozenset(
     ("id", "src", "created", "updated", "imp", "multi", "from", "to", "by")
@@ -63,6 +66,29 @@ def split_meta(line: str) -> tuple[str, str | None]:
     if match is None:
         return line, None
     return line[: match.start()], match.group("body")
+
+
+def looks_like_meta(body: str) -> bool:
+    """Whether a comment body is kronika's metadata (a known ``key=`` comes first),
+    however garbled the rest, rather than a comment the writer typed."""
+    first = body.split(maxsplit=1)[0] if body.split() else ""
+    return first.partition("=")[0] in KNOWN_KEYS and "=" in first
+
+
+def split_torn(line: str) -> tuple[str, str] | None:
+    """``(visible text, comment body so far)`` when ``line`` ends inside a metadata
+    comment that was never closed (a torn write); ``None`` otherwise."""
+    match = _TORN_RE.search(line)
+    if match is None:
+        return None
+    first, body = match.group("first"), match.group("body")
+    # ``<!-- id=…`` is metadata; so is a first word cut before its ``=`` (``<!-- i``)
+    # when nothing follows it, or nothing at all after ``<!--``
+    if match.group("eq"):
+        torn = first in KNOWN_KEYS
+    else:
+        torn = body.strip() == first and any(key.startswith(first) for key in KNOWN_KEYS)
+    return (line[: match.start()], body) if torn else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,3 +173,22 @@ def join_list(values: tuple[str, ...]) -> str | None:
 def number_text(value: float) -> str:
     """Shortest readable form of a number (``0.8``, ``1``)."""
     return f"{value:g}"
+
+
+def decode_torn(body: str) -> Meta:
+    """What can be trusted of a torn comment body: its whole ``key=value`` tokens.
+
+    The last token is dropped unless whitespace follows it (it may be cut: ``id=f-3a``
+    would name another fact), and so is every token that does not decode alone.
+    """
+    tokens = body.split()
+    if tokens and not body[-1:].isspace():
+        tokens = tokens[:-1]
+    whole: list[str] = []
+    for token in tokens:
+        try:
+            decode_meta(token)
+        except ValueError:
+            continue
+        whole.append(token)
+    return decode_meta(" ".join(whole)) if whole else Meta()

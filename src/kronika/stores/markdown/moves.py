@@ -44,7 +44,7 @@ def without_leftovers(spec: FactsFile, parsed: ParsedItems, ahead: frozenset[str
         if item.id in ahead
     ]
     spans = {item.id: parsed.spans[item.id] for item in kept}
-    return ParsedItems(kept, spans, (*parsed.warnings, *warnings))
+    return ParsedItems(kept, spans, (*parsed.warnings, *warnings), parsed.damage)
 
 
 def _holder(spec: FactsFile) -> str:

@@ -70,6 +70,7 @@ class ParsedSource:
     items: tuple[MemoryItem, ...]
     content_hash: str
     warnings: tuple[str, ...]
+    damage: tuple[str, ...] = ()  # the warnings that say a line is torn
 
 
 class MarkdownWorkspace:
@@ -81,6 +82,7 @@ class MarkdownWorkspace:
         self.home = Path(home)
         self.tenant = tenant
         self.message_importance = message_importance
+        self.notes: list[str] = []  # damage met while reading (see the module docstring)
 
     # -- agents ---------------------------------------------------------------------
 
@@ -100,7 +102,7 @@ class MarkdownWorkspace:
         names = []
         for entry in self._root.iterdir():
             try:
-                validate_agent_name(entry.name)
+                validate_agent_name(entry.name, existing=True)
             except InvalidAgentName:  # a stray folder, not an agent
                 continue
             if entry.is_dir():
@@ -108,7 +110,8 @@ class MarkdownWorkspace:
         return sorted(names)
 
     def agent_dir(self, agent: str) -> Path:
-        return self._root / validate_agent_name(agent)
+        folder = self._root / validate_agent_name(agent, existing=True)
+        return folder if folder.is_dir() else self._root / validate_agent_name(agent)
 
     def has_agent(self, agent: str) -> bool:
         return self.agent_dir(agent).is_dir()
@@ -154,11 +157,13 @@ class MarkdownWorkspace:
         parsed = self._parse(folder, agent, path, read)
         if classify(path) is SourceKind.FACTS:
             parsed = self._resolved(agent, _facts_file(path), parsed)
+        self.notes.extend(read.warnings + parsed.damage)
         return ParsedSource(
             path,
             parsed.items,
             hashlib.sha256(read.raw).hexdigest(),
             read.warnings + parsed.warnings,
+            parsed.damage,
         )
 
     def _parse(self, folder: Path, agent: str, path: str, read: SourceText) -> ParsedItems:
@@ -167,9 +172,10 @@ class MarkdownWorkspace:
         match kind:
             case SourceKind.FACTS:
                 spec = next(s for s in brain.FACT_FILES if s.path == path)
-                return brain.parse_facts(
+                facts = brain.parse_facts(
                     read.text, spec=spec, agent=agent, tenant=self.tenant, mtime=read.mtime
                 )
+                return self._keep_damaged(folder, path, read, facts)
             case SourceKind.DAILY_LOG:
                 day = datetime.fromisoformat(stem).replace(tzinfo=UTC)
                 return notes.parse_notes(
@@ -217,6 +223,17 @@ class MarkdownWorkspace:
                 return ParsedItems((doc.item,), {doc.item.id: whole}, warnings)
         raise WorkspaceError(f"{path} is not a file kronika indexes")
 
+    def _keep_damaged(
+        self, folder: Path, path: str, read: SourceText, parsed: ParsedItems
+    ) -> ParsedItems:
+        """A copy of a file whose lines are torn, named in its damage warnings."""
+        if not parsed.damage:
+            return parsed
+        backup = folder / keep_copy(folder, path, read.raw)
+        damage = tuple(f"{w}; a copy of the original was kept at {backup}" for w in parsed.damage)
+        rest = tuple(w for w in parsed.warnings if w not in parsed.damage)
+        return replace(parsed, warnings=rest + damage, damage=damage)
+
     def _header_damage(
         self, folder: Path, path: str, read: SourceText, error: str | None
     ) -> tuple[str, ...]:
@@ -227,6 +244,14 @@ class MarkdownWorkspace:
             f"{path}: broken frontmatter header ({error}); a copy of the original was kept "
             f"at {backup} and the rest of the file was read",
         )
+
+    def keep_lost_facts(self, agent: str, path: str, items: Sequence[MemoryItem]) -> Path:
+        """Write ``items`` (facts ``path`` no longer holds) as a fact file under
+        ``.corrupt/``, ready to be copied back; returns its path."""
+        folder = self.require_agent(agent)
+        spec = next(s for s in brain.FACT_FILES if s.path == path)
+        text = brain.render_facts_document(spec, list(items))
+        return folder / keep_copy(folder, f"{path}.lost", text.encode("utf-8"))
 
     # -- editing ----------------------------------------------------------------------
 
@@ -240,6 +265,8 @@ class MarkdownWorkspace:
         """Apply ``change`` to the lines of ``path`` (``template`` if it is missing)."""
         folder = self.require_agent(agent)
         read = read_source(folder, path)
+        if read is not None:
+            self.notes.extend(read.warnings)
         lines = split_lines(read.text if read is not None else template)
         write_text(folder / path, "".join(change(lines)))
 
@@ -248,7 +275,9 @@ class MarkdownWorkspace:
         read = read_source(folder, path)
         if read is None:
             return [], ParsedItems((), {})
-        return split_lines(read.text), self._parse(folder, agent, path, read)
+        parsed = self._parse(folder, agent, path, read)
+        self.notes.extend(read.warnings + parsed.damage)
+        return split_lines(read.text), parsed
 
     # -- facts ------------------------------------------------------------------------
 
@@ -287,6 +316,29 @@ class MarkdownWorkspace:
                 changed.append(spec.path)
             ahead.update(item.id for item in parsed.items)
         return tuple(changed)
+
+    def stamp_hand_facts(self, agent: str, source: SourceFile) -> SourceFile:
+        """Give the hand-written bullets of a fact file their metadata, so they keep
+        the time they were first read (:func:`brain.stamp_hand_facts`); returns the
+        file's new stat, or ``source`` when nothing was written. A damaged file, one
+        edited again meanwhile, or one that cannot be written is left as it is."""
+        spec = next((s for s in brain.FACT_FILES if s.path == source.path), None)
+        folder = self.require_agent(agent)
+        read = read_source(folder, source.path) if spec is not None else None
+        if spec is None or read is None or read.warnings:
+            return source
+        text = brain.stamp_hand_facts(
+            read.text, spec=spec, agent=agent, tenant=self.tenant, mtime=read.mtime
+        )
+        again = read_source(folder, source.path) if text is not None else None
+        if text is None or again is None or again.raw != read.raw:
+            return source
+        try:
+            write_text(folder / source.path, text)
+        except WorkspaceError:
+            return source
+        stat = (folder / source.path).stat()
+        return SourceFile(source.path, stat.st_mtime_ns, stat.st_size)
 
     def _append_facts(
         self, agent: str, spec: brain.FactsFile, items: Sequence[MemoryItem]

@@ -235,6 +235,11 @@ def _meta_path(path: Path) -> Path:
     return path.with_name(path.name + ".json")
 
 
+def _remove(path: Path) -> None:
+    _meta_path(path).unlink(missing_ok=True)
+    path.unlink(missing_ok=True)
+
+
 class AnnCache:
     """The graph of one :class:`SqliteIndex`: loaded, built in the background, kept current.
 
@@ -265,7 +270,12 @@ class AnnCache:
         self._building: threading.Thread | None = None
         self._built: AnnGraph | None = None
         self._lock = threading.Lock()  # guards _built / _building between threads
+        self._discarded = 0  # bumped by discard(): a build begun before is never kept
         self.build_seconds: float | None = None
+
+    @property
+    def building(self) -> bool:
+        return self._building is not None
 
     def enabled_for(self, rows: int) -> bool:
         return self.threshold > 0 and rows >= self.threshold
@@ -346,7 +356,15 @@ class AnnCache:
                 if self._built is not None:
                     self.graph, self._built = self._built, None
 
+    def discard(self) -> None:
+        """Drop the graph and any build under way (they may hold rows scrubbed since)."""
+        with self._lock:
+            self.graph = None
+            self._built = None
+            self._discarded += 1
+
     def _build(self, rowids: Rowids, matrix: npt.NDArray[np.float32], marks: Marks) -> None:
+        discarded = self._discarded
         began = time.perf_counter()
         log.info("building the vector graph over %d rows", len(rowids))
         try:
@@ -358,9 +376,14 @@ class AnnCache:
             return
         self.build_seconds = time.perf_counter() - began
         log.info("vector graph built in %.1f s", self.build_seconds)
-        if self.path is not None:
+        if self.path is not None and discarded == self._discarded:
             graph.save(self.path, self.model, self.dim, self.identity)
         with self._lock:
+            if discarded != self._discarded:  # scrubbed while building: neither kept nor saved
+                if self.path is not None:
+                    _remove(self.path)
+                self._building = None
+                return
             self._built = graph
 
     def wait(self, timeout: float | None = None) -> bool:

@@ -278,6 +278,15 @@ class ContextColumns:
     def __len__(self) -> int:
         return len(self.importance)
 
+    def take(self, keep: Mask) -> ContextColumns:
+        return ContextColumns(
+            importance=self.importance[keep],
+            session=self.session.take(keep),
+            speaker=self.speaker.take(keep),
+            source_agent=self.source_agent.take(keep),
+            source_path=self.source_path.take(keep),
+        )
+
     def concat(self, other: ContextColumns) -> ContextColumns:
         if len(other) == 0:
             return self

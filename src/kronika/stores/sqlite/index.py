@@ -17,8 +17,9 @@ import itertools
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -27,16 +28,16 @@ import numpy as np
 import numpy.typing as npt
 
 from kronika.core.model import MemoryItem, RecallFilter
-from kronika.errors import IndexError_
+from kronika.errors import CorruptIndexError, IndexError_
 from kronika.ports import FeatureRow, ScoreFeatures, SourceState, Vector
 from kronika.stores.private import touch_private
-from kronika.stores.sqlite import context, saved
+from kronika.stores.sqlite import context, saved, scrub
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.ann import AnnCache, AnnGraph
 from kronika.stores.sqlite.lexical import Bm25Snapshot, Phrase, QueryTokenizer
 from kronika.stores.sqlite.migrations import applied_migrations, apply_migrations
 from kronika.stores.sqlite.query import filter_clause, query_terms, quote, to_epoch
-from kronika.stores.sqlite.recovery import is_corruption, move_aside
+from kronika.stores.sqlite.recovery import integrity_problems, is_corruption, move_aside
 from kronika.stores.sqlite.vectors import VectorSnapshot, read_transaction
 
 log = logging.getLogger("kronika")
@@ -79,6 +80,13 @@ class SqliteIndex:
         restart_copies: bool = True,
     ) -> None:
         self._path = path if str(path) == MEMORY else Path(path)
+        self._options: dict[str, Any] = {
+            "embedding_model": embedding_model,
+            "dim": dim,
+            "ann_threshold": ann_threshold,
+            "ann_background": ann_background,
+            "restart_copies": restart_copies,
+        }
         self._model = embedding_model
         self._dim = dim
         self._lock = threading.RLock()
@@ -86,6 +94,9 @@ class SqliteIndex:
         self._bm25: Bm25Snapshot | None = None
         self._bm25_wanted = False
         self._maybe_unused: set[str] = set()  # text hashes of items replaced or removed
+        self._vanished: dict[int, scrub.Searchable] = {}  # deleted rows whose text left
+        self._scrub_all = False  # after a reset: everything beside the file is stale
+        self._scrubbed: str | None = None  # the index's scrub mark when the graph was read
         self._tokenizer = QueryTokenizer()
         # Bumped by every write of this connection and whenever PRAGMA data_version
         # shows another connection committed; each snapshot remembers the one it saw.
@@ -133,11 +144,31 @@ class SqliteIndex:
         }
         try:
             return cls(path, **options), False
-        except IndexError_ as exc:
-            if str(path) == MEMORY or not is_corruption(exc.__cause__ or exc):
+        except CorruptIndexError:
+            if str(path) == MEMORY:
                 raise
         move_aside(Path(path))
         return cls(path, **options), True
+
+    def integrity_problems(self, *, full: bool = False) -> list[str]:
+        """What SQLite finds wrong with the file (:func:`.recovery.integrity_problems`)."""
+        with self._lock:
+            return integrity_problems(self._conn, full=full)
+
+    def recreate(self) -> str | None:
+        """Move the damaged file aside and continue on a fresh, empty one.
+
+        Returns where the old file went (``None`` for an in-memory index, which is
+        only emptied). Nothing of the old connection is saved on the way out: its
+        snapshots, graph and copies may hold what the damage garbled. The caller
+        refills the items from the Markdown.
+        """
+        with self._lock:
+            with suppress(sqlite3.Error):  # a damaged file may refuse even that
+                self._conn.close()
+            aside = None if isinstance(self._path, str) else move_aside(self._path)
+            SqliteIndex.__init__(self, self._path, **self._options)
+            return None if aside is None else str(aside)
 
     # -- connection -----------------------------------------------------------------
 
@@ -159,8 +190,9 @@ class SqliteIndex:
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA secure_delete = ON")  # deleted content is overwritten
             apply_migrations(conn)
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             conn.close()
             raise self._translate_error(exc) from exc
         return conn
@@ -168,14 +200,17 @@ class SqliteIndex:
     def _read_identity(self) -> str:
         try:
             row = self._conn.execute("SELECT value FROM meta WHERE key = 'index_id'").fetchone()
-        except sqlite3.Error as exc:
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
             self._conn.close()
             raise self._translate_error(exc) from exc
         return str(row[0]) if row else ""
 
-    def _translate_error(self, exc: sqlite3.Error) -> IndexError_:
+    def _translate_error(self, exc: sqlite3.Error | UnicodeDecodeError) -> IndexError_:
         if is_corruption(exc):
-            return IndexError_(f"index {self._path} is corrupt ({exc}); run `kronika reindex`")
+            return CorruptIndexError(
+                f"index {self._path} is corrupt ({exc}); `kronika reindex` moves it aside"
+                " and rebuilds it from the Markdown"
+            )
         return IndexError_(f"index {self._path} cannot be used: {exc}")
 
     @contextmanager
@@ -183,7 +218,7 @@ class SqliteIndex:
         with self._lock:
             try:
                 yield self._conn
-            except sqlite3.Error as exc:
+            except (sqlite3.Error, UnicodeDecodeError) as exc:
                 raise self._translate_error(exc) from exc
 
     @contextmanager
@@ -205,6 +240,8 @@ class SqliteIndex:
 
     def close(self) -> None:
         with self._lock:
+            if self._graph_outlived_a_scrub():
+                self._ann.discard()
             self._ann.save_if_changed()
             try:
                 self._save_copies()
@@ -262,8 +299,12 @@ class SqliteIndex:
         with self._writing() as conn:
             source = [state.agent, state.path]
             self._note_hashes(conn, "source_agent = ? AND source_path = ?", source)
+            old = scrub.searchable_rows(conn, "source_agent = ? AND source_path = ?", source)
             for chunk in _chunks(list(unique)):  # ids moving here from another file
                 self._note_hashes(conn, f"id IN ({', '.join('?' * len(chunk))})", chunk)
+                old.update(
+                    scrub.searchable_rows(conn, f"id IN ({', '.join('?' * len(chunk))})", chunk)
+                )
             self._delete_where(
                 conn, "source_agent = ? AND source_path = ?", (state.agent, state.path)
             )
@@ -282,6 +323,8 @@ class SqliteIndex:
                 "INSERT INTO item_entities (item_rowid, entity_norm) VALUES (?, ?)",
                 (row for rid, (it, _) in numbered for row in R.entity_rows(rid, it)),
             )
+            kept = {R.fts_row(0, it)[1:] for it, _ in unique.values()}
+            self._vanished.update((rid, row) for rid, row in old.items() if row not in kept)
             conn.execute(
                 "INSERT INTO sources (agent, path, content_hash, mtime_ns, size)"
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent, path) DO UPDATE SET"
@@ -316,34 +359,109 @@ class SqliteIndex:
         neighbouring turn was embedded with, leaves no vector behind. :meth:`reset`
         notes nothing: a rebuild finds its unchanged texts still embedded, and then
         calls this with ``everywhere`` to look at every cached vector.
+
+        Called after every sync, it then scrubs what the deletions left (:meth:`scrub`).
         """
         with self._lock:
             candidates = sorted(self._maybe_unused)
             self._maybe_unused.clear()
         unused = "NOT EXISTS (SELECT 1 FROM items AS i WHERE i.text_hash = embeddings.text_hash)"
+        dropped = 0
         if everywhere:
             with self._writing() as conn:
-                return conn.execute(f"DELETE FROM embeddings WHERE {unused}").rowcount
-        dropped = 0
-        if not candidates:
-            return dropped
-        with self._writing() as conn:
-            for chunk in _chunks(candidates):
-                marks = ", ".join("?" * len(chunk))
-                gone = conn.execute(
-                    f"DELETE FROM embeddings WHERE text_hash IN ({marks}) AND {unused}", chunk
-                )
-                dropped += gone.rowcount
+                dropped = conn.execute(f"DELETE FROM embeddings WHERE {unused}").rowcount
+        elif candidates:
+            with self._writing() as conn:
+                for chunk in _chunks(candidates):
+                    marks = ", ".join("?" * len(chunk))
+                    gone = conn.execute(
+                        f"DELETE FROM embeddings WHERE text_hash IN ({marks}) AND {unused}", chunk
+                    )
+                    dropped += gone.rowcount
+        self.scrub()
         return dropped
+
+    def scrub(self) -> bool:
+        """Leave no readable copy of a text that left the index; True if there was one.
+
+        Deleted rows are overwritten in the file as they go (``secure_delete``); when a
+        text deleted since the last call is held by no item any more, the full-text
+        index is merged, the copies and the graph beside the file are rewritten or
+        removed, and the ``-wal`` is truncated (:mod:`.scrub`). Writes that delete
+        nothing, or only re-index the same texts, cost nothing more.
+        """
+        with self._lock:
+            candidates, everything = self._vanished, self._scrub_all
+            self._vanished, self._scrub_all = {}, False
+            if not candidates and not everything:
+                return False
+            with self._reading() as conn:
+                gone = [rid for rid, row in candidates.items() if not scrub.still_held(conn, row)]
+            if not gone and not everything:
+                return False
+            began = time.perf_counter()
+            with self._writing() as conn:
+                scrub.merge_fts(conn)
+                conn.execute(
+                    "INSERT INTO meta (key, value) VALUES ('scrubbed', lower(hex(randomblob(8))))"
+                    " ON CONFLICT (key) DO UPDATE SET value = excluded.value"
+                )
+                (self._scrubbed,) = conn.execute(
+                    "SELECT value FROM meta WHERE key = 'scrubbed'"
+                ).fetchone()
+            merged = time.perf_counter()
+            self._scrub_beside(None if everything else gone)
+            beside = time.perf_counter()
+            with self._reading() as conn:
+                if not scrub.checkpoint(conn, restore_s=BUSY_TIMEOUT_S):
+                    log.info("a reader kept the -wal of %s; it is truncated later", self._path)
+            done = time.perf_counter()
+            log.info(
+                "scrubbed %d deleted rows from %s in %.3f s (full-text merge %.3f s,"
+                " copies and graph %.3f s, -wal %.3f s)",
+                len(gone),
+                self._path,
+                done - began,
+                merged - began,
+                beside - merged,
+                done - beside,
+            )
+            return True
+
+    def _scrub_beside(self, gone: Sequence[int] | None) -> None:
+        """Rewrite or remove the copies and the graph beside the file, which may hold
+        rows of ``gone`` (``None``: after a reset), under their rowid of now or under an
+        earlier one (a re-indexed file gives its unchanged items new rowids)."""
+        self._ann.discard()  # it may hold them, as keys or as removed vectors
+        if not isinstance(self._path, Path):
+            return
+        scrub.remove_graph(self._path.with_name(self._path.name + ".ann"))
+        for kind in ("vectors", "bm25"):
+            if gone is None:
+                scrub.remove_copy(self._path, kind)
+            else:
+                self._rewrite_copy(kind)
+        self._saved_marks = self._saved_bm25_marks = None  # the next close saves anew
+
+    def _rewrite_copy(self, kind: str) -> None:
+        with self._reading() as conn, read_transaction(conn):
+            assert isinstance(self._path, Path)
+            if kind == "vectors":
+                scrub.zero_vectors(conn, self._path, self._identity, self._model, self._dim)
+            else:
+                scrub.rewrite_bm25(conn, self._path, self._identity, self._tokenizer)
 
     def remove_source(self, agent: str, path: str) -> None:
         with self._writing() as conn:
             self._note_hashes(conn, "source_agent = ? AND source_path = ?", [agent, path])
-            self._delete_where(conn, "source_agent = ? AND source_path = ?", (agent, path))
+            where = "source_agent = ? AND source_path = ?"
+            self._vanished.update(scrub.searchable_rows(conn, where, [agent, path]))
+            self._delete_where(conn, where, (agent, path))
             conn.execute("DELETE FROM sources WHERE agent = ? AND path = ?", (agent, path))
 
     def reset(self) -> None:
         """Forget every item and source (keeps the embedding cache and usage statistics)."""
+        self._scrub_all = True
         with self._writing() as conn:
             conn.execute("DELETE FROM item_entities")
             conn.execute("DELETE FROM items_fts")
@@ -493,6 +611,12 @@ class SqliteIndex:
             found = conn.execute(sql, [*params, -1 if limit is None else limit, offset])
             return [R.item_from_row(row) for row in found]
 
+    def source_items(self, agent: str, path: str) -> list[MemoryItem]:
+        """The items indexed from one file, in file order."""
+        sql = f"{R.SELECT_ITEM_SQL} WHERE i.source_agent = ? AND i.source_path = ? ORDER BY i.rowid"
+        with self._reading() as conn:
+            return [R.item_from_row(row) for row in conn.execute(sql, (agent, path))]
+
     def count_items(self, flt: RecallFilter) -> int:
         where, params = filter_clause(flt)
         with self._reading() as conn:
@@ -516,6 +640,20 @@ class SqliteIndex:
                 " last_accessed_at = max(coalesce(last_accessed_at, excluded.last_accessed_at),"
                 " excluded.last_accessed_at)",
                 ((i, moment) for i in dict.fromkeys(ids)),
+            )
+
+    def restore_usage(self, rows: Sequence[tuple[str, int, datetime | None]]) -> None:
+        """Set usage statistics as a backup recorded them (``0, None`` removes a row)."""
+        kept = [(i, n, None if t is None else to_epoch(t)) for i, n, t in rows if n or t]
+        with self._writing() as conn:
+            conn.executemany(
+                "DELETE FROM usage WHERE item_id = ?", ((i,) for i, n, t in rows if not (n or t))
+            )
+            conn.executemany(
+                "INSERT INTO usage (item_id, access_count, last_accessed_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (item_id) DO UPDATE SET access_count = excluded.access_count,"
+                " last_accessed_at = excluded.last_accessed_at",
+                kept,
             )
 
     # -- embeddings -------------------------------------------------------------------
@@ -689,6 +827,8 @@ class SqliteIndex:
         if not self._ann.enabled_for(len(snapshot) - snapshot.dead):
             return None
         with read_transaction(conn):
+            if self._ann.graph is None and not self._ann.building:
+                self._scrubbed = self._scrub_mark(conn)  # a graph read or built from now
             return self._ann.current(
                 conn,
                 snapshot.rowids,
@@ -725,6 +865,22 @@ class SqliteIndex:
             self._snapshot = self._snapshot.refresh(conn, self._model, self._dim)
         self._snapshot_generation = generation
         return self._snapshot
+
+    @staticmethod
+    def _scrub_mark(conn: sqlite3.Connection) -> str:
+        found = conn.execute("SELECT value FROM meta WHERE key = 'scrubbed'").fetchone()
+        return str(found[0]) if found else ""
+
+    def _graph_outlived_a_scrub(self) -> bool:
+        """Whether another connection scrubbed the index since this one read its graph:
+        the graph may then hold a removed row's vector, and is not saved."""
+        if self._ann.graph is None:
+            return False
+        try:
+            with self._reading() as conn:
+                return self._scrub_mark(conn) != self._scrubbed
+        except IndexError_:
+            return True
 
     def _copies_beside(self, rows: int | None = None) -> Path | None:
         """The index file, if this index saves copies of its snapshots beside it
@@ -776,7 +932,19 @@ class SqliteIndex:
         return bm25
 
     def _save_copies(self) -> None:
-        """Save each snapshot beside the file if the index is large enough and it changed."""
+        """Save each snapshot beside the file if the index is large enough and it changed.
+
+        Each is brought up to date first: another process may have deleted rows since
+        this one last searched, and a copy never holds a deleted row.
+        """
+        loaded = self._snapshot is not None or (self._bm25 is not None and self._bm25.loaded)
+        if loaded and self._copies_beside() is not None:
+            with self._reading() as conn:
+                if self._snapshot is not None:
+                    self._current_snapshot(conn)
+                if self._bm25 is not None and self._bm25.loaded:
+                    with read_transaction(conn):
+                        self._current_bm25(conn)
         vectors = self._snapshot
         if vectors is not None and vectors.marks != self._saved_marks:
             mapped, arrays, meta = vectors.to_saved()

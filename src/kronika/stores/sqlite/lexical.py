@@ -272,28 +272,58 @@ class Bm25Snapshot:
     # -- the copy saved beside the index (:mod:`.saved`) -------------------------------
 
     def to_saved(self) -> tuple[Arrays, dict[str, Any]]:
-        """Every row (dead ones marked), its columns, lengths and postings, as arrays."""
-        arrays, values = item_columns_to_arrays(self.cols)
-        context, context_values = context_columns_to_arrays(self.context)
-        terms = list(self.postings)
-        empty_rows, empty_tf = np.zeros(0, np.int64), np.zeros(0, np.float64)
-        arrays |= context | strings_to_arrays("terms", terms)
+        """The live rows, their columns, lengths and postings, as arrays.
+
+        Dead rows are left out, and so are the terms only they held: a copy on disk
+        keeps nothing of a deleted item.
+        """
+        keep = self.live if self.dead else None
+        cols = self.cols if keep is None else self.cols.take(keep)
+        context = self.context if keep is None else self.context.take(keep)
+        length = self.length if keep is None else self.length[keep]
+        terms, sizes, rows, tf = self._live_postings(keep)
+        arrays, values = item_columns_to_arrays(cols)
+        context_arrays, context_values = context_columns_to_arrays(context)
+        arrays |= context_arrays | strings_to_arrays("terms", terms)
         arrays |= {
-            "live": self.live,
-            "length": self.length,
-            "post_offsets": offsets([self.postings[t][0].size for t in terms]),
-            "post_rows": np.concatenate([self.postings[t][0] for t in terms] or [empty_rows]),
-            "post_tf": np.concatenate([self.postings[t][1] for t in terms] or [empty_tf]),
+            "live": np.ones(len(cols), dtype=np.bool_),
+            "length": length,
+            "post_offsets": offsets(sizes),
+            "post_rows": rows,
+            "post_tf": tf,
         }
         meta = {
-            "rows": len(self.cols),
+            "rows": len(cols),
             "terms": len(terms),
-            "dead": self.dead,
+            "dead": 0,
             "total_tokens": self.total_tokens,
             "values": values | context_values,
-            "last_item": last_item(self.cols, self.live),
+            "last_item": last_item(cols),
         }
         return arrays, meta
+
+    def _live_postings(
+        self, keep: Mask | None
+    ) -> tuple[list[str], list[int], npt.NDArray[np.int64], Floats]:
+        """Every term with postings in a kept row, their sizes, rows (renumbered over
+        the kept rows) and occurrences, concatenated in term order."""
+        terms = list(self.postings)
+        sizes = [self.postings[t][0].size for t in terms]
+        rows = np.concatenate([self.postings[t][0] for t in terms] or [np.zeros(0, np.int64)])
+        tf = np.concatenate([self.postings[t][1] for t in terms] or [np.zeros(0, np.float64)])
+        if keep is None:
+            return terms, sizes, rows, tf
+        alive = keep[rows]
+        term_of = np.repeat(np.arange(len(terms)), sizes)
+        counts = np.bincount(term_of[alive], minlength=len(terms))
+        renumbered = np.cumsum(keep) - 1
+        present = np.flatnonzero(counts)
+        return (
+            [terms[n] for n in present.tolist()],
+            counts[present].tolist(),
+            renumbered[rows[alive]].astype(np.int64),
+            tf[alive],
+        )
 
     @classmethod
     def from_saved(cls, copy: Saved, tokenizer: QueryTokenizer) -> Bm25Snapshot:
@@ -396,6 +426,12 @@ class Bm25Snapshot:
             if old is not None:
                 idx, tf = np.concatenate([old[0], idx]), np.concatenate([old[1], tf])
             self.postings[term] = (idx, tf)
+
+    def without(self, rowids: Rowids) -> int:
+        """Mark the rows of ``rowids`` dead (rowids it lacks are ignored); how many were."""
+        dead = self.dead
+        self._kill(rowids)
+        return self.dead - dead
 
     def _kill(self, rowids: Rowids) -> None:
         if rowids.size == 0 or len(self.cols) == 0:

@@ -7,6 +7,7 @@ from the Markdown workspace.
 
 from __future__ import annotations
 
+import sqlite3
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -21,6 +22,8 @@ def is_corruption(exc: BaseException) -> bool:
     A locked, missing or unreadable file is *not* corruption: moving it aside
     would throw away a good index.
     """
+    if isinstance(exc, UnicodeDecodeError):  # text SQLite hands back is garbled
+        return True
     code = getattr(exc, "sqlite_errorcode", None)
     if isinstance(code, int) and code & 0xFF in _CORRUPT_CODES:
         return True
@@ -44,3 +47,23 @@ def move_aside(path: Path, now: datetime | None = None) -> Path:
     except OSError as exc:
         raise IndexError_(f"cannot move corrupt index {path} aside: {exc}") from exc
     return target
+
+
+def integrity_problems(conn: sqlite3.Connection, *, full: bool = False) -> list[str]:
+    """What SQLite finds wrong with the open file; empty when it is healthy.
+
+    ``PRAGMA quick_check`` (``integrity_check`` when ``full``) walks every page and
+    b-tree; FTS5's own ``integrity-check`` compares the full-text index with the
+    items it indexes. A file too damaged to be asked at all answers with the error.
+    Reads the whole file: worth it before a rebuild, too slow for every command.
+    """
+    problems: list[str] = []
+    try:
+        pragma = "integrity_check" if full else "quick_check"
+        rows = conn.execute(f"PRAGMA {pragma}").fetchall()
+        problems += [str(row[0]) for row in rows if row and row[0] != "ok"]
+        if not problems:
+            conn.execute("INSERT INTO items_fts (items_fts) VALUES ('integrity-check')")
+    except sqlite3.Error as exc:
+        problems.append(str(exc))
+    return problems

@@ -1,0 +1,412 @@
+"""``kronika doctor``: check a workspace and its index, explain each finding, repair.
+
+Each check reads what is on disk and returns :class:`Finding` values in plain words,
+each with the fix. The checks:
+
+* ``files``: every Markdown file reads as UTF-8 without NUL bytes and parses; a
+  metadata comment is whole (not cut off by a torn write) and readable.
+* ``history``: a single-valued key has exactly one current value, and its values'
+  validity intervals neither overlap nor run backwards (history and Brain together).
+* ``audit``: every line of ``audit.jsonl`` is a whole entry, the last one ended.
+* ``index``: the index holds exactly the items the Markdown holds (ids per file), a
+  fact file did not lose many facts at once since it was indexed, and SQLite's own
+  ``PRAGMA integrity_check`` passes.
+* ``copies``: the copies of the index's snapshots saved beside it are whole.
+* ``permissions``: every file is readable and writable by its owner, and no one else.
+
+:func:`kronika.engine.repair.repair` (``--fix``) mends what it can. Nothing here
+changes a file, but reading a damaged one keeps a copy of it (``.corrupt/``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+
+from kronika.core.model import MemoryItem
+from kronika.engine.sync import sudden_loss
+from kronika.ports import ItemIndex
+from kronika.stores.audit import parse_line
+from kronika.stores.markdown import brain
+from kronika.stores.markdown.layout import CORRUPT_DIR, SourceKind, classify
+from kronika.stores.markdown.workspace import MarkdownWorkspace
+from kronika.stores.private import loose_modes
+
+PROBLEM = "problem"
+"""Something is wrong: memory may be lost, wrong or unreadable."""
+RESTORED = ".restored"
+"""Added to the name of a copy of lost facts once they were put back."""
+WARNING = "warning"
+"""Nothing is lost, but something should change (access by other users, say)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One thing the doctor found: which check, how bad, where, what, and the fix.
+
+    ``repair`` names what :func:`repair` does about it (``None``: a person must act);
+    ``fixed`` says whether it was done.
+    """
+
+    check: str
+    severity: str
+    where: str
+    what: str
+    fix: str
+    repair: str | None = None
+    fixed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Examined:
+    """What :func:`examine` looked at and found; ``lost`` maps (agent, path) to the
+    facts a fact file no longer holds that the index still does."""
+
+    findings: tuple[Finding, ...]
+    counts: dict[str, int]
+    lost: dict[tuple[str, str], tuple[MemoryItem, ...]] = field(default_factory=dict)
+    lost_copies: tuple[Path, ...] = ()
+
+    @property
+    def healthy(self) -> bool:
+        return not any(f.severity == PROBLEM and not f.fixed for f in self.findings)
+
+
+def examine(
+    workspace: MarkdownWorkspace, index: ItemIndex, *, audit_path: Path, home: Path
+) -> Examined:
+    """Every check, read-only; see the module docstring."""
+    findings: list[Finding] = []
+    counts: dict[str, int] = defaultdict(int)
+    lost: dict[tuple[str, str], tuple[MemoryItem, ...]] = {}
+    copies: list[Path] = []
+    for agent in workspace.agents():
+        files = workspace.list_sources(agent)
+        counts["agents"] += 1
+        counts["files"] += len(files)
+        markdown: dict[str, set[str]] = {}
+        for source in files:
+            findings += _check_bytes(workspace, agent, source.path)
+            parsed = workspace.parse_source(agent, source.path)
+            markdown[source.path] = {item.id for item in parsed.items}
+            counts["items"] += len(parsed.items)
+            findings += [_torn(agent, source.path, text) for text in parsed.damage]
+        findings += _check_history(workspace, agent)
+        findings += _check_index(index, agent, markdown, lost)
+        findings += _check_lost_copies(workspace, agent, lost, copies)
+    findings += _check_sqlite(index)
+    findings += _check_audit(audit_path, counts)
+    findings += _check_copies(home)
+    findings += _check_permissions(home)
+    return Examined(tuple(findings), dict(counts), lost, tuple(copies))
+
+
+# ----------------------------------------------------------------------- checks
+def _check_bytes(workspace: MarkdownWorkspace, agent: str, path: str) -> list[Finding]:
+    folder = workspace.agent_dir(agent)
+    raw = (folder / path).read_bytes()
+    problem = None
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problem = f"invalid UTF-8 at byte {exc.start}"
+    if problem is None and b"\x00" in raw:
+        problem = "NUL bytes"
+    if problem is None:
+        return []
+    return [
+        Finding(
+            "files",
+            PROBLEM,
+            f"{agent}/{path}",
+            f"the file is damaged ({problem}); kronika reads the rest of it and replaces "
+            "the unreadable bytes",
+            "a copy of the original is kept under .corrupt/; compare it with the file and "
+            "edit back what was lost",
+            "write the readable text back, so the file is valid again (the copy stays)",
+        )
+    ]
+
+
+def _torn(agent: str, path: str, text: str) -> Finding:
+    return Finding(
+        "files",
+        PROBLEM,
+        f"{agent}/{path}",
+        text,
+        "the fact itself was read; its metadata (id, times, importance) is partly lost",
+        "write the metadata comment whole again (what was lost gets today's defaults)",
+    )
+
+
+def _check_history(workspace: MarkdownWorkspace, agent: str) -> list[Finding]:
+    findings: list[Finding] = []
+    current = [f for f in workspace.brain_facts(agent) if f.key]
+    current_ids = {f.id for f in current}
+    versions: dict[str, list[MemoryItem]] = defaultdict(list)
+    for item in [*current, *workspace.fact_history(agent)]:
+        if item.key and not item.multi:
+            versions[item.key.casefold()].append(item)
+    for key, items in sorted(versions.items()):
+        now = [i for i in items if i.id in current_ids]
+        if len(now) > 1:
+            values = "; ".join(f"{i.value} [{i.id}]" for i in now)
+            findings.append(
+                Finding(
+                    "history",
+                    PROBLEM,
+                    f"{agent}/brain.md",
+                    f"the single-valued key {key!r} has {len(now)} current values: {values}",
+                    "keep the right one: `kronika forget ID` the others, or `kronika remember "
+                    f"--key {key} VALUE` again",
+                )
+            )
+        findings += _check_validity(agent, key, items)
+    return findings
+
+
+def _check_validity(agent: str, key: str, items: Sequence[MemoryItem]) -> list[Finding]:
+    dated = sorted((i for i in items if i.valid_from), key=lambda i: (i.valid_from, i.id))
+    wrong: list[str] = []
+    for item in dated:
+        if item.valid_to is not None and item.valid_from and item.valid_to < item.valid_from:
+            wrong.append(f"{item.id} ends before it starts")
+    for a, b in zip(dated, dated[1:], strict=False):
+        end = a.valid_to
+        if end is None or (b.valid_from is not None and end > b.valid_from):
+            wrong.append(f"{a.id} is still valid when {b.id} begins")
+    if not wrong:
+        return []
+    return [
+        Finding(
+            "history",
+            PROBLEM,
+            f"{agent}/history.md",
+            f"the history of key {key!r} does not add up: " + "; ".join(wrong),
+            "`kronika history KEY` shows the values; correct the from=/to= times of "
+            "history.md by hand, or forget the wrong value",
+        )
+    ]
+
+
+def _check_index(
+    index: ItemIndex,
+    agent: str,
+    markdown: dict[str, set[str]],
+    lost: dict[tuple[str, str], tuple[MemoryItem, ...]],
+) -> list[Finding]:
+    findings: list[Finding] = []
+    indexed = set(index.source_states(agent))
+    differ = sorted(p for p in markdown if p not in indexed)
+    for path in sorted(indexed):
+        held = index.source_items(agent, path)
+        ids = {item.id for item in held}
+        now = markdown.get(path, set())
+        if ids != now and path not in differ:
+            differ.append(path)
+        if classify(path) is SourceKind.FACTS:
+            gone = tuple(item for item in held if item.id not in now)
+            if sudden_loss(len(held), len(gone), len(now)):
+                lost[(agent, path)] = gone
+                findings.append(
+                    Finding(
+                        "index",
+                        PROBLEM,
+                        f"{agent}/{path}",
+                        f"the file lost {len(gone)} of its {len(held)} facts since kronika "
+                        "last read it (truncated, emptied or deleted?); the index still "
+                        "holds them",
+                        "if you did not delete them yourself, `kronika doctor --fix` puts "
+                        "them back from the index",
+                        "put the lost facts back into the file from the index's copy",
+                    )
+                )
+    if differ:
+        shown = ", ".join(differ[:5]) + (" …" if len(differ) > 5 else "")
+        findings.append(
+            Finding(
+                "index",
+                WARNING,
+                f"{agent}/",
+                f"the index is behind the Markdown for {len(differ)} file(s): {shown} "
+                "(edited by hand? the next command catches up)",
+                "`kronika sync` (or any command) reads them again",
+                "read the changed files into the index",
+            )
+        )
+    return findings
+
+
+def _check_lost_copies(
+    workspace: MarkdownWorkspace,
+    agent: str,
+    lost: dict[tuple[str, str], tuple[MemoryItem, ...]],
+    copies: list[Path],
+) -> list[Finding]:
+    """Facts kept aside when the Brain lost many at once, still in no fact file."""
+    folder = workspace.agent_dir(agent)
+    spec = brain.BRAIN
+    known = {
+        item.id
+        for items in (
+            workspace.brain_facts(agent),
+            workspace.archived_facts(agent),
+            workspace.fact_history(agent),
+        )
+        for item in items
+    }
+    missing: dict[str, MemoryItem] = {i.id: i for i in lost.get((agent, spec.path), ())}
+    found: list[Path] = []
+    for copy in sorted((folder / CORRUPT_DIR).glob(f"{spec.path}.lost.*")):
+        if copy.name.endswith(RESTORED):
+            continue
+        text = copy.read_text(encoding="utf-8", errors="replace")
+        parsed = brain.parse_facts(
+            text, spec=spec, agent=agent, tenant=workspace.tenant, mtime=datetime.now(UTC)
+        )
+        absent = [item for item in parsed.items if item.id not in known]
+        if absent:
+            found.append(copy)
+            missing.update((item.id, item) for item in absent if item.id not in missing)
+    if not found:
+        return []
+    copies.extend(found)
+    lost[(agent, spec.path)] = tuple(missing.values())
+    names = ", ".join(str(c) for c in found)
+    return [
+        Finding(
+            "files",
+            PROBLEM,
+            f"{agent}/{spec.path}",
+            f"{len(missing)} fact(s) that {spec.path} lost at once (truncated or emptied) "
+            f"are kept in {names} and are in no fact file",
+            "if you did not delete them yourself, `kronika doctor --fix` puts them back",
+            "put the kept facts back into the Brain",
+        )
+    ]
+
+
+def _check_sqlite(index: ItemIndex) -> list[Finding]:
+    problems = index.integrity_problems(full=True)
+    if not problems:
+        return []
+    shown = "; ".join(problems[:3]) + (" …" if len(problems) > 3 else "")
+    return [
+        Finding(
+            "index",
+            PROBLEM,
+            "index.sqlite",
+            f"SQLite finds the index file damaged: {shown}",
+            "`kronika reindex` moves it aside and rebuilds it from the Markdown (nothing "
+            "is lost: the index is derived)",
+            "move the damaged index aside and rebuild it from the Markdown",
+        )
+    ]
+
+
+def audit_lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
+    """``(line number, bytes, readable)`` for every non-blank line of the audit trail."""
+    if not path.is_file():
+        return
+    for number, raw in enumerate(path.read_bytes().split(b"\n"), 1):
+        if raw.strip():
+            yield number, raw, parse_line(raw.decode("utf-8", errors="replace")) is not None
+
+
+def _check_audit(path: Path, counts: dict[str, int]) -> list[Finding]:
+    torn = []
+    for number, _raw, readable in audit_lines(path):
+        counts["audit_entries"] += 1
+        if not readable:
+            torn.append(number)
+    unended = path.is_file() and path.stat().st_size > 0 and not _ends_line(path)
+    if not torn and not unended:
+        return []
+    lines = ", ".join(map(str, torn[:5])) + (" …" if len(torn) > 5 else "")
+    what = (
+        f"{len(torn)} line(s) of the audit trail cannot be read (line {lines}): torn "
+        "writes or hand edits; they are skipped"
+        if torn
+        else "the audit trail's last line is not ended"
+    )
+    return [
+        Finding(
+            "audit",
+            PROBLEM,
+            path.name,
+            what,
+            "the readable entries are all used; the torn bytes hold no whole entry",
+            "set the unreadable lines aside in a copy and end the file with a whole line",
+        )
+    ]
+
+
+def _ends_line(path: Path) -> bool:
+    with path.open("rb") as handle:
+        handle.seek(-1, os.SEEK_END)
+        return handle.read(1) == b"\n"
+
+
+def _check_copies(home: Path) -> list[Finding]:
+    findings = []
+    described_files = (home / f"index.sqlite.{kind}.json" for kind in ("vectors", "bm25"))
+    for described in (d for d in described_files if d.is_file()):
+        try:
+            meta = json.loads(described.read_text(encoding="utf-8"))
+            entries = [*dict(meta["mapped"]).values(), meta["arrays"]]
+            for name, size in entries:
+                if (home / str(name)).stat().st_size != int(size):
+                    raise ValueError(f"{name} is of another size")
+        except (OSError, ValueError, KeyError, TypeError) as exc:
+            findings.append(
+                Finding(
+                    "copies",
+                    WARNING,
+                    described.name,
+                    f"a saved copy of the index's snapshot is broken ({exc}); it is ignored "
+                    "and the index is read instead (slower to start)",
+                    "delete it; the next large recall saves a new one",
+                    "delete the broken copy",
+                )
+            )
+    return findings
+
+
+def _check_permissions(home: Path) -> list[Finding]:
+    unusable: list[str] = []
+    for path in [home, *home.rglob("*")]:
+        if path.is_symlink():
+            continue
+        wanted = os.R_OK | os.W_OK | (os.X_OK if path.is_dir() else 0)
+        if not os.access(path, wanted):
+            unusable.append(str(path.relative_to(home)) or ".")
+    shared = [str(path.relative_to(home)) or "." for path, _mode in loose_modes(home)]
+    findings = []
+    if unusable:
+        findings.append(
+            Finding(
+                "permissions",
+                PROBLEM,
+                ", ".join(unusable[:5]),
+                f"{len(unusable)} file(s) or folder(s) cannot be read or written by you",
+                "give yourself access (`chmod u+rw`, folders `u+rwx`)",
+            )
+        )
+    if shared:
+        findings.append(
+            Finding(
+                "permissions",
+                WARNING,
+                ", ".join(shared[:5]) + (" …" if len(shared) > 5 else ""),
+                f"{len(shared)} file(s) or folder(s) can be used by other users of this "
+                "computer; memory may hold private things",
+                "`chmod -R go-rwx` the workspace",
+                "take the group's and others' access away",
+            )
+        )
+    return findings

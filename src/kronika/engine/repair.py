@@ -1,0 +1,129 @@
+"""``kronika doctor --fix``: repair what :func:`kronika.engine.doctor.examine` found.
+
+The index is mended last, so it reads the repaired files. A damaged file is always
+copied aside before it is changed (``.corrupt/`` for Markdown, ``audit.jsonl.damaged-…``
+for the audit trail); a copy of lost facts that was put back is renamed ``….restored``
+so it is never put back twice. A key with two current values needs a person to choose:
+it is left, and said.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from kronika.engine.doctor import RESTORED, Examined, audit_lines
+from kronika.stores.markdown import brain
+from kronika.stores.markdown.files import read_source, write_text
+from kronika.stores.markdown.meta import decode_meta, split_meta, split_torn
+from kronika.stores.markdown.workspace import MarkdownWorkspace
+from kronika.stores.private import tighten_modes, write_private_bytes
+
+
+def set_aside_torn_audit_lines(path: Path, now: datetime | None = None) -> Path | None:
+    """Keep the audit trail as it was in ``audit.jsonl.damaged-<UTC stamp>`` and rewrite
+    it with its readable lines only, ended; returns the copy (``None``: nothing to do)."""
+    if not path.is_file():
+        return None
+    raw = path.read_bytes()
+    kept = [line for _n, line, readable in audit_lines(path) if readable]
+    fixed = b"".join(line + b"\n" for line in kept)
+    if fixed == raw:
+        return None
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%dT%H%M%S%fZ")
+    copy = path.with_name(f"{path.name}.damaged-{stamp}")
+    write_private_bytes(copy, raw)
+    pending = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    write_private_bytes(pending, fixed)
+    os.replace(pending, path)
+    return copy
+
+
+def restamp_torn_metadata(workspace: MarkdownWorkspace, agent: str, path: str) -> int:
+    """Write the metadata comments of a Brain or archive file's torn lines whole again;
+    returns how many. Each such fact is rewritten from what was read of it (its text,
+    and the whole tokens of its comment); what was lost takes the values a fact without
+    metadata gets. ``history.md`` is left alone: its times are the record itself."""
+    if path not in (brain.BRAIN.path, brain.ARCHIVE.path):
+        return 0
+    read = read_source(workspace.agent_dir(agent), path)
+    if read is None:
+        return 0
+    lines = read.text.splitlines()
+    parsed = workspace.parse_source(agent, path)
+    torn = [
+        item
+        for item in parsed.items
+        if item.provenance.line and _torn_line(lines[item.provenance.line - 1])
+    ]
+    for item in torn:
+        workspace.update_fact(agent, item)
+    return len(torn)
+
+
+def _torn_line(line: str) -> bool:
+    _visible, body = split_meta(line)
+    if body is None:
+        return split_torn(line) is not None
+    try:
+        decode_meta(body)
+    except ValueError:
+        return True
+    return False
+
+
+def repair(
+    workspace: MarkdownWorkspace,
+    examined: Examined,
+    *,
+    audit_path: Path,
+    home: Path,
+    rebuild_index: Callable[[], str],
+    sync_index: Callable[[], None],
+) -> list[str]:
+    """Do what can be done about ``examined``'s findings; returns what was done, in
+    plain words. The index is mended last, so it reads the repaired files."""
+    done: list[str] = []
+    checks = {f.check for f in examined.findings}
+    damaged = {f.where for f in examined.findings if f.check == "files"}
+    for where in sorted(damaged):
+        agent, _, path = where.partition("/")
+        folder = workspace.agent_dir(agent)
+        read = read_source(folder, path)  # keeps a copy of damaged bytes first
+        if read is not None and read.warnings:
+            write_text(folder / path, read.text)
+            done.append(f"{where}: wrote the readable text back (the original is kept)")
+        restamped = restamp_torn_metadata(workspace, agent, path)
+        if restamped:
+            done.append(f"{where}: wrote {restamped} torn metadata comment(s) whole again")
+    for (agent, path), items in sorted(examined.lost.items()):
+        if path != brain.BRAIN.path:
+            continue
+        present = {item.id for item in workspace.brain_facts(agent)}
+        back = [item for item in items if item.id not in present]
+        for item in back:
+            workspace.add_fact(agent, item)
+        if back:
+            done.append(f"{agent}/{path}: put back {len(back)} lost fact(s)")
+    for used in examined.lost_copies:  # used up: never put back a second time
+        used.rename(used.with_name(used.name + RESTORED))
+    markdown_changed = bool(done)
+    if "audit" in checks:
+        copy = set_aside_torn_audit_lines(audit_path)
+        if copy is not None:
+            done.append(f"{audit_path.name}: unreadable lines set aside; the original is {copy}")
+    for finding in examined.findings:
+        if finding.check == "copies":
+            (home / finding.where).unlink(missing_ok=True)
+            done.append(f"{finding.where}: deleted the broken saved copy")
+    if any(f.check == "permissions" and f.repair for f in examined.findings):
+        changed = tighten_modes(home)
+        done.append(f"permissions: {len(changed)} file(s) and folder(s) now yours alone")
+    if any(f.where == "index.sqlite" for f in examined.findings):
+        done.append(rebuild_index())
+    elif markdown_changed or "index" in checks:
+        sync_index()
+        done.append("index: read the changed files again")
+    return done
