@@ -647,6 +647,20 @@ class SqliteIndex:
                 ((i, moment) for i in dict.fromkeys(ids)),
             )
 
+    def restore_usage(self, rows: Sequence[tuple[str, int, datetime | None]]) -> None:
+        """Set usage statistics as a backup recorded them (``0, None`` removes a row)."""
+        kept = [(i, n, None if t is None else to_epoch(t)) for i, n, t in rows if n or t]
+        with self._writing() as conn:
+            conn.executemany(
+                "DELETE FROM usage WHERE item_id = ?", ((i,) for i, n, t in rows if not (n or t))
+            )
+            conn.executemany(
+                "INSERT INTO usage (item_id, access_count, last_accessed_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (item_id) DO UPDATE SET access_count = excluded.access_count,"
+                " last_accessed_at = excluded.last_accessed_at",
+                kept,
+            )
+
     # -- embeddings -------------------------------------------------------------------
 
     def embeddings_missing(self, text_hashes: Iterable[str]) -> set[str]:
