@@ -155,7 +155,7 @@ class MemoryWrites(MemoryBase):
     def _write_fact(
         self, agent: str, section: str, item: MemoryItem, now: datetime, source_agent: str
     ) -> WriteReceipt:
-        self._indexer.sync_agent(agent, paths=["brain.md", "brain_archive.md"])
+        self._indexer.sync_agent(agent, paths=["brain.md", "brain_archive.md"], defer_vectors=True)
         # screened before the duplicate check, so a redacted fact said twice is one fact
         item = screen_item(item, self.settings.secrets)
         change = self._fact_change(agent, item, now)
@@ -363,7 +363,12 @@ class MemoryWrites(MemoryBase):
     def _keep_brain_in_budget(self, agent: str) -> None:
         """Move the least-used facts to ``brain_archive.md`` when the Brain is over its limit."""
         facts = self.workspace.brain_facts(agent)
-        if self.tokens.count(render_brain(agent, facts)) <= self.settings.brain_max:
+        text = render_brain(agent, facts)
+        # a token is at least one byte (byte-pair encodings), so a Brain of no more
+        # bytes than the limit fits without loading the tokenizer to count it
+        if len(text.encode("utf-8")) <= self.settings.brain_max:
+            return
+        if self.tokens.count(text) <= self.settings.brain_max:
             return
         usage = {it.id: it for it in self.index.get_items([f.id for f in facts])}
         with_usage = [usage.get(f.id, f) for f in facts]
