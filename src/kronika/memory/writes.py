@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from kronika.core.dedup import Add, Refresh, Replace, place_fact
 from kronika.core.entities import extract_entities
@@ -26,7 +27,6 @@ from kronika.core.prompt import (
 )
 from kronika.core.screening import screen_item
 from kronika.core.sections import guess_section, parse_section
-from kronika.engine.forgetting import ForgetReceipt, find_items, forgotten_phrases
 from kronika.engine.proposals import Proposal, fact_of
 from kronika.engine.redacting import plan_forget, snapshot
 from kronika.engine.sync import Progress, SyncReport
@@ -53,6 +53,9 @@ from kronika.memory.base import (
     _clean,
     _new_id,
 )
+
+if TYPE_CHECKING:  # the forget path (and its phrase rules) loads when something is forgotten
+    from kronika.engine.forgetting import ForgetReceipt
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,6 +243,8 @@ class MemoryWrites(MemoryBase):
         Returns a :class:`~kronika.engine.forgetting.ForgetReceipt` listing every place
         touched (``outcome="proposed"`` when the agent's autonomy makes it a proposal).
         """
+        from kronika.engine.forgetting import ForgetReceipt, find_items, forgotten_phrases
+
         item_id, key, value, topic = (
             checks.optional_text(text, what=what)
             for text, what in ((item_id, "the item id"), (key, "the key"))
