@@ -375,7 +375,8 @@ class Indexer:
         """Add ``paths`` to the pending file, durably, before their rows are written."""
         if not paths or self._pending is None:
             return
-        lines = "".join(json.dumps([agent, path]) + "\n" for path in paths)
+        # a line torn by a crash stays a line of its own (and is passed over)
+        lines = "\n" + "".join(json.dumps([agent, path]) + "\n" for path in paths)
         fd = open_private(self._pending, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         try:
             os.write(fd, lines.encode("utf-8"))
