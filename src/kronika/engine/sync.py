@@ -233,6 +233,8 @@ class Indexer:
         pending_items = 0
         done = 0
         for source in files:
+            if classify(source.path) is SourceKind.FACTS:
+                source = self._workspace.stamp_hand_facts(agent, source)
             parsed = self._workspace.parse_source(agent, source.path)
             report.warnings.extend(parsed.warnings)
             if watch or (agent, source.path) in self._before:
