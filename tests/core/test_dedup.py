@@ -195,6 +195,7 @@ def _fact(
     source: Source = Source.AUTO,
     multi: bool = False,
     fact_id: str = "f-new",
+    section: str = "User",
 ) -> MemoryItem:
     return MemoryItem(
         id=fact_id,
@@ -210,7 +211,7 @@ def _fact(
         value=value,
         multi=multi,
         source=source,
-        section="User",
+        section=section,
     )
 
 
@@ -340,3 +341,18 @@ def test_a_value_written_another_way_always_refreshes(
     again = _fact(key, _join([w.upper() for w in words], seps) + after, multi=multi)
     assume(same_form(again.value or "") == same_form(old.value or ""))  # upper() may not fold
     assert place_fact(replace(again, source=source), [other, old]) == Refresh(old)
+
+
+def test_a_fact_joining_another_takes_its_section() -> None:
+    jazz = _fact("gustos", "jazz", multi=True, fact_id="f-1", section="Current")
+    placed = place_fact(_fact("preference", "tea", multi=True), [jazz])
+    assert isinstance(placed, Add) and (placed.item.key, placed.item.section) == (
+        "gustos",
+        "Current",
+    )
+    city = _fact("city", "Kraków", fact_id="f-2", section="Current")
+    placed = place_fact(_fact("city", "Berlin", section="Preferences"), [city])
+    assert isinstance(placed, Replace) and placed.new.section == "Current"
+    tea = _fact(None, "likes jasmine green tea", fact_id="f-3", section="Current")
+    placed = place_fact(_fact(None, "likes jasmine green tea, cold", section="User"), [tea])
+    assert isinstance(placed, Replace) and placed.new.section == "Current"

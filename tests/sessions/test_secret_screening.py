@@ -210,3 +210,15 @@ def test_entities_and_tags_do_not_carry_a_secret_out(memory: Memory, home: Path)
     assert receipt.item.entities == ("Kraków", "Bob")
     assert receipt.item.tags == ("aws",)
     assert_nowhere(home, aws, KEY)
+
+
+def test_a_finished_conversation_handed_over_whole_is_redacted(memory: Memory, home: Path) -> None:
+    from kronika.engine.session import extract_from_conversation
+
+    report = extract_from_conversation(
+        memory, [("user", f"my card is {CARD}"), ("assistant", "Noted, card ending 1111.")]
+    )
+    assert report.waiting  # no model: the session waits for consolidation
+    (session,) = (home / "agents/default/sessions").glob("*.md")
+    assert "my card is [secret: card-number]" in session.read_text()
+    assert_nowhere(home, CARD)

@@ -1,5 +1,5 @@
-"""Benchmarks: LoCoMo and LongMemEval retrieval (official protocols), speed at scale, and
-crash trials of the write path.
+"""Benchmarks: LoCoMo and LongMemEval retrieval (official protocols), speed at scale,
+write speed as memory grows, and crash trials of the write path.
 
 Each ``run_*`` returns a JSON-ready dict with ``"tables"`` (for the reports) and
 ``"headline"`` (flat figures); :func:`write_report` writes it as JSON and Markdown.
@@ -10,5 +10,14 @@ from kronika.bench.locomo import run_locomo
 from kronika.bench.longmemeval import run_longmemeval
 from kronika.bench.report import headline, write_report
 from kronika.bench.scale import run_scale
+from kronika.bench.writes import run_writes
 
-__all__ = ["headline", "run_crash", "run_locomo", "run_longmemeval", "run_scale", "write_report"]
+__all__ = [
+    "headline",
+    "run_crash",
+    "run_locomo",
+    "run_longmemeval",
+    "run_scale",
+    "run_writes",
+    "write_report",
+]

@@ -1,4 +1,4 @@
-"""``kronika bench locomo|longmemeval|scale|crash`` — run a benchmark, print and save the
+"""``kronika bench locomo|longmemeval|scale|crash|writes`` — run a benchmark, print and save the
 results (``crash`` exits 1 when a trial breaks an invariant)."""
 
 from __future__ import annotations
@@ -39,6 +39,16 @@ def _bar(enabled: bool) -> Iterator[Callable[[str, int, int], None]]:
         yield update
 
 
+def _sizes(text: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(s) for s in text.split(",") if s.strip())
+    except ValueError as exc:
+        raise InvalidInput(f"--sizes must be numbers separated by commas: {exc}") from exc
+    if not sizes or min(sizes) < 1:
+        raise InvalidInput("--sizes must be positive numbers separated by commas")
+    return sizes
+
+
 def run_bench(args: argparse.Namespace, settings: Settings) -> int:
     from kronika import bench
 
@@ -60,11 +70,18 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 max_run_s=args.max_run,
                 progress=progress,
             )
+        elif args.suite == "writes":
+            if args.calls < 1 or args.budget <= 0:
+                raise InvalidInput("--calls must be at least 1 and --budget above 0")
+            results = bench.run_writes(
+                _sizes(args.sizes or "1000,10000,100000"),
+                calls=args.calls,
+                budget_s=args.budget,
+                settings=settings,
+                progress=progress,
+            )
         elif args.suite == "scale":
-            try:
-                sizes = tuple(int(s) for s in args.sizes.split(",") if s.strip())
-            except ValueError as exc:
-                raise InvalidInput(f"--sizes must be numbers separated by commas: {exc}") from exc
+            sizes = _sizes(args.sizes or "10000,100000")
             results = bench.run_scale(
                 sizes,
                 queries=args.queries,

@@ -12,6 +12,7 @@ from typing import Any
 
 from kronika.app import AUDIT_FILE, INDEX_FILE, MODEL_MARKER, build_memory
 from kronika.cli import render
+from kronika.cli.numbers import count_in
 from kronika.engine.backup_format import read_backup
 from kronika.engine.portability import export_memory, restore_backup
 from kronika.errors import ImportFormatError, InvalidInput
@@ -49,7 +50,7 @@ def _refuse_memory_file(output: Path, home: Path) -> None:
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     path = Path(args.path)
     if not path.is_file():
-        raise ImportFormatError(f"no such file: {path}")
+        raise InvalidInput(f"no such file: {path}")
     if args.format == "export":
         return _restore(args, settings, path)
     summary: dict[str, Any]
@@ -147,7 +148,9 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p = add("import", cmd_import, "import conversations (locomo, longmemeval, jsonl) or an export")
     p.add_argument("format", choices=("locomo", "longmemeval", "jsonl", "export"))
     p.add_argument("path")
-    p.add_argument("--limit", type=int, help="longmemeval: import only the first N questions")
+    p.add_argument(
+        "--limit", type=count_in(1, 10**9), help="longmemeval: import only the first N questions"
+    )
     p.add_argument(
         "--roles", default="all", help="longmemeval: turns to keep, e.g. user (default all)"
     )
@@ -160,7 +163,7 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p = add(
         "bench", cmd_bench, "run a benchmark and write Markdown + JSON results", with_agent=False
     )
-    p.add_argument("suite", choices=("locomo", "longmemeval", "scale", "crash"))
+    p.add_argument("suite", choices=("locomo", "longmemeval", "scale", "crash", "writes"))
     p.add_argument("path", nargs="?", help="data file (locomo, longmemeval)")
     p.add_argument(
         "--mode",
@@ -168,9 +171,16 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         choices=("lexical", "vector", "hybrid"),
         help="retrieval modes to measure (repeatable; default all three)",
     )
-    p.add_argument("--limit", type=int, help="only the first N conversations/questions")
-    p.add_argument("--sizes", default="10000,100000", help="scale: corpus sizes")
-    p.add_argument("--queries", type=int, default=100, help="scale: queries per size")
+    p.add_argument(
+        "--limit", type=count_in(1, 10**9), help="only the first N conversations/questions"
+    )
+    p.add_argument(
+        "--sizes",
+        help="scale, writes: corpus sizes (default 10000,100000; writes 1000,10000,100000)",
+    )
+    p.add_argument(
+        "--queries", type=count_in(1, 10**6), default=100, help="scale: queries per size"
+    )
     p.add_argument(
         "--workdir", help="scale: keep the workspaces here and reuse them on the next run"
     )
@@ -182,6 +192,12 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         type=float,
         default=2.0,
         help="crash: longest a writer runs before its kill (s)",
+    )
+    p.add_argument(
+        "--calls", type=count_in(1, 10**6), default=200, help="writes: timed calls per size"
+    )
+    p.add_argument(
+        "--budget", type=float, default=60.0, help="writes: seconds at most per timed series"
     )
     p.add_argument("--out", default="bench-results", help="folder for the results files")
     p.add_argument("--embedder", help="override the embedder for this run")

@@ -44,7 +44,7 @@ from kronika.core.text import fold, normalize_key
 _SEPARATING_PUNCTUATION = frozenset(".,;:!?…¡¿·•'\"。、｡､･‧")
 _SEPARATING_CATEGORIES = frozenset({"Pc", "Pd", "Ps", "Pe", "Pi", "Pf", "Zs", "Zl", "Zp", "Cc"})
 # Letters that look like apostrophes (Ukrainian writes ім'я also as імʼя).
-_APOSTROPHES = str.maketrans({"\u02bc": "'", "\u02b9": "'", "\u2032": "'"})
+_APOSTROPHES = str.maketrans({"\u02bc": "'", "\u02b9": "'"})
 # A minus sign before a number is part of the value ("-5" is not "5").
 _MINUS = re.compile(r"(?<![\w-])-(?=\d)")
 

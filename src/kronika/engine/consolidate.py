@@ -175,16 +175,7 @@ class Consolidator:
         try:
             if tag == "DELETE":
                 target = self._key_in_use(agent, replaces or key)
-                try:
-                    self.memory.forget(key=target, agent=agent, source_agent=agent)
-                except NotFound:
-                    if not value:
-                        return None
-                    try:
-                        self.memory.forget(value=value, agent=agent, source_agent=agent)
-                    except NotFound:
-                        return None
-                return f"- {target}"
+                return f"- {target}" if self._forget(agent, target, value) else None
             if not value:
                 return None
             section = extraction.SECTION_OF_TAG.get(tag)
@@ -200,6 +191,22 @@ class Consolidator:
             return _describe(receipt)
         except (PermissionDenied, InvalidInput) as exc:
             return f"! {key}: {exc}"
+
+    def _forget(self, agent: str, key: str, value: str) -> bool:
+        """DELETE: with a value, that value only (the key's other values stay) — of the
+        key, or of any key — and the whole key only when it holds one value; without a
+        value, the whole key. False when nothing matched."""
+        named: list[dict[str, str]] = [{"key": key}]
+        if value:
+            multi = any(f.multi for f in self.memory.facts(agent=agent) if f.key == key)
+            named = [{"key": key, "value": value}, {"value": value}] + ([] if multi else named)
+        for target in named:
+            try:
+                self.memory.forget(agent=agent, source_agent=agent, **target)
+            except NotFound:
+                continue
+            return True
+        return False
 
     def _key_in_use(self, agent: str, key: str) -> str:
         """``key``, or the single-valued key the agent's facts use for its concept ("city"

@@ -413,7 +413,7 @@ class SqliteIndex:
             self._scrub_beside(None if everything else gone)
             beside = time.perf_counter()
             with self._reading() as conn:
-                if not scrub.checkpoint(conn):
+                if not scrub.checkpoint(conn, restore_s=BUSY_TIMEOUT_S):
                     log.info("a reader kept the -wal of %s; it is truncated later", self._path)
             done = time.perf_counter()
             log.info(
@@ -827,8 +827,8 @@ class SqliteIndex:
         if not self._ann.enabled_for(len(snapshot) - snapshot.dead):
             return None
         with read_transaction(conn):
-            if self._ann.graph is None:  # the graph about to be read or built is of now
-                self._scrubbed = self._scrub_mark(conn)
+            if self._ann.graph is None and not self._ann.building:
+                self._scrubbed = self._scrub_mark(conn)  # a graph read or built from now
             return self._ann.current(
                 conn,
                 snapshot.rowids,
@@ -937,7 +937,8 @@ class SqliteIndex:
         Each is brought up to date first: another process may have deleted rows since
         this one last searched, and a copy never holds a deleted row.
         """
-        if self._snapshot is not None or (self._bm25 is not None and self._bm25.loaded):
+        loaded = self._snapshot is not None or (self._bm25 is not None and self._bm25.loaded)
+        if loaded and self._copies_beside() is not None:
             with self._reading() as conn:
                 if self._snapshot is not None:
                     self._current_snapshot(conn)

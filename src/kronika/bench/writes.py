@@ -1,0 +1,346 @@
+"""Write speed as memory grows, with a naive store beside kronika in the same run.
+
+For each size N a fresh workspace is given N stored facts (written to
+``brain_archive.md`` directly and indexed: setup, not measured). Then, one call at a
+time and each durable when it returns:
+
+* ``remember()`` of new keyed facts, ``calls`` of them or as many as ``budget_s``
+  seconds allow, whichever comes first (a slow write path must not take hours);
+* ``save_turn()`` into a session that already holds N turns (capped at 1,000), as
+  many calls;
+* the batch path, ``import_sessions`` of N turns in one call (facts have no batch
+  call yet: the table says so).
+
+The naive floor does the same writes into one SQLite file holding an FTS5 table and
+a vector blob per row (``synchronous=FULL``, one transaction per call, or one for the
+batch): what any store pays for durable text + vector writes, and nothing more.
+
+Embedding is excluded for everyone: :class:`FixedVectors` gives each text a vector
+made from its hash (a few microseconds), so kronika and the floor pay the same.
+Cold command-line start is timed as fresh processes (``kronika <command>`` against a
+workspace of the smallest size), median of ``cli_repeats``; it includes the model
+load, as a user's command does.
+
+The machine is shared and noisy: rates are per-call medians turned into calls/s, and
+the floor is measured in the same run so ratios hold even when absolute times drift.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sqlite3
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from kronika.bench._runtime import Progress, settings_summary
+from kronika.bench.report import table
+from kronika.bench.scale import synthetic_sentence, synthetic_sessions
+from kronika.core.model import (
+    ItemType,
+    Layer,
+    MemoryItem,
+    Provenance,
+    SessionRecord,
+    Source,
+    Tier,
+    TurnRecord,
+)
+from kronika.ports import Vector
+from kronika.settings import Settings
+
+DIM = 512
+SESSION_CAP = 1_000
+CLI_COMMANDS: tuple[tuple[str, ...], ...] = (
+    ("remember", "--key", "bench_city", "Kraków"),
+    ("list", "--limit", "5"),
+    ("show", "brain"),
+    ("history", "bench_city"),
+    ("forget", "--key", "bench_city"),
+    ("recall", "what did Ada repair?", "--k", "5"),
+)
+
+
+class FixedVectors:
+    """An embedder whose vector for a text is fixed by the text's hash: no model, the
+    same vectors for kronika and the naive floor, microseconds per text."""
+
+    model_id = f"fixed-vectors-{DIM}"
+    dim = DIM
+
+    def embed_documents(self, texts: Sequence[str]) -> Vector:
+        if not texts:
+            return np.zeros((0, DIM), dtype=np.float32)
+        return np.stack([self.embed_query(text) for text in texts])
+
+    def embed_query(self, text: str) -> Vector:
+        seed = int.from_bytes(hashlib.blake2b(text.encode(), digest_size=8).digest(), "big")
+        vector = np.random.default_rng(seed).standard_normal(DIM).astype(np.float32)
+        return vector / np.float32(np.linalg.norm(vector))
+
+
+def _rate(seconds: list[float]) -> float:
+    """Calls per second from per-call times: 1 / median."""
+    return 1.0 / statistics.median(seconds) if seconds else 0.0
+
+
+def _timed_calls(call: Callable[[int], object], calls: int, budget_s: float) -> list[float]:
+    spent: list[float] = []
+    began = time.perf_counter()
+    for n in range(calls):
+        start = time.perf_counter()
+        call(n)
+        spent.append(time.perf_counter() - start)
+        if time.perf_counter() - began > budget_s and len(spent) >= 3:
+            break
+    return spent
+
+
+def _stored_facts(size: int, now: datetime) -> list[MemoryItem]:
+    import random
+
+    rng = random.Random(size)
+    facts = []
+    for n in range(size):
+        value = synthetic_sentence(rng)
+        at = now - timedelta(minutes=size - n)
+        facts.append(
+            MemoryItem(
+                id=f"f-bench{n:08d}",
+                agent="bench",
+                content=f"fact_{n}: {value}",
+                type=ItemType.FACT,
+                layer=Layer.LONG_TERM,
+                tier=Tier.LONG,
+                created_at=at,
+                updated_at=at,
+                provenance=Provenance("brain_archive.md"),
+                key=f"fact_{n}",
+                value=value,
+                source=Source.EXPLICIT,
+                section="User",
+                valid_from=at,
+            )
+        )
+    return facts
+
+
+def _long_session(session_id: str, length: int, seed: int) -> SessionRecord:
+    """One session of ``length`` synthetic turns (save_turn's cost may grow with it)."""
+    turns = [t for s in synthetic_sessions(length, seed=seed) for t in s.turns][:length]
+    return SessionRecord(
+        session_id=session_id,
+        started_at=datetime(2024, 1, 1, tzinfo=UTC),
+        turns=tuple(
+            TurnRecord(f"{session_id}_{n}", t.speaker, t.content, t.at)
+            for n, t in enumerate(turns, 1)
+        ),
+    )
+
+
+def _kronika_size(
+    size: int, calls: int, budget_s: float, settings: Settings, progress: Progress | None
+) -> dict[str, Any]:
+    from kronika.app import build_memory
+    from kronika.stores.markdown.brain import ARCHIVE, render_facts_document
+
+    now = datetime(2025, 1, 1, tzinfo=UTC)
+    with tempfile.TemporaryDirectory(prefix="kronika-writes-") as tmp:
+        home = Path(tmp) / "home"
+        used = settings.with_overrides(home=home)
+        with build_memory(used, create=True, embedder=FixedVectors()) as memory:
+            memory.create_agent("bench")
+            archive = memory.workspace.agent_dir("bench") / "brain_archive.md"
+            archive.write_text(
+                render_facts_document(ARCHIVE, _stored_facts(size, now)), encoding="utf-8"
+            )
+            setup = time.perf_counter()
+            memory.sync("bench")
+            setup_s = time.perf_counter() - setup
+            if progress:
+                progress(f"remember @{size:,}", 0, calls)
+            rng_sentences = [f"new fact {n}: {n * 7919 % 10007}" for n in range(calls)]
+            remember = _timed_calls(
+                lambda n: memory.remember(rng_sentences[n], key=f"new_{n}", agent="bench"),
+                calls,
+                budget_s,
+            )
+            length = min(size, SESSION_CAP)
+            session = f"bench-{length}"
+            memory.import_sessions("bench", [_long_session(session, length, size)])
+            if progress:
+                progress(f"save_turn @{length:,} turns", 0, calls)
+            turns = _timed_calls(
+                lambda n: memory.save_turn(
+                    session, "user", f"turn {n} of the bench", agent="bench"
+                ),
+                calls,
+                budget_s,
+            )
+            if progress:
+                progress(f"import {size:,}", 0, 1)
+            began = time.perf_counter()
+            report = memory.import_sessions("bench", synthetic_sessions(size, seed=size + 1))
+            batch_s = time.perf_counter() - began
+    return {
+        "size": size,
+        "setup_s": setup_s,
+        "remember_per_s": _rate(remember),
+        "remember_calls": len(remember),
+        "remember_p95_ms": 1000 * float(np.percentile(remember, 95)),
+        "save_turn_per_s": _rate(turns),
+        "save_turn_calls": len(turns),
+        "session_turns": length,
+        "import_items_per_s": report.turns / batch_s if batch_s else 0.0,
+        "settings": settings_summary(used),
+    }
+
+
+def _floor_size(size: int, calls: int, budget_s: float) -> dict[str, Any]:
+    """The naive floor: SQLite FTS5 + a vector blob per row, durable per call."""
+    vectors = FixedVectors()
+    with tempfile.TemporaryDirectory(prefix="kronika-floor-") as tmp:
+        db = sqlite3.connect(Path(tmp) / "floor.sqlite", isolation_level=None)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, text TEXT, vector BLOB)")
+        db.execute("CREATE VIRTUAL TABLE fts USING fts5(text, content='items', content_rowid='id')")
+
+        def insert_many(texts: list[str]) -> None:
+            db.execute("BEGIN")
+            for text in texts:
+                cur = db.execute(
+                    "INSERT INTO items(text, vector) VALUES (?, ?)",
+                    (text, vectors.embed_query(text).tobytes()),
+                )
+                db.execute("INSERT INTO fts(rowid, text) VALUES (?, ?)", (cur.lastrowid, text))
+            db.execute("COMMIT")
+
+        import random
+
+        rng = random.Random(size)
+        insert_many([synthetic_sentence(rng) for _ in range(size)])
+        single = _timed_calls(lambda n: insert_many([f"new fact {n}"]), calls, budget_s)
+        batch = [synthetic_sentence(rng) for _ in range(size)]
+        began = time.perf_counter()
+        insert_many(batch)
+        batch_s = time.perf_counter() - began
+        db.close()
+    return {
+        "size": size,
+        "per_call_per_s": _rate(single),
+        "batch_items_per_s": size / batch_s if batch_s else 0.0,
+    }
+
+
+def _cold_cli(settings: Settings, repeats: int) -> list[dict[str, Any]]:
+    """Median wall time of each command as a fresh process on a small workspace."""
+    from kronika.app import build_memory
+
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="kronika-cli-") as tmp:
+        home = Path(tmp) / "home"
+        with build_memory(settings.with_overrides(home=home), create=True) as memory:
+            memory.remember("Warszawa", key="bench_city")
+        env = {**os.environ, "KRONIKA_HOME": str(home)}
+        for command in CLI_COMMANDS:
+            spent = []
+            for _ in range(repeats):
+                began = time.perf_counter()
+                subprocess.run(
+                    [sys.executable, "-m", "kronika", *command],
+                    env=env,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    check=False,
+                )
+                spent.append(time.perf_counter() - began)
+            rows.append({"command": " ".join(command[:2]), "median_s": statistics.median(spent)})
+    return rows
+
+
+def run_writes(
+    sizes: Sequence[int] = (1_000, 10_000, 100_000),
+    *,
+    calls: int = 200,
+    budget_s: float = 60.0,
+    cli_repeats: int = 5,
+    settings: Settings | None = None,
+    progress: Progress | None = None,
+) -> dict[str, Any]:
+    """Per-call and batch write rates at each size, the naive floor beside them, and
+    cold command-line start (see the module docstring)."""
+    base = settings or Settings()
+    rows, floors = [], []
+    for index, size in enumerate(sizes):
+        if progress:
+            progress(f"size {size:,}", index, len(sizes))
+        rows.append(_kronika_size(size, calls, budget_s, base, progress))
+        floors.append(_floor_size(size, calls, budget_s))
+    cli = _cold_cli(base, cli_repeats) if cli_repeats else []
+    results: dict[str, Any] = {
+        "benchmark": "writes",
+        "dataset": "synthetic facts and chat turns (seeded)",
+        "embedder": FixedVectors.model_id,
+        "calls": calls,
+        "budget_s": budget_s,
+        "settings": rows[0]["settings"] if rows else {},
+        "sizes": rows,
+        "floor": floors,
+        "cli": cli,
+    }
+    results["headline"] = {
+        f"{key}@{row['size']}": float(row[key])
+        for row in rows
+        for key in ("remember_per_s", "save_turn_per_s", "import_items_per_s")
+    } | {f"cli_{row['command'].replace(' ', '_')}_s": row["median_s"] for row in cli}
+    results["tables"] = [
+        table(
+            f"Writes per second, embedding excluded (median of up to {calls} calls each)",
+            [
+                "stored",
+                "remember() /s",
+                "remember p95 ms",
+                "save_turn() /s",
+                "session turns",
+                "import items/s",
+                "floor per call /s",
+                "floor batch items/s",
+                "remember vs floor",
+            ],
+            [
+                [
+                    f"{row['size']:,}",
+                    f"{row['remember_per_s']:,.1f}",
+                    f"{row['remember_p95_ms']:,.1f}",
+                    f"{row['save_turn_per_s']:,.1f}",
+                    f"{row['session_turns']:,}",
+                    f"{row['import_items_per_s']:,.0f}",
+                    f"{floor['per_call_per_s']:,.0f}",
+                    f"{floor['batch_items_per_s']:,.0f}",
+                    f"{row['remember_per_s'] / floor['per_call_per_s']:.3f}×"
+                    if floor["per_call_per_s"]
+                    else "-",
+                ]
+                for row, floor in zip(rows, floors, strict=True)
+            ],
+        )
+    ]
+    if cli:
+        results["tables"].append(
+            table(
+                f"Cold command-line start (fresh process, median of {cli_repeats})",
+                ["command", "seconds"],
+                [[row["command"], f"{row['median_s']:.2f}"] for row in cli],
+            )
+        )
+    return results

@@ -1,0 +1,60 @@
+"""kronika bench writes: real writes into real workspaces, the floor beside them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from kronika.bench.writes import FixedVectors, run_writes
+
+
+def test_fixed_vectors_are_unit_length_and_the_same_for_the_same_text() -> None:
+    vectors = FixedVectors()
+    a, b = vectors.embed_documents(["tea", "tea"])
+    assert np.array_equal(a, b) and abs(float(np.linalg.norm(a)) - 1.0) < 1e-5
+    assert not np.array_equal(vectors.embed_query("tea"), vectors.embed_query("mate"))
+    assert vectors.embed_documents([]).shape == (0, vectors.dim)
+
+
+def test_each_size_reports_per_call_and_batch_rates_beside_the_floor() -> None:
+    results = run_writes((20, 60), calls=3, budget_s=30.0, cli_repeats=1)
+    rows = results["sizes"]
+    assert [r["size"] for r in rows] == [20, 60]
+    for row, floor in zip(rows, results["floor"], strict=True):
+        assert row["remember_calls"] == 3 and row["save_turn_calls"] == 3
+        assert row["remember_per_s"] > 0 and row["save_turn_per_s"] > 0
+        assert row["import_items_per_s"] > 0 and floor["per_call_per_s"] > 0
+        assert row["session_turns"] == row["size"]
+    assert {r["command"] for r in results["cli"]} >= {
+        "remember --key",
+        "recall what did Ada repair?",
+    }
+    assert "remember_per_s@60" in results["headline"]
+    (title, cold) = (t["title"] for t in results["tables"])
+    assert "embedding excluded" in title and "Cold" in cold
+
+
+def test_the_command_writes_its_report(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "kronika", "bench", "writes", "--sizes", "20", "--calls", "2"]
+        + ["--out", str(tmp_path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["suite"] == "writes"
+    assert "| 20 |" in (tmp_path / "writes.md").read_text(encoding="utf-8")
+    bad = subprocess.run(
+        [sys.executable, "-m", "kronika", "bench", "writes", "--sizes", "0"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+    )
+    assert bad.returncode != 0 and "--sizes" in bad.stderr
