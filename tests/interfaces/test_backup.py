@@ -84,9 +84,9 @@ def test_a_backup_restores_into_a_fresh_workspace(tmp_path: Path) -> None:
     assert "--replace" in err and "'default'" in err
     assert snapshot(dst) == before
     kronika(dst, "import", "export", str(backup), "--replace")
-    # into a folder that is no workspace: refused, nothing made (`kronika init` first)
-    assert "kronika init" in kronika(tmp_path / "new", "import", "export", str(backup), code=3)
-    assert not (tmp_path / "new").exists()
+    # into a folder that is no workspace yet: it becomes one
+    kronika(tmp_path / "new", "import", "export", str(backup))
+    assert "Warszawa" in kronika(tmp_path / "new", "show", "brain")
 
 
 def test_replace_makes_the_agent_exactly_the_backup(cli: Any, tmp_path: Path) -> None:
@@ -279,7 +279,7 @@ def test_a_failed_import_leaves_nothing_behind(cli: Any, tmp_path: Path) -> None
             assert snapshot(fresh) == before, name
             assert not [p for p in fresh.iterdir() if "import" in p.name], name
         nowhere = tmp_path / "nowhere"
-        kronika(nowhere, "import", "export", str(path), code=3)
+        kronika(nowhere, "import", "export", str(path), code=9)
         assert not nowhere.exists(), name
 
 
@@ -289,7 +289,6 @@ def test_a_newer_export_is_refused_with_a_clear_message(cli: Any, tmp_path: Path
     data = json.loads(backup.read_text(encoding="utf-8"))
     data["version"] = 3
     backup.write_text(json.dumps(data), encoding="utf-8")
-    kronika(tmp_path / "dst", "init")
     err = kronika(tmp_path / "dst", "import", "export", str(backup), code=9)
     assert "newer" in err and "version 3" in err
 
