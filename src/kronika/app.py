@@ -12,13 +12,12 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from kronika.engine.restore import recover_interrupted_imports
 from kronika.errors import WorkspaceNotFound
 from kronika.memory import Memory
 from kronika.ports import LLM, Clock, Embedder, Reranker
 from kronika.providers.clock import SystemClock
 from kronika.providers.embedders import build_embedder
-from kronika.providers.llm import LLMConfig, OpenAICompatibleLLM
-from kronika.providers.rerankers import HttpReranker, RerankerConfig
 from kronika.providers.tokens import TiktokenCounter
 from kronika.settings import CONFIG_FILE, Settings, default_config_text
 from kronika.stores.audit import JsonlAuditLog
@@ -82,6 +81,8 @@ def build_memory(
         init_workspace(settings)
     else:
         _keep_private(settings.home)
+    for done in recover_interrupted_imports(Path(settings.home)):
+        log.warning("%s in %s", done, settings.home)
     chosen = embedder or build_embedder(settings.embedder, threads=settings.embedder_threads)
     index_path = Path(settings.home) / INDEX_FILE
     index, recreated = SqliteIndex.open_or_rebuild(
@@ -147,6 +148,8 @@ def build_llm(settings: Settings, *, minion: bool = False) -> LLM | None:
     model = (settings.minion_model or settings.llm_model) if minion else settings.llm_model
     if not settings.llm_base_url or not model:
         return None
+    from kronika.providers.llm import LLMConfig, OpenAICompatibleLLM  # the HTTP client: only here
+
     config = LLMConfig(
         base_url=settings.llm_base_url,
         model=model,
@@ -163,6 +166,8 @@ def build_reranker(settings: Settings) -> Reranker | None:
     orders by its own scores alone)."""
     if not settings.reranker_base_url:
         return None
+    from kronika.providers.rerankers import HttpReranker, RerankerConfig
+
     config = RerankerConfig(
         base_url=settings.reranker_base_url,
         model=settings.reranker_model,

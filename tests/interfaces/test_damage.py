@@ -105,6 +105,16 @@ def test_garbled_schema_text_is_healed_not_a_traceback(home: Path) -> None:
     assert "thing 5" in done.stdout
 
 
+def test_a_value_inside_a_row_that_cannot_be_read_is_healed(home: Path) -> None:
+    with sqlite3.connect(home / "index.sqlite") as conn:  # well-formed pages, a wild time
+        conn.execute("UPDATE items SET valid_from = 1e300 WHERE type = 'fact'")
+    conn.close()
+    done = kronika(home, "recall", "thing tea", "--json", "--k", "10")
+    data = json.loads(done.stdout)
+    assert len([h for h in data["hits"] if h["kind"] == "fact"]) == len(FACTS)
+    assert any("rebuilt from the Markdown" in note for note in data["notes"])
+
+
 @pytest.mark.parametrize("where", ["items b-tree", "fts pages", "fts index", "schema"])
 def test_any_command_heals_a_damaged_index_and_says_so(home: Path, where: str) -> None:
     index = home / "index.sqlite"
@@ -212,3 +222,13 @@ def test_doctor_reports_a_damaged_index_and_fix_rebuilds_it(home: Path) -> None:
     assert any("damaged" in s for s in said), report
     fixed = json.loads(kronika(home, "doctor", "--fix", "--json", code=None).stdout)
     assert not [f for f in fixed["remaining"] if f["check"] == "index"]
+
+
+def test_facts_moved_to_the_archive_by_hand_are_not_a_loss(home: Path) -> None:
+    folder = home / "agents" / "default"
+    lines = (folder / "brain.md").read_text("utf-8").splitlines(keepends=True)
+    moved = [line for line in lines if "**like" in line][:4]
+    (folder / "brain.md").write_text("".join(x for x in lines if x not in moved), "utf-8")
+    (folder / "brain_archive.md").write_text("# Brain archive\n\n" + "".join(moved), "utf-8")
+    done = kronika(home, "list", "--json")
+    assert "lost" not in done.stderr and not list(folder.glob(".corrupt/*"))

@@ -58,6 +58,12 @@ def _vector_bytes(home: Path, item_id: str) -> bytes:
     return bytes(vec)
 
 
+def _sqlite(home: Path, *, threshold: int) -> SqliteIndex:
+    return SqliteIndex(
+        home / "index.sqlite", embedding_model="hashing-256", dim=256, ann_threshold=threshold
+    )
+
+
 def _rowid(home: Path, item_id: str) -> int:
     with sqlite3.connect(home / "index.sqlite") as conn:
         (rowid,) = conn.execute("SELECT rowid FROM items WHERE id = ?", (item_id,)).fetchone()
@@ -106,14 +112,16 @@ def test_a_forgotten_fact_and_note_leave_no_bytes_in_the_index(home: Path) -> No
         note = mem.note(f"Ana hid the {WORD} key under the mat").item
         assert fact is not None and note is not None
         vector = _vector_bytes(home, fact.id)
-        assert _holding(home, STEM) and _holding(home, vector)  # the test sees them at all
+        assert fact.id in [hit.item.id for hit in mem.recall(WORD).hits]  # counts an access
+        for needle in (STEM, vector, fact.id.encode()):  # the test sees them at all
+            assert _holding(home, needle)
         mem.forget(fact.id)
         mem.forget(note.id)
         assert WORD not in " ".join(_recalled(mem, WORD, vector))
         assert fact.id not in _recalled(mem, WORD, vector)
         # while the index is still open: its -wal holds no older page either
-        assert _holding(home, STEM) == []
-        assert _holding(home, vector) == []
+        for needle in (STEM, vector, fact.id.encode()):  # the id: its usage statistics
+            assert _holding(home, needle) == []
         assert _recalled(mem, "ferns")  # what was kept is still found
     finally:
         mem.close()
@@ -223,13 +231,16 @@ def test_rewritten_copies_are_still_read_on_restart(
         mem.close()
     described = {kind: home / f"index.sqlite.{kind}.json" for kind in ("vectors", "bm25")}
     assert all(path.is_file() for path in described.values())
-    with SqliteIndex(
-        home / "index.sqlite", embedding_model="hashing-256", dim=256, ann_threshold=THRESHOLD
-    ) as again:
-        flt = RecallFilter(agents=("default",))
+    flt, query = RecallFilter(agents=("default",)), "what did Marta do with the kettle"
+    with _sqlite(home, threshold=0) as exact:  # keyword scores read from FTS5 itself
+        exact._bm25_wanted = True
+        want = exact.search_lexical(query, flt, 20)
+    assert want
+    with _sqlite(home, threshold=THRESHOLD) as again:
         again._bm25_wanted = True
         assert fact not in [i for i, _ in again.search_lexical(WORD, flt, 10)]
         assert again._saved_bm25_marks is not None  # started from the copy
+        assert again.search_lexical(query, flt, 20) == want  # and scores exactly alike
         again.search_vector(np.ones(256, dtype=np.float32), flt, 10)
         assert again._saved_marks is not None
 

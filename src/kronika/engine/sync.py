@@ -12,26 +12,41 @@ modification times of the folders files live in (adding, removing or renaming a
 file changes them) and the size and modification time of every file it indexed
 (an edit in place changes those). When nothing differs, the listing, the index
 look-up and the comparison are skipped.
+
+Vectors of kronika's own writes may wait (:class:`Indexer` ``pending``): when the
+embedding model is not in memory yet, a write indexes its rows for keyword search at
+once and lists its file in the pending file; :meth:`Indexer.fill_vectors` embeds what
+they lack before the next vector search, so a command that embeds nothing never loads
+the model. The file is listed (and flushed to disk) before the rows are written, so a
+crash in between leaves at most a file that is embedded again for nothing.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Protocol, runtime_checkable
 
 from kronika.core.model import MemoryItem
 from kronika.core.text import content_hash, embedding_texts
+from kronika.errors import KronikaError
 from kronika.ports import Embedder, ItemIndex, SourceState
 from kronika.stores.markdown.layout import SOURCE_GLOBS, SourceKind, classify
 from kronika.stores.markdown.workspace import MarkdownWorkspace, ParsedSource, SourceFile
+from kronika.stores.private import open_private
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)`` — called as files are indexed."""
 
 _ITEMS_PER_BATCH = 2_000
+
+PENDING_FILE = "index.sqlite.pending"
+"""Beside the index: the files whose rows wait for vectors, one JSON ``[agent, path]``
+per line."""
 
 # Every folder an indexed file can be in, relative to the agent folder ("" is itself).
 _FOLDERS = tuple(
@@ -48,6 +63,19 @@ def sudden_loss(before: int, lost: int, after: int) -> bool:
     looks like damage rather than an edit: it lost them all, or at least 3 and at
     least half. Deleting a fact or two by hand is an edit."""
     return lost > 0 and (after == 0 or (lost >= 3 and 2 * lost >= before))
+
+
+@runtime_checkable
+class LazyModel(Protocol):
+    """An embedder whose model loads on first use (``loaded`` says whether it has)."""
+
+    @property
+    def loaded(self) -> bool: ...
+
+
+def model_in_memory(embedder: Embedder) -> bool:
+    """Whether embedding now costs no model load (embedders without a model: always)."""
+    return not isinstance(embedder, LazyModel) or embedder.loaded
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,8 +145,10 @@ class Indexer:
         embedder: Embedder,
         embed_batch: int = 64,
         context_words: int = 0,
+        pending: Path | None = None,
     ) -> None:
         self._workspace = workspace
+        self._pending = pending
         self._index = index
         self._embedder = embedder
         self._embed_batch = max(1, embed_batch)
@@ -133,8 +163,12 @@ class Indexer:
         *,
         paths: Sequence[str] | None = None,
         progress: Progress | None = None,
+        defer_vectors: bool = False,
     ) -> SyncReport:
-        """Re-index the files of ``agent`` that changed (only ``paths`` when given)."""
+        """Re-index the files of ``agent`` that changed (only ``paths`` when given).
+
+        ``defer_vectors`` (a write's own ``paths``): when the model is not in memory,
+        leave their vectors to :meth:`fill_vectors` (see the module docstring)."""
         started = time.perf_counter()
         report = SyncReport()
         folder = self._workspace.require_agent(agent)
@@ -163,9 +197,12 @@ class Indexer:
                     self._index.remove_source(agent, path)
                     report.files_removed += 1
         stale = [f for f in candidates if _changed(known.get(f.path), f, forced=paths is not None)]
+        embed = paths is None or not defer_vectors or not self._may_defer()
+        if not embed:
+            self._list_pending(agent, [f.path for f in stale])
         # kronika's own writes (``paths``) remove facts on purpose; hand edits and
         # damage come in through a full sync
-        self._index_files(agent, stale, known, report, progress, watch=paths is None)
+        self._index_files(agent, stale, known, report, progress, watch=paths is None, embed=embed)
         report.vectors_dropped = self._index.drop_unused_embeddings()
         if paths is None:  # the index now matches every file as listed
             self._seen[agent] = _Seen(
@@ -228,11 +265,14 @@ class Indexer:
         progress: Progress | None,
         *,
         watch: bool = True,
+        embed: bool = True,
     ) -> None:
         pending: list[tuple[SourceFile, ParsedSource]] = []
         pending_items = 0
         done = 0
         for source in files:
+            if classify(source.path) is SourceKind.FACTS:
+                source = self._workspace.stamp_hand_facts(agent, source)
             parsed = self._workspace.parse_source(agent, source.path)
             report.warnings.extend(parsed.warnings)
             if watch or (agent, source.path) in self._before:
@@ -248,28 +288,33 @@ class Indexer:
             pending.append((source, parsed))
             pending_items += len(parsed.items)
             if pending_items >= _ITEMS_PER_BATCH:
-                done += self._flush(agent, pending, report)
+                done += self._flush(agent, pending, report, embed=embed)
                 pending, pending_items = [], 0
                 if progress is not None:
                     progress(done, len(files))
-        done += self._flush(agent, pending, report)
+        done += self._flush(agent, pending, report, embed=embed)
         if progress is not None:
             progress(done, len(files))
 
     def _flush(
-        self, agent: str, batch: list[tuple[SourceFile, ParsedSource]], report: SyncReport
+        self,
+        agent: str,
+        batch: list[tuple[SourceFile, ParsedSource]],
+        report: SyncReport,
+        *,
+        embed: bool = True,
     ) -> int:
         if not batch:
             return 0
-        hashed: list[tuple[SourceFile, ParsedSource, list[str], list[str]]] = []
+        hashed: list[tuple[SourceFile, ParsedSource, list[str]]] = []
         wanted: dict[str, str] = {}
         for source, parsed in batch:
-            texts = embedding_texts(parsed.items, context_words=self._context_words)
-            hashes = [content_hash(text) for text in texts]
-            wanted.update(zip(hashes, texts, strict=True))
-            hashed.append((source, parsed, texts, hashes))
-        report.texts_embedded += self._embed_missing(wanted)
-        for source, parsed, _texts, hashes in hashed:
+            texts = self._texts(parsed)
+            wanted.update(texts)
+            hashed.append((source, parsed, [h for h, _text in texts]))
+        if embed:
+            report.texts_embedded += self._embed_missing(wanted)
+        for source, parsed, hashes in hashed:
             state = SourceState(
                 agent=agent,
                 path=source.path,
@@ -280,9 +325,15 @@ class Indexer:
             self._index.replace_source(state, parsed.items, text_hashes=hashes)
             report.files_indexed += 1
             report.items_indexed += len(parsed.items)
-        # Another process may have dropped a vector as unused between storing and use.
-        report.texts_embedded += self._embed_missing(wanted)
+        if embed:
+            # Another process may have dropped a vector as unused between storing and use.
+            report.texts_embedded += self._embed_missing(wanted)
         return len(batch)
+
+    def _texts(self, parsed: ParsedSource) -> list[tuple[str, str]]:
+        """``(hash, text)`` of what each item of ``parsed`` is embedded from, in item order."""
+        texts = embedding_texts(parsed.items, context_words=self._context_words)
+        return [(content_hash(text), text) for text in texts]
 
     def _watch_loss(
         self, agent: str, path: str, now: Sequence[MemoryItem], report: SyncReport
@@ -298,6 +349,17 @@ class Indexer:
         lost = [item for item in before if item.id not in kept]
         if not sudden_loss(len(before), len(lost), len(now)):
             return
+        # facts moved to another fact file (archived, superseded by another process)
+        # are not lost
+        ws = self._workspace
+        moved = {
+            item.id
+            for items in (ws.brain_facts(agent), ws.archived_facts(agent), ws.fact_history(agent))
+            for item in items
+        }
+        lost = [item for item in lost if item.id not in moved]
+        if not sudden_loss(len(before), len(lost), len(now)):
+            return
         copy = self._workspace.keep_lost_facts(agent, path, lost)
         note = (
             f"{agent}/{path} lost {len(lost)} of its {len(before)} facts at once (was it "
@@ -305,6 +367,50 @@ class Indexer:
         )
         report.warnings.append(note)
         self._workspace.notes.append(note)
+
+    def _may_defer(self) -> bool:
+        return self._pending is not None and not model_in_memory(self._embedder)
+
+    def _list_pending(self, agent: str, paths: Sequence[str]) -> None:
+        """Add ``paths`` to the pending file, durably, before their rows are written."""
+        if not paths or self._pending is None:
+            return
+        # a line torn by a crash stays a line of its own (and is passed over)
+        lines = "\n" + "".join(json.dumps([agent, path]) + "\n" for path in paths)
+        fd = open_private(self._pending, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        try:
+            os.write(fd, lines.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def waiting(self) -> bool:
+        """Whether some file's rows may wait for vectors."""
+        return self._pending is not None and self._pending.exists()
+
+    def fill_vectors(self) -> int:
+        """Embed what the files in the pending file lack, then empty it; the number of
+        texts embedded (0 at the cost of one failed open when nothing waits)."""
+        if self._pending is None:
+            return 0
+        try:
+            listed = self._pending.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return 0
+        wanted: dict[str, str] = {}
+        notes = len(self._workspace.notes)
+        for line in dict.fromkeys(listed.splitlines()):
+            try:
+                agent, path = json.loads(line)
+                parsed = self._workspace.parse_source(str(agent), str(path))
+            except (ValueError, TypeError, KronikaError):
+                continue  # a line cut short by a crash, or a file or agent gone since
+            wanted.update(self._texts(parsed))
+        # damage in these files was reported by the sync that indexed them
+        del self._workspace.notes[notes:]
+        embedded = self._embed_missing(wanted)
+        self._pending.unlink(missing_ok=True)
+        return embedded
 
     def _embed_missing(self, wanted: dict[str, str]) -> int:
         # similar lengths in one batch: the encoder pads every text to the longest

@@ -15,9 +15,10 @@ from kronika.core.model import MemoryItem
 from kronika.core.scoring import ScoreWeights
 from kronika.engine.proposals import ProposalBook
 from kronika.engine.recall import Recaller, RecallSettings
-from kronika.engine.sync import Indexer, Progress, SyncReport
+from kronika.engine.sync import PENDING_FILE, Indexer, Progress, SyncReport
 from kronika.engine.write import MemoryWriter
-from kronika.errors import CorruptIndexError, InvalidInput
+from kronika.errors import CorruptIndexError, InvalidAgentName, InvalidInput
+from kronika.memory import checks
 from kronika.ports import (
     AuditLog,
     Clock,
@@ -28,6 +29,7 @@ from kronika.ports import (
 )
 from kronika.settings import Settings
 from kronika.stores.lock import WorkspaceLock
+from kronika.stores.markdown.sessions import session_filename
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
 MAX_KEY_CHARS = 200
@@ -36,8 +38,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 T = TypeVar("T")
 
 
-def _clean(text: str, *, what: str, limit: int) -> str:
-    cleaned = _CONTROL.sub("", text).strip()
+def _clean(text: object, *, what: str, limit: int) -> str:
+    cleaned = _CONTROL.sub("", checks.text(text, what=what)).strip()
     if not cleaned:
         raise InvalidInput(f"{what} is empty")
     if len(cleaned) > limit:
@@ -78,6 +80,7 @@ class MemoryBase:
             embedder=embedder,
             embed_batch=settings.embed_batch,
             context_words=settings.embed_context_words,
+            pending=settings.home / PENDING_FILE,
         )
         self._proposals = ProposalBook(workspace=workspace, audit=audit, clock=clock)
         self._writer = MemoryWriter(
@@ -186,20 +189,41 @@ class MemoryBase:
         return self.workspace.agents()
 
     def create_agent(self, agent: str) -> None:
-        """Create ``agent``'s folder with empty memory files (no-op when it exists)."""
+        """Create ``agent``'s folder with empty memory files (no-op when it exists).
+
+        :class:`InvalidAgentName` when another agent's name differs from it only in
+        case: on macOS and Windows the two would share one folder.
+        """
+        twin = [a for a in self.agents() if a != agent and a.casefold() == str(agent).casefold()]
+        if twin:
+            raise InvalidAgentName(
+                f"agent {agent!r} differs from the agent {twin[0]!r} only in case; on a file"
+                " system that ignores case (macOS, Windows) they would share one folder"
+            )
         if not self.workspace.has_agent(agent):
             with self._lock:
                 self.workspace.create_agent(agent)
 
-    def sync(self, agent: str | None = None, *, progress: Progress | None = None) -> SyncReport:
-        """Pick up changes made to the Markdown files (by hand or by another process)."""
+    def sync(
+        self,
+        agent: str | None = None,
+        *,
+        paths: Sequence[str] | None = None,
+        progress: Progress | None = None,
+    ) -> SyncReport:
+        """Pick up changes made to the Markdown files (by hand or by another process);
+        ``paths`` (of one ``agent``) are read again even if their size and time match."""
         with self._lock:
             if agent is None:
                 report = self._healing(lambda: self._indexer.sync_all(progress=progress))
+                report.texts_embedded += self._healing(self._indexer.fill_vectors)
                 report.warnings.extend(self._notes)
                 return report
             name = self._agent(agent)
-            report = self._healing(lambda: self._indexer.sync_agent(name, progress=progress))
+            report = self._healing(
+                lambda: self._indexer.sync_agent(name, paths=paths, progress=progress)
+            )
+            report.texts_embedded += self._healing(self._indexer.fill_vectors)
             report.warnings.extend(self._notes)
         self._synced_at[agent] = self.clock.now()
         return report
@@ -225,7 +249,7 @@ class MemoryBase:
     def load_session(self, session_id: str, *, agent: str | None = None) -> list[MemoryItem]:
         """Every turn of one stored session, in order."""
         name = self._agent(agent)
-        path = f"sessions/{session_id}.md"
+        path = session_filename(checks.text(session_id, what="the session id"))
         if path not in {f.path for f in self.workspace.list_sources(name)}:
             return []
         return list(self.workspace.parse_source(name, path).items)
@@ -249,11 +273,18 @@ class MemoryBase:
             self._healing(lambda: self._indexer.sync_agent(agent))
         self._synced_at[agent] = now
 
+    def _vectors_ready(self) -> None:
+        """Embed what writes made without the model left waiting (:mod:`kronika.engine.sync`),
+        before stored vectors are compared with a query."""
+        if self._indexer.waiting():
+            with self._lock:
+                self._healing(self._indexer.fill_vectors)
+
     def _after_write(self, agent: str, paths: Sequence[str]) -> None:
         if self._deferred is not None and agent in self._deferred:
             self._deferred[agent].extend(paths)
             return
-        self._healing(lambda: self._indexer.sync_agent(agent, paths=paths))
+        self._healing(lambda: self._indexer.sync_agent(agent, paths=paths, defer_vectors=True))
 
     @contextmanager
     def _deferring(self, agent: str) -> Iterator[list[str]]:

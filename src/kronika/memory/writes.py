@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from kronika.core.dedup import Add, Refresh, Replace, place_fact
 from kronika.core.entities import extract_entities
@@ -26,7 +27,6 @@ from kronika.core.prompt import (
 )
 from kronika.core.screening import screen_item
 from kronika.core.sections import guess_section, parse_section
-from kronika.engine.forgetting import ForgetReceipt, find_items, forgotten_phrases
 from kronika.engine.proposals import Proposal, fact_of
 from kronika.engine.redacting import plan_forget, snapshot
 from kronika.engine.sync import Progress, SyncReport
@@ -45,6 +45,7 @@ from kronika.engine.write import (
     WriteSession,
 )
 from kronika.errors import InvalidInput
+from kronika.memory import checks
 from kronika.memory.base import (
     MAX_KEY_CHARS,
     MAX_VALUE_CHARS,
@@ -52,6 +53,9 @@ from kronika.memory.base import (
     _clean,
     _new_id,
 )
+
+if TYPE_CHECKING:  # the forget path (and its phrase rules) loads when something is forgotten
+    from kronika.engine.forgetting import ForgetReceipt
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,14 +106,19 @@ class MemoryWrites(MemoryBase):
             raise InvalidInput("nothing to remember: give the content (and optionally a key)")
         text = _clean(raw, what="the value", limit=MAX_VALUE_CHARS)
         clean_key = _clean(key, what="the key", limit=MAX_KEY_CHARS) if key is not None else None
-        if clean_key is not None and "\n" in clean_key:
-            raise InvalidInput("a key must be one line")
-        if importance is not None and not 0.0 <= importance <= 1.0:
-            raise InvalidInput("importance must be between 0 and 1")
+        if clean_key is not None:
+            checks.fact_key(clean_key)
+        importance = checks.fraction(importance, what="importance")
+        at = checks.moment(at, what="at")
+        entities = checks.texts(entities, what="entities")
+        tags = checks.texts(tags, what="tags")
+        channel = checks.optional_text(channel, what="the channel")
         name = self._agent(agent)
         now = at or self.clock.now()
-        src = Source(source)
         try:
+            src = Source(source)
+            scope = Scope(scope)
+            section = checks.optional_text(section, what="the section")
             sect = parse_section(section) if section else guess_section(clean_key, text)
         except ValueError as exc:
             raise InvalidInput(str(exc)) from exc
@@ -128,7 +137,7 @@ class MemoryWrites(MemoryBase):
             updated_at=now,
             provenance=Provenance(path="brain.md"),
             tenant=self.settings.tenant,
-            scope=Scope(scope),
+            scope=scope,
             channel=channel,
             key=clean_key,
             value=text,
@@ -149,7 +158,7 @@ class MemoryWrites(MemoryBase):
     def _write_fact(
         self, agent: str, section: str, item: MemoryItem, now: datetime, source_agent: str
     ) -> WriteReceipt:
-        self._indexer.sync_agent(agent, paths=["brain.md", "brain_archive.md"])
+        self._indexer.sync_agent(agent, paths=["brain.md", "brain_archive.md"], defer_vectors=True)
         # screened before the duplicate check, so a redacted fact said twice is one fact
         item = screen_item(item, self.settings.secrets)
         change = self._fact_change(agent, item, now)
@@ -196,6 +205,7 @@ class MemoryWrites(MemoryBase):
     ) -> WriteReceipt:
         """Retain a note in today's daily log (``memory/YYYY-MM-DD.md``, ``## Retain``)."""
         clean = _clean(text, what="the note", limit=MAX_VALUE_CHARS)
+        at = checks.moment(at, what="at")
         name = self._agent(agent)
         now = at or self.clock.now()
         item = MemoryItem(
@@ -233,6 +243,13 @@ class MemoryWrites(MemoryBase):
         Returns a :class:`~kronika.engine.forgetting.ForgetReceipt` listing every place
         touched (``outcome="proposed"`` when the agent's autonomy makes it a proposal).
         """
+        from kronika.engine.forgetting import ForgetReceipt, find_items, forgotten_phrases
+
+        item_id, key, value, topic = (
+            checks.optional_text(text, what=what)
+            for text, what in ((item_id, "the item id"), (key, "the key"))
+            + ((value, "the value"), (topic, "the topic"))
+        )
         name = self._agent(agent)
         with self._lock:
             self._indexer.sync_agent(name)
@@ -290,8 +307,10 @@ class MemoryWrites(MemoryBase):
         source_agent: str = USER,
     ) -> str:
         """Append one turn to ``sessions/<session_id>.md`` (auto-save, SPEC L4); returns its id."""
+        session_id = checks.text(session_id, what="the session id")
         text = _clean(content, what="the turn", limit=MAX_VALUE_CHARS * 5)
         who = _clean(speaker, what="the speaker", limit=100)
+        at = checks.moment(at, what="at")
         name = self._agent(agent)
         now = at or self.clock.now()
         with self._lock:
@@ -349,7 +368,12 @@ class MemoryWrites(MemoryBase):
     def _keep_brain_in_budget(self, agent: str) -> None:
         """Move the least-used facts to ``brain_archive.md`` when the Brain is over its limit."""
         facts = self.workspace.brain_facts(agent)
-        if self.tokens.count(render_brain(agent, facts)) <= self.settings.brain_max:
+        text = render_brain(agent, facts)
+        # a token is at least one byte (byte-pair encodings), so a Brain of no more
+        # bytes than the limit fits without loading the tokenizer to count it
+        if len(text.encode("utf-8")) <= self.settings.brain_max:
+            return
+        if self.tokens.count(text) <= self.settings.brain_max:
             return
         usage = {it.id: it for it in self.index.get_items([f.id for f in facts])}
         with_usage = [usage.get(f.id, f) for f in facts]

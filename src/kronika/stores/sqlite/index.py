@@ -94,7 +94,7 @@ class SqliteIndex:
         self._bm25: Bm25Snapshot | None = None
         self._bm25_wanted = False
         self._maybe_unused: set[str] = set()  # text hashes of items replaced or removed
-        self._vanished: dict[int, scrub.Searchable] = {}  # deleted rows whose text left
+        self._vanished: dict[int, scrub.Deleted] = {}  # deleted rows whose text left
         self._scrub_all = False  # after a reset: everything beside the file is stale
         self._scrubbed: str | None = None  # the index's scrub mark when the graph was read
         self._tokenizer = QueryTokenizer()
@@ -214,17 +214,29 @@ class SqliteIndex:
         return IndexError_(f"index {self._path} cannot be used: {exc}")
 
     @contextmanager
-    def _reading(self) -> Iterator[sqlite3.Connection]:
+    def _reading(self, *, decoding: bool = True) -> Iterator[sqlite3.Connection]:
+        """The connection, under the lock; SQLite's errors become :class:`IndexError_`.
+
+        With ``decoding``, a value read that Python cannot turn back into an item (a
+        time out of range, a number that is not one) is damage inside a row, which no
+        page check sees: :class:`CorruptIndexError` too, so it is rebuilt.
+        """
         with self._lock:
             try:
                 yield self._conn
             except (sqlite3.Error, UnicodeDecodeError) as exc:
                 raise self._translate_error(exc) from exc
+            except (ValueError, OverflowError, OSError) as exc:
+                if not decoding:
+                    raise
+                raise CorruptIndexError(
+                    f"index {self._path} holds a value that cannot be read ({exc})"
+                ) from exc
 
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
         """One ``BEGIN IMMEDIATE`` transaction, committed on success, rolled back on error."""
-        with self._reading() as conn:
+        with self._reading(decoding=False) as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
@@ -324,7 +336,7 @@ class SqliteIndex:
                 (row for rid, (it, _) in numbered for row in R.entity_rows(rid, it)),
             )
             kept = {R.fts_row(0, it)[1:] for it, _ in unique.values()}
-            self._vanished.update((rid, row) for rid, row in old.items() if row not in kept)
+            self._vanished.update((rid, row) for rid, row in old.items() if row[1] not in kept)
             conn.execute(
                 "INSERT INTO sources (agent, path, content_hash, mtime_ns, size)"
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent, path) DO UPDATE SET"
@@ -396,12 +408,17 @@ class SqliteIndex:
             if not candidates and not everything:
                 return False
             with self._reading() as conn:
-                gone = [rid for rid, row in candidates.items() if not scrub.still_held(conn, row)]
+                gone = {
+                    rid: item_id
+                    for rid, (item_id, row) in candidates.items()
+                    if not scrub.still_held(conn, row)
+                }
             if not gone and not everything:
                 return False
             began = time.perf_counter()
             with self._writing() as conn:
                 scrub.merge_fts(conn)
+                scrub.drop_usage(conn, list(gone.values()))
                 conn.execute(
                     "INSERT INTO meta (key, value) VALUES ('scrubbed', lower(hex(randomblob(8))))"
                     " ON CONFLICT (key) DO UPDATE SET value = excluded.value"
@@ -410,10 +427,10 @@ class SqliteIndex:
                     "SELECT value FROM meta WHERE key = 'scrubbed'"
                 ).fetchone()
             merged = time.perf_counter()
-            self._scrub_beside(None if everything else gone)
+            self._scrub_beside(None if everything else list(gone))
             beside = time.perf_counter()
             with self._reading() as conn:
-                if not scrub.checkpoint(conn):
+                if not scrub.checkpoint(conn, restore_s=BUSY_TIMEOUT_S):
                     log.info("a reader kept the -wal of %s; it is truncated later", self._path)
             done = time.perf_counter()
             log.info(
@@ -642,6 +659,20 @@ class SqliteIndex:
                 ((i, moment) for i in dict.fromkeys(ids)),
             )
 
+    def restore_usage(self, rows: Sequence[tuple[str, int, datetime | None]]) -> None:
+        """Set usage statistics as a backup recorded them (``0, None`` removes a row)."""
+        kept = [(i, n, None if t is None else to_epoch(t)) for i, n, t in rows if n or t]
+        with self._writing() as conn:
+            conn.executemany(
+                "DELETE FROM usage WHERE item_id = ?", ((i,) for i, n, t in rows if not (n or t))
+            )
+            conn.executemany(
+                "INSERT INTO usage (item_id, access_count, last_accessed_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (item_id) DO UPDATE SET access_count = excluded.access_count,"
+                " last_accessed_at = excluded.last_accessed_at",
+                kept,
+            )
+
     # -- embeddings -------------------------------------------------------------------
 
     def embeddings_missing(self, text_hashes: Iterable[str]) -> set[str]:
@@ -813,8 +844,8 @@ class SqliteIndex:
         if not self._ann.enabled_for(len(snapshot) - snapshot.dead):
             return None
         with read_transaction(conn):
-            if self._ann.graph is None:  # the graph about to be read or built is of now
-                self._scrubbed = self._scrub_mark(conn)
+            if self._ann.graph is None and not self._ann.building:
+                self._scrubbed = self._scrub_mark(conn)  # a graph read or built from now
             return self._ann.current(
                 conn,
                 snapshot.rowids,
@@ -923,7 +954,8 @@ class SqliteIndex:
         Each is brought up to date first: another process may have deleted rows since
         this one last searched, and a copy never holds a deleted row.
         """
-        if self._snapshot is not None or (self._bm25 is not None and self._bm25.loaded):
+        loaded = self._snapshot is not None or (self._bm25 is not None and self._bm25.loaded)
+        if loaded and self._copies_beside() is not None:
             with self._reading() as conn:
                 if self._snapshot is not None:
                     self._current_snapshot(conn)
