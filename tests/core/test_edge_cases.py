@@ -11,6 +11,7 @@ import pytest
 
 from kronika.core.commands import CommandKind, detect_command
 from kronika.core.scoring import recencies, recency
+from kronika.core.secrets import find_secrets
 from kronika.core.timeexpr import mentioned_period, parse_since, parse_until
 from kronika.engine.write import safe_agent_path
 from kronika.errors import InvalidInput
@@ -107,3 +108,14 @@ def test_the_agent_path_check_refuses_hidden_escaping_and_foreign_files(
 
 def test_the_agent_path_check_accepts_a_markdown_file_inside(tmp_path: Path) -> None:
     assert safe_agent_path(tmp_path, "bank/entities/Ana.md") == tmp_path / "bank/entities/Ana.md"
+
+
+def test_a_date_and_time_with_a_space_is_that_moment() -> None:
+    assert parse_since("2025-03-09 10:00", NOW) == datetime(2025, 3, 9, 10, 0, tzinfo=UTC)
+
+
+@pytest.mark.parametrize(
+    "text", ["password: abc...xyz", "my password is my...pass", "api_key = 1234...abcd5678"]
+)
+def test_a_value_with_an_ellipsis_is_a_placeholder_not_a_secret(text: str) -> None:
+    assert find_secrets(text) == ()

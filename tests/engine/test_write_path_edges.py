@@ -11,7 +11,7 @@ import pytest
 
 from kronika import Memory, build_memory, load_settings
 from kronika.core.model import SessionRecord, TurnRecord
-from kronika.engine.write import ArchiveFacts
+from kronika.engine.write import ArchiveFacts, SetActiveContext
 from kronika.errors import InvalidInput, NotFound, PermissionDenied
 from kronika.testing import FrozenClock
 
@@ -88,3 +88,33 @@ def test_refusals_say_what_is_wrong(memory: Memory) -> None:
         memory.remember("x", importance=2.0)
     with pytest.raises(NotFound, match="nokey"):
         memory.forget(key="nokey")
+
+
+def test_a_keyed_fact_is_valid_from_the_moment_it_was_stored(memory: Memory) -> None:
+    first = memory.remember("Kraków", key="city").item
+    second = memory.remember("Warszawa", key="city").item
+    assert first is not None and second is not None
+    assert first.valid_from == first.created_at
+    assert second.valid_from == second.created_at
+    old, new = memory.history("city")
+    assert (old.valid_to, new.valid_from) == (second.valid_from, second.valid_from)
+
+
+def test_the_key_chooses_the_section_when_none_is_given(memory: Memory) -> None:
+    receipt = memory.remember("vinyl records", key="preference")
+    assert receipt.item is not None and receipt.item.section == "Preferences"
+
+
+def test_a_secret_in_a_keyed_value_never_reaches_the_brain(memory: Memory) -> None:
+    secret = "sk-proj-Q3x9vTz81LmNpR4sWuY7aBcD0eFgHiJk"
+    memory.remember(f"mine is {secret}", key="openai")
+    brain = (memory.workspace.agent_dir("default") / "brain.md").read_text()
+    assert secret not in brain and "[secret: openai-key]" in brain
+
+
+def test_a_new_active_context_is_found_at_once(memory: Memory) -> None:
+    memory.memory_write(
+        "default", "Active Context", SetActiveContext("We planned a trip to Zakopane.")
+    )
+    hits = memory.recall("Zakopane trip", k=3, mode="lexical").hits
+    assert hits and "Zakopane" in hits[0].item.content
