@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from kronika.engine.restore import recover_interrupted_imports
 from kronika.errors import WorkspaceNotFound
 from kronika.memory import Memory
 from kronika.ports import LLM, Clock, Embedder, Reranker
@@ -82,6 +83,8 @@ def build_memory(
         init_workspace(settings)
     else:
         _keep_private(settings.home)
+    for done in recover_interrupted_imports(Path(settings.home)):
+        log.warning("%s in %s", done, settings.home)
     chosen = embedder or build_embedder(settings.embedder, threads=settings.embedder_threads)
     index_path = Path(settings.home) / INDEX_FILE
     index, recreated = SqliteIndex.open_or_rebuild(

@@ -250,6 +250,11 @@ class ItemIndex(Protocol):
 
     def record_access(self, ids: Sequence[str], at: datetime) -> None: ...
 
+    def restore_usage(self, rows: Sequence[tuple[str, int, datetime | None]]) -> None:
+        """Set ``(item id, access_count, last_accessed_at)`` as given (restoring a backup);
+        a row of ``0, None`` removes that item's statistics."""
+        ...
+
     def agents(self) -> list[str]: ...
 
     def reset(self) -> None:

@@ -446,6 +446,11 @@ class Settings:
         return replace(self, **clean)
 
 
+MAX_SETTING_NUMBER = 1_000_000_000
+"""No numeric setting may pass this (nor be NaN or infinite): larger ones overflow
+SQLite integers and time spans instead of meaning anything."""
+
+
 def _coerce(name: str, value: Any) -> Any:
     if name == "agents":
         return value
@@ -481,6 +486,8 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError(f"setting {name!r} must be at least 2")
     if isinstance(coerced, int | float) and coerced < 0:
         raise ConfigError(f"setting {name!r} must not be negative")
+    if isinstance(coerced, int | float) and not coerced <= MAX_SETTING_NUMBER:  # NaN too
+        raise ConfigError(f"setting {name!r} must be at most {MAX_SETTING_NUMBER}, got {value!r}")
     return coerced
 
 
@@ -574,6 +581,8 @@ def settings_markdown() -> str:
         "environment variable `KRONIKA_<NAME>` (upper case), or as a keyword argument to",
         "`load_settings(home, name=value)`; later sources win. The workspace folder itself",
         "comes from `--home`, `$KRONIKA_HOME` or the default `./.kronika`.",
+        "A number may be neither negative nor above 1000000000 (nor NaN or infinite); a bad",
+        "value stops every command with exit code 2 and names the setting.",
         "",
     ]
     # one section per group, in the order groups first appear in the table

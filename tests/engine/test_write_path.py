@@ -9,7 +9,7 @@ import pytest
 
 from kronika import Memory, build_memory, load_settings
 from kronika.engine.portability import export_memory, import_export
-from kronika.errors import ImportFormatError, InvalidInput, PermissionDenied
+from kronika.errors import ImportFormatError, PermissionDenied
 from kronika.testing import FrozenClock
 
 
@@ -83,7 +83,8 @@ def test_export_import_round_trip(memory: Memory, tmp_path: Path, clock: FrozenC
 
     other = load_settings(tmp_path / "elsewhere", environ={}, embedder="hashing")
     with build_memory(other, create=True, clock=clock) as target:
-        with pytest.raises(ImportFormatError, match="already exists"):
+        import_export(target, exported)  # the fresh agent holds nothing yet
+        with pytest.raises(ImportFormatError, match="already has memories"):
             import_export(target, exported)
         import_export(target, exported, replace_existing=True)
         again = export_memory(target)
@@ -99,7 +100,7 @@ def test_import_refuses_paths_outside_the_agent(memory: Memory) -> None:
         "version": 1,
         "agents": {"mallory": {"files": {"../../escape.md": "x"}}},
     }
-    with pytest.raises(InvalidInput, match="refusing"):
+    with pytest.raises(ImportFormatError, match="refusing"):
         import_export(memory, evil)
     assert not (memory.settings.home.parent / "escape.md").exists()
     with pytest.raises(ImportFormatError):

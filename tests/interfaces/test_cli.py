@@ -73,6 +73,7 @@ def test_list_get_history_stats_reindex_export(run, tmp_path: Path) -> None:  # 
     assert "Warszawa" in exported["agents"]["default"]["files"]["brain.md"]
     backup = tmp_path / "backup.json"
     run("export", "-o", str(backup))
+    run("--home", str(tmp_path / "other"), "init")
     run("--home", str(tmp_path / "other"), "import", "export", str(backup), "--replace")
     out = run("--home", str(tmp_path / "other"), "recall", "Warszawa", "--json")
     assert json.loads(out)["hits"][0]["content"] == "city: Warszawa"

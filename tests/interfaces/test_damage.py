@@ -212,3 +212,13 @@ def test_doctor_reports_a_damaged_index_and_fix_rebuilds_it(home: Path) -> None:
     assert any("damaged" in s for s in said), report
     fixed = json.loads(kronika(home, "doctor", "--fix", "--json", code=None).stdout)
     assert not [f for f in fixed["remaining"] if f["check"] == "index"]
+
+
+def test_facts_moved_to_the_archive_by_hand_are_not_a_loss(home: Path) -> None:
+    folder = home / "agents" / "default"
+    lines = (folder / "brain.md").read_text("utf-8").splitlines(keepends=True)
+    moved = [line for line in lines if "**like" in line][:4]
+    (folder / "brain.md").write_text("".join(x for x in lines if x not in moved), "utf-8")
+    (folder / "brain_archive.md").write_text("# Brain archive\n\n" + "".join(moved), "utf-8")
+    done = kronika(home, "list", "--json")
+    assert "lost" not in done.stderr and not list(folder.glob(".corrupt/*"))

@@ -69,6 +69,8 @@ def test_an_unreachable_model_keeps_the_message(memory: Memory, settings: Settin
 def _run_chat(home: Path, stdin: str, *extra: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("KRONIKA_")}
     env["KRONIKA_EMBEDDER"] = "hashing"
+    if not home.exists():  # only `kronika init` makes a workspace
+        subprocess.run([str(KRONIKA), "--home", str(home), "init"], env=env, check=True)
     return subprocess.run(
         [str(KRONIKA), "--home", str(home), "chat", *extra],
         input=stdin,

@@ -277,3 +277,20 @@ def test_remove_item_follows_a_fact_that_moved_to_the_archive(ws: MarkdownWorksp
     ws.move_to_archive("jaskier", ["f-1"])
     assert ws.remove_item("jaskier", stored) is True
     assert ws.archived_facts("jaskier") == []
+
+
+def test_a_line_cut_anywhere_in_its_metadata_never_becomes_fact_text() -> None:
+    item = fact("f-3a9c12ab34cd", "city", "Kraków", valid_from=T0, multi=True)
+    text = render_facts_document(BRAIN, [item])
+    head, line, tail = text.partition(next(x for x in text.splitlines() if "<!--" in x))
+    start = line.index("<!--")
+    whole_id = line.index("id=f-3a9c12ab34cd ") + len("id=f-3a9c12ab34cd ")
+    for cut in range(start + len("<!--"), len(line) - 3):
+        torn = head + line[:cut] + "\n"
+        parsed = parse_facts(torn, spec=BRAIN, agent="jaskier", tenant="acme", mtime=T1)
+        (got,) = parsed.items
+        assert got.content == "city: Kraków", (cut, got.content)
+        assert parsed.damage and "cut off" in parsed.damage[0]
+        # the id is kept once it is whole; a cut id is never taken for another fact's
+        assert got.id == "f-3a9c12ab34cd" if cut >= whole_id else got.id.startswith("h-")
+    assert tail  # the rest of the document followed the line

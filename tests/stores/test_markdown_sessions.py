@@ -60,7 +60,7 @@ def test_append_turn_creates_the_file_then_appends(ws: MarkdownWorkspace) -> Non
     ws.append_turn(
         "mel", "live/1", TurnRecord("2", "assistant", "### [ hello", at=later), started_at=START
     )
-    assert path == "sessions/live_1.md"
+    assert path == "sessions/live%2F1.md"
     text = (ws.agent_dir("mel") / path).read_text("utf-8")
     assert text == (
         "---\nsession: live/1\nstarted: 2023-05-08T13:56:00Z\n---\n\n"

@@ -58,6 +58,12 @@ def _vector_bytes(home: Path, item_id: str) -> bytes:
     return bytes(vec)
 
 
+def _sqlite(home: Path, *, threshold: int) -> SqliteIndex:
+    return SqliteIndex(
+        home / "index.sqlite", embedding_model="hashing-256", dim=256, ann_threshold=threshold
+    )
+
+
 def _rowid(home: Path, item_id: str) -> int:
     with sqlite3.connect(home / "index.sqlite") as conn:
         (rowid,) = conn.execute("SELECT rowid FROM items WHERE id = ?", (item_id,)).fetchone()
@@ -223,13 +229,16 @@ def test_rewritten_copies_are_still_read_on_restart(
         mem.close()
     described = {kind: home / f"index.sqlite.{kind}.json" for kind in ("vectors", "bm25")}
     assert all(path.is_file() for path in described.values())
-    with SqliteIndex(
-        home / "index.sqlite", embedding_model="hashing-256", dim=256, ann_threshold=THRESHOLD
-    ) as again:
-        flt = RecallFilter(agents=("default",))
+    flt, query = RecallFilter(agents=("default",)), "what did Marta do with the kettle"
+    with _sqlite(home, threshold=0) as exact:  # keyword scores read from FTS5 itself
+        exact._bm25_wanted = True
+        want = exact.search_lexical(query, flt, 20)
+    assert want
+    with _sqlite(home, threshold=THRESHOLD) as again:
         again._bm25_wanted = True
         assert fact not in [i for i, _ in again.search_lexical(WORD, flt, 10)]
         assert again._saved_bm25_marks is not None  # started from the copy
+        assert again.search_lexical(query, flt, 20) == want  # and scores exactly alike
         again.search_vector(np.ones(256, dtype=np.float32), flt, 10)
         assert again._saved_marks is not None
 

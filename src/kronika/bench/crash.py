@@ -12,7 +12,8 @@ random time, kills it with SIGKILL wherever it is, then opens the workspace and
 checks that:
 
 * **opens** — opening it and syncing the index raises nothing;
-* **one value** — ``city`` has exactly one current value, and each writer's own key
+* **one value** — ``city`` has exactly one current value (in the Brain and in the
+  index), and each writer's own key
   at most one, which is its last acknowledged value or the value of the write the
   kill interrupted (none after a forget);
 * **acknowledged** — every acknowledged write is there: each value of ``city`` (now
@@ -256,6 +257,9 @@ def _check_state(memory: Memory, events: list[Event], result: TrialResult, label
     shared = _current(memory, SHARED_KEY)
     if len(shared) != 1:
         result.fail("one value", f"{SHARED_KEY} has {len(shared)} current values{label}")
+    recalled = _as_of(memory, None)
+    if len(recalled) != 1:
+        result.fail("one value", f"the index holds {recalled} as {SHARED_KEY}{label}")
     history = memory.history(SHARED_KEY)
     known = {h.value for h in history}
     for e in events:
@@ -326,7 +330,8 @@ def _check_intervals(
             result.fail("intervals", f"as of {moment.isoformat()}: {found}{label}")
 
 
-def _as_of(memory: Memory, moment: datetime) -> list[str]:
+def _as_of(memory: Memory, moment: datetime | None) -> list[str]:
+    """The values of the shared key the index holds as current (at ``moment``)."""
     hits = memory.recall(
         SHARED_KEY, k=50, keys=[SHARED_KEY], as_of=moment, record_access=False
     ).hits

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -33,6 +34,10 @@ def _with_llm_flags(args: argparse.Namespace, settings: Settings) -> Settings:
 
 def _lines(interactive: bool) -> Iterator[str]:
     if not interactive:
+        # bytes that are not UTF-8 arrive as lone surrogates, which the write path
+        # refuses with a clear message, instead of stopping the whole chat
+        if isinstance(sys.stdin, io.TextIOWrapper):
+            sys.stdin.reconfigure(errors="surrogateescape")
         for raw in sys.stdin:
             yield raw.rstrip("\n")
         return

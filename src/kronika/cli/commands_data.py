@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -11,9 +12,12 @@ from typing import Any
 
 from kronika.app import AUDIT_FILE, INDEX_FILE, MODEL_MARKER, build_memory
 from kronika.cli import render
-from kronika.engine.portability import export_memory, import_export
+from kronika.cli.numbers import count_in
+from kronika.engine.backup_format import read_backup
+from kronika.engine.portability import export_memory, restore_backup
 from kronika.errors import ImportFormatError, InvalidInput
 from kronika.settings import CONFIG_FILE, Settings
+from kronika.stores.markdown.workspace import MarkdownWorkspace
 
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
@@ -46,30 +50,67 @@ def _refuse_memory_file(output: Path, home: Path) -> None:
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
     path = Path(args.path)
     if not path.is_file():
-        raise ImportFormatError(f"no such file: {path}")
+        raise InvalidInput(f"no such file: {path}")
+    if args.format == "export":
+        return _restore(args, settings, path)
     summary: dict[str, Any]
     with build_memory(settings, create=True) as memory:
-        if args.format == "export":
-            try:
-                data = json.loads(path.read_text(encoding="utf-8"))
-            except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-                raise ImportFormatError(f"{path} is not a JSON export: {exc}") from exc
-            counts = import_export(memory, data, replace_existing=args.replace)
-            summary = {"format": "export", **counts}
-        else:
-            groups = _read_groups(args, path)
-            summary = {"format": args.format, "agents": 0, "sessions": 0, "turns": 0}
-            with render.progress_bar(f"import {args.format}", enabled=not args.json) as update:
-                for agent, sessions in groups:
-                    report = memory.import_sessions(agent, sessions, progress=update)
-                    summary["agents"] += 1
-                    summary["sessions"] += report.sessions
-                    summary["turns"] += report.turns
+        groups = _read_groups(args, path)
+        summary = {"format": args.format, "agents": 0, "sessions": 0, "turns": 0}
+        with render.progress_bar(f"import {args.format}", enabled=not args.json) as update:
+            for agent, sessions in groups:
+                report = memory.import_sessions(agent, sessions, progress=update)
+                summary["agents"] += 1
+                summary["sessions"] += report.sessions
+                summary["turns"] += report.turns
     if args.json:
         render.print_json(summary)
     else:
         render.out.print(render.kv_table(summary, f"imported {path.name}"))
     return 0
+
+
+def _restore(args: argparse.Namespace, settings: Settings, path: Path) -> int:
+    """Restore an export: read and check it whole before anything is created, and
+    take away a workspace this command made if the restore then fails."""
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ImportFormatError(f"{path} is not a JSON export: {exc}") from exc
+    backup = read_backup(data)
+    home = Path(settings.home)
+    made = not MarkdownWorkspace(home).exists()  # this command makes the workspace
+    before = {p.name for p in home.iterdir()} if home.is_dir() else None
+    try:
+        with build_memory(settings, create=True) as memory:
+            report = restore_backup(memory, backup, replace_existing=args.replace)
+    except BaseException:
+        if made:
+            _remove_new(home, before)
+        raise
+    for note in report.notes:
+        render.err.print(f"note: {note}")
+    summary = {"format": "export", **report.as_dict()}
+    if args.json:
+        render.print_json(summary)
+    else:
+        del summary["notes"]
+        render.out.print(render.kv_table(summary, f"imported {path.name}"))
+    return 0
+
+
+def _remove_new(home: Path, before: set[str] | None) -> None:
+    """Remove what a failed restore created: the whole folder when there was none,
+    else only the entries that were not there before."""
+    if before is None:
+        shutil.rmtree(home, ignore_errors=True)
+        return
+    for entry in home.iterdir():
+        if entry.name not in before:
+            if entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry, ignore_errors=True)
+            else:
+                entry.unlink(missing_ok=True)
 
 
 def _read_groups(args: argparse.Namespace, path: Path) -> list[tuple[str, Any]]:
@@ -107,11 +148,17 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p = add("import", cmd_import, "import conversations (locomo, longmemeval, jsonl) or an export")
     p.add_argument("format", choices=("locomo", "longmemeval", "jsonl", "export"))
     p.add_argument("path")
-    p.add_argument("--limit", type=int, help="longmemeval: import only the first N questions")
+    p.add_argument(
+        "--limit", type=count_in(1, 10**9), help="longmemeval: import only the first N questions"
+    )
     p.add_argument(
         "--roles", default="all", help="longmemeval: turns to keep, e.g. user (default all)"
     )
-    p.add_argument("--replace", action="store_true", help="export: overwrite existing agents")
+    p.add_argument(
+        "--replace",
+        action="store_true",
+        help="export: replace agents that already hold memories with the export's",
+    )
 
     p = add(
         "bench", cmd_bench, "run a benchmark and write Markdown + JSON results", with_agent=False
@@ -124,12 +171,16 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         choices=("lexical", "vector", "hybrid"),
         help="retrieval modes to measure (repeatable; default all three)",
     )
-    p.add_argument("--limit", type=int, help="only the first N conversations/questions")
+    p.add_argument(
+        "--limit", type=count_in(1, 10**9), help="only the first N conversations/questions"
+    )
     p.add_argument(
         "--sizes",
         help="scale, writes: corpus sizes (default 10000,100000; writes 1000,10000,100000)",
     )
-    p.add_argument("--queries", type=int, default=100, help="scale: queries per size")
+    p.add_argument(
+        "--queries", type=count_in(1, 10**6), default=100, help="scale: queries per size"
+    )
     p.add_argument(
         "--workdir", help="scale: keep the workspaces here and reuse them on the next run"
     )
@@ -142,7 +193,9 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         default=2.0,
         help="crash: longest a writer runs before its kill (s)",
     )
-    p.add_argument("--calls", type=int, default=200, help="writes: timed calls per size")
+    p.add_argument(
+        "--calls", type=count_in(1, 10**6), default=200, help="writes: timed calls per size"
+    )
     p.add_argument(
         "--budget", type=float, default=60.0, help="writes: seconds at most per timed series"
     )

@@ -11,7 +11,8 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any
+from importlib import metadata
+from typing import Any, NoReturn
 
 from rich.markup import escape
 from rich.table import Table
@@ -27,6 +28,7 @@ from kronika.cli.health import register_health_commands, run_healing
 from kronika.cli.proposals import register_proposal_commands
 from kronika.memory import Memory
 from kronika.settings import Settings, load_settings
+from kronika.stores.markdown.workspace import MarkdownWorkspace
 
 EXIT_CODES: tuple[tuple[type[errors.KronikaError], int], ...] = (
     (errors.WorkspaceNotFound, 3),
@@ -44,6 +46,12 @@ EXIT_CODES: tuple[tuple[type[errors.KronikaError], int], ...] = (
     (errors.KronikaError, 1),
 )
 """The first class an error is an instance of decides the exit code."""
+USAGE_EXIT_CODE = 2
+"""A command line that cannot be read: an unknown option, a missing argument…"""
+OS_EXIT_CODE = 1
+"""The system refused to read or write a file (permissions, a full disk…)."""
+INTERNAL_EXIT_CODE = 1
+"""Anything else: a bug, reported in one line instead of a traceback."""
 
 Handler = Callable[[argparse.Namespace, Settings], int]
 
@@ -145,9 +153,12 @@ def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
+    query = " ".join(args.query)
+    if not query.strip():
+        raise errors.InvalidQuery("the query is empty: say what to look for")
     with open_memory(settings) as memory:
         result = memory.recall(
-            " ".join(args.query),
+            query,
             agent=args.agent,
             all_agents=args.all_agents,
             k=args.k,
@@ -236,11 +247,10 @@ def cmd_get(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_history(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as memory:
         values = memory.history(args.key, agent=args.agent)
+    if not values:
+        raise errors.NotFound(f"no fact with key {args.key!r} (see `kronika list --type fact`)")
     if args.json:
         render.print_json(render.items_json(values))
-        return 0
-    if not values:
-        render.out.print(f"no fact with key {args.key!r}")
         return 0
     for item in values:
         start = item.valid_from.isoformat() if item.valid_from else "?"
@@ -335,6 +345,7 @@ def _print_sync(args: argparse.Namespace, report: Any) -> int:
     else:
         for warning in report.warnings:
             render.err.print(Text.assemble(("warning: ", "yellow"), warning))
+        notes.shown(report.warnings)
         render.out.print(
             f"indexed {data['items_indexed']} items from {data['files_indexed']} files "
             f"({data['texts_embedded']} texts embedded, {data['vectors_dropped']} unused"
@@ -344,25 +355,44 @@ def _print_sync(args: argparse.Namespace, report: Any) -> int:
 
 
 # -------------------------------------------------------------------- parser
+class UsageError(Exception):
+    """The command line itself could not be read (unknown option, missing argument…)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """Reports a bad command line by raising :class:`UsageError` instead of exiting, so
+    it is printed (as JSON too, with ``--json``) and exits 2 like other bad input."""
+
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(f"{message} (see `{self.prog} --help`)")
+
+
+GLOBAL_DEFAULTS: dict[str, Any] = {"home": None, "json": False, "verbose": False, "agent": None}
+"""The global options, which may stand before or after the command name."""
+
+WITHOUT_WORKSPACE = frozenset({"init", "bench"})
+"""Commands that do not need an existing workspace (``init`` makes one, ``bench`` its own)."""
+
+
 def build_parser() -> argparse.ArgumentParser:
     # SUPPRESS lets the global options stand before or after the command name
-    common = argparse.ArgumentParser(add_help=False, argument_default=argparse.SUPPRESS)
+    common = _Parser(add_help=False, argument_default=argparse.SUPPRESS)
     common.add_argument("--home", help="workspace folder (default $KRONIKA_HOME or ./.kronika)")
     common.add_argument("--json", action="store_true", help="print one JSON document")
     common.add_argument("-v", "--verbose", action="store_true", help="log recall scores")
-    agent = argparse.ArgumentParser(add_help=False)
-    agent.add_argument("--agent", help="agent to use (default: the workspace's default agent)")
+    common.add_argument("--agent", help="agent to use (default: the workspace's default agent)")
 
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="kronika",
         description="Long-term memory for LLM agents: Markdown truth, offline recall.",
         parents=[common],
     )
+    parser.add_argument("--version", action="version", version=f"kronika {_version()}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def add(name: str, handler: Handler, help_text: str, *, with_agent: bool = True) -> Any:
-        parents = [common, agent] if with_agent else [common]
-        p = sub.add_parser(name, parents=parents, help=help_text, description=help_text)
+        # every command accepts --agent (a global option); with_agent only says it matters
+        p = sub.add_parser(name, parents=[common], help=help_text, description=help_text)
         p.set_defaults(handler=handler)
         return p
 
@@ -443,34 +473,73 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _version() -> str:
+    try:
+        return metadata.version("kronika")
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def require_workspace(settings: Settings) -> None:
+    """:class:`WorkspaceNotFound` unless ``settings.home`` holds a workspace: only
+    ``kronika init`` creates one, so a mistyped ``--home`` never makes a new one."""
+    if not MarkdownWorkspace(settings.home).exists():
+        raise errors.WorkspaceNotFound(
+            f"no kronika workspace at {settings.home}: check --home or KRONIKA_HOME,"
+            " or run `kronika init` to create one there"
+        )
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    # The global options are shared with every subcommand (so they may stand before or
-    # after it) and default to "absent"; fill them in here, not with set_defaults, which
-    # would change the shared actions and let the subcommand's defaults win.
-    for name, default in (("home", None), ("json", False), ("verbose", False)):
-        if not hasattr(args, name):
-            setattr(args, name, default)
-    logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.WARNING,
-        format="%(levelname)s %(name)s: %(message)s",
-    )
+    wants_json = "--json" in (sys.argv[1:] if argv is None else argv)
+    args: argparse.Namespace | None = None
     notes.reset()
     try:
+        args = build_parser().parse_args(argv)
+        # The global options are shared with every subcommand (so they may stand before
+        # or after it) and default to "absent"; fill them in here, not with
+        # set_defaults, which would change the shared actions and let the subcommand's
+        # defaults win.
+        for name, default in GLOBAL_DEFAULTS.items():
+            if not hasattr(args, name):
+                setattr(args, name, default)
+        logging.basicConfig(
+            level=logging.DEBUG if args.verbose else logging.WARNING,
+            format="%(levelname)s %(name)s: %(message)s",
+        )
         settings = load_settings(args.home)
+        if args.command not in WITHOUT_WORKSPACE:
+            require_workspace(settings)
         return run_healing(args, settings)
+    except SystemExit as exc:  # --help and --version
+        return exc.code if isinstance(exc.code, int) else 0
+    except UsageError as exc:
+        return _report(USAGE_EXIT_CODE, "UsageError", str(exc), wants_json)
     except errors.KronikaError as exc:
-        code = exit_code_for(exc)
-        if getattr(args, "json", False):
-            print(json.dumps({"error": type(exc).__name__, "message": str(exc)}), file=sys.stderr)
-        else:
-            render.err.print(Text.assemble(("error: ", "red"), str(exc)))
-        return code
+        return _report(exit_code_for(exc), type(exc).__name__, str(exc), wants_json)
     except KeyboardInterrupt:
         render.err.print("interrupted")
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:
+        # a file named on the command line that cannot be read or written
+        return _report(OS_EXIT_CODE, type(exc).__name__, str(exc), wants_json)
+    except Exception as exc:  # never a traceback for the user
+        if args is not None and args.verbose:
+            logging.getLogger("kronika").exception("unexpected error")
+        message = (
+            f"unexpected {type(exc).__name__}: {exc} (a bug in kronika; "
+            "run again with -v to see where it happened)"
+        )
+        return _report(INTERNAL_EXIT_CODE, "InternalError", message, wants_json)
     finally:
-        render.print_notes(notes.take(), as_json=args.json)
+        render.print_notes(notes.take(), as_json=wants_json)
+
+
+def _report(code: int, name: str, message: str, as_json: bool) -> int:
+    if as_json:
+        print(json.dumps({"error": name, "message": message}), file=sys.stderr)
+    else:
+        render.err.print(Text.assemble(("error: ", "red"), message))
+    return code

@@ -34,6 +34,11 @@ def take() -> list[str]:
     return fresh
 
 
+def shown(texts: list[str]) -> None:
+    """Count ``texts`` as shown already (printed as a command's own warnings)."""
+    _told.update(texts)
+
+
 def keep(found: list[str]) -> None:
     """Give back notes that could not be shown where they were taken."""
     _told.difference_update(found)

@@ -1,24 +1,80 @@
-"""Export everything kronika keeps, and import such an export elsewhere (SPEC C4).
+"""Export everything kronika keeps, and restore such an export elsewhere (SPEC C4).
 
-An export is one JSON document: every Markdown file of every agent, verbatim (the
-truth, so nothing is lost), the items derived from them (readable for an audit),
-and the audit trail. Importing writes the files back through the single write
-path and re-indexes; exporting the result again gives the same files.
+An export is one JSON document (format in ``docs/import.md``): every Markdown file of
+every agent verbatim with its modification time (the truth: facts with their history
+and validity, notes, sessions, summaries, Active Context, identity, proposals), the
+items derived from them with their access statistics, each agent's write policy, the
+audit trail and the embedding model. Importing it into a fresh workspace and exporting
+again gives the same document, but for ``exported_at`` and one ``import`` entry per
+agent at the end of the audit trail.
+
+An import is checked whole first (:func:`~kronika.engine.backup_format.read_backup`),
+then staged and swapped into place at once (:mod:`kronika.engine.restore`): a bad
+file, a refused agent or a crash halfway leaves the workspace as it was. What it
+writes is screened for secrets like every other write (the ``secrets`` setting).
 """
 
 from __future__ import annotations
 
+import json
+import tomllib
 from collections.abc import Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any
 
+from kronika.core.screening import screen_text
 from kronika.core.serialize import item_to_dict
-from kronika.engine.write import USER, RestoreFile, safe_agent_path
+from kronika.engine.backup_format import (
+    FORMAT,
+    VERSION,
+    AgentBackup,
+    Backup,
+    mtime_text,
+    read_backup,
+)
+from kronika.engine.restore import (
+    LOCK_FILE,
+    StagedFile,
+    Staging,
+    has_content,
+    recover_imports,
+)
+from kronika.engine.write import USER
 from kronika.errors import ImportFormatError
 from kronika.memory import Memory
+from kronika.ports import AuditEntry
+from kronika.settings import CONFIG_FILE, AgentPolicy
+from kronika.stores.lock import WorkspaceLock
 
-FORMAT = "kronika-export"
-VERSION = 1
+__all__ = [
+    "FORMAT",
+    "VERSION",
+    "RestoreReport",
+    "StagedRestore",
+    "export_memory",
+    "import_export",
+    "restore_backup",
+    "stage_backup",
+]
+
+AUDIT_FILE = "audit.jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class RestoreReport:
+    """What an import restored; ``notes`` says what a user should know (another
+    embedding model, a policy this workspace already set otherwise)."""
+
+    agents: int
+    files: int
+    audit_entries: int
+    access_stats: int
+    policies: int
+    embedding_model: str
+    notes: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**asdict(self), "notes": list(self.notes)}
 
 
 def export_memory(memory: Memory, agents: Sequence[str] | None = None) -> dict[str, Any]:
@@ -36,14 +92,20 @@ def export_memory(memory: Memory, agents: Sequence[str] | None = None) -> dict[s
     for name in names:
         agent_dir = memory.workspace.require_agent(name)
         files: dict[str, str] = {}
+        times: dict[str, str] = {}
         for path in sorted(agent_dir.rglob("*.md")):
             rel = path.relative_to(agent_dir).as_posix()
-            if any(part.startswith(".") for part in rel.split("/")):
+            if any(part.startswith(".") for part in rel.split("/")) or not path.is_file():
                 continue
-            files[rel] = path.read_text(encoding="utf-8", errors="replace")
+            # bytes, not read_text: universal newlines would turn "\r\n" into "\n"
+            files[rel] = path.read_bytes().decode("utf-8", errors="replace")
+            times[rel] = mtime_text(path.stat().st_mtime_ns)
+        policy = memory.settings.policy(name)
         items = memory.items(agent=name, include_superseded=True)
         out["agents"][name] = {
             "files": files,
+            "file_times": times,
+            "policy": {"autonomy": policy.autonomy, "writers": list(policy.writers)},
             "items": [item_to_dict(item) for item in items],
         }
     out["audit"] = (
@@ -58,36 +120,178 @@ def export_memory(memory: Memory, agents: Sequence[str] | None = None) -> dict[s
     return out
 
 
-def import_export(memory: Memory, data: Any, *, replace_existing: bool = False) -> dict[str, int]:
-    """Write an export's files into this workspace and index them.
+def import_export(memory: Memory, data: Any, *, replace_existing: bool = False) -> RestoreReport:
+    """Restore an export (a parsed JSON document) into this workspace, all or nothing.
 
-    An agent that already exists here is refused unless ``replace_existing`` is set
-    (then its files named in the export are overwritten; others stay).
+    An agent that does not exist here, or that is still as ``kronika init`` made it,
+    is restored without asking; one that holds memories is refused unless
+    ``replace_existing`` (then it becomes exactly the export's agent). Policies that
+    differ from this workspace's are added to ``kronika.toml`` (they apply from the
+    next time the workspace is opened); audit entries are appended; access statistics
+    go into the index.
     """
-    if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ImportFormatError('not a kronika export (expected "format": "kronika-export")')
-    if data.get("version") != VERSION:
-        raise ImportFormatError(f"unsupported export version {data.get('version')!r}")
-    agents = data.get("agents")
-    if not isinstance(agents, dict):
-        raise ImportFormatError('the export has no "agents" table')
-    counts = {"agents": 0, "files": 0}
-    for name, body in agents.items():
-        files = body.get("files") if isinstance(body, dict) else None
-        if not isinstance(files, dict):
-            raise ImportFormatError(f'agent {name!r} in the export has no "files" table')
-        if memory.workspace.has_agent(name) and not replace_existing:
-            raise ImportFormatError(
-                f"agent {name!r} already exists here; pass --replace to overwrite its files"
+    return restore_backup(memory, read_backup(data), replace_existing=replace_existing)
+
+
+def restore_backup(
+    memory: Memory, backup: Backup, *, replace_existing: bool = False
+) -> RestoreReport:
+    """:func:`import_export` for a :class:`Backup` already read and checked."""
+    home = memory.settings.home
+    usage = [u for agent in backup.agents for u in agent.usage]
+    with WorkspaceLock(home / LOCK_FILE):
+        recover_imports(home)
+        staged = stage_backup(memory, backup, replace_existing=replace_existing)
+        # before the swap: a crash while the files are indexed afterwards (the long
+        # part) must not lose them; rows of items not (yet) in the workspace are unused
+        memory.index.restore_usage([(u.item_id, u.access_count, u.last_accessed_at) for u in usage])
+        staged.staging.commit(staged.targets)
+    notes = list(staged.notes)
+    for agent in backup.agents:
+        known = memory.index.source_states(agent.name)
+        listed = [f.path for f in memory.workspace.list_sources(agent.name)]
+        memory.sync(agent.name, paths=sorted({*known, *listed}))
+    model = memory.embedder.model_id
+    if backup.embedding_model is not None and backup.embedding_model != model:
+        notes.append(
+            f"the export's memories were embedded with {backup.embedding_model}; this"
+            f" workspace uses {model}, so every memory was embedded again with it"
+        )
+    return RestoreReport(
+        agents=len(backup.agents),
+        files=sum(len(agent.files) for agent in backup.agents),
+        audit_entries=len(backup.audit),
+        access_stats=sum(1 for u in usage if u.access_count or u.last_accessed_at),
+        policies=staged.policies,
+        embedding_model=model,
+        notes=tuple(notes),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class StagedRestore:
+    """A backup written complete into a staging folder, not yet swapped into place."""
+
+    staging: Staging
+    targets: list[str]
+    policies: int
+    notes: tuple[str, ...]
+
+
+def stage_backup(memory: Memory, backup: Backup, *, replace_existing: bool) -> StagedRestore:
+    """Write everything the restore changes into a staging folder (the caller holds the
+    workspace lock and commits it); refuses to overwrite an agent that holds memories
+    unless ``replace_existing``. On failure the staging folder is removed."""
+    staging = Staging(memory.settings.home)
+    try:
+        _refuse_overwrites(memory, backup, staging, replace_existing)
+        targets = []
+        mode = memory.settings.secrets
+        for agent in backup.agents:
+            files = (StagedFile(rel, screen_text(text, mode), t) for rel, text, t in agent.files)
+            staging.agent(agent.name, files)
+            targets.append(f"agents/{agent.name}")
+        config, policies, notes = _config_with_policies(memory, backup.agents)
+        if config is not None:
+            staging.file(StagedFile(CONFIG_FILE, config))
+            targets.append(CONFIG_FILE)
+        staging.file(StagedFile(AUDIT_FILE, _audit_with(memory, backup)))
+        targets.append(AUDIT_FILE)
+    except BaseException:
+        staging.discard()
+        raise
+    return StagedRestore(staging, targets, policies, tuple(notes))
+
+
+def _refuse_overwrites(
+    memory: Memory, backup: Backup, staging: Staging, replace_existing: bool
+) -> None:
+    if replace_existing:
+        return
+    fresh = staging.probe_agent()
+    taken = [
+        agent.name
+        for agent in backup.agents
+        if memory.workspace.has_agent(agent.name)
+        and has_content(memory.workspace.agent_dir(agent.name), fresh)
+    ]
+    if taken:
+        listing = ", ".join(repr(name) for name in taken)
+        raise ImportFormatError(
+            f"agent {listing} already has memories here; pass --replace to replace"
+            " them with the export's (nothing was imported)"
+        )
+
+
+def _audit_with(memory: Memory, backup: Backup) -> str:
+    """``audit.jsonl`` as it is, then the export's entries, then one per restored agent."""
+    path = memory.settings.home / AUDIT_FILE
+    text = path.read_bytes().decode("utf-8", errors="replace") if path.is_file() else ""
+    if text and not text.endswith("\n"):
+        text += "\n"  # a torn last line must not swallow the first restored entry
+    now = memory.clock.now()
+    made = f" made {backup.exported_at}" if backup.exported_at else ""
+    restored = [
+        AuditEntry(
+            now,
+            "import",
+            agent.name,
+            USER,
+            "import",
+            None,
+            f"restored {len(agent.files)} files from an export{made}",
+            "applied",
+        )
+        for agent in backup.agents
+    ]
+    mode = memory.settings.secrets
+    for entry in (*backup.audit, *restored):
+        record = {**asdict(entry), "at": entry.at.isoformat()}
+        record["summary"] = screen_text(entry.summary, mode)
+        text += json.dumps(record, ensure_ascii=False) + "\n"
+    return text
+
+
+def _config_with_policies(
+    memory: Memory, agents: Sequence[AgentBackup]
+) -> tuple[str | None, int, list[str]]:
+    """``kronika.toml`` with a table for each restored policy this workspace would not
+    give that agent by itself (``None`` when nothing needs adding), the number added,
+    and notes on policies this workspace already sets otherwise."""
+    path = memory.settings.home / CONFIG_FILE
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    try:
+        own = tomllib.loads(text).get("agents", {})
+    except tomllib.TOMLDecodeError:
+        own = None
+    tables: list[str] = []
+    notes: list[str] = []
+    for agent in agents:
+        wanted = agent.policy
+        if wanted is None or wanted == memory.settings.policy(agent.name):
+            continue
+        if not isinstance(own, dict) or agent.name in own:
+            notes.append(
+                f"kept this workspace's policy for {agent.name!r}; the export had"
+                f" {_describe(wanted)} (change it in {CONFIG_FILE} if you want that)"
             )
-        agent_dir = memory.workspace.agent_dir(name)
-        for rel, text in files.items():
-            if not isinstance(text, str):
-                raise ImportFormatError(f"{name}/{rel}: file content must be a string")
-            safe_agent_path(agent_dir, rel)
-        memory.create_agent(name)
-        for rel, text in sorted(files.items()):
-            memory.memory_write(name, "import", RestoreFile(rel, text), USER)
-            counts["files"] += 1
-        counts["agents"] += 1
-    return counts
+            continue
+        writers = ", ".join(json.dumps(w, ensure_ascii=False) for w in wanted.writers)
+        tables.append(
+            f"[agents.{json.dumps(agent.name)}]\n"
+            f"autonomy = {wanted.autonomy}\nwriters = [{writers}]\n"
+        )
+    if not tables:
+        return None, 0, notes
+    joined = text + ("\n" if text and not text.endswith("\n") else "") + "\n" + "\n".join(tables)
+    try:
+        tomllib.loads(joined)
+    except tomllib.TOMLDecodeError:
+        notes.append(f"could not add the export's policies to {CONFIG_FILE}; add them by hand")
+        return None, 0, notes
+    return joined, len(tables), notes
+
+
+def _describe(policy: AgentPolicy) -> str:
+    writers = ", ".join(policy.writers) or "none"
+    return f"autonomy {policy.autonomy}, writers {writers}"

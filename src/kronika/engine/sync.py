@@ -243,6 +243,8 @@ class Indexer:
         pending_items = 0
         done = 0
         for source in files:
+            if classify(source.path) is SourceKind.FACTS:
+                source = self._workspace.stamp_hand_facts(agent, source)
             parsed = self._workspace.parse_source(agent, source.path)
             report.warnings.extend(parsed.warnings)
             if watch or (agent, source.path) in self._before:
@@ -409,6 +411,17 @@ class Indexer:
             before = self._index.source_items(agent, path)
         kept = {item.id for item in now}
         lost = [item for item in before if item.id not in kept]
+        if not sudden_loss(len(before), len(lost), len(now)):
+            return
+        # facts moved to another fact file (archived, superseded by another process)
+        # are not lost
+        ws = self._workspace
+        moved = {
+            item.id
+            for items in (ws.brain_facts(agent), ws.archived_facts(agent), ws.fact_history(agent))
+            for item in items
+        }
+        lost = [item for item in lost if item.id not in moved]
         if not sudden_loss(len(before), len(lost), len(now)):
             return
         copy = self._workspace.keep_lost_facts(agent, path, lost)

@@ -18,6 +18,7 @@ from kronika.engine.recall import Recaller, RecallSettings
 from kronika.engine.sync import Indexer, Progress, SyncReport
 from kronika.engine.write import MemoryWriter
 from kronika.errors import CorruptIndexError, InvalidInput
+from kronika.memory import checks
 from kronika.ports import (
     AuditLog,
     Clock,
@@ -28,6 +29,7 @@ from kronika.ports import (
 )
 from kronika.settings import Settings
 from kronika.stores.lock import WorkspaceLock
+from kronika.stores.markdown.sessions import session_filename
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
 MAX_KEY_CHARS = 200
@@ -36,8 +38,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 T = TypeVar("T")
 
 
-def _clean(text: str, *, what: str, limit: int) -> str:
-    cleaned = _CONTROL.sub("", text).strip()
+def _clean(text: object, *, what: str, limit: int) -> str:
+    cleaned = _CONTROL.sub("", checks.text(text, what=what)).strip()
     if not cleaned:
         raise InvalidInput(f"{what} is empty")
     if len(cleaned) > limit:
@@ -191,15 +193,24 @@ class MemoryBase:
             with self._lock:
                 self.workspace.create_agent(agent)
 
-    def sync(self, agent: str | None = None, *, progress: Progress | None = None) -> SyncReport:
-        """Pick up changes made to the Markdown files (by hand or by another process)."""
+    def sync(
+        self,
+        agent: str | None = None,
+        *,
+        paths: Sequence[str] | None = None,
+        progress: Progress | None = None,
+    ) -> SyncReport:
+        """Pick up changes made to the Markdown files (by hand or by another process);
+        ``paths`` (of one ``agent``) are read again even if their size and time match."""
         with self._lock:
             if agent is None:
                 report = self._healing(lambda: self._indexer.sync_all(progress=progress))
                 report.warnings.extend(self._notes)
                 return report
             name = self._agent(agent)
-            report = self._healing(lambda: self._indexer.sync_agent(name, progress=progress))
+            report = self._healing(
+                lambda: self._indexer.sync_agent(name, paths=paths, progress=progress)
+            )
             report.warnings.extend(self._notes)
         self._synced_at[agent] = self.clock.now()
         return report
@@ -225,7 +236,7 @@ class MemoryBase:
     def load_session(self, session_id: str, *, agent: str | None = None) -> list[MemoryItem]:
         """Every turn of one stored session, in order."""
         name = self._agent(agent)
-        path = f"sessions/{session_id}.md"
+        path = session_filename(checks.text(session_id, what="the session id"))
         if path not in {f.path for f in self.workspace.list_sources(name)}:
             return []
         return list(self.workspace.parse_source(name, path).items)

@@ -22,7 +22,8 @@ from kronika.core.prompt import (
 from kronika.core.text import normalize_key
 from kronika.core.timeexpr import parse_since, parse_until
 from kronika.engine.recall import Mode
-from kronika.errors import InvalidQuery, NotFound
+from kronika.errors import ConfigError, InvalidQuery, NotFound
+from kronika.memory import checks
 from kronika.memory.base import MemoryBase, _when
 from kronika.ports import (
     AuditEntry,
@@ -57,7 +58,30 @@ class MemoryReads(MemoryBase):
         record_access: bool = True,
         query_vector: Vector | None = None,
     ) -> RecallResult:
-        """Find the memories that best match ``query`` (SPEC R1-R3)."""
+        """Find the memories that best match ``query`` (SPEC R1-R3).
+
+        A blank query finds nothing. Raises :class:`InvalidQuery` for a ``k`` outside 1..10 000, a
+        ``budget_tokens`` outside 1..10 000 000, a time that cannot be understood (or
+        lies outside the years 1..9999) and arguments of the wrong type.
+        """
+        query = checks.text(query, what="the query", error=InvalidQuery)
+        k = checks.optional_count(k, what="k", low=1, high=checks.MAX_K, error=InvalidQuery)
+        budget_tokens = checks.optional_count(
+            budget_tokens,
+            what="the token budget",
+            low=1,
+            high=checks.MAX_BUDGET_TOKENS,
+            error=InvalidQuery,
+        )
+        since, until, as_of = (
+            checks.moment_or_text(value, what=what, error=InvalidQuery)
+            for value, what in ((since, "since"), (until, "until"), (as_of, "as_of"))
+        )
+        keys, entities, speakers = (
+            checks.texts(values, what=what, error=InvalidQuery)
+            for values, what in ((keys, "keys"), (entities, "entities"), (speakers, "speakers"))
+        )
+        channel = checks.optional_text(channel, what="the channel", error=InvalidQuery)
         moment = now or self.clock.now()
         if all_agents:
             agents: tuple[str, ...] = ()
@@ -84,11 +108,13 @@ class MemoryReads(MemoryBase):
             )
         except ValueError as exc:
             raise InvalidQuery(str(exc)) from exc
+        except OverflowError as exc:
+            raise InvalidQuery(f"that time is outside the years 1 to 9999 ({exc})") from exc
         return self._healing(  # a damaged index is rebuilt, never the end of an agent
             lambda: self._recaller.recall(
                 query,
                 flt,
-                k=k or self.settings.recall_k,
+                k=k if k is not None else self._default_k(),
                 mode=mode,
                 now=moment,
                 budget_tokens=budget_tokens,
@@ -97,7 +123,17 @@ class MemoryReads(MemoryBase):
             )
         )
 
+    def _default_k(self) -> int:
+        return checks.count(
+            self.settings.recall_k,
+            what="the recall_k setting",
+            low=1,
+            high=checks.MAX_K,
+            error=ConfigError,
+        )
+
     def get(self, item_id: str, *, agent: str | None = None) -> MemoryItem:
+        item_id = checks.text(item_id, what="the item id")
         name = self._agent(agent)
         self._fresh(name)
         found = [it for it in self.index.get_items([item_id]) if it.agent == name]
@@ -114,14 +150,19 @@ class MemoryReads(MemoryBase):
         limit: int | None = None,
         offset: int = 0,
     ) -> list[MemoryItem]:
-        """Stored items, newest first (``kronika list``)."""
+        """Stored items, newest first (``kronika list``); ``limit`` 1..1 000 000."""
+        limit = checks.optional_count(limit, what="the limit", low=1, high=checks.MAX_LIMIT)
+        offset = checks.count(offset, what="the offset", low=0, high=checks.MAX_OFFSET)
         name = self._agent(agent)
         self._fresh(name)
-        flt = RecallFilter(
-            agents=(name,),
-            types=tuple(ItemType(t) for t in types),
-            include_superseded=include_superseded,
-        )
+        try:
+            flt = RecallFilter(
+                agents=(name,),
+                types=tuple(ItemType(t) for t in types),
+                include_superseded=include_superseded,
+            )
+        except ValueError as exc:
+            raise InvalidQuery(str(exc)) from exc
         return self.index.list_items(flt, limit=limit, offset=offset)
 
     def count(self, *, agent: str | None = None) -> int:
@@ -136,7 +177,9 @@ class MemoryReads(MemoryBase):
         return facts + self.workspace.archived_facts(name) if include_archived else facts
 
     def history(self, key: str, *, agent: str | None = None) -> list[MemoryItem]:
-        """Every value a key has had, oldest first, with validity intervals."""
+        """Every value a key has had, oldest first, with validity intervals (``[]`` for
+        a key that never had one)."""
+        key = checks.text(key, what="the key")
         name = self._agent(agent)
         wanted = normalize_key(key)
         pool = self.workspace.fact_history(name) + self.facts(agent=name)
@@ -153,7 +196,7 @@ class MemoryReads(MemoryBase):
         if not query:
             brain = self.workspace.brain_facts(name)
             return sorted(brain, key=lambda f: -f.importance)[:limit]
-        result = self.recall(query, agent=name, k=limit, types=[ItemType.FACT])
+        result = self.recall(query, agent=name, k=min(limit, checks.MAX_K), types=[ItemType.FACT])
         return [hit.item for hit in result.hits]
 
     def load_short_term(
@@ -210,6 +253,8 @@ class MemoryReads(MemoryBase):
         return self.workspace.read_active_context(self._agent(agent))
 
     def audit(self, *, agent: str | None = None, limit: int | None = None) -> list[AuditEntry]:
+        """The newest ``limit`` (1..1 000 000) entries of the audit trail, oldest first."""
+        limit = checks.optional_count(limit, what="the limit", low=1, high=checks.MAX_LIMIT)
         return self.audit_log.read(agent, limit)
 
     def stats(self) -> dict[str, Any]:

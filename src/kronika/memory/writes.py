@@ -45,6 +45,7 @@ from kronika.engine.write import (
     WriteSession,
 )
 from kronika.errors import InvalidInput
+from kronika.memory import checks
 from kronika.memory.base import (
     MAX_KEY_CHARS,
     MAX_VALUE_CHARS,
@@ -103,14 +104,19 @@ class MemoryWrites(MemoryBase):
             raise InvalidInput("nothing to remember: give the content (and optionally a key)")
         text = _clean(raw, what="the value", limit=MAX_VALUE_CHARS)
         clean_key = _clean(key, what="the key", limit=MAX_KEY_CHARS) if key is not None else None
-        if clean_key is not None and "\n" in clean_key:
-            raise InvalidInput("a key must be one line")
-        if importance is not None and not 0.0 <= importance <= 1.0:
-            raise InvalidInput("importance must be between 0 and 1")
+        if clean_key is not None:
+            checks.fact_key(clean_key)
+        importance = checks.fraction(importance, what="importance")
+        at = checks.moment(at, what="at")
+        entities = checks.texts(entities, what="entities")
+        tags = checks.texts(tags, what="tags")
+        channel = checks.optional_text(channel, what="the channel")
         name = self._agent(agent)
         now = at or self.clock.now()
-        src = Source(source)
         try:
+            src = Source(source)
+            scope = Scope(scope)
+            section = checks.optional_text(section, what="the section")
             sect = parse_section(section) if section else guess_section(clean_key, text)
         except ValueError as exc:
             raise InvalidInput(str(exc)) from exc
@@ -129,7 +135,7 @@ class MemoryWrites(MemoryBase):
             updated_at=now,
             provenance=Provenance(path="brain.md"),
             tenant=self.settings.tenant,
-            scope=Scope(scope),
+            scope=scope,
             channel=channel,
             key=clean_key,
             value=text,
@@ -197,6 +203,7 @@ class MemoryWrites(MemoryBase):
     ) -> WriteReceipt:
         """Retain a note in today's daily log (``memory/YYYY-MM-DD.md``, ``## Retain``)."""
         clean = _clean(text, what="the note", limit=MAX_VALUE_CHARS)
+        at = checks.moment(at, what="at")
         name = self._agent(agent)
         now = at or self.clock.now()
         item = MemoryItem(
@@ -234,6 +241,11 @@ class MemoryWrites(MemoryBase):
         Returns a :class:`~kronika.engine.forgetting.ForgetReceipt` listing every place
         touched (``outcome="proposed"`` when the agent's autonomy makes it a proposal).
         """
+        item_id, key, value, topic = (
+            checks.optional_text(text, what=what)
+            for text, what in ((item_id, "the item id"), (key, "the key"))
+            + ((value, "the value"), (topic, "the topic"))
+        )
         name = self._agent(agent)
         with self._lock:
             self._indexer.sync_agent(name)
@@ -291,8 +303,10 @@ class MemoryWrites(MemoryBase):
         source_agent: str = USER,
     ) -> str:
         """Append one turn to ``sessions/<session_id>.md`` (auto-save, SPEC L4); returns its id."""
+        session_id = checks.text(session_id, what="the session id")
         text = _clean(content, what="the turn", limit=MAX_VALUE_CHARS * 5)
         who = _clean(speaker, what="the speaker", limit=100)
+        at = checks.moment(at, what="at")
         name = self._agent(agent)
         now = at or self.clock.now()
         with self._lock:

@@ -44,6 +44,7 @@ from kronika.stores.markdown.lines import (
     BlockKind,
     ParsedItems,
     append_section,
+    bare,
     hashed_id,
     insert_lines,
     normalize_text,
@@ -198,6 +199,37 @@ def parse_facts(
         )
         spans[item_id] = (block.start, block.end)
     return ParsedItems(tuple(items), spans, tuple(warnings + damage), tuple(damage))
+
+
+def stamp_hand_facts(
+    text: str, *, spec: FactsFile, agent: str, tenant: str, mtime: datetime
+) -> str | None:
+    """``text`` with a metadata comment (id, source, creation time) added to every
+    bullet written by hand, or ``None`` when there is none.
+
+    Without one, a hand-written fact is dated by the file's modification time, which
+    every later write moves; stamped, it keeps the time it was first read (``mtime``)
+    and its id. The rest of the line, and every other line, is left as written; a
+    bullet holding ``<!--`` anywhere is left alone (it may be a damaged comment).
+    """
+    lines = split_lines(text)
+    parsed = parse_facts(text, spec=spec, agent=agent, tenant=tenant, mtime=mtime)
+    stamped = False
+    for item in parsed.items:
+        start = parsed.spans[item.id][0]
+        visible = bare(lines[start])
+        if "<!--" in visible:
+            continue
+        meta = render_meta(
+            [
+                ("id", encode_value(item.id)),
+                ("src", item.source.value),
+                ("created", format_time(item.created_at)),
+            ]
+        )
+        lines[start] = f"{visible.rstrip()} {meta}{lines[start][len(visible) :]}"
+        stamped = True
+    return "".join(lines) if stamped else None
 
 
 def _split_key(text: str) -> tuple[str | None, str]:

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from kronika.errors import WorkspaceError
+from kronika.errors import InvalidInput, WorkspaceError
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.layout import CORRUPT_DIR
 from kronika.stores.private import make_private_dir, write_private_bytes
@@ -79,8 +79,15 @@ def keep_copy(folder: Path, path: str, raw: bytes) -> str:
 
 
 def write_text(file: Path, text: str) -> None:
-    """Atomically replace ``file`` with ``text``; ``OSError`` becomes ``WorkspaceError``."""
+    """Atomically replace ``file`` with ``text``; ``OSError`` becomes ``WorkspaceError``,
+    text UTF-8 cannot hold (a lone surrogate from undecoded bytes) ``InvalidInput``."""
     try:
         atomic_write_text(file, text)
     except OSError as exc:
         raise WorkspaceError(f"cannot write {file}: {exc}") from exc
+    except UnicodeEncodeError as exc:
+        bad = exc.object[exc.start : exc.end]
+        raise InvalidInput(
+            f"cannot write {file.name}: the text holds {bad!r}, which is not a Unicode"
+            " character (bytes that were not UTF-8?); nothing was written"
+        ) from exc

@@ -22,9 +22,12 @@ from enum import StrEnum
 from pathlib import PurePosixPath
 
 from kronika.core.model import RetainKind
-from kronika.errors import InvalidAgentName
+from kronika.errors import InvalidAgentName, InvalidInput
 
 AGENT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
+_NAME_CHAR_RE = re.compile(r"[A-Za-z0-9._-]")
+MAX_FILE_STEM = 200
+"""Bytes of a file name kronika derives from a session id (most file systems allow 255)."""
 IDENTITY = "identity.md"
 PROPOSALS = "proposals.md"
 CORRUPT_DIR = ".corrupt"
@@ -36,14 +39,71 @@ BANK_KINDS = {
 }
 
 
-def validate_agent_name(agent: str) -> str:
-    """``agent`` if it is a safe folder name, else :class:`InvalidAgentName`."""
-    if not isinstance(agent, str) or agent in {".", ".."} or not AGENT_NAME_RE.match(agent):
-        raise InvalidAgentName(
-            f"invalid agent name {agent!r}: use 1-64 letters, digits, '.', '_' or '-', "
-            "starting with a letter or digit"
-        )
+WINDOWS_RESERVED = frozenset(
+    ("con", "prn", "aux", "nul")
+    + tuple(f"{port}{n}" for port in ("com", "lpt") for n in "0123456789¹²³")
+)
+"""Names Windows gives to devices, whatever the case or extension (``nul.md``, ``Com1``)."""
+
+
+def mangled_name_problem(name: str) -> str | None:
+    """Why a file system would not keep ``name`` as written, or ``None`` when it would.
+
+    Windows turns ``CON``, ``NUL``, ``COM1``… (any case, any extension) into devices
+    and drops a trailing dot or space; a name that is ``.`` or ``..`` is a folder
+    already.
+    """
+    if name in {".", ".."}:
+        return "it names a folder already"
+    if name.split(".", 1)[0].rstrip(" ").casefold() in WINDOWS_RESERVED:
+        return "Windows reserves it for a device"
+    if name.endswith((".", " ")):
+        return "Windows drops a trailing dot or space"
+    return None
+
+
+def validate_agent_name(agent: str, *, existing: bool = False) -> str:
+    """``agent`` if it is a safe folder name, else :class:`InvalidAgentName`.
+
+    ``existing``: the folder is there already, so a name only some other file system
+    would mangle (see :func:`mangled_name_problem`) is still read.
+    """
+    rule = "use 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit"
+    if not isinstance(agent, str) or not AGENT_NAME_RE.fullmatch(agent):
+        raise InvalidAgentName(f"invalid agent name {agent!r}: {rule}")
+    problem = None if existing else mangled_name_problem(agent)
+    if problem is not None:
+        raise InvalidAgentName(f"invalid agent name {agent!r}: {problem}; {rule}")
     return agent
+
+
+def session_file_stem(session_id: str) -> str:
+    """The file name (without ``.md``) of a session: one name per id, never shared.
+
+    Letters, digits, ``_`` and ``-`` stay as they are, and so does ``.`` except first
+    or last; every other character becomes ``%`` and the hex of its UTF-8 bytes
+    (``a/b`` → ``a%2Fb``, ``%`` → ``%25``), as does the first letter of a name
+    Windows reserves (``CON`` → ``%43ON``). The mapping is reversible
+    (``urllib.parse.unquote``), so ``a/b`` and ``a_b`` never share a file.
+    :class:`InvalidInput` for an empty id or one whose name would pass 200 bytes.
+    """
+    if not session_id:
+        raise InvalidInput("a session id cannot be empty")
+    last = len(session_id) - 1
+    stem = "".join(
+        char
+        if _NAME_CHAR_RE.fullmatch(char) and not (char == "." and i in (0, last))
+        else "".join(f"%{byte:02X}" for byte in char.encode("utf-8", "surrogatepass"))
+        for i, char in enumerate(session_id)
+    )
+    if mangled_name_problem(stem) is not None:
+        stem = f"%{ord(stem[0]):02X}{stem[1:]}"
+    if len(stem) > MAX_FILE_STEM:
+        raise InvalidInput(
+            f"session id {session_id[:40]!r}… is too long: its file name would be"
+            f" {len(stem)} bytes, the limit is {MAX_FILE_STEM}"
+        )
+    return stem
 
 
 class SourceKind(StrEnum):

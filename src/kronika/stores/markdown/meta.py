@@ -24,8 +24,9 @@ from kronika.core.model import Scope, Source
 # last comment on the line the metadata even if the visible text contains "-->".
 _META_RE = re.compile(r"(?:^|[ \t])<!--(?P<body>[^<>]*)-->[ \t]*$")
 _UNSAFE_RE = re.compile(r"[%<>,\s\x00-\x1f\x7f]")
-# An opened comment that never closes, starting like metadata: a write cut short.
-_TORN_RE = re.compile(r"(?:^|[ \t])<!--(?P<body>[ \t]*[a-z]+=[^<>]*)$")
+# An opened comment that never closes at the end of a line: a write cut short if it
+# starts like metadata (see split_torn).
+_TORN_RE = re.compile(r"(?:^|[ \t])<!--(?P<body>[ \t]*(?P<first>[a-z]*)(?P<eq>=?)[^<>]*)$")
 
 KNOWN_KEYS = frozenset(
     ("id", "src", "created", "updated", "imp", "multi", "from", "to", "by")
@@ -80,7 +81,14 @@ def split_torn(line: str) -> tuple[str, str] | None:
     match = _TORN_RE.search(line)
     if match is None:
         return None
-    return line[: match.start()], match.group("body")
+    first, body = match.group("first"), match.group("body")
+    # ``<!-- id=…`` is metadata; so is a first word cut before its ``=`` (``<!-- i``)
+    # when nothing follows it, or nothing at all after ``<!--``
+    if match.group("eq"):
+        torn = first in KNOWN_KEYS
+    else:
+        torn = body.strip() == first and any(key.startswith(first) for key in KNOWN_KEYS)
+    return (line[: match.start()], body) if torn else None
 
 
 @dataclass(frozen=True, slots=True)

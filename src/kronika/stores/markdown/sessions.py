@@ -40,6 +40,7 @@ from kronika.core.model import (
 )
 from kronika.stores.markdown.entities import entities_of
 from kronika.stores.markdown.frontmatter import parse_frontmatter, render_frontmatter
+from kronika.stores.markdown.layout import session_file_stem
 from kronika.stores.markdown.lines import bare, hashed_id, split_lines
 from kronika.stores.markdown.meta import format_time, parse_time
 
@@ -48,7 +49,6 @@ TURN_RE = re.compile(
 )
 _ESCAPED_RE = re.compile(r"^\\*### \[")
 _HEADER_START = "### ["
-_UNSAFE_NAME_RE = re.compile(r"[^A-Za-z0-9._-]")
 LIVE_ID_RE = re.compile(r"^(?P<day>\d{4}-\d\d-\d\d)_(?P<n>\d{3,})$")
 """Ids of sessions kronika itself records (``2026-11-22_001``); imports keep their own."""
 SUMMARY_SPEAKER = "summary"
@@ -57,9 +57,9 @@ SUMMARY_ID_RE = re.compile(r"^summary (?P<first>\d+)-(?P<last>\d+)$")
 
 
 def session_filename(session_id: str) -> str:
-    """``sessions/<id>.md`` with characters unsafe in file names replaced by ``_``."""
-    name = _UNSAFE_NAME_RE.sub("_", session_id).lstrip(".") or "session"
-    return f"sessions/{name}.md"
+    """``sessions/<id>.md``, the id encoded where a file name could not hold it
+    (:func:`~kronika.stores.markdown.layout.session_file_stem`)."""
+    return f"sessions/{session_file_stem(session_id)}.md"
 
 
 def render_turn(turn: TurnRecord) -> str:

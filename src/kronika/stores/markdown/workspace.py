@@ -102,7 +102,7 @@ class MarkdownWorkspace:
         names = []
         for entry in self._root.iterdir():
             try:
-                validate_agent_name(entry.name)
+                validate_agent_name(entry.name, existing=True)
             except InvalidAgentName:  # a stray folder, not an agent
                 continue
             if entry.is_dir():
@@ -110,7 +110,8 @@ class MarkdownWorkspace:
         return sorted(names)
 
     def agent_dir(self, agent: str) -> Path:
-        return self._root / validate_agent_name(agent)
+        folder = self._root / validate_agent_name(agent, existing=True)
+        return folder if folder.is_dir() else self._root / validate_agent_name(agent)
 
     def has_agent(self, agent: str) -> bool:
         return self.agent_dir(agent).is_dir()
@@ -315,6 +316,29 @@ class MarkdownWorkspace:
                 changed.append(spec.path)
             ahead.update(item.id for item in parsed.items)
         return tuple(changed)
+
+    def stamp_hand_facts(self, agent: str, source: SourceFile) -> SourceFile:
+        """Give the hand-written bullets of a fact file their metadata, so they keep
+        the time they were first read (:func:`brain.stamp_hand_facts`); returns the
+        file's new stat, or ``source`` when nothing was written. A damaged file, one
+        edited again meanwhile, or one that cannot be written is left as it is."""
+        spec = next((s for s in brain.FACT_FILES if s.path == source.path), None)
+        folder = self.require_agent(agent)
+        read = read_source(folder, source.path) if spec is not None else None
+        if spec is None or read is None or read.warnings:
+            return source
+        text = brain.stamp_hand_facts(
+            read.text, spec=spec, agent=agent, tenant=self.tenant, mtime=read.mtime
+        )
+        again = read_source(folder, source.path) if text is not None else None
+        if text is None or again is None or again.raw != read.raw:
+            return source
+        try:
+            write_text(folder / source.path, text)
+        except WorkspaceError:
+            return source
+        stat = (folder / source.path).stat()
+        return SourceFile(source.path, stat.st_mtime_ns, stat.st_size)
 
     def _append_facts(
         self, agent: str, spec: brain.FactsFile, items: Sequence[MemoryItem]

@@ -273,6 +273,10 @@ class AnnCache:
         self._discarded = 0  # bumped by discard(): a build begun before is never kept
         self.build_seconds: float | None = None
 
+    @property
+    def building(self) -> bool:
+        return self._building is not None
+
     def enabled_for(self, rows: int) -> bool:
         return self.threshold > 0 and rows >= self.threshold
 

@@ -430,7 +430,7 @@ class SqliteIndex:
             self._scrub_beside(None if everything else gone)
             beside = time.perf_counter()
             with self._reading() as conn:
-                if not scrub.checkpoint(conn):
+                if not scrub.checkpoint(conn, restore_s=BUSY_TIMEOUT_S):
                     log.info("a reader kept the -wal of %s; it is truncated later", self._path)
             done = time.perf_counter()
             log.info(
@@ -659,6 +659,20 @@ class SqliteIndex:
                 ((i, moment) for i in dict.fromkeys(ids)),
             )
 
+    def restore_usage(self, rows: Sequence[tuple[str, int, datetime | None]]) -> None:
+        """Set usage statistics as a backup recorded them (``0, None`` removes a row)."""
+        kept = [(i, n, None if t is None else to_epoch(t)) for i, n, t in rows if n or t]
+        with self._writing() as conn:
+            conn.executemany(
+                "DELETE FROM usage WHERE item_id = ?", ((i,) for i, n, t in rows if not (n or t))
+            )
+            conn.executemany(
+                "INSERT INTO usage (item_id, access_count, last_accessed_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (item_id) DO UPDATE SET access_count = excluded.access_count,"
+                " last_accessed_at = excluded.last_accessed_at",
+                kept,
+            )
+
     # -- embeddings -------------------------------------------------------------------
 
     def embeddings_missing(self, text_hashes: Iterable[str]) -> set[str]:
@@ -830,8 +844,8 @@ class SqliteIndex:
         if not self._ann.enabled_for(len(snapshot) - snapshot.dead):
             return None
         with read_transaction(conn):
-            if self._ann.graph is None:  # the graph about to be read or built is of now
-                self._scrubbed = self._scrub_mark(conn)
+            if self._ann.graph is None and not self._ann.building:
+                self._scrubbed = self._scrub_mark(conn)  # a graph read or built from now
             return self._ann.current(
                 conn,
                 snapshot.rowids,
@@ -940,7 +954,8 @@ class SqliteIndex:
         Each is brought up to date first: another process may have deleted rows since
         this one last searched, and a copy never holds a deleted row.
         """
-        if self._snapshot is not None or (self._bm25 is not None and self._bm25.loaded):
+        loaded = self._snapshot is not None or (self._bm25 is not None and self._bm25.loaded)
+        if loaded and self._copies_beside() is not None:
             with self._reading() as conn:
                 if self._snapshot is not None:
                     self._current_snapshot(conn)

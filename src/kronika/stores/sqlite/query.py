@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
+from kronika.core.entities import normalize_entity
 from kronika.core.model import RecallFilter, Status
 from kronika.core.text import folded_words
 
@@ -18,6 +19,17 @@ MAX_QUERY_TERMS = 64
 def normalise_name(name: str) -> str:
     """Key used for case-insensitive equality of keys, entities and speakers: ``casefold``."""
     return name.strip().casefold()
+
+
+def entity_forms(name: str) -> tuple[str, ...]:
+    """The stored forms an entity filter matches: ``Peter``, ``@Peter`` and ``peter``
+    find the same entity, whether it was stored as a mention or a plain name.
+
+    ``@`` marks a mention in text only (the extractor stores the name without it),
+    but names given with ``entities=`` are stored as written, so both are matched.
+    """
+    bare = normalize_entity(name).lstrip("@").strip()
+    return (bare, f"@{bare}") if bare else ()
 
 
 def query_terms(query: str) -> list[str]:
@@ -70,7 +82,8 @@ def filter_clause(flt: RecallFilter, alias: str = "i") -> tuple[str, list[object
     * ``as_of``: ``coalesce(valid_from, created_at) <= as_of < coalesce(valid_to, +inf)``;
       superseded items are then included whatever ``include_superseded`` says.
     * ``since`` / ``until`` bound ``created_at`` inclusively.
-    * keys, entities and speakers compare :func:`normalise_name` forms.
+    * keys and speakers compare :func:`normalise_name` forms, entities
+      :func:`entity_forms` (with or without ``@``).
     """
     a = alias
     parts: list[str] = []
@@ -95,7 +108,7 @@ def filter_clause(flt: RecallFilter, alias: str = "i") -> tuple[str, list[object
     if flt.speakers:
         one_of(f"{a}.speaker_norm", {normalise_name(s) for s in flt.speakers})
     if flt.entities:
-        names = sorted({normalise_name(e) for e in flt.entities})
+        names = sorted({form for e in flt.entities for form in entity_forms(e)})
         parts.append(
             f"{a}.rowid IN (SELECT item_rowid FROM item_entities"
             f" WHERE entity_norm IN ({', '.join('?' * len(names))}))"

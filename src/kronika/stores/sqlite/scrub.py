@@ -27,6 +27,11 @@ superseded fact moved to the history file is still there). If any is gone:
    exact meanwhile): which vectors it holds, removed ones included, is not known
    without reading it whole;
 4. the ``-wal`` file is checkpointed into the database and truncated.
+
+Each scrub also changes the ``scrubbed`` mark in the ``meta`` table. Another process
+that held the index open meanwhile brings its snapshots up to date before it saves
+them on close, and does not save a graph it read or began building before the mark
+changed: that graph may hold the removed vectors.
 """
 
 from __future__ import annotations
@@ -56,6 +61,7 @@ T = TypeVar("T")
 _COLUMNS = ("content", "key", "entities", "speaker")
 _PHRASE_WORDS = 16  # a phrase of the first words finds the rows to compare, cheaply
 _WORDS = re.compile(r"\w+")
+_CHECKPOINT_WAIT_MS = 2_000
 
 
 def searchable_rows(
@@ -101,9 +107,19 @@ def merge_fts(conn: sqlite3.Connection) -> None:
     conn.execute("INSERT INTO items_fts (items_fts) VALUES ('optimize')")
 
 
-def checkpoint(conn: sqlite3.Connection) -> bool:
-    """Copy the ``-wal`` into the database and truncate it; False if a reader kept it."""
-    busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+def checkpoint(conn: sqlite3.Connection, *, restore_s: float) -> bool:
+    """Copy the ``-wal`` into the database and truncate it; False if a reader kept it.
+
+    Waits at most ``_CHECKPOINT_WAIT_MS`` for readers of an older state (a forget must
+    not hang on another process), then sets the busy timeout back to ``restore_s``.
+    A ``-wal`` a reader kept is truncated by the next scrub, or deleted when the last
+    connection to the index closes.
+    """
+    conn.execute(f"PRAGMA busy_timeout = {_CHECKPOINT_WAIT_MS}")
+    try:
+        busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+    finally:
+        conn.execute(f"PRAGMA busy_timeout = {int(restore_s * 1000)}")
     return not busy
 
 
