@@ -12,6 +12,11 @@ modification times of the folders files live in (adding, removing or renaming a
 file changes them) and the size and modification time of every file it indexed
 (an edit in place changes those). When nothing differs, the listing, the index
 look-up and the comparison are skipped.
+
+A turn kronika appends to a session file is indexed alone (:meth:`Indexer._appended`):
+the rows of the turns already there stay as they are, so saving a turn costs the same
+whatever the session's length. Whenever the file changed in any other way, it is
+re-indexed whole, as above.
 """
 
 from __future__ import annotations
