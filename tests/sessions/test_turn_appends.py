@@ -163,3 +163,16 @@ def test_two_writers_appending_to_one_session(memory: Memory, tmp_path: Path) ->
     appended = _rows(memory, "sessions/shared.md")
     memory.reindex()
     assert _rows(memory, "sessions/shared.md") == appended
+
+
+def test_a_damaged_session_file_is_written_whole_not_appended_to(
+    memory: Memory, clock: FrozenClock
+) -> None:
+    _talk(memory, clock, 3)
+    file = memory.workspace.agent_dir("default") / "sessions" / "s1.md"
+    file.write_bytes(file.read_bytes().replace(b"heron", b"her\xffon", 1))
+    memory.save_turn("s1", "user", "after the damage")
+    text = file.read_bytes().decode("utf-8")  # the repaired text was saved
+    assert "her\ufffdon" in text and text.endswith("after the damage\n")
+    assert [t.provenance.turn_ids[0] for t in memory.load_session("s1")][-1] == "s1_4"
+    assert any((memory.workspace.agent_dir("default") / ".corrupt").iterdir())
