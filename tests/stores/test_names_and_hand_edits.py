@@ -44,6 +44,15 @@ def test_names_that_only_look_reserved_are_fine(name: str) -> None:
     assert validate_agent_name(name) == name
 
 
+def test_agent_names_differing_only_in_case_are_refused(memory: Memory) -> None:
+    memory.create_agent("Jaskier")
+    for twin in ("jaskier", "JASKIER", "Default"):
+        with pytest.raises(InvalidAgentName, match="only in case"):
+            memory.create_agent(twin)
+    memory.create_agent("Jaskier")  # the same name again is fine
+    assert memory.agents() == ["Jaskier", "default"]
+
+
 def test_an_agent_folder_that_exists_under_a_reserved_name_is_still_read(memory: Memory) -> None:
     # made on Linux before such names were refused: its memory is not lost
     folder = memory.settings.home / "agents" / "aux"

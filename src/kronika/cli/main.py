@@ -371,7 +371,14 @@ GLOBAL_DEFAULTS: dict[str, Any] = {"home": None, "json": False, "verbose": False
 """The global options, which may stand before or after the command name."""
 
 WITHOUT_WORKSPACE = frozenset({"init", "bench"})
-"""Commands that do not need an existing workspace (``init`` makes one, ``bench`` its own)."""
+"""Commands that do not need an existing workspace (``init`` makes one, ``bench`` its own);
+``import export`` too, which restores a whole workspace from a backup (and removes it
+again when the restore fails)."""
+
+
+def _needs_workspace(args: argparse.Namespace) -> bool:
+    restoring = args.command == "import" and getattr(args, "format", None) == "export"
+    return args.command not in WITHOUT_WORKSPACE and not restoring
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -508,7 +515,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             format="%(levelname)s %(name)s: %(message)s",
         )
         settings = load_settings(args.home)
-        if args.command not in WITHOUT_WORKSPACE:
+        if _needs_workspace(args):
             require_workspace(settings)
         return run_healing(args, settings)
     except SystemExit as exc:  # --help and --version

@@ -17,7 +17,7 @@ from kronika.engine.proposals import ProposalBook
 from kronika.engine.recall import Recaller, RecallSettings
 from kronika.engine.sync import Indexer, Progress, SyncReport
 from kronika.engine.write import MemoryWriter
-from kronika.errors import CorruptIndexError, InvalidInput
+from kronika.errors import CorruptIndexError, InvalidAgentName, InvalidInput
 from kronika.memory import checks
 from kronika.ports import (
     AuditLog,
@@ -188,7 +188,17 @@ class MemoryBase:
         return self.workspace.agents()
 
     def create_agent(self, agent: str) -> None:
-        """Create ``agent``'s folder with empty memory files (no-op when it exists)."""
+        """Create ``agent``'s folder with empty memory files (no-op when it exists).
+
+        :class:`InvalidAgentName` when another agent's name differs from it only in
+        case: on macOS and Windows the two would share one folder.
+        """
+        twin = [a for a in self.agents() if a != agent and a.casefold() == str(agent).casefold()]
+        if twin:
+            raise InvalidAgentName(
+                f"agent {agent!r} differs from the agent {twin[0]!r} only in case; on a file"
+                " system that ignores case (macOS, Windows) they would share one folder"
+            )
         if not self.workspace.has_agent(agent):
             with self._lock:
                 self.workspace.create_agent(agent)
