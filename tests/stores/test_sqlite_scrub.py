@@ -112,14 +112,16 @@ def test_a_forgotten_fact_and_note_leave_no_bytes_in_the_index(home: Path) -> No
         note = mem.note(f"Ana hid the {WORD} key under the mat").item
         assert fact is not None and note is not None
         vector = _vector_bytes(home, fact.id)
-        assert _holding(home, STEM) and _holding(home, vector)  # the test sees them at all
+        assert fact.id in [hit.item.id for hit in mem.recall(WORD).hits]  # counts an access
+        for needle in (STEM, vector, fact.id.encode()):  # the test sees them at all
+            assert _holding(home, needle)
         mem.forget(fact.id)
         mem.forget(note.id)
         assert WORD not in " ".join(_recalled(mem, WORD, vector))
         assert fact.id not in _recalled(mem, WORD, vector)
         # while the index is still open: its -wal holds no older page either
-        assert _holding(home, STEM) == []
-        assert _holding(home, vector) == []
+        for needle in (STEM, vector, fact.id.encode()):  # the id: its usage statistics
+            assert _holding(home, needle) == []
         assert _recalled(mem, "ferns")  # what was kept is still found
     finally:
         mem.close()

@@ -94,7 +94,7 @@ class SqliteIndex:
         self._bm25: Bm25Snapshot | None = None
         self._bm25_wanted = False
         self._maybe_unused: set[str] = set()  # text hashes of items replaced or removed
-        self._vanished: dict[int, scrub.Searchable] = {}  # deleted rows whose text left
+        self._vanished: dict[int, scrub.Deleted] = {}  # deleted rows whose text left
         self._scrub_all = False  # after a reset: everything beside the file is stale
         self._scrubbed: str | None = None  # the index's scrub mark when the graph was read
         self._tokenizer = QueryTokenizer()
@@ -324,7 +324,7 @@ class SqliteIndex:
                 (row for rid, (it, _) in numbered for row in R.entity_rows(rid, it)),
             )
             kept = {R.fts_row(0, it)[1:] for it, _ in unique.values()}
-            self._vanished.update((rid, row) for rid, row in old.items() if row not in kept)
+            self._vanished.update((rid, row) for rid, row in old.items() if row[1] not in kept)
             conn.execute(
                 "INSERT INTO sources (agent, path, content_hash, mtime_ns, size)"
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent, path) DO UPDATE SET"
@@ -413,12 +413,17 @@ class SqliteIndex:
             if not candidates and not everything:
                 return False
             with self._reading() as conn:
-                gone = [rid for rid, row in candidates.items() if not scrub.still_held(conn, row)]
+                gone = {
+                    rid: item_id
+                    for rid, (item_id, row) in candidates.items()
+                    if not scrub.still_held(conn, row)
+                }
             if not gone and not everything:
                 return False
             began = time.perf_counter()
             with self._writing() as conn:
                 scrub.merge_fts(conn)
+                scrub.drop_usage(conn, list(gone.values()))
                 conn.execute(
                     "INSERT INTO meta (key, value) VALUES ('scrubbed', lower(hex(randomblob(8))))"
                     " ON CONFLICT (key) DO UPDATE SET value = excluded.value"
@@ -427,7 +432,7 @@ class SqliteIndex:
                     "SELECT value FROM meta WHERE key = 'scrubbed'"
                 ).fetchone()
             merged = time.perf_counter()
-            self._scrub_beside(None if everything else gone)
+            self._scrub_beside(None if everything else list(gone))
             beside = time.perf_counter()
             with self._reading() as conn:
                 if not scrub.checkpoint(conn, restore_s=BUSY_TIMEOUT_S):

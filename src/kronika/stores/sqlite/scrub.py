@@ -16,7 +16,8 @@ sync checks which of those no row anywhere holds any more (:func:`still_held`: a
 superseded fact moved to the history file is still there). If any is gone:
 
 1. FTS5 merges all its segments into one (``optimize``), which drops deleted entries
-   and delete markers;
+   and delete markers, and the usage statistics of the items gone for good are
+   deleted (:func:`drop_usage`);
 2. in the saved copies, every row deleted since they were saved goes: the vectors
    are overwritten with zeros in place (:func:`zero_vectors`), the keyword postings
    written again without those rows and the terms only they held
@@ -57,6 +58,9 @@ log = logging.getLogger("kronika")
 Searchable = tuple[str, str, str, str]
 """An ``items_fts`` row: accent-folded content, key, entities and speaker."""
 
+Deleted = tuple[str, Searchable]
+"""A deleted item's id and its ``items_fts`` row."""
+
 T = TypeVar("T")
 _COLUMNS = ("content", "key", "entities", "speaker")
 _PHRASE_WORDS = 16  # a phrase of the first words finds the rows to compare, cheaply
@@ -66,14 +70,26 @@ _CHECKPOINT_WAIT_MS = 2_000
 
 def searchable_rows(
     conn: sqlite3.Connection, where: str, params: Sequence[object]
-) -> dict[int, Searchable]:
-    """The ``items_fts`` rows of the items ``where`` selects, by rowid."""
+) -> dict[int, Deleted]:
+    """The ids and ``items_fts`` rows of the items ``where`` selects, by rowid."""
     found = conn.execute(
-        "SELECT f.rowid, f.content, f.key, f.entities, f.speaker FROM items AS i"
+        "SELECT f.rowid, i.id, f.content, f.key, f.entities, f.speaker FROM items AS i"
         f" CROSS JOIN items_fts AS f ON f.rowid = i.rowid WHERE {where}",
         params,
     )
-    return {int(r[0]): (str(r[1]), str(r[2]), str(r[3]), str(r[4])) for r in found}
+    return {int(r[0]): (str(r[1]), (str(r[2]), str(r[3]), str(r[4]), str(r[5]))) for r in found}
+
+
+def drop_usage(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
+    """Delete the usage statistics of ``ids`` that no item has any more (inside a write).
+
+    Statistics are kept by id so that they survive a rebuild; an item forgotten for
+    good takes its own with it.
+    """
+    conn.executemany(
+        "DELETE FROM usage WHERE item_id = ? AND NOT EXISTS (SELECT 1 FROM items WHERE id = ?)",
+        ((i, i) for i in dict.fromkeys(ids)),
+    )
 
 
 def still_held(conn: sqlite3.Connection, row: Searchable) -> bool:
