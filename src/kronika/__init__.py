@@ -11,6 +11,8 @@ everything runs offline::
             print(hit.score.total, hit.item.content, hit.citation)
 """
 
+from typing import TYPE_CHECKING, Any
+
 from kronika.app import build_memory, init_workspace
 from kronika.core.model import (
     ItemType,
@@ -27,10 +29,23 @@ from kronika.core.model import (
     Tier,
     TurnRecord,
 )
-from kronika.engine.forgetting import ForgetPlace, ForgetReceipt
+from kronika.engine.redacting import ForgetPlace
 from kronika.errors import KronikaError
 from kronika.memory import ImportReport, Memory
 from kronika.settings import Settings, load_settings
+
+if TYPE_CHECKING:
+    from kronika.engine.forgetting import ForgetReceipt
+
+
+def __getattr__(name: str) -> Any:
+    # the forget path and its phrase rules load when first asked for, not with kronika
+    if name == "ForgetReceipt":
+        from kronika.engine.forgetting import ForgetReceipt
+
+        return ForgetReceipt
+    raise AttributeError(f"module 'kronika' has no attribute {name!r}")
+
 
 __all__ = [
     "ForgetPlace",

@@ -18,8 +18,6 @@ from kronika.memory import Memory
 from kronika.ports import LLM, Clock, Embedder, Reranker
 from kronika.providers.clock import SystemClock
 from kronika.providers.embedders import build_embedder
-from kronika.providers.llm import LLMConfig, OpenAICompatibleLLM
-from kronika.providers.rerankers import HttpReranker, RerankerConfig
 from kronika.providers.tokens import TiktokenCounter
 from kronika.settings import CONFIG_FILE, Settings, default_config_text
 from kronika.stores.audit import JsonlAuditLog
@@ -150,6 +148,8 @@ def build_llm(settings: Settings, *, minion: bool = False) -> LLM | None:
     model = (settings.minion_model or settings.llm_model) if minion else settings.llm_model
     if not settings.llm_base_url or not model:
         return None
+    from kronika.providers.llm import LLMConfig, OpenAICompatibleLLM  # the HTTP client: only here
+
     config = LLMConfig(
         base_url=settings.llm_base_url,
         model=model,
@@ -166,6 +166,8 @@ def build_reranker(settings: Settings) -> Reranker | None:
     orders by its own scores alone)."""
     if not settings.reranker_base_url:
         return None
+    from kronika.providers.rerankers import HttpReranker, RerankerConfig
+
     config = RerankerConfig(
         base_url=settings.reranker_base_url,
         model=settings.reranker_model,

@@ -167,3 +167,14 @@ def test_recall_through_the_api_heals_a_damaged_index(memory: Memory) -> None:
         assert len(hits) == 5
         assert any("rebuilt from the Markdown" in note for note in again.notes)
     assert list(index.parent.glob("index.sqlite.corrupt-*"))
+
+
+def test_a_broken_session_header_is_a_finding_a_person_mends(memory: Memory) -> None:
+    folder = memory.workspace.agent_dir("default") / "sessions"
+    header = "---\nsession: s1\nnot a header line\n"
+    (folder / "s1.md").write_text(header + "\n### [1] Ann\nhi\n", "utf-8")
+    _private(memory.settings.home)
+    found = _examine(memory)
+    (finding,) = [f for f in found.findings if f.check == "files"]
+    assert "s1.md" in finding.where and "header" in finding.what and finding.repair is None
+    assert any("header" in note for note in memory.notes)

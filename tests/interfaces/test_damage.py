@@ -105,6 +105,16 @@ def test_garbled_schema_text_is_healed_not_a_traceback(home: Path) -> None:
     assert "thing 5" in done.stdout
 
 
+def test_a_value_inside_a_row_that_cannot_be_read_is_healed(home: Path) -> None:
+    with sqlite3.connect(home / "index.sqlite") as conn:  # well-formed pages, a wild time
+        conn.execute("UPDATE items SET valid_from = 1e300 WHERE type = 'fact'")
+    conn.close()
+    done = kronika(home, "recall", "thing tea", "--json", "--k", "10")
+    data = json.loads(done.stdout)
+    assert len([h for h in data["hits"] if h["kind"] == "fact"]) == len(FACTS)
+    assert any("rebuilt from the Markdown" in note for note in data["notes"])
+
+
 @pytest.mark.parametrize("where", ["items b-tree", "fts pages", "fts index", "schema"])
 def test_any_command_heals_a_damaged_index_and_says_so(home: Path, where: str) -> None:
     index = home / "index.sqlite"

@@ -7,7 +7,7 @@ import io
 import json
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
@@ -15,10 +15,11 @@ from rich.text import Text
 from kronika.app import build_llm, build_memory
 from kronika.cli import render
 from kronika.core.secrets import redact_secrets
-from kronika.engine.chat import ChatAgent, ChatReply
-from kronika.engine.consolidate import ConsolidationReport, Consolidator
-from kronika.engine.session import Session
 from kronika.settings import Settings
+
+if TYPE_CHECKING:  # the chat loop and the model client load only for these commands
+    from kronika.engine.chat import ChatReply
+    from kronika.engine.consolidate import ConsolidationReport
 
 HELP = "commands: /new (new conversation), /memory (show the Brain), /quit"
 
@@ -50,6 +51,9 @@ def _lines(interactive: bool) -> Iterator[str]:
 
 
 def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika.engine.chat import ChatAgent
+    from kronika.engine.session import Session
+
     settings = _with_llm_flags(args, settings)
     interactive = sys.stdin.isatty() and not args.json
     llm = build_llm(settings)
@@ -185,6 +189,8 @@ def report_json(report: ConsolidationReport) -> dict[str, Any]:
 
 
 def cmd_consolidate(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika.engine.consolidate import Consolidator
+
     settings = _with_llm_flags(args, settings)
     minion = build_llm(settings, minion=True)
     with build_memory(settings) as memory:

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.table import Table
 from rich.text import Text
 
 from kronika.cli import render
-from kronika.engine.forgetting import ForgetReceipt
+
+if TYPE_CHECKING:
+    from kronika.engine.forgetting import ForgetReceipt
 
 
 def receipt_json(receipt: ForgetReceipt) -> dict[str, Any]:

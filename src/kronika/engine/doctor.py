@@ -33,7 +33,7 @@ from kronika.engine.sync import sudden_loss
 from kronika.ports import ItemIndex
 from kronika.stores.audit import parse_line
 from kronika.stores.markdown import brain
-from kronika.stores.markdown.layout import CORRUPT_DIR, SourceKind, classify
+from kronika.stores.markdown.layout import CORRUPT_DIR, IDENTITY, PROPOSALS, SourceKind, classify
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import loose_modes
 
@@ -96,6 +96,9 @@ def examine(
             markdown[source.path] = {item.id for item in parsed.items}
             counts["items"] += len(parsed.items)
             findings += [_torn(agent, source.path, text) for text in parsed.damage]
+        for other in (IDENTITY, PROPOSALS):  # read whole, never indexed
+            if (workspace.agent_dir(agent) / other).is_file():
+                findings += _check_bytes(workspace, agent, other)
         findings += _check_history(workspace, agent)
         findings += _check_index(index, agent, markdown, lost)
         findings += _check_lost_copies(workspace, agent, lost, copies)
@@ -134,6 +137,15 @@ def _check_bytes(workspace: MarkdownWorkspace, agent: str, path: str) -> list[Fi
 
 
 def _torn(agent: str, path: str, text: str) -> Finding:
+    if classify(path) is not SourceKind.FACTS:  # a broken header of a session or summary
+        return Finding(
+            "files",
+            PROBLEM,
+            f"{agent}/{path}",
+            text,
+            "mend the header by hand from the copy kept in .corrupt/ (named above); until "
+            "then the rest of the file is used",
+        )
     return Finding(
         "files",
         PROBLEM,

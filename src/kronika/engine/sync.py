@@ -17,31 +17,46 @@ A turn kronika appends to a session file is indexed alone (:meth:`Indexer._appen
 the rows of the turns already there stay as they are, so saving a turn costs the same
 whatever the session's length. Whenever the file changed in any other way, it is
 re-indexed whole, as above.
+
+Vectors of kronika's own writes may wait (:class:`Indexer` ``pending``): when the
+embedding model is not in memory yet, a write indexes its rows for keyword search at
+once and lists its file in the pending file; :meth:`Indexer.fill_vectors` embeds what
+they lack before the next vector search, so a command that embeds nothing never loads
+the model. The file is listed (and flushed to disk) before the rows are written, so a
+crash in between leaves at most a file that is embedded again for nothing.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
+from typing import Protocol, runtime_checkable
 
 from kronika.core.model import MemoryItem
 from kronika.core.text import content_hash, embedding_texts
+from kronika.errors import KronikaError
 from kronika.ports import Embedder, ItemIndex, SourceState
 from kronika.stores.markdown import sessions
 from kronika.stores.markdown.layout import SOURCE_GLOBS, SourceKind, classify
 from kronika.stores.markdown.lines import bare, hashed_id, split_lines
 from kronika.stores.markdown.sessions import TURN_RE
 from kronika.stores.markdown.workspace import MarkdownWorkspace, ParsedSource, SourceFile
+from kronika.stores.private import open_private
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)`` — called as files are indexed."""
 
 _ITEMS_PER_BATCH = 2_000
+
+PENDING_FILE = "index.sqlite.pending"
+"""Beside the index: the files whose rows wait for vectors, one JSON ``[agent, path]``
+per line."""
 
 # Every folder an indexed file can be in, relative to the agent folder ("" is itself).
 _FOLDERS = tuple(
@@ -58,6 +73,19 @@ def sudden_loss(before: int, lost: int, after: int) -> bool:
     looks like damage rather than an edit: it lost them all, or at least 3 and at
     least half. Deleting a fact or two by hand is an edit."""
     return lost > 0 and (after == 0 or (lost >= 3 and 2 * lost >= before))
+
+
+@runtime_checkable
+class LazyModel(Protocol):
+    """An embedder whose model loads on first use (``loaded`` says whether it has)."""
+
+    @property
+    def loaded(self) -> bool: ...
+
+
+def model_in_memory(embedder: Embedder) -> bool:
+    """Whether embedding now costs no model load (embedders without a model: always)."""
+    return not isinstance(embedder, LazyModel) or embedder.loaded
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,8 +155,10 @@ class Indexer:
         embedder: Embedder,
         embed_batch: int = 64,
         context_words: int = 0,
+        pending: Path | None = None,
     ) -> None:
         self._workspace = workspace
+        self._pending = pending
         self._index = index
         self._embedder = embedder
         self._embed_batch = max(1, embed_batch)
@@ -143,8 +173,12 @@ class Indexer:
         *,
         paths: Sequence[str] | None = None,
         progress: Progress | None = None,
+        defer_vectors: bool = False,
     ) -> SyncReport:
-        """Re-index the files of ``agent`` that changed (only ``paths`` when given)."""
+        """Re-index the files of ``agent`` that changed (only ``paths`` when given).
+
+        ``defer_vectors`` (a write's own ``paths``): when the model is not in memory,
+        leave their vectors to :meth:`fill_vectors` (see the module docstring)."""
         started = time.perf_counter()
         report = SyncReport()
         folder = self._workspace.require_agent(agent)
@@ -155,7 +189,8 @@ class Indexer:
             report.seconds = time.perf_counter() - started
             return report
         if paths is not None:  # turns appended by kronika: index them alone, list nothing
-            paths = [p for p in dict.fromkeys(paths) if not self._appended(agent, p, report)]
+            embed = not defer_vectors or not self._may_defer()
+            paths = [p for p in dict.fromkeys(paths) if not self._appended(agent, p, report, embed)]
             if not paths:
                 report.seconds = time.perf_counter() - started
                 return report
@@ -178,9 +213,12 @@ class Indexer:
                     self._index.remove_source(agent, path)
                     report.files_removed += 1
         stale = [f for f in candidates if _changed(known.get(f.path), f, forced=paths is not None)]
+        embed = paths is None or not defer_vectors or not self._may_defer()
+        if not embed:
+            self._list_pending(agent, [f.path for f in stale])
         # kronika's own writes (``paths``) remove facts on purpose; hand edits and
         # damage come in through a full sync
-        self._index_files(agent, stale, known, report, progress, watch=paths is None)
+        self._index_files(agent, stale, known, report, progress, watch=paths is None, embed=embed)
         report.vectors_dropped = self._index.drop_unused_embeddings()
         if paths is None:  # the index now matches every file as listed
             self._seen[agent] = _Seen(
@@ -243,6 +281,7 @@ class Indexer:
         progress: Progress | None,
         *,
         watch: bool = True,
+        embed: bool = True,
     ) -> None:
         pending: list[tuple[SourceFile, ParsedSource]] = []
         pending_items = 0
@@ -265,28 +304,33 @@ class Indexer:
             pending.append((source, parsed))
             pending_items += len(parsed.items)
             if pending_items >= _ITEMS_PER_BATCH:
-                done += self._flush(agent, pending, report)
+                done += self._flush(agent, pending, report, embed=embed)
                 pending, pending_items = [], 0
                 if progress is not None:
                     progress(done, len(files))
-        done += self._flush(agent, pending, report)
+        done += self._flush(agent, pending, report, embed=embed)
         if progress is not None:
             progress(done, len(files))
 
     def _flush(
-        self, agent: str, batch: list[tuple[SourceFile, ParsedSource]], report: SyncReport
+        self,
+        agent: str,
+        batch: list[tuple[SourceFile, ParsedSource]],
+        report: SyncReport,
+        *,
+        embed: bool = True,
     ) -> int:
         if not batch:
             return 0
-        hashed: list[tuple[SourceFile, ParsedSource, list[str], list[str]]] = []
+        hashed: list[tuple[SourceFile, ParsedSource, list[str]]] = []
         wanted: dict[str, str] = {}
         for source, parsed in batch:
-            texts = embedding_texts(parsed.items, context_words=self._context_words)
-            hashes = [content_hash(text) for text in texts]
-            wanted.update(zip(hashes, texts, strict=True))
-            hashed.append((source, parsed, texts, hashes))
-        report.texts_embedded += self._embed_missing(wanted)
-        for source, parsed, _texts, hashes in hashed:
+            texts = self._texts(parsed)
+            wanted.update(texts)
+            hashed.append((source, parsed, [h for h, _text in texts]))
+        if embed:
+            report.texts_embedded += self._embed_missing(wanted)
+        for source, parsed, hashes in hashed:
             state = SourceState(
                 agent=agent,
                 path=source.path,
@@ -297,11 +341,17 @@ class Indexer:
             self._index.replace_source(state, parsed.items, text_hashes=hashes)
             report.files_indexed += 1
             report.items_indexed += len(parsed.items)
-        # Another process may have dropped a vector as unused between storing and use.
-        report.texts_embedded += self._embed_missing(wanted)
+        if embed:
+            # Another process may have dropped a vector as unused between storing and use.
+            report.texts_embedded += self._embed_missing(wanted)
         return len(batch)
 
-    def _appended(self, agent: str, path: str, report: SyncReport) -> bool:
+    def _texts(self, parsed: ParsedSource) -> list[tuple[str, str]]:
+        """``(hash, text)`` of what each item of ``parsed`` is embedded from, in item order."""
+        texts = embedding_texts(parsed.items, context_words=self._context_words)
+        return [(content_hash(text), text) for text in texts]
+
+    def _appended(self, agent: str, path: str, report: SyncReport, embed: bool = True) -> bool:
         """Index only the turns added at the end of a session file, if that is all that
         changed since it was indexed; ``False`` (nothing done) otherwise.
 
@@ -310,7 +360,8 @@ class Indexer:
         be the newest (rowids stay consecutive in file order), and the turn before the
         new ones must keep its embedded text (a reply from another person changes its
         exchange context, and rows are never updated in place). The rows are then the
-        ones a full re-index of the file would make."""
+        ones a full re-index of the file would make. Without ``embed`` their vectors
+        wait, as a write's may (see the module docstring)."""
         if classify(path) is not SourceKind.SESSION:
             return False
         tail = self._index.source_tail(agent, path)
@@ -342,13 +393,17 @@ class Indexer:
             return False
         hashes = [content_hash(text) for text in texts[len(tail.items) :]]
         wanted = dict(zip(hashes, texts[len(tail.items) :], strict=True))
-        report.texts_embedded += self._embed_missing(wanted)
+        if embed:
+            report.texts_embedded += self._embed_missing(wanted)
+        else:
+            self._list_pending(agent, [path])
         state = SourceState(
             agent, path, hashlib.sha256(raw).hexdigest(), stat.st_mtime_ns, stat.st_size
         )
         if not self._index.append_to_source(tail.state, state, new, hashes):
             return False
-        report.texts_embedded += self._embed_missing(wanted)
+        if embed:
+            report.texts_embedded += self._embed_missing(wanted)
         report.files_indexed += 1
         report.items_indexed += len(new)
         return True
@@ -436,6 +491,50 @@ class Indexer:
         )
         report.warnings.append(note)
         self._workspace.notes.append(note)
+
+    def _may_defer(self) -> bool:
+        return self._pending is not None and not model_in_memory(self._embedder)
+
+    def _list_pending(self, agent: str, paths: Sequence[str]) -> None:
+        """Add ``paths`` to the pending file, durably, before their rows are written."""
+        if not paths or self._pending is None:
+            return
+        # a line torn by a crash stays a line of its own (and is passed over)
+        lines = "\n" + "".join(json.dumps([agent, path]) + "\n" for path in paths)
+        fd = open_private(self._pending, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        try:
+            os.write(fd, lines.encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    def waiting(self) -> bool:
+        """Whether some file's rows may wait for vectors."""
+        return self._pending is not None and self._pending.exists()
+
+    def fill_vectors(self) -> int:
+        """Embed what the files in the pending file lack, then empty it; the number of
+        texts embedded (0 at the cost of one failed open when nothing waits)."""
+        if self._pending is None:
+            return 0
+        try:
+            listed = self._pending.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return 0
+        wanted: dict[str, str] = {}
+        notes = len(self._workspace.notes)
+        for line in dict.fromkeys(listed.splitlines()):
+            try:
+                agent, path = json.loads(line)
+                parsed = self._workspace.parse_source(str(agent), str(path))
+            except (ValueError, TypeError, KronikaError):
+                continue  # a line cut short by a crash, or a file or agent gone since
+            wanted.update(self._texts(parsed))
+        # damage in these files was reported by the sync that indexed them
+        del self._workspace.notes[notes:]
+        embedded = self._embed_missing(wanted)
+        self._pending.unlink(missing_ok=True)
+        return embedded
 
     def _embed_missing(self, wanted: dict[str, str]) -> int:
         # similar lengths in one batch: the encoder pads every text to the longest

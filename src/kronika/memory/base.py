@@ -15,7 +15,7 @@ from kronika.core.model import MemoryItem
 from kronika.core.scoring import ScoreWeights
 from kronika.engine.proposals import ProposalBook
 from kronika.engine.recall import Recaller, RecallSettings
-from kronika.engine.sync import Indexer, Progress, SyncReport
+from kronika.engine.sync import PENDING_FILE, Indexer, Progress, SyncReport
 from kronika.engine.write import MemoryWriter
 from kronika.errors import CorruptIndexError, InvalidAgentName, InvalidInput
 from kronika.memory import checks
@@ -80,6 +80,7 @@ class MemoryBase:
             embedder=embedder,
             embed_batch=settings.embed_batch,
             context_words=settings.embed_context_words,
+            pending=settings.home / PENDING_FILE,
         )
         self._proposals = ProposalBook(workspace=workspace, audit=audit, clock=clock)
         self._writer = MemoryWriter(
@@ -215,12 +216,14 @@ class MemoryBase:
         with self._lock:
             if agent is None:
                 report = self._healing(lambda: self._indexer.sync_all(progress=progress))
+                report.texts_embedded += self._healing(self._indexer.fill_vectors)
                 report.warnings.extend(self._notes)
                 return report
             name = self._agent(agent)
             report = self._healing(
                 lambda: self._indexer.sync_agent(name, paths=paths, progress=progress)
             )
+            report.texts_embedded += self._healing(self._indexer.fill_vectors)
             report.warnings.extend(self._notes)
         self._synced_at[agent] = self.clock.now()
         return report
@@ -270,11 +273,18 @@ class MemoryBase:
             self._healing(lambda: self._indexer.sync_agent(agent))
         self._synced_at[agent] = now
 
+    def _vectors_ready(self) -> None:
+        """Embed what writes made without the model left waiting (:mod:`kronika.engine.sync`),
+        before stored vectors are compared with a query."""
+        if self._indexer.waiting():
+            with self._lock:
+                self._healing(self._indexer.fill_vectors)
+
     def _after_write(self, agent: str, paths: Sequence[str]) -> None:
         if self._deferred is not None and agent in self._deferred:
             self._deferred[agent].extend(paths)
             return
-        self._healing(lambda: self._indexer.sync_agent(agent, paths=paths))
+        self._healing(lambda: self._indexer.sync_agent(agent, paths=paths, defer_vectors=True))
 
     @contextmanager
     def _deferring(self, agent: str) -> Iterator[list[str]]:

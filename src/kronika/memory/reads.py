@@ -91,6 +91,8 @@ class MemoryReads(MemoryBase):
             name = self._agent(agent)
             self._fresh(name)
             agents = (name,)
+        if mode != "lexical":
+            self._vectors_ready()
         try:
             flt = RecallFilter(
                 agents=agents,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from kronika.core.dedup import Add, Refresh, Replace, place_fact
 from kronika.core.entities import extract_entities
@@ -26,7 +27,6 @@ from kronika.core.prompt import (
 )
 from kronika.core.screening import screen_item
 from kronika.core.sections import guess_section, parse_section
-from kronika.engine.forgetting import ForgetReceipt, find_items, forgotten_phrases
 from kronika.engine.proposals import Proposal, fact_of
 from kronika.engine.redacting import plan_forget, snapshot
 from kronika.engine.sync import Progress, SyncReport
@@ -54,6 +54,9 @@ from kronika.memory.base import (
     _new_id,
 )
 from kronika.stores.markdown.sessions import session_filename
+
+if TYPE_CHECKING:  # the forget path (and its phrase rules) loads when something is forgotten
+    from kronika.engine.forgetting import ForgetReceipt
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,7 +159,7 @@ class MemoryWrites(MemoryBase):
     def _write_fact(
         self, agent: str, section: str, item: MemoryItem, now: datetime, source_agent: str
     ) -> WriteReceipt:
-        self._indexer.sync_agent(agent, paths=["brain.md", "brain_archive.md"])
+        self._indexer.sync_agent(agent, paths=["brain.md", "brain_archive.md"], defer_vectors=True)
         # screened before the duplicate check, so a redacted fact said twice is one fact
         item = screen_item(item, self.settings.secrets)
         change = self._fact_change(agent, item, now)
@@ -241,6 +244,8 @@ class MemoryWrites(MemoryBase):
         Returns a :class:`~kronika.engine.forgetting.ForgetReceipt` listing every place
         touched (``outcome="proposed"`` when the agent's autonomy makes it a proposal).
         """
+        from kronika.engine.forgetting import ForgetReceipt, find_items, forgotten_phrases
+
         item_id, key, value, topic = (
             checks.optional_text(text, what=what)
             for text, what in ((item_id, "the item id"), (key, "the key"))
@@ -379,7 +384,12 @@ class MemoryWrites(MemoryBase):
     def _keep_brain_in_budget(self, agent: str) -> None:
         """Move the least-used facts to ``brain_archive.md`` when the Brain is over its limit."""
         facts = self.workspace.brain_facts(agent)
-        if self.tokens.count(render_brain(agent, facts)) <= self.settings.brain_max:
+        text = render_brain(agent, facts)
+        # a token is at least one byte (byte-pair encodings), so a Brain of no more
+        # bytes than the limit fits without loading the tokenizer to count it
+        if len(text.encode("utf-8")) <= self.settings.brain_max:
+            return
+        if self.tokens.count(text) <= self.settings.brain_max:
             return
         usage = {it.id: it for it in self.index.get_items([f.id for f in facts])}
         with_usage = [usage.get(f.id, f) for f in facts]

@@ -89,6 +89,11 @@ class UniversalSentenceEncoder:
     def threads(self) -> int:
         return self._threads
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory (embedding costs no load)."""
+        return self._model is not None
+
     def _load(self) -> Any:
         if self._model is None:
             try:
@@ -201,6 +206,11 @@ class MiniLMEmbedder:
     @property
     def threads(self) -> int:
         return self._threads
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory (embedding costs no load)."""
+        return self._session is not None
 
     def _load(self) -> tuple[Any, Any]:
         if self._session is None:

@@ -201,10 +201,8 @@ class MarkdownWorkspace:
                     fallback_start=read.mtime,
                     importance=self.message_importance,
                 )
-                warnings = session.warnings + self._header_damage(
-                    folder, path, read, session.frontmatter_error
-                )
-                return ParsedItems(session.items, session.spans, warnings)
+                broken = self._header_damage(folder, path, read, session.frontmatter_error)
+                return ParsedItems(session.items, session.spans, session.warnings + broken, broken)
             case SourceKind.SUMMARY | SourceKind.ACTIVE_CONTEXT:
                 if kind is SourceKind.SUMMARY:
                     doc = documents.parse_summary(
@@ -214,13 +212,12 @@ class MarkdownWorkspace:
                     doc = documents.parse_active_context(
                         read.text, agent=agent, tenant=self.tenant, mtime=read.mtime
                     )
-                warnings = doc.warnings + self._header_damage(
-                    folder, path, read, doc.frontmatter_error
-                )
+                broken = self._header_damage(folder, path, read, doc.frontmatter_error)
+                warnings = doc.warnings + broken
                 if doc.item is None:
-                    return ParsedItems((), {}, warnings)
+                    return ParsedItems((), {}, warnings, broken)
                 whole = (0, len(split_lines(read.text)))
-                return ParsedItems((doc.item,), {doc.item.id: whole}, warnings)
+                return ParsedItems((doc.item,), {doc.item.id: whole}, warnings, broken)
         raise WorkspaceError(f"{path} is not a file kronika indexes")
 
     def _keep_damaged(

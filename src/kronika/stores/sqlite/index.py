@@ -214,17 +214,29 @@ class SqliteIndex:
         return IndexError_(f"index {self._path} cannot be used: {exc}")
 
     @contextmanager
-    def _reading(self) -> Iterator[sqlite3.Connection]:
+    def _reading(self, *, decoding: bool = True) -> Iterator[sqlite3.Connection]:
+        """The connection, under the lock; SQLite's errors become :class:`IndexError_`.
+
+        With ``decoding``, a value read that Python cannot turn back into an item (a
+        time out of range, a number that is not one) is damage inside a row, which no
+        page check sees: :class:`CorruptIndexError` too, so it is rebuilt.
+        """
         with self._lock:
             try:
                 yield self._conn
             except (sqlite3.Error, UnicodeDecodeError) as exc:
                 raise self._translate_error(exc) from exc
+            except (ValueError, OverflowError, OSError) as exc:
+                if not decoding:
+                    raise
+                raise CorruptIndexError(
+                    f"index {self._path} holds a value that cannot be read ({exc})"
+                ) from exc
 
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
         """One ``BEGIN IMMEDIATE`` transaction, committed on success, rolled back on error."""
-        with self._reading() as conn:
+        with self._reading(decoding=False) as conn:
             conn.execute("BEGIN IMMEDIATE")
             try:
                 yield conn
