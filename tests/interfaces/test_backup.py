@@ -322,3 +322,33 @@ def test_a_crash_halfway_is_undone_when_the_workspace_is_next_opened(
         assert "Mruczek" in cli(dst, "show", "brain"), crashed_after
         assert snapshot(dst) == before, crashed_after
         assert cli(dst, "agents", "--json").count("careful") == 0
+
+
+def test_a_crash_after_the_swap_keeps_the_restore_and_raises_no_false_alarm(
+    cli: Any, tmp_path: Path
+) -> None:
+    from kronika.engine.backup_format import read_backup
+    from kronika.engine.portability import prepare_index, stage_backup
+
+    backup_file = tmp_path / "backup.json"
+    src = tmp_path / "src"
+    cli(src, "init")
+    cli(src, "remember", "--key", "city", "Warszawa")
+    cli(src, "recall", "Warszawa")
+    cli(src, "export", "-o", str(backup_file))
+    backup = read_backup(json.loads(backup_file.read_text(encoding="utf-8")))
+    dst = tmp_path / "dst"
+    cli(dst, "init")
+    for key, value in (("pet", "Mruczek"), ("tea", "green"), ("car", "none")):
+        cli(dst, "remember", "--key", key, value)
+    settings = load_settings(dst, environ={}, embedder="hashing")
+    with build_memory(settings) as memory:
+        staged = stage_backup(memory, backup, replace_existing=True)
+        prepare_index(memory, backup)
+        staged.staging.commit(staged.targets)
+    # the process dies here, before it indexed the restored files
+    listed = json.loads(cli(dst, "list", "--json"))
+    assert [(i["key"], i["value"]) for i in listed] == [("city", "Warszawa")]
+    assert listed[0]["access_count"] == 1
+    # the three facts the Brain no longer holds were replaced on purpose, not lost
+    assert not (dst / "agents" / "default" / ".corrupt").exists()

@@ -53,6 +53,8 @@ __all__ = [
     "StagedRestore",
     "export_memory",
     "import_export",
+    "index_restored",
+    "prepare_index",
     "restore_backup",
     "stage_backup",
 ]
@@ -139,18 +141,18 @@ def restore_backup(
     """:func:`import_export` for a :class:`Backup` already read and checked."""
     home = memory.settings.home
     usage = [u for agent in backup.agents for u in agent.usage]
-    with WorkspaceLock(home / LOCK_FILE):
-        recover_imports(home)
-        staged = stage_backup(memory, backup, replace_existing=replace_existing)
-        # before the swap: a crash while the files are indexed afterwards (the long
-        # part) must not lose them; rows of items not (yet) in the workspace are unused
-        memory.index.restore_usage([(u.item_id, u.access_count, u.last_accessed_at) for u in usage])
-        staged.staging.commit(staged.targets)
+    prepared = False
+    try:
+        with WorkspaceLock(home / LOCK_FILE):
+            recover_imports(home)
+            staged = stage_backup(memory, backup, replace_existing=replace_existing)
+            prepare_index(memory, backup)
+            prepared = True
+            staged.staging.commit(staged.targets)
+    finally:
+        if prepared:  # restored, or put back as it was: either way read the files again
+            index_restored(memory, backup)
     notes = list(staged.notes)
-    for agent in backup.agents:
-        known = memory.index.source_states(agent.name)
-        listed = [f.path for f in memory.workspace.list_sources(agent.name)]
-        memory.sync(agent.name, paths=sorted({*known, *listed}))
     model = memory.embedder.model_id
     if backup.embedding_model is not None and backup.embedding_model != model:
         notes.append(
@@ -166,6 +168,30 @@ def restore_backup(
         embedding_model=model,
         notes=tuple(notes),
     )
+
+
+def prepare_index(memory: Memory, backup: Backup) -> None:
+    """Ready the index before the swap, so that a crash while the restored files are
+    indexed afterwards (the long part) loses nothing: it forgets the agents being
+    replaced (the next sync would otherwise take their facts' absence for a damaged
+    Brain, and keep a copy of them) and takes the access statistics (rows of items not
+    in the workspace are unused). Either way the Markdown stays the truth."""
+    for agent in backup.agents:
+        if memory.workspace.has_agent(agent.name):
+            for path in memory.index.source_states(agent.name):
+                memory.index.remove_source(agent.name, path)
+    usage = [u for agent in backup.agents for u in agent.usage]
+    memory.index.restore_usage([(u.item_id, u.access_count, u.last_accessed_at) for u in usage])
+
+
+def index_restored(memory: Memory, backup: Backup) -> None:
+    """Index every file of the restored agents (even one whose size and time match)."""
+    for agent in backup.agents:
+        if not memory.workspace.has_agent(agent.name):
+            continue
+        known = memory.index.source_states(agent.name)
+        listed = [f.path for f in memory.workspace.list_sources(agent.name)]
+        memory.sync(agent.name, paths=sorted({*known, *listed}))
 
 
 @dataclass(frozen=True, slots=True)
