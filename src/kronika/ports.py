@@ -79,6 +79,19 @@ class SourceState:
     size: int
 
 
+@dataclass(frozen=True, slots=True)
+class SourceTail:
+    """The end of one indexed file: its state, how many items it holds, its last
+    items (file order) with their text hashes, and whether its last row is the
+    newest row of the index (then rows can follow it)."""
+
+    state: SourceState
+    count: int
+    items: tuple[MemoryItem, ...]
+    text_hashes: tuple[str, ...]
+    at_end: bool
+
+
 FeatureRow = tuple[float, float, float | None, int, str | None, str | None]
 """importance, created_at, last_accessed_at, access_count, speaker, session_id."""
 
@@ -178,6 +191,20 @@ class ItemIndex(Protocol):
     def store_embeddings(self, vectors: Mapping[str, Vector]) -> None: ...
 
     def get_items(self, ids: Sequence[str]) -> list[MemoryItem]: ...
+
+    def source_tail(self, agent: str, path: str, last: int = 2) -> SourceTail | None:
+        """The state of one indexed file, its item count and its ``last`` items."""
+        ...
+
+    def append_to_source(
+        self,
+        expected: SourceState,
+        state: SourceState,
+        items: Sequence[MemoryItem],
+        text_hashes: Sequence[str],
+    ) -> bool:
+        """Add ``items`` after a file's rows if the index still holds it as ``expected``."""
+        ...
 
     def score_features(self, ids: Sequence[str]) -> ScoreFeatures:
         """Importance, creation, usage, speaker and session of each known id.

@@ -13,6 +13,11 @@ file changes them) and the size and modification time of every file it indexed
 (an edit in place changes those). When nothing differs, the listing, the index
 look-up and the comparison are skipped.
 
+A turn kronika appends to a session file is indexed alone (:meth:`Indexer._appended`):
+the rows of the turns already there stay as they are, so saving a turn costs the same
+whatever the session's length. Whenever the file changed in any other way, it is
+re-indexed whole, as above.
+
 Vectors of kronika's own writes may wait (:class:`Indexer` ``pending``): when the
 embedding model is not in memory yet, a write indexes its rows for keyword search at
 once and lists its file in the pending file; :meth:`Indexer.fill_vectors` embeds what
@@ -23,9 +28,11 @@ crash in between leaves at most a file that is embedded again for nothing.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -35,7 +42,10 @@ from kronika.core.model import MemoryItem
 from kronika.core.text import content_hash, embedding_texts
 from kronika.errors import KronikaError
 from kronika.ports import Embedder, ItemIndex, SourceState
+from kronika.stores.markdown import sessions
 from kronika.stores.markdown.layout import SOURCE_GLOBS, SourceKind, classify
+from kronika.stores.markdown.lines import bare, hashed_id, split_lines
+from kronika.stores.markdown.sessions import TURN_RE
 from kronika.stores.markdown.workspace import MarkdownWorkspace, ParsedSource, SourceFile
 from kronika.stores.private import open_private
 
@@ -178,6 +188,12 @@ class Indexer:
             report.files_seen = len(seen.files)
             report.seconds = time.perf_counter() - started
             return report
+        if paths is not None:  # turns appended by kronika: index them alone, list nothing
+            embed = not defer_vectors or not self._may_defer()
+            paths = [p for p in dict.fromkeys(paths) if not self._appended(agent, p, report, embed)]
+            if not paths:
+                report.seconds = time.perf_counter() - started
+                return report
         folders = _folder_marks(folder)  # before listing: a change while listing shows next time
         known = self._index.source_states(agent)
         files = {f.path: f for f in self._workspace.list_sources(agent)}
@@ -334,6 +350,114 @@ class Indexer:
         """``(hash, text)`` of what each item of ``parsed`` is embedded from, in item order."""
         texts = embedding_texts(parsed.items, context_words=self._context_words)
         return [(content_hash(text), text) for text in texts]
+
+    def _appended(self, agent: str, path: str, report: SyncReport, embed: bool = True) -> bool:
+        """Index only the turns added at the end of a session file, if that is all that
+        changed since it was indexed; ``False`` (nothing done) otherwise.
+
+        The bytes the index was built from must still start the file (same hash), end
+        a line, and be followed by whole turns only; the index's rows for the file must
+        be the newest (rowids stay consecutive in file order), and the turn before the
+        new ones must keep its embedded text (a reply from another person changes its
+        exchange context, and rows are never updated in place). The rows are then the
+        ones a full re-index of the file would make. Without ``embed`` their vectors
+        wait, as a write's may (see the module docstring)."""
+        if classify(path) is not SourceKind.SESSION:
+            return False
+        tail = self._index.source_tail(agent, path)
+        if tail is None or not tail.at_end or not tail.items:
+            return False
+        file = self._workspace.agent_dir(agent) / path
+        try:
+            raw = file.read_bytes()
+            stat = file.stat()
+        except OSError:
+            return False
+        done = tail.state.size
+        if (
+            len(raw) != stat.st_size
+            or stat.st_size <= done
+            or raw[done - 1 : done] != b"\n"
+            or hashlib.sha256(raw[:done]).hexdigest() != tail.state.content_hash
+        ):
+            return False
+        try:
+            added = raw[done:].decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        new = self._added_turns(agent, path, added, raw[:done].count(b"\n"), tail.items)
+        if new is None:
+            return False
+        texts = embedding_texts([*tail.items, *new], context_words=self._context_words)
+        if content_hash(texts[len(tail.items) - 1]) != tail.text_hashes[-1]:
+            return False
+        hashes = [content_hash(text) for text in texts[len(tail.items) :]]
+        wanted = dict(zip(hashes, texts[len(tail.items) :], strict=True))
+        if embed:
+            report.texts_embedded += self._embed_missing(wanted)
+        else:
+            self._list_pending(agent, [path])
+        state = SourceState(
+            agent, path, hashlib.sha256(raw).hexdigest(), stat.st_mtime_ns, stat.st_size
+        )
+        if not self._index.append_to_source(tail.state, state, new, hashes):
+            return False
+        if embed:
+            report.texts_embedded += self._embed_missing(wanted)
+        report.files_indexed += 1
+        report.items_indexed += len(new)
+        return True
+
+    def _added_turns(
+        self, agent: str, path: str, added: str, first_line: int, before: Sequence[MemoryItem]
+    ) -> list[MemoryItem] | None:
+        """The turns of ``added`` (text appended after line ``first_line``), or ``None``
+        when it holds anything else: text that continues the last turn, a turn without a
+        readable time, a cut-off header."""
+        lines = split_lines(added)
+        headers = [i for i, line in enumerate(lines) if TURN_RE.match(bare(line))]
+        if (
+            "\x00" in added
+            or not headers
+            or any(line.strip() for line in lines[: headers[0]])
+            or sessions.torn_header(added)
+        ):
+            return None
+        session_id = before[-1].provenance.session_id
+        if session_id is None:
+            return None
+        seen: Counter[str] = Counter()
+        for match in (TURN_RE.match(bare(lines[i])) for i in headers):
+            assert match is not None
+            if match.group("at") is None:
+                return None
+            seen[match.group("id")] = self._occurrences(agent, path, session_id, match.group("id"))
+        warnings: list[str] = []
+        found = sessions.turn_items(
+            lines,
+            headers,
+            path=path,
+            agent=agent,
+            tenant=self._workspace.tenant,
+            session_id=session_id,
+            started=before[-1].created_at,
+            importance=self._workspace.message_importance,
+            seen=seen,
+            warnings=warnings,
+            first_line=first_line,
+        )
+        return None if warnings else [item for item, _ in found]
+
+    def _occurrences(self, agent: str, path: str, session_id: str, turn_id: str) -> int:
+        """How many turns of the file already have the id ``turn_id`` (see
+        :func:`kronika.stores.markdown.sessions.turn_items`)."""
+        count = 0
+        while True:
+            parts = (agent, session_id, turn_id) + ((str(count),) if count else ())
+            found = self._index.get_items([hashed_id("t", *parts)])
+            if not any(item.provenance.path == path for item in found):
+                return count
+            count += 1
 
     def _watch_loss(
         self, agent: str, path: str, now: Sequence[MemoryItem], report: SyncReport

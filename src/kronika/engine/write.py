@@ -43,9 +43,11 @@ from kronika.engine.redacting import apply_forget
 from kronika.errors import InvalidInput, PermissionDenied
 from kronika.ports import AuditEntry, AuditLog, Clock
 from kronika.settings import Settings
+from kronika.stores.markdown.appending import append_turn_in_place
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.brain import FACT_FILES
 from kronika.stores.markdown.files import write_text
+from kronika.stores.markdown.sessions import session_filename
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
 USER = "user"
@@ -354,9 +356,15 @@ class MemoryWriter:
                 stored = ws.append_note(agent, item)
                 return stored, (stored.provenance.path,)
             case AppendTurn(session_id, turn, started_at, header):
-                path = ws.append_turn(
-                    agent, session_id, turn, started_at=started_at, header_fields=dict(header)
-                )
+                # in place when the file is there and sound: cost independent of its length
+                path = session_filename(session_id)
+                repaired = append_turn_in_place(ws.require_agent(agent), path, turn)
+                if repaired is None:
+                    path = ws.append_turn(
+                        agent, session_id, turn, started_at=started_at, header_fields=dict(header)
+                    )
+                else:
+                    ws.notes.extend(repaired)
                 return None, (path,)
             case UpdateSession(session_id, fields):
                 return None, (ws.set_session_fields(agent, session_id, dict(fields)),)

@@ -53,6 +53,7 @@ from kronika.memory.base import (
     _clean,
     _new_id,
 )
+from kronika.stores.markdown.sessions import session_filename
 
 if TYPE_CHECKING:  # the forget path (and its phrase rules) loads when something is forgotten
     from kronika.engine.forgetting import ForgetReceipt
@@ -315,12 +316,27 @@ class MemoryWrites(MemoryBase):
         now = at or self.clock.now()
         with self._lock:
             if turn_id is None:
-                existing = self.load_session(session_id, agent=name)
-                turn_id = f"{session_id}_{len(existing) + 1}"
+                turn_id = f"{session_id}_{self._turns_in(name, session_id) + 1}"
             turn = TurnRecord(turn_id=turn_id, speaker=who, content=text, at=now)
             change = AppendTurn(session_id=session_id, turn=turn, started_at=now)
             self._writer.memory_write(name, "sessions", change, source_agent)
         return turn_id
+
+    def _turns_in(self, agent: str, session_id: str) -> int:
+        """How many turns the session's file holds: the index's count while it matches
+        the file's size and modification time (no parse), else the file's own."""
+        path = session_filename(session_id)
+        try:
+            stat = (self.workspace.agent_dir(agent) / path).stat()
+        except FileNotFoundError:
+            return 0
+        tail = self.index.source_tail(agent, path, 0)
+        if tail is not None and (tail.state.mtime_ns, tail.state.size) == (
+            stat.st_mtime_ns,
+            stat.st_size,
+        ):
+            return tail.count
+        return len(self.workspace.parse_source(agent, path).items)
 
     def import_sessions(
         self,

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -48,6 +48,7 @@ TURN_RE = re.compile(
     r"^### \[(?P<id>[^\]]+)\] (?P<speaker>.+?)(?: · (?P<at>\d{4}-\d\d-\d\dT\S+))?$"
 )
 _ESCAPED_RE = re.compile(r"^\\*### \[")
+_HEADER_START = "### ["
 LIVE_ID_RE = re.compile(r"^(?P<day>\d{4}-\d\d-\d\d)_(?P<n>\d{3,})$")
 """Ids of sessions kronika itself records (``2026-11-22_001``); imports keep their own."""
 SUMMARY_SPEAKER = "summary"
@@ -133,51 +134,97 @@ def parse_session(
             started = parse_time(header.fields["started"])
         except ValueError:
             warnings.append(f"{path}: unreadable start time {header.fields['started']!r}")
+    if torn_header(text):  # an append cut short by a crash: never part of the turn before
+        lines = lines[:-1]
+        warnings.append(
+            f"{path} line {len(lines) + 1}: a turn header cut off by a crash was skipped"
+        )
     headers = [i for i in range(header.body_start, len(lines)) if TURN_RE.match(bare(lines[i]))]
-    items: list[MemoryItem] = []
-    spans: dict[str, tuple[int, int]] = {}
-    seen: Counter[str] = Counter()
+    found = turn_items(
+        lines,
+        headers,
+        path=path,
+        agent=agent,
+        tenant=tenant,
+        session_id=session_id,
+        started=started,
+        importance=importance,
+        seen=Counter(),
+        warnings=warnings,
+    )
+    items = [item for item, _ in found]
+    spans = {item.id: span for item, span in found}
+    return ParsedSession(session_id, started, tuple(items), spans, tuple(warnings), header.error)
+
+
+def torn_header(text: str) -> bool:
+    """Whether ``text`` ends in a turn header with no line end: an append cut short.
+
+    A turn is appended as one write of its header line and content lines, each ending
+    in ``\n``, so a file whose last line is an unfinished ``### [`` line lost the rest
+    of that write; nothing of the turn was acknowledged."""
+    if not text or text.endswith("\n"):
+        return False
+    last = text[text.rfind("\n") + 1 :]
+    return last.startswith(_HEADER_START) or _HEADER_START.startswith(last)
+
+
+def turn_items(
+    lines: Sequence[str],
+    headers: Sequence[int],
+    *,
+    path: str,
+    agent: str,
+    tenant: str,
+    session_id: str,
+    started: datetime,
+    importance: float,
+    seen: Counter[str],
+    warnings: list[str],
+    first_line: int = 0,
+) -> list[tuple[MemoryItem, tuple[int, int]]]:
+    """The turn items whose headers are at ``headers`` (indexes into ``lines``, which
+    are the file's lines from line ``first_line``), with their line spans in the file.
+
+    ``seen`` counts the turn ids met earlier in the file: a repeated id gets its
+    occurrence number in the item id, so each turn keeps one id of its own."""
+    found: list[tuple[MemoryItem, tuple[int, int]]] = []
     for n, start in enumerate(headers):
         end = headers[n + 1] if n + 1 < len(headers) else len(lines)
         match = TURN_RE.match(bare(lines[start]))
         assert match is not None  # every index in ``headers`` matched
         turn_id = match.group("id")
         at = started
+        line = first_line + start + 1
         if match.group("at"):
             try:
                 at = parse_time(match.group("at"))
             except ValueError:
-                warnings.append(f"{path} line {start + 1}: unreadable time {match.group('at')!r}")
-        body = [bare(line) for line in lines[start + 1 : end]]
+                warnings.append(f"{path} line {line}: unreadable time {match.group('at')!r}")
+        body = [bare(text) for text in lines[start + 1 : end]]
         while body and not body[-1].strip():
             body.pop()
-        content = "\n".join(line[1:] if _ESCAPED_RE.match(line) else line for line in body)
+        content = "\n".join(text[1:] if _ESCAPED_RE.match(text) else text for text in body)
         occurrence = seen[turn_id]
         seen[turn_id] += 1
         parts = (agent, session_id, turn_id) + ((str(occurrence),) if occurrence else ())
-        item_id = hashed_id("t", *parts)
-        speaker = match.group("speaker").strip()
-        items.append(
-            MemoryItem(
-                id=item_id,
-                agent=agent,
-                tenant=tenant,
-                content=content,
-                type=ItemType.MESSAGE,
-                layer=Layer.WORKING,
-                tier=Tier.SHORT,
-                created_at=at,
-                updated_at=at,
-                provenance=Provenance(
-                    path, line=start + 1, session_id=session_id, turn_ids=(turn_id,)
-                ),
-                speaker=speaker,
-                importance=importance,
-                entities=entities_of(content),
-            )
+        item = MemoryItem(
+            id=hashed_id("t", *parts),
+            agent=agent,
+            tenant=tenant,
+            content=content,
+            type=ItemType.MESSAGE,
+            layer=Layer.WORKING,
+            tier=Tier.SHORT,
+            created_at=at,
+            updated_at=at,
+            provenance=Provenance(path, line=line, session_id=session_id, turn_ids=(turn_id,)),
+            speaker=match.group("speaker").strip(),
+            importance=importance,
+            entities=entities_of(content),
         )
-        spans[item_id] = (start, end)
-    return ParsedSession(session_id, started, tuple(items), spans, tuple(warnings), header.error)
+        found.append((item, (first_line + start, first_line + end)))
+    return found
 
 
 @dataclass(frozen=True, slots=True)

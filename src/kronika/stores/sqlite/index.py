@@ -29,9 +29,9 @@ import numpy.typing as npt
 
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.errors import CorruptIndexError, IndexError_
-from kronika.ports import FeatureRow, ScoreFeatures, SourceState, Vector
+from kronika.ports import FeatureRow, ScoreFeatures, SourceState, SourceTail, Vector
 from kronika.stores.private import touch_private
-from kronika.stores.sqlite import context, saved, scrub
+from kronika.stores.sqlite import appends, context, saved, scrub
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.ann import AnnCache, AnnGraph
 from kronika.stores.sqlite.lexical import Bm25Snapshot, Phrase, QueryTokenizer
@@ -344,6 +344,23 @@ class SqliteIndex:
                 " size = excluded.size",
                 (state.agent, state.path, state.content_hash, state.mtime_ns, state.size),
             )
+
+    def source_tail(self, agent: str, path: str, last: int = 2) -> SourceTail | None:
+        """The end of one indexed file (:func:`kronika.stores.sqlite.appends.source_tail`)."""
+        with self._reading() as conn, read_transaction(conn):
+            return appends.source_tail(conn, agent, path, last, _last_rowid(conn))
+
+    def append_to_source(
+        self,
+        expected: SourceState,
+        state: SourceState,
+        items: Sequence[MemoryItem],
+        text_hashes: Sequence[str],
+    ) -> bool:
+        """Add ``items`` after the rows of a file the index holds as ``expected``, in one
+        transaction; ``False`` (nothing written) when it cannot: re-index the file."""
+        with self._writing() as conn:
+            return appends.append_rows(conn, expected, state, items, text_hashes, _last_rowid(conn))
 
     @staticmethod
     def _delete_where(conn: sqlite3.Connection, where: str, params: Sequence[object]) -> None:
