@@ -64,3 +64,12 @@ def test_text_without_the_phrase_is_left_byte_for_byte(text: str, phrase: str) -
         assert (done.text, done.matches, done.lines) == (text, 0, 0)
     else:
         assert done.text.count(MARKER) == done.matches <= len(pattern.findall(text))
+
+
+def test_a_frontmatter_name_is_never_redacted_even_when_it_is_the_word() -> None:
+    """A header field named like the forgotten word keeps its name (the file must stay
+    readable); its value and the body are redacted."""
+    pattern = phrase_pattern(["tea"])
+    assert pattern is not None
+    done = redact_document("---\ntea: tea time\n---\nmore tea\n", pattern)
+    assert done.text == f"---\ntea: {MARKER} time\n---\nmore {MARKER}\n"

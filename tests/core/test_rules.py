@@ -288,3 +288,8 @@ def test_remember_a_single_statement(content, key, value):
 def test_remember_anything_else_is_a_note(content, section):
     fact = fact_from_remember(f"  {content} ")
     assert fact == RuleFact("note", content, section.value, True, content)
+
+
+def test_a_question_before_a_statement_does_not_hide_it() -> None:
+    found = extract_statements("Is it raining? I live in Kraków.")
+    assert [(f.key, f.value) for f in found] == [("location", "Kraków")]
