@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import random
 import sqlite3
 import statistics
 import subprocess
@@ -106,8 +107,6 @@ def _timed_calls(call: Callable[[int], object], calls: int, budget_s: float) -> 
 
 
 def _stored_facts(size: int, now: datetime) -> list[MemoryItem]:
-    import random
-
     rng = random.Random(size)
     facts = []
     for n in range(size):
@@ -224,8 +223,6 @@ def _floor_size(size: int, calls: int, budget_s: float) -> dict[str, Any]:
                 )
                 db.execute("INSERT INTO fts(rowid, text) VALUES (?, ?)", (cur.lastrowid, text))
             db.execute("COMMIT")
-
-        import random
 
         rng = random.Random(size)
         insert_many([synthetic_sentence(rng) for _ in range(size)])
