@@ -133,6 +133,7 @@ class MemoryItem:
     scope: Scope = Scope.PERSONAL
     channel: str | None = None
     user: str | None = None
+    team: str | None = None
     key: str | None = None
     value: str | None = None
     multi: bool = False
@@ -153,6 +154,17 @@ class MemoryItem:
 
 
 @dataclass(frozen=True, slots=True)
+class Reader:
+    """Who is reading, and in which channel (SPEC M5): the context every read path
+    takes. ``teams`` are the teams ``user`` belongs to."""
+
+    tenant: str = "default"
+    user: str | None = None
+    channel: str | None = None
+    teams: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class RecallFilter:
     """Restrictions a recall applies before ranking. Empty tuples mean "any"."""
 
@@ -169,6 +181,9 @@ class RecallFilter:
     as_of: datetime | None = None
     include_superseded: bool = False
     include_archived: bool = True
+    reader: Reader | None = None
+    """Who reads, and where: only items :func:`kronika.core.visibility.visible` to them
+    pass. ``None`` reads without that restriction (maintenance, the workspace owner)."""
 
 
 @dataclass(frozen=True, slots=True)
