@@ -145,3 +145,8 @@ class RerankerError(KronikaError):
 
 class RerankerUnavailable(RerankerError):
     """The reranker could not be reached, or kept failing, through every retry."""
+
+
+class StoreError(KronikaError):
+    """The store of record (PostgreSQL) cannot be reached or used, its schema is newer
+    than this kronika, or the extra it needs is not installed."""

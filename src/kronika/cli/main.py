@@ -40,6 +40,7 @@ EXIT_CODES: tuple[tuple[type[errors.KronikaError], int], ...] = (
     (errors.EmbedderError, 8),
     (errors.ImportFormatError, 9),
     (errors.LLMError, 10),
+    (errors.StoreError, 12),
     (errors.InvalidQuery, 2),
     (errors.InvalidInput, 2),
     (errors.ConfigError, 2),
