@@ -121,7 +121,9 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as memory:
-        receipt = memory.note(" ".join(args.text), agent=args.agent)
+        receipt = memory.note(
+            " ".join(args.text), agent=args.agent, kind=args.kind, confidence=args.confidence
+        )
     _print_write_notes(receipt.notes)
     item = receipt.item
     if args.json:
@@ -423,6 +425,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("note", cmd_note, "retain a note in today's daily log")
     p.add_argument("text", nargs="+")
+    p.add_argument(
+        "--kind",
+        choices=("W", "B", "O", "S"),
+        help="W world, B experience (first person), O opinion, S observation",
+    )
+    p.add_argument("--confidence", type=float, help="an opinion's confidence, 0 to 1")
 
     p = add("forget", cmd_forget, "forget an item, a key, a value or a topic, with a receipt")
     p.add_argument("id", nargs="?", help="item id (see `kronika list` / `recall --json`)")
