@@ -26,6 +26,7 @@ from kronika.cli.commands_data import register_data_commands
 from kronika.cli.forgetting import print_receipt, receipt_json
 from kronika.cli.health import register_health_commands, run_healing
 from kronika.cli.proposals import register_proposal_commands
+from kronika.cli.usage import register_usage_command
 from kronika.memory import Memory
 from kronika.settings import Settings, load_settings
 from kronika.stores.markdown.workspace import MarkdownWorkspace
@@ -40,6 +41,7 @@ EXIT_CODES: tuple[tuple[type[errors.KronikaError], int], ...] = (
     (errors.EmbedderError, 8),
     (errors.ImportFormatError, 9),
     (errors.LLMError, 10),
+    (errors.StoreError, 12),
     (errors.InvalidQuery, 2),
     (errors.InvalidInput, 2),
     (errors.ConfigError, 2),
@@ -477,6 +479,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_chat_commands(add)
     register_proposal_commands(add)
     register_health_commands(add)
+    register_usage_command(add)
     return parser
 
 
