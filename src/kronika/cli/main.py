@@ -23,6 +23,7 @@ from kronika.app import build_memory, init_workspace
 from kronika.cli import notes, render
 from kronika.cli.chat import register_chat_commands
 from kronika.cli.commands_data import register_data_commands
+from kronika.cli.explain import register_explain_command
 from kronika.cli.forgetting import print_receipt, receipt_json
 from kronika.cli.health import register_health_commands, run_healing
 from kronika.cli.links import register_link_commands
@@ -482,6 +483,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_link_commands(add)
     register_health_commands(add)
     register_usage_command(add)
+    register_explain_command(add)
     return parser
 
 
