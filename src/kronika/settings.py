@@ -196,6 +196,31 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         " process starts in seconds instead of reading them out of SQLite.",
         "recall",
     ),
+    # vector index
+    SettingSpec(
+        "qdrant_url",
+        "",
+        "A Qdrant server (or cluster) that answers vector search instead of the built-in"
+        " vectors, e.g. http://localhost:6333; needs the [qdrant] extra. Empty: built-in.",
+        "vector index",
+    ),
+    SettingSpec(
+        "qdrant_path",
+        "",
+        "A folder for Qdrant's local mode (one process at a time, brute force; for tests"
+        " and small memories), relative to the workspace; used when qdrant_url is empty.",
+        "vector index",
+    ),
+    SettingSpec(
+        "qdrant_collection", "kronika", "The Qdrant collection holding the vectors.", "vector index"
+    ),
+    SettingSpec(
+        "qdrant_api_key",
+        "",
+        "API key of the Qdrant server; prefer the environment variable KRONIKA_QDRANT_API_KEY.",
+        "vector index",
+    ),
+    SettingSpec("qdrant_timeout", 10.0, "Seconds to wait for one Qdrant request.", "vector index"),
     # budgets
     SettingSpec("identity_budget", 200, "Token budget of the Identity core (M1).", "budgets"),
     SettingSpec("brain_budget", 300, "Target token budget of the Brain (M1).", "budgets"),
@@ -425,6 +450,11 @@ class Settings:
     long_term_top_k: int = 7
     ann_threshold: int = 50_000
     restart_copies: bool = True
+    qdrant_url: str = ""
+    qdrant_path: str = ""
+    qdrant_collection: str = "kronika"
+    qdrant_api_key: str = field(default="", repr=False)
+    qdrant_timeout: float = 10.0
     identity_budget: int = 200
     brain_budget: int = 300
     brain_max: int = 500

@@ -26,6 +26,7 @@ from kronika.cli.commands_data import register_data_commands
 from kronika.cli.explain import register_explain_command
 from kronika.cli.forgetting import print_receipt, receipt_json
 from kronika.cli.health import register_health_commands, run_healing
+from kronika.cli.links import register_link_commands
 from kronika.cli.proposals import register_proposal_commands
 from kronika.cli.usage import register_usage_command
 from kronika.memory import Memory
@@ -487,6 +488,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_data_commands(add)
     register_chat_commands(add)
     register_proposal_commands(add)
+    register_link_commands(add)
     register_health_commands(add)
     register_usage_command(add)
     register_explain_command(add)

@@ -298,6 +298,7 @@ class MemoryWrites(MemoryBase):
                 )
             after = snapshot(self.workspace, name, touched)
             left = {it.id for it in self.index.get_items(ids)}
+            self.link_store.remove_links(name, set(ids) - left)
         rewritten = sum(1 for i, text in after.items() if before.get(i) != text)
         gone = (indexed - left) | (set(before) - set(after))  # a rewritten id counts too
         return ForgetReceipt(
