@@ -25,6 +25,7 @@ from kronika.cli.chat import register_chat_commands
 from kronika.cli.commands_data import register_data_commands
 from kronika.cli.forgetting import print_receipt, receipt_json
 from kronika.cli.health import register_health_commands, run_healing
+from kronika.cli.policies import print_policy_note, print_refusal, register_policy_commands
 from kronika.cli.proposals import register_proposal_commands
 from kronika.memory import Memory
 from kronika.settings import Settings, load_settings
@@ -90,12 +91,16 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
             importance=args.importance,
             source="auto" if args.auto else "explicit",
         )
+    if receipt.outcome == "refused":
+        return print_refusal(receipt, args.json)
     _print_write_notes(receipt.notes)
+    print_policy_note(receipt)
     change = type(receipt.change).__name__
     verbs = {
         "AddFact": "remembered",
         "SupersedeFact": "updated (the old value is kept as history)",
         "TouchFact": "already known; refreshed",
+        "AppendNote": "kept as a mid-term note",
     }
     item = receipt.item
     if args.json:
@@ -105,6 +110,7 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
                 "change": change,
                 "item": render.items_json([item])[0] if item else None,
                 "notes": list(receipt.notes),
+                "policy": receipt.policy,
             }
         )
     elif receipt.outcome == "proposed":
@@ -119,6 +125,8 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as memory:
         receipt = memory.note(" ".join(args.text), agent=args.agent)
+    if receipt.outcome == "refused":
+        return print_refusal(receipt, args.json)
     _print_write_notes(receipt.notes)
     item = receipt.item
     if args.json:
@@ -477,6 +485,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_chat_commands(add)
     register_proposal_commands(add)
     register_health_commands(add)
+    register_policy_commands(add)
     return parser
 
 
