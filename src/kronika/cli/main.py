@@ -27,6 +27,7 @@ from kronika.cli.explain import register_explain_command
 from kronika.cli.forgetting import print_receipt, receipt_json
 from kronika.cli.health import register_health_commands, run_healing
 from kronika.cli.links import register_link_commands
+from kronika.cli.policies import print_policy_note, print_refusal, register_policy_commands
 from kronika.cli.proposals import register_proposal_commands
 from kronika.cli.usage import register_usage_command
 from kronika.memory import Memory
@@ -94,12 +95,16 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
             importance=args.importance,
             source="auto" if args.auto else "explicit",
         )
+    if receipt.outcome == "refused":
+        return print_refusal(receipt, args.json)
     _print_write_notes(receipt.notes)
+    print_policy_note(receipt)
     change = type(receipt.change).__name__
     verbs = {
         "AddFact": "remembered",
         "SupersedeFact": "updated (the old value is kept as history)",
         "TouchFact": "already known; refreshed",
+        "AppendNote": "kept as a mid-term note",
     }
     item = receipt.item
     if args.json:
@@ -109,6 +114,7 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
                 "change": change,
                 "item": render.items_json([item])[0] if item else None,
                 "notes": list(receipt.notes),
+                "policy": receipt.policy,
             }
         )
     elif receipt.outcome == "proposed":
@@ -125,6 +131,8 @@ def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
         receipt = memory.note(
             " ".join(args.text), agent=args.agent, kind=args.kind, confidence=args.confidence
         )
+    if receipt.outcome == "refused":
+        return print_refusal(receipt, args.json)
     _print_write_notes(receipt.notes)
     item = receipt.item
     if args.json:
@@ -492,6 +500,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_health_commands(add)
     register_usage_command(add)
     register_explain_command(add)
+    register_policy_commands(add)
     return parser
 
 

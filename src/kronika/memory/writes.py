@@ -58,6 +58,7 @@ from kronika.stores.markdown.sessions import session_filename
 
 if TYPE_CHECKING:  # the forget path (and its phrase rules) loads when something is forgotten
     from kronika.engine.forgetting import ForgetReceipt
+    from kronika.engine.purge import PurgeReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,7 +260,7 @@ class MemoryWrites(MemoryBase):
         Returns a :class:`~kronika.engine.forgetting.ForgetReceipt` listing every place
         touched (``outcome="proposed"`` when the agent's autonomy makes it a proposal).
         """
-        from kronika.engine.forgetting import ForgetReceipt, find_items, forgotten_phrases
+        from kronika.engine.forgetting import find_items
 
         item_id, key, value, topic = (
             checks.optional_text(text, what=what)
@@ -278,6 +279,17 @@ class MemoryWrites(MemoryBase):
                 value=value,
                 topic=topic,
             )
+            section = items[0].section or "" if len(items) == 1 else ""
+            return self._forget_items(name, items, section, source_agent)
+
+    def _forget_items(
+        self, name: str, items: Sequence[MemoryItem], section: str, source_agent: str
+    ) -> ForgetReceipt:
+        """Forget ``items`` of agent ``name`` and redact their text everywhere (the one
+        forget path: :meth:`forget`, and the purge of :mod:`kronika.engine.purge`)."""
+        from kronika.engine.forgetting import ForgetReceipt, forgotten_phrases
+
+        with self._lock:
             phrases = forgotten_phrases(self.workspace, name, items)
             plan = plan_forget(self.workspace, self.audit_log, name, items, phrases)
             touched = [e.path for e in plan.edits if e.place.action != "removed"]
@@ -285,7 +297,6 @@ class MemoryWrites(MemoryBase):
             ids = [it.id for it in items]
             indexed = {it.id for it in self.index.get_items(ids)}
             change = ForgetItems(tuple(items), tuple(phrases))
-            section = items[0].section or "" if len(items) == 1 else ""
             written = self._writer.memory_write(name, section, change, source_agent)
             if written.outcome != "applied":
                 return ForgetReceipt(
@@ -311,6 +322,32 @@ class MemoryWrites(MemoryBase):
             index_rewritten=rewritten,
             audit_redacted=plan.audit_entries,
         )
+
+    def purge(
+        self,
+        *,
+        agent: str | None = None,
+        dry_run: bool = False,
+        progress: Progress | None = None,
+    ) -> PurgeReport:
+        """Forget what the storage policies no longer allow (expired, never to be stored,
+        in too long a tier), every agent's unless ``agent``; see :mod:`kronika.engine.purge`."""
+        from kronika.engine.purge import find_purgeable, purge
+
+        agents = [self._agent(agent)] if agent is not None else self.agents()
+        with self._lock:
+            for name in agents:
+                self._indexer.sync_agent(name)
+            now = self.clock.now()
+            policies = self.settings.storage_policies
+            checked, found = find_purgeable(self.index, agents, policies, now)
+            return purge(
+                checked,
+                found,
+                lambda name, items: self._forget_items(name, items, "purge", SYSTEM),
+                dry_run=dry_run,
+                progress=progress,
+            )
 
     def save_turn(
         self,
