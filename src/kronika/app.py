@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from kronika.engine.restore import recover_interrupted_imports
 from kronika.errors import WorkspaceNotFound
 from kronika.memory import Memory
-from kronika.ports import LLM, Clock, Embedder, Reranker
+from kronika.ports import LLM, Clock, Embedder, PointSource, Reranker
 from kronika.providers.clock import SystemClock
 from kronika.providers.embedders import build_embedder
 from kronika.providers.tokens import TiktokenCounter
@@ -69,8 +69,13 @@ def build_memory(
     create: bool = False,
     embedder: Embedder | None = None,
     clock: Clock | None = None,
+    index: PointSource | None = None,
 ) -> Memory:
     """A ready :class:`Memory` for the workspace at ``settings.home``.
+
+    ``index`` replaces the SQLite index beside the workspace (a benchmark runs the
+    same workspace over :class:`kronika.stores.postgres.index.PostgresIndex`), as the
+    caller opened it.
 
     ``create`` makes the workspace when it is missing (otherwise that is an error
     telling the user to run ``kronika init``). A corrupt index is moved aside and
@@ -92,13 +97,15 @@ def build_memory(
         log.warning("%s in %s", done, settings.home)
     chosen = embedder or build_embedder(settings.embedder, threads=settings.embedder_threads)
     index_path = Path(settings.home) / INDEX_FILE
-    index, recreated = SqliteIndex.open_or_rebuild(
-        index_path,
-        embedding_model=chosen.model_id,
-        dim=chosen.dim,
-        ann_threshold=settings.ann_threshold,
-        restart_copies=settings.restart_copies,
-    )
+    recreated = False
+    if index is None:
+        index, recreated = SqliteIndex.open_or_rebuild(
+            index_path,
+            embedding_model=chosen.model_id,
+            dim=chosen.dim,
+            ann_threshold=settings.ann_threshold,
+            restart_copies=settings.restart_copies,
+        )
     try:
         vectors = build_vector_index(settings, embedding_model=chosen.model_id, dim=chosen.dim)
     except BaseException:

@@ -39,7 +39,14 @@ import numpy as np
 
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.errors import IndexError_, StoreError
-from kronika.ports import FeatureRow, ScoreFeatures, SourceState, SourceTail, Vector
+from kronika.ports import (
+    FeatureRow,
+    ScoreFeatures,
+    SourceState,
+    SourceTail,
+    Vector,
+    VectorPoint,
+)
 from kronika.stores.postgres import search
 from kronika.stores.postgres.connect import connect, migrate, redact_url
 from kronika.stores.postgres.index_rows import (
@@ -62,7 +69,16 @@ _RETRIES = 8
 _RETRY_STATES = {"40P01", "40001", "23505"}  # deadlock, serialization failure, unique key
 _ID = 'COLLATE "C"'  # ids sort by code point, as Python sorts them
 
+LEXICAL = ("bm25", "simple", "trigram")
+
 T = TypeVar("T")
+
+
+def _array(value: Any) -> Vector:
+    """A vector read from the server as float32 (pgvector hands a ``Vector`` or an array)."""
+    to_numpy = getattr(value, "to_numpy", None)
+    found = to_numpy() if to_numpy is not None else value
+    return np.asarray(found, dtype=np.float32)
 
 
 class PostgresIndex:
@@ -71,7 +87,9 @@ class PostgresIndex:
     ``url`` names the database (migrated on open). ``embedding_model`` and ``dim`` as
     for :class:`kronika.stores.sqlite.SqliteIndex`; ``ann_threshold`` items and more
     (0: never) make vector search walk an HNSW index, built by a background thread
-    (``ann_background`` False: by the searching one).
+    (``ann_background`` False: by the searching one). ``lexical`` ``bm25`` scores
+    keywords as the SQLite index does; ``simple`` (``ts_rank``) and ``trigram`` are the
+    PostgreSQL-native alternatives it was measured against (``docs/postgres.md``).
     """
 
     def __init__(
@@ -82,7 +100,11 @@ class PostgresIndex:
         dim: int,
         ann_threshold: int = ANN_THRESHOLD,
         ann_background: bool = True,
+        lexical: str = "bm25",
     ) -> None:
+        if lexical not in LEXICAL:
+            raise ValueError(f"lexical must be one of {', '.join(LEXICAL)}; got {lexical!r}")
+        self._lexical = lexical
         self._url = url
         self._model = embedding_model
         self._dim = dim
@@ -93,6 +115,7 @@ class PostgresIndex:
         self._maybe_unused: set[str] = set()  # text hashes of rows replaced or removed
         self._vanished: set[str] = set()  # ids of rows deleted and not written again
         self._building: threading.Thread | None = None
+        self._unanalyzed = 0  # rows this index wrote since it last ran ANALYZE
         self._conn = connect(url, autocommit=True)
         try:
             migrate(self._conn)
@@ -236,6 +259,19 @@ class PostgresIndex:
             self._note_deleted(gone, set(ids))
 
         self._write(work)
+        self._analyze_if_grown()
+
+    def _analyze_if_grown(self) -> None:
+        """ANALYZE the item and posting tables once this index has written a fifth of
+        their rows (at least 1,000) since it last did: right after a bulk load the
+        planner would otherwise guess, and autovacuum comes only later."""
+        if self._unanalyzed < 1_000:
+            return
+        with self._reading() as conn:
+            (rows,) = conn.execute("SELECT coalesce(sum(n), 0) FROM idx_corpus").fetchone()
+            if self._unanalyzed * 5 >= int(rows):
+                conn.execute("ANALYZE idx_items, idx_terms")
+                self._unanalyzed = 0
 
     def _note_deleted(self, gone: Iterable[tuple[str, str]], kept: set[str]) -> None:
         for item_id, text_hash in gone:
@@ -266,6 +302,7 @@ class PostgresIndex:
         """COPY the rows (with their cached vectors) and their postings."""
         if not pairs:
             return
+        self._unanalyzed += len(pairs)
         hashes = sorted({h for _, h in pairs})
         cached = dict(
             conn.execute(
@@ -381,7 +418,9 @@ class PostgresIndex:
             )
             return True
 
-        return self._write(work)
+        done = self._write(work)
+        self._analyze_if_grown()
+        return done
 
     def reset(self) -> None:
         """Forget every item and source (keeps the embedding cache and usage statistics)."""
@@ -435,15 +474,21 @@ class PostgresIndex:
         where, params = filter_clause(flt, alias="n")
         found: dict[str, list[tuple[str, int]]] = {}
         with self._reading() as conn:
+            # OFFSET 0 fences keep this plan whatever the statistics say (right after a
+            # bulk load they say nothing): each message by its id, then a range of its
+            # source's positions.
             rows = conn.execute(
-                "SELECT c.id, n.id, n.pos - c.pos FROM idx_items AS c JOIN idx_items AS n"
-                " ON n.source_agent = c.source_agent AND n.source_path = c.source_path"
+                "SELECT c.id, n.id, n.pos - c.pos FROM (SELECT id, source_agent, source_path,"
+                " pos, session_id, speaker_norm FROM idx_items WHERE id = ANY(%s)"
+                " AND type = 'message' OFFSET 0) AS c CROSS JOIN LATERAL"
+                " (SELECT n.id, n.pos FROM idx_items AS n WHERE n.source_agent = c.source_agent"
+                " AND n.source_path = c.source_path"
                 " AND n.pos BETWEEN c.pos - %s AND c.pos + %s AND n.pos != c.pos"
                 " AND n.session_id = c.session_id AND n.type = 'message'"
                 " AND coalesce(n.speaker_norm, '') != coalesce(c.speaker_norm, '')"
-                f" WHERE c.id = ANY(%s) AND c.type = 'message' AND {where}"
+                f" AND {where} OFFSET 0) AS n"
                 f" ORDER BY c.id {_ID}, n.pos",
-                [window, window, wanted, *params],
+                [wanted, window, window, *params],
             )
             for item_id, other, offset in rows:
                 found.setdefault(item_id, []).append((other, int(offset)))
@@ -564,6 +609,22 @@ class PostgresIndex:
 
         self._write(work)
 
+    def vector_points(self, text_hashes: Iterable[str] | None = None) -> list[VectorPoint]:
+        """The items embedded from ``text_hashes`` (every item when ``None``) that have a
+        vector, with it: what a vector index outside this database holds."""
+        where = "" if text_hashes is None else " AND i.text_hash = ANY(%s)"
+        params = () if text_hashes is None else (sorted(set(text_hashes)),)
+        with self._reading() as conn:
+            rows = conn.execute(
+                SELECT_ITEM.replace(" FROM idx_items", ", i.text_hash, i.vec FROM idx_items")
+                + f" WHERE i.vec IS NOT NULL{where} ORDER BY i.rowid",
+                params,
+            ).fetchall()
+        return [
+            VectorPoint(item_from_row(r[:-2]), str(r[-2]), _array(r[-1]))
+            for r in rows
+        ]
+
     def drop_unused_embeddings(self, *, everywhere: bool = False) -> int:
         """Delete cached vectors no item uses any more (of the texts this index replaced or
         removed since the last call; ``everywhere``: of every text), and the usage
@@ -618,6 +679,10 @@ class PostgresIndex:
         terms = query_terms(query)
         if not terms or limit <= 0:
             return []
+        if self._lexical != "bm25":
+            other = search.lexical_simple if self._lexical == "simple" else search.lexical_trigram
+            with self._reading() as conn:
+                return other(conn, terms, flt, limit)
         texts = [" ".join(terms), *terms] if len(terms) > 1 and whole_phrase else terms
         phrases = [
             Phrase(text, tokens)

@@ -55,7 +55,7 @@ def lexical(
     if n <= 0 or tokens <= 0:
         return []
     avgdl = float(tokens) / float(n)
-    singles = sorted({p.tokens[0] for p in phrases if len(p.tokens) == 1})
+    singles = sorted({t for p in phrases for t in p.tokens})
     in_corpus, params = _corpus_clause(flt, "t")
     df: dict[str, int] = {}
     if singles:
@@ -74,24 +74,30 @@ def lexical(
             if hits:
                 plan.append((phrase, idf(n, hits), None))
         elif phrase.tokens:
-            occurrences = _phrase_rows(conn, phrase.tokens, in_corpus, params)
+            occurrences = _phrase_rows(conn, phrase.tokens, df, flt)
             if occurrences:
                 plan.append((phrase, idf(n, len(occurrences)), occurrences))
     if not plan:
         return []
     common_size = n // COMMON_SHARE
-    common = {
-        p.tokens[0] for p, _, rows in plan if rows is None and df.get(p.tokens[0], 0) > common_size
-    }
     singles_in_plan = [p.tokens[0] for p, _, rows in plan if rows is None]
-    rare = [t for t in singles_in_plan if t not in common]
+    # The common tokens, rarest first: each one that keeps the bound from separating is
+    # scored in full instead, until the rest can be left to the rows within reach.
+    common = sorted(
+        {t for t in singles_in_plan if df[t] > common_size}, key=lambda t: (df[t], t)
+    )
     info: dict[int, tuple[str, float]] = {}  # rowid -> (id, length) of rows passing flt
     tf: dict[str, dict[int, float]] = {}
-    rare_exists = any(rows is not None or p.tokens[0] not in common for p, _, rows in plan)
-    pruned = bool(common) and rare_exists
-    if pruned:
-        _fetch_postings(conn, rare, where, filter_params, info, tf)
+    fetched: set[str] = set()
+    weights = {p.tokens[0]: w for p, w, rows in plan if rows is None}
+    _fetch_phrase_rows(conn, plan, where, filter_params, info)
+    while True:
+        full = sorted(set(singles_in_plan) - set(common) - fetched)
+        _fetch_postings(conn, full, where, filter_params, info, tf)
+        fetched.update(full)
         _fetch_phrase_rows(conn, plan, where, filter_params, info)
+        if not common:
+            break
         partial: dict[int, float] = {}
         for phrase, weight, rows in plan:
             if rows is None and phrase.tokens[0] in common:
@@ -100,17 +106,13 @@ def lexical(
             for rowid, part in _parts(got, info, weight, avgdl):
                 partial[rowid] = partial.get(rowid, 0.0) + part
         floor = kth_floor(list(partial.values()), limit)
-        ceiling = common_ceiling([w for p, w, r in plan if r is None and p.tokens[0] in common])
+        ceiling = common_ceiling([weights[t] for t in common])
         if ceiling < floor:
             candidates = sorted(r for r, s in partial.items() if s + ceiling >= floor)
-            _fetch_common(conn, sorted(common), candidates, tf)
+            _fetch_common(conn, common, candidates, tf)
             info = {r: info[r] for r in candidates}
-        else:
-            pruned = False
-    if not pruned:
-        info, tf = {}, {}
-        _fetch_postings(conn, sorted(set(singles_in_plan)), where, filter_params, info, tf)
-        _fetch_phrase_rows(conn, plan, where, filter_params, info)
+            break
+        common.pop(0)
     scores: dict[int, float] = {}
     for phrase, weight, rows in plan:  # summed in phrase order, as FTS5 does
         got = tf.get(phrase.tokens[0], {}) if rows is None else rows
@@ -189,24 +191,29 @@ def _fetch_common(
 
 
 def _phrase_rows(
-    conn: Conn, tokens: Sequence[str], in_corpus: str, params: Sequence[object]
+    conn: Conn, tokens: Sequence[str], df: dict[str, int], flt: RecallFilter
 ) -> dict[int, float]:
-    """``{rowid: occurrences}`` of the rows of the corpus holding the tokens side by side."""
-    joins = "".join(
-        f" JOIN idx_terms AS t{k} ON t{k}.item_rowid = t.item_rowid AND t{k}.term = %s"
-        for k in range(1, len(tokens))
-    )
-    positions = ", ".join(f"t{k}.pos" for k in range(1, len(tokens)))
+    """``{rowid: occurrences}`` of the rows of the corpus holding the tokens side by side:
+    the positions of every token in the rows of the rarest one."""
+    if any(df.get(t, 0) == 0 for t in tokens):
+        return {}
+    rarest = min(set(tokens), key=lambda t: (df[t], t))
+    in_corpus, params = _corpus_clause(flt, "r")
     found = conn.execute(
-        f"SELECT t.item_rowid, t.pos, {positions} FROM idx_terms AS t{joins}"
-        f" WHERE t.term = %s AND {in_corpus}",
-        [*tokens[1:], tokens[0], *params],
+        "SELECT t.item_rowid, t.term, t.pos FROM idx_terms AS t WHERE t.term = ANY(%s)"
+        " AND t.item_rowid IN (SELECT r.item_rowid FROM idx_terms AS r WHERE r.term = %s"
+        f" AND {in_corpus})",
+        [sorted(set(tokens)), rarest, *params],
     )
+    held: dict[int, dict[str, list[int]]] = {}
+    for rowid, term, positions in found:
+        held.setdefault(int(rowid), {})[term] = positions
     out: dict[int, float] = {}
-    for rowid, *lists in found:
-        count = phrase_occurrences(lists)
-        if count:
-            out[int(rowid)] = float(count)
+    for rowid, terms in held.items():
+        if all(t in terms for t in tokens):
+            count = phrase_occurrences([terms[t] for t in tokens])
+            if count:
+                out[rowid] = float(count)
     return out
 
 
@@ -250,5 +257,44 @@ def vectors(
         "SELECT i.id, -(i.vec <#> %s) AS score FROM idx_items AS i"
         f" WHERE i.vec IS NOT NULL AND {where} ORDER BY score DESC, i.id LIMIT %s",
         [q, *params, limit],
+    ).fetchall()
+    return [(str(i), float(s)) for i, s in found]
+
+
+_DOCUMENT = (
+    "unaccent(lower(i.content || ' ' || coalesce(i.key, '') || ' '"
+    " || array_to_string(i.entities, ' ') || ' ' || coalesce(i.speaker, '')))"
+)
+
+
+def lexical_simple(
+    conn: Conn, terms: Sequence[str], flt: RecallFilter, limit: int
+) -> list[tuple[str, float]]:
+    """PostgreSQL's own full text: ``simple`` configuration over unaccented text, the
+    words OR-ed, ranked by ``ts_rank`` (measured against BM25; not the default)."""
+    where, params = filter_clause(flt)
+    found = conn.execute(
+        "WITH q AS (SELECT to_tsquery('simple', string_agg(quote_literal(unaccent(w)), ' | '))"
+        " AS q FROM unnest(%s::text[]) AS w)"
+        f" SELECT i.id, ts_rank(to_tsvector('simple', {_DOCUMENT}), q.q) AS score"
+        f" FROM idx_items AS i, q WHERE to_tsvector('simple', {_DOCUMENT}) @@ q.q AND {where}"
+        ' ORDER BY score DESC, i.id COLLATE "C" LIMIT %s',
+        [list(terms), *params, limit],
+    ).fetchall()
+    return [(str(i), float(s)) for i, s in found]
+
+
+def lexical_trigram(
+    conn: Conn, terms: Sequence[str], flt: RecallFilter, limit: int
+) -> list[tuple[str, float]]:
+    """pg_trgm: each query word's ``word_similarity`` to the unaccented text, summed over
+    the words (measured against BM25; not the default)."""
+    where, params = filter_clause(flt)
+    found = conn.execute(
+        "SELECT id, score FROM (SELECT i.id, (SELECT sum(word_similarity(unaccent(w), d.d))"
+        " FROM unnest(%s::text[]) AS w) AS score"
+        f" FROM idx_items AS i, LATERAL (SELECT {_DOCUMENT} AS d) AS d WHERE {where}) AS s"
+        ' WHERE score > 0 ORDER BY score DESC, id COLLATE "C" LIMIT %s',
+        [list(terms), *params, limit],
     ).fetchall()
     return [(str(i), float(s)) for i, s in found]
