@@ -1,5 +1,5 @@
-"""``kronika bench locomo|longmemeval|scale|crash|writes`` — run a benchmark, print and save the
-results (``crash`` exits 1 when a trial breaks an invariant)."""
+"""``kronika bench locomo|longmemeval|scale|crash|writes|lessons`` — run a benchmark,
+print and save the results (``crash`` exits 1 when a trial breaks an invariant)."""
 
 from __future__ import annotations
 
@@ -69,6 +69,12 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 seed=args.seed,
                 max_run_s=args.max_run,
                 progress=progress,
+            )
+        elif args.suite == "lessons":
+            if not 2 <= args.tasks <= 100_000:
+                raise InvalidInput("--tasks must be from 2 to 100000")
+            results = bench.run_lessons(
+                tasks=args.tasks, seed=args.seed, settings=settings, progress=progress
             )
         elif args.suite == "writes":
             if args.calls < 1 or args.budget <= 0:

@@ -163,7 +163,9 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p = add(
         "bench", cmd_bench, "run a benchmark and write Markdown + JSON results", with_agent=False
     )
-    p.add_argument("suite", choices=("locomo", "longmemeval", "scale", "crash", "writes"))
+    p.add_argument(
+        "suite", choices=("locomo", "longmemeval", "scale", "crash", "writes", "lessons")
+    )
     p.add_argument("path", nargs="?", help="data file (locomo, longmemeval)")
     p.add_argument(
         "--mode",
@@ -186,7 +188,10 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument("--trials", type=int, default=100, help="crash: trials to run")
     p.add_argument("--writers", type=int, default=1, help="crash: writer processes per trial")
-    p.add_argument("--seed", type=int, default=0, help="crash: seed of the first trial")
+    p.add_argument(
+        "--seed", type=int, default=0, help="crash: seed of the first trial; lessons: of the run"
+    )
+    p.add_argument("--tasks", type=int, default=96, help="lessons: tasks the agent meets")
     p.add_argument(
         "--max-run",
         type=float,

@@ -26,10 +26,12 @@ from kronika.cli.commands_data import register_data_commands
 from kronika.cli.explain import register_explain_command
 from kronika.cli.forgetting import print_receipt, receipt_json
 from kronika.cli.health import register_health_commands, run_healing
+from kronika.cli.lessons import register_lesson_commands
 from kronika.cli.links import register_link_commands
 from kronika.cli.policies import print_policy_note, print_refusal, register_policy_commands
 from kronika.cli.proposals import register_proposal_commands
 from kronika.cli.usage import register_usage_command
+from kronika.engine.learning import lesson_stats
 from kronika.memory import Memory
 from kronika.settings import Settings, load_settings
 from kronika.stores.markdown.workspace import MarkdownWorkspace
@@ -284,10 +286,12 @@ def cmd_agents(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
+
     with open_memory(settings) as memory:
         memory.sync()
         stats = memory.stats()
-    stats = {"home": str(settings.home), "embedder": settings.embedder, **stats}
+        lessons = lesson_stats(memory)
+    stats = {"home": str(settings.home), "embedder": settings.embedder, **stats, **lessons}
     if args.json:
         render.print_json(stats)
     else:
@@ -500,6 +504,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_health_commands(add)
     register_usage_command(add)
     register_explain_command(add)
+    register_lesson_commands(add)
     register_policy_commands(add)
     return parser
 

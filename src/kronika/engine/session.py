@@ -24,10 +24,12 @@ an extractive digest — the summary is saved into the session file, and the las
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from kronika.core.commands import CommandKind, detect_command
 from kronika.core.context import (
@@ -68,7 +70,9 @@ from kronika.prompts import summaries
 from kronika.providers.jsonout import structured_call
 from kronika.providers.ledger import llm_task
 from kronika.stores.markdown.sessions import LIVE_ID_RE, SUMMARY_ID_RE, SUMMARY_SPEAKER
+from kronika.stores.usage import LESSON_USES_FILE, JsonlLessonUses
 
+log = logging.getLogger("kronika.lessons")
 _INDEX_RE = re.compile(r"_(\d+)$")
 ROLES = ("user", ASSISTANT_SPEAKER)
 
@@ -235,6 +239,8 @@ class Session:
             if result.drop_previous:
                 self._drop_last_exchange(keep_latest=True)
         recalled, lessons = ((), ()) if command is not None else self._recall(text)
+        if command is None:
+            self._note_lessons(lessons, now)
         messages, tokens = self._payload(recalled, lessons)
         summarized = self._maybe_summarize(recalled, lessons, tokens)
         if summarized:
@@ -384,6 +390,21 @@ class Session:
         kept_recall = _within(recalled, s.recall_budget, count)
         kept_lessons = _within(lessons, s.lessons_budget, count)
         return tuple(kept_recall), tuple(kept_lessons)
+
+    def _note_lessons(self, lessons: tuple[RecallHit, ...], now: datetime) -> None:
+        """Every payload is counted, with the lessons it carried (SPEC O1)."""
+        ids = [h.item.id for h in lessons]
+        for hit in lessons:
+            log.info(
+                "lesson used: %s (score %.2f) for agent %s in session %s",
+                hit.item.id,
+                hit.item.confidence or 0.0,
+                self.agent,
+                self._state.session_id,
+            )
+        JsonlLessonUses(Path(self.settings.home) / LESSON_USES_FILE).append(
+            now, self.agent, self._state.session_id or "", ids
+        )
 
     def _payload(
         self, recalled: tuple[RecallHit, ...], lessons: tuple[RecallHit, ...]
