@@ -30,6 +30,7 @@ log = logging.getLogger("kronika")
 
 INDEX_FILE = "index.sqlite"
 AUDIT_FILE = "audit.jsonl"
+USAGE_FILE = "usage.jsonl"
 MODEL_MARKER = "index.model"
 """Names the embedding model the index was last built with, and the words of exchange
 context each turn was embedded with (:func:`vectors_made_with`); a change triggers
@@ -142,9 +143,14 @@ def vectors_made_with(model_id: str, context_words: int) -> str:
     return model_id if context_words <= 0 else f"{model_id} +exchange {context_words} words"
 
 
-def build_llm(settings: Settings, *, minion: bool = False) -> LLM | None:
+def build_llm(
+    settings: Settings, *, minion: bool = False, clock: Clock | None = None
+) -> LLM | None:
     """The configured chat model (``minion``: the background model, L9), or ``None``
-    when no endpoint or model is set — everything that needs one then degrades (L8)."""
+    when no endpoint or model is set — everything that needs one then degrades (L8).
+
+    Every call is booked in the workspace's usage ledger and kept within the daily
+    budget (:mod:`kronika.providers.ledger`)."""
     model = (settings.minion_model or settings.llm_model) if minion else settings.llm_model
     if not settings.llm_base_url or not model:
         return None
@@ -158,7 +164,17 @@ def build_llm(settings: Settings, *, minion: bool = False) -> LLM | None:
         retries=settings.llm_retries,
         json_mode=settings.llm_json_mode,
     )
-    return OpenAICompatibleLLM(config)
+    from kronika.core.usage import Budget
+    from kronika.providers.ledger import LedgeredLLM
+    from kronika.stores.usage import JsonlUsageLedger
+
+    return LedgeredLLM(
+        OpenAICompatibleLLM(config),
+        JsonlUsageLedger(Path(settings.home) / USAGE_FILE),
+        clock or SystemClock(),
+        budget=Budget(calls=settings.llm_daily_calls, tokens=settings.llm_daily_tokens),
+        tokens=TiktokenCounter(settings.token_encoding),
+    )
 
 
 def build_reranker(settings: Settings) -> Reranker | None:

@@ -313,6 +313,31 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "json_object asks for JSON with response_format; none relies on the prompt alone.",
         "llm",
     ),
+    SettingSpec(
+        "llm_daily_calls",
+        0,
+        "Most model calls one agent may make per UTC day (0: no limit); past it, work waits"
+        " in the queue until the next day.",
+        "llm",
+    ),
+    SettingSpec(
+        "llm_daily_tokens",
+        0,
+        "Most model tokens (prompt + reply) one agent may spend per UTC day (0: no limit).",
+        "llm",
+    ),
+    SettingSpec(
+        "llm_price_input",
+        0.0,
+        "Price of one million prompt tokens, for the cost estimate of `kronika usage`.",
+        "llm",
+    ),
+    SettingSpec(
+        "llm_price_output",
+        0.0,
+        "Price of one million reply tokens, for the cost estimate of `kronika usage`.",
+        "llm",
+    ),
     # reranker
     SettingSpec(
         "reranker_base_url",
@@ -438,6 +463,10 @@ class Settings:
     llm_timeout: float = 60.0
     llm_retries: int = 2
     llm_json_mode: str = "json_object"
+    llm_daily_calls: int = 0
+    llm_daily_tokens: int = 0
+    llm_price_input: float = 0.0
+    llm_price_output: float = 0.0
     reranker_base_url: str = ""
     reranker_model: str = ""
     reranker_api: str = "cohere"
@@ -495,6 +524,10 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError("setting 'llm_json_mode' must be 'json_object' or 'none'")
     if name == "reranker_api" and coerced not in ("cohere", "tei"):
         raise ConfigError("setting 'reranker_api' must be 'cohere' or 'tei'")
+    if name in ("llm_daily_calls", "llm_daily_tokens", "llm_price_input", "llm_price_output") and (
+        coerced < 0
+    ):
+        raise ConfigError(f"setting {name!r} must not be negative")
     if name == "reranker_weight" and not 0 <= coerced <= 1:
         raise ConfigError("setting 'reranker_weight' must be from 0 to 1")
     if name == "summarize_at" and not 0 < coerced <= 1:

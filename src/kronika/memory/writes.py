@@ -15,6 +15,7 @@ from kronika.core.model import (
     Layer,
     MemoryItem,
     Provenance,
+    RetainKind,
     Scope,
     SessionRecord,
     Source,
@@ -204,10 +205,22 @@ class MemoryWrites(MemoryBase):
         agent: str | None = None,
         at: datetime | None = None,
         source_agent: str = USER,
+        kind: RetainKind | str | None = None,
+        confidence: float | None = None,
     ) -> WriteReceipt:
-        """Retain a note in today's daily log (``memory/YYYY-MM-DD.md``, ``## Retain``)."""
+        """Retain a note in today's daily log (``memory/YYYY-MM-DD.md``, ``## Retain``).
+
+        ``kind`` types it (SPEC M6): ``W`` world, ``B`` experience (first person), ``O``
+        opinion — with ``confidence`` from 0 to 1 —, ``S`` observation. ``@Name``
+        mentions in the text are its entities.
+        """
         clean = _clean(text, what="the note", limit=MAX_VALUE_CHARS)
         at = checks.moment(at, what="at")
+        retain = checks.retain_kind(kind)
+        if confidence is not None:
+            if retain is not RetainKind.OPINION:
+                raise InvalidInput("a confidence belongs to an opinion: give kind O with it")
+            confidence = checks.fraction(confidence, what="the confidence")
         name = self._agent(agent)
         now = at or self.clock.now()
         item = MemoryItem(
@@ -224,6 +237,8 @@ class MemoryWrites(MemoryBase):
             section="Retain",
             importance=self.settings.importance_auto,
             entities=extract_entities(clean),
+            kind=retain,
+            confidence=confidence,
         )
         with self._lock:
             return self._writer.memory_write(name, "Retain", AppendNote(item), source_agent)
