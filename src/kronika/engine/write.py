@@ -338,9 +338,9 @@ class MemoryWriter:
     ) -> tuple[Change, str | None] | WriteReceipt:
         """``change`` as the storage policies let it be stored (and why it was shortened),
         or the receipt of its refusal, audited without the refused text."""
-        policies = self._settings.storage_policies
-        if policies.empty:
+        if self._settings.storage.empty:  # the common case costs one attribute read
             return change, None
+        policies = self._settings.storage_policies
         from kronika.engine.policy_gate import Refused, gate_change  # imports this module
 
         now = self._clock.now()
