@@ -177,3 +177,30 @@ def test_without_the_extra_the_cli_says_how_to_install_it(home: Path) -> None:
     assert done.returncode != 0
     assert "pip install 'kronika[qdrant]'" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_a_stale_point_never_shows_an_item_gone_or_hidden_from_the_reader(
+    qmemory: Memory,
+) -> None:
+    """As after a write that reached the item index but not Qdrant."""
+    from dataclasses import replace
+
+    from kronika.core.model import Reader, Scope
+    from kronika.ports import VectorPoint
+
+    qmemory.remember(key="pin", value="the safe code is 4711")
+    index = _wrapped(qmemory)
+    [point] = [p for p in index.inner.vector_points(None) if p.item.key == "pin"]
+    assert point.item.scope is Scope.PERSONAL and point.item.user is None
+    bob = Reader(tenant=point.item.tenant, user="bob")
+    # Qdrant still believes the item is global, and holds a point of an item long gone
+    stale = replace(point.item, scope=Scope.GLOBAL)
+    gone = replace(stale, id="f-gone")
+    index.vectors.upsert([VectorPoint(stale, point.text_hash, point.vector)])
+    index.vectors.upsert([VectorPoint(gone, point.text_hash, point.vector)])
+    query = qmemory.embedder.embed_query("safe code")
+    raw = {i for i, _ in index.vectors.search(query, RecallFilter(reader=bob), 10)}
+    assert {point.item.id, "f-gone"} <= raw
+    assert index.search_vector(query, RecallFilter(reader=bob), 10) == []
+    owner = index.search_vector(query, RecallFilter(), 10)
+    assert [i for i, _ in owner] == [point.item.id]
