@@ -10,6 +10,9 @@ Per-agent settings live in the config file under ``[agents.<name>]``::
     [agents.jaskier]
     autonomy = 1              # 0 read-only, 1 suggest, 2 auto, 3 full
     writers = ["planner"]     # other agents allowed to write here
+
+Storage policies live in ``[retention]`` and ``[[policy]]`` tables
+(:mod:`kronika.core.policies`, ``docs/policies.md``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from kronika.core.fusion import FUSIONS
+from kronika.core.policies import StoragePolicies, parse_dm_channels, parse_policies
 from kronika.core.screening import MODES as SECRETS_MODES
 from kronika.errors import ConfigError
 
@@ -56,6 +60,13 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "card numbers, passwords; see docs/reliability.md): redact replaces it with a marker "
         "such as [secret: openai-key], refuse rejects the write naming the kind, allow "
         "stores it as written.",
+        "workspace",
+    ),
+    SettingSpec(
+        "dm_channels",
+        "dm:*, dm-*",
+        "What a direct message (DM) is, for the storage policies' dm = true/false: "
+        "comma-separated shell-style patterns of channel names (see docs/policies.md).",
         "workspace",
     ),
     # embedding
@@ -423,6 +434,7 @@ class Settings:
     default_agent: str = "default"
     autonomy: int = 2
     secrets: str = "redact"
+    dm_channels: str = "dm:*, dm-*"
     embedder: str = "use-multilingual"
     embedder_threads: int = 1
     sync_interval: float = 1.0
@@ -494,6 +506,13 @@ class Settings:
     reranker_timeout: float = 10.0
     reranker_retries: int = 1
     agents: Mapping[str, AgentPolicy] = field(default_factory=dict)
+    storage: StoragePolicies = field(default_factory=StoragePolicies)
+    """The ``[[policy]]`` and ``[retention]`` tables (see :mod:`kronika.core.policies`)."""
+
+    @property
+    def storage_policies(self) -> StoragePolicies:
+        """The storage rules with what a DM is (the ``dm_channels`` setting)."""
+        return replace(self.storage, dm_channels=parse_dm_channels(self.dm_channels))
 
     def policy(self, agent: str) -> AgentPolicy:
         """The write policy of ``agent`` (the workspace default when it has none of its own)."""
@@ -511,7 +530,7 @@ SQLite integers and time spans instead of meaning anything."""
 
 
 def _coerce(name: str, value: Any) -> Any:
-    if name == "agents":
+    if name in ("agents", "storage"):
         return value
     spec = _SPECS.get(name)
     if spec is None:
@@ -586,16 +605,22 @@ def load_settings(
     raw_agents: Any = None
     if config_path.is_file():
         try:
-            data = tomllib.loads(config_path.read_text(encoding="utf-8"))
+            text = config_path.read_text(encoding="utf-8")
+            data = tomllib.loads(text)
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise ConfigError(f"cannot read {config_path}: {exc}") from exc
         raw_agents = data.pop("agents", None)
+        raw_rules, raw_retention = data.pop("policy", None), data.pop("retention", None)
+        if raw_rules is not None or raw_retention is not None:
+            values["storage"] = parse_policies(
+                raw_rules, raw_retention, text=text, source=str(config_path)
+            )
         for name, value in data.items():
             if name == "home":
                 continue
             values[name] = _coerce(name, value)
     for f in fields(Settings):
-        if f.name in ("home", "agents"):
+        if f.name in ("home", "agents", "storage"):
             continue
         env_value = env.get(f"KRONIKA_{f.name.upper()}")
         if env_value is not None:
@@ -628,6 +653,14 @@ def default_config_text() -> str:
         "# [agents.default]",
         "# autonomy = 2",
         '# writers = ["planner"]',
+        "",
+        "# Storage policies (docs/policies.md; `kronika policies` shows them):",
+        "# [retention]",
+        "# short = 30",
+        "# [[policy]]",
+        '# name = "no DMs in long-term memory"',
+        "# dm = true",
+        '# max_tier = "mid"',
         "",
     ]
     return "\n".join(lines)
@@ -669,6 +702,28 @@ def settings_markdown() -> str:
         "The person (CLI, API calls without `source_agent`) is never held back by autonomy;",
         "it governs what agents write on their own. Reading another agent's memory is",
         "always allowed (SPEC C6); writing needs the grant.",
+        "",
+        "## Storage policies",
+        "",
+        "```toml",
+        "[retention]               # days each tier is kept; absent or 0: for ever",
+        "short = 30",
+        "mid = 365",
+        "",
+        "[[policy]]",
+        'name = "no DMs in long-term memory"',
+        "dm = true                 # a channel matching dm_channels",
+        'max_tier = "mid"',
+        "",
+        "[[policy]]",
+        'name = "never store #hr-private"',
+        'channels = ["hr-private"]',
+        "store = false",
+        "```",
+        "",
+        "What each key means, how rules combine and what `kronika purge` does: see",
+        "[storage policies](policies.md). A bad rule stops every command with exit code 2",
+        "and names its line in `kronika.toml`; `kronika policies` shows the rules in force.",
         "",
     ]
     return "\n".join(lines)
