@@ -93,6 +93,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
             results = bench.run_vectors(
                 _sizes(args.sizes or "10000,100000"),
                 queries=args.queries or 50,
+                repeats=args.repeats,
                 settings=settings,
                 progress=progress,
                 workdir=Path(args.workdir) if args.workdir else None,

@@ -187,6 +187,9 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         help="scale, vectors: queries per size (default 100; vectors 50)",
     )
     p.add_argument(
+        "--repeats", type=count_in(1, 1000), default=3, help="vectors: timed runs per query"
+    )
+    p.add_argument(
         "--workdir", help="scale, vectors: keep the workspaces here and reuse them next time"
     )
     p.add_argument("--trials", type=int, default=100, help="crash: trials to run")
