@@ -90,7 +90,16 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
             sizes = _sizes(args.sizes or "10000,100000")
             results = bench.run_scale(
                 sizes,
-                queries=args.queries,
+                queries=args.queries or 100,
+                settings=settings,
+                progress=progress,
+                workdir=Path(args.workdir) if args.workdir else None,
+            )
+        elif args.suite == "vectors":
+            results = bench.run_vectors(
+                _sizes(args.sizes or "10000,100000"),
+                queries=args.queries or 50,
+                repeats=args.repeats,
                 settings=settings,
                 progress=progress,
                 workdir=Path(args.workdir) if args.workdir else None,

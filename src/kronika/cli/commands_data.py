@@ -164,7 +164,8 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         "bench", cmd_bench, "run a benchmark and write Markdown + JSON results", with_agent=False
     )
     p.add_argument(
-        "suite", choices=("locomo", "longmemeval", "scale", "crash", "writes", "lessons")
+        "suite",
+        choices=("locomo", "longmemeval", "scale", "vectors", "crash", "writes", "lessons"),
     )
     p.add_argument("path", nargs="?", help="data file (locomo, longmemeval)")
     p.add_argument(
@@ -178,13 +179,19 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument(
         "--sizes",
-        help="scale, writes: corpus sizes (default 10000,100000; writes 1000,10000,100000)",
+        help="scale, vectors, writes: corpus sizes (default 10000,100000; writes"
+        " 1000,10000,100000)",
     )
     p.add_argument(
-        "--queries", type=count_in(1, 10**6), default=100, help="scale: queries per size"
+        "--queries",
+        type=count_in(1, 10**6),
+        help="scale, vectors: queries per size (default 100; vectors 50)",
     )
     p.add_argument(
-        "--workdir", help="scale: keep the workspaces here and reuse them on the next run"
+        "--repeats", type=count_in(1, 1000), default=3, help="vectors: timed runs per query"
+    )
+    p.add_argument(
+        "--workdir", help="scale, vectors: keep the workspaces here and reuse them next time"
     )
     p.add_argument("--trials", type=int, default=100, help="crash: trials to run")
     p.add_argument("--writers", type=int, default=1, help="crash: writer processes per trial")
