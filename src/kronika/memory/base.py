@@ -28,6 +28,7 @@ from kronika.ports import (
     TokenCounter,
 )
 from kronika.settings import Settings
+from kronika.stores.durable import GroupCommit
 from kronika.stores.lock import WorkspaceLock
 from kronika.stores.markdown.sessions import session_filename
 from kronika.stores.markdown.workspace import MarkdownWorkspace
@@ -74,6 +75,7 @@ class MemoryBase:
         self.clock = clock
         self.audit_log = audit
         self._lock = WorkspaceLock(settings.home / ".kronika.lock")
+        self._commits = GroupCommit()  # turns reach the disk after the lock is released
         self._indexer = Indexer(
             workspace=workspace,
             index=index,
