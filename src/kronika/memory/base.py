@@ -24,12 +24,14 @@ from kronika.ports import (
     Clock,
     Embedder,
     ItemIndex,
+    LinkStore,
     Reranker,
     TokenCounter,
 )
 from kronika.settings import Settings
 from kronika.stores.durable import GroupCommit
 from kronika.stores.lock import WorkspaceLock
+from kronika.stores.markdown.links import MarkdownLinks
 from kronika.stores.markdown.sessions import session_filename
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
@@ -66,6 +68,7 @@ class MemoryBase:
         clock: Clock,
         audit: AuditLog,
         reranker: Reranker | None = None,
+        links: LinkStore | None = None,
     ) -> None:
         self.settings = settings
         self.workspace = workspace
@@ -74,6 +77,7 @@ class MemoryBase:
         self.tokens = tokens
         self.clock = clock
         self.audit_log = audit
+        self.link_store: LinkStore = links or MarkdownLinks(workspace)
         self._lock = WorkspaceLock(settings.home / ".kronika.lock")
         self._commits = GroupCommit()  # turns reach the disk after the lock is released
         self._indexer = Indexer(
