@@ -20,6 +20,7 @@ from kronika.memory import Memory
 from kronika.ports import LLM, Clock, Embedder, Reranker
 from kronika.providers.clock import SystemClock
 from kronika.providers.embedders import build_embedder
+from kronika.providers.prepared import PreparedCopies
 from kronika.providers.tokens import TiktokenCounter
 from kronika.settings import CONFIG_FILE, Settings, default_config_text
 from kronika.stores.audit import JsonlAuditLog
@@ -90,7 +91,10 @@ def build_memory(
         _keep_private(settings.home)
     for done in recover_interrupted_imports(Path(settings.home)):
         log.warning("%s in %s", done, settings.home)
-    chosen = embedder or build_embedder(settings.embedder, threads=settings.embedder_threads)
+    copies = PreparedCopies.from_setting(settings.model_cache)
+    chosen = embedder or build_embedder(
+        settings.embedder, threads=settings.embedder_threads, copies=copies
+    )
     index_path = Path(settings.home) / INDEX_FILE
     index, recreated = SqliteIndex.open_or_rebuild(
         index_path,
@@ -110,7 +114,7 @@ def build_memory(
         workspace=workspace,
         index=index if wrapped is None else wrapped,
         embedder=chosen,
-        tokens=TiktokenCounter(settings.token_encoding),
+        tokens=TiktokenCounter(settings.token_encoding, copies=copies),
         clock=clock or SystemClock(),
         audit=JsonlAuditLog(Path(settings.home) / AUDIT_FILE),
         reranker=build_reranker(settings),

@@ -11,7 +11,6 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from importlib import metadata
 from typing import Any, NoReturn
 
 from rich.markup import escape
@@ -33,6 +32,7 @@ from kronika.cli.proposals import register_proposal_commands
 from kronika.cli.usage import register_usage_command
 from kronika.engine.learning import lesson_stats
 from kronika.memory import Memory
+from kronika.providers.installed import installed_version
 from kronika.settings import Settings, load_settings
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
@@ -510,10 +510,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _version() -> str:
-    try:
-        return metadata.version("kronika")
-    except metadata.PackageNotFoundError:
-        return "unknown"
+    return installed_version("kronika") or "unknown"
 
 
 def require_workspace(settings: Settings) -> None:

@@ -29,6 +29,7 @@ from kronika.ports import (
     TokenCounter,
 )
 from kronika.settings import Settings
+from kronika.stores.durable import GroupCommit
 from kronika.stores.lock import WorkspaceLock
 from kronika.stores.markdown.links import MarkdownLinks
 from kronika.stores.markdown.sessions import session_filename
@@ -78,6 +79,7 @@ class MemoryBase:
         self.audit_log = audit
         self.link_store: LinkStore = links or MarkdownLinks(workspace)
         self._lock = WorkspaceLock(settings.home / ".kronika.lock")
+        self._commits = GroupCommit()  # turns reach the disk after the lock is released
         self._indexer = Indexer(
             workspace=workspace,
             index=index,

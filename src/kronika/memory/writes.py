@@ -367,7 +367,9 @@ class MemoryWrites(MemoryBase):
         at = checks.moment(at, what="at")
         name = self._agent(agent)
         now = at or self.clock.now()
-        with self._lock:
+        # the turn and its audit line are synced after the lock is released, together
+        # with those of other threads saving turns meanwhile (group commit)
+        with self._commits.deferring(), self._lock:
             if turn_id is None:
                 turn_id = f"{session_id}_{self._turns_in(name, session_id) + 1}"
             turn = TurnRecord(turn_id=turn_id, speaker=who, content=text, at=now)
