@@ -43,7 +43,7 @@ def init_workspace(settings: Settings) -> bool:
     the commented defaults: a key given in the environment (``KRONIKA_LLM_API_KEY``…)
     stays there and is never written into it.
     """
-    workspace = MarkdownWorkspace(settings.home, tenant=settings.tenant)
+    workspace = MarkdownWorkspace(settings.home, tenant=settings.tenant, tenants=settings.tenants())
     existed = workspace.exists()
     make_private_dir(settings.home)
     _keep_private(settings.home)
@@ -71,7 +71,10 @@ def build_memory(
     re-embedded, never mixed.
     """
     workspace = MarkdownWorkspace(
-        settings.home, tenant=settings.tenant, message_importance=settings.importance_message
+        settings.home,
+        tenant=settings.tenant,
+        tenants=settings.tenants(),
+        message_importance=settings.importance_message,
     )
     if not workspace.exists():
         if not create:
