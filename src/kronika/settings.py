@@ -207,6 +207,31 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         " process starts in seconds instead of reading them out of SQLite.",
         "recall",
     ),
+    # vector index
+    SettingSpec(
+        "qdrant_url",
+        "",
+        "A Qdrant server (or cluster) that answers vector search instead of the built-in"
+        " vectors, e.g. http://localhost:6333; needs the [qdrant] extra. Empty: built-in.",
+        "vector index",
+    ),
+    SettingSpec(
+        "qdrant_path",
+        "",
+        "A folder for Qdrant's local mode (one process at a time, brute force; for tests"
+        " and small memories), relative to the workspace; used when qdrant_url is empty.",
+        "vector index",
+    ),
+    SettingSpec(
+        "qdrant_collection", "kronika", "The Qdrant collection holding the vectors.", "vector index"
+    ),
+    SettingSpec(
+        "qdrant_api_key",
+        "",
+        "API key of the Qdrant server; prefer the environment variable KRONIKA_QDRANT_API_KEY.",
+        "vector index",
+    ),
+    SettingSpec("qdrant_timeout", 10.0, "Seconds to wait for one Qdrant request.", "vector index"),
     # budgets
     SettingSpec("identity_budget", 200, "Token budget of the Identity core (M1).", "budgets"),
     SettingSpec("brain_budget", 300, "Target token budget of the Brain (M1).", "budgets"),
@@ -313,6 +338,31 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "json_object asks for JSON with response_format; none relies on the prompt alone.",
         "llm",
     ),
+    SettingSpec(
+        "llm_daily_calls",
+        0,
+        "Most model calls one agent may make per UTC day (0: no limit); past it, work waits"
+        " in the queue until the next day.",
+        "llm",
+    ),
+    SettingSpec(
+        "llm_daily_tokens",
+        0,
+        "Most model tokens (prompt + reply) one agent may spend per UTC day (0: no limit).",
+        "llm",
+    ),
+    SettingSpec(
+        "llm_price_input",
+        0.0,
+        "Price of one million prompt tokens, for the cost estimate of `kronika usage`.",
+        "llm",
+    ),
+    SettingSpec(
+        "llm_price_output",
+        0.0,
+        "Price of one million reply tokens, for the cost estimate of `kronika usage`.",
+        "llm",
+    ),
     # reranker
     SettingSpec(
         "reranker_base_url",
@@ -413,6 +463,11 @@ class Settings:
     long_term_top_k: int = 7
     ann_threshold: int = 50_000
     restart_copies: bool = True
+    qdrant_url: str = ""
+    qdrant_path: str = ""
+    qdrant_collection: str = "kronika"
+    qdrant_api_key: str = field(default="", repr=False)
+    qdrant_timeout: float = 10.0
     identity_budget: int = 200
     brain_budget: int = 300
     brain_max: int = 500
@@ -439,6 +494,10 @@ class Settings:
     llm_timeout: float = 60.0
     llm_retries: int = 2
     llm_json_mode: str = "json_object"
+    llm_daily_calls: int = 0
+    llm_daily_tokens: int = 0
+    llm_price_input: float = 0.0
+    llm_price_output: float = 0.0
     reranker_base_url: str = ""
     reranker_model: str = ""
     reranker_api: str = "cohere"
@@ -501,6 +560,10 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError("setting 'llm_json_mode' must be 'json_object' or 'none'")
     if name == "reranker_api" and coerced not in ("cohere", "tei"):
         raise ConfigError("setting 'reranker_api' must be 'cohere' or 'tei'")
+    if name in ("llm_daily_calls", "llm_daily_tokens", "llm_price_input", "llm_price_output") and (
+        coerced < 0
+    ):
+        raise ConfigError(f"setting {name!r} must not be negative")
     if name == "reranker_weight" and not 0 <= coerced <= 1:
         raise ConfigError("setting 'reranker_weight' must be from 0 to 1")
     if name == "summarize_at" and not 0 < coerced <= 1:

@@ -23,9 +23,12 @@ from kronika.app import build_memory, init_workspace
 from kronika.cli import notes, render
 from kronika.cli.chat import register_chat_commands
 from kronika.cli.commands_data import register_data_commands
+from kronika.cli.explain import register_explain_command
 from kronika.cli.forgetting import print_receipt, receipt_json
 from kronika.cli.health import register_health_commands, run_healing
+from kronika.cli.links import register_link_commands
 from kronika.cli.proposals import register_proposal_commands
+from kronika.cli.usage import register_usage_command
 from kronika.memory import Memory
 from kronika.settings import Settings, load_settings
 from kronika.stores.markdown.workspace import MarkdownWorkspace
@@ -40,6 +43,7 @@ EXIT_CODES: tuple[tuple[type[errors.KronikaError], int], ...] = (
     (errors.EmbedderError, 8),
     (errors.ImportFormatError, 9),
     (errors.LLMError, 10),
+    (errors.StoreError, 12),
     (errors.InvalidQuery, 2),
     (errors.InvalidInput, 2),
     (errors.ConfigError, 2),
@@ -118,7 +122,9 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as memory:
-        receipt = memory.note(" ".join(args.text), agent=args.agent)
+        receipt = memory.note(
+            " ".join(args.text), agent=args.agent, kind=args.kind, confidence=args.confidence
+        )
     _print_write_notes(receipt.notes)
     item = receipt.item
     if args.json:
@@ -420,6 +426,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("note", cmd_note, "retain a note in today's daily log")
     p.add_argument("text", nargs="+")
+    p.add_argument(
+        "--kind",
+        choices=("W", "B", "O", "S"),
+        help="W world, B experience (first person), O opinion, S observation",
+    )
+    p.add_argument("--confidence", type=float, help="an opinion's confidence, 0 to 1")
 
     p = add("forget", cmd_forget, "forget an item, a key, a value or a topic, with a receipt")
     p.add_argument("id", nargs="?", help="item id (see `kronika list` / `recall --json`)")
@@ -476,7 +488,10 @@ def build_parser() -> argparse.ArgumentParser:
     register_data_commands(add)
     register_chat_commands(add)
     register_proposal_commands(add)
+    register_link_commands(add)
     register_health_commands(add)
+    register_usage_command(add)
+    register_explain_command(add)
     return parser
 
 

@@ -26,11 +26,13 @@ from kronika.ports import (
     Clock,
     Embedder,
     ItemIndex,
+    LinkStore,
     Reranker,
     TokenCounter,
 )
 from kronika.settings import Settings
 from kronika.stores.lock import WorkspaceLock
+from kronika.stores.markdown.links import MarkdownLinks
 from kronika.stores.markdown.sessions import session_filename
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
@@ -71,6 +73,7 @@ class MemoryBase:
         clock: Clock,
         audit: AuditLog,
         reranker: Reranker | None = None,
+        links: LinkStore | None = None,
     ) -> None:
         self.settings = settings
         self.workspace = workspace
@@ -79,6 +82,7 @@ class MemoryBase:
         self.tokens = tokens
         self.clock = clock
         self.audit_log = audit
+        self.link_store: LinkStore = links or MarkdownLinks(workspace)
         self._lock = WorkspaceLock(settings.home / ".kronika.lock")
         self._indexer = Indexer(
             workspace=workspace,

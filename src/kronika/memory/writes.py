@@ -16,6 +16,7 @@ from kronika.core.model import (
     MemoryItem,
     Provenance,
     Reader,
+    RetainKind,
     Scope,
     SessionRecord,
     Source,
@@ -242,6 +243,8 @@ class MemoryWrites(MemoryBase):
         agent: str | None = None,
         at: datetime | None = None,
         source_agent: str = USER,
+        kind: RetainKind | str | None = None,
+        confidence: float | None = None,
         scope: Scope | str | None = None,
         user: str | None = None,
         channel: str | None = None,
@@ -249,9 +252,19 @@ class MemoryWrites(MemoryBase):
         reader: Reader | None = None,
     ) -> WriteReceipt:
         """Retain a note in today's daily log (``memory/YYYY-MM-DD.md``, ``## Retain``),
-        for the audience :meth:`remember` would give it."""
+        for the audience :meth:`remember` would give it.
+
+        ``kind`` types it (SPEC M6): ``W`` world, ``B`` experience (first person), ``O``
+        opinion — with ``confidence`` from 0 to 1 —, ``S`` observation. ``@Name``
+        mentions in the text are its entities.
+        """
         clean = _clean(text, what="the note", limit=MAX_VALUE_CHARS)
         at = checks.moment(at, what="at")
+        retain = checks.retain_kind(kind)
+        if confidence is not None:
+            if retain is not RetainKind.OPINION:
+                raise InvalidInput("a confidence belongs to an opinion: give kind O with it")
+            confidence = checks.fraction(confidence, what="the confidence")
         name = self._agent(agent)
         owners = self._audience(name, scope, user, channel, team, reader)
         now = at or self.clock.now()
@@ -273,6 +286,8 @@ class MemoryWrites(MemoryBase):
             section="Retain",
             importance=self.settings.importance_auto,
             entities=extract_entities(clean),
+            kind=retain,
+            confidence=confidence,
         )
         with self._lock:
             return self._writer.memory_write(name, "Retain", AppendNote(item), source_agent)
@@ -333,6 +348,7 @@ class MemoryWrites(MemoryBase):
                 )
             after = snapshot(self.workspace, name, touched)
             left = {it.id for it in self.index.get_items(ids)}
+            self.link_store.remove_links(name, set(ids) - left)
         rewritten = sum(1 for i, text in after.items() if before.get(i) != text)
         gone = (indexed - left) | (set(before) - set(after))  # a rewritten id counts too
         return ForgetReceipt(
