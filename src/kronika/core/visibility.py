@@ -82,6 +82,14 @@ def audience(
     return Audience(chosen, user, channel, team)
 
 
+def reader_audience(reader: Reader | None) -> Audience:
+    """Who what ``reader`` says is for: their channel when they are in one, else
+    themselves (the owner's personal memory without a reader). Always visible to them."""
+    if reader is None:
+        return OWNER
+    return audience(user=reader.user, channel=reader.channel)
+
+
 def only_visible(items: Iterable[Item], reader: Reader | None) -> list[Item]:
     """The items ``reader`` may see, in order; all of them when there is no reader
     (maintenance, the workspace owner reading unrestricted)."""

@@ -162,6 +162,7 @@ class MemoryReads(MemoryBase):
         limit: int | None = None,
         offset: int = 0,
         reader: Reader | None = None,
+        scopes: Sequence[Scope | str] = (),
     ) -> list[MemoryItem]:
         """Stored items ``reader`` may see, newest first (``kronika list``); ``limit``
         1..1 000 000."""
@@ -173,6 +174,7 @@ class MemoryReads(MemoryBase):
             flt = RecallFilter(
                 agents=(name,),
                 types=tuple(ItemType(t) for t in types),
+                scopes=tuple(Scope(sc) for sc in scopes),
                 include_superseded=include_superseded,
                 reader=self._reader(reader),
             )

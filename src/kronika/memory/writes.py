@@ -29,7 +29,7 @@ from kronika.core.prompt import (
 )
 from kronika.core.screening import screen_item
 from kronika.core.sections import guess_section, parse_section
-from kronika.core.visibility import Audience, audience
+from kronika.core.visibility import Audience, audience, only_visible
 from kronika.engine.proposals import Proposal, fact_of
 from kronika.engine.redacting import plan_forget, snapshot
 from kronika.engine.sync import Progress, SyncReport
@@ -47,7 +47,7 @@ from kronika.engine.write import (
     WriteReceipt,
     WriteSession,
 )
-from kronika.errors import InvalidInput
+from kronika.errors import InvalidInput, NotFound
 from kronika.memory import checks
 from kronika.memory.base import (
     MAX_KEY_CHARS,
@@ -301,6 +301,7 @@ class MemoryWrites(MemoryBase):
         topic: str | None = None,
         agent: str | None = None,
         source_agent: str = USER,
+        reader: Reader | None = None,
     ) -> ForgetReceipt:
         """Forget an item by id, every value of a fact key, one value (``key`` and
         ``value``, or ``value`` alone) or what a spoken ``topic`` names, and redact its
@@ -328,6 +329,11 @@ class MemoryWrites(MemoryBase):
                 value=value,
                 topic=topic,
             )
+            who = self._reader(reader)
+            if who is not None:  # a reader forgets only what they may see
+                items = only_visible(items, who)
+                if not items:
+                    raise NotFound("nothing to forget that this reader may see")
             phrases = forgotten_phrases(self.workspace, name, items)
             plan = plan_forget(self.workspace, self.audit_log, name, items, phrases)
             touched = [e.path for e in plan.edits if e.place.action != "removed"]
