@@ -171,9 +171,12 @@ AUDIENCE_FIELDS = ("scope", "user", "channel", "team")
 
 
 def audience_fields(owners: Audience) -> tuple[tuple[str, str], ...]:
-    """The header fields recording ``owners`` (none for the owner's personal memory)."""
+    """The header fields recording ``owners`` (none for the owner's personal memory;
+    the scope always otherwise, as a channel named alone would make it channel-scoped)."""
+    if owners == OWNER:
+        return ()
     named = {
-        "scope": owners.scope.value if owners.scope is not Scope.PERSONAL else None,
+        "scope": owners.scope.value,
         "user": owners.user,
         "channel": owners.channel,
         "team": owners.team,
