@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any, Self, TypeVar
 
 from kronika.core.dedup import same_text
-from kronika.core.model import MemoryItem, Reader
+from kronika.core.model import MemoryItem, Reader, RecallFilter
 from kronika.core.scoring import ScoreWeights
 from kronika.core.visibility import only_visible
 from kronika.engine.proposals import ProposalBook
@@ -300,6 +300,21 @@ class MemoryBase:
         view = copy.copy(self)
         view.default_reader = reader if reader is not None else self.reader(**context)
         return view
+
+    def follow_tenants(self) -> list[str]:
+        """Read again the agents whose items the index holds under another tenant than
+        the config now gives them (an agent moved to a tenant); returns their names."""
+        moved = []
+        for agent in self.agents():
+            flt = RecallFilter(agents=(agent,), include_superseded=True)
+            found = self.index.list_items(flt, limit=1)
+            if found and found[0].tenant != self.workspace.tenant_of(agent):
+                with self._lock:
+                    for path in self.index.source_states(agent):
+                        self.index.remove_source(agent, path)
+                    self._healing(lambda a=agent: self._indexer.sync_agent(a))  # type: ignore[misc]
+                moved.append(agent)
+        return moved
 
     def _reader(self, reader: Reader | None) -> Reader | None:
         if reader is not None and not isinstance(reader, Reader):
