@@ -28,8 +28,9 @@ from enum import Enum
 from typing import Any
 
 from kronika.core.lessons import Lesson
-from kronika.core.model import MemoryItem, SessionRecord, TurnRecord
+from kronika.core.model import MemoryItem, Scope, SessionRecord, TurnRecord
 from kronika.core.serialize import item_from_dict, item_to_dict
+from kronika.core.visibility import Audience
 from kronika.engine.write import (
     USER,
     AddFact,
@@ -113,6 +114,8 @@ def _encode(value: Any) -> Any:
             return {f.name: _encode(getattr(value, f.name)) for f in fields(value)}
         case tuple():
             return [_encode(v) for v in value]
+        case Audience():
+            return {f.name: getattr(value, f.name) for f in fields(value)}
     return value
 
 
@@ -172,6 +175,8 @@ def _decode(name: str, value: Any) -> Any:
             return tuple(_lesson(v) for v in value)
         case "header" | "fields":
             return tuple((str(k), v) for k, v in value)
+        case "owners":
+            return Audience(Scope(value["scope"]), value["user"], value["channel"], value["team"])
     if not isinstance(value, str):
         raise TypeError(f"{name} should be text")
     return value
@@ -189,7 +194,8 @@ def change_from_dict(data: Mapping[str, Any]) -> Change:
     if cls is None:
         raise ValueError(f"unknown change type {data.get('type')!r}")
     try:
-        change: Change = cls(**{f.name: _decode(f.name, data[f.name]) for f in fields(cls)})
+        given = (f for f in fields(cls) if f.name in data)  # a missing default keeps it
+        change: Change = cls(**{f.name: _decode(f.name, data[f.name]) for f in given})
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ValueError(f"a {cls.__name__} that cannot be read ({exc!r})") from exc
     return change

@@ -40,6 +40,7 @@ from kronika.core.screening import (
     screen_text,
     screen_turn,
 )
+from kronika.core.visibility import OWNER, Audience
 from kronika.engine.redacting import apply_forget
 from kronika.errors import InvalidInput, PermissionDenied
 from kronika.ports import AuditEntry, AuditLog, Clock
@@ -134,6 +135,8 @@ class WriteSession:
 @dataclass(frozen=True, slots=True)
 class SetActiveContext:
     text: str
+    owners: Audience = OWNER
+    """Who the summarised session was for: readers who may not see it do not get it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -248,7 +251,7 @@ def screen_change(change: Change, mode: str) -> Change:
         case WriteSession(session):
             return WriteSession(screen_session(session, mode))
         case SetActiveContext(text):
-            return SetActiveContext(screen_text(text, mode))
+            return replace(change, text=screen_text(text, mode))
         case RestoreFile(_, text):
             return replace(change, text=screen_text(text, mode))
         case WriteLessons(lessons, _):
@@ -419,8 +422,8 @@ class MemoryWriter:
             case WriteSession(session):
                 path = ws.write_session(agent, session)
                 return None, (path,)
-            case SetActiveContext(text):
-                ws.write_active_context(agent, text)
+            case SetActiveContext(text, owners):
+                ws.write_active_context(agent, text, owners)
                 return None, ("active_context.md",)
             case RestoreFile(path, text):
                 atomic_write_text(safe_agent_path(ws.agent_dir(agent), path), text)
