@@ -10,6 +10,7 @@ Tests and applications that want other parts construct them themselves.
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +21,7 @@ from kronika.memory import Memory
 from kronika.ports import LLM, Clock, Embedder, PointSource, Reranker
 from kronika.providers.clock import SystemClock
 from kronika.providers.embedders import build_embedder
+from kronika.providers.prepared import PreparedCopies
 from kronika.providers.tokens import TiktokenCounter
 from kronika.settings import CONFIG_FILE, Settings, default_config_text
 from kronika.stores.audit import JsonlAuditLog
@@ -41,6 +43,9 @@ MODEL_MARKER = "index.model"
 """Names the embedding model the index was last built with, and the words of exchange
 context each turn was embedded with (:func:`vectors_made_with`); a change triggers
 re-embedding."""
+TENANTS_MARKER = "index.tenants"
+"""The tenants the index's items were given (the ``tenant`` setting and each agent's
+own, :func:`tenants_of`); a change re-reads the agents whose tenant changed."""
 
 
 def init_workspace(settings: Settings) -> bool:
@@ -50,7 +55,7 @@ def init_workspace(settings: Settings) -> bool:
     the commented defaults: a key given in the environment (``KRONIKA_LLM_API_KEY``…)
     stays there and is never written into it.
     """
-    workspace = MarkdownWorkspace(settings.home, tenant=settings.tenant)
+    workspace = MarkdownWorkspace(settings.home, tenant=settings.tenant, tenants=settings.tenants())
     existed = workspace.exists()
     make_private_dir(settings.home)
     _keep_private(settings.home)
@@ -83,7 +88,10 @@ def build_memory(
     re-embedded, never mixed.
     """
     workspace = MarkdownWorkspace(
-        settings.home, tenant=settings.tenant, message_importance=settings.importance_message
+        settings.home,
+        tenant=settings.tenant,
+        tenants=settings.tenants(),
+        message_importance=settings.importance_message,
     )
     if not workspace.exists():
         if not create:
@@ -95,7 +103,10 @@ def build_memory(
         _keep_private(settings.home)
     for done in recover_interrupted_imports(Path(settings.home)):
         log.warning("%s in %s", done, settings.home)
-    chosen = embedder or build_embedder(settings.embedder, threads=settings.embedder_threads)
+    copies = PreparedCopies.from_setting(settings.model_cache)
+    chosen = embedder or build_embedder(
+        settings.embedder, threads=settings.embedder_threads, copies=copies
+    )
     index_path = Path(settings.home) / INDEX_FILE
     recreated = False
     if index is None:
@@ -117,7 +128,7 @@ def build_memory(
         workspace=workspace,
         index=index if wrapped is None else wrapped,
         embedder=chosen,
-        tokens=TiktokenCounter(settings.token_encoding),
+        tokens=TiktokenCounter(settings.token_encoding, copies=copies),
         clock=clock or SystemClock(),
         audit=JsonlAuditLog(Path(settings.home) / AUDIT_FILE),
         reranker=build_reranker(settings),
@@ -140,7 +151,16 @@ def build_memory(
         log.warning("the vector index %s was new: %d points put in", vectors.collection, filled)
     if previous != current:
         atomic_write_text(marker, current + "\n")
+    tenants = Path(settings.home) / TENANTS_MARKER
+    if not tenants.is_file() or tenants.read_text(encoding="utf-8").strip() != tenants_of(settings):
+        memory.follow_tenants()
+        atomic_write_text(tenants, tenants_of(settings) + "\n")
     return memory
+
+
+def tenants_of(settings: Settings) -> str:
+    """What :data:`TENANTS_MARKER` holds for ``settings``."""
+    return json.dumps({"tenant": settings.tenant, "agents": settings.tenants()}, sort_keys=True)
 
 
 def build_vector_index(
