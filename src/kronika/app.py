@@ -15,7 +15,7 @@ from pathlib import Path
 from kronika.engine.restore import recover_interrupted_imports
 from kronika.errors import WorkspaceNotFound
 from kronika.memory import Memory
-from kronika.ports import LLM, Clock, Embedder, Reranker
+from kronika.ports import LLM, AuditLog, Clock, Embedder, Reranker, WriteLock
 from kronika.providers.clock import SystemClock
 from kronika.providers.embedders import build_embedder
 from kronika.providers.tokens import TiktokenCounter
@@ -66,10 +66,14 @@ def build_memory(
     """A ready :class:`Memory` for the workspace at ``settings.home``.
 
     ``create`` makes the workspace when it is missing (otherwise that is an error
-    telling the user to run ``kronika init``). A corrupt index is moved aside and
+    telling the user to run ``kronika init``). With ``settings.database_url`` the memory
+    is the tenant's in that PostgreSQL database and the folder its working copy,
+    made as needed (:func:`_team_parts`). A corrupt index is moved aside and
     rebuilt from the Markdown; an index built with another embedding model is
     re-embedded, never mixed.
     """
+    if settings.database_url:
+        return _with_index(settings, _team_parts(settings), embedder, clock)
     workspace = MarkdownWorkspace(
         settings.home, tenant=settings.tenant, message_importance=settings.importance_message
     )
@@ -81,6 +85,19 @@ def build_memory(
         init_workspace(settings)
     else:
         _keep_private(settings.home)
+    audit = JsonlAuditLog(Path(settings.home) / AUDIT_FILE)
+    return _with_index(settings, (workspace, audit, None), embedder, clock)
+
+
+def _with_index(
+    settings: Settings,
+    parts: tuple[MarkdownWorkspace, AuditLog, WriteLock | None],
+    embedder: Embedder | None,
+    clock: Clock | None,
+) -> Memory:
+    """The memory of ``parts`` (workspace, audit trail, write lock) with its index, the
+    embedder and the rest; the index is repaired or re-embedded when it must be."""
+    workspace, audit, lock = parts
     for done in recover_interrupted_imports(Path(settings.home)):
         log.warning("%s in %s", done, settings.home)
     chosen = embedder or build_embedder(settings.embedder, threads=settings.embedder_threads)
@@ -99,8 +116,9 @@ def build_memory(
         embedder=chosen,
         tokens=TiktokenCounter(settings.token_encoding),
         clock=clock or SystemClock(),
-        audit=JsonlAuditLog(Path(settings.home) / AUDIT_FILE),
+        audit=audit,
         reranker=build_reranker(settings),
+        lock=lock,
     )
     marker = Path(settings.home) / MODEL_MARKER
     previous = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
@@ -118,6 +136,40 @@ def build_memory(
     if previous != current:
         atomic_write_text(marker, current + "\n")
     return memory
+
+
+def _team_parts(settings: Settings) -> tuple[MarkdownWorkspace, AuditLog, WriteLock]:
+    """Team mode: the tenant's record and audit trail in the PostgreSQL database at
+    ``settings.database_url`` (migrated on start), and the workspace folder as this
+    worker's working copy of the record (made when missing; it holds nothing the
+    record does not). The default agent is created in the record when it is missing.
+    """
+    from kronika.stores.postgres.connect import migrate, open_pool
+
+    pool = open_pool(settings.database_url, max_size=4)
+    try:
+        with pool.connection() as conn:
+            migrate(conn)
+        from kronika.stores.postgres.record import PostgresRecord
+        from kronika.stores.postgres.record_audit import PostgresAuditLog
+        from kronika.stores.working_copy import WorkingCopy
+
+        make_private_dir(settings.home)
+        _keep_private(settings.home)
+        workspace = MarkdownWorkspace(
+            settings.home, tenant=settings.tenant, message_importance=settings.importance_message
+        )
+        workspace.initialize()
+        copy = WorkingCopy(
+            settings.home, workspace, PostgresRecord(pool, settings.tenant, owns_pool=True)
+        )
+        with copy:  # brings the copy up to date; what it creates goes into the record
+            if not workspace.has_agent(settings.default_agent):
+                workspace.create_agent(settings.default_agent)
+    except BaseException:
+        pool.close()
+        raise
+    return workspace, PostgresAuditLog(pool, settings.tenant), copy
 
 
 def _keep_private(home: Path) -> None:

@@ -26,6 +26,7 @@ from kronika.ports import (
     ItemIndex,
     Reranker,
     TokenCounter,
+    WriteLock,
 )
 from kronika.settings import Settings
 from kronika.stores.lock import WorkspaceLock
@@ -65,6 +66,7 @@ class MemoryBase:
         clock: Clock,
         audit: AuditLog,
         reranker: Reranker | None = None,
+        lock: WriteLock | None = None,
     ) -> None:
         self.settings = settings
         self.workspace = workspace
@@ -73,7 +75,7 @@ class MemoryBase:
         self.tokens = tokens
         self.clock = clock
         self.audit_log = audit
-        self._lock = WorkspaceLock(settings.home / ".kronika.lock")
+        self._lock: WriteLock = lock or WorkspaceLock(settings.home / ".kronika.lock")
         self._indexer = Indexer(
             workspace=workspace,
             index=index,
@@ -137,7 +139,7 @@ class MemoryBase:
         return list(dict.fromkeys(found))
 
     @property
-    def lock(self) -> WorkspaceLock:
+    def lock(self) -> WriteLock:
         """The workspace's write lock (re-entrant, shared with other processes): hold
         it while changing the workspace's files other than through this memory."""
         return self._lock
@@ -184,8 +186,10 @@ class MemoryBase:
 
     def close(self) -> None:
         self.index.close()
+        self._lock.close()
 
     def agents(self) -> list[str]:
+        self._refresh()
         return self.workspace.agents()
 
     def create_agent(self, agent: str) -> None:
@@ -260,8 +264,14 @@ class MemoryBase:
     # ----------------------------------------------------------------- internals
     def _agent(self, agent: str | None) -> str:
         name = agent or self.settings.default_agent
+        self._refresh()
         self.workspace.require_agent(name)
         return name
+
+    def _refresh(self) -> None:
+        """See what other workers of a shared store wrote (a no-op on one workspace)."""
+        if self._lock.refresh():
+            self._synced_at.clear()
 
     def _fresh(self, agent: str) -> None:
         """Sync ``agent`` unless it was synced moments ago by this process."""
