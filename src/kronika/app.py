@@ -2,15 +2,17 @@
 
 ``build_memory(settings)`` wires the Markdown workspace, the SQLite index, the
 embedder, the token counter, the clock and the audit trail into a :class:`Memory`.
-``build_llm(settings)`` picks the chat model (or none), ``build_reranker(settings)``
-the reranking service recall may consult (or none). Tests and applications that
-want other parts construct them themselves.
+With ``qdrant_url`` or ``qdrant_path`` set, vector search goes to a Qdrant collection
+(:func:`build_vector_index`). ``build_llm(settings)`` picks the chat model (or none),
+``build_reranker(settings)`` the reranking service recall may consult (or none).
+Tests and applications that want other parts construct them themselves.
 """
 
 from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kronika.engine.restore import recover_interrupted_imports
 from kronika.errors import WorkspaceNotFound
@@ -25,11 +27,16 @@ from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import DIR_MODE, make_private_dir, tighten_home
 from kronika.stores.sqlite import SqliteIndex
+from kronika.stores.vectored import IndexWithVectors
+
+if TYPE_CHECKING:
+    from kronika.stores.qdrant.index import QdrantVectorIndex
 
 log = logging.getLogger("kronika")
 
 INDEX_FILE = "index.sqlite"
 AUDIT_FILE = "audit.jsonl"
+USAGE_FILE = "usage.jsonl"
 MODEL_MARKER = "index.model"
 """Names the embedding model the index was last built with, and the words of exchange
 context each turn was embedded with (:func:`vectors_made_with`); a change triggers
@@ -109,10 +116,16 @@ def _with_index(
         ann_threshold=settings.ann_threshold,
         restart_copies=settings.restart_copies,
     )
+    try:
+        vectors = build_vector_index(settings, embedding_model=chosen.model_id, dim=chosen.dim)
+    except BaseException:
+        index.close()
+        raise
+    wrapped = None if vectors is None else IndexWithVectors(index, vectors)
     memory = Memory(
         settings=settings,
         workspace=workspace,
-        index=index,
+        index=index if wrapped is None else wrapped,
         embedder=chosen,
         tokens=TiktokenCounter(settings.token_encoding),
         clock=clock or SystemClock(),
@@ -133,6 +146,9 @@ def _with_index(
     elif previous is not None and previous != current:
         log.warning("embedding changed (%s -> %s): re-embedding", previous, current)
         memory.reindex()
+    elif wrapped is not None and vectors is not None and vectors.created:
+        filled = wrapped.fill()
+        log.warning("the vector index %s was new: %d points put in", vectors.collection, filled)
     if previous != current:
         atomic_write_text(marker, current + "\n")
     return memory
@@ -172,6 +188,27 @@ def _team_parts(settings: Settings) -> tuple[MarkdownWorkspace, AuditLog, WriteL
     return workspace, PostgresAuditLog(pool, settings.tenant), copy
 
 
+def build_vector_index(
+    settings: Settings, *, embedding_model: str, dim: int
+) -> QdrantVectorIndex | None:
+    """The Qdrant collection vector search goes to (``qdrant_url``, else ``qdrant_path``
+    relative to the workspace), or ``None``: the index's built-in vectors."""
+    if not settings.qdrant_url and not settings.qdrant_path:
+        return None
+    from kronika.stores.qdrant import open_vector_index  # the client: only when configured
+
+    path = None if settings.qdrant_url else Path(settings.home) / settings.qdrant_path
+    return open_vector_index(
+        collection=settings.qdrant_collection,
+        embedding_model=embedding_model,
+        dim=dim,
+        url=settings.qdrant_url or None,
+        path=path,
+        api_key=settings.qdrant_api_key or None,
+        timeout=settings.qdrant_timeout,
+    )
+
+
 def _keep_private(home: Path) -> None:
     """Close the workspace folder to other users when it is open to them (files inside
     made before kronika kept its files private still have their old modes)."""
@@ -194,9 +231,14 @@ def vectors_made_with(model_id: str, context_words: int) -> str:
     return model_id if context_words <= 0 else f"{model_id} +exchange {context_words} words"
 
 
-def build_llm(settings: Settings, *, minion: bool = False) -> LLM | None:
+def build_llm(
+    settings: Settings, *, minion: bool = False, clock: Clock | None = None
+) -> LLM | None:
     """The configured chat model (``minion``: the background model, L9), or ``None``
-    when no endpoint or model is set — everything that needs one then degrades (L8)."""
+    when no endpoint or model is set — everything that needs one then degrades (L8).
+
+    Every call is booked in the workspace's usage ledger and kept within the daily
+    budget (:mod:`kronika.providers.ledger`)."""
     model = (settings.minion_model or settings.llm_model) if minion else settings.llm_model
     if not settings.llm_base_url or not model:
         return None
@@ -210,7 +252,17 @@ def build_llm(settings: Settings, *, minion: bool = False) -> LLM | None:
         retries=settings.llm_retries,
         json_mode=settings.llm_json_mode,
     )
-    return OpenAICompatibleLLM(config)
+    from kronika.core.usage import Budget
+    from kronika.providers.ledger import LedgeredLLM
+    from kronika.stores.usage import JsonlUsageLedger
+
+    return LedgeredLLM(
+        OpenAICompatibleLLM(config),
+        JsonlUsageLedger(Path(settings.home) / USAGE_FILE),
+        clock or SystemClock(),
+        budget=Budget(calls=settings.llm_daily_calls, tokens=settings.llm_daily_tokens),
+        tokens=TiktokenCounter(settings.token_encoding),
+    )
 
 
 def build_reranker(settings: Settings) -> Reranker | None:

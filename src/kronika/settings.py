@@ -10,6 +10,9 @@ Per-agent settings live in the config file under ``[agents.<name>]``::
     [agents.jaskier]
     autonomy = 1              # 0 read-only, 1 suggest, 2 auto, 3 full
     writers = ["planner"]     # other agents allowed to write here
+
+Storage policies live in ``[retention]`` and ``[[policy]]`` tables
+(:mod:`kronika.core.policies`, ``docs/policies.md``).
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from kronika.core.fusion import FUSIONS
+from kronika.core.policies import StoragePolicies, parse_dm_channels, parse_policies
 from kronika.core.screening import MODES as SECRETS_MODES
 from kronika.errors import ConfigError
 
@@ -65,6 +69,13 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "card numbers, passwords; see docs/reliability.md): redact replaces it with a marker "
         "such as [secret: openai-key], refuse rejects the write naming the kind, allow "
         "stores it as written.",
+        "workspace",
+    ),
+    SettingSpec(
+        "dm_channels",
+        "dm:*, dm-*",
+        "What a direct message (DM) is, for the storage policies' dm = true/false: "
+        "comma-separated shell-style patterns of channel names (see docs/policies.md).",
         "workspace",
     ),
     # embedding
@@ -205,6 +216,31 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         " process starts in seconds instead of reading them out of SQLite.",
         "recall",
     ),
+    # vector index
+    SettingSpec(
+        "qdrant_url",
+        "",
+        "A Qdrant server (or cluster) that answers vector search instead of the built-in"
+        " vectors, e.g. http://localhost:6333; needs the [qdrant] extra. Empty: built-in.",
+        "vector index",
+    ),
+    SettingSpec(
+        "qdrant_path",
+        "",
+        "A folder for Qdrant's local mode (one process at a time, brute force; for tests"
+        " and small memories), relative to the workspace; used when qdrant_url is empty.",
+        "vector index",
+    ),
+    SettingSpec(
+        "qdrant_collection", "kronika", "The Qdrant collection holding the vectors.", "vector index"
+    ),
+    SettingSpec(
+        "qdrant_api_key",
+        "",
+        "API key of the Qdrant server; prefer the environment variable KRONIKA_QDRANT_API_KEY.",
+        "vector index",
+    ),
+    SettingSpec("qdrant_timeout", 10.0, "Seconds to wait for one Qdrant request.", "vector index"),
     # budgets
     SettingSpec("identity_budget", 200, "Token budget of the Identity core (M1).", "budgets"),
     SettingSpec("brain_budget", 300, "Target token budget of the Brain (M1).", "budgets"),
@@ -311,6 +347,31 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "json_object asks for JSON with response_format; none relies on the prompt alone.",
         "llm",
     ),
+    SettingSpec(
+        "llm_daily_calls",
+        0,
+        "Most model calls one agent may make per UTC day (0: no limit); past it, work waits"
+        " in the queue until the next day.",
+        "llm",
+    ),
+    SettingSpec(
+        "llm_daily_tokens",
+        0,
+        "Most model tokens (prompt + reply) one agent may spend per UTC day (0: no limit).",
+        "llm",
+    ),
+    SettingSpec(
+        "llm_price_input",
+        0.0,
+        "Price of one million prompt tokens, for the cost estimate of `kronika usage`.",
+        "llm",
+    ),
+    SettingSpec(
+        "llm_price_output",
+        0.0,
+        "Price of one million reply tokens, for the cost estimate of `kronika usage`.",
+        "llm",
+    ),
     # reranker
     SettingSpec(
         "reranker_base_url",
@@ -383,6 +444,7 @@ class Settings:
     database_url: str = field(default="", repr=False)
     autonomy: int = 2
     secrets: str = "redact"
+    dm_channels: str = "dm:*, dm-*"
     embedder: str = "use-multilingual"
     embedder_threads: int = 1
     sync_interval: float = 1.0
@@ -410,6 +472,11 @@ class Settings:
     long_term_top_k: int = 7
     ann_threshold: int = 50_000
     restart_copies: bool = True
+    qdrant_url: str = ""
+    qdrant_path: str = ""
+    qdrant_collection: str = "kronika"
+    qdrant_api_key: str = field(default="", repr=False)
+    qdrant_timeout: float = 10.0
     identity_budget: int = 200
     brain_budget: int = 300
     brain_max: int = 500
@@ -436,6 +503,10 @@ class Settings:
     llm_timeout: float = 60.0
     llm_retries: int = 2
     llm_json_mode: str = "json_object"
+    llm_daily_calls: int = 0
+    llm_daily_tokens: int = 0
+    llm_price_input: float = 0.0
+    llm_price_output: float = 0.0
     reranker_base_url: str = ""
     reranker_model: str = ""
     reranker_api: str = "cohere"
@@ -445,6 +516,13 @@ class Settings:
     reranker_timeout: float = 10.0
     reranker_retries: int = 1
     agents: Mapping[str, AgentPolicy] = field(default_factory=dict)
+    storage: StoragePolicies = field(default_factory=StoragePolicies)
+    """The ``[[policy]]`` and ``[retention]`` tables (see :mod:`kronika.core.policies`)."""
+
+    @property
+    def storage_policies(self) -> StoragePolicies:
+        """The storage rules with what a DM is (the ``dm_channels`` setting)."""
+        return replace(self.storage, dm_channels=parse_dm_channels(self.dm_channels))
 
     def policy(self, agent: str) -> AgentPolicy:
         """The write policy of ``agent`` (the workspace default when it has none of its own)."""
@@ -462,7 +540,7 @@ SQLite integers and time spans instead of meaning anything."""
 
 
 def _coerce(name: str, value: Any) -> Any:
-    if name == "agents":
+    if name in ("agents", "storage"):
         return value
     spec = _SPECS.get(name)
     if spec is None:
@@ -492,6 +570,10 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError("setting 'llm_json_mode' must be 'json_object' or 'none'")
     if name == "reranker_api" and coerced not in ("cohere", "tei"):
         raise ConfigError("setting 'reranker_api' must be 'cohere' or 'tei'")
+    if name in ("llm_daily_calls", "llm_daily_tokens", "llm_price_input", "llm_price_output") and (
+        coerced < 0
+    ):
+        raise ConfigError(f"setting {name!r} must not be negative")
     if name == "reranker_weight" and not 0 <= coerced <= 1:
         raise ConfigError("setting 'reranker_weight' must be from 0 to 1")
     if name == "summarize_at" and not 0 < coerced <= 1:
@@ -539,16 +621,22 @@ def load_settings(
     raw_agents: Any = None
     if config_path.is_file():
         try:
-            data = tomllib.loads(config_path.read_text(encoding="utf-8"))
+            text = config_path.read_text(encoding="utf-8")
+            data = tomllib.loads(text)
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise ConfigError(f"cannot read {config_path}: {exc}") from exc
         raw_agents = data.pop("agents", None)
+        raw_rules, raw_retention = data.pop("policy", None), data.pop("retention", None)
+        if raw_rules is not None or raw_retention is not None:
+            values["storage"] = parse_policies(
+                raw_rules, raw_retention, text=text, source=str(config_path)
+            )
         for name, value in data.items():
             if name == "home":
                 continue
             values[name] = _coerce(name, value)
     for f in fields(Settings):
-        if f.name in ("home", "agents"):
+        if f.name in ("home", "agents", "storage"):
             continue
         env_value = env.get(f"KRONIKA_{f.name.upper()}")
         if env_value is not None:
@@ -581,6 +669,14 @@ def default_config_text() -> str:
         "# [agents.default]",
         "# autonomy = 2",
         '# writers = ["planner"]',
+        "",
+        "# Storage policies (docs/policies.md; `kronika policies` shows them):",
+        "# [retention]",
+        "# short = 30",
+        "# [[policy]]",
+        '# name = "no DMs in long-term memory"',
+        "# dm = true",
+        '# max_tier = "mid"',
         "",
     ]
     return "\n".join(lines)
@@ -622,6 +718,28 @@ def settings_markdown() -> str:
         "The person (CLI, API calls without `source_agent`) is never held back by autonomy;",
         "it governs what agents write on their own. Reading another agent's memory is",
         "always allowed (SPEC C6); writing needs the grant.",
+        "",
+        "## Storage policies",
+        "",
+        "```toml",
+        "[retention]               # days each tier is kept; absent or 0: for ever",
+        "short = 30",
+        "mid = 365",
+        "",
+        "[[policy]]",
+        'name = "no DMs in long-term memory"',
+        "dm = true                 # a channel matching dm_channels",
+        'max_tier = "mid"',
+        "",
+        "[[policy]]",
+        'name = "never store #hr-private"',
+        'channels = ["hr-private"]',
+        "store = false",
+        "```",
+        "",
+        "What each key means, how rules combine and what `kronika purge` does: see",
+        "[storage policies](policies.md). A bad rule stops every command with exit code 2",
+        "and names its line in `kronika.toml`; `kronika policies` shows the rules in force.",
         "",
     ]
     return "\n".join(lines)

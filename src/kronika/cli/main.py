@@ -23,9 +23,13 @@ from kronika.app import build_memory, init_workspace
 from kronika.cli import notes, render
 from kronika.cli.chat import register_chat_commands
 from kronika.cli.commands_data import register_data_commands
+from kronika.cli.explain import register_explain_command
 from kronika.cli.forgetting import print_receipt, receipt_json
 from kronika.cli.health import register_health_commands, run_healing
+from kronika.cli.links import register_link_commands
+from kronika.cli.policies import print_policy_note, print_refusal, register_policy_commands
 from kronika.cli.proposals import register_proposal_commands
+from kronika.cli.usage import register_usage_command
 from kronika.memory import Memory
 from kronika.settings import Settings, load_settings
 from kronika.stores.markdown.workspace import MarkdownWorkspace
@@ -91,12 +95,16 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
             importance=args.importance,
             source="auto" if args.auto else "explicit",
         )
+    if receipt.outcome == "refused":
+        return print_refusal(receipt, args.json)
     _print_write_notes(receipt.notes)
+    print_policy_note(receipt)
     change = type(receipt.change).__name__
     verbs = {
         "AddFact": "remembered",
         "SupersedeFact": "updated (the old value is kept as history)",
         "TouchFact": "already known; refreshed",
+        "AppendNote": "kept as a mid-term note",
     }
     item = receipt.item
     if args.json:
@@ -106,6 +114,7 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
                 "change": change,
                 "item": render.items_json([item])[0] if item else None,
                 "notes": list(receipt.notes),
+                "policy": receipt.policy,
             }
         )
     elif receipt.outcome == "proposed":
@@ -119,7 +128,11 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as memory:
-        receipt = memory.note(" ".join(args.text), agent=args.agent)
+        receipt = memory.note(
+            " ".join(args.text), agent=args.agent, kind=args.kind, confidence=args.confidence
+        )
+    if receipt.outcome == "refused":
+        return print_refusal(receipt, args.json)
     _print_write_notes(receipt.notes)
     item = receipt.item
     if args.json:
@@ -421,6 +434,12 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = add("note", cmd_note, "retain a note in today's daily log")
     p.add_argument("text", nargs="+")
+    p.add_argument(
+        "--kind",
+        choices=("W", "B", "O", "S"),
+        help="W world, B experience (first person), O opinion, S observation",
+    )
+    p.add_argument("--confidence", type=float, help="an opinion's confidence, 0 to 1")
 
     p = add("forget", cmd_forget, "forget an item, a key, a value or a topic, with a receipt")
     p.add_argument("id", nargs="?", help="item id (see `kronika list` / `recall --json`)")
@@ -477,7 +496,11 @@ def build_parser() -> argparse.ArgumentParser:
     register_data_commands(add)
     register_chat_commands(add)
     register_proposal_commands(add)
+    register_link_commands(add)
     register_health_commands(add)
+    register_usage_command(add)
+    register_explain_command(add)
+    register_policy_commands(add)
     return parser
 
 

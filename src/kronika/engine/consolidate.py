@@ -46,6 +46,7 @@ from kronika.ports import LLM
 from kronika.prompts import extraction, summaries
 from kronika.prompts.base import Prompt
 from kronika.providers.jsonout import structured_call
+from kronika.providers.ledger import llm_task
 from kronika.stores.markdown.frontmatter import list_field
 from kronika.stores.markdown.meta import format_time
 from kronika.stores.markdown.sessions import SUMMARY_SPEAKER, SessionHeader
@@ -130,17 +131,18 @@ class Consolidator:
         if self.llm is None:
             return self._degrade(agent, header, headers, turns, NO_MODEL, count_attempt=False)
         try:
-            result = structured_call(
-                self.llm,
-                extraction.EXTRACTION.messages(
-                    self._transcript(turns, rolled),
-                    agent=agent,
-                    brain=self._brain_lines(agent),
-                    max_facts=self.settings.max_facts,
-                ),
-                extraction.EXTRACTION.schema,
-                coerce=extraction.EXTRACTION.coerce,
-            )
+            with llm_task("extraction", agent):
+                result = structured_call(
+                    self.llm,
+                    extraction.EXTRACTION.messages(
+                        self._transcript(turns, rolled),
+                        agent=agent,
+                        brain=self._brain_lines(agent),
+                        max_facts=self.settings.max_facts,
+                    ),
+                    extraction.EXTRACTION.schema,
+                    coerce=extraction.EXTRACTION.coerce,
+                )
         except LLMUnavailable as exc:
             return self._degrade(agent, header, headers, turns, str(exc), count_attempt=False)
         except LLMError as exc:
@@ -346,12 +348,13 @@ class Consolidator:
             report.waiting.append(f"{level} summary ({NO_MODEL})")
             return None
         try:
-            result = structured_call(
-                self.llm,
-                prompt.messages(text, agent=agent, count=count),
-                prompt.schema,
-                coerce=prompt.coerce,
-            )
+            with llm_task(f"{level} summary", agent):
+                result = structured_call(
+                    self.llm,
+                    prompt.messages(text, agent=agent, count=count),
+                    prompt.schema,
+                    coerce=prompt.coerce,
+                )
         except LLMError as exc:
             report.waiting.append(f"{level} summary ({exc})")
             return None

@@ -66,6 +66,7 @@ from kronika.memory import Memory
 from kronika.ports import LLM, ChatMessage
 from kronika.prompts import summaries
 from kronika.providers.jsonout import structured_call
+from kronika.providers.ledger import llm_task
 from kronika.stores.markdown.sessions import LIVE_ID_RE, SUMMARY_ID_RE, SUMMARY_SPEAKER
 
 _INDEX_RE = re.compile(r"_(\d+)$")
@@ -447,12 +448,13 @@ class Session:
                 text = f"[summary of the part before]\n{self._state.summary}\n\n{text}"
             prompt = summaries.ROLLING
             try:
-                result = structured_call(
-                    self.minion,
-                    prompt.messages(text, agent=self.agent, max_tokens=budget),
-                    prompt.schema,
-                    coerce=prompt.coerce,
-                )
+                with llm_task("rolling summary", self.agent):
+                    result = structured_call(
+                        self.minion,
+                        prompt.messages(text, agent=self.agent, max_tokens=budget),
+                        prompt.schema,
+                        coerce=prompt.coerce,
+                    )
                 return fit_tokens(" ".join(str(result["summary"]).split()), budget, count)
             except LLMError:
                 pass  # fall through to the digest: the conversation must go on

@@ -161,9 +161,10 @@ Change = (
 
 @dataclass(frozen=True, slots=True)
 class WriteReceipt:
-    """What happened to a change: ``applied``, or ``proposed`` (waiting for the user,
-    as proposal ``proposal`` when the writer keeps proposals). An applied change is
-    durable once this is returned, whatever ``notes`` says."""
+    """What happened to a change: ``applied``, ``proposed`` (waiting for the user,
+    as proposal ``proposal`` when the writer keeps proposals) or ``refused`` by a
+    storage policy (``policy`` says why). An applied change is durable once this is
+    returned, whatever ``notes`` says."""
 
     outcome: str
     change: Change
@@ -173,6 +174,9 @@ class WriteReceipt:
     notes: tuple[str, ...] = ()
     """Steps after the change was stored that did not finish (the audit entry, the
     index): the change itself is kept; ``kronika sync`` brings the index up to date."""
+    policy: str | None = None
+    """What a storage policy did (``docs/policies.md``): why the change was ``refused``
+    (then nothing was stored), or why it was kept in a shorter tier than asked."""
 
 
 def describe_change(change: Change) -> tuple[str, str | None, str]:
@@ -265,6 +269,10 @@ class MemoryWriter:
         ``target_agent``'s memory, audit it."""
         content = screen_change(content, self._settings.secrets)
         self._workspace.require_agent(target_agent)
+        gated = self._storage_policies(target_agent, section, content, source_agent)
+        if isinstance(gated, WriteReceipt):
+            return gated  # refused: nothing is stored, the audit trail says why
+        content, policy = gated
         action, item_id, summary = describe_change(content)
         outcome = self._decide(target_agent, content, source_agent)
         entry = AuditEntry(
@@ -305,7 +313,27 @@ class MemoryWriter:
                 f"the change was stored but the index was not updated ({exc}); "
                 "`kronika sync` or `kronika reindex` catches up"
             )
-        return WriteReceipt("applied", content, item, paths, notes=tuple(notes))
+        return WriteReceipt("applied", content, item, paths, notes=tuple(notes), policy=policy)
+
+    def _storage_policies(
+        self, target: str, section: str, change: Change, source: str
+    ) -> tuple[Change, str | None] | WriteReceipt:
+        """``change`` as the storage policies let it be stored (and why it was shortened),
+        or the receipt of its refusal, audited without the refused text."""
+        policies = self._settings.storage_policies
+        if policies.empty:
+            return change, None
+        from kronika.engine.policy_gate import Refused, gate_change  # imports this module
+
+        now = self._clock.now()
+        gated = gate_change(change, target, self._settings.tenant, policies, now)
+        if not isinstance(gated, Refused):
+            return gated.change, gated.reason
+        action, item_id, _ = describe_change(change)
+        self._audit.append(
+            AuditEntry(now, action, target, source, section, item_id, gated.reason[:200], "refused")
+        )
+        return WriteReceipt("refused", change, None, (), policy=gated.reason)
 
     def _decide(self, target: str, change: Change, source: str) -> str:
         if source in (USER, SYSTEM):

@@ -24,12 +24,14 @@ from kronika.ports import (
     Clock,
     Embedder,
     ItemIndex,
+    LinkStore,
     Reranker,
     TokenCounter,
     WriteLock,
 )
 from kronika.settings import Settings
 from kronika.stores.lock import WorkspaceLock
+from kronika.stores.markdown.links import MarkdownLinks
 from kronika.stores.markdown.sessions import session_filename
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
@@ -67,6 +69,7 @@ class MemoryBase:
         audit: AuditLog,
         reranker: Reranker | None = None,
         lock: WriteLock | None = None,
+        links: LinkStore | None = None,
     ) -> None:
         self.settings = settings
         self.workspace = workspace
@@ -76,6 +79,7 @@ class MemoryBase:
         self.clock = clock
         self.audit_log = audit
         self._lock: WriteLock = lock or WorkspaceLock(settings.home / ".kronika.lock")
+        self.link_store: LinkStore = links or MarkdownLinks(workspace)
         self._indexer = Indexer(
             workspace=workspace,
             index=index,

@@ -15,6 +15,7 @@ from kronika.core.model import (
     Layer,
     MemoryItem,
     Provenance,
+    RetainKind,
     Scope,
     SessionRecord,
     Source,
@@ -57,6 +58,7 @@ from kronika.stores.markdown.sessions import session_filename
 
 if TYPE_CHECKING:  # the forget path (and its phrase rules) loads when something is forgotten
     from kronika.engine.forgetting import ForgetReceipt
+    from kronika.engine.purge import PurgeReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -203,10 +205,22 @@ class MemoryWrites(MemoryBase):
         agent: str | None = None,
         at: datetime | None = None,
         source_agent: str = USER,
+        kind: RetainKind | str | None = None,
+        confidence: float | None = None,
     ) -> WriteReceipt:
-        """Retain a note in today's daily log (``memory/YYYY-MM-DD.md``, ``## Retain``)."""
+        """Retain a note in today's daily log (``memory/YYYY-MM-DD.md``, ``## Retain``).
+
+        ``kind`` types it (SPEC M6): ``W`` world, ``B`` experience (first person), ``O``
+        opinion — with ``confidence`` from 0 to 1 —, ``S`` observation. ``@Name``
+        mentions in the text are its entities.
+        """
         clean = _clean(text, what="the note", limit=MAX_VALUE_CHARS)
         at = checks.moment(at, what="at")
+        retain = checks.retain_kind(kind)
+        if confidence is not None:
+            if retain is not RetainKind.OPINION:
+                raise InvalidInput("a confidence belongs to an opinion: give kind O with it")
+            confidence = checks.fraction(confidence, what="the confidence")
         name = self._agent(agent)
         now = at or self.clock.now()
         item = MemoryItem(
@@ -223,6 +237,8 @@ class MemoryWrites(MemoryBase):
             section="Retain",
             importance=self.settings.importance_auto,
             entities=extract_entities(clean),
+            kind=retain,
+            confidence=confidence,
         )
         with self._lock:
             return self._writer.memory_write(name, "Retain", AppendNote(item), source_agent)
@@ -244,7 +260,7 @@ class MemoryWrites(MemoryBase):
         Returns a :class:`~kronika.engine.forgetting.ForgetReceipt` listing every place
         touched (``outcome="proposed"`` when the agent's autonomy makes it a proposal).
         """
-        from kronika.engine.forgetting import ForgetReceipt, find_items, forgotten_phrases
+        from kronika.engine.forgetting import find_items
 
         item_id, key, value, topic = (
             checks.optional_text(text, what=what)
@@ -263,6 +279,17 @@ class MemoryWrites(MemoryBase):
                 value=value,
                 topic=topic,
             )
+            section = items[0].section or "" if len(items) == 1 else ""
+            return self._forget_items(name, items, section, source_agent)
+
+    def _forget_items(
+        self, name: str, items: Sequence[MemoryItem], section: str, source_agent: str
+    ) -> ForgetReceipt:
+        """Forget ``items`` of agent ``name`` and redact their text everywhere (the one
+        forget path: :meth:`forget`, and the purge of :mod:`kronika.engine.purge`)."""
+        from kronika.engine.forgetting import ForgetReceipt, forgotten_phrases
+
+        with self._lock:
             phrases = forgotten_phrases(self.workspace, name, items)
             plan = plan_forget(self.workspace, self.audit_log, name, items, phrases)
             touched = [e.path for e in plan.edits if e.place.action != "removed"]
@@ -270,7 +297,6 @@ class MemoryWrites(MemoryBase):
             ids = [it.id for it in items]
             indexed = {it.id for it in self.index.get_items(ids)}
             change = ForgetItems(tuple(items), tuple(phrases))
-            section = items[0].section or "" if len(items) == 1 else ""
             written = self._writer.memory_write(name, section, change, source_agent)
             if written.outcome != "applied":
                 return ForgetReceipt(
@@ -283,6 +309,7 @@ class MemoryWrites(MemoryBase):
                 )
             after = snapshot(self.workspace, name, touched)
             left = {it.id for it in self.index.get_items(ids)}
+            self.link_store.remove_links(name, set(ids) - left)
         rewritten = sum(1 for i, text in after.items() if before.get(i) != text)
         gone = (indexed - left) | (set(before) - set(after))  # a rewritten id counts too
         return ForgetReceipt(
@@ -295,6 +322,32 @@ class MemoryWrites(MemoryBase):
             index_rewritten=rewritten,
             audit_redacted=plan.audit_entries,
         )
+
+    def purge(
+        self,
+        *,
+        agent: str | None = None,
+        dry_run: bool = False,
+        progress: Progress | None = None,
+    ) -> PurgeReport:
+        """Forget what the storage policies no longer allow (expired, never to be stored,
+        in too long a tier), every agent's unless ``agent``; see :mod:`kronika.engine.purge`."""
+        from kronika.engine.purge import find_purgeable, purge
+
+        agents = [self._agent(agent)] if agent is not None else self.agents()
+        with self._lock:
+            for name in agents:
+                self._indexer.sync_agent(name)
+            now = self.clock.now()
+            policies = self.settings.storage_policies
+            checked, found = find_purgeable(self.index, agents, policies, now)
+            return purge(
+                checked,
+                found,
+                lambda name, items: self._forget_items(name, items, "purge", SYSTEM),
+                dry_run=dry_run,
+                progress=progress,
+            )
 
     def save_turn(
         self,

@@ -29,9 +29,9 @@ import numpy.typing as npt
 
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.errors import CorruptIndexError, IndexError_
-from kronika.ports import FeatureRow, ScoreFeatures, SourceState, SourceTail, Vector
+from kronika.ports import FeatureRow, ScoreFeatures, SourceState, SourceTail, Vector, VectorPoint
 from kronika.stores.private import touch_private
-from kronika.stores.sqlite import appends, context, saved, scrub
+from kronika.stores.sqlite import appends, context, points, saved, scrub
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.ann import AnnCache, AnnGraph
 from kronika.stores.sqlite.lexical import Bm25Snapshot, Phrase, QueryTokenizer
@@ -728,6 +728,13 @@ class SqliteIndex:
             conn.executemany(
                 "INSERT OR REPLACE INTO embeddings (text_hash, model, vec) VALUES (?, ?, ?)", blobs
             )
+
+    def vector_points(self, text_hashes: Iterable[str] | None = None) -> list[VectorPoint]:
+        """The items embedded from ``text_hashes`` (every item when ``None``) that have a
+        cached vector, with it: what a vector index outside this file holds."""
+        with self._reading() as conn, read_transaction(conn):
+            wanted = points.every_text_hash(conn) if text_hashes is None else text_hashes
+            return points.vector_points(conn, wanted, self._model, self._dim)
 
     # -- search -----------------------------------------------------------------------
 
