@@ -48,7 +48,8 @@ def init_workspace(settings: Settings) -> bool:
 
     Everything is its owner's alone (:mod:`kronika.stores.private`). The config file is
     the commented defaults: a key given in the environment (``KRONIKA_LLM_API_KEY``…)
-    stays there and is never written into it.
+    stays there and is never written into it. In team mode (``database_url``) the folder
+    becomes a working copy of the record, where the default agent is made if missing.
     """
     workspace = MarkdownWorkspace(settings.home, tenant=settings.tenant)
     existed = workspace.exists()
@@ -58,7 +59,9 @@ def init_workspace(settings: Settings) -> bool:
     config = settings.home / CONFIG_FILE
     if not config.exists():
         atomic_write_text(config, default_config_text())
-    if not workspace.has_agent(settings.default_agent):
+    if settings.database_url:
+        _team_parts(settings)[2].close()
+    elif not workspace.has_agent(settings.default_agent):
         workspace.create_agent(settings.default_agent)
     return not existed
 

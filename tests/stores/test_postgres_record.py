@@ -125,3 +125,25 @@ def test_a_database_url_that_is_not_postgresql_is_refused(tmp_path: Path) -> Non
 
 def _settings(home: Path, url: str) -> Settings:
     return load_settings(home, environ={}, embedder="hashing", database_url=url)
+
+
+def test_kronika_init_on_a_new_machine_fetches_the_teams_memory(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with build_memory(_settings(tmp_path / "a", postgres_url)) as memory:
+        memory.remember("Kraków", key="city")
+    env = {
+        "PATH": str(Path(sys.executable).parent),
+        "KRONIKA_DATABASE_URL": postgres_url,
+        "KRONIKA_EMBEDDER": "hashing",
+    }
+    kronika = str(Path(sys.executable).with_name("kronika"))
+    home = str(tmp_path / "new")
+    subprocess.run([kronika, "--home", home, "init"], env=env, check=True, capture_output=True)
+    shown = subprocess.run(
+        [kronika, "--home", home, "history", "city"], env=env, capture_output=True, text=True
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "Kraków" in shown.stdout
+    brain = (tmp_path / "new" / "agents" / "default" / "brain.md").read_text()
+    assert "Kraków" in brain  # the Markdown view of the team's memory
