@@ -59,6 +59,15 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec("default_agent", "default", "Agent used when a command names none.", "workspace"),
     SettingSpec(
+        "database_url",
+        "",
+        "A PostgreSQL URL (postgresql://user:password@host/db) turns on team mode: the"
+        " tenant's memory lives in that database and the workspace folder is this"
+        " worker's working copy of it (docs/postgres.md). Empty: the Markdown workspace"
+        " alone. Prefer the environment variable KRONIKA_DATABASE_URL.",
+        "workspace",
+    ),
+    SettingSpec(
         "autonomy",
         2,
         "Default autonomy level: 0 read-only, 1 suggest, 2 auto, 3 full.",
@@ -455,6 +464,7 @@ class Settings:
     home: Path = Path(".kronika")
     tenant: str = "default"
     default_agent: str = "default"
+    database_url: str = field(default="", repr=False)
     autonomy: int = 2
     secrets: str = "redact"
     dm_channels: str = "dm:*, dm-*"
@@ -584,6 +594,12 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError("setting 'autonomy' must be 0, 1, 2 or 3")
     if name == "secrets" and coerced not in SECRETS_MODES:
         raise ConfigError("setting 'secrets' must be 'redact', 'refuse' or 'allow'")
+    if (
+        name == "database_url"
+        and coerced
+        and not coerced.startswith(("postgresql://", "postgres://"))
+    ):
+        raise ConfigError("setting 'database_url' must start with postgresql://")
     if name == "fusion" and coerced not in FUSIONS:
         raise ConfigError(f"setting 'fusion' must be {' or '.join(map(repr, FUSIONS))}")
     if name == "llm_json_mode" and coerced not in ("json_object", "none"):
