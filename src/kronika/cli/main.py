@@ -27,6 +27,7 @@ from kronika.cli.explain import register_explain_command
 from kronika.cli.forgetting import print_receipt, receipt_json
 from kronika.cli.health import register_health_commands, run_healing
 from kronika.cli.proposals import register_proposal_commands
+from kronika.cli.serve import register_server_commands
 from kronika.cli.usage import register_usage_command
 from kronika.memory import Memory
 from kronika.settings import Settings, load_settings
@@ -482,6 +483,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_health_commands(add)
     register_usage_command(add)
     register_explain_command(add)
+    register_server_commands(add)
     return parser
 
 
