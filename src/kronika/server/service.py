@@ -249,6 +249,8 @@ class Service:
     def audit(self, caller: Caller, agent: str | None, limit: int | None) -> dict[str, Any]:
         if agent is None:
             caller.require_unrestricted("the audit trail of every agent")
+            if caller.tenant not in self.memories:
+                return {"entries": []}
             memory = caller.memory(self.memories)
         else:
             memory = self._read(caller, agent)
@@ -274,8 +276,8 @@ class Service:
         return {"proposals": [views.proposal(p) for p in found]}
 
     def settle(self, caller: Caller, agent: str, proposal_id: str, verb: str) -> dict[str, Any]:
-        caller.require_admin(f"to {verb} a proposal")
         memory = self._write(caller, agent)
+        caller.require_admin(f"to {verb} a proposal")
         with self._held(memory):
             if verb == "approve":
                 return {"approved": views.write_receipt(memory.approve(proposal_id, agent))}
@@ -289,10 +291,12 @@ class Service:
             memory = self._read(caller, agent)
             names = [agent]
         else:
+            if caller.tenant not in self.memories:
+                return {"agents": {}, "audit": []}
             memory = caller.memory(self.memories)
             names = caller.visible_agents(memory)
         with self._held(memory):
-            return export_memory(memory, names) if names else {"agents": {}}
+            return export_memory(memory, names) if names else {"agents": {}, "audit": []}
 
     def import_export(self, caller: Caller, document: Any, *, replace: bool) -> dict[str, Any]:
         from kronika.engine.portability import import_export
