@@ -31,6 +31,7 @@ from kronika.cli.lessons import register_lesson_commands
 from kronika.cli.links import register_link_commands
 from kronika.cli.policies import print_policy_note, print_refusal, register_policy_commands
 from kronika.cli.proposals import register_proposal_commands
+from kronika.cli.serve import register_server_commands
 from kronika.cli.usage import register_usage_command
 from kronika.engine.learning import lesson_stats
 from kronika.memory import Memory
@@ -296,7 +297,6 @@ def cmd_agents(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
-
     with open_memory(settings) as memory:
         memory.sync()
         stats = memory.stats()
@@ -525,6 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_lesson_commands(add)
     register_job_commands(add)
     register_policy_commands(add)
+    register_server_commands(add)
     return parser
 
 
