@@ -103,3 +103,48 @@ def test_the_overflowing_brain_lets_the_weakest_go_first(
     later = clock.now() + timedelta(days=30)
     order = choose_archive(facts, budget=1, count=len, now=later, half_life_days=90)
     assert [f.key for f in facts if f.id == order[0]] == ["drink"]
+
+
+def test_reflect_moves_an_opinion_by_small_steps_with_its_evidence_linked(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    with ScriptedChatServer(responder=lambda body: _judge(body)) as server:
+        model = settings.with_overrides(llm_base_url=server.base_url, llm_model="m")
+        with build_memory(model, create=True, clock=clock) as memory:
+            opinion = memory.note("@Peter prefers short answers", kind="O", confidence=0.6).item
+            assert opinion is not None
+            clock.advance(minutes=5)
+            first = memory.note("@Peter asked for a one-line summary again").item
+            second = memory.note("@Peter said long emails annoy him").item
+            assert first is not None and second is not None
+            clock.advance(minutes=5)
+            assert run_job(memory, "reflect").waiting == [
+                "opinions about Peter (no language model)"
+            ]
+            llm = build_llm(model, minion=True, clock=clock)
+            report = run_job(memory, "reflect", llm=llm)
+            assert "opinion " + opinion.id + ": confidence 0.6 -> 0.7 (+2 / -0)" in report.done
+            log = next((memory.workspace.agent_dir("default") / "memory").glob("*.md"))
+            assert "- O(c=0.7) @Peter prefers short answers" in log.read_text(encoding="utf-8")
+            assert {frozenset((x.from_id, x.to_id)) for x in memory.links()} == {
+                frozenset((first.id, opinion.id)),
+                frozenset((second.id, opinion.id)),
+            }
+            calls = len(server.requests)
+            again = run_job(memory, "reflect", llm=llm)
+            assert again.done == [] and len(server.requests) == calls  # judged once
+
+
+def _judge(body: dict[str, object]) -> str:
+    text = str(body["messages"][-1]["content"])  # type: ignore[index]
+    opinion = text.split("[", 1)[1].split("]", 1)[0]
+    pieces = [line.split("]", 1)[0][3:] for line in text.splitlines() if line.startswith("- [n")]
+    pieces = [p for p in pieces if p != opinion]
+    return json.dumps(
+        {
+            "judgements": [
+                {"opinion": opinion, "evidence": p, "verdict": "supports"} for p in pieces
+            ]
+            + [{"opinion": "made-up", "evidence": pieces[0], "verdict": "contradicts"}]
+        }
+    )

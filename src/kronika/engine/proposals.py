@@ -44,6 +44,7 @@ from kronika.engine.write import (
     SetActiveContext,
     SupersedeFact,
     TouchFact,
+    UpdateNote,
     UpdateSession,
     WriteEntityPage,
     WriteLessons,
@@ -76,6 +77,7 @@ _CHANGES: dict[str, type[Any]] = {
         RestoreFile,
         WriteLessons,
         WriteEntityPage,
+        UpdateNote,
     )
 }
 _ITEM_DEFAULTS = {

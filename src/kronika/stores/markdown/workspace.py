@@ -519,6 +519,23 @@ class MarkdownWorkspace:
         self._edit(agent, path, change, notes.daily_log_template(day))
         return brain.with_line(item, path, at)
 
+    def update_note(self, agent: str, item: MemoryItem) -> MemoryItem:
+        """Rewrite the note ``item.id`` where it stands (its kind, confidence, text,
+        metadata); :class:`NotFound` when the file no longer holds it."""
+        path = item.provenance.path
+        if classify(path) not in (SourceKind.DAILY_LOG, SourceKind.BANK, SourceKind.ENTITY):
+            raise WorkspaceError(f"{path} holds no notes")
+        lines, parsed = self._parsed(agent, path)
+        span = parsed.span(item.id)
+        if span is None:
+            raise NotFound(f"no note {item.id!r} in {path} any more")
+        start, end = span
+        write_text(
+            self.require_agent(agent) / path,
+            "".join(lines[:start] + notes.render_note(item) + lines[end:]),
+        )
+        return brain.with_line(item, path, start)
+
     def write_session(self, agent: str, session: SessionRecord) -> str:
         """Write a whole session file (replacing an earlier import); returns its path."""
         folder = self.require_agent(agent)
