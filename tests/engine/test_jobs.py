@@ -148,3 +148,24 @@ def _judge(body: dict[str, object]) -> str:
             + [{"opinion": "made-up", "evidence": pieces[0], "verdict": "contradicts"}]
         }
     )
+
+
+def test_observations_live_for_their_time_then_decay_forgets_them_everywhere(
+    memory: Memory, clock: FrozenClock
+) -> None:
+    receipt = memory.observe("build log: 3 warnings in module parser", ttl_seconds=3600)
+    assert receipt.item is not None
+    item = memory.get(receipt.item.id)
+    assert (item.type.value, item.layer.value, item.tier.value) == ("sensory", 1, "short")
+    assert item.provenance.path.startswith("sensory/")
+    assert memory.recall("parser warnings", k=1).hits[0].item.id == item.id
+    assert run_job(memory, "decay").done == []  # not expired yet
+    clock.advance(hours=2)
+    assert run_job(memory, "decay").done == ["forgot 1 expired observation(s)"]
+    folder = memory.workspace.agent_dir("default")
+    assert all("3 warnings" not in f.read_text(encoding="utf-8") for f in folder.rglob("*.md"))
+    assert memory.recall("parser warnings", k=3).hits == ()
+    from kronika.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="ttl_seconds"):
+        memory.observe("x", ttl_seconds=0)

@@ -8,7 +8,8 @@ again. What needs a language model and finds none waits: the job reports it as
 
 * **decay**: Brain facts whose strength (:mod:`kronika.core.decay`: importance that
   halves every ``decay_half_life_days`` unused, reinforced by use) fell below
-  ``decay_archive_below`` move to the archive. Nothing is deleted.
+  ``decay_archive_below`` move to the archive (nothing is deleted); observations
+  (:mod:`kronika.memory.sensory`) past their time to live are forgotten.
 * **reflect**: an entity page ``bank/entities/<Name>.md`` for every entity that recent
   facts and notes mention: a section kronika keeps (between ``<!-- kronika:facts -->``
   markers) listing what is known of it with citations, beside anything written there
@@ -116,9 +117,14 @@ def run_job(
 # -------------------------------------------------------------------------- decay
 def _decay(memory: Memory, agent: str, report: JobReport) -> None:
     s = memory.settings
+    now = memory.clock.now()
+    sensory = memory.index.list_items(RecallFilter(agents=(agent,), types=(ItemType.SENSORY,)))
+    expired = [it for it in sensory if it.valid_to is not None and it.valid_to <= now]
+    if expired:
+        memory._forget_items(agent, expired, "sensory", SYSTEM)
+        report.done.append(f"forgot {len(expired)} expired observation(s)")
     facts = memory.workspace.brain_facts(agent)
     usage = {it.id: it for it in memory.index.get_items([f.id for f in facts])}
-    now = memory.clock.now()
     weak = [
         f.id
         for f in facts
