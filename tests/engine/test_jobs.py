@@ -11,7 +11,7 @@ from kronika import Memory, build_memory
 from kronika.app import build_llm
 from kronika.engine.jobs import run_job
 from kronika.settings import Settings
-from kronika.testing import FrozenClock, ScriptedChatServer
+from kronika.testing import FrozenClock, ScriptedChatServer, ScriptedFailure
 
 
 def test_reflect_keeps_entity_pages_beside_hand_written_text_and_indexes_only_that(
@@ -169,3 +169,26 @@ def test_observations_live_for_their_time_then_decay_forgets_them_everywhere(
 
     with pytest.raises(InvalidInput, match="ttl_seconds"):
         memory.observe("x", ttl_seconds=0)
+
+
+@pytest.mark.parametrize(
+    "answers",
+    [
+        ["not JSON at all", "still not JSON"],  # malformed, then malformed again on repair
+        [ScriptedFailure(400, '{"error": {"message": "refused"}}')],  # the server refuses
+        [ScriptedFailure(503)] * 3,  # the server keeps failing
+    ],
+    ids=["malformed", "refused", "failing"],
+)
+def test_a_model_that_cannot_answer_leaves_the_work_waiting_and_changes_nothing(
+    settings: Settings, clock: FrozenClock, answers: list[object]
+) -> None:
+    with ScriptedChatServer(answers) as server:  # type: ignore[arg-type]
+        model = settings.with_overrides(llm_base_url=server.base_url, llm_model="m", llm_retries=0)
+        with build_memory(model, create=True, clock=clock) as memory:
+            memory.record_outcome("deploy", "make deploy", ok=False, reasons=["schema out of date"])
+            lessons = memory.workspace.agent_dir("default") / "lessons.md"
+            before = lessons.read_text(encoding="utf-8")
+            report = run_job(memory, "dream", llm=build_llm(model, minion=True, clock=clock))
+            assert report.done == [] and report.waiting and report.waiting[0].startswith("dreaming")
+            assert lessons.read_text(encoding="utf-8") == before

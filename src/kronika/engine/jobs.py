@@ -250,13 +250,13 @@ def _weigh_opinions(
     opinions = [it for it in about if it.kind is not None and it.kind.value == "O"]
     if not opinions:
         return False
-    linked = {(x.from_id, x.to_id) for x in memory.links(agent=agent)}
+    linked = {frozenset((x.from_id, x.to_id)) for x in memory.links(agent=agent)}
     evidence = [
         it
         for it in about
         if it not in opinions
         and it.created_at >= since
-        and not any((it.id, o.id) in linked for o in opinions)
+        and not any(frozenset((it.id, o.id)) in linked for o in opinions)
     ]
     if not evidence:
         return False
