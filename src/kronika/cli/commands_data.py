@@ -199,5 +199,11 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p.add_argument(
         "--budget", type=float, default=60.0, help="writes: seconds at most per timed series"
     )
+    p.add_argument(
+        "--batch",
+        type=count_in(1, 10**6),
+        default=1_000,
+        help="writes: facts given to one remember_many call",
+    )
     p.add_argument("--out", default="bench-results", help="folder for the results files")
     p.add_argument("--embedder", help="override the embedder for this run")
