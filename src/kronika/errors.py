@@ -122,6 +122,11 @@ class LLMUnavailable(LLMError):
     """
 
 
+class LLMBudgetExhausted(LLMUnavailable):
+    """The agent spent its model calls or tokens for today (``llm_daily_calls``,
+    ``llm_daily_tokens``): the work waits in the queue, like when no model answers."""
+
+
 class LLMRequestError(LLMError):
     """The server refused the request (HTTP 400, 401, 403, 404…).
 
@@ -145,3 +150,8 @@ class RerankerError(KronikaError):
 
 class RerankerUnavailable(RerankerError):
     """The reranker could not be reached, or kept failing, through every retry."""
+
+
+class StoreError(KronikaError):
+    """The store of record (PostgreSQL) cannot be reached or used, its schema is newer
+    than this kronika, or the extra it needs is not installed."""

@@ -21,6 +21,7 @@ from kronika.engine.session import Session, Turn
 from kronika.engine.tools import TOOLS, call_tool
 from kronika.errors import InvalidInput, LLMError, LLMRequestError, LLMUnavailable
 from kronika.ports import LLM, ChatMessage, ToolCall
+from kronika.providers.ledger import llm_task
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +81,8 @@ class ChatAgent:
             answer = reply("no_model", guess_language(text))
             return ChatReply(answer, turn, error="no language model is configured")
         try:
-            answer, used = self._ask(list(turn.messages))
+            with llm_task("chat", self.session.agent):
+                answer, used = self._ask(list(turn.messages))
         except LLMError as exc:
             kind = "unreachable" if isinstance(exc, LLMUnavailable) else "failed"
             note = f"(The model {kind}: {exc}. Your message is saved.)"

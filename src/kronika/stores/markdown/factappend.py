@@ -97,7 +97,7 @@ def append_facts(
     continues = not new[0].startswith(_HEADING) and new[0] != "\n"
     lead = [f"{_HEADING}{_lead_section(entry.lines)}\n"] if continues else []
     parsed = brain.parse_facts(
-        "".join(lead + new), spec=spec, agent=agent, tenant=ws.tenant, mtime=entry.mtime
+        "".join(lead + new), spec=spec, agent=agent, tenant=ws.tenant_of(agent), mtime=entry.mtime
     )
     shift = first_line - len(lead)
     added = [
