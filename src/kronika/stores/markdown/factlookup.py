@@ -82,8 +82,7 @@ def extend(entry: FactParse, first: int, items: Sequence[MemoryItem]) -> None:
     derived: dict[str, Any] = entry.derived
     if "ids" in derived:
         derived["ids"].update(item.id for item in items)
-    if derived.get("hand") is False:
-        derived.pop("hand")  # built again if asked: kronika's bullets carry metadata
+    # "hand" stays as it is: kronika's own bullets always carry their metadata
     for name, of in _GROUPS.items():
         group = derived.get(name)
         if group is None:
