@@ -116,6 +116,8 @@ class SourceKind(StrEnum):
     SUMMARY = "summary"
     BANK = "bank"
     ENTITY = "entity"
+    LESSONS = "lessons"
+    SENSORY = "sensory"
 
 
 def classify(path: str) -> SourceKind | None:
@@ -129,10 +131,14 @@ def classify(path: str) -> SourceKind | None:
             return SourceKind.FACTS
         case ("active_context.md",):
             return SourceKind.ACTIVE_CONTEXT
+        case ("lessons.md",):
+            return SourceKind.LESSONS
         case ("sessions", _):
             return SourceKind.SESSION
         case ("memory", _) if _DAY_RE.match(stem):
             return SourceKind.DAILY_LOG
+        case ("sensory", _) if _DAY_RE.match(stem):
+            return SourceKind.SENSORY
         case ("summaries", "L1" | "L2", _):
             return SourceKind.SUMMARY
         case ("bank", _) if parts[-1] in BANK_KINDS:
@@ -147,8 +153,10 @@ SOURCE_GLOBS = (
     "brain_archive.md",
     "history.md",
     "active_context.md",
+    "lessons.md",
     "sessions/*.md",
     "memory/*.md",
+    "sensory/*.md",
     "summaries/L1/*.md",
     "summaries/L2/*.md",
     "bank/*.md",
