@@ -46,6 +46,7 @@ import numpy as np
 from kronika.bench._runtime import Progress, settings_summary
 from kronika.bench.report import table
 from kronika.bench.scale import synthetic_sentence, synthetic_sessions
+from kronika.bench.turns import concurrency_table, save_turn_concurrency
 from kronika.core.model import (
     ItemType,
     Layer,
@@ -288,6 +289,7 @@ def run_writes(
     budget_s: float = 60.0,
     batch: int = 1_000,
     cli_repeats: int = 5,
+    turn_writers: tuple[int, ...] = (1, 4, 8),
     settings: Settings | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
@@ -301,6 +303,9 @@ def run_writes(
         rows.append(_kronika_size(size, calls, budget_s, base, progress, batch))
         floors.append(_floor_size(size, calls, budget_s))
     cli = _cold_cli(base, cli_repeats) if cli_repeats else []
+    if progress and turn_writers:
+        progress("save_turn with several writers", len(sizes), len(sizes) + 1)
+    turns = save_turn_concurrency(base, turn_writers, min(calls, 200)) if turn_writers else None
     results: dict[str, Any] = {
         "benchmark": "writes",
         "dataset": "synthetic facts and chat turns (seeded)",
@@ -312,6 +317,7 @@ def run_writes(
         "sizes": rows,
         "floor": floors,
         "cli": cli,
+        "turn_writers": turns,
     }
     results["headline"] = {
         f"{key}@{row['size']}": float(row[key])
@@ -357,6 +363,8 @@ def run_writes(
             ],
         )
     ]
+    if turns:
+        results["tables"].append(concurrency_table(turns))
     if cli:
         results["tables"].append(
             table(
