@@ -74,6 +74,13 @@ def test_who_wrote_what_where_decides_who_reads_it(run, tmp_path: Path) -> None:
     )
     assert "view" in err
     assert "needs a channel" in run("note", "x", "--scope", "channel", code=2)
+    brain = run("show", "brain", "--scope", "global")
+    assert "Lisbon" in brain and "tea" not in brain
+    only_team = json.loads(run("export", "--scope", "team"))
+    assert only_team["view"]["scopes"] == ["team"]
+    assert {i["content"] for i in only_team["agents"]["default"]["items"]} == {
+        "core ships the beta"
+    }
 
 
 def test_a_process_reads_with_its_context(tmp_path: Path) -> None:
