@@ -17,6 +17,9 @@ Team membership (who sees team-scoped memory, see ``docs/scopes.md``) lives unde
 
     [teams]
     core = ["anna", "bob"]
+
+Storage policies live in ``[retention]`` and ``[[policy]]`` tables
+(:mod:`kronika.core.policies`, ``docs/policies.md``).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from kronika.core.fusion import FUSIONS
+from kronika.core.policies import StoragePolicies, parse_dm_channels, parse_policies
 from kronika.core.screening import MODES as SECRETS_MODES
 from kronika.errors import ConfigError
 
@@ -55,6 +59,15 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec("default_agent", "default", "Agent used when a command names none.", "workspace"),
     SettingSpec(
+        "database_url",
+        "",
+        "A PostgreSQL URL (postgresql://user:password@host/db) turns on team mode: the"
+        " tenant's memory lives in that database and the workspace folder is this"
+        " worker's working copy of it (docs/postgres.md). Empty: the Markdown workspace"
+        " alone. Prefer the environment variable KRONIKA_DATABASE_URL.",
+        "workspace",
+    ),
+    SettingSpec(
         "autonomy",
         2,
         "Default autonomy level: 0 read-only, 1 suggest, 2 auto, 3 full.",
@@ -67,6 +80,13 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "card numbers, passwords; see docs/reliability.md): redact replaces it with a marker "
         "such as [secret: openai-key], refuse rejects the write naming the kind, allow "
         "stores it as written.",
+        "workspace",
+    ),
+    SettingSpec(
+        "dm_channels",
+        "dm:*, dm-*",
+        "What a direct message (DM) is, for the storage policies' dm = true/false: "
+        "comma-separated shell-style patterns of channel names (see docs/policies.md).",
         "workspace",
     ),
     # embedding
@@ -98,6 +118,16 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "token_encoding", "cl100k_base", "Tokenizer used for every token budget.", "embedding"
+    ),
+    SettingSpec(
+        "model_cache",
+        "user",
+        "Where the default embedder and the token counter keep a prepared copy of their "
+        "vocabulary and weights, so a new process loads them in a fifth of the time: user "
+        "($XDG_CACHE_HOME/kronika or ~/.cache/kronika), off, or a folder. Made from the "
+        "installed packages' own files, never downloaded; a stale or damaged copy is made "
+        "again.",
+        "embedding",
     ),
     # recall
     SettingSpec("recall_k", 10, "Results a recall returns by default.", "recall"),
@@ -239,6 +269,19 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "brain_max",
         500,
         "Hard token limit of the Brain; above it facts are archived (M2).",
+        "budgets",
+    ),
+    SettingSpec(
+        "decay_half_life_days",
+        90.0,
+        "Days after which an unused memory holds on half as strongly (the decay job and the"
+        " Brain's overflow; see docs/jobs.md).",
+        "budgets",
+    ),
+    SettingSpec(
+        "decay_archive_below",
+        0.1,
+        "Strength under which the decay job moves a Brain fact to the archive.",
         "budgets",
     ),
     SettingSpec(
@@ -434,14 +477,17 @@ class Settings:
     home: Path = Path(".kronika")
     tenant: str = "default"
     default_agent: str = "default"
+    database_url: str = field(default="", repr=False)
     autonomy: int = 2
     secrets: str = "redact"
+    dm_channels: str = "dm:*, dm-*"
     embedder: str = "use-multilingual"
     embedder_threads: int = 1
     sync_interval: float = 1.0
     embed_batch: int = 64
     embed_context_words: int = 30
     token_encoding: str = "cl100k_base"
+    model_cache: str = "user"
     recall_k: int = 10
     recall_candidates: int = 100
     lexical_weight: float = 0.6
@@ -471,6 +517,8 @@ class Settings:
     identity_budget: int = 200
     brain_budget: int = 300
     brain_max: int = 500
+    decay_half_life_days: float = 90.0
+    decay_archive_below: float = 0.1
     active_context_budget: int = 300
     importance_explicit: float = 0.8
     importance_auto: float = 0.5
@@ -507,8 +555,15 @@ class Settings:
     reranker_timeout: float = 10.0
     reranker_retries: int = 1
     agents: Mapping[str, AgentPolicy] = field(default_factory=dict)
+    storage: StoragePolicies = field(default_factory=StoragePolicies)
+    """The ``[[policy]]`` and ``[retention]`` tables (see :mod:`kronika.core.policies`)."""
     teams: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """``[teams]`` of the config file: each team's members (user names)."""
+
+    @property
+    def storage_policies(self) -> StoragePolicies:
+        """The storage rules with what a DM is (the ``dm_channels`` setting)."""
+        return replace(self.storage, dm_channels=parse_dm_channels(self.dm_channels))
 
     def teams_of(self, user: str | None) -> tuple[str, ...]:
         """The teams ``user`` belongs to, by name (none for no user)."""
@@ -536,7 +591,7 @@ SQLite integers and time spans instead of meaning anything."""
 
 
 def _coerce(name: str, value: Any) -> Any:
-    if name in ("agents", "teams"):
+    if name in ("agents", "storage", "teams"):
         return value
     spec = _SPECS.get(name)
     if spec is None:
@@ -554,6 +609,12 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError("setting 'autonomy' must be 0, 1, 2 or 3")
     if name == "secrets" and coerced not in SECRETS_MODES:
         raise ConfigError("setting 'secrets' must be 'redact', 'refuse' or 'allow'")
+    if (
+        name == "database_url"
+        and coerced
+        and not coerced.startswith(("postgresql://", "postgres://"))
+    ):
+        raise ConfigError("setting 'database_url' must start with postgresql://")
     if name == "fusion" and coerced not in FUSIONS:
         raise ConfigError(f"setting 'fusion' must be {' or '.join(map(repr, FUSIONS))}")
     if name == "llm_json_mode" and coerced not in ("json_object", "none"):
@@ -564,6 +625,10 @@ def _coerce(name: str, value: Any) -> Any:
         coerced < 0
     ):
         raise ConfigError(f"setting {name!r} must not be negative")
+    if name == "decay_half_life_days" and coerced <= 0:
+        raise ConfigError("setting 'decay_half_life_days' must be above 0")
+    if name == "decay_archive_below" and not 0 <= coerced < 1:
+        raise ConfigError("setting 'decay_archive_below' must be from 0 to below 1")
     if name == "reranker_weight" and not 0 <= coerced <= 1:
         raise ConfigError("setting 'reranker_weight' must be from 0 to 1")
     if name == "summarize_at" and not 0 < coerced <= 1:
@@ -628,17 +693,23 @@ def load_settings(
     raw_teams: Any = None
     if config_path.is_file():
         try:
-            data = tomllib.loads(config_path.read_text(encoding="utf-8"))
+            text = config_path.read_text(encoding="utf-8")
+            data = tomllib.loads(text)
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise ConfigError(f"cannot read {config_path}: {exc}") from exc
         raw_agents = data.pop("agents", None)
+        raw_rules, raw_retention = data.pop("policy", None), data.pop("retention", None)
+        if raw_rules is not None or raw_retention is not None:
+            values["storage"] = parse_policies(
+                raw_rules, raw_retention, text=text, source=str(config_path)
+            )
         raw_teams = data.pop("teams", None)
         for name, value in data.items():
             if name == "home":
                 continue
             values[name] = _coerce(name, value)
     for f in fields(Settings):
-        if f.name in ("home", "agents", "teams"):
+        if f.name in ("home", "agents", "storage", "teams"):
             continue
         env_value = env.get(f"KRONIKA_{f.name.upper()}")
         if env_value is not None:
@@ -677,6 +748,14 @@ def default_config_text() -> str:
         "# Teams and their members (who sees team-scoped memory):",
         "# [teams]",
         '# core = ["anna", "bob"]',
+        "",
+        "# Storage policies (docs/policies.md; `kronika policies` shows them):",
+        "# [retention]",
+        "# short = 30",
+        "# [[policy]]",
+        '# name = "no DMs in long-term memory"',
+        "# dm = true",
+        '# max_tier = "mid"',
         "",
     ]
     return "\n".join(lines)
@@ -719,6 +798,28 @@ def settings_markdown() -> str:
         "The person (CLI, API calls without `source_agent`) is never held back by autonomy;",
         "it governs what agents write on their own. Reading another agent's memory is",
         "always allowed (SPEC C6); writing needs the grant.",
+        "",
+        "## Storage policies",
+        "",
+        "```toml",
+        "[retention]               # days each tier is kept; absent or 0: for ever",
+        "short = 30",
+        "mid = 365",
+        "",
+        "[[policy]]",
+        'name = "no DMs in long-term memory"',
+        "dm = true                 # a channel matching dm_channels",
+        'max_tier = "mid"',
+        "",
+        "[[policy]]",
+        'name = "never store #hr-private"',
+        'channels = ["hr-private"]',
+        "store = false",
+        "```",
+        "",
+        "What each key means, how rules combine and what `kronika purge` does: see",
+        "[storage policies](policies.md). A bad rule stops every command with exit code 2",
+        "and names its line in `kronika.toml`; `kronika policies` shows the rules in force.",
         "",
         "## Teams",
         "",

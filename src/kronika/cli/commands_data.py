@@ -168,7 +168,10 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p = add(
         "bench", cmd_bench, "run a benchmark and write Markdown + JSON results", with_agent=False
     )
-    p.add_argument("suite", choices=("locomo", "longmemeval", "scale", "crash", "writes"))
+    p.add_argument(
+        "suite",
+        choices=("locomo", "longmemeval", "scale", "vectors", "crash", "writes", "lessons"),
+    )
     p.add_argument("path", nargs="?", help="data file (locomo, longmemeval)")
     p.add_argument(
         "--mode",
@@ -181,17 +184,26 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument(
         "--sizes",
-        help="scale, writes: corpus sizes (default 10000,100000; writes 1000,10000,100000)",
+        help="scale, vectors, writes: corpus sizes (default 10000,100000; writes"
+        " 1000,10000,100000)",
     )
     p.add_argument(
-        "--queries", type=count_in(1, 10**6), default=100, help="scale: queries per size"
+        "--queries",
+        type=count_in(1, 10**6),
+        help="scale, vectors: queries per size (default 100; vectors 50)",
     )
     p.add_argument(
-        "--workdir", help="scale: keep the workspaces here and reuse them on the next run"
+        "--repeats", type=count_in(1, 1000), default=3, help="vectors: timed runs per query"
+    )
+    p.add_argument(
+        "--workdir", help="scale, vectors: keep the workspaces here and reuse them next time"
     )
     p.add_argument("--trials", type=int, default=100, help="crash: trials to run")
     p.add_argument("--writers", type=int, default=1, help="crash: writer processes per trial")
-    p.add_argument("--seed", type=int, default=0, help="crash: seed of the first trial")
+    p.add_argument(
+        "--seed", type=int, default=0, help="crash: seed of the first trial; lessons: of the run"
+    )
+    p.add_argument("--tasks", type=int, default=96, help="lessons: tasks the agent meets")
     p.add_argument(
         "--max-run",
         type=float,
@@ -203,6 +215,17 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument(
         "--budget", type=float, default=60.0, help="writes: seconds at most per timed series"
+    )
+    p.add_argument(
+        "--index",
+        help="locomo, longmemeval, scale: sqlite (default), postgres (a throwaway local"
+        " server) or postgres=URL (a fresh database on that server, dropped after)",
+    )
+    p.add_argument(
+        "--lexical",
+        choices=("bm25", "simple", "trigram"),
+        default="bm25",
+        help="with --index postgres: keyword scoring (bm25 as SQLite's; the others measured)",
     )
     p.add_argument("--out", default="bench-results", help="folder for the results files")
     p.add_argument("--embedder", help="override the embedder for this run")

@@ -11,7 +11,6 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from importlib import metadata
 from typing import Any, NoReturn
 
 from rich.markup import escape
@@ -27,10 +26,16 @@ from kronika.cli.context import SCOPES, add_reading_context, reading, write_audi
 from kronika.cli.explain import register_explain_command
 from kronika.cli.forgetting import print_receipt, receipt_json
 from kronika.cli.health import register_health_commands, run_healing
+from kronika.cli.jobs import register_job_commands
+from kronika.cli.lessons import register_lesson_commands
 from kronika.cli.links import register_link_commands
+from kronika.cli.policies import print_policy_note, print_refusal, register_policy_commands
 from kronika.cli.proposals import register_proposal_commands
+from kronika.cli.serve import register_server_commands
 from kronika.cli.usage import register_usage_command
+from kronika.engine.learning import lesson_stats
 from kronika.memory import Memory
+from kronika.providers.installed import installed_version
 from kronika.settings import Settings, load_settings
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
@@ -96,12 +101,16 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
             source="auto" if args.auto else "explicit",
             **write_audience(args),
         )
+    if receipt.outcome == "refused":
+        return print_refusal(receipt, args.json)
     _print_write_notes(receipt.notes)
+    print_policy_note(receipt)
     change = type(receipt.change).__name__
     verbs = {
         "AddFact": "remembered",
         "SupersedeFact": "updated (the old value is kept as history)",
         "TouchFact": "already known; refreshed",
+        "AppendNote": "kept as a mid-term note",
     }
     item = receipt.item
     if args.json:
@@ -111,6 +120,7 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
                 "change": change,
                 "item": render.items_json([item])[0] if item else None,
                 "notes": list(receipt.notes),
+                "policy": receipt.policy,
             }
         )
     elif receipt.outcome == "proposed":
@@ -131,6 +141,8 @@ def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
             confidence=args.confidence,
             **write_audience(args),
         )
+    if receipt.outcome == "refused":
+        return print_refusal(receipt, args.json)
     _print_write_notes(receipt.notes)
     item = receipt.item
     if args.json:
@@ -290,7 +302,8 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as memory:
         memory.sync()
         stats = memory.stats()
-    stats = {"home": str(settings.home), "embedder": settings.embedder, **stats}
+        lessons = lesson_stats(memory)
+    stats = {"home": str(settings.home), "embedder": settings.embedder, **stats, **lessons}
     if args.json:
         render.print_json(stats)
     else:
@@ -512,14 +525,15 @@ def build_parser() -> argparse.ArgumentParser:
     register_health_commands(add)
     register_usage_command(add)
     register_explain_command(add)
+    register_lesson_commands(add)
+    register_job_commands(add)
+    register_policy_commands(add)
+    register_server_commands(add)
     return parser
 
 
 def _version() -> str:
-    try:
-        return metadata.version("kronika")
-    except metadata.PackageNotFoundError:
-        return "unknown"
+    return installed_version("kronika") or "unknown"
 
 
 def require_workspace(settings: Settings) -> None:

@@ -24,10 +24,12 @@ an extractive digest — the summary is saved into the session file, and the las
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from kronika.core.commands import CommandKind, detect_command
 from kronika.core.context import (
@@ -76,7 +78,9 @@ from kronika.stores.markdown.sessions import (
     audience_fields,
     header_audience,
 )
+from kronika.stores.usage import LESSON_USES_FILE, JsonlLessonUses
 
+log = logging.getLogger("kronika.lessons")
 _INDEX_RE = re.compile(r"_(\d+)$")
 ROLES = ("user", ASSISTANT_SPEAKER)
 
@@ -253,6 +257,8 @@ class Session:
             if result.drop_previous:
                 self._drop_last_exchange(keep_latest=True)
         recalled, lessons = ((), ()) if command is not None else self._recall(text)
+        if command is None:
+            self._note_lessons(lessons, now)
         messages, tokens = self._payload(recalled, lessons)
         summarized = self._maybe_summarize(recalled, lessons, tokens)
         if summarized:
@@ -294,23 +300,7 @@ class Session:
 
     # ------------------------------------------------------------------ internals
     def _core(self) -> tuple[str, str, str]:
-        count = self.memory.tokens.count
-        s = self.settings
-        identity = fit_tokens(
-            self.memory.identity(agent=self.agent).strip(), s.identity_budget, count
-        )
-        facts = self.memory.facts(agent=self.agent, include_archived=False, reader=self.reader)
-        block = render_memory_block(facts)
-        if count(block) > s.brain_max:
-            lines = block.splitlines()
-            kept = fit_lines(lines[1:-1], s.brain_max - count("<memory>\n</memory>"), count)
-            block = "\n".join(["<memory>", *kept, "</memory>"]) if kept else ""
-        active = fit_tokens(
-            self.memory.active_context(agent=self.agent, reader=self.reader).strip(),
-            s.active_context_budget,
-            count,
-        )
-        return identity, block, active
+        return wake_context(self.memory, self.agent, reader=self.reader)
 
     def _new_id(self, now: datetime) -> str:
         return new_session_id(self.memory, self.agent, now)
@@ -413,6 +403,21 @@ class Session:
         kept_lessons = _within(lessons, s.lessons_budget, count)
         return tuple(kept_recall), tuple(kept_lessons)
 
+    def _note_lessons(self, lessons: tuple[RecallHit, ...], now: datetime) -> None:
+        """Every payload is counted, with the lessons it carried (SPEC O1)."""
+        ids = [h.item.id for h in lessons]
+        for hit in lessons:
+            log.info(
+                "lesson used: %s (score %.2f) for agent %s in session %s",
+                hit.item.id,
+                hit.item.confidence or 0.0,
+                self.agent,
+                self._state.session_id,
+            )
+        JsonlLessonUses(Path(self.settings.home) / LESSON_USES_FILE).append(
+            now, self.agent, self._state.session_id or "", ids
+        )
+
     def _payload(
         self, recalled: tuple[RecallHit, ...], lessons: tuple[RecallHit, ...]
     ) -> tuple[tuple[ChatMessage, ...], int]:
@@ -495,6 +500,27 @@ class Session:
         into.sessions += other.sessions
         into.summaries += other.summaries
         into.waiting = list(dict.fromkeys([*into.waiting, *other.waiting]))
+
+
+def wake_context(
+    memory: Memory, agent: str, *, reader: Reader | None = None
+) -> tuple[str, str, str]:
+    """What an agent wakes with (L1), each part within its budget: identity, the
+    ``<memory>`` block of its Brain, its Active Context — only what ``reader`` may see.
+    Reads only."""
+    count = memory.tokens.count
+    s = memory.settings
+    identity = fit_tokens(memory.identity(agent=agent).strip(), s.identity_budget, count)
+    facts = memory.facts(agent=agent, include_archived=False, reader=reader)
+    block = render_memory_block(facts)
+    if count(block) > s.brain_max:
+        lines = block.splitlines()
+        kept = fit_lines(lines[1:-1], s.brain_max - count("<memory>\n</memory>"), count)
+        block = "\n".join(["<memory>", *kept, "</memory>"]) if kept else ""
+    active = fit_tokens(
+        memory.active_context(agent=agent, reader=reader).strip(), s.active_context_budget, count
+    )
+    return identity, block, active
 
 
 def new_session_id(memory: Memory, agent: str, now: datetime) -> str:

@@ -60,6 +60,7 @@ from kronika.stores.markdown.sessions import audience_fields, session_filename
 
 if TYPE_CHECKING:  # the forget path (and its phrase rules) loads when something is forgotten
     from kronika.engine.forgetting import ForgetReceipt
+    from kronika.engine.purge import PurgeReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,7 +311,7 @@ class MemoryWrites(MemoryBase):
         Returns a :class:`~kronika.engine.forgetting.ForgetReceipt` listing every place
         touched (``outcome="proposed"`` when the agent's autonomy makes it a proposal).
         """
-        from kronika.engine.forgetting import ForgetReceipt, find_items, forgotten_phrases
+        from kronika.engine.forgetting import find_items
 
         item_id, key, value, topic = (
             checks.optional_text(text, what=what)
@@ -334,6 +335,17 @@ class MemoryWrites(MemoryBase):
                 items = only_visible(items, who)
                 if not items:
                     raise NotFound("nothing to forget that this reader may see")
+            section = items[0].section or "" if len(items) == 1 else ""
+            return self._forget_items(name, items, section, source_agent)
+
+    def _forget_items(
+        self, name: str, items: Sequence[MemoryItem], section: str, source_agent: str
+    ) -> ForgetReceipt:
+        """Forget ``items`` of agent ``name`` and redact their text everywhere (the one
+        forget path: :meth:`forget`, and the purge of :mod:`kronika.engine.purge`)."""
+        from kronika.engine.forgetting import ForgetReceipt, forgotten_phrases
+
+        with self._lock:
             phrases = forgotten_phrases(self.workspace, name, items)
             plan = plan_forget(self.workspace, self.audit_log, name, items, phrases)
             touched = [e.path for e in plan.edits if e.place.action != "removed"]
@@ -341,7 +353,6 @@ class MemoryWrites(MemoryBase):
             ids = [it.id for it in items]
             indexed = {it.id for it in self.index.get_items(ids)}
             change = ForgetItems(tuple(items), tuple(phrases))
-            section = items[0].section or "" if len(items) == 1 else ""
             written = self._writer.memory_write(name, section, change, source_agent)
             if written.outcome != "applied":
                 return ForgetReceipt(
@@ -367,6 +378,32 @@ class MemoryWrites(MemoryBase):
             index_rewritten=rewritten,
             audit_redacted=plan.audit_entries,
         )
+
+    def purge(
+        self,
+        *,
+        agent: str | None = None,
+        dry_run: bool = False,
+        progress: Progress | None = None,
+    ) -> PurgeReport:
+        """Forget what the storage policies no longer allow (expired, never to be stored,
+        in too long a tier), every agent's unless ``agent``; see :mod:`kronika.engine.purge`."""
+        from kronika.engine.purge import find_purgeable, purge
+
+        agents = [self._agent(agent)] if agent is not None else self.agents()
+        with self._lock:
+            for name in agents:
+                self._indexer.sync_agent(name)
+            now = self.clock.now()
+            policies = self.settings.storage_policies
+            checked, found = find_purgeable(self.index, agents, policies, now)
+            return purge(
+                checked,
+                found,
+                lambda name, items: self._forget_items(name, items, "purge", SYSTEM),
+                dry_run=dry_run,
+                progress=progress,
+            )
 
     def save_turn(
         self,
@@ -397,7 +434,9 @@ class MemoryWrites(MemoryBase):
         name = self._agent(agent)
         owners = self._audience(name, scope, user, channel, team, reader)
         now = at or self.clock.now()
-        with self._lock:
+        # the turn and its audit line are synced after the lock is released, together
+        # with those of other threads saving turns meanwhile (group commit)
+        with self._commits.deferring(), self._lock:
             count = self._turns_in(name, session_id)
             if count:
                 self._same_session_audience(name, session_id, owners)
@@ -506,6 +545,8 @@ class MemoryWrites(MemoryBase):
             with_usage,
             budget=self.settings.brain_budget,
             count=lambda text: self.tokens.count(text),
+            now=self.clock.now(),
+            half_life_days=self.settings.decay_half_life_days,
         )
         if ids:
             self._writer.memory_write(agent, "Brain", ArchiveFacts(tuple(ids)), SYSTEM)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
+from kronika.core.lessons import Lesson
 from kronika.core.model import MemoryItem, SessionRecord, Status, TurnRecord
 from kronika.core.visibility import OWNER, Audience
 from kronika.errors import InvalidAgentName, NotFound, UnknownAgent, WorkspaceError
@@ -27,6 +28,7 @@ from kronika.stores.markdown import (
     brain,
     documents,
     frontmatter,
+    lessons,
     moves,
     notes,
     proposals,
@@ -224,6 +226,11 @@ class MarkdownWorkspace:
                 )
                 broken = self._header_damage(folder, path, read, session.frontmatter_error)
                 return ParsedItems(session.items, session.spans, session.warnings + broken, broken)
+            case SourceKind.LESSONS:
+                found, at, warned = lessons.parse_lessons(read.text, agent=agent, mtime=read.mtime)
+                items = lessons.lesson_items(found, at, tenant=self.tenant)
+                spans = {it.id: (at[it.id] - 1, at[it.id]) for it in items}
+                return ParsedItems(tuple(items), spans, tuple(warned), ())
             case SourceKind.SUMMARY | SourceKind.ACTIVE_CONTEXT:
                 if kind is SourceKind.SUMMARY:
                     doc = documents.parse_summary(
@@ -611,6 +618,29 @@ class MarkdownWorkspace:
             self.require_agent(agent) / documents.ACTIVE_CONTEXT,
             documents.render_active_context(text, owners),
         )
+
+    # -- lessons ---------------------------------------------------------------------------
+
+    def read_lessons(self, agent: str) -> list[Lesson]:
+        """The agent's lessons (``lessons.md``), in file order."""
+        read = read_source(self.require_agent(agent), lessons.LESSONS_FILE)
+        if read is None:
+            return []
+        found, _, warned = lessons.parse_lessons(read.text, agent=agent, mtime=read.mtime)
+        self.notes.extend(warned)
+        return found
+
+    def write_lessons(self, agent: str, changed: Sequence[Lesson]) -> None:
+        """Add or replace (by id) ``changed`` in ``lessons.md``, keeping the others."""
+        kept = self.read_lessons(agent)
+        index = {lesson.id: n for n, lesson in enumerate(kept)}
+        for lesson in changed:
+            if lesson.id in index:
+                kept[index[lesson.id]] = lesson
+            else:
+                index[lesson.id] = len(kept)
+                kept.append(lesson)
+        write_text(self.require_agent(agent) / lessons.LESSONS_FILE, lessons.render_lessons(kept))
 
     # -- proposals (changes waiting for the person; never indexed) -------------------------
 
