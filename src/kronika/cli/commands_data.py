@@ -12,7 +12,7 @@ from typing import Any
 
 from kronika.app import AUDIT_FILE, INDEX_FILE, MODEL_MARKER, build_memory
 from kronika.cli import render
-from kronika.cli.context import add_reading_context, reading
+from kronika.cli.context import SCOPES, add_reading_context, reading
 from kronika.cli.numbers import count_in
 from kronika.engine.backup_format import read_backup
 from kronika.engine.portability import export_memory, restore_backup
@@ -26,7 +26,7 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
         _refuse_memory_file(Path(args.output), settings.home)
     with build_memory(settings) as memory:
         agents = [args.agent] if args.agent else None
-        data = export_memory(reading(memory, args), agents)
+        data = export_memory(reading(memory, args), agents, scopes=args.scope or ())
     text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
@@ -145,6 +145,9 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p = add("export", cmd_export, "export everything kept (files, items, audit) as JSON")
     p.add_argument("--format", choices=("json",), default="json")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
+    p.add_argument(
+        "--scope", action="append", choices=SCOPES, help="only these scopes (a view, no backup)"
+    )
     add_reading_context(p)
 
     p = add("import", cmd_import, "import conversations (locomo, longmemeval, jsonl) or an export")
