@@ -300,3 +300,21 @@ def test_per_tenant_retention(home: Path, clock: FrozenClock) -> None:
         "expired 2026-11-29 (policy 'acme notes a week')"
     ]
     memory.close()
+
+
+def test_a_dm_fact_said_again_after_the_policy_is_kept_as_one_more_note(
+    home: Path, clock: FrozenClock
+) -> None:
+    memory = _open(home, clock, "")
+    memory.remember("Eve likes rooibos", channel="dm:eve", scope="channel")
+    memory.close()
+    memory = _open(home, clock)
+    kept = []
+    for _ in range(2):
+        receipt = memory.remember("Eve likes rooibos", channel="dm:eve", scope="channel")
+        assert receipt.item is not None and receipt.item.type is ItemType.NOTE
+        kept.append(receipt.item.id)
+    # each note keeps the id its receipt gave (a repeated id would be renamed on reading)
+    assert len(set(kept)) == 2
+    assert {n.id for n in memory.items(types=["note"])} == set(kept)
+    memory.close()
