@@ -180,3 +180,11 @@ def test_purge_dry_run_lists_and_changes_nothing_then_purge_removes_it_all(home:
     again = json.loads(_kronika(home, "purge", "--json").stdout)
     assert again["found"] == 0 and again["checked"] == 1
     assert "nothing to purge" in _kronika(home, "purge").stdout
+
+
+def test_a_workspace_without_policies_says_so(tmp_path: Path) -> None:
+    home = tmp_path / "plain"
+    _kronika(home, "init")
+    shown = _kronika(home, "policies").stdout
+    assert "no [[policy]] rules" in shown and shown.count("for ever") == 3
+    assert "no storage policies" in _kronika(home, "purge").stdout
