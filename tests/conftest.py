@@ -21,10 +21,14 @@ START = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture(autouse=True)
-def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_env(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     for name in list(__import__("os").environ):
         if name.startswith("KRONIKA_"):
             monkeypatch.delenv(name)
+    # prepared model copies go to one folder of the test run, not the user's cache
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
 
 
 @pytest.fixture

@@ -2,15 +2,18 @@
 
 ``build_memory(settings)`` wires the Markdown workspace, the SQLite index, the
 embedder, the token counter, the clock and the audit trail into a :class:`Memory`.
-``build_llm(settings)`` picks the chat model (or none), ``build_reranker(settings)``
-the reranking service recall may consult (or none). Tests and applications that
-want other parts construct them themselves.
+With ``qdrant_url`` or ``qdrant_path`` set, vector search goes to a Qdrant collection
+(:func:`build_vector_index`). ``build_llm(settings)`` picks the chat model (or none),
+``build_reranker(settings)`` the reranking service recall may consult (or none).
+Tests and applications that want other parts construct them themselves.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kronika.engine.restore import recover_interrupted_imports
 from kronika.errors import WorkspaceNotFound
@@ -18,6 +21,7 @@ from kronika.memory import Memory
 from kronika.ports import LLM, Clock, Embedder, Reranker
 from kronika.providers.clock import SystemClock
 from kronika.providers.embedders import build_embedder
+from kronika.providers.prepared import PreparedCopies
 from kronika.providers.tokens import TiktokenCounter
 from kronika.settings import CONFIG_FILE, Settings, default_config_text
 from kronika.stores.audit import JsonlAuditLog
@@ -25,6 +29,10 @@ from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import DIR_MODE, make_private_dir, tighten_home
 from kronika.stores.sqlite import SqliteIndex
+from kronika.stores.vectored import IndexWithVectors
+
+if TYPE_CHECKING:
+    from kronika.stores.qdrant.index import QdrantVectorIndex
 
 log = logging.getLogger("kronika")
 
@@ -35,6 +43,9 @@ MODEL_MARKER = "index.model"
 """Names the embedding model the index was last built with, and the words of exchange
 context each turn was embedded with (:func:`vectors_made_with`); a change triggers
 re-embedding."""
+TENANTS_MARKER = "index.tenants"
+"""The tenants the index's items were given (the ``tenant`` setting and each agent's
+own, :func:`tenants_of`); a change re-reads the agents whose tenant changed."""
 
 
 def init_workspace(settings: Settings) -> bool:
@@ -44,7 +55,7 @@ def init_workspace(settings: Settings) -> bool:
     the commented defaults: a key given in the environment (``KRONIKA_LLM_API_KEY``…)
     stays there and is never written into it.
     """
-    workspace = MarkdownWorkspace(settings.home, tenant=settings.tenant)
+    workspace = MarkdownWorkspace(settings.home, tenant=settings.tenant, tenants=settings.tenants())
     existed = workspace.exists()
     make_private_dir(settings.home)
     _keep_private(settings.home)
@@ -72,7 +83,10 @@ def build_memory(
     re-embedded, never mixed.
     """
     workspace = MarkdownWorkspace(
-        settings.home, tenant=settings.tenant, message_importance=settings.importance_message
+        settings.home,
+        tenant=settings.tenant,
+        tenants=settings.tenants(),
+        message_importance=settings.importance_message,
     )
     if not workspace.exists():
         if not create:
@@ -84,7 +98,10 @@ def build_memory(
         _keep_private(settings.home)
     for done in recover_interrupted_imports(Path(settings.home)):
         log.warning("%s in %s", done, settings.home)
-    chosen = embedder or build_embedder(settings.embedder, threads=settings.embedder_threads)
+    copies = PreparedCopies.from_setting(settings.model_cache)
+    chosen = embedder or build_embedder(
+        settings.embedder, threads=settings.embedder_threads, copies=copies
+    )
     index_path = Path(settings.home) / INDEX_FILE
     index, recreated = SqliteIndex.open_or_rebuild(
         index_path,
@@ -93,12 +110,18 @@ def build_memory(
         ann_threshold=settings.ann_threshold,
         restart_copies=settings.restart_copies,
     )
+    try:
+        vectors = build_vector_index(settings, embedding_model=chosen.model_id, dim=chosen.dim)
+    except BaseException:
+        index.close()
+        raise
+    wrapped = None if vectors is None else IndexWithVectors(index, vectors)
     memory = Memory(
         settings=settings,
         workspace=workspace,
-        index=index,
+        index=index if wrapped is None else wrapped,
         embedder=chosen,
-        tokens=TiktokenCounter(settings.token_encoding),
+        tokens=TiktokenCounter(settings.token_encoding, copies=copies),
         clock=clock or SystemClock(),
         audit=JsonlAuditLog(Path(settings.home) / AUDIT_FILE),
         reranker=build_reranker(settings),
@@ -116,9 +139,42 @@ def build_memory(
     elif previous is not None and previous != current:
         log.warning("embedding changed (%s -> %s): re-embedding", previous, current)
         memory.reindex()
+    elif wrapped is not None and vectors is not None and vectors.created:
+        filled = wrapped.fill()
+        log.warning("the vector index %s was new: %d points put in", vectors.collection, filled)
     if previous != current:
         atomic_write_text(marker, current + "\n")
+    tenants = Path(settings.home) / TENANTS_MARKER
+    if not tenants.is_file() or tenants.read_text(encoding="utf-8").strip() != tenants_of(settings):
+        memory.follow_tenants()
+        atomic_write_text(tenants, tenants_of(settings) + "\n")
     return memory
+
+
+def tenants_of(settings: Settings) -> str:
+    """What :data:`TENANTS_MARKER` holds for ``settings``."""
+    return json.dumps({"tenant": settings.tenant, "agents": settings.tenants()}, sort_keys=True)
+
+
+def build_vector_index(
+    settings: Settings, *, embedding_model: str, dim: int
+) -> QdrantVectorIndex | None:
+    """The Qdrant collection vector search goes to (``qdrant_url``, else ``qdrant_path``
+    relative to the workspace), or ``None``: the index's built-in vectors."""
+    if not settings.qdrant_url and not settings.qdrant_path:
+        return None
+    from kronika.stores.qdrant import open_vector_index  # the client: only when configured
+
+    path = None if settings.qdrant_url else Path(settings.home) / settings.qdrant_path
+    return open_vector_index(
+        collection=settings.qdrant_collection,
+        embedding_model=embedding_model,
+        dim=dim,
+        url=settings.qdrant_url or None,
+        path=path,
+        api_key=settings.qdrant_api_key or None,
+        timeout=settings.qdrant_timeout,
+    )
 
 
 def _keep_private(home: Path) -> None:

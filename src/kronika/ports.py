@@ -15,7 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from kronika.core.model import MemoryItem, RecallFilter
+from kronika.core.model import ItemLink, MemoryItem, RecallFilter
 
 Vector = npt.NDArray[np.float32]
 """A float32 array: one embedding ``(dim,)`` or a batch ``(n, dim)``, L2-normalised."""
@@ -272,6 +272,84 @@ class ItemIndex(Protocol):
     def stats(self) -> dict[str, Any]: ...
 
     def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class VectorPoint:
+    """One item as a vector index holds it: the item (its payload comes from it), the
+    hash of the text its vector was made from, and that vector (unit length)."""
+
+    item: MemoryItem
+    text_hash: str
+    vector: Vector
+
+
+class VectorIndex(Protocol):
+    """A search engine for item vectors kept outside the item index (Qdrant).
+
+    Derived like the item index: it holds one point per embedded item and can be
+    emptied and filled again from the store of record at any time. Searches filter
+    with :class:`RecallFilter` (its ``reader`` included) inside the engine, so a
+    point the reader may not see is never a candidate.
+    """
+
+    @property
+    def embedding_model(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def upsert(self, points: Sequence[VectorPoint]) -> None:
+        """Add or replace one point per item (the item id is the key)."""
+        ...
+
+    def delete(self, ids: Sequence[str] = (), *, source: tuple[str, str] | None = None) -> None:
+        """Remove the points of ``ids`` and, with ``source = (agent, path)``, of every
+        item indexed from that file."""
+        ...
+
+    def search(self, query: Vector, flt: RecallFilter, limit: int) -> list[tuple[str, float]]:
+        """``(item id, cosine similarity)`` of the points passing ``flt``, best first."""
+        ...
+
+    def count(self, flt: RecallFilter | None = None) -> int: ...
+
+    def reset(self) -> None:
+        """Remove every point (the collection starts empty)."""
+        ...
+
+    def compact(self) -> None:
+        """Leave no readable copy of deleted points in the engine's storage, where it
+        can; called after a write removed text from memory."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class PointSource(ItemIndex, Protocol):
+    """An item index that can hand its items and cached vectors to a :class:`VectorIndex`."""
+
+    def vector_points(self, text_hashes: Iterable[str] | None = None) -> list[VectorPoint]:
+        """The items embedded from ``text_hashes`` (every item when ``None``) that have a
+        cached vector, with it."""
+        ...
+
+
+class LinkStore(Protocol):
+    """Where the links between items live, beside the items in the store of record."""
+
+    def add_links(self, agent: str, links: Sequence[ItemLink]) -> int:
+        """Record ``links`` (one already there is kept once); returns how many were new."""
+        ...
+
+    def links(self, agent: str, item_id: str | None = None) -> list[ItemLink]:
+        """``agent``'s links in the order they were made; only those touching
+        ``item_id`` (either end) when it is given."""
+        ...
+
+    def remove_links(self, agent: str, item_ids: Iterable[str]) -> int:
+        """Remove every link with either end among ``item_ids``; returns how many."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

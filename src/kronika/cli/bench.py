@@ -1,5 +1,5 @@
-"""``kronika bench locomo|longmemeval|scale|crash|writes`` — run a benchmark, print and save the
-results (``crash`` exits 1 when a trial breaks an invariant)."""
+"""``kronika bench locomo|longmemeval|scale|crash|writes|lessons`` — run a benchmark,
+print and save the results (``crash`` exits 1 when a trial breaks an invariant)."""
 
 from __future__ import annotations
 
@@ -70,6 +70,12 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 max_run_s=args.max_run,
                 progress=progress,
             )
+        elif args.suite == "lessons":
+            if not 2 <= args.tasks <= 100_000:
+                raise InvalidInput("--tasks must be from 2 to 100000")
+            results = bench.run_lessons(
+                tasks=args.tasks, seed=args.seed, settings=settings, progress=progress
+            )
         elif args.suite == "writes":
             if args.calls < 1 or args.budget <= 0:
                 raise InvalidInput("--calls must be at least 1 and --budget above 0")
@@ -84,7 +90,16 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
             sizes = _sizes(args.sizes or "10000,100000")
             results = bench.run_scale(
                 sizes,
-                queries=args.queries,
+                queries=args.queries or 100,
+                settings=settings,
+                progress=progress,
+                workdir=Path(args.workdir) if args.workdir else None,
+            )
+        elif args.suite == "vectors":
+            results = bench.run_vectors(
+                _sizes(args.sizes or "10000,100000"),
+                queries=args.queries or 50,
+                repeats=args.repeats,
                 settings=settings,
                 progress=progress,
                 workdir=Path(args.workdir) if args.workdir else None,
