@@ -213,5 +213,16 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p.add_argument(
         "--budget", type=float, default=60.0, help="writes: seconds at most per timed series"
     )
+    p.add_argument(
+        "--index",
+        help="locomo, longmemeval, scale: sqlite (default), postgres (a throwaway local"
+        " server) or postgres=URL (a fresh database on that server, dropped after)",
+    )
+    p.add_argument(
+        "--lexical",
+        choices=("bm25", "simple", "trigram"),
+        default="bm25",
+        help="with --index postgres: keyword scoring (bm25 as SQLite's; the others measured)",
+    )
     p.add_argument("--out", default="bench-results", help="folder for the results files")
     p.add_argument("--embedder", help="override the embedder for this run")
