@@ -116,6 +116,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 settings=settings,
                 progress=progress,
                 workdir=Path(args.workdir) if args.workdir else None,
+                indexes=_indexes(args),
             )
         elif args.suite == "vectors":
             results = bench.run_vectors(
@@ -125,7 +126,6 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 settings=settings,
                 progress=progress,
                 workdir=Path(args.workdir) if args.workdir else None,
-                indexes=_indexes(args),
             )
         else:
             if not args.path or not Path(args.path).is_file():

@@ -620,10 +620,7 @@ class PostgresIndex:
                 + f" WHERE i.vec IS NOT NULL{where} ORDER BY i.rowid",
                 params,
             ).fetchall()
-        return [
-            VectorPoint(item_from_row(r[:-2]), str(r[-2]), _array(r[-1]))
-            for r in rows
-        ]
+        return [VectorPoint(item_from_row(r[:-2]), str(r[-2]), _array(r[-1])) for r in rows]
 
     def drop_unused_embeddings(self, *, everywhere: bool = False) -> int:
         """Delete cached vectors no item uses any more (of the texts this index replaced or

@@ -83,9 +83,7 @@ def lexical(
     singles_in_plan = [p.tokens[0] for p, _, rows in plan if rows is None]
     # The common tokens, rarest first: each one that keeps the bound from separating is
     # scored in full instead, until the rest can be left to the rows within reach.
-    common = sorted(
-        {t for t in singles_in_plan if df[t] > common_size}, key=lambda t: (df[t], t)
-    )
+    common = sorted({t for t in singles_in_plan if df[t] > common_size}, key=lambda t: (df[t], t))
     info: dict[int, tuple[str, float]] = {}  # rowid -> (id, length) of rows passing flt
     tf: dict[str, dict[int, float]] = {}
     fetched: set[str] = set()
