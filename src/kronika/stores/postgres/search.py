@@ -42,29 +42,61 @@ def _corpus_clause(flt: RecallFilter, alias: str) -> tuple[str, list[object]]:
     return (" AND ".join(parts) or "true"), params
 
 
+class FrequencyCache:
+    """Document frequencies per corpus state: ``{(agents, tenant): (generations, {term: n})}``.
+
+    A corpus' generations (one per agent and tenant, grown by every write to its rows)
+    name its state exactly, so frequencies read at them stay true until one changes.
+    """
+
+    def __init__(self, corpora: int = 16, terms: int = 50_000) -> None:
+        self._corpora = corpora
+        self._terms = terms
+        self._found: dict[tuple[Any, ...], tuple[Any, dict[str, int]]] = {}
+
+    def get(self, key: tuple[Any, ...], state: Any) -> dict[str, int]:
+        held = self._found.get(key)
+        if held is None or held[0] != state or len(held[1]) > self._terms:
+            if len(self._found) >= self._corpora:
+                self._found.clear()
+            held = (state, {})
+            self._found[key] = held
+        return held[1]
+
+
 def lexical(
-    conn: Conn, phrases: Sequence[Phrase], flt: RecallFilter, limit: int
+    conn: Conn,
+    phrases: Sequence[Phrase],
+    flt: RecallFilter,
+    limit: int,
+    cache: FrequencyCache | None = None,
 ) -> list[tuple[str, float]]:
     """The ``limit`` best items by BM25 over ``phrases`` (best first, ties by id)."""
     corpus, corpus_params = _corpus_clause(flt, "c")
-    row = conn.execute(
-        f"SELECT coalesce(sum(n), 0), coalesce(sum(tokens), 0) FROM idx_corpus AS c WHERE {corpus}",
+    rows = conn.execute(
+        f"SELECT agent, tenant, n, tokens, generation FROM idx_corpus AS c WHERE {corpus}"
+        " ORDER BY agent, tenant",
         corpus_params,
-    ).fetchone()
-    n, tokens = int(row[0]), int(row[1])
+    ).fetchall()
+    n = sum(int(r[2]) for r in rows)
+    tokens = sum(int(r[3]) for r in rows)
     if n <= 0 or tokens <= 0:
         return []
+    known = (cache or FrequencyCache()).get(
+        (tuple(sorted(set(flt.agents))), flt.tenant), tuple((r[0], r[1], r[4]) for r in rows)
+    )
     avgdl = float(tokens) / float(n)
-    singles = sorted({t for p in phrases for t in p.tokens})
+    singles = sorted({t for p in phrases for t in p.tokens} - set(known))
     in_corpus, params = _corpus_clause(flt, "t")
-    df: dict[str, int] = {}
     if singles:
         found = conn.execute(
             f"SELECT t.term, count(*) FROM idx_terms AS t WHERE t.term = ANY(%s) AND {in_corpus}"
             " GROUP BY t.term",
             [singles, *params],
         )
-        df = {term: int(count) for term, count in found}
+        known.update({term: 0 for term in singles})
+        known.update({term: int(count) for term, count in found})
+    df = known
     where, filter_params = filter_clause(flt)
     # each phrase that matches something: ("term", token) or ("rows", {rowid: f})
     plan: list[tuple[Phrase, float, dict[int, float] | None]] = []
