@@ -75,3 +75,12 @@ def postgres_url(postgres_server: object) -> str:
 
     assert isinstance(postgres_server, LocalPostgres)
     return postgres_server.create_database(f"t{next(_databases)}")
+
+
+@pytest.fixture(params=["markdown", "postgres"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
+    """A memory backend (see ``tests/backends.py``): Markdown + SQLite, or PostgreSQL."""
+    from backends import make_backend
+
+    url = request.getfixturevalue("postgres_url") if request.param == "postgres" else ""
+    yield from make_backend(request.param, tmp_path / "backend", url)

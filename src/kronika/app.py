@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 from kronika.engine.restore import recover_interrupted_imports
 from kronika.errors import WorkspaceNotFound
 from kronika.memory import Memory
-from kronika.ports import LLM, Clock, Embedder, PointSource, Reranker
+from kronika.ports import LLM, AuditLog, Clock, Embedder, PointSource, Reranker, WriteLock
 from kronika.providers.clock import SystemClock
 from kronika.providers.embedders import build_embedder
 from kronika.providers.prepared import PreparedCopies
@@ -53,7 +53,8 @@ def init_workspace(settings: Settings) -> bool:
 
     Everything is its owner's alone (:mod:`kronika.stores.private`). The config file is
     the commented defaults: a key given in the environment (``KRONIKA_LLM_API_KEY``…)
-    stays there and is never written into it.
+    stays there and is never written into it. In team mode (``database_url``) the folder
+    becomes a working copy of the record, where the default agent is made if missing.
     """
     workspace = MarkdownWorkspace(settings.home, tenant=settings.tenant, tenants=settings.tenants())
     existed = workspace.exists()
@@ -63,7 +64,9 @@ def init_workspace(settings: Settings) -> bool:
     config = settings.home / CONFIG_FILE
     if not config.exists():
         atomic_write_text(config, default_config_text())
-    if not workspace.has_agent(settings.default_agent):
+    if settings.database_url:
+        _team_parts(settings)[2].close()
+    elif not workspace.has_agent(settings.default_agent):
         workspace.create_agent(settings.default_agent)
     return not existed
 
@@ -83,10 +86,14 @@ def build_memory(
     caller opened it.
 
     ``create`` makes the workspace when it is missing (otherwise that is an error
-    telling the user to run ``kronika init``). A corrupt index is moved aside and
+    telling the user to run ``kronika init``). With ``settings.database_url`` the memory
+    is the tenant's in that PostgreSQL database and the folder its working copy,
+    made as needed (:func:`_team_parts`). A corrupt index is moved aside and
     rebuilt from the Markdown; an index built with another embedding model is
     re-embedded, never mixed.
     """
+    if settings.database_url:
+        return _with_index(settings, _team_parts(settings), embedder, clock, index)
     workspace = MarkdownWorkspace(
         settings.home,
         tenant=settings.tenant,
@@ -101,6 +108,20 @@ def build_memory(
         init_workspace(settings)
     else:
         _keep_private(settings.home)
+    audit = JsonlAuditLog(Path(settings.home) / AUDIT_FILE)
+    return _with_index(settings, (workspace, audit, None), embedder, clock, index)
+
+
+def _with_index(
+    settings: Settings,
+    parts: tuple[MarkdownWorkspace, AuditLog, WriteLock | None],
+    embedder: Embedder | None,
+    clock: Clock | None,
+    index: PointSource | None,
+) -> Memory:
+    """The memory of ``parts`` (workspace, audit trail, write lock) with its index, the
+    embedder and the rest; the index is repaired or re-embedded when it must be."""
+    workspace, audit, lock = parts
     for done in recover_interrupted_imports(Path(settings.home)):
         log.warning("%s in %s", done, settings.home)
     copies = PreparedCopies.from_setting(settings.model_cache)
@@ -130,8 +151,9 @@ def build_memory(
         embedder=chosen,
         tokens=TiktokenCounter(settings.token_encoding, copies=copies),
         clock=clock or SystemClock(),
-        audit=JsonlAuditLog(Path(settings.home) / AUDIT_FILE),
+        audit=audit,
         reranker=build_reranker(settings),
+        lock=lock,
     )
     marker = Path(settings.home) / MODEL_MARKER
     previous = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
@@ -161,6 +183,40 @@ def build_memory(
 def tenants_of(settings: Settings) -> str:
     """What :data:`TENANTS_MARKER` holds for ``settings``."""
     return json.dumps({"tenant": settings.tenant, "agents": settings.tenants()}, sort_keys=True)
+
+
+def _team_parts(settings: Settings) -> tuple[MarkdownWorkspace, AuditLog, WriteLock]:
+    """Team mode: the tenant's record and audit trail in the PostgreSQL database at
+    ``settings.database_url`` (migrated on start), and the workspace folder as this
+    worker's working copy of the record (made when missing; it holds nothing the
+    record does not). The default agent is created in the record when it is missing.
+    """
+    from kronika.stores.postgres.connect import migrate, open_pool
+
+    pool = open_pool(settings.database_url, max_size=4)
+    try:
+        with pool.connection() as conn:
+            migrate(conn)
+        from kronika.stores.postgres.record import PostgresRecord
+        from kronika.stores.postgres.record_audit import PostgresAuditLog
+        from kronika.stores.working_copy import WorkingCopy
+
+        make_private_dir(settings.home)
+        _keep_private(settings.home)
+        workspace = MarkdownWorkspace(
+            settings.home, tenant=settings.tenant, message_importance=settings.importance_message
+        )
+        workspace.initialize()
+        copy = WorkingCopy(
+            settings.home, workspace, PostgresRecord(pool, settings.tenant, owns_pool=True)
+        )
+        with copy:  # brings the copy up to date; what it creates goes into the record
+            if not workspace.has_agent(settings.default_agent):
+                workspace.create_agent(settings.default_agent)
+    except BaseException:
+        pool.close()
+        raise
+    return workspace, PostgresAuditLog(pool, settings.tenant), copy
 
 
 def build_vector_index(

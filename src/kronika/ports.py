@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from types import TracebackType
 from typing import Any, Protocol
 
 import numpy as np
@@ -375,6 +376,82 @@ class AuditLog(Protocol):
         """Replace what ``pattern`` matches in the summaries of ``agent``'s entries with
         ``marker`` (forgetting); returns how many entries changed."""
         ...
+
+
+class WriteLock(Protocol):
+    """The lock every write and sync holds (re-entrant, shared with other processes):
+    a file lock on the workspace, or a working copy of a store of record."""
+
+    def __enter__(self) -> object: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+    def refresh(self) -> bool:
+        """Bring what this process reads up to date with what other processes wrote
+        (outside the lock); whether anything changed."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RecordDocument:
+    """One Markdown document of an agent as a store of record holds it.
+
+    ``path`` is relative to the agent's folder (``memory/brain.md``,
+    ``sessions/<id>.md``…); ``text`` is ``None`` once the document was removed;
+    ``modified_ns`` is its modification time (nanoseconds since the epoch) and
+    ``change`` the number of the change that wrote it (increasing per tenant).
+    """
+
+    agent: str
+    path: str
+    text: str | None
+    modified_ns: int
+    change: int = 0
+
+
+class StoreOfRecord(Protocol):
+    """What is true for one tenant: every agent's Markdown documents, each with the
+    number of the change that last wrote it (the team's truth; see ``docs/postgres.md``).
+
+    The engine works on a Markdown workspace; in team mode that folder is a working
+    copy of this store (:class:`kronika.stores.working_copy.WorkingCopy`), brought up
+    to date when the write lock is taken and written back, in one transaction, before
+    it is released. ``items`` are what the workspace parsed from each written document
+    (facts with their history, notes, turns, summaries), kept beside it so the record
+    can be queried without parsing Markdown.
+    """
+
+    @property
+    def tenant(self) -> str: ...
+
+    def hold(self) -> None:
+        """Take the tenant's write lock (waits for another worker holding it)."""
+        ...
+
+    def release(self) -> None: ...
+
+    def changes(self, since: int) -> list[RecordDocument]:
+        """Every document written after change ``since``, oldest change first."""
+        ...
+
+    def write(
+        self,
+        documents: Sequence[RecordDocument],
+        items: Mapping[tuple[str, str], Sequence[MemoryItem]],
+    ) -> int:
+        """Write ``documents`` (``text`` ``None``: remove) and the items parsed from
+        each (by ``(agent, path)``) all at once, under the lock; returns the last
+        change number."""
+        ...
+
+    def close(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,6 +59,15 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec("default_agent", "default", "Agent used when a command names none.", "workspace"),
     SettingSpec(
+        "database_url",
+        "",
+        "A PostgreSQL URL (postgresql://user:password@host/db) turns on team mode: the"
+        " tenant's memory lives in that database and the workspace folder is this"
+        " worker's working copy of it (docs/postgres.md). Empty: the Markdown workspace"
+        " alone. Prefer the environment variable KRONIKA_DATABASE_URL.",
+        "workspace",
+    ),
+    SettingSpec(
         "autonomy",
         2,
         "Default autonomy level: 0 read-only, 1 suggest, 2 auto, 3 full.",
@@ -263,6 +272,19 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "budgets",
     ),
     SettingSpec(
+        "decay_half_life_days",
+        90.0,
+        "Days after which an unused memory holds on half as strongly (the decay job and the"
+        " Brain's overflow; see docs/jobs.md).",
+        "budgets",
+    ),
+    SettingSpec(
+        "decay_archive_below",
+        0.1,
+        "Strength under which the decay job moves a Brain fact to the archive.",
+        "budgets",
+    ),
+    SettingSpec(
         "active_context_budget", 300, "Token budget of the Active Context (M1).", "budgets"
     ),
     # importance defaults
@@ -455,6 +477,7 @@ class Settings:
     home: Path = Path(".kronika")
     tenant: str = "default"
     default_agent: str = "default"
+    database_url: str = field(default="", repr=False)
     autonomy: int = 2
     secrets: str = "redact"
     dm_channels: str = "dm:*, dm-*"
@@ -494,6 +517,8 @@ class Settings:
     identity_budget: int = 200
     brain_budget: int = 300
     brain_max: int = 500
+    decay_half_life_days: float = 90.0
+    decay_archive_below: float = 0.1
     active_context_budget: int = 300
     importance_explicit: float = 0.8
     importance_auto: float = 0.5
@@ -584,6 +609,12 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError("setting 'autonomy' must be 0, 1, 2 or 3")
     if name == "secrets" and coerced not in SECRETS_MODES:
         raise ConfigError("setting 'secrets' must be 'redact', 'refuse' or 'allow'")
+    if (
+        name == "database_url"
+        and coerced
+        and not coerced.startswith(("postgresql://", "postgres://"))
+    ):
+        raise ConfigError("setting 'database_url' must start with postgresql://")
     if name == "fusion" and coerced not in FUSIONS:
         raise ConfigError(f"setting 'fusion' must be {' or '.join(map(repr, FUSIONS))}")
     if name == "llm_json_mode" and coerced not in ("json_object", "none"):
@@ -594,6 +625,10 @@ def _coerce(name: str, value: Any) -> Any:
         coerced < 0
     ):
         raise ConfigError(f"setting {name!r} must not be negative")
+    if name == "decay_half_life_days" and coerced <= 0:
+        raise ConfigError("setting 'decay_half_life_days' must be above 0")
+    if name == "decay_archive_below" and not 0 <= coerced < 1:
+        raise ConfigError("setting 'decay_archive_below' must be from 0 to below 1")
     if name == "reranker_weight" and not 0 <= coerced <= 1:
         raise ConfigError("setting 'reranker_weight' must be from 0 to 1")
     if name == "summarize_at" and not 0 < coerced <= 1:

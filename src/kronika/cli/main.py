@@ -26,6 +26,7 @@ from kronika.cli.context import SCOPES, add_reading_context, reading, write_audi
 from kronika.cli.explain import register_explain_command
 from kronika.cli.forgetting import print_receipt, receipt_json
 from kronika.cli.health import register_health_commands, run_healing
+from kronika.cli.jobs import register_job_commands
 from kronika.cli.lessons import register_lesson_commands
 from kronika.cli.links import register_link_commands
 from kronika.cli.policies import print_policy_note, print_refusal, register_policy_commands
@@ -522,6 +523,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_usage_command(add)
     register_explain_command(add)
     register_lesson_commands(add)
+    register_job_commands(add)
     register_policy_commands(add)
     return parser
 

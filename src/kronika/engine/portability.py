@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import tomllib
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from kronika.core.model import Reader
@@ -34,7 +34,6 @@ from kronika.engine.backup_format import (
     read_backup,
 )
 from kronika.engine.restore import (
-    LOCK_FILE,
     StagedFile,
     Staging,
     has_content,
@@ -45,7 +44,6 @@ from kronika.errors import ImportFormatError
 from kronika.memory import Memory
 from kronika.ports import AuditEntry
 from kronika.settings import CONFIG_FILE, AgentPolicy
-from kronika.stores.lock import WorkspaceLock
 
 __all__ = [
     "FORMAT",
@@ -193,12 +191,15 @@ def restore_backup(
     usage = [u for agent in backup.agents for u in agent.usage]
     prepared = False
     try:
-        with WorkspaceLock(home / LOCK_FILE):
+        with memory.lock:
             recover_imports(home)
             staged = stage_backup(memory, backup, replace_existing=replace_existing)
             prepare_index(memory, backup)
             prepared = True
             staged.staging.commit(staged.targets)
+            if not _audit_in_workspace(memory):  # a store's own trail: appended, not swapped
+                for entry in _restored_audit(memory, backup):
+                    memory.audit_log.append(entry)
     finally:
         if prepared:  # restored, or put back as it was: either way read the files again
             index_restored(memory, backup)
@@ -271,8 +272,9 @@ def stage_backup(memory: Memory, backup: Backup, *, replace_existing: bool) -> S
         if config is not None:
             staging.file(StagedFile(CONFIG_FILE, config))
             targets.append(CONFIG_FILE)
-        staging.file(StagedFile(AUDIT_FILE, _audit_with(memory, backup)))
-        targets.append(AUDIT_FILE)
+        if _audit_in_workspace(memory):
+            staging.file(StagedFile(AUDIT_FILE, _audit_with(memory, backup)))
+            targets.append(AUDIT_FILE)
     except BaseException:
         staging.discard()
         raise
@@ -299,12 +301,26 @@ def _refuse_overwrites(
         )
 
 
+def _audit_in_workspace(memory: Memory) -> bool:
+    """Whether the audit trail is the workspace's ``audit.jsonl`` (then an import swaps
+    it in with the files; a store of record's trail takes the entries appended)."""
+    return getattr(memory.audit_log, "path", None) == memory.settings.home / AUDIT_FILE
+
+
 def _audit_with(memory: Memory, backup: Backup) -> str:
     """``audit.jsonl`` as it is, then the export's entries, then one per restored agent."""
     path = memory.settings.home / AUDIT_FILE
     text = path.read_bytes().decode("utf-8", errors="replace") if path.is_file() else ""
     if text and not text.endswith("\n"):
         text += "\n"  # a torn last line must not swallow the first restored entry
+    for entry in _restored_audit(memory, backup):
+        record = {**asdict(entry), "at": entry.at.isoformat()}
+        text += json.dumps(record, ensure_ascii=False) + "\n"
+    return text
+
+
+def _restored_audit(memory: Memory, backup: Backup) -> list[AuditEntry]:
+    """The export's entries, then one per restored agent, screened for secrets."""
     now = memory.clock.now()
     made = f" made {backup.exported_at}" if backup.exported_at else ""
     restored = [
@@ -321,11 +337,10 @@ def _audit_with(memory: Memory, backup: Backup) -> str:
         for agent in backup.agents
     ]
     mode = memory.settings.secrets
-    for entry in (*backup.audit, *restored):
-        record = {**asdict(entry), "at": entry.at.isoformat()}
-        record["summary"] = screen_text(entry.summary, mode)
-        text += json.dumps(record, ensure_ascii=False) + "\n"
-    return text
+    return [
+        replace(entry, summary=screen_text(entry.summary, mode))
+        for entry in (*backup.audit, *restored)
+    ]
 
 
 def _config_with_policies(

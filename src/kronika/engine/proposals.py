@@ -45,6 +45,7 @@ from kronika.engine.write import (
     SupersedeFact,
     TouchFact,
     UpdateSession,
+    WriteEntityPage,
     WriteLessons,
     WriteSession,
     WriteSummary,
@@ -74,6 +75,7 @@ _CHANGES: dict[str, type[Any]] = {
         SetActiveContext,
         RestoreFile,
         WriteLessons,
+        WriteEntityPage,
     )
 }
 _ITEM_DEFAULTS = {

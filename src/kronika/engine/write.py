@@ -49,6 +49,7 @@ from kronika.stores.markdown.appending import append_turn_in_place
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.brain import FACT_FILES
 from kronika.stores.markdown.files import write_text
+from kronika.stores.markdown.layout import SourceKind, classify
 from kronika.stores.markdown.lessons import LESSONS_FILE
 from kronika.stores.markdown.sessions import session_filename
 from kronika.stores.markdown.workspace import MarkdownWorkspace
@@ -148,6 +149,15 @@ class RestoreFile:
 
 
 @dataclass(frozen=True, slots=True)
+class WriteEntityPage:
+    """Write an entity page ``bank/entities/<Name>.md`` (the reflect job keeps a section
+    of it; the rest is the person's)."""
+
+    path: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class WriteLessons:
     """Add or update lessons (:mod:`kronika.core.lessons`) in ``lessons.md``; ``what``
     is the audit's one-line account (``learned``, ``helped``, ``hurt``, ``retired``)."""
@@ -171,6 +181,7 @@ Change = (
     | SetActiveContext
     | RestoreFile
     | WriteLessons
+    | WriteEntityPage
 )
 
 
@@ -227,6 +238,8 @@ def describe_change(change: Change) -> tuple[str, str | None, str]:
         case WriteLessons(lessons, what):
             first = lessons[0].id if len(lessons) == 1 else None
             return "lesson", first, f"{what}: {', '.join(x.id for x in lessons)}"
+        case WriteEntityPage(path, text):
+            return "entity_page", None, f"{path} ({len(text)} characters)"
 
 
 def screen_change(change: Change, mode: str) -> Change:
@@ -257,6 +270,8 @@ def screen_change(change: Change, mode: str) -> Change:
         case WriteLessons(lessons, _):
             screened = tuple(replace(x, text=screen_text(x.text, mode)) for x in lessons)
             return replace(change, lessons=screened)
+        case WriteEntityPage(_, text):
+            return replace(change, text=screen_text(text, mode))
         case ArchiveFacts() | RemoveItem() | ForgetItems():
             return change  # nothing new is written (a forget only takes text out)
 
@@ -431,6 +446,11 @@ class MemoryWriter:
             case WriteLessons(lessons, _):
                 ws.write_lessons(agent, lessons)
                 return None, (LESSONS_FILE,)
+            case WriteEntityPage(path, text):
+                if classify(path) is not SourceKind.ENTITY:
+                    raise InvalidInput(f"{path} is not an entity page (bank/entities/<Name>.md)")
+                atomic_write_text(safe_agent_path(ws.agent_dir(agent), path), text)
+                return None, (path,)
 
 
 def forget_summary(items: Sequence[MemoryItem], paths: Sequence[str]) -> str:

@@ -29,6 +29,7 @@ from kronika.ports import (
     LinkStore,
     Reranker,
     TokenCounter,
+    WriteLock,
 )
 from kronika.settings import Settings
 from kronika.stores.durable import GroupCommit
@@ -74,6 +75,7 @@ class MemoryBase:
         clock: Clock,
         audit: AuditLog,
         reranker: Reranker | None = None,
+        lock: WriteLock | None = None,
         links: LinkStore | None = None,
     ) -> None:
         self.settings = settings
@@ -83,8 +85,8 @@ class MemoryBase:
         self.tokens = tokens
         self.clock = clock
         self.audit_log = audit
+        self._lock: WriteLock = lock or WorkspaceLock(settings.home / ".kronika.lock")
         self.link_store: LinkStore = links or MarkdownLinks(workspace)
-        self._lock = WorkspaceLock(settings.home / ".kronika.lock")
         self._commits = GroupCommit()  # turns reach the disk after the lock is released
         self._indexer = Indexer(
             workspace=workspace,
@@ -149,7 +151,7 @@ class MemoryBase:
         return list(dict.fromkeys(found))
 
     @property
-    def lock(self) -> WorkspaceLock:
+    def lock(self) -> WriteLock:
         """The workspace's write lock (re-entrant, shared with other processes): hold
         it while changing the workspace's files other than through this memory."""
         return self._lock
@@ -196,8 +198,10 @@ class MemoryBase:
 
     def close(self) -> None:
         self.index.close()
+        self._lock.close()
 
     def agents(self) -> list[str]:
+        self._refresh()
         return self.workspace.agents()
 
     def create_agent(self, agent: str) -> None:
@@ -334,8 +338,14 @@ class MemoryBase:
     # ----------------------------------------------------------------- internals
     def _agent(self, agent: str | None) -> str:
         name = agent or self.settings.default_agent
+        self._refresh()
         self.workspace.require_agent(name)
         return name
+
+    def _refresh(self) -> None:
+        """See what other workers of a shared store wrote (a no-op on one workspace)."""
+        if self._lock.refresh():
+            self._synced_at.clear()
 
     def _fresh(self, agent: str) -> None:
         """Sync ``agent`` unless it was synced moments ago by this process."""

@@ -82,6 +82,9 @@ def parse_notes(
     warnings: list[str] = []
     seen: Counter[tuple[str, str]] = Counter()
     lines = split_lines(text)
+    if entity:  # the reflect job's view of other items is not memory of its own: blank it
+        view = _view_lines(lines)
+        lines = ["\n" if n in view else line for n, line in enumerate(lines)]
     for block in scan_blocks(lines):
         if block.kind not in {BlockKind.BULLET, BlockKind.PARAGRAPH}:
             continue
@@ -143,6 +146,24 @@ def parse_notes(
         )
         spans[item_id] = (block.start, _paragraph_end(lines, block.end, block.kind))
     return ParsedItems(tuple(items), spans, tuple(warnings))
+
+
+VIEW_BEGIN, VIEW_END = "<!-- kronika:facts -->", "<!-- /kronika:facts -->"
+
+
+def _view_lines(lines: list[str]) -> set[int]:
+    """The 0-based lines of an entity page from kronika's view marker to its end marker."""
+    inside = False
+    found: set[int] = set()
+    for n, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped == VIEW_BEGIN:
+            inside = True
+        if inside:
+            found.add(n)
+        if stripped == VIEW_END:
+            inside = False
+    return found
 
 
 def _paragraph_end(lines: list[str], end: int, kind: BlockKind) -> int:
