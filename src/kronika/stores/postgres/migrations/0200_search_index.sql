@@ -91,15 +91,12 @@ CREATE INDEX idx_terms_item ON idx_terms (item_rowid);
 CREATE INDEX idx_terms_agent ON idx_terms (term, agent, tenant);
 
 -- Rows and tokens per agent and tenant (BM25's N and average length), kept by the
--- triggers below in the same transaction as the rows. generation grows with every
--- write to the agent's rows: document frequencies read at one generation hold until
--- the next, so a searcher may keep them.
+-- triggers below in the same transaction as the rows.
 CREATE TABLE idx_corpus (
-    agent      text NOT NULL,
-    tenant     text NOT NULL,
-    n          bigint NOT NULL,
-    tokens     bigint NOT NULL,
-    generation bigint NOT NULL DEFAULT 1,
+    agent  text NOT NULL,
+    tenant text NOT NULL,
+    n      bigint NOT NULL,
+    tokens bigint NOT NULL,
     PRIMARY KEY (agent, tenant)
 );
 
@@ -109,14 +106,13 @@ BEGIN
     SELECT agent, tenant, count(*), sum(doc_len) FROM added GROUP BY agent, tenant
     ORDER BY agent, tenant
     ON CONFLICT (agent, tenant) DO UPDATE SET n = c.n + excluded.n,
-        tokens = c.tokens + excluded.tokens, generation = c.generation + 1;
+        tokens = c.tokens + excluded.tokens;
     RETURN NULL;
 END $$;
 
 CREATE FUNCTION idx_corpus_removed() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    UPDATE idx_corpus AS c SET n = c.n - r.n, tokens = c.tokens - r.tokens,
-        generation = c.generation + 1
+    UPDATE idx_corpus AS c SET n = c.n - r.n, tokens = c.tokens - r.tokens
     FROM (SELECT agent, tenant, count(*) AS n, sum(doc_len) AS tokens FROM removed
           GROUP BY agent, tenant ORDER BY agent, tenant) AS r
     WHERE c.agent = r.agent AND c.tenant = r.tenant;
