@@ -10,6 +10,9 @@ way: take the ``backend`` fixture (defined in ``tests/conftest.py``).
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -142,6 +145,30 @@ def test_export_then_import_gives_the_same_memory(
     assert again["agents"]["default"]["files"] == exported["agents"]["default"]["files"]
     assert again["agents"]["default"]["file_times"] == exported["agents"]["default"]["file_times"]
     assert again["audit"][: len(exported["audit"])] == exported["audit"]
+
+
+def test_the_markdown_view_is_every_file_as_kept(backend: Backend, tmp_path: Path) -> None:
+    memory = backend.open()
+    memory.remember("Kraków", key="city")
+    memory.remember("Lviv", key="city")
+    memory.save_turn("s1", "user", "¿recordás que me gusta el mate?")
+    files = export_memory(memory)["agents"]["default"]["files"]
+    backend.open("b")  # the worker the command runs in (on Markdown: the same folder)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KRONIKA_")}
+    out = tmp_path / "view"
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("kronika")), "export", "--markdown", str(out)],
+        env={**env, **backend.environ("b")},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    view = {
+        p.relative_to(out / "default").as_posix(): p.read_bytes().decode()
+        for p in (out / "default").rglob("*.md")
+    }
+    assert view == files
+    assert "Lviv" in view["brain.md"] and "Kraków" in view["history.md"]
 
 
 def _config(backend: Backend, text: str) -> None:

@@ -147,3 +147,23 @@ def test_kronika_init_on_a_new_machine_fetches_the_teams_memory(
     assert "Kraków" in shown.stdout
     brain = (tmp_path / "new" / "agents" / "default" / "brain.md").read_text()
     assert "Kraków" in brain  # the Markdown view of the team's memory
+
+
+def test_two_memories_sharing_one_working_copy_keep_each_others_writes(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    one = build_memory(_settings(tmp_path / "shared", postgres_url))
+    two = build_memory(_settings(tmp_path / "shared", postgres_url))
+    try:
+        one.remember("Kraków", key="city")
+        two.remember("Lviv", key="city")
+        one.remember("Gdańsk", key="city")
+        two.note("Met Olena in Kyiv")
+        assert [h.value for h in two.history("city")] == ["Kraków", "Lviv", "Gdańsk"]
+        assert not [n for n in one.notes + two.notes if "conflict" in n]
+    finally:
+        one.close()
+        two.close()
+    with build_memory(_settings(tmp_path / "elsewhere", postgres_url)) as other:
+        assert [h.value for h in other.history("city")] == ["Kraków", "Lviv", "Gdańsk"]
+        assert other.recall("Olena Kyiv", k=1).hits
