@@ -10,6 +10,7 @@ Tests and applications that want other parts construct them themselves.
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,9 +18,10 @@ from typing import TYPE_CHECKING
 from kronika.engine.restore import recover_interrupted_imports
 from kronika.errors import WorkspaceNotFound
 from kronika.memory import Memory
-from kronika.ports import LLM, AuditLog, Clock, Embedder, Reranker, WriteLock
+from kronika.ports import LLM, AuditLog, Clock, Embedder, PointSource, Reranker, WriteLock
 from kronika.providers.clock import SystemClock
 from kronika.providers.embedders import build_embedder
+from kronika.providers.prepared import PreparedCopies
 from kronika.providers.tokens import TiktokenCounter
 from kronika.settings import CONFIG_FILE, Settings, default_config_text
 from kronika.stores.audit import JsonlAuditLog
@@ -41,6 +43,9 @@ MODEL_MARKER = "index.model"
 """Names the embedding model the index was last built with, and the words of exchange
 context each turn was embedded with (:func:`vectors_made_with`); a change triggers
 re-embedding."""
+TENANTS_MARKER = "index.tenants"
+"""The tenants the index's items were given (the ``tenant`` setting and each agent's
+own, :func:`tenants_of`); a change re-reads the agents whose tenant changed."""
 
 
 def init_workspace(settings: Settings) -> bool:
@@ -51,7 +56,7 @@ def init_workspace(settings: Settings) -> bool:
     stays there and is never written into it. In team mode (``database_url``) the folder
     becomes a working copy of the record, where the default agent is made if missing.
     """
-    workspace = MarkdownWorkspace(settings.home, tenant=settings.tenant)
+    workspace = MarkdownWorkspace(settings.home, tenant=settings.tenant, tenants=settings.tenants())
     existed = workspace.exists()
     make_private_dir(settings.home)
     _keep_private(settings.home)
@@ -72,8 +77,13 @@ def build_memory(
     create: bool = False,
     embedder: Embedder | None = None,
     clock: Clock | None = None,
+    index: PointSource | None = None,
 ) -> Memory:
     """A ready :class:`Memory` for the workspace at ``settings.home``.
+
+    ``index`` replaces the SQLite index beside the workspace (a benchmark runs the
+    same workspace over :class:`kronika.stores.postgres.index.PostgresIndex`), as the
+    caller opened it.
 
     ``create`` makes the workspace when it is missing (otherwise that is an error
     telling the user to run ``kronika init``). With ``settings.database_url`` the memory
@@ -83,9 +93,12 @@ def build_memory(
     re-embedded, never mixed.
     """
     if settings.database_url:
-        return _with_index(settings, _team_parts(settings), embedder, clock)
+        return _with_index(settings, _team_parts(settings), embedder, clock, index)
     workspace = MarkdownWorkspace(
-        settings.home, tenant=settings.tenant, message_importance=settings.importance_message
+        settings.home,
+        tenant=settings.tenant,
+        tenants=settings.tenants(),
+        message_importance=settings.importance_message,
     )
     if not workspace.exists():
         if not create:
@@ -96,7 +109,7 @@ def build_memory(
     else:
         _keep_private(settings.home)
     audit = JsonlAuditLog(Path(settings.home) / AUDIT_FILE)
-    return _with_index(settings, (workspace, audit, None), embedder, clock)
+    return _with_index(settings, (workspace, audit, None), embedder, clock, index)
 
 
 def _with_index(
@@ -104,21 +117,41 @@ def _with_index(
     parts: tuple[MarkdownWorkspace, AuditLog, WriteLock | None],
     embedder: Embedder | None,
     clock: Clock | None,
+    index: PointSource | None,
 ) -> Memory:
     """The memory of ``parts`` (workspace, audit trail, write lock) with its index, the
     embedder and the rest; the index is repaired or re-embedded when it must be."""
     workspace, audit, lock = parts
     for done in recover_interrupted_imports(Path(settings.home)):
         log.warning("%s in %s", done, settings.home)
-    chosen = embedder or build_embedder(settings.embedder, threads=settings.embedder_threads)
-    index_path = Path(settings.home) / INDEX_FILE
-    index, recreated = SqliteIndex.open_or_rebuild(
-        index_path,
-        embedding_model=chosen.model_id,
-        dim=chosen.dim,
-        ann_threshold=settings.ann_threshold,
-        restart_copies=settings.restart_copies,
+    copies = PreparedCopies.from_setting(settings.model_cache)
+    chosen = embedder or build_embedder(
+        settings.embedder, threads=settings.embedder_threads, copies=copies
     )
+    index_path = Path(settings.home) / INDEX_FILE
+    recreated = False
+    if index is None and settings.database_url:
+        from kronika.stores.postgres.index import PostgresIndex
+
+        try:
+            index = PostgresIndex(
+                settings.database_url,
+                embedding_model=chosen.model_id,
+                dim=chosen.dim,
+                ann_threshold=settings.ann_threshold,
+            )
+        except BaseException:
+            if lock is not None:
+                lock.close()
+            raise
+    if index is None:
+        index, recreated = SqliteIndex.open_or_rebuild(
+            index_path,
+            embedding_model=chosen.model_id,
+            dim=chosen.dim,
+            ann_threshold=settings.ann_threshold,
+            restart_copies=settings.restart_copies,
+        )
     try:
         vectors = build_vector_index(settings, embedding_model=chosen.model_id, dim=chosen.dim)
     except BaseException:
@@ -130,7 +163,7 @@ def _with_index(
         workspace=workspace,
         index=index if wrapped is None else wrapped,
         embedder=chosen,
-        tokens=TiktokenCounter(settings.token_encoding),
+        tokens=TiktokenCounter(settings.token_encoding, copies=copies),
         clock=clock or SystemClock(),
         audit=audit,
         reranker=build_reranker(settings),
@@ -154,7 +187,16 @@ def _with_index(
         log.warning("the vector index %s was new: %d points put in", vectors.collection, filled)
     if previous != current:
         atomic_write_text(marker, current + "\n")
+    tenants = Path(settings.home) / TENANTS_MARKER
+    if not tenants.is_file() or tenants.read_text(encoding="utf-8").strip() != tenants_of(settings):
+        memory.follow_tenants()
+        atomic_write_text(tenants, tenants_of(settings) + "\n")
     return memory
+
+
+def tenants_of(settings: Settings) -> str:
+    """What :data:`TENANTS_MARKER` holds for ``settings``."""
+    return json.dumps({"tenant": settings.tenant, "agents": settings.tenants()}, sort_keys=True)
 
 
 def _team_parts(settings: Settings) -> tuple[MarkdownWorkspace, AuditLog, WriteLock]:
@@ -176,7 +218,10 @@ def _team_parts(settings: Settings) -> tuple[MarkdownWorkspace, AuditLog, WriteL
         make_private_dir(settings.home)
         _keep_private(settings.home)
         workspace = MarkdownWorkspace(
-            settings.home, tenant=settings.tenant, message_importance=settings.importance_message
+            settings.home,
+            tenant=settings.tenant,
+            tenants=settings.tenants(),
+            message_importance=settings.importance_message,
         )
         workspace.initialize()
         copy = WorkingCopy(

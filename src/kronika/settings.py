@@ -10,6 +10,13 @@ Per-agent settings live in the config file under ``[agents.<name>]``::
     [agents.jaskier]
     autonomy = 1              # 0 read-only, 1 suggest, 2 auto, 3 full
     writers = ["planner"]     # other agents allowed to write here
+    tenant = "acme"           # the tenant this agent's memory belongs to
+
+Team membership (who sees team-scoped memory, see ``docs/scopes.md``) lives under
+``[teams]``: one list of user names per team::
+
+    [teams]
+    core = ["anna", "bob"]
 
 Storage policies live in ``[retention]`` and ``[[policy]]`` tables
 (:mod:`kronika.core.policies`, ``docs/policies.md``).
@@ -44,7 +51,11 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     # workspace
     SettingSpec("home", ".kronika", "Workspace folder (also $KRONIKA_HOME).", "workspace"),
     SettingSpec(
-        "tenant", "default", "Tenant/team every item of this workspace belongs to.", "workspace"
+        "tenant",
+        "default",
+        "Tenant of every agent that names none of its own ([agents.<name>] tenant); a "
+        "reader of another tenant sees none of their memory.",
+        "workspace",
     ),
     SettingSpec("default_agent", "default", "Agent used when a command names none.", "workspace"),
     SettingSpec(
@@ -107,6 +118,16 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "token_encoding", "cl100k_base", "Tokenizer used for every token budget.", "embedding"
+    ),
+    SettingSpec(
+        "model_cache",
+        "user",
+        "Where the default embedder and the token counter keep a prepared copy of their "
+        "vocabulary and weights, so a new process loads them in a fifth of the time: user "
+        "($XDG_CACHE_HOME/kronika or ~/.cache/kronika), off, or a folder. Made from the "
+        "installed packages' own files, never downloaded; a stale or damaged copy is made "
+        "again.",
+        "embedding",
     ),
     # recall
     SettingSpec("recall_k", 10, "Results a recall returns by default.", "recall"),
@@ -434,6 +455,8 @@ class AgentPolicy:
 
     autonomy: int = 2
     writers: tuple[str, ...] = ()
+    tenant: str | None = None
+    """The tenant the agent belongs to (the ``tenant`` setting when not given)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -451,6 +474,7 @@ class Settings:
     embed_batch: int = 64
     embed_context_words: int = 30
     token_encoding: str = "cl100k_base"
+    model_cache: str = "user"
     recall_k: int = 10
     recall_candidates: int = 100
     lexical_weight: float = 0.6
@@ -518,11 +542,23 @@ class Settings:
     agents: Mapping[str, AgentPolicy] = field(default_factory=dict)
     storage: StoragePolicies = field(default_factory=StoragePolicies)
     """The ``[[policy]]`` and ``[retention]`` tables (see :mod:`kronika.core.policies`)."""
+    teams: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """``[teams]`` of the config file: each team's members (user names)."""
 
     @property
     def storage_policies(self) -> StoragePolicies:
         """The storage rules with what a DM is (the ``dm_channels`` setting)."""
         return replace(self.storage, dm_channels=parse_dm_channels(self.dm_channels))
+
+    def teams_of(self, user: str | None) -> tuple[str, ...]:
+        """The teams ``user`` belongs to, by name (none for no user)."""
+        if user is None:
+            return ()
+        return tuple(sorted(team for team, members in self.teams.items() if user in members))
+
+    def tenants(self) -> dict[str, str]:
+        """The agents whose tenant is not the ``tenant`` setting, and theirs."""
+        return {name: p.tenant for name, p in self.agents.items() if p.tenant is not None}
 
     def policy(self, agent: str) -> AgentPolicy:
         """The write policy of ``agent`` (the workspace default when it has none of its own)."""
@@ -540,7 +576,7 @@ SQLite integers and time spans instead of meaning anything."""
 
 
 def _coerce(name: str, value: Any) -> Any:
-    if name in ("agents", "storage"):
+    if name in ("agents", "storage", "teams"):
         return value
     spec = _SPECS.get(name)
     if spec is None:
@@ -602,8 +638,24 @@ def _agent_policies(raw: Any, default_autonomy: int) -> dict[str, AgentPolicy]:
         writers = table.get("writers", [])
         if not isinstance(writers, list) or not all(isinstance(w, str) for w in writers):
             raise ConfigError(f"[agents.{agent}].writers must be a list of agent names")
-        policies[str(agent)] = AgentPolicy(autonomy=autonomy, writers=tuple(writers))
+        tenant = table.get("tenant")
+        if tenant is not None and (not isinstance(tenant, str) or not tenant.strip()):
+            raise ConfigError(f"[agents.{agent}].tenant must be a tenant name")
+        policies[str(agent)] = AgentPolicy(autonomy=autonomy, writers=tuple(writers), tenant=tenant)
     return policies
+
+
+def _teams(raw: Any) -> dict[str, tuple[str, ...]]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ConfigError("[teams] in the config file must be a table of member lists")
+    teams: dict[str, tuple[str, ...]] = {}
+    for team, members in raw.items():
+        if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
+            raise ConfigError(f"[teams].{team} must be a list of user names")
+        teams[str(team)] = tuple(members)
+    return teams
 
 
 def load_settings(
@@ -619,6 +671,7 @@ def load_settings(
     home_path = Path(os.path.expanduser(str(home_value)))
     config_path = home_path / CONFIG_FILE
     raw_agents: Any = None
+    raw_teams: Any = None
     if config_path.is_file():
         try:
             text = config_path.read_text(encoding="utf-8")
@@ -631,12 +684,13 @@ def load_settings(
             values["storage"] = parse_policies(
                 raw_rules, raw_retention, text=text, source=str(config_path)
             )
+        raw_teams = data.pop("teams", None)
         for name, value in data.items():
             if name == "home":
                 continue
             values[name] = _coerce(name, value)
     for f in fields(Settings):
-        if f.name in ("home", "agents", "storage"):
+        if f.name in ("home", "agents", "storage", "teams"):
             continue
         env_value = env.get(f"KRONIKA_{f.name.upper()}")
         if env_value is not None:
@@ -647,7 +701,8 @@ def load_settings(
     values["home"] = home_path
     settings = Settings(**values)
     agents = _agent_policies(raw_agents, settings.autonomy)
-    return replace(settings, agents=agents) if agents else settings
+    teams = _teams(raw_teams)
+    return replace(settings, agents=agents, teams=teams) if agents or teams else settings
 
 
 def default_config_text() -> str:
@@ -669,6 +724,11 @@ def default_config_text() -> str:
         "# [agents.default]",
         "# autonomy = 2",
         '# writers = ["planner"]',
+        '# tenant = "default"',
+        "",
+        "# Teams and their members (who sees team-scoped memory):",
+        "# [teams]",
+        '# core = ["anna", "bob"]',
         "",
         "# Storage policies (docs/policies.md; `kronika policies` shows them):",
         "# [retention]",
@@ -713,6 +773,7 @@ def settings_markdown() -> str:
         "[agents.jaskier]",
         "autonomy = 1              # 0 read-only, 1 suggest, 2 auto (default), 3 full",
         'writers = ["planner"]     # other agents allowed to write into jaskier\'s memory',
+        'tenant = "acme"           # the tenant jaskier belongs to (default: `tenant`)',
         "```",
         "",
         "The person (CLI, API calls without `source_agent`) is never held back by autonomy;",
@@ -740,6 +801,15 @@ def settings_markdown() -> str:
         "What each key means, how rules combine and what `kronika purge` does: see",
         "[storage policies](policies.md). A bad rule stops every command with exit code 2",
         "and names its line in `kronika.toml`; `kronika policies` shows the rules in force.",
+        "",
+        "## Teams",
+        "",
+        "```toml",
+        "[teams]",
+        'core = ["anna", "bob"]    # members see memory scoped to team core',
+        "```",
+        "",
+        "Who may see what is described in docs/scopes.md.",
         "",
     ]
     return "\n".join(lines)

@@ -131,12 +131,8 @@ def test_export_then_import_gives_the_same_memory(
     memory.note("Зустрів Олену в Києві")
     memory.save_turn("s1", "user", "¿recordás que me gusta el mate?")
     exported = export_memory(memory)
-    target = Backend(backend.name, tmp_path / "again", backend.database_url)
-    if backend.database_url:  # the same database holds one memory per tenant
-        target.database_url = backend.database_url
-        fresh = target.open(clock=clock, tenant="restored")
-    else:
-        fresh = target.open(clock=clock)
+    target = backend.another(tmp_path / "again")
+    fresh = target.open(clock=clock)
     try:
         import_export(fresh, exported, replace_existing=True)
         again = export_memory(fresh)

@@ -262,7 +262,7 @@ def test_a_dry_run_changes_nothing(memory: Memory, clock: FrozenClock, home: Pat
     memory.close()
 
 
-def test_purge_reports_progress_and_batches(memory: Memory, clock: FrozenClock) -> None:
+def test_purge_reports_its_progress(memory: Memory, clock: FrozenClock) -> None:
     for n in range(7):
         memory.save_turn("s1", "user", f"turn number {n}")
     clock.advance(days=31)

@@ -13,6 +13,7 @@ from typing import Any
 
 from kronika.app import AUDIT_FILE, INDEX_FILE, MODEL_MARKER, build_memory
 from kronika.cli import render
+from kronika.cli.context import add_reading_context, reading
 from kronika.cli.numbers import count_in
 from kronika.engine.backup_format import mtime_ns, read_backup
 from kronika.engine.portability import export_memory, restore_backup
@@ -27,7 +28,7 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
             _refuse_memory_file(Path(target), settings.home)
     with build_memory(settings) as memory:
         agents = [args.agent] if args.agent else None
-        data = export_memory(memory, agents)
+        data = export_memory(reading(memory, args), agents)
     if args.markdown:
         written = _write_markdown(data, Path(args.markdown))
         render.err.print(f"wrote {written} Markdown files to {args.markdown}")
@@ -167,6 +168,7 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p.add_argument("--format", choices=("json",), default="json")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
     p.add_argument("--markdown", metavar="DIR", help="write each agent's Markdown files into DIR")
+    add_reading_context(p)
 
     p = add("import", cmd_import, "import conversations (locomo, longmemeval, jsonl) or an export")
     p.add_argument("format", choices=("locomo", "longmemeval", "jsonl", "export"))
@@ -186,7 +188,10 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p = add(
         "bench", cmd_bench, "run a benchmark and write Markdown + JSON results", with_agent=False
     )
-    p.add_argument("suite", choices=("locomo", "longmemeval", "scale", "crash", "writes"))
+    p.add_argument(
+        "suite",
+        choices=("locomo", "longmemeval", "scale", "vectors", "crash", "writes", "lessons"),
+    )
     p.add_argument("path", nargs="?", help="data file (locomo, longmemeval)")
     p.add_argument(
         "--mode",
@@ -199,17 +204,26 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument(
         "--sizes",
-        help="scale, writes: corpus sizes (default 10000,100000; writes 1000,10000,100000)",
+        help="scale, vectors, writes: corpus sizes (default 10000,100000; writes"
+        " 1000,10000,100000)",
     )
     p.add_argument(
-        "--queries", type=count_in(1, 10**6), default=100, help="scale: queries per size"
+        "--queries",
+        type=count_in(1, 10**6),
+        help="scale, vectors: queries per size (default 100; vectors 50)",
     )
     p.add_argument(
-        "--workdir", help="scale: keep the workspaces here and reuse them on the next run"
+        "--repeats", type=count_in(1, 1000), default=3, help="vectors: timed runs per query"
+    )
+    p.add_argument(
+        "--workdir", help="scale, vectors: keep the workspaces here and reuse them next time"
     )
     p.add_argument("--trials", type=int, default=100, help="crash: trials to run")
     p.add_argument("--writers", type=int, default=1, help="crash: writer processes per trial")
-    p.add_argument("--seed", type=int, default=0, help="crash: seed of the first trial")
+    p.add_argument(
+        "--seed", type=int, default=0, help="crash: seed of the first trial; lessons: of the run"
+    )
+    p.add_argument("--tasks", type=int, default=96, help="lessons: tasks the agent meets")
     p.add_argument(
         "--max-run",
         type=float,
@@ -221,6 +235,17 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument(
         "--budget", type=float, default=60.0, help="writes: seconds at most per timed series"
+    )
+    p.add_argument(
+        "--index",
+        help="locomo, longmemeval, scale: sqlite (default), postgres (a throwaway local"
+        " server) or postgres=URL (a fresh database on that server, dropped after)",
+    )
+    p.add_argument(
+        "--lexical",
+        choices=("bm25", "simple", "trigram"),
+        default="bm25",
+        help="with --index postgres: keyword scoring (bm25 as SQLite's; the others measured)",
     )
     p.add_argument("--out", default="bench-results", help="folder for the results files")
     p.add_argument("--embedder", help="override the embedder for this run")

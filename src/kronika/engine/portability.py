@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from kronika.core.model import Reader
 from kronika.core.screening import screen_text
 from kronika.core.serialize import item_to_dict
 from kronika.engine.backup_format import (
@@ -77,8 +78,19 @@ class RestoreReport:
         return {**asdict(self), "notes": list(self.notes)}
 
 
-def export_memory(memory: Memory, agents: Sequence[str] | None = None) -> dict[str, Any]:
-    """Everything kept for ``agents`` (all by default) as a JSON-ready dict."""
+def export_memory(
+    memory: Memory, agents: Sequence[str] | None = None, *, reader: Reader | None = None
+) -> dict[str, Any]:
+    """Everything kept for ``agents`` (all by default) as a JSON-ready dict.
+
+    With a reader (given, or the memory's :attr:`~kronika.Memory.default_reader`) it
+    is that reader's *view* instead: the items they may see, and nothing written
+    verbatim (files and the audit trail hold everyone's memories). A view says so in
+    ``view`` and cannot be imported as a backup.
+    """
+    who = reader if reader is not None else memory.default_reader
+    if who is not None:
+        return _export_view(memory, agents, who)
     names = list(agents) if agents else memory.agents()
     memory.sync()
     out: dict[str, Any] = {
@@ -105,7 +117,7 @@ def export_memory(memory: Memory, agents: Sequence[str] | None = None) -> dict[s
         out["agents"][name] = {
             "files": files,
             "file_times": times,
-            "policy": {"autonomy": policy.autonomy, "writers": list(policy.writers)},
+            "policy": _policy_dict(policy),
             "items": [item_to_dict(item) for item in items],
         }
     out["audit"] = (
@@ -118,6 +130,44 @@ def export_memory(memory: Memory, agents: Sequence[str] | None = None) -> dict[s
         else []
     )
     return out
+
+
+def _policy_dict(policy: AgentPolicy) -> dict[str, Any]:
+    out: dict[str, Any] = {"autonomy": policy.autonomy, "writers": list(policy.writers)}
+    if policy.tenant is not None:
+        out["tenant"] = policy.tenant
+    return out
+
+
+def _export_view(memory: Memory, agents: Sequence[str] | None, reader: Reader) -> dict[str, Any]:
+    """What ``reader`` may see of ``agents`` (those of the reader's tenant by default)."""
+    tenant_of = memory.workspace.tenant_of
+    names = (
+        list(agents) if agents else [a for a in memory.agents() if tenant_of(a) == reader.tenant]
+    )
+    memory.sync()
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": memory.clock.now().isoformat(),
+        "tenant": reader.tenant,
+        "view": {
+            "tenant": reader.tenant,
+            "user": reader.user,
+            "channel": reader.channel,
+            "teams": list(reader.teams),
+        },
+        "embedding_model": memory.embedder.model_id,
+        "agents": {
+            name: {
+                "items": [
+                    item_to_dict(item)
+                    for item in memory.items(agent=name, include_superseded=True, reader=reader)
+                ]
+            }
+            for name in names
+        },
+    }
 
 
 def import_export(memory: Memory, data: Any, *, replace_existing: bool = False) -> RestoreReport:
@@ -318,9 +368,10 @@ def _config_with_policies(
             )
             continue
         writers = ", ".join(json.dumps(w, ensure_ascii=False) for w in wanted.writers)
+        tenant = "" if wanted.tenant is None else f"tenant = {json.dumps(wanted.tenant)}\n"
         tables.append(
             f"[agents.{json.dumps(agent.name)}]\n"
-            f"autonomy = {wanted.autonomy}\nwriters = [{writers}]\n"
+            f"autonomy = {wanted.autonomy}\nwriters = [{writers}]\n{tenant}"
         )
     if not tables:
         return None, 0, notes
@@ -335,4 +386,5 @@ def _config_with_policies(
 
 def _describe(policy: AgentPolicy) -> str:
     writers = ", ".join(policy.writers) or "none"
-    return f"autonomy {policy.autonomy}, writers {writers}"
+    tenant = "" if policy.tenant is None else f", tenant {policy.tenant}"
+    return f"autonomy {policy.autonomy}, writers {writers}{tenant}"

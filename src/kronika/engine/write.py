@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
+from kronika.core.lessons import Lesson
 from kronika.core.model import MemoryItem, SessionRecord, TurnRecord
 from kronika.core.screening import (
     screen_fields,
@@ -39,6 +40,7 @@ from kronika.core.screening import (
     screen_text,
     screen_turn,
 )
+from kronika.core.visibility import OWNER, Audience
 from kronika.engine.redacting import apply_forget
 from kronika.errors import InvalidInput, PermissionDenied
 from kronika.ports import AuditEntry, AuditLog, Clock
@@ -47,6 +49,7 @@ from kronika.stores.markdown.appending import append_turn_in_place
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.brain import FACT_FILES
 from kronika.stores.markdown.files import write_text
+from kronika.stores.markdown.lessons import LESSONS_FILE
 from kronika.stores.markdown.sessions import session_filename
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
@@ -132,6 +135,8 @@ class WriteSession:
 @dataclass(frozen=True, slots=True)
 class SetActiveContext:
     text: str
+    owners: Audience = OWNER
+    """Who the summarised session was for: readers who may not see it do not get it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +145,15 @@ class RestoreFile:
 
     path: str
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class WriteLessons:
+    """Add or update lessons (:mod:`kronika.core.lessons`) in ``lessons.md``; ``what``
+    is the audit's one-line account (``learned``, ``helped``, ``hurt``, ``retired``)."""
+
+    lessons: tuple[Lesson, ...]
+    what: str
 
 
 Change = (
@@ -156,6 +170,7 @@ Change = (
     | WriteSession
     | SetActiveContext
     | RestoreFile
+    | WriteLessons
 )
 
 
@@ -209,6 +224,9 @@ def describe_change(change: Change) -> tuple[str, str | None, str]:
             return "active_context", None, text[:80]
         case RestoreFile(path, text):
             return "restore_file", None, f"{path} ({len(text)} characters)"
+        case WriteLessons(lessons, what):
+            first = lessons[0].id if len(lessons) == 1 else None
+            return "lesson", first, f"{what}: {', '.join(x.id for x in lessons)}"
 
 
 def screen_change(change: Change, mode: str) -> Change:
@@ -233,9 +251,12 @@ def screen_change(change: Change, mode: str) -> Change:
         case WriteSession(session):
             return WriteSession(screen_session(session, mode))
         case SetActiveContext(text):
-            return SetActiveContext(screen_text(text, mode))
+            return replace(change, text=screen_text(text, mode))
         case RestoreFile(_, text):
             return replace(change, text=screen_text(text, mode))
+        case WriteLessons(lessons, _):
+            screened = tuple(replace(x, text=screen_text(x.text, mode)) for x in lessons)
+            return replace(change, lessons=screened)
         case ArchiveFacts() | RemoveItem() | ForgetItems():
             return change  # nothing new is written (a forget only takes text out)
 
@@ -320,9 +341,9 @@ class MemoryWriter:
     ) -> tuple[Change, str | None] | WriteReceipt:
         """``change`` as the storage policies let it be stored (and why it was shortened),
         or the receipt of its refusal, audited without the refused text."""
-        policies = self._settings.storage_policies
-        if policies.empty:
+        if self._settings.storage.empty:  # the common case costs one attribute read
             return change, None
+        policies = self._settings.storage_policies
         from kronika.engine.policy_gate import Refused, gate_change  # imports this module
 
         now = self._clock.now()
@@ -401,12 +422,15 @@ class MemoryWriter:
             case WriteSession(session):
                 path = ws.write_session(agent, session)
                 return None, (path,)
-            case SetActiveContext(text):
-                ws.write_active_context(agent, text)
+            case SetActiveContext(text, owners):
+                ws.write_active_context(agent, text, owners)
                 return None, ("active_context.md",)
             case RestoreFile(path, text):
                 atomic_write_text(safe_agent_path(ws.agent_dir(agent), path), text)
                 return None, (path,)
+            case WriteLessons(lessons, _):
+                ws.write_lessons(agent, lessons)
+                return None, (LESSONS_FILE,)
 
 
 def forget_summary(items: Sequence[MemoryItem], paths: Sequence[str]) -> str:

@@ -4,8 +4,10 @@
 today, PostgreSQL's tomorrow): every call goes to it, and each write is mirrored into
 the :class:`kronika.ports.VectorIndex` — a replaced or removed file's points are
 deleted, the points of items whose vectors are cached are upserted (at once, or when a
-deferred vector is stored later). ``search_vector`` asks the vector index alone, with
-the whole filter (the reader's visibility included) applied inside it.
+deferred vector is stored later). ``search_vector`` asks the vector index, with the
+whole filter (the reader's visibility included) applied inside it, and keeps only hits
+the item index still holds and the reader may see: the vector index ranks, the item
+index decides what exists.
 
 After a write that left some text out of memory (``drop_unused_embeddings`` dropped a
 vector), the vector index is compacted so no copy of a forgotten item's vector stays
@@ -19,6 +21,7 @@ from datetime import datetime
 from typing import Any
 
 from kronika.core.model import MemoryItem, RecallFilter
+from kronika.core.visibility import visible
 from kronika.ports import (
     PointSource,
     ScoreFeatures,
@@ -118,7 +121,20 @@ class IndexWithVectors:
     def search_vector(
         self, query: Vector, flt: RecallFilter, limit: int
     ) -> list[tuple[str, float]]:
-        return self._vectors.search(query, flt, limit)
+        """The vector index's hits that the item index still holds and, when ``flt`` has a
+        reader, that :func:`visible` allows: a point left stale by a write that reached
+        the item index but not the vector index (a crash, an unreachable server) never
+        shows an item that is gone or that the reader may not see."""
+        found = self._vectors.search(query, flt, limit)
+        if not found:
+            return found
+        items = {item.id: item for item in self._inner.get_items([i for i, _ in found])}
+        reader = flt.reader
+        return [
+            (item_id, score)
+            for item_id, score in found
+            if item_id in items and (reader is None or visible(items[item_id], reader))
+        ]
 
     def search_lexical(
         self, query: str, flt: RecallFilter, limit: int, *, whole_phrase: bool = True

@@ -25,6 +25,7 @@ from datetime import datetime
 
 from kronika.core.entities import extract_entities, normalize_entity
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, RetainKind, Scope, Tier
+from kronika.core.visibility import Audience
 from kronika.stores.markdown.entities import merge_entities
 from kronika.stores.markdown.lines import (
     CONTINUATION_INDENT,
@@ -40,6 +41,7 @@ from kronika.stores.markdown.lines import (
 )
 from kronika.stores.markdown.meta import (
     Meta,
+    audience_pairs,
     decode_meta,
     encode_value,
     format_time,
@@ -129,6 +131,8 @@ def parse_notes(
                 provenance=Provenance(path, line=line_no),
                 scope=meta.scope or Scope.PERSONAL,
                 channel=meta.channel,
+                user=meta.user,
+                team=meta.team,
                 section=block.section,
                 kind=kind,
                 confidence=confidence if confidence is not None else meta.confidence,
@@ -193,8 +197,7 @@ def render_note(item: MemoryItem) -> list[str]:
             ("created", format_time(item.created_at)),
             ("updated", None if changed is None else format_time(changed)),
             ("imp", number_text(item.importance) if item.importance != 0.5 else None),
-            ("scope", item.scope.value if item.scope is not Scope.PERSONAL else None),
-            ("channel", encode_value(item.channel) if item.channel else None),
+            *audience_pairs(Audience.of(item)),
             ("ent", join_list(extra)),
             ("tags", join_list(item.tags)),
         ]

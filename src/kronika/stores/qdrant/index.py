@@ -50,12 +50,12 @@ def point_id(item_id: str) -> str:
 
 
 @contextlib.contextmanager
-def _translated(where: str) -> Iterator[None]:
+def _translated(where: str, doing: str) -> Iterator[None]:
     """Qdrant's and the transport's errors become :class:`IndexError_`."""
     try:
         yield
     except (ApiException, httpx.HTTPError, OSError, RuntimeError, ValueError) as exc:
-        raise IndexError_(f"the Qdrant vector index {where} failed: {exc}") from exc
+        raise IndexError_(f"the Qdrant vector index at {where} failed ({doing}): {exc}") from exc
 
 
 class QdrantVectorIndex:
@@ -69,16 +69,18 @@ class QdrantVectorIndex:
         embedding_model: str,
         dim: int,
         local_path: Path | None = None,
+        where: str | None = None,
     ) -> None:
         self._client = client
         self._collection = collection
         self._model = embedding_model
         self._dim = dim
         self._local_path = local_path
+        self._where = str(local_path) if local_path is not None else where or "a server"
         self.created = False
         """Whether opening made the collection (new, or anew for another model): it is
         then empty, and the caller fills it from the store of record."""
-        with _translated("setup"):
+        with _translated(self._where, "setup"):
             self.created = self._ensure_collection()
 
     @classmethod
@@ -96,9 +98,11 @@ class QdrantVectorIndex:
         """Open the collection on a server (``url``) or in a local folder (``path``)."""
         if (url is None) == (path is None):
             raise ValueError("give exactly one of url and path")
-        with _translated(f"at {url or path}"):
+        with _translated(str(url or path), "connecting"):
             if url is not None:
-                client = QdrantClient(url=url, api_key=api_key, timeout=int(timeout))
+                client = QdrantClient(
+                    url=url, api_key=api_key, timeout=int(timeout), check_compatibility=False
+                )
             else:
                 assert path is not None
                 Path(path).mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -110,6 +114,7 @@ class QdrantVectorIndex:
                 embedding_model=embedding_model,
                 dim=dim,
                 local_path=None if path is None else Path(path),
+                where=url,
             )
         except BaseException:
             client.close()
@@ -184,14 +189,14 @@ class QdrantVectorIndex:
                     payload=payload(point.item, point.text_hash),
                 )
             )
-        with _translated("write"):
+        with _translated(self._where, "write"):
             for start in range(0, len(structs), _BATCH):
                 self._client.upsert(
                     self._collection, points=structs[start : start + _BATCH], wait=True
                 )
 
     def delete(self, ids: Sequence[str] = (), *, source: tuple[str, str] | None = None) -> None:
-        with _translated("delete"):
+        with _translated(self._where, "delete"):
             if ids:
                 wanted: list[qm.ExtendedPointId] = sorted({point_id(i) for i in ids})
                 for start in range(0, len(wanted), _BATCH):
@@ -221,7 +226,7 @@ class QdrantVectorIndex:
             return []
         norm = float(np.linalg.norm(flat))
         unit = flat / norm if norm > 0 else flat
-        with _translated("search"):
+        with _translated(self._where, "search"):
             found = self._client.query_points(
                 self._collection,
                 query=unit.astype(np.float32).tolist(),
@@ -232,7 +237,7 @@ class QdrantVectorIndex:
         return [(str((p.payload or {})["memory_item_id"]), float(p.score)) for p in found]
 
     def count(self, flt: RecallFilter | None = None) -> int:
-        with _translated("count"):
+        with _translated(self._where, "count"):
             return self._client.count(
                 self._collection,
                 count_filter=None if flt is None else recall_filter(flt),
@@ -240,7 +245,7 @@ class QdrantVectorIndex:
             ).count
 
     def reset(self) -> None:
-        with _translated("reset"):
+        with _translated(self._where, "reset"):
             self._client.delete_collection(self._collection)
             self._create()
 
@@ -253,7 +258,10 @@ class QdrantVectorIndex:
         storage = self._local_path / "collection" / self._collection / "storage.sqlite"
         if not storage.is_file():
             return
-        with _translated("compaction"), contextlib.closing(sqlite3.connect(storage)) as conn:
+        with (
+            _translated(self._where, "compaction"),
+            contextlib.closing(sqlite3.connect(storage)) as conn,
+        ):
             # SQLite built with SECURE_DELETE (Debian's) already zeroes deleted rows; the
             # client's connection has the same default as this one
             (secure,) = conn.execute("PRAGMA secure_delete").fetchone()

@@ -95,6 +95,14 @@ def visibility_filter(reader: Reader) -> qm.Filter:
     return qm.Filter(must=[_is("tenant", reader.tenant), qm.Filter(should=branches)])
 
 
+HANDLED_FIELDS = frozenset(
+    ("agents", "tenant", "scopes", "types", "keys", "entities", "speakers", "channel")
+    + ("since", "until", "as_of", "include_superseded", "include_archived", "reader")
+)
+"""The :class:`RecallFilter` fields :func:`recall_filter` applies (a test checks that no
+field is left out)."""
+
+
 def recall_filter(flt: RecallFilter) -> qm.Filter:
     """Every restriction of ``flt`` as one payload filter, as
     :func:`kronika.stores.sqlite.query.filter_clause` applies them in SQL:
