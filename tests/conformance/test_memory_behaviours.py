@@ -143,6 +143,27 @@ def test_export_then_import_gives_the_same_memory(
     assert again["audit"][: len(exported["audit"])] == exported["audit"]
 
 
+def test_storage_policies_refuse_on_write_and_purge_what_they_no_longer_allow(
+    backend: Backend, clock: FrozenClock
+) -> None:
+    _config(
+        backend,
+        '[retention]\nshort = 30\n\n[[policy]]\nname = "never store hr"\n'
+        'channels = ["hr-private"]\nstore = false\n',
+    )
+    memory = backend.open(clock=clock)
+    refused = memory.remember("salary is 9000 zlotyquux", channel="hr-private", scope="channel")
+    assert refused.outcome == "refused"
+    memory.save_turn("s1", "user", "the password hint is snorkelwren")
+    memory.note("keep this note about tulips")
+    clock.advance(days=31)
+    report = backend.open("b", clock=clock).purge()
+    assert report.forgotten == 1
+    assert [it.content for it in memory.items(types=["note"])] == ["keep this note about tulips"]
+    assert not memory.recall("snorkelwren", mode="lexical").hits
+    assert not _readable_anywhere(backend, ("zlotyquux", "snorkelwren"))
+
+
 def test_the_markdown_view_is_every_file_as_kept(backend: Backend, tmp_path: Path) -> None:
     memory = backend.open()
     memory.remember("Kraków", key="city")
