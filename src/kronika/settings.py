@@ -272,6 +272,19 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "budgets",
     ),
     SettingSpec(
+        "decay_half_life_days",
+        90.0,
+        "Days after which an unused memory holds on half as strongly (the decay job and the"
+        " Brain's overflow; see docs/jobs.md).",
+        "budgets",
+    ),
+    SettingSpec(
+        "decay_archive_below",
+        0.1,
+        "Strength under which the decay job moves a Brain fact to the archive.",
+        "budgets",
+    ),
+    SettingSpec(
         "active_context_budget", 300, "Token budget of the Active Context (M1).", "budgets"
     ),
     # importance defaults
@@ -504,6 +517,8 @@ class Settings:
     identity_budget: int = 200
     brain_budget: int = 300
     brain_max: int = 500
+    decay_half_life_days: float = 90.0
+    decay_archive_below: float = 0.1
     active_context_budget: int = 300
     importance_explicit: float = 0.8
     importance_auto: float = 0.5
@@ -610,6 +625,10 @@ def _coerce(name: str, value: Any) -> Any:
         coerced < 0
     ):
         raise ConfigError(f"setting {name!r} must not be negative")
+    if name == "decay_half_life_days" and coerced <= 0:
+        raise ConfigError("setting 'decay_half_life_days' must be above 0")
+    if name == "decay_archive_below" and not 0 <= coerced < 1:
+        raise ConfigError("setting 'decay_archive_below' must be from 0 to below 1")
     if name == "reranker_weight" and not 0 <= coerced <= 1:
         raise ConfigError("setting 'reranker_weight' must be from 0 to 1")
     if name == "summarize_at" and not 0 < coerced <= 1:

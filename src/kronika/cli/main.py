@@ -26,11 +26,14 @@ from kronika.cli.context import SCOPES, add_reading_context, reading, write_audi
 from kronika.cli.explain import register_explain_command
 from kronika.cli.forgetting import print_receipt, receipt_json
 from kronika.cli.health import register_health_commands, run_healing
+from kronika.cli.jobs import register_job_commands
 from kronika.cli.lessons import register_lesson_commands
 from kronika.cli.links import register_link_commands
 from kronika.cli.policies import print_policy_note, print_refusal, register_policy_commands
 from kronika.cli.proposals import register_proposal_commands
+from kronika.cli.serve import register_server_commands
 from kronika.cli.usage import register_usage_command
+from kronika.core.model import RecallResult
 from kronika.engine.learning import lesson_stats
 from kronika.memory import Memory
 from kronika.providers.installed import installed_version
@@ -197,8 +200,12 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
             budget_tokens=args.budget,
             record_access=not args.no_record,
         )
+        evidence = hit_links(memory, result) if args.json else {}
     if args.json:
-        render.print_json(render.recall_json(result))
+        document = render.recall_json(result)
+        for hit in document["hits"]:
+            hit["links"] = evidence.get(hit["id"], [])
+        render.print_json(document)
         return 0
     for note in result.notes:
         render.err.print(f"[yellow]note:[/yellow] {escape(note)}")
@@ -211,6 +218,19 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
             note += f"; {result.dropped_for_budget} left out to fit --budget {args.budget}"
         render.out.print(f"[dim]{note}[/dim]")
     return 0
+
+
+def hit_links(memory: Memory, result: RecallResult) -> dict[str, list[dict[str, str]]]:
+    """Each hit's links (evidence, reflections, strategies, related items) as
+    ``{"from", "to", "kind"}``, for ``recall --json``."""
+    wanted = {hit.item.id for hit in result.hits}
+    found: dict[str, list[dict[str, str]]] = {}
+    for agent in sorted({hit.item.agent for hit in result.hits}):
+        for link in memory.links(agent=agent):
+            row = {"from": link.from_id, "to": link.to_id, "kind": link.kind.value}
+            for end in {link.from_id, link.to_id} & wanted:
+                found.setdefault(end, []).append(row)
+    return found
 
 
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
@@ -295,7 +315,6 @@ def cmd_agents(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
-
     with open_memory(settings) as memory:
         memory.sync()
         stats = memory.stats()
@@ -522,7 +541,9 @@ def build_parser() -> argparse.ArgumentParser:
     register_usage_command(add)
     register_explain_command(add)
     register_lesson_commands(add)
+    register_job_commands(add)
     register_policy_commands(add)
+    register_server_commands(add)
     return parser
 
 

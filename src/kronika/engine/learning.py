@@ -205,6 +205,19 @@ def record_outcome(
         notes.extend(receipt.notes)
         if receipt.outcome == "applied":
             _link(memory, name, event_id, learned, source_agent)
+            for lesson in learned:
+                log.info(
+                    "lesson made: %s %s for agent %s from event %s by %s",
+                    lesson.kind,
+                    lesson.id,
+                    name,
+                    event_id,
+                    reflected_by,
+                )
+            for lesson in retired:
+                log.info(
+                    "lesson retired: %s for agent %s (score %.2f)", lesson.id, name, lesson.score
+                )
     return OutcomeReport(
         event_id,
         evaluation,

@@ -44,7 +44,9 @@ from kronika.engine.write import (
     SetActiveContext,
     SupersedeFact,
     TouchFact,
+    UpdateNote,
     UpdateSession,
+    WriteEntityPage,
     WriteLessons,
     WriteSession,
     WriteSummary,
@@ -74,6 +76,8 @@ _CHANGES: dict[str, type[Any]] = {
         SetActiveContext,
         RestoreFile,
         WriteLessons,
+        WriteEntityPage,
+        UpdateNote,
     )
 }
 _ITEM_DEFAULTS = {

@@ -49,6 +49,7 @@ from kronika.stores.markdown.appending import append_turn_in_place
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.brain import FACT_FILES
 from kronika.stores.markdown.files import write_text
+from kronika.stores.markdown.layout import SourceKind, classify
 from kronika.stores.markdown.lessons import LESSONS_FILE
 from kronika.stores.markdown.sessions import session_filename
 from kronika.stores.markdown.workspace import MarkdownWorkspace
@@ -148,6 +149,22 @@ class RestoreFile:
 
 
 @dataclass(frozen=True, slots=True)
+class UpdateNote:
+    """Rewrite a note where it stands (an opinion's confidence moved by the reflect job)."""
+
+    item: MemoryItem
+
+
+@dataclass(frozen=True, slots=True)
+class WriteEntityPage:
+    """Write an entity page ``bank/entities/<Name>.md`` (the reflect job keeps a section
+    of it; the rest is the person's)."""
+
+    path: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
 class WriteLessons:
     """Add or update lessons (:mod:`kronika.core.lessons`) in ``lessons.md``; ``what``
     is the audit's one-line account (``learned``, ``helped``, ``hurt``, ``retired``)."""
@@ -171,6 +188,8 @@ Change = (
     | SetActiveContext
     | RestoreFile
     | WriteLessons
+    | WriteEntityPage
+    | UpdateNote
 )
 
 
@@ -227,6 +246,10 @@ def describe_change(change: Change) -> tuple[str, str | None, str]:
         case WriteLessons(lessons, what):
             first = lessons[0].id if len(lessons) == 1 else None
             return "lesson", first, f"{what}: {', '.join(x.id for x in lessons)}"
+        case WriteEntityPage(path, text):
+            return "entity_page", None, f"{path} ({len(text)} characters)"
+        case UpdateNote(item):
+            return "update_note", item.id, item.content
 
 
 def screen_change(change: Change, mode: str) -> Change:
@@ -257,6 +280,10 @@ def screen_change(change: Change, mode: str) -> Change:
         case WriteLessons(lessons, _):
             screened = tuple(replace(x, text=screen_text(x.text, mode)) for x in lessons)
             return replace(change, lessons=screened)
+        case WriteEntityPage(_, text):
+            return replace(change, text=screen_text(text, mode))
+        case UpdateNote(item):
+            return UpdateNote(screen_item(item, mode))
         case ArchiveFacts() | RemoveItem() | ForgetItems():
             return change  # nothing new is written (a forget only takes text out)
 
@@ -431,6 +458,14 @@ class MemoryWriter:
             case WriteLessons(lessons, _):
                 ws.write_lessons(agent, lessons)
                 return None, (LESSONS_FILE,)
+            case UpdateNote(item):
+                stored = ws.update_note(agent, item)
+                return stored, (stored.provenance.path,)
+            case WriteEntityPage(path, text):
+                if classify(path) not in (SourceKind.ENTITY, SourceKind.BANK):
+                    raise InvalidInput(f"{path} is not a bank page (bank/…/<Name>.md)")
+                atomic_write_text(safe_agent_path(ws.agent_dir(agent), path), text)
+                return None, (path,)
 
 
 def forget_summary(items: Sequence[MemoryItem], paths: Sequence[str]) -> str:

@@ -536,6 +536,8 @@ class MemoryWrites(MemoryBase):
             with_usage,
             budget=self.settings.brain_budget,
             count=lambda text: self.tokens.count(text),
+            now=self.clock.now(),
+            half_life_days=self.settings.decay_half_life_days,
         )
         if ids:
             self._writer.memory_write(agent, "Brain", ArchiveFacts(tuple(ids)), SYSTEM)

@@ -72,6 +72,7 @@ def parse_notes(
     default_created: datetime,
     default_kind: RetainKind | None = None,
     entity: str | None = None,
+    sensory: bool = False,
 ) -> ParsedItems:
     """Every bullet and paragraph of a daily log or bank file as a note, in file order.
 
@@ -82,6 +83,9 @@ def parse_notes(
     warnings: list[str] = []
     seen: Counter[tuple[str, str]] = Counter()
     lines = split_lines(text)
+    view = _view_lines(lines)  # the reflect job's view of other items: not memory itself
+    if view:
+        lines = ["\n" if n in view else line for n, line in enumerate(lines)]
     for block in scan_blocks(lines):
         if block.kind not in {BlockKind.BULLET, BlockKind.PARAGRAPH}:
             continue
@@ -123,11 +127,12 @@ def parse_notes(
                 agent=agent,
                 tenant=tenant,
                 content=content,
-                type=ItemType.NOTE,
-                layer=Layer.LONG_TERM,
-                tier=Tier.MID,
+                type=ItemType.SENSORY if sensory else ItemType.NOTE,
+                layer=Layer.SENSORY if sensory else Layer.LONG_TERM,
+                tier=Tier.SHORT if sensory else Tier.MID,
                 created_at=created,
                 updated_at=meta.updated or created,
+                valid_to=meta.valid_to,
                 provenance=Provenance(path, line=line_no),
                 scope=meta.scope or Scope.PERSONAL,
                 channel=meta.channel,
@@ -143,6 +148,24 @@ def parse_notes(
         )
         spans[item_id] = (block.start, _paragraph_end(lines, block.end, block.kind))
     return ParsedItems(tuple(items), spans, tuple(warnings))
+
+
+VIEW_BEGIN, VIEW_END = "<!-- kronika:facts -->", "<!-- /kronika:facts -->"
+
+
+def _view_lines(lines: list[str]) -> set[int]:
+    """The 0-based lines of an entity page from kronika's view marker to its end marker."""
+    inside = False
+    found: set[int] = set()
+    for n, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped == VIEW_BEGIN:
+            inside = True
+        if inside:
+            found.add(n)
+        if stripped == VIEW_END:
+            inside = False
+    return found
 
 
 def _paragraph_end(lines: list[str], end: int, kind: BlockKind) -> int:
@@ -197,6 +220,7 @@ def render_note(item: MemoryItem) -> list[str]:
             ("created", format_time(item.created_at)),
             ("updated", None if changed is None else format_time(changed)),
             ("imp", number_text(item.importance) if item.importance != 0.5 else None),
+            ("to", format_time(item.valid_to) if item.valid_to is not None else None),
             *audience_pairs(Audience.of(item)),
             ("ent", join_list(extra)),
             ("tags", join_list(item.tags)),

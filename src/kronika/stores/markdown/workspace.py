@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
 from kronika.core.lessons import Lesson
-from kronika.core.model import MemoryItem, SessionRecord, Status, TurnRecord
+from kronika.core.model import ItemType, MemoryItem, SessionRecord, Status, TurnRecord
 from kronika.core.visibility import OWNER, Audience
 from kronika.errors import InvalidAgentName, NotFound, UnknownAgent, WorkspaceError
 from kronika.stores.markdown import (
@@ -195,7 +195,7 @@ class MarkdownWorkspace:
                     mtime=read.mtime,
                 )
                 return self._keep_damaged(folder, path, read, facts)
-            case SourceKind.DAILY_LOG:
+            case SourceKind.DAILY_LOG | SourceKind.SENSORY:
                 day = datetime.fromisoformat(stem).replace(tzinfo=UTC)
                 return notes.parse_notes(
                     read.text,
@@ -203,6 +203,7 @@ class MarkdownWorkspace:
                     agent=agent,
                     tenant=self.tenant_of(agent),
                     default_created=day,
+                    sensory=kind is SourceKind.SENSORY,
                 )
             case SourceKind.BANK | SourceKind.ENTITY:
                 return notes.parse_notes(
@@ -508,7 +509,8 @@ class MarkdownWorkspace:
         """Append ``item`` under ``## Retain`` of ``memory/<created_at date>.md``
         (file and section created as needed); returns it citing its line."""
         day = item.created_at.astimezone(UTC).date().isoformat()
-        path = f"memory/{day}.md"
+        folder = "sensory" if item.type is ItemType.SENSORY else "memory"
+        path = f"{folder}/{day}.md"
         at = 0
 
         def change(lines: list[str]) -> list[str]:
@@ -518,6 +520,23 @@ class MarkdownWorkspace:
 
         self._edit(agent, path, change, notes.daily_log_template(day))
         return brain.with_line(item, path, at)
+
+    def update_note(self, agent: str, item: MemoryItem) -> MemoryItem:
+        """Rewrite the note ``item.id`` where it stands (its kind, confidence, text,
+        metadata); :class:`NotFound` when the file no longer holds it."""
+        path = item.provenance.path
+        if classify(path) not in (SourceKind.DAILY_LOG, SourceKind.BANK, SourceKind.ENTITY):
+            raise WorkspaceError(f"{path} holds no notes")
+        lines, parsed = self._parsed(agent, path)
+        span = parsed.span(item.id)
+        if span is None:
+            raise NotFound(f"no note {item.id!r} in {path} any more")
+        start, end = span
+        write_text(
+            self.require_agent(agent) / path,
+            "".join(lines[:start] + notes.render_note(item) + lines[end:]),
+        )
+        return brain.with_line(item, path, start)
 
     def write_session(self, agent: str, session: SessionRecord) -> str:
         """Write a whole session file (replacing an earlier import); returns its path."""
