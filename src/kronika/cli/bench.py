@@ -1,5 +1,5 @@
-"""``kronika bench locomo|longmemeval|scale|crash|writes`` — run a benchmark, print and save the
-results (``crash`` exits 1 when a trial breaks an invariant)."""
+"""``kronika bench locomo|longmemeval|scale|crash|writes|serve`` — run a benchmark, print
+and save the results (``crash`` exits 1 when a trial breaks an invariant)."""
 
 from __future__ import annotations
 
@@ -76,6 +76,19 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
             results = bench.run_writes(
                 _sizes(args.sizes or "1000,10000,100000"),
                 calls=args.calls,
+                budget_s=args.budget,
+                settings=settings,
+                progress=progress,
+            )
+        elif args.suite == "serve":
+            from kronika.bench.serve import run_serve
+
+            if args.budget <= 0:
+                raise InvalidInput("--budget must be above 0")
+            results = run_serve(
+                _sizes(args.sizes or "10000")[0],
+                requests=args.queries,
+                clients=_sizes(args.clients),
                 budget_s=args.budget,
                 settings=settings,
                 progress=progress,

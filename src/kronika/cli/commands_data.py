@@ -163,7 +163,7 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p = add(
         "bench", cmd_bench, "run a benchmark and write Markdown + JSON results", with_agent=False
     )
-    p.add_argument("suite", choices=("locomo", "longmemeval", "scale", "crash", "writes"))
+    p.add_argument("suite", choices=("locomo", "longmemeval", "scale", "crash", "writes", "serve"))
     p.add_argument("path", nargs="?", help="data file (locomo, longmemeval)")
     p.add_argument(
         "--mode",
@@ -176,10 +176,14 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument(
         "--sizes",
-        help="scale, writes: corpus sizes (default 10000,100000; writes 1000,10000,100000)",
+        help="scale, writes, serve: corpus sizes (default 10000,100000; writes "
+        "1000,10000,100000; serve 10000)",
     )
     p.add_argument(
-        "--queries", type=count_in(1, 10**6), default=100, help="scale: queries per size"
+        "--queries",
+        type=count_in(1, 10**6),
+        default=100,
+        help="scale: queries per size; serve: requests per level (default 100)",
     )
     p.add_argument(
         "--workdir", help="scale: keep the workspaces here and reuse them on the next run"
@@ -197,7 +201,13 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         "--calls", type=count_in(1, 10**6), default=200, help="writes: timed calls per size"
     )
     p.add_argument(
-        "--budget", type=float, default=60.0, help="writes: seconds at most per timed series"
+        "--budget",
+        type=float,
+        default=60.0,
+        help="writes, serve: seconds at most per timed series",
+    )
+    p.add_argument(
+        "--clients", default="1,16,64", help="serve: concurrent clients per level (1,16,64)"
     )
     p.add_argument("--out", default="bench-results", help="folder for the results files")
     p.add_argument("--embedder", help="override the embedder for this run")
