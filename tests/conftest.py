@@ -21,10 +21,14 @@ START = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)
 
 
 @pytest.fixture(autouse=True)
-def _isolated_env(monkeypatch: pytest.MonkeyPatch) -> None:
+def _isolated_env(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     for name in list(__import__("os").environ):
         if name.startswith("KRONIKA_"):
             monkeypatch.delenv(name)
+    # prepared model copies go to one folder of the test run, not the user's cache
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path_factory.getbasetemp() / "cache"))
 
 
 @pytest.fixture
@@ -71,3 +75,12 @@ def postgres_url(postgres_server: object) -> str:
 
     assert isinstance(postgres_server, LocalPostgres)
     return postgres_server.create_database(f"t{next(_databases)}")
+
+
+@pytest.fixture(params=["markdown", "postgres"])
+def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
+    """A memory backend (see ``tests/backends.py``): Markdown + SQLite, or PostgreSQL."""
+    from backends import make_backend
+
+    url = request.getfixturevalue("postgres_url") if request.param == "postgres" else ""
+    yield from make_backend(request.param, tmp_path / "backend", url)

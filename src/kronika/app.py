@@ -2,22 +2,26 @@
 
 ``build_memory(settings)`` wires the Markdown workspace, the SQLite index, the
 embedder, the token counter, the clock and the audit trail into a :class:`Memory`.
-``build_llm(settings)`` picks the chat model (or none), ``build_reranker(settings)``
-the reranking service recall may consult (or none). Tests and applications that
-want other parts construct them themselves.
+With ``qdrant_url`` or ``qdrant_path`` set, vector search goes to a Qdrant collection
+(:func:`build_vector_index`). ``build_llm(settings)`` picks the chat model (or none),
+``build_reranker(settings)`` the reranking service recall may consult (or none).
+Tests and applications that want other parts construct them themselves.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kronika.engine.restore import recover_interrupted_imports
 from kronika.errors import WorkspaceNotFound
 from kronika.memory import Memory
-from kronika.ports import LLM, Clock, Embedder, Reranker
+from kronika.ports import LLM, AuditLog, Clock, Embedder, PointSource, Reranker, WriteLock
 from kronika.providers.clock import SystemClock
 from kronika.providers.embedders import build_embedder
+from kronika.providers.prepared import PreparedCopies
 from kronika.providers.tokens import TiktokenCounter
 from kronika.settings import CONFIG_FILE, Settings, default_config_text
 from kronika.stores.audit import JsonlAuditLog
@@ -25,6 +29,10 @@ from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import DIR_MODE, make_private_dir, tighten_home
 from kronika.stores.sqlite import SqliteIndex
+from kronika.stores.vectored import IndexWithVectors
+
+if TYPE_CHECKING:
+    from kronika.stores.qdrant.index import QdrantVectorIndex
 
 log = logging.getLogger("kronika")
 
@@ -35,6 +43,9 @@ MODEL_MARKER = "index.model"
 """Names the embedding model the index was last built with, and the words of exchange
 context each turn was embedded with (:func:`vectors_made_with`); a change triggers
 re-embedding."""
+TENANTS_MARKER = "index.tenants"
+"""The tenants the index's items were given (the ``tenant`` setting and each agent's
+own, :func:`tenants_of`); a change re-reads the agents whose tenant changed."""
 
 
 def init_workspace(settings: Settings) -> bool:
@@ -42,9 +53,10 @@ def init_workspace(settings: Settings) -> bool:
 
     Everything is its owner's alone (:mod:`kronika.stores.private`). The config file is
     the commented defaults: a key given in the environment (``KRONIKA_LLM_API_KEY``…)
-    stays there and is never written into it.
+    stays there and is never written into it. In team mode (``database_url``) the folder
+    becomes a working copy of the record, where the default agent is made if missing.
     """
-    workspace = MarkdownWorkspace(settings.home, tenant=settings.tenant)
+    workspace = MarkdownWorkspace(settings.home, tenant=settings.tenant, tenants=settings.tenants())
     existed = workspace.exists()
     make_private_dir(settings.home)
     _keep_private(settings.home)
@@ -52,7 +64,9 @@ def init_workspace(settings: Settings) -> bool:
     config = settings.home / CONFIG_FILE
     if not config.exists():
         atomic_write_text(config, default_config_text())
-    if not workspace.has_agent(settings.default_agent):
+    if settings.database_url:
+        _team_parts(settings)[2].close()
+    elif not workspace.has_agent(settings.default_agent):
         workspace.create_agent(settings.default_agent)
     return not existed
 
@@ -63,16 +77,28 @@ def build_memory(
     create: bool = False,
     embedder: Embedder | None = None,
     clock: Clock | None = None,
+    index: PointSource | None = None,
 ) -> Memory:
     """A ready :class:`Memory` for the workspace at ``settings.home``.
 
+    ``index`` replaces the SQLite index beside the workspace (a benchmark runs the
+    same workspace over :class:`kronika.stores.postgres.index.PostgresIndex`), as the
+    caller opened it.
+
     ``create`` makes the workspace when it is missing (otherwise that is an error
-    telling the user to run ``kronika init``). A corrupt index is moved aside and
+    telling the user to run ``kronika init``). With ``settings.database_url`` the memory
+    is the tenant's in that PostgreSQL database and the folder its working copy,
+    made as needed (:func:`_team_parts`). A corrupt index is moved aside and
     rebuilt from the Markdown; an index built with another embedding model is
     re-embedded, never mixed.
     """
+    if settings.database_url:
+        return _with_index(settings, _team_parts(settings), embedder, clock, index)
     workspace = MarkdownWorkspace(
-        settings.home, tenant=settings.tenant, message_importance=settings.importance_message
+        settings.home,
+        tenant=settings.tenant,
+        tenants=settings.tenants(),
+        message_importance=settings.importance_message,
     )
     if not workspace.exists():
         if not create:
@@ -82,26 +108,52 @@ def build_memory(
         init_workspace(settings)
     else:
         _keep_private(settings.home)
+    audit = JsonlAuditLog(Path(settings.home) / AUDIT_FILE)
+    return _with_index(settings, (workspace, audit, None), embedder, clock, index)
+
+
+def _with_index(
+    settings: Settings,
+    parts: tuple[MarkdownWorkspace, AuditLog, WriteLock | None],
+    embedder: Embedder | None,
+    clock: Clock | None,
+    index: PointSource | None,
+) -> Memory:
+    """The memory of ``parts`` (workspace, audit trail, write lock) with its index, the
+    embedder and the rest; the index is repaired or re-embedded when it must be."""
+    workspace, audit, lock = parts
     for done in recover_interrupted_imports(Path(settings.home)):
         log.warning("%s in %s", done, settings.home)
-    chosen = embedder or build_embedder(settings.embedder, threads=settings.embedder_threads)
-    index_path = Path(settings.home) / INDEX_FILE
-    index, recreated = SqliteIndex.open_or_rebuild(
-        index_path,
-        embedding_model=chosen.model_id,
-        dim=chosen.dim,
-        ann_threshold=settings.ann_threshold,
-        restart_copies=settings.restart_copies,
+    copies = PreparedCopies.from_setting(settings.model_cache)
+    chosen = embedder or build_embedder(
+        settings.embedder, threads=settings.embedder_threads, copies=copies
     )
+    index_path = Path(settings.home) / INDEX_FILE
+    recreated = False
+    if index is None:
+        index, recreated = SqliteIndex.open_or_rebuild(
+            index_path,
+            embedding_model=chosen.model_id,
+            dim=chosen.dim,
+            ann_threshold=settings.ann_threshold,
+            restart_copies=settings.restart_copies,
+        )
+    try:
+        vectors = build_vector_index(settings, embedding_model=chosen.model_id, dim=chosen.dim)
+    except BaseException:
+        index.close()
+        raise
+    wrapped = None if vectors is None else IndexWithVectors(index, vectors)
     memory = Memory(
         settings=settings,
         workspace=workspace,
-        index=index,
+        index=index if wrapped is None else wrapped,
         embedder=chosen,
-        tokens=TiktokenCounter(settings.token_encoding),
+        tokens=TiktokenCounter(settings.token_encoding, copies=copies),
         clock=clock or SystemClock(),
-        audit=JsonlAuditLog(Path(settings.home) / AUDIT_FILE),
+        audit=audit,
         reranker=build_reranker(settings),
+        lock=lock,
     )
     marker = Path(settings.home) / MODEL_MARKER
     previous = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
@@ -116,9 +168,76 @@ def build_memory(
     elif previous is not None and previous != current:
         log.warning("embedding changed (%s -> %s): re-embedding", previous, current)
         memory.reindex()
+    elif wrapped is not None and vectors is not None and vectors.created:
+        filled = wrapped.fill()
+        log.warning("the vector index %s was new: %d points put in", vectors.collection, filled)
     if previous != current:
         atomic_write_text(marker, current + "\n")
+    tenants = Path(settings.home) / TENANTS_MARKER
+    if not tenants.is_file() or tenants.read_text(encoding="utf-8").strip() != tenants_of(settings):
+        memory.follow_tenants()
+        atomic_write_text(tenants, tenants_of(settings) + "\n")
     return memory
+
+
+def tenants_of(settings: Settings) -> str:
+    """What :data:`TENANTS_MARKER` holds for ``settings``."""
+    return json.dumps({"tenant": settings.tenant, "agents": settings.tenants()}, sort_keys=True)
+
+
+def _team_parts(settings: Settings) -> tuple[MarkdownWorkspace, AuditLog, WriteLock]:
+    """Team mode: the tenant's record and audit trail in the PostgreSQL database at
+    ``settings.database_url`` (migrated on start), and the workspace folder as this
+    worker's working copy of the record (made when missing; it holds nothing the
+    record does not). The default agent is created in the record when it is missing.
+    """
+    from kronika.stores.postgres.connect import migrate, open_pool
+
+    pool = open_pool(settings.database_url, max_size=4)
+    try:
+        with pool.connection() as conn:
+            migrate(conn)
+        from kronika.stores.postgres.record import PostgresRecord
+        from kronika.stores.postgres.record_audit import PostgresAuditLog
+        from kronika.stores.working_copy import WorkingCopy
+
+        make_private_dir(settings.home)
+        _keep_private(settings.home)
+        workspace = MarkdownWorkspace(
+            settings.home, tenant=settings.tenant, message_importance=settings.importance_message
+        )
+        workspace.initialize()
+        copy = WorkingCopy(
+            settings.home, workspace, PostgresRecord(pool, settings.tenant, owns_pool=True)
+        )
+        with copy:  # brings the copy up to date; what it creates goes into the record
+            if not workspace.has_agent(settings.default_agent):
+                workspace.create_agent(settings.default_agent)
+    except BaseException:
+        pool.close()
+        raise
+    return workspace, PostgresAuditLog(pool, settings.tenant), copy
+
+
+def build_vector_index(
+    settings: Settings, *, embedding_model: str, dim: int
+) -> QdrantVectorIndex | None:
+    """The Qdrant collection vector search goes to (``qdrant_url``, else ``qdrant_path``
+    relative to the workspace), or ``None``: the index's built-in vectors."""
+    if not settings.qdrant_url and not settings.qdrant_path:
+        return None
+    from kronika.stores.qdrant import open_vector_index  # the client: only when configured
+
+    path = None if settings.qdrant_url else Path(settings.home) / settings.qdrant_path
+    return open_vector_index(
+        collection=settings.qdrant_collection,
+        embedding_model=embedding_model,
+        dim=dim,
+        url=settings.qdrant_url or None,
+        path=path,
+        api_key=settings.qdrant_api_key or None,
+        timeout=settings.qdrant_timeout,
+    )
 
 
 def _keep_private(home: Path) -> None:

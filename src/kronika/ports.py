@@ -10,12 +10,13 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from types import TracebackType
 from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from kronika.core.model import MemoryItem, RecallFilter
+from kronika.core.model import ItemLink, MemoryItem, RecallFilter
 
 Vector = npt.NDArray[np.float32]
 """A float32 array: one embedding ``(dim,)`` or a batch ``(n, dim)``, L2-normalised."""
@@ -274,6 +275,84 @@ class ItemIndex(Protocol):
     def close(self) -> None: ...
 
 
+@dataclass(frozen=True, slots=True, eq=False)
+class VectorPoint:
+    """One item as a vector index holds it: the item (its payload comes from it), the
+    hash of the text its vector was made from, and that vector (unit length)."""
+
+    item: MemoryItem
+    text_hash: str
+    vector: Vector
+
+
+class VectorIndex(Protocol):
+    """A search engine for item vectors kept outside the item index (Qdrant).
+
+    Derived like the item index: it holds one point per embedded item and can be
+    emptied and filled again from the store of record at any time. Searches filter
+    with :class:`RecallFilter` (its ``reader`` included) inside the engine, so a
+    point the reader may not see is never a candidate.
+    """
+
+    @property
+    def embedding_model(self) -> str: ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def upsert(self, points: Sequence[VectorPoint]) -> None:
+        """Add or replace one point per item (the item id is the key)."""
+        ...
+
+    def delete(self, ids: Sequence[str] = (), *, source: tuple[str, str] | None = None) -> None:
+        """Remove the points of ``ids`` and, with ``source = (agent, path)``, of every
+        item indexed from that file."""
+        ...
+
+    def search(self, query: Vector, flt: RecallFilter, limit: int) -> list[tuple[str, float]]:
+        """``(item id, cosine similarity)`` of the points passing ``flt``, best first."""
+        ...
+
+    def count(self, flt: RecallFilter | None = None) -> int: ...
+
+    def reset(self) -> None:
+        """Remove every point (the collection starts empty)."""
+        ...
+
+    def compact(self) -> None:
+        """Leave no readable copy of deleted points in the engine's storage, where it
+        can; called after a write removed text from memory."""
+        ...
+
+    def close(self) -> None: ...
+
+
+class PointSource(ItemIndex, Protocol):
+    """An item index that can hand its items and cached vectors to a :class:`VectorIndex`."""
+
+    def vector_points(self, text_hashes: Iterable[str] | None = None) -> list[VectorPoint]:
+        """The items embedded from ``text_hashes`` (every item when ``None``) that have a
+        cached vector, with it."""
+        ...
+
+
+class LinkStore(Protocol):
+    """Where the links between items live, beside the items in the store of record."""
+
+    def add_links(self, agent: str, links: Sequence[ItemLink]) -> int:
+        """Record ``links`` (one already there is kept once); returns how many were new."""
+        ...
+
+    def links(self, agent: str, item_id: str | None = None) -> list[ItemLink]:
+        """``agent``'s links in the order they were made; only those touching
+        ``item_id`` (either end) when it is given."""
+        ...
+
+    def remove_links(self, agent: str, item_ids: Iterable[str]) -> int:
+        """Remove every link with either end among ``item_ids``; returns how many."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class AuditEntry:
     """One line of the audit trail: who changed what, where, and whether it was applied."""
@@ -297,6 +376,82 @@ class AuditLog(Protocol):
         """Replace what ``pattern`` matches in the summaries of ``agent``'s entries with
         ``marker`` (forgetting); returns how many entries changed."""
         ...
+
+
+class WriteLock(Protocol):
+    """The lock every write and sync holds (re-entrant, shared with other processes):
+    a file lock on the workspace, or a working copy of a store of record."""
+
+    def __enter__(self) -> object: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+    def refresh(self) -> bool:
+        """Bring what this process reads up to date with what other processes wrote
+        (outside the lock); whether anything changed."""
+        ...
+
+    def close(self) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class RecordDocument:
+    """One Markdown document of an agent as a store of record holds it.
+
+    ``path`` is relative to the agent's folder (``memory/brain.md``,
+    ``sessions/<id>.md``…); ``text`` is ``None`` once the document was removed;
+    ``modified_ns`` is its modification time (nanoseconds since the epoch) and
+    ``change`` the number of the change that wrote it (increasing per tenant).
+    """
+
+    agent: str
+    path: str
+    text: str | None
+    modified_ns: int
+    change: int = 0
+
+
+class StoreOfRecord(Protocol):
+    """What is true for one tenant: every agent's Markdown documents, each with the
+    number of the change that last wrote it (the team's truth; see ``docs/postgres.md``).
+
+    The engine works on a Markdown workspace; in team mode that folder is a working
+    copy of this store (:class:`kronika.stores.working_copy.WorkingCopy`), brought up
+    to date when the write lock is taken and written back, in one transaction, before
+    it is released. ``items`` are what the workspace parsed from each written document
+    (facts with their history, notes, turns, summaries), kept beside it so the record
+    can be queried without parsing Markdown.
+    """
+
+    @property
+    def tenant(self) -> str: ...
+
+    def hold(self) -> None:
+        """Take the tenant's write lock (waits for another worker holding it)."""
+        ...
+
+    def release(self) -> None: ...
+
+    def changes(self, since: int) -> list[RecordDocument]:
+        """Every document written after change ``since``, oldest change first."""
+        ...
+
+    def write(
+        self,
+        documents: Sequence[RecordDocument],
+        items: Mapping[tuple[str, str], Sequence[MemoryItem]],
+    ) -> int:
+        """Write ``documents`` (``text`` ``None``: remove) and the items parsed from
+        each (by ``(agent, path)``) all at once, under the lock; returns the last
+        change number."""
+        ...
+
+    def close(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,6 +10,16 @@ Per-agent settings live in the config file under ``[agents.<name>]``::
     [agents.jaskier]
     autonomy = 1              # 0 read-only, 1 suggest, 2 auto, 3 full
     writers = ["planner"]     # other agents allowed to write here
+    tenant = "acme"           # the tenant this agent's memory belongs to
+
+Team membership (who sees team-scoped memory, see ``docs/scopes.md``) lives under
+``[teams]``: one list of user names per team::
+
+    [teams]
+    core = ["anna", "bob"]
+
+Storage policies live in ``[retention]`` and ``[[policy]]`` tables
+(:mod:`kronika.core.policies`, ``docs/policies.md``).
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from kronika.core.fusion import FUSIONS
+from kronika.core.policies import StoragePolicies, parse_dm_channels, parse_policies
 from kronika.core.screening import MODES as SECRETS_MODES
 from kronika.errors import ConfigError
 
@@ -40,9 +51,22 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     # workspace
     SettingSpec("home", ".kronika", "Workspace folder (also $KRONIKA_HOME).", "workspace"),
     SettingSpec(
-        "tenant", "default", "Tenant/team every item of this workspace belongs to.", "workspace"
+        "tenant",
+        "default",
+        "Tenant of every agent that names none of its own ([agents.<name>] tenant); a "
+        "reader of another tenant sees none of their memory.",
+        "workspace",
     ),
     SettingSpec("default_agent", "default", "Agent used when a command names none.", "workspace"),
+    SettingSpec(
+        "database_url",
+        "",
+        "A PostgreSQL URL (postgresql://user:password@host/db) turns on team mode: the"
+        " tenant's memory lives in that database and the workspace folder is this"
+        " worker's working copy of it (docs/postgres.md). Empty: the Markdown workspace"
+        " alone. Prefer the environment variable KRONIKA_DATABASE_URL.",
+        "workspace",
+    ),
     SettingSpec(
         "autonomy",
         2,
@@ -56,6 +80,13 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "card numbers, passwords; see docs/reliability.md): redact replaces it with a marker "
         "such as [secret: openai-key], refuse rejects the write naming the kind, allow "
         "stores it as written.",
+        "workspace",
+    ),
+    SettingSpec(
+        "dm_channels",
+        "dm:*, dm-*",
+        "What a direct message (DM) is, for the storage policies' dm = true/false: "
+        "comma-separated shell-style patterns of channel names (see docs/policies.md).",
         "workspace",
     ),
     # embedding
@@ -87,6 +118,16 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "token_encoding", "cl100k_base", "Tokenizer used for every token budget.", "embedding"
+    ),
+    SettingSpec(
+        "model_cache",
+        "user",
+        "Where the default embedder and the token counter keep a prepared copy of their "
+        "vocabulary and weights, so a new process loads them in a fifth of the time: user "
+        "($XDG_CACHE_HOME/kronika or ~/.cache/kronika), off, or a folder. Made from the "
+        "installed packages' own files, never downloaded; a stale or damaged copy is made "
+        "again.",
+        "embedding",
     ),
     # recall
     SettingSpec("recall_k", 10, "Results a recall returns by default.", "recall"),
@@ -196,6 +237,31 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         " process starts in seconds instead of reading them out of SQLite.",
         "recall",
     ),
+    # vector index
+    SettingSpec(
+        "qdrant_url",
+        "",
+        "A Qdrant server (or cluster) that answers vector search instead of the built-in"
+        " vectors, e.g. http://localhost:6333; needs the [qdrant] extra. Empty: built-in.",
+        "vector index",
+    ),
+    SettingSpec(
+        "qdrant_path",
+        "",
+        "A folder for Qdrant's local mode (one process at a time, brute force; for tests"
+        " and small memories), relative to the workspace; used when qdrant_url is empty.",
+        "vector index",
+    ),
+    SettingSpec(
+        "qdrant_collection", "kronika", "The Qdrant collection holding the vectors.", "vector index"
+    ),
+    SettingSpec(
+        "qdrant_api_key",
+        "",
+        "API key of the Qdrant server; prefer the environment variable KRONIKA_QDRANT_API_KEY.",
+        "vector index",
+    ),
+    SettingSpec("qdrant_timeout", 10.0, "Seconds to wait for one Qdrant request.", "vector index"),
     # budgets
     SettingSpec("identity_budget", 200, "Token budget of the Identity core (M1).", "budgets"),
     SettingSpec("brain_budget", 300, "Target token budget of the Brain (M1).", "budgets"),
@@ -203,6 +269,19 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "brain_max",
         500,
         "Hard token limit of the Brain; above it facts are archived (M2).",
+        "budgets",
+    ),
+    SettingSpec(
+        "decay_half_life_days",
+        90.0,
+        "Days after which an unused memory holds on half as strongly (the decay job and the"
+        " Brain's overflow; see docs/jobs.md).",
+        "budgets",
+    ),
+    SettingSpec(
+        "decay_archive_below",
+        0.1,
+        "Strength under which the decay job moves a Brain fact to the archive.",
         "budgets",
     ),
     SettingSpec(
@@ -389,6 +468,8 @@ class AgentPolicy:
 
     autonomy: int = 2
     writers: tuple[str, ...] = ()
+    tenant: str | None = None
+    """The tenant the agent belongs to (the ``tenant`` setting when not given)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,14 +477,17 @@ class Settings:
     home: Path = Path(".kronika")
     tenant: str = "default"
     default_agent: str = "default"
+    database_url: str = field(default="", repr=False)
     autonomy: int = 2
     secrets: str = "redact"
+    dm_channels: str = "dm:*, dm-*"
     embedder: str = "use-multilingual"
     embedder_threads: int = 1
     sync_interval: float = 1.0
     embed_batch: int = 64
     embed_context_words: int = 30
     token_encoding: str = "cl100k_base"
+    model_cache: str = "user"
     recall_k: int = 10
     recall_candidates: int = 100
     lexical_weight: float = 0.6
@@ -425,9 +509,16 @@ class Settings:
     long_term_top_k: int = 7
     ann_threshold: int = 50_000
     restart_copies: bool = True
+    qdrant_url: str = ""
+    qdrant_path: str = ""
+    qdrant_collection: str = "kronika"
+    qdrant_api_key: str = field(default="", repr=False)
+    qdrant_timeout: float = 10.0
     identity_budget: int = 200
     brain_budget: int = 300
     brain_max: int = 500
+    decay_half_life_days: float = 90.0
+    decay_archive_below: float = 0.1
     active_context_budget: int = 300
     importance_explicit: float = 0.8
     importance_auto: float = 0.5
@@ -464,6 +555,25 @@ class Settings:
     reranker_timeout: float = 10.0
     reranker_retries: int = 1
     agents: Mapping[str, AgentPolicy] = field(default_factory=dict)
+    storage: StoragePolicies = field(default_factory=StoragePolicies)
+    """The ``[[policy]]`` and ``[retention]`` tables (see :mod:`kronika.core.policies`)."""
+    teams: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    """``[teams]`` of the config file: each team's members (user names)."""
+
+    @property
+    def storage_policies(self) -> StoragePolicies:
+        """The storage rules with what a DM is (the ``dm_channels`` setting)."""
+        return replace(self.storage, dm_channels=parse_dm_channels(self.dm_channels))
+
+    def teams_of(self, user: str | None) -> tuple[str, ...]:
+        """The teams ``user`` belongs to, by name (none for no user)."""
+        if user is None:
+            return ()
+        return tuple(sorted(team for team, members in self.teams.items() if user in members))
+
+    def tenants(self) -> dict[str, str]:
+        """The agents whose tenant is not the ``tenant`` setting, and theirs."""
+        return {name: p.tenant for name, p in self.agents.items() if p.tenant is not None}
 
     def policy(self, agent: str) -> AgentPolicy:
         """The write policy of ``agent`` (the workspace default when it has none of its own)."""
@@ -481,7 +591,7 @@ SQLite integers and time spans instead of meaning anything."""
 
 
 def _coerce(name: str, value: Any) -> Any:
-    if name == "agents":
+    if name in ("agents", "storage", "teams"):
         return value
     spec = _SPECS.get(name)
     if spec is None:
@@ -499,6 +609,12 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError("setting 'autonomy' must be 0, 1, 2 or 3")
     if name == "secrets" and coerced not in SECRETS_MODES:
         raise ConfigError("setting 'secrets' must be 'redact', 'refuse' or 'allow'")
+    if (
+        name == "database_url"
+        and coerced
+        and not coerced.startswith(("postgresql://", "postgres://"))
+    ):
+        raise ConfigError("setting 'database_url' must start with postgresql://")
     if name == "fusion" and coerced not in FUSIONS:
         raise ConfigError(f"setting 'fusion' must be {' or '.join(map(repr, FUSIONS))}")
     if name == "llm_json_mode" and coerced not in ("json_object", "none"):
@@ -509,6 +625,10 @@ def _coerce(name: str, value: Any) -> Any:
         coerced < 0
     ):
         raise ConfigError(f"setting {name!r} must not be negative")
+    if name == "decay_half_life_days" and coerced <= 0:
+        raise ConfigError("setting 'decay_half_life_days' must be above 0")
+    if name == "decay_archive_below" and not 0 <= coerced < 1:
+        raise ConfigError("setting 'decay_archive_below' must be from 0 to below 1")
     if name == "reranker_weight" and not 0 <= coerced <= 1:
         raise ConfigError("setting 'reranker_weight' must be from 0 to 1")
     if name == "summarize_at" and not 0 < coerced <= 1:
@@ -537,8 +657,24 @@ def _agent_policies(raw: Any, default_autonomy: int) -> dict[str, AgentPolicy]:
         writers = table.get("writers", [])
         if not isinstance(writers, list) or not all(isinstance(w, str) for w in writers):
             raise ConfigError(f"[agents.{agent}].writers must be a list of agent names")
-        policies[str(agent)] = AgentPolicy(autonomy=autonomy, writers=tuple(writers))
+        tenant = table.get("tenant")
+        if tenant is not None and (not isinstance(tenant, str) or not tenant.strip()):
+            raise ConfigError(f"[agents.{agent}].tenant must be a tenant name")
+        policies[str(agent)] = AgentPolicy(autonomy=autonomy, writers=tuple(writers), tenant=tenant)
     return policies
+
+
+def _teams(raw: Any) -> dict[str, tuple[str, ...]]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise ConfigError("[teams] in the config file must be a table of member lists")
+    teams: dict[str, tuple[str, ...]] = {}
+    for team, members in raw.items():
+        if not isinstance(members, list) or not all(isinstance(m, str) for m in members):
+            raise ConfigError(f"[teams].{team} must be a list of user names")
+        teams[str(team)] = tuple(members)
+    return teams
 
 
 def load_settings(
@@ -554,18 +690,26 @@ def load_settings(
     home_path = Path(os.path.expanduser(str(home_value)))
     config_path = home_path / CONFIG_FILE
     raw_agents: Any = None
+    raw_teams: Any = None
     if config_path.is_file():
         try:
-            data = tomllib.loads(config_path.read_text(encoding="utf-8"))
+            text = config_path.read_text(encoding="utf-8")
+            data = tomllib.loads(text)
         except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
             raise ConfigError(f"cannot read {config_path}: {exc}") from exc
         raw_agents = data.pop("agents", None)
+        raw_rules, raw_retention = data.pop("policy", None), data.pop("retention", None)
+        if raw_rules is not None or raw_retention is not None:
+            values["storage"] = parse_policies(
+                raw_rules, raw_retention, text=text, source=str(config_path)
+            )
+        raw_teams = data.pop("teams", None)
         for name, value in data.items():
             if name == "home":
                 continue
             values[name] = _coerce(name, value)
     for f in fields(Settings):
-        if f.name in ("home", "agents"):
+        if f.name in ("home", "agents", "storage", "teams"):
             continue
         env_value = env.get(f"KRONIKA_{f.name.upper()}")
         if env_value is not None:
@@ -576,7 +720,8 @@ def load_settings(
     values["home"] = home_path
     settings = Settings(**values)
     agents = _agent_policies(raw_agents, settings.autonomy)
-    return replace(settings, agents=agents) if agents else settings
+    teams = _teams(raw_teams)
+    return replace(settings, agents=agents, teams=teams) if agents or teams else settings
 
 
 def default_config_text() -> str:
@@ -598,6 +743,19 @@ def default_config_text() -> str:
         "# [agents.default]",
         "# autonomy = 2",
         '# writers = ["planner"]',
+        '# tenant = "default"',
+        "",
+        "# Teams and their members (who sees team-scoped memory):",
+        "# [teams]",
+        '# core = ["anna", "bob"]',
+        "",
+        "# Storage policies (docs/policies.md; `kronika policies` shows them):",
+        "# [retention]",
+        "# short = 30",
+        "# [[policy]]",
+        '# name = "no DMs in long-term memory"',
+        "# dm = true",
+        '# max_tier = "mid"',
         "",
     ]
     return "\n".join(lines)
@@ -634,11 +792,43 @@ def settings_markdown() -> str:
         "[agents.jaskier]",
         "autonomy = 1              # 0 read-only, 1 suggest, 2 auto (default), 3 full",
         'writers = ["planner"]     # other agents allowed to write into jaskier\'s memory',
+        'tenant = "acme"           # the tenant jaskier belongs to (default: `tenant`)',
         "```",
         "",
         "The person (CLI, API calls without `source_agent`) is never held back by autonomy;",
         "it governs what agents write on their own. Reading another agent's memory is",
         "always allowed (SPEC C6); writing needs the grant.",
+        "",
+        "## Storage policies",
+        "",
+        "```toml",
+        "[retention]               # days each tier is kept; absent or 0: for ever",
+        "short = 30",
+        "mid = 365",
+        "",
+        "[[policy]]",
+        'name = "no DMs in long-term memory"',
+        "dm = true                 # a channel matching dm_channels",
+        'max_tier = "mid"',
+        "",
+        "[[policy]]",
+        'name = "never store #hr-private"',
+        'channels = ["hr-private"]',
+        "store = false",
+        "```",
+        "",
+        "What each key means, how rules combine and what `kronika purge` does: see",
+        "[storage policies](policies.md). A bad rule stops every command with exit code 2",
+        "and names its line in `kronika.toml`; `kronika policies` shows the rules in force.",
+        "",
+        "## Teams",
+        "",
+        "```toml",
+        "[teams]",
+        'core = ["anna", "bob"]    # members see memory scoped to team core',
+        "```",
+        "",
+        "Who may see what is described in docs/scopes.md.",
         "",
     ]
     return "\n".join(lines)

@@ -87,6 +87,12 @@ def _torn_audit(home: Path, tmp_path: Path) -> dict[str, str]:
     return {}
 
 
+def _closed_database(home: Path, tmp_path: Path) -> dict[str, str]:
+    from kronika.stores.postgres.embedded import free_port  # nothing listens there
+
+    return {"KRONIKA_DATABASE_URL": f"postgresql://kronika@127.0.0.1:{free_port()}/memory"}
+
+
 Setup = Callable[[Path, Path], dict[str, str]]
 # code -> (what to break first, the command); None: no command reaches it (see the docs)
 TRIGGERS: dict[int, tuple[Setup | None, tuple[str, ...]] | None] = {
@@ -102,6 +108,7 @@ TRIGGERS: dict[int, tuple[Setup | None, tuple[str, ...]] | None] = {
     9: (_bad_import, ("import", "jsonl", "{tmp}/bad.jsonl")),
     10: None,
     11: (_torn_audit, ("doctor",)),
+    12: (_closed_database, ("recall", "tea")),
 }
 FINDINGS = 11  # not an error: doctor reports what it found on stdout
 UNREACHABLE = {6: errors.PermissionDenied("no"), 10: errors.LLMUnavailable("down")}

@@ -10,6 +10,7 @@ import pytest
 from kronika import Memory, build_memory
 from kronika.app import build_llm
 from kronika.cli import main
+from kronika.core.model import RetainKind
 from kronika.engine.explain import explain
 from kronika.engine.session import Session
 from kronika.errors import NotFound
@@ -90,3 +91,23 @@ def test_the_cli_explains_in_a_table_and_in_json(
     data = json.loads(capsys.readouterr().out)
     assert data["origin"]["how"] == "remembered" and data["item"]["value"] == "oat milk"
     assert main(["explain", "nothing-like-this"]) == 5
+
+
+def test_typed_notes_keep_their_kind_and_confidence_through_recall(
+    memory: Memory, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kronika.errors import InvalidInput
+
+    memory.note("@Peter prefers short answers", kind="O", confidence=0.8)
+    memory.note("I fixed the deploy script for @Peter", kind="experience")
+    log = next((memory.workspace.agent_dir("default") / "memory").glob("*.md"))
+    text = log.read_text(encoding="utf-8")
+    assert "- O(c=0.8) @Peter prefers short answers" in text
+    assert "- B I fixed the deploy script" in text
+    hit = memory.recall("what does Peter prefer", k=1).hits[0]
+    assert (hit.item.kind, hit.item.confidence) == (RetainKind.OPINION, 0.8)
+    assert "Peter" in hit.item.entities
+    with pytest.raises(InvalidInput, match="belongs to an opinion"):
+        memory.note("tea is best", kind="W", confidence=0.5)
+    with pytest.raises(InvalidInput, match="W \\(world\\)"):
+        memory.note("tea is best", kind="Q")

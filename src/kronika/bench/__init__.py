@@ -1,23 +1,28 @@
 """Benchmarks: LoCoMo and LongMemEval retrieval (official protocols), speed at scale,
-write speed as memory grows, and crash trials of the write path.
+write speed as memory grows, Qdrant beside the built-in vectors, crash trials of the write
+path, and whether lessons stop an agent from repeating its failures.
 
 Each ``run_*`` returns a JSON-ready dict with ``"tables"`` (for the reports) and
 ``"headline"`` (flat figures); :func:`write_report` writes it as JSON and Markdown.
 """
 
 from kronika.bench.crash import run_crash
+from kronika.bench.lessons import run_lessons
 from kronika.bench.locomo import run_locomo
 from kronika.bench.longmemeval import run_longmemeval
 from kronika.bench.report import headline, write_report
 from kronika.bench.scale import run_scale
+from kronika.bench.vectors import run_vectors
 from kronika.bench.writes import run_writes
 
 __all__ = [
     "headline",
     "run_crash",
+    "run_lessons",
     "run_locomo",
     "run_longmemeval",
     "run_scale",
+    "run_vectors",
     "run_writes",
     "write_report",
 ]

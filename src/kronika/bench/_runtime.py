@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import resource
 import sys
 import tempfile
@@ -80,21 +81,35 @@ def bench_memory(
     workdir: Path | None,
     memory: BenchMemory | None,
     embedder: Embedder | None = None,
+    index: str | None = None,
+    lexical: str = "bm25",
 ) -> Iterator[tuple[BenchMemory, Settings]]:
     """A memory on a fresh workspace (temporary unless ``workdir`` is given).
 
     A benchmark never writes into the user's own workspace. A ready ``memory`` (a
-    stand-in in tests) is used as it is.
+    stand-in in tests) is used as it is. ``index`` ``postgres[=URL]`` puts the search
+    index in a fresh PostgreSQL database (:mod:`kronika.bench.postgres`; ``lexical``
+    picks its keyword scoring) instead of SQLite.
     """
     if memory is not None:
         yield memory, settings or Settings()
         return
     from kronika.app import build_memory  # the composition root is only needed for real runs
+    from kronika.bench.postgres import open_index, postgres_site
+    from kronika.providers.embedders import build_embedder
 
-    with tempfile.TemporaryDirectory(prefix="kronika-bench-") as tmp:
+    with (
+        tempfile.TemporaryDirectory(prefix="kronika-bench-") as tmp,
+        postgres_site(index) as site,
+        contextlib.ExitStack() as stack,
+    ):
         home = Path(workdir) if workdir is not None else Path(tmp) / "home"
         chosen = bench_settings(settings, home)
-        real = build_memory(chosen, create=True, embedder=embedder)
+        pg = None
+        if site is not None:
+            embedder = embedder or build_embedder(chosen.embedder, threads=chosen.embedder_threads)
+            pg = stack.enter_context(open_index(site, chosen, embedder, lexical=lexical))
+        real = build_memory(chosen, create=True, embedder=embedder, index=pg)
         try:
             yield real, chosen
         finally:

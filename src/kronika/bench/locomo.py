@@ -69,6 +69,8 @@ def run_locomo(
     limit: int | None = None,
     memory: BenchMemory | None = None,
     progress: Progress | None = None,
+    index: str | None = None,
+    lexical: str = "bm25",
 ) -> dict[str, Any]:
     """Run the LoCoMo protocol; returns a JSON-ready results dict (see ``docs/benchmarking.md``).
 
@@ -80,10 +82,13 @@ def run_locomo(
     per_mode: dict[str, dict[int, list[dict[str, float]]]] = {m: defaultdict(list) for m in modes}
     latencies: dict[str, list[float]] = {m: [] for m in modes}
     ingest_s, turns, skipped = 0.0, 0, 0
-    with bench_memory(settings, workdir=workdir, memory=memory) as (mem, used):
-        for index, conv in enumerate(conversations):
+    with bench_memory(settings, workdir=workdir, memory=memory, index=index, lexical=lexical) as (
+        mem,
+        used,
+    ):
+        for n, conv in enumerate(conversations):
             if progress:
-                progress(conv.sample_id, index, len(conversations))
+                progress(conv.sample_id, n, len(conversations))
             start = time.perf_counter()
             mem.import_sessions(conv.agent, conv.sessions)
             ingest_s += time.perf_counter() - start
@@ -131,6 +136,8 @@ def run_locomo(
         "questions_skipped_no_evidence": skipped,
         "embedder": model,
         "settings": settings_summary(used),
+        "index": index or "sqlite",
+        "lexical": lexical if index and index != "sqlite" else None,
         "scores": scores,
         "timings": run_timings(ingest_s, turns, latencies),
     }

@@ -82,6 +82,8 @@ def run_longmemeval(
     workdir: Path | None = None,
     memory: BenchMemory | None = None,
     progress: Progress | None = None,
+    index: str | None = None,
+    lexical: str = "bm25",
 ) -> dict[str, Any]:
     """Run the official LongMemEval retrieval protocol; returns a JSON-ready results dict.
 
@@ -95,7 +97,10 @@ def run_longmemeval(
     latencies: dict[str, list[float]] = {m: [] for m in modes}
     skipped = {"abstention": 0, "no_user_evidence": 0}
     ingest_s, turns, scored = 0.0, 0, 0
-    with bench_memory(settings, workdir=workdir, memory=memory) as (mem, used):
+    with bench_memory(settings, workdir=workdir, memory=memory, index=index, lexical=lexical) as (
+        mem,
+        used,
+    ):
         for question in iter_longmemeval(path, roles=("user",)):
             if limit is not None and scored >= limit:
                 break
@@ -149,6 +154,8 @@ def run_longmemeval(
         "questions_skipped": skipped,
         "embedder": model,
         "settings": settings_summary(used),
+        "index": index or "sqlite",
+        "lexical": lexical if index and index != "sqlite" else None,
         "scores": scores,
         "timings": run_timings(ingest_s, turns, latencies),
     }

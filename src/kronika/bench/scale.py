@@ -38,6 +38,7 @@ from kronika.bench._runtime import (
     peak_rss_mb,
     settings_summary,
 )
+from kronika.bench.index_ingest import index_ingest
 from kronika.bench.metrics import percentile
 from kronika.bench.report import table
 from kronika.core.model import RecallFilter, SessionRecord, TurnRecord
@@ -241,14 +242,25 @@ def _graph_recall(mem: BenchMemory, vectors: Sequence[Any] | None) -> dict[str, 
     from kronika.stores.sqlite import SqliteIndex
 
     index = getattr(mem, "index", None)
-    if not isinstance(index, SqliteIndex) or vectors is None or index.stats()["items"] == 0:
+    if vectors is None or index is None or index.stats()["items"] == 0:
         return {"graph_recall_10": None, "graph_recall_100": None}
     flt = RecallFilter(agents=("scale",))
-    path = Path(index.stats()["path"])
     hits = {10: 0.0, 100: 0.0}
-    with SqliteIndex(
-        path, embedding_model=index.embedding_model, dim=index.dim, ann_threshold=0
-    ) as exact:
+    exact: Any
+    if isinstance(index, SqliteIndex):
+        path = Path(index.stats()["path"])
+        exact = SqliteIndex(
+            path, embedding_model=index.embedding_model, dim=index.dim, ann_threshold=0
+        )
+    else:
+        from kronika.stores.postgres.index import PostgresIndex
+
+        if not isinstance(index, PostgresIndex):
+            return {"graph_recall_10": None, "graph_recall_100": None}
+        exact = PostgresIndex(
+            index.url, embedding_model=index.embedding_model, dim=index.dim, ann_threshold=0
+        )
+    with exact:
         for vector in vectors:
             fast = [i for i, _ in index.search_vector(vector, flt, 100)]
             slow = [i for i, _ in exact.search_vector(vector, flt, 100)]
@@ -267,14 +279,21 @@ def _one_size(
     embedder: Embedder | None,
     progress: Progress | None,
     workdir: Path | None = None,
+    index: str = "sqlite",
 ) -> dict[str, Any]:
     home = None if workdir is None else workdir / f"scale-{size}"
-    reuse = home is not None and (home / "index.sqlite").is_file()
+    if home is not None and index != "sqlite":
+        home = home.with_name(f"{home.name}-{index.partition('=')[0]}")
+    # a PostgreSQL index lives in a fresh database: its workspace is always ingested anew
+    reuse = home is not None and index == "sqlite" and (home / "index.sqlite").is_file()
     opening = time.perf_counter()
-    with bench_memory(settings, workdir=home, memory=None, embedder=embedder) as (
-        mem,
-        used,
-    ):
+    with bench_memory(
+        settings,
+        workdir=home,
+        memory=None,
+        embedder=embedder,
+        index=None if index == "sqlite" else index,
+    ) as (mem, used):
         open_s = time.perf_counter() - opening
         began = time.perf_counter()
         ingest_s: float | None = None
@@ -300,9 +319,13 @@ def _one_size(
         with_embedding = _time_queries(mem, queries, None, repeats, mode, now)
         vectors = [model.embed_query(q) for q in queries] if model is not None else None
         without_embedding = _time_queries(mem, queries, vectors, repeats, mode, now)
+        held = getattr(mem, "index", None)
+        bulk = {} if held is None else index_ingest(held, "scale", used.ann_threshold)
         row = {
+            "index": index.partition("=")[0],
             "size": size,
             "ingest_s": ingest_s,
+            **bulk,
             "items_per_s": size / ingest_s if ingest_s else 0.0,
             "open_s": open_s,
             "first_answers_s": first_answers_s,
@@ -329,8 +352,13 @@ def run_scale(
     settings: Settings | None = None,
     progress: Progress | None = None,
     workdir: Path | None = None,
+    indexes: Sequence[str] = ("sqlite",),
 ) -> dict[str, Any]:
     """Ingest throughput, recall latency and peak memory at each corpus size.
+
+    ``indexes`` (``sqlite``, ``postgres``, ``postgres=URL``) are measured one after the
+    other at each size, on the same corpus and queries, so their figures sit side by side;
+    each row also has the index's own bulk load, embedding excluded (:mod:`.index_ingest`).
 
     ``embedder`` replaces the one ``settings.embedder`` names. Peak RSS is the
     process' high-water mark so far, so it can only grow from one size to the next.
@@ -338,21 +366,23 @@ def run_scale(
     """
     texts = synthetic_queries(queries)
     rows = []
-    for index, size in enumerate(sizes):
+    for n, size in enumerate(sizes):
         if progress:
-            progress(f"size {size}", index, len(sizes))
-        rows.append(
-            _one_size(
-                size,
-                texts,
-                mode=mode,
-                repeats=repeats,
-                settings=settings,
-                embedder=embedder,
-                progress=progress,
-                workdir=workdir,
+            progress(f"size {size}", n, len(sizes))
+        for index in indexes:
+            rows.append(
+                _one_size(
+                    size,
+                    texts,
+                    mode=mode,
+                    repeats=repeats,
+                    settings=settings,
+                    embedder=embedder,
+                    progress=progress,
+                    workdir=workdir,
+                    index=index,
+                )
             )
-        )
     results: dict[str, Any] = {
         "benchmark": "scale",
         "dataset": "synthetic chat corpus (seeded)",
@@ -364,10 +394,13 @@ def run_scale(
         "sizes": rows,
     }
     results["headline"] = {
-        f"{key}@{row['size']}": float(row[key])
+        f"{key}@{row['size']}" + ("" if row["index"] == "sqlite" else f"@{row['index']}"): float(
+            row[key]
+        )
         for row in rows
         for key in (
             "items_per_s",
+            "bulk_items_per_s",
             "first_answers_s",
             "graph_s",
             "graph_recall_10",
@@ -395,7 +428,10 @@ def run_scale(
                 "embed share of p50",
                 "graph build s",
                 "graph recall@10 / @100",
+                "bulk items/s (no embedding)",
+                "bulk graph s",
                 "peak RSS MiB",
+                "index",
             ],
             [
                 [
@@ -412,7 +448,10 @@ def run_scale(
                     "-"
                     if row.get("graph_recall_10") is None
                     else f"{row['graph_recall_10']:.3f} / {row['graph_recall_100']:.3f}",
+                    f"{row['bulk_items_per_s']:.0f}" if row.get("bulk_items_per_s") else "-",
+                    "-" if row.get("bulk_graph_s") is None else f"{row['bulk_graph_s']:.1f}",
                     f"{row['peak_rss_mb']:.0f}",
+                    row["index"],
                 ]
                 for row in rows
             ],

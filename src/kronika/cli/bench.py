@@ -1,5 +1,5 @@
-"""``kronika bench locomo|longmemeval|scale|crash|writes|serve`` — run a benchmark, print
-and save the results (``crash`` exits 1 when a trial breaks an invariant)."""
+"""``kronika bench locomo|longmemeval|scale|crash|writes|lessons|serve`` — run a benchmark,
+print and save the results (``crash`` exits 1 when a trial breaks an invariant)."""
 
 from __future__ import annotations
 
@@ -49,6 +49,28 @@ def _sizes(text: str) -> tuple[int, ...]:
     return sizes
 
 
+def _index(args: argparse.Namespace) -> str | None:
+    """The ``--index`` spec, checked (``None``: SQLite)."""
+    from kronika.bench.postgres import parse_index
+
+    kind, _ = parse_index(args.index)
+    if args.lexical != "bm25" and kind != "postgres":
+        raise InvalidInput("--lexical chooses the keyword scoring of --index postgres only")
+    return None if kind == "sqlite" else args.index
+
+
+def _indexes(args: argparse.Namespace) -> tuple[str, ...]:
+    """scale: the indexes to measure side by side (``--index sqlite,postgres``)."""
+    from kronika.bench.postgres import parse_index
+
+    specs = tuple(s.strip() for s in (args.index or "sqlite").split(",") if s.strip())
+    for spec in specs:
+        parse_index(spec)
+    if args.lexical != "bm25":
+        raise InvalidInput("--lexical is for locomo and longmemeval")
+    return specs or ("sqlite",)
+
+
 def run_bench(args: argparse.Namespace, settings: Settings) -> int:
     from kronika import bench
 
@@ -70,6 +92,12 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 max_run_s=args.max_run,
                 progress=progress,
             )
+        elif args.suite == "lessons":
+            if not 2 <= args.tasks <= 100_000:
+                raise InvalidInput("--tasks must be from 2 to 100000")
+            results = bench.run_lessons(
+                tasks=args.tasks, seed=args.seed, settings=settings, progress=progress
+            )
         elif args.suite == "writes":
             if args.calls < 1 or args.budget <= 0:
                 raise InvalidInput("--calls must be at least 1 and --budget above 0")
@@ -87,7 +115,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 raise InvalidInput("--budget must be above 0")
             results = run_serve(
                 _sizes(args.sizes or "10000")[0],
-                requests=args.queries,
+                requests=args.queries or 100,
                 clients=_sizes(args.clients),
                 budget_s=args.budget,
                 settings=settings,
@@ -97,7 +125,17 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
             sizes = _sizes(args.sizes or "10000,100000")
             results = bench.run_scale(
                 sizes,
-                queries=args.queries,
+                queries=args.queries or 100,
+                settings=settings,
+                progress=progress,
+                workdir=Path(args.workdir) if args.workdir else None,
+                indexes=_indexes(args),
+            )
+        elif args.suite == "vectors":
+            results = bench.run_vectors(
+                _sizes(args.sizes or "10000,100000"),
+                queries=args.queries or 50,
+                repeats=args.repeats,
                 settings=settings,
                 progress=progress,
                 workdir=Path(args.workdir) if args.workdir else None,
@@ -112,6 +150,8 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 limit=args.limit,
                 settings=settings,
                 progress=progress,
+                index=_index(args),
+                lexical=args.lexical,
             )
     name = args.suite if args.suite != "crash" else f"crash-{args.writers}"
     json_path, md_path = bench.write_report(name, results, args.out)

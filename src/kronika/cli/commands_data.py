@@ -12,6 +12,7 @@ from typing import Any
 
 from kronika.app import AUDIT_FILE, INDEX_FILE, MODEL_MARKER, build_memory
 from kronika.cli import render
+from kronika.cli.context import add_reading_context, reading
 from kronika.cli.numbers import count_in
 from kronika.engine.backup_format import read_backup
 from kronika.engine.portability import export_memory, restore_backup
@@ -25,7 +26,7 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
         _refuse_memory_file(Path(args.output), settings.home)
     with build_memory(settings) as memory:
         agents = [args.agent] if args.agent else None
-        data = export_memory(memory, agents)
+        data = export_memory(reading(memory, args), agents)
     text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
@@ -144,6 +145,7 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p = add("export", cmd_export, "export everything kept (files, items, audit) as JSON")
     p.add_argument("--format", choices=("json",), default="json")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
+    add_reading_context(p)
 
     p = add("import", cmd_import, "import conversations (locomo, longmemeval, jsonl) or an export")
     p.add_argument("format", choices=("locomo", "longmemeval", "jsonl", "export"))
@@ -163,7 +165,12 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p = add(
         "bench", cmd_bench, "run a benchmark and write Markdown + JSON results", with_agent=False
     )
-    p.add_argument("suite", choices=("locomo", "longmemeval", "scale", "crash", "writes", "serve"))
+    p.add_argument(
+        "suite",
+        choices=(
+            "locomo", "longmemeval", "scale", "vectors", "crash", "writes", "lessons", "serve"
+        ),
+    )
     p.add_argument("path", nargs="?", help="data file (locomo, longmemeval)")
     p.add_argument(
         "--mode",
@@ -176,21 +183,27 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument(
         "--sizes",
-        help="scale, writes, serve: corpus sizes (default 10000,100000; writes "
-        "1000,10000,100000; serve 10000)",
+        help="scale, vectors, writes, serve: corpus sizes (default 10000,100000; writes"
+        " 1000,10000,100000; serve 10000)",
     )
     p.add_argument(
         "--queries",
         type=count_in(1, 10**6),
-        default=100,
-        help="scale: queries per size; serve: requests per level (default 100)",
+        help="scale, vectors: queries per size (default 100; vectors 50); serve: requests"
+        " per level (default 100)",
     )
     p.add_argument(
-        "--workdir", help="scale: keep the workspaces here and reuse them on the next run"
+        "--repeats", type=count_in(1, 1000), default=3, help="vectors: timed runs per query"
+    )
+    p.add_argument(
+        "--workdir", help="scale, vectors: keep the workspaces here and reuse them next time"
     )
     p.add_argument("--trials", type=int, default=100, help="crash: trials to run")
     p.add_argument("--writers", type=int, default=1, help="crash: writer processes per trial")
-    p.add_argument("--seed", type=int, default=0, help="crash: seed of the first trial")
+    p.add_argument(
+        "--seed", type=int, default=0, help="crash: seed of the first trial; lessons: of the run"
+    )
+    p.add_argument("--tasks", type=int, default=96, help="lessons: tasks the agent meets")
     p.add_argument(
         "--max-run",
         type=float,
@@ -208,6 +221,17 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument(
         "--clients", default="1,16,64", help="serve: concurrent clients per level (1,16,64)"
+    )
+    p.add_argument(
+        "--index",
+        help="locomo, longmemeval, scale: sqlite (default), postgres (a throwaway local"
+        " server) or postgres=URL (a fresh database on that server, dropped after)",
+    )
+    p.add_argument(
+        "--lexical",
+        choices=("bm25", "simple", "trigram"),
+        default="bm25",
+        help="with --index postgres: keyword scoring (bm25 as SQLite's; the others measured)",
     )
     p.add_argument("--out", default="bench-results", help="folder for the results files")
     p.add_argument("--embedder", help="override the embedder for this run")

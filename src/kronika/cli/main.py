@@ -11,7 +11,6 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from importlib import metadata
 from typing import Any, NoReturn
 
 from rich.markup import escape
@@ -23,13 +22,20 @@ from kronika.app import build_memory, init_workspace
 from kronika.cli import notes, render
 from kronika.cli.chat import register_chat_commands
 from kronika.cli.commands_data import register_data_commands
+from kronika.cli.context import SCOPES, add_reading_context, reading, write_audience
 from kronika.cli.explain import register_explain_command
 from kronika.cli.forgetting import print_receipt, receipt_json
 from kronika.cli.health import register_health_commands, run_healing
+from kronika.cli.jobs import register_job_commands
+from kronika.cli.lessons import register_lesson_commands
+from kronika.cli.links import register_link_commands
+from kronika.cli.policies import print_policy_note, print_refusal, register_policy_commands
 from kronika.cli.proposals import register_proposal_commands
 from kronika.cli.serve import register_server_commands
 from kronika.cli.usage import register_usage_command
+from kronika.engine.learning import lesson_stats
 from kronika.memory import Memory
+from kronika.providers.installed import installed_version
 from kronika.settings import Settings, load_settings
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
@@ -85,7 +91,7 @@ def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
     text = " ".join(args.text)
     with open_memory(settings) as memory:
-        receipt = memory.remember(
+        receipt = reading(memory, args, writes=True).remember(
             text,
             key=args.key,
             agent=args.agent,
@@ -93,13 +99,18 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
             multi=args.multi,
             importance=args.importance,
             source="auto" if args.auto else "explicit",
+            **write_audience(args),
         )
+    if receipt.outcome == "refused":
+        return print_refusal(receipt, args.json)
     _print_write_notes(receipt.notes)
+    print_policy_note(receipt)
     change = type(receipt.change).__name__
     verbs = {
         "AddFact": "remembered",
         "SupersedeFact": "updated (the old value is kept as history)",
         "TouchFact": "already known; refreshed",
+        "AppendNote": "kept as a mid-term note",
     }
     item = receipt.item
     if args.json:
@@ -109,6 +120,7 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
                 "change": change,
                 "item": render.items_json([item])[0] if item else None,
                 "notes": list(receipt.notes),
+                "policy": receipt.policy,
             }
         )
     elif receipt.outcome == "proposed":
@@ -122,7 +134,15 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as memory:
-        receipt = memory.note(" ".join(args.text), agent=args.agent)
+        receipt = reading(memory, args, writes=True).note(
+            " ".join(args.text),
+            agent=args.agent,
+            kind=args.kind,
+            confidence=args.confidence,
+            **write_audience(args),
+        )
+    if receipt.outcome == "refused":
+        return print_refusal(receipt, args.json)
     _print_write_notes(receipt.notes)
     item = receipt.item
     if args.json:
@@ -161,7 +181,7 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
     if not query.strip():
         raise errors.InvalidQuery("the query is empty: say what to look for")
     with open_memory(settings) as memory:
-        result = memory.recall(
+        result = reading(memory, args).recall(
             query,
             agent=args.agent,
             all_agents=args.all_agents,
@@ -196,7 +216,8 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
-    with open_memory(settings) as memory:
+    with open_memory(settings) as opened:
+        memory = reading(opened, args)
         what = args.what
         if what == "brain":
             text = memory.brain(agent=args.agent)
@@ -207,7 +228,7 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
         elif what == "prompt":
             text = memory.format_for_prompt(agent=args.agent, query=args.query)
         else:  # archive
-            facts = memory.workspace.archived_facts(memory._agent(args.agent))
+            facts = [f for f in memory.facts(agent=args.agent) if f.status.value == "archived"]
             if args.json:
                 render.print_json(render.items_json(facts))
             else:
@@ -221,13 +242,15 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
-    with open_memory(settings) as memory:
+    with open_memory(settings) as opened:
+        memory = reading(opened, args)
         items = memory.items(
             agent=args.agent,
             types=args.type or (),
             include_superseded=args.include_superseded,
             limit=args.limit,
             offset=args.offset,
+            scopes=args.scope or (),
         )
         total = memory.count(agent=args.agent)
     if args.json:
@@ -239,7 +262,7 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_get(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as memory:
-        item = memory.get(args.id, agent=args.agent)
+        item = reading(memory, args).get(args.id, agent=args.agent)
     data = render.items_json([item])[0]
     if args.json:
         render.print_json(data)
@@ -250,7 +273,7 @@ def cmd_get(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_history(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as memory:
-        values = memory.history(args.key, agent=args.agent)
+        values = reading(memory, args).history(args.key, agent=args.agent)
     if not values:
         raise errors.NotFound(f"no fact with key {args.key!r} (see `kronika list --type fact`)")
     if args.json:
@@ -277,7 +300,8 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as memory:
         memory.sync()
         stats = memory.stats()
-    stats = {"home": str(settings.home), "embedder": settings.embedder, **stats}
+        lessons = lesson_stats(memory)
+    stats = {"home": str(settings.home), "embedder": settings.embedder, **stats, **lessons}
     if args.json:
         render.print_json(stats)
     else:
@@ -421,9 +445,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--multi", action="store_true", help="the key may hold several values")
     p.add_argument("--importance", type=float, help="0..1 (default from settings)")
     p.add_argument("--auto", action="store_true", help="mark as learned automatically")
+    add_reading_context(p, writes=True)
 
     p = add("note", cmd_note, "retain a note in today's daily log")
     p.add_argument("text", nargs="+")
+    p.add_argument(
+        "--kind",
+        choices=("W", "B", "O", "S"),
+        help="W world, B experience (first person), O opinion, S observation",
+    )
+    p.add_argument("--confidence", type=float, help="an opinion's confidence, 0 to 1")
+    add_reading_context(p, writes=True)
 
     p = add("forget", cmd_forget, "forget an item, a key, a value or a topic, with a receipt")
     p.add_argument("id", nargs="?", help="item id (see `kronika list` / `recall --json`)")
@@ -453,22 +485,28 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--include-superseded", action="store_true", help="include old fact values")
     p.add_argument("--explain", action="store_true", help="show the parts of each score")
     p.add_argument("--no-record", action="store_true", help="do not record this access")
+    add_reading_context(p)
 
     p = add("show", cmd_show, "show the Brain, identity, active context, archive or prompt block")
     p.add_argument("what", choices=("brain", "identity", "context", "archive", "prompt"))
     p.add_argument("--query", help="with `show prompt`: add the LONG_TERM_MEMORY block")
+    add_reading_context(p)
 
     p = add("list", cmd_list, "list stored items, newest first")
     p.add_argument("--type", action="append")
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--offset", type=int, default=0)
     p.add_argument("--include-superseded", action="store_true")
+    p.add_argument("--scope", action="append", choices=SCOPES, help="memory scope (repeatable)")
+    add_reading_context(p)
 
     p = add("get", cmd_get, "show one item with all its fields")
     p.add_argument("id")
+    add_reading_context(p)
 
     p = add("history", cmd_history, "every value a fact key has had")
     p.add_argument("key")
+    add_reading_context(p)
 
     add("agents", cmd_agents, "list the agents in the workspace", with_agent=False)
     add("stats", cmd_stats, "index statistics", with_agent=False)
@@ -480,18 +518,19 @@ def build_parser() -> argparse.ArgumentParser:
     register_data_commands(add)
     register_chat_commands(add)
     register_proposal_commands(add)
+    register_link_commands(add)
     register_health_commands(add)
     register_usage_command(add)
     register_explain_command(add)
+    register_lesson_commands(add)
+    register_job_commands(add)
+    register_policy_commands(add)
     register_server_commands(add)
     return parser
 
 
 def _version() -> str:
-    try:
-        return metadata.version("kronika")
-    except metadata.PackageNotFoundError:
-        return "unknown"
+    return installed_version("kronika") or "unknown"
 
 
 def require_workspace(settings: Settings) -> None:

@@ -112,6 +112,8 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
                 "speaker": hit.item.speaker,
                 "key": hit.item.key,
                 "content": hit.item.content,
+                "retain": hit.item.kind.value if hit.item.kind else None,
+                "confidence": hit.item.confidence,
                 "citation": hit.citation,
                 "turn_ids": list(hit.item.provenance.turn_ids),
                 "score": hit.score.total,

@@ -153,6 +153,47 @@ class MemoryItem:
     access_count: int = 0
 
 
+class LinkKind(StrEnum):
+    """How one item leads to another (SPEC S3, F2), named after what the link points to.
+
+    ``reflection``: from an event to the reflection drawn from it; ``strategy``: from an
+    error or a reflection to the strategy that answers it; ``related``: two items that
+    belong together, read the same way from either end.
+    """
+
+    REFLECTION = "reflection"
+    STRATEGY = "strategy"
+    RELATED = "related"
+
+
+@dataclass(frozen=True, slots=True)
+class ItemLink:
+    """A link ``from_id -> to_id`` between two items of one agent's memory.
+
+    A ``related`` link has no direction: it is stored with its ends in sorted order, so
+    ``a related b`` and ``b related a`` are one link (:meth:`normalised`).
+    """
+
+    from_id: str
+    to_id: str
+    kind: LinkKind
+    created_at: datetime | None = None
+
+    def normalised(self) -> ItemLink:
+        if self.kind is LinkKind.RELATED and self.to_id < self.from_id:
+            return ItemLink(self.to_id, self.from_id, self.kind, self.created_at)
+        return self
+
+    @property
+    def identity(self) -> tuple[str, str, str]:
+        """What makes two links the same link (its time aside)."""
+        link = self.normalised()
+        return (link.from_id, link.to_id, link.kind.value)
+
+    def touches(self, item_id: str) -> bool:
+        return item_id in (self.from_id, self.to_id)
+
+
 @dataclass(frozen=True, slots=True)
 class Reader:
     """Who is reading, and in which channel (SPEC M5): the context every read path

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import datetime
 
+from kronika.core.decay import weakest_first
 from kronika.core.model import BrainSection, MemoryItem
 
 _SECTION_ORDER = tuple(section.value for section in BrainSection)
@@ -114,14 +115,21 @@ def render_brain(agent: str, facts: Sequence[MemoryItem]) -> str:
 
 
 def choose_archive(
-    facts: Sequence[MemoryItem], *, budget: int, count: Callable[[str], int]
+    facts: Sequence[MemoryItem],
+    *,
+    budget: int,
+    count: Callable[[str], int],
+    now: datetime | None = None,
+    half_life_days: float = 90.0,
 ) -> list[str]:
     """Ids of the facts to move to the archive so the rendered Brain fits ``budget`` tokens.
 
-    Candidates leave least used first: ``access_count`` ascending, then the oldest
-    ``last_accessed_at`` (else ``updated_at``), then id for a stable order. Facts are
-    removed one at a time until ``count(render_brain(...)) <= budget``; nothing is
-    archived when the Brain already fits. The returned ids are in removal order.
+    With ``now``, the weakest leave first: importance that decays while unused,
+    reinforced by use (:func:`kronika.core.decay.strength`). Without it, the least used
+    first: ``access_count`` ascending, then the oldest ``last_accessed_at`` (else
+    ``updated_at``), then id for a stable order. Facts are removed one at a time until
+    ``count(render_brain(...)) <= budget``; nothing is archived when the Brain already
+    fits. The returned ids are in removal order.
     """
     if not facts:
         return []
@@ -129,13 +137,17 @@ def choose_archive(
     remaining = list(facts)
     if count(render_brain(agent, remaining)) <= budget:
         return []
-    order = sorted(
-        facts,
-        key=lambda f: (
-            f.access_count,
-            f.last_accessed_at if f.last_accessed_at is not None else f.updated_at,
-            f.id,
-        ),
+    order = (
+        weakest_first(facts, now, half_life_days)
+        if now is not None
+        else sorted(
+            facts,
+            key=lambda f: (
+                f.access_count,
+                f.last_accessed_at if f.last_accessed_at is not None else f.updated_at,
+                f.id,
+            ),
+        )
     )
     archived: list[str] = []
     for victim in order:

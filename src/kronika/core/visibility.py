@@ -14,11 +14,88 @@ belongs to tenant ``T`` and
 Every adapter that filters in its own query language (SQL, a vector payload
 filter) implements exactly this; the leak tests compare them with
 :func:`visible`.
+
+Who an item is *for* is its :class:`Audience` (scope, user, channel, team): what a
+write is given, what a session file's header says for all its turns, and what a
+summary inherits from what it was made from (a summary is made per audience, so it
+never holds what its readers may not see).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
 from kronika.core.model import MemoryItem, Reader, Scope
+
+Item = TypeVar("Item", bound=MemoryItem)
+
+
+@dataclass(frozen=True, slots=True)
+class Audience:
+    """Who an item is for: its scope and the user, channel and team it names.
+
+    ``Audience()`` is the workspace owner's personal memory (no user), the only
+    audience kronika had before readers existed.
+    """
+
+    scope: Scope = Scope.PERSONAL
+    user: str | None = None
+    channel: str | None = None
+    team: str | None = None
+
+    @classmethod
+    def of(cls, item: MemoryItem) -> Audience:
+        return cls(item.scope, item.user, item.channel, item.team)
+
+    def apply(self, item: Item) -> Item:
+        """``item`` for this audience."""
+        return replace(item, scope=self.scope, user=self.user, channel=self.channel, team=self.team)
+
+
+OWNER = Audience()
+"""The workspace owner's personal memory: items that name no user, channel or team."""
+
+
+def audience(
+    scope: Scope | str | None = None,
+    *,
+    user: str | None = None,
+    channel: str | None = None,
+    team: str | None = None,
+) -> Audience:
+    """The audience of a write from what it names.
+
+    Without a ``scope``: ``team`` when a team is named, else ``channel`` when a channel
+    is, else ``personal``. ``ValueError`` for an unknown scope, a team scope without a
+    team or a channel scope without a channel (nobody could ever read them).
+    """
+    if scope is None:
+        chosen = Scope.TEAM if team else Scope.CHANNEL if channel else Scope.PERSONAL
+    else:
+        chosen = Scope(scope)
+    if chosen is Scope.TEAM and not team:
+        raise ValueError("a team-scoped memory needs a team")
+    if chosen is Scope.CHANNEL and not channel:
+        raise ValueError("a channel-scoped memory needs a channel")
+    return Audience(chosen, user, channel, team)
+
+
+def reader_audience(reader: Reader | None) -> Audience:
+    """Who what ``reader`` says is for: their channel when they are in one, else
+    themselves (the owner's personal memory without a reader). Always visible to them."""
+    if reader is None:
+        return OWNER
+    return audience(user=reader.user, channel=reader.channel)
+
+
+def only_visible(items: Iterable[Item], reader: Reader | None) -> list[Item]:
+    """The items ``reader`` may see, in order; all of them when there is no reader
+    (maintenance, the workspace owner reading unrestricted)."""
+    if reader is None:
+        return list(items)
+    return [item for item in items if visible(item, reader)]
 
 
 def visible(item: MemoryItem, reader: Reader) -> bool:

@@ -81,6 +81,12 @@ def read_backup(data: Any) -> Backup:
             f"this export is format version {version}, written by a newer kronika; this"
             f" kronika reads versions {OLDEST_VERSION} to {VERSION}: upgrade kronika to import it"
         )
+    if data.get("view") is not None:
+        raise ImportFormatError(
+            "this export is one reader's view (made with --user, --channel, --team or"
+            " --tenant): it holds only what they may see, not the files; export without"
+            " them for a backup"
+        )
     agents = data.get("agents")
     if not isinstance(agents, dict):
         raise ImportFormatError('the export has no "agents" table')
@@ -177,7 +183,10 @@ def _policy(where: str, raw: Any) -> AgentPolicy | None:
         raise ImportFormatError(f"{where}.autonomy: must be 0, 1, 2 or 3")
     if not isinstance(writers, list) or not all(isinstance(w, str) for w in writers):
         raise ImportFormatError(f"{where}.writers: must be a list of agent names")
-    return AgentPolicy(autonomy=autonomy, writers=tuple(writers))
+    tenant = raw.get("tenant")
+    if tenant is not None and (not isinstance(tenant, str) or not tenant.strip()):
+        raise ImportFormatError(f"{where}.tenant: must be a tenant name")
+    return AgentPolicy(autonomy=autonomy, writers=tuple(writers), tenant=tenant)
 
 
 _AUDIT_FIELDS = {f.name for f in fields(AuditEntry)}

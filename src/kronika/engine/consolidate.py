@@ -19,14 +19,16 @@ session is marked ``failed`` and retried only on request.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from kronika.core.context import fit_lines, fit_tokens, lead_sentence
 from kronika.core.dedup import key_in_use
-from kronika.core.model import MemoryItem, SessionStatus, Source
+from kronika.core.model import MemoryItem, Reader, SessionStatus, Source
 from kronika.core.prompt import fact_line
 from kronika.core.rules import EXTRACTOR_VERSION, extract_statements
+from kronika.core.visibility import OWNER, Audience
 from kronika.engine.write import (
     SetActiveContext,
     UpdateSession,
@@ -49,7 +51,14 @@ from kronika.providers.jsonout import structured_call
 from kronika.providers.ledger import llm_task
 from kronika.stores.markdown.frontmatter import list_field
 from kronika.stores.markdown.meta import format_time
-from kronika.stores.markdown.sessions import SUMMARY_SPEAKER, SessionHeader
+from kronika.stores.markdown.sessions import (
+    SUMMARY_SPEAKER,
+    SessionHeader,
+    audience_fields,
+    header_audience,
+)
+
+T = TypeVar("T")
 
 NO_MODEL = "no language model is configured"
 
@@ -122,6 +131,7 @@ class Consolidator:
         """``headers``: every session as the run began (to tell whether this one is the
         newest that ended)."""
         sid = header.session_id
+        owners = header_audience(header.fields, header.path, [])
         stored = self.memory.load_session(sid, agent=agent)
         turns = [t for t in stored if t.speaker != SUMMARY_SPEAKER]
         rolled = [t.content for t in stored if t.speaker == SUMMARY_SPEAKER]
@@ -130,7 +140,9 @@ class Consolidator:
             return SessionOutcome(sid, "consolidated", summary=None)
         written: list[str] = []
         if self.llm is None:
-            return self._degrade(agent, header, headers, turns, NO_MODEL, count_attempt=False)
+            return self._degrade(
+                agent, header, headers, turns, NO_MODEL, count_attempt=False, owners=owners
+            )
         try:
             with llm_task("extraction", agent):
                 result = structured_call(
@@ -138,25 +150,29 @@ class Consolidator:
                     extraction.EXTRACTION.messages(
                         self._transcript(turns, rolled),
                         agent=agent,
-                        brain=self._brain_lines(agent),
+                        brain=self._brain_lines(agent, owners),
                         max_facts=self.settings.max_facts,
                     ),
                     extraction.EXTRACTION.schema,
                     coerce=extraction.EXTRACTION.coerce,
                 )
         except LLMUnavailable as exc:
-            return self._degrade(agent, header, headers, turns, str(exc), count_attempt=False)
+            return self._degrade(
+                agent, header, headers, turns, str(exc), count_attempt=False, owners=owners
+            )
         except LLMError as exc:
-            return self._degrade(agent, header, headers, turns, str(exc), count_attempt=True)
+            return self._degrade(
+                agent, header, headers, turns, str(exc), count_attempt=True, owners=owners
+            )
         tags = (f"session:{sid}", extraction.EXTRACTION.id)
         kept = [f for f in result["facts"] if f["tag"] != "SKIP"][: self.settings.max_facts]
         for fact in kept:
-            line = self._apply_fact(agent, fact, tags)
+            line = self._apply_fact(agent, fact, tags, owners)
             if line:
                 written.append(line)
         summary = " ".join(str(result["summary"]).split())
         if _is_latest(header, headers):
-            self._write_active_context(agent, summary)
+            self._write_active_context(agent, summary, owners)
         self._set(
             agent,
             sid,
@@ -172,13 +188,18 @@ class Consolidator:
             sid, "consolidated", tuple(written), summary, None, extraction.EXTRACTION.id
         )
 
-    def _apply_fact(self, agent: str, fact: dict[str, str], tags: tuple[str, ...]) -> str | None:
+    def _apply_fact(
+        self, agent: str, fact: dict[str, str], tags: tuple[str, ...], owners: Audience
+    ) -> str | None:
+        """Facts learned in a session are for the session's audience; what it may
+        update or delete is what that audience's reader may see."""
         tag, key, value = fact["tag"], fact["key"], fact["value"].strip()
         replaces = (fact.get("replaces") or "").strip() or None
+        reader = self._reader_of(agent, owners)
         try:
             if tag == "DELETE":
-                target = self._key_in_use(agent, replaces or key)
-                return f"- {target}" if self._forget(agent, target, value) else None
+                target = self._key_in_use(agent, replaces or key, reader)
+                return f"- {target}" if self._forget(agent, target, value, reader) else None
             if not value:
                 return None
             section = extraction.SECTION_OF_TAG.get(tag)
@@ -190,31 +211,42 @@ class Consolidator:
                 source=Source.AUTO,
                 source_agent=agent,
                 tags=tags,
+                **_audience_keywords(owners),
             )
             return _describe(receipt)
         except (PermissionDenied, InvalidInput) as exc:
             return f"! {key}: {exc}"
 
-    def _forget(self, agent: str, key: str, value: str) -> bool:
+    def _reader_of(self, agent: str, owners: Audience) -> Reader | None:
+        """The reader a session's audience stands for (``None``, unrestricted, for the
+        owner's own sessions, as before readers existed)."""
+        if owners == OWNER:
+            return None
+        teams = (*self.settings.teams_of(owners.user), *([owners.team] if owners.team else []))
+        tenant = self.memory.workspace.tenant_of(agent)
+        return Reader(tenant, owners.user, owners.channel, tuple(dict.fromkeys(teams)))
+
+    def _forget(self, agent: str, key: str, value: str, reader: Reader | None = None) -> bool:
         """DELETE: with a value, that value only (the key's other values stay) — of the
         key, or of any key — and the whole key only when it holds one value; without a
         value, the whole key. False when nothing matched."""
         named: list[dict[str, str]] = [{"key": key}]
         if value:
-            multi = any(f.multi for f in self.memory.facts(agent=agent) if f.key == key)
+            facts = self.memory.facts(agent=agent, reader=reader)
+            multi = any(f.multi for f in facts if f.key == key)
             named = [{"key": key, "value": value}, {"value": value}] + ([] if multi else named)
         for target in named:
             try:
-                self.memory.forget(agent=agent, source_agent=agent, **target)
+                self.memory.forget(agent=agent, source_agent=agent, reader=reader, **target)
             except NotFound:
                 continue
             return True
         return False
 
-    def _key_in_use(self, agent: str, key: str) -> str:
+    def _key_in_use(self, agent: str, key: str, reader: Reader | None = None) -> str:
         """``key``, or the single-valued key the agent's facts use for its concept ("city"
         → "location"); a multi-valued key is never all forgotten for a key it lacks."""
-        fact = key_in_use(key, self.memory.facts(agent=agent))
+        fact = key_in_use(key, self.memory.facts(agent=agent, reader=reader))
         return fact.key if fact is not None and fact.key and not fact.multi else key
 
     def _degrade(
@@ -226,6 +258,7 @@ class Consolidator:
         error: str,
         *,
         count_attempt: bool,
+        owners: Audience = OWNER,
     ) -> SessionOutcome:
         """No usable model: rule-based facts once, an extractive Active Context, and the
         session stays queued (or is marked failed after too many bad replies)."""
@@ -247,13 +280,14 @@ class Consolidator:
                             source=Source.AUTO,
                             source_agent=agent,
                             tags=tags,
+                            **_audience_keywords(owners),
                         )
                     except (PermissionDenied, InvalidInput) as exc:
                         written.append(f"! {found.key}: {exc}")
                         continue
                     written.append(_describe(receipt))
             if _is_latest(header, headers):
-                self._write_active_context(agent, extractive_summary(sid, turns))
+                self._write_active_context(agent, extractive_summary(sid, turns), owners)
         attempts = header.number("attempts") + (1 if count_attempt else 0)
         failed = count_attempt and attempts >= self.settings.consolidation_attempts
         status = SessionStatus.FAILED if failed else SessionStatus.ENDED
@@ -282,9 +316,9 @@ class Consolidator:
                 for h in ws.session_headers(agent)
                 if h.status == SessionStatus.CONSOLIDATED and h.session_id not in covered
             ]
-            if len(todo) < self.settings.l1_every:
+            batch = _one_audience(todo, lambda h: h.fields, self.settings.l1_every)
+            if batch is None:
                 break
-            batch = todo[: self.settings.l1_every]
             text = "\n\n".join(
                 f"[{h.session_id}] {h.fields.get('started', '')}\n"
                 + (h.fields.get("summary") or "(no summary)")
@@ -298,6 +332,7 @@ class Consolidator:
                 len(batch),
                 {
                     "sessions": ", ".join(h.session_id for h in batch),
+                    **dict(audience_fields(header_audience(batch[0].fields, "", []))),
                 },
                 report,
             )
@@ -310,9 +345,10 @@ class Consolidator:
                 s for _, f in ws.summary_headers(agent, "L2") for s in list_field(f, "summaries")
             }
             todo_l1 = [(p, f) for p, f in l1 if _stem(p) not in covered]
-            if len(todo_l1) < self.settings.l2_every:
+            found = _one_audience(todo_l1, lambda pair: pair[1], self.settings.l2_every)
+            if found is None:
                 break
-            batch_l1 = todo_l1[: self.settings.l2_every]
+            batch_l1 = found
             parts = []
             for path, _ in batch_l1:
                 body = ws.parse_source(agent, path).items
@@ -327,6 +363,7 @@ class Consolidator:
                 {
                     "summaries": ", ".join(_stem(p) for p, _ in batch_l1),
                     "sessions": ", ".join(sessions),
+                    **dict(audience_fields(header_audience(batch_l1[0][1], "", []))),
                 },
                 report,
             )
@@ -391,20 +428,24 @@ class Consolidator:
             kept.insert(0, f"[summary of the earlier part] {earlier}")
         return "\n".join(kept)
 
-    def _brain_lines(self, agent: str) -> str:
-        facts = self.memory.facts(agent=agent, include_archived=False)
+    def _brain_lines(self, agent: str, owners: Audience = OWNER) -> str:
+        """The Brain the session's audience may see (the model reads it, and its
+        summary must not repeat what they may not see)."""
+        reader = self._reader_of(agent, owners)
+        facts = self.memory.facts(agent=agent, include_archived=False, reader=reader)
         if not facts:
             return "(empty)"
         return "\n".join(fact_line(f) for f in facts)
 
-    def _write_active_context(self, agent: str, text: str) -> None:
+    def _write_active_context(self, agent: str, text: str, owners: Audience = OWNER) -> None:
         """The session summary is bookkeeping, not a claim about the user: it is written
         as the system at autonomy 1-3 (no proposal to approve every session); a read-only
         agent (0) keeps it only in the session header."""
         if self.settings.policy(agent).autonomy == 0:
             return
         trimmed = fit_tokens(text, self.settings.active_context_budget, self.memory.tokens.count)
-        self.memory.memory_write(agent, "active_context", SetActiveContext(trimmed), "system")
+        change = SetActiveContext(trimmed, owners)
+        self.memory.memory_write(agent, "active_context", change, "system")
 
     def _header(self, agent: str, session_id: str) -> SessionHeader | None:
         for header in self.memory.workspace.session_headers(agent):
@@ -415,6 +456,31 @@ class Consolidator:
     def _set(self, agent: str, session_id: str, **fields: str | None) -> None:
         change = UpdateSession(session_id, tuple(fields.items()))
         self.memory.memory_write(agent, "sessions", change, "system")
+
+
+def _one_audience(
+    todo: Sequence[T], fields_of: Callable[[T], Mapping[str, str]], size: int
+) -> list[T] | None:
+    """The first ``size`` of ``todo`` made for one audience, taking the audience whose
+    ``size``-th is earliest (``None`` when no audience has that many yet). Summaries are
+    made per audience, so none mixes memories some of its readers may not see."""
+    groups: dict[Audience, list[T]] = {}
+    for entry in todo:
+        group = groups.setdefault(header_audience(fields_of(entry), "", []), [])
+        group.append(entry)
+        if len(group) == size:
+            return group
+    return None
+
+
+def _audience_keywords(owners: Audience) -> dict[str, Any]:
+    """``remember`` keywords writing for ``owners``."""
+    return {
+        "scope": owners.scope,
+        "user": owners.user,
+        "channel": owners.channel,
+        "team": owners.team,
+    }
 
 
 def extractive_summary(session_id: str, turns: Sequence[MemoryItem]) -> str:

@@ -279,7 +279,7 @@ def _check_lost_copies(
             continue
         text = copy.read_text(encoding="utf-8", errors="replace")
         parsed = brain.parse_facts(
-            text, spec=spec, agent=agent, tenant=workspace.tenant, mtime=datetime.now(UTC)
+            text, spec=spec, agent=agent, tenant=workspace.tenant_of(agent), mtime=datetime.now(UTC)
         )
         absent = [item for item in parsed.items if item.id not in known]
         if absent:

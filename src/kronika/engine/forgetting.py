@@ -245,7 +245,7 @@ def _user_turns(
             read.text,
             path=path,
             agent=agent,
-            tenant=workspace.tenant,
+            tenant=workspace.tenant_of(agent),
             fallback_id=PurePosixPath(path).stem,
             fallback_start=read.mtime,
         )

@@ -19,9 +19,10 @@ from __future__ import annotations
 import json
 import tomllib
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from kronika.core.model import Reader
 from kronika.core.screening import screen_text
 from kronika.core.serialize import item_to_dict
 from kronika.engine.backup_format import (
@@ -33,7 +34,6 @@ from kronika.engine.backup_format import (
     read_backup,
 )
 from kronika.engine.restore import (
-    LOCK_FILE,
     StagedFile,
     Staging,
     has_content,
@@ -44,7 +44,6 @@ from kronika.errors import ImportFormatError
 from kronika.memory import Memory
 from kronika.ports import AuditEntry
 from kronika.settings import CONFIG_FILE, AgentPolicy
-from kronika.stores.lock import WorkspaceLock
 
 __all__ = [
     "FORMAT",
@@ -79,8 +78,19 @@ class RestoreReport:
         return {**asdict(self), "notes": list(self.notes)}
 
 
-def export_memory(memory: Memory, agents: Sequence[str] | None = None) -> dict[str, Any]:
-    """Everything kept for ``agents`` (all by default) as a JSON-ready dict."""
+def export_memory(
+    memory: Memory, agents: Sequence[str] | None = None, *, reader: Reader | None = None
+) -> dict[str, Any]:
+    """Everything kept for ``agents`` (all by default) as a JSON-ready dict.
+
+    With a reader (given, or the memory's :attr:`~kronika.Memory.default_reader`) it
+    is that reader's *view* instead: the items they may see, and nothing written
+    verbatim (files and the audit trail hold everyone's memories). A view says so in
+    ``view`` and cannot be imported as a backup.
+    """
+    who = reader if reader is not None else memory.default_reader
+    if who is not None:
+        return _export_view(memory, agents, who)
     names = list(agents) if agents else memory.agents()
     memory.sync()
     out: dict[str, Any] = {
@@ -107,7 +117,7 @@ def export_memory(memory: Memory, agents: Sequence[str] | None = None) -> dict[s
         out["agents"][name] = {
             "files": files,
             "file_times": times,
-            "policy": {"autonomy": policy.autonomy, "writers": list(policy.writers)},
+            "policy": _policy_dict(policy),
             "items": [item_to_dict(item) for item in items],
         }
     out["audit"] = (
@@ -120,6 +130,44 @@ def export_memory(memory: Memory, agents: Sequence[str] | None = None) -> dict[s
         else []
     )
     return out
+
+
+def _policy_dict(policy: AgentPolicy) -> dict[str, Any]:
+    out: dict[str, Any] = {"autonomy": policy.autonomy, "writers": list(policy.writers)}
+    if policy.tenant is not None:
+        out["tenant"] = policy.tenant
+    return out
+
+
+def _export_view(memory: Memory, agents: Sequence[str] | None, reader: Reader) -> dict[str, Any]:
+    """What ``reader`` may see of ``agents`` (those of the reader's tenant by default)."""
+    tenant_of = memory.workspace.tenant_of
+    names = (
+        list(agents) if agents else [a for a in memory.agents() if tenant_of(a) == reader.tenant]
+    )
+    memory.sync()
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": memory.clock.now().isoformat(),
+        "tenant": reader.tenant,
+        "view": {
+            "tenant": reader.tenant,
+            "user": reader.user,
+            "channel": reader.channel,
+            "teams": list(reader.teams),
+        },
+        "embedding_model": memory.embedder.model_id,
+        "agents": {
+            name: {
+                "items": [
+                    item_to_dict(item)
+                    for item in memory.items(agent=name, include_superseded=True, reader=reader)
+                ]
+            }
+            for name in names
+        },
+    }
 
 
 def import_export(memory: Memory, data: Any, *, replace_existing: bool = False) -> RestoreReport:
@@ -143,12 +191,15 @@ def restore_backup(
     usage = [u for agent in backup.agents for u in agent.usage]
     prepared = False
     try:
-        with WorkspaceLock(home / LOCK_FILE):
+        with memory.lock:
             recover_imports(home)
             staged = stage_backup(memory, backup, replace_existing=replace_existing)
             prepare_index(memory, backup)
             prepared = True
             staged.staging.commit(staged.targets)
+            if not _audit_in_workspace(memory):  # a store's own trail: appended, not swapped
+                for entry in _restored_audit(memory, backup):
+                    memory.audit_log.append(entry)
     finally:
         if prepared:  # restored, or put back as it was: either way read the files again
             index_restored(memory, backup)
@@ -221,8 +272,9 @@ def stage_backup(memory: Memory, backup: Backup, *, replace_existing: bool) -> S
         if config is not None:
             staging.file(StagedFile(CONFIG_FILE, config))
             targets.append(CONFIG_FILE)
-        staging.file(StagedFile(AUDIT_FILE, _audit_with(memory, backup)))
-        targets.append(AUDIT_FILE)
+        if _audit_in_workspace(memory):
+            staging.file(StagedFile(AUDIT_FILE, _audit_with(memory, backup)))
+            targets.append(AUDIT_FILE)
     except BaseException:
         staging.discard()
         raise
@@ -249,12 +301,26 @@ def _refuse_overwrites(
         )
 
 
+def _audit_in_workspace(memory: Memory) -> bool:
+    """Whether the audit trail is the workspace's ``audit.jsonl`` (then an import swaps
+    it in with the files; a store of record's trail takes the entries appended)."""
+    return getattr(memory.audit_log, "path", None) == memory.settings.home / AUDIT_FILE
+
+
 def _audit_with(memory: Memory, backup: Backup) -> str:
     """``audit.jsonl`` as it is, then the export's entries, then one per restored agent."""
     path = memory.settings.home / AUDIT_FILE
     text = path.read_bytes().decode("utf-8", errors="replace") if path.is_file() else ""
     if text and not text.endswith("\n"):
         text += "\n"  # a torn last line must not swallow the first restored entry
+    for entry in _restored_audit(memory, backup):
+        record = {**asdict(entry), "at": entry.at.isoformat()}
+        text += json.dumps(record, ensure_ascii=False) + "\n"
+    return text
+
+
+def _restored_audit(memory: Memory, backup: Backup) -> list[AuditEntry]:
+    """The export's entries, then one per restored agent, screened for secrets."""
     now = memory.clock.now()
     made = f" made {backup.exported_at}" if backup.exported_at else ""
     restored = [
@@ -271,11 +337,10 @@ def _audit_with(memory: Memory, backup: Backup) -> str:
         for agent in backup.agents
     ]
     mode = memory.settings.secrets
-    for entry in (*backup.audit, *restored):
-        record = {**asdict(entry), "at": entry.at.isoformat()}
-        record["summary"] = screen_text(entry.summary, mode)
-        text += json.dumps(record, ensure_ascii=False) + "\n"
-    return text
+    return [
+        replace(entry, summary=screen_text(entry.summary, mode))
+        for entry in (*backup.audit, *restored)
+    ]
 
 
 def _config_with_policies(
@@ -303,9 +368,10 @@ def _config_with_policies(
             )
             continue
         writers = ", ".join(json.dumps(w, ensure_ascii=False) for w in wanted.writers)
+        tenant = "" if wanted.tenant is None else f"tenant = {json.dumps(wanted.tenant)}\n"
         tables.append(
             f"[agents.{json.dumps(agent.name)}]\n"
-            f"autonomy = {wanted.autonomy}\nwriters = [{writers}]\n"
+            f"autonomy = {wanted.autonomy}\nwriters = [{writers}]\n{tenant}"
         )
     if not tables:
         return None, 0, notes
@@ -320,4 +386,5 @@ def _config_with_policies(
 
 def _describe(policy: AgentPolicy) -> str:
     writers = ", ".join(policy.writers) or "none"
-    return f"autonomy {policy.autonomy}, writers {writers}"
+    tenant = "" if policy.tenant is None else f", tenant {policy.tenant}"
+    return f"autonomy {policy.autonomy}, writers {writers}{tenant}"

@@ -27,8 +27,10 @@ from datetime import datetime
 from enum import Enum
 from typing import Any
 
-from kronika.core.model import MemoryItem, SessionRecord, TurnRecord
+from kronika.core.lessons import Lesson
+from kronika.core.model import MemoryItem, Scope, SessionRecord, TurnRecord
 from kronika.core.serialize import item_from_dict, item_to_dict
+from kronika.core.visibility import Audience
 from kronika.engine.write import (
     USER,
     AddFact,
@@ -42,7 +44,10 @@ from kronika.engine.write import (
     SetActiveContext,
     SupersedeFact,
     TouchFact,
+    UpdateNote,
     UpdateSession,
+    WriteEntityPage,
+    WriteLessons,
     WriteSession,
     WriteSummary,
     describe_change,
@@ -70,6 +75,9 @@ _CHANGES: dict[str, type[Any]] = {
         WriteSession,
         SetActiveContext,
         RestoreFile,
+        WriteLessons,
+        WriteEntityPage,
+        UpdateNote,
     )
 }
 _ITEM_DEFAULTS = {
@@ -106,10 +114,12 @@ def _encode(value: Any) -> Any:
             return data
         case datetime():
             return value.isoformat()
-        case TurnRecord() | SessionRecord():
+        case TurnRecord() | SessionRecord() | Lesson():
             return {f.name: _encode(getattr(value, f.name)) for f in fields(value)}
         case tuple():
             return [_encode(v) for v in value]
+        case Audience():
+            return {f.name: getattr(value, f.name) for f in fields(value)}
     return value
 
 
@@ -120,6 +130,26 @@ def _turn(data: Mapping[str, Any]) -> TurnRecord:
         str(data["speaker"]),
         str(data["content"]),
         datetime.fromisoformat(at) if at else None,
+    )
+
+
+def _lesson(data: Mapping[str, Any]) -> Lesson:
+    return Lesson(
+        id=str(data["id"]),
+        agent=str(data["agent"]),
+        kind=str(data["kind"]),
+        text=str(data["text"]),
+        cause=str(data["cause"]),
+        created_at=datetime.fromisoformat(data["created_at"]),
+        updated_at=datetime.fromisoformat(data["updated_at"]),
+        helped=int(data["helped"]),
+        hurt=int(data["hurt"]),
+        uses=int(data["uses"]),
+        streak=int(data.get("streak", 0)),
+        status=str(data["status"]),
+        importance=float(data["importance"]),
+        evidence=tuple(str(v) for v in data["evidence"]),
+        tags=tuple(str(v) for v in data["tags"]),
     )
 
 
@@ -145,8 +175,12 @@ def _decode(name: str, value: Any) -> Any:
             )
         case "ids":
             return tuple(str(v) for v in value)
+        case "lessons":
+            return tuple(_lesson(v) for v in value)
         case "header" | "fields":
             return tuple((str(k), v) for k, v in value)
+        case "owners":
+            return Audience(Scope(value["scope"]), value["user"], value["channel"], value["team"])
     if not isinstance(value, str):
         raise TypeError(f"{name} should be text")
     return value
@@ -164,7 +198,8 @@ def change_from_dict(data: Mapping[str, Any]) -> Change:
     if cls is None:
         raise ValueError(f"unknown change type {data.get('type')!r}")
     try:
-        change: Change = cls(**{f.name: _decode(f.name, data[f.name]) for f in fields(cls)})
+        given = (f for f in fields(cls) if f.name in data)  # a missing default keeps it
+        change: Change = cls(**{f.name: _decode(f.name, data[f.name]) for f in given})
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ValueError(f"a {cls.__name__} that cannot be read ({exc!r})") from exc
     return change

@@ -172,7 +172,7 @@ def _edit_file(
 def _parse(workspace: MarkdownWorkspace, agent: str, path: str, text: str) -> ParsedItems:
     kind = classify(path)
     stem = PurePosixPath(path).stem
-    tenant = workspace.tenant
+    tenant = workspace.tenant_of(agent)
     match kind:
         case SourceKind.FACTS:
             spec = next(s for s in brain.FACT_FILES if s.path == path)

@@ -24,10 +24,12 @@ an extractive digest — the summary is saved into the session file, and the las
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from kronika.core.commands import CommandKind, detect_command
 from kronika.core.context import (
@@ -44,6 +46,7 @@ from kronika.core.model import (
     ASSISTANT_SPEAKER,
     ItemType,
     MemoryItem,
+    Reader,
     RecallHit,
     SessionRecord,
     SessionStatus,
@@ -51,6 +54,7 @@ from kronika.core.model import (
 )
 from kronika.core.prompt import render_memory_block
 from kronika.core.redaction import phrase_pattern, redact
+from kronika.core.visibility import reader_audience
 from kronika.engine.commands import CommandResult, CommandRunner
 from kronika.engine.consolidate import ConsolidationReport, Consolidator
 from kronika.engine.write import (
@@ -67,8 +71,16 @@ from kronika.ports import LLM, ChatMessage
 from kronika.prompts import summaries
 from kronika.providers.jsonout import structured_call
 from kronika.providers.ledger import llm_task
-from kronika.stores.markdown.sessions import LIVE_ID_RE, SUMMARY_ID_RE, SUMMARY_SPEAKER
+from kronika.stores.markdown.sessions import (
+    LIVE_ID_RE,
+    SUMMARY_ID_RE,
+    SUMMARY_SPEAKER,
+    audience_fields,
+    header_audience,
+)
+from kronika.stores.usage import LESSON_USES_FILE, JsonlLessonUses
 
+log = logging.getLogger("kronika.lessons")
 _INDEX_RE = re.compile(r"_(\d+)$")
 ROLES = ("user", ASSISTANT_SPEAKER)
 
@@ -129,8 +141,16 @@ class Session:
         agent: str | None = None,
         llm: LLM | None = None,
         minion: LLM | None = None,
+        reader: Reader | None = None,
     ) -> None:
+        """``reader`` (default: the memory's :attr:`~kronika.Memory.default_reader`) is
+        who talks, and where: the wake context and recall hold only what they may see,
+        and the session's turns are theirs (in their channel)."""
+        self.reader = reader if reader is not None else memory.default_reader
+        if self.reader is not None and memory.default_reader != self.reader:
+            memory = memory.as_reader(self.reader)  # spoken commands read and write as them
         self.memory = memory
+        self.owners = reader_audience(self.reader)
         self.agent = agent or memory.settings.default_agent
         memory.create_agent(self.agent)
         self.llm = llm
@@ -165,6 +185,8 @@ class Session:
         for header in self.memory.workspace.session_headers(self.agent):
             if header.status != SessionStatus.OPEN or header.session_id == self.session_id:
                 continue
+            if header_audience(header.fields, header.path, []) != self.owners:
+                continue  # another reader's conversation: never resumed (nor ended) here
             turns = self.memory.load_session(header.session_id, agent=self.agent)
             last = turns[-1].created_at if turns else None
             if self.session_id is None and last is not None and now - last < idle:
@@ -235,6 +257,8 @@ class Session:
             if result.drop_previous:
                 self._drop_last_exchange(keep_latest=True)
         recalled, lessons = ((), ()) if command is not None else self._recall(text)
+        if command is None:
+            self._note_lessons(lessons, now)
         messages, tokens = self._payload(recalled, lessons)
         summarized = self._maybe_summarize(recalled, lessons, tokens)
         if summarized:
@@ -276,7 +300,7 @@ class Session:
 
     # ------------------------------------------------------------------ internals
     def _core(self) -> tuple[str, str, str]:
-        return wake_context(self.memory, self.agent)
+        return wake_context(self.memory, self.agent, reader=self.reader)
 
     def _new_id(self, now: datetime) -> str:
         return new_session_id(self.memory, self.agent, now)
@@ -288,6 +312,7 @@ class Session:
         if session_id is None:
             session_id = self._new_id(at)
             header = (("source", "chat"), ("agent", self.agent), ("status", SessionStatus.OPEN))
+            header += audience_fields(self.owners)
         index = state.count + 1
         turn = TurnRecord(f"{session_id}_{index}", role, text, at)
         change = AppendTurn(session_id, turn, at, header)
@@ -346,8 +371,11 @@ class Session:
         s = self.settings
         if s.recall_budget <= 0 and s.lessons_budget <= 0:
             return (), ()
-        result = self.memory.recall(text, agent=self.agent, k=max(s.recall_k, 10))
-        brain = {f.id for f in self.memory.facts(agent=self.agent, include_archived=False)}
+        who = self.reader
+        result = self.memory.recall(text, agent=self.agent, k=max(s.recall_k, 10), reader=who)
+        brain = {
+            f.id for f in self.memory.facts(agent=self.agent, include_archived=False, reader=who)
+        }
         hits = [
             h
             for h in result.hits
@@ -363,13 +391,32 @@ class Session:
         lessons: list[RecallHit] = []
         if s.lessons_budget > 0:
             found = self.memory.recall(
-                text, agent=self.agent, k=5, types=[ItemType.REFLECTION, ItemType.STRATEGY]
+                text,
+                agent=self.agent,
+                k=5,
+                types=[ItemType.REFLECTION, ItemType.STRATEGY],
+                reader=who,
             )
             lessons = _passing(list(found.hits), s.similarity_threshold)
         count = self.memory.tokens.count
         kept_recall = _within(recalled, s.recall_budget, count)
         kept_lessons = _within(lessons, s.lessons_budget, count)
         return tuple(kept_recall), tuple(kept_lessons)
+
+    def _note_lessons(self, lessons: tuple[RecallHit, ...], now: datetime) -> None:
+        """Every payload is counted, with the lessons it carried (SPEC O1)."""
+        ids = [h.item.id for h in lessons]
+        for hit in lessons:
+            log.info(
+                "lesson used: %s (score %.2f) for agent %s in session %s",
+                hit.item.id,
+                hit.item.confidence or 0.0,
+                self.agent,
+                self._state.session_id,
+            )
+        JsonlLessonUses(Path(self.settings.home) / LESSON_USES_FILE).append(
+            now, self.agent, self._state.session_id or "", ids
+        )
 
     def _payload(
         self, recalled: tuple[RecallHit, ...], lessons: tuple[RecallHit, ...]
@@ -455,19 +502,24 @@ class Session:
         into.waiting = list(dict.fromkeys([*into.waiting, *other.waiting]))
 
 
-def wake_context(memory: Memory, agent: str) -> tuple[str, str, str]:
+def wake_context(
+    memory: Memory, agent: str, *, reader: Reader | None = None
+) -> tuple[str, str, str]:
     """What an agent wakes with (L1), each part within its budget: identity, the
-    ``<memory>`` block of its Brain, its Active Context. Reads only."""
+    ``<memory>`` block of its Brain, its Active Context — only what ``reader`` may see.
+    Reads only."""
     count = memory.tokens.count
     s = memory.settings
     identity = fit_tokens(memory.identity(agent=agent).strip(), s.identity_budget, count)
-    facts = memory.facts(agent=agent, include_archived=False)
+    facts = memory.facts(agent=agent, include_archived=False, reader=reader)
     block = render_memory_block(facts)
     if count(block) > s.brain_max:
         lines = block.splitlines()
         kept = fit_lines(lines[1:-1], s.brain_max - count("<memory>\n</memory>"), count)
         block = "\n".join(["<memory>", *kept, "</memory>"]) if kept else ""
-    active = fit_tokens(memory.active_context(agent=agent).strip(), s.active_context_budget, count)
+    active = fit_tokens(
+        memory.active_context(agent=agent, reader=reader).strip(), s.active_context_budget, count
+    )
     return identity, block, active
 
 

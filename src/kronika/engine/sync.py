@@ -40,6 +40,7 @@ from typing import Protocol, runtime_checkable
 
 from kronika.core.model import MemoryItem
 from kronika.core.text import content_hash, embedding_texts
+from kronika.core.visibility import Audience
 from kronika.errors import KronikaError
 from kronika.ports import Embedder, ItemIndex, SourceState
 from kronika.stores.markdown import sessions
@@ -438,13 +439,14 @@ class Indexer:
             headers,
             path=path,
             agent=agent,
-            tenant=self._workspace.tenant,
+            tenant=self._workspace.tenant_of(agent),
             session_id=session_id,
             started=before[-1].created_at,
             importance=self._workspace.message_importance,
             seen=seen,
             warnings=warnings,
             first_line=first_line,
+            owners=Audience.of(before[-1]),  # one header: every turn has the same audience
         )
         return None if warnings else [item for item, _ in found]
 

@@ -31,6 +31,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path, PurePosixPath
 
+from kronika.core.lessons import Lesson
 from kronika.core.model import MemoryItem, SessionRecord, TurnRecord
 from kronika.core.screening import (
     screen_fields,
@@ -39,6 +40,7 @@ from kronika.core.screening import (
     screen_text,
     screen_turn,
 )
+from kronika.core.visibility import OWNER, Audience
 from kronika.engine.redacting import apply_forget
 from kronika.errors import InvalidInput, PermissionDenied
 from kronika.ports import AuditEntry, AuditLog, Clock
@@ -47,6 +49,8 @@ from kronika.stores.markdown.appending import append_turn_in_place
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.brain import FACT_FILES
 from kronika.stores.markdown.files import write_text
+from kronika.stores.markdown.layout import SourceKind, classify
+from kronika.stores.markdown.lessons import LESSONS_FILE
 from kronika.stores.markdown.sessions import session_filename
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
@@ -132,6 +136,8 @@ class WriteSession:
 @dataclass(frozen=True, slots=True)
 class SetActiveContext:
     text: str
+    owners: Audience = OWNER
+    """Who the summarised session was for: readers who may not see it do not get it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +146,31 @@ class RestoreFile:
 
     path: str
     text: str
+
+
+@dataclass(frozen=True, slots=True)
+class UpdateNote:
+    """Rewrite a note where it stands (an opinion's confidence moved by the reflect job)."""
+
+    item: MemoryItem
+
+
+@dataclass(frozen=True, slots=True)
+class WriteEntityPage:
+    """Write an entity page ``bank/entities/<Name>.md`` (the reflect job keeps a section
+    of it; the rest is the person's)."""
+
+    path: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class WriteLessons:
+    """Add or update lessons (:mod:`kronika.core.lessons`) in ``lessons.md``; ``what``
+    is the audit's one-line account (``learned``, ``helped``, ``hurt``, ``retired``)."""
+
+    lessons: tuple[Lesson, ...]
+    what: str
 
 
 Change = (
@@ -156,14 +187,18 @@ Change = (
     | WriteSession
     | SetActiveContext
     | RestoreFile
+    | WriteLessons
+    | WriteEntityPage
+    | UpdateNote
 )
 
 
 @dataclass(frozen=True, slots=True)
 class WriteReceipt:
-    """What happened to a change: ``applied``, or ``proposed`` (waiting for the user,
-    as proposal ``proposal`` when the writer keeps proposals). An applied change is
-    durable once this is returned, whatever ``notes`` says."""
+    """What happened to a change: ``applied``, ``proposed`` (waiting for the user,
+    as proposal ``proposal`` when the writer keeps proposals) or ``refused`` by a
+    storage policy (``policy`` says why). An applied change is durable once this is
+    returned, whatever ``notes`` says."""
 
     outcome: str
     change: Change
@@ -173,6 +208,9 @@ class WriteReceipt:
     notes: tuple[str, ...] = ()
     """Steps after the change was stored that did not finish (the audit entry, the
     index): the change itself is kept; ``kronika sync`` brings the index up to date."""
+    policy: str | None = None
+    """What a storage policy did (``docs/policies.md``): why the change was ``refused``
+    (then nothing was stored), or why it was kept in a shorter tier than asked."""
 
 
 def describe_change(change: Change) -> tuple[str, str | None, str]:
@@ -205,6 +243,13 @@ def describe_change(change: Change) -> tuple[str, str | None, str]:
             return "active_context", None, text[:80]
         case RestoreFile(path, text):
             return "restore_file", None, f"{path} ({len(text)} characters)"
+        case WriteLessons(lessons, what):
+            first = lessons[0].id if len(lessons) == 1 else None
+            return "lesson", first, f"{what}: {', '.join(x.id for x in lessons)}"
+        case WriteEntityPage(path, text):
+            return "entity_page", None, f"{path} ({len(text)} characters)"
+        case UpdateNote(item):
+            return "update_note", item.id, item.content
 
 
 def screen_change(change: Change, mode: str) -> Change:
@@ -229,9 +274,16 @@ def screen_change(change: Change, mode: str) -> Change:
         case WriteSession(session):
             return WriteSession(screen_session(session, mode))
         case SetActiveContext(text):
-            return SetActiveContext(screen_text(text, mode))
+            return replace(change, text=screen_text(text, mode))
         case RestoreFile(_, text):
             return replace(change, text=screen_text(text, mode))
+        case WriteLessons(lessons, _):
+            screened = tuple(replace(x, text=screen_text(x.text, mode)) for x in lessons)
+            return replace(change, lessons=screened)
+        case WriteEntityPage(_, text):
+            return replace(change, text=screen_text(text, mode))
+        case UpdateNote(item):
+            return UpdateNote(screen_item(item, mode))
         case ArchiveFacts() | RemoveItem() | ForgetItems():
             return change  # nothing new is written (a forget only takes text out)
 
@@ -265,6 +317,10 @@ class MemoryWriter:
         ``target_agent``'s memory, audit it."""
         content = screen_change(content, self._settings.secrets)
         self._workspace.require_agent(target_agent)
+        gated = self._storage_policies(target_agent, section, content, source_agent)
+        if isinstance(gated, WriteReceipt):
+            return gated  # refused: nothing is stored, the audit trail says why
+        content, policy = gated
         action, item_id, summary = describe_change(content)
         outcome = self._decide(target_agent, content, source_agent)
         entry = AuditEntry(
@@ -305,7 +361,27 @@ class MemoryWriter:
                 f"the change was stored but the index was not updated ({exc}); "
                 "`kronika sync` or `kronika reindex` catches up"
             )
-        return WriteReceipt("applied", content, item, paths, notes=tuple(notes))
+        return WriteReceipt("applied", content, item, paths, notes=tuple(notes), policy=policy)
+
+    def _storage_policies(
+        self, target: str, section: str, change: Change, source: str
+    ) -> tuple[Change, str | None] | WriteReceipt:
+        """``change`` as the storage policies let it be stored (and why it was shortened),
+        or the receipt of its refusal, audited without the refused text."""
+        if self._settings.storage.empty:  # the common case costs one attribute read
+            return change, None
+        policies = self._settings.storage_policies
+        from kronika.engine.policy_gate import Refused, gate_change  # imports this module
+
+        now = self._clock.now()
+        gated = gate_change(change, target, self._settings.tenant, policies, now)
+        if not isinstance(gated, Refused):
+            return gated.change, gated.reason
+        action, item_id, _ = describe_change(change)
+        self._audit.append(
+            AuditEntry(now, action, target, source, section, item_id, gated.reason[:200], "refused")
+        )
+        return WriteReceipt("refused", change, None, (), policy=gated.reason)
 
     def _decide(self, target: str, change: Change, source: str) -> str:
         if source in (USER, SYSTEM):
@@ -373,10 +449,21 @@ class MemoryWriter:
             case WriteSession(session):
                 path = ws.write_session(agent, session)
                 return None, (path,)
-            case SetActiveContext(text):
-                ws.write_active_context(agent, text)
+            case SetActiveContext(text, owners):
+                ws.write_active_context(agent, text, owners)
                 return None, ("active_context.md",)
             case RestoreFile(path, text):
+                atomic_write_text(safe_agent_path(ws.agent_dir(agent), path), text)
+                return None, (path,)
+            case WriteLessons(lessons, _):
+                ws.write_lessons(agent, lessons)
+                return None, (LESSONS_FILE,)
+            case UpdateNote(item):
+                stored = ws.update_note(agent, item)
+                return stored, (stored.provenance.path,)
+            case WriteEntityPage(path, text):
+                if classify(path) is not SourceKind.ENTITY:
+                    raise InvalidInput(f"{path} is not an entity page (bank/entities/<Name>.md)")
                 atomic_write_text(safe_agent_path(ws.agent_dir(agent), path), text)
                 return None, (path,)
 

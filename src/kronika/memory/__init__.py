@@ -9,11 +9,13 @@ in :mod:`kronika.memory.base`.
 
 from __future__ import annotations
 
+from kronika.memory.lessons import MemoryLessons
+from kronika.memory.links import MemoryLinks
 from kronika.memory.reads import MemoryReads
 from kronika.memory.writes import ImportReport, MemoryWrites
 
 
-class Memory(MemoryWrites, MemoryReads):
+class Memory(MemoryWrites, MemoryReads, MemoryLinks, MemoryLessons):
     """Long-term memory of the agents in one workspace.
 
     Build one with :func:`kronika.app.build_memory` (or inject the parts yourself)::

@@ -3,32 +3,38 @@ keeping the index in step with the Markdown."""
 
 from __future__ import annotations
 
+import copy
 import re
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import datetime
-from typing import Self, TypeVar
+from typing import Any, Self, TypeVar
 
 from kronika.core.dedup import same_text
-from kronika.core.model import MemoryItem
+from kronika.core.model import MemoryItem, Reader, RecallFilter
 from kronika.core.scoring import ScoreWeights
+from kronika.core.visibility import only_visible
 from kronika.engine.proposals import ProposalBook
 from kronika.engine.recall import Recaller, RecallSettings
 from kronika.engine.sync import PENDING_FILE, Indexer, Progress, SyncReport
 from kronika.engine.write import MemoryWriter
-from kronika.errors import CorruptIndexError, InvalidAgentName, InvalidInput
+from kronika.errors import CorruptIndexError, InvalidAgentName, InvalidInput, PermissionDenied
 from kronika.memory import checks
 from kronika.ports import (
     AuditLog,
     Clock,
     Embedder,
     ItemIndex,
+    LinkStore,
     Reranker,
     TokenCounter,
+    WriteLock,
 )
 from kronika.settings import Settings
+from kronika.stores.durable import GroupCommit
 from kronika.stores.lock import WorkspaceLock
+from kronika.stores.markdown.links import MarkdownLinks
 from kronika.stores.markdown.sessions import session_filename
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
@@ -54,6 +60,10 @@ def _same_text(a: str, b: str) -> bool:
 class MemoryBase:
     """The parts a :class:`Memory` is built from, its lifecycle and its internal helpers."""
 
+    default_reader: Reader | None = None
+    """The reading context of reads and writes that are given none (see :meth:`as_reader`);
+    ``None`` reads unrestricted, as the workspace's owner."""
+
     def __init__(
         self,
         *,
@@ -65,6 +75,8 @@ class MemoryBase:
         clock: Clock,
         audit: AuditLog,
         reranker: Reranker | None = None,
+        lock: WriteLock | None = None,
+        links: LinkStore | None = None,
     ) -> None:
         self.settings = settings
         self.workspace = workspace
@@ -73,7 +85,9 @@ class MemoryBase:
         self.tokens = tokens
         self.clock = clock
         self.audit_log = audit
-        self._lock = WorkspaceLock(settings.home / ".kronika.lock")
+        self._lock: WriteLock = lock or WorkspaceLock(settings.home / ".kronika.lock")
+        self.link_store: LinkStore = links or MarkdownLinks(workspace)
+        self._commits = GroupCommit()  # turns reach the disk after the lock is released
         self._indexer = Indexer(
             workspace=workspace,
             index=index,
@@ -137,7 +151,7 @@ class MemoryBase:
         return list(dict.fromkeys(found))
 
     @property
-    def lock(self) -> WorkspaceLock:
+    def lock(self) -> WriteLock:
         """The workspace's write lock (re-entrant, shared with other processes): hold
         it while changing the workspace's files other than through this memory."""
         return self._lock
@@ -184,8 +198,10 @@ class MemoryBase:
 
     def close(self) -> None:
         self.index.close()
+        self._lock.close()
 
     def agents(self) -> list[str]:
+        self._refresh()
         return self.workspace.agents()
 
     def create_agent(self, agent: str) -> None:
@@ -246,22 +262,90 @@ class MemoryBase:
         report.warnings.extend(self._notes)
         return report
 
-    def load_session(self, session_id: str, *, agent: str | None = None) -> list[MemoryItem]:
-        """Every turn of one stored session, in order."""
+    def load_session(
+        self, session_id: str, *, agent: str | None = None, reader: Reader | None = None
+    ) -> list[MemoryItem]:
+        """Every turn of one stored session the reader may see, in order."""
         name = self._agent(agent)
         path = session_filename(checks.text(session_id, what="the session id"))
         if path not in {f.path for f in self.workspace.list_sources(name)}:
             return []
-        return list(self.workspace.parse_source(name, path).items)
+        return only_visible(self.workspace.parse_source(name, path).items, self._reader(reader))
 
     def _agents_or_all(self, agent: str | None) -> list[str]:
         return [self._agent(agent)] if agent else self.agents()
 
+    # ------------------------------------------------------------ reading context
+    def reader(
+        self,
+        *,
+        user: str | None = None,
+        channel: str | None = None,
+        tenant: str | None = None,
+        teams: Sequence[str] | None = None,
+    ) -> Reader:
+        """A reading context (docs/scopes.md): ``tenant`` defaults to the ``tenant``
+        setting, ``teams`` to the teams ``[teams]`` of the config file lists ``user`` in."""
+        user, channel, tenant = (
+            checks.optional_text(value, what=what)
+            for value, what in (
+                (user, "the user"),
+                (channel, "the channel"),
+                (tenant, "the tenant"),
+            )
+        )
+        chosen = (
+            self.settings.teams_of(user) if teams is None else checks.texts(teams, what="teams")
+        )
+        return Reader(tenant or self.settings.tenant, user, channel, tuple(chosen))
+
+    def as_reader(self, reader: Reader | None = None, **context: Any) -> Self:
+        """This memory seen by one reader: every read and write of the returned view
+        takes ``reader`` (or :meth:`reader` of ``context``) unless given its own. The
+        view shares this memory's parts; close the original, not the view."""
+        view = copy.copy(self)
+        view.default_reader = reader if reader is not None else self.reader(**context)
+        return view
+
+    def follow_tenants(self) -> list[str]:
+        """Read again the agents whose items the index holds under another tenant than
+        the config now gives them (an agent moved to a tenant); returns their names."""
+        moved = []
+        for agent in self.agents():
+            flt = RecallFilter(agents=(agent,), include_superseded=True)
+            found = self.index.list_items(flt, limit=1)
+            if found and found[0].tenant != self.workspace.tenant_of(agent):
+                with self._lock:
+                    for path in self.index.source_states(agent):
+                        self.index.remove_source(agent, path)
+                    self._healing(lambda a=agent: self._indexer.sync_agent(a))  # type: ignore[misc]
+                moved.append(agent)
+        return moved
+
+    def _reader(self, reader: Reader | None) -> Reader | None:
+        if reader is not None and not isinstance(reader, Reader):
+            raise InvalidInput(f"reader must be a Reader, not {type(reader).__name__}")
+        return reader if reader is not None else self.default_reader
+
+    def _check_tenant(self, agent: str, reader: Reader | None) -> None:
+        """A reader of another tenant may not write into ``agent``'s memory."""
+        if reader is not None and reader.tenant != self.workspace.tenant_of(agent):
+            raise PermissionDenied(
+                f"agent {agent!r} belongs to tenant {self.workspace.tenant_of(agent)!r},"
+                f" not {reader.tenant!r}"
+            )
+
     # ----------------------------------------------------------------- internals
     def _agent(self, agent: str | None) -> str:
         name = agent or self.settings.default_agent
+        self._refresh()
         self.workspace.require_agent(name)
         return name
+
+    def _refresh(self) -> None:
+        """See what other workers of a shared store wrote (a no-op on one workspace)."""
+        if self._lock.refresh():
+            self._synced_at.clear()
 
     def _fresh(self, agent: str) -> None:
         """Sync ``agent`` unless it was synced moments ago by this process."""

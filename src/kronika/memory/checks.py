@@ -15,6 +15,7 @@ import re
 from collections.abc import Sequence
 from datetime import datetime
 
+from kronika.core.model import RetainKind
 from kronika.errors import InvalidInput, KronikaError
 
 MAX_K = 10_000
@@ -110,6 +111,24 @@ def fraction(value: object, *, what: str) -> float | None:
     if not 0.0 <= value <= 1.0:
         raise InvalidInput(f"{what} must be between 0 and 1, got {value}")
     return float(value)
+
+
+def retain_kind(value: object) -> RetainKind | None:
+    """``None``, or a retain kind: ``W``, ``B``, ``O``, ``S`` (or their names)."""
+    if value is None or isinstance(value, RetainKind):
+        return value
+    if not isinstance(value, str):
+        raise InvalidInput(f"the kind must be W, B, O or S, not {type(value).__name__}")
+    names = {k.name.casefold(): k for k in RetainKind}
+    try:
+        return RetainKind(value.strip().upper())
+    except ValueError:
+        pass
+    if value.strip().casefold() in names:
+        return names[value.strip().casefold()]
+    raise InvalidInput(
+        f"the kind must be W (world), B (experience), O (opinion) or S (observation), not {value!r}"
+    )
 
 
 def fact_key(key: str) -> str:

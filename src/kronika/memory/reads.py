@@ -10,6 +10,7 @@ from typing import Any
 from kronika.core.model import (
     ItemType,
     MemoryItem,
+    Reader,
     RecallFilter,
     RecallResult,
     Scope,
@@ -21,6 +22,7 @@ from kronika.core.prompt import (
 )
 from kronika.core.text import normalize_key
 from kronika.core.timeexpr import parse_since, parse_until
+from kronika.core.visibility import only_visible, visible
 from kronika.engine.recall import Mode
 from kronika.errors import ConfigError, InvalidQuery, NotFound
 from kronika.memory import checks
@@ -57,8 +59,10 @@ class MemoryReads(MemoryBase):
         now: datetime | None = None,
         record_access: bool = True,
         query_vector: Vector | None = None,
+        reader: Reader | None = None,
     ) -> RecallResult:
-        """Find the memories that best match ``query`` (SPEC R1-R3).
+        """Find the memories that best match ``query`` (SPEC R1-R3) among those
+        ``reader`` may see (docs/scopes.md).
 
         A blank query finds nothing. Raises :class:`InvalidQuery` for a ``k`` outside 1..10 000, a
         ``budget_tokens`` outside 1..10 000 000, a time that cannot be understood (or
@@ -82,6 +86,7 @@ class MemoryReads(MemoryBase):
             for values, what in ((keys, "keys"), (entities, "entities"), (speakers, "speakers"))
         )
         channel = checks.optional_text(channel, what="the channel", error=InvalidQuery)
+        who = self._reader(reader)
         moment = now or self.clock.now()
         if all_agents:
             agents: tuple[str, ...] = ()
@@ -96,7 +101,7 @@ class MemoryReads(MemoryBase):
         try:
             flt = RecallFilter(
                 agents=agents,
-                tenant=self.settings.tenant,
+                tenant=None if who is None else who.tenant,
                 scopes=tuple(Scope(s) for s in scopes),
                 types=tuple(ItemType(t) for t in types),
                 keys=tuple(normalize_key(key) for key in keys),
@@ -107,6 +112,7 @@ class MemoryReads(MemoryBase):
                 until=_when(until, moment, parse_until),
                 as_of=_when(as_of, moment, parse_until),
                 include_superseded=include_superseded,
+                reader=who,
             )
         except ValueError as exc:
             raise InvalidQuery(str(exc)) from exc
@@ -134,11 +140,15 @@ class MemoryReads(MemoryBase):
             error=ConfigError,
         )
 
-    def get(self, item_id: str, *, agent: str | None = None) -> MemoryItem:
+    def get(
+        self, item_id: str, *, agent: str | None = None, reader: Reader | None = None
+    ) -> MemoryItem:
+        """One item by id; :class:`NotFound` also when ``reader`` may not see it."""
         item_id = checks.text(item_id, what="the item id")
         name = self._agent(agent)
         self._fresh(name)
         found = [it for it in self.index.get_items([item_id]) if it.agent == name]
+        found = only_visible(found, self._reader(reader))
         if not found:
             raise NotFound(f"no memory item {item_id!r} for agent {name!r}")
         return found[0]
@@ -151,8 +161,11 @@ class MemoryReads(MemoryBase):
         include_superseded: bool = False,
         limit: int | None = None,
         offset: int = 0,
+        reader: Reader | None = None,
+        scopes: Sequence[Scope | str] = (),
     ) -> list[MemoryItem]:
-        """Stored items, newest first (``kronika list``); ``limit`` 1..1 000 000."""
+        """Stored items ``reader`` may see, newest first (``kronika list``); ``limit``
+        1..1 000 000."""
         limit = checks.optional_count(limit, what="the limit", low=1, high=checks.MAX_LIMIT)
         offset = checks.count(offset, what="the offset", low=0, high=checks.MAX_OFFSET)
         name = self._agent(agent)
@@ -161,64 +174,95 @@ class MemoryReads(MemoryBase):
             flt = RecallFilter(
                 agents=(name,),
                 types=tuple(ItemType(t) for t in types),
+                scopes=tuple(Scope(sc) for sc in scopes),
                 include_superseded=include_superseded,
+                reader=self._reader(reader),
             )
         except ValueError as exc:
             raise InvalidQuery(str(exc)) from exc
         return self.index.list_items(flt, limit=limit, offset=offset)
 
-    def count(self, *, agent: str | None = None) -> int:
+    def count(self, *, agent: str | None = None, reader: Reader | None = None) -> int:
         name = self._agent(agent)
         self._fresh(name)
-        return self.index.count_items(RecallFilter(agents=(name,)))
+        return self.index.count_items(RecallFilter(agents=(name,), reader=self._reader(reader)))
 
-    def facts(self, *, agent: str | None = None, include_archived: bool = True) -> list[MemoryItem]:
-        """Current facts: the Brain, then (by default) the archive."""
+    def facts(
+        self,
+        *,
+        agent: str | None = None,
+        include_archived: bool = True,
+        reader: Reader | None = None,
+    ) -> list[MemoryItem]:
+        """Current facts ``reader`` may see: the Brain, then (by default) the archive."""
         name = self._agent(agent)
-        facts = self.workspace.brain_facts(name)
-        return facts + self.workspace.archived_facts(name) if include_archived else facts
+        facts = self._brain_facts(name, reader)
+        if not include_archived:
+            return facts
+        return facts + only_visible(self.workspace.archived_facts(name), self._reader(reader))
 
-    def history(self, key: str, *, agent: str | None = None) -> list[MemoryItem]:
-        """Every value a key has had, oldest first, with validity intervals (``[]`` for
-        a key that never had one)."""
+    def _brain_facts(self, agent: str, reader: Reader | None) -> list[MemoryItem]:
+        return only_visible(self.workspace.brain_facts(agent), self._reader(reader))
+
+    def history(
+        self, key: str, *, agent: str | None = None, reader: Reader | None = None
+    ) -> list[MemoryItem]:
+        """Every value a key has had that ``reader`` may see, oldest first, with validity
+        intervals (``[]`` for a key that never had one)."""
         key = checks.text(key, what="the key")
         name = self._agent(agent)
         wanted = normalize_key(key)
-        pool = self.workspace.fact_history(name) + self.facts(agent=name)
+        pool = only_visible(self.workspace.fact_history(name), self._reader(reader))
+        pool += self.facts(agent=name, reader=reader)
         values = [f for f in pool if f.key and normalize_key(f.key) == wanted]
         return sorted(values, key=lambda f: f.valid_from or f.created_at)
 
-    def load_all(self, *, agent: str | None = None, query: str | None = None) -> list[MemoryItem]:
+    def load_all(
+        self, *, agent: str | None = None, query: str | None = None, reader: Reader | None = None
+    ) -> list[MemoryItem]:
         """All current facts below ``load_all_below`` of them; above, the relevant ones (R6)."""
         name = self._agent(agent)
-        facts = self.facts(agent=name)
+        facts = self.facts(agent=name, reader=reader)
         limit = self.settings.load_all_below
         if len(facts) < limit:
             return facts
         if not query:
-            brain = self.workspace.brain_facts(name)
+            brain = self._brain_facts(name, reader)
             return sorted(brain, key=lambda f: -f.importance)[:limit]
-        result = self.recall(query, agent=name, k=min(limit, checks.MAX_K), types=[ItemType.FACT])
+        result = self.recall(
+            query, agent=name, k=min(limit, checks.MAX_K), types=[ItemType.FACT], reader=reader
+        )
         return [hit.item for hit in result.hits]
 
     def load_short_term(
-        self, *, agent: str | None = None, session_id: str | None = None, limit: int = 20
+        self,
+        *,
+        agent: str | None = None,
+        session_id: str | None = None,
+        limit: int = 20,
+        reader: Reader | None = None,
     ) -> list[MemoryItem]:
-        """The last ``limit`` turns of a session (the newest session when none is named)."""
+        """The last ``limit`` turns of a session (the newest session ``reader`` may see
+        when none is named)."""
         name = self._agent(agent)
         if session_id is None:
-            latest = self.items(agent=name, types=[ItemType.MESSAGE], limit=1)
+            latest = self.items(agent=name, types=[ItemType.MESSAGE], limit=1, reader=reader)
             if not latest or latest[0].provenance.session_id is None:
                 return []
             session_id = latest[0].provenance.session_id
-        return self.load_session(session_id, agent=name)[-limit:]
+        return self.load_session(session_id, agent=name, reader=reader)[-limit:]
 
     def load_long_term(
-        self, *, agent: str | None = None, query: str | None = None, k: int | None = None
+        self,
+        *,
+        agent: str | None = None,
+        query: str | None = None,
+        k: int | None = None,
+        reader: Reader | None = None,
     ) -> list[MemoryItem]:
         """Static Brain facts plus the top-K relevant long-term items for ``query`` (R4)."""
         name = self._agent(agent)
-        static = self.workspace.brain_facts(name)
+        static = self._brain_facts(name, reader)
         if not query:
             return static
         seen = {f.id for f in static}
@@ -227,32 +271,40 @@ class MemoryReads(MemoryBase):
             agent=name,
             k=k or self.settings.long_term_top_k,
             types=[ItemType.FACT, ItemType.NOTE, ItemType.SUMMARY, ItemType.SEMANTIC],
+            reader=reader,
         )
         return static + [hit.item for hit in result.hits if hit.item.id not in seen]
 
-    def format_for_prompt(self, *, agent: str | None = None, query: str | None = None) -> str:
-        """The ``<memory>`` block (I6) and, for a query, the ``LONG_TERM_MEMORY`` block (R4).
-
-        Returns ``""`` when there is nothing to show.
+    def format_for_prompt(
+        self, *, agent: str | None = None, query: str | None = None, reader: Reader | None = None
+    ) -> str:
+        """The ``<memory>`` block (I6) and, for a query, the ``LONG_TERM_MEMORY`` block (R4),
+        of what ``reader`` may see. Returns ``""`` when there is nothing to show.
         """
         name = self._agent(agent)
-        brain = self.workspace.brain_facts(name)
+        brain = self._brain_facts(name, reader)
         parts = [render_memory_block(brain)]
         if query:
-            relevant = [i for i in self.load_long_term(agent=name, query=query) if i not in brain]
+            long_term = self.load_long_term(agent=name, query=query, reader=reader)
+            relevant = [i for i in long_term if i not in brain]
             parts.append(render_long_term_block(relevant, []))
         return "\n\n".join(part for part in parts if part)
 
-    def brain(self, *, agent: str | None = None) -> str:
-        """The Brain as the agent sees it at wake-up."""
+    def brain(self, *, agent: str | None = None, reader: Reader | None = None) -> str:
+        """The Brain as the agent sees it at wake-up (the facts ``reader`` may see)."""
         name = self._agent(agent)
-        return render_brain(name, self.workspace.brain_facts(name))
+        return render_brain(name, self._brain_facts(name, reader))
 
     def identity(self, *, agent: str | None = None) -> str:
         return self.workspace.read_identity(self._agent(agent))
 
-    def active_context(self, *, agent: str | None = None) -> str:
-        return self.workspace.read_active_context(self._agent(agent))
+    def active_context(self, *, agent: str | None = None, reader: Reader | None = None) -> str:
+        """The summary of the last session, when ``reader`` may see that session ("" if not)."""
+        who = self._reader(reader)
+        item = self.workspace.active_context_item(self._agent(agent))
+        if item is None or (who is not None and not visible(item, who)):
+            return ""
+        return item.content
 
     def audit(self, *, agent: str | None = None, limit: int | None = None) -> list[AuditEntry]:
         """The newest ``limit`` (1..1 000 000) entries of the audit trail, oldest first."""

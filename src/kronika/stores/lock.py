@@ -49,3 +49,10 @@ class WorkspaceLock:
             self._handle.close()
             self._handle = None
         self._thread_lock.release()
+
+    def refresh(self) -> bool:
+        """Nothing to do: every process reads the same files."""
+        return False
+
+    def close(self) -> None:
+        """Nothing to let go of: the file is closed whenever the lock is released."""

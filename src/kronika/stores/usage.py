@@ -60,3 +60,41 @@ def _parse(line: str) -> UsageEntry | None:
         return UsageEntry(**raw)
     except (ValueError, TypeError, KeyError):
         return None
+
+
+LESSON_USES_FILE = "lesson_uses.jsonl"
+
+
+class JsonlLessonUses:
+    """``lesson_uses.jsonl``: one line per prompt payload built in a conversation, with
+    the ids of the lessons it carried (none is a line too: it is the denominator of the
+    share of payloads that used a lesson)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def append(self, at: datetime, agent: str, session: str, lessons: list[str]) -> None:
+        record = {"at": at.isoformat(), "agent": agent, "session": session, "lessons": lessons}
+        try:
+            if not self.path.parent.is_dir():
+                return
+            fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
+            with open(fd, "ab") as handle:
+                handle.write(("\n" + json.dumps(record) + "\n").encode("utf-8"))
+        except OSError:
+            return  # a statistic: never stop a conversation for it
+
+    def read(self) -> list[dict[str, object]]:
+        try:
+            data = self.path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return []
+        rows: list[dict[str, object]] = []
+        for line in data.splitlines():
+            try:
+                row = json.loads(line) if line.strip() else None
+            except ValueError:
+                continue
+            if isinstance(row, dict):
+                rows.append(row)
+        return rows

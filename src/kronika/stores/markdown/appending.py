@@ -3,12 +3,13 @@
 A session file only grows at its end while a conversation runs, so a new turn is
 written after the last byte instead of rewriting the whole file (whose cost grows
 with the session). The write is one ``os.write`` of the turn's header and content
-lines, then ``fsync``: when it returns the turn is on disk. A crash in the middle can
-leave the start of the turn: a cut-off header is skipped by the parser and cut off
-by the next append (a copy of the file is kept in ``.corrupt/`` first); a turn cut
-off inside its text keeps what reached the disk. A file that is missing or damaged
-(invalid UTF-8, NUL bytes) is not appended to: the caller rewrites it whole, which
-creates it or saves its repaired text.
+lines, then ``fsync``: when it returns the turn is on disk (inside a group commit, when
+the write's :meth:`~kronika.stores.durable.GroupCommit.deferring` block ends). A crash
+in the middle can leave the start of the turn: a cut-off header is skipped by the
+parser and cut off by the next append (a copy of the file is kept in ``.corrupt/``
+first); a turn cut off inside its text keeps what reached the disk. A file that is
+missing or damaged (invalid UTF-8, NUL bytes) is not appended to: the caller rewrites
+it whole, which creates it or saves its repaired text.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from pathlib import Path
 
 from kronika.core.model import TurnRecord
 from kronika.errors import WorkspaceError
+from kronika.stores.durable import flush
 from kronika.stores.markdown.files import keep_copy
 from kronika.stores.markdown.sessions import render_turn, torn_header
 
@@ -63,7 +65,7 @@ def _append(fd: int, folder: Path, path: str, turn: TurnRecord) -> list[str] | N
     written = 0
     while written < len(data):
         written += os.write(fd, data[written:])
-    os.fsync(fd)
+    flush(fd)
     return warnings
 
 

@@ -38,6 +38,7 @@ from kronika.core.model import (
     Tier,
 )
 from kronika.core.sections import parse_section
+from kronika.core.visibility import Audience
 from kronika.stores.markdown.entities import merge_entities
 from kronika.stores.markdown.lines import (
     CONTINUATION_INDENT,
@@ -54,6 +55,7 @@ from kronika.stores.markdown.lines import (
 )
 from kronika.stores.markdown.meta import (
     Meta,
+    audience_pairs,
     decode_meta,
     decode_torn,
     encode_value,
@@ -182,6 +184,8 @@ def parse_facts(
                 provenance=Provenance(spec.path, line=line_no),
                 scope=meta.scope or Scope.PERSONAL,
                 channel=meta.channel,
+                user=meta.user,
+                team=meta.team,
                 key=key,
                 value=value if key else None,
                 multi=meta.multi,
@@ -263,8 +267,7 @@ def render_fact(item: MemoryItem) -> list[str]:
             ("from", format_time(item.valid_from) if item.valid_from else None),
             ("to", format_time(item.valid_to) if item.valid_to else None),
             ("by", encode_value(item.superseded_by) if item.superseded_by else None),
-            ("scope", item.scope.value if item.scope is not Scope.PERSONAL else None),
-            ("channel", encode_value(item.channel) if item.channel else None),
+            *audience_pairs(Audience.of(item)),
             ("ent", join_list(extra)),
             ("tags", join_list(item.tags)),
             ("conf", number_text(item.confidence) if item.confidence is not None else None),

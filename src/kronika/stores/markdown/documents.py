@@ -12,11 +12,14 @@ A summary file is a frontmatter header and free text; the text is one summary it
 
 Header fields: ``id`` (default ``s-`` + sha256(agent|path)[:12]), ``created`` (default:
 the file's modification time), ``sessions`` (comma-separated ids summarised, kept as
-tags ``session:<id>``). The level (``L1``/``L2``) comes from the folder and is kept as
-a tag too.
+tags ``session:<id>``), and who the summary is for: ``scope``, ``user``, ``channel``,
+``team`` (as in a session header; a summary is made from sessions of one audience and
+carries it). The level (``L1``/``L2``) comes from the folder and is kept as a tag too.
 
 ``active_context.md`` is free text (the summary of the last session), indexed as one
-summary item in section ``active_context``; an empty file gives no item.
+summary item in section ``active_context``; an empty file gives no item. When that
+session was not the owner's personal one, a first line ``<!-- scope=channel
+channel=general user=anna -->`` records its audience, which the item carries.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Tier
+from kronika.core.visibility import OWNER, Audience
 from kronika.stores.markdown.entities import entities_of
 from kronika.stores.markdown.frontmatter import (
     list_field,
@@ -33,7 +37,15 @@ from kronika.stores.markdown.frontmatter import (
     render_frontmatter,
 )
 from kronika.stores.markdown.lines import hashed_id, split_lines
-from kronika.stores.markdown.meta import parse_time
+from kronika.stores.markdown.meta import (
+    audience_pairs,
+    decode_meta,
+    looks_like_meta,
+    parse_time,
+    render_meta,
+    split_meta,
+)
+from kronika.stores.markdown.sessions import header_audience
 
 ACTIVE_CONTEXT = "active_context.md"
 ACTIVE_SECTION = "active_context"
@@ -60,6 +72,7 @@ def _summary_item(
     created: datetime,
     section: str | None = None,
     tags: tuple[str, ...] = (),
+    owners: Audience = OWNER,
 ) -> MemoryItem:
     return MemoryItem(
         id=item_id,
@@ -75,6 +88,10 @@ def _summary_item(
         section=section,
         entities=entities_of(text),
         tags=tags,
+        scope=owners.scope,
+        user=owners.user,
+        channel=owners.channel,
+        team=owners.team,
     )
 
 
@@ -109,6 +126,7 @@ def parse_summary(
             line=header.body_start + skipped + 1,
             created=created,
             tags=(level, *(f"session:{s}" for s in sessions)),
+            owners=header_audience(header.fields, path, warnings),
         )
     return ParsedDocument(item, tuple(warnings), header.error)
 
@@ -120,10 +138,11 @@ def render_summary(text: str, fields: Mapping[str, str | None]) -> str:
 
 def parse_active_context(text: str, *, agent: str, tenant: str, mtime: datetime) -> ParsedDocument:
     """The active context as one summary item (none when the file is blank)."""
+    owners, text = _split_audience(text)
     body = text.strip()
     if not body:
         return ParsedDocument(None)
-    line = text[: text.index(body[0])].count("\n") + 1
+    line = text[: text.index(body[0])].count("\n") + 1 + (owners is not None)
     item = _summary_item(
         item_id=hashed_id("ac", agent),
         agent=agent,
@@ -133,5 +152,31 @@ def parse_active_context(text: str, *, agent: str, tenant: str, mtime: datetime)
         line=line,
         created=mtime,
         section=ACTIVE_SECTION,
+        owners=owners or OWNER,
     )
     return ParsedDocument(item)
+
+
+def render_active_context(text: str, owners: Audience) -> str:
+    """``active_context.md`` for ``text`` made for ``owners`` (see the module docstring)."""
+    body = text.strip()
+    if not body:
+        return ""
+    pairs = [pair for pair in audience_pairs(owners) if pair[1] is not None]
+    head = render_meta(pairs) + "\n" if pairs else ""
+    return head + body + "\n"
+
+
+def _split_audience(text: str) -> tuple[Audience | None, str]:
+    """The audience comment on the first line of ``text`` (if any), and the rest."""
+    first, newline, rest = text.partition("\n")
+    visible, body = split_meta(first)
+    if body is None or visible.strip() or not looks_like_meta(body):
+        return None, text
+    try:
+        meta = decode_meta(body)
+    except ValueError:
+        return None, text
+    return Audience(
+        meta.scope or OWNER.scope, meta.user, meta.channel, meta.team
+    ), rest if newline else ""

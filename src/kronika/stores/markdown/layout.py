@@ -116,6 +116,7 @@ class SourceKind(StrEnum):
     SUMMARY = "summary"
     BANK = "bank"
     ENTITY = "entity"
+    LESSONS = "lessons"
 
 
 def classify(path: str) -> SourceKind | None:
@@ -129,6 +130,8 @@ def classify(path: str) -> SourceKind | None:
             return SourceKind.FACTS
         case ("active_context.md",):
             return SourceKind.ACTIVE_CONTEXT
+        case ("lessons.md",):
+            return SourceKind.LESSONS
         case ("sessions", _):
             return SourceKind.SESSION
         case ("memory", _) if _DAY_RE.match(stem):
@@ -147,6 +150,7 @@ SOURCE_GLOBS = (
     "brain_archive.md",
     "history.md",
     "active_context.md",
+    "lessons.md",
     "sessions/*.md",
     "memory/*.md",
     "summaries/L1/*.md",

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 from urllib.parse import unquote
 
 from kronika.core.model import Scope, Source
+from kronika.core.visibility import Audience
 
 # The comment body may not contain < or > (they are always encoded), which makes the
 # last comment on the line the metadata even if the visible text contains "-->".
@@ -30,7 +31,7 @@ _TORN_RE = re.compile(r"(?:^|[ \t])<!--(?P<body>[ \t]*(?P<first>[a-z]*)(?P<eq>=?
 
 KNOWN_KEYS = frozenset(
     ("id", "src", "created", "updated", "imp", "multi", "from", "to", "by")
-    + ("scope", "channel", "ent", "tags", "conf")
+    + ("scope", "channel", "user", "team", "ent", "tags", "conf")
 )
 
 
@@ -106,6 +107,8 @@ class Meta:
     superseded_by: str | None = None
     scope: Scope | None = None
     channel: str | None = None
+    user: str | None = None
+    team: str | None = None
     entities: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()
     confidence: float | None = None
@@ -148,6 +151,8 @@ def decode_meta(body: str) -> Meta:
         superseded_by=text("by"),
         scope=Scope(scope) if scope is not None else None,
         channel=text("channel"),
+        user=text("user"),
+        team=text("team"),
         entities=listing("ent"),
         tags=listing("tags"),
         confidence=number("conf"),
@@ -168,6 +173,18 @@ def render_meta(pairs: list[tuple[str, str | None]]) -> str:
 def join_list(values: tuple[str, ...]) -> str | None:
     """Encode each element and join with commas; ``None`` for an empty list."""
     return ",".join(encode_value(v) for v in values if v) or None
+
+
+def audience_pairs(owners: Audience) -> list[tuple[str, str | None]]:
+    """The ``scope``, ``channel``, ``user`` and ``team`` tokens of an item for ``owners``
+    (none for the owner's personal memory: files written before readers existed are
+    unchanged)."""
+    return [
+        ("scope", owners.scope.value if owners.scope is not Scope.PERSONAL else None),
+        ("channel", encode_value(owners.channel) if owners.channel else None),
+        ("user", encode_value(owners.user) if owners.user else None),
+        ("team", encode_value(owners.team) if owners.team else None),
+    ]
 
 
 def number_text(value: float) -> str:

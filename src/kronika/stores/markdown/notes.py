@@ -25,6 +25,7 @@ from datetime import datetime
 
 from kronika.core.entities import extract_entities, normalize_entity
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, RetainKind, Scope, Tier
+from kronika.core.visibility import Audience
 from kronika.stores.markdown.entities import merge_entities
 from kronika.stores.markdown.lines import (
     CONTINUATION_INDENT,
@@ -40,6 +41,7 @@ from kronika.stores.markdown.lines import (
 )
 from kronika.stores.markdown.meta import (
     Meta,
+    audience_pairs,
     decode_meta,
     encode_value,
     format_time,
@@ -80,6 +82,9 @@ def parse_notes(
     warnings: list[str] = []
     seen: Counter[tuple[str, str]] = Counter()
     lines = split_lines(text)
+    if entity:  # the reflect job's view of other items is not memory of its own: blank it
+        view = _view_lines(lines)
+        lines = ["\n" if n in view else line for n, line in enumerate(lines)]
     for block in scan_blocks(lines):
         if block.kind not in {BlockKind.BULLET, BlockKind.PARAGRAPH}:
             continue
@@ -129,6 +134,8 @@ def parse_notes(
                 provenance=Provenance(path, line=line_no),
                 scope=meta.scope or Scope.PERSONAL,
                 channel=meta.channel,
+                user=meta.user,
+                team=meta.team,
                 section=block.section,
                 kind=kind,
                 confidence=confidence if confidence is not None else meta.confidence,
@@ -139,6 +146,24 @@ def parse_notes(
         )
         spans[item_id] = (block.start, _paragraph_end(lines, block.end, block.kind))
     return ParsedItems(tuple(items), spans, tuple(warnings))
+
+
+VIEW_BEGIN, VIEW_END = "<!-- kronika:facts -->", "<!-- /kronika:facts -->"
+
+
+def _view_lines(lines: list[str]) -> set[int]:
+    """The 0-based lines of an entity page from kronika's view marker to its end marker."""
+    inside = False
+    found: set[int] = set()
+    for n, line in enumerate(lines):
+        stripped = line.strip()
+        if stripped == VIEW_BEGIN:
+            inside = True
+        if inside:
+            found.add(n)
+        if stripped == VIEW_END:
+            inside = False
+    return found
 
 
 def _paragraph_end(lines: list[str], end: int, kind: BlockKind) -> int:
@@ -193,8 +218,7 @@ def render_note(item: MemoryItem) -> list[str]:
             ("created", format_time(item.created_at)),
             ("updated", None if changed is None else format_time(changed)),
             ("imp", number_text(item.importance) if item.importance != 0.5 else None),
-            ("scope", item.scope.value if item.scope is not Scope.PERSONAL else None),
-            ("channel", encode_value(item.channel) if item.channel else None),
+            *audience_pairs(Audience.of(item)),
             ("ent", join_list(extra)),
             ("tags", join_list(item.tags)),
         ]

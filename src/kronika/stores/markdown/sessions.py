@@ -19,6 +19,11 @@ so the header grammar stays unambiguous; parsing removes exactly one.
 
 Turn items: ``type=message``, working layer, short tier, created at the turn's time
 or else the session start, id ``t-`` + sha256(agent|session|turn id)[:12].
+
+Optional header fields ``user``, ``channel``, ``team`` and ``scope`` give every turn
+of the session its audience (a session of user U in channel C: its turns are U's, in
+C, channel-scoped; see :func:`kronika.core.visibility.audience`). Without them the
+turns are the workspace owner's personal memory.
 """
 
 from __future__ import annotations
@@ -34,10 +39,12 @@ from kronika.core.model import (
     Layer,
     MemoryItem,
     Provenance,
+    Scope,
     SessionRecord,
     Tier,
     TurnRecord,
 )
+from kronika.core.visibility import OWNER, Audience, audience
 from kronika.stores.markdown.entities import entities_of
 from kronika.stores.markdown.frontmatter import parse_frontmatter, render_frontmatter
 from kronika.stores.markdown.layout import session_file_stem
@@ -140,6 +147,7 @@ def parse_session(
             f"{path} line {len(lines) + 1}: a turn header cut off by a crash was skipped"
         )
     headers = [i for i in range(header.body_start, len(lines)) if TURN_RE.match(bare(lines[i]))]
+    owners = header_audience(header.fields, path, warnings)
     found = turn_items(
         lines,
         headers,
@@ -151,10 +159,45 @@ def parse_session(
         importance=importance,
         seen=Counter(),
         warnings=warnings,
+        owners=owners,
     )
     items = [item for item, _ in found]
     spans = {item.id: span for item, span in found}
     return ParsedSession(session_id, started, tuple(items), spans, tuple(warnings), header.error)
+
+
+AUDIENCE_FIELDS = ("scope", "user", "channel", "team")
+"""Header fields naming who a session's turns are for, in the order they are written."""
+
+
+def audience_fields(owners: Audience) -> tuple[tuple[str, str], ...]:
+    """The header fields recording ``owners`` (none for the owner's personal memory;
+    the scope always otherwise, as a channel named alone would make it channel-scoped)."""
+    if owners == OWNER:
+        return ()
+    named = {
+        "scope": owners.scope.value,
+        "user": owners.user,
+        "channel": owners.channel,
+        "team": owners.team,
+    }
+    return tuple((name, value) for name, value in named.items() if value)
+
+
+def header_audience(fields: Mapping[str, str], path: str, warnings: list[str]) -> Audience:
+    """Who the turns of a session with these header fields are for.
+
+    A header naming a scope it cannot hold (an unknown one, a channel scope without
+    a channel) is reported and read as the personal memory of its user: never wider.
+    """
+    named = {name: fields.get(name) or None for name in AUDIENCE_FIELDS}
+    try:
+        return audience(
+            named["scope"], user=named["user"], channel=named["channel"], team=named["team"]
+        )
+    except ValueError as exc:
+        warnings.append(f"{path}: {exc}; its turns are read as {named['user'] or 'the owner'}'s")
+        return Audience(Scope.PERSONAL, named["user"], named["channel"], named["team"])
 
 
 def torn_header(text: str) -> bool:
@@ -182,12 +225,14 @@ def turn_items(
     seen: Counter[str],
     warnings: list[str],
     first_line: int = 0,
+    owners: Audience = OWNER,
 ) -> list[tuple[MemoryItem, tuple[int, int]]]:
     """The turn items whose headers are at ``headers`` (indexes into ``lines``, which
     are the file's lines from line ``first_line``), with their line spans in the file.
 
     ``seen`` counts the turn ids met earlier in the file: a repeated id gets its
-    occurrence number in the item id, so each turn keeps one id of its own."""
+    occurrence number in the item id, so each turn keeps one id of its own. Every turn
+    is for ``owners`` (from the file's header)."""
     found: list[tuple[MemoryItem, tuple[int, int]]] = []
     for n, start in enumerate(headers):
         end = headers[n + 1] if n + 1 < len(headers) else len(lines)
@@ -222,6 +267,10 @@ def turn_items(
             speaker=match.group("speaker").strip(),
             importance=importance,
             entities=entities_of(content),
+            scope=owners.scope,
+            user=owners.user,
+            channel=owners.channel,
+            team=owners.team,
         )
         found.append((item, (first_line + start, first_line + end)))
     return found

@@ -20,12 +20,15 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
+from kronika.core.lessons import Lesson
 from kronika.core.model import MemoryItem, SessionRecord, Status, TurnRecord
+from kronika.core.visibility import OWNER, Audience
 from kronika.errors import InvalidAgentName, NotFound, UnknownAgent, WorkspaceError
 from kronika.stores.markdown import (
     brain,
     documents,
     frontmatter,
+    lessons,
     moves,
     notes,
     proposals,
@@ -74,15 +77,27 @@ class ParsedSource:
 
 
 class MarkdownWorkspace:
-    """Every agent's Markdown files under ``home/agents``; items carry ``tenant``."""
+    """Every agent's Markdown files under ``home/agents``; an agent's items carry its
+    tenant: ``tenants[agent]``, else ``tenant`` (several tenants share one workspace,
+    each agent belonging to one)."""
 
     def __init__(
-        self, home: Path, *, tenant: str = "default", message_importance: float = 0.3
+        self,
+        home: Path,
+        *,
+        tenant: str = "default",
+        message_importance: float = 0.3,
+        tenants: Mapping[str, str] | None = None,
     ) -> None:
         self.home = Path(home)
         self.tenant = tenant
+        self.tenants = dict(tenants or {})
         self.message_importance = message_importance
         self.notes: list[str] = []  # damage met while reading (see the module docstring)
+
+    def tenant_of(self, agent: str) -> str:
+        """The tenant ``agent`` (and so every item of it) belongs to."""
+        return self.tenants.get(agent, self.tenant)
 
     # -- agents ---------------------------------------------------------------------
 
@@ -173,20 +188,28 @@ class MarkdownWorkspace:
             case SourceKind.FACTS:
                 spec = next(s for s in brain.FACT_FILES if s.path == path)
                 facts = brain.parse_facts(
-                    read.text, spec=spec, agent=agent, tenant=self.tenant, mtime=read.mtime
+                    read.text,
+                    spec=spec,
+                    agent=agent,
+                    tenant=self.tenant_of(agent),
+                    mtime=read.mtime,
                 )
                 return self._keep_damaged(folder, path, read, facts)
             case SourceKind.DAILY_LOG:
                 day = datetime.fromisoformat(stem).replace(tzinfo=UTC)
                 return notes.parse_notes(
-                    read.text, path=path, agent=agent, tenant=self.tenant, default_created=day
+                    read.text,
+                    path=path,
+                    agent=agent,
+                    tenant=self.tenant_of(agent),
+                    default_created=day,
                 )
             case SourceKind.BANK | SourceKind.ENTITY:
                 return notes.parse_notes(
                     read.text,
                     path=path,
                     agent=agent,
-                    tenant=self.tenant,
+                    tenant=self.tenant_of(agent),
                     default_created=read.mtime,
                     default_kind=BANK_KINDS.get(PurePosixPath(path).name),
                     entity=stem if kind is SourceKind.ENTITY else None,
@@ -196,21 +219,30 @@ class MarkdownWorkspace:
                     read.text,
                     path=path,
                     agent=agent,
-                    tenant=self.tenant,
+                    tenant=self.tenant_of(agent),
                     fallback_id=stem,
                     fallback_start=read.mtime,
                     importance=self.message_importance,
                 )
                 broken = self._header_damage(folder, path, read, session.frontmatter_error)
                 return ParsedItems(session.items, session.spans, session.warnings + broken, broken)
+            case SourceKind.LESSONS:
+                found, at, warned = lessons.parse_lessons(read.text, agent=agent, mtime=read.mtime)
+                items = lessons.lesson_items(found, at, tenant=self.tenant)
+                spans = {it.id: (at[it.id] - 1, at[it.id]) for it in items}
+                return ParsedItems(tuple(items), spans, tuple(warned), ())
             case SourceKind.SUMMARY | SourceKind.ACTIVE_CONTEXT:
                 if kind is SourceKind.SUMMARY:
                     doc = documents.parse_summary(
-                        read.text, path=path, agent=agent, tenant=self.tenant, mtime=read.mtime
+                        read.text,
+                        path=path,
+                        agent=agent,
+                        tenant=self.tenant_of(agent),
+                        mtime=read.mtime,
                     )
                 else:
                     doc = documents.parse_active_context(
-                        read.text, agent=agent, tenant=self.tenant, mtime=read.mtime
+                        read.text, agent=agent, tenant=self.tenant_of(agent), mtime=read.mtime
                     )
                 broken = self._header_damage(folder, path, read, doc.frontmatter_error)
                 warnings = doc.warnings + broken
@@ -325,7 +357,7 @@ class MarkdownWorkspace:
         if spec is None or read is None or read.warnings:
             return source
         text = brain.stamp_hand_facts(
-            read.text, spec=spec, agent=agent, tenant=self.tenant, mtime=read.mtime
+            read.text, spec=spec, agent=agent, tenant=self.tenant_of(agent), mtime=read.mtime
         )
         again = read_source(folder, source.path) if text is not None else None
         if text is None or again is None or again.raw != read.raw:
@@ -346,7 +378,7 @@ class MarkdownWorkspace:
 
         def change(lines: list[str]) -> list[str]:
             here = brain.parse_facts(
-                "".join(lines), spec=spec, agent=agent, tenant=self.tenant, mtime=_EPOCH
+                "".join(lines), spec=spec, agent=agent, tenant=self.tenant_of(agent), mtime=_EPOCH
             )
             lines = moves.drop_bullets(lines, here, (item.id for item in items))
             for item in items:
@@ -487,6 +519,23 @@ class MarkdownWorkspace:
         self._edit(agent, path, change, notes.daily_log_template(day))
         return brain.with_line(item, path, at)
 
+    def update_note(self, agent: str, item: MemoryItem) -> MemoryItem:
+        """Rewrite the note ``item.id`` where it stands (its kind, confidence, text,
+        metadata); :class:`NotFound` when the file no longer holds it."""
+        path = item.provenance.path
+        if classify(path) not in (SourceKind.DAILY_LOG, SourceKind.BANK, SourceKind.ENTITY):
+            raise WorkspaceError(f"{path} holds no notes")
+        lines, parsed = self._parsed(agent, path)
+        span = parsed.span(item.id)
+        if span is None:
+            raise NotFound(f"no note {item.id!r} in {path} any more")
+        start, end = span
+        write_text(
+            self.require_agent(agent) / path,
+            "".join(lines[:start] + notes.render_note(item) + lines[end:]),
+        )
+        return brain.with_line(item, path, start)
+
     def write_session(self, agent: str, session: SessionRecord) -> str:
         """Write a whole session file (replacing an earlier import); returns its path."""
         folder = self.require_agent(agent)
@@ -570,12 +619,45 @@ class MarkdownWorkspace:
         read = read_source(self.require_agent(agent), documents.ACTIVE_CONTEXT)
         return read.text if read is not None else ""
 
-    def write_active_context(self, agent: str, text: str) -> None:
-        """Replace the active context (the summary of the last session)."""
-        body = text.strip()
+    def active_context_item(self, agent: str) -> MemoryItem | None:
+        """The active context as its item (with the audience it was made for), if any."""
+        read = read_source(self.require_agent(agent), documents.ACTIVE_CONTEXT)
+        if read is None:
+            return None
+        tenant = self.tenant_of(agent)
+        return documents.parse_active_context(
+            read.text, agent=agent, tenant=tenant, mtime=read.mtime
+        ).item
+
+    def write_active_context(self, agent: str, text: str, owners: Audience = OWNER) -> None:
+        """Replace the active context (the summary of the last session, made for ``owners``)."""
         write_text(
-            self.require_agent(agent) / documents.ACTIVE_CONTEXT, body + "\n" if body else ""
+            self.require_agent(agent) / documents.ACTIVE_CONTEXT,
+            documents.render_active_context(text, owners),
         )
+
+    # -- lessons ---------------------------------------------------------------------------
+
+    def read_lessons(self, agent: str) -> list[Lesson]:
+        """The agent's lessons (``lessons.md``), in file order."""
+        read = read_source(self.require_agent(agent), lessons.LESSONS_FILE)
+        if read is None:
+            return []
+        found, _, warned = lessons.parse_lessons(read.text, agent=agent, mtime=read.mtime)
+        self.notes.extend(warned)
+        return found
+
+    def write_lessons(self, agent: str, changed: Sequence[Lesson]) -> None:
+        """Add or replace (by id) ``changed`` in ``lessons.md``, keeping the others."""
+        kept = self.read_lessons(agent)
+        index = {lesson.id: n for n, lesson in enumerate(kept)}
+        for lesson in changed:
+            if lesson.id in index:
+                kept[index[lesson.id]] = lesson
+            else:
+                index[lesson.id] = len(kept)
+                kept.append(lesson)
+        write_text(self.require_agent(agent) / lessons.LESSONS_FILE, lessons.render_lessons(kept))
 
     # -- proposals (changes waiting for the person; never indexed) -------------------------
 

@@ -64,7 +64,9 @@ def connect(url: str, *, autocommit: bool = False) -> psycopg.Connection[Any]:
     try:
         conn: psycopg.Connection[Any] = pg.connect(url, autocommit=autocommit, connect_timeout=10)
     except pg.OperationalError as err:
-        raise StoreError(f"cannot connect to PostgreSQL at {redact_url(url)}: {err}") from err
+        raise StoreError(
+            f"cannot connect to PostgreSQL at {redact_url(url)}: {one_line(err)}"
+        ) from err
     configure(conn)
     return conn
 
@@ -90,6 +92,11 @@ def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> ConnectionPo
         pool.close()
         raise StoreError(f"cannot connect to PostgreSQL at {redact_url(url)}: {err}") from err
     return pool
+
+
+def one_line(err: BaseException) -> str:
+    """A driver's message on one line (psycopg's span several, with hints)."""
+    return " ".join(str(err).split())
 
 
 def redact_url(url: str) -> str:

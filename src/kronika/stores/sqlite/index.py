@@ -29,9 +29,9 @@ import numpy.typing as npt
 
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.errors import CorruptIndexError, IndexError_
-from kronika.ports import FeatureRow, ScoreFeatures, SourceState, SourceTail, Vector
+from kronika.ports import FeatureRow, ScoreFeatures, SourceState, SourceTail, Vector, VectorPoint
 from kronika.stores.private import touch_private
-from kronika.stores.sqlite import appends, context, saved, scrub
+from kronika.stores.sqlite import appends, context, points, saved, scrub
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.ann import AnnCache, AnnGraph
 from kronika.stores.sqlite.lexical import Bm25Snapshot, Phrase, QueryTokenizer
@@ -729,6 +729,13 @@ class SqliteIndex:
                 "INSERT OR REPLACE INTO embeddings (text_hash, model, vec) VALUES (?, ?, ?)", blobs
             )
 
+    def vector_points(self, text_hashes: Iterable[str] | None = None) -> list[VectorPoint]:
+        """The items embedded from ``text_hashes`` (every item when ``None``) that have a
+        cached vector, with it: what a vector index outside this file holds."""
+        with self._reading() as conn, read_transaction(conn):
+            wanted = points.every_text_hash(conn) if text_hashes is None else text_hashes
+            return points.vector_points(conn, wanted, self._model, self._dim)
+
     # -- search -----------------------------------------------------------------------
 
     def search_lexical(
@@ -813,8 +820,10 @@ class SqliteIndex:
     def _allowed_rowids(
         self, conn: sqlite3.Connection, flt: RecallFilter
     ) -> npt.NDArray[np.int64] | None:
-        """Rowids passing the filters that need a join (keys, entities); None if there are none."""
-        if not (flt.keys or flt.entities):
+        """Rowids passing the filters the in-memory columns cannot answer (keys and
+        entities need a join; a reader's visibility reads user and team): None if
+        there are none. Visibility is thus the one SQL clause of :mod:`.query`."""
+        if not (flt.keys or flt.entities or flt.reader is not None):
             return None
         where, params = filter_clause(flt)
         found = conn.execute(f"SELECT i.rowid FROM items AS i WHERE {where}", params)

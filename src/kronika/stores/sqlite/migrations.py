@@ -146,11 +146,20 @@ _IDENTITY = """
 INSERT OR IGNORE INTO meta (key, value) VALUES ('index_id', lower(hex(randomblob(16))));
 """
 
+# The team a team-scoped item is shared with: visibility (core/visibility.py) reads
+# tenant, scope, channel, user and team; rows indexed before it have no team, as no
+# item had one. Readers filter every row by tenant first.
+_ITEM_TEAM = """
+ALTER TABLE items ADD COLUMN team TEXT;
+CREATE INDEX items_tenant_scope ON items (tenant, scope);
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("0001_initial_schema", _SCHEMA),
     ("0002_fts_porter_stemming", _FTS_PORTER),
     ("0003_tenant_index", _TENANT_INDEX),
     ("0004_index_identity", _IDENTITY),
+    ("0005_item_team", _ITEM_TEAM),
 )
 """Every migration, oldest first."""
 

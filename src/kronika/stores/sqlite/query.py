@@ -9,7 +9,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
 from kronika.core.entities import normalize_entity
-from kronika.core.model import RecallFilter, Status
+from kronika.core.model import Reader, RecallFilter, Scope, Status
 from kronika.core.text import folded_words
 
 MAX_QUERY_TERMS = 64
@@ -84,6 +84,7 @@ def filter_clause(flt: RecallFilter, alias: str = "i") -> tuple[str, list[object
     * ``since`` / ``until`` bound ``created_at`` inclusively.
     * keys and speakers compare :func:`normalise_name` forms, entities
       :func:`entity_forms` (with or without ``@``).
+    * ``reader``: :func:`visibility_clause`.
     """
     a = alias
     parts: list[str] = []
@@ -134,7 +135,38 @@ def filter_clause(flt: RecallFilter, alias: str = "i") -> tuple[str, list[object
     if excluded:
         parts.append(f"{a}.status NOT IN ({', '.join('?' * len(excluded))})")
         params.extend(excluded)
+    if flt.reader is not None:
+        clause, values = visibility_clause(flt.reader, alias)
+        parts.append(clause)
+        params.extend(values)
     return (" AND ".join(parts) or "1"), params
+
+
+def visibility_clause(reader: Reader, alias: str = "i") -> tuple[str, list[object]]:
+    """:func:`kronika.core.visibility.visible` as SQL over ``items AS <alias>``::
+
+        tenant = T AND (scope = 'global'
+                        OR (scope = 'team' AND team IN (Ts))
+                        OR (scope = 'channel' AND channel = C)
+                        OR (scope NOT IN ('global', 'team', 'channel') AND user IS U))
+
+    The team branch is left out for a reader in no team, the channel branch for a
+    reader outside any channel; ``IS`` makes an item without a user the unnamed
+    reader's own. Other SQL backends mirror this clause.
+    """
+    a = alias
+    branches = [f"{a}.scope = ?"]
+    params: list[object] = [reader.tenant, Scope.GLOBAL.value]
+    if reader.teams:
+        teams = sorted(set(reader.teams))
+        branches.append(f"({a}.scope = ? AND {a}.team IN ({', '.join('?' * len(teams))}))")
+        params += [Scope.TEAM.value, *teams]
+    if reader.channel is not None:
+        branches.append(f"({a}.scope = ? AND {a}.channel = ?)")
+        params += [Scope.CHANNEL.value, reader.channel]
+    branches.append(f"({a}.scope NOT IN (?, ?, ?) AND {a}.user IS ?)")
+    params += [Scope.GLOBAL.value, Scope.TEAM.value, Scope.CHANNEL.value, reader.user]
+    return f"({a}.tenant = ? AND ({' OR '.join(branches)}))", params
 
 
 def excluded_statuses(flt: RecallFilter) -> Sequence[str]:

@@ -68,6 +68,7 @@ INSERT_COLUMNS: tuple[str, ...] = (
     "tags",
     "content",
     "text_hash",
+    "team",
 )
 INSERT_ITEM_SQL = (
     f"INSERT INTO items ({', '.join(INSERT_COLUMNS)})"
@@ -83,7 +84,7 @@ SELECT_ITEM_SQL = (
     " i.path, i.line, i.session_id, i.turn_ids, i.tenant, i.scope, i.channel, i.user, i.key,"
     " i.value, i.multi, i.source, i.section, i.kind, i.confidence, i.importance, i.status,"
     " i.valid_from, i.valid_to, i.superseded_by, i.speaker, i.entities, i.tags,"
-    " u.last_accessed_at, u.access_count"
+    " u.last_accessed_at, u.access_count, i.team"
     " FROM items AS i LEFT JOIN usage AS u ON u.item_id = i.id"
 )
 
@@ -144,6 +145,7 @@ def item_row(
         json.dumps(list(item.tags), ensure_ascii=False),
         item.content,
         text_hash,
+        item.team,
     )
 
 
@@ -169,7 +171,7 @@ def item_from_row(row: sqlite3.Row | Sequence[Any]) -> MemoryItem:
         path, line, session_id, turn_ids, tenant, scope, channel, user, key,
         value, multi, source, section, kind, confidence, importance, status,
         valid_from, valid_to, superseded_by, speaker, entities, tags,
-        last_accessed_at, access_count,
+        last_accessed_at, access_count, team,
     ) = row  # fmt: skip
     created = from_epoch(created_at)
     updated = from_epoch(updated_at)
@@ -193,6 +195,7 @@ def item_from_row(row: sqlite3.Row | Sequence[Any]) -> MemoryItem:
         scope=Scope(scope),
         channel=channel,
         user=user,
+        team=team,
         key=key,
         value=value,
         multi=bool(multi),

@@ -1,0 +1,81 @@
+"""How fast an index takes items in bulk, embedding excluded (``kronika bench scale``).
+
+The items and vectors of a benchmark's index are copied into a fresh, empty index of
+the same kind: every vector (``store_embeddings`` in batches), then every source
+(``replace_source``, one call per file as a sync makes them). What is timed is the
+index alone: no Markdown is parsed and nothing is embedded. Above ``ann_threshold``
+the copy's vector graph (HNSW) is built after the load and timed apart.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from kronika.ports import PointSource, Vector
+
+_BATCH = 2_000
+
+
+@contextmanager
+def _empty_copy_of(index: Any, ann_threshold: int) -> Iterator[Any]:
+    from kronika.stores.sqlite import SqliteIndex
+
+    if isinstance(index, SqliteIndex):
+        with (
+            tempfile.TemporaryDirectory(prefix="kronika-ingest-") as tmp,
+            SqliteIndex(
+                Path(tmp) / "index.sqlite",
+                embedding_model=index.embedding_model,
+                dim=index.dim,
+                ann_threshold=ann_threshold,
+                restart_copies=False,
+            ) as copy,
+        ):
+            yield copy
+        return
+    from kronika.bench.postgres import PostgresSite
+    from kronika.stores.postgres.index import PostgresIndex
+
+    assert isinstance(index, PostgresIndex)
+    with (
+        PostgresSite(index.url).database() as url,
+        PostgresIndex(
+            url, embedding_model=index.embedding_model, dim=index.dim, ann_threshold=ann_threshold
+        ) as copy,
+    ):
+        yield copy
+
+
+def index_ingest(index: PointSource, agent: str, ann_threshold: int) -> dict[str, Any]:
+    """Items per second of a bulk load of ``agent``'s items into an empty index like
+    ``index``, and the seconds its vector graph then takes (None below the threshold)."""
+    points = index.vector_points()
+    vectors: dict[str, Vector] = {p.text_hash: p.vector for p in points}
+    hash_of = {p.item.id: p.text_hash for p in points}
+    states = index.source_states(agent)
+    sources = [(states[path], index.source_items(agent, path)) for path in sorted(states)]
+    items = sum(len(found) for _, found in sources)
+    with _empty_copy_of(index, ann_threshold) as copy:
+        began = time.perf_counter()
+        pending = list(vectors.items())
+        for start in range(0, len(pending), _BATCH):
+            copy.store_embeddings(dict(pending[start : start + _BATCH]))
+        for state, found in sources:
+            copy.replace_source(state, found, [hash_of.get(i.id, "") for i in found])
+        load_s = time.perf_counter() - began
+        graph_s: float | None = None
+        wait = getattr(copy, "wait_for_vector_graph", None)
+        if wait is not None and ann_threshold > 0 and items >= ann_threshold:
+            began = time.perf_counter()
+            graph_s = time.perf_counter() - began if wait(None) else None
+    return {
+        "bulk_items": items,
+        "bulk_s": load_s,
+        "bulk_items_per_s": items / load_s if load_s else 0.0,
+        "bulk_graph_s": graph_s,
+    }

@@ -1,0 +1,49 @@
+"""The reading context on the command line: ``--tenant``, ``--user``, ``--channel``,
+``--team`` (and ``--scope`` where a command writes or filters by scope).
+
+Without any of them a command reads as the workspace's owner, unrestricted, as
+before readers existed. With one, it reads as :meth:`kronika.Memory.reader` builds
+it (the tenant setting and the user's teams from ``[teams]`` fill what is not given)
+and writes for the audience :meth:`kronika.Memory.remember` derives from it.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from kronika.core.model import Scope
+from kronika.memory import Memory
+
+SCOPES = tuple(scope.value for scope in Scope)
+
+
+def add_reading_context(p: argparse.ArgumentParser, *, writes: bool = False) -> None:
+    """Add the reading-context options to the parser of one command."""
+    p.add_argument("--tenant", help="read as a member of this tenant (default: the setting)")
+    p.add_argument("--user", help="read (and write) as this user")
+    p.add_argument("--channel", help="read (and write) in this channel")
+    if writes:
+        p.add_argument("--team", help="share the memory with this team (with --scope team)")
+        p.add_argument("--scope", choices=SCOPES, help="who the memory is for (docs/scopes.md)")
+    else:
+        p.add_argument(
+            "--team",
+            action="append",
+            help="the reader's team (repeatable; default: the user's teams in [teams])",
+        )
+
+
+def reading(memory: Memory, args: argparse.Namespace, *, writes: bool = False) -> Memory:
+    """``memory`` as the reader the options name (itself when they name none)."""
+    tenant, user, channel = (getattr(args, name, None) for name in ("tenant", "user", "channel"))
+    team = getattr(args, "team", None)
+    if tenant is None and user is None and channel is None and not team:
+        return memory
+    teams: Any = None if writes or not team else team
+    return memory.as_reader(tenant=tenant, user=user, channel=channel, teams=teams)
+
+
+def write_audience(args: argparse.Namespace) -> dict[str, Any]:
+    """The audience keywords a write command passes on (``scope``, ``team``)."""
+    return {"scope": getattr(args, "scope", None), "team": getattr(args, "team", None)}

@@ -1,0 +1,91 @@
+"""``kronika jobs run JOB`` and ``kronika jobs list``: the memory jobs
+(:mod:`kronika.engine.jobs`)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from rich.table import Table
+
+from kronika.cli import render
+from kronika.cli.numbers import count_in
+from kronika.errors import InvalidInput
+from kronika.settings import Settings
+
+JOB_NAMES = ("decay", "reflect", "dream", "summarize", "distill")
+
+
+def cmd_jobs(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika.engine.jobs import last_runs, run_job
+
+    if args.action == "list":
+        runs = last_runs(settings.home)
+        if args.json:
+            render.print_json(runs)
+            return 0
+        if not runs:
+            render.out.print("no job has run yet")
+            return 0
+        table = Table(title="last runs", title_justify="left")
+        for column in ("job", "agent", "finished", "done", "waiting", "unchanged"):
+            table.add_column(column)
+        for job, agents in sorted(runs.items()):
+            for agent, run in sorted(agents.items()):
+                table.add_row(
+                    job,
+                    agent,
+                    str(run.get("finished_at", "")),
+                    str(run.get("done", "")),
+                    str(run.get("waiting", "")),
+                    str(run.get("unchanged", "")),
+                )
+        render.out.print(table)
+        return 0
+    if args.job is None:
+        raise InvalidInput("say which job to run: " + ", ".join(JOB_NAMES))
+    from kronika.app import build_llm
+    from kronika.cli.bench import _bar
+    from kronika.cli.main import open_memory
+
+    reports = []
+    with open_memory(settings) as memory, _bar(not args.json) as progress:
+        llm = build_llm(settings, minion=True, clock=memory.clock)
+        names = memory.agents() if args.all_agents else [args.agent or settings.default_agent]
+        for agent in names:
+            reports.append(
+                run_job(
+                    memory,
+                    args.job,
+                    agent=agent,
+                    days=args.days,
+                    mode=args.mode,
+                    llm=llm,
+                    progress=progress,
+                )
+            )
+    if args.json:
+        render.print_json([r.as_dict() for r in reports])
+        return 0
+    for report in reports:
+        said = f"{report.job} for {report.agent} ({report.mode}, {report.seconds:.1f} s)"
+        render.out.print(said, markup=False)
+        for line in report.done:
+            render.out.print(f"  done: {line}", markup=False)
+        for line in report.waiting:
+            render.out.print(f"  waiting: {line}", markup=False)
+        if not report.done and not report.waiting:
+            render.out.print(f"  nothing to do ({report.unchanged} unchanged)", markup=False)
+    return 0
+
+
+def register_job_commands(add: Callable[..., Any]) -> None:
+    p = add("jobs", cmd_jobs, "run a memory job (decay, reflect, dream, summarize, distill)")
+    p.add_argument("action", choices=("run", "list"))
+    p.add_argument("job", nargs="?", choices=JOB_NAMES, help="with run: which job")
+    p.add_argument(
+        "--days", type=count_in(1, 36600), default=7, help="how far back to look (default 7)"
+    )
+    p.add_argument("--mode", choices=("lite", "full"), default="full", help="lite: no dreaming")
+    p.add_argument("--all-agents", action="store_true", help="run it for every agent")

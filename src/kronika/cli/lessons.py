@@ -1,0 +1,127 @@
+"""``kronika outcome`` (record how an action went) and ``kronika lessons`` (what was learned)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+
+from kronika.cli import render
+from kronika.core.lessons import Evaluation, Lesson, exit_code
+from kronika.errors import InvalidInput
+from kronika.settings import Settings
+
+
+def _lesson_json(x: Lesson) -> dict[str, Any]:
+    return {
+        "id": x.id,
+        "kind": x.kind,
+        "text": x.text,
+        "score": round(x.score, 4),
+        "helped": x.helped,
+        "hurt": x.hurt,
+        "uses": x.uses,
+        "status": x.status,
+        "importance": x.importance,
+        "evidence": list(x.evidence),
+        "created_at": x.created_at.isoformat(),
+        "updated_at": x.updated_at.isoformat(),
+    }
+
+
+def cmd_outcome(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika.app import build_llm
+    from kronika.cli.main import open_memory
+
+    verdicts = [args.ok, args.failed, args.exit_code is not None]
+    if sum(bool(v) for v in verdicts) != 1:
+        raise InvalidInput("say how it went: exactly one of --ok, --failed, --exit-code N")
+    if args.exit_code is not None:
+        evaluation = exit_code(args.exit_code, args.stderr or "")
+        if args.reason:
+            evaluation = Evaluation(
+                evaluation.is_ok, evaluation.score, (*evaluation.reasons, *args.reason), "exit_code"
+            )
+    else:
+        evaluation = Evaluation(bool(args.ok), 1.0 if args.ok else 0.0, tuple(args.reason or ()))
+    with open_memory(settings) as memory:
+        llm = None if args.no_model else build_llm(settings, minion=True, clock=memory.clock)
+        report = memory.record_outcome(
+            args.task, args.action, evaluation, agent=args.agent, llm=llm
+        )
+    for note in report.notes:
+        render.err.print(f"[yellow]note:[/yellow] {escape(note)}")
+    if args.json:
+        render.print_json(
+            {
+                "event": report.event_id,
+                "is_ok": evaluation.is_ok,
+                "reasons": list(evaluation.reasons),
+                "learned": [_lesson_json(x) for x in report.learned],
+                "reinforced": [x.id for x in report.reinforced],
+                "credited": [_lesson_json(x) for x in report.credited],
+                "retired": [x.id for x in report.retired],
+                "reflected_by": report.reflected_by,
+                "notes": list(report.notes),
+            }
+        )
+        return 0
+    said = "went well" if evaluation.is_ok else "failed"
+    render.out.print(f"kept as {report.event_id}: it {said}", markup=False)
+    for x in report.learned:
+        render.out.print(f"learned {x.kind} {x.id}: {x.text}", markup=False)
+    for x in report.reinforced:
+        render.out.print(f"the same cause again: {x.id} reinforced", markup=False)
+    for x in report.credited:
+        render.out.print(f"{x.id}: score {x.score:.2f} ({x.helped} helped, {x.hurt} hurt)")
+    for x in report.retired:
+        render.out.print(f"retired {x.id}: later outcomes contradict it", markup=False)
+    return 0
+
+
+def cmd_lessons(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika.cli.main import open_memory
+
+    with open_memory(settings) as memory:
+        if args.task:
+            ids = [h.item.id for h in memory.lessons_for(args.task, agent=args.agent)]
+            every = {x.id: x for x in memory.lessons(agent=args.agent)}
+            found = [every[i] for i in ids if i in every]
+        else:
+            found = memory.lessons(agent=args.agent, include_retired=args.all)
+    if args.json:
+        render.print_json([_lesson_json(x) for x in found])
+        return 0
+    if not found:
+        render.out.print("no lessons yet" if not args.task else "no lesson matches that task")
+        return 0
+    table = Table(title="lessons", title_justify="left")
+    for column in ("id", "kind", "score", "helped", "hurt", "status", "lesson"):
+        table.add_column(
+            column,
+            overflow="fold",
+            justify="right" if column in ("score", "helped", "hurt") else "left",
+        )
+    for x in found:
+        table.add_row(x.id, x.kind, f"{x.score:.2f}", str(x.helped), str(x.hurt), x.status, x.text)
+    render.out.print(table)
+    return 0
+
+
+def register_lesson_commands(add: Callable[..., Any]) -> None:
+    p = add("outcome", cmd_outcome, "record how an action went; failures become lessons")
+    p.add_argument("task", help="what the agent was trying to do")
+    p.add_argument("--action", required=True, help="what it did")
+    p.add_argument("--ok", action="store_true", help="it went well")
+    p.add_argument("--failed", action="store_true", help="it failed")
+    p.add_argument("--exit-code", type=int, help="judge by a process's exit code (0: success)")
+    p.add_argument("--stderr", help="with --exit-code: the error output (its last line is kept)")
+    p.add_argument("--reason", action="append", help="why (repeatable)")
+    p.add_argument("--no-model", action="store_true", help="do not ask the model to reflect")
+
+    p = add("lessons", cmd_lessons, "list what the agent learned from outcomes")
+    p.add_argument("--all", action="store_true", help="retired lessons too")
+    p.add_argument("--task", help="only the lessons served for this task")

@@ -1,0 +1,61 @@
+"""``kronika link`` and ``kronika links``: links between items (an event and its
+reflection, an error or a reflection and its strategy, two related items)."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from kronika.app import build_memory
+from kronika.cli import render
+from kronika.core.model import ItemLink, LinkKind
+from kronika.settings import Settings
+from kronika.stores.markdown.links import format_link
+
+
+def link_json(link: ItemLink) -> dict[str, Any]:
+    return {
+        "from": link.from_id,
+        "to": link.to_id,
+        "kind": link.kind.value,
+        "created_at": link.created_at.isoformat() if link.created_at else None,
+    }
+
+
+def cmd_link(args: argparse.Namespace, settings: Settings) -> int:
+    with build_memory(settings) as memory:
+        made = memory.link(args.from_id, args.to_id, args.kind, agent=args.agent)
+    if args.json:
+        render.print_json(link_json(made))
+    else:
+        render.out.print(format_link(made)[2:], markup=False)
+    return 0
+
+
+def cmd_links(args: argparse.Namespace, settings: Settings) -> int:
+    with build_memory(settings) as memory:
+        found = memory.links(args.id, agent=args.agent)
+    if args.json:
+        render.print_json([link_json(link) for link in found])
+        return 0
+    if not found:
+        render.out.print("no links")
+    for link in found:
+        render.out.print(format_link(link)[2:], markup=False)
+    return 0
+
+
+def register_link_commands(add: Callable[..., Any]) -> None:
+    p = add("link", cmd_link, "link two items (reflection, strategy or related)")
+    p.add_argument("from_id", metavar="FROM", help="item id the link starts at")
+    p.add_argument("to_id", metavar="TO", help="item id the link points to")
+    p.add_argument(
+        "--kind",
+        choices=[k.value for k in LinkKind],
+        default=LinkKind.RELATED.value,
+        help="reflection: an event and its reflection; strategy: an error or a reflection"
+        " and the strategy that answers it; related (default): both ways",
+    )
+    p = add("links", cmd_links, "list the links of an agent, or of one item")
+    p.add_argument("id", nargs="?", help="only the links of this item")

@@ -1,0 +1,435 @@
+"""The memory jobs (SPEC F1, F4-F6): `kronika jobs run decay|reflect|dream|summarize|distill`.
+
+Every job is idempotent — running it again changes nothing that is already done — and
+safe to stop at any point: each step is one change through the write path, and a job
+remembers in ``jobs.json`` only when it last finished, so a crashed run is simply run
+again. What needs a language model and finds none waits: the job reports it as
+``waiting`` and the next run with a model does it.
+
+* **decay**: Brain facts whose strength (:mod:`kronika.core.decay`: importance that
+  halves every ``decay_half_life_days`` unused, reinforced by use) fell below
+  ``decay_archive_below`` move to the archive. Nothing is deleted.
+* **reflect**: an entity page ``bank/entities/<Name>.md`` for every entity that recent
+  facts and notes mention: a section kronika keeps (between ``<!-- kronika:facts -->``
+  markers) listing what is known of it with citations, beside anything written there
+  by hand, which is never touched. The section is a view: it is not indexed again.
+* **dream** (mode ``full`` only): from the recent high-importance episodes (outcomes,
+  experiences, important facts) the model draws 1–3 general strategies, kept as lessons
+  (:mod:`kronika.core.lessons`) that later outcomes score like any other.
+* **summarize** and **distill**: the conversations that ended become a mid-term summary
+  and long-term facts, and L1/L2 summaries are written when due (the consolidation of
+  :mod:`kronika.engine.consolidate`); ``distill`` is the MicroDAO name for the same
+  pass over a period.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from kronika.core.decay import strength
+from kronika.core.lessons import Lesson
+from kronika.core.model import ItemType, LinkKind, RecallFilter
+from kronika.engine.write import SYSTEM, ArchiveFacts, UpdateNote, WriteEntityPage, WriteLessons
+from kronika.errors import InvalidInput, LLMError
+from kronika.stores.markdown.atomic import atomic_write_text
+from kronika.stores.markdown.notes import VIEW_BEGIN, VIEW_END
+
+if TYPE_CHECKING:
+    from kronika.memory import Memory
+    from kronika.ports import LLM
+
+JOBS = ("decay", "reflect", "dream", "summarize", "distill")
+MODES = ("lite", "full")
+STATE_FILE = "jobs.json"
+BEGIN, END = VIEW_BEGIN, VIEW_END
+Progress = Callable[[str, int, int], None]
+_SAFE_NAME = re.compile(r"^[^/\\:*?\"<>|\x00-\x1f.][^/\\:*?\"<>|\x00-\x1f]{0,79}$")
+
+
+@dataclass(slots=True)
+class JobReport:
+    job: str
+    agent: str
+    mode: str
+    done: list[str] = field(default_factory=list)
+    waiting: list[str] = field(default_factory=list)
+    unchanged: int = 0
+    seconds: float = 0.0
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "job": self.job,
+            "agent": self.agent,
+            "mode": self.mode,
+            "done": self.done,
+            "waiting": self.waiting,
+            "unchanged": self.unchanged,
+            "seconds": round(self.seconds, 3),
+        }
+
+
+def run_job(
+    memory: Memory,
+    job: str,
+    *,
+    agent: str | None = None,
+    days: int = 7,
+    mode: str = "full",
+    llm: LLM | None = None,
+    progress: Progress | None = None,
+) -> JobReport:
+    """Run one job for one agent; see the module docstring."""
+    if job not in JOBS:
+        raise InvalidInput(f"unknown job {job!r}: one of {', '.join(JOBS)}")
+    if mode not in MODES:
+        raise InvalidInput(f"unknown mode {mode!r}: lite or full")
+    if not 1 <= days <= 36_600:
+        raise InvalidInput("--days must be from 1 to 36600")
+    name = memory._agent(agent)
+    report = JobReport(job, name, mode)
+    started = time.perf_counter()
+    since = memory.clock.now() - timedelta(days=days)
+    if job == "decay":
+        _decay(memory, name, report)
+    elif job == "reflect":
+        _reflect(memory, name, since, report, progress, llm)
+    elif job == "dream":
+        if mode == "lite":
+            report.done.append("lite mode: no dreaming")
+        else:
+            _dream(memory, name, since, llm, report)
+    else:
+        _consolidate(memory, name, llm, report)
+    report.seconds = time.perf_counter() - started
+    _remember_run(memory, report)
+    return report
+
+
+# -------------------------------------------------------------------------- decay
+def _decay(memory: Memory, agent: str, report: JobReport) -> None:
+    s = memory.settings
+    facts = memory.workspace.brain_facts(agent)
+    usage = {it.id: it for it in memory.index.get_items([f.id for f in facts])}
+    now = memory.clock.now()
+    weak = [
+        f.id
+        for f in facts
+        if strength(usage.get(f.id, f), now, s.decay_half_life_days) < s.decay_archive_below
+    ]
+    report.unchanged = len(facts) - len(weak)
+    if weak:
+        memory.memory_write(agent, "Brain", ArchiveFacts(tuple(weak)), SYSTEM)
+        report.done.append(f"archived {len(weak)} fact(s) no longer used: {', '.join(weak)}")
+
+
+# ------------------------------------------------------------------------ reflect
+def _reflect(
+    memory: Memory,
+    agent: str,
+    since: datetime,
+    report: JobReport,
+    progress: Progress | None,
+    llm: LLM | None = None,
+) -> None:
+    recent = memory.index.list_items(
+        RecallFilter(agents=(agent,), types=(ItemType.FACT, ItemType.NOTE), since=since)
+    )
+    recent = [it for it in recent if not it.provenance.path.startswith("bank/entities/")]
+    names = sorted({e for it in recent for e in it.entities if _SAFE_NAME.match(e)})
+    for n, entity in enumerate(names):
+        about = _about(memory, agent, entity)
+        if not about:
+            continue
+        if _weigh_opinions(memory, agent, entity, about, since, llm, report):
+            about = _about(memory, agent, entity)  # the page shows the moved confidence
+        path = f"bank/entities/{entity}.md"
+        folder = memory.workspace.agent_dir(agent)
+        current = (folder / path).read_text(encoding="utf-8") if (folder / path).is_file() else ""
+        page = entity_page(entity, current, about)
+        if page == current:
+            report.unchanged += 1
+        else:
+            memory.memory_write(agent, "bank", WriteEntityPage(path, page), SYSTEM)
+            report.done.append(f"{path}: {len(about)} item(s)")
+        if progress is not None:
+            progress(f"reflect {agent}", n + 1, len(names))
+
+
+def _about(memory: Memory, agent: str, entity: str) -> list[Any]:
+    """The current facts and notes that mention ``entity`` (not its own page)."""
+    found = memory.index.list_items(
+        RecallFilter(
+            agents=(agent,),
+            types=(ItemType.FACT, ItemType.NOTE),
+            entities=(entity,),
+            include_archived=False,
+        )
+    )
+    return [it for it in found if not it.provenance.path.startswith("bank/entities/")]
+
+
+def entity_page(entity: str, current: str, items: list[Any]) -> str:
+    """``current`` (a page, maybe written by hand) with kronika's section rewritten."""
+    lines = [BEGIN, f"## What kronika knows of {entity}", ""]
+    for it in sorted(items, key=lambda i: (i.created_at, i.id)):
+        kind = f"{it.kind.value} " if getattr(it, "kind", None) else ""
+        confidence = (
+            f" (confidence {it.confidence:g})"
+            if getattr(it, "confidence", None) is not None
+            else ""
+        )
+        text = " ".join(it.content.split())
+        cited = it.provenance.citation()
+        lines.append(f"- {kind}{text}{confidence} — [{cited}](../../{it.provenance.path})")
+    lines += ["", END]
+    section = "\n".join(lines)
+    if BEGIN in current and END in current:
+        head, _, rest = current.partition(BEGIN)
+        _, _, tail = rest.partition(END)
+        return head + section + tail
+    if not current.strip():
+        return f"# {entity}\n\n{section}\n"
+    return current.rstrip("\n") + "\n\n" + section + "\n"
+
+
+OPINIONS_SYSTEM = """\
+You keep the opinions the assistant "{agent}" holds about {entity} honest. You get its \
+opinions (with ids) and new evidence (with ids): things said, done or learned. For each \
+pair where the evidence bears on the opinion, say whether it supports or contradicts \
+it. Leave out pairs that are unrelated. Judge only from the text given.
+
+Reply with JSON only: {{"judgements": [{{"opinion": "id", "evidence": "id", \
+"verdict": "supports" or "contradicts"}}]}}"""
+
+OPINIONS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["judgements"],
+    "properties": {
+        "judgements": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["opinion", "evidence", "verdict"],
+                "properties": {
+                    "opinion": {"type": "string"},
+                    "evidence": {"type": "string"},
+                    "verdict": {"enum": ["supports", "contradicts"]},
+                },
+            },
+        }
+    },
+}
+
+
+def _weigh_opinions(
+    memory: Memory,
+    agent: str,
+    entity: str,
+    about: list[Any],
+    since: datetime,
+    llm: LLM | None,
+    report: JobReport,
+) -> bool:
+    """Move the confidence of the opinions about ``entity`` by the new evidence (F1):
+    small steps (:mod:`kronika.core.opinions`), each piece judged once (it is linked to
+    the opinion it bears on), evidence links kept. True when a confidence moved."""
+    opinions = [it for it in about if it.kind is not None and it.kind.value == "O"]
+    if not opinions:
+        return False
+    linked = {(x.from_id, x.to_id) for x in memory.links(agent=agent)}
+    evidence = [
+        it
+        for it in about
+        if it not in opinions
+        and it.created_at >= since
+        and not any((it.id, o.id) in linked for o in opinions)
+    ]
+    if not evidence:
+        return False
+    if llm is None:
+        report.waiting.append(f"opinions about {entity} (no language model)")
+        return False
+    from kronika.core.opinions import moved_confidence
+    from kronika.prompts.base import Prompt, keep
+    from kronika.providers.jsonout import structured_call
+    from kronika.providers.ledger import llm_task
+
+    prompt = Prompt("opinions", 1, OPINIONS_SYSTEM, OPINIONS_SCHEMA, keep)
+    material = "Opinions:\n" + "\n".join(
+        f"- [{o.id}] {' '.join(o.content.split())} (confidence {o.confidence})" for o in opinions
+    )
+    material += "\n\nNew evidence:\n" + "\n".join(
+        f"- [{e.id}] {' '.join(e.content.split())}" for e in evidence[:40]
+    )
+    try:
+        with llm_task("opinions", agent):
+            reply = structured_call(
+                llm,
+                prompt.messages(material, agent=agent, entity=entity),
+                prompt.schema,
+                coerce=prompt.coerce,
+            )
+    except LLMError as exc:
+        report.waiting.append(f"opinions about {entity} ({exc})")
+        return False
+    by_id = {o.id: o for o in opinions}
+    shown = {e.id for e in evidence[:40]}
+    tally: dict[str, list[int]] = {}
+    pairs: list[tuple[str, str]] = []
+    for j in reply["judgements"]:
+        opinion, piece = str(j["opinion"]), str(j["evidence"])
+        if opinion not in by_id or piece not in shown or (piece, opinion) in pairs:
+            continue  # an id the model made up, or a pair judged twice
+        pairs.append((piece, opinion))
+        counts = tally.setdefault(opinion, [0, 0])
+        counts[0 if j["verdict"] == "supports" else 1] += 1
+    moved_any = False
+    for opinion_id, (supports, contradicts) in tally.items():
+        old = by_id[opinion_id]
+        new = moved_confidence(old.confidence, supports, contradicts)
+        if new != old.confidence:
+            moved = replace(old, confidence=new, updated_at=memory.clock.now())
+            memory.memory_write(agent, old.section or "Retain", UpdateNote(moved), SYSTEM)
+            moved_any = True
+            report.done.append(
+                f"opinion {opinion_id}: confidence {old.confidence} -> {new}"
+                f" (+{supports} / -{contradicts})"
+            )
+    for piece, opinion in pairs:
+        memory.link(piece, opinion, LinkKind.RELATED, agent=agent, source_agent=SYSTEM)
+    return moved_any
+
+
+# -------------------------------------------------------------------------- dream
+DREAM_SYSTEM = """\
+You help the assistant "{agent}" learn general ways of working from its recent, \
+important experiences. From the episodes given, write one to three general \
+strategies: each one imperative sentence that would help in situations like these \
+in the future, grounded in the episodes (no invented facts). Rate each one's \
+importance from 0 to 1.
+
+Reply with JSON only: {{"strategies": [{{"text": "...", "importance": 0.0}}]}}"""
+
+DREAM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["strategies"],
+    "properties": {
+        "strategies": {
+            "type": "array",
+            "maxItems": 3,
+            "items": {
+                "type": "object",
+                "required": ["text", "importance"],
+                "properties": {
+                    "text": {"type": "string", "minLength": 1, "maxLength": 500},
+                    "importance": {"type": "number", "minimum": 0, "maximum": 1},
+                },
+            },
+        }
+    },
+}
+
+
+def _dream(memory: Memory, agent: str, since: datetime, llm: LLM | None, report: JobReport) -> None:
+    recent = memory.index.list_items(RecallFilter(agents=(agent,), since=since), limit=2000)
+    episodes = [
+        it
+        for it in recent
+        if (it.kind is not None and it.kind.value == "B")
+        or (it.type is ItemType.FACT and it.importance >= 0.7)
+    ][:40]
+    if not episodes:
+        report.done.append("no recent important episodes to dream on")
+        return
+    if llm is None:
+        report.waiting.append(f"dreaming on {len(episodes)} episode(s) (no language model)")
+        return
+    from kronika.prompts.base import Prompt, keep
+    from kronika.providers.jsonout import structured_call
+    from kronika.providers.ledger import llm_task
+
+    prompt = Prompt("dream", 1, DREAM_SYSTEM, DREAM_SCHEMA, keep)
+    material = "\n".join(f"- {' '.join(it.content.split())}" for it in episodes)
+    try:
+        with llm_task("dream", agent):
+            reply = structured_call(
+                llm, prompt.messages(material, agent=agent), prompt.schema, coerce=prompt.coerce
+            )
+    except LLMError as exc:
+        report.waiting.append(f"dreaming ({exc})")
+        return
+    now = memory.clock.now()
+    known = {x.cause for x in memory.workspace.read_lessons(agent)}
+    fresh: list[Lesson] = []
+    for entry in reply["strategies"][:3]:
+        text = " ".join(str(entry["text"]).split())
+        cause = "dream:" + hashlib.sha256(text.casefold().encode()).hexdigest()[:12]
+        if cause in known:
+            report.unchanged += 1
+            continue
+        fresh.append(
+            Lesson(
+                id="s-" + hashlib.sha256(f"{agent}|{cause}".encode()).hexdigest()[:12],
+                agent=agent,
+                kind="strategy",
+                text=text,
+                cause=cause,
+                created_at=now,
+                updated_at=now,
+                importance=float(entry["importance"]),
+                evidence=tuple(it.id for it in episodes[:20]),
+                tags=("dream",),
+            )
+        )
+    if fresh:
+        memory.memory_write(agent, "Lessons", WriteLessons(tuple(fresh), "dreamed"), SYSTEM)
+        report.done.extend(f"strategy {x.id}: {x.text}" for x in fresh)
+
+
+# ------------------------------------------------------------ summarize / distill
+def _consolidate(memory: Memory, agent: str, llm: LLM | None, report: JobReport) -> None:
+    from kronika.engine.consolidate import Consolidator
+
+    result = Consolidator(memory, llm).run(agent)
+    for outcome in result.sessions:
+        if outcome.status == "consolidated":
+            report.done.append(f"session {outcome.session_id}: {len(outcome.written)} fact(s)")
+    report.done.extend(f"summary {path}" for path in result.summaries)
+    report.waiting.extend(result.waiting)
+
+
+# -------------------------------------------------------------------------- state
+def _remember_run(memory: Memory, report: JobReport) -> None:
+    """``jobs.json``: when each job last finished for each agent, and what it did."""
+    path = Path(memory.settings.home) / STATE_FILE
+    try:
+        state = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    except (OSError, ValueError):
+        state = {}  # a damaged state file only loses the history of runs
+    if not isinstance(state, dict):
+        state = {}
+    runs = state.setdefault(report.job, {})
+    runs[report.agent] = {
+        "finished_at": memory.clock.now().isoformat(),
+        "done": len(report.done),
+        "waiting": len(report.waiting),
+        "unchanged": report.unchanged,
+    }
+    atomic_write_text(path, json.dumps(state, indent=2, sort_keys=True) + "\n")
+
+
+def last_runs(home: Path) -> dict[str, dict[str, dict[str, Any]]]:
+    """What ``jobs.json`` says of each job's last run per agent."""
+    try:
+        state = json.loads((Path(home) / STATE_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return state if isinstance(state, dict) else {}

@@ -1,0 +1,70 @@
+"""Links between items (SPEC S3, F2): an event and the reflection drawn from it, an
+error or a reflection and the strategy that answers it, two related items.
+
+Links live in the store of record beside the items (``links.md`` of each agent in the
+Markdown workspace, :mod:`kronika.stores.markdown.links`); forgetting an item removes
+its links, and an export carries them with the rest of the agent's files.
+"""
+
+from __future__ import annotations
+
+from kronika.core.model import ItemLink, LinkKind
+from kronika.engine.write import USER
+from kronika.errors import InvalidInput, NotFound
+from kronika.memory.base import MemoryBase
+from kronika.ports import AuditEntry
+from kronika.stores.markdown.links import format_link
+
+
+class MemoryLinks(MemoryBase):
+    def link(
+        self,
+        from_id: str,
+        to_id: str,
+        kind: LinkKind | str = LinkKind.RELATED,
+        *,
+        agent: str | None = None,
+        source_agent: str = USER,
+    ) -> ItemLink:
+        """Link two items of one agent (``from_id -> to_id``; ``related`` both ways).
+
+        Both must be in memory; linking them again changes nothing. Audited as ``link``.
+        """
+        try:
+            chosen = LinkKind(kind)
+        except ValueError as exc:
+            kinds = ", ".join(k.value for k in LinkKind)
+            raise InvalidInput(f"no link kind {kind!r}; the kinds are {kinds}") from exc
+        if from_id == to_id:
+            raise InvalidInput("an item cannot be linked to itself")
+        name = self._agent(agent)
+        with self._lock:
+            self._indexer.sync_agent(name)
+            found = {it.id for it in self.index.get_items([from_id, to_id]) if it.agent == name}
+            missing = [i for i in (from_id, to_id) if i not in found]
+            if missing:
+                raise NotFound(f"no item {missing[0]!r} in the memory of agent {name!r}")
+            made = ItemLink(from_id, to_id, chosen, self.clock.now()).normalised()
+            for link in self.link_store.links(name, from_id):
+                if link.identity == made.identity:
+                    return link
+            if self.link_store.add_links(name, [made]):
+                self.audit_log.append(
+                    AuditEntry(
+                        at=made.created_at or self.clock.now(),
+                        action="link",
+                        target_agent=name,
+                        source_agent=source_agent,
+                        section="links",
+                        item_id=made.from_id,
+                        summary=format_link(ItemLink(made.from_id, made.to_id, made.kind))[2:],
+                        outcome="applied",
+                    )
+                )
+                return made
+        return made
+
+    def links(self, item_id: str | None = None, *, agent: str | None = None) -> list[ItemLink]:
+        """The agent's links in the order they were made (only those touching
+        ``item_id``, at either end, when it is given)."""
+        return self.link_store.links(self._agent(agent), item_id)

@@ -1,0 +1,173 @@
+"""Keyword search on PostgreSQL: the SQLite index's BM25, over postings kept in PostgreSQL.
+
+PostgreSQL has no Polish or Ukrainian stemmer, and its ``ts_rank`` is not BM25. The
+SQLite index folds accents (:func:`kronika.core.text.fold`), tokenizes with FTS5's
+``porter unicode61 remove_diacritics 2`` and ranks by FTS5's ``bm25()``
+(:mod:`kronika.stores.sqlite.lexical`). Here the *same* tokenizer makes the tokens (an
+in-memory SQLite FTS5 table of this process: the stdlib has it, nothing is copied or
+re-implemented), PostgreSQL keeps them as postings in ``idx_terms`` (term, row,
+occurrences, positions), and the score is FTS5's formula over the statistics of the
+agents and tenant a search names::
+
+    idf(p)  = ln((N − n(p) + 0.5) / (n(p) + 0.5)), at least 1e-6
+    part(p) = idf(p) · f·(k1 + 1) / (f + k1·(1 − b + b·D / avgdl)),  k1 = 1.2, b = 0.75
+
+``N`` rows and their mean length ``avgdl`` come from ``idx_corpus`` (kept by triggers),
+``n(p)`` from the postings, a phrase's occurrences ``f`` from the positions. The parts
+are summed in the phrases' order, so scores equal the SQLite index's up to the last
+bits of floating point. Common tokens (in more than a tenth of the rows) are scored
+only on rows a rarer phrase already put within reach of the top (MaxScore, as in the
+SQLite index); the result is the same as scoring everything.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from kronika.core.model import MemoryItem
+from kronika.core.text import fold
+
+K1 = 1.2
+B = 0.75
+MIN_IDF = 1e-6
+TOKENIZE = "porter unicode61 remove_diacritics 2"
+"""The SQLite index's tokenizer (its migration ``0002_fts_porter_stemming``)."""
+COLUMN_SHIFT = 1 << 24  # a position is column · 2^24 + offset
+COMMON_SHARE = 10
+_MARGIN = 1e-9
+_WORD_CACHE = 20_000
+_COLUMN = {"content": 0, "key": 1, "entities": 2, "speaker": 3}
+
+Floats = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, slots=True)
+class Phrase:
+    text: str
+    tokens: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Postings:
+    """One item's tokens: ``{token: positions}`` and its length in tokens."""
+
+    terms: dict[str, list[int]]
+    length: int
+
+
+class Tokenizer:
+    """FTS5's tokenizer, run on a private in-memory SQLite database (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(":memory:", check_same_thread=False)
+        self._conn.execute(
+            "CREATE VIRTUAL TABLE t USING fts5"
+            f" (content, key, entities, speaker, tokenize = '{TOKENIZE}')"
+        )
+        self._conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab (t, 'instance')")
+        self._words: dict[str, tuple[str, ...]] = {}
+
+    def items(self, items: Sequence[MemoryItem]) -> list[Postings]:
+        """The postings of each item: its folded content, key, entities and speaker."""
+        rows = [
+            (
+                n,
+                fold(it.content),
+                fold(it.key or ""),
+                fold(" ".join(it.entities)),
+                fold(it.speaker or ""),
+            )
+            for n, it in enumerate(items)
+        ]
+        found: list[dict[str, list[int]]] = [{} for _ in rows]
+        lengths = [0] * len(rows)
+        for doc, col, offset, term in self._run(
+            "INSERT INTO t (rowid, content, key, entities, speaker) VALUES (?, ?, ?, ?, ?)", rows
+        ):
+            found[doc].setdefault(term, []).append(col * COLUMN_SHIFT + offset)
+            lengths[doc] += 1
+        return [Postings(terms, length) for terms, length in zip(found, lengths, strict=True)]
+
+    def words(self, words: Sequence[str]) -> list[tuple[str, ...]]:
+        """The tokens of each (already folded) query word or phrase, in order."""
+        missing = [w for w in dict.fromkeys(words) if w not in self._words]
+        if missing:
+            found: dict[int, list[tuple[int, str]]] = {n: [] for n in range(len(missing))}
+            for doc, _, offset, term in self._run(
+                "INSERT INTO t (rowid, content) VALUES (?, ?)", list(enumerate(missing))
+            ):
+                found[doc].append((offset, term))
+            if len(self._words) + len(missing) > _WORD_CACHE:
+                self._words.clear()
+            for n, word in enumerate(missing):
+                self._words[word] = tuple(term for _, term in sorted(found[n]))
+        return [self._words[w] for w in words]
+
+    def _run(self, insert: str, rows: Sequence[tuple[Any, ...]]) -> list[tuple[int, int, int, str]]:
+        with self._lock:
+            try:
+                self._conn.executemany(insert, rows)
+                found = self._conn.execute("SELECT doc, col, offset, term FROM v").fetchall()
+                return [(doc, _COLUMN[col], offset, term) for doc, col, offset, term in found]
+            finally:
+                self._conn.execute("DELETE FROM t")
+
+    def close(self) -> None:
+        self._conn.close()
+
+
+def idf(n: int, hits: int) -> float:
+    """FTS5's ``idf`` of a phrase ``hits`` of ``n`` rows hold."""
+    value = math.log((n - hits + 0.5) / (hits + 0.5))
+    return MIN_IDF if value <= 0.0 else value
+
+
+@dataclass(frozen=True, slots=True)
+class Scored:
+    """One phrase's rows (within the filter), occurrences, the rows' lengths and idf."""
+
+    rows: npt.NDArray[np.int64]
+    tf: Floats
+    length: Floats
+    idf: float
+
+    def parts(self, avgdl: float) -> Floats:
+        norm = K1 * (1 - B + B * self.length / avgdl)
+        part: Floats = self.idf * ((self.tf * (K1 + 1.0)) / (self.tf + norm))
+        return part
+
+
+def phrase_occurrences(positions: Sequence[Sequence[int]]) -> int:
+    """How often tokens at ``positions[0]``, ``positions[1]``… follow each other."""
+    rest = [set(p) for p in positions[1:]]
+    return sum(1 for start in positions[0] if all(start + k + 1 in s for k, s in enumerate(rest)))
+
+
+def top(scores: dict[int, float], ids: dict[int, str], limit: int) -> list[tuple[str, float]]:
+    """The ``limit`` best ``(id, score)``: best first, equal scores by id."""
+    pairs = sorted(((ids[r], s) for r, s in scores.items()), key=lambda p: (-p[1], p[0]))
+    return pairs[:limit]
+
+
+def common_ceiling(common: Sequence[float]) -> float:
+    """The most the phrases of idf ``common`` can add to a row's score (each part is
+    ``idf·f·(k1+1)/(f + norm)`` < ``idf·(k1+1)``), with a margin over rounding."""
+    return sum(i * (K1 + 1.0) for i in common) * (1.0 + _MARGIN)
+
+
+def kth_floor(partial: Sequence[float], limit: int) -> float:
+    """The ``limit``-th largest partial score, less the margin (−inf with fewer)."""
+    if len(partial) < limit:
+        return -math.inf
+    return float(np.partition(np.asarray(partial), len(partial) - limit)[len(partial) - limit]) * (
+        1.0 - _MARGIN
+    )

@@ -1,0 +1,277 @@
+"""A workspace folder that is a working copy of a store of record (team mode).
+
+The engine reads and writes a Markdown workspace; in team mode that folder is a copy
+of the tenant's documents in a :class:`~kronika.ports.StoreOfRecord` (PostgreSQL).
+:class:`WorkingCopy` is the write lock :class:`kronika.memory.Memory` holds around
+every write and every sync:
+
+- taking it takes this folder's file lock (processes sharing the folder), then the
+  record's lock (every worker of the tenant), then brings the folder up to date: each
+  document written since the change number this copy last saw is written into the
+  folder (with the record's modification time) or removed from it;
+- releasing it writes every Markdown file that differs from what the record holds
+  (kronika's own writes, hand edits, files removed) back into the record in one
+  transaction, with the items the workspace parses from them, then lets go.
+
+So every read-modify-write happens on the newest documents and lands whole or not at
+all: no update is lost, no history chain broken. What this copy last saw of each file
+is kept in ``<home>/record.json``; the folder can be thrown away at any time and is
+filled again from the record. A file edited here by hand while another worker wrote
+the same document is kept aside under ``<agent>/.corrupt/`` (``.conflict``) and said in
+the notes; the record's version wins.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from kronika.core.model import MemoryItem
+from kronika.errors import InvalidAgentName, StoreError
+from kronika.ports import RecordDocument, StoreOfRecord
+from kronika.stores.lock import WorkspaceLock
+from kronika.stores.markdown.atomic import atomic_write_text
+from kronika.stores.markdown.files import keep_copy
+from kronika.stores.markdown.layout import classify, validate_agent_name
+from kronika.stores.markdown.workspace import MarkdownWorkspace
+from kronika.stores.private import make_private_dir
+
+MANIFEST = "record.json"
+AGENT_FOLDERS = ("sessions", "memory", "summaries/L1", "summaries/L2", "bank/entities")
+
+
+@dataclass(frozen=True, slots=True)
+class _Copy:
+    """What this folder held of one document when it last matched the record."""
+
+    mtime_ns: int
+    size: int
+    sha256: str
+
+
+class WorkingCopy:
+    """The re-entrant write lock of a workspace that mirrors ``record``."""
+
+    def __init__(self, home: Path, workspace: MarkdownWorkspace, record: StoreOfRecord) -> None:
+        self.home = Path(home)
+        self.workspace = workspace
+        self.record = record
+        self._file_lock = WorkspaceLock(self.home / ".kronika.lock")
+        self._thread_lock = threading.RLock()
+        self._depth = 0
+        self._change = 0
+        self._copies: dict[tuple[str, str], _Copy] = {}
+        self._load_manifest()
+
+    # -- the lock -------------------------------------------------------------------
+
+    def __enter__(self) -> WorkingCopy:
+        self._thread_lock.acquire()
+        if self._depth == 0:
+            try:
+                self._take()
+            except BaseException:
+                self._thread_lock.release()
+                raise
+        self._depth += 1
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._depth -= 1
+        try:
+            if self._depth == 0:
+                self._give_back()
+        finally:
+            self._thread_lock.release()
+
+    def _take(self) -> None:
+        self._file_lock.__enter__()
+        try:
+            self.record.hold()
+            try:
+                self.pull()
+            except BaseException:
+                self.record.release()
+                raise
+        except BaseException:
+            self._file_lock.__exit__(None, None, None)
+            raise
+
+    def _give_back(self) -> None:
+        try:
+            self.push()
+        finally:
+            try:
+                self.record.release()
+            finally:
+                self._file_lock.__exit__(None, None, None)
+
+    def refresh(self) -> bool:
+        """Bring the folder up to date without the record's lock (a read: what was
+        committed is whole); whether anything changed. Inside the lock: nothing to do."""
+        with self._thread_lock:
+            if self._depth > 0:
+                return False
+            with self._file_lock:
+                return self.pull() > 0
+
+    def close(self) -> None:
+        self.record.close()
+
+    # -- pulling and pushing ----------------------------------------------------------
+
+    def pull(self) -> int:
+        """Bring the folder up to date with the record (call it holding the lock);
+        returns how many files changed here."""
+        changed = 0
+        for doc in self.record.changes(self._change):
+            self._change = max(self._change, doc.change)
+            try:
+                folder = self._agent_folder(doc.agent)
+            except InvalidAgentName:
+                continue  # a name this system cannot hold as a folder: never written here
+            file = folder / doc.path
+            known = self._copies.get((doc.agent, doc.path))
+            here = _state(file)
+            if (
+                here is not None
+                and here.sha256 != (known.sha256 if known else None)
+                and here.sha256 != _digest(doc.text)
+            ):
+                self._keep_conflict(doc.agent, folder, doc.path, file)
+            if doc.text is None:
+                with contextlib.suppress(FileNotFoundError):
+                    file.unlink()
+                self._copies.pop((doc.agent, doc.path), None)
+            else:
+                atomic_write_text(file, doc.text)
+                os.utime(file, ns=(doc.modified_ns, doc.modified_ns))
+                state = _state(file)
+                if state is not None:
+                    self._copies[(doc.agent, doc.path)] = state
+            changed += 1
+        if changed:
+            self._save_manifest()
+        return changed
+
+    def push(self) -> int:
+        """Write every file that differs from the record into it, in one transaction;
+        returns how many documents were written."""
+        found = dict(self._files())
+        documents: list[RecordDocument] = []
+        items: dict[tuple[str, str], list[MemoryItem]] = {}
+        states: dict[tuple[str, str], _Copy] = {}
+        for (agent, path), file in found.items():
+            known = self._copies.get((agent, path))
+            state = _quick_state(file)
+            if state is None:
+                continue
+            if known is not None and (state[0], state[1]) == (known.mtime_ns, known.size):
+                continue
+            full = _state(file)
+            if full is None or full == known:
+                continue
+            raw = file.read_bytes()
+            text = raw.decode("utf-8", errors="replace").replace("\x00", "")
+            documents.append(RecordDocument(agent, path, text, full.mtime_ns))
+            states[(agent, path)] = full
+            if classify(path) is not None:
+                items[(agent, path)] = list(self.workspace.parse_source(agent, path).items)
+        for key in sorted(set(self._copies) - set(found)):
+            documents.append(RecordDocument(key[0], key[1], None, 0))
+        if not documents:
+            return 0
+        last = self.record.write(documents, items)
+        for doc in documents:
+            key = (doc.agent, doc.path)
+            if doc.text is None:
+                self._copies.pop(key, None)
+            else:
+                self._copies[key] = states[key]
+        # under the lock nobody else wrote since the pull: this copy is at ``last``
+        self._change = max(self._change, last)
+        self._save_manifest()
+        return len(documents)
+
+    def _files(self) -> Iterator[tuple[tuple[str, str], Path]]:
+        """Every Markdown file of every agent folder (not in hidden folders)."""
+        for agent in self.workspace.agents():
+            folder = self.workspace.agent_dir(agent)
+            for file in folder.rglob("*.md"):
+                rel = file.relative_to(folder).as_posix()
+                if any(part.startswith(".") for part in rel.split("/")) or not file.is_file():
+                    continue
+                yield (agent, rel), file
+
+    def _agent_folder(self, agent: str) -> Path:
+        folder = self.home / "agents" / validate_agent_name(agent, existing=True)
+        if not folder.is_dir():
+            for sub in AGENT_FOLDERS:
+                make_private_dir(folder / sub)
+        return folder
+
+    def _keep_conflict(self, agent: str, folder: Path, path: str, file: Path) -> None:
+        kept = keep_copy(folder, f"{path}.conflict", file.read_bytes())
+        self.workspace.notes.append(
+            f"{agent}/{path} was edited here while another worker changed it; the"
+            f" record's version is used and the edited copy was kept at {folder / kept}"
+        )
+
+    # -- what this copy saw -------------------------------------------------------------
+
+    def _load_manifest(self) -> None:
+        path = self.home / MANIFEST
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            self._change = int(data["change"])
+            self._copies = {
+                (agent, rel): _Copy(int(m), int(s), str(h)) for agent, rel, m, s, h in data["files"]
+            }
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError, KeyError, TypeError) as err:
+            # Start again from nothing: every document is written here anew.
+            self.workspace.notes.append(f"{path} was unreadable ({err}); the copy was refreshed")
+            self._change, self._copies = 0, {}
+
+    def _save_manifest(self) -> None:
+        files = [[a, p, c.mtime_ns, c.size, c.sha256] for (a, p), c in sorted(self._copies.items())]
+        try:
+            atomic_write_text(
+                self.home / MANIFEST, json.dumps({"change": self._change, "files": files})
+            )
+        except OSError as err:
+            raise StoreError(f"cannot write {self.home / MANIFEST}: {err}") from err
+
+
+def _digest(text: str | None) -> str | None:
+    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _quick_state(file: Path) -> tuple[int, int] | None:
+    try:
+        stat = file.stat()
+    except FileNotFoundError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+def _state(file: Path) -> _Copy | None:
+    try:
+        raw = file.read_bytes()
+        stat = file.stat()
+    except FileNotFoundError:
+        return None
+    return _Copy(stat.st_mtime_ns, len(raw), hashlib.sha256(raw).hexdigest())

@@ -1,0 +1,524 @@
+"""One behaviour, two search indexes: every test runs on SqliteIndex and on PostgresIndex.
+
+The PostgreSQL server is real (the ``postgres_server`` fixture: PostgreSQL 18 with
+pgvector on loopback); each test gets a fresh database. Keyword scores are compared
+between the two indexes directly: they must be the same BM25.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from kronika.core.model import (
+    ItemType,
+    Layer,
+    MemoryItem,
+    Provenance,
+    Reader,
+    RecallFilter,
+    Scope,
+    Status,
+    Tier,
+)
+from kronika.core.visibility import visible
+from kronika.errors import IndexError_
+from kronika.ports import ItemIndex, SourceState
+from kronika.stores.sqlite import SqliteIndex
+
+T0 = datetime(2025, 11, 1, 12, 0, tzinfo=UTC)
+DIM = 4
+
+
+def item(id_: str, content: str = "", *, path: str = "memory/a.md", **fields: object) -> MemoryItem:
+    base = MemoryItem(
+        id=id_,
+        agent="jaskier",
+        content=content or f"content of {id_}",
+        type=ItemType.FACT,
+        layer=Layer.LONG_TERM,
+        tier=Tier.LONG,
+        created_at=T0,
+        updated_at=T0,
+        provenance=Provenance(path=path, line=1),
+    )
+    return replace(base, **fields)  # type: ignore[arg-type]
+
+
+def state(path: str = "memory/a.md", agent: str = "jaskier", digest: str = "h1") -> SourceState:
+    return SourceState(agent=agent, path=path, content_hash=digest, mtime_ns=1, size=10)
+
+
+def ids(items: list[MemoryItem]) -> list[str]:
+    return [i.id for i in items]
+
+
+class Opener:
+    """Opens the index under test (again, or with another model) on the same storage."""
+
+    def __init__(self, kind: str, where: str) -> None:
+        self.kind = kind
+        self.where = where
+
+    def __call__(self, model: str = "m1", dim: int = DIM) -> Any:
+        if self.kind == "sqlite":
+            return SqliteIndex(self.where, embedding_model=model, dim=dim)
+        from kronika.stores.postgres.index import PostgresIndex
+
+        return PostgresIndex(self.where, embedding_model=model, dim=dim)
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def opener(request: pytest.FixtureRequest, tmp_path: Path) -> Opener:
+    if request.param == "sqlite":
+        return Opener("sqlite", str(tmp_path / "index.sqlite"))
+    return Opener("postgres", request.getfixturevalue("postgres_url"))
+
+
+@pytest.fixture
+def index(opener: Opener) -> Iterator[Any]:
+    ix = opener()
+    yield ix
+    ix.close()
+
+
+def test_both_implement_the_port(index: ItemIndex) -> None:
+    port = [n for n in dir(ItemIndex) if not n.startswith("_")]
+    assert all(callable(getattr(index, n)) or n == "embedding_model" for n in port)
+
+
+def test_reopen_keeps_items_sources_and_exact_values(opener: Opener) -> None:
+    rich = item(
+        "f1",
+        "Anna mieszka w Łodzi",
+        key="user.city",
+        value="Łódź",
+        entities=("Anna", "Łódź"),
+        tags=("home",),
+        speaker="Anna",
+        valid_from=T0,
+        valid_to=T0 + timedelta(days=3, microseconds=17),
+        confidence=0.8,
+        kind=None,
+        multi=True,
+        provenance=Provenance("memory/a.md", 12, "s1", ("D1:3", "D1:4")),
+    )
+    with opener() as ix:
+        ix.replace_source(state(), [rich])
+    with opener() as ix:
+        assert ix.get_items(["f1"]) == [rich]
+        assert ix.source_states("jaskier") == {"memory/a.md": state()}
+        assert ix.agents() == ["jaskier"]
+        assert ix.source_items("jaskier", "memory/a.md") == [rich]
+
+
+def test_replace_source_replaces_exactly_that_files_items(index: ItemIndex) -> None:
+    index.replace_source(state("a.md"), [item("a1", path="a.md"), item("a2", path="a.md")])
+    index.replace_source(state("b.md"), [item("b1", path="b.md")])
+    index.replace_source(state("a.md", digest="h2"), [item("a3", path="a.md")])
+    assert sorted(ids(index.list_items(RecallFilter()))) == ["a3", "b1"]
+    assert index.source_states("jaskier")["a.md"].content_hash == "h2"
+    assert index.search_lexical("a1", RecallFilter(), 10) == []
+    index.remove_source("jaskier", "a.md")
+    assert ids(index.list_items(RecallFilter())) == ["b1"]
+    assert set(index.source_states("jaskier")) == {"b.md"}
+
+
+def test_a_failed_replace_leaves_the_previous_items(index: ItemIndex) -> None:
+    index.replace_source(state(), [item("a", "old text")])
+    broken = replace(item("c"), key=None, content=None)  # type: ignore[arg-type]
+    with pytest.raises((IndexError_, TypeError, AttributeError)):
+        index.replace_source(state(digest="h2"), [item("b"), broken], ["hb", "hc"])
+    assert ids(index.list_items(RecallFilter())) == ["a"]
+    assert index.source_states("jaskier")["memory/a.md"].content_hash == "h1"
+    assert [i for i, _ in index.search_lexical("old", RecallFilter(), 5)] == ["a"]
+
+
+def test_an_id_repeated_in_another_file_moves_to_the_file_indexed_last(index: ItemIndex) -> None:
+    index.replace_source(state("a.md"), [item("x", "old text", path="a.md")])
+    index.replace_source(state("b.md"), [item("x", "new text", path="b.md"), item("x", "dup")])
+    assert [i.content for i in index.list_items(RecallFilter())] == ["new text"]
+    assert index.search_lexical("old", RecallFilter(), 5) == []
+    assert index.source_items("jaskier", "a.md") == []
+
+
+def test_list_items_is_newest_first_with_limit_offset_and_count(index: ItemIndex) -> None:
+    items = [item(f"i{n}", created_at=T0 + timedelta(hours=n)) for n in range(5)]
+    items.append(item("i4b", created_at=T0 + timedelta(hours=4)))  # a tie: by id
+    index.replace_source(state(), items)
+    assert ids(index.list_items(RecallFilter())) == ["i4", "i4b", "i3", "i2", "i1", "i0"]
+    assert ids(index.list_items(RecallFilter(), limit=2, offset=1)) == ["i4b", "i3"]
+    assert index.count_items(RecallFilter()) == 6
+
+
+def _history() -> list[MemoryItem]:
+    """A city that changed: Warsaw until Nov 10, then Kraków (the older fact superseded)."""
+    nov10 = T0 + timedelta(days=9)
+    return [
+        item(
+            "city1",
+            "lives in Warsaw",
+            key="User.City",
+            status=Status.SUPERSEDED,
+            valid_from=T0,
+            valid_to=nov10,
+            superseded_by="city2",
+        ),
+        item("city2", "lives in Kraków", key="user.city", created_at=nov10, valid_from=nov10),
+        item(
+            "t1",
+            "Marta: see you at Łódź",
+            type=ItemType.MESSAGE,
+            speaker="Marta",
+            entities=("Łódź", "@Marta"),
+            created_at=T0 + timedelta(days=1),
+            channel="slack",
+        ),
+        item("old", "archived note", status=Status.ARCHIVED, created_at=T0 - timedelta(days=30)),
+        item("other", "other agent's fact", agent="ciri", tenant="t2", scope=Scope.TEAM),
+    ]
+
+
+FILTER_CASES: list[tuple[RecallFilter, set[str]]] = [
+    (RecallFilter(), {"city2", "t1", "old", "other"}),
+    (RecallFilter(agents=("ciri",)), {"other"}),
+    (RecallFilter(agents=("jaskier", "ciri")), {"city2", "t1", "old", "other"}),
+    (RecallFilter(tenant="t2"), {"other"}),
+    (RecallFilter(scopes=(Scope.TEAM,)), {"other"}),
+    (RecallFilter(types=(ItemType.MESSAGE,)), {"t1"}),
+    (RecallFilter(keys=("USER.CITY",)), {"city2"}),
+    (RecallFilter(keys=("user.city",), include_superseded=True), {"city1", "city2"}),
+    (RecallFilter(entities=("łódź",)), {"t1"}),
+    (RecallFilter(entities=("nobody", "MARTA")), {"t1"}),
+    (RecallFilter(speakers=("marta",)), {"t1"}),
+    (RecallFilter(channel="slack"), {"t1"}),
+    (RecallFilter(since=T0 + timedelta(days=1)), {"t1", "city2"}),
+    (RecallFilter(until=T0 + timedelta(days=1)), {"t1", "old", "other"}),
+    (RecallFilter(since=T0, until=T0, include_superseded=True), {"city1", "other"}),
+    (RecallFilter(include_archived=False), {"city2", "t1", "other"}),
+    (RecallFilter(include_superseded=True), {"city1", "city2", "t1", "old", "other"}),
+    (RecallFilter(keys=("user.city",), as_of=T0 + timedelta(days=5)), {"city1"}),
+    (RecallFilter(keys=("user.city",), as_of=T0 + timedelta(days=9)), {"city2"}),
+    (RecallFilter(keys=("user.city",), as_of=T0 - timedelta(days=1)), set()),
+]
+
+
+@pytest.mark.parametrize(("flt", "expected"), FILTER_CASES)
+def test_every_filter_field_selects_the_same_items_in_lists_and_searches(
+    index: ItemIndex, flt: RecallFilter, expected: set[str]
+) -> None:
+    history = _history()
+    hashes = [f"h{n}" for n in range(len(history))]
+    rng = np.random.default_rng(7)
+    index.store_embeddings({h: rng.normal(size=DIM).astype(np.float32) for h in hashes})
+    index.replace_source(state(), history, hashes)
+    assert set(ids(index.list_items(flt))) == expected
+    assert index.count_items(flt) == len(expected)
+    found = index.search_vector(np.ones(DIM, dtype=np.float32), flt, 100)
+    assert {i for i, _ in found} == expected
+    words = " ".join(i.content for i in history)
+    assert {i for i, _ in index.search_lexical(words, flt, 100)} == expected
+
+
+def test_usage_is_merged_into_items_and_survives_reset(index: ItemIndex) -> None:
+    index.replace_source(state(), [item("a"), item("b")])
+    index.record_access(["a", "a", "b"], T0)
+    index.record_access(["a"], T0 + timedelta(hours=1))
+    index.record_access(["a"], T0)  # an older access never moves the time back
+    index.reset()
+    assert index.list_items(RecallFilter()) == []
+    assert index.agents() == []
+    index.replace_source(state(), [item("a"), item("b")])
+    a, b = index.get_items(["a", "b"])
+    assert (a.access_count, a.last_accessed_at) == (3, T0 + timedelta(hours=1))
+    assert (b.access_count, b.last_accessed_at) == (1, T0)
+    features = index.score_features(["b", "zz", "a", "b"])
+    assert features.ids == ("b", "a")
+    assert features.access_count.tolist() == [1, 3]
+    index.restore_usage([("a", 7, T0), ("b", 0, None)])
+    a, b = index.get_items(["a", "b"])
+    assert (a.access_count, a.last_accessed_at, b.access_count) == (7, T0, 0)
+
+
+def test_get_items_keeps_the_requested_order_and_skips_unknown(index: ItemIndex) -> None:
+    index.replace_source(state(), [item("a"), item("b"), item("c")])
+    assert ids(index.get_items(["c", "nope", "a"])) == ["c", "a"]
+
+
+def test_vectors_no_item_uses_any_more_are_dropped(index: ItemIndex) -> None:
+    one = np.array([1, 0, 0, 0], dtype=np.float32)
+    index.store_embeddings({"ha": one, "hb": one, "hc": one})
+    index.replace_source(state("a.md"), [item("a", path="a.md")], ["ha"])
+    index.replace_source(state("b.md"), [item("b", path="b.md")], ["hb"])
+    assert index.drop_unused_embeddings() == 0
+    index.replace_source(state("a.md", digest="h2"), [item("a", path="a.md")], ["hc"])
+    index.replace_source(state("c.md"), [item("c", path="c.md")], ["ha"])
+    index.remove_source("jaskier", "b.md")
+    assert index.drop_unused_embeddings() == 1  # only "hb": "ha" is in use again
+    assert index.embeddings_missing(["ha", "hb", "hc"]) == {"hb"}
+    assert index.drop_unused_embeddings() == 0
+
+
+def test_embedding_cache_survives_reset_and_is_per_model(opener: Opener) -> None:
+    with opener() as ix:
+        ix.replace_source(state(), [item("a")], ["ha"])
+        assert ix.embeddings_missing(["ha", "hb"]) == {"ha", "hb"}
+        ix.store_embeddings({"ha": np.array([1, 0, 0, 0], dtype=np.float32)})
+        ix.reset()
+        assert ix.embeddings_missing(["ha", "hb"]) == {"hb"}
+        ix.replace_source(state(), [item("a")], ["ha"])
+        assert ix.stats()["embedded"] == 1
+        query = np.ones(DIM, dtype=np.float32)
+        assert [i for i, _ in ix.search_vector(query, RecallFilter(), 5)] == ["a"]
+    with opener("m2") as other:
+        assert other.embeddings_missing(["ha"]) == {"ha"}
+        assert other.search_vector(np.ones(DIM, dtype=np.float32), RecallFilter(), 5) == []
+        assert other.stats()["embedded"] == 0
+
+
+def test_a_vector_of_the_wrong_dimension_is_refused(index: ItemIndex) -> None:
+    with pytest.raises(IndexError_, match="dimensions"):
+        index.store_embeddings({"h": np.ones(DIM + 1, dtype=np.float32)})
+    with pytest.raises(IndexError_, match="dimensions"):
+        index.search_vector(np.ones(DIM + 1, dtype=np.float32), RecallFilter(), 3)
+
+
+def test_vector_search_is_exact_cosine_best_first(index: ItemIndex) -> None:
+    rng = np.random.default_rng(1)
+    matrix = rng.normal(size=(60, DIM)).astype(np.float32)
+    names = [f"i{n:02d}" for n in range(len(matrix))]
+    index.replace_source(state(), [item(i, f"text {i}") for i in names], [f"h{i}" for i in names])
+    index.store_embeddings({f"h{i}": row for i, row in zip(names, matrix, strict=True)})
+    query = rng.normal(size=DIM).astype(np.float32)
+    cosine = matrix @ query / (np.linalg.norm(matrix, axis=1) * np.linalg.norm(query))
+    found = index.search_vector(query, RecallFilter(), 5)
+    assert [i for i, _ in found] == [names[n] for n in np.argsort(-cosine)[:5]]
+    assert [s for _, s in found] == pytest.approx(sorted(cosine, reverse=True)[:5], abs=1e-5)
+    assert index.search_vector(np.zeros(DIM, dtype=np.float32), RecallFilter(), 5) == []
+
+
+MULTILINGUAL = [
+    item("pl", "Mój żółw mieszka w Łodzi nad rzeką"),
+    item("uk", "Йогурт і ґанок: їжак спить"),
+    item("es", "El niño cantó una canción en Málaga"),
+    item("en", "The deployment uses blue green switching"),
+    item("k", "prefers TypeScript", key="preferencia.lenguaje"),
+    item("e", "met at the conference", entities=("Zażółć Gęślą",)),
+    item("s", "see you tomorrow", speaker="Bogdan"),
+]
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("żółw", "pl"),
+        ("zolw", "pl"),
+        ("lodzi", "pl"),
+        ("иогурт", "uk"),
+        ("ганок", "uk"),
+        ("Їжак", "uk"),
+        ("cancion", "es"),
+        ("DEPLOYMENT", "en"),
+        ("switched", "en"),  # the same stemming
+        ("lenguaje", "k"),
+        ("zazolc", "e"),
+        ("bogdan", "s"),
+    ],
+)
+def test_keyword_search_folds_accents_stems_and_reads_every_column(
+    index: ItemIndex, query: str, expected: str
+) -> None:
+    index.replace_source(state(), MULTILINGUAL)
+    assert [i for i, _ in index.search_lexical(query, RecallFilter(), 10)] == [expected]
+
+
+@pytest.mark.parametrize(
+    "query", ["", '"', "NEAR(a b, 3)", "*", "'; DROP TABLE items; --", "x" * 5000, "🍵 green 🚀"]
+)
+def test_hostile_queries_never_raise(index: ItemIndex, query: str) -> None:
+    index.replace_source(state(), [item("a", "green tea and Привіт")])
+    assert all(i == "a" for i, _ in index.search_lexical(query, RecallFilter(), 5))
+
+
+_COMMON = ["the", "a", "of", "to", "and", "in"]
+_RARE = ["blue", "green", "tea", "coffee", "Peter", "Anna", "Łódź", "Kraków", "garden"]
+_RARE += ["guitar", "painted", "painting", "paints", "kettle", "niño", "canción", "żółw"]
+_RARE += ["їжак", "ґанок", "morning", "evening"]
+_WORDS = _COMMON + _RARE
+_WEIGHTS = [30, 20, 10, 10, 10, 5] + [1] * len(_RARE)
+
+
+def _corpus(seed: int, size: int) -> list[MemoryItem]:
+    rng = random.Random(seed)
+    out = []
+    for n in range(size):
+        words = rng.choices(_WORDS, weights=_WEIGHTS, k=rng.randint(3, 14))
+        out.append(
+            item(
+                f"d{n:03d}",
+                " ".join(words),
+                agent=rng.choice(["jaskier", "ciri"]),
+                speaker=rng.choice([None, "Peter", "Anna"]),
+            )
+        )
+    return out
+
+
+def test_keyword_scores_are_the_sqlite_indexes_bm25(tmp_path: Path, postgres_url: str) -> None:
+    """Common and rare words, phrases, agents' own statistics: equal ids and scores."""
+    from kronika.stores.postgres.index import PostgresIndex
+
+    corpus = _corpus(3, 300)
+    queries = [
+        "the blue tea",
+        "painted guitar",
+        "Peter painting the garden in the morning",
+        "the a of",
+        "zolw ганок",
+        "green tea green",
+        "nothing-matches-this",
+    ]
+    filters = [
+        RecallFilter(),
+        RecallFilter(agents=("ciri",)),
+        RecallFilter(agents=("jaskier",), speakers=("Anna",)),
+    ]
+    with (
+        SqliteIndex(tmp_path / "i.sqlite", embedding_model="m1", dim=DIM) as lite,
+        PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as pg,
+    ):
+        for ix in (lite, pg):
+            ix.replace_source(state("a.md"), corpus[:200])
+            ix.replace_source(state("b.md"), corpus[200:])
+        for query in queries:
+            for flt in filters:
+                for limit in (3, 10, 400):
+                    for whole in (True, False):
+                        want = lite.search_lexical(query, flt, limit, whole_phrase=whole)
+                        got = pg.search_lexical(query, flt, limit, whole_phrase=whole)
+                        assert [i for i, _ in got] == [i for i, _ in want], (query, flt, limit)
+                        assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-9)
+
+
+def test_neighbours_are_the_other_partys_turns_of_the_same_session(index: ItemIndex) -> None:
+    turns = [
+        item(f"m{n}", f"turn {n}", type=ItemType.MESSAGE, speaker=who, provenance=prov)
+        for n, (who, prov) in enumerate(
+            [
+                ("Ann", Provenance("s.md", 1, "s1")),
+                ("Bob", Provenance("s.md", 2, "s1")),
+                ("Bob", Provenance("s.md", 3, "s1")),
+                ("Ann", Provenance("s.md", 4, "s1")),
+                ("Bob", Provenance("s.md", 5, "s2")),
+            ]
+        )
+    ]
+    index.replace_source(state("s.md"), turns)
+    found = index.neighbours(["m3", "m0", "nope"], RecallFilter(), 2)
+    assert found == {"m0": [("m1", 1), ("m2", 2)], "m3": [("m1", -2), ("m2", -1)]}
+    assert index.neighbours(["m3"], RecallFilter(speakers=("Ann",)), 2) == {}
+    assert index.neighbours(["m3"], RecallFilter(), 0) == {}
+
+
+def test_appending_to_a_source_adds_rows_after_its_own(index: ItemIndex) -> None:
+    first = [item(f"m{n}", f"turn {n}", type=ItemType.MESSAGE) for n in range(3)]
+    index.replace_source(state("s.md"), first, ["h0", "h1", "h2"])
+    tail = index.source_tail("jaskier", "s.md")
+    assert tail is not None and tail.at_end
+    assert (tail.count, ids(list(tail.items)), tail.text_hashes) == (3, ["m1", "m2"], ("h1", "h2"))
+    later = state("s.md", digest="h2")
+    assert not index.append_to_source(later, later, [item("m9")], ["h9"])  # not as expected
+    assert not index.append_to_source(tail.state, later, [item("m0")], ["h0"])  # id indexed
+    assert index.append_to_source(tail.state, later, [item("m3"), item("m4")], ["h3", "h4"])
+    assert ids(index.source_items("jaskier", "s.md")) == ["m0", "m1", "m2", "m3", "m4"]
+    assert index.source_states("jaskier")["s.md"] == later
+    assert index.source_tail("jaskier", "nope.md") is None
+
+
+def test_stats_report_counts_and_the_model(index: ItemIndex) -> None:
+    index.replace_source(state(), [item("a"), item("b", type=ItemType.NOTE, agent="ciri")])
+    stats = index.stats()
+    assert (stats["items"], stats["sources"]) == (2, 1)
+    assert stats["items_by_agent"] == {"jaskier": 1, "ciri": 1}
+    assert stats["items_by_type"] == {"fact": 1, "note": 1}
+    assert stats["embedding_model"] == "m1"
+    assert stats["file_size"] > 0
+    assert index.agents() == ["ciri", "jaskier"]
+    assert index.integrity_problems(full=True) == []
+
+
+def test_a_second_connection_sees_writes_of_the_first(opener: Opener) -> None:
+    with opener() as writer, opener() as reader:
+        query = np.ones(DIM, dtype=np.float32)
+        assert reader.search_vector(query, RecallFilter(), 5) == []
+        writer.store_embeddings({"ha": query})
+        writer.replace_source(state(), [item("a", "green tea")], ["ha"])
+        assert [i for i, _ in reader.search_vector(query, RecallFilter(), 5)] == ["a"]
+        assert [i for i, _ in reader.search_lexical("tea", RecallFilter(), 5)] == ["a"]
+
+
+# -- visibility -----------------------------------------------------------------------
+
+USERS = (None, "u1", "u2")
+CHANNELS = (None, "c1", "c2")
+TEAMS = (None, "t1", "t2")
+
+
+def _generated(seed: int, size: int) -> list[MemoryItem]:
+    rng = random.Random(seed)
+    return [
+        item(
+            f"v{n:03d}",
+            f"shared words {n}",
+            tenant=rng.choice(["acme", "globex"]),
+            scope=rng.choice(list(Scope)),
+            user=rng.choice(USERS),
+            channel=rng.choice(CHANNELS),
+            team=rng.choice(TEAMS),
+        )
+        for n in range(size)
+    ]
+
+
+READERS = [
+    Reader(tenant=t, user=u, channel=c, teams=ts)
+    for t in ("acme", "globex", "nobody")
+    for u in USERS
+    for c in CHANNELS
+    for ts in ((), ("t1",), ("t1", "t2"))
+]
+
+
+def _knows_readers(index: ItemIndex) -> bool:
+    """Whether this index filters by reader at all (the SQLite index learns it with
+    the scopes of the local backend); probed, so this test covers it from then on."""
+    index.replace_source(state("probe.md"), [item("probe", user="someone", tenant="probe")])
+    seen = index.count_items(RecallFilter(reader=Reader(tenant="probe", user="other")))
+    index.remove_source("jaskier", "probe.md")
+    return seen == 0
+
+
+def test_every_read_shows_a_reader_exactly_what_visible_allows(index: ItemIndex) -> None:
+    if not _knows_readers(index):
+        pytest.skip("this index does not filter by reader yet")
+    generated = _generated(11, 240)
+    hashes = [f"h{i.id}" for i in generated]
+    rng = np.random.default_rng(5)
+    index.store_embeddings({h: rng.normal(size=DIM).astype(np.float32) for h in hashes})
+    index.replace_source(state(), generated, hashes)
+    assert index.get_items([i.id for i in generated]) == generated  # team kept
+    query = np.ones(DIM, dtype=np.float32)
+    for reader in READERS:
+        flt = RecallFilter(reader=reader)
+        expected = {i.id for i in generated if visible(i, reader)}
+        assert set(ids(index.list_items(flt))) == expected, reader
+        assert index.count_items(flt) == len(expected)
+        assert {i for i, _ in index.search_vector(query, flt, 1000)} == expected
+        assert {i for i, _ in index.search_lexical("shared words", flt, 1000)} == expected

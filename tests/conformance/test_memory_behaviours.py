@@ -1,0 +1,173 @@
+"""One suite of memory behaviours, run on every backend (``tests/backends.py``).
+
+Each test takes the ``backend`` fixture (``markdown``: the Markdown workspace with its
+SQLite index; ``postgres``: the PostgreSQL store of record with a worker's working
+copy) and goes through the :class:`~kronika.Memory` API only, so "behaves alike" means
+the same answers on both. Where the other worker (``backend.open("b")``) reads, the
+answer came through the store of record. Other suites run on both backends the same
+way: take the ``backend`` fixture (defined in ``tests/conftest.py``).
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from backends import Backend
+from kronika.core.model import ItemType, Status
+from kronika.engine.portability import export_memory, import_export
+from kronika.errors import PermissionDenied
+from kronika.testing import FrozenClock
+
+
+def test_remember_then_recall_with_its_citation(backend: Backend, clock: FrozenClock) -> None:
+    memory = backend.open(clock=clock)
+    memory.remember("prefers green tea in the morning", key="drink")
+    memory.note("Met Olena in Kyiv about the river project")
+    hits = backend.open("b", clock=clock).recall("green tea", k=3).hits
+    assert hits[0].item.value == "prefers green tea in the morning"
+    assert hits[0].item.provenance.citation().startswith("brain.md#L")
+    notes = memory.recall("Kyiv river", k=3, types=[ItemType.NOTE]).hits
+    assert [h.item.type for h in notes] == [ItemType.NOTE]
+    assert notes[0].item.provenance.path.startswith("memory/")
+
+
+def test_a_new_value_supersedes_the_old_with_an_unbroken_history(
+    backend: Backend, clock: FrozenClock
+) -> None:
+    memory = backend.open(clock=clock)
+    memory.remember("Kraków", key="city")
+    clock.advance(days=3)
+    backend.open("b", clock=clock).remember("Lviv", key="city")
+    clock.advance(days=3)
+    memory.remember("Warszawa", key="city")
+    history = memory.history("city")
+    assert [h.value for h in history] == ["Kraków", "Lviv", "Warszawa"]
+    for old, new in zip(history, history[1:], strict=False):
+        assert old.status is Status.SUPERSEDED
+        assert old.superseded_by == new.id
+        assert old.valid_to == new.valid_from
+    assert [f.value for f in memory.facts() if f.key == "city"] == ["Warszawa"]
+    back_then = memory.recall("city", k=10, as_of=(clock.now() - timedelta(days=2)).isoformat())
+    assert [h.item.value for h in back_then.hits if h.item.key == "city"] == ["Lviv"]
+
+
+def test_an_exact_duplicate_is_stored_once(backend: Backend, clock: FrozenClock) -> None:
+    memory = backend.open(clock=clock)
+    memory.remember("likes green tea", key="drink")
+    clock.advance(hours=5)
+    receipt = backend.open("b", clock=clock).remember("Likes  green tea", key="Drink")
+    assert type(receipt.change).__name__ == "TouchFact"
+    assert len([f for f in memory.facts() if f.key and f.key.lower() == "drink"]) == 1
+
+
+def test_forget_leaves_nothing_readable(backend: Backend, clock: FrozenClock) -> None:
+    memory = backend.open(clock=clock)
+    memory.remember("Zanzibar", key="hideout")
+    memory.remember("Quillbrook", key="hideout")
+    memory.note("The hideout in Zanzibar has a blue door")
+    receipt = memory.forget(key="hideout")
+    assert receipt.outcome == "applied"
+    other = backend.open("b", clock=clock)
+    for mem in (memory, other):
+        assert mem.history("hideout") == []
+        assert not mem.recall("Zanzibar Quillbrook", k=10, mode="lexical").hits
+        assert all("Zanzibar" not in e.summary for e in mem.audit())
+    assert not _readable_anywhere(backend, ("Zanzibar", "Quillbrook"))
+
+
+def test_proposals_wait_for_the_person(backend: Backend, clock: FrozenClock) -> None:
+    _config(backend, "[agents.careful]\nautonomy = 1\n")
+    memory = backend.open(clock=clock)
+    memory.create_agent("careful")
+    receipt = memory.remember("maybe Lisbon", key="city", agent="careful", source_agent="careful")
+    assert receipt.outcome == "proposed"
+    assert memory.facts(agent="careful") == []
+    other = backend.open("b", clock=clock)
+    waiting = other.proposals(agent="careful")
+    assert len(waiting) == 1
+    other.approve(waiting[0].id, agent="careful")
+    assert [f.value for f in memory.facts(agent="careful")] == ["maybe Lisbon"]
+    assert memory.proposals(agent="careful") == []
+
+
+def test_writing_into_another_agent_needs_a_grant(backend: Backend, clock: FrozenClock) -> None:
+    _config(backend, '[agents.jaskier]\nwriters = ["planner"]\n')
+    memory = backend.open(clock=clock)
+    for name in ("jaskier", "planner", "intruder"):
+        memory.create_agent(name)
+    memory.remember("likes ballads", agent="jaskier", source_agent="planner")
+    with pytest.raises(PermissionDenied, match="writers"):
+        memory.remember("likes metal", agent="jaskier", source_agent="intruder")
+    audit = backend.open("b", clock=clock).audit(agent="jaskier")
+    assert [(e.source_agent, e.outcome) for e in audit] == [
+        ("planner", "applied"),
+        ("intruder", "denied"),
+    ]
+
+
+def test_every_write_is_audited(backend: Backend, clock: FrozenClock) -> None:
+    memory = backend.open(clock=clock)
+    memory.remember("Lucas", key="nombre")
+    memory.remember("Luca", key="nombre")
+    memory.save_turn("s1", "user", "hola, soy Luca")
+    actions = [(e.action, e.outcome) for e in backend.open("b", clock=clock).audit()]
+    assert actions[:2] == [("remember", "applied"), ("supersede", "applied")]
+    assert memory.load_session("s1")[0].content == "hola, soy Luca"
+
+
+def test_export_then_import_gives_the_same_memory(
+    backend: Backend, clock: FrozenClock, tmp_path: Path
+) -> None:
+    memory = backend.open(clock=clock)
+    memory.remember("Kraków", key="city")
+    clock.advance(days=1)
+    memory.remember("Warszawa", key="city")
+    memory.note("Зустрів Олену в Києві")
+    memory.save_turn("s1", "user", "¿recordás que me gusta el mate?")
+    exported = export_memory(memory)
+    target = Backend(backend.name, tmp_path / "again", backend.database_url)
+    if backend.database_url:  # the same database holds one memory per tenant
+        target.database_url = backend.database_url
+        fresh = target.open(clock=clock, tenant="restored")
+    else:
+        fresh = target.open(clock=clock)
+    try:
+        import_export(fresh, exported, replace_existing=True)
+        again = export_memory(fresh)
+    finally:
+        target.close()
+    assert again["agents"]["default"]["files"] == exported["agents"]["default"]["files"]
+    assert again["agents"]["default"]["file_times"] == exported["agents"]["default"]["file_times"]
+    assert again["audit"][: len(exported["audit"])] == exported["audit"]
+
+
+def _config(backend: Backend, text: str) -> None:
+    for worker in ("a", "b"):
+        home = backend.home(worker)
+        home.mkdir(parents=True, exist_ok=True)
+        (home / "kronika.toml").write_text(text)
+
+
+def _readable_anywhere(backend: Backend, words: tuple[str, ...]) -> list[str]:
+    """Where any of ``words`` can still be read: the workspace files of every worker and
+    the audit file, and on PostgreSQL every text column of every table."""
+    found = []
+    for file in backend.root.rglob("*"):
+        if file.is_file() and file.suffix in (".md", ".jsonl"):
+            text = file.read_text(encoding="utf-8", errors="replace")
+            found += [f"{file}: {w}" for w in words if w in text]
+    if backend.database_url:
+        import psycopg
+
+        with psycopg.connect(backend.database_url) as conn:
+            tables = conn.execute(
+                "SELECT table_name FROM information_schema.tables"
+                " WHERE table_schema = 'public' AND table_type = 'BASE TABLE'"
+            ).fetchall()
+            for (table,) in tables:
+                rows = conn.execute(f'SELECT CAST(t AS text) FROM "{table}" AS t').fetchall()
+                found += [f"{table}: {w}" for (row,) in rows for w in words if w in row]
+    return found

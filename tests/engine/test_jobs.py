@@ -1,0 +1,150 @@
+"""The memory jobs over real workspaces: idempotent, and waiting (never losing) without a model."""
+
+from __future__ import annotations
+
+import json
+from datetime import timedelta
+
+import pytest
+
+from kronika import Memory, build_memory
+from kronika.app import build_llm
+from kronika.engine.jobs import run_job
+from kronika.settings import Settings
+from kronika.testing import FrozenClock, ScriptedChatServer
+
+
+def test_reflect_keeps_entity_pages_beside_hand_written_text_and_indexes_only_that(
+    memory: Memory, clock: FrozenClock
+) -> None:
+    memory.remember("@Peter works at Acme", key="employer")
+    memory.note("@Peter prefers short answers", kind="O", confidence=0.8)
+    page = memory.workspace.agent_dir("default") / "bank" / "entities" / "Peter.md"
+    page.parent.mkdir(parents=True, exist_ok=True)
+    page.write_text("# Peter\n\nPeter plays chess on Sundays.\n", encoding="utf-8")
+    clock.advance(minutes=1)
+    first = run_job(memory, "reflect")
+    assert "bank/entities/Peter.md: 2 item(s)" in first.done
+    text = page.read_text(encoding="utf-8")
+    assert text.startswith("# Peter\n\nPeter plays chess on Sundays.\n")
+    assert "- employer: @Peter works at Acme — [brain.md#L" in text
+    assert "- O @Peter prefers short answers (confidence 0.8)" in text
+    again = run_job(memory, "reflect")
+    assert again.done == [] and page.read_text(encoding="utf-8") == text
+    clock.advance(minutes=1)
+    cited = [h.citation for h in memory.recall("Peter", k=20).hits]
+    assert [c for c in cited if c.startswith("bank/entities/Peter.md")] == [
+        "bank/entities/Peter.md#L3"
+    ]  # the hand-written line; kronika's view is not memory of its own
+
+
+def test_decay_archives_what_went_unused_and_keeps_what_is_recalled(
+    memory: Memory, clock: FrozenClock
+) -> None:
+    memory.remember("green tea", key="drink")
+    memory.remember("Gdańsk", key="city")
+    clock.advance(days=400)
+    memory.recall("Gdańsk", k=1)  # used: it holds on
+    report = run_job(memory, "decay")
+    assert len(report.done) == 1 and report.unchanged == 1
+    brain = {f.key for f in memory.facts(include_archived=False)}
+    assert brain == {"city"}
+    assert "drink" in {f.key for f in memory.facts()}  # archived, not deleted
+    assert run_job(memory, "decay").done == []
+
+
+def test_dream_waits_without_a_model_and_writes_strategies_once_with_one(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    reply = json.dumps({"strategies": [{"text": "Check the migrations first.", "importance": 0.8}]})
+    with ScriptedChatServer([reply, reply]) as server:
+        model = settings.with_overrides(llm_base_url=server.base_url, llm_model="m")
+        with build_memory(model, create=True, clock=clock) as memory:
+            memory.record_outcome("deploy", "make deploy", ok=False, reasons=["schema out of date"])
+            waiting = run_job(memory, "dream")
+            assert waiting.waiting and "no language model" in waiting.waiting[0]
+            assert run_job(memory, "dream", mode="lite").done == ["lite mode: no dreaming"]
+            llm = build_llm(model, minion=True, clock=clock)
+            dreamed = run_job(memory, "dream", llm=llm)
+            assert dreamed.done and "Check the migrations first." in dreamed.done[0]
+            strategies = [x for x in memory.lessons() if "dream" in x.tags]
+            assert [x.text for x in strategies] == ["Check the migrations first."]
+            assert run_job(memory, "dream", llm=llm).unchanged == 1
+            assert len([x for x in memory.lessons() if "dream" in x.tags]) == 1
+
+
+def test_the_cli_runs_and_lists_jobs(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kronika.cli import main
+
+    monkeypatch.setenv("KRONIKA_HOME", str(settings.home))
+    monkeypatch.setenv("KRONIKA_EMBEDDER", "hashing")
+    assert main(["init"]) == 0
+    assert main(["note", "Lunch with @Ola"]) == 0
+    capsys.readouterr()
+    assert main(["jobs", "run", "reflect", "--json"]) == 0
+    [report] = json.loads(capsys.readouterr().out)
+    assert report["job"] == "reflect" and report["done"] == ["bank/entities/Ola.md: 1 item(s)"]
+    assert main(["jobs", "list", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["reflect"]["default"]["done"] == 1
+    assert main(["jobs", "run"]) == 2
+    assert main(["jobs", "run", "dream", "--days", "0"]) == 2
+
+
+def test_the_overflowing_brain_lets_the_weakest_go_first(
+    memory: Memory, clock: FrozenClock
+) -> None:
+    from kronika.core.prompt import choose_archive
+
+    memory.remember("tea", key="drink", importance=0.2)
+    memory.remember("Kraków", key="city", importance=0.9)
+    facts = memory.facts(include_archived=False)
+    later = clock.now() + timedelta(days=30)
+    order = choose_archive(facts, budget=1, count=len, now=later, half_life_days=90)
+    assert [f.key for f in facts if f.id == order[0]] == ["drink"]
+
+
+def test_reflect_moves_an_opinion_by_small_steps_with_its_evidence_linked(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    with ScriptedChatServer(responder=lambda body: _judge(body)) as server:
+        model = settings.with_overrides(llm_base_url=server.base_url, llm_model="m")
+        with build_memory(model, create=True, clock=clock) as memory:
+            opinion = memory.note("@Peter prefers short answers", kind="O", confidence=0.6).item
+            assert opinion is not None
+            clock.advance(minutes=5)
+            first = memory.note("@Peter asked for a one-line summary again").item
+            second = memory.note("@Peter said long emails annoy him").item
+            assert first is not None and second is not None
+            clock.advance(minutes=5)
+            assert run_job(memory, "reflect").waiting == [
+                "opinions about Peter (no language model)"
+            ]
+            llm = build_llm(model, minion=True, clock=clock)
+            report = run_job(memory, "reflect", llm=llm)
+            assert "opinion " + opinion.id + ": confidence 0.6 -> 0.7 (+2 / -0)" in report.done
+            log = next((memory.workspace.agent_dir("default") / "memory").glob("*.md"))
+            assert "- O(c=0.7) @Peter prefers short answers" in log.read_text(encoding="utf-8")
+            assert {frozenset((x.from_id, x.to_id)) for x in memory.links()} == {
+                frozenset((first.id, opinion.id)),
+                frozenset((second.id, opinion.id)),
+            }
+            calls = len(server.requests)
+            again = run_job(memory, "reflect", llm=llm)
+            assert again.done == [] and len(server.requests) == calls  # judged once
+
+
+def _judge(body: dict[str, object]) -> str:
+    text = str(body["messages"][-1]["content"])  # type: ignore[index]
+    opinion = text.split("[", 1)[1].split("]", 1)[0]
+    pieces = [line.split("]", 1)[0][3:] for line in text.splitlines() if line.startswith("- [n")]
+    pieces = [p for p in pieces if p != opinion]
+    return json.dumps(
+        {
+            "judgements": [
+                {"opinion": opinion, "evidence": p, "verdict": "supports"} for p in pieces
+            ]
+            + [{"opinion": "made-up", "evidence": pieces[0], "verdict": "contradicts"}]
+        }
+    )

@@ -1,0 +1,34 @@
+"""The leak suite's backend: one fixture builds the workload on a backend.
+
+Only :func:`backend` knows which store of record and index it runs on (today the
+Markdown workspace and its SQLite index); parametrize it to run every leak test on
+another backend.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime
+
+import pytest
+
+from kronika import build_memory, load_settings
+from kronika.testing import FrozenClock
+from leaks.workload import CONFIG, Backend, build
+
+
+@pytest.fixture(scope="module", params=["markdown+sqlite"])
+def backend(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Backend]:
+    """A workspace holding the whole workload (built once per test module)."""
+    home = tmp_path_factory.mktemp(request.param.replace("+", "-")) / "ws"
+    home.mkdir()
+    (home / "kronika.toml").write_text(CONFIG, encoding="utf-8")
+    settings = load_settings(home, environ={}, embedder="hashing", recall_candidates=2000)
+    clock = FrozenClock(datetime(2026, 11, 22, 9, 0, tzinfo=UTC))
+    memory = build_memory(settings, create=True, clock=clock)
+    try:
+        yield Backend(memory, build(memory, clock))
+    finally:
+        memory.close()

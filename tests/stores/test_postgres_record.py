@@ -1,0 +1,149 @@
+"""The PostgreSQL store of record: many workers, one key; what the tables hold; the
+working copy; errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from kronika import build_memory, load_settings
+from kronika.errors import StoreError
+from kronika.settings import Settings
+from kronika.stores.postgres.embedded import free_port
+
+psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+
+WORKERS = 4
+WRITES = 12
+
+_WORKER = textwrap.dedent(
+    """
+    import sys
+    from kronika import build_memory, load_settings
+
+    home, url, worker, writes = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    settings = load_settings(home, environ={}, embedder="hashing", database_url=url)
+    with build_memory(settings) as memory:
+        for n in range(writes):
+            memory.remember(f"value {worker}-{n}", key="city")
+            memory.save_turn(f"s-{worker}", "user", f"turn {n} of worker {worker}")
+    """
+)
+
+
+def test_workers_writing_one_key_lose_nothing_and_keep_one_history_chain(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    build_memory(_settings(tmp_path / "first", postgres_url)).close()  # migrate once
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WORKER, str(tmp_path / f"w{n}"), postgres_url, str(n)]
+            + [str(WRITES)],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(WORKERS)
+    ]
+    for worker in workers:
+        _, err = worker.communicate(timeout=300)
+        assert worker.returncode == 0, err
+
+    with psycopg.connect(postgres_url) as conn:
+        rows = conn.execute(
+            "SELECT id, status, content, valid_from, valid_to, superseded_by FROM record_items"
+            " WHERE agent = 'default' AND key = 'city'"
+        ).fetchall()
+        turns = conn.execute("SELECT count(*) FROM record_items WHERE type = 'message'").fetchone()
+    written = {f"city: value {w}-{n}" for w in range(WORKERS) for n in range(WRITES)}
+    assert sorted(r[2] for r in rows) == sorted(written)  # every value, exactly once
+    assert turns == (WORKERS * WRITES,)
+    current = [r for r in rows if r[1] != "superseded"]
+    assert len(current) == 1
+    by_id = {r[0]: r for r in rows}
+    successors = [r[5] for r in rows if r[1] == "superseded"]
+    assert len(set(successors)) == len(successors) == len(rows) - 1  # one chain, no fork
+    for row in rows:
+        if row[1] == "superseded":
+            after = by_id[row[5]]
+            assert row[4] == after[3]  # contiguous validity: [from, to) then [to, …)
+            assert row[3] <= row[4]
+    # a worker that starts now reads the same history
+    history = build_memory(_settings(tmp_path / "late", postgres_url)).history("city")
+    assert len(history) == WORKERS * WRITES
+    for old, new in zip(history, history[1:], strict=False):
+        assert old.superseded_by == new.id and old.valid_to == new.valid_from
+
+
+def test_the_record_holds_facts_with_their_history_and_the_audit_trail(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with build_memory(_settings(tmp_path / "a", postgres_url)) as memory:
+        memory.remember("Kraków", key="city")
+        memory.remember("Lviv", key="city")
+        memory.note("Met Olena in Kyiv")
+    with psycopg.connect(postgres_url) as conn:
+        facts = conn.execute(
+            "SELECT content, status, superseded_by IS NOT NULL FROM record_items"
+            " WHERE key = 'city' ORDER BY valid_from"
+        ).fetchall()
+        documents = {row[0] for row in conn.execute("SELECT path FROM record_documents").fetchall()}
+        audit = conn.execute("SELECT action FROM record_audit ORDER BY seq").fetchall()
+    assert facts == [("city: Kraków", "superseded", True), ("city: Lviv", "current", False)]
+    assert {"brain.md", "history.md", "identity.md"} <= documents
+    assert [a for (a,) in audit] == ["remember", "supersede", "note"]
+
+
+def test_a_working_copy_can_be_thrown_away_and_hand_edits_reach_the_record(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with build_memory(_settings(tmp_path / "a", postgres_url)) as memory:
+        memory.remember("Kraków", key="city")
+        brain = memory.workspace.agent_dir("default") / "brain.md"
+        brain.write_text(brain.read_text().replace("Kraków", "Gdańsk"))
+        memory.sync()
+    with build_memory(_settings(tmp_path / "b", postgres_url)) as other:
+        assert [f.value for f in other.facts()] == ["Gdańsk"]
+        assert other.recall("Gdańsk", k=1).hits
+
+
+def test_an_unreachable_database_is_a_clear_error(tmp_path: Path) -> None:
+    url = f"postgresql://nobody@127.0.0.1:{free_port()}/none"
+    with pytest.raises(StoreError, match="cannot connect to PostgreSQL at"):
+        build_memory(_settings(tmp_path / "a", url))
+
+
+def test_a_database_url_that_is_not_postgresql_is_refused(tmp_path: Path) -> None:
+    from kronika.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="database_url"):
+        load_settings(tmp_path, environ={"KRONIKA_DATABASE_URL": "mysql://x"})
+
+
+def _settings(home: Path, url: str) -> Settings:
+    return load_settings(home, environ={}, embedder="hashing", database_url=url)
+
+
+def test_kronika_init_on_a_new_machine_fetches_the_teams_memory(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with build_memory(_settings(tmp_path / "a", postgres_url)) as memory:
+        memory.remember("Kraków", key="city")
+    env = {
+        "PATH": str(Path(sys.executable).parent),
+        "KRONIKA_DATABASE_URL": postgres_url,
+        "KRONIKA_EMBEDDER": "hashing",
+    }
+    kronika = str(Path(sys.executable).with_name("kronika"))
+    home = str(tmp_path / "new")
+    subprocess.run([kronika, "--home", home, "init"], env=env, check=True, capture_output=True)
+    shown = subprocess.run(
+        [kronika, "--home", home, "history", "city"], env=env, capture_output=True, text=True
+    )
+    assert shown.returncode == 0, shown.stderr
+    assert "Kraków" in shown.stdout
+    brain = (tmp_path / "new" / "agents" / "default" / "brain.md").read_text()
+    assert "Kraków" in brain  # the Markdown view of the team's memory
