@@ -37,16 +37,18 @@ def one_blas_thread() -> None:
     """Vector search on one BLAS thread: a server's concurrency comes from its requests,
     and on a busy machine a second BLAS thread made a matrix-vector product tens of
     times slower, not faster (it waits for a core). Call after numpy is loaded."""
-    from threadpoolctl import threadpool_limits  # type: ignore[import-untyped]
+    from threadpoolctl import threadpool_limits
 
     threadpool_limits(limits=1, user_api="blas")
 
 
 def build_service(settings: Settings) -> Service:
-    """The workspace's memory, served for its tenant; distillation uses the
+    """The workspace's memory, served for every tenant its agents belong to (the
+    ``tenant`` setting and each ``[agents.<name>] tenant``); distillation uses the
     configured background model (none: jobs report what waits for one)."""
     memory = build_memory(settings)
-    return Service({settings.tenant: memory}, llm=_minion)
+    tenants = {settings.tenant, *settings.tenants().values()}
+    return Service(dict.fromkeys(sorted(tenants), memory), llm=_minion)
 
 
 def open_keys(settings: Settings) -> KeyStore:
