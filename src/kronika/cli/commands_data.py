@@ -168,7 +168,14 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p.add_argument(
         "suite",
         choices=(
-            "locomo", "longmemeval", "scale", "vectors", "crash", "writes", "lessons", "serve"
+            "locomo",
+            "longmemeval",
+            "scale",
+            "vectors",
+            "crash",
+            "writes",
+            "lessons",
+            "serve",
         ),
     )
     p.add_argument("path", nargs="?", help="data file (locomo, longmemeval)")

@@ -330,19 +330,19 @@ class Service:
 
         def work() -> tuple[str, str, dict[str, Any]]:
             from kronika.engine.consolidate import Consolidator
+            from kronika.engine.jobs import run_job
 
             minion = self._llm(memory.settings)
-            consolidator = Consolidator(memory, minion)
             with self._held(caller):
                 for session_id in _quiet_sessions(memory, agent, days):
-                    consolidator.end(agent, session_id, "distill")
-                report = consolidator.run(agent)
-            result = views.consolidation(report)
+                    Consolidator(memory, minion).end(agent, session_id, "distill")
+                report = run_job(memory, "distill", agent=agent, days=days, llm=minion)
+            result = report.as_dict()
             if report.waiting:
                 why = "no language model is configured" if minion is None else "the model failed"
                 waiting = ", ".join(report.waiting)
                 return "waiting", f"{why}: {waiting} stay queued for the next run", result
-            return "done", f"{len(report.sessions)} sessions consolidated", result
+            return "done", f"{len(report.done)} done", result
 
         job = self.jobs.submit("distill", caller.tenant, agent, {"days": days}, work)
         return job.as_dict()
