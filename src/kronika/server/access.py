@@ -147,7 +147,7 @@ def reading(memory: Memory, caller: Caller) -> Memory:
     """``memory`` as ``caller`` reads and writes it: every call of the view takes the
     reading context of the key's tenant and the request's user and channel (and the
     teams the config gives that user), so recall, lists, the Brain, prompt blocks and
-    exports hold only what that reader may see (docs/scopes.md)."""
+    exports hold only what that reader may see."""
     return memory.as_reader(
         memory.reader(tenant=caller.tenant, user=caller.user, channel=caller.channel)
     )
