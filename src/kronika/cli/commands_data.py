@@ -193,7 +193,16 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument(
         "suite",
-        choices=("locomo", "longmemeval", "scale", "vectors", "crash", "writes", "lessons"),
+        choices=(
+            "locomo",
+            "longmemeval",
+            "scale",
+            "vectors",
+            "crash",
+            "writes",
+            "lessons",
+            "serve",
+        ),
     )
     p.add_argument("path", nargs="?", help="data file (locomo, longmemeval)")
     p.add_argument(
@@ -207,13 +216,14 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument(
         "--sizes",
-        help="scale, vectors, writes: corpus sizes (default 10000,100000; writes"
-        " 1000,10000,100000)",
+        help="scale, vectors, writes, serve: corpus sizes (default 10000,100000; writes"
+        " 1000,10000,100000; serve 10000)",
     )
     p.add_argument(
         "--queries",
         type=count_in(1, 10**6),
-        help="scale, vectors: queries per size (default 100; vectors 50)",
+        help="scale, vectors: queries per size (default 100; vectors 50); serve: requests"
+        " per level (default 100)",
     )
     p.add_argument(
         "--repeats", type=count_in(1, 1000), default=3, help="vectors: timed runs per query"
@@ -237,7 +247,13 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         "--calls", type=count_in(1, 10**6), default=200, help="writes: timed calls per size"
     )
     p.add_argument(
-        "--budget", type=float, default=60.0, help="writes: seconds at most per timed series"
+        "--budget",
+        type=float,
+        default=60.0,
+        help="writes, serve: seconds at most per timed series",
+    )
+    p.add_argument(
+        "--clients", default="1,16,64", help="serve: concurrent clients per level (1,16,64)"
     )
     p.add_argument(
         "--batch",
