@@ -192,3 +192,23 @@ def test_a_model_that_cannot_answer_leaves_the_work_waiting_and_changes_nothing(
             report = run_job(memory, "dream", llm=build_llm(model, minion=True, clock=clock))
             assert report.done == [] and report.waiting and report.waiting[0].startswith("dreaming")
             assert lessons.read_text(encoding="utf-8") == before
+
+
+def test_reflect_keeps_the_bank_files_as_views_of_typed_notes(
+    memory: Memory, clock: FrozenClock
+) -> None:
+    memory.note("Kraków lies on the Vistula", kind="W")
+    memory.note("I moved the backups to the new disk", kind="B")
+    world = memory.workspace.agent_dir("default") / "bank" / "world.md"
+    world.parent.mkdir(parents=True, exist_ok=True)
+    world.write_text("# World\n\nThe office closes at six.\n", encoding="utf-8")
+    report = run_job(memory, "reflect")
+    assert "bank/world.md: 1 note(s)" in report.done
+    assert "bank/experience.md: 1 note(s)" in report.done
+    assert "- W Kraków lies on the Vistula" in world.read_text(encoding="utf-8")
+    clock.advance(minutes=1)
+    found = [h for h in memory.recall("Vistula Kraków", k=5).hits if "Vistula" in h.item.content]
+    assert [h.citation.split("#")[0] for h in found] == [f"memory/{clock.now():%Y-%m-%d}.md"]
+    office = memory.recall("when does the office close", k=1).hits[0]
+    assert office.citation == "bank/world.md#L3"  # the hand-written line is
+    assert run_job(memory, "reflect").done == []

@@ -214,6 +214,12 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         "--budget", type=float, default=60.0, help="writes: seconds at most per timed series"
     )
     p.add_argument(
+        "--batch",
+        type=count_in(1, 10**6),
+        default=1_000,
+        help="writes: facts given to one remember_many call",
+    )
+    p.add_argument(
         "--index",
         help="locomo, longmemeval, scale: sqlite (default), postgres (a throwaway local"
         " server) or postgres=URL (a fresh database on that server, dropped after)",

@@ -167,6 +167,41 @@ def _reflect(
             report.done.append(f"{path}: {len(about)} item(s)")
         if progress is not None:
             progress(f"reflect {agent}", n + 1, len(names))
+    _bank_views(memory, agent, report)  # last: opinions show their moved confidence
+
+
+BANK_VIEWS = (
+    ("W", "bank/world.md", "World", "What is true of the world"),
+    ("B", "bank/experience.md", "Experience", "What I did and lived through"),
+    ("O", "bank/opinions.md", "Opinions", "What I believe, and how sure I am"),
+)
+
+
+def _bank_views(memory: Memory, agent: str, report: JobReport) -> None:
+    """``bank/world.md``, ``experience.md`` and ``opinions.md``: every typed note of that
+    kind from the daily logs, as a view kept between the markers (the rest of each
+    file is the person's, and lines written there are memory of their own)."""
+    notes = memory.index.list_items(
+        RecallFilter(agents=(agent,), types=(ItemType.NOTE,), include_archived=False)
+    )
+    folder = memory.workspace.agent_dir(agent)
+    for letter, path, title, said in BANK_VIEWS:
+        kept = [
+            it
+            for it in notes
+            if it.kind is not None
+            and it.kind.value == letter
+            and it.provenance.path.startswith("memory/")
+        ]
+        current = (folder / path).read_text(encoding="utf-8") if (folder / path).is_file() else ""
+        if not kept and not current:
+            continue
+        page = view_page(title, said, current, kept)
+        if page == current:
+            report.unchanged += 1
+        else:
+            memory.memory_write(agent, "bank", WriteEntityPage(path, page), SYSTEM)
+            report.done.append(f"{path}: {len(kept)} note(s)")
 
 
 def _about(memory: Memory, agent: str, entity: str) -> list[Any]:
@@ -184,7 +219,13 @@ def _about(memory: Memory, agent: str, entity: str) -> list[Any]:
 
 def entity_page(entity: str, current: str, items: list[Any]) -> str:
     """``current`` (a page, maybe written by hand) with kronika's section rewritten."""
-    lines = [BEGIN, f"## What kronika knows of {entity}", ""]
+    return view_page(entity, f"What kronika knows of {entity}", current, items)
+
+
+def view_page(title: str, heading: str, current: str, items: list[Any]) -> str:
+    """``current`` with kronika's section (``heading`` and a line per item) rewritten;
+    a new page gets ``# title``."""
+    lines = [BEGIN, f"## {heading}", ""]
     for it in sorted(items, key=lambda i: (i.created_at, i.id)):
         kind = f"{it.kind.value} " if getattr(it, "kind", None) else ""
         confidence = (
@@ -202,7 +243,7 @@ def entity_page(entity: str, current: str, items: list[Any]) -> str:
         _, _, tail = rest.partition(END)
         return head + section + tail
     if not current.strip():
-        return f"# {entity}\n\n{section}\n"
+        return f"# {title}\n\n{section}\n"
     return current.rstrip("\n") + "\n\n" + section + "\n"
 
 

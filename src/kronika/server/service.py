@@ -213,14 +213,25 @@ class Service:
 
         memory = self._read(caller, agent)
         with self._held(memory):
-            identity, block, active = wake_context(memory, agent)
-            tokens = sum(memory.tokens.count(part) for part in (identity, block, active))
+            identity, block, active = wake_context(memory, agent, **reading(caller))
+            parts = {
+                "identity": memory.tokens.count(identity),
+                "memory_block": memory.tokens.count(block),
+                "active_context": memory.tokens.count(active),
+            }
+        s = memory.settings
         return {
             "agent": agent,
             "identity": identity,
             "memory_block": block,
             "active_context": active,
-            "tokens": tokens,
+            "tokens": sum(parts.values()),
+            "parts": parts,
+            "budgets": {
+                "identity": s.identity_budget,
+                "memory_block": s.brain_max,
+                "active_context": s.active_context_budget,
+            },
         }
 
     def prompt(self, caller: Caller, agent: str, query: str | None) -> dict[str, Any]:

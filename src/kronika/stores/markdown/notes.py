@@ -83,8 +83,8 @@ def parse_notes(
     warnings: list[str] = []
     seen: Counter[tuple[str, str]] = Counter()
     lines = split_lines(text)
-    if entity:  # the reflect job's view of other items is not memory of its own: blank it
-        view = _view_lines(lines)
+    view = _view_lines(lines)  # the reflect job's view of other items: not memory itself
+    if view:
         lines = ["\n" if n in view else line for n, line in enumerate(lines)]
     for block in scan_blocks(lines):
         if block.kind not in {BlockKind.BULLET, BlockKind.PARAGRAPH}:
