@@ -29,8 +29,8 @@ from kronika.core.prompt import (
 )
 from kronika.core.screening import screen_item
 from kronika.core.sections import guess_section, parse_section
-from kronika.core.visibility import Audience, audience, only_visible
-from kronika.engine.proposals import Proposal, fact_of
+from kronika.core.visibility import Audience, audience, only_visible, visible
+from kronika.engine.proposals import Proposal, fact_of, items_of
 from kronika.engine.redacting import plan_forget, snapshot
 from kronika.engine.sync import Progress, SyncReport
 from kronika.engine.write import (
@@ -623,9 +623,18 @@ class MemoryWrites(MemoryBase):
         return ImportReport(agent=agent, sessions=count, turns=turns, sync=report)
 
     # ----------------------------------------------------------------- proposals
-    def proposals(self, agent: str | None = None) -> list[Proposal]:
-        """Changes waiting for the person's approval; every agent's when ``agent`` is None."""
-        return [p for name in self._agents_or_all(agent) for p in self._proposals.pending(name)]
+    def proposals(
+        self, agent: str | None = None, *, reader: Reader | None = None
+    ) -> list[Proposal]:
+        """Changes waiting for the person's approval; every agent's when ``agent`` is None.
+        A reader sees those whose every item they may see (none that only keep books)."""
+        found = [p for name in self._agents_or_all(agent) for p in self._proposals.pending(name)]
+        who = self._reader(reader)
+        if who is None:
+            return found
+        return [
+            p for p in found if (its := items_of(p.change)) and all(visible(i, who) for i in its)
+        ]
 
     def approve(self, proposal_id: str, agent: str | None = None) -> WriteReceipt:
         """Apply a waiting proposal as the person, then remove it (see engine/proposals)."""
