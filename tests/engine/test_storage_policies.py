@@ -343,3 +343,18 @@ def test_dm_turns_follow_a_dm_retention(home: Path, clock: FrozenClock) -> None:
     assert "policy 'DMs a week'" in report.found[0].reason
     assert [it.channel for it in memory.items()] == ["general"]
     memory.close()
+
+
+def test_a_tenant_rule_follows_the_agents_own_tenant(home: Path, clock: FrozenClock) -> None:
+    config = (
+        '[agents.acme-bot]\ntenant = "acme"\n\n'
+        '[[policy]]\nname = "acme keeps no transcripts"\ntenants = ["acme"]\ntiers = ["short"]\n'
+        "store = false\n"
+    )
+    memory = _open(home, clock, config)
+    memory.create_agent("acme-bot")
+    memory.save_turn("s1", "user", "hello from acme", agent="acme-bot")
+    memory.save_turn("s1", "user", "hello from the default tenant")
+    assert memory.count(agent="acme-bot") == 0 and memory.count() == 1
+    assert memory.note("acme may keep notes", agent="acme-bot").outcome == "applied"
+    memory.close()

@@ -374,7 +374,7 @@ class MemoryWriter:
         from kronika.engine.policy_gate import Refused, gate_change  # imports this module
 
         now = self._clock.now()
-        gated = gate_change(change, target, self._settings.tenant, policies, now)
+        gated = gate_change(change, target, self._workspace.tenant_of(target), policies, now)
         if not isinstance(gated, Refused):
             return gated.change, gated.reason
         action, item_id, _ = describe_change(change)
