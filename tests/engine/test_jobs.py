@@ -11,7 +11,7 @@ from kronika import Memory, build_memory
 from kronika.app import build_llm
 from kronika.engine.jobs import run_job
 from kronika.settings import Settings
-from kronika.testing import FrozenClock, ScriptedChatServer
+from kronika.testing import FrozenClock, ScriptedChatServer, ScriptedFailure
 
 
 def test_reflect_keeps_entity_pages_beside_hand_written_text_and_indexes_only_that(
@@ -148,3 +148,67 @@ def _judge(body: dict[str, object]) -> str:
             + [{"opinion": "made-up", "evidence": pieces[0], "verdict": "contradicts"}]
         }
     )
+
+
+def test_observations_live_for_their_time_then_decay_forgets_them_everywhere(
+    memory: Memory, clock: FrozenClock
+) -> None:
+    receipt = memory.observe("build log: 3 warnings in module parser", ttl_seconds=3600)
+    assert receipt.item is not None
+    item = memory.get(receipt.item.id)
+    assert (item.type.value, item.layer.value, item.tier.value) == ("sensory", 1, "short")
+    assert item.provenance.path.startswith("sensory/")
+    assert memory.recall("parser warnings", k=1).hits[0].item.id == item.id
+    assert run_job(memory, "decay").done == []  # not expired yet
+    clock.advance(hours=2)
+    assert run_job(memory, "decay").done == ["forgot 1 expired observation(s)"]
+    folder = memory.workspace.agent_dir("default")
+    assert all("3 warnings" not in f.read_text(encoding="utf-8") for f in folder.rglob("*.md"))
+    assert memory.recall("parser warnings", k=3).hits == ()
+    from kronika.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="ttl_seconds"):
+        memory.observe("x", ttl_seconds=0)
+
+
+@pytest.mark.parametrize(
+    "answers",
+    [
+        ["not JSON at all", "still not JSON"],  # malformed, then malformed again on repair
+        [ScriptedFailure(400, '{"error": {"message": "refused"}}')],  # the server refuses
+        [ScriptedFailure(503)] * 3,  # the server keeps failing
+    ],
+    ids=["malformed", "refused", "failing"],
+)
+def test_a_model_that_cannot_answer_leaves_the_work_waiting_and_changes_nothing(
+    settings: Settings, clock: FrozenClock, answers: list[object]
+) -> None:
+    with ScriptedChatServer(answers) as server:  # type: ignore[arg-type]
+        model = settings.with_overrides(llm_base_url=server.base_url, llm_model="m", llm_retries=0)
+        with build_memory(model, create=True, clock=clock) as memory:
+            memory.record_outcome("deploy", "make deploy", ok=False, reasons=["schema out of date"])
+            lessons = memory.workspace.agent_dir("default") / "lessons.md"
+            before = lessons.read_text(encoding="utf-8")
+            report = run_job(memory, "dream", llm=build_llm(model, minion=True, clock=clock))
+            assert report.done == [] and report.waiting and report.waiting[0].startswith("dreaming")
+            assert lessons.read_text(encoding="utf-8") == before
+
+
+def test_reflect_keeps_the_bank_files_as_views_of_typed_notes(
+    memory: Memory, clock: FrozenClock
+) -> None:
+    memory.note("Kraków lies on the Vistula", kind="W")
+    memory.note("I moved the backups to the new disk", kind="B")
+    world = memory.workspace.agent_dir("default") / "bank" / "world.md"
+    world.parent.mkdir(parents=True, exist_ok=True)
+    world.write_text("# World\n\nThe office closes at six.\n", encoding="utf-8")
+    report = run_job(memory, "reflect")
+    assert "bank/world.md: 1 note(s)" in report.done
+    assert "bank/experience.md: 1 note(s)" in report.done
+    assert "- W Kraków lies on the Vistula" in world.read_text(encoding="utf-8")
+    clock.advance(minutes=1)
+    found = [h for h in memory.recall("Vistula Kraków", k=5).hits if "Vistula" in h.item.content]
+    assert [h.citation.split("#")[0] for h in found] == [f"memory/{clock.now():%Y-%m-%d}.md"]
+    office = memory.recall("when does the office close", k=1).hits[0]
+    assert office.citation == "bank/world.md#L3"  # the hand-written line is
+    assert run_job(memory, "reflect").done == []

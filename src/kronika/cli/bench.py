@@ -105,6 +105,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 _sizes(args.sizes or "1000,10000,100000"),
                 calls=args.calls,
                 budget_s=args.budget,
+                batch=args.batch,
                 settings=settings,
                 progress=progress,
             )

@@ -8,7 +8,8 @@ again. What needs a language model and finds none waits: the job reports it as
 
 * **decay**: Brain facts whose strength (:mod:`kronika.core.decay`: importance that
   halves every ``decay_half_life_days`` unused, reinforced by use) fell below
-  ``decay_archive_below`` move to the archive. Nothing is deleted.
+  ``decay_archive_below`` move to the archive (nothing is deleted); observations
+  (:mod:`kronika.memory.sensory`) past their time to live are forgotten.
 * **reflect**: an entity page ``bank/entities/<Name>.md`` for every entity that recent
   facts and notes mention: a section kronika keeps (between ``<!-- kronika:facts -->``
   markers) listing what is known of it with citations, beside anything written there
@@ -116,9 +117,14 @@ def run_job(
 # -------------------------------------------------------------------------- decay
 def _decay(memory: Memory, agent: str, report: JobReport) -> None:
     s = memory.settings
+    now = memory.clock.now()
+    sensory = memory.index.list_items(RecallFilter(agents=(agent,), types=(ItemType.SENSORY,)))
+    expired = [it for it in sensory if it.valid_to is not None and it.valid_to <= now]
+    if expired:
+        memory._forget_items(agent, expired, "sensory", SYSTEM)
+        report.done.append(f"forgot {len(expired)} expired observation(s)")
     facts = memory.workspace.brain_facts(agent)
     usage = {it.id: it for it in memory.index.get_items([f.id for f in facts])}
-    now = memory.clock.now()
     weak = [
         f.id
         for f in facts
@@ -161,6 +167,41 @@ def _reflect(
             report.done.append(f"{path}: {len(about)} item(s)")
         if progress is not None:
             progress(f"reflect {agent}", n + 1, len(names))
+    _bank_views(memory, agent, report)  # last: opinions show their moved confidence
+
+
+BANK_VIEWS = (
+    ("W", "bank/world.md", "World", "What is true of the world"),
+    ("B", "bank/experience.md", "Experience", "What I did and lived through"),
+    ("O", "bank/opinions.md", "Opinions", "What I believe, and how sure I am"),
+)
+
+
+def _bank_views(memory: Memory, agent: str, report: JobReport) -> None:
+    """``bank/world.md``, ``experience.md`` and ``opinions.md``: every typed note of that
+    kind from the daily logs, as a view kept between the markers (the rest of each
+    file is the person's, and lines written there are memory of their own)."""
+    notes = memory.index.list_items(
+        RecallFilter(agents=(agent,), types=(ItemType.NOTE,), include_archived=False)
+    )
+    folder = memory.workspace.agent_dir(agent)
+    for letter, path, title, said in BANK_VIEWS:
+        kept = [
+            it
+            for it in notes
+            if it.kind is not None
+            and it.kind.value == letter
+            and it.provenance.path.startswith("memory/")
+        ]
+        current = (folder / path).read_text(encoding="utf-8") if (folder / path).is_file() else ""
+        if not kept and not current:
+            continue
+        page = view_page(title, said, current, kept)
+        if page == current:
+            report.unchanged += 1
+        else:
+            memory.memory_write(agent, "bank", WriteEntityPage(path, page), SYSTEM)
+            report.done.append(f"{path}: {len(kept)} note(s)")
 
 
 def _about(memory: Memory, agent: str, entity: str) -> list[Any]:
@@ -178,7 +219,13 @@ def _about(memory: Memory, agent: str, entity: str) -> list[Any]:
 
 def entity_page(entity: str, current: str, items: list[Any]) -> str:
     """``current`` (a page, maybe written by hand) with kronika's section rewritten."""
-    lines = [BEGIN, f"## What kronika knows of {entity}", ""]
+    return view_page(entity, f"What kronika knows of {entity}", current, items)
+
+
+def view_page(title: str, heading: str, current: str, items: list[Any]) -> str:
+    """``current`` with kronika's section (``heading`` and a line per item) rewritten;
+    a new page gets ``# title``."""
+    lines = [BEGIN, f"## {heading}", ""]
     for it in sorted(items, key=lambda i: (i.created_at, i.id)):
         kind = f"{it.kind.value} " if getattr(it, "kind", None) else ""
         confidence = (
@@ -196,7 +243,7 @@ def entity_page(entity: str, current: str, items: list[Any]) -> str:
         _, _, tail = rest.partition(END)
         return head + section + tail
     if not current.strip():
-        return f"# {entity}\n\n{section}\n"
+        return f"# {title}\n\n{section}\n"
     return current.rstrip("\n") + "\n\n" + section + "\n"
 
 
@@ -244,13 +291,13 @@ def _weigh_opinions(
     opinions = [it for it in about if it.kind is not None and it.kind.value == "O"]
     if not opinions:
         return False
-    linked = {(x.from_id, x.to_id) for x in memory.links(agent=agent)}
+    linked = {frozenset((x.from_id, x.to_id)) for x in memory.links(agent=agent)}
     evidence = [
         it
         for it in about
         if it not in opinions
         and it.created_at >= since
-        and not any((it.id, o.id) in linked for o in opinions)
+        and not any(frozenset((it.id, o.id)) in linked for o in opinions)
     ]
     if not evidence:
         return False

@@ -462,8 +462,8 @@ class MemoryWriter:
                 stored = ws.update_note(agent, item)
                 return stored, (stored.provenance.path,)
             case WriteEntityPage(path, text):
-                if classify(path) is not SourceKind.ENTITY:
-                    raise InvalidInput(f"{path} is not an entity page (bank/entities/<Name>.md)")
+                if classify(path) not in (SourceKind.ENTITY, SourceKind.BANK):
+                    raise InvalidInput(f"{path} is not a bank page (bank/…/<Name>.md)")
                 atomic_write_text(safe_agent_path(ws.agent_dir(agent), path), text)
                 return None, (path,)
 

@@ -221,13 +221,24 @@ class Service:
         memory = self._read(caller, agent)
         with self._held(caller):
             identity, block, active = wake_context(memory, agent, reader=memory.default_reader)
-            tokens = sum(memory.tokens.count(part) for part in (identity, block, active))
+            parts = {
+                "identity": memory.tokens.count(identity),
+                "memory_block": memory.tokens.count(block),
+                "active_context": memory.tokens.count(active),
+            }
+        s = memory.settings
         return {
             "agent": agent,
             "identity": identity,
             "memory_block": block,
             "active_context": active,
-            "tokens": tokens,
+            "tokens": sum(parts.values()),
+            "parts": parts,
+            "budgets": {
+                "identity": s.identity_budget,
+                "memory_block": s.brain_max,
+                "active_context": s.active_context_budget,
+            },
         }
 
     def prompt(self, caller: Caller, agent: str, query: str | None) -> dict[str, Any]:
@@ -264,6 +275,28 @@ class Service:
         with self._held(caller):
             entries = memory.audit(agent=agent, limit=limit)
         return {"entries": views.audit(entries)}
+
+    def lessons(self, caller: Caller, agent: str, *, include_retired: bool) -> dict[str, Any]:
+        memory = self._read(caller, agent)
+        with self._held(caller):
+            found = memory.lessons(agent=agent, include_retired=include_retired)
+        return {
+            "lessons": [
+                {
+                    "id": x.id,
+                    "kind": x.kind,
+                    "text": x.text,
+                    "score": round(x.score, 4),
+                    "helped": x.helped,
+                    "hurt": x.hurt,
+                    "uses": x.uses,
+                    "status": x.status,
+                    "evidence": list(x.evidence),
+                    "created_at": x.created_at.isoformat(),
+                }
+                for x in found
+            ]
+        }
 
     def stats(self, caller: Caller) -> dict[str, Any]:
         memory = self.memories.get(caller.tenant)
