@@ -26,6 +26,13 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from tests.server.conftest import Served  # noqa: E402
 
 TOOLS = {"remember", "forget", "recall", "memory_update", "what_do_you_know"}
+CROSSING: dict[str, dict[str, Any]] = {
+    "remember": {"content": "across"},
+    "memory_update": {"key": "k", "value": "v"},
+    "forget": {"topic": "figs"},
+    "recall": {"query": "figs"},
+    "what_do_you_know": {},
+}
 
 
 @asynccontextmanager
@@ -112,11 +119,17 @@ def test_streamable_http_tools_with_keys(served: Served) -> None:
             assert refused.is_error and "UnknownAgent (404)" in refused.content[0].text
             peek = await session.call_tool("recall", {"query": "ship", "agent": "bob"})
             assert peek.is_error and "UnknownAgent (404)" in peek.content[0].text
+            for tool, args in CROSSING.items():  # every tool, at an ungranted agent
+                crossed = await session.call_tool(tool, {**args, "agent": "carol"})
+                assert crossed.is_error and "UnknownAgent (404)" in crossed.content[0].text
         async with http_session(served, "globex-alice") as session:
             found = _data(await session.call_tool("recall", {"query": "figs"}))
             assert found["hits"] == []  # another tenant's alice
             with pytest.raises(Exception, match="UnknownAgent"):
                 await session.read_resource("kronika://agents/bob/brain")
+            for tool, args in CROSSING.items():  # every tool, at another tenant's agent
+                crossed = await session.call_tool(tool, {**args, "agent": "bob"})
+                assert crossed.is_error and "UnknownAgent (404)" in crossed.content[0].text
         async with http_session(served, "acme-reader") as session:
             denied = await session.call_tool("forget", {"topic": "figs", "agent": "alice"})
             assert denied.is_error and "may only read" in denied.content[0].text

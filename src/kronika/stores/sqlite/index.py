@@ -104,6 +104,8 @@ class SqliteIndex:
         self._data_version: int | None = None
         self._snapshot_generation = -1
         self._bm25_generation = -1
+        # the last filter's allowed rowids, by generation: one recall asks three times
+        self._allowed: tuple[tuple[object, ...], npt.NDArray[np.int64]] | None = None
         self._restart_copies = restart_copies
         self._conn = self._connect()
         self._identity = self._read_identity()
@@ -824,8 +826,14 @@ class SqliteIndex:
         if not (flt.keys or flt.entities):
             return None
         where, params = filter_clause(flt)
+        key = (self._current_generation(conn), where, *params)
+        if self._allowed is not None and self._allowed[0] == key:
+            return self._allowed[1]
         found = conn.execute(f"SELECT i.rowid FROM items AS i WHERE {where}", params)
-        return np.fromiter((r for (r,) in found), dtype=np.int64)
+        rowids = np.fromiter(itertools.chain.from_iterable(found), dtype=np.int64)
+        rowids.flags.writeable = False  # shared by the calls that hit the cache
+        self._allowed = (key, rowids)
+        return rowids
 
     def _current_bm25(self, conn: sqlite3.Connection) -> Bm25Snapshot:
         generation = self._current_generation(conn)
