@@ -144,9 +144,10 @@ def test_kronika_serve_runs_and_answers(tmp_path: Path) -> None:
         with pytest.raises(urllib.error.HTTPError) as caught:
             urllib.request.urlopen(request, timeout=30)
         assert caught.value.code == 401
+        caught.value.close()  # an HTTPError holds the response (and its socket) open
     finally:
         process.send_signal(signal.SIGINT)
-        process.wait(30)
+        process.communicate(timeout=30)  # waits, and closes the output pipe
     assert "served for real" in (home / "agents" / "default" / "brain.md").read_text()
     bad = kronika(home, "serve", "--port", "0")
     assert bad.returncode == 2 and "--port" in bad.stderr
