@@ -88,8 +88,8 @@ def test_an_admin_looks_searches_edits_forgets_approves_and_exports(
     acme = served.memories["acme"]
     acme.remember("Kraków", key="city", agent="alice")
     acme.remember("Zofia lubi pierogi z jagodami", key="ulubione", agent="alice")
-    acme.save_turn("s1", "user", "Mój pies ma na imię Burek", agent="alice")
-    acme.save_turn("s1", "assistant", "Burek to piękne imię", agent="alice")
+    acme.save_turn("2026-11-25_001", "user", "Mój pies ma na imię Burek", agent="alice")
+    acme.save_turn("2026-11-25_001", "assistant", "Burek to piękne imię", agent="alice")
     acme.remember("tea", key="drink", agent="carol", source_agent="carol")  # waits
     sign_in(page, served, "acme-admin", "alice")
 
@@ -118,6 +118,21 @@ def test_an_admin_looks_searches_edits_forgets_approves_and_exports(
     assert "Mój pies ma na imię Burek" in page.inner_text("#source li.cited")
     assert "Burek to piękne imię" in page.inner_text("#source")  # the transcript around it
     assert colours(shoot(page, tmp_path, "ui-search")) > 50
+
+    page.click("#tabs button[data-view=sessions]")
+    page.click("#sessions a.session:has-text('2026-11-25_001')")
+    page.wait_for_selector("#transcript li")
+    assert page.locator("#transcript li").all_inner_texts() == [
+        "user: Mój pies ma na imię Burek",
+        "assistant: Burek to piękne imię",
+    ]
+
+    acme.record_outcome(
+        "deploy billing", "make deploy", ok=False, reasons=["exit 2"], agent="alice"
+    )
+    page.click("#tabs button[data-view=lessons]")
+    page.wait_for_selector("#lessons tbody tr")
+    assert "exit 2" in page.inner_text("#lessons") and "0.50" in page.inner_text("#lessons")
 
     page.click("#tabs button[data-view=items]")
     page.wait_for_selector("#items tbody tr")

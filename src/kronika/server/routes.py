@@ -283,3 +283,8 @@ async def import_(body: schemas.ImportBody, who: Who, svc: Svc) -> dict[str, Any
 @v1.get("/stats", tags=["stats"])
 async def stats(who: Who, svc: Svc) -> dict[str, Any]:
     return svc.stats(who)
+
+
+@v1.get("/agents/{agent}/lessons", tags=["lessons"], summary="What the agent learned")
+async def lessons(agent: Name, who: Who, svc: Svc, include_retired: bool = False) -> dict[str, Any]:
+    return svc.lessons(who, agent, include_retired=include_retired)

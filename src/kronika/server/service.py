@@ -276,6 +276,28 @@ class Service:
             entries = memory.audit(agent=agent, limit=limit)
         return {"entries": views.audit(entries)}
 
+    def lessons(self, caller: Caller, agent: str, *, include_retired: bool) -> dict[str, Any]:
+        memory = self._read(caller, agent)
+        with self._held(caller):
+            found = memory.lessons(agent=agent, include_retired=include_retired)
+        return {
+            "lessons": [
+                {
+                    "id": x.id,
+                    "kind": x.kind,
+                    "text": x.text,
+                    "score": round(x.score, 4),
+                    "helped": x.helped,
+                    "hurt": x.hurt,
+                    "uses": x.uses,
+                    "status": x.status,
+                    "evidence": list(x.evidence),
+                    "created_at": x.created_at.isoformat(),
+                }
+                for x in found
+            ]
+        }
+
     def stats(self, caller: Caller) -> dict[str, Any]:
         memory = self.memories.get(caller.tenant)
         if memory is None:

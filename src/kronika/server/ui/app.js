@@ -275,6 +275,56 @@ async function forget(what) {
   await loaders.items();
 }
 
+loaders.sessions = async () => {
+  const listed = await api("GET", agentPath("/sessions"));
+  const tbody = body("sessions");
+  for (const session of listed.sessions.slice().reverse()) {
+    const row = document.createElement("tr");
+    const first = cell(row, "");
+    const link = document.createElement("a");
+    link.href = "#";
+    link.textContent = session.session_id;
+    link.className = "session";
+    link.addEventListener("click", (e) => { e.preventDefault(); openSession(session.session_id); });
+    first.appendChild(link);
+    cell(row, session.status);
+    cell(row, (session.fields && session.fields.summary) || "");
+    tbody.appendChild(row);
+  }
+};
+
+async function openSession(id) {
+  const session = await api("GET", agentPath("/sessions/" + encodeURIComponent(id)));
+  const box = $("transcript");
+  box.replaceChildren();
+  const title = document.createElement("h3");
+  title.textContent = id;
+  const list = document.createElement("ol");
+  for (const turn of session.turns || []) {
+    const li = document.createElement("li");
+    li.textContent = `${turn.speaker}: ${turn.content}`;
+    list.appendChild(li);
+  }
+  box.append(title, list);
+}
+
+loaders.lessons = async () => {
+  const retired = $("retired").checked ? "?include_retired=true" : "";
+  const listed = await api("GET", agentPath("/lessons" + retired));
+  const tbody = body("lessons");
+  for (const x of listed.lessons) {
+    const row = document.createElement("tr");
+    cell(row, x.kind);
+    cell(row, x.score.toFixed(2));
+    cell(row, x.helped);
+    cell(row, x.hurt);
+    cell(row, x.status);
+    cell(row, x.text);
+    tbody.appendChild(row);
+  }
+  if (!listed.lessons.length) say("no lessons yet");
+};
+
 loaders.proposals = async () => {
   const listed = await api("GET", agentPath("/proposals"));
   const tbody = body("proposals");
@@ -345,6 +395,7 @@ $("forget-form").addEventListener("submit", (e) => {
   if (topic) forget({ topic }).catch((err) => say(err.message, true));
 });
 $("asof").addEventListener("change", drawFacts);
+$("retired").addEventListener("change", () => loaders.lessons().catch((err) => say(err.message, true)));
 $("asof-clear").addEventListener("click", () => { $("asof").value = ""; drawFacts(); });
 $("audit-filter").addEventListener("input", drawAudit);
 $("export-json").addEventListener("click", () => exportJson().catch((err) => say(err.message, true)));
