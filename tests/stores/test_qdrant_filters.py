@@ -27,7 +27,7 @@ from kronika.core.model import (  # noqa: E402
     Tier,
 )
 from kronika.core.visibility import visible  # noqa: E402
-from kronika.ports import SourceState, VectorPoint  # noqa: E402
+from kronika.ports import PointSource, SourceState, VectorPoint  # noqa: E402
 from kronika.stores.qdrant import open_vector_index  # noqa: E402
 from kronika.stores.qdrant.index import QdrantVectorIndex  # noqa: E402
 from kronika.stores.sqlite import SqliteIndex  # noqa: E402
@@ -153,30 +153,46 @@ FILTERS = [
     RecallFilter(since=T0 + timedelta(days=20), until=T0 + timedelta(days=40)),
     RecallFilter(as_of=T0 + timedelta(days=30)),
     RecallFilter(as_of=T0 + timedelta(days=5), agents=("main",), include_archived=False),
+    RecallFilter(reader=Reader(tenant="acme", user="anna", channel="general", teams=("core",))),
+    RecallFilter(reader=Reader(tenant="globex"), include_superseded=True),
 ]
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def item_index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[PointSource]:
+    """The item index Qdrant is checked against (and fed from)."""
+    if request.param == "sqlite":
+        index: PointSource = SqliteIndex(
+            tmp_path / "index.sqlite", embedding_model="hashing-8", dim=DIM
+        )
+    else:
+        from kronika.stores.postgres.index import PostgresIndex
+
+        url = request.getfixturevalue("postgres_url")
+        index = PostgresIndex(url, embedding_model="hashing-8", dim=DIM)
+    yield index
+    index.close()
+
+
 @pytest.mark.parametrize("flt", FILTERS, ids=[str(n) for n in range(len(FILTERS))])
-def test_every_recall_filter_keeps_what_the_sqlite_index_keeps(
-    tmp_path: Path, flt: RecallFilter
+def test_every_recall_filter_keeps_what_the_item_index_keeps(
+    tmp_path: Path, flt: RecallFilter, item_index: PointSource
 ) -> None:
     items = _items(300, seed=11)
     hashes = [f"h{n}" for n in range(len(items))]
-    sqlite = SqliteIndex(tmp_path / "index.sqlite", embedding_model="hashing-8", dim=DIM)
     qdrant = open_vector_index(
         collection="test", embedding_model="hashing-8", dim=DIM, path=tmp_path / "q"
     )
     try:
-        sqlite.store_embeddings({h: _vector(n) for n, h in enumerate(hashes)})
+        item_index.store_embeddings({h: _vector(n) for n, h in enumerate(hashes)})
         for path in ("brain.md", "sessions/s1.md"):
-            chosen = [
-                (it, h) for it, h in zip(items, hashes, strict=True) if it.provenance.path == path
-            ]
+            pairs = zip(items, hashes, strict=True)
+            chosen = [(it, h) for it, h in pairs if it.provenance.path == path]
             state = SourceState("main", path, path, 1, 1)
-            sqlite.replace_source(state, [it for it, _ in chosen], [h for _, h in chosen])
-        qdrant.upsert(sqlite.vector_points())
+            item_index.replace_source(state, [it for it, _ in chosen], [h for _, h in chosen])
+        qdrant.upsert(item_index.vector_points())
         query = _vector(5_000)
-        expected = sqlite.search_vector(query, flt, len(items))
+        expected = item_index.search_vector(query, flt, len(items))
         found = qdrant.search(query, flt, len(items))
         assert {i for i, _ in found} == {i for i, _ in expected}
         ours = dict(expected)
@@ -184,5 +200,4 @@ def test_every_recall_filter_keeps_what_the_sqlite_index_keeps(
             assert score == pytest.approx(ours[item_id], abs=1e-5)
         assert [i for i, _ in found][:5] == [i for i, _ in expected][:5]
     finally:
-        sqlite.close()
         qdrant.close()
