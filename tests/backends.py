@@ -7,13 +7,14 @@ worker of the same memory — on Markdown, another process's view of the same
 workspace; on PostgreSQL, another worker with its own working copy of the same
 database (so what it reads came through the store of record). ``backend.settings``
 gives the settings to pass elsewhere (``kronika`` subprocesses take
-``backend.environ()``). The PostgreSQL one needs the ``postgres`` and
-``postgres-local`` extras and is skipped without them.
+``backend.environ()``); ``backend.another(root)`` is an empty backend of the same kind
+(a new database: team mode keeps one tenant per database). The PostgreSQL one needs
+the ``postgres`` and ``postgres-local`` extras and is skipped without them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,6 +31,7 @@ class Backend:
     name: str
     root: Path
     database_url: str = ""
+    new_database: Callable[[], str] = field(default=lambda: "", repr=False)
     opened: list[Memory] = field(default_factory=list)
 
     def home(self, worker: str = "a") -> Path:
@@ -54,14 +56,21 @@ class Backend:
         self.opened.append(memory)
         return memory
 
+    def another(self, root: Path) -> Backend:
+        """An empty backend of the same kind (on PostgreSQL: a new database)."""
+        url = self.new_database() if self.database_url else ""
+        return Backend(self.name, root, url, new_database=self.new_database)
+
     def close(self) -> None:
         for memory in self.opened:
             memory.close()
         self.opened.clear()
 
 
-def make_backend(name: str, root: Path, postgres_url: str = "") -> Iterator[Backend]:
-    backend = Backend(name, root, postgres_url)
+def make_backend(
+    name: str, root: Path, postgres_url: str = "", new_database: Callable[[], str] = str
+) -> Iterator[Backend]:
+    backend = Backend(name, root, postgres_url, new_database)
     try:
         yield backend
     finally:

@@ -82,5 +82,14 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
     """A memory backend (see ``tests/backends.py``): Markdown + SQLite, or PostgreSQL."""
     from backends import make_backend
 
-    url = request.getfixturevalue("postgres_url") if request.param == "postgres" else ""
-    yield from make_backend(request.param, tmp_path / "backend", url)
+    if request.param == "markdown":
+        yield from make_backend("markdown", tmp_path / "backend")
+        return
+    url = request.getfixturevalue("postgres_url")
+    server = request.getfixturevalue("postgres_server")
+    fresh = (f"b{n}" for n in range(1, 1000))
+
+    def new_database() -> str:
+        return server.create_database(f"{url.rsplit('/', 1)[1]}{next(fresh)}")  # type: ignore[attr-defined]
+
+    yield from make_backend("postgres", tmp_path / "backend", url, new_database)

@@ -130,6 +130,20 @@ def _with_index(
     )
     index_path = Path(settings.home) / INDEX_FILE
     recreated = False
+    if index is None and settings.database_url:
+        from kronika.stores.postgres.index import PostgresIndex
+
+        try:
+            index = PostgresIndex(
+                settings.database_url,
+                embedding_model=chosen.model_id,
+                dim=chosen.dim,
+                ann_threshold=settings.ann_threshold,
+            )
+        except BaseException:
+            if lock is not None:
+                lock.close()
+            raise
     if index is None:
         index, recreated = SqliteIndex.open_or_rebuild(
             index_path,
@@ -170,7 +184,8 @@ def _with_index(
         memory.reindex()
     elif wrapped is not None and vectors is not None and vectors.created:
         filled = wrapped.fill()
-        log.warning("the vector index %s was new: %d points put in", vectors.collection, filled)
+        if filled:
+            log.warning("the vector index %s was new: %d points put in", vectors.collection, filled)
     if previous != current:
         atomic_write_text(marker, current + "\n")
     tenants = Path(settings.home) / TENANTS_MARKER
@@ -204,7 +219,10 @@ def _team_parts(settings: Settings) -> tuple[MarkdownWorkspace, AuditLog, WriteL
         make_private_dir(settings.home)
         _keep_private(settings.home)
         workspace = MarkdownWorkspace(
-            settings.home, tenant=settings.tenant, message_importance=settings.importance_message
+            settings.home,
+            tenant=settings.tenant,
+            tenants=settings.tenants(),
+            message_importance=settings.importance_message,
         )
         workspace.initialize()
         copy = WorkingCopy(

@@ -10,6 +10,9 @@ way: take the ``backend`` fixture (defined in ``tests/conftest.py``).
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from datetime import timedelta
 from pathlib import Path
 
@@ -128,12 +131,8 @@ def test_export_then_import_gives_the_same_memory(
     memory.note("Зустрів Олену в Києві")
     memory.save_turn("s1", "user", "¿recordás que me gusta el mate?")
     exported = export_memory(memory)
-    target = Backend(backend.name, tmp_path / "again", backend.database_url)
-    if backend.database_url:  # the same database holds one memory per tenant
-        target.database_url = backend.database_url
-        fresh = target.open(clock=clock, tenant="restored")
-    else:
-        fresh = target.open(clock=clock)
+    target = backend.another(tmp_path / "again")
+    fresh = target.open(clock=clock)
     try:
         import_export(fresh, exported, replace_existing=True)
         again = export_memory(fresh)
@@ -142,6 +141,51 @@ def test_export_then_import_gives_the_same_memory(
     assert again["agents"]["default"]["files"] == exported["agents"]["default"]["files"]
     assert again["agents"]["default"]["file_times"] == exported["agents"]["default"]["file_times"]
     assert again["audit"][: len(exported["audit"])] == exported["audit"]
+
+
+def test_storage_policies_refuse_on_write_and_purge_what_they_no_longer_allow(
+    backend: Backend, clock: FrozenClock
+) -> None:
+    _config(
+        backend,
+        '[retention]\nshort = 30\n\n[[policy]]\nname = "never store hr"\n'
+        'channels = ["hr-private"]\nstore = false\n',
+    )
+    memory = backend.open(clock=clock)
+    refused = memory.remember("salary is 9000 zlotyquux", channel="hr-private", scope="channel")
+    assert refused.outcome == "refused"
+    memory.save_turn("s1", "user", "the password hint is snorkelwren")
+    memory.note("keep this note about tulips")
+    clock.advance(days=31)
+    report = backend.open("b", clock=clock).purge()
+    assert report.forgotten == 1
+    assert [it.content for it in memory.items(types=["note"])] == ["keep this note about tulips"]
+    assert not memory.recall("snorkelwren", mode="lexical").hits
+    assert not _readable_anywhere(backend, ("zlotyquux", "snorkelwren"))
+
+
+def test_the_markdown_view_is_every_file_as_kept(backend: Backend, tmp_path: Path) -> None:
+    memory = backend.open()
+    memory.remember("Kraków", key="city")
+    memory.remember("Lviv", key="city")
+    memory.save_turn("s1", "user", "¿recordás que me gusta el mate?")
+    files = export_memory(memory)["agents"]["default"]["files"]
+    backend.open("b")  # the worker the command runs in (on Markdown: the same folder)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KRONIKA_")}
+    out = tmp_path / "view"
+    done = subprocess.run(
+        [str(Path(sys.executable).with_name("kronika")), "export", "--markdown", str(out)],
+        env={**env, **backend.environ("b")},
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr
+    view = {
+        p.relative_to(out / "default").as_posix(): p.read_bytes().decode()
+        for p in (out / "default").rglob("*.md")
+    }
+    assert view == files
+    assert "Lviv" in view["brain.md"] and "Kraków" in view["history.md"]
 
 
 def _config(backend: Backend, text: str) -> None:

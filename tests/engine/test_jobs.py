@@ -11,7 +11,7 @@ from kronika import Memory, build_memory
 from kronika.app import build_llm
 from kronika.engine.jobs import run_job
 from kronika.settings import Settings
-from kronika.testing import FrozenClock, ScriptedChatServer
+from kronika.testing import FrozenClock, ScriptedChatServer, ScriptedFailure
 
 
 def test_reflect_keeps_entity_pages_beside_hand_written_text_and_indexes_only_that(
@@ -103,3 +103,112 @@ def test_the_overflowing_brain_lets_the_weakest_go_first(
     later = clock.now() + timedelta(days=30)
     order = choose_archive(facts, budget=1, count=len, now=later, half_life_days=90)
     assert [f.key for f in facts if f.id == order[0]] == ["drink"]
+
+
+def test_reflect_moves_an_opinion_by_small_steps_with_its_evidence_linked(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    with ScriptedChatServer(responder=lambda body: _judge(body)) as server:
+        model = settings.with_overrides(llm_base_url=server.base_url, llm_model="m")
+        with build_memory(model, create=True, clock=clock) as memory:
+            opinion = memory.note("@Peter prefers short answers", kind="O", confidence=0.6).item
+            assert opinion is not None
+            clock.advance(minutes=5)
+            first = memory.note("@Peter asked for a one-line summary again").item
+            second = memory.note("@Peter said long emails annoy him").item
+            assert first is not None and second is not None
+            clock.advance(minutes=5)
+            assert run_job(memory, "reflect").waiting == [
+                "opinions about Peter (no language model)"
+            ]
+            llm = build_llm(model, minion=True, clock=clock)
+            report = run_job(memory, "reflect", llm=llm)
+            assert "opinion " + opinion.id + ": confidence 0.6 -> 0.7 (+2 / -0)" in report.done
+            log = next((memory.workspace.agent_dir("default") / "memory").glob("*.md"))
+            assert "- O(c=0.7) @Peter prefers short answers" in log.read_text(encoding="utf-8")
+            assert {frozenset((x.from_id, x.to_id)) for x in memory.links()} == {
+                frozenset((first.id, opinion.id)),
+                frozenset((second.id, opinion.id)),
+            }
+            calls = len(server.requests)
+            again = run_job(memory, "reflect", llm=llm)
+            assert again.done == [] and len(server.requests) == calls  # judged once
+
+
+def _judge(body: dict[str, object]) -> str:
+    text = str(body["messages"][-1]["content"])  # type: ignore[index]
+    opinion = text.split("[", 1)[1].split("]", 1)[0]
+    pieces = [line.split("]", 1)[0][3:] for line in text.splitlines() if line.startswith("- [n")]
+    pieces = [p for p in pieces if p != opinion]
+    return json.dumps(
+        {
+            "judgements": [
+                {"opinion": opinion, "evidence": p, "verdict": "supports"} for p in pieces
+            ]
+            + [{"opinion": "made-up", "evidence": pieces[0], "verdict": "contradicts"}]
+        }
+    )
+
+
+def test_observations_live_for_their_time_then_decay_forgets_them_everywhere(
+    memory: Memory, clock: FrozenClock
+) -> None:
+    receipt = memory.observe("build log: 3 warnings in module parser", ttl_seconds=3600)
+    assert receipt.item is not None
+    item = memory.get(receipt.item.id)
+    assert (item.type.value, item.layer.value, item.tier.value) == ("sensory", 1, "short")
+    assert item.provenance.path.startswith("sensory/")
+    assert memory.recall("parser warnings", k=1).hits[0].item.id == item.id
+    assert run_job(memory, "decay").done == []  # not expired yet
+    clock.advance(hours=2)
+    assert run_job(memory, "decay").done == ["forgot 1 expired observation(s)"]
+    folder = memory.workspace.agent_dir("default")
+    assert all("3 warnings" not in f.read_text(encoding="utf-8") for f in folder.rglob("*.md"))
+    assert memory.recall("parser warnings", k=3).hits == ()
+    from kronika.errors import InvalidInput
+
+    with pytest.raises(InvalidInput, match="ttl_seconds"):
+        memory.observe("x", ttl_seconds=0)
+
+
+@pytest.mark.parametrize(
+    "answers",
+    [
+        ["not JSON at all", "still not JSON"],  # malformed, then malformed again on repair
+        [ScriptedFailure(400, '{"error": {"message": "refused"}}')],  # the server refuses
+        [ScriptedFailure(503)] * 3,  # the server keeps failing
+    ],
+    ids=["malformed", "refused", "failing"],
+)
+def test_a_model_that_cannot_answer_leaves_the_work_waiting_and_changes_nothing(
+    settings: Settings, clock: FrozenClock, answers: list[object]
+) -> None:
+    with ScriptedChatServer(answers) as server:  # type: ignore[arg-type]
+        model = settings.with_overrides(llm_base_url=server.base_url, llm_model="m", llm_retries=0)
+        with build_memory(model, create=True, clock=clock) as memory:
+            memory.record_outcome("deploy", "make deploy", ok=False, reasons=["schema out of date"])
+            lessons = memory.workspace.agent_dir("default") / "lessons.md"
+            before = lessons.read_text(encoding="utf-8")
+            report = run_job(memory, "dream", llm=build_llm(model, minion=True, clock=clock))
+            assert report.done == [] and report.waiting and report.waiting[0].startswith("dreaming")
+            assert lessons.read_text(encoding="utf-8") == before
+
+
+def test_reflect_keeps_the_bank_files_as_views_of_typed_notes(
+    memory: Memory, clock: FrozenClock
+) -> None:
+    memory.note("Kraków lies on the Vistula", kind="W")
+    memory.note("I moved the backups to the new disk", kind="B")
+    world = memory.workspace.agent_dir("default") / "bank" / "world.md"
+    world.parent.mkdir(parents=True, exist_ok=True)
+    world.write_text("# World\n\nThe office closes at six.\n", encoding="utf-8")
+    report = run_job(memory, "reflect")
+    assert "bank/world.md: 1 note(s)" in report.done
+    assert "bank/experience.md: 1 note(s)" in report.done
+    assert "- W Kraków lies on the Vistula" in world.read_text(encoding="utf-8")
+    clock.advance(minutes=1)
+    found = [h for h in memory.recall("Vistula Kraków", k=5).hits if "Vistula" in h.item.content]
+    assert [h.citation.split("#")[0] for h in found] == [f"memory/{clock.now():%Y-%m-%d}.md"]
+    office = memory.recall("when does the office close", k=1).hits[0]
+    assert office.citation == "bank/world.md#L3"  # the hand-written line is
+    assert run_job(memory, "reflect").done == []

@@ -204,3 +204,23 @@ def test_the_cli_records_outcomes_and_lists_lessons(
     assert len(listed) == 3 and all(x["status"] == "active" for x in listed)
     assert main(["outcome", TASK, "--action", "x"]) == 2
     assert "exactly one of" in capsys.readouterr().err
+
+
+def test_recall_json_shows_each_hit_with_its_evidence_links(
+    settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from kronika.cli import main
+
+    monkeypatch.setenv("KRONIKA_HOME", str(settings.home))
+    monkeypatch.setenv("KRONIKA_EMBEDDER", "hashing")
+    assert main(["init"]) == 0
+    capsys.readouterr()
+    args = ["outcome", TASK, "--action", "make deploy", "--exit-code", "2", "--json"]
+    assert main([*args, "--stderr", "error: relation users does not exist"]) == 0
+    made = json.loads(capsys.readouterr().out)
+    assert main(["recall", "relation users does not exist", "--type", "reflection", "--json"]) == 0
+    [hit] = json.loads(capsys.readouterr().out)["hits"]
+    assert hit["kind"] == "reflection" and hit["confidence"] == 0.5
+    assert hit["links"] == [
+        {"from": made["event"], "to": made["learned"][0]["id"], "kind": "reflection"}
+    ]

@@ -72,7 +72,8 @@ def test_workers_writing_one_key_lose_nothing_and_keep_one_history_chain(
             assert row[4] == after[3]  # contiguous validity: [from, to) then [to, …)
             assert row[3] <= row[4]
     # a worker that starts now reads the same history
-    history = build_memory(_settings(tmp_path / "late", postgres_url)).history("city")
+    with build_memory(_settings(tmp_path / "late", postgres_url)) as late:
+        history = late.history("city")
     assert len(history) == WORKERS * WRITES
     for old, new in zip(history, history[1:], strict=False):
         assert old.superseded_by == new.id and old.valid_to == new.valid_from
@@ -147,3 +148,35 @@ def test_kronika_init_on_a_new_machine_fetches_the_teams_memory(
     assert "Kraków" in shown.stdout
     brain = (tmp_path / "new" / "agents" / "default" / "brain.md").read_text()
     assert "Kraków" in brain  # the Markdown view of the team's memory
+
+
+def test_two_memories_sharing_one_working_copy_keep_each_others_writes(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    one = build_memory(_settings(tmp_path / "shared", postgres_url))
+    two = build_memory(_settings(tmp_path / "shared", postgres_url))
+    try:
+        one.remember("Kraków", key="city")
+        two.remember("Lviv", key="city")
+        one.remember("Gdańsk", key="city")
+        two.note("Met Olena in Kyiv")
+        assert [h.value for h in two.history("city")] == ["Kraków", "Lviv", "Gdańsk"]
+        assert not [n for n in one.notes + two.notes if "conflict" in n]
+    finally:
+        one.close()
+        two.close()
+    with build_memory(_settings(tmp_path / "elsewhere", postgres_url)) as other:
+        assert [h.value for h in other.history("city")] == ["Kraków", "Lviv", "Gdańsk"]
+        assert other.recall("Olena Kyiv", k=1).hits
+
+
+def test_a_second_tenant_in_one_database_is_told_to_use_its_own(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with build_memory(_settings(tmp_path / "a", postgres_url)) as memory:
+        memory.remember("Kraków", key="city")
+    other = load_settings(
+        tmp_path / "b", environ={}, embedder="hashing", database_url=postgres_url, tenant="acme"
+    )
+    with pytest.raises(StoreError, match="tenant 'default'.*database of its own"):
+        build_memory(other)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import sys
 from collections.abc import Callable
@@ -12,9 +13,9 @@ from typing import Any
 
 from kronika.app import AUDIT_FILE, INDEX_FILE, MODEL_MARKER, build_memory
 from kronika.cli import render
-from kronika.cli.context import add_reading_context, reading
+from kronika.cli.context import SCOPES, add_reading_context, reading
 from kronika.cli.numbers import count_in
-from kronika.engine.backup_format import read_backup
+from kronika.engine.backup_format import mtime_ns, read_backup
 from kronika.engine.portability import export_memory, restore_backup
 from kronika.errors import ImportFormatError, InvalidInput
 from kronika.settings import CONFIG_FILE, Settings
@@ -22,11 +23,16 @@ from kronika.stores.markdown.workspace import MarkdownWorkspace
 
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
-    if args.output:
-        _refuse_memory_file(Path(args.output), settings.home)
+    for target in (args.output, args.markdown):
+        if target:
+            _refuse_memory_file(Path(target), settings.home)
     with build_memory(settings) as memory:
         agents = [args.agent] if args.agent else None
-        data = export_memory(reading(memory, args), agents)
+        data = export_memory(reading(memory, args), agents, scopes=args.scope or ())
+    if args.markdown:
+        written = _write_markdown(data, Path(args.markdown))
+        render.err.print(f"wrote {written} Markdown files to {args.markdown}")
+        return 0
     text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     if args.output:
         Path(args.output).write_text(text, encoding="utf-8")
@@ -34,6 +40,22 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     else:
         sys.stdout.write(text)
     return 0
+
+
+def _write_markdown(data: dict[str, Any], folder: Path) -> int:
+    """Each exported agent's files as ``folder/<agent>/<path>``, with their times."""
+    written = 0
+    for name, agent in data["agents"].items():
+        for rel, text in agent["files"].items():
+            target = folder / name / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(text.encode("utf-8"))
+            when = agent["file_times"].get(rel)
+            if when is not None:
+                moment = mtime_ns(when)
+                os.utime(target, ns=(moment, moment))
+            written += 1
+    return written
 
 
 def _refuse_memory_file(output: Path, home: Path) -> None:
@@ -145,6 +167,10 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p = add("export", cmd_export, "export everything kept (files, items, audit) as JSON")
     p.add_argument("--format", choices=("json",), default="json")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
+    p.add_argument(
+        "--scope", action="append", choices=SCOPES, help="only these scopes (a view, no backup)"
+    )
+    p.add_argument("--markdown", metavar="DIR", help="write each agent's Markdown files into DIR")
     add_reading_context(p)
 
     p = add("import", cmd_import, "import conversations (locomo, longmemeval, jsonl) or an export")
@@ -167,7 +193,16 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument(
         "suite",
-        choices=("locomo", "longmemeval", "scale", "vectors", "crash", "writes", "lessons"),
+        choices=(
+            "locomo",
+            "longmemeval",
+            "scale",
+            "vectors",
+            "crash",
+            "writes",
+            "lessons",
+            "serve",
+        ),
     )
     p.add_argument("path", nargs="?", help="data file (locomo, longmemeval)")
     p.add_argument(
@@ -181,13 +216,14 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument(
         "--sizes",
-        help="scale, vectors, writes: corpus sizes (default 10000,100000; writes"
-        " 1000,10000,100000)",
+        help="scale, vectors, writes, serve: corpus sizes (default 10000,100000; writes"
+        " 1000,10000,100000; serve 10000)",
     )
     p.add_argument(
         "--queries",
         type=count_in(1, 10**6),
-        help="scale, vectors: queries per size (default 100; vectors 50)",
+        help="scale, vectors: queries per size (default 100; vectors 50); serve: requests"
+        " per level (default 100)",
     )
     p.add_argument(
         "--repeats", type=count_in(1, 1000), default=3, help="vectors: timed runs per query"
@@ -211,7 +247,19 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         "--calls", type=count_in(1, 10**6), default=200, help="writes: timed calls per size"
     )
     p.add_argument(
-        "--budget", type=float, default=60.0, help="writes: seconds at most per timed series"
+        "--budget",
+        type=float,
+        default=60.0,
+        help="writes, serve: seconds at most per timed series",
+    )
+    p.add_argument(
+        "--clients", default="1,16,64", help="serve: concurrent clients per level (1,16,64)"
+    )
+    p.add_argument(
+        "--batch",
+        type=count_in(1, 10**6),
+        default=1_000,
+        help="writes: facts given to one remember_many call",
     )
     p.add_argument(
         "--index",

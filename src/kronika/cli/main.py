@@ -31,7 +31,9 @@ from kronika.cli.lessons import register_lesson_commands
 from kronika.cli.links import register_link_commands
 from kronika.cli.policies import print_policy_note, print_refusal, register_policy_commands
 from kronika.cli.proposals import register_proposal_commands
+from kronika.cli.serve import register_server_commands
 from kronika.cli.usage import register_usage_command
+from kronika.core.model import RecallResult
 from kronika.engine.learning import lesson_stats
 from kronika.memory import Memory
 from kronika.providers.installed import installed_version
@@ -198,8 +200,12 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
             budget_tokens=args.budget,
             record_access=not args.no_record,
         )
+        evidence = hit_links(memory, result) if args.json else {}
     if args.json:
-        render.print_json(render.recall_json(result))
+        document = render.recall_json(result)
+        for hit in document["hits"]:
+            hit["links"] = evidence.get(hit["id"], [])
+        render.print_json(document)
         return 0
     for note in result.notes:
         render.err.print(f"[yellow]note:[/yellow] {escape(note)}")
@@ -214,20 +220,35 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def hit_links(memory: Memory, result: RecallResult) -> dict[str, list[dict[str, str]]]:
+    """Each hit's links (evidence, reflections, strategies, related items) as
+    ``{"from", "to", "kind"}``, for ``recall --json``."""
+    wanted = {hit.item.id for hit in result.hits}
+    found: dict[str, list[dict[str, str]]] = {}
+    for agent in sorted({hit.item.agent for hit in result.hits}):
+        for link in memory.links(agent=agent):
+            row = {"from": link.from_id, "to": link.to_id, "kind": link.kind.value}
+            for end in {link.from_id, link.to_id} & wanted:
+                found.setdefault(end, []).append(row)
+    return found
+
+
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as opened:
         memory = reading(opened, args)
         what = args.what
+        scopes = args.scope or ()
         if what == "brain":
-            text = memory.brain(agent=args.agent)
+            text = memory.brain(agent=args.agent, scopes=scopes)
         elif what == "identity":
             text = memory.identity(agent=args.agent)
         elif what == "context":
             text = memory.active_context(agent=args.agent)
         elif what == "prompt":
-            text = memory.format_for_prompt(agent=args.agent, query=args.query)
+            text = memory.format_for_prompt(agent=args.agent, query=args.query, scopes=scopes)
         else:  # archive
-            facts = [f for f in memory.facts(agent=args.agent) if f.status.value == "archived"]
+            listed = memory.facts(agent=args.agent, scopes=scopes)
+            facts = [f for f in listed if f.status.value == "archived"]
             if args.json:
                 render.print_json(render.items_json(facts))
             else:
@@ -296,7 +317,6 @@ def cmd_agents(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
-
     with open_memory(settings) as memory:
         memory.sync()
         stats = memory.stats()
@@ -490,6 +510,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("show", cmd_show, "show the Brain, identity, active context, archive or prompt block")
     p.add_argument("what", choices=("brain", "identity", "context", "archive", "prompt"))
     p.add_argument("--query", help="with `show prompt`: add the LONG_TERM_MEMORY block")
+    p.add_argument("--scope", action="append", choices=SCOPES, help="only these scopes' facts")
     add_reading_context(p)
 
     p = add("list", cmd_list, "list stored items, newest first")
@@ -525,6 +546,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_lesson_commands(add)
     register_job_commands(add)
     register_policy_commands(add)
+    register_server_commands(add)
     return parser
 
 

@@ -96,7 +96,8 @@ class Consolidator:
         """Mark ``session_id`` ended (``reason``: new, idle, shutdown, interrupted) and
         consolidate everything queued."""
         header = self._header(agent, session_id)
-        if header is not None and header.status == SessionStatus.OPEN:
+        # a session saved turn by turn (``save_turn``: the API, the server) has no status
+        if header is not None and header.status in (SessionStatus.OPEN, ""):
             self._set(
                 agent,
                 session_id,

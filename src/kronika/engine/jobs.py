@@ -8,7 +8,8 @@ again. What needs a language model and finds none waits: the job reports it as
 
 * **decay**: Brain facts whose strength (:mod:`kronika.core.decay`: importance that
   halves every ``decay_half_life_days`` unused, reinforced by use) fell below
-  ``decay_archive_below`` move to the archive. Nothing is deleted.
+  ``decay_archive_below`` move to the archive (nothing is deleted); observations
+  (:mod:`kronika.memory.sensory`) past their time to live are forgotten.
 * **reflect**: an entity page ``bank/entities/<Name>.md`` for every entity that recent
   facts and notes mention: a section kronika keeps (between ``<!-- kronika:facts -->``
   markers) listing what is known of it with citations, beside anything written there
@@ -29,15 +30,15 @@ import json
 import re
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kronika.core.decay import strength
 from kronika.core.lessons import Lesson
-from kronika.core.model import ItemType, RecallFilter
-from kronika.engine.write import SYSTEM, ArchiveFacts, WriteEntityPage, WriteLessons
+from kronika.core.model import ItemType, LinkKind, RecallFilter
+from kronika.engine.write import SYSTEM, ArchiveFacts, UpdateNote, WriteEntityPage, WriteLessons
 from kronika.errors import InvalidInput, LLMError
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.notes import VIEW_BEGIN, VIEW_END
@@ -100,7 +101,7 @@ def run_job(
     if job == "decay":
         _decay(memory, name, report)
     elif job == "reflect":
-        _reflect(memory, name, since, report, progress)
+        _reflect(memory, name, since, report, progress, llm)
     elif job == "dream":
         if mode == "lite":
             report.done.append("lite mode: no dreaming")
@@ -116,9 +117,14 @@ def run_job(
 # -------------------------------------------------------------------------- decay
 def _decay(memory: Memory, agent: str, report: JobReport) -> None:
     s = memory.settings
+    now = memory.clock.now()
+    sensory = memory.index.list_items(RecallFilter(agents=(agent,), types=(ItemType.SENSORY,)))
+    expired = [it for it in sensory if it.valid_to is not None and it.valid_to <= now]
+    if expired:
+        memory._forget_items(agent, expired, "sensory", SYSTEM)
+        report.done.append(f"forgot {len(expired)} expired observation(s)")
     facts = memory.workspace.brain_facts(agent)
     usage = {it.id: it for it in memory.index.get_items([f.id for f in facts])}
-    now = memory.clock.now()
     weak = [
         f.id
         for f in facts
@@ -132,7 +138,12 @@ def _decay(memory: Memory, agent: str, report: JobReport) -> None:
 
 # ------------------------------------------------------------------------ reflect
 def _reflect(
-    memory: Memory, agent: str, since: datetime, report: JobReport, progress: Progress | None
+    memory: Memory,
+    agent: str,
+    since: datetime,
+    report: JobReport,
+    progress: Progress | None,
+    llm: LLM | None = None,
 ) -> None:
     recent = memory.index.list_items(
         RecallFilter(agents=(agent,), types=(ItemType.FACT, ItemType.NOTE), since=since)
@@ -140,17 +151,11 @@ def _reflect(
     recent = [it for it in recent if not it.provenance.path.startswith("bank/entities/")]
     names = sorted({e for it in recent for e in it.entities if _SAFE_NAME.match(e)})
     for n, entity in enumerate(names):
-        about = memory.index.list_items(
-            RecallFilter(
-                agents=(agent,),
-                types=(ItemType.FACT, ItemType.NOTE),
-                entities=(entity,),
-                include_archived=False,
-            )
-        )
-        about = [it for it in about if not it.provenance.path.startswith("bank/entities/")]
+        about = _about(memory, agent, entity)
         if not about:
             continue
+        if _weigh_opinions(memory, agent, entity, about, since, llm, report):
+            about = _about(memory, agent, entity)  # the page shows the moved confidence
         path = f"bank/entities/{entity}.md"
         folder = memory.workspace.agent_dir(agent)
         current = (folder / path).read_text(encoding="utf-8") if (folder / path).is_file() else ""
@@ -162,11 +167,65 @@ def _reflect(
             report.done.append(f"{path}: {len(about)} item(s)")
         if progress is not None:
             progress(f"reflect {agent}", n + 1, len(names))
+    _bank_views(memory, agent, report)  # last: opinions show their moved confidence
+
+
+BANK_VIEWS = (
+    ("W", "bank/world.md", "World", "What is true of the world"),
+    ("B", "bank/experience.md", "Experience", "What I did and lived through"),
+    ("O", "bank/opinions.md", "Opinions", "What I believe, and how sure I am"),
+)
+
+
+def _bank_views(memory: Memory, agent: str, report: JobReport) -> None:
+    """``bank/world.md``, ``experience.md`` and ``opinions.md``: every typed note of that
+    kind from the daily logs, as a view kept between the markers (the rest of each
+    file is the person's, and lines written there are memory of their own)."""
+    notes = memory.index.list_items(
+        RecallFilter(agents=(agent,), types=(ItemType.NOTE,), include_archived=False)
+    )
+    folder = memory.workspace.agent_dir(agent)
+    for letter, path, title, said in BANK_VIEWS:
+        kept = [
+            it
+            for it in notes
+            if it.kind is not None
+            and it.kind.value == letter
+            and it.provenance.path.startswith("memory/")
+        ]
+        current = (folder / path).read_text(encoding="utf-8") if (folder / path).is_file() else ""
+        if not kept and not current:
+            continue
+        page = view_page(title, said, current, kept)
+        if page == current:
+            report.unchanged += 1
+        else:
+            memory.memory_write(agent, "bank", WriteEntityPage(path, page), SYSTEM)
+            report.done.append(f"{path}: {len(kept)} note(s)")
+
+
+def _about(memory: Memory, agent: str, entity: str) -> list[Any]:
+    """The current facts and notes that mention ``entity`` (not its own page)."""
+    found = memory.index.list_items(
+        RecallFilter(
+            agents=(agent,),
+            types=(ItemType.FACT, ItemType.NOTE),
+            entities=(entity,),
+            include_archived=False,
+        )
+    )
+    return [it for it in found if not it.provenance.path.startswith("bank/entities/")]
 
 
 def entity_page(entity: str, current: str, items: list[Any]) -> str:
     """``current`` (a page, maybe written by hand) with kronika's section rewritten."""
-    lines = [BEGIN, f"## What kronika knows of {entity}", ""]
+    return view_page(entity, f"What kronika knows of {entity}", current, items)
+
+
+def view_page(title: str, heading: str, current: str, items: list[Any]) -> str:
+    """``current`` with kronika's section (``heading`` and a line per item) rewritten;
+    a new page gets ``# title``."""
+    lines = [BEGIN, f"## {heading}", ""]
     for it in sorted(items, key=lambda i: (i.created_at, i.id)):
         kind = f"{it.kind.value} " if getattr(it, "kind", None) else ""
         confidence = (
@@ -184,8 +243,116 @@ def entity_page(entity: str, current: str, items: list[Any]) -> str:
         _, _, tail = rest.partition(END)
         return head + section + tail
     if not current.strip():
-        return f"# {entity}\n\n{section}\n"
+        return f"# {title}\n\n{section}\n"
     return current.rstrip("\n") + "\n\n" + section + "\n"
+
+
+OPINIONS_SYSTEM = """\
+You keep the opinions the assistant "{agent}" holds about {entity} honest. You get its \
+opinions (with ids) and new evidence (with ids): things said, done or learned. For each \
+pair where the evidence bears on the opinion, say whether it supports or contradicts \
+it. Leave out pairs that are unrelated. Judge only from the text given.
+
+Reply with JSON only: {{"judgements": [{{"opinion": "id", "evidence": "id", \
+"verdict": "supports" or "contradicts"}}]}}"""
+
+OPINIONS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["judgements"],
+    "properties": {
+        "judgements": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "required": ["opinion", "evidence", "verdict"],
+                "properties": {
+                    "opinion": {"type": "string"},
+                    "evidence": {"type": "string"},
+                    "verdict": {"enum": ["supports", "contradicts"]},
+                },
+            },
+        }
+    },
+}
+
+
+def _weigh_opinions(
+    memory: Memory,
+    agent: str,
+    entity: str,
+    about: list[Any],
+    since: datetime,
+    llm: LLM | None,
+    report: JobReport,
+) -> bool:
+    """Move the confidence of the opinions about ``entity`` by the new evidence (F1):
+    small steps (:mod:`kronika.core.opinions`), each piece judged once (it is linked to
+    the opinion it bears on), evidence links kept. True when a confidence moved."""
+    opinions = [it for it in about if it.kind is not None and it.kind.value == "O"]
+    if not opinions:
+        return False
+    linked = {frozenset((x.from_id, x.to_id)) for x in memory.links(agent=agent)}
+    evidence = [
+        it
+        for it in about
+        if it not in opinions
+        and it.created_at >= since
+        and not any(frozenset((it.id, o.id)) in linked for o in opinions)
+    ]
+    if not evidence:
+        return False
+    if llm is None:
+        report.waiting.append(f"opinions about {entity} (no language model)")
+        return False
+    from kronika.core.opinions import moved_confidence
+    from kronika.prompts.base import Prompt, keep
+    from kronika.providers.jsonout import structured_call
+    from kronika.providers.ledger import llm_task
+
+    prompt = Prompt("opinions", 1, OPINIONS_SYSTEM, OPINIONS_SCHEMA, keep)
+    material = "Opinions:\n" + "\n".join(
+        f"- [{o.id}] {' '.join(o.content.split())} (confidence {o.confidence})" for o in opinions
+    )
+    material += "\n\nNew evidence:\n" + "\n".join(
+        f"- [{e.id}] {' '.join(e.content.split())}" for e in evidence[:40]
+    )
+    try:
+        with llm_task("opinions", agent):
+            reply = structured_call(
+                llm,
+                prompt.messages(material, agent=agent, entity=entity),
+                prompt.schema,
+                coerce=prompt.coerce,
+            )
+    except LLMError as exc:
+        report.waiting.append(f"opinions about {entity} ({exc})")
+        return False
+    by_id = {o.id: o for o in opinions}
+    shown = {e.id for e in evidence[:40]}
+    tally: dict[str, list[int]] = {}
+    pairs: list[tuple[str, str]] = []
+    for j in reply["judgements"]:
+        opinion, piece = str(j["opinion"]), str(j["evidence"])
+        if opinion not in by_id or piece not in shown or (piece, opinion) in pairs:
+            continue  # an id the model made up, or a pair judged twice
+        pairs.append((piece, opinion))
+        counts = tally.setdefault(opinion, [0, 0])
+        counts[0 if j["verdict"] == "supports" else 1] += 1
+    moved_any = False
+    for opinion_id, (supports, contradicts) in tally.items():
+        old = by_id[opinion_id]
+        new = moved_confidence(old.confidence, supports, contradicts)
+        if new != old.confidence:
+            moved = replace(old, confidence=new, updated_at=memory.clock.now())
+            memory.memory_write(agent, old.section or "Retain", UpdateNote(moved), SYSTEM)
+            moved_any = True
+            report.done.append(
+                f"opinion {opinion_id}: confidence {old.confidence} -> {new}"
+                f" (+{supports} / -{contradicts})"
+            )
+    for piece, opinion in pairs:
+        memory.link(piece, opinion, LinkKind.RELATED, agent=agent, source_agent=SYSTEM)
+    return moved_any
 
 
 # -------------------------------------------------------------------------- dream

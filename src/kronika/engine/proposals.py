@@ -44,6 +44,7 @@ from kronika.engine.write import (
     SetActiveContext,
     SupersedeFact,
     TouchFact,
+    UpdateNote,
     UpdateSession,
     WriteEntityPage,
     WriteLessons,
@@ -76,6 +77,7 @@ _CHANGES: dict[str, type[Any]] = {
         RestoreFile,
         WriteLessons,
         WriteEntityPage,
+        UpdateNote,
     )
 }
 _ITEM_DEFAULTS = {
@@ -215,6 +217,19 @@ def fact_of(change: Change) -> MemoryItem | None:
         case SupersedeFact(_, new):
             return new
     return None
+
+
+def items_of(change: Change) -> tuple[MemoryItem, ...]:
+    """The memory items a change would store or remove (none for bookkeeping: turns,
+    session headers, summaries)."""
+    match change:
+        case AddFact(item) | TouchFact(item) | AppendNote(item) | RemoveItem(item):
+            return (item,)
+        case SupersedeFact(_, new):
+            return (new,)
+        case ForgetItems(items, _):
+            return tuple(items)
+    return ()
 
 
 def _audited(proposal: Proposal) -> str:

@@ -182,7 +182,7 @@ def _parse(workspace: MarkdownWorkspace, agent: str, path: str, text: str) -> Pa
                 text, path=path, agent=agent, tenant=tenant, fallback_id=stem, fallback_start=_EPOCH
             )
             return ParsedItems(session.items, session.spans, session.warnings)
-        case SourceKind.DAILY_LOG | SourceKind.BANK | SourceKind.ENTITY:
+        case SourceKind.DAILY_LOG | SourceKind.BANK | SourceKind.ENTITY | SourceKind.SENSORY:
             return notes.parse_notes(
                 text,
                 path=path,
@@ -191,6 +191,7 @@ def _parse(workspace: MarkdownWorkspace, agent: str, path: str, text: str) -> Pa
                 default_created=_EPOCH,
                 default_kind=BANK_KINDS.get(PurePosixPath(path).name),
                 entity=stem if kind is SourceKind.ENTITY else None,
+                sensory=kind is SourceKind.SENSORY,
             )
     # summaries and the Active Context are one item each: the whole file
     item = workspace.parse_source(agent, path).items

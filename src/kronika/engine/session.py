@@ -300,23 +300,7 @@ class Session:
 
     # ------------------------------------------------------------------ internals
     def _core(self) -> tuple[str, str, str]:
-        count = self.memory.tokens.count
-        s = self.settings
-        identity = fit_tokens(
-            self.memory.identity(agent=self.agent).strip(), s.identity_budget, count
-        )
-        facts = self.memory.facts(agent=self.agent, include_archived=False, reader=self.reader)
-        block = render_memory_block(facts)
-        if count(block) > s.brain_max:
-            lines = block.splitlines()
-            kept = fit_lines(lines[1:-1], s.brain_max - count("<memory>\n</memory>"), count)
-            block = "\n".join(["<memory>", *kept, "</memory>"]) if kept else ""
-        active = fit_tokens(
-            self.memory.active_context(agent=self.agent, reader=self.reader).strip(),
-            s.active_context_budget,
-            count,
-        )
-        return identity, block, active
+        return wake_context(self.memory, self.agent, reader=self.reader)
 
     def _new_id(self, now: datetime) -> str:
         return new_session_id(self.memory, self.agent, now)
@@ -516,6 +500,27 @@ class Session:
         into.sessions += other.sessions
         into.summaries += other.summaries
         into.waiting = list(dict.fromkeys([*into.waiting, *other.waiting]))
+
+
+def wake_context(
+    memory: Memory, agent: str, *, reader: Reader | None = None
+) -> tuple[str, str, str]:
+    """What an agent wakes with (L1), each part within its budget: identity, the
+    ``<memory>`` block of its Brain, its Active Context — only what ``reader`` may see.
+    Reads only."""
+    count = memory.tokens.count
+    s = memory.settings
+    identity = fit_tokens(memory.identity(agent=agent).strip(), s.identity_budget, count)
+    facts = memory.facts(agent=agent, include_archived=False, reader=reader)
+    block = render_memory_block(facts)
+    if count(block) > s.brain_max:
+        lines = block.splitlines()
+        kept = fit_lines(lines[1:-1], s.brain_max - count("<memory>\n</memory>"), count)
+        block = "\n".join(["<memory>", *kept, "</memory>"]) if kept else ""
+    active = fit_tokens(
+        memory.active_context(agent=agent, reader=reader).strip(), s.active_context_budget, count
+    )
+    return identity, block, active
 
 
 def new_session_id(memory: Memory, agent: str, now: datetime) -> str:

@@ -149,6 +149,13 @@ class RestoreFile:
 
 
 @dataclass(frozen=True, slots=True)
+class UpdateNote:
+    """Rewrite a note where it stands (an opinion's confidence moved by the reflect job)."""
+
+    item: MemoryItem
+
+
+@dataclass(frozen=True, slots=True)
 class WriteEntityPage:
     """Write an entity page ``bank/entities/<Name>.md`` (the reflect job keeps a section
     of it; the rest is the person's)."""
@@ -182,6 +189,7 @@ Change = (
     | RestoreFile
     | WriteLessons
     | WriteEntityPage
+    | UpdateNote
 )
 
 
@@ -240,6 +248,8 @@ def describe_change(change: Change) -> tuple[str, str | None, str]:
             return "lesson", first, f"{what}: {', '.join(x.id for x in lessons)}"
         case WriteEntityPage(path, text):
             return "entity_page", None, f"{path} ({len(text)} characters)"
+        case UpdateNote(item):
+            return "update_note", item.id, item.content
 
 
 def screen_change(change: Change, mode: str) -> Change:
@@ -272,6 +282,8 @@ def screen_change(change: Change, mode: str) -> Change:
             return replace(change, lessons=screened)
         case WriteEntityPage(_, text):
             return replace(change, text=screen_text(text, mode))
+        case UpdateNote(item):
+            return UpdateNote(screen_item(item, mode))
         case ArchiveFacts() | RemoveItem() | ForgetItems():
             return change  # nothing new is written (a forget only takes text out)
 
@@ -446,9 +458,12 @@ class MemoryWriter:
             case WriteLessons(lessons, _):
                 ws.write_lessons(agent, lessons)
                 return None, (LESSONS_FILE,)
+            case UpdateNote(item):
+                stored = ws.update_note(agent, item)
+                return stored, (stored.provenance.path,)
             case WriteEntityPage(path, text):
-                if classify(path) is not SourceKind.ENTITY:
-                    raise InvalidInput(f"{path} is not an entity page (bank/entities/<Name>.md)")
+                if classify(path) not in (SourceKind.ENTITY, SourceKind.BANK):
+                    raise InvalidInput(f"{path} is not a bank page (bank/…/<Name>.md)")
                 atomic_write_text(safe_agent_path(ws.agent_dir(agent), path), text)
                 return None, (path,)
 

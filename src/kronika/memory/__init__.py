@@ -12,10 +12,11 @@ from __future__ import annotations
 from kronika.memory.lessons import MemoryLessons
 from kronika.memory.links import MemoryLinks
 from kronika.memory.reads import MemoryReads
+from kronika.memory.sensory import MemorySensory
 from kronika.memory.writes import ImportReport, MemoryWrites
 
 
-class Memory(MemoryWrites, MemoryReads, MemoryLinks, MemoryLessons):
+class Memory(MemoryWrites, MemoryReads, MemoryLinks, MemoryLessons, MemorySensory):
     """Long-term memory of the agents in one workspace.
 
     Build one with :func:`kronika.app.build_memory` (or inject the parts yourself)::

@@ -68,6 +68,7 @@ class WorkingCopy:
         self._depth = 0
         self._change = 0
         self._copies: dict[tuple[str, str], _Copy] = {}
+        self._manifest_mark: tuple[int, int] | None = None
         self._load_manifest()
 
     # -- the lock -------------------------------------------------------------------
@@ -99,6 +100,7 @@ class WorkingCopy:
     def _take(self) -> None:
         self._file_lock.__enter__()
         try:
+            self._load_manifest()
             self.record.hold()
             try:
                 self.pull()
@@ -125,6 +127,7 @@ class WorkingCopy:
             if self._depth > 0:
                 return False
             with self._file_lock:
+                self._load_manifest()
                 return self.pull() > 0
 
     def close(self) -> None:
@@ -232,7 +235,13 @@ class WorkingCopy:
     # -- what this copy saw -------------------------------------------------------------
 
     def _load_manifest(self) -> None:
+        """Read what this copy saw, unless this process wrote that itself (another
+        process sharing the folder may have pulled or pushed since)."""
         path = self.home / MANIFEST
+        mark = _quick_state(path)
+        if mark is not None and mark == self._manifest_mark:
+            return
+        self._manifest_mark = mark
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             self._change = int(data["change"])
@@ -254,6 +263,7 @@ class WorkingCopy:
             )
         except OSError as err:
             raise StoreError(f"cannot write {self.home / MANIFEST}: {err}") from err
+        self._manifest_mark = _quick_state(self.home / MANIFEST)
 
 
 def _digest(text: str | None) -> str | None:

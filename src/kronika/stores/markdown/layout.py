@@ -117,6 +117,7 @@ class SourceKind(StrEnum):
     BANK = "bank"
     ENTITY = "entity"
     LESSONS = "lessons"
+    SENSORY = "sensory"
 
 
 def classify(path: str) -> SourceKind | None:
@@ -136,6 +137,8 @@ def classify(path: str) -> SourceKind | None:
             return SourceKind.SESSION
         case ("memory", _) if _DAY_RE.match(stem):
             return SourceKind.DAILY_LOG
+        case ("sensory", _) if _DAY_RE.match(stem):
+            return SourceKind.SENSORY
         case ("summaries", "L1" | "L2", _):
             return SourceKind.SUMMARY
         case ("bank", _) if parts[-1] in BANK_KINDS:
@@ -153,6 +156,7 @@ SOURCE_GLOBS = (
     "lessons.md",
     "sessions/*.md",
     "memory/*.md",
+    "sensory/*.md",
     "summaries/L1/*.md",
     "summaries/L2/*.md",
     "bank/*.md",

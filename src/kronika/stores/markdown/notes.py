@@ -72,6 +72,7 @@ def parse_notes(
     default_created: datetime,
     default_kind: RetainKind | None = None,
     entity: str | None = None,
+    sensory: bool = False,
 ) -> ParsedItems:
     """Every bullet and paragraph of a daily log or bank file as a note, in file order.
 
@@ -82,8 +83,8 @@ def parse_notes(
     warnings: list[str] = []
     seen: Counter[tuple[str, str]] = Counter()
     lines = split_lines(text)
-    if entity:  # the reflect job's view of other items is not memory of its own: blank it
-        view = _view_lines(lines)
+    view = _view_lines(lines)  # the reflect job's view of other items: not memory itself
+    if view:
         lines = ["\n" if n in view else line for n, line in enumerate(lines)]
     for block in scan_blocks(lines):
         if block.kind not in {BlockKind.BULLET, BlockKind.PARAGRAPH}:
@@ -126,11 +127,12 @@ def parse_notes(
                 agent=agent,
                 tenant=tenant,
                 content=content,
-                type=ItemType.NOTE,
-                layer=Layer.LONG_TERM,
-                tier=Tier.MID,
+                type=ItemType.SENSORY if sensory else ItemType.NOTE,
+                layer=Layer.SENSORY if sensory else Layer.LONG_TERM,
+                tier=Tier.SHORT if sensory else Tier.MID,
                 created_at=created,
                 updated_at=meta.updated or created,
+                valid_to=meta.valid_to,
                 provenance=Provenance(path, line=line_no),
                 scope=meta.scope or Scope.PERSONAL,
                 channel=meta.channel,
@@ -218,6 +220,7 @@ def render_note(item: MemoryItem) -> list[str]:
             ("created", format_time(item.created_at)),
             ("updated", None if changed is None else format_time(changed)),
             ("imp", number_text(item.importance) if item.importance != 0.5 else None),
+            ("to", format_time(item.valid_to) if item.valid_to is not None else None),
             *audience_pairs(Audience.of(item)),
             ("ent", join_list(extra)),
             ("tags", join_list(item.tags)),

@@ -46,6 +46,17 @@ class PostgresRecord:
         self._tenant = tenant
         self._held: psycopg.Connection[Any] | None = None
         with self._pool.connection() as conn:
+            others = conn.execute(
+                "SELECT DISTINCT tenant FROM record_agents WHERE tenant <> %s ORDER BY tenant",
+                (tenant,),
+            ).fetchall()
+            if others:
+                # The search index in the same database keys its sources by agent alone.
+                raise StoreError(
+                    f"this database holds the memory of tenant {others[0][0]!r}; team mode"
+                    f" keeps one tenant per database: give tenant {tenant!r} a database of"
+                    " its own"
+                )
             conn.execute(
                 "INSERT INTO record_tenants (tenant) VALUES (%s) ON CONFLICT DO NOTHING",
                 (tenant,),

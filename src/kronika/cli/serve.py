@@ -1,0 +1,136 @@
+"""``kronika serve``, ``kronika mcp`` and ``kronika keys create|list|revoke``."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from typing import Any
+
+from rich.table import Table
+
+from kronika.cli import render
+from kronika.errors import InvalidInput
+from kronika.settings import Settings
+
+
+def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika.server.run import serve
+
+    if not 0 < args.port < 65536:
+        raise InvalidInput(f"--port must be 1..65535, not {args.port}")
+    if args.max_body < 1024 or args.rate < 0 or args.burst < 1:
+        raise InvalidInput("--max-body must be at least 1024, --rate 0 or more, --burst 1 or more")
+    serve(
+        settings,
+        host=args.host,
+        port=args.port,
+        max_body_bytes=args.max_body,
+        rate=args.rate,
+        burst=args.burst,
+        cors_origins=tuple(args.cors_origin or ()),
+        log_level="debug" if args.verbose else "info",
+    )
+    return 0
+
+
+def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika.server.run import run_stdio
+
+    run_stdio(settings, args.agent)
+    return 0
+
+
+def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika.server.run import open_keys
+
+    store = open_keys(settings)
+    if args.action == "create":
+        if args.tenant is None:
+            raise InvalidInput("keys create needs --tenant (this workspace's is "
+                               f"{settings.tenant!r})")  # fmt: skip
+        made = store.create(args.tenant, role=args.role, agent=args.agent, label=args.label or "")
+        key = made.key
+        if args.json:
+            render.print_json({**_key_json(key), "token": made.token})
+            return 0
+        render.out.print(made.token, markup=False, soft_wrap=True)
+        render.err.print(
+            f"API key {key.id} ({key.role.value}, tenant {key.tenant}"
+            + (f", agent {key.agent}" if key.agent else "")
+            + "): shown once, stored hashed. Revoke it with `kronika keys revoke "
+            + f"{key.id}`.",
+            markup=False,
+        )
+        if key.tenant != settings.tenant:
+            render.err.print(
+                f"note: this workspace serves tenant {settings.tenant!r}; the key sees nothing"
+                " here",
+                markup=False,
+            )
+        return 0
+    if args.action == "revoke":
+        if not args.id:
+            raise InvalidInput("keys revoke needs the key's id (see `kronika keys list`)")
+        key = store.revoke(args.id)
+        if args.json:
+            render.print_json(_key_json(key))
+        else:
+            render.out.print(f"revoked {key.id}", markup=False)
+        return 0
+    keys = store.list()
+    if args.json:
+        render.print_json({"keys": [_key_json(k) for k in keys]})
+        return 0
+    table = Table(title="API keys", title_justify="left")
+    for column in ("id", "tenant", "role", "agent", "label", "created", "revoked"):
+        table.add_column(column)
+    for k in keys:
+        table.add_row(
+            k.id, k.tenant, k.role.value, k.agent or "", k.label, k.created_at, k.revoked_at or ""
+        )
+    render.out.print(table if keys else "no API keys yet (`kronika keys create --tenant …`)")
+    return 0
+
+
+def _key_json(key: Any) -> dict[str, Any]:
+    return {
+        "id": key.id,
+        "tenant": key.tenant,
+        "role": key.role.value,
+        "agent": key.agent,
+        "label": key.label,
+        "created_at": key.created_at,
+        "revoked_at": key.revoked_at,
+    }
+
+
+def register_server_commands(add: Callable[..., Any]) -> None:
+    p = add("serve", cmd_serve, "serve the REST API and MCP over HTTP (needs [server])")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
+    p.add_argument("--port", type=int, default=8765)
+    p.add_argument(
+        "--max-body", type=int, default=4 * 1024 * 1024, help="largest request body in bytes"
+    )
+    p.add_argument(
+        "--rate", type=float, default=50.0, help="requests a second per API key (0: no limit)"
+    )
+    p.add_argument("--burst", type=int, default=100, help="requests at once per API key")
+    p.add_argument(
+        "--cors-origin",
+        action="append",
+        help="an origin browsers may call from (repeatable; none: CORS off)",
+    )
+
+    add("mcp", cmd_mcp, "serve MCP on stdin/stdout as --agent (needs [mcp])")
+
+    p = add("keys", cmd_keys, "create, list or revoke the server's API keys", with_agent=True)
+    p.add_argument("action", choices=("create", "list", "revoke"))
+    p.add_argument("id", nargs="?", help="revoke: the key's id")
+    p.add_argument("--tenant", help="create: the tenant the key belongs to")
+    p.add_argument(
+        "--role",
+        choices=("admin", "agent", "reader"),
+        default="admin",
+        help="create: admin (everything), agent (writes as --agent), reader (reads only)",
+    )
+    p.add_argument("--label", help="create: a note to tell keys apart")

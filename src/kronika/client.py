@@ -1,0 +1,368 @@
+"""A Python client of ``kronika serve`` with the method names of :class:`kronika.Memory`.
+
+Moving code from in-process memory to a server is one line::
+
+    memory = build_memory(load_settings("./.kronika"))               # in process
+    memory = Client("http://127.0.0.1:8765", api_key="kro_…")         # over HTTP
+
+    memory.remember("prefiere TypeScript", key="preferencia")
+    for hit in memory.recall("what language does he like?", k=5).hits:
+        print(hit.score.total, hit.item.content, hit.citation)
+
+Reads return what Memory returns (:class:`~kronika.core.model.MemoryItem`,
+:class:`~kronika.core.model.RecallResult`, strings); writes return the server's
+JSON receipt as a dict (``outcome``, ``item``…). The server's errors come back as
+the same :class:`~kronika.errors.KronikaError` subclasses (a refused key as
+:class:`ClientAuthError`, a server fault as :class:`ServerError`). Standard library
+only: no extra to install.
+"""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any, Self
+
+from kronika import errors
+from kronika.core.model import MemoryItem, RecallHit, RecallResult, ScoreParts
+from kronika.core.serialize import item_from_dict
+
+
+class ClientAuthError(errors.PermissionDenied):
+    """The server refused the API key (missing, unknown or revoked: HTTP 401)."""
+
+
+class ServerError(errors.KronikaError):
+    """The server could not answer (HTTP 5xx, 429, or it could not be reached)."""
+
+    def __init__(self, message: str, *, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+_BY_STATUS: dict[int, type[errors.KronikaError]] = {
+    401: ClientAuthError,
+    403: errors.PermissionDenied,
+    404: errors.NotFound,
+    422: errors.InvalidInput,
+}
+
+
+def _error(status: int, body: dict[str, Any]) -> errors.KronikaError:
+    name = str(body.get("error", ""))
+    message = str(body.get("message", "")) or f"HTTP {status}"
+    if status == 401:
+        return ClientAuthError(message)
+    if status >= 500 or status in (413, 429):
+        return ServerError(message, status=status)
+    found = getattr(errors, name, None)
+    if (
+        isinstance(found, type)
+        and issubclass(found, errors.KronikaError)
+        and found is not errors.UnknownAgent  # its constructor takes the agent list
+        and found is not errors.CorruptFileError
+    ):
+        return found(message)
+    if name == "UnknownAgent":
+        return errors.AgentError(message)
+    return _BY_STATUS.get(status, errors.KronikaError)(message)
+
+
+def _clean(values: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in values.items() if v is not None}
+
+
+class Client:
+    """One server, one API key; ``agent`` is used where a call names none (else the
+    key's own agent, else ``default``)."""
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        *,
+        agent: str | None = None,
+        user: str | None = None,
+        channel: str | None = None,
+        timeout: float = 30.0,
+    ) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+        self._headers = {"Authorization": f"Bearer {api_key}", "Accept": "application/json"}
+        if user:
+            self._headers["X-Kronika-User"] = user
+        if channel:
+            self._headers["X-Kronika-Channel"] = channel
+        self._agent = agent
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Nothing to release (one connection per call); here so code written for
+        :class:`~kronika.Memory` runs unchanged."""
+
+    # ------------------------------------------------------------------ transport
+    def _call(
+        self,
+        method: str,
+        path: str,
+        body: dict[str, Any] | None = None,
+        query: dict[str, Any] | None = None,
+    ) -> Any:
+        url = self.base_url + path
+        if query:
+            url += "?" + urllib.parse.urlencode(_clean(query), doseq=True)
+        data = json.dumps(body, default=str).encode("utf-8") if body is not None else None
+        headers = dict(self._headers)
+        if data is not None:
+            headers["Content-Type"] = "application/json"
+        request = urllib.request.Request(url, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                return json.loads(response.read() or b"null")
+        except urllib.error.HTTPError as exc:
+            with exc:
+                raw = exc.read()
+            try:
+                answer = json.loads(raw)
+            except ValueError:
+                answer = {"message": raw.decode("utf-8", "replace")[:500]}
+            raise _error(exc.code, answer if isinstance(answer, dict) else {}) from None
+        except (urllib.error.URLError, OSError) as exc:
+            raise ServerError(f"the server at {self.base_url} cannot be reached: {exc}") from exc
+
+    def _name(self, agent: str | None) -> str:
+        if agent:
+            return urllib.parse.quote(agent, safe="")
+        if self._agent is None:
+            me = self._call("GET", "/v1/me")
+            self._agent = str(me.get("agent") or "default")
+        return urllib.parse.quote(self._agent, safe="")
+
+    # --------------------------------------------------------------------- writes
+    def remember(
+        self,
+        content: str | None = None,
+        *,
+        key: str | None = None,
+        value: str | None = None,
+        agent: str | None = None,
+        section: str | None = None,
+        source: str = "explicit",
+        multi: bool = False,
+        importance: float | None = None,
+        entities: Sequence[str] = (),
+        tags: Sequence[str] = (),
+        scope: str = "personal",
+        channel: str | None = None,
+    ) -> dict[str, Any]:
+        body = _clean(
+            {
+                "content": content,
+                "key": key,
+                "value": value,
+                "section": section,
+                "source": str(source),
+                "multi": multi,
+                "importance": importance,
+                "entities": list(entities),
+                "tags": list(tags),
+                "scope": str(scope),
+                "channel": channel,
+            }
+        )
+        return dict(self._call("POST", f"/v1/agents/{self._name(agent)}/memories", body))
+
+    def note(self, text: str, *, agent: str | None = None) -> dict[str, Any]:
+        return dict(self._call("POST", f"/v1/agents/{self._name(agent)}/notes", {"text": text}))
+
+    def forget(
+        self,
+        item_id: str | None = None,
+        *,
+        key: str | None = None,
+        value: str | None = None,
+        topic: str | None = None,
+        agent: str | None = None,
+    ) -> dict[str, Any]:
+        body = _clean({"id": item_id, "key": key, "value": value, "topic": topic})
+        return dict(self._call("POST", f"/v1/agents/{self._name(agent)}/forget", body))
+
+    def save_turn(
+        self,
+        session_id: str,
+        speaker: str,
+        content: str,
+        *,
+        agent: str | None = None,
+        at: datetime | None = None,
+        turn_id: str | None = None,
+    ) -> str:
+        sid = urllib.parse.quote(session_id, safe="")
+        body = _clean(
+            {
+                "speaker": speaker,
+                "content": content,
+                "at": at.isoformat() if at else None,
+                "turn_id": turn_id,
+            }
+        )
+        found = self._call("POST", f"/v1/agents/{self._name(agent)}/sessions/{sid}/turns", body)
+        return str(found["turn_id"])
+
+    def approve(self, proposal_id: str, agent: str | None = None) -> dict[str, Any]:
+        pid = urllib.parse.quote(proposal_id, safe="")
+        path = f"/v1/agents/{self._name(agent)}/proposals/{pid}/approve"
+        return dict(self._call("POST", path)["approved"])
+
+    def reject(self, proposal_id: str, agent: str | None = None) -> dict[str, Any]:
+        pid = urllib.parse.quote(proposal_id, safe="")
+        path = f"/v1/agents/{self._name(agent)}/proposals/{pid}/reject"
+        return dict(self._call("POST", path)["rejected"])
+
+    def create_agent(self, agent: str) -> None:
+        self._call("POST", "/v1/agents", {"name": agent})
+
+    def import_export(self, document: dict[str, Any], *, replace: bool = False) -> dict[str, Any]:
+        return dict(self._call("POST", "/v1/import", {"document": document, "replace": replace}))
+
+    def distill(self, *, agent: str | None = None, days: int = 7) -> dict[str, Any]:
+        """Start distilling the agent's sessions; returns the job (see :meth:`job`)."""
+        return dict(self._call("POST", f"/v1/agents/{self._name(agent)}/distill", {"days": days}))
+
+    # ---------------------------------------------------------------------- reads
+    def recall(
+        self,
+        query: str,
+        *,
+        agent: str | None = None,
+        all_agents: bool = False,
+        k: int | None = None,
+        mode: str = "hybrid",
+        since: str | None = None,
+        until: str | None = None,
+        as_of: str | None = None,
+        types: Sequence[str] = (),
+        keys: Sequence[str] = (),
+        entities: Sequence[str] = (),
+        speakers: Sequence[str] = (),
+        scopes: Sequence[str] = (),
+        channel: str | None = None,
+        include_superseded: bool = False,
+        budget_tokens: int | None = None,
+        record_access: bool = True,
+    ) -> RecallResult:
+        body = _clean(
+            {
+                "query": query,
+                "all_agents": all_agents,
+                "k": k,
+                "mode": mode,
+                "since": since,
+                "until": until,
+                "as_of": as_of,
+                "types": [str(t) for t in types],
+                "keys": list(keys),
+                "entities": list(entities),
+                "speakers": list(speakers),
+                "scopes": [str(s) for s in scopes],
+                "channel": channel,
+                "include_superseded": include_superseded,
+                "budget_tokens": budget_tokens,
+                "record_access": record_access,
+                "explain": True,
+            }
+        )
+        found = self._call("POST", f"/v1/agents/{self._name(agent)}/recall", body)
+        hits = tuple(
+            RecallHit(item_from_dict(h["item"]), ScoreParts(**h["explain"]), int(h["tokens"]))
+            for h in found["hits"]
+        )
+        return RecallResult(
+            query=found["query"],
+            hits=hits,
+            total_tokens=found["total_tokens"],
+            budget_tokens=found["budget_tokens"],
+            candidates=found["candidates"],
+            dropped_for_budget=found["dropped_for_budget"],
+            notes=tuple(found["notes"]),
+        )
+
+    def get(self, item_id: str, *, agent: str | None = None) -> MemoryItem:
+        iid = urllib.parse.quote(item_id, safe="")
+        return item_from_dict(self._call("GET", f"/v1/agents/{self._name(agent)}/memories/{iid}"))
+
+    def items(
+        self,
+        *,
+        agent: str | None = None,
+        types: Sequence[str] = (),
+        include_superseded: bool = False,
+        limit: int | None = None,
+        offset: int = 0,
+    ) -> list[MemoryItem]:
+        query = {
+            "type": [str(t) for t in types] or None,
+            "include_superseded": str(include_superseded).lower(),
+            "limit": limit or 1000,
+            "offset": offset,
+        }
+        found = self._call("GET", f"/v1/agents/{self._name(agent)}/memories", query=query)
+        return [item_from_dict(d) for d in found["items"]]
+
+    def history(self, key: str, *, agent: str | None = None) -> list[MemoryItem]:
+        path = f"/v1/agents/{self._name(agent)}/history"
+        return [item_from_dict(d) for d in self._call("GET", path, query={"key": key})["values"]]
+
+    def facts(self, *, agent: str | None = None, include_archived: bool = True) -> list[MemoryItem]:
+        query = {"include_archived": str(include_archived).lower()}
+        found = self._call("GET", f"/v1/agents/{self._name(agent)}/facts", query=query)
+        return [item_from_dict(d) for d in found["facts"]]
+
+    def brain(self, *, agent: str | None = None) -> str:
+        return str(self._call("GET", f"/v1/agents/{self._name(agent)}/brain")["brain"])
+
+    def format_for_prompt(self, *, agent: str | None = None, query: str | None = None) -> str:
+        path = f"/v1/agents/{self._name(agent)}/prompt"
+        return str(self._call("GET", path, query={"query": query})["block"])
+
+    def wake(self, *, agent: str | None = None) -> dict[str, Any]:
+        """Identity, the ``<memory>`` block and the Active Context, within budgets."""
+        return dict(self._call("GET", f"/v1/agents/{self._name(agent)}/wake"))
+
+    def load_session(self, session_id: str, *, agent: str | None = None) -> list[MemoryItem]:
+        sid = urllib.parse.quote(session_id, safe="")
+        found = self._call("GET", f"/v1/agents/{self._name(agent)}/sessions/{sid}")
+        return [item_from_dict(d) for d in found["turns"]]
+
+    def proposals(self, agent: str | None = None) -> list[dict[str, Any]]:
+        found = self._call("GET", f"/v1/agents/{self._name(agent)}/proposals")
+        return list(found["proposals"])
+
+    def audit(self, *, agent: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+        path = f"/v1/agents/{self._name(agent)}/audit" if agent else "/v1/audit"
+        return list(self._call("GET", path, query={"limit": limit})["entries"])
+
+    def agents(self) -> list[str]:
+        return [str(a) for a in self._call("GET", "/v1/agents")["agents"]]
+
+    def count(self, *, agent: str | None = None) -> int:
+        name = urllib.parse.unquote(self._name(agent))
+        return int(self.stats()["agents"].get(name, 0))
+
+    def stats(self) -> dict[str, Any]:
+        return dict(self._call("GET", "/v1/stats"))
+
+    def export(self, agent: str | None = None) -> dict[str, Any]:
+        return dict(self._call("GET", "/v1/export", query={"agent": agent}))
+
+    def job(self, job_id: str) -> dict[str, Any]:
+        return dict(self._call("GET", f"/v1/jobs/{urllib.parse.quote(job_id, safe='')}"))

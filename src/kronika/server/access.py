@@ -1,0 +1,153 @@
+"""Who is calling and what they may touch: the server's one authorization rule.
+
+A request's key becomes a :class:`Caller`. Before any memory call the server asks
+:meth:`Caller.readable` or :meth:`Caller.writable` for the agent named in the path:
+
+* a key sees only its tenant: another tenant's agents do not exist for it;
+* a key that names an agent reads that agent only; every other agent answers
+  exactly as an agent that does not exist (404), so a key never learns which
+  agents exist beyond its own;
+* a reader key cannot write (403: its role is no secret to it);
+* an agent key writes *as its agent* (``source_agent``) through the one write path,
+  so autonomy levels and grants apply there; it may aim at another agent only when
+  that agent's ``writers`` grant names it (otherwise 404, as above);
+* an admin key writes as the person (``user``).
+
+The reading context (:class:`~kronika.core.model.Reader`) is built here from the key
+and the user and channel a request names; :func:`reading` is the one place it is
+handed to :class:`~kronika.memory.Memory`. A workspace may hold agents of several
+tenants (``[agents.<name>] tenant``): an agent of another tenant does not exist for
+a key either.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kronika import errors
+from kronika.engine.write import USER
+from kronika.memory import Memory
+from kronika.server.keys import ApiKey, Role
+
+
+class Unauthenticated(errors.KronikaError):
+    """No API key, or one that is unknown, malformed or revoked (HTTP 401)."""
+
+
+class Forbidden(errors.PermissionDenied):
+    """The key's role does not allow this (HTTP 403)."""
+
+
+STATUS: tuple[tuple[type[errors.KronikaError], int], ...] = (
+    (Unauthenticated, 401),
+    (errors.PermissionDenied, 403),
+    (errors.UnknownAgent, 404),
+    (errors.NotFound, 404),
+    (errors.WorkspaceNotFound, 503),
+    (errors.InvalidAgentName, 422),
+    (errors.InvalidQuery, 422),
+    (errors.InvalidInput, 422),
+    (errors.ImportFormatError, 422),
+    (errors.LLMError, 503),
+    (errors.EmbedderError, 503),
+    (errors.IndexError_, 503),
+    (errors.CorruptFileError, 503),
+    (errors.ConfigError, 500),
+    (errors.KronikaError, 400),
+)
+"""The first class an error is an instance of decides the HTTP status (and the MCP
+error); the same table for every route and tool."""
+
+
+def status_for(exc: errors.KronikaError) -> int:
+    for cls, status in STATUS:
+        if isinstance(exc, cls):
+            return status
+    return 400
+
+
+def no_agent(agent: str) -> errors.UnknownAgent:
+    """What a key is told about an agent it may not see: the same as for none at all."""
+    return errors.UnknownAgent(agent, [])
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """One authenticated request: its key and the user and channel it reads for."""
+
+    key: ApiKey
+    user: str | None = None
+    channel: str | None = None
+
+    @property
+    def tenant(self) -> str:
+        return self.key.tenant
+
+    @property
+    def source_agent(self) -> str:
+        """Who the write path is told is writing."""
+        if self.key.role is Role.AGENT and self.key.agent:
+            return self.key.agent
+        return USER
+
+    @property
+    def unrestricted(self) -> bool:
+        """An admin or reader key of the whole tenant (no agent named)."""
+        return self.key.agent is None and self.key.role is not Role.AGENT
+
+    def memory(self, memories: dict[str, Memory], agent: str | None = None) -> Memory:
+        found = memories.get(self.key.tenant)
+        if found is None:  # a tenant this server does not hold has no agents
+            raise no_agent(agent or "")
+        return found
+
+    def _ours(self, memory: Memory, agent: str) -> bool:
+        """``agent`` exists and belongs to this key's tenant."""
+        found = memory.workspace.has_agent(agent)
+        return found and memory.workspace.tenant_of(agent) == self.key.tenant
+
+    def visible_agents(self, memory: Memory) -> list[str]:
+        if self.key.agent is None:
+            return [name for name in memory.agents() if self._ours(memory, name)]
+        return [self.key.agent] if self._ours(memory, self.key.agent) else []
+
+    def readable(self, memories: dict[str, Memory], agent: str) -> Memory:
+        """The tenant's memory when this key may read ``agent`` (which exists)."""
+        memory = self.memory(memories, agent)
+        if self.key.agent is not None and agent != self.key.agent:
+            raise no_agent(agent)
+        if not self._ours(memory, agent):
+            raise no_agent(agent)
+        return memory
+
+    def writable(self, memories: dict[str, Memory], agent: str) -> Memory:
+        """The tenant's memory when this key may write to ``agent`` (which exists)."""
+        if self.key.role is Role.READER:
+            raise Forbidden("this API key may only read")
+        memory = self.memory(memories, agent)
+        own = self.key.agent
+        if own is not None and agent != own:
+            granted = self.key.role is Role.AGENT and own in memory.settings.policy(agent).writers
+            if not granted or not self._ours(memory, agent):
+                raise no_agent(agent)
+        if not self._ours(memory, agent):
+            raise no_agent(agent)
+        return memory
+
+    def require_admin(self, what: str) -> None:
+        if self.key.role is not Role.ADMIN:
+            raise Forbidden(f"{what} needs an admin key")
+
+    def require_unrestricted(self, what: str) -> None:
+        if not self.unrestricted:
+            raise Forbidden(f"{what} needs a key of the whole tenant (one that names no agent)")
+
+
+def reading(memory: Memory, caller: Caller) -> Memory:
+    """``memory`` as ``caller`` reads and writes it: every call of the view takes the
+    reading context of the key's tenant and the request's user and channel (and the
+    teams the config gives that user), so recall, lists, the Brain, prompt blocks and
+    exports hold only what that reader may see."""
+    return memory.as_reader(
+        memory.reader(tenant=caller.tenant, user=caller.user, channel=caller.channel)
+    )

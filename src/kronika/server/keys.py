@@ -1,0 +1,198 @@
+"""API keys of the server: made once, shown once, stored hashed, revocable.
+
+A key reads ``kro_<id>_<secret>``. The store (``keys.sqlite`` beside the workspace's
+index, the owner's alone) keeps the id, the tenant, the agent, the role and the
+SHA-256 of the secret, never the secret itself: a stolen keys file opens nothing.
+The secret is 32 random bytes, so one unsalted hash is as strong as a password hash
+would be (no dictionary can reach it) and checking a request costs microseconds.
+
+Roles:
+
+* ``admin``: everything in its tenant (or its agent, when it names one), writing as
+  the person (``user``);
+* ``agent``: its agent's memory, writing *as* that agent, so the agent's autonomy
+  level and the grants of other agents apply (SPEC C5, C6);
+* ``reader``: reads only.
+
+Revoking takes effect at the next request: every request reads the store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import secrets
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+
+from kronika.errors import ConfigError, InvalidInput, NotFound
+from kronika.stores.private import make_private_dir, touch_private
+
+KEYS_FILE = "keys.sqlite"
+PREFIX = "kro"
+_KEY_RE = re.compile(r"^kro_([0-9a-f]{12})_([A-Za-z0-9_-]{20,100})$")
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS api_keys (
+    id TEXT PRIMARY KEY,
+    secret_sha256 TEXT NOT NULL,
+    tenant TEXT NOT NULL,
+    agent TEXT,
+    role TEXT NOT NULL,
+    label TEXT NOT NULL DEFAULT '',
+    created_at TEXT NOT NULL,
+    revoked_at TEXT
+)
+"""
+
+
+class Role(StrEnum):
+    ADMIN = "admin"
+    AGENT = "agent"
+    READER = "reader"
+
+
+@dataclass(frozen=True, slots=True)
+class ApiKey:
+    """What a key may do (never its secret)."""
+
+    id: str
+    tenant: str
+    role: Role
+    agent: str | None = None
+    label: str = ""
+    created_at: str = ""
+    revoked_at: str | None = None
+
+    @property
+    def active(self) -> bool:
+        return self.revoked_at is None
+
+
+@dataclass(frozen=True, slots=True)
+class NewKey:
+    """A key just made: ``token`` is shown to the user once and stored nowhere."""
+
+    key: ApiKey
+    token: str
+
+
+def _digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def _name(value: str | None, what: str) -> str | None:
+    if value is None:
+        return None
+    if not _NAME_RE.match(value):
+        raise InvalidInput(
+            f"{what} {value!r} must be 1-100 letters, digits, '.', '_' or '-' (not first)"
+        )
+    return value
+
+
+class KeyStore:
+    """The API keys in one SQLite file; safe to share between threads and processes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+        self._lock = threading.Lock()
+        make_private_dir(self.path.parent)
+        if not self.path.exists():
+            touch_private(self.path)
+        try:
+            with self._connect() as db:
+                db.execute(_SCHEMA)
+        except sqlite3.Error as exc:
+            raise ConfigError(f"the API keys file {self.path} cannot be used: {exc}") from exc
+
+    @contextmanager
+    def _connect(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            db = sqlite3.connect(self.path, timeout=10)
+            try:
+                with db:
+                    yield db
+            finally:
+                db.close()
+
+    def create(
+        self,
+        tenant: str,
+        *,
+        role: Role | str = Role.ADMIN,
+        agent: str | None = None,
+        label: str = "",
+    ) -> NewKey:
+        """Make a key; its token is in the result and nowhere else."""
+        try:
+            chosen = Role(role)
+        except ValueError as exc:
+            raise InvalidInput(f"unknown role {role!r}: use admin, agent or reader") from exc
+        clean_tenant = _name(tenant, "the tenant")
+        clean_agent = _name(agent, "the agent")
+        if chosen is Role.AGENT and clean_agent is None:
+            raise InvalidInput("an agent key must name its agent (--agent)")
+        key_id = secrets.token_hex(6)
+        secret = secrets.token_urlsafe(32)
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        key = ApiKey(key_id, str(clean_tenant), chosen, clean_agent, label.strip()[:200], now)
+        with self._connect() as db:
+            db.execute(
+                "INSERT INTO api_keys (id, secret_sha256, tenant, agent, role, label, created_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (key.id, _digest(secret), key.tenant, key.agent, key.role.value, key.label, now),
+            )
+        return NewKey(key, f"{PREFIX}_{key_id}_{secret}")
+
+    def verify(self, token: str) -> ApiKey | None:
+        """The active key ``token`` is, or ``None`` (unknown, malformed or revoked)."""
+        found = _KEY_RE.match(token.strip())
+        if found is None:
+            return None
+        key_id, secret = found.groups()
+        with self._connect() as db:
+            row = db.execute(
+                "SELECT secret_sha256, tenant, agent, role, label, created_at, revoked_at"
+                " FROM api_keys WHERE id = ?",
+                (key_id,),
+            ).fetchone()
+        if row is None or row[6] is not None:
+            return None
+        if not hmac.compare_digest(row[0], _digest(secret)):
+            return None
+        return ApiKey(key_id, row[1], Role(row[3]), row[2], row[4], row[5], row[6])
+
+    def list(self) -> list[ApiKey]:
+        with self._connect() as db:
+            rows = db.execute(
+                "SELECT id, tenant, agent, role, label, created_at, revoked_at FROM api_keys"
+                " ORDER BY created_at, id"
+            ).fetchall()
+        return [ApiKey(r[0], r[1], Role(r[3]), r[2], r[4], r[5], r[6]) for r in rows]
+
+    def revoke(self, key_id: str) -> ApiKey:
+        """Revoke a key by its id (the part after ``kro_``) or by the whole token."""
+        found = _KEY_RE.match(key_id.strip())
+        wanted = found.group(1) if found else key_id.strip()
+        now = datetime.now(UTC).isoformat(timespec="seconds")
+        with self._connect() as db:
+            db.execute(
+                "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
+                (now, wanted),
+            )
+        for key in self.list():
+            if key.id == wanted:
+                return key
+        raise NotFound(f"no API key with id {wanted!r} (see `kronika keys list`)")
+
+
+def keys_path(home: Path) -> Path:
+    return Path(home) / KEYS_FILE

@@ -1,0 +1,109 @@
+"""Building the server from settings and running it (``kronika serve``, ``kronika mcp``)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+from kronika.app import build_llm, build_memory
+from kronika.errors import ConfigError
+from kronika.ports import LLM
+from kronika.server.access import Caller
+from kronika.server.keys import ApiKey, KeyStore, Role, keys_path
+from kronika.server.service import Service
+from kronika.settings import Settings
+
+EXTRAS = {
+    "server": ("fastapi", "uvicorn"),
+    "mcp": ("mcp",),
+}
+
+
+def require_extra(extra: str, what: str) -> None:
+    """:class:`ConfigError` naming the pip command when ``extra`` is not installed."""
+    missing = [name for name in EXTRAS[extra] if importlib.util.find_spec(name) is None]
+    if missing:
+        raise ConfigError(
+            f"{what} needs the [{extra}] extra ({', '.join(missing)} missing):"
+            f" pip install 'kronika[{extra}]'"
+        )
+
+
+def _minion(settings: Settings) -> LLM | None:
+    return build_llm(settings, minion=True)
+
+
+def one_blas_thread() -> None:
+    """Vector search on one BLAS thread: a server's concurrency comes from its requests,
+    and on a busy machine a second BLAS thread made a matrix-vector product tens of
+    times slower, not faster (it waits for a core). Call after numpy is loaded."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
+
+
+def build_service(settings: Settings) -> Service:
+    """The workspace's memory, served for every tenant its agents belong to (the
+    ``tenant`` setting and each ``[agents.<name>] tenant``); distillation uses the
+    configured background model (none: jobs report what waits for one)."""
+    memory = build_memory(settings)
+    tenants = {settings.tenant, *settings.tenants().values()}
+    return Service(dict.fromkeys(sorted(tenants), memory), llm=_minion)
+
+
+def open_keys(settings: Settings) -> KeyStore:
+    return KeyStore(keys_path(Path(settings.home)))
+
+
+def serve(
+    settings: Settings,
+    *,
+    host: str,
+    port: int,
+    max_body_bytes: int,
+    rate: float,
+    burst: int,
+    cors_origins: tuple[str, ...],
+    log_level: str = "info",
+) -> None:
+    """Run the HTTP server until interrupted (one process: the Markdown workspace
+    has one writer at a time)."""
+    require_extra("server", "kronika serve")
+    import uvicorn
+
+    from kronika.server.app import ServerConfig, create_app
+
+    with_mcp = importlib.util.find_spec("mcp") is not None
+    config = ServerConfig(
+        max_body_bytes=max_body_bytes,
+        rate_per_second=rate,
+        burst=burst,
+        cors_origins=cors_origins,
+        mcp=with_mcp,
+        host=host,
+    )
+    service = build_service(settings)
+    one_blas_thread()
+    app = create_app(service, open_keys(settings), config)
+    try:
+        uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on")
+    finally:
+        for memory in service.memories.values():
+            memory.close()
+
+
+def run_stdio(settings: Settings, agent: str | None) -> None:
+    """``kronika mcp``: the MCP server on stdin/stdout, acting as ``agent`` (the
+    workspace's default agent when None): its autonomy applies to what it writes."""
+    require_extra("mcp", "kronika mcp")
+    from kronika.server.mcp_server import build_mcp
+
+    name = agent or settings.default_agent
+    service = build_service(settings)
+    memory = service.memories[settings.tenant]
+    memory.workspace.require_agent(name)
+    caller = Caller(ApiKey(id="stdio", tenant=settings.tenant, role=Role.AGENT, agent=name))
+    try:
+        build_mcp(service, caller=caller).run("stdio")
+    finally:
+        memory.close()

@@ -1,0 +1,85 @@
+"""Request bodies of the REST API (what ``/openapi.json`` documents). Unknown fields
+are refused, so a misspelt option is a 422, never silently ignored."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+Text = Field(min_length=1, max_length=20_000)
+
+
+class Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RememberBody(Body):
+    content: str | None = Field(None, max_length=20_000, description="the fact")
+    key: str | None = Field(None, max_length=200, description="a new value supersedes the old")
+    value: str | None = Field(None, max_length=20_000, description="the value of `key`")
+    section: str | None = Field(None, max_length=100)
+    multi: bool = False
+    importance: float | None = Field(None, ge=0, le=1)
+    entities: list[str] = Field(default_factory=list, max_length=100)
+    tags: list[str] = Field(default_factory=list, max_length=100)
+    scope: Literal["personal", "channel", "team", "global"] = "personal"
+    channel: str | None = Field(None, max_length=200)
+    source: Literal["explicit", "auto"] = "explicit"
+
+
+class NoteBody(Body):
+    text: str = Text
+
+
+class ForgetBody(Body):
+    id: str | None = Field(None, max_length=200)
+    key: str | None = Field(None, max_length=200)
+    value: str | None = Field(None, max_length=20_000)
+    topic: str | None = Field(None, max_length=2_000)
+
+
+class RecallBody(Body):
+    query: str = Field(min_length=1, max_length=10_000)
+    k: int | None = Field(None, ge=1, le=10_000)
+    mode: Literal["hybrid", "lexical", "vector"] = "hybrid"
+    since: str | None = Field(None, max_length=100, description="30d, 2025-11-01, last week…")
+    until: str | None = Field(None, max_length=100)
+    as_of: str | None = Field(None, max_length=100, description="what was true at that time")
+    types: list[str] = Field(default_factory=list, max_length=20)
+    keys: list[str] = Field(default_factory=list, max_length=100)
+    entities: list[str] = Field(default_factory=list, max_length=100)
+    speakers: list[str] = Field(default_factory=list, max_length=100)
+    scopes: list[Literal["personal", "channel", "team", "global"]] = Field(
+        default_factory=list, max_length=4
+    )
+    channel: str | None = Field(None, max_length=200)
+    include_superseded: bool = False
+    budget_tokens: int | None = Field(None, ge=1, le=10_000_000)
+    record_access: bool = True
+    all_agents: bool = False
+    explain: bool = False
+
+
+class TurnBody(Body):
+    speaker: str = Field(min_length=1, max_length=100)
+    content: str = Field(min_length=1, max_length=100_000)
+    at: datetime | None = None
+    turn_id: str | None = Field(None, min_length=1, max_length=200)
+
+
+DEFAULT_DAYS = 7
+
+
+class DistillBody(Body):
+    days: int = Field(DEFAULT_DAYS, ge=1, le=3650, description="the period to distil, in days")
+
+
+class AgentBody(Body):
+    name: str = Field(min_length=1, max_length=100)
+
+
+class ImportBody(Body):
+    document: dict[str, Any] = Field(description="a document made by GET /v1/export")
+    replace: bool = False

@@ -1,0 +1,423 @@
+"""What the server does, once for REST and MCP: each call checks the caller's access
+(:mod:`kronika.server.access`), then asks :class:`~kronika.memory.Memory`, under that
+memory's lock, and answers with a JSON-ready dict (:mod:`kronika.server.views`).
+
+No memory logic lives here: writes go through Memory's one write path, with the
+caller's ``source_agent``; reads pass the caller's reading context.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+from typing import Any
+
+from kronika.core.model import MemoryItem, Scope, Tier
+from kronika.errors import InvalidQuery
+from kronika.memory import Memory
+from kronika.ports import LLM
+from kronika.server import views
+from kronika.server.access import Caller, reading
+from kronika.server.jobs import JobBook
+from kronika.server.keys import Role
+from kronika.settings import Settings
+
+LlmFactory = Callable[[Settings], LLM | None]
+TIERS = {
+    "short_term": Tier.SHORT,
+    "mid_term": Tier.MID,
+    "long_term": Tier.LONG,
+    **{t.value: t for t in Tier},
+}
+_PAGE = 500
+
+
+def _no_llm(settings: Settings) -> LLM | None:
+    return None
+
+
+class Service:
+    """The memories a server holds, one per tenant, and the jobs it runs."""
+
+    def __init__(self, memories: Mapping[str, Memory], *, llm: LlmFactory = _no_llm) -> None:
+        self.memories = dict(memories)
+        self.jobs = JobBook()
+        self._llm = llm
+        shared = {id(memory): threading.RLock() for memory in self.memories.values()}
+        self._locks = {tenant: shared[id(memory)] for tenant, memory in self.memories.items()}
+
+    @contextmanager
+    def _held(self, caller: Caller) -> Iterator[None]:
+        # a Memory serves one caller at a time; memories of other tenants are independent
+        lock = self._locks.get(caller.tenant)
+        if lock is None:
+            yield
+            return
+        with lock:
+            yield
+
+    def _read(self, caller: Caller, agent: str) -> Memory:
+        """The memory as ``caller`` reads it, when the caller may read ``agent``."""
+        return reading(caller.readable(self.memories, agent), caller)
+
+    def _write(self, caller: Caller, agent: str) -> Memory:
+        """The memory as ``caller`` writes to it, when the caller may write to ``agent``."""
+        return reading(caller.writable(self.memories, agent), caller)
+
+    # -------------------------------------------------------------------- agents
+    def agents(self, caller: Caller) -> dict[str, Any]:
+        memory = self.memories.get(caller.tenant)
+        if memory is None:
+            return {"agents": []}
+        with self._held(caller):
+            return {"agents": caller.visible_agents(memory)}
+
+    def create_agent(self, caller: Caller, agent: str) -> dict[str, Any]:
+        caller.require_admin("creating an agent")
+        caller.require_unrestricted("creating an agent")
+        memory = caller.memory(self.memories, agent)
+        with self._held(caller):
+            memory.create_agent(agent)
+        return {"agent": agent, "created": True}
+
+    # -------------------------------------------------------------------- writes
+    def remember(self, caller: Caller, agent: str, **fields: Any) -> dict[str, Any]:
+        memory = self._write(caller, agent)
+        with self._held(caller):
+            receipt = memory.remember(agent=agent, source_agent=caller.source_agent, **fields)
+        return views.write_receipt(receipt)
+
+    def note(self, caller: Caller, agent: str, text: str) -> dict[str, Any]:
+        memory = self._write(caller, agent)
+        with self._held(caller):
+            receipt = memory.note(text, agent=agent, source_agent=caller.source_agent)
+        return views.write_receipt(receipt)
+
+    def forget(
+        self,
+        caller: Caller,
+        agent: str,
+        *,
+        item_id: str | None = None,
+        key: str | None = None,
+        value: str | None = None,
+        topic: str | None = None,
+    ) -> dict[str, Any]:
+        memory = self._write(caller, agent)
+        with self._held(caller):
+            receipt = memory.forget(
+                item_id,
+                key=key,
+                value=value,
+                topic=topic,
+                agent=agent,
+                source_agent=caller.source_agent,
+            )
+        return views.forget_receipt(receipt)
+
+    def save_turn(
+        self,
+        caller: Caller,
+        agent: str,
+        session_id: str,
+        *,
+        speaker: str,
+        content: str,
+        at: datetime | None = None,
+        turn_id: str | None = None,
+    ) -> dict[str, Any]:
+        memory = self._write(caller, agent)
+        with self._held(caller):
+            made = memory.save_turn(
+                session_id,
+                speaker,
+                content,
+                agent=agent,
+                at=at,
+                turn_id=turn_id,
+                source_agent=caller.source_agent,
+            )
+        return {"session_id": session_id, "turn_id": made}
+
+    # --------------------------------------------------------------------- reads
+    def recall(self, caller: Caller, agent: str, query: str, **options: Any) -> dict[str, Any]:
+        explain = bool(options.pop("explain", False))
+        if options.get("all_agents"):
+            caller.require_unrestricted("recall across all agents")
+            memory = reading(caller.memory(self.memories, agent), caller)
+        else:
+            memory = self._read(caller, agent)
+        with self._held(caller):
+            result = memory.recall(query, agent=agent, **options)
+        return views.recall(result, explain=explain)
+
+    def get(self, caller: Caller, agent: str, item_id: str) -> dict[str, Any]:
+        memory = self._read(caller, agent)
+        with self._held(caller):
+            item = memory.get(item_id, agent=agent)
+        return views.items([item])[0]
+
+    def items(
+        self,
+        caller: Caller,
+        agent: str,
+        *,
+        types: Sequence[str] = (),
+        include_superseded: bool = False,
+        limit: int = 50,
+        offset: int = 0,
+    ) -> dict[str, Any]:
+        memory = self._read(caller, agent)
+        with self._held(caller):
+            found = memory.items(
+                agent=agent,
+                types=types,
+                include_superseded=include_superseded,
+                limit=limit,
+                offset=offset,
+            )
+        return {"items": views.items(found)}
+
+    def agent_memory(
+        self, caller: Caller, agent: str, *, scope: str | None, limit: int
+    ) -> dict[str, Any]:
+        """Newest first, only ``scope``: a tier (``short_term``, ``mid_term``,
+        ``long_term``) or a sharing scope (``personal``, ``channel``, ``team``, ``global``)."""
+        wanted = _scope_test(scope)
+        memory = self._read(caller, agent)
+        found: list[MemoryItem] = []
+        offset = 0
+        with self._held(caller):
+            while len(found) < limit:
+                page = memory.items(agent=agent, limit=_PAGE, offset=offset)
+                found += [item for item in page if wanted(item)]
+                if len(page) < _PAGE:
+                    break
+                offset += _PAGE
+        return {"scope": scope, "items": views.items(found[:limit])}
+
+    def history(self, caller: Caller, agent: str, key: str) -> dict[str, Any]:
+        memory = self._read(caller, agent)
+        with self._held(caller):
+            found = memory.history(key, agent=agent)
+        return {"key": key, "values": views.items(found)}
+
+    def facts(self, caller: Caller, agent: str, *, include_archived: bool) -> dict[str, Any]:
+        memory = self._read(caller, agent)
+        with self._held(caller):
+            found = memory.facts(agent=agent, include_archived=include_archived)
+        return {"facts": views.items(found)}
+
+    def brain(self, caller: Caller, agent: str) -> dict[str, Any]:
+        memory = self._read(caller, agent)
+        with self._held(caller):
+            return {"agent": agent, "brain": memory.brain(agent=agent)}
+
+    def wake(self, caller: Caller, agent: str) -> dict[str, Any]:
+        from kronika.engine.session import wake_context
+
+        memory = self._read(caller, agent)
+        with self._held(caller):
+            identity, block, active = wake_context(memory, agent, reader=memory.default_reader)
+            parts = {
+                "identity": memory.tokens.count(identity),
+                "memory_block": memory.tokens.count(block),
+                "active_context": memory.tokens.count(active),
+            }
+        s = memory.settings
+        return {
+            "agent": agent,
+            "identity": identity,
+            "memory_block": block,
+            "active_context": active,
+            "tokens": sum(parts.values()),
+            "parts": parts,
+            "budgets": {
+                "identity": s.identity_budget,
+                "memory_block": s.brain_max,
+                "active_context": s.active_context_budget,
+            },
+        }
+
+    def prompt(self, caller: Caller, agent: str, query: str | None) -> dict[str, Any]:
+        memory = self._read(caller, agent)
+        with self._held(caller):
+            block = memory.format_for_prompt(agent=agent, query=query or None)
+        return {"agent": agent, "block": block}
+
+    def sessions(self, caller: Caller, agent: str) -> dict[str, Any]:
+        memory = self._read(caller, agent)
+        with self._held(caller):
+            headers = memory.workspace.session_headers(agent)
+        return {
+            "sessions": [
+                {"session_id": h.session_id, "status": h.status, "fields": dict(h.fields)}
+                for h in headers
+            ]
+        }
+
+    def session(self, caller: Caller, agent: str, session_id: str) -> dict[str, Any]:
+        memory = self._read(caller, agent)
+        with self._held(caller):
+            turns = memory.load_session(session_id, agent=agent)
+        return {"session_id": session_id, "turns": views.items(turns)}
+
+    def audit(self, caller: Caller, agent: str | None, limit: int | None) -> dict[str, Any]:
+        if agent is None:
+            caller.require_unrestricted("the audit trail of every agent")
+            if caller.tenant not in self.memories:
+                return {"entries": []}
+            memory = caller.memory(self.memories)
+        else:
+            memory = self._read(caller, agent)
+        with self._held(caller):
+            entries = memory.audit(agent=agent, limit=limit)
+        return {"entries": views.audit(entries)}
+
+    def lessons(self, caller: Caller, agent: str, *, include_retired: bool) -> dict[str, Any]:
+        memory = self._read(caller, agent)
+        with self._held(caller):
+            found = memory.lessons(agent=agent, include_retired=include_retired)
+        return {
+            "lessons": [
+                {
+                    "id": x.id,
+                    "kind": x.kind,
+                    "text": x.text,
+                    "score": round(x.score, 4),
+                    "helped": x.helped,
+                    "hurt": x.hurt,
+                    "uses": x.uses,
+                    "status": x.status,
+                    "evidence": list(x.evidence),
+                    "created_at": x.created_at.isoformat(),
+                }
+                for x in found
+            ]
+        }
+
+    def stats(self, caller: Caller) -> dict[str, Any]:
+        memory = self.memories.get(caller.tenant)
+        if memory is None:
+            return {"agents": {}}
+        with self._held(caller):
+            agents = caller.visible_agents(memory)
+            counts = {name: memory.count(agent=name) for name in agents}
+            index = memory.stats() if caller.unrestricted else {}
+        return {"agents": counts, "index": index}
+
+    # ----------------------------------------------------------------- proposals
+    def proposals(self, caller: Caller, agent: str) -> dict[str, Any]:
+        memory = self._read(caller, agent)
+        with self._held(caller):
+            found = memory.proposals(agent)
+        return {"proposals": [views.proposal(p) for p in found]}
+
+    def settle(self, caller: Caller, agent: str, proposal_id: str, verb: str) -> dict[str, Any]:
+        memory = self._write(caller, agent)
+        caller.require_admin(f"to {verb} a proposal")
+        with self._held(caller):
+            if verb == "approve":
+                return {"approved": views.write_receipt(memory.approve(proposal_id, agent))}
+            return {"rejected": views.proposal(memory.reject(proposal_id, agent))}
+
+    # ------------------------------------------------------------ export, import
+    def export(self, caller: Caller, agent: str | None) -> dict[str, Any]:
+        from kronika.engine.portability import export_memory
+
+        if agent is not None:
+            memory = self._read(caller, agent)
+            names = [agent]
+        else:
+            if caller.tenant not in self.memories:
+                return {"agents": {}, "audit": []}
+            memory = reading(caller.memory(self.memories), caller)
+            names = caller.visible_agents(memory)
+        if not names:
+            return {"agents": {}, "audit": []}
+        # an admin of the whole tenant, reading for no one in particular, gets the
+        # tenant's agents whole: a backup that import restores; anyone else their view
+        whole = caller.key.role is Role.ADMIN and caller.unrestricted
+        if whole and not (caller.user or caller.channel):
+            memory = caller.memory(self.memories)
+        with self._held(caller):
+            return export_memory(memory, names)
+
+    def import_export(self, caller: Caller, document: Any, *, replace: bool) -> dict[str, Any]:
+        from kronika.engine.portability import import_export
+
+        caller.require_admin("importing")
+        caller.require_unrestricted("importing")
+        memory = caller.memory(self.memories)
+        with self._held(caller):
+            return import_export(memory, document, replace_existing=replace).as_dict()
+
+    # ---------------------------------------------------------------------- jobs
+    def distill(self, caller: Caller, agent: str, days: int) -> dict[str, Any]:
+        """Queue the distillation of ``agent``'s sessions of the last ``days`` days (SPEC
+        F5): sessions that went quiet are ended, every ended session is consolidated into
+        facts and the Active Context, then the summaries that are due are written."""
+        memory = self._write(caller, agent)
+
+        def work() -> tuple[str, str, dict[str, Any]]:
+            from kronika.engine.consolidate import Consolidator
+            from kronika.engine.jobs import run_job
+
+            minion = self._llm(memory.settings)
+            with self._held(caller):
+                for session_id in _quiet_sessions(memory, agent, days):
+                    Consolidator(memory, minion).end(agent, session_id, "distill")
+                report = run_job(memory, "distill", agent=agent, days=days, llm=minion)
+            result = report.as_dict()
+            if report.waiting:
+                why = "no language model is configured" if minion is None else "the model failed"
+                waiting = ", ".join(report.waiting)
+                return "waiting", f"{why}: {waiting} stay queued for the next run", result
+            return "done", f"{len(report.done)} done", result
+
+        job = self.jobs.submit("distill", caller.tenant, agent, {"days": days}, work)
+        return job.as_dict()
+
+    def job(self, caller: Caller, job_id: str) -> dict[str, Any]:
+        return self.jobs.get(job_id, caller.tenant, self._job_agents(caller)).as_dict()
+
+    def job_list(self, caller: Caller) -> dict[str, Any]:
+        found = self.jobs.list(caller.tenant, self._job_agents(caller))
+        return {"jobs": [j.as_dict() for j in found]}
+
+    def _job_agents(self, caller: Caller) -> list[str] | None:
+        return None if caller.key.agent is None else [caller.key.agent]
+
+
+def _quiet_sessions(memory: Memory, agent: str, days: int) -> list[str]:
+    """Sessions not yet ended whose last turn lies within the last ``days`` days and at
+    least ``idle_minutes`` ago (a session still in use is left alone)."""
+    now = memory.clock.now()
+    since = now - timedelta(days=days)
+    idle = now - timedelta(minutes=memory.settings.idle_minutes)
+    found = []
+    for header in memory.workspace.session_headers(agent):
+        if header.status not in ("", "open"):
+            continue
+        turns = memory.load_session(header.session_id, agent=agent)
+        if turns and since <= turns[-1].created_at <= idle:
+            found.append(header.session_id)
+    return found
+
+
+def _scope_test(scope: str | None) -> Callable[[MemoryItem], bool]:
+    if scope is None or not scope.strip():
+        return lambda item: True
+    name = scope.strip().lower()
+    if name in TIERS:
+        tier = TIERS[name]
+        return lambda item: item.tier is tier
+    try:
+        sharing = Scope(name)
+    except ValueError:
+        tiers = ", ".join(k for k in TIERS if "_" in k)
+        scopes = ", ".join(s.value for s in Scope)
+        raise InvalidQuery(f"unknown scope {scope!r}: use {tiers} or {scopes}") from None
+    return lambda item: item.scope is sharing

@@ -1,0 +1,88 @@
+"""`kronika.client.Client`: the same calls as Memory, over HTTP, with the same results
+and the same errors."""
+
+from __future__ import annotations
+
+import pytest
+from tests.server.conftest import Served
+
+from kronika import Memory, RecallResult, errors
+from kronika.client import Client, ClientAuthError, ServerError
+
+
+def _script(memory: Memory | Client, agent: str) -> tuple[RecallResult, list[str], str]:
+    """Code written against Memory; run unchanged against a Client."""
+    memory.remember("prefiere TypeScript", key="lenguaje", agent=agent)
+    memory.remember("prefiere Rust", key="lenguaje", agent=agent)
+    memory.note("met Ola at the conference", agent=agent)
+    memory.save_turn("chat-1", "user", "my cat is Mruczek", agent=agent)
+    result = memory.recall("lenguaje", agent=agent, k=3)
+    history = [f.value or "" for f in memory.history("lenguaje", agent=agent)]
+    return result, history, memory.format_for_prompt(agent=agent)
+
+
+def test_the_same_code_runs_in_process_and_over_http(served: Served) -> None:
+    client = Client(served.url, served.keys["acme-admin"])
+    over_http = _script(client, "alice")
+    in_process = _script(served.memories["acme"], "bob")
+    assert type(over_http[0]) is RecallResult
+    assert over_http[0].hits[0].item.value == in_process[0].hits[0].item.value == "prefiere Rust"
+    assert over_http[0].hits[0].citation == in_process[0].hits[0].citation
+    assert over_http[1] == in_process[1] == ["prefiere TypeScript", "prefiere Rust"]
+    assert over_http[2] == in_process[2]
+    turns = client.load_session("chat-1", agent="alice")
+    assert [t.content for t in turns] == ["my cat is Mruczek"]
+    item = client.items(agent="alice", types=["note"])[0]
+    assert client.get(item.id, agent="alice") == item
+    receipt = client.forget(item.id, agent="alice")
+    assert receipt["outcome"] == "applied"
+    with pytest.raises(errors.NotFound):
+        client.get(item.id, agent="alice")
+    assert client.agents() == ["alice", "bob", "carol", "default"]
+    assert client.count(agent="alice") >= 2
+    assert "Rust" in client.brain(agent="alice")
+    assert "Rust" in client.wake(agent="alice")["memory_block"]
+    assert [f.key for f in client.facts(agent="alice")] == ["lenguaje"]
+    assert client.audit(agent="alice", limit=2)[-1]["target_agent"] == "alice"
+    assert set(client.export("alice")["agents"]) == {"alice"}
+
+
+def test_an_agent_key_defaults_to_its_agent(served: Served) -> None:
+    client = Client(served.url, served.keys["acme-alice"])
+    client.remember("likes figs")
+    assert [f.content for f in client.facts()] == ["likes figs"]
+    job = client.distill(days=3)
+    served.service.jobs.wait(10)
+    assert client.job(job["id"])["status"] == "done"
+
+
+def test_proposals_through_the_client(served: Served) -> None:
+    carol = Client(served.url, served.keys["acme-carol"])
+    assert carol.remember("uses Zig")["outcome"] == "proposed"
+    admin = Client(served.url, served.keys["acme-admin"], agent="carol")
+    waiting = admin.proposals("carol")
+    assert admin.approve(waiting[0]["id"], "carol")["outcome"] == "applied"
+    carol.remember("uses Nim")
+    assert admin.reject(admin.proposals("carol")[0]["id"], "carol")["summary"]
+    assert [f.content for f in carol.facts()] == ["uses Zig"]
+
+
+def test_errors_come_back_as_kronika_errors(served: Served) -> None:
+    admin = Client(served.url, served.keys["acme-admin"])
+    with pytest.raises(errors.InvalidInput):
+        admin.remember("   ", agent="alice")
+    with pytest.raises(errors.InvalidQuery):
+        admin.recall("x", agent="alice", since="the other day maybe")
+    with pytest.raises(errors.AgentError):
+        admin.facts(agent="nobody")
+    with pytest.raises(ClientAuthError):
+        Client(served.url, served.keys["acme-revoked"]).agents()
+    with pytest.raises(errors.PermissionDenied):
+        Client(served.url, served.keys["acme-reader"]).remember("x", agent="alice")
+    with pytest.raises(ServerError, match="cannot be reached"):
+        Client("http://127.0.0.1:9", "kro_x", timeout=2).agents()
+    new = Client(served.url, served.keys["acme-admin"])
+    new.create_agent("dave")
+    assert "dave" in new.agents()
+    document = new.export()
+    assert new.import_export(document, replace=True)["agents"] == 5

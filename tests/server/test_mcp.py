@@ -1,0 +1,144 @@
+"""The MCP tools and resources through the SDK's own client: over stdio (`kronika mcp`
+in a subprocess) and over streamable HTTP (`/mcp` of the server, with API keys)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp", reason="the [mcp] extra (the official MCP SDK) is not installed")
+
+import httpx2  # noqa: E402
+from mcp.client.session import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from mcp.client.streamable_http import streamable_http_client  # noqa: E402
+from tests.server.conftest import Served  # noqa: E402
+
+TOOLS = {"remember", "forget", "recall", "memory_update", "what_do_you_know"}
+
+
+@asynccontextmanager
+async def http_session(served: Served, key: str) -> AsyncIterator[ClientSession]:
+    headers = {"Authorization": f"Bearer {served.keys[key]}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as client,
+        streamable_http_client(served.url + "/mcp", http_client=client) as streams,
+        ClientSession(streams[0], streams[1]) as session,
+    ):
+        await session.initialize()
+        yield session
+
+
+def _run(test: Callable[[], Awaitable[None]]) -> None:
+    anyio.run(test)
+
+
+def _data(result: Any) -> Any:
+    assert not result.is_error, result.content[0].text
+    return result.structured_content
+
+
+def test_stdio_tools_and_resources(tmp_path: Path) -> None:
+    home = tmp_path / "ws"
+    env = {**os.environ, "KRONIKA_EMBEDDER": "hashing"}
+    subprocess.run(
+        [sys.executable, "-m", "kronika", "--home", str(home), "init"], check=True, env=env
+    )
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "kronika", "--home", str(home), "mcp"], env=env
+    )
+
+    async def scenario() -> None:
+        async with (
+            stdio_client(params) as streams,
+            ClientSession(streams[0], streams[1]) as session,
+        ):
+            await session.initialize()
+            tools = {t.name for t in (await session.list_tools()).tools}
+            assert tools == TOOLS
+            made = _data(await session.call_tool("remember", {"content": "prefers green tea"}))
+            assert made["outcome"] == "applied"
+            _data(await session.call_tool("memory_update", {"key": "city", "value": "Gdańsk"}))
+            _data(await session.call_tool("memory_update", {"key": "city", "value": "Lublin"}))
+            found = _data(await session.call_tool("recall", {"query": "city"}))
+            assert found["hits"][0]["item"]["value"] == "Lublin"
+            known = await session.call_tool("what_do_you_know", {})
+            assert "city: Lublin" in known.content[0].text
+            about = await session.call_tool("what_do_you_know", {"topic": "tea"})
+            assert "prefers green tea" in about.content[0].text
+            gone = _data(await session.call_tool("forget", {"id": made["item"]["id"]}))
+            assert gone["outcome"] == "applied"
+            after = _data(await session.call_tool("recall", {"query": "green tea"}))
+            assert all("green tea" not in h["item"]["content"] for h in after["hits"])
+            bad = await session.call_tool("forget", {})
+            assert bad.is_error and "InvalidInput (422)" in bad.content[0].text
+            templates = await session.list_resource_templates()
+            uris = {t.uri_template for t in templates.resource_templates}
+            assert uris == {"kronika://agents/{agent}/brain", "kronika://agents/{agent}/wake"}
+            brain = await session.read_resource("kronika://agents/default/brain")
+            assert "city: Lublin" in brain.contents[0].text
+            wake = await session.read_resource("kronika://agents/default/wake")
+            assert "<memory>" in wake.contents[0].text
+
+    _run(scenario)
+    audit = (home / "audit.jsonl").read_text(encoding="utf-8")
+    assert '"source_agent": "default"' in audit  # stdio writes as its agent
+
+
+def test_streamable_http_tools_with_keys(served: Served) -> None:
+    async def scenario() -> None:
+        async with http_session(served, "acme-alice") as session:
+            assert {t.name for t in (await session.list_tools()).tools} == TOOLS
+            made = _data(await session.call_tool("remember", {"content": "alice likes figs"}))
+            assert made["item"]["agent"] == "alice"  # the key's agent, by default
+            found = _data(await session.call_tool("recall", {"query": "figs"}))
+            assert [h["item"]["content"] for h in found["hits"]] == ["alice likes figs"]
+            brain = await session.read_resource("kronika://agents/alice/brain")
+            assert "alice likes figs" in brain.contents[0].text
+            # bob granted alice writing; carol did not: she does not exist for alice
+            _data(await session.call_tool("remember", {"content": "bob: ship it", "agent": "bob"}))
+            refused = await session.call_tool("remember", {"content": "x", "agent": "carol"})
+            assert refused.is_error and "UnknownAgent (404)" in refused.content[0].text
+            peek = await session.call_tool("recall", {"query": "ship", "agent": "bob"})
+            assert peek.is_error and "UnknownAgent (404)" in peek.content[0].text
+        async with http_session(served, "globex-alice") as session:
+            found = _data(await session.call_tool("recall", {"query": "figs"}))
+            assert found["hits"] == []  # another tenant's alice
+            with pytest.raises(Exception, match="UnknownAgent"):
+                await session.read_resource("kronika://agents/bob/brain")
+        async with http_session(served, "acme-reader") as session:
+            denied = await session.call_tool("forget", {"topic": "figs", "agent": "alice"})
+            assert denied.is_error and "may only read" in denied.content[0].text
+            known = await session.call_tool("what_do_you_know", {"agent": "alice"})
+            assert "alice likes figs" in known.content[0].text
+
+    _run(scenario)
+    entry = served.memories["acme"].audit(agent="bob", limit=1)[-1]
+    assert entry.source_agent == "alice"
+
+
+@pytest.mark.parametrize("key", [None, "kro_nope", "acme-revoked"])
+def test_mcp_over_http_needs_a_valid_key(served: Served, key: str | None) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
+    headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    if key is not None:
+        headers["Authorization"] = f"Bearer {served.keys.get(key, key)}"
+    request = urllib.request.Request(
+        served.url + "/mcp", data=json.dumps(body).encode(), headers=headers, method="POST"
+    )
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request, timeout=10)
+    with caught.value as refused:
+        assert refused.code == 401
+        assert json.loads(refused.read())["error"] == "Unauthenticated"
