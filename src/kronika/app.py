@@ -184,7 +184,8 @@ def _with_index(
         memory.reindex()
     elif wrapped is not None and vectors is not None and vectors.created:
         filled = wrapped.fill()
-        log.warning("the vector index %s was new: %d points put in", vectors.collection, filled)
+        if filled:
+            log.warning("the vector index %s was new: %d points put in", vectors.collection, filled)
     if previous != current:
         atomic_write_text(marker, current + "\n")
     tenants = Path(settings.home) / TENANTS_MARKER

@@ -129,7 +129,8 @@ class Client:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
                 return json.loads(response.read() or b"null")
         except urllib.error.HTTPError as exc:
-            raw = exc.read()
+            with exc:
+                raw = exc.read()
             try:
                 answer = json.loads(raw)
             except ValueError:

@@ -21,27 +21,39 @@ def test_fixed_vectors_are_unit_length_and_the_same_for_the_same_text() -> None:
 
 
 def test_each_size_reports_per_call_and_batch_rates_beside_the_floor() -> None:
-    results = run_writes((20, 60), calls=3, budget_s=30.0, cli_repeats=1)
+    results = run_writes(
+        (20, 60), calls=3, budget_s=30.0, batch=25, cli_repeats=1, turn_writers=(1, 3)
+    )
     rows = results["sizes"]
     assert [r["size"] for r in rows] == [20, 60]
     for row, floor in zip(rows, results["floor"], strict=True):
         assert row["remember_calls"] == 3 and row["save_turn_calls"] == 3
         assert row["remember_per_s"] > 0 and row["save_turn_per_s"] > 0
         assert row["import_items_per_s"] > 0 and floor["per_call_per_s"] > 0
+        assert row["remember_many_per_s"] > 0 and row["remember_many_batch"] == 25
         assert row["session_turns"] == row["size"]
     assert {r["command"] for r in results["cli"]} >= {
         "remember --key",
         "recall what did Ada repair?",
     }
-    assert "remember_per_s@60" in results["headline"]
-    (title, cold) = (t["title"] for t in results["tables"])
+    assert {"remember_per_s@60", "remember_many_per_s@60"} <= set(results["headline"])
+    (title, together, cold) = (t["title"] for t in results["tables"])
+    assert "remember_many(25) /s" in results["tables"][0]["columns"]
     assert "embedding excluded" in title and "Cold" in cold
+    assert "several writers" in together and "fsync" in together
+    rows = results["turn_writers"]["rows"]
+    assert {(r["kind"], r["sessions"], r["writers"]) for r in rows} == {
+        (kind, sessions, count)
+        for kind in ("threads", "processes")
+        for sessions, count in (("shared", 1), ("shared", 3), ("own", 3))
+    }
+    assert all(r["per_s"] > 0 for r in rows)
 
 
 def test_the_command_writes_its_report(tmp_path: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "kronika", "bench", "writes", "--sizes", "20", "--calls", "2"]
-        + ["--out", str(tmp_path), "--json"],
+        + ["--batch", "10", "--out", str(tmp_path), "--json"],
         capture_output=True,
         text=True,
         timeout=600,

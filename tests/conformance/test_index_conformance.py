@@ -407,6 +407,27 @@ def test_keyword_scores_are_the_sqlite_indexes_bm25(tmp_path: Path, postgres_url
                         assert [s for _, s in got] == pytest.approx([s for _, s in want], rel=1e-9)
 
 
+def test_keyword_search_follows_every_write(opener: Opener) -> None:
+    """Word statistics kept between searches never outlive the rows they counted: a
+    long-lived reader scores exactly as one opened after the write."""
+
+    def same_as_fresh(reader: Any, query: str) -> list[str]:
+        found = reader.search_lexical(query, RecallFilter(agents=("jaskier",)), 5)
+        with opener() as fresh:
+            assert found == fresh.search_lexical(query, RecallFilter(agents=("jaskier",)), 5)
+        return [i for i, _ in found]
+
+    with opener() as ix, opener() as other:
+        ix.replace_source(state("a.md"), [item("x", "green tea"), item("z", "tea cup")])
+        assert same_as_fresh(other, "tea green") == ["x", "z"]
+        ix.replace_source(state("a.md", digest="h2"), [item("x", "black coffee"), item("z", "a b")])
+        assert same_as_fresh(other, "tea green") == []
+        ix.remove_source("jaskier", "a.md")
+        ix.replace_source(state("b.md"), [item("y", "tea time"), item("w", "green")])
+        ix.replace_source(state("c.md"), [item("v", "tea"), item("u", "tea pot"), item("t", "x")])
+        assert sorted(same_as_fresh(other, "tea green")) == ["u", "v", "w", "y"]
+
+
 def test_neighbours_are_the_other_partys_turns_of_the_same_session(index: ItemIndex) -> None:
     turns = [
         item(f"m{n}", f"turn {n}", type=ItemType.MESSAGE, speaker=who, provenance=prov)

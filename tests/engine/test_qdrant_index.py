@@ -219,3 +219,40 @@ def test_an_unreachable_server_is_an_index_error_that_names_it(
     url = f"http://127.0.0.1:{port}"
     with pytest.raises(IndexError_, match=f"Qdrant vector index at {url}"):
         build_memory(settings.with_overrides(qdrant_url=url, qdrant_timeout=2), create=True)
+
+
+def test_an_item_indexed_before_its_vector_gets_its_point_when_the_vector_comes(
+    tmp_path: Path,
+) -> None:
+    """A write that deferred its vector (the model not loaded yet): the row first, the
+    vector later, maybe from another process."""
+    from datetime import UTC, datetime
+
+    from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Tier
+    from kronika.ports import SourceState
+    from kronika.stores.sqlite import SqliteIndex
+
+    at = datetime(2026, 1, 1, tzinfo=UTC)
+    items = [
+        MemoryItem(
+            f"t-{n}", "main", f"turn {n}", ItemType.MESSAGE, Layer.WORKING, Tier.SHORT, at, at,
+            Provenance("sessions/s.md", line=n + 1),
+        )
+        for n in range(3)
+    ]  # fmt: skip
+    state = SourceState("main", "sessions/s.md", "h", 1, 1)
+    sqlite = SqliteIndex(tmp_path / "index.sqlite", embedding_model="m", dim=8)
+    vectors = QdrantVectorIndex.connect(collection="c", embedding_model="m", dim=8, path=tmp_path)
+    index = IndexWithVectors(sqlite, vectors)
+    try:
+        index.replace_source(state, items, ["a", "b", "c"])
+        assert vectors.count() == 0
+        index.store_embeddings({"a": np.ones(8, np.float32), "c": np.arange(8, dtype=np.float32)})
+        assert vectors.count() == 2
+        index.store_embeddings({"b": -np.ones(8, np.float32)})
+        found = index.search_vector(-np.ones(8, np.float32), RecallFilter(), 3)
+        assert [i for i, _ in found][0] == "t-1" and len(found) == 3
+        index.remove_source("main", "sessions/s.md")
+        assert vectors.count() == 0
+    finally:
+        index.close()

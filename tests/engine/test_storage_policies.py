@@ -300,3 +300,46 @@ def test_per_tenant_retention(home: Path, clock: FrozenClock) -> None:
         "expired 2026-11-29 (policy 'acme notes a week')"
     ]
     memory.close()
+
+
+def test_a_dm_fact_said_again_after_the_policy_is_kept_as_one_more_note(
+    home: Path, clock: FrozenClock
+) -> None:
+    memory = _open(home, clock, "")
+    memory.remember("Eve likes rooibos", channel="dm:eve", scope="channel")
+    memory.close()
+    memory = _open(home, clock)
+    kept = []
+    for _ in range(2):
+        receipt = memory.remember("Eve likes rooibos", channel="dm:eve", scope="channel")
+        assert receipt.item is not None and receipt.item.type is ItemType.NOTE
+        kept.append(receipt.item.id)
+    # each note keeps the id its receipt gave (a repeated id would be renamed on reading)
+    assert len(set(kept)) == 2
+    assert {n.id for n in memory.items(types=["note"])} == set(kept)
+    memory.close()
+
+
+def test_turns_and_notes_of_a_never_stored_channel_are_refused(memory: Memory, home: Path) -> None:
+    memory.save_turn("hr1", "user", "the review says gristlemoth", channel="hr-private")
+    refused = memory.note("note on gristlemoth", channel="hr-private", scope="channel")
+    assert refused.outcome == "refused" and refused.policy is not None
+    memory.save_turn("gen1", "user", "lunch at noon", channel="general")
+    assert [it.channel for it in memory.items()] == ["general"]
+    outcomes = [(e.action, e.outcome) for e in memory.audit()]
+    assert ("save_turn", "refused") in outcomes and ("note", "refused") in outcomes
+    memory.close()
+    assert _holding(home, "gristlemoth") == []
+
+
+def test_dm_turns_follow_a_dm_retention(home: Path, clock: FrozenClock) -> None:
+    config = EXAMPLE + '\n[[policy]]\nname = "DMs a week"\ndm = true\nretention_days = 7\n'
+    memory = _open(home, clock, config)
+    memory.save_turn("d1", "user", "psst, the key is under the mat", channel="dm:ann")
+    memory.save_turn("g1", "user", "the build is green", channel="general")
+    clock.advance(days=8)
+    report = memory.purge()
+    assert [p.item.channel for p in report.found] == ["dm:ann"]
+    assert "policy 'DMs a week'" in report.found[0].reason
+    assert [it.channel for it in memory.items()] == ["general"]
+    memory.close()

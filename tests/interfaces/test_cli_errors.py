@@ -102,7 +102,7 @@ TRIGGERS: dict[int, tuple[Setup | None, tuple[str, ...]] | None] = {
     3: (None, ("--home", "{missing}", "recall", "tea")),
     4: (None, ("recall", "tea", "--agent", "nobody")),
     5: (None, ("history", "nokey")),
-    6: None,
+    6: (None, ("remember", "something new", "--tenant", "globex")),
     7: (_break_index, ("recall", "tea")),
     8: (_break_model, ("remember", "something new")),
     9: (_bad_import, ("import", "jsonl", "{tmp}/bad.jsonl")),
@@ -111,7 +111,7 @@ TRIGGERS: dict[int, tuple[Setup | None, tuple[str, ...]] | None] = {
     12: (_closed_database, ("recall", "tea")),
 }
 FINDINGS = 11  # not an error: doctor reports what it found on stdout
-UNREACHABLE = {6: errors.PermissionDenied("no"), 10: errors.LLMUnavailable("down")}
+UNREACHABLE = {10: errors.LLMUnavailable("down")}
 
 
 def test_every_documented_exit_code_has_a_trigger() -> None:

@@ -180,3 +180,21 @@ def test_purge_dry_run_lists_and_changes_nothing_then_purge_removes_it_all(home:
     again = json.loads(_kronika(home, "purge", "--json").stdout)
     assert again["found"] == 0 and again["checked"] == 1
     assert "nothing to purge" in _kronika(home, "purge").stdout
+
+
+def test_a_workspace_without_policies_says_so(tmp_path: Path) -> None:
+    home = tmp_path / "plain"
+    _kronika(home, "init")
+    shown = _kronika(home, "policies").stdout
+    assert "no [[policy]] rules" in shown and shown.count("for ever") == 3
+    assert "no storage policies" in _kronika(home, "purge").stdout
+
+
+def test_remember_and_note_in_a_never_stored_channel_exit_6(home: Path) -> None:
+    done = _kronika(home, "remember", "payroll", "is", "late", "--channel", "hr-desk", code=6)
+    assert "never store hr" in done.stderr and "hr-desk" in done.stderr
+    _kronika(home, "note", "payroll", "again", "--channel", "hr-desk", code=6)
+    kept = _kronika(home, "remember", "Ann", "likes", "figs", "--channel", "dm:ann")
+    assert "kept as a mid-term note" in kept.stdout
+    assert "no DMs in long-term memory" in kept.stderr
+    assert not [p for p in home.rglob("*") if p.is_file() and b"payroll" in p.read_bytes()]

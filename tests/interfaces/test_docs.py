@@ -56,7 +56,14 @@ def test_every_doc_the_readme_links_exists() -> None:
 
     readme = (ROOT / "README.md").read_text()
     for target in re.findall(r"\]\((docs/[^)]+)\)", readme):
-        assert (ROOT / target).is_file(), target
+        path, _, anchor = target.partition("#")
+        assert (ROOT / path).is_file(), target
+        if anchor:  # a heading of that page, as GitHub makes its anchors
+            headings = re.findall(r"^#+ (.+)$", (ROOT / path).read_text(), flags=re.M)
+            anchors = {
+                re.sub(r"[^\w\- ]", "", h).strip().lower().replace(" ", "-") for h in headings
+            }
+            assert anchor in anchors, target
 
 
 def test_prompts_doc_is_generated_from_the_prompt_modules() -> None:

@@ -8,6 +8,7 @@ what the workload wrote); every other read is compared with ``visible`` over it.
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -204,3 +205,28 @@ def test_a_view_of_memory_reads_as_its_reader(backend: Backend, reader: Reader) 
         listed = view.items(agent=agent, include_superseded=True, limit=10_000)
         assert {marker_of(i.content) for i in listed} == seen(mine, reader)
         assert not markers(view.format_for_prompt(agent=agent, query=WORD)) & hidden(mine, reader)
+
+
+@by_reader
+def test_proposals_and_links(backend: Backend, reader: Reader) -> None:
+    memory, items = backend.memory, everything(backend.memory)
+    pending = memory.proposals("acme-bot")
+    assert len(pending) == len(backend.workload.proposed)
+    shown = {marker_of(p.summary) for p in memory.proposals("acme-bot", reader=reader)}
+    template = replace(items[0], tenant="acme")  # a proposal is acme-bot's
+    expected = {
+        w.token for w in backend.workload.proposed if visible(w.owners.apply(template), reader)
+    }
+    assert shown == expected
+    by_id = {item.id: item for item in items}
+    for agent in AGENTS:
+        links = memory.links(agent=agent)
+        assert links
+        for link in memory.links(agent=agent, reader=reader):
+            assert visible(by_id[link.from_id], reader) and visible(by_id[link.to_id], reader)
+        kept = [
+            link
+            for link in links
+            if visible(by_id[link.from_id], reader) and visible(by_id[link.to_id], reader)
+        ]
+        assert memory.links(agent=agent, reader=reader) == kept

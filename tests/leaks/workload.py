@@ -57,6 +57,7 @@ VOCABULARY = [
 CONFIG = """
 [agents.acme-bot]
 tenant = "acme"
+autonomy = 1
 
 [agents.globex-bot]
 tenant = "globex"
@@ -84,6 +85,7 @@ class Workload:
     session_ids: dict[str, list[str]]
     keys: tuple[str, ...]
     middle: datetime  # between the two rounds of writes (for as-of reads)
+    proposed: list[Written]  # facts acme-bot proposed to itself (autonomy 1)
 
 
 @dataclass
@@ -192,7 +194,19 @@ def build(memory: Memory, clock: FrozenClock, *, seed: int = 21, scale: int = 1)
             clock.advance(hours=1)
         if round_ == 0:
             middle = clock.now()
-    return Workload(written, sessions, keys, middle)
+    proposed = []
+    for _ in range(12 * scale):
+        owners, tok = _audience(rng), token()
+        memory.remember(
+            f"{tok} {WORD} proposed", agent="acme-bot", source_agent="acme-bot", **_keywords(owners)
+        )
+        proposed.append(Written(tok[:7], "acme-bot", "proposal", owners))
+    for agent in AGENTS:
+        ids = [i.id for i in memory.items(agent=agent, limit=10_000)]
+        for _ in range(25 * scale):
+            first, second = rng.sample(ids, 2)
+            memory.link(first, second, "related", agent=agent)
+    return Workload(written, sessions, keys, middle, proposed)
 
 
 def markers(text: str) -> set[str]:

@@ -73,6 +73,8 @@ def facts(draw: st.DrawFn) -> MemoryItem:
         importance=draw(st.sampled_from([0.0, 0.25, 0.5, 0.8, 1.0])),
         scope=draw(st.sampled_from(list(Scope))),
         channel=draw(st.none() | one_line),
+        user=draw(st.none() | one_line),
+        team=draw(st.none() | one_line),
         valid_from=valid_from,
         entities=tuple(draw(st.lists(entity_names, max_size=2, unique=True))),
         tags=tuple(draw(st.lists(st.from_regex(r"[a-z]{1,6}", fullmatch=True), max_size=2))),
@@ -101,6 +103,7 @@ def test_brain_facts_read_back_as_written(items: list[MemoryItem]) -> None:
             item.importance,
         )
         assert (back.scope, back.channel, back.tags) == (item.scope, item.channel, item.tags)
+        assert (back.user, back.team) == (item.user, item.team)
         assert back.confidence == item.confidence
         assert set(item.entities) <= set(back.entities)
         # the citation points at the bullet that holds the fact
@@ -126,6 +129,8 @@ def notes(draw: st.DrawFn) -> MemoryItem:
         confidence=draw(st.sampled_from([0.2, 0.7])) if kind is RetainKind.OPINION else None,
         importance=draw(st.sampled_from([0.3, 0.5, 0.9])),
         scope=draw(st.sampled_from(list(Scope))),
+        user=draw(st.none() | st.sampled_from(["anna", "Zoë K", "a,b"])),
+        team=draw(st.none() | st.sampled_from(["core", "dział sprzedaży"])),
         tags=tuple(draw(st.lists(st.from_regex(r"[a-z]{1,6}", fullmatch=True), max_size=2))),
     )
 
@@ -154,6 +159,7 @@ def test_daily_log_notes_read_back_as_written(items: list[MemoryItem]) -> None:
             item.scope,
             item.tags,
         )
+        assert (back.user, back.team) == (item.user, item.team)
 
 
 turn_ids = st.from_regex(r"[A-Za-z0-9][A-Za-z0-9:_.-]{0,10}", fullmatch=True)

@@ -77,7 +77,8 @@ class Served:
                 text = response.read()
                 return Answer(response.status, json.loads(text or b"null"), dict(response.headers))
         except urllib.error.HTTPError as exc:
-            text = exc.read()
+            with exc:
+                text = exc.read()
             try:
                 parsed = json.loads(text)
             except ValueError:

@@ -139,5 +139,6 @@ def test_mcp_over_http_needs_a_valid_key(served: Served, key: str | None) -> Non
     )
     with pytest.raises(urllib.error.HTTPError) as caught:
         urllib.request.urlopen(request, timeout=10)
-    assert caught.value.code == 401
-    assert json.loads(caught.value.read())["error"] == "Unauthenticated"
+    with caught.value as refused:
+        assert refused.code == 401
+        assert json.loads(refused.read())["error"] == "Unauthenticated"

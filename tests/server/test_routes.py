@@ -36,10 +36,12 @@ def test_health_openapi_and_docs_need_no_key(served: Served) -> None:
     spec = served.call("GET", "/openapi.json", key=None).body
     assert "/agents/{agent}/memory" in spec["paths"]
     assert "/v1/agents/{agent}/recall" in spec["paths"]
-    page = urllib.request.urlopen(served.url + "/docs").read().decode()
+    with urllib.request.urlopen(served.url + "/docs") as answer:
+        page = answer.read().decode()
     assert "/openapi.json" in page
     for asset in re.findall(r'(?:src|href)="(/docs/assets/[^"]+)"', page):
-        assert urllib.request.urlopen(served.url + asset).status == 200
+        with urllib.request.urlopen(served.url + asset) as answer:
+            assert answer.status == 200
     assert "http" not in " ".join(re.findall(r'(?:src|href)="([^"]+)"', page))  # nothing remote
 
 

@@ -20,6 +20,7 @@ from kronika.core.model import (
     Layer,
     MemoryItem,
     Provenance,
+    Reader,
     RecallFilter,
     Scope,
     Status,
@@ -45,6 +46,7 @@ FILTERS = [
     RecallFilter(keys=("k.1", "K.2", "k.3")),
     RecallFilter(entities=("łódź", "tea")),
     RecallFilter(agents=("jaskier",), entities=("Tea",), speakers=("jan",)),
+    RecallFilter(reader=Reader("default", None, "slack", ("core",))),
 ]
 
 

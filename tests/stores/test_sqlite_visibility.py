@@ -143,3 +143,36 @@ def test_random_items_agree_with_visible_too(tmp_path: Path) -> None:
         for reader in _all_readers():
             expected = {it.id for it in items if visible(it, reader)}
             assert {it.id for it in ix.list_items(RecallFilter(reader=reader))} == expected
+
+
+def test_the_copies_saved_beside_the_index_keep_what_readers_may_see(tmp_path: Path) -> None:
+    items = _all_items()
+    query = np.ones(DIM, dtype=np.float32)
+    rng = np.random.default_rng(3)
+
+    def opened() -> SqliteIndex:  # copies are saved from ann_threshold rows on
+        return SqliteIndex(
+            tmp_path / "index.sqlite",
+            embedding_model="hashing-8",
+            dim=DIM,
+            ann_threshold=50,
+            ann_background=False,
+        )
+
+    with opened() as first:
+        hashes = [f"h{n}" for n in range(len(items))]
+        first.store_embeddings({h: rng.normal(size=DIM).astype(np.float32) for h in hashes})
+        first.replace_source(SourceState("main", "m.md", "x", 1, 1), items, hashes)
+        for _ in range(2):  # load the in-memory copies; they are saved on close
+            first.search_lexical("shared", RecallFilter(), 10)
+            first.search_vector(query, RecallFilter(), 10)
+    saved = {p.name for p in tmp_path.glob("index.sqlite.*.json")}
+    assert {"index.sqlite.bm25.json", "index.sqlite.vectors.json"} <= saved
+    with opened() as again:
+        again.search_lexical("shared", RecallFilter(), 1)
+        for reader in _all_readers()[::5]:
+            expected = {it.id for it in items if visible(it, reader)}
+            flt = RecallFilter(reader=reader)
+            assert {i for i, _ in again.search_lexical("words", flt, 10_000)} == expected
+            # the vector graph's candidates: never one the reader may not see
+            assert {i for i, _ in again.search_vector(query, flt, 10_000)} <= expected

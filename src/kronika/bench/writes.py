@@ -8,8 +8,8 @@ time and each durable when it returns:
   seconds allow, whichever comes first (a slow write path must not take hours);
 * ``save_turn()`` into a session that already holds N turns (capped at 1,000), as
   many calls;
-* the batch path, ``import_sessions`` of N turns in one call (facts have no batch
-  call yet: the table says so).
+* the batch paths: ``remember_many`` of ``batch`` new keyed facts in one call, and
+  ``import_sessions`` of N turns in one call.
 
 The naive floor does the same writes into one SQLite file holding an FTS5 table and
 a vector blob per row (``synchronous=FULL``, one transaction per call, or one for the
@@ -46,6 +46,7 @@ import numpy as np
 from kronika.bench._runtime import Progress, settings_summary
 from kronika.bench.report import table
 from kronika.bench.scale import synthetic_sentence, synthetic_sessions
+from kronika.bench.turns import concurrency_table, save_turn_concurrency
 from kronika.core.model import (
     ItemType,
     Layer,
@@ -147,7 +148,12 @@ def _long_session(session_id: str, length: int, seed: int) -> SessionRecord:
 
 
 def _kronika_size(
-    size: int, calls: int, budget_s: float, settings: Settings, progress: Progress | None
+    size: int,
+    calls: int,
+    budget_s: float,
+    settings: Settings,
+    progress: Progress | None,
+    batch: int = 1_000,
 ) -> dict[str, Any]:
     from kronika.app import build_memory
     from kronika.stores.markdown.brain import ARCHIVE, render_facts_document
@@ -173,6 +179,15 @@ def _kronika_size(
                 calls,
                 budget_s,
             )
+            if progress:
+                progress(f"remember_many @{size:,}", 0, 1)
+            many = [
+                {"key": f"many_{n}", "value": f"batch fact {n}: {n * 7919 % 10007}"}
+                for n in range(batch)
+            ]
+            began = time.perf_counter()
+            memory.remember_many(many, agent="bench")
+            many_s = time.perf_counter() - began
             length = min(size, SESSION_CAP)
             session = f"bench-{length}"
             memory.import_sessions("bench", [_long_session(session, length, size)])
@@ -196,6 +211,8 @@ def _kronika_size(
         "remember_per_s": _rate(remember),
         "remember_calls": len(remember),
         "remember_p95_ms": 1000 * float(np.percentile(remember, 95)),
+        "remember_many_per_s": batch / many_s if many_s else 0.0,
+        "remember_many_batch": batch,
         "save_turn_per_s": _rate(turns),
         "save_turn_calls": len(turns),
         "session_turns": length,
@@ -270,7 +287,9 @@ def run_writes(
     *,
     calls: int = 200,
     budget_s: float = 60.0,
+    batch: int = 1_000,
     cli_repeats: int = 5,
+    turn_writers: tuple[int, ...] = (1, 4, 8),
     settings: Settings | None = None,
     progress: Progress | None = None,
 ) -> dict[str, Any]:
@@ -281,24 +300,34 @@ def run_writes(
     for index, size in enumerate(sizes):
         if progress:
             progress(f"size {size:,}", index, len(sizes))
-        rows.append(_kronika_size(size, calls, budget_s, base, progress))
+        rows.append(_kronika_size(size, calls, budget_s, base, progress, batch))
         floors.append(_floor_size(size, calls, budget_s))
     cli = _cold_cli(base, cli_repeats) if cli_repeats else []
+    if progress and turn_writers:
+        progress("save_turn with several writers", len(sizes), len(sizes) + 1)
+    turns = save_turn_concurrency(base, turn_writers, min(calls, 200)) if turn_writers else None
     results: dict[str, Any] = {
         "benchmark": "writes",
         "dataset": "synthetic facts and chat turns (seeded)",
         "embedder": FixedVectors.model_id,
         "calls": calls,
         "budget_s": budget_s,
+        "batch": batch,
         "settings": rows[0]["settings"] if rows else {},
         "sizes": rows,
         "floor": floors,
         "cli": cli,
+        "turn_writers": turns,
     }
     results["headline"] = {
         f"{key}@{row['size']}": float(row[key])
         for row in rows
-        for key in ("remember_per_s", "save_turn_per_s", "import_items_per_s")
+        for key in (
+            "remember_per_s",
+            "remember_many_per_s",
+            "save_turn_per_s",
+            "import_items_per_s",
+        )
     } | {f"cli_{row['command'].replace(' ', '_')}_s": row["median_s"] for row in cli}
     results["tables"] = [
         table(
@@ -307,6 +336,7 @@ def run_writes(
                 "stored",
                 "remember() /s",
                 "remember p95 ms",
+                f"remember_many({batch:,}) /s",
                 "save_turn() /s",
                 "session turns",
                 "import items/s",
@@ -319,6 +349,7 @@ def run_writes(
                     f"{row['size']:,}",
                     f"{row['remember_per_s']:,.1f}",
                     f"{row['remember_p95_ms']:,.1f}",
+                    f"{row['remember_many_per_s']:,.1f}",
                     f"{row['save_turn_per_s']:,.1f}",
                     f"{row['session_turns']:,}",
                     f"{row['import_items_per_s']:,.0f}",
@@ -332,6 +363,8 @@ def run_writes(
             ],
         )
     ]
+    if turns:
+        results["tables"].append(concurrency_table(turns))
     if cli:
         results["tables"].append(
             table(

@@ -1,4 +1,4 @@
-"""``kronika bench locomo|longmemeval|scale|crash|writes|lessons`` — run a benchmark,
+"""``kronika bench locomo|longmemeval|scale|crash|writes|lessons|serve`` — run a benchmark,
 print and save the results (``crash`` exits 1 when a trial breaks an invariant)."""
 
 from __future__ import annotations
@@ -104,6 +104,20 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
             results = bench.run_writes(
                 _sizes(args.sizes or "1000,10000,100000"),
                 calls=args.calls,
+                budget_s=args.budget,
+                batch=args.batch,
+                settings=settings,
+                progress=progress,
+            )
+        elif args.suite == "serve":
+            from kronika.bench.serve import run_serve
+
+            if args.budget <= 0:
+                raise InvalidInput("--budget must be above 0")
+            results = run_serve(
+                _sizes(args.sizes or "10000")[0],
+                requests=args.queries or 100,
+                clients=_sizes(args.clients),
                 budget_s=args.budget,
                 settings=settings,
                 progress=progress,

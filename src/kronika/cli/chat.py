@@ -14,6 +14,7 @@ from rich.text import Text
 
 from kronika.app import build_llm, build_memory
 from kronika.cli import render
+from kronika.cli.context import add_reading_context, reading
 from kronika.core.secrets import redact_secrets
 from kronika.settings import Settings
 
@@ -59,7 +60,7 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
     llm = build_llm(settings)
     minion = build_llm(settings, minion=True)
     with build_memory(settings, create=True) as memory:
-        session = Session(memory, agent=args.agent, llm=llm, minion=minion)
+        session = Session(reading(memory, args), agent=args.agent, llm=llm, minion=minion)
         agent = ChatAgent(session, llm, tools=not args.no_tools)
         wake = session.wake()
         if not args.quiet:
@@ -229,6 +230,7 @@ def register_chat_commands(add: Callable[..., Any]) -> None:
     p = add("chat", cmd_chat, "talk to an agent with memory (any OpenAI-compatible model)")
     _llm_flags(p)
     p.add_argument("--no-tools", action="store_true", help="do not offer the memory tools")
+    add_reading_context(p)
     p.add_argument("--quiet", action="store_true", help="print replies only")
     p = add("consolidate", cmd_consolidate, "consolidate ended sessions waiting for a model")
     _llm_flags(p)

@@ -13,7 +13,7 @@ from typing import Any
 
 from kronika.app import AUDIT_FILE, INDEX_FILE, MODEL_MARKER, build_memory
 from kronika.cli import render
-from kronika.cli.context import add_reading_context, reading
+from kronika.cli.context import SCOPES, add_reading_context, reading
 from kronika.cli.numbers import count_in
 from kronika.engine.backup_format import mtime_ns, read_backup
 from kronika.engine.portability import export_memory, restore_backup
@@ -28,7 +28,7 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
             _refuse_memory_file(Path(target), settings.home)
     with build_memory(settings) as memory:
         agents = [args.agent] if args.agent else None
-        data = export_memory(reading(memory, args), agents)
+        data = export_memory(reading(memory, args), agents, scopes=args.scope or ())
     if args.markdown:
         written = _write_markdown(data, Path(args.markdown))
         render.err.print(f"wrote {written} Markdown files to {args.markdown}")
@@ -167,6 +167,9 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p = add("export", cmd_export, "export everything kept (files, items, audit) as JSON")
     p.add_argument("--format", choices=("json",), default="json")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
+    p.add_argument(
+        "--scope", action="append", choices=SCOPES, help="only these scopes (a view, no backup)"
+    )
     p.add_argument("--markdown", metavar="DIR", help="write each agent's Markdown files into DIR")
     add_reading_context(p)
 
@@ -190,7 +193,16 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument(
         "suite",
-        choices=("locomo", "longmemeval", "scale", "vectors", "crash", "writes", "lessons"),
+        choices=(
+            "locomo",
+            "longmemeval",
+            "scale",
+            "vectors",
+            "crash",
+            "writes",
+            "lessons",
+            "serve",
+        ),
     )
     p.add_argument("path", nargs="?", help="data file (locomo, longmemeval)")
     p.add_argument(
@@ -204,13 +216,14 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument(
         "--sizes",
-        help="scale, vectors, writes: corpus sizes (default 10000,100000; writes"
-        " 1000,10000,100000)",
+        help="scale, vectors, writes, serve: corpus sizes (default 10000,100000; writes"
+        " 1000,10000,100000; serve 10000)",
     )
     p.add_argument(
         "--queries",
         type=count_in(1, 10**6),
-        help="scale, vectors: queries per size (default 100; vectors 50)",
+        help="scale, vectors: queries per size (default 100; vectors 50); serve: requests"
+        " per level (default 100)",
     )
     p.add_argument(
         "--repeats", type=count_in(1, 1000), default=3, help="vectors: timed runs per query"
@@ -234,7 +247,19 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         "--calls", type=count_in(1, 10**6), default=200, help="writes: timed calls per size"
     )
     p.add_argument(
-        "--budget", type=float, default=60.0, help="writes: seconds at most per timed series"
+        "--budget",
+        type=float,
+        default=60.0,
+        help="writes, serve: seconds at most per timed series",
+    )
+    p.add_argument(
+        "--clients", default="1,16,64", help="serve: concurrent clients per level (1,16,64)"
+    )
+    p.add_argument(
+        "--batch",
+        type=count_in(1, 10**6),
+        default=1_000,
+        help="writes: facts given to one remember_many call",
     )
     p.add_argument(
         "--index",

@@ -9,6 +9,7 @@ from typing import Any
 
 from kronika.app import build_memory
 from kronika.cli import render
+from kronika.cli.context import add_reading_context, reading
 from kronika.core.model import ItemLink, LinkKind
 from kronika.settings import Settings
 from kronika.stores.markdown.links import format_link
@@ -35,7 +36,7 @@ def cmd_link(args: argparse.Namespace, settings: Settings) -> int:
 
 def cmd_links(args: argparse.Namespace, settings: Settings) -> int:
     with build_memory(settings) as memory:
-        found = memory.links(args.id, agent=args.agent)
+        found = reading(memory, args).links(args.id, agent=args.agent)
     if args.json:
         render.print_json([link_json(link) for link in found])
         return 0
@@ -59,3 +60,4 @@ def register_link_commands(add: Callable[..., Any]) -> None:
     )
     p = add("links", cmd_links, "list the links of an agent, or of one item")
     p.add_argument("id", nargs="?", help="only the links of this item")
+    add_reading_context(p)

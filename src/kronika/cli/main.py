@@ -237,16 +237,18 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as opened:
         memory = reading(opened, args)
         what = args.what
+        scopes = args.scope or ()
         if what == "brain":
-            text = memory.brain(agent=args.agent)
+            text = memory.brain(agent=args.agent, scopes=scopes)
         elif what == "identity":
             text = memory.identity(agent=args.agent)
         elif what == "context":
             text = memory.active_context(agent=args.agent)
         elif what == "prompt":
-            text = memory.format_for_prompt(agent=args.agent, query=args.query)
+            text = memory.format_for_prompt(agent=args.agent, query=args.query, scopes=scopes)
         else:  # archive
-            facts = [f for f in memory.facts(agent=args.agent) if f.status.value == "archived"]
+            listed = memory.facts(agent=args.agent, scopes=scopes)
+            facts = [f for f in listed if f.status.value == "archived"]
             if args.json:
                 render.print_json(render.items_json(facts))
             else:
@@ -508,6 +510,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = add("show", cmd_show, "show the Brain, identity, active context, archive or prompt block")
     p.add_argument("what", choices=("brain", "identity", "context", "archive", "prompt"))
     p.add_argument("--query", help="with `show prompt`: add the LONG_TERM_MEMORY block")
+    p.add_argument("--scope", action="append", choices=SCOPES, help="only these scopes' facts")
     add_reading_context(p)
 
     p = add("list", cmd_list, "list stored items, newest first")

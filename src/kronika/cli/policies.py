@@ -66,7 +66,9 @@ def cmd_policies(args: argparse.Namespace, settings: Settings) -> int:
             table.add_row(Text(rule.name), Text(rule.selection()), Text(rule.effect()))
         render.out.print(table)
     else:
-        render.out.print("no [[policy]] rules: every item is stored in the tier it asks for")
+        render.out.print(
+            "no [[policy]] rules: every item is stored in the tier it asks for", markup=False
+        )
     dms = ", ".join(policies.dm_channels) or "none (dm_channels is empty)"
     render.out.print(f"direct messages: channels named {dms}", markup=False)
     render.out.print(f"configured in {settings.home / CONFIG_FILE}", markup=False)
@@ -139,6 +141,11 @@ def cmd_purge(args: argparse.Namespace, settings: Settings) -> int:
                 Text(p.reason),
             )
         render.out.print(table)
+    elif settings.storage_policies.empty:
+        render.out.print(
+            f"nothing to purge: no storage policies in {settings.home / CONFIG_FILE}",
+            markup=False,
+        )
     else:
         render.out.print(
             f"nothing to purge: the policies allow all {report.checked} item(s)", markup=False

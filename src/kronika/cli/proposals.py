@@ -12,6 +12,7 @@ from rich.text import Text
 
 from kronika.app import build_memory
 from kronika.cli import render
+from kronika.cli.context import add_reading_context, reading
 from kronika.engine.proposals import Proposal
 from kronika.settings import Settings
 
@@ -31,7 +32,7 @@ def proposal_json(proposal: Proposal) -> dict[str, Any]:
 
 def cmd_proposals(args: argparse.Namespace, settings: Settings) -> int:
     with build_memory(settings) as memory:
-        rows = [proposal_json(p) for p in memory.proposals(args.agent)]
+        rows = [proposal_json(p) for p in reading(memory, args).proposals(args.agent)]
     if args.json:
         render.print_json(rows)
         return 0
@@ -78,7 +79,8 @@ def cmd_reject(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register_proposal_commands(add: Callable[..., Any]) -> None:
-    add("proposals", cmd_proposals, "list changes agents proposed, waiting for approval")
+    p = add("proposals", cmd_proposals, "list changes agents proposed, waiting for approval")
+    add_reading_context(p)
     p = add("approve", cmd_approve, "apply a proposed change (see `kronika proposals`)")
     p.add_argument("id", help="proposal id, e.g. p-1a2b3c")
     p = add("reject", cmd_reject, "drop a proposed change")

@@ -9,14 +9,6 @@ from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 from rich.table import Table
 from rich.text import Text
 
@@ -170,6 +162,16 @@ def progress_bar(description: str, *, enabled: bool = True) -> Iterator[Any]:
     if not enabled:
         yield lambda done, total: None
         return
+    # rich's live display is imported by the commands that draw a bar, not by every one
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
     bar = Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),

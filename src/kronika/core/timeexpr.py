@@ -18,7 +18,7 @@ starts on last week's Monday. Every result is timezone-aware UTC.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from itertools import islice
 
@@ -224,6 +224,27 @@ def _folded(words: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(fold(w).casefold() for w in words.split()))
 
 
+class _LazyPattern:
+    """A regular expression compiled when first used. The four long ones below take
+    10-25 ms to compile, which every command paid at start though only a recall that
+    looks for a time in its question uses them."""
+
+    def __init__(self, source: str) -> None:
+        self._source = source
+        self._compiled: re.Pattern[str] | None = None
+
+    def _pattern(self) -> re.Pattern[str]:
+        if self._compiled is None:
+            self._compiled = re.compile(self._source)
+        return self._compiled
+
+    def search(self, text: str) -> re.Match[str] | None:
+        return self._pattern().search(text)
+
+    def finditer(self, text: str) -> Iterator[re.Match[str]]:
+        return self._pattern().finditer(text)
+
+
 def _alternatives(words: Iterable[str]) -> str:
     """A regex alternation of ``words``, longest first (so "marca" is not read as "mar")."""
     return "|".join(sorted((re.escape(w) for w in words), key=len, reverse=True))
@@ -259,7 +280,7 @@ _ABBREVIATIONS = frozenset(
 _MONTH_NAME_RE = _alternatives(n for n in _MONTH_OF if n not in _ABBREVIATIONS)
 _DAY_RE = r"(?P<{}>[0-3]?\d)(?:st|nd|rd|th|\.)?"
 _YEAR_RE = r"(?P<{}>(?:19|20)\d\d)"
-_MENTIONS = re.compile(
+_MENTIONS = _LazyPattern(
     "|".join(
         (
             # 2023-10-13
@@ -379,7 +400,7 @@ _THIS = _folded("this tym este esta цей цього цієї цю цьому")
 
 _NUM_RE = r"(?:\d{1,3}|" + _alternatives(_NUMBER) + r")"
 _UNIT_RE = _alternatives(_UNIT_DAYS)
-_AGO = re.compile(
+_AGO = _LazyPattern(
     "|".join(
         (
             # two weeks ago / a month ago; dwa tygodnie temu / tydzień temu; два тижні тому
@@ -391,7 +412,7 @@ _AGO = re.compile(
 )
 _LAST_RE = _alternatives(_LAST)
 _DAYNAME_RE = _alternatives([*_WEEKDAY, *_WEEKEND, "fin de semana"])
-_LAST_DAY = re.compile(
+_LAST_DAY = _LazyPattern(
     "|".join(
         (
             # last Saturday, zeszłą sobotę, минулої суботи, el pasado sábado
@@ -401,7 +422,7 @@ _LAST_DAY = re.compile(
         )
     )
 )
-_SPAN = re.compile(
+_SPAN = _LazyPattern(
     "|".join(
         (
             # the past two weeks, w ciągu ostatnich dwóch tygodni, las últimas dos semanas,

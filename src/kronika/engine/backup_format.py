@@ -83,9 +83,9 @@ def read_backup(data: Any) -> Backup:
         )
     if data.get("view") is not None:
         raise ImportFormatError(
-            "this export is one reader's view (made with --user, --channel, --team or"
-            " --tenant): it holds only what they may see, not the files; export without"
-            " them for a backup"
+            "this export is a view (made with --user, --channel, --team, --tenant or"
+            " --scope): it holds only some items, not the files; export without them for"
+            " a backup"
         )
     agents = data.get("agents")
     if not isinstance(agents, dict):

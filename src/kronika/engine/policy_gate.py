@@ -20,6 +20,7 @@ session bookkeeping and restoring files are never held back.
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -140,10 +141,10 @@ def _scope(value: str | None) -> Scope:
 
 def as_note(fact: MemoryItem) -> MemoryItem:
     """``fact`` as a mid-term note in the daily log of the day it was said."""
-    suffix = fact.id.split("-", 1)[-1]
+    # a fresh id: a refreshed fact (said again) keeps its own, and may be said many times
     return replace(
         fact,
-        id=f"n-{suffix}",
+        id=f"n-{secrets.token_hex(6)}",
         type=ItemType.NOTE,
         layer=Layer.LONG_TERM,
         tier=Tier.MID,

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from kronika.core.model import Reader
+from kronika.core.model import Reader, Scope
 from kronika.core.screening import screen_text
 from kronika.core.serialize import item_to_dict
 from kronika.engine.backup_format import (
@@ -79,18 +79,22 @@ class RestoreReport:
 
 
 def export_memory(
-    memory: Memory, agents: Sequence[str] | None = None, *, reader: Reader | None = None
+    memory: Memory,
+    agents: Sequence[str] | None = None,
+    *,
+    reader: Reader | None = None,
+    scopes: Sequence[Scope | str] = (),
 ) -> dict[str, Any]:
     """Everything kept for ``agents`` (all by default) as a JSON-ready dict.
 
     With a reader (given, or the memory's :attr:`~kronika.Memory.default_reader`) it
     is that reader's *view* instead: the items they may see, and nothing written
     verbatim (files and the audit trail hold everyone's memories). A view says so in
-    ``view`` and cannot be imported as a backup.
+    ``view`` and cannot be imported as a backup. So is an export of some ``scopes`` only.
     """
     who = reader if reader is not None else memory.default_reader
-    if who is not None:
-        return _export_view(memory, agents, who)
+    if who is not None or scopes:
+        return _export_view(memory, agents, who, scopes)
     names = list(agents) if agents else memory.agents()
     memory.sync()
     out: dict[str, Any] = {
@@ -139,30 +143,41 @@ def _policy_dict(policy: AgentPolicy) -> dict[str, Any]:
     return out
 
 
-def _export_view(memory: Memory, agents: Sequence[str] | None, reader: Reader) -> dict[str, Any]:
-    """What ``reader`` may see of ``agents`` (those of the reader's tenant by default)."""
+def _export_view(
+    memory: Memory,
+    agents: Sequence[str] | None,
+    reader: Reader | None,
+    scopes: Sequence[Scope | str],
+) -> dict[str, Any]:
+    """What ``reader`` may see of ``agents`` (those of the reader's tenant by default),
+    of ``scopes`` only when given."""
     tenant_of = memory.workspace.tenant_of
-    names = (
-        list(agents) if agents else [a for a in memory.agents() if tenant_of(a) == reader.tenant]
-    )
+    names = list(agents) if agents else memory.agents()
+    if reader is not None and not agents:
+        names = [name for name in names if tenant_of(name) == reader.tenant]
     memory.sync()
-    return {
-        "format": FORMAT,
-        "version": VERSION,
-        "exported_at": memory.clock.now().isoformat(),
-        "tenant": reader.tenant,
-        "view": {
+    view: dict[str, Any] = {"scopes": [Scope(scope).value for scope in scopes]}
+    if reader is not None:
+        view |= {
             "tenant": reader.tenant,
             "user": reader.user,
             "channel": reader.channel,
             "teams": list(reader.teams),
-        },
+        }
+    return {
+        "format": FORMAT,
+        "version": VERSION,
+        "exported_at": memory.clock.now().isoformat(),
+        "tenant": memory.settings.tenant if reader is None else reader.tenant,
+        "view": view,
         "embedding_model": memory.embedder.model_id,
         "agents": {
             name: {
                 "items": [
                     item_to_dict(item)
-                    for item in memory.items(agent=name, include_superseded=True, reader=reader)
+                    for item in memory.items(
+                        agent=name, include_superseded=True, reader=reader, scopes=scopes
+                    )
                 ]
             }
             for name in names

@@ -219,6 +219,19 @@ def fact_of(change: Change) -> MemoryItem | None:
     return None
 
 
+def items_of(change: Change) -> tuple[MemoryItem, ...]:
+    """The memory items a change would store or remove (none for bookkeeping: turns,
+    session headers, summaries)."""
+    match change:
+        case AddFact(item) | TouchFact(item) | AppendNote(item) | RemoveItem(item):
+            return (item,)
+        case SupersedeFact(_, new):
+            return (new,)
+        case ForgetItems(items, _):
+            return tuple(items)
+    return ()
+
+
 def _audited(proposal: Proposal) -> str:
     """The proposal as the audit trail keeps it: a forget is named by its ids and keys,
     never by what it forgets."""

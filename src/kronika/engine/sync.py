@@ -44,6 +44,7 @@ from kronika.core.visibility import Audience
 from kronika.errors import KronikaError
 from kronika.ports import Embedder, ItemIndex, SourceState
 from kronika.stores.markdown import sessions
+from kronika.stores.markdown.brain import BRAIN
 from kronika.stores.markdown.layout import SOURCE_GLOBS, SourceKind, classify
 from kronika.stores.markdown.lines import bare, hashed_id, split_lines
 from kronika.stores.markdown.sessions import TURN_RE
@@ -189,6 +190,15 @@ class Indexer:
             report.files_seen = len(seen.files)
             report.seconds = time.perf_counter() - started
             return report
+        if paths is not None and len(set(paths)) > 1:
+            # facts appended to the archive or history may come from the Brain in the
+            # same write: the Brain is indexed first, so they are no longer indexed there
+            later = [p for p in dict.fromkeys(paths) if _appendable_facts(p)]
+            if later and len(later) < len(set(paths)):
+                first = [p for p in dict.fromkeys(paths) if p not in later]
+                report = self.sync_agent(agent, paths=first, defer_vectors=defer_vectors)
+                report.merge(self.sync_agent(agent, paths=later, defer_vectors=defer_vectors))
+                return report
         if paths is not None:  # turns appended by kronika: index them alone, list nothing
             embed = not defer_vectors or not self._may_defer()
             paths = [p for p in dict.fromkeys(paths) if not self._appended(agent, p, report, embed)]
@@ -197,7 +207,11 @@ class Indexer:
                 return report
         folders = _folder_marks(folder)  # before listing: a change while listing shows next time
         known = self._index.source_states(agent)
-        files = {f.path: f for f in self._workspace.list_sources(agent)}
+        if paths is None:
+            files = {f.path: f for f in self._workspace.list_sources(agent)}
+        else:  # a write's own files: their status alone, not a listing of the folder
+            found = (self._workspace.source_file(agent, p) for p in dict.fromkeys(paths))
+            files = {f.path: f for f in found if f is not None}
         report.files_seen = len(files)
         if paths is None:
             for gone in sorted(set(known) - set(files)):
@@ -363,6 +377,8 @@ class Indexer:
         exchange context, and rows are never updated in place). The rows are then the
         ones a full re-index of the file would make. Without ``embed`` their vectors
         wait, as a write's may (see the module docstring)."""
+        if classify(path) is SourceKind.FACTS:
+            return self._appended_facts(agent, path, report, embed)
         if classify(path) is not SourceKind.SESSION:
             return False
         tail = self._index.source_tail(agent, path)
@@ -402,6 +418,36 @@ class Indexer:
             agent, path, hashlib.sha256(raw).hexdigest(), stat.st_mtime_ns, stat.st_size
         )
         if not self._index.append_to_source(tail.state, state, new, hashes):
+            return False
+        if embed:
+            report.texts_embedded += self._embed_missing(wanted)
+        report.files_indexed += 1
+        report.items_indexed += len(new)
+        return True
+
+    def _appended_facts(self, agent: str, path: str, report: SyncReport, embed: bool) -> bool:
+        """Index only the facts kronika appended to a fact file since it was indexed
+        (:meth:`MarkdownWorkspace.appended_facts`), or nothing when the file is as
+        indexed; ``False`` (nothing done) when it changed in any other way."""
+        state = self._index.source_states(agent).get(path)
+        source = self._workspace.source_file(agent, path)
+        if state is None or source is None:
+            return False
+        new = self._workspace.appended_facts(agent, path, state.content_hash)
+        if new is None:
+            return False
+        if not new:
+            return (state.mtime_ns, state.size) == (source.mtime_ns, source.size)
+        parsed = self._workspace.parse_source(agent, path)
+        texts = embedding_texts(new, context_words=self._context_words)
+        hashes = [content_hash(text) for text in texts]
+        wanted = dict(zip(hashes, texts, strict=True))
+        if embed:
+            report.texts_embedded += self._embed_missing(wanted)
+        else:
+            self._list_pending(agent, [path])
+        after = SourceState(agent, path, parsed.content_hash, source.mtime_ns, source.size)
+        if not self._index.append_to_source(state, after, new, hashes):
             return False
         if embed:
             report.texts_embedded += self._embed_missing(wanted)
@@ -546,6 +592,11 @@ class Indexer:
             vectors = self._embedder.embed_documents([wanted[h] for h in chunk])
             self._index.store_embeddings(dict(zip(chunk, vectors, strict=True)))
         return len(missing)
+
+
+def _appendable_facts(path: str) -> bool:
+    """A fact file kronika appends to (the archive, the history; not the Brain)."""
+    return classify(path) is SourceKind.FACTS and path != BRAIN.path
 
 
 def _changed(state: SourceState | None, source: SourceFile, *, forced: bool) -> bool:

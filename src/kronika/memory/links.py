@@ -8,7 +8,8 @@ its links, and an export carries them with the rest of the agent's files.
 
 from __future__ import annotations
 
-from kronika.core.model import ItemLink, LinkKind
+from kronika.core.model import ItemLink, LinkKind, Reader
+from kronika.core.visibility import only_visible
 from kronika.engine.write import USER
 from kronika.errors import InvalidInput, NotFound
 from kronika.memory.base import MemoryBase
@@ -64,7 +65,18 @@ class MemoryLinks(MemoryBase):
                 return made
         return made
 
-    def links(self, item_id: str | None = None, *, agent: str | None = None) -> list[ItemLink]:
+    def links(
+        self, item_id: str | None = None, *, agent: str | None = None, reader: Reader | None = None
+    ) -> list[ItemLink]:
         """The agent's links in the order they were made (only those touching
-        ``item_id``, at either end, when it is given)."""
-        return self.link_store.links(self._agent(agent), item_id)
+        ``item_id``, at either end, when it is given); a reader's, only those between
+        items they may see."""
+        name = self._agent(agent)
+        found = self.link_store.links(name, item_id)
+        who = self._reader(reader)
+        if who is None or not found:
+            return found
+        self._fresh(name)
+        ids = {end for link in found for end in (link.from_id, link.to_id)}
+        seen = {item.id for item in only_visible(self.index.get_items(sorted(ids)), who)}
+        return [link for link in found if link.from_id in seen and link.to_id in seen]

@@ -193,16 +193,22 @@ class MemoryReads(MemoryBase):
         agent: str | None = None,
         include_archived: bool = True,
         reader: Reader | None = None,
+        scopes: Sequence[Scope | str] = (),
     ) -> list[MemoryItem]:
-        """Current facts ``reader`` may see: the Brain, then (by default) the archive."""
+        """Current facts ``reader`` may see (of ``scopes``, when given): the Brain, then
+        (by default) the archive."""
         name = self._agent(agent)
-        facts = self._brain_facts(name, reader)
+        facts = self._brain_facts(name, reader, scopes)
         if not include_archived:
             return facts
-        return facts + only_visible(self.workspace.archived_facts(name), self._reader(reader))
+        archived = only_visible(self.workspace.archived_facts(name), self._reader(reader))
+        return facts + _of_scopes(archived, scopes)
 
-    def _brain_facts(self, agent: str, reader: Reader | None) -> list[MemoryItem]:
-        return only_visible(self.workspace.brain_facts(agent), self._reader(reader))
+    def _brain_facts(
+        self, agent: str, reader: Reader | None, scopes: Sequence[Scope | str] = ()
+    ) -> list[MemoryItem]:
+        brain = only_visible(self.workspace.brain_facts(agent), self._reader(reader))
+        return _of_scopes(brain, scopes)
 
     def history(
         self, key: str, *, agent: str | None = None, reader: Reader | None = None
@@ -259,10 +265,11 @@ class MemoryReads(MemoryBase):
         query: str | None = None,
         k: int | None = None,
         reader: Reader | None = None,
+        scopes: Sequence[Scope | str] = (),
     ) -> list[MemoryItem]:
         """Static Brain facts plus the top-K relevant long-term items for ``query`` (R4)."""
         name = self._agent(agent)
-        static = self._brain_facts(name, reader)
+        static = self._brain_facts(name, reader, scopes)
         if not query:
             return static
         seen = {f.id for f in static}
@@ -272,28 +279,41 @@ class MemoryReads(MemoryBase):
             k=k or self.settings.long_term_top_k,
             types=[ItemType.FACT, ItemType.NOTE, ItemType.SUMMARY, ItemType.SEMANTIC],
             reader=reader,
+            scopes=scopes,
         )
         return static + [hit.item for hit in result.hits if hit.item.id not in seen]
 
     def format_for_prompt(
-        self, *, agent: str | None = None, query: str | None = None, reader: Reader | None = None
+        self,
+        *,
+        agent: str | None = None,
+        query: str | None = None,
+        reader: Reader | None = None,
+        scopes: Sequence[Scope | str] = (),
     ) -> str:
         """The ``<memory>`` block (I6) and, for a query, the ``LONG_TERM_MEMORY`` block (R4),
-        of what ``reader`` may see. Returns ``""`` when there is nothing to show.
+        of what ``reader`` may see (of ``scopes``, when given). Returns ``""`` when there is
+        nothing to show.
         """
         name = self._agent(agent)
-        brain = self._brain_facts(name, reader)
+        brain = self._brain_facts(name, reader, scopes)
         parts = [render_memory_block(brain)]
         if query:
-            long_term = self.load_long_term(agent=name, query=query, reader=reader)
+            long_term = self.load_long_term(agent=name, query=query, reader=reader, scopes=scopes)
             relevant = [i for i in long_term if i not in brain]
             parts.append(render_long_term_block(relevant, []))
         return "\n\n".join(part for part in parts if part)
 
-    def brain(self, *, agent: str | None = None, reader: Reader | None = None) -> str:
+    def brain(
+        self,
+        *,
+        agent: str | None = None,
+        reader: Reader | None = None,
+        scopes: Sequence[Scope | str] = (),
+    ) -> str:
         """The Brain as the agent sees it at wake-up (the facts ``reader`` may see)."""
         name = self._agent(agent)
-        return render_brain(name, self._brain_facts(name, reader))
+        return render_brain(name, self._brain_facts(name, reader, scopes))
 
     def identity(self, *, agent: str | None = None) -> str:
         return self.workspace.read_identity(self._agent(agent))
@@ -313,3 +333,14 @@ class MemoryReads(MemoryBase):
 
     def stats(self) -> dict[str, Any]:
         return self.index.stats()
+
+
+def _of_scopes(items: list[MemoryItem], scopes: Sequence[Scope | str]) -> list[MemoryItem]:
+    """``items`` of these scopes (all of them when none are named)."""
+    if not scopes:
+        return items
+    try:
+        wanted = {Scope(scope) for scope in scopes}
+    except ValueError as exc:
+        raise InvalidQuery(str(exc)) from exc
+    return [item for item in items if item.scope in wanted]

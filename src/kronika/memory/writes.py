@@ -3,10 +3,10 @@ single write path (SPEC C5)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kronika.core.dedup import Add, Refresh, Replace, place_fact
 from kronika.core.entities import extract_entities
@@ -29,8 +29,8 @@ from kronika.core.prompt import (
 )
 from kronika.core.screening import screen_item
 from kronika.core.sections import guess_section, parse_section
-from kronika.core.visibility import Audience, audience, only_visible
-from kronika.engine.proposals import Proposal, fact_of
+from kronika.core.visibility import Audience, audience, only_visible, visible
+from kronika.engine.proposals import Proposal, fact_of, items_of
 from kronika.engine.redacting import plan_forget, snapshot
 from kronika.engine.sync import Progress, SyncReport
 from kronika.engine.write import (
@@ -61,6 +61,13 @@ from kronika.stores.markdown.sessions import audience_fields, session_filename
 if TYPE_CHECKING:  # the forget path (and its phrase rules) loads when something is forgotten
     from kronika.engine.forgetting import ForgetReceipt
     from kronika.engine.purge import PurgeReport
+
+
+_FACT_FIELDS = frozenset(
+    {"content", "value", "key", "section", "source", "multi", "importance", "entities"}
+    | {"tags", "scope", "channel", "user", "team", "at"}
+)
+"""The fields a fact given to :meth:`MemoryWrites.remember_many` may have."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +119,104 @@ class MemoryWrites(MemoryBase):
         ``channel``, ``team``; the reader's user and channel by default) is described in
         docs/scopes.md.
         """
+        name = self._agent(agent)
+        item, at = self._fact_item(
+            name,
+            content,
+            key=key,
+            value=value,
+            section=section,
+            source=source,
+            multi=multi,
+            importance=importance,
+            entities=entities,
+            tags=tags,
+            scope=scope,
+            channel=channel,
+            at=at,
+            user=user,
+            team=team,
+            reader=reader,
+        )
+        with self._lock:
+            item, now = self._stamped(item, at)
+            return self._write_fact(name, item.section or "", item, now, source_agent)
+
+    def remember_many(
+        self,
+        facts: Iterable[str | Mapping[str, Any]],
+        *,
+        agent: str | None = None,
+        source: Source | str = Source.EXPLICIT,
+        source_agent: str = USER,
+        reader: Reader | None = None,
+    ) -> list[WriteReceipt]:
+        """Remember many facts in one go: a receipt per fact, in order.
+
+        Each fact is a string (its content) or a mapping of :meth:`remember`'s fields
+        (``content`` or ``value``, ``key``, ``section``, ``source``, ``multi``,
+        ``importance``, ``entities``, ``tags``, ``scope``, ``channel``, ``user``,
+        ``team``, ``at``). Every fact is checked before any is written
+        (:class:`InvalidInput` names the first bad one). Each then goes through the one
+        write path as :meth:`remember` would, under one hold of the workspace lock,
+        deciding duplicates against the facts stored and the batch's own earlier facts;
+        the index is brought up to date once, at the end. An agent whose autonomy denies
+        the write raises :class:`PermissionDenied` before anything is written.
+        """
+        name = self._agent(agent)
+        prepared: list[tuple[MemoryItem, datetime | None]] = []
+        for n, fact in enumerate(facts, 1):
+            fields: dict[str, Any] = {"content": fact} if isinstance(fact, str) else dict(fact)
+            unknown = sorted(set(fields) - _FACT_FIELDS)
+            if unknown:
+                raise InvalidInput(f"fact {n}: unknown field(s) {', '.join(unknown)}")
+            fields.setdefault("source", source)
+            try:
+                prepared.append(self._fact_item(name, reader=reader, **fields))
+            except (InvalidInput, TypeError) as exc:
+                raise InvalidInput(f"fact {n}: {exc}") from exc
+        receipts: list[WriteReceipt] = []
+        with self._lock:
+            self._healing(lambda: self._presync(name))
+            with self._deferring(name) as paths:
+                try:
+                    for item, at in prepared:
+                        item, now = self._stamped(item, at)
+                        section = item.section or ""
+                        receipts.append(
+                            self._write_fact(name, section, item, now, source_agent, synced=True)
+                        )
+                finally:
+                    written = list(paths)
+            if written:
+                try:
+                    self._after_write(name, written)
+                except Exception as exc:  # the facts are stored; `kronika sync` catches up
+                    note = f"the facts were stored but the index was not updated ({exc})"
+                    receipts[-1] = replace(receipts[-1], notes=(*receipts[-1].notes, note))
+        return receipts
+
+    def _fact_item(
+        self,
+        name: str,
+        content: str | None = None,
+        *,
+        key: str | None = None,
+        value: str | None = None,
+        section: str | None = None,
+        source: Source | str = Source.EXPLICIT,
+        multi: bool = False,
+        importance: float | None = None,
+        entities: Sequence[str] = (),
+        tags: Sequence[str] = (),
+        scope: Scope | str | None = None,
+        channel: str | None = None,
+        at: datetime | None = None,
+        user: str | None = None,
+        team: str | None = None,
+        reader: Reader | None = None,
+    ) -> tuple[MemoryItem, datetime | None]:
+        """The fact :meth:`remember` would store (checked), and its given time."""
         raw = value if value is not None else content
         if raw is None:
             raise InvalidInput("nothing to remember: give the content (and optionally a key)")
@@ -123,7 +228,6 @@ class MemoryWrites(MemoryBase):
         at = checks.moment(at, what="at")
         entities = checks.texts(entities, what="entities")
         tags = checks.texts(tags, what="tags")
-        name = self._agent(agent)
         owners = self._audience(name, scope, user, channel, team, reader)
         now = at or self.clock.now()
         try:
@@ -153,7 +257,7 @@ class MemoryWrites(MemoryBase):
             team=owners.team,
             key=clean_key,
             value=text,
-            multi=multi,
+            multi=bool(multi),
             source=src,
             section=sect.value,
             importance=imp,
@@ -161,11 +265,15 @@ class MemoryWrites(MemoryBase):
             entities=tuple(dict.fromkeys([*extract_entities(text), *entities])),
             tags=tuple(tags),
         )
-        with self._lock:
-            if at is None:  # taken under the lock, so racing writers' times follow their order
-                now = self.clock.now()
-                item = replace(item, created_at=now, updated_at=now, valid_from=now)
-            return self._write_fact(name, sect.value, item, now, source_agent)
+        return item, at
+
+    def _stamped(self, item: MemoryItem, at: datetime | None) -> tuple[MemoryItem, datetime]:
+        """``item`` timed now unless its time was given; taken under the lock, so racing
+        writers' times follow their order."""
+        if at is not None:
+            return item, at
+        now = self.clock.now()
+        return replace(item, created_at=now, updated_at=now, valid_from=now), now
 
     def _audience(
         self,
@@ -196,10 +304,24 @@ class MemoryWrites(MemoryBase):
         except ValueError as exc:
             raise InvalidInput(str(exc)) from exc
 
+    def _presync(self, agent: str) -> SyncReport:
+        """Pick up hand edits of the Brain and the archive before a fact is placed."""
+        return self._indexer.sync_agent(
+            agent, paths=["brain.md", "brain_archive.md"], defer_vectors=True
+        )
+
     def _write_fact(
-        self, agent: str, section: str, item: MemoryItem, now: datetime, source_agent: str
+        self,
+        agent: str,
+        section: str,
+        item: MemoryItem,
+        now: datetime,
+        source_agent: str,
+        *,
+        synced: bool = False,
     ) -> WriteReceipt:
-        self._indexer.sync_agent(agent, paths=["brain.md", "brain_archive.md"], defer_vectors=True)
+        if not synced:
+            self._presync(agent)
         # screened before the duplicate check, so a redacted fact said twice is one fact
         item = screen_item(item, self.settings.secrets)
         change = self._fact_change(agent, item, now)
@@ -218,7 +340,11 @@ class MemoryWrites(MemoryBase):
         placed = place_fact(
             item,
             [f for f in self.workspace.brain_facts(agent) if Audience.of(f) == owners],
-            [f for f in self.workspace.archived_facts(agent) if Audience.of(f) == owners],
+            [
+                f
+                for f in self.workspace.archived_facts_like(agent, item)
+                if Audience.of(f) == owners
+            ],
             near=self.settings.near_duplicate_similarity,
         )
         match placed:
@@ -497,9 +623,18 @@ class MemoryWrites(MemoryBase):
         return ImportReport(agent=agent, sessions=count, turns=turns, sync=report)
 
     # ----------------------------------------------------------------- proposals
-    def proposals(self, agent: str | None = None) -> list[Proposal]:
-        """Changes waiting for the person's approval; every agent's when ``agent`` is None."""
-        return [p for name in self._agents_or_all(agent) for p in self._proposals.pending(name)]
+    def proposals(
+        self, agent: str | None = None, *, reader: Reader | None = None
+    ) -> list[Proposal]:
+        """Changes waiting for the person's approval; every agent's when ``agent`` is None.
+        A reader sees those whose every item they may see (none that only keep books)."""
+        found = [p for name in self._agents_or_all(agent) for p in self._proposals.pending(name)]
+        who = self._reader(reader)
+        if who is None:
+            return found
+        return [
+            p for p in found if (its := items_of(p.change)) and all(visible(i, who) for i in its)
+        ]
 
     def approve(self, proposal_id: str, agent: str | None = None) -> WriteReceipt:
         """Apply a waiting proposal as the person, then remove it (see engine/proposals)."""

@@ -15,16 +15,16 @@ A request's key becomes a :class:`Caller`. Before any memory call the server ask
 
 The reading context (:class:`~kronika.core.model.Reader`) is built here from the key
 and the user and channel a request names; :func:`reading` is the one place it is
-handed to :class:`~kronika.memory.Memory`'s reads.
+handed to :class:`~kronika.memory.Memory`. A workspace may hold agents of several
+tenants (``[agents.<name>] tenant``): an agent of another tenant does not exist for
+a key either.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from kronika import errors
-from kronika.core.model import Reader
 from kronika.engine.write import USER
 from kronika.memory import Memory
 from kronika.server.keys import ApiKey, Role
@@ -84,10 +84,6 @@ class Caller:
         return self.key.tenant
 
     @property
-    def reader(self) -> Reader:
-        return Reader(tenant=self.key.tenant, user=self.user, channel=self.channel)
-
-    @property
     def source_agent(self) -> str:
         """Who the write path is told is writing."""
         if self.key.role is Role.AGENT and self.key.agent:
@@ -105,17 +101,22 @@ class Caller:
             raise no_agent(agent or "")
         return found
 
+    def _ours(self, memory: Memory, agent: str) -> bool:
+        """``agent`` exists and belongs to this key's tenant."""
+        found = memory.workspace.has_agent(agent)
+        return found and memory.workspace.tenant_of(agent) == self.key.tenant
+
     def visible_agents(self, memory: Memory) -> list[str]:
         if self.key.agent is None:
-            return memory.agents()
-        return [self.key.agent] if memory.workspace.has_agent(self.key.agent) else []
+            return [name for name in memory.agents() if self._ours(memory, name)]
+        return [self.key.agent] if self._ours(memory, self.key.agent) else []
 
     def readable(self, memories: dict[str, Memory], agent: str) -> Memory:
         """The tenant's memory when this key may read ``agent`` (which exists)."""
         memory = self.memory(memories, agent)
         if self.key.agent is not None and agent != self.key.agent:
             raise no_agent(agent)
-        if not memory.workspace.has_agent(agent):
+        if not self._ours(memory, agent):
             raise no_agent(agent)
         return memory
 
@@ -127,9 +128,9 @@ class Caller:
         own = self.key.agent
         if own is not None and agent != own:
             granted = self.key.role is Role.AGENT and own in memory.settings.policy(agent).writers
-            if not granted or not memory.workspace.has_agent(agent):
+            if not granted or not self._ours(memory, agent):
                 raise no_agent(agent)
-        if not memory.workspace.has_agent(agent):
+        if not self._ours(memory, agent):
             raise no_agent(agent)
         return memory
 
@@ -142,11 +143,11 @@ class Caller:
             raise Forbidden(f"{what} needs a key of the whole tenant (one that names no agent)")
 
 
-def reading(caller: Caller) -> dict[str, Any]:
-    """Keyword arguments every read passes to :class:`Memory` for ``caller``.
-
-    The reader's tenant is already enforced (a key reaches only its tenant's memory);
-    once Memory's reads take the reading context this returns
-    ``{"reader": caller.reader}`` and every route and tool follows.
-    """
-    return {}
+def reading(memory: Memory, caller: Caller) -> Memory:
+    """``memory`` as ``caller`` reads and writes it: every call of the view takes the
+    reading context of the key's tenant and the request's user and channel (and the
+    teams the config gives that user), so recall, lists, the Brain, prompt blocks and
+    exports hold only what that reader may see."""
+    return memory.as_reader(
+        memory.reader(tenant=caller.tenant, user=caller.user, channel=caller.channel)
+    )

@@ -90,6 +90,7 @@ def create_app(service: Service, keys: KeyStore, config: ServerConfig | None = N
         return {"status": "ok"}
 
     _docs(app)
+    _ui(app)
     app.include_router(microdao)
     app.include_router(v1)
     _handle_errors(app)
@@ -107,6 +108,22 @@ def create_app(service: Service, keys: KeyStore, config: ServerConfig | None = N
             allow_headers=["Authorization", "X-API-Key", "Content-Type", "Mcp-Session-Id"],
         )
     return BodyLimit(outer, config.max_body_bytes)
+
+
+def _ui(app: FastAPI) -> None:
+    """``/``: the memory browser, a page and its script and styles from the package
+    (nothing from the network); it signs in with an API key and calls ``/v1``."""
+    from pathlib import Path
+
+    from fastapi.responses import FileResponse
+    from starlette.staticfiles import StaticFiles
+
+    folder = Path(__file__).parent / "ui"
+    app.mount("/ui", StaticFiles(directory=folder), name="ui")
+
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(folder / "index.html", media_type="text/html")
 
 
 def _docs(app: FastAPI) -> None:

@@ -2,6 +2,12 @@
 
 Each route is one line of :class:`~kronika.server.service.Service`; the caller comes
 from the request's key (:func:`caller`).
+
+The routes are ``async`` and call the memory on the event loop's own thread: calls to
+one memory run one at a time anyway (:class:`~kronika.server.service.Service` holds its
+lock), and numpy's BLAS measured several times slower in a pool thread than in the
+process's main thread. Export and import, which may take long, run in a pool thread
+so ``/healthz`` keeps answering meanwhile.
 """
 
 from __future__ import annotations
@@ -9,6 +15,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from kronika.server import schemas
@@ -23,7 +30,7 @@ Id = Annotated[str, Path(min_length=1, max_length=200)]
 Limit = Annotated[int, Query(ge=1, le=1000)]
 
 
-def caller(
+async def caller(
     request: Request,
     bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
     header: Annotated[str | None, Depends(_header)],
@@ -44,7 +51,7 @@ def caller(
 Who = Annotated[Caller, Depends(caller)]
 
 
-def service(request: Request) -> Service:
+async def service(request: Request) -> Service:
     found: Service = request.app.state.service
     return found
 
@@ -56,7 +63,7 @@ v1 = APIRouter(prefix="/v1")
 
 # --------------------------------------------------------------------- MicroDAO
 @microdao.get("/agents/{agent}/memory", summary="An agent's memory, newest first")
-def agent_memory(
+async def agent_memory(
     agent: Name,
     who: Who,
     svc: Svc,
@@ -69,13 +76,13 @@ def agent_memory(
 
 
 @microdao.delete("/agents/{agent}/memory/{memory_id}", summary="Forget one memory item")
-def agent_memory_delete(agent: Name, memory_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+async def agent_memory_delete(agent: Name, memory_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     receipt = svc.forget(who, agent, item_id=memory_id)
     return {"success": receipt["outcome"] == "applied", "receipt": receipt}
 
 
 @microdao.post("/agents/{agent}/memory/distill", summary="Distil sessions", status_code=202)
-def agent_memory_distill(
+async def agent_memory_distill(
     agent: Name, who: Who, svc: Svc, body: schemas.DistillBody | None = None
 ) -> dict[str, Any]:
     job = svc.distill(who, agent, body.days if body else schemas.DEFAULT_DAYS)
@@ -84,33 +91,33 @@ def agent_memory_distill(
 
 # --------------------------------------------------------------------------- v1
 @v1.get("/me", tags=["keys"], summary="What this API key is")
-def me(who: Who) -> dict[str, Any]:
+async def me(who: Who) -> dict[str, Any]:
     key = who.key
     return {"id": key.id, "tenant": key.tenant, "role": key.role.value, "agent": key.agent}
 
 
 @v1.get("/agents", tags=["agents"])
-def agents(who: Who, svc: Svc) -> dict[str, Any]:
+async def agents(who: Who, svc: Svc) -> dict[str, Any]:
     return svc.agents(who)
 
 
 @v1.post("/agents", tags=["agents"], status_code=201)
-def create_agent(body: schemas.AgentBody, who: Who, svc: Svc) -> dict[str, Any]:
+async def create_agent(body: schemas.AgentBody, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.create_agent(who, body.name)
 
 
 @v1.post("/agents/{agent}/memories", tags=["memories"], summary="Remember a fact")
-def remember(agent: Name, body: schemas.RememberBody, who: Who, svc: Svc) -> dict[str, Any]:
+async def remember(agent: Name, body: schemas.RememberBody, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.remember(who, agent, **body.model_dump())
 
 
 @v1.post("/agents/{agent}/notes", tags=["memories"], summary="Retain a note in today's log")
-def note(agent: Name, body: schemas.NoteBody, who: Who, svc: Svc) -> dict[str, Any]:
+async def note(agent: Name, body: schemas.NoteBody, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.note(who, agent, body.text)
 
 
 @v1.get("/agents/{agent}/memories", tags=["memories"], summary="Stored items, newest first")
-def items(
+async def items(
     agent: Name,
     who: Who,
     svc: Svc,
@@ -143,50 +150,50 @@ def items(
 
 
 @v1.get("/agents/{agent}/memories/{item_id}", tags=["memories"])
-def get_item(agent: Name, item_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+async def get_item(agent: Name, item_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.get(who, agent, item_id)
 
 
 @v1.delete("/agents/{agent}/memories/{item_id}", tags=["memories"], summary="Forget one item")
-def delete_item(agent: Name, item_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+async def delete_item(agent: Name, item_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.forget(who, agent, item_id=item_id)
 
 
 @v1.post("/agents/{agent}/forget", tags=["memories"], summary="Forget, with a receipt")
-def forget(agent: Name, body: schemas.ForgetBody, who: Who, svc: Svc) -> dict[str, Any]:
+async def forget(agent: Name, body: schemas.ForgetBody, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.forget(who, agent, item_id=body.id, key=body.key, value=body.value, topic=body.topic)
 
 
 @v1.post("/agents/{agent}/recall", tags=["recall"], summary="Find the best matching memories")
-def recall(agent: Name, body: schemas.RecallBody, who: Who, svc: Svc) -> dict[str, Any]:
+async def recall(agent: Name, body: schemas.RecallBody, who: Who, svc: Svc) -> dict[str, Any]:
     options = body.model_dump(exclude={"query"})
     return svc.recall(who, agent, body.query, **options)
 
 
 @v1.get("/agents/{agent}/history", tags=["recall"], summary="Every value a fact key has had")
-def history(
+async def history(
     agent: Name, key: Annotated[str, Query(min_length=1, max_length=200)], who: Who, svc: Svc
 ) -> dict[str, Any]:
     return svc.history(who, agent, key)
 
 
 @v1.get("/agents/{agent}/facts", tags=["recall"])
-def facts(agent: Name, who: Who, svc: Svc, include_archived: bool = True) -> dict[str, Any]:
+async def facts(agent: Name, who: Who, svc: Svc, include_archived: bool = True) -> dict[str, Any]:
     return svc.facts(who, agent, include_archived=include_archived)
 
 
 @v1.get("/agents/{agent}/brain", tags=["context"], summary="The Brain as the agent sees it")
-def brain(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
+async def brain(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.brain(who, agent)
 
 
 @v1.get("/agents/{agent}/wake", tags=["context"], summary="Identity, <memory> block, context")
-def wake(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
+async def wake(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.wake(who, agent)
 
 
 @v1.get("/agents/{agent}/prompt", tags=["context"], summary="The <memory> block for a prompt")
-def prompt(
+async def prompt(
     agent: Name,
     who: Who,
     svc: Svc,
@@ -196,17 +203,17 @@ def prompt(
 
 
 @v1.get("/agents/{agent}/sessions", tags=["sessions"])
-def sessions(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
+async def sessions(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.sessions(who, agent)
 
 
 @v1.get("/agents/{agent}/sessions/{session_id}", tags=["sessions"])
-def session(agent: Name, session_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+async def session(agent: Name, session_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.session(who, agent, session_id)
 
 
 @v1.post("/agents/{agent}/sessions/{session_id}/turns", tags=["sessions"], status_code=201)
-def save_turn(
+async def save_turn(
     agent: Name, session_id: Id, body: schemas.TurnBody, who: Who, svc: Svc
 ) -> dict[str, Any]:
     return svc.save_turn(
@@ -216,63 +223,68 @@ def save_turn(
 
 
 @v1.get("/agents/{agent}/proposals", tags=["proposals"])
-def proposals(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
+async def proposals(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.proposals(who, agent)
 
 
 @v1.post("/agents/{agent}/proposals/{proposal_id}/approve", tags=["proposals"])
-def approve(agent: Name, proposal_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+async def approve(agent: Name, proposal_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.settle(who, agent, proposal_id, "approve")
 
 
 @v1.post("/agents/{agent}/proposals/{proposal_id}/reject", tags=["proposals"])
-def reject(agent: Name, proposal_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+async def reject(agent: Name, proposal_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.settle(who, agent, proposal_id, "reject")
 
 
 @v1.get("/agents/{agent}/audit", tags=["audit"])
-def agent_audit(
+async def agent_audit(
     agent: Name, who: Who, svc: Svc, limit: Annotated[int, Query(ge=1, le=100_000)] = 100
 ) -> dict[str, Any]:
     return svc.audit(who, agent, limit)
 
 
 @v1.get("/audit", tags=["audit"], summary="The audit trail of every agent")
-def audit(
+async def audit(
     who: Who, svc: Svc, limit: Annotated[int, Query(ge=1, le=100_000)] = 100
 ) -> dict[str, Any]:
     return svc.audit(who, None, limit)
 
 
 @v1.post("/agents/{agent}/distill", tags=["jobs"], status_code=202)
-def distill(
+async def distill(
     agent: Name, who: Who, svc: Svc, body: schemas.DistillBody | None = None
 ) -> dict[str, Any]:
     return svc.distill(who, agent, body.days if body else schemas.DEFAULT_DAYS)
 
 
 @v1.get("/jobs", tags=["jobs"])
-def jobs(who: Who, svc: Svc) -> dict[str, Any]:
+async def jobs(who: Who, svc: Svc) -> dict[str, Any]:
     return svc.job_list(who)
 
 
 @v1.get("/jobs/{job_id}", tags=["jobs"])
-def job(job_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+async def job(job_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.job(who, job_id)
 
 
 @v1.get("/export", tags=["export"], summary="Everything kept, as one JSON document")
-def export(
+async def export(
     who: Who, svc: Svc, agent: Annotated[str | None, Query(min_length=1, max_length=100)] = None
 ) -> dict[str, Any]:
-    return svc.export(who, agent)
+    return await run_in_threadpool(svc.export, who, agent)
 
 
 @v1.post("/import", tags=["export"], summary="Restore an export document")
-def import_(body: schemas.ImportBody, who: Who, svc: Svc) -> dict[str, Any]:
-    return svc.import_export(who, body.document, replace=body.replace)
+async def import_(body: schemas.ImportBody, who: Who, svc: Svc) -> dict[str, Any]:
+    return await run_in_threadpool(svc.import_export, who, body.document, replace=body.replace)
 
 
 @v1.get("/stats", tags=["stats"])
-def stats(who: Who, svc: Svc) -> dict[str, Any]:
+async def stats(who: Who, svc: Svc) -> dict[str, Any]:
     return svc.stats(who)
+
+
+@v1.get("/agents/{agent}/lessons", tags=["lessons"], summary="What the agent learned")
+async def lessons(agent: Name, who: Who, svc: Svc, include_retired: bool = False) -> dict[str, Any]:
+    return svc.lessons(who, agent, include_retired=include_retired)

@@ -33,11 +33,22 @@ def _minion(settings: Settings) -> LLM | None:
     return build_llm(settings, minion=True)
 
 
+def one_blas_thread() -> None:
+    """Vector search on one BLAS thread: a server's concurrency comes from its requests,
+    and on a busy machine a second BLAS thread made a matrix-vector product tens of
+    times slower, not faster (it waits for a core). Call after numpy is loaded."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
+
+
 def build_service(settings: Settings) -> Service:
-    """The workspace's memory, served for its tenant; distillation uses the
+    """The workspace's memory, served for every tenant its agents belong to (the
+    ``tenant`` setting and each ``[agents.<name>] tenant``); distillation uses the
     configured background model (none: jobs report what waits for one)."""
     memory = build_memory(settings)
-    return Service({settings.tenant: memory}, llm=_minion)
+    tenants = {settings.tenant, *settings.tenants().values()}
+    return Service(dict.fromkeys(sorted(tenants), memory), llm=_minion)
 
 
 def open_keys(settings: Settings) -> KeyStore:
@@ -72,6 +83,7 @@ def serve(
         host=host,
     )
     service = build_service(settings)
+    one_blas_thread()
     app = create_app(service, open_keys(settings), config)
     try:
         uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on")

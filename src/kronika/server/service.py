@@ -21,6 +21,7 @@ from kronika.ports import LLM
 from kronika.server import views
 from kronika.server.access import Caller, reading
 from kronika.server.jobs import JobBook
+from kronika.server.keys import Role
 from kronika.settings import Settings
 
 LlmFactory = Callable[[Settings], LLM | None]
@@ -44,46 +45,53 @@ class Service:
         self.memories = dict(memories)
         self.jobs = JobBook()
         self._llm = llm
-        self._locks = {id(memory): threading.RLock() for memory in self.memories.values()}
+        shared = {id(memory): threading.RLock() for memory in self.memories.values()}
+        self._locks = {tenant: shared[id(memory)] for tenant, memory in self.memories.items()}
 
     @contextmanager
-    def _held(self, memory: Memory) -> Iterator[None]:
-        # Memory serves one caller at a time; the tenants are independent
-        with self._locks[id(memory)]:
+    def _held(self, caller: Caller) -> Iterator[None]:
+        # a Memory serves one caller at a time; memories of other tenants are independent
+        lock = self._locks.get(caller.tenant)
+        if lock is None:
+            yield
+            return
+        with lock:
             yield
 
     def _read(self, caller: Caller, agent: str) -> Memory:
-        return caller.readable(self.memories, agent)
+        """The memory as ``caller`` reads it, when the caller may read ``agent``."""
+        return reading(caller.readable(self.memories, agent), caller)
 
     def _write(self, caller: Caller, agent: str) -> Memory:
-        return caller.writable(self.memories, agent)
+        """The memory as ``caller`` writes to it, when the caller may write to ``agent``."""
+        return reading(caller.writable(self.memories, agent), caller)
 
     # -------------------------------------------------------------------- agents
     def agents(self, caller: Caller) -> dict[str, Any]:
         memory = self.memories.get(caller.tenant)
         if memory is None:
             return {"agents": []}
-        with self._held(memory):
+        with self._held(caller):
             return {"agents": caller.visible_agents(memory)}
 
     def create_agent(self, caller: Caller, agent: str) -> dict[str, Any]:
         caller.require_admin("creating an agent")
         caller.require_unrestricted("creating an agent")
         memory = caller.memory(self.memories, agent)
-        with self._held(memory):
+        with self._held(caller):
             memory.create_agent(agent)
         return {"agent": agent, "created": True}
 
     # -------------------------------------------------------------------- writes
     def remember(self, caller: Caller, agent: str, **fields: Any) -> dict[str, Any]:
         memory = self._write(caller, agent)
-        with self._held(memory):
+        with self._held(caller):
             receipt = memory.remember(agent=agent, source_agent=caller.source_agent, **fields)
         return views.write_receipt(receipt)
 
     def note(self, caller: Caller, agent: str, text: str) -> dict[str, Any]:
         memory = self._write(caller, agent)
-        with self._held(memory):
+        with self._held(caller):
             receipt = memory.note(text, agent=agent, source_agent=caller.source_agent)
         return views.write_receipt(receipt)
 
@@ -98,7 +106,7 @@ class Service:
         topic: str | None = None,
     ) -> dict[str, Any]:
         memory = self._write(caller, agent)
-        with self._held(memory):
+        with self._held(caller):
             receipt = memory.forget(
                 item_id,
                 key=key,
@@ -121,7 +129,7 @@ class Service:
         turn_id: str | None = None,
     ) -> dict[str, Any]:
         memory = self._write(caller, agent)
-        with self._held(memory):
+        with self._held(caller):
             made = memory.save_turn(
                 session_id,
                 speaker,
@@ -138,17 +146,17 @@ class Service:
         explain = bool(options.pop("explain", False))
         if options.get("all_agents"):
             caller.require_unrestricted("recall across all agents")
-            memory = caller.memory(self.memories, agent)
+            memory = reading(caller.memory(self.memories, agent), caller)
         else:
             memory = self._read(caller, agent)
-        with self._held(memory):
-            result = memory.recall(query, agent=agent, **options, **reading(caller))
+        with self._held(caller):
+            result = memory.recall(query, agent=agent, **options)
         return views.recall(result, explain=explain)
 
     def get(self, caller: Caller, agent: str, item_id: str) -> dict[str, Any]:
         memory = self._read(caller, agent)
-        with self._held(memory):
-            item = memory.get(item_id, agent=agent, **reading(caller))
+        with self._held(caller):
+            item = memory.get(item_id, agent=agent)
         return views.items([item])[0]
 
     def items(
@@ -162,14 +170,13 @@ class Service:
         offset: int = 0,
     ) -> dict[str, Any]:
         memory = self._read(caller, agent)
-        with self._held(memory):
+        with self._held(caller):
             found = memory.items(
                 agent=agent,
                 types=types,
                 include_superseded=include_superseded,
                 limit=limit,
                 offset=offset,
-                **reading(caller),
             )
         return {"items": views.items(found)}
 
@@ -182,9 +189,9 @@ class Service:
         memory = self._read(caller, agent)
         found: list[MemoryItem] = []
         offset = 0
-        with self._held(memory):
+        with self._held(caller):
             while len(found) < limit:
-                page = memory.items(agent=agent, limit=_PAGE, offset=offset, **reading(caller))
+                page = memory.items(agent=agent, limit=_PAGE, offset=offset)
                 found += [item for item in page if wanted(item)]
                 if len(page) < _PAGE:
                     break
@@ -193,45 +200,56 @@ class Service:
 
     def history(self, caller: Caller, agent: str, key: str) -> dict[str, Any]:
         memory = self._read(caller, agent)
-        with self._held(memory):
-            found = memory.history(key, agent=agent, **reading(caller))
+        with self._held(caller):
+            found = memory.history(key, agent=agent)
         return {"key": key, "values": views.items(found)}
 
     def facts(self, caller: Caller, agent: str, *, include_archived: bool) -> dict[str, Any]:
         memory = self._read(caller, agent)
-        with self._held(memory):
-            found = memory.facts(agent=agent, include_archived=include_archived, **reading(caller))
+        with self._held(caller):
+            found = memory.facts(agent=agent, include_archived=include_archived)
         return {"facts": views.items(found)}
 
     def brain(self, caller: Caller, agent: str) -> dict[str, Any]:
         memory = self._read(caller, agent)
-        with self._held(memory):
-            return {"agent": agent, "brain": memory.brain(agent=agent, **reading(caller))}
+        with self._held(caller):
+            return {"agent": agent, "brain": memory.brain(agent=agent)}
 
     def wake(self, caller: Caller, agent: str) -> dict[str, Any]:
         from kronika.engine.session import wake_context
 
         memory = self._read(caller, agent)
-        with self._held(memory):
-            identity, block, active = wake_context(memory, agent)
-            tokens = sum(memory.tokens.count(part) for part in (identity, block, active))
+        with self._held(caller):
+            identity, block, active = wake_context(memory, agent, reader=memory.default_reader)
+            parts = {
+                "identity": memory.tokens.count(identity),
+                "memory_block": memory.tokens.count(block),
+                "active_context": memory.tokens.count(active),
+            }
+        s = memory.settings
         return {
             "agent": agent,
             "identity": identity,
             "memory_block": block,
             "active_context": active,
-            "tokens": tokens,
+            "tokens": sum(parts.values()),
+            "parts": parts,
+            "budgets": {
+                "identity": s.identity_budget,
+                "memory_block": s.brain_max,
+                "active_context": s.active_context_budget,
+            },
         }
 
     def prompt(self, caller: Caller, agent: str, query: str | None) -> dict[str, Any]:
         memory = self._read(caller, agent)
-        with self._held(memory):
-            block = memory.format_for_prompt(agent=agent, query=query or None, **reading(caller))
+        with self._held(caller):
+            block = memory.format_for_prompt(agent=agent, query=query or None)
         return {"agent": agent, "block": block}
 
     def sessions(self, caller: Caller, agent: str) -> dict[str, Any]:
         memory = self._read(caller, agent)
-        with self._held(memory):
+        with self._held(caller):
             headers = memory.workspace.session_headers(agent)
         return {
             "sessions": [
@@ -242,7 +260,7 @@ class Service:
 
     def session(self, caller: Caller, agent: str, session_id: str) -> dict[str, Any]:
         memory = self._read(caller, agent)
-        with self._held(memory):
+        with self._held(caller):
             turns = memory.load_session(session_id, agent=agent)
         return {"session_id": session_id, "turns": views.items(turns)}
 
@@ -254,15 +272,37 @@ class Service:
             memory = caller.memory(self.memories)
         else:
             memory = self._read(caller, agent)
-        with self._held(memory):
+        with self._held(caller):
             entries = memory.audit(agent=agent, limit=limit)
         return {"entries": views.audit(entries)}
+
+    def lessons(self, caller: Caller, agent: str, *, include_retired: bool) -> dict[str, Any]:
+        memory = self._read(caller, agent)
+        with self._held(caller):
+            found = memory.lessons(agent=agent, include_retired=include_retired)
+        return {
+            "lessons": [
+                {
+                    "id": x.id,
+                    "kind": x.kind,
+                    "text": x.text,
+                    "score": round(x.score, 4),
+                    "helped": x.helped,
+                    "hurt": x.hurt,
+                    "uses": x.uses,
+                    "status": x.status,
+                    "evidence": list(x.evidence),
+                    "created_at": x.created_at.isoformat(),
+                }
+                for x in found
+            ]
+        }
 
     def stats(self, caller: Caller) -> dict[str, Any]:
         memory = self.memories.get(caller.tenant)
         if memory is None:
             return {"agents": {}}
-        with self._held(memory):
+        with self._held(caller):
             agents = caller.visible_agents(memory)
             counts = {name: memory.count(agent=name) for name in agents}
             index = memory.stats() if caller.unrestricted else {}
@@ -271,14 +311,14 @@ class Service:
     # ----------------------------------------------------------------- proposals
     def proposals(self, caller: Caller, agent: str) -> dict[str, Any]:
         memory = self._read(caller, agent)
-        with self._held(memory):
+        with self._held(caller):
             found = memory.proposals(agent)
         return {"proposals": [views.proposal(p) for p in found]}
 
     def settle(self, caller: Caller, agent: str, proposal_id: str, verb: str) -> dict[str, Any]:
         memory = self._write(caller, agent)
         caller.require_admin(f"to {verb} a proposal")
-        with self._held(memory):
+        with self._held(caller):
             if verb == "approve":
                 return {"approved": views.write_receipt(memory.approve(proposal_id, agent))}
             return {"rejected": views.proposal(memory.reject(proposal_id, agent))}
@@ -293,10 +333,17 @@ class Service:
         else:
             if caller.tenant not in self.memories:
                 return {"agents": {}, "audit": []}
-            memory = caller.memory(self.memories)
+            memory = reading(caller.memory(self.memories), caller)
             names = caller.visible_agents(memory)
-        with self._held(memory):
-            return export_memory(memory, names) if names else {"agents": {}, "audit": []}
+        if not names:
+            return {"agents": {}, "audit": []}
+        # an admin of the whole tenant, reading for no one in particular, gets the
+        # tenant's agents whole: a backup that import restores; anyone else their view
+        whole = caller.key.role is Role.ADMIN and caller.unrestricted
+        if whole and not (caller.user or caller.channel):
+            memory = caller.memory(self.memories)
+        with self._held(caller):
+            return export_memory(memory, names)
 
     def import_export(self, caller: Caller, document: Any, *, replace: bool) -> dict[str, Any]:
         from kronika.engine.portability import import_export
@@ -304,7 +351,7 @@ class Service:
         caller.require_admin("importing")
         caller.require_unrestricted("importing")
         memory = caller.memory(self.memories)
-        with self._held(memory):
+        with self._held(caller):
             return import_export(memory, document, replace_existing=replace).as_dict()
 
     # ---------------------------------------------------------------------- jobs
@@ -316,19 +363,19 @@ class Service:
 
         def work() -> tuple[str, str, dict[str, Any]]:
             from kronika.engine.consolidate import Consolidator
+            from kronika.engine.jobs import run_job
 
             minion = self._llm(memory.settings)
-            consolidator = Consolidator(memory, minion)
-            with self._held(memory):
+            with self._held(caller):
                 for session_id in _quiet_sessions(memory, agent, days):
-                    consolidator.end(agent, session_id, "distill")
-                report = consolidator.run(agent)
-            result = views.consolidation(report)
+                    Consolidator(memory, minion).end(agent, session_id, "distill")
+                report = run_job(memory, "distill", agent=agent, days=days, llm=minion)
+            result = report.as_dict()
             if report.waiting:
                 why = "no language model is configured" if minion is None else "the model failed"
                 waiting = ", ".join(report.waiting)
                 return "waiting", f"{why}: {waiting} stay queued for the next run", result
-            return "done", f"{len(report.sessions)} sessions consolidated", result
+            return "done", f"{len(report.done)} done", result
 
         job = self.jobs.submit("distill", caller.tenant, agent, {"days": days}, work)
         return job.as_dict()

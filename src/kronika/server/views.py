@@ -13,7 +13,6 @@ from kronika.engine.write import WriteReceipt
 from kronika.ports import AuditEntry
 
 if TYPE_CHECKING:
-    from kronika.engine.consolidate import ConsolidationReport
     from kronika.engine.forgetting import ForgetReceipt
 
 
@@ -85,20 +84,3 @@ def proposal(found: Proposal) -> dict[str, Any]:
 
 def audit(entries: Sequence[AuditEntry]) -> list[dict[str, Any]]:
     return [{**asdict(entry), "at": entry.at.isoformat()} for entry in entries]
-
-
-def consolidation(report: ConsolidationReport) -> dict[str, Any]:
-    return {
-        "sessions": [
-            {
-                "session": o.session_id,
-                "status": o.status,
-                "written": list(o.written),
-                "summary": o.summary,
-                "error": o.error,
-            }
-            for o in report.sessions
-        ],
-        "summaries": list(report.summaries),
-        "waiting": list(report.waiting),
-    }

@@ -20,6 +20,7 @@ Outside :meth:`~GroupCommit.deferring` (every other write, and any other thread)
 
 from __future__ import annotations
 
+import contextlib
 import contextvars
 import os
 import threading
@@ -123,7 +124,8 @@ class GroupCommit:
         for ticket in batch:
             ticket.error = next((errors[k] for k in ticket.files if errors[k]), None)
             for fd in ticket.files.values():
-                os.close(fd)
+                with contextlib.suppress(OSError):  # synced already: only the copy goes
+                    os.close(fd)
 
     def _fsync_all(self, fds: list[int]) -> list[OSError | None]:
         """``fsync`` each descriptor, the others on helper threads while this one syncs

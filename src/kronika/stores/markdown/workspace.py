@@ -15,6 +15,8 @@ U+FFFD). The next write to such a file stores the repaired text.
 from __future__ import annotations
 
 import hashlib
+import os
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -27,6 +29,8 @@ from kronika.errors import InvalidAgentName, NotFound, UnknownAgent, WorkspaceEr
 from kronika.stores.markdown import (
     brain,
     documents,
+    factappend,
+    factlookup,
     frontmatter,
     lessons,
     moves,
@@ -35,6 +39,7 @@ from kronika.stores.markdown import (
     sessions,
 )
 from kronika.stores.markdown.atomic import is_temp_name
+from kronika.stores.markdown.factcache import FactCache, FactParse, file_stat
 from kronika.stores.markdown.files import SourceText, keep_copy, read_source, write_text
 from kronika.stores.markdown.layout import (
     BANK_KINDS,
@@ -94,6 +99,7 @@ class MarkdownWorkspace:
         self.tenants = dict(tenants or {})
         self.message_importance = message_importance
         self.notes: list[str] = []  # damage met while reading (see the module docstring)
+        self._facts = FactCache()  # fact files' parses (stores/markdown/factcache.py)
 
     def tenant_of(self, agent: str) -> str:
         """The tenant ``agent`` (and so every item of it) belongs to."""
@@ -163,9 +169,49 @@ class MarkdownWorkspace:
                 found[rel] = SourceFile(rel, stat.st_mtime_ns, stat.st_size)
         return [found[rel] for rel in sorted(found)]
 
+    def source_file(self, agent: str, path: str) -> SourceFile | None:
+        """The status of one indexed file (``None`` when missing or not indexed)."""
+        if classify(_checked_path(path)) is None:
+            return None
+        try:
+            stat = os.stat(self.require_agent(agent) / path)
+        except OSError:
+            return None
+        if stat.st_mode & 0o170000 != 0o100000:  # not a regular file
+            return None
+        return SourceFile(path, stat.st_mtime_ns, stat.st_size)
+
+    def appended_facts(self, agent: str, path: str, content_hash: str) -> list[MemoryItem] | None:
+        """The facts kronika appended to fact file ``path`` since its bytes hashed to
+        ``content_hash``, when appends alone changed it (else ``None``); none of them
+        a leftover of an interrupted move."""
+        if classify(_checked_path(path)) is not SourceKind.FACTS:
+            return None
+        folder = os.fspath(self.require_agent(agent))
+        items = self._facts.appended_since(folder, path, content_hash)
+        if not items:
+            return items
+        wanted = {item.id for item in items}
+        for other in moves.files_ahead(_facts_file(path)):
+            if not self._fact_ids(agent, other.path).isdisjoint(wanted):
+                return None
+        return items
+
     def parse_source(self, agent: str, path: str) -> ParsedSource:
         """Parse one indexed file; damage is reported in ``warnings``, never raised."""
         folder = self.require_agent(agent)
+        if classify(_checked_path(path)) is SourceKind.FACTS:
+            entry = self._fact_parse(agent, path)
+            if entry is None:
+                raise WorkspaceError(f"{agent}/{path} does not exist")
+            resolved = self._resolved(agent, _facts_file(path), entry.parsed)
+            return ParsedSource(
+                path,
+                resolved.items,
+                entry.content_hash,
+                entry.read_warnings + resolved.warnings,
+                resolved.damage,
+            )
         read = read_source(folder, _checked_path(path))
         if read is None:
             raise WorkspaceError(f"{agent}/{path} does not exist")
@@ -301,6 +347,11 @@ class MarkdownWorkspace:
         write_text(folder / path, "".join(change(lines)))
 
     def _parsed(self, agent: str, path: str) -> tuple[list[str], ParsedItems]:
+        if classify(path) is SourceKind.FACTS:
+            entry = self._fact_parse(agent, path)
+            if entry is None:
+                return [], ParsedItems((), {})
+            return list(entry.lines), entry.parsed
         folder = self.require_agent(agent)
         read = read_source(folder, path)
         if read is None:
@@ -311,12 +362,69 @@ class MarkdownWorkspace:
 
     # -- facts ------------------------------------------------------------------------
 
+    def _fact_parse(self, agent: str, path: str) -> FactParse | None:
+        """The parse of fact file ``path`` (``None`` when it is missing): the kept one
+        while the file is unchanged (:mod:`~kronika.stores.markdown.factcache`), else
+        the file is read and parsed again. Damaged files are parsed at every read, as
+        before, so their damage is reported and a copy kept each time it is met."""
+        folder = self.require_agent(agent)
+        key = os.fspath(folder)
+        entry = self._facts.get(key, path)
+        if entry is not None:
+            return entry
+        began = time.time_ns()
+        try:
+            before = file_stat(os.stat(folder / path))
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise WorkspaceError(f"cannot read {folder / path}: {exc}") from exc
+        read = read_source(folder, path)
+        if read is None:
+            return None
+        parsed = self._parse(folder, agent, path, read)
+        self.notes.extend(read.warnings + parsed.damage)
+        try:
+            after = file_stat(os.stat(folder / path))
+        except OSError:
+            after = None
+        entry = FactParse(
+            stat=after or before,
+            checked_ns=began,
+            lines=split_lines(read.text),
+            parsed=parsed,
+            digest=hashlib.sha256(read.raw),
+            mtime=read.mtime,
+            read_warnings=read.warnings,
+        )
+        if after == before and not read.warnings and not parsed.damage:
+            self._facts.put(key, path, entry)
+        return entry
+
+    def _fact_ids(self, agent: str, path: str) -> set[str]:
+        entry = self._fact_parse(agent, path)
+        if entry is None:
+            return set()
+        return factlookup.ids(entry)
+
     def brain_facts(self, agent: str) -> list[MemoryItem]:
         return list(self._parsed(agent, brain.BRAIN.path)[1].items)
 
     def archived_facts(self, agent: str) -> list[MemoryItem]:
         parsed = self._parsed(agent, brain.ARCHIVE.path)[1]
         return list(self._resolved(agent, brain.ARCHIVE, parsed).items)
+
+    def archived_facts_like(self, agent: str, item: MemoryItem) -> list[MemoryItem]:
+        """The archived facts that the rules of :func:`kronika.core.dedup.place_fact` could
+        pick for ``item``, in file order: those of its key, of its key's concept (an
+        extracted keyed fact), or of its text (a fact without a key). Found in lookups
+        kept with the archive's parse, so the cost does not grow with the archive."""
+        entry = self._fact_parse(agent, brain.ARCHIVE.path)
+        if entry is None:
+            return []
+        brain_ids = self._fact_ids(agent, brain.BRAIN.path)
+        found = factlookup.candidates(entry, item)
+        return [fact for fact in found if fact.id not in brain_ids]
 
     def fact_history(self, agent: str) -> list[MemoryItem]:
         parsed = self._parsed(agent, brain.HISTORY.path)[1]
@@ -325,27 +433,58 @@ class MarkdownWorkspace:
     def _resolved(self, agent: str, spec: brain.FactsFile, parsed: ParsedItems) -> ParsedItems:
         """``parsed`` without the leftovers of an interrupted move (see
         :mod:`kronika.stores.markdown.moves`)."""
-        ahead = frozenset(
-            item.id
-            for other in moves.files_ahead(spec)
-            for item in self._parsed(agent, other.path)[1].items
-        )
-        return moves.without_leftovers(spec, parsed, ahead)
+        if not parsed.items:
+            return parsed
+        ahead: set[str] = set()
+        for other in moves.files_ahead(spec):
+            ahead.update(_held(self._fact_ids(agent, other.path), parsed))
+        return moves.without_leftovers(spec, parsed, frozenset(ahead))
 
     def settle_moves(self, agent: str) -> tuple[str, ...]:
         """Delete the leftovers of interrupted moves from the archive and the history;
         returns the paths of the files rewritten. Call it under the workspace lock."""
         changed: list[str] = []
-        ahead: set[str] = set()
+        ahead: list[set[str]] = []
         for spec in brain.FACT_FILES:
-            lines, parsed = self._parsed(agent, spec.path)
-            stale = [item.id for item in parsed.items if item.id in ahead]
+            entry = self._fact_parse(agent, spec.path)
+            if entry is None:
+                continue
+            stale: set[str] = set()
+            for ids in ahead:
+                stale.update(_held(ids, entry.parsed))
             if stale:
-                lines = moves.drop_bullets(lines, parsed, stale)
-                write_text(self.agent_dir(agent) / spec.path, "".join(lines))
+                lines = moves.drop_bullets(list(entry.lines), entry.parsed, stale)
+                self._write_facts(agent, spec.path, "".join(lines))
                 changed.append(spec.path)
-            ahead.update(item.id for item in parsed.items)
+                entry = self._fact_parse(agent, spec.path)
+            if entry is not None:
+                ahead.append(factlookup.ids(entry))
         return tuple(changed)
+
+    def _write_facts(self, agent: str, path: str, text: str) -> None:
+        """Replace fact file ``path`` whole (atomically). The Brain's kept parse becomes
+        the parse of ``text`` (it is read at once, by the next step of every write);
+        another file's is dropped, to be read again when it is asked for."""
+        folder = self.agent_dir(agent)
+        key = os.fspath(folder)
+        self._facts.drop(key, path)
+        began = time.time_ns()
+        write_text(folder / path, text)
+        if path != brain.BRAIN.path:
+            return
+        try:
+            stat = file_stat(os.stat(folder / path))
+        except OSError:
+            return
+        mtime = datetime.fromtimestamp(stat[2] // 1_000_000_000, UTC)
+        parsed = brain.parse_facts(
+            text, spec=brain.BRAIN, agent=agent, tenant=self.tenant_of(agent), mtime=mtime
+        )
+        if parsed.damage:
+            return
+        raw = text.encode("utf-8")
+        entry = FactParse(stat, began, split_lines(text), parsed, hashlib.sha256(raw), mtime, ())
+        self._facts.put(key, path, entry)
 
     def stamp_hand_facts(self, agent: str, source: SourceFile) -> SourceFile:
         """Give the hand-written bullets of a fact file their metadata, so they keep
@@ -354,6 +493,9 @@ class MarkdownWorkspace:
         edited again meanwhile, or one that cannot be written is left as it is."""
         spec = next((s for s in brain.FACT_FILES if s.path == source.path), None)
         folder = self.require_agent(agent)
+        entry = self._fact_parse(agent, source.path) if spec is not None else None
+        if entry is not None and not factlookup.hand_written(entry):
+            return source
         read = read_source(folder, source.path) if spec is not None else None
         if spec is None or read is None or read.warnings:
             return source
@@ -364,7 +506,7 @@ class MarkdownWorkspace:
         if text is None or again is None or again.raw != read.raw:
             return source
         try:
-            write_text(folder / source.path, text)
+            self._write_facts(agent, source.path, text)
         except WorkspaceError:
             return source
         stat = (folder / source.path).stat()
@@ -374,19 +516,37 @@ class MarkdownWorkspace:
         self, agent: str, spec: brain.FactsFile, items: Sequence[MemoryItem]
     ) -> list[MemoryItem]:
         """Append ``items`` to ``spec``'s file; a copy of one of them already there (left
-        by an interrupted move) is replaced in the same write."""
+        by an interrupted move) is replaced in the same write. The archive and the
+        history are appended to in place (:func:`factappend.append_facts`) when they
+        can be; the Brain, and a file that cannot be, are rewritten whole."""
+        if spec is not brain.BRAIN:
+            appended = factappend.append_facts(self, agent, spec, items)
+            if appended is not None:
+                return appended
         stored: list[MemoryItem] = []
+        entry = self._fact_parse(agent, spec.path) if spec is brain.BRAIN else None
 
         def change(lines: list[str]) -> list[str]:
-            here = brain.parse_facts(
-                "".join(lines), spec=spec, agent=agent, tenant=self.tenant_of(agent), mtime=_EPOCH
-            )
+            if entry is not None and entry.lines == lines:  # its kept parse: not parsed again
+                here = entry.parsed
+            else:
+                here = brain.parse_facts(
+                    "".join(lines),
+                    spec=spec,
+                    agent=agent,
+                    tenant=self.tenant_of(agent),
+                    mtime=_EPOCH,
+                )
             lines = moves.drop_bullets(lines, here, (item.id for item in items))
             for item in items:
                 lines, at = brain.insert_fact(lines, item)
                 stored.append(brain.with_line(replace(item, status=spec.status), spec.path, at))
             return lines
 
+        if entry is not None and not entry.read_warnings:
+            self._write_facts(agent, spec.path, "".join(change(list(entry.lines))))
+            return stored
+        self._facts.drop(os.fspath(self.agent_dir(agent)), spec.path)
         self._edit(agent, spec.path, change, brain.empty_document(spec))
         return stored
 
@@ -404,7 +564,7 @@ class MarkdownWorkspace:
                 continue
             start, end = span
             lines[start:end] = brain.render_fact(item)
-            write_text(self.agent_dir(agent) / spec.path, "".join(lines))
+            self._write_facts(agent, spec.path, "".join(lines))
             return brain.with_line(replace(item, status=spec.status), spec.path, start)
         raise NotFound(f"no fact with id {item.id!r} in {agent}'s Brain or archive")
 
@@ -433,7 +593,7 @@ class MarkdownWorkspace:
         self._append_facts(agent, brain.HISTORY, [retired])
         start, end = span
         lines[start:end] = brain.render_fact(new)
-        write_text(self.agent_dir(agent) / brain.BRAIN.path, "".join(lines))
+        self._write_facts(agent, brain.BRAIN.path, "".join(lines))
         return brain.with_line(replace(new, status=Status.CURRENT), brain.BRAIN.path, start)
 
     def _unarchive(self, agent: str, fact_id: str) -> bool:
@@ -445,7 +605,7 @@ class MarkdownWorkspace:
             return False
         self._append_facts(agent, brain.BRAIN, [fact])
         lines = moves.drop_bullets(lines, parsed, [fact_id])
-        write_text(self.agent_dir(agent) / brain.ARCHIVE.path, "".join(lines))
+        self._write_facts(agent, brain.ARCHIVE.path, "".join(lines))
         return True
 
     def move_to_archive(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
@@ -460,7 +620,7 @@ class MarkdownWorkspace:
         for item in sorted(moving, key=lambda i: parsed.spans[i.id][0], reverse=True):
             start, end = parsed.spans[item.id]
             del lines[start:end]
-        write_text(self.agent_dir(agent) / brain.BRAIN.path, "".join(lines))
+        self._write_facts(agent, brain.BRAIN.path, "".join(lines))
         return archived
 
     # -- removal ----------------------------------------------------------------------
@@ -488,6 +648,7 @@ class MarkdownWorkspace:
                 write_text(folder / candidate, "")
             else:
                 del lines[span[0] : span[1]]
+                self._facts.drop(os.fspath(folder), candidate)
                 write_text(folder / candidate, "".join(lines))
             return True
         return False
@@ -501,7 +662,7 @@ class MarkdownWorkspace:
         for spec in held[1:]:
             lines, parsed = self._parsed(agent, spec.path)
             lines = moves.drop_bullets(lines, parsed, [fact_id])
-            write_text(self.agent_dir(agent) / spec.path, "".join(lines))
+            self._write_facts(agent, spec.path, "".join(lines))
 
     # -- notes, sessions, summaries -----------------------------------------------------
 
@@ -691,6 +852,13 @@ class MarkdownWorkspace:
                 path.unlink(missing_ok=True)
                 removed += 1
         return removed
+
+
+def _held(ids: set[str], parsed: ParsedItems) -> set[str]:
+    """The ids of ``parsed`` that ``ids`` holds, looked up from the smaller side."""
+    if len(ids) < len(parsed.spans):
+        return {i for i in ids if i in parsed.spans}
+    return {item.id for item in parsed.items if item.id in ids}
 
 
 def _facts_file(path: str) -> brain.FactsFile:

@@ -112,6 +112,7 @@ class PostgresIndex:
         self._background = ann_background
         self._lock = threading.RLock()
         self._tokenizer = Tokenizer()
+        self._frequencies = search.FrequencyCache()
         self._maybe_unused: set[str] = set()  # text hashes of rows replaced or removed
         self._vanished: set[str] = set()  # ids of rows deleted and not written again
         self._building: threading.Thread | None = None
@@ -687,7 +688,7 @@ class PostgresIndex:
         ]
         with self._reading() as conn, conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            return search.lexical(conn, phrases, flt, limit)
+            return search.lexical(conn, phrases, flt, limit, self._frequencies)
 
     def search_vector(
         self, query: Vector, flt: RecallFilter, limit: int

@@ -42,7 +42,7 @@ TOKENIZE = "porter unicode61 remove_diacritics 2"
 """The SQLite index's tokenizer (its migration ``0002_fts_porter_stemming``)."""
 COLUMN_SHIFT = 1 << 24  # a position is column · 2^24 + offset
 COMMON_SHARE = 10
-_MARGIN = 1e-9
+MARGIN = 1e-9  # relative slack of the pruning bounds, far above float64 rounding
 _WORD_CACHE = 20_000
 _COLUMN = {"content": 0, "key": 1, "entities": 2, "speaker": 3}
 
@@ -161,13 +161,4 @@ def top(scores: dict[int, float], ids: dict[int, str], limit: int) -> list[tuple
 def common_ceiling(common: Sequence[float]) -> float:
     """The most the phrases of idf ``common`` can add to a row's score (each part is
     ``idf·f·(k1+1)/(f + norm)`` < ``idf·(k1+1)``), with a margin over rounding."""
-    return sum(i * (K1 + 1.0) for i in common) * (1.0 + _MARGIN)
-
-
-def kth_floor(partial: Sequence[float], limit: int) -> float:
-    """The ``limit``-th largest partial score, less the margin (−inf with fewer)."""
-    if len(partial) < limit:
-        return -math.inf
-    return float(np.partition(np.asarray(partial), len(partial) - limit)[len(partial) - limit]) * (
-        1.0 - _MARGIN
-    )
+    return sum(i * (K1 + 1.0) for i in common) * (1.0 + MARGIN)

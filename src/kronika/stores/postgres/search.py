@@ -17,11 +17,13 @@ from kronika.ports import Vector
 from kronika.stores.postgres.index_rows import filter_clause
 from kronika.stores.postgres.lexical import (
     COMMON_SHARE,
+    K1,
+    MARGIN,
+    B,
     Phrase,
     Scored,
     common_ceiling,
     idf,
-    kth_floor,
     phrase_occurrences,
     top,
 )
@@ -42,29 +44,61 @@ def _corpus_clause(flt: RecallFilter, alias: str) -> tuple[str, list[object]]:
     return (" AND ".join(parts) or "true"), params
 
 
+class FrequencyCache:
+    """Document frequencies per corpus state: ``{(agents, tenant): (generations, {term: n})}``.
+
+    A corpus' generations (one per agent and tenant, grown by every write to its rows)
+    name its state exactly, so frequencies read at them stay true until one changes.
+    """
+
+    def __init__(self, corpora: int = 16, terms: int = 50_000) -> None:
+        self._corpora = corpora
+        self._terms = terms
+        self._found: dict[tuple[Any, ...], tuple[Any, dict[str, int]]] = {}
+
+    def get(self, key: tuple[Any, ...], state: Any) -> dict[str, int]:
+        held = self._found.get(key)
+        if held is None or held[0] != state or len(held[1]) > self._terms:
+            if len(self._found) >= self._corpora:
+                self._found.clear()
+            held = (state, {})
+            self._found[key] = held
+        return held[1]
+
+
 def lexical(
-    conn: Conn, phrases: Sequence[Phrase], flt: RecallFilter, limit: int
+    conn: Conn,
+    phrases: Sequence[Phrase],
+    flt: RecallFilter,
+    limit: int,
+    cache: FrequencyCache | None = None,
 ) -> list[tuple[str, float]]:
     """The ``limit`` best items by BM25 over ``phrases`` (best first, ties by id)."""
     corpus, corpus_params = _corpus_clause(flt, "c")
-    row = conn.execute(
-        f"SELECT coalesce(sum(n), 0), coalesce(sum(tokens), 0) FROM idx_corpus AS c WHERE {corpus}",
+    rows = conn.execute(
+        f"SELECT agent, tenant, n, tokens, generation FROM idx_corpus AS c WHERE {corpus}"
+        " ORDER BY agent, tenant",
         corpus_params,
-    ).fetchone()
-    n, tokens = int(row[0]), int(row[1])
+    ).fetchall()
+    n = sum(int(r[2]) for r in rows)
+    tokens = sum(int(r[3]) for r in rows)
     if n <= 0 or tokens <= 0:
         return []
+    known = (cache or FrequencyCache()).get(
+        (tuple(sorted(set(flt.agents))), flt.tenant), tuple((r[0], r[1], r[4]) for r in rows)
+    )
     avgdl = float(tokens) / float(n)
-    singles = sorted({t for p in phrases for t in p.tokens})
+    singles = sorted({t for p in phrases for t in p.tokens} - set(known))
     in_corpus, params = _corpus_clause(flt, "t")
-    df: dict[str, int] = {}
     if singles:
         found = conn.execute(
             f"SELECT t.term, count(*) FROM idx_terms AS t WHERE t.term = ANY(%s) AND {in_corpus}"
             " GROUP BY t.term",
             [singles, *params],
         )
-        df = {term: int(count) for term, count in found}
+        known.update({term: 0 for term in singles})
+        known.update({term: int(count) for term, count in found})
+    df = known
     where, filter_params = filter_clause(flt)
     # each phrase that matches something: ("term", token) or ("rows", {rowid: f})
     plan: list[tuple[Phrase, float, dict[int, float] | None]] = []
@@ -81,42 +115,109 @@ def lexical(
         return []
     common_size = n // COMMON_SHARE
     singles_in_plan = [p.tokens[0] for p, _, rows in plan if rows is None]
+    weights = {p.tokens[0]: w for p, w, rows in plan if rows is None}
     # The common tokens, rarest first: each one that keeps the bound from separating is
     # scored in full instead, until the rest can be left to the rows within reach.
     common = sorted({t for t in singles_in_plan if df[t] > common_size}, key=lambda t: (df[t], t))
     info: dict[int, tuple[str, float]] = {}  # rowid -> (id, length) of rows passing flt
-    tf: dict[str, dict[int, float]] = {}
-    fetched: set[str] = set()
-    weights = {p.tokens[0]: w for p, w, rows in plan if rows is None}
     _fetch_phrase_rows(conn, plan, where, filter_params, info)
+    phrase_parts: dict[int, float] = {}
+    for _, weight, rows in plan:
+        if rows is not None:
+            for rowid, part in _parts(rows, info, weight, avgdl):
+                phrase_parts[rowid] = phrase_parts.get(rowid, 0.0) + part
     while True:
-        full = sorted(set(singles_in_plan) - set(common) - fetched)
-        _fetch_postings(conn, full, where, filter_params, info, tf)
-        fetched.update(full)
-        _fetch_phrase_rows(conn, plan, where, filter_params, info)
-        if not common:
-            break
-        partial: dict[int, float] = {}
-        for phrase, weight, rows in plan:
-            if rows is None and phrase.tokens[0] in common:
-                continue
-            got = tf.get(phrase.tokens[0], {}) if rows is None else rows
-            for rowid, part in _parts(got, info, weight, avgdl):
-                partial[rowid] = partial.get(rowid, 0.0) + part
-        floor = kth_floor(list(partial.values()), limit)
         ceiling = common_ceiling([weights[t] for t in common])
-        if ceiling < floor:
-            candidates = sorted(r for r, s in partial.items() if s + ceiling >= floor)
-            _fetch_common(conn, common, candidates, tf)
-            info = {r: info[r] for r in candidates}
+        scored = [t for t in singles_in_plan if t not in common]
+        candidates, floor = _within_reach(
+            conn, scored, weights, phrase_parts, (where, filter_params), avgdl, limit, ceiling
+        )
+        if not common or (floor is not None and ceiling < floor):
             break
         common.pop(0)
+    # Exact scores of the candidates, summed in phrase order as FTS5 does.
+    tf: dict[str, dict[int, float]] = {t: {} for t in singles_in_plan}
+    info = {}
+    if candidates:
+        for term, rowid, count in conn.execute(
+            "SELECT term, item_rowid, tf FROM idx_terms WHERE term = ANY(%s)"
+            " AND item_rowid = ANY(%s)",
+            [sorted(set(singles_in_plan)), candidates],
+        ):
+            tf[term][rowid] = float(count)
+        for rowid, item_id, length in conn.execute(
+            "SELECT rowid, id, doc_len FROM idx_items WHERE rowid = ANY(%s)", [candidates]
+        ):
+            info[rowid] = (item_id, float(length))
     scores: dict[int, float] = {}
     for phrase, weight, rows in plan:  # summed in phrase order, as FTS5 does
         got = tf.get(phrase.tokens[0], {}) if rows is None else rows
         for rowid, part in _parts(got, info, weight, avgdl):
             scores[rowid] = scores.get(rowid, 0.0) + part
     return top(scores, {r: info[r][0] for r in scores}, limit)
+
+
+def _within_reach(
+    conn: Conn,
+    scored: Sequence[str],
+    weights: dict[str, float],
+    phrase_parts: dict[int, float],
+    where: tuple[str, Sequence[object]],
+    avgdl: float,
+    limit: int,
+    ceiling: float,
+) -> tuple[list[int], float | None]:
+    """The rows that can be among the ``limit`` best, and the bound that says so.
+
+    The server sums each row's partial score (the ``scored`` words and the phrases);
+    the ``limit``-th best, less the margin, is the floor. Rows whose partial score
+    plus ``ceiling`` (the most the other words can add) reaches it get the other
+    words' parts too, and the rows whose total reaches the ``limit``-th best total
+    come back, with the floor (None when fewer rows match: then nothing was pruned).
+    """
+    condition, params = where
+    terms = sorted(set(scored))
+    others = sorted(set(weights) - set(scored))
+    every = sorted(weights)
+    norm = f"(t.tf * {K1 + 1.0!r}) / (t.tf + {K1!r} * (1 - {B!r} + {B!r} * i.doc_len / %s))"
+    found = conn.execute(
+        "WITH w AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS w (term, idf)),"
+        f" x AS (SELECT t.item_rowid AS r, w.idf * {norm} AS p"
+        " FROM idx_terms AS t JOIN w ON w.term = t.term"
+        f" JOIN idx_items AS i ON i.rowid = t.item_rowid WHERE t.term = ANY(%s) AND {condition}"
+        " UNION ALL SELECT * FROM unnest(%s::bigint[], %s::float8[])),"
+        " s AS (SELECT r, sum(p) AS p FROM x GROUP BY r),"
+        " f AS (SELECT p * (1 - %s) AS p FROM s ORDER BY p DESC OFFSET %s LIMIT 1),"
+        " c AS (SELECT r, p FROM s"
+        " WHERE p * (1 + %s) + %s >= coalesce((SELECT p FROM f), '-Infinity')),"
+        f" y AS (SELECT c.r, c.p + coalesce((SELECT sum(w.idf * {norm})"
+        " FROM idx_terms AS t JOIN w ON w.term = t.term"
+        " JOIN idx_items AS i ON i.rowid = t.item_rowid"
+        " WHERE t.item_rowid = c.r AND t.term = ANY(%s)), 0) AS total FROM c),"
+        " g AS (SELECT total * (1 - %s) AS p FROM y ORDER BY total DESC OFFSET %s LIMIT 1)"
+        " SELECT y.r, (SELECT p FROM f) FROM y"
+        " WHERE y.total * (1 + %s) >= coalesce((SELECT p FROM g), '-Infinity')",
+        [
+            every,
+            [weights[t] for t in every],
+            avgdl,
+            terms,
+            *params,
+            list(phrase_parts),
+            list(phrase_parts.values()),
+            MARGIN,
+            limit - 1,
+            MARGIN,
+            ceiling,
+            avgdl,
+            others,
+            MARGIN,
+            limit - 1,
+            MARGIN,
+        ],
+    ).fetchall()
+    floor = None if not found or found[0][1] is None else float(found[0][1])
+    return sorted(int(r) for r, _ in found), floor
 
 
 def _parts(
@@ -132,27 +233,6 @@ def _parts(
         idf=weight,
     )
     return list(zip(rows, scored.parts(avgdl).tolist(), strict=True))
-
-
-def _fetch_postings(
-    conn: Conn,
-    terms: Sequence[str],
-    where: str,
-    params: Sequence[object],
-    info: dict[int, tuple[str, float]],
-    tf: dict[str, dict[int, float]],
-) -> None:
-    """The postings of ``terms`` in rows passing the filter, with those rows' id and length."""
-    if not terms:
-        return
-    found = conn.execute(
-        "SELECT t.term, t.item_rowid, t.tf, i.id, i.doc_len FROM idx_terms AS t"
-        f" JOIN idx_items AS i ON i.rowid = t.item_rowid WHERE t.term = ANY(%s) AND {where}",
-        [list(terms), *params],
-    )
-    for term, rowid, count, item_id, length in found:
-        tf.setdefault(term, {})[rowid] = float(count)
-        info[rowid] = (item_id, float(length))
 
 
 def _fetch_phrase_rows(
@@ -171,21 +251,6 @@ def _fetch_phrase_rows(
     )
     for rowid, item_id, length in found:
         info[rowid] = (item_id, float(length))
-
-
-def _fetch_common(
-    conn: Conn, terms: Sequence[str], rows: Sequence[int], tf: dict[str, dict[int, float]]
-) -> None:
-    for term in terms:
-        tf[term] = {}
-    if not rows or not terms:
-        return
-    found = conn.execute(
-        "SELECT term, item_rowid, tf FROM idx_terms WHERE term = ANY(%s) AND item_rowid = ANY(%s)",
-        [list(terms), list(rows)],
-    )
-    for term, rowid, count in found:
-        tf[term][rowid] = float(count)
 
 
 def _phrase_rows(

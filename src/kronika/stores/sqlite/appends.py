@@ -13,7 +13,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
-from kronika.core.model import MemoryItem
+from kronika.core.model import ItemType, MemoryItem
 from kronika.ports import SourceState, SourceTail
 from kronika.stores.sqlite import rows as R
 
@@ -65,7 +65,9 @@ def append_rows(
         "SELECT max(rowid) FROM items WHERE source_agent = ? AND source_path = ?",
         (expected.agent, expected.path),
     ).fetchone()
-    if last is None or int(last) != top:
+    # a conversation's rows must stay consecutive (neighbours); other rows go at the top
+    messages = any(item.type is ItemType.MESSAGE for item in items)
+    if last is None or (messages and int(last) != top):
         return False
     ids = [item.id for item in items]
     if len(set(ids)) != len(ids):

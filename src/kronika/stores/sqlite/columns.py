@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from kronika.core.model import RecallFilter
+from kronika.core.model import Reader, RecallFilter, Scope
 from kronika.stores.sqlite.query import excluded_statuses, normalise_name, to_epoch
 
 Codes = npt.NDArray[np.int32]
@@ -24,10 +24,11 @@ Rowids = npt.NDArray[np.int64]
 
 COLUMNS_SQL = """
 SELECT i.rowid, i.id, i.agent, i.tenant, i.scope, i.type, i.status, i.channel,
-       i.speaker_norm, i.created_at, coalesce(i.valid_from, i.created_at), i.valid_to"""
+       i.speaker_norm, i.created_at, coalesce(i.valid_from, i.created_at), i.valid_to,
+       i.user, i.team"""
 """The select list :meth:`ItemColumns.from_rows` reads (over ``items AS i``)."""
 
-COLUMN_COUNT = 12
+COLUMN_COUNT = 14
 
 CONTEXT_SQL = """,
        i.importance, i.session_id, i.speaker, i.source_agent, i.source_path"""
@@ -84,6 +85,7 @@ def _static_key(flt: RecallFilter) -> tuple[Any, ...]:
         flt.channel,
         frozenset(normalise_name(s) for s in flt.speakers),
         tuple(excluded_statuses(flt)),
+        flt.reader,
     )
 
 
@@ -107,6 +109,8 @@ class ItemColumns:
     created_at: Floats
     valid_from: Floats  # valid_from, else created_at
     valid_to: Floats  # +inf when open-ended
+    user: CodedColumn
+    team: CodedColumn
     _masks: dict[tuple[Any, ...], Mask | None] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -132,6 +136,8 @@ class ItemColumns:
             created_at=np.asarray(columns[9], dtype=np.float64),
             valid_from=np.asarray(columns[10], dtype=np.float64),
             valid_to=np.asarray([np.inf if v is None else v for v in columns[11]], np.float64),
+            user=CodedColumn.encode(columns[12]),
+            team=CodedColumn.encode(columns[13]),
         )
 
     def __len__(self) -> int:
@@ -167,6 +173,8 @@ class ItemColumns:
             created_at=self.created_at[keep],
             valid_from=self.valid_from[keep],
             valid_to=self.valid_to[keep],
+            user=self.user.take(keep),
+            team=self.team.take(keep),
         )
 
     def concat(self, other: ItemColumns) -> ItemColumns:
@@ -185,6 +193,8 @@ class ItemColumns:
             created_at=np.concatenate([self.created_at, other.created_at]),
             valid_from=np.concatenate([self.valid_from, other.valid_from]),
             valid_to=np.concatenate([self.valid_to, other.valid_to]),
+            user=self.user.concat(other.user),
+            team=self.team.concat(other.team),
         )
 
     def mask(self, flt: RecallFilter, live: Mask | None = None) -> Mask | None:
@@ -237,6 +247,8 @@ class ItemColumns:
         excluded = excluded_statuses(flt)
         if excluded:
             masks.append(~self.status.mask(excluded))
+        if flt.reader is not None:
+            masks.append(self.visible_to(flt.reader))
         if not masks:
             return None
         combined = masks[0]
@@ -244,6 +256,22 @@ class ItemColumns:
             combined = combined & m
         combined.setflags(write=False)
         return combined
+
+    def visible_to(self, reader: Reader) -> Mask:
+        """Rows :func:`kronika.core.visibility.visible` to ``reader``, as
+        :func:`kronika.stores.sqlite.query.visibility_clause` says it in SQL."""
+        shared = self.scope.mask([Scope.GLOBAL.value])
+        if reader.teams:
+            shared = shared | (self.scope.mask([Scope.TEAM.value]) & self.team.mask(reader.teams))
+        if reader.channel is not None:
+            in_channel = self.scope.mask([Scope.CHANNEL.value]) & self.channel.mask(
+                [reader.channel]
+            )
+            shared = shared | in_channel
+        others = (Scope.GLOBAL.value, Scope.TEAM.value, Scope.CHANNEL.value)
+        own = ~self.scope.mask(others) & self.user.mask([reader.user])
+        found: Mask = self.tenant.mask([reader.tenant]) & (shared | own)
+        return found
 
 
 @dataclass(frozen=True, slots=True)

@@ -820,10 +820,8 @@ class SqliteIndex:
     def _allowed_rowids(
         self, conn: sqlite3.Connection, flt: RecallFilter
     ) -> npt.NDArray[np.int64] | None:
-        """Rowids passing the filters the in-memory columns cannot answer (keys and
-        entities need a join; a reader's visibility reads user and team): None if
-        there are none. Visibility is thus the one SQL clause of :mod:`.query`."""
-        if not (flt.keys or flt.entities or flt.reader is not None):
+        """Rowids passing the filters that need a join (keys, entities); None if there are none."""
+        if not (flt.keys or flt.entities):
             return None
         where, params = filter_clause(flt)
         found = conn.execute(f"SELECT i.rowid FROM items AS i WHERE {where}", params)

@@ -148,10 +148,9 @@ INSERT OR IGNORE INTO meta (key, value) VALUES ('index_id', lower(hex(randomblob
 
 # The team a team-scoped item is shared with: visibility (core/visibility.py) reads
 # tenant, scope, channel, user and team; rows indexed before it have no team, as no
-# item had one. Readers filter every row by tenant first.
+# item had one. No index on it: searches read visibility from the in-memory columns.
 _ITEM_TEAM = """
 ALTER TABLE items ADD COLUMN team TEXT;
-CREATE INDEX items_tenant_scope ON items (tenant, scope);
 """
 
 MIGRATIONS: tuple[tuple[str, str], ...] = (

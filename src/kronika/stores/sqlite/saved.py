@@ -46,9 +46,9 @@ from kronika.stores.sqlite.columns import CodedColumn, ContextColumns, ItemColum
 
 log = logging.getLogger("kronika")
 
-FORMAT = 1
+FORMAT = 2  # 2: the item columns hold user and team (a reader's visibility)
 Arrays = dict[str, npt.NDArray[Any]]
-_ITEM_CODED = ("agent", "tenant", "scope", "type", "status", "channel", "speaker")
+_ITEM_CODED = ("agent", "tenant", "scope", "type", "status", "channel", "speaker", "user", "team")
 _ITEM_FLOATS = ("created_at", "valid_from", "valid_to")
 _CONTEXT_CODED = ("session", "speaker", "source_agent", "source_path")
 T = TypeVar("T")
@@ -307,6 +307,8 @@ def item_columns_from_arrays(
         created_at=_column("created_at", arrays, n),
         valid_from=_column("valid_from", arrays, n),
         valid_to=_column("valid_to", arrays, n),
+        user=coded["user"],
+        team=coded["team"],
     )
 
 

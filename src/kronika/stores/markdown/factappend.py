@@ -1,0 +1,130 @@
+"""Appending facts to ``brain_archive.md`` or ``history.md`` in place.
+
+Both files only grow while kronika runs (facts the Brain lets go of, values a newer
+one replaced), so new bullets are written after the file's last byte instead of the
+whole file being rewritten, whose cost would grow with every fact stored. The file
+is append-only: a fact goes at its end, under a new ``## Section`` heading when the
+last section of the file is not its own (a section may then appear more than once;
+it reads the same). The write is one ``os.write`` then ``fsync``. A crash in the
+middle leaves whole bullets (each line is written whole or the write is cut inside
+one line): the facts are still in the Brain, which is rewritten after the archive,
+so a bullet that made it reads as the leftover of an interrupted move
+(:mod:`~kronika.stores.markdown.moves`), and a cut-off last line, which has no line
+end, makes the next append rewrite the file whole instead.
+
+The kept parse of the file (:mod:`~kronika.stores.markdown.factcache`) is extended by
+the parse of the appended lines alone, and its hash by the appended bytes.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from kronika.core.model import BrainSection, MemoryItem
+from kronika.errors import WorkspaceError
+from kronika.stores.markdown import brain, factlookup
+from kronika.stores.markdown.factcache import KEPT_APPENDS, file_stat
+from kronika.stores.markdown.lines import ParsedItems, bare, split_lines
+
+if TYPE_CHECKING:
+    from kronika.stores.markdown.workspace import MarkdownWorkspace
+
+_HEADING = "## "
+
+
+def _last_section(lines: list[str]) -> str | None:
+    """The canonical section of the file's end: its last level-1 or level-2 heading."""
+    for line in reversed(lines):
+        text = bare(line)
+        if text.startswith("# "):
+            return None
+        if text.startswith(_HEADING):
+            return brain.canonical_section(text[len(_HEADING) :].strip())
+    return None
+
+
+def append_facts(
+    ws: MarkdownWorkspace, agent: str, spec: brain.FactsFile, items: Sequence[MemoryItem]
+) -> list[MemoryItem] | None:
+    """Append ``items`` to ``spec``'s file in place and extend its kept parse; ``None``
+    (nothing written) when the file must be rewritten whole instead: missing, damaged,
+    not ending in a line end, or already holding one of the ids."""
+    entry = ws._fact_parse(agent, spec.path)  # noqa: SLF001 - the workspace's own helper
+    if entry is None or entry.read_warnings or entry.parsed.damage or not entry.lines:
+        return None
+    if not entry.lines[-1].endswith("\n"):
+        return None
+    held = factlookup.ids(entry)
+    if any(item.id in held for item in items):
+        return None
+    section = entry.derive("tail", lambda: _last_section(entry.lines))
+    new: list[str] = []
+    for item in items:
+        wanted = brain.canonical_section(item.section or BrainSection.USER.value)
+        if wanted != section:
+            if new or bare(entry.lines[-1]).strip():
+                new.append("\n")
+            new.append(f"{_HEADING}{wanted}\n")
+            section = wanted
+        new.extend(brain.render_fact(item))
+    data = "".join(new).encode("utf-8")
+    folder = ws.agent_dir(agent)
+    file = folder / spec.path
+    began = time.time_ns()
+    try:
+        fd = os.open(file, os.O_WRONLY | os.O_APPEND)
+    except OSError as exc:
+        raise WorkspaceError(f"cannot write {file}: {exc}") from exc
+    try:
+        if file_stat(os.fstat(fd)) != entry.stat:
+            return None  # changed since it was read: rewritten whole, from its bytes
+        written = 0
+        while written < len(data):
+            written += os.write(fd, data[written:])
+        os.fsync(fd)
+        stat = file_stat(os.fstat(fd))
+    except OSError as exc:
+        raise WorkspaceError(f"cannot write {file}: {exc}") from exc
+    finally:
+        os.close(fd)
+    first_line = len(entry.lines)
+    first_item = len(entry.parsed.items)
+    # the appended lines parsed alone, under the heading they continue
+    continues = not new[0].startswith(_HEADING) and new[0] != "\n"
+    lead = [f"{_HEADING}{_lead_section(entry.lines)}\n"] if continues else []
+    parsed = brain.parse_facts(
+        "".join(lead + new), spec=spec, agent=agent, tenant=ws.tenant_of(agent), mtime=entry.mtime
+    )
+    shift = first_line - len(lead)
+    added = [
+        brain.with_line(it, spec.path, (it.provenance.line or 1) - 1 + shift) for it in parsed.items
+    ]
+    # the kept parse owns its spans: extended in place, not copied (the file may be long)
+    spans = entry.parsed.spans
+    if not isinstance(spans, dict):
+        spans = dict(spans)
+    spans.update({i: (a + shift, b + shift) for i, (a, b) in parsed.spans.items()})
+    before = entry.content_hash
+    entry.digest.update(data)
+    entry.lines.extend(split_lines("".join(new)))
+    entry.parsed = ParsedItems((*entry.parsed.items, *added), spans, entry.parsed.warnings)
+    entry.stat = stat
+    entry.checked_ns = began
+    entry.derived["tail"] = section
+    factlookup.extend(entry, first_item, added)
+    entry.appends.append((before, tuple(added)))
+    del entry.appends[:-KEPT_APPENDS]
+    return [replace(it, status=spec.status) for it in added]
+
+
+def _lead_section(lines: list[str]) -> str:
+    """The heading text of the section the file ends in (as written)."""
+    for line in reversed(lines):
+        text = bare(line)
+        if text.startswith(_HEADING):
+            return text[len(_HEADING) :].strip()
+    return BrainSection.USER.value

@@ -1,0 +1,161 @@
+"""The parse of each fact file, kept between calls while the file is unchanged.
+
+``brain_archive.md`` grows with every fact the Brain lets go of; parsing it again for
+each write would make a write cost more with every fact stored. The workspace keeps the
+last parse of each fact file (its lines, its items, the sha256 of its bytes) and uses it
+again while the file is the one it was parsed from. Whether it is, is decided from the
+file's status, like ``git`` decides whether a checked-out file changed:
+
+* the inode, size, modification time and change time (all in nanoseconds) must be
+  those seen when the file was read. Any write changes the change time, and so does
+  setting the modification time back (``touch -d``), which a user cannot fake;
+* a write within one clock tick of that read may leave all four unchanged (file
+  systems stamp times from a clock that moves in ticks of a few milliseconds). A parse
+  whose change time is within :data:`RACY_NS` of the moment the file was read is
+  therefore *racy*: its bytes are read and hashed again before it is used. A racy parse
+  of a large file (over :data:`SMALL_FILE` bytes) is used without that check until the
+  tick is over, then checked once: a hand edit made within milliseconds of kronika's own
+  write to a large archive is seen one tick later rather than at once;
+* otherwise the parse is used as it is, without reading the file.
+
+When kronika appends facts itself it extends the parse with what it appended (the
+parse of the new lines only, and the running hash of the bytes), and remembers which
+file contents each append extended, so the index can add those rows alone
+(:meth:`FactCache.appended_since`).
+
+The lookups :func:`place_fact` needs (archived facts by key, by the concept of their
+key, by the form of their text) are built from a parse the first time they are asked
+for and kept with it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from kronika.core.model import MemoryItem
+from kronika.stores.markdown.lines import ParsedItems
+
+RACY_NS = 20_000_000
+"""How close (ns) a file's change time may be to the moment it was read for the parse
+to be racy: above the 1–10 ms tick of the clocks file systems stamp times from."""
+
+WHOLE_SECOND_RACY_NS = 2_000_000_000
+"""The same for a file whose times are whole seconds (FAT, some network shares)."""
+
+SMALL_FILE = 256 * 1024
+"""A racy parse of a file up to this size is checked at every use (reading it is cheap)."""
+
+KEPT_APPENDS = 1024
+"""How many of its last appends a parse remembers for :meth:`FactCache.appended_since`."""
+
+Stat = tuple[int, int, int, int]  # inode, size, mtime_ns, ctime_ns
+
+
+def file_stat(st: os.stat_result) -> Stat:
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def racy_window(stat: Stat) -> int:
+    """:data:`RACY_NS`, or :data:`WHOLE_SECOND_RACY_NS` when the times are whole seconds."""
+    whole = stat[2] % 1_000_000_000 == 0 and stat[3] % 1_000_000_000 == 0
+    return WHOLE_SECOND_RACY_NS if whole else RACY_NS
+
+
+@dataclass(slots=True)
+class FactParse:
+    """One fact file as last read: lines, raw parse, hash, and what was appended since."""
+
+    stat: Stat
+    checked_ns: int
+    """A moment (``time.time_ns``) at which the file's bytes were known to be these."""
+    lines: list[str]
+    parsed: ParsedItems
+    digest: Any  # the running sha256 of the file's bytes (hashlib object)
+    mtime: datetime
+    read_warnings: tuple[str, ...]
+    appends: list[tuple[str, tuple[MemoryItem, ...]]] = field(default_factory=list)
+    """``(hash of the file before, items appended)`` for the last appends, oldest first."""
+    derived: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def content_hash(self) -> str:
+        return str(self.digest.hexdigest())
+
+    def trusted(self, stat: Stat, now_ns: int) -> bool | None:
+        """``True``: use it as it is; ``False``: re-read the file; ``None``: racy,
+        compare the file's bytes with :attr:`content_hash` first."""
+        if stat != self.stat:
+            return False
+        window = racy_window(stat)
+        if stat[3] + window <= self.checked_ns:
+            return True
+        if stat[1] > SMALL_FILE and now_ns < stat[3] + window:
+            return True  # checked once the tick is over (see the module docstring)
+        return None
+
+    def derive(self, name: str, build: Callable[[], Any]) -> Any:
+        """A lookup built from this parse once (``build()``), kept while it is valid."""
+        if name not in self.derived:
+            self.derived[name] = build()
+        return self.derived[name]
+
+
+class FactCache:
+    """The :class:`FactParse` of each ``(agent folder, path)``."""
+
+    def __init__(self) -> None:
+        self._entries: dict[tuple[str, str], FactParse] = {}
+
+    def get(self, folder: str, path: str) -> FactParse | None:
+        """The parse of ``folder/path`` if the file is still the one it was read from."""
+        entry = self._entries.get((folder, path))
+        if entry is None:
+            return None
+        now = time.time_ns()
+        try:
+            stat = file_stat(os.stat(os.path.join(folder, path)))
+        except OSError:
+            self._entries.pop((folder, path), None)
+            return None
+        verdict = entry.trusted(stat, now)
+        if verdict is None:
+            try:
+                with open(os.path.join(folder, path), "rb") as handle:
+                    raw = handle.read()
+                again = file_stat(os.stat(os.path.join(folder, path)))
+            except OSError:
+                verdict = False
+            else:
+                same = again == stat and hashlib.sha256(raw).hexdigest() == entry.content_hash
+                if same:
+                    entry.checked_ns = now
+                verdict = same
+        if not verdict:
+            self._entries.pop((folder, path), None)
+            return None
+        return entry
+
+    def put(self, folder: str, path: str, entry: FactParse) -> None:
+        self._entries[(folder, path)] = entry
+
+    def drop(self, folder: str, path: str) -> None:
+        self._entries.pop((folder, path), None)
+
+    def appended_since(self, folder: str, path: str, content_hash: str) -> list[MemoryItem] | None:
+        """The items appended to ``folder/path`` since its bytes hashed to
+        ``content_hash``, if appends alone changed it since then (else ``None``)."""
+        entry = self.get(folder, path)
+        if entry is None:
+            return None
+        if entry.content_hash == content_hash:
+            return []
+        for n, (before, _items) in enumerate(entry.appends):
+            if before == content_hash:
+                return [item for _, items in entry.appends[n:] for item in items]
+        return None

@@ -1,0 +1,120 @@
+"""Lookups kept with a fact file's parse (:class:`~kronika.stores.markdown.factcache.FactParse`).
+
+Each is built from the parse the first time it is asked for, and extended (never
+rebuilt) when kronika appends facts to the file, so asking again costs the same
+whatever the file's length:
+
+* ``ids``: the set of the file's fact ids;
+* ``hand``: whether a bullet was written by hand (no metadata comment yet);
+* ``by_key`` / ``by_concept`` / ``by_form``: the facts of each normalized key, of each
+  key concept (:func:`kronika.core.dedup.key_concept`), and, for facts without a key,
+  of each text form (:func:`kronika.core.dedup.same_form`), with their positions in
+  the file, for :func:`candidates`.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from kronika.core.dedup import key_concept, same_form
+from kronika.core.model import MemoryItem, Source
+from kronika.core.text import normalize_key
+from kronika.stores.markdown.factcache import FactParse
+from kronika.stores.markdown.lines import bare
+
+Placed = list[tuple[int, MemoryItem]]
+
+
+def ids(entry: FactParse) -> set[str]:
+    found: set[str] = entry.derive("ids", lambda: {item.id for item in entry.parsed.items})
+    return found
+
+
+def hand_written(entry: FactParse) -> bool:
+    """Whether a bullet of the file has no metadata comment yet (see
+    :func:`kronika.stores.markdown.brain.stamp_hand_facts`)."""
+
+    def build() -> bool:
+        spans = entry.parsed.spans
+        return any("<!--" not in bare(entry.lines[start]) for start, _ in spans.values())
+
+    return bool(entry.derive("hand", build))
+
+
+def _key_of(item: MemoryItem) -> str | None:
+    return normalize_key(item.key) if item.key else None
+
+
+def _concept_of(item: MemoryItem) -> str | None:
+    return key_concept(item.key) if item.key else None
+
+
+def _form_of(item: MemoryItem) -> str | None:
+    return None if item.key else same_form(item.value or item.content)
+
+
+_GROUPS: dict[str, Callable[[MemoryItem], str | None]] = {
+    "by_key": _key_of,
+    "by_concept": _concept_of,
+    "by_form": _form_of,
+}
+
+
+def _group(entry: FactParse, name: str) -> dict[str, Placed]:
+    def build() -> dict[str, Placed]:
+        found: dict[str, Placed] = {}
+        of = _GROUPS[name]
+        for n, item in enumerate(entry.parsed.items):
+            label = of(item)
+            if label is not None:
+                found.setdefault(label, []).append((n, item))
+        return found
+
+    group: dict[str, Placed] = entry.derive(name, build)
+    return group
+
+
+def extend(entry: FactParse, first: int, items: Sequence[MemoryItem]) -> None:
+    """Add ``items`` (appended to the file, the first at item position ``first``) to
+    every lookup already built."""
+    derived: dict[str, Any] = entry.derived
+    if "ids" in derived:
+        derived["ids"].update(item.id for item in items)
+    # "hand" stays as it is: kronika's own bullets always carry their metadata
+    for name, of in _GROUPS.items():
+        group = derived.get(name)
+        if group is None:
+            continue
+        for n, item in enumerate(items, first):
+            label = of(item)
+            if label is not None:
+                group.setdefault(label, []).append((n, item))
+
+
+def candidates(entry: FactParse, item: MemoryItem) -> list[MemoryItem]:
+    """The facts of the file :func:`kronika.core.dedup.place_fact` could pick for
+    ``item``, in file order: those under its key, those whose key names its key's
+    concept (and those under their keys) when it was extracted, those of its text
+    when it has no key. Every fact the rules compare with ``item`` is among them."""
+    found: list[Placed] = []
+    if item.key:
+        by_key = _group(entry, "by_key")
+        found.append(by_key.get(normalize_key(item.key), []))
+        concept = key_concept(normalize_key(item.key)) if item.source is Source.AUTO else None
+        if concept is not None:
+            same = _group(entry, "by_concept").get(concept, [])
+            found.append(same)
+            keys = {normalize_key(fact.key) for _, fact in same if fact.key}
+            found.extend(by_key.get(key, []) for key in keys)
+    else:
+        form = same_form(item.value or item.content)
+        found.append(_group(entry, "by_form").get(form, []))
+    seen: set[int] = set()
+    out: list[MemoryItem] = []
+    for n, fact in heapq.merge(*found, key=lambda pair: pair[0]):
+        if n not in seen:
+            seen.add(n)
+            out.append(fact)
+    return out

@@ -1,0 +1,107 @@
+"""The reading context on the command line: --tenant, --user, --channel, --team, --scope."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from kronika.cli import main
+
+TEAMS = '\n[teams]\ncore = ["anna", "bob"]\n'
+
+
+@pytest.fixture
+def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("KRONIKA_HOME", str(tmp_path / "ws"))
+    monkeypatch.setenv("KRONIKA_EMBEDDER", "hashing")
+
+    def _run(*argv: str, code: int = 0) -> str:
+        got = main(list(argv))
+        captured = capsys.readouterr()
+        assert got == code, captured.err
+        return captured.out if code == 0 else captured.err
+
+    return _run
+
+
+def _listed(run, *context: str) -> set[str]:  # type: ignore[no-untyped-def]
+    return {item["content"] for item in json.loads(run("list", "--json", *context))}
+
+
+def test_who_wrote_what_where_decides_who_reads_it(run, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    run("init")
+    with (tmp_path / "ws" / "kronika.toml").open("a", encoding="utf-8") as config:
+        config.write(TEAMS)
+    run("remember", "anna drinks tea", "--user", "anna", "--scope", "personal")
+    run("remember", "the deploy is friday", "--user", "anna", "--channel", "general")
+    run("note", "core ships the beta", "--user", "anna", "--scope", "team", "--team", "core")
+    run("remember", "the office is in Lisbon", "--scope", "global")
+    assert _listed(run, "--user", "anna", "--channel", "general") == {
+        "anna drinks tea",
+        "the deploy is friday",
+        "core ships the beta",
+        "the office is in Lisbon",
+    }
+    assert _listed(run, "--user", "bob") == {"core ships the beta", "the office is in Lisbon"}
+    assert _listed(run, "--user", "carl", "--channel", "general") == {
+        "the deploy is friday",
+        "the office is in Lisbon",
+    }
+    assert _listed(run, "--user", "carl", "--team", "core") == {
+        "core ships the beta",
+        "the office is in Lisbon",
+    }
+    assert _listed(run, "--tenant", "globex", "--user", "anna") == set()
+    assert len(_listed(run)) == 4  # no context: the owner reads everything
+    assert _listed(run, "--user", "anna", "--scope", "team") == {"core ships the beta"}
+    hits = json.loads(run("recall", "tea", "--json", "--user", "bob", "--mode", "lexical"))
+    assert hits["hits"] == []
+    assert "tea" in run("show", "brain", "--user", "anna")
+    assert "tea" not in run("show", "prompt", "--user", "bob", "--query", "tea")
+    assert "friday" not in run("history", "x", "--user", "bob", code=5)
+    view = json.loads(run("export", "--user", "bob"))
+    assert view["view"]["user"] == "bob" and view["view"]["teams"] == ["core"]
+    contents = {i["content"] for i in view["agents"]["default"]["items"]}
+    assert contents == {"core ships the beta", "the office is in Lisbon"}
+    (tmp_path / "view.json").write_text(json.dumps(view), encoding="utf-8")
+    err = run(
+        "import", "export", str(tmp_path / "view.json"), "--home", str(tmp_path / "o"), code=9
+    )
+    assert "view" in err
+    assert "needs a channel" in run("note", "x", "--scope", "channel", code=2)
+    brain = run("show", "brain", "--scope", "global")
+    assert "Lisbon" in brain and "tea" not in brain
+    only_team = json.loads(run("export", "--scope", "team"))
+    assert only_team["view"]["scopes"] == ["team"]
+    assert {i["content"] for i in only_team["agents"]["default"]["items"]} == {
+        "core ships the beta"
+    }
+
+
+def test_a_process_reads_with_its_context(tmp_path: Path) -> None:
+    env = {**os.environ, "KRONIKA_HOME": str(tmp_path / "ws"), "KRONIKA_EMBEDDER": "hashing"}
+
+    def kronika(*argv: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, "-m", "kronika", *argv],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+
+    assert kronika("init").returncode == 0
+    assert (
+        kronika("remember", "a dm about salaries", "--user", "anna", "--channel", "dm").returncode
+        == 0
+    )
+    found = kronika("recall", "salaries", "--user", "bob", "--channel", "general", "--json")
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)["hits"] == []
+    mine = kronika("recall", "salaries", "--user", "bob", "--channel", "dm", "--json")
+    assert [h["content"] for h in json.loads(mine.stdout)["hits"]] == ["a dm about salaries"]

@@ -1,0 +1,140 @@
+"""The kept parse of the fact files: used while the file is unchanged, never after an edit."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from kronika import Memory, build_memory, load_settings
+from kronika.engine.write import SupersedeFact, TouchFact
+from kronika.stores.markdown.factcache import RACY_NS, SMALL_FILE, FactParse
+from kronika.stores.markdown.lines import ParsedItems
+from kronika.testing import FrozenClock
+
+_NOW = 1_700_000_000_123_456_789
+
+
+def _entry(stat: tuple[int, int, int, int], checked_ns: int) -> FactParse:
+    when = datetime(2024, 1, 1, tzinfo=UTC)
+    return FactParse(stat, checked_ns, [], ParsedItems((), {}), hashlib.sha256(), when, ())
+
+
+def test_a_parse_is_trusted_only_when_its_file_is_older_than_a_clock_tick() -> None:
+    stat = (7, 100, _NOW, _NOW)
+    settled = _entry(stat, _NOW + RACY_NS)
+    assert settled.trusted(stat, _NOW + 10 * RACY_NS) is True
+    # another size, time or inode: read again
+    assert settled.trusted((7, 100, _NOW, _NOW + 1), _NOW + 10 * RACY_NS) is False
+    assert settled.trusted((8, 100, _NOW, _NOW), _NOW + 10 * RACY_NS) is False
+    # read within a tick of its last change: its bytes are checked before it is used
+    racy = _entry(stat, _NOW + RACY_NS // 2)
+    assert racy.trusted(stat, _NOW + 10 * RACY_NS) is None
+    # times of whole seconds (FAT, network shares) make a window of seconds
+    whole = (7, 100, 1_700_000_000_000_000_000, 1_700_000_000_000_000_000)
+    assert _entry(whole, whole[3] + RACY_NS).trusted(whole, whole[3] + 10 * RACY_NS) is None
+    # a large racy file is checked once the tick is over, not at every use within it
+    big = (7, SMALL_FILE + 1, _NOW, _NOW)
+    assert _entry(big, _NOW).trusted(big, _NOW + 1) is True
+    assert _entry(big, _NOW).trusted(big, _NOW + RACY_NS) is None
+
+
+def _same_size_edit(file: Path, old: str, new: str) -> None:
+    """Replace ``old`` by ``new`` (same length) in place, then set the modification
+    time back, as a quick editor or a script within the same clock tick would leave it."""
+    assert len(old.encode()) == len(new.encode())
+    before = file.stat()
+    text = file.read_text(encoding="utf-8")
+    assert old in text
+    with open(file, "r+", encoding="utf-8") as handle:  # the same inode, as vi -c wq does
+        handle.write(text.replace(old, new))
+    os.utime(file, ns=(before.st_atime_ns, before.st_mtime_ns))
+    after = file.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+
+
+def test_a_same_size_hand_edit_of_the_brain_is_seen_by_the_next_call(memory: Memory) -> None:
+    memory.remember("green tea", key="drink")
+    brain = memory.workspace.agent_dir("default") / "brain.md"
+    _same_size_edit(brain, "green tea", "black tea")
+    again = memory.remember("black tea", key="drink")
+    assert isinstance(again.change, TouchFact)  # the edited value, not a new one
+    assert [f.value for f in memory.facts() if f.key == "drink"] == ["black tea"]
+    assert memory.recall("black tea", k=1).hits[0].item.value == "black tea"
+
+
+@pytest.fixture
+def small_brain(home: Path, clock: FrozenClock) -> Memory:
+    settings = load_settings(home, environ={}, embedder="hashing").with_overrides(
+        brain_max=60, brain_budget=40
+    )
+    return build_memory(settings, create=True, clock=clock)
+
+
+def test_a_same_size_hand_edit_of_the_archive_is_seen_by_the_next_call(
+    small_brain: Memory,
+) -> None:
+    with small_brain as mem:
+        for n in range(30):
+            mem.remember(f"value number {n:02d}", key=f"k{n:02d}")
+        archived = mem.workspace.archived_facts("default")
+        first = archived[0]
+        assert first.key is not None and first.value is not None
+        edited = first.value.replace("value", "valor")
+        archive = mem.workspace.agent_dir("default") / "brain_archive.md"
+        _same_size_edit(archive, f"**{first.key}**: {first.value}", f"**{first.key}**: {edited}")
+        assert isinstance(mem.remember(edited, key=first.key).change, TouchFact)
+        # the old value is no longer stored: saying it again replaces the edited one
+        assert isinstance(mem.remember(first.value, key=first.key).change, SupersedeFact)
+
+
+def test_the_archive_grows_at_its_end_and_its_rows_match_a_rebuild(small_brain: Memory) -> None:
+    with small_brain as mem:
+        for n in range(20):
+            mem.remember(f"value number {n:02d}", key=f"k{n:02d}")
+        archive = mem.workspace.agent_dir("default") / "brain_archive.md"
+        before = archive.read_bytes()
+        inode = archive.stat().st_ino
+        for n in range(20, 60):
+            mem.remember(f"value number {n:02d}", key=f"k{n:02d}")
+        after = archive.read_bytes()
+        assert after.startswith(before) and len(after) > len(before)
+        assert archive.stat().st_ino == inode  # appended in place, not rewritten
+        rows = {
+            path: sorted(
+                (it.id, it.provenance.line, it.content, it.section)
+                for it in mem.index.source_items("default", path)
+            )
+            for path in ("brain.md", "brain_archive.md")
+        }
+        state = mem.index.source_states("default")["brain_archive.md"]
+        assert state.content_hash == hashlib.sha256(after).hexdigest()
+        mem.reindex()
+        rebuilt = {
+            path: sorted(
+                (it.id, it.provenance.line, it.content, it.section)
+                for it in mem.index.source_items("default", path)
+            )
+            for path in ("brain.md", "brain_archive.md")
+        }
+        assert rows == rebuilt
+        assert len(mem.facts()) == 60
+
+
+def test_a_hand_edit_of_the_archive_between_processes_is_picked_up(
+    home: Path, clock: FrozenClock
+) -> None:
+    settings = load_settings(home, environ={}, embedder="hashing").with_overrides(
+        brain_max=60, brain_budget=40
+    )
+    with build_memory(settings, create=True, clock=clock) as mem:
+        for n in range(30):
+            mem.remember(f"value number {n:02d}", key=f"k{n:02d}")
+    archive = home / "agents" / "default" / "brain_archive.md"
+    text = archive.read_text(encoding="utf-8")
+    archive.write_text(text + "- **hand**: written by hand\n", encoding="utf-8")
+    with build_memory(settings, clock=clock) as mem:
+        assert isinstance(mem.remember("written by hand", key="hand").change, TouchFact)
