@@ -180,3 +180,58 @@ def test_a_second_tenant_in_one_database_is_told_to_use_its_own(
     )
     with pytest.raises(StoreError, match="tenant 'default'.*database of its own"):
         build_memory(other)
+
+
+_HOLDER = textwrap.dedent(
+    """
+    import sys, time
+    from kronika import build_memory, load_settings
+
+    settings = load_settings(sys.argv[1], environ={}, embedder="hashing", database_url=sys.argv[2])
+    memory = build_memory(settings)
+    with memory.lock:
+        memory.remember("Atlantis", key="city")  # written here, not yet in the record
+        print("holding", flush=True)
+        time.sleep(600)
+    """
+)
+
+
+def test_a_worker_killed_while_writing_leaves_nothing_half_written(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with build_memory(_settings(tmp_path / "a", postgres_url)) as memory:
+        memory.remember("Kraków", key="city")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, str(tmp_path / "killed"), postgres_url],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "holding"
+    finally:
+        holder.kill()
+        holder.communicate()
+    with build_memory(_settings(tmp_path / "b", postgres_url)) as other:
+        other.remember("Lviv", key="city")  # the lock died with its worker
+        assert [h.value for h in other.history("city")] == ["Kraków", "Lviv"]
+
+
+def test_a_hand_edit_made_while_another_worker_wrote_is_kept_aside(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    one = build_memory(_settings(tmp_path / "one", postgres_url))
+    two = build_memory(_settings(tmp_path / "two", postgres_url))
+    try:
+        one.remember("Kraków", key="city")
+        brain = one.workspace.agent_dir("default") / "brain.md"
+        brain.write_text(brain.read_text().replace("Kraków", "Gdańsk"))  # not synced yet
+        two.remember("likes tea", key="drink")
+        facts = {f.key: f.value for f in one.facts()}
+        assert facts == {"city": "Kraków", "drink": "likes tea"}  # the record's version
+        kept = list((brain.parent / ".corrupt").glob("brain.md.conflict*"))
+        assert len(kept) == 1 and "Gdańsk" in kept[0].read_text()
+        assert any("edited here while another worker changed it" in n for n in one.notes)
+    finally:
+        one.close()
+        two.close()

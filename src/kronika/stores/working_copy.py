@@ -172,16 +172,13 @@ class WorkingCopy:
     def push(self) -> int:
         """Write every file that differs from the record into it, in one transaction;
         returns how many documents were written."""
-        found = dict(self._files())
+        found = {key: (file, stat) for key, file, stat in self._files()}
         documents: list[RecordDocument] = []
         items: dict[tuple[str, str], list[MemoryItem]] = {}
         states: dict[tuple[str, str], _Copy] = {}
-        for (agent, path), file in found.items():
+        for (agent, path), (file, state) in found.items():
             known = self._copies.get((agent, path))
-            state = _quick_state(file)
-            if state is None:
-                continue
-            if known is not None and (state[0], state[1]) == (known.mtime_ns, known.size):
+            if known is not None and state == (known.mtime_ns, known.size):
                 continue
             full = _state(file)
             if full is None or full == known:
@@ -208,15 +205,28 @@ class WorkingCopy:
         self._save_manifest()
         return len(documents)
 
-    def _files(self) -> Iterator[tuple[tuple[str, str], Path]]:
-        """Every Markdown file of every agent folder (not in hidden folders)."""
+    def _files(self) -> Iterator[tuple[tuple[str, str], Path, tuple[int, int]]]:
+        """Every Markdown file of every agent folder (not in hidden folders), with its
+        modification time and size (``os.scandir``: one ``stat`` per file, as a push
+        looks at every file each time the lock is released)."""
         for agent in self.workspace.agents():
             folder = self.workspace.agent_dir(agent)
-            for file in folder.rglob("*.md"):
-                rel = file.relative_to(folder).as_posix()
-                if any(part.startswith(".") for part in rel.split("/")) or not file.is_file():
+            pending = [(os.fspath(folder), "")]
+            while pending:
+                where, prefix = pending.pop()
+                try:
+                    entries = list(os.scandir(where))
+                except FileNotFoundError:
                     continue
-                yield (agent, rel), file
+                for entry in entries:
+                    if entry.name.startswith("."):
+                        continue
+                    if entry.is_dir(follow_symlinks=False):
+                        pending.append((entry.path, f"{prefix}{entry.name}/"))
+                    elif entry.name.endswith(".md") and entry.is_file():
+                        stat = entry.stat()
+                        key = (agent, f"{prefix}{entry.name}")
+                        yield key, Path(entry.path), (stat.st_mtime_ns, stat.st_size)
 
     def _agent_folder(self, agent: str) -> Path:
         folder = self.home / "agents" / validate_agent_name(agent, existing=True)
