@@ -28,6 +28,7 @@ follow from the server, each deliberate:
 from __future__ import annotations
 
 import logging
+import random
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -65,7 +66,7 @@ log = logging.getLogger("kronika")
 ANN_THRESHOLD = 50_000  # the ann_threshold setting's default, as for SQLite
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
-_RETRIES = 8
+_RETRIES = 30
 _RETRY_STATES = {"40P01", "40001", "23505"}  # deadlock, serialization failure, unique key
 _ID = 'COLLATE "C"'  # ids sort by code point, as Python sorts them
 
@@ -180,7 +181,8 @@ class PostgresIndex:
                 except psycopg.Error as exc:
                     if exc.sqlstate not in _RETRY_STATES or attempt == _RETRIES - 1:
                         raise
-            time.sleep(0.005 * (attempt + 1))
+            # jittered exponential backoff: writers that collided do not collide again in step
+            time.sleep(random.uniform(0, 0.005 * 2 ** min(attempt, 6)))
         raise AssertionError("unreachable")
 
     @staticmethod
