@@ -12,6 +12,7 @@ connections (a test server: never expose it).
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import os
 import pwd
@@ -144,6 +145,7 @@ class LocalPostgres:
             + ["-o", options, "start"]
         )
         self._running = True
+        atexit.register(self.stop)  # a process that ends without stopping it still does
         self._wait_ready()
         return self
 
