@@ -10,26 +10,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from kronika.cli import render
-from kronika.core.lessons import Evaluation, Lesson, exit_code
+from kronika.core.lessons import Evaluation, exit_code
 from kronika.errors import InvalidInput
 from kronika.settings import Settings
-
-
-def _lesson_json(x: Lesson) -> dict[str, Any]:
-    return {
-        "id": x.id,
-        "kind": x.kind,
-        "text": x.text,
-        "score": round(x.score, 4),
-        "helped": x.helped,
-        "hurt": x.hurt,
-        "uses": x.uses,
-        "status": x.status,
-        "importance": x.importance,
-        "evidence": list(x.evidence),
-        "created_at": x.created_at.isoformat(),
-        "updated_at": x.updated_at.isoformat(),
-    }
 
 
 def cmd_outcome(args: argparse.Namespace, settings: Settings) -> int:
@@ -60,9 +43,9 @@ def cmd_outcome(args: argparse.Namespace, settings: Settings) -> int:
                 "event": report.event_id,
                 "is_ok": evaluation.is_ok,
                 "reasons": list(evaluation.reasons),
-                "learned": [_lesson_json(x) for x in report.learned],
+                "learned": [x.as_dict() for x in report.learned],
                 "reinforced": [x.id for x in report.reinforced],
-                "credited": [_lesson_json(x) for x in report.credited],
+                "credited": [x.as_dict() for x in report.credited],
                 "retired": [x.id for x in report.retired],
                 "reflected_by": report.reflected_by,
                 "notes": list(report.notes),
@@ -93,7 +76,7 @@ def cmd_lessons(args: argparse.Namespace, settings: Settings) -> int:
         else:
             found = memory.lessons(agent=args.agent, include_retired=args.all)
     if args.json:
-        render.print_json([_lesson_json(x) for x in found])
+        render.print_json([x.as_dict() for x in found])
         return 0
     if not found:
         render.out.print("no lessons yet" if not args.task else "no lesson matches that task")

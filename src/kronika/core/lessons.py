@@ -31,12 +31,12 @@ reinforces the lesson already learned instead of writing a second one.
 from __future__ import annotations
 
 import hashlib
-import re
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
+
+from kronika.core.text import folded_words
 
 RETIRE_HURT = 2
 RETIRE_SCORE = 0.4
@@ -85,6 +85,23 @@ class Lesson:
     def active(self) -> bool:
         return self.status == ACTIVE
 
+    def as_dict(self) -> dict[str, Any]:
+        """The lesson as the CLI's ``--json`` and the server show it."""
+        return {
+            "id": self.id,
+            "kind": self.kind,
+            "text": self.text,
+            "score": round(self.score, 4),
+            "helped": self.helped,
+            "hurt": self.hurt,
+            "uses": self.uses,
+            "status": self.status,
+            "importance": self.importance,
+            "evidence": list(self.evidence),
+            "created_at": self.created_at.isoformat(),
+            "updated_at": self.updated_at.isoformat(),
+        }
+
 
 def score(helped: int, hurt: int) -> float:
     """The lesson's score (see the module docstring)."""
@@ -116,17 +133,16 @@ def credited(lesson: Lesson, ok: bool, event_id: str | None, at: datetime) -> Le
 
 def cause_of(task: str, reasons: Sequence[str]) -> str:
     """What identifies the cause of a failure: a hash of the task and its first reason
-    as lower-case ASCII-folded words, numbers kept (``exit code 2`` and ``exit code 3``
-    differ). A hash, not the words: forgetting a word never has to look inside it."""
+    as lower-case accent-folded words (the index's own fold, :func:`folded_words`),
+    numbers kept (``exit code 2`` and ``exit code 3`` differ). A hash, not the words:
+    forgetting a word never has to look inside it."""
     first = reasons[0] if reasons else ""
     digest = hashlib.sha256(f"{_words(task)} | {_words(first)}".encode()).hexdigest()
     return digest[:16]
 
 
 def _words(text: str) -> str:
-    folded = unicodedata.normalize("NFKD", text.casefold())
-    folded = "".join(c for c in folded if not unicodedata.combining(c))
-    return " ".join(re.findall(r"\w+", folded))[:200]
+    return " ".join(folded_words(text))[:200]
 
 
 def worth_reflecting(evaluation: Evaluation, failed_before: bool) -> bool:

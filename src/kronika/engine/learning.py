@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -40,6 +39,7 @@ from kronika.core.lessons import (
 from kronika.core.model import ItemType, LinkKind, RecallHit
 from kronika.engine.write import USER, WriteLessons
 from kronika.errors import InvalidInput, LLMError
+from kronika.memory.base import _new_id
 from kronika.prompts.reflection import EVALUATOR, REFLECTOR
 from kronika.providers.ledger import llm_task
 
@@ -288,10 +288,6 @@ def _text(value: object, what: str) -> str:
     if not isinstance(value, str) or not value.strip():
         raise InvalidInput(f"{what} must be non-empty text")
     return " ".join(value.split())[:MAX_TEXT]
-
-
-def _new_id(prefix: str) -> str:
-    return f"{prefix}-{uuid.uuid4().hex[:12]}"
 
 
 def lesson_stats(memory: Memory, *, days: int = 7) -> dict[str, Any]:

@@ -10,7 +10,6 @@ forget path, so it is gone everywhere.
 
 from __future__ import annotations
 
-import uuid
 from datetime import datetime, timedelta
 
 from kronika.core.entities import extract_entities
@@ -18,7 +17,7 @@ from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Reader, 
 from kronika.engine.write import USER, AppendNote, WriteReceipt
 from kronika.errors import InvalidInput
 from kronika.memory import checks
-from kronika.memory.base import MemoryBase
+from kronika.memory.base import MemoryBase, _new_id
 
 MAX_OBSERVATION = 20_000
 MAX_TTL = 366 * 86400
@@ -54,7 +53,7 @@ class MemorySensory(MemoryBase):
         now = at or self.clock.now()
         clean = text.strip()
         item = MemoryItem(
-            id=f"o-{uuid.uuid4().hex[:12]}",
+            id=_new_id("o"),
             agent=name,
             content=clean,
             type=ItemType.SENSORY,

@@ -280,23 +280,7 @@ class Service:
         memory = self._read(caller, agent)
         with self._held(caller):
             found = memory.lessons(agent=agent, include_retired=include_retired)
-        return {
-            "lessons": [
-                {
-                    "id": x.id,
-                    "kind": x.kind,
-                    "text": x.text,
-                    "score": round(x.score, 4),
-                    "helped": x.helped,
-                    "hurt": x.hurt,
-                    "uses": x.uses,
-                    "status": x.status,
-                    "evidence": list(x.evidence),
-                    "created_at": x.created_at.isoformat(),
-                }
-                for x in found
-            ]
-        }
+        return {"lessons": [x.as_dict() for x in found]}
 
     def stats(self, caller: Caller) -> dict[str, Any]:
         memory = self.memories.get(caller.tenant)
