@@ -6,8 +6,10 @@ It holds counts and times, never prompt or reply text.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
@@ -24,14 +26,8 @@ class JsonlUsageLedger:
     def append(self, entry: UsageEntry) -> None:
         record = asdict(entry)
         record["at"] = entry.at.isoformat()
-        line = "\n" + json.dumps(record, ensure_ascii=False) + "\n"
         try:
-            if not self.path.parent.is_dir():  # only `kronika init` makes a workspace
-                raise FileNotFoundError(f"no folder {self.path.parent}")
-            fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
-            with open(fd, "ab") as handle:
-                # The leading newline closes a torn last line; blank lines are skipped.
-                handle.write(line.encode("utf-8"))
+            _append_line(self.path, record)
         except OSError as exc:
             raise WorkspaceError(f"cannot append to the usage ledger {self.path}: {exc}") from exc
 
@@ -49,6 +45,17 @@ class JsonlUsageLedger:
             if entry is not None and (since is None or entry.at >= since):
                 entries.append(entry)
         return entries
+
+
+def _append_line(path: Path, record: Mapping[str, object]) -> None:
+    """Append ``record`` as one JSON line (the file made ``0600`` when new). The leading
+    newline closes a torn last line; readers skip blank lines. Raises ``OSError``, also
+    when the workspace folder is missing (only ``kronika init`` makes one)."""
+    if not path.parent.is_dir():
+        raise FileNotFoundError(f"no folder {path.parent}")
+    fd = open_private(path, os.O_WRONLY | os.O_APPEND)
+    with open(fd, "ab") as handle:
+        handle.write(("\n" + json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
 
 
 def _parse(line: str) -> UsageEntry | None:
@@ -75,14 +82,8 @@ class JsonlLessonUses:
 
     def append(self, at: datetime, agent: str, session: str, lessons: list[str]) -> None:
         record = {"at": at.isoformat(), "agent": agent, "session": session, "lessons": lessons}
-        try:
-            if not self.path.parent.is_dir():
-                return
-            fd = open_private(self.path, os.O_WRONLY | os.O_APPEND)
-            with open(fd, "ab") as handle:
-                handle.write(("\n" + json.dumps(record) + "\n").encode("utf-8"))
-        except OSError:
-            return  # a statistic: never stop a conversation for it
+        with contextlib.suppress(OSError):  # a statistic: never stop a conversation for it
+            _append_line(self.path, record)
 
     def read(self) -> list[dict[str, object]]:
         try:
