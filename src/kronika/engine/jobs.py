@@ -41,6 +41,7 @@ from kronika.core.model import ItemType, LinkKind, RecallFilter
 from kronika.engine.write import SYSTEM, ArchiveFacts, UpdateNote, WriteEntityPage, WriteLessons
 from kronika.errors import InvalidInput, LLMError
 from kronika.stores.markdown.atomic import atomic_write_text
+from kronika.stores.markdown.files import read_source
 from kronika.stores.markdown.notes import VIEW_BEGIN, VIEW_END
 
 if TYPE_CHECKING:
@@ -158,7 +159,7 @@ def _reflect(
             about = _about(memory, agent, entity)  # the page shows the moved confidence
         path = f"bank/entities/{entity}.md"
         folder = memory.workspace.agent_dir(agent)
-        current = (folder / path).read_text(encoding="utf-8") if (folder / path).is_file() else ""
+        current = _page(folder, path)
         page = entity_page(entity, current, about)
         if page == current:
             report.unchanged += 1
@@ -193,7 +194,7 @@ def _bank_views(memory: Memory, agent: str, report: JobReport) -> None:
             and it.kind.value == letter
             and it.provenance.path.startswith("memory/")
         ]
-        current = (folder / path).read_text(encoding="utf-8") if (folder / path).is_file() else ""
+        current = _page(folder, path)
         if not kept and not current:
             continue
         page = view_page(title, said, current, kept)
@@ -202,6 +203,12 @@ def _bank_views(memory: Memory, agent: str, report: JobReport) -> None:
         else:
             memory.memory_write(agent, "bank", WriteEntityPage(path, page), SYSTEM)
             report.done.append(f"{path}: {len(kept)} note(s)")
+
+
+def _page(folder: Path, path: str) -> str:
+    """A bank page's text as it stands (empty when there is none yet)."""
+    read = read_source(folder, path)
+    return read.text if read is not None else ""
 
 
 def _about(memory: Memory, agent: str, entity: str) -> list[Any]:
