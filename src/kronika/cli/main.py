@@ -200,7 +200,7 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
             budget_tokens=args.budget,
             record_access=not args.no_record,
         )
-        evidence = hit_links(memory, result) if args.json else {}
+        evidence = hit_links(reading(memory, args), result) if args.json else {}
     if args.json:
         document = render.recall_json(result)
         for hit in document["hits"]:
