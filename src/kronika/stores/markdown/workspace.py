@@ -31,6 +31,7 @@ from kronika.stores.markdown import (
     documents,
     factappend,
     factlookup,
+    factsplice,
     frontmatter,
     lessons,
     moves,
@@ -196,6 +197,16 @@ class MarkdownWorkspace:
             if not self._fact_ids(agent, other.path).isdisjoint(wanted):
                 return None
         return items
+
+    def rewritten_facts(
+        self, agent: str, path: str, content_hash: str
+    ) -> tuple[tuple[MemoryItem, ...], tuple[MemoryItem, ...]] | None:
+        """``(items then, items now)`` of the Brain when kronika's own rewrites alone
+        changed it since its bytes hashed to ``content_hash`` (else ``None``)."""
+        if path != brain.BRAIN.path:
+            return None
+        folder = os.fspath(self.require_agent(agent))
+        return self._facts.rewritten_since(folder, path, content_hash)
 
     def parse_source(self, agent: str, path: str) -> ParsedSource:
         """Parse one indexed file; damage is reported in ``warnings``, never raised."""
@@ -467,6 +478,7 @@ class MarkdownWorkspace:
         another file's is dropped, to be read again when it is asked for."""
         folder = self.agent_dir(agent)
         key = os.fspath(folder)
+        before = self._facts.get(key, path) if path == brain.BRAIN.path else None
         self._facts.drop(key, path)
         began = time.time_ns()
         write_text(folder / path, text)
@@ -477,14 +489,28 @@ class MarkdownWorkspace:
         except OSError:
             return
         mtime = datetime.fromtimestamp(stat[2] // 1_000_000_000, UTC)
-        parsed = brain.parse_facts(
-            text, spec=brain.BRAIN, agent=agent, tenant=self.tenant_of(agent), mtime=mtime
-        )
+        lines = split_lines(text)
+        tenant = self.tenant_of(agent)
+        parsed = None
+        if before is not None and not before.read_warnings:
+            parsed = factsplice.splice(
+                before.parsed,
+                before.lines,
+                lines,
+                spec=brain.BRAIN,
+                agent=agent,
+                tenant=tenant,
+                mtimes=(before.mtime, mtime),
+            )
+        if parsed is None:
+            parsed = brain.parse_facts(
+                text, spec=brain.BRAIN, agent=agent, tenant=tenant, mtime=mtime
+            )
         if parsed.damage:
             return
         raw = text.encode("utf-8")
-        entry = FactParse(stat, began, split_lines(text), parsed, hashlib.sha256(raw), mtime, ())
-        self._facts.put(key, path, entry)
+        entry = FactParse(stat, began, lines, parsed, hashlib.sha256(raw), mtime, ())
+        self._facts.rewrite(key, path, before, entry)
 
     def stamp_hand_facts(self, agent: str, source: SourceFile) -> SourceFile:
         """Give the hand-written bullets of a fact file their metadata, so they keep
