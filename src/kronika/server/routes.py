@@ -167,7 +167,7 @@ async def forget(agent: Name, body: schemas.ForgetBody, who: Who, svc: Svc) -> d
 @v1.post("/agents/{agent}/recall", tags=["recall"], summary="Find the best matching memories")
 async def recall(agent: Name, body: schemas.RecallBody, who: Who, svc: Svc) -> dict[str, Any]:
     options = body.model_dump(exclude={"query"})
-    return svc.recall(who, agent, body.query, **options)
+    return await svc.recall_batched(who, agent, body.query, **options)
 
 
 @v1.get("/agents/{agent}/history", tags=["recall"], summary="Every value a fact key has had")
@@ -266,6 +266,16 @@ async def jobs(who: Who, svc: Svc) -> dict[str, Any]:
 @v1.get("/jobs/{job_id}", tags=["jobs"])
 async def job(job_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.job(who, job_id)
+
+
+@v1.post(
+    "/jobs/{job_id}/resume",
+    tags=["jobs"],
+    status_code=202,
+    summary="Start an interrupted job again, as a new job",
+)
+async def resume_job(job_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+    return svc.resume(who, job_id)
 
 
 @v1.get("/export", tags=["export"], summary="Everything kept, as one JSON document")
