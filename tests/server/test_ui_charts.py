@@ -178,3 +178,23 @@ def test_policies_are_shown_and_a_reader_can_change_nothing(
     )
     assert sum(v for s, _, v in bars(page, "growth-tier") if s == "mid-term") == 2
     assert re.search(r"mid-term: 2 in all", described(page, "growth-tier"))
+
+
+def test_axe_finds_no_serious_violation_in_the_charts_or_the_policies(
+    page: Any, served: Served
+) -> None:
+    axe = pytest.importorskip("axe_playwright_python.sync_playwright", reason="no axe-core")
+    fill(served.memories["acme"])
+    sign_in(page, served, "acme-admin", "alice")
+    open_charts(page)
+    page.click("figure[data-chart=llm-tokens] details summary")  # the table of figures too
+    found = {"charts": axe.Axe().run(page).response["violations"]}
+    page.click("#tabs button[data-view=policies]")
+    page.wait_for_selector("#policies tbody tr")
+    found["policies"] = axe.Axe().run(page).response["violations"]
+    serious = {
+        view: [(v["id"], [n["target"] for n in v["nodes"]][:3]) for v in found[view]]
+        for view in found
+        if any(v["impact"] in ("serious", "critical") for v in found[view])
+    }
+    assert serious == {}

@@ -76,7 +76,7 @@ const Charts = (() => {
     const t = html("table", { class: "chart-data" });
     t.appendChild(html("caption", {}, spec.title));
     const head = html("tr");
-    const columns = spec.rows ? ["", "value", "of", ""] : [spec.rowLabel || "day", ...spec.series.map((s) => s.name)];
+    const columns = spec.rows ? [spec.rowLabel || "", "value", "out of", "note"] : [spec.rowLabel || "day", ...spec.series.map((s) => s.name)];
     for (const c of columns) head.appendChild(html("th", { scope: "col" }, c));
     const thead = html("thead");
     thead.appendChild(head);
@@ -245,7 +245,7 @@ function drawCharts() {
   }
 
   Charts.meters(box, {
-    key: "wake", title: "Wake context: tokens against budget", unit: "tokens",
+    key: "wake", title: "Wake context: tokens against budget", unit: "tokens", rowLabel: "block",
     rows: [["Identity", "identity"], ["<memory> block", "memory_block"], ["Active Context", "active_context"]]
       .map(([name, part]) => ({ name, value: wake.parts[part], max: wake.budgets[part] })),
   });
@@ -260,7 +260,7 @@ function drawCharts() {
   tokens.appendChild(cost);
   const most = Math.max(1, ...llm.by_purpose.map((p) => p.tokens_in + p.tokens_out));
   Charts.meters(box, {
-    key: "llm-purpose", title: "Model tokens by purpose", unit: "tokens",
+    key: "llm-purpose", title: "Model tokens by purpose", unit: "tokens", rowLabel: "purpose",
     rows: llm.by_purpose.length
       ? llm.by_purpose.map((p) => ({ name: p.purpose, value: p.tokens_in + p.tokens_out, max: most, note: `${p.calls} call(s)` + (llm.priced ? `, cost ${p.cost.toFixed(4)}` : "") }))
       : [{ name: "no model calls", value: 0, max: 1 }],
@@ -301,5 +301,5 @@ loaders.policies = async () => {
     rules.appendChild(row);
   }
   const dms = found.dm_channels.length ? found.dm_channels.join(", ") : "none";
-  $("policies-note").textContent = `Direct messages: channels named ${dms}. Read-only here: the policies are edited in ${found.edited_in} in the workspace, and \`kronika policies\` shows them.`;
+  $("policies-note").textContent = `Direct messages: channels named ${dms}. Read-only here: the policies are edited in ${found.edited_in} in the workspace, and the command kronika policies shows them.`;
 };
