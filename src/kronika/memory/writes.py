@@ -649,11 +649,11 @@ class MemoryWrites(MemoryBase):
         return receipt
 
     def reject(self, proposal_id: str, agent: str | None = None) -> Proposal:
-        """Drop a waiting proposal (audited as ``reject``); returns it."""
+        """Drop a waiting proposal (audited as ``reject``); returns it, marked rejected."""
         with self._lock:
             found = self._proposals.find(self._agents_or_all(agent), proposal_id)
             self._proposals.settle(found, "reject")
-        return found
+        return replace(found, status="rejected")
 
     def _keep_brain_in_budget(self, agent: str) -> None:
         """Move the least-used facts to ``brain_archive.md`` when the Brain is over its limit."""

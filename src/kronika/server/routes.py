@@ -113,7 +113,7 @@ async def remember(agent: Name, body: schemas.RememberBody, who: Who, svc: Svc) 
 
 @v1.post("/agents/{agent}/notes", tags=["memories"], summary="Retain a note in today's log")
 async def note(agent: Name, body: schemas.NoteBody, who: Who, svc: Svc) -> dict[str, Any]:
-    return svc.note(who, agent, body.text)
+    return svc.note(who, agent, **body.model_dump())
 
 
 @v1.get("/agents/{agent}/memories", tags=["memories"], summary="Stored items, newest first")
@@ -218,7 +218,7 @@ async def save_turn(
 ) -> dict[str, Any]:
     return svc.save_turn(
         who, agent, session_id, speaker=body.speaker, content=body.content, at=body.at,
-        turn_id=body.turn_id,
+        turn_id=body.turn_id, scope=body.scope, channel=body.channel,
     )  # fmt: skip
 
 

@@ -89,10 +89,10 @@ class Service:
             receipt = memory.remember(agent=agent, source_agent=caller.source_agent, **fields)
         return views.write_receipt(receipt)
 
-    def note(self, caller: Caller, agent: str, text: str) -> dict[str, Any]:
+    def note(self, caller: Caller, agent: str, text: str, **fields: Any) -> dict[str, Any]:
         memory = self._write(caller, agent)
         with self._held(caller):
-            receipt = memory.note(text, agent=agent, source_agent=caller.source_agent)
+            receipt = memory.note(text, agent=agent, source_agent=caller.source_agent, **fields)
         return views.write_receipt(receipt)
 
     def forget(
@@ -127,6 +127,8 @@ class Service:
         content: str,
         at: datetime | None = None,
         turn_id: str | None = None,
+        scope: str | None = None,
+        channel: str | None = None,
     ) -> dict[str, Any]:
         memory = self._write(caller, agent)
         with self._held(caller):
@@ -138,6 +140,8 @@ class Service:
                 at=at,
                 turn_id=turn_id,
                 source_agent=caller.source_agent,
+                scope=scope,
+                channel=channel,
             )
         return {"session_id": session_id, "turn_id": made}
 
