@@ -444,6 +444,14 @@ def test_the_keyboard_reaches_the_nav_and_the_search_box(
     assert "nav:brain" in seen and seen[-1] == "nav:search"
     outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     assert outline != "none"  # the focus is visible
+    focused = "document.activeElement.dataset.view"
+    for key, view in (("ArrowRight", "items"), ("ArrowLeft", "search"), ("End", "export")):
+        page.keyboard.press(key)
+        assert page.evaluate(focused) == view
+    page.keyboard.press("Home")
+    assert page.evaluate(focused) == "brain"
+    for _ in range(2):
+        page.keyboard.press("ArrowRight")
     page.keyboard.press("Enter")
     page.wait_for_selector("#view-search:not([hidden])")
     for _ in range(20):
