@@ -38,7 +38,7 @@ HIDDEN = "2026-11-25_002"
 SUMMARY = "Rozmowa o psie Burku i o tym, że Zofia woli herbatę."
 VIEWS = (
     "brain", "facts", "search", "items", "sessions", "summaries", "entities", "opinions",
-    "lessons", "proposals", "audit", "export",
+    "lessons", "proposals", "audit", "export", "charts", "policies",
 )  # fmt: skip
 
 
@@ -445,7 +445,7 @@ def test_the_keyboard_reaches_the_nav_and_the_search_box(
     outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     assert outline != "none"  # the focus is visible
     focused = "document.activeElement.dataset.view"
-    for key, view in (("ArrowRight", "items"), ("ArrowLeft", "search"), ("End", "export")):
+    for key, view in (("ArrowRight", "items"), ("ArrowLeft", "search"), ("End", VIEWS[-1])):
         page.keyboard.press(key)
         assert page.evaluate(focused) == view
     page.keyboard.press("Home")
