@@ -9,9 +9,14 @@ Moving code from in-process memory to a server is one line::
     for hit in memory.recall("what language does he like?", k=5).hits:
         print(hit.score.total, hit.item.content, hit.citation)
 
-Reads return what Memory returns (:class:`~kronika.core.model.MemoryItem`,
-:class:`~kronika.core.model.RecallResult`, strings); writes return the server's
-JSON receipt as a dict (``outcome``, ``item``…). The server's errors come back as
+Every method returns what the same method of Memory returns:
+:class:`~kronika.core.model.MemoryItem`, :class:`~kronika.core.model.RecallResult`,
+:class:`~kronika.engine.write.WriteReceipt`, :class:`~kronika.engine.forgetting.ForgetReceipt`,
+:class:`~kronika.engine.proposals.Proposal`, :class:`~kronika.ports.AuditEntry`. Two
+things stay on the server: a receipt's ``paths`` (files of the server's store) are
+empty, and a forget receipt's ``phrases`` (the forgotten text) are not sent back. What
+Memory takes from its caller and a server takes from the key (``source_agent``,
+``reader``) is not a parameter here. The server's errors come back as
 the same :class:`~kronika.errors.KronikaError` subclasses (a refused key as
 :class:`ClientAuthError`, a server fault as :class:`ServerError`). Standard library
 only: no extra to install.
@@ -30,6 +35,11 @@ from typing import Any, Self
 from kronika import errors
 from kronika.core.model import MemoryItem, RecallHit, RecallResult, ScoreParts
 from kronika.core.serialize import item_from_dict
+from kronika.engine.forgetting import ForgetReceipt
+from kronika.engine.proposals import Proposal, change_from_dict
+from kronika.engine.redacting import ForgetPlace
+from kronika.engine.write import WriteReceipt
+from kronika.ports import AuditEntry
 
 
 class ClientAuthError(errors.PermissionDenied):
@@ -74,6 +84,65 @@ def _error(status: int, body: dict[str, Any]) -> errors.KronikaError:
 
 def _clean(values: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
+
+
+def _item(data: dict[str, Any] | None) -> MemoryItem | None:
+    return item_from_dict(data) if data is not None else None
+
+
+def _write_receipt(data: dict[str, Any]) -> WriteReceipt:
+    return WriteReceipt(
+        outcome=str(data["outcome"]),
+        change=change_from_dict(data["detail"]),
+        item=_item(data.get("item")),
+        paths=(),
+        proposal=data.get("proposal"),
+        notes=tuple(str(n) for n in data.get("notes", ())),
+        policy=data.get("policy"),
+    )
+
+
+def _forget_receipt(data: dict[str, Any]) -> ForgetReceipt:
+    index = data.get("index", {})
+    return ForgetReceipt(
+        outcome=str(data["outcome"]),
+        agent=str(data["agent"]),
+        items=tuple(item_from_dict(d) for d in data["forgotten"]),
+        places=tuple(
+            ForgetPlace(str(p["path"]), str(p["action"]), int(p["count"]), int(p["lines"]))
+            for p in data["places"]
+        ),
+        index_removed=int(index.get("removed", 0)),
+        index_rewritten=int(index.get("rewritten", 0)),
+        audit_redacted=int(data.get("audit_redacted", 0)),
+        proposal=data.get("proposal"),
+    )
+
+
+def _proposal(data: dict[str, Any]) -> Proposal:
+    return Proposal(
+        id=str(data["id"]),
+        agent=str(data["agent"]),
+        source_agent=str(data["from"]),
+        created_at=datetime.fromisoformat(data["created_at"]),
+        section=str(data["section"]),
+        summary=str(data["summary"]),
+        change=change_from_dict(data["detail"]),
+        status=str(data["status"]),
+    )
+
+
+def _audit_entry(data: dict[str, Any]) -> AuditEntry:
+    return AuditEntry(
+        at=datetime.fromisoformat(data["at"]),
+        action=str(data["action"]),
+        target_agent=str(data["target_agent"]),
+        source_agent=str(data["source_agent"]),
+        section=str(data["section"]),
+        item_id=data.get("item_id"),
+        summary=str(data["summary"]),
+        outcome=str(data["outcome"]),
+    )
 
 
 class Client:
@@ -161,9 +230,9 @@ class Client:
         importance: float | None = None,
         entities: Sequence[str] = (),
         tags: Sequence[str] = (),
-        scope: str = "personal",
+        scope: str | None = None,
         channel: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> WriteReceipt:
         body = _clean(
             {
                 "content": content,
@@ -175,14 +244,32 @@ class Client:
                 "importance": importance,
                 "entities": list(entities),
                 "tags": list(tags),
-                "scope": str(scope),
+                "scope": str(scope) if scope else None,
                 "channel": channel,
             }
         )
-        return dict(self._call("POST", f"/v1/agents/{self._name(agent)}/memories", body))
+        return _write_receipt(self._call("POST", f"/v1/agents/{self._name(agent)}/memories", body))
 
-    def note(self, text: str, *, agent: str | None = None) -> dict[str, Any]:
-        return dict(self._call("POST", f"/v1/agents/{self._name(agent)}/notes", {"text": text}))
+    def note(
+        self,
+        text: str,
+        *,
+        agent: str | None = None,
+        kind: str | None = None,
+        confidence: float | None = None,
+        scope: str | None = None,
+        channel: str | None = None,
+    ) -> WriteReceipt:
+        body = _clean(
+            {
+                "text": text,
+                "kind": str(kind) if kind else None,
+                "confidence": confidence,
+                "scope": str(scope) if scope else None,
+                "channel": channel,
+            }
+        )
+        return _write_receipt(self._call("POST", f"/v1/agents/{self._name(agent)}/notes", body))
 
     def forget(
         self,
@@ -192,9 +279,9 @@ class Client:
         value: str | None = None,
         topic: str | None = None,
         agent: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> ForgetReceipt:
         body = _clean({"id": item_id, "key": key, "value": value, "topic": topic})
-        return dict(self._call("POST", f"/v1/agents/{self._name(agent)}/forget", body))
+        return _forget_receipt(self._call("POST", f"/v1/agents/{self._name(agent)}/forget", body))
 
     def save_turn(
         self,
@@ -205,6 +292,8 @@ class Client:
         agent: str | None = None,
         at: datetime | None = None,
         turn_id: str | None = None,
+        scope: str | None = None,
+        channel: str | None = None,
     ) -> str:
         sid = urllib.parse.quote(session_id, safe="")
         body = _clean(
@@ -213,20 +302,22 @@ class Client:
                 "content": content,
                 "at": at.isoformat() if at else None,
                 "turn_id": turn_id,
+                "scope": str(scope) if scope else None,
+                "channel": channel,
             }
         )
         found = self._call("POST", f"/v1/agents/{self._name(agent)}/sessions/{sid}/turns", body)
         return str(found["turn_id"])
 
-    def approve(self, proposal_id: str, agent: str | None = None) -> dict[str, Any]:
+    def approve(self, proposal_id: str, agent: str | None = None) -> WriteReceipt:
         pid = urllib.parse.quote(proposal_id, safe="")
         path = f"/v1/agents/{self._name(agent)}/proposals/{pid}/approve"
-        return dict(self._call("POST", path)["approved"])
+        return _write_receipt(self._call("POST", path)["approved"])
 
-    def reject(self, proposal_id: str, agent: str | None = None) -> dict[str, Any]:
+    def reject(self, proposal_id: str, agent: str | None = None) -> Proposal:
         pid = urllib.parse.quote(proposal_id, safe="")
         path = f"/v1/agents/{self._name(agent)}/proposals/{pid}/reject"
-        return dict(self._call("POST", path)["rejected"])
+        return _proposal(self._call("POST", path)["rejected"])
 
     def create_agent(self, agent: str) -> None:
         self._call("POST", "/v1/agents", {"name": agent})
@@ -343,13 +434,13 @@ class Client:
         found = self._call("GET", f"/v1/agents/{self._name(agent)}/sessions/{sid}")
         return [item_from_dict(d) for d in found["turns"]]
 
-    def proposals(self, agent: str | None = None) -> list[dict[str, Any]]:
+    def proposals(self, agent: str | None = None) -> list[Proposal]:
         found = self._call("GET", f"/v1/agents/{self._name(agent)}/proposals")
-        return list(found["proposals"])
+        return [_proposal(p) for p in found["proposals"]]
 
-    def audit(self, *, agent: str | None = None, limit: int | None = None) -> list[dict[str, Any]]:
+    def audit(self, *, agent: str | None = None, limit: int | None = None) -> list[AuditEntry]:
         path = f"/v1/agents/{self._name(agent)}/audit" if agent else "/v1/audit"
-        return list(self._call("GET", path, query={"limit": limit})["entries"])
+        return [_audit_entry(e) for e in self._call("GET", path, query={"limit": limit})["entries"]]
 
     def agents(self) -> list[str]:
         return [str(a) for a in self._call("GET", "/v1/agents")["agents"]]

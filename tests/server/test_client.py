@@ -3,18 +3,28 @@ and the same errors."""
 
 from __future__ import annotations
 
+import inspect
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 from tests.server.conftest import Served
 
 from kronika import Memory, RecallResult, errors
 from kronika.client import Client, ClientAuthError, ServerError
+from kronika.engine.write import AddFact, AppendNote, SupersedeFact
 
 
 def _script(memory: Memory | Client, agent: str) -> tuple[RecallResult, list[str], str]:
     """Code written against Memory; run unchanged against a Client."""
-    memory.remember("prefiere TypeScript", key="lenguaje", agent=agent)
-    memory.remember("prefiere Rust", key="lenguaje", agent=agent)
-    memory.note("met Ola at the conference", agent=agent)
+    first = memory.remember("prefiere TypeScript", key="lenguaje", agent=agent)
+    assert first.outcome == "applied" and isinstance(first.change, AddFact)
+    second = memory.remember("prefiere Rust", key="lenguaje", agent=agent)
+    assert isinstance(second.change, SupersedeFact) and first.item is not None
+    assert second.change.old_id == first.item.id
+    noted = memory.note("Ola thinks Rust is worth it", agent=agent, kind="O", confidence=0.7)
+    assert isinstance(noted.change, AppendNote) and noted.item is not None
+    assert noted.item.kind == "O" and noted.item.confidence == 0.7
     memory.save_turn("chat-1", "user", "my cat is Mruczek", agent=agent)
     result = memory.recall("lenguaje", agent=agent, k=3)
     history = [f.value or "" for f in memory.history("lenguaje", agent=agent)]
@@ -35,7 +45,8 @@ def test_the_same_code_runs_in_process_and_over_http(served: Served) -> None:
     item = client.items(agent="alice", types=["note"])[0]
     assert client.get(item.id, agent="alice") == item
     receipt = client.forget(item.id, agent="alice")
-    assert receipt["outcome"] == "applied"
+    assert receipt.applied and [i.id for i in receipt.items] == [item.id]
+    assert receipt.index_removed >= 1 and receipt.phrases == ()
     with pytest.raises(errors.NotFound):
         client.get(item.id, agent="alice")
     assert client.agents() == ["alice", "bob", "carol", "default"]
@@ -43,7 +54,8 @@ def test_the_same_code_runs_in_process_and_over_http(served: Served) -> None:
     assert "Rust" in client.brain(agent="alice")
     assert "Rust" in client.wake(agent="alice")["memory_block"]
     assert [f.key for f in client.facts(agent="alice")] == ["lenguaje"]
-    assert client.audit(agent="alice", limit=2)[-1]["target_agent"] == "alice"
+    entry = client.audit(agent="alice", limit=2)[-1]
+    assert (entry.action, entry.target_agent) == ("forget", "alice")
     assert set(client.export("alice")["agents"]) == {"alice"}
 
 
@@ -58,12 +70,16 @@ def test_an_agent_key_defaults_to_its_agent(served: Served) -> None:
 
 def test_proposals_through_the_client(served: Served) -> None:
     carol = Client(served.url, served.keys["acme-carol"])
-    assert carol.remember("uses Zig")["outcome"] == "proposed"
+    asked = carol.remember("uses Zig")
+    assert asked.outcome == "proposed" and asked.proposal
     admin = Client(served.url, served.keys["acme-admin"], agent="carol")
     waiting = admin.proposals("carol")
-    assert admin.approve(waiting[0]["id"], "carol")["outcome"] == "applied"
+    assert [p.id for p in waiting] == [asked.proposal] and waiting[0].source_agent == "carol"
+    assert isinstance(waiting[0].change, AddFact) and waiting[0].change.item.content == "uses Zig"
+    assert admin.approve(waiting[0].id, "carol").outcome == "applied"
     carol.remember("uses Nim")
-    assert admin.reject(admin.proposals("carol")[0]["id"], "carol")["summary"]
+    rejected = admin.reject(admin.proposals("carol")[0].id, "carol")
+    assert rejected.status == "rejected" and "Nim" in rejected.summary
     assert [f.content for f in carol.facts()] == ["uses Zig"]
 
 
@@ -86,3 +102,31 @@ def test_errors_come_back_as_kronika_errors(served: Served) -> None:
     assert "dave" in new.agents()
     document = new.export()
     assert new.import_export(document, replace=True)["agents"] == 5
+
+
+# What Memory takes from its caller, a server takes from the key and the request:
+# who writes (source_agent) and who reads (reader) from the key, the user from the
+# X-Kronika-User header and their teams from the server's settings; the server's
+# clock dates writes and recalls (at, now); a query vector is made by the server.
+_FROM_THE_SERVER = {"reader", "source_agent", "user", "team", "at", "now", "query_vector"}
+
+
+def _methods(cls: type) -> dict[str, Callable[..., Any]]:
+    return {n: f for n, f in vars(cls).items() if callable(f) and not n.startswith("_")}
+
+
+def test_the_client_takes_what_memory_takes_and_returns_what_it_returns() -> None:
+    from kronika.memory import Memory as Facade
+
+    shared = [n for n in _methods(Client) if hasattr(Facade, n)]
+    assert {"remember", "note", "forget", "recall", "save_turn", "approve", "audit"} <= set(shared)
+    for name in shared:
+        mine = inspect.signature(getattr(Client, name))
+        theirs = inspect.signature(getattr(Facade, name))
+        assert mine.return_annotation == theirs.return_annotation, name
+        for param in mine.parameters.values():
+            twin = theirs.parameters.get(param.name)
+            assert twin is not None, f"{name}({param.name}=…) is not a parameter of Memory"
+            assert (twin.kind, twin.default) == (param.kind, param.default), (name, param.name)
+        left_out = set(theirs.parameters) - set(mine.parameters) - _FROM_THE_SERVER
+        assert not left_out or left_out == {"scopes"}, (name, left_out)

@@ -25,7 +25,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from tests.server.conftest import Served  # noqa: E402
 
-TOOLS = {"remember", "forget", "recall", "memory_update", "what_do_you_know"}
+TOOLS = {"remember", "forget", "recall", "memory_update", "retain", "what_do_you_know"}
 CROSSING: dict[str, dict[str, Any]] = {
     "remember": {"content": "across"},
     "memory_update": {"key": "k", "value": "v"},
@@ -80,6 +80,9 @@ def test_stdio_tools_and_resources(tmp_path: Path) -> None:
             _data(await session.call_tool("memory_update", {"key": "city", "value": "Lublin"}))
             found = _data(await session.call_tool("recall", {"query": "city"}))
             assert found["hits"][0]["item"]["value"] == "Lublin"
+            said = {"text": "@Piotr prefers tea", "kind": "O", "confidence": 0.8}
+            opinion = _data(await session.call_tool("retain", said))
+            assert (opinion["item"]["kind"], opinion["item"]["confidence"]) == ("O", 0.8)
             known = await session.call_tool("what_do_you_know", {})
             assert "city: Lublin" in known.content[0].text
             about = await session.call_tool("what_do_you_know", {"topic": "tea"})

@@ -52,4 +52,4 @@ def test_the_server_over_postgres(tmp_path: Path, postgres_url: str) -> None:
             assert again.body["hits"] == []
     finally:
         service.jobs.wait(10)
-        memory.close()
+        service.close()

@@ -40,6 +40,7 @@ def test_the_model_uses_the_remember_tool_and_answers(memory: Memory, settings: 
             "forget",
             "recall",
             "memory_update",
+            "retain",
         ]
         assert second["messages"][-1]["role"] == "tool"
         assert json.loads(second["messages"][-1]["content"])["ok"] is True

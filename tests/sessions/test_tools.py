@@ -12,7 +12,7 @@ from kronika.testing import FrozenClock
 
 def test_schemas_are_ready_for_function_calling() -> None:
     names = [tool["function"]["name"] for tool in TOOLS]
-    assert names == ["remember", "forget", "recall", "memory_update"]
+    assert names == ["remember", "forget", "recall", "memory_update", "retain"]
     for tool in TOOLS:
         assert tool["type"] == "function"
         params = tool["function"]["parameters"]
@@ -34,6 +34,20 @@ def test_remember_update_recall_and_forget(memory: Memory) -> None:
     gone = call_tool(memory, "default", "forget", {"key": "city"})
     assert gone["ok"] and "city: Kraków" in gone["forgotten"]
     assert memory.facts() == []
+
+
+def test_retain_writes_a_typed_note_as_the_agent(memory: Memory) -> None:
+    said = {"text": "@Piotr prefers tea to coffee", "kind": "O", "confidence": 0.8}
+    noted = call_tool(memory, "default", "retain", said)
+    assert noted["ok"] and noted["outcome"] == "applied"
+    item = memory.get(noted["id"])
+    assert (item.kind, item.confidence, item.entities) == ("O", 0.8, ("Piotr",))
+    did = call_tool(memory, "default", "retain", {"text": "I fixed the build", "kind": "B"})
+    assert memory.get(did["id"]).kind == "B"
+    wrong = call_tool(memory, "default", "retain", {"text": "x", "kind": "W", "confidence": 0.3})
+    assert not wrong["ok"] and "opinion" in wrong["error"]
+    unknown = call_tool(memory, "default", "retain", {"text": "x", "kind": "Q"})
+    assert not unknown["ok"]
 
 
 def test_memory_update_add_keeps_several_values(memory: Memory) -> None:

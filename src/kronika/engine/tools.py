@@ -1,4 +1,5 @@
-"""Memory as agent tools (SPEC C2): ``remember``, ``forget``, ``recall``, ``memory_update``.
+"""Memory as agent tools (SPEC C2): ``remember``, ``forget``, ``recall``, ``memory_update``
+and ``retain`` (a typed note in today's log, SPEC M6).
 
 :data:`TOOLS` holds their JSON schemas in the OpenAI function-calling format (also
 what an MCP server lists); :func:`call_tool` runs one call and never raises for a bad
@@ -87,6 +88,30 @@ PARAMETERS: dict[str, dict[str, Any]] = {
         "required": ["action", "key"],
         "additionalProperties": False,
     },
+    "retain": {
+        "type": "object",
+        "properties": {
+            "text": {
+                "type": "string",
+                "description": "One self-contained sentence; mention people and things as @Name.",
+                "minLength": 1,
+            },
+            "kind": {
+                "type": "string",
+                "enum": ["W", "B", "O", "S"],
+                "description": "W a fact about the world, B what you did (first person), "
+                "O an opinion (give its confidence), S an observation or summary.",
+            },
+            "confidence": {
+                "type": "number",
+                "minimum": 0,
+                "maximum": 1,
+                "description": "How sure the opinion is (kind O only).",
+            },
+        },
+        "required": ["text", "kind"],
+        "additionalProperties": False,
+    },
 }
 
 DESCRIPTIONS = {
@@ -95,6 +120,8 @@ DESCRIPTIONS = {
     "them from past conversations and summaries. An agent at autonomy 1 only proposes it.",
     "recall": "Search long-term memory (facts, notes, old conversations, summaries).",
     "memory_update": "Add, update (replace the value of) or delete a keyed fact.",
+    "retain": "Note what you learned or did in today's log, typed: world fact, your own "
+    "experience, opinion with confidence, or observation.",
 }
 
 TOOLS: tuple[dict[str, Any], ...] = tuple(
@@ -150,6 +177,20 @@ def _run(memory: Memory, agent: str, name: str, args: dict[str, Any]) -> dict[st
         }
     if name == "forget" or (name == "memory_update" and args["action"] == "delete"):
         return _forget(memory, agent, args)
+    if name == "retain":
+        noted = memory.note(
+            args["text"],
+            agent=agent,
+            kind=args["kind"],
+            confidence=args.get("confidence"),
+            source_agent=agent,
+        )
+        return {
+            "ok": True,
+            "outcome": noted.outcome,
+            "id": noted.item.id if noted.item is not None else None,
+            "proposal": noted.proposal,
+        }
     value = args.get("value", "")
     if not value.strip():
         return {"ok": False, "error": "value is empty"}

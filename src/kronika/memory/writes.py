@@ -139,7 +139,9 @@ class MemoryWrites(MemoryBase):
             team=team,
             reader=reader,
         )
-        with self._lock:
+        # the Brain's folder and the audit line reach the disk together once the lock
+        # is released (group commit); the Brain's bytes and a move's destination first
+        with self._commits.deferring(), self._lock:
             item, now = self._stamped(item, at)
             return self._write_fact(name, item.section or "", item, now, source_agent)
 
@@ -177,7 +179,7 @@ class MemoryWrites(MemoryBase):
             except (InvalidInput, TypeError) as exc:
                 raise InvalidInput(f"fact {n}: {exc}") from exc
         receipts: list[WriteReceipt] = []
-        with self._lock:
+        with self._commits.deferring(), self._lock:  # one round of fsyncs for the batch
             self._healing(lambda: self._presync(name))
             with self._deferring(name) as paths:
                 try:
@@ -618,7 +620,9 @@ class MemoryWrites(MemoryBase):
         """Store whole sessions (imports); indexing is batched at the end."""
         self.create_agent(agent)
         count = turns = 0
-        with self._lock, self._deferring(agent) as paths:
+        # each file is whole on disk before it is renamed into place; the folders and
+        # the audit lines are synced once, when the import ends (group commit)
+        with self._commits.deferring(), self._lock, self._deferring(agent) as paths:
             for session in sessions:
                 self._writer.memory_write(agent, "sessions", WriteSession(session), source_agent)
                 count += 1
@@ -653,11 +657,11 @@ class MemoryWrites(MemoryBase):
         return receipt
 
     def reject(self, proposal_id: str, agent: str | None = None) -> Proposal:
-        """Drop a waiting proposal (audited as ``reject``); returns it."""
+        """Drop a waiting proposal (audited as ``reject``); returns it, marked rejected."""
         with self._lock:
             found = self._proposals.find(self._agents_or_all(agent), proposal_id)
             self._proposals.settle(found, "reject")
-        return found
+        return replace(found, status="rejected")
 
     def _keep_brain_in_budget(self, agent: str) -> None:
         """Move the least-used facts to ``brain_archive.md`` when the Brain is over its limit."""

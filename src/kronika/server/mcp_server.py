@@ -1,6 +1,7 @@
 """kronika as an MCP server (the official ``mcp`` SDK): tools and resources for agents.
 
-Tools: ``remember``, ``forget``, ``recall``, ``memory_update``, ``what_do_you_know``.
+Tools: ``remember``, ``forget``, ``recall``, ``memory_update``, ``retain`` (a typed note),
+``what_do_you_know``.
 Resources: ``kronika://agents/{agent}/brain`` (the Brain) and
 ``kronika://agents/{agent}/wake`` (what the agent wakes with: identity, the
 ``<memory>`` block, the Active Context).
@@ -15,7 +16,7 @@ server is built: the local user's agent.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import anyio.to_thread
 from mcp.server.mcpserver import Context, MCPServer
@@ -94,6 +95,23 @@ def build_mcp(service: Service, *, caller: Caller | None = None) -> MCPServer:
         who = _caller(ctx, caller)
         name = _agent(who, service, agent)
         return await _run(lambda: service.remember(who, name, key=key, value=value))
+
+    @server.tool()
+    async def retain(
+        text: str,
+        kind: Literal["W", "B", "O", "S"],
+        ctx: Context,
+        confidence: float | None = None,
+        agent: str | None = None,
+    ) -> dict[str, Any]:
+        """Note in today's log what you learned or did, typed: W a fact about the world,
+        B your own experience (first person), O an opinion with its `confidence` (0..1),
+        S an observation or summary. Mention people and things as @Name."""
+        who = _caller(ctx, caller)
+        name = _agent(who, service, agent)
+        return await _run(
+            lambda: service.note(who, name, text=text, kind=kind, confidence=confidence)
+        )
 
     @server.tool()
     async def forget(

@@ -29,8 +29,17 @@ class RememberBody(Body):
     source: Literal["explicit", "auto"] = "explicit"
 
 
+ScopeName = Literal["personal", "channel", "team", "global"]
+
+
 class NoteBody(Body):
     text: str = Text
+    kind: Literal["W", "B", "O", "S"] | None = Field(
+        None, description="W world, B experience (first person), O opinion, S observation"
+    )
+    confidence: float | None = Field(None, ge=0, le=1, description="an opinion's (kind O)")
+    scope: ScopeName | None = None
+    channel: str | None = Field(None, max_length=200)
 
 
 class ForgetBody(Body):
@@ -67,6 +76,8 @@ class TurnBody(Body):
     content: str = Field(min_length=1, max_length=100_000)
     at: datetime | None = None
     turn_id: str | None = Field(None, min_length=1, max_length=200)
+    scope: ScopeName | None = None
+    channel: str | None = Field(None, max_length=200)
 
 
 DEFAULT_DAYS = 7

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Any
 
 from kronika.core.model import MemoryItem, RecallResult
 from kronika.core.serialize import item_to_dict
-from kronika.engine.proposals import Proposal
-from kronika.engine.write import WriteReceipt
+from kronika.engine.proposals import Proposal, change_to_dict
+from kronika.engine.write import Change, ForgetItems, WriteReceipt
 from kronika.ports import AuditEntry
 
 if TYPE_CHECKING:
@@ -20,6 +20,14 @@ def items(found: Sequence[MemoryItem]) -> list[dict[str, Any]]:
     return [item_to_dict(item) for item in found]
 
 
+def change(found: Change) -> dict[str, Any]:
+    """The change whole (``kronika.client`` rebuilds it), except the text a forget
+    looked for: that is held in memory only, never written or sent."""
+    if isinstance(found, ForgetItems):
+        found = ForgetItems(found.items, ())
+    return change_to_dict(found)
+
+
 def write_receipt(receipt: WriteReceipt) -> dict[str, Any]:
     return {
         "outcome": receipt.outcome,
@@ -27,6 +35,8 @@ def write_receipt(receipt: WriteReceipt) -> dict[str, Any]:
         "item": item_to_dict(receipt.item) if receipt.item is not None else None,
         "proposal": receipt.proposal,
         "notes": list(receipt.notes),
+        "policy": receipt.policy,
+        "detail": change(receipt.change),
     }
 
 
@@ -79,6 +89,7 @@ def proposal(found: Proposal) -> dict[str, Any]:
         "summary": found.summary,
         "type": type(found.change).__name__,
         "status": found.status,
+        "detail": change(found.change),
     }
 
 
