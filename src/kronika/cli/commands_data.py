@@ -240,6 +240,13 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument("--tasks", type=int, default=96, help="lessons: tasks the agent meets")
     p.add_argument(
+        "--evaluator",
+        choices=("exit-code", "scripted", "model"),
+        default="exit-code",
+        help="lessons: also judge by a model — scripted (a local scripted server) or model"
+        " (the configured one)",
+    )
+    p.add_argument(
         "--max-run",
         type=float,
         default=2.0,

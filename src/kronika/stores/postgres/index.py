@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from kronika.core.model import MemoryItem, RecallFilter
+from kronika.core.model import MemoryItem, RecallFilter, layer_counts
 from kronika.errors import IndexError_, StoreError
 from kronika.ports import (
     FeatureRow,
@@ -788,6 +788,7 @@ class PostgresIndex:
             one = conn.execute
             by_agent = dict(one("SELECT agent, count(*) FROM idx_items GROUP BY 1").fetchall())
             by_type = dict(one("SELECT type, count(*) FROM idx_items GROUP BY 1").fetchall())
+            by_layer = dict(one("SELECT layer, count(*) FROM idx_items GROUP BY 1").fetchall())
             (embedded,) = one("SELECT count(*) FROM idx_items WHERE vec IS NOT NULL").fetchone()
             (cached,) = one("SELECT count(*) FROM idx_embeddings").fetchone()
             (sources,) = one("SELECT count(*) FROM idx_sources").fetchone()
@@ -804,6 +805,7 @@ class PostgresIndex:
             "items": sum(int(v) for v in by_agent.values()),
             "items_by_agent": {k: int(v) for k, v in by_agent.items()},
             "items_by_type": {k: int(v) for k, v in by_type.items()},
+            "items_by_layer": layer_counts(by_layer),
             "sources": int(sources),
             "embedded": int(embedded),
             "embedding_model": self._model,
