@@ -31,7 +31,7 @@ from kronika.stores.markdown.factcache import KEPT_APPENDS, file_stat
 from kronika.stores.markdown.lines import ParsedItems, bare, split_lines
 
 if TYPE_CHECKING:
-    from kronika.stores.markdown.workspace import MarkdownWorkspace
+    from kronika.stores.markdown.factfiles import FactFiles
 
 _HEADING = "## "
 
@@ -48,7 +48,7 @@ def _last_section(lines: list[str]) -> str | None:
 
 
 def append_facts(
-    ws: MarkdownWorkspace, agent: str, spec: brain.FactsFile, items: Sequence[MemoryItem]
+    ws: FactFiles, agent: str, spec: brain.FactsFile, items: Sequence[MemoryItem]
 ) -> list[MemoryItem] | None:
     """Append ``items`` to ``spec``'s file in place and extend its kept parse; ``None``
     (nothing written) when the file must be rewritten whole instead: missing, damaged,
