@@ -78,7 +78,10 @@ class AgentFiles:
         self.message_importance = message_importance
         self.notes: list[str] = []  # damage met while reading (see the module docstring)
         self._dirs: dict[str, tuple[Path, str]] = {}  # agent -> its folder, as path and str
-        self._facts = FactCache()  # fact files' parses (stores/markdown/factcache.py)
+        self._facts = FactCache()
+        # agent folder -> fact files appended to but not yet synced, while a batch
+        # holds the Brain (stores/markdown/factfiles.py)
+        self._holding: dict[str, set[str]] = {}  # fact files' parses (stores/markdown/factcache.py)
 
     def tenant_of(self, agent: str) -> str:
         """The tenant ``agent`` (and so every item of it) belongs to."""

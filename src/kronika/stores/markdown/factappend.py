@@ -89,7 +89,11 @@ def append_facts(
         written = 0
         while written < len(data):
             written += os.write(fd, data[written:])
-        os.fsync(fd)
+        unsynced = ws._holding.get(os.fspath(folder))  # noqa: SLF001 - a batch's own files
+        if unsynced is None:
+            os.fsync(fd)
+        else:  # synced when the batch ends, before the Brain is written
+            unsynced.add(spec.path)
         stat = file_stat(os.fstat(fd))
     except OSError as exc:
         raise WorkspaceError(f"cannot write {file}: {exc}") from exc
