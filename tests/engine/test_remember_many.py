@@ -135,7 +135,7 @@ def test_a_batch_killed_at_any_moment_leaves_one_value_per_key_and_every_acked_b
     script = tmp_path / "writer.py"
     script.write_text(_BATCH_WRITER, encoding="utf-8")
     rng = random.Random(3)
-    for _trial in range(4):
+    for _trial in range(6):
         log = tmp_path / "acks.txt"
         with log.open("w", encoding="utf-8") as out:
             proc = subprocess.Popen([sys.executable, str(script), str(home)], stdout=out)
@@ -163,3 +163,6 @@ def test_a_batch_killed_at_any_moment_leaves_one_value_per_key_and_every_acked_b
             assert {f"k{n % 7}: b{last}-{n}" for n in range(12)} <= kept
             held = [*archived, *ws.fact_history("default"), *ws.brain_facts("default")]
             assert not any(f.id.startswith("h-") for f in held)
+            # a key's value is in the Brain or in the archive, never one in each
+            live = [f.key for f in [*ws.brain_facts("default"), *archived] if f.key]
+            assert len(live) == len(set(live)), sorted(live)

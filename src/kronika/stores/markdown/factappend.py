@@ -53,6 +53,9 @@ def append_facts(
     """Append ``items`` to ``spec``'s file in place and extend its kept parse; ``None``
     (nothing written) when the file must be rewritten whole instead: missing, damaged,
     not ending in a line end, or already holding one of the ids."""
+    # a batch holding the Brain writes it first: the facts moved now must be in the
+    # Brain on disk before they reach their destination (stores/markdown/moves.py)
+    ws._release_brain(agent, os.fspath(ws.require_agent(agent)))  # noqa: SLF001
     entry = ws._fact_parse(agent, spec.path)  # noqa: SLF001 - the workspace's own helper
     if entry is not None and entry.lines and not entry.lines[-1].endswith("\n"):
         if not ws.cut_torn_tail(agent, spec):

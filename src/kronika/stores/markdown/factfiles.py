@@ -280,13 +280,16 @@ class FactFiles(AgentFiles):
     @contextmanager
     def holding_brain(self, agent: str) -> Iterator[None]:
         """Within the block, rewrites of ``agent``'s Brain are kept in memory (its kept
-        parse is of the new text) and written once, when the block ends; appends to
-        the archive and the history are synced then, before the Brain is written.
+        parse is of the new text) and written when the block ends, or before a fact
+        moves out of it; appends to the archive and the history are synced before the
+        Brain is written next.
 
-        A batch of facts so costs one Brain write and one sync per file. The order
-        that keeps a crash harmless (:mod:`~kronika.stores.markdown.moves`: a move's
-        destination on disk before the Brain) holds: any other rewrite of a fact file
-        within the block writes the Brain first. Call it under the workspace lock."""
+        A batch of facts so costs a Brain write per move, not per fact. The order that
+        keeps a crash harmless (:mod:`~kronika.stores.markdown.moves`) holds: the
+        Brain on disk holds a moving fact before its destination gets it, the
+        destination is on disk before the Brain that lets it go, and any other
+        rewrite of a fact file writes the Brain first. Call it under the workspace
+        lock."""
         folder = self.require_agent(agent)
         key = os.fspath(folder)
         if key in self._holding:
