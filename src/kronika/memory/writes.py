@@ -183,12 +183,15 @@ class MemoryWrites(MemoryBase):
             self._healing(lambda: self._presync(name))
             with self._deferring(name) as paths:
                 try:
-                    for item, at in prepared:
-                        item, now = self._stamped(item, at)
-                        section = item.section or ""
-                        receipts.append(
-                            self._write_fact(name, section, item, now, source_agent, synced=True)
-                        )
+                    with self.workspace.holding_brain(name):  # one Brain write at the end
+                        for item, at in prepared:
+                            item, now = self._stamped(item, at)
+                            section = item.section or ""
+                            receipts.append(
+                                self._write_fact(
+                                    name, section, item, now, source_agent, synced=True
+                                )
+                            )
                 finally:
                     written = list(paths)
             if written:
