@@ -88,13 +88,15 @@ def serve(
     def run(sockets: list[socket.socket] | None) -> None:
         service = build_service(settings)
         one_blas_thread()
-        app = create_app(service, open_keys(settings), config)
+        keys = open_keys(settings)
+        app = create_app(service, keys, config)
         server = uvicorn.Server(
             uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on")
         )
         try:
             server.run(sockets=sockets)
         finally:
+            keys.close()
             service.close()
 
     if workers <= 1:
