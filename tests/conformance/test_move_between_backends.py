@@ -17,22 +17,26 @@ from kronika.engine.portability import export_memory, import_export
 from kronika.testing import FrozenClock
 
 
+@pytest.mark.parametrize("shared", [False, True], ids=["own-database", "shared-database"])
 def test_markdown_to_postgres_and_back_is_lossless(
-    tmp_path: Path, clock: FrozenClock, request: pytest.FixtureRequest
+    tmp_path: Path, clock: FrozenClock, request: pytest.FixtureRequest, shared: bool
 ) -> None:
     url = request.getfixturevalue("postgres_url")
     local = Backend("markdown", tmp_path / "local")
     team = Backend("postgres", tmp_path / "team", url)
     back = Backend("markdown", tmp_path / "back")
+    neighbour = Backend("postgres", tmp_path / "neighbour", url, tenant="neighbour")
     try:
         _fill(local, tmp_path, clock)
         exported = export_memory(local.open(clock=clock))
+        if shared:  # the same memory, ids and all, imported by another tenant first
+            import_export(neighbour.open(clock=clock), exported)
         import_export(team.open("a", clock=clock), exported)
         from_team = export_memory(team.open("b", clock=clock))  # read from the record
         import_export(back.open(clock=clock), from_team, replace_existing=True)
         again = export_memory(back.open("b", clock=clock))
     finally:
-        for backend in (local, team, back):
+        for backend in (local, team, back, neighbour):
             backend.close()
     assert any(item["access_count"] for item in exported["agents"]["default"]["items"])
     for moved, imports in ((from_team, 1), (again, 2)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from kronika.app import build_llm, build_memory
+from kronika.app import build_llm, build_memory, team_memories
 from kronika.errors import ConfigError
 from kronika.ports import LLM
 from kronika.server.access import Caller
@@ -45,7 +45,11 @@ def one_blas_thread() -> None:
 def build_service(settings: Settings) -> Service:
     """The workspace's memory, served for every tenant its agents belong to (the
     ``tenant`` setting and each ``[agents.<name>] tenant``); distillation uses the
-    configured background model (none: jobs report what waits for one)."""
+    configured background model (none: jobs report what waits for one). In team mode
+    the tenant of every API key is served too, from the same database."""
+    if settings.database_url:
+        tenants = {key.tenant for key in open_keys(settings).list() if key.active}
+        return Service(team_memories(settings, tenants), llm=_minion)
     memory = build_memory(settings)
     tenants = {settings.tenant, *settings.tenants().values()}
     return Service(dict.fromkeys(sorted(tenants), memory), llm=_minion)
@@ -88,7 +92,7 @@ def serve(
     try:
         uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on")
     finally:
-        for memory in service.memories.values():
+        for memory in {id(m): m for m in service.memories.values()}.values():
             memory.close()
 
 
