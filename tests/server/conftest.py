@@ -167,5 +167,4 @@ def serve_tenants(tmp_path: Path, config: ServerConfig) -> Iterator[Served]:
             yield Served(url, keys, memories, service, store)
     finally:
         service.jobs.wait(10)
-        for memory in memories.values():
-            memory.close()
+        service.close()

@@ -54,7 +54,7 @@ def test_the_server_over_postgres(tmp_path: Path, postgres_url: str) -> None:
             assert again.body["hits"] == []
     finally:
         service.jobs.wait(10)
-        memory.close()
+        service.close()
 
 
 def test_one_server_serves_two_tenants_of_one_database_and_nothing_crosses(
@@ -72,7 +72,6 @@ def test_one_server_serves_two_tenants_of_one_database_and_nothing_crosses(
         "globex-admin": store.create("globex").token,
     }
     service = build_service(settings)  # what `kronika serve` builds
-    memories = {id(m): m for m in service.memories.values()}
     try:
         assert {"acme", "globex", "default"} <= set(service.memories)
         assert service.memories["acme"] is not service.memories["globex"]
@@ -122,8 +121,7 @@ def test_one_server_serves_two_tenants_of_one_database_and_nothing_crosses(
             assert "Porto" in str(kept.body)
     finally:
         service.jobs.wait(10)
-        for memory in memories.values():
-            memory.close()
+        service.close()
     for tenant, city in (("acme", None), ("globex", "Porto")):  # what the record holds
         again = load_settings(
             tmp_path / f"again-{tenant}",

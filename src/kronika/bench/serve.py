@@ -50,12 +50,12 @@ def _free_port() -> int:
 class _Server:
     """``kronika serve`` in its own process, stopped on exit."""
 
-    def __init__(self, home: Path, settings: Settings) -> None:
+    def __init__(self, home: Path, settings: Settings, extra: Sequence[str] = ()) -> None:
         self.port = _free_port()
         env = {**os.environ, "KRONIKA_EMBEDDER": settings.embedder}
         env["KRONIKA_EMBEDDER_THREADS"] = str(settings.embedder_threads)
         command = [sys.executable, "-m", "kronika", "--home", str(home), "serve"]
-        command += ["--port", str(self.port), "--rate", "0", "--max-body", "1048576"]
+        command += ["--port", str(self.port), "--rate", "0", "--max-body", "1048576", *extra]
         # the server's log goes to a file: a pipe nobody reads would fill and stall it
         self.log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in stop()
         self.process = subprocess.Popen(

@@ -15,9 +15,12 @@ from kronika.settings import Settings
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
     from kronika.server.run import serve
+    from kronika.server.workers import MAX_WORKERS
 
     if not 0 < args.port < 65536:
         raise InvalidInput(f"--port must be 1..65535, not {args.port}")
+    if not 1 <= args.workers <= MAX_WORKERS:
+        raise InvalidInput(f"--workers must be 1..{MAX_WORKERS}, not {args.workers}")
     if args.max_body < 1024 or args.rate < 0 or args.burst < 1:
         raise InvalidInput("--max-body must be at least 1024, --rate 0 or more, --burst 1 or more")
     serve(
@@ -29,6 +32,7 @@ def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
         burst=args.burst,
         cors_origins=tuple(args.cors_origin or ()),
         log_level="debug" if args.verbose else "info",
+        workers=args.workers,
     )
     return 0
 
@@ -115,6 +119,12 @@ def register_server_commands(add: Callable[..., Any]) -> None:
         "--rate", type=float, default=50.0, help="requests a second per API key (0: no limit)"
     )
     p.add_argument("--burst", type=int, default=100, help="requests at once per API key")
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=1,
+        help="server processes sharing the address (one per core; default 1)",
+    )
     p.add_argument(
         "--cors-origin",
         action="append",

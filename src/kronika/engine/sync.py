@@ -34,7 +34,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Protocol, runtime_checkable
 
@@ -378,7 +378,9 @@ class Indexer:
         ones a full re-index of the file would make. Without ``embed`` their vectors
         wait, as a write's may (see the module docstring)."""
         if classify(path) is SourceKind.FACTS:
-            return self._appended_facts(agent, path, report, embed)
+            return self._appended_facts(agent, path, report, embed) or self._patched_facts(
+                agent, path, report, embed
+            )
         if classify(path) is not SourceKind.SESSION:
             return False
         tail = self._index.source_tail(agent, path)
@@ -453,6 +455,50 @@ class Indexer:
             report.texts_embedded += self._embed_missing(wanted)
         report.files_indexed += 1
         report.items_indexed += len(new)
+        return True
+
+    def _patched_facts(self, agent: str, path: str, report: SyncReport, embed: bool) -> bool:
+        """Re-index only the facts that kronika's own rewrites of the Brain changed since
+        it was indexed (:meth:`MarkdownWorkspace.rewritten_facts`): rows of facts added
+        or changed are replaced, facts that only moved get their new line; ``False``
+        (nothing done) when the file changed in any other way or the index cannot."""
+        patch = getattr(self._index, "patch_source", None)  # the SQLite index alone has it
+        if patch is None:
+            return False
+        state = self._index.source_states(agent).get(path)
+        source = self._workspace.source_file(agent, path)
+        if state is None or source is None:
+            return False
+        found = self._workspace.rewritten_facts(agent, path, state.content_hash)
+        if found is None:
+            return False
+        then, now = found
+        before = {item.id: item for item in then}
+        changed: list[MemoryItem] = []
+        lines: dict[str, int | None] = {}
+        for item in now:
+            old = before.pop(item.id, None)
+            if old == item:
+                continue
+            if old is not None and replace(old, provenance=item.provenance) == item:
+                lines[item.id] = item.provenance.line
+            else:
+                changed.append(item)
+        parsed = self._workspace.parse_source(agent, path)
+        texts = embedding_texts(changed, context_words=self._context_words)
+        hashes = [content_hash(text) for text in texts]
+        wanted = dict(zip(hashes, texts, strict=True))
+        if embed:
+            report.texts_embedded += self._embed_missing(wanted)
+        else:
+            self._list_pending(agent, [path])
+        after = SourceState(agent, path, parsed.content_hash, source.mtime_ns, source.size)
+        if not patch(state, after, list(before), changed, hashes, lines):
+            return False
+        if embed:
+            report.texts_embedded += self._embed_missing(wanted)
+        report.files_indexed += 1
+        report.items_indexed += len(changed)
         return True
 
     def _added_turns(

@@ -138,7 +138,9 @@ class MemoryWrites(MemoryBase):
             team=team,
             reader=reader,
         )
-        with self._lock:
+        # the Brain's folder and the audit line reach the disk together once the lock
+        # is released (group commit); the Brain's bytes and a move's destination first
+        with self._commits.deferring(), self._lock:
             item, now = self._stamped(item, at)
             return self._write_fact(name, item.section or "", item, now, source_agent)
 
@@ -176,7 +178,7 @@ class MemoryWrites(MemoryBase):
             except (InvalidInput, TypeError) as exc:
                 raise InvalidInput(f"fact {n}: {exc}") from exc
         receipts: list[WriteReceipt] = []
-        with self._lock:
+        with self._commits.deferring(), self._lock:  # one round of fsyncs for the batch
             self._healing(lambda: self._presync(name))
             with self._deferring(name) as paths:
                 try:
@@ -614,7 +616,9 @@ class MemoryWrites(MemoryBase):
         """Store whole sessions (imports); indexing is batched at the end."""
         self.create_agent(agent)
         count = turns = 0
-        with self._lock, self._deferring(agent) as paths:
+        # each file is whole on disk before it is renamed into place; the folders and
+        # the audit lines are synced once, when the import ends (group commit)
+        with self._commits.deferring(), self._lock, self._deferring(agent) as paths:
             for session in sessions:
                 self._writer.memory_write(agent, "sessions", WriteSession(session), source_agent)
                 count += 1

@@ -167,7 +167,7 @@ async def forget(agent: Name, body: schemas.ForgetBody, who: Who, svc: Svc) -> d
 @v1.post("/agents/{agent}/recall", tags=["recall"], summary="Find the best matching memories")
 async def recall(agent: Name, body: schemas.RecallBody, who: Who, svc: Svc) -> dict[str, Any]:
     options = body.model_dump(exclude={"query"})
-    return svc.recall(who, agent, body.query, **options)
+    return await svc.recall_batched(who, agent, body.query, **options)
 
 
 @v1.get("/agents/{agent}/history", tags=["recall"], summary="Every value a fact key has had")
@@ -268,6 +268,16 @@ async def job(job_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.job(who, job_id)
 
 
+@v1.post(
+    "/jobs/{job_id}/resume",
+    tags=["jobs"],
+    status_code=202,
+    summary="Start an interrupted job again, as a new job",
+)
+async def resume_job(job_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+    return svc.resume(who, job_id)
+
+
 @v1.get("/export", tags=["export"], summary="Everything kept, as one JSON document")
 async def export(
     who: Who, svc: Svc, agent: Annotated[str | None, Query(min_length=1, max_length=100)] = None
@@ -288,3 +298,9 @@ async def stats(who: Who, svc: Svc) -> dict[str, Any]:
 @v1.get("/agents/{agent}/lessons", tags=["lessons"], summary="What the agent learned")
 async def lessons(agent: Name, who: Who, svc: Svc, include_retired: bool = False) -> dict[str, Any]:
     return svc.lessons(who, agent, include_retired=include_retired)
+
+
+from kronika.server import routes_charts  # noqa: E402, F401  (adds the chart and policy routes)
+from kronika.server.routes_pages import router as pages  # noqa: E402  (it uses Who, Svc)
+
+v1.include_router(pages)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import socket
 from pathlib import Path
 
 from kronika.app import build_llm, build_memory, team_memories
@@ -69,9 +70,10 @@ def serve(
     burst: int,
     cors_origins: tuple[str, ...],
     log_level: str = "info",
+    workers: int = 1,
 ) -> None:
-    """Run the HTTP server until interrupted (one process: the Markdown workspace
-    has one writer at a time)."""
+    """Run the HTTP server until interrupted: one process, or ``workers`` processes
+    sharing the address (:mod:`kronika.server.workers`)."""
     require_extra("server", "kronika serve")
     import uvicorn
 
@@ -86,14 +88,29 @@ def serve(
         mcp=with_mcp,
         host=host,
     )
-    service = build_service(settings)
-    one_blas_thread()
-    app = create_app(service, open_keys(settings), config)
+
+    def run(sockets: list[socket.socket] | None) -> None:
+        service = build_service(settings)
+        one_blas_thread()
+        app = create_app(service, open_keys(settings), config)
+        server = uvicorn.Server(
+            uvicorn.Config(app, host=host, port=port, log_level=log_level, lifespan="on")
+        )
+        try:
+            server.run(sockets=sockets)
+        finally:
+            service.close()
+
+    if workers <= 1:
+        run(None)
+        return
+    from kronika.server.workers import bind, supervise
+
     try:
-        uvicorn.run(app, host=host, port=port, log_level=log_level, lifespan="on")
-    finally:
-        for memory in {id(m): m for m in service.memories.values()}.values():
-            memory.close()
+        sock = bind(host, port)
+    except OSError as exc:
+        raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
+    supervise(workers, sock, lambda shared: run([shared]))
 
 
 def run_stdio(settings: Settings, agent: str | None) -> None:
@@ -110,4 +127,4 @@ def run_stdio(settings: Settings, agent: str | None) -> None:
     try:
         build_mcp(service, caller=caller).run("stdio")
     finally:
-        memory.close()
+        service.close()

@@ -15,12 +15,14 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from kronika.core.model import MemoryItem, Scope, Tier
-from kronika.errors import InvalidQuery
+from kronika.errors import InvalidInput, InvalidQuery
 from kronika.memory import Memory
-from kronika.ports import LLM
+from kronika.ports import LLM, Embedder, Vector
 from kronika.server import views
 from kronika.server.access import Caller, reading
+from kronika.server.batching import QueryBatcher
 from kronika.server.jobs import JobBook
+from kronika.server.jobstore import open_job_records
 from kronika.server.keys import Role
 from kronika.settings import Settings
 
@@ -41,12 +43,23 @@ def _no_llm(settings: Settings) -> LLM | None:
 class Service:
     """The memories a server holds, one per tenant, and the jobs it runs."""
 
-    def __init__(self, memories: Mapping[str, Memory], *, llm: LlmFactory = _no_llm) -> None:
+    def __init__(
+        self,
+        memories: Mapping[str, Memory],
+        *,
+        llm: LlmFactory = _no_llm,
+        jobs: JobBook | None = None,
+    ) -> None:
+        """``jobs``: where job records are kept; by default beside the first memory (its
+        workspace folder, or its PostgreSQL database), shared by every server on it."""
         self.memories = dict(memories)
-        self.jobs = JobBook()
+        first = next(iter(self.memories.values()), None)
+        self.jobs = jobs or JobBook(open_job_records(first.settings if first else None))
         self._llm = llm
         shared = {id(memory): threading.RLock() for memory in self.memories.values()}
         self._locks = {tenant: shared[id(memory)] for tenant, memory in self.memories.items()}
+        self._batchers: dict[int, QueryBatcher] = {}
+        self._recalls = 0
 
     @contextmanager
     def _held(self, caller: Caller) -> Iterator[None]:
@@ -146,16 +159,54 @@ class Service:
         return {"session_id": session_id, "turn_id": made}
 
     # --------------------------------------------------------------------- reads
-    def recall(self, caller: Caller, agent: str, query: str, **options: Any) -> dict[str, Any]:
+    def recall(
+        self,
+        caller: Caller,
+        agent: str,
+        query: str,
+        *,
+        query_vector: Vector | None = None,
+        **options: Any,
+    ) -> dict[str, Any]:
         explain = bool(options.pop("explain", False))
-        if options.get("all_agents"):
-            caller.require_unrestricted("recall across all agents")
-            memory = reading(caller.memory(self.memories, agent), caller)
-        else:
-            memory = self._read(caller, agent)
+        memory = self._recall_memory(caller, agent, all_agents=bool(options.get("all_agents")))
         with self._held(caller):
-            result = memory.recall(query, agent=agent, **options)
+            result = memory.recall(query, agent=agent, query_vector=query_vector, **options)
         return views.recall(result, explain=explain)
+
+    async def recall_batched(
+        self, caller: Caller, agent: str, query: str, **options: Any
+    ) -> dict[str, Any]:
+        """:meth:`recall`, its query embedded together with those of the recalls in
+        progress at the same time (:mod:`kronika.server.batching`)."""
+        memory = self._recall_memory(caller, agent, all_agents=bool(options.get("all_agents")))
+        vector = None
+        self._recalls += 1
+        try:
+            if options.get("mode", "hybrid") != "lexical" and query.strip():
+                batcher = self._batcher(memory.embedder)
+                vector = await batcher.embed(query, alone=self._recalls == 1)
+            return self.recall(caller, agent, query, query_vector=vector, **options)
+        finally:
+            self._recalls -= 1
+
+    def _recall_memory(self, caller: Caller, agent: str, *, all_agents: bool) -> Memory:
+        if all_agents:
+            caller.require_unrestricted("recall across all agents")
+            return reading(caller.memory(self.memories, agent), caller)
+        return self._read(caller, agent)
+
+    def _batcher(self, embedder: Embedder) -> QueryBatcher:
+        found = self._batchers.get(id(embedder))
+        if found is None:
+            found = self._batchers[id(embedder)] = QueryBatcher(embedder)
+        return found
+
+    def close(self) -> None:
+        """Close the job records and every memory (once, also when tenants share one)."""
+        self.jobs.close()
+        for memory in {id(m): m for m in self.memories.values()}.values():
+            memory.close()
 
     def get(self, caller: Caller, agent: str, item_id: str) -> dict[str, Any]:
         memory = self._read(caller, agent)
@@ -370,6 +421,17 @@ class Service:
 
     def job(self, caller: Caller, job_id: str) -> dict[str, Any]:
         return self.jobs.get(job_id, caller.tenant, self._job_agents(caller)).as_dict()
+
+    def resume(self, caller: Caller, job_id: str) -> dict[str, Any]:
+        """Start an interrupted job again with its parameters (a new job; the work it
+        did before is kept, and each step it redoes changes nothing already done)."""
+        old = self.jobs.get(job_id, caller.tenant, self._job_agents(caller))
+        if not old.resumable:
+            raise InvalidInput(
+                f"job {job_id} is {old.status}: only an interrupted job can be resumed"
+            )
+        days = old.params.get("days")
+        return self.distill(caller, old.agent, days if isinstance(days, int) else 7)
 
     def job_list(self, caller: Caller) -> dict[str, Any]:
         found = self.jobs.list(caller.tenant, self._job_agents(caller))

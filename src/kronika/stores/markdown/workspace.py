@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -31,6 +31,7 @@ from kronika.stores.markdown import (
     documents,
     factappend,
     factlookup,
+    factsplice,
     frontmatter,
     lessons,
     moves,
@@ -197,6 +198,16 @@ class MarkdownWorkspace:
                 return None
         return items
 
+    def rewritten_facts(
+        self, agent: str, path: str, content_hash: str
+    ) -> tuple[tuple[MemoryItem, ...], tuple[MemoryItem, ...]] | None:
+        """``(items then, items now)`` of the Brain when kronika's own rewrites alone
+        changed it since its bytes hashed to ``content_hash`` (else ``None``)."""
+        if path != brain.BRAIN.path:
+            return None
+        folder = os.fspath(self.require_agent(agent))
+        return self._facts.rewritten_since(folder, path, content_hash)
+
     def parse_source(self, agent: str, path: str) -> ParsedSource:
         """Parse one indexed file; damage is reported in ``warnings``, never raised."""
         folder = self.require_agent(agent)
@@ -204,7 +215,7 @@ class MarkdownWorkspace:
             entry = self._fact_parse(agent, path)
             if entry is None:
                 raise WorkspaceError(f"{agent}/{path} does not exist")
-            resolved = self._resolved(agent, _facts_file(path), entry.parsed)
+            resolved = self._resolved(agent, _facts_file(path), entry.parsed, entry.lines)
             return ParsedSource(
                 path,
                 resolved.items,
@@ -217,7 +228,7 @@ class MarkdownWorkspace:
             raise WorkspaceError(f"{agent}/{path} does not exist")
         parsed = self._parse(folder, agent, path, read)
         if classify(path) is SourceKind.FACTS:
-            parsed = self._resolved(agent, _facts_file(path), parsed)
+            parsed = self._resolved(agent, _facts_file(path), parsed, split_lines(read.text))
         self.notes.extend(read.warnings + parsed.damage)
         return ParsedSource(
             path,
@@ -411,8 +422,8 @@ class MarkdownWorkspace:
         return list(self._parsed(agent, brain.BRAIN.path)[1].items)
 
     def archived_facts(self, agent: str) -> list[MemoryItem]:
-        parsed = self._parsed(agent, brain.ARCHIVE.path)[1]
-        return list(self._resolved(agent, brain.ARCHIVE, parsed).items)
+        lines, parsed = self._parsed(agent, brain.ARCHIVE.path)
+        return list(self._resolved(agent, brain.ARCHIVE, parsed, lines).items)
 
     def archived_facts_like(self, agent: str, item: MemoryItem) -> list[MemoryItem]:
         """The archived facts that the rules of :func:`kronika.core.dedup.place_fact` could
@@ -427,18 +438,74 @@ class MarkdownWorkspace:
         return [fact for fact in found if fact.id not in brain_ids]
 
     def fact_history(self, agent: str) -> list[MemoryItem]:
-        parsed = self._parsed(agent, brain.HISTORY.path)[1]
-        return list(self._resolved(agent, brain.HISTORY, parsed).items)
+        lines, parsed = self._parsed(agent, brain.HISTORY.path)
+        return list(self._resolved(agent, brain.HISTORY, parsed, lines).items)
 
-    def _resolved(self, agent: str, spec: brain.FactsFile, parsed: ParsedItems) -> ParsedItems:
-        """``parsed`` without the leftovers of an interrupted move (see
-        :mod:`kronika.stores.markdown.moves`)."""
+    def _resolved(
+        self, agent: str, spec: brain.FactsFile, parsed: ParsedItems, lines: Sequence[str]
+    ) -> ParsedItems:
+        """``parsed`` (of ``lines``) without the leftovers of an interrupted move and the
+        start of a fact a crash cut off (see :mod:`kronika.stores.markdown.moves`)."""
         if not parsed.items:
             return parsed
         ahead: set[str] = set()
         for other in moves.files_ahead(spec):
             ahead.update(_held(self._fact_ids(agent, other.path), parsed))
-        return moves.without_leftovers(spec, parsed, frozenset(ahead))
+        torn = self._torn_tail(agent, spec, parsed, lines, ahead)
+        return moves.without_leftovers(
+            spec, moves.without_torn_tail(spec, parsed, torn), frozenset(ahead)
+        )
+
+    def cut_torn_tail(self, agent: str, spec: brain.FactsFile) -> bool:
+        """Cut off the torn last line of an archive or history (:func:`moves.torn_tail`),
+        keeping a copy of the file in ``.corrupt/``; False when it does not end torn."""
+        entry = self._fact_parse(agent, spec.path)
+        if entry is None:
+            return False
+        ahead: set[str] = set()
+        for other in moves.files_ahead(spec):
+            ahead.update(self._fact_ids(agent, other.path))
+        if self._torn_tail(agent, spec, entry.parsed, entry.lines, ahead) is None:
+            return False
+        folder = self.require_agent(agent)
+        read = read_source(folder, spec.path)
+        if read is None or split_lines(read.text) != entry.lines:
+            return False
+        copy = keep_copy(folder, spec.path, read.raw)
+        whole = "".join(entry.lines[:-1]).encode("utf-8")
+        self._facts.drop(os.fspath(folder), spec.path)
+        try:
+            with open(folder / spec.path, "r+b") as handle:
+                handle.truncate(len(whole))
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            raise WorkspaceError(f"cannot write {folder / spec.path}: {exc}") from exc
+        self.notes.append(
+            f"{spec.path} ended in the start of a fact cut off by a crash; it was removed "
+            f"(a copy of the file was kept at {copy})"
+        )
+        return True
+
+    def _torn_tail(
+        self,
+        agent: str,
+        spec: brain.FactsFile,
+        parsed: ParsedItems,
+        lines: Sequence[str],
+        ahead: Collection[str],
+    ) -> str | None:
+        """:func:`moves.torn_tail` of a fact file's ``lines``."""
+        if spec is brain.BRAIN or not lines or lines[-1].endswith("\n"):
+            return None
+
+        def lines_ahead() -> Iterator[str]:
+            for other in moves.files_ahead(spec):
+                entry = self._fact_parse(agent, other.path)
+                if entry is not None:
+                    yield from entry.lines
+
+        return moves.torn_tail(lines, parsed, ahead, lines_ahead)
 
     def settle_moves(self, agent: str) -> tuple[str, ...]:
         """Delete the leftovers of interrupted moves from the archive and the history;
@@ -467,6 +534,7 @@ class MarkdownWorkspace:
         another file's is dropped, to be read again when it is asked for."""
         folder = self.agent_dir(agent)
         key = os.fspath(folder)
+        before = self._facts.get(key, path) if path == brain.BRAIN.path else None
         self._facts.drop(key, path)
         began = time.time_ns()
         write_text(folder / path, text)
@@ -477,14 +545,28 @@ class MarkdownWorkspace:
         except OSError:
             return
         mtime = datetime.fromtimestamp(stat[2] // 1_000_000_000, UTC)
-        parsed = brain.parse_facts(
-            text, spec=brain.BRAIN, agent=agent, tenant=self.tenant_of(agent), mtime=mtime
-        )
+        lines = split_lines(text)
+        tenant = self.tenant_of(agent)
+        parsed = None
+        if before is not None and not before.read_warnings:
+            parsed = factsplice.splice(
+                before.parsed,
+                before.lines,
+                lines,
+                spec=brain.BRAIN,
+                agent=agent,
+                tenant=tenant,
+                mtimes=(before.mtime, mtime),
+            )
+        if parsed is None:
+            parsed = brain.parse_facts(
+                text, spec=brain.BRAIN, agent=agent, tenant=tenant, mtime=mtime
+            )
         if parsed.damage:
             return
         raw = text.encode("utf-8")
-        entry = FactParse(stat, began, split_lines(text), parsed, hashlib.sha256(raw), mtime, ())
-        self._facts.put(key, path, entry)
+        entry = FactParse(stat, began, lines, parsed, hashlib.sha256(raw), mtime, ())
+        self._facts.rewrite(key, path, before, entry)
 
     def stamp_hand_facts(self, agent: str, source: SourceFile) -> SourceFile:
         """Give the hand-written bullets of a fact file their metadata, so they keep
@@ -493,6 +575,9 @@ class MarkdownWorkspace:
         edited again meanwhile, or one that cannot be written is left as it is."""
         spec = next((s for s in brain.FACT_FILES if s.path == source.path), None)
         folder = self.require_agent(agent)
+        if spec is not None and spec is not brain.BRAIN and self.cut_torn_tail(agent, spec):
+            stat = (folder / source.path).stat()  # a torn start is never stamped
+            source = SourceFile(source.path, stat.st_mtime_ns, stat.st_size)
         entry = self._fact_parse(agent, source.path) if spec is not None else None
         if entry is not None and not factlookup.hand_written(entry):
             return source

@@ -31,7 +31,7 @@ from kronika.core.model import MemoryItem, RecallFilter
 from kronika.errors import CorruptIndexError, IndexError_
 from kronika.ports import FeatureRow, ScoreFeatures, SourceState, SourceTail, Vector, VectorPoint
 from kronika.stores.private import touch_private
-from kronika.stores.sqlite import appends, context, points, saved, scrub
+from kronika.stores.sqlite import appends, context, patches, points, saved, scrub
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.ann import AnnCache, AnnGraph
 from kronika.stores.sqlite.lexical import Bm25Snapshot, Phrase, QueryTokenizer
@@ -363,6 +363,35 @@ class SqliteIndex:
         transaction; ``False`` (nothing written) when it cannot: re-index the file."""
         with self._writing() as conn:
             return appends.append_rows(conn, expected, state, items, text_hashes, _last_rowid(conn))
+
+    def patch_source(
+        self,
+        expected: SourceState,
+        state: SourceState,
+        gone: Sequence[str],
+        items: Sequence[MemoryItem],
+        text_hashes: Sequence[str],
+        lines: Mapping[str, int | None],
+    ) -> bool:
+        """Change a few items of a file the index holds as ``expected``, in one
+        transaction (:mod:`.patches`): delete the rows of ``gone`` and of ``items``
+        (from any file: an id moving here), insert ``items``, set the line of the ids in
+        ``lines``, record ``state``. ``False`` (nothing written) when the index no
+        longer holds ``expected``: re-index the file."""
+        with self._writing() as conn:
+            if not patches.holds(conn, expected):
+                return False
+            ids = list(dict.fromkeys([*gone, *(item.id for item in items)]))
+            for chunk in _chunks(ids):
+                where = f"id IN ({', '.join('?' * len(chunk))})"
+                self._note_hashes(conn, where, chunk)
+                old = scrub.searchable_rows(conn, where, chunk)
+                kept = {R.fts_row(0, it)[1:] for it in items}
+                self._vanished.update((rid, row) for rid, row in old.items() if row[1] not in kept)
+                if old:
+                    self._delete_where(conn, where, chunk)
+            patches.patch_rows(conn, state, items, text_hashes, lines, _last_rowid(conn))
+            return True
 
     @staticmethod
     def _delete_where(conn: sqlite3.Connection, where: str, params: Sequence[object]) -> None:

@@ -1,0 +1,88 @@
+"""``kronika serve --workers N``: N server processes sharing one listening socket.
+
+The parent binds the address, then forks N workers; each builds its own memory (its
+own index connection, its own copy of the model) and runs uvicorn on the inherited
+socket, so the kernel hands each new connection to whichever worker is free. The
+parent only watches: a worker that dies is started again (at most once a second), and
+SIGTERM or SIGINT stops them all. Forking (not spawning) hands each worker the parent's
+settings as they are, and the parent has loaded nothing heavy by then.
+
+What several workers share is what the store shares: on PostgreSQL the database; on a
+local workspace the Markdown files, the index and the workspace lock, which orders
+writers across processes (tests/server/test_workers.py writes through two workers at
+once and finds every write, read back through either worker). Job records are in the
+shared job book (:mod:`kronika.server.jobbook`), so any worker answers for any job.
+Each worker has its own rate limiter: a key may send up to N times ``--rate``.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import socket
+import time
+from collections.abc import Callable
+from multiprocessing.connection import wait
+from multiprocessing.process import BaseProcess
+from types import FrameType
+
+MAX_WORKERS = 64
+_RESTART_PAUSE_S = 1.0
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """The listening socket the workers share (IPv6 when ``host`` is an IPv6 address)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(2048)
+    sock.set_inheritable(True)
+    return sock
+
+
+def supervise(count: int, sock: socket.socket, run_worker: Callable[[socket.socket], None]) -> int:
+    """Run ``count`` forked workers of ``run_worker(sock)`` until SIGTERM or SIGINT,
+    starting again any that dies; returns the exit status for the command."""
+    context = multiprocessing.get_context("fork")
+    stopping = False
+
+    def stop(signum: int, frame: FrameType | None) -> None:
+        nonlocal stopping
+        stopping = True
+
+    def start() -> BaseProcess:
+        process = context.Process(target=_child, args=(run_worker, sock), daemon=False)
+        process.start()
+        return process
+
+    previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+    workers = [start() for _ in range(count)]
+    try:
+        while not stopping:
+            ended = wait([w.sentinel for w in workers], timeout=0.5)
+            if not ended or stopping:
+                continue
+            time.sleep(_RESTART_PAUSE_S)  # a worker that cannot start must not spin
+            workers = [w if w.is_alive() else start() for w in workers]
+    finally:
+        for worker in workers:
+            if worker.is_alive() and worker.pid is not None:
+                os.kill(worker.pid, signal.SIGTERM)
+        for worker in workers:
+            worker.join(30)
+            if worker.is_alive():
+                worker.kill()
+                worker.join(5)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+        sock.close()
+    return 0
+
+
+def _child(run_worker: Callable[[socket.socket], None], sock: socket.socket) -> None:
+    # the parent's handlers only set its flag; a worker stops as uvicorn does
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    run_worker(sock)
