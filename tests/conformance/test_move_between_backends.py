@@ -3,7 +3,8 @@ imported into PostgreSQL, exported again from another worker, and imported back 
 a Markdown workspace gives the same files (facts with their history and validity,
 notes, sessions, proposals, identity), the same items with their provenance, and the
 same audit trail (plus one ``import`` entry per move), and the same access statistics
-(the shared search index keeps them in team mode)."""
+(the shared search index keeps them in team mode); also into a database where another
+tenant imported the very same memory (the same agents, item ids and texts) first."""
 
 from __future__ import annotations
 

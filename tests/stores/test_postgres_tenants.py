@@ -75,6 +75,8 @@ def test_two_tenants_with_the_same_agent_keys_and_texts_each_see_only_their_own(
         exported = json.dumps(export_memory(acme))
         assert "harbour" not in exported and "globex" not in exported
 
+        acme.reindex()  # empties and refills acme's index alone
+        assert _view(globex) == theirs and _view(acme) == mine
         before = _rows(postgres_url, "globex")
         kyiv = next(i for i in acme.items() if i.content.endswith("Kyiv"))
         acme.forget(kyiv.id)
