@@ -6,7 +6,7 @@ import importlib.util
 import socket
 from pathlib import Path
 
-from kronika.app import build_llm, build_memory
+from kronika.app import build_llm, build_memory, team_memories
 from kronika.errors import ConfigError
 from kronika.ports import LLM
 from kronika.server.access import Caller
@@ -46,7 +46,11 @@ def one_blas_thread() -> None:
 def build_service(settings: Settings) -> Service:
     """The workspace's memory, served for every tenant its agents belong to (the
     ``tenant`` setting and each ``[agents.<name>] tenant``); distillation uses the
-    configured background model (none: jobs report what waits for one)."""
+    configured background model (none: jobs report what waits for one). In team mode
+    the tenant of every API key is served too, from the same database."""
+    if settings.database_url:
+        tenants = {key.tenant for key in open_keys(settings).list() if key.active}
+        return Service(team_memories(settings, tenants), llm=_minion)
     memory = build_memory(settings)
     tenants = {settings.tenant, *settings.tenants().values()}
     return Service(dict.fromkeys(sorted(tenants), memory), llm=_minion)
@@ -130,4 +134,4 @@ def run_stdio(settings: Settings, agent: str | None) -> None:
     try:
         build_mcp(service, caller=caller).run("stdio")
     finally:
-        memory.close()
+        service.close()
