@@ -151,6 +151,11 @@ def test_summaries_and_explain_are_read_as_the_caller(
     as_bob = served.call("GET", "/v1/agents/alice/summaries", headers={"X-Kronika-User": "bob"})
     assert "Sekret Boba." in [s["content"] for s in as_bob.body["summaries"]]
 
+    sessions = served.call("GET", "/v1/agents/alice/sessions", key="acme-reader")
+    assert [s["session_id"] for s in sessions.body["sessions"]] == [SESSION]
+    as_bob = served.call("GET", "/v1/agents/alice/sessions", headers={"X-Kronika-User": "bob"})
+    assert HIDDEN in [s["session_id"] for s in as_bob.body["sessions"]]
+
     why = served.call("GET", "/v1/agents/alice/explain/city")
     assert why.status == 200
     expected = explain(acme, "city", agent="alice")
