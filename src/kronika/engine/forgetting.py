@@ -32,7 +32,7 @@ from pathlib import PurePosixPath
 
 from kronika.core.dedup import key_concept, same_text
 from kronika.core.matching import topic_overlap, topic_section, words
-from kronika.core.model import ItemType, MemoryItem
+from kronika.core.model import FACT_TYPES, MemoryItem
 from kronika.core.redaction import MIN_PHRASE_CHARS, phrase_pattern
 from kronika.core.text import normalize_key
 from kronika.engine.redacting import ForgetPlace
@@ -205,7 +205,7 @@ def forgotten_phrases(
     it is one line.
     """
     phrases: list[str] = []
-    facts = [it for it in items if it.type is ItemType.FACT]
+    facts = [it for it in items if it.type in FACT_TYPES]
     for item in items:
         text = _value(item) if item in facts else item.content
         if "\n" not in text.strip():

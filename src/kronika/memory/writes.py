@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from kronika.core.dedup import Add, Refresh, Replace, place_fact
 from kronika.core.entities import extract_entities
 from kronika.core.model import (
-    ItemType,
     Layer,
     MemoryItem,
     Provenance,
@@ -22,6 +21,8 @@ from kronika.core.model import (
     Source,
     Tier,
     TurnRecord,
+    fact_type,
+    note_type,
 )
 from kronika.core.prompt import (
     choose_archive,
@@ -182,12 +183,15 @@ class MemoryWrites(MemoryBase):
             self._healing(lambda: self._presync(name))
             with self._deferring(name) as paths:
                 try:
-                    for item, at in prepared:
-                        item, now = self._stamped(item, at)
-                        section = item.section or ""
-                        receipts.append(
-                            self._write_fact(name, section, item, now, source_agent, synced=True)
-                        )
+                    with self.workspace.holding_brain(name):  # one Brain write at the end
+                        for item, at in prepared:
+                            item, now = self._stamped(item, at)
+                            section = item.section or ""
+                            receipts.append(
+                                self._write_fact(
+                                    name, section, item, now, source_agent, synced=True
+                                )
+                            )
                 finally:
                     written = list(paths)
             if written:
@@ -246,7 +250,7 @@ class MemoryWrites(MemoryBase):
             id=_new_id("f"),
             agent=name,
             content=f"{clean_key}: {text}" if clean_key else text,
-            type=ItemType.FACT,
+            type=fact_type(sect.value),
             layer=Layer.LONG_TERM,
             tier=Tier.LONG,
             created_at=now,
@@ -379,13 +383,15 @@ class MemoryWrites(MemoryBase):
         channel: str | None = None,
         team: str | None = None,
         reader: Reader | None = None,
+        tags: Sequence[str] = (),
     ) -> WriteReceipt:
         """Retain a note in today's daily log (``memory/YYYY-MM-DD.md``, ``## Retain``),
         for the audience :meth:`remember` would give it.
 
-        ``kind`` types it (SPEC M6): ``W`` world, ``B`` experience (first person), ``O``
-        opinion — with ``confidence`` from 0 to 1 —, ``S`` observation. ``@Name``
-        mentions in the text are its entities.
+        ``kind`` types it (SPEC M6): ``W`` world (semantic memory), ``B`` experience
+        (first person), ``O`` opinion — with ``confidence`` from 0 to 1 —, ``S``
+        observation. ``@Name`` mentions in the text are its entities; ``tags`` are kept
+        with it (``session:<id>``: the conversation it was learned in).
         """
         clean = _clean(text, what="the note", limit=MAX_VALUE_CHARS)
         at = checks.moment(at, what="at")
@@ -401,7 +407,7 @@ class MemoryWrites(MemoryBase):
             id=_new_id("n"),
             agent=name,
             content=clean,
-            type=ItemType.NOTE,
+            type=note_type(retain),
             layer=Layer.LONG_TERM,
             tier=Tier.MID,
             created_at=now,
@@ -417,6 +423,7 @@ class MemoryWrites(MemoryBase):
             entities=extract_entities(clean),
             kind=retain,
             confidence=confidence,
+            tags=tuple(checks.texts(tags, what="tags")),
         )
         with self._lock:
             return self._writer.memory_write(name, "Retain", AppendNote(item), source_agent)

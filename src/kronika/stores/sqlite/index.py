@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from kronika.core.model import MemoryItem, RecallFilter
+from kronika.core.model import MemoryItem, RecallFilter, layer_counts
 from kronika.errors import CorruptIndexError, IndexError_
 from kronika.ports import FeatureRow, ScoreFeatures, SourceState, SourceTail, Vector, VectorPoint
 from kronika.stores.private import touch_private
@@ -1074,6 +1074,7 @@ class SqliteIndex:
             one = conn.execute
             by_agent = dict(one("SELECT agent, count(*) FROM items GROUP BY 1").fetchall())
             by_type = dict(one("SELECT type, count(*) FROM items GROUP BY 1").fetchall())
+            by_layer = dict(one("SELECT layer, count(*) FROM items GROUP BY 1").fetchall())
             (embedded,) = one(
                 "SELECT count(*) FROM items AS i WHERE EXISTS (SELECT 1 FROM embeddings AS e"
                 " WHERE e.text_hash = i.text_hash AND e.model = ? AND length(e.vec) = ?)",
@@ -1087,6 +1088,7 @@ class SqliteIndex:
             "items": sum(by_agent.values()),
             "items_by_agent": by_agent,
             "items_by_type": by_type,
+            "items_by_layer": layer_counts(by_layer),
             "sources": sources,
             "embedded": embedded,
             "embedding_model": self._model,
