@@ -18,7 +18,16 @@ from kronika.core.visibility import Audience, visible
 from kronika.engine.portability import export_memory
 from kronika.engine.session import Session
 from kronika.errors import ImportFormatError, NotFound
-from leaks.workload import AGENTS, ENTITIES, WORD, Backend, marker_of, markers, readers
+from leaks.workload import (
+    AGENTS,
+    ENTITIES,
+    NEIGHBOUR_FIRST,
+    WORD,
+    Backend,
+    marker_of,
+    markers,
+    readers,
+)
 
 READERS = readers()
 
@@ -230,3 +239,19 @@ def test_proposals_and_links(backend: Backend, reader: Reader) -> None:
             if visible(by_id[link.from_id], reader) and visible(by_id[link.to_id], reader)
         ]
         assert memory.links(agent=agent, reader=reader) == kept
+
+
+def test_tenants_sharing_a_database_never_read_each_others_rows(backend: Backend) -> None:
+    if backend.neighbour is None:
+        pytest.skip("one tenant in this database")
+    for memory, ours in ((backend.memory, False), (backend.neighbour, True)):
+        items = everything(memory)
+        assert len(items) >= 400
+        assert {int(marker_of(i.content)[3:]) >= NEIGHBOUR_FIRST for i in items} == {ours}
+        found = memory.recall(WORD, all_agents=True, k=10_000, mode="hybrid")
+        text = json.dumps(export_memory(memory), ensure_ascii=False)
+        shown = {marker_of(h.item.content) for h in found.hits} | markers(text)
+        assert {int(m[3:]) >= NEIGHBOUR_FIRST for m in shown} == {ours}
+        for key in backend.workload.keys:
+            values = memory.history(key, agent="acme-bot")
+            assert {int(marker_of(v.content)[3:]) >= NEIGHBOUR_FIRST for v in values} == {ours}

@@ -125,6 +125,8 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 budget_s=args.budget,
                 settings=settings,
                 progress=progress,
+                workers=_sizes(args.workers),
+                index=args.index,
             )
         elif args.suite == "scale":
             sizes = _sizes(args.sizes or "10000,100000")

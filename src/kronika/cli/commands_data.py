@@ -264,6 +264,7 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p.add_argument(
         "--clients", default="1,16,64", help="serve: concurrent clients per level (1,16,64)"
     )
+    p.add_argument("--workers", default="1", help="serve: server processes, e.g. 1,2 (1)")
     p.add_argument(
         "--batch",
         type=count_in(1, 10**6),
@@ -273,7 +274,8 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p.add_argument(
         "--index",
         help="locomo, longmemeval, scale: sqlite (default), postgres (a throwaway local"
-        " server) or postgres=URL (a fresh database on that server, dropped after)",
+        " server) or postgres=URL (a fresh database on that server, dropped after); serve:"
+        " postgres also runs the server on that store of record",
     )
     p.add_argument(
         "--lexical",

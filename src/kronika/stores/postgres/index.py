@@ -49,7 +49,14 @@ from kronika.ports import (
     VectorPoint,
 )
 from kronika.stores.postgres import search
-from kronika.stores.postgres.connect import connect, migrate, redact_url
+from kronika.stores.postgres.connect import (
+    connect,
+    migrate,
+    migrate_index,
+    redact_url,
+    scoped_url,
+    shared_schema,
+)
 from kronika.stores.postgres.index_rows import (
     COLUMNS,
     SELECT_ITEM,
@@ -66,6 +73,9 @@ log = logging.getLogger("kronika")
 ANN_THRESHOLD = 50_000  # the ann_threshold setting's default, as for SQLite
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
+GRAPH_RECHECK_S = 30.0
+"""Seconds a valid HNSW index is taken as still there (another model's worker may drop
+it; a search then scans exactly, still right, until the next look)."""
 _RETRIES = 30
 _RETRY_STATES = {"40P01", "40001", "23505"}  # deadlock, serialization failure, unique key
 _ID = 'COLLATE "C"'  # ids sort by code point, as Python sorts them
@@ -91,6 +101,9 @@ class PostgresIndex:
     (``ann_background`` False: by the searching one). ``lexical`` ``bm25`` scores
     keywords as the SQLite index does; ``simple`` (``ts_rank``) and ``trigram`` are the
     PostgreSQL-native alternatives it was measured against (``docs/postgres.md``).
+    ``tenant`` names whose index it is: each tenant's tables live in a schema of their
+    own (:func:`~kronika.stores.postgres.connect.index_schema`), so tenants of one
+    database never read or write each other's rows.
     """
 
     def __init__(
@@ -102,6 +115,7 @@ class PostgresIndex:
         ann_threshold: int = ANN_THRESHOLD,
         ann_background: bool = True,
         lexical: str = "bm25",
+        tenant: str = "default",
     ) -> None:
         if lexical not in LEXICAL:
             raise ValueError(f"lexical must be one of {', '.join(LEXICAL)}; got {lexical!r}")
@@ -113,15 +127,21 @@ class PostgresIndex:
         self._background = ann_background
         self._lock = threading.RLock()
         self._tokenizer = Tokenizer()
-        self._frequencies = search.FrequencyCache()
+        self._postings = search.PostingsCache()
         self._maybe_unused: set[str] = set()  # text hashes of rows replaced or removed
         self._vanished: set[str] = set()  # ids of rows deleted and not written again
         self._building: threading.Thread | None = None
         self._unanalyzed = 0  # rows this index wrote since it last ran ANALYZE
-        self._conn = connect(url, autocommit=True)
+        self._graph_seen_until = 0.0  # the HNSW index was valid; asked again after this
+        self._graph_settings: str | None = None  # the HNSW settings of the connection
+        self._tenant = tenant
+        with connect(url, autocommit=True) as opening:
+            migrate(opening)
+            self._schema, _ = migrate_index(opening, tenant)
+            shared = shared_schema(opening)
+        self._url = scoped_url(url, self._schema, shared)  # every connection of this index
+        self._conn = connect(self._url, autocommit=True)
         try:
-            migrate(self._conn)
-            self._conn.autocommit = True
             self._adopt_model()
         except BaseException:
             self._conn.close()
@@ -139,7 +159,17 @@ class PostgresIndex:
 
     @property
     def url(self) -> str:
+        """The database's URL, with this tenant's schema first on the search path."""
         return self._url
+
+    @property
+    def tenant(self) -> str:
+        return self._tenant
+
+    @property
+    def schema(self) -> str:
+        """The schema holding this tenant's index tables."""
+        return self._schema
 
     def close(self) -> None:
         building = self._building
@@ -200,10 +230,13 @@ class PostgresIndex:
             row = conn.execute("SELECT value FROM idx_meta WHERE key = 'vector_model'").fetchone()
             if row is not None and row[0] == wanted:
                 return
+            # Another model's vectors are all replaced below: a graph of theirs (of any
+            # dimension) is dropped and built again, not updated one row at a time.
             for (name,) in conn.execute(
-                "SELECT indexname FROM pg_indexes WHERE tablename = 'idx_items'"
-                " AND indexname LIKE 'idx\\_items\\_hnsw\\_%%' AND indexname != %s",
-                (self._hnsw_name,),
+                "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
+                " AND tablename = 'idx_items'"
+                " AND indexname LIKE 'idx\\_items\\_hnsw\\_%%' AND (indexname != %s OR %s)",
+                (self._hnsw_name, row is not None),
             ).fetchall():
                 conn.execute(f'DROP INDEX IF EXISTS "{name}"')
             if row is not None:
@@ -329,12 +362,13 @@ class PostgresIndex:
                     row = item_row(item, state, first_pos + n, text_hash, postings[n].length)
                     copy.write_row((rowids[n], *row, cached.get(text_hash)))
             with cur.copy(
-                "COPY idx_terms (term, item_rowid, agent, tenant, tf, pos) FROM STDIN"
+                "COPY idx_terms (term, item_rowid, agent, tenant, tf, pos, doc_len) FROM STDIN"
             ) as copy:
                 for n, (item, _) in enumerate(pairs):
-                    for term, positions in postings[n].terms.items():
+                    length = postings[n].length
+                    for term, found in postings[n].terms.items():
                         copy.write_row(
-                            (term, rowids[n], item.agent, item.tenant, len(positions), positions)
+                            (term, rowids[n], item.agent, item.tenant, len(found), found, length)
                         )
 
     def remove_source(self, agent: str, path: str) -> None:
@@ -688,9 +722,12 @@ class PostgresIndex:
             Phrase(text, tokens)
             for text, tokens in zip(texts, self._tokenizer.words(texts), strict=True)
         ]
-        with self._reading() as conn, conn.transaction():
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            return search.lexical(conn, phrases, flt, limit, self._frequencies)
+        with self._reading() as conn:
+            try:
+                return search.lexical(conn, phrases, flt, limit, self._postings)
+            finally:
+                if conn.info.transaction_status != search.IDLE:
+                    conn.execute("ROLLBACK")
 
     def search_vector(
         self, query: Vector, flt: RecallFilter, limit: int
@@ -703,6 +740,11 @@ class PostgresIndex:
             )
         graph = self._graph_ready(start=True)
         with self._reading() as conn:
+            if graph and limit > 0:
+                wanted = search.graph_settings(limit)
+                if wanted != self._graph_settings:
+                    conn.execute(wanted)  # on this connection, for every later walk
+                    self._graph_settings = wanted
             return search.vectors(conn, query, flt, limit, approximate=self._dim if graph else None)
 
     @property
@@ -714,12 +756,15 @@ class PostgresIndex:
         background unless told otherwise) once the index holds ``ann_threshold`` items."""
         if self._threshold <= 0:
             return False
+        if time.monotonic() < self._graph_seen_until:
+            return True
         with self._reading() as conn:
             row = conn.execute(
                 "SELECT x.indisvalid FROM pg_index AS x WHERE x.indexrelid = to_regclass(%s)",
                 (self._hnsw_name,),
             ).fetchone()
             if row is not None and row[0]:
+                self._graph_seen_until = time.monotonic() + GRAPH_RECHECK_S
                 return True
             if not start or row is not None or self._building is not None:
                 return False
@@ -795,6 +840,7 @@ class PostgresIndex:
             (size,) = one(
                 "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class AS c"
                 " WHERE c.relkind = 'r' AND c.relname LIKE 'idx\\_%%'"
+                " AND c.relnamespace = current_schema()::regnamespace"
             ).fetchone()
             migrations = [
                 f"{v:04d}_{n}"
