@@ -285,6 +285,13 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "budgets",
     ),
     SettingSpec(
+        "distill_clear",
+        False,
+        "Whether the distill job clears the messages it distilled (docs/jobs.md); "
+        "`kronika jobs run distill --clear` does it once.",
+        "budgets",
+    ),
+    SettingSpec(
         "active_context_budget", 300, "Token budget of the Active Context (M1).", "budgets"
     ),
     # importance defaults
@@ -519,6 +526,7 @@ class Settings:
     brain_max: int = 500
     decay_half_life_days: float = 90.0
     decay_archive_below: float = 0.1
+    distill_clear: bool = False
     active_context_budget: int = 300
     importance_explicit: float = 0.8
     importance_auto: float = 0.5

@@ -9,6 +9,8 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
+import pytest
+
 from kronika import Memory, build_memory
 from kronika.core.model import MemoryItem, Status
 from kronika.settings import Settings, load_settings
@@ -191,3 +193,53 @@ def test_an_interrupted_archive_move_reads_as_not_moved(
         assert "Kraków" not in (folder / "brain_archive.md").read_text(encoding="utf-8")
         memory.reindex()
         assert _city_values(memory) == []
+
+
+@pytest.mark.parametrize("target", ["brain_archive.md", "history.md"])
+def test_an_append_cut_at_any_byte_never_reads_as_a_fact_written_by_hand(
+    settings: Settings, clock: FrozenClock, target: str
+) -> None:
+    """A process killed inside an in-place append leaves the start of the moved fact's
+    bullet at the end of the archive (or the history), with the fact still in the
+    Brain: cut at every byte of that record, the fact stays the one current value and
+    the torn line is ignored, then cut off by the next append."""
+    with build_memory(settings, create=True, clock=clock) as memory:
+        first = memory.remember("Gdańsk", key="town", entities=["Baltic"]).item
+        moving = memory.remember("Kraków", key="city").item
+        assert first is not None and moving is not None
+        memory.workspace.move_to_archive("default", [first.id])  # the files exist
+        memory.remember("Poznań", key="town")  # its old value goes to the history
+        folder = settings.home / "agents" / "default"
+        brain = (folder / "brain.md").read_bytes()
+        before = (folder / target).read_bytes()
+        if target == "brain_archive.md":
+            memory.workspace.move_to_archive("default", [moving.id])
+        else:
+            clock.advance(seconds=1)
+            memory.remember("Wrocław", key="city")
+        after = (folder / target).read_bytes()
+    assert after.startswith(before) and len(after) > len(before)
+    for cut in range(len(before), len(after)):
+        (folder / "brain.md").write_bytes(brain)  # killed before the Brain was rewritten
+        (folder / target).write_bytes(after[:cut])
+        with build_memory(settings, clock=clock) as memory:
+            assert [f.value for f in memory.facts() if f.key == "city"] == ["Kraków"], cut
+            assert not any(
+                it.id.startswith("h-") for it in memory.index.source_items("default", target)
+            ), (cut, after[len(before) : cut])
+            held = memory.workspace.archived_facts("default") + memory.workspace.fact_history(
+                "default"
+            )
+            assert not any(it.id.startswith("h-") for it in held), cut
+    # the next append cuts the torn line off and adds whole lines after it
+    with build_memory(settings, clock=clock) as memory:
+        clock.advance(seconds=1)
+        memory.remember("Łódź", key="city")
+        memory.workspace.move_to_archive(
+            "default", [f.id for f in memory.facts() if f.key == "city"]
+        )
+        text = (folder / target).read_text(encoding="utf-8")
+        assert text.endswith("\n")
+        assert not any(
+            it.id.startswith("h-") for it in memory.index.source_items("default", target)
+        )

@@ -212,3 +212,102 @@ def test_reflect_keeps_the_bank_files_as_views_of_typed_notes(
     office = memory.recall("when does the office close", k=1).hits[0]
     assert office.citation == "bank/world.md#L3"  # the hand-written line is
     assert run_job(memory, "reflect").done == []
+
+
+def _extraction(summary: str, *facts: tuple[str, str, str]) -> str:
+    listed = [{"tag": tag, "key": key, "value": value} for tag, key, value in facts]
+    return json.dumps({"facts": listed, "summary": summary})
+
+
+def test_distill_clear_removes_the_distilled_messages_everywhere_once_and_keeps_the_rest(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    from kronika.engine.session import Session
+
+    reply = _extraction(
+        "Ana told the assistant about her cat Mruczek.",
+        ("CORE", "pet", "Ana has a cat named Mruczek."),
+    )
+    with ScriptedChatServer([reply, ScriptedFailure(503)]) as server:
+        model = settings.with_overrides(llm_base_url=server.base_url, llm_model="m", llm_retries=0)
+        with build_memory(model, create=True, clock=clock) as memory:
+            first = Session(memory, llm=None)
+            first.user("My cat Mruczek sleeps on the radiator all winter.")
+            first.assistant("A warm spot for a cat.")
+            sid = str(first.session_id)
+            first.close()  # no model at hand: queued, nothing distilled yet
+            clock.advance(minutes=5)
+            llm = build_llm(model, minion=True, clock=clock)
+            distilled = run_job(memory, "distill", llm=llm)  # distilled, not cleared
+            assert distilled.done[0].startswith(f"session {sid}: 1 fact(s)")
+            folder = memory.workspace.agent_dir("default")
+            session_file = folder / "sessions" / f"{sid}.md"
+            assert "radiator" in session_file.read_text(encoding="utf-8")
+
+            clock.advance(minutes=5)
+            second = Session(memory, llm=None)
+            second.user("The radiator in the hall leaks a little.")
+            queued = str(second.session_id)
+            second.close()  # the model fails on it below: it stays queued, and is kept
+
+            # a run after a crash between distilling and clearing: nothing distilled twice
+            cleared = run_job(memory, "distill", llm=llm, clear=True)
+            assert f"session {sid}: cleared 2 message(s)" in cleared.done
+            assert any(queued in w for w in cleared.waiting)
+            assert server.remaining == 0  # one extraction per session, no more
+            text = session_file.read_text(encoding="utf-8")
+            assert "radiator" not in text and "warm spot" not in text
+            assert "status: consolidated" in text and "Mruczek" in text  # its summary stays
+            assert [f.value for f in memory.facts()] == ["Ana has a cat named Mruczek."]
+            from kronika.engine.explain import explain
+
+            origin = explain(memory, "pet").origin
+            assert (origin.session_id, origin.turns) == (sid, ())  # its session, no turns
+            messages = memory.items(types=["message"])
+            assert [m.content for m in messages] == ["The radiator in the hall leaks a little."]
+            hits = memory.recall("radiator winter cat", k=10).hits
+            assert all(h.item.provenance.path != f"sessions/{sid}.md" for h in hits)
+            points = memory.index.vector_points(None)  # type: ignore[attr-defined]
+            assert all("warm spot" not in p.item.content for p in points)
+            entry = memory.audit(limit=1)[0]
+            said = (entry.action, entry.source_agent, entry.outcome)
+            assert said == ("forget", "system", "applied")
+            assert "radiator" not in json.dumps(entry.summary)
+
+            again = run_job(memory, "distill", llm=llm, clear=True)
+            assert not any("cleared" in line for line in again.done)
+            assert session_file.read_text(encoding="utf-8") == text
+
+            # a turn saved to the session after it was distilled was never distilled: kept
+            clock.advance(minutes=5)
+            memory.save_turn(sid, "user", "One more thing about Mruczek.")
+            run_job(memory, "distill", llm=llm, clear=True)
+            assert "One more thing" in session_file.read_text(encoding="utf-8")
+
+
+def test_the_cli_clears_distilled_messages_on_request_only(
+    settings: Settings,
+    clock: FrozenClock,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from kronika.cli import main
+    from kronika.engine.session import Session
+
+    with ScriptedChatServer([_extraction("Small talk about trains.")]) as server:
+        for name, value in (("HOME", str(settings.home)), ("EMBEDDER", "hashing")):
+            monkeypatch.setenv(f"KRONIKA_{name}", value)
+        monkeypatch.setenv("KRONIKA_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("KRONIKA_LLM_MODEL", "m")
+        with build_memory(settings, create=True, clock=clock) as memory:
+            talk = Session(memory, llm=None)
+            talk.user("The 7:40 train was late again.")
+            sid = talk.session_id
+            talk.close()
+        capsys.readouterr()
+        assert main(["jobs", "run", "distill", "--json"]) == 0
+        [kept] = json.loads(capsys.readouterr().out)
+        assert kept["done"] == [f"session {sid}: 0 fact(s)"]
+        assert main(["jobs", "run", "distill", "--clear", "--json"]) == 0
+        [cleared] = json.loads(capsys.readouterr().out)
+        assert cleared["done"] == [f"session {sid}: cleared 1 message(s)"]

@@ -81,6 +81,8 @@ def test_who_wrote_what_where_decides_who_reads_it(run, tmp_path: Path) -> None:
     assert {i["content"] for i in only_team["agents"]["default"]["items"]} == {
         "core ships the beta"
     }
+    refused = run("export", "--markdown", str(tmp_path / "md"), "--user", "bob", code=2)
+    assert "every reader's memories" in refused and not (tmp_path / "md").exists()
 
 
 def test_a_process_reads_with_its_context(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ from dataclasses import replace
 import pytest
 
 from kronika import Memory
-from kronika.core.model import ItemType, MemoryItem, Reader, Status
+from kronika.core.model import FACT_TYPES, ItemType, MemoryItem, Reader, Status
 from kronika.core.visibility import Audience, visible
 from kronika.engine.portability import export_memory
 from kronika.engine.session import Session
@@ -142,7 +142,7 @@ def test_brain_prompt_block_and_wake_context(backend: Backend, reader: Reader) -
     memory, items = backend.memory, everything(backend.memory)
     for agent in AGENTS:
         mine = [i for i in items if i.agent == agent]
-        brain = [i for i in mine if i.type is ItemType.FACT and i.status is Status.CURRENT]
+        brain = [i for i in mine if i.type in FACT_TYPES and i.status is Status.CURRENT]
         texts = {
             "brain": memory.brain(agent=agent, reader=reader),
             "prompt": memory.format_for_prompt(agent=agent, reader=reader),
@@ -171,7 +171,7 @@ def test_sessions_and_summaries(backend: Backend, reader: Reader) -> None:
             assert {marker_of(t.content) for t in turns} == seen(expected, reader)
         summaries = memory.items(agent=agent, types=[ItemType.SUMMARY], reader=reader)
         assert {marker_of(s.content) for s in summaries} == seen(
-            [i for i in mine if i.type is ItemType.SUMMARY], reader
+            [i for i in mine if i.type in (ItemType.SUMMARY, ItemType.EPISODIC)], reader
         )
         short = memory.load_short_term(agent=agent, reader=reader)
         assert all(visible(t, reader) for t in short)

@@ -65,7 +65,7 @@ def _agent_routes(served: Served) -> list[tuple[str, str]]:
 
 def _fill(path: str, agent: str, item_id: str) -> str:
     values = {"agent": agent, "memory_id": item_id, "item_id": item_id, "session_id": "s1"}
-    values |= {"proposal_id": "p-1"}
+    values |= {"proposal_id": "p-1", "name": "Zofia"}
     filled = re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], path)
     return filled + "?key=city" if filled.endswith("/history") else filled
 

@@ -15,7 +15,7 @@ from kronika.app import AUDIT_FILE, INDEX_FILE, MODEL_MARKER, build_memory
 from kronika.cli import render
 from kronika.cli.context import SCOPES, add_reading_context, reading
 from kronika.cli.numbers import count_in
-from kronika.engine.backup_format import mtime_ns, read_backup
+from kronika.engine.backup_format import markdown_files, read_backup
 from kronika.engine.portability import export_memory, restore_backup
 from kronika.errors import ImportFormatError, InvalidInput
 from kronika.settings import CONFIG_FILE, Settings
@@ -30,6 +30,11 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
         agents = [args.agent] if args.agent else None
         data = export_memory(reading(memory, args), agents, scopes=args.scope or ())
     if args.markdown:
+        if "view" in data:  # a reader's view holds items, not the files everyone shares
+            raise InvalidInput(
+                "--markdown writes the workspace's files, which hold every reader's memories: "
+                "export them without --user, --channel, --team or --scope"
+            )
         written = _write_markdown(data, Path(args.markdown))
         render.err.print(f"wrote {written} Markdown files to {args.markdown}")
         return 0
@@ -45,16 +50,13 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 def _write_markdown(data: dict[str, Any], folder: Path) -> int:
     """Each exported agent's files as ``folder/<agent>/<path>``, with their times."""
     written = 0
-    for name, agent in data["agents"].items():
-        for rel, text in agent["files"].items():
-            target = folder / name / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(text.encode("utf-8"))
-            when = agent["file_times"].get(rel)
-            if when is not None:
-                moment = mtime_ns(when)
-                os.utime(target, ns=(moment, moment))
-            written += 1
+    for rel, text, moment in markdown_files(data):
+        target = folder / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(text.encode("utf-8"))
+        if moment is not None:
+            os.utime(target, ns=(moment, moment))
+        written += 1
     return written
 
 
@@ -237,6 +239,13 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         "--seed", type=int, default=0, help="crash: seed of the first trial; lessons: of the run"
     )
     p.add_argument("--tasks", type=int, default=96, help="lessons: tasks the agent meets")
+    p.add_argument(
+        "--evaluator",
+        choices=("exit-code", "scripted", "model"),
+        default="exit-code",
+        help="lessons: also judge by a model — scripted (a local scripted server) or model"
+        " (the configured one)",
+    )
     p.add_argument(
         "--max-run",
         type=float,

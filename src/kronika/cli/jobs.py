@@ -63,6 +63,7 @@ def cmd_jobs(args: argparse.Namespace, settings: Settings) -> int:
                     mode=args.mode,
                     llm=llm,
                     progress=progress,
+                    clear=True if args.clear else None,
                 )
             )
     if args.json:
@@ -89,3 +90,8 @@ def register_job_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument("--mode", choices=("lite", "full"), default="full", help="lite: no dreaming")
     p.add_argument("--all-agents", action="store_true", help="run it for every agent")
+    p.add_argument(
+        "--clear",
+        action="store_true",
+        help="with distill: clear the messages it distilled (default: the distill_clear setting)",
+    )

@@ -10,6 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kronika.cli import render
+from kronika.cli.context import add_reading_context, reading
 from kronika.core.lessons import Evaluation, exit_code
 from kronika.errors import InvalidInput
 from kronika.settings import Settings
@@ -68,7 +69,8 @@ def cmd_outcome(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_lessons(args: argparse.Namespace, settings: Settings) -> int:
     from kronika.cli.main import open_memory
 
-    with open_memory(settings) as memory:
+    with open_memory(settings) as opened:
+        memory = reading(opened, args)
         if args.task:
             ids = [h.item.id for h in memory.lessons_for(args.task, agent=args.agent)]
             every = {x.id: x for x in memory.lessons(agent=args.agent)}
@@ -108,3 +110,4 @@ def register_lesson_commands(add: Callable[..., Any]) -> None:
     p = add("lessons", cmd_lessons, "list what the agent learned from outcomes")
     p.add_argument("--all", action="store_true", help="retired lessons too")
     p.add_argument("--task", help="only the lessons served for this task")
+    add_reading_context(p)

@@ -190,6 +190,15 @@ def matches(rule: StorageRule, subject: Subject, policies: StoragePolicies) -> b
     return rule.dm is None or rule.dm == policies.is_dm(subject.channel)
 
 
+def may_apply(rule: StorageRule, tenant: str, agent: str) -> bool:
+    """Whether ``rule`` can match an item of ``agent`` of ``tenant``: its ``tenants`` and
+    ``agents`` patterns, when given, match them (its other selectors depend on the item)."""
+    return all(
+        not patterns or any(fnmatchcase(value, p) for p in patterns)
+        for patterns, value in ((rule.tenants, tenant), (rule.agents, agent))
+    )
+
+
 def decide(policies: StoragePolicies, subject: Subject) -> Decision:
     """Keep, shorten or refuse ``subject``: the strictest matching rule wins
     (module docstring); ``expires_at = created_at + min(retention days)``.

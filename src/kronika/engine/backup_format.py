@@ -69,6 +69,18 @@ def mtime_ns(text: str) -> int:
     return (moment - _EPOCH) // timedelta(microseconds=1) * 1000
 
 
+def markdown_files(data: dict[str, Any]) -> list[tuple[str, str, int | None]]:
+    """``(agent/path, text, modification time in ns or None)`` of every file of a whole
+    export, agent by agent: what ``kronika export --markdown`` writes and the server zips."""
+    found = []
+    for name, agent in data["agents"].items():
+        times = agent.get("file_times", {})
+        for rel, text in agent["files"].items():
+            when = times.get(rel)
+            found.append((f"{name}/{rel}", text, mtime_ns(when) if when is not None else None))
+    return found
+
+
 def read_backup(data: Any) -> Backup:
     """Check a parsed export from top to bottom; the first problem is an error."""
     if not isinstance(data, dict) or data.get("format") != FORMAT:

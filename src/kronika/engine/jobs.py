@@ -20,7 +20,8 @@ again. What needs a language model and finds none waits: the job reports it as
 * **summarize** and **distill**: the conversations that ended become a mid-term summary
   and long-term facts, and L1/L2 summaries are written when due (the consolidation of
   :mod:`kronika.engine.consolidate`); ``distill`` is the MicroDAO name for the same
-  pass over a period.
+  pass over a period. With ``clear`` (``--clear``, the ``distill_clear`` setting) it
+  then clears the short-term messages it distilled (:func:`_clear_distilled`).
 """
 
 from __future__ import annotations
@@ -37,11 +38,26 @@ from typing import TYPE_CHECKING, Any
 
 from kronika.core.decay import strength
 from kronika.core.lessons import Lesson
-from kronika.core.model import ItemType, LinkKind, RecallFilter
-from kronika.engine.write import SYSTEM, ArchiveFacts, UpdateNote, WriteEntityPage, WriteLessons
+from kronika.core.model import (
+    FACT_TYPES,
+    ItemType,
+    LinkKind,
+    MemoryItem,
+    RecallFilter,
+    SessionStatus,
+)
+from kronika.engine.write import (
+    SYSTEM,
+    ArchiveFacts,
+    ForgetItems,
+    UpdateNote,
+    WriteEntityPage,
+    WriteLessons,
+)
 from kronika.errors import InvalidInput, LLMError
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.files import read_source
+from kronika.stores.markdown.meta import parse_time
 from kronika.stores.markdown.notes import VIEW_BEGIN, VIEW_END
 
 if TYPE_CHECKING:
@@ -87,8 +103,10 @@ def run_job(
     mode: str = "full",
     llm: LLM | None = None,
     progress: Progress | None = None,
+    clear: bool | None = None,
 ) -> JobReport:
-    """Run one job for one agent; see the module docstring."""
+    """Run one job for one agent; see the module docstring. ``clear`` (``distill``
+    only; default: the ``distill_clear`` setting) clears the messages distilled."""
     if job not in JOBS:
         raise InvalidInput(f"unknown job {job!r}: one of {', '.join(JOBS)}")
     if mode not in MODES:
@@ -110,6 +128,8 @@ def run_job(
             _dream(memory, name, since, llm, report)
     else:
         _consolidate(memory, name, llm, report)
+        if job == "distill" and (memory.settings.distill_clear if clear is None else clear):
+            _clear_distilled(memory, name, report)
     report.seconds = time.perf_counter() - started
     _remember_run(memory, report)
     return report
@@ -398,7 +418,7 @@ def _dream(memory: Memory, agent: str, since: datetime, llm: LLM | None, report:
         it
         for it in recent
         if (it.kind is not None and it.kind.value == "B")
-        or (it.type is ItemType.FACT and it.importance >= 0.7)
+        or (it.type in FACT_TYPES and it.importance >= 0.7)
     ][:40]
     if not episodes:
         report.done.append("no recent important episodes to dream on")
@@ -458,6 +478,46 @@ def _consolidate(memory: Memory, agent: str, llm: LLM | None, report: JobReport)
             report.done.append(f"session {outcome.session_id}: {len(outcome.written)} fact(s)")
     report.done.extend(f"summary {path}" for path in result.summaries)
     report.waiting.extend(result.waiting)
+
+
+def _clear_distilled(memory: Memory, agent: str, report: JobReport) -> None:
+    """Clear the short-term messages that are distilled (SPEC F5): the turns of every
+    session whose header says ``consolidated`` — its summary (in that header) and its
+    facts (in the Brain) were written before the header changed, so they are durable —
+    and only the turns the consolidation saw (none written after it). Each session's
+    turns go in one ``ForgetItems`` change through the write path: removed from the
+    session file, the index and the vectors, with an audit entry that names ids and
+    counts, never the text. The session file stays, its header keeping the summary.
+    Nothing is redacted elsewhere: the summary and the facts are what the messages
+    became. While proposals wait for approval (facts an agent at autonomy 1 proposed)
+    nothing is cleared; a cleared session has no turns left, so a second run, or a run
+    after a crash, clears nothing twice."""
+    pending = memory.proposals(agent)
+    if pending:
+        report.waiting.append(f"clearing distilled messages ({len(pending)} proposal(s) pending)")
+        return
+    for header in memory.workspace.session_headers(agent):
+        if header.status != SessionStatus.CONSOLIDATED.value:
+            continue
+        seen = header.fields.get("consolidated") or header.fields.get("ended")
+        if not seen:
+            continue
+        try:
+            cutoff = parse_time(seen)
+        except ValueError:
+            continue
+        turns: list[MemoryItem] = [
+            t
+            for t in memory.workspace.parse_source(agent, header.path).items
+            if t.type is ItemType.MESSAGE and t.created_at <= cutoff
+        ]
+        if not turns:
+            report.unchanged += 1
+            continue
+        receipt = memory.memory_write(agent, "sessions", ForgetItems(tuple(turns), ()), SYSTEM)
+        if receipt.outcome == "applied":
+            memory.link_store.remove_links(agent, {t.id for t in turns})
+            report.done.append(f"session {header.session_id}: cleared {len(turns)} message(s)")
 
 
 # -------------------------------------------------------------------------- state

@@ -7,11 +7,13 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from kronika.core.lessons import Evaluation, Lesson
-from kronika.core.model import RecallHit
+from kronika.core.model import Reader, RecallHit
+from kronika.core.visibility import only_visible
 from kronika.engine import learning
 from kronika.engine.write import USER
 from kronika.errors import InvalidInput
 from kronika.memory.base import MemoryBase
+from kronika.stores.markdown.lessons import LESSONS_FILE
 
 if TYPE_CHECKING:
     from kronika.ports import LLM
@@ -59,7 +61,22 @@ class MemoryLessons(MemoryBase):
         """The active lessons (reflections, strategies) that best match ``task``."""
         return learning.lessons_for(self, task, agent=agent, k=k)  # type: ignore[arg-type]
 
-    def lessons(self, *, agent: str | None = None, include_retired: bool = False) -> list[Lesson]:
-        """Every lesson of the agent, with its score and evidence."""
-        found = self.workspace.read_lessons(self._agent(agent))
+    def lessons(
+        self,
+        *,
+        agent: str | None = None,
+        include_retired: bool = False,
+        reader: Reader | None = None,
+    ) -> list[Lesson]:
+        """Every lesson of the agent the reader may see, with its score and evidence.
+
+        A lesson is an item like any other (layer 4): it is listed only to a reader
+        who may see its item (:func:`kronika.core.visibility.visible`)."""
+        name = self._agent(agent)
+        found = self.workspace.read_lessons(name)
+        seen = self._reader(reader)
+        if seen is not None and found:
+            items = self.workspace.parse_source(name, LESSONS_FILE).items
+            shown = {item.id for item in only_visible(items, seen)}
+            found = [x for x in found if x.id in shown]
         return found if include_retired else [x for x in found if x.active]

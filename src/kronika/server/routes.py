@@ -298,3 +298,9 @@ async def stats(who: Who, svc: Svc) -> dict[str, Any]:
 @v1.get("/agents/{agent}/lessons", tags=["lessons"], summary="What the agent learned")
 async def lessons(agent: Name, who: Who, svc: Svc, include_retired: bool = False) -> dict[str, Any]:
     return svc.lessons(who, agent, include_retired=include_retired)
+
+
+from kronika.server import routes_charts  # noqa: E402, F401  (adds the chart and policy routes)
+from kronika.server.routes_pages import router as pages  # noqa: E402  (it uses Who, Svc)
+
+v1.include_router(pages)

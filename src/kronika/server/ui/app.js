@@ -99,6 +99,7 @@ function signOut() {
 const loaders = {};
 
 async function show(view) {
+  say("");
   for (const section of document.querySelectorAll(".view")) section.hidden = true;
   for (const tab of document.querySelectorAll("#tabs button")) {
     if (tab.dataset.view === view) tab.setAttribute("aria-current", "page");
@@ -183,6 +184,7 @@ function drawFacts() {
     cell(row, fact.valid_from || fact.created_at);
     cell(row, fact.valid_to || "");
     cell(row, fact.status);
+    cell(row, "").appendChild(button("Explain", () => openExplain(fact.id), "explain"));  // pages.js
     tbody.appendChild(row);
   }
 }

@@ -2,7 +2,8 @@
 
 A write goes to a temporary file in the same folder (``.<name>.<random>.kronika-tmp``),
 is flushed and fsync'ed, then moved over the target with :func:`os.replace`, and the
-folder itself is fsync'ed so the rename survives a power cut. A crash at any point
+folder itself is fsync'ed so the rename survives a power cut (at the end of the write,
+with its other files, inside a group commit: :mod:`kronika.stores.durable`). A crash at any point
 leaves either the old file or the new one, never a mix; at worst a temporary file is
 left behind, which listings ignore and :meth:`MarkdownWorkspace.cleanup_temp` removes.
 The file is its owner's alone (``0600``, in ``0700`` folders: :mod:`kronika.stores.private`).
@@ -15,6 +16,7 @@ import os
 import secrets
 from pathlib import Path
 
+from kronika.stores.durable import flush
 from kronika.stores.private import make_private_dir, open_private
 
 TEMP_SUFFIX = ".kronika-tmp"
@@ -47,13 +49,15 @@ def atomic_write_text(path: Path, text: str) -> None:
 
 def _fsync_dir(folder: Path) -> None:
     # Directories cannot be opened for fsync on every platform (Windows); the
-    # rename is still atomic there, only its durability is weaker.
+    # rename is still atomic there, only its durability is weaker. Inside a group
+    # commit (stores/durable.py) the folder is synced with the write's other files
+    # when the write ends: before that only the rename may be lost, never the file.
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:
         return
     try:
         with contextlib.suppress(OSError):
-            os.fsync(fd)
+            flush(fd)
     finally:
         os.close(fd)

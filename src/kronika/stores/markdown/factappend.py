@@ -6,11 +6,11 @@ whole file being rewritten, whose cost would grow with every fact stored. The fi
 is append-only: a fact goes at its end, under a new ``## Section`` heading when the
 last section of the file is not its own (a section may then appear more than once;
 it reads the same). The write is one ``os.write`` then ``fsync``. A crash in the
-middle leaves whole bullets (each line is written whole or the write is cut inside
-one line): the facts are still in the Brain, which is rewritten after the archive,
-so a bullet that made it reads as the leftover of an interrupted move
-(:mod:`~kronika.stores.markdown.moves`), and a cut-off last line, which has no line
-end, makes the next append rewrite the file whole instead.
+middle leaves whole bullets and maybe the start of one: the facts are still in the
+Brain, which is rewritten after the archive, so a bullet that made it reads as the
+leftover of an interrupted move, and the cut-off start of one (no line end, maybe no
+metadata comment) as a *torn tail* (:mod:`~kronika.stores.markdown.moves`): never a
+fact, and cut off (a copy of the file kept in ``.corrupt/``) before the next append.
 
 The kept parse of the file (:mod:`~kronika.stores.markdown.factcache`) is extended by
 the parse of the appended lines alone, and its hash by the appended bytes.
@@ -31,7 +31,7 @@ from kronika.stores.markdown.factcache import KEPT_APPENDS, file_stat
 from kronika.stores.markdown.lines import ParsedItems, bare, split_lines
 
 if TYPE_CHECKING:
-    from kronika.stores.markdown.workspace import MarkdownWorkspace
+    from kronika.stores.markdown.factfiles import FactFiles
 
 _HEADING = "## "
 
@@ -48,12 +48,19 @@ def _last_section(lines: list[str]) -> str | None:
 
 
 def append_facts(
-    ws: MarkdownWorkspace, agent: str, spec: brain.FactsFile, items: Sequence[MemoryItem]
+    ws: FactFiles, agent: str, spec: brain.FactsFile, items: Sequence[MemoryItem]
 ) -> list[MemoryItem] | None:
     """Append ``items`` to ``spec``'s file in place and extend its kept parse; ``None``
     (nothing written) when the file must be rewritten whole instead: missing, damaged,
     not ending in a line end, or already holding one of the ids."""
+    # a batch holding the Brain writes it first: the facts moved now must be in the
+    # Brain on disk before they reach their destination (stores/markdown/moves.py)
+    ws._release_brain(agent, os.fspath(ws.require_agent(agent)))  # noqa: SLF001
     entry = ws._fact_parse(agent, spec.path)  # noqa: SLF001 - the workspace's own helper
+    if entry is not None and entry.lines and not entry.lines[-1].endswith("\n"):
+        if not ws.cut_torn_tail(agent, spec):
+            return None
+        entry = ws._fact_parse(agent, spec.path)  # noqa: SLF001
     if entry is None or entry.read_warnings or entry.parsed.damage or not entry.lines:
         return None
     if not entry.lines[-1].endswith("\n"):
@@ -85,7 +92,11 @@ def append_facts(
         written = 0
         while written < len(data):
             written += os.write(fd, data[written:])
-        os.fsync(fd)
+        unsynced = ws._holding.get(os.fspath(folder))  # noqa: SLF001 - a batch's own files
+        if unsynced is None:
+            os.fsync(fd)
+        else:  # synced when the batch ends, before the Brain is written
+            unsynced.add(spec.path)
         stat = file_stat(os.fstat(fd))
     except OSError as exc:
         raise WorkspaceError(f"cannot write {file}: {exc}") from exc

@@ -54,6 +54,10 @@ SMALL_FILE = 256 * 1024
 KEPT_APPENDS = 1024
 """How many of its last appends a parse remembers for :meth:`FactCache.appended_since`."""
 
+KEPT_VERSIONS = 1024
+"""How many earlier contents of a rewritten file a parse remembers the items of
+(:meth:`FactCache.rewritten_since`)."""
+
 Stat = tuple[int, int, int, int]  # inode, size, mtime_ns, ctime_ns
 
 
@@ -82,6 +86,13 @@ class FactParse:
     appends: list[tuple[str, tuple[MemoryItem, ...]]] = field(default_factory=list)
     """``(hash of the file before, items appended)`` for the last appends, oldest first."""
     derived: dict[str, Any] = field(default_factory=dict)
+    versions: dict[str, tuple[MemoryItem, ...]] = field(default_factory=dict)
+    """The items of the file's earlier contents, by their hash, when kronika rewrote it
+    from them (oldest first)."""
+    pending: str | None = None
+    """The text kronika will write over the file when a batch ends
+    (:meth:`~kronika.stores.markdown.factfiles.FactFiles.holding_brain`): the parse is
+    of it, not of the file, until then."""
 
     @property
     def content_hash(self) -> str:
@@ -115,8 +126,8 @@ class FactCache:
     def get(self, folder: str, path: str) -> FactParse | None:
         """The parse of ``folder/path`` if the file is still the one it was read from."""
         entry = self._entries.get((folder, path))
-        if entry is None:
-            return None
+        if entry is None or entry.pending is not None:
+            return entry
         now = time.time_ns()
         try:
             stat = file_stat(os.stat(os.path.join(folder, path)))
@@ -143,6 +154,27 @@ class FactCache:
 
     def put(self, folder: str, path: str, entry: FactParse) -> None:
         self._entries[(folder, path)] = entry
+
+    def rewrite(self, folder: str, path: str, before: FactParse | None, entry: FactParse) -> None:
+        """Keep ``entry``, the parse of what kronika wrote over ``before`` (the kept parse
+        of the file's previous content, if any): it remembers ``before``'s items."""
+        if before is not None:
+            entry.versions.update(before.versions)
+            entry.versions[before.content_hash] = before.parsed.items
+            while len(entry.versions) > KEPT_VERSIONS:
+                del entry.versions[next(iter(entry.versions))]
+        self._entries[(folder, path)] = entry
+
+    def rewritten_since(
+        self, folder: str, path: str, content_hash: str
+    ) -> tuple[tuple[MemoryItem, ...], tuple[MemoryItem, ...]] | None:
+        """``(items then, items now)`` of ``folder/path`` when kronika's rewrites alone
+        changed it since its bytes hashed to ``content_hash`` (else ``None``)."""
+        entry = self.get(folder, path)
+        if entry is None or entry.read_warnings or entry.parsed.damage:
+            return None
+        then = entry.versions.get(content_hash)
+        return None if then is None else (then, entry.parsed.items)
 
     def drop(self, folder: str, path: str) -> None:
         self._entries.pop((folder, path), None)

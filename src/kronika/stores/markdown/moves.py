@@ -15,14 +15,25 @@ between the two writes thus reads exactly as if the move had not started (the ol
 value is still the one current value), and a crash after the second write reads as the
 finished move. The leftover lines are deleted at the next fact write (under the
 workspace lock), or replaced when the same fact is moved again.
+
+The archive and the history are appended to in place
+(:mod:`~kronika.stores.markdown.factappend`), and a process killed inside an append may
+leave the start of a bullet without its line end, maybe without its metadata comment.
+Such a *torn tail* is the start of a line the Brain (a file ahead) still holds, since
+the Brain is rewritten after the append: an unterminated last line whose fact a file
+ahead holds, or whose text begins a line of a file ahead, or that is a heading or
+blank, is torn (:func:`torn_tail`). It is never read as a fact (without its comment it
+would pass for one written by hand) and the next write cuts it off.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from kronika.stores.markdown.brain import ARCHIVE, BRAIN, FACT_FILES, FactsFile
-from kronika.stores.markdown.lines import ParsedItems
+from kronika.stores.markdown.lines import ParsedItems, bare
+
+HAND_PREFIX = "h-"
 
 
 def files_ahead(spec: FactsFile) -> tuple[FactsFile, ...]:
@@ -58,3 +69,48 @@ def drop_bullets(lines: list[str], parsed: ParsedItems, ids: Iterable[str]) -> l
     for start, end in spans:
         del out[start:end]
     return out
+
+
+def torn_tail(
+    lines: Sequence[str],
+    parsed: ParsedItems,
+    ahead: Collection[str],
+    lines_ahead: Callable[[], Iterable[str]],
+) -> str | None:
+    """The id of the fact on the torn last line of an archive or history (``""`` when
+    the torn line holds none), or ``None`` when the file does not end torn; ``ahead``
+    holds the ids of the files ahead, ``lines_ahead()`` yields their lines."""
+    if not lines or lines[-1].endswith("\n"):
+        return None
+    text = bare(lines[-1]).rstrip("\ufffd")  # a character cut in half reads as U+FFFD
+    last = parsed.items[-1] if parsed.items else None
+    span = parsed.spans[last.id] if last is not None else None
+    if last is not None and span == (len(lines) - 1, len(lines)):
+        if last.id in ahead:
+            return last.id
+        if last.id.startswith(HAND_PREFIX) and _begins_a_line(text, lines_ahead()):
+            return last.id
+        return None
+    if span is not None and span[1] == len(lines):
+        return None  # the last line continues a whole bullet
+    if not text.strip() or text.startswith("#") or _begins_a_line(text, lines_ahead()):
+        return ""
+    return None
+
+
+def without_torn_tail(spec: FactsFile, parsed: ParsedItems, torn: str | None) -> ParsedItems:
+    """``parsed`` without the fact of a torn last line (:func:`torn_tail`), reported."""
+    if not torn or torn not in parsed.spans:
+        return parsed
+    line = parsed.spans[torn][0] + 1
+    kept = tuple(item for item in parsed.items if item.id != torn)
+    spans = {item.id: parsed.spans[item.id] for item in kept}
+    warning = (
+        f"{spec.path} line {line}: the start of a fact cut off by a crash while it was "
+        f"moved from {_holder(spec)}, which still holds it; ignored and removed at the next write"
+    )
+    return ParsedItems(kept, spans, (*parsed.warnings, warning), parsed.damage)
+
+
+def _begins_a_line(text: str, lines: Iterable[str]) -> bool:
+    return any(line.startswith(text) for line in lines)

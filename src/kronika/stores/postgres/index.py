@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from kronika.core.model import MemoryItem, RecallFilter
+from kronika.core.model import MemoryItem, RecallFilter, layer_counts
 from kronika.errors import IndexError_, StoreError
 from kronika.ports import (
     FeatureRow,
@@ -66,6 +66,9 @@ log = logging.getLogger("kronika")
 ANN_THRESHOLD = 50_000  # the ann_threshold setting's default, as for SQLite
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
+GRAPH_RECHECK_S = 30.0
+"""Seconds a valid HNSW index is taken as still there (another model's worker may drop
+it; a search then scans exactly, still right, until the next look)."""
 _RETRIES = 30
 _RETRY_STATES = {"40P01", "40001", "23505"}  # deadlock, serialization failure, unique key
 _ID = 'COLLATE "C"'  # ids sort by code point, as Python sorts them
@@ -113,11 +116,13 @@ class PostgresIndex:
         self._background = ann_background
         self._lock = threading.RLock()
         self._tokenizer = Tokenizer()
-        self._frequencies = search.FrequencyCache()
+        self._postings = search.PostingsCache()
         self._maybe_unused: set[str] = set()  # text hashes of rows replaced or removed
         self._vanished: set[str] = set()  # ids of rows deleted and not written again
         self._building: threading.Thread | None = None
         self._unanalyzed = 0  # rows this index wrote since it last ran ANALYZE
+        self._graph_seen_until = 0.0  # the HNSW index was valid; asked again after this
+        self._graph_settings: str | None = None  # the HNSW settings of the connection
         self._conn = connect(url, autocommit=True)
         try:
             migrate(self._conn)
@@ -200,10 +205,12 @@ class PostgresIndex:
             row = conn.execute("SELECT value FROM idx_meta WHERE key = 'vector_model'").fetchone()
             if row is not None and row[0] == wanted:
                 return
+            # Another model's vectors are all replaced below: a graph of theirs (of any
+            # dimension) is dropped and built again, not updated one row at a time.
             for (name,) in conn.execute(
                 "SELECT indexname FROM pg_indexes WHERE tablename = 'idx_items'"
-                " AND indexname LIKE 'idx\\_items\\_hnsw\\_%%' AND indexname != %s",
-                (self._hnsw_name,),
+                " AND indexname LIKE 'idx\\_items\\_hnsw\\_%%' AND (indexname != %s OR %s)",
+                (self._hnsw_name, row is not None),
             ).fetchall():
                 conn.execute(f'DROP INDEX IF EXISTS "{name}"')
             if row is not None:
@@ -329,12 +336,13 @@ class PostgresIndex:
                     row = item_row(item, state, first_pos + n, text_hash, postings[n].length)
                     copy.write_row((rowids[n], *row, cached.get(text_hash)))
             with cur.copy(
-                "COPY idx_terms (term, item_rowid, agent, tenant, tf, pos) FROM STDIN"
+                "COPY idx_terms (term, item_rowid, agent, tenant, tf, pos, doc_len) FROM STDIN"
             ) as copy:
                 for n, (item, _) in enumerate(pairs):
-                    for term, positions in postings[n].terms.items():
+                    length = postings[n].length
+                    for term, found in postings[n].terms.items():
                         copy.write_row(
-                            (term, rowids[n], item.agent, item.tenant, len(positions), positions)
+                            (term, rowids[n], item.agent, item.tenant, len(found), found, length)
                         )
 
     def remove_source(self, agent: str, path: str) -> None:
@@ -688,9 +696,12 @@ class PostgresIndex:
             Phrase(text, tokens)
             for text, tokens in zip(texts, self._tokenizer.words(texts), strict=True)
         ]
-        with self._reading() as conn, conn.transaction():
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-            return search.lexical(conn, phrases, flt, limit, self._frequencies)
+        with self._reading() as conn:
+            try:
+                return search.lexical(conn, phrases, flt, limit, self._postings)
+            finally:
+                if conn.info.transaction_status != search.IDLE:
+                    conn.execute("ROLLBACK")
 
     def search_vector(
         self, query: Vector, flt: RecallFilter, limit: int
@@ -703,6 +714,11 @@ class PostgresIndex:
             )
         graph = self._graph_ready(start=True)
         with self._reading() as conn:
+            if graph and limit > 0:
+                wanted = search.graph_settings(limit)
+                if wanted != self._graph_settings:
+                    conn.execute(wanted)  # on this connection, for every later walk
+                    self._graph_settings = wanted
             return search.vectors(conn, query, flt, limit, approximate=self._dim if graph else None)
 
     @property
@@ -714,12 +730,15 @@ class PostgresIndex:
         background unless told otherwise) once the index holds ``ann_threshold`` items."""
         if self._threshold <= 0:
             return False
+        if time.monotonic() < self._graph_seen_until:
+            return True
         with self._reading() as conn:
             row = conn.execute(
                 "SELECT x.indisvalid FROM pg_index AS x WHERE x.indexrelid = to_regclass(%s)",
                 (self._hnsw_name,),
             ).fetchone()
             if row is not None and row[0]:
+                self._graph_seen_until = time.monotonic() + GRAPH_RECHECK_S
                 return True
             if not start or row is not None or self._building is not None:
                 return False
@@ -788,6 +807,7 @@ class PostgresIndex:
             one = conn.execute
             by_agent = dict(one("SELECT agent, count(*) FROM idx_items GROUP BY 1").fetchall())
             by_type = dict(one("SELECT type, count(*) FROM idx_items GROUP BY 1").fetchall())
+            by_layer = dict(one("SELECT layer, count(*) FROM idx_items GROUP BY 1").fetchall())
             (embedded,) = one("SELECT count(*) FROM idx_items WHERE vec IS NOT NULL").fetchone()
             (cached,) = one("SELECT count(*) FROM idx_embeddings").fetchone()
             (sources,) = one("SELECT count(*) FROM idx_sources").fetchone()
@@ -804,6 +824,7 @@ class PostgresIndex:
             "items": sum(int(v) for v in by_agent.values()),
             "items_by_agent": {k: int(v) for k, v in by_agent.items()},
             "items_by_type": {k: int(v) for k, v in by_type.items()},
+            "items_by_layer": layer_counts(by_layer),
             "sources": int(sources),
             "embedded": int(embedded),
             "embedding_model": self._model,

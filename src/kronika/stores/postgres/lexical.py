@@ -13,11 +13,10 @@ agents and tenant a search names::
     part(p) = idf(p) · f·(k1 + 1) / (f + k1·(1 − b + b·D / avgdl)),  k1 = 1.2, b = 0.75
 
 ``N`` rows and their mean length ``avgdl`` come from ``idx_corpus`` (kept by triggers),
-``n(p)`` from the postings, a phrase's occurrences ``f`` from the positions. The parts
-are summed in the phrases' order, so scores equal the SQLite index's up to the last
-bits of floating point. Common tokens (in more than a tenth of the rows) are scored
-only on rows a rarer phrase already put within reach of the top (MaxScore, as in the
-SQLite index); the result is the same as scoring everything.
+``n(p)`` and ``f`` from the postings (a phrase's occurrences from the positions), and
+``D`` is copied into each posting. The parts are summed in the phrases' order, so
+scores equal the SQLite index's up to the last bits of floating point. How a search
+reads and scores the postings is :func:`kronika.stores.postgres.search.lexical`.
 """
 
 from __future__ import annotations
@@ -41,8 +40,6 @@ MIN_IDF = 1e-6
 TOKENIZE = "porter unicode61 remove_diacritics 2"
 """The SQLite index's tokenizer (its migration ``0002_fts_porter_stemming``)."""
 COLUMN_SHIFT = 1 << 24  # a position is column · 2^24 + offset
-COMMON_SHARE = 10
-MARGIN = 1e-9  # relative slack of the pruning bounds, far above float64 rounding
 _WORD_CACHE = 20_000
 _COLUMN = {"content": 0, "key": 1, "entities": 2, "speaker": 3}
 
@@ -156,9 +153,3 @@ def top(scores: dict[int, float], ids: dict[int, str], limit: int) -> list[tuple
     """The ``limit`` best ``(id, score)``: best first, equal scores by id."""
     pairs = sorted(((ids[r], s) for r, s in scores.items()), key=lambda p: (-p[1], p[0]))
     return pairs[:limit]
-
-
-def common_ceiling(common: Sequence[float]) -> float:
-    """The most the phrases of idf ``common`` can add to a row's score (each part is
-    ``idf·f·(k1+1)/(f + norm)`` < ``idf·(k1+1)``), with a margin over rounding."""
-    return sum(i * (K1 + 1.0) for i in common) * (1.0 + MARGIN)

@@ -8,27 +8,30 @@ pgvector's HNSW index once the index holds enough items (see :func:`vectors`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+import numpy.typing as npt
 
 from kronika.core.model import RecallFilter
 from kronika.ports import Vector
 from kronika.stores.postgres.index_rows import filter_clause
 from kronika.stores.postgres.lexical import (
-    COMMON_SHARE,
-    K1,
-    MARGIN,
-    B,
     Phrase,
     Scored,
-    common_ceiling,
     idf,
     phrase_occurrences,
     top,
 )
 
 Conn = Any  # psycopg.Connection (imported lazily: the postgres extra is optional)
+IDLE = 0  # psycopg.pq.TransactionStatus.IDLE: no transaction open
+
+DEPTH = 4
+"""The filter reads the best ``DEPTH`` rows per row wanted (at least ``DEPTH_SLACK``
+more than wanted), and eight times as many again while it keeps too few of them."""
+DEPTH_SLACK = 100
 
 
 def _corpus_clause(flt: RecallFilter, alias: str) -> tuple[str, list[object]]:
@@ -44,26 +47,65 @@ def _corpus_clause(flt: RecallFilter, alias: str) -> tuple[str, list[object]]:
     return (" AND ".join(parts) or "true"), params
 
 
-class FrequencyCache:
-    """Document frequencies per corpus state: ``{(agents, tenant): (generations, {term: n})}``.
+@dataclass(frozen=True, slots=True)
+class TermRows:
+    """One word's postings in one corpus: rows, occurrences and the rows' lengths."""
+
+    rows: npt.NDArray[np.int64]
+    tf: npt.NDArray[np.float64]
+    length: npt.NDArray[np.float64]
+
+
+_NONE = TermRows(
+    np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64), np.zeros(0, dtype=np.float64)
+)
+_POSTING = np.dtype([("row", ">i8"), ("tf", ">i4"), ("length", ">i4")])
+
+
+class PostingsCache:
+    """Postings per corpus state: ``{(agents, tenant): (generations, {term: TermRows})}``.
 
     A corpus' generations (one per agent and tenant, grown by every write to its rows)
-    name its state exactly, so frequencies read at them stay true until one changes.
+    name its state exactly, so postings read at them stay true until one changes; then
+    that corpus' words are read again. At most ``postings`` are held in all.
     """
 
-    def __init__(self, corpora: int = 16, terms: int = 50_000) -> None:
+    def __init__(self, corpora: int = 16, postings: int = 2_000_000) -> None:
         self._corpora = corpora
-        self._terms = terms
-        self._found: dict[tuple[Any, ...], tuple[Any, dict[str, int]]] = {}
+        self._postings = postings
+        self._held = 0
+        self._found: dict[tuple[Any, ...], tuple[Any, dict[str, TermRows]]] = {}
 
-    def get(self, key: tuple[Any, ...], state: Any) -> dict[str, int]:
+    def get(self, key: tuple[Any, ...], state: Any) -> dict[str, TermRows]:
         held = self._found.get(key)
-        if held is None or held[0] != state or len(held[1]) > self._terms:
+        if held is None or held[0] != state:
+            if held is not None:
+                self._held -= sum(len(p.rows) for p in held[1].values())
             if len(self._found) >= self._corpora:
-                self._found.clear()
+                self.clear()
             held = (state, {})
             self._found[key] = held
         return held[1]
+
+    def add(self, key: tuple[Any, ...], found: dict[str, TermRows]) -> None:
+        """Keep ``found`` for the corpus ``key`` (at the state :meth:`get` saw last);
+        when they would not fit, every word held before is let go first."""
+        held = self._found.get(key)
+        size = sum(len(p.rows) for p in found.values())
+        if held is None or size > self._postings:
+            return
+        if self._held + size > self._postings:
+            for _, terms in self._found.values():
+                terms.clear()
+            self._held = 0
+        held[1].update(found)
+        self._held += size
+
+    def clear(self) -> None:
+        for _, terms in self._found.values():
+            terms.clear()
+        self._found.clear()
+        self._held = 0
 
 
 def lexical(
@@ -71,213 +113,159 @@ def lexical(
     phrases: Sequence[Phrase],
     flt: RecallFilter,
     limit: int,
-    cache: FrequencyCache | None = None,
+    cache: PostingsCache | None = None,
 ) -> list[tuple[str, float]]:
-    """The ``limit`` best items by BM25 over ``phrases`` (best first, ties by id)."""
+    """The ``limit`` best items by BM25 over ``phrases`` (best first, ties by id).
+
+    Every row of the corpus that holds a phrase is scored, in this process, from the
+    postings of the corpus (read once per corpus state, see :class:`PostingsCache`);
+    the filter then reads only the best rows, more of them while it keeps too few.
+    """
     corpus, corpus_params = _corpus_clause(flt, "c")
-    rows = conn.execute(
-        f"SELECT agent, tenant, n, tokens, generation FROM idx_corpus AS c WHERE {corpus}"
-        " ORDER BY agent, tenant",
-        corpus_params,
-    ).fetchall()
+    # One snapshot for the statistics and the postings read at them; it starts with the
+    # statistics in one round trip, and ends with the filter's first reading
+    # (``conn`` is in autocommit: the caller rolls back whatever is left open).
+    with conn.pipeline():
+        conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        stats = conn.execute(
+            f"SELECT agent, tenant, n, tokens, generation FROM idx_corpus AS c WHERE {corpus}"
+            " ORDER BY agent, tenant",
+            corpus_params,
+        )
+    rows = stats.fetchall()
     n = sum(int(r[2]) for r in rows)
     tokens = sum(int(r[3]) for r in rows)
     if n <= 0 or tokens <= 0:
         return []
-    known = (cache or FrequencyCache()).get(
-        (tuple(sorted(set(flt.agents))), flt.tenant), tuple((r[0], r[1], r[4]) for r in rows)
-    )
+    cache = cache or PostingsCache()
+    key = (tuple(sorted(set(flt.agents))), flt.tenant)
+    known = cache.get(key, tuple((r[0], r[1], r[4]) for r in rows))
     avgdl = float(tokens) / float(n)
-    singles = sorted({t for p in phrases for t in p.tokens} - set(known))
-    in_corpus, params = _corpus_clause(flt, "t")
-    if singles:
-        found = conn.execute(
-            f"SELECT t.term, count(*) FROM idx_terms AS t WHERE t.term = ANY(%s) AND {in_corpus}"
-            " GROUP BY t.term",
-            [singles, *params],
-        )
-        known.update({term: 0 for term in singles})
-        known.update({term: int(count) for term, count in found})
-    df = known
-    where, filter_params = filter_clause(flt)
-    # each phrase that matches something: ("term", token) or ("rows", {rowid: f})
-    plan: list[tuple[Phrase, float, dict[int, float] | None]] = []
+    needed = {t for p in phrases for t in p.tokens}
+    fetched = _read_postings(conn, sorted(needed - set(known)), flt) if needed - set(known) else {}
+    words = {t: known[t] if t in known else fetched[t] for t in needed}
+    cache.add(key, fetched)
+    df = {term: len(p.rows) for term, p in words.items()}
+    # each phrase that matches something, with its rows: a word's postings, or the
+    # occurrences of words side by side
+    plan: list[tuple[float, TermRows]] = []
     for phrase in phrases:
         if len(phrase.tokens) == 1:
-            hits = df.get(phrase.tokens[0], 0)
-            if hits:
-                plan.append((phrase, idf(n, hits), None))
+            found = words[phrase.tokens[0]]
+            if len(found.rows):
+                plan.append((idf(n, len(found.rows)), found))
         elif phrase.tokens:
-            occurrences = _phrase_rows(conn, phrase.tokens, df, flt)
-            if occurrences:
-                plan.append((phrase, idf(n, len(occurrences)), occurrences))
+            found = _phrase_rows(conn, phrase.tokens, df, flt)
+            if len(found.rows):
+                plan.append((idf(n, len(found.rows)), found))
     if not plan:
         return []
-    common_size = n // COMMON_SHARE
-    singles_in_plan = [p.tokens[0] for p, _, rows in plan if rows is None]
-    weights = {p.tokens[0]: w for p, w, rows in plan if rows is None}
-    # The common tokens, rarest first: each one that keeps the bound from separating is
-    # scored in full instead, until the rest can be left to the rows within reach.
-    common = sorted({t for t in singles_in_plan if df[t] > common_size}, key=lambda t: (df[t], t))
-    info: dict[int, tuple[str, float]] = {}  # rowid -> (id, length) of rows passing flt
-    _fetch_phrase_rows(conn, plan, where, filter_params, info)
-    phrase_parts: dict[int, float] = {}
-    for _, weight, rows in plan:
-        if rows is not None:
-            for rowid, part in _parts(rows, info, weight, avgdl):
-                phrase_parts[rowid] = phrase_parts.get(rowid, 0.0) + part
-    while True:
-        ceiling = common_ceiling([weights[t] for t in common])
-        scored = [t for t in singles_in_plan if t not in common]
-        candidates, floor = _within_reach(
-            conn, scored, weights, phrase_parts, (where, filter_params), avgdl, limit, ceiling
-        )
-        if not common or (floor is not None and ceiling < floor):
-            break
-        common.pop(0)
-    # Exact scores of the candidates, summed in phrase order as FTS5 does.
-    tf: dict[str, dict[int, float]] = {t: {} for t in singles_in_plan}
-    info = {}
-    if candidates:
-        for term, rowid, count in conn.execute(
-            "SELECT term, item_rowid, tf FROM idx_terms WHERE term = ANY(%s)"
-            " AND item_rowid = ANY(%s)",
-            [sorted(set(singles_in_plan)), candidates],
-        ):
-            tf[term][rowid] = float(count)
-        for rowid, item_id, length in conn.execute(
-            "SELECT rowid, id, doc_len FROM idx_items WHERE rowid = ANY(%s)", [candidates]
-        ):
-            info[rowid] = (item_id, float(length))
-    scores: dict[int, float] = {}
-    for phrase, weight, rows in plan:  # summed in phrase order, as FTS5 does
-        got = tf.get(phrase.tokens[0], {}) if rows is None else rows
-        for rowid, part in _parts(got, info, weight, avgdl):
-            scores[rowid] = scores.get(rowid, 0.0) + part
-    return top(scores, {r: info[r][0] for r in scores}, limit)
+    every = np.sort(np.concatenate([p.rows for _, p in plan]))
+    matching = every[np.concatenate(([True], every[1:] != every[:-1]))]
+    scores = np.zeros(len(matching), dtype=np.float64)
+    for weight, found in plan:  # summed in phrase order, as FTS5 does
+        where = np.searchsorted(matching, found.rows)
+        scores[where] += Scored(found.rows, found.tf, found.length, weight).parts(avgdl)
+    return _best_passing(conn, matching, scores, flt, limit)
 
 
-def _within_reach(
+def _best_passing(
     conn: Conn,
-    scored: Sequence[str],
-    weights: dict[str, float],
-    phrase_parts: dict[int, float],
-    where: tuple[str, Sequence[object]],
-    avgdl: float,
+    rows: npt.NDArray[np.int64],
+    scores: npt.NDArray[np.float64],
+    flt: RecallFilter,
     limit: int,
-    ceiling: float,
-) -> tuple[list[int], float | None]:
-    """The rows that can be among the ``limit`` best, and the bound that says so.
+) -> list[tuple[str, float]]:
+    """The ``limit`` best of the scored ``rows`` that pass ``flt`` (ties by id).
 
-    The server sums each row's partial score (the ``scored`` words and the phrases);
-    the ``limit``-th best, less the margin, is the floor. Rows whose partial score
-    plus ``ceiling`` (the most the other words can add) reaches it get the other
-    words' parts too, and the rows whose total reaches the ``limit``-th best total
-    come back, with the floor (None when fewer rows match: then nothing was pruned).
+    The filter reads the ``depth`` best rows; when the ``limit``-th best of those that
+    pass scores above every row not read, no other row can reach the top (nor tie).
     """
-    condition, params = where
-    terms = sorted(set(scored))
-    others = sorted(set(weights) - set(scored))
-    every = sorted(weights)
-    norm = f"(t.tf * {K1 + 1.0!r}) / (t.tf + {K1!r} * (1 - {B!r} + {B!r} * i.doc_len / %s))"
-    found = conn.execute(
-        "WITH w AS (SELECT * FROM unnest(%s::text[], %s::float8[]) AS w (term, idf)),"
-        f" x AS (SELECT t.item_rowid AS r, w.idf * {norm} AS p"
-        " FROM idx_terms AS t JOIN w ON w.term = t.term"
-        f" JOIN idx_items AS i ON i.rowid = t.item_rowid WHERE t.term = ANY(%s) AND {condition}"
-        " UNION ALL SELECT * FROM unnest(%s::bigint[], %s::float8[])),"
-        " s AS (SELECT r, sum(p) AS p FROM x GROUP BY r),"
-        " f AS (SELECT p * (1 - %s) AS p FROM s ORDER BY p DESC OFFSET %s LIMIT 1),"
-        " c AS (SELECT r, p FROM s"
-        " WHERE p * (1 + %s) + %s >= coalesce((SELECT p FROM f), '-Infinity')),"
-        f" y AS (SELECT c.r, c.p + coalesce((SELECT sum(w.idf * {norm})"
-        " FROM idx_terms AS t JOIN w ON w.term = t.term"
-        " JOIN idx_items AS i ON i.rowid = t.item_rowid"
-        " WHERE t.item_rowid = c.r AND t.term = ANY(%s)), 0) AS total FROM c),"
-        " g AS (SELECT total * (1 - %s) AS p FROM y ORDER BY total DESC OFFSET %s LIMIT 1)"
-        " SELECT y.r, (SELECT p FROM f) FROM y"
-        " WHERE y.total * (1 + %s) >= coalesce((SELECT p FROM g), '-Infinity')",
-        [
-            every,
-            [weights[t] for t in every],
-            avgdl,
-            terms,
-            *params,
-            list(phrase_parts),
-            list(phrase_parts.values()),
-            MARGIN,
-            limit - 1,
-            MARGIN,
-            ceiling,
-            avgdl,
-            others,
-            MARGIN,
-            limit - 1,
-            MARGIN,
-        ],
-    ).fetchall()
-    floor = None if not found or found[0][1] is None else float(found[0][1])
-    return sorted(int(r) for r, _ in found), floor
+    where, params = filter_clause(flt)
+    depth = max(DEPTH * limit, limit + DEPTH_SLACK)
+    while True:
+        if depth < len(rows):
+            chosen = np.argpartition(-scores, depth)
+            read, outside = chosen[:depth], float(scores[chosen[depth]])
+        else:
+            read, outside = np.arange(len(rows)), None
+        score_of = dict(zip(rows[read].tolist(), scores[read].tolist(), strict=True))
+        with conn.pipeline():
+            found = conn.execute(
+                f"SELECT i.rowid, i.id FROM idx_items AS i WHERE i.rowid = ANY(%s) AND {where}",
+                [list(score_of), *params],
+            )
+            if conn.info.transaction_status != IDLE:
+                conn.execute("ROLLBACK")  # read only: nothing to keep
+        passing = found.fetchall()
+        ids = {int(r): str(i) for r, i in passing}
+        best = top({r: score_of[r] for r in ids}, ids, limit)
+        if outside is None or (len(best) >= limit and best[-1][1] > outside):
+            return best
+        depth *= DEPTH * 2
 
 
-def _parts(
-    got: dict[int, float], info: dict[int, tuple[str, float]], weight: float, avgdl: float
-) -> list[tuple[int, float]]:
-    rows = [r for r in got if r in info]
-    if not rows:
-        return []
-    scored = Scored(
-        rows=np.asarray(rows, dtype=np.int64),
-        tf=np.asarray([got[r] for r in rows], dtype=np.float64),
-        length=np.asarray([info[r][1] for r in rows], dtype=np.float64),
-        idf=weight,
-    )
-    return list(zip(rows, scored.parts(avgdl).tolist(), strict=True))
-
-
-def _fetch_phrase_rows(
-    conn: Conn,
-    plan: Sequence[tuple[Phrase, float, dict[int, float] | None]],
-    where: str,
-    params: Sequence[object],
-    info: dict[int, tuple[str, float]],
-) -> None:
-    wanted = sorted({r for _, _, rows in plan if rows is not None for r in rows} - set(info))
-    if not wanted:
-        return
-    found = conn.execute(
-        f"SELECT i.rowid, i.id, i.doc_len FROM idx_items AS i WHERE i.rowid = ANY(%s) AND {where}",
-        [wanted, *params],
-    )
-    for rowid, item_id, length in found:
-        info[rowid] = (item_id, float(length))
+def _read_postings(conn: Conn, terms: Sequence[str], flt: RecallFilter) -> dict[str, TermRows]:
+    """The postings of ``terms`` in the corpus ``flt`` names (packed by the server: one
+    value per word, not one row per posting)."""
+    corpus, params = _corpus_clause(flt, "t")
+    found = {term: _NONE for term in terms}
+    for term, packed in conn.execute(
+        "SELECT t.term, string_agg(int8send(t.item_rowid) || int4send(t.tf)"
+        " || int4send(t.doc_len), ''::bytea) FROM idx_terms AS t"
+        f" WHERE t.term = ANY(%s) AND {corpus} GROUP BY t.term",
+        [list(terms), *params],
+    ):
+        held = np.frombuffer(packed, dtype=_POSTING)
+        order = np.argsort(held["row"], kind="stable")
+        found[term] = TermRows(
+            held["row"][order].astype(np.int64),
+            held["tf"][order].astype(np.float64),
+            held["length"][order].astype(np.float64),
+        )
+    return found
 
 
 def _phrase_rows(
     conn: Conn, tokens: Sequence[str], df: dict[str, int], flt: RecallFilter
-) -> dict[int, float]:
-    """``{rowid: occurrences}`` of the rows of the corpus holding the tokens side by side:
-    the positions of every token in the rows of the rarest one."""
+) -> TermRows:
+    """The rows of the corpus holding the tokens side by side, with how often: the
+    positions of every token in the rows of the rarest one."""
     if any(df.get(t, 0) == 0 for t in tokens):
-        return {}
+        return _NONE
     rarest = min(set(tokens), key=lambda t: (df[t], t))
     in_corpus, params = _corpus_clause(flt, "r")
     found = conn.execute(
-        "SELECT t.item_rowid, t.term, t.pos FROM idx_terms AS t WHERE t.term = ANY(%s)"
+        "SELECT t.item_rowid, t.term, t.pos, t.doc_len FROM idx_terms AS t"
+        " WHERE t.term = ANY(%s)"
         " AND t.item_rowid IN (SELECT r.item_rowid FROM idx_terms AS r WHERE r.term = %s"
         f" AND {in_corpus})",
         [sorted(set(tokens)), rarest, *params],
     )
     held: dict[int, dict[str, list[int]]] = {}
-    for rowid, term, positions in found:
+    lengths: dict[int, int] = {}
+    for rowid, term, positions, length in found:
         held.setdefault(int(rowid), {})[term] = positions
-    out: dict[int, float] = {}
+        lengths[int(rowid)] = int(length)
+    out: dict[int, int] = {}
     for rowid, terms in held.items():
         if all(t in terms for t in tokens):
             count = phrase_occurrences([terms[t] for t in tokens])
             if count:
-                out[rowid] = float(count)
-    return out
+                out[rowid] = count
+    rows = sorted(out)
+    return TermRows(
+        np.asarray(rows, dtype=np.int64),
+        np.asarray([out[r] for r in rows], dtype=np.float64),
+        np.asarray([lengths[r] for r in rows], dtype=np.float64),
+    )
+
+
+def graph_settings(limit: int) -> str:
+    """The settings of an HNSW walk for ``limit`` rows: candidates kept while walking
+    (``ef_search``), and an iterative scan that walks on until ``limit`` rows pass the
+    filter (pgvector 0.8)."""
+    return f"SET hnsw.ef_search = {max(100, 2 * limit)}; SET hnsw.iterative_scan = relaxed_order"
 
 
 def vectors(
@@ -291,8 +279,9 @@ def vectors(
     """Items by the dot product of their unit vector with the unit ``query``, best first.
 
     ``approximate`` None: exact (every row the filter keeps is scored). Otherwise the
-    dimension of the HNSW index to walk: pgvector's iterative scan keeps walking the
-    graph until ``limit`` rows pass the filter, and the candidates are then ordered by
+    dimension of the HNSW index to walk, with :func:`graph_settings` in force on
+    ``conn``: pgvector's iterative scan keeps walking the graph until ``limit`` rows
+    pass the filter, and the candidates are then ordered by
     their exact score. Too few found (a narrow filter the walk gave up on) falls back
     to the exact scan.
     """
@@ -304,16 +293,15 @@ def vectors(
     where, params = filter_clause(flt)
     if approximate is not None:
         dim = int(approximate)
-        with conn.transaction():
-            conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
-            conn.execute(f"SET LOCAL hnsw.ef_search = {max(100, 2 * limit)}")
-            found = conn.execute(
-                "SELECT id, score FROM (SELECT i.id, -(i.vec <#> %s) AS score,"
-                f" i.vec::vector({dim}) <#> %s::vector({dim}) AS d FROM idx_items AS i"
-                f" WHERE i.vec IS NOT NULL AND {where} ORDER BY d LIMIT %s) AS c"
-                " ORDER BY score DESC, id",
-                [q, q, *params, limit],
-            ).fetchall()
+        # hnsw.ef_search and hnsw.iterative_scan are set on the connection (see
+        # PostgresIndex.search_vector): no transaction, one round trip
+        found = conn.execute(
+            "SELECT id, -d AS score FROM (SELECT i.id,"
+            f" i.vec::vector({dim}) <#> %s::vector({dim}) AS d FROM idx_items AS i"
+            f" WHERE i.vec IS NOT NULL AND {where} ORDER BY d LIMIT %s) AS c"
+            " ORDER BY score DESC, id",
+            [q, *params, limit],
+        ).fetchall()
         if len(found) >= limit:
             return [(str(i), float(s)) for i, s in found]
     found = conn.execute(

@@ -1,0 +1,240 @@
+"""The chart and policy routes over a real server: the figures match the store, each
+key sees only its tenant and agent, a reader counts only what it may see, bad input is
+a 422 and the policies cannot be written through the API."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from tests.server.conftest import ACME_CONFIG, Running, Served, make_keys
+
+from kronika import Memory, build_memory, load_settings
+from kronika.app import USAGE_FILE
+from kronika.core.usage import UsageEntry
+from kronika.server.app import ServerConfig, create_app
+from kronika.server.keys import KeyStore
+from kronika.server.service import Service
+from kronika.stores.usage import LESSON_USES_FILE, JsonlLessonUses, JsonlUsageLedger
+
+POLICIES = """
+[retention]
+short = 90
+
+[[policy]]
+name = "no DMs in long-term memory"
+dm = true
+max_tier = "mid"
+
+[[policy]]
+name = "never store #hr-private"
+channels = ["hr-private"]
+store = false
+
+[[policy]]
+name = "bob keeps notes a week"
+agents = ["bob"]
+tiers = ["mid"]
+retention_days = 7
+
+[[policy]]
+name = "the other tenant keeps nothing"
+tenants = ["globex"]
+store = false
+"""
+
+
+def serve_with_policies(tmp_path: Path) -> Iterator[Served]:
+    """The tenants of ``conftest`` (same agents, same keys), acme with storage policies."""
+    root = tmp_path / "tenants"
+    (root / "acme").mkdir(parents=True)
+    (root / "acme" / "kronika.toml").write_text(ACME_CONFIG + POLICIES, encoding="utf-8")
+    memories: dict[str, Memory] = {}
+    for tenant in ("acme", "globex"):
+        settings = load_settings(root / tenant, environ={}, embedder="hashing", tenant=tenant)
+        memories[tenant] = build_memory(settings, create=True)
+    for name in ("alice", "bob", "carol"):
+        memories["acme"].create_agent(name)
+    memories["globex"].create_agent("alice")
+    store = KeyStore(tmp_path / "keys.sqlite")
+    keys = make_keys(store)
+    service = Service(memories)
+    try:
+        with Running(create_app(service, store, ServerConfig(rate_per_second=0))) as url:
+            yield Served(url, keys, memories, service, store)
+    finally:
+        service.jobs.wait(10)
+        for memory in memories.values():
+            memory.close()
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[Served]:
+    yield from serve_with_policies(tmp_path)
+
+
+def days_ago(memory: Memory, n: int) -> datetime:
+    return memory.clock.now() - timedelta(days=n)
+
+
+def fill(memory: Memory) -> dict[str, int]:
+    """A few days of alice's memory, one channel item, a ledger and a prompt log;
+    returns the slot (index in a 30-day window) of each day used."""
+    memory.remember("Kraków", key="city", agent="alice", at=days_ago(memory, 40))
+    memory.remember("Zofia lubi pierogi", key="ulubione", agent="alice", at=days_ago(memory, 3))
+    sid = "2026-11-22_001"
+    memory.save_turn(
+        sid, "user", "Mój pies ma na imię Burek", agent="alice", at=days_ago(memory, 3)
+    )
+    memory.save_turn(
+        sid, "assistant", "Burek to piękne imię", agent="alice", at=days_ago(memory, 2)
+    )
+    memory.note("Burek był u weterynarza", agent="alice")
+    memory.note("Burek: ściśle tajne", agent="alice", channel="vet")  # only #vet may see it
+    memory.remember("tea", key="drink", agent="bob")
+    home = memory.settings.home
+    ledger = JsonlUsageLedger(home / USAGE_FILE)
+    today = memory.clock.now()
+    for at, purpose, agent, tin, tout, outcome in [
+        (days_ago(memory, 1), "extraction", "alice", 1000, 200, "ok"),
+        (today, "extraction", "alice", 500, 100, "ok"),
+        (today, "summary", "alice", 3000, 400, "error"),
+        (today, "summary", "alice", 0, 0, "over budget"),  # held back: not a call
+        (today, "chat", "bob", 9999, 9999, "ok"),  # another agent
+    ]:
+        ledger.append(UsageEntry(at, purpose, agent, "m", tin, tout, 0.5, outcome))
+    uses = JsonlLessonUses(home / LESSON_USES_FILE)
+    for at, agent in [(today, "alice"), (today, "alice"), (days_ago(memory, 2), "alice")]:
+        uses.append(at, agent, sid, [])
+    uses.append(today, "bob", "x", [])
+    return {"today": 29, "1": 28, "2": 27, "3": 26}
+
+
+def test_growth_counts_the_items_kept_by_the_day_they_were_created(served: Served) -> None:
+    acme = served.memories["acme"]
+    at = fill(acme)
+    answer = served.call("GET", "/v1/agents/alice/charts/growth?days=30")
+    assert answer.status == 200, answer.body
+    body = answer.body
+    assert len(body["days"]) == 30
+    assert body["days"][-1] == acme.clock.now().astimezone(UTC).date().isoformat()
+    zero = [0] * 30
+
+    def only(**slots: int) -> list[int]:
+        values = list(zero)
+        for name, n in slots.items():
+            values[at[name.removeprefix("d")]] = n
+        return values
+
+    assert body["by_tier"] == {
+        "long": only(d3=1),
+        "mid": only(today=1),
+        "short": only(d3=1, d2=1),
+    }
+    assert body["by_type"] == {
+        "fact": only(d3=1),
+        "message": only(d3=1, d2=1),
+        "note": only(today=1),
+    }
+    assert body["before"] == 1  # Kraków, 40 days ago
+    assert body["total"] == 5 == len(acme.items(agent="alice", reader=acme.reader()))
+
+
+def test_a_reader_counts_only_what_it_may_see(served: Served) -> None:
+    fill(served.memories["acme"])
+    path = "/v1/agents/alice/charts/growth?days=7"
+    owner = served.call("GET", path, key="acme-reader").body
+    vet = served.call("GET", path, key="acme-reader", headers={"X-Kronika-Channel": "vet"}).body
+    assert sum(owner["by_tier"]["mid"]) == 1 and sum(vet["by_tier"]["mid"]) == 2
+    stranger = served.call("GET", path, key="acme-reader", headers={"X-Kronika-User": "jan"})
+    assert stranger.body["total"] == 0 and stranger.body["by_tier"] == {}
+
+
+def test_recalls_count_prompts_per_day_and_the_items_recalled(served: Served) -> None:
+    acme = served.memories["acme"]
+    at = fill(acme)
+    vet = acme.reader(channel="vet")
+    seen = acme.recall("Burek", agent="alice", k=10, reader=vet)
+    assert any(h.item.channel == "vet" for h in seen.hits)
+    answer = served.call("GET", "/v1/agents/alice/charts/recalls?days=30")
+    assert answer.status == 200, answer.body
+    body = answer.body
+    prompts = [0] * 30
+    prompts[at["today"]], prompts[at["2"]] = 2, 1
+    assert body["prompts"] == prompts  # bob's prompt is not alice's
+    visible = [h for h in seen.hits if h.item.channel is None]
+    assert body["recalled_items"] == len(visible) == body["last_recalled"][at["today"]]
+    assert sum(body["last_recalled"]) == len(visible)
+    assert body["recalls"] == len(visible)
+    assert "ściśle tajne" not in str(body)  # the #vet note stays out of the owner's view
+    assert {t["id"] for t in body["top"]} <= {h.item.id for h in visible}
+    in_vet = served.call(
+        "GET", "/v1/agents/alice/charts/recalls?days=30", headers={"X-Kronika-Channel": "vet"}
+    )
+    assert in_vet.body["recalled_items"] == len(seen.hits)
+
+
+def test_llm_usage_per_day_and_purpose_from_the_ledger(served: Served) -> None:
+    at = fill(served.memories["acme"])
+    body = served.call("GET", "/v1/agents/alice/charts/llm?days=30").body
+    assert body["calls"][at["today"]] == 2 and body["calls"][at["1"]] == 1
+    assert sum(body["calls"]) == 3 and sum(body["failed"]) == 1
+    assert body["tokens_in"][at["today"]] == 3500 and body["tokens_out"][at["1"]] == 200
+    assert body["priced"] is False and sum(body["cost"]) == 0
+    assert body["by_purpose"] == [
+        {"purpose": "summary", "calls": 1, "tokens_in": 3000, "tokens_out": 400, "cost": 0},
+        {"purpose": "extraction", "calls": 2, "tokens_in": 1500, "tokens_out": 300, "cost": 0},
+    ]
+    week = served.call("GET", "/v1/agents/alice/charts/llm?days=1").body
+    assert week["calls"] == [2]
+
+
+@pytest.mark.parametrize("chart", ["growth", "recalls", "llm"])
+def test_chart_routes_guard_like_every_other_route(served: Served, chart: str) -> None:
+    path = f"/v1/agents/alice/charts/{chart}"
+    assert served.call("GET", path, key="acme-alice").status == 200
+    assert served.call("GET", path, key=None).status == 401
+    assert served.call("GET", path, key="acme-revoked").status == 401
+    for outsider in ("initech-admin", "acme-reader-bob", "acme-admin-bob", "acme-carol"):
+        assert served.call("GET", path, key=outsider).status == 404, outsider
+    # globex has an alice of its own: its key sees that one, never acme's
+    fill(served.memories["acme"])
+    theirs = served.call("GET", path + "?days=30", key="globex-admin").body
+    assert "ściśle" not in str(theirs) and theirs.get("total", 0) == 0
+    assert sum(theirs.get("calls", [0])) == 0 and sum(theirs.get("prompts", [0])) == 0
+    assert served.call("GET", "/v1/agents/nobody/charts/" + chart).status == 404
+    for bad in ("0", "-1", "abc", "3661"):
+        refused = served.call("GET", f"{path}?days={bad}")
+        assert refused.status == 422, (bad, refused.body)
+
+
+def test_policies_show_what_can_apply_to_the_agent_and_cannot_be_written(
+    served: Served,
+) -> None:
+    alice = served.call("GET", "/v1/agents/alice/policies", key="acme-reader")
+    assert alice.status == 200, alice.body
+    assert [p["name"] for p in alice.body["policies"]] == [
+        "no DMs in long-term memory",
+        "never store #hr-private",
+    ]
+    assert alice.body["retention_days"] == {"short": 90, "mid": None, "long": None}
+    assert alice.body["dm_channels"] == ["dm:*", "dm-*"]
+    hr = alice.body["policies"][1]
+    assert hr["store"] is False and hr["channels"] == ["hr-private"]
+    assert hr["effect"] == "never store"
+    bob = served.call("GET", "/v1/agents/bob/policies", key="acme-reader-bob").body
+    assert "bob keeps notes a week" in [p["name"] for p in bob["policies"]]
+    assert "the other tenant" not in str(bob)
+    assert served.call("GET", "/v1/agents/alice/policies", key=None).status == 401
+    assert served.call("GET", "/v1/agents/alice/policies", key="acme-reader-bob").status == 404
+    assert (
+        served.call("GET", "/v1/agents/alice/policies", key="globex-admin").body["policies"] == []
+    )
+    for key in ("acme-reader", "acme-admin"):
+        for method in ("POST", "PUT", "PATCH", "DELETE"):
+            edit = served.call(method, "/v1/agents/alice/policies", {"name": "x"}, key=key)
+            assert edit.status == 405, (key, method, edit.status)
+    text = (served.memories["acme"].settings.home / "kronika.toml").read_text(encoding="utf-8")
+    assert text.endswith(POLICIES)
