@@ -77,9 +77,10 @@ def postgres_url(postgres_server: object) -> str:
     return postgres_server.create_database(f"t{next(_databases)}")
 
 
-@pytest.fixture(params=["markdown", "postgres"])
+@pytest.fixture(params=["markdown", "postgres", "postgres-shared"])
 def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
-    """A memory backend (see ``tests/backends.py``): Markdown + SQLite, or PostgreSQL."""
+    """A memory backend (see ``tests/backends.py``): Markdown + SQLite, PostgreSQL, or
+    PostgreSQL in a database another tenant uses too."""
     from backends import make_backend
 
     if request.param == "markdown":
@@ -92,4 +93,4 @@ def backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[object]:
     def new_database() -> str:
         return server.create_database(f"{url.rsplit('/', 1)[1]}{next(fresh)}")  # type: ignore[attr-defined]
 
-    yield from make_backend("postgres", tmp_path / "backend", url, new_database)
+    yield from make_backend(request.param, tmp_path / "backend", url, new_database)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -139,6 +140,7 @@ def _with_index(
                 embedding_model=chosen.model_id,
                 dim=chosen.dim,
                 ann_threshold=settings.ann_threshold,
+                tenant=settings.tenant,
             )
         except BaseException:
             if lock is not None:
@@ -235,6 +237,44 @@ def _team_parts(settings: Settings) -> tuple[MarkdownWorkspace, AuditLog, WriteL
         pool.close()
         raise
     return workspace, PostgresAuditLog(pool, settings.tenant), copy
+
+
+TENANTS_DIR = "tenants"
+"""In team mode, the folder (under the home) of the working copies of the other
+tenants a server serves from the same database."""
+
+
+def team_memories(
+    settings: Settings, tenants: Iterable[str], *, clock: Clock | None = None
+) -> dict[str, Memory]:
+    """Team mode: a memory for every tenant of ``tenants`` in the one database at
+    ``settings.database_url``, by tenant. The tenant of ``settings`` and those its
+    agents name (``[agents.<name>] tenant``) share the memory at ``settings.home``, as
+    without a database; every other tenant gets a memory of its own, with its working
+    copy in ``<home>/tenants/<name>`` and every agent its own (the agents' policies
+    apply, their tenants do not), loading the embedding model once for all of them.
+    """
+    from dataclasses import replace
+
+    from kronika.stores.postgres.connect import index_schema
+
+    main = build_memory(settings, clock=clock)
+    memories = dict.fromkeys({settings.tenant, *settings.tenants().values()}, main)
+    try:
+        for tenant in sorted(set(tenants) - set(memories)):
+            folder = index_schema(tenant).removeprefix("kronika_idx_")
+            own = replace(
+                settings,
+                home=Path(settings.home) / TENANTS_DIR / folder,
+                tenant=tenant,
+                agents={name: replace(p, tenant=None) for name, p in settings.agents.items()},
+            )
+            memories[tenant] = build_memory(own, create=True, embedder=main.embedder, clock=clock)
+    except BaseException:
+        for memory in {id(m): m for m in memories.values()}.values():
+            memory.close()
+        raise
+    return memories
 
 
 def build_vector_index(

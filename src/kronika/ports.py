@@ -83,8 +83,7 @@ class SourceState:
 @dataclass(frozen=True, slots=True)
 class SourceTail:
     """The end of one indexed file: its state, how many items it holds, its last
-    items (file order) with their text hashes, and whether its last row is the
-    newest row of the index (then rows can follow it)."""
+    items (file order) with their text hashes, and whether rows can follow them."""
 
     state: SourceState
     count: int

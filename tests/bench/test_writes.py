@@ -37,7 +37,9 @@ def test_each_size_reports_per_call_and_batch_rates_beside_the_floor() -> None:
         "recall what did Ada repair?",
     }
     assert {"remember_per_s@60", "remember_many_per_s@60"} <= set(results["headline"])
-    (title, together, cold) = (t["title"] for t in results["tables"])
+    assert all(r["remember_cpu_ms"] > 0 and r["import_cpu_items_per_s"] > 0 for r in rows)
+    (title, cpu, together, cold) = (t["title"] for t in results["tables"])
+    assert "CPU" in cpu
     assert "remember_many(25) /s" in results["tables"][0]["columns"]
     assert "embedding excluded" in title and "Cold" in cold
     assert "several writers" in together and "fsync" in together

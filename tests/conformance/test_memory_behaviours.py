@@ -18,10 +18,11 @@ from pathlib import Path
 
 import pytest
 
-from backends import Backend
+from backends import NEIGHBOUR, Backend
 from kronika.core.model import ItemType, Status
 from kronika.engine.portability import export_memory, import_export
 from kronika.errors import PermissionDenied
+from kronika.stores.postgres.connect import index_schema
 from kronika.testing import FrozenClock
 
 
@@ -197,7 +198,8 @@ def _config(backend: Backend, text: str) -> None:
 
 def _readable_anywhere(backend: Backend, words: tuple[str, ...]) -> list[str]:
     """Where any of ``words`` can still be read: the workspace files of every worker and
-    the audit file, and on PostgreSQL every text column of every table."""
+    the audit file, and on PostgreSQL every text column of every table, but for the rows
+    of the neighbour tenant that shares the database (which must keep its own)."""
     found = []
     for file in backend.root.rglob("*"):
         if file.is_file() and file.suffix in (".md", ".jsonl"):
@@ -207,11 +209,18 @@ def _readable_anywhere(backend: Backend, words: tuple[str, ...]) -> list[str]:
         import psycopg
 
         with psycopg.connect(backend.database_url) as conn:
-            tables = conn.execute(
-                "SELECT table_name FROM information_schema.tables"
-                " WHERE table_schema = 'public' AND table_type = 'BASE TABLE'"
+            tables = conn.execute(  # the record's schema and every tenant's index schema
+                "SELECT table_schema, table_name FROM information_schema.tables"
+                " WHERE table_schema NOT IN ('pg_catalog', 'information_schema')"
+                " AND table_type = 'BASE TABLE'"
             ).fetchall()
-            for (table,) in tables:
-                rows = conn.execute(f'SELECT CAST(t AS text) FROM "{table}" AS t').fetchall()
+            for schema, table in tables:
+                if schema == index_schema(NEIGHBOUR):
+                    continue
+                rows = conn.execute(
+                    f'SELECT CAST(t AS text) FROM "{schema}"."{table}" AS t'
+                    " WHERE to_jsonb(t) ->> 'tenant' IS DISTINCT FROM %s",
+                    (NEIGHBOUR,),
+                )
                 found += [f"{table}: {w}" for (row,) in rows for w in words if w in row]
     return found

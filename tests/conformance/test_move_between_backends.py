@@ -3,7 +3,8 @@ imported into PostgreSQL, exported again from another worker, and imported back 
 a Markdown workspace gives the same files (facts with their history and validity,
 notes, sessions, proposals, identity), the same items with their provenance, and the
 same audit trail (plus one ``import`` entry per move), and the same access statistics
-(the shared search index keeps them in team mode)."""
+(the shared search index keeps them in team mode); also into a database where another
+tenant imported the very same memory (the same agents, item ids and texts) first."""
 
 from __future__ import annotations
 
@@ -17,22 +18,26 @@ from kronika.engine.portability import export_memory, import_export
 from kronika.testing import FrozenClock
 
 
+@pytest.mark.parametrize("shared", [False, True], ids=["own-database", "shared-database"])
 def test_markdown_to_postgres_and_back_is_lossless(
-    tmp_path: Path, clock: FrozenClock, request: pytest.FixtureRequest
+    tmp_path: Path, clock: FrozenClock, request: pytest.FixtureRequest, shared: bool
 ) -> None:
     url = request.getfixturevalue("postgres_url")
     local = Backend("markdown", tmp_path / "local")
     team = Backend("postgres", tmp_path / "team", url)
     back = Backend("markdown", tmp_path / "back")
+    neighbour = Backend("postgres", tmp_path / "neighbour", url, tenant="neighbour")
     try:
         _fill(local, tmp_path, clock)
         exported = export_memory(local.open(clock=clock))
+        if shared:  # the same memory, ids and all, imported by another tenant first
+            import_export(neighbour.open(clock=clock), exported)
         import_export(team.open("a", clock=clock), exported)
         from_team = export_memory(team.open("b", clock=clock))  # read from the record
         import_export(back.open(clock=clock), from_team, replace_existing=True)
         again = export_memory(back.open("b", clock=clock))
     finally:
-        for backend in (local, team, back):
+        for backend in (local, team, back, neighbour):
             backend.close()
     assert any(item["access_count"] for item in exported["agents"]["default"]["items"])
     for moved, imports in ((from_team, 1), (again, 2)):

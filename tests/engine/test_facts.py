@@ -7,7 +7,7 @@ from datetime import timedelta
 import pytest
 
 from kronika import Memory
-from kronika.core.model import ItemType, Status
+from kronika.core.model import FACT_TYPES, Status
 from kronika.errors import InvalidInput, NotFound, UnknownAgent
 from kronika.testing import FrozenClock
 
@@ -174,4 +174,4 @@ def test_brain_over_budget_moves_least_used_facts_to_the_archive(
         target = archived[0]
         hits = mem.recall(target.value or "", k=3).hits
         assert any(h.item.id == target.id for h in hits)
-        assert all(h.item.type is ItemType.FACT for h in hits)
+        assert all(h.item.type in FACT_TYPES for h in hits)

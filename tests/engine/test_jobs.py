@@ -259,6 +259,10 @@ def test_distill_clear_removes_the_distilled_messages_everywhere_once_and_keeps_
             assert "radiator" not in text and "warm spot" not in text
             assert "status: consolidated" in text and "Mruczek" in text  # its summary stays
             assert [f.value for f in memory.facts()] == ["Ana has a cat named Mruczek."]
+            from kronika.engine.explain import explain
+
+            origin = explain(memory, "pet").origin
+            assert (origin.session_id, origin.turns) == (sid, ())  # its session, no turns
             messages = memory.items(types=["message"])
             assert [m.content for m in messages] == ["The radiator in the hall leaks a little."]
             hits = memory.recall("radiator winter cat", k=10).hits

@@ -259,7 +259,7 @@ def test_conversation_turns_weigh_less_than_stated_facts(chat: Memory) -> None:
     hits = chat.recall("LGBTQ support group", agent="conv", k=5).hits
     by_type = {h.item.type.value: h.item.importance for h in hits}
     assert by_type["message"] == chat.settings.importance_message == 0.3
-    assert by_type["fact"] == chat.settings.importance_explicit
+    assert by_type["profile"] == chat.settings.importance_explicit  # a fact about Caroline
 
 
 def _recall_ids(memory: Memory, clock: FrozenClock, query: str) -> list[str]:

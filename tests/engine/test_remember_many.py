@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import random
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -97,3 +102,67 @@ def test_secrets_are_screened_in_a_batch(memory: Memory) -> None:
     memory.remember_many([f"my api key is {key}"])
     brain = (memory.workspace.agent_dir("default") / "brain.md").read_text()
     assert key not in brain
+
+
+_BATCH_WRITER = """
+import json, sys
+from pathlib import Path
+from kronika import build_memory, load_settings
+
+home = Path(sys.argv[1])
+settings = load_settings(home, environ={}, embedder="hashing").with_overrides(
+    brain_max=60, brain_budget=40
+)
+with build_memory(settings) as memory:
+    for batch in range(1000):
+        facts = [{"key": f"k{n % 7}", "value": f"b{batch}-{n}"} for n in range(12)]
+        facts += [f"loose fact {batch}-{n}" for n in range(3)]
+        memory.remember_many(facts)
+        print(json.dumps(batch), flush=True)
+"""
+
+
+def test_a_batch_killed_at_any_moment_leaves_one_value_per_key_and_every_acked_batch(
+    home: Path, tmp_path: Path
+) -> None:
+    """remember_many writes the Brain once, at the end of the batch; a writer killed
+    anywhere in a batch leaves a workspace where every key has one current value, no
+    fact is both current and archived, and every acknowledged batch is whole."""
+    settings = load_settings(home, environ={}, embedder="hashing").with_overrides(
+        brain_max=60, brain_budget=40
+    )
+    build_memory(settings, create=True).close()
+    script = tmp_path / "writer.py"
+    script.write_text(_BATCH_WRITER, encoding="utf-8")
+    rng = random.Random(3)
+    for _trial in range(6):
+        log = tmp_path / "acks.txt"
+        with log.open("w", encoding="utf-8") as out:
+            proc = subprocess.Popen([sys.executable, str(script), str(home)], stdout=out)
+        deadline = time.monotonic() + 120
+        while not log.read_text(encoding="utf-8").strip() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(rng.uniform(0.0, 1.0))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        acked = [int(line) for line in log.read_text(encoding="utf-8").split()]
+        assert acked, "the writer acknowledged no batch"
+        with build_memory(settings) as memory:
+            memory.reindex()
+            current = [f for f in memory.facts() if f.key]
+            keys = [f.key for f in current]
+            assert len(keys) == len(set(keys)), sorted(keys)
+            ws = memory.workspace
+            brain_ids = {f.id for f in ws.brain_facts("default")}
+            archived = ws.archived_facts("default")
+            assert brain_ids.isdisjoint(f.id for f in archived)
+            kept = {f.content for f in [*ws.brain_facts("default"), *archived]}
+            kept |= {f.content for f in ws.fact_history("default")}
+            last = acked[-1]
+            assert {f"loose fact {last}-{n}" for n in range(3)} <= kept
+            assert {f"k{n % 7}: b{last}-{n}" for n in range(12)} <= kept
+            held = [*archived, *ws.fact_history("default"), *ws.brain_facts("default")]
+            assert not any(f.id.startswith("h-") for f in held)
+            # a key's value is in the Brain or in the archive, never one in each
+            live = [f.key for f in [*ws.brain_facts("default"), *archived] if f.key]
+            assert len(live) == len(set(live)), sorted(live)

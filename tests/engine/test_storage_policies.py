@@ -184,7 +184,7 @@ def test_retention_per_tier_expires_turns_then_notes_and_keeps_facts(
     assert [p.item.type for p in report.found] == [ItemType.MESSAGE]
     assert "[retention] short = 30" in report.found[0].reason
     assert report.forgotten == 1 and report.index_removed >= 1
-    assert sorted(it.type for it in memory.items()) == [ItemType.FACT, ItemType.NOTE]
+    assert sorted(it.type for it in memory.items()) == [ItemType.NOTE, ItemType.PROFILE]
     clock.advance(days=340)
     report = memory.purge()
     assert [p.item.type for p in report.found] == [ItemType.NOTE]

@@ -165,7 +165,7 @@ def test_purge_dry_run_lists_and_changes_nothing_then_purge_removes_it_all(home:
     before = _digest(home)
     dry = json.loads(_kronika(home, "purge", "--dry-run", "--json").stdout)
     assert dry["dry_run"] is True and dry["found"] == 3 and dry["forgotten"] == 0
-    assert sorted(i["type"] for i in dry["items"]) == ["fact", "message", "note"]
+    assert sorted(i["type"] for i in dry["items"]) == ["message", "note", "profile"]
     assert _digest(home) == before
     table = _kronika(home, "purge", "--dry-run").stdout
     assert "would forget 3 of 4" in table and "nothing was changed" in table

@@ -66,6 +66,23 @@ def test_commands_that_embed_nothing_load_neither_the_model_nor_the_token_counte
         assert not imported & set(HEAVY), (argv, imported & set(HEAVY))
 
 
+def test_a_forget_by_key_starts_without_the_phrase_tables_and_still_forgets_everywhere(
+    home: Path,
+) -> None:
+    # the rule extractor and the command phrases compile some 300 patterns at import:
+    # a forget needs them only to read the sentences of conversations
+    _kronika(home, "remember", "--key", "city", "Warszawa")
+    _kronika(home, "note", "moved to Warszawa last spring")
+    out, imported = _kronika(home, "forget", "--key", "city", "--json")
+    assert not imported & {"kronika.core.rules", "kronika.core.commands"}
+    receipt = json.loads(out)
+    assert receipt["outcome"] == "applied"
+    assert [item["value"] for item in receipt["forgotten"]] == ["Warszawa"]
+    assert {place["path"] for place in receipt["places"]} >= {"brain.md"}
+    listed, _ = _kronika(home, "list", "--json")
+    assert "Warszawa" not in listed  # the note's mention of it is redacted too
+
+
 def test_what_was_written_without_the_model_is_found_by_meaning_by_the_next_recall(
     home: Path,
 ) -> None:

@@ -20,6 +20,7 @@ import pytest
 from kronika import build_memory, load_settings
 
 FACTS = [f"I like thing {n} very much, tea {n}" for n in range(6)]
+FACT_KINDS = ("fact", "profile")  # a liking is a profile fact
 
 
 def kronika(home: Path, *args: str, code: int | None = 0) -> subprocess.CompletedProcess[str]:
@@ -91,7 +92,7 @@ def test_reindex_always_cures_a_damaged_index(home: Path, where: str) -> None:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
     hits = json.loads(kronika(home, "recall", "thing tea", "--json", "--k", "10").stdout)["hits"]
-    assert len([h for h in hits if h["kind"] == "fact"]) == len(FACTS)
+    assert len([h for h in hits if h["kind"] in FACT_KINDS]) == len(FACTS)
 
 
 def test_garbled_schema_text_is_healed_not_a_traceback(home: Path) -> None:
@@ -107,11 +108,11 @@ def test_garbled_schema_text_is_healed_not_a_traceback(home: Path) -> None:
 
 def test_a_value_inside_a_row_that_cannot_be_read_is_healed(home: Path) -> None:
     with sqlite3.connect(home / "index.sqlite") as conn:  # well-formed pages, a wild time
-        conn.execute("UPDATE items SET valid_from = 1e300 WHERE type = 'fact'")
+        conn.execute("UPDATE items SET valid_from = 1e300 WHERE key IS NOT NULL")
     conn.close()
     done = kronika(home, "recall", "thing tea", "--json", "--k", "10")
     data = json.loads(done.stdout)
-    assert len([h for h in data["hits"] if h["kind"] == "fact"]) == len(FACTS)
+    assert len([h for h in data["hits"] if h["kind"] in FACT_KINDS]) == len(FACTS)
     assert any("rebuilt from the Markdown" in note for note in data["notes"])
 
 
@@ -121,7 +122,7 @@ def test_any_command_heals_a_damaged_index_and_says_so(home: Path, where: str) -
     _damage(index, DAMAGE[where](_pages(home), index.stat().st_size))
     done = kronika(home, "recall", "thing tea", "--json", "--k", "10")
     data = json.loads(done.stdout)
-    assert len([h for h in data["hits"] if h["kind"] == "fact"]) == len(FACTS)
+    assert len([h for h in data["hits"] if h["kind"] in FACT_KINDS]) == len(FACTS)
     (note,) = [n for n in data["notes"] if "index" in n]
     assert "rebuilt from the Markdown" in note
     kept = list(home.glob("index.sqlite.corrupt-*"))
@@ -145,7 +146,7 @@ def test_a_truncated_brain_is_reported_and_its_facts_kept(home: Path) -> None:
     fixed = json.loads(kronika(home, "doctor", "--fix", "--json").stdout)
     assert fixed["healthy"], fixed
     facts = json.loads(kronika(home, "list", "--json").stdout)
-    assert {f["value"] for f in facts if f["type"] == "fact"} >= set(FACTS[2:])
+    assert {f["value"] for f in facts if f["type"] in FACT_KINDS} >= set(FACTS[2:])
 
 
 def test_an_emptied_brain_is_reported_in_plain_output(home: Path) -> None:
@@ -163,7 +164,7 @@ def test_a_torn_metadata_comment_never_becomes_fact_text(home: Path) -> None:
     lines[last] = lines[last][: lines[last].index("created=") + 12] + "\n"
     brain.write_text("".join(lines), "utf-8")
     done = kronika(home, "list", "--json")
-    facts = {f["id"]: f for f in json.loads(done.stdout) if f["type"] == "fact"}
+    facts = {f["id"]: f for f in json.loads(done.stdout) if f["type"] in FACT_KINDS}
     assert len(facts) == len(FACTS)
     assert not any("<!--" in f["content"] or "created" in f["content"] for f in facts.values())
     assert "cut off" in done.stderr

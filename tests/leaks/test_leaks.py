@@ -13,12 +13,21 @@ from dataclasses import replace
 import pytest
 
 from kronika import Memory
-from kronika.core.model import ItemType, MemoryItem, Reader, Status
+from kronika.core.model import FACT_TYPES, ItemType, MemoryItem, Reader, Status
 from kronika.core.visibility import Audience, visible
 from kronika.engine.portability import export_memory
 from kronika.engine.session import Session
 from kronika.errors import ImportFormatError, NotFound
-from leaks.workload import AGENTS, ENTITIES, WORD, Backend, marker_of, markers, readers
+from leaks.workload import (
+    AGENTS,
+    ENTITIES,
+    NEIGHBOUR_FIRST,
+    WORD,
+    Backend,
+    marker_of,
+    markers,
+    readers,
+)
 
 READERS = readers()
 
@@ -142,7 +151,7 @@ def test_brain_prompt_block_and_wake_context(backend: Backend, reader: Reader) -
     memory, items = backend.memory, everything(backend.memory)
     for agent in AGENTS:
         mine = [i for i in items if i.agent == agent]
-        brain = [i for i in mine if i.type is ItemType.FACT and i.status is Status.CURRENT]
+        brain = [i for i in mine if i.type in FACT_TYPES and i.status is Status.CURRENT]
         texts = {
             "brain": memory.brain(agent=agent, reader=reader),
             "prompt": memory.format_for_prompt(agent=agent, reader=reader),
@@ -171,7 +180,7 @@ def test_sessions_and_summaries(backend: Backend, reader: Reader) -> None:
             assert {marker_of(t.content) for t in turns} == seen(expected, reader)
         summaries = memory.items(agent=agent, types=[ItemType.SUMMARY], reader=reader)
         assert {marker_of(s.content) for s in summaries} == seen(
-            [i for i in mine if i.type is ItemType.SUMMARY], reader
+            [i for i in mine if i.type in (ItemType.SUMMARY, ItemType.EPISODIC)], reader
         )
         short = memory.load_short_term(agent=agent, reader=reader)
         assert all(visible(t, reader) for t in short)
@@ -230,3 +239,19 @@ def test_proposals_and_links(backend: Backend, reader: Reader) -> None:
             if visible(by_id[link.from_id], reader) and visible(by_id[link.to_id], reader)
         ]
         assert memory.links(agent=agent, reader=reader) == kept
+
+
+def test_tenants_sharing_a_database_never_read_each_others_rows(backend: Backend) -> None:
+    if backend.neighbour is None:
+        pytest.skip("one tenant in this database")
+    for memory, ours in ((backend.memory, False), (backend.neighbour, True)):
+        items = everything(memory)
+        assert len(items) >= 400
+        assert {int(marker_of(i.content)[3:]) >= NEIGHBOUR_FIRST for i in items} == {ours}
+        found = memory.recall(WORD, all_agents=True, k=10_000, mode="hybrid")
+        text = json.dumps(export_memory(memory), ensure_ascii=False)
+        shown = {marker_of(h.item.content) for h in found.hits} | markers(text)
+        assert {int(m[3:]) >= NEIGHBOUR_FIRST for m in shown} == {ours}
+        for key in backend.workload.keys:
+            values = memory.history(key, agent="acme-bot")
+            assert {int(marker_of(v.content)[3:]) >= NEIGHBOUR_FIRST for v in values} == {ours}

@@ -90,10 +90,16 @@ class Workload:
 
 @dataclass
 class Backend:
-    """What the leak tests read: a memory holding the workload."""
+    """What the leak tests read: a memory holding the workload, and on a database that
+    two tenants share, the other tenant's memory holding its own (markers from
+    :data:`NEIGHBOUR_FIRST` on)."""
 
     memory: Memory
     workload: Workload
+    neighbour: Memory | None = None
+
+
+NEIGHBOUR_FIRST = 5000
 
 
 def readers() -> list[Reader]:
@@ -130,13 +136,17 @@ def _keywords(owners: Audience) -> dict[str, object]:
     }
 
 
-def build(memory: Memory, clock: FrozenClock, *, seed: int = 21, scale: int = 1) -> Workload:
-    """Write the workload into ``memory`` (about 170 memories per agent and ``scale``)."""
+def build(
+    memory: Memory, clock: FrozenClock, *, seed: int = 21, scale: int = 1, first: int = 0
+) -> Workload:
+    """Write the workload into ``memory`` (about 170 memories per agent and ``scale``);
+    markers count from ``first`` (another tenant's workload: the same agents, keys,
+    audiences and words, told apart by the markers alone)."""
     rng = random.Random(seed)
     written: list[Written] = []
     sessions: dict[str, list[str]] = {}
     keys = tuple(f"key{n}" for n in range(6))
-    counter = iter(range(10_000))
+    counter = iter(range(first, 10_000))
 
     def token() -> str:  # the marker and words no other memory has
         return f"tok{next(counter):04d} " + " ".join(rng.sample(VOCABULARY, 4))

@@ -137,6 +137,10 @@ def test_the_charts_fit_a_phone(page: Any, served: Served, tmp_path: Path) -> No
     assert len(widths) == 8 and max(widths) <= 390
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     assert colours(shoot(page, tmp_path, "ui-charts-phone")) > 100
+    page.click("#tabs button[data-view=policies]")
+    page.wait_for_selector("#policies tbody tr")
+    assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert page.locator("#policies tbody tr").first.is_visible()
 
 
 def test_policies_are_shown_and_a_reader_can_change_nothing(

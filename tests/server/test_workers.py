@@ -237,3 +237,16 @@ def test_workers_on_postgres_share_writes_and_jobs(tmp_path: Path, postgres_url:
     with connect(postgres_url) as conn:
         row = conn.execute("SELECT status FROM server_jobs WHERE id = %s", (job["id"],))
         assert row.fetchone() == ("done",)
+
+
+def test_a_worker_count_out_of_range_is_refused(workspace: tuple[Path, str]) -> None:
+    home, _ = workspace
+    done = subprocess.run(
+        [sys.executable, "-m", "kronika", "--home", str(home), "serve", "--workers", "0"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={k: v for k, v in os.environ.items() if not k.startswith("KRONIKA_")},
+    )
+    assert done.returncode == 2
+    assert "--workers must be 1..64" in done.stderr

@@ -92,7 +92,7 @@ def test_five_sessions_extract_update_forget_summarise_and_wake_with_the_right_f
     headers = memory.workspace.session_headers("default")
     assert len(headers) == 5
     assert {h.status for h in headers} == {"consolidated"}
-    assert {h.fields["extractor"] for h in headers} == {"extraction@1"}
+    assert {h.fields["extractor"] for h in headers} == {"extraction@2"}
     assert {h.fields["model"] for h in headers} == {"minion-model"}
     # the malformed reply was repaired, not stored
     assert brainy.calls.count("extraction") == 6

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from kronika import Memory, build_memory, load_settings
+from kronika.core.model import RecallFilter
 from kronika.testing import FrozenClock
 
 SPEAKERS = ("user", "assistant", "Bob", "user", "user", "assistant")
@@ -18,11 +19,11 @@ QUERIES = ("turn 7 lighthouse", "Bob heron", "assistant reply 12", "user says 30
 
 
 def _rows(memory: Memory, path: str) -> list[tuple[object, ...]]:
-    """The index rows of one file: every column a recall reads, and rowids as offsets
-    from the file's first row (neighbours need them consecutive)."""
+    """The index rows of one file: every column a recall reads, with each row's place
+    in its file (neighbours are found by it), in rowid order."""
     with sqlite3.connect(memory.settings.home / "index.sqlite") as conn:
         found = conn.execute(
-            "SELECT i.rowid, i.id, i.content, i.speaker, i.line, i.session_id, i.turn_ids,"
+            "SELECT i.pos, i.id, i.content, i.speaker, i.line, i.session_id, i.turn_ids,"
             " i.created_at, i.text_hash, i.entities, f.content, f.speaker"
             " FROM items AS i JOIN items_fts AS f ON f.rowid = i.rowid"
             " WHERE i.source_path = ? ORDER BY i.rowid",
@@ -33,8 +34,18 @@ def _rows(memory: Memory, path: str) -> list[tuple[object, ...]]:
             " WHERE i.source_path = ?",
             (path,),
         ).fetchone()
-    first = found[0][0] if found else 0
-    return [(row[0] - first, *row[1:]) for row in found] + [("vectors", vectors)]
+    return [tuple(row) for row in found] + [("vectors", vectors)]
+
+
+def _rowids(memory: Memory, path: str) -> dict[str, int]:
+    with sqlite3.connect(memory.settings.home / "index.sqlite") as conn:
+        found = conn.execute("SELECT id, rowid FROM items WHERE source_path = ?", (path,))
+        return {str(i): int(r) for i, r in found}
+
+
+def _neighbours(memory: Memory) -> dict[str, list[tuple[str, int]]]:
+    ids = [item.id for item in memory.items()]
+    return memory.index.neighbours(sorted(ids), RecallFilter(), 3)
 
 
 def _recalls(memory: Memory) -> list[list[str]]:
@@ -54,13 +65,41 @@ def test_a_turn_is_appended_in_place_and_indexed_alone(memory: Memory, clock: Fr
     before = file.read_bytes()
     inode = file.stat().st_ino
     rows = _rows(memory, "sessions/s1.md")[:-1]
+    rowids = _rowids(memory, "sessions/s1.md")
     memory.save_turn("s1", "user", "one more line about the harbour")
     assert file.stat().st_ino == inode  # not rewritten through a temporary file
     assert file.read_bytes().startswith(before)
     after = _rows(memory, "sessions/s1.md")[:-1]
     # the rows already there were left alone: same rowids, nothing deleted
     assert after[: len(rows)] == rows
+    assert _rowids(memory, "sessions/s1.md").items() >= rowids.items()
     assert after[-1][1:4] == (after[-1][1], "one more line about the harbour", "user")
+
+
+def test_sessions_growing_side_by_side_are_appended_not_reindexed(
+    memory: Memory, clock: FrozenClock, tmp_path: Path
+) -> None:
+    # writers on sessions of their own: each turn follows another session's turn
+    for n in range(10):
+        for sid in ("s1", "s2", "s3"):
+            speaker = "user" if n % 2 == 0 else "assistant"
+            memory.save_turn(sid, speaker, f"{sid} {speaker} {n}: lighthouse heron tide {n}")
+        clock.advance(seconds=30)
+    rowids = {sid: _rowids(memory, f"sessions/{sid}.md") for sid in ("s1", "s2", "s3")}
+    memory.save_turn("s2", "user", "s2 user 10: the harbour at dawn")
+    memory.save_turn("s1", "user", "s1 user 10: the harbour at dusk")
+    for sid in ("s1", "s2", "s3"):  # no turn was indexed again
+        assert _rowids(memory, f"sessions/{sid}.md").items() >= rowids[sid].items()
+    fresh = tmp_path / "fresh"
+    shutil.copytree(memory.settings.home / "agents", fresh / "agents")
+    settings = load_settings(fresh, environ={}, embedder="hashing")
+    with build_memory(settings, clock=clock) as other:
+        other.sync()
+        for sid in ("s1", "s2", "s3"):
+            assert _rows(other, f"sessions/{sid}.md") == _rows(memory, f"sessions/{sid}.md")
+        assert _neighbours(other) == _neighbours(memory)
+        assert any(_neighbours(memory).values())
+        assert _recalls(other) == _recalls(memory)
 
 
 def test_ids_and_order_after_many_appends(memory: Memory, clock: FrozenClock) -> None:
@@ -130,6 +169,23 @@ def test_hand_edits_between_appends_are_picked_up(memory: Memory, clock: FrozenC
     turns = memory.load_session("s1")
     assert [t.provenance.turn_ids[0] for t in turns][-2:] == ["mine", "s1_9"]
     assert memory.recall("okapi", k=3, mode="lexical").hits
+    appended = _rows(memory, "sessions/s1.md")
+    memory.reindex()
+    assert _rows(memory, "sessions/s1.md") == appended
+
+
+def test_an_edit_that_keeps_the_size_and_the_old_time_is_picked_up(
+    memory: Memory, clock: FrozenClock
+) -> None:
+    _talk(memory, clock, 4)  # the turns after the first are appended without reading
+    file = memory.workspace.agent_dir("default") / "sessions" / "s1.md"
+    stat = file.stat()
+    text = file.read_text(encoding="utf-8")
+    file.write_text(text.replace("heron", "egret", 1), encoding="utf-8")  # same size
+    os.utime(file, ns=(stat.st_atime_ns, stat.st_mtime_ns))  # the old time put back
+    memory.save_turn("s1", "user", "after the quiet edit")
+    hits = memory.recall("egret", k=3, mode="lexical").hits
+    assert hits and "egret" in hits[0].item.content
     appended = _rows(memory, "sessions/s1.md")
     memory.reindex()
     assert _rows(memory, "sessions/s1.md") == appended

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Source, Status, Tier
+from kronika.core.model import Layer, MemoryItem, Provenance, Source, Status, Tier, fact_type
 from kronika.errors import NotFound
 from kronika.stores.markdown import MarkdownWorkspace
 from kronika.stores.markdown.brain import BRAIN, parse_facts, render_facts_document
@@ -26,7 +26,7 @@ def fact(
         "id": item_id,
         "agent": "jaskier",
         "content": content,
-        "type": ItemType.FACT,
+        "type": fact_type(section),
         "layer": Layer.LONG_TERM,
         "tier": Tier.LONG,
         "created_at": T0,

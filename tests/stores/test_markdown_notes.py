@@ -86,7 +86,9 @@ def test_retain_bullets_and_paragraphs_become_notes(ws: MarkdownWorkspace) -> No
     assert all("Peter" in i.entities for i in items[:3])
     assert items[5].content == "free paragraph,\ntwo lines" and items[5].section == "Notes"
     assert items[6].provenance.line == 14
-    assert all(i.type is ItemType.NOTE and i.tier is Tier.MID for i in items)
+    assert all(i.tier is Tier.MID and i.layer is Layer.LONG_TERM for i in items)
+    # a world note is semantic memory; the rest are notes
+    assert [i.type for i in items] == [ItemType.SEMANTIC] + [ItemType.NOTE] * 6
 
 
 def test_append_note_creates_the_log_and_reads_back(ws: MarkdownWorkspace) -> None:

@@ -11,13 +11,19 @@ import pytest
 
 from kronika.errors import StoreError
 from kronika.stores.postgres.connect import (
+    INDEX_FROM,
     connect,
+    index_schema,
     known_migrations,
     migrate,
+    migrate_index,
     open_pool,
     redact_url,
     schema_version,
 )
+
+SHARED = [f"{m.version:04d}_{m.name}" for m in known_migrations() if m.version < INDEX_FROM]
+INDEX = [f"{m.version:04d}_{m.name}" for m in known_migrations() if m.version >= INDEX_FROM]
 
 
 def test_the_server_listens_on_loopback_and_is_not_run_by_root(postgres_url: str) -> None:
@@ -34,9 +40,15 @@ def test_migrations_apply_once_and_the_vector_type_works(postgres_url: str) -> N
     with connect(postgres_url) as conn:
         applied = migrate(conn)
         assert applied[0] == "0001_extensions"
-        assert len(applied) == len(known_migrations())
+        assert applied == SHARED
         assert migrate(conn) == []
+        assert schema_version(conn) == int(SHARED[-1][:4])
+        assert migrate_index(conn, "acme") == (index_schema("acme"), INDEX)
+        assert migrate_index(conn, "acme") == (index_schema("acme"), [])
+        assert migrate_index(conn, "globex") == (index_schema("globex"), INDEX)
+        conn.execute(f"SET search_path TO {index_schema('globex')}, public")
         assert schema_version(conn) == known_migrations()[-1].version
+        conn.execute("RESET search_path")
         conn.execute("CREATE TEMP TABLE v (e vector(3))")
         conn.execute("INSERT INTO v VALUES (%s)", (np.array([1, 0, 0], dtype=np.float32),))
         got = conn.execute("SELECT e <=> %s FROM v", (np.array([0, 1, 0], np.float32),))
@@ -49,21 +61,21 @@ def test_workers_starting_together_apply_each_migration_exactly_once(postgres_ur
     results: list[list[str]] = []
     errors: list[BaseException] = []
 
-    def worker() -> None:
+    def worker(tenant: str) -> None:
         try:
             with connect(postgres_url) as conn:
-                results.append(migrate(conn))
+                results.append(migrate(conn) + migrate_index(conn, tenant)[1])
         except BaseException as err:  # noqa: BLE001 - reported below
             errors.append(err)
 
-    threads = [threading.Thread(target=worker) for _ in range(4)]
+    threads = [threading.Thread(target=worker, args=(t,)) for t in ("a", "b", "a", "b")]
     for t in threads:
         t.start()
     for t in threads:
         t.join()
     assert not errors
     flat = [name for r in results for name in r]
-    assert sorted(flat) == sorted(f"{m.version:04d}_{m.name}" for m in known_migrations())
+    assert sorted(flat) == sorted(SHARED + INDEX + INDEX)  # the index once per tenant
 
 
 def test_a_database_from_a_newer_kronika_or_an_edited_migration_is_refused(

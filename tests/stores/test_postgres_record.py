@@ -170,18 +170,6 @@ def test_two_memories_sharing_one_working_copy_keep_each_others_writes(
         assert other.recall("Olena Kyiv", k=1).hits
 
 
-def test_a_second_tenant_in_one_database_is_told_to_use_its_own(
-    postgres_url: str, tmp_path: Path
-) -> None:
-    with build_memory(_settings(tmp_path / "a", postgres_url)) as memory:
-        memory.remember("Kraków", key="city")
-    other = load_settings(
-        tmp_path / "b", environ={}, embedder="hashing", database_url=postgres_url, tenant="acme"
-    )
-    with pytest.raises(StoreError, match="tenant 'default'.*database of its own"):
-        build_memory(other)
-
-
 _HOLDER = textwrap.dedent(
     """
     import sys, time

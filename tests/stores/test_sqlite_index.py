@@ -24,7 +24,8 @@ from kronika.core.model import (
 from kronika.errors import IndexError_
 from kronika.ports import SourceState
 from kronika.stores.sqlite import SqliteIndex
-from kronika.stores.sqlite.migrations import MIGRATIONS
+from kronika.stores.sqlite import rows as R
+from kronika.stores.sqlite.migrations import MIGRATIONS, apply_migrations
 
 T0 = datetime(2025, 11, 1, 12, 0, tzinfo=UTC)
 DIM = 4
@@ -264,6 +265,34 @@ def test_a_vector_of_the_wrong_dimension_is_refused(index: SqliteIndex) -> None:
         index.store_embeddings({"h": np.ones(DIM + 1, dtype=np.float32)})
     with pytest.raises(IndexError_, match="dimensions"):
         index.search_vector(np.ones(DIM + 1, dtype=np.float32), RecallFilter(), 3)
+
+
+def test_an_older_index_learns_each_rows_place_in_its_file(tmp_path: Path) -> None:
+    """Rows indexed before places were kept get them from rowid order within their file,
+    which is the order the index wrote them in; a turn's neighbours come out the same."""
+    path = tmp_path / "index.sqlite"
+    conn = sqlite3.connect(path, isolation_level=None)
+    apply_migrations(conn, [m for m in MIGRATIONS if m[0] < "0006"])
+    columns = R.INSERT_COLUMNS[: R.INSERT_COLUMNS.index("pos")]
+    sql = f"INSERT INTO items ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
+    layout = ["a.md", "a.md", "b.md", "a.md", "b.md"]  # fact rows appended at the top
+    speakers = ["Ada", "Bob", "Ada", "Ada", "Bob"]  # each file: Ada, Bob, Ada…
+    for rowid, (file, speaker) in enumerate(zip(layout, speakers, strict=True), 1):
+        turn = item(f"i{rowid}", path=file, type=ItemType.MESSAGE, speaker=speaker)
+        turn = replace(turn, provenance=Provenance(path=file, line=rowid, session_id="s"))
+        conn.execute(sql, R.item_row(rowid, turn, state(file), "h", 0)[: len(columns)])
+    conn.execute("INSERT INTO sources VALUES ('jaskier', 'a.md', 'h1', 1, 10)")
+    conn.close()
+    with SqliteIndex(path, embedding_model="m1", dim=DIM) as ix:
+        assert ix.stats()["migrations"] == [name for name, _ in MIGRATIONS]
+        places = sqlite3.connect(path).execute("SELECT id, pos FROM items ORDER BY rowid")
+        assert places.fetchall() == [("i1", 0), ("i2", 1), ("i3", 0), ("i4", 2), ("i5", 1)]
+        assert ix.neighbours(["i2", "i3"], RecallFilter(), 1) == {
+            "i2": [("i1", -1), ("i4", 1)],
+            "i3": [("i5", 1)],
+        }
+        tail = ix.source_tail("jaskier", "a.md", 1)
+        assert tail is not None and tail.count == 3 and ids(list(tail.items)) == ["i4"]
 
 
 def test_stats_reports_counts_model_size_and_migrations(index: SqliteIndex) -> None:

@@ -216,3 +216,36 @@ def test_random_writes_from_both_connections_keep_both_answers_equal(path: Path)
                 assert_same_as_sqlite(warm, path, [*sorted(seen), *current])
         finally:
             warm.close()
+
+
+def test_turns_appended_to_files_side_by_side(warm: SqliteIndex, path: Path) -> None:
+    """Appends to several files in turn interleave their rowids; a turn's neighbours are
+    still the turns around it in its own file, from the columns as from SQLite."""
+    rng = random.Random(13)
+    with SqliteIndex(path, embedding_model="m", dim=DIM) as other:
+        states = {f"talk{n}.md": state(f"talk{n}.md", n=100 + n) for n in range(3)}
+        for name, start in states.items():
+            other.replace_source(start, conversation(rng, name, f"{name}-0-", 2))
+        assert_same_as_sqlite(warm, path, all_ids(warm))  # the columns now place rows
+        for step in range(1, 13):
+            writer = rng.choice([warm, other])
+            name = rng.choice(sorted(states))
+            before = states[name]
+            after = state(name, n=before.size + 1)
+            items = conversation(rng, name, f"{name}-{step}-", rng.randint(1, 2))
+            assert writer.append_to_source(before, after, items, [f"t{step}"] * len(items))
+            states[name] = after
+            assert_same_as_sqlite(warm, path, all_ids(warm))
+        ids = all_ids(warm)
+        found = warm.neighbours(ids, RecallFilter(), 1)
+        places = {
+            it.id: n for name in states for n, it in enumerate(warm.source_items("jaskier", name))
+        }
+        talk = [seed for seed in found if seed in places]
+        assert talk
+        for seed in talk:
+            near = found[seed]
+            assert all(places[seed] + offset == places[other_id] for other_id, offset in near)
+        tail = warm.source_tail("jaskier", "talk1.md", 1)
+        assert tail is not None
+        assert tail.count == len(warm.source_items("jaskier", "talk1.md"))

@@ -54,6 +54,9 @@ class _Server:
         self.port = _free_port()
         env = {**os.environ, "KRONIKA_EMBEDDER": settings.embedder}
         env["KRONIKA_EMBEDDER_THREADS"] = str(settings.embedder_threads)
+        env.pop("KRONIKA_DATABASE_URL", None)
+        if settings.database_url:
+            env["KRONIKA_DATABASE_URL"] = settings.database_url
         command = [sys.executable, "-m", "kronika", "--home", str(home), "serve"]
         command += ["--port", str(self.port), "--rate", "0", "--max-body", "1048576", *extra]
         # the server's log goes to a file: a pipe nobody reads would fill and stall it
@@ -80,6 +83,20 @@ class _Server:
                 conn.close()
         raise RuntimeError("kronika serve did not answer /healthz in time")
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time (user + system) of the server and its worker processes so far; None
+        where ``/proc`` cannot tell."""
+        pid = self.process.pid
+        try:
+            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+            total = 0.0
+            for one in [pid, *map(int, children)]:
+                fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
+                total += int(fields[11]) + int(fields[12])
+        except (OSError, ValueError, IndexError):
+            return None
+        return total / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         self.process.terminate()
         try:
@@ -91,7 +108,7 @@ class _Server:
 
 
 def _load(
-    port: int,
+    server: _Server,
     token: str,
     clients: int,
     requests: int,
@@ -99,6 +116,7 @@ def _load(
     body: Callable[[int], tuple[str, dict[str, Any]]],
 ) -> dict[str, Any]:
     """``requests`` calls from ``clients`` threads (each its own connection)."""
+    port = server.port
     latencies: list[float] = []
     errors = [0]
     lock = threading.Lock()
@@ -133,13 +151,18 @@ def _load(
         conn.close()
 
     threads = [threading.Thread(target=client) for _ in range(clients)]
+    cpu_before = server.cpu_seconds()
     started = time.perf_counter()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
     wall = time.perf_counter() - started
+    cpu_after = server.cpu_seconds()
     done = len(latencies) + errors[0]
+    cpu = None
+    if cpu_before is not None and cpu_after is not None and done:
+        cpu = round((cpu_after - cpu_before) / done * 1000, 2)
     return {
         "clients": clients,
         "requests": done,
@@ -147,6 +170,7 @@ def _load(
         "p50_ms": _ms(latencies, 50),
         "p99_ms": _ms(latencies, 99),
         "per_second": round(len(latencies) / wall, 1) if wall > 0 else 0.0,
+        "server_cpu_ms": cpu,
     }
 
 
@@ -158,59 +182,110 @@ def run_serve(
     budget_s: float = 60.0,
     settings: Settings | None = None,
     progress: Progress | None = None,
+    workers: Sequence[int] = (1,),
+    index: str | None = None,
 ) -> dict[str, Any]:
-    """The server under load beside the in-process figures (see the module docstring)."""
+    """The server under load beside the in-process figures (see the module docstring):
+    on the local workspace, then, with ``index`` ``postgres`` or ``postgres=URL``, on the
+    PostgreSQL store of record; at each count of ``workers`` processes."""
+    from kronika.bench.postgres import postgres_site
+
+    say = progress or (lambda label, done, total: None)
+    # every level asks questions of its own: none is asked twice in a run
+    levels_count = (1 + len(workers) * len(clients)) * 2
+    queries = synthetic_queries(max(requests * levels_count, 50))
+    chosen = settings or Settings()
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="kronika-bench-serve-") as tmp:
+        home = Path(tmp) / "local"
+        runs.append(
+            _backend("local", home, chosen.with_overrides(home=home, database_url=""),
+                     size, requests, clients, budget_s, workers, queries, say)
+        )  # fmt: skip
+        with postgres_site(index) as site:
+            if site is not None:
+                home = Path(tmp) / "postgres"
+                with site.database() as url:
+                    pg = chosen.with_overrides(home=home, database_url=url)
+                    runs.append(
+                        _backend("postgres", home, pg, size, requests, clients, budget_s,
+                                 workers, queries, say)
+                    )  # fmt: skip
+    return _results(size, requests, chosen, runs)
+
+
+def _backend(
+    backend: str,
+    home: Path,
+    settings: Settings,
+    size: int,
+    requests: int,
+    clients: Sequence[int],
+    budget_s: float,
+    workers: Sequence[int],
+    queries: Sequence[str],
+    say: Progress,
+) -> dict[str, Any]:
     from kronika.app import build_memory
     from kronika.server.keys import KeyStore, keys_path
     from kronika.server.run import one_blas_thread
 
-    say = progress or (lambda label, done, total: None)
-    queries = synthetic_queries(max(requests, 50))
-    with tempfile.TemporaryDirectory(prefix="kronika-bench-serve-") as tmp:
-        home = Path(tmp) / "home"
-        chosen = (settings or Settings()).with_overrides(home=home)
-        say(f"building {size} items", 0, size)
-        memory = build_memory(chosen, create=True)
-        one_blas_thread()  # as the server runs, so both sides compare alike
-        try:
-            memory.import_sessions(chosen.default_agent, _sessions(size))
-            say("in process", 0, 2)
-            inproc = {
-                "recall": _in_process(
-                    lambda n: memory.recall(queries[n % len(queries)], k=10), requests, budget_s
-                ),
-                "remember": _in_process(
-                    lambda n: memory.remember(f"bench fact {n}: {queries[n % len(queries)]}"),
-                    requests,
-                    budget_s,
-                ),
-            }
-        finally:
-            memory.close()
-        token = KeyStore(keys_path(home)).create(chosen.tenant, role="admin").token
-        server = _Server(home, chosen)
+    asked = iter(range(len(queries)))
+    say(f"{backend}: building {size} items", 0, size)
+    memory = build_memory(settings, create=True)
+    one_blas_thread()  # as the server runs, so both sides compare alike
+    try:
+        memory.import_sessions(settings.default_agent, _sessions(size))
+        say(f"{backend}: in process", 0, 2)
+        inproc = {
+            "recall": _in_process(
+                lambda n: memory.recall(queries[next(asked)], k=10), requests, budget_s
+            ),
+            "remember": _in_process(
+                lambda n: memory.remember(f"bench fact {n}: {queries[n % len(queries)]}"),
+                requests,
+                budget_s,
+            ),
+        }
+    finally:
+        memory.close()
+    token = KeyStore(keys_path(home)).create(settings.tenant, role="admin").token
+    served = []
+    for count in workers:
+        server = _Server(home, settings, ["--workers", str(count)])
         levels: dict[str, list[dict[str, Any]]] = {"recall": [], "remember": []}
         try:
             server.wait_ready()
-            agent = f"/v1/agents/{chosen.default_agent}"
-            bodies: dict[str, Callable[[int], tuple[str, dict[str, Any]]]] = {
-                "recall": lambda n: (
-                    f"{agent}/recall",
-                    {"query": queries[n % len(queries)], "k": 10},
-                ),
-                "remember": lambda n: (
-                    f"{agent}/memories",
-                    {"content": f"served fact {n}: {queries[n % len(queries)]}"},
-                ),
-            }
-            steps = len(clients) * 2
-            for op, body in bodies.items():
-                for count in clients:
-                    say(f"{op} at {count} clients", len(levels["recall"]), steps)
-                    levels[op].append(_load(server.port, token, count, requests, budget_s, body))
+            agent = f"/v1/agents/{settings.default_agent}"
+            for level in clients:
+                start = next(asked)
+                for _ in range(requests - 1):
+                    next(asked)
+                say(f"{backend}, {count} workers: recall at {level} clients", 0, 1)
+                body = _recall_body(agent, queries, start)
+                levels["recall"].append(_load(server, token, level, requests, budget_s, body))
+            for level in clients:
+                say(f"{backend}, {count} workers: remember at {level} clients", 0, 1)
+                body = _remember_body(agent, queries, f"{count}.{level}")
+                levels["remember"].append(_load(server, token, level, requests, budget_s, body))
         finally:
             server.stop()
-    return _results(size, requests, chosen, inproc, levels)
+        served.append({"workers": count, **levels})
+    return {"backend": backend, "in_process": inproc, "servers": served}
+
+
+Body = Callable[[int], tuple[str, dict[str, Any]]]
+
+
+def _recall_body(agent: str, queries: Sequence[str], start: int) -> Body:
+    return lambda n: (f"{agent}/recall", {"query": queries[start + n], "k": 10})
+
+
+def _remember_body(agent: str, queries: Sequence[str], tag: str) -> Body:
+    return lambda n: (
+        f"{agent}/memories",
+        {"content": f"served fact {tag}.{n}: {queries[n % len(queries)]}"},
+    )
 
 
 def _sessions(size: int) -> Any:
@@ -245,50 +320,66 @@ def _in_process(call: Callable[[int], object], requests: int, budget_s: float) -
 
 
 def _results(
-    size: int,
-    requests: int,
-    settings: Settings,
-    inproc: dict[str, dict[str, Any]],
-    levels: dict[str, list[dict[str, Any]]],
+    size: int, requests: int, settings: Settings, runs: list[dict[str, Any]]
 ) -> dict[str, Any]:
     rows = []
-    for op in ("recall", "remember"):
-        base = inproc[op]
-        rows.append(
-            [op, "in process", "1", f"{base['p50_ms']}", f"{base['p99_ms']}",
-             f"{base['per_second']}", "0"]
-        )  # fmt: skip
-        for level in levels[op]:
+    headline: dict[str, Any] = {"items": size}
+    errors = 0
+    for run in runs:
+        backend, inproc = run["backend"], run["in_process"]
+        for op in ("recall", "remember"):
+            base = inproc[op]
             rows.append(
-                [op, "server", str(level["clients"]), f"{level['p50_ms']}",
-                 f"{level['p99_ms']}", f"{level['per_second']}", str(level["errors"])]
+                [op, backend, "in process", "-", "1", f"{base['p50_ms']}", f"{base['p99_ms']}",
+                 f"{base['per_second']}", "0", "-"]
             )  # fmt: skip
-    overhead = {
-        op: round(levels[op][0]["p50_ms"] - inproc[op]["p50_ms"], 2) if levels[op] else None
-        for op in ("recall", "remember")
-    }
-    best = max((lvl["per_second"] for lvl in levels["recall"]), default=0.0)
+            for served in run["servers"]:
+                for level in served[op]:
+                    rows.append(
+                        [op, backend, "server", str(served["workers"]), str(level["clients"]),
+                         f"{level['p50_ms']}", f"{level['p99_ms']}", f"{level['per_second']}",
+                         str(level["errors"]), _cpu(level)]
+                    )  # fmt: skip
+                    errors += level["errors"]
+        one = [s for s in run["servers"] if s["workers"] == 1] or run["servers"][:1]
+        for op in ("recall", "remember"):
+            if one and one[0][op]:
+                overhead = round(one[0][op][0]["p50_ms"] - inproc[op]["p50_ms"], 2)
+                headline[f"{backend}_{op}_overhead_p50_ms"] = overhead
+        headline[f"{backend}_recall_best_per_second"] = max(
+            (lvl["per_second"] for s in run["servers"] for lvl in s["recall"]), default=0.0
+        )
+        headline[f"{backend}_recall_in_process_per_second"] = inproc["recall"]["per_second"]
+    headline["errors"] = errors
+    headline["peak_rss_mb_client"] = round(peak_rss_mb(), 1)
     return {
         "benchmark": "serve",
         "items": size,
         "requests_per_level": requests,
         "settings": settings_summary(settings),
-        "in_process": inproc,
-        "server": levels,
-        "headline": {
-            "items": size,
-            "recall_overhead_p50_ms": overhead["recall"],
-            "remember_overhead_p50_ms": overhead["remember"],
-            "recall_best_per_second": best,
-            "recall_in_process_per_second": inproc["recall"]["per_second"],
-            "errors": sum(lvl["errors"] for op in levels.values() for lvl in op),
-            "peak_rss_mb_client": round(peak_rss_mb(), 1),
-        },
+        "runs": runs,
+        "headline": headline,
         "tables": [
             table(
                 f"kronika serve on loopback, {size} items",
-                ["call", "where", "clients", "p50 ms", "p99 ms", "per second", "errors"],
+                [
+                    "call",
+                    "backend",
+                    "where",
+                    "workers",
+                    "clients",
+                    "p50 ms",
+                    "p99 ms",
+                    "per second",
+                    "errors",
+                    "server CPU ms/request",
+                ],
                 rows,
-            )
+            )  # fmt: skip
         ],
     }
+
+
+def _cpu(level: dict[str, Any]) -> str:
+    value = level.get("server_cpu_ms")
+    return "-" if value is None else f"{value}"

@@ -96,7 +96,11 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
             if not 2 <= args.tasks <= 100_000:
                 raise InvalidInput("--tasks must be from 2 to 100000")
             results = bench.run_lessons(
-                tasks=args.tasks, seed=args.seed, settings=settings, progress=progress
+                tasks=args.tasks,
+                seed=args.seed,
+                settings=settings,
+                progress=progress,
+                evaluator=args.evaluator,
             )
         elif args.suite == "writes":
             if args.calls < 1 or args.budget <= 0:
@@ -121,6 +125,8 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 budget_s=args.budget,
                 settings=settings,
                 progress=progress,
+                workers=_sizes(args.workers),
+                index=args.index,
             )
         elif args.suite == "scale":
             sizes = _sizes(args.sizes or "10000,100000")

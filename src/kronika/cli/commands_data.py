@@ -240,6 +240,13 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument("--tasks", type=int, default=96, help="lessons: tasks the agent meets")
     p.add_argument(
+        "--evaluator",
+        choices=("exit-code", "scripted", "model"),
+        default="exit-code",
+        help="lessons: also judge by a model — scripted (a local scripted server) or model"
+        " (the configured one)",
+    )
+    p.add_argument(
         "--max-run",
         type=float,
         default=2.0,
@@ -257,6 +264,7 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p.add_argument(
         "--clients", default="1,16,64", help="serve: concurrent clients per level (1,16,64)"
     )
+    p.add_argument("--workers", default="1", help="serve: server processes, e.g. 1,2 (1)")
     p.add_argument(
         "--batch",
         type=count_in(1, 10**6),
@@ -266,7 +274,8 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p.add_argument(
         "--index",
         help="locomo, longmemeval, scale: sqlite (default), postgres (a throwaway local"
-        " server) or postgres=URL (a fresh database on that server, dropped after)",
+        " server) or postgres=URL (a fresh database on that server, dropped after); serve:"
+        " postgres also runs the server on that store of record",
     )
     p.add_argument(
         "--lexical",

@@ -65,7 +65,13 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
             + f"{key.id}`.",
             markup=False,
         )
-        if key.tenant != settings.tenant:
+        if key.tenant != settings.tenant and settings.database_url:
+            render.err.print(
+                f"note: `kronika serve` serves tenant {key.tenant!r} from the database once it"
+                " (re)starts",
+                markup=False,
+            )
+        elif key.tenant != settings.tenant:
             render.err.print(
                 f"note: this workspace serves tenant {settings.tenant!r}; the key sees nothing"
                 " here",

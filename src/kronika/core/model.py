@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import IntEnum, StrEnum
+from typing import Any
 
 
 class ItemType(StrEnum):
@@ -90,6 +91,50 @@ class RetainKind(StrEnum):
     EXPERIENCE = "B"
     OPINION = "O"
     OBSERVATION = "S"
+
+
+PROFILE_SECTIONS = ("User", "Preferences")
+"""The Brain sections about who the user is and what they like: their facts are ``profile``."""
+
+FACT_TYPES = (ItemType.FACT, ItemType.PROFILE)
+"""The types of key/value facts (Brain, archive, history)."""
+
+REFINED: dict[ItemType, tuple[ItemType, ...]] = {
+    ItemType.FACT: (ItemType.PROFILE,),
+    ItemType.NOTE: (ItemType.SEMANTIC,),
+    ItemType.SUMMARY: (ItemType.EPISODIC,),
+}
+"""The long-term types (SPEC M4) that refine a kind of record: a profile fact is a fact,
+a semantic note a note, an episodic summary a summary."""
+
+
+def fact_type(section: str | None) -> ItemType:
+    """``profile`` for a fact of the User or Preferences section (identity, likes);
+    ``fact`` for the rest (Decisions, Current: what is being done)."""
+    return ItemType.PROFILE if section in PROFILE_SECTIONS else ItemType.FACT
+
+
+def note_type(kind: RetainKind | None) -> ItemType:
+    """``semantic`` for a world note (``W``: what is true of the world); ``note`` for
+    experience, opinion and observation notes and untyped ones."""
+    return ItemType.SEMANTIC if kind is RetainKind.WORLD else ItemType.NOTE
+
+
+def widened_types(types: tuple[ItemType, ...]) -> tuple[ItemType, ...]:
+    """``types`` and the types that refine them (:data:`REFINED`), in order, once each:
+    a filter on ``fact`` takes profile facts too."""
+    out = dict.fromkeys(types)
+    for wanted in types:
+        out.update(dict.fromkeys(REFINED.get(wanted, ())))
+    return tuple(out)
+
+
+def layer_counts(by_layer: dict[Any, Any]) -> dict[str, int]:
+    """Item counts keyed by layer number, as ``{"1 sensory": n, …}`` in layer order."""
+    return {
+        f"{int(k)} {Layer(int(k)).name.lower().replace('_', '-')}": int(v)
+        for k, v in sorted(by_layer.items(), key=lambda kv: int(kv[0]))
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +270,10 @@ class RecallFilter:
     reader: Reader | None = None
     """Who reads, and where: only items :func:`kronika.core.visibility.visible` to them
     pass. ``None`` reads without that restriction (maintenance, the workspace owner)."""
+
+    def __post_init__(self) -> None:
+        # a filter on a kind of record takes the long-term types that refine it
+        object.__setattr__(self, "types", widened_types(tuple(self.types)))
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,19 +11,28 @@ screened text, and so does whatever a command shows back.
 from __future__ import annotations
 
 from dataclasses import replace
+from functools import lru_cache
 
 from kronika.core.model import MemoryItem, SessionRecord, TurnRecord
-from kronika.core.secrets import find_secrets, redact_secrets
+from kronika.core.secrets import SecretSpan, find_secrets, redact_secrets
 from kronika.errors import InvalidInput
 
 MODES = ("redact", "refuse", "allow")
+
+
+@lru_cache(maxsize=2048)
+def _secrets_in(text: str) -> tuple[SecretSpan, ...]:
+    """:func:`find_secrets`, kept for the texts seen last: a write screens the same
+    text more than once (a fact's content is its ``key: value`` line; the write path
+    screens again what the caller screened before its duplicate check)."""
+    return find_secrets(text)
 
 
 def screen_text(text: str, mode: str) -> str:
     """``text`` as ``mode`` wants it stored (see the module docstring)."""
     if mode == "allow" or not text:
         return text
-    spans = find_secrets(text)
+    spans = _secrets_in(text)
     if not spans:
         return text
     if mode == "refuse":

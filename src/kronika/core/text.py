@@ -7,7 +7,7 @@ import re
 import unicodedata
 from collections.abc import Iterator, Sequence
 
-from kronika.core.model import ASSISTANT_SPEAKER, ItemType, MemoryItem
+from kronika.core.model import ASSISTANT_SPEAKER, FACT_TYPES, ItemType, MemoryItem
 
 # Letters that carry a diacritic but do not decompose under NFKD, so stripping
 # combining marks alone would leave them (Polish ł, Ukrainian ґ, a few others).
@@ -61,7 +61,7 @@ def embedding_text(item: MemoryItem) -> str:
     """
     if item.type is ItemType.MESSAGE and item.speaker:
         return f"{item.speaker}: {item.content}"
-    if item.type is ItemType.FACT and item.key:
+    if item.type in FACT_TYPES and item.key:
         value = item.value if item.value is not None else item.content
         return f"{item.key}: {value}"
     return item.content

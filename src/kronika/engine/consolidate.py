@@ -202,6 +202,17 @@ class Consolidator:
                 return f"- {target}" if self._forget(agent, target, value, reader) else None
             if not value:
                 return None
+            if tag == "WORLD":
+                return _describe(
+                    self.memory.note(
+                        value,
+                        agent=agent,
+                        source_agent=agent,
+                        kind="W",
+                        tags=tags,
+                        **_audience_keywords(owners),
+                    )
+                )
             section = extraction.SECTION_OF_TAG.get(tag)
             receipt = self.memory.remember(
                 key=(replaces or key) if tag == "UPDATE" else key,

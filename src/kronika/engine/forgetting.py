@@ -30,12 +30,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from kronika.core.commands import CommandKind, detect_command
 from kronika.core.dedup import key_concept, same_text
 from kronika.core.matching import topic_overlap, topic_section, words
-from kronika.core.model import ItemType, MemoryItem
+from kronika.core.model import FACT_TYPES, MemoryItem
 from kronika.core.redaction import MIN_PHRASE_CHARS, phrase_pattern
-from kronika.core.rules import RuleFact, extract_statements, fact_from_remember
 from kronika.core.text import normalize_key
 from kronika.engine.redacting import ForgetPlace
 from kronika.errors import InvalidInput, NotFound
@@ -136,6 +134,8 @@ def facts_for_topic(
     """What a spoken topic names among ``pool`` (every fact file), with the history that
     goes with it; a section name takes the section's ``current`` facts (Brain and
     archive)."""
+    from kronika.core.rules import fact_from_remember  # its phrase tables: when asked
+
     said = fact_from_remember(topic)
     if said.key != "note":
         exact = [f for f in pool if _holds(f, said.key, said.value)]
@@ -205,7 +205,7 @@ def forgotten_phrases(
     it is one line.
     """
     phrases: list[str] = []
-    facts = [it for it in items if it.type is ItemType.FACT]
+    facts = [it for it in items if it.type in FACT_TYPES]
     for item in items:
         text = _value(item) if item in facts else item.content
         if "\n" not in text.strip():
@@ -266,6 +266,11 @@ def _says_short(sentence: str, short: Sequence[MemoryItem]) -> bool:
 
 
 def _derives(sentence: str, facts: Sequence[MemoryItem]) -> bool:
+    # the rules and commands compile some 300 phrase patterns at import: a forget
+    # imports them only when a sentence is to be read (a cold `forget --key` does not)
+    from kronika.core.commands import CommandKind, detect_command
+    from kronika.core.rules import RuleFact, extract_statements, fact_from_remember
+
     said: list[RuleFact] = list(extract_statements(sentence))
     command = detect_command(sentence)
     if (

@@ -38,7 +38,14 @@ from typing import TYPE_CHECKING, Any
 
 from kronika.core.decay import strength
 from kronika.core.lessons import Lesson
-from kronika.core.model import ItemType, LinkKind, MemoryItem, RecallFilter, SessionStatus
+from kronika.core.model import (
+    FACT_TYPES,
+    ItemType,
+    LinkKind,
+    MemoryItem,
+    RecallFilter,
+    SessionStatus,
+)
 from kronika.engine.write import (
     SYSTEM,
     ArchiveFacts,
@@ -411,7 +418,7 @@ def _dream(memory: Memory, agent: str, since: datetime, llm: LLM | None, report:
         it
         for it in recent
         if (it.kind is not None and it.kind.value == "B")
-        or (it.type is ItemType.FACT and it.importance >= 0.7)
+        or (it.type in FACT_TYPES and it.importance >= 0.7)
     ][:40]
     if not episodes:
         report.done.append("no recent important episodes to dream on")

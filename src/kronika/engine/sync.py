@@ -44,6 +44,7 @@ from kronika.core.visibility import Audience
 from kronika.errors import KronikaError
 from kronika.ports import Embedder, ItemIndex, SourceState
 from kronika.stores.markdown import sessions
+from kronika.stores.markdown.appending import appended_since
 from kronika.stores.markdown.brain import BRAIN
 from kronika.stores.markdown.layout import SOURCE_GLOBS, SourceKind, classify
 from kronika.stores.markdown.lines import bare, hashed_id, split_lines
@@ -371,12 +372,13 @@ class Indexer:
         changed since it was indexed; ``False`` (nothing done) otherwise.
 
         The bytes the index was built from must still start the file (same hash), end
-        a line, and be followed by whole turns only; the index's rows for the file must
-        be the newest (rowids stay consecutive in file order), and the turn before the
-        new ones must keep its embedded text (a reply from another person changes its
-        exchange context, and rows are never updated in place). The rows are then the
-        ones a full re-index of the file would make. Without ``embed`` their vectors
-        wait, as a write's may (see the module docstring)."""
+        a line, and be followed by whole turns only, and the turn before the new ones
+        must keep its embedded text (a reply from another person changes its exchange
+        context, and rows are never updated in place). The rows are then the ones a
+        full re-index of the file would make. When this process's own append is all
+        that changed, its bytes are taken from :func:`appended_since` instead of
+        reading and hashing the file. Without ``embed`` their vectors wait, as a
+        write's may (see the module docstring)."""
         if classify(path) is SourceKind.FACTS:
             return self._appended_facts(agent, path, report, embed) or self._patched_facts(
                 agent, path, report, embed
@@ -387,24 +389,11 @@ class Indexer:
         if tail is None or not tail.at_end or not tail.items:
             return False
         file = self._workspace.agent_dir(agent) / path
-        try:
-            raw = file.read_bytes()
-            stat = file.stat()
-        except OSError:
+        read = self._read_appended(file, tail.state)
+        if read is None:
             return False
-        done = tail.state.size
-        if (
-            len(raw) != stat.st_size
-            or stat.st_size <= done
-            or raw[done - 1 : done] != b"\n"
-            or hashlib.sha256(raw[:done]).hexdigest() != tail.state.content_hash
-        ):
-            return False
-        try:
-            added = raw[done:].decode("utf-8")
-        except UnicodeDecodeError:
-            return False
-        new = self._added_turns(agent, path, added, raw[:done].count(b"\n"), tail.items)
+        added, first_line, digest, stat = read
+        new = self._added_turns(agent, path, added, first_line, tail.items)
         if new is None:
             return False
         texts = embedding_texts([*tail.items, *new], context_words=self._context_words)
@@ -416,9 +405,7 @@ class Indexer:
             report.texts_embedded += self._embed_missing(wanted)
         else:
             self._list_pending(agent, [path])
-        state = SourceState(
-            agent, path, hashlib.sha256(raw).hexdigest(), stat.st_mtime_ns, stat.st_size
-        )
+        state = SourceState(agent, path, digest, stat.st_mtime_ns, stat.st_size)
         if not self._index.append_to_source(tail.state, state, new, hashes):
             return False
         if embed:
@@ -426,6 +413,35 @@ class Indexer:
         report.files_indexed += 1
         report.items_indexed += len(new)
         return True
+
+    @staticmethod
+    def _read_appended(
+        file: Path, state: SourceState
+    ) -> tuple[str, int, str, os.stat_result] | None:
+        """The text added to ``file`` since the index's ``state`` of it, the lines before
+        it, the SHA-256 of the whole file and its status; ``None`` when more than that
+        changed (the bytes indexed must start the file and end a line)."""
+        try:
+            stat = file.stat()
+            known = appended_since(stat, state)
+            if known is not None:
+                return known.text, known.first_line, known.digest, stat
+            raw = file.read_bytes()
+        except (OSError, UnicodeDecodeError):
+            return None
+        done = state.size
+        if (
+            len(raw) != stat.st_size
+            or stat.st_size <= done
+            or raw[done - 1 : done] != b"\n"
+            or hashlib.sha256(raw[:done]).hexdigest() != state.content_hash
+        ):
+            return None
+        try:
+            added = raw[done:].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        return added, raw[:done].count(b"\n"), hashlib.sha256(raw).hexdigest(), stat
 
     def _appended_facts(self, agent: str, path: str, report: SyncReport, embed: bool) -> bool:
         """Index only the facts kronika appended to a fact file since it was indexed

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING, Any
 from kronika.core.dedup import Add, Refresh, Replace, place_fact
 from kronika.core.entities import extract_entities
 from kronika.core.model import (
-    ItemType,
     Layer,
     MemoryItem,
     Provenance,
@@ -22,6 +21,8 @@ from kronika.core.model import (
     Source,
     Tier,
     TurnRecord,
+    fact_type,
+    note_type,
 )
 from kronika.core.prompt import (
     choose_archive,
@@ -182,12 +183,15 @@ class MemoryWrites(MemoryBase):
             self._healing(lambda: self._presync(name))
             with self._deferring(name) as paths:
                 try:
-                    for item, at in prepared:
-                        item, now = self._stamped(item, at)
-                        section = item.section or ""
-                        receipts.append(
-                            self._write_fact(name, section, item, now, source_agent, synced=True)
-                        )
+                    with self.workspace.holding_brain(name):  # one Brain write at the end
+                        for item, at in prepared:
+                            item, now = self._stamped(item, at)
+                            section = item.section or ""
+                            receipts.append(
+                                self._write_fact(
+                                    name, section, item, now, source_agent, synced=True
+                                )
+                            )
                 finally:
                     written = list(paths)
             if written:
@@ -246,7 +250,7 @@ class MemoryWrites(MemoryBase):
             id=_new_id("f"),
             agent=name,
             content=f"{clean_key}: {text}" if clean_key else text,
-            type=ItemType.FACT,
+            type=fact_type(sect.value),
             layer=Layer.LONG_TERM,
             tier=Tier.LONG,
             created_at=now,
@@ -379,13 +383,15 @@ class MemoryWrites(MemoryBase):
         channel: str | None = None,
         team: str | None = None,
         reader: Reader | None = None,
+        tags: Sequence[str] = (),
     ) -> WriteReceipt:
         """Retain a note in today's daily log (``memory/YYYY-MM-DD.md``, ``## Retain``),
         for the audience :meth:`remember` would give it.
 
-        ``kind`` types it (SPEC M6): ``W`` world, ``B`` experience (first person), ``O``
-        opinion — with ``confidence`` from 0 to 1 —, ``S`` observation. ``@Name``
-        mentions in the text are its entities.
+        ``kind`` types it (SPEC M6): ``W`` world (semantic memory), ``B`` experience
+        (first person), ``O`` opinion — with ``confidence`` from 0 to 1 —, ``S``
+        observation. ``@Name`` mentions in the text are its entities; ``tags`` are kept
+        with it (``session:<id>``: the conversation it was learned in).
         """
         clean = _clean(text, what="the note", limit=MAX_VALUE_CHARS)
         at = checks.moment(at, what="at")
@@ -401,7 +407,7 @@ class MemoryWrites(MemoryBase):
             id=_new_id("n"),
             agent=name,
             content=clean,
-            type=ItemType.NOTE,
+            type=note_type(retain),
             layer=Layer.LONG_TERM,
             tier=Tier.MID,
             created_at=now,
@@ -417,6 +423,7 @@ class MemoryWrites(MemoryBase):
             entities=extract_entities(clean),
             kind=retain,
             confidence=confidence,
+            tags=tuple(checks.texts(tags, what="tags")),
         )
         with self._lock:
             return self._writer.memory_write(name, "Retain", AppendNote(item), source_agent)
@@ -565,9 +572,12 @@ class MemoryWrites(MemoryBase):
         # the turn and its audit line are synced after the lock is released, together
         # with those of other threads saving turns meanwhile (group commit)
         with self._commits.deferring(), self._lock:
-            count = self._turns_in(name, session_id)
-            if count:
-                self._same_session_audience(name, session_id, owners)
+            count, last = self._turns_in(name, session_id)
+            if count and last is not None and Audience.of(last) != owners:
+                raise InvalidInput(
+                    f"session {session_id!r} is for {Audience.of(last)}; a turn for {owners}"
+                    " belongs in another session"
+                )
             if turn_id is None:
                 turn_id = f"{session_id}_{count + 1}"
             turn = TurnRecord(turn_id=turn_id, speaker=who, content=text, at=now)
@@ -580,30 +590,23 @@ class MemoryWrites(MemoryBase):
             self._writer.memory_write(name, "sessions", change, source_agent)
         return turn_id
 
-    def _same_session_audience(self, agent: str, session_id: str, owners: Audience) -> None:
-        tail = self.index.source_tail(agent, session_filename(session_id), 1)
-        last = tail.items[-1] if tail is not None and tail.items else None
-        if last is not None and Audience.of(last) != owners:
-            raise InvalidInput(
-                f"session {session_id!r} is for {Audience.of(last)}; a turn for {owners}"
-                " belongs in another session"
-            )
-
-    def _turns_in(self, agent: str, session_id: str) -> int:
-        """How many turns the session's file holds: the index's count while it matches
-        the file's size and modification time (no parse), else the file's own."""
+    def _turns_in(self, agent: str, session_id: str) -> tuple[int, MemoryItem | None]:
+        """How many turns the session's file holds — the index's count while it matches
+        the file's size and modification time (no parse), else the file's own — and the
+        last turn the index holds of it."""
         path = session_filename(session_id)
         try:
             stat = (self.workspace.agent_dir(agent) / path).stat()
         except FileNotFoundError:
-            return 0
-        tail = self.index.source_tail(agent, path, 0)
+            return 0, None
+        tail = self.index.source_tail(agent, path, 1)
+        last = tail.items[-1] if tail is not None and tail.items else None
         if tail is not None and (tail.state.mtime_ns, tail.state.size) == (
             stat.st_mtime_ns,
             stat.st_size,
         ):
-            return tail.count
-        return len(self.workspace.parse_source(agent, path).items)
+            return tail.count, last
+        return len(self.workspace.parse_source(agent, path).items), last
 
     def import_sessions(
         self,

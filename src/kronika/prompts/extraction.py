@@ -1,4 +1,7 @@
-"""Session-end extraction (SPEC L6): the facts worth keeping and a session summary."""
+"""Session-end extraction (SPEC L6): the facts worth keeping and a session summary.
+
+Version 2 adds the ``WORLD`` tag: general knowledge the conversation taught, kept as
+a world note (``W``, semantic memory, SPEC M4/M6) instead of a Brain fact."""
 
 from __future__ import annotations
 
@@ -7,7 +10,7 @@ from typing import Any
 
 from kronika.prompts.base import Prompt
 
-TAGS = ("CORE", "PREFERENCE", "DECISION", "PROJECT", "UPDATE", "DELETE", "SKIP")
+TAGS = ("CORE", "PREFERENCE", "DECISION", "PROJECT", "WORLD", "UPDATE", "DELETE", "SKIP")
 SECTION_OF_TAG = {
     "CORE": "User",
     "PREFERENCE": "Preferences",
@@ -27,6 +30,9 @@ Tag every fact:
 - PREFERENCE: how the user likes things (style, language, habits, tastes)
 - DECISION: agreements and rules ("always do X", "never Y")
 - PROJECT: current projects, goals, progress
+- WORLD: something true of the world beyond the user that will matter again (how a \
+system they use behaves, a place, a rule of their team); its value is one \
+self-contained sentence
 - UPDATE: the user corrected or changed a fact already in the Brain; give that fact's \
 key in "replaces" and the new value
 - DELETE: the user asked to forget something; give the key of the Brain fact in \
@@ -107,4 +113,4 @@ def coerce(value: Any) -> Any:
     return value
 
 
-EXTRACTION = Prompt(name="extraction", version=1, system=SYSTEM, schema=SCHEMA, coerce=coerce)
+EXTRACTION = Prompt(name="extraction", version=2, system=SYSTEM, schema=SCHEMA, coerce=coerce)

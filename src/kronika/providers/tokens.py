@@ -6,6 +6,7 @@ wheel and is byte-identical to OpenAI's ``tiktoken``; it never downloads anythin
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -13,6 +14,8 @@ from kronika.errors import ConfigError
 from kronika.providers.prepared import PreparedCopies
 
 _CACHE_SIZE = 4096
+_PIECES_FROM = 256  # shorter texts are counted whole
+_LINE_STARTS = re.compile(r"(?<=\n)(?=\S)")
 
 
 class TiktokenCounter:
@@ -63,7 +66,16 @@ class TiktokenCounter:
         return len(self._load().encode_ordinary(text))
 
     def count(self, text: str) -> int:
-        """How many tokens ``text`` costs in the prompt (0 for ``""``)."""
+        """How many tokens ``text`` costs in the prompt (0 for ``""``).
+
+        A long text is counted line by line, each count cached, so a Brain or a prompt
+        that changed in one line costs the tokenizing of that line. The sum is exact:
+        the encodings split text into pieces by a pattern before merging bytes, and no
+        piece runs from a line end into a line that starts with a non-space (pieces
+        that hold a line end end with it), so the pieces, and their tokens, are those
+        of the lines counted apart."""
         if not text:
             return 0
-        return int(self._cached_count(text))
+        if len(text) < _PIECES_FROM or "\n" not in text:
+            return int(self._cached_count(text))
+        return sum(int(self._cached_count(piece)) for piece in _LINE_STARTS.split(text))

@@ -104,6 +104,7 @@ class KeyStore:
     def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._lock = threading.Lock()
+        self._reader: sqlite3.Connection | None = None
         make_private_dir(self.path.parent)
         if not self.path.exists():
             touch_private(self.path)
@@ -158,17 +159,34 @@ class KeyStore:
         if found is None:
             return None
         key_id, secret = found.groups()
-        with self._connect() as db:
-            row = db.execute(
-                "SELECT secret_sha256, tenant, agent, role, label, created_at, revoked_at"
-                " FROM api_keys WHERE id = ?",
-                (key_id,),
-            ).fetchone()
+        # one connection kept for every request's check (opening one cost more than a
+        # millisecond); each SELECT reads the file as it is now, so a key revoked by
+        # another process is refused from its next request on
+        with self._lock:
+            if self._reader is None:
+                self._reader = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
+            try:
+                row = self._reader.execute(
+                    "SELECT secret_sha256, tenant, agent, role, label, created_at, revoked_at"
+                    " FROM api_keys WHERE id = ?",
+                    (key_id,),
+                ).fetchone()
+            except sqlite3.Error:
+                self._reader.close()
+                self._reader = None
+                raise
         if row is None or row[6] is not None:
             return None
         if not hmac.compare_digest(row[0], _digest(secret)):
             return None
         return ApiKey(key_id, row[1], Role(row[3]), row[2], row[4], row[5], row[6])
+
+    def close(self) -> None:
+        """Close the connection :meth:`verify` keeps (it opens again when needed)."""
+        with self._lock:
+            if self._reader is not None:
+                self._reader.close()
+                self._reader = None
 
     def list(self) -> list[ApiKey]:
         with self._connect() as db:

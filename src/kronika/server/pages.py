@@ -26,7 +26,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from kronika.core.entities import normalize_entity
-from kronika.core.model import ItemType, MemoryItem, RetainKind
+from kronika.core.model import FACT_TYPES, ItemType, MemoryItem, RetainKind
 from kronika.core.serialize import item_to_dict
 from kronika.engine.backup_format import markdown_files
 from kronika.errors import InvalidInput, NotFound
@@ -102,9 +102,11 @@ def entity(svc: Service, caller: Caller, agent: str, name: str) -> dict[str, Any
     return {
         "name": pages.get(wanted, name),
         "path": path if wanted in pages else None,
-        "facts": [item_to_dict(it) for it in about if it.type is ItemType.FACT],
+        "facts": [item_to_dict(it) for it in about if it.type in FACT_TYPES],
         "notes": [
-            item_to_dict(it) for it in about if it.type is ItemType.NOTE and not _is_opinion(it)
+            item_to_dict(it)
+            for it in about
+            if it.type in (ItemType.NOTE, ItemType.SEMANTIC) and not _is_opinion(it)
         ],
         "opinions": opinions,
         "written": [item_to_dict(it) for it in written],

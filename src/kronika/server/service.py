@@ -168,11 +168,8 @@ class Service:
         query_vector: Vector | None = None,
         **options: Any,
     ) -> dict[str, Any]:
-        explain = bool(options.pop("explain", False))
         memory = self._recall_memory(caller, agent, all_agents=bool(options.get("all_agents")))
-        with self._held(caller):
-            result = memory.recall(query, agent=agent, query_vector=query_vector, **options)
-        return views.recall(result, explain=explain)
+        return self._recall(caller, memory, agent, query, query_vector, options)
 
     async def recall_batched(
         self, caller: Caller, agent: str, query: str, **options: Any
@@ -186,9 +183,23 @@ class Service:
             if options.get("mode", "hybrid") != "lexical" and query.strip():
                 batcher = self._batcher(memory.embedder)
                 vector = await batcher.embed(query, alone=self._recalls == 1)
-            return self.recall(caller, agent, query, query_vector=vector, **options)
+            return self._recall(caller, memory, agent, query, vector, options)
         finally:
             self._recalls -= 1
+
+    def _recall(
+        self,
+        caller: Caller,
+        memory: Memory,
+        agent: str,
+        query: str,
+        vector: Vector | None,
+        options: dict[str, Any],
+    ) -> dict[str, Any]:
+        explain = bool(options.pop("explain", False))
+        with self._held(caller):
+            result = memory.recall(query, agent=agent, query_vector=vector, **options)
+        return views.recall(result, explain=explain)
 
     def _recall_memory(self, caller: Caller, agent: str, *, all_agents: bool) -> Memory:
         if all_agents:
@@ -305,7 +316,13 @@ class Service:
     def sessions(self, caller: Caller, agent: str) -> dict[str, Any]:
         memory = self._read(caller, agent)
         with self._held(caller):
-            headers = memory.workspace.session_headers(agent)
+            # a header (its summary, its user) is the session's: listed only to a
+            # reader who may see the session's turns
+            headers = [
+                h
+                for h in memory.workspace.session_headers(agent)
+                if memory.load_session(h.session_id, agent=agent)
+            ]
         return {
             "sessions": [
                 {"session_id": h.session_id, "status": h.status, "fields": dict(h.fields)}

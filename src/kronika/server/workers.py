@@ -21,14 +21,22 @@ import multiprocessing
 import os
 import signal
 import socket
+import sys
 import time
 from collections.abc import Callable
 from multiprocessing.connection import wait
 from multiprocessing.process import BaseProcess
 from types import FrameType
 
+from kronika.errors import ConfigError, KronikaError
+
 MAX_WORKERS = 64
 _RESTART_PAUSE_S = 1.0
+_EARLY_S = 10.0
+"""A worker that ends sooner than this after its start failed to start."""
+_EARLY_DEATHS = 3
+"""Failed starts in a row after which the server gives up (a broken workspace, a bad
+setting): starting again would fail the same way forever."""
 
 
 def bind(host: str, port: int) -> socket.socket:
@@ -52,18 +60,31 @@ def supervise(count: int, sock: socket.socket, run_worker: Callable[[socket.sock
         nonlocal stopping
         stopping = True
 
+    started: dict[int, float] = {}
+
     def start() -> BaseProcess:
         process = context.Process(target=_child, args=(run_worker, sock), daemon=False)
         process.start()
+        started[id(process)] = time.monotonic()
         return process
 
     previous = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
     workers = [start() for _ in range(count)]
+    early = 0
+    status = 0
     try:
         while not stopping:
             ended = wait([w.sentinel for w in workers], timeout=0.5)
             if not ended or stopping:
                 continue
+            dead = [w for w in workers if not w.is_alive()]
+            if any(time.monotonic() - started[id(w)] < _EARLY_S for w in dead):
+                early += 1
+            else:
+                early = 0
+            if early >= _EARLY_DEATHS:
+                status = 1
+                break
             time.sleep(_RESTART_PAUSE_S)  # a worker that cannot start must not spin
             workers = [w if w.is_alive() else start() for w in workers]
     finally:
@@ -78,11 +99,17 @@ def supervise(count: int, sock: socket.socket, run_worker: Callable[[socket.sock
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         sock.close()
-    return 0
+    if status:
+        raise ConfigError("the server's workers stopped as they started; see their messages above")
+    return status
 
 
 def _child(run_worker: Callable[[socket.socket], None], sock: socket.socket) -> None:
     # the parent's handlers only set its flag; a worker stops as uvicorn does
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.signal(signal.SIGINT, signal.SIG_DFL)
-    run_worker(sock)
+    try:
+        run_worker(sock)
+    except KronikaError as exc:  # said once, plainly, as the command would say it
+        print(f"kronika serve: {type(exc).__name__}: {exc}", file=sys.stderr)
+        sys.exit(2)

@@ -10,18 +10,83 @@ parser and cut off by the next append (a copy of the file is kept in ``.corrupt/
 first); a turn cut off inside its text keeps what reached the disk. A file that is
 missing or damaged (invalid UTF-8, NUL bytes) is not appended to: the caller rewrites
 it whole, which creates it or saves its repaired text.
+
+The first append to a file in a process reads it whole for those checks; the next
+ones do not, while the file is as that process left it. Each append remembers the
+file it leaves behind (device, inode, size, modification and change times, the
+running SHA-256 of its bytes, its line count) and what it wrote
+(:func:`appended_since`), so the next append, and the index adding the new turn's
+rows, cost the same whatever the session's length. Any other change to the file (a
+hand edit, a rewrite, another process's append) changes its size or times, and the
+file is read whole again. The change time cannot be set by hand (``touch`` sets it
+to now), so an edit that keeps the size and puts the old modification time back is
+seen too.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import threading
+from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from kronika.core.model import TurnRecord
 from kronika.errors import WorkspaceError
 from kronika.stores.durable import flush
 from kronika.stores.markdown.files import keep_copy
 from kronika.stores.markdown.sessions import render_turn, torn_header
+
+if TYPE_CHECKING:
+    from kronika.ports import SourceState
+
+_REMEMBERED = 256  # files whose state a process keeps (the most recently appended to)
+
+
+@dataclass(frozen=True, slots=True)
+class _Mark:
+    """A file as an append saw it: enough to tell that it has not changed since."""
+
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    digest: str  # SHA-256 of the whole file, hex
+    lines: int  # newlines in it
+
+    @classmethod
+    def of(cls, stat: os.stat_result, digest: str, lines: int) -> _Mark:
+        return cls(stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, digest, lines)
+
+    def fits(self, stat: os.stat_result) -> bool:
+        return (self.size, self.mtime_ns, self.ctime_ns) == (
+            stat.st_size,
+            stat.st_mtime_ns,
+            stat.st_ctime_ns,
+        )
+
+
+@dataclass(slots=True)
+class _Known:
+    after: _Mark
+    hasher: hashlib._Hash  # the running SHA-256 of the file as ``after`` saw it
+    before: _Mark | None  # the file before the last append, if it ended a line
+    data: bytes  # what the last append wrote
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """What the last append wrote to a file, for the index to add its rows alone."""
+
+    text: str
+    first_line: int
+    """How many lines the file held before it (the new turns' lines follow)."""
+    digest: str
+    """SHA-256 of the whole file now (the index's content hash)."""
+
+
+_known: dict[tuple[int, int], _Known] = {}
+_guard = threading.Lock()
 
 
 def append_turn_in_place(folder: Path, path: str, turn: TurnRecord) -> list[str] | None:
@@ -42,7 +107,62 @@ def append_turn_in_place(folder: Path, path: str, turn: TurnRecord) -> list[str]
         os.close(fd)
 
 
+def appended_since(stat: os.stat_result, state: SourceState) -> Appended | None:
+    """What this process's last append to the file of ``stat`` wrote, if the index's
+    ``state`` of the file is the file just before that append and the file is still
+    as the append left it; ``None`` otherwise (read the file)."""
+    with _guard:
+        known = _known.get((stat.st_dev, stat.st_ino))
+    if known is None or known.before is None or not known.after.fits(stat):
+        return None
+    before = known.before
+    if (before.size, before.mtime_ns, before.digest) != (
+        state.size,
+        state.mtime_ns,
+        state.content_hash,
+    ):
+        return None
+    return Appended(known.data.decode("utf-8"), before.lines, known.after.digest)
+
+
 def _append(fd: int, folder: Path, path: str, turn: TurnRecord) -> list[str] | None:
+    stat = os.fstat(fd)
+    key = (stat.st_dev, stat.st_ino)
+    with _guard:
+        known = _known.pop(key, None)
+    warnings: list[str] = []
+    if known is not None and known.after.fits(stat):
+        hasher, lines, ends_line = known.hasher, known.after.lines, True
+        before = known.after
+    else:
+        read = _read_checked(fd, folder, path, warnings)
+        if read is None:
+            return None
+        hasher, lines, ends_line = read
+        if warnings:  # cut: the file is not as fstat saw it
+            stat = os.fstat(fd)
+        before = _Mark.of(stat, hasher.hexdigest(), lines)
+    data = (("" if ends_line else "\n") + "\n" + render_turn(turn)).encode("utf-8")
+    written = 0
+    while written < len(data):
+        written += os.write(fd, data[written:])
+    if b"\x00" not in data:  # else the next append reads the file and rewrites it
+        hasher.update(data)
+        after = _Mark.of(os.fstat(fd), hasher.hexdigest(), lines + data.count(b"\n"))
+        with _guard:
+            _known[key] = _Known(after, hasher, before if ends_line else None, data)
+            while len(_known) > _REMEMBERED:
+                del _known[next(iter(_known))]
+    flush(fd)
+    return warnings
+
+
+def _read_checked(
+    fd: int, folder: Path, path: str, warnings: list[str]
+) -> tuple[hashlib._Hash, int, bool] | None:
+    """Read the file whole: ``None`` if it is damaged (rewrite it), else the SHA-256
+    of its bytes, its line count and whether it ends a line; a torn header at its end
+    is cut off first (a copy kept, a warning added)."""
     raw = _read_all(fd)
     if b"\x00" in raw:
         return None
@@ -50,23 +170,17 @@ def _append(fd: int, folder: Path, path: str, turn: TurnRecord) -> list[str] | N
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    warnings: list[str] = []
     if torn_header(text):
         copy = keep_copy(folder, path, raw)
         keep = text.rfind("\n") + 1
-        os.ftruncate(fd, len(text[:keep].encode("utf-8")))
+        raw = text[:keep].encode("utf-8")
+        os.ftruncate(fd, len(raw))
         text = text[:keep]
         warnings.append(
             f"{path} ended in a turn header cut off by a crash; it was removed "
             f"(a copy of the file was kept at {copy})"
         )
-    lead = "" if not text or text.endswith("\n") else "\n"
-    data = (lead + "\n" + render_turn(turn)).encode("utf-8")
-    written = 0
-    while written < len(data):
-        written += os.write(fd, data[written:])
-    flush(fd)
-    return warnings
+    return hashlib.sha256(raw), raw.count(b"\n"), not text or text.endswith("\n")
 
 
 def _read_all(fd: int) -> bytes:

@@ -28,7 +28,6 @@ from datetime import datetime
 from kronika.core.entities import extract_entities, normalize_entity
 from kronika.core.model import (
     BrainSection,
-    ItemType,
     Layer,
     MemoryItem,
     Provenance,
@@ -36,6 +35,7 @@ from kronika.core.model import (
     Source,
     Status,
     Tier,
+    fact_type,
 )
 from kronika.core.sections import parse_section
 from kronika.core.visibility import Audience
@@ -176,7 +176,7 @@ def parse_facts(
                 agent=agent,
                 tenant=tenant,
                 content=content,
-                type=ItemType.FACT,
+                type=fact_type(section),
                 layer=Layer.LONG_TERM,
                 tier=Tier.LONG,
                 created_at=created,

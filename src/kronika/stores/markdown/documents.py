@@ -1,6 +1,7 @@
 """Whole-file items: ``summaries/L1|L2/*.md`` and ``active_context.md``.
 
-A summary file is a frontmatter header and free text; the text is one summary item::
+A summary file is a frontmatter header and free text; the text is one item of type
+``episodic`` (SPEC M4: what happened over those sessions, and when)::
 
     ---
     id: sum-20251127-1
@@ -17,7 +18,7 @@ tags ``session:<id>``), and who the summary is for: ``scope``, ``user``, ``chann
 carries it). The level (``L1``/``L2``) comes from the folder and is kept as a tag too.
 
 ``active_context.md`` is free text (the summary of the last session), indexed as one
-summary item in section ``active_context``; an empty file gives no item. When that
+``summary`` item in section ``active_context``; an empty file gives no item. When that
 session was not the owner's personal one, a first line ``<!-- scope=channel
 channel=general user=anna -->`` records its audience, which the item carries.
 """
@@ -73,13 +74,14 @@ def _summary_item(
     section: str | None = None,
     tags: tuple[str, ...] = (),
     owners: Audience = OWNER,
+    kind: ItemType = ItemType.SUMMARY,
 ) -> MemoryItem:
     return MemoryItem(
         id=item_id,
         agent=agent,
         tenant=tenant,
         content=text,
-        type=ItemType.SUMMARY,
+        type=kind,
         layer=Layer.LONG_TERM,
         tier=Tier.MID,
         created_at=created,
@@ -127,6 +129,7 @@ def parse_summary(
             created=created,
             tags=(level, *(f"session:{s}" for s in sessions)),
             owners=header_audience(header.fields, path, warnings),
+            kind=ItemType.EPISODIC,
         )
     return ParsedDocument(item, tuple(warnings), header.error)
 

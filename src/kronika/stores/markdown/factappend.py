@@ -31,7 +31,7 @@ from kronika.stores.markdown.factcache import KEPT_APPENDS, file_stat
 from kronika.stores.markdown.lines import ParsedItems, bare, split_lines
 
 if TYPE_CHECKING:
-    from kronika.stores.markdown.workspace import MarkdownWorkspace
+    from kronika.stores.markdown.factfiles import FactFiles
 
 _HEADING = "## "
 
@@ -48,11 +48,14 @@ def _last_section(lines: list[str]) -> str | None:
 
 
 def append_facts(
-    ws: MarkdownWorkspace, agent: str, spec: brain.FactsFile, items: Sequence[MemoryItem]
+    ws: FactFiles, agent: str, spec: brain.FactsFile, items: Sequence[MemoryItem]
 ) -> list[MemoryItem] | None:
     """Append ``items`` to ``spec``'s file in place and extend its kept parse; ``None``
     (nothing written) when the file must be rewritten whole instead: missing, damaged,
     not ending in a line end, or already holding one of the ids."""
+    # a batch holding the Brain writes it first: the facts moved now must be in the
+    # Brain on disk before they reach their destination (stores/markdown/moves.py)
+    ws._release_brain(agent, os.fspath(ws.require_agent(agent)))  # noqa: SLF001
     entry = ws._fact_parse(agent, spec.path)  # noqa: SLF001 - the workspace's own helper
     if entry is not None and entry.lines and not entry.lines[-1].endswith("\n"):
         if not ws.cut_torn_tail(agent, spec):
@@ -89,7 +92,11 @@ def append_facts(
         written = 0
         while written < len(data):
             written += os.write(fd, data[written:])
-        os.fsync(fd)
+        unsynced = ws._holding.get(os.fspath(folder))  # noqa: SLF001 - a batch's own files
+        if unsynced is None:
+            os.fsync(fd)
+        else:  # synced when the batch ends, before the Brain is written
+            unsynced.add(spec.path)
         stat = file_stat(os.fstat(fd))
     except OSError as exc:
         raise WorkspaceError(f"cannot write {file}: {exc}") from exc

@@ -89,6 +89,10 @@ class FactParse:
     versions: dict[str, tuple[MemoryItem, ...]] = field(default_factory=dict)
     """The items of the file's earlier contents, by their hash, when kronika rewrote it
     from them (oldest first)."""
+    pending: str | None = None
+    """The text kronika will write over the file when a batch ends
+    (:meth:`~kronika.stores.markdown.factfiles.FactFiles.holding_brain`): the parse is
+    of it, not of the file, until then."""
 
     @property
     def content_hash(self) -> str:
@@ -122,8 +126,8 @@ class FactCache:
     def get(self, folder: str, path: str) -> FactParse | None:
         """The parse of ``folder/path`` if the file is still the one it was read from."""
         entry = self._entries.get((folder, path))
-        if entry is None:
-            return None
+        if entry is None or entry.pending is not None:
+            return entry
         now = time.time_ns()
         try:
             stat = file_stat(os.stat(os.path.join(folder, path)))

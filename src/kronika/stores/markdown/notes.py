@@ -24,7 +24,16 @@ from collections import Counter
 from datetime import datetime
 
 from kronika.core.entities import extract_entities, normalize_entity
-from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, RetainKind, Scope, Tier
+from kronika.core.model import (
+    ItemType,
+    Layer,
+    MemoryItem,
+    Provenance,
+    RetainKind,
+    Scope,
+    Tier,
+    note_type,
+)
 from kronika.core.visibility import Audience
 from kronika.stores.markdown.entities import merge_entities
 from kronika.stores.markdown.lines import (
@@ -127,7 +136,7 @@ def parse_notes(
                 agent=agent,
                 tenant=tenant,
                 content=content,
-                type=ItemType.SENSORY if sensory else ItemType.NOTE,
+                type=ItemType.SENSORY if sensory else note_type(kind),
                 layer=Layer.SENSORY if sensory else Layer.LONG_TERM,
                 tier=Tier.SHORT if sensory else Tier.MID,
                 created_at=created,

@@ -11,15 +11,29 @@ know (a newer kronika wrote it), is an error rather than a guess.
 
 Numbering: 0001-0099 the base, 0100-0199 the records (items, facts, sessions, audit,
 proposals, tenants), 0200-0299 the search index, 0300-0399 links and other additions.
+
+One database holds many tenants. The base and the records (below 0200) live in the
+shared schema (the connection's default, ``public`` on a stock server), keyed by tenant
+in their rows, with their ledger there. Everything from 0200 on is the search index,
+whose tables tell sources apart by agent alone: each tenant gets a schema of its own
+(:func:`index_schema`), with those migrations applied in it and a ledger of its own,
+and the index's connections put that schema first on their ``search_path``
+(:func:`scoped_url`), the shared schema after it (where the extensions and their
+types live). Objects of the index are named ``idx_*``; a database written before
+tenants had schemas holds them in the shared schema, and :func:`migrate_index` moves
+them into the schema of the tenant whose memory they were.
 """
 
 from __future__ import annotations
 
 import hashlib
 import re
+import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import resources
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from kronika.errors import StoreError
 
@@ -30,6 +44,8 @@ if TYPE_CHECKING:
 MIGRATIONS_PACKAGE = "kronika.stores.postgres.migrations"
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 _LOCK_KEY = 0x6B726F6E  # "kron": the advisory lock migrations hold
+INDEX_FROM = 200  # migrations from this number on are the search index's, per tenant
+_SCHEMA_PREFIX = "kronika_idx_"
 EXTRA_HINT = "PostgreSQL needs the postgres extra: pip install 'kronika[postgres]'"
 
 
@@ -130,50 +146,206 @@ def known_migrations() -> list[Migration]:
 
 
 def migrate(conn: psycopg.Connection[Any]) -> list[str]:
-    """Apply every migration not applied yet; returns the names applied now."""
-    applied_now: list[str] = []
+    """Apply every shared migration (below 0200: the base and the store of record) not
+    applied yet, in the connection's default schema; returns the names applied now."""
+    shared = [m for m in known_migrations() if m.version < INDEX_FROM]
+    return _locked(conn, lambda: _apply(conn, "kronika_migrations", shared, None))
+
+
+def migrate_index(conn: psycopg.Connection[Any], tenant: str) -> tuple[str, list[str]]:
+    """Bring ``tenant``'s search index up to date in its own schema: the migrations
+    from 0200 on, with their ledger there. A database whose index still lies in the
+    shared schema (written before tenants had schemas) has it moved, under the same
+    lock, into the schema of the tenant the store of record names first (the one
+    opening it when the record names none). Returns the schema and the names applied
+    now. Call on a connection with the default ``search_path``, after :func:`migrate`.
+    """
+    schema = index_schema(tenant)
+    shared = shared_schema(conn)
+    index = [m for m in known_migrations() if m.version >= INDEX_FROM]
+
+    def work() -> list[str]:
+        if _exists(conn, f'"{shared}".idx_meta'):
+            _move_shared_index(conn, shared, tenant)
+        _make_schema(conn, schema)
+        conn.execute(
+            "INSERT INTO record_index_schemas (tenant, schema_name) VALUES (%s, %s)"
+            " ON CONFLICT DO NOTHING",
+            (tenant, schema),
+        )
+        conn.commit()
+        return _apply(conn, f'"{schema}".kronika_migrations', index, f'"{schema}", "{shared}"')
+
+    return schema, _locked(conn, work)
+
+
+def _locked(conn: psycopg.Connection[Any], work: Callable[[], list[str]]) -> list[str]:
     conn.commit()
     conn.execute("SELECT pg_advisory_lock(%s)", (_LOCK_KEY,))
     try:
-        conn.execute(
-            "CREATE TABLE IF NOT EXISTS kronika_migrations ("
-            " version integer PRIMARY KEY, name text NOT NULL,"
-            " checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
-        )
-        conn.commit()
-        done = {
-            row[0]: (row[1], row[2])
-            for row in conn.execute("SELECT version, name, checksum FROM kronika_migrations")
-        }
-        known = known_migrations()
-        unknown = sorted(set(done) - {m.version for m in known})
-        if unknown:
-            raise StoreError(
-                f"the database has migrations this kronika does not know ({unknown}):"
-                " it was written by a newer kronika; upgrade kronika"
-            )
-        for migration in known:
-            if migration.version in done:
-                name, checksum = done[migration.version]
-                if checksum != migration.checksum:
-                    raise StoreError(
-                        f"migration {migration.version:04d}_{name} was changed after it was"
-                        " applied to this database"
-                    )
-                continue
-            with conn.transaction():
-                conn.execute(migration.sql)
-                conn.execute(
-                    "INSERT INTO kronika_migrations (version, name, checksum) VALUES (%s, %s, %s)",
-                    (migration.version, migration.name, migration.checksum),
-                )
-            applied_now.append(f"{migration.version:04d}_{migration.name}")
+        applied_now = work()
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (_LOCK_KEY,))
         conn.commit()
     if applied_now:
         configure(conn)
     return applied_now
+
+
+def _ledger_sql(ledger: str) -> str:
+    return (
+        f"CREATE TABLE IF NOT EXISTS {ledger} ("
+        " version integer PRIMARY KEY, name text NOT NULL,"
+        " checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())"
+    )
+
+
+def _apply(
+    conn: psycopg.Connection[Any], ledger: str, migrations: list[Migration], path: str | None
+) -> list[str]:
+    """Apply what ``ledger`` does not list of ``migrations`` (with ``search_path`` set to
+    ``path`` while each runs), after checking what it lists against them."""
+    conn.execute(_ledger_sql(ledger))
+    conn.commit()
+    done = {
+        row[0]: (row[1], row[2])
+        for row in conn.execute(f"SELECT version, name, checksum FROM {ledger}")
+    }
+    everything = {m.version for m in known_migrations()}
+    unknown = sorted(set(done) - everything)
+    if unknown:
+        raise StoreError(
+            f"the database has migrations this kronika does not know ({unknown}):"
+            " it was written by a newer kronika; upgrade kronika"
+        )
+    applied_now: list[str] = []
+    for migration in migrations:
+        if migration.version in done:
+            name, checksum = done[migration.version]
+            if checksum != migration.checksum:
+                raise StoreError(
+                    f"migration {migration.version:04d}_{name} was changed after it was"
+                    " applied to this database"
+                )
+            continue
+        with conn.transaction():
+            if path is not None:
+                conn.execute(f"SET LOCAL search_path TO {path}")
+            conn.execute(migration.sql)
+            conn.execute(
+                f"INSERT INTO {ledger} (version, name, checksum) VALUES (%s, %s, %s)",
+                (migration.version, migration.name, migration.checksum),
+            )
+        applied_now.append(f"{migration.version:04d}_{migration.name}")
+    return applied_now
+
+
+def _exists(conn: psycopg.Connection[Any], relation: str) -> bool:
+    row = conn.execute("SELECT to_regclass(%s) IS NOT NULL", (relation,)).fetchone()
+    return bool(row and row[0])
+
+
+def _make_schema(conn: psycopg.Connection[Any], schema: str) -> None:
+    conn.execute(f'CREATE SCHEMA IF NOT EXISTS "{schema}"')
+    conn.execute(_ledger_sql(f'"{schema}".kronika_migrations'))
+
+
+_MOVE = {"r": "TABLE", "p": "TABLE", "S": "SEQUENCE", "v": "VIEW", "m": "MATERIALIZED VIEW"}
+
+
+def _move_shared_index(conn: psycopg.Connection[Any], shared: str, opening: str) -> None:
+    """Move the ``idx_*`` tables, sequences, views and functions of the shared schema
+    (a database written when it held one tenant) into their tenant's schema, with
+    their ledger rows, in one transaction. Indexes, triggers and the sequences a
+    column owns move with their tables."""
+    row = conn.execute(
+        f'SELECT tenant FROM "{shared}".record_tenants ORDER BY created_at, tenant LIMIT 1'
+    ).fetchone()
+    owner = str(row[0]) if row else opening
+    target = index_schema(owner)
+    with conn.transaction():
+        _make_schema(conn, target)
+        if _exists(conn, f'"{target}".idx_meta'):
+            raise StoreError(
+                f"the search index of tenant {owner!r} is both in schema {shared!r} and in"
+                f" {target!r}; drop one of them (`kronika reindex` rebuilds it)"
+            )
+        relations = conn.execute(
+            "SELECT c.relname, c.relkind FROM pg_class AS c"
+            " WHERE c.relnamespace = %s::regnamespace AND c.relname LIKE 'idx\\_%%'"
+            " AND c.relkind IN ('r', 'p', 'S', 'v', 'm') AND NOT EXISTS (SELECT 1"
+            " FROM pg_depend AS d WHERE d.classid = 'pg_class'::regclass"
+            " AND d.objid = c.oid AND d.deptype IN ('a', 'i'))",
+            (f'"{shared}"',),
+        ).fetchall()
+        for name, kind in relations:
+            conn.execute(f'ALTER {_MOVE[kind]} "{shared}"."{name}" SET SCHEMA "{target}"')
+        functions = conn.execute(
+            "SELECT p.proname, pg_get_function_identity_arguments(p.oid) FROM pg_proc AS p"
+            " WHERE p.pronamespace = %s::regnamespace AND p.proname LIKE 'idx\\_%%'",
+            (f'"{shared}"',),
+        ).fetchall()
+        for name, arguments in functions:
+            conn.execute(f'ALTER FUNCTION "{shared}"."{name}"({arguments}) SET SCHEMA "{target}"')
+        conn.execute(
+            f'INSERT INTO "{target}".kronika_migrations (version, name, checksum, applied_at)'
+            f' SELECT version, name, checksum, applied_at FROM "{shared}".kronika_migrations'
+            " WHERE version >= %s ON CONFLICT DO NOTHING",
+            (INDEX_FROM,),
+        )
+        conn.execute(
+            f'DELETE FROM "{shared}".kronika_migrations WHERE version >= %s', (INDEX_FROM,)
+        )
+        conn.execute(
+            "INSERT INTO record_index_schemas (tenant, schema_name) VALUES (%s, %s)"
+            " ON CONFLICT DO NOTHING",
+            (owner, target),
+        )
+
+
+def index_schema(tenant: str) -> str:
+    """The schema of ``tenant``'s search index: ``kronika_idx_<slug>_<hash>``, where the
+    slug is the tenant's name folded to ``[a-z0-9_]`` (24 characters at most, for a
+    person reading the catalog) and the hash the first 10 hex digits of the SHA-256 of
+    the exact name, so two tenants never share a schema and no name needs quoting."""
+    folded = unicodedata.normalize("NFKD", tenant).encode("ascii", "ignore").decode()
+    slug = re.sub(r"[^a-z0-9]+", "_", folded.lower()).strip("_")[:24].rstrip("_")
+    digest = hashlib.sha256(tenant.encode("utf-8")).hexdigest()[:10]
+    return f"{_SCHEMA_PREFIX}{slug}_{digest}" if slug else f"{_SCHEMA_PREFIX}{digest}"
+
+
+def shared_schema(conn: psycopg.Connection[Any]) -> str:
+    """The schema of the store of record: the connection's default (``public`` on a
+    stock server). It must be a plain name: it goes into every index connection's
+    ``search_path``."""
+    row = conn.execute("SELECT current_schema()").fetchone()
+    name = str(row[0]) if row and row[0] else ""
+    if not _PLAIN.match(name):
+        raise StoreError(
+            f"the default schema of this database is {name!r}: kronika needs a plain"
+            " lower-case one (set the role's search_path, e.g. to public)"
+        )
+    return name
+
+
+_PLAIN = re.compile(r"^[a-z_][a-z0-9_]*$")
+
+
+def scoped_url(url: str, schema: str, shared: str) -> str:
+    """``url`` whose connections search ``schema`` first, then ``shared`` (libpq's
+    ``options``: ``-c search_path=…``, added to any the URL gives)."""
+    setting = f"-c search_path={schema},{shared}"
+    if not is_postgres_url(url):
+        from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+        given = conninfo_to_dict(url)
+        before = str(given.pop("options", "") or "")
+        return make_conninfo(url, options=f"{before} {setting}".strip())
+    parts = urlsplit(url)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "options"]
+    before = " ".join(v for k, v in parse_qsl(parts.query) if k == "options")
+    query.append(("options", f"{before} {setting}".strip()))
+    return urlunsplit(parts._replace(query=urlencode(query, quote_via=quote)))
 
 
 def schema_version(conn: psycopg.Connection[Any]) -> int:

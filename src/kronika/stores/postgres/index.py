@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from kronika.core.model import MemoryItem, RecallFilter
+from kronika.core.model import MemoryItem, RecallFilter, layer_counts
 from kronika.errors import IndexError_, StoreError
 from kronika.ports import (
     FeatureRow,
@@ -49,7 +49,14 @@ from kronika.ports import (
     VectorPoint,
 )
 from kronika.stores.postgres import search
-from kronika.stores.postgres.connect import connect, migrate, redact_url
+from kronika.stores.postgres.connect import (
+    connect,
+    migrate,
+    migrate_index,
+    redact_url,
+    scoped_url,
+    shared_schema,
+)
 from kronika.stores.postgres.index_rows import (
     COLUMNS,
     SELECT_ITEM,
@@ -94,6 +101,9 @@ class PostgresIndex:
     (``ann_background`` False: by the searching one). ``lexical`` ``bm25`` scores
     keywords as the SQLite index does; ``simple`` (``ts_rank``) and ``trigram`` are the
     PostgreSQL-native alternatives it was measured against (``docs/postgres.md``).
+    ``tenant`` names whose index it is: each tenant's tables live in a schema of their
+    own (:func:`~kronika.stores.postgres.connect.index_schema`), so tenants of one
+    database never read or write each other's rows.
     """
 
     def __init__(
@@ -105,6 +115,7 @@ class PostgresIndex:
         ann_threshold: int = ANN_THRESHOLD,
         ann_background: bool = True,
         lexical: str = "bm25",
+        tenant: str = "default",
     ) -> None:
         if lexical not in LEXICAL:
             raise ValueError(f"lexical must be one of {', '.join(LEXICAL)}; got {lexical!r}")
@@ -123,10 +134,14 @@ class PostgresIndex:
         self._unanalyzed = 0  # rows this index wrote since it last ran ANALYZE
         self._graph_seen_until = 0.0  # the HNSW index was valid; asked again after this
         self._graph_settings: str | None = None  # the HNSW settings of the connection
-        self._conn = connect(url, autocommit=True)
+        self._tenant = tenant
+        with connect(url, autocommit=True) as opening:
+            migrate(opening)
+            self._schema, _ = migrate_index(opening, tenant)
+            shared = shared_schema(opening)
+        self._url = scoped_url(url, self._schema, shared)  # every connection of this index
+        self._conn = connect(self._url, autocommit=True)
         try:
-            migrate(self._conn)
-            self._conn.autocommit = True
             self._adopt_model()
         except BaseException:
             self._conn.close()
@@ -144,7 +159,17 @@ class PostgresIndex:
 
     @property
     def url(self) -> str:
+        """The database's URL, with this tenant's schema first on the search path."""
         return self._url
+
+    @property
+    def tenant(self) -> str:
+        return self._tenant
+
+    @property
+    def schema(self) -> str:
+        """The schema holding this tenant's index tables."""
+        return self._schema
 
     def close(self) -> None:
         building = self._building
@@ -208,7 +233,8 @@ class PostgresIndex:
             # Another model's vectors are all replaced below: a graph of theirs (of any
             # dimension) is dropped and built again, not updated one row at a time.
             for (name,) in conn.execute(
-                "SELECT indexname FROM pg_indexes WHERE tablename = 'idx_items'"
+                "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
+                " AND tablename = 'idx_items'"
                 " AND indexname LIKE 'idx\\_items\\_hnsw\\_%%' AND (indexname != %s OR %s)",
                 (self._hnsw_name, row is not None),
             ).fetchall():
@@ -807,12 +833,14 @@ class PostgresIndex:
             one = conn.execute
             by_agent = dict(one("SELECT agent, count(*) FROM idx_items GROUP BY 1").fetchall())
             by_type = dict(one("SELECT type, count(*) FROM idx_items GROUP BY 1").fetchall())
+            by_layer = dict(one("SELECT layer, count(*) FROM idx_items GROUP BY 1").fetchall())
             (embedded,) = one("SELECT count(*) FROM idx_items WHERE vec IS NOT NULL").fetchone()
             (cached,) = one("SELECT count(*) FROM idx_embeddings").fetchone()
             (sources,) = one("SELECT count(*) FROM idx_sources").fetchone()
             (size,) = one(
                 "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class AS c"
                 " WHERE c.relkind = 'r' AND c.relname LIKE 'idx\\_%%'"
+                " AND c.relnamespace = current_schema()::regnamespace"
             ).fetchone()
             migrations = [
                 f"{v:04d}_{n}"
@@ -823,6 +851,7 @@ class PostgresIndex:
             "items": sum(int(v) for v in by_agent.values()),
             "items_by_agent": {k: int(v) for k, v in by_agent.items()},
             "items_by_type": {k: int(v) for k, v in by_type.items()},
+            "items_by_layer": layer_counts(by_layer),
             "sources": int(sources),
             "embedded": int(embedded),
             "embedding_model": self._model,

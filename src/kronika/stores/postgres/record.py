@@ -38,7 +38,8 @@ _LOCK_CLASS = 0x6B72  # "kr": with the tenant's hash, the key of its write lock
 
 
 class PostgresRecord:
-    """One tenant's documents in a PostgreSQL database reached through ``pool``."""
+    """One tenant's documents in a PostgreSQL database reached through ``pool``; the
+    database may hold other tenants too: every statement names this one."""
 
     def __init__(self, pool: ConnectionPool, tenant: str, *, owns_pool: bool = False) -> None:
         self._pool = pool
@@ -46,17 +47,6 @@ class PostgresRecord:
         self._tenant = tenant
         self._held: psycopg.Connection[Any] | None = None
         with self._pool.connection() as conn:
-            others = conn.execute(
-                "SELECT DISTINCT tenant FROM record_agents WHERE tenant <> %s ORDER BY tenant",
-                (tenant,),
-            ).fetchall()
-            if others:
-                # The search index in the same database keys its sources by agent alone.
-                raise StoreError(
-                    f"this database holds the memory of tenant {others[0][0]!r}; team mode"
-                    f" keeps one tenant per database: give tenant {tenant!r} a database of"
-                    " its own"
-                )
             conn.execute(
                 "INSERT INTO record_tenants (tenant) VALUES (%s) ON CONFLICT DO NOTHING",
                 (tenant,),

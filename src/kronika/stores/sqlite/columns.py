@@ -31,7 +31,7 @@ SELECT i.rowid, i.id, i.agent, i.tenant, i.scope, i.type, i.status, i.channel,
 COLUMN_COUNT = 14
 
 CONTEXT_SQL = """,
-       i.importance, i.session_id, i.speaker, i.source_agent, i.source_path"""
+       i.importance, i.session_id, i.speaker, i.source_agent, i.source_path, i.pos"""
 """The select list :meth:`ContextColumns.from_rows` reads after :data:`COLUMNS_SQL`."""
 
 
@@ -274,14 +274,21 @@ class ItemColumns:
         return found
 
 
+# A place key packs (source_agent code, source_path code, pos) into one int64:
+# 16 + 23 + 24 bits. Beyond that (65k agents, 8M files, 16M items in one file) the
+# columns give no place keys and neighbours are asked of SQLite instead.
+_AGENT_BITS, _PATH_BITS, _POS_BITS = 16, 23, 24
+
+
 @dataclass(frozen=True, slots=True)
 class ContextColumns:
     """What recall reads of every candidate beside the filter columns, one row per item.
 
     The score's importance, the session and displayed speaker of conversation
-    context, and the source file that bounds a turn's neighbours. Rows are those
-    of an :class:`ItemColumns` read with the same select; only the BM25 snapshot
-    keeps them (the vector snapshot, a million rows and more, does not need them).
+    context, and the source file and place in it (``pos``) that give a turn's
+    neighbours. Rows are those of an :class:`ItemColumns` read with the same select;
+    only the BM25 snapshot keeps them (the vector snapshot, a million rows and more,
+    does not need them).
     """
 
     importance: Floats
@@ -289,18 +296,24 @@ class ContextColumns:
     speaker: CodedColumn  # as written, not normalised
     source_agent: CodedColumn
     source_path: CodedColumn
+    pos: npt.NDArray[np.int64]
+    # the place keys in ascending order and the row of each (see :meth:`at_places`)
+    _places: list[tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]] | None] = field(
+        default_factory=list, compare=False, repr=False
+    )
 
     @classmethod
     def from_rows(cls, rows: Sequence[Sequence[Any]]) -> ContextColumns:
         """Columns from rows selected with :data:`COLUMNS_SQL` + :data:`CONTEXT_SQL`."""
-        # five list comprehensions cost less than transposing all seventeen columns
-        columns = [[row[n] for row in rows] for n in range(COLUMN_COUNT, COLUMN_COUNT + 5)]
+        # six list comprehensions cost less than transposing all twenty columns
+        columns = [[row[n] for row in rows] for n in range(COLUMN_COUNT, COLUMN_COUNT + 6)]
         return cls(
             importance=np.asarray(columns[0], dtype=np.float64),
             session=CodedColumn.encode(columns[1]),
             speaker=CodedColumn.encode(columns[2]),
             source_agent=CodedColumn.encode(columns[3]),
             source_path=CodedColumn.encode(columns[4]),
+            pos=np.asarray(columns[5], dtype=np.int64),
         )
 
     def __len__(self) -> int:
@@ -313,15 +326,76 @@ class ContextColumns:
             speaker=self.speaker.take(keep),
             source_agent=self.source_agent.take(keep),
             source_path=self.source_path.take(keep),
+            pos=self.pos[keep],
         )
 
     def concat(self, other: ContextColumns) -> ContextColumns:
         if len(other) == 0:
             return self
-        return ContextColumns(
+        joined = ContextColumns(
             importance=np.concatenate([self.importance, other.importance]),
             session=self.session.concat(other.session),
             speaker=self.speaker.concat(other.speaker),
             source_agent=self.source_agent.concat(other.source_agent),
             source_path=self.source_path.concat(other.source_path),
+            pos=np.concatenate([self.pos, other.pos]),
         )
+        if self._places and self._places[0] is not None:
+            # the rows added go into the sorted keys (O(n)) rather than a new sort
+            keys, rows = self._places[0]
+            added = np.arange(len(self), len(joined), dtype=np.int64)
+            new = joined._place_keys(added)
+            if new is not None:
+                order = np.argsort(new, kind="stable")
+                # after equal keys: among rows at one place the newest comes last
+                at = np.searchsorted(keys, new[order], side="right")
+                joined._places.append(
+                    (np.insert(keys, at, new[order]), np.insert(rows, at, added[order]))
+                )
+        return joined
+
+    def _place_keys(self, rows: npt.NDArray[np.int64]) -> npt.NDArray[np.int64] | None:
+        """The place key of each of ``rows``; ``None`` when a part does not fit its bits."""
+        if (
+            len(self.source_agent.index) >= 1 << _AGENT_BITS
+            or len(self.source_path.index) >= 1 << _PATH_BITS
+            or (rows.size and int(self.pos[rows].max()) >= 1 << _POS_BITS)
+            or (rows.size and int(self.pos[rows].min()) < 0)
+        ):
+            return None
+        agent = self.source_agent.codes[rows].astype(np.int64)
+        path = self.source_path.codes[rows].astype(np.int64)
+        keys: npt.NDArray[np.int64] = (
+            (agent << (_PATH_BITS + _POS_BITS)) | (path << _POS_BITS) | self.pos[rows]
+        )
+        return keys
+
+    def at_places(
+        self, seeds: npt.NDArray[np.int64], offsets: npt.NDArray[np.int64]
+    ) -> npt.NDArray[np.int64] | None:
+        """The row at place ``pos + offset`` of each seed row's file, one row per seed
+        and a column per offset (−1: no row there; the newest row when several are:
+        the others were replaced and are dead). ``None`` when the columns cannot say
+        (see the place key's bits). The sort is done once per columns object, and a
+        :meth:`concat` carries it over."""
+        if not self._places:
+            every = np.arange(len(self), dtype=np.int64)
+            keys = self._place_keys(every)
+            if keys is None:
+                self._places.append(None)
+            else:
+                order = np.argsort(keys, kind="stable")
+                self._places.append((keys[order], every[order]))
+        places = self._places[0]
+        base = self._place_keys(seeds)
+        if places is None or base is None:
+            return None
+        keys, rows = places
+        wanted = self.pos[seeds][:, None] + offsets[None, :]
+        inside = (wanted >= 0) & (wanted < 1 << _POS_BITS)
+        targets = base[:, None] + offsets[None, :]
+        found = np.searchsorted(keys, targets, side="right") - 1
+        safe = np.maximum(found, 0)
+        hit = inside & (found >= 0) & (keys[safe] == targets) if len(keys) else inside & False
+        near: npt.NDArray[np.int64] = np.where(hit, rows[safe], -1).astype(np.int64)
+        return near

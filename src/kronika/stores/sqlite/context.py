@@ -62,12 +62,13 @@ def neighbours(
     rows: npt.NDArray[np.int64],
     keep: Mask | None,
     window: int,
-) -> dict[str, list[tuple[str, int]]]:
-    """:meth:`SqliteIndex.neighbours` over the columns.
+) -> dict[str, list[tuple[str, int]]] | None:
+    """:meth:`SqliteIndex.neighbours` over the columns; ``None`` when they cannot
+    place the rows (:meth:`ContextColumns.at_places`): ask SQLite.
 
     ``rows`` are the live rows of ``ids`` (−1 for unknown ids); ``keep`` the rows a
     neighbour may come from (the filter, live rows only; ``None``: all). Seeds are
-    taken in id order and each one's neighbours in rowid order, as the SQL does.
+    taken in id order and each one's neighbours in file order, as the SQL does.
     """
     found: dict[str, list[tuple[str, int]]] = {}
     message = cols.type.code(MESSAGE)
@@ -83,8 +84,9 @@ def neighbours(
     by_id = np.asarray(sorted(range(seeds.size), key=seed_ids.__getitem__), dtype=np.int64)
     seeds, seed_ids = seeds[by_id], seed_ids[by_id]
     offsets = np.concatenate([np.arange(-window, 0), np.arange(1, window + 1)]).astype(np.int64)
-    near = cols.positions((cols.rowids[seeds][:, None] + offsets[None, :]).ravel())
-    near = near.reshape(seeds.size, offsets.size)
+    near = context.at_places(seeds, offsets)
+    if near is None:
+        return None
     ok = near >= 0
     at = np.where(ok, near, 0)
     if keep is not None:

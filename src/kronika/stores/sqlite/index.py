@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from kronika.core.model import MemoryItem, RecallFilter
+from kronika.core.model import MemoryItem, RecallFilter, layer_counts
 from kronika.errors import CorruptIndexError, IndexError_
 from kronika.ports import FeatureRow, ScoreFeatures, SourceState, SourceTail, Vector, VectorPoint
 from kronika.stores.private import touch_private
@@ -300,8 +300,8 @@ class SqliteIndex:
         One transaction, bulk ``executemany``. Ids are unique across the index: a
         repeated id within ``items`` keeps its first occurrence, and an id already
         indexed from another file moves to this one (the file indexed last wins).
-        The items get consecutive rowids in the given (file) order: :meth:`neighbours`
-        relies on it.
+        The items are numbered 0, 1, 2… in the given (file) order (their ``pos``):
+        :meth:`neighbours` finds a turn's context by it.
         """
         if text_hashes is not None and len(text_hashes) != len(items):
             raise ValueError("text_hashes must have one hash per item")
@@ -330,7 +330,8 @@ class SqliteIndex:
             top = _last_rowid(conn)
             numbered = [(top + 1 + n, pair) for n, pair in enumerate(unique.values())]
             conn.executemany(
-                R.INSERT_ITEM_SQL, (R.item_row(rid, it, state, h) for rid, (it, h) in numbered)
+                R.INSERT_ITEM_SQL,
+                (R.item_row(rid, it, state, h, rid - top - 1) for rid, (it, h) in numbered),
             )
             conn.executemany(R.INSERT_FTS_SQL, (R.fts_row(rid, it) for rid, (it, _) in numbered))
             conn.executemany(
@@ -350,7 +351,7 @@ class SqliteIndex:
     def source_tail(self, agent: str, path: str, last: int = 2) -> SourceTail | None:
         """The end of one indexed file (:func:`kronika.stores.sqlite.appends.source_tail`)."""
         with self._reading() as conn, read_transaction(conn):
-            return appends.source_tail(conn, agent, path, last, _last_rowid(conn))
+            return appends.source_tail(conn, agent, path, last)
 
     def append_to_source(
         self,
@@ -611,10 +612,11 @@ class SqliteIndex:
         (and where the other side was not kept, as when only user turns are imported,
         they were not even adjacent), so they are not each other's context.
 
-        :meth:`replace_source` numbers the items of a file consecutively in file order,
-        so a turn's neighbours are the rows whose rowids are within ``window`` of its
-        own and that come from the same file and session: primary-key range lookups,
-        no scan. Neighbours come from the same session and must pass ``flt``.
+        Every row records its place in its file (``pos``, in file order), so a turn's
+        neighbours are the rows of the same file whose places are within ``window`` of
+        its own: range lookups in the ``(source_agent, source_path, pos)`` index, no
+        scan, wherever appends from other files put their rowids. Neighbours come from
+        the same session and must pass ``flt``; the offset is the difference of places.
         """
         wanted = list(dict.fromkeys(ids))
         if window < 1 or not wanted:
@@ -633,11 +635,12 @@ class SqliteIndex:
             found: dict[str, list[tuple[str, int]]] = {}
             for start in range(0, len(wanted), _CHUNK):  # ordered per chunk, as in SQL
                 part = slice(start, start + _CHUNK)
-                found.update(
-                    context.neighbours(
-                        bm25.cols, bm25.context, wanted[part], rows[part], keep, window
-                    )
+                near = context.neighbours(
+                    bm25.cols, bm25.context, wanted[part], rows[part], keep, window
                 )
+                if near is None:  # more files or places than the columns can key
+                    return self._neighbours_sql(conn, wanted, flt, window)
+                found.update(near)
             return found
 
     @staticmethod
@@ -651,15 +654,15 @@ class SqliteIndex:
             marks = ", ".join("?" * len(chunk))
             rows = conn.execute(
                 # CROSS JOIN and the unary + keep SQLite on this plan: each c by its
-                # id, then n by a rowid range of c's file. Left to itself it scans
+                # id, then n by a range of places in c's file. Left to itself it scans
                 # every message as c (150 ms instead of 10 at 100k items).
-                "SELECT c.id, n.id, n.rowid - c.rowid FROM items AS c CROSS JOIN items AS n"
-                " ON n.rowid BETWEEN c.rowid - ? AND c.rowid + ? AND n.rowid != c.rowid"
-                " AND n.source_agent = c.source_agent AND n.source_path = c.source_path"
+                "SELECT c.id, n.id, n.pos - c.pos FROM items AS c CROSS JOIN items AS n"
+                " ON n.source_agent = c.source_agent AND n.source_path = c.source_path"
+                " AND n.pos BETWEEN c.pos - ? AND c.pos + ? AND n.pos != c.pos"
                 " AND n.session_id = c.session_id AND +n.type = 'message'"
                 " AND coalesce(n.speaker_norm, '') != coalesce(c.speaker_norm, '')"
                 f" WHERE c.id IN ({marks}) AND +c.type = 'message' AND {where}"
-                " ORDER BY c.id, n.rowid",
+                " ORDER BY c.id, n.pos",
                 [window, window, *chunk, *params],
             )
             for item_id, other, offset in rows:
@@ -678,7 +681,7 @@ class SqliteIndex:
 
     def source_items(self, agent: str, path: str) -> list[MemoryItem]:
         """The items indexed from one file, in file order."""
-        sql = f"{R.SELECT_ITEM_SQL} WHERE i.source_agent = ? AND i.source_path = ? ORDER BY i.rowid"
+        sql = f"{R.SELECT_ITEM_SQL} WHERE i.source_agent = ? AND i.source_path = ? ORDER BY i.pos"
         with self._reading() as conn:
             return [R.item_from_row(row) for row in conn.execute(sql, (agent, path))]
 
@@ -1071,6 +1074,7 @@ class SqliteIndex:
             one = conn.execute
             by_agent = dict(one("SELECT agent, count(*) FROM items GROUP BY 1").fetchall())
             by_type = dict(one("SELECT type, count(*) FROM items GROUP BY 1").fetchall())
+            by_layer = dict(one("SELECT layer, count(*) FROM items GROUP BY 1").fetchall())
             (embedded,) = one(
                 "SELECT count(*) FROM items AS i WHERE EXISTS (SELECT 1 FROM embeddings AS e"
                 " WHERE e.text_hash = i.text_hash AND e.model = ? AND length(e.vec) = ?)",
@@ -1084,6 +1088,7 @@ class SqliteIndex:
             "items": sum(by_agent.values()),
             "items_by_agent": by_agent,
             "items_by_type": by_type,
+            "items_by_layer": layer_counts(by_layer),
             "sources": sources,
             "embedded": embedded,
             "embedding_model": self._model,
@@ -1114,6 +1119,8 @@ class SqliteIndex:
 
 def _last_rowid(conn: sqlite3.Connection) -> int:
     """The highest item rowid ever used; new rows take the next ones, so none is reused."""
-    (used,) = conn.execute("SELECT coalesce(max(rowid), 0) FROM items").fetchone()
-    found = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'items'").fetchone()
-    return max(int(used), int(found[0]) if found else 0)
+    (used,) = conn.execute(
+        "SELECT max(coalesce((SELECT max(rowid) FROM items), 0),"
+        " coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'items'), 0))"
+    ).fetchone()
+    return int(used)

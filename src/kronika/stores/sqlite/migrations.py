@@ -153,12 +153,29 @@ _ITEM_TEAM = """
 ALTER TABLE items ADD COLUMN team TEXT;
 """
 
+# An item's place among the items of its file (0, 1, 2… in file order): a turn's
+# conversation neighbours are the rows of its file at the places around its own, so a
+# turn appended to one session while others grow too needs only its own rows (rowids
+# of one file no longer have to be consecutive). Rows indexed before it were numbered
+# consecutively per file, which the backfill keeps.
+_ITEM_POSITIONS = """
+ALTER TABLE items ADD COLUMN pos INTEGER NOT NULL DEFAULT 0;
+UPDATE items SET pos = numbered.pos FROM (
+    SELECT rowid AS rid, row_number() OVER (
+        PARTITION BY source_agent, source_path ORDER BY rowid
+    ) - 1 AS pos FROM items
+) AS numbered WHERE items.rowid = numbered.rid;
+CREATE INDEX items_source_pos ON items (source_agent, source_path, pos);
+DROP INDEX items_source;
+"""
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("0001_initial_schema", _SCHEMA),
     ("0002_fts_porter_stemming", _FTS_PORTER),
     ("0003_tenant_index", _TENANT_INDEX),
     ("0004_index_identity", _IDENTITY),
     ("0005_item_team", _ITEM_TEAM),
+    ("0006_item_positions", _ITEM_POSITIONS),
 )
 """Every migration, oldest first."""
 

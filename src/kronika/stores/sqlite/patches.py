@@ -6,9 +6,8 @@ Brain is rewritten whole on disk (it is small), but its rows need not be: the ca
 its items now and hands over the difference. Rows of items that changed are deleted
 and inserted again (rows are never changed in place: the in-memory snapshots of the
 index keep a row until its rowid is deleted), rows of items that only moved to
-another line get their new line number (a column no snapshot keeps). Fact rows need
-not be consecutive (only a conversation's do: :meth:`SqliteIndex.neighbours`), so new
-rows take the next rowids.
+another line get their new line number (a column no snapshot keeps). New rows take
+the next rowids and the file's next places (``pos``), as appended rows do.
 """
 
 from __future__ import annotations
@@ -42,11 +41,19 @@ def patch_rows(
     top: int,
 ) -> None:
     """Insert ``items`` (their old rows, wherever they were, already deleted), set the
-    line of the items in ``lines`` and record ``state`` for the file."""
+    line of the items in ``lines`` and record ``state`` for the file. New rows take the
+    file's next places, as appended rows do (places order a file's rows as rowids do)."""
+    (last,) = conn.execute(
+        "SELECT coalesce(max(pos), -1) FROM items WHERE source_agent = ? AND source_path = ?",
+        (state.agent, state.path),
+    ).fetchone()
     numbered = [
         (top + 1 + n, item, h) for n, (item, h) in enumerate(zip(items, text_hashes, strict=True))
     ]
-    conn.executemany(R.INSERT_ITEM_SQL, (R.item_row(rid, it, state, h) for rid, it, h in numbered))
+    conn.executemany(
+        R.INSERT_ITEM_SQL,
+        (R.item_row(rid, it, state, h, int(last) + rid - top) for rid, it, h in numbered),
+    )
     conn.executemany(R.INSERT_FTS_SQL, (R.fts_row(rid, it) for rid, it, _ in numbered))
     conn.executemany(
         "INSERT INTO item_entities (item_rowid, entity_norm) VALUES (?, ?)",

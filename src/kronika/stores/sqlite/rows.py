@@ -69,6 +69,7 @@ INSERT_COLUMNS: tuple[str, ...] = (
     "content",
     "text_hash",
     "team",
+    "pos",
 )
 INSERT_ITEM_SQL = (
     f"INSERT INTO items ({', '.join(INSERT_COLUMNS)})"
@@ -103,9 +104,10 @@ def _optional_norm(value: str | None) -> str | None:
 
 
 def item_row(
-    rowid: int, item: MemoryItem, state: SourceState, text_hash: str
+    rowid: int, item: MemoryItem, state: SourceState, text_hash: str, pos: int
 ) -> tuple[object, ...]:
-    """The ``items`` row for ``item`` in the order of :data:`INSERT_COLUMNS`."""
+    """The ``items`` row for ``item``, the ``pos``-th item of its file (from 0), in the
+    order of :data:`INSERT_COLUMNS`."""
     prov = item.provenance
     return (
         rowid,
@@ -146,6 +148,7 @@ def item_row(
         item.content,
         text_hash,
         item.team,
+        pos,
     )
 
 

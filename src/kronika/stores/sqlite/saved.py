@@ -46,7 +46,7 @@ from kronika.stores.sqlite.columns import CodedColumn, ContextColumns, ItemColum
 
 log = logging.getLogger("kronika")
 
-FORMAT = 2  # 2: the item columns hold user and team (a reader's visibility)
+FORMAT = 3  # 2: the item columns hold user and team; 3: the context columns hold places
 Arrays = dict[str, npt.NDArray[Any]]
 _ITEM_CODED = ("agent", "tenant", "scope", "type", "status", "channel", "speaker", "user", "team")
 _ITEM_FLOATS = ("created_at", "valid_from", "valid_to")
@@ -313,7 +313,7 @@ def item_columns_from_arrays(
 
 
 def context_columns_to_arrays(cols: ContextColumns) -> tuple[Arrays, dict[str, Any]]:
-    arrays: Arrays = {"importance": cols.importance}
+    arrays: Arrays = {"importance": cols.importance, "pos": cols.pos}
     values: dict[str, Any] = {}
     for name in _CONTEXT_CODED:
         _coded_to(f"context_{name}", getattr(cols, name), arrays, values)
@@ -330,6 +330,7 @@ def context_columns_from_arrays(
         speaker=coded["speaker"],
         source_agent=coded["source_agent"],
         source_path=coded["source_path"],
+        pos=_column("pos", arrays, n),
     )
 
 

@@ -1,0 +1,30 @@
+"""``kronika bench serve`` runs end to end: local and PostgreSQL, two workers each."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the [server] extra (fastapi, uvicorn) is not installed")
+
+from kronika.bench.serve import run_serve  # noqa: E402
+from kronika.settings import Settings  # noqa: E402
+
+
+def test_bench_serve_on_both_backends_with_two_workers(postgres_url: str) -> None:
+    results = run_serve(
+        40,
+        requests=4,
+        clients=(1, 2),
+        budget_s=30,
+        settings=Settings(embedder="hashing"),
+        workers=(2,),
+        index=f"postgres={postgres_url}",
+    )
+    rows = results["tables"][0]["rows"]
+    served = [r for r in rows if r[2] == "server"]
+    # 2 calls x 2 backends x 2 levels of clients
+    assert len(served) == 8
+    assert {(r[1], r[3]) for r in served} == {("local", "2"), ("postgres", "2")}
+    assert results["headline"]["errors"] == 0
+    assert all(float(r[7]) > 0 for r in served)
+    assert results["headline"]["postgres_recall_best_per_second"] > 0

@@ -1,0 +1,878 @@
+-- A PostgreSQL database written by kronika 0.1.0 before each tenant had a schema of its
+-- own for its search index: tenant "acme", agent "default", "city" Lviv then Kyiv, a
+-- note and a turn (pg_dump --inserts --no-owner --no-privileges).
+--
+-- PostgreSQL database dump
+--
+
+\restrict 91EKgDWF5qknn49nT3Iba5eNkn6ZJ4oNyfAZbD2vLYp8jR5FhnIQQMLAIZxP1lo
+
+-- Dumped from database version 18.6
+-- Dumped by pg_dump version 18.6
+
+SET statement_timeout = 0;
+SET lock_timeout = 0;
+SET idle_in_transaction_session_timeout = 0;
+SET transaction_timeout = 0;
+SET client_encoding = 'UTF8';
+SET standard_conforming_strings = on;
+SELECT pg_catalog.set_config('search_path', '', false);
+SET check_function_bodies = false;
+SET xmloption = content;
+SET client_min_messages = warning;
+SET row_security = off;
+
+--
+-- Name: pg_trgm; Type: EXTENSION; Schema: -; Owner: -
+--
+
+CREATE EXTENSION IF NOT EXISTS pg_trgm WITH SCHEMA public;
+
+
+--
+-- Name: EXTENSION pg_trgm; Type: COMMENT; Schema: -; Owner: -
+--
+
+COMMENT ON EXTENSION pg_trgm IS 'text similarity measurement and index searching based on trigrams';
+
+
+--
+-- Name: unaccent; Type: EXTENSION; Schema: -; Owner: -
+--
+
+CREATE EXTENSION IF NOT EXISTS unaccent WITH SCHEMA public;
+
+
+--
+-- Name: EXTENSION unaccent; Type: COMMENT; Schema: -; Owner: -
+--
+
+COMMENT ON EXTENSION unaccent IS 'text search dictionary that removes accents';
+
+
+--
+-- Name: vector; Type: EXTENSION; Schema: -; Owner: -
+--
+
+CREATE EXTENSION IF NOT EXISTS vector WITH SCHEMA public;
+
+
+--
+-- Name: EXTENSION vector; Type: COMMENT; Schema: -; Owner: -
+--
+
+COMMENT ON EXTENSION vector IS 'vector data type and ivfflat and hnsw access methods';
+
+
+--
+-- Name: idx_corpus_added(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.idx_corpus_added() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    INSERT INTO idx_corpus AS c (agent, tenant, n, tokens)
+    SELECT agent, tenant, count(*), sum(doc_len) FROM added GROUP BY agent, tenant
+    ORDER BY agent, tenant
+    ON CONFLICT (agent, tenant) DO UPDATE SET n = c.n + excluded.n,
+        tokens = c.tokens + excluded.tokens, generation = nextval('idx_corpus_generation');
+    RETURN NULL;
+END $$;
+
+
+--
+-- Name: idx_corpus_removed(); Type: FUNCTION; Schema: public; Owner: -
+--
+
+CREATE FUNCTION public.idx_corpus_removed() RETURNS trigger
+    LANGUAGE plpgsql
+    AS $$
+BEGIN
+    UPDATE idx_corpus AS c SET n = c.n - r.n, tokens = c.tokens - r.tokens,
+        generation = nextval('idx_corpus_generation')
+    FROM (SELECT agent, tenant, count(*) AS n, sum(doc_len) AS tokens FROM removed
+          GROUP BY agent, tenant ORDER BY agent, tenant) AS r
+    WHERE c.agent = r.agent AND c.tenant = r.tenant;
+    DELETE FROM idx_corpus WHERE n <= 0;
+    RETURN NULL;
+END $$;
+
+
+--
+-- Name: idx_corpus_generation; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.idx_corpus_generation
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+
+SET default_tablespace = '';
+
+SET default_table_access_method = heap;
+
+--
+-- Name: idx_corpus; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.idx_corpus (
+    agent text NOT NULL,
+    tenant text NOT NULL,
+    n bigint NOT NULL,
+    tokens bigint NOT NULL,
+    generation bigint DEFAULT nextval('public.idx_corpus_generation'::regclass) NOT NULL
+);
+
+
+--
+-- Name: idx_embeddings; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.idx_embeddings (
+    text_hash text NOT NULL,
+    model text NOT NULL,
+    vec public.vector NOT NULL
+);
+
+
+--
+-- Name: idx_items; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.idx_items (
+    rowid bigint NOT NULL,
+    id text NOT NULL,
+    source_agent text NOT NULL,
+    source_path text NOT NULL,
+    pos integer NOT NULL,
+    agent text NOT NULL,
+    tenant text NOT NULL,
+    path text NOT NULL,
+    line integer,
+    session_id text,
+    turn_ids text[] NOT NULL,
+    type text NOT NULL,
+    layer integer NOT NULL,
+    tier text NOT NULL,
+    scope text NOT NULL,
+    channel text,
+    user_id text,
+    team text,
+    key text,
+    key_norm text,
+    value text,
+    multi boolean NOT NULL,
+    source text NOT NULL,
+    section text,
+    kind text,
+    confidence double precision,
+    importance double precision NOT NULL,
+    status text NOT NULL,
+    created_at double precision NOT NULL,
+    updated_at double precision NOT NULL,
+    valid_from double precision,
+    valid_to double precision,
+    superseded_by text,
+    speaker text,
+    speaker_norm text,
+    entities text[] NOT NULL,
+    entity_norms text[] NOT NULL,
+    tags text[] NOT NULL,
+    content text NOT NULL,
+    text_hash text NOT NULL,
+    doc_len integer NOT NULL,
+    vec public.vector
+);
+
+
+--
+-- Name: idx_items_rowid_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+ALTER TABLE public.idx_items ALTER COLUMN rowid ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME public.idx_items_rowid_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+
+
+--
+-- Name: idx_meta; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.idx_meta (
+    key text NOT NULL,
+    value text NOT NULL
+);
+
+
+--
+-- Name: idx_sources; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.idx_sources (
+    agent text NOT NULL,
+    path text NOT NULL,
+    content_hash text NOT NULL,
+    mtime_ns bigint NOT NULL,
+    size bigint NOT NULL
+);
+
+
+--
+-- Name: idx_terms; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.idx_terms (
+    term text NOT NULL,
+    item_rowid bigint NOT NULL,
+    agent text NOT NULL,
+    tenant text NOT NULL,
+    tf integer NOT NULL,
+    pos integer[] NOT NULL
+);
+
+
+--
+-- Name: idx_usage; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.idx_usage (
+    item_id text NOT NULL,
+    access_count bigint NOT NULL,
+    last_accessed_at double precision
+);
+
+
+--
+-- Name: kronika_migrations; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.kronika_migrations (
+    version integer NOT NULL,
+    name text NOT NULL,
+    checksum text NOT NULL,
+    applied_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: record_agents; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.record_agents (
+    tenant text NOT NULL,
+    agent text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: record_audit; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.record_audit (
+    seq bigint NOT NULL,
+    tenant text NOT NULL,
+    at text NOT NULL,
+    at_time timestamp with time zone NOT NULL,
+    action text NOT NULL,
+    target_agent text NOT NULL,
+    source_agent text NOT NULL,
+    section text NOT NULL,
+    item_id text,
+    summary text NOT NULL,
+    outcome text NOT NULL
+);
+
+
+--
+-- Name: record_audit_seq_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.record_audit_seq_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+
+--
+-- Name: record_audit_seq_seq; Type: SEQUENCE OWNED BY; Schema: public; Owner: -
+--
+
+ALTER SEQUENCE public.record_audit_seq_seq OWNED BY public.record_audit.seq;
+
+
+--
+-- Name: record_change_seq; Type: SEQUENCE; Schema: public; Owner: -
+--
+
+CREATE SEQUENCE public.record_change_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
+
+
+--
+-- Name: record_documents; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.record_documents (
+    tenant text NOT NULL,
+    agent text NOT NULL,
+    path text NOT NULL,
+    body text,
+    sha256 text,
+    modified_ns bigint NOT NULL,
+    change bigint NOT NULL
+);
+
+
+--
+-- Name: record_items; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.record_items (
+    tenant text NOT NULL,
+    agent text NOT NULL,
+    path text NOT NULL,
+    "position" integer NOT NULL,
+    id text NOT NULL,
+    type text NOT NULL,
+    status text NOT NULL,
+    scope text NOT NULL,
+    channel text,
+    user_name text,
+    team text,
+    key text,
+    section text,
+    content text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    valid_from timestamp with time zone,
+    valid_to timestamp with time zone,
+    superseded_by text,
+    session_id text,
+    speaker text,
+    data jsonb NOT NULL
+);
+
+
+--
+-- Name: record_proposals; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.record_proposals (
+    tenant text NOT NULL,
+    agent text NOT NULL,
+    id text NOT NULL,
+    source_agent text NOT NULL,
+    created_at timestamp with time zone NOT NULL,
+    section text NOT NULL,
+    text text NOT NULL
+);
+
+
+--
+-- Name: record_tenants; Type: TABLE; Schema: public; Owner: -
+--
+
+CREATE TABLE public.record_tenants (
+    tenant text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+
+
+--
+-- Name: record_audit seq; Type: DEFAULT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.record_audit ALTER COLUMN seq SET DEFAULT nextval('public.record_audit_seq_seq'::regclass);
+
+
+--
+-- Data for Name: idx_corpus; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+INSERT INTO public.idx_corpus VALUES ('default', 'acme', 4, 26, 9);
+
+
+--
+-- Data for Name: idx_embeddings; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+INSERT INTO public.idx_embeddings VALUES ('f15d23107c5fa797c14812bdfd689f52', 'hashing-256', '[0,0,0,0,0.32879797,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.16439898,0,0,0,0,0,0,0,0,0,0,0,-0.32879797,0,-0.16439898,0,0,0,0,0.32879797,0,0,0,0,0,-0.49319696,0,0,0,0,0.16439898,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-0.32879797,0,0,0,0,0,0,0,0,0,0.16439898,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.16439898,0,0,-0.16439898,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-0.16439898,0,0,0,0,0,0,-0.16439898,0,0,0,0,0,0,0,0,0,0,0,0,-0.16439898,0,0,0,0,0,0,0,0,0,0,0,0,0.16439898,0,0,0,0,0,-0.16439898,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-0.16439898,0,0]');
+INSERT INTO public.idx_embeddings VALUES ('d4cdac48cd932e64f3ab50ed9c34fc8e', 'hashing-256', '[0,0,0,0,0.3592106,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-0.3592106,0,-0.1796053,0,0,0.1796053,0,0.1796053,0,0,0,0,0,-0.1796053,0,0,0,0,0.1796053,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-0.3592106,0,0,0,0,0,0,0,0,0,0.1796053,0,0,0,0,0,0,0,0,0,0,0,0,0,0.1796053,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.1796053,0,0,-0.1796053,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-0.3592106,0,0,0,0,0,0,0,0,0,-0.1796053,0,0,0,0,0,0,-0.1796053,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.1796053,0,0,0,0,0,-0.1796053,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.1796053,0,0,0,0,-0.1796053,0,0]');
+INSERT INTO public.idx_embeddings VALUES ('affa6b9df0ac7c5630aa161c0eaf03f3', 'hashing-256', '[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.13130644,0,0,0.13130644,0,0,0.13130644,0,0,-0.13130644,0,0,0,0,0,0,0,0,0,0,0,0,0.13130644,0,0,0,0.13130644,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.13130644,-0.26261288,0,0,-0.26261288,0,-0.13130644,0,0,0,0,-0.13130644,0,-0.13130644,0,0,0,-0.13130644,0,0,0,0,0,0,0,0.13130644,0,0,-0.13130644,0,0,0,-0.13130644,0,0,0,0,0,0,0,0.13130644,0,0,0,0,0,0,0,0,0,0,0,0.26261288,0,0,0.13130644,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-0.13130644,0,0,0,0,0,0,0.13130644,0,0,-0.13130644,-0.13130644,0,0,0,0,-0.26261288,0.13130644,0,0,0,0,0,0,0,0,0.13130644,0,0,0,0,0,0,0,0,0,0,0,0,0.13130644,0,0,0,0,0,0,0,0,0,-0.13130644,0,0,0,0,0.13130644,0,-0.26261288,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.13130644,0.26261288,0,0,0,0,0.13130644,0,0,0,0,0,0,0,0,0,-0.26261288,0,0.13130644,0,0.13130644,0,0,0,0,0.13130644,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]');
+INSERT INTO public.idx_embeddings VALUES ('036712daec1cfaa5f7683a5a3df4bb58', 'hashing-256', '[0,0.13018891,0,0.26037782,-0.13018891,0,0,0,0,0,0,0,0.26037782,0,0,0,0.13018891,0,0,0,0,0,0,-0.13018891,0.13018891,0,0,-0.13018891,0,0,0.13018891,0,0,0,0.26037782,-0.26037782,0,0,0,0,0.13018891,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-0.26037782,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-0.13018891,0.13018891,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.13018891,0,0,0,0,0,0,0,0.13018891,-0.13018891,0,0,0,0,0,0,-0.13018891,0,0,0,0,0,0,0.13018891,0,0,0.26037782,0,0,0,0.13018891,0,0,0,0,0,0,-0.13018891,0,0,0,0,0,0,0,0,0,0,0,0,0,0.26037782,0,0,0,0,0,0,0,0,0.13018891,0,0,0,0,0,0.13018891,0,0,0,0.13018891,0,0,0,0.13018891,0,0,0,0,0,-0.13018891,0,0,0,0,0.13018891,0,0,0,0,0,0,-0.13018891,0,0,0,0,0,0,0,0,0,0,0.13018891,0,-0.13018891,0,0,0,0,0,0,0,-0.13018891,0.13018891,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.13018891,0,-0.13018891,0,0,-0.13018891,0,0,0,0]');
+
+
+--
+-- Data for Name: idx_items; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+INSERT INTO public.idx_items VALUES (3, 'f-fdc61182739e', 'default', 'history.md', 0, 'default', 'acme', 'history.md', 4, NULL, '{}', 'fact', 3, 'long', 'personal', NULL, NULL, NULL, 'city', 'city', 'Lives in Lviv', false, 'explicit', 'User', NULL, NULL, 0.8, 'superseded', 1795165200, 1795165200, 1795165200, 1795165500, 'f-5e9e0b1a5069', NULL, NULL, '{Lviv}', '{lviv}', '{}', 'city: Lives in Lviv', 'f15d23107c5fa797c14812bdfd689f52', 6, '[0,0,0,0,0.32879797,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.16439898,0,0,0,0,0,0,0,0,0,0,0,-0.32879797,0,-0.16439898,0,0,0,0,0.32879797,0,0,0,0,0,-0.49319696,0,0,0,0,0.16439898,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-0.32879797,0,0,0,0,0,0,0,0,0,0.16439898,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.16439898,0,0,-0.16439898,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-0.16439898,0,0,0,0,0,0,-0.16439898,0,0,0,0,0,0,0,0,0,0,0,0,-0.16439898,0,0,0,0,0,0,0,0,0,0,0,0,0.16439898,0,0,0,0,0,-0.16439898,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-0.16439898,0,0]');
+INSERT INTO public.idx_items VALUES (2, 'f-5e9e0b1a5069', 'default', 'brain.md', 0, 'default', 'acme', 'brain.md', 4, NULL, '{}', 'fact', 3, 'long', 'personal', NULL, NULL, NULL, 'city', 'city', 'Lives in Kyiv', false, 'explicit', 'User', NULL, NULL, 0.8, 'current', 1795165500, 1795165500, 1795165500, NULL, NULL, NULL, NULL, '{Kyiv}', '{kyiv}', '{}', 'city: Lives in Kyiv', 'd4cdac48cd932e64f3ab50ed9c34fc8e', 6, '[0,0,0,0,0.3592106,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-0.3592106,0,-0.1796053,0,0,0.1796053,0,0.1796053,0,0,0,0,0,-0.1796053,0,0,0,0,0.1796053,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-0.3592106,0,0,0,0,0,0,0,0,0,0.1796053,0,0,0,0,0,0,0,0,0,0,0,0,0,0.1796053,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.1796053,0,0,-0.1796053,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-0.3592106,0,0,0,0,0,0,0,0,0,-0.1796053,0,0,0,0,0,0,-0.1796053,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.1796053,0,0,0,0,0,-0.1796053,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.1796053,0,0,0,0,-0.1796053,0,0]');
+INSERT INTO public.idx_items VALUES (4, 'n-6cc7b056f947', 'default', 'memory/2026-11-20.md', 0, 'default', 'acme', 'memory/2026-11-20.md', 4, NULL, '{}', 'note', 3, 'mid', 'personal', NULL, NULL, NULL, NULL, NULL, NULL, false, 'auto', 'Retain', NULL, NULL, 0.5, 'current', 1795165500, 1795165500, NULL, NULL, NULL, NULL, NULL, '{}', '{}', '{}', 'Prefers tea over coffee in the morning', 'affa6b9df0ac7c5630aa161c0eaf03f3', 7, '[0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.13130644,0,0,0.13130644,0,0,0.13130644,0,0,-0.13130644,0,0,0,0,0,0,0,0,0,0,0,0,0.13130644,0,0,0,0.13130644,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.13130644,-0.26261288,0,0,-0.26261288,0,-0.13130644,0,0,0,0,-0.13130644,0,-0.13130644,0,0,0,-0.13130644,0,0,0,0,0,0,0,0.13130644,0,0,-0.13130644,0,0,0,-0.13130644,0,0,0,0,0,0,0,0.13130644,0,0,0,0,0,0,0,0,0,0,0,0.26261288,0,0,0.13130644,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-0.13130644,0,0,0,0,0,0,0.13130644,0,0,-0.13130644,-0.13130644,0,0,0,0,-0.26261288,0.13130644,0,0,0,0,0,0,0,0,0.13130644,0,0,0,0,0,0,0,0,0,0,0,0,0.13130644,0,0,0,0,0,0,0,0,0,-0.13130644,0,0,0,0,0.13130644,0,-0.26261288,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.13130644,0.26261288,0,0,0,0,0.13130644,0,0,0,0,0,0,0,0,0,-0.26261288,0,0.13130644,0,0.13130644,0,0,0,0,0.13130644,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0]');
+INSERT INTO public.idx_items VALUES (5, 't-2caea21d3e21', 'default', 'sessions/s1.md', 0, 'default', 'acme', 'sessions/s1.md', 6, 's1', '{s1_1}', 'message', 2, 'short', 'personal', NULL, NULL, NULL, NULL, NULL, NULL, false, 'auto', NULL, NULL, NULL, 0.3, 'current', 1795165500, 1795165500, NULL, NULL, NULL, 'user', 'user', '{}', '{}', '{}', 'The launch is planned for Friday', '036712daec1cfaa5f7683a5a3df4bb58', 7, '[0,0.13018891,0,0.26037782,-0.13018891,0,0,0,0,0,0,0,0.26037782,0,0,0,0.13018891,0,0,0,0,0,0,-0.13018891,0.13018891,0,0,-0.13018891,0,0,0.13018891,0,0,0,0.26037782,-0.26037782,0,0,0,0,0.13018891,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-0.26037782,0,0,0,0,0,0,0,0,0,0,0,0,0,0,-0.13018891,0.13018891,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.13018891,0,0,0,0,0,0,0,0.13018891,-0.13018891,0,0,0,0,0,0,-0.13018891,0,0,0,0,0,0,0.13018891,0,0,0.26037782,0,0,0,0.13018891,0,0,0,0,0,0,-0.13018891,0,0,0,0,0,0,0,0,0,0,0,0,0,0.26037782,0,0,0,0,0,0,0,0,0.13018891,0,0,0,0,0,0.13018891,0,0,0,0.13018891,0,0,0,0.13018891,0,0,0,0,0,-0.13018891,0,0,0,0,0.13018891,0,0,0,0,0,0,-0.13018891,0,0,0,0,0,0,0,0,0,0,0.13018891,0,-0.13018891,0,0,0,0,0,0,0,-0.13018891,0.13018891,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0.13018891,0,-0.13018891,0,0,-0.13018891,0,0,0,0]');
+
+
+--
+-- Data for Name: idx_meta; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+INSERT INTO public.idx_meta VALUES ('index_id', '0b1488a8c12915bb680e2f76ff83953c');
+INSERT INTO public.idx_meta VALUES ('vector_model', 'hashing-256256');
+
+
+--
+-- Data for Name: idx_sources; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+INSERT INTO public.idx_sources VALUES ('default', 'history.md', 'b85ed9654d09db8f0efb0ec55893b13d32973ed7a26c2e2c3589d08ae7160669', 1795598730419274292, 224);
+INSERT INTO public.idx_sources VALUES ('default', 'brain.md', '60a54629f073c0aa0654e51aaa0af120d6451625a3ce2c584d2eabbb9ab98cfd', 1795598730428917480, 217);
+INSERT INTO public.idx_sources VALUES ('default', 'memory/2026-11-20.md', '4a603f6901ba79e8c269bcc6b89fc45beafe4a45c4e65083699fe9a9c7b14d34', 1795598730674288071, 121);
+INSERT INTO public.idx_sources VALUES ('default', 'sessions/s1.md', 'c4afffeaeb66bd417eb9b1d75e518672fd236a3e516097e11d288abe1c6222c9', 1795598730789048640, 124);
+
+
+--
+-- Data for Name: idx_terms; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+INSERT INTO public.idx_terms VALUES ('citi', 3, 'default', 'acme', 2, '{0,16777216}');
+INSERT INTO public.idx_terms VALUES ('in', 3, 'default', 'acme', 1, '{2}');
+INSERT INTO public.idx_terms VALUES ('live', 3, 'default', 'acme', 1, '{1}');
+INSERT INTO public.idx_terms VALUES ('lviv', 3, 'default', 'acme', 2, '{3,33554432}');
+INSERT INTO public.idx_terms VALUES ('citi', 2, 'default', 'acme', 2, '{0,16777216}');
+INSERT INTO public.idx_terms VALUES ('in', 2, 'default', 'acme', 1, '{2}');
+INSERT INTO public.idx_terms VALUES ('kyiv', 2, 'default', 'acme', 2, '{3,33554432}');
+INSERT INTO public.idx_terms VALUES ('live', 2, 'default', 'acme', 1, '{1}');
+INSERT INTO public.idx_terms VALUES ('coffe', 4, 'default', 'acme', 1, '{3}');
+INSERT INTO public.idx_terms VALUES ('in', 4, 'default', 'acme', 1, '{4}');
+INSERT INTO public.idx_terms VALUES ('morn', 4, 'default', 'acme', 1, '{6}');
+INSERT INTO public.idx_terms VALUES ('over', 4, 'default', 'acme', 1, '{2}');
+INSERT INTO public.idx_terms VALUES ('prefer', 4, 'default', 'acme', 1, '{0}');
+INSERT INTO public.idx_terms VALUES ('tea', 4, 'default', 'acme', 1, '{1}');
+INSERT INTO public.idx_terms VALUES ('the', 4, 'default', 'acme', 1, '{5}');
+INSERT INTO public.idx_terms VALUES ('for', 5, 'default', 'acme', 1, '{4}');
+INSERT INTO public.idx_terms VALUES ('fridai', 5, 'default', 'acme', 1, '{5}');
+INSERT INTO public.idx_terms VALUES ('is', 5, 'default', 'acme', 1, '{2}');
+INSERT INTO public.idx_terms VALUES ('launch', 5, 'default', 'acme', 1, '{1}');
+INSERT INTO public.idx_terms VALUES ('plan', 5, 'default', 'acme', 1, '{3}');
+INSERT INTO public.idx_terms VALUES ('the', 5, 'default', 'acme', 1, '{0}');
+INSERT INTO public.idx_terms VALUES ('user', 5, 'default', 'acme', 1, '{50331648}');
+
+
+--
+-- Data for Name: idx_usage; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+
+
+--
+-- Data for Name: kronika_migrations; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+INSERT INTO public.kronika_migrations VALUES (1, 'extensions', '0f2b9be4ecb779816161f3b026e0d0ffe28e23607705c90c95515f0ed27d0893', '2026-11-25 09:25:29.671202+00');
+INSERT INTO public.kronika_migrations VALUES (100, 'record', 'e020d020db8896b2507ccdb6616050ce1a32f9555434fb9f9ee75f1a728b42af', '2026-11-25 09:25:29.671202+00');
+INSERT INTO public.kronika_migrations VALUES (200, 'search_index', 'e8624f7149e96614b5ee156effe93ab583ad97235f8e626d7b3595276d7c96c9', '2026-11-25 09:25:29.671202+00');
+INSERT INTO public.kronika_migrations VALUES (201, 'corpus_generation', '66db17e16261235c53998c66e6196102221221dc2c00a90c48ad7e417082f264', '2026-11-25 09:25:29.671202+00');
+
+
+--
+-- Data for Name: record_agents; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+INSERT INTO public.record_agents VALUES ('acme', 'default', '2026-11-25 09:25:30.01221+00');
+
+
+--
+-- Data for Name: record_audit; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+INSERT INTO public.record_audit VALUES (1, 'acme', '2026-11-20T09:00:00+00:00', '2026-11-20 09:00:00+00', 'remember', 'default', 'user', 'User', 'f-fdc61182739e', 'city: Lives in Lviv', 'applied');
+INSERT INTO public.record_audit VALUES (2, 'acme', '2026-11-20T09:05:00+00:00', '2026-11-20 09:05:00+00', 'supersede', 'default', 'user', 'User', 'f-5e9e0b1a5069', 'city: Lives in Kyiv (replaces f-fdc61182739e)', 'applied');
+INSERT INTO public.record_audit VALUES (3, 'acme', '2026-11-20T09:05:00+00:00', '2026-11-20 09:05:00+00', 'note', 'default', 'user', 'Retain', 'n-6cc7b056f947', 'Prefers tea over coffee in the morning', 'applied');
+INSERT INTO public.record_audit VALUES (4, 'acme', '2026-11-20T09:05:00+00:00', '2026-11-20 09:05:00+00', 'save_turn', 'default', 'user', 'sessions', NULL, 's1/s1_1 user', 'applied');
+
+
+--
+-- Data for Name: record_documents; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+INSERT INTO public.record_documents VALUES ('acme', 'default', 'identity.md', '# Identity
+
+Who this agent is: persona, tone, and rules it always follows.
+Edit this file freely; it is loaded at the start of every session.
+', '2658ec75f4c1efd0f32ce2cd804dd973c7bfd8c3f76826c34ed33f5a591f2f4c', 1795598729968073228, 1);
+INSERT INTO public.record_documents VALUES ('acme', 'default', 'history.md', '# Fact history
+
+## User
+- **city**: Lives in Lviv <!-- id=f-fdc61182739e src=explicit created=2026-11-20T09:00:00Z updated=2026-11-20T09:00:00Z imp=0.8 from=2026-11-20T09:00:00Z to=2026-11-20T09:05:00Z by=f-5e9e0b1a5069 -->
+', 'b85ed9654d09db8f0efb0ec55893b13d32973ed7a26c2e2c3589d08ae7160669', 1795598730419274292, 4);
+INSERT INTO public.record_documents VALUES ('acme', 'default', 'brain.md', '# Brain
+
+## User
+- **city**: Lives in Kyiv <!-- id=f-5e9e0b1a5069 src=explicit created=2026-11-20T09:05:00Z updated=2026-11-20T09:05:00Z imp=0.8 from=2026-11-20T09:05:00Z -->
+
+## Preferences
+
+## Decisions
+
+## Current
+', '60a54629f073c0aa0654e51aaa0af120d6451625a3ce2c584d2eabbb9ab98cfd', 1795598730428917480, 5);
+INSERT INTO public.record_documents VALUES ('acme', 'default', 'memory/2026-11-20.md', '# 2026-11-20
+
+## Retain
+- Prefers tea over coffee in the morning <!-- id=n-6cc7b056f947 created=2026-11-20T09:05:00Z -->
+', '4a603f6901ba79e8c269bcc6b89fc45beafe4a45c4e65083699fe9a9c7b14d34', 1795598730674288071, 6);
+INSERT INTO public.record_documents VALUES ('acme', 'default', 'sessions/s1.md', '---
+session: s1
+started: 2026-11-20T09:05:00Z
+---
+
+### [s1_1] user · 2026-11-20T09:05:00Z
+The launch is planned for Friday
+', 'c4afffeaeb66bd417eb9b1d75e518672fd236a3e516097e11d288abe1c6222c9', 1795598730789048640, 7);
+
+
+--
+-- Data for Name: record_items; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+INSERT INTO public.record_items VALUES ('acme', 'default', 'history.md', 0, 'f-fdc61182739e', 'fact', 'superseded', 'personal', NULL, NULL, NULL, 'city', 'User', 'city: Lives in Lviv', '2026-11-20 09:00:00+00', '2026-11-20 09:00:00+00', '2026-11-20 09:05:00+00', 'f-5e9e0b1a5069', NULL, NULL, '{"id": "f-fdc61182739e", "key": "city", "kind": null, "tags": [], "team": null, "tier": "long", "type": "fact", "user": null, "agent": "default", "layer": 3, "multi": false, "scope": "personal", "value": "Lives in Lviv", "source": "explicit", "status": "superseded", "tenant": "acme", "channel": null, "content": "city: Lives in Lviv", "section": "User", "speaker": null, "citation": "history.md#L4", "entities": ["Lviv"], "valid_to": "2026-11-20T09:05:00+00:00", "confidence": null, "created_at": "2026-11-20T09:00:00+00:00", "importance": 0.8, "provenance": {"line": 4, "path": "history.md", "turn_ids": [], "session_id": null}, "updated_at": "2026-11-20T09:00:00+00:00", "valid_from": "2026-11-20T09:00:00+00:00", "access_count": 0, "superseded_by": "f-5e9e0b1a5069", "last_accessed_at": null}');
+INSERT INTO public.record_items VALUES ('acme', 'default', 'brain.md', 0, 'f-5e9e0b1a5069', 'fact', 'current', 'personal', NULL, NULL, NULL, 'city', 'User', 'city: Lives in Kyiv', '2026-11-20 09:05:00+00', '2026-11-20 09:05:00+00', NULL, NULL, NULL, NULL, '{"id": "f-5e9e0b1a5069", "key": "city", "kind": null, "tags": [], "team": null, "tier": "long", "type": "fact", "user": null, "agent": "default", "layer": 3, "multi": false, "scope": "personal", "value": "Lives in Kyiv", "source": "explicit", "status": "current", "tenant": "acme", "channel": null, "content": "city: Lives in Kyiv", "section": "User", "speaker": null, "citation": "brain.md#L4", "entities": ["Kyiv"], "valid_to": null, "confidence": null, "created_at": "2026-11-20T09:05:00+00:00", "importance": 0.8, "provenance": {"line": 4, "path": "brain.md", "turn_ids": [], "session_id": null}, "updated_at": "2026-11-20T09:05:00+00:00", "valid_from": "2026-11-20T09:05:00+00:00", "access_count": 0, "superseded_by": null, "last_accessed_at": null}');
+INSERT INTO public.record_items VALUES ('acme', 'default', 'memory/2026-11-20.md', 0, 'n-6cc7b056f947', 'note', 'current', 'personal', NULL, NULL, NULL, NULL, 'Retain', 'Prefers tea over coffee in the morning', '2026-11-20 09:05:00+00', NULL, NULL, NULL, NULL, NULL, '{"id": "n-6cc7b056f947", "key": null, "kind": null, "tags": [], "team": null, "tier": "mid", "type": "note", "user": null, "agent": "default", "layer": 3, "multi": false, "scope": "personal", "value": null, "source": "auto", "status": "current", "tenant": "acme", "channel": null, "content": "Prefers tea over coffee in the morning", "section": "Retain", "speaker": null, "citation": "memory/2026-11-20.md#L4", "entities": [], "valid_to": null, "confidence": null, "created_at": "2026-11-20T09:05:00+00:00", "importance": 0.5, "provenance": {"line": 4, "path": "memory/2026-11-20.md", "turn_ids": [], "session_id": null}, "updated_at": "2026-11-20T09:05:00+00:00", "valid_from": null, "access_count": 0, "superseded_by": null, "last_accessed_at": null}');
+INSERT INTO public.record_items VALUES ('acme', 'default', 'sessions/s1.md', 0, 't-2caea21d3e21', 'message', 'current', 'personal', NULL, NULL, NULL, NULL, NULL, 'The launch is planned for Friday', '2026-11-20 09:05:00+00', NULL, NULL, NULL, 's1', 'user', '{"id": "t-2caea21d3e21", "key": null, "kind": null, "tags": [], "team": null, "tier": "short", "type": "message", "user": null, "agent": "default", "layer": 2, "multi": false, "scope": "personal", "value": null, "source": "auto", "status": "current", "tenant": "acme", "channel": null, "content": "The launch is planned for Friday", "section": null, "speaker": "user", "citation": "sessions/s1.md#L6", "entities": [], "valid_to": null, "confidence": null, "created_at": "2026-11-20T09:05:00+00:00", "importance": 0.3, "provenance": {"line": 6, "path": "sessions/s1.md", "turn_ids": ["s1_1"], "session_id": "s1"}, "updated_at": "2026-11-20T09:05:00+00:00", "valid_from": null, "access_count": 0, "superseded_by": null, "last_accessed_at": null}');
+
+
+--
+-- Data for Name: record_proposals; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+
+
+--
+-- Data for Name: record_tenants; Type: TABLE DATA; Schema: public; Owner: -
+--
+
+INSERT INTO public.record_tenants VALUES ('acme', '2026-11-25 09:25:29.94321+00');
+
+
+--
+-- Name: idx_corpus_generation; Type: SEQUENCE SET; Schema: public; Owner: -
+--
+
+SELECT pg_catalog.setval('public.idx_corpus_generation', 9, true);
+
+
+--
+-- Name: idx_items_rowid_seq; Type: SEQUENCE SET; Schema: public; Owner: -
+--
+
+SELECT pg_catalog.setval('public.idx_items_rowid_seq', 5, true);
+
+
+--
+-- Name: record_audit_seq_seq; Type: SEQUENCE SET; Schema: public; Owner: -
+--
+
+SELECT pg_catalog.setval('public.record_audit_seq_seq', 4, true);
+
+
+--
+-- Name: record_change_seq; Type: SEQUENCE SET; Schema: public; Owner: -
+--
+
+SELECT pg_catalog.setval('public.record_change_seq', 7, true);
+
+
+--
+-- Name: idx_corpus idx_corpus_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.idx_corpus
+    ADD CONSTRAINT idx_corpus_pkey PRIMARY KEY (agent, tenant);
+
+
+--
+-- Name: idx_embeddings idx_embeddings_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.idx_embeddings
+    ADD CONSTRAINT idx_embeddings_pkey PRIMARY KEY (text_hash, model);
+
+
+--
+-- Name: idx_items idx_items_id_key; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.idx_items
+    ADD CONSTRAINT idx_items_id_key UNIQUE (id);
+
+
+--
+-- Name: idx_items idx_items_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.idx_items
+    ADD CONSTRAINT idx_items_pkey PRIMARY KEY (rowid);
+
+
+--
+-- Name: idx_meta idx_meta_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.idx_meta
+    ADD CONSTRAINT idx_meta_pkey PRIMARY KEY (key);
+
+
+--
+-- Name: idx_sources idx_sources_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.idx_sources
+    ADD CONSTRAINT idx_sources_pkey PRIMARY KEY (agent, path);
+
+
+--
+-- Name: idx_terms idx_terms_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.idx_terms
+    ADD CONSTRAINT idx_terms_pkey PRIMARY KEY (term, item_rowid);
+
+
+--
+-- Name: idx_usage idx_usage_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.idx_usage
+    ADD CONSTRAINT idx_usage_pkey PRIMARY KEY (item_id);
+
+
+--
+-- Name: kronika_migrations kronika_migrations_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.kronika_migrations
+    ADD CONSTRAINT kronika_migrations_pkey PRIMARY KEY (version);
+
+
+--
+-- Name: record_agents record_agents_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.record_agents
+    ADD CONSTRAINT record_agents_pkey PRIMARY KEY (tenant, agent);
+
+
+--
+-- Name: record_audit record_audit_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.record_audit
+    ADD CONSTRAINT record_audit_pkey PRIMARY KEY (seq);
+
+
+--
+-- Name: record_documents record_documents_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.record_documents
+    ADD CONSTRAINT record_documents_pkey PRIMARY KEY (tenant, agent, path);
+
+
+--
+-- Name: record_items record_items_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.record_items
+    ADD CONSTRAINT record_items_pkey PRIMARY KEY (tenant, agent, path, "position");
+
+
+--
+-- Name: record_proposals record_proposals_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.record_proposals
+    ADD CONSTRAINT record_proposals_pkey PRIMARY KEY (tenant, agent, id);
+
+
+--
+-- Name: record_tenants record_tenants_pkey; Type: CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.record_tenants
+    ADD CONSTRAINT record_tenants_pkey PRIMARY KEY (tenant);
+
+
+--
+-- Name: idx_items_agent_created; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX idx_items_agent_created ON public.idx_items USING btree (agent, created_at);
+
+
+--
+-- Name: idx_items_created; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX idx_items_created ON public.idx_items USING btree (created_at);
+
+
+--
+-- Name: idx_items_entities; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX idx_items_entities ON public.idx_items USING gin (entity_norms);
+
+
+--
+-- Name: idx_items_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX idx_items_key ON public.idx_items USING btree (key_norm) WHERE (key_norm IS NOT NULL);
+
+
+--
+-- Name: idx_items_source; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX idx_items_source ON public.idx_items USING btree (source_agent, source_path, pos);
+
+
+--
+-- Name: idx_items_tenant; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX idx_items_tenant ON public.idx_items USING btree (tenant);
+
+
+--
+-- Name: idx_items_text_hash; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX idx_items_text_hash ON public.idx_items USING btree (text_hash);
+
+
+--
+-- Name: idx_terms_agent; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX idx_terms_agent ON public.idx_terms USING btree (term, agent, tenant);
+
+
+--
+-- Name: idx_terms_item; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX idx_terms_item ON public.idx_terms USING btree (item_rowid);
+
+
+--
+-- Name: record_audit_agent; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX record_audit_agent ON public.record_audit USING btree (tenant, target_agent, seq);
+
+
+--
+-- Name: record_documents_change; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX record_documents_change ON public.record_documents USING btree (tenant, change);
+
+
+--
+-- Name: record_items_id; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX record_items_id ON public.record_items USING btree (tenant, agent, id);
+
+
+--
+-- Name: record_items_key; Type: INDEX; Schema: public; Owner: -
+--
+
+CREATE INDEX record_items_key ON public.record_items USING btree (tenant, agent, key) WHERE (key IS NOT NULL);
+
+
+--
+-- Name: idx_items idx_items_added; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER idx_items_added AFTER INSERT ON public.idx_items REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION public.idx_corpus_added();
+
+
+--
+-- Name: idx_items idx_items_removed; Type: TRIGGER; Schema: public; Owner: -
+--
+
+CREATE TRIGGER idx_items_removed AFTER DELETE ON public.idx_items REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION public.idx_corpus_removed();
+
+
+--
+-- Name: idx_terms idx_terms_item_rowid_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.idx_terms
+    ADD CONSTRAINT idx_terms_item_rowid_fkey FOREIGN KEY (item_rowid) REFERENCES public.idx_items(rowid) ON DELETE CASCADE;
+
+
+--
+-- Name: record_agents record_agents_tenant_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.record_agents
+    ADD CONSTRAINT record_agents_tenant_fkey FOREIGN KEY (tenant) REFERENCES public.record_tenants(tenant);
+
+
+--
+-- Name: record_audit record_audit_tenant_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.record_audit
+    ADD CONSTRAINT record_audit_tenant_fkey FOREIGN KEY (tenant) REFERENCES public.record_tenants(tenant);
+
+
+--
+-- Name: record_documents record_documents_tenant_agent_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.record_documents
+    ADD CONSTRAINT record_documents_tenant_agent_fkey FOREIGN KEY (tenant, agent) REFERENCES public.record_agents(tenant, agent);
+
+
+--
+-- Name: record_items record_items_tenant_agent_path_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.record_items
+    ADD CONSTRAINT record_items_tenant_agent_path_fkey FOREIGN KEY (tenant, agent, path) REFERENCES public.record_documents(tenant, agent, path);
+
+
+--
+-- Name: record_proposals record_proposals_tenant_agent_fkey; Type: FK CONSTRAINT; Schema: public; Owner: -
+--
+
+ALTER TABLE ONLY public.record_proposals
+    ADD CONSTRAINT record_proposals_tenant_agent_fkey FOREIGN KEY (tenant, agent) REFERENCES public.record_agents(tenant, agent);
+
+
+--
+-- PostgreSQL database dump complete
+--
+
+\unrestrict 91EKgDWF5qknn49nT3Iba5eNkn6ZJ4oNyfAZbD2vLYp8jR5FhnIQQMLAIZxP1lo
+
