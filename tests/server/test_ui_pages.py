@@ -38,7 +38,7 @@ HIDDEN = "2026-11-25_002"
 SUMMARY = "Rozmowa o psie Burku i o tym, że Zofia woli herbatę."
 VIEWS = (
     "brain", "facts", "search", "items", "sessions", "summaries", "entities", "opinions",
-    "lessons", "proposals", "audit", "export",
+    "lessons", "proposals", "audit", "export", "charts", "policies",
 )  # fmt: skip
 
 
@@ -150,6 +150,11 @@ def test_summaries_and_explain_are_read_as_the_caller(
     assert served.call("GET", f"/v1/agents/alice/sessions/{HIDDEN}/summary").status == 404
     as_bob = served.call("GET", "/v1/agents/alice/summaries", headers={"X-Kronika-User": "bob"})
     assert "Sekret Boba." in [s["content"] for s in as_bob.body["summaries"]]
+
+    sessions = served.call("GET", "/v1/agents/alice/sessions", key="acme-reader")
+    assert [s["session_id"] for s in sessions.body["sessions"]] == [SESSION]
+    as_bob = served.call("GET", "/v1/agents/alice/sessions", headers={"X-Kronika-User": "bob"})
+    assert HIDDEN in [s["session_id"] for s in as_bob.body["sessions"]]
 
     why = served.call("GET", "/v1/agents/alice/explain/city")
     assert why.status == 200
@@ -444,6 +449,14 @@ def test_the_keyboard_reaches_the_nav_and_the_search_box(
     assert "nav:brain" in seen and seen[-1] == "nav:search"
     outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
     assert outline != "none"  # the focus is visible
+    focused = "document.activeElement.dataset.view"
+    for key, view in (("ArrowRight", "items"), ("ArrowLeft", "search"), ("End", VIEWS[-1])):
+        page.keyboard.press(key)
+        assert page.evaluate(focused) == view
+    page.keyboard.press("Home")
+    assert page.evaluate(focused) == "brain"
+    for _ in range(2):
+        page.keyboard.press("ArrowRight")
     page.keyboard.press("Enter")
     page.wait_for_selector("#view-search:not([hidden])")
     for _ in range(20):

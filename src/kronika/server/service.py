@@ -316,7 +316,13 @@ class Service:
     def sessions(self, caller: Caller, agent: str) -> dict[str, Any]:
         memory = self._read(caller, agent)
         with self._held(caller):
-            headers = memory.workspace.session_headers(agent)
+            # a header (its summary, its user) is the session's: listed only to a
+            # reader who may see the session's turns
+            headers = [
+                h
+                for h in memory.workspace.session_headers(agent)
+                if memory.load_session(h.session_id, agent=agent)
+            ]
         return {
             "sessions": [
                 {"session_id": h.session_id, "status": h.status, "fields": dict(h.fields)}

@@ -315,5 +315,15 @@ new MutationObserver(() => {
   requestAnimationFrame(() => { labelTables(); labelling = false; });
 }).observe(document.querySelector("main"), { childList: true, subtree: true });
 
+// The views' bar answers the arrow keys, Home and End as well as Tab.
+$("tabs").addEventListener("keydown", (e) => {
+  const tabs = [...$("tabs").querySelectorAll("button")];
+  const at = tabs.indexOf(document.activeElement);
+  const to = { ArrowRight: at + 1, ArrowLeft: at - 1, Home: 0, End: tabs.length - 1 }[e.key];
+  if (at < 0 || to === undefined) return;
+  e.preventDefault();
+  tabs[(to + tabs.length) % tabs.length].focus();
+});
+
 $("export-zip").addEventListener("click", () => exportZip().catch((err) => say(err.message, true)));
 $("import-form").addEventListener("submit", (e) => importFile(e).catch((err) => say(err.message, true)));
