@@ -21,7 +21,7 @@ import pytest
 from backends import NEIGHBOUR, Backend
 from kronika.core.model import ItemType, Status
 from kronika.engine.portability import export_memory, import_export
-from kronika.errors import PermissionDenied
+from kronika.errors import InvalidInput, InvalidQuery, PermissionDenied
 from kronika.stores.postgres.connect import index_schema
 from kronika.testing import FrozenClock
 
@@ -120,6 +120,24 @@ def test_every_write_is_audited(backend: Backend, clock: FrozenClock) -> None:
     actions = [(e.action, e.outcome) for e in backend.open("b", clock=clock).audit()]
     assert actions[:2] == [("remember", "applied"), ("supersede", "applied")]
     assert memory.load_session("s1")[0].content == "hola, soy Luca"
+
+
+def test_a_nul_character_is_a_clear_error_on_every_backend(
+    backend: Backend, clock: FrozenClock
+) -> None:
+    memory = backend.open(clock=clock)
+    memory.remember("keeps bees", key="hobby")
+    for write in (
+        lambda: memory.remember("tea\x00 with milk", key="drink"),
+        lambda: memory.remember("x", key="dr\x00ink"),
+        lambda: memory.note("met \x00Olena"),
+        lambda: memory.save_turn("s1", "user", "hola\x00"),
+    ):
+        with pytest.raises(InvalidInput, match="NUL"):
+            write()
+    with pytest.raises(InvalidQuery, match="NUL"):
+        memory.recall("bees\x00")
+    assert [f.value for f in backend.open("b", clock=clock).facts()] == ["keeps bees"]
 
 
 def test_export_then_import_gives_the_same_memory(

@@ -4,7 +4,8 @@ or an ``OverflowError`` from deep inside.
 
 Text must be ``str`` without lone surrogates (``"\\udcff"``: what Python makes of
 bytes that were not UTF-8, e.g. in a command-line argument; they cannot be written
-to a UTF-8 file). Numbers must be ``int`` (not ``bool``) inside a stated range.
+to a UTF-8 file) and without NUL (``"\\x00"``, which PostgreSQL cannot store: refused
+on every backend alike). Numbers must be ``int`` (not ``bool``) inside a stated range.
 A fact key must survive the Brain's ``- **key**: value`` line, so it may not hold
 ``**:``, which would end the key early.
 """
@@ -26,6 +27,7 @@ MAX_LIMIT = 1_000_000
 MAX_OFFSET = 1_000_000_000
 
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+_NUL = "\x00"
 KEY_END = "**:"
 
 
@@ -38,6 +40,11 @@ def text(value: object, *, what: str, error: type[KronikaError] = InvalidInput) 
         raise error(
             f"{what} holds {bad.group()!r} at position {bad.start()}, which is not a Unicode"
             " character (bytes that were not UTF-8?); pass the text as UTF-8"
+        )
+    if _NUL in value:
+        raise error(
+            f"{what} holds a NUL character (\\x00) at position {value.index(_NUL)};"
+            " text cannot hold it"
         )
     return value
 
