@@ -134,9 +134,9 @@ def test_growth_counts_the_items_kept_by_the_day_they_were_created(served: Serve
         "short": only(d3=1, d2=1),
     }
     assert body["by_type"] == {
-        "fact": only(d3=1),
         "message": only(d3=1, d2=1),
         "note": only(today=1),
+        "profile": only(d3=1),  # a liking is a profile fact
     }
     assert body["before"] == 1  # Kraków, 40 days ago
     assert body["total"] == 5 == len(acme.items(agent="alice", reader=acme.reader()))

@@ -446,9 +446,12 @@ class Indexer:
     def _appended_facts(self, agent: str, path: str, report: SyncReport, embed: bool) -> bool:
         """Index only the facts kronika appended to a fact file since it was indexed
         (:meth:`MarkdownWorkspace.appended_facts`), or nothing when the file is as
-        indexed; ``False`` (nothing done) when it changed in any other way."""
-        state = self._index.source_states(agent).get(path)
+        indexed (or neither there nor indexed); ``False`` (nothing done) when it changed
+        in any other way."""
+        state = self._source_state(agent, path)
         source = self._workspace.source_file(agent, path)
+        if state is None and source is None:
+            return True  # no archive or history yet
         if state is None or source is None:
             return False
         new = self._workspace.appended_facts(agent, path, state.content_hash)
@@ -473,6 +476,15 @@ class Indexer:
         report.items_indexed += len(new)
         return True
 
+    def _source_state(self, agent: str, path: str) -> SourceState | None:
+        """The index's state of one file: looked up alone where the index can (a write
+        must not cost more with every session file the agent has)."""
+        one = getattr(self._index, "source_state", None)
+        if one is not None:
+            found: SourceState | None = one(agent, path)
+            return found
+        return self._index.source_states(agent).get(path)
+
     def _patched_facts(self, agent: str, path: str, report: SyncReport, embed: bool) -> bool:
         """Re-index only the facts that kronika's own rewrites of the Brain changed since
         it was indexed (:meth:`MarkdownWorkspace.rewritten_facts`): rows of facts added
@@ -481,7 +493,7 @@ class Indexer:
         patch = getattr(self._index, "patch_source", None)  # the SQLite index alone has it
         if patch is None:
             return False
-        state = self._index.source_states(agent).get(path)
+        state = self._source_state(agent, path)
         source = self._workspace.source_file(agent, path)
         if state is None or source is None:
             return False

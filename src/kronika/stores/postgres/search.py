@@ -281,9 +281,9 @@ def vectors(
     ``approximate`` None: exact (every row the filter keeps is scored). Otherwise the
     dimension of the HNSW index to walk, with :func:`graph_settings` in force on
     ``conn``: pgvector's iterative scan keeps walking the graph until ``limit`` rows
-    pass the filter, and the candidates are then ordered by
-    their exact score. Too few found (a narrow filter the walk gave up on) falls back
-    to the exact scan.
+    pass the filter, and the candidates are then ordered by their exact score (the
+    distance the walk computed from the row's own vector). Too few found (a narrow
+    filter the walk gave up on) falls back to the exact scan.
     """
     q = np.asarray(query, dtype=np.float32).reshape(-1)
     norm = float(np.linalg.norm(q))

@@ -289,6 +289,16 @@ class SqliteIndex:
             ).fetchall()
         return {row[1]: SourceState(*row) for row in found}
 
+    def source_state(self, agent: str, path: str) -> SourceState | None:
+        """The state of one indexed file (``None`` when the index holds none)."""
+        with self._reading() as conn:
+            row = conn.execute(
+                "SELECT agent, path, content_hash, mtime_ns, size FROM sources"
+                " WHERE agent = ? AND path = ?",
+                (agent, path),
+            ).fetchone()
+        return None if row is None else SourceState(*row)
+
     def replace_source(
         self,
         state: SourceState,
