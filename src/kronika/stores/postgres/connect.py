@@ -10,12 +10,14 @@ changed after it was applied, or a database that has migrations this kronika doe
 know (a newer kronika wrote it), is an error rather than a guess.
 
 Numbering: 0001-0099 the base, 0100-0199 the records (items, facts, sessions, audit,
-proposals, tenants), 0200-0299 the search index, 0300-0399 links and other additions.
+proposals, tenants), 0200-0299 the search index, 0300-0399 additions to it, 0400 on the
+server's shared tables (job records).
 
-One database holds many tenants. The base and the records (below 0200) live in the
-shared schema (the connection's default, ``public`` on a stock server), keyed by tenant
-in their rows, with their ledger there. Everything from 0200 on is the search index,
-whose tables tell sources apart by agent alone: each tenant gets a schema of its own
+One database holds many tenants. The base, the records and the server's tables (all
+but 0200-0399) live in the shared schema (the connection's default, ``public`` on a
+stock server), keyed by tenant in their rows, with their ledger there. 0200-0399 are
+the search index, whose tables tell sources apart by agent alone: each tenant gets a
+schema of its own
 (:func:`index_schema`), with those migrations applied in it and a ledger of its own,
 and the index's connections put that schema first on their ``search_path``
 (:func:`scoped_url`), the shared schema after it (where the extensions and their
@@ -44,7 +46,7 @@ if TYPE_CHECKING:
 MIGRATIONS_PACKAGE = "kronika.stores.postgres.migrations"
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
 _LOCK_KEY = 0x6B726F6E  # "kron": the advisory lock migrations hold
-INDEX_FROM = 200  # migrations from this number on are the search index's, per tenant
+INDEX_FROM, INDEX_UNTIL = 200, 400  # the search index's migrations, applied per tenant
 _SCHEMA_PREFIX = "kronika_idx_"
 EXTRA_HINT = "PostgreSQL needs the postgres extra: pip install 'kronika[postgres]'"
 
@@ -146,15 +148,16 @@ def known_migrations() -> list[Migration]:
 
 
 def migrate(conn: psycopg.Connection[Any]) -> list[str]:
-    """Apply every shared migration (below 0200: the base and the store of record) not
-    applied yet, in the connection's default schema; returns the names applied now."""
-    shared = [m for m in known_migrations() if m.version < INDEX_FROM]
+    """Apply every shared migration (all but 0200-0399: the base, the store of record,
+    the server's tables) not applied yet, in the connection's default schema; returns
+    the names applied now."""
+    shared = [m for m in known_migrations() if not is_index_migration(m)]
     return _locked(conn, lambda: _apply(conn, "kronika_migrations", shared, None))
 
 
 def migrate_index(conn: psycopg.Connection[Any], tenant: str) -> tuple[str, list[str]]:
     """Bring ``tenant``'s search index up to date in its own schema: the migrations
-    from 0200 on, with their ledger there. A database whose index still lies in the
+    0200-0399, with their ledger there. A database whose index still lies in the
     shared schema (written before tenants had schemas) has it moved, under the same
     lock, into the schema of the tenant the store of record names first (the one
     opening it when the record names none). Returns the schema and the names applied
@@ -162,7 +165,7 @@ def migrate_index(conn: psycopg.Connection[Any], tenant: str) -> tuple[str, list
     """
     schema = index_schema(tenant)
     shared = shared_schema(conn)
-    index = [m for m in known_migrations() if m.version >= INDEX_FROM]
+    index = [m for m in known_migrations() if is_index_migration(m)]
 
     def work() -> list[str]:
         if _exists(conn, f'"{shared}".idx_meta'):
@@ -184,6 +187,10 @@ def _locked(conn: psycopg.Connection[Any], work: Callable[[], list[str]]) -> lis
     conn.execute("SELECT pg_advisory_lock(%s)", (_LOCK_KEY,))
     try:
         applied_now = work()
+        conn.commit()  # before the lock goes: the next holder must see every change
+    except BaseException:
+        conn.rollback()
+        raise
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (_LOCK_KEY,))
         conn.commit()
@@ -211,6 +218,7 @@ def _apply(
         row[0]: (row[1], row[2])
         for row in conn.execute(f"SELECT version, name, checksum FROM {ledger}")
     }
+    conn.commit()  # so that each migration below is a transaction, not a savepoint
     everything = {m.version for m in known_migrations()}
     unknown = sorted(set(done) - everything)
     if unknown:
@@ -290,17 +298,23 @@ def _move_shared_index(conn: psycopg.Connection[Any], shared: str, opening: str)
         conn.execute(
             f'INSERT INTO "{target}".kronika_migrations (version, name, checksum, applied_at)'
             f' SELECT version, name, checksum, applied_at FROM "{shared}".kronika_migrations'
-            " WHERE version >= %s ON CONFLICT DO NOTHING",
-            (INDEX_FROM,),
+            " WHERE version >= %s AND version < %s ON CONFLICT DO NOTHING",
+            (INDEX_FROM, INDEX_UNTIL),
         )
         conn.execute(
-            f'DELETE FROM "{shared}".kronika_migrations WHERE version >= %s', (INDEX_FROM,)
+            f'DELETE FROM "{shared}".kronika_migrations WHERE version >= %s AND version < %s',
+            (INDEX_FROM, INDEX_UNTIL),
         )
         conn.execute(
             "INSERT INTO record_index_schemas (tenant, schema_name) VALUES (%s, %s)"
             " ON CONFLICT DO NOTHING",
             (owner, target),
         )
+
+
+def is_index_migration(migration: Migration) -> bool:
+    """Whether ``migration`` is the search index's (applied in each tenant's schema)."""
+    return INDEX_FROM <= migration.version < INDEX_UNTIL
 
 
 def index_schema(tenant: str) -> str:
