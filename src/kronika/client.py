@@ -259,12 +259,14 @@ class Client:
         confidence: float | None = None,
         scope: str | None = None,
         channel: str | None = None,
+        tags: Sequence[str] = (),
     ) -> WriteReceipt:
         body = _clean(
             {
                 "text": text,
                 "kind": str(kind) if kind else None,
                 "confidence": confidence,
+                "tags": list(tags),
                 "scope": str(scope) if scope else None,
                 "channel": channel,
             }

@@ -204,7 +204,7 @@ class Consolidator:
                 return None
             if tag == "WORLD":
                 return _describe(
-                    self.memory._retain(
+                    self.memory.note(
                         value,
                         agent=agent,
                         source_agent=agent,

@@ -383,46 +383,17 @@ class MemoryWrites(MemoryBase):
         channel: str | None = None,
         team: str | None = None,
         reader: Reader | None = None,
+        tags: Sequence[str] = (),
     ) -> WriteReceipt:
         """Retain a note in today's daily log (``memory/YYYY-MM-DD.md``, ``## Retain``),
         for the audience :meth:`remember` would give it.
 
         ``kind`` types it (SPEC M6): ``W`` world (semantic memory), ``B`` experience
         (first person), ``O`` opinion — with ``confidence`` from 0 to 1 —, ``S``
-        observation. ``@Name`` mentions in the text are its entities.
+        observation. ``@Name`` mentions in the text are its entities. ``tags`` are kept
+        with the note (consolidation tags a world note ``session:<id>``, the conversation
+        it was learned in).
         """
-        return self._retain(
-            text,
-            agent=agent,
-            at=at,
-            source_agent=source_agent,
-            kind=kind,
-            confidence=confidence,
-            scope=scope,
-            user=user,
-            channel=channel,
-            team=team,
-            reader=reader,
-        )
-
-    def _retain(
-        self,
-        text: str,
-        *,
-        agent: str | None = None,
-        at: datetime | None = None,
-        source_agent: str = USER,
-        kind: RetainKind | str | None = None,
-        confidence: float | None = None,
-        scope: Scope | str | None = None,
-        user: str | None = None,
-        channel: str | None = None,
-        team: str | None = None,
-        reader: Reader | None = None,
-        tags: Sequence[str] = (),
-    ) -> WriteReceipt:
-        """:meth:`note`, with ``tags`` kept with the note (consolidation: ``session:<id>``,
-        the conversation a world note was learned in)."""
         clean = _clean(text, what="the note", limit=MAX_VALUE_CHARS)
         at = checks.moment(at, what="at")
         retain = checks.retain_kind(kind)

@@ -38,6 +38,7 @@ class NoteBody(Body):
         None, description="W world, B experience (first person), O opinion, S observation"
     )
     confidence: float | None = Field(None, ge=0, le=1, description="an opinion's (kind O)")
+    tags: list[str] = Field(default_factory=list, max_length=100)
     scope: ScopeName | None = None
     channel: str | None = Field(None, max_length=200)
 
