@@ -30,24 +30,7 @@ def policies_json(settings: Settings) -> dict[str, Any]:
         "config": str(settings.home / CONFIG_FILE),
         "dm_channels": list(policies.dm_channels),
         "retention_days": {tier.value: policies.retention.get(tier) for tier in TIER_ORDER},
-        "policies": [
-            {
-                "name": rule.name,
-                "tenants": list(rule.tenants),
-                "agents": list(rule.agents),
-                "users": list(rule.users),
-                "channels": list(rule.channels),
-                "scopes": [s.value for s in rule.scopes],
-                "tiers": [t.value for t in rule.tiers],
-                "dm": rule.dm,
-                "store": rule.store,
-                "max_tier": rule.max_tier.value if rule.max_tier else None,
-                "retention_days": rule.retention_days,
-                "applies_to": rule.selection(),
-                "effect": rule.effect(),
-            }
-            for rule in policies.rules
-        ],
+        "policies": [rule.as_dict() for rule in policies.rules],
     }
 
 

@@ -103,6 +103,24 @@ class StorageRule:
             said.append("direct messages" if self.dm else "not direct messages")
         return "; ".join(said) or "every item"
 
+    def as_dict(self) -> dict[str, Any]:
+        """The rule as ``kronika policies --json`` shows it, with its words."""
+        return {
+            "name": self.name,
+            "tenants": list(self.tenants),
+            "agents": list(self.agents),
+            "users": list(self.users),
+            "channels": list(self.channels),
+            "scopes": [s.value for s in self.scopes],
+            "tiers": [t.value for t in self.tiers],
+            "dm": self.dm,
+            "store": self.store,
+            "max_tier": self.max_tier.value if self.max_tier else None,
+            "retention_days": self.retention_days,
+            "applies_to": self.selection(),
+            "effect": self.effect(),
+        }
+
 
 @dataclass(frozen=True, slots=True)
 class StoragePolicies:

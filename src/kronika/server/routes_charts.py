@@ -190,19 +190,8 @@ async def policies(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
         "dm_channels": list(found.dm_channels),
         "retention_days": {tier.value: found.retention.get(tier) for tier in TIER_ORDER},
         "policies": [
-            {
-                "name": rule.name,
-                "users": list(rule.users),
-                "channels": list(rule.channels),
-                "scopes": [s.value for s in rule.scopes],
-                "tiers": [t.value for t in rule.tiers],
-                "dm": rule.dm,
-                "store": rule.store,
-                "max_tier": rule.max_tier.value if rule.max_tier else None,
-                "retention_days": rule.retention_days,
-                "applies_to": rule.selection(),
-                "effect": rule.effect(),
-            }
+            # which tenants and agents a rule names is not shown: it would name others
+            {k: v for k, v in rule.as_dict().items() if k not in ("tenants", "agents")}
             for rule in found.rules
             if may_apply(rule, who.tenant, agent)
         ],
