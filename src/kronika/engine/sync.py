@@ -459,15 +459,7 @@ class Indexer:
             return False
         if not new:
             return (state.mtime_ns, state.size) == (source.mtime_ns, source.size)
-        parsed = self._workspace.parse_source(agent, path)
-        texts = embedding_texts(new, context_words=self._context_words)
-        hashes = [content_hash(text) for text in texts]
-        wanted = dict(zip(hashes, texts, strict=True))
-        if embed:
-            report.texts_embedded += self._embed_missing(wanted)
-        else:
-            self._list_pending(agent, [path])
-        after = SourceState(agent, path, parsed.content_hash, source.mtime_ns, source.size)
+        hashes, wanted, after = self._ready(agent, path, new, source, report, embed)
         if not self._index.append_to_source(state, after, new, hashes):
             return False
         if embed:
@@ -475,6 +467,28 @@ class Indexer:
         report.files_indexed += 1
         report.items_indexed += len(new)
         return True
+
+    def _ready(
+        self,
+        agent: str,
+        path: str,
+        items: list[MemoryItem],
+        source: SourceFile,
+        report: SyncReport,
+        embed: bool,
+    ) -> tuple[list[str], dict[str, str], SourceState]:
+        """Before a file's new rows are written in place: their texts' hashes, the texts
+        by hash (embedded now, or the file listed as pending), and the file's new state."""
+        parsed = self._workspace.parse_source(agent, path)
+        texts = embedding_texts(items, context_words=self._context_words)
+        hashes = [content_hash(text) for text in texts]
+        wanted = dict(zip(hashes, texts, strict=True))
+        if embed:
+            report.texts_embedded += self._embed_missing(wanted)
+        else:
+            self._list_pending(agent, [path])
+        after = SourceState(agent, path, parsed.content_hash, source.mtime_ns, source.size)
+        return hashes, wanted, after
 
     def _source_state(self, agent: str, path: str) -> SourceState | None:
         """The index's state of one file: looked up alone where the index can (a write
@@ -512,15 +526,7 @@ class Indexer:
                 lines[item.id] = item.provenance.line
             else:
                 changed.append(item)
-        parsed = self._workspace.parse_source(agent, path)
-        texts = embedding_texts(changed, context_words=self._context_words)
-        hashes = [content_hash(text) for text in texts]
-        wanted = dict(zip(hashes, texts, strict=True))
-        if embed:
-            report.texts_embedded += self._embed_missing(wanted)
-        else:
-            self._list_pending(agent, [path])
-        after = SourceState(agent, path, parsed.content_hash, source.mtime_ns, source.size)
+        hashes, wanted, after = self._ready(agent, path, changed, source, report, embed)
         if not patch(state, after, list(before), changed, hashes, lines):
             return False
         if embed:
