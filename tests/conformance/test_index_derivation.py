@@ -106,3 +106,18 @@ def test_the_cli_rebuilds_an_old_index_as_it_opens_it(backend: Backend) -> None:
     assert listed.returncode == 0, listed.stderr
     assert "prefers green tea" in listed.stdout
     assert REBUILT in listed.stderr, listed.stderr
+
+
+def test_build_memory_reports_the_progress_of_the_rebuild(backend: Backend) -> None:
+    from kronika import build_memory
+
+    _write(backend.open())
+    _as_an_older_kronika_left_it(backend)
+    seen: list[tuple[int, int]] = []
+    with build_memory(backend.settings(), progress=lambda d, t: seen.append((d, t))) as memory:
+        assert [i.value for i in memory.items(types=[ItemType.PROFILE])] == ["prefers green tea"]
+    assert seen and seen[-1][0] == seen[-1][1] > 0  # every file of the rebuild
+    count = len(seen)
+    with build_memory(backend.settings(), progress=lambda d, t: seen.append((d, t))):
+        pass
+    assert len(seen) == count  # the index is current: nothing rebuilt, nothing reported
