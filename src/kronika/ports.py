@@ -6,7 +6,6 @@ else receives them through its constructor.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,6 +16,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kronika.core.model import ItemLink, MemoryItem, RecallFilter
+from kronika.core.redaction import Phrases
 
 Vector = npt.NDArray[np.float32]
 """A float32 array: one embedding ``(dim,)`` or a batch ``(n, dim)``, L2-normalised."""
@@ -379,7 +379,7 @@ class AuditLog(Protocol):
 
     def read(self, agent: str | None = None, limit: int | None = None) -> list[AuditEntry]: ...
 
-    def redact(self, agent: str, pattern: re.Pattern[str], marker: str) -> int:
+    def redact(self, agent: str, pattern: Phrases, marker: str) -> int:
         """Replace what ``pattern`` matches in the summaries of ``agent``'s entries with
         ``marker`` (forgetting); returns how many entries changed."""
         ...

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from dataclasses import asdict
 from datetime import datetime
 from pathlib import Path
 
+from kronika.core.redaction import Phrases
 from kronika.errors import WorkspaceError
 from kronika.ports import AuditEntry
 from kronika.stores.durable import flush
@@ -48,7 +48,7 @@ class JsonlAuditLog:
         except OSError as exc:
             raise WorkspaceError(f"cannot append to the audit trail {self.path}: {exc}") from exc
 
-    def redact(self, agent: str, pattern: re.Pattern[str], marker: str) -> int:
+    def redact(self, agent: str, pattern: Phrases, marker: str) -> int:
         """Replace what ``pattern`` matches in the summaries of ``agent``'s entries with
         ``marker``; the file is rewritten whole, atomically. A line that cannot be read
         (a torn one) is redacted as text. Returns how many lines changed."""
@@ -110,7 +110,7 @@ def parse_line(line: str) -> AuditEntry | None:
         return None
 
 
-def _redacted_line(line: str, agent: str, pattern: re.Pattern[str], marker: str) -> str:
+def _redacted_line(line: str, agent: str, pattern: Phrases, marker: str) -> str:
     try:
         record = json.loads(line)
     except ValueError:
