@@ -43,6 +43,13 @@ retention_days = 7
 name = "the other tenant keeps nothing"
 tenants = ["globex"]
 store = false
+
+[[policy]]
+name = "two tenants, two agents"
+tenants = ["acme", "globex"]
+agents = ["bob", "carol"]
+tiers = ["short"]
+retention_days = 3
 """
 
 
@@ -238,3 +245,15 @@ def test_policies_show_what_can_apply_to_the_agent_and_cannot_be_written(
             assert edit.status == 405, (key, method, edit.status)
     text = (served.memories["acme"].settings.home / "kronika.toml").read_text(encoding="utf-8")
     assert text.endswith(POLICIES)
+
+
+def test_a_policy_names_only_the_callers_tenant_and_agent(served: Served) -> None:
+    """A rule that lists other tenants and agents is shown from the caller's side: the
+    names of the others appear nowhere in the answer, in the fields or the words."""
+    bob = served.call("GET", "/v1/agents/bob/policies", key="acme-reader-bob").body
+    shared = next(p for p in bob["policies"] if p["name"] == "two tenants, two agents")
+    assert shared["applies_to"] == "tenant acme; agent bob; tier short"
+    assert shared["effect"] == "keep 3 day(s)"
+    assert "globex" not in str(bob) and "carol" not in str(bob)
+    carol = served.call("GET", "/v1/agents/carol/policies", key="acme-carol").body
+    assert "bob" not in str(carol) and "globex" not in str(carol)

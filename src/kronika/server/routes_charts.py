@@ -181,7 +181,10 @@ async def chart_llm(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[st
 async def policies(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     """Retention per tier, what a direct message is, and the ``[[policy]]`` rules whose
     ``tenants`` and ``agents`` can match this agent (another tenant's or agent's rules
-    are not shown). Read-only: they are edited in ``kronika.toml``."""
+    are not shown). A rule is shown from the caller's side
+    (:meth:`~kronika.core.policies.StorageRule.seen_from`): its ``tenants`` and ``agents``,
+    and its ``applies_to`` words, name this tenant and this agent only, never the others
+    it lists. Read-only: they are edited in ``kronika.toml``."""
     memory = svc._read(who, agent)
     found = memory.settings.storage_policies
     return {
@@ -190,8 +193,7 @@ async def policies(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
         "dm_channels": list(found.dm_channels),
         "retention_days": {tier.value: found.retention.get(tier) for tier in TIER_ORDER},
         "policies": [
-            # which tenants and agents a rule names is not shown: it would name others
-            {k: v for k, v in rule.as_dict().items() if k not in ("tenants", "agents")}
+            rule.seen_from(who.tenant, [agent]).as_dict()
             for rule in found.rules
             if may_apply(rule, who.tenant, agent)
         ],
