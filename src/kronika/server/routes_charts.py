@@ -71,8 +71,7 @@ async def chart_growth(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict
     """The items the caller may see, by the UTC day they were created: ``by_tier`` and
     ``by_type`` give one count per day of ``days``; ``before`` counts the older ones,
     so ``before`` plus the running sum is the memory's size on each day."""
-    memory = svc._read(who, agent)
-    with svc._held(who):
+    with svc.reading(who, agent) as memory:
         window = _window(memory, days)
         first = window[0]
         recent: list[MemoryItem] = []
@@ -98,8 +97,7 @@ async def chart_recalls(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dic
     the turn); ``last_recalled``: the items the caller may see by the day they were last
     recalled; ``recalls``: how often those items were recalled in all; ``top``: the most
     recalled of them."""
-    memory = svc._read(who, agent)
-    with svc._held(who):
+    with svc.reading(who, agent) as memory:
         window = _window(memory, days)
         used: list[MemoryItem] = []
         for page in _pages(memory, agent):
@@ -147,9 +145,8 @@ async def chart_llm(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[st
     """The agent's model calls from the usage ledger (those a daily budget held back
     are not counted, as in ``kronika usage``); ``cost`` uses ``llm_price_input`` and
     ``llm_price_output`` (0 when they are not set: ``priced`` is false then)."""
-    memory = svc._read(who, agent)
-    s = memory.settings
-    with svc._held(who):
+    with svc.reading(who, agent) as memory:
+        s = memory.settings
         window = _window(memory, days)
         since = datetime.combine(window[0], datetime.min.time(), tzinfo=UTC)
         entries = [e for e in JsonlUsageLedger(s.home / USAGE_FILE).read(since) if e.agent == agent]
@@ -185,8 +182,8 @@ async def policies(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     (:meth:`~kronika.core.policies.StorageRule.seen_from`): its ``tenants`` and ``agents``,
     and its ``applies_to`` words, name this tenant and this agent only, never the others
     it lists. Read-only: they are edited in ``kronika.toml``."""
-    memory = svc._read(who, agent)
-    found = memory.settings.storage_policies
+    with svc.reading(who, agent) as memory:
+        found = memory.settings.storage_policies
     return {
         "agent": agent,
         "edited_in": CONFIG_FILE,
