@@ -60,7 +60,7 @@ def open_charts(page: Any) -> None:
 
 def test_each_chart_draws_the_stores_figures(page: Any, served: Served, tmp_path: Path) -> None:
     acme = served.memories["acme"]
-    fill(acme)
+    at = fill(acme)
     seen = acme.recall("Burek", agent="alice", k=10, reader=acme.reader())
     sign_in(page, served, "acme-admin", "alice")
     open_charts(page)
@@ -84,11 +84,14 @@ def test_each_chart_draws_the_stores_figures(page: Any, served: Served, tmp_path
     assert "long-term: 1 in all" in described(page, "growth-tier")
 
     recall = bars(page, "recalls")
-    assert ("prompts built (each recalls)", today.isoformat(), 2) in recall
-    assert ("items last recalled", today.isoformat(), len(seen.hits)) in recall
-    assert len(recall) == 3
-    assert "prompts built (each recalls): 3 in all" in described(page, "recalls")
-    assert f"{len(seen.hits)} item(s) recalled {len(seen.hits)} time(s)" in page.inner_text(
+    day2 = (today - timedelta(days=2)).isoformat()
+    assert ("recalls", today.isoformat(), 1) in recall and ("recalls", day2, 1) in recall
+    assert ("items recalled", today.isoformat(), len(seen.hits)) in recall
+    assert ("items recalled", day2, at["hits 2 days ago"]) in recall
+    assert len(recall) == 4
+    assert "recalls: 2 in all" in described(page, "recalls")
+    uses = len(seen.hits) + at["hits 2 days ago"]
+    assert f"2 recall(s) in all, which used items you may see {uses} time(s)" in page.inner_text(
         "figure[data-chart=recalls]"
     )
 

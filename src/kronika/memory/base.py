@@ -17,6 +17,7 @@ from kronika.core.scoring import ScoreWeights
 from kronika.core.visibility import only_visible
 from kronika.engine.proposals import ProposalBook
 from kronika.engine.recall import Recaller, RecallSettings
+from kronika.engine.recall_log import RecallRecorder
 from kronika.engine.sync import PENDING_FILE, Indexer, Progress, SyncReport
 from kronika.engine.write import MemoryWriter
 from kronika.errors import CorruptIndexError, InvalidAgentName, InvalidInput, PermissionDenied
@@ -134,6 +135,7 @@ class MemoryBase:
             ),
             reranker=reranker,
         )
+        self.recalls = RecallRecorder(index.recall_log(), settings)
         self._deferred: dict[str, list[str]] | None = None
         self._synced_at: dict[str, datetime] = {}
         self._notes: list[str] = []
@@ -197,6 +199,7 @@ class MemoryBase:
         self.close()
 
     def close(self) -> None:
+        self.recalls.flush()
         self.index.close()
         self._lock.close()
 

@@ -7,9 +7,9 @@ a chart never reveals an item its reader could not list:
 
 * ``/charts/growth`` — the items kept, by the UTC day they were created, per tier and
   per type, and how many were created before the window;
-* ``/charts/recalls`` — prompts built in conversations per day (``lesson_uses.jsonl``,
-  one line per prompt, each carrying a recall) and items by the day of their last
-  recall (the index's usage statistics), with the most recalled items;
+* ``/charts/recalls`` — recalls per day and the items they used, from the recall log
+  (:mod:`kronika.core.recall_log` says what counts for whom), with the most used items;
+* ``/recall-log`` — that log as JSON, as the caller may have it (an export);
 * ``/charts/llm`` — the model-usage ledger (``usage.jsonl``, as ``kronika usage``):
   calls, tokens and estimated cost per day and per purpose;
 * ``/policies`` — the storage policies that can apply to the agent (as
@@ -20,46 +20,33 @@ The token use at wake against each block's budget comes from ``/wake``.
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Iterator
 from datetime import UTC, date, datetime
-from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import Query
 
 from kronika.app import USAGE_FILE
 from kronika.core import charts
-from kronika.core.model import MemoryItem
 from kronika.core.policies import TIER_ORDER, may_apply
 from kronika.core.usage import totals
+from kronika.engine import charts as figures
 from kronika.memory import Memory
 from kronika.server.routes import Name, Svc, Who, v1
 from kronika.settings import CONFIG_FILE
-from kronika.stores.usage import LESSON_USES_FILE, JsonlLessonUses, JsonlUsageLedger
+from kronika.stores.usage import JsonlUsageLedger
 
 Days = Annotated[
     int, Query(ge=1, le=charts.MAX_DAYS, description="days back, today included (UTC)")
 ]
-_PAGE = 1000
+AnyDays = Annotated[
+    int | None, Query(ge=1, le=charts.MAX_DAYS, description="days back, today included (UTC)")
+]
 _TOP = 5
 _SNIPPET = 160
 
 
 def _window(memory: Memory, days: int) -> list[date]:
     return charts.axis(charts.utc_day(memory.clock.now()), days)
-
-
-def _pages(memory: Memory, agent: str) -> Iterator[list[MemoryItem]]:
-    """The items the memory's reader may see, newest first, a page at a time."""
-    offset = 0
-    while True:
-        page = memory.items(agent=agent, limit=_PAGE, offset=offset)
-        if page:
-            yield page
-        if len(page) < _PAGE:
-            return
-        offset += _PAGE
 
 
 def _labels(days: list[date]) -> list[str]:
@@ -73,71 +60,57 @@ async def chart_growth(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict
     so ``before`` plus the running sum is the memory's size on each day."""
     with svc.reading(who, agent) as memory:
         window = _window(memory, days)
-        first = window[0]
-        recent: list[MemoryItem] = []
-        for page in _pages(memory, agent):
-            recent += [i for i in page if charts.utc_day(i.created_at) >= first]
-            if charts.utc_day(page[-1].created_at) < first:
-                break  # newest first: the rest is older still
-        total = memory.count(agent=agent)
+        found = figures.growth(memory, agent, window)
     return {
         "agent": agent,
         "days": _labels(window),
-        "total": total,
-        "before": total - len(recent),
-        "by_tier": charts.per_day_by(((i.created_at, i.tier.value) for i in recent), window),
-        "by_type": charts.per_day_by(((i.created_at, i.type.value) for i in recent), window),
+        "total": found.total,
+        "before": found.before,
+        "by_tier": found.by_tier,
+        "by_type": found.by_type,
         "tiers": [t.value for t in TIER_ORDER],
     }
 
 
 @v1.get("/agents/{agent}/charts/recalls", tags=["charts"], summary="Recall use per day")
 async def chart_recalls(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str, Any]:
-    """``prompts``: prompts built in the agent's conversations per day (each recalls for
-    the turn); ``last_recalled``: the items the caller may see by the day they were last
-    recalled; ``recalls``: how often those items were recalled in all; ``top``: the most
-    recalled of them."""
+    """From the recall log, per day: ``recalls`` that count for the caller (its own, and
+    any that used an item it may see), ``uses`` of items it may see and distinct
+    ``items`` used; ``top``: the items it may see that were used most in the window."""
     with svc.reading(who, agent) as memory:
         window = _window(memory, days)
-        used: list[MemoryItem] = []
-        for page in _pages(memory, agent):
-            used += [i for i in page if i.access_count]
-        prompts = _prompt_moments(memory.settings.home / LESSON_USES_FILE, agent)
-    top = heapq.nlargest(
-        _TOP, used, key=lambda i: (i.access_count, i.last_accessed_at or i.created_at)
-    )
+        found = figures.recall_use(memory, agent, window, top=_TOP)
     return {
         "agent": agent,
         "days": _labels(window),
-        "prompts": charts.per_day(prompts, window),
-        "last_recalled": charts.per_day(
-            (i.last_accessed_at for i in used if i.last_accessed_at is not None), window
-        ),
-        "recalled_items": len(used),
-        "recalls": sum(i.access_count for i in used),
+        "recalls": found.recalls,
+        "uses": found.uses,
+        "items": found.items,
         "top": [
             {
-                "id": i.id,
-                "type": i.type.value,
-                "content": i.content[:_SNIPPET],
-                "recalls": i.access_count,
-                "last_recalled_at": i.last_accessed_at.isoformat() if i.last_accessed_at else None,
+                "id": t.item.id,
+                "type": t.item.type.value,
+                "content": t.item.content[:_SNIPPET],
+                "uses": t.uses,
+                "last_used_at": t.last_used_at.isoformat(),
             }
-            for i in top
+            for t in found.top
         ],
     }
 
 
-def _prompt_moments(path: Path, agent: str) -> list[datetime]:
-    moments = []
-    for row in JsonlLessonUses(path).read():
-        if row.get("agent") != agent or not isinstance(row.get("at"), str):
-            continue
-        try:
-            moments.append(datetime.fromisoformat(str(row["at"])))
-        except ValueError:
-            continue  # a torn or foreign line: the log is a statistic, skip it
-    return moments
+@v1.get("/agents/{agent}/recall-log", tags=["charts"], summary="The recall log, as JSON")
+async def recall_log(agent: Name, who: Who, svc: Svc, days: AnyDays = None) -> dict[str, Any]:
+    """Every recall of the agent that counts for the caller (the whole log when ``days``
+    is not given: it keeps ``recall_log_days``), oldest first: the caller's own recalls
+    whole (their query only when ``recall_log_queries`` kept it), another reader's with
+    no user, channel or query and only the item ids the caller may see."""
+    with svc.reading(who, agent) as memory:
+        since = None
+        if days is not None:
+            since = datetime.combine(_window(memory, days)[0], datetime.min.time(), tzinfo=UTC)
+        entries = figures.recall_entries(memory, agent, since)
+    return {"agent": agent, "recalls": [e.as_dict() for e in entries]}
 
 
 @v1.get("/agents/{agent}/charts/llm", tags=["charts"], summary="Model usage per day, purpose")
