@@ -1,6 +1,6 @@
 """The chart and policy routes over a real server: the figures match the store, each
 key sees only its tenant and agent, a reader counts only what it may see, bad input is
-a 422 and the policies cannot be written through the API."""
+a 422, and policies that name other tenants cannot be written through the API."""
 
 from __future__ import annotations
 
@@ -276,9 +276,16 @@ def test_policies_show_what_can_apply_to_the_agent_and_cannot_be_written(
         served.call("GET", "/v1/agents/alice/policies", key="globex-admin").body["policies"] == []
     )
     for key in ("acme-reader", "acme-admin"):
-        for method in ("POST", "PUT", "PATCH", "DELETE"):
+        for method in ("POST", "PATCH", "DELETE"):
             edit = served.call(method, "/v1/agents/alice/policies", {"name": "x"}, key=key)
             assert edit.status == 405, (key, method, edit.status)
+    assert alice.body["editable"] is False and alice.body["toml"] is None
+    admin = served.call("GET", "/v1/agents/alice/policies").body
+    assert admin["editable"] is False and "other tenants" in admin["not_editable"]
+    for key in ("acme-reader", "acme-admin", "acme-alice"):  # a rule names globex
+        edit = {"toml": '[[policy]]\nname = "x"\nstore = false\n'}
+        refused = served.call("PUT", "/v1/agents/alice/policies", edit, key=key)
+        assert refused.status == 403, (key, refused.body)
     text = (served.memories["acme"].settings.home / "kronika.toml").read_text(encoding="utf-8")
     assert text.endswith(POLICIES)
 

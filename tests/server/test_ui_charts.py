@@ -165,11 +165,16 @@ def test_policies_are_shown_and_a_reader_can_change_nothing(
     assert retention[0].split("\t") == ["short", "conversation turns", "90 days"]
     assert retention[2].endswith("for ever")
     assert "kronika.toml" in page.inner_text("#policies-note")
-    assert page.locator("#view-policies button, #view-policies input").count() == 0
+    controls = "#view-policies button, #view-policies input, #view-policies textarea"
+    assert page.locator(controls).count() == 2  # the form's, hidden: no edit control shown
+    assert page.locator(controls).filter(visible=True).count() == 0
+    assert page.locator("#policies-form").is_hidden()
     assert colours(shoot(page, tmp_path, "ui-policies")) > 20
-    for method in ("POST", "PUT", "DELETE"):
+    for method in ("POST", "DELETE"):
         refused = served.call(method, "/v1/agents/alice/policies", {"x": 1}, key="acme-reader")
         assert refused.status == 405
+    edit = {"toml": '[[policy]]\nname = "x"\nstore = false\n'}
+    assert served.call("PUT", "/v1/agents/alice/policies", edit, key="acme-reader").status == 403
     assert (
         served.call("POST", "/v1/agents/alice/memories", {"content": "x"}, key="acme-reader").status
         == 403

@@ -8,11 +8,13 @@ import re
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Self, TypeVar
 
 from kronika.core.dedup import same_text
 from kronika.core.model import MemoryItem, Reader, RecallFilter
+from kronika.core.policies import StoragePolicies
 from kronika.core.scoring import ScoreWeights
 from kronika.core.visibility import only_visible
 from kronika.engine.proposals import ProposalBook
@@ -324,6 +326,12 @@ class MemoryBase:
                     self._healing(lambda a=agent: self._indexer.sync_agent(a))  # type: ignore[misc]
                 moved.append(agent)
         return moved
+
+    def use_storage_policies(self, storage: StoragePolicies) -> None:
+        """Apply storage policies read anew (``kronika.toml`` was edited) to every write
+        and purge from now on; a view made before (:meth:`as_reader`) keeps its own."""
+        self.settings = replace(self.settings, storage=storage)
+        self._writer.use_settings(self.settings)
 
     def _reader(self, reader: Reader | None) -> Reader | None:
         if reader is not None and not isinstance(reader, Reader):

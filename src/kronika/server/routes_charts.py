@@ -1,4 +1,4 @@
-"""Read-only routes for the memory browser's charts and its policies view.
+"""The routes of the memory browser's charts and its policies view.
 
 Each answers for one agent the caller may read (:meth:`~kronika.server.access.Caller.readable`:
 another tenant's agent, or another agent than the key's own, is a 404) and counts only
@@ -13,7 +13,8 @@ a chart never reveals an item its reader could not list:
 * ``/charts/llm`` — the model-usage ledger (``usage.jsonl``, as ``kronika usage``):
   calls, tokens and estimated cost per day and per purpose;
 * ``/policies`` — the storage policies that can apply to the agent (as
-  ``kronika policies``). They are edited in ``kronika.toml`` only: no route writes them.
+  ``kronika policies``); an admin key of the whole tenant may replace them (``PUT``,
+  :mod:`kronika.engine.policy_edit`: ``kronika.toml`` rewritten, the rest of it kept).
 
 The token use at wake against each block's budget comes from ``/wake``.
 """
@@ -24,13 +25,17 @@ from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
 from fastapi import Query
+from pydantic import BaseModel, ConfigDict, Field
 
 from kronika.app import USAGE_FILE
 from kronika.core import charts
 from kronika.core.policies import TIER_ORDER, may_apply
 from kronika.core.usage import totals
 from kronika.engine import charts as figures
+from kronika.engine import policy_edit
 from kronika.memory import Memory
+from kronika.server.access import Caller
+from kronika.server.keys import Role
 from kronika.server.routes import Name, Svc, Who, v1
 from kronika.settings import CONFIG_FILE
 from kronika.stores.usage import JsonlUsageLedger
@@ -154,9 +159,12 @@ async def policies(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     are not shown). A rule is shown from the caller's side
     (:meth:`~kronika.core.policies.StorageRule.seen_from`): its ``tenants`` and ``agents``,
     and its ``applies_to`` words, name this tenant and this agent only, never the others
-    it lists. Read-only: they are edited in ``kronika.toml``."""
+    it lists. ``editable``: whether this key may change them (``PUT``); then ``toml`` is
+    their tables as ``kronika.toml`` has them, otherwise ``not_editable`` says why."""
     with svc.reading(who, agent) as memory:
         found = memory.settings.storage_policies
+        refused = _why_not_editable(memory, who)
+        toml = policy_edit.section_text(memory) if refused is None else None
     return {
         "agent": agent,
         "edited_in": CONFIG_FILE,
@@ -167,4 +175,36 @@ async def policies(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
             for rule in found.rules
             if may_apply(rule, who.tenant, agent)
         ],
+        "editable": refused is None,
+        "not_editable": refused,
+        "toml": toml,
     }
+
+
+def _why_not_editable(memory: Memory, who: Caller) -> str | None:
+    if who.key.role is not Role.ADMIN or not who.unrestricted:
+        return "changing the storage policies needs an admin key of the whole tenant"
+    return policy_edit.why_not_editable(memory, who.tenant)
+
+
+class PoliciesBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    toml: str = Field(
+        max_length=100_000,
+        description="the [retention] and [[policy]] tables, as kronika.toml holds them",
+    )
+
+
+@v1.put("/agents/{agent}/policies", tags=["policies"], summary="Change the storage policies")
+async def edit_policies(agent: Name, body: PoliciesBody, who: Who, svc: Svc) -> dict[str, Any]:
+    """Replace the ``[retention]`` and ``[[policy]]`` tables of ``kronika.toml`` with
+    ``toml`` (an admin key of the whole tenant; 403 otherwise, or when the file serves
+    other tenants too): checked as loading the file checks them (422 naming the line),
+    written at once with the rest of the file unchanged, applied to every write from
+    then on, audited. Answers as ``GET``."""
+    who.require_admin("changing the storage policies")
+    who.require_unrestricted("changing the storage policies")
+    with svc.reading(who, agent):
+        memory = who.memory(svc.memories, agent)  # the memory itself, not a reader's view
+        policy_edit.rewrite_policies(memory, who.tenant, agent, body.toml, who.source_agent)
+    return await policies(agent, who, svc)

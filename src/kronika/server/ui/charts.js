@@ -302,5 +302,21 @@ loaders.policies = async () => {
     rules.appendChild(row);
   }
   const dms = found.dm_channels.length ? found.dm_channels.join(", ") : "none";
-  $("policies-note").textContent = `Direct messages: channels named ${dms}. Read-only here: the policies are edited in ${found.edited_in} in the workspace, and the command kronika policies shows them.`;
+  const how = found.editable
+    ? `Change them below; they live in ${found.edited_in}, and the command kronika policies shows them.`
+    : `Read-only here (${found.not_editable}): the policies are edited in ${found.edited_in} in the workspace, and the command kronika policies shows them.`;
+  $("policies-note").textContent = `Direct messages: channels named ${dms}. ${how}`;
+  $("policies-form").hidden = !found.editable;
+  if (found.editable) $("policies-toml").value = found.toml || "";
 };
+
+$("policies-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  try {
+    await api("PUT", agentPath("/policies"), { toml: $("policies-toml").value });
+    await loaders.policies();
+    say("Policies saved and applied.");
+  } catch (err) {
+    say(err.message, true);
+  }
+});
