@@ -58,6 +58,7 @@ from kronika.stores.postgres.connect import (
     scoped_url,
     shared_schema,
 )
+from kronika.stores.postgres.day_counts import created_per_day
 from kronika.stores.postgres.index_rows import (
     COLUMNS,
     SELECT_ITEM,
@@ -66,7 +67,7 @@ from kronika.stores.postgres.index_rows import (
     item_row,
 )
 from kronika.stores.postgres.lexical import Phrase, Tokenizer
-from kronika.stores.postgres.recall_log import PostgresRecallLog, created_per_day, drop_forgotten
+from kronika.stores.postgres.recall_log import PostgresRecallLog, drop_forgotten
 from kronika.stores.sqlite.query import query_terms, to_epoch
 from kronika.stores.sqlite.rows import default_text_hash
 

@@ -15,15 +15,14 @@ from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, TypeVar
+from typing import Any
 
 from kronika.core.model import RecallFilter
 from kronika.core.recall_log import ALL_AGENTS, RecallDay, RecallEntry
-from kronika.ports import DayCount, ItemUses
+from kronika.ports import ItemUses
 from kronika.stores.postgres.index_rows import filter_clause
 from kronika.stores.sqlite.query import to_epoch
 
-T = TypeVar("T")
 Reading = Callable[[], AbstractContextManager[Any]]
 Writing = Callable[[Callable[[Any], Any]], Any]
 _DAY = "to_char((to_timestamp({0}) AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD')"
@@ -183,15 +182,3 @@ def drop_forgotten(conn: Any, tenant: str, ids: Sequence[str]) -> None:
         " AND NOT EXISTS (SELECT 1 FROM idx_items AS i WHERE i.id = u.item_id)",
         (tenant, list(ids)),
     )
-
-
-def created_per_day(conn: Any, flt: RecallFilter, since: datetime) -> list[DayCount]:
-    """Items created per UTC day, tier and type (:mod:`kronika.stores.sqlite.day_counts`)."""
-    where, params = filter_clause(flt)
-    rows = conn.execute(
-        f"SELECT {_DAY.format('i.created_at')} AS day, i.tier, i.type, count(*)"
-        f" FROM idx_items AS i WHERE {where} AND i.created_at >= %s"
-        " GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
-        [*params, to_epoch(since)],
-    ).fetchall()
-    return [DayCount(str(d), str(tier), str(kind), int(n)) for d, tier, kind, n in rows]
