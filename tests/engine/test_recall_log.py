@@ -205,3 +205,17 @@ def test_an_entry_names_the_hits_best_first(backend: Backend, k: int) -> None:
     (entry,) = figures.recall_entries(memory, AGENT)
     assert entry.item_ids == tuple(h.item.id for h in result.hits) and entry.hits == k
     assert (entry.agent, entry.user, entry.channel) == (AGENT, None, None)
+
+
+def test_a_log_that_cannot_be_written_never_fails_a_recall(
+    memory: Memory, caplog: pytest.LogCaptureFixture
+) -> None:
+    import sqlite3
+
+    memory.note("Kraków", agent=AGENT)
+    with sqlite3.connect(memory.settings.home / "index.sqlite") as conn:
+        conn.execute("DROP TABLE recall_log_items")  # damage of the log alone
+    for _ in range(70):  # past a batch: the write fails
+        assert memory.recall("Kraków", agent=AGENT).hits
+    assert "the recall log could not be written" in caplog.text
+    memory.close()  # and closing does not fail either

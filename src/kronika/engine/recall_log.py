@@ -83,10 +83,19 @@ class RecallRecorder:
             self._held.append(entry)
             due = len(self._held) >= FLUSH_EVERY or self._monotonic() - self._since >= FLUSH_AFTER_S
         if due:
-            try:
-                self.flush()
-            except (IndexError_, StoreError) as exc:  # statistics never fail a recall
-                log.warning("the recall log could not be written (%s): entries dropped", exc)
+            self._flush_quietly()
+
+    def close(self) -> None:
+        """Write what is held, as the memory closes."""
+        self._flush_quietly()
+
+    def _flush_quietly(self) -> None:
+        """:meth:`flush`; if the log cannot be written, say so and drop the entries:
+        statistics never fail a recall, nor the closing of a memory."""
+        try:
+            self.flush()
+        except (IndexError_, StoreError) as exc:
+            log.warning("the recall log could not be written (%s): entries dropped", exc)
 
     def flush(self) -> None:
         """Write every entry held, and prune the log when that is due."""

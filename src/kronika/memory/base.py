@@ -201,7 +201,7 @@ class MemoryBase:
         self.close()
 
     def close(self) -> None:
-        self.recalls.flush()
+        self.recalls.close()
         self.index.close()
         self._lock.close()
 
