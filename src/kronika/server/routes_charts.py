@@ -33,6 +33,7 @@ from kronika.core.policies import TIER_ORDER, may_apply
 from kronika.core.usage import totals
 from kronika.engine import charts as figures
 from kronika.engine import policy_edit
+from kronika.errors import InvalidInput
 from kronika.memory import Memory
 from kronika.server.access import Caller
 from kronika.server.keys import Role
@@ -196,14 +197,21 @@ class PoliciesBody(BaseModel):
 
 
 @v1.put("/agents/{agent}/policies", tags=["policies"], summary="Change the storage policies")
-async def edit_policies(agent: Name, body: PoliciesBody, who: Who, svc: Svc) -> dict[str, Any]:
+async def edit_policies(
+    agent: Name, who: Who, svc: Svc, body: PoliciesBody | None = None
+) -> dict[str, Any]:
     """Replace the ``[retention]`` and ``[[policy]]`` tables of ``kronika.toml`` with
     ``toml`` (an admin key of the whole tenant; 403 otherwise, or when the file serves
     other tenants too): checked as loading the file checks them (422 naming the line),
     written at once with the rest of the file unchanged, applied to every write from
-    then on, audited. Answers as ``GET``."""
+    then on, audited. Answers as ``GET``. Access is decided before the body is read, as
+    on every write: a reader key is told it may only read, an agent out of reach is a
+    404 whatever was sent."""
+    who.writable(svc.memories, agent)
     who.require_admin("changing the storage policies")
     who.require_unrestricted("changing the storage policies")
+    if body is None:
+        raise InvalidInput('send the policy tables as {"toml": "..."}')
     with svc.reading(who, agent):
         memory = who.memory(svc.memories, agent)  # the memory itself, not a reader's view
         policy_edit.rewrite_policies(memory, who.tenant, agent, body.toml, who.source_agent)
