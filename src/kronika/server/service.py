@@ -75,6 +75,14 @@ class Service:
         """The memory as ``caller`` reads it, when the caller may read ``agent``."""
         return reading(caller.readable(self.memories, agent), caller)
 
+    @contextmanager
+    def reading(self, caller: Caller, agent: str) -> Iterator[Memory]:
+        """The memory as ``caller`` reads ``agent`` (when it may), held for the block:
+        for reads that have no method here, such as the memory browser's charts and pages."""
+        memory = self._read(caller, agent)
+        with self._held(caller):
+            yield memory
+
     def _write(self, caller: Caller, agent: str) -> Memory:
         """The memory as ``caller`` writes to it, when the caller may write to ``agent``."""
         return reading(caller.writable(self.memories, agent), caller)
