@@ -68,6 +68,15 @@ class FactFiles(AgentFiles):
         folder = os.fspath(self.require_agent(agent))
         return self._facts.rewritten_since(folder, path, content_hash)
 
+    def fact_file_hash(self, agent: str, path: str) -> str | None:
+        """The sha256 of fact file ``path`` as its kept parse holds it (what
+        :meth:`parse_source` would give as ``content_hash``), without resolving its
+        items; ``None`` when it is no fact file or is missing."""
+        if classify(_checked_path(path)) is not SourceKind.FACTS:
+            return None
+        entry = self._fact_parse(agent, path)
+        return None if entry is None else entry.content_hash
+
     def parse_source(self, agent: str, path: str) -> ParsedSource:
         """Parse one indexed file; damage is reported in ``warnings``, never raised."""
         folder = self.require_agent(agent)

@@ -369,11 +369,19 @@ class SqliteIndex:
         state: SourceState,
         items: Sequence[MemoryItem],
         text_hashes: Sequence[str],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
     ) -> bool:
-        """Add ``items`` after the rows of a file the index holds as ``expected``, in one
-        transaction; ``False`` (nothing written) when it cannot: re-index the file."""
+        """Add ``items`` after the rows of a file the index holds as ``expected``, and
+        cache ``vectors`` (by text hash), in one transaction; ``False`` (nothing
+        written) when it cannot: re-index the file."""
+        blobs = self._blobs(vectors or {})
         with self._writing() as conn:
-            return appends.append_rows(conn, expected, state, items, text_hashes, _last_rowid(conn))
+            top = _last_rowid(conn)
+            if not appends.append_rows(conn, expected, state, items, text_hashes, top):
+                return False
+            self._insert_blobs(conn, blobs)
+            return True
 
     def patch_source(
         self,
@@ -383,15 +391,19 @@ class SqliteIndex:
         items: Sequence[MemoryItem],
         text_hashes: Sequence[str],
         lines: Mapping[str, int | None],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
     ) -> bool:
         """Change a few items of a file the index holds as ``expected``, in one
         transaction (:mod:`.patches`): delete the rows of ``gone`` and of ``items``
         (from any file: an id moving here), insert ``items``, set the line of the ids in
-        ``lines``, record ``state``. ``False`` (nothing written) when the index no
-        longer holds ``expected``: re-index the file."""
+        ``lines``, record ``state``, cache ``vectors``. ``False`` (nothing written) when
+        the index no longer holds ``expected``: re-index the file."""
+        blobs = self._blobs(vectors or {})
         with self._writing() as conn:
             if not patches.holds(conn, expected):
                 return False
+            self._insert_blobs(conn, blobs)
             ids = list(dict.fromkeys([*gone, *(item.id for item in items)]))
             for chunk in _chunks(ids):
                 where = f"id IN ({', '.join('?' * len(chunk))})"
@@ -757,6 +769,12 @@ class SqliteIndex:
         Vectors are stored scaled to unit length (a zero vector stays zero), so
         cosine similarity is a plain dot product at search time.
         """
+        blobs = self._blobs(vectors)
+        with self._writing() as conn:
+            self._insert_blobs(conn, blobs)
+
+    def _blobs(self, vectors: Mapping[str, Vector]) -> list[tuple[str, str, bytes]]:
+        """The rows of the embedding cache for ``vectors``: unit length, little-endian."""
         blobs: list[tuple[str, str, bytes]] = []
         for text_hash, vec in vectors.items():
             flat = np.asarray(vec, dtype=np.float64).reshape(-1)
@@ -768,7 +786,11 @@ class SqliteIndex:
             norm = float(np.linalg.norm(flat))
             unit = flat / norm if norm > 0 else flat
             blobs.append((text_hash, self._model, unit.astype("<f4").tobytes()))
-        with self._writing() as conn:
+        return blobs
+
+    @staticmethod
+    def _insert_blobs(conn: sqlite3.Connection, blobs: Sequence[tuple[str, str, bytes]]) -> None:
+        if blobs:
             conn.executemany(
                 "INSERT OR REPLACE INTO embeddings (text_hash, model, vec) VALUES (?, ?, ?)", blobs
             )
