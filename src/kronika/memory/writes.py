@@ -141,7 +141,7 @@ class MemoryWrites(MemoryBase):
         )
         # the Brain's folder and the audit line reach the disk together once the lock
         # is released (group commit); the Brain's bytes and a move's destination first
-        with self._commits.deferring(), self._lock:
+        with self._commits.deferring(), self._lock, self.workspace.steady_facts():
             item, now = self._stamped(item, at)
             return self._write_fact(name, item.section or "", item, now, source_agent)
 
@@ -179,7 +179,8 @@ class MemoryWrites(MemoryBase):
             except (InvalidInput, TypeError) as exc:
                 raise InvalidInput(f"fact {n}: {exc}") from exc
         receipts: list[WriteReceipt] = []
-        with self._commits.deferring(), self._lock:  # one round of fsyncs for the batch
+        # one round of fsyncs for the batch; each fact file checked against its parse once
+        with self._commits.deferring(), self._lock, self.workspace.steady_facts():
             self._healing(lambda: self._presync(name))
             with self._deferring(name) as paths:
                 try:

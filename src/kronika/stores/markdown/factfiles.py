@@ -8,7 +8,7 @@ import hashlib
 import os
 import time
 from collections.abc import Collection, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -285,6 +285,11 @@ class FactFiles(AgentFiles):
             if entry is not None:
                 ahead.append(factlookup.ids(entry))
         return tuple(changed)
+
+    def steady_facts(self) -> AbstractContextManager[None]:
+        """Within the block (one write, under the workspace lock) each fact file is
+        checked against its kept parse once (:meth:`FactCache.steady`)."""
+        return self._facts.steady()
 
     @contextmanager
     def holding_brain(self, agent: str) -> Iterator[None]:
