@@ -343,13 +343,15 @@ class SqliteIndex:
                 R.INSERT_ITEM_SQL,
                 (R.item_row(rid, it, state, h, rid - top - 1) for rid, (it, h) in numbered),
             )
-            conn.executemany(R.INSERT_FTS_SQL, (R.fts_row(rid, it) for rid, (it, _) in numbered))
+            fts = [R.fts_row(rid, it) for rid, (it, _) in numbered]  # folded once, used twice
+            conn.executemany(R.INSERT_FTS_SQL, fts)
             conn.executemany(
                 "INSERT INTO item_entities (item_rowid, entity_norm) VALUES (?, ?)",
                 (row for rid, (it, _) in numbered for row in R.entity_rows(rid, it)),
             )
-            kept = {R.fts_row(0, it)[1:] for it, _ in unique.values()}
-            self._vanished.update((rid, row) for rid, row in old.items() if row[1] not in kept)
+            if old:
+                kept = {row[1:] for row in fts}
+                self._vanished.update((rid, row) for rid, row in old.items() if row[1] not in kept)
             conn.execute(
                 "INSERT INTO sources (agent, path, content_hash, mtime_ns, size)"
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent, path) DO UPDATE SET"
