@@ -30,11 +30,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import os
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path, PurePosixPath
 from typing import Protocol, cast, runtime_checkable
 
@@ -546,9 +547,9 @@ class Indexer:
         lines: dict[str, int | None] = {}
         for item in now:
             old = before.pop(item.id, None)
-            if old == item:
+            if old is item or old == item:  # the lines above the edit: the same objects
                 continue
-            if old is not None and replace(old, provenance=item.provenance) == item:
+            if old is not None and _but_provenance(old) == _but_provenance(item):
                 lines[item.id] = item.provenance.line
             else:
                 changed.append(item)
@@ -690,6 +691,12 @@ class Indexer:
             vectors = self._embedder.embed_documents([wanted[h] for h in chunk])
             self._index.store_embeddings(dict(zip(chunk, vectors, strict=True)))
         return len(missing)
+
+
+_but_provenance = operator.attrgetter(
+    *(f.name for f in fields(MemoryItem) if f.name != "provenance")
+)
+"""An item's fields but where it is written: equal for a fact that only moved."""
 
 
 def _appendable_facts(path: str) -> bool:
