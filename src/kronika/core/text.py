@@ -37,6 +37,8 @@ def fold(text: str) -> str:
     The same fold is applied to indexed text and to queries, so ``zolw`` finds
     ``żółw`` and ``иогурт`` finds ``йогурт``; case is left to the FTS5 tokenizer.
     """
+    if text.isascii():  # nothing to decompose, map or drop (most indexed text)
+        return text
     decomposed = unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
     return _COMBINING.sub("", decomposed)
 
