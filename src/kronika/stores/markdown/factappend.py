@@ -39,6 +39,8 @@ _HEADING = "## "
 def _last_section(lines: list[str]) -> str | None:
     """The canonical section of the file's end: its last level-1 or level-2 heading."""
     for line in reversed(lines):
+        if line[:1] != "#":  # not a heading: most lines, passed over cheaply
+            continue
         text = bare(line)
         if text.startswith("# "):
             return None
@@ -139,6 +141,8 @@ def append_facts(
 def _lead_section(lines: list[str]) -> str:
     """The heading text of the section the file ends in (as written)."""
     for line in reversed(lines):
+        if line[:1] != "#":
+            continue
         text = bare(line)
         if text.startswith(_HEADING):
             return text[len(_HEADING) :].strip()
