@@ -126,6 +126,8 @@ def normalize_key(key: str) -> str:
     ``"  Favourite   Food "`` and ``"favourite food"`` are the same key; underscores
     and hyphens are kept as written (``favourite_food`` is a different key).
     """
+    if key.isprintable() and " " not in key:  # no whitespace at all: nothing to collapse
+        return key.casefold()
     return " ".join(key.split()).casefold()
 
 
