@@ -11,7 +11,7 @@ import pytest
 from kronika import Memory, build_memory
 from kronika.app import build_llm
 from kronika.core.lessons import exit_code
-from kronika.core.model import LinkKind
+from kronika.core.model import LinkKind, Reader
 from kronika.engine.learning import evaluate_with_model
 from kronika.settings import AgentPolicy, Settings
 from kronika.testing import FrozenClock, ScriptedChatServer
@@ -112,6 +112,24 @@ def test_an_agent_that_only_suggests_proposes_its_lessons(
         assert len(waiting) == 1
         memory.approve(waiting[0].id)
         assert [x.id for x in memory.lessons()] == [report.learned[0].id]
+
+
+def test_a_proposed_lesson_is_shown_to_the_audience_it_is_for(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    careful = settings.with_overrides(agents={"default": AgentPolicy(autonomy=1)})
+    with build_memory(careful, create=True, clock=clock) as memory:
+        anna, bob = memory.reader(user="anna"), memory.reader(user="bob")
+        memory.record_outcome(TASK, "make deploy", BROKEN, source_agent="default", reader=anna)
+
+        def lessons(reader: Reader | None) -> list[str]:
+            found = memory.proposals(reader=reader)
+            return [p.id for p in found if "lesson" in type(p.change).__name__.lower()]
+
+        assert len(lessons(anna)) == 1  # hers, as the event it was drawn from
+        assert lessons(bob) == []
+        assert lessons(None) == lessons(anna)  # the owner sees every proposal
+        assert len(memory.proposals(reader=anna)) == len(memory.proposals())
 
 
 def test_a_model_reflects_and_evaluates_and_a_broken_answer_falls_back_to_the_reasons(
@@ -224,3 +242,35 @@ def test_recall_json_shows_each_hit_with_its_evidence_links(
     assert hit["links"] == [
         {"from": made["event"], "to": made["learned"][0]["id"], "kind": "reflection"}
     ]
+
+
+def test_a_lesson_written_before_lessons_had_an_audience_stays_the_owners_until_shared(
+    memory: Memory,
+) -> None:
+    from kronika.core.model import ItemType
+
+    old = (
+        "# Lessons\n\n## Reflections\n"
+        "- Task 'deploy billing': 'make deploy' failed: exit code 2. <!-- id=l-0123456789ab"
+        " cause=abc created=2026-11-01T09:00:00Z updated=2026-11-01T09:00:00Z helped=0"
+        " hurt=0 uses=0 status=active importance=0.7 -->\n\n## Strategies\n"
+    )
+    lessons_file(memory).write_text(old, encoding="utf-8")
+    bob = memory.reader(user="bob")
+    assert [x.id for x in memory.lessons()] == ["l-0123456789ab"]
+    assert [h.item.id for h in memory.lessons_for("deploy billing")] == ["l-0123456789ab"]
+    assert (
+        memory.lessons(reader=bob) == [] and memory.lessons_for("deploy billing", reader=bob) == []
+    )
+
+    shared = old.replace("importance=0.7 -->", "importance=0.7 scope=global -->")
+    lessons_file(memory).write_text(shared, encoding="utf-8")
+    memory.sync()  # what the next command does
+    [seen] = memory.lessons(reader=bob)
+    assert seen.owners.scope.value == "global"
+    hits = memory.recall("deploy billing", types=[ItemType.REFLECTION], reader=bob).hits
+    assert [h.item.id for h in hits] == ["l-0123456789ab"]
+    # kronika keeps the audience when it rewrites the file
+    memory.record_outcome("deploy billing", "make deploy", ok=True, served=[seen.id], reader=bob)
+    assert "scope=global" in lessons_file(memory).read_text(encoding="utf-8")
+    assert memory.lessons(reader=bob)[0].helped == 1

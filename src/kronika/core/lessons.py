@@ -23,6 +23,13 @@ more often wrong than right with its prior counted; three failures in a row of a
 lesson that still held would happen at most one time in eight even if it failed half
 the time.
 
+A lesson is for the **audience** of the outcome it was drawn from (its tenant, and
+the scope, user, channel and team of that outcome): a reader sees it exactly when
+they may see that outcome (:func:`kronika.core.visibility.visible`). A lesson from
+user U's private outcome is U's alone; one from a team outcome is the team's. A
+lesson that names no audience (written before lessons had one, or by hand) is the
+workspace owner's, like any item that names no user.
+
 A lesson is recognised again by its **cause**: the task's name and the first
 reason of the failure, normalised and hashed (:func:`cause_of`); the same cause
 reinforces the lesson already learned instead of writing a second one.
@@ -36,7 +43,9 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from kronika.core.model import Scope
 from kronika.core.text import folded_words
+from kronika.core.visibility import OWNER, Audience
 
 RETIRE_HURT = 2
 RETIRE_SCORE = 0.4
@@ -53,6 +62,23 @@ class Evaluation:
     score: float
     reasons: tuple[str, ...] = ()
     evaluator: str = "given"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "is_ok": self.is_ok,
+            "score": self.score,
+            "reasons": list(self.reasons),
+            "evaluator": self.evaluator,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Evaluation:
+        return cls(
+            bool(data["is_ok"]),
+            float(data["score"]),
+            tuple(str(r) for r in data.get("reasons", ())),
+            str(data.get("evaluator", "given")),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +102,8 @@ class Lesson:
     evidence: tuple[str, ...] = ()
     """Ids of the outcome events this lesson was drawn from or tested by."""
     tags: tuple[str, ...] = field(default=())
+    owners: Audience = OWNER
+    """Who the lesson is for: the audience of the outcome it was drawn from."""
 
     @property
     def score(self) -> float:
@@ -86,21 +114,52 @@ class Lesson:
         return self.status == ACTIVE
 
     def as_dict(self) -> dict[str, Any]:
-        """The lesson as the CLI's ``--json`` and the server show it."""
+        """The lesson as the CLI's ``--json`` and the server show it (:meth:`from_dict`
+        reads it back)."""
         return {
             "id": self.id,
+            "agent": self.agent,
             "kind": self.kind,
             "text": self.text,
+            "cause": self.cause,
             "score": round(self.score, 4),
             "helped": self.helped,
             "hurt": self.hurt,
             "uses": self.uses,
+            "streak": self.streak,
             "status": self.status,
             "importance": self.importance,
             "evidence": list(self.evidence),
+            "tags": list(self.tags),
+            "scope": self.owners.scope.value,
+            "user": self.owners.user,
+            "channel": self.owners.channel,
+            "team": self.owners.team,
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Lesson:
+        """The lesson :meth:`as_dict` wrote (``score`` is derived, so it is not read)."""
+        return cls(
+            id=str(data["id"]),
+            agent=str(data["agent"]),
+            kind=str(data["kind"]),
+            text=str(data["text"]),
+            cause=str(data["cause"]),
+            created_at=datetime.fromisoformat(str(data["created_at"])),
+            updated_at=datetime.fromisoformat(str(data["updated_at"])),
+            helped=int(data["helped"]),
+            hurt=int(data["hurt"]),
+            uses=int(data["uses"]),
+            streak=int(data["streak"]),
+            status=str(data["status"]),
+            importance=float(data["importance"]),
+            evidence=tuple(str(e) for e in data["evidence"]),
+            tags=tuple(str(t) for t in data["tags"]),
+            owners=Audience(Scope(str(data["scope"])), data["user"], data["channel"], data["team"]),
+        )
 
 
 def score(helped: int, hurt: int) -> float:
