@@ -244,14 +244,41 @@ class ItemIndex(Protocol):
         """The state of one indexed file, its item count and its ``last`` items."""
         ...
 
+    def source_state(self, agent: str, path: str) -> SourceState | None:
+        """The state of one indexed file (``None`` when the index holds none), looked up
+        alone: a write must not cost more with every file the agent has."""
+        ...
+
     def append_to_source(
         self,
         expected: SourceState,
         state: SourceState,
         items: Sequence[MemoryItem],
         text_hashes: Sequence[str],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
     ) -> bool:
-        """Add ``items`` after a file's rows if the index still holds it as ``expected``."""
+        """Add ``items`` after a file's rows if the index still holds it as ``expected``,
+        and cache ``vectors`` (by text hash) with them; ``False`` (nothing written)
+        otherwise. A vector is usable once this returns ``True``."""
+        ...
+
+    def patch_source(
+        self,
+        expected: SourceState,
+        state: SourceState,
+        gone: Sequence[str],
+        items: Sequence[MemoryItem],
+        text_hashes: Sequence[str],
+        lines: Mapping[str, int | None],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
+    ) -> bool:
+        """Change a few items of a file the index holds as ``expected``: remove the ids
+        ``gone``, replace the rows of ``items`` (from any file), give the ids of
+        ``lines`` their new line, record ``state``, cache ``vectors``. ``False``
+        (nothing written) when the index no longer holds ``expected`` or cannot patch
+        rows: the file is then re-indexed whole."""
         ...
 
     def score_features(self, ids: Sequence[str]) -> ScoreFeatures:

@@ -143,7 +143,7 @@ class MemoryWrites(MemoryBase):
         )
         # the Brain's folder and the audit line reach the disk together once the lock
         # is released (group commit); the Brain's bytes and a move's destination first
-        with self._commits.deferring(), self._lock:
+        with self._commits.deferring(), self._lock, self.workspace.steady_facts():
             item, now = self._stamped(item, at)
             return self._write_fact(name, item.section or "", item, now, source_agent)
 
@@ -181,7 +181,8 @@ class MemoryWrites(MemoryBase):
             except (InvalidInput, TypeError) as exc:
                 raise InvalidInput(f"fact {n}: {exc}") from exc
         receipts: list[WriteReceipt] = []
-        with self._commits.deferring(), self._lock:  # one round of fsyncs for the batch
+        # one round of fsyncs for the batch; each fact file checked against its parse once
+        with self._commits.deferring(), self._lock, self.workspace.steady_facts():
             self._healing(lambda: self._presync(name))
             with self._deferring(name) as paths:
                 try:
@@ -575,22 +576,42 @@ class MemoryWrites(MemoryBase):
         # the turn and its audit line are synced after the lock is released, together
         # with those of other threads saving turns meanwhile (group commit)
         with self._commits.deferring(), self._lock:
-            count, last = self._turns_in(name, session_id)
-            if count and last is not None and Audience.of(last) != owners:
-                raise InvalidInput(
-                    f"session {session_id!r} is for {Audience.of(last)}; a turn for {owners}"
-                    " belongs in another session"
+            try:
+                return self._append_turn(
+                    name, session_id, who, text, now, turn_id, owners, source_agent
                 )
-            if turn_id is None:
-                turn_id = f"{session_id}_{count + 1}"
-            turn = TurnRecord(turn_id=turn_id, speaker=who, content=text, at=now)
-            change = AppendTurn(
-                session_id=session_id,
-                turn=turn,
-                started_at=now,
-                header=audience_fields(owners),
+            finally:
+                self._indexer.forget_tail(name, session_filename(session_id))
+
+    def _append_turn(
+        self,
+        name: str,
+        session_id: str,
+        who: str,
+        text: str,
+        now: datetime,
+        turn_id: str | None,
+        owners: Audience,
+        source_agent: str,
+    ) -> str:
+        """:meth:`save_turn` under the lock; the index's tail of the session, read here,
+        is kept for the sync of the turn (read once)."""
+        count, last = self._turns_in(name, session_id)
+        if count and last is not None and Audience.of(last) != owners:
+            raise InvalidInput(
+                f"session {session_id!r} is for {Audience.of(last)}; a turn for {owners}"
+                " belongs in another session"
             )
-            self._writer.memory_write(name, "sessions", change, source_agent)
+        if turn_id is None:
+            turn_id = f"{session_id}_{count + 1}"
+        turn = TurnRecord(turn_id=turn_id, speaker=who, content=text, at=now)
+        change = AppendTurn(
+            session_id=session_id,
+            turn=turn,
+            started_at=now,
+            header=audience_fields(owners),
+        )
+        self._writer.memory_write(name, "sessions", change, source_agent)
         return turn_id
 
     def _turns_in(self, agent: str, session_id: str) -> tuple[int, MemoryItem | None]:
@@ -602,7 +623,7 @@ class MemoryWrites(MemoryBase):
             stat = (self.workspace.agent_dir(agent) / path).stat()
         except FileNotFoundError:
             return 0, None
-        tail = self.index.source_tail(agent, path, 1)
+        tail = self._indexer.session_tail(agent, path)
         last = tail.items[-1] if tail is not None and tail.items else None
         if tail is not None and (tail.state.mtime_ns, tail.state.size) == (
             stat.st_mtime_ns,

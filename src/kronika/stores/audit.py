@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict
+from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
 
@@ -22,6 +22,8 @@ from kronika.stores.durable import flush
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.private import make_private_dir, open_private
 
+_FIELDS = tuple(f.name for f in fields(AuditEntry))
+
 
 class JsonlAuditLog:
     """:class:`~kronika.ports.AuditLog` kept as JSON lines in one file."""
@@ -31,12 +33,15 @@ class JsonlAuditLog:
         self.notes: list[str] = []  # damage met while reading (torn lines)
 
     def append(self, entry: AuditEntry) -> None:
-        record = asdict(entry)
+        record = {name: getattr(entry, name) for name in _FIELDS}  # flat: no deep copy
         record["at"] = entry.at.isoformat()
         line = json.dumps(record, ensure_ascii=False) + "\n"
         try:
-            make_private_dir(self.path.parent)
-            fd = open_private(self.path, os.O_RDWR | os.O_APPEND)
+            try:
+                fd = open_private(self.path, os.O_RDWR | os.O_APPEND)
+            except FileNotFoundError:  # its folder is made once, not looked for each time
+                make_private_dir(self.path.parent)
+                fd = open_private(self.path, os.O_RDWR | os.O_APPEND)
             with open(fd, "a+b") as handle:
                 if handle.seek(0, os.SEEK_END) > 0:
                     handle.seek(-1, os.SEEK_END)

@@ -268,6 +268,15 @@ class PostgresIndex:
             ).fetchall()
         return {row[1]: SourceState(*row) for row in found}
 
+    def source_state(self, agent: str, path: str) -> SourceState | None:
+        with self._reading() as conn:
+            row = conn.execute(
+                "SELECT agent, path, content_hash, mtime_ns, size FROM idx_sources"
+                " WHERE agent = %s AND path = %s",
+                (agent, path),
+            ).fetchone()
+        return None if row is None else SourceState(*row)
+
     def replace_source(
         self,
         state: SourceState,
@@ -419,9 +428,15 @@ class PostgresIndex:
         state: SourceState,
         items: Sequence[MemoryItem],
         text_hashes: Sequence[str],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
     ) -> bool:
         """Add ``items`` after the rows of a file the index holds as ``expected``, in one
-        transaction; ``False`` (nothing written) when it does not, or an id is indexed."""
+        transaction; ``False`` (nothing written) when it does not, or an id is indexed.
+        ``vectors`` are cached first (and again after, should another worker have
+        dropped one as unused meanwhile)."""
+        if vectors:
+            self.store_embeddings(vectors)
         ids = [item.id for item in items]
         if len(set(ids)) != len(ids):
             return False
@@ -460,7 +475,22 @@ class PostgresIndex:
 
         done = self._write(work)
         self._analyze_if_grown()
+        if done and vectors and (lost := self.embeddings_missing(vectors)):
+            self.store_embeddings({h: vectors[h] for h in lost})
         return done
+
+    def patch_source(
+        self,
+        expected: SourceState,
+        state: SourceState,
+        gone: Sequence[str],
+        items: Sequence[MemoryItem],
+        text_hashes: Sequence[str],
+        lines: Mapping[str, int | None],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
+    ) -> bool:
+        return False  # rows are not patched here: the file is re-indexed whole
 
     def reset(self) -> None:
         """Forget every item and source (keeps the embedding cache and usage statistics)."""

@@ -352,13 +352,15 @@ class SqliteIndex:
                 R.INSERT_ITEM_SQL,
                 (R.item_row(rid, it, state, h, rid - top - 1) for rid, (it, h) in numbered),
             )
-            conn.executemany(R.INSERT_FTS_SQL, (R.fts_row(rid, it) for rid, (it, _) in numbered))
+            fts = [R.fts_row(rid, it) for rid, (it, _) in numbered]  # folded once, used twice
+            conn.executemany(R.INSERT_FTS_SQL, fts)
             conn.executemany(
                 "INSERT INTO item_entities (item_rowid, entity_norm) VALUES (?, ?)",
                 (row for rid, (it, _) in numbered for row in R.entity_rows(rid, it)),
             )
-            kept = {R.fts_row(0, it)[1:] for it, _ in unique.values()}
-            self._vanished.update((rid, row) for rid, row in old.items() if row[1] not in kept)
+            if old:
+                kept = {row[1:] for row in fts}
+                self._vanished.update((rid, row) for rid, row in old.items() if row[1] not in kept)
             conn.execute(
                 "INSERT INTO sources (agent, path, content_hash, mtime_ns, size)"
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent, path) DO UPDATE SET"
@@ -378,11 +380,19 @@ class SqliteIndex:
         state: SourceState,
         items: Sequence[MemoryItem],
         text_hashes: Sequence[str],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
     ) -> bool:
-        """Add ``items`` after the rows of a file the index holds as ``expected``, in one
-        transaction; ``False`` (nothing written) when it cannot: re-index the file."""
+        """Add ``items`` after the rows of a file the index holds as ``expected``, and
+        cache ``vectors`` (by text hash), in one transaction; ``False`` (nothing
+        written) when it cannot: re-index the file."""
+        blobs = self._blobs(vectors or {})
         with self._writing() as conn:
-            return appends.append_rows(conn, expected, state, items, text_hashes, _last_rowid(conn))
+            top = _last_rowid(conn)
+            if not appends.append_rows(conn, expected, state, items, text_hashes, top):
+                return False
+            self._insert_blobs(conn, blobs)
+            return True
 
     def patch_source(
         self,
@@ -392,15 +402,19 @@ class SqliteIndex:
         items: Sequence[MemoryItem],
         text_hashes: Sequence[str],
         lines: Mapping[str, int | None],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
     ) -> bool:
         """Change a few items of a file the index holds as ``expected``, in one
         transaction (:mod:`.patches`): delete the rows of ``gone`` and of ``items``
         (from any file: an id moving here), insert ``items``, set the line of the ids in
-        ``lines``, record ``state``. ``False`` (nothing written) when the index no
-        longer holds ``expected``: re-index the file."""
+        ``lines``, record ``state``, cache ``vectors``. ``False`` (nothing written) when
+        the index no longer holds ``expected``: re-index the file."""
+        blobs = self._blobs(vectors or {})
         with self._writing() as conn:
             if not patches.holds(conn, expected):
                 return False
+            self._insert_blobs(conn, blobs)
             ids = list(dict.fromkeys([*gone, *(item.id for item in items)]))
             for chunk in _chunks(ids):
                 where = f"id IN ({', '.join('?' * len(chunk))})"
@@ -784,6 +798,12 @@ class SqliteIndex:
         Vectors are stored scaled to unit length (a zero vector stays zero), so
         cosine similarity is a plain dot product at search time.
         """
+        blobs = self._blobs(vectors)
+        with self._writing() as conn:
+            self._insert_blobs(conn, blobs)
+
+    def _blobs(self, vectors: Mapping[str, Vector]) -> list[tuple[str, str, bytes]]:
+        """The rows of the embedding cache for ``vectors``: unit length, little-endian."""
         blobs: list[tuple[str, str, bytes]] = []
         for text_hash, vec in vectors.items():
             flat = np.asarray(vec, dtype=np.float64).reshape(-1)
@@ -795,7 +815,11 @@ class SqliteIndex:
             norm = float(np.linalg.norm(flat))
             unit = flat / norm if norm > 0 else flat
             blobs.append((text_hash, self._model, unit.astype("<f4").tobytes()))
-        with self._writing() as conn:
+        return blobs
+
+    @staticmethod
+    def _insert_blobs(conn: sqlite3.Connection, blobs: Sequence[tuple[str, str, bytes]]) -> None:
+        if blobs:
             conn.executemany(
                 "INSERT OR REPLACE INTO embeddings (text_hash, model, vec) VALUES (?, ?, ?)", blobs
             )
