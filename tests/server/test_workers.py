@@ -250,3 +250,38 @@ def test_a_worker_count_out_of_range_is_refused(workspace: tuple[Path, str]) -> 
     )
     assert done.returncode == 2
     assert "--workers must be 1..64" in done.stderr
+
+
+def test_the_shared_socket_answers_without_waiting_for_acknowledgements() -> None:
+    """Connections the workers accept on the shared socket send small writes at once
+    (TCP_NODELAY), as uvicorn's own sockets do: with Nagle's algorithm a response's body
+    waited for the client's delayed acknowledgement of its headers, some 40 ms a request.
+    asyncio turns Nagle off only on sockets that say they are TCP, so this is checked on
+    a connection accepted the way uvicorn accepts it."""
+    import asyncio
+    import socket
+
+    from kronika.server.workers import bind
+
+    async def accepted_nodelay() -> int:
+        loop = asyncio.get_running_loop()
+        found: asyncio.Future[int] = loop.create_future()
+
+        class Probe(asyncio.Protocol):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                sock = transport.get_extra_info("socket")
+                found.set_result(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+                transport.close()
+
+        sock = bind("127.0.0.1", free_port())
+        server = await loop.create_server(Probe, sock=sock)
+        try:
+            _, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+            value = await asyncio.wait_for(found, 10)
+            writer.close()
+            return value
+        finally:
+            server.close()
+            await server.wait_closed()
+
+    assert asyncio.run(accepted_nodelay()) != 0
