@@ -239,14 +239,23 @@ def test_a_corrupt_or_foreign_graph_file_is_rebuilt(
         meta.write_text(json.dumps(described))
     else:
         meta.unlink()
+    # A graph is approximate and its threaded build is not deterministic: one query may
+    # miss two of its ten, and 30 queries 3 %. So this asks the aggregate recall of a
+    # working graph (a broken one, or none, finds a fraction of that); how close a graph
+    # comes to exact search is the business of `kronika bench scale`.
+    queries = synthetic_queries(30)
     with caplog.at_level(logging.INFO, logger="kronika"), _index(home, THRESHOLD) as again:
         flt = RecallFilter(agents=("scale",))
-        for query in synthetic_queries(5):
-            q = _vector(query)
-            got = [i for i, _ in again.search_vector(q, flt, 10)]
-            with _index(home, 0) as slow:
+        same = 0
+        with _index(home, 0) as slow:
+            for query in queries:
+                q = _vector(query)
+                got = [i for i, _ in again.search_vector(q, flt, 10)]
                 want = [i for i, _ in slow.search_vector(q, flt, 10)]
-            assert len(set(got) & set(want)) >= 9
+                assert len(got) == 10
+                same += len(set(got) & set(want))
+        assert again._ann.graph is not None
+        assert same / (10 * len(queries)) >= 0.9
     assert "building the vector graph" in caplog.text
     assert json.loads(meta.read_text())["model"] == HashingEmbedder().model_id
 
