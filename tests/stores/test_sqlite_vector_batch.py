@@ -13,6 +13,7 @@ import pytest
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, RecallFilter, Tier
 from kronika.ports import SourceState
 from kronika.stores.sqlite import SqliteIndex
+from kronika.stores.sqlite.batch import MAX_SCORES
 
 T0 = datetime(2025, 11, 1, 12, 0, tzinfo=UTC)
 DIM = 64
@@ -62,8 +63,9 @@ def filled(index: SqliteIndex) -> SqliteIndex:
 FILTERS = [RecallFilter(), RecallFilter(agents=("jaskier",)), RecallFilter(agents=("ciri",))]
 
 
+@pytest.mark.parametrize("max_scores", [MAX_SCORES, 10_000])  # 10,000: groups of 3 queries
 def test_each_query_of_a_batch_finds_the_same_hits_and_scores_as_alone(
-    filled: SqliteIndex,
+    filled: SqliteIndex, max_scores: int
 ) -> None:
     rng = np.random.default_rng(8)
     queries = list(rng.normal(size=(12, DIM)).astype(np.float32))
@@ -73,7 +75,7 @@ def test_each_query_of_a_batch_finds_the_same_hits_and_scores_as_alone(
     for flt in FILTERS:
         for limit in (1, 10, 120):
             alone = [filled.search_vector(q, flt, limit) for q in queries]
-            filled.score_together(queries)
+            filled.score_together(queries, max_scores=max_scores)
             together = [filled.search_vector(q, flt, limit) for q in queries]
             assert together == alone  # the same ids, in the same order, the same floats
 

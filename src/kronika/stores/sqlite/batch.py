@@ -13,7 +13,9 @@ one of them is searched, against the snapshot of that moment (again if its rows
 changed meanwhile). Each query's column is handed out once per time it was asked for;
 when every one has been, the scores are let go, so nothing outlives its batch and no
 later recall reads them (:meth:`SqliteIndex.score_together
-<kronika.stores.sqlite.index.SqliteIndex.score_together>`).
+<kronika.stores.sqlite.index.SqliteIndex.score_together>`). Over many rows the product
+is taken for a group of queries at a time, so that no more than :data:`MAX_SCORES`
+similarities are held at once.
 
 The column only chooses candidates: :meth:`VectorSnapshot.search
 <kronika.stores.sqlite.vectors.VectorSnapshot.search>` scores the rows near the cut
@@ -36,10 +38,15 @@ def _key(query: Vector) -> bytes:
     return np.asarray(query, dtype=np.float32).reshape(-1).tobytes()
 
 
+MAX_SCORES = 4_000_000
+"""Most similarities held at once (16 MB of float32): a batch over more rows than this
+allows for all its queries is scored in groups of queries, one group at a time."""
+
+
 class QueryScores:
     """Similarities of every row of a snapshot to each query of a batch (module docstring)."""
 
-    def __init__(self, queries: Sequence[Vector]) -> None:
+    def __init__(self, queries: Sequence[Vector], *, max_scores: int = MAX_SCORES) -> None:
         units: dict[bytes, npt.NDArray[np.float32]] = {}
         self._wanted: Counter[bytes] = Counter()
         for query in queries:
@@ -51,7 +58,9 @@ class QueryScores:
             self._wanted[key] += 1
         self._column = {key: n for n, key in enumerate(units)}
         self._queries = np.stack(list(units.values())) if units else None
+        self._max_scores = max_scores
         self._rows: tuple[npt.NDArray[np.float32], int] | None = None
+        self._group = range(0)  # the columns self._scores holds
         self._scores: npt.NDArray[np.float32] | None = None
 
     def __len__(self) -> int:
@@ -64,14 +73,20 @@ class QueryScores:
         key = _key(query)
         if self._wanted[key] <= 0 or self._queries is None:
             return None
-        if self._scores is None or not self._fits(snapshot):
-            self._scores = snapshot.matrix @ self._queries.T
+        column = self._column[key]
+        if self._scores is None or column not in self._group or not self._fits(snapshot):
+            # queries are searched in the order they were embedded: in groups, in turn
+            size = max(2, self._max_scores // max(len(snapshot), 1))
+            start = column - column % size
+            self._group = range(start, min(start + size, len(self._queries)))
+            group = self._queries[self._group.start : self._group.stop]
+            self._scores = snapshot.matrix @ group.T
             self._rows = (snapshot.buffer, len(snapshot))
-        column = self._scores[:, self._column[key]]
+        found = self._scores[:, column - self._group.start]
         self._wanted[key] -= 1
-        if not len(self):
-            self._scores = self._rows = None  # the column handed out stays valid
-        return column
+        if not len(self):  # the column handed out stays valid
+            self._scores, self._rows, self._group = None, None, range(0)
+        return found
 
     def _fits(self, snapshot: VectorSnapshot) -> bool:
         """Whether the scores are of ``snapshot``'s rows. Each recall records its hits'

@@ -34,7 +34,7 @@ from kronika.stores.private import touch_private
 from kronika.stores.sqlite import appends, context, patches, points, saved, scrub
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.ann import AnnCache, AnnGraph
-from kronika.stores.sqlite.batch import QueryScores
+from kronika.stores.sqlite.batch import MAX_SCORES, QueryScores
 from kronika.stores.sqlite.lexical import Bm25Snapshot, Phrase, QueryTokenizer
 from kronika.stores.sqlite.migrations import applied_migrations, apply_migrations
 from kronika.stores.sqlite.query import filter_clause, query_terms, quote, to_epoch
@@ -920,11 +920,14 @@ class SqliteIndex:
                 self._together = None
         return snapshot.search(query, flt, limit, allowed, scores=scores)
 
-    def score_together(self, queries: Sequence[Vector]) -> None:
+    def score_together(self, queries: Sequence[Vector], *, max_scores: int = MAX_SCORES) -> None:
         """The next searches for these query vectors score them in one matrix product
-        (:mod:`.batch`); a later batch takes the place of one not searched in full."""
+        (:mod:`.batch`; in groups when rows × queries pass ``max_scores``); a later
+        batch takes the place of one not searched in full."""
         with self._lock:
-            self._together = QueryScores(queries) if len(queries) > 1 else None
+            self._together = (
+                QueryScores(queries, max_scores=max_scores) if len(queries) > 1 else None
+            )
 
     def _current_graph(self, conn: sqlite3.Connection, snapshot: VectorSnapshot) -> AnnGraph | None:
         if not self._ann.enabled_for(len(snapshot) - snapshot.dead):
