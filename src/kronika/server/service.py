@@ -173,8 +173,8 @@ class Service:
     async def recall_batched(
         self, caller: Caller, agent: str, query: str, **options: Any
     ) -> dict[str, Any]:
-        """:meth:`recall`, its query embedded together with those of the recalls in
-        progress at the same time (:mod:`kronika.server.batching`)."""
+        """:meth:`recall`, its query embedded, and its vector scored, together with those
+        of the recalls that arrived with it (:mod:`kronika.server.batching`)."""
         memory = self._recall_memory(caller, agent, all_agents=bool(options.get("all_agents")))
         vector = None
         if options.get("mode", "hybrid") != "lexical" and query.strip():
