@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kronika.core.model import ItemLink, MemoryItem, RecallFilter
+from kronika.core.recall_log import RecallDay, RecallEntry
 
 Vector = npt.NDArray[np.float32]
 """A float32 array: one embedding ``(dim,)`` or a batch ``(n, dim)``, L2-normalised."""
@@ -152,6 +153,53 @@ class ScoreFeatures:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class DayCount:
+    """Items created on one UTC day (``YYYY-MM-DD``) in one tier and of one type."""
+
+    day: str
+    tier: str
+    type: str
+    count: int
+
+
+ItemUses = tuple[str, int, datetime]
+"""An item's id, how many recalls used it, and when the last one did."""
+
+
+class RecallLog(Protocol):
+    """Where each recall is logged (:mod:`kronika.core.recall_log`): beside the index's
+    items, so what a viewer is shown of it is filtered by the same visibility rule as
+    the items, in the same query.
+
+    Every read takes ``flt``: one agent (``flt.agents``) and the viewer (``flt.reader``,
+    ``None``: every recall); an item counts or is named only when it passes ``flt``.
+    An item forgotten for good takes its ids out of the log (and the query of each
+    recall that used it) when the index drops its usage statistics."""
+
+    def append(self, entries: Sequence[RecallEntry]) -> None:
+        """Keep ``entries``; an item id the index no longer holds is left out."""
+        ...
+
+    def per_day(self, flt: RecallFilter, since: datetime) -> list[RecallDay]:
+        """Per UTC day from ``since`` on, the recalls that count for the viewer and the
+        uses of items it may see (days without any are left out), oldest first."""
+        ...
+
+    def top(self, flt: RecallFilter, since: datetime, limit: int) -> list[ItemUses]:
+        """The ``limit`` items passing ``flt`` used most since ``since``, most first."""
+        ...
+
+    def entries(self, flt: RecallFilter, since: datetime | None = None) -> list[RecallEntry]:
+        """The recalls that count for the viewer, oldest first: its own whole, another
+        reader's with no user, channel or query and only the item ids it may see."""
+        ...
+
+    def prune(self, before: datetime) -> int:
+        """Forget the recalls made before ``before``; returns how many."""
+        ...
+
+
 class ItemIndex(Protocol):
     """The derived, rebuildable index of memory items (SQLite today, PostgreSQL later).
 
@@ -253,6 +301,15 @@ class ItemIndex(Protocol):
     def restore_usage(self, rows: Sequence[tuple[str, int, datetime | None]]) -> None:
         """Set ``(item id, access_count, last_accessed_at)`` as given (restoring a backup);
         a row of ``0, None`` removes that item's statistics."""
+        ...
+
+    def recall_log(self) -> RecallLog:
+        """The recall log kept beside the items (:class:`RecallLog`)."""
+        ...
+
+    def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
+        """How many items passing ``flt`` were created on each UTC day from ``since`` on,
+        per tier and type: the counts :meth:`list_items` would give, without the items."""
         ...
 
     def agents(self) -> list[str]: ...

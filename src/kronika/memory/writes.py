@@ -45,6 +45,7 @@ from kronika.engine.write import (
     ForgetItems,
     SupersedeFact,
     TouchFact,
+    WriteLessons,
     WriteReceipt,
     WriteSession,
 )
@@ -57,6 +58,7 @@ from kronika.memory.base import (
     _clean,
     _new_id,
 )
+from kronika.stores.markdown.lessons import lesson_items
 from kronika.stores.markdown.sessions import audience_fields, session_filename
 
 if TYPE_CHECKING:  # the forget path (and its phrase rules) loads when something is forgotten
@@ -641,8 +643,18 @@ class MemoryWrites(MemoryBase):
         if who is None:
             return found
         return [
-            p for p in found if (its := items_of(p.change)) and all(visible(i, who) for i in its)
+            p
+            for p in found
+            if (its := self._proposed_items(p)) and all(visible(i, who) for i in its)
         ]
+
+    def _proposed_items(self, proposal: Proposal) -> tuple[MemoryItem, ...]:
+        """What ``proposal`` would store: its items, or the lessons it would write as
+        the items they become (so a lesson's own audience sees its proposal)."""
+        if isinstance(proposal.change, WriteLessons):
+            tenant = self.workspace.tenant_of(proposal.agent)
+            return tuple(lesson_items(proposal.change.lessons, {}, tenant=tenant))
+        return items_of(proposal.change)
 
     def approve(self, proposal_id: str, agent: str | None = None) -> WriteReceipt:
         """Apply a waiting proposal as the person, then remove it (see engine/proposals)."""

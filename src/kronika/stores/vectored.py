@@ -23,7 +23,9 @@ from typing import Any
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.core.visibility import visible
 from kronika.ports import (
+    DayCount,
     PointSource,
+    RecallLog,
     ScoreFeatures,
     SourceState,
     SourceTail,
@@ -179,6 +181,12 @@ class IndexWithVectors:
 
     def restore_usage(self, rows: Sequence[tuple[str, int, datetime | None]]) -> None:
         self._inner.restore_usage(rows)
+
+    def recall_log(self) -> RecallLog:
+        return self._inner.recall_log()
+
+    def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
+        return self._inner.created_per_day(flt, since)
 
     def agents(self) -> list[str]:
         return self._inner.agents()

@@ -41,6 +41,7 @@ import numpy as np
 from kronika.core.model import MemoryItem, RecallFilter, layer_counts
 from kronika.errors import IndexError_, StoreError
 from kronika.ports import (
+    DayCount,
     FeatureRow,
     ScoreFeatures,
     SourceState,
@@ -57,6 +58,7 @@ from kronika.stores.postgres.connect import (
     scoped_url,
     shared_schema,
 )
+from kronika.stores.postgres.day_counts import created_per_day
 from kronika.stores.postgres.index_rows import (
     COLUMNS,
     SELECT_ITEM,
@@ -65,6 +67,7 @@ from kronika.stores.postgres.index_rows import (
     item_row,
 )
 from kronika.stores.postgres.lexical import Phrase, Tokenizer
+from kronika.stores.postgres.recall_log import PostgresRecallLog, drop_forgotten
 from kronika.stores.sqlite.query import query_terms, to_epoch
 from kronika.stores.sqlite.rows import default_text_hash
 
@@ -566,6 +569,13 @@ class PostgresIndex:
             ).fetchall()
         return [a for (a,) in found]
 
+    def recall_log(self) -> PostgresRecallLog:
+        return PostgresRecallLog(self._reading, self._write, self._tenant)
+
+    def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
+        with self._reading() as conn:
+            return created_per_day(conn, flt, since)
+
     def meta_value(self, key: str) -> str | None:
         with self._reading() as conn:
             row = conn.execute("SELECT value FROM idx_meta WHERE key = %s", (key,)).fetchone()
@@ -703,6 +713,7 @@ class PostgresIndex:
                     " AND NOT EXISTS (SELECT 1 FROM idx_items AS i WHERE i.id = u.item_id)",
                     (vanished,),
                 ).rowcount
+                drop_forgotten(conn, self._tenant, vanished)  # their ids leave the recall log
             return int(dropped), int(usage)
 
         if not (everywhere or candidates or vanished):
@@ -715,7 +726,10 @@ class PostgresIndex:
     def vacuum(self, *, full: bool = False) -> None:
         """Prune the deleted rows of the index's tables from their data files (``full``:
         rewrite the files, which locks the tables meanwhile)."""
-        tables = "idx_items, idx_terms, idx_embeddings, idx_usage, idx_sources, idx_corpus"
+        tables = (
+            "idx_items, idx_terms, idx_embeddings, idx_usage, idx_sources, idx_corpus,"
+            " recall_log, recall_log_items"
+        )
         with self._reading() as conn:
             conn.execute(f"VACUUM {'FULL ' if full else ''}{tables}")
 

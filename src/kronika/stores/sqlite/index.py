@@ -29,15 +29,24 @@ import numpy.typing as npt
 
 from kronika.core.model import MemoryItem, RecallFilter, layer_counts
 from kronika.errors import CorruptIndexError, IndexError_
-from kronika.ports import FeatureRow, ScoreFeatures, SourceState, SourceTail, Vector, VectorPoint
+from kronika.ports import (
+    DayCount,
+    FeatureRow,
+    ScoreFeatures,
+    SourceState,
+    SourceTail,
+    Vector,
+    VectorPoint,
+)
 from kronika.stores.private import touch_private
-from kronika.stores.sqlite import appends, context, patches, points, saved, scrub
+from kronika.stores.sqlite import appends, context, day_counts, patches, points, saved, scrub
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.ann import AnnCache, AnnGraph
 from kronika.stores.sqlite.batch import MAX_SCORES, QueryScores
 from kronika.stores.sqlite.lexical import Bm25Snapshot, Phrase, QueryTokenizer
 from kronika.stores.sqlite.migrations import applied_migrations, apply_migrations
 from kronika.stores.sqlite.query import filter_clause, query_terms, quote, to_epoch
+from kronika.stores.sqlite.recall_log import SqliteRecallLog
 from kronika.stores.sqlite.recovery import integrity_problems, is_corruption, move_aside
 from kronika.stores.sqlite.vectors import VectorSnapshot, read_transaction
 
@@ -466,6 +475,8 @@ class SqliteIndex:
         with self._lock:
             candidates, everything = self._vanished, self._scrub_all
             self._vanished, self._scrub_all = {}, False
+            if candidates:  # forgotten ids leave the recall log too
+                self.recall_log().drop_forgotten(item_id for item_id, _ in candidates.values())
             if not candidates and not everything:
                 return False
             with self._reading() as conn:
@@ -702,6 +713,13 @@ class SqliteIndex:
         with self._reading() as conn:
             (n,) = conn.execute(f"SELECT count(*) FROM items AS i WHERE {where}", params).fetchone()
         return int(n)
+
+    def recall_log(self) -> SqliteRecallLog:
+        return SqliteRecallLog(self._reading)
+
+    def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
+        with self._reading() as conn:
+            return day_counts.created_per_day(conn, flt, since)
 
     def agents(self) -> list[str]:
         with self._reading() as conn:
