@@ -59,7 +59,6 @@ class Service:
         shared = {id(memory): threading.RLock() for memory in self.memories.values()}
         self._locks = {tenant: shared[id(memory)] for tenant, memory in self.memories.items()}
         self._batchers: dict[int, QueryBatcher] = {}
-        self._recalls = 0
 
     @contextmanager
     def _held(self, caller: Caller) -> Iterator[None]:
@@ -202,18 +201,14 @@ class Service:
     async def recall_batched(
         self, caller: Caller, agent: str, query: str, **options: Any
     ) -> dict[str, Any]:
-        """:meth:`recall`, its query embedded together with those of the recalls in
-        progress at the same time (:mod:`kronika.server.batching`)."""
+        """:meth:`recall`, its query embedded, and its vector scored, together with those
+        of the recalls that arrived with it (:mod:`kronika.server.batching`)."""
         memory = self._recall_memory(caller, agent, all_agents=bool(options.get("all_agents")))
         vector = None
-        self._recalls += 1
-        try:
-            if options.get("mode", "hybrid") != "lexical" and query.strip():
-                batcher = self._batcher(memory.embedder)
-                vector = await batcher.embed(query, alone=self._recalls == 1)
-            return self._recall(caller, memory, agent, query, vector, options)
-        finally:
-            self._recalls -= 1
+        if options.get("mode", "hybrid") != "lexical" and query.strip():
+            batcher = self._batcher(memory.embedder)
+            vector = await batcher.embed(query, index=memory.index)
+        return self._recall(caller, memory, agent, query, vector, options)
 
     def _recall(
         self,

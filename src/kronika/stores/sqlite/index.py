@@ -42,6 +42,7 @@ from kronika.stores.private import touch_private
 from kronika.stores.sqlite import appends, context, day_counts, patches, points, saved, scrub
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.ann import AnnCache, AnnGraph
+from kronika.stores.sqlite.batch import MAX_SCORES, QueryScores
 from kronika.stores.sqlite.lexical import Bm25Snapshot, Phrase, QueryTokenizer
 from kronika.stores.sqlite.migrations import applied_migrations, apply_migrations
 from kronika.stores.sqlite.query import filter_clause, query_terms, quote, to_epoch
@@ -100,6 +101,7 @@ class SqliteIndex:
         self._dim = dim
         self._lock = threading.RLock()
         self._snapshot: VectorSnapshot | None = None
+        self._together: QueryScores | None = None  # score_together's batch
         self._bm25: Bm25Snapshot | None = None
         self._bm25_wanted = False
         self._maybe_unused: set[str] = set()  # text hashes of items replaced or removed
@@ -963,7 +965,20 @@ class SqliteIndex:
             graph = self._current_graph(conn, snapshot)
             if graph is not None:  # the graph changes under the lock only
                 return snapshot.search(query, flt, limit, allowed, graph)
-        return snapshot.search(query, flt, limit, allowed)
+            together = self._together
+            scores = None if together is None else together.take(snapshot, query)
+            if together is not None and not together:
+                self._together = None
+        return snapshot.search(query, flt, limit, allowed, scores=scores)
+
+    def score_together(self, queries: Sequence[Vector], *, max_scores: int = MAX_SCORES) -> None:
+        """The next searches for these query vectors score them in one matrix product
+        (:mod:`.batch`; in groups when rows × queries pass ``max_scores``); a later
+        batch takes the place of one not searched in full."""
+        with self._lock:
+            self._together = (
+                QueryScores(queries, max_scores=max_scores) if len(queries) > 1 else None
+            )
 
     def _current_graph(self, conn: sqlite3.Connection, snapshot: VectorSnapshot) -> AnnGraph | None:
         if not self._ann.enabled_for(len(snapshot) - snapshot.dead):
