@@ -12,7 +12,7 @@ from kronika.ports import LLM
 from kronika.server.access import Caller
 from kronika.server.keys import ApiKey, KeyStore, Role, keys_path
 from kronika.server.service import Service
-from kronika.settings import Settings
+from kronika.settings import CONFIG_FILE, Settings
 
 EXTRAS = {
     "server": ("fastapi", "uvicorn"),
@@ -47,13 +47,15 @@ def build_service(settings: Settings) -> Service:
     """The workspace's memory, served for every tenant its agents belong to (the
     ``tenant`` setting and each ``[agents.<name>] tenant``); distillation uses the
     configured background model (none: jobs report what waits for one). In team mode
-    the tenant of every API key is served too, from the same database."""
+    the tenant of every API key is served too, from the same database. The storage
+    policies follow ``kronika.toml`` while the server runs (:class:`Service`)."""
+    config = Path(settings.home) / CONFIG_FILE
     if settings.database_url:
         tenants = {key.tenant for key in open_keys(settings).list() if key.active}
-        return Service(team_memories(settings, tenants), llm=_minion)
+        return Service(team_memories(settings, tenants), llm=_minion, follow_config=config)
     memory = build_memory(settings)
     tenants = {settings.tenant, *settings.tenants().values()}
-    return Service(dict.fromkeys(sorted(tenants), memory), llm=_minion)
+    return Service(dict.fromkeys(sorted(tenants), memory), llm=_minion, follow_config=config)
 
 
 def open_keys(settings: Settings) -> KeyStore:
