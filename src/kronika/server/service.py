@@ -505,6 +505,7 @@ class Service:
             from kronika.engine.jobs import run_job
 
             minion = self._llm(memory.settings)
+            self.follow_config()  # a queued job may start well after it was asked for
             with self._held(caller):
                 if name == "distill":
                     for session_id in _quiet_sessions(memory, agent, days):
