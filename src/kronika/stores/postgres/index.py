@@ -41,6 +41,7 @@ import numpy as np
 from kronika.core.model import MemoryItem, RecallFilter, layer_counts
 from kronika.errors import IndexError_, StoreError
 from kronika.ports import (
+    CandidateRows,
     FeatureRow,
     ScoreFeatures,
     SourceState,
@@ -49,6 +50,7 @@ from kronika.ports import (
     VectorPoint,
 )
 from kronika.stores.postgres import search
+from kronika.stores.postgres.candidates import FEATURES, ItemRows, feature_row, neighbours_sql
 from kronika.stores.postgres.connect import (
     connect,
     migrate,
@@ -481,23 +483,8 @@ class PostgresIndex:
 
     def score_features(self, ids: Sequence[str]) -> ScoreFeatures:
         wanted = list(dict.fromkeys(ids))
-        found: dict[str, FeatureRow] = {}
         with self._reading() as conn:
-            rows = conn.execute(
-                "SELECT i.id, i.importance, i.created_at, u.last_accessed_at,"
-                " coalesce(u.access_count, 0), i.speaker, i.session_id FROM idx_items AS i"
-                " LEFT JOIN idx_usage AS u ON u.item_id = i.id WHERE i.id = ANY(%s)",
-                (wanted,),
-            )
-            for item_id, importance, created, accessed, count, speaker, session in rows:
-                found[item_id] = (
-                    float(importance),
-                    float(created),
-                    None if accessed is None else float(accessed),
-                    int(count),
-                    speaker,
-                    session,
-                )
+            found = {r[0]: feature_row(r[1:]) for r in conn.execute(FEATURES, (wanted,))}
         return ScoreFeatures.from_rows({i: found[i] for i in wanted if i in found})
 
     def neighbours(
@@ -508,28 +495,35 @@ class PostgresIndex:
         wanted = list(dict.fromkeys(ids))
         if window < 1 or not wanted:
             return {}
-        where, params = filter_clause(flt, alias="n")
+        sql, params = neighbours_sql(wanted, flt, window, features=False)
         found: dict[str, list[tuple[str, int]]] = {}
         with self._reading() as conn:
-            # OFFSET 0 fences keep this plan whatever the statistics say (right after a
-            # bulk load they say nothing): each message by its id, then a range of its
-            # source's positions.
-            rows = conn.execute(
-                "SELECT c.id, n.id, n.pos - c.pos FROM (SELECT id, source_agent, source_path,"
-                " pos, session_id, speaker_norm FROM idx_items WHERE id = ANY(%s)"
-                " AND type = 'message' OFFSET 0) AS c CROSS JOIN LATERAL"
-                " (SELECT n.id, n.pos FROM idx_items AS n WHERE n.source_agent = c.source_agent"
-                " AND n.source_path = c.source_path"
-                " AND n.pos BETWEEN c.pos - %s AND c.pos + %s AND n.pos != c.pos"
-                " AND n.session_id = c.session_id AND n.type = 'message'"
-                " AND coalesce(n.speaker_norm, '') != coalesce(c.speaker_norm, '')"
-                f" AND {where} OFFSET 0) AS n"
-                f" ORDER BY c.id {_ID}, n.pos",
-                [wanted, window, window, *params],
-            )
-            for item_id, other, offset in rows:
+            for item_id, other, offset in conn.execute(sql, params):
                 found.setdefault(item_id, []).append((other, int(offset)))
         return found
+
+    def read_candidates(
+        self, ids: Sequence[str], seeds: Sequence[str], flt: RecallFilter, window: int
+    ) -> CandidateRows:
+        """:meth:`neighbours` of ``seeds`` with their score features, the score features of
+        ``ids`` and the items of ``seeds``: three statements in one round trip."""
+        wanted = list(dict.fromkeys(seeds))
+        links: dict[str, list[tuple[str, int]]] = {}
+        features: dict[str, FeatureRow] = {}
+        with self._reading() as conn:
+            with conn.pipeline():
+                near = None
+                if window >= 1 and wanted:
+                    near = conn.execute(*neighbours_sql(wanted, flt, window, features=True))
+                scored = conn.execute(FEATURES, (list(dict.fromkeys(ids)),))
+                read = conn.execute(f"{SELECT_ITEM} WHERE i.id = ANY(%s)", (wanted,))
+            for item_id, other, offset, *row in near or ():
+                links.setdefault(item_id, []).append((other, int(offset)))
+                features[other] = feature_row(row)
+            for item_id, *row in scored:
+                features[item_id] = feature_row(row)
+            items = ItemRows({str(row[0]): row for row in read})
+        return CandidateRows(links, features, items)
 
     def list_items(
         self, flt: RecallFilter, *, limit: int | None = None, offset: int = 0
