@@ -309,11 +309,17 @@ def _phrase_rows(
     )
 
 
+GRAPH_MARGIN = 40
+"""Candidates an HNSW walk keeps beyond the rows asked for: pgvector's default
+``ef_search``, what its authors keep for a first page of results."""
+
+
 def graph_settings(limit: int) -> str:
     """The settings of an HNSW walk for ``limit`` rows: candidates kept while walking
-    (``ef_search``), and an iterative scan that walks on until ``limit`` rows pass the
-    filter (pgvector 0.8)."""
-    return f"SET hnsw.ef_search = {max(100, 2 * limit)}; SET hnsw.iterative_scan = relaxed_order"
+    (``ef_search``: ``limit`` + :data:`GRAPH_MARGIN`), and an iterative scan that walks
+    on until ``limit`` rows pass the filter (pgvector 0.8)."""
+    ef = min(limit + GRAPH_MARGIN, 1000)  # pgvector's largest ef_search
+    return f"SET hnsw.ef_search = {ef}; SET hnsw.iterative_scan = relaxed_order"
 
 
 def vectors(
