@@ -59,6 +59,7 @@ from kronika.stores.postgres.connect import (
     scoped_url,
     shared_schema,
 )
+from kronika.stores.postgres.copying import postings_copy_text
 from kronika.stores.postgres.index_rows import (
     COLUMNS,
     SELECT_ITEM,
@@ -300,14 +301,16 @@ class PostgresIndex:
         self._analyze_if_grown()
 
     def _analyze_if_grown(self) -> None:
-        """ANALYZE the item and posting tables once this index has written a fifth of
-        their rows (at least 1,000) since it last did: right after a bulk load the
-        planner would otherwise guess, and autovacuum comes only later."""
+        """ANALYZE the item and posting tables once this index has written as many rows
+        as they held before (at least 1,000) since it last did: right after a bulk load
+        the planner would otherwise guess, and autovacuum comes only later. Doubling
+        keeps a load of n rows to about log2(n / 1,000) runs, each sampling at most
+        30,000 rows, and the counts the planner sees within half of the truth."""
         if self._unanalyzed < 1_000:
             return
         with self._reading() as conn:
             (rows,) = conn.execute("SELECT coalesce(sum(n), 0) FROM idx_corpus").fetchone()
-            if self._unanalyzed * 5 >= int(rows):
+            if self._unanalyzed * 2 >= int(rows):
                 conn.execute("ANALYZE idx_items, idx_terms")
                 self._unanalyzed = 0
 
@@ -366,12 +369,7 @@ class PostgresIndex:
             with cur.copy(
                 "COPY idx_terms (term, item_rowid, agent, tenant, tf, pos, doc_len) FROM STDIN"
             ) as copy:
-                for n, (item, _) in enumerate(pairs):
-                    length = postings[n].length
-                    for term, found in postings[n].terms.items():
-                        copy.write_row(
-                            (term, rowids[n], item.agent, item.tenant, len(found), found, length)
-                        )
+                copy.write(postings_copy_text(pairs, rowids, postings))
 
     def remove_source(self, agent: str, path: str) -> None:
         def work(conn: Any) -> None:
