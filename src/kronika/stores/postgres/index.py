@@ -76,6 +76,8 @@ log = logging.getLogger("kronika")
 ANN_THRESHOLD = 50_000  # the ann_threshold setting's default, as for SQLite
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
+ITEMS_AHEAD = 10
+"""Seeds whose neighbours' items :meth:`PostgresIndex.read_candidates` reads ahead."""
 GRAPH_RECHECK_S = 30.0
 """Seconds a valid HNSW index is taken as still there (another model's worker may drop
 it; a search then scans exactly, still right, until the next look)."""
@@ -504,17 +506,29 @@ class PostgresIndex:
         self, ids: Sequence[str], seeds: Sequence[str], flt: RecallFilter, window: int
     ) -> CandidateRows:
         """:meth:`neighbours` of ``seeds`` with their score features, the score features of
-        ``ids`` and the items of ``seeds``: three statements in one round trip."""
+        ``ids``, and the items of ``seeds`` and of the best :data:`ITEMS_AHEAD` seeds'
+        neighbours (which their answers often lift to the top): three statements in one
+        round trip."""
         wanted = list(dict.fromkeys(seeds))
         links: dict[str, list[tuple[str, int]]] = {}
         features: dict[str, FeatureRow] = {}
+        items_sql = f"{SELECT_ITEM} WHERE i.id = ANY(%s::text[]"
+        items_params: list[object] = [wanted]
         with self._reading() as conn:
             with conn.pipeline():
                 near = None
                 if window >= 1 and wanted:
                     near = conn.execute(*neighbours_sql(wanted, flt, window, features=True))
+                    ahead, ahead_params = neighbours_sql(
+                        wanted[:ITEMS_AHEAD], flt, window, features=False
+                    )
+                    # one array of ids, so the ids' index finds the rows (an OR would scan)
+                    items_sql += (
+                        f" || ARRAY(SELECT x.other FROM ({ahead}) AS x (seed, other, step))"
+                    )
+                    items_params += ahead_params
                 scored = conn.execute(FEATURES, (list(dict.fromkeys(ids)),))
-                read = conn.execute(f"{SELECT_ITEM} WHERE i.id = ANY(%s)", (wanted,))
+                read = conn.execute(items_sql + ")", items_params)
             for item_id, other, offset, *row in near or ():
                 links.setdefault(item_id, []).append((other, int(offset)))
                 features[other] = feature_row(row)
