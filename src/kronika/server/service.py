@@ -24,6 +24,7 @@ from kronika.server.batching import QueryBatcher
 from kronika.server.jobs import JobBook
 from kronika.server.jobstore import open_job_records
 from kronika.server.keys import Role
+from kronika.server.tenants import TenantMemories
 from kronika.settings import Settings
 
 LlmFactory = Callable[[Settings], LLM | None]
@@ -52,7 +53,8 @@ class Service:
     ) -> None:
         """``jobs``: where job records are kept; by default beside the first memory (its
         workspace folder, or its PostgreSQL database), shared by every server on it."""
-        self.memories = dict(memories)
+        # a TenantMemories grows while serving (kronika.server.tenants): kept, not copied
+        self.memories = memories if isinstance(memories, TenantMemories) else dict(memories)
         first = next(iter(self.memories.values()), None)
         self.jobs = jobs or JobBook(open_job_records(first.settings if first else None))
         self._llm = llm
@@ -65,6 +67,8 @@ class Service:
     def _held(self, caller: Caller) -> Iterator[None]:
         # a Memory serves one caller at a time; memories of other tenants are independent
         lock = self._locks.get(caller.tenant)
+        if lock is None and dict.__contains__(self.memories, caller.tenant):  # served since
+            lock = self._locks.setdefault(caller.tenant, threading.RLock())
         if lock is None:
             yield
             return
