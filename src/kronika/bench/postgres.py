@@ -14,6 +14,7 @@ import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from kronika.errors import InvalidInput
 from kronika.ports import Embedder
@@ -41,6 +42,14 @@ def parse_index(spec: str | None) -> tuple[str, str | None]:
     return "postgres", url or None
 
 
+def _database_url(base: str, name: str) -> str:
+    """``base`` naming database ``name``, without the schema ``options`` of an index's
+    URL (a fresh database has not that schema: its index makes its own)."""
+    parts = urlsplit(base)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "options"]
+    return urlunsplit(parts._replace(path=f"/{name}", query=urlencode(query, quote_via=quote)))
+
+
 class PostgresSite:
     """Where benchmark databases are made: a given server, or a local one started lazily."""
 
@@ -66,9 +75,7 @@ class PostgresSite:
         name = f"kronika_bench_{secrets.token_hex(6)}"
         with connect(base, autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')
-        head, _, _ = base.rpartition("/")
-        query = base.partition("?")[2]
-        url = f"{head}/{name}" + (f"?{query}" if query else "")
+        url = _database_url(base, name)
         try:
             yield url
         finally:
