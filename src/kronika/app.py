@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kronika.engine.derivation import rederive_if_stale
 from kronika.engine.restore import recover_interrupted_imports
 from kronika.errors import WorkspaceNotFound
 from kronika.memory import Memory
@@ -33,6 +34,7 @@ from kronika.stores.sqlite import SqliteIndex
 from kronika.stores.vectored import IndexWithVectors
 
 if TYPE_CHECKING:
+    from kronika.engine.sync import Progress
     from kronika.stores.qdrant.index import QdrantVectorIndex
 
 log = logging.getLogger("kronika")
@@ -79,6 +81,7 @@ def build_memory(
     embedder: Embedder | None = None,
     clock: Clock | None = None,
     index: PointSource | None = None,
+    progress: Progress | None = None,
 ) -> Memory:
     """A ready :class:`Memory` for the workspace at ``settings.home``.
 
@@ -91,10 +94,12 @@ def build_memory(
     is the tenant's in that PostgreSQL database and the folder its working copy,
     made as needed (:func:`_team_parts`). A corrupt index is moved aside and
     rebuilt from the Markdown; an index built with another embedding model is
-    re-embedded, never mixed.
+    re-embedded, never mixed; an index built by an older reading of the Markdown is
+    rebuilt (:mod:`kronika.engine.derivation`; ``progress(done, total)`` follows it).
     """
     if settings.database_url:
-        return _with_index(settings, _team_parts(settings), embedder, clock, index)
+        team = _team_parts(settings)
+        return _with_index(settings, team, embedder, clock, index, progress=progress)
     workspace = MarkdownWorkspace(
         settings.home,
         tenant=settings.tenant,
@@ -110,7 +115,8 @@ def build_memory(
     else:
         _keep_private(settings.home)
     audit = JsonlAuditLog(Path(settings.home) / AUDIT_FILE)
-    return _with_index(settings, (workspace, audit, None), embedder, clock, index)
+    parts = (workspace, audit, None)
+    return _with_index(settings, parts, embedder, clock, index, progress=progress)
 
 
 def _with_index(
@@ -119,6 +125,8 @@ def _with_index(
     embedder: Embedder | None,
     clock: Clock | None,
     index: PointSource | None,
+    *,
+    progress: Progress | None = None,
 ) -> Memory:
     """The memory of ``parts`` (workspace, audit trail, write lock) with its index, the
     embedder and the rest; the index is repaired or re-embedded when it must be."""
@@ -190,6 +198,7 @@ def _with_index(
             log.warning("the vector index %s was new: %d points put in", vectors.collection, filled)
     if previous != current:
         atomic_write_text(marker, current + "\n")
+    rederive_if_stale(memory, progress)
     tenants = Path(settings.home) / TENANTS_MARKER
     if not tenants.is_file() or tenants.read_text(encoding="utf-8").strip() != tenants_of(settings):
         memory.follow_tenants()

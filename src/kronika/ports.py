@@ -281,6 +281,14 @@ class ItemIndex(Protocol):
 
     def agents(self) -> list[str]: ...
 
+    def meta_value(self, key: str) -> str | None:
+        """A value the index keeps about itself (``None`` when it keeps none)."""
+        ...
+
+    def set_meta_value(self, key: str, value: str) -> None:
+        """Keep ``value`` under ``key`` (it survives :meth:`reset`)."""
+        ...
+
     def reset(self) -> None:
         """Forget every item and source (keeps the embedding cache and usage statistics)."""
         ...

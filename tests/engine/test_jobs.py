@@ -73,6 +73,33 @@ def test_dream_waits_without_a_model_and_writes_strategies_once_with_one(
             assert len([x for x in memory.lessons() if "dream" in x.tags]) == 1
 
 
+def test_dream_dreams_on_each_audience_apart_and_its_strategies_stay_there(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    def reply(text: str) -> str:
+        return json.dumps({"strategies": [{"text": text, "importance": 0.8}]})
+
+    replies = [reply("Unseal the vault before rotating."), reply("Check the ledger first.")]
+    with ScriptedChatServer(replies) as server:
+        model = settings.with_overrides(llm_base_url=server.base_url, llm_model="m")
+        with build_memory(model, create=True, clock=clock) as memory:
+            anna, bob = memory.reader(user="anna"), memory.reader(user="bob")
+            memory.record_outcome("rotate keys", "vault rotate", ok=False, reasons=["sealed"],
+                                  reader=anna)  # fmt: skip
+            memory.record_outcome("ledger report", "make report", ok=False, reasons=["missing"],
+                                  reader=bob)  # fmt: skip
+            llm = build_llm(model, minion=True, clock=clock)
+            assert len(run_job(memory, "dream", llm=llm).done) == 2
+            dreamed = {x.owners.user: x for x in memory.lessons() if "dream" in x.tags}
+            assert set(dreamed) == {"anna", "bob"}
+            annas = [x.id for x in memory.lessons(reader=anna) if "dream" in x.tags]
+            bobs = [x.id for x in memory.lessons(reader=bob) if "dream" in x.tags]
+            assert annas == [dreamed["anna"].id] and bobs == [dreamed["bob"].id]
+            assert len(server.requests) == 2
+            asked = [json.dumps(r.body["messages"]) for r in server.requests]
+            assert sum("sealed" in a and "missing" not in a for a in asked) == 1
+
+
 def test_the_cli_runs_and_lists_jobs(
     settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

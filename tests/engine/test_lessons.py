@@ -224,3 +224,35 @@ def test_recall_json_shows_each_hit_with_its_evidence_links(
     assert hit["links"] == [
         {"from": made["event"], "to": made["learned"][0]["id"], "kind": "reflection"}
     ]
+
+
+def test_a_lesson_written_before_lessons_had_an_audience_stays_the_owners_until_shared(
+    memory: Memory,
+) -> None:
+    from kronika.core.model import ItemType
+
+    old = (
+        "# Lessons\n\n## Reflections\n"
+        "- Task 'deploy billing': 'make deploy' failed: exit code 2. <!-- id=l-0123456789ab"
+        " cause=abc created=2026-11-01T09:00:00Z updated=2026-11-01T09:00:00Z helped=0"
+        " hurt=0 uses=0 status=active importance=0.7 -->\n\n## Strategies\n"
+    )
+    lessons_file(memory).write_text(old, encoding="utf-8")
+    bob = memory.reader(user="bob")
+    assert [x.id for x in memory.lessons()] == ["l-0123456789ab"]
+    assert [h.item.id for h in memory.lessons_for("deploy billing")] == ["l-0123456789ab"]
+    assert (
+        memory.lessons(reader=bob) == [] and memory.lessons_for("deploy billing", reader=bob) == []
+    )
+
+    shared = old.replace("importance=0.7 -->", "importance=0.7 scope=global -->")
+    lessons_file(memory).write_text(shared, encoding="utf-8")
+    memory.sync()  # what the next command does
+    [seen] = memory.lessons(reader=bob)
+    assert seen.owners.scope.value == "global"
+    hits = memory.recall("deploy billing", types=[ItemType.REFLECTION], reader=bob).hits
+    assert [h.item.id for h in hits] == ["l-0123456789ab"]
+    # kronika keeps the audience when it rewrites the file
+    memory.record_outcome("deploy billing", "make deploy", ok=True, served=[seen.id], reader=bob)
+    assert "scope=global" in lessons_file(memory).read_text(encoding="utf-8")
+    assert memory.lessons(reader=bob)[0].helped == 1

@@ -30,6 +30,7 @@ from leaks.workload import (
 )
 
 READERS = readers()
+LESSONS = [ItemType.REFLECTION, ItemType.STRATEGY]
 
 
 def _name(reader: Reader) -> str:
@@ -55,7 +56,7 @@ def hidden(items: list[MemoryItem], reader: Reader) -> set[str]:
 def test_every_memory_keeps_the_audience_it_was_written_for(backend: Backend) -> None:
     items = {marker_of(item.content): item for item in everything(backend.memory)}
     kinds = {w.kind for w in backend.workload.written}
-    assert kinds == {"fact", "note", "turn", "summary", "context"}
+    assert kinds == {"fact", "note", "turn", "summary", "context", "lesson"}
     assert len(items) >= 400
     for written in backend.workload.written:
         if written.kind == "context" and written.token not in items:
@@ -71,6 +72,32 @@ def test_the_workload_holds_every_scope_for_readers_on_both_sides(backend: Backe
     for reader in READERS[:-1]:
         if reader.tenant != "nobody":
             assert seen(items, reader) and hidden(items, reader)
+
+
+def test_every_lesson_is_for_the_audience_of_its_outcome(backend: Backend) -> None:
+    owners = {w.token: w.owners for w in backend.workload.written if w.kind == "lesson"}
+    lessons = [i for i in everything(backend.memory) if i.type in LESSONS]
+    assert {i.type for i in lessons} == set(LESSONS)
+    assert {marker_of(i.content) for i in lessons} == set(owners)
+    for item in lessons:
+        assert Audience.of(item) == owners[marker_of(item.content)], item
+
+
+@by_reader
+def test_lessons_are_listed_and_served_only_to_readers_who_may_see_them(
+    backend: Backend, reader: Reader
+) -> None:
+    memory, items = backend.memory, everything(backend.memory)
+    for agent in AGENTS:
+        mine = [i for i in items if i.agent == agent and i.type in LESSONS]
+        allowed = {i.id for i in mine if visible(i, reader)}
+        listed = memory.lessons(agent=agent, include_retired=True, reader=reader)
+        assert {x.id for x in listed} == allowed
+        served = memory.lessons_for(WORD, agent=agent, k=1000, reader=reader)
+        active = {i.id for i in mine if i.status is not Status.SUPERSEDED}
+        assert {h.item.id for h in served} == allowed & active
+        found = memory.recall(WORD, agent=agent, k=10_000, types=LESSONS, reader=reader)
+        assert {h.item.id for h in found.hits} == allowed & active
 
 
 @by_reader
@@ -132,7 +159,7 @@ def test_list_count_get_and_history(backend: Backend, reader: Reader) -> None:
         listed = memory.items(agent=agent, include_superseded=True, limit=10_000, reader=reader)
         assert {marker_of(i.content) for i in listed} == seen(mine, reader)
         current = [i for i in mine if i.status is not Status.SUPERSEDED]
-        assert memory.count(agent=agent, reader=reader) == len(seen(current, reader))
+        assert memory.count(agent=agent, reader=reader) == sum(visible(i, reader) for i in current)
         for item in mine:
             if visible(item, reader):
                 assert memory.get(item.id, agent=agent, reader=reader).id == item.id

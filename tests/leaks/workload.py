@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from kronika import Memory
+from kronika.core.lessons import exit_code
 from kronika.core.model import Reader, Scope
 from kronika.core.visibility import Audience
 from kronika.engine.write import SetActiveContext, WriteSummary
@@ -211,6 +212,20 @@ def build(
             f"{tok} {WORD} proposed", agent="acme-bot", source_agent="acme-bot", **_keywords(owners)
         )
         proposed.append(Written(tok[:7], "acme-bot", "proposal", owners))
+    learner = random.Random(seed + 1)  # outcomes draw apart: the rest stays as it was
+    for agent in ("globex-bot", "default"):  # acme-bot would only propose its lessons
+        for _ in range(8 * scale):
+            owners = _audience(learner)
+            tok = f"tok{next(counter):04d} " + " ".join(learner.sample(VOCABULARY, 4))
+            task = f"{tok} {WORD} task"
+            failed = exit_code(1, f"error: {tok[:7]} broke")
+            memory.record_outcome(task, "run it", failed, agent=agent, **_keywords(owners))
+            if learner.random() < 0.5:  # the fix: a strategy too
+                memory.record_outcome(
+                    task, "run it twice", ok=True, agent=agent, **_keywords(owners)
+                )
+            written.append(Written(tok[:7], agent, "lesson", owners))
+            clock.advance(minutes=3)
     for agent in AGENTS:
         ids = [i.id for i in memory.items(agent=agent, limit=10_000)]
         for _ in range(25 * scale):

@@ -46,6 +46,36 @@ def test_the_lessons_route_shows_an_agents_lessons_only_to_readers_who_may_see_t
     assert retired.body["lessons"] == []
 
 
+def test_a_named_user_gets_the_lessons_of_their_own_outcomes_over_rest(served: Served) -> None:
+    memory = served.memories["acme"]
+    bobs = memory.record_outcome(
+        "deploy billing", "make deploy", FAILED, agent="alice", user="bob"
+    ).learned[0]
+    everyones = memory.record_outcome(
+        "rotate the keys", "vault rotate", exit_code(1, "error: sealed"), agent="alice",
+        scope="global",
+    ).learned[0]  # fmt: skip
+
+    def lessons(user: str | None) -> set[str]:
+        headers = {"X-Kronika-User": user} if user else {}
+        listed = served.call("GET", "/v1/agents/alice/lessons", headers=headers)
+        assert listed.status == 200, listed
+        recalled = served.call(
+            "POST",
+            "/v1/agents/alice/recall",
+            {"query": "deploy billing rotate the keys", "types": ["reflection", "strategy"]},
+            headers=headers,
+        )
+        assert recalled.status == 200, recalled
+        shown = {x["id"] for x in listed.body["lessons"]}
+        assert {h["item"]["id"] for h in recalled.body["hits"]} == shown, user
+        return shown
+
+    assert lessons("bob") == {bobs.id, everyones.id}
+    assert lessons("carol") == {everyones.id}
+    assert lessons(None) == {everyones.id}  # a caller naming no user: not bob's own
+
+
 def test_kronika_lessons_lists_only_what_the_reader_may_see(tmp_path: Path) -> None:
     env = {**os.environ, "KRONIKA_HOME": str(tmp_path / "ws"), "KRONIKA_EMBEDDER": "hashing"}
 

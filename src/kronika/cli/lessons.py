@@ -10,7 +10,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from kronika.cli import render
-from kronika.cli.context import add_reading_context, reading
+from kronika.cli.context import add_reading_context, reading, write_audience
 from kronika.core.lessons import Evaluation, exit_code
 from kronika.errors import InvalidInput
 from kronika.settings import Settings
@@ -31,10 +31,11 @@ def cmd_outcome(args: argparse.Namespace, settings: Settings) -> int:
             )
     else:
         evaluation = Evaluation(bool(args.ok), 1.0 if args.ok else 0.0, tuple(args.reason or ()))
-    with open_memory(settings) as memory:
+    with open_memory(settings) as opened:
+        memory = reading(opened, args, writes=True)
         llm = None if args.no_model else build_llm(settings, minion=True, clock=memory.clock)
         report = memory.record_outcome(
-            args.task, args.action, evaluation, agent=args.agent, llm=llm
+            args.task, args.action, evaluation, agent=args.agent, llm=llm, **write_audience(args)
         )
     for note in report.notes:
         render.err.print(f"[yellow]note:[/yellow] {escape(note)}")
@@ -106,6 +107,7 @@ def register_lesson_commands(add: Callable[..., Any]) -> None:
     p.add_argument("--stderr", help="with --exit-code: the error output (its last line is kept)")
     p.add_argument("--reason", action="append", help="why (repeatable)")
     p.add_argument("--no-model", action="store_true", help="do not ask the model to reflect")
+    add_reading_context(p, writes=True)
 
     p = add("lessons", cmd_lessons, "list what the agent learned from outcomes")
     p.add_argument("--all", action="store_true", help="retired lessons too")

@@ -75,7 +75,10 @@ def exit_code_for(exc: errors.KronikaError) -> int:
 
 
 def open_memory(settings: Settings) -> Memory:
-    return notes.watch(build_memory(settings))
+    # an index built by an older kronika is rebuilt as it opens: a bar for the wait
+    with render.progress_bar_once_needed("rebuilding the index") as update:
+        memory = build_memory(settings, progress=update)
+    return notes.watch(memory)
 
 
 # ------------------------------------------------------------------ commands

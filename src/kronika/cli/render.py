@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from rich.console import Console
@@ -187,4 +187,19 @@ def progress_bar(description: str, *, enabled: bool = True) -> Iterator[Any]:
         bar.update(task, completed=done, total=total)
 
     with bar:
+        yield update
+
+
+@contextmanager
+def progress_bar_once_needed(description: str) -> Iterator[Any]:
+    """Like :func:`progress_bar`, but nothing is drawn until the first update: for work
+    that is seldom needed (an index rebuilt while a command opens the memory)."""
+    with ExitStack() as stack:
+        drawn: list[Any] = []
+
+        def update(done: int, total: int) -> None:
+            if not drawn:
+                drawn.append(stack.enter_context(progress_bar(description)))
+            drawn[0](done, total)
+
         yield update

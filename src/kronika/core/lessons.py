@@ -23,6 +23,13 @@ more often wrong than right with its prior counted; three failures in a row of a
 lesson that still held would happen at most one time in eight even if it failed half
 the time.
 
+A lesson is for the **audience** of the outcome it was drawn from (its tenant, and
+the scope, user, channel and team of that outcome): a reader sees it exactly when
+they may see that outcome (:func:`kronika.core.visibility.visible`). A lesson from
+user U's private outcome is U's alone; one from a team outcome is the team's. A
+lesson that names no audience (written before lessons had one, or by hand) is the
+workspace owner's, like any item that names no user.
+
 A lesson is recognised again by its **cause**: the task's name and the first
 reason of the failure, normalised and hashed (:func:`cause_of`); the same cause
 reinforces the lesson already learned instead of writing a second one.
@@ -37,6 +44,7 @@ from datetime import datetime
 from typing import Any
 
 from kronika.core.text import folded_words
+from kronika.core.visibility import OWNER, Audience
 
 RETIRE_HURT = 2
 RETIRE_SCORE = 0.4
@@ -76,6 +84,8 @@ class Lesson:
     evidence: tuple[str, ...] = ()
     """Ids of the outcome events this lesson was drawn from or tested by."""
     tags: tuple[str, ...] = field(default=())
+    owners: Audience = OWNER
+    """Who the lesson is for: the audience of the outcome it was drawn from."""
 
     @property
     def score(self) -> float:
@@ -98,6 +108,10 @@ class Lesson:
             "status": self.status,
             "importance": self.importance,
             "evidence": list(self.evidence),
+            "scope": self.owners.scope.value,
+            "user": self.owners.user,
+            "channel": self.owners.channel,
+            "team": self.owners.team,
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
         }

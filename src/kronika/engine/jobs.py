@@ -16,7 +16,8 @@ again. What needs a language model and finds none waits: the job reports it as
   by hand, which is never touched. The section is a view: it is not indexed again.
 * **dream** (mode ``full`` only): from the recent high-importance episodes (outcomes,
   experiences, important facts) the model draws 1–3 general strategies, kept as lessons
-  (:mod:`kronika.core.lessons`) that later outcomes score like any other.
+  (:mod:`kronika.core.lessons`) that later outcomes score like any other. Episodes of
+  each audience are dreamed on apart, and their strategies are for that audience.
 * **summarize** and **distill**: the conversations that ended become a mid-term summary
   and long-term facts, and L1/L2 summaries are written when due (the consolidation of
   :mod:`kronika.engine.consolidate`); ``distill`` is the MicroDAO name for the same
@@ -46,6 +47,7 @@ from kronika.core.model import (
     RecallFilter,
     SessionStatus,
 )
+from kronika.core.visibility import OWNER, Audience
 from kronika.engine.write import (
     SYSTEM,
     ArchiveFacts,
@@ -426,6 +428,24 @@ def _dream(memory: Memory, agent: str, since: datetime, llm: LLM | None, report:
     if llm is None:
         report.waiting.append(f"dreaming on {len(episodes)} episode(s) (no language model)")
         return
+    groups: dict[Audience, list[MemoryItem]] = {}
+    for it in episodes:  # each audience dreams apart: a strategy never mixes readers
+        groups.setdefault(Audience.of(it), []).append(it)
+    for owners, group in groups.items():
+        if not _dream_for(memory, agent, owners, group, llm, report):
+            return
+
+
+def _dream_for(
+    memory: Memory,
+    agent: str,
+    owners: Audience,
+    episodes: list[MemoryItem],
+    llm: LLM,
+    report: JobReport,
+) -> bool:
+    """Dream on the episodes of one audience; the strategies are for that audience.
+    ``False`` when the model could not answer (the rest waits for the next run)."""
     from kronika.prompts.base import Prompt, keep
     from kronika.providers.jsonout import structured_call
     from kronika.providers.ledger import llm_task
@@ -439,13 +459,17 @@ def _dream(memory: Memory, agent: str, since: datetime, llm: LLM | None, report:
             )
     except LLMError as exc:
         report.waiting.append(f"dreaming ({exc})")
-        return
+        return False
     now = memory.clock.now()
     known = {x.cause for x in memory.workspace.read_lessons(agent)}
+    # the owner's causes stay as they were before lessons had audiences
+    whose = (
+        "" if owners == OWNER else f"{owners.scope}|{owners.user}|{owners.channel}|{owners.team}|"
+    )
     fresh: list[Lesson] = []
     for entry in reply["strategies"][:3]:
         text = " ".join(str(entry["text"]).split())
-        cause = "dream:" + hashlib.sha256(text.casefold().encode()).hexdigest()[:12]
+        cause = "dream:" + hashlib.sha256((whose + text.casefold()).encode()).hexdigest()[:12]
         if cause in known:
             report.unchanged += 1
             continue
@@ -461,11 +485,13 @@ def _dream(memory: Memory, agent: str, since: datetime, llm: LLM | None, report:
                 importance=float(entry["importance"]),
                 evidence=tuple(it.id for it in episodes[:20]),
                 tags=("dream",),
+                owners=owners,
             )
         )
     if fresh:
         memory.memory_write(agent, "Lessons", WriteLessons(tuple(fresh), "dreamed"), SYSTEM)
         report.done.extend(f"strategy {x.id}: {x.text}" for x in fresh)
+    return True
 
 
 # ------------------------------------------------------------ summarize / distill

@@ -15,6 +15,12 @@ scored by later outcomes and retire when they stop holding.
    it instead of adding a second;
 4. links the event to its reflection and the reflection to its strategy.
 
+Every lesson is for the audience of its outcome (:class:`~kronika.core.visibility.Audience`:
+what the outcome names, else its reader's user and channel, as for any note): user U's
+private outcome teaches U alone, a team's outcome the team. An outcome credits only
+the lessons its reader may see, and reinforces or follows up only lessons of its own
+audience, so nobody's outcome reaches into a lesson they cannot read.
+
 :func:`lessons_for` finds the 3-5 active lessons that best match a task (what the
 payload's ``lessons`` slot holds, under ``lessons_budget``).
 """
@@ -36,12 +42,14 @@ from kronika.core.lessons import (
     template_reflection,
     worth_reflecting,
 )
-from kronika.core.model import ItemType, LinkKind, RecallHit
+from kronika.core.model import ItemType, LinkKind, Reader, RecallHit, Scope
+from kronika.core.visibility import only_visible
 from kronika.engine.write import USER, WriteLessons
 from kronika.errors import InvalidInput, LLMError
 from kronika.memory.base import _new_id
 from kronika.prompts.reflection import EVALUATOR, REFLECTOR
 from kronika.providers.ledger import llm_task
+from kronika.stores.markdown.lessons import LESSONS_FILE
 
 if TYPE_CHECKING:
     from kronika.memory import Memory
@@ -72,9 +80,15 @@ def task_tag(task: str) -> str:
 
 
 def lessons_for(
-    memory: Memory, task: str, *, agent: str | None = None, k: int = 5
+    memory: Memory,
+    task: str,
+    *,
+    agent: str | None = None,
+    k: int = 5,
+    reader: Reader | None = None,
 ) -> list[RecallHit]:
-    """The active lessons that best match ``task``, best first (at most ``k``)."""
+    """The active lessons ``reader`` may see that best match ``task``, best first (at
+    most ``k``)."""
     if not task.strip():
         return []
     result = memory.recall(
@@ -83,6 +97,7 @@ def lessons_for(
         k=k,
         types=[ItemType.REFLECTION, ItemType.STRATEGY],
         record_access=False,
+        reader=reader,
     )
     return list(result.hits)
 
@@ -119,14 +134,24 @@ def record_outcome(
     llm: LLM | None = None,
     source_agent: str = USER,
     at: datetime | None = None,
+    scope: Scope | str | None = None,
+    user: str | None = None,
+    channel: str | None = None,
+    team: str | None = None,
+    reader: Reader | None = None,
 ) -> OutcomeReport:
     """Keep an outcome and learn from it (see the module docstring).
 
     ``served``: ids of the lessons the agent was given for this task (default: the
-    active lessons that match it now).
+    active lessons that match it now that the reader may see, or without a reader
+    those of the outcome's audience). ``scope``, ``user``, ``channel``, ``team`` and
+    ``reader`` say who the outcome, and so its lessons, are for, as for
+    :meth:`~kronika.Memory.note`.
     """
     task, action = _text(task, "the task"), _text(action, "the action")
     name = memory._agent(agent)
+    who = memory._reader(reader)
+    owners = memory._audience(name, scope, user, channel, team, who)
     now = at or memory.clock.now()
     verdict = "went well" if evaluation.is_ok else "failed"
     why = "; ".join(evaluation.reasons)
@@ -136,26 +161,41 @@ def record_outcome(
         at=at,
         source_agent=source_agent,
         kind="B",
+        scope=owners.scope,
+        user=owners.user,
+        channel=owners.channel,
+        team=owners.team,
+        reader=who,
     )
     event_id = event.item.id if event.item is not None else None
     book = {lesson.id: lesson for lesson in memory.workspace.read_lessons(name)}
+    readable = set(book)
+    if who is not None and book:
+        items = memory.workspace.parse_source(name, LESSONS_FILE).items
+        readable = {item.id for item in only_visible(items, who)}
     tag = task_tag(task)
     if served is None:
-        served = [h.item.id for h in lessons_for(memory, task, agent=name)]
+        found = lessons_for(memory, task, agent=name, reader=who)
+        # without a reader (the owner, unrestricted) the outcome's own audience's lessons
+        served = [
+            h.item.id
+            for h in found
+            if h.item.id in book and (who is not None or book[h.item.id].owners == owners)
+        ]
     credited_now: list[Lesson] = []
     retired: list[Lesson] = []
     for lesson_id in dict.fromkeys(served):
         lesson = book.get(lesson_id)
-        if lesson is None or not lesson.active:
+        if lesson is None or not lesson.active or lesson_id not in readable:
             continue
         after = replace(credited(lesson, evaluation.is_ok, event_id, now), uses=lesson.uses + 1)
         book[lesson.id] = after
         credited_now.append(after)
         if not after.active:
             retired.append(after)
+    ours = [x for x in book.values() if x.owners == owners and x.active]
     failed_before = evaluation.is_ok and any(
-        tag in x.tags and x.kind == "reflection" and x.active and not x.cause.endswith("ok")
-        for x in book.values()
+        tag in x.tags and x.kind == "reflection" and not x.cause.endswith("ok") for x in ours
     )
     learned: list[Lesson] = []
     reinforced: list[Lesson] = []
@@ -163,7 +203,7 @@ def record_outcome(
     notes: list[str] = []
     if worth_reflecting(evaluation, failed_before):
         cause = cause_of(task, evaluation.reasons) + ("ok" if evaluation.is_ok else "")
-        same = next((x for x in book.values() if x.cause == cause and x.active), None)
+        same = next((x for x in ours if x.cause == cause), None)
         if same is not None:
             evidence = tuple(dict.fromkeys(same.evidence + ((event_id,) if event_id else ())))
             book[same.id] = replace(same, evidence=evidence[-20:], updated_at=now)
@@ -183,6 +223,7 @@ def record_outcome(
                 importance=importance,
                 evidence=(event_id,) if event_id else (),
                 tags=(tag, *tags),
+                owners=owners,
             )
             learned.append(reflection)
             if strategy_text:

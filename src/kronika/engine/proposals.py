@@ -30,7 +30,7 @@ from typing import Any
 from kronika.core.lessons import Lesson
 from kronika.core.model import MemoryItem, Scope, SessionRecord, TurnRecord
 from kronika.core.serialize import item_from_dict, item_to_dict
-from kronika.core.visibility import Audience
+from kronika.core.visibility import OWNER, Audience
 from kronika.engine.write import (
     USER,
     AddFact,
@@ -150,6 +150,7 @@ def _lesson(data: Mapping[str, Any]) -> Lesson:
         importance=float(data["importance"]),
         evidence=tuple(str(v) for v in data["evidence"]),
         tags=tuple(str(v) for v in data["tags"]),
+        owners=_decode("owners", data["owners"]) if data.get("owners") else OWNER,
     )
 
 

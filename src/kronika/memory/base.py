@@ -15,6 +15,7 @@ from kronika.core.dedup import same_text
 from kronika.core.model import MemoryItem, Reader, RecallFilter
 from kronika.core.scoring import ScoreWeights
 from kronika.core.visibility import only_visible
+from kronika.engine.derivation import mark_current
 from kronika.engine.proposals import ProposalBook
 from kronika.engine.recall import Recaller, RecallSettings
 from kronika.engine.sync import PENDING_FILE, Indexer, Progress, SyncReport
@@ -173,6 +174,7 @@ class MemoryBase:
 
     def _replace_index(self, reason: str) -> str:
         aside = self.index.recreate()
+        mark_current(self.index)  # empty, and filled right away by this reading
         why = f" ({reason})" if reason else ""
         kept = f"; the damaged file was kept at {aside}" if aside else ""
         note = f"the index was damaged{why} and was rebuilt from the Markdown{kept}"
@@ -258,6 +260,7 @@ class MemoryBase:
             except CorruptIndexError as exc:
                 self._replace_index(str(exc))
                 report = self._indexer.rebuild(progress=progress)
+            mark_current(self.index)  # built by this reading of the Markdown
         self._synced_at.clear()
         report.warnings.extend(self._notes)
         return report

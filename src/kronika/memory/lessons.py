@@ -7,7 +7,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING
 
 from kronika.core.lessons import Evaluation, Lesson
-from kronika.core.model import Reader, RecallHit
+from kronika.core.model import Reader, RecallHit, Scope
 from kronika.core.visibility import only_visible
 from kronika.engine import learning
 from kronika.engine.write import USER
@@ -33,6 +33,11 @@ class MemoryLessons(MemoryBase):
         llm: LLM | None = None,
         source_agent: str = USER,
         at: datetime | None = None,
+        scope: Scope | str | None = None,
+        user: str | None = None,
+        channel: str | None = None,
+        team: str | None = None,
+        reader: Reader | None = None,
     ) -> learning.OutcomeReport:
         """Keep what the agent did for ``task`` and how it went, and learn from it.
 
@@ -40,6 +45,11 @@ class MemoryLessons(MemoryBase):
         ``ok`` with ``reasons``. ``served``: the ids of the lessons the agent followed
         (default: the active lessons matching the task). ``llm`` writes the reflection;
         without one kronika writes it from the reasons.
+
+        The outcome and what is learned from it are for the audience ``scope``,
+        ``user``, ``channel``, ``team`` and ``reader`` name, as for :meth:`note`: a
+        lesson from a user's private outcome is theirs alone, one from a team's outcome
+        the team's (docs/lessons.md). Only lessons the reader may see are credited.
         """
         if evaluation is None:
             if ok is None:
@@ -55,11 +65,19 @@ class MemoryLessons(MemoryBase):
             llm=llm,
             source_agent=source_agent,
             at=at,
+            scope=scope,
+            user=user,
+            channel=channel,
+            team=team,
+            reader=reader,
         )
 
-    def lessons_for(self, task: str, *, agent: str | None = None, k: int = 5) -> list[RecallHit]:
-        """The active lessons (reflections, strategies) that best match ``task``."""
-        return learning.lessons_for(self, task, agent=agent, k=k)  # type: ignore[arg-type]
+    def lessons_for(
+        self, task: str, *, agent: str | None = None, k: int = 5, reader: Reader | None = None
+    ) -> list[RecallHit]:
+        """The active lessons (reflections, strategies) the reader may see that best
+        match ``task``."""
+        return learning.lessons_for(self, task, agent=agent, k=k, reader=reader)  # type: ignore[arg-type]
 
     def lessons(
         self,

@@ -183,6 +183,12 @@ class IndexWithVectors:
     def agents(self) -> list[str]:
         return self._inner.agents()
 
+    def meta_value(self, key: str) -> str | None:
+        return self._inner.meta_value(key)
+
+    def set_meta_value(self, key: str, value: str) -> None:
+        self._inner.set_meta_value(key, value)
+
     def integrity_problems(self, *, full: bool = False) -> list[str]:
         return self._inner.integrity_problems(full=full)
 

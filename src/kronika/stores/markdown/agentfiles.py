@@ -221,7 +221,7 @@ class AgentFiles:
                 return ParsedItems(session.items, session.spans, session.warnings + broken, broken)
             case SourceKind.LESSONS:
                 found, at, warned = lessons.parse_lessons(read.text, agent=agent, mtime=read.mtime)
-                items = lessons.lesson_items(found, at, tenant=self.tenant)
+                items = lessons.lesson_items(found, at, tenant=self.tenant_of(agent))
                 spans = {it.id: (at[it.id] - 1, at[it.id]) for it in items}
                 return ParsedItems(tuple(items), spans, tuple(warned), ())
             case SourceKind.SUMMARY | SourceKind.ACTIVE_CONTEXT:

@@ -7,7 +7,9 @@ state in its metadata comment::
       created=… updated=… helped=1 hurt=0 uses=2 status=active importance=0.7
       evidence=n-…,n-… -->
 
-(one line in the file; folded here).
+(one line in the file; folded here). A lesson for an audience other than the workspace
+owner's personal memory names it as items do: ``scope=team team=core``,
+``user=anna``, ``channel=general``; a bullet that names none is the owner's.
 
 The text may be edited by hand (the next command picks it up); so may ``status``
 (``retired`` takes a lesson out of prompts). A bullet without metadata is a lesson
@@ -22,9 +24,11 @@ from datetime import datetime
 
 from kronika.core.entities import extract_entities
 from kronika.core.lessons import ACTIVE, RETIRED, Lesson
-from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Status, Tier
+from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Scope, Status, Tier
+from kronika.core.visibility import Audience
 from kronika.stores.markdown.lines import hashed_id, normalize_text
 from kronika.stores.markdown.meta import (
+    audience_pairs,
     decode_value,
     encode_value,
     format_time,
@@ -102,7 +106,23 @@ def _lesson(fields: dict[str, str], content: str, kind: str, agent: str, mtime: 
         importance=float(fields.get("importance", 0.7)),
         evidence=tuple(e for e in fields.get("evidence", "").split(",") if e),
         tags=tuple(decode_value(t) for t in fields.get("tags", "").split(",") if t),
+        owners=_owners(fields),
     )
+
+
+def _owners(fields: dict[str, str]) -> Audience:
+    """Who a lesson is for, read as an item's line is (no scope is ``personal``); a
+    scope kronika does not know is read as the personal memory of its user: never
+    wider."""
+    user, channel, team = (
+        decode_value(fields[k]) or None if k in fields else None
+        for k in ("user", "channel", "team")
+    )
+    try:
+        scope = Scope(fields.get("scope", Scope.PERSONAL.value))
+    except ValueError:
+        scope = Scope.PERSONAL
+    return Audience(scope, user, channel, team)
 
 
 def _count(fields: dict[str, str], name: str) -> int:
@@ -136,6 +156,7 @@ def render_lesson(lesson: Lesson) -> str:
             ("importance", f"{lesson.importance:g}"),
             ("evidence", ",".join(lesson.evidence) or None),
             ("tags", join_list(lesson.tags) if lesson.tags else None),
+            *audience_pairs(lesson.owners),
         ]
     )
     return f"- {' '.join(lesson.text.split())} {meta}"
@@ -163,6 +184,10 @@ def lesson_items(
             status=Status.CURRENT if lesson.active else Status.SUPERSEDED,
             entities=extract_entities(lesson.text),
             tags=lesson.tags,
+            scope=lesson.owners.scope,
+            user=lesson.owners.user,
+            channel=lesson.owners.channel,
+            team=lesson.owners.team,
         )
         for lesson in lessons
     ]

@@ -572,6 +572,21 @@ class PostgresIndex:
             ).fetchall()
         return [a for (a,) in found]
 
+    def meta_value(self, key: str) -> str | None:
+        with self._reading() as conn:
+            row = conn.execute("SELECT value FROM idx_meta WHERE key = %s", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta_value(self, key: str, value: str) -> None:
+        def work(conn: Any) -> None:
+            conn.execute(
+                "INSERT INTO idx_meta (key, value) VALUES (%s, %s)"
+                " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
+
+        self._write(work)
+
     def record_access(self, ids: Sequence[str], at: datetime) -> None:
         """Count one access per distinct id; ``last_accessed_at`` never moves backwards."""
         moment = to_epoch(at)

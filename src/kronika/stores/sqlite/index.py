@@ -708,6 +708,15 @@ class SqliteIndex:
             ).fetchall()
         return [a for (a,) in found]
 
+    def meta_value(self, key: str) -> str | None:
+        with self._reading() as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta_value(self, key: str, value: str) -> None:
+        with self._writing() as conn:
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
     def record_access(self, ids: Sequence[str], at: datetime) -> None:
         """Count one access per distinct id; ``last_accessed_at`` never moves backwards."""
         moment = to_epoch(at)
