@@ -24,3 +24,17 @@ def test_the_bulk_load_of_a_tenants_index_goes_into_a_fresh_database(postgres_ur
         assert "search_path" in index.url
         found = index_ingest(index, "scale", ann_threshold=0)
     assert found["bulk_items"] == 30 and found["bulk_items_per_s"] > 0
+
+
+def test_an_index_opens_again_from_its_own_url(postgres_url: str) -> None:
+    """``bench scale`` measures the graph against an exact index opened on ``index.url``."""
+    from kronika.core.model import RecallFilter
+    from kronika.stores.postgres.index import PostgresIndex
+
+    with PostgresIndex(postgres_url, embedding_model="m1", dim=4) as index:
+        index.store_embeddings({"h": np.ones(4, dtype=np.float32)})
+        index.replace_source(SourceState("scale", "a.md", "h", 1, 1), [item("i")], ["h"])
+        with PostgresIndex(index.url, embedding_model="m1", dim=4, ann_threshold=0) as again:
+            assert again.url == index.url
+            found = again.search_vector(np.ones(4, dtype=np.float32), RecallFilter(), 5)
+    assert [i for i, _ in found] == ["i"]

@@ -58,6 +58,7 @@ from kronika.stores.postgres.connect import (
     redact_url,
     scoped_url,
     shared_schema,
+    unscoped_url,
 )
 from kronika.stores.postgres.copying import postings_copy_text
 from kronika.stores.postgres.index_rows import (
@@ -140,6 +141,7 @@ class PostgresIndex:
         self._graph_seen_until = 0.0  # the HNSW index was valid; asked again after this
         self._graph_settings: str | None = None  # the HNSW settings of the connection
         self._tenant = tenant
+        url = unscoped_url(url)  # this index's own URL, given back: scoped again below
         with connect(url, autocommit=True) as opening:
             migrate(opening)
             self._schema, _ = migrate_index(opening, tenant)
