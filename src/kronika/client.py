@@ -33,8 +33,10 @@ from datetime import datetime
 from typing import Any, Self
 
 from kronika import errors
+from kronika.core.lessons import Evaluation
 from kronika.core.model import MemoryItem, RecallHit, RecallResult, ScoreParts
 from kronika.core.serialize import item_from_dict
+from kronika.engine import learning
 from kronika.engine.forgetting import ForgetReceipt
 from kronika.engine.proposals import Proposal, change_from_dict
 from kronika.engine.redacting import ForgetPlace
@@ -273,6 +275,36 @@ class Client:
         )
         return _write_receipt(self._call("POST", f"/v1/agents/{self._name(agent)}/notes", body))
 
+    def record_outcome(
+        self,
+        task: str,
+        action: str,
+        evaluation: Evaluation | None = None,
+        *,
+        ok: bool | None = None,
+        reasons: Sequence[str] = (),
+        agent: str | None = None,
+        served: Sequence[str] | None = None,
+        scope: str | None = None,
+        channel: str | None = None,
+    ) -> learning.OutcomeReport:
+        """How an action went; a failure becomes a lesson for the caller's audience.
+        Judge it here (e.g. ``kronika.core.lessons.exit_code``) or give ``ok``."""
+        body = _clean(
+            {
+                "task": task,
+                "action": action,
+                "evaluation": evaluation.as_dict() if evaluation is not None else None,
+                "ok": ok,
+                "reasons": list(reasons),
+                "served": list(served) if served is not None else None,
+                "scope": str(scope) if scope else None,
+                "channel": channel,
+            }
+        )
+        path = f"/v1/agents/{self._name(agent)}/outcomes"
+        return learning.OutcomeReport.from_dict(self._call("POST", path, body))
+
     def forget(
         self,
         item_id: str | None = None,
@@ -330,6 +362,20 @@ class Client:
     def distill(self, *, agent: str | None = None, days: int = 7) -> dict[str, Any]:
         """Start distilling the agent's sessions; returns the job (see :meth:`job`)."""
         return dict(self._call("POST", f"/v1/agents/{self._name(agent)}/distill", {"days": days}))
+
+    def run_job(
+        self,
+        job: str,
+        *,
+        agent: str | None = None,
+        days: int = 7,
+        mode: str = "full",
+        clear: bool | None = None,
+    ) -> dict[str, Any]:
+        """Start a memory job (decay, reflect, dream, summarize, distill), as ``kronika
+        jobs run`` does; returns the job (see :meth:`job`)."""
+        path = f"/v1/agents/{self._name(agent)}/jobs/{urllib.parse.quote(job, safe='')}"
+        return dict(self._call("POST", path, _clean({"days": days, "mode": mode, "clear": clear})))
 
     # ---------------------------------------------------------------------- reads
     def recall(

@@ -6,7 +6,6 @@ else receives them through its constructor.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -17,6 +16,8 @@ import numpy as np
 import numpy.typing as npt
 
 from kronika.core.model import ItemLink, MemoryItem, RecallFilter
+from kronika.core.recall_log import RecallDay, RecallEntry
+from kronika.core.redaction import Phrases
 
 Vector = npt.NDArray[np.float32]
 """A float32 array: one embedding ``(dim,)`` or a batch ``(n, dim)``, L2-normalised."""
@@ -176,6 +177,53 @@ class CandidateReader(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class DayCount:
+    """Items created on one UTC day (``YYYY-MM-DD``) in one tier and of one type."""
+
+    day: str
+    tier: str
+    type: str
+    count: int
+
+
+ItemUses = tuple[str, int, datetime]
+"""An item's id, how many recalls used it, and when the last one did."""
+
+
+class RecallLog(Protocol):
+    """Where each recall is logged (:mod:`kronika.core.recall_log`): beside the index's
+    items, so what a viewer is shown of it is filtered by the same visibility rule as
+    the items, in the same query.
+
+    Every read takes ``flt``: one agent (``flt.agents``) and the viewer (``flt.reader``,
+    ``None``: every recall); an item counts or is named only when it passes ``flt``.
+    An item forgotten for good takes its ids out of the log (and the query of each
+    recall that used it) when the index drops its usage statistics."""
+
+    def append(self, entries: Sequence[RecallEntry]) -> None:
+        """Keep ``entries``; an item id the index no longer holds is left out."""
+        ...
+
+    def per_day(self, flt: RecallFilter, since: datetime) -> list[RecallDay]:
+        """Per UTC day from ``since`` on, the recalls that count for the viewer and the
+        uses of items it may see (days without any are left out), oldest first."""
+        ...
+
+    def top(self, flt: RecallFilter, since: datetime, limit: int) -> list[ItemUses]:
+        """The ``limit`` items passing ``flt`` used most since ``since``, most first."""
+        ...
+
+    def entries(self, flt: RecallFilter, since: datetime | None = None) -> list[RecallEntry]:
+        """The recalls that count for the viewer, oldest first: its own whole, another
+        reader's with no user, channel or query and only the item ids it may see."""
+        ...
+
+    def prune(self, before: datetime) -> int:
+        """Forget the recalls made before ``before``; returns how many."""
+        ...
+
+
 class ItemIndex(Protocol):
     """The derived, rebuildable index of memory items (SQLite today, PostgreSQL later).
 
@@ -220,14 +268,41 @@ class ItemIndex(Protocol):
         """The state of one indexed file, its item count and its ``last`` items."""
         ...
 
+    def source_state(self, agent: str, path: str) -> SourceState | None:
+        """The state of one indexed file (``None`` when the index holds none), looked up
+        alone: a write must not cost more with every file the agent has."""
+        ...
+
     def append_to_source(
         self,
         expected: SourceState,
         state: SourceState,
         items: Sequence[MemoryItem],
         text_hashes: Sequence[str],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
     ) -> bool:
-        """Add ``items`` after a file's rows if the index still holds it as ``expected``."""
+        """Add ``items`` after a file's rows if the index still holds it as ``expected``,
+        and cache ``vectors`` (by text hash) with them; ``False`` (nothing written)
+        otherwise. A vector is usable once this returns ``True``."""
+        ...
+
+    def patch_source(
+        self,
+        expected: SourceState,
+        state: SourceState,
+        gone: Sequence[str],
+        items: Sequence[MemoryItem],
+        text_hashes: Sequence[str],
+        lines: Mapping[str, int | None],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
+    ) -> bool:
+        """Change a few items of a file the index holds as ``expected``: remove the ids
+        ``gone``, replace the rows of ``items`` (from any file), give the ids of
+        ``lines`` their new line, record ``state``, cache ``vectors``. ``False``
+        (nothing written) when the index no longer holds ``expected`` or cannot patch
+        rows: the file is then re-indexed whole."""
         ...
 
     def score_features(self, ids: Sequence[str]) -> ScoreFeatures:
@@ -277,6 +352,15 @@ class ItemIndex(Protocol):
     def restore_usage(self, rows: Sequence[tuple[str, int, datetime | None]]) -> None:
         """Set ``(item id, access_count, last_accessed_at)`` as given (restoring a backup);
         a row of ``0, None`` removes that item's statistics."""
+        ...
+
+    def recall_log(self) -> RecallLog:
+        """The recall log kept beside the items (:class:`RecallLog`)."""
+        ...
+
+    def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
+        """How many items passing ``flt`` were created on each UTC day from ``since`` on,
+        per tier and type: the counts :meth:`list_items` would give, without the items."""
         ...
 
     def agents(self) -> list[str]: ...
@@ -403,7 +487,7 @@ class AuditLog(Protocol):
 
     def read(self, agent: str | None = None, limit: int | None = None) -> list[AuditEntry]: ...
 
-    def redact(self, agent: str, pattern: re.Pattern[str], marker: str) -> int:
+    def redact(self, agent: str, pattern: Phrases, marker: str) -> int:
         """Replace what ``pattern`` matches in the summaries of ``agent``'s entries with
         ``marker`` (forgetting); returns how many entries changed."""
         ...

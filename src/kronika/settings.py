@@ -237,6 +237,22 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         " process starts in seconds instead of reading them out of SQLite.",
         "recall",
     ),
+    SettingSpec(
+        "recall_log_days",
+        90,
+        "Days the recall log keeps each recall (when, which agent, for which user and"
+        " channel, how many hits, which item ids; docs/ui.md): it feeds the recall-use"
+        " chart and can be exported. 0 keeps no log.",
+        "recall",
+    ),
+    SettingSpec(
+        "recall_log_queries",
+        False,
+        "Also keep each recall's query text in the recall log, screened for secrets as"
+        " stored text is (the secrets setting; refuse redacts there, as a recall is never"
+        " refused for its query). Off: the log never holds what was asked.",
+        "recall",
+    ),
     # vector index
     SettingSpec(
         "qdrant_url",
@@ -516,6 +532,8 @@ class Settings:
     long_term_top_k: int = 7
     ann_threshold: int = 50_000
     restart_copies: bool = True
+    recall_log_days: int = 90
+    recall_log_queries: bool = False
     qdrant_url: str = ""
     qdrant_path: str = ""
     qdrant_collection: str = "kronika"

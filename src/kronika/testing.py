@@ -33,7 +33,6 @@ True
 from __future__ import annotations
 
 import json
-import re
 import socketserver
 import sys
 import threading
@@ -45,6 +44,7 @@ from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any, Self, TypeAlias
 
 from kronika.core.model import SessionRecord, TurnRecord
+from kronika.core.redaction import Phrases
 from kronika.ports import AuditEntry
 from kronika.providers.embedders import HashingEmbedder
 
@@ -138,7 +138,7 @@ class ListAuditLog:
             chosen = chosen[-limit:] if limit > 0 else []
         return chosen
 
-    def redact(self, agent: str, pattern: re.Pattern[str], marker: str) -> int:
+    def redact(self, agent: str, pattern: Phrases, marker: str) -> int:
         changed = 0
         for n, entry in enumerate(self.entries):
             summary = pattern.sub(marker, entry.summary)

@@ -463,6 +463,35 @@ def test_appending_to_a_source_adds_rows_after_its_own(index: ItemIndex) -> None
     assert index.source_tail("jaskier", "nope.md") is None
 
 
+def test_one_source_state_and_vectors_stored_with_appended_rows(index: ItemIndex) -> None:
+    index.replace_source(state("s.md"), [item("m0", "turn 0")], ["h0"])
+    assert index.source_state("jaskier", "s.md") == state("s.md")
+    assert index.source_state("jaskier", "other.md") is None
+    later = state("s.md", digest="h5")
+    vector = np.array([1.0, 0.0, 0.0, 0.0], dtype=np.float32)
+    refused = index.append_to_source(later, later, [item("m9")], ["h9"], vectors={"h9": vector})
+    assert not refused and ids(index.source_items("jaskier", "s.md")) == ["m0"]
+    if isinstance(index, SqliteIndex):  # the vectors go in the rows' transaction
+        assert index.embeddings_missing(["h9"]) == {"h9"}
+    added = index.append_to_source(
+        state("s.md"), later, [item("m1")], ["h1"], vectors={"h1": vector}
+    )
+    assert added and index.embeddings_missing(["h1"]) == set()
+    found = index.search_vector(vector, RecallFilter(), 5)
+    assert [item_id for item_id, _ in found] == ["m1"]
+    # a few rows changed in place (SQLite), or nothing written: the file is re-indexed whole
+    after = state("s.md", digest="h6")
+    changed = [item("m2", "turn 2")]
+    patched = index.patch_source(later, after, ["m1"], changed, ["h2"], {}, vectors={"h2": vector})
+    if isinstance(index, SqliteIndex):
+        assert patched and ids(index.source_items("jaskier", "s.md")) == ["m0", "m2"]
+        assert index.source_state("jaskier", "s.md") == after
+        assert index.embeddings_missing(["h2"]) == set()
+    else:
+        assert not patched and ids(index.source_items("jaskier", "s.md")) == ["m0", "m1"]
+        assert index.source_state("jaskier", "s.md") == later
+
+
 def test_stats_report_counts_and_the_model(index: ItemIndex) -> None:
     index.replace_source(state(), [item("a"), item("b", type=ItemType.NOTE, agent="ciri")])
     stats = index.stats()

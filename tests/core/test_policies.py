@@ -228,3 +228,18 @@ def test_the_second_policy_table_is_the_one_named() -> None:
     text = '[[policy]]\nname = "a"\nmax_tier = "mid"\n\n[[policy]]\nname = "b"\nmax_tier = "huge"\n'
     with pytest.raises(ConfigError, match=r"line 7: policy 'b' max_tier"):
         _policies(text)
+
+
+def test_a_rule_seen_from_a_tenant_names_no_other_tenant_or_agent() -> None:
+    rule = StorageRule(
+        "shared",
+        tenants=("acme", "globex"),
+        agents=("bot-*", "secret-agent"),
+        channels=("ops",),
+        retention_days=5,
+    )
+    seen = rule.seen_from("acme", ["bot-1", "alice"])
+    assert seen.tenants == ("acme",) and seen.agents == ("bot-1",)
+    assert seen.selection() == "tenant acme; agent bot-1; channel ops"
+    assert "globex" not in str(seen.as_dict()) and "secret" not in str(seen.as_dict())
+    assert StorageRule("any", store=False).seen_from("acme", ["a"]).selection() == "every item"

@@ -3,10 +3,12 @@ Markdown structure kept."""
 
 from __future__ import annotations
 
+import re
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kronika.core.redaction import MARKER, phrase_pattern, redact, redact_document
+from kronika.core.redaction import MARKER, phrase_pattern, phrase_regex, redact, redact_document
 
 
 def test_a_phrase_matches_across_case_and_whitespace_but_never_inside_a_word() -> None:
@@ -73,3 +75,57 @@ def test_a_frontmatter_name_is_never_redacted_even_when_it_is_the_word() -> None
     assert pattern is not None
     done = redact_document("---\ntea: tea time\n---\nmore tea\n", pattern)
     assert done.text == f"---\ntea: {MARKER} time\n---\nmore {MARKER}\n"
+
+
+# The letters where case-insensitive matching is subtle (long s, Kelvin sign, sharp s,
+# final sigma, dotted and dotless i, ligatures, Polish and Ukrainian letters), a few
+# non-word characters a phrase may start with, and whitespace.
+_LETTERS = "aAsSſkKKßσςΣiIİıﬅﬆłŁżŻєЄїЇґҐ"
+_CHARS = st.sampled_from([*_LETTERS, " ", "\n", "-", "#", "'", ".", "é", "\u0301"])
+_WORDS = st.text(_CHARS, min_size=1, max_size=8)
+
+
+def _alternation(phrases: list[str]) -> re.Pattern[str] | None:
+    """The single regular expression of every phrase, longest first: what phrase_pattern
+    must find the same matches as."""
+    wanted = {" ".join(p.split()) for p in phrases}
+    wanted = sorted((p for p in wanted if len(p) >= 3 and p != MARKER), key=lambda p: (-len(p), p))
+    if not wanted:
+        return None
+    return re.compile("|".join(phrase_regex(p) for p in wanted), re.IGNORECASE)
+
+
+@given(st.lists(_WORDS, min_size=1, max_size=12), st.lists(_WORDS, max_size=60), st.data())
+@settings(max_examples=400, deadline=None)
+def test_many_phrases_are_found_exactly_where_one_alternation_finds_them(
+    phrases: list[str], words: list[str], data: st.DataObject
+) -> None:
+    # Texts made of the phrases themselves, in other cases, glued and spaced.
+    pieces = [*words, *(data.draw(st.sampled_from([p, p.upper(), p.casefold()])) for p in phrases)]
+    text = "".join(data.draw(st.permutations(pieces)))
+    fast, slow = phrase_pattern(phrases), _alternation(phrases)
+    assert (fast is None) == (slow is None)
+    if fast is None or slow is None:
+        return
+    assert [m.span() for m in fast.finditer(text)] == [m.span() for m in slow.finditer(text)]
+    start = data.draw(st.integers(0, len(text)))
+    end = data.draw(st.integers(start, len(text)))
+    assert [m.span() for m in fast.finditer(text, start, end)] == [
+        m.span() for m in slow.finditer(text, start, end)
+    ]
+    assert fast.subn(MARKER, text) == slow.subn(MARKER, text)
+
+
+def test_a_thousand_phrases_cost_a_pass_over_the_text_not_a_thousand() -> None:
+    # Forgetting 1,000 items over a long transcript: one alternation tried every
+    # phrase at every place. Counted in phrase tries, not timed.
+    phrases = [f"secret number {n} of the vault" for n in range(1000)]
+    text = (
+        " ".join(f"word{n} and more words here" for n in range(2000))
+        + " secret number 7 of the vault"
+    )
+    pattern = phrase_pattern(phrases)
+    assert pattern is not None
+    assert redact(text, pattern)[1] == 1
+    tried = sum(len(pattern._by_word.get(w.lower(), ())) for w in re.findall(r"\w+", text))
+    assert tried <= 1000  # only where a word starts a phrase ("secret": one place)

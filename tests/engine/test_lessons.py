@@ -11,7 +11,7 @@ import pytest
 from kronika import Memory, build_memory
 from kronika.app import build_llm
 from kronika.core.lessons import exit_code
-from kronika.core.model import LinkKind
+from kronika.core.model import LinkKind, Reader
 from kronika.engine.learning import evaluate_with_model
 from kronika.settings import AgentPolicy, Settings
 from kronika.testing import FrozenClock, ScriptedChatServer
@@ -112,6 +112,24 @@ def test_an_agent_that_only_suggests_proposes_its_lessons(
         assert len(waiting) == 1
         memory.approve(waiting[0].id)
         assert [x.id for x in memory.lessons()] == [report.learned[0].id]
+
+
+def test_a_proposed_lesson_is_shown_to_the_audience_it_is_for(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    careful = settings.with_overrides(agents={"default": AgentPolicy(autonomy=1)})
+    with build_memory(careful, create=True, clock=clock) as memory:
+        anna, bob = memory.reader(user="anna"), memory.reader(user="bob")
+        memory.record_outcome(TASK, "make deploy", BROKEN, source_agent="default", reader=anna)
+
+        def lessons(reader: Reader | None) -> list[str]:
+            found = memory.proposals(reader=reader)
+            return [p.id for p in found if "lesson" in type(p.change).__name__.lower()]
+
+        assert len(lessons(anna)) == 1  # hers, as the event it was drawn from
+        assert lessons(bob) == []
+        assert lessons(None) == lessons(anna)  # the owner sees every proposal
+        assert len(memory.proposals(reader=anna)) == len(memory.proposals())
 
 
 def test_a_model_reflects_and_evaluates_and_a_broken_answer_falls_back_to_the_reasons(

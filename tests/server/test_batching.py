@@ -5,14 +5,23 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
-from tests.server.conftest import Served
+from tests.server.conftest import Served, build_tenants
 
 from kronika.ports import Vector
 from kronika.providers.embedders import HashingEmbedder
+from kronika.server import views
+from kronika.server.access import Caller
 from kronika.server.batching import QueryBatcher
+from kronika.server.keys import ApiKey, Role
+from kronika.server.service import Service
+
+NOW = datetime(2030, 1, 1, tzinfo=UTC)
 
 
 class Refusing(HashingEmbedder):
@@ -41,14 +50,50 @@ def test_queries_that_arrive_together_share_one_forward_pass() -> None:
 
 def test_a_recall_alone_waits_for_nobody_and_a_full_batch_goes_at_once() -> None:
     async def main() -> None:
-        batcher = QueryBatcher(HashingEmbedder(), max_batch=4, wait_s=30.0)
-        assert await batcher.embed("alone", alone=True) is not None
+        batcher = QueryBatcher(HashingEmbedder(), max_batch=4)
+        assert await asyncio.wait_for(batcher.embed("alone"), 1) is not None
         assert batcher.batches == 1
-        # with a wait of 30 s, only a full batch can answer within the timeout
-        await asyncio.wait_for(asyncio.gather(*(batcher.embed(f"q{n}") for n in range(8))), 5)
-        assert (batcher.batches, batcher.texts) == (3, 9)
+        found = await asyncio.gather(*(batcher.embed(f"q{n}") for n in range(9)))
+        assert all(vector is not None for vector in found)
+        assert (batcher.batches, batcher.texts) == (4, 10)  # 4 + 4 at once, then 1
 
     asyncio.run(main())
+
+
+def test_recalls_whose_requests_arrive_together_share_one_forward_pass(tmp_path: Path) -> None:
+    """As the server runs them: each request runs to the batcher without waiting for
+    anything, before the next one starts; their queries still go in one batch, and
+    each recall finds what it finds in process."""
+    memories = build_tenants(tmp_path)
+    acme = memories["acme"]
+    for n in range(60):
+        acme.remember(f"crate {n} waits in bay{n}q beside the {n % 7} pallets", agent="alice")
+    service = Service(memories)
+    caller = Caller(ApiKey(id="k", tenant="acme", role=Role.ADMIN))
+    queries = [f"which crate is in bay{n}q" for n in range(0, 60, 5)]
+    try:
+        alone = [
+            views.recall(acme.recall(q, agent="alice", k=5, record_access=False, now=NOW))
+            for q in queries
+        ]
+
+        async def together() -> list[dict[str, Any]]:
+            return list(
+                await asyncio.gather(
+                    *(
+                        service.recall_batched(
+                            caller, "alice", q, k=5, record_access=False, now=NOW
+                        )
+                        for q in queries
+                    )
+                )
+            )
+
+        assert asyncio.run(together()) == alone
+        batcher = next(iter(service._batchers.values()))
+        assert (batcher.batches, batcher.texts) == (1, len(queries))
+    finally:
+        service.close()
 
 
 def test_one_text_the_model_refuses_fails_only_itself() -> None:

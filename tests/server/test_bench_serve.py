@@ -28,3 +28,14 @@ def test_bench_serve_on_both_backends_with_two_workers(postgres_url: str) -> Non
     assert results["headline"]["errors"] == 0
     assert all(float(r[7]) > 0 for r in served)
     assert results["headline"]["postgres_recall_best_per_second"] > 0
+
+
+def test_each_level_says_the_load_of_the_machine_it_ran_on() -> None:
+    """On a shared machine the figures mean little without what else was running."""
+    results = run_serve(
+        30, requests=3, clients=(1,), budget_s=30, settings=Settings(embedder="hashing")
+    )
+    table = results["tables"][0]
+    assert table["columns"][-1] == "load average"
+    for row in table["rows"]:
+        assert float(row[-1]) >= 0

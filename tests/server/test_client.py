@@ -108,7 +108,10 @@ def test_errors_come_back_as_kronika_errors(served: Served) -> None:
 # who writes (source_agent) and who reads (reader) from the key, the user from the
 # X-Kronika-User header and their teams from the server's settings; the server's
 # clock dates writes and recalls (at, now); a query vector is made by the server.
-_FROM_THE_SERVER = {"reader", "source_agent", "user", "team", "at", "now", "query_vector"}
+_FROM_THE_SERVER = {
+    *("reader", "source_agent", "user", "team", "at", "now", "query_vector"),
+    "llm",  # the server's own background model writes an outcome's lesson
+}
 
 
 def _methods(cls: type) -> dict[str, Callable[..., Any]]:

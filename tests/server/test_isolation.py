@@ -24,6 +24,8 @@ BODIES: dict[str, Any] = {
     "/v1/agents/{agent}/sessions/{session_id}/turns": {"speaker": "user", "content": "hi"},
     "/v1/agents/{agent}/distill": {"days": 7},
     "/agents/{agent}/memory/distill": {"days": 7},
+    "/v1/agents/{agent}/outcomes": {"task": "t", "action": "across a boundary", "ok": False},
+    "/v1/agents/{agent}/jobs/{job}": {"days": 7},
 }
 
 
@@ -65,7 +67,7 @@ def _agent_routes(served: Served) -> list[tuple[str, str]]:
 
 def _fill(path: str, agent: str, item_id: str) -> str:
     values = {"agent": agent, "memory_id": item_id, "item_id": item_id, "session_id": "s1"}
-    values |= {"proposal_id": "p-1", "name": "Zofia"}
+    values |= {"proposal_id": "p-1", "name": "Zofia", "job": "decay"}
     filled = re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], path)
     return filled + "?key=city" if filled.endswith("/history") else filled
 

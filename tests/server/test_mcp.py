@@ -25,13 +25,17 @@ from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from tests.server.conftest import Served  # noqa: E402
 
-TOOLS = {"remember", "forget", "recall", "memory_update", "retain", "what_do_you_know"}
+TOOLS = {
+    *("remember", "forget", "recall", "memory_update", "retain", "what_do_you_know"),
+    "record_outcome",
+}
 CROSSING: dict[str, dict[str, Any]] = {
     "remember": {"content": "across"},
     "memory_update": {"key": "k", "value": "v"},
     "forget": {"topic": "figs"},
     "recall": {"query": "figs"},
     "what_do_you_know": {},
+    "record_outcome": {"task": "t", "action": "a", "ok": False},
 }
 
 
@@ -93,6 +97,16 @@ def test_stdio_tools_and_resources(tmp_path: Path) -> None:
             assert all("green tea" not in h["item"]["content"] for h in after["hits"])
             bad = await session.call_tool("forget", {})
             assert bad.is_error and "InvalidInput (422)" in bad.content[0].text
+            failed = {"task": "build the docs", "action": "mkdocs build", "exit_code": 1}
+            failed["stderr"] = "Error: Config file 'mkdocs.yml' does not exist."
+            report = _data(await session.call_tool("record_outcome", failed))
+            assert report["is_ok"] is False
+            [lesson] = [x for x in report["learned"] if x["kind"] == "reflection"]
+            assert "mkdocs.yml" in lesson["text"]
+            hint = _data(await session.call_tool("recall", {"query": "build the docs"}))
+            assert lesson["id"] in [h["item"]["id"] for h in hint["hits"]]
+            unsaid = await session.call_tool("record_outcome", {"task": "t", "action": "a"})
+            assert unsaid.is_error and "InvalidInput (422)" in unsaid.content[0].text
             templates = await session.list_resource_templates()
             uris = {t.uri_template for t in templates.resource_templates}
             assert uris == {"kronika://agents/{agent}/brain", "kronika://agents/{agent}/wake"}

@@ -17,7 +17,7 @@ from tests.server.conftest import Served
 
 def _concrete(path: str) -> str:
     values = {"agent": "alice", "memory_id": "f-x", "item_id": "f-x", "job_id": "job-x"}
-    values |= {"session_id": "s1", "proposal_id": "p-x", "name": "Zofia"}
+    values |= {"session_id": "s1", "proposal_id": "p-x", "name": "Zofia", "job": "decay"}
     return re.sub(r"\{(\w+)\}", lambda m: values[m.group(1)], path)
 
 

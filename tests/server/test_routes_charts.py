@@ -1,6 +1,6 @@
 """The chart and policy routes over a real server: the figures match the store, each
 key sees only its tenant and agent, a reader counts only what it may see, bad input is
-a 422 and the policies cannot be written through the API."""
+a 422, and policies that name other tenants cannot be written through the API."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from kronika.core.usage import UsageEntry
 from kronika.server.app import ServerConfig, create_app
 from kronika.server.keys import KeyStore
 from kronika.server.service import Service
-from kronika.stores.usage import LESSON_USES_FILE, JsonlLessonUses, JsonlUsageLedger
+from kronika.stores.usage import JsonlUsageLedger
 
 POLICIES = """
 [retention]
@@ -43,6 +43,13 @@ retention_days = 7
 name = "the other tenant keeps nothing"
 tenants = ["globex"]
 store = false
+
+[[policy]]
+name = "two tenants, two agents"
+tenants = ["acme", "globex"]
+agents = ["bob", "carol"]
+tiers = ["short"]
+retention_days = 3
 """
 
 
@@ -80,8 +87,8 @@ def days_ago(memory: Memory, n: int) -> datetime:
 
 
 def fill(memory: Memory) -> dict[str, int]:
-    """A few days of alice's memory, one channel item, a ledger and a prompt log;
-    returns the slot (index in a 30-day window) of each day used."""
+    """A few days of alice's memory, one channel item, a ledger and a recall 2 days ago;
+    returns the slot (index in a 30-day window) of each day used, and that recall's hits."""
     memory.remember("Kraków", key="city", agent="alice", at=days_ago(memory, 40))
     memory.remember("Zofia lubi pierogi", key="ulubione", agent="alice", at=days_ago(memory, 3))
     sid = "2026-11-22_001"
@@ -105,11 +112,9 @@ def fill(memory: Memory) -> dict[str, int]:
         (today, "chat", "bob", 9999, 9999, "ok"),  # another agent
     ]:
         ledger.append(UsageEntry(at, purpose, agent, "m", tin, tout, 0.5, outcome))
-    uses = JsonlLessonUses(home / LESSON_USES_FILE)
-    for at, agent in [(today, "alice"), (today, "alice"), (days_ago(memory, 2), "alice")]:
-        uses.append(at, agent, sid, [])
-    uses.append(today, "bob", "x", [])
-    return {"today": 29, "1": 28, "2": 27, "3": 26}
+    past = memory.recall("Burek", agent="alice", reader=memory.reader(), now=days_ago(memory, 2))
+    memory.recall("tea", agent="bob", reader=memory.reader())  # another agent's
+    return {"today": 29, "1": 28, "2": 27, "3": 26, "hits 2 days ago": len(past.hits)}
 
 
 def test_growth_counts_the_items_kept_by_the_day_they_were_created(served: Served) -> None:
@@ -152,7 +157,9 @@ def test_a_reader_counts_only_what_it_may_see(served: Served) -> None:
     assert stranger.body["total"] == 0 and stranger.body["by_tier"] == {}
 
 
-def test_recalls_count_prompts_per_day_and_the_items_recalled(served: Served) -> None:
+def test_recalls_per_day_come_from_the_recall_log_as_the_reader_may_see_it(
+    served: Served,
+) -> None:
     acme = served.memories["acme"]
     at = fill(acme)
     vet = acme.reader(channel="vet")
@@ -161,19 +168,55 @@ def test_recalls_count_prompts_per_day_and_the_items_recalled(served: Served) ->
     answer = served.call("GET", "/v1/agents/alice/charts/recalls?days=30")
     assert answer.status == 200, answer.body
     body = answer.body
-    prompts = [0] * 30
-    prompts[at["today"]], prompts[at["2"]] = 2, 1
-    assert body["prompts"] == prompts  # bob's prompt is not alice's
     visible = [h for h in seen.hits if h.item.channel is None]
-    assert body["recalled_items"] == len(visible) == body["last_recalled"][at["today"]]
-    assert sum(body["last_recalled"]) == len(visible)
-    assert body["recalls"] == len(visible)
+    recalls, uses = [0] * 30, [0] * 30
+    # the owner's own recall 2 days ago; #vet's today counts for the items it may see
+    recalls[at["2"]], recalls[at["today"]] = 1, 1
+    uses[at["today"]] = len(visible)
+    assert body["recalls"] == recalls  # bob's recall is not alice's
+    uses[at["2"]] = at["hits 2 days ago"]
+    assert body["uses"] == uses
+    assert body["items"][at["today"]] == len(visible)
     assert "ściśle tajne" not in str(body)  # the #vet note stays out of the owner's view
-    assert {t["id"] for t in body["top"]} <= {h.item.id for h in visible}
+    assert all(t["id"] != h.item.id for t in body["top"] for h in seen.hits if h.item.channel)
     in_vet = served.call(
         "GET", "/v1/agents/alice/charts/recalls?days=30", headers={"X-Kronika-Channel": "vet"}
+    ).body
+    assert in_vet["uses"][at["today"]] == len(seen.hits)
+    stranger = served.call(
+        "GET", "/v1/agents/alice/charts/recalls?days=30", headers={"X-Kronika-User": "jan"}
+    ).body
+    assert sum(stranger["recalls"]) == 0 and stranger["top"] == []
+
+
+def test_the_recall_log_is_exported_as_each_reader_may_have_it(served: Served) -> None:
+    acme = served.memories["acme"]
+    fill(acme)
+    answer = served.call(
+        "POST",
+        "/v1/agents/alice/recall",
+        {"query": "Burek"},
+        key="acme-alice",
+        headers={"X-Kronika-Channel": "vet"},
     )
-    assert in_vet.body["recalled_items"] == len(seen.hits)
+    assert answer.status == 200, answer.body
+    hits = [h["item"]["id"] for h in answer.body["hits"]]
+    secret = next(h["item"]["id"] for h in answer.body["hits"] if h["item"]["channel"] == "vet")
+    vet = served.call(
+        "GET", "/v1/agents/alice/recall-log", headers={"X-Kronika-Channel": "vet"}
+    ).body["recalls"]
+    assert [(e["channel"], e["item_ids"]) for e in vet][-1] == ("vet", hits)
+    assert all(e["query"] is None for e in vet)  # recall_log_queries is off
+    owner = served.call("GET", "/v1/agents/alice/recall-log").body["recalls"]
+    assert len(owner) == 2 and owner[0]["channel"] is None
+    assert owner[1]["channel"] is None and secret not in owner[1]["item_ids"]
+    assert owner[1]["hits"] == len(hits) - 1
+    assert served.call("GET", "/v1/agents/alice/recall-log?days=1").body["recalls"] == owner[1:]
+    for outsider in ("acme-reader-bob", "acme-carol", "initech-admin"):
+        assert served.call("GET", "/v1/agents/alice/recall-log", key=outsider).status == 404
+    assert served.call("GET", "/v1/agents/alice/recall-log?days=0").status == 422
+    theirs = served.call("GET", "/v1/agents/alice/recall-log", key="globex-admin").body
+    assert theirs["recalls"] == []
 
 
 def test_llm_usage_per_day_and_purpose_from_the_ledger(served: Served) -> None:
@@ -203,7 +246,7 @@ def test_chart_routes_guard_like_every_other_route(served: Served, chart: str) -
     fill(served.memories["acme"])
     theirs = served.call("GET", path + "?days=30", key="globex-admin").body
     assert "ściśle" not in str(theirs) and theirs.get("total", 0) == 0
-    assert sum(theirs.get("calls", [0])) == 0 and sum(theirs.get("prompts", [0])) == 0
+    assert sum(theirs.get("calls", [0])) == 0 and sum(theirs.get("recalls", [0])) == 0
     assert served.call("GET", "/v1/agents/nobody/charts/" + chart).status == 404
     for bad in ("0", "-1", "abc", "3661"):
         refused = served.call("GET", f"{path}?days={bad}")
@@ -233,8 +276,27 @@ def test_policies_show_what_can_apply_to_the_agent_and_cannot_be_written(
         served.call("GET", "/v1/agents/alice/policies", key="globex-admin").body["policies"] == []
     )
     for key in ("acme-reader", "acme-admin"):
-        for method in ("POST", "PUT", "PATCH", "DELETE"):
+        for method in ("POST", "PATCH", "DELETE"):
             edit = served.call(method, "/v1/agents/alice/policies", {"name": "x"}, key=key)
             assert edit.status == 405, (key, method, edit.status)
+    assert alice.body["editable"] is False and alice.body["toml"] is None
+    admin = served.call("GET", "/v1/agents/alice/policies").body
+    assert admin["editable"] is False and "other tenants" in admin["not_editable"]
+    for key in ("acme-reader", "acme-admin", "acme-alice"):  # a rule names globex
+        edit = {"toml": '[[policy]]\nname = "x"\nstore = false\n'}
+        refused = served.call("PUT", "/v1/agents/alice/policies", edit, key=key)
+        assert refused.status == 403, (key, refused.body)
     text = (served.memories["acme"].settings.home / "kronika.toml").read_text(encoding="utf-8")
     assert text.endswith(POLICIES)
+
+
+def test_a_policy_names_only_the_callers_tenant_and_agent(served: Served) -> None:
+    """A rule that lists other tenants and agents is shown from the caller's side: the
+    names of the others appear nowhere in the answer, in the fields or the words."""
+    bob = served.call("GET", "/v1/agents/bob/policies", key="acme-reader-bob").body
+    shared = next(p for p in bob["policies"] if p["name"] == "two tenants, two agents")
+    assert shared["applies_to"] == "tenant acme; agent bob; tier short"
+    assert shared["effect"] == "keep 3 day(s)"
+    assert "globex" not in str(bob) and "carol" not in str(bob)
+    carol = served.call("GET", "/v1/agents/carol/policies", key="acme-carol").body
+    assert "bob" not in str(carol) and "globex" not in str(carol)

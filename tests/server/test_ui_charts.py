@@ -60,7 +60,7 @@ def open_charts(page: Any) -> None:
 
 def test_each_chart_draws_the_stores_figures(page: Any, served: Served, tmp_path: Path) -> None:
     acme = served.memories["acme"]
-    fill(acme)
+    at = fill(acme)
     seen = acme.recall("Burek", agent="alice", k=10, reader=acme.reader())
     sign_in(page, served, "acme-admin", "alice")
     open_charts(page)
@@ -84,11 +84,14 @@ def test_each_chart_draws_the_stores_figures(page: Any, served: Served, tmp_path
     assert "long-term: 1 in all" in described(page, "growth-tier")
 
     recall = bars(page, "recalls")
-    assert ("prompts built (each recalls)", today.isoformat(), 2) in recall
-    assert ("items last recalled", today.isoformat(), len(seen.hits)) in recall
-    assert len(recall) == 3
-    assert "prompts built (each recalls): 3 in all" in described(page, "recalls")
-    assert f"{len(seen.hits)} item(s) recalled {len(seen.hits)} time(s)" in page.inner_text(
+    day2 = (today - timedelta(days=2)).isoformat()
+    assert ("recalls", today.isoformat(), 1) in recall and ("recalls", day2, 1) in recall
+    assert ("items recalled", today.isoformat(), len(seen.hits)) in recall
+    assert ("items recalled", day2, at["hits 2 days ago"]) in recall
+    assert len(recall) == 4
+    assert "recalls: 2 in all" in described(page, "recalls")
+    uses = len(seen.hits) + at["hits 2 days ago"]
+    assert f"2 recall(s) in all, which used items you may see {uses} time(s)" in page.inner_text(
         "figure[data-chart=recalls]"
     )
 
@@ -162,11 +165,16 @@ def test_policies_are_shown_and_a_reader_can_change_nothing(
     assert retention[0].split("\t") == ["short", "conversation turns", "90 days"]
     assert retention[2].endswith("for ever")
     assert "kronika.toml" in page.inner_text("#policies-note")
-    assert page.locator("#view-policies button, #view-policies input").count() == 0
+    controls = "#view-policies button, #view-policies input, #view-policies textarea"
+    assert page.locator(controls).count() == 2  # the form's, hidden: no edit control shown
+    assert page.locator(controls).filter(visible=True).count() == 0
+    assert page.locator("#policies-form").is_hidden()
     assert colours(shoot(page, tmp_path, "ui-policies")) > 20
-    for method in ("POST", "PUT", "DELETE"):
+    for method in ("POST", "DELETE"):
         refused = served.call(method, "/v1/agents/alice/policies", {"x": 1}, key="acme-reader")
         assert refused.status == 405
+    edit = {"toml": '[[policy]]\nname = "x"\nstore = false\n'}
+    assert served.call("PUT", "/v1/agents/alice/policies", edit, key="acme-reader").status == 403
     assert (
         served.call("POST", "/v1/agents/alice/memories", {"content": "x"}, key="acme-reader").status
         == 403

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -13,6 +14,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -250,3 +252,107 @@ def test_a_worker_count_out_of_range_is_refused(workspace: tuple[Path, str]) -> 
     )
     assert done.returncode == 2
     assert "--workers must be 1..64" in done.stderr
+
+
+def test_a_worker_answers_without_waiting_for_acknowledgements() -> None:
+    """Connections the workers accept on their sockets send small writes at once
+    (TCP_NODELAY), as uvicorn's own sockets do: with Nagle's algorithm a response's body
+    waited for the client's delayed acknowledgement of its headers, some 40 ms a request.
+    asyncio turns Nagle off only on sockets that say they are TCP, so this is checked on
+    a connection accepted the way uvicorn accepts it."""
+    import asyncio
+
+    from kronika.server.workers import bind, listener
+
+    async def accepted_nodelay() -> int:
+        loop = asyncio.get_running_loop()
+        found: asyncio.Future[int] = loop.create_future()
+
+        class Probe(asyncio.Protocol):
+            def connection_made(self, transport: asyncio.BaseTransport) -> None:
+                sock = transport.get_extra_info("socket")
+                found.set_result(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+                transport.close()
+
+        claimed = bind("127.0.0.1", free_port())
+        sock = listener(claimed)
+        server = await loop.create_server(Probe, sock=sock)
+        try:
+            _, writer = await asyncio.open_connection(*sock.getsockname()[:2])
+            value = await asyncio.wait_for(found, 10)
+            writer.close()
+            return value
+        finally:
+            server.close()
+            await server.wait_closed()
+            claimed.close()
+
+    assert asyncio.run(accepted_nodelay()) != 0
+
+
+def _connections_by_worker(server: ServerProcess) -> dict[int, int]:
+    """Connections to the server's port each worker holds (read from ``/proc``)."""
+    established = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                if int(fields[1].rsplit(":", 1)[1], 16) == server.port and fields[3] == "01":
+                    established.add(fields[9])  # the socket's inode
+    held = {}
+    for pid in server.workers():
+        inodes = set()
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with suppress(OSError):
+                target = os.readlink(fd)
+                if target.startswith("socket:["):
+                    inodes.add(target[8:-1])
+        held[pid] = len(inodes & established)
+    return held
+
+
+def test_kept_connections_opened_at_once_are_spread_over_the_workers(
+    workspace: tuple[Path, str],
+) -> None:
+    """Clients that connect together (as a pool of 16 does) are served by both workers,
+    not all by the one that woke first."""
+    home, _ = workspace
+    server = ServerProcess(home, workers=2)
+    try:
+        opened = [socket.create_connection(("127.0.0.1", server.port)) for _ in range(16)]
+        try:
+            deadline = time.monotonic() + 30
+            held = _connections_by_worker(server)
+            while sum(held.values()) < 16 and time.monotonic() < deadline:
+                time.sleep(0.1)
+                held = _connections_by_worker(server)
+            assert sum(held.values()) == 16
+            # spread by the kernel's hash: one worker with fewer than 2 of 16 has odds
+            # of 1 in 2,000; all 16 in one worker was the rule with a shared socket
+            assert min(held.values()) >= 2, held
+        finally:
+            for sock in opened:
+                sock.close()
+    finally:
+        assert server.stop() == 0
+
+
+def test_workers_refuse_a_port_another_server_listens_on(workspace: tuple[Path, str]) -> None:
+    home, _ = workspace
+    server = ServerProcess(home, workers=2)
+    try:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("KRONIKA_")}
+        command = [sys.executable, "-m", "kronika", "--home", str(home), "serve"]
+        command += ["--port", str(server.port), "--workers", "2"]
+        second = subprocess.Popen(command, env=env, stderr=subprocess.PIPE, text=True)
+        try:
+            _, said = second.communicate(timeout=60)
+        except subprocess.TimeoutExpired:  # it started beside the first: stop it whole
+            second.send_signal(signal.SIGTERM)
+            second.communicate(timeout=60)
+            pytest.fail("a second server started on a port the first listens on")
+        assert second.returncode != 0
+        assert f"cannot listen on 127.0.0.1:{server.port}" in said
+        assert "Traceback" not in said
+    finally:
+        assert server.stop() == 0

@@ -6,7 +6,8 @@ caller), then ``kronika serve`` is started as its own process on 127.0.0.1 with 
 admin key and no rate limit, and each level of concurrency sends ``requests`` requests
 (at most ``budget_s`` seconds) from that many threads, each with its own keep-alive
 connection. Reported per level: p50 and p99 latency, requests a second, errors (any
-answer but 200, or a failed connection). The server overhead is the p50 at one client
+answer but 200, or a failed connection), the server's CPU time per request and the
+machine's load average as the level began. The server overhead is the p50 at one client
 minus the in-process p50. Nothing leaves the machine, and every loop is bounded.
 """
 
@@ -151,6 +152,7 @@ def _load(
         conn.close()
 
     threads = [threading.Thread(target=client) for _ in range(clients)]
+    load = _load_average()
     cpu_before = server.cpu_seconds()
     started = time.perf_counter()
     for thread in threads:
@@ -171,7 +173,16 @@ def _load(
         "p99_ms": _ms(latencies, 99),
         "per_second": round(len(latencies) / wall, 1) if wall > 0 else 0.0,
         "server_cpu_ms": cpu,
+        "load_average": load,
     }
+
+
+def _load_average() -> float | None:
+    """The machine's 1-minute load average: on a shared machine, what else was running."""
+    try:
+        return round(os.getloadavg()[0], 2)
+    except OSError:
+        return None
 
 
 def run_serve(
@@ -300,6 +311,7 @@ def _sessions(size: int) -> Any:
 
 def _in_process(call: Callable[[int], object], requests: int, budget_s: float) -> dict[str, Any]:
     latencies: list[float] = []
+    load = _load_average()
     deadline = time.monotonic() + budget_s
     started = time.perf_counter()
     for n in range(requests):
@@ -316,6 +328,7 @@ def _in_process(call: Callable[[int], object], requests: int, budget_s: float) -
         "p50_ms": _ms(latencies, 50),
         "p99_ms": _ms(latencies, 99),
         "per_second": round(len(latencies) / wall, 1) if wall > 0 else 0.0,
+        "load_average": load,
     }
 
 
@@ -331,14 +344,14 @@ def _results(
             base = inproc[op]
             rows.append(
                 [op, backend, "in process", "-", "1", f"{base['p50_ms']}", f"{base['p99_ms']}",
-                 f"{base['per_second']}", "0", "-"]
+                 f"{base['per_second']}", "0", "-", _shown(base.get("load_average"))]
             )  # fmt: skip
             for served in run["servers"]:
                 for level in served[op]:
                     rows.append(
                         [op, backend, "server", str(served["workers"]), str(level["clients"]),
                          f"{level['p50_ms']}", f"{level['p99_ms']}", f"{level['per_second']}",
-                         str(level["errors"]), _cpu(level)]
+                         str(level["errors"]), _cpu(level), _shown(level.get("load_average"))]
                     )  # fmt: skip
                     errors += level["errors"]
         one = [s for s in run["servers"] if s["workers"] == 1] or run["servers"][:1]
@@ -373,6 +386,7 @@ def _results(
                     "per second",
                     "errors",
                     "server CPU ms/request",
+                    "load average",
                 ],
                 rows,
             )  # fmt: skip
@@ -381,5 +395,8 @@ def _results(
 
 
 def _cpu(level: dict[str, Any]) -> str:
-    value = level.get("server_cpu_ms")
+    return _shown(level.get("server_cpu_ms"))
+
+
+def _shown(value: float | None) -> str:
     return "-" if value is None else f"{value}"

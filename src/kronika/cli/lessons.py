@@ -40,19 +40,7 @@ def cmd_outcome(args: argparse.Namespace, settings: Settings) -> int:
     for note in report.notes:
         render.err.print(f"[yellow]note:[/yellow] {escape(note)}")
     if args.json:
-        render.print_json(
-            {
-                "event": report.event_id,
-                "is_ok": evaluation.is_ok,
-                "reasons": list(evaluation.reasons),
-                "learned": [x.as_dict() for x in report.learned],
-                "reinforced": [x.id for x in report.reinforced],
-                "credited": [x.as_dict() for x in report.credited],
-                "retired": [x.id for x in report.retired],
-                "reflected_by": report.reflected_by,
-                "notes": list(report.notes),
-            }
-        )
+        render.print_json(report.as_dict())
         return 0
     said = "went well" if evaluation.is_ok else "failed"
     render.out.print(f"kept as {report.event_id}: it {said}", markup=False)

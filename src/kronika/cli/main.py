@@ -31,6 +31,7 @@ from kronika.cli.lessons import register_lesson_commands
 from kronika.cli.links import register_link_commands
 from kronika.cli.policies import print_policy_note, print_refusal, register_policy_commands
 from kronika.cli.proposals import register_proposal_commands
+from kronika.cli.recall_log import register_recall_log_command
 from kronika.cli.serve import register_server_commands
 from kronika.cli.usage import register_usage_command
 from kronika.core.model import RecallResult
@@ -545,6 +546,7 @@ def build_parser() -> argparse.ArgumentParser:
     register_link_commands(add)
     register_health_commands(add)
     register_usage_command(add)
+    register_recall_log_command(add)
     register_explain_command(add)
     register_lesson_commands(add)
     register_job_commands(add)

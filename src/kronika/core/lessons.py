@@ -43,6 +43,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
+from kronika.core.model import Scope
 from kronika.core.text import folded_words
 from kronika.core.visibility import OWNER, Audience
 
@@ -61,6 +62,23 @@ class Evaluation:
     score: float
     reasons: tuple[str, ...] = ()
     evaluator: str = "given"
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "is_ok": self.is_ok,
+            "score": self.score,
+            "reasons": list(self.reasons),
+            "evaluator": self.evaluator,
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Evaluation:
+        return cls(
+            bool(data["is_ok"]),
+            float(data["score"]),
+            tuple(str(r) for r in data.get("reasons", ())),
+            str(data.get("evaluator", "given")),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,18 +114,23 @@ class Lesson:
         return self.status == ACTIVE
 
     def as_dict(self) -> dict[str, Any]:
-        """The lesson as the CLI's ``--json`` and the server show it."""
+        """The lesson as the CLI's ``--json`` and the server show it (:meth:`from_dict`
+        reads it back)."""
         return {
             "id": self.id,
+            "agent": self.agent,
             "kind": self.kind,
             "text": self.text,
+            "cause": self.cause,
             "score": round(self.score, 4),
             "helped": self.helped,
             "hurt": self.hurt,
             "uses": self.uses,
+            "streak": self.streak,
             "status": self.status,
             "importance": self.importance,
             "evidence": list(self.evidence),
+            "tags": list(self.tags),
             "scope": self.owners.scope.value,
             "user": self.owners.user,
             "channel": self.owners.channel,
@@ -115,6 +138,28 @@ class Lesson:
             "created_at": self.created_at.isoformat(),
             "updated_at": self.updated_at.isoformat(),
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Lesson:
+        """The lesson :meth:`as_dict` wrote (``score`` is derived, so it is not read)."""
+        return cls(
+            id=str(data["id"]),
+            agent=str(data["agent"]),
+            kind=str(data["kind"]),
+            text=str(data["text"]),
+            cause=str(data["cause"]),
+            created_at=datetime.fromisoformat(str(data["created_at"])),
+            updated_at=datetime.fromisoformat(str(data["updated_at"])),
+            helped=int(data["helped"]),
+            hurt=int(data["hurt"]),
+            uses=int(data["uses"]),
+            streak=int(data["streak"]),
+            status=str(data["status"]),
+            importance=float(data["importance"]),
+            evidence=tuple(str(e) for e in data["evidence"]),
+            tags=tuple(str(t) for t in data["tags"]),
+            owners=Audience(Scope(str(data["scope"])), data["user"], data["channel"], data["team"]),
+        )
 
 
 def score(helped: int, hurt: int) -> float:

@@ -103,6 +103,19 @@ class StorageRule:
             said.append("direct messages" if self.dm else "not direct messages")
         return "; ".join(said) or "every item"
 
+    def seen_from(self, tenant: str, agents: Sequence[str]) -> StorageRule:
+        """The rule as a caller of ``tenant`` who may see ``agents`` is shown it: its
+        ``tenants`` selector narrowed to ``tenant`` and its ``agents`` selector to those
+        of ``agents`` it matches, so neither its fields nor its words (:meth:`selection`)
+        name another tenant or agent. The rule is meant to :func:`may_apply` there."""
+        return replace(
+            self,
+            tenants=(tenant,) if self.tenants else (),
+            agents=tuple(a for a in agents if any(fnmatchcase(a, p) for p in self.agents))
+            if self.agents
+            else (),
+        )
+
     def as_dict(self) -> dict[str, Any]:
         """The rule as ``kronika policies --json`` shows it, with its words."""
         return {

@@ -14,9 +14,12 @@ only the text between them is.
 from __future__ import annotations
 
 import bisect
+import functools
+import importlib
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from re import Match
 
 MARKER = "[forgotten]"
 MIN_PHRASE_CHARS = 3
@@ -26,32 +29,166 @@ _FIELD = re.compile(r"^(?P<name>[A-Za-z_][\w-]*:[ \t]*)(?P<value>.*)$", re.DOTAL
 _COMMENT = re.compile(r"<!--.*?-->")
 
 
-def phrase_pattern(phrases: Iterable[str]) -> re.Pattern[str] | None:
-    """One pattern for every phrase (longest first, so a sentence wins over a word in
-    it); ``None`` when no phrase is long enough to look for.
+def phrase_pattern(phrases: Iterable[str]) -> Phrases | None:
+    """Every phrase, found as one alternation of them all would find it (longest first,
+    so a sentence wins over a word in it); ``None`` when no phrase is long enough to
+    look for.
 
-    A phrase of words w1 … wn becomes ``w1\\s+w2 … \\s+wn`` (each word escaped), fenced by
+    A phrase of words w1 … wn is ``w1\\s+w2 … \\s+wn`` (each word escaped), fenced by
     ``(?<!\\w)`` / ``(?!\\w)`` where it starts or ends with a word character.
     """
     wanted = {" ".join(p.split()) for p in phrases}
     wanted = {p for p in wanted if len(p) >= MIN_PHRASE_CHARS and p != MARKER}
     if not wanted:
         return None
-    parts = []
-    for phrase in sorted(wanted, key=lambda p: (-len(p), p)):
-        body = r"\s+".join(re.escape(w) for w in phrase.split())
-        head = r"(?<!\w)" if re.match(r"\w", phrase) else ""
-        tail = r"(?!\w)" if re.search(r"\w$", phrase) else ""
-        parts.append(f"{head}{body}{tail}")
-    return re.compile("|".join(parts), re.IGNORECASE)
+    return Phrases(sorted(wanted, key=lambda p: (-len(p), p)))
 
 
-def redact(text: str, pattern: re.Pattern[str]) -> tuple[str, int]:
+def phrase_regex(phrase: str) -> str:
+    """The regular expression of one phrase (see :func:`phrase_pattern`)."""
+    body = r"\s+".join(re.escape(w) for w in phrase.split())
+    head = r"(?<!\w)" if re.match(r"\w", phrase) else ""
+    tail = r"(?!\w)" if re.search(r"\w$", phrase) else ""
+    return f"{head}{body}{tail}"
+
+
+_WORD = re.compile(r"\w+")
+
+_tolower: Callable[[int], int] | None
+_EXTRA_CASES: Mapping[int, tuple[int, ...]]
+try:  # how Python's own ``re`` folds case under IGNORECASE: simple lower case, plus the
+    # letters it equates besides (ı with i, ſ with s, ς with σ, ϐ with β …)
+    _tolower = importlib.import_module("_sre").unicode_tolower
+    _EXTRA_CASES = importlib.import_module("re._casefix")._EXTRA_CASES
+except (ImportError, AttributeError):  # another Python: phrases are one alternation
+    _tolower, _EXTRA_CASES = None, {}
+
+
+def _representatives(extra: Mapping[int, tuple[int, ...]]) -> dict[int, int]:
+    """Each lower-case letter ``re`` equates with others → the smallest of its group."""
+    rep = {lo: min((lo, *more)) for lo, more in extra.items()}
+    changed = True
+    while changed:  # groups are closed under the mapping already; this makes sure
+        changed = False
+        for lo, more in extra.items():
+            low = min(rep.get(k, k) for k in (lo, *more))
+            for k in (lo, *more):
+                if rep.get(k, k) != low:
+                    rep[k], changed = low, True
+    return rep
+
+
+_REPRESENTATIVE = _representatives(_EXTRA_CASES)
+
+
+@functools.lru_cache(maxsize=65_536)
+def _fold(word: str) -> str:
+    """``word`` case-folded as ``re`` compares letters: two words that IGNORECASE
+    matches fold alike (the converse need not hold; matches are checked by ``re``)."""
+    if word.isascii():  # i, s: the smallest of their groups, so ASCII lower case is it
+        return word.lower()
+    assert _tolower is not None
+    out = []
+    for char in word:
+        low = _tolower(ord(char))
+        out.append(chr(_REPRESENTATIVE.get(low, low)))
+    return "".join(out)
+
+
+class Phrases:
+    """Phrases found in one pass over a text, whatever their number.
+
+    One regular expression alternating N phrases tries all N at every place of the
+    text, so forgetting a thousand items over a long transcript took minutes. Here a
+    phrase that starts with a word character is tried only where a word starts that
+    folds as its first word does (:func:`_fold`; a phrase cannot start inside a word:
+    it is fenced), longest first; the rare phrases that start otherwise share one
+    alternation. The matches are the ones the single alternation, longest first,
+    finds: leftmost, non-overlapping, case-insensitive (``tests/core`` compares them).
+    """
+
+    __slots__ = ("_by_word", "_compiled", "_scan", "_one")
+
+    def __init__(self, phrases: Sequence[str]) -> None:
+        """``phrases``: normalised, longest first."""
+        by_word: dict[str, list[str]] = {}
+        others: list[str] = []
+        for phrase in phrases:
+            first = _WORD.match(phrase)
+            if first is None:
+                others.append(phrase_regex(phrase))
+                continue
+            by_word.setdefault(_fold(first.group()), []).append(phrase_regex(phrase))
+        self._by_word = by_word
+        self._compiled: dict[str, list[re.Pattern[str]]] = {}  # on first use: most never are
+        other = f"|(?P<other>{'|'.join(others)})" if others else ""
+        self._scan = re.compile(rf"\w+{other}", re.IGNORECASE)
+        self._one: re.Pattern[str] | None = None
+        if _tolower is None:
+            every = [phrase_regex(p) for p in phrases]
+            self._one = re.compile("|".join(every), re.IGNORECASE)
+
+    def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[Match[str]]:
+        """The matches in ``text[pos:endpos]``, left to right (as ``re``'s ``finditer``)."""
+        end = len(text) if endpos is None else min(endpos, len(text))
+        if self._one is not None:
+            yield from self._one.finditer(text, pos, end)
+            return
+        at = pos
+        while at < end:
+            scanned = self._scan.search(text, at, end)
+            if scanned is None:
+                return
+            if scanned.lastgroup == "other":
+                yield scanned
+                at = scanned.end()
+                continue
+            at = scanned.end()  # no phrase starts inside this word
+            for pattern in self._candidates(_fold(scanned.group())):
+                found = pattern.match(text, scanned.start(), end)
+                if found is not None:
+                    yield found
+                    at = found.end()
+                    break
+
+    def _candidates(self, word: str) -> list[re.Pattern[str]]:
+        """The phrases that start with ``word`` (folded), longest first."""
+        found = self._compiled.get(word)
+        if found is None:
+            found = [re.compile(r, re.IGNORECASE) for r in self._by_word.get(word, ())]
+            self._compiled[word] = found
+        return found
+
+    def search(self, text: str) -> Match[str] | None:
+        return next(self.finditer(text), None)
+
+    def findall(self, text: str) -> list[str]:
+        return [m.group() for m in self.finditer(text)]
+
+    def subn(self, replacement: str, text: str) -> tuple[str, int]:
+        """``text`` with every match replaced by ``replacement`` (taken literally)."""
+        out: list[str] = []
+        at = count = 0
+        for m in self.finditer(text):
+            out.append(text[at : m.start()])
+            out.append(replacement)
+            at = m.end()
+            count += 1
+        if not count:
+            return text, 0
+        out.append(text[at:])
+        return "".join(out), count
+
+    def sub(self, replacement: str, text: str) -> str:
+        return self.subn(replacement, text)[0]
+
+
+def redact(text: str, pattern: Phrases) -> tuple[str, int]:
     """``text`` with every match replaced by :data:`MARKER`, and how many there were."""
     return pattern.subn(MARKER, text)
 
 
-def mentions(text: str, pattern: re.Pattern[str]) -> bool:
+def mentions(text: str, pattern: Phrases) -> bool:
     return pattern.search(text) is not None
 
 
@@ -65,7 +202,7 @@ class Redacted:
     lines: int
 
 
-def redact_document(text: str, pattern: re.Pattern[str]) -> Redacted:
+def redact_document(text: str, pattern: Phrases) -> Redacted:
     """Redact a Markdown document, keeping its frontmatter names, turn headers and
     metadata comments (see the module docstring)."""
     lines = text.split("\n")
@@ -108,7 +245,7 @@ def redact_document(text: str, pattern: re.Pattern[str]) -> Redacted:
     return Redacted("\n".join(kept), matches, touched)
 
 
-def _redact_block(text: str, pattern: re.Pattern[str]) -> tuple[str, int, int]:
+def _redact_block(text: str, pattern: Phrases) -> tuple[str, int, int]:
     """Redact ``text`` outside its ``<!-- … -->`` comments: (new text, matches, lines hit)."""
     starts = [0] + [m.end() for m in re.finditer("\n", text)]
     hit: set[int] = set()

@@ -37,6 +37,8 @@ def fold(text: str) -> str:
     The same fold is applied to indexed text and to queries, so ``zolw`` finds
     ``żółw`` and ``иогурт`` finds ``йогурт``; case is left to the FTS5 tokenizer.
     """
+    if text.isascii():  # nothing to decompose, map or drop (most indexed text)
+        return text
     decomposed = unicodedata.normalize("NFKD", text.translate(_UNDECOMPOSED))
     return _COMBINING.sub("", decomposed)
 
@@ -124,6 +126,8 @@ def normalize_key(key: str) -> str:
     ``"  Favourite   Food "`` and ``"favourite food"`` are the same key; underscores
     and hyphens are kept as written (``favourite_food`` is a different key).
     """
+    if key.isprintable() and " " not in key:  # no whitespace at all: nothing to collapse
+        return key.casefold()
     return " ".join(key.split()).casefold()
 
 

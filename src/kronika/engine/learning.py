@@ -73,6 +73,38 @@ class OutcomeReport:
     reflected_by: str | None = None  # reflector@1 (a model), template, or None
     notes: tuple[str, ...] = ()
 
+    def as_dict(self) -> dict[str, Any]:
+        """The report as ``kronika outcome --json`` and the server show it
+        (:meth:`from_dict` reads it back)."""
+        return {
+            "event": self.event_id,
+            "is_ok": self.evaluation.is_ok,
+            "reasons": list(self.evaluation.reasons),
+            "evaluation": self.evaluation.as_dict(),
+            "learned": [x.as_dict() for x in self.learned],
+            "reinforced": [x.as_dict() for x in self.reinforced],
+            "credited": [x.as_dict() for x in self.credited],
+            "retired": [x.as_dict() for x in self.retired],
+            "reflected_by": self.reflected_by,
+            "notes": list(self.notes),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> OutcomeReport:
+        def lessons(name: str) -> tuple[Lesson, ...]:
+            return tuple(Lesson.from_dict(x) for x in data.get(name, ()))
+
+        return cls(
+            event_id=data.get("event"),
+            evaluation=Evaluation.from_dict(data["evaluation"]),
+            learned=lessons("learned"),
+            reinforced=lessons("reinforced"),
+            credited=lessons("credited"),
+            retired=lessons("retired"),
+            reflected_by=data.get("reflected_by"),
+            notes=tuple(str(n) for n in data.get("notes", ())),
+        )
+
 
 def task_tag(task: str) -> str:
     """The tag that ties lessons to their task: a hash, so no task text is kept in tags."""

@@ -13,14 +13,13 @@ the audit entries to redact counted. :func:`apply_forget` (the write path's
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem
-from kronika.core.redaction import MARKER, phrase_pattern, redact, redact_document
+from kronika.core.redaction import MARKER, Phrases, phrase_pattern, redact, redact_document
 from kronika.ports import AuditLog
 from kronika.stores.markdown import brain, notes, proposals, sessions
 from kronika.stores.markdown.files import read_source
@@ -60,7 +59,7 @@ class ForgetPlan:
     edits: tuple[FileEdit, ...]
     proposals: FileEdit | None
     audit_entries: int
-    pattern: re.Pattern[str] | None
+    pattern: Phrases | None
 
     @property
     def places(self) -> tuple[ForgetPlace, ...]:
@@ -106,7 +105,7 @@ def plan_forget(
 
 
 def _edit_proposals(
-    workspace: MarkdownWorkspace, agent: str, pattern: re.Pattern[str] | None
+    workspace: MarkdownWorkspace, agent: str, pattern: Phrases | None
 ) -> FileEdit | None:
     """Pending proposals whose change holds the forgotten text are withdrawn; one whose
     readable line only mentions it gets that line redacted."""
@@ -139,7 +138,7 @@ def _edit_file(
     path: str,
     text: str,
     wanted: set[str],
-    pattern: re.Pattern[str] | None,
+    pattern: Phrases | None,
 ) -> FileEdit | None:
     kind = classify(path)
     parsed = _parse(workspace, agent, path, text)

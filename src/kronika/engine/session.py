@@ -53,7 +53,7 @@ from kronika.core.model import (
     TurnRecord,
 )
 from kronika.core.prompt import render_memory_block
-from kronika.core.redaction import phrase_pattern, redact
+from kronika.core.redaction import Phrases, phrase_pattern, redact
 from kronika.core.visibility import reader_audience
 from kronika.engine.commands import CommandResult, CommandRunner
 from kronika.engine.consolidate import ConsolidationReport, Consolidator
@@ -127,7 +127,7 @@ class _State:
     count: int = 0
     last_at: datetime | None = None
     last_stored: str | None = None
-    keep_out: re.Pattern[str] | None = None
+    keep_out: Phrases | None = None
     """Forgotten text the next saved answer must not hold (it confirms the forget)."""
 
 

@@ -30,24 +30,25 @@ from __future__ import annotations
 
 import hashlib
 import json
+import operator
 import os
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 from pathlib import Path, PurePosixPath
-from typing import Protocol, runtime_checkable
+from typing import Protocol, cast, runtime_checkable
 
 from kronika.core.model import MemoryItem
 from kronika.core.text import content_hash, embedding_texts
 from kronika.core.visibility import Audience
 from kronika.errors import KronikaError
-from kronika.ports import Embedder, ItemIndex, SourceState
+from kronika.ports import Embedder, ItemIndex, SourceState, SourceTail, Vector
 from kronika.stores.markdown import sessions
 from kronika.stores.markdown.appending import appended_since
 from kronika.stores.markdown.brain import BRAIN
 from kronika.stores.markdown.layout import SOURCE_GLOBS, SourceKind, classify
-from kronika.stores.markdown.lines import bare, hashed_id, split_lines
+from kronika.stores.markdown.lines import bare, split_lines
 from kronika.stores.markdown.sessions import TURN_RE
 from kronika.stores.markdown.workspace import MarkdownWorkspace, ParsedSource, SourceFile
 from kronika.stores.private import open_private
@@ -84,11 +85,6 @@ class LazyModel(Protocol):
 
     @property
     def loaded(self) -> bool: ...
-
-
-def model_in_memory(embedder: Embedder) -> bool:
-    """Whether embedding now costs no model load (embedders without a model: always)."""
-    return not isinstance(embedder, LazyModel) or embedder.loaded
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,6 +163,10 @@ class Indexer:
         self._embed_batch = max(1, embed_batch)
         self._context_words = context_words
         self._seen: dict[str, _Seen] = {}
+        # an isinstance of a runtime Protocol is slow: asked once, not at every write
+        self._lazy = isinstance(embedder, LazyModel)
+        # the tail of a session file read for a turn about to be appended to it
+        self._tails: dict[tuple[str, str], SourceTail | None] = {}
         # the facts each fact file held before a rebuild emptied the index
         self._before: dict[tuple[str, str], list[MemoryItem]] = {}
 
@@ -242,6 +242,19 @@ class Indexer:
             )
         report.seconds = time.perf_counter() - started
         return report
+
+    def session_tail(self, agent: str, path: str) -> SourceTail | None:
+        """The end of a session file as the index holds it, kept for the sync of the turn
+        about to be appended to it (:meth:`forget_tail` once that write is done), so a
+        saved turn reads its file's last rows once. A tail the index no longer holds is
+        harmless: the rows are only written while the index holds the state it was
+        read with."""
+        tail = self._index.source_tail(agent, path)
+        self._tails[(agent, path)] = tail
+        return tail
+
+    def forget_tail(self, agent: str, path: str) -> None:
+        self._tails.pop((agent, path), None)
 
     def sync_all(self, *, progress: Progress | None = None) -> SyncReport:
         report = SyncReport()
@@ -380,12 +393,15 @@ class Indexer:
         reading and hashing the file. Without ``embed`` their vectors wait, as a
         write's may (see the module docstring)."""
         if classify(path) is SourceKind.FACTS:
-            return self._appended_facts(agent, path, report, embed) or self._patched_facts(
-                agent, path, report, embed
-            )
+            state = self._index.source_state(agent, path)
+            source = self._workspace.source_file(agent, path)
+            return self._appended_facts(
+                agent, path, state, source, report, embed
+            ) or self._patched_facts(agent, path, state, source, report, embed)
         if classify(path) is not SourceKind.SESSION:
             return False
-        tail = self._index.source_tail(agent, path)
+        key = (agent, path)
+        tail = self._tails.pop(key) if key in self._tails else self._index.source_tail(agent, path)
         if tail is None or not tail.at_end or not tail.items:
             return False
         file = self._workspace.agent_dir(agent) / path
@@ -401,15 +417,10 @@ class Indexer:
             return False
         hashes = [content_hash(text) for text in texts[len(tail.items) :]]
         wanted = dict(zip(hashes, texts[len(tail.items) :], strict=True))
-        if embed:
-            report.texts_embedded += self._embed_missing(wanted)
-        else:
-            self._list_pending(agent, [path])
+        vectors = self._vectors_of(agent, path, wanted, report, embed)
         state = SourceState(agent, path, digest, stat.st_mtime_ns, stat.st_size)
-        if not self._index.append_to_source(tail.state, state, new, hashes):
+        if not self._index.append_to_source(tail.state, state, new, hashes, vectors=vectors):
             return False
-        if embed:
-            report.texts_embedded += self._embed_missing(wanted)
         report.files_indexed += 1
         report.items_indexed += len(new)
         return True
@@ -443,13 +454,19 @@ class Indexer:
             return None
         return added, raw[:done].count(b"\n"), hashlib.sha256(raw).hexdigest(), stat
 
-    def _appended_facts(self, agent: str, path: str, report: SyncReport, embed: bool) -> bool:
-        """Index only the facts kronika appended to a fact file since it was indexed
-        (:meth:`MarkdownWorkspace.appended_facts`), or nothing when the file is as
-        indexed (or neither there nor indexed); ``False`` (nothing done) when it changed
-        in any other way."""
-        state = self._source_state(agent, path)
-        source = self._workspace.source_file(agent, path)
+    def _appended_facts(
+        self,
+        agent: str,
+        path: str,
+        state: SourceState | None,
+        source: SourceFile | None,
+        report: SyncReport,
+        embed: bool,
+    ) -> bool:
+        """Index only the facts kronika appended to a fact file since it was indexed as
+        ``state`` (:meth:`MarkdownWorkspace.appended_facts`), or nothing when the file
+        (``source``) is as indexed (or neither there nor indexed); ``False`` (nothing
+        done) when it changed in any other way."""
         if state is None and source is None:
             return True  # no archive or history yet
         if state is None or source is None:
@@ -459,11 +476,9 @@ class Indexer:
             return False
         if not new:
             return (state.mtime_ns, state.size) == (source.mtime_ns, source.size)
-        hashes, wanted, after = self._ready(agent, path, new, source, report, embed)
-        if not self._index.append_to_source(state, after, new, hashes):
+        hashes, vectors, after = self._ready(agent, path, new, source, report, embed)
+        if not self._index.append_to_source(state, after, new, hashes, vectors=vectors):
             return False
-        if embed:
-            report.texts_embedded += self._embed_missing(wanted)
         report.files_indexed += 1
         report.items_indexed += len(new)
         return True
@@ -476,39 +491,51 @@ class Indexer:
         source: SourceFile,
         report: SyncReport,
         embed: bool,
-    ) -> tuple[list[str], dict[str, str], SourceState]:
-        """Before a file's new rows are written in place: their texts' hashes, the texts
-        by hash (embedded now, or the file listed as pending), and the file's new state."""
-        parsed = self._workspace.parse_source(agent, path)
+    ) -> tuple[list[str], dict[str, Vector], SourceState]:
+        """Before a fact file's new rows are written in place: their texts' hashes, the
+        vectors to store with them (or the file listed as pending), and the file's new
+        state (its hash that of the parse the workspace keeps: the file is not read)."""
+        known = self._workspace.fact_file_hash(agent, path)
+        if known is None:
+            known = self._workspace.parse_source(agent, path).content_hash
         texts = embedding_texts(items, context_words=self._context_words)
         hashes = [content_hash(text) for text in texts]
         wanted = dict(zip(hashes, texts, strict=True))
-        if embed:
-            report.texts_embedded += self._embed_missing(wanted)
-        else:
+        vectors = self._vectors_of(agent, path, wanted, report, embed)
+        return hashes, vectors, SourceState(agent, path, known, source.mtime_ns, source.size)
+
+    def _vectors_of(
+        self, agent: str, path: str, wanted: dict[str, str], report: SyncReport, embed: bool
+    ) -> dict[str, Vector]:
+        """The vectors ``wanted`` (texts by hash) lacks in the index, to be stored in the
+        transaction that writes their rows (so no other process can drop one as unused
+        in between); without ``embed`` none, and ``path`` is listed as pending."""
+        if not embed:
             self._list_pending(agent, [path])
-        after = SourceState(agent, path, parsed.content_hash, source.mtime_ns, source.size)
-        return hashes, wanted, after
+            return {}
+        missing = sorted(self._index.embeddings_missing(wanted), key=lambda h: (len(wanted[h]), h))
+        vectors: dict[str, Vector] = {}
+        for start in range(0, len(missing), self._embed_batch):
+            chunk = missing[start : start + self._embed_batch]
+            embedded = self._embedder.embed_documents([wanted[h] for h in chunk])
+            vectors.update(zip(chunk, embedded, strict=True))
+        report.texts_embedded += len(vectors)
+        return vectors
 
-    def _source_state(self, agent: str, path: str) -> SourceState | None:
-        """The index's state of one file: looked up alone where the index can (a write
-        must not cost more with every session file the agent has)."""
-        one = getattr(self._index, "source_state", None)
-        if one is not None:
-            found: SourceState | None = one(agent, path)
-            return found
-        return self._index.source_states(agent).get(path)
-
-    def _patched_facts(self, agent: str, path: str, report: SyncReport, embed: bool) -> bool:
+    def _patched_facts(
+        self,
+        agent: str,
+        path: str,
+        state: SourceState | None,
+        source: SourceFile | None,
+        report: SyncReport,
+        embed: bool,
+    ) -> bool:
         """Re-index only the facts that kronika's own rewrites of the Brain changed since
-        it was indexed (:meth:`MarkdownWorkspace.rewritten_facts`): rows of facts added
-        or changed are replaced, facts that only moved get their new line; ``False``
-        (nothing done) when the file changed in any other way or the index cannot."""
-        patch = getattr(self._index, "patch_source", None)  # the SQLite index alone has it
-        if patch is None:
-            return False
-        state = self._source_state(agent, path)
-        source = self._workspace.source_file(agent, path)
+        it was indexed as ``state`` (:meth:`MarkdownWorkspace.rewritten_facts`): rows of
+        facts added or changed are replaced, facts that only moved get their new line;
+        ``False`` (nothing done) when the file changed in any other way or the index
+        cannot patch rows."""
         if state is None or source is None:
             return False
         found = self._workspace.rewritten_facts(agent, path, state.content_hash)
@@ -520,17 +547,17 @@ class Indexer:
         lines: dict[str, int | None] = {}
         for item in now:
             old = before.pop(item.id, None)
-            if old == item:
+            if old is item or old == item:  # the lines above the edit: the same objects
                 continue
-            if old is not None and replace(old, provenance=item.provenance) == item:
+            if old is not None and _but_provenance(old) == _but_provenance(item):
                 lines[item.id] = item.provenance.line
             else:
                 changed.append(item)
-        hashes, wanted, after = self._ready(agent, path, changed, source, report, embed)
-        if not patch(state, after, list(before), changed, hashes, lines):
+        hashes, vectors, after = self._ready(agent, path, changed, source, report, embed)
+        if not self._index.patch_source(
+            state, after, list(before), changed, hashes, lines, vectors=vectors
+        ):
             return False
-        if embed:
-            report.texts_embedded += self._embed_missing(wanted)
         report.files_indexed += 1
         report.items_indexed += len(changed)
         return True
@@ -553,12 +580,13 @@ class Indexer:
         session_id = before[-1].provenance.session_id
         if session_id is None:
             return None
-        seen: Counter[str] = Counter()
         for match in (TURN_RE.match(bare(lines[i])) for i in headers):
             assert match is not None
             if match.group("at") is None:
                 return None
-            seen[match.group("id")] = self._occurrences(agent, path, session_id, match.group("id"))
+        # the ids are numbered as if none were in the file yet: a turn id already there
+        # gives an id the index holds, which the append refuses (the file is re-indexed)
+        seen: Counter[str] = Counter()
         warnings: list[str] = []
         found = sessions.turn_items(
             lines,
@@ -575,17 +603,6 @@ class Indexer:
             owners=Audience.of(before[-1]),  # one header: every turn has the same audience
         )
         return None if warnings else [item for item, _ in found]
-
-    def _occurrences(self, agent: str, path: str, session_id: str, turn_id: str) -> int:
-        """How many turns of the file already have the id ``turn_id`` (see
-        :func:`kronika.stores.markdown.sessions.turn_items`)."""
-        count = 0
-        while True:
-            parts = (agent, session_id, turn_id) + ((str(count),) if count else ())
-            found = self._index.get_items([hashed_id("t", *parts)])
-            if not any(item.provenance.path == path for item in found):
-                return count
-            count += 1
 
     def _watch_loss(
         self, agent: str, path: str, now: Sequence[MemoryItem], report: SyncReport
@@ -621,7 +638,9 @@ class Indexer:
         self._workspace.notes.append(note)
 
     def _may_defer(self) -> bool:
-        return self._pending is not None and not model_in_memory(self._embedder)
+        if self._pending is None or not self._lazy:
+            return False
+        return not cast(LazyModel, self._embedder).loaded
 
     def _list_pending(self, agent: str, paths: Sequence[str]) -> None:
         """Add ``paths`` to the pending file, durably, before their rows are written."""
@@ -672,6 +691,12 @@ class Indexer:
             vectors = self._embedder.embed_documents([wanted[h] for h in chunk])
             self._index.store_embeddings(dict(zip(chunk, vectors, strict=True)))
         return len(missing)
+
+
+_but_provenance = operator.attrgetter(
+    *(f.name for f in fields(MemoryItem) if f.name != "provenance")
+)
+"""An item's fields but where it is written: equal for a fact that only moved."""
 
 
 def _appendable_facts(path: str) -> bool:

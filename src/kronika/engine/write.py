@@ -310,6 +310,10 @@ class MemoryWriter:
         self._on_written = on_written
         self._on_proposed = on_proposed
 
+    def use_settings(self, settings: Settings) -> None:
+        """Write under ``settings`` from now on (storage policies edited while running)."""
+        self._settings = settings
+
     def memory_write(
         self, target_agent: str, section: str, content: Change, source_agent: str = USER
     ) -> WriteReceipt:

@@ -8,16 +8,19 @@ import re
 import secrets
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime
 from typing import Any, Self, TypeVar
 
 from kronika.core.dedup import same_text
 from kronika.core.model import MemoryItem, Reader, RecallFilter
+from kronika.core.policies import StoragePolicies
 from kronika.core.scoring import ScoreWeights
 from kronika.core.visibility import only_visible
 from kronika.engine.derivation import mark_current
 from kronika.engine.proposals import ProposalBook
 from kronika.engine.recall import Recaller, RecallSettings
+from kronika.engine.recall_log import RecallRecorder
 from kronika.engine.sync import PENDING_FILE, Indexer, Progress, SyncReport
 from kronika.engine.write import MemoryWriter
 from kronika.errors import CorruptIndexError, InvalidAgentName, InvalidInput, PermissionDenied
@@ -135,6 +138,7 @@ class MemoryBase:
             ),
             reranker=reranker,
         )
+        self.recalls = RecallRecorder(index.recall_log(), settings)
         self._deferred: dict[str, list[str]] | None = None
         self._synced_at: dict[str, datetime] = {}
         self._notes: list[str] = []
@@ -199,6 +203,7 @@ class MemoryBase:
         self.close()
 
     def close(self) -> None:
+        self.recalls.close()
         self.index.close()
         self._lock.close()
 
@@ -324,6 +329,12 @@ class MemoryBase:
                     self._healing(lambda a=agent: self._indexer.sync_agent(a))  # type: ignore[misc]
                 moved.append(agent)
         return moved
+
+    def use_storage_policies(self, storage: StoragePolicies) -> None:
+        """Apply storage policies read anew (``kronika.toml`` was edited) to every write
+        and purge from now on; a view made before (:meth:`as_reader`) keeps its own."""
+        self.settings = replace(self.settings, storage=storage)
+        self._writer.use_settings(self.settings)
 
     def _reader(self, reader: Reader | None) -> Reader | None:
         if reader is not None and not isinstance(reader, Reader):

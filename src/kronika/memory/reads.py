@@ -118,7 +118,7 @@ class MemoryReads(MemoryBase):
             raise InvalidQuery(str(exc)) from exc
         except OverflowError as exc:
             raise InvalidQuery(f"that time is outside the years 1 to 9999 ({exc})") from exc
-        return self._healing(  # a damaged index is rebuilt, never the end of an agent
+        result = self._healing(  # a damaged index is rebuilt, never the end of an agent
             lambda: self._recaller.recall(
                 query,
                 flt,
@@ -130,6 +130,10 @@ class MemoryReads(MemoryBase):
                 query_vector=query_vector,
             )
         )
+        if record_access:  # a recall that counts is logged (engine/recall_log.py)
+            tenant = self.workspace.tenant_of(agents[0]) if agents else self.settings.tenant
+            self.recalls.record(result, at=moment, reader=who, tenant=tenant, agents=agents)
+        return result
 
     def _default_k(self) -> int:
         return checks.count(

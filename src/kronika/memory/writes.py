@@ -45,6 +45,7 @@ from kronika.engine.write import (
     ForgetItems,
     SupersedeFact,
     TouchFact,
+    WriteLessons,
     WriteReceipt,
     WriteSession,
 )
@@ -57,6 +58,7 @@ from kronika.memory.base import (
     _clean,
     _new_id,
 )
+from kronika.stores.markdown.lessons import lesson_items
 from kronika.stores.markdown.sessions import audience_fields, session_filename
 
 if TYPE_CHECKING:  # the forget path (and its phrase rules) loads when something is forgotten
@@ -141,7 +143,7 @@ class MemoryWrites(MemoryBase):
         )
         # the Brain's folder and the audit line reach the disk together once the lock
         # is released (group commit); the Brain's bytes and a move's destination first
-        with self._commits.deferring(), self._lock:
+        with self._commits.deferring(), self._lock, self.workspace.steady_facts():
             item, now = self._stamped(item, at)
             return self._write_fact(name, item.section or "", item, now, source_agent)
 
@@ -179,7 +181,8 @@ class MemoryWrites(MemoryBase):
             except (InvalidInput, TypeError) as exc:
                 raise InvalidInput(f"fact {n}: {exc}") from exc
         receipts: list[WriteReceipt] = []
-        with self._commits.deferring(), self._lock:  # one round of fsyncs for the batch
+        # one round of fsyncs for the batch; each fact file checked against its parse once
+        with self._commits.deferring(), self._lock, self.workspace.steady_facts():
             self._healing(lambda: self._presync(name))
             with self._deferring(name) as paths:
                 try:
@@ -573,22 +576,42 @@ class MemoryWrites(MemoryBase):
         # the turn and its audit line are synced after the lock is released, together
         # with those of other threads saving turns meanwhile (group commit)
         with self._commits.deferring(), self._lock:
-            count, last = self._turns_in(name, session_id)
-            if count and last is not None and Audience.of(last) != owners:
-                raise InvalidInput(
-                    f"session {session_id!r} is for {Audience.of(last)}; a turn for {owners}"
-                    " belongs in another session"
+            try:
+                return self._append_turn(
+                    name, session_id, who, text, now, turn_id, owners, source_agent
                 )
-            if turn_id is None:
-                turn_id = f"{session_id}_{count + 1}"
-            turn = TurnRecord(turn_id=turn_id, speaker=who, content=text, at=now)
-            change = AppendTurn(
-                session_id=session_id,
-                turn=turn,
-                started_at=now,
-                header=audience_fields(owners),
+            finally:
+                self._indexer.forget_tail(name, session_filename(session_id))
+
+    def _append_turn(
+        self,
+        name: str,
+        session_id: str,
+        who: str,
+        text: str,
+        now: datetime,
+        turn_id: str | None,
+        owners: Audience,
+        source_agent: str,
+    ) -> str:
+        """:meth:`save_turn` under the lock; the index's tail of the session, read here,
+        is kept for the sync of the turn (read once)."""
+        count, last = self._turns_in(name, session_id)
+        if count and last is not None and Audience.of(last) != owners:
+            raise InvalidInput(
+                f"session {session_id!r} is for {Audience.of(last)}; a turn for {owners}"
+                " belongs in another session"
             )
-            self._writer.memory_write(name, "sessions", change, source_agent)
+        if turn_id is None:
+            turn_id = f"{session_id}_{count + 1}"
+        turn = TurnRecord(turn_id=turn_id, speaker=who, content=text, at=now)
+        change = AppendTurn(
+            session_id=session_id,
+            turn=turn,
+            started_at=now,
+            header=audience_fields(owners),
+        )
+        self._writer.memory_write(name, "sessions", change, source_agent)
         return turn_id
 
     def _turns_in(self, agent: str, session_id: str) -> tuple[int, MemoryItem | None]:
@@ -600,7 +623,7 @@ class MemoryWrites(MemoryBase):
             stat = (self.workspace.agent_dir(agent) / path).stat()
         except FileNotFoundError:
             return 0, None
-        tail = self.index.source_tail(agent, path, 1)
+        tail = self._indexer.session_tail(agent, path)
         last = tail.items[-1] if tail is not None and tail.items else None
         if tail is not None and (tail.state.mtime_ns, tail.state.size) == (
             stat.st_mtime_ns,
@@ -641,8 +664,18 @@ class MemoryWrites(MemoryBase):
         if who is None:
             return found
         return [
-            p for p in found if (its := items_of(p.change)) and all(visible(i, who) for i in its)
+            p
+            for p in found
+            if (its := self._proposed_items(p)) and all(visible(i, who) for i in its)
         ]
+
+    def _proposed_items(self, proposal: Proposal) -> tuple[MemoryItem, ...]:
+        """What ``proposal`` would store: its items, or the lessons it would write as
+        the items they become (so a lesson's own audience sees its proposal)."""
+        if isinstance(proposal.change, WriteLessons):
+            tenant = self.workspace.tenant_of(proposal.agent)
+            return tuple(lesson_items(proposal.change.lessons, {}, tenant=tenant))
+        return items_of(proposal.change)
 
     def approve(self, proposal_id: str, agent: str | None = None) -> WriteReceipt:
         """Apply a waiting proposal as the person, then remove it (see engine/proposals)."""

@@ -7,11 +7,16 @@ batch of 4, 0.9 ms each in a batch of 16 (docs/benchmarks.md). So the server doe
 embed each query on its own: :class:`QueryBatcher` collects the queries of the recalls
 that arrive together and embeds them in one call of the embedder's ``embed_documents``.
 
-* A recall alone (no other recall in progress in this process) is embedded at once:
-  a lone caller waits for nothing.
-* Otherwise its query waits at most ``wait_s`` (1 ms), or until ``max_batch`` queries
-  are queued, while the event loop reads the requests that arrived meanwhile; then
-  the whole batch is embedded in one forward pass.
+* A query is queued, and the batch goes when the event loop next comes round (or at
+  once when ``max_batch`` queries are queued): every request the loop read meanwhile
+  has reached the batcher by then, since nothing on the way to it waits. A recall alone
+  waits for one turn of the loop, microseconds, not for a timer. (Deciding "alone" by
+  the recalls in progress embedded every query by itself under load: the requests
+  read together each ran to the batcher before the next one started, each finding no
+  other recall in progress.)
+* The batch's vectors are handed to each index that will search them
+  (``score_together``, :mod:`kronika.stores.sqlite.batch`), so their vector searches
+  read the matrix of stored vectors once for the whole batch, not once per query.
 
 The forward pass runs on the event loop's thread, like the search. In a thread of its
 own it was slower, not faster: the model's tokenizer is Python, and with the search
@@ -27,59 +32,65 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
 
 from kronika.ports import Embedder, Vector
 
 MAX_BATCH = 32
-WAIT_S = 0.001
 
-_Waiting = list[tuple[str, "asyncio.Future[Vector | None]"]]
+_Waiting = list[tuple[str, "ScoresTogether | None", "asyncio.Future[Vector | None]"]]
+
+
+@runtime_checkable
+class ScoresTogether(Protocol):
+    """An index that can score a batch of query vectors in one pass (the SQLite index)."""
+
+    def score_together(self, queries: Sequence[Vector]) -> None: ...
 
 
 class QueryBatcher:
     """Embeds the queries handed to :meth:`embed` in shared batches (module docstring).
     Used from one event loop."""
 
-    def __init__(
-        self, embedder: Embedder, *, max_batch: int = MAX_BATCH, wait_s: float = WAIT_S
-    ) -> None:
+    def __init__(self, embedder: Embedder, *, max_batch: int = MAX_BATCH) -> None:
         self._embedder = embedder
         self._max_batch = max_batch
-        self._wait_s = wait_s
         self._queued: _Waiting = []
-        self._timer: asyncio.TimerHandle | None = None
+        self._pending: asyncio.Handle | None = None
         self.batches = 0
         """Forward passes run so far (benchmarks and tests read it)."""
         self.texts = 0
         """Texts embedded so far."""
 
-    async def embed(self, text: str, *, alone: bool = False) -> Vector | None:
+    async def embed(self, text: str, *, index: object = None) -> Vector | None:
         """``text``'s query vector, or ``None`` when the model could not embed it.
-        ``alone``: no other recall is in progress, so nothing waits for company."""
-        if alone and not self._queued:
-            self.batches += 1
-            self.texts += 1
-            return self._compute([text])[0]
+        ``index``: where the recall will search, told of the batch's vectors when it can
+        score them together (:class:`ScoresTogether`)."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Vector | None] = loop.create_future()
-        self._queued.append((text, future))
+        scorer = index if isinstance(index, ScoresTogether) else None
+        self._queued.append((text, scorer, future))
         if len(self._queued) >= self._max_batch:
             self._flush()
-        elif self._timer is None:
-            self._timer = loop.call_later(self._wait_s, self._flush)
+        elif self._pending is None:
+            self._pending = loop.call_soon(self._flush)
         return await future
 
     def _flush(self) -> None:
-        if self._timer is not None:
-            self._timer.cancel()
-            self._timer = None
+        if self._pending is not None:
+            self._pending.cancel()
+            self._pending = None
         batch, self._queued = self._queued, []
         if not batch:
             return
-        vectors = self._compute([text for text, _ in batch])
+        vectors = self._compute([text for text, _, _ in batch])
         self.batches += 1
         self.texts += len(batch)
-        for (_, future), vector in zip(batch, vectors, strict=True):
+        scorers = {id(s): s for _, s, _ in batch if s is not None}
+        for key, scorer in scorers.items():
+            mine = [v for (_, s, _), v in zip(batch, vectors, strict=True) if id(s) == key]
+            scorer.score_together([v for v in mine if v is not None])
+        for (_, _, future), vector in zip(batch, vectors, strict=True):
             if not future.done():  # its request may have been cancelled meanwhile
                 future.set_result(vector)
 

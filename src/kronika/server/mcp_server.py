@@ -1,7 +1,7 @@
 """kronika as an MCP server (the official ``mcp`` SDK): tools and resources for agents.
 
 Tools: ``remember``, ``forget``, ``recall``, ``memory_update``, ``retain`` (a typed note),
-``what_do_you_know``.
+``record_outcome`` (how an action went: failures become lessons), ``what_do_you_know``.
 Resources: ``kronika://agents/{agent}/brain`` (the Brain) and
 ``kronika://agents/{agent}/wake`` (what the agent wakes with: identity, the
 ``<memory>`` block, the Active Context).
@@ -112,6 +112,31 @@ def build_mcp(service: Service, *, caller: Caller | None = None) -> MCPServer:
         return await _run(
             lambda: service.note(who, name, text=text, kind=kind, confidence=confidence)
         )
+
+    @server.tool()
+    async def record_outcome(
+        task: str,
+        action: str,
+        ctx: Context,
+        ok: bool | None = None,
+        reasons: list[str] | None = None,
+        exit_code: int | None = None,
+        stderr: str | None = None,
+        agent: str | None = None,
+    ) -> dict[str, Any]:
+        """Say how something you did went: `ok` true/false with `reasons`, or a command's
+        `exit_code` (and `stderr`). A failure becomes a lesson that `recall` later finds
+        for the same task; lessons that keep helping rise, contradicted ones retire."""
+        from kronika.core.lessons import exit_code as by_exit_code
+
+        who = _caller(ctx, caller)
+        name = _agent(who, service, agent)
+        said = list(reasons or ())
+        fields: dict[str, Any] = {"ok": ok, "reasons": said}
+        if exit_code is not None:
+            judged = by_exit_code(exit_code, stderr or "").as_dict()
+            fields = {"evaluation": {**judged, "reasons": [*judged["reasons"], *said]}}
+        return await _run(lambda: service.outcome(who, name, task=task, action=action, **fields))
 
     @server.tool()
     async def forget(

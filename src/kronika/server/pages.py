@@ -68,8 +68,7 @@ def _page_names(memory: Memory, agent: str) -> dict[str, str]:
 
 def entities(svc: Service, caller: Caller, agent: str) -> dict[str, Any]:
     """The entity pages of which the reader sees something, with how many items each."""
-    memory = svc._read(caller, agent)
-    with svc._held(caller):
+    with svc.reading(caller, agent) as memory:
         pages = _page_names(memory, agent)
         counts: dict[str, int] = {}
         for item in _known(memory, agent):
@@ -88,8 +87,7 @@ def entity(svc: Service, caller: Caller, agent: str, name: str) -> dict[str, Any
     if "/" in name or "\\" in name or not name.strip():
         raise InvalidInput(f"{name!r} is not an entity name")
     wanted = normalize_entity(name)
-    memory = svc._read(caller, agent)
-    with svc._held(caller):
+    with svc.reading(caller, agent) as memory:
         pages = _page_names(memory, agent)
         path = f"{ENTITY_DIR}{pages.get(wanted, name)}.md"
         known = _known(memory, agent)
@@ -128,8 +126,7 @@ def _opinion(memory: Memory, agent: str, item: MemoryItem) -> dict[str, Any]:
 
 def opinions(svc: Service, caller: Caller, agent: str) -> dict[str, Any]:
     """Every opinion the reader sees, most confident first, with its evidence."""
-    memory = svc._read(caller, agent)
-    with svc._held(caller):
+    with svc.reading(caller, agent) as memory:
         notes = memory.items(agent=agent, types=(ItemType.NOTE,), limit=SCAN)
         found = [_opinion(memory, agent, it) for it in notes if _is_opinion(it)]
     found.sort(key=lambda o: -1.0 if o["confidence"] is None else -float(o["confidence"]))
@@ -151,8 +148,7 @@ def _summary(item: MemoryItem) -> dict[str, Any]:
 
 def summaries(svc: Service, caller: Caller, agent: str) -> dict[str, Any]:
     """The session summaries and the L1/L2 summaries the reader sees."""
-    memory = svc._read(caller, agent)
-    with svc._held(caller):
+    with svc.reading(caller, agent) as memory:
         sessions = []
         for header in memory.workspace.session_headers(agent):
             said = header.fields.get("summary")
@@ -167,8 +163,7 @@ def summaries(svc: Service, caller: Caller, agent: str) -> dict[str, Any]:
 def session_summary(svc: Service, caller: Caller, agent: str, session_id: str) -> dict[str, Any]:
     """One session's summary and the L1/L2 summaries that cover it (404 for a session
     that does not exist or whose turns the reader may not see)."""
-    memory = svc._read(caller, agent)
-    with svc._held(caller):
+    with svc.reading(caller, agent) as memory:
         turns = memory.load_session(session_id, agent=agent)
         header = next(
             (h for h in memory.workspace.session_headers(agent) if h.session_id == session_id),
@@ -193,8 +188,7 @@ def explanation(svc: Service, caller: Caller, agent: str, target: str) -> dict[s
     from kronika.cli.explain import explanation_json
     from kronika.engine.explain import explain
 
-    memory = svc._read(caller, agent)
-    with svc._held(caller):
+    with svc.reading(caller, agent) as memory:
         return explanation_json(explain(memory, target, agent=agent))
 
 

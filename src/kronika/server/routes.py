@@ -301,6 +301,8 @@ async def lessons(agent: Name, who: Who, svc: Svc, include_retired: bool = False
 
 
 from kronika.server import routes_charts  # noqa: E402, F401  (adds the chart and policy routes)
+from kronika.server.routes_learning import router as learning  # noqa: E402  (uses Who, Svc)
 from kronika.server.routes_pages import router as pages  # noqa: E402  (it uses Who, Svc)
 
 v1.include_router(pages)
+v1.include_router(learning)

@@ -1,4 +1,4 @@
-"""Read-only routes for the memory browser's charts and its policies view.
+"""The routes of the memory browser's charts and its policies view.
 
 Each answers for one agent the caller may read (:meth:`~kronika.server.access.Caller.readable`:
 another tenant's agent, or another agent than the key's own, is a 404) and counts only
@@ -7,59 +7,52 @@ a chart never reveals an item its reader could not list:
 
 * ``/charts/growth`` — the items kept, by the UTC day they were created, per tier and
   per type, and how many were created before the window;
-* ``/charts/recalls`` — prompts built in conversations per day (``lesson_uses.jsonl``,
-  one line per prompt, each carrying a recall) and items by the day of their last
-  recall (the index's usage statistics), with the most recalled items;
+* ``/charts/recalls`` — recalls per day and the items they used, from the recall log
+  (:mod:`kronika.core.recall_log` says what counts for whom), with the most used items;
+* ``/recall-log`` — that log as JSON, as the caller may have it (an export);
 * ``/charts/llm`` — the model-usage ledger (``usage.jsonl``, as ``kronika usage``):
   calls, tokens and estimated cost per day and per purpose;
 * ``/policies`` — the storage policies that can apply to the agent (as
-  ``kronika policies``). They are edited in ``kronika.toml`` only: no route writes them.
+  ``kronika policies``); an admin key of the whole tenant may replace them (``PUT``,
+  :mod:`kronika.engine.policy_edit`: ``kronika.toml`` rewritten, the rest of it kept).
 
 The token use at wake against each block's budget comes from ``/wake``.
 """
 
 from __future__ import annotations
 
-import heapq
-from collections.abc import Iterator
 from datetime import UTC, date, datetime
-from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import Query
+from pydantic import BaseModel, ConfigDict, Field
 
 from kronika.app import USAGE_FILE
 from kronika.core import charts
-from kronika.core.model import MemoryItem
 from kronika.core.policies import TIER_ORDER, may_apply
 from kronika.core.usage import totals
+from kronika.engine import charts as figures
+from kronika.engine import policy_edit
+from kronika.errors import InvalidInput
 from kronika.memory import Memory
+from kronika.server.access import Caller
+from kronika.server.keys import Role
 from kronika.server.routes import Name, Svc, Who, v1
 from kronika.settings import CONFIG_FILE
-from kronika.stores.usage import LESSON_USES_FILE, JsonlLessonUses, JsonlUsageLedger
+from kronika.stores.usage import JsonlUsageLedger
 
 Days = Annotated[
     int, Query(ge=1, le=charts.MAX_DAYS, description="days back, today included (UTC)")
 ]
-_PAGE = 1000
+AnyDays = Annotated[
+    int | None, Query(ge=1, le=charts.MAX_DAYS, description="days back, today included (UTC)")
+]
 _TOP = 5
 _SNIPPET = 160
 
 
 def _window(memory: Memory, days: int) -> list[date]:
     return charts.axis(charts.utc_day(memory.clock.now()), days)
-
-
-def _pages(memory: Memory, agent: str) -> Iterator[list[MemoryItem]]:
-    """The items the memory's reader may see, newest first, a page at a time."""
-    offset = 0
-    while True:
-        page = memory.items(agent=agent, limit=_PAGE, offset=offset)
-        if page:
-            yield page
-        if len(page) < _PAGE:
-            return
-        offset += _PAGE
 
 
 def _labels(days: list[date]) -> list[str]:
@@ -71,75 +64,59 @@ async def chart_growth(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict
     """The items the caller may see, by the UTC day they were created: ``by_tier`` and
     ``by_type`` give one count per day of ``days``; ``before`` counts the older ones,
     so ``before`` plus the running sum is the memory's size on each day."""
-    memory = svc._read(who, agent)
-    with svc._held(who):
+    with svc.reading(who, agent) as memory:
         window = _window(memory, days)
-        first = window[0]
-        recent: list[MemoryItem] = []
-        for page in _pages(memory, agent):
-            recent += [i for i in page if charts.utc_day(i.created_at) >= first]
-            if charts.utc_day(page[-1].created_at) < first:
-                break  # newest first: the rest is older still
-        total = memory.count(agent=agent)
+        found = figures.growth(memory, agent, window)
     return {
         "agent": agent,
         "days": _labels(window),
-        "total": total,
-        "before": total - len(recent),
-        "by_tier": charts.per_day_by(((i.created_at, i.tier.value) for i in recent), window),
-        "by_type": charts.per_day_by(((i.created_at, i.type.value) for i in recent), window),
+        "total": found.total,
+        "before": found.before,
+        "by_tier": found.by_tier,
+        "by_type": found.by_type,
         "tiers": [t.value for t in TIER_ORDER],
     }
 
 
 @v1.get("/agents/{agent}/charts/recalls", tags=["charts"], summary="Recall use per day")
 async def chart_recalls(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str, Any]:
-    """``prompts``: prompts built in the agent's conversations per day (each recalls for
-    the turn); ``last_recalled``: the items the caller may see by the day they were last
-    recalled; ``recalls``: how often those items were recalled in all; ``top``: the most
-    recalled of them."""
-    memory = svc._read(who, agent)
-    with svc._held(who):
+    """From the recall log, per day: ``recalls`` that count for the caller (its own, and
+    any that used an item it may see), ``uses`` of items it may see and distinct
+    ``items`` used; ``top``: the items it may see that were used most in the window."""
+    with svc.reading(who, agent) as memory:
         window = _window(memory, days)
-        used: list[MemoryItem] = []
-        for page in _pages(memory, agent):
-            used += [i for i in page if i.access_count]
-        prompts = _prompt_moments(memory.settings.home / LESSON_USES_FILE, agent)
-    top = heapq.nlargest(
-        _TOP, used, key=lambda i: (i.access_count, i.last_accessed_at or i.created_at)
-    )
+        found = figures.recall_use(memory, agent, window, top=_TOP)
     return {
         "agent": agent,
         "days": _labels(window),
-        "prompts": charts.per_day(prompts, window),
-        "last_recalled": charts.per_day(
-            (i.last_accessed_at for i in used if i.last_accessed_at is not None), window
-        ),
-        "recalled_items": len(used),
-        "recalls": sum(i.access_count for i in used),
+        "recalls": found.recalls,
+        "uses": found.uses,
+        "items": found.items,
         "top": [
             {
-                "id": i.id,
-                "type": i.type.value,
-                "content": i.content[:_SNIPPET],
-                "recalls": i.access_count,
-                "last_recalled_at": i.last_accessed_at.isoformat() if i.last_accessed_at else None,
+                "id": t.item.id,
+                "type": t.item.type.value,
+                "content": t.item.content[:_SNIPPET],
+                "uses": t.uses,
+                "last_used_at": t.last_used_at.isoformat(),
             }
-            for i in top
+            for t in found.top
         ],
     }
 
 
-def _prompt_moments(path: Path, agent: str) -> list[datetime]:
-    moments = []
-    for row in JsonlLessonUses(path).read():
-        if row.get("agent") != agent or not isinstance(row.get("at"), str):
-            continue
-        try:
-            moments.append(datetime.fromisoformat(str(row["at"])))
-        except ValueError:
-            continue  # a torn or foreign line: the log is a statistic, skip it
-    return moments
+@v1.get("/agents/{agent}/recall-log", tags=["charts"], summary="The recall log, as JSON")
+async def recall_log(agent: Name, who: Who, svc: Svc, days: AnyDays = None) -> dict[str, Any]:
+    """Every recall of the agent that counts for the caller (the whole log when ``days``
+    is not given: it keeps ``recall_log_days``), oldest first: the caller's own recalls
+    whole (their query only when ``recall_log_queries`` kept it), another reader's with
+    no user, channel or query and only the item ids the caller may see."""
+    with svc.reading(who, agent) as memory:
+        since = None
+        if days is not None:
+            since = datetime.combine(_window(memory, days)[0], datetime.min.time(), tzinfo=UTC)
+        entries = figures.recall_entries(memory, agent, since)
+    return {"agent": agent, "recalls": [e.as_dict() for e in entries]}
 
 
 @v1.get("/agents/{agent}/charts/llm", tags=["charts"], summary="Model usage per day, purpose")
@@ -147,9 +124,8 @@ async def chart_llm(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[st
     """The agent's model calls from the usage ledger (those a daily budget held back
     are not counted, as in ``kronika usage``); ``cost`` uses ``llm_price_input`` and
     ``llm_price_output`` (0 when they are not set: ``priced`` is false then)."""
-    memory = svc._read(who, agent)
-    s = memory.settings
-    with svc._held(who):
+    with svc.reading(who, agent) as memory:
+        s = memory.settings
         window = _window(memory, days)
         since = datetime.combine(window[0], datetime.min.time(), tzinfo=UTC)
         entries = [e for e in JsonlUsageLedger(s.home / USAGE_FILE).read(since) if e.agent == agent]
@@ -181,18 +157,62 @@ async def chart_llm(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[st
 async def policies(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     """Retention per tier, what a direct message is, and the ``[[policy]]`` rules whose
     ``tenants`` and ``agents`` can match this agent (another tenant's or agent's rules
-    are not shown). Read-only: they are edited in ``kronika.toml``."""
-    memory = svc._read(who, agent)
-    found = memory.settings.storage_policies
+    are not shown). A rule is shown from the caller's side
+    (:meth:`~kronika.core.policies.StorageRule.seen_from`): its ``tenants`` and ``agents``,
+    and its ``applies_to`` words, name this tenant and this agent only, never the others
+    it lists. ``editable``: whether this key may change them (``PUT``); then ``toml`` is
+    their tables as ``kronika.toml`` has them, otherwise ``not_editable`` says why."""
+    with svc.reading(who, agent) as memory:
+        found = memory.settings.storage_policies
+        refused = _why_not_editable(memory, who)
+        toml = policy_edit.section_text(memory) if refused is None else None
     return {
         "agent": agent,
         "edited_in": CONFIG_FILE,
         "dm_channels": list(found.dm_channels),
         "retention_days": {tier.value: found.retention.get(tier) for tier in TIER_ORDER},
         "policies": [
-            # which tenants and agents a rule names is not shown: it would name others
-            {k: v for k, v in rule.as_dict().items() if k not in ("tenants", "agents")}
+            rule.seen_from(who.tenant, [agent]).as_dict()
             for rule in found.rules
             if may_apply(rule, who.tenant, agent)
         ],
+        "editable": refused is None,
+        "not_editable": refused,
+        "toml": toml,
     }
+
+
+def _why_not_editable(memory: Memory, who: Caller) -> str | None:
+    if who.key.role is not Role.ADMIN or not who.unrestricted:
+        return "changing the storage policies needs an admin key of the whole tenant"
+    return policy_edit.why_not_editable(memory, who.tenant)
+
+
+class PoliciesBody(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    toml: str = Field(
+        max_length=100_000,
+        description="the [retention] and [[policy]] tables, as kronika.toml holds them",
+    )
+
+
+@v1.put("/agents/{agent}/policies", tags=["policies"], summary="Change the storage policies")
+async def edit_policies(
+    agent: Name, who: Who, svc: Svc, body: PoliciesBody | None = None
+) -> dict[str, Any]:
+    """Replace the ``[retention]`` and ``[[policy]]`` tables of ``kronika.toml`` with
+    ``toml`` (an admin key of the whole tenant; 403 otherwise, or when the file serves
+    other tenants too): checked as loading the file checks them (422 naming the line),
+    written at once with the rest of the file unchanged, applied to every write from
+    then on, audited. Answers as ``GET``. Access is decided before the body is read, as
+    on every write: a reader key is told it may only read, an agent out of reach is a
+    404 whatever was sent."""
+    who.writable(svc.memories, agent)
+    who.require_admin("changing the storage policies")
+    who.require_unrestricted("changing the storage policies")
+    if body is None:
+        raise InvalidInput('send the policy tables as {"toml": "..."}')
+    with svc.reading(who, agent):
+        memory = who.memory(svc.memories, agent)  # the memory itself, not a reader's view
+        policy_edit.rewrite_policies(memory, who.tenant, agent, body.toml, who.source_agent)
+    return await policies(agent, who, svc)

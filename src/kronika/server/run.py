@@ -131,7 +131,7 @@ def serve(
         sock = bind(host, port)
     except OSError as exc:
         raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from exc
-    supervise(workers, sock, lambda shared: run([shared]))
+    supervise(workers, sock, lambda own: run([own]))
 
 
 def run_stdio(settings: Settings, agent: str | None) -> None:

@@ -95,3 +95,36 @@ class AgentBody(Body):
 class ImportBody(Body):
     document: dict[str, Any] = Field(description="a document made by GET /v1/export")
     replace: bool = False
+
+
+class EvaluationBody(Body):
+    """How an action went, judged by the caller (e.g. ``kronika.core.lessons.exit_code``)."""
+
+    is_ok: bool
+    score: float = Field(ge=0, le=1)
+    reasons: list[str] = Field(default_factory=list, max_length=50)
+    evaluator: str = Field("given", min_length=1, max_length=100)
+
+
+class OutcomeBody(Body):
+    task: str = Field(min_length=1, max_length=2_000, description="what the agent tried to do")
+    action: str = Field(min_length=1, max_length=20_000, description="what it did")
+    evaluation: EvaluationBody | None = None
+    ok: bool | None = Field(None, description="instead of an evaluation: did it go well")
+    reasons: list[str] = Field(default_factory=list, max_length=50)
+    served: list[str] | None = Field(
+        None, max_length=100, description="ids of the lessons followed (default: the matching)"
+    )
+    scope: ScopeName | None = None
+    channel: str | None = Field(None, max_length=200)
+
+
+class JobBody(Body):
+    days: int = Field(
+        default=DEFAULT_DAYS, ge=1, le=3650, description="how far back to look, in days"
+    )
+    mode: Literal["lite", "full"] = Field(default="full", description="lite: no dreaming")
+    clear: bool | None = Field(
+        default=None,
+        description="distill only: clear the messages distilled (default: distill_clear)",
+    )

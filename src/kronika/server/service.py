@@ -61,7 +61,6 @@ class Service:
         shared = {id(memory): threading.RLock() for memory in self.memories.values()}
         self._locks = {tenant: shared[id(memory)] for tenant, memory in self.memories.items()}
         self._batchers: dict[int, QueryBatcher] = {}
-        self._recalls = 0
 
     @contextmanager
     def _held(self, caller: Caller) -> Iterator[None]:
@@ -78,6 +77,14 @@ class Service:
     def _read(self, caller: Caller, agent: str) -> Memory:
         """The memory as ``caller`` reads it, when the caller may read ``agent``."""
         return reading(caller.readable(self.memories, agent), caller)
+
+    @contextmanager
+    def reading(self, caller: Caller, agent: str) -> Iterator[Memory]:
+        """The memory as ``caller`` reads ``agent`` (when it may), held for the block:
+        for reads that have no method here, such as the memory browser's charts and pages."""
+        memory = self._read(caller, agent)
+        with self._held(caller):
+            yield memory
 
     def _write(self, caller: Caller, agent: str) -> Memory:
         """The memory as ``caller`` writes to it, when the caller may write to ``agent``."""
@@ -111,6 +118,26 @@ class Service:
         with self._held(caller):
             receipt = memory.note(text, agent=agent, source_agent=caller.source_agent, **fields)
         return views.write_receipt(receipt)
+
+    def outcome(self, caller: Caller, agent: str, **fields: Any) -> dict[str, Any]:
+        """Record how an action went (Memory.record_outcome) as the caller, for the
+        caller's audience; the server's background model, if any, writes the lesson."""
+        from kronika.core.lessons import Evaluation
+
+        memory = self._write(caller, agent)
+        given = fields.pop("evaluation", None)
+        evaluation = Evaluation.from_dict(given) if given is not None else None
+        with self._held(caller):
+            report = memory.record_outcome(
+                fields.pop("task"),
+                fields.pop("action"),
+                evaluation,
+                agent=agent,
+                llm=self._llm(memory.settings),
+                source_agent=caller.source_agent,
+                **fields,
+            )
+        return report.as_dict()
 
     def forget(
         self,
@@ -178,18 +205,14 @@ class Service:
     async def recall_batched(
         self, caller: Caller, agent: str, query: str, **options: Any
     ) -> dict[str, Any]:
-        """:meth:`recall`, its query embedded together with those of the recalls in
-        progress at the same time (:mod:`kronika.server.batching`)."""
+        """:meth:`recall`, its query embedded, and its vector scored, together with those
+        of the recalls that arrived with it (:mod:`kronika.server.batching`)."""
         memory = self._recall_memory(caller, agent, all_agents=bool(options.get("all_agents")))
         vector = None
-        self._recalls += 1
-        try:
-            if options.get("mode", "hybrid") != "lexical" and query.strip():
-                batcher = self._batcher(memory.embedder)
-                vector = await batcher.embed(query, alone=self._recalls == 1)
-            return self._recall(caller, memory, agent, query, vector, options)
-        finally:
-            self._recalls -= 1
+        if options.get("mode", "hybrid") != "lexical" and query.strip():
+            batcher = self._batcher(memory.embedder)
+            vector = await batcher.embed(query, index=memory.index)
+        return self._recall(caller, memory, agent, query, vector, options)
 
     def _recall(
         self,
@@ -419,6 +442,27 @@ class Service:
         """Queue the distillation of ``agent``'s sessions of the last ``days`` days (SPEC
         F5): sessions that went quiet are ended, every ended session is consolidated into
         facts and the Active Context, then the summaries that are due are written."""
+        return self.run_job(caller, agent, "distill", days=days)
+
+    def run_job(
+        self,
+        caller: Caller,
+        agent: str,
+        name: str,
+        *,
+        days: int = 7,
+        mode: str = "full",
+        clear: bool | None = None,
+    ) -> dict[str, Any]:
+        """Queue one memory job (``decay``, ``reflect``, ``dream``, ``summarize``,
+        ``distill``) for ``agent``, as ``kronika jobs run`` does; returns the job.
+        ``distill`` first ends the sessions that went quiet (:meth:`distill`)."""
+        from kronika.engine.jobs import JOBS, MODES
+
+        if name not in JOBS:
+            raise InvalidInput(f"unknown job {name!r}: one of {', '.join(JOBS)}")
+        if mode not in MODES:
+            raise InvalidInput(f"unknown mode {mode!r}: lite or full")
         memory = self._write(caller, agent)
 
         def work() -> tuple[str, str, dict[str, Any]]:
@@ -427,9 +471,12 @@ class Service:
 
             minion = self._llm(memory.settings)
             with self._held(caller):
-                for session_id in _quiet_sessions(memory, agent, days):
-                    Consolidator(memory, minion).end(agent, session_id, "distill")
-                report = run_job(memory, "distill", agent=agent, days=days, llm=minion)
+                if name == "distill":
+                    for session_id in _quiet_sessions(memory, agent, days):
+                        Consolidator(memory, minion).end(agent, session_id, "distill")
+                report = run_job(
+                    memory, name, agent=agent, days=days, mode=mode, llm=minion, clear=clear
+                )
             result = report.as_dict()
             if report.waiting:
                 why = "no language model is configured" if minion is None else "the model failed"
@@ -437,8 +484,12 @@ class Service:
                 return "waiting", f"{why}: {waiting} stay queued for the next run", result
             return "done", f"{len(report.done)} done", result
 
-        job = self.jobs.submit("distill", caller.tenant, agent, {"days": days}, work)
-        return job.as_dict()
+        params: dict[str, Any] = {"days": days}
+        if name != "distill" or mode != "full":
+            params["mode"] = mode
+        if clear is not None:
+            params["clear"] = clear
+        return self.jobs.submit(name, caller.tenant, agent, params, work).as_dict()
 
     def job(self, caller: Caller, job_id: str) -> dict[str, Any]:
         return self.jobs.get(job_id, caller.tenant, self._job_agents(caller)).as_dict()
@@ -451,8 +502,15 @@ class Service:
             raise InvalidInput(
                 f"job {job_id} is {old.status}: only an interrupted job can be resumed"
             )
-        days = old.params.get("days")
-        return self.distill(caller, old.agent, days if isinstance(days, int) else 7)
+        days, mode, clear = (old.params.get(k) for k in ("days", "mode", "clear"))
+        return self.run_job(
+            caller,
+            old.agent,
+            old.kind,
+            days=days if isinstance(days, int) else 7,
+            mode=mode if isinstance(mode, str) else "full",
+            clear=clear if isinstance(clear, bool) else None,
+        )
 
     def job_list(self, caller: Caller) -> dict[str, Any]:
         found = self.jobs.list(caller.tenant, self._job_agents(caller))

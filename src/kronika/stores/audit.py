@@ -11,16 +11,18 @@ from __future__ import annotations
 
 import json
 import os
-import re
-from dataclasses import asdict
+from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
 
+from kronika.core.redaction import Phrases
 from kronika.errors import WorkspaceError
 from kronika.ports import AuditEntry
 from kronika.stores.durable import flush
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.private import make_private_dir, open_private
+
+_FIELDS = tuple(f.name for f in fields(AuditEntry))
 
 
 class JsonlAuditLog:
@@ -31,12 +33,15 @@ class JsonlAuditLog:
         self.notes: list[str] = []  # damage met while reading (torn lines)
 
     def append(self, entry: AuditEntry) -> None:
-        record = asdict(entry)
+        record = {name: getattr(entry, name) for name in _FIELDS}  # flat: no deep copy
         record["at"] = entry.at.isoformat()
         line = json.dumps(record, ensure_ascii=False) + "\n"
         try:
-            make_private_dir(self.path.parent)
-            fd = open_private(self.path, os.O_RDWR | os.O_APPEND)
+            try:
+                fd = open_private(self.path, os.O_RDWR | os.O_APPEND)
+            except FileNotFoundError:  # its folder is made once, not looked for each time
+                make_private_dir(self.path.parent)
+                fd = open_private(self.path, os.O_RDWR | os.O_APPEND)
             with open(fd, "a+b") as handle:
                 if handle.seek(0, os.SEEK_END) > 0:
                     handle.seek(-1, os.SEEK_END)
@@ -48,7 +53,7 @@ class JsonlAuditLog:
         except OSError as exc:
             raise WorkspaceError(f"cannot append to the audit trail {self.path}: {exc}") from exc
 
-    def redact(self, agent: str, pattern: re.Pattern[str], marker: str) -> int:
+    def redact(self, agent: str, pattern: Phrases, marker: str) -> int:
         """Replace what ``pattern`` matches in the summaries of ``agent``'s entries with
         ``marker``; the file is rewritten whole, atomically. A line that cannot be read
         (a torn one) is redacted as text. Returns how many lines changed."""
@@ -110,7 +115,7 @@ def parse_line(line: str) -> AuditEntry | None:
         return None
 
 
-def _redacted_line(line: str, agent: str, pattern: re.Pattern[str], marker: str) -> str:
+def _redacted_line(line: str, agent: str, pattern: Phrases, marker: str) -> str:
     try:
         record = json.loads(line)
     except ValueError:

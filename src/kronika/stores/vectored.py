@@ -23,7 +23,9 @@ from typing import Any
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.core.visibility import visible
 from kronika.ports import (
+    DayCount,
     PointSource,
+    RecallLog,
     ScoreFeatures,
     SourceState,
     SourceTail,
@@ -79,11 +81,26 @@ class IndexWithVectors:
         state: SourceState,
         items: Sequence[MemoryItem],
         text_hashes: Sequence[str],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
     ) -> bool:
-        if not self._inner.append_to_source(expected, state, items, text_hashes):
+        if not self._inner.append_to_source(expected, state, items, text_hashes, vectors=vectors):
             return False
         self._upsert_for(items, text_hashes)
         return True
+
+    def patch_source(
+        self,
+        expected: SourceState,
+        state: SourceState,
+        gone: Sequence[str],
+        items: Sequence[MemoryItem],
+        text_hashes: Sequence[str],
+        lines: Mapping[str, int | None],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
+    ) -> bool:
+        return False  # the file is re-indexed whole, which mirrors its points
 
     def remove_source(self, agent: str, path: str) -> None:
         self._inner.remove_source(agent, path)
@@ -155,6 +172,9 @@ class IndexWithVectors:
     def source_tail(self, agent: str, path: str, last: int = 2) -> SourceTail | None:
         return self._inner.source_tail(agent, path, last)
 
+    def source_state(self, agent: str, path: str) -> SourceState | None:
+        return self._inner.source_state(agent, path)
+
     def score_features(self, ids: Sequence[str]) -> ScoreFeatures:
         return self._inner.score_features(ids)
 
@@ -179,6 +199,12 @@ class IndexWithVectors:
 
     def restore_usage(self, rows: Sequence[tuple[str, int, datetime | None]]) -> None:
         self._inner.restore_usage(rows)
+
+    def recall_log(self) -> RecallLog:
+        return self._inner.recall_log()
+
+    def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
+        return self._inner.created_per_day(flt, since)
 
     def agents(self) -> list[str]:
         return self._inner.agents()

@@ -227,18 +227,19 @@ function drawCharts() {
 
   const used = Charts.bars(box, {
     key: "recalls", title: "Recall use per day", labels: days, stacked: false,
-    series: [{ name: "prompts built (each recalls)", values: recalls.prompts }, { name: "items last recalled", values: recalls.last_recalled }],
+    series: [{ name: "recalls", values: recalls.recalls }, { name: "items recalled", values: recalls.items }],
   });
+  const sum = (values) => values.reduce((a, b) => a + b, 0);
   const note = document.createElement("p");
   note.className = "chart-note";
-  note.textContent = `${recalls.recalled_items} item(s) recalled ${recalls.recalls} time(s) in all.`;
+  note.textContent = `${sum(recalls.recalls)} recall(s) in all, which used items you may see ${sum(recalls.uses)} time(s) (from the recall log).`;
   used.appendChild(note);
   if (recalls.top.length) {
     const list = document.createElement("ol");
     list.className = "top-recalled";
     for (const t of recalls.top) {
       const li = document.createElement("li");
-      li.textContent = `${t.recalls}× ${t.type}: ${t.content}`;
+      li.textContent = `${t.uses}× ${t.type}: ${t.content}`;
       list.appendChild(li);
     }
     used.appendChild(list);
@@ -301,5 +302,21 @@ loaders.policies = async () => {
     rules.appendChild(row);
   }
   const dms = found.dm_channels.length ? found.dm_channels.join(", ") : "none";
-  $("policies-note").textContent = `Direct messages: channels named ${dms}. Read-only here: the policies are edited in ${found.edited_in} in the workspace, and the command kronika policies shows them.`;
+  const how = found.editable
+    ? `Change them below; they live in ${found.edited_in}, and the command kronika policies shows them.`
+    : `Read-only here (${found.not_editable}): the policies are edited in ${found.edited_in} in the workspace, and the command kronika policies shows them.`;
+  $("policies-note").textContent = `Direct messages: channels named ${dms}. ${how}`;
+  $("policies-form").hidden = !found.editable;
+  if (found.editable) $("policies-toml").value = found.toml || "";
 };
+
+$("policies-form").addEventListener("submit", async (e) => {
+  e.preventDefault();
+  try {
+    await api("PUT", agentPath("/policies"), { toml: $("policies-toml").value });
+    await loaders.policies();
+    say("Policies saved and applied.");
+  } catch (err) {
+    say(err.message, true);
+  }
+});

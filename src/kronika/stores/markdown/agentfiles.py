@@ -8,6 +8,7 @@ import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem
@@ -166,7 +167,7 @@ class AgentFiles:
         if classify(_checked_path(path)) is None:
             return None
         try:
-            stat = os.stat(self.require_agent(agent) / path)
+            stat = os.stat(os.path.join(self.require_agent(agent), path))
         except OSError:
             return None
         if stat.st_mode & 0o170000 != 0o100000:  # not a regular file
@@ -285,6 +286,7 @@ class AgentFiles:
         write_text(folder / path, "".join(change(lines)))
 
 
+@lru_cache(maxsize=4096)  # a write checks the same few paths a dozen times
 def _checked_path(path: str) -> str:
     """``path`` if it is a relative posix path inside the agent folder."""
     pure = PurePosixPath(path)

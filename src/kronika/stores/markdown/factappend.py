@@ -39,6 +39,8 @@ _HEADING = "## "
 def _last_section(lines: list[str]) -> str | None:
     """The canonical section of the file's end: its last level-1 or level-2 heading."""
     for line in reversed(lines):
+        if line[:1] != "#":  # not a heading: most lines, passed over cheaply
+            continue
         text = bare(line)
         if text.startswith("# "):
             return None
@@ -106,7 +108,9 @@ def append_facts(
     first_item = len(entry.parsed.items)
     # the appended lines parsed alone, under the heading they continue
     continues = not new[0].startswith(_HEADING) and new[0] != "\n"
-    lead = [f"{_HEADING}{_lead_section(entry.lines)}\n"] if continues else []
+    # kept with the parse: looked for from the end, it costs the whole of a long file
+    heading: str = entry.derive("lead", lambda: _lead_section(entry.lines))
+    lead = [f"{_HEADING}{heading}\n"] if continues else []
     parsed = brain.parse_facts(
         "".join(lead + new), spec=spec, agent=agent, tenant=ws.tenant_of(agent), mtime=entry.mtime
     )
@@ -126,6 +130,8 @@ def append_facts(
     entry.stat = stat
     entry.checked_ns = began
     entry.derived["tail"] = section
+    headings = [line[len(_HEADING) :].strip() for line in new if line.startswith(_HEADING)]
+    entry.derived["lead"] = headings[-1] if headings else heading
     factlookup.extend(entry, first_item, added)
     entry.appends.append((before, tuple(added)))
     del entry.appends[:-KEPT_APPENDS]
@@ -135,6 +141,8 @@ def append_facts(
 def _lead_section(lines: list[str]) -> str:
     """The heading text of the section the file ends in (as written)."""
     for line in reversed(lines):
+        if line[:1] != "#":
+            continue
         text = bare(line)
         if text.startswith(_HEADING):
             return text[len(_HEADING) :].strip()

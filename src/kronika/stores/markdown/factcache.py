@@ -23,6 +23,11 @@ parse of the new lines only, and the running hash of the bytes), and remembers w
 file contents each append extended, so the index can add those rows alone
 (:meth:`FactCache.appended_since`).
 
+Within one write (:meth:`FactCache.steady`) a parse checked against its file once is
+used again without another look at the file: a write reads the Brain and the archive
+a dozen times, and a hand edit made while it runs is seen by the next command, as one
+made just before it would be.
+
 The lookups :func:`place_fact` needs (archived facts by key, by the concept of their
 key, by the form of their text) are built from a parse the first time they are asked
 for and kept with it.
@@ -33,7 +38,8 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -122,11 +128,28 @@ class FactCache:
 
     def __init__(self) -> None:
         self._entries: dict[tuple[str, str], FactParse] = {}
+        self._checked: set[tuple[str, str]] | None = None  # inside steady(): checked once
+
+    @contextmanager
+    def steady(self) -> Iterator[None]:
+        """Within the block (one write, under the workspace lock), a parse found to match
+        its file, or kept of what kronika wrote, is not checked against the file again."""
+        if self._checked is not None:
+            yield
+            return
+        self._checked = set()
+        try:
+            yield
+        finally:
+            self._checked = None
 
     def get(self, folder: str, path: str) -> FactParse | None:
         """The parse of ``folder/path`` if the file is still the one it was read from."""
         entry = self._entries.get((folder, path))
         if entry is None or entry.pending is not None:
+            return entry
+        checked = self._checked
+        if checked is not None and (folder, path) in checked:
             return entry
         now = time.time_ns()
         try:
@@ -150,10 +173,15 @@ class FactCache:
         if not verdict:
             self._entries.pop((folder, path), None)
             return None
+        if checked is not None:
+            checked.add((folder, path))
         return entry
 
     def put(self, folder: str, path: str, entry: FactParse) -> None:
+        """Keep ``entry``, the parse of the file as just read."""
         self._entries[(folder, path)] = entry
+        if self._checked is not None:
+            self._checked.add((folder, path))
 
     def rewrite(self, folder: str, path: str, before: FactParse | None, entry: FactParse) -> None:
         """Keep ``entry``, the parse of what kronika wrote over ``before`` (the kept parse
@@ -164,6 +192,8 @@ class FactCache:
             while len(entry.versions) > KEPT_VERSIONS:
                 del entry.versions[next(iter(entry.versions))]
         self._entries[(folder, path)] = entry
+        if self._checked is not None:
+            self._checked.add((folder, path))  # what kronika wrote
 
     def rewritten_since(
         self, folder: str, path: str, content_hash: str
@@ -178,6 +208,8 @@ class FactCache:
 
     def drop(self, folder: str, path: str) -> None:
         self._entries.pop((folder, path), None)
+        if self._checked is not None:
+            self._checked.discard((folder, path))
 
     def appended_since(self, folder: str, path: str, content_hash: str) -> list[MemoryItem] | None:
         """The items appended to ``folder/path`` since its bytes hashed to

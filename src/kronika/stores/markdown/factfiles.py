@@ -8,7 +8,7 @@ import hashlib
 import os
 import time
 from collections.abc import Collection, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -67,6 +67,15 @@ class FactFiles(AgentFiles):
             return None
         folder = os.fspath(self.require_agent(agent))
         return self._facts.rewritten_since(folder, path, content_hash)
+
+    def fact_file_hash(self, agent: str, path: str) -> str | None:
+        """The sha256 of fact file ``path`` as its kept parse holds it (what
+        :meth:`parse_source` would give as ``content_hash``), without resolving its
+        items; ``None`` when it is no fact file or is missing."""
+        if classify(_checked_path(path)) is not SourceKind.FACTS:
+            return None
+        entry = self._fact_parse(agent, path)
+        return None if entry is None else entry.content_hash
 
     def parse_source(self, agent: str, path: str) -> ParsedSource:
         """Parse one indexed file; damage is reported in ``warnings``, never raised."""
@@ -276,6 +285,11 @@ class FactFiles(AgentFiles):
             if entry is not None:
                 ahead.append(factlookup.ids(entry))
         return tuple(changed)
+
+    def steady_facts(self) -> AbstractContextManager[None]:
+        """Within the block (one write, under the workspace lock) each fact file is
+        checked against its kept parse once (:meth:`FactCache.steady`)."""
+        return self._facts.steady()
 
     @contextmanager
     def holding_brain(self, agent: str) -> Iterator[None]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from enum import StrEnum
+from functools import lru_cache
 from pathlib import PurePosixPath
 
 from kronika.core.model import RetainKind
@@ -120,6 +121,7 @@ class SourceKind(StrEnum):
     SENSORY = "sensory"
 
 
+@lru_cache(maxsize=4096)  # a write asks a dozen times of the same few paths
 def classify(path: str) -> SourceKind | None:
     """The kind of an agent-relative posix path, ``None`` when it is not indexed."""
     parts = PurePosixPath(path).parts

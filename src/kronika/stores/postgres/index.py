@@ -42,6 +42,7 @@ from kronika.core.model import MemoryItem, RecallFilter, layer_counts
 from kronika.errors import IndexError_, StoreError
 from kronika.ports import (
     CandidateRows,
+    DayCount,
     FeatureRow,
     ScoreFeatures,
     SourceState,
@@ -61,6 +62,7 @@ from kronika.stores.postgres.connect import (
     unscoped_url,
 )
 from kronika.stores.postgres.copying import postings_copy_text
+from kronika.stores.postgres.day_counts import created_per_day
 from kronika.stores.postgres.index_rows import (
     COLUMNS,
     SELECT_ITEM,
@@ -69,6 +71,7 @@ from kronika.stores.postgres.index_rows import (
     item_row,
 )
 from kronika.stores.postgres.lexical import Phrase, Tokenizer
+from kronika.stores.postgres.recall_log import PostgresRecallLog, drop_forgotten
 from kronika.stores.sqlite.query import query_terms, to_epoch
 from kronika.stores.sqlite.rows import default_text_hash
 
@@ -272,6 +275,15 @@ class PostgresIndex:
             ).fetchall()
         return {row[1]: SourceState(*row) for row in found}
 
+    def source_state(self, agent: str, path: str) -> SourceState | None:
+        with self._reading() as conn:
+            row = conn.execute(
+                "SELECT agent, path, content_hash, mtime_ns, size FROM idx_sources"
+                " WHERE agent = %s AND path = %s",
+                (agent, path),
+            ).fetchone()
+        return None if row is None else SourceState(*row)
+
     def replace_source(
         self,
         state: SourceState,
@@ -420,9 +432,15 @@ class PostgresIndex:
         state: SourceState,
         items: Sequence[MemoryItem],
         text_hashes: Sequence[str],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
     ) -> bool:
         """Add ``items`` after the rows of a file the index holds as ``expected``, in one
-        transaction; ``False`` (nothing written) when it does not, or an id is indexed."""
+        transaction; ``False`` (nothing written) when it does not, or an id is indexed.
+        ``vectors`` are cached first (and again after, should another worker have
+        dropped one as unused meanwhile)."""
+        if vectors:
+            self.store_embeddings(vectors)
         ids = [item.id for item in items]
         if len(set(ids)) != len(ids):
             return False
@@ -461,7 +479,22 @@ class PostgresIndex:
 
         done = self._write(work)
         self._analyze_if_grown()
+        if done and vectors and (lost := self.embeddings_missing(vectors)):
+            self.store_embeddings({h: vectors[h] for h in lost})
         return done
+
+    def patch_source(
+        self,
+        expected: SourceState,
+        state: SourceState,
+        gone: Sequence[str],
+        items: Sequence[MemoryItem],
+        text_hashes: Sequence[str],
+        lines: Mapping[str, int | None],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
+    ) -> bool:
+        return False  # rows are not patched here: the file is re-indexed whole
 
     def reset(self) -> None:
         """Forget every item and source (keeps the embedding cache and usage statistics)."""
@@ -573,6 +606,13 @@ class PostgresIndex:
                 f" SELECT agent FROM idx_items) AS a ORDER BY agent {_ID}"
             ).fetchall()
         return [a for (a,) in found]
+
+    def recall_log(self) -> PostgresRecallLog:
+        return PostgresRecallLog(self._reading, self._write, self._tenant)
+
+    def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
+        with self._reading() as conn:
+            return created_per_day(conn, flt, since)
 
     def meta_value(self, key: str) -> str | None:
         with self._reading() as conn:
@@ -711,6 +751,7 @@ class PostgresIndex:
                     " AND NOT EXISTS (SELECT 1 FROM idx_items AS i WHERE i.id = u.item_id)",
                     (vanished,),
                 ).rowcount
+                drop_forgotten(conn, self._tenant, vanished)  # their ids leave the recall log
             return int(dropped), int(usage)
 
         if not (everywhere or candidates or vanished):
@@ -723,7 +764,10 @@ class PostgresIndex:
     def vacuum(self, *, full: bool = False) -> None:
         """Prune the deleted rows of the index's tables from their data files (``full``:
         rewrite the files, which locks the tables meanwhile)."""
-        tables = "idx_items, idx_terms, idx_embeddings, idx_usage, idx_sources, idx_corpus"
+        tables = (
+            "idx_items, idx_terms, idx_embeddings, idx_usage, idx_sources, idx_corpus,"
+            " recall_log, recall_log_items"
+        )
         with self._reading() as conn:
             conn.execute(f"VACUUM {'FULL ' if full else ''}{tables}")
 

@@ -7,10 +7,10 @@ appended, and as a ``timestamptz`` to sort and filter by.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import TYPE_CHECKING
 
+from kronika.core.redaction import Phrases
 from kronika.errors import StoreError
 from kronika.ports import AuditEntry
 
@@ -63,7 +63,7 @@ class PostgresAuditLog:
             rows = conn.execute(query, args).fetchall()
         return [AuditEntry(datetime.fromisoformat(row[1]), *row[2:]) for row in reversed(rows)]
 
-    def redact(self, agent: str, pattern: re.Pattern[str], marker: str) -> int:
+    def redact(self, agent: str, pattern: Phrases, marker: str) -> int:
         """Replace what ``pattern`` matches in ``agent``'s summaries with ``marker``
         (Python's regular expressions: the same pattern as on the Markdown side)."""
         changed = 0

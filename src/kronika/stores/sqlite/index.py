@@ -29,14 +29,24 @@ import numpy.typing as npt
 
 from kronika.core.model import MemoryItem, RecallFilter, layer_counts
 from kronika.errors import CorruptIndexError, IndexError_
-from kronika.ports import FeatureRow, ScoreFeatures, SourceState, SourceTail, Vector, VectorPoint
+from kronika.ports import (
+    DayCount,
+    FeatureRow,
+    ScoreFeatures,
+    SourceState,
+    SourceTail,
+    Vector,
+    VectorPoint,
+)
 from kronika.stores.private import touch_private
-from kronika.stores.sqlite import appends, context, patches, points, saved, scrub
+from kronika.stores.sqlite import appends, context, day_counts, patches, points, saved, scrub
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.ann import AnnCache, AnnGraph
+from kronika.stores.sqlite.batch import MAX_SCORES, QueryScores
 from kronika.stores.sqlite.lexical import Bm25Snapshot, Phrase, QueryTokenizer
 from kronika.stores.sqlite.migrations import applied_migrations, apply_migrations
 from kronika.stores.sqlite.query import filter_clause, query_terms, quote, to_epoch
+from kronika.stores.sqlite.recall_log import SqliteRecallLog
 from kronika.stores.sqlite.recovery import integrity_problems, is_corruption, move_aside
 from kronika.stores.sqlite.vectors import VectorSnapshot, read_transaction
 
@@ -91,6 +101,7 @@ class SqliteIndex:
         self._dim = dim
         self._lock = threading.RLock()
         self._snapshot: VectorSnapshot | None = None
+        self._together: QueryScores | None = None  # score_together's batch
         self._bm25: Bm25Snapshot | None = None
         self._bm25_wanted = False
         self._maybe_unused: set[str] = set()  # text hashes of items replaced or removed
@@ -343,13 +354,15 @@ class SqliteIndex:
                 R.INSERT_ITEM_SQL,
                 (R.item_row(rid, it, state, h, rid - top - 1) for rid, (it, h) in numbered),
             )
-            conn.executemany(R.INSERT_FTS_SQL, (R.fts_row(rid, it) for rid, (it, _) in numbered))
+            fts = [R.fts_row(rid, it) for rid, (it, _) in numbered]  # folded once, used twice
+            conn.executemany(R.INSERT_FTS_SQL, fts)
             conn.executemany(
                 "INSERT INTO item_entities (item_rowid, entity_norm) VALUES (?, ?)",
                 (row for rid, (it, _) in numbered for row in R.entity_rows(rid, it)),
             )
-            kept = {R.fts_row(0, it)[1:] for it, _ in unique.values()}
-            self._vanished.update((rid, row) for rid, row in old.items() if row[1] not in kept)
+            if old:
+                kept = {row[1:] for row in fts}
+                self._vanished.update((rid, row) for rid, row in old.items() if row[1] not in kept)
             conn.execute(
                 "INSERT INTO sources (agent, path, content_hash, mtime_ns, size)"
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent, path) DO UPDATE SET"
@@ -369,11 +382,19 @@ class SqliteIndex:
         state: SourceState,
         items: Sequence[MemoryItem],
         text_hashes: Sequence[str],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
     ) -> bool:
-        """Add ``items`` after the rows of a file the index holds as ``expected``, in one
-        transaction; ``False`` (nothing written) when it cannot: re-index the file."""
+        """Add ``items`` after the rows of a file the index holds as ``expected``, and
+        cache ``vectors`` (by text hash), in one transaction; ``False`` (nothing
+        written) when it cannot: re-index the file."""
+        blobs = self._blobs(vectors or {})
         with self._writing() as conn:
-            return appends.append_rows(conn, expected, state, items, text_hashes, _last_rowid(conn))
+            top = _last_rowid(conn)
+            if not appends.append_rows(conn, expected, state, items, text_hashes, top):
+                return False
+            self._insert_blobs(conn, blobs)
+            return True
 
     def patch_source(
         self,
@@ -383,15 +404,19 @@ class SqliteIndex:
         items: Sequence[MemoryItem],
         text_hashes: Sequence[str],
         lines: Mapping[str, int | None],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
     ) -> bool:
         """Change a few items of a file the index holds as ``expected``, in one
         transaction (:mod:`.patches`): delete the rows of ``gone`` and of ``items``
         (from any file: an id moving here), insert ``items``, set the line of the ids in
-        ``lines``, record ``state``. ``False`` (nothing written) when the index no
-        longer holds ``expected``: re-index the file."""
+        ``lines``, record ``state``, cache ``vectors``. ``False`` (nothing written) when
+        the index no longer holds ``expected``: re-index the file."""
+        blobs = self._blobs(vectors or {})
         with self._writing() as conn:
             if not patches.holds(conn, expected):
                 return False
+            self._insert_blobs(conn, blobs)
             ids = list(dict.fromkeys([*gone, *(item.id for item in items)]))
             for chunk in _chunks(ids):
                 where = f"id IN ({', '.join('?' * len(chunk))})"
@@ -464,6 +489,8 @@ class SqliteIndex:
         with self._lock:
             candidates, everything = self._vanished, self._scrub_all
             self._vanished, self._scrub_all = {}, False
+            if candidates:  # forgotten ids leave the recall log too
+                self.recall_log().drop_forgotten(item_id for item_id, _ in candidates.values())
             if not candidates and not everything:
                 return False
             with self._reading() as conn:
@@ -701,6 +728,13 @@ class SqliteIndex:
             (n,) = conn.execute(f"SELECT count(*) FROM items AS i WHERE {where}", params).fetchone()
         return int(n)
 
+    def recall_log(self) -> SqliteRecallLog:
+        return SqliteRecallLog(self._reading)
+
+    def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
+        with self._reading() as conn:
+            return day_counts.created_per_day(conn, flt, since)
+
     def agents(self) -> list[str]:
         with self._reading() as conn:
             found = conn.execute(
@@ -766,6 +800,12 @@ class SqliteIndex:
         Vectors are stored scaled to unit length (a zero vector stays zero), so
         cosine similarity is a plain dot product at search time.
         """
+        blobs = self._blobs(vectors)
+        with self._writing() as conn:
+            self._insert_blobs(conn, blobs)
+
+    def _blobs(self, vectors: Mapping[str, Vector]) -> list[tuple[str, str, bytes]]:
+        """The rows of the embedding cache for ``vectors``: unit length, little-endian."""
         blobs: list[tuple[str, str, bytes]] = []
         for text_hash, vec in vectors.items():
             flat = np.asarray(vec, dtype=np.float64).reshape(-1)
@@ -777,7 +817,11 @@ class SqliteIndex:
             norm = float(np.linalg.norm(flat))
             unit = flat / norm if norm > 0 else flat
             blobs.append((text_hash, self._model, unit.astype("<f4").tobytes()))
-        with self._writing() as conn:
+        return blobs
+
+    @staticmethod
+    def _insert_blobs(conn: sqlite3.Connection, blobs: Sequence[tuple[str, str, bytes]]) -> None:
+        if blobs:
             conn.executemany(
                 "INSERT OR REPLACE INTO embeddings (text_hash, model, vec) VALUES (?, ?, ?)", blobs
             )
@@ -921,7 +965,20 @@ class SqliteIndex:
             graph = self._current_graph(conn, snapshot)
             if graph is not None:  # the graph changes under the lock only
                 return snapshot.search(query, flt, limit, allowed, graph)
-        return snapshot.search(query, flt, limit, allowed)
+            together = self._together
+            scores = None if together is None else together.take(snapshot, query)
+            if together is not None and not together:
+                self._together = None
+        return snapshot.search(query, flt, limit, allowed, scores=scores)
+
+    def score_together(self, queries: Sequence[Vector], *, max_scores: int = MAX_SCORES) -> None:
+        """The next searches for these query vectors score them in one matrix product
+        (:mod:`.batch`; in groups when rows × queries pass ``max_scores``); a later
+        batch takes the place of one not searched in full."""
+        with self._lock:
+            self._together = (
+                QueryScores(queries, max_scores=max_scores) if len(queries) > 1 else None
+            )
 
     def _current_graph(self, conn: sqlite3.Connection, snapshot: VectorSnapshot) -> AnnGraph | None:
         if not self._ann.enabled_for(len(snapshot) - snapshot.dead):

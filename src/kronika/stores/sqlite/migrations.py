@@ -11,6 +11,8 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Sequence
 
+from kronika.stores.sqlite import recall_log
+
 _SCHEMA = """
 CREATE TABLE meta (
     key   TEXT PRIMARY KEY,
@@ -169,6 +171,10 @@ CREATE INDEX items_source_pos ON items (source_agent, source_path, pos);
 DROP INDEX items_source;
 """
 
+# The recall log (kronika.stores.sqlite.recall_log): statistics of use, kept by item
+# id like the usage statistics, so that they survive a rebuild.
+RECALL_LOG = recall_log.SCHEMA
+
 MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("0001_initial_schema", _SCHEMA),
     ("0002_fts_porter_stemming", _FTS_PORTER),
@@ -176,6 +182,7 @@ MIGRATIONS: tuple[tuple[str, str], ...] = (
     ("0004_index_identity", _IDENTITY),
     ("0005_item_team", _ITEM_TEAM),
     ("0006_item_positions", _ITEM_POSITIONS),
+    ("0007_recall_log", RECALL_LOG),
 )
 """Every migration, oldest first."""
 

@@ -103,6 +103,11 @@ def _optional_norm(value: str | None) -> str | None:
     return None if value is None else normalise_name(value)
 
 
+def _json_list(values: Sequence[str]) -> str:
+    """``values`` as a JSON array (most are empty: no encoder call for those)."""
+    return json.dumps(list(values), ensure_ascii=False) if values else "[]"
+
+
 def item_row(
     rowid: int, item: MemoryItem, state: SourceState, text_hash: str, pos: int
 ) -> tuple[object, ...]:
@@ -119,7 +124,7 @@ def item_row(
         prov.path,
         prov.line,
         prov.session_id,
-        json.dumps(list(prov.turn_ids), ensure_ascii=False),
+        _json_list(prov.turn_ids),
         str(item.type),
         int(item.layer),
         str(item.tier),
@@ -143,8 +148,8 @@ def item_row(
         item.superseded_by,
         item.speaker,
         _optional_norm(item.speaker),
-        json.dumps(list(item.entities), ensure_ascii=False),
-        json.dumps(list(item.tags), ensure_ascii=False),
+        _json_list(item.entities),
+        _json_list(item.tags),
         item.content,
         text_hash,
         item.team,

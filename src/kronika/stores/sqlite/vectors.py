@@ -103,6 +103,10 @@ class VectorSnapshot:
         items_mark, vectors_mark, deletions_mark = self.marks
         with read_transaction(conn):
             *marks, oldest_deletion = conn.execute(_MARKS_SQL).fetchone()
+            if tuple(marks) == self.marks:
+                # nothing added, stored or deleted: the index changed elsewhere (each
+                # recall records its hits' use), so this snapshot is the current one
+                return self
             if marks[2] > deletions_mark and (
                 oldest_deletion is None or oldest_deletion > deletions_mark + 1
             ):
@@ -247,21 +251,25 @@ class VectorSnapshot:
         limit: int,
         allowed_rowids: Rowids | None = None,
         ann: AnnGraph | None = None,
+        scores: npt.NDArray[np.float32] | None = None,
     ) -> list[tuple[str, float]]:
-        """The ``limit`` rows most cosine-similar to ``query``, best first.
+        """The ``limit`` rows most cosine-similar to ``query``, best first (ties by id).
 
-        Score is ``m_i · q / |q|`` with unit rows ``m_i``; top-k by ``argpartition``
-        (O(n)) and a sort of the k survivors only. With ``ann`` (a graph covering
-        this snapshot) the rows scored are the graph's candidates that pass the
-        filter, unless too few do (:mod:`.ann`); scores are exact either way.
+        Score is ``m_i · q / |q|`` with unit rows ``m_i``. Rows are chosen on fast
+        scores: one matrix-vector product, or ``scores``, the query's column of a matrix
+        product over a batch of queries (:class:`~.batch.QueryScores`, one row per row of
+        this snapshot). BLAS rounds the last bit differently by the shape of the product,
+        so the rows near the cut are scored again one by one (:func:`similarities`, whose
+        result depends on nothing but the row and the query): a query finds the same rows
+        with the same scores alone, in a batch, or under a narrow filter. With ``ann`` (a
+        graph covering this snapshot) the rows scored are the graph's candidates that
+        pass the filter, unless too few do (:mod:`.ann`).
         """
         if limit <= 0 or len(self) == self.dead:
             return []
-        q = np.asarray(query, dtype=np.float32).reshape(-1)
-        q_norm = float(np.linalg.norm(q))
-        if q_norm == 0.0:
+        q = unit(query)
+        if q is None:
             return []
-        q = q / q_norm
         mask = self.mask(flt)
         if allowed_rowids is not None:
             in_allowed = np.isin(self.rowids, allowed_rowids)
@@ -277,20 +285,41 @@ class VectorSnapshot:
         if candidates is not None and candidates.size == 0:
             return []
         if candidates is None or candidates.size == len(self):  # e.g. the only agent
-            candidates = None
-            scores = self.matrix @ q
+            return self._best(self.matrix @ q if scores is None else scores, None, q, limit)
         # A narrow filter multiplies only the selected rows; a wide one multiplies all
         # (a fancy-indexed copy of most of the matrix costs more than the product).
-        elif candidates.size * 4 < len(self):
-            scores = self.matrix[candidates] @ q
+        if scores is None and candidates.size * 4 < len(self):
+            fast = self.matrix[candidates] @ q
         else:
-            scores = (self.matrix @ q)[candidates]
-        k = min(limit, scores.size)
-        top = np.argpartition(-scores, k - 1)[:k] if k < scores.size else np.arange(scores.size)
-        top = top[np.argsort(-scores[top], kind="stable")]
-        rows = top if candidates is None else candidates[top]
-        ids = self.cols.ids
-        return list(zip(ids[rows].tolist(), scores[top].tolist(), strict=True))
+            fast = (self.matrix @ q if scores is None else scores)[candidates]
+        return self._best(fast, candidates, q, limit)
+
+    def _best(
+        self,
+        fast: npt.NDArray[np.float32],
+        rows: npt.NDArray[np.int64] | None,
+        q: npt.NDArray[np.float32],
+        limit: int,
+    ) -> list[tuple[str, float]]:
+        """The ``limit`` best of the rows ``rows`` (all when None) by exact score, best
+        first, ties by id; ``fast`` holds their fast scores, in the same order.
+
+        Every row whose fast score is within :data:`SLACK` of the ``limit``-th best is
+        scored exactly; the rows fast scores would rank in or out wrongly differ from it
+        by rounding alone (a few 1e-7), so the exact best ``limit`` are among them.
+        """
+        k = min(limit, fast.size)
+        if k < fast.size:  # O(n) selection of the cut, then the few rows near it
+            cut = np.partition(fast, fast.size - k)[fast.size - k]
+            near = np.flatnonzero(fast >= cut - SLACK)
+        else:
+            near = np.arange(fast.size)
+        chosen = near if rows is None else rows[near]
+        exact = similarities(self.matrix[chosen], q).tolist()
+        ranked = sorted(
+            zip(self.cols.ids[chosen].tolist(), exact, strict=True), key=lambda p: (-p[1], p[0])
+        )
+        return ranked[:k]
 
     def _search_ann(
         self,
@@ -310,12 +339,30 @@ class VectorSnapshot:
             rows = rows[mask[rows]]
         if rows.size < min(limit, kept):
             return None
-        scores = self.matrix[rows] @ q
-        k = min(limit, scores.size)
-        top = np.argpartition(-scores, k - 1)[:k] if k < scores.size else np.arange(scores.size)
-        top = top[np.argsort(-scores[top], kind="stable")]
-        ids = self.cols.ids
-        return list(zip(ids[rows[top]].tolist(), scores[top].tolist(), strict=True))
+        return self._best(self.matrix[rows] @ q, rows, q, limit)
+
+
+SLACK = 1e-4
+"""How far under the cut a fast score may be and its row still be scored exactly: far
+more than the rounding by which BLAS kernels differ on unit vectors (below 1e-6)."""
+
+
+def unit(query: Vector) -> npt.NDArray[np.float32] | None:
+    """``query`` as a float32 unit vector; None for a zero vector (it matches nothing)."""
+    q = np.asarray(query, dtype=np.float32).reshape(-1)
+    q_norm = float(np.linalg.norm(q))
+    if q_norm == 0.0:
+        return None
+    return q / q_norm
+
+
+def similarities(
+    rows: npt.NDArray[np.float32], q: npt.NDArray[np.float32]
+) -> npt.NDArray[np.float32]:
+    """``rows_i · q`` for each row: elementwise products summed row by row, so each
+    result depends on its row and ``q`` alone (BLAS's products round by their shape)."""
+    found: npt.NDArray[np.float32] = np.multiply(rows, q).sum(axis=1, dtype=np.float32)
+    return found
 
 
 @contextmanager
