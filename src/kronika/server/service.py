@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kronika.core.model import MemoryItem, Scope, Tier
+from kronika.core.policies import StoragePolicies
 from kronika.engine.policy_follow import PolicyFollower
 from kronika.errors import InvalidInput, InvalidQuery
 from kronika.memory import Memory
@@ -32,6 +33,7 @@ from kronika.server.batching import QueryBatcher
 from kronika.server.jobs import JobBook
 from kronika.server.jobstore import open_job_records
 from kronika.server.keys import Role
+from kronika.server.tenants import TenantMemories
 from kronika.settings import Settings
 
 LlmFactory = Callable[[Settings], LLM | None]
@@ -64,7 +66,8 @@ class Service:
         ``follow_config``: the ``kronika.toml`` the memories' settings were loaded from;
         its storage policies are applied to every memory as the file has them, now and
         whenever it changes."""
-        self.memories = dict(memories)
+        # a TenantMemories grows while serving (kronika.server.tenants): kept, not copied
+        self.memories = memories if isinstance(memories, TenantMemories) else dict(memories)
         first = next(iter(self.memories.values()), None)
         self.jobs = jobs or JobBook(open_job_records(first.settings if first else None))
         self._llm = llm
@@ -73,6 +76,7 @@ class Service:
         self._locks_by_memory = shared
         self._batchers: dict[int, QueryBatcher] = {}
         self._follower = PolicyFollower(follow_config) if follow_config else None
+        self._policies: StoragePolicies | None = None  # the file's, once read
         self.follow_config()
 
     def follow_config(self) -> None:
@@ -86,17 +90,26 @@ class Service:
             return
         with follower.lock:
             found = follower.poll()
-            if found is None:
+            if found is not None:
+                self._policies = found
+            if self._policies is None:
                 return
-            for memory in {id(m): m for m in self.memories.values()}.values():
-                with self._locks_by_memory[id(memory)]:
-                    if memory.settings.storage != found:
-                        memory.use_storage_policies(found)
+            # every memory, a tenant's served since the last change included
+            for memory in {id(m): m for m in dict.values(self.memories)}.values():
+                if memory.settings.storage != self._policies:
+                    with self._memory_lock(memory):
+                        memory.use_storage_policies(self._policies)
+
+    def _memory_lock(self, memory: Memory) -> threading.RLock:
+        return self._locks_by_memory.setdefault(id(memory), threading.RLock())
 
     @contextmanager
     def _held(self, caller: Caller) -> Iterator[None]:
         # a Memory serves one caller at a time; memories of other tenants are independent
         lock = self._locks.get(caller.tenant)
+        if lock is None and dict.__contains__(self.memories, caller.tenant):  # served since
+            memory = dict.__getitem__(self.memories, caller.tenant)
+            lock = self._locks.setdefault(caller.tenant, self._memory_lock(memory))
         if lock is None:
             yield
             return
