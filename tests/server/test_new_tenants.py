@@ -48,3 +48,33 @@ def test_a_tenant_keyed_after_the_start_is_served_without_a_restart(
     finally:
         service.jobs.wait(10)
         service.close()
+
+
+NO_HR = '\n[[policy]]\nname = "never store #hr-private"\nchannels = ["hr-private"]\nstore = false\n'
+
+
+def test_a_tenant_keyed_after_a_policy_edit_is_served_under_the_new_policy(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    settings = load_settings(
+        tmp_path / "team", environ={}, embedder="hashing", database_url=postgres_url
+    )
+    build_memory(settings, create=True).close()
+    store = KeyStore(keys_path(settings.home))
+    keys = {"acme": store.create("acme", role="agent", agent="default").token}
+    service = build_service(settings)
+    try:
+        with Running(create_app(service, store, ServerConfig(rate_per_second=0))) as url:
+            served = Served(url, keys, service.memories, service, store)
+            config = settings.home / "kronika.toml"
+            before = config.read_text("utf-8") if config.exists() else ""
+            config.write_text(before + NO_HR, "utf-8")  # by hand, while it runs
+            body = {"content": "the salary bands for 2027", "channel": "hr-private"}
+            first = served.call("POST", "/v1/agents/default/memories", body, key="acme")
+            assert first.body["outcome"] == "refused", first.body
+            keys["globex"] = KeyStore(keys_path(settings.home)).create("globex").token
+            later = served.call("POST", "/v1/agents/default/memories", body, key="globex")
+            assert later.status == 200 and later.body["outcome"] == "refused", later.body
+    finally:
+        service.jobs.wait(10)
+        service.close()

@@ -77,6 +77,8 @@ class Service:
         self._batchers: dict[int, QueryBatcher] = {}
         self._follower = PolicyFollower(follow_config) if follow_config else None
         self._policies: StoragePolicies | None = None  # the file's, once read
+        if isinstance(self.memories, TenantMemories):
+            self.memories.adopt = self._adopt
         self.follow_config()
 
     def follow_config(self) -> None:
@@ -99,6 +101,11 @@ class Service:
                 if memory.settings.storage != self._policies:
                     with self._memory_lock(memory):
                         memory.use_storage_policies(self._policies)
+
+    def _adopt(self, memory: Memory) -> None:
+        """A tenant's memory built while serving takes the policies in force."""
+        if self._policies is not None and memory.settings.storage != self._policies:
+            memory.use_storage_policies(self._policies)
 
     def _memory_lock(self, memory: Memory) -> threading.RLock:
         return self._locks_by_memory.setdefault(id(memory), threading.RLock())

@@ -23,6 +23,9 @@ class TenantMemories(dict[str, Memory]):
         super().__init__(memories)
         self._build = build
         self._growing = threading.Lock()
+        self.adopt: Callable[[Memory], None] | None = None
+        """Called with a tenant's memory just built, before anyone uses it (the service
+        applies the storage policies in force, which may be newer than the settings)."""
 
     def _grown(self, tenant: object) -> Memory | None:
         if not isinstance(tenant, str):
@@ -35,6 +38,8 @@ class TenantMemories(dict[str, Memory]):
             if found is None:
                 found = self._build(tenant)
                 if found is not None:
+                    if self.adopt is not None:
+                        self.adopt(found)
                     self[tenant] = found
         return found
 
