@@ -187,12 +187,3 @@ class IndexBase:
 
     def recall_log(self) -> SqliteRecallLog:
         return SqliteRecallLog(self._reading)
-
-
-def _last_rowid(conn: sqlite3.Connection) -> int:
-    """The highest item rowid ever used; new rows take the next ones, so none is reused."""
-    (used,) = conn.execute(
-        "SELECT max(coalesce((SELECT max(rowid) FROM items), 0),"
-        " coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'items'), 0))"
-    ).fetchone()
-    return int(used)

@@ -20,7 +20,7 @@ from kronika.errors import IndexError_
 from kronika.ports import SourceState, Vector
 from kronika.stores.sqlite import appends, patches, scrub
 from kronika.stores.sqlite import rows as R
-from kronika.stores.sqlite.index_base import IndexBase, _chunks, _last_rowid
+from kronika.stores.sqlite.index_base import IndexBase, _chunks
 from kronika.stores.sqlite.query import to_epoch
 
 _DELETIONS_KEPT = 100_000  # deletion-log entries kept for readers' incremental refresh
@@ -240,3 +240,12 @@ class IndexWrites(IndexBase):
             conn.executemany(
                 "INSERT OR REPLACE INTO embeddings (text_hash, model, vec) VALUES (?, ?, ?)", blobs
             )
+
+
+def _last_rowid(conn: sqlite3.Connection) -> int:
+    """The highest item rowid ever used; new rows take the next ones, so none is reused."""
+    (used,) = conn.execute(
+        "SELECT max(coalesce((SELECT max(rowid) FROM items), 0),"
+        " coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'items'), 0))"
+    ).fetchone()
+    return int(used)
