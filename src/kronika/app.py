@@ -263,27 +263,35 @@ def team_memories(
     copy in ``<home>/tenants/<name>`` and every agent its own (the agents' policies
     apply, their tenants do not), loading the embedding model once for all of them.
     """
-    from dataclasses import replace
-
-    from kronika.stores.postgres.connect import index_schema
-
     main = build_memory(settings, clock=clock)
     memories = dict.fromkeys({settings.tenant, *settings.tenants().values()}, main)
     try:
         for tenant in sorted(set(tenants) - set(memories)):
-            folder = index_schema(tenant).removeprefix("kronika_idx_")
-            own = replace(
-                settings,
-                home=Path(settings.home) / TENANTS_DIR / folder,
-                tenant=tenant,
-                agents={name: replace(p, tenant=None) for name, p in settings.agents.items()},
-            )
-            memories[tenant] = build_memory(own, create=True, embedder=main.embedder, clock=clock)
+            memories[tenant] = tenant_memory(settings, tenant, embedder=main.embedder, clock=clock)
     except BaseException:
         for memory in {id(m): m for m in memories.values()}.values():
             memory.close()
         raise
     return memories
+
+
+def tenant_memory(
+    settings: Settings, tenant: str, *, embedder: Embedder, clock: Clock | None = None
+) -> Memory:
+    """Team mode: the memory of ``tenant`` (not the one of ``settings``) in the database
+    at ``settings.database_url``, its working copy in ``<home>/tenants/<name>``."""
+    from dataclasses import replace
+
+    from kronika.stores.postgres.connect import index_schema
+
+    folder = index_schema(tenant).removeprefix("kronika_idx_")
+    own = replace(
+        settings,
+        home=Path(settings.home) / TENANTS_DIR / folder,
+        tenant=tenant,
+        agents={name: replace(p, tenant=None) for name, p in settings.agents.items()},
+    )
+    return build_memory(own, create=True, embedder=embedder, clock=clock)
 
 
 def build_vector_index(

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
@@ -151,6 +151,30 @@ class ScoreFeatures:
                 strict=True,
             )
         )
+
+
+@dataclass(frozen=True, slots=True)
+class CandidateRows:
+    """What an index read in one go of one recall's candidates (:class:`CandidateReader`):
+    the seeds' neighbours, the score features of the candidates and of those neighbours
+    (unknown ids absent), and the seeds' items."""
+
+    neighbours: dict[str, list[tuple[str, int]]]
+    features: dict[str, FeatureRow]
+    items: Mapping[str, MemoryItem]
+
+
+@runtime_checkable
+class CandidateReader(Protocol):
+    """An index whose reads cost a round trip each (a server) reads what recall needs of
+    its candidates at once; recall asks an index without it one question at a time."""
+
+    def read_candidates(
+        self, ids: Sequence[str], seeds: Sequence[str], flt: RecallFilter, window: int
+    ) -> CandidateRows:
+        """``neighbours(seeds, flt, window)``, the score features of ``ids`` and of those
+        neighbours, and the items of ``seeds``."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

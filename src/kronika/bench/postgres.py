@@ -1,9 +1,10 @@
 """Benchmarks over the PostgreSQL search index: ``--index postgres[=URL]``.
 
 ``postgres`` alone starts a throwaway local PostgreSQL (:class:`LocalPostgres`, extra
-``postgres-local``) for the run; ``postgres=URL`` uses that server. Either way each
-benchmark workspace gets a database of its own, created for it and dropped after, so
-a run never reads or writes an existing database's tables.
+``postgres-local``, with :data:`LOCAL_MEMORY` of shared buffers) for the run;
+``postgres=URL`` uses that server. Either way each benchmark workspace gets a database
+of its own, created for it and dropped after, so a run never reads or writes an
+existing database's tables.
 """
 
 from __future__ import annotations
@@ -13,12 +14,17 @@ import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
+from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 
 from kronika.errors import InvalidInput
 from kronika.ports import Embedder
 from kronika.settings import Settings
 
 INDEXES = ("sqlite", "postgres")
+LOCAL_MEMORY = "1GB"
+"""``shared_buffers`` of the throwaway server: room for the 100k corpus' HNSW index
+(260 MB at 512 dimensions) and its rows, as a server sized for its data has
+(PostgreSQL's default, 128 MB, makes every walk read half its pages from the OS)."""
 
 
 def parse_index(spec: str | None) -> tuple[str, str | None]:
@@ -36,6 +42,14 @@ def parse_index(spec: str | None) -> tuple[str, str | None]:
     return "postgres", url or None
 
 
+def _database_url(base: str, name: str) -> str:
+    """``base`` naming database ``name``, without the schema ``options`` of an index's
+    URL (a fresh database has not that schema: its index makes its own)."""
+    parts = urlsplit(base)
+    query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != "options"]
+    return urlunsplit(parts._replace(path=f"/{name}", query=urlencode(query, quote_via=quote)))
+
+
 class PostgresSite:
     """Where benchmark databases are made: a given server, or a local one started lazily."""
 
@@ -49,7 +63,7 @@ class PostgresSite:
         if self._local is None:
             from kronika.stores.postgres.embedded import LocalPostgres
 
-            self._local = LocalPostgres(durable=True).start()
+            self._local = LocalPostgres(durable=True, memory=LOCAL_MEMORY).start()
         return str(self._local.url())
 
     @contextmanager
@@ -61,9 +75,7 @@ class PostgresSite:
         name = f"kronika_bench_{secrets.token_hex(6)}"
         with connect(base, autocommit=True) as conn:
             conn.execute(f'CREATE DATABASE "{name}"')
-        head, _, _ = base.rpartition("/")
-        query = base.partition("?")[2]
-        url = f"{head}/{name}" + (f"?{query}" if query else "")
+        url = _database_url(base, name)
         try:
             yield url
         finally:

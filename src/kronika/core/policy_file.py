@@ -68,6 +68,17 @@ def checked_section(section: str, source: str = "the policies") -> StoragePolici
         raise InvalidInput(str(exc)) from None
 
 
+def file_policies(text: str, source: str = "kronika.toml") -> StoragePolicies:
+    """The policies a whole ``kronika.toml`` sets, read as loading the settings reads
+    them (none when it has no policy tables); :class:`ConfigError` naming the line
+    when the file is not TOML or holds a rule it may not."""
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source} is not valid TOML: {exc}") from None
+    return parse_policies(raw.get("policy"), raw.get("retention"), text=text, source=source)
+
+
 def with_section(text: str, section: str) -> str:
     """``text`` with its policy section replaced by ``section`` (at the end of the
     file); :class:`InvalidInput` when the result would not read back to exactly the

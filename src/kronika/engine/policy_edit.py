@@ -4,7 +4,9 @@ The policies stay where they always are, in ``kronika.toml``: the new ``[retenti
 and ``[[policy]]`` tables are checked as loading the file checks them, the file is
 rewritten at once (a new file renamed over the old: a crash leaves one or the other)
 with the rest of it unchanged (:mod:`kronika.core.policy_file`), and the memory applies
-them to every write and purge from then on. The edit is audited (``policies``).
+them to every write and purge from then on. The edit is audited (``policies``). Other
+server workers over the same workspace see the file change before their next call
+(:mod:`kronika.engine.policy_follow`).
 
 They can be edited so only when one tenant's view of them is the whole of them
 (:func:`why_not_editable`): otherwise an edit would rewrite rules its editor cannot see.
@@ -33,7 +35,7 @@ def why_not_editable(memory: Memory, tenant: str) -> str | None:
     if s.database_url:
         return (
             "a team memory's policies are read by each server from its own kronika.toml: "
-            "edit them there and restart the servers"
+            "edit them there (a running server applies them when the file changes)"
         )
     if s.tenant != tenant or any(t != tenant for t in s.tenants().values()):
         return f"{CONFIG_FILE} serves other tenants too: edit it in the workspace"

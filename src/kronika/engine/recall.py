@@ -53,6 +53,7 @@ from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult
 from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.text import question_share
 from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
+from kronika.engine.candidates import CandidateReads
 from kronika.errors import InvalidQuery, RerankerError
 from kronika.ports import (
     Clock,
@@ -161,7 +162,8 @@ class Recaller:
         # (whatever k is) bring their neighbours, so the cost does not grow with k.
         wanted = context or self._settings.answer_focus > 0
         seeds = _best_ids(relevance, NEIGHBOUR_SEEDS) if wanted else []
-        links: Neighbours = self._index.neighbours(seeds, flt, max(window, 1)) if seeds else {}
+        reads = CandidateReads(self._index, list(relevance), seeds, flt, max(window, 1))
+        links: Neighbours = reads.links
         if context:
             relevance = with_neighbours(relevance, links, weight=self._settings.neighbour_weight)
         # score on a few columns first; build whole items only for the winners (and the
@@ -169,12 +171,12 @@ class Recaller:
         # of a question asking when)
         fetched: dict[str, MemoryItem] = {}
         if self._settings.answer_focus > 0 and links:
-            fetched = self._answered_questions(relevance, links)
+            fetched = self._answered_questions(relevance, links, reads)
             asking = {item_id: question_share(item.content) for item_id, item in fetched.items()}
             relevance = with_answer_focus(relevance, asking, focus=self._settings.answer_focus)
         lexical_rank = {item_id: rank for rank, (item_id, _) in enumerate(lexical or [], 1)}
         similarity = dict(dense or [])
-        features = self._index.score_features(list(relevance))
+        features = reads.score_features(list(relevance))
         if self._settings.speaker_focus > 0 and query.strip():
             speaker_of = dict(zip(features.ids, features.speaker, strict=True))
             named = named_speakers(query, speaker_of.values())
@@ -200,7 +202,7 @@ class Recaller:
             # Only the best NEIGHBOUR_SEEDS are read; the rest count as saying none.
             seeds = _best_ids(relevance, NEIGHBOUR_SEEDS)
             unread = [item_id for item_id in seeds if item_id not in fetched]
-            fetched |= {item.id: item for item in self._index.get_items(unread)}
+            fetched |= {item.id: item for item in reads.get_items(unread)}
             told = [i for i in seeds if i in fetched and mentions_time(fetched[i].content)]
             log.debug(
                 "query asks when: %d of the best %d candidates say when", len(told), len(seeds)
@@ -220,14 +222,14 @@ class Recaller:
             and self._settings.reranker_weight > 0
         ):
             reranked, note = self._rerank(
-                self._reranker, query, features, relevance, moment, fetched
+                self._reranker, query, features, relevance, moment, fetched, reads
             )
             if note:
                 notes.append(note)
             relevance = with_reranking(relevance, reranked, weight=self._settings.reranker_weight)
         winners = _best(features, relevance, moment, self._settings.weights, k)
         missing = [w.item_id for w in winners if w.item_id not in fetched]
-        items = fetched | {item.id: item for item in self._index.get_items(missing)}
+        items = fetched | {item.id: item for item in reads.get_items(missing)}
         scored = [
             RecallHit(
                 item=items[w.item_id],
@@ -275,6 +277,7 @@ class Recaller:
         relevance: Mapping[str, float],
         moment: datetime,
         fetched: dict[str, MemoryItem],
+        reads: CandidateReads,
     ) -> tuple[dict[str, float], str | None]:
         """The reranker's scores of the best ``reranker_depth`` candidates (by R3
         score), and a note when it could not be used. ``fetched`` gains their items."""
@@ -289,7 +292,7 @@ class Recaller:
         )
         ids = [w.item_id for w in top]
         unread = [item_id for item_id in ids if item_id not in fetched]
-        fetched |= {item.id: item for item in self._index.get_items(unread)}
+        fetched |= {item.id: item for item in reads.get_items(unread)}
         ids = [item_id for item_id in ids if item_id in fetched]
         if len(ids) < 2:
             return {}, None
@@ -317,7 +320,7 @@ class Recaller:
         return f"results keep recall's own order: {why}"
 
     def _answered_questions(
-        self, relevance: Mapping[str, float], links: Neighbours
+        self, relevance: Mapping[str, float], links: Neighbours, reads: CandidateReads
     ) -> dict[str, MemoryItem]:
         """The best candidates that another person (not the assistant) answered next.
 
@@ -328,11 +331,11 @@ class Recaller:
         replies = {turn: reply for turn, reply in answered(links).items() if turn in top}
         if not replies:
             return {}
-        repliers = self._index.score_features(sorted(set(replies.values())))
+        repliers = reads.score_features(sorted(set(replies.values())))
         asked = answered_by_a_person(
             replies, dict(zip(repliers.ids, repliers.speaker, strict=True))
         )
-        return {item.id: item for item in self._index.get_items(asked)}
+        return {item.id: item for item in reads.get_items(asked)}
 
 
 def _rerank_text(item: MemoryItem) -> str:

@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import socket
 from pathlib import Path
 
-from kronika.app import build_llm, build_memory, team_memories
+from kronika.app import build_llm, build_memory, team_memories, tenant_memory
 from kronika.errors import ConfigError
+from kronika.memory import Memory
 from kronika.ports import LLM
 from kronika.server.access import Caller
 from kronika.server.keys import ApiKey, KeyStore, Role, keys_path
 from kronika.server.service import Service
-from kronika.settings import Settings
+from kronika.server.tenants import TenantMemories
+from kronika.settings import CONFIG_FILE, Settings
 
 EXTRAS = {
     "server": ("fastapi", "uvicorn"),
@@ -47,13 +50,26 @@ def build_service(settings: Settings) -> Service:
     """The workspace's memory, served for every tenant its agents belong to (the
     ``tenant`` setting and each ``[agents.<name>] tenant``); distillation uses the
     configured background model (none: jobs report what waits for one). In team mode
-    the tenant of every API key is served too, from the same database."""
+    the tenant of every API key is served too, from the same database, including a
+    tenant whose first key is made while the server runs (:mod:`.tenants`). The storage
+    policies follow ``kronika.toml`` while the server runs (:class:`Service`)."""
+    config = Path(settings.home) / CONFIG_FILE
     if settings.database_url:
         tenants = {key.tenant for key in open_keys(settings).list() if key.active}
-        return Service(team_memories(settings, tenants), llm=_minion)
+        memories = team_memories(settings, tenants)
+        embedder = next(iter(memories.values())).embedder
+
+        def newly_keyed(tenant: str) -> Memory | None:
+            """A tenant given a key since the server started (None: no active key)."""
+            with contextlib.closing(open_keys(settings)) as keys:
+                if not any(k.tenant == tenant and k.active for k in keys.list()):
+                    return None
+            return tenant_memory(settings, tenant, embedder=embedder)
+
+        return Service(TenantMemories(memories, newly_keyed), llm=_minion, follow_config=config)
     memory = build_memory(settings)
     tenants = {settings.tenant, *settings.tenants().values()}
-    return Service(dict.fromkeys(sorted(tenants), memory), llm=_minion)
+    return Service(dict.fromkeys(sorted(tenants), memory), llm=_minion, follow_config=config)
 
 
 def open_keys(settings: Settings) -> KeyStore:

@@ -4,6 +4,12 @@ memory's lock, and answers with a JSON-ready dict (:mod:`kronika.server.views`).
 
 No memory logic lives here: writes go through Memory's one write path, with the
 caller's ``source_agent``; reads pass the caller's reading context.
+
+A service built with ``follow_config`` (``kronika serve``, ``kronika mcp``) looks at
+that ``kronika.toml`` before every call that reads or writes an agent's memory
+and applies its storage policies when they changed
+(:mod:`kronika.engine.policy_follow`): an edit made through another worker, or by hand,
+holds for every call that starts after it was written.
 """
 
 from __future__ import annotations
@@ -12,9 +18,12 @@ import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 from kronika.core.model import MemoryItem, Scope, Tier
+from kronika.core.policies import StoragePolicies
+from kronika.engine.policy_follow import PolicyFollower
 from kronika.errors import InvalidInput, InvalidQuery
 from kronika.memory import Memory
 from kronika.ports import LLM, Embedder, Vector
@@ -24,6 +33,7 @@ from kronika.server.batching import QueryBatcher
 from kronika.server.jobs import JobBook
 from kronika.server.jobstore import open_job_records
 from kronika.server.keys import Role
+from kronika.server.tenants import TenantMemories
 from kronika.settings import Settings
 
 LlmFactory = Callable[[Settings], LLM | None]
@@ -49,21 +59,57 @@ class Service:
         *,
         llm: LlmFactory = _no_llm,
         jobs: JobBook | None = None,
+        follow_config: Path | None = None,
     ) -> None:
         """``jobs``: where job records are kept; by default beside the first memory (its
-        workspace folder, or its PostgreSQL database), shared by every server on it."""
-        self.memories = dict(memories)
+        workspace folder, or its PostgreSQL database), shared by every server on it.
+        ``follow_config``: the ``kronika.toml`` the memories' settings were loaded from;
+        its storage policies are applied to every memory as the file has them, now and
+        whenever it changes."""
+        # a TenantMemories grows while serving (kronika.server.tenants): kept, not copied
+        self.memories = memories if isinstance(memories, TenantMemories) else dict(memories)
         first = next(iter(self.memories.values()), None)
         self.jobs = jobs or JobBook(open_job_records(first.settings if first else None))
         self._llm = llm
         shared = {id(memory): threading.RLock() for memory in self.memories.values()}
         self._locks = {tenant: shared[id(memory)] for tenant, memory in self.memories.items()}
+        self._locks_by_memory = shared
         self._batchers: dict[int, QueryBatcher] = {}
+        self._follower = PolicyFollower(follow_config) if follow_config else None
+        self._policies: StoragePolicies | None = None  # the file's, once read
+        self.follow_config()
+
+    def follow_config(self) -> None:
+        """Apply the storage policies of ``kronika.toml`` when the file changed (a stat
+        when it did not). The follower's lock is held until they are applied: a call
+        that finds the file unchanged may rely on its policies being in force. Called
+        before a memory's lock is taken, never while it is held (the locks are taken in
+        that order)."""
+        follower = self._follower
+        if follower is None:
+            return
+        with follower.lock:
+            found = follower.poll()
+            if found is not None:
+                self._policies = found
+            if self._policies is None:
+                return
+            # every memory, a tenant's served since the last change included
+            for memory in {id(m): m for m in dict.values(self.memories)}.values():
+                if memory.settings.storage != self._policies:
+                    with self._memory_lock(memory):
+                        memory.use_storage_policies(self._policies)
+
+    def _memory_lock(self, memory: Memory) -> threading.RLock:
+        return self._locks_by_memory.setdefault(id(memory), threading.RLock())
 
     @contextmanager
     def _held(self, caller: Caller) -> Iterator[None]:
         # a Memory serves one caller at a time; memories of other tenants are independent
         lock = self._locks.get(caller.tenant)
+        if lock is None and dict.__contains__(self.memories, caller.tenant):  # served since
+            memory = dict.__getitem__(self.memories, caller.tenant)
+            lock = self._locks.setdefault(caller.tenant, self._memory_lock(memory))
         if lock is None:
             yield
             return
@@ -72,6 +118,7 @@ class Service:
 
     def _read(self, caller: Caller, agent: str) -> Memory:
         """The memory as ``caller`` reads it, when the caller may read ``agent``."""
+        self.follow_config()
         return reading(caller.readable(self.memories, agent), caller)
 
     @contextmanager
@@ -84,6 +131,7 @@ class Service:
 
     def _write(self, caller: Caller, agent: str) -> Memory:
         """The memory as ``caller`` writes to it, when the caller may write to ``agent``."""
+        self.follow_config()
         return reading(caller.writable(self.memories, agent), caller)
 
     # -------------------------------------------------------------------- agents
@@ -97,6 +145,7 @@ class Service:
     def create_agent(self, caller: Caller, agent: str) -> dict[str, Any]:
         caller.require_admin("creating an agent")
         caller.require_unrestricted("creating an agent")
+        self.follow_config()
         memory = caller.memory(self.memories, agent)
         with self._held(caller):
             memory.create_agent(agent)
@@ -227,6 +276,7 @@ class Service:
     def _recall_memory(self, caller: Caller, agent: str, *, all_agents: bool) -> Memory:
         if all_agents:
             caller.require_unrestricted("recall across all agents")
+            self.follow_config()
             return reading(caller.memory(self.memories, agent), caller)
         return self._read(caller, agent)
 
@@ -412,6 +462,7 @@ class Service:
         else:
             if caller.tenant not in self.memories:
                 return {"agents": {}, "audit": []}
+            self.follow_config()
             memory = reading(caller.memory(self.memories), caller)
             names = caller.visible_agents(memory)
         if not names:
@@ -429,6 +480,7 @@ class Service:
 
         caller.require_admin("importing")
         caller.require_unrestricted("importing")
+        self.follow_config()
         memory = caller.memory(self.memories)
         with self._held(caller):
             return import_export(memory, document, replace_existing=replace).as_dict()
@@ -466,6 +518,7 @@ class Service:
             from kronika.engine.jobs import run_job
 
             minion = self._llm(memory.settings)
+            self.follow_config()  # a queued job may start well after it was asked for
             with self._held(caller):
                 if name == "distill":
                     for session_id in _quiet_sessions(memory, agent, days):

@@ -362,6 +362,35 @@ def scoped_url(url: str, schema: str, shared: str) -> str:
     return urlunsplit(parts._replace(query=urlencode(query, quote_via=quote)))
 
 
+_SCOPED = re.compile(r"\s*-c\s*search_path=kronika_idx_\S*")
+
+
+def unscoped_url(url: str) -> str:
+    """``url`` without the ``search_path`` :func:`scoped_url` gave it: an index's URL,
+    given back to open the index (or a database next to it) again."""
+
+    def bare(options: str) -> str:
+        return _SCOPED.sub("", options).strip()
+
+    if not is_postgres_url(url):
+        from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+        given = conninfo_to_dict(url)
+        if "options" not in given:
+            return url
+        given["options"] = bare(str(given["options"] or "")) or None
+        return make_conninfo("", **{k: v for k, v in given.items() if v is not None})
+    parts = urlsplit(url)
+    query = []
+    for k, v in parse_qsl(parts.query, keep_blank_values=True):
+        if k == "options":
+            v = bare(v)
+            if not v:
+                continue
+        query.append((k, v))
+    return urlunsplit(parts._replace(query=urlencode(query, quote_via=quote)))
+
+
 def schema_version(conn: psycopg.Connection[Any]) -> int:
     """The newest applied migration (0 for an empty database)."""
     row = conn.execute("SELECT to_regclass('kronika_migrations') IS NOT NULL").fetchone()

@@ -77,11 +77,15 @@ class LocalPostgres:
     database ``postgres``, :meth:`create_database` makes a fresh one.
 
     ``durable=False`` turns fsync off (tests: a crash of the machine may lose the
-    data, which a test server never keeps anyway); benchmarks keep it on.
+    data, which a test server never keeps anyway); benchmarks keep it on. ``memory``
+    sets ``shared_buffers`` (e.g. ``"1GB"``; PostgreSQL's default, 128 MB, when None).
     """
 
-    def __init__(self, *, durable: bool = True, port: int | None = None) -> None:
+    def __init__(
+        self, *, durable: bool = True, port: int | None = None, memory: str | None = None
+    ) -> None:
         self.durable = durable
+        self.memory = memory
         self.port = port or free_port()
         self.user = _system_user()
         self.root: Path | None = None
@@ -139,6 +143,8 @@ class LocalPostgres:
         options = f"-h 127.0.0.1 -p {self.port} -k {self.root / 'socket'}"
         if not self.durable:
             options += " -F"
+        if self.memory is not None:
+            options += f" -c shared_buffers={self.memory}"
         log = self.data / "server.log"
         self._run(
             [str(bin_dir / "pg_ctl"), "-D", str(self.data), "-w", "-l", str(log)]

@@ -41,6 +41,7 @@ import numpy as np
 from kronika.core.model import MemoryItem, RecallFilter, layer_counts
 from kronika.errors import IndexError_, StoreError
 from kronika.ports import (
+    CandidateRows,
     DayCount,
     FeatureRow,
     ScoreFeatures,
@@ -50,6 +51,7 @@ from kronika.ports import (
     VectorPoint,
 )
 from kronika.stores.postgres import search
+from kronika.stores.postgres.candidates import FEATURES, ItemRows, feature_row, neighbours_sql
 from kronika.stores.postgres.connect import (
     connect,
     migrate,
@@ -57,7 +59,9 @@ from kronika.stores.postgres.connect import (
     redact_url,
     scoped_url,
     shared_schema,
+    unscoped_url,
 )
+from kronika.stores.postgres.copying import postings_copy_text
 from kronika.stores.postgres.day_counts import created_per_day
 from kronika.stores.postgres.index_rows import (
     COLUMNS,
@@ -76,6 +80,8 @@ log = logging.getLogger("kronika")
 ANN_THRESHOLD = 50_000  # the ann_threshold setting's default, as for SQLite
 HNSW_M = 16
 HNSW_EF_CONSTRUCTION = 64
+ITEMS_AHEAD = 10
+"""Seeds whose neighbours' items :meth:`PostgresIndex.read_candidates` reads ahead."""
 GRAPH_RECHECK_S = 30.0
 """Seconds a valid HNSW index is taken as still there (another model's worker may drop
 it; a search then scans exactly, still right, until the next look)."""
@@ -138,6 +144,7 @@ class PostgresIndex:
         self._graph_seen_until = 0.0  # the HNSW index was valid; asked again after this
         self._graph_settings: str | None = None  # the HNSW settings of the connection
         self._tenant = tenant
+        url = unscoped_url(url)  # this index's own URL, given back: scoped again below
         with connect(url, autocommit=True) as opening:
             migrate(opening)
             self._schema, _ = migrate_index(opening, tenant)
@@ -310,14 +317,16 @@ class PostgresIndex:
         self._analyze_if_grown()
 
     def _analyze_if_grown(self) -> None:
-        """ANALYZE the item and posting tables once this index has written a fifth of
-        their rows (at least 1,000) since it last did: right after a bulk load the
-        planner would otherwise guess, and autovacuum comes only later."""
+        """ANALYZE the item and posting tables once this index has written as many rows
+        as they held before (at least 1,000) since it last did: right after a bulk load
+        the planner would otherwise guess, and autovacuum comes only later. Doubling
+        keeps a load of n rows to about log2(n / 1,000) runs, each sampling at most
+        30,000 rows, and the counts the planner sees within half of the truth."""
         if self._unanalyzed < 1_000:
             return
         with self._reading() as conn:
             (rows,) = conn.execute("SELECT coalesce(sum(n), 0) FROM idx_corpus").fetchone()
-            if self._unanalyzed * 5 >= int(rows):
+            if self._unanalyzed * 2 >= int(rows):
                 conn.execute("ANALYZE idx_items, idx_terms")
                 self._unanalyzed = 0
 
@@ -376,12 +385,7 @@ class PostgresIndex:
             with cur.copy(
                 "COPY idx_terms (term, item_rowid, agent, tenant, tf, pos, doc_len) FROM STDIN"
             ) as copy:
-                for n, (item, _) in enumerate(pairs):
-                    length = postings[n].length
-                    for term, found in postings[n].terms.items():
-                        copy.write_row(
-                            (term, rowids[n], item.agent, item.tenant, len(found), found, length)
-                        )
+                copy.write(postings_copy_text(pairs, rowids, postings))
 
     def remove_source(self, agent: str, path: str) -> None:
         def work(conn: Any) -> None:
@@ -514,23 +518,8 @@ class PostgresIndex:
 
     def score_features(self, ids: Sequence[str]) -> ScoreFeatures:
         wanted = list(dict.fromkeys(ids))
-        found: dict[str, FeatureRow] = {}
         with self._reading() as conn:
-            rows = conn.execute(
-                "SELECT i.id, i.importance, i.created_at, u.last_accessed_at,"
-                " coalesce(u.access_count, 0), i.speaker, i.session_id FROM idx_items AS i"
-                " LEFT JOIN idx_usage AS u ON u.item_id = i.id WHERE i.id = ANY(%s)",
-                (wanted,),
-            )
-            for item_id, importance, created, accessed, count, speaker, session in rows:
-                found[item_id] = (
-                    float(importance),
-                    float(created),
-                    None if accessed is None else float(accessed),
-                    int(count),
-                    speaker,
-                    session,
-                )
+            found = {r[0]: feature_row(r[1:]) for r in conn.execute(FEATURES, (wanted,))}
         return ScoreFeatures.from_rows({i: found[i] for i in wanted if i in found})
 
     def neighbours(
@@ -541,28 +530,47 @@ class PostgresIndex:
         wanted = list(dict.fromkeys(ids))
         if window < 1 or not wanted:
             return {}
-        where, params = filter_clause(flt, alias="n")
+        sql, params = neighbours_sql(wanted, flt, window, features=False)
         found: dict[str, list[tuple[str, int]]] = {}
         with self._reading() as conn:
-            # OFFSET 0 fences keep this plan whatever the statistics say (right after a
-            # bulk load they say nothing): each message by its id, then a range of its
-            # source's positions.
-            rows = conn.execute(
-                "SELECT c.id, n.id, n.pos - c.pos FROM (SELECT id, source_agent, source_path,"
-                " pos, session_id, speaker_norm FROM idx_items WHERE id = ANY(%s)"
-                " AND type = 'message' OFFSET 0) AS c CROSS JOIN LATERAL"
-                " (SELECT n.id, n.pos FROM idx_items AS n WHERE n.source_agent = c.source_agent"
-                " AND n.source_path = c.source_path"
-                " AND n.pos BETWEEN c.pos - %s AND c.pos + %s AND n.pos != c.pos"
-                " AND n.session_id = c.session_id AND n.type = 'message'"
-                " AND coalesce(n.speaker_norm, '') != coalesce(c.speaker_norm, '')"
-                f" AND {where} OFFSET 0) AS n"
-                f" ORDER BY c.id {_ID}, n.pos",
-                [wanted, window, window, *params],
-            )
-            for item_id, other, offset in rows:
+            for item_id, other, offset in conn.execute(sql, params):
                 found.setdefault(item_id, []).append((other, int(offset)))
         return found
+
+    def read_candidates(
+        self, ids: Sequence[str], seeds: Sequence[str], flt: RecallFilter, window: int
+    ) -> CandidateRows:
+        """:meth:`neighbours` of ``seeds`` with their score features, the score features of
+        ``ids``, and the items of ``seeds`` and of the best :data:`ITEMS_AHEAD` seeds'
+        neighbours (which their answers often lift to the top): three statements in one
+        round trip."""
+        wanted = list(dict.fromkeys(seeds))
+        links: dict[str, list[tuple[str, int]]] = {}
+        features: dict[str, FeatureRow] = {}
+        items_sql = f"{SELECT_ITEM} WHERE i.id = ANY(%s::text[]"
+        items_params: list[object] = [wanted]
+        with self._reading() as conn:
+            with conn.pipeline():
+                near = None
+                if window >= 1 and wanted:
+                    near = conn.execute(*neighbours_sql(wanted, flt, window, features=True))
+                    ahead, ahead_params = neighbours_sql(
+                        wanted[:ITEMS_AHEAD], flt, window, features=False
+                    )
+                    # one array of ids, so the ids' index finds the rows (an OR would scan)
+                    items_sql += (
+                        f" || ARRAY(SELECT x.other FROM ({ahead}) AS x (seed, other, step))"
+                    )
+                    items_params += ahead_params
+                scored = conn.execute(FEATURES, (list(dict.fromkeys(ids)),))
+                read = conn.execute(items_sql + ")", items_params)
+            for item_id, other, offset, *row in near or ():
+                links.setdefault(item_id, []).append((other, int(offset)))
+                features[other] = feature_row(row)
+            for item_id, *row in scored:
+                features[item_id] = feature_row(row)
+            items = ItemRows({str(row[0]): row for row in read})
+        return CandidateRows(links, features, items)
 
     def list_items(
         self, flt: RecallFilter, *, limit: int | None = None, offset: int = 0

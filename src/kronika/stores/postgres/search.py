@@ -28,7 +28,7 @@ from kronika.stores.postgres.lexical import (
 Conn = Any  # psycopg.Connection (imported lazily: the postgres extra is optional)
 IDLE = 0  # psycopg.pq.TransactionStatus.IDLE: no transaction open
 
-DEPTH = 4
+DEPTH = 2
 """The filter reads the best ``DEPTH`` rows per row wanted (at least ``DEPTH_SLACK``
 more than wanted), and eight times as many again while it keeps too few of them."""
 DEPTH_SLACK = 100
@@ -63,11 +63,12 @@ _POSTING = np.dtype([("row", ">i8"), ("tf", ">i4"), ("length", ">i4")])
 
 
 class PostingsCache:
-    """Postings per corpus state: ``{(agents, tenant): (generations, {term: TermRows})}``.
+    """Postings per corpus state: ``{(agents, tenant): (state, {term: TermRows})}``.
 
-    A corpus' generations (one per agent and tenant, grown by every write to its rows)
-    name its state exactly, so postings read at them stay true until one changes; then
-    that corpus' words are read again. At most ``postings`` are held in all.
+    A corpus' state is its statistics rows, generations included (one generation per
+    agent and tenant, grown by every write to its rows): it names the corpus exactly,
+    so postings read at it stay true until it changes; then that corpus' words are read
+    again. At most ``postings`` are held in all.
     """
 
     def __init__(self, corpora: int = 16, postings: int = 2_000_000) -> None:
@@ -86,6 +87,10 @@ class PostingsCache:
             held = (state, {})
             self._found[key] = held
         return held[1]
+
+    def last(self, key: tuple[Any, ...]) -> tuple[Any, dict[str, TermRows]] | None:
+        """The state the corpus ``key`` was last read at, and its words held."""
+        return self._found.get(key)
 
     def add(self, key: tuple[Any, ...], found: dict[str, TermRows]) -> None:
         """Keep ``found`` for the corpus ``key`` (at the state :meth:`get` saw last);
@@ -120,53 +125,82 @@ def lexical(
     Every row of the corpus that holds a phrase is scored, in this process, from the
     postings of the corpus (read once per corpus state, see :class:`PostingsCache`);
     the filter then reads only the best rows, more of them while it keeps too few.
+    When every word was read at the corpus' last known state, the rows are scored
+    first and the state is checked in the filter's round trip: one round trip in all
+    while nobody writes to the corpus (the usual path is taken again when it moved).
     """
     corpus, corpus_params = _corpus_clause(flt, "c")
+    stats_sql = (
+        f"SELECT agent, tenant, n, tokens, generation FROM idx_corpus AS c WHERE {corpus}"
+        " ORDER BY agent, tenant"
+    )
+    cache = cache or PostingsCache()
+    key = (tuple(sorted(set(flt.agents))), flt.tenant)
+    needed = {t for p in phrases for t in p.tokens}
+    last = cache.last(key)
+    if last is not None and needed <= set(last[1]):
+        state, known = last
+        scored = _scored(conn, phrases, known, state, flt)
+        if scored is not None:
+            found = _best_passing(
+                conn, *scored, flt, limit, check=(stats_sql, corpus_params, state)
+            )
+            if found is not None:
+                return found
     # One snapshot for the statistics and the postings read at them; it starts with the
     # statistics in one round trip, and ends with the filter's first reading
     # (``conn`` is in autocommit: the caller rolls back whatever is left open).
     with conn.pipeline():
         conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-        stats = conn.execute(
-            f"SELECT agent, tenant, n, tokens, generation FROM idx_corpus AS c WHERE {corpus}"
-            " ORDER BY agent, tenant",
-            corpus_params,
-        )
-    rows = stats.fetchall()
-    n = sum(int(r[2]) for r in rows)
-    tokens = sum(int(r[3]) for r in rows)
-    if n <= 0 or tokens <= 0:
-        return []
-    cache = cache or PostingsCache()
-    key = (tuple(sorted(set(flt.agents))), flt.tenant)
-    known = cache.get(key, tuple((r[0], r[1], r[4]) for r in rows))
-    avgdl = float(tokens) / float(n)
-    needed = {t for p in phrases for t in p.tokens}
-    fetched = _read_postings(conn, sorted(needed - set(known)), flt) if needed - set(known) else {}
-    words = {t: known[t] if t in known else fetched[t] for t in needed}
+        stats = conn.execute(stats_sql, corpus_params)
+    state = tuple(tuple(r) for r in stats.fetchall())
+    known = cache.get(key, state)
+    missing = sorted(needed - set(known))
+    fetched = _read_postings(conn, missing, flt) if missing else {}
     cache.add(key, fetched)
-    df = {term: len(p.rows) for term, p in words.items()}
+    scored = _scored(conn, phrases, known | fetched, state, flt)
+    if scored is None:
+        return []
+    found = _best_passing(conn, *scored, flt, limit)
+    assert found is not None  # no state to check
+    return found
+
+
+def _scored(
+    conn: Conn,
+    phrases: Sequence[Phrase],
+    words: dict[str, TermRows],
+    state: Sequence[Sequence[Any]],
+    flt: RecallFilter,
+) -> tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]] | None:
+    """The rows holding a phrase and their BM25 scores, from the statistics rows
+    ``state`` and the postings ``words`` (None: nothing matches)."""
+    n = sum(int(r[2]) for r in state)
+    tokens = sum(int(r[3]) for r in state)
+    if n <= 0 or tokens <= 0:
+        return None
+    avgdl = float(tokens) / float(n)
     # each phrase that matches something, with its rows: a word's postings, or the
     # occurrences of words side by side
     plan: list[tuple[float, TermRows]] = []
     for phrase in phrases:
         if len(phrase.tokens) == 1:
             found = words[phrase.tokens[0]]
-            if len(found.rows):
-                plan.append((idf(n, len(found.rows)), found))
         elif phrase.tokens:
-            found = _phrase_rows(conn, phrase.tokens, df, flt)
-            if len(found.rows):
-                plan.append((idf(n, len(found.rows)), found))
+            found = _phrase_rows(conn, phrase.tokens, words, flt)
+        else:
+            continue
+        if len(found.rows):
+            plan.append((idf(n, len(found.rows)), found))
     if not plan:
-        return []
+        return None
     every = np.sort(np.concatenate([p.rows for _, p in plan]))
     matching = every[np.concatenate(([True], every[1:] != every[:-1]))]
     scores = np.zeros(len(matching), dtype=np.float64)
     for weight, found in plan:  # summed in phrase order, as FTS5 does
         where = np.searchsorted(matching, found.rows)
         scores[where] += Scored(found.rows, found.tf, found.length, weight).parts(avgdl)
-    return _best_passing(conn, matching, scores, flt, limit)
+    return matching, scores
 
 
 def _best_passing(
@@ -175,11 +209,15 @@ def _best_passing(
     scores: npt.NDArray[np.float64],
     flt: RecallFilter,
     limit: int,
-) -> list[tuple[str, float]]:
+    *,
+    check: tuple[str, list[object], Any] | None = None,
+) -> list[tuple[str, float]] | None:
     """The ``limit`` best of the scored ``rows`` that pass ``flt`` (ties by id).
 
     The filter reads the ``depth`` best rows; when the ``limit``-th best of those that
     pass scores above every row not read, no other row can reach the top (nor tie).
+    ``check`` (statistics statement, parameters, state): the first reading opens a
+    snapshot with the statistics, and None is returned when they are not ``state``.
     """
     where, params = filter_clause(flt)
     depth = max(DEPTH * limit, limit + DEPTH_SLACK)
@@ -191,12 +229,19 @@ def _best_passing(
             read, outside = np.arange(len(rows)), None
         score_of = dict(zip(rows[read].tolist(), scores[read].tolist(), strict=True))
         with conn.pipeline():
+            if check is not None:
+                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                stats = conn.execute(check[0], check[1])
             found = conn.execute(
                 f"SELECT i.rowid, i.id FROM idx_items AS i WHERE i.rowid = ANY(%s) AND {where}",
                 [list(score_of), *params],
             )
-            if conn.info.transaction_status != IDLE:
+            if conn.info.transaction_status != IDLE or check is not None:
                 conn.execute("ROLLBACK")  # read only: nothing to keep
+        if check is not None:
+            if tuple(tuple(r) for r in stats.fetchall()) != check[2]:
+                return None
+            check = None
         passing = found.fetchall()
         ids = {int(r): str(i) for r, i in passing}
         best = top({r: score_of[r] for r in ids}, ids, limit)
@@ -227,20 +272,23 @@ def _read_postings(conn: Conn, terms: Sequence[str], flt: RecallFilter) -> dict[
 
 
 def _phrase_rows(
-    conn: Conn, tokens: Sequence[str], df: dict[str, int], flt: RecallFilter
+    conn: Conn, tokens: Sequence[str], words: dict[str, TermRows], flt: RecallFilter
 ) -> TermRows:
     """The rows of the corpus holding the tokens side by side, with how often: the
-    positions of every token in the rows of the rarest one."""
-    if any(df.get(t, 0) == 0 for t in tokens):
+    positions of the tokens in the rows that hold every one of them (by their postings;
+    none: no round trip)."""
+    if any(len(words[t].rows) == 0 for t in tokens):
         return _NONE
-    rarest = min(set(tokens), key=lambda t: (df[t], t))
-    in_corpus, params = _corpus_clause(flt, "r")
+    rarest = min(set(tokens), key=lambda t: (len(words[t].rows), t))
+    holding = words[rarest].rows
+    for token in set(tokens) - {rarest}:
+        holding = holding[np.isin(holding, words[token].rows, assume_unique=True)]
+    if not len(holding):
+        return _NONE
     found = conn.execute(
         "SELECT t.item_rowid, t.term, t.pos, t.doc_len FROM idx_terms AS t"
-        " WHERE t.term = ANY(%s)"
-        " AND t.item_rowid IN (SELECT r.item_rowid FROM idx_terms AS r WHERE r.term = %s"
-        f" AND {in_corpus})",
-        [sorted(set(tokens)), rarest, *params],
+        " WHERE t.term = ANY(%s) AND t.item_rowid = ANY(%s)",
+        [sorted(set(tokens)), holding.tolist()],
     )
     held: dict[int, dict[str, list[int]]] = {}
     lengths: dict[int, int] = {}
@@ -261,11 +309,17 @@ def _phrase_rows(
     )
 
 
+GRAPH_MARGIN = 40
+"""Candidates an HNSW walk keeps beyond the rows asked for: pgvector's default
+``ef_search``, what its authors keep for a first page of results."""
+
+
 def graph_settings(limit: int) -> str:
     """The settings of an HNSW walk for ``limit`` rows: candidates kept while walking
-    (``ef_search``), and an iterative scan that walks on until ``limit`` rows pass the
-    filter (pgvector 0.8)."""
-    return f"SET hnsw.ef_search = {max(100, 2 * limit)}; SET hnsw.iterative_scan = relaxed_order"
+    (``ef_search``: ``limit`` + :data:`GRAPH_MARGIN`), and an iterative scan that walks
+    on until ``limit`` rows pass the filter (pgvector 0.8)."""
+    ef = min(limit + GRAPH_MARGIN, 1000)  # pgvector's largest ef_search
+    return f"SET hnsw.ef_search = {ef}; SET hnsw.iterative_scan = relaxed_order"
 
 
 def vectors(

@@ -1,0 +1,65 @@
+"""What one recall reads of its candidates once both searches have answered.
+
+Recall asks the index for the best candidates' conversation neighbours, the score
+columns of every candidate (and of those neighbours), and the text of a few items.
+An index in this process answers each question in microseconds; an index on a
+server answers each in a round trip, which on a busy machine costs more than the
+question. Such an index implements :class:`~kronika.ports.CandidateReader` and
+:class:`CandidateReads` asks it everything at once, before recall knows which of
+the rows it will use; questions outside what was read ahead go to the index as
+before. Either way recall gets the same answers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from kronika.core.model import MemoryItem, RecallFilter
+from kronika.ports import CandidateReader, FeatureRow, ItemIndex, ScoreFeatures
+
+
+class CandidateReads:
+    """Neighbours, score columns and items of one recall's candidates.
+
+    ``candidates`` are the ids both searches found, ``seeds`` the best of them whose
+    neighbours (``window`` places around) are wanted (none: no neighbours).
+    """
+
+    def __init__(
+        self,
+        index: ItemIndex,
+        candidates: Sequence[str],
+        seeds: Sequence[str],
+        flt: RecallFilter,
+        window: int,
+    ) -> None:
+        self._index = index
+        self._features: dict[str, FeatureRow] = {}
+        self._items: Mapping[str, MemoryItem] = {}
+        self._asked: set[str] = set()
+        if not seeds:
+            self.links: dict[str, list[tuple[str, int]]] = {}
+        elif isinstance(index, CandidateReader):
+            rows = index.read_candidates(candidates, seeds, flt, window)
+            self.links = rows.neighbours
+            self._features = rows.features
+            self._items = rows.items
+            self._asked = set(candidates) | {n for pairs in self.links.values() for n, _ in pairs}
+        else:
+            self.links = index.neighbours(seeds, flt, window)
+
+    def score_features(self, ids: Sequence[str]) -> ScoreFeatures:
+        """As :meth:`ItemIndex.score_features` (read ahead when ``ids`` were asked)."""
+        wanted = list(dict.fromkeys(ids))
+        if not self._asked.issuperset(wanted):
+            return self._index.score_features(wanted)
+        held = self._features
+        return ScoreFeatures.from_rows({i: held[i] for i in wanted if i in held})
+
+    def get_items(self, ids: Sequence[str]) -> list[MemoryItem]:
+        """As :meth:`ItemIndex.get_items`: items in the order of ``ids``, unknown skipped."""
+        unread = [i for i in dict.fromkeys(ids) if i not in self._items]
+        found = {item.id: item for item in self._index.get_items(unread)} if unread else {}
+        return [
+            item for item in (self._items.get(i) or found.get(i) for i in ids) if item is not None
+        ]

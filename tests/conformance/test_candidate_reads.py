@@ -1,0 +1,79 @@
+"""What recall reads of its candidates is the same whether the index answers each
+question apart (SQLite) or everything at once (PostgreSQL's ``read_candidates``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from tests.conformance.test_index_conformance import T0, Opener, item, state
+
+from kronika.core.model import ItemType, Provenance, Reader, RecallFilter, Scope
+from kronika.engine.candidates import CandidateReads
+from kronika.ports import CandidateReader
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def index(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[Any]:
+    if request.param == "sqlite":
+        ix = Opener("sqlite", str(tmp_path / "index.sqlite"))()
+    else:
+        ix = Opener("postgres", request.getfixturevalue("postgres_url"))()
+    yield ix
+    ix.close()
+
+
+def _conversation() -> list[Any]:
+    speakers = ["Ann", "Bob", "Bob", "Ann", "Bob", "Ann", "Ann", "Bob"]
+    return [
+        item(
+            f"m{n}",
+            f"turn {n} about tea",
+            type=ItemType.MESSAGE,
+            speaker=who,
+            provenance=Provenance("s.md", n + 1, "s1" if n < 6 else "s2"),
+            created_at=T0 + timedelta(minutes=n),
+            importance=0.1 * n,
+            # m5 is Bob's own: a reader who is not Bob must not see it, nor read it ahead
+            scope=Scope.PERSONAL if n == 5 else Scope.GLOBAL,
+            user="bob" if n == 5 else None,
+        )
+        for n, who in enumerate(speakers)
+    ]
+
+
+@pytest.mark.parametrize(
+    "flt",
+    [
+        RecallFilter(),
+        RecallFilter(speakers=("Bob",)),
+        RecallFilter(reader=Reader(tenant="default", user="ann")),
+        RecallFilter(reader=Reader(tenant="default", user="bob")),
+    ],
+    ids=["all", "one-speaker", "reader-ann", "reader-bob"],
+)
+def test_reads_ahead_answer_as_the_index_does(index: Any, flt: RecallFilter) -> None:
+    index.replace_source(state("s.md"), _conversation())
+    index.replace_source(state("facts.md"), [item("f1", "tea facts")])
+    index.record_access(["m1", "f1"], T0 + timedelta(days=1))
+    candidates = ["m3", "f1", "m0", "nope", "m6"]
+    seeds = ["m3", "m0", "nope", "m7"]
+    reads = CandidateReads(index, candidates, seeds, flt, 2)
+    assert reads.links == index.neighbours(seeds, flt, 2)
+    linked = sorted({n for pairs in reads.links.values() for n, _ in pairs})
+    for wanted in (candidates, [*candidates, *linked], linked[::-1], ["m4", "zz", "m4"]):
+        assert reads.score_features(wanted).rows() == index.score_features(wanted).rows()
+    for wanted in (seeds, ["m7", "m2", "f1", "nope", "m7"], linked):
+        assert reads.get_items(wanted) == index.get_items(wanted)
+    # the one-round-trip path is the one under test on PostgreSQL
+    assert isinstance(index, CandidateReader) == (type(index).__name__ == "PostgresIndex")
+
+
+def test_no_seeds_reads_no_neighbours(index: Any) -> None:
+    index.replace_source(state("s.md"), _conversation())
+    reads = CandidateReads(index, ["m1", "m2"], [], RecallFilter(), 3)
+    assert reads.links == {}
+    assert reads.score_features(["m2", "m1"]).ids == ("m2", "m1")
+    assert [i.id for i in reads.get_items(["m2", "m1"])] == ["m2", "m1"]
