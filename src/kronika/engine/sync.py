@@ -28,39 +28,24 @@ crash in between leaves at most a file that is embedded again for nothing.
 
 from __future__ import annotations
 
-import hashlib
-import json
-import operator
 import os
 import time
-from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
-from typing import Protocol, cast, runtime_checkable
 
 from kronika.core.model import MemoryItem
-from kronika.core.text import content_hash, embedding_texts
-from kronika.core.visibility import Audience
-from kronika.errors import KronikaError
-from kronika.ports import Embedder, ItemIndex, SourceState, SourceTail, Vector
-from kronika.stores.markdown import sessions
-from kronika.stores.markdown.appending import appended_since
+from kronika.engine.sync_appends import IndexerAppends
+from kronika.engine.sync_report import Progress, SyncReport
+from kronika.engine.sync_vectors import PENDING_FILE, LazyModel
+from kronika.ports import SourceState
 from kronika.stores.markdown.brain import BRAIN
 from kronika.stores.markdown.layout import SOURCE_GLOBS, SourceKind, classify
-from kronika.stores.markdown.lines import bare, split_lines
-from kronika.stores.markdown.sessions import TURN_RE
-from kronika.stores.markdown.workspace import MarkdownWorkspace, ParsedSource, SourceFile
-from kronika.stores.private import open_private
+from kronika.stores.markdown.workspace import ParsedSource, SourceFile
 
-Progress = Callable[[int, int], None]
-"""``progress(done, total)`` — called as files are indexed."""
+__all__ = ["PENDING_FILE", "Indexer", "LazyModel", "Progress", "SyncReport", "sudden_loss"]
 
 _ITEMS_PER_BATCH = 2_000
-
-PENDING_FILE = "index.sqlite.pending"
-"""Beside the index: the files whose rows wait for vectors, one JSON ``[agent, path]``
-per line."""
 
 # Every folder an indexed file can be in, relative to the agent folder ("" is itself).
 _FOLDERS = tuple(
@@ -77,14 +62,6 @@ def sudden_loss(before: int, lost: int, after: int) -> bool:
     looks like damage rather than an edit: it lost them all, or at least 3 and at
     least half. Deleting a fact or two by hand is an edit."""
     return lost > 0 and (after == 0 or (lost >= 3 and 2 * lost >= before))
-
-
-@runtime_checkable
-class LazyModel(Protocol):
-    """An embedder whose model loads on first use (``loaded`` says whether it has)."""
-
-    @property
-    def loaded(self) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,56 +96,8 @@ def _unchanged(folder: Path, seen: _Seen) -> bool:
     return True
 
 
-@dataclass(slots=True)
-class SyncReport:
-    """What one sync or rebuild did."""
-
-    files_seen: int = 0
-    files_indexed: int = 0
-    files_removed: int = 0
-    items_indexed: int = 0
-    texts_embedded: int = 0
-    vectors_dropped: int = 0
-    seconds: float = 0.0
-    warnings: list[str] = field(default_factory=list)
-
-    def merge(self, other: SyncReport) -> None:
-        self.files_seen += other.files_seen
-        self.files_indexed += other.files_indexed
-        self.files_removed += other.files_removed
-        self.items_indexed += other.items_indexed
-        self.texts_embedded += other.texts_embedded
-        self.vectors_dropped += other.vectors_dropped
-        self.seconds += other.seconds
-        self.warnings.extend(other.warnings)
-
-
-class Indexer:
+class Indexer(IndexerAppends):
     """Brings the index up to date with the workspace, file by file."""
-
-    def __init__(
-        self,
-        *,
-        workspace: MarkdownWorkspace,
-        index: ItemIndex,
-        embedder: Embedder,
-        embed_batch: int = 64,
-        context_words: int = 0,
-        pending: Path | None = None,
-    ) -> None:
-        self._workspace = workspace
-        self._pending = pending
-        self._index = index
-        self._embedder = embedder
-        self._embed_batch = max(1, embed_batch)
-        self._context_words = context_words
-        self._seen: dict[str, _Seen] = {}
-        # an isinstance of a runtime Protocol is slow: asked once, not at every write
-        self._lazy = isinstance(embedder, LazyModel)
-        # the tail of a session file read for a turn about to be appended to it
-        self._tails: dict[tuple[str, str], SourceTail | None] = {}
-        # the facts each fact file held before a rebuild emptied the index
-        self._before: dict[tuple[str, str], list[MemoryItem]] = {}
 
     def sync_agent(
         self,
@@ -242,19 +171,6 @@ class Indexer:
             )
         report.seconds = time.perf_counter() - started
         return report
-
-    def session_tail(self, agent: str, path: str) -> SourceTail | None:
-        """The end of a session file as the index holds it, kept for the sync of the turn
-        about to be appended to it (:meth:`forget_tail` once that write is done), so a
-        saved turn reads its file's last rows once. A tail the index no longer holds is
-        harmless: the rows are only written while the index holds the state it was
-        read with."""
-        tail = self._index.source_tail(agent, path)
-        self._tails[(agent, path)] = tail
-        return tail
-
-    def forget_tail(self, agent: str, path: str) -> None:
-        self._tails.pop((agent, path), None)
 
     def sync_all(self, *, progress: Progress | None = None) -> SyncReport:
         report = SyncReport()
@@ -375,235 +291,6 @@ class Indexer:
             report.texts_embedded += self._embed_missing(wanted)
         return len(batch)
 
-    def _texts(self, parsed: ParsedSource) -> list[tuple[str, str]]:
-        """``(hash, text)`` of what each item of ``parsed`` is embedded from, in item order."""
-        texts = embedding_texts(parsed.items, context_words=self._context_words)
-        return [(content_hash(text), text) for text in texts]
-
-    def _appended(self, agent: str, path: str, report: SyncReport, embed: bool = True) -> bool:
-        """Index only the turns added at the end of a session file, if that is all that
-        changed since it was indexed; ``False`` (nothing done) otherwise.
-
-        The bytes the index was built from must still start the file (same hash), end
-        a line, and be followed by whole turns only, and the turn before the new ones
-        must keep its embedded text (a reply from another person changes its exchange
-        context, and rows are never updated in place). The rows are then the ones a
-        full re-index of the file would make. When this process's own append is all
-        that changed, its bytes are taken from :func:`appended_since` instead of
-        reading and hashing the file. Without ``embed`` their vectors wait, as a
-        write's may (see the module docstring)."""
-        if classify(path) is SourceKind.FACTS:
-            state = self._index.source_state(agent, path)
-            source = self._workspace.source_file(agent, path)
-            return self._appended_facts(
-                agent, path, state, source, report, embed
-            ) or self._patched_facts(agent, path, state, source, report, embed)
-        if classify(path) is not SourceKind.SESSION:
-            return False
-        key = (agent, path)
-        tail = self._tails.pop(key) if key in self._tails else self._index.source_tail(agent, path)
-        if tail is None or not tail.at_end or not tail.items:
-            return False
-        file = self._workspace.agent_dir(agent) / path
-        read = self._read_appended(file, tail.state)
-        if read is None:
-            return False
-        added, first_line, digest, stat = read
-        new = self._added_turns(agent, path, added, first_line, tail.items)
-        if new is None:
-            return False
-        texts = embedding_texts([*tail.items, *new], context_words=self._context_words)
-        if content_hash(texts[len(tail.items) - 1]) != tail.text_hashes[-1]:
-            return False
-        hashes = [content_hash(text) for text in texts[len(tail.items) :]]
-        wanted = dict(zip(hashes, texts[len(tail.items) :], strict=True))
-        vectors = self._vectors_of(agent, path, wanted, report, embed)
-        state = SourceState(agent, path, digest, stat.st_mtime_ns, stat.st_size)
-        if not self._index.append_to_source(tail.state, state, new, hashes, vectors=vectors):
-            return False
-        report.files_indexed += 1
-        report.items_indexed += len(new)
-        return True
-
-    @staticmethod
-    def _read_appended(
-        file: Path, state: SourceState
-    ) -> tuple[str, int, str, os.stat_result] | None:
-        """The text added to ``file`` since the index's ``state`` of it, the lines before
-        it, the SHA-256 of the whole file and its status; ``None`` when more than that
-        changed (the bytes indexed must start the file and end a line)."""
-        try:
-            stat = file.stat()
-            known = appended_since(stat, state)
-            if known is not None:
-                return known.text, known.first_line, known.digest, stat
-            raw = file.read_bytes()
-        except (OSError, UnicodeDecodeError):
-            return None
-        done = state.size
-        if (
-            len(raw) != stat.st_size
-            or stat.st_size <= done
-            or raw[done - 1 : done] != b"\n"
-            or hashlib.sha256(raw[:done]).hexdigest() != state.content_hash
-        ):
-            return None
-        try:
-            added = raw[done:].decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-        return added, raw[:done].count(b"\n"), hashlib.sha256(raw).hexdigest(), stat
-
-    def _appended_facts(
-        self,
-        agent: str,
-        path: str,
-        state: SourceState | None,
-        source: SourceFile | None,
-        report: SyncReport,
-        embed: bool,
-    ) -> bool:
-        """Index only the facts kronika appended to a fact file since it was indexed as
-        ``state`` (:meth:`MarkdownWorkspace.appended_facts`), or nothing when the file
-        (``source``) is as indexed (or neither there nor indexed); ``False`` (nothing
-        done) when it changed in any other way."""
-        if state is None and source is None:
-            return True  # no archive or history yet
-        if state is None or source is None:
-            return False
-        new = self._workspace.appended_facts(agent, path, state.content_hash)
-        if new is None:
-            return False
-        if not new:
-            return (state.mtime_ns, state.size) == (source.mtime_ns, source.size)
-        hashes, vectors, after = self._ready(agent, path, new, source, report, embed)
-        if not self._index.append_to_source(state, after, new, hashes, vectors=vectors):
-            return False
-        report.files_indexed += 1
-        report.items_indexed += len(new)
-        return True
-
-    def _ready(
-        self,
-        agent: str,
-        path: str,
-        items: list[MemoryItem],
-        source: SourceFile,
-        report: SyncReport,
-        embed: bool,
-    ) -> tuple[list[str], dict[str, Vector], SourceState]:
-        """Before a fact file's new rows are written in place: their texts' hashes, the
-        vectors to store with them (or the file listed as pending), and the file's new
-        state (its hash that of the parse the workspace keeps: the file is not read)."""
-        known = self._workspace.fact_file_hash(agent, path)
-        if known is None:
-            known = self._workspace.parse_source(agent, path).content_hash
-        texts = embedding_texts(items, context_words=self._context_words)
-        hashes = [content_hash(text) for text in texts]
-        wanted = dict(zip(hashes, texts, strict=True))
-        vectors = self._vectors_of(agent, path, wanted, report, embed)
-        return hashes, vectors, SourceState(agent, path, known, source.mtime_ns, source.size)
-
-    def _vectors_of(
-        self, agent: str, path: str, wanted: dict[str, str], report: SyncReport, embed: bool
-    ) -> dict[str, Vector]:
-        """The vectors ``wanted`` (texts by hash) lacks in the index, to be stored in the
-        transaction that writes their rows (so no other process can drop one as unused
-        in between); without ``embed`` none, and ``path`` is listed as pending."""
-        if not embed:
-            self._list_pending(agent, [path])
-            return {}
-        missing = sorted(self._index.embeddings_missing(wanted), key=lambda h: (len(wanted[h]), h))
-        vectors: dict[str, Vector] = {}
-        for start in range(0, len(missing), self._embed_batch):
-            chunk = missing[start : start + self._embed_batch]
-            embedded = self._embedder.embed_documents([wanted[h] for h in chunk])
-            vectors.update(zip(chunk, embedded, strict=True))
-        report.texts_embedded += len(vectors)
-        return vectors
-
-    def _patched_facts(
-        self,
-        agent: str,
-        path: str,
-        state: SourceState | None,
-        source: SourceFile | None,
-        report: SyncReport,
-        embed: bool,
-    ) -> bool:
-        """Re-index only the facts that kronika's own rewrites of the Brain changed since
-        it was indexed as ``state`` (:meth:`MarkdownWorkspace.rewritten_facts`): rows of
-        facts added or changed are replaced, facts that only moved get their new line;
-        ``False`` (nothing done) when the file changed in any other way or the index
-        cannot patch rows."""
-        if state is None or source is None:
-            return False
-        found = self._workspace.rewritten_facts(agent, path, state.content_hash)
-        if found is None:
-            return False
-        then, now = found
-        before = {item.id: item for item in then}
-        changed: list[MemoryItem] = []
-        lines: dict[str, int | None] = {}
-        for item in now:
-            old = before.pop(item.id, None)
-            if old is item or old == item:  # the lines above the edit: the same objects
-                continue
-            if old is not None and _but_provenance(old) == _but_provenance(item):
-                lines[item.id] = item.provenance.line
-            else:
-                changed.append(item)
-        hashes, vectors, after = self._ready(agent, path, changed, source, report, embed)
-        if not self._index.patch_source(
-            state, after, list(before), changed, hashes, lines, vectors=vectors
-        ):
-            return False
-        report.files_indexed += 1
-        report.items_indexed += len(changed)
-        return True
-
-    def _added_turns(
-        self, agent: str, path: str, added: str, first_line: int, before: Sequence[MemoryItem]
-    ) -> list[MemoryItem] | None:
-        """The turns of ``added`` (text appended after line ``first_line``), or ``None``
-        when it holds anything else: text that continues the last turn, a turn without a
-        readable time, a cut-off header."""
-        lines = split_lines(added)
-        headers = [i for i, line in enumerate(lines) if TURN_RE.match(bare(line))]
-        if (
-            "\x00" in added
-            or not headers
-            or any(line.strip() for line in lines[: headers[0]])
-            or sessions.torn_header(added)
-        ):
-            return None
-        session_id = before[-1].provenance.session_id
-        if session_id is None:
-            return None
-        for match in (TURN_RE.match(bare(lines[i])) for i in headers):
-            assert match is not None
-            if match.group("at") is None:
-                return None
-        # the ids are numbered as if none were in the file yet: a turn id already there
-        # gives an id the index holds, which the append refuses (the file is re-indexed)
-        seen: Counter[str] = Counter()
-        warnings: list[str] = []
-        found = sessions.turn_items(
-            lines,
-            headers,
-            path=path,
-            agent=agent,
-            tenant=self._workspace.tenant_of(agent),
-            session_id=session_id,
-            started=before[-1].created_at,
-            importance=self._workspace.message_importance,
-            seen=seen,
-            warnings=warnings,
-            first_line=first_line,
-            owners=Audience.of(before[-1]),  # one header: every turn has the same audience
-        )
-        return None if warnings else [item for item, _ in found]
-
     def _watch_loss(
         self, agent: str, path: str, now: Sequence[MemoryItem], report: SyncReport
     ) -> None:
@@ -636,67 +323,6 @@ class Indexer:
         )
         report.warnings.append(note)
         self._workspace.notes.append(note)
-
-    def _may_defer(self) -> bool:
-        if self._pending is None or not self._lazy:
-            return False
-        return not cast(LazyModel, self._embedder).loaded
-
-    def _list_pending(self, agent: str, paths: Sequence[str]) -> None:
-        """Add ``paths`` to the pending file, durably, before their rows are written."""
-        if not paths or self._pending is None:
-            return
-        # a line torn by a crash stays a line of its own (and is passed over)
-        lines = "\n" + "".join(json.dumps([agent, path]) + "\n" for path in paths)
-        fd = open_private(self._pending, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
-        try:
-            os.write(fd, lines.encode("utf-8"))
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-    def waiting(self) -> bool:
-        """Whether some file's rows may wait for vectors."""
-        return self._pending is not None and self._pending.exists()
-
-    def fill_vectors(self) -> int:
-        """Embed what the files in the pending file lack, then empty it; the number of
-        texts embedded (0 at the cost of one failed open when nothing waits)."""
-        if self._pending is None:
-            return 0
-        try:
-            listed = self._pending.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return 0
-        wanted: dict[str, str] = {}
-        notes = len(self._workspace.notes)
-        for line in dict.fromkeys(listed.splitlines()):
-            try:
-                agent, path = json.loads(line)
-                parsed = self._workspace.parse_source(str(agent), str(path))
-            except (ValueError, TypeError, KronikaError):
-                continue  # a line cut short by a crash, or a file or agent gone since
-            wanted.update(self._texts(parsed))
-        # damage in these files was reported by the sync that indexed them
-        del self._workspace.notes[notes:]
-        embedded = self._embed_missing(wanted)
-        self._pending.unlink(missing_ok=True)
-        return embedded
-
-    def _embed_missing(self, wanted: dict[str, str]) -> int:
-        # similar lengths in one batch: the encoder pads every text to the longest
-        missing = sorted(self._index.embeddings_missing(wanted), key=lambda h: (len(wanted[h]), h))
-        for start in range(0, len(missing), self._embed_batch):
-            chunk = missing[start : start + self._embed_batch]
-            vectors = self._embedder.embed_documents([wanted[h] for h in chunk])
-            self._index.store_embeddings(dict(zip(chunk, vectors, strict=True)))
-        return len(missing)
-
-
-_but_provenance = operator.attrgetter(
-    *(f.name for f in fields(MemoryItem) if f.name != "provenance")
-)
-"""An item's fields but where it is written: equal for a fact that only moved."""
 
 
 def _appendable_facts(path: str) -> bool:

@@ -13,10 +13,10 @@ from datetime import datetime
 from typing import Any, Self, TypeVar
 
 from kronika.core.dedup import same_text
-from kronika.core.model import MemoryItem, Reader, RecallFilter
+from kronika.core.model import MemoryItem, Reader, RecallFilter, Scope
 from kronika.core.policies import StoragePolicies
 from kronika.core.scoring import ScoreWeights
-from kronika.core.visibility import only_visible
+from kronika.core.visibility import Audience, audience, only_visible
 from kronika.engine.derivation import mark_current
 from kronika.engine.proposals import ProposalBook
 from kronika.engine.recall import Recaller, RecallSettings
@@ -348,6 +348,35 @@ class MemoryBase:
                 f"agent {agent!r} belongs to tenant {self.workspace.tenant_of(agent)!r},"
                 f" not {reader.tenant!r}"
             )
+
+    def _audience(
+        self,
+        agent: str,
+        scope: Scope | str | None,
+        user: str | None,
+        channel: str | None,
+        team: str | None,
+        reader: Reader | None,
+    ) -> Audience:
+        """Who a write is for: what it names, else its reader's user and channel
+        (:func:`kronika.core.visibility.audience`). A reader of another tenant may not
+        write here."""
+        who = self._reader(reader)
+        self._check_tenant(agent, who)
+        user, channel, team = (
+            checks.optional_text(value, what=what)
+            for value, what in ((user, "the user"), (channel, "the channel"), (team, "the team"))
+        )
+        if who is not None:
+            user = user if user is not None else who.user
+            if channel is None and scope in (Scope.CHANNEL, Scope.CHANNEL.value, None):
+                channel = who.channel
+            if team is None and scope in (Scope.TEAM, Scope.TEAM.value) and len(who.teams) == 1:
+                team = who.teams[0]
+        try:
+            return audience(scope, user=user, channel=channel, team=team)
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
 
     # ----------------------------------------------------------------- internals
     def _agent(self, agent: str | None) -> str:

@@ -49,7 +49,7 @@ class MemorySensory(MemoryBase):
             raise InvalidInput(f"ttl_seconds must be from 1 to {MAX_TTL}")
         at = checks.moment(at, what="at")
         name = self._agent(agent)
-        owners = self._audience(name, scope, user, channel, team, reader)  # type: ignore[attr-defined]
+        owners = self._audience(name, scope, user, channel, team, reader)
         now = at or self.clock.now()
         clean = text.strip()
         item = MemoryItem(

@@ -1,0 +1,258 @@
+"""Writes indexed in place: the turns kronika appended to a session file, the facts it
+appended to a fact file or changed in the Brain become rows added to, or patched in,
+those the index holds (:meth:`~kronika.ports.ItemIndex.append_to_source`,
+:meth:`~kronika.ports.ItemIndex.patch_source`), so a write costs the same whatever
+the file's length. When the file changed in any other way, nothing is done here and
+:mod:`kronika.engine.sync` re-indexes it whole."""
+
+from __future__ import annotations
+
+import hashlib
+import operator
+import os
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import fields
+from pathlib import Path
+
+from kronika.core.model import MemoryItem
+from kronika.core.text import content_hash, embedding_texts
+from kronika.core.visibility import Audience
+from kronika.engine.sync_report import SyncReport
+from kronika.engine.sync_vectors import IndexerVectors
+from kronika.ports import SourceState, SourceTail, Vector
+from kronika.stores.markdown import sessions
+from kronika.stores.markdown.appending import appended_since
+from kronika.stores.markdown.layout import SourceKind, classify
+from kronika.stores.markdown.lines import bare, split_lines
+from kronika.stores.markdown.sessions import TURN_RE
+from kronika.stores.markdown.workspace import SourceFile
+
+
+class IndexerAppends(IndexerVectors):
+    """Index appended turns and facts, and patched facts, alone."""
+
+    def session_tail(self, agent: str, path: str) -> SourceTail | None:
+        """The end of a session file as the index holds it, kept for the sync of the turn
+        about to be appended to it (:meth:`forget_tail` once that write is done), so a
+        saved turn reads its file's last rows once. A tail the index no longer holds is
+        harmless: the rows are only written while the index holds the state it was
+        read with."""
+        tail = self._index.source_tail(agent, path)
+        self._tails[(agent, path)] = tail
+        return tail
+
+    def forget_tail(self, agent: str, path: str) -> None:
+        self._tails.pop((agent, path), None)
+
+    def _appended(self, agent: str, path: str, report: SyncReport, embed: bool = True) -> bool:
+        """Index only the turns added at the end of a session file, if that is all that
+        changed since it was indexed; ``False`` (nothing done) otherwise.
+
+        The bytes the index was built from must still start the file (same hash), end
+        a line, and be followed by whole turns only, and the turn before the new ones
+        must keep its embedded text (a reply from another person changes its exchange
+        context, and rows are never updated in place). The rows are then the ones a
+        full re-index of the file would make. When this process's own append is all
+        that changed, its bytes are taken from :func:`appended_since` instead of
+        reading and hashing the file. Without ``embed`` their vectors wait, as a
+        write's may (see the module docstring)."""
+        if classify(path) is SourceKind.FACTS:
+            state = self._index.source_state(agent, path)
+            source = self._workspace.source_file(agent, path)
+            return self._appended_facts(
+                agent, path, state, source, report, embed
+            ) or self._patched_facts(agent, path, state, source, report, embed)
+        if classify(path) is not SourceKind.SESSION:
+            return False
+        key = (agent, path)
+        tail = self._tails.pop(key) if key in self._tails else self._index.source_tail(agent, path)
+        if tail is None or not tail.at_end or not tail.items:
+            return False
+        file = self._workspace.agent_dir(agent) / path
+        read = self._read_appended(file, tail.state)
+        if read is None:
+            return False
+        added, first_line, digest, stat = read
+        new = self._added_turns(agent, path, added, first_line, tail.items)
+        if new is None:
+            return False
+        texts = embedding_texts([*tail.items, *new], context_words=self._context_words)
+        if content_hash(texts[len(tail.items) - 1]) != tail.text_hashes[-1]:
+            return False
+        hashes = [content_hash(text) for text in texts[len(tail.items) :]]
+        wanted = dict(zip(hashes, texts[len(tail.items) :], strict=True))
+        vectors = self._vectors_of(agent, path, wanted, report, embed)
+        state = SourceState(agent, path, digest, stat.st_mtime_ns, stat.st_size)
+        if not self._index.append_to_source(tail.state, state, new, hashes, vectors=vectors):
+            return False
+        report.files_indexed += 1
+        report.items_indexed += len(new)
+        return True
+
+    @staticmethod
+    def _read_appended(
+        file: Path, state: SourceState
+    ) -> tuple[str, int, str, os.stat_result] | None:
+        """The text added to ``file`` since the index's ``state`` of it, the lines before
+        it, the SHA-256 of the whole file and its status; ``None`` when more than that
+        changed (the bytes indexed must start the file and end a line)."""
+        try:
+            stat = file.stat()
+            known = appended_since(stat, state)
+            if known is not None:
+                return known.text, known.first_line, known.digest, stat
+            raw = file.read_bytes()
+        except (OSError, UnicodeDecodeError):
+            return None
+        done = state.size
+        if (
+            len(raw) != stat.st_size
+            or stat.st_size <= done
+            or raw[done - 1 : done] != b"\n"
+            or hashlib.sha256(raw[:done]).hexdigest() != state.content_hash
+        ):
+            return None
+        try:
+            added = raw[done:].decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        return added, raw[:done].count(b"\n"), hashlib.sha256(raw).hexdigest(), stat
+
+    def _appended_facts(
+        self,
+        agent: str,
+        path: str,
+        state: SourceState | None,
+        source: SourceFile | None,
+        report: SyncReport,
+        embed: bool,
+    ) -> bool:
+        """Index only the facts kronika appended to a fact file since it was indexed as
+        ``state`` (:meth:`MarkdownWorkspace.appended_facts`), or nothing when the file
+        (``source``) is as indexed (or neither there nor indexed); ``False`` (nothing
+        done) when it changed in any other way."""
+        if state is None and source is None:
+            return True  # no archive or history yet
+        if state is None or source is None:
+            return False
+        new = self._workspace.appended_facts(agent, path, state.content_hash)
+        if new is None:
+            return False
+        if not new:
+            return (state.mtime_ns, state.size) == (source.mtime_ns, source.size)
+        hashes, vectors, after = self._ready(agent, path, new, source, report, embed)
+        if not self._index.append_to_source(state, after, new, hashes, vectors=vectors):
+            return False
+        report.files_indexed += 1
+        report.items_indexed += len(new)
+        return True
+
+    def _ready(
+        self,
+        agent: str,
+        path: str,
+        items: list[MemoryItem],
+        source: SourceFile,
+        report: SyncReport,
+        embed: bool,
+    ) -> tuple[list[str], dict[str, Vector], SourceState]:
+        """Before a fact file's new rows are written in place: their texts' hashes, the
+        vectors to store with them (or the file listed as pending), and the file's new
+        state (its hash that of the parse the workspace keeps: the file is not read)."""
+        known = self._workspace.fact_file_hash(agent, path)
+        if known is None:
+            known = self._workspace.parse_source(agent, path).content_hash
+        texts = embedding_texts(items, context_words=self._context_words)
+        hashes = [content_hash(text) for text in texts]
+        wanted = dict(zip(hashes, texts, strict=True))
+        vectors = self._vectors_of(agent, path, wanted, report, embed)
+        return hashes, vectors, SourceState(agent, path, known, source.mtime_ns, source.size)
+
+    def _patched_facts(
+        self,
+        agent: str,
+        path: str,
+        state: SourceState | None,
+        source: SourceFile | None,
+        report: SyncReport,
+        embed: bool,
+    ) -> bool:
+        """Re-index only the facts that kronika's own rewrites of the Brain changed since
+        it was indexed as ``state`` (:meth:`MarkdownWorkspace.rewritten_facts`): rows of
+        facts added or changed are replaced, facts that only moved get their new line;
+        ``False`` (nothing done) when the file changed in any other way or the index
+        cannot patch rows."""
+        if state is None or source is None:
+            return False
+        found = self._workspace.rewritten_facts(agent, path, state.content_hash)
+        if found is None:
+            return False
+        then, now = found
+        before = {item.id: item for item in then}
+        changed: list[MemoryItem] = []
+        lines: dict[str, int | None] = {}
+        for item in now:
+            old = before.pop(item.id, None)
+            if old is item or old == item:  # the lines above the edit: the same objects
+                continue
+            if old is not None and _but_provenance(old) == _but_provenance(item):
+                lines[item.id] = item.provenance.line
+            else:
+                changed.append(item)
+        hashes, vectors, after = self._ready(agent, path, changed, source, report, embed)
+        if not self._index.patch_source(
+            state, after, list(before), changed, hashes, lines, vectors=vectors
+        ):
+            return False
+        report.files_indexed += 1
+        report.items_indexed += len(changed)
+        return True
+
+    def _added_turns(
+        self, agent: str, path: str, added: str, first_line: int, before: Sequence[MemoryItem]
+    ) -> list[MemoryItem] | None:
+        """The turns of ``added`` (text appended after line ``first_line``), or ``None``
+        when it holds anything else: text that continues the last turn, a turn without a
+        readable time, a cut-off header."""
+        lines = split_lines(added)
+        headers = [i for i, line in enumerate(lines) if TURN_RE.match(bare(line))]
+        if (
+            "\x00" in added
+            or not headers
+            or any(line.strip() for line in lines[: headers[0]])
+            or sessions.torn_header(added)
+        ):
+            return None
+        session_id = before[-1].provenance.session_id
+        if session_id is None:
+            return None
+        for match in (TURN_RE.match(bare(lines[i])) for i in headers):
+            assert match is not None
+            if match.group("at") is None:
+                return None
+        # the ids are numbered as if none were in the file yet: a turn id already there
+        # gives an id the index holds, which the append refuses (the file is re-indexed)
+        seen: Counter[str] = Counter()
+        warnings: list[str] = []
+        found = sessions.turn_items(
+            lines,
+            headers,
+            path=path,
+            agent=agent,
+            tenant=self._workspace.tenant_of(agent),
+            session_id=session_id,
+            started=before[-1].created_at,
+            importance=self._workspace.message_importance,
+            seen=seen,
+            warnings=warnings,
+            first_line=first_line,
+            owners=Audience.of(before[-1]),  # one header: every turn has the same audience
+        )
+        return None if warnings else [item for item, _ in found]
+
+
+_but_provenance = operator.attrgetter(
+    *(f.name for f in fields(MemoryItem) if f.name != "provenance")
+)
+"""An item's fields but where it is written: equal for a fact that only moved."""

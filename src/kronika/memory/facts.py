@@ -1,0 +1,316 @@
+"""Facts in the Brain (SPEC M3): :meth:`~MemoryFacts.remember` and
+:meth:`~MemoryFacts.remember_many`, checked, placed against the stored facts by the
+rules of :mod:`kronika.core.dedup` (add, supersede, refresh) and written through the
+single write path, after which the Brain is kept within its budget."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
+from datetime import datetime
+from typing import Any
+
+from kronika.core.dedup import Add, Refresh, Replace, place_fact
+from kronika.core.entities import extract_entities
+from kronika.core.model import Layer, MemoryItem, Provenance, Reader, Scope, Source, Tier, fact_type
+from kronika.core.prompt import choose_archive, render_brain
+from kronika.core.screening import screen_item
+from kronika.core.sections import guess_section, parse_section
+from kronika.core.visibility import Audience
+from kronika.engine.sync import SyncReport
+from kronika.engine.write import (
+    SYSTEM,
+    USER,
+    AddFact,
+    ArchiveFacts,
+    Change,
+    SupersedeFact,
+    TouchFact,
+    WriteReceipt,
+)
+from kronika.errors import InvalidInput
+from kronika.memory import checks
+from kronika.memory.base import MAX_KEY_CHARS, MAX_VALUE_CHARS, MemoryBase, _clean, _new_id
+
+_FACT_FIELDS = frozenset(
+    {"content", "value", "key", "section", "source", "multi", "importance", "entities"}
+    | {"tags", "scope", "channel", "user", "team", "at"}
+)
+"""The fields a fact given to :meth:`MemoryFacts.remember_many` may have."""
+
+
+class MemoryFacts(MemoryBase):
+    """Remember facts: one, many, or learned automatically."""
+
+    def remember(
+        self,
+        content: str | None = None,
+        *,
+        key: str | None = None,
+        value: str | None = None,
+        agent: str | None = None,
+        section: str | None = None,
+        source: Source | str = Source.EXPLICIT,
+        multi: bool = False,
+        importance: float | None = None,
+        entities: Sequence[str] = (),
+        tags: Sequence[str] = (),
+        scope: Scope | str | None = None,
+        channel: str | None = None,
+        source_agent: str = USER,
+        at: datetime | None = None,
+        user: str | None = None,
+        team: str | None = None,
+        reader: Reader | None = None,
+    ) -> WriteReceipt:
+        """Remember a fact in the Brain (SPEC M3).
+
+        With a ``key``, a new value *supersedes* the current one (kept as history)
+        unless ``multi`` is set; remembering an exact duplicate only refreshes its
+        ``updated_at``. Only facts of the same audience are compared: another user's
+        ``name`` is never superseded. Who the fact is for (``scope``, ``user``,
+        ``channel``, ``team``; the reader's user and channel by default) is described in
+        docs/scopes.md.
+        """
+        name = self._agent(agent)
+        item, at = self._fact_item(
+            name,
+            content,
+            key=key,
+            value=value,
+            section=section,
+            source=source,
+            multi=multi,
+            importance=importance,
+            entities=entities,
+            tags=tags,
+            scope=scope,
+            channel=channel,
+            at=at,
+            user=user,
+            team=team,
+            reader=reader,
+        )
+        # the Brain's folder and the audit line reach the disk together once the lock
+        # is released (group commit); the Brain's bytes and a move's destination first
+        with self._commits.deferring(), self._lock, self.workspace.steady_facts():
+            item, now = self._stamped(item, at)
+            return self._write_fact(name, item.section or "", item, now, source_agent)
+
+    def remember_many(
+        self,
+        facts: Iterable[str | Mapping[str, Any]],
+        *,
+        agent: str | None = None,
+        source: Source | str = Source.EXPLICIT,
+        source_agent: str = USER,
+        reader: Reader | None = None,
+    ) -> list[WriteReceipt]:
+        """Remember many facts in one go: a receipt per fact, in order.
+
+        Each fact is a string (its content) or a mapping of :meth:`remember`'s fields
+        (``content`` or ``value``, ``key``, ``section``, ``source``, ``multi``,
+        ``importance``, ``entities``, ``tags``, ``scope``, ``channel``, ``user``,
+        ``team``, ``at``). Every fact is checked before any is written
+        (:class:`InvalidInput` names the first bad one). Each then goes through the one
+        write path as :meth:`remember` would, under one hold of the workspace lock,
+        deciding duplicates against the facts stored and the batch's own earlier facts;
+        the index is brought up to date once, at the end. An agent whose autonomy denies
+        the write raises :class:`PermissionDenied` before anything is written.
+        """
+        name = self._agent(agent)
+        prepared: list[tuple[MemoryItem, datetime | None]] = []
+        for n, fact in enumerate(facts, 1):
+            fields: dict[str, Any] = {"content": fact} if isinstance(fact, str) else dict(fact)
+            unknown = sorted(set(fields) - _FACT_FIELDS)
+            if unknown:
+                raise InvalidInput(f"fact {n}: unknown field(s) {', '.join(unknown)}")
+            fields.setdefault("source", source)
+            try:
+                prepared.append(self._fact_item(name, reader=reader, **fields))
+            except (InvalidInput, TypeError) as exc:
+                raise InvalidInput(f"fact {n}: {exc}") from exc
+        receipts: list[WriteReceipt] = []
+        # one round of fsyncs for the batch; each fact file checked against its parse once
+        with self._commits.deferring(), self._lock, self.workspace.steady_facts():
+            self._healing(lambda: self._presync(name))
+            with self._deferring(name) as paths:
+                try:
+                    with self.workspace.holding_brain(name):  # one Brain write at the end
+                        for item, at in prepared:
+                            item, now = self._stamped(item, at)
+                            section = item.section or ""
+                            receipts.append(
+                                self._write_fact(
+                                    name, section, item, now, source_agent, synced=True
+                                )
+                            )
+                finally:
+                    written = list(paths)
+            if written:
+                try:
+                    self._after_write(name, written)
+                except Exception as exc:  # the facts are stored; `kronika sync` catches up
+                    note = f"the facts were stored but the index was not updated ({exc})"
+                    receipts[-1] = replace(receipts[-1], notes=(*receipts[-1].notes, note))
+        return receipts
+
+    def _fact_item(
+        self,
+        name: str,
+        content: str | None = None,
+        *,
+        key: str | None = None,
+        value: str | None = None,
+        section: str | None = None,
+        source: Source | str = Source.EXPLICIT,
+        multi: bool = False,
+        importance: float | None = None,
+        entities: Sequence[str] = (),
+        tags: Sequence[str] = (),
+        scope: Scope | str | None = None,
+        channel: str | None = None,
+        at: datetime | None = None,
+        user: str | None = None,
+        team: str | None = None,
+        reader: Reader | None = None,
+    ) -> tuple[MemoryItem, datetime | None]:
+        """The fact :meth:`remember` would store (checked), and its given time."""
+        raw = value if value is not None else content
+        if raw is None:
+            raise InvalidInput("nothing to remember: give the content (and optionally a key)")
+        text = _clean(raw, what="the value", limit=MAX_VALUE_CHARS)
+        clean_key = _clean(key, what="the key", limit=MAX_KEY_CHARS) if key is not None else None
+        if clean_key is not None:
+            checks.fact_key(clean_key)
+        importance = checks.fraction(importance, what="importance")
+        at = checks.moment(at, what="at")
+        entities = checks.texts(entities, what="entities")
+        tags = checks.texts(tags, what="tags")
+        owners = self._audience(name, scope, user, channel, team, reader)
+        now = at or self.clock.now()
+        try:
+            src = Source(source)
+            section = checks.optional_text(section, what="the section")
+            sect = parse_section(section) if section else guess_section(clean_key, text)
+        except ValueError as exc:
+            raise InvalidInput(str(exc)) from exc
+        imp = importance
+        if imp is None:
+            explicit = src is Source.EXPLICIT
+            imp = self.settings.importance_explicit if explicit else self.settings.importance_auto
+        item = MemoryItem(
+            id=_new_id("f"),
+            agent=name,
+            content=f"{clean_key}: {text}" if clean_key else text,
+            type=fact_type(sect.value),
+            layer=Layer.LONG_TERM,
+            tier=Tier.LONG,
+            created_at=now,
+            updated_at=now,
+            provenance=Provenance(path="brain.md"),
+            tenant=self.workspace.tenant_of(name),
+            scope=owners.scope,
+            channel=owners.channel,
+            user=owners.user,
+            team=owners.team,
+            key=clean_key,
+            value=text,
+            multi=bool(multi),
+            source=src,
+            section=sect.value,
+            importance=imp,
+            valid_from=now,
+            entities=tuple(dict.fromkeys([*extract_entities(text), *entities])),
+            tags=tuple(tags),
+        )
+        return item, at
+
+    def _stamped(self, item: MemoryItem, at: datetime | None) -> tuple[MemoryItem, datetime]:
+        """``item`` timed now unless its time was given; taken under the lock, so racing
+        writers' times follow their order."""
+        if at is not None:
+            return item, at
+        now = self.clock.now()
+        return replace(item, created_at=now, updated_at=now, valid_from=now), now
+
+    def _presync(self, agent: str) -> SyncReport:
+        """Pick up hand edits of the Brain and the archive before a fact is placed."""
+        return self._indexer.sync_agent(
+            agent, paths=["brain.md", "brain_archive.md"], defer_vectors=True
+        )
+
+    def _write_fact(
+        self,
+        agent: str,
+        section: str,
+        item: MemoryItem,
+        now: datetime,
+        source_agent: str,
+        *,
+        synced: bool = False,
+    ) -> WriteReceipt:
+        if not synced:
+            self._presync(agent)
+        # screened before the duplicate check, so a redacted fact said twice is one fact
+        item = screen_item(item, self.settings.secrets)
+        change = self._fact_change(agent, item, now)
+        receipt = self._writer.memory_write(agent, section, change, source_agent)
+        if receipt.outcome == "applied":
+            try:
+                self._keep_brain_in_budget(agent)
+            except Exception as exc:  # the fact is stored; trimming the Brain can wait
+                note = f"the Brain was not trimmed to its budget: {exc}"
+                receipt = replace(receipt, notes=(*receipt.notes, note))
+        return receipt
+
+    def _fact_change(self, agent: str, item: MemoryItem, now: datetime) -> Change:
+        """Which change remembering ``item`` makes (the rules of :mod:`kronika.core.dedup`)."""
+        owners = Audience.of(item)  # one audience's facts never replace another's
+        placed = place_fact(
+            item,
+            [f for f in self.workspace.brain_facts(agent) if Audience.of(f) == owners],
+            [
+                f
+                for f in self.workspace.archived_facts_like(agent, item)
+                if Audience.of(f) == owners
+            ],
+            near=self.settings.near_duplicate_similarity,
+        )
+        match placed:
+            case Refresh(fact):
+                return TouchFact(replace(fact, updated_at=now))
+            case Replace(old, new):
+                return SupersedeFact(old.id, new)
+            case Add(new):
+                return AddFact(new)
+
+    def append_fact(
+        self, key: str, value: str, *, agent: str | None = None, source_agent: str = USER
+    ) -> WriteReceipt:
+        """Store an automatically learned fact (``source=auto``) — the adapter call of SPEC I1."""
+        return self.remember(
+            key=key, value=value, agent=agent, source=Source.AUTO, source_agent=source_agent
+        )
+
+    def _keep_brain_in_budget(self, agent: str) -> None:
+        """Move the least-used facts to ``brain_archive.md`` when the Brain is over its limit."""
+        facts = self.workspace.brain_facts(agent)
+        text = render_brain(agent, facts)
+        # a token is at least one byte (byte-pair encodings), so a Brain of no more
+        # bytes than the limit fits without loading the tokenizer to count it
+        if len(text.encode("utf-8")) <= self.settings.brain_max:
+            return
+        if self.tokens.count(text) <= self.settings.brain_max:
+            return
+        usage = {it.id: it for it in self.index.get_items([f.id for f in facts])}
+        with_usage = [usage.get(f.id, f) for f in facts]
+        ids = choose_archive(
+            with_usage,
+            budget=self.settings.brain_budget,
+            count=lambda text: self.tokens.count(text),
+            now=self.clock.now(),
+            half_life_days=self.settings.decay_half_life_days,
+        )
+        if ids:
+            self._writer.memory_write(agent, "Brain", ArchiveFacts(tuple(ids)), SYSTEM)

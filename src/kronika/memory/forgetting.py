@@ -1,0 +1,138 @@
+"""Forgetting through the facade: an item, a fact key or value, or a spoken topic
+(:mod:`kronika.engine.forgetting`), and the purge of what the storage policies no
+longer allow (:mod:`kronika.engine.purge`); both end in one forget path that redacts
+the text everywhere it is written."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from kronika.core.model import MemoryItem, Reader
+from kronika.core.visibility import only_visible
+from kronika.engine.redacting import plan_forget, snapshot
+from kronika.engine.sync import Progress
+from kronika.engine.write import SYSTEM, USER, ForgetItems
+from kronika.errors import NotFound
+from kronika.memory import checks
+from kronika.memory.base import MemoryBase
+
+if TYPE_CHECKING:  # the forget path (and its phrase rules) loads when something is forgotten
+    from kronika.engine.forgetting import ForgetReceipt
+    from kronika.engine.purge import PurgeReport
+
+
+class MemoryForgetting(MemoryBase):
+    """Forget items and purge what the policies no longer allow."""
+
+    def forget(
+        self,
+        item_id: str | None = None,
+        *,
+        key: str | None = None,
+        value: str | None = None,
+        topic: str | None = None,
+        agent: str | None = None,
+        source_agent: str = USER,
+        reader: Reader | None = None,
+    ) -> ForgetReceipt:
+        """Forget an item by id, every value of a fact key, one value (``key`` and
+        ``value``, or ``value`` alone) or what a spoken ``topic`` names, and redact its
+        text everywhere else it is written; see :mod:`kronika.engine.forgetting`.
+
+        Returns a :class:`~kronika.engine.forgetting.ForgetReceipt` listing every place
+        touched (``outcome="proposed"`` when the agent's autonomy makes it a proposal).
+        """
+        from kronika.engine.forgetting import find_items
+
+        item_id, key, value, topic = (
+            checks.optional_text(text, what=what)
+            for text, what in ((item_id, "the item id"), (key, "the key"))
+            + ((value, "the value"), (topic, "the topic"))
+        )
+        name = self._agent(agent)
+        with self._lock:
+            self._indexer.sync_agent(name)
+            items = find_items(
+                self.workspace,
+                self.index,
+                name,
+                item_id=item_id,
+                key=key,
+                value=value,
+                topic=topic,
+            )
+            who = self._reader(reader)
+            if who is not None:  # a reader forgets only what they may see
+                items = only_visible(items, who)
+                if not items:
+                    raise NotFound("nothing to forget that this reader may see")
+            section = items[0].section or "" if len(items) == 1 else ""
+            return self._forget_items(name, items, section, source_agent)
+
+    def _forget_items(
+        self, name: str, items: Sequence[MemoryItem], section: str, source_agent: str
+    ) -> ForgetReceipt:
+        """Forget ``items`` of agent ``name`` and redact their text everywhere (the one
+        forget path: :meth:`forget`, and the purge of :mod:`kronika.engine.purge`)."""
+        from kronika.engine.forgetting import ForgetReceipt, forgotten_phrases
+
+        with self._lock:
+            phrases = forgotten_phrases(self.workspace, name, items)
+            plan = plan_forget(self.workspace, self.audit_log, name, items, phrases)
+            touched = [e.path for e in plan.edits if e.place.action != "removed"]
+            before = snapshot(self.workspace, name, touched)
+            ids = [it.id for it in items]
+            indexed = {it.id for it in self.index.get_items(ids)}
+            change = ForgetItems(tuple(items), tuple(phrases))
+            written = self._writer.memory_write(name, section, change, source_agent)
+            if written.outcome != "applied":
+                return ForgetReceipt(
+                    written.outcome,
+                    name,
+                    tuple(items),
+                    plan.places,
+                    tuple(phrases),
+                    proposal=written.proposal,
+                )
+            after = snapshot(self.workspace, name, touched)
+            left = {it.id for it in self.index.get_items(ids)}
+            self.link_store.remove_links(name, set(ids) - left)
+        rewritten = sum(1 for i, text in after.items() if before.get(i) != text)
+        gone = (indexed - left) | (set(before) - set(after))  # a rewritten id counts too
+        return ForgetReceipt(
+            "applied",
+            name,
+            tuple(items),
+            plan.places,
+            tuple(phrases),
+            index_removed=len(gone),
+            index_rewritten=rewritten,
+            audit_redacted=plan.audit_entries,
+        )
+
+    def purge(
+        self,
+        *,
+        agent: str | None = None,
+        dry_run: bool = False,
+        progress: Progress | None = None,
+    ) -> PurgeReport:
+        """Forget what the storage policies no longer allow (expired, never to be stored,
+        in too long a tier), every agent's unless ``agent``; see :mod:`kronika.engine.purge`."""
+        from kronika.engine.purge import find_purgeable, purge
+
+        agents = [self._agent(agent)] if agent is not None else self.agents()
+        with self._lock:
+            for name in agents:
+                self._indexer.sync_agent(name)
+            now = self.clock.now()
+            policies = self.settings.storage_policies
+            checked, found = find_purgeable(self.index, agents, policies, now)
+            return purge(
+                checked,
+                found,
+                lambda name, items: self._forget_items(name, items, "purge", SYSTEM),
+                dry_run=dry_run,
+                progress=progress,
+            )

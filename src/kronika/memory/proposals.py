@@ -1,0 +1,60 @@
+"""Changes an agent's autonomy turned into proposals (:mod:`kronika.engine.proposals`):
+listed for the reader who may see them, approved (applied as the person, a fact placed
+as :meth:`~kronika.memory.facts.MemoryFacts.remember` would) or rejected."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from kronika.core.model import MemoryItem, Reader
+from kronika.core.visibility import visible
+from kronika.engine.proposals import Proposal, fact_of, items_of
+from kronika.engine.write import USER, WriteLessons, WriteReceipt
+from kronika.memory.facts import MemoryFacts
+from kronika.stores.markdown.lessons import lesson_items
+
+
+class MemoryProposals(MemoryFacts):
+    """List, approve and reject proposals."""
+
+    def proposals(
+        self, agent: str | None = None, *, reader: Reader | None = None
+    ) -> list[Proposal]:
+        """Changes waiting for the person's approval; every agent's when ``agent`` is None.
+        A reader sees those whose every item they may see (none that only keep books)."""
+        found = [p for name in self._agents_or_all(agent) for p in self._proposals.pending(name)]
+        who = self._reader(reader)
+        if who is None:
+            return found
+        return [
+            p
+            for p in found
+            if (its := self._proposed_items(p)) and all(visible(i, who) for i in its)
+        ]
+
+    def _proposed_items(self, proposal: Proposal) -> tuple[MemoryItem, ...]:
+        """What ``proposal`` would store: its items, or the lessons it would write as
+        the items they become (so a lesson's own audience sees its proposal)."""
+        if isinstance(proposal.change, WriteLessons):
+            tenant = self.workspace.tenant_of(proposal.agent)
+            return tuple(lesson_items(proposal.change.lessons, {}, tenant=tenant))
+        return items_of(proposal.change)
+
+    def approve(self, proposal_id: str, agent: str | None = None) -> WriteReceipt:
+        """Apply a waiting proposal as the person, then remove it (see engine/proposals)."""
+        with self._lock:
+            found = self._proposals.find(self._agents_or_all(agent), proposal_id)
+            fact = fact_of(found.change)
+            if fact is None:
+                receipt = self._writer.memory_write(found.agent, found.section, found.change, USER)
+            else:
+                receipt = self._write_fact(found.agent, found.section, fact, self.clock.now(), USER)
+            self._proposals.settle(found, "approve")
+        return receipt
+
+    def reject(self, proposal_id: str, agent: str | None = None) -> Proposal:
+        """Drop a waiting proposal (audited as ``reject``); returns it, marked rejected."""
+        with self._lock:
+            found = self._proposals.find(self._agents_or_all(agent), proposal_id)
+            self._proposals.settle(found, "reject")
+        return replace(found, status="rejected")

@@ -1,0 +1,158 @@
+"""Search in :class:`~kronika.stores.sqlite.SqliteIndex` (SPEC R1): BM25 keyword search
+over the in-memory postings (or FTS5 itself for a process that searches once) and
+exact cosine similarity over the vector snapshot, narrowed by the vector graph from
+``ann_threshold`` rows on.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sqlite3
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+
+from kronika.core.model import RecallFilter
+from kronika.errors import IndexError_
+from kronika.ports import Vector
+from kronika.stores.sqlite.batch import MAX_SCORES, QueryScores
+from kronika.stores.sqlite.index_snapshots import IndexSnapshots
+from kronika.stores.sqlite.lexical import Phrase
+from kronika.stores.sqlite.query import filter_clause, query_terms, quote
+from kronika.stores.sqlite.vectors import read_transaction
+
+# BM25 column weights: content, key, entities, speaker. A hit on a key or an
+# entity name says more about an item than one word of its text.
+_BM25 = "bm25(items_fts)"  # equal column weights: measured best, and nothing to tune
+
+
+class IndexSearch(IndexSnapshots):
+    """Keyword and vector search."""
+
+    def search_lexical(
+        self, query: str, flt: RecallFilter, limit: int, *, whole_phrase: bool = True
+    ) -> list[tuple[str, float]]:
+        """FTS5's BM25 over accent-folded text, best first; higher score is better.
+
+        The query is the MATCH expression of :func:`query.match_expression` (every
+        word OR-ed, plus the whole phrase unless ``whole_phrase`` is false); the scores
+        are those of FTS5's ``bm25()``, computed over an in-memory copy of the index
+        (:mod:`.lexical`).
+        """
+        terms = query_terms(query)
+        if not terms or limit <= 0:
+            return []
+        texts = [" ".join(terms), *terms] if len(terms) > 1 and whole_phrase else terms
+        with self._reading() as conn, read_transaction(conn):
+            if self._bm25 is None and not self._bm25_wanted:
+                # Loading the copy costs seconds at 100k items: a process that recalls
+                # once (a CLI call) lets SQLite answer; the second search loads it.
+                # SQLite's statistics count every row, so only when every row is the
+                # agent's own (the in-memory copy counts the agent's rows only).
+                self._bm25_wanted = True
+                if self._holds_only(conn, flt):
+                    return self._search_fts5(conn, texts, flt, limit)
+            bm25 = self._current_bm25(conn)
+            phrases = [
+                Phrase(text, tokens)
+                for text, tokens in zip(texts, self._tokenizer.words(conn, texts), strict=True)
+            ]
+            # FTS5 scores a phrase of several tokens itself (the snapshot has no positions).
+            parts: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
+            for phrase in phrases:
+                if len(phrase.tokens) > 1 and all(t in bm25.postings for t in phrase.tokens):
+                    found = conn.execute(
+                        f"SELECT rowid, {_BM25} FROM items_fts WHERE items_fts MATCH ?",
+                        (quote(phrase.text),),
+                    ).fetchall()
+                    parts[phrase.text] = (
+                        np.asarray([r for r, _ in found], dtype=np.int64),
+                        -np.asarray([v for _, v in found], dtype=np.float64),
+                    )
+            allowed = self._allowed_rowids(conn, flt)
+            return bm25.search(phrases, parts, flt, limit, allowed)
+
+    def _search_fts5(
+        self, conn: sqlite3.Connection, texts: Sequence[str], flt: RecallFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        """The same search run by FTS5 itself (equal scores ordered by id, as in memory)."""
+        expression = " OR ".join(quote(text) for text in texts)
+        where, params = filter_clause(flt)
+        sql = (
+            f"SELECT i.id, {_BM25} AS rank FROM items_fts JOIN items AS i"
+            f" ON i.rowid = items_fts.rowid WHERE items_fts MATCH ? AND {where}"
+            " ORDER BY rank, i.id LIMIT ?"
+        )
+        found = conn.execute(sql, [expression, *params, limit]).fetchall()
+        return [(item_id, -float(rank)) for item_id, rank in found]
+
+    @staticmethod
+    def _holds_only(conn: sqlite3.Connection, flt: RecallFilter) -> bool:
+        """Whether every item belongs to the agents and tenant ``flt`` names.
+
+        Asked as ranges outside the names (both columns are NOT NULL), one EXISTS
+        each, so the agent and tenant indexes answer at once whatever the size.
+        """
+        outside: list[tuple[str, tuple[str, ...]]] = []
+        if flt.agents:
+            names = sorted(set(flt.agents))
+            outside.append(("agent < ?", (names[0],)))
+            outside.extend(("agent > ? AND agent < ?", pair) for pair in itertools.pairwise(names))
+            outside.append(("agent > ?", (names[-1],)))
+        if flt.tenant is not None:
+            outside += [("tenant < ?", (flt.tenant,)), ("tenant > ?", (flt.tenant,))]
+        if not outside:
+            return True
+        sql = " OR ".join(f"EXISTS (SELECT 1 FROM items WHERE {cond})" for cond, _ in outside)
+        params = [value for _, values in outside for value in values]
+        (other,) = conn.execute(f"SELECT {sql}", params).fetchone()
+        return not other
+
+    def search_vector(
+        self, query: Vector, flt: RecallFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        """Cosine similarity against the embedded items passing ``flt`` (exact scores).
+
+        From ``ann_threshold`` items on, the rows scored are the candidates of the
+        vector graph (:mod:`.ann`), or every row the filter keeps when it is narrow.
+        """
+        if np.asarray(query).size != self._dim:
+            raise IndexError_(
+                f"query vector has {np.asarray(query).size} dimensions;"
+                f" model {self._model} has {self._dim}"
+            )
+        with self._reading() as conn:
+            snapshot = self._current_snapshot(conn)
+            allowed = self._allowed_rowids(conn, flt)
+            graph = self._current_graph(conn, snapshot)
+            if graph is not None:  # the graph changes under the lock only
+                return snapshot.search(query, flt, limit, allowed, graph)
+            together = self._together
+            scores = None if together is None else together.take(snapshot, query)
+            if together is not None and not together:
+                self._together = None
+        return snapshot.search(query, flt, limit, allowed, scores=scores)
+
+    def score_together(self, queries: Sequence[Vector], *, max_scores: int = MAX_SCORES) -> None:
+        """The next searches for these query vectors score them in one matrix product
+        (:mod:`.batch`; in groups when rows × queries pass ``max_scores``); a later
+        batch takes the place of one not searched in full."""
+        with self._lock:
+            self._together = (
+                QueryScores(queries, max_scores=max_scores) if len(queries) > 1 else None
+            )
+
+    def wait_for_vector_graph(self, timeout: float | None = None) -> bool:
+        """Build the vector graph now if the index is large enough; True once it is ready.
+
+        Searches never wait for it (they stay exact meanwhile); benchmarks and tools
+        that want the steady state call this first.
+        """
+        with self._reading() as conn:
+            if self._current_graph(conn, self._current_snapshot(conn)) is not None:
+                return True
+        if not self._ann.wait(timeout):
+            return False
+        with self._reading() as conn:
+            return self._current_graph(conn, self._current_snapshot(conn)) is not None

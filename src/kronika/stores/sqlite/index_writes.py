@@ -1,0 +1,251 @@
+"""The write side of :class:`~kronika.stores.sqlite.SqliteIndex`: a file's rows
+replaced, patched, appended to or removed, the cached vectors written with them, usage
+statistics and meta values.
+
+Every write is one ``BEGIN IMMEDIATE`` transaction. What a write deletes is noted
+(its text hashes, its searchable rows) for :mod:`.index_upkeep`, which drops the
+vectors and scrubs the copies no item needs any more.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Mapping, Sequence
+from datetime import datetime
+
+import numpy as np
+
+from kronika.core.model import MemoryItem
+from kronika.errors import IndexError_
+from kronika.ports import SourceState, Vector
+from kronika.stores.sqlite import appends, patches, scrub
+from kronika.stores.sqlite import rows as R
+from kronika.stores.sqlite.index_base import IndexBase, _chunks
+from kronika.stores.sqlite.query import to_epoch
+
+_DELETIONS_KEPT = 100_000  # deletion-log entries kept for readers' incremental refresh
+
+
+class IndexWrites(IndexBase):
+    """Writes of rows, vectors, usage statistics and meta values."""
+
+    def replace_source(
+        self,
+        state: SourceState,
+        items: Sequence[MemoryItem],
+        text_hashes: Sequence[str] | None = None,
+    ) -> None:
+        """Atomically replace every item that came from ``(state.agent, state.path)``.
+
+        One transaction, bulk ``executemany``. Ids are unique across the index: a
+        repeated id within ``items`` keeps its first occurrence, and an id already
+        indexed from another file moves to this one (the file indexed last wins).
+        The items are numbered 0, 1, 2… in the given (file) order (their ``pos``):
+        :meth:`neighbours` finds a turn's context by it.
+        """
+        if text_hashes is not None and len(text_hashes) != len(items):
+            raise ValueError("text_hashes must have one hash per item")
+        hashes = list(text_hashes) if text_hashes is not None else None
+        unique: dict[str, tuple[MemoryItem, str]] = {}
+        for n, item in enumerate(items):
+            if item.id not in unique:
+                unique[item.id] = (item, hashes[n] if hashes else R.default_text_hash(item))
+        with self._writing() as conn:
+            source = [state.agent, state.path]
+            self._note_hashes(conn, "source_agent = ? AND source_path = ?", source)
+            old = scrub.searchable_rows(conn, "source_agent = ? AND source_path = ?", source)
+            for chunk in _chunks(list(unique)):  # ids moving here from another file
+                self._note_hashes(conn, f"id IN ({', '.join('?' * len(chunk))})", chunk)
+                old.update(
+                    scrub.searchable_rows(conn, f"id IN ({', '.join('?' * len(chunk))})", chunk)
+                )
+            self._delete_where(
+                conn, "source_agent = ? AND source_path = ?", (state.agent, state.path)
+            )
+            conn.executemany(
+                "DELETE FROM items_fts WHERE rowid = (SELECT rowid FROM items WHERE id = ?)",
+                ((i,) for i in unique),
+            )
+            conn.executemany("DELETE FROM items WHERE id = ?", ((i,) for i in unique))
+            top = _last_rowid(conn)
+            numbered = [(top + 1 + n, pair) for n, pair in enumerate(unique.values())]
+            conn.executemany(
+                R.INSERT_ITEM_SQL,
+                (R.item_row(rid, it, state, h, rid - top - 1) for rid, (it, h) in numbered),
+            )
+            fts = [R.fts_row(rid, it) for rid, (it, _) in numbered]  # folded once, used twice
+            conn.executemany(R.INSERT_FTS_SQL, fts)
+            conn.executemany(
+                "INSERT INTO item_entities (item_rowid, entity_norm) VALUES (?, ?)",
+                (row for rid, (it, _) in numbered for row in R.entity_rows(rid, it)),
+            )
+            if old:
+                kept = {row[1:] for row in fts}
+                self._vanished.update((rid, row) for rid, row in old.items() if row[1] not in kept)
+            conn.execute(
+                "INSERT INTO sources (agent, path, content_hash, mtime_ns, size)"
+                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent, path) DO UPDATE SET"
+                " content_hash = excluded.content_hash, mtime_ns = excluded.mtime_ns,"
+                " size = excluded.size",
+                (state.agent, state.path, state.content_hash, state.mtime_ns, state.size),
+            )
+
+    def append_to_source(
+        self,
+        expected: SourceState,
+        state: SourceState,
+        items: Sequence[MemoryItem],
+        text_hashes: Sequence[str],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
+    ) -> bool:
+        """Add ``items`` after the rows of a file the index holds as ``expected``, and
+        cache ``vectors`` (by text hash), in one transaction; ``False`` (nothing
+        written) when it cannot: re-index the file."""
+        blobs = self._blobs(vectors or {})
+        with self._writing() as conn:
+            top = _last_rowid(conn)
+            if not appends.append_rows(conn, expected, state, items, text_hashes, top):
+                return False
+            self._insert_blobs(conn, blobs)
+            return True
+
+    def patch_source(
+        self,
+        expected: SourceState,
+        state: SourceState,
+        gone: Sequence[str],
+        items: Sequence[MemoryItem],
+        text_hashes: Sequence[str],
+        lines: Mapping[str, int | None],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
+    ) -> bool:
+        """Change a few items of a file the index holds as ``expected``, in one
+        transaction (:mod:`.patches`): delete the rows of ``gone`` and of ``items``
+        (from any file: an id moving here), insert ``items``, set the line of the ids in
+        ``lines``, record ``state``, cache ``vectors``. ``False`` (nothing written) when
+        the index no longer holds ``expected``: re-index the file."""
+        blobs = self._blobs(vectors or {})
+        with self._writing() as conn:
+            if not patches.holds(conn, expected):
+                return False
+            self._insert_blobs(conn, blobs)
+            ids = list(dict.fromkeys([*gone, *(item.id for item in items)]))
+            for chunk in _chunks(ids):
+                where = f"id IN ({', '.join('?' * len(chunk))})"
+                self._note_hashes(conn, where, chunk)
+                old = scrub.searchable_rows(conn, where, chunk)
+                kept = {R.fts_row(0, it)[1:] for it in items}
+                self._vanished.update((rid, row) for rid, row in old.items() if row[1] not in kept)
+                if old:
+                    self._delete_where(conn, where, chunk)
+            patches.patch_rows(conn, state, items, text_hashes, lines, _last_rowid(conn))
+            return True
+
+    def remove_source(self, agent: str, path: str) -> None:
+        with self._writing() as conn:
+            self._note_hashes(conn, "source_agent = ? AND source_path = ?", [agent, path])
+            where = "source_agent = ? AND source_path = ?"
+            self._vanished.update(scrub.searchable_rows(conn, where, [agent, path]))
+            self._delete_where(conn, where, (agent, path))
+            conn.execute("DELETE FROM sources WHERE agent = ? AND path = ?", (agent, path))
+
+    def reset(self) -> None:
+        """Forget every item and source (keeps the embedding cache and usage statistics)."""
+        self._scrub_all = True
+        with self._writing() as conn:
+            conn.execute("DELETE FROM item_entities")
+            conn.execute("DELETE FROM items_fts")
+            conn.execute("DELETE FROM items")
+            conn.execute("DELETE FROM item_deletions")  # readers see the gap and reload
+            conn.execute("DELETE FROM sources")
+
+    @staticmethod
+    def _delete_where(conn: sqlite3.Connection, where: str, params: Sequence[object]) -> None:
+        conn.execute(
+            f"DELETE FROM items_fts WHERE rowid IN (SELECT rowid FROM items WHERE {where})", params
+        )
+        conn.execute(f"DELETE FROM items WHERE {where}", params)
+        # Readers further behind than this reload their vectors in full.
+        conn.execute(
+            "DELETE FROM item_deletions WHERE seq <= (SELECT max(seq) FROM item_deletions) - ?",
+            (_DELETIONS_KEPT,),
+        )
+
+    def _note_hashes(self, conn: sqlite3.Connection, where: str, params: Sequence[object]) -> None:
+        """Remember the text hashes of the items about to be deleted (see
+        :meth:`drop_unused_embeddings`)."""
+        found = conn.execute(f"SELECT DISTINCT text_hash FROM items WHERE {where}", params)
+        self._maybe_unused.update(text_hash for (text_hash,) in found)
+
+    def set_meta_value(self, key: str, value: str) -> None:
+        with self._writing() as conn:
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def record_access(self, ids: Sequence[str], at: datetime) -> None:
+        """Count one access per distinct id; ``last_accessed_at`` never moves backwards."""
+        moment = to_epoch(at)
+        with self._writing() as conn:
+            conn.executemany(
+                "INSERT INTO usage (item_id, access_count, last_accessed_at) VALUES (?, 1, ?)"
+                " ON CONFLICT (item_id) DO UPDATE SET access_count = access_count + 1,"
+                " last_accessed_at = max(coalesce(last_accessed_at, excluded.last_accessed_at),"
+                " excluded.last_accessed_at)",
+                ((i, moment) for i in dict.fromkeys(ids)),
+            )
+
+    def restore_usage(self, rows: Sequence[tuple[str, int, datetime | None]]) -> None:
+        """Set usage statistics as a backup recorded them (``0, None`` removes a row)."""
+        kept = [(i, n, None if t is None else to_epoch(t)) for i, n, t in rows if n or t]
+        with self._writing() as conn:
+            conn.executemany(
+                "DELETE FROM usage WHERE item_id = ?", ((i,) for i, n, t in rows if not (n or t))
+            )
+            conn.executemany(
+                "INSERT INTO usage (item_id, access_count, last_accessed_at) VALUES (?, ?, ?)"
+                " ON CONFLICT (item_id) DO UPDATE SET access_count = excluded.access_count,"
+                " last_accessed_at = excluded.last_accessed_at",
+                kept,
+            )
+
+    def store_embeddings(self, vectors: Mapping[str, Vector]) -> None:
+        """Cache one vector per text hash under ``embedding_model`` (replacing any old one).
+
+        Vectors are stored scaled to unit length (a zero vector stays zero), so
+        cosine similarity is a plain dot product at search time.
+        """
+        blobs = self._blobs(vectors)
+        with self._writing() as conn:
+            self._insert_blobs(conn, blobs)
+
+    def _blobs(self, vectors: Mapping[str, Vector]) -> list[tuple[str, str, bytes]]:
+        """The rows of the embedding cache for ``vectors``: unit length, little-endian."""
+        blobs: list[tuple[str, str, bytes]] = []
+        for text_hash, vec in vectors.items():
+            flat = np.asarray(vec, dtype=np.float64).reshape(-1)
+            if flat.size != self._dim:
+                raise IndexError_(
+                    f"embedding for {text_hash} has {flat.size} dimensions;"
+                    f" model {self._model} has {self._dim}"
+                )
+            norm = float(np.linalg.norm(flat))
+            unit = flat / norm if norm > 0 else flat
+            blobs.append((text_hash, self._model, unit.astype("<f4").tobytes()))
+        return blobs
+
+    @staticmethod
+    def _insert_blobs(conn: sqlite3.Connection, blobs: Sequence[tuple[str, str, bytes]]) -> None:
+        if blobs:
+            conn.executemany(
+                "INSERT OR REPLACE INTO embeddings (text_hash, model, vec) VALUES (?, ?, ?)", blobs
+            )
+
+
+def _last_rowid(conn: sqlite3.Connection) -> int:
+    """The highest item rowid ever used; new rows take the next ones, so none is reused."""
+    (used,) = conn.execute(
+        "SELECT max(coalesce((SELECT max(rowid) FROM items), 0),"
+        " coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'items'), 0))"
+    ).fetchone()
+    return int(used)
