@@ -92,18 +92,16 @@ class Service:
             return
         with follower.lock:
             found = follower.poll()
-            if found is not None:
-                self._policies = found
-            if self._policies is None:
+            if found is None:
                 return
-            # every memory, a tenant's served since the last change included
+            self._policies = found
             for memory in {id(m): m for m in dict.values(self.memories)}.values():
-                if memory.settings.storage != self._policies:
-                    with self._memory_lock(memory):
-                        memory.use_storage_policies(self._policies)
+                with self._memory_lock(memory):
+                    self._adopt(memory)
 
     def _adopt(self, memory: Memory) -> None:
-        """A tenant's memory built while serving takes the policies in force."""
+        """``memory`` takes the policies in force: every memory when the file changes,
+        and a tenant's built while serving (TenantMemories.adopt) before its first use."""
         if self._policies is not None and memory.settings.storage != self._policies:
             memory.use_storage_policies(self._policies)
 
