@@ -38,8 +38,13 @@ def test_each_size_reports_per_call_and_batch_rates_beside_the_floor() -> None:
     }
     assert {"remember_per_s@60", "remember_many_per_s@60"} <= set(results["headline"])
     assert all(r["remember_cpu_ms"] > 0 and r["import_cpu_items_per_s"] > 0 for r in rows)
-    (title, cpu, together, cold) = (t["title"] for t in results["tables"])
+    (title, cpu, e2e, together, cold) = (t["title"] for t in results["tables"])
     assert "CPU" in cpu
+    assert "End to end" in e2e and results["end_to_end"]["embedder"] in e2e
+    ends = results["end_to_end"]
+    assert ends["remember_calls"] == 3 and ends["batch"] == 25
+    assert ends["remember_per_s"] > 0 and ends["embed_batch_per_s"] > 0
+    assert results["headline"]["e2e_remember_many_per_s"] > 0
     assert "remember_many(25) /s" in results["tables"][0]["columns"]
     assert "embedding excluded" in title and "Cold" in cold
     assert "several writers" in together and "fsync" in together
