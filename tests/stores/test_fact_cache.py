@@ -11,6 +11,7 @@ import pytest
 
 from kronika import Memory, build_memory, load_settings
 from kronika.engine.write import SupersedeFact, TouchFact
+from kronika.stores.markdown.atomic import stamp_own_write
 from kronika.stores.markdown.factcache import RACY_NS, SMALL_FILE, FactParse
 from kronika.stores.markdown.lines import ParsedItems
 from kronika.testing import FrozenClock
@@ -40,6 +41,67 @@ def test_a_parse_is_trusted_only_when_its_file_is_older_than_a_clock_tick() -> N
     big = (7, SMALL_FILE + 1, _NOW, _NOW)
     assert _entry(big, _NOW).trusted(big, _NOW + 1) is True
     assert _entry(big, _NOW).trusted(big, _NOW + RACY_NS) is None
+
+
+def test_a_parse_of_what_kronika_stamped_is_trusted_within_the_tick() -> None:
+    stat = (7, 100, _NOW - 1, _NOW)
+    own = _entry(stat, _NOW)
+    own.own = True
+    assert own.trusted(stat, _NOW + 1) is True  # no read, however soon after the write
+    # any later write leaves another time (or size, inode): read again
+    assert own.trusted((7, 100, _NOW + 5, _NOW + 5), _NOW + 10) is False
+    assert own.trusted((7, 100, _NOW - 1, _NOW + 5), _NOW + 10) is False
+    unstamped = _entry(stat, _NOW)
+    assert unstamped.trusted(stat, _NOW + 1) is None
+
+
+def test_no_write_after_kronikas_stamp_leaves_the_stamp(tmp_path: Path) -> None:
+    """What the stamp rests on: however soon a write follows kronika's, even in the
+    same clock tick, the file's modification time is no longer the stamp."""
+    file = tmp_path / "facts.md"
+    file.write_bytes(b"- one\n")
+    fd = os.open(file, os.O_WRONLY | os.O_APPEND)
+    try:
+        for n in range(300):
+            os.write(fd, b"- more\n")
+            stamp = stamp_own_write(fd)
+            assert stamp is not None and file.stat().st_mtime_ns == stamp
+            with open(file, "r+b") as other:  # another writer, at once, same size
+                other.write(b"- ONE\n" if n % 2 else b"- one\n")
+            assert file.stat().st_mtime_ns != stamp
+    finally:
+        os.close(fd)
+
+
+def test_a_same_size_edit_right_after_kronikas_write_is_seen(small_brain: Memory) -> None:
+    """An editor saving in place within milliseconds of kronika's own write, to the
+    Brain and to the archive kronika has just appended to, is read by the next call."""
+    with small_brain as mem:
+        for n in range(30):
+            mem.remember(f"value number {n:02d}", key=f"k{n:02d}")
+        folder = mem.workspace.agent_dir("default")
+        archive = folder / "brain_archive.md"
+        for n in range(30, 60):  # until a write appends to the archive
+            size = archive.stat().st_size
+            mem.remember(f"value number {n:02d}", key=f"k{n:02d}")
+            if archive.stat().st_size != size:
+                break
+        else:
+            raise AssertionError("no write moved facts to the archive")
+        last = mem.workspace.archived_facts("default")[-1]
+        assert last.key is not None and last.value is not None
+        edited = last.value.replace("value", "valor")
+        text = archive.read_text(encoding="utf-8")
+        with open(archive, "r+", encoding="utf-8") as handle:  # the same inode and size
+            handle.write(text.replace(f"**{last.key}**: {last.value}", f"**{last.key}**: {edited}"))
+        assert isinstance(mem.remember(edited, key=last.key).change, TouchFact)
+        brain = folder / "brain.md"
+        mem.remember("green tea", key="drink")
+        text = brain.read_text(encoding="utf-8")
+        with open(brain, "r+", encoding="utf-8") as handle:
+            handle.write(text.replace("green tea", "black tea"))
+        assert isinstance(mem.remember("black tea", key="drink").change, TouchFact)
+        assert [f.value for f in mem.facts() if f.key == "drink"] == ["black tea"]
 
 
 def _same_size_edit(file: Path, old: str, new: str) -> None:

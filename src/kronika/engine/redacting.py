@@ -204,7 +204,7 @@ def apply_forget(
     agent: str,
     items: Sequence[MemoryItem],
     phrases: Sequence[str],
-    write: Callable[[Path, str], None],
+    write: Callable[[Path, str], object],
 ) -> tuple[str, ...]:
     """Make the edits :func:`plan_forget` lists; returns the Markdown paths changed."""
     plan = plan_forget(workspace, audit, agent, items, phrases)

@@ -6,6 +6,8 @@ folder itself is fsync'ed so the rename survives a power cut (at the end of the 
 with its other files, inside a group commit: :mod:`kronika.stores.durable`). A crash at any point
 leaves either the old file or the new one, never a mix; at worst a temporary file is
 left behind, which listings ignore and :meth:`MarkdownWorkspace.cleanup_temp` removes.
+The new file carries kronika's own stamp (:func:`stamp_own_write`), so a later look
+can tell that nobody has written to it since.
 The file is its owner's alone (``0600``, in ``0700`` folders: :mod:`kronika.stores.private`).
 """
 
@@ -27,8 +29,9 @@ def is_temp_name(name: str) -> bool:
     return name.startswith(".") and name.endswith(TEMP_SUFFIX)
 
 
-def atomic_write_text(path: Path, text: str) -> None:
-    """Replace ``path`` with ``text`` (UTF-8, newlines written as given) atomically."""
+def atomic_write_text(path: Path, text: str) -> int | None:
+    """Replace ``path`` with ``text`` (UTF-8, newlines written as given) atomically;
+    returns the modification time it was given (:func:`stamp_own_write`), or ``None``."""
     make_private_dir(path.parent)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
     try:
@@ -37,6 +40,7 @@ def atomic_write_text(path: Path, text: str) -> None:
         with open(fd, "w", encoding="utf-8", newline="") as handle:
             handle.write(text)
             handle.flush()
+            stamp = stamp_own_write(handle.fileno())
             os.fsync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
@@ -45,6 +49,26 @@ def atomic_write_text(path: Path, text: str) -> None:
             tmp.unlink()
         raise
     _fsync_dir(path.parent)
+    return stamp
+
+
+def stamp_own_write(fd: int) -> int | None:
+    """Set the modification time of the file open as ``fd``, just written by kronika,
+    one nanosecond back from the time its write gave it: a time no later write leaves,
+    so while the file still shows it nobody has written to it since (what that spares:
+    :mod:`~kronika.stores.markdown.factcache`). Returns the stamp, or ``None`` when the
+    file system could not take it."""
+    if os.utime not in os.supports_fd:
+        return None
+    try:
+        st = os.fstat(fd)
+        stamp = st.st_mtime_ns - 1
+        os.utime(fd, ns=(st.st_atime_ns, stamp))
+        if os.fstat(fd).st_mtime_ns != stamp:
+            return None  # rounded to what the file system holds (whole seconds, say)
+    except OSError:
+        return None
+    return stamp
 
 
 def _fsync_dir(folder: Path) -> None:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from kronika.core.model import BrainSection, MemoryItem
 from kronika.errors import WorkspaceError
 from kronika.stores.markdown import brain, factlookup
+from kronika.stores.markdown.atomic import stamp_own_write
 from kronika.stores.markdown.factcache import KEPT_APPENDS, file_stat
 from kronika.stores.markdown.lines import ParsedItems, bare, split_lines
 
@@ -94,6 +95,7 @@ def append_facts(
         written = 0
         while written < len(data):
             written += os.write(fd, data[written:])
+        stamp = stamp_own_write(fd)
         unsynced = ws._holding.get(os.fspath(folder))  # noqa: SLF001 - a batch's own files
         if unsynced is None:
             os.fsync(fd)
@@ -127,6 +129,8 @@ def append_facts(
     entry.digest.update(data)
     entry.lines.extend(split_lines("".join(new)))
     entry.parsed = ParsedItems((*entry.parsed.items, *added), spans, entry.parsed.warnings)
+    # kronika's stamp on exactly the bytes it wrote: nobody else has written since
+    entry.own = stamp == stat[2] and stat[1] == entry.stat[1] + len(data)
     entry.stat = stat
     entry.checked_ns = began
     entry.derived["tail"] = section

@@ -18,6 +18,17 @@ file's status, like ``git`` decides whether a checked-out file changed:
   write to a large archive is seen one tick later rather than at once;
 * otherwise the parse is used as it is, without reading the file.
 
+A file kronika has just written itself needs none of that waiting. Right after its
+write, kronika sets the file's modification time one nanosecond back from the time the
+write gave it (:func:`~kronika.stores.markdown.atomic.stamp_own_write`): a time no
+later write can leave, since any write stamps the time it happens at, which is not
+earlier than the one kronika's write got. While the file's status still shows that
+stamp, nobody has written to it since, however soon after kronika's write and whatever
+its size, so its parse is used without reading the file (:attr:`FactParse.own`). A
+writer that sets the time back to kronika's stamp on purpose, within the same clock
+tick, is the one edit this does not see; a file system that cannot hold the stamp
+(times of whole seconds) keeps the check above.
+
 When kronika appends facts itself it extends the parse with what it appended (the
 parse of the new lines only, and the running hash of the bytes), and remembers which
 file contents each append extended, so the index can add those rows alone
@@ -95,6 +106,10 @@ class FactParse:
     versions: dict[str, tuple[MemoryItem, ...]] = field(default_factory=dict)
     """The items of the file's earlier contents, by their hash, when kronika rewrote it
     from them (oldest first)."""
+    own: bool = False
+    """:attr:`stat` holds kronika's own stamp
+    (:func:`~kronika.stores.markdown.atomic.stamp_own_write`): nobody has written to the
+    file since, while its status is still :attr:`stat`."""
     pending: str | None = None
     """The text kronika will write over the file when a batch ends
     (:meth:`~kronika.stores.markdown.factfiles.FactFiles.holding_brain`): the parse is
@@ -109,6 +124,8 @@ class FactParse:
         compare the file's bytes with :attr:`content_hash` first."""
         if stat != self.stat:
             return False
+        if self.own:
+            return True
         window = racy_window(stat)
         if stat[3] + window <= self.checked_ns:
             return True

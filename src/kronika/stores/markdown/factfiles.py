@@ -339,12 +339,13 @@ class FactFiles(AgentFiles):
             return
         began = time.time_ns()
         try:
-            write_text(folder / brain.BRAIN.path, entry.pending)
+            stamp = write_text(folder / brain.BRAIN.path, entry.pending)
             stat = file_stat(os.stat(folder / brain.BRAIN.path))
         except BaseException:
             self._facts.drop(key, brain.BRAIN.path)
             raise
         entry.stat, entry.checked_ns, entry.pending = stat, began, None
+        entry.own = stamp is not None and stat[2] == stamp
 
     def _write_facts(self, agent: str, path: str, text: str) -> None:
         """Replace fact file ``path`` whole (atomically). The Brain's kept parse becomes
@@ -359,10 +360,11 @@ class FactFiles(AgentFiles):
         before = self._facts.get(key, path) if path == brain.BRAIN.path else None
         self._facts.drop(key, path)
         began = time.time_ns()
+        stamp: int | None = None
         if held and path == brain.BRAIN.path and before is not None:
             stat, mtime = before.stat, before.mtime
         else:
-            write_text(folder / path, text)
+            stamp = write_text(folder / path, text)
             if path != brain.BRAIN.path:
                 return
             try:
@@ -395,6 +397,7 @@ class FactFiles(AgentFiles):
             return
         raw = text.encode("utf-8")
         entry = FactParse(stat, began, lines, parsed, hashlib.sha256(raw), mtime, ())
+        entry.own = stamp is not None and stat[2] == stamp
         if held:
             entry.pending = text
         self._facts.rewrite(key, path, before, entry)

@@ -78,11 +78,12 @@ def keep_copy(folder: Path, path: str, raw: bytes) -> str:
     return f"{CORRUPT_DIR}/{target.name}"
 
 
-def write_text(file: Path, text: str) -> None:
+def write_text(file: Path, text: str) -> int | None:
     """Atomically replace ``file`` with ``text``; ``OSError`` becomes ``WorkspaceError``,
-    text UTF-8 cannot hold (a lone surrogate from undecoded bytes) ``InvalidInput``."""
+    text UTF-8 cannot hold (a lone surrogate from undecoded bytes) ``InvalidInput``.
+    Returns kronika's stamp of the new file (:func:`~.atomic.stamp_own_write`)."""
     try:
-        atomic_write_text(file, text)
+        return atomic_write_text(file, text)
     except OSError as exc:
         raise WorkspaceError(f"cannot write {file}: {exc}") from exc
     except UnicodeEncodeError as exc:
