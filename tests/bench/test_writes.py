@@ -38,6 +38,7 @@ def test_each_size_reports_per_call_and_batch_rates_beside_the_floor() -> None:
     }
     assert {"remember_per_s@60", "remember_many_per_s@60"} <= set(results["headline"])
     assert all(r["remember_cpu_ms"] > 0 and r["import_cpu_items_per_s"] > 0 for r in rows)
+    assert all(r["first_remember_s"] > 0 and r["remember_mean_ms"] > 0 for r in rows)
     (title, cpu, e2e, together, cold) = (t["title"] for t in results["tables"])
     assert "CPU" in cpu
     assert "End to end" in e2e and results["end_to_end"]["embedder"] in e2e
