@@ -11,6 +11,7 @@ import pytest
 
 from kronika import Memory, build_memory, load_settings
 from kronika.engine.write import SupersedeFact, TouchFact
+from kronika.stores.markdown import brain
 from kronika.stores.markdown.atomic import stamp_own_write
 from kronika.stores.markdown.factcache import RACY_NS, SMALL_FILE, FactParse
 from kronika.stores.markdown.lines import ParsedItems
@@ -200,3 +201,53 @@ def test_a_hand_edit_of_the_archive_between_processes_is_picked_up(
     archive.write_text(text + "- **hand**: written by hand\n", encoding="utf-8")
     with build_memory(settings, clock=clock) as mem:
         assert isinstance(mem.remember("written by hand", key="hand").change, TouchFact)
+
+
+def test_two_writers_on_one_workspace_read_each_others_facts_as_a_rebuild_would(
+    home: Path, clock: FrozenClock
+) -> None:
+    """Two memories on one workspace (two workers of a server) take turns: each reads
+    the Brain and the archive the other changed (spliced from its earlier parse, not
+    parsed whole), and what each sees, and the index, are what a full read gives."""
+    settings = load_settings(home, environ={}, embedder="hashing").with_overrides(
+        brain_max=120, brain_budget=80
+    )
+    with (
+        build_memory(settings, create=True, clock=clock) as one,
+        build_memory(settings, clock=clock) as two,
+    ):
+        folder = one.workspace.agent_dir("default")
+        for n in range(60):
+            writer = (one, two)[n % 2]
+            writer.remember(f"value {n} of k{n % 17}", key=f"k{n % 17}")
+            clock.advance(seconds=1)
+            if n == 31:  # a hand edit between the two
+                brain_md = folder / "brain.md"
+                text = brain_md.read_text(encoding="utf-8")
+                brain_md.write_text(text + "- written by hand\n", encoding="utf-8")
+        for mem in (one, two):
+            text = (folder / "brain.md").read_text(encoding="utf-8")
+            full = brain.parse_facts(
+                text, spec=brain.BRAIN, agent="default", tenant="default", mtime=clock.now()
+            )
+            seen = mem.workspace.brain_facts("default")
+            assert [(f.id, f.key, f.value) for f in seen] == [
+                (f.id, f.key, f.value) for f in full.items
+            ]
+            assert any(f.content == "written by hand" for f in mem.facts())
+        assert sorted(f.value or "" for f in one.facts()) == sorted(
+            f.value or "" for f in two.facts()
+        )
+        rows = _index_rows(one)
+        one.reindex()
+        assert rows == _index_rows(one)
+
+
+def _index_rows(mem: Memory) -> dict[str, list[tuple[object, ...]]]:
+    return {
+        path: sorted(
+            (it.id, it.provenance.line, it.content, it.section)
+            for it in mem.index.source_items("default", path)
+        )
+        for path in ("brain.md", "brain_archive.md", "history.md")
+    }

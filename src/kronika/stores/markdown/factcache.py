@@ -29,6 +29,11 @@ writer that sets the time back to kronika's stamp on purpose, within the same cl
 tick, is the one edit this does not see; a file system that cannot hold the stamp
 (times of whole seconds) keeps the check above.
 
+A parse found out of date is kept aside (:meth:`FactCache.outdated`): the file's new
+parse is spliced from it, so reading a Brain another worker rewrote, or an archive it
+appended to, parses only the lines that changed
+(:mod:`~kronika.stores.markdown.factsplice`).
+
 When kronika appends facts itself it extends the parse with what it appended (the
 parse of the new lines only, and the running hash of the bytes), and remembers which
 file contents each append extended, so the index can add those rows alone
@@ -145,6 +150,7 @@ class FactCache:
 
     def __init__(self) -> None:
         self._entries: dict[tuple[str, str], FactParse] = {}
+        self._outdated: dict[tuple[str, str], FactParse] = {}  # see outdated()
         self._checked: set[tuple[str, str]] | None = None  # inside steady(): checked once
 
     @contextmanager
@@ -188,15 +194,23 @@ class FactCache:
                     entry.checked_ns = now
                 verdict = same
         if not verdict:
-            self._entries.pop((folder, path), None)
+            # kept aside: the file's new parse may be spliced from it (FactFiles._fact_parse)
+            self._outdated[(folder, path)] = self._entries.pop((folder, path))
             return None
         if checked is not None:
             checked.add((folder, path))
         return entry
 
+    def outdated(self, folder: str, path: str) -> FactParse | None:
+        """The parse of ``folder/path`` last found out of date (the file changed since it
+        was read or written), taken out of the cache: what a new parse of the file may
+        be spliced from."""
+        return self._outdated.pop((folder, path), None)
+
     def put(self, folder: str, path: str, entry: FactParse) -> None:
         """Keep ``entry``, the parse of the file as just read."""
         self._entries[(folder, path)] = entry
+        self._outdated.pop((folder, path), None)
         if self._checked is not None:
             self._checked.add((folder, path))
 
@@ -209,6 +223,7 @@ class FactCache:
             while len(entry.versions) > KEPT_VERSIONS:
                 del entry.versions[next(iter(entry.versions))]
         self._entries[(folder, path)] = entry
+        self._outdated.pop((folder, path), None)
         if self._checked is not None:
             self._checked.add((folder, path))  # what kronika wrote
 
@@ -225,6 +240,7 @@ class FactCache:
 
     def drop(self, folder: str, path: str) -> None:
         self._entries.pop((folder, path), None)
+        self._outdated.pop((folder, path), None)
         if self._checked is not None:
             self._checked.discard((folder, path))
 

@@ -29,7 +29,7 @@ from kronika.stores.markdown.agentfiles import (
     _checked_path,
 )
 from kronika.stores.markdown.factcache import FactParse, file_stat
-from kronika.stores.markdown.files import keep_copy, read_source, write_text
+from kronika.stores.markdown.files import SourceText, keep_copy, read_source, write_text
 from kronika.stores.markdown.layout import (
     SourceKind,
     classify,
@@ -151,7 +151,10 @@ class FactFiles(AgentFiles):
         read = read_source(folder, path)
         if read is None:
             return None
-        parsed = self._parse(folder, agent, path, read)
+        lines = split_lines(read.text)
+        parsed = self._spliced(agent, path, self._facts.outdated(key, path), read, lines)
+        if parsed is None:
+            parsed = self._parse(folder, agent, path, read)
         self.notes.extend(read.warnings + parsed.damage)
         try:
             after = file_stat(os.stat(folder / path))
@@ -160,7 +163,7 @@ class FactFiles(AgentFiles):
         entry = FactParse(
             stat=after or before,
             checked_ns=began,
-            lines=split_lines(read.text),
+            lines=lines,
             parsed=parsed,
             digest=hashlib.sha256(read.raw),
             mtime=read.mtime,
@@ -169,6 +172,34 @@ class FactFiles(AgentFiles):
         if after == before and not read.warnings and not parsed.damage:
             self._facts.put(key, path, entry)
         return entry
+
+    def _spliced(
+        self,
+        agent: str,
+        path: str,
+        old: FactParse | None,
+        read: SourceText,
+        lines: list[str],
+    ) -> ParsedItems | None:
+        """The parse of fact file ``path`` as ``read`` (its ``lines``), spliced from
+        ``old``, the parse of its content before another writer changed it (another
+        worker of a server, say): only the lines that differ are parsed
+        (:func:`factsplice.splice`). ``None`` when only a full parse can say: no earlier
+        parse, either text damaged or unreadable, or a change the splice gives up on."""
+        if old is None or old.pending is not None or old.read_warnings or old.parsed.damage:
+            return None
+        if read.warnings:
+            return None
+        spec = next(s for s in brain.FACT_FILES if s.path == path)
+        return factsplice.splice(
+            old.parsed,
+            old.lines,
+            lines,
+            spec=spec,
+            agent=agent,
+            tenant=self.tenant_of(agent),
+            mtimes=(old.mtime, read.mtime),
+        )
 
     def _fact_ids(self, agent: str, path: str) -> set[str]:
         entry = self._fact_parse(agent, path)

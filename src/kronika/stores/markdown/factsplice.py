@@ -1,15 +1,20 @@
-"""The parse of a fact file after kronika replaced a few of its lines, without parsing
+"""The parse of a fact file after a few of its lines were replaced, without parsing
 the whole file again.
 
 Every remembered fact rewrites ``brain.md``; parsing the whole Brain after each
-write (every bullet's metadata decoded again) cost more than the write. The parse of
+write (every bullet's metadata decoded again) cost more than the write. The same holds
+when another writer changed the file (another worker of a server, or an editor): its
+new text is spliced from the parse kronika kept of the old one. The parse of
 the new text is the old parse with the replaced lines' items taken out, the items of
 the new lines (parsed alone, under the heading they stand in) put in, and the items
 below moved by the change in line count. That equals a full parse only when no item's
 reading depends on the rest of the file, so :func:`splice` gives up (``None``: parse
 the file whole) when it might: a fact written by hand (its id counts equal texts
 before it, its time is the file's), a fact timed like its file, a file with warnings,
-an edit that cuts a bullet or that an indented line below could continue.
+an edit that cuts a bullet or that an indented line below could continue, a new line
+holding the id of a bullet outside the edit (a full parse warns of it). A property test
+(``tests/property/test_fact_splice.py``) checks on random edits that a splice is the
+full parse whenever it does not give up.
 """
 
 from __future__ import annotations
@@ -98,6 +103,8 @@ def splice(
         items.append(item if shift == 0 else brain.with_line(item, spec.path, first + shift))
     if not placed and not _add(alone, offset, spec.path, items, spans):
         return None
+    if len(spans) != len(items):
+        return None  # a new line holds the id of a bullet outside the edit: a full parse warns
     return ParsedItems(tuple(items), spans)
 
 
