@@ -167,10 +167,10 @@ class Recaller:
         if context:
             relevance = with_neighbours(relevance, links, weight=self._settings.neighbour_weight)
         # score on a few columns first; build whole items only for the winners (and the
-        # candidates read before: questions that were answered, and the best candidates
-        # of a question asking when)
+        # candidates the reranker reads); the questions that were answered, and the best
+        # candidates of a question asking when, are read for their text alone
         fetched: dict[str, MemoryItem] = {}
-        texts: dict[str, str] = {}  # of candidates read for their text alone
+        texts: dict[str, str] = {}
         if self._settings.answer_focus > 0 and links:
             texts = self._answered_questions(relevance, links, reads)
             asking = {item_id: question_share(text) for item_id, text in texts.items()}
