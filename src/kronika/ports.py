@@ -165,6 +165,17 @@ class CandidateRows:
 
 
 @runtime_checkable
+class ItemTexts(Protocol):
+    """An index that reads items' text alone, without building whole items: recall
+    reads the text of some candidates (the questions that were answered) to weigh
+    them, and builds whole items only for its hits."""
+
+    def item_texts(self, ids: Sequence[str]) -> dict[str, str]:
+        """``{id: content}`` of the items of ``ids`` (unknown ids absent)."""
+        ...
+
+
+@runtime_checkable
 class CandidateReader(Protocol):
     """An index whose reads cost a round trip each (a server) reads what recall needs of
     its candidates at once; recall asks an index without it one question at a time."""

@@ -12,7 +12,7 @@ from tests.conformance.test_index_conformance import T0, Opener, item, state
 
 from kronika.core.model import ItemType, Provenance, Reader, RecallFilter, Scope
 from kronika.engine.candidates import CandidateReads
-from kronika.ports import CandidateReader
+from kronika.ports import CandidateReader, ItemTexts
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -67,8 +67,23 @@ def test_reads_ahead_answer_as_the_index_does(index: Any, flt: RecallFilter) -> 
         assert reads.score_features(wanted).rows() == index.score_features(wanted).rows()
     for wanted in (seeds, ["m7", "m2", "f1", "nope", "m7"], linked):
         assert reads.get_items(wanted) == index.get_items(wanted)
+        # the text alone, read ahead or not, is the items' own
+        assert reads.texts(wanted) == {i.id: i.content for i in index.get_items(wanted)}
     # the one-round-trip path is the one under test on PostgreSQL
     assert isinstance(index, CandidateReader) == (type(index).__name__ == "PostgresIndex")
+
+
+def test_text_alone_is_the_items_text(index: Any) -> None:
+    """Recall weighs some candidates by their text without building whole items; an
+    index that reads text alone gives what its whole items hold."""
+    index.replace_source(state("s.md"), _conversation())
+    wanted = ["m4", "nope", "m0", "m4", "m7"]
+    whole = {i.id: i.content for i in index.get_items(wanted)}
+    assert whole == {"m4": "turn 4 about tea", "m0": "turn 0 about tea", "m7": "turn 7 about tea"}
+    if isinstance(index, ItemTexts):
+        assert index.item_texts(wanted) == whole
+    assert CandidateReads(index, wanted, [], RecallFilter(), 1).texts(wanted) == whole
+    assert isinstance(index, ItemTexts) == (type(index).__name__ == "SqliteIndex")
 
 
 def test_no_seeds_reads_no_neighbours(index: Any) -> None:

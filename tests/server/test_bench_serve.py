@@ -39,3 +39,25 @@ def test_each_level_says_the_load_of_the_machine_it_ran_on() -> None:
     assert table["columns"][-1] == "load average"
     for row in table["rows"]:
         assert float(row[-1]) >= 0
+
+
+@pytest.mark.parametrize("client", ["asyncio", "threads"])
+def test_each_level_says_what_the_client_itself_took(client: str) -> None:
+    """The load generator runs on the server's cores: its own CPU time per request is
+    reported beside the server's, and every answer of the real server was checked."""
+    results = run_serve(
+        30,
+        requests=6,
+        clients=(1, 3),
+        budget_s=30,
+        settings=Settings(embedder="hashing"),
+        client=client,
+    )
+    table = results["tables"][0]
+    assert results["client"] == client
+    at = table["columns"].index("client CPU ms/request")
+    served = [r for r in table["rows"] if r[2] == "server"]
+    assert len(served) == 4
+    assert all(float(r[at]) > 0 and r[8] == "0" for r in served)
+    for level in results["runs"][0]["servers"][0]["recall"]:
+        assert (level["requests"], level["errors"], level["client"]) == (6, 0, client)

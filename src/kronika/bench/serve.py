@@ -4,15 +4,22 @@ A workspace of ``size`` synthetic conversation turns (the scale benchmark's corp
 built with the configured embedder. Recall and remember are timed in process first (one
 caller), then ``kronika serve`` is started as its own process on 127.0.0.1 with an
 admin key and no rate limit, and each level of concurrency sends ``requests`` requests
-(at most ``budget_s`` seconds) from that many threads, each with its own keep-alive
-connection. Reported per level: p50 and p99 latency, requests a second, errors (any
-answer but 200, or a failed connection), the server's CPU time per request and the
-machine's load average as the level began. The server overhead is the p50 at one client
-minus the in-process p50. Nothing leaves the machine, and every loop is bounded.
+(at most ``budget_s`` seconds) over that many keep-alive connections at once. The
+requests are encoded before the clock starts, and the connections share one event loop
+in one thread, so the client takes little of the cores the server runs on (its CPU time
+per request is reported beside the server's; ``client="threads"`` runs the earlier
+client, a thread with ``http.client`` per connection, to compare). Every answer is read
+whole and checked: any status but 200, an answer cut short, a failed connection, or a
+body that is not the answer asked for (a recall's JSON naming its query, a remember's
+``applied``) is an error. Reported per level: p50 and p99 latency, requests a second,
+errors, the server's and the client's CPU time per request and the machine's load
+average as the level began. The server overhead is the p50 at one client minus the
+in-process p50. Nothing leaves the machine, and every loop is bounded.
 """
 
 from __future__ import annotations
 
+import asyncio
 import http.client
 import json
 import os
@@ -33,6 +40,8 @@ from kronika.settings import Settings
 
 Progress = Callable[[str, int, int], None]
 HOST = "127.0.0.1"
+TIMEOUT_S = 60.0
+"""How long a client waits for one answer (or a connection) before counting an error."""
 
 
 def _ms(values: Sequence[float], q: float) -> float:
@@ -108,16 +117,246 @@ class _Server:
         self.log.close()
 
 
+Body = Callable[[int], tuple[str, dict[str, Any]]]
+Check = Callable[[int, bytes], bool]
+"""Whether the answer to request ``n`` is the one asked for."""
+CLIENTS = ("asyncio", "threads")
+"""How the load is sent: ``asyncio`` (the default) keeps every connection on one event
+loop in one thread; ``threads`` is the earlier client, a thread and an
+``http.client`` connection per client, kept to compare what the client costs."""
+
+
 def _load(
     server: _Server,
     token: str,
     clients: int,
     requests: int,
     budget_s: float,
-    body: Callable[[int], tuple[str, dict[str, Any]]],
+    body: Body,
+    check: Check,
+    client: str = "asyncio",
 ) -> dict[str, Any]:
-    """``requests`` calls from ``clients`` threads (each its own connection)."""
-    port = server.port
+    """``requests`` calls from ``clients`` concurrent keep-alive connections, every
+    answer read whole and checked (any other status than 200, an answer cut short or
+    one ``check`` refuses is an error). Besides the server's CPU time per request, the
+    client's own (``time.process_time`` of this process while the level ran) says how
+    much of the machine the measuring took."""
+    if client not in CLIENTS:
+        raise ValueError(f"client must be one of {CLIENTS}, not {client!r}")
+    prepare = _threads if client == "threads" else _asyncio_load
+    send = prepare(server.port, token, clients, requests, budget_s, body, check)
+    load = _load_average()
+    cpu_before = server.cpu_seconds()
+    mine_before = time.process_time()
+    started = time.perf_counter()
+    latencies, errors = send()
+    wall = time.perf_counter() - started
+    mine = time.process_time() - mine_before
+    cpu_after = server.cpu_seconds()
+    done = len(latencies) + errors
+    cpu = None
+    if cpu_before is not None and cpu_after is not None and done:
+        cpu = round((cpu_after - cpu_before) / done * 1000, 2)
+    return {
+        "clients": clients,
+        "requests": done,
+        "errors": errors,
+        "p50_ms": _ms(latencies, 50),
+        "p99_ms": _ms(latencies, 99),
+        "per_second": round(len(latencies) / wall, 1) if wall > 0 else 0.0,
+        "server_cpu_ms": cpu,
+        "client_cpu_ms": round(mine / done * 1000, 3) if done else None,
+        "client": client,
+        "load_average": load,
+    }
+
+
+def _request_bytes(port: int, token: str, path: str, payload: dict[str, Any]) -> bytes:
+    """One HTTP/1.1 request, whole, as it goes on the wire."""
+    data = json.dumps(payload).encode()
+    head = (
+        f"POST {path} HTTP/1.1\r\nHost: {HOST}:{port}\r\nAuthorization: Bearer {token}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(data)}\r\n\r\n"
+    )
+    return head.encode("latin-1") + data
+
+
+class BadAnswer(Exception):
+    """An answer that is not HTTP/1.1 with a ``Content-Length`` as the server sends."""
+
+
+class _Connection(asyncio.Protocol):
+    """One keep-alive connection that sends a request and reads its answer whole: the
+    status line and headers, then exactly ``Content-Length`` bytes of body."""
+
+    def __init__(self) -> None:
+        self.transport: asyncio.Transport | None = None
+        self.buffer = bytearray()
+        self.answer: asyncio.Future[tuple[int, bytes]] | None = None
+        self.body_at = -1
+        self.length = 0
+        self.status = 0
+        self.closing = False
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.transport = transport
+
+    def send(self, request: bytes) -> asyncio.Future[tuple[int, bytes]]:
+        assert self.transport is not None
+        self.answer = asyncio.get_running_loop().create_future()
+        self.buffer.clear()
+        self.body_at = -1
+        self.transport.write(request)
+        return self.answer
+
+    def data_received(self, data: bytes) -> None:
+        self.buffer += data
+        if self.answer is None or self.answer.done():
+            self._fail(BadAnswer("bytes that answer no request"))
+            return
+        if self.body_at < 0:
+            end = self.buffer.find(b"\r\n\r\n")
+            if end < 0:
+                return
+            try:
+                self._head(bytes(self.buffer[:end]))
+            except (BadAnswer, ValueError) as exc:
+                self._fail(BadAnswer(str(exc)))
+                return
+            self.body_at = end + 4
+        have = len(self.buffer) - self.body_at
+        if have < self.length:
+            return
+        if have > self.length:
+            self._fail(BadAnswer("more bytes than Content-Length"))
+            return
+        self.answer.set_result((self.status, bytes(self.buffer[self.body_at :])))
+
+    def _head(self, head: bytes) -> None:
+        lines = head.split(b"\r\n")
+        version, status = lines[0].split(b" ", 2)[:2]
+        if version != b"HTTP/1.1":
+            raise BadAnswer(f"status line {lines[0]!r}")
+        self.status = int(status)
+        length = None
+        for line in lines[1:]:
+            name, _, value = line.partition(b":")
+            name = name.strip().lower()
+            if name == b"content-length":
+                length = int(value)
+            elif name == b"connection" and value.strip().lower() == b"close":
+                self.closing = True
+            elif name == b"transfer-encoding":
+                raise BadAnswer("a body without Content-Length")
+        if length is None:
+            raise BadAnswer("no Content-Length")
+        self.length = length
+
+    def _fail(self, exc: Exception) -> None:
+        if self.answer is not None and not self.answer.done():
+            self.answer.set_exception(exc)
+        self.closing = True
+        if self.transport is not None:
+            self.transport.close()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.closing = True
+        if self.answer is not None and not self.answer.done():
+            self.answer.set_exception(exc or ConnectionResetError("closed by the server"))
+
+
+def _asyncio_load(
+    port: int,
+    token: str,
+    clients: int,
+    requests: int,
+    budget_s: float,
+    body: Body,
+    check: Check,
+) -> Callable[[], tuple[list[float], int]]:
+    """The load from one event loop: ``clients`` connections, the requests encoded
+    here, before the clock starts, each answer parsed by its ``Content-Length``."""
+    wire = [_request_bytes(port, token, *body(n)) for n in range(requests)]
+    return lambda: asyncio.run(_asyncio_clients(port, clients, budget_s, wire, check))
+
+
+async def _asyncio_clients(
+    port: int, clients: int, budget_s: float, wire: Sequence[bytes], check: Check
+) -> tuple[list[float], int]:
+    loop = asyncio.get_running_loop()
+    latencies: list[float] = []
+    errors = 0
+    counter = iter(enumerate(wire))
+    deadline = time.monotonic() + budget_s
+
+    async def client() -> None:
+        nonlocal errors
+        conn: _Connection | None = None
+        while time.monotonic() < deadline:
+            next_one = next(counter, None)
+            if next_one is None:
+                break
+            n, request = next_one
+            started = time.perf_counter()
+            try:
+                if conn is None or conn.closing:
+                    conn = None
+                    _, conn = await asyncio.wait_for(
+                        loop.create_connection(_Connection, HOST, port), TIMEOUT_S
+                    )
+                assert conn is not None
+                pending = conn.send(request)
+                # a timer, not wait_for: one future less between the answer and the clock
+                timer = loop.call_at(loop.time() + TIMEOUT_S, _time_out, pending)
+                try:
+                    status, answer = await pending
+                finally:
+                    timer.cancel()
+                ok = status == 200 and check(n, answer)
+            except (OSError, BadAnswer, TimeoutError):
+                ok = False
+                if conn is not None and conn.transport is not None:
+                    conn.transport.close()
+                conn = None
+            if ok:
+                latencies.append(time.perf_counter() - started)
+            else:
+                errors += 1
+        if conn is not None and conn.transport is not None:
+            conn.transport.close()
+
+    await asyncio.gather(*(client() for _ in range(clients)))
+    return latencies, errors
+
+
+def _time_out(pending: asyncio.Future[tuple[int, bytes]]) -> None:
+    if not pending.done():
+        pending.set_exception(TimeoutError(f"no answer in {TIMEOUT_S:.0f} s"))
+
+
+def _threads(
+    port: int,
+    token: str,
+    clients: int,
+    requests: int,
+    budget_s: float,
+    body: Body,
+    check: Check,
+) -> Callable[[], tuple[list[float], int]]:
+    """The earlier client: a thread and an ``http.client`` connection per client."""
+    return lambda: _thread_clients(port, token, clients, requests, budget_s, body, check)
+
+
+def _thread_clients(
+    port: int,
+    token: str,
+    clients: int,
+    requests: int,
+    budget_s: float,
+    body: Body,
+    check: Check,
+) -> tuple[list[float], int]:
     latencies: list[float] = []
     errors = [0]
     lock = threading.Lock()
@@ -126,7 +365,7 @@ def _load(
     headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
 
     def client() -> None:
-        conn = http.client.HTTPConnection(HOST, port, timeout=60)
+        conn = http.client.HTTPConnection(HOST, port, timeout=TIMEOUT_S)
         while time.monotonic() < deadline:
             with lock:
                 n = next(counter, None)
@@ -137,12 +376,12 @@ def _load(
             try:
                 conn.request("POST", path, json.dumps(payload), headers)
                 answer = conn.getresponse()
-                answer.read()
-                ok = answer.status == 200
+                data = answer.read()  # whole, whatever the status: the connection goes on
+                ok = answer.status == 200 and check(n, data)
             except (OSError, http.client.HTTPException):
                 ok = False
                 conn.close()
-                conn = http.client.HTTPConnection(HOST, port, timeout=60)
+                conn = http.client.HTTPConnection(HOST, port, timeout=TIMEOUT_S)
             took = time.perf_counter() - started
             with lock:
                 if ok:
@@ -152,29 +391,11 @@ def _load(
         conn.close()
 
     threads = [threading.Thread(target=client) for _ in range(clients)]
-    load = _load_average()
-    cpu_before = server.cpu_seconds()
-    started = time.perf_counter()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
-    wall = time.perf_counter() - started
-    cpu_after = server.cpu_seconds()
-    done = len(latencies) + errors[0]
-    cpu = None
-    if cpu_before is not None and cpu_after is not None and done:
-        cpu = round((cpu_after - cpu_before) / done * 1000, 2)
-    return {
-        "clients": clients,
-        "requests": done,
-        "errors": errors[0],
-        "p50_ms": _ms(latencies, 50),
-        "p99_ms": _ms(latencies, 99),
-        "per_second": round(len(latencies) / wall, 1) if wall > 0 else 0.0,
-        "server_cpu_ms": cpu,
-        "load_average": load,
-    }
+    return latencies, errors[0]
 
 
 def _load_average() -> float | None:
@@ -195,11 +416,16 @@ def run_serve(
     progress: Progress | None = None,
     workers: Sequence[int] = (1,),
     index: str | None = None,
+    client: str = "asyncio",
 ) -> dict[str, Any]:
     """The server under load beside the in-process figures (see the module docstring):
     on the local workspace, then, with ``index`` ``postgres`` or ``postgres=URL``, on the
-    PostgreSQL store of record; at each count of ``workers`` processes."""
+    PostgreSQL store of record; at each count of ``workers`` processes. ``client``: how
+    the load is sent (:data:`CLIENTS`)."""
     from kronika.bench.postgres import postgres_site
+
+    if client not in CLIENTS:
+        raise ValueError(f"client must be one of {CLIENTS}, not {client!r}")
 
     say = progress or (lambda label, done, total: None)
     # every level asks questions of its own: none is asked twice in a run
@@ -211,7 +437,7 @@ def run_serve(
         home = Path(tmp) / "local"
         runs.append(
             _backend("local", home, chosen.with_overrides(home=home, database_url=""),
-                     size, requests, clients, budget_s, workers, queries, say)
+                     size, requests, clients, budget_s, workers, queries, say, client)
         )  # fmt: skip
         with postgres_site(index) as site:
             if site is not None:
@@ -220,9 +446,9 @@ def run_serve(
                     pg = chosen.with_overrides(home=home, database_url=url)
                     runs.append(
                         _backend("postgres", home, pg, size, requests, clients, budget_s,
-                                 workers, queries, say)
+                                 workers, queries, say, client)
                     )  # fmt: skip
-    return _results(size, requests, chosen, runs)
+    return _results(size, requests, chosen, runs, client)
 
 
 def _backend(
@@ -236,6 +462,7 @@ def _backend(
     workers: Sequence[int],
     queries: Sequence[str],
     say: Progress,
+    client: str,
 ) -> dict[str, Any]:
     from kronika.app import build_memory
     from kronika.server.keys import KeyStore, keys_path
@@ -274,22 +501,47 @@ def _backend(
                     next(asked)
                 say(f"{backend}, {count} workers: recall at {level} clients", 0, 1)
                 body = _recall_body(agent, queries, start)
-                levels["recall"].append(_load(server, token, level, requests, budget_s, body))
+                check = _recall_check(queries, start)
+                levels["recall"].append(
+                    _load(server, token, level, requests, budget_s, body, check, client)
+                )
             for level in clients:
                 say(f"{backend}, {count} workers: remember at {level} clients", 0, 1)
                 body = _remember_body(agent, queries, f"{count}.{level}")
-                levels["remember"].append(_load(server, token, level, requests, budget_s, body))
+                levels["remember"].append(
+                    _load(server, token, level, requests, budget_s, body, _remember_check, client)
+                )
         finally:
             server.stop()
         served.append({"workers": count, **levels})
     return {"backend": backend, "in_process": inproc, "servers": served}
 
 
-Body = Callable[[int], tuple[str, dict[str, Any]]]
-
-
 def _recall_body(agent: str, queries: Sequence[str], start: int) -> Body:
     return lambda n: (f"{agent}/recall", {"query": queries[start + n], "k": 10})
+
+
+def _recall_check(queries: Sequence[str], start: int) -> Check:
+    """A recall's answer: JSON naming the query asked, with its list of hits."""
+
+    def check(n: int, answer: bytes) -> bool:
+        found = _json(answer)
+        return found.get("query") == queries[start + n] and isinstance(found.get("hits"), list)
+
+    return check
+
+
+def _remember_check(n: int, answer: bytes) -> bool:
+    """A remember's answer: the receipt of a write that was applied."""
+    return _json(answer).get("outcome") == "applied"
+
+
+def _json(answer: bytes) -> dict[str, Any]:
+    try:
+        found = json.loads(answer)
+    except ValueError:
+        return {}
+    return found if isinstance(found, dict) else {}
 
 
 def _remember_body(agent: str, queries: Sequence[str], tag: str) -> Body:
@@ -333,7 +585,7 @@ def _in_process(call: Callable[[int], object], requests: int, budget_s: float) -
 
 
 def _results(
-    size: int, requests: int, settings: Settings, runs: list[dict[str, Any]]
+    size: int, requests: int, settings: Settings, runs: list[dict[str, Any]], client: str
 ) -> dict[str, Any]:
     rows = []
     headline: dict[str, Any] = {"items": size}
@@ -344,14 +596,15 @@ def _results(
             base = inproc[op]
             rows.append(
                 [op, backend, "in process", "-", "1", f"{base['p50_ms']}", f"{base['p99_ms']}",
-                 f"{base['per_second']}", "0", "-", _shown(base.get("load_average"))]
+                 f"{base['per_second']}", "0", "-", "-", _shown(base.get("load_average"))]
             )  # fmt: skip
             for served in run["servers"]:
                 for level in served[op]:
                     rows.append(
                         [op, backend, "server", str(served["workers"]), str(level["clients"]),
                          f"{level['p50_ms']}", f"{level['p99_ms']}", f"{level['per_second']}",
-                         str(level["errors"]), _cpu(level), _shown(level.get("load_average"))]
+                         str(level["errors"]), _shown(level.get("server_cpu_ms")),
+                         _shown(level.get("client_cpu_ms")), _shown(level.get("load_average"))]
                     )  # fmt: skip
                     errors += level["errors"]
         one = [s for s in run["servers"] if s["workers"] == 1] or run["servers"][:1]
@@ -369,6 +622,7 @@ def _results(
         "benchmark": "serve",
         "items": size,
         "requests_per_level": requests,
+        "client": client,
         "settings": settings_summary(settings),
         "runs": runs,
         "headline": headline,
@@ -386,16 +640,13 @@ def _results(
                     "per second",
                     "errors",
                     "server CPU ms/request",
+                    "client CPU ms/request",
                     "load average",
                 ],
                 rows,
             )  # fmt: skip
         ],
     }
-
-
-def _cpu(level: dict[str, Any]) -> str:
-    return _shown(level.get("server_cpu_ms"))
 
 
 def _shown(value: float | None) -> str:

@@ -127,6 +127,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 progress=progress,
                 workers=_sizes(args.workers),
                 index=args.index,
+                client=args.client,
             )
         elif args.suite == "scale":
             sizes = _sizes(args.sizes or "10000,100000")

@@ -266,6 +266,13 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument("--workers", default="1", help="serve: server processes, e.g. 1,2 (1)")
     p.add_argument(
+        "--client",
+        choices=("asyncio", "threads"),
+        default="asyncio",
+        help="serve: how the load is sent: one event loop (asyncio), or the earlier "
+        "thread per connection with http.client (threads), to compare their cost",
+    )
+    p.add_argument(
         "--batch",
         type=count_in(1, 10**6),
         default=1_000,

@@ -19,6 +19,9 @@ from kronika.core.model import (
     Tier,
 )
 
+_PLAIN = frozenset({str, int, float, bool})
+"""Types of field values that go into JSON as they are (not their subclasses: an enum
+member may be a ``str``)."""
 _DATES = ("created_at", "updated_at", "valid_from", "valid_to", "last_accessed_at")
 _ENUMS: dict[str, Any] = {
     "type": ItemType,
@@ -31,11 +34,19 @@ _ENUMS: dict[str, Any] = {
 }
 
 
+_FIELDS = tuple(f.name for f in fields(MemoryItem))
+"""The fields of an item in their declared order (read once: a server answers every
+recall with ten items)."""
+
+
 def item_to_dict(item: MemoryItem) -> dict[str, Any]:
     """A JSON-ready dict with every field of ``item`` plus its ``citation``."""
     out: dict[str, Any] = {}
-    for f in fields(MemoryItem):
-        value = getattr(item, f.name)
+    for name in _FIELDS:
+        value = getattr(item, name)
+        if value is None or type(value) in _PLAIN:
+            out[name] = value
+            continue
         if isinstance(value, datetime):
             value = value.isoformat()
         elif isinstance(value, Enum):
@@ -49,7 +60,7 @@ def item_to_dict(item: MemoryItem) -> dict[str, Any]:
                 "session_id": value.session_id,
                 "turn_ids": list(value.turn_ids),
             }
-        out[f.name] = value
+        out[name] = value
     out["citation"] = item.provenance.citation()
     return out
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from kronika.core.model import MemoryItem, RecallFilter
-from kronika.ports import CandidateReader, FeatureRow, ItemIndex, ScoreFeatures
+from kronika.ports import CandidateReader, FeatureRow, ItemIndex, ItemTexts, ScoreFeatures
 
 
 class CandidateReads:
@@ -55,6 +55,18 @@ class CandidateReads:
             return self._index.score_features(wanted)
         held = self._features
         return ScoreFeatures.from_rows({i: held[i] for i in wanted if i in held})
+
+    def texts(self, ids: Sequence[str]) -> dict[str, str]:
+        """``{id: content}`` of ``ids`` (unknown skipped): from the items read ahead, else
+        from an index that reads text alone (:class:`~kronika.ports.ItemTexts`), else
+        from whole items."""
+        found = {i: self._items[i].content for i in ids if i in self._items}
+        unread = [i for i in dict.fromkeys(ids) if i not in found]
+        if not unread:
+            return found
+        if isinstance(self._index, ItemTexts):
+            return found | self._index.item_texts(unread)
+        return found | {item.id: item.content for item in self._index.get_items(unread)}
 
     def get_items(self, ids: Sequence[str]) -> list[MemoryItem]:
         """As :meth:`ItemIndex.get_items`: items in the order of ``ids``, unknown skipped."""

@@ -167,12 +167,13 @@ class Recaller:
         if context:
             relevance = with_neighbours(relevance, links, weight=self._settings.neighbour_weight)
         # score on a few columns first; build whole items only for the winners (and the
-        # candidates read before: questions that were answered, and the best candidates
-        # of a question asking when)
+        # candidates the reranker reads); the questions that were answered, and the best
+        # candidates of a question asking when, are read for their text alone
         fetched: dict[str, MemoryItem] = {}
+        texts: dict[str, str] = {}
         if self._settings.answer_focus > 0 and links:
-            fetched = self._answered_questions(relevance, links, reads)
-            asking = {item_id: question_share(item.content) for item_id, item in fetched.items()}
+            texts = self._answered_questions(relevance, links, reads)
+            asking = {item_id: question_share(text) for item_id, text in texts.items()}
             relevance = with_answer_focus(relevance, asking, focus=self._settings.answer_focus)
         lexical_rank = {item_id: rank for rank, (item_id, _) in enumerate(lexical or [], 1)}
         similarity = dict(dense or [])
@@ -201,9 +202,8 @@ class Recaller:
             # The question asks for a time: prefer what says one ("last week", "in October").
             # Only the best NEIGHBOUR_SEEDS are read; the rest count as saying none.
             seeds = _best_ids(relevance, NEIGHBOUR_SEEDS)
-            unread = [item_id for item_id in seeds if item_id not in fetched]
-            fetched |= {item.id: item for item in reads.get_items(unread)}
-            told = [i for i in seeds if i in fetched and mentions_time(fetched[i].content)]
+            texts |= reads.texts([item_id for item_id in seeds if item_id not in texts])
+            told = [i for i in seeds if i in texts and mentions_time(texts[i])]
             log.debug(
                 "query asks when: %d of the best %d candidates say when", len(told), len(seeds)
             )
@@ -321,11 +321,13 @@ class Recaller:
 
     def _answered_questions(
         self, relevance: Mapping[str, float], links: Neighbours, reads: CandidateReads
-    ) -> dict[str, MemoryItem]:
-        """The best candidates that another person (not the assistant) answered next.
+    ) -> dict[str, str]:
+        """The best candidates that another person (not the assistant) answered next,
+        with their text.
 
         Only the best NEIGHBOUR_SEEDS can reach the top, so only they are read: the
-        speakers of their replies from the score columns, then their own text.
+        speakers of their replies from the score columns, then their own text (the
+        text alone: whole items are built for the hits only).
         """
         top = set(_best_ids(relevance, NEIGHBOUR_SEEDS))
         replies = {turn: reply for turn, reply in answered(links).items() if turn in top}
@@ -335,7 +337,7 @@ class Recaller:
         asked = answered_by_a_person(
             replies, dict(zip(repliers.ids, repliers.speaker, strict=True))
         )
-        return {item.id: item for item in reads.get_items(asked)}
+        return reads.texts(asked)
 
 
 def _rerank_text(item: MemoryItem) -> str:

@@ -65,6 +65,17 @@ class IndexReads(IndexSnapshots):
                     found[item.id] = item
         return [found[i] for i in ids if i in found]
 
+    def item_texts(self, ids: Sequence[str]) -> dict[str, str]:
+        """``{id: content}`` of the items of ``ids`` (unknown ids absent), no item built."""
+        found: dict[str, str] = {}
+        with self._reading() as conn:
+            for chunk in _chunks(list(dict.fromkeys(ids))):
+                marks = ", ".join("?" * len(chunk))
+                found.update(
+                    conn.execute(f"SELECT id, content FROM items WHERE id IN ({marks})", chunk)
+                )
+        return found
+
     def score_features(self, ids: Sequence[str]) -> ScoreFeatures:
         """What the R3 score needs of each item, without building whole items.
 
