@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -126,6 +127,36 @@ class _SqlRecords:
         )
 
 
+_OPEN_WITHIN_S = 30.0
+"""How long opening the job records may wait for other processes opening them."""
+
+
+def _open_records(where: str) -> sqlite3.Connection:
+    """The job records' SQLite file, made if new. The workers of ``kronika serve`` open it
+    at the same moment: switching a new file to WAL, or creating its tables, can then
+    be refused at once ("database is locked": SQLite does not wait where waiting could
+    deadlock), so it is tried again for up to :data:`_OPEN_WITHIN_S` seconds."""
+    deadline = time.monotonic() + _OPEN_WITHIN_S
+    while True:
+        db = sqlite3.connect(where, timeout=30, check_same_thread=False)
+        try:
+            db.execute("PRAGMA journal_mode=WAL")
+            with db:
+                for statement in _DDL:
+                    db.execute(statement)
+        except sqlite3.OperationalError as exc:
+            db.close()
+            busy = (exc.sqlite_errorcode & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+            if not busy or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+            continue
+        except BaseException:
+            db.close()
+            raise
+        return db
+
+
 class SqliteJobRecords(_SqlRecords):
     """Job records in a SQLite file (every process on the workspace opens the same one)."""
 
@@ -134,12 +165,7 @@ class SqliteJobRecords(_SqlRecords):
         self.path = Path(path) if path is not None else None
         self._lock = threading.Lock()
         try:
-            where = str(self.path) if self.path is not None else ":memory:"
-            self._db = sqlite3.connect(where, timeout=30, check_same_thread=False)
-            self._db.execute("PRAGMA journal_mode=WAL")
-            with self._db:
-                for statement in _DDL:
-                    self._db.execute(statement)
+            self._db = _open_records(str(self.path) if self.path is not None else ":memory:")
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the job records at {self.path}: {exc}") from exc
         if self.path is not None:
