@@ -113,6 +113,10 @@ class ScoreFeatures:
     access_count: npt.NDArray[np.int64]
     speaker: tuple[str | None, ...]
     session_id: tuple[str | None, ...]
+    usage_read: bool = True
+    """False when the two usage columns were left unread (NaN and 0): an index that keeps
+    them apart (:class:`UsageApart`) is asked for them only for the candidates that can
+    still reach the top."""
 
     @classmethod
     def from_rows(cls, rows: Mapping[str, FeatureRow]) -> ScoreFeatures:
@@ -172,6 +176,29 @@ class ItemTexts(Protocol):
 
     def item_texts(self, ids: Sequence[str]) -> dict[str, str]:
         """``{id: content}`` of the items of ``ids`` (unknown ids absent)."""
+        ...
+
+
+Usage = Mapping[str, tuple[float | None, int]]
+"""``{id: (last_accessed_at, access_count)}`` of the items that have usage statistics."""
+
+
+@runtime_checkable
+class UsageApart(Protocol):
+    """An index whose usage statistics cost more to read than its other score columns
+    (SQLite: a lookup per item, where the rest is read from memory). Recall reads the
+    columns of every candidate without them, then the usage of just the candidates
+    that can still reach the top (:func:`kronika.engine.recall._best`): the same
+    scores, a fraction of the lookups."""
+
+    def score_columns(self, ids: Sequence[str]) -> ScoreFeatures:
+        """As :meth:`ItemIndex.score_features`, the usage columns possibly unread
+        (then ``usage_read`` is False)."""
+        ...
+
+    def usage(self, ids: Sequence[str]) -> Usage:
+        """``last_accessed_at`` and ``access_count`` of the items of ``ids`` that have
+        them (others absent: never accessed)."""
         ...
 
 

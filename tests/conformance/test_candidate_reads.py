@@ -12,7 +12,7 @@ from tests.conformance.test_index_conformance import T0, Opener, item, state
 
 from kronika.core.model import ItemType, Provenance, Reader, RecallFilter, Scope
 from kronika.engine.candidates import CandidateReads
-from kronika.ports import CandidateReader, ItemTexts
+from kronika.ports import CandidateReader, FeatureRow, ItemTexts, UsageApart
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -64,13 +64,48 @@ def test_reads_ahead_answer_as_the_index_does(index: Any, flt: RecallFilter) -> 
     assert reads.links == index.neighbours(seeds, flt, 2)
     linked = sorted({n for pairs in reads.links.values() for n, _ in pairs})
     for wanted in (candidates, [*candidates, *linked], linked[::-1], ["m4", "zz", "m4"]):
-        assert reads.score_features(wanted).rows() == index.score_features(wanted).rows()
+        assert _with_usage(reads, wanted) == index.score_features(wanted).rows()
     for wanted in (seeds, ["m7", "m2", "f1", "nope", "m7"], linked):
         assert reads.get_items(wanted) == index.get_items(wanted)
         # the text alone, read ahead or not, is the items' own
         assert reads.texts(wanted) == {i.id: i.content for i in index.get_items(wanted)}
     # the one-round-trip path is the one under test on PostgreSQL
     assert isinstance(index, CandidateReader) == (type(index).__name__ == "PostgresIndex")
+
+
+def _with_usage(reads: CandidateReads, wanted: list[str]) -> dict[str, FeatureRow]:
+    """The reads' score features, their usage read apart when they left it unread."""
+    features = reads.score_features(wanted)
+    rows = features.rows()
+    if features.usage_read:
+        return rows
+    usage = reads.usage(list(rows))
+    assert set(usage) <= set(rows)
+    return {
+        item_id: (imp, created, *usage.get(item_id, (None, 0)), speaker, session)
+        for item_id, (imp, created, _, _, speaker, session) in rows.items()
+    }
+
+
+def test_usage_read_apart_is_the_index_own(index: Any) -> None:
+    """Where an index keeps usage apart (SQLite, once its columns are in memory), the
+    score columns come without it and recall reads it for the few candidates that can
+    still reach the top: together they are what ``score_features`` gives."""
+    index.replace_source(state("s.md"), _conversation())
+    index.record_access(["m1", "m4"], T0 + timedelta(days=1))
+    index.record_access(["m4"], T0 + timedelta(days=2))
+    wanted = ["m4", "zz", "m1", "m2", "m4"]
+    for _ in range(3):  # SQLite answers the first searches, then loads its columns
+        index.search_lexical("tea", RecallFilter(), 5)
+        reads = CandidateReads(index, wanted, [], RecallFilter(), 1)
+        assert _with_usage(reads, wanted) == index.score_features(wanted).rows()
+    if isinstance(index, UsageApart):
+        assert index.usage(wanted) == {
+            "m4": ((T0 + timedelta(days=2)).timestamp(), 2),
+            "m1": ((T0 + timedelta(days=1)).timestamp(), 1),
+        }
+        assert not index.score_columns(wanted).usage_read
+    assert isinstance(index, UsageApart) == (type(index).__name__ == "SqliteIndex")
 
 
 def test_text_alone_is_the_items_text(index: Any) -> None:

@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+
+import numpy as np
+import pytest
 
 from kronika import Memory, SessionRecord, TurnRecord
 from kronika.core.model import RecallHit
@@ -112,3 +117,79 @@ def test_the_best_candidates_equal_the_item_by_item_computation() -> None:
                 expected = _reference(features, relevance, now, weights, k)
                 got = [(b.item_id, b.relevance, b.importance, b.recency, b.total) for b in best]
                 assert got == expected
+
+
+def _without_usage(features: ScoreFeatures) -> ScoreFeatures:
+    return replace(
+        features,
+        last_accessed_at=np.full(len(features), np.nan),
+        access_count=np.zeros(len(features), dtype=np.int64),
+        usage_read=False,
+    )
+
+
+def _reader(
+    stored: dict[str, tuple[float | None, int]], asked: list[str]
+) -> Callable[[Sequence[str]], dict[str, tuple[float | None, int]]]:
+    def usage(ids: Sequence[str]) -> dict[str, tuple[float | None, int]]:
+        asked.extend(ids)
+        return {i: stored[i] for i in ids if i in stored}
+
+    return usage
+
+
+def test_usage_read_for_the_candidates_that_can_reach_the_top_gives_the_same_best() -> None:
+    """An index that keeps usage apart (SQLite) is asked for it only for the candidates
+    whose best possible score reaches the k-th best least one: same winners, same
+    scores to the bit, fewer lookups."""
+    rng = random.Random(12)
+    now = datetime(2025, 3, 1, 8, 0, 0, 250_001, tzinfo=UTC)
+    asked_in_all = 0
+    candidates_in_all = 0
+    for weights in (ScoreWeights(), ScoreWeights(gamma=0.0), ScoreWeights(gamma=5.0)):
+        for _ in range(40):
+            rows: dict[str, FeatureRow] = {}
+            relevance: dict[str, float] = {}
+            for n in rng.sample(range(1000), rng.randint(0, 120)):
+                created = now.timestamp() - rng.choice([0, 60, 3600, 1e6]) * rng.random()
+                accessed = rng.choice([None, None, created + rng.uniform(0, 9000)])
+                count = 0 if accessed is None else rng.choice([1, 2, 40])
+                importance = rng.choice([0.25, 0.5, 0.75])
+                rows[f"i{n}"] = (importance, created, accessed, count, None, None)
+                relevance[f"i{n}"] = rng.choice([0.0, 0.25, rng.random(), rng.random() ** 4])
+            features = ScoreFeatures.from_rows(rows)
+            stored = {i: (r[2], r[3]) for i, r in rows.items() if r[3] or r[2] is not None}
+            for k in (1, 3, 10, 200):
+                asked: list[str] = []
+                expected = _best(features, relevance, now, weights, k)
+                usage = _reader(stored, asked)
+                got = _best(_without_usage(features), relevance, now, weights, k, usage)
+                assert got == expected
+                assert len(asked) == len(set(asked)) <= len(features)
+                asked_in_all += len(asked)
+                candidates_in_all += len(features)
+    assert asked_in_all < candidates_in_all
+
+
+def test_without_recency_only_the_best_k_are_asked_for_usage() -> None:
+    now = datetime(2025, 3, 1, tzinfo=UTC)
+    rows: dict[str, FeatureRow] = {
+        f"i{n}": (0.5, now.timestamp() - n, None, 0, None, None) for n in range(50)
+    }
+    relevance = {f"i{n}": 1.0 / (n + 1) for n in range(50)}
+    asked: list[str] = []
+
+    def usage(ids: Sequence[str]) -> dict[str, tuple[float | None, int]]:
+        asked.extend(ids)
+        return {}
+
+    features = _without_usage(ScoreFeatures.from_rows(rows))
+    best = _best(features, relevance, now, ScoreWeights(gamma=0.0), 5, usage)
+    assert [b.item_id for b in best] == ["i0", "i1", "i2", "i3", "i4"]
+    assert sorted(asked) == ["i0", "i1", "i2", "i3", "i4"]
+
+
+def test_features_without_usage_and_no_reader_are_refused() -> None:
+    features = ScoreFeatures.from_rows({"a": (0.5, 1.0, 2.0, 3, None, None)})
+    with pytest.raises(ValueError, match="usage reader"):
+        _best(_without_usage(features), {"a": 1.0}, datetime.now(UTC), ScoreWeights(), 1)

@@ -97,6 +97,13 @@ def assert_same_as_sqlite(warm: SqliteIndex, path: Path, ids: list[str]) -> None
         assert features.ids == expected.ids
         assert list(features.ids) == [i for i in dict.fromkeys(wanted) if i in features.ids]
         assert features.rows() == expected.rows()
+        # recall's way: the columns without usage, then usage of the ids it still wants
+        columns, usage = warm.score_columns(wanted), warm.usage(wanted)
+        assert not columns.usage_read and usage == cold.usage(wanted)
+        assert {
+            i: (imp, created, *usage.get(i, (None, 0)), speaker, session)
+            for i, (imp, created, _, _, speaker, session) in columns.rows().items()
+        } == expected.rows()
         for flt in FILTERS:
             for window in (0, 1, 2, 3):
                 found = warm.neighbours(wanted, flt, window)

@@ -14,8 +14,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
+
 from kronika.core.model import MemoryItem, RecallFilter
-from kronika.ports import CandidateReader, FeatureRow, ItemIndex, ItemTexts, ScoreFeatures
+from kronika.ports import (
+    CandidateReader,
+    FeatureRow,
+    ItemIndex,
+    ItemTexts,
+    ScoreFeatures,
+    Usage,
+    UsageApart,
+)
 
 
 class CandidateReads:
@@ -37,6 +47,7 @@ class CandidateReads:
         self._features: dict[str, FeatureRow] = {}
         self._items: Mapping[str, MemoryItem] = {}
         self._asked: set[str] = set()
+        self._apart = index if isinstance(index, UsageApart) else None
         if not seeds:
             self.links: dict[str, list[tuple[str, int]]] = {}
         elif isinstance(index, CandidateReader):
@@ -49,12 +60,32 @@ class CandidateReads:
             self.links = index.neighbours(seeds, flt, window)
 
     def score_features(self, ids: Sequence[str]) -> ScoreFeatures:
-        """As :meth:`ItemIndex.score_features` (read ahead when ``ids`` were asked)."""
+        """As :meth:`ItemIndex.score_features` (read ahead when ``ids`` were asked), the
+        usage columns possibly unread (``usage_read`` False; then :meth:`usage` reads
+        them for the ids that need them)."""
         wanted = list(dict.fromkeys(ids))
         if not self._asked.issuperset(wanted):
+            if self._apart is not None:
+                return self._apart.score_columns(wanted)
             return self._index.score_features(wanted)
         held = self._features
         return ScoreFeatures.from_rows({i: held[i] for i in wanted if i in held})
+
+    def usage(self, ids: Sequence[str]) -> Usage:
+        """Usage statistics of ``ids`` that :meth:`score_features` left unread."""
+        if self._apart is not None:
+            return self._apart.usage(ids)
+        found = self._index.score_features(ids)
+        return {
+            item_id: (None if np.isnan(last) else last, count)
+            for item_id, last, count in zip(
+                found.ids,
+                found.last_accessed_at.tolist(),
+                found.access_count.tolist(),
+                strict=True,
+            )
+            if count or not np.isnan(last)
+        }
 
     def texts(self, ids: Sequence[str]) -> dict[str, str]:
         """``{id: content}`` of ``ids`` (unknown skipped): from the items read ahead, else

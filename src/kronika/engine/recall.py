@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
@@ -62,6 +62,7 @@ from kronika.ports import (
     Reranker,
     ScoreFeatures,
     TokenCounter,
+    Usage,
     Vector,
 )
 
@@ -227,7 +228,7 @@ class Recaller:
             if note:
                 notes.append(note)
             relevance = with_reranking(relevance, reranked, weight=self._settings.reranker_weight)
-        winners = _best(features, relevance, moment, self._settings.weights, k)
+        winners = _best(features, relevance, moment, self._settings.weights, k, reads.usage)
         missing = [w.item_id for w in winners if w.item_id not in fetched]
         items = fetched | {item.id: item for item in reads.get_items(missing)}
         scored = [
@@ -287,9 +288,8 @@ class Recaller:
                 f"the reranker failed {self._reranker_failures} time(s) in a row and is asked "
                 f"again in {left:.0f} s; results keep recall's own order"
             )
-        top = _best(
-            features, relevance, moment, self._settings.weights, self._settings.reranker_depth
-        )
+        depth = self._settings.reranker_depth
+        top = _best(features, relevance, moment, self._settings.weights, depth, reads.usage)
         ids = [w.item_id for w in top]
         unread = [item_id for item_id in ids if item_id not in fetched]
         fetched |= {item.id: item for item in reads.get_items(unread)}
@@ -365,26 +365,47 @@ def _best(
     moment: datetime,
     weights: ScoreWeights,
     k: int,
+    usage: Callable[[Sequence[str]], Usage] | None = None,
 ) -> list[_Scored]:
     """The ``k`` best candidates by R3 score (then relevance, then id), best first.
 
     Every candidate's score is computed at once over arrays (:func:`recencies` is
     :func:`recency` bit for bit, and the sum is :func:`combined_score`'s, term by
     term); only the winners become objects.
+
+    When ``features`` left the usage columns unread, ``usage`` reads them, for the
+    candidates that can still reach the top only. Recency lies in (0, 1], so with
+    γ ≥ 0 a candidate's score is at least ``α·relevance + β·importance`` and at most
+    that plus γ (rounding keeps both bounds); one whose most is below the k-th best
+    least is out whatever its usage (module tests compare with reading every usage).
     """
     n = len(features)
     if n == 0:
         return []
     ids = features.ids
     rel = np.fromiter((relevance[i] for i in ids), dtype=np.float64, count=n)
-    rec = recencies(
-        moment,
-        features.created_at,
-        features.last_accessed_at,
-        features.access_count,
-        weights.decay_base,
-    )
-    total = weights.alpha * rel + weights.beta * features.importance + weights.gamma * rec
+    importance, created = features.importance, features.created_at
+    accessed, count = features.last_accessed_at, features.access_count
+    base = weights.alpha * rel + weights.beta * importance
+    if not features.usage_read:
+        if usage is None:
+            raise ValueError("score features without usage need a usage reader")
+        if n > k and weights.gamma >= 0 and np.isfinite(base).all():
+            least = np.partition(-base, k - 1)[k - 1]  # minus the k-th best least score
+            keep = np.flatnonzero(-(base + weights.gamma) <= least)
+            ids = tuple(ids[c] for c in keep.tolist())
+            rel, base, importance, created = rel[keep], base[keep], importance[keep], created[keep]
+        found = usage(ids)
+        accessed = np.full(len(ids), np.nan, dtype=np.float64)
+        count = np.zeros(len(ids), dtype=np.int64)
+        for c, item_id in enumerate(ids):
+            if item_id in found:
+                last, times = found[item_id]
+                accessed[c] = np.nan if last is None else last
+                count[c] = times
+        n = len(ids)
+    rec = recencies(moment, created, accessed, count, weights.decay_base)
+    total = base + weights.gamma * rec
     if n > k:  # every candidate scoring at least the k-th best, ties included
         kth = np.partition(-total, k - 1)[k - 1]
         chosen = np.flatnonzero(-total <= kth).tolist()
@@ -393,8 +414,7 @@ def _best(
     totals, rels = total.tolist(), rel.tolist()
     chosen.sort(key=lambda c: (-totals[c], -rels[c], ids[c]))
     return [
-        _Scored(ids[c], rels[c], float(features.importance[c]), float(rec[c]), totals[c])
-        for c in chosen[:k]
+        _Scored(ids[c], rels[c], float(importance[c]), float(rec[c]), totals[c]) for c in chosen[:k]
     ]
 
 

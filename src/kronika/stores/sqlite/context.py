@@ -11,17 +11,15 @@ both after every kind of write).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
 
-from kronika.ports import ScoreFeatures
+from kronika.ports import ScoreFeatures, Usage
 from kronika.stores.sqlite.columns import Codes, ContextColumns, ItemColumns, Mask
 
 MESSAGE = "message"
-Usage = Mapping[str, tuple[float | None, int]]
-"""``last_accessed_at`` and ``access_count`` of the items that have usage statistics."""
 
 
 def score_features(
@@ -29,9 +27,10 @@ def score_features(
     context: ContextColumns,
     ids: Sequence[str],
     rows: npt.NDArray[np.int64],
-    usage: Usage,
+    usage: Usage | None,
 ) -> ScoreFeatures:
-    """Features of ``ids`` at live ``rows`` (−1: unknown, left out), in the order of ``ids``."""
+    """Features of ``ids`` at live ``rows`` (−1: unknown, left out), in the order of ``ids``
+    (``usage`` None: its columns left unread, ``usage_read`` False)."""
     known = rows >= 0
     at = rows[known]
     found = tuple(np.asarray(ids, dtype=object)[known].tolist())
@@ -52,6 +51,7 @@ def score_features(
         access_count=count,
         speaker=tuple(speakers[c] for c in context.speaker.codes[at].tolist()),
         session_id=tuple(sessions[c] for c in context.session.codes[at].tolist()),
+        usage_read=usage is not None,
     )
 
 

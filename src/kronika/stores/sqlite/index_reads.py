@@ -17,7 +17,15 @@ from typing import Any
 import numpy as np
 
 from kronika.core.model import MemoryItem, RecallFilter, layer_counts
-from kronika.ports import DayCount, FeatureRow, ScoreFeatures, SourceState, SourceTail, VectorPoint
+from kronika.ports import (
+    DayCount,
+    FeatureRow,
+    ScoreFeatures,
+    SourceState,
+    SourceTail,
+    Usage,
+    VectorPoint,
+)
 from kronika.stores.sqlite import appends, context, day_counts, points
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.index_base import _CHUNK, _chunks
@@ -82,6 +90,24 @@ class IndexReads(IndexSnapshots):
         Read from the BM25 snapshot's columns once it is loaded (only usage comes
         from SQLite), else from SQLite (:meth:`_score_features_sql`).
         """
+        return self._score_features(ids, with_usage=True)
+
+    def score_columns(self, ids: Sequence[str]) -> ScoreFeatures:
+        """:meth:`score_features` without the usage columns once the BM25 snapshot is
+        loaded (they are a lookup per item; the rest comes from memory): recall reads
+        them with :meth:`usage` for the candidates that can still reach the top
+        (:class:`~kronika.ports.UsageApart`)."""
+        return self._score_features(ids, with_usage=False)
+
+    def usage(self, ids: Sequence[str]) -> Usage:
+        """``last_accessed_at`` and ``access_count`` of the items of ``ids`` that have them."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        with self._reading() as conn:
+            return self._usage(conn, wanted)
+
+    def _score_features(self, ids: Sequence[str], *, with_usage: bool) -> ScoreFeatures:
         wanted = list(dict.fromkeys(ids))
         with self._reading() as conn:
             if self._bm25 is None or not wanted:
@@ -89,13 +115,14 @@ class IndexReads(IndexSnapshots):
             with read_transaction(conn):
                 bm25 = self._current_bm25(conn)
                 rows = bm25.rows_of(wanted)
-                usage = self._usage(
-                    conn, [i for i, r in zip(wanted, rows.tolist(), strict=True) if r >= 0]
-                )
+                usage = None
+                if with_usage:
+                    known = [i for i, r in zip(wanted, rows.tolist(), strict=True) if r >= 0]
+                    usage = self._usage(conn, known)
             return context.score_features(bm25.cols, bm25.context, wanted, rows, usage)
 
     @staticmethod
-    def _usage(conn: sqlite3.Connection, ids: Sequence[str]) -> context.Usage:
+    def _usage(conn: sqlite3.Connection, ids: Sequence[str]) -> Usage:
         found: dict[str, tuple[float | None, int]] = {}
         for chunk in _chunks(ids):
             marks = ", ".join("?" * len(chunk))
