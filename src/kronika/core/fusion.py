@@ -113,7 +113,7 @@ def _zscore_fusion(
         item_id: w * lex.get(item_id, lex_floor) + (1.0 - w) * vec.get(item_id, vec_floor)
         for item_id in dict.fromkeys([*(i for i, _ in lexical), *(i for i, _ in vector)])
     }
-    inner = [*_best(matched, size), *_best(vector, size)]
+    inner = [*_best(matched, size), *_best(vector, size)]  # which, not in what order
     floor = min((combined[i] for i, _ in inner), default=0.0)
     top = max(combined.values(), default=0.0)
     if top - floor <= 1e-12:
@@ -124,7 +124,11 @@ def _zscore_fusion(
     }
 
 
-def _best(results: Sequence[tuple[str, float]], depth: int) -> list[tuple[str, float]]:
+def _best(results: Sequence[tuple[str, float]], depth: int) -> Sequence[tuple[str, float]]:
+    """The best ``depth`` of ``results``: all of them as given when there are no more,
+    else the best first."""
+    if len(results) <= depth:
+        return results
     return sorted(results, key=lambda pair: (-pair[1], pair[0]))[:depth]
 
 
@@ -194,18 +198,21 @@ def with_neighbours(
     out = dict(relevance)
     if w == 0.0 or not neighbours:
         return out
+    # only a neighbour with relevance > 0 moves a turn: the links to the others are
+    # not kept (most neighbours of a candidate are not candidates themselves)
+    relevant = {item_id for item_id, r in relevance.items() if r > 0.0}
     links: dict[str, set[tuple[str, int]]] = {}
     for item_id, pairs in neighbours.items():
         for other, offset in pairs:
             if offset and other != item_id:
-                links.setdefault(item_id, set()).add((other, offset))
-                links.setdefault(other, set()).add((item_id, -offset))
+                if other in relevant:
+                    links.setdefault(item_id, set()).add((other, offset))
+                if item_id in relevant:
+                    links.setdefault(other, set()).add((item_id, -offset))
     for item_id, around in links.items():
         keep = 1.0
         for other, offset in sorted(around):  # one order: the same bits every run
-            r = relevance.get(other, 0.0)
-            if r > 0.0:
-                keep *= 1.0 - (w / abs(offset)) * r
+            keep *= 1.0 - (w / abs(offset)) * relevance[other]
         if keep < 1.0:
             out[item_id] = 1.0 - (1.0 - relevance.get(item_id, 0.0)) * keep
     return out
@@ -367,17 +374,16 @@ def with_session_context(
     """
     if weight <= 0:
         return dict(relevance)
+    placed = [(item_id, value, session_of.get(item_id)) for item_id, value in relevance.items()]
     best: dict[str, float] = {}
-    for item_id, value in relevance.items():
-        session = session_of.get(item_id)
+    for _, value, session in placed:
         if session is not None and value > best.get(session, 0.0):
             best[session] = value
-    out: dict[str, float] = {}
-    for item_id, value in relevance.items():
-        session = session_of.get(item_id)
-        top = value if session is None else best.get(session, value)
-        out[item_id] = (value + weight * top) / (1.0 + weight)
-    return out
+    scale = 1.0 + weight
+    return {
+        item_id: (value + weight * (value if session is None else best.get(session, value))) / scale
+        for item_id, value, session in placed
+    }
 
 
 def with_reranking(
