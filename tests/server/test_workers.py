@@ -32,11 +32,19 @@ from kronika.server.keys import KeyStore, keys_path  # noqa: E402
 class ServerProcess:
     """``python -m kronika serve`` on a free loopback port, stopped on exit."""
 
-    def __init__(self, home: Path, *, workers: int = 1, database_url: str = "") -> None:
+    def __init__(
+        self,
+        home: Path,
+        *,
+        workers: int = 1,
+        database_url: str = "",
+        environ: dict[str, str] | None = None,
+    ) -> None:
         self.home = home
         self.port = free_port()
         env = {k: v for k, v in os.environ.items() if not k.startswith("KRONIKA_")}
         env["KRONIKA_EMBEDDER"] = "hashing"
+        env.update(environ or {})
         if database_url:
             env["KRONIKA_DATABASE_URL"] = database_url
         command = [sys.executable, "-m", "kronika", "--home", str(home), "serve"]
@@ -356,3 +364,56 @@ def test_workers_refuse_a_port_another_server_listens_on(workspace: tuple[Path, 
         assert "Traceback" not in said
     finally:
         assert server.stop() == 0
+
+
+def test_the_server_sends_no_telemetry_whatever_the_environment_asks(
+    workspace: tuple[Path, str],
+) -> None:
+    """FastAPI's own OpenTelemetry would export every request to an OTLP endpoint
+    named in the environment (where its exporter is installed; elsewhere it warns at
+    each start that it cannot); kronika turns it off: a collector listening where the
+    environment points hears nothing, and the log says nothing of telemetry."""
+    home, token = workspace
+    collector = socket.socket()
+    collector.bind(("127.0.0.1", 0))
+    collector.listen(16)
+    collector.settimeout(0.2)
+    heard: list[object] = []
+    listening = threading.Event()
+    listening.set()
+
+    def listen() -> None:
+        while listening.is_set():
+            with suppress(TimeoutError, OSError):
+                connection, _ = collector.accept()
+                heard.append(connection.recv(4096))
+                connection.close()
+
+    thread = threading.Thread(target=listen, daemon=True)
+    thread.start()
+    endpoint = f"http://127.0.0.1:{collector.getsockname()[1]}"
+    environ = {
+        "FASTAPI_OTEL_AUTO_CONFIGURE": "true",
+        "OTEL_EXPORTER_OTLP_ENDPOINT": endpoint,
+        "OTEL_METRIC_EXPORT_INTERVAL": "100",
+        "OTEL_BSP_SCHEDULE_DELAY": "100",
+    }
+    try:
+        server = ServerProcess(home, environ=environ)
+        try:
+            status, _ = call(server.url, "POST", "/v1/agents/default/memories", token,
+                             {"content": "the spare key is under the blue pot"})  # fmt: skip
+            assert status == 200
+            status, found = call(server.url, "POST", "/v1/agents/default/recall", token,
+                                 {"query": "where is the spare key"})  # fmt: skip
+            assert status == 200 and found["hits"]
+            time.sleep(1.0)  # past the exporters' 100 ms schedule, had there been any
+        finally:
+            server.stop()
+        assert heard == []
+        log = (home.parent / f"serve-{server.port}.log").read_text(errors="replace")
+        assert "Started server process" in log and "telemetry" not in log.lower()
+    finally:
+        listening.clear()
+        thread.join(5)
+        collector.close()

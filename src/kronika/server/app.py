@@ -11,6 +11,7 @@ each bad field; anything unexpected is a 500 that says so and nothing more.
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import AsyncIterator, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -56,6 +57,17 @@ def _field(loc: Sequence[Any]) -> str:
     return ".".join(str(part) for part in loc) or "request"
 
 
+def _no_telemetry() -> dict[str, Any]:
+    """FastAPI's own OpenTelemetry (0.16x and later) turned off: kronika sends nothing
+    anywhere but to the providers it is configured with, whatever OpenTelemetry
+    providers or ``FASTAPI_OTEL_AUTO_CONFIGURE`` the process has. Earlier FastAPI
+    releases have no such telemetry and no such argument."""
+    if "telemetry" not in inspect.signature(FastAPI.__init__).parameters:
+        return {}
+    off = ("tracing", "metrics", "logs", "operation_spans", "auto_configure")
+    return {"telemetry": dict.fromkeys(off, False)}
+
+
 def create_app(service: Service, keys: KeyStore, config: ServerConfig | None = None) -> ASGIApp:
     """The whole server as one ASGI application (what uvicorn runs)."""
     config = config or ServerConfig()
@@ -80,13 +92,14 @@ def create_app(service: Service, keys: KeyStore, config: ServerConfig | None = N
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
+        **_no_telemetry(),
     )
     app.state.service = service
     app.state.keys = keys
     app.state.rate = RateLimiter(config.rate_per_second, config.burst)
 
     @app.get("/healthz", tags=["health"], summary="Liveness (no key needed)")
-    def healthz() -> dict[str, str]:
+    async def healthz() -> dict[str, str]:
         return {"status": "ok"}
 
     _docs(app)
