@@ -33,6 +33,7 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 
 from kronika.core.model import ASSISTANT_SPEAKER
+from kronika.core.ranking import best_first
 from kronika.core.text import folded_words
 
 
@@ -129,7 +130,7 @@ def _best(results: Sequence[tuple[str, float]], depth: int) -> Sequence[tuple[st
     else the best first."""
     if len(results) <= depth:
         return results
-    return sorted(results, key=lambda pair: (-pair[1], pair[0]))[:depth]
+    return best_first(results)[:depth]
 
 
 def fuse(

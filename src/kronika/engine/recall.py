@@ -50,6 +50,7 @@ from kronika.core.fusion import (
 )
 from kronika.core.keywords import keyword_phrase
 from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult, ScoreParts
+from kronika.core.ranking import best_first, best_ids
 from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.text import question_share
 from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
@@ -347,7 +348,7 @@ def _rerank_text(item: MemoryItem) -> str:
 
 def _best_ids(relevance: Mapping[str, float], count: int) -> list[str]:
     """The ``count`` most relevant ids, best first (ties by id)."""
-    return sorted(relevance, key=lambda i: (-relevance[i], i))[:count]
+    return best_ids(relevance, count)
 
 
 @dataclass(frozen=True, slots=True)
@@ -420,4 +421,4 @@ def _best(
 
 def _stable(results: list[tuple[str, float]]) -> list[tuple[str, float]]:
     """Best first, ties broken by id, so a rebuilt index ranks exactly as before."""
-    return sorted(results, key=lambda pair: (-pair[1], pair[0]))
+    return best_first(results)

@@ -32,6 +32,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kronika.core.model import MemoryItem
+from kronika.core.ranking import best_first
 from kronika.core.text import fold
 
 K1 = 1.2
@@ -151,5 +152,4 @@ def phrase_occurrences(positions: Sequence[Sequence[int]]) -> int:
 
 def top(scores: dict[int, float], ids: dict[int, str], limit: int) -> list[tuple[str, float]]:
     """The ``limit`` best ``(id, score)``: best first, equal scores by id."""
-    pairs = sorted(((ids[r], s) for r, s in scores.items()), key=lambda p: (-p[1], p[0]))
-    return pairs[:limit]
+    return best_first((ids[r], s) for r, s in scores.items())[:limit]

@@ -58,6 +58,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kronika.core.model import RecallFilter
+from kronika.core.ranking import best_first
 from kronika.stores.sqlite.columns import (
     COLUMNS_SQL,
     CONTEXT_SQL,
@@ -714,6 +715,4 @@ def _top(
         keep = np.flatnonzero(sure)
         keep = np.concatenate([keep, tied])
         rows, scores = rows[keep], scores[keep]
-    pairs = list(zip(ids[rows].tolist(), scores.tolist(), strict=True))
-    pairs.sort(key=lambda pair: (-pair[1], pair[0]))
-    return pairs
+    return best_first(zip(ids[rows].tolist(), scores.tolist(), strict=True))

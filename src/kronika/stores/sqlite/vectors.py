@@ -18,6 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kronika.core.model import RecallFilter
+from kronika.core.ranking import best_first
 from kronika.ports import Vector
 from kronika.stores.sqlite.ann import AnnGraph, ann_count
 from kronika.stores.sqlite.columns import COLUMN_COUNT, COLUMNS_SQL, ItemColumns, Mask, Rowids
@@ -316,10 +317,7 @@ class VectorSnapshot:
             near = np.arange(fast.size)
         chosen = near if rows is None else rows[near]
         exact = similarities(self.matrix[chosen], q).tolist()
-        ranked = sorted(
-            zip(self.cols.ids[chosen].tolist(), exact, strict=True), key=lambda p: (-p[1], p[0])
-        )
-        return ranked[:k]
+        return best_first(zip(self.cols.ids[chosen].tolist(), exact, strict=True))[:k]
 
     def _search_ann(
         self,
