@@ -14,8 +14,9 @@ body that is not the answer asked for (a recall's JSON naming its query, a remem
 ``applied``) is an error. A request's latency runs from its sending to its answer read
 whole; checking the answer is the client's own work and is left out. Reported per
 level: p50 and p99 latency, requests a second, errors, the server's and the client's
-CPU time per request and the machine's load average as the level began. The server overhead is the p50 at one client minus the
-in-process p50. Nothing leaves the machine, and every loop is bounded.
+CPU time per request and the machine's load average as the level began. The server
+overhead is the p50 at one client minus the in-process p50. Nothing leaves the
+machine, and every loop is bounded.
 """
 
 from __future__ import annotations
