@@ -183,6 +183,23 @@ Usage = Mapping[str, tuple[float | None, int]]
 """``{id: (last_accessed_at, access_count)}`` of the items that have usage statistics."""
 
 
+def usage_columns(
+    ids: Sequence[str], usage: Usage
+) -> tuple[npt.NDArray[np.float64], npt.NDArray[np.int64]]:
+    """The :class:`ScoreFeatures` usage columns of ``ids`` (in their order) from
+    ``usage``: ``last_accessed_at`` (NaN: never accessed) and ``access_count``."""
+    accessed = np.full(len(ids), np.nan, dtype=np.float64)
+    count = np.zeros(len(ids), dtype=np.int64)
+    if usage:
+        for n, item_id in enumerate(ids):
+            found = usage.get(item_id)
+            if found is not None:
+                last, times = found
+                accessed[n] = np.nan if last is None else last
+                count[n] = times
+    return accessed, count
+
+
 @runtime_checkable
 class UsageApart(Protocol):
     """An index whose usage statistics cost more to read than its other score columns

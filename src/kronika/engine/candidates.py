@@ -14,8 +14,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
-
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.ports import (
     CandidateReader,
@@ -72,20 +70,11 @@ class CandidateReads:
         return ScoreFeatures.from_rows({i: held[i] for i in wanted if i in held})
 
     def usage(self, ids: Sequence[str]) -> Usage:
-        """Usage statistics of ``ids`` that :meth:`score_features` left unread."""
-        if self._apart is not None:
-            return self._apart.usage(ids)
-        found = self._index.score_features(ids)
-        return {
-            item_id: (None if np.isnan(last) else last, count)
-            for item_id, last, count in zip(
-                found.ids,
-                found.last_accessed_at.tolist(),
-                found.access_count.tolist(),
-                strict=True,
-            )
-            if count or not np.isnan(last)
-        }
+        """Usage statistics of ``ids`` that :meth:`score_features` left unread; only an
+        index that keeps them apart (:class:`~kronika.ports.UsageApart`) leaves them so."""
+        if self._apart is None:
+            raise ValueError("this index gives usage with the score features")
+        return self._apart.usage(ids)
 
     def texts(self, ids: Sequence[str]) -> dict[str, str]:
         """``{id: content}`` of ``ids`` (unknown skipped): from the items read ahead, else

@@ -65,6 +65,7 @@ from kronika.ports import (
     TokenCounter,
     Usage,
     Vector,
+    usage_columns,
 )
 
 log = logging.getLogger("kronika.recall")
@@ -147,10 +148,10 @@ class Recaller:
                 keyword_phrase(query) if self._settings.skip_function_words else (query, True)
             )
             found = self._index.search_lexical(words, flt, limit, whole_phrase=side_by_side)
-            lexical = _stable(found)
+            lexical = best_first(found)  # ties by id: a rebuilt index ranks as before
         if mode in ("hybrid", "vector") and (query.strip() or query_vector is not None):
             vector = query_vector if query_vector is not None else self._embedder.embed_query(query)
-            dense = _stable(self._index.search_vector(vector, flt, limit))
+            dense = best_first(self._index.search_vector(vector, flt, limit))
         relevance = fuse(
             lexical,
             dense,
@@ -163,7 +164,7 @@ class Recaller:
         # Context changes the order near the top; the best NEIGHBOUR_SEEDS candidates
         # (whatever k is) bring their neighbours, so the cost does not grow with k.
         wanted = context or self._settings.answer_focus > 0
-        seeds = _best_ids(relevance, NEIGHBOUR_SEEDS) if wanted else []
+        seeds = best_ids(relevance, NEIGHBOUR_SEEDS) if wanted else []
         reads = CandidateReads(self._index, list(relevance), seeds, flt, max(window, 1))
         links: Neighbours = reads.links
         if context:
@@ -203,7 +204,7 @@ class Recaller:
         if self._settings.when_focus > 0 and asks_when(query):
             # The question asks for a time: prefer what says one ("last week", "in October").
             # Only the best NEIGHBOUR_SEEDS are read; the rest count as saying none.
-            seeds = _best_ids(relevance, NEIGHBOUR_SEEDS)
+            seeds = best_ids(relevance, NEIGHBOUR_SEEDS)
             texts |= reads.texts([item_id for item_id in seeds if item_id not in texts])
             told = [i for i in seeds if i in texts and mentions_time(texts[i])]
             log.debug(
@@ -330,7 +331,7 @@ class Recaller:
         speakers of their replies from the score columns, then their own text (the
         text alone: whole items are built for the hits only).
         """
-        top = set(_best_ids(relevance, NEIGHBOUR_SEEDS))
+        top = set(best_ids(relevance, NEIGHBOUR_SEEDS))
         replies = {turn: reply for turn, reply in answered(links).items() if turn in top}
         if not replies:
             return {}
@@ -344,11 +345,6 @@ class Recaller:
 def _rerank_text(item: MemoryItem) -> str:
     """What the reranker reads of a memory: its text, after its speaker's name if any."""
     return f"{item.speaker}: {item.content}" if item.speaker else item.content
-
-
-def _best_ids(relevance: Mapping[str, float], count: int) -> list[str]:
-    """The ``count`` most relevant ids, best first (ties by id)."""
-    return best_ids(relevance, count)
 
 
 @dataclass(frozen=True, slots=True)
@@ -396,14 +392,7 @@ def _best(
             keep = np.flatnonzero(-(base + weights.gamma) <= least)
             ids = tuple(ids[c] for c in keep.tolist())
             rel, base, importance, created = rel[keep], base[keep], importance[keep], created[keep]
-        found = usage(ids)
-        accessed = np.full(len(ids), np.nan, dtype=np.float64)
-        count = np.zeros(len(ids), dtype=np.int64)
-        for c, item_id in enumerate(ids):
-            if item_id in found:
-                last, times = found[item_id]
-                accessed[c] = np.nan if last is None else last
-                count[c] = times
+        accessed, count = usage_columns(ids, usage(ids))
         n = len(ids)
     rec = recencies(moment, created, accessed, count, weights.decay_base)
     total = base + weights.gamma * rec
@@ -417,8 +406,3 @@ def _best(
     return [
         _Scored(ids[c], rels[c], float(importance[c]), float(rec[c]), totals[c]) for c in chosen[:k]
     ]
-
-
-def _stable(results: list[tuple[str, float]]) -> list[tuple[str, float]]:
-    """Best first, ties broken by id, so a rebuilt index ranks exactly as before."""
-    return best_first(results)

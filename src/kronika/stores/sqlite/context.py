@@ -16,7 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from kronika.ports import ScoreFeatures, Usage
+from kronika.ports import ScoreFeatures, Usage, usage_columns
 from kronika.stores.sqlite.columns import Codes, ContextColumns, ItemColumns, Mask
 
 MESSAGE = "message"
@@ -34,14 +34,7 @@ def score_features(
     known = rows >= 0
     at = rows[known]
     found = tuple(np.asarray(ids, dtype=object)[known].tolist())
-    accessed = np.full(at.size, np.nan, dtype=np.float64)
-    count = np.zeros(at.size, dtype=np.int64)
-    if usage:
-        position = {item_id: n for n, item_id in enumerate(found)}
-        for item_id, (last, times) in usage.items():
-            n = position[item_id]
-            accessed[n] = np.nan if last is None else last
-            count[n] = times
+    accessed, count = usage_columns(found, usage or {})
     speakers, sessions = context.speaker.values(), context.session.values()
     return ScoreFeatures(
         ids=found,
