@@ -1,0 +1,7 @@
+"""People of ``kronika bench memory`` (uk)."""
+
+from __future__ import annotations
+
+from kronika.bench.memdata.model import Person
+
+PEOPLE: tuple[Person, ...] = ()
