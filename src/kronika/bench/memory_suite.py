@@ -268,7 +268,7 @@ def _tables(results: dict[str, Any]) -> list[dict[str, Any]]:
             split,
             label,
             str(int(row["answerable"])),
-            *(f"{row[key]:.3f}" for key in METRIC_COLUMNS[:4]),
+            *(f"{row[key]:.3f}" if row["answerable"] else "-" for key in METRIC_COLUMNS[:4]),
             str(int(row["none"])),
             f"{row['no_answer_precision']:.3f}" if row["none"] else "-",
         ]
