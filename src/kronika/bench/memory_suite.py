@@ -4,9 +4,9 @@ Each person of :mod:`kronika.bench.memdata` gets an agent of their own in one fr
 workspace, written through the public :class:`~kronika.Memory` API at the dates the
 data gives: keyed facts whose values change (history), dated notes, conversation
 turns with the user and the assistant over many sessions (``hi``, ``thanks``, ``ok``
-among them), L1 summaries and entity pages (``Memory.memory_write``; an entity page
-is dated by its file's modification time, as a page written by hand that day would
-be) and outcomes with the lessons drawn from them. Each question is then asked of its
+among them), L1 summaries and entity pages (``Memory.memory_write``; an entity page's
+bullet carries its date in its metadata comment, as the workspace format allows) and
+outcomes with the lessons drawn from them. Each question is then asked of its
 person's agent with :meth:`Memory.recall` (hybrid, ``k`` results, ``now`` = the
 question's own moment, ``record_access=False``) under the settings given (the
 defaults unless changed), and scored against its one gold item:
@@ -23,7 +23,6 @@ questions asked in another language than the memory), every kind, for each split
 
 from __future__ import annotations
 
-import os
 import time
 from collections import Counter
 from collections.abc import Iterable, Sequence
@@ -93,9 +92,9 @@ def build_person(memory: Memory, person: Person) -> dict[str, str]:
                 ids[handle] = f"sum-{handle}"
             case EntityPage(handle, at, name, text):
                 path = f"bank/entities/{name}.md"
-                memory.memory_write(agent, "bank", WriteEntityPage(path, f"# {name}\n\n{text}\n"))
-                stamp = when(at).timestamp()
-                os.utime(memory.workspace.agent_dir(agent) / path, (stamp, stamp))
+                stamp = when(at).strftime("%Y-%m-%dT%H:%M:%SZ")
+                page = f"# {name}\n\n- {text} <!-- created={stamp} -->\n"
+                memory.memory_write(agent, "bank", WriteEntityPage(path, page))
                 pages[handle] = path
             case Outcome(at, task, action, ok, reasons):
                 memory.record_outcome(
