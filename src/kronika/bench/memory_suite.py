@@ -136,7 +136,12 @@ def ask(memory: Memory, person: Person, question: Question, *, k: int = K) -> Re
 
 
 def score_question(
-    person: Person, question: Question, ids: dict[str, str], result: RecallResult
+    person: Person,
+    question: Question,
+    ids: dict[str, str],
+    result: RecallResult,
+    *,
+    split: str = "-",
 ) -> dict[str, Any]:
     """One question's row: where its gold came, and what came first instead."""
     gold = ids[question.gold] if question.gold is not None else None
@@ -148,7 +153,7 @@ def score_question(
         "person": person.pid,
         "language": person.lang,
         "question_language": question.lang,
-        "split": split_of(person),
+        "split": split,
         "kind": question.kind,
         "question": question.text,
         "gold": question.gold,
@@ -215,7 +220,8 @@ def run_memory(
             build_s += time.perf_counter() - began
             began = time.perf_counter()
             for question in person.questions[:limit]:
-                rows.append(score_question(person, question, ids, ask(mem, person, question, k=k)))
+                result = ask(mem, person, question, k=k)
+                rows.append(score_question(person, question, ids, result, split=split_of(person)))
             ask_s += time.perf_counter() - began
         if progress:
             progress("done", len(chosen), len(chosen))
