@@ -22,7 +22,7 @@ from kronika.bench.memdata.model import (
     parse_turn,
     person,
 )
-from kronika.bench.memory_suite import aggregate, ask, build_person, score_question
+from kronika.bench.memory_suite import aggregate, ask, build_person, score_question, winner
 from kronika.bench.metrics import answer_scores, first_rank
 from kronika.cli import main
 from kronika.settings import Settings
@@ -127,7 +127,10 @@ TINY = person(
     (
         Fact("f_boat", "2026-01-01", "boat", "a red kayak called Zephyrine"),
         Fact("f_city", "2026-01-01", "city", "Oslo"),
-        Session("s1", "2026-02-01", ("u: hi", "u#t_violin: I practise the violin every morning")),
+        Session(
+            "s1", "2026-02-01", ("u#t_hi: hi", "u#t_violin: I practise the violin every morning")
+        ),
+        Fact("f_city2", "2026-03-01", "city", "Bergen"),
     ),
     (
         ("paraphrase", "What is my kayak Zephyrine like?", "f_boat"),
@@ -149,6 +152,11 @@ def test_the_scores_of_a_case_whose_answers_are_known(memory: Memory) -> None:
     assert figures["hit@1"] == 0.5 and figures["mrr"] == 0.5 and figures["empty"] == 0.0
     assert figures["no_answer_precision"] == 0.0
     assert (figures["answerable"], figures["none"]) == (2.0, 1.0)
+    stored = {it.id: it for it in memory.items(agent="en-tiny", include_superseded=True)}
+    now, then = stored[ids["f_city2"]], stored[ids["f_city"]]
+    assert winner(now, then) == "current value" and winner(now, None) == "other key"
+    assert winner(stored[ids["t_hi"]], then) == "phatic turn"
+    assert winner(stored[ids["t_violin"]], then) == "other turn"
 
 
 def test_the_metrics_on_hand_made_rankings() -> None:

@@ -45,7 +45,7 @@ from kronika.bench.memdata.model import (
 )
 from kronika.bench.metrics import answer_scores, first_rank, mean
 from kronika.bench.report import table
-from kronika.core.model import RecallResult
+from kronika.core.model import ItemType, Layer, MemoryItem, RecallResult, RetainKind
 from kronika.engine.write import WriteEntityPage, WriteSummary
 from kronika.errors import InvalidInput, KronikaError
 from kronika.memory import Memory
@@ -135,6 +135,43 @@ def ask(memory: Memory, person: Person, question: Question, *, k: int = K) -> Re
     )
 
 
+WINNERS = (
+    "current value",
+    "other key",
+    "phatic turn",
+    "other turn",
+    "lesson",
+    "outcome",
+    "entity page",
+    "summary",
+    "note",
+)
+
+
+def winner(top: MemoryItem, gold: MemoryItem | None) -> str:
+    """What kind of item came first instead of the gold (or for a ``none`` question):
+
+    ``current value`` (the key's value now, asked about another time), ``other key``
+    (a fact keyed otherwise), ``phatic turn`` (a turn of three words or fewer: "hi",
+    "ok thanks"), ``other turn``, ``lesson`` (a reflection or strategy), ``outcome``
+    (the note of a recorded outcome), ``entity page``, ``summary``, ``note``."""
+    path = top.provenance.path
+    if top.key is not None:
+        same = gold is not None and gold.key is not None
+        return "current value" if same and gold is not None and gold.key == top.key else "other key"
+    if top.type is ItemType.MESSAGE:
+        return "phatic turn" if len(top.content.split()) <= 3 else "other turn"
+    if top.layer is Layer.REFLECTIVE:
+        return "lesson"
+    if top.kind is RetainKind.EXPERIENCE:
+        return "outcome"
+    if path.startswith("bank/entities/"):
+        return "entity page"
+    if top.type in (ItemType.EPISODIC, ItemType.SUMMARY):
+        return "summary"
+    return "note"
+
+
 def score_question(
     person: Person,
     question: Question,
@@ -142,12 +179,15 @@ def score_question(
     result: RecallResult,
     *,
     split: str = "-",
+    stored: dict[str, MemoryItem] | None = None,
 ) -> dict[str, Any]:
-    """One question's row: where its gold came, and what came first instead."""
+    """One question's row: where its gold came, and what came first instead (``stored``:
+    the person's items by id, to tell what the first item was against the gold)."""
     gold = ids[question.gold] if question.gold is not None else None
     ranked = [hit.item.id for hit in result.hits]
     rank = first_rank(gold, ranked)
     top = result.hits[0].item if result.hits else None
+    gold_item = (stored or {}).get(gold) if gold is not None else None
     row: dict[str, Any] = {
         "qid": question.qid,
         "person": person.pid,
@@ -160,7 +200,9 @@ def score_question(
         "gold_id": gold,
         "rank": rank,
         "returned": len(ranked),
-        "top": None if top is None else {"id": top.id, "type": top.type.value},
+        "top": None
+        if top is None
+        else {"id": top.id, "type": top.type.value, "key": top.key, "is": winner(top, gold_item)},
         "top_text": None if top is None else top.content[:120],
     }
     if gold is not None:
@@ -217,11 +259,17 @@ def run_memory(
                 progress(person.pid, n, len(chosen))
             began = time.perf_counter()
             ids = build_person(mem, person)
+            every = mem.items(agent=person.pid, include_superseded=True, limit=1_000_000)
+            stored = {item.id: item for item in every}
             build_s += time.perf_counter() - began
             began = time.perf_counter()
             for question in person.questions[:limit]:
                 result = ask(mem, person, question, k=k)
-                rows.append(score_question(person, question, ids, result, split=split_of(person)))
+                rows.append(
+                    score_question(
+                        person, question, ids, result, split=split_of(person), stored=stored
+                    )
+                )
             ask_s += time.perf_counter() - began
         if progress:
             progress("done", len(chosen), len(chosen))
@@ -281,17 +329,26 @@ def _tables(results: dict[str, Any]) -> list[dict[str, Any]]:
         for label, row in block.items()
     ]
     missed = Counter(
-        (r["kind"], r["top"]["type"])
+        (r["kind"], r["top"]["is"])
         for r in results["questions"]
-        if r["gold"] is not None and r["rank"] != 1 and r["top"] is not None
+        if r["rank"] != 1 and r["top"] is not None
     )
-    winners = [[kind, kind_of, str(n)] for (kind, kind_of), n in sorted(missed.items())]
+    kinds = list(dict.fromkeys(r["kind"] for r in results["questions"]))
+    seen = [w for w in WINNERS if any(w == kind_of for _, kind_of in missed)]
+    winners = [
+        [
+            kind,
+            str(sum(missed[(kind, w)] for w in WINNERS)),
+            *(str(missed[(kind, w)]) for w in seen),
+        ]
+        for kind in kinds
+    ]
     timing = results["timings"]
     return [
         table(f"Agent memory: recall@{results['k']} by language and kind", columns, rows),
         table(
-            "What came first when the gold did not",
-            ["kind", "first item's type", "questions"],
+            "What came first instead of the gold (for none: whatever came first)",
+            ["kind", "questions", *seen],
             winners,
         ),
         table(
