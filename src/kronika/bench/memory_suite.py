@@ -86,10 +86,13 @@ def build_person(memory: Memory, person: Person) -> dict[str, str]:
                     if named:
                         turns[named] = turn
             case Summary(handle, at, text):
-                fields = (("id", f"sum-{handle}"), ("created", when(at).isoformat()))
+                # a summary's id is the one its header names: it must be unique in the
+                # workspace, not only in its agent (another agent's would take its place)
+                summary_id = f"sum-{agent}-{handle}"
+                fields = (("id", summary_id), ("created", when(at).isoformat()))
                 path = f"summaries/L1/{handle}.md"
                 memory.memory_write(agent, "summaries", WriteSummary(path, text, fields))
-                ids[handle] = f"sum-{handle}"
+                ids[handle] = summary_id
             case EntityPage(handle, at, name, text):
                 path = f"bank/entities/{name}.md"
                 stamp = when(at).strftime("%Y-%m-%dT%H:%M:%SZ")

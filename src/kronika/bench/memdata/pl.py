@@ -9,6 +9,7 @@ from kronika.bench.memdata.model import (
     Outcome,
     Session,
     Summary,
+    every,
     person,
     small_talk,
 )
@@ -182,6 +183,7 @@ KASIA = person(
             "n_lekarz", "2026-11-12", "Wizyta u okulisty 9 grudnia o 16:00, przychodnia na Zaspie."
         ),
         *small_talk("pl-kasia-st3", ("2026-10-28", "2026-11-05", "2026-11-15"), SMALL_TALK),
+        *small_talk("pl-kasia-wk", every("2026-01-03", "2026-11-18", 6), SMALL_TALK),
     ),
     (
         ("now", "Gdzie teraz mieszkam?", "f_miasto2"),
@@ -321,6 +323,7 @@ MAREK = person(
         *small_talk(
             "pl-marek-st2", ("2026-08-20", "2026-09-10", "2026-10-12", "2026-10-27"), SMALL_TALK
         ),
+        *small_talk("pl-marek-wk", every("2026-01-03", "2026-10-30", 6), SMALL_TALK),
     ),
     (
         ("now", "Gdzie mieszka teraz Marek?", "f_miasto2"),
@@ -354,4 +357,143 @@ MAREK = person(
     ),
 )
 
-PEOPLE = (KASIA, MAREK)
+ZOFIA = person(
+    "pl-zofia",
+    "pl",
+    "2026-09-25 19:00",
+    (
+        Summary(
+            "sum_2025",
+            "2026-01-03",
+            "Pod koniec 2025 roku Zofia uczyła się do egzaminu CFA i planowała zmianę pracy.",
+        ),
+        Fact("f_miasto", "2026-01-05", "miasto", "Warszawa"),
+        Fact("f_dzielnica1", "2026-01-05", "dzielnica", "Mokotów"),
+        Fact("f_praca1", "2026-01-05", "firma", "mBank"),
+        Fact("f_instrument1", "2026-01-05", "instrument", "pianino"),
+        Fact("f_kot", "2026-01-08", "kot", "Puszek"),
+        *small_talk("pl-zofia-st", ("2026-01-07", "2026-01-28", "2026-02-10"), SMALL_TALK),
+        Session(
+            "pl-zofia-s01",
+            "2026-01-20 20:00",
+            (
+                "u: hej",
+                "a: Hej Zosiu!",
+                "u#t_wyjazd: w marcu lecimy z przyjaciółkami do Lizbony",
+                "a: Cudownie! Sprawdzić, co warto tam zobaczyć?",
+                "u: później",
+            ),
+        ),
+        Note("n_laktoza", "2026-02-02", "Zofia nie toleruje laktozy.", "W"),
+        Fact("f_ksiazka", "2026-02-14", "ulubiona_książka", "Lalka"),
+        Outcome(
+            "2026-03-01",
+            "zamówić bilety do Lizbony",
+            "próbowałem na stronie przewoźnika",
+            False,
+            ("strona nie przyjmowała karty",),
+        ),
+        Fact("f_kawa", "2026-03-05", "kawa", "flat white na mleku owsianym"),
+        Session(
+            "pl-zofia-s02",
+            "2026-03-08 12:00",
+            (
+                "u: ile to 100 funtów w złotówkach?",
+                "a: Przy kursie około 5 zł to mniej więcej 500 zł.",
+                "u: ok",
+            ),
+        ),
+        Fact("f_dzielnica2", "2026-04-01", "dzielnica", "Wola"),
+        Session(
+            "pl-zofia-s03",
+            "2026-04-10 19:00",
+            (
+                "u#t_mieszkanie: nowe mieszkanie ma balkon od południa, sadzę na nim pomidory",
+                "a: Świetny pomysł! Pamiętaj o podlewaniu w upały.",
+                "u: jasne",
+            ),
+        ),
+        Note("n_siostra", "2026-05-05", "@Ewa, siostra Zofii, urodziła synka Stasia 3 maja."),
+        EntityPage(
+            "e_ewa",
+            "2026-05-10",
+            "Ewa",
+            "Ewa, siostra Zofii, jest weterynarką i mieszka w Poznaniu.",
+        ),
+        Session(
+            "pl-zofia-s04",
+            "2026-06-15 18:00",
+            (
+                "u#t_rekrutacja: przeszłam ostatni etap rekrutacji w CD Projekt, dostałam ofertę!",
+                "a: Gratulacje!",
+                "u: dzięki!!",
+            ),
+        ),
+        Fact("f_praca2", "2026-07-01", "firma", "CD Projekt"),
+        Session(
+            "pl-zofia-s05",
+            "2026-07-28 21:00",
+            (
+                "u: poleć mi jakiś serial",
+                "a#t_serial: Polecam „Rojst” — mroczny kryminał z lat osiemdziesiątych.",
+                "u: ok",
+            ),
+        ),
+        Fact("f_instrument2", "2026-08-01", "instrument", "ukulele"),
+        Session(
+            "pl-zofia-s06",
+            "2026-08-20 19:00",
+            (
+                "u: cześć",
+                "a: Cześć! Jak w nowej pracy?",
+                "u#t_zespol: super, jestem w zespole od questów do Wiedźmina",
+                "a: Brzmi ekscytująco!",
+            ),
+        ),
+        Outcome("2026-09-01", "zapłacić czynsz", "zrobiłem przelew w aplikacji banku", True),
+        Note("n_dentysta", "2026-09-10", "Kontrola u dentysty 2 października o 8:30."),
+        Session(
+            "pl-zofia-s07",
+            "2026-09-14 18:00",
+            (
+                "u#t_rower: ukradli mi rower spod biura",
+                "a: Bardzo mi przykro. Warto zgłosić to na policję.",
+                "u: ok",
+            ),
+        ),
+        *small_talk("pl-zofia-st2", ("2026-06-01", "2026-07-10", "2026-09-20"), SMALL_TALK[3:]),
+        *small_talk("pl-zofia-wk", every("2026-01-03", "2026-09-25", 6), SMALL_TALK),
+    ),
+    (
+        ("now", "W której dzielnicy mieszkam?", "f_dzielnica2"),
+        ("now", "W jakiej firmie pracuje Zofia?", "f_praca2"),
+        ("now", "Na jakim instrumencie teraz gram?", "f_instrument2"),
+        ("then", "W której dzielnicy mieszkałam w lutym?", "f_dzielnica1"),
+        ("then", "Gdzie pracowałam przed CD Projekt?", "f_praca1"),
+        ("then", "Na jakim instrumencie grałam w maju?", "f_instrument1"),
+        ("then", "Co się wydarzyło w czerwcu z rekrutacją?", "t_rekrutacja"),
+        ("then", "Dokąd planowałyśmy polecieć w styczniu?", "t_wyjazd"),
+        ("keyword", "Jak się wabi kot użytkownika?", "f_kot"),
+        ("keyword", "Jaki serial polecił asystent?", "t_serial"),
+        ("keyword", "Jaką kawę pije użytkownik?", "f_kawa"),
+        ("keyword", "Jaką książkę użytkownik lubi najbardziej?", "f_ksiazka"),
+        ("keyword", "W jakim mieście mieszka użytkownik?", "f_miasto"),
+        ("paraphrase", "Po jakim nabiale źle się czuję?", "n_laktoza"),
+        ("paraphrase", "Kiedy idę do stomatologa?", "n_dentysta"),
+        ("paraphrase", "Kto niedawno został mamą w mojej rodzinie?", "n_siostra"),
+        ("paraphrase", "Czym zajmuje się zawodowo moja siostra?", "e_ewa"),
+        ("paraphrase", "Co uprawiam na balkonie?", "t_mieszkanie"),
+        ("paraphrase", "Nad czym pracuje mój zespół?", "t_zespol"),
+        ("paraphrase", "Co mi zginęło spod pracy?", "t_rower"),
+        ("paraphrase", "Do jakiego egzaminu się przygotowywałam?", "sum_2025"),
+        ("crosslingual", "What is Zofia's cat called?", "f_kot", "en"),
+        ("crosslingual", "¿Qué le robaron a Zofia?", "t_rower", "es"),
+        ("crosslingual", "Де працює Зофія?", "f_praca2", "uk"),
+        ("none", "Jaki mam numer konta?", ""),
+        ("none", "Jak ma na imię mój pies?", ""),
+        ("none", "Ile zarabia Ewa?", ""),
+        ("none", "Gdzie byłam na wakacjach w 2020 roku?", ""),
+    ),
+)
+
+PEOPLE = (KASIA, MAREK, ZOFIA)
