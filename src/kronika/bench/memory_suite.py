@@ -17,8 +17,9 @@ defaults unless changed), and scored against its one gold item:
   them) for which recall returned no result. Recall's own relevance floor decides;
   this benchmark applies none of its own.
 
-Rows: every language (its people's questions in that language), cross-lingual (the
-questions asked in another language than the memory), every kind, for each split.
+Rows: every language (its people's questions asked in that language), cross-lingual
+(the questions asked in another language than the memory: the ``crosslingual`` kind and
+``none`` questions asked so), every kind, for each split.
 """
 
 from __future__ import annotations
@@ -229,10 +230,10 @@ def aggregate(rows: Iterable[dict[str, Any]]) -> dict[str, float]:
 
 
 def _groups(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
-    same = [r for r in rows if r["kind"] != "crosslingual"]
+    same = [r for r in rows if r["question_language"] == r["language"]]
     groups = [("all", rows)]
     groups += [(lang, [r for r in same if r["language"] == lang]) for lang in LANGUAGES]
-    groups.append(("cross-lingual", [r for r in rows if r["kind"] == "crosslingual"]))
+    groups.append(("cross-lingual", [r for r in rows if r["question_language"] != r["language"]]))
     kinds = dict.fromkeys(r["kind"] for r in rows)
     groups += [(f"kind {kind}", [r for r in rows if r["kind"] == kind]) for kind in kinds]
     return [(label, chosen) for label, chosen in groups if chosen]

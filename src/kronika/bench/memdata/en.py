@@ -273,6 +273,7 @@ ALICE = person(
         ("none", "What's the name of my cat?", ""),
         ("none", "How much did I pay for my car insurance?", ""),
         ("none", "What did I have for breakfast today?", ""),
+        ("none", "Jak ma na imię kot Alice?", "", "pl"),
     ),
 )
 
@@ -415,6 +416,7 @@ DAVID = person(
         ("none", "What is my dog called?", ""),
         ("none", "When is Ada's birthday?", ""),
         ("none", "Which film did I watch last night?", ""),
+        ("none", "¿Cuál es el grupo sanguíneo de David?", "", "es"),
     ),
 )
 
@@ -568,6 +570,7 @@ PRIYA = person(
         ("none", "What's my brother's phone number?", ""),
         ("none", "Which hotel did I stay at in Tokyo?", ""),
         ("none", "How many followers do I have on Instagram?", ""),
+        ("none", "Скільки Прія платить за оренду?", "", "uk"),
     ),
 )
 

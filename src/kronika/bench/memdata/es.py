@@ -209,6 +209,7 @@ LUCIA = person(
         ("none", "¿En qué año me saqué el carnet de conducir?", ""),
         ("none", "¿Qué cené anoche?", ""),
         ("none", "¿Dónde estudió Javier?", ""),
+        ("none", "What is Lucía's passport number?", "", "en"),
     ),
 )
 
@@ -356,6 +357,7 @@ MATEO = person(
         ("none", "¿Cómo se llama mi gato?", ""),
         ("none", "¿Qué nota saqué en el examen de manejo?", ""),
         ("none", "¿Cuánto pesa Sofía?", ""),
+        ("none", "Jaki samochód ma Mateo?", "", "pl"),
     ),
 )
 
@@ -492,6 +494,7 @@ VALERIA = person(
         ("none", "¿Cómo se llama mi gato?", ""),
         ("none", "¿Cuánto costó la boda?", ""),
         ("none", "¿En qué hotel me quedé en Cancún?", ""),
+        ("none", "Де Валерія навчалася в школі?", "", "uk"),
     ),
 )
 

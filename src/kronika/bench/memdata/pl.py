@@ -221,6 +221,7 @@ KASIA = person(
         ("none", "Jak ma na imię mój kot?", ""),
         ("none", "Gdzie spędziłam wakacje w 2019 roku?", ""),
         ("none", "Jaką szkołę średnią skończył Paweł?", ""),
+        ("none", "What is Kasia's blood type?", "", "en"),
     ),
 )
 
@@ -354,6 +355,7 @@ MAREK = person(
         ("none", "Ile waży mój pies?", ""),
         ("none", "Kiedy Zuzia ma urodziny?", ""),
         ("none", "Jaki film oglądałem wczoraj?", ""),
+        ("none", "¿Cómo se llama el perro de Marek?", "", "es"),
     ),
 )
 
@@ -493,6 +495,7 @@ ZOFIA = person(
         ("none", "Jak ma na imię mój pies?", ""),
         ("none", "Ile zarabia Ewa?", ""),
         ("none", "Gdzie byłam na wakacjach w 2020 roku?", ""),
+        ("none", "Яке авто в Зофії?", "", "uk"),
     ),
 )
 
