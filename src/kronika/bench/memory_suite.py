@@ -208,6 +208,7 @@ def score_question(
         if top is None
         else {"id": top.id, "type": top.type.value, "key": top.key, "is": winner(top, gold_item)},
         "top_text": None if top is None else top.content[:120],
+        "returned_kinds": dict(Counter(winner(hit.item, gold_item) for hit in result.hits)),
     }
     if gold is not None:
         row.update(answer_scores(rank, len(ranked)))
