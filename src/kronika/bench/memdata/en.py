@@ -44,6 +44,18 @@ SMALL_TALK = (
     ("u: thank you for your help yesterday", "a: Any time!", "u: ok see you"),
 )
 
+CHORES = (
+    # what every memory of this language also holds: settings and errands that answer
+    # none of the questions
+    Fact("x_style", "2026-01-12", "reply_style", "short answers"),
+    Fact("x_units", "2026-01-12", "units", "metric"),
+    Fact("x_calendar", "2026-01-13", "calendar", "Google Calendar"),
+    Note("x_recycling", "2026-02-11", "Recycling is collected every other Tuesday."),
+    Note("x_router", "2026-04-07", "The Wi-Fi router was restarted after the outage."),
+    Note("x_library", "2026-06-16", "The library books are due back on Friday."),
+    Note("x_card", "2026-08-04", "Ordered a birthday card for a colleague."),
+)
+
 ALICE = person(
     "en-alice",
     "en",
@@ -235,6 +247,7 @@ ALICE = person(
         *small_talk(
             "en-alice-st3", ("2026-10-20", "2026-11-03", "2026-11-12", "2026-11-18"), SMALL_TALK
         ),
+        *CHORES,
         *small_talk("en-alice-wk", every("2026-01-03", "2026-11-20", 6), SMALL_TALK),
     ),
     (
@@ -384,6 +397,7 @@ DAVID = person(
         *small_talk(
             "en-david-st2", ("2026-07-28", "2026-09-14", "2026-10-05", "2026-10-22"), SMALL_TALK
         ),
+        *CHORES,
         *small_talk("en-david-wk", every("2026-01-03", "2026-10-25", 6), SMALL_TALK),
     ),
     (
@@ -541,6 +555,7 @@ PRIYA = person(
         *small_talk(
             "en-priya-st2", ("2026-05-20", "2026-07-05", "2026-08-15", "2026-09-25"), SMALL_TALK
         ),
+        *CHORES,
         *small_talk("en-priya-wk", every("2026-01-03", "2026-09-30", 6), SMALL_TALK),
     ),
     (

@@ -36,6 +36,20 @@ SMALL_TALK = (
     ("u: gracias por lo de ayer", "a: ¡Cuando quieras!", "u: vale, hasta luego"),
 )
 
+CHORES = (
+    # what every memory of this language also holds: settings and errands that answer
+    # none of the questions
+    Fact("x_estilo", "2026-01-12", "estilo_de_respuesta", "respuestas cortas"),
+    Fact("x_unidades", "2026-01-12", "unidades", "métricas"),
+    Fact("x_calendario", "2026-01-13", "calendario", "Google Calendar"),
+    Note("x_basura", "2026-02-11", "La basura reciclable se recoge cada dos martes."),
+    Note("x_router", "2026-04-07", "Se reinició el router wifi después del corte."),
+    Note(
+        "x_biblioteca", "2026-06-16", "Los libros de la biblioteca hay que devolverlos el viernes."
+    ),
+    Note("x_tarjeta", "2026-08-04", "Encargué una tarjeta de cumpleaños para una compañera."),
+)
+
 LUCIA = person(
     "es-lucia",
     "es",
@@ -172,6 +186,7 @@ LUCIA = person(
         *small_talk(
             "es-lucia-st2", ("2026-09-03", "2026-10-20", "2026-11-12", "2026-11-23"), SMALL_TALK
         ),
+        *CHORES,
         *small_talk("es-lucia-wk", every("2026-01-03", "2026-11-25", 6), SMALL_TALK),
     ),
     (
@@ -326,6 +341,7 @@ MATEO = person(
         *small_talk(
             "es-mateo-st2", ("2026-08-02", "2026-09-20", "2026-10-08", "2026-10-13"), SMALL_TALK
         ),
+        *CHORES,
         *small_talk("es-mateo-wk", every("2026-01-03", "2026-10-15", 6), SMALL_TALK),
     ),
     (
@@ -463,6 +479,7 @@ VALERIA = person(
         ),
         Note("n_vacuna", "2026-08-20", "A Diego le toca la vacuna el 9 de septiembre."),
         *small_talk("es-valeria-st2", ("2026-06-05", "2026-07-25", "2026-08-27"), SMALL_TALK[2:]),
+        *CHORES,
         *small_talk("es-valeria-wk", every("2026-01-03", "2026-08-30", 6), SMALL_TALK),
     ),
     (

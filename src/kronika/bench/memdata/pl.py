@@ -35,6 +35,18 @@ SMALL_TALK = (
     ("u: dziękuję za wczoraj", "a: Zawsze chętnie pomogę!", "u: ok, na razie"),
 )
 
+CHORES = (
+    # what every memory of this language also holds: settings and errands that answer
+    # none of the questions
+    Fact("x_styl", "2026-01-12", "styl_odpowiedzi", "krótko"),
+    Fact("x_jednostki", "2026-01-12", "jednostki", "metryczne"),
+    Fact("x_kalendarz", "2026-01-13", "kalendarz", "Google Calendar"),
+    Note("x_smieci", "2026-02-11", "Śmieci segregowane są wywożone co drugi wtorek."),
+    Note("x_router", "2026-04-07", "Router Wi-Fi został zrestartowany po awarii."),
+    Note("x_biblioteka", "2026-06-16", "Książki z biblioteki trzeba oddać w piątek."),
+    Note("x_kartka", "2026-08-04", "Zamówiona kartka urodzinowa dla koleżanki z pracy."),
+)
+
 KASIA = person(
     "pl-kasia",
     "pl",
@@ -183,6 +195,7 @@ KASIA = person(
             "n_lekarz", "2026-11-12", "Wizyta u okulisty 9 grudnia o 16:00, przychodnia na Zaspie."
         ),
         *small_talk("pl-kasia-st3", ("2026-10-28", "2026-11-05", "2026-11-15"), SMALL_TALK),
+        *CHORES,
         *small_talk("pl-kasia-wk", every("2026-01-03", "2026-11-18", 6), SMALL_TALK),
     ),
     (
@@ -324,6 +337,7 @@ MAREK = person(
         *small_talk(
             "pl-marek-st2", ("2026-08-20", "2026-09-10", "2026-10-12", "2026-10-27"), SMALL_TALK
         ),
+        *CHORES,
         *small_talk("pl-marek-wk", every("2026-01-03", "2026-10-30", 6), SMALL_TALK),
     ),
     (
@@ -464,6 +478,7 @@ ZOFIA = person(
             ),
         ),
         *small_talk("pl-zofia-st2", ("2026-06-01", "2026-07-10", "2026-09-20"), SMALL_TALK[3:]),
+        *CHORES,
         *small_talk("pl-zofia-wk", every("2026-01-03", "2026-09-25", 6), SMALL_TALK),
     ),
     (

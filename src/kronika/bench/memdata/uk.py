@@ -35,6 +35,18 @@ SMALL_TALK = (
     ("u: дякую за вчора", "a: Завжди радий допомогти!", "u: ок, до зв'язку"),
 )
 
+CHORES = (
+    # what every memory of this language also holds: settings and errands that answer
+    # none of the questions
+    Fact("x_styl", "2026-01-12", "стиль_відповідей", "коротко"),
+    Fact("x_odynytsi", "2026-01-12", "одиниці", "метричні"),
+    Fact("x_kalendar", "2026-01-13", "календар", "Google Calendar"),
+    Note("x_smittia", "2026-02-11", "Сортоване сміття вивозять що другий вівторок."),
+    Note("x_router", "2026-04-07", "Після аварії перезапустили роутер Wi-Fi."),
+    Note("x_biblioteka", "2026-06-16", "Книжки в бібліотеку треба повернути в п'ятницю."),
+    Note("x_lystivka", "2026-08-04", "Замовили листівку на день народження для колеги."),
+)
+
 OKSANA = person(
     "uk-oksana",
     "uk",
@@ -171,6 +183,7 @@ OKSANA = person(
         *small_talk(
             "uk-oksana-st2", ("2026-09-02", "2026-10-25", "2026-11-08", "2026-11-19"), SMALL_TALK
         ),
+        *CHORES,
         *small_talk("uk-oksana-wk", every("2026-01-03", "2026-11-22", 6), SMALL_TALK),
     ),
     (
@@ -307,6 +320,7 @@ TARAS = person(
         *small_talk(
             "uk-taras-st2", ("2026-07-20", "2026-09-12", "2026-10-10", "2026-10-25"), SMALL_TALK
         ),
+        *CHORES,
         *small_talk("uk-taras-wk", every("2026-01-03", "2026-10-28", 6), SMALL_TALK),
     ),
     (
@@ -441,6 +455,7 @@ YURII = person(
         ),
         Note("n_likar", "2026-09-15", "Прийом у кардіолога 2 жовтня о 10:00."),
         *small_talk("uk-yurii-st2", ("2026-05-20", "2026-07-25", "2026-09-17"), SMALL_TALK[3:]),
+        *CHORES,
         *small_talk("uk-yurii-wk", every("2026-01-03", "2026-09-20", 6), SMALL_TALK),
     ),
     (
