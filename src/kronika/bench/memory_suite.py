@@ -348,6 +348,21 @@ def _tables(results: dict[str, Any]) -> list[dict[str, Any]]:
         ]
         for kind in kinds
     ]
+    served = []
+    for kind in kinds:
+        mine = [r for r in results["questions"] if r["kind"] == kind]
+        share = {
+            w: sum(1 for r in mine if r["returned_kinds"].get(w)) / len(mine)
+            for w in ("lesson", "outcome", "phatic turn")
+        }
+        served.append(
+            [
+                kind,
+                str(len(mine)),
+                f"{mean(r['returned'] for r in mine):.1f}",
+                *(f"{share[w]:.3f}" for w in ("lesson", "outcome", "phatic turn")),
+            ]
+        )
     timing = results["timings"]
     return [
         table(f"Agent memory: recall@{results['k']} by language and kind", columns, rows),
@@ -355,6 +370,12 @@ def _tables(results: dict[str, Any]) -> list[dict[str, Any]]:
             "What came first instead of the gold (for none: whatever came first)",
             ["kind", "questions", *seen],
             winners,
+        ),
+        table(
+            "Among the results: how many, and the share of questions served a lesson, an"
+            " outcome or a phatic turn",
+            ["kind", "questions", "results", "lesson", "outcome", "phatic turn"],
+            served,
         ),
         table(
             "Agent memory: time",
