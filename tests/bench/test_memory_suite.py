@@ -25,6 +25,7 @@ from kronika.bench.memdata.model import (
     person,
     when,
 )
+from kronika.bench.memory_folds import leave_one_person_out
 from kronika.bench.memory_suite import aggregate, ask, build_person, score_question, winner
 from kronika.bench.metrics import answer_scores, first_rank
 from kronika.cli import main
@@ -224,6 +225,7 @@ def test_the_command_prints_json_for_a_subset(
     assert "cross-lingual" in results["scores"]["test"]
     report = (out / "memory.md").read_text(encoding="utf-8")
     assert "| test | pl |" in report and "embedder: `hashing" in report
+    assert "served a lesson" in report
     assert not (tmp_path / "ws").exists()  # the benchmark never touched the user's workspace
     dev_person = ["bench", "memory", "--split", "test", "--person", "en-alice"]
     assert main([*dev_person, "--embedder", "hashing"]) == 2  # en-alice is in dev
@@ -238,3 +240,34 @@ def test_the_default_embedder_answers_some_questions() -> None:
         assert block[row]["hit@3"] > 0.0, row
     assert results["embedder"] != "hashing"
     assert {r["person"] for r in results["questions"]} == {"en-alice", "uk-oksana"}
+
+
+def _run(hits: dict[str, list[float]]) -> dict[str, Any]:
+    return {
+        "questions": [
+            {"person": person, "gold": "g", "hit@1": hit}
+            for person, values in hits.items()
+            for hit in values
+        ]
+    }
+
+
+def test_leave_one_person_out_scores_each_choice_on_the_person_it_never_saw() -> None:
+    runs = {
+        "a": _run({"p1": [1.0, 1.0], "p2": [1.0, 1.0], "p3": [0.0, 0.0]}),
+        "b": _run({"p1": [0.0, 0.0], "p2": [0.0, 0.0], "p3": [1.0, 1.0]}),
+    }
+    chosen = leave_one_person_out(runs)
+    assert [(f["held_out"], f["chosen"]) for f in chosen["folds"]] == [
+        ("p1", "a"),  # a tie on p2 + p3 goes to the first named
+        ("p2", "a"),
+        ("p3", "a"),  # a wins p1 + p2, and scores 0 on p3
+    ]
+    assert [f["held_out_score"] for f in chosen["folds"]] == [1.0, 1.0, 0.0]
+    assert chosen["held_out_mean"] == pytest.approx(2 / 3)
+    assert chosen["chosen_most"] == "a"
+    assert chosen["all_people"] == {"a": pytest.approx(2 / 3), "b": pytest.approx(1 / 3)}
+    with pytest.raises(ValueError, match="same people"):
+        leave_one_person_out({"a": runs["a"], "c": _run({"p1": [1.0]})})
+    with pytest.raises(ValueError, match="unknown metric"):
+        leave_one_person_out(runs, metric="recall@5")
