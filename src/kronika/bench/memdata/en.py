@@ -476,7 +476,7 @@ PRIYA = person(
         ),
         Outcome(
             "2026-03-10",
-            "book Priya's train to London",
+            "book Priya's train tickets",
             "tried the Trainline app",
             False,
             ("the card was declined",),
@@ -527,10 +527,10 @@ PRIYA = person(
         ),
         Outcome(
             "2026-08-01",
-            "find a pottery kiln Priya can rent",
-            "searched the council website",
+            "find a bike repair shop near Priya",
+            "searched the map for repair shops",
             False,
-            ("there were no kiln listings",),
+            ("every shop nearby was closed on Sundays",),
         ),
         Session(
             "en-priya-s06",

@@ -418,7 +418,7 @@ VALERIA = person(
         ),
         Outcome(
             "2026-03-05",
-            "contratar la mudanza a Monterrey",
+            "contratar la mudanza de Valeria",
             "llamé a la empresa de mudanzas",
             False,
             ("no tenían camiones disponibles",),

@@ -276,7 +276,7 @@ MAREK = person(
         Fact("f_praca2", "2026-05-04", "pracodawca", "Nokia"),
         Outcome(
             "2026-05-15",
-            "znaleźć mieszkanie do wynajęcia we Wrocławiu",
+            "znaleźć mieszkanie do wynajęcia dla Marka",
             "przejrzałem ogłoszenia na OLX",
             False,
             ("wszystkie oferty były już nieaktualne",),
@@ -404,7 +404,7 @@ ZOFIA = person(
         Fact("f_ksiazka", "2026-02-14", "ulubiona_książka", "Lalka"),
         Outcome(
             "2026-03-01",
-            "zamówić bilety do Lizbony",
+            "zamówić bilety lotnicze",
             "próbowałem na stronie przewoźnika",
             False,
             ("strona nie przyjmowała karty",),
