@@ -20,6 +20,7 @@ from rich.text import Text
 from kronika import errors
 from kronika.app import build_memory, init_workspace
 from kronika.cli import notes, render
+from kronika.cli.agents import create_agent, register_agent_commands
 from kronika.cli.chat import register_chat_commands
 from kronika.cli.commands_data import register_data_commands
 from kronika.cli.context import SCOPES, add_reading_context, reading, write_audience
@@ -85,11 +86,18 @@ def open_memory(settings: Settings) -> Memory:
 # ------------------------------------------------------------------ commands
 def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
     created = init_workspace(settings)
+    agent = args.agent or settings.default_agent
+    made = False
+    if agent != settings.default_agent:  # `init --agent planner`: that agent too
+        with open_memory(settings) as memory:
+            made = create_agent(memory, agent)
     if args.json:
-        render.print_json({"home": str(settings.home), "created": created})
-    else:
-        verb = "Created" if created else "Workspace already exists at"
-        render.out.print(f"{verb} {settings.home} (agent: {settings.default_agent})")
+        render.print_json({"home": str(settings.home), "created": created, "agent": agent})
+        return 0
+    verb = "Created" if created else "Workspace already exists at"
+    render.out.print(f"{verb} {settings.home} (agent: {settings.default_agent})")
+    if agent != settings.default_agent:
+        render.out.print(f"{'created' if made else 'already there:'} agent {agent}")
     return 0
 
 
@@ -310,16 +318,6 @@ def cmd_history(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_agents(args: argparse.Namespace, settings: Settings) -> int:
-    with open_memory(settings) as memory:
-        rows = {name: memory.count(agent=name) for name in memory.agents()}
-    if args.json:
-        render.print_json([{"agent": k, "items": v} for k, v in rows.items()])
-    else:
-        render.out.print(render.kv_table(rows, "agents (items)"))
-    return 0
-
-
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as memory:
         memory.sync()
@@ -458,7 +456,7 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "init",
         cmd_init,
-        "create a workspace (config, folders, the default agent)",
+        "create a workspace (config, folders, the default agent; with --agent, that agent too)",
         with_agent=False,
     )
 
@@ -533,7 +531,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("key")
     add_reading_context(p)
 
-    add("agents", cmd_agents, "list the agents in the workspace", with_agent=False)
+    register_agent_commands(add)
     add("stats", cmd_stats, "index statistics", with_agent=False)
     p = add("audit", cmd_audit, "show the audit trail of writes")
     p.add_argument("--limit", type=int, default=50)
