@@ -73,7 +73,16 @@ def _refuse_memory_file(output: Path, home: Path) -> None:
 
 
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
-    path = Path(args.path)
+    if args.format == "sample":
+        if args.path is not None:
+            raise InvalidInput("`kronika import sample` takes no file: it imports its own")
+        from kronika.importers.jsonl import SAMPLE_FILE
+
+        path = SAMPLE_FILE
+    elif args.path is None:
+        raise InvalidInput(f"say which file to import: `kronika import {args.format} PATH`")
+    else:
+        path = Path(args.path)
     if not path.is_file():
         raise InvalidInput(f"no such file: {path}")
     if args.format == "export":
@@ -175,9 +184,13 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p.add_argument("--markdown", metavar="DIR", help="write each agent's Markdown files into DIR")
     add_reading_context(p)
 
-    p = add("import", cmd_import, "import conversations (locomo, longmemeval, jsonl) or an export")
-    p.add_argument("format", choices=("locomo", "longmemeval", "jsonl", "export"))
-    p.add_argument("path")
+    p = add(
+        "import",
+        cmd_import,
+        "import conversations (locomo, longmemeval, jsonl), an export, or kronika's sample",
+    )
+    p.add_argument("format", choices=("locomo", "longmemeval", "jsonl", "export", "sample"))
+    p.add_argument("path", nargs="?", help="the file (none for sample)")
     p.add_argument(
         "--limit", type=count_in(1, 10**9), help="longmemeval: import only the first N questions"
     )

@@ -235,6 +235,7 @@ class Session:
             and now - state.last_at >= idle
         ):
             ended = self._end("idle")
+            state = self._state  # the next session's: this message starts it
         command = detect_command(text)
         if command is not None and command.kind is CommandKind.NEW_CONVERSATION:
             done = self.commands.run(command)
