@@ -180,7 +180,12 @@ def _print_write_notes(notes: tuple[str, ...]) -> None:
 def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as memory:
         receipt = memory.forget(
-            args.id, key=args.key, value=args.value, topic=args.topic, agent=args.agent
+            args.id,
+            key=args.key,
+            value=args.value,
+            topic=args.topic,
+            agent=args.agent,
+            dry_run=args.dry_run,
         )
     if args.json:
         render.print_json(receipt_json(receipt))
@@ -484,6 +489,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--key", help="forget this fact key, its history included")
     p.add_argument("--value", help="forget only this value (of --key, or of any key)")
     p.add_argument("--topic", help="forget what these words name, as said in a conversation")
+    p.add_argument("--dry-run", action="store_true", help="change nothing: say what would go")
 
     p = add("recall", cmd_recall, "find the memories that best match a query")
     p.add_argument("query", nargs="+")

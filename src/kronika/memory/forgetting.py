@@ -35,6 +35,7 @@ class MemoryForgetting(MemoryBase):
         agent: str | None = None,
         source_agent: str = USER,
         reader: Reader | None = None,
+        dry_run: bool = False,
     ) -> ForgetReceipt:
         """Forget an item by id, every value of a fact key, one value (``key`` and
         ``value``, or ``value`` alone) or what a spoken ``topic`` names, and redact its
@@ -42,8 +43,10 @@ class MemoryForgetting(MemoryBase):
 
         Returns a :class:`~kronika.engine.forgetting.ForgetReceipt` listing every place
         touched (``outcome="proposed"`` when the agent's autonomy makes it a proposal).
+        ``dry_run`` changes nothing: ``outcome="preview"``, with the items that would be
+        forgotten and the places that would be touched (to confirm before forgetting).
         """
-        from kronika.engine.forgetting import find_items
+        from kronika.engine.forgetting import ForgetReceipt, find_items, forgotten_phrases
 
         item_id, key, value, topic = (
             checks.optional_text(text, what=what)
@@ -67,6 +70,10 @@ class MemoryForgetting(MemoryBase):
                 items = only_visible(items, who)
                 if not items:
                     raise NotFound("nothing to forget that this reader may see")
+            if dry_run:
+                phrases = forgotten_phrases(self.workspace, name, items)
+                plan = plan_forget(self.workspace, self.audit_log, name, items, phrases)
+                return ForgetReceipt("preview", name, tuple(items), plan.places)
             section = items[0].section or "" if len(items) == 1 else ""
             return self._forget_items(name, items, section, source_agent)
 
