@@ -49,6 +49,7 @@ def test_forget_dry_run_says_what_would_go_and_keeps_it(run) -> None:  # type: i
     assert not any(a["action"] == "forget" for a in json.loads(run("audit", "--json")))
     run("forget", "--topic", "Pixel")
     assert "Pixel" not in run("show", "brain")
+    assert "nothing would be forgotten" in run("forget", "--topic", "Pixel", "--dry-run", code=5)
 
 
 def test_every_command_keeps_its_name() -> None:

@@ -44,7 +44,8 @@ class MemoryForgetting(MemoryBase):
         Returns a :class:`~kronika.engine.forgetting.ForgetReceipt` listing every place
         touched (``outcome="proposed"`` when the agent's autonomy makes it a proposal).
         ``dry_run`` changes nothing: ``outcome="preview"``, with the items that would be
-        forgotten and the places that would be touched (to confirm before forgetting).
+        forgotten and the places that would be touched (to confirm before forgetting);
+        none when nothing matches (where forgetting raises :class:`NotFound`).
         """
         from kronika.engine.forgetting import ForgetReceipt, find_items, forgotten_phrases
 
@@ -56,18 +57,25 @@ class MemoryForgetting(MemoryBase):
         name = self._agent(agent)
         with self._lock:
             self._indexer.sync_agent(name)
-            items = find_items(
-                self.workspace,
-                self.index,
-                name,
-                item_id=item_id,
-                key=key,
-                value=value,
-                topic=topic,
-            )
+            try:
+                items = find_items(
+                    self.workspace,
+                    self.index,
+                    name,
+                    item_id=item_id,
+                    key=key,
+                    value=value,
+                    topic=topic,
+                )
+            except NotFound:
+                if dry_run:  # a preview of nothing: nothing would be forgotten
+                    return ForgetReceipt("preview", name, (), ())
+                raise
             who = self._reader(reader)
             if who is not None:  # a reader forgets only what they may see
                 items = only_visible(items, who)
+                if not items and dry_run:
+                    return ForgetReceipt("preview", name, (), ())
                 if not items:
                     raise NotFound("nothing to forget that this reader may see")
             if dry_run:
