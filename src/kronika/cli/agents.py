@@ -28,9 +28,13 @@ def cmd_agents(args: argparse.Namespace, settings: Settings) -> int:
         raise InvalidInput(f"say which agent: `kronika agents {action} NAME`")
     if action == "list" and args.name:
         raise InvalidInput("`kronika agents list` takes no name")
-    from kronika.cli.main import open_memory
+    from kronika.app import build_memory
+    from kronika.cli import notes, render
 
-    with open_memory(settings) as memory:
+    # as every command opens it: an index built by an older kronika is rebuilt, with a bar
+    with render.progress_bar_once_needed("rebuilding the index") as update:
+        opened = build_memory(settings, progress=update)
+    with notes.watch(opened) as memory:
         if action == "create":
             return _create(args, memory)
         if action == "remove":

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
-from rich.text import Text
-
 from kronika.cli import render
 
 if TYPE_CHECKING:
@@ -31,6 +28,9 @@ def receipt_json(receipt: ForgetReceipt) -> dict[str, Any]:
 
 def print_receipt(receipt: ForgetReceipt) -> None:
     """The forgotten items, then a table of the places touched, for people."""
+    from rich.table import Table
+    from rich.text import Text
+
     verb = "forgotten" if receipt.applied else "would forget"
     for item in receipt.items:
         render.out.print(f"{verb}: {item.content}  [{item.id}]", markup=False)
