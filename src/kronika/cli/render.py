@@ -6,6 +6,7 @@ import json
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
+from datetime import datetime
 from typing import Any
 
 from rich.console import Console
@@ -13,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from kronika.cli import notes
-from kronika.core.model import MemoryItem, RecallResult
+from kronika.core.model import MemoryItem, RecallResult, Status
 from kronika.core.serialize import item_to_dict
 
 # piped output keeps long lines (tables are for reading, --json is for scripts)
@@ -53,9 +54,12 @@ def recall_table(result: RecallResult, *, explain: bool = False) -> Table:
     table.add_column("#", justify="right")
     table.add_column("score", justify="right")
     reranked = explain and any(hit.score.rerank_score is not None for hit in result.hits)
+    past = explain and any(hit.score.history for hit in result.hits)
     if explain:
         for name in ("rel", "imp", "rec", "bm25#", "cos", *(("rerank",) if reranked else ())):
             table.add_column(name, justify="right")
+        if past:
+            table.add_column("from history", overflow="fold")
     table.add_column("kind")
     table.add_column("when")
     table.add_column("content", overflow="fold")
@@ -74,12 +78,14 @@ def recall_table(result: RecallResult, *, explain: bool = False) -> Table:
             ]
             if reranked:
                 extra.append(f"{s.rerank_score:.3f}" if s.rerank_score is not None else "-")
+            if past:
+                extra.append(s.history or "")
         who = f"{item.speaker}: " if item.speaker else ""
         table.add_row(
             str(rank),
             f"{hit.score.total:.3f}",
             *extra,
-            item.type.value,
+            item.type.value + ("" if item.status is Status.CURRENT else f", {item.status.value}"),
             item.created_at.strftime("%Y-%m-%d %H:%M"),
             Text(_short(who + item.content)),
             Text(hit.citation),
@@ -113,11 +119,19 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
                 "importance": hit.score.importance,
                 "recency": hit.score.recency,
                 "rerank_score": hit.score.rerank_score,
+                "status": hit.item.status.value,
+                "valid_from": _iso(hit.item.valid_from),
+                "valid_to": _iso(hit.item.valid_to),
+                "history": hit.score.history,
                 "tokens": hit.tokens,
             }
             for hit in result.hits
         ],
     }
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
 
 
 def items_table(items: Sequence[MemoryItem], title: str) -> Table:
