@@ -115,3 +115,18 @@ def test_before_something_that_is_no_time_names_no_period(question: str) -> None
 
 def test_polish_months_after_przed_are_time_words() -> None:
     assert mentions_time("to było przed czerwcem")
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What did she do the Monday before July 24, 2023?", ("2023-07-17", "2023-07-23")),
+        ("before April 10, 2023", ("2023-04-03", "2023-04-09")),
+        ("the Saturday after October 28, 2023", ("2023-10-29", "2023-11-04")),
+        ("przed 13 października 2023", ("2023-10-06", "2023-10-12")),
+    ],
+)
+def test_before_or_after_a_day_is_the_week_beside_it(
+    question: str, expected: tuple[str, str]
+) -> None:
+    assert days(question) == expected

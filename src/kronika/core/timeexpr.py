@@ -309,7 +309,7 @@ _MENTIONS = _LazyPattern(
             r"\b(?:" + "|".join(_YEAR_PREPOSITIONS) + r")\s+" + _YEAR_RE.format("yy") + r"\b",
             # before June, przed czerwcem, antes de junio, до червня; after 2023
             r"\b(?P<bd>" + _BOUND_RE + r")\s+(?P<bm>" + _MONTH_NAME_RE + r")\b"
-            r"(?!,?\s+(?:de\s+|del\s+)?(?:19|20)\d\d)",
+            r"(?!,?\s+(?:de\s+|del\s+)?(?:19|20)\d\d|\s+\d)",
             r"\b(?P<bd2>" + _BOUND_RE + r")\s+" + _YEAR_RE.format("by") + r"\b",
         )
     )
@@ -556,19 +556,20 @@ def _bounded(
 ) -> tuple[datetime, datetime]:
     """``period`` itself, or with "before" ("przed", "antes de", "до", "перед") the period
     as long just before it, with "after" ("po", "después de", "після") the one just
-    after it (up to ``now``)."""
+    after it (up to ``now``); months, seasons and years by the calendar, a shorter
+    period as a week at least."""
     if direction is None:
         return period
     start, after = period[0], period[1] + _TICK
     months = (after.year - start.year) * 12 + after.month - start.month
     whole = start == _day_start(start) and start.day == 1 and after.day == 1 and months > 0
+    # a day or a few: the week before (after) it, "the Monday before July 24"
+    length = max(after - start, timedelta(days=7))
     try:
         if " ".join(direction.split()).startswith(_BEFORE_STARTS):
             # calendar months and years are counted in months: "before 2024" is 2023
-            return (_add_months(start, -months) if whole else start - (after - start)), (
-                start - _TICK
-            )
-        end = _add_months(after, months) if whole else after + (after - start)
+            return (_add_months(start, -months) if whole else start - length), start - _TICK
+        end = _add_months(after, months) if whole else after + length
     except (OverflowError, ValueError):
         return period
     return after, max(min(end - _TICK, now), after)
