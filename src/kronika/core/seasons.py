@@ -84,6 +84,16 @@ def _latest(season: int, now: datetime, *, ended: bool) -> tuple[datetime, datet
     raise AssertionError("a season of the last two years is always over")  # pragma: no cover
 
 
+def _either(season: int, now: datetime) -> tuple[datetime, datetime]:
+    """ "In spring" said in November may be the last spring or the coming one ("we go to
+    a wedding in spring"): from the start of the one before to the end of the next,
+    or the one under way."""
+    start, end = _latest(season, now, ended=False)
+    if end >= now:
+        return start, end
+    return start, season_span(season, end.year + 1)[1]
+
+
 def _this(season: int, now: datetime) -> tuple[datetime, datetime]:
     """This year's ``season``; for winter, the one around the coming (or this) January."""
     if season == 3 and now.month > 2:
@@ -114,5 +124,5 @@ def season_periods(folded: str, now: datetime) -> list[Found]:
         elif modifier in _THIS:
             found.append((m.span(), _this(season, now)))
         elif modifier in _PREPOSITIONS or word in _ON_THEIR_OWN:
-            found.append((m.span(), _latest(season, now, ended=False)))
+            found.append((m.span(), _either(season, now)))
     return found

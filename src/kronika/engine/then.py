@@ -140,7 +140,12 @@ def _true_then(
     dense: Mapping[str, float],
 ) -> None:
     start, end = period
+    versions: dict[tuple[str, str | None], int] = {}
     for item in read:
+        versions[item.agent, item.key] = versions.get((item.agent, item.key), 0) + 1
+    for item in read:
+        if versions[item.agent, item.key] < 2:
+            continue  # one value: nothing for the period to choose, placed by when it was said
         then = true_during(item, start, end)
         reading.placed[item.id] = start.timestamp() if then else -math.inf
         if then:
