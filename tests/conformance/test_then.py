@@ -160,3 +160,13 @@ def test_a_filter_without_facts_reads_no_history(backend: Backend, clock: Frozen
     memory.note("In June she walked along the river every evening")
     result = memory.recall("Where did she live in June?", k=5, types=["note"])
     assert [h.item.type.value for h in result.hits] == ["note"]
+
+
+def test_each_past_value_says_why_it_came(backend: Backend, clock: FrozenClock) -> None:
+    memory = _lived_and_worked(backend, clock)
+    hits = memory.recall("Where did she work after Google?", k=5, keys=["employer"]).hits
+    why = {h.item.value: h.score.history for h in hits}
+    assert hits[0].item.value == "Apple"
+    assert why["Apple"] == "the value after 'Google' (2025-05-05 → 2025-09-01)"
+    assert why["Google"] == "the value the question names (2025-01-10 → 2025-05-05)"
+    assert why["Spotify"] is None  # the current value needs no reason

@@ -201,6 +201,10 @@ def _before_after(
                 reading.lexical.append((named.id, lexical[named.id]))
             if named.id in dense:
                 reading.dense.append((named.id, dense[named.id]))
+            if named.status is Status.SUPERSEDED:
+                reading.reasons.setdefault(
+                    named.id, f"the value the question names ({validity(named)})"
+                )
             reading.reasons[chosen.id] = (
                 f"the value {side} {named.value or named.content!r} ({validity(chosen)})"
             )
