@@ -184,9 +184,10 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     SettingSpec(
         "time_focus",
         2.0,
-        "When a query names a date, month or year, or points back from now ('two weeks "
-        "ago', 'last Saturday'), items from outside that period count 1/(1 + this) as "
-        "relevant (0 turns it off).",
+        "When a query names a date, month, season or year, or points back from now ('two "
+        "weeks ago', 'last Saturday'), items from outside that period count 1/(1 + this) "
+        "as relevant, and a fact's past value true then is a candidate; 'before X' prefers "
+        "the value before the one X names (0 turns all of it off).",
         "recall",
     ),
     SettingSpec(

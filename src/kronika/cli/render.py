@@ -6,6 +6,7 @@ import json
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from kronika.cli import notes
@@ -71,13 +72,18 @@ def recall_table(result: RecallResult, *, explain: bool = False) -> Table:
     from rich.table import Table
     from rich.text import Text
 
+    from kronika.core.model import Status
+
     table = Table(title=f"recall: {result.query!r}", title_justify="left", expand=False)
     table.add_column("#", justify="right")
     table.add_column("score", justify="right")
     reranked = explain and any(hit.score.rerank_score is not None for hit in result.hits)
+    past = explain and any(hit.score.history for hit in result.hits)
     if explain:
         for name in ("rel", "imp", "rec", "bm25#", "cos", *(("rerank",) if reranked else ())):
             table.add_column(name, justify="right")
+        if past:
+            table.add_column("from history", overflow="fold")
     table.add_column("kind")
     table.add_column("when")
     table.add_column("content", overflow="fold")
@@ -96,12 +102,14 @@ def recall_table(result: RecallResult, *, explain: bool = False) -> Table:
             ]
             if reranked:
                 extra.append(f"{s.rerank_score:.3f}" if s.rerank_score is not None else "-")
+            if past:
+                extra.append(s.history or "")
         who = f"{item.speaker}: " if item.speaker else ""
         table.add_row(
             str(rank),
             f"{hit.score.total:.3f}",
             *extra,
-            item.type.value,
+            item.type.value + ("" if item.status is Status.CURRENT else f", {item.status.value}"),
             item.created_at.strftime("%Y-%m-%d %H:%M"),
             Text(_short(who + item.content)),
             Text(hit.citation),
@@ -135,11 +143,19 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
                 "importance": hit.score.importance,
                 "recency": hit.score.recency,
                 "rerank_score": hit.score.rerank_score,
+                "status": hit.item.status.value,
+                "valid_from": _iso(hit.item.valid_from),
+                "valid_to": _iso(hit.item.valid_to),
+                "history": hit.score.history,
                 "tokens": hit.tokens,
             }
             for hit in result.hits
         ],
     }
+
+
+def _iso(moment: datetime | None) -> str | None:
+    return moment.isoformat() if moment else None
 
 
 def items_table(items: Sequence[MemoryItem], title: str) -> Table:

@@ -288,6 +288,9 @@ class ScoreParts:
     vector_similarity: float | None = None
     rerank_score: float | None = None
     """The reranker's own score, when one read this item (its scale is the reranker's)."""
+    history: str | None = None
+    """Why a past value of a fact was recalled without ``as_of``: "true then (…)" for a
+    period the question names, "the value before 'Google' (…)" for "before X"."""
 
 
 @dataclass(frozen=True, slots=True)

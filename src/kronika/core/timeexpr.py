@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from itertools import islice
 
+from kronika.core.seasons import season_periods
 from kronika.core.text import fold, folded_words
 from kronika.errors import InvalidQuery
 
@@ -251,21 +252,23 @@ def _alternatives(words: Iterable[str]) -> str:
 
 
 # Month names as they appear in running text: English, Polish (nominative, genitive,
-# locative), Spanish and Ukrainian (nominative, genitive, locative). They are matched
+# locative, instrumental), Spanish and Ukrainian (nominative, genitive, locative). They are matched
 # accent-folded (core.text.fold) and casefolded, as the question is.
 _MONTH_WORDS: tuple[str, ...] = (
-    "january jan styczeń stycznia styczniu enero січень січня січні",
+    "january jan styczeń stycznia styczniu styczniem enero січень січня січні",
     "february feb luty lutego lutym febrero лютий лютого лютому",
-    "march mar marzec marca marcu marzo березень березня березні",
-    "april apr kwiecień kwietnia kwietniu abril квітень квітня квітні",
-    "may maj maja maju mayo травень травня травні",
-    "june jun czerwiec czerwca czerwcu junio червень червня червні",
-    "july jul lipiec lipca lipcu julio липень липня липні",
-    "august aug sierpień sierpnia sierpniu agosto серпень серпня серпні",
-    "september sep sept wrzesień września wrześniu septiembre setiembre вересень вересня вересні",
-    "october oct październik października październiku octubre жовтень жовтня жовтні",
-    "november nov listopad listopada listopadzie noviembre листопад листопада листопаді",
-    "december dec grudzień grudnia grudniu diciembre грудень грудня грудні",
+    "march mar marzec marca marcu marcem marzo березень березня березні",
+    "april apr kwiecień kwietnia kwietniu kwietniem abril квітень квітня квітні",
+    "may maj maja maju majem mayo травень травня травні",
+    "june jun czerwiec czerwca czerwcu czerwcem junio червень червня червні",
+    "july jul lipiec lipca lipcu lipcem julio липень липня липні",
+    "august aug sierpień sierpnia sierpniu sierpniem agosto серпень серпня серпні",
+    "september sep sept wrzesień września wrześniu wrześniem septiembre setiembre"
+    " вересень вересня вересні",
+    "october oct październik października październiku październikiem octubre"
+    " жовтень жовтня жовтні",
+    "november nov listopad listopada listopadzie listopadem noviembre листопад листопада листопаді",
+    "december dec grudzień grudnia grudniu grudniem diciembre грудень грудня грудні",
 )
 _MONTH_OF = {word: n for n, words in enumerate(_MONTH_WORDS, 1) for word in _folded(words)}
 # A month named alone ("in May") only counts after a preposition: "may" and "march"
@@ -280,6 +283,12 @@ _ABBREVIATIONS = frozenset(
 _MONTH_NAME_RE = _alternatives(n for n in _MONTH_OF if n not in _ABBREVIATIONS)
 _DAY_RE = r"(?P<{}>[0-3]?\d)(?:st|nd|rd|th|\.)?"
 _YEAR_RE = r"(?P<{}>(?:19|20)\d\d)"
+# "before June", "przed 2024", "antes de junio", "до червня", "after March", "po 2023",
+# "después de 2023", "після червня": the period as long as the one named, just before
+# (or after) it.
+_BEFORE_STARTS = ("before", "przed", "antes", "перед", "до")
+_BOUND_RE = r"(?:before|after|przed|po|antes\s+del?|despues\s+del?|перед|до|після)"
+_BOUNDED_BEFORE = re.compile(r"(?:^|\W)(?P<d>" + _BOUND_RE + r")\s+$")
 _MENTIONS = _LazyPattern(
     "|".join(
         (
@@ -298,6 +307,10 @@ _MENTIONS = _LazyPattern(
             r"(?!,?\s+(?:de\s+|del\s+)?(?:19|20)\d\d)",
             # in 2023, w 2023 roku, en 2023, у 2023 році
             r"\b(?:" + "|".join(_YEAR_PREPOSITIONS) + r")\s+" + _YEAR_RE.format("yy") + r"\b",
+            # before June, przed czerwcem, antes de junio, до червня; after 2023
+            r"\b(?P<bd>" + _BOUND_RE + r")\s+(?P<bm>" + _MONTH_NAME_RE + r")\b"
+            r"(?!,?\s+(?:de\s+|del\s+)?(?:19|20)\d\d|\s+\d)",
+            r"\b(?P<bd2>" + _BOUND_RE + r")\s+" + _YEAR_RE.format("by") + r"\b",
         )
     )
 )
@@ -326,13 +339,13 @@ def _mention_period(m: re.Match[str], now: datetime) -> tuple[datetime, datetime
                     year, month = _latest(month, number, now)
                 day = datetime(year, month, number, tzinfo=UTC)
                 return day, day + timedelta(days=1) - _TICK
-        if g["my"] or g["mo"]:
-            month = _MONTH_OF[g["my"] or g["mo"]]
+        if g["my"] or g["mo"] or g["bm"]:
+            month = _MONTH_OF[g["my"] or g["mo"] or g["bm"]]
             year = int(g["myy"]) if g["my"] else _latest(month, None, now)[0]
             start = datetime(year, month, 1, tzinfo=UTC)
             return start, _add_months(start, 1) - _TICK
-        if g["yy"]:
-            year = int(g["yy"])
+        if g["yy"] or g["by"]:
+            year = int(g["yy"] or g["by"])
             return datetime(year, 1, 1, tzinfo=UTC), _before(
                 lambda: datetime(year + 1, 1, 1, tzinfo=UTC)
             )
@@ -518,10 +531,48 @@ def mentioned_period(text: str, now: datetime) -> tuple[datetime, datetime] | No
     ago", "last Saturday", "in the past month"): :func:`relative_period`.
     """
     folded, moment = fold(text).casefold(), _utc(now)
-    periods = [p for m in _MENTIONS.finditer(folded) if (p := _mention_period(m, moment))]
+    seasons = season_periods(folded, moment)
+    periods = [_bounded(p, _bound_before(folded, at), moment) for (at, _), p in seasons]
+    periods += [
+        _bounded(p, direction, moment)
+        for m in _MENTIONS.finditer(folded)
+        if not any(start <= m.start() < end for (start, end), _ in seasons)  # "summer of 2023"
+        and (p := _mention_period(m, moment))
+        for direction in [m.group("bd") or m.group("bd2") or _bound_before(folded, m.start())]
+    ]
     if not periods:
         return _pointed_back(folded, moment)
     return min(p[0] for p in periods), max(p[1] for p in periods)
+
+
+def _bound_before(folded: str, at: int) -> str | None:
+    """The word of "before" or "after" just before position ``at`` of ``folded``."""
+    found = _BOUNDED_BEFORE.search(folded, 0, at)
+    return found.group("d") if found else None
+
+
+def _bounded(
+    period: tuple[datetime, datetime], direction: str | None, now: datetime
+) -> tuple[datetime, datetime]:
+    """``period`` itself, or with "before" ("przed", "antes de", "до", "перед") the period
+    as long just before it, with "after" ("po", "después de", "після") the one just
+    after it (up to ``now``); months, seasons and years by the calendar, a shorter
+    period as a week at least."""
+    if direction is None:
+        return period
+    start, after = period[0], period[1] + _TICK
+    months = (after.year - start.year) * 12 + after.month - start.month
+    whole = start == _day_start(start) and start.day == 1 and after.day == 1 and months > 0
+    # a day or a few: the week before (after) it, "the Monday before July 24"
+    length = max(after - start, timedelta(days=7))
+    try:
+        if " ".join(direction.split()).startswith(_BEFORE_STARTS):
+            # calendar months and years are counted in months: "before 2024" is 2023
+            return (_add_months(start, -months) if whole else start - length), start - _TICK
+        end = _add_months(after, months) if whole else after + length
+    except (OverflowError, ValueError):
+        return period
+    return after, max(min(end - _TICK, now), after)
 
 
 # -- questions that ask when, and text that says when ----------------------------------

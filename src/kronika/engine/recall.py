@@ -9,7 +9,9 @@
    nothing of the question they answer, and a question another person answered
    counts less than the reply. A query naming one speaker ("what did
    Caroline say…") prefers that speaker's own turns, a query naming a date, month
-   or year ("in October 2023") prefers what was said then, a question asking when
+   or year ("in October 2023") prefers what was said then (and, for keyed facts,
+   the value true then, read from their history: :mod:`kronika.engine.then`, which
+   also answers "before X" / "after X"), a question asking when
    prefers what says when ("last week"), and turns move a little towards the best
    turn of their session.
    With a reranker configured, it reads the best ``reranker_depth`` candidates beside
@@ -55,6 +57,7 @@ from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.text import question_share
 from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
 from kronika.engine.candidates import CandidateReads
+from kronika.engine.then import read_history
 from kronika.errors import InvalidQuery, RerankerError
 from kronika.ports import (
     Clock,
@@ -143,6 +146,9 @@ class Recaller:
         limit = max(self._settings.candidates, k)
         lexical: list[tuple[str, float]] | None = None
         dense: list[tuple[str, float]] | None = None
+        words: str | None = None
+        side_by_side = True
+        vector: Vector | None = None
         if mode in ("hybrid", "lexical") and query.strip():
             words, side_by_side = (
                 keyword_phrase(query) if self._settings.skip_function_words else (query, True)
@@ -152,6 +158,28 @@ class Recaller:
         if mode in ("hybrid", "vector") and (query.strip() or query_vector is not None):
             vector = query_vector if query_vector is not None else self._embedder.embed_query(query)
             dense = best_first(self._index.search_vector(vector, flt, limit))
+        period = (
+            mentioned_period(query, moment)
+            if self._settings.time_focus > 0 and query.strip()
+            else None
+        )
+        # a named period or "before X" also reads the history of keyed facts (engine/then.py)
+        history = (
+            read_history(
+                self._index,
+                flt,
+                query=query,
+                period=period,
+                words=words,
+                whole_phrase=side_by_side,
+                vector=vector,
+                limit=limit,
+            )
+            if self._settings.time_focus > 0 and query.strip()
+            else None
+        )
+        if history is not None:
+            lexical, dense = history.merged(lexical, dense)
         relevance = fuse(
             lexical,
             dense,
@@ -159,6 +187,8 @@ class Recaller:
             depth=self._settings.candidates,
             method=self._settings.fusion,
         )
+        if history is not None:
+            relevance = history.ordered(relevance, focus=self._settings.time_focus)
         window = self._settings.neighbour_window
         context = self._settings.neighbour_weight > 0 and window > 0
         # Context changes the order near the top; the best NEIGHBOUR_SEEDS candidates
@@ -187,20 +217,19 @@ class Recaller:
             relevance = with_speaker_focus(
                 relevance, speaker_of, named, focus=self._settings.speaker_focus
             )
-        if self._settings.time_focus > 0 and query.strip():
-            period = mentioned_period(query, moment)
-            if period is not None:
-                log.debug(
-                    "query names %s .. %s: preferring what was said then",
-                    period[0].date(),
-                    period[1].date(),
-                )
-                relevance = with_time_focus(
-                    relevance,
-                    dict(zip(features.ids, features.created_at.tolist(), strict=True)),
-                    (period[0].timestamp(), period[1].timestamp()),
-                    focus=self._settings.time_focus,
-                )
+        if period is not None:
+            log.debug(
+                "query names %s .. %s: preferring what was said (or true) then",
+                period[0].date(),
+                period[1].date(),
+            )
+            placed = dict(zip(features.ids, features.created_at.tolist(), strict=True))
+            relevance = with_time_focus(
+                relevance,
+                placed | (history.placed if history is not None else {}),
+                (period[0].timestamp(), period[1].timestamp()),
+                focus=self._settings.time_focus,
+            )
         if self._settings.when_focus > 0 and asks_when(query):
             # The question asks for a time: prefer what says one ("last week", "in October").
             # Only the best NEIGHBOUR_SEEDS are read; the rest count as saying none.
@@ -244,6 +273,7 @@ class Recaller:
                     lexical_rank=lexical_rank.get(w.item_id),
                     vector_similarity=similarity.get(w.item_id),
                     rerank_score=reranked.get(w.item_id),
+                    history=history.reasons.get(w.item_id) if history is not None else None,
                 ),
                 tokens=self._tokens.count(items[w.item_id].content),
             )

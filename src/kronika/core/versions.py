@@ -1,0 +1,136 @@
+"""The values a keyed fact had, read against a question: "where did she live in June?"
+(the value true then) and "where did she work before Google?" (the value before the one
+that names Google).
+
+Pure functions over :class:`~kronika.core.model.MemoryItem` versions of one key, oldest
+first as ``Memory.history`` gives them; :mod:`kronika.engine.then` brings them into recall.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from kronika.core.keywords import FUNCTION_WORDS
+from kronika.core.model import MemoryItem
+from kronika.core.text import fold, folded_words
+
+# "before X" / "after X" in English, Polish, Spanish and Ukrainian (folded, casefolded).
+# Ukrainian "до" also means "to" ("переїхала до Варшави", moved to Warsaw): after a
+# verb of going it is not read as "before".
+_DIRECTION = re.compile(
+    r"(?:^|(?<=\W))(?P<d>before|after|przed|zanim|po|antes\s+de\s+que|antes\s+del?"
+    r"|despues\s+de\s+que|despues\s+del?|перед\s+тим\s+як|перед|до\s+того\s+як|до|після\s+того\s+як"
+    r"|після)\s+(?P<x>[^.,;:!?¿¡()\"]+)"
+)
+_AFTER = ("after", "po", "despues", "після")
+_GOING = re.compile(
+    r"(?:"
+    + "|".join(fold("їх їзд їжд ход йшл йду йде ішл пішл прийш летіл летів повер прибу").split())
+    + r")\w*\s*$"
+)
+# words of the clause after "before" that tell of the change, not of the value
+_CHANGE_WORDS = frozenset(
+    folded_words(
+        "moved move moving started start joined join left leave got became switched"
+        " przeprowadzila przeprowadzil przeprowadzka przeprowadzce przeprowadzeniem"
+        " przeniosla przeniosl zaczela zaczal mudarse mudo mudara mudaras empezar empezo"
+        " переїхала переїхав переїзду переїзд почала почав"
+    )
+)
+
+
+@dataclass(frozen=True, slots=True)
+class OrderPhrase:
+    """ "before X" (``after`` False) or "after X": the content words of X, folded."""
+
+    after: bool
+    words: tuple[str, ...]
+
+
+def order_phrases(question: str) -> list[OrderPhrase]:
+    """The "before X" / "after X" phrases of ``question`` with content words in X:
+    "before Google", "before she moved to Warsaw", "przed Warszawą", "antes de Madrid",
+    "до Варшави", "después de Google", "після Львова". "Before bed" is one too: whether
+    it names a value is for :func:`matching_version` to say."""
+    folded = fold(question).casefold().replace(",", " ")
+    found: list[OrderPhrase] = []
+    for m in _DIRECTION.finditer(folded):
+        word = " ".join(m.group("d").split())
+        if word == "до" and _GOING.search(folded[: m.start("d")]):
+            continue
+        words = tuple(
+            w
+            for w in folded_words(m.group("x"))
+            if w not in FUNCTION_WORDS and w not in _CHANGE_WORDS and not w.isdigit()
+        )
+        if words:
+            found.append(OrderPhrase(word.startswith(_AFTER), words))
+    return found
+
+
+def _same_word(a: str, b: str) -> bool:
+    """Whether two folded words are one word in different forms: equal, or sharing a
+    beginning of at least four letters that leaves at most two letters of the shorter
+    ("Warszawa" / "Warszawą" / "Warszawy", "Google" / "Google's", "Warsaw" / "Warszawa")."""
+    if a == b:
+        return True
+    shortest = min(len(a), len(b))
+    if shortest < 4:
+        return False
+    common = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        common += 1
+    return common >= max(4, shortest - 2)
+
+
+def value_words(item: MemoryItem) -> set[str]:
+    """The folded content words of a fact's value (its text when it has none)."""
+    return {w for w in folded_words(item.value or item.content) if w not in FUNCTION_WORDS}
+
+
+def matching_version(phrase: OrderPhrase, versions: Sequence[MemoryItem]) -> int | None:
+    """The place in ``versions`` (one key's, oldest first) of the version that ``phrase``
+    names, or ``None``. A version is named by a word of its value that the other
+    versions' values do not share ("Google" names "works at Google", "works" names
+    none); with "before", the earliest such version, with "after", the latest."""
+    if len(versions) < 2:
+        return None
+    words = [value_words(v) for v in versions]
+    named: list[int] = []
+    for place, own in enumerate(words):
+        others = set().union(*(w for n, w in enumerate(words) if n != place))
+        distinctive = [w for w in own if not any(_same_word(w, o) for o in others)]
+        if any(_same_word(x, w) for x in phrase.words for w in distinctive):
+            named.append(place)
+    if not named:
+        return None
+    return max(named) if phrase.after else min(named)
+
+
+def neighbour_version(phrase: OrderPhrase, versions: Sequence[MemoryItem]) -> MemoryItem | None:
+    """The version just before (or after) the one ``phrase`` names; ``None`` when it names
+    none or that one has no neighbour on that side."""
+    place = matching_version(phrase, versions)
+    if place is None:
+        return None
+    other = place + 1 if phrase.after else place - 1
+    return versions[other] if 0 <= other < len(versions) else None
+
+
+def true_during(item: MemoryItem, start: datetime, end: datetime) -> bool:
+    """Whether ``item`` was the value of its key at some moment of ``[start, end]``:
+    valid from ``valid_from`` (else its creation) until ``valid_to`` (excluded)."""
+    since = item.valid_from or item.created_at
+    return since <= end and (item.valid_to is None or item.valid_to > start)
+
+
+def validity(item: MemoryItem) -> str:
+    """``2025-01-03 → 2025-07-02`` (``→ now`` for a current value)."""
+    since = (item.valid_from or item.created_at).date().isoformat()
+    until = item.valid_to.date().isoformat() if item.valid_to else "now"
+    return f"{since} → {until}"

@@ -1,0 +1,211 @@
+"""Fact history in recall: the value true then, and the value before or after another.
+
+A recall without ``as_of`` searches current facts only. When the question names a
+period ("where did she live in June?", "w czerwcu", "last spring") or says "before X" /
+"after X" ("where did she work before Google?", "przed Warszawą", "antes de Madrid",
+"до Варшави"), this step also searches the keyed facts with their history, under the
+recall's other filters, and reads the best of them (:data:`READ`):
+
+* **a named period**: a past value that was true during the period is a candidate with
+  its own keyword and vector scores, as ``as_of`` would give it; for the time focus a
+  keyed value counts as "in the period" when it was *true* then (not when it was said),
+  so the value true then keeps its relevance and one that was not is divided by
+  ``1 + time_focus`` like anything else outside the period;
+* **"before X" / "after X"**: when X names a value of a key (a word of it that the
+  key's other values do not share, in any of its forms), the value before (after)
+  that one in the key's history takes the best relevance among the key's values, and
+  the others are divided by ``1 + time_focus``. "Before bed" names no value: nothing
+  changes.
+
+Each past value brought in carries the reason, shown by ``--explain`` and ``--json``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from datetime import datetime
+
+from kronika.core.fusion import with_preference
+from kronika.core.model import FACT_TYPES, MemoryItem, RecallFilter, Status
+from kronika.core.ranking import best_first
+from kronika.core.versions import (
+    OrderPhrase,
+    neighbour_version,
+    order_phrases,
+    true_during,
+    validity,
+)
+from kronika.ports import ItemIndex, Vector
+
+READ = 20
+"""Keyed facts read from each search of the history (the best by its score)."""
+KEYS = 10
+"""Keys whose whole history is read for a "before X" / "after X" question."""
+
+
+@dataclass(slots=True)
+class HistoryReading:
+    """What the history adds to one recall."""
+
+    lexical: list[tuple[str, float]] = field(default_factory=list)
+    dense: list[tuple[str, float]] = field(default_factory=list)
+    placed: dict[str, float] = field(default_factory=dict)
+    """Keyed values read, for the time focus: the period's start when true then, else
+    never (``-inf``)."""
+    lifted: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """A value true then, or chosen by "before X" / "after X", and the values of its key
+    it takes the best relevance of."""
+    lowered: set[str] = field(default_factory=set)
+    """Values of a key whose neighbour "before X" / "after X" chose."""
+    reasons: dict[str, str] = field(default_factory=dict)
+
+    def merged(
+        self, lexical: list[tuple[str, float]] | None, dense: list[tuple[str, float]] | None
+    ) -> tuple[list[tuple[str, float]] | None, list[tuple[str, float]] | None]:
+        """The searches' results with the past values true then, best first."""
+
+        def merge(
+            found: list[tuple[str, float]] | None, extra: list[tuple[str, float]]
+        ) -> list[tuple[str, float]] | None:
+            if found is None or not extra:
+                return found
+            known = {item_id for item_id, _ in found}
+            return best_first(found + [p for p in dict.fromkeys(extra) if p[0] not in known])
+
+        return merge(lexical, self.lexical), merge(dense, self.dense)
+
+    def ordered(self, relevance: Mapping[str, float], *, focus: float) -> dict[str, float]:
+        """``relevance`` with each value true then or chosen by "before X" / "after X"
+        given its key's best relevance (the versions of one key are one answer to the
+        question, the time decides which), and the other values of a key "before X" /
+        "after X" chose in divided by ``1 + focus``."""
+        out = dict(relevance)
+        best = {
+            chosen: max((out[i] for i in chain if i in out), default=0.0)
+            for chosen, chain in self.lifted.items()
+        }
+        lowered = [i for i in self.lowered if i in out and i not in best]
+        out |= with_preference({i: out[i] for i in lowered}, (), focus=focus)
+        return out | best
+
+
+def read_history(
+    index: ItemIndex,
+    flt: RecallFilter,
+    *,
+    query: str,
+    period: tuple[datetime, datetime] | None,
+    words: str | None,
+    whole_phrase: bool,
+    vector: Vector | None,
+    limit: int,
+) -> HistoryReading | None:
+    """The history this question asks for, or ``None`` when it asks for none (no period,
+    no "before X" / "after X", an explicit ``as_of``, history already included, or a
+    filter that leaves out facts)."""
+    if flt.as_of is not None or flt.include_superseded:
+        return None
+    phrases = order_phrases(query)
+    if period is None and not phrases:
+        return None
+    types = tuple(t for t in flt.types if t in FACT_TYPES) if flt.types else FACT_TYPES
+    if not types:
+        return None
+    wide = replace(flt, types=types, include_superseded=True)
+    lexical = (
+        best_first(index.search_lexical(words, wide, limit, whole_phrase=whole_phrase))
+        if words
+        else []
+    )
+    dense = best_first(index.search_vector(vector, wide, limit)) if vector is not None else []
+    wanted = list(dict.fromkeys(i for i, _ in [*lexical[:READ], *dense[:READ]]))
+    read = [item for item in index.get_items(wanted) if item.key and not item.multi]
+    if not read:
+        return None
+    reading = HistoryReading()
+    if period is not None:
+        _true_then(reading, read, period, dict(lexical), dict(dense))
+    if phrases:
+        _before_after(reading, index, flt, read, phrases, dict(lexical), dict(dense))
+    return reading
+
+
+def _true_then(
+    reading: HistoryReading,
+    read: list[MemoryItem],
+    period: tuple[datetime, datetime],
+    lexical: Mapping[str, float],
+    dense: Mapping[str, float],
+) -> None:
+    start, end = period
+    versions: dict[tuple[str, str | None], int] = {}
+    for item in read:
+        versions[item.agent, item.key] = versions.get((item.agent, item.key), 0) + 1
+    for item in read:
+        if versions[item.agent, item.key] < 2:
+            continue  # one value: nothing for the period to choose, placed by when it was said
+        then = true_during(item, start, end)
+        reading.placed[item.id] = start.timestamp() if then else -math.inf
+        if then:
+            reading.lifted[item.id] = tuple(
+                other.id for other in read if (other.agent, other.key) == (item.agent, item.key)
+            )
+        if then and item.status is Status.SUPERSEDED:
+            reading.reasons[item.id] = (
+                f"true then ({validity(item)}), in {start.date()} … {end.date()}"
+            )
+            if item.id in lexical:
+                reading.lexical.append((item.id, lexical[item.id]))
+            if item.id in dense:
+                reading.dense.append((item.id, dense[item.id]))
+
+
+def _before_after(
+    reading: HistoryReading,
+    index: ItemIndex,
+    flt: RecallFilter,
+    read: list[MemoryItem],
+    phrases: list[OrderPhrase],
+    lexical: Mapping[str, float],
+    dense: Mapping[str, float],
+) -> None:
+    keys = list(dict.fromkeys((item.agent, item.key) for item in read if item.key))[:KEYS]
+    for agent, key in keys:
+        assert key is not None
+        chain = index.list_items(
+            RecallFilter(
+                agents=(agent,),
+                tenant=flt.tenant,
+                keys=(key,),
+                types=FACT_TYPES,
+                include_superseded=True,
+                reader=flt.reader,
+            )
+        )
+        versions = sorted(
+            (v for v in chain if not v.multi), key=lambda v: (v.valid_from or v.created_at, v.id)
+        )
+        for phrase in phrases:
+            chosen = neighbour_version(phrase, versions)
+            if chosen is None:
+                continue
+            side = "after" if phrase.after else "before"
+            named = versions[versions.index(chosen) + (-1 if phrase.after else 1)]
+            reading.lifted[chosen.id] = tuple(v.id for v in versions)
+            reading.lowered.update(v.id for v in versions if v.id != chosen.id)
+            # the value the question names is a candidate: how well it matches is how
+            # well the key does ("before Apple" matches Apple, not what came before)
+            if named.id in lexical:
+                reading.lexical.append((named.id, lexical[named.id]))
+            if named.id in dense:
+                reading.dense.append((named.id, dense[named.id]))
+            if named.status is Status.SUPERSEDED:
+                reading.reasons.setdefault(
+                    named.id, f"the value the question names ({validity(named)})"
+                )
+            reading.reasons[chosen.id] = (
+                f"the value {side} {named.value or named.content!r} ({validity(chosen)})"
+            )
+            break

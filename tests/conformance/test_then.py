@@ -1,0 +1,172 @@
+"""Questions about the past answered from fact history, on every backend.
+
+"Where did she live in June?" is answered by the value true in June, "where did she
+work before Spotify?" by the value before Spotify, without ``as_of``; a question about
+now keeps the current value first, and "before bed" changes nothing. English, Polish,
+Spanish and Ukrainian. Each test runs on Markdown + SQLite and on PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from backends import Backend
+from kronika import Memory
+from kronika.core.model import RecallResult, Status
+from kronika.testing import FrozenClock
+
+NOW = datetime(2025, 11, 27, 12, 0, tzinfo=UTC)
+
+
+def _lived_and_worked(backend: Backend, clock: FrozenClock) -> Memory:
+    """city Kraków (January 2025) → Lviv (May) → Warszawa (September); job Google →
+    Apple → Spotify at the same times; a drink that never changed; asked on 27 November."""
+    memory = backend.open(clock=clock)
+    clock.set(datetime(2024, 12, 20, tzinfo=UTC))
+    memory.remember("herbata miętowa", key="evening drink")
+    for moment, city, job in (
+        (datetime(2025, 1, 10, tzinfo=UTC), "Kraków", "Google"),
+        (datetime(2025, 5, 5, tzinfo=UTC), "Lviv", "Apple"),
+        (datetime(2025, 9, 1, tzinfo=UTC), "Warszawa", "Spotify"),
+    ):
+        clock.set(moment)
+        memory.remember(city, key="city")
+        memory.remember(job, key="employer")
+    clock.set(NOW)
+    return memory
+
+
+def _first(result: RecallResult, key: str) -> tuple[str | None, Status]:
+    hit = next(h for h in result.hits if h.item.key == key)
+    return hit.item.value, hit.item.status
+
+
+THEN = [
+    "Where did she live in June?",
+    "Gdzie mieszkała w czerwcu?",
+    "¿Dónde vivía en junio?",
+    "Де вона жила у червні?",
+    "Where did she live last summer?",
+    "Gdzie mieszkała zeszłego lata?",
+    "¿Dónde vivía el verano pasado?",
+    "Де вона жила минулого літа?",
+    "Where did she live five months ago?",
+]
+
+
+@pytest.mark.parametrize("question", THEN)
+def test_a_named_period_answers_with_the_value_true_then(
+    backend: Backend, clock: FrozenClock, question: str
+) -> None:
+    memory = _lived_and_worked(backend, clock)
+    result = memory.recall(question, k=5, keys=["city"], record_access=False)
+    hit = result.hits[0]
+    assert (hit.item.value, hit.item.status) == ("Lviv", Status.SUPERSEDED)
+    assert hit.citation.startswith("history.md#L")
+    assert hit.score.history is not None and hit.score.history.startswith("true then")
+    assert hit.item.valid_to == datetime(2025, 9, 1, tzinfo=UTC)
+
+
+def test_a_period_without_a_key_filter_and_a_year(backend: Backend, clock: FrozenClock) -> None:
+    memory = _lived_and_worked(backend, clock)
+    assert _first(memory.recall("which city in March 2025?", k=10), "city") == (
+        "Kraków",
+        Status.SUPERSEDED,
+    )
+    before_may = memory.recall("What was her employer before May 2025?", k=10)  # April
+    assert _first(before_may, "employer") == ("Google", Status.SUPERSEDED)
+
+
+NOW_QUESTIONS = [
+    "Where does she live?",
+    "Gdzie mieszka?",
+    "¿Dónde vive?",
+    "Де вона живе?",
+    "Where does she live this autumn?",
+]
+
+
+@pytest.mark.parametrize("question", NOW_QUESTIONS)
+def test_a_question_about_now_keeps_the_current_value_first(
+    backend: Backend, clock: FrozenClock, question: str
+) -> None:
+    memory = _lived_and_worked(backend, clock)
+    result = memory.recall(question, k=5, keys=["city"], record_access=False)
+    assert (result.hits[0].item.value, result.hits[0].item.status) == ("Warszawa", Status.CURRENT)
+    assert result.hits[0].score.history is None
+    assert all(h.item.status is Status.CURRENT for h in result.hits)
+
+
+BEFORE_AFTER = [
+    ("Where did she work before Spotify?", "employer", "Apple"),
+    ("Gdzie pracowała przed Spotify?", "employer", "Apple"),
+    ("¿Dónde trabajaba antes de Spotify?", "employer", "Apple"),
+    ("Де вона працювала до Spotify?", "employer", "Apple"),
+    ("Where did she work after Google?", "employer", "Apple"),
+    ("Gdzie pracowała po Google?", "employer", "Apple"),
+    ("¿Dónde trabajó después de Google?", "employer", "Apple"),
+    ("Де вона працювала після Google?", "employer", "Apple"),
+    ("Where did she work before Apple?", "employer", "Google"),
+    ("Where did she live before she moved to Warsaw?", "city", "Lviv"),
+    ("Gdzie mieszkała przed przeprowadzką do Warszawy?", "city", "Lviv"),
+    ("Де вона працювала перед тим, як перейшла до Spotify?", "employer", "Apple"),
+]
+
+
+@pytest.mark.parametrize(("question", "key", "value"), BEFORE_AFTER)
+def test_before_or_after_a_value_answers_with_its_neighbour_in_history(
+    backend: Backend, clock: FrozenClock, question: str, key: str, value: str
+) -> None:
+    memory = _lived_and_worked(backend, clock)
+    hits = memory.recall(question, k=10, record_access=False).hits
+    hit = next(h for h in hits if h.item.key == key)  # the first value of that key
+    assert hit.item.value == value
+    assert hit.item.status is Status.SUPERSEDED
+    assert hit.citation.startswith("history.md#L")
+    assert hit.score.history is not None and hit.score.history.startswith("the value")
+
+
+FALSE_TRIGGERS = [
+    "What does she drink before bed?",
+    "Co pije przed snem?",
+    "¿Qué bebe antes de dormir?",
+    "Що вона п'є перед сном?",
+    "When did she move to Warsaw?",
+    "Коли вона переїхала до Варшави?",
+]
+
+
+@pytest.mark.parametrize("question", FALSE_TRIGGERS)
+def test_before_something_that_names_no_value_changes_nothing(
+    backend: Backend, clock: FrozenClock, question: str
+) -> None:
+    memory = _lived_and_worked(backend, clock)
+    result = memory.recall(question, k=10, record_access=False)
+    assert all(h.item.status is Status.CURRENT for h in result.hits)
+    assert all(h.score.history is None for h in result.hits)
+
+
+def test_an_explicit_as_of_still_decides(backend: Backend, clock: FrozenClock) -> None:
+    memory = _lived_and_worked(backend, clock)
+    result = memory.recall("Where did she live in June?", k=5, keys=["city"], as_of="2025-02-01")
+    assert [h.item.value for h in result.hits] == ["Kraków"]
+    assert result.hits[0].score.history is None
+
+
+def test_a_filter_without_facts_reads_no_history(backend: Backend, clock: FrozenClock) -> None:
+    memory = _lived_and_worked(backend, clock)
+    memory.note("In June she walked along the river every evening")
+    result = memory.recall("Where did she live in June?", k=5, types=["note"])
+    assert [h.item.type.value for h in result.hits] == ["note"]
+
+
+def test_each_past_value_says_why_it_came(backend: Backend, clock: FrozenClock) -> None:
+    memory = _lived_and_worked(backend, clock)
+    hits = memory.recall("Where did she work after Google?", k=5, keys=["employer"]).hits
+    why = {h.item.value: h.score.history for h in hits}
+    assert hits[0].item.value == "Apple"
+    assert why["Apple"] == "the value after 'Google' (2025-05-05 → 2025-09-01)"
+    assert why["Google"] == "the value the question names (2025-01-10 → 2025-05-05)"
+    assert why["Spotify"] is None  # the current value needs no reason
