@@ -4,6 +4,7 @@ keeping the index in step with the Markdown."""
 from __future__ import annotations
 
 import copy
+import logging
 import re
 import secrets
 from collections.abc import Callable, Iterator, Sequence
@@ -61,6 +62,9 @@ def _same_text(a: str, b: str) -> bool:
     return same_text(a, b)
 
 
+log = logging.getLogger("kronika.recall")
+
+
 class MemoryBase:
     """The parts a :class:`Memory` is built from, its lifecycle and its internal helpers."""
 
@@ -109,12 +113,19 @@ class MemoryBase:
             on_written=self._after_write,
             on_proposed=self._proposals.record,
         )
-        weights = ScoreWeights(
-            alpha=settings.alpha,
-            beta=settings.beta,
-            gamma=settings.gamma,
-            decay_base=settings.decay_base,
+        weights = ScoreWeights.from_settings(
+            settings.alpha,
+            settings.beta,
+            settings.gamma,
+            settings.recency_half_life,
+            settings.decay_base,
         )
+        if settings.decay_base > 0:
+            log.warning(
+                "the decay_base setting is deprecated: recency now halves every %.3g days "
+                "(ln 2 / decay_base); set recency_half_life instead",
+                weights.half_life / 86_400.0,
+            )
         self._recaller = Recaller(
             index=index,
             embedder=embedder,
@@ -134,6 +145,7 @@ class MemoryBase:
                 session_weight=settings.session_weight,
                 reranker_depth=settings.reranker_depth,
                 reranker_weight=settings.reranker_weight,
+                relevance_floor=settings.relevance_floor,
                 weights=weights,
             ),
             reranker=reranker,
