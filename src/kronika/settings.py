@@ -232,7 +232,7 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "relevance_floor",
-        0.0,
+        0.15,
         "Recall keeps only memories with evidence of their own: a content word of the query"
         " found by keyword search, or a cosine to the query of at least this much (a turn"
         " also passes through the other party's turn beside it). Nothing unrelated is"
@@ -560,7 +560,7 @@ class Settings:
     gamma: float = 0.1
     recency_half_life: float = 30.0
     decay_base: float = 0.0
-    relevance_floor: float = 0.0
+    relevance_floor: float = 0.15
     similarity_threshold: float = 0.5
     load_all_below: int = 100
     long_term_top_k: int = 7

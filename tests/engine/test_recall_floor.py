@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from kronika import Memory, build_memory, load_settings
+from kronika.cli.main import main
 from kronika.core.floor import evidenced
 from kronika.core.lessons import exit_code
 from kronika.testing import FrozenClock
@@ -94,3 +97,22 @@ def test_a_query_of_function_words_alone_is_judged_by_meaning_not_by_shared_word
         memory.note("What is it that the kettle does at night? It hums.")
         result = memory.recall("is it what?", k=5, mode="lexical")
         assert result.hits == ()
+
+
+def test_kronika_lessons_task_serves_only_the_lessons_of_a_related_task(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("KRONIKA_EMBEDDER", "hashing")
+    # the default floor is the default embedder's; hashed spellings of unrelated texts
+    # reach 0.25 (shared "the"), so these tests use 0.3
+    monkeypatch.setenv("KRONIKA_RELEVANCE_FLOOR", str(FLOOR))
+    home = str(tmp_path / "ws")
+    assert main(["--home", home, "init"]) == 0
+    for task in ("renew the TLS certificates", "rotate the TLS certificate of the ingress"):
+        args = ["--home", home, "outcome", task, "--action", "certbot renew"]
+        assert main([*args, "--exit-code", "1", "--stderr", "TLS expired", "--no-model"]) == 0
+    capsys.readouterr()
+    assert main(["--home", home, "lessons", "--task", "translate the onboarding guide"]) == 0
+    assert "no lesson matches that task" in capsys.readouterr().out
+    assert main(["--home", home, "lessons", "--json", "--task", "renew TLS certificates"]) == 0
+    assert '"id"' in capsys.readouterr().out

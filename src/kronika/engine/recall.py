@@ -97,7 +97,7 @@ class RecallSettings:
     session_weight: float = 0.2
     reranker_depth: int = 30
     reranker_weight: float = 0.5
-    relevance_floor: float = 0.0
+    relevance_floor: float = 0.15
     weights: ScoreWeights = ScoreWeights()
 
 
