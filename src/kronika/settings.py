@@ -232,12 +232,13 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "relevance_floor",
-        0.15,
+        "auto",
         "Recall keeps only memories with evidence of their own: a content word of the query"
         " found by keyword search, or a cosine to the query of at least this much (a turn"
-        " also passes through the other party's turn beside it). Nothing unrelated is"
-        " returned, in recall, the prompt's long-term block and lessons; 0 turns it off"
-        " (docs/scoring.md).",
+        " also passes through the other party's turn beside it), so nothing unrelated is"
+        " returned in recall, the prompt's long-term block and lessons. A number from 0"
+        " (off) to below 1, or auto: the value calibrated for the embedder (use-multilingual"
+        " 0.15; off for the others, not calibrated) (docs/scoring.md).",
         "recall",
     ),
     SettingSpec(
@@ -560,7 +561,7 @@ class Settings:
     gamma: float = 0.1
     recency_half_life: float = 30.0
     decay_base: float = 0.0
-    relevance_floor: float = 0.15
+    relevance_floor: str = "auto"
     similarity_threshold: float = 0.5
     load_all_below: int = 100
     long_term_top_k: int = 7
@@ -687,8 +688,8 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError(f"setting {name!r} must not be negative")
     if name == "recency_half_life" and coerced <= 0:
         raise ConfigError("setting 'recency_half_life' must be above 0 (days)")
-    if name == "relevance_floor" and not 0 <= coerced < 1:
-        raise ConfigError("setting 'relevance_floor' must be from 0 (off) to below 1")
+    if name == "relevance_floor":
+        return _floor_setting(coerced)
     if name == "decay_half_life_days" and coerced <= 0:
         raise ConfigError("setting 'decay_half_life_days' must be above 0")
     if name == "decay_archive_below" and not 0 <= coerced < 1:
@@ -706,6 +707,36 @@ def _coerce(name: str, value: Any) -> Any:
     if isinstance(coerced, int | float) and not coerced <= MAX_SETTING_NUMBER:  # NaN too
         raise ConfigError(f"setting {name!r} must be at most {MAX_SETTING_NUMBER}, got {value!r}")
     return coerced
+
+
+CALIBRATED_FLOORS: dict[str, float] = {"use-multilingual": 0.15}
+"""``relevance_floor = auto`` per embedder: the cosine about nine in ten unrelated pairs
+stay below (docs/benchmarks-ranking.md). Embedders not listed have no floor of their
+own (keyword evidence alone would be too strict for them): auto turns it off."""
+
+
+def _floor_setting(value: str) -> str:
+    text = value.strip().lower()
+    if text == "auto":
+        return text
+    try:
+        number = float(text)
+    except ValueError as exc:
+        raise ConfigError(
+            f"setting 'relevance_floor' must be auto or a number from 0 to below 1, got {value!r}"
+        ) from exc
+    if not 0 <= number < 1:
+        raise ConfigError("setting 'relevance_floor' must be from 0 (off) to below 1")
+    return text
+
+
+def relevance_floor(settings: Settings) -> float:
+    """The cosine floor recall applies: the setting's number, or for ``auto`` the value
+    calibrated for the configured embedder (0, off, for one not calibrated)."""
+    value = settings.relevance_floor
+    if value == "auto":
+        return CALIBRATED_FLOORS.get(settings.embedder, 0.0)
+    return float(value)
 
 
 def _agent_policies(raw: Any, default_autonomy: int) -> dict[str, AgentPolicy]:

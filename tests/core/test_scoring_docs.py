@@ -4,7 +4,7 @@ from pathlib import Path
 
 from kronika.core.scoring import DAY, ScoreWeights
 from kronika.engine.recall import RecallSettings
-from kronika.settings import SETTINGS_TABLE, Settings
+from kronika.settings import SETTINGS_TABLE, Settings, relevance_floor
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "scoring.md"
 
@@ -45,9 +45,10 @@ def test_the_engine_defaults_are_the_settings_defaults():
     renamed = {"candidates": "recall_candidates"}
     engine = RecallSettings()
     for field in fields(RecallSettings):
-        if field.name != "weights":
+        if field.name not in ("weights", "relevance_floor"):
             name = renamed.get(field.name, field.name)
             assert getattr(engine, field.name) == getattr(settings, name), name
+    assert engine.relevance_floor == relevance_floor(settings) == 0.15  # auto, use-multilingual
     for name in ("alpha", "beta", "gamma"):
         assert getattr(ScoreWeights(), name) == getattr(settings, name), name
     assert ScoreWeights().half_life == settings.recency_half_life * DAY

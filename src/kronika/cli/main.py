@@ -38,7 +38,7 @@ from kronika.core.model import RecallResult
 from kronika.engine.learning import lesson_stats
 from kronika.memory import Memory
 from kronika.providers.installed import installed_version
-from kronika.settings import Settings, load_settings
+from kronika.settings import Settings, load_settings, relevance_floor
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
 EXIT_CODES: tuple[tuple[type[errors.KronikaError], int], ...] = (
@@ -217,6 +217,12 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
         render.out.print("nothing recalled")
     else:
         render.out.print(render.recall_table(result, explain=args.explain))
+        if args.explain:
+            render.out.print(
+                f"[dim]score = rel x ({settings.alpha:g} + {settings.beta:g} x imp + "
+                f"{settings.gamma:g} x rec) / {settings.alpha + settings.beta + settings.gamma:g};"
+                f" relevance floor {relevance_floor(settings):g} (docs/scoring.md)[/dim]"
+            )
         note = f"{len(result.hits)} of {result.candidates} candidates, {result.total_tokens} tokens"
         if result.dropped_for_budget:
             note += f"; {result.dropped_for_budget} left out to fit --budget {args.budget}"

@@ -36,7 +36,7 @@ from kronika.ports import (
     TokenCounter,
     WriteLock,
 )
-from kronika.settings import Settings
+from kronika.settings import Settings, relevance_floor
 from kronika.stores.durable import GroupCommit
 from kronika.stores.lock import WorkspaceLock
 from kronika.stores.markdown.links import MarkdownLinks
@@ -145,7 +145,7 @@ class MemoryBase:
                 session_weight=settings.session_weight,
                 reranker_depth=settings.reranker_depth,
                 reranker_weight=settings.reranker_weight,
-                relevance_floor=settings.relevance_floor,
+                relevance_floor=relevance_floor(settings),
                 weights=weights,
             ),
             reranker=reranker,
