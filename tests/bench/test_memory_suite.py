@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from kronika import Memory, build_memory
+from kronika import Memory, build_memory, load_settings
 from kronika.bench import run_memory
 from kronika.bench.memdata import KINDS, LANGUAGES, PEOPLE, folds, people, questions, split_of
 from kronika.bench.memdata.model import (
@@ -21,8 +23,10 @@ from kronika.bench.memdata.model import (
     Summary,
     parse_turn,
     person,
+    when,
 )
-from kronika.bench.memory_suite import aggregate, ask, build_person, score_question
+from kronika.bench.memory_folds import leave_one_person_out
+from kronika.bench.memory_suite import aggregate, ask, build_person, score_question, winner
 from kronika.bench.metrics import answer_scores, first_rank
 from kronika.cli import main
 from kronika.settings import Settings
@@ -51,9 +55,22 @@ def test_every_handle_is_unique_and_every_gold_is_a_handle() -> None:
                 assert q.gold is None, q.qid
             else:
                 assert q.gold in handles, q.qid
-            assert (q.lang != who.lang) == (q.kind == "crosslingual"), q.qid
+            if q.kind == "crosslingual":
+                assert q.lang != who.lang, q.qid
+            elif q.lang != who.lang:
+                assert q.kind == "none", q.qid  # nothing to find, asked in another language
         texts = Counter(q.text for q in who.questions)
         assert texts.most_common(1)[0][1] == 1, who.pid
+
+
+def test_everything_is_written_before_the_questions_are_asked() -> None:
+    for who in PEOPLE:
+        today = when(who.today)
+        for item in who.items:
+            assert when(item.at) < today, (who.pid, item)
+        assert all(q.now is None or when(q.now) <= today for q in who.questions)
+        turns = sum(len(i.turns) for i in who.items if isinstance(i, Session))
+        assert turns >= 150, who.pid  # a year of chats, most of them answering nothing
 
 
 def test_every_language_has_two_people_and_every_kind_of_question() -> None:
@@ -76,7 +93,7 @@ def test_the_split_is_by_person_fixed_and_the_folds_leave_one_out() -> None:
             "dev",
             "test",
         ]
-    assert {p.pid for p in dev} == {"en-alice", "es-lucia", "pl-kasia", "uk-oksana"}
+    assert {p.pid for p in test} == {"en-david", "es-mateo", "pl-marek", "uk-taras"}
     assert {q.qid for _, q in questions("dev")}.isdisjoint(q.qid for _, q in questions("test"))
     held = [(h.pid, {p.pid for p in rest}) for h, rest in folds("dev")]
     assert [pid for pid, _ in held] == [p.pid for p in dev]
@@ -86,38 +103,50 @@ def test_the_split_is_by_person_fixed_and_the_folds_leave_one_out() -> None:
         people("train")  # type: ignore[arg-type]
 
 
-def test_every_gold_resolves_to_exactly_one_stored_item(settings: Settings) -> None:
-    with build_memory(settings, create=True) as memory:
-        for who in PEOPLE:
-            ids = build_person(memory, who)
-            stored = {
-                it.id: it
-                for it in memory.items(agent=who.pid, include_superseded=True, limit=10**6)
-            }
-            for item in who.items:  # each handle names the item it wrote, at its date
-                if isinstance(item, Fact):
-                    got = stored[ids[item.handle]]
-                    assert (got.key, got.value) == (item.key, item.value)
-                elif isinstance(item, Note | Summary | EntityPage):
-                    got = stored[ids[item.handle]]
-                    assert got.content.startswith(item.text[:20]), item.handle
-                    assert got.created_at.date().isoformat() == item.at[:10], item.handle
-            for q in who.questions:
-                if q.gold is not None:
-                    assert ids[q.gold] in stored, q.qid
-            assert len(set(ids.values())) == len(ids), who.pid
+@pytest.fixture(scope="module")
+def built(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Memory, dict[str, dict[str, str]]]]:
+    """Every person written into one real workspace (hashing embedder): the memory and,
+    for each person, their handles' item ids."""
+    home = tmp_path_factory.mktemp("memdata") / "ws"
+    with build_memory(load_settings(home, environ={}, embedder="hashing"), create=True) as memory:
+        yield memory, {who.pid: build_person(memory, who) for who in PEOPLE}
 
 
-def test_a_superseded_value_is_kept_as_history_with_its_date(settings: Settings) -> None:
-    alice = next(p for p in PEOPLE if p.pid == "en-alice")
-    with build_memory(settings, create=True) as memory:
-        ids = build_person(memory, alice)
-        history = memory.history("city", agent=alice.pid)
-        assert [f.value for f in history] == ["Leeds", "Bristol"]
-        assert history[0].id == ids["f_city1"] and history[0].valid_to is not None
-        turns = memory.items(agent=alice.pid, types=["message"], limit=10**6)
-        assert {t.speaker for t in turns} == {"user", "assistant"}
-        assert sum(t.content in ("hi", "thanks", "ok") for t in turns) >= 5
+def test_every_gold_resolves_to_exactly_one_stored_item(
+    built: tuple[Memory, dict[str, dict[str, str]]],
+) -> None:
+    memory, handles = built
+    for who in PEOPLE:
+        ids = handles[who.pid]
+        stored = {
+            it.id: it for it in memory.items(agent=who.pid, include_superseded=True, limit=10**6)
+        }
+        for item in who.items:  # each handle names the item it wrote, at its date
+            if isinstance(item, Fact):
+                got = stored[ids[item.handle]]
+                assert (got.key, got.value) == (item.key, item.value)
+            elif isinstance(item, Note | Summary | EntityPage):
+                got = stored[ids[item.handle]]
+                assert got.content.startswith(item.text[:20]), item.handle
+                assert got.created_at.date().isoformat() == item.at[:10], item.handle
+        for q in who.questions:
+            if q.gold is not None:
+                assert ids[q.gold] in stored, q.qid
+        assert len(set(ids.values())) == len(ids), who.pid
+
+
+def test_a_superseded_value_is_kept_as_history_with_its_date(
+    built: tuple[Memory, dict[str, dict[str, str]]],
+) -> None:
+    memory, handles = built
+    history = memory.history("city", agent="en-alice")
+    assert [f.value for f in history] == ["Leeds", "Bristol"]
+    assert history[0].id == handles["en-alice"]["f_city1"] and history[0].valid_to is not None
+    turns = memory.items(agent="en-alice", types=["message"], limit=10**6)
+    assert {t.speaker for t in turns} == {"user", "assistant"}
+    assert sum(t.content in ("hi", "thanks", "ok") for t in turns) >= 5
 
 
 TINY = person(
@@ -127,7 +156,10 @@ TINY = person(
     (
         Fact("f_boat", "2026-01-01", "boat", "a red kayak called Zephyrine"),
         Fact("f_city", "2026-01-01", "city", "Oslo"),
-        Session("s1", "2026-02-01", ("u: hi", "u#t_violin: I practise the violin every morning")),
+        Session(
+            "s1", "2026-02-01", ("u#t_hi: hi", "u#t_violin: I practise the violin every morning")
+        ),
+        Fact("f_city2", "2026-03-01", "city", "Bergen"),
     ),
     (
         ("paraphrase", "What is my kayak Zephyrine like?", "f_boat"),
@@ -149,6 +181,11 @@ def test_the_scores_of_a_case_whose_answers_are_known(memory: Memory) -> None:
     assert figures["hit@1"] == 0.5 and figures["mrr"] == 0.5 and figures["empty"] == 0.0
     assert figures["no_answer_precision"] == 0.0
     assert (figures["answerable"], figures["none"]) == (2.0, 1.0)
+    stored = {it.id: it for it in memory.items(agent="en-tiny", include_superseded=True)}
+    now, then = stored[ids["f_city2"]], stored[ids["f_city"]]
+    assert winner(now, then) == "current value" and winner(now, None) == "other key"
+    assert winner(stored[ids["t_hi"]], then) == "phatic turn"
+    assert winner(stored[ids["t_violin"]], then) == "other turn"
 
 
 def test_the_metrics_on_hand_made_rankings() -> None:
@@ -156,7 +193,7 @@ def test_the_metrics_on_hand_made_rankings() -> None:
     assert first_rank("z", ["a"]) is None and first_rank(None, ["a"]) is None
     assert answer_scores(2, 5) == {"hit@1": 0.0, "hit@3": 1.0, "mrr": 0.5, "empty": 0.0}
     assert answer_scores(None, 0) == {"hit@1": 0.0, "hit@3": 0.0, "mrr": 0.0, "empty": 1.0}
-    rows = [
+    rows: list[dict[str, Any]] = [
         {"gold": "g", **answer_scores(1, 3)},
         {"gold": "g", **answer_scores(None, 0)},  # an answer cut away by a floor
         {"gold": None, "no_answer": 1.0},
@@ -172,37 +209,65 @@ def test_the_command_prints_json_for_a_subset(
 ) -> None:
     monkeypatch.setenv("KRONIKA_HOME", str(tmp_path / "ws"))
     out = tmp_path / "out"
-    args = ["bench", "memory", "--person", "en-alice", "--person", "pl-marek", "--limit", "30"]
+    args = ["bench", "memory", "--split", "test", "--person", "pl-marek", "--person", "en-david"]
     assert main([*args, "--embedder", "hashing", "--json", "--out", str(out)]) == 0
     document = json.loads(capsys.readouterr().out)
     assert document["suite"] == "memory"
     results = document["results"]
-    assert results["people"] == ["en-alice", "pl-marek"]
+    assert results["people"] == ["en-david", "pl-marek"]
     asked = results["questions"]
-    assert len(asked) == 30 + len(next(p for p in PEOPLE if p.pid == "pl-marek").questions)
-    assert set(results["scores"]) == {"dev", "test", "all"}
-    assert {r["split"] for r in asked} == {"dev", "test"}
+    everyone = {p.pid: len(p.questions) for p in PEOPLE}
+    assert len(asked) == everyone["en-david"] + everyone["pl-marek"]
+    assert {r["split"] for r in asked} == {"test"}
+    assert set(results["scores"]) == {"test"}
     for key in ("hit@1", "hit@3", "mrr", "empty", "no_answer_precision", "en.hit@1"):
         assert 0.0 <= document[key] <= 1.0, key
-    assert "cross-lingual" in results["scores"]["all"]
+    assert "cross-lingual" in results["scores"]["test"]
     report = (out / "memory.md").read_text(encoding="utf-8")
-    assert "| all | pl |" in report and "embedder: `hashing" in report
+    assert "| test | pl |" in report and "embedder: `hashing" in report
+    assert "served a lesson" in report
     assert not (tmp_path / "ws").exists()  # the benchmark never touched the user's workspace
-    assert main(["bench", "memory", "--person", "xx-nobody", "--embedder", "hashing"]) == 2
-    assert "xx-nobody" in capsys.readouterr().err
-
-
-def test_test_split_holds_other_people(tmp_path: Path, settings: Settings) -> None:
-    results = run_memory(split="test", settings=settings, limit=2)
-    assert set(results["people"]) == {p.pid for p in people("test")}
-    assert set(results["scores"]) == {"test"}
-    assert len(results["questions"]) == 2 * len(people("test"))
+    dev_person = ["bench", "memory", "--split", "test", "--person", "en-alice"]
+    assert main([*dev_person, "--embedder", "hashing"]) == 2  # en-alice is in dev
+    assert "en-alice" in capsys.readouterr().err
 
 
 @pytest.mark.slow
-def test_the_default_embedder_answers_some_questions_of_every_language() -> None:
-    results = run_memory(split="dev", settings=Settings(), limit=12)
+def test_the_default_embedder_answers_some_questions() -> None:
+    results = run_memory(split="dev", settings=Settings(), only=("en-alice", "uk-oksana"))
     block = results["scores"]["dev"]
-    for lang in LANGUAGES:
-        assert block[lang]["hit@3"] > 0.0, lang
+    for row in ("en", "uk", "cross-lingual"):
+        assert block[row]["hit@3"] > 0.0, row
     assert results["embedder"] != "hashing"
+    assert {r["person"] for r in results["questions"]} == {"en-alice", "uk-oksana"}
+
+
+def _run(hits: dict[str, list[float]]) -> dict[str, Any]:
+    return {
+        "questions": [
+            {"person": person, "gold": "g", "hit@1": hit}
+            for person, values in hits.items()
+            for hit in values
+        ]
+    }
+
+
+def test_leave_one_person_out_scores_each_choice_on_the_person_it_never_saw() -> None:
+    runs = {
+        "a": _run({"p1": [1.0, 1.0], "p2": [1.0, 1.0], "p3": [0.0, 0.0]}),
+        "b": _run({"p1": [0.0, 0.0], "p2": [0.0, 0.0], "p3": [1.0, 1.0]}),
+    }
+    chosen = leave_one_person_out(runs)
+    assert [(f["held_out"], f["chosen"]) for f in chosen["folds"]] == [
+        ("p1", "a"),  # a tie on p2 + p3 goes to the first named
+        ("p2", "a"),
+        ("p3", "a"),  # a wins p1 + p2, and scores 0 on p3
+    ]
+    assert [f["held_out_score"] for f in chosen["folds"]] == [1.0, 1.0, 0.0]
+    assert chosen["held_out_mean"] == pytest.approx(2 / 3)
+    assert chosen["chosen_most"] == "a"
+    assert chosen["all_people"] == {"a": pytest.approx(2 / 3), "b": pytest.approx(1 / 3)}
+    with pytest.raises(ValueError, match="same people"):
+        leave_one_person_out({"a": runs["a"], "c": _run({"p1": [1.0]})})
+    with pytest.raises(ValueError, match="unknown metric"):
+        leave_one_person_out(runs, metric="recall@5")

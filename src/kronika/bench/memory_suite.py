@@ -17,8 +17,9 @@ defaults unless changed), and scored against its one gold item:
   them) for which recall returned no result. Recall's own relevance floor decides;
   this benchmark applies none of its own.
 
-Rows: every language (its people's questions in that language), cross-lingual (the
-questions asked in another language than the memory), every kind, for each split.
+Rows: every language (its people's questions asked in that language), cross-lingual
+(the questions asked in another language than the memory: the ``crosslingual`` kind and
+``none`` questions asked so), every kind, for each split.
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from kronika.bench.memdata.model import (
 )
 from kronika.bench.metrics import answer_scores, first_rank, mean
 from kronika.bench.report import table
-from kronika.core.model import RecallResult
+from kronika.core.model import ItemType, Layer, MemoryItem, RecallResult, RetainKind
 from kronika.engine.write import WriteEntityPage, WriteSummary
 from kronika.errors import InvalidInput, KronikaError
 from kronika.memory import Memory
@@ -86,10 +87,13 @@ def build_person(memory: Memory, person: Person) -> dict[str, str]:
                     if named:
                         turns[named] = turn
             case Summary(handle, at, text):
-                fields = (("id", f"sum-{handle}"), ("created", when(at).isoformat()))
+                # a summary's id is the one its header names: it must be unique in the
+                # workspace, not only in its agent (another agent's would take its place)
+                summary_id = f"sum-{agent}-{handle}"
+                fields = (("id", summary_id), ("created", when(at).isoformat()))
                 path = f"summaries/L1/{handle}.md"
                 memory.memory_write(agent, "summaries", WriteSummary(path, text, fields))
-                ids[handle] = f"sum-{handle}"
+                ids[handle] = summary_id
             case EntityPage(handle, at, name, text):
                 path = f"bank/entities/{name}.md"
                 stamp = when(at).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -135,6 +139,43 @@ def ask(memory: Memory, person: Person, question: Question, *, k: int = K) -> Re
     )
 
 
+WINNERS = (
+    "current value",
+    "other key",
+    "phatic turn",
+    "other turn",
+    "lesson",
+    "outcome",
+    "entity page",
+    "summary",
+    "note",
+)
+
+
+def winner(top: MemoryItem, gold: MemoryItem | None) -> str:
+    """What kind of item came first instead of the gold (or for a ``none`` question):
+
+    ``current value`` (the key's value now, asked about another time), ``other key``
+    (a fact keyed otherwise), ``phatic turn`` (a turn of three words or fewer: "hi",
+    "ok thanks"), ``other turn``, ``lesson`` (a reflection or strategy), ``outcome``
+    (the note of a recorded outcome), ``entity page``, ``summary``, ``note``."""
+    path = top.provenance.path
+    if top.key is not None:
+        same = gold is not None and gold.key is not None
+        return "current value" if same and gold is not None and gold.key == top.key else "other key"
+    if top.type is ItemType.MESSAGE:
+        return "phatic turn" if len(top.content.split()) <= 3 else "other turn"
+    if top.layer is Layer.REFLECTIVE:
+        return "lesson"
+    if top.kind is RetainKind.EXPERIENCE:
+        return "outcome"
+    if path.startswith("bank/entities/"):
+        return "entity page"
+    if top.type in (ItemType.EPISODIC, ItemType.SUMMARY):
+        return "summary"
+    return "note"
+
+
 def score_question(
     person: Person,
     question: Question,
@@ -142,12 +183,15 @@ def score_question(
     result: RecallResult,
     *,
     split: str = "-",
+    stored: dict[str, MemoryItem] | None = None,
 ) -> dict[str, Any]:
-    """One question's row: where its gold came, and what came first instead."""
+    """One question's row: where its gold came, and what came first instead (``stored``:
+    the person's items by id, to tell what the first item was against the gold)."""
     gold = ids[question.gold] if question.gold is not None else None
     ranked = [hit.item.id for hit in result.hits]
     rank = first_rank(gold, ranked)
     top = result.hits[0].item if result.hits else None
+    gold_item = (stored or {}).get(gold) if gold is not None else None
     row: dict[str, Any] = {
         "qid": question.qid,
         "person": person.pid,
@@ -160,8 +204,11 @@ def score_question(
         "gold_id": gold,
         "rank": rank,
         "returned": len(ranked),
-        "top": None if top is None else {"id": top.id, "type": top.type.value},
+        "top": None
+        if top is None
+        else {"id": top.id, "type": top.type.value, "key": top.key, "is": winner(top, gold_item)},
         "top_text": None if top is None else top.content[:120],
+        "returned_kinds": dict(Counter(winner(hit.item, gold_item) for hit in result.hits)),
     }
     if gold is not None:
         row.update(answer_scores(rank, len(ranked)))
@@ -184,10 +231,10 @@ def aggregate(rows: Iterable[dict[str, Any]]) -> dict[str, float]:
 
 
 def _groups(rows: list[dict[str, Any]]) -> list[tuple[str, list[dict[str, Any]]]]:
-    same = [r for r in rows if r["kind"] != "crosslingual"]
+    same = [r for r in rows if r["question_language"] == r["language"]]
     groups = [("all", rows)]
     groups += [(lang, [r for r in same if r["language"] == lang]) for lang in LANGUAGES]
-    groups.append(("cross-lingual", [r for r in rows if r["kind"] == "crosslingual"]))
+    groups.append(("cross-lingual", [r for r in rows if r["question_language"] != r["language"]]))
     kinds = dict.fromkeys(r["kind"] for r in rows)
     groups += [(f"kind {kind}", [r for r in rows if r["kind"] == kind]) for kind in kinds]
     return [(label, chosen) for label, chosen in groups if chosen]
@@ -217,11 +264,17 @@ def run_memory(
                 progress(person.pid, n, len(chosen))
             began = time.perf_counter()
             ids = build_person(mem, person)
+            every = mem.items(agent=person.pid, include_superseded=True, limit=1_000_000)
+            stored = {item.id: item for item in every}
             build_s += time.perf_counter() - began
             began = time.perf_counter()
             for question in person.questions[:limit]:
                 result = ask(mem, person, question, k=k)
-                rows.append(score_question(person, question, ids, result, split=split_of(person)))
+                rows.append(
+                    score_question(
+                        person, question, ids, result, split=split_of(person), stored=stored
+                    )
+                )
             ask_s += time.perf_counter() - began
         if progress:
             progress("done", len(chosen), len(chosen))
@@ -281,18 +334,48 @@ def _tables(results: dict[str, Any]) -> list[dict[str, Any]]:
         for label, row in block.items()
     ]
     missed = Counter(
-        (r["kind"], r["top"]["type"])
+        (r["kind"], r["top"]["is"])
         for r in results["questions"]
-        if r["gold"] is not None and r["rank"] != 1 and r["top"] is not None
+        if r["rank"] != 1 and r["top"] is not None
     )
-    winners = [[kind, kind_of, str(n)] for (kind, kind_of), n in sorted(missed.items())]
+    kinds = list(dict.fromkeys(r["kind"] for r in results["questions"]))
+    seen = [w for w in WINNERS if any(w == kind_of for _, kind_of in missed)]
+    winners = [
+        [
+            kind,
+            str(sum(missed[(kind, w)] for w in WINNERS)),
+            *(str(missed[(kind, w)]) for w in seen),
+        ]
+        for kind in kinds
+    ]
+    served = []
+    for kind in kinds:
+        mine = [r for r in results["questions"] if r["kind"] == kind]
+        share = {
+            w: sum(1 for r in mine if r["returned_kinds"].get(w)) / len(mine)
+            for w in ("lesson", "outcome", "phatic turn")
+        }
+        served.append(
+            [
+                kind,
+                str(len(mine)),
+                f"{mean(r['returned'] for r in mine):.1f}",
+                *(f"{share[w]:.3f}" for w in ("lesson", "outcome", "phatic turn")),
+            ]
+        )
     timing = results["timings"]
     return [
         table(f"Agent memory: recall@{results['k']} by language and kind", columns, rows),
         table(
-            "What came first when the gold did not",
-            ["kind", "first item's type", "questions"],
+            "What came first instead of the gold (for none: whatever came first)",
+            ["kind", "questions", *seen],
             winners,
+        ),
+        table(
+            "Among the results: how many, and the share of questions served a lesson, an"
+            " outcome or a phatic turn",
+            ["kind", "questions", "results", "lesson", "outcome", "phatic turn"],
+            served,
         ),
         table(
             "Agent memory: time",

@@ -9,6 +9,7 @@ from kronika.bench.memdata.model import (
     Outcome,
     Session,
     Summary,
+    every,
     person,
     small_talk,
 )
@@ -41,6 +42,18 @@ SMALL_TALK = (
         "u: nice, thanks",
     ),
     ("u: thank you for your help yesterday", "a: Any time!", "u: ok see you"),
+)
+
+CHORES = (
+    # what every memory of this language also holds: settings and errands that answer
+    # none of the questions
+    Fact("x_style", "2026-01-12", "reply_style", "short answers"),
+    Fact("x_units", "2026-01-12", "units", "metric"),
+    Fact("x_calendar", "2026-01-13", "calendar", "Google Calendar"),
+    Note("x_recycling", "2026-02-11", "Recycling is collected every other Tuesday."),
+    Note("x_router", "2026-04-07", "The Wi-Fi router was restarted after the outage."),
+    Note("x_library", "2026-06-16", "The library books are due back on Friday."),
+    Note("x_card", "2026-08-04", "Ordered a birthday card for a colleague."),
 )
 
 ALICE = person(
@@ -234,6 +247,8 @@ ALICE = person(
         *small_talk(
             "en-alice-st3", ("2026-10-20", "2026-11-03", "2026-11-12", "2026-11-18"), SMALL_TALK
         ),
+        *CHORES,
+        *small_talk("en-alice-wk", every("2026-01-03", "2026-11-20", 6), SMALL_TALK),
     ),
     (
         ("now", "Where do I live now?", "f_city2"),
@@ -271,6 +286,7 @@ ALICE = person(
         ("none", "What's the name of my cat?", ""),
         ("none", "How much did I pay for my car insurance?", ""),
         ("none", "What did I have for breakfast today?", ""),
+        ("none", "Jak ma na imię kot Alice?", "", "pl"),
     ),
 )
 
@@ -381,6 +397,8 @@ DAVID = person(
         *small_talk(
             "en-david-st2", ("2026-07-28", "2026-09-14", "2026-10-05", "2026-10-22"), SMALL_TALK
         ),
+        *CHORES,
+        *small_talk("en-david-wk", every("2026-01-03", "2026-10-25", 6), SMALL_TALK),
     ),
     (
         ("now", "Where does David live now?", "f_city2"),
@@ -412,7 +430,163 @@ DAVID = person(
         ("none", "What is my dog called?", ""),
         ("none", "When is Ada's birthday?", ""),
         ("none", "Which film did I watch last night?", ""),
+        ("none", "¿Cuál es el grupo sanguíneo de David?", "", "es"),
     ),
 )
 
-PEOPLE = (ALICE, DAVID)
+PRIYA = person(
+    "en-priya",
+    "en",
+    "2026-09-30 19:00",
+    (
+        Summary(
+            "sum_2025",
+            "2026-01-04",
+            "Late 2025: Priya volunteered at a food bank on Saturdays and was saving for a "
+            "trip to Japan.",
+        ),
+        Fact("f_user_name", "2026-01-05", "user_name", "Priya"),
+        Fact("f_loc1", "2026-01-05", "location", "Manchester"),
+        Fact("f_company1", "2026-01-05", "company", "the NHS"),
+        Fact("f_pet", "2026-01-05", "pet", "a tortoise called Shelly"),
+        *small_talk("en-priya-st", ("2026-01-07", "2026-01-21", "2026-02-03"), SMALL_TALK),
+        Session(
+            "en-priya-s01",
+            "2026-01-15 20:00",
+            (
+                "u: hi!",
+                "a: Hi Priya! What's new?",
+                "u#t_wedding: my brother Arjun is getting married in Jaipur in December",
+                "a: How wonderful! Will you travel for it?",
+                "u: of course",
+            ),
+        ),
+        Note("n_lactose", "2026-01-30", "Priya is lactose intolerant.", "W"),
+        Fact("f_bike", "2026-02-01", "bike", "a green Brompton"),
+        Session(
+            "en-priya-s02",
+            "2026-02-20 21:00",
+            (
+                "u: can you help me write a cover letter?",
+                "a: Sure, which role is it for?",
+                "u#t_role: a data analyst job at Deliveroo",
+                "a: Great, let's start with why you want to work there.",
+                "u: ok",
+            ),
+        ),
+        Outcome(
+            "2026-03-10",
+            "book Priya's train tickets",
+            "tried the Trainline app",
+            False,
+            ("the card was declined",),
+        ),
+        Fact("f_food", "2026-03-14", "favourite_food", "dal makhani"),
+        Session(
+            "en-priya-s03",
+            "2026-04-02 19:00",
+            (
+                "u#t_flat: found a room in a shared house with two nurses, moving on Saturday",
+                "a: Exciting! Good luck with the move.",
+                "u: thanks",
+            ),
+        ),
+        Fact("f_loc2", "2026-04-06", "location", "London"),
+        Note(
+            "n_landlord",
+            "2026-04-20",
+            "Priya's landlord is Mr Okoye; the boiler is serviced every October.",
+        ),
+        Fact("f_company2", "2026-05-04", "company", "Deliveroo"),
+        Outcome(
+            "2026-06-01", "set up a direct debit for the rent", "used the bank's website", True
+        ),
+        Session(
+            "en-priya-s04",
+            "2026-06-09 20:00",
+            (
+                "u#t_pottery: I started a pottery class on Wednesday evenings",
+                "a: Fun! Send me a photo of your first bowl.",
+                "u: haha ok",
+            ),
+        ),
+        EntityPage(
+            "e_arjun",
+            "2026-06-15",
+            "Arjun",
+            "Arjun, Priya's brother, is an architect in Bangalore.",
+        ),
+        Session(
+            "en-priya-s05",
+            "2026-07-22 13:00",
+            (
+                "u: what's the difference between affect and effect?",
+                "a#t_affect: 'Affect' is usually the verb and 'effect' usually the noun.",
+                "u: ok thanks",
+            ),
+        ),
+        Outcome(
+            "2026-08-01",
+            "find a bike repair shop near Priya",
+            "searched the map for repair shops",
+            False,
+            ("every shop nearby was closed on Sundays",),
+        ),
+        Session(
+            "en-priya-s06",
+            "2026-08-31 22:00",
+            (
+                "u#t_festival: went to Notting Hill Carnival with my housemates, it was packed",
+                "a: Sounds like a great day!",
+                "u: it was",
+            ),
+        ),
+        Session(
+            "en-priya-s07",
+            "2026-09-12 18:00",
+            (
+                "u: hey",
+                "a: Hey Priya!",
+                "u#t_promotion: I got promoted to senior analyst!",
+                "a: Congratulations, well deserved!",
+                "u: thank you",
+            ),
+        ),
+        *small_talk(
+            "en-priya-st2", ("2026-05-20", "2026-07-05", "2026-08-15", "2026-09-25"), SMALL_TALK
+        ),
+        *CHORES,
+        *small_talk("en-priya-wk", every("2026-01-03", "2026-09-30", 6), SMALL_TALK),
+    ),
+    (
+        ("now", "Where do I live these days?", "f_loc2"),
+        ("now", "Which company is Priya at now?", "f_company2"),
+        ("now", "What is my job title now?", "t_promotion"),
+        ("then", "Where did I live in February?", "f_loc1"),
+        ("then", "Where did Priya work before Deliveroo?", "f_company1"),
+        ("then", "What job was I applying for in February?", "t_role"),
+        ("then", "What did I do at the end of August?", "t_festival"),
+        ("keyword", "What is the name of the user's pet?", "f_pet"),
+        ("keyword", "Where is the user located?", "f_loc2"),
+        ("keyword", "What did the assistant say about affect and effect?", "t_affect"),
+        ("keyword", "Which bike does the user ride?", "f_bike"),
+        ("keyword", "What food does the user love most?", "f_food"),
+        ("paraphrase", "Which dairy products should I stay away from?", "n_lactose"),
+        ("paraphrase", "When is the heating checked each year?", "n_landlord"),
+        ("paraphrase", "What craft class do I go to midweek?", "t_pottery"),
+        ("paraphrase", "What did I do on Saturdays last winter?", "sum_2025"),
+        ("paraphrase", "What does my brother do for work?", "e_arjun"),
+        ("paraphrase", "Where is Arjun's wedding?", "t_wedding"),
+        ("paraphrase", "Who do I share my house with?", "t_flat"),
+        ("crosslingual", "¿Qué mascota tiene Priya?", "f_pet", "es"),
+        ("crosslingual", "Gdzie odbędzie się ślub brata Priyi?", "t_wedding", "pl"),
+        ("crosslingual", "Яку посаду тепер обіймає Прія?", "t_promotion", "uk"),
+        ("none", "What is my blood type?", ""),
+        ("none", "What's my brother's phone number?", ""),
+        ("none", "Which hotel did I stay at in Tokyo?", ""),
+        ("none", "How many followers do I have on Instagram?", ""),
+        ("none", "Скільки Прія платить за оренду?", "", "uk"),
+    ),
+)
+
+PEOPLE = (ALICE, DAVID, PRIYA)

@@ -9,6 +9,7 @@ from kronika.bench.memdata.model import (
     Outcome,
     Session,
     Summary,
+    every,
     person,
     small_talk,
 )
@@ -33,6 +34,20 @@ SMALL_TALK = (
         "u: gracias",
     ),
     ("u: gracias por lo de ayer", "a: ¡Cuando quieras!", "u: vale, hasta luego"),
+)
+
+CHORES = (
+    # what every memory of this language also holds: settings and errands that answer
+    # none of the questions
+    Fact("x_estilo", "2026-01-12", "estilo_de_respuesta", "respuestas cortas"),
+    Fact("x_unidades", "2026-01-12", "unidades", "métricas"),
+    Fact("x_calendario", "2026-01-13", "calendario", "Google Calendar"),
+    Note("x_basura", "2026-02-11", "La basura reciclable se recoge cada dos martes."),
+    Note("x_router", "2026-04-07", "Se reinició el router wifi después del corte."),
+    Note(
+        "x_biblioteca", "2026-06-16", "Los libros de la biblioteca hay que devolverlos el viernes."
+    ),
+    Note("x_tarjeta", "2026-08-04", "Encargué una tarjeta de cumpleaños para una compañera."),
 )
 
 LUCIA = person(
@@ -171,6 +186,8 @@ LUCIA = person(
         *small_talk(
             "es-lucia-st2", ("2026-09-03", "2026-10-20", "2026-11-12", "2026-11-23"), SMALL_TALK
         ),
+        *CHORES,
+        *small_talk("es-lucia-wk", every("2026-01-03", "2026-11-25", 6), SMALL_TALK),
     ),
     (
         ("now", "¿Dónde vivo ahora?", "f_ciudad2"),
@@ -207,6 +224,7 @@ LUCIA = person(
         ("none", "¿En qué año me saqué el carnet de conducir?", ""),
         ("none", "¿Qué cené anoche?", ""),
         ("none", "¿Dónde estudió Javier?", ""),
+        ("none", "What is Lucía's passport number?", "", "en"),
     ),
 )
 
@@ -323,6 +341,8 @@ MATEO = person(
         *small_talk(
             "es-mateo-st2", ("2026-08-02", "2026-09-20", "2026-10-08", "2026-10-13"), SMALL_TALK
         ),
+        *CHORES,
+        *small_talk("es-mateo-wk", every("2026-01-03", "2026-10-15", 6), SMALL_TALK),
     ),
     (
         ("now", "¿Dónde vive Mateo ahora?", "f_ciudad2"),
@@ -353,7 +373,146 @@ MATEO = person(
         ("none", "¿Cómo se llama mi gato?", ""),
         ("none", "¿Qué nota saqué en el examen de manejo?", ""),
         ("none", "¿Cuánto pesa Sofía?", ""),
+        ("none", "Jaki samochód ma Mateo?", "", "pl"),
     ),
 )
 
-PEOPLE = (LUCIA, MATEO)
+VALERIA = person(
+    "es-valeria",
+    "es",
+    "2026-08-30 21:00",
+    (
+        Summary(
+            "sum_2025",
+            "2026-01-02",
+            "A fines de 2025 Valeria terminaba un diplomado en finanzas y buscaba guardería "
+            "para Diego.",
+        ),
+        Fact("f_apodo", "2026-01-05", "apodo", "Vale"),
+        Fact("f_ciudad1", "2026-01-05", "ciudad", "Guadalajara"),
+        Fact("f_empresa1", "2026-01-05", "empresa", "Oracle"),
+        Fact("f_hijo", "2026-01-05", "hijo", "Diego, 3 años"),
+        Fact("f_coche1", "2026-01-05", "coche", "Nissan Versa"),
+        Fact("f_mascota", "2026-01-09", "perrita", "Luna"),
+        *small_talk("es-valeria-st", ("2026-01-08", "2026-01-27", "2026-02-12"), SMALL_TALK),
+        Session(
+            "es-valeria-s01",
+            "2026-01-18 20:00",
+            (
+                "u: hola",
+                "a: ¡Hola Vale!",
+                "u#t_boda: en mayo es la boda de mi prima Fernanda en Oaxaca",
+                "a: ¡Qué emoción! ¿Te ayudo a buscar hotel?",
+                "u: más adelante",
+            ),
+        ),
+        Note("n_tiroides", "2026-02-10", "Valeria tiene hipotiroidismo y toma levotiroxina.", "W"),
+        Session(
+            "es-valeria-s02",
+            "2026-02-25 19:00",
+            (
+                "u#t_yoga: empecé yoga los martes y jueves",
+                "a: ¡Qué bien! ¿Cómo te sentiste?",
+                "u: adolorida jaja",
+            ),
+        ),
+        Outcome(
+            "2026-03-05",
+            "contratar la mudanza de Valeria",
+            "llamé a la empresa de mudanzas",
+            False,
+            ("no tenían camiones disponibles",),
+        ),
+        Fact("f_ciudad2", "2026-03-15", "ciudad", "Monterrey"),
+        Note("n_renta", "2026-03-20", "Valeria paga 14 000 pesos de renta al mes."),
+        Fact("f_comida", "2026-03-28", "comida_favorita", "chilaquiles verdes"),
+        Fact("f_empresa2", "2026-04-06", "empresa", "Kavak"),
+        Session(
+            "es-valeria-s03",
+            "2026-04-12 12:00",
+            ("u: ¿cómo se dice 'cumpleaños' en inglés?", "a: Birthday.", "u: ok"),
+        ),
+        Session(
+            "es-valeria-s04",
+            "2026-05-20 21:00",
+            (
+                "u#t_oaxaca: regresamos de la boda, Diego se enfermó del estómago",
+                "a: ¡Pobre! Que tome mucho líquido.",
+                "u: sí",
+            ),
+        ),
+        EntityPage(
+            "e_fernanda",
+            "2026-05-25",
+            "Fernanda",
+            "Fernanda, prima de Valeria, es chef y tiene un restaurante en Oaxaca.",
+        ),
+        Fact("f_coche2", "2026-06-10", "coche", "Mazda 3"),
+        Session(
+            "es-valeria-s05",
+            "2026-06-30 20:00",
+            (
+                "u: ¿qué película me recomiendas para ver con un niño?",
+                "a#t_peli: 'Coco' es ideal: música, familia y nada de miedo.",
+                "u: gracias",
+            ),
+        ),
+        Outcome("2026-07-01", "pagar la colegiatura", "usé la banca en línea", True),
+        Session(
+            "es-valeria-s06",
+            "2026-07-15 19:00",
+            (
+                "u#t_ascenso: me nombraron líder del equipo de pagos",
+                "a: ¡Felicidades!",
+                "u: gracias!!",
+            ),
+        ),
+        Session(
+            "es-valeria-s07",
+            "2026-08-10 20:00",
+            (
+                "u: hola",
+                "a: ¡Hola!",
+                "u#t_guarderia: Diego entró a la guardería nueva, cada día llora menos",
+                "a: Qué bueno, se va a adaptar pronto.",
+            ),
+        ),
+        Note("n_vacuna", "2026-08-20", "A Diego le toca la vacuna el 9 de septiembre."),
+        *small_talk("es-valeria-st2", ("2026-06-05", "2026-07-25", "2026-08-27"), SMALL_TALK[2:]),
+        *CHORES,
+        *small_talk("es-valeria-wk", every("2026-01-03", "2026-08-30", 6), SMALL_TALK),
+    ),
+    (
+        ("now", "¿Dónde vivo?", "f_ciudad2"),
+        ("now", "¿Qué coche manejo ahora?", "f_coche2"),
+        ("now", "¿Para qué empresa trabaja Valeria?", "f_empresa2"),
+        ("then", "¿Dónde vivía en febrero?", "f_ciudad1"),
+        ("then", "¿Dónde trabajaba antes de Kavak?", "f_empresa1"),
+        ("then", "¿Qué coche tenía en abril?", "f_coche1"),
+        ("then", "¿Qué pasó en mayo al volver de la boda?", "t_oaxaca"),
+        ("then", "¿Qué actividad empecé en febrero?", "t_yoga"),
+        ("keyword", "¿Cómo se llama la perrita del usuario?", "f_mascota"),
+        ("keyword", "¿Qué película recomendó el asistente?", "t_peli"),
+        ("keyword", "¿Cuántos años tiene el hijo del usuario?", "f_hijo"),
+        ("keyword", "¿Cuál es la comida favorita del usuario?", "f_comida"),
+        ("keyword", "¿Cómo le dicen de cariño al usuario?", "f_apodo"),
+        ("paraphrase", "¿Qué medicina tomo para la tiroides?", "n_tiroides"),
+        ("paraphrase", "¿Cuándo vacunan a mi niño?", "n_vacuna"),
+        ("paraphrase", "¿Cuánto pago por el departamento cada mes?", "n_renta"),
+        ("paraphrase", "¿Qué puesto tengo ahora en el trabajo?", "t_ascenso"),
+        ("paraphrase", "¿Cómo se está adaptando mi hijo a la escuelita?", "t_guarderia"),
+        ("paraphrase", "¿A qué se dedica mi prima?", "e_fernanda"),
+        ("paraphrase", "¿Qué estudiaba a fines del año pasado?", "sum_2025"),
+        ("paraphrase", "¿Cuándo y dónde se casaba mi prima?", "t_boda"),
+        ("crosslingual", "What is Valeria's dog called?", "f_mascota", "en"),
+        ("crosslingual", "Gdzie teraz mieszka Valeria?", "f_ciudad2", "pl"),
+        ("crosslingual", "Чим займається двоюрідна сестра Валерії?", "e_fernanda", "uk"),
+        ("none", "¿Cuál es mi RFC?", ""),
+        ("none", "¿Cómo se llama mi gato?", ""),
+        ("none", "¿Cuánto costó la boda?", ""),
+        ("none", "¿En qué hotel me quedé en Cancún?", ""),
+        ("none", "Де Валерія навчалася в школі?", "", "uk"),
+    ),
+)
+
+PEOPLE = (LUCIA, MATEO, VALERIA)

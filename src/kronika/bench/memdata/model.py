@@ -13,7 +13,7 @@ assistant); ``"u#handle: text"`` gives the turn a handle.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Literal
 
 Language = Literal["en", "pl", "es", "uk"]
@@ -158,6 +158,14 @@ def person(
             )
         )
     return Person(pid=pid, lang=lang, today=today, items=items, questions=tuple(asked))
+
+
+def every(first: str, last: str, days: int) -> tuple[str, ...]:
+    """Evenings from ``first`` up to the day before ``last``, ``days`` apart
+    (``"2026-01-03 21:30"``…)."""
+    start, end = when(first).date(), when(last).date()
+    count = max(0, ((end - start).days - 1) // days + 1)
+    return tuple(f"{start + timedelta(days=n * days)} 21:30" for n in range(count))
 
 
 def small_talk(

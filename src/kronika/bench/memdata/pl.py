@@ -9,6 +9,7 @@ from kronika.bench.memdata.model import (
     Outcome,
     Session,
     Summary,
+    every,
     person,
     small_talk,
 )
@@ -32,6 +33,18 @@ SMALL_TALK = (
         "u: dziękuję",
     ),
     ("u: dziękuję za wczoraj", "a: Zawsze chętnie pomogę!", "u: ok, na razie"),
+)
+
+CHORES = (
+    # what every memory of this language also holds: settings and errands that answer
+    # none of the questions
+    Fact("x_styl", "2026-01-12", "styl_odpowiedzi", "krótko"),
+    Fact("x_jednostki", "2026-01-12", "jednostki", "metryczne"),
+    Fact("x_kalendarz", "2026-01-13", "kalendarz", "Google Calendar"),
+    Note("x_smieci", "2026-02-11", "Śmieci segregowane są wywożone co drugi wtorek."),
+    Note("x_router", "2026-04-07", "Router Wi-Fi został zrestartowany po awarii."),
+    Note("x_biblioteka", "2026-06-16", "Książki z biblioteki trzeba oddać w piątek."),
+    Note("x_kartka", "2026-08-04", "Zamówiona kartka urodzinowa dla koleżanki z pracy."),
 )
 
 KASIA = person(
@@ -182,6 +195,8 @@ KASIA = person(
             "n_lekarz", "2026-11-12", "Wizyta u okulisty 9 grudnia o 16:00, przychodnia na Zaspie."
         ),
         *small_talk("pl-kasia-st3", ("2026-10-28", "2026-11-05", "2026-11-15"), SMALL_TALK),
+        *CHORES,
+        *small_talk("pl-kasia-wk", every("2026-01-03", "2026-11-18", 6), SMALL_TALK),
     ),
     (
         ("now", "Gdzie teraz mieszkam?", "f_miasto2"),
@@ -219,6 +234,7 @@ KASIA = person(
         ("none", "Jak ma na imię mój kot?", ""),
         ("none", "Gdzie spędziłam wakacje w 2019 roku?", ""),
         ("none", "Jaką szkołę średnią skończył Paweł?", ""),
+        ("none", "What is Kasia's blood type?", "", "en"),
     ),
 )
 
@@ -260,7 +276,7 @@ MAREK = person(
         Fact("f_praca2", "2026-05-04", "pracodawca", "Nokia"),
         Outcome(
             "2026-05-15",
-            "znaleźć mieszkanie do wynajęcia we Wrocławiu",
+            "znaleźć mieszkanie do wynajęcia dla Marka",
             "przejrzałem ogłoszenia na OLX",
             False,
             ("wszystkie oferty były już nieaktualne",),
@@ -321,6 +337,8 @@ MAREK = person(
         *small_talk(
             "pl-marek-st2", ("2026-08-20", "2026-09-10", "2026-10-12", "2026-10-27"), SMALL_TALK
         ),
+        *CHORES,
+        *small_talk("pl-marek-wk", every("2026-01-03", "2026-10-30", 6), SMALL_TALK),
     ),
     (
         ("now", "Gdzie mieszka teraz Marek?", "f_miasto2"),
@@ -351,7 +369,149 @@ MAREK = person(
         ("none", "Ile waży mój pies?", ""),
         ("none", "Kiedy Zuzia ma urodziny?", ""),
         ("none", "Jaki film oglądałem wczoraj?", ""),
+        ("none", "¿Cómo se llama el perro de Marek?", "", "es"),
     ),
 )
 
-PEOPLE = (KASIA, MAREK)
+ZOFIA = person(
+    "pl-zofia",
+    "pl",
+    "2026-09-25 19:00",
+    (
+        Summary(
+            "sum_2025",
+            "2026-01-03",
+            "Pod koniec 2025 roku Zofia uczyła się do egzaminu CFA i planowała zmianę pracy.",
+        ),
+        Fact("f_miasto", "2026-01-05", "miasto", "Warszawa"),
+        Fact("f_dzielnica1", "2026-01-05", "dzielnica", "Mokotów"),
+        Fact("f_praca1", "2026-01-05", "firma", "mBank"),
+        Fact("f_instrument1", "2026-01-05", "instrument", "pianino"),
+        Fact("f_kot", "2026-01-08", "kot", "Puszek"),
+        *small_talk("pl-zofia-st", ("2026-01-07", "2026-01-28", "2026-02-10"), SMALL_TALK),
+        Session(
+            "pl-zofia-s01",
+            "2026-01-20 20:00",
+            (
+                "u: hej",
+                "a: Hej Zosiu!",
+                "u#t_wyjazd: w marcu lecimy z przyjaciółkami do Lizbony",
+                "a: Cudownie! Sprawdzić, co warto tam zobaczyć?",
+                "u: później",
+            ),
+        ),
+        Note("n_laktoza", "2026-02-02", "Zofia nie toleruje laktozy.", "W"),
+        Fact("f_ksiazka", "2026-02-14", "ulubiona_książka", "Lalka"),
+        Outcome(
+            "2026-03-01",
+            "zamówić bilety lotnicze",
+            "próbowałem na stronie przewoźnika",
+            False,
+            ("strona nie przyjmowała karty",),
+        ),
+        Fact("f_kawa", "2026-03-05", "kawa", "flat white na mleku owsianym"),
+        Session(
+            "pl-zofia-s02",
+            "2026-03-08 12:00",
+            (
+                "u: ile to 100 funtów w złotówkach?",
+                "a: Przy kursie około 5 zł to mniej więcej 500 zł.",
+                "u: ok",
+            ),
+        ),
+        Fact("f_dzielnica2", "2026-04-01", "dzielnica", "Wola"),
+        Session(
+            "pl-zofia-s03",
+            "2026-04-10 19:00",
+            (
+                "u#t_mieszkanie: nowe mieszkanie ma balkon od południa, sadzę na nim pomidory",
+                "a: Świetny pomysł! Pamiętaj o podlewaniu w upały.",
+                "u: jasne",
+            ),
+        ),
+        Note("n_siostra", "2026-05-05", "@Ewa, siostra Zofii, urodziła synka Stasia 3 maja."),
+        EntityPage(
+            "e_ewa",
+            "2026-05-10",
+            "Ewa",
+            "Ewa, siostra Zofii, jest weterynarką i mieszka w Poznaniu.",
+        ),
+        Session(
+            "pl-zofia-s04",
+            "2026-06-15 18:00",
+            (
+                "u#t_rekrutacja: przeszłam ostatni etap rekrutacji w CD Projekt, dostałam ofertę!",
+                "a: Gratulacje!",
+                "u: dzięki!!",
+            ),
+        ),
+        Fact("f_praca2", "2026-07-01", "firma", "CD Projekt"),
+        Session(
+            "pl-zofia-s05",
+            "2026-07-28 21:00",
+            (
+                "u: poleć mi jakiś serial",
+                "a#t_serial: Polecam „Rojst” — mroczny kryminał z lat osiemdziesiątych.",
+                "u: ok",
+            ),
+        ),
+        Fact("f_instrument2", "2026-08-01", "instrument", "ukulele"),
+        Session(
+            "pl-zofia-s06",
+            "2026-08-20 19:00",
+            (
+                "u: cześć",
+                "a: Cześć! Jak w nowej pracy?",
+                "u#t_zespol: super, jestem w zespole od questów do Wiedźmina",
+                "a: Brzmi ekscytująco!",
+            ),
+        ),
+        Outcome("2026-09-01", "zapłacić czynsz", "zrobiłem przelew w aplikacji banku", True),
+        Note("n_dentysta", "2026-09-10", "Kontrola u dentysty 2 października o 8:30."),
+        Session(
+            "pl-zofia-s07",
+            "2026-09-14 18:00",
+            (
+                "u#t_rower: ukradli mi rower spod biura",
+                "a: Bardzo mi przykro. Warto zgłosić to na policję.",
+                "u: ok",
+            ),
+        ),
+        *small_talk("pl-zofia-st2", ("2026-06-01", "2026-07-10", "2026-09-20"), SMALL_TALK[3:]),
+        *CHORES,
+        *small_talk("pl-zofia-wk", every("2026-01-03", "2026-09-25", 6), SMALL_TALK),
+    ),
+    (
+        ("now", "W której dzielnicy mieszkam?", "f_dzielnica2"),
+        ("now", "W jakiej firmie pracuje Zofia?", "f_praca2"),
+        ("now", "Na jakim instrumencie teraz gram?", "f_instrument2"),
+        ("then", "W której dzielnicy mieszkałam w lutym?", "f_dzielnica1"),
+        ("then", "Gdzie pracowałam przed CD Projekt?", "f_praca1"),
+        ("then", "Na jakim instrumencie grałam w maju?", "f_instrument1"),
+        ("then", "Co się wydarzyło w czerwcu z rekrutacją?", "t_rekrutacja"),
+        ("then", "Dokąd planowałyśmy polecieć w styczniu?", "t_wyjazd"),
+        ("keyword", "Jak się wabi kot użytkownika?", "f_kot"),
+        ("keyword", "Jaki serial polecił asystent?", "t_serial"),
+        ("keyword", "Jaką kawę pije użytkownik?", "f_kawa"),
+        ("keyword", "Jaką książkę użytkownik lubi najbardziej?", "f_ksiazka"),
+        ("keyword", "W jakim mieście mieszka użytkownik?", "f_miasto"),
+        ("paraphrase", "Po jakim nabiale źle się czuję?", "n_laktoza"),
+        ("paraphrase", "Kiedy idę do stomatologa?", "n_dentysta"),
+        ("paraphrase", "Kto niedawno został mamą w mojej rodzinie?", "n_siostra"),
+        ("paraphrase", "Czym zajmuje się zawodowo moja siostra?", "e_ewa"),
+        ("paraphrase", "Co uprawiam na balkonie?", "t_mieszkanie"),
+        ("paraphrase", "Nad czym pracuje mój zespół?", "t_zespol"),
+        ("paraphrase", "Co mi zginęło spod pracy?", "t_rower"),
+        ("paraphrase", "Do jakiego egzaminu się przygotowywałam?", "sum_2025"),
+        ("crosslingual", "What is Zofia's cat called?", "f_kot", "en"),
+        ("crosslingual", "¿Qué le robaron a Zofia?", "t_rower", "es"),
+        ("crosslingual", "Де працює Зофія?", "f_praca2", "uk"),
+        ("none", "Jaki mam numer konta?", ""),
+        ("none", "Jak ma na imię mój pies?", ""),
+        ("none", "Ile zarabia Ewa?", ""),
+        ("none", "Gdzie byłam na wakacjach w 2020 roku?", ""),
+        ("none", "Яке авто в Зофії?", "", "uk"),
+    ),
+)
+
+PEOPLE = (KASIA, MAREK, ZOFIA)
