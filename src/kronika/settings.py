@@ -204,11 +204,44 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "How far a turn's relevance moves towards the best turn of its session (0 turns it off).",
         "recall",
     ),
-    SettingSpec("alpha", 0.5, "Weight of relevance in the recall score (R3).", "recall"),
-    SettingSpec("beta", 0.3, "Weight of importance in the recall score (R3).", "recall"),
-    SettingSpec("gamma", 0.2, "Weight of recency in the recall score (R3).", "recall"),
     SettingSpec(
-        "decay_base", 0.001, "Recency decay per second before access damping (R3).", "recall"
+        "alpha",
+        0.8,
+        "Weight of relevance in the recall score (R3): score = relevance x (alpha + beta x"
+        " importance + gamma x recency) / (alpha + beta + gamma), so an item needs more than"
+        " alpha / (alpha + beta + gamma) of another's relevance to outrank it (docs/scoring.md).",
+        "recall",
+    ),
+    SettingSpec(
+        "beta", 0.1, "Weight of importance in the recall score (R3), beside alpha.", "recall"
+    ),
+    SettingSpec(
+        "gamma", 0.1, "Weight of recency in the recall score (R3), beside alpha.", "recall"
+    ),
+    SettingSpec(
+        "recency_half_life",
+        30.0,
+        "Days after which a memory's recency in the recall score is half (counted from the"
+        " last recall a caller made of it, else from its creation).",
+        "recall",
+    ),
+    SettingSpec(
+        "decay_base",
+        0.0,
+        "Deprecated: recency decay per second; above 0 it replaces recency_half_life by"
+        " ln 2 / decay_base seconds. 0: use recency_half_life.",
+        "recall",
+    ),
+    SettingSpec(
+        "relevance_floor",
+        "auto",
+        "Recall keeps only memories with evidence of their own: a content word of the query"
+        " found by keyword search, or a cosine to the query of at least this much (a turn"
+        " also passes through the other party's turn beside it), so nothing unrelated is"
+        " returned in recall, the prompt's long-term block and lessons. A number from 0"
+        " (off) to below 1, or auto: the value calibrated for the embedder (use-multilingual"
+        " 0.15; off for the others, not calibrated) (docs/scoring.md).",
+        "recall",
     ),
     SettingSpec(
         "similarity_threshold",
@@ -525,10 +558,12 @@ class Settings:
     time_focus: float = 2.0
     when_focus: float = 1.0
     session_weight: float = 0.2
-    alpha: float = 0.5
-    beta: float = 0.3
-    gamma: float = 0.2
-    decay_base: float = 0.001
+    alpha: float = 0.8
+    beta: float = 0.1
+    gamma: float = 0.1
+    recency_half_life: float = 30.0
+    decay_base: float = 0.0
+    relevance_floor: str = "auto"
     similarity_threshold: float = 0.5
     load_all_below: int = 100
     long_term_top_k: int = 7
@@ -653,6 +688,10 @@ def _coerce(name: str, value: Any) -> Any:
         coerced < 0
     ):
         raise ConfigError(f"setting {name!r} must not be negative")
+    if name == "recency_half_life" and coerced <= 0:
+        raise ConfigError("setting 'recency_half_life' must be above 0 (days)")
+    if name == "relevance_floor":
+        return _floor_setting(coerced)
     if name == "decay_half_life_days" and coerced <= 0:
         raise ConfigError("setting 'decay_half_life_days' must be above 0")
     if name == "decay_archive_below" and not 0 <= coerced < 1:
@@ -670,6 +709,36 @@ def _coerce(name: str, value: Any) -> Any:
     if isinstance(coerced, int | float) and not coerced <= MAX_SETTING_NUMBER:  # NaN too
         raise ConfigError(f"setting {name!r} must be at most {MAX_SETTING_NUMBER}, got {value!r}")
     return coerced
+
+
+CALIBRATED_FLOORS: dict[str, float] = {"use-multilingual": 0.15}
+"""``relevance_floor = auto`` per embedder: the cosine about nine in ten unrelated pairs
+stay below (docs/benchmarks-ranking.md). Embedders not listed have no floor of their
+own (keyword evidence alone would be too strict for them): auto turns it off."""
+
+
+def _floor_setting(value: str) -> str:
+    text = value.strip().lower()
+    if text == "auto":
+        return text
+    try:
+        number = float(text)
+    except ValueError as exc:
+        raise ConfigError(
+            f"setting 'relevance_floor' must be auto or a number from 0 to below 1, got {value!r}"
+        ) from exc
+    if not 0 <= number < 1:
+        raise ConfigError("setting 'relevance_floor' must be from 0 (off) to below 1")
+    return text
+
+
+def relevance_floor(settings: Settings) -> float:
+    """The cosine floor recall applies: the setting's number, or for ``auto`` the value
+    calibrated for the configured embedder (0, off, for one not calibrated)."""
+    value = settings.relevance_floor
+    if value == "auto":
+        return CALIBRATED_FLOORS.get(settings.embedder, 0.0)
+    return float(value)
 
 
 def _agent_policies(raw: Any, default_autonomy: int) -> dict[str, AgentPolicy]:

@@ -175,7 +175,7 @@ def test_the_scores_of_a_case_whose_answers_are_known(memory: Memory) -> None:
     right, wrong, unanswerable = rows
     assert right["rank"] == 1 and right["hit@1"] == right["mrr"] == 1.0
     assert wrong["rank"] is None and wrong["hit@1"] == wrong["hit@3"] == wrong["mrr"] == 0.0
-    assert unanswerable["gold_id"] is None and unanswerable["returned"] == 2
+    assert unanswerable["gold_id"] is None and unanswerable["returned"] >= 1
     assert unanswerable["no_answer"] == 0.0  # recall returned something: not an empty answer
     figures = aggregate(rows)
     assert figures["hit@1"] == 0.5 and figures["mrr"] == 0.5 and figures["empty"] == 0.0

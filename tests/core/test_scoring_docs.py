@@ -2,9 +2,9 @@ import doctest
 from dataclasses import fields
 from pathlib import Path
 
-from kronika.core.scoring import ScoreWeights
+from kronika.core.scoring import DAY, ScoreWeights
 from kronika.engine.recall import RecallSettings
-from kronika.settings import SETTINGS_TABLE, Settings
+from kronika.settings import SETTINGS_TABLE, Settings, relevance_floor
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "scoring.md"
 
@@ -22,6 +22,8 @@ def test_scoring_doc_names_real_settings_with_their_defaults():
         "beta",
         "gamma",
         "decay_base",
+        "recency_half_life",
+        "relevance_floor",
         "lexical_weight",
         "fusion",
         "neighbour_weight",
@@ -43,8 +45,11 @@ def test_the_engine_defaults_are_the_settings_defaults():
     renamed = {"candidates": "recall_candidates"}
     engine = RecallSettings()
     for field in fields(RecallSettings):
-        if field.name != "weights":
+        if field.name not in ("weights", "relevance_floor"):
             name = renamed.get(field.name, field.name)
             assert getattr(engine, field.name) == getattr(settings, name), name
-    for field in fields(ScoreWeights):
-        assert getattr(ScoreWeights(), field.name) == getattr(settings, field.name), field.name
+    assert engine.relevance_floor == relevance_floor(settings) == 0.15  # auto, use-multilingual
+    for name in ("alpha", "beta", "gamma"):
+        assert getattr(ScoreWeights(), name) == getattr(settings, name), name
+    assert ScoreWeights().half_life == settings.recency_half_life * DAY
+    assert [f.name for f in fields(ScoreWeights)] == ["alpha", "beta", "gamma", "half_life"]

@@ -186,21 +186,24 @@ def test_outcomes_need_an_evaluation_or_a_verdict(memory: Memory) -> None:
 
 
 def test_a_conversation_about_the_task_carries_the_lesson_and_counts_its_use(
-    memory: Memory,
+    settings: Settings, clock: FrozenClock
 ) -> None:
     from kronika.engine.learning import lesson_stats
     from kronika.engine.session import Session
 
-    lesson = memory.record_outcome(TASK, "make deploy", BROKEN).learned[0]
-    session = Session(memory, llm=None)
-    turn = session.user("Please deploy the billing service again")
-    assert [h.item.id for h in turn.lessons] == [lesson.id]
-    system = turn.messages[0].content
-    assert "relation users does not exist" in system
-    session.user("thanks, what is the weather like")
-    stats = lesson_stats(memory)
-    assert stats["lessons_active"] == 1 and stats["payloads"] == 2
-    assert stats["share_of_payloads_with_a_lesson"] == 0.5
+    # the relevance floor of the hashing embedder: its unrelated texts reach 0.25
+    floor = settings.with_overrides(relevance_floor=0.3)
+    with build_memory(floor, create=True, clock=clock) as memory:
+        lesson = memory.record_outcome(TASK, "make deploy", BROKEN).learned[0]
+        session = Session(memory, llm=None)
+        turn = session.user("Please deploy the billing service again")
+        assert [h.item.id for h in turn.lessons] == [lesson.id]
+        system = turn.messages[0].content
+        assert "relation users does not exist" in system
+        session.user("thanks, what is the weather like")
+        stats = lesson_stats(memory)
+        assert stats["lessons_active"] == 1 and stats["payloads"] == 2
+        assert stats["share_of_payloads_with_a_lesson"] == 0.5
 
 
 def test_two_lessons_of_the_same_text_are_one_line_in_the_prompt(memory: Memory) -> None:

@@ -305,8 +305,14 @@ def test_keyword_search_ignores_the_way_a_question_is_asked(
     assert hits[0].item.provenance.turn_ids[0] == first
 
 
-# Only the embedded text differs between the runs below: no score-level context.
-VECTORS_ONLY = {"neighbour_weight": 0.0, "answer_focus": 0.0, "session_weight": 0.0}
+# Only the embedded text differs between the runs below: no score-level context, and
+# no relevance floor (the whole order of the turns is compared, unrelated ones too).
+VECTORS_ONLY = {
+    "neighbour_weight": 0.0,
+    "answer_focus": 0.0,
+    "session_weight": 0.0,
+    "relevance_floor": 0.0,
+}
 
 
 def _vector_turns(mem: Memory, query: str, agent: str = "conv") -> list[str]:

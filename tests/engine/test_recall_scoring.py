@@ -42,7 +42,7 @@ def _check(hits: tuple[RecallHit, ...], now: datetime, weights: ScoreWeights) ->
     for hit in hits:
         item, score = hit.item, hit.score
         expected = recency(
-            now, item.created_at, item.last_accessed_at, item.access_count, weights.decay_base
+            now, item.created_at, item.last_accessed_at, item.access_count, weights.half_life
         )
         assert score.recency == expected
         assert score.importance == item.importance
@@ -57,9 +57,11 @@ def test_hits_are_scored_and_ordered_as_core_scoring_says(
     rng = random.Random(4)
     memory.import_sessions("conv", _sessions(rng))
     s = memory.settings
-    weights = ScoreWeights(alpha=s.alpha, beta=s.beta, gamma=s.gamma, decay_base=s.decay_base)
+    weights = ScoreWeights.from_settings(
+        s.alpha, s.beta, s.gamma, s.recency_half_life, s.decay_base
+    )
     for step in range(12):
-        clock.advance(minutes=rng.randint(1, 600), microseconds=rng.randint(0, 10**6))
+        clock.advance(hours=rng.randint(1, 600), microseconds=rng.randint(0, 10**6))
         query = rng.choice(QUERIES)
         everything = memory.recall(query, agent="conv", k=1000, record_access=False)
         assert everything.hits and len(everything.hits) == everything.candidates
@@ -89,7 +91,7 @@ def _reference(
     for item_id, (importance, created, accessed, count, _, _) in features.rows().items():
         rel = relevance[item_id]
         last = None if accessed is None else utc(accessed)
-        rec = recency(now, utc(created), last, count, weights.decay_base)
+        rec = recency(now, utc(created), last, count, weights.half_life)
         total = combined_score(rel, importance, rec, weights)
         ranked.append((-total, -rel, item_id, (item_id, rel, importance, rec, total)))
     ranked.sort(key=lambda row: row[:3])
@@ -99,9 +101,10 @@ def _reference(
 def test_the_best_candidates_equal_the_item_by_item_computation() -> None:
     rng = random.Random(9)
     now = datetime(2025, 3, 1, 8, 0, 0, 250_001, tzinfo=UTC)
-    # α = β and γ = 0: relevance 0.25 + importance 0.75 ties 0.75 + 0.25 exactly
+    # γ = 0: equal relevance and importance tie exactly, then the id decides
     tied = ScoreWeights(alpha=0.5, beta=0.5, gamma=0.0)
-    for weights in (ScoreWeights(), tied, ScoreWeights(decay_base=1e-7)):
+    nothing = ScoreWeights(alpha=0.0, beta=0.0, gamma=0.0)
+    for weights in (ScoreWeights(), tied, nothing, ScoreWeights(half_life=600.0)):
         for _ in range(30):
             rows: dict[str, FeatureRow] = {}
             relevance: dict[str, float] = {}
@@ -146,7 +149,8 @@ def test_usage_read_for_the_candidates_that_can_reach_the_top_gives_the_same_bes
     now = datetime(2025, 3, 1, 8, 0, 0, 250_001, tzinfo=UTC)
     asked_in_all = 0
     candidates_in_all = 0
-    for weights in (ScoreWeights(), ScoreWeights(gamma=0.0), ScoreWeights(gamma=5.0)):
+    choices = (ScoreWeights(), ScoreWeights(gamma=0.0), ScoreWeights(gamma=5.0, half_life=3600.0))
+    for weights in choices:
         for _ in range(40):
             rows: dict[str, FeatureRow] = {}
             relevance: dict[str, float] = {}

@@ -96,3 +96,8 @@ def keyword_phrase(query: str) -> tuple[str, bool]:
         return query, True
     side_by_side = kept_at[-1] - kept_at[0] + 1 == len(kept_at)
     return " ".join(words[n] for n in kept_at), side_by_side
+
+
+def has_content_words(query: str) -> bool:
+    """Whether ``query`` holds a word that says what it is about (not a function word)."""
+    return any(word not in FUNCTION_WORDS for word in folded_words(query))

@@ -1,12 +1,21 @@
-"""The recall score (SPEC R3).
+"""The recall score (SPEC R3): relevance decides, importance and recency break near-ties.
 
-score = α·relevance + β·importance + γ·recency
+score   = relevance · (α + β·importance + γ·recency) / (α + β + γ)
 
-recency = exp(−decay · Δt),  decay = decay_base / (ln(1 + access_count) + 1)
+Importance and recency lie in [0, 1], so the second factor lies in
+[α / (α + β + γ), 1]: they can lower a score by at most that share, never raise it
+above its relevance. An item whose relevance is below ``α / (α + β + γ)`` of
+another's (0.8 with the defaults) can never outrank it, whatever its importance and
+recency (:func:`overtaking_bound`); an item of relevance 0 scores 0.
 
-Δt is the number of seconds since the item was last accessed (else since it was
-created), clamped at 0 so an item dated in the future counts as brand new.
-Frequent use lowers the decay rate: an item recalled often fades more slowly.
+recency = 2^(−Δt / h),   h = half_life · (1 + ln(1 + n)),
+n       = min(ACCESS_CAP, access_count · 2^(−Δt / half_life))
+
+Δt is the time since the item was last recalled by a caller (else since it was
+created), clamped at 0 so an item dated in the future counts as brand new. Each
+recall a caller made lengthens the half-life, by at most ``1 + ln(1 + N_MAX)``
+, and the accesses themselves fade with the same half-life: a
+memory recalled often last year counts as recalled rarely today.
 """
 
 from __future__ import annotations
@@ -23,16 +32,46 @@ Floats = npt.NDArray[np.float64]
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 _US = 1_000_000
 _EXACT = 2**53  # microsecond counts up to this divide exactly as Python ints do
+DAY = 86_400.0
+ACCESS_CAP = 10.0
+"""The most accesses recency counts (after their fading): the half-life of a memory
+recalled very often is at most ``1 + ln 11`` ≈ 3.4 times the setting's."""
+RECENCY_HALF_LIFE_DAYS = 30.0
 
 
 @dataclass(frozen=True, slots=True)
 class ScoreWeights:
-    """α, β, γ of the combined score and the recency decay base (per second)."""
+    """α, β, γ of the combined score and the recency half-life (in seconds)."""
 
-    alpha: float = 0.5
-    beta: float = 0.3
-    gamma: float = 0.2
-    decay_base: float = 0.001
+    alpha: float = 0.8
+    beta: float = 0.1
+    gamma: float = 0.1
+    half_life: float = RECENCY_HALF_LIFE_DAYS * DAY
+
+    @classmethod
+    def from_settings(
+        cls, alpha: float, beta: float, gamma: float, half_life_days: float, decay_base: float
+    ) -> ScoreWeights:
+        """The weights of the settings; a ``decay_base`` above 0 (the older setting, per
+        second) stands for the half-life ``ln 2 / decay_base`` seconds."""
+        half_life = math.log(2.0) / decay_base if decay_base > 0 else half_life_days * DAY
+        return cls(alpha=alpha, beta=beta, gamma=gamma, half_life=half_life)
+
+
+def overtaking_bound(w: ScoreWeights) -> float:
+    """The share ``α / (α + β + γ)``: an item outranks another only when its relevance
+    is above this share of the other's (1.0 when importance and recency count for
+    nothing, 0.0 when relevance has no weight of its own)."""
+    total = w.alpha + w.beta + w.gamma
+    return 1.0 if total <= 0 else w.alpha / total
+
+
+def _rate(count: float, elapsed: float, half_life: float) -> float:
+    """ln 2 / h of one item (see the module docstring); 0 for an unbounded half-life."""
+    if not half_life > 0 or math.isinf(half_life):
+        return 0.0 if math.isinf(half_life) else math.inf
+    faded = min(ACCESS_CAP, max(0.0, count) * 2.0 ** (-elapsed / half_life))
+    return math.log(2.0) / (half_life * (math.log1p(faded) + 1.0))
 
 
 def recency(
@@ -40,9 +79,9 @@ def recency(
     created_at: datetime,
     last_accessed_at: datetime | None,
     access_count: int,
-    decay_base: float,
+    half_life: float,
 ) -> float:
-    """exp(−decay·Δt) with decay = decay_base / (ln(1 + access_count) + 1).
+    """2^(−Δt / h) as in the module docstring, ``half_life`` in seconds.
 
     Δt = max(0, now − (last_accessed_at or created_at)) in seconds. The result is in
     (0, 1] (it underflows to the smallest positive float rather than 0, so an old
@@ -51,13 +90,21 @@ def recency(
     """
     reference = last_accessed_at if last_accessed_at is not None else created_at
     elapsed = max(0.0, (now - reference).total_seconds())
-    decay = decay_base / (math.log1p(max(0, access_count)) + 1.0)
-    return max(math.exp(-decay * elapsed), math.ulp(0.0))
+    rate = _rate(float(max(0, access_count)), elapsed, half_life)
+    return max(math.exp(-rate * elapsed) if elapsed else 1.0, math.ulp(0.0))
+
+
+def modulation(importance: float, recency: float, w: ScoreWeights) -> float:
+    """(α + β·importance + γ·recency) / (α + β + γ): in [overtaking_bound(w), 1]."""
+    total = w.alpha + w.beta + w.gamma
+    if total <= 0:
+        return 1.0
+    return (w.alpha + w.beta * importance + w.gamma * recency) / total
 
 
 def combined_score(relevance: float, importance: float, recency: float, w: ScoreWeights) -> float:
-    """α·relevance + β·importance + γ·recency (monotone in each part for weights ≥ 0)."""
-    return w.alpha * relevance + w.beta * importance + w.gamma * recency
+    """relevance · :func:`modulation` (monotone in each part for weights and relevance ≥ 0)."""
+    return relevance * modulation(importance, recency, w)
 
 
 def recencies(
@@ -65,7 +112,7 @@ def recencies(
     created_at: Floats,
     last_accessed_at: Floats,
     access_count: npt.NDArray[np.int64],
-    decay_base: float,
+    half_life: float,
 ) -> Floats:
     """:func:`recency` of many items at once, equal to it bit for bit.
 
@@ -84,7 +131,9 @@ def recencies(
     far = np.flatnonzero(np.abs(elapsed_us) > _EXACT)
     for n in far.tolist():  # beyond 285 years: as Python divides big integers
         elapsed[n] = max(0.0, int(elapsed_us[n]) / _US)
-    rates = [decay_base / (math.log1p(c) + 1.0) for c in np.maximum(access_count, 0).tolist()]
-    exponents = (-np.asarray(rates, dtype=np.float64) * elapsed).tolist()
     tiny = math.ulp(0.0)
-    return np.asarray([max(math.exp(x), tiny) for x in exponents], dtype=np.float64)
+    out = []
+    for count, dt in zip(np.maximum(access_count, 0).tolist(), elapsed.tolist(), strict=True):
+        rate = _rate(float(count), dt, half_life)
+        out.append(max(math.exp(-rate * dt) if dt else 1.0, tiny))
+    return np.asarray(out, dtype=np.float64)

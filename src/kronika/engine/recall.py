@@ -29,13 +29,14 @@ import logging
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Literal
 
 import numpy as np
 
 from kronika.core.budget import pack
+from kronika.core.floor import evidenced
 from kronika.core.fusion import (
     Neighbours,
     answered,
@@ -50,7 +51,7 @@ from kronika.core.fusion import (
     with_speaker_focus,
     with_time_focus,
 )
-from kronika.core.keywords import keyword_phrase
+from kronika.core.keywords import has_content_words, keyword_phrase
 from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult, ScoreParts
 from kronika.core.ranking import best_first, best_ids
 from kronika.core.scoring import ScoreWeights, recencies
@@ -99,6 +100,7 @@ class RecallSettings:
     session_weight: float = 0.2
     reranker_depth: int = 30
     reranker_weight: float = 0.5
+    relevance_floor: float = 0.15
     weights: ScoreWeights = ScoreWeights()
 
 
@@ -246,6 +248,8 @@ class Recaller:
                 relevance, session_of, weight=self._settings.session_weight
             )
         notes: list[str] = []
+        if self._settings.relevance_floor > 0 and relevance:
+            relevance = self._above_floor(query, relevance, lexical, similarity, links, notes)
         reranked: dict[str, float] = {}
         if (
             self._reranker is not None
@@ -301,6 +305,35 @@ class Recaller:
             dropped_for_budget=dropped,
             notes=tuple(notes),
         )
+
+    def _above_floor(
+        self,
+        query: str,
+        relevance: Mapping[str, float],
+        lexical: Sequence[tuple[str, float]] | None,
+        similarity: Mapping[str, float],
+        links: Neighbours,
+        notes: list[str],
+    ) -> dict[str, float]:
+        """The candidates with absolute evidence (:mod:`kronika.core.floor`); a note when
+        none is left."""
+        content = not self._settings.skip_function_words or has_content_words(query)
+        matched = {item_id for item_id, _ in lexical or []} if content else set()
+        kept = evidenced(
+            relevance,
+            matched=matched,
+            similarity=similarity,
+            floor=self._settings.relevance_floor,
+            links=links,
+        )
+        log.debug("relevance floor: %d of %d candidates have evidence", len(kept), len(relevance))
+        if not kept:
+            notes.append(
+                f"nothing matched closely enough: none of the {len(relevance)} candidates shares"
+                " a content word with the query or reaches the relevance floor"
+                f" ({self._settings.relevance_floor:g})"
+            )
+        return {item_id: r for item_id, r in relevance.items() if item_id in kept}
 
     def _rerank(
         self,
@@ -397,15 +430,19 @@ def _best(
     """The ``k`` best candidates by R3 score (then relevance, then id), best first.
 
     Every candidate's score is computed at once over arrays (:func:`recencies` is
-    :func:`recency` bit for bit, and the sum is :func:`combined_score`'s, term by
-    term); only the winners become objects.
+    :func:`recency` bit for bit, and the product is :func:`combined_score`'s, operation
+    by operation); only the winners become objects.
 
     When ``features`` left the usage columns unread, ``usage`` reads them, for the
     candidates that can still reach the top only. Recency lies in (0, 1], so with
-    γ ≥ 0 a candidate's score is at least ``α·relevance + β·importance`` and at most
-    that plus γ (rounding keeps both bounds); one whose most is below the k-th best
-    least is out whatever its usage (module tests compare with reading every usage).
+    γ ≥ 0 and relevance ≥ 0 a candidate's score is at least
+    ``relevance · (α + β·importance) / (α + β + γ)`` and at most that with γ added to
+    the bracket (rounding keeps both bounds, every step being monotone); one whose
+    most is below the k-th best least is out whatever its usage (module tests compare
+    with reading every usage).
     """
+    if any(item_id not in relevance for item_id in features.ids):
+        features = _only(features, relevance)
     n = len(features)
     if n == 0:
         return []
@@ -413,19 +450,24 @@ def _best(
     rel = np.fromiter((relevance[i] for i in ids), dtype=np.float64, count=n)
     importance, created = features.importance, features.created_at
     accessed, count = features.last_accessed_at, features.access_count
-    base = weights.alpha * rel + weights.beta * importance
+    weight = weights.alpha + weights.beta + weights.gamma
+    spread = weight > 0  # all weights 0: the score is the relevance
+    base = weights.alpha + weights.beta * importance
     if not features.usage_read:
         if usage is None:
             raise ValueError("score features without usage need a usage reader")
-        if n > k and weights.gamma >= 0 and np.isfinite(base).all():
-            least = np.partition(-base, k - 1)[k - 1]  # minus the k-th best least score
-            keep = np.flatnonzero(-(base + weights.gamma) <= least)
+        bounded = np.isfinite(base).all() and (rel >= 0).all() and np.isfinite(rel).all()
+        if n > k and weights.gamma >= 0 and bounded:
+            least = rel * (base / weight) if spread else rel
+            most = rel * ((base + weights.gamma) / weight) if spread else rel
+            kth_least = np.partition(-least, k - 1)[k - 1]  # minus the k-th best least score
+            keep = np.flatnonzero(-most <= kth_least)
             ids = tuple(ids[c] for c in keep.tolist())
             rel, base, importance, created = rel[keep], base[keep], importance[keep], created[keep]
         accessed, count = usage_columns(ids, usage(ids))
         n = len(ids)
-    rec = recencies(moment, created, accessed, count, weights.decay_base)
-    total = base + weights.gamma * rec
+    rec = recencies(moment, created, accessed, count, weights.half_life)
+    total = rel * ((base + weights.gamma * rec) / weight) if spread else rel * 1.0
     if n > k:  # every candidate scoring at least the k-th best, ties included
         kth = np.partition(-total, k - 1)[k - 1]
         chosen = np.flatnonzero(-total <= kth).tolist()
@@ -436,3 +478,18 @@ def _best(
     return [
         _Scored(ids[c], rels[c], float(importance[c]), float(rec[c]), totals[c]) for c in chosen[:k]
     ]
+
+
+def _only(features: ScoreFeatures, wanted: Mapping[str, float]) -> ScoreFeatures:
+    """The columns of the ids of ``wanted`` alone (the candidates the floor kept)."""
+    keep = [n for n, item_id in enumerate(features.ids) if item_id in wanted]
+    return replace(
+        features,
+        ids=tuple(features.ids[n] for n in keep),
+        importance=features.importance[keep],
+        created_at=features.created_at[keep],
+        last_accessed_at=features.last_accessed_at[keep],
+        access_count=features.access_count[keep],
+        speaker=tuple(features.speaker[n] for n in keep),
+        session_id=tuple(features.session_id[n] for n in keep),
+    )

@@ -373,7 +373,11 @@ class Session:
         if s.recall_budget <= 0 and s.lessons_budget <= 0:
             return (), ()
         who = self.reader
-        result = self.memory.recall(text, agent=self.agent, k=max(s.recall_k, 10), reader=who)
+        # automatic reads: they record no access, so what one turn brought up does not
+        # come up again on its recency alone (docs/scoring.md)
+        result = self.memory.recall(
+            text, agent=self.agent, k=max(s.recall_k, 10), reader=who, record_access=False
+        )
         brain = {
             f.id for f in self.memory.facts(agent=self.agent, include_archived=False, reader=who)
         }
@@ -391,14 +395,9 @@ class Session:
         recalled = _passing(hits, s.similarity_threshold)
         lessons: list[RecallHit] = []
         if s.lessons_budget > 0:
-            found = self.memory.recall(
-                text,
-                agent=self.agent,
-                k=5,
-                types=[ItemType.REFLECTION, ItemType.STRATEGY],
-                reader=who,
-            )
-            lessons = _distinct(_passing(list(found.hits), s.similarity_threshold))
+            # the lessons of lessons_for: the same relevance floor as `kronika lessons --task`
+            found_lessons = self.memory.lessons_for(text, agent=self.agent, k=5, reader=who)
+            lessons = _distinct(list(found_lessons))
         count = self.memory.tokens.count
         kept_recall = _within(recalled, s.recall_budget, count)
         kept_lessons = _within(lessons, s.lessons_budget, count)

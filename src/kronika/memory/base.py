@@ -4,6 +4,7 @@ keeping the index in step with the Markdown."""
 from __future__ import annotations
 
 import copy
+import logging
 import re
 import secrets
 import shutil
@@ -37,7 +38,7 @@ from kronika.ports import (
     TokenCounter,
     WriteLock,
 )
-from kronika.settings import Settings
+from kronika.settings import Settings, relevance_floor
 from kronika.stores.durable import GroupCommit
 from kronika.stores.lock import WorkspaceLock
 from kronika.stores.markdown.links import MarkdownLinks
@@ -61,6 +62,9 @@ def _clean(text: object, *, what: str, limit: int) -> str:
 
 def _same_text(a: str, b: str) -> bool:
     return same_text(a, b)
+
+
+log = logging.getLogger("kronika.recall")
 
 
 class MemoryBase:
@@ -111,12 +115,19 @@ class MemoryBase:
             on_written=self._after_write,
             on_proposed=self._proposals.record,
         )
-        weights = ScoreWeights(
-            alpha=settings.alpha,
-            beta=settings.beta,
-            gamma=settings.gamma,
-            decay_base=settings.decay_base,
+        weights = ScoreWeights.from_settings(
+            settings.alpha,
+            settings.beta,
+            settings.gamma,
+            settings.recency_half_life,
+            settings.decay_base,
         )
+        if settings.decay_base > 0:
+            log.warning(
+                "the decay_base setting is deprecated: recency now halves every %.3g days "
+                "(ln 2 / decay_base); set recency_half_life instead",
+                weights.half_life / 86_400.0,
+            )
         self._recaller = Recaller(
             index=index,
             embedder=embedder,
@@ -136,6 +147,7 @@ class MemoryBase:
                 session_weight=settings.session_weight,
                 reranker_depth=settings.reranker_depth,
                 reranker_weight=settings.reranker_weight,
+                relevance_floor=relevance_floor(settings),
                 weights=weights,
             ),
             reranker=reranker,

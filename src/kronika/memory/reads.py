@@ -239,8 +239,13 @@ class MemoryReads(MemoryBase):
         if not query:
             brain = self._brain_facts(name, reader)
             return sorted(brain, key=lambda f: -f.importance)[:limit]
-        result = self.recall(
-            query, agent=name, k=min(limit, checks.MAX_K), types=[ItemType.FACT], reader=reader
+        result = self.recall(  # an automatic read: it records no access (docs/scoring.md)
+            query,
+            agent=name,
+            k=min(limit, checks.MAX_K),
+            types=[ItemType.FACT],
+            reader=reader,
+            record_access=False,
         )
         return [hit.item for hit in result.hits]
 
@@ -277,13 +282,14 @@ class MemoryReads(MemoryBase):
         if not query:
             return static
         seen = {f.id for f in static}
-        result = self.recall(
+        result = self.recall(  # an automatic read: it records no access (docs/scoring.md)
             query,
             agent=name,
             k=k or self.settings.long_term_top_k,
             types=[ItemType.FACT, ItemType.NOTE, ItemType.SUMMARY, ItemType.SEMANTIC],
             reader=reader,
             scopes=scopes,
+            record_access=False,
         )
         return static + [hit.item for hit in result.hits if hit.item.id not in seen]
 
