@@ -56,6 +56,9 @@ def test_a_key_matches_by_its_words_and_its_meaning(backend: Backend, clock: Fro
     assert memory.recall("what is my favourite colour?", k=5).hits[0].item.key == "ulubiony_kolor"
     assert memory.recall("jaki jest mój ulubiony kolor?", k=5).hits[0].item.key == "ulubiony_kolor"
     assert memory.recall("what is my dog's name?", k=5).hits[0].item.key == "dog_name"
+    memory.remember("pierogi", key="favouriteFood")
+    found = memory.recall("favourite food", k=3, mode="lexical").hits
+    assert [hit.item.key for hit in found] == ["favouriteFood"]
 
 
 def test_small_talk_answers_no_question_but_is_found_when_asked_for(
