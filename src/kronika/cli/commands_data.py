@@ -204,6 +204,7 @@ def register_data_commands(add: Callable[..., Any]) -> None:
             "writes",
             "lessons",
             "serve",
+            "memory",
         ),
     )
     p.add_argument("path", nargs="?", help="data file (locomo, longmemeval)")
@@ -214,7 +215,9 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         help="retrieval modes to measure (repeatable; default all three)",
     )
     p.add_argument(
-        "--limit", type=count_in(1, 10**9), help="only the first N conversations/questions"
+        "--limit",
+        type=count_in(1, 10**9),
+        help="only the first N conversations/questions (memory: questions of each person)",
     )
     p.add_argument(
         "--sizes",
@@ -289,6 +292,17 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         choices=("bm25", "simple", "trigram"),
         default="bm25",
         help="with --index postgres: keyword scoring (bm25 as SQLite's; the others measured)",
+    )
+    p.add_argument(
+        "--split",
+        choices=("dev", "test", "all"),
+        default="all",
+        help="memory: the people to ask (split by person; default all, dev and test side by side)",
+    )
+    p.add_argument(
+        "--person",
+        action="append",
+        help="memory: only this person (repeatable), e.g. en-alice",
     )
     p.add_argument("--out", default="bench-results", help="folder for the results files")
     p.add_argument("--embedder", help="override the embedder for this run")
