@@ -371,9 +371,10 @@ def vectors(
     return [(str(i), float(s)) for i, s in found]
 
 
+# The speaker is a field, not a word of the turn (as in BM25, where it weighs nothing).
 _DOCUMENT = (
     "unaccent(lower(i.content || ' ' || coalesce(i.key, '') || ' '"
-    " || array_to_string(i.entities, ' ') || ' ' || coalesce(i.speaker, '')))"
+    " || array_to_string(i.entities, ' ')))"
 )
 
 
