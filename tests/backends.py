@@ -48,7 +48,7 @@ class Backend:
         if self.tenant:
             extra["tenant"] = self.tenant
         return load_settings(
-            self.home(worker), environ={}, embedder="hashing", **extra, **overrides
+            self.home(worker), environ={}, **{"embedder": "hashing", **extra, **overrides}
         )
 
     def environ(self, worker: str = "a") -> dict[str, str]:

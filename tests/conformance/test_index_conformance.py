@@ -329,7 +329,7 @@ MULTILINGUAL = [
         ("switched", "en"),  # the same stemming
         ("lenguaje", "k"),
         ("zazolc", "e"),
-        ("bogdan", "s"),
+        ("tomorrow", "s"),
     ],
 )
 def test_keyword_search_folds_accents_stems_and_reads_every_column(
@@ -337,6 +337,43 @@ def test_keyword_search_folds_accents_stems_and_reads_every_column(
 ) -> None:
     index.replace_source(state(), MULTILINGUAL)
     assert [i for i, _ in index.search_lexical(query, RecallFilter(), 10)] == [expected]
+
+
+def test_a_speaker_is_a_field_not_a_word_of_every_turn(index: ItemIndex) -> None:
+    """A question naming a speaker ("user", "Bogdan") does not match their every turn."""
+    index.replace_source(
+        state(),
+        [
+            item("hi", "hello, how are you?", type=ItemType.MESSAGE, speaker="user"),
+            item("moved", "I moved to Valencia", type=ItemType.MESSAGE, speaker="user"),
+            item("said", "the user said hi", type=ItemType.MESSAGE, speaker="assistant"),
+            MULTILINGUAL[-1],
+        ],
+    )
+    assert [i for i, _ in index.search_lexical("user", RecallFilter(), 10)] == ["said"]
+    assert index.search_lexical("bogdan", RecallFilter(), 10) == []
+    flt = RecallFilter(speakers=("USER",))
+    assert [i for i, _ in index.search_lexical("valencia", flt, 10)] == ["moved"]
+    assert index.search_lexical("said", flt, 10) == []
+
+
+def test_a_key_is_searched_in_words_and_counts_less_than_content(index: ItemIndex) -> None:
+    """``ulubiony_kolor`` is found by "kolor"; a key word asked as an ordinary word
+    ("name") ranks the fact keyed with it below one whose content holds the word."""
+    index.replace_source(
+        state(),
+        [
+            item("colour", "ulubiony_kolor: niebieski", key="ulubiony_kolor", value="niebieski"),
+            item("camel", "dogName: Rex", key="dogName", value="Rex"),
+            item("name", "name: Lucas", key="name", value="Lucas"),
+            item("told", "my dog has a funny name", type=ItemType.NOTE),
+        ],
+    )
+    assert [i for i, _ in index.search_lexical("kolor", RecallFilter(), 10)] == ["colour"]
+    assert [i for i, _ in index.search_lexical("dog", RecallFilter(), 10)] == ["told", "camel"]
+    # The value is the content: the key's words are not counted twice.
+    found = dict(index.search_lexical("name", RecallFilter(), 10))
+    assert found["told"] > found["name"] > 0
 
 
 @pytest.mark.parametrize(
@@ -368,6 +405,9 @@ def _corpus(seed: int, size: int) -> list[MemoryItem]:
                 speaker=rng.choice([None, "Peter", "Anna"]),
             )
         )
+        if n % 3 == 0:  # a keyed fact: its value is the content, its key a column of its own
+            key = rng.choice(["blue_tea", "gardenPlan", "morning-coffee", "tea"])
+            out[-1] = replace(out[-1], key=key, value=out[-1].content)
     return out
 
 

@@ -7,8 +7,10 @@ from kronika.core.text import (
     content_hash,
     embedding_text,
     embedding_texts,
+    key_words,
     normalize_key,
     question_share,
+    searchable_content,
 )
 
 AT = datetime(2025, 11, 27, tzinfo=UTC)
@@ -44,6 +46,31 @@ def test_embedding_text_of_messages_facts_and_notes():
     assert embedding_text(plain) == "prefers short answers"
     note = item(ItemType.NOTE, "check the boiler", speaker="agent")
     assert embedding_text(note) == "check the boiler"
+
+
+@pytest.mark.parametrize(
+    ("key", "words"),
+    [
+        ("city", "city"),
+        ("ulubiony_kolor", "ulubiony kolor"),
+        ("favourite-food", "favourite food"),
+        ("dogName", "dog Name"),
+        ("ulubionyKolor", "ulubiony Kolor"),
+        ("HTTPServer", "HTTPServer"),
+        ("preferencia.lenguaje", "preferencia lenguaje"),
+        ("__", ""),
+    ],
+)
+def test_a_key_is_read_as_its_words(key: str, words: str) -> None:
+    assert key_words(key) == words
+
+
+def test_a_keyed_fact_is_embedded_with_its_key_in_words_and_searched_by_its_value():
+    fact = item(ItemType.FACT, "ulubiony_kolor: niebieski", key="ulubiony_kolor", value="niebieski")
+    assert embedding_text(fact) == "ulubiony kolor: niebieski"
+    assert searchable_content(fact) == "niebieski"
+    plain = item(ItemType.NOTE, "my dog Rex")
+    assert searchable_content(plain) == "my dog Rex"
 
 
 def test_a_speaker_change_changes_the_hash():

@@ -83,7 +83,7 @@ def test_a_partial_weight_moves_results_less(
 ) -> None:
     with _memory(settings, clock) as mem:
         alone = _turns(mem)
-    with _memory(settings, clock, reranker_base_url=server.base_url, reranker_weight=0.2) as mem:
+    with _memory(settings, clock, reranker_base_url=server.base_url, reranker_weight=0.1) as mem:
         light = _turns(mem)
     with _memory(settings, clock, reranker_base_url=server.base_url, reranker_weight=1.0) as mem:
         full = _turns(mem)

@@ -81,3 +81,20 @@ def test_a_narrow_filter_and_long_ties_give_the_sqlite_indexes_answer(
                 for it in corpus
                 if it.speaker == "Anna" and ("the" in it.content or "tea" in it.content)
             }
+
+
+@pytest.mark.parametrize("lexical", ["simple", "trigram"])
+def test_the_measured_alternatives_do_not_read_the_speaker(postgres_url: str, lexical: str) -> None:
+    """Like BM25, the other keyword scorings read no speaker as a word of the turn."""
+    from kronika.stores.postgres.index import PostgresIndex
+
+    with PostgresIndex(postgres_url, embedding_model="m1", dim=4, lexical=lexical) as index:
+        index.replace_source(
+            SourceState("jaskier", "memory/a.md", "h1", 1, 10),
+            [
+                _item(1, "hello from the harbour", type=ItemType.MESSAGE, speaker="Bogdan"),
+                _item(2, "Bogdan painted the kettle"),
+            ],
+        )
+        found = index.search_lexical("bogdan", RecallFilter(), 5)
+        assert [i for i, _ in found] == ["i0002"]

@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, RecallFilter, Tier
 from kronika.ports import SourceState
 from kronika.stores.sqlite import SqliteIndex
+from kronika.stores.sqlite.lexical import BM25_SQL
 from kronika.stores.sqlite.query import filter_clause, match_expression
 
 T0 = datetime(2025, 11, 1, 12, 0, tzinfo=UTC)
@@ -89,12 +90,14 @@ def fts5_bm25(
             mine_params,
         )
         found = conn.execute(
-            "SELECT i.id, bm25(mine_fts) AS rank FROM mine_fts JOIN items AS i"
+            f"SELECT i.id, {BM25_SQL.replace('items_fts', 'mine_fts')} AS rank"
+            " FROM mine_fts JOIN items AS i"
             f" ON i.rowid = mine_fts.rowid WHERE mine_fts MATCH ? AND {where}"
             " ORDER BY rank, i.id LIMIT ?",
             [expression, *params, limit],
         ).fetchall()
-    return [(item_id, -float(rank)) for item_id, rank in found]
+    # a row holding the words only where they weigh nothing (the speaker) is no match
+    return [(item_id, -float(rank)) for item_id, rank in found if rank < 0]
 
 
 def corpus(rng: random.Random, n: int, prefix: str = "") -> list[MemoryItem]:
@@ -320,7 +323,7 @@ def _unpruned(index: SqliteIndex, query: str, flt: RecallFilter, limit: int) -> 
     for phrase in phrases:
         if len(phrase.tokens) > 1 and all(t in bm25.postings for t in phrase.tokens):
             found = conn.execute(
-                "SELECT rowid, bm25(items_fts) FROM items_fts WHERE items_fts MATCH ?",
+                f"SELECT rowid, {BM25_SQL} FROM items_fts WHERE items_fts MATCH ?",
                 ('"' + phrase.text.replace('"', '""') + '"',),
             ).fetchall()
             import numpy as np

@@ -53,19 +53,43 @@ def content_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]
 
 
+def key_words(key: str) -> str:
+    """A fact key as the words it is made of: ``ulubiony_kolor`` → ``ulubiony kolor``,
+    ``dogName`` → ``dog Name``, ``favourite-food`` → ``favourite food``.
+
+    Underscores, hyphens, dots and other separators become spaces and a lower-case
+    letter followed by a capital starts a new word, so a key is searched and embedded
+    as the words it says.
+    """
+    spaced = "".join(
+        f" {char}" if char.isupper() and n and key[n - 1].islower() else char
+        for n, char in enumerate(key)
+    )
+    return " ".join(_WORD.findall(spaced))
+
+
 def embedding_text(item: MemoryItem) -> str:
     """The text embedded (and hashed) for ``item``.
 
     * a message with a speaker: ``"{speaker}: {content}"`` (who said it matters:
       "I love jazz" from the user and from the agent are different memories);
-    * a fact with a key: ``"{key}: {value}"`` (``value`` falling back to ``content``);
+    * a fact with a key: ``"{key words}: {value}"`` (:func:`key_words`; ``value``
+      falling back to ``content``): the key is part of the meaning, in words;
     * anything else: ``content``.
     """
     if item.type is ItemType.MESSAGE and item.speaker:
         return f"{item.speaker}: {item.content}"
     if item.type in FACT_TYPES and item.key:
         value = item.value if item.value is not None else item.content
-        return f"{item.key}: {value}"
+        return f"{key_words(item.key) or item.key}: {value}"
+    return item.content
+
+
+def searchable_content(item: MemoryItem) -> str:
+    """What keyword search reads as ``item``'s content: a keyed fact's value (its key is
+    a field of its own, :func:`key_words`), anything else its content."""
+    if item.type in FACT_TYPES and item.key and item.value is not None:
+        return item.value
     return item.content
 
 

@@ -18,6 +18,9 @@ index would hold for it):
 1. before the stamp: every index without one;
 2. Brain facts about the user are ``profile``, world notes ``semantic``, L1/L2
    summaries ``episodic``; lessons carry their audience and their agent's tenant.
+3. Keyword search reads a keyed fact's value as its content and its key in words
+   (``ulubiony_kolor`` → ``ulubiony kolor``, also what is embedded), and no turn's
+   speaker as a word of it.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kronika")
 
-DERIVATION = "2"
+DERIVATION = "3"
 DERIVATION_KEY = "derivation"
 
 

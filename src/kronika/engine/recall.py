@@ -53,12 +53,13 @@ from kronika.core.fusion import (
 )
 from kronika.core.keywords import has_content_words, keyword_phrase
 from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult, ScoreParts
+from kronika.core.phatic import informative
 from kronika.core.ranking import best_first, best_ids
 from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.text import question_share
 from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
 from kronika.engine.candidates import CandidateReads
-from kronika.engine.then import read_history
+from kronika.engine.then import HistoryReading, read_history
 from kronika.errors import InvalidQuery, RerankerError
 from kronika.ports import (
     Clock,
@@ -182,6 +183,57 @@ class Recaller:
         )
         if history is not None:
             lexical, dense = history.merged(lexical, dense)
+        # An item that tells nothing ("hello, how are you?", "thanks") does not answer
+        # a query that asks something: when one reaches the top, the ranking is made
+        # again without it (rarely more than once; :mod:`kronika.core.phatic`).
+        asks = informative(query)
+        excluded: set[str] = set()
+        while True:
+            scored, candidates, notes = self._rank(
+                query, flt, k, moment, lexical, dense, excluded, period, history
+            )
+            idle = {hit.item.id for hit in scored if asks and not informative(hit.item.content)}
+            if not idle:
+                break
+            excluded |= idle
+        kept, dropped = pack(scored, lambda hit: hit.tokens, budget_tokens)
+        if record_access and kept:
+            self._index.record_access([hit.item.id for hit in kept], moment)
+        for hit in kept:
+            log.debug(
+                "recalled %s score=%.4f rel=%.4f imp=%.2f rec=%.4f",
+                hit.item.id,
+                hit.score.total,
+                hit.score.relevance,
+                hit.score.importance,
+                hit.score.recency,
+            )
+        return RecallResult(
+            query=query,
+            hits=tuple(kept),
+            total_tokens=sum(hit.tokens for hit in kept),
+            budget_tokens=budget_tokens,
+            candidates=candidates,
+            dropped_for_budget=dropped,
+            notes=tuple(notes),
+        )
+
+    def _rank(
+        self,
+        query: str,
+        flt: RecallFilter,
+        k: int,
+        moment: datetime,
+        lexical: list[tuple[str, float]] | None,
+        dense: list[tuple[str, float]] | None,
+        excluded: set[str],
+        period: tuple[datetime, datetime] | None,
+        history: HistoryReading | None,
+    ) -> tuple[list[RecallHit], int, list[str]]:
+        """The ``k`` best of the candidates both searches found (best first), how many
+        candidates there were, and notes on the ranking; ``excluded`` ids are no
+        candidates, not even as a neighbour of one."""
+        lexical, dense = _without(lexical, excluded), _without(dense, excluded)
         relevance = fuse(
             lexical,
             dense,
@@ -201,6 +253,8 @@ class Recaller:
         links: Neighbours = reads.links
         if context:
             relevance = with_neighbours(relevance, links, weight=self._settings.neighbour_weight)
+            if excluded:
+                relevance = {i: r for i, r in relevance.items() if i not in excluded}
         # score on a few columns first; build whole items only for the winners (and the
         # candidates the reranker reads); the questions that were answered, and the best
         # candidates of a question asking when, are read for their text alone
@@ -284,27 +338,7 @@ class Recaller:
             for w in winners
             if w.item_id in items
         ]
-        kept, dropped = pack(scored, lambda hit: hit.tokens, budget_tokens)
-        if record_access and kept:
-            self._index.record_access([hit.item.id for hit in kept], moment)
-        for hit in kept:
-            log.debug(
-                "recalled %s score=%.4f rel=%.4f imp=%.2f rec=%.4f",
-                hit.item.id,
-                hit.score.total,
-                hit.score.relevance,
-                hit.score.importance,
-                hit.score.recency,
-            )
-        return RecallResult(
-            query=query,
-            hits=tuple(kept),
-            total_tokens=sum(hit.tokens for hit in kept),
-            budget_tokens=budget_tokens,
-            candidates=len(relevance),
-            dropped_for_budget=dropped,
-            notes=tuple(notes),
-        )
+        return scored, len(relevance), notes
 
     def _above_floor(
         self,
@@ -403,6 +437,15 @@ class Recaller:
             replies, dict(zip(repliers.ids, repliers.speaker, strict=True))
         )
         return reads.texts(asked)
+
+
+def _without(
+    found: list[tuple[str, float]] | None, excluded: set[str]
+) -> list[tuple[str, float]] | None:
+    """``found`` without the ids in ``excluded``."""
+    if found is None or not excluded:
+        return found
+    return [(item_id, score) for item_id, score in found if item_id not in excluded]
 
 
 def _rerank_text(item: MemoryItem) -> str:

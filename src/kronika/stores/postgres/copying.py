@@ -2,7 +2,7 @@
 
 A bulk load writes about fifteen keyword postings per item; handing psycopg one tuple
 per posting to convert value by value cost more of the load than the server's work on
-them. Their text is simple (words, ids, integers and integer arrays), so it is written
+them. Their text is simple (words, ids, numbers and integer arrays), so it is written
 here directly in COPY's text format.
 """
 
@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from kronika.core.model import MemoryItem
+from kronika.stores.postgres.lexical import weighted_tf
 
 _ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
@@ -31,7 +32,8 @@ def postings_copy_text(
         tail = f"{rowid}\t{copy_text(item.agent)}\t{copy_text(item.tenant)}\t"
         length = found.length
         lines.extend(
-            f"{copy_text(term)}\t{tail}{len(places)}\t{{{','.join(map(str, places))}}}\t{length}\n"
+            f"{copy_text(term)}\t{tail}{weighted_tf(places)!r}"
+            f"\t{{{','.join(map(str, places))}}}\t{length}\n"
             for term, places in found.terms.items()
         )
     return "".join(lines)

@@ -14,9 +14,12 @@ agents and tenant a search names::
 
 ``N`` rows and their mean length ``avgdl`` come from ``idx_corpus`` (kept by triggers),
 ``n(p)`` and ``f`` from the postings (a phrase's occurrences from the positions), and
-``D`` is copied into each posting. The parts are summed in the phrases' order, so
-scores equal the SQLite index's up to the last bits of floating point. How a search
-reads and scores the postings is :func:`kronika.stores.postgres.search.lexical`.
+``D`` is copied into each posting. ``f`` counts each occurrence with the weight of its
+column, as the SQLite index does (:data:`COLUMN_WEIGHTS`: a word of a fact's key counts
+a quarter, a turn's speaker nothing). The parts are summed in the
+phrases' order, so scores equal the SQLite index's up to the last bits of floating
+point. How a search reads and scores the postings is
+:func:`kronika.stores.postgres.search.lexical`.
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ import numpy.typing as npt
 
 from kronika.core.model import MemoryItem
 from kronika.core.ranking import best_first
-from kronika.core.text import fold
+from kronika.core.text import fold, key_words, searchable_content
+from kronika.stores.sqlite.lexical import COLUMN_WEIGHTS, COLUMNS
 
 K1 = 1.2
 B = 0.75
@@ -42,7 +46,15 @@ TOKENIZE = "porter unicode61 remove_diacritics 2"
 """The SQLite index's tokenizer (its migration ``0002_fts_porter_stemming``)."""
 COLUMN_SHIFT = 1 << 24  # a position is column · 2^24 + offset
 _WORD_CACHE = 20_000
-_COLUMN = {"content": 0, "key": 1, "entities": 2, "speaker": 3}
+_COLUMN = {name: n for n, name in enumerate(COLUMNS)}
+_WEIGHTS = tuple(COLUMN_WEIGHTS[name] for name in COLUMNS)
+
+
+def weighted_tf(positions: Sequence[int]) -> float:
+    """The occurrences at ``positions`` (column · 2^24 + offset), each counted with its
+    column's weight."""
+    return sum(_WEIGHTS[p // COLUMN_SHIFT] for p in positions)
+
 
 Floats = npt.NDArray[np.float64]
 
@@ -68,19 +80,19 @@ class Tokenizer:
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(":memory:", check_same_thread=False)
         self._conn.execute(
-            "CREATE VIRTUAL TABLE t USING fts5"
-            f" (content, key, entities, speaker, tokenize = '{TOKENIZE}')"
+            f"CREATE VIRTUAL TABLE t USING fts5 ({', '.join(COLUMNS)}, tokenize = '{TOKENIZE}')"
         )
         self._conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab (t, 'instance')")
         self._words: dict[str, tuple[str, ...]] = {}
 
     def items(self, items: Sequence[MemoryItem]) -> list[Postings]:
-        """The postings of each item: its folded content, key, entities and speaker."""
+        """The postings of each item: its folded content (a keyed fact's value), key
+        words, entities and speaker, as the SQLite index's ``items_fts`` row."""
         rows = [
             (
                 n,
-                fold(it.content),
-                fold(it.key or ""),
+                fold(searchable_content(it)),
+                fold(key_words(it.key or "")),
                 fold(" ".join(it.entities)),
                 fold(it.speaker or ""),
             )
@@ -144,10 +156,11 @@ class Scored:
         return part
 
 
-def phrase_occurrences(positions: Sequence[Sequence[int]]) -> int:
-    """How often tokens at ``positions[0]``, ``positions[1]``… follow each other."""
+def phrase_occurrences(positions: Sequence[Sequence[int]]) -> list[int]:
+    """Where tokens at ``positions[0]``, ``positions[1]``… follow each other: the
+    positions of the first (:func:`weighted_tf` counts them)."""
     rest = [set(p) for p in positions[1:]]
-    return sum(1 for start in positions[0] if all(start + k + 1 in s for k, s in enumerate(rest)))
+    return [start for start in positions[0] if all(start + k + 1 in s for k, s in enumerate(rest))]
 
 
 def top(scores: dict[int, float], ids: dict[int, str], limit: int) -> list[tuple[str, float]]:

@@ -23,6 +23,7 @@ from kronika.stores.postgres.lexical import (
     idf,
     phrase_occurrences,
     top,
+    weighted_tf,
 )
 
 Conn = Any  # psycopg.Connection (imported lazily: the postgres extra is optional)
@@ -59,7 +60,7 @@ class TermRows:
 _NONE = TermRows(
     np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64), np.zeros(0, dtype=np.float64)
 )
-_POSTING = np.dtype([("row", ">i8"), ("tf", ">i4"), ("length", ">i4")])
+_POSTING = np.dtype([("row", ">i8"), ("tf", ">f8"), ("length", ">i4")])
 
 
 class PostingsCache:
@@ -200,7 +201,10 @@ def _scored(
     for weight, found in plan:  # summed in phrase order, as FTS5 does
         where = np.searchsorted(matching, found.rows)
         scores[where] += Scored(found.rows, found.tf, found.length, weight).parts(avgdl)
-    return matching, scores
+    scored = scores > 0.0  # the words only where they weigh nothing (the speaker): no match
+    if not scored.any():
+        return None
+    return matching[scored], scores[scored]
 
 
 def _best_passing(
@@ -256,7 +260,7 @@ def _read_postings(conn: Conn, terms: Sequence[str], flt: RecallFilter) -> dict[
     corpus, params = _corpus_clause(flt, "t")
     found = {term: _NONE for term in terms}
     for term, packed in conn.execute(
-        "SELECT t.term, string_agg(int8send(t.item_rowid) || int4send(t.tf)"
+        "SELECT t.term, string_agg(int8send(t.item_rowid) || float8send(t.tf)"
         " || int4send(t.doc_len), ''::bytea) FROM idx_terms AS t"
         f" WHERE t.term = ANY(%s) AND {corpus} GROUP BY t.term",
         [list(terms), *params],
@@ -295,12 +299,13 @@ def _phrase_rows(
     for rowid, term, positions, length in found:
         held.setdefault(int(rowid), {})[term] = positions
         lengths[int(rowid)] = int(length)
-    out: dict[int, int] = {}
+    out: dict[int, float] = {}
     for rowid, terms in held.items():
         if all(t in terms for t in tokens):
-            count = phrase_occurrences([terms[t] for t in tokens])
-            if count:
-                out[rowid] = count
+            # a row holding the phrase where it weighs nothing counts for its rarity
+            starts = phrase_occurrences([terms[t] for t in tokens])
+            if starts:
+                out[rowid] = weighted_tf(starts)
     rows = sorted(out)
     return TermRows(
         np.asarray(rows, dtype=np.int64),
@@ -366,9 +371,10 @@ def vectors(
     return [(str(i), float(s)) for i, s in found]
 
 
+# The speaker is a field, not a word of the turn (as in BM25, where it weighs nothing).
 _DOCUMENT = (
     "unaccent(lower(i.content || ' ' || coalesce(i.key, '') || ' '"
-    " || array_to_string(i.entities, ' ') || ' ' || coalesce(i.speaker, '')))"
+    " || array_to_string(i.entities, ' ')))"
 )
 
 

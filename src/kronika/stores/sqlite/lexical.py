@@ -6,14 +6,18 @@ cost grows with it. :class:`Bm25Snapshot` keeps the postings of the FTS5 index
 (which rows hold each token, how often, and each row's length in tokens) as numpy
 arrays and computes the same formula for all matching rows at once.
 
-The scores are FTS5's, not an approximation. FTS5's ``bm25()`` with equal column
-weights is a sum over the phrases of the MATCH expression, in their order::
+The scores are FTS5's, not an approximation. FTS5's ``bm25()`` is a sum over the
+phrases of the MATCH expression, in their order::
 
     idf(p)  = ln((N − n(p) + 0.5) / (n(p) + 0.5)), at least 1e-6
     part(p) = idf(p) · f·(k1 + 1) / (f + k1·(1 − b + b·D / avgdl)),  k1 = 1.2, b = 0.75
 
-with ``N`` rows, ``n(p)`` rows holding phrase ``p``, ``f`` its occurrences in the row
-(all columns), ``D`` the row's length in tokens and ``avgdl`` the mean length. Each
+with ``N`` rows, ``n(p)`` rows holding phrase ``p``, ``f`` its occurrences in the row,
+each weighted by its column (:data:`COLUMN_WEIGHTS`: a word of a fact's key counts
+:data:`KEY_WEIGHT`, a word of the content or an entity 1, the speaker's name nothing),
+``D`` the row's length in tokens (every column) and ``avgdl`` the mean length. A row
+that holds the query's words only where they score nothing (who said it) is no match.
+Each
 part is computed with the same floating-point operations in the same order, so the
 sums come out bit for bit equal. Tokens come from FTS5's tokenizer itself (through a
 temporary FTS5 table with the same ``tokenize`` option), never from a copy of it.
@@ -84,6 +88,27 @@ from kronika.stores.sqlite.saved import (
 K1 = 1.2
 B = 0.75
 MIN_IDF = 1e-6
+KEY_WEIGHT = 0.25
+"""What a word of a fact's key counts against a word of its content. A key says what a
+fact is about, so "what is my favourite colour?" finds ``ulubiony_kolor``; but a key
+word asked as an ordinary word ("what is the *name* of my dog?") must not lift the fact
+keyed ``name`` above a memory whose content holds the word. A quarter is the most a key
+word may count and still, on the shortest keyed fact (a one-word key and a one-word
+value, half the mean length), score below the same word once in the content of a memory
+three times the mean length: ``w·(k1+1)/(w + k1·(1−b+b/2)) ≤ (k1+1)/(1 + k1·(1−b+3b))``
+gives ``w ≤ 0.25`` with FTS5's k1 = 1.2, b = 0.75. A multiple of :data:`_GRID`."""
+SPEAKER_WEIGHT = 0.0
+"""What the name of the speaker of a turn counts: nothing. Who said a turn is a field
+(filters, recall's speaker focus), not a word of what was said: "where does the *user*
+live?" must not match every turn of the user. The name is still indexed, so that how
+common it is counts every turn the person said: a name that speaks half a conversation
+is no rare word when the other person says it ("Thanks, Caroline!")."""
+COLUMNS = ("content", "key", "entities", "speaker")
+"""The columns of ``items_fts``, in order."""
+COLUMN_WEIGHTS = {"content": 1.0, "key": KEY_WEIGHT, "entities": 1.0, "speaker": SPEAKER_WEIGHT}
+BM25_SQL = f"bm25(items_fts, {', '.join(str(COLUMN_WEIGHTS[c]) for c in COLUMNS)})"
+"""FTS5's ``bm25()`` with the column weights: what :class:`Bm25Snapshot` computes."""
+_GRID = 0.25  # every weighted count of occurrences is a multiple of it
 
 _TOKENS = "kronika_tokens"  # temporary FTS5 table: the tokenizer of items_fts, nothing stored
 _TOKEN_VOCAB = "kronika_token_vocab"
@@ -95,7 +120,8 @@ _CORPORA = 16  # agents whose statistics are kept at once
 _DENSE_LOOKUP = 8  # rows looked up in a token's postings through a scratch array from 1/8 on
 
 Postings = tuple[npt.NDArray[np.int64], Floats]
-"""Row indexes (ascending) and occurrences of one token in each of those rows."""
+"""Row indexes (ascending) and weighted occurrences of one token in each of those rows."""
+_DIGIT_WEIGHTS = np.asarray([COLUMN_WEIGHTS[c] for c in COLUMNS], dtype=np.float64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +154,7 @@ class QueryTokenizer:
         tokenize = f", tokenize = {found.group(1)}" if found else ""
         conn.execute(
             f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_TOKENS}"
-            f" USING fts5 (content, key, entities, speaker{tokenize})"
+            f" USING fts5 ({', '.join(COLUMNS)}{tokenize})"
         )
         conn.execute(
             f"CREATE VIRTUAL TABLE IF NOT EXISTS temp.{_TOKEN_VOCAB}"
@@ -142,7 +168,7 @@ class QueryTokenizer:
         if missing:
             self._setup(conn)
             found: dict[int, list[tuple[int, str]]] = {n: [] for n in range(len(missing))}
-            for doc, offset, term in self._tokenize(
+            for doc, _, offset, term in self._tokenize(
                 conn,
                 f"INSERT INTO temp.{_TOKENS} (rowid, content) VALUES (?, ?)",
                 list(enumerate(missing)),
@@ -154,23 +180,26 @@ class QueryTokenizer:
                 self._words[word] = tuple(term for _, term in sorted(found[n]))
         return [self._words[w] for w in words]
 
-    def rows_after(self, conn: sqlite3.Connection, rowid: int) -> list[tuple[int, int, str]]:
-        """``(rowid, offset, token)`` of every token of the FTS rows past ``rowid``."""
+    def rows_after(self, conn: sqlite3.Connection, rowid: int) -> list[tuple[int, str, int, str]]:
+        """``(rowid, column, offset, token)`` of every token of the FTS rows past ``rowid``."""
         self._setup(conn)
+        columns = ", ".join(COLUMNS)
         return self._tokenize(
             conn,
-            f"INSERT INTO temp.{_TOKENS} (rowid, content, key, entities, speaker)"
-            " SELECT rowid, content, key, entities, speaker FROM main.items_fts WHERE rowid > ?",
+            f"INSERT INTO temp.{_TOKENS} (rowid, {columns})"
+            f" SELECT rowid, {columns} FROM main.items_fts WHERE rowid > ?",
             [(rowid,)],
         )
 
     @staticmethod
     def _tokenize(
         conn: sqlite3.Connection, insert: str, params: list[tuple[object, ...]]
-    ) -> list[tuple[int, int, str]]:
+    ) -> list[tuple[int, str, int, str]]:
         try:
             conn.executemany(insert, params)
-            return conn.execute(f"SELECT doc, offset, term FROM temp.{_TOKEN_VOCAB}").fetchall()
+            return conn.execute(
+                f"SELECT doc, col, offset, term FROM temp.{_TOKEN_VOCAB}"
+            ).fetchall()
         finally:
             conn.execute(f"DELETE FROM temp.{_TOKENS}")
 
@@ -257,15 +286,19 @@ class Bm25Snapshot:
         )
         # One row per token with every instance's rowid (ascending): far fewer Python
         # objects than one row per instance.
+        # Each instance's column as one digit (its place in COLUMNS), in the same order.
+        column_digit = " ".join(f"WHEN '{c}' THEN '{n}'" for n, c in enumerate(COLUMNS))
         grouped = conn.execute(
-            "SELECT term, count(*), group_concat(doc, ' ') FROM temp.kronika_fts_vocab"
-            " GROUP BY term"
+            "SELECT term, count(*), group_concat(doc, ' '),"
+            f" group_concat(CASE col {column_digit} ELSE '0' END, '')"
+            " FROM temp.kronika_fts_vocab GROUP BY term"
         ).fetchall()
         if grouped:
-            terms = [t for t, _, _ in grouped]
-            counts = np.fromiter((c for _, c, _ in grouped), dtype=np.int64, count=len(grouped))
-            docs = np.array(" ".join(d for _, _, d in grouped).split(), dtype=np.int64)
-            self._add_instances(terms, counts, docs)
+            terms = [t for t, _, _, _ in grouped]
+            counts = np.fromiter((c for _, c, _, _ in grouped), dtype=np.int64, count=len(grouped))
+            docs = np.array(" ".join(d for _, _, d, _ in grouped).split(), dtype=np.int64)
+            digits = np.frombuffer("".join(c for _, _, _, c in grouped).encode("ascii"), np.uint8)
+            self._add_instances(terms, counts, docs, _DIGIT_WEIGHTS[digits - ord("0")])
         self.total_tokens = int(self.length.sum())
         self.marks = marks
         self.loaded = True
@@ -385,15 +418,19 @@ class Bm25Snapshot:
         self.live = np.concatenate([self.live, np.ones(len(rows), dtype=np.bool_)])
         self.length = np.concatenate([self.length, np.zeros(len(rows), dtype=np.float64)])
         self._version += 1
-        instances = sorted((term, doc) for doc, _, term in self._tokenizer.rows_after(conn, after))
+        instances = sorted(
+            (term, doc, COLUMN_WEIGHTS[col])
+            for doc, col, _, term in self._tokenizer.rows_after(conn, after)
+        )
         if instances:
             terms: list[str] = []
             counts: list[int] = []
             for term, group in groupby(instances, key=itemgetter(0)):
                 terms.append(term)
                 counts.append(sum(1 for _ in group))
-            docs = np.fromiter((d for _, d in instances), dtype=np.int64, count=len(instances))
-            self._add_instances(terms, np.asarray(counts, dtype=np.int64), docs)
+            docs = np.fromiter((d for _, d, _ in instances), dtype=np.int64, count=len(instances))
+            weights = np.fromiter((w for _, _, w in instances), np.float64, len(instances))
+            self._add_instances(terms, np.asarray(counts, dtype=np.int64), docs, weights)
         self.total_tokens += int(self.length[start:].sum())
 
     def _add_instances(
@@ -401,21 +438,25 @@ class Bm25Snapshot:
         terms: Sequence[str],
         counts: npt.NDArray[np.int64],
         docs: npt.NDArray[np.int64],
+        weights: Floats,
     ) -> None:
-        """Merge instances (grouped by term in ``terms`` order, rowids ascending per term)."""
+        """Merge instances (grouped by term in ``terms`` order, rowids ascending per term),
+        each weighted by its column (``weights``)."""
         rows = np.searchsorted(self.cols.rowids, docs)
         rows = np.minimum(rows, max(len(self.cols) - 1, 0))
         known = self.cols.rowids[rows] == docs if len(self.cols) else np.zeros(0, np.bool_)
         term_of = np.repeat(np.arange(len(terms)), counts)
-        # A run of one term in one row is one posting; its length is the occurrences.
+        # A run of one term in one row is one posting; its length is the occurrences,
+        # its tf their weights summed (whole multiples of _GRID: exact in any order).
         new_run = np.ones(len(docs), dtype=np.bool_)
         new_run[1:] = (docs[1:] != docs[:-1]) | (term_of[1:] != term_of[:-1])
         run_starts = np.flatnonzero(new_run)
-        run_tf = np.diff(np.append(run_starts, len(docs))).astype(np.float64)
+        run_count = np.diff(np.append(run_starts, len(docs))).astype(np.float64)
+        run_tf = np.add.reduceat(weights, run_starts) if len(docs) else weights
         run_rows = rows[run_starts]
         run_known = known[run_starts]
         run_term = term_of[run_starts]
-        np.add.at(self.length, run_rows[run_known], run_tf[run_known])
+        np.add.at(self.length, run_rows[run_known], run_count[run_known])
         bounds = np.searchsorted(run_term, np.arange(len(terms) + 1))
         for n, term in enumerate(terms):
             lo, hi = bounds[n], bounds[n + 1]
@@ -543,9 +584,9 @@ class Bm25Snapshot:
         """The rows holding a phrase and its occurrences, from FTS5's one-phrase ``bm25()``.
 
         FTS5 scored ``part = idf·f·(k1 + 1) / (f + norm)`` over every row, so
-        ``f = r·norm / (k1 + 1 − r)`` with ``r = part / idf``; ``f`` is a whole number,
-        and rounding takes away the last bits of floating-point error. None when no
-        row of the snapshot holds it.
+        ``f = r·norm / (k1 + 1 − r)`` with ``r = part / idf``; ``f`` is a sum of column
+        weights, a multiple of ``_GRID``, and rounding to it takes away the last bits of
+        floating-point error. None when no row of the snapshot holds it.
         """
         everything = self._corpus(frozenset(), None)
         idx = self.cols.positions(rowids)
@@ -557,7 +598,7 @@ class Bm25Snapshot:
         idx, parts = idx[order], parts[order]
         ratio = parts / _idf(everything.n, int(rowids.size))
         norm = everything.norm[idx]
-        tf = np.maximum(np.rint(ratio * norm / (K1 + 1.0 - ratio)), 1.0)
+        tf = np.rint(ratio * norm / (K1 + 1.0 - ratio) / _GRID) * _GRID
         return idx, tf
 
     def corpus(self, flt: RecallFilter) -> _Corpus | None:
@@ -705,7 +746,11 @@ def _kth(bounds: Floats, limit: int) -> float:
 def _top(
     rows: npt.NDArray[np.int64], scores: Floats, ids: npt.NDArray[np.object_], limit: int
 ) -> list[tuple[str, float]]:
-    """The ``limit`` best ``(id, score)``, best first, equal scores by id."""
+    """The ``limit`` best ``(id, score)``, best first, equal scores by id; rows scoring
+    nothing (the query's words only where they weigh nothing) are no match."""
+    scored = scores > 0.0
+    if not scored.all():
+        rows, scores = rows[scored], scores[scored]
     if rows.size > limit:
         kth = np.partition(-scores, limit - 1)[limit - 1]
         sure = -scores < kth

@@ -25,7 +25,7 @@ from kronika.core.model import (
     Status,
     Tier,
 )
-from kronika.core.text import fold
+from kronika.core.text import fold, key_words, searchable_content
 from kronika.ports import SourceState
 from kronika.stores.sqlite.query import from_epoch, normalise_name, to_epoch
 
@@ -158,11 +158,13 @@ def item_row(
 
 
 def fts_row(rowid: int, item: MemoryItem) -> tuple[object, ...]:
-    """The ``items_fts`` row: accent-folded content, key, entities and speaker."""
+    """The ``items_fts`` row: accent-folded content (a keyed fact's value), key words,
+    entities and speaker (whose words count towards how common a word is, and score
+    nothing: :data:`~kronika.stores.sqlite.lexical.COLUMN_WEIGHTS`)."""
     return (
         rowid,
-        fold(item.content),
-        fold(item.key or ""),
+        fold(searchable_content(item)),
+        fold(key_words(item.key or "")),
         fold(" ".join(item.entities)),
         fold(item.speaker or ""),
     )

@@ -46,7 +46,8 @@ from kronika.stores.sqlite.columns import CodedColumn, ContextColumns, ItemColum
 
 log = logging.getLogger("kronika")
 
-FORMAT = 3  # 2: the item columns hold user and team; 3: the context columns hold places
+FORMAT = 4  # 2: the item columns hold user and team; 3: the context columns hold places;
+# 4: occurrences are weighted by column (lexical.COLUMN_WEIGHTS)
 Arrays = dict[str, npt.NDArray[Any]]
 _ITEM_CODED = ("agent", "tenant", "scope", "type", "status", "channel", "speaker", "user", "team")
 _ITEM_FLOATS = ("created_at", "valid_from", "valid_to")

@@ -1,0 +1,77 @@
+"""Speakers and keys are fields, and small talk answers nothing: on every backend.
+
+Run on the Markdown workspace with its SQLite index and on PostgreSQL (the ``backend``
+fixture), with the default multilingual embedder where meaning is what is tested.
+"""
+
+from __future__ import annotations
+
+from backends import Backend
+from kronika.testing import FrozenClock
+
+USE = "use-multilingual"
+
+
+def test_where_does_the_user_live_finds_where_not_greetings(
+    backend: Backend, clock: FrozenClock
+) -> None:
+    """Every turn is the user's, and greetings come close to any short question: the
+    turn that says where comes first."""
+    memory = backend.open(clock=clock, embedder=USE)
+    memory.remember("prefiere TypeScript", key="preferencia")
+    memory.save_turn("chat-1", "user", "hello, how are you?")
+    memory.save_turn("chat-1", "assistant", "Hi! I'm fine, thanks. How can I help?")
+    memory.save_turn("chat-1", "user", "hello, how are you?")
+    memory.save_turn("chat-1", "user", "I moved to Valencia last week")
+    memory.save_turn("chat-1", "user", "thanks")
+    hits = memory.recall("where does the user live?", k=5, since="30d").hits
+    assert hits[0].item.content == "I moved to Valencia last week"
+    contents = [hit.item.content for hit in hits]
+    assert "hello, how are you?" not in contents and "thanks" not in contents
+
+
+def test_a_key_word_asked_as_an_ordinary_word_does_not_win(
+    backend: Backend, clock: FrozenClock
+) -> None:
+    memory = backend.open(clock=clock, embedder=USE)
+    memory.remember("Lucas", key="name")
+    memory.remember("my dog Rex is a beagle", key="pet")
+    memory.remember("Kraków", key="city")
+    memory.save_turn("chat-1", "user", "hi")
+    memory.save_turn("chat-1", "user", "ok")
+    hits = memory.recall("what is the name of my dog?", k=5).hits
+    assert [hit.item.key for hit in hits][:2] == ["pet", "name"]
+    # the key still answers when the question asks about it
+    assert memory.recall("name", k=5).hits[0].item.key == "name"
+
+
+def test_a_key_matches_by_its_words_and_its_meaning(backend: Backend, clock: FrozenClock) -> None:
+    memory = backend.open(clock=clock, embedder=USE)
+    memory.remember("niebieski", key="ulubiony_kolor")
+    memory.remember("Lucas", key="name")
+    memory.remember("Burek", key="pies")
+    memory.remember("Rex", key="dog_name")
+    memory.save_turn("chat-1", "user", "hello, how are you?")
+    memory.save_turn("chat-1", "user", "thanks")
+    assert memory.recall("what is my favourite colour?", k=5).hits[0].item.key == "ulubiony_kolor"
+    assert memory.recall("jaki jest mój ulubiony kolor?", k=5).hits[0].item.key == "ulubiony_kolor"
+    assert memory.recall("what is my dog's name?", k=5).hits[0].item.key == "dog_name"
+    memory.remember("pierogi", key="favouriteFood")
+    found = memory.recall("favourite food", k=3, mode="lexical").hits
+    assert [hit.item.key for hit in found] == ["favouriteFood"]
+
+
+def test_small_talk_answers_no_question_but_is_found_when_asked_for(
+    backend: Backend, clock: FrozenClock
+) -> None:
+    memory = backend.open(clock=clock, embedder=USE)
+    memory.remember("Burek", key="pies")
+    for said in ("hi", "hello, how are you?", "thanks", "dzięki", "gracias", "дякую", "ok"):
+        memory.save_turn("chat-1", "user", said)
+    memory.save_turn("chat-1", "user", "I adopted a beagle from the shelter")
+    hits = memory.recall("tell me about my dog", k=5).hits
+    contents = [hit.item.content for hit in hits]
+    assert contents[0] in ("I adopted a beagle from the shelter", "pies: Burek")
+    assert set(contents) <= {"I adopted a beagle from the shelter", "pies: Burek"}
+    assert memory.recall("thanks", k=3).hits[0].item.content == "thanks"
+    assert memory.recall("дякую", k=3).hits[0].item.content == "дякую"
