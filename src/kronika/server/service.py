@@ -256,13 +256,23 @@ class Service:
         self, caller: Caller, agent: str, query: str, **options: Any
     ) -> dict[str, Any]:
         """:meth:`recall`, its query embedded, and its vector scored, together with those
-        of the recalls that arrived with it (:mod:`kronika.server.batching`)."""
-        memory = self._recall_memory(caller, agent, all_agents=bool(options.get("all_agents")))
+        of the recalls that arrived with it (:mod:`kronika.server.batching`). Only the
+        embedding runs on the event loop; the access check (which may wait for changed
+        storage policies to be applied) and the recall itself run in a worker thread,
+        so a long recall never keeps the loop from answering other requests."""
+        from anyio import to_thread
+
+        all_agents = bool(options.get("all_agents"))
+        memory = await to_thread.run_sync(
+            lambda: self._recall_memory(caller, agent, all_agents=all_agents)
+        )
         vector = None
         if options.get("mode", "hybrid") != "lexical" and query.strip():
             batcher = self._batcher(memory.embedder)
             vector = await batcher.embed(query, index=memory.index)
-        return self._recall(caller, memory, agent, query, vector, options)
+        return await to_thread.run_sync(
+            lambda: self._recall(caller, memory, agent, query, vector, options)
+        )
 
     def _recall(
         self,
