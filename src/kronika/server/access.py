@@ -43,6 +43,7 @@ STATUS: tuple[tuple[type[errors.KronikaError], int], ...] = (
     (errors.PermissionDenied, 403),
     (errors.UnknownAgent, 404),
     (errors.NotFound, 404),
+    (errors.Conflict, 409),
     (errors.WorkspaceNotFound, 503),
     (errors.InvalidAgentName, 422),
     (errors.InvalidQuery, 422),

@@ -24,7 +24,7 @@ from typing import Any
 from kronika.core.model import MemoryItem, Scope, Tier
 from kronika.core.policies import StoragePolicies
 from kronika.engine.policy_follow import PolicyFollower
-from kronika.errors import InvalidInput, InvalidQuery
+from kronika.errors import Conflict, InvalidInput, InvalidQuery
 from kronika.memory import Memory
 from kronika.ports import LLM, Embedder, Vector
 from kronika.server import views
@@ -153,8 +153,21 @@ class Service:
         self.follow_config()
         memory = caller.memory(self.memories, agent)
         with self._held(caller):
+            taken = [a for a in memory.agents() if a.casefold() == agent.casefold()]
+            if taken or memory.workspace.has_agent(agent):
+                raise Conflict(
+                    f"an agent named {agent!r} already exists in this workspace; choose"
+                    " another name"
+                )
+            tenant = memory.workspace.tenant_of(agent)
+            if tenant != caller.tenant:
+                raise Conflict(
+                    f"a new agent {agent!r} would belong to tenant {tenant!r} in this"
+                    f" workspace, not {caller.tenant!r}: declare it in kronika.toml first"
+                    f' ([agents.{agent}] tenant = "{caller.tenant}")'
+                )
             memory.create_agent(agent)
-        return {"agent": agent, "created": True}
+        return {"agent": agent, "created": True, "tenant": caller.tenant}
 
     # -------------------------------------------------------------------- writes
     def remember(self, caller: Caller, agent: str, **fields: Any) -> dict[str, Any]:
@@ -425,16 +438,32 @@ class Service:
         return {"session_id": session_id, "turns": views.items(turns)}
 
     def audit(self, caller: Caller, agent: str | None, limit: int | None) -> dict[str, Any]:
+        """The audit trail of ``agent`` (or of every agent the caller may read): only
+        the entries of the caller's tenant, and for anyone but an admin of the whole
+        tenant reading for no user or channel (the owner, who gets a backup whole too)
+        only those about items the caller's reader may see (:meth:`Memory.audit`)."""
         if agent is None:
             caller.require_unrestricted("the audit trail of every agent")
             if caller.tenant not in self.memories:
                 return {"entries": []}
+            self.follow_config()
             memory = caller.memory(self.memories)
+            agents = set(caller.visible_agents(memory))
         else:
-            memory = self._read(caller, agent)
+            self.follow_config()
+            memory = caller.readable(self.memories, agent)
+            agents = {agent}
+        view = memory if self._owner(caller) else reading(memory, caller)
         with self._held(caller):
-            entries = memory.audit(agent=agent, limit=limit)
-        return {"entries": views.audit(entries)}
+            entries = [e for e in view.audit(agent=agent) if e.target_agent in agents]
+        return {"entries": views.audit(entries[-limit:] if limit else entries)}
+
+    @staticmethod
+    def _owner(caller: Caller) -> bool:
+        """An admin key of the whole tenant reading for no user or channel: the tenant's
+        owner, who reads its records whole (a backup, the audit trail)."""
+        whole = caller.key.role is Role.ADMIN and caller.unrestricted
+        return whole and not (caller.user or caller.channel)
 
     def lessons(self, caller: Caller, agent: str, *, include_retired: bool) -> dict[str, Any]:
         memory = self._read(caller, agent)
@@ -443,6 +472,9 @@ class Service:
         return {"lessons": [x.as_dict() for x in found]}
 
     def stats(self, caller: Caller) -> dict[str, Any]:
+        """Item counts of the caller's agents; for a key of the whole tenant the index's
+        statistics too, but only the caller's agents' counts when the index holds other
+        tenants' agents as well (one workspace serving several tenants)."""
         memory = self.memories.get(caller.tenant)
         if memory is None:
             return {"agents": {}}
@@ -450,7 +482,16 @@ class Service:
             agents = caller.visible_agents(memory)
             counts = {name: memory.count(agent=name) for name in agents}
             index = memory.stats() if caller.unrestricted else {}
+        if index and self._shared(memory, caller.tenant):
+            kept = ("embedding_model", "dim", "migrations")
+            index = {k: index[k] for k in kept if k in index}
+            index.update(items=sum(counts.values()), items_by_agent=counts)
         return {"agents": counts, "index": index}
+
+    def _shared(self, memory: Memory, tenant: str) -> bool:
+        """Whether ``memory`` also serves a tenant other than ``tenant``."""
+        others = (m for t, m in dict.items(self.memories) if t != tenant)
+        return any(m is memory for m in others) or bool(memory.settings.tenants())
 
     # ----------------------------------------------------------------- proposals
     def proposals(self, caller: Caller, agent: str) -> dict[str, Any]:
