@@ -369,8 +369,9 @@ class MemoryBase:
         )
         if who is not None:
             user = user if user is not None else who.user
-            if channel is None and scope in (Scope.CHANNEL, Scope.CHANNEL.value, None):
-                channel = who.channel
+            # where it was said, whatever its scope: storage policies (no DMs in long-term
+            # memory, never store #hr-private) look at it; who reads it is the scope's
+            channel = channel if channel is not None else who.channel
             if team is None and scope in (Scope.TEAM, Scope.TEAM.value) and len(who.teams) == 1:
                 team = who.teams[0]
         try:
