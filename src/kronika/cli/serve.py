@@ -52,6 +52,7 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
         if args.tenant is None:
             raise InvalidInput("keys create needs --tenant (this workspace's is "
                                f"{settings.tenant!r})")  # fmt: skip
+        _check_key_target(settings, args.tenant, args.agent)
         made = store.create(args.tenant, role=args.role, agent=args.agent, label=args.label or "")
         key = made.key
         if args.json:
@@ -65,16 +66,10 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
             + f"{key.id}`.",
             markup=False,
         )
-        if key.tenant != settings.tenant and settings.database_url:
+        if key.tenant not in _served_tenants(settings):
             render.err.print(
                 f"note: `kronika serve` serves tenant {key.tenant!r} from the database once it"
                 " (re)starts",
-                markup=False,
-            )
-        elif key.tenant != settings.tenant:
-            render.err.print(
-                f"note: this workspace serves tenant {settings.tenant!r}; the key sees nothing"
-                " here",
                 markup=False,
             )
         return 0
@@ -100,6 +95,37 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
         )
     render.out.print(table if keys else "no API keys yet (`kronika keys create --tenant …`)")
     return 0
+
+
+def _served_tenants(settings: Settings) -> set[str]:
+    """The tenants the workspace's own agents belong to."""
+    return {settings.tenant, *settings.tenants().values()}
+
+
+def _check_key_target(settings: Settings, tenant: str, agent: str | None) -> None:
+    """:class:`InvalidInput` for a key no server of this workspace could use: a tenant
+    the workspace does not serve (a new tenant needs a database:
+    ``KRONIKA_DATABASE_URL``), an agent that does not exist, or one of another tenant."""
+    from pathlib import Path
+
+    from kronika.stores.markdown.layout import validate_agent_name
+
+    served = _served_tenants(settings)
+    if tenant not in served and not settings.database_url:
+        names = ", ".join(sorted(served))
+        raise InvalidInput(
+            f"this workspace serves tenant(s) {names}, not {tenant!r}: a key of {tenant!r}"
+            " would see nothing (declare an agent of it with [agents.<name>] tenant ="
+            f' "{tenant}" in kronika.toml, or serve many tenants from a database)'
+        )
+    if agent is None or tenant not in served:
+        return
+    owner = settings.tenants().get(agent, settings.tenant)
+    folder = Path(settings.home) / "agents" / validate_agent_name(agent)
+    if not folder.is_dir() and not settings.database_url:  # a database's may be elsewhere
+        raise InvalidInput(f"no agent {agent!r} in this workspace (see `kronika agents`)")
+    if owner != tenant:
+        raise InvalidInput(f"agent {agent!r} belongs to tenant {owner!r}, not {tenant!r}")
 
 
 def _key_json(key: Any) -> dict[str, Any]:

@@ -118,6 +118,11 @@ class MemoryFacts(MemoryBase):
         the index is brought up to date once, at the end. An agent whose autonomy denies
         the write raises :class:`PermissionDenied` before anything is written.
         """
+        if isinstance(facts, str | bytes | Mapping):
+            raise InvalidInput(
+                "remember_many takes a list of facts (strings or mappings), not one"
+                f" {type(facts).__name__}: remember() keeps a single fact"
+            )
         name = self._agent(agent)
         prepared: list[tuple[MemoryItem, datetime | None]] = []
         for n, fact in enumerate(facts, 1):

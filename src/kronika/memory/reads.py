@@ -87,6 +87,10 @@ class MemoryReads(MemoryBase):
         )
         channel = checks.optional_text(channel, what="the channel", error=InvalidQuery)
         who = self._reader(reader)
+        if now is not None and not isinstance(now, datetime):
+            raise InvalidQuery(f"now must be a datetime, not {type(now).__name__}")
+        for value, what in ((now, "now"), (since, "since"), (until, "until"), (as_of, "as_of")):
+            checks.aware(value, what=what, error=InvalidQuery)
         moment = now or self.clock.now()
         if all_agents:
             agents: tuple[str, ...] = ()
