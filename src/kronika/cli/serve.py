@@ -53,7 +53,15 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
             raise InvalidInput("keys create needs --tenant (this workspace's is "
                                f"{settings.tenant!r})")  # fmt: skip
         _check_key_target(settings, args.tenant, args.agent)
-        made = store.create(args.tenant, role=args.role, agent=args.agent, label=args.label or "")
+        made = store.create(
+            args.tenant,
+            role=args.role,
+            agent=args.agent,
+            label=args.label or "",
+            user=args.user,
+            channels=tuple(args.channel or ()),
+            teams=None if args.team is None else tuple(args.team),
+        )
         key = made.key
         if args.json:
             render.print_json({**_key_json(key), "token": made.token})
@@ -62,6 +70,8 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
         render.err.print(
             f"API key {key.id} ({key.role.value}, tenant {key.tenant}"
             + (f", agent {key.agent}" if key.agent else "")
+            + (f", bound to user {key.user}" if key.user else ", unbound: trusted integration")
+            + (f" in {', '.join(key.channels)}" if key.channels else "")
             + "): shown once, stored hashed. Revoke it with `kronika keys revoke "
             + f"{key.id}`.",
             markup=False,
@@ -87,11 +97,19 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
         render.print_json({"keys": [_key_json(k) for k in keys]})
         return 0
     table = Table(title="API keys", title_justify="left")
-    for column in ("id", "tenant", "role", "agent", "label", "created", "revoked"):
+    for column in ("id", "tenant", "role", "agent", "user", "label", "created", "revoked"):
         table.add_column(column)
     for k in keys:
+        bound = (k.user or "") + (f" ({', '.join(k.channels)})" if k.channels else "")
         table.add_row(
-            k.id, k.tenant, k.role.value, k.agent or "", k.label, k.created_at, k.revoked_at or ""
+            k.id,
+            k.tenant,
+            k.role.value,
+            k.agent or "",
+            bound,
+            k.label,
+            k.created_at,
+            k.revoked_at or "",
         )
     render.out.print(table if keys else "no API keys yet (`kronika keys create --tenant …`)")
     return 0
@@ -135,6 +153,9 @@ def _key_json(key: Any) -> dict[str, Any]:
         "role": key.role.value,
         "agent": key.agent,
         "label": key.label,
+        "user": key.user,
+        "channels": list(key.channels),
+        "teams": None if key.teams is None else list(key.teams),
         "created_at": key.created_at,
         "revoked_at": key.revoked_at,
     }
@@ -176,3 +197,14 @@ def register_server_commands(add: Callable[..., Any]) -> None:
         help="create: admin (everything), agent (writes as --agent), reader (reads only)",
     )
     p.add_argument("--label", help="create: a note to tell keys apart")
+    p.add_argument("--user", help="create: bind the key to this user (it acts as no other)")
+    p.add_argument(
+        "--channel",
+        action="append",
+        help="create: a channel the bound key may act in (repeatable; none: no channel)",
+    )
+    p.add_argument(
+        "--team",
+        action="append",
+        help="create: a team of the bound key's user (repeatable; default: from [teams])",
+    )

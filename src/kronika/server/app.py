@@ -24,7 +24,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kronika import errors
-from kronika.server.access import Caller, Unauthenticated, status_for
+from kronika.server.access import Forbidden, Unauthenticated, caller_for, status_for
 from kronika.server.keys import KeyStore
 from kronika.server.limits import ASGIApp, BodyLimit, BodyTooLarge, RateLimiter, Receive, Send
 from kronika.server.limits import Scope as AsgiScope
@@ -243,7 +243,11 @@ def _authenticated(app: ASGIApp, keys: KeyStore, rate: RateLimiter) -> ASGIApp:
             return
         user = headers.get("x-kronika-user") or None
         channel = headers.get("x-kronika-channel") or None
-        scope[CALLER] = Caller(key, user=user, channel=channel)
+        try:
+            scope[CALLER] = caller_for(key, user, channel)
+        except Forbidden as refused:
+            await _send(send, 403, type(refused).__name__, str(refused))
+            return
         await app(scope, receive, send)
 
     return guarded

@@ -21,7 +21,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from kronika.server import schemas
-from kronika.server.access import Caller, Unauthenticated
+from kronika.server.access import Caller, Unauthenticated, caller_for
 from kronika.server.limits import RateLimited
 from kronika.server.service import Service
 
@@ -47,7 +47,7 @@ async def caller(
         raise RateLimited("too many requests for this API key; slow down")
     user = request.headers.get("x-kronika-user") or None
     channel = request.headers.get("x-kronika-channel") or None
-    return Caller(key, user=user and user[:200], channel=channel and channel[:200])
+    return caller_for(key, user, channel)
 
 
 Who = Annotated[Caller, Depends(caller)]
@@ -95,7 +95,15 @@ def agent_memory_distill(
 @v1.get("/me", tags=["keys"], summary="What this API key is")
 def me(who: Who) -> dict[str, Any]:
     key = who.key
-    return {"id": key.id, "tenant": key.tenant, "role": key.role.value, "agent": key.agent}
+    bound = {"user": key.user, "channels": list(key.channels), "teams": key.teams}
+    return {
+        "id": key.id,
+        "tenant": key.tenant,
+        "role": key.role.value,
+        "agent": key.agent,
+        "bound": key.bound,
+        **(bound if key.bound else {}),
+    }
 
 
 @v1.get("/agents", tags=["agents"])

@@ -134,8 +134,10 @@ class Service:
         with self._held(caller):
             yield memory
 
-    def _write(self, caller: Caller, agent: str) -> Memory:
-        """The memory as ``caller`` writes to it, when the caller may write to ``agent``."""
+    def _write(self, caller: Caller, agent: str, channel: str | None = None) -> Memory:
+        """The memory as ``caller`` writes to it, when the caller may write to ``agent``
+        (in ``channel``, when the write names one: a key bound to channels names its own)."""
+        caller.check_channel(channel)
         self.follow_config()
         return reading(caller.writable(self.memories, agent), caller)
 
@@ -171,13 +173,13 @@ class Service:
 
     # -------------------------------------------------------------------- writes
     def remember(self, caller: Caller, agent: str, **fields: Any) -> dict[str, Any]:
-        memory = self._write(caller, agent)
+        memory = self._write(caller, agent, fields.get("channel"))
         with self._held(caller):
             receipt = memory.remember(agent=agent, source_agent=caller.source_agent, **fields)
         return views.write_receipt(receipt)
 
     def note(self, caller: Caller, agent: str, text: str, **fields: Any) -> dict[str, Any]:
-        memory = self._write(caller, agent)
+        memory = self._write(caller, agent, fields.get("channel"))
         with self._held(caller):
             receipt = memory.note(text, agent=agent, source_agent=caller.source_agent, **fields)
         return views.write_receipt(receipt)
@@ -187,7 +189,7 @@ class Service:
         caller's audience; the server's background model, if any, writes the lesson."""
         from kronika.core.lessons import Evaluation
 
-        memory = self._write(caller, agent)
+        memory = self._write(caller, agent, fields.get("channel"))
         given = fields.pop("evaluation", None)
         evaluation = Evaluation.from_dict(given) if given is not None else None
         with self._held(caller):
@@ -237,7 +239,7 @@ class Service:
         scope: str | None = None,
         channel: str | None = None,
     ) -> dict[str, Any]:
-        memory = self._write(caller, agent)
+        memory = self._write(caller, agent, channel)
         with self._held(caller):
             made = memory.save_turn(
                 session_id,
