@@ -154,3 +154,44 @@ def test_a_keys_file_of_an_older_version_opens_and_its_keys_stay_unbound(tmp_pat
         )
     finally:
         store.close()
+
+
+def test_audit_entries_name_the_key_user_and_agent_that_acted(served: Served) -> None:
+    store = served.store
+    anna = store.create("acme", role="admin", user="anna", channels=["general"])
+    served.keys["anna"] = anna.token
+    carol = served.call(
+        "POST", "/v1/agents/carol/memories", {"content": "uses Rust"}, key="acme-carol"
+    )
+    assert carol.body["outcome"] == "proposed"
+    proposal = carol.body["proposal"]
+    approved = served.call(
+        "POST",
+        f"/v1/agents/carol/proposals/{proposal}/approve",
+        key="anna",
+        headers={"X-Kronika-Channel": "general"},
+    )
+    assert approved.status == 200
+    served.call(
+        "POST",
+        "/v1/agents/alice/memories",
+        {"content": "boss note"},
+        headers={"X-Kronika-User": "boss"},
+    )
+    entries = served.call("GET", "/v1/audit").body["entries"]  # the tenant's owner
+    by_action = {(e["action"], e["target_agent"]): e for e in entries}
+    proposed = next(e for e in entries if e["outcome"] == "proposed")
+    carol_key = next(k.id for k in store.list() if k.agent == "carol")
+    assert (proposed["source_agent"], proposed["api_key"]) == ("carol", carol_key)
+    approval = by_action[("approve", "carol")]
+    assert (approval["source_agent"], approval["api_key"], approval["user"]) == (
+        "user",
+        anna.key.id,
+        "anna",
+    )
+    boss = next(e for e in entries if e["summary"] == "boss note")
+    admin_key = served.keys["acme-admin"].split("_")[1]  # kro_<id>_<secret>
+    assert (boss["api_key"], boss["user"]) == (admin_key, "boss")
+    # the file keeps them: read again from the workspace, not from the server
+    trail = served.memories["acme"].audit()
+    assert any(e.api_key == anna.key.id and e.action == "approve" for e in trail)

@@ -26,7 +26,7 @@ from kronika.core.policies import StoragePolicies
 from kronika.engine.policy_follow import PolicyFollower
 from kronika.errors import Conflict, InvalidInput, InvalidQuery
 from kronika.memory import Memory
-from kronika.ports import LLM, Embedder, Vector
+from kronika.ports import ACTING, LLM, Embedder, Vector
 from kronika.server import views
 from kronika.server.access import Caller, reading
 from kronika.server.batching import QueryBatcher
@@ -115,11 +115,16 @@ class Service:
         if lock is None and dict.__contains__(self.memories, caller.tenant):  # served since
             memory = dict.__getitem__(self.memories, caller.tenant)
             lock = self._locks.setdefault(caller.tenant, self._memory_lock(memory))
-        if lock is None:
-            yield
-            return
-        with lock:
-            yield
+        # every audit entry made meanwhile names the key and the user it acted for
+        token = ACTING.set((caller.key.id, caller.user))
+        try:
+            if lock is None:
+                yield
+                return
+            with lock:
+                yield
+        finally:
+            ACTING.reset(token)
 
     def _read(self, caller: Caller, agent: str) -> Memory:
         """The memory as ``caller`` reads it, when the caller may read ``agent``."""
