@@ -174,3 +174,27 @@ def test_jobs_are_listed_only_to_their_tenant(server: Server) -> None:
     }
     assert server.call("GET", f"/v1/jobs/{job['id']}", "acme-admin")[0] == 404
     assert server.call("GET", f"/v1/jobs/{job['id']}", "globex-admin")[0] == 200
+
+
+def test_an_import_restores_agents_of_the_keys_tenant_only(
+    server: Server, backend: Backend
+) -> None:
+    status, theirs = server.call("GET", "/v1/export?agent=globex-bot", "globex-admin")
+    assert status == 200 and "globex-bot" in theirs["agents"]
+    before = backend.memory.count(agent="globex-bot")
+    for replace in (False, True):
+        status, body = server.call(
+            "POST", "/v1/import", "acme-admin", {"document": theirs, "replace": replace}
+        )
+        assert status == 409 and "tenant 'globex'" in body["message"], body
+    assert backend.memory.count(agent="globex-bot") == before
+    # a new agent the document declares for another tenant is refused too
+    moved = json.loads(json.dumps(theirs).replace("globex-bot", "fresh-bot"))
+    status, body = server.call("POST", "/v1/import", "acme-admin", {"document": moved})
+    assert status == 409 and not backend.memory.workspace.has_agent("fresh-bot")
+    # nor may a document's audit trail speak of agents it does not hold
+    status, own = server.call("GET", "/v1/export?agent=acme-bot", "acme-admin")
+    assert status == 200 and own["audit"]
+    stray = {**own, "audit": [{**own["audit"][0], "target_agent": "globex-bot"}]}
+    status, body = server.call("POST", "/v1/import", "acme-admin", {"document": stray})
+    assert status == 422 and "globex-bot" in body["message"]

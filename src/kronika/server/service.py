@@ -539,14 +539,40 @@ class Service:
             return export_memory(memory, names)
 
     def import_export(self, caller: Caller, document: Any, *, replace: bool) -> dict[str, Any]:
-        from kronika.engine.portability import import_export
+        """Restore an export into the key's tenant (an admin key of the whole tenant):
+        every agent of the document must be, or become, an agent of that tenant, and
+        its audit entries must be about those agents."""
+        from kronika.engine.backup_format import read_backup
+        from kronika.engine.portability import restore_backup
 
         caller.require_admin("importing")
         caller.require_unrestricted("importing")
         self.follow_config()
         memory = caller.memory(self.memories)
+        backup = read_backup(document)
         with self._held(caller):
-            return import_export(memory, document, replace_existing=replace).as_dict()
+            names = set()
+            for agent in backup.agents:
+                names.add(agent.name)
+                declared = agent.name in memory.settings.agents or memory.workspace.has_agent(
+                    agent.name
+                )
+                wanted = agent.policy.tenant if agent.policy is not None else None
+                tenant = (
+                    memory.workspace.tenant_of(agent.name) if declared or wanted is None else wanted
+                )
+                if tenant != caller.tenant:
+                    raise Conflict(
+                        f"agent {agent.name!r} of the document would belong to tenant"
+                        f" {tenant!r} here, not {caller.tenant!r}: an import restores agents"
+                        " of the key's tenant only"
+                    )
+            strays = sorted({e.target_agent for e in backup.audit} - names)
+            if strays:
+                raise InvalidInput(
+                    f"the document's audit trail names agents it does not hold: {', '.join(strays)}"
+                )
+            return restore_backup(memory, backup, replace_existing=replace).as_dict()
 
     # ---------------------------------------------------------------------- jobs
     def distill(self, caller: Caller, agent: str, days: int) -> dict[str, Any]:
