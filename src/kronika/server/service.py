@@ -277,22 +277,25 @@ class Service:
     ) -> dict[str, Any]:
         """:meth:`recall`, its query embedded, and its vector scored, together with those
         of the recalls that arrived with it (:mod:`kronika.server.batching`). Only the
-        embedding runs on the event loop; the access check (which may wait for changed
-        storage policies to be applied) and the recall itself run in a worker thread,
-        so a long recall never keeps the loop from answering other requests."""
+        access check (a look at the agent's folder) and the embedding run on the event
+        loop, so that the recalls read together reach the batcher together; applying
+        changed storage policies (which may wait for a memory's lock) and the recall
+        itself run in a worker thread, so a long recall never keeps the loop from
+        answering other requests."""
         from anyio import to_thread
 
         all_agents = bool(options.get("all_agents"))
-        memory = await to_thread.run_sync(
-            lambda: self._recall_memory(caller, agent, all_agents=all_agents)
-        )
+        memory = self._recall_memory(caller, agent, all_agents=all_agents, follow=False)
         vector = None
         if options.get("mode", "hybrid") != "lexical" and query.strip():
             batcher = self._batcher(memory.embedder)
             vector = await batcher.embed(query, index=memory.index)
-        return await to_thread.run_sync(
-            lambda: self._recall(caller, memory, agent, query, vector, options)
-        )
+
+        def recall() -> dict[str, Any]:
+            self.follow_config()
+            return self._recall(caller, memory, agent, query, vector, options)
+
+        return await to_thread.run_sync(recall)
 
     def _recall(
         self,
@@ -308,12 +311,17 @@ class Service:
             result = memory.recall(query, agent=agent, query_vector=vector, **options)
         return views.recall(result, explain=explain)
 
-    def _recall_memory(self, caller: Caller, agent: str, *, all_agents: bool) -> Memory:
+    def _recall_memory(
+        self, caller: Caller, agent: str, *, all_agents: bool, follow: bool = True
+    ) -> Memory:
         if all_agents:
             caller.require_unrestricted("recall across all agents")
+            memory = caller.memory(self.memories, agent)
+        else:
+            memory = caller.readable(self.memories, agent)
+        if follow:
             self.follow_config()
-            return reading(caller.memory(self.memories, agent), caller)
-        return self._read(caller, agent)
+        return reading(memory, caller)
 
     def _batcher(self, embedder: Embedder) -> QueryBatcher:
         found = self._batchers.get(id(embedder))
