@@ -143,3 +143,25 @@ def test_the_cli_stores_and_recalls_a_pasted_blob_within_a_bound(
     assert main(["note", "ż" * 20_000]) == 0
     assert main(["recall", blob[:100]]) == 0
     assert time.monotonic() - start < BOUND
+
+
+def test_deeply_nested_json_bodies_are_a_clear_422(served: Served) -> None:
+    for path in ("/v1/import", "/v1/agents/alice/memories", "/v1/agents/alice/recall"):
+        for depth in (1_000, 100_000):
+            body = '{"document": ' + "[" * depth + "]" * depth + "}"
+            start = time.monotonic()
+            answer = served.call("POST", path, raw=body.encode())
+            assert answer.status == 422, (path, depth, answer.body)
+            assert answer.body["error"] == "InvalidInput"
+            assert time.monotonic() - start < BOUND
+    assert served.call("GET", "/healthz", key=None).status == 200
+
+
+def test_a_deeply_nested_mcp_message_is_refused_and_the_server_goes_on(served: Served) -> None:
+    depth = 100_000
+    body = '{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": ' + "[" * depth
+    body += "]" * depth + "}"
+    accept = {"Accept": "application/json, text/event-stream"}
+    answer = served.call("POST", "/mcp", raw=body.encode(), headers=accept)
+    assert 400 <= answer.status < 500, answer.body
+    assert served.call("GET", "/healthz", key=None).status == 200

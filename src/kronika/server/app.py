@@ -199,6 +199,8 @@ def _handle_errors(app: FastAPI) -> None:
         cause = exc.__cause__ or exc.__context__
         if isinstance(cause, BodyTooLarge):  # FastAPI wraps what breaks reading the body
             return _error(413, "RequestTooLarge", str(cause))
+        if isinstance(cause, RecursionError):  # json.loads of arrays inside arrays…
+            return _error(422, "InvalidInput", "the JSON body is nested too deeply to read")
         return _error(exc.status_code, "HTTPError", str(exc.detail))
 
     @app.exception_handler(BodyTooLarge)
