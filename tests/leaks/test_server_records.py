@@ -147,6 +147,19 @@ def test_stats_name_only_the_keys_tenants_agents(server: Server, tenant: str, ro
         assert other not in text
 
 
+@pytest.mark.parametrize(("user", "channel"), CONTEXTS[1:])
+def test_stats_count_what_the_reader_may_see(
+    server: Server, backend: Backend, user: str, channel: str | None
+) -> None:
+    headers = {"X-Kronika-User": user, **({"X-Kronika-Channel": channel} if channel else {})}
+    status, body = server.call("GET", "/v1/stats", "acme-reader", **headers)
+    assert status == 200
+    reader = _reader("acme", user, channel)
+    assert body["agents"] == {"acme-bot": backend.memory.count(agent="acme-bot", reader=reader)}
+    owner = server.call("GET", "/v1/stats", "acme-admin")[1]["agents"]["acme-bot"]
+    assert owner == backend.memory.count(agent="acme-bot") > body["agents"]["acme-bot"]
+
+
 def test_agents_are_created_in_the_keys_tenant_and_a_taken_name_is_a_conflict(
     server: Server, backend: Backend
 ) -> None:

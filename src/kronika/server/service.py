@@ -487,15 +487,17 @@ class Service:
         return {"lessons": [x.as_dict() for x in found]}
 
     def stats(self, caller: Caller) -> dict[str, Any]:
-        """Item counts of the caller's agents; for a key of the whole tenant the index's
+        """Item counts of the caller's agents (the tenant's owner counts every item, any
+        other key what its reader may see); for a key of the whole tenant the index's
         statistics too, but only the caller's agents' counts when the index holds other
         tenants' agents as well (one workspace serving several tenants)."""
         memory = self.memories.get(caller.tenant)
         if memory is None:
             return {"agents": {}}
+        counting = memory if self._owner(caller) else reading(memory, caller)
         with self._held(caller):
             agents = caller.visible_agents(memory)
-            counts = {name: memory.count(agent=name) for name in agents}
+            counts = {name: counting.count(agent=name) for name in agents}
             index = memory.stats() if caller.unrestricted else {}
         if index and self._shared(memory, caller.tenant):
             kept = ("embedding_model", "dim", "migrations")
