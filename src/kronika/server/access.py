@@ -105,6 +105,14 @@ class Caller:
         """An admin or reader key of the whole tenant (no agent named)."""
         return self.key.agent is None and self.key.role is not Role.AGENT
 
+    @property
+    def owner(self) -> bool:
+        """The tenant's owner: an admin key of the whole tenant reading for no user or
+        channel. It reads the tenant's records whole (a backup export, the audit trail,
+        every item's count); anyone else reads them as their reader."""
+        whole = self.key.role is Role.ADMIN and self.unrestricted
+        return whole and not (self.user or self.channel)
+
     def memory(self, memories: dict[str, Memory], agent: str | None = None) -> Memory:
         found = memories.get(self.key.tenant)
         if found is None:  # a tenant this server does not hold has no agents

@@ -32,7 +32,6 @@ from kronika.server.access import Caller, reading
 from kronika.server.batching import QueryBatcher
 from kronika.server.jobs import JobBook
 from kronika.server.jobstore import open_job_records
-from kronika.server.keys import Role
 from kronika.server.tenants import TenantMemories
 from kronika.settings import Settings
 
@@ -468,17 +467,10 @@ class Service:
             self.follow_config()
             memory = caller.readable(self.memories, agent)
             agents = {agent}
-        view = memory if self._owner(caller) else reading(memory, caller)
+        view = memory if caller.owner else reading(memory, caller)
         with self._held(caller):
             entries = [e for e in view.audit(agent=agent) if e.target_agent in agents]
         return {"entries": views.audit(entries[-limit:] if limit else entries)}
-
-    @staticmethod
-    def _owner(caller: Caller) -> bool:
-        """An admin key of the whole tenant reading for no user or channel: the tenant's
-        owner, who reads its records whole (a backup, the audit trail)."""
-        whole = caller.key.role is Role.ADMIN and caller.unrestricted
-        return whole and not (caller.user or caller.channel)
 
     def lessons(self, caller: Caller, agent: str, *, include_retired: bool) -> dict[str, Any]:
         memory = self._read(caller, agent)
@@ -494,7 +486,7 @@ class Service:
         memory = self.memories.get(caller.tenant)
         if memory is None:
             return {"agents": {}}
-        counting = memory if self._owner(caller) else reading(memory, caller)
+        counting = memory if caller.owner else reading(memory, caller)
         with self._held(caller):
             agents = caller.visible_agents(memory)
             counts = {name: counting.count(agent=name) for name in agents}
@@ -542,8 +534,7 @@ class Service:
             return {"agents": {}, "audit": []}
         # an admin of the whole tenant, reading for no one in particular, gets the
         # tenant's agents whole: a backup that import restores; anyone else their view
-        whole = caller.key.role is Role.ADMIN and caller.unrestricted
-        if whole and not (caller.user or caller.channel):
+        if caller.owner:
             memory = caller.memory(self.memories)
         with self._held(caller):
             return export_memory(memory, names)
