@@ -11,40 +11,72 @@ everything runs offline::
             print(hit.score.total, hit.item.content, hit.citation)
 """
 
+from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-from kronika.app import build_memory, init_workspace
-from kronika.core.model import (
-    ItemType,
-    Layer,
-    MemoryItem,
-    Provenance,
-    RecallFilter,
-    RecallHit,
-    RecallResult,
-    Scope,
-    SessionRecord,
-    Source,
-    Status,
-    Tier,
-    TurnRecord,
-)
-from kronika.engine.redacting import ForgetPlace
-from kronika.errors import KronikaError
-from kronika.memory import ImportReport, Memory
-from kronika.settings import Settings, load_settings
-
 if TYPE_CHECKING:
+    from kronika.app import build_memory, init_workspace
+    from kronika.core.model import (
+        ItemType,
+        Layer,
+        MemoryItem,
+        Provenance,
+        RecallFilter,
+        RecallHit,
+        RecallResult,
+        Scope,
+        SessionRecord,
+        Source,
+        Status,
+        Tier,
+        TurnRecord,
+    )
     from kronika.engine.forgetting import ForgetReceipt
+    from kronika.engine.redacting import ForgetPlace
+    from kronika.errors import KronikaError
+    from kronika.memory import ImportReport, Memory
+    from kronika.settings import Settings, load_settings
+
+_HOMES = {
+    "build_memory": "kronika.app",
+    "init_workspace": "kronika.app",
+    "ItemType": "kronika.core.model",
+    "Layer": "kronika.core.model",
+    "MemoryItem": "kronika.core.model",
+    "Provenance": "kronika.core.model",
+    "RecallFilter": "kronika.core.model",
+    "RecallHit": "kronika.core.model",
+    "RecallResult": "kronika.core.model",
+    "Scope": "kronika.core.model",
+    "SessionRecord": "kronika.core.model",
+    "Source": "kronika.core.model",
+    "Status": "kronika.core.model",
+    "Tier": "kronika.core.model",
+    "TurnRecord": "kronika.core.model",
+    "ForgetReceipt": "kronika.engine.forgetting",
+    "ForgetPlace": "kronika.engine.redacting",
+    "KronikaError": "kronika.errors",
+    "ImportReport": "kronika.memory",
+    "Memory": "kronika.memory",
+    "Settings": "kronika.settings",
+    "load_settings": "kronika.settings",
+}
+"""Where each public name lives. They load when first asked for, not with ``import
+kronika``: a program that needs one submodule (the command line printing its help, a
+server worker) does not pay for the rest."""
 
 
 def __getattr__(name: str) -> Any:
-    # the forget path and its phrase rules load when first asked for, not with kronika
-    if name == "ForgetReceipt":
-        from kronika.engine.forgetting import ForgetReceipt
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'kronika' has no attribute {name!r}")
+    value = getattr(import_module(home), name)
+    globals()[name] = value
+    return value
 
-        return ForgetReceipt
-    raise AttributeError(f"module 'kronika' has no attribute {name!r}")
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *_HOMES])
 
 
 __all__ = [

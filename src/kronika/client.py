@@ -315,8 +315,11 @@ class Client:
         value: str | None = None,
         topic: str | None = None,
         agent: str | None = None,
+        dry_run: bool = False,
     ) -> ForgetReceipt:
         body = _clean({"id": item_id, "key": key, "value": value, "topic": topic})
+        if dry_run:
+            body["dry_run"] = True
         return _forget_receipt(self._call("POST", f"/v1/agents/{self._name(agent)}/forget", body))
 
     def save_turn(

@@ -70,11 +70,17 @@ class InvalidAgentName(AgentError):
 class UnknownAgent(AgentError):
     """No agent by that name in this workspace."""
 
-    def __init__(self, agent: str, known: list[str]) -> None:
-        listing = ", ".join(known) if known else "none yet"
-        super().__init__(f"unknown agent {agent!r} (agents in this workspace: {listing})")
+    def __init__(self, agent: str, known: list[str] | None) -> None:
+        """``known``: the agents there are, or None where the reader may not be told
+        (a server key: the agents it may use are listed by ``GET /v1/agents``)."""
+        if known is None:
+            hint = "or not one this key may use; GET /v1/agents lists those it may"
+        else:
+            listing = ", ".join(known) if known else "none yet"
+            hint = f"agents in this workspace: {listing}; `kronika agents create NAME` adds one"
+        super().__init__(f"unknown agent {agent!r} ({hint})")
         self.agent = agent
-        self.known = known
+        self.known = known or []
 
 
 class NotFound(KronikaError):

@@ -94,7 +94,8 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "embedder",
         "use-multilingual",
         "Embedding model: use-multilingual (local, offline, default), minilm (local, "
-        "offline, English only, better English recall; needs the [minilm] extra) or "
+        "offline, English only; needs the [minilm] extra), e5-small (local, offline, "
+        "multilingual, strongest in Ukrainian, ~10x slower; needs the [e5] extra) or "
         "hashing (deterministic, for tests).",
         "embedding",
     ),

@@ -203,6 +203,23 @@ def test_a_conversation_about_the_task_carries_the_lesson_and_counts_its_use(
     assert stats["share_of_payloads_with_a_lesson"] == 0.5
 
 
+def test_two_lessons_of_the_same_text_are_one_line_in_the_prompt(memory: Memory) -> None:
+    from kronika.engine.session import Session
+
+    lesson = memory.record_outcome(TASK, "make deploy", BROKEN).learned[0]
+    path = lessons_file(memory)
+    text = path.read_text(encoding="utf-8")
+    line = next(x for x in text.splitlines() if lesson.id in x)
+    twin = line.replace(lesson.id, "l-000000000001").replace("cause=", "cause=0")
+    path.write_text(text.replace(line, line + "\n" + twin), encoding="utf-8")  # a hand edit
+    memory.sync()
+    assert len(memory.lessons()) == 2
+    turn = Session(memory, llm=None).user("Please deploy the billing service again")
+    assert len(turn.lessons) == 1
+    system = turn.messages[0].content
+    assert system.count("- Task 'deploy the billing service': 'make deploy' failed") == 1
+
+
 def test_the_cli_records_outcomes_and_lists_lessons(
     settings: Settings, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -66,6 +66,41 @@ def test_every_doc_the_readme_links_exists() -> None:
             assert anchor in anchors, target
 
 
+def _anchors(page: Path) -> set[str]:
+    """The anchors GitHub makes of a page's headings (a repeated heading gets -1, -2…)."""
+    import re
+
+    seen: dict[str, int] = {}
+    out: set[str] = set()
+    text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+    for heading in re.findall(r"^#+ (.+)$", text, flags=re.M):
+        slug = re.sub(r"[^\w\- ]", "", heading).strip().lower().replace(" ", "-")
+        n = seen.get(slug, 0)
+        seen[slug] = n + 1
+        out.add(slug if n == 0 else f"{slug}-{n}")
+    return out
+
+
+def test_every_link_between_the_docs_finds_its_page_and_heading() -> None:
+    import re
+
+    broken = []
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = re.sub(r"```.*?```", "", page.read_text(), flags=re.S)
+        for target in re.findall(r"\]\(([^)\s]+)\)", text):
+            if re.match(r"[a-z]+:", target):
+                continue  # a web address
+            path, _, anchor = target.partition("#")
+            linked = (page.parent / path) if path else page
+            if path and not path.endswith(".md"):
+                found = linked.exists()  # an image or a folder
+            else:
+                found = linked.is_file() and (not anchor or anchor in _anchors(linked))
+            if not found:
+                broken.append(f"{page.name}: {target}")
+    assert not broken, "links to no page or heading:\n" + "\n".join(broken)
+
+
 def test_prompts_doc_is_generated_from_the_prompt_modules() -> None:
     from kronika.prompts import ALL, prompts_markdown
 

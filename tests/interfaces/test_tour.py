@@ -5,44 +5,13 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-
-LOCOMO_LIKE = [
-    {
-        "sample_id": "conv-26",
-        "conversation": {
-            "speaker_a": "Caroline",
-            "speaker_b": "Melanie",
-            "session_1_date_time": "1:56 pm on 8 May, 2023",
-            "session_1": [
-                {"speaker": "Caroline", "dia_id": "D1:1", "text": "Hey Mel! Good to see you!"},
-                {"speaker": "Melanie", "dia_id": "D1:2", "text": "Hey Caroline! How are you?"},
-                {
-                    "speaker": "Caroline",
-                    "dia_id": "D1:3",
-                    "text": "I went to a LGBTQ support group yesterday and it was so powerful.",
-                },
-            ],
-            "session_2_date_time": "1:14 pm on 25 May, 2023",
-            "session_2": [
-                {
-                    "speaker": "Melanie",
-                    "dia_id": "D2:1",
-                    "text": "I ran a charity race for mental health last Saturday.",
-                    "img_url": ["x"],
-                    "blip_caption": "a photo of runners at a finish line",
-                }
-            ],
-            "session_3_date_time": "10:00 am on 1 June, 2023",
-        },
-        "qa": [],
-    }
-]
 
 # Any attempt to open a network connection fails the run.
 NO_NETWORK = """
@@ -59,52 +28,61 @@ def _kronika() -> list[str]:
     return [exe] if exe else [sys.executable, "-m", "kronika"]
 
 
-def test_readme_tour_offline(tmp_path: Path) -> None:
+ROOT = Path(__file__).parents[2]
+
+
+def tour_commands() -> list[str]:
+    """The command lines of the README's tour block, exactly as written there."""
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    tour = readme[readme.index("## A 5-minute tour") :]
+    block = re.search(r"```bash\n(.*?)```", tour, re.S)
+    assert block is not None, "the README's tour has no bash block"
+    return [line for line in block.group(1).splitlines() if line.strip()]
+
+
+def test_readme_tour_runs_as_written_in_an_empty_folder(tmp_path: Path) -> None:
+    """Each line of the tour, through a shell, in a folder holding nothing else: the
+    installed console script, the real local embedder, no network, no KRONIKA_ settings."""
     guard = tmp_path / "guard"
     guard.mkdir()
     (guard / "sitecustomize.py").write_text(NO_NETWORK)
-    data = tmp_path / "locomo.json"
-    data.write_text(json.dumps(LOCOMO_LIKE))
+    folder = tmp_path / "new-user"
+    folder.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith("KRONIKA_")}
-    env["PYTHONPATH"] = str(guard) + os.pathsep + env.get("PYTHONPATH", "")
-    env["KRONIKA_HOME"] = str(tmp_path / "ws")
-
-    def k(*args: str) -> str:
+    env["PYTHONPATH"] = str(guard)
+    env["PATH"] = str(Path(sys.executable).parent) + os.pathsep + env.get("PATH", "")
+    said: dict[str, str] = {}
+    for line in tour_commands():
         done = subprocess.run(
-            [*_kronika(), *args],
+            ["bash", "-e", "-o", "pipefail", "-c", line],
             env=env,
-            cwd=tmp_path,
+            cwd=folder,
             capture_output=True,
             text=True,
             timeout=300,
         )
-        assert done.returncode == 0, f"kronika {args}: {done.stderr}"
-        return done.stdout
+        assert done.returncode == 0, f"README tour: {line}\n{done.stderr}"
+        assert "Traceback" not in done.stderr, line
+        said[line.split("#")[0].strip()] = done.stdout
+    assert set(os.listdir(folder)) == {".kronika", "backup.json"}
 
-    k("init")
-    k("remember", "prefiere TypeScript", "--key", "preferencia")
-    k("remember", "--key", "nombre", "Lucas")
-    hits = json.loads(k("recall", "what language does he like?", "--k", "5", "--json"))["hits"]
-    assert hits[0]["content"] == "preferencia: prefiere TypeScript"
-    brain = k("show", "brain")
-    assert "prefiere TypeScript" in brain and "Lucas" in brain
-    k("forget", "--key", "preferencia")
-    assert "TypeScript" not in k("show", "brain")
-    k("import", "locomo", str(data))
-    query = "when did Caroline go to the LGBTQ support group?"
-    found = json.loads(k("recall", query, "--agent", "conv-26", "--since", "2023-05-01", "--json"))[
-        "hits"
-    ]
-    assert found[0]["turn_ids"] == ["D1:3"]
-    before = [h["id"] for h in found]
-    k("reindex")
-    again = json.loads(
-        k("recall", query, "--agent", "conv-26", "--since", "2023-05-01", "--json", "--no-record")
-    )["hits"]
-    assert [h["id"] for h in again] == before
-    exported = json.loads(k("export", "--format", "json"))
-    assert "D2:1" in exported["agents"]["conv-26"]["files"]["sessions/conv-26-s2.md"]
-    assert "finish line" in exported["agents"]["conv-26"]["files"]["sessions/conv-26-s2.md"]
+    def output(start: str) -> str:
+        return next(out for line, out in said.items() if line.startswith(start))
+
+    assert "prefiere TypeScript" in output('kronika recall "what language')
+    assert "Lucas" in output("kronika show brain")
+    cello = output('kronika recall "when did Maja start the cello?"')
+    first_hit = cello[cello.index("│ 1 ") : cello.index("│ 2 ")]
+    assert "signed up for cello" in " ".join(first_hit.replace("│", " ").split())
+    assert "2025-04" not in cello and "2025-05" not in cello  # --since/--until March
+    assert "planner" in said["kronika agents"]
+    backup = json.loads((folder / "backup.json").read_text())
+    assert set(backup["agents"]) == {"default", "planner"}
+    brain = backup["agents"]["default"]["files"]["brain.md"]
+    assert "Lucas" in brain and "TypeScript" not in brain  # forgotten before the export
+    assert "the launch moved to Friday" in backup["agents"]["planner"]["files"]["brain.md"]
+    sessions = backup["agents"]["default"]["files"]
+    assert any("Pixel" in text for name, text in sessions.items() if name.startswith("sessions/"))
 
 
 @pytest.mark.parametrize("phrase, paraphrase", [("lubię zieloną herbatę", "I like green tea")])

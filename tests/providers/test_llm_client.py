@@ -252,12 +252,13 @@ def test_an_exhausted_script_says_so(sleeps: Sleeps):
     assert sleeps.calls == []
 
 
-def test_nothing_listening_is_unavailable(sleeps: Sleeps):
+def test_nothing_listening_on_this_machine_is_said_at_once(sleeps: Sleeps):
     url = f"http://127.0.0.1:{free_port()}/v1"
     with pytest.raises(LLMUnavailable, match="connection refused") as caught:
-        client(url, sleeps, retries=1).chat(USER)
-    assert url in str(caught.value)
-    assert sleeps.calls == [0.5]
+        client(url, sleeps, retries=3).chat(USER)
+    assert f"nothing is listening at {url}/chat/completions" in str(caught.value)
+    assert "start the LLM server" in str(caught.value)
+    assert sleeps.calls == []  # no retry: waiting would not start the server
 
 
 def test_a_server_that_never_answers_times_out(sleeps: Sleeps):

@@ -112,7 +112,8 @@ def test_no_key_reaches_another_tenant_or_an_ungranted_agent_on_any_route(
             else:
                 expected = {
                     "error": "UnknownAgent",
-                    "message": f"unknown agent {agent!r} (agents in this workspace: none yet)",
+                    "message": f"unknown agent {agent!r} (or not one this key may use;"
+                    " GET /v1/agents lists those it may)",
                 }
             assert answer.status == (403 if expected["error"] == "Forbidden" else 404)
             assert answer.body == expected, (key, method, path, answer)

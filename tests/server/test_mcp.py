@@ -25,6 +25,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 from tests.server.conftest import Served  # noqa: E402
 
+from kronika.providers.installed import installed_version  # noqa: E402
+
 TOOLS = {
     *("remember", "forget", "recall", "memory_update", "retain", "what_do_you_know"),
     "record_outcome",
@@ -75,7 +77,9 @@ def test_stdio_tools_and_resources(tmp_path: Path) -> None:
             stdio_client(params) as streams,
             ClientSession(streams[0], streams[1]) as session,
         ):
-            await session.initialize()
+            started = await session.initialize()
+            assert started.server_info.name == "kronika"
+            assert started.server_info.version == installed_version("kronika") != ""
             tools = {t.name for t in (await session.list_tools()).tools}
             assert tools == TOOLS
             made = _data(await session.call_tool("remember", {"content": "prefers green tea"}))

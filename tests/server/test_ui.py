@@ -52,14 +52,16 @@ def sign_in(page: Any, served: Served, key: str, agent: str) -> None:
     page.wait_for_selector("#brain-facts tbody tr")
 
 
-SHOTS = os.environ.get("KRONIKA_UI_SCREENSHOTS")  # a folder: keep the screenshots there too
+# docs/images/ (or $KRONIKA_UI_SCREENSHOTS): the pictures of docs/ui.md are these, taken
+# by each run, so they show the page as it is
+SHOTS = Path(os.environ.get("KRONIKA_UI_SCREENSHOTS") or Path(__file__).parents[2] / "docs/images")
 
 
 def shoot(page: Any, tmp_path: Path, name: str) -> bytes:
-    """A full-page screenshot (also saved to ``$KRONIKA_UI_SCREENSHOTS`` when set)."""
+    """A full-page screenshot, also saved to :data:`SHOTS`."""
     png: bytes = page.screenshot(path=str(tmp_path / f"{name}.png"), full_page=True)
-    if SHOTS:
-        Path(SHOTS, f"{name}.png").write_bytes(png)
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    (SHOTS / f"{name}.png").write_bytes(png)
     return png
 
 
@@ -98,9 +100,13 @@ def test_an_admin_looks_searches_edits_forgets_approves_and_exports(
     assert "pierogi z jagodami" in page.inner_text("#brain-facts")  # Polish text shown whole
     assert colours(shoot(page, tmp_path, "ui-brain")) > 50
 
-    page.once("dialog", lambda dialog: dialog.accept("Gdańsk"))
     page.click("#brain-facts tr:has-text('city') button.edit-fact")
+    page.wait_for_selector("#edit-dialog[open]")
+    assert "city: Kraków" in page.inner_text("#edit-old")
+    page.fill("#edit-value", "Gdańsk")
+    page.click("#edit-save")
     page.wait_for_selector("#brain-facts td:has-text('Gdańsk')")
+    assert page.locator("#edit-dialog[open]").count() == 0
     history = acme.history("city", agent="alice")
     assert [(f.value, f.status.value) for f in history] == [
         ("Kraków", "superseded"),
@@ -137,6 +143,10 @@ def test_an_admin_looks_searches_edits_forgets_approves_and_exports(
     page.click("#tabs button[data-view=items]")
     page.wait_for_selector("#items tbody tr")
     page.click("#items tr:has-text('pierogi') button.forget")
+    page.wait_for_selector("#forget-dialog[open]")
+    assert "pierogi z jagodami" in page.inner_text("#forget-items")
+    assert "pierogi" in (acme.workspace.agent_dir("alice") / "brain.md").read_text()  # asked first
+    page.click("#forget-go")
     page.wait_for_selector("#receipt h3")
     assert "Forgotten: 1 item(s) (applied)" in page.inner_text("#receipt")
     assert "brain.md" in page.inner_text("#receipt")

@@ -420,3 +420,19 @@ def test_a_suggest_level_agent_turns_extracted_facts_into_proposals(
         (proposal,) = memory.proposals()  # ...and nothing lost
         memory.approve(proposal.id)
         assert _facts(memory) == {"name": "Ana"}
+
+
+def test_a_message_after_an_idle_gap_reports_the_new_session(
+    memory: Memory, clock: FrozenClock
+) -> None:
+    session = Session(memory, agent="default", llm=None)
+    first = session.user("I moved to Kraków last month.")
+    assert first.session_id is not None and first.session_id == session.session_id
+    clock.advance(minutes=31)
+    second = session.user("I drink tea every morning.")
+    assert second.ended is not None  # the gap ended the first session
+    assert second.session_id == session.session_id
+    assert second.session_id is not None and second.session_id != first.session_id
+    saved = [t.content for t in memory.load_session(second.session_id)]
+    assert any("tea" in line for line in saved) and not any("Kraków" in s for s in saved)
+    session.close()

@@ -95,3 +95,25 @@ def budget_prefix(tokens: Sequence[int], budget: int) -> int:
         if used > budget:
             return count
     return len(tokens)
+
+
+def first_rank(gold: str | None, ranked: Sequence[str]) -> int | None:
+    """The 1-based position of ``gold`` in ``ranked`` (``None``: absent, or no gold)."""
+    if gold is None:
+        return None
+    for position, doc in enumerate(ranked, 1):
+        if doc == gold:
+            return position
+    return None
+
+
+def answer_scores(rank: int | None, returned: int) -> dict[str, float]:
+    """One answerable question: ``hit@1``, ``hit@3`` (1 when the gold is within the first
+    1 / 3 results), ``mrr`` (1 / rank, 0 when absent) and ``empty`` (1 when recall
+    returned nothing at all: a relevance floor that cut the answer away)."""
+    return {
+        "hit@1": float(rank is not None and rank <= 1),
+        "hit@3": float(rank is not None and rank <= 3),
+        "mrr": 1.0 / rank if rank else 0.0,
+        "empty": float(returned == 0),
+    }

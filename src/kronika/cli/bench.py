@@ -1,4 +1,4 @@
-"""``kronika bench locomo|longmemeval|scale|crash|writes|lessons|serve`` — run a benchmark,
+"""``kronika bench locomo|longmemeval|memory|scale|crash|writes|lessons|serve`` — run a benchmark,
 print and save the results (``crash`` exits 1 when a trial breaks an invariant)."""
 
 from __future__ import annotations
@@ -111,6 +111,16 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 budget_s=args.budget,
                 batch=args.batch,
                 settings=settings,
+                progress=progress,
+            )
+        elif args.suite == "memory":
+            from kronika.bench.memory_suite import run_memory
+
+            results = run_memory(
+                split=args.split,
+                settings=settings,
+                only=tuple(args.person or ()),
+                limit=args.limit,
                 progress=progress,
             )
         elif args.suite == "serve":

@@ -9,18 +9,13 @@ import sys
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
-from rich.text import Text
-
-from kronika.app import build_llm, build_memory
 from kronika.cli import render
 from kronika.cli.context import add_reading_context, reading
-from kronika.core.secrets import redact_secrets
-from kronika.settings import Settings
 
 if TYPE_CHECKING:  # the chat loop and the model client load only for these commands
     from kronika.engine.chat import ChatReply
     from kronika.engine.consolidate import ConsolidationReport
+    from kronika.settings import Settings
 
 HELP = "commands: /new (new conversation), /memory (show the Brain), /quit"
 
@@ -52,6 +47,9 @@ def _lines(interactive: bool) -> Iterator[str]:
 
 
 def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
+    from rich.text import Text
+
+    from kronika.app import build_llm, build_memory
     from kronika.engine.chat import ChatAgent
     from kronika.engine.session import Session
 
@@ -103,6 +101,8 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _events(answer: ChatReply, secrets: str) -> list[str]:
+    from kronika.core.secrets import redact_secrets
+
     turn = answer.turn
     events: list[str] = []
     if turn.ended is not None:
@@ -127,6 +127,8 @@ def _events(answer: ChatReply, secrets: str) -> list[str]:
 def _print_reply(
     answer: ChatReply, args: argparse.Namespace, interactive: bool, secrets: str
 ) -> None:
+    from rich.text import Text
+
     events = _events(answer, secrets)
     if args.json:
         data = {
@@ -165,6 +167,8 @@ def _report_line(report: ConsolidationReport) -> str:
 
 
 def _show_report(report: ConsolidationReport, title: str) -> None:
+    from rich.text import Text
+
     render.err.print(Text(f"  · {title}: {_report_line(report)}", style="dim"))
     for outcome in report.sessions:
         for line in outcome.written:
@@ -190,6 +194,10 @@ def report_json(report: ConsolidationReport) -> dict[str, Any]:
 
 
 def cmd_consolidate(args: argparse.Namespace, settings: Settings) -> int:
+    from rich.table import Table
+    from rich.text import Text
+
+    from kronika.app import build_llm, build_memory
     from kronika.engine.consolidate import Consolidator
 
     settings = _with_llm_flags(args, settings)

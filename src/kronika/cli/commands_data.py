@@ -9,20 +9,21 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kronika.app import AUDIT_FILE, INDEX_FILE, MODEL_MARKER, build_memory
 from kronika.cli import render
 from kronika.cli.context import SCOPES, add_reading_context, reading
 from kronika.cli.numbers import count_in
-from kronika.engine.backup_format import markdown_files, read_backup
-from kronika.engine.portability import export_memory, restore_backup
 from kronika.errors import ImportFormatError, InvalidInput
-from kronika.settings import CONFIG_FILE, Settings
-from kronika.stores.markdown.workspace import MarkdownWorkspace
+
+if TYPE_CHECKING:
+    from kronika.settings import Settings
 
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika.app import build_memory
+    from kronika.engine.portability import export_memory
+
     for target in (args.output, args.markdown):
         if target:
             _refuse_memory_file(Path(target), settings.home)
@@ -49,6 +50,8 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
 
 def _write_markdown(data: dict[str, Any], folder: Path) -> int:
     """Each exported agent's files as ``folder/<agent>/<path>``, with their times."""
+    from kronika.engine.backup_format import markdown_files
+
     written = 0
     for rel, text, moment in markdown_files(data):
         target = folder / rel
@@ -62,6 +65,9 @@ def _write_markdown(data: dict[str, Any], folder: Path) -> int:
 
 def _refuse_memory_file(output: Path, home: Path) -> None:
     """An export written over the workspace's own files would destroy what it saves."""
+    from kronika.app import AUDIT_FILE, INDEX_FILE, MODEL_MARKER
+    from kronika.settings import CONFIG_FILE
+
     target, root = output.resolve(), Path(home).resolve()
     own = {root / name for name in (INDEX_FILE, AUDIT_FILE, MODEL_MARKER, CONFIG_FILE)}
     beside_index = target.parent == root and target.name.startswith(INDEX_FILE)
@@ -73,7 +79,18 @@ def _refuse_memory_file(output: Path, home: Path) -> None:
 
 
 def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
-    path = Path(args.path)
+    from kronika.app import build_memory
+
+    if args.format == "sample":
+        if args.path is not None:
+            raise InvalidInput("`kronika import sample` takes no file: it imports its own")
+        from kronika.importers.jsonl import SAMPLE_FILE
+
+        path = SAMPLE_FILE
+    elif args.path is None:
+        raise InvalidInput(f"say which file to import: `kronika import {args.format} PATH`")
+    else:
+        path = Path(args.path)
     if not path.is_file():
         raise InvalidInput(f"no such file: {path}")
     if args.format == "export":
@@ -98,6 +115,11 @@ def cmd_import(args: argparse.Namespace, settings: Settings) -> int:
 def _restore(args: argparse.Namespace, settings: Settings, path: Path) -> int:
     """Restore an export: read and check it whole before anything is created, and
     take away a workspace this command made if the restore then fails."""
+    from kronika.app import build_memory
+    from kronika.engine.backup_format import read_backup
+    from kronika.engine.portability import restore_backup
+    from kronika.stores.markdown.workspace import MarkdownWorkspace
+
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
@@ -175,9 +197,13 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p.add_argument("--markdown", metavar="DIR", help="write each agent's Markdown files into DIR")
     add_reading_context(p)
 
-    p = add("import", cmd_import, "import conversations (locomo, longmemeval, jsonl) or an export")
-    p.add_argument("format", choices=("locomo", "longmemeval", "jsonl", "export"))
-    p.add_argument("path")
+    p = add(
+        "import",
+        cmd_import,
+        "import conversations (locomo, longmemeval, jsonl), an export, or kronika's sample",
+    )
+    p.add_argument("format", choices=("locomo", "longmemeval", "jsonl", "export", "sample"))
+    p.add_argument("path", nargs="?", help="the file (none for sample)")
     p.add_argument(
         "--limit", type=count_in(1, 10**9), help="longmemeval: import only the first N questions"
     )
@@ -204,6 +230,7 @@ def register_data_commands(add: Callable[..., Any]) -> None:
             "writes",
             "lessons",
             "serve",
+            "memory",
         ),
     )
     p.add_argument("path", nargs="?", help="data file (locomo, longmemeval)")
@@ -214,7 +241,9 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         help="retrieval modes to measure (repeatable; default all three)",
     )
     p.add_argument(
-        "--limit", type=count_in(1, 10**9), help="only the first N conversations/questions"
+        "--limit",
+        type=count_in(1, 10**9),
+        help="only the first N conversations/questions (memory: questions of each person)",
     )
     p.add_argument(
         "--sizes",
@@ -289,6 +318,17 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         choices=("bm25", "simple", "trigram"),
         default="bm25",
         help="with --index postgres: keyword scoring (bm25 as SQLite's; the others measured)",
+    )
+    p.add_argument(
+        "--split",
+        choices=("dev", "test", "all"),
+        default="all",
+        help="memory: the people to ask (split by person; default all, dev and test side by side)",
+    )
+    p.add_argument(
+        "--person",
+        action="append",
+        help="memory: only this person (repeatable), e.g. en-alice",
     )
     p.add_argument("--out", default="bench-results", help="folder for the results files")
     p.add_argument("--embedder", help="override the embedder for this run")

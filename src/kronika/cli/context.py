@@ -10,12 +10,14 @@ and writes for the audience :meth:`kronika.Memory.remember` derives from it.
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kronika.core.model import Scope
-from kronika.memory import Memory
+if TYPE_CHECKING:
+    from kronika.memory import Memory
 
-SCOPES = tuple(scope.value for scope in Scope)
+SCOPES = ("personal", "channel", "team", "global")
+"""The values of :class:`kronika.core.model.Scope`, written out so that the parser (and
+``--help``) loads no model; a test keeps the two the same."""
 
 
 def add_reading_context(p: argparse.ArgumentParser, *, writes: bool = False) -> None:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
-
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from kronika.cli import render
-from kronika.engine.explain import Explanation, explain, when
-from kronika.settings import Settings
+
+if TYPE_CHECKING:
+    from kronika.engine.explain import Explanation
+    from kronika.settings import Settings
 
 
 def explanation_json(found: Explanation) -> dict[str, Any]:
@@ -63,7 +63,10 @@ def explanation_json(found: Explanation) -> dict[str, Any]:
 
 
 def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
+    from rich.table import Table
+
     from kronika.cli.main import open_memory
+    from kronika.engine.explain import explain, when
 
     with open_memory(settings) as memory:
         found = explain(memory, args.target, agent=args.agent)

@@ -4,9 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
-from rich.text import Text
-
 from kronika.cli import render
 
 if TYPE_CHECKING:
@@ -31,16 +28,23 @@ def receipt_json(receipt: ForgetReceipt) -> dict[str, Any]:
 
 def print_receipt(receipt: ForgetReceipt) -> None:
     """The forgotten items, then a table of the places touched, for people."""
+    from rich.table import Table
+    from rich.text import Text
+
     verb = "forgotten" if receipt.applied else "would forget"
     for item in receipt.items:
         render.out.print(f"{verb}: {item.content}  [{item.id}]", markup=False)
-    if not receipt.applied:
+    preview = receipt.outcome == "preview"
+    if preview:
+        render.out.print("--dry-run: nothing was forgotten", markup=False)
+    elif not receipt.applied:
         render.out.print(
             f"proposed as {receipt.proposal}: nothing is forgotten until it is approved "
             "(`kronika proposals`)",
             markup=False,
         )
-    table = Table(title="receipt" if receipt.applied else "approving it would touch")
+    title = "forgetting would touch" if preview else "approving it would touch"
+    table = Table(title="receipt" if receipt.applied else title)
     table.title_justify = "left"
     table.add_column("place", overflow="fold")
     table.add_column("action")

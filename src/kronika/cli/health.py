@@ -12,17 +12,15 @@ import argparse
 from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
-
-from kronika.app import AUDIT_FILE, build_memory
 from kronika.cli import notes, render
-from kronika.engine.doctor import Examined, examine
-from kronika.engine.repair import repair
 from kronika.errors import CorruptIndexError
-from kronika.memory import Memory
-from kronika.settings import Settings
+
+if TYPE_CHECKING:
+    from kronika.engine.doctor import Examined
+    from kronika.memory import Memory
+    from kronika.settings import Settings
 
 DOCTOR_FOUND_PROBLEMS = 11
 """``kronika doctor``'s exit code when something is wrong (after ``--fix``: still wrong)."""
@@ -30,6 +28,8 @@ DOCTOR_FOUND_PROBLEMS = 11
 
 def run_healing(args: argparse.Namespace, settings: Settings) -> int:
     """Run the command; if it meets a damaged index, heal the index and run it again."""
+    from kronika.app import build_memory
+
     try:
         code: int = args.handler(args, settings)
         return code
@@ -41,6 +41,8 @@ def run_healing(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika.app import build_memory
+
     home = Path(settings.home)
     with notes.watch(build_memory(settings)) as memory:
         found = _examine(memory, home)
@@ -73,10 +75,16 @@ def cmd_doctor(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _examine(memory: Memory, home: Path) -> Examined:
+    from kronika.app import AUDIT_FILE
+    from kronika.engine.doctor import examine
+
     return examine(memory.workspace, memory.index, audit_path=home / AUDIT_FILE, home=home)
 
 
 def _repair(memory: Memory, found: Examined, home: Path) -> list[str]:
+    from kronika.app import AUDIT_FILE
+    from kronika.engine.repair import repair
+
     return repair(
         memory.workspace,
         found,
@@ -98,6 +106,8 @@ def _print_report(
     after: Examined | None,
     healthy: bool,
 ) -> None:
+    from rich.table import Table
+
     counts = ", ".join(f"{v} {k.replace('_', ' ')}" for k, v in found.counts.items())
     render.out.print(f"checked {counts or 'an empty workspace'}")
     if findings:

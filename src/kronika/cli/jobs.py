@@ -5,19 +5,21 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
-
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from kronika.cli import render
 from kronika.cli.numbers import count_in
 from kronika.errors import InvalidInput
-from kronika.settings import Settings
+
+if TYPE_CHECKING:
+    from kronika.settings import Settings
 
 JOB_NAMES = ("decay", "reflect", "dream", "summarize", "distill")
 
 
 def cmd_jobs(args: argparse.Namespace, settings: Settings) -> int:
+    from rich.table import Table
+
     from kronika.engine.jobs import last_runs, run_job
 
     if args.action == "list":

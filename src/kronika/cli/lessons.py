@@ -4,21 +4,22 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
-
-from rich.markup import escape
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from kronika.cli import render
 from kronika.cli.context import add_reading_context, reading, write_audience
-from kronika.core.lessons import Evaluation, exit_code
 from kronika.errors import InvalidInput
-from kronika.settings import Settings
+
+if TYPE_CHECKING:
+    from kronika.settings import Settings
 
 
 def cmd_outcome(args: argparse.Namespace, settings: Settings) -> int:
+    from rich.markup import escape
+
     from kronika.app import build_llm
     from kronika.cli.main import open_memory
+    from kronika.core.lessons import Evaluation, exit_code
 
     verdicts = [args.ok, args.failed, args.exit_code is not None]
     if sum(bool(v) for v in verdicts) != 1:
@@ -56,6 +57,8 @@ def cmd_outcome(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_lessons(args: argparse.Namespace, settings: Settings) -> int:
+    from rich.table import Table
+
     from kronika.cli.main import open_memory
 
     with open_memory(settings) as opened:

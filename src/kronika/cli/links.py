@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from kronika.app import build_memory
 from kronika.cli import render
 from kronika.cli.context import add_reading_context, reading
-from kronika.core.model import ItemLink, LinkKind
-from kronika.settings import Settings
-from kronika.stores.markdown.links import format_link
+
+if TYPE_CHECKING:
+    from kronika.core.model import ItemLink
+    from kronika.settings import Settings
 
 
 def link_json(link: ItemLink) -> dict[str, Any]:
@@ -25,6 +25,9 @@ def link_json(link: ItemLink) -> dict[str, Any]:
 
 
 def cmd_link(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika.app import build_memory
+    from kronika.stores.markdown.links import format_link
+
     with build_memory(settings) as memory:
         made = memory.link(args.from_id, args.to_id, args.kind, agent=args.agent)
     if args.json:
@@ -35,6 +38,9 @@ def cmd_link(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_links(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika.app import build_memory
+    from kronika.stores.markdown.links import format_link
+
     with build_memory(settings) as memory:
         found = reading(memory, args).links(args.id, agent=args.agent)
     if args.json:
@@ -47,14 +53,18 @@ def cmd_links(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+LINK_KINDS = ("reflection", "strategy", "related")
+"""The values of :class:`kronika.core.model.LinkKind` (no model loads for ``--help``)."""
+
+
 def register_link_commands(add: Callable[..., Any]) -> None:
     p = add("link", cmd_link, "link two items (reflection, strategy or related)")
     p.add_argument("from_id", metavar="FROM", help="item id the link starts at")
     p.add_argument("to_id", metavar="TO", help="item id the link points to")
     p.add_argument(
         "--kind",
-        choices=[k.value for k in LinkKind],
-        default=LinkKind.RELATED.value,
+        choices=LINK_KINDS,
+        default="related",
         help="reflection: an event and its reflection; strategy: an error or a reflection"
         " and the strategy that answers it; related (default): both ways",
     )

@@ -11,15 +11,11 @@ import json
 import logging
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, NoReturn
-
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from kronika import errors
-from kronika.app import build_memory, init_workspace
 from kronika.cli import notes, render
+from kronika.cli.agents import create_agent, register_agent_commands
 from kronika.cli.chat import register_chat_commands
 from kronika.cli.commands_data import register_data_commands
 from kronika.cli.context import SCOPES, add_reading_context, reading, write_audience
@@ -34,12 +30,11 @@ from kronika.cli.proposals import register_proposal_commands
 from kronika.cli.recall_log import register_recall_log_command
 from kronika.cli.serve import register_server_commands
 from kronika.cli.usage import register_usage_command
-from kronika.core.model import RecallResult
-from kronika.engine.learning import lesson_stats
-from kronika.memory import Memory
-from kronika.providers.installed import installed_version
-from kronika.settings import Settings, load_settings
-from kronika.stores.markdown.workspace import MarkdownWorkspace
+
+if TYPE_CHECKING:
+    from kronika.core.model import RecallResult
+    from kronika.memory import Memory
+    from kronika.settings import Settings
 
 EXIT_CODES: tuple[tuple[type[errors.KronikaError], int], ...] = (
     (errors.WorkspaceNotFound, 3),
@@ -65,7 +60,7 @@ OS_EXIT_CODE = 1
 INTERNAL_EXIT_CODE = 1
 """Anything else: a bug, reported in one line instead of a traceback."""
 
-Handler = Callable[[argparse.Namespace, Settings], int]
+Handler = Callable[[argparse.Namespace, "Settings"], int]
 
 
 def exit_code_for(exc: errors.KronikaError) -> int:
@@ -77,6 +72,8 @@ def exit_code_for(exc: errors.KronikaError) -> int:
 
 def open_memory(settings: Settings) -> Memory:
     # an index built by an older kronika is rebuilt as it opens: a bar for the wait
+    from kronika.app import build_memory
+
     with render.progress_bar_once_needed("rebuilding the index") as update:
         memory = build_memory(settings, progress=update)
     return notes.watch(memory)
@@ -84,12 +81,21 @@ def open_memory(settings: Settings) -> Memory:
 
 # ------------------------------------------------------------------ commands
 def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika.app import init_workspace
+
     created = init_workspace(settings)
+    agent = args.agent or settings.default_agent
+    made = False
+    if agent != settings.default_agent:  # `init --agent planner`: that agent too
+        with open_memory(settings) as memory:
+            made = create_agent(memory, agent)
     if args.json:
-        render.print_json({"home": str(settings.home), "created": created})
-    else:
-        verb = "Created" if created else "Workspace already exists at"
-        render.out.print(f"{verb} {settings.home} (agent: {settings.default_agent})")
+        render.print_json({"home": str(settings.home), "created": created, "agent": agent})
+        return 0
+    verb = "Created" if created else "Workspace already exists at"
+    render.out.print(f"{verb} {settings.home} (agent: {settings.default_agent})")
+    if agent != settings.default_agent:
+        render.out.print(f"{'created' if made else 'already there:'} agent {agent}")
     return 0
 
 
@@ -165,6 +171,8 @@ def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
 
 def _print_write_notes(notes: tuple[str, ...]) -> None:
     """What did not finish after a change was stored (stderr: the change itself stands)."""
+    from rich.markup import escape
+
     for note in notes:
         render.err.print(f"[yellow]note:[/yellow] {escape(note)}")
 
@@ -172,8 +180,15 @@ def _print_write_notes(notes: tuple[str, ...]) -> None:
 def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
     with open_memory(settings) as memory:
         receipt = memory.forget(
-            args.id, key=args.key, value=args.value, topic=args.topic, agent=args.agent
+            args.id,
+            key=args.key,
+            value=args.value,
+            topic=args.topic,
+            agent=args.agent,
+            dry_run=args.dry_run,
         )
+    if args.dry_run and not receipt.items:
+        raise errors.NotFound("nothing matches: nothing would be forgotten")
     if args.json:
         render.print_json(receipt_json(receipt))
     else:
@@ -182,6 +197,8 @@ def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
+    from rich.markup import escape
+
     query = " ".join(args.query)
     if not query.strip():
         raise errors.InvalidQuery("the query is empty: say what to look for")
@@ -310,17 +327,9 @@ def cmd_history(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def cmd_agents(args: argparse.Namespace, settings: Settings) -> int:
-    with open_memory(settings) as memory:
-        rows = {name: memory.count(agent=name) for name in memory.agents()}
-    if args.json:
-        render.print_json([{"agent": k, "items": v} for k, v in rows.items()])
-    else:
-        render.out.print(render.kv_table(rows, "agents (items)"))
-    return 0
-
-
 def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika.engine.learning import lesson_stats
+
     with open_memory(settings) as memory:
         memory.sync()
         stats = memory.stats()
@@ -334,6 +343,8 @@ def cmd_stats(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
+    from rich.table import Table
+
     with open_memory(settings) as memory:
         entries = memory.audit(agent=args.agent, limit=args.limit)
     rows = [
@@ -382,6 +393,8 @@ def cmd_sync(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _print_sync(args: argparse.Namespace, report: Any) -> int:
+    from rich.text import Text
+
     data = {
         "files_seen": report.files_seen,
         "files_indexed": report.files_indexed,
@@ -458,7 +471,7 @@ def build_parser() -> argparse.ArgumentParser:
     add(
         "init",
         cmd_init,
-        "create a workspace (config, folders, the default agent)",
+        "create a workspace (config, folders, the default agent; with --agent, that agent too)",
         with_agent=False,
     )
 
@@ -486,6 +499,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--key", help="forget this fact key, its history included")
     p.add_argument("--value", help="forget only this value (of --key, or of any key)")
     p.add_argument("--topic", help="forget what these words name, as said in a conversation")
+    p.add_argument("--dry-run", action="store_true", help="change nothing: say what would go")
 
     p = add("recall", cmd_recall, "find the memories that best match a query")
     p.add_argument("query", nargs="+")
@@ -533,7 +547,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("key")
     add_reading_context(p)
 
-    add("agents", cmd_agents, "list the agents in the workspace", with_agent=False)
+    register_agent_commands(add)
     add("stats", cmd_stats, "index statistics", with_agent=False)
     p = add("audit", cmd_audit, "show the audit trail of writes")
     p.add_argument("--limit", type=int, default=50)
@@ -556,12 +570,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _version() -> str:
+    from kronika.providers.installed import installed_version
+
     return installed_version("kronika") or "unknown"
 
 
 def require_workspace(settings: Settings) -> None:
     """:class:`WorkspaceNotFound` unless ``settings.home`` holds a workspace: only
     ``kronika init`` creates one, so a mistyped ``--home`` never makes a new one."""
+    from kronika.stores.markdown.workspace import MarkdownWorkspace
+
     if not MarkdownWorkspace(settings.home).exists():
         raise errors.WorkspaceNotFound(
             f"no kronika workspace at {settings.home}: check --home or KRONIKA_HOME,"
@@ -586,6 +604,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             level=logging.DEBUG if args.verbose else logging.WARNING,
             format="%(levelname)s %(name)s: %(message)s",
         )
+        from kronika.settings import load_settings  # after the parser: not for --help
+
         settings = load_settings(args.home)
         if _needs_workspace(args):
             require_workspace(settings)
@@ -617,6 +637,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _report(code: int, name: str, message: str, as_json: bool) -> int:
+    from rich.text import Text
+
     if as_json:
         print(json.dumps({"error": name, "message": message}), file=sys.stderr)
     else:

@@ -7,24 +7,24 @@ import argparse
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from rich.markup import escape
-from rich.table import Table
-from rich.text import Text
-
-from kronika.app import build_memory
 from kronika.cli import render
-from kronika.core.policies import TIER_ORDER, StoragePolicies
-from kronika.settings import CONFIG_FILE, Settings
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
+    from kronika.core.policies import StoragePolicies
     from kronika.engine.purge import PurgeReport
     from kronika.engine.write import WriteReceipt
+    from kronika.settings import Settings
 
 REFUSED_EXIT_CODE = 6
 """A write a storage policy refused: the write path refused, as for a missing grant."""
 
 
 def policies_json(settings: Settings) -> dict[str, Any]:
+    from kronika.core.policies import TIER_ORDER
+    from kronika.settings import CONFIG_FILE
+
     policies = settings.storage_policies
     return {
         "config": str(settings.home / CONFIG_FILE),
@@ -35,6 +35,11 @@ def policies_json(settings: Settings) -> dict[str, Any]:
 
 
 def cmd_policies(args: argparse.Namespace, settings: Settings) -> int:
+    from rich.table import Table
+    from rich.text import Text
+
+    from kronika.settings import CONFIG_FILE
+
     if args.json:
         render.print_json(policies_json(settings))
         return 0
@@ -59,6 +64,11 @@ def cmd_policies(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _retention_table(policies: StoragePolicies) -> Table:
+    from rich.markup import escape
+    from rich.table import Table
+
+    from kronika.core.policies import TIER_ORDER
+
     table = Table(title=escape("retention per tier ([retention])"), title_justify="left")
     table.add_column("tier")
     table.add_column("holds")
@@ -101,6 +111,12 @@ def purge_json(report: PurgeReport) -> dict[str, Any]:
 
 
 def cmd_purge(args: argparse.Namespace, settings: Settings) -> int:
+    from rich.table import Table
+    from rich.text import Text
+
+    from kronika.app import build_memory
+    from kronika.settings import CONFIG_FILE
+
     with (
         build_memory(settings) as memory,
         render.progress_bar("purge", enabled=not args.json and not args.dry_run) as update,
@@ -146,6 +162,8 @@ def cmd_purge(args: argparse.Namespace, settings: Settings) -> int:
 
 def print_refusal(receipt: WriteReceipt, as_json: bool) -> int:
     """Say that a storage policy refused a write, and why; returns the exit code."""
+    from rich.markup import escape
+
     reason = receipt.policy or "a storage policy refused it"
     if as_json:
         render.print_json({"outcome": "refused", "policy": reason, "item": None})
@@ -156,6 +174,8 @@ def print_refusal(receipt: WriteReceipt, as_json: bool) -> int:
 
 def print_policy_note(receipt: WriteReceipt) -> None:
     """A write a policy kept in a shorter tier than asked says so on stderr."""
+    from rich.markup import escape
+
     if receipt.policy and receipt.outcome == "applied":
         render.err.print(f"[yellow]policy:[/yellow] {escape(receipt.policy)}")
 

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
-from rich.text import Text
-
-from kronika.app import build_memory
 from kronika.cli import render
 from kronika.cli.context import add_reading_context, reading
-from kronika.engine.proposals import Proposal
-from kronika.settings import Settings
+
+if TYPE_CHECKING:
+    from kronika.engine.proposals import Proposal
+    from kronika.settings import Settings
 
 
 def proposal_json(proposal: Proposal) -> dict[str, Any]:
@@ -31,6 +29,11 @@ def proposal_json(proposal: Proposal) -> dict[str, Any]:
 
 
 def cmd_proposals(args: argparse.Namespace, settings: Settings) -> int:
+    from rich.table import Table
+    from rich.text import Text
+
+    from kronika.app import build_memory
+
     with build_memory(settings) as memory:
         rows = [proposal_json(p) for p in reading(memory, args).proposals(args.agent)]
     if args.json:
@@ -50,6 +53,8 @@ def cmd_proposals(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_approve(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika.app import build_memory
+
     with build_memory(settings) as memory:
         receipt = memory.approve(args.id, args.agent)
     item = receipt.item
@@ -69,6 +74,8 @@ def cmd_approve(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_reject(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika.app import build_memory
+
     with build_memory(settings) as memory:
         proposal = memory.reject(args.id, args.agent)
     if args.json:

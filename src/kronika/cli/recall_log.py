@@ -10,20 +10,22 @@ from __future__ import annotations
 import argparse
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
-
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from kronika.cli import render
 from kronika.cli.context import add_reading_context, reading
 from kronika.cli.numbers import count_in
-from kronika.engine.charts import recall_entries
-from kronika.settings import Settings
+
+if TYPE_CHECKING:
+    from kronika.settings import Settings
 
 
 def cmd_recalls(args: argparse.Namespace, settings: Settings) -> int:
+    from rich.table import Table
+    from rich.text import Text
+
     from kronika.cli.main import open_memory
+    from kronika.engine.charts import recall_entries
 
     agent = args.agent or settings.default_agent
     with open_memory(settings) as memory:

@@ -6,19 +6,36 @@ import json
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from typing import Any
-
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING, Any
 
 from kronika.cli import notes
-from kronika.core.model import MemoryItem, RecallResult
-from kronika.core.serialize import item_to_dict
 
-# piped output keeps long lines (tables are for reading, --json is for scripts)
-out = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from kronika.core.model import MemoryItem, RecallResult
+
+    out: Console
+    err: Console
+
+
+def __getattr__(name: str) -> Any:
+    # the consoles (and rich) load when a command first prints, not with the parser:
+    # `kronika --help` never needs them
+    if name not in ("out", "err"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    if name in globals():  # asked for from inside this module, once they exist
+        return globals()[name]
+    from rich.console import Console
+
+    # piped output keeps long lines (tables are for reading, --json is for scripts)
+    made = {
+        "out": Console(highlight=False, width=None if sys.stdout.isatty() else 160),
+        "err": Console(stderr=True, highlight=False, soft_wrap=True),
+    }
+    globals().update(made)
+    return made[name]
 
 
 def print_json(data: Any) -> None:
@@ -40,7 +57,9 @@ def print_notes(found: list[str], *, as_json: bool) -> None:
         print(json.dumps({"notes": found}, ensure_ascii=False), file=sys.stderr)
         return
     for note in found:
-        err.print(Text.assemble(("note: ", "yellow"), note))
+        from rich.text import Text
+
+        __getattr__("err").print(Text.assemble(("note: ", "yellow"), note))
 
 
 def _short(text: str, width: int = 90) -> str:
@@ -49,6 +68,9 @@ def _short(text: str, width: int = 90) -> str:
 
 
 def recall_table(result: RecallResult, *, explain: bool = False) -> Table:
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title=f"recall: {result.query!r}", title_justify="left", expand=False)
     table.add_column("#", justify="right")
     table.add_column("score", justify="right")
@@ -121,6 +143,9 @@ def recall_json(result: RecallResult) -> dict[str, Any]:
 
 
 def items_table(items: Sequence[MemoryItem], title: str) -> Table:
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title=title, title_justify="left")
     table.add_column("id")
     table.add_column("kind")
@@ -141,10 +166,14 @@ def items_table(items: Sequence[MemoryItem], title: str) -> Table:
 
 
 def items_json(items: Sequence[MemoryItem]) -> list[dict[str, Any]]:
+    from kronika.core.serialize import item_to_dict
+
     return [item_to_dict(item) for item in items]
 
 
 def kv_table(rows: dict[str, Any], title: str) -> Table:
+    from rich.table import Table
+
     table = Table(title=title, title_justify="left", show_header=False)
     table.add_column("what")
     table.add_column("value", overflow="fold")
@@ -178,7 +207,7 @@ def progress_bar(description: str, *, enabled: bool = True) -> Iterator[Any]:
         MofNCompleteColumn(),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
-        console=err,
+        console=__getattr__("err"),
         transient=False,
     )
     task = bar.add_task(description, total=None)

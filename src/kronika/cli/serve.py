@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from typing import Any
-
-from rich.table import Table
+from typing import TYPE_CHECKING, Any
 
 from kronika.cli import render
 from kronika.errors import InvalidInput
-from kronika.settings import Settings
+
+if TYPE_CHECKING:
+    from kronika.settings import Settings
 
 
 def cmd_serve(args: argparse.Namespace, settings: Settings) -> int:
@@ -45,6 +45,8 @@ def cmd_mcp(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
+    from rich.table import Table
+
     from kronika.server.run import open_keys
 
     store = open_keys(settings)

@@ -6,22 +6,25 @@ import argparse
 from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.table import Table
-
-from kronika.app import USAGE_FILE
 from kronika.cli import render
 from kronika.cli.numbers import count_in
-from kronika.core.usage import Budget, spent, totals
 from kronika.errors import WorkspaceNotFound
-from kronika.providers.clock import SystemClock
-from kronika.settings import Settings
-from kronika.stores.markdown.workspace import MarkdownWorkspace
-from kronika.stores.usage import JsonlUsageLedger
+
+if TYPE_CHECKING:
+    from kronika.settings import Settings
 
 
 def cmd_usage(args: argparse.Namespace, settings: Settings) -> int:
+    from rich.table import Table
+
+    from kronika.app import USAGE_FILE
+    from kronika.core.usage import Budget, spent, totals
+    from kronika.providers.clock import SystemClock
+    from kronika.stores.markdown.workspace import MarkdownWorkspace
+    from kronika.stores.usage import JsonlUsageLedger
+
     if not MarkdownWorkspace(settings.home).exists():
         raise WorkspaceNotFound(
             f"no kronika workspace at {settings.home} (run `kronika init` or set KRONIKA_HOME)"

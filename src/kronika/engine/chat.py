@@ -84,8 +84,8 @@ class ChatAgent:
             with llm_task("chat", self.session.agent):
                 answer, used = self._ask(list(turn.messages))
         except LLMError as exc:
-            kind = "unreachable" if isinstance(exc, LLMUnavailable) else "failed"
-            note = f"(The model {kind}: {exc}. Your message is saved.)"
+            why = str(exc) if isinstance(exc, LLMUnavailable) else f"the model refused: {exc}"
+            note = f"(No answer: {why}. Your message is saved; memory commands still work.)"
             return ChatReply(note, turn, error=str(exc))
         if self.session.settings.secrets != "allow":
             # shown as it is kept: a key the model repeats is not echoed (nor refused)

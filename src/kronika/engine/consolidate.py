@@ -248,7 +248,13 @@ class Consolidator:
             named = [{"key": key, "value": value}, {"value": value}] + ([] if multi else named)
         for target in named:
             try:
-                self.memory.forget(agent=agent, source_agent=agent, reader=reader, **target)
+                self.memory.forget(
+                    key=target.get("key"),
+                    value=target.get("value"),
+                    agent=agent,
+                    source_agent=agent,
+                    reader=reader,
+                )
             except NotFound:
                 continue
             return True

@@ -235,6 +235,7 @@ class Session:
             and now - state.last_at >= idle
         ):
             ended = self._end("idle")
+            state = self._state  # the next session's: this message starts it
         command = detect_command(text)
         if command is not None and command.kind is CommandKind.NEW_CONVERSATION:
             done = self.commands.run(command)
@@ -397,7 +398,7 @@ class Session:
                 types=[ItemType.REFLECTION, ItemType.STRATEGY],
                 reader=who,
             )
-            lessons = _passing(list(found.hits), s.similarity_threshold)
+            lessons = _distinct(_passing(list(found.hits), s.similarity_threshold))
         count = self.memory.tokens.count
         kept_recall = _within(recalled, s.recall_budget, count)
         kept_lessons = _within(lessons, s.lessons_budget, count)
@@ -583,6 +584,19 @@ def _passing(hits: list[RecallHit], threshold: float) -> list[RecallHit]:
     if best < threshold:
         return []
     return [h for h in hits if (h.score.vector_similarity or 0.0) >= threshold / 2]
+
+
+def _distinct(hits: list[RecallHit]) -> list[RecallHit]:
+    """Each lesson text once (the best-ranked of its copies): two lessons learned alike,
+    a reflection and a strategy of the same words, are one line in the prompt."""
+    seen: set[str] = set()
+    kept = []
+    for hit in hits:
+        text = lesson_line(hit.item).casefold()
+        if text not in seen:
+            seen.add(text)
+            kept.append(hit)
+    return kept
 
 
 def _within(hits: list[RecallHit], budget: int, count: Count) -> list[RecallHit]:

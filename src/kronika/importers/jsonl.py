@@ -26,6 +26,10 @@ from kronika.core.model import SessionRecord, TurnRecord
 from kronika.errors import ImportFormatError
 from kronika.importers._common import parse_timestamp
 
+SAMPLE_FILE = Path(__file__).parent / "data" / "sample.jsonl"
+"""A short made-up conversation in this format, written for kronika's tour (three
+sessions in 2025 between Maja and an assistant): ``kronika import sample``."""
+
 # Session ids become file names (sessions/<id>.md), so they must be safe ones.
 _SESSION_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
 

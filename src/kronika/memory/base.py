@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 import re
 import secrets
+import shutil
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -26,6 +27,7 @@ from kronika.engine.write import MemoryWriter
 from kronika.errors import CorruptIndexError, InvalidAgentName, InvalidInput, PermissionDenied
 from kronika.memory import checks
 from kronika.ports import (
+    AuditEntry,
     AuditLog,
     Clock,
     Embedder,
@@ -34,6 +36,7 @@ from kronika.ports import (
     Reranker,
     TokenCounter,
     WriteLock,
+    acting,
 )
 from kronika.settings import Settings
 from kronika.stores.durable import GroupCommit
@@ -226,6 +229,44 @@ class MemoryBase:
         if not self.workspace.has_agent(agent):
             with self._lock:
                 self.workspace.create_agent(agent)
+
+    def remove_agent(self, agent: str, *, source_agent: str = "user") -> SyncReport:
+        """Delete ``agent``'s folder (its Brain, identity, sessions, logs, summaries) and
+        drop its items from the index; the audit trail keeps a line saying so.
+
+        Refused (:class:`InvalidInput`) for the workspace's default agent, and in team
+        mode, where the folder is a working copy of the PostgreSQL record.
+        """
+        name = checks.text(agent, what="the agent")
+        if self.settings.database_url:
+            raise InvalidInput(
+                "in team mode an agent's memory lives in PostgreSQL; removing it from one"
+                " worker's working copy would not remove it"
+            )
+        if name == self.settings.default_agent:
+            raise InvalidInput(
+                f"agent {name!r} is the workspace's default agent (setting default_agent);"
+                " choose another default first"
+            )
+        with self._lock:
+            folder = self.workspace.require_agent(name)
+            shutil.rmtree(folder)
+            report = self._indexer.sync_all()
+            self.audit_log.append(
+                AuditEntry(
+                    at=self.clock.now(),
+                    action="remove_agent",
+                    target_agent=name,
+                    source_agent=source_agent,
+                    section="agent",
+                    item_id=None,
+                    summary=f"removed agent {name} and its memory",
+                    outcome="applied",
+                    **acting(),
+                )
+            )
+        self._synced_at.clear()
+        return report
 
     def sync(
         self,

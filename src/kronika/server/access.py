@@ -69,7 +69,7 @@ def status_for(exc: errors.KronikaError) -> int:
 
 def no_agent(agent: str) -> errors.UnknownAgent:
     """What a key is told about an agent it may not see: the same as for none at all."""
-    return errors.UnknownAgent(agent, [])
+    return errors.UnknownAgent(agent, None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -138,6 +138,10 @@ def _ui(app: FastAPI) -> None:
     def page() -> FileResponse:
         return FileResponse(folder / "index.html", media_type="text/html")
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    def icon() -> FileResponse:  # what a browser asks for on a page that names no icon
+        return FileResponse(folder / "favicon.svg", media_type="image/svg+xml")
+
 
 def _docs(app: FastAPI) -> None:
     """``/docs``: Swagger UI from the files the ``swagger-ui-bundle`` package ships, so

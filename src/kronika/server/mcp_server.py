@@ -23,6 +23,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 
 from kronika import errors
+from kronika.providers.installed import installed_version
 from kronika.server.access import Caller, Unauthenticated, status_for
 from kronika.server.service import Service
 
@@ -66,7 +67,12 @@ async def _run(call: Callable[[], T], error: type[Exception] = ToolError) -> T:
 def build_mcp(service: Service, *, caller: Caller | None = None) -> MCPServer:
     """The MCP server over ``service``; ``caller`` answers for requests that carry no
     key (stdio)."""
-    server: MCPServer = MCPServer("kronika", instructions=INSTRUCTIONS, log_level="WARNING")
+    server: MCPServer = MCPServer(
+        "kronika",
+        instructions=INSTRUCTIONS,
+        version=installed_version("kronika") or "unknown",
+        log_level="WARNING",
+    )
 
     @server.tool()
     async def remember(

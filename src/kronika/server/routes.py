@@ -171,7 +171,10 @@ def delete_item(agent: Name, item_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
 
 @v1.post("/agents/{agent}/forget", tags=["memories"], summary="Forget, with a receipt")
 def forget(agent: Name, body: schemas.ForgetBody, who: Who, svc: Svc) -> dict[str, Any]:
-    return svc.forget(who, agent, item_id=body.id, key=body.key, value=body.value, topic=body.topic)
+    return svc.forget(
+        who, agent, item_id=body.id, key=body.key, value=body.value, topic=body.topic,
+        dry_run=body.dry_run,
+    )  # fmt: skip
 
 
 @v1.post("/agents/{agent}/recall", tags=["recall"], summary="Find the best matching memories")

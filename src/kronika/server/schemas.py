@@ -48,6 +48,7 @@ class ForgetBody(Body):
     key: str | None = Field(None, max_length=200)
     value: str | None = Field(None, max_length=20_000)
     topic: str | None = Field(None, max_length=2_000)
+    dry_run: bool = Field(False, description="change nothing: say what would be forgotten")
 
 
 class RecallBody(Body):

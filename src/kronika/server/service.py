@@ -217,6 +217,7 @@ class Service:
         key: str | None = None,
         value: str | None = None,
         topic: str | None = None,
+        dry_run: bool = False,
     ) -> dict[str, Any]:
         memory = self._write(caller, agent)
         with self._held(caller):
@@ -227,6 +228,7 @@ class Service:
                 topic=topic,
                 agent=agent,
                 source_agent=caller.source_agent,
+                dry_run=dry_run,
             )
         return views.forget_receipt(receipt)
 

@@ -24,11 +24,75 @@ async function api(method, path, body) {
   let data = null;
   try { data = text ? JSON.parse(text) : null; } catch (e) { data = text; }
   if (!answer.ok) {
-    const detail = data && data.detail ? data.detail : data;
+    const detail = data && typeof data === "object" ? data.message || data.detail || data : data;
     const message = typeof detail === "string" ? detail : JSON.stringify(detail);
     throw new Error(answer.status + ": " + message);
   }
   return data;
+}
+
+// A time as a person reads it, in this browser's time zone: "today 14:05",
+// "yesterday 09:30", "3 Nov", "3 Nov 2024"; the exact time is in its tooltip.
+const TIME = new Intl.DateTimeFormat("en-GB", { hour: "2-digit", minute: "2-digit", hour12: false });
+const DAY = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short" });
+const DAY_YEAR = new Intl.DateTimeFormat("en-GB", { day: "numeric", month: "short", year: "numeric" });
+const FULL = new Intl.DateTimeFormat("en-GB", { dateStyle: "full", timeStyle: "short" });
+
+function when(iso) {
+  if (!iso) return "";
+  const t = new Date(iso);
+  if (Number.isNaN(t.getTime())) return String(iso);
+  const now = new Date();
+  const midnight = (d) => new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+  const days = Math.round((midnight(now) - midnight(t)) / 86400000);
+  if (days === 0) return "today " + TIME.format(t);
+  if (days === 1) return "yesterday " + TIME.format(t);
+  return (t.getFullYear() === now.getFullYear() ? DAY : DAY_YEAR).format(t);
+}
+
+function timeCell(row, iso) {
+  const td = cell(row, "", "num");
+  if (!iso) return td;
+  const time = document.createElement("time");
+  time.dateTime = iso;
+  time.textContent = when(iso);
+  const t = new Date(iso);
+  if (!Number.isNaN(t.getTime())) time.title = FULL.format(t);
+  td.appendChild(time);
+  return td;
+}
+
+// A modal dialog whose form runs `confirm` on submit: true once it succeeded, false when
+// cancelled (Cancel, Escape). A failure is shown in the dialog, which stays open.
+function ask(dialog, confirm) {
+  const form = dialog.querySelector("form");
+  const error = dialog.querySelector("[role=alert]");
+  const cancelButton = dialog.querySelector("button[type=button]");
+  error.textContent = "";
+  return new Promise((resolve) => {
+    let done = false;
+    const submit = async (e) => {
+      e.preventDefault();
+      try {
+        await confirm();
+        done = true;
+        dialog.close();
+      } catch (err) {
+        error.textContent = err.message;
+      }
+    };
+    const cancel = () => dialog.close();
+    const closed = () => {
+      form.removeEventListener("submit", submit);
+      cancelButton.removeEventListener("click", cancel);
+      dialog.removeEventListener("close", closed);
+      resolve(done);
+    };
+    form.addEventListener("submit", submit);
+    cancelButton.addEventListener("click", cancel);
+    dialog.addEventListener("close", closed);
+    dialog.showModal();
+  });
 }
 
 function cell(row, text, cls) {
@@ -82,10 +146,13 @@ async function signIn(key) {
   $("identity").textContent = `tenant ${state.me.tenant}, ${state.me.role} key`;
   $("signin").hidden = true;
   $("who").hidden = false;
-  $("tabs").hidden = false;
   document.body.classList.toggle("read-only", !canWrite());
   say("");
-  show("brain");
+  const none = !state.agent;  // a tenant with no agent yet: nothing to show but how to make one
+  $("no-agent").hidden = !none;
+  $("tabs").hidden = none;
+  $("agent").disabled = none;
+  if (!none) show("brain");
 }
 
 function signOut() {
@@ -151,11 +218,21 @@ loaders.brain = async () => {
 };
 
 async function editFact(fact) {
-  const value = prompt(`New value of ${fact.key}`, fact.value || "");
-  if (value === null || !value.trim()) return;
-  const receipt = await api("POST", agentPath("/memories"), { key: fact.key, value: value.trim() });
-  say(`${fact.key}: ${receipt.outcome}`);
+  $("edit-old").textContent = `${fact.key}: ${fact.value || fact.content}`;
+  $("edit-label").textContent = `New value of ${fact.key}`;
+  $("edit-value").value = fact.value || "";
+  let receipt = null;
+  const saved = await ask($("edit-dialog"), async () => {
+    const value = $("edit-value").value.trim();
+    if (!value) throw new Error("Type the new value.");
+    receipt = await api("POST", agentPath("/memories"), { key: fact.key, value });
+  });
+  if (!saved) return;
   await loaders.brain();
+  const value = receipt.item ? receipt.item.value || receipt.item.content : "";
+  say(receipt.outcome === "proposed"
+    ? `${fact.key}: proposed, waiting for approval`
+    : `${fact.key} is now ${value}; the old value is kept as history`);
 }
 
 loaders.facts = async () => {
@@ -181,8 +258,8 @@ function drawFacts() {
     const row = document.createElement("tr");
     cell(row, fact.key);
     cell(row, fact.value || fact.content);
-    cell(row, fact.valid_from || fact.created_at);
-    cell(row, fact.valid_to || "");
+    timeCell(row, fact.valid_from || fact.created_at);
+    timeCell(row, fact.valid_to || "");
     cell(row, fact.status);
     cell(row, "").appendChild(button("Explain", () => openExplain(fact.id), "explain"));  // pages.js
     tbody.appendChild(row);
@@ -199,14 +276,14 @@ async function search(event) {
   for (const hit of result.hits) {
     const row = document.createElement("tr");
     const parts = hit.explain || {};
-    cell(row, hit.score.toFixed(3));
-    cell(row, parts.relevance !== undefined ? parts.relevance.toFixed(3) : "");
-    cell(row, parts.importance !== undefined ? parts.importance.toFixed(2) : "");
-    cell(row, parts.recency !== undefined ? parts.recency.toFixed(3) : "");
-    cell(row, parts.rerank_score !== null && parts.rerank_score !== undefined ? parts.rerank_score.toFixed(3) : "—");
+    cell(row, hit.score.toFixed(3), "num");
+    cell(row, parts.relevance !== undefined ? parts.relevance.toFixed(3) : "", "num");
+    cell(row, parts.importance !== undefined ? parts.importance.toFixed(2) : "", "num");
+    cell(row, parts.recency !== undefined ? parts.recency.toFixed(3) : "", "num");
+    cell(row, parts.rerank_score !== null && parts.rerank_score !== undefined ? parts.rerank_score.toFixed(3) : "—", "num");
     cell(row, hit.item.type);
     cell(row, hit.item.content);
-    const cite = cell(row, "");
+    const cite = cell(row, "", "cite");
     const link = document.createElement("a");
     link.href = "#";
     link.textContent = hit.citation;
@@ -246,25 +323,76 @@ async function openSource(item) {
 
 loaders.items = async () => {
   const listed = await api("GET", agentPath("/memories?limit=200"));
-  const tbody = body("items");
-  for (const item of listed.items) {
-    const row = document.createElement("tr");
-    cell(row, item.id);
-    cell(row, item.type);
-    cell(row, item.content);
-    cell(row, item.citation);
-    const act = cell(row, "", "edit");
-    if (canWrite()) act.appendChild(button("Forget", () => forget({ id: item.id }), "forget"));
-    tbody.appendChild(row);
+  state.items = listed.items;
+  for (const select of $("item-filters").querySelectorAll("select")) {
+    const field = select.dataset.field;
+    const chosen = select.value;
+    const values = [...new Set(listed.items.map((item) => item[field] || "-"))].sort();
+    select.replaceChildren(new Option("any", ""));
+    for (const value of values) {
+      select.appendChild(new Option(value === "-" ? `(no ${field})` : value, value));
+    }
+    select.value = values.includes(chosen) ? chosen : "";
   }
+  drawItems();
 };
 
-async function forget(what) {
-  const receipt = await api("POST", agentPath("/forget"), what);
+function drawItems() {
+  const wanted = [...$("item-filters").querySelectorAll("select")]
+    .filter((select) => select.value)
+    .map((select) => [select.dataset.field, select.value]);
+  const shown = (state.items || []).filter(
+    (item) => wanted.every(([field, value]) => (item[field] || "-") === value));
+  const tbody = body("items");
+  for (const item of shown) {
+    const row = document.createElement("tr");
+    timeCell(row, item.created_at);
+    cell(row, item.type);
+    cell(row, item.content);
+    cell(row, item.citation, "cite");
+    const act = cell(row, "", "edit");
+    const label = `the ${item.type} “${item.content}”`;
+    if (canWrite()) act.appendChild(button("Forget…", () => forget({ id: item.id }, label), "forget"));
+    tbody.appendChild(row);
+  }
+  const total = (state.items || []).length;
+  $("items-count").textContent = shown.length === total ? `${total} items` : `${shown.length} of ${total} items`;
+}
+
+// Forgetting asks first: the server says what would go (a dry run), the dialog shows
+// it, and only "Forget" forgets. The receipt shown is always this forget's, or why it
+// could not be done.
+async function forget(what, label) {
   const box = $("receipt");
   box.replaceChildren();
-  const title = document.createElement("h3");
-  title.textContent = `Forgotten: ${receipt.forgotten.length} item(s) (${receipt.outcome})`;
+  let preview;
+  try {
+    preview = await api("POST", agentPath("/forget"), { ...what, dry_run: true });
+  } catch (error) {
+    box.append(el("h3", `Nothing forgotten: ${label}`), el("p", error.message, "bad"));
+    return;
+  }
+  if (!preview.forgotten.length) {
+    box.append(el("h3", `Nothing forgotten: ${label}`),
+      el("p", "Nothing in this agent's memory matches it."));
+    return;
+  }
+  $("forget-what").textContent = `Forget ${label}? These ${preview.forgotten.length} item(s) go:`;
+  $("forget-items").replaceChildren(...preview.forgotten.map(
+    (item) => el("li", `${item.content} (${item.citation})`)));
+  $("forget-places").replaceChildren(...preview.places.map(
+    (place) => el("li", `${place.path}: ${place.action} ${place.count}`)));
+  let receipt = null;
+  const done = await ask($("forget-dialog"), async () => {
+    receipt = await api("POST", agentPath("/forget"), what);
+  });
+  if (!done) {
+    say("Nothing was forgotten.");
+    return;
+  }
+  const title = receipt.outcome === "proposed"
+    ? `Proposed (${receipt.proposal}): ${label} is forgotten once approved`
+    : `Forgotten: ${receipt.forgotten.length} item(s) (${receipt.outcome}) — ${label}`;
   const list = document.createElement("ul");
   for (const place of receipt.places) {
     const li = document.createElement("li");
@@ -273,7 +401,7 @@ async function forget(what) {
   }
   const index = document.createElement("p");
   index.textContent = `index rows removed ${receipt.index.removed}, rewritten ${receipt.index.rewritten}; audit entries redacted ${receipt.audit_redacted}`;
-  box.append(title, list, index);
+  box.append(el("h3", title), list, index);
   await loaders.items();
 }
 
@@ -364,7 +492,7 @@ function drawAudit() {
     const line = `${e.action} ${e.source_agent} ${e.target_agent} ${e.outcome} ${e.summary}`.toLowerCase();
     if (words && !line.includes(words)) continue;
     const row = document.createElement("tr");
-    cell(row, e.at);
+    timeCell(row, e.at);
     cell(row, e.action);
     cell(row, e.source_agent);
     cell(row, e.outcome);
@@ -394,8 +522,9 @@ $("search-form").addEventListener("submit", (e) => search(e).catch((err) => say(
 $("forget-form").addEventListener("submit", (e) => {
   e.preventDefault();
   const topic = $("forget-topic").value.trim();
-  if (topic) forget({ topic }).catch((err) => say(err.message, true));
+  if (topic) forget({ topic }, `everything about “${topic}”`).catch((err) => say(err.message, true));
 });
+$("item-filters").addEventListener("change", drawItems);
 $("asof").addEventListener("change", drawFacts);
 $("retired").addEventListener("change", () => loaders.lessons().catch((err) => say(err.message, true)));
 $("asof-clear").addEventListener("click", () => { $("asof").value = ""; drawFacts(); });

@@ -77,12 +77,12 @@ function drawExplain(box, data) {
   if (data.events.length) {
     box.appendChild(el("h4", "What happened to it"));
     box.appendChild(table(["at", "action", "by", "outcome", "summary"], data.events.map(
-      (e) => [e.at, e.action, e.by, e.outcome, e.summary]), "events"));
+      (e) => [{ at: e.at }, e.action, e.by, e.outcome, e.summary]), "events"));
   }
   if (data.lineage.length > 1) {
     box.appendChild(el("h4", `Values of ${item.key}`));
     box.appendChild(table(["value", "status", "valid from", "valid to"], data.lineage.map(
-      (v) => [v.value, v.status, v.valid_from || "", v.valid_to || ""]), "lineage"));
+      (v) => [v.value, v.status, { at: v.valid_from }, { at: v.valid_to }]), "lineage"));
   }
 }
 
@@ -95,7 +95,10 @@ function table(heads, rows, cls) {
   const tbody = el("tbody");
   for (const values of rows) {
     const row = el("tr");
-    for (const v of values) cell(row, v);
+    for (const v of values) {
+      if (v !== null && typeof v === "object") timeCell(row, v.at);  // a time, readable
+      else cell(row, v);
+    }
     tbody.appendChild(row);
   }
   t.append(head, tbody);
