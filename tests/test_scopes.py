@@ -170,7 +170,7 @@ def test_an_export_and_import_keep_users_teams_and_tenants_which_the_index_follo
             "acme",
             Scope.TEAM,
             "anna",
-            None,  # a team memory is the team's wherever it was said
+            "general",  # where it was said (for storage policies); read by the team
             "core",
         )
 

@@ -144,6 +144,8 @@ def _audit_entry(data: dict[str, Any]) -> AuditEntry:
         item_id=data.get("item_id"),
         summary=str(data["summary"]),
         outcome=str(data["outcome"]),
+        api_key=data.get("api_key"),
+        user=data.get("user"),
     )
 
 

@@ -87,6 +87,10 @@ class NotFound(KronikaError):
     """No memory item or fact with that id or key."""
 
 
+class Conflict(KronikaError):
+    """The name or thing asked for is taken (an agent that already exists)."""
+
+
 class PermissionDenied(KronikaError):
     """The single write path refused a change (autonomy level or cross-agent grant)."""
 

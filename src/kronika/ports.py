@@ -7,6 +7,7 @@ else receives them through its constructor.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
 from types import TracebackType
@@ -535,6 +536,23 @@ class AuditEntry:
     item_id: str | None
     summary: str
     outcome: str  # applied | proposed | denied
+    api_key: str | None = None
+    """The id of the API key the change came through (none: not through a server)."""
+    user: str | None = None
+    """The user the change was made for (the request's, or the key's when bound)."""
+
+
+ACTING: ContextVar[tuple[str | None, str | None]] = ContextVar(
+    "kronika_acting", default=(None, None)
+)
+"""``(API key id, user)`` of the request being served: the server sets it around each
+call, and every audit entry made meanwhile names them (:func:`acting`)."""
+
+
+def acting() -> dict[str, str | None]:
+    """The ``api_key`` and ``user`` fields of an audit entry made now."""
+    key, user = ACTING.get()
+    return {"api_key": key, "user": user}
 
 
 class AuditLog(Protocol):

@@ -166,3 +166,24 @@ def test_a_batch_killed_at_any_moment_leaves_one_value_per_key_and_every_acked_b
             # a key's value is in the Brain or in the archive, never one in each
             live = [f.key for f in [*ws.brain_facts("default"), *archived] if f.key]
             assert len(live) == len(set(live)), sorted(live)
+
+
+def test_one_string_is_refused_not_remembered_letter_by_letter(memory: Memory) -> None:
+    for wrong in ("abc", b"abc", {"content": "abc"}):
+        with pytest.raises(InvalidInput, match="a list of facts"):
+            memory.remember_many(wrong)  # type: ignore[arg-type]
+    assert memory.items() == []
+
+
+def test_recall_refuses_a_naive_time_with_a_clear_error(memory: Memory) -> None:
+    from datetime import UTC, datetime
+
+    from kronika.errors import InvalidQuery
+
+    memory.remember("the deploy is on friday")
+    for option in ("now", "as_of", "since", "until"):
+        with pytest.raises(InvalidQuery, match=f"{option} must be a datetime with a time zone"):
+            memory.recall("deploy", **{option: datetime(2026, 1, 1)})  # type: ignore[arg-type]
+    with pytest.raises(InvalidQuery, match="now must be a datetime, not str"):
+        memory.recall("deploy", now="yesterday")  # type: ignore[arg-type]
+    assert memory.recall("deploy", now=datetime.now(UTC)).hits

@@ -21,6 +21,7 @@ from kronika.errors import ImportFormatError, NotFound
 from leaks.workload import (
     AGENTS,
     ENTITIES,
+    MARKER,
     NEIGHBOUR_FIRST,
     WORD,
     Backend,
@@ -282,3 +283,26 @@ def test_tenants_sharing_a_database_never_read_each_others_rows(backend: Backend
         for key in backend.workload.keys:
             values = memory.history(key, agent="acme-bot")
             assert {int(marker_of(v.content)[3:]) >= NEIGHBOUR_FIRST for v in values} == {ours}
+
+
+@by_reader
+def test_the_audit_trail_shows_a_reader_only_entries_about_what_it_may_see(
+    backend: Backend, reader: Reader
+) -> None:
+    """The trail names what was written (its first 200 characters): a reader gets the
+    entries of its tenant about items it may see, and no other."""
+    memory = backend.memory
+    items = {item.id: item for item in everything(memory)}
+    trail = memory.audit()  # the owner's: every entry
+    assert len(trail) >= 400
+    expected = [
+        entry for entry in trail if entry.item_id in items and visible(items[entry.item_id], reader)
+    ]
+    got = memory.audit(reader=reader)
+    assert got == expected
+    assert memory.as_reader(reader).audit() == expected
+    for entry in got:
+        assert AGENTS[entry.target_agent] == reader.tenant
+    shown = {marker_of(entry.summary) for entry in got if MARKER.search(entry.summary)}
+    assert not shown & hidden(list(items.values()), reader)
+    assert memory.audit(reader=reader, limit=3) == expected[-3:]

@@ -75,6 +75,17 @@ def test_keys_cli_create_list_revoke(tmp_path: Path) -> None:
     missing = kronika(home, "keys", "create", "--role", "agent", "--tenant", "default")
     assert missing.returncode == 2 and "must name its agent" in missing.stderr
     assert kronika(home, "keys", "create").returncode == 2  # no --tenant
+    # a key no server of this workspace could use is refused, with what to do
+    stranger = kronika(home, "keys", "create", "--tenant", "globex")
+    assert stranger.returncode == 2 and "serves tenant(s) default, not 'globex'" in stranger.stderr
+    ghost = kronika(home, "keys", "create", "--tenant", "default", "--agent", "ghost")
+    assert ghost.returncode == 2 and "no agent 'ghost'" in ghost.stderr
+    with (home / "kronika.toml").open("a", encoding="utf-8") as config:
+        config.write('\n[agents.default]\ntenant = "acme"\n')
+    moved = kronika(home, "keys", "create", "--tenant", "default", "--agent", "default")
+    assert moved.returncode == 2 and "belongs to tenant 'acme'" in moved.stderr
+    assert kronika(home, "keys", "create", "--tenant", "acme", "--agent", "default").returncode == 0
+    assert len(json.loads(kronika(home, "keys", "list", "--json").stdout)["keys"]) == 2
     assert kronika(home, "keys", "revoke", "nope").returncode == 5
 
 
@@ -139,6 +150,14 @@ def test_kronika_serve_runs_and_answers(tmp_path: Path) -> None:
         )
         with urllib.request.urlopen(request, timeout=30) as answer:
             assert json.loads(answer.read())["outcome"] == "applied"
+        # a secret in a query string is refused, and never reaches the access log
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(base + "/v1/me?api_key=kro_000000000000_leakedsecret")
+        assert refused.value.code == 401
+        refused.value.close()
+        # every file of the job records is the owner's alone, -wal and -shm too
+        for name in ("server-jobs.sqlite", "server-jobs.sqlite-wal", "server-jobs.sqlite-shm"):
+            assert (home / name).stat().st_mode & 0o777 == 0o600, name
         # revoked from another process: refused at the next request
         kronika(home, "keys", "revoke", token)
         with pytest.raises(urllib.error.HTTPError) as caught:
@@ -147,7 +166,8 @@ def test_kronika_serve_runs_and_answers(tmp_path: Path) -> None:
         caught.value.close()  # an HTTPError holds the response (and its socket) open
     finally:
         process.send_signal(signal.SIGINT)
-        process.communicate(timeout=30)  # waits, and closes the output pipe
+        logged, _ = process.communicate(timeout=30)  # waits, and closes the output pipe
+    assert '"GET /v1/me HTTP/1.1" 401' in logged and "leakedsecret" not in logged
     assert "served for real" in (home / "agents" / "default" / "brain.md").read_text()
     bad = kronika(home, "serve", "--port", "0")
     assert bad.returncode == 2 and "--port" in bad.stderr

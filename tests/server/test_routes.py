@@ -60,7 +60,13 @@ def test_every_route_refuses_a_missing_wrong_or_revoked_key(served: Served, key:
 def test_the_key_may_come_as_x_api_key(served: Served) -> None:
     token = served.keys["acme-admin"]
     answer = served.call("GET", "/v1/me", key=None, headers={"X-API-Key": token})
-    expected = {"id": token.split("_")[1], "tenant": "acme", "role": "admin", "agent": None}
+    expected = {
+        "id": token.split("_")[1],
+        "tenant": "acme",
+        "role": "admin",
+        "agent": None,
+        "bound": False,
+    }
     assert answer.body == expected
 
 

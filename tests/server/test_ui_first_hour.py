@@ -74,6 +74,10 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, tuple[str,
     _kronika(home, "remember", "--key", "city", "Kraków")
     _kronika(home, "remember", "--key", "drink", "green tea every morning")
     _kronika(home, "remember", "--key", "pet", "a dog called Pixel")
+    # another tenant, declared for an agent not made yet: its key sees no agent (a key of
+    # a tenant the workspace does not serve at all is refused by `keys create`)
+    with (home / "kronika.toml").open("a", encoding="utf-8") as config:
+        config.write('\n[agents.helper]\ntenant = "newcomers"\n')
     keys = (
         _key(home, "--tenant", "default"),
         _key(home, "--tenant", "newcomers"),

@@ -54,7 +54,16 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
         if args.tenant is None:
             raise InvalidInput("keys create needs --tenant (this workspace's is "
                                f"{settings.tenant!r})")  # fmt: skip
-        made = store.create(args.tenant, role=args.role, agent=args.agent, label=args.label or "")
+        _check_key_target(settings, args.tenant, args.agent)
+        made = store.create(
+            args.tenant,
+            role=args.role,
+            agent=args.agent,
+            label=args.label or "",
+            user=args.user,
+            channels=tuple(args.channel or ()),
+            teams=None if args.team is None else tuple(args.team),
+        )
         key = made.key
         if args.json:
             render.print_json({**_key_json(key), "token": made.token})
@@ -63,20 +72,16 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
         render.err.print(
             f"API key {key.id} ({key.role.value}, tenant {key.tenant}"
             + (f", agent {key.agent}" if key.agent else "")
+            + (f", bound to user {key.user}" if key.user else ", unbound: trusted integration")
+            + (f" in {', '.join(key.channels)}" if key.channels else "")
             + "): shown once, stored hashed. Revoke it with `kronika keys revoke "
             + f"{key.id}`.",
             markup=False,
         )
-        if key.tenant != settings.tenant and settings.database_url:
+        if key.tenant not in _served_tenants(settings):
             render.err.print(
                 f"note: `kronika serve` serves tenant {key.tenant!r} from the database once it"
                 " (re)starts",
-                markup=False,
-            )
-        elif key.tenant != settings.tenant:
-            render.err.print(
-                f"note: this workspace serves tenant {settings.tenant!r}; the key sees nothing"
-                " here",
                 markup=False,
             )
         return 0
@@ -94,14 +99,53 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
         render.print_json({"keys": [_key_json(k) for k in keys]})
         return 0
     table = Table(title="API keys", title_justify="left")
-    for column in ("id", "tenant", "role", "agent", "label", "created", "revoked"):
+    for column in ("id", "tenant", "role", "agent", "user", "label", "created", "revoked"):
         table.add_column(column)
     for k in keys:
+        bound = (k.user or "") + (f" ({', '.join(k.channels)})" if k.channels else "")
         table.add_row(
-            k.id, k.tenant, k.role.value, k.agent or "", k.label, k.created_at, k.revoked_at or ""
+            k.id,
+            k.tenant,
+            k.role.value,
+            k.agent or "",
+            bound,
+            k.label,
+            k.created_at,
+            k.revoked_at or "",
         )
     render.out.print(table if keys else "no API keys yet (`kronika keys create --tenant …`)")
     return 0
+
+
+def _served_tenants(settings: Settings) -> set[str]:
+    """The tenants the workspace's own agents belong to."""
+    return {settings.tenant, *settings.tenants().values()}
+
+
+def _check_key_target(settings: Settings, tenant: str, agent: str | None) -> None:
+    """:class:`InvalidInput` for a key no server of this workspace could use: a tenant
+    the workspace does not serve (a new tenant needs a database:
+    ``KRONIKA_DATABASE_URL``), an agent that does not exist, or one of another tenant."""
+    from pathlib import Path
+
+    from kronika.stores.markdown.layout import validate_agent_name
+
+    served = _served_tenants(settings)
+    if tenant not in served and not settings.database_url:
+        names = ", ".join(sorted(served))
+        raise InvalidInput(
+            f"this workspace serves tenant(s) {names}, not {tenant!r}: a key of {tenant!r}"
+            " would see nothing (declare an agent of it with [agents.<name>] tenant ="
+            f' "{tenant}" in kronika.toml, or serve many tenants from a database)'
+        )
+    if agent is None or tenant not in served:
+        return
+    owner = settings.tenants().get(agent, settings.tenant)
+    folder = Path(settings.home) / "agents" / validate_agent_name(agent)
+    if not folder.is_dir() and not settings.database_url:  # a database's may be elsewhere
+        raise InvalidInput(f"no agent {agent!r} in this workspace (see `kronika agents`)")
+    if owner != tenant:
+        raise InvalidInput(f"agent {agent!r} belongs to tenant {owner!r}, not {tenant!r}")
 
 
 def _key_json(key: Any) -> dict[str, Any]:
@@ -111,6 +155,9 @@ def _key_json(key: Any) -> dict[str, Any]:
         "role": key.role.value,
         "agent": key.agent,
         "label": key.label,
+        "user": key.user,
+        "channels": list(key.channels),
+        "teams": None if key.teams is None else list(key.teams),
         "created_at": key.created_at,
         "revoked_at": key.revoked_at,
     }
@@ -152,3 +199,14 @@ def register_server_commands(add: Callable[..., Any]) -> None:
         help="create: admin (everything), agent (writes as --agent), reader (reads only)",
     )
     p.add_argument("--label", help="create: a note to tell keys apart")
+    p.add_argument("--user", help="create: bind the key to this user (it acts as no other)")
+    p.add_argument(
+        "--channel",
+        action="append",
+        help="create: a channel the bound key may act in (repeatable; none: no channel)",
+    )
+    p.add_argument(
+        "--team",
+        action="append",
+        help="create: a team of the bound key's user (repeatable; default: from [teams])",
+    )

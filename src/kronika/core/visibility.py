@@ -49,6 +49,13 @@ class Audience:
     def of(cls, item: MemoryItem) -> Audience:
         return cls(item.scope, item.user, item.channel, item.team)
 
+    def readers(self) -> Audience:
+        """This audience as far as who may read it goes: where something was said (its
+        channel) decides who reads a ``channel`` item only; a personal, team or global
+        one said in two channels is read by the same people (storage policies still
+        see the channel it was said in)."""
+        return self if self.scope is Scope.CHANNEL else replace(self, channel=None)
+
     def apply(self, item: Item) -> Item:
         """``item`` for this audience."""
         return replace(item, scope=self.scope, user=self.user, channel=self.channel, team=self.team)

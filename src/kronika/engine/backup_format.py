@@ -210,8 +210,9 @@ def _audit_entry(number: int, raw: Any) -> AuditEntry:
     if not isinstance(raw, dict) or not _AUDIT_REQUIRED <= set(raw) <= _AUDIT_FIELDS:
         raise ImportFormatError(f"{where}: must have {', '.join(sorted(_AUDIT_REQUIRED))}")
     texts = {k: v for k, v in raw.items() if k in _AUDIT_REQUIRED - {"at", "item_id"}}
-    if not all(isinstance(v, str) for v in texts.values()) or not isinstance(
-        raw.get("item_id"), str | None
+    optional = (raw.get(name) for name in ("item_id", "api_key", "user"))
+    if not all(isinstance(v, str) for v in texts.values()) or not all(
+        isinstance(v, str | None) for v in optional
     ):
         raise ImportFormatError(f"{where}: every field but item_id must be text")
     try:

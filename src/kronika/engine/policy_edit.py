@@ -20,7 +20,7 @@ from kronika.core import policy_file
 from kronika.core.policies import StoragePolicies
 from kronika.errors import PermissionDenied
 from kronika.memory import Memory
-from kronika.ports import AuditEntry
+from kronika.ports import AuditEntry, acting
 from kronika.settings import CONFIG_FILE
 from kronika.stores.markdown.atomic import atomic_write_text
 
@@ -77,6 +77,7 @@ def rewrite_policies(
             f"{len(found.rules)} rule(s), retention "
             + (", ".join(f"{t.value} {d}" for t, d in found.retention.items()) or "none"),
             "applied",
+            **acting(),
         )
     )
     return found

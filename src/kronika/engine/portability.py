@@ -42,7 +42,7 @@ from kronika.engine.restore import (
 from kronika.engine.write import USER
 from kronika.errors import ImportFormatError
 from kronika.memory import Memory
-from kronika.ports import AuditEntry
+from kronika.ports import AuditEntry, acting
 from kronika.settings import CONFIG_FILE, AgentPolicy
 
 __all__ = [
@@ -348,6 +348,7 @@ def _restored_audit(memory: Memory, backup: Backup) -> list[AuditEntry]:
             None,
             f"restored {len(agent.files)} files from an export{made}",
             "applied",
+            **acting(),
         )
         for agent in backup.agents
     ]

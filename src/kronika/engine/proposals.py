@@ -53,7 +53,7 @@ from kronika.engine.write import (
     describe_change,
 )
 from kronika.errors import InvalidInput, NotFound
-from kronika.ports import AuditEntry, AuditLog, Clock
+from kronika.ports import AuditEntry, AuditLog, Clock, acting
 from kronika.stores.markdown.proposals import ProposalEntry, new_proposal_id
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
@@ -337,5 +337,6 @@ class ProposalBook:
                 item_id=describe_change(proposal.change)[1],
                 summary=f"[{proposal.id}] {_audited(proposal)}"[:200],
                 outcome="applied",
+                **acting(),
             )
         )

@@ -43,7 +43,7 @@ from kronika.core.screening import (
 from kronika.core.visibility import OWNER, Audience
 from kronika.engine.redacting import apply_forget
 from kronika.errors import InvalidInput, PermissionDenied
-from kronika.ports import AuditEntry, AuditLog, Clock
+from kronika.ports import AuditEntry, AuditLog, Clock, acting
 from kronika.settings import Settings
 from kronika.stores.markdown.appending import append_turn_in_place
 from kronika.stores.markdown.atomic import atomic_write_text
@@ -336,6 +336,7 @@ class MemoryWriter:
             item_id=item_id,
             summary=summary[:200],
             outcome=outcome,
+            **acting(),
         )
         if outcome == "denied":
             self._audit.append(entry)
@@ -383,7 +384,17 @@ class MemoryWriter:
             return gated.change, gated.reason
         action, item_id, _ = describe_change(change)
         self._audit.append(
-            AuditEntry(now, action, target, source, section, item_id, gated.reason[:200], "refused")
+            AuditEntry(
+                now,
+                action,
+                target,
+                source,
+                section,
+                item_id,
+                gated.reason[:200],
+                "refused",
+                **acting(),
+            )  # fmt: skip
         )
         return WriteReceipt("refused", change, None, (), policy=gated.reason)
 

@@ -37,6 +37,7 @@ from kronika.ports import (
     Reranker,
     TokenCounter,
     WriteLock,
+    acting,
 )
 from kronika.settings import Settings, relevance_floor
 from kronika.stores.durable import GroupCommit
@@ -273,6 +274,7 @@ class MemoryBase:
                     item_id=None,
                     summary=f"removed agent {name} and its memory",
                     outcome="applied",
+                    **acting(),
                 )
             )
         self._synced_at.clear()
@@ -420,8 +422,9 @@ class MemoryBase:
         )
         if who is not None:
             user = user if user is not None else who.user
-            if channel is None and scope in (Scope.CHANNEL, Scope.CHANNEL.value, None):
-                channel = who.channel
+            # where it was said, whatever its scope: storage policies (no DMs in long-term
+            # memory, never store #hr-private) look at it; who reads it is the scope's
+            channel = channel if channel is not None else who.channel
             if team is None and scope in (Scope.TEAM, Scope.TEAM.value) and len(who.teams) == 1:
                 team = who.teams[0]
         try:

@@ -102,6 +102,16 @@ def moment_or_text(
     return text(value, what=what, error=error)
 
 
+def aware(value: object, *, what: str, error: type[KronikaError] = InvalidInput) -> None:
+    """``error`` when ``value`` is a ``datetime`` without a time zone: kronika compares
+    times across zones, and a naive one cannot be compared with them."""
+    if isinstance(value, datetime) and value.utcoffset() is None:
+        raise error(
+            f"{what} must be a datetime with a time zone (such as datetime.now(UTC)),"
+            f" not the naive {value.isoformat()}"
+        )
+
+
 def moment(value: object, *, what: str) -> datetime | None:
     """``None`` or a ``datetime``."""
     if value is not None and not isinstance(value, datetime):

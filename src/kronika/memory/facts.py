@@ -118,6 +118,11 @@ class MemoryFacts(MemoryBase):
         the index is brought up to date once, at the end. An agent whose autonomy denies
         the write raises :class:`PermissionDenied` before anything is written.
         """
+        if isinstance(facts, str | bytes | Mapping):
+            raise InvalidInput(
+                "remember_many takes a list of facts (strings or mappings), not one"
+                f" {type(facts).__name__}: remember() keeps a single fact"
+            )
         name = self._agent(agent)
         prepared: list[tuple[MemoryItem, datetime | None]] = []
         for n, fact in enumerate(facts, 1):
@@ -266,14 +271,14 @@ class MemoryFacts(MemoryBase):
 
     def _fact_change(self, agent: str, item: MemoryItem, now: datetime) -> Change:
         """Which change remembering ``item`` makes (the rules of :mod:`kronika.core.dedup`)."""
-        owners = Audience.of(item)  # one audience's facts never replace another's
+        owners = Audience.of(item).readers()  # one audience's facts never replace another's
         placed = place_fact(
             item,
-            [f for f in self.workspace.brain_facts(agent) if Audience.of(f) == owners],
+            [f for f in self.workspace.brain_facts(agent) if Audience.of(f).readers() == owners],
             [
                 f
                 for f in self.workspace.archived_facts_like(agent, item)
-                if Audience.of(f) == owners
+                if Audience.of(f).readers() == owners
             ],
             near=self.settings.near_duplicate_similarity,
         )

@@ -13,7 +13,7 @@ from kronika.core.visibility import only_visible
 from kronika.engine.write import USER
 from kronika.errors import InvalidInput, NotFound
 from kronika.memory.base import MemoryBase
-from kronika.ports import AuditEntry
+from kronika.ports import AuditEntry, acting
 from kronika.stores.markdown.links import format_link
 
 
@@ -60,6 +60,7 @@ class MemoryLinks(MemoryBase):
                         item_id=made.from_id,
                         summary=format_link(ItemLink(made.from_id, made.to_id, made.kind))[2:],
                         outcome="applied",
+                        **acting(),
                     )
                 )
                 return made

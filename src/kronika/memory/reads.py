@@ -87,6 +87,10 @@ class MemoryReads(MemoryBase):
         )
         channel = checks.optional_text(channel, what="the channel", error=InvalidQuery)
         who = self._reader(reader)
+        if now is not None and not isinstance(now, datetime):
+            raise InvalidQuery(f"now must be a datetime, not {type(now).__name__}")
+        for value, what in ((now, "now"), (since, "since"), (until, "until"), (as_of, "as_of")):
+            checks.aware(value, what=what, error=InvalidQuery)
         moment = now or self.clock.now()
         if all_agents:
             agents: tuple[str, ...] = ()
@@ -336,10 +340,28 @@ class MemoryReads(MemoryBase):
             return ""
         return item.content
 
-    def audit(self, *, agent: str | None = None, limit: int | None = None) -> list[AuditEntry]:
-        """The newest ``limit`` (1..1 000 000) entries of the audit trail, oldest first."""
+    def audit(
+        self, *, agent: str | None = None, limit: int | None = None, reader: Reader | None = None
+    ) -> list[AuditEntry]:
+        """The newest ``limit`` (1..1 000 000) entries of the audit trail, oldest first.
+
+        Without a reader: every entry (the owner's trail). A reader gets the entries of
+        its tenant's agents about an item it may see (:func:`visible`); an entry about
+        no item, or about one it may not see or that is gone, says what someone else's
+        memory held, and is left out."""
         limit = checks.optional_count(limit, what="the limit", low=1, high=checks.MAX_LIMIT)
-        return self.audit_log.read(agent, limit)
+        who = self._reader(reader)
+        if who is None:
+            return self.audit_log.read(agent, limit)
+        ours = [
+            entry
+            for entry in self.audit_log.read(agent)
+            if self.workspace.tenant_of(entry.target_agent) == who.tenant and entry.item_id
+        ]
+        ids = list(dict.fromkeys(str(entry.item_id) for entry in ours))
+        seen = {item.id for item in self.index.get_items(ids) if visible(item, who)}
+        shown = [entry for entry in ours if entry.item_id in seen]
+        return shown[-limit:] if limit else shown
 
     def stats(self) -> dict[str, Any]:
         return self.index.stats()

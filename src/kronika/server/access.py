@@ -43,6 +43,7 @@ STATUS: tuple[tuple[type[errors.KronikaError], int], ...] = (
     (errors.PermissionDenied, 403),
     (errors.UnknownAgent, 404),
     (errors.NotFound, 404),
+    (errors.Conflict, 409),
     (errors.WorkspaceNotFound, 503),
     (errors.InvalidAgentName, 422),
     (errors.InvalidQuery, 422),
@@ -73,11 +74,20 @@ def no_agent(agent: str) -> errors.UnknownAgent:
 
 @dataclass(frozen=True, slots=True)
 class Caller:
-    """One authenticated request: its key and the user and channel it reads for."""
+    """One authenticated request: its key and the user and channel it reads for
+    (:func:`caller_for` builds it from a request)."""
 
     key: ApiKey
     user: str | None = None
     channel: str | None = None
+    teams: tuple[str, ...] | None = None
+    """The reader's teams; ``None``: those the config gives the user."""
+
+    def check_channel(self, channel: str | None) -> None:
+        """:class:`Forbidden` when a key bound to channels names another one (in a
+        write's body, say)."""
+        if channel is not None and self.key.bound and channel not in self.key.channels:
+            raise Forbidden(_outside(self.key, channel))
 
     @property
     def tenant(self) -> str:
@@ -94,6 +104,14 @@ class Caller:
     def unrestricted(self) -> bool:
         """An admin or reader key of the whole tenant (no agent named)."""
         return self.key.agent is None and self.key.role is not Role.AGENT
+
+    @property
+    def owner(self) -> bool:
+        """The tenant's owner: an admin key of the whole tenant reading for no user or
+        channel. It reads the tenant's records whole (a backup export, the audit trail,
+        every item's count); anyone else reads them as their reader."""
+        whole = self.key.role is Role.ADMIN and self.unrestricted
+        return whole and not (self.user or self.channel)
 
     def memory(self, memories: dict[str, Memory], agent: str | None = None) -> Memory:
         found = memories.get(self.key.tenant)
@@ -143,11 +161,39 @@ class Caller:
             raise Forbidden(f"{what} needs a key of the whole tenant (one that names no agent)")
 
 
+def _outside(key: ApiKey, channel: str) -> str:
+    allowed = ", ".join(key.channels) or "none"
+    return f"this API key is bound to user {key.user!r} in channels {allowed}; not {channel!r}"
+
+
+def caller_for(key: ApiKey, user: str | None, channel: str | None) -> Caller:
+    """The caller a request with ``key`` and the ``X-Kronika-User`` and
+    ``X-Kronika-Channel`` headers ``user`` and ``channel`` is.
+
+    An unbound key (a trusted integration's) acts for whoever the headers name. A key
+    bound to a user acts as that user: a header naming another user is refused (403);
+    it may name one of the key's channels (without one: its only channel, if it has
+    exactly one, else none), never another."""
+    user = user[:200] if user else None
+    channel = channel[:200] if channel else None
+    if not key.bound:
+        return Caller(key, user=user, channel=channel)
+    if user is not None and user != key.user:
+        raise Forbidden(f"this API key is bound to user {key.user!r}; it cannot act as {user!r}")
+    if channel is None and len(key.channels) == 1:
+        channel = key.channels[0]
+    if channel is not None and channel not in key.channels:
+        raise Forbidden(_outside(key, channel))
+    return Caller(key, user=key.user, channel=channel, teams=key.teams)
+
+
 def reading(memory: Memory, caller: Caller) -> Memory:
     """``memory`` as ``caller`` reads and writes it: every call of the view takes the
     reading context of the key's tenant and the request's user and channel (and the
     teams the config gives that user), so recall, lists, the Brain, prompt blocks and
     exports hold only what that reader may see."""
     return memory.as_reader(
-        memory.reader(tenant=caller.tenant, user=caller.user, channel=caller.channel)
+        memory.reader(
+            tenant=caller.tenant, user=caller.user, channel=caller.channel, teams=caller.teams
+        )
     )

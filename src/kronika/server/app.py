@@ -24,7 +24,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kronika import errors
-from kronika.server.access import Caller, Unauthenticated, status_for
+from kronika.server.access import Forbidden, Unauthenticated, caller_for, status_for
 from kronika.server.keys import KeyStore
 from kronika.server.limits import ASGIApp, BodyLimit, BodyTooLarge, RateLimiter, Receive, Send
 from kronika.server.limits import Scope as AsgiScope
@@ -203,6 +203,8 @@ def _handle_errors(app: FastAPI) -> None:
         cause = exc.__cause__ or exc.__context__
         if isinstance(cause, BodyTooLarge):  # FastAPI wraps what breaks reading the body
             return _error(413, "RequestTooLarge", str(cause))
+        if isinstance(cause, RecursionError):  # json.loads of arrays inside arrays…
+            return _error(422, "InvalidInput", "the JSON body is nested too deeply to read")
         return _error(exc.status_code, "HTTPError", str(exc.detail))
 
     @app.exception_handler(BodyTooLarge)
@@ -247,7 +249,11 @@ def _authenticated(app: ASGIApp, keys: KeyStore, rate: RateLimiter) -> ASGIApp:
             return
         user = headers.get("x-kronika-user") or None
         channel = headers.get("x-kronika-channel") or None
-        scope[CALLER] = Caller(key, user=user, channel=channel)
+        try:
+            scope[CALLER] = caller_for(key, user, channel)
+        except Forbidden as refused:
+            await _send(send, 403, type(refused).__name__, str(refused))
+            return
         await app(scope, receive, send)
 
     return guarded

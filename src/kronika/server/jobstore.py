@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from kronika.errors import StoreError
 from kronika.settings import Settings
+from kronika.stores.private import touch_private
 
 JOBS_FILE = "server-jobs.sqlite"
 COLUMNS = (
@@ -127,6 +128,7 @@ class _SqlRecords:
         )
 
 
+_SIDE = ("-wal", "-shm")
 _OPEN_WITHIN_S = 30.0
 """How long opening the job records may wait for other processes opening them."""
 
@@ -164,12 +166,16 @@ class SqliteJobRecords(_SqlRecords):
         """``path`` None: kept in memory only (a server holding no workspace)."""
         self.path = Path(path) if path is not None else None
         self._lock = threading.Lock()
+        if self.path is not None:  # made 0600 first: SQLite gives -wal and -shm its mode
+            touch_private(self.path)
         try:
             self._db = _open_records(str(self.path) if self.path is not None else ":memory:")
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the job records at {self.path}: {exc}") from exc
-        if self.path is not None:
-            self.path.chmod(0o600)  # job parameters and messages are the owner's to read
+        if self.path is not None:  # job parameters and messages are the owner's to read
+            for own in (self.path, *(self.path.with_name(self.path.name + x) for x in _SIDE)):
+                if own.exists():
+                    own.chmod(0o600)
 
     @contextmanager
     def _cursor(self) -> Iterator[sqlite3.Cursor]:

@@ -14,6 +14,11 @@ Roles:
   level and the grants of other agents apply (SPEC C5, C6);
 * ``reader``: reads only.
 
+A key may be *bound* to a user, channels and teams: it then reads and writes as that
+user, in those channels only (a request's ``X-Kronika-*`` headers may narrow that,
+never widen it), with those teams. An unbound key is a trusted integration's: the
+user and channel it acts for come from the request.
+
 Revoking takes effect at the next request: every request reads the store.
 """
 
@@ -51,6 +56,9 @@ CREATE TABLE IF NOT EXISTS api_keys (
     revoked_at TEXT
 )
 """
+_BINDING = (("user", "TEXT"), ("channels", "TEXT NOT NULL DEFAULT ''"), ("teams", "TEXT"))
+"""Columns added to an older keys file when it is opened."""
+_SELECT = "SELECT id, tenant, agent, role, label, created_at, revoked_at, user, channels, teams"
 
 
 class Role(StrEnum):
@@ -70,10 +78,21 @@ class ApiKey:
     label: str = ""
     created_at: str = ""
     revoked_at: str | None = None
+    user: str | None = None
+    """The user the key acts as; ``None``: an unbound key (the request names one)."""
+    channels: tuple[str, ...] = ()
+    """The channels a key bound to a user may act in; none: it reads no channel."""
+    teams: tuple[str, ...] | None = None
+    """The teams of a bound key's user; ``None``: those ``[teams]`` gives the user."""
 
     @property
     def active(self) -> bool:
         return self.revoked_at is None
+
+    @property
+    def bound(self) -> bool:
+        """Bound to a user, channels or teams (else a trusted integration's key)."""
+        return self.user is not None or bool(self.channels) or self.teams is not None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +105,36 @@ class NewKey:
 
 def _digest(secret: str) -> str:
     return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def _words(value: str | None) -> tuple[str, ...]:
+    return tuple(part for part in (value or "").split("\n") if part)
+
+
+def _row(r: tuple[object, ...]) -> ApiKey:
+    id_, tenant, agent, role, label, created, revoked, user, channels, teams = r
+    return ApiKey(
+        str(id_),
+        str(tenant),
+        Role(str(role)),
+        None if agent is None else str(agent),
+        str(label),
+        str(created),
+        None if revoked is None else str(revoked),
+        None if user is None else str(user),
+        _words(None if channels is None else str(channels)),
+        None if teams is None else _words(str(teams)),
+    )
+
+
+def _label(value: str | None, what: str) -> str | None:
+    """A user, channel or team a key is bound to: 1-200 characters, no line breaks."""
+    if value is None:
+        return None
+    clean = value.strip()
+    if not clean or len(clean) > 200 or any(c in clean for c in "\r\n\t"):
+        raise InvalidInput(f"{what} {value!r} must be 1-200 characters on one line")
+    return clean
 
 
 def _name(value: str | None, what: str) -> str | None:
@@ -111,6 +160,10 @@ class KeyStore:
         try:
             with self._connect() as db:
                 db.execute(_SCHEMA)
+                have = {row[1] for row in db.execute("PRAGMA table_info(api_keys)")}
+                for column, kind in _BINDING:
+                    if column not in have:
+                        db.execute(f"ALTER TABLE api_keys ADD COLUMN {column} {kind}")
         except sqlite3.Error as exc:
             raise ConfigError(f"the API keys file {self.path} cannot be used: {exc}") from exc
 
@@ -131,8 +184,13 @@ class KeyStore:
         role: Role | str = Role.ADMIN,
         agent: str | None = None,
         label: str = "",
+        user: str | None = None,
+        channels: tuple[str, ...] | list[str] = (),
+        teams: tuple[str, ...] | list[str] | None = None,
     ) -> NewKey:
-        """Make a key; its token is in the result and nowhere else."""
+        """Make a key; its token is in the result and nowhere else. ``user``,
+        ``channels``, ``teams``: bind it (see the module docstring); channels and teams
+        need a user."""
         try:
             chosen = Role(role)
         except ValueError as exc:
@@ -141,15 +199,45 @@ class KeyStore:
         clean_agent = _name(agent, "the agent")
         if chosen is Role.AGENT and clean_agent is None:
             raise InvalidInput("an agent key must name its agent (--agent)")
+        bound_user = _label(user, "the user")
+        bound_channels = tuple(dict.fromkeys(str(_label(c, "the channel")) for c in channels))
+        bound_teams = (
+            None
+            if teams is None
+            else tuple(dict.fromkeys(str(_label(t, "the team")) for t in teams))
+        )
+        if bound_user is None and (bound_channels or bound_teams is not None):
+            raise InvalidInput("a key bound to channels or teams must be bound to a user (--user)")
         key_id = secrets.token_hex(6)
         secret = secrets.token_urlsafe(32)
         now = datetime.now(UTC).isoformat(timespec="seconds")
-        key = ApiKey(key_id, str(clean_tenant), chosen, clean_agent, label.strip()[:200], now)
+        key = ApiKey(
+            key_id,
+            str(clean_tenant),
+            chosen,
+            clean_agent,
+            label.strip()[:200],
+            now,
+            user=bound_user,
+            channels=bound_channels,
+            teams=bound_teams,
+        )
         with self._connect() as db:
             db.execute(
-                "INSERT INTO api_keys (id, secret_sha256, tenant, agent, role, label, created_at)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (key.id, _digest(secret), key.tenant, key.agent, key.role.value, key.label, now),
+                "INSERT INTO api_keys (id, secret_sha256, tenant, agent, role, label, created_at,"
+                " user, channels, teams) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    key.id,
+                    _digest(secret),
+                    key.tenant,
+                    key.agent,
+                    key.role.value,
+                    key.label,
+                    now,
+                    key.user,
+                    "\n".join(key.channels),
+                    None if key.teams is None else "\n".join(key.teams),
+                ),
             )
         return NewKey(key, f"{PREFIX}_{key_id}_{secret}")
 
@@ -167,7 +255,7 @@ class KeyStore:
                 self._reader = sqlite3.connect(self.path, timeout=10, check_same_thread=False)
             try:
                 row = self._reader.execute(
-                    "SELECT secret_sha256, tenant, agent, role, label, created_at, revoked_at"
+                    f"SELECT secret_sha256, {_SELECT.removeprefix('SELECT ')}"
                     " FROM api_keys WHERE id = ?",
                     (key_id,),
                 ).fetchone()
@@ -175,11 +263,11 @@ class KeyStore:
                 self._reader.close()
                 self._reader = None
                 raise
-        if row is None or row[6] is not None:
+        if row is None or row[7] is not None:
             return None
         if not hmac.compare_digest(row[0], _digest(secret)):
             return None
-        return ApiKey(key_id, row[1], Role(row[3]), row[2], row[4], row[5], row[6])
+        return _row(row[1:])
 
     def close(self) -> None:
         """Close the connection :meth:`verify` keeps (it opens again when needed)."""
@@ -190,11 +278,8 @@ class KeyStore:
 
     def list(self) -> list[ApiKey]:
         with self._connect() as db:
-            rows = db.execute(
-                "SELECT id, tenant, agent, role, label, created_at, revoked_at FROM api_keys"
-                " ORDER BY created_at, id"
-            ).fetchall()
-        return [ApiKey(r[0], r[1], Role(r[3]), r[2], r[4], r[5], r[6]) for r in rows]
+            rows = db.execute(f"{_SELECT} FROM api_keys ORDER BY created_at, id").fetchall()
+        return [_row(r) for r in rows]
 
     def revoke(self, key_id: str) -> ApiKey:
         """Revoke a key by its id (the part after ``kro_``) or by the whole token."""

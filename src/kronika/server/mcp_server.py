@@ -80,11 +80,12 @@ def build_mcp(service: Service, *, caller: Caller | None = None) -> MCPServer:
         ctx: Context,
         key: str | None = None,
         agent: str | None = None,
-        scope: str = "personal",
+        scope: str | None = None,
         channel: str | None = None,
     ) -> dict[str, Any]:
         """Remember a durable fact. With a `key` (e.g. "preferred language"), a new value
-        replaces the old one, which is kept as history."""
+        replaces the old one, which is kept as history. Without a `scope` it is for the
+        channel the request names (`X-Kronika-Channel`), else for its user alone."""
         who = _caller(ctx, caller)
         name = _agent(who, service, agent)
         return await _run(

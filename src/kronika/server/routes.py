@@ -3,11 +3,13 @@
 Each route is one line of :class:`~kronika.server.service.Service`; the caller comes
 from the request's key (:func:`caller`).
 
-The routes are ``async`` and call the memory on the event loop's own thread: calls to
-one memory run one at a time anyway (:class:`~kronika.server.service.Service` holds its
-lock), and numpy's BLAS measured several times slower in a pool thread than in the
-process's main thread. Export and import, which may take long, run in a pool thread
-so ``/healthz`` keeps answering meanwhile.
+The routes call the memory in the server's pool of threads (plain ``def`` routes, or
+``run_in_threadpool``), never on the event loop's thread: a call that takes long (a
+big export, a recall over large items, a write waiting for the workspace lock) must
+not stop ``/healthz`` or any other request from being answered meanwhile. Calls to one
+memory still run one at a time (:class:`~kronika.server.service.Service` holds its
+lock). Only a recall's query embedding stays on the loop, where it is batched with
+the queries of the recalls that arrived with it (:mod:`kronika.server.batching`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from kronika.server import schemas
-from kronika.server.access import Caller, Unauthenticated
+from kronika.server.access import Caller, Unauthenticated, caller_for
 from kronika.server.limits import RateLimited
 from kronika.server.service import Service
 
@@ -45,7 +47,7 @@ async def caller(
         raise RateLimited("too many requests for this API key; slow down")
     user = request.headers.get("x-kronika-user") or None
     channel = request.headers.get("x-kronika-channel") or None
-    return Caller(key, user=user and user[:200], channel=channel and channel[:200])
+    return caller_for(key, user, channel)
 
 
 Who = Annotated[Caller, Depends(caller)]
@@ -63,7 +65,7 @@ v1 = APIRouter(prefix="/v1")
 
 # --------------------------------------------------------------------- MicroDAO
 @microdao.get("/agents/{agent}/memory", summary="An agent's memory, newest first")
-async def agent_memory(
+def agent_memory(
     agent: Name,
     who: Who,
     svc: Svc,
@@ -76,13 +78,13 @@ async def agent_memory(
 
 
 @microdao.delete("/agents/{agent}/memory/{memory_id}", summary="Forget one memory item")
-async def agent_memory_delete(agent: Name, memory_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+def agent_memory_delete(agent: Name, memory_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     receipt = svc.forget(who, agent, item_id=memory_id)
     return {"success": receipt["outcome"] == "applied", "receipt": receipt}
 
 
 @microdao.post("/agents/{agent}/memory/distill", summary="Distil sessions", status_code=202)
-async def agent_memory_distill(
+def agent_memory_distill(
     agent: Name, who: Who, svc: Svc, body: schemas.DistillBody | None = None
 ) -> dict[str, Any]:
     job = svc.distill(who, agent, body.days if body else schemas.DEFAULT_DAYS)
@@ -91,33 +93,41 @@ async def agent_memory_distill(
 
 # --------------------------------------------------------------------------- v1
 @v1.get("/me", tags=["keys"], summary="What this API key is")
-async def me(who: Who) -> dict[str, Any]:
+def me(who: Who) -> dict[str, Any]:
     key = who.key
-    return {"id": key.id, "tenant": key.tenant, "role": key.role.value, "agent": key.agent}
+    bound = {"user": key.user, "channels": list(key.channels), "teams": key.teams}
+    return {
+        "id": key.id,
+        "tenant": key.tenant,
+        "role": key.role.value,
+        "agent": key.agent,
+        "bound": key.bound,
+        **(bound if key.bound else {}),
+    }
 
 
 @v1.get("/agents", tags=["agents"])
-async def agents(who: Who, svc: Svc) -> dict[str, Any]:
+def agents(who: Who, svc: Svc) -> dict[str, Any]:
     return svc.agents(who)
 
 
 @v1.post("/agents", tags=["agents"], status_code=201)
-async def create_agent(body: schemas.AgentBody, who: Who, svc: Svc) -> dict[str, Any]:
+def create_agent(body: schemas.AgentBody, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.create_agent(who, body.name)
 
 
 @v1.post("/agents/{agent}/memories", tags=["memories"], summary="Remember a fact")
-async def remember(agent: Name, body: schemas.RememberBody, who: Who, svc: Svc) -> dict[str, Any]:
+def remember(agent: Name, body: schemas.RememberBody, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.remember(who, agent, **body.model_dump())
 
 
 @v1.post("/agents/{agent}/notes", tags=["memories"], summary="Retain a note in today's log")
-async def note(agent: Name, body: schemas.NoteBody, who: Who, svc: Svc) -> dict[str, Any]:
+def note(agent: Name, body: schemas.NoteBody, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.note(who, agent, **body.model_dump())
 
 
 @v1.get("/agents/{agent}/memories", tags=["memories"], summary="Stored items, newest first")
-async def items(
+def items(
     agent: Name,
     who: Who,
     svc: Svc,
@@ -150,17 +160,17 @@ async def items(
 
 
 @v1.get("/agents/{agent}/memories/{item_id}", tags=["memories"])
-async def get_item(agent: Name, item_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+def get_item(agent: Name, item_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.get(who, agent, item_id)
 
 
 @v1.delete("/agents/{agent}/memories/{item_id}", tags=["memories"], summary="Forget one item")
-async def delete_item(agent: Name, item_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+def delete_item(agent: Name, item_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.forget(who, agent, item_id=item_id)
 
 
 @v1.post("/agents/{agent}/forget", tags=["memories"], summary="Forget, with a receipt")
-async def forget(agent: Name, body: schemas.ForgetBody, who: Who, svc: Svc) -> dict[str, Any]:
+def forget(agent: Name, body: schemas.ForgetBody, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.forget(
         who, agent, item_id=body.id, key=body.key, value=body.value, topic=body.topic,
         dry_run=body.dry_run,
@@ -174,29 +184,29 @@ async def recall(agent: Name, body: schemas.RecallBody, who: Who, svc: Svc) -> d
 
 
 @v1.get("/agents/{agent}/history", tags=["recall"], summary="Every value a fact key has had")
-async def history(
+def history(
     agent: Name, key: Annotated[str, Query(min_length=1, max_length=200)], who: Who, svc: Svc
 ) -> dict[str, Any]:
     return svc.history(who, agent, key)
 
 
 @v1.get("/agents/{agent}/facts", tags=["recall"])
-async def facts(agent: Name, who: Who, svc: Svc, include_archived: bool = True) -> dict[str, Any]:
+def facts(agent: Name, who: Who, svc: Svc, include_archived: bool = True) -> dict[str, Any]:
     return svc.facts(who, agent, include_archived=include_archived)
 
 
 @v1.get("/agents/{agent}/brain", tags=["context"], summary="The Brain as the agent sees it")
-async def brain(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
+def brain(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.brain(who, agent)
 
 
 @v1.get("/agents/{agent}/wake", tags=["context"], summary="Identity, <memory> block, context")
-async def wake(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
+def wake(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.wake(who, agent)
 
 
 @v1.get("/agents/{agent}/prompt", tags=["context"], summary="The <memory> block for a prompt")
-async def prompt(
+def prompt(
     agent: Name,
     who: Who,
     svc: Svc,
@@ -206,17 +216,17 @@ async def prompt(
 
 
 @v1.get("/agents/{agent}/sessions", tags=["sessions"])
-async def sessions(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
+def sessions(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.sessions(who, agent)
 
 
 @v1.get("/agents/{agent}/sessions/{session_id}", tags=["sessions"])
-async def session(agent: Name, session_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+def session(agent: Name, session_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.session(who, agent, session_id)
 
 
 @v1.post("/agents/{agent}/sessions/{session_id}/turns", tags=["sessions"], status_code=201)
-async def save_turn(
+def save_turn(
     agent: Name, session_id: Id, body: schemas.TurnBody, who: Who, svc: Svc
 ) -> dict[str, Any]:
     return svc.save_turn(
@@ -226,48 +236,48 @@ async def save_turn(
 
 
 @v1.get("/agents/{agent}/proposals", tags=["proposals"])
-async def proposals(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
+def proposals(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.proposals(who, agent)
 
 
 @v1.post("/agents/{agent}/proposals/{proposal_id}/approve", tags=["proposals"])
-async def approve(agent: Name, proposal_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+def approve(agent: Name, proposal_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.settle(who, agent, proposal_id, "approve")
 
 
 @v1.post("/agents/{agent}/proposals/{proposal_id}/reject", tags=["proposals"])
-async def reject(agent: Name, proposal_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+def reject(agent: Name, proposal_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.settle(who, agent, proposal_id, "reject")
 
 
 @v1.get("/agents/{agent}/audit", tags=["audit"])
-async def agent_audit(
+def agent_audit(
     agent: Name, who: Who, svc: Svc, limit: Annotated[int, Query(ge=1, le=100_000)] = 100
 ) -> dict[str, Any]:
     return svc.audit(who, agent, limit)
 
 
 @v1.get("/audit", tags=["audit"], summary="The audit trail of every agent")
-async def audit(
+def audit(
     who: Who, svc: Svc, limit: Annotated[int, Query(ge=1, le=100_000)] = 100
 ) -> dict[str, Any]:
     return svc.audit(who, None, limit)
 
 
 @v1.post("/agents/{agent}/distill", tags=["jobs"], status_code=202)
-async def distill(
+def distill(
     agent: Name, who: Who, svc: Svc, body: schemas.DistillBody | None = None
 ) -> dict[str, Any]:
     return svc.distill(who, agent, body.days if body else schemas.DEFAULT_DAYS)
 
 
 @v1.get("/jobs", tags=["jobs"])
-async def jobs(who: Who, svc: Svc) -> dict[str, Any]:
+def jobs(who: Who, svc: Svc) -> dict[str, Any]:
     return svc.job_list(who)
 
 
 @v1.get("/jobs/{job_id}", tags=["jobs"])
-async def job(job_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+def job(job_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.job(who, job_id)
 
 
@@ -277,7 +287,7 @@ async def job(job_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     status_code=202,
     summary="Start an interrupted job again, as a new job",
 )
-async def resume_job(job_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+def resume_job(job_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.resume(who, job_id)
 
 
@@ -294,12 +304,12 @@ async def import_(body: schemas.ImportBody, who: Who, svc: Svc) -> dict[str, Any
 
 
 @v1.get("/stats", tags=["stats"])
-async def stats(who: Who, svc: Svc) -> dict[str, Any]:
+def stats(who: Who, svc: Svc) -> dict[str, Any]:
     return svc.stats(who)
 
 
 @v1.get("/agents/{agent}/lessons", tags=["lessons"], summary="What the agent learned")
-async def lessons(agent: Name, who: Who, svc: Svc, include_retired: bool = False) -> dict[str, Any]:
+def lessons(agent: Name, who: Who, svc: Svc, include_retired: bool = False) -> dict[str, Any]:
     return svc.lessons(who, agent, include_retired=include_retired)
 
 

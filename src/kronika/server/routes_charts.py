@@ -60,7 +60,7 @@ def _labels(days: list[date]) -> list[str]:
 
 
 @v1.get("/agents/{agent}/charts/growth", tags=["charts"], summary="Items kept, by day created")
-async def chart_growth(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str, Any]:
+def chart_growth(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str, Any]:
     """The items the caller may see, by the UTC day they were created: ``by_tier`` and
     ``by_type`` give one count per day of ``days``; ``before`` counts the older ones,
     so ``before`` plus the running sum is the memory's size on each day."""
@@ -79,7 +79,7 @@ async def chart_growth(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict
 
 
 @v1.get("/agents/{agent}/charts/recalls", tags=["charts"], summary="Recall use per day")
-async def chart_recalls(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str, Any]:
+def chart_recalls(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str, Any]:
     """From the recall log, per day: ``recalls`` that count for the caller (its own, and
     any that used an item it may see), ``uses`` of items it may see and distinct
     ``items`` used; ``top``: the items it may see that were used most in the window."""
@@ -106,7 +106,7 @@ async def chart_recalls(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dic
 
 
 @v1.get("/agents/{agent}/recall-log", tags=["charts"], summary="The recall log, as JSON")
-async def recall_log(agent: Name, who: Who, svc: Svc, days: AnyDays = None) -> dict[str, Any]:
+def recall_log(agent: Name, who: Who, svc: Svc, days: AnyDays = None) -> dict[str, Any]:
     """Every recall of the agent that counts for the caller (the whole log when ``days``
     is not given: it keeps ``recall_log_days``), oldest first: the caller's own recalls
     whole (their query only when ``recall_log_queries`` kept it), another reader's with
@@ -120,7 +120,7 @@ async def recall_log(agent: Name, who: Who, svc: Svc, days: AnyDays = None) -> d
 
 
 @v1.get("/agents/{agent}/charts/llm", tags=["charts"], summary="Model usage per day, purpose")
-async def chart_llm(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str, Any]:
+def chart_llm(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str, Any]:
     """The agent's model calls from the usage ledger (those a daily budget held back
     are not counted, as in ``kronika usage``); ``cost`` uses ``llm_price_input`` and
     ``llm_price_output`` (0 when they are not set: ``priced`` is false then)."""
@@ -154,7 +154,7 @@ async def chart_llm(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[st
 
 
 @v1.get("/agents/{agent}/policies", tags=["policies"], summary="Storage policies in force")
-async def policies(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
+def policies(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     """Retention per tier, what a direct message is, and the ``[[policy]]`` rules whose
     ``tenants`` and ``agents`` can match this agent (another tenant's or agent's rules
     are not shown). A rule is shown from the caller's side
@@ -197,7 +197,7 @@ class PoliciesBody(BaseModel):
 
 
 @v1.put("/agents/{agent}/policies", tags=["policies"], summary="Change the storage policies")
-async def edit_policies(
+def edit_policies(
     agent: Name, who: Who, svc: Svc, body: PoliciesBody | None = None
 ) -> dict[str, Any]:
     """Replace the ``[retention]`` and ``[[policy]]`` tables of ``kronika.toml`` with
@@ -215,4 +215,4 @@ async def edit_policies(
     with svc.reading(who, agent):
         memory = who.memory(svc.memories, agent)  # the memory itself, not a reader's view
         policy_edit.rewrite_policies(memory, who.tenant, agent, body.toml, who.source_agent)
-    return await policies(agent, who, svc)
+    return policies(agent, who, svc)

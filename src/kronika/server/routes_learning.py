@@ -40,7 +40,7 @@ async def outcome(agent: Name, body: schemas.OutcomeBody, who: Who, svc: Svc) ->
     status_code=202,
     summary="Run a memory job: decay, reflect, dream, summarize, distill",
 )
-async def run_job(
+def run_job(
     agent: Name, job: JobName, who: Who, svc: Svc, body: schemas.JobBody | None = None
 ) -> dict[str, Any]:
     given = body or schemas.JobBody()

@@ -22,7 +22,7 @@ Entity = Annotated[str, Path(min_length=1, max_length=80)]
 
 
 @router.get("/agents/{agent}/summaries", tags=["pages"], summary="Session and L1/L2 summaries")
-async def summaries(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
+def summaries(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     return pages.summaries(svc, who, agent)
 
 
@@ -31,22 +31,22 @@ async def summaries(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     tags=["pages"],
     summary="A session's summary and the summaries that cover it",
 )
-async def session_summary(agent: Name, session_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+def session_summary(agent: Name, session_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     return pages.session_summary(svc, who, agent, session_id)
 
 
 @router.get("/agents/{agent}/entities", tags=["pages"], summary="The entity pages")
-async def entities(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
+def entities(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     return pages.entities(svc, who, agent)
 
 
 @router.get("/agents/{agent}/entities/{name}", tags=["pages"], summary="One entity's page")
-async def entity(agent: Name, name: Entity, who: Who, svc: Svc) -> dict[str, Any]:
+def entity(agent: Name, name: Entity, who: Who, svc: Svc) -> dict[str, Any]:
     return pages.entity(svc, who, agent, name)
 
 
 @router.get("/agents/{agent}/opinions", tags=["pages"], summary="Opinions and their evidence")
-async def opinions(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
+def opinions(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     return pages.opinions(svc, who, agent)
 
 
@@ -55,7 +55,7 @@ async def opinions(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     tags=["pages"],
     summary="Why an item exists: origin, turns, events, history",
 )
-async def explain(agent: Name, item_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+def explain(agent: Name, item_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     """``item_id``: an item's id, or a fact key (its current value)."""
     return pages.explanation(svc, who, agent, item_id)
 

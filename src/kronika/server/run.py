@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import logging
 import socket
 from pathlib import Path
 
@@ -72,6 +73,17 @@ def build_service(settings: Settings) -> Service:
     return Service(dict.fromkeys(sorted(tenants), memory), llm=_minion, follow_config=config)
 
 
+class NoQueryStrings(logging.Filter):
+    """The access log without query strings: a secret sent in one (``?api_key=…``,
+    which kronika refuses) never reaches the log. Paths are logged as they are."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args
+        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str):
+            record.args = (*args[:2], args[2].split("?", 1)[0], *args[3:])
+        return True
+
+
 def open_keys(settings: Settings) -> KeyStore:
     return KeyStore(keys_path(Path(settings.home)))
 
@@ -118,6 +130,9 @@ def serve(
                 app, host=host, port=port, log_level=log_level, lifespan="on", loop="asyncio"
             )
         )
+        access = logging.getLogger("uvicorn.access")  # configured by uvicorn.Config
+        if not any(isinstance(f, NoQueryStrings) for f in access.filters):
+            access.addFilter(NoQueryStrings())
         try:
             server.run(sockets=sockets)
         finally:

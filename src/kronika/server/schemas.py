@@ -24,7 +24,7 @@ class RememberBody(Body):
     importance: float | None = Field(None, ge=0, le=1)
     entities: list[str] = Field(default_factory=list, max_length=100)
     tags: list[str] = Field(default_factory=list, max_length=100)
-    scope: Literal["personal", "channel", "team", "global"] = "personal"
+    scope: Literal["personal", "channel", "team", "global"] | None = None
     channel: str | None = Field(None, max_length=200)
     source: Literal["explicit", "auto"] = "explicit"
 

@@ -24,15 +24,14 @@ from typing import Any
 from kronika.core.model import MemoryItem, Scope, Tier
 from kronika.core.policies import StoragePolicies
 from kronika.engine.policy_follow import PolicyFollower
-from kronika.errors import InvalidInput, InvalidQuery
+from kronika.errors import Conflict, InvalidInput, InvalidQuery
 from kronika.memory import Memory
-from kronika.ports import LLM, Embedder, Vector
+from kronika.ports import ACTING, LLM, Embedder, Vector
 from kronika.server import views
 from kronika.server.access import Caller, reading
 from kronika.server.batching import QueryBatcher
 from kronika.server.jobs import JobBook
 from kronika.server.jobstore import open_job_records
-from kronika.server.keys import Role
 from kronika.server.tenants import TenantMemories
 from kronika.settings import Settings
 
@@ -115,11 +114,16 @@ class Service:
         if lock is None and dict.__contains__(self.memories, caller.tenant):  # served since
             memory = dict.__getitem__(self.memories, caller.tenant)
             lock = self._locks.setdefault(caller.tenant, self._memory_lock(memory))
-        if lock is None:
-            yield
-            return
-        with lock:
-            yield
+        # every audit entry made meanwhile names the key and the user it acted for
+        token = ACTING.set((caller.key.id, caller.user))
+        try:
+            if lock is None:
+                yield
+                return
+            with lock:
+                yield
+        finally:
+            ACTING.reset(token)
 
     def _read(self, caller: Caller, agent: str) -> Memory:
         """The memory as ``caller`` reads it, when the caller may read ``agent``."""
@@ -134,8 +138,10 @@ class Service:
         with self._held(caller):
             yield memory
 
-    def _write(self, caller: Caller, agent: str) -> Memory:
-        """The memory as ``caller`` writes to it, when the caller may write to ``agent``."""
+    def _write(self, caller: Caller, agent: str, channel: str | None = None) -> Memory:
+        """The memory as ``caller`` writes to it, when the caller may write to ``agent``
+        (in ``channel``, when the write names one: a key bound to channels names its own)."""
+        caller.check_channel(channel)
         self.follow_config()
         return reading(caller.writable(self.memories, agent), caller)
 
@@ -153,18 +159,31 @@ class Service:
         self.follow_config()
         memory = caller.memory(self.memories, agent)
         with self._held(caller):
+            taken = [a for a in memory.agents() if a.casefold() == agent.casefold()]
+            if taken or memory.workspace.has_agent(agent):
+                raise Conflict(
+                    f"an agent named {agent!r} already exists in this workspace; choose"
+                    " another name"
+                )
+            tenant = memory.workspace.tenant_of(agent)
+            if tenant != caller.tenant:
+                raise Conflict(
+                    f"a new agent {agent!r} would belong to tenant {tenant!r} in this"
+                    f" workspace, not {caller.tenant!r}: declare it in kronika.toml first"
+                    f' ([agents.{agent}] tenant = "{caller.tenant}")'
+                )
             memory.create_agent(agent)
-        return {"agent": agent, "created": True}
+        return {"agent": agent, "created": True, "tenant": caller.tenant}
 
     # -------------------------------------------------------------------- writes
     def remember(self, caller: Caller, agent: str, **fields: Any) -> dict[str, Any]:
-        memory = self._write(caller, agent)
+        memory = self._write(caller, agent, fields.get("channel"))
         with self._held(caller):
             receipt = memory.remember(agent=agent, source_agent=caller.source_agent, **fields)
         return views.write_receipt(receipt)
 
     def note(self, caller: Caller, agent: str, text: str, **fields: Any) -> dict[str, Any]:
-        memory = self._write(caller, agent)
+        memory = self._write(caller, agent, fields.get("channel"))
         with self._held(caller):
             receipt = memory.note(text, agent=agent, source_agent=caller.source_agent, **fields)
         return views.write_receipt(receipt)
@@ -174,7 +193,7 @@ class Service:
         caller's audience; the server's background model, if any, writes the lesson."""
         from kronika.core.lessons import Evaluation
 
-        memory = self._write(caller, agent)
+        memory = self._write(caller, agent, fields.get("channel"))
         given = fields.pop("evaluation", None)
         evaluation = Evaluation.from_dict(given) if given is not None else None
         with self._held(caller):
@@ -226,7 +245,7 @@ class Service:
         scope: str | None = None,
         channel: str | None = None,
     ) -> dict[str, Any]:
-        memory = self._write(caller, agent)
+        memory = self._write(caller, agent, channel)
         with self._held(caller):
             made = memory.save_turn(
                 session_id,
@@ -258,13 +277,26 @@ class Service:
         self, caller: Caller, agent: str, query: str, **options: Any
     ) -> dict[str, Any]:
         """:meth:`recall`, its query embedded, and its vector scored, together with those
-        of the recalls that arrived with it (:mod:`kronika.server.batching`)."""
-        memory = self._recall_memory(caller, agent, all_agents=bool(options.get("all_agents")))
+        of the recalls that arrived with it (:mod:`kronika.server.batching`). Only the
+        access check (a look at the agent's folder) and the embedding run on the event
+        loop, so that the recalls read together reach the batcher together; applying
+        changed storage policies (which may wait for a memory's lock) and the recall
+        itself run in a worker thread, so a long recall never keeps the loop from
+        answering other requests."""
+        from anyio import to_thread
+
+        all_agents = bool(options.get("all_agents"))
+        memory = self._recall_memory(caller, agent, all_agents=all_agents, follow=False)
         vector = None
         if options.get("mode", "hybrid") != "lexical" and query.strip():
             batcher = self._batcher(memory.embedder)
             vector = await batcher.embed(query, index=memory.index)
-        return self._recall(caller, memory, agent, query, vector, options)
+
+        def recall() -> dict[str, Any]:
+            self.follow_config()
+            return self._recall(caller, memory, agent, query, vector, options)
+
+        return await to_thread.run_sync(recall)
 
     def _recall(
         self,
@@ -280,12 +312,17 @@ class Service:
             result = memory.recall(query, agent=agent, query_vector=vector, **options)
         return views.recall(result, explain=explain)
 
-    def _recall_memory(self, caller: Caller, agent: str, *, all_agents: bool) -> Memory:
+    def _recall_memory(
+        self, caller: Caller, agent: str, *, all_agents: bool, follow: bool = True
+    ) -> Memory:
         if all_agents:
             caller.require_unrestricted("recall across all agents")
+            memory = caller.memory(self.memories, agent)
+        else:
+            memory = caller.readable(self.memories, agent)
+        if follow:
             self.follow_config()
-            return reading(caller.memory(self.memories, agent), caller)
-        return self._read(caller, agent)
+        return reading(memory, caller)
 
     def _batcher(self, embedder: Embedder) -> QueryBatcher:
         found = self._batchers.get(id(embedder))
@@ -417,16 +454,25 @@ class Service:
         return {"session_id": session_id, "turns": views.items(turns)}
 
     def audit(self, caller: Caller, agent: str | None, limit: int | None) -> dict[str, Any]:
+        """The audit trail of ``agent`` (or of every agent the caller may read): only
+        the entries of the caller's tenant, and for anyone but an admin of the whole
+        tenant reading for no user or channel (the owner, who gets a backup whole too)
+        only those about items the caller's reader may see (:meth:`Memory.audit`)."""
         if agent is None:
             caller.require_unrestricted("the audit trail of every agent")
             if caller.tenant not in self.memories:
                 return {"entries": []}
+            self.follow_config()
             memory = caller.memory(self.memories)
+            agents = set(caller.visible_agents(memory))
         else:
-            memory = self._read(caller, agent)
+            self.follow_config()
+            memory = caller.readable(self.memories, agent)
+            agents = {agent}
+        view = memory if caller.owner else reading(memory, caller)
         with self._held(caller):
-            entries = memory.audit(agent=agent, limit=limit)
-        return {"entries": views.audit(entries)}
+            entries = [e for e in view.audit(agent=agent) if e.target_agent in agents]
+        return {"entries": views.audit(entries[-limit:] if limit else entries)}
 
     def lessons(self, caller: Caller, agent: str, *, include_retired: bool) -> dict[str, Any]:
         memory = self._read(caller, agent)
@@ -435,14 +481,28 @@ class Service:
         return {"lessons": [x.as_dict() for x in found]}
 
     def stats(self, caller: Caller) -> dict[str, Any]:
+        """Item counts of the caller's agents (the tenant's owner counts every item, any
+        other key what its reader may see); for a key of the whole tenant the index's
+        statistics too, but only the caller's agents' counts when the index holds other
+        tenants' agents as well (one workspace serving several tenants)."""
         memory = self.memories.get(caller.tenant)
         if memory is None:
             return {"agents": {}}
+        counting = memory if caller.owner else reading(memory, caller)
         with self._held(caller):
             agents = caller.visible_agents(memory)
-            counts = {name: memory.count(agent=name) for name in agents}
+            counts = {name: counting.count(agent=name) for name in agents}
             index = memory.stats() if caller.unrestricted else {}
+        if index and self._shared(memory, caller.tenant):
+            kept = ("embedding_model", "dim", "migrations")
+            index = {k: index[k] for k in kept if k in index}
+            index.update(items=sum(counts.values()), items_by_agent=counts)
         return {"agents": counts, "index": index}
+
+    def _shared(self, memory: Memory, tenant: str) -> bool:
+        """Whether ``memory`` also serves a tenant other than ``tenant``."""
+        others = (m for t, m in dict.items(self.memories) if t != tenant)
+        return any(m is memory for m in others) or bool(memory.settings.tenants())
 
     # ----------------------------------------------------------------- proposals
     def proposals(self, caller: Caller, agent: str) -> dict[str, Any]:
@@ -476,21 +536,46 @@ class Service:
             return {"agents": {}, "audit": []}
         # an admin of the whole tenant, reading for no one in particular, gets the
         # tenant's agents whole: a backup that import restores; anyone else their view
-        whole = caller.key.role is Role.ADMIN and caller.unrestricted
-        if whole and not (caller.user or caller.channel):
+        if caller.owner:
             memory = caller.memory(self.memories)
         with self._held(caller):
             return export_memory(memory, names)
 
     def import_export(self, caller: Caller, document: Any, *, replace: bool) -> dict[str, Any]:
-        from kronika.engine.portability import import_export
+        """Restore an export into the key's tenant (an admin key of the whole tenant):
+        every agent of the document must be, or become, an agent of that tenant, and
+        its audit entries must be about those agents."""
+        from kronika.engine.backup_format import read_backup
+        from kronika.engine.portability import restore_backup
 
         caller.require_admin("importing")
         caller.require_unrestricted("importing")
         self.follow_config()
         memory = caller.memory(self.memories)
+        backup = read_backup(document)
         with self._held(caller):
-            return import_export(memory, document, replace_existing=replace).as_dict()
+            names = set()
+            for agent in backup.agents:
+                names.add(agent.name)
+                declared = agent.name in memory.settings.agents or memory.workspace.has_agent(
+                    agent.name
+                )
+                wanted = agent.policy.tenant if agent.policy is not None else None
+                tenant = (
+                    memory.workspace.tenant_of(agent.name) if declared or wanted is None else wanted
+                )
+                if tenant != caller.tenant:
+                    raise Conflict(
+                        f"agent {agent.name!r} of the document would belong to tenant"
+                        f" {tenant!r} here, not {caller.tenant!r}: an import restores agents"
+                        " of the key's tenant only"
+                    )
+            strays = sorted({e.target_agent for e in backup.audit} - names)
+            if strays:
+                raise InvalidInput(
+                    f"the document's audit trail names agents it does not hold: {', '.join(strays)}"
+                )
+            return restore_backup(memory, backup, replace_existing=replace).as_dict()
 
     # ---------------------------------------------------------------------- jobs
     def distill(self, caller: Caller, agent: str, days: int) -> dict[str, Any]:

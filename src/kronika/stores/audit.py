@@ -110,7 +110,8 @@ def parse_line(line: str) -> AuditEntry | None:
     try:
         raw = json.loads(line)
         raw["at"] = datetime.fromisoformat(raw["at"])
-        return AuditEntry(**raw)
+        # fields a later kronika adds are left out, not taken for damage
+        return AuditEntry(**{name: raw[name] for name in _FIELDS if name in raw})
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
 

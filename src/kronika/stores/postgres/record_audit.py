@@ -17,7 +17,10 @@ from kronika.ports import AuditEntry
 if TYPE_CHECKING:
     from psycopg_pool import ConnectionPool
 
-_COLUMNS = "at, action, target_agent, source_agent, section, item_id, summary, outcome"
+_COLUMNS = (
+    "at, action, target_agent, source_agent, section, item_id, summary, outcome,"
+    " api_key, acting_user"
+)
 
 
 class PostgresAuditLog:
@@ -32,7 +35,7 @@ class PostgresAuditLog:
             with self._pool.connection() as conn:
                 conn.execute(
                     f"INSERT INTO record_audit (tenant, at_time, {_COLUMNS})"
-                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
                     (
                         self._tenant,
                         entry.at,
@@ -44,6 +47,8 @@ class PostgresAuditLog:
                         entry.item_id,
                         entry.summary,
                         entry.outcome,
+                        entry.api_key,
+                        entry.user,
                     ),
                 )
         except Exception as err:
