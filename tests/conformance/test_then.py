@@ -20,10 +20,10 @@ from kronika.testing import FrozenClock
 NOW = datetime(2025, 11, 27, 12, 0, tzinfo=UTC)
 
 
-def _lived_and_worked(backend: Backend, clock: FrozenClock) -> Memory:
+def _lived_and_worked(backend: Backend, clock: FrozenClock, **settings: object) -> Memory:
     """city Kraków (January 2025) → Lviv (May) → Warszawa (September); job Google →
     Apple → Spotify at the same times; a drink that never changed; asked on 27 November."""
-    memory = backend.open(clock=clock)
+    memory = backend.open(clock=clock, **settings)
     clock.set(datetime(2024, 12, 20, tzinfo=UTC))
     memory.remember("herbata miętowa", key="evening drink")
     for moment, city, job in (
@@ -126,6 +126,25 @@ def test_before_or_after_a_value_answers_with_its_neighbour_in_history(
     assert hit.item.status is Status.SUPERSEDED
     assert hit.citation.startswith("history.md#L")
     assert hit.score.history is not None and hit.score.history.startswith("the value")
+
+
+@pytest.mark.parametrize(
+    ("question", "key", "value"),
+    [
+        ("Where did she work before Spotify?", "employer", "Apple"),
+        ("Gdzie pracowała przed Spotify?", "employer", "Apple"),
+        ("Who was her employer in June?", "employer", "Apple"),
+    ],
+)
+def test_a_past_value_the_history_chose_passes_the_relevance_floor(
+    backend: Backend, clock: FrozenClock, question: str, key: str, value: str
+) -> None:
+    # a floor no cosine reaches: the past value shares no word with the question, and
+    # stands on the evidence of its key (the later value named in it, or the key's word)
+    memory = _lived_and_worked(backend, clock, relevance_floor="0.99")
+    hits = memory.recall(question, k=10, record_access=False).hits
+    hit = next(h for h in hits if h.item.key == key)
+    assert (hit.item.value, hit.item.status) == (value, Status.SUPERSEDED)
 
 
 FALSE_TRIGGERS = [

@@ -303,7 +303,9 @@ class Recaller:
             )
         notes: list[str] = []
         if self._settings.relevance_floor > 0 and relevance:
-            relevance = self._above_floor(query, relevance, lexical, similarity, links, notes)
+            relevance = self._above_floor(
+                query, relevance, lexical, similarity, links, history, notes
+            )
         reranked: dict[str, float] = {}
         if (
             self._reranker is not None
@@ -347,10 +349,13 @@ class Recaller:
         lexical: Sequence[tuple[str, float]] | None,
         similarity: Mapping[str, float],
         links: Neighbours,
+        history: HistoryReading | None,
         notes: list[str],
     ) -> dict[str, float]:
         """The candidates with absolute evidence (:mod:`kronika.core.floor`); a note when
-        none is left."""
+        none is left. A past value the history chose (true then, or before / after X)
+        has the evidence of its key: the versions of one key are one answer to the
+        question, and the time decides which."""
         content = not self._settings.skip_function_words or has_content_words(query)
         matched = {item_id for item_id, _ in lexical or []} if content else set()
         kept = evidenced(
@@ -360,6 +365,12 @@ class Recaller:
             floor=self._settings.relevance_floor,
             links=links,
         )
+        if history is not None:
+            kept |= {
+                chosen
+                for chosen, chain in history.lifted.items()
+                if chosen in relevance and any(i in kept for i in chain)
+            }
         log.debug("relevance floor: %d of %d candidates have evidence", len(kept), len(relevance))
         if not kept:
             notes.append(
