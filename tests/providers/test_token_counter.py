@@ -69,9 +69,9 @@ def test_counting_is_linear_on_text_without_spaces() -> None:
     blob = "".join(rng.choice(string.ascii_letters) for _ in range(1_000_000))
     start = time.monotonic()
     tokens = counter.count(blob)
-    assert time.monotonic() - start < 3.0
+    assert time.monotonic() - start < 10.0  # whole, it would take hours
     assert tokens > 500_000  # about 0.7 a letter, estimated past the first 65,536
     short = blob[:20_000]
     start = time.monotonic()
     assert counter.count(short) >= len(counter._load().encode_ordinary(short[:2000])) * 9
-    assert time.monotonic() - start < 1.0
+    assert time.monotonic() - start < 3.0  # whole, 6 s on a quiet machine
