@@ -284,3 +284,39 @@ def test_body_size_limit_is_413_declared_or_streamed(served: Served) -> None:
     assert answer.status == 413 and b"RequestTooLarge" in answer.read()
     streamed.close()
     assert served.call("GET", "/v1/agents/alice/facts").body["facts"] == []
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("DELETE", "/healthz", {"GET"}),
+        ("DELETE", "/v1/agents/alice/recall", {"POST"}),
+        ("PUT", "/v1/agents/alice/memories/f-x", {"GET", "DELETE"}),
+        ("PATCH", "/v1/agents/alice/memories", {"GET", "POST"}),
+        ("POST", "/ui/app.js", {"GET", "HEAD"}),
+    ],
+)
+def test_405_names_every_method_the_path_takes(
+    served: Served, method: str, path: str, allowed: set[str]
+) -> None:
+    answer = served.call(method, path, raw=b"" if method != "DELETE" else None)
+    assert answer.status == 405
+    assert answer.body["error"] == "HTTPError" and answer.body["message"]
+    allow = {k.lower(): v for k, v in answer.headers.items()}["allow"]
+    named = {m.strip() for m in allow.split(",")}
+    assert allowed <= named and method not in named
+    for each in named:  # and no method it names is refused so
+        assert _status(served, each, path) != 405
+
+
+def _status(served: Served, method: str, path: str) -> int:
+    token = served.keys["acme-admin"]
+    sent = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    data = None if method in ("GET", "HEAD", "DELETE") else b"{}"
+    request = urllib.request.Request(served.url + path, data=data, method=method, headers=sent)
+    try:
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as refused:
+        with refused:
+            return refused.code

@@ -177,6 +177,28 @@ def _docs(app: FastAPI) -> None:
         )
 
 
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+
+
+def _allowed(app: FastAPI, scope: AsgiScope, told: str) -> list[str]:
+    """The methods some route takes at ``scope``'s path, found by asking the routes to
+    match the same request with each method (a path may have one route per method, so
+    the route that refused the request, which ``told``, does not know them all). The
+    static files mounted under ``/ui`` and ``/docs/assets`` take GET and HEAD."""
+    from starlette.routing import Match, Mount
+
+    methods = {m.strip() for m in told.split(",") if m.strip()}
+    for route in app.router.routes:
+        if isinstance(route, Mount):
+            if route.matches(scope)[0] is not Match.NONE:
+                methods |= {"GET", "HEAD"}
+            continue
+        for method in _METHODS:
+            if route.matches({**scope, "method": method})[0] is Match.FULL:
+                methods.add(method)
+    return sorted(methods, key=lambda m: (_METHODS.index(m) if m in _METHODS else 99, m))
+
+
 def _handle_errors(app: FastAPI) -> None:
     @app.exception_handler(errors.KronikaError)
     async def kronika_error(_: Request, exc: errors.KronikaError) -> JSONResponse:
@@ -199,12 +221,17 @@ def _handle_errors(app: FastAPI) -> None:
         return _error(422, "InvalidInput", "; ".join(problems), detail=detail)
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         cause = exc.__cause__ or exc.__context__
         if isinstance(cause, BodyTooLarge):  # FastAPI wraps what breaks reading the body
             return _error(413, "RequestTooLarge", str(cause))
         if isinstance(cause, RecursionError):  # json.loads of arrays inside arrays…
             return _error(422, "InvalidInput", "the JSON body is nested too deeply to read")
+        if exc.status_code == 405:  # RFC 9110: say which methods the path takes
+            answer = _error(405, "HTTPError", str(exc.detail))
+            told = (exc.headers or {}).get("Allow", "")
+            answer.headers["Allow"] = ", ".join(_allowed(app, request.scope, told))
+            return answer
         return _error(exc.status_code, "HTTPError", str(exc.detail))
 
     @app.exception_handler(BodyTooLarge)
