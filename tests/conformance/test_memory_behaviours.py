@@ -242,3 +242,26 @@ def _readable_anywhere(backend: Backend, words: tuple[str, ...]) -> list[str]:
                 )
                 found += [f"{table}: {w}" for (row,) in rows for w in words if w in row]
     return found
+
+
+def test_a_session_saved_turn_by_turn_is_listed_and_distilled_once_quiet(
+    backend: Backend, clock: FrozenClock
+) -> None:
+    from kronika.engine.jobs import run_job
+
+    memory = backend.open(clock=clock)
+    memory.save_turn("trip-lisbon", "user", "We fly to Lisbon on Friday")
+    memory.save_turn("trip-lisbon", "assistant", "Noted: Lisbon, Friday")
+    other = backend.open("b", clock=clock)
+    listed = {h.session_id: h.status for h in other.workspace.session_headers("default")}
+    assert listed == {"trip-lisbon": "open"}
+    assert [t.speaker for t in other.load_session("trip-lisbon")] == ["user", "assistant"]
+    # still being written: distill leaves it open
+    run_job(memory, "distill")
+    assert [h.status for h in memory.workspace.session_headers("default")] == ["open"]
+    clock.advance(minutes=memory.settings.idle_minutes + 1)
+    report = run_job(memory, "distill")
+    assert "session trip-lisbon: ended (no turn for idle_minutes)" in report.done
+    header = backend.open("b", clock=clock).workspace.session_headers("default")[0]
+    assert (header.session_id, header.fields["end_reason"]) == ("trip-lisbon", "distill")
+    assert header.status in {"ended", "consolidated"}

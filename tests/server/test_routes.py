@@ -175,7 +175,7 @@ def test_distill_answers_at_once_with_a_job_that_reports_waiting_for_a_model(
     status = {h["session_id"]: h["status"] for h in headers}
     # the session of the last 7 days waits for a model (nothing lost); the older one
     # lies outside the period and is left as it was
-    assert status == {"2026-10-01_001": "", "2026-11-20_001": "ended"}
+    assert status == {"2026-10-01_001": "open", "2026-11-20_001": "ended"}
     assert served.call("GET", "/v1/jobs/job-nope").status == 404
 
 
@@ -187,6 +187,12 @@ def test_notes_turns_sessions_wake_prompt_and_brain(served: Served) -> None:
     assert turn.status == 201 and turn.body == {"session_id": "chat-1", "turn_id": "chat-1_1"}
     turns = served.call("GET", "/v1/agents/alice/sessions/chat-1").body["turns"]
     assert [t["content"] for t in turns] == ["hello"]
+    served.call(
+        "POST", "/v1/agents/alice/sessions/chat-1/turns", {"speaker": "assistant", "content": "hi"}
+    )
+    (listed,) = served.call("GET", "/v1/agents/alice/sessions").body["sessions"]
+    assert (listed["session_id"], listed["status"], listed["turns"]) == ("chat-1", "open", 2)
+    assert listed["first_at"] <= listed["last_at"] and listed["fields"]["source"] == "api"
     served.call("POST", "/v1/agents/alice/memories", {"key": "diet", "value": "vegan"})
     wake = served.call("GET", "/v1/agents/alice/wake").body
     assert "diet: vegan" in wake["memory_block"] and wake["tokens"] > 0

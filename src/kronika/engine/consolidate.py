@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 from kronika.core.context import fit_lines, fit_tokens, lead_sentence
@@ -50,7 +51,7 @@ from kronika.prompts.base import Prompt
 from kronika.providers.jsonout import structured_call
 from kronika.providers.ledger import llm_task
 from kronika.stores.markdown.frontmatter import list_field
-from kronika.stores.markdown.meta import format_time
+from kronika.stores.markdown.meta import format_time, parse_time
 from kronika.stores.markdown.sessions import (
     SUMMARY_SPEAKER,
     SessionHeader,
@@ -123,6 +124,30 @@ class Consolidator:
                     report.waiting.append(f"session {header.session_id}")
         report.summaries += self._summaries(agent, report)
         return report
+
+    def end_quiet(self, agent: str, since: datetime) -> list[str]:
+        """Mark ended (reason ``distill``) the sessions not yet ended whose last turn lies
+        between ``since`` and ``idle_minutes`` ago — those kronika recorded and those
+        ``save_turn`` started alike; a session still being written is left open.
+        Returns their ids; :meth:`run` then consolidates them."""
+        ws = self.memory.workspace
+        now = self.memory.clock.now()
+        idle = now - timedelta(minutes=self.settings.idle_minutes)
+        ended = []
+        for header in ws.session_headers(agent):
+            if header.status not in (SessionStatus.OPEN, ""):
+                continue
+            turns = ws.parse_source(agent, header.path).items
+            if turns and since <= turns[-1].created_at <= idle:
+                self._set(
+                    agent,
+                    header.session_id,
+                    status=SessionStatus.ENDED.value,
+                    ended=format_time(now),
+                    end_reason="distill",
+                )
+                ended.append(header.session_id)
+        return ended
 
     # ------------------------------------------------------------- one session
     def _consolidate(
@@ -516,9 +541,20 @@ def extractive_summary(session_id: str, turns: Sequence[MemoryItem]) -> str:
 
 
 def _is_latest(header: SessionHeader, headers: Sequence[SessionHeader]) -> bool:
-    """True when no later session has ended (so this summary is the newest one)."""
+    """True when no later session has ended (so this summary is the newest one).
+
+    Later by start time, then by id: a session id the caller chose (``save_turn``)
+    says nothing of when it began."""
     ended = (SessionStatus.CONSOLIDATED, SessionStatus.ENDED)
-    return not any(o.session_id > header.session_id and o.status in ended for o in headers)
+    return not any(_order(o) > _order(header) and o.status in ended for o in headers)
+
+
+def _order(header: SessionHeader) -> tuple[datetime, str]:
+    try:
+        started = parse_time(header.fields.get("started", ""))
+    except ValueError:
+        started = datetime.min.replace(tzinfo=UTC)
+    return started, header.session_id
 
 
 def _describe(receipt: WriteReceipt) -> str:

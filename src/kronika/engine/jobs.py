@@ -21,8 +21,10 @@ again. What needs a language model and finds none waits: the job reports it as
 * **summarize** and **distill**: the conversations that ended become a mid-term summary
   and long-term facts, and L1/L2 summaries are written when due (the consolidation of
   :mod:`kronika.engine.consolidate`); ``distill`` is the MicroDAO name for the same
-  pass over a period. With ``clear`` (``--clear``, the ``distill_clear`` setting) it
-  then clears the short-term messages it distilled (:func:`_clear_distilled`).
+  pass over a period, which first ends the sessions of the period that went quiet (no
+  turn for ``idle_minutes``: kronika's own and those ``save_turn`` started). With
+  ``clear`` (``--clear``, the ``distill_clear`` setting) it then clears the short-term
+  messages it distilled (:func:`_clear_distilled`).
 """
 
 from __future__ import annotations
@@ -129,6 +131,8 @@ def run_job(
         else:
             _dream(memory, name, since, llm, report)
     else:
+        if job == "distill":
+            _end_quiet(memory, name, since, report)
         _consolidate(memory, name, llm, report)
         if job == "distill" and (memory.settings.distill_clear if clear is None else clear):
             _clear_distilled(memory, name, report)
@@ -495,6 +499,15 @@ def _dream_for(
 
 
 # ------------------------------------------------------------ summarize / distill
+def _end_quiet(memory: Memory, agent: str, since: datetime, report: JobReport) -> None:
+    """End the sessions of the period that went quiet (no turn for ``idle_minutes``),
+    so that the consolidation after takes them (:meth:`Consolidator.end_quiet`)."""
+    from kronika.engine.consolidate import Consolidator
+
+    for session_id in Consolidator(memory, None).end_quiet(agent, since):
+        report.done.append(f"session {session_id}: ended (no turn for idle_minutes)")
+
+
 def _consolidate(memory: Memory, agent: str, llm: LLM | None, report: JobReport) -> None:
     from kronika.engine.consolidate import Consolidator
 

@@ -185,6 +185,8 @@ class Session:
         for header in self.memory.workspace.session_headers(self.agent):
             if header.status != SessionStatus.OPEN or header.session_id == self.session_id:
                 continue
+            if header.saved:
+                continue  # its caller writes it turn by turn: consolidation ends it when idle
             if header_audience(header.fields, header.path, []) != self.owners:
                 continue  # another reader's conversation: never resumed (nor ended) here
             turns = self.memory.load_session(header.session_id, agent=self.agent)

@@ -17,6 +17,7 @@ from kronika.core.model import (
     RetainKind,
     Scope,
     SessionRecord,
+    SessionStatus,
     Tier,
     TurnRecord,
     note_type,
@@ -27,7 +28,7 @@ from kronika.engine.write import USER, AppendNote, AppendTurn, WriteReceipt, Wri
 from kronika.errors import InvalidInput
 from kronika.memory import checks
 from kronika.memory.base import MAX_VALUE_CHARS, MemoryBase, _clean, _new_id
-from kronika.stores.markdown.sessions import audience_fields, session_filename
+from kronika.stores.markdown.sessions import SAVED_SOURCE, audience_fields, session_filename
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +122,9 @@ class MemoryAppends(MemoryBase):
 
         The turn that starts a session records who it is for (as :meth:`remember`) in
         the file's header, and every turn of the session is for them; a later turn
-        naming another audience is refused.
+        naming another audience is refused. The session is live (``source: api``,
+        ``status: open``): listed with the others, and ended and consolidated once no
+        turn came for ``idle_minutes``.
         """
         session_id = checks.text(session_id, what="the session id")
         text = _clean(content, what="the turn", limit=MAX_VALUE_CHARS * 5)
@@ -166,7 +169,9 @@ class MemoryAppends(MemoryBase):
             session_id=session_id,
             turn=turn,
             started_at=now,
-            header=audience_fields(owners),
+            # a session this turn starts is live: listed, ended once idle, consolidated
+            header=(("source", SAVED_SOURCE), ("status", SessionStatus.OPEN.value))
+            + audience_fields(owners),
         )
         self._writer.memory_write(name, "sessions", change, source_agent)
         return turn_id

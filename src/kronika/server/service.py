@@ -17,7 +17,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timedelta
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -435,15 +435,22 @@ class Service:
         with self._held(caller):
             # a header (its summary, its user) is the session's: listed only to a
             # reader who may see the session's turns
-            headers = [
-                h
+            listed = [
+                (h, turns)
                 for h in memory.workspace.session_headers(agent)
-                if memory.load_session(h.session_id, agent=agent)
+                if (turns := memory.load_session(h.session_id, agent=agent))
             ]
         return {
             "sessions": [
-                {"session_id": h.session_id, "status": h.status, "fields": dict(h.fields)}
-                for h in headers
+                {
+                    "session_id": h.session_id,
+                    "status": h.status,
+                    "turns": len(turns),
+                    "first_at": turns[0].created_at.isoformat(),
+                    "last_at": turns[-1].created_at.isoformat(),
+                    "fields": dict(h.fields),
+                }
+                for h, turns in listed
             ]
         }
 
@@ -606,15 +613,11 @@ class Service:
         memory = self._write(caller, agent)
 
         def work() -> tuple[str, str, dict[str, Any]]:
-            from kronika.engine.consolidate import Consolidator
             from kronika.engine.jobs import run_job
 
             minion = self._llm(memory.settings)
             self.follow_config()  # a queued job may start well after it was asked for
             with self._held(caller):
-                if name == "distill":
-                    for session_id in _quiet_sessions(memory, agent, days):
-                        Consolidator(memory, minion).end(agent, session_id, "distill")
                 report = run_job(
                     memory, name, agent=agent, days=days, mode=mode, llm=minion, clear=clear
                 )
@@ -659,22 +662,6 @@ class Service:
 
     def _job_agents(self, caller: Caller) -> list[str] | None:
         return None if caller.key.agent is None else [caller.key.agent]
-
-
-def _quiet_sessions(memory: Memory, agent: str, days: int) -> list[str]:
-    """Sessions not yet ended whose last turn lies within the last ``days`` days and at
-    least ``idle_minutes`` ago (a session still in use is left alone)."""
-    now = memory.clock.now()
-    since = now - timedelta(days=days)
-    idle = now - timedelta(minutes=memory.settings.idle_minutes)
-    found = []
-    for header in memory.workspace.session_headers(agent):
-        if header.status not in ("", "open"):
-            continue
-        turns = memory.load_session(header.session_id, agent=agent)
-        if turns and since <= turns[-1].created_at <= idle:
-            found.append(header.session_id)
-    return found
 
 
 def _scope_test(scope: str | None) -> Callable[[MemoryItem], bool]:

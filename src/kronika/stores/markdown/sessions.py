@@ -33,6 +33,7 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 
 from kronika.core.model import (
     ItemType,
@@ -58,6 +59,10 @@ _ESCAPED_RE = re.compile(r"^\\*### \[")
 _HEADER_START = "### ["
 LIVE_ID_RE = re.compile(r"^(?P<day>\d{4}-\d\d-\d\d)_(?P<n>\d{3,})$")
 """Ids of sessions kronika itself records (``2026-11-22_001``); imports keep their own."""
+SAVED_SOURCE = "api"
+"""``source`` of a session started by ``save_turn`` (an id the caller chose): listed,
+ended when idle and consolidated like a session kronika recorded itself."""
+_HEAD_BYTES = 2048
 SUMMARY_SPEAKER = "summary"
 """Speaker of a rolling-window summary block inside a session (``### [summary 1-12] summary``)."""
 SUMMARY_ID_RE = re.compile(r"^summary (?P<first>\d+)-(?P<last>\d+)$")
@@ -278,7 +283,8 @@ def turn_items(
 
 @dataclass(frozen=True, slots=True)
 class SessionHeader:
-    """The header of a session file kronika recorded itself (``LIVE_ID_RE`` names)."""
+    """The header of a live session file: one kronika recorded itself (``LIVE_ID_RE``
+    names) or one ``save_turn`` started (``source: api``, any id)."""
 
     session_id: str
     path: str
@@ -288,11 +294,28 @@ class SessionHeader:
     def status(self) -> str:
         return self.fields.get("status", "")
 
+    @property
+    def saved(self) -> bool:
+        """Whether ``save_turn`` started the session (its id chosen by the caller)."""
+        return self.fields.get("source") == SAVED_SOURCE
+
     def number(self, name: str, default: int = 0) -> int:
         try:
             return int(self.fields.get(name, default))
         except ValueError:
             return default
+
+
+def saved_head(file: Path) -> bool:
+    """Whether the first lines of a session file (its header starts with ``session``,
+    ``started``, ``title`` and ``source``) name the source of a ``save_turn`` session,
+    read without reading a long import whole."""
+    try:
+        with file.open("rb") as handle:
+            head = handle.read(_HEAD_BYTES).decode("utf-8", errors="replace")
+    except OSError:
+        return False
+    return f"\nsource: {SAVED_SOURCE}\n" in head.split("\n---", 1)[0] + "\n"
 
 
 def read_header(text: str) -> Mapping[str, str]:

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from urllib.parse import unquote
 
 from kronika.core.lessons import Lesson
 from kronika.core.model import ItemType, MemoryItem, SessionRecord, TurnRecord
@@ -121,20 +122,28 @@ class MarkdownWorkspace(FactFiles):
         return path
 
     def session_headers(self, agent: str) -> list[sessions.SessionHeader]:
-        """Headers of the sessions kronika recorded itself, oldest first (imports, whose
-        ids have another shape, are not listed)."""
+        """Headers of the live sessions: those kronika recorded itself, oldest first,
+        then those ``save_turn`` started (``source: api``), by file name. Imports, whose
+        ids have another shape and whose header has another source, are not listed."""
         folder = self.require_agent(agent) / "sessions"
-        found: list[sessions.SessionHeader] = []
+        live: list[sessions.SessionHeader] = []
+        saved: list[sessions.SessionHeader] = []
         if not folder.is_dir():
-            return found
+            return live
         for file in sorted(folder.glob("*.md")):
-            if not sessions.LIVE_ID_RE.match(file.stem):
-                continue
+            is_live = bool(sessions.LIVE_ID_RE.match(file.stem))
+            if not is_live and not sessions.saved_head(file):
+                continue  # an import: only its first lines were read
             read = read_source(folder.parent, f"sessions/{file.name}")
-            if read is not None:
-                fields = sessions.read_header(read.text)
-                found.append(sessions.SessionHeader(file.stem, f"sessions/{file.name}", fields))
-        return found
+            if read is None:
+                continue
+            fields = sessions.read_header(read.text)
+            if is_live:
+                live.append(sessions.SessionHeader(file.stem, f"sessions/{file.name}", fields))
+            elif fields.get("source") == sessions.SAVED_SOURCE:
+                session_id = fields.get("session") or unquote(file.stem)
+                saved.append(sessions.SessionHeader(session_id, f"sessions/{file.name}", fields))
+        return live + saved
 
     def set_session_fields(
         self, agent: str, session_id: str, fields: Mapping[str, str | None]
