@@ -70,13 +70,16 @@ class InvalidAgentName(AgentError):
 class UnknownAgent(AgentError):
     """No agent by that name in this workspace."""
 
-    def __init__(self, agent: str, known: list[str] | None) -> None:
-        """``known``: the agents there are, or None where the reader may not be told
-        (a server key: the agents it may use are listed by ``GET /v1/agents``)."""
-        if known is None:
-            hint = "or not one this key may use; GET /v1/agents lists those it may"
+    def __init__(self, agent: str, known: list[str] | None, *, for_key: bool = False) -> None:
+        """``known``: the agents there are; with ``for_key``, the agents a server key may
+        use (all it is told: whether an agent it may not use exists stays unsaid)."""
+        listing = ", ".join(known) if known else "none yet"
+        if for_key:
+            hint = (
+                f"or not one this key may use; agents this key may use: {listing};"
+                " an admin key adds one with POST /v1/agents"
+            )
         else:
-            listing = ", ".join(known) if known else "none yet"
             hint = f"agents in this workspace: {listing}; `kronika agents create NAME` adds one"
         super().__init__(f"unknown agent {agent!r} ({hint})")
         self.agent = agent

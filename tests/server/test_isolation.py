@@ -102,6 +102,7 @@ def test_no_key_reaches_another_tenant_or_an_ungranted_agent_on_any_route(
     ]
     for key, agent, tenant in cases:
         item_id = ids.get((tenant, agent), "f-000000000000")
+        usable = ", ".join(served.call("GET", "/v1/agents", key=key).body["agents"]) or "none yet"
         for method, path in routes:
             answer = served.call(method, _fill(path, agent, item_id), BODIES.get(path), key=key)
             # an agent that exists answers exactly like one that does not; a reader key
@@ -113,7 +114,8 @@ def test_no_key_reaches_another_tenant_or_an_ungranted_agent_on_any_route(
                 expected = {
                     "error": "UnknownAgent",
                     "message": f"unknown agent {agent!r} (or not one this key may use;"
-                    " GET /v1/agents lists those it may)",
+                    f" agents this key may use: {usable}; an admin key adds one with"
+                    " POST /v1/agents)",
                 }
             assert answer.status == (403 if expected["error"] == "Forbidden" else 404)
             assert answer.body == expected, (key, method, path, answer)

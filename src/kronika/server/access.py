@@ -67,9 +67,10 @@ def status_for(exc: errors.KronikaError) -> int:
     return 400
 
 
-def no_agent(agent: str) -> errors.UnknownAgent:
-    """What a key is told about an agent it may not see: the same as for none at all."""
-    return errors.UnknownAgent(agent, None)
+def no_agent(agent: str, usable: list[str]) -> errors.UnknownAgent:
+    """What a key is told about an agent it may not see: the same as for none at all,
+    with the agents it may use (what ``GET /v1/agents`` lists for it)."""
+    return errors.UnknownAgent(agent, usable, for_key=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +117,7 @@ class Caller:
     def memory(self, memories: dict[str, Memory], agent: str | None = None) -> Memory:
         found = memories.get(self.key.tenant)
         if found is None:  # a tenant this server does not hold has no agents
-            raise no_agent(agent or "")
+            raise no_agent(agent or "", [])
         return found
 
     def _ours(self, memory: Memory, agent: str) -> bool:
@@ -133,9 +134,9 @@ class Caller:
         """The tenant's memory when this key may read ``agent`` (which exists)."""
         memory = self.memory(memories, agent)
         if self.key.agent is not None and agent != self.key.agent:
-            raise no_agent(agent)
+            raise no_agent(agent, self.visible_agents(memory))
         if not self._ours(memory, agent):
-            raise no_agent(agent)
+            raise no_agent(agent, self.visible_agents(memory))
         return memory
 
     def writable(self, memories: dict[str, Memory], agent: str) -> Memory:
@@ -147,9 +148,9 @@ class Caller:
         if own is not None and agent != own:
             granted = self.key.role is Role.AGENT and own in memory.settings.policy(agent).writers
             if not granted or not self._ours(memory, agent):
-                raise no_agent(agent)
+                raise no_agent(agent, self.visible_agents(memory))
         if not self._ours(memory, agent):
-            raise no_agent(agent)
+            raise no_agent(agent, self.visible_agents(memory))
         return memory
 
     def require_admin(self, what: str) -> None:
