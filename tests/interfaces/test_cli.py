@@ -11,20 +11,6 @@ from kronika.cli import main
 from kronika.cli.main import build_parser
 
 
-@pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("KRONIKA_HOME", str(tmp_path / "ws"))
-    monkeypatch.setenv("KRONIKA_EMBEDDER", "hashing")
-
-    def _run(*argv: str, code: int = 0) -> str:
-        got = main(list(argv))
-        captured = capsys.readouterr()
-        assert got == code, captured.err
-        return captured.out if code == 0 else captured.err
-
-    return _run
-
-
 def test_remember_recall_show_forget(run) -> None:  # type: ignore[no-untyped-def]
     run("init")
     assert "remembered" in run("remember", "prefiere TypeScript", "--key", "preferencia")

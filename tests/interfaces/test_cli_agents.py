@@ -12,22 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from kronika.cli import main
-
-
-@pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("KRONIKA_HOME", str(tmp_path / "ws"))
-    monkeypatch.setenv("KRONIKA_EMBEDDER", "hashing")
-
-    def _run(*argv: str, code: int = 0) -> str:
-        got = main(list(argv))
-        captured = capsys.readouterr()
-        assert got == code, captured.err
-        return captured.out if code == 0 else captured.err
-
-    return _run
-
 
 def test_a_second_agent_is_created_used_and_listed(run) -> None:  # type: ignore[no-untyped-def]
     run("init")

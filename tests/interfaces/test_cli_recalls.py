@@ -4,25 +4,6 @@ reader may have it with ``--user``/``--channel``; ``--json`` is the export."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
-import pytest
-
-from kronika.cli import main
-
-
-@pytest.fixture
-def run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]):  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("KRONIKA_HOME", str(tmp_path / "ws"))
-    monkeypatch.setenv("KRONIKA_EMBEDDER", "hashing")
-
-    def _run(*argv: str, code: int = 0) -> str:
-        got = main(list(argv))
-        captured = capsys.readouterr()
-        assert got == code, captured.err
-        return captured.out if code == 0 else captured.err
-
-    return _run
 
 
 def test_each_recall_is_logged_and_exported_as_its_reader_may_have_it(run) -> None:  # type: ignore[no-untyped-def]
