@@ -13,8 +13,8 @@ n       = min(ACCESS_CAP, access_count · 2^(−Δt / half_life))
 
 Δt is the time since the item was last recalled by a caller (else since it was
 created), clamped at 0 so an item dated in the future counts as brand new. Each
-recall a caller made lengthens the half-life, by at most ``1 + ln(1 + N_MAX)``
-, and the accesses themselves fade with the same half-life: a
+recall a caller made lengthens the half-life, by at most ``1 + ln(1 + ACCESS_CAP)``,
+and the accesses themselves fade with the same half-life: a
 memory recalled often last year counts as recalled rarely today.
 """
 
