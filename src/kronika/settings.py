@@ -31,7 +31,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from kronika.core.fusion import FUSIONS
+from kronika.core.adaptive import FUSION_METHODS
 from kronika.core.policies import StoragePolicies, parse_dm_channels, parse_policies
 from kronika.core.screening import MODES as SECRETS_MODES
 from kronika.errors import ConfigError
@@ -145,7 +145,16 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "fusion",
         "zscore",
         "How hybrid recall combines lexical and vector scores: minmax (each scaled to"
-        " [0, 1]) or zscore (standard scores, then scaled).",
+        " [0, 1]), zscore (standard scores, then scaled) or adaptive (zscore at a lexical"
+        " weight read from the query: adaptive_shift more when it names a person, a number,"
+        " an identifier or a quoted phrase, that much less otherwise).",
+        "recall",
+    ),
+    SettingSpec(
+        "adaptive_shift",
+        0.2,
+        "With fusion = adaptive: how far a query's lexical weight moves from lexical_weight"
+        " (up for names, numbers, identifiers, quotes; down for the rest).",
         "recall",
     ),
     SettingSpec(
@@ -550,6 +559,7 @@ class Settings:
     recall_candidates: int = 100
     lexical_weight: float = 0.6
     fusion: str = "zscore"
+    adaptive_shift: float = 0.2
     skip_function_words: bool = True
     neighbour_weight: float = 0.5
     neighbour_window: int = 3
@@ -678,8 +688,10 @@ def _coerce(name: str, value: Any) -> Any:
         and not coerced.startswith(("postgresql://", "postgres://"))
     ):
         raise ConfigError("setting 'database_url' must start with postgresql://")
-    if name == "fusion" and coerced not in FUSIONS:
-        raise ConfigError(f"setting 'fusion' must be {' or '.join(map(repr, FUSIONS))}")
+    if name == "fusion" and coerced not in FUSION_METHODS:
+        raise ConfigError(f"setting 'fusion' must be {' or '.join(map(repr, FUSION_METHODS))}")
+    if name == "adaptive_shift" and not 0 <= coerced <= 1:
+        raise ConfigError("setting 'adaptive_shift' must be from 0 to 1")
     if name == "llm_json_mode" and coerced not in ("json_object", "none"):
         raise ConfigError("setting 'llm_json_mode' must be 'json_object' or 'none'")
     if name == "reranker_api" and coerced not in ("cohere", "tei"):

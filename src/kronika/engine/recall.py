@@ -35,6 +35,7 @@ from typing import Literal
 
 import numpy as np
 
+from kronika.core.adaptive import ADAPTIVE, adaptive_lexical_weight
 from kronika.core.budget import pack
 from kronika.core.floor import evidenced
 from kronika.core.fusion import (
@@ -91,6 +92,7 @@ class RecallSettings:
     candidates: int = 100
     lexical_weight: float = 0.6
     fusion: str = "zscore"
+    adaptive_shift: float = 0.2
     skip_function_words: bool = True
     neighbour_weight: float = 0.5
     neighbour_window: int = 3
@@ -234,12 +236,16 @@ class Recaller:
         candidates there were, and notes on the ranking; ``excluded`` ids are no
         candidates, not even as a neighbour of one."""
         lexical, dense = _without(lexical, excluded), _without(dense, excluded)
+        method, weight = self._settings.fusion, self._settings.lexical_weight
+        if method == ADAPTIVE:  # zscore at the query's own weight (core/adaptive.py)
+            method = "zscore"
+            weight = adaptive_lexical_weight(query, weight, self._settings.adaptive_shift)
         relevance = fuse(
             lexical,
             dense,
-            lexical_weight=self._settings.lexical_weight,
+            lexical_weight=weight,
             depth=self._settings.candidates,
-            method=self._settings.fusion,
+            method=method,
         )
         if history is not None:
             relevance = history.ordered(relevance, focus=self._settings.time_focus)

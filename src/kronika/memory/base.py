@@ -116,41 +116,18 @@ class MemoryBase:
             on_written=self._after_write,
             on_proposed=self._proposals.record,
         )
-        weights = ScoreWeights.from_settings(
-            settings.alpha,
-            settings.beta,
-            settings.gamma,
-            settings.recency_half_life,
-            settings.decay_base,
-        )
         if settings.decay_base > 0:
             log.warning(
                 "the decay_base setting is deprecated: recency now halves every %.3g days "
                 "(ln 2 / decay_base); set recency_half_life instead",
-                weights.half_life / 86_400.0,
+                recall_settings(settings).weights.half_life / 86_400.0,
             )
         self._recaller = Recaller(
             index=index,
             embedder=embedder,
             tokens=tokens,
             clock=clock,
-            settings=RecallSettings(
-                candidates=settings.recall_candidates,
-                lexical_weight=settings.lexical_weight,
-                fusion=settings.fusion,
-                skip_function_words=settings.skip_function_words,
-                neighbour_weight=settings.neighbour_weight,
-                neighbour_window=settings.neighbour_window,
-                answer_focus=settings.answer_focus,
-                speaker_focus=settings.speaker_focus,
-                time_focus=settings.time_focus,
-                when_focus=settings.when_focus,
-                session_weight=settings.session_weight,
-                reranker_depth=settings.reranker_depth,
-                reranker_weight=settings.reranker_weight,
-                relevance_floor=relevance_floor(settings),
-                weights=weights,
-            ),
+            settings=recall_settings(settings),
             reranker=reranker,
         )
         self.recalls = RecallRecorder(index.recall_log(), settings)
@@ -488,3 +465,32 @@ def _when(
     if value is None or isinstance(value, datetime):
         return value
     return parse(value, now)
+
+
+def recall_settings(settings: Settings) -> RecallSettings:
+    """What recall reads of ``settings`` (the weights of its score among them)."""
+    weights = ScoreWeights.from_settings(
+        settings.alpha,
+        settings.beta,
+        settings.gamma,
+        settings.recency_half_life,
+        settings.decay_base,
+    )
+    return RecallSettings(
+        candidates=settings.recall_candidates,
+        lexical_weight=settings.lexical_weight,
+        fusion=settings.fusion,
+        adaptive_shift=settings.adaptive_shift,
+        skip_function_words=settings.skip_function_words,
+        neighbour_weight=settings.neighbour_weight,
+        neighbour_window=settings.neighbour_window,
+        answer_focus=settings.answer_focus,
+        speaker_focus=settings.speaker_focus,
+        time_focus=settings.time_focus,
+        when_focus=settings.when_focus,
+        session_weight=settings.session_weight,
+        reranker_depth=settings.reranker_depth,
+        reranker_weight=settings.reranker_weight,
+        relevance_floor=relevance_floor(settings),
+        weights=weights,
+    )
