@@ -1,5 +1,5 @@
-"""``kronika bench locomo|longmemeval|memory|scale|crash|writes|lessons|serve`` — run a benchmark,
-print and save the results (``crash`` exits 1 when a trial breaks an invariant)."""
+"""``kronika bench locomo|longmemeval|memory|folds|scale|crash|writes|lessons|serve`` — run a
+benchmark, print and save the results (``crash`` exits 1 when a trial breaks an invariant)."""
 
 from __future__ import annotations
 
@@ -71,6 +71,30 @@ def _indexes(args: argparse.Namespace) -> tuple[str, ...]:
     return specs or ("sqlite",)
 
 
+def _folds(
+    args: argparse.Namespace, settings: Settings, progress: Callable[[str, int, int], None]
+) -> dict[str, Any]:
+    """``bench folds``: the data files checked, then the cross-validation."""
+    from kronika.bench.folds_run import run_folds
+
+    for option, value in (("--locomo", args.locomo), ("--longmemeval", args.longmemeval)):
+        if value is not None and not Path(value).is_file():
+            raise ImportFormatError(f"bench folds {option} needs a data file; got {value!r}")
+    if args.locomo is None and args.longmemeval is None and args.no_memory:
+        raise InvalidInput("bench folds needs --locomo, --longmemeval or bench memory's people")
+    return run_folds(
+        locomo=args.locomo,
+        longmemeval=args.longmemeval,
+        memory=not args.no_memory,
+        people=tuple(args.person or ()),
+        k=args.folds,
+        settings=settings,
+        workdir=Path(args.workdir) if args.workdir else None,
+        limit=args.limit,
+        progress=progress,
+    )
+
+
 def run_bench(args: argparse.Namespace, settings: Settings) -> int:
     from kronika import bench
 
@@ -123,6 +147,8 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 limit=args.limit,
                 progress=progress,
             )
+        elif args.suite == "folds":
+            results = _folds(args, settings, progress)
         elif args.suite == "serve":
             from kronika.bench.serve import run_serve
 

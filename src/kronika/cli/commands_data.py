@@ -231,6 +231,7 @@ def register_data_commands(add: Callable[..., Any]) -> None:
             "lessons",
             "serve",
             "memory",
+            "folds",
         ),
     )
     p.add_argument("path", nargs="?", help="data file (locomo, longmemeval)")
@@ -260,7 +261,8 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         "--repeats", type=count_in(1, 1000), default=3, help="vectors: timed runs per query"
     )
     p.add_argument(
-        "--workdir", help="scale, vectors: keep the workspaces here and reuse them next time"
+        "--workdir",
+        help="scale, vectors, folds: keep the workspaces here and reuse them next time",
     )
     p.add_argument("--trials", type=int, default=100, help="crash: trials to run")
     p.add_argument("--writers", type=int, default=1, help="crash: writer processes per trial")
@@ -329,6 +331,19 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         "--person",
         action="append",
         help="memory: only this person (repeatable), e.g. en-alice",
+    )
+    p.add_argument("--locomo", help="folds: the LoCoMo file (locomo_dev.json)")
+    p.add_argument("--longmemeval", help="folds: the LongMemEval file (longmemeval_s_dev.json.gz)")
+    p.add_argument(
+        "--folds",
+        type=count_in(2, 1000),
+        default=5,
+        help="folds: how many folds (conversations, questions and people are split into)",
+    )
+    p.add_argument(
+        "--no-memory",
+        action="store_true",
+        help="folds: leave out bench memory's people (only the data files given)",
     )
     p.add_argument("--out", default="bench-results", help="folder for the results files")
     p.add_argument("--embedder", help="override the embedder for this run")
