@@ -49,3 +49,14 @@ def test_the_weight_leans_lexical_for_specific_queries_and_vector_for_the_rest()
 
 def test_adaptive_is_a_fusion_setting_beside_the_others() -> None:
     assert FUSION_METHODS == ("minmax", "zscore", "adaptive")
+
+
+def test_a_speakers_name_is_no_specific_word() -> None:
+    speakers = ["Caroline", "Melanie", None]
+    assert specific_words("What is Caroline's identity?", speakers) == []
+    assert specific_words("When did caroline go to the LGBTQ group?", speakers) == ["LGBTQ"]
+    assert specific_words("Did Melanie meet Jon?", speakers) == ["Jon"]
+    assert specific_words("Co robiła Kasia?", ["Kasia Nowak"]) == []  # a word of a full name
+    assert adaptive_lexical_weight("What did Caroline paint?", 0.6, 0.2, speakers) == (
+        pytest.approx(0.4)
+    )

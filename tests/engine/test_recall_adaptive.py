@@ -54,14 +54,19 @@ def _orders(home: Path, queries: list[str], **overrides: object) -> list[list[st
 
 def test_a_specific_query_leans_lexical_and_a_paraphrase_leans_vector(tmp_path: Path) -> None:
     home = tmp_path / "ws"
-    queries = ["blue tea at the Gdańsk concert", "blue tea in the garden by the harbour"]
+    queries = [
+        "blue tea at the Gdańsk concert",
+        "blue tea in the garden by the harbour",
+        "What did Piotr say of blue tea in the garden?",  # a speaker's name: no specific word
+    ]
     adaptive = _orders(home, queries, fusion="adaptive", lexical_weight=0.5, adaptive_shift=0.5)
     lexical = _orders(home, queries, fusion="zscore", lexical_weight=1.0)
     vector = _orders(home, queries, fusion="zscore", lexical_weight=0.0)
     # the two weights rank each query differently...
-    assert lexical[0] != vector[0] and lexical[1] != vector[1]
+    assert all(lexical[n] != vector[n] for n in range(3))
     assert adaptive[0] == lexical[0]  # ...a name: keyword search alone
     assert adaptive[1] == vector[1]  # a paraphrase: the embedding alone
+    assert adaptive[2] == vector[2]
     same = _orders(home, queries, fusion="adaptive", lexical_weight=0.5, adaptive_shift=0.0)
     assert same == _orders(home, queries, fusion="zscore", lexical_weight=0.5)
 

@@ -37,6 +37,7 @@ from kronika.settings import Settings
 
 GRID: dict[str, dict[str, Any]] = {
     "default": {},
+    "lexical_weight=0.3": {"lexical_weight": 0.3},
     "lexical_weight=0.4": {"lexical_weight": 0.4},
     "lexical_weight=0.5": {"lexical_weight": 0.5},
     "lexical_weight=0.7": {"lexical_weight": 0.7},

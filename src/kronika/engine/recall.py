@@ -35,7 +35,7 @@ from typing import Literal
 
 import numpy as np
 
-from kronika.core.adaptive import ADAPTIVE, adaptive_lexical_weight
+from kronika.core.adaptive import ADAPTIVE, adaptive_lexical_weight, specific_words
 from kronika.core.budget import pack
 from kronika.core.floor import evidenced
 from kronika.core.fusion import (
@@ -239,7 +239,7 @@ class Recaller:
         method, weight = self._settings.fusion, self._settings.lexical_weight
         if method == ADAPTIVE:  # zscore at the query's own weight (core/adaptive.py)
             method = "zscore"
-            weight = adaptive_lexical_weight(query, weight, self._settings.adaptive_shift)
+            weight = self._adaptive_weight(query, lexical, dense)
         relevance = fuse(
             lexical,
             dense,
@@ -347,6 +347,22 @@ class Recaller:
             if w.item_id in items
         ]
         return scored, len(relevance), notes
+
+    def _adaptive_weight(
+        self,
+        query: str,
+        lexical: Sequence[tuple[str, float]] | None,
+        dense: Sequence[tuple[str, float]] | None,
+    ) -> float:
+        """The lexical weight of ``fusion = adaptive`` for ``query``; the speakers of the
+        candidates are read only when the query names someone (their names are no
+        specific words)."""
+        base, shift = self._settings.lexical_weight, self._settings.adaptive_shift
+        if not specific_words(query):
+            return adaptive_lexical_weight(query, base, shift)
+        ids = list(dict.fromkeys(i for found in (lexical, dense) for i, _ in found or ()))
+        speakers = set(self._index.score_features(ids).speaker) if ids else set()
+        return adaptive_lexical_weight(query, base, shift, speakers)
 
     def _above_floor(
         self,
