@@ -99,6 +99,7 @@ def test_bench_folds_cross_validates_every_benchmark(
     assert first["locomo.recall@10.default"] == plain["recall@10"]
     report = (out / "folds.md").read_text(encoding="utf-8")
     assert "Fold-out against dev" in report and "machine" in report
+    assert f"dataset: `{locomo}, {lme}, kronika.bench.memdata`" in report
     assert "The setting each fold chose" in report and "Adaptive fusion" in report
     # a second run finds the ingested workspaces and gives the same figures
     marks = {b: (work / b / "ingested.json").stat().st_mtime_ns for b in cv["questions"]}

@@ -162,7 +162,7 @@ def run_folds(
     adaptive = [name for name, over in grid.items() if over.get("fusion") == "adaptive"]
     results: dict[str, Any] = {
         "benchmark": "folds",
-        "datasets": {name: str(path) if path else "kronika.bench.memdata" for name, path in wanted},
+        "dataset": ", ".join(str(path or "kronika.bench.memdata") for _, path in wanted),
         "k": k,
         "grid": {name: dict(over) for name, over in grid.items()},
         "embedder": model,
