@@ -113,3 +113,29 @@ def test_bench_folds_needs_something_to_run(run: Callable[..., str], tmp_path: P
     assert "needs --locomo, --longmemeval" in err
     err = run("bench", "folds", "--locomo", str(tmp_path / "nothing.json"), code=9)
     assert "needs a data file" in err
+
+
+def test_bench_folds_tells_its_progress(tmp_path: Path) -> None:
+    from kronika.bench.folds_run import run_folds
+    from kronika.settings import load_settings
+
+    seen: list[tuple[str, int, int]] = []
+    grid = {"default": {}, "lexical_weight=0.3": {"lexical_weight": 0.3}}
+    results = run_folds(
+        locomo=_locomo(tmp_path / "locomo.json"),
+        memory=False,
+        k=3,
+        grid=grid,
+        settings=load_settings(tmp_path / "ws", environ={}, embedder="hashing"),
+        progress=lambda label, done, total: seen.append((label, done, total)),
+    )
+    assert [label for label, _, _ in seen[:3]] == [
+        "locomo: ingest conv-0",
+        "locomo: ingest conv-1",
+        "locomo: ingest conv-2",
+    ]
+    asked = [(label, done, total) for label, done, total in seen if total == 24]
+    assert [done for _, done, _ in asked] == list(range(24))  # 12 questions x 2 settings
+    assert asked[0][0] == "locomo: default" and asked[-1][0] == "locomo: lexical_weight=0.3"
+    assert seen[-1] == ("done", 1, 1)
+    assert list(results["cv"]["dev"]) == ["default", "lexical_weight=0.3"]

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -126,28 +126,30 @@ def run_folds(
                 assert isinstance(mem, Memory)
                 began = time.perf_counter()
                 ids: dict[str, dict[str, str]] = dict((saved or {}).get("ids", {}))
-                if progress:
-                    progress(f"{bench}: ingest", 0, 0)
+                read = _reading(progress, bench, saved is None)
                 if bench == "locomo" and path is not None:
-                    probes = locomo_probes(mem, path, limit=limit, ingest=saved is None)
+                    probes = locomo_probes(mem, path, limit=limit, ingest=saved is None, seen=read)
                 elif bench == "longmemeval" and path is not None:
-                    probes = longmemeval_probes(mem, path, limit=limit, ingest=saved is None)
+                    probes = longmemeval_probes(
+                        mem, path, limit=limit, ingest=saved is None, seen=read
+                    )
                 else:
-                    probes = memory_probes(mem, ids, only=people, ingest=saved is None)
+                    probes = memory_probes(mem, ids, only=people, ingest=saved is None, seen=read)
                 _warm(mem, probes)
                 if saved is None:
                     mark_ingested(root, bench, stamp, {"ids": ids})
                 ingest_s = time.perf_counter() - began
                 began = time.perf_counter()
                 vectors = _vectors(embedder, probes)
+                total = len(variants) * len(probes)
                 for n, (name, variant) in enumerate(variants.items()):
                     replay = Replay(mem, variant)
-                    if progress:
-                        progress(f"{bench}: {name}", n, len(variants))
-                    runs[name][bench] = [
-                        {"unit": p.unit, **p.score(replay.recall(p, vectors[p.text]))}
-                        for p in probes
-                    ]
+                    rows = runs[name][bench] = []
+                    for i, probe in enumerate(probes):
+                        if progress:
+                            progress(f"{bench}: {name}", n * len(probes) + i, total)
+                        result = replay.recall(probe, vectors[probe.text])
+                        rows.append({"unit": probe.unit, **probe.score(result)})
                 timings[bench] = {
                     "ingest_s": ingest_s,
                     "ask_s": time.perf_counter() - began,
@@ -176,6 +178,20 @@ def run_folds(
     results["headline"] = _headline(cv, benchmarks)
     results["tables"] = _tables(results, benchmarks)
     return results
+
+
+def _reading(progress: Progress | None, bench: str, ingest: bool) -> Callable[[str], None]:
+    """What the probe readers call with each unit they read (or ingest)."""
+    count = 0
+    label = f"{bench}: {'ingest' if ingest else 'read'}"
+
+    def seen(unit: str) -> None:
+        nonlocal count
+        count += 1
+        if progress:
+            progress(f"{label} {unit}", count, 0)
+
+    return seen
 
 
 def _warm(mem: Memory, probes: Sequence[Probe]) -> None:

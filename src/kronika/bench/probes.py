@@ -75,11 +75,23 @@ class Replay:
         )
 
 
-def locomo_probes(memory: Memory, path: Path, *, limit: int | None, ingest: bool) -> list[Probe]:
+def _nothing(unit: str) -> None:
+    return None
+
+
+def locomo_probes(
+    memory: Memory,
+    path: Path,
+    *,
+    limit: int | None,
+    ingest: bool,
+    seen: Callable[[str], None] = _nothing,
+) -> list[Probe]:
     """Every LoCoMo question of categories 1-4 with evidence (``depth`` 200 hits, as
     ``bench locomo``): recall@5, recall@10, and multi-hop recall@10 for category 1."""
     probes: list[Probe] = []
     for conv in read_locomo(path)[:limit]:
+        seen(conv.sample_id)
         if ingest:
             memory.import_sessions(conv.agent, conv.sessions)
         now = max(s.started_at for s in conv.sessions) + timedelta(days=1)
@@ -101,7 +113,12 @@ def _locomo(qa: Any) -> Score:
 
 
 def longmemeval_probes(
-    memory: Memory, path: Path, *, limit: int | None, ingest: bool
+    memory: Memory,
+    path: Path,
+    *,
+    limit: int | None,
+    ingest: bool,
+    seen: Callable[[str], None] = _nothing,
 ) -> list[Probe]:
     """Every scored LongMemEval question (``depth`` 300, as ``bench longmemeval``):
     session recall_all@5, recall_any@5, recall_all@10 and turn recall_all@10."""
@@ -111,6 +128,7 @@ def longmemeval_probes(
             break
         if question.is_abstention or not question.gold_sessions:
             continue
+        seen(question.question_id)
         if ingest:
             memory.import_sessions(question.agent, question.sessions)
         probes.append(
@@ -156,7 +174,12 @@ def _ranked(result: RecallResult, session_of: dict[str, str]) -> tuple[list[str]
 
 
 def memory_probes(
-    memory: Memory, ids: dict[str, dict[str, str]], *, only: Sequence[str], ingest: bool
+    memory: Memory,
+    ids: dict[str, dict[str, str]],
+    *,
+    only: Sequence[str],
+    ingest: bool,
+    seen: Callable[[str], None] = _nothing,
 ) -> list[Probe]:
     """Every question of ``bench memory``'s people (or of ``only``), ``k`` 10: hit@1,
     hit@3, MRR for answerable questions, no_answer for ``none`` ones. ``ids`` (person →
@@ -165,6 +188,7 @@ def memory_probes(
     for person in people("all"):
         if only and person.pid not in only:
             continue
+        seen(person.pid)
         if ingest:
             ids[person.pid] = build_person(memory, person)
         for question in person.questions:
