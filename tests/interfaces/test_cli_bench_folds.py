@@ -139,3 +139,8 @@ def test_bench_folds_tells_its_progress(tmp_path: Path) -> None:
     assert asked[0][0] == "locomo: default" and asked[-1][0] == "locomo: lexical_weight=0.3"
     assert seen[-1] == ("done", 1, 1)
     assert list(results["cv"]["dev"]) == ["default", "lexical_weight=0.3"]
+
+
+def test_bench_folds_names_an_unknown_person(run: Callable[..., str], tmp_path: Path) -> None:
+    err = run("bench", "folds", "--person", "xx-nobody", "--out", str(tmp_path / "r"), code=2)
+    assert "no such person in bench memory: xx-nobody" in err

@@ -20,6 +20,7 @@ from typing import Any
 
 from kronika.bench._runtime import Progress, bench_memory, embedder_id, settings_summary
 from kronika.bench.folds import Benchmark, cross_validate
+from kronika.bench.memdata import people as all_people
 from kronika.bench.probes import (
     Probe,
     Replay,
@@ -31,6 +32,7 @@ from kronika.bench.probes import (
     memory_probes,
 )
 from kronika.bench.report import table
+from kronika.errors import InvalidInput
 from kronika.memory import Memory
 from kronika.ports import Embedder, Vector
 from kronika.settings import Settings
@@ -105,6 +107,9 @@ def run_folds(
         wanted.append(("memory", None))
     if not wanted:
         raise ValueError("no benchmark to run: give a LoCoMo or LongMemEval file, or memory")
+    unknown = sorted(set(people) - {p.pid for p in all_people("all")})
+    if memory and unknown:
+        raise InvalidInput(f"no such person in bench memory: {', '.join(unknown)}")
     runs: dict[str, dict[str, list[dict[str, Any]]]] = {name: {} for name in grid}
     timings: dict[str, dict[str, float]] = {}
     model: str | None = None
@@ -118,7 +123,12 @@ def run_folds(
             stamp: dict[str, Any] = (
                 file_stamp(path, limit) if path is not None else {"people": sorted(people)}
             )
-            stamp["embedder"] = base.embedder
+            # what shapes the index: a workspace ingested otherwise is ingested again
+            stamp |= {
+                "embedder": base.embedder,
+                "embed_context_words": base.embed_context_words,
+                "kronika": _version(),
+            }
             with (
                 cached_home(root, bench, stamp) as (home, saved),
                 bench_memory(base, workdir=home, memory=None, embedder=embedder) as (mem, _),
@@ -178,6 +188,15 @@ def run_folds(
     results["headline"] = _headline(cv, benchmarks)
     results["tables"] = _tables(results, benchmarks)
     return results
+
+
+def _version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("kronika")
+    except metadata.PackageNotFoundError:
+        return "unknown"
 
 
 def _reading(progress: Progress | None, bench: str, ingest: bool) -> Callable[[str], None]:
