@@ -20,6 +20,8 @@ from kronika.core.adaptive import FUSION_METHODS, adaptive_lexical_weight, speci
         ("Co robiła Kasia w Krakowie?", ["Kasia", "Krakowie"]),
         ("Що Оксана купила в Києві?", ["Оксана", "Києві"]),
         ("Ask the NASA guy. Then call Bob", ["NASA", "Bob"]),
+        ("did my mom's friend like my sister's dog?", []),  # apostrophes quote nothing
+        ("«Pan Tadeusz» was it", ["Pan", "Tadeusz"]),
     ],
 )
 def test_names_numbers_identifiers_and_quotes_are_specific(query: str, found: list[str]) -> None:

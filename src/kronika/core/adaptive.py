@@ -12,7 +12,7 @@ at a lexical weight of its own per query::
     w = lexical_weight − shift    otherwise (paraphrase-like)
 
 clipped to [0, 1]. A *specific word* is one with a digit, an identifier (a word with
-``_ . / @ # :`` inside, or camelCase), a word inside quotes, or a name: a capitalised
+``_ . / @ # :`` inside, or camelCase), a word inside double quotes, or a name: a capitalised
 word of two letters or more that does not open a sentence (an all-capitals acronym
 counts too). Nothing is learned: the rule reads the text alone, in any language that
 capitalises names (Latin, Cyrillic, Greek scripts). One exception: the name of a
@@ -35,7 +35,7 @@ FUSION_METHODS = (*FUSIONS, ADAPTIVE)
 """Every value of the ``fusion`` setting: :data:`kronika.core.fusion.FUSIONS` and
 ``adaptive`` (this module)."""
 
-_QUOTED = re.compile(r"[\"“„«']([^\"”“«»']{2,})[\"”“»']")
+_QUOTED = re.compile(r"[\"“„«]([^\"”“«»]{2,})[\"”“»]")  # not ': it is an apostrophe too
 _WORD = re.compile(r"[^\s,;!?()\[\]{}<>\"“”„«»]+")
 _IDENTIFIER = re.compile(r"\w[_./@#:]\w|[a-z][A-Z]")
 _SENTENCE_END = re.compile(r"[.!?]$")
