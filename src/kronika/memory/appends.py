@@ -25,7 +25,7 @@ from kronika.core.model import (
 from kronika.core.visibility import Audience
 from kronika.engine.sync import Progress, SyncReport
 from kronika.engine.write import USER, AppendNote, AppendTurn, WriteReceipt, WriteSession
-from kronika.errors import InvalidInput
+from kronika.errors import Conflict, InvalidInput
 from kronika.memory import checks
 from kronika.memory.base import MAX_VALUE_CHARS, MemoryBase, _clean, _new_id
 from kronika.stores.markdown.sessions import SAVED_SOURCE, audience_fields, session_filename
@@ -158,9 +158,9 @@ class MemoryAppends(MemoryBase):
         is kept for the sync of the turn (read once)."""
         count, last = self._turns_in(name, session_id)
         if count and last is not None and Audience.of(last) != owners:
-            raise InvalidInput(
-                f"session {session_id!r} is for {Audience.of(last)}; a turn for {owners}"
-                " belongs in another session"
+            raise Conflict(  # naming only the caller's own audience, not the session's
+                f"session {session_id!r} holds turns of another audience; a turn for"
+                f" {owners.describe()} belongs in a session of its own"
             )
         if turn_id is None:
             turn_id = f"{session_id}_{count + 1}"
