@@ -37,6 +37,7 @@ from kronika.errors import InvalidInput
 from kronika.memory import Memory
 from kronika.server.access import Caller
 from kronika.server.keys import Role
+from kronika.server.openapi import BODY_REQUIRED
 from kronika.server.routes import Name, Svc, Who, v1
 from kronika.settings import CONFIG_FILE
 from kronika.stores.usage import JsonlUsageLedger
@@ -196,7 +197,12 @@ class PoliciesBody(BaseModel):
     )
 
 
-@v1.put("/agents/{agent}/policies", tags=["policies"], summary="Change the storage policies")
+@v1.put(
+    "/agents/{agent}/policies",
+    tags=["policies"],
+    summary="Change the storage policies",
+    openapi_extra={BODY_REQUIRED: True},
+)
 def edit_policies(
     agent: Name, who: Who, svc: Svc, body: PoliciesBody | None = None
 ) -> dict[str, Any]:

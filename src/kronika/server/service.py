@@ -315,11 +315,10 @@ class Service:
     def _recall_memory(
         self, caller: Caller, agent: str, *, all_agents: bool, follow: bool = True
     ) -> Memory:
+        memory = caller.readable(self.memories, agent)  # the path names an agent it may read
         if all_agents:
             caller.require_unrestricted("recall across all agents")
             memory = caller.memory(self.memories, agent)
-        else:
-            memory = caller.readable(self.memories, agent)
         if follow:
             self.follow_config()
         return reading(memory, caller)
