@@ -33,7 +33,6 @@ from kronika.core.policies import TIER_ORDER
 from kronika.core.usage import totals
 from kronika.engine import charts as figures
 from kronika.engine import policy_edit
-from kronika.errors import InvalidInput
 from kronika.memory import Memory
 from kronika.server.access import Caller
 from kronika.server.keys import Role
@@ -202,12 +201,5 @@ def edit_policies(
     then on, audited. Answers as ``GET``. Access is decided before the body is read, as
     on every write: a reader key is told it may only read, an agent out of reach is a
     404 whatever was sent."""
-    who.writable(svc.memories, agent)
-    who.require_admin("changing the storage policies")
-    who.require_unrestricted("changing the storage policies")
-    if body is None:
-        raise InvalidInput('send the policy tables as {"toml": "..."}')
-    with svc.reading(who, agent):
-        memory = who.memory(svc.memories, agent)  # the memory itself, not a reader's view
-        policy_edit.rewrite_policies(memory, who.tenant, agent, body.toml, who.source_agent)
+    svc.edit_policies(who, agent, body.toml if body is not None else None)
     return policies(agent, who, svc)

@@ -500,6 +500,29 @@ class Service:
         others = (m for t, m in dict.items(self.memories) if t != tenant)
         return any(m is memory for m in others) or bool(memory.settings.tenants())
 
+    def edit_policies(self, caller: Caller, agent: str, toml: str | None) -> None:
+        """Replace the storage policies of ``kronika.toml`` (an admin key of the whole
+        tenant; :mod:`kronika.engine.policy_edit`). Access is decided before ``toml``
+        is looked at, as on every write."""
+        from kronika.engine import policy_edit
+
+        caller.writable(self.memories, agent)
+        caller.require_admin("changing the storage policies")
+        caller.require_unrestricted("changing the storage policies")
+        if toml is None:
+            raise InvalidInput('send the policy tables as {"toml": "..."}')
+        self.follow_config()
+        memory = caller.memory(self.memories, agent)  # the memory itself, not a view
+        with self._held(caller):
+            policy_edit.rewrite_policies(memory, caller.tenant, agent, toml, caller.source_agent)
+
+    def default_agent(self, caller: Caller) -> str:
+        """The agent a call that names none is for: the key's own, else the tenant's
+        memory's default agent."""
+        if caller.key.agent:
+            return caller.key.agent
+        return caller.memory(self.memories).settings.default_agent
+
     # ----------------------------------------------------------------- proposals
     def proposals(self, caller: Caller, agent: str) -> dict[str, Any]:
         memory = self._read(caller, agent)
