@@ -22,7 +22,7 @@ from kronika.core.model import (
     TurnRecord,
     note_type,
 )
-from kronika.core.visibility import Audience
+from kronika.core.visibility import Audience, visible
 from kronika.engine.sync import Progress, SyncReport
 from kronika.engine.write import USER, AppendNote, AppendTurn, WriteReceipt, WriteSession
 from kronika.errors import Conflict, InvalidInput
@@ -138,8 +138,9 @@ class MemoryAppends(MemoryBase):
         with self._commits.deferring(), self._lock:
             try:
                 return self._append_turn(
-                    name, session_id, who, text, now, turn_id, owners, source_agent
-                )
+                    name, session_id, who, text, now, turn_id, owners, source_agent,
+                    self._reader(reader),
+                )  # fmt: skip
             finally:
                 self._indexer.forget_tail(name, session_filename(session_id))
 
@@ -153,13 +154,17 @@ class MemoryAppends(MemoryBase):
         turn_id: str | None,
         owners: Audience,
         source_agent: str,
+        reader: Reader | None = None,
     ) -> str:
         """:meth:`save_turn` under the lock; the index's tail of the session, read here,
-        is kept for the sync of the turn (read once)."""
+        is kept for the sync of the turn (read once). A session's audience is named to a
+        writer who may read its turns only."""
         count, last = self._turns_in(name, session_id)
         if count and last is not None and Audience.of(last) != owners:
-            raise Conflict(  # naming only the caller's own audience, not the session's
-                f"session {session_id!r} holds turns of another audience; a turn for"
+            seen = reader is None or visible(last, reader)
+            theirs = Audience.of(last).describe() if seen else "another audience"
+            raise Conflict(
+                f"session {session_id!r} holds turns of {theirs}; a turn for"
                 f" {owners.describe()} belongs in a session of its own"
             )
         if turn_id is None:
