@@ -535,7 +535,7 @@ def _expect(fuzz: Fuzz, surface: str, party: Party, agent: str, token: str, answ
     if not stored:  # waiting for approval, or a session of another audience
         waiting = fuzz.backend.memory.proposals(agent)
         proposed = any(token in f"{p.summary} {p.change}" for p in waiting)
-        assert proposed or "another session" in answer, (surface, party, agent, answer)
+        assert proposed or "a session of its own" in answer, (surface, party, agent, answer)
         return
     for item in stored:
         want_scope = Scope.CHANNEL if channel else Scope.PERSONAL
