@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from kronika.core.model import MemoryItem, Reader
-from kronika.core.visibility import only_visible
+from kronika.core.visibility import only_visible, visible
 from kronika.engine.redacting import plan_forget, snapshot
 from kronika.engine.sync import Progress
 from kronika.engine.write import SYSTEM, USER, ForgetItems
@@ -47,7 +47,14 @@ class MemoryForgetting(MemoryBase):
         forgotten and the places that would be touched (to confirm before forgetting);
         none when nothing matches (where forgetting raises :class:`NotFound`).
         """
-        from kronika.engine.forgetting import ForgetReceipt, find_items, forgotten_phrases
+        from kronika.engine.forgetting import (
+            ForgetReceipt,
+            Mentions,
+            find_items,
+            find_mentions,
+            forgotten_phrases,
+            topic_subject,
+        )
 
         item_id, key, value, topic = (
             checks.optional_text(text, what=what)
@@ -57,6 +64,10 @@ class MemoryForgetting(MemoryBase):
         name = self._agent(agent)
         with self._lock:
             self._indexer.sync_agent(name)
+            about = None
+            if topic is not None and item_id is None and key is None and value is None:
+                pool = self.workspace.brain_facts(name) + self.workspace.archived_facts(name)
+                about = topic_subject(topic, pool + self.workspace.fact_history(name))
             try:
                 items = find_items(
                     self.workspace,
@@ -68,38 +79,68 @@ class MemoryForgetting(MemoryBase):
                     topic=topic,
                 )
             except NotFound:
-                if dry_run:  # a preview of nothing: nothing would be forgotten
+                if about is None and dry_run:  # a preview of nothing: nothing would be forgotten
                     return ForgetReceipt("preview", name, (), ())
-                raise
+                if about is None:
+                    raise
+                items = []
             who = self._reader(reader)
             if who is not None:  # a reader forgets only what they may see
                 items = only_visible(items, who)
-                if not items and dry_run:
+            found = Mentions()
+            if about is not None:
+                found = find_mentions(
+                    self.workspace, name, about, lambda it: who is None or visible(it, who)
+                )
+                have = {it.id for it in items}
+                items += [it for it in found.items if it.id not in have]
+            if not items and not found.found:
+                if dry_run:
                     return ForgetReceipt("preview", name, (), ())
-                if not items:
-                    raise NotFound("nothing to forget that this reader may see")
+                if topic is not None and who is None:
+                    raise NotFound(f"agent {name!r} has nothing stored about {topic!r}")
+                raise NotFound("nothing to forget that this reader may see")
+            keep = self._hidden(name, who)
             if dry_run:
-                phrases = forgotten_phrases(self.workspace, name, items)
-                plan = plan_forget(self.workspace, self.audit_log, name, items, phrases)
+                phrases = forgotten_phrases(self.workspace, name, items) + found.phrases
+                plan = plan_forget(self.workspace, self.audit_log, name, items, phrases, keep)
                 return ForgetReceipt("preview", name, tuple(items), plan.places)
             section = items[0].section or "" if len(items) == 1 else ""
-            return self._forget_items(name, items, section, source_agent)
+            return self._forget_items(name, items, section, source_agent, found.phrases, keep)
+
+    def _hidden(self, name: str, who: Reader | None) -> frozenset[str]:
+        """The ids of ``name``'s items ``who`` may not see (a forget leaves them as they
+        are); none without a reader."""
+        if who is None:
+            return frozenset()
+        hidden: set[str] = set()
+        for source in self.workspace.list_sources(name):
+            items = self.workspace.parse_source(name, source.path).items
+            hidden.update(it.id for it in items if not visible(it, who))
+        return frozenset(hidden)
 
     def _forget_items(
-        self, name: str, items: Sequence[MemoryItem], section: str, source_agent: str
+        self,
+        name: str,
+        items: Sequence[MemoryItem],
+        section: str,
+        source_agent: str,
+        also: Sequence[str] = (),
+        keep: frozenset[str] = frozenset(),
     ) -> ForgetReceipt:
-        """Forget ``items`` of agent ``name`` and redact their text everywhere (the one
-        forget path: :meth:`forget`, and the purge of :mod:`kronika.engine.purge`)."""
+        """Forget ``items`` of agent ``name`` and redact their text, and the phrases
+        ``also``, everywhere but in the items ``keep`` names (the one forget path:
+        :meth:`forget`, and the purge of :mod:`kronika.engine.purge`)."""
         from kronika.engine.forgetting import ForgetReceipt, forgotten_phrases
 
         with self._lock:
-            phrases = forgotten_phrases(self.workspace, name, items)
-            plan = plan_forget(self.workspace, self.audit_log, name, items, phrases)
+            phrases = list(dict.fromkeys(forgotten_phrases(self.workspace, name, items) + [*also]))
+            plan = plan_forget(self.workspace, self.audit_log, name, items, phrases, keep)
             touched = [e.path for e in plan.edits if e.place.action != "removed"]
             before = snapshot(self.workspace, name, touched)
             ids = [it.id for it in items]
             indexed = {it.id for it in self.index.get_items(ids)}
-            change = ForgetItems(tuple(items), tuple(phrases))
+            change = ForgetItems(tuple(items), tuple(phrases), tuple(sorted(keep)))
             written = self._writer.memory_write(name, section, change, source_agent)
             if written.outcome != "applied":
                 return ForgetReceipt(
