@@ -5,6 +5,7 @@ the text everywhere it is written."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -16,6 +17,8 @@ from kronika.engine.write import SYSTEM, USER, ForgetItems
 from kronika.errors import NotFound
 from kronika.memory import checks
 from kronika.memory.base import MemoryBase
+
+log = logging.getLogger("kronika.forget")
 
 if TYPE_CHECKING:  # the forget path (and its phrase rules) loads when something is forgotten
     from kronika.engine.forgetting import ForgetReceipt
@@ -154,6 +157,7 @@ class MemoryForgetting(MemoryBase):
             after = snapshot(self.workspace, name, touched)
             left = {it.id for it in self.index.get_items(ids)}
             self.link_store.remove_links(name, set(ids) - left)
+            self._compact()
         rewritten = sum(1 for i, text in after.items() if before.get(i) != text)
         gone = (indexed - left) | (set(before) - set(after))  # a rewritten id counts too
         return ForgetReceipt(
@@ -166,6 +170,21 @@ class MemoryForgetting(MemoryBase):
             index_rewritten=rewritten,
             audit_redacted=plan.audit_entries,
         )
+
+    def _compact(self) -> None:
+        """A database that keeps deleted rows in its files until they are rewritten
+        (PostgreSQL) rewrites them now; see ``compact_after_forget`` there. In team mode
+        the redacted files go into the record first (a working copy's ``push``), so the
+        rows it replaces are among the rewritten."""
+        index = getattr(self.index, "inner", self.index)
+        compact = getattr(index, "compact_after_forget", None)
+        if callable(compact):
+            from kronika.stores.working_copy import WorkingCopy
+
+            if isinstance(self._lock, WorkingCopy):
+                self._lock.push()
+            for skipped in compact():
+                log.warning("after a forget: %s", skipped)
 
     def purge(
         self,
