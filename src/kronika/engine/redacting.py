@@ -8,7 +8,9 @@ files redacted (:func:`kronika.core.redaction.redact_document`) — except the l
 the items the caller may not see (``keep``), which stay as they are; pending proposals
 that would store the text again withdrawn, and the ones that only mention it redacted;
 the audit entries to redact counted. :func:`apply_forget` (the write path's
-``ForgetItems``) makes exactly those edits. The plan is what a
+``ForgetItems``) makes exactly those edits, written down first so a kill cannot undo
+them, and takes the items out of the copies under ``.corrupt/``
+(:mod:`kronika.engine.forget_journal`). The plan is what a
 :class:`~kronika.engine.forgetting.ForgetReceipt` reports.
 """
 
@@ -29,6 +31,7 @@ from kronika.core.redaction import (
     redact,
     redact_document,
 )
+from kronika.engine import forget_journal
 from kronika.ports import AuditLog
 from kronika.stores.markdown import brain, notes, proposals, sessions
 from kronika.stores.markdown.files import read_source
@@ -255,6 +258,7 @@ def apply_forget(
     """Make the edits :func:`plan_forget` lists; returns the Markdown paths changed."""
     plan = plan_forget(workspace, audit, agent, items, phrases, keep)
     folder = workspace.agent_dir(agent)
+    forget_journal.begin(folder, items, phrases, sorted(keep))  # a kill finishes it later
     for edit in plan.edits:
         if edit.text is None:
             (folder / edit.path).unlink(missing_ok=True)
@@ -264,6 +268,8 @@ def apply_forget(
         write(folder / plan.proposals.path, plan.proposals.text)
     if plan.pattern is not None:
         audit.redact(agent, plan.pattern, MARKER)
+    wanted = {it.id for it in items}
+    forget_journal.scrub_corrupt(folder, agent, workspace.tenant_of(agent), wanted, plan.pattern)
     return tuple(e.path for e in plan.edits)
 
 

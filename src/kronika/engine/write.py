@@ -42,6 +42,7 @@ from kronika.core.screening import (
     screen_turn,
 )
 from kronika.core.visibility import OWNER, Audience
+from kronika.engine import forget_journal
 from kronika.engine.redacting import apply_forget
 from kronika.errors import InvalidInput, PermissionDenied
 from kronika.ports import AuditEntry, AuditLog, Clock, acting
@@ -372,6 +373,9 @@ class MemoryWriter:
                 f"the change was stored but the index was not updated ({exc}); "
                 "`kronika sync` or `kronika reindex` catches up"
             )
+        else:
+            if isinstance(content, ForgetItems):  # done, and the index knows it
+                forget_journal.finish(self._workspace.agent_dir(target_agent))
         return WriteReceipt("applied", content, item, paths, notes=tuple(notes), policy=policy)
 
     def _storage_policies(

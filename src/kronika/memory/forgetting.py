@@ -171,6 +171,29 @@ class MemoryForgetting(MemoryBase):
             audit_redacted=plan.audit_entries,
         )
 
+    def finish_forgets(self) -> int:
+        """Finish every forget a kill cut short (:mod:`kronika.engine.forget_journal`):
+        the same edits again through the write path, the index synced, the journal
+        removed. Returns how many were finished; ``build_memory`` calls it on opening."""
+        from kronika.engine import forget_journal
+
+        finished = 0
+        for name in self.agents():
+            found = forget_journal.pending(self.workspace.agent_dir(name))
+            if found is None:
+                forget_journal.finish(self.workspace.agent_dir(name))  # none, or torn
+                continue
+            with self._lock:
+                # what the cut-short forget already wrote, indexed while its journal
+                # says those facts are being forgotten (not lost)
+                self._indexer.sync_agent(name)
+                change = ForgetItems(found.items, found.phrases, found.keep)
+                self._writer.memory_write(name, "forget", change, SYSTEM)
+                self._compact()
+            finished += 1
+            log.warning("%s: a forget cut short by a crash was finished", name)
+        return finished
+
     def _compact(self) -> None:
         """A database that keeps deleted rows in its files until they are rewritten
         (PostgreSQL) rewrites them now; see ``compact_after_forget`` there. In team mode
