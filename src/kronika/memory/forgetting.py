@@ -100,8 +100,9 @@ class MemoryForgetting(MemoryBase):
             if not items and not found.found:
                 if dry_run:
                     return ForgetReceipt("preview", name, (), ())
-                if topic is not None and who is None:
-                    raise NotFound(f"agent {name!r} has nothing stored about {topic!r}")
+                if topic is not None:
+                    seen = "" if who is None else " that this reader may see"
+                    raise NotFound(f"agent {name!r} has nothing stored about {topic!r}{seen}")
                 raise NotFound("nothing to forget that this reader may see")
             keep = self._hidden(name, who)
             if dry_run:
