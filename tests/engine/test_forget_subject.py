@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kronika import Memory, build_memory, load_settings
-from kronika.core.model import Reader
+from kronika.core.model import Reader, RecallHit
 from kronika.engine.chat import ChatAgent
 from kronika.engine.session import Session
 from kronika.engine.tools import call_tool
@@ -197,3 +197,40 @@ def test_at_autonomy_1_the_subject_waits_for_approval(home: Path, clock: FrozenC
         memory.approve(proposal.id)
         assert not _said(memory, "Kovalenko") and memory.proposals() == []
     assert _holding(home, ("kovalenko",)) == {}
+
+
+def test_forget_that_i_live_somewhere_takes_the_models_wording_and_the_past(
+    memory: Memory, clock: FrozenClock
+) -> None:
+    memory.remember(key="location", value="Valencia")
+    memory.remember("The user lives in Valencia.")  # a model's wording, no key
+    lived = clock.now().isoformat()
+    clock.advance(days=3)
+    memory.remember(key="location", value="Madrid")  # Valencia goes to history.md
+    summary = WriteSummary("summaries/L1/2026-11.md", "The user lives in Valencia. Likes jazz.", ())
+    memory.memory_write("default", "summaries", summary, SYSTEM)
+    assert any("Valencia" in (h.item.value or h.item.content) for h in _hits(memory, lived))
+    answer = ChatAgent(Session(memory), None).send("Forget that I live in Valencia")
+    assert "Valencia" in answer.text  # the person is told what went
+    assert [f.value for f in memory.facts()] == ["Madrid"]
+    assert not any("valencia" in h.item.content.casefold() for h in _hits(memory, lived))
+    assert memory.history("location") == [f for f in memory.facts() if f.value == "Madrid"]
+    memory.close()
+    assert _holding(memory.settings.home, ("Valencia",)) == {}
+
+
+def _hits(memory: Memory, as_of: str) -> list[RecallHit]:
+    return list(memory.recall("where does the user live Valencia", k=50, as_of=as_of).hits)
+
+
+def test_the_page_the_reflect_job_named_after_it_goes_with_its_name(memory: Memory) -> None:
+    from kronika.engine.jobs import run_job
+
+    memory.note("Dmytro Kovalenko owes me 200 euro")
+    Session(memory).user("My ex-partner Dmytro Kovalenko lives at 12 Lipowa street.")
+    assert run_job(memory, "reflect").done == ["bank/entities/Kovalenko.md: 1 item(s)"]
+    receipt = memory.forget(topic="Dmytro Kovalenko")
+    assert ("bank/entities/Kovalenko.md", "deleted") in {(p.path, p.action) for p in receipt.places}
+    assert all("Kovalenko" not in e.summary for e in memory.audit())
+    memory.close()
+    assert _holding(memory.settings.home, ("Kovalenk", "Dmytr", "Lipowa")) == {}
