@@ -180,11 +180,14 @@ class MemoryForgetting(MemoryBase):
 
         finished = 0
         for name in self.agents():
-            found = forget_journal.pending(self.workspace.agent_dir(name))
-            if found is None:
-                forget_journal.finish(self.workspace.agent_dir(name))  # none, or torn
-                continue
-            with self._lock:
+            folder = self.workspace.agent_dir(name)
+            if not (folder / forget_journal.JOURNAL).exists():
+                continue  # the common case: no lock taken
+            with self._lock:  # another process may be inside that very forget
+                found = forget_journal.pending(folder)
+                if found is None:  # finished meanwhile, or unreadable: nothing was edited
+                    forget_journal.finish(folder)
+                    continue
                 # what the cut-short forget already wrote, indexed while its journal
                 # says those facts are being forgotten (not lost)
                 self._indexer.sync_agent(name)
