@@ -1,6 +1,8 @@
 """Forgetting a subject on PostgreSQL leaves none of its bytes in the database: not in
 what ``pg_dump`` writes, not in the table files of the data directory (the record's and
-the index's tables are rewritten); the WAL that logged it is switched away from."""
+the index's tables are rewritten), and — with ``wal_recycle = off``, as
+docs/reliability.md advises — not in the WAL (the segments that logged it are switched
+away from and deleted)."""
 
 from __future__ import annotations
 
@@ -28,12 +30,34 @@ def _files_holding(root: Path) -> dict[str, list[bytes]]:
     return found
 
 
-def test_a_forgotten_subject_leaves_no_byte_in_pg_dump_or_table_files(
+def test_a_forgotten_subject_leaves_no_byte_in_pg_dump_table_files_or_wal(
     postgres_server: object, postgres_url: str, tmp_path: Path
 ) -> None:
     from kronika.stores.postgres.embedded import LocalPostgres, binaries
 
     assert isinstance(postgres_server, LocalPostgres)
+    _wal_recycle(postgres_server, "off")  # the segments that logged it are deleted, not kept
+    try:
+        _forget_and_look(postgres_server, postgres_url, tmp_path, binaries())
+    finally:
+        _wal_recycle(postgres_server, "on")
+
+
+def _wal_recycle(server: object, value: str) -> None:
+    import psycopg
+
+    from kronika.stores.postgres.embedded import LocalPostgres
+
+    assert isinstance(server, LocalPostgres)
+    with psycopg.connect(server.url(), autocommit=True) as conn:
+        conn.execute(f"ALTER SYSTEM SET wal_recycle = {value}")
+        conn.execute("SELECT pg_reload_conf()")
+
+
+def _forget_and_look(server: object, postgres_url: str, tmp_path: Path, bin: Path) -> None:
+    from kronika.stores.postgres.embedded import LocalPostgres
+
+    assert isinstance(server, LocalPostgres)
     settings = load_settings(
         tmp_path / "ws", environ={}, embedder="hashing", database_url=postgres_url
     )
@@ -43,7 +67,7 @@ def test_a_forgotten_subject_leaves_no_byte_in_pg_dump_or_table_files(
         session = Session(memory)
         session.user("Wczoraj widziałam Dmytra Zhabotynskiego. I also like jazz.")
         session.user("Дмитро Жаботинський живе поруч.")
-        dump = [str(binaries() / "pg_dump"), "--data-only", postgres_url]
+        dump = [str(bin / "pg_dump"), "--data-only", postgres_url]
         assert any(f in subprocess.run(dump, capture_output=True, check=True).stdout for f in FORMS)
         receipt = memory.forget(topic="Dmytro Zhabotynsky")
         assert receipt.applied
@@ -53,11 +77,5 @@ def test_a_forgotten_subject_leaves_no_byte_in_pg_dump_or_table_files(
 
     out = subprocess.run(dump, capture_output=True, check=True).stdout
     assert [f for f in FORMS if f in out] == []
-    left = _files_holding(postgres_server.data)
-    tables = {p: f for p, f in left.items() if not p.startswith("pg_wal/")}
-    assert tables == {}
-    # The WAL: the segments that logged the text are switched away from and recycled at
-    # the checkpoint, but PostgreSQL reuses a recycled segment's file as it is, so its
-    # bytes stay until it is written over (docs/reliability.md says what remains).
-    assert set(left) - set(tables) <= {p for p in left if p.startswith("pg_wal/")}
+    assert _files_holding(server.data) == {}  # table files and WAL segments alike
     assert _files_holding(tmp_path / "ws") == {}  # the working copy and its files
