@@ -12,7 +12,10 @@ word is one of the word's *stems* followed by an ending of at most
 * with the vowel of its last syllable alternating the way Ukrainian and Polish nouns
   alternate it between the nominative and the other cases: ``і`` ↔ ``о``/``е``/``є``
   (``київ`` → ``києв``: ``києві``; ``львів`` → ``львов``: ``львова``), and a fleeting
-  ``e``/``е`` dropped (``marek`` → ``mark``: ``marka``; ``кравець`` → ``кравц``).
+  ``e``/``е`` dropped (``marek`` → ``mark``: ``marka``; ``кравець`` → ``кравц``);
+* with its last consonant softened as Polish and Ukrainian soften it before an ending
+  in ``-e``/``-і`` (``k`` → ``c``: ``kovalenk`` → ``kovalenc``: ``kovalence``; ``г`` →
+  ``з``: ``ольг`` → ``ольз``: ``ользі``; ``r`` → ``rz``, ``t`` → ``ci``, ``d`` → ``dzi``…).
 
 A stem is at least :data:`MIN_STEM` letters: a shorter word (``tea``, ``Ana``) matches
 only itself, so ``tea`` never finds ``team`` or ``teapot``. A subject of several words
@@ -41,6 +44,17 @@ MAX_ENDING = 4
 _VOWELS = frozenset("aeiouyаеєиіоуюяыэь")  # folded: ą→a, ó→o, ї→і, й→и
 _ALTERNATING = "іоеє"
 _FLEETING = "eе"
+_PALATAL = (  # a stem's last consonant before -e/-i/-і: Kovalenko → Kovalence, Ольга → Ользі
+    ("ch", ("sz",)),
+    ("k", ("c",)),
+    ("g", ("dz", "z")),
+    ("r", ("rz",)),
+    ("t", ("ci", "c")),
+    ("d", ("dzi", "dz")),
+    ("к", ("ц",)),
+    ("г", ("з", "ж")),
+    ("х", ("с", "ш")),
+)
 _WORD = re.compile(r"\w+")
 _SENTENCE = re.compile(
     r"(?<=[.!?…])[\"'”»)\]]*\s+|\n[ \t]*\n\s*|\n(?=[ \t]*(?:[-*+#>|]|\d+[.)])\s)"
@@ -89,6 +103,9 @@ def stems(word: str) -> tuple[str, ...]:
     fleeting = max((base.rfind(v) for v in _FLEETING), default=-1)
     if 0 < fleeting == len(base) - 2:
         found.append(base[:fleeting] + base[fleeting + 1 :])
+    for hard, soft in _PALATAL:
+        if base.endswith(hard):
+            found += [base[: -len(hard)] + s for s in soft]
     return tuple(dict.fromkeys(s for s in found if len(s) >= MIN_STEM))
 
 
