@@ -155,6 +155,9 @@ def test_a_company_said_only_in_a_turn_is_forgotten_by_topic(memory: Memory) -> 
     session.user("I'm now a data engineer at Nubank. I also like jazz.")
     session.user("Nubanku nie lubię.")
     assert memory.recall("Nubank", k=5).hits
+    preview = memory.forget(topic="Nubank", dry_run=True)  # what it would touch: nothing yet
+    assert preview.items == () and [p.action for p in preview.places] == ["redacted"]
+    assert _said(memory, "Nubank")
     receipt = memory.forget(topic="Nubank")
     assert receipt.applied and any(p.path.startswith("sessions/") for p in receipt.places)
     assert not _said(memory, "Nubank")
