@@ -133,7 +133,8 @@ def might_mention(text: str, about: Subject) -> bool:
     """A quick test that rules a text out: ``False`` when some subject word's stems are
     nowhere in it (then :func:`mentions` is ``False`` too)."""
     folded = _folded(text)
-    return all(w[:2] in folded for w in about.words)  # a stem may alternate from its third letter
+    # a word starting as the subject word does (a stem may alternate from its third letter)
+    return all(re.search(rf"(?<!\w){re.escape(w[:2])}", folded) for w in about.words)
 
 
 def mentions(text: str, about: Subject) -> bool:
