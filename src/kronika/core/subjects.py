@@ -129,12 +129,14 @@ def _text_words(text: str) -> set[str]:
     return {_folded(w) for w in _WORD.findall(text)}
 
 
-def might_mention(text: str, about: Subject) -> bool:
-    """A quick test that rules a text out: ``False`` when some subject word's stems are
-    nowhere in it (then :func:`mentions` is ``False`` too)."""
+def might_mention(text: str, about: Subject, *, every: bool = True) -> bool:
+    """A quick test that rules a text out: ``False`` when no word of it starts as a
+    subject word does (every subject word; any, when not ``every``), so :func:`mentions`
+    is ``False`` too (and :func:`forms` finds nothing, when not ``every``)."""
     folded = _folded(text)
     # a word starting as the subject word does (a stem may alternate from its third letter)
-    return all(re.search(rf"(?<!\w){re.escape(w[:2])}", folded) for w in about.words)
+    found = (re.search(rf"(?<!\w){re.escape(w[:2])}", folded) for w in about.words)
+    return all(found) if every else any(found)
 
 
 def mentions(text: str, about: Subject) -> bool:

@@ -278,9 +278,8 @@ def _asks_to_forget(sentence: str) -> bool:
 
 
 def _might_name(text: str, about: Subject) -> bool:
-    return any(might_mention(text, Subject((n,), (n,))) for n in about.names) or might_mention(
-        text, about
-    )
+    """Whether ``text`` may hold a form of any of the subject's words (one folding)."""
+    return might_mention(text, about, every=False)
 
 
 # --------------------------------------------------------------------------- phrases
