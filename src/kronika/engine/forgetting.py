@@ -12,6 +12,12 @@ spoken in a conversation and consolidation) names what to forget in one of these
   (:func:`kronika.core.matching.topic_overlap`). Facts it matches *by value* are forgotten
   value by value; a topic that only names a key ("my job", "where I live") forgets
   the whole key; a section name ("preferences") forgets the section.
+* by **subject** — any other topic, and the value of a statement ("I live in Valencia"
+  → Valencia), also names a subject (:func:`topic_subject`): :func:`find_mentions`
+  adds every fact (in any fact file, in any wording) and note that mentions it in any
+  inflected form (:mod:`kronika.core.subjects`), an entity page named after it, and
+  the sentences about it and the forms of its words as phrases to redact — of what the
+  caller may see only; what they may not see is left as it is (``ForgetItems.keep``).
 
 The items are then removed from their files, and their text — each fact's value and
 the sentences it came from (:func:`forgotten_phrases`) — is redacted with
