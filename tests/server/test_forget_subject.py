@@ -24,3 +24,28 @@ def test_a_company_said_in_a_turn_is_forgotten_by_topic_for_one_tenant(served: S
     assert _said(served, "globex-alice") == ["I'm now a data engineer at Nubank."]
     again = served.call("POST", "/v1/agents/alice/forget", {"topic": "Nubank"}, key="acme-alice")
     assert again.status == 404 and "Nubank" in str(again.body)
+
+
+def test_the_mcp_forget_tool_takes_a_subject_and_its_opinions(served: Served) -> None:
+    import pytest
+
+    pytest.importorskip("mcp", reason="the [mcp] extra (the official MCP SDK) is not installed")
+    from tests.server.test_mcp import _data, _run, http_session
+
+    Session(served.memories["acme"], agent="alice").user("Dmytro Kovalenko lives on Lipowa.")
+    Session(served.memories["globex"], agent="alice").user("Dmytro Kovalenko lives on Lipowa.")
+
+    async def scenario() -> None:
+        async with http_session(served, "acme-alice") as session:
+            said = {"text": "Dmytro Kovalenko is unreliable", "kind": "O", "confidence": 0.7}
+            _data(await session.call_tool("retain", said))
+            gone = _data(await session.call_tool("forget", {"topic": "Dmytro Kovalenko"}))
+            assert gone["outcome"] == "applied"
+            assert [f["content"] for f in gone["forgotten"]] == ["Dmytro Kovalenko is unreliable"]
+            found = _data(await session.call_tool("recall", {"query": "Dmytro Kovalenko"}))
+            assert all("Kovalenko" not in h["item"]["content"] for h in found["hits"])
+        async with http_session(served, "globex-alice") as session:
+            found = _data(await session.call_tool("recall", {"query": "Dmytro Kovalenko"}))
+            assert any("Kovalenko" in h["item"]["content"] for h in found["hits"])
+
+    _run(scenario)
