@@ -179,6 +179,7 @@ def _with_index(
         reranker=build_reranker(settings),
         lock=lock,
     )
+    memory.finish_forgets()  # before anything reads what a cut-short forget left
     marker = Path(settings.home) / MODEL_MARKER
     previous = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
     current = vectors_made_with(chosen.model_id, settings.embed_context_words)
