@@ -12,7 +12,7 @@ from kronika import Memory, build_memory, load_settings
 from kronika.core.model import Reader, Scope
 from kronika.engine.portability import export_memory, import_export
 from kronika.engine.session import Session
-from kronika.errors import ConfigError, InvalidInput, NotFound, PermissionDenied
+from kronika.errors import ConfigError, Conflict, InvalidInput, NotFound, PermissionDenied
 from kronika.testing import FrozenClock
 
 CONFIG = """
@@ -119,8 +119,13 @@ def test_a_reader_of_another_tenant_may_not_write_and_scopes_need_their_names(
 
 def test_a_session_keeps_one_audience(team: Memory) -> None:
     team.save_turn("s1", "user", "first", agent="acme-bot", reader=ANNA)
-    with pytest.raises(InvalidInput, match="another session"):
+    with pytest.raises(Conflict, match="belongs in a session of its own") as refused:
         team.save_turn("s1", "user", "second", agent="acme-bot", reader=CARL)
+    assert "anna" in str(refused.value)  # Carl reads #general: he sees whose it is
+    assert "of user carl" in str(refused.value)
+    with pytest.raises(Conflict, match="another audience") as refused:
+        team.save_turn("s1", "user", "second", agent="acme-bot", reader=BOB_IN_DM)
+    assert "anna" not in str(refused.value) and "general" not in str(refused.value)
     team.save_turn("s1", "assistant", "reply", agent="acme-bot", reader=ANNA)
     assert len(team.load_session("s1", agent="acme-bot", reader=ANNA)) == 2
     assert team.load_session("s1", agent="acme-bot", reader=BOB_IN_DM) == []

@@ -31,6 +31,7 @@ from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import DIR_MODE, make_private_dir, tighten_home
 from kronika.stores.sqlite import SqliteIndex
+from kronika.stores.usage import USAGE_FILE as USAGE_FILE
 from kronika.stores.vectored import IndexWithVectors
 
 if TYPE_CHECKING:
@@ -41,7 +42,6 @@ log = logging.getLogger("kronika")
 
 INDEX_FILE = "index.sqlite"
 AUDIT_FILE = "audit.jsonl"
-USAGE_FILE = "usage.jsonl"
 MODEL_MARKER = "index.model"
 """Names the embedding model the index was last built with, and the words of exchange
 context each turn was embedded with (:func:`vectors_made_with`); a change triggers
@@ -179,6 +179,7 @@ def _with_index(
         reranker=build_reranker(settings),
         lock=lock,
     )
+    memory.finish_forgets()  # before anything reads what a cut-short forget left
     marker = Path(settings.home) / MODEL_MARKER
     previous = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
     current = vectors_made_with(chosen.model_id, settings.embed_context_words)

@@ -8,6 +8,7 @@ what the workload wrote); every other read is compared with ``visible`` over it.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 
 import pytest
@@ -31,6 +32,7 @@ from leaks.workload import (
 )
 
 READERS = readers()
+ITEM_ID = re.compile(r"\b[a-z]+-[0-9a-f]{12}\b")
 LESSONS = [ItemType.REFLECTION, ItemType.STRATEGY]
 
 
@@ -290,13 +292,20 @@ def test_the_audit_trail_shows_a_reader_only_entries_about_what_it_may_see(
     backend: Backend, reader: Reader
 ) -> None:
     """The trail names what was written (its first 200 characters): a reader gets the
-    entries of its tenant about items it may see, and no other."""
+    entries of its tenant about items it may see and naming no item it may not (a
+    link's entry names both its ends), and no other."""
     memory = backend.memory
     items = {item.id: item for item in everything(memory)}
     trail = memory.audit()  # the owner's: every entry
     assert len(trail) >= 400
+
+    def seen(item_id: str | None) -> bool:
+        return item_id in items and visible(items[item_id], reader)
+
     expected = [
-        entry for entry in trail if entry.item_id in items and visible(items[entry.item_id], reader)
+        entry
+        for entry in trail
+        if seen(entry.item_id) and all(seen(i) for i in ITEM_ID.findall(entry.summary))
     ]
     got = memory.audit(reader=reader)
     assert got == expected
@@ -305,4 +314,6 @@ def test_the_audit_trail_shows_a_reader_only_entries_about_what_it_may_see(
         assert AGENTS[entry.target_agent] == reader.tenant
     shown = {marker_of(entry.summary) for entry in got if MARKER.search(entry.summary)}
     assert not shown & hidden(list(items.values()), reader)
+    unseen = {i for i, item in items.items() if not visible(item, reader)}
+    assert not {i for e in got for i in ITEM_ID.findall(e.summary)} & unseen
     assert memory.audit(reader=reader, limit=3) == expected[-3:]

@@ -52,16 +52,18 @@ def sign_in(page: Any, served: Served, key: str, agent: str) -> None:
     page.wait_for_selector("#brain-facts tbody tr")
 
 
-# docs/images/ (or $KRONIKA_UI_SCREENSHOTS): the pictures of docs/ui.md are these, taken
-# by each run, so they show the page as it is
-SHOTS = Path(os.environ.get("KRONIKA_UI_SCREENSHOTS") or Path(__file__).parents[2] / "docs/images")
+# $KRONIKA_UI_SCREENSHOTS (e.g. docs/images): where a run also saves its screenshots;
+# the pictures of docs/ui.md are made that way. Unset: kept in the test's own folder.
+_SAVED = os.environ.get("KRONIKA_UI_SCREENSHOTS")
+SHOTS: Path | None = Path(_SAVED) if _SAVED else None
 
 
 def shoot(page: Any, tmp_path: Path, name: str) -> bytes:
-    """A full-page screenshot, also saved to :data:`SHOTS`."""
+    """A full-page screenshot, also saved to :data:`SHOTS` when that is set."""
     png: bytes = page.screenshot(path=str(tmp_path / f"{name}.png"), full_page=True)
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    (SHOTS / f"{name}.png").write_bytes(png)
+    if SHOTS is not None:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        (SHOTS / f"{name}.png").write_bytes(png)
     return png
 
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from kronika.memory import Memory
+    from kronika.memory.context import ReadingContext
 
 SCOPES = ("personal", "channel", "team", "global")
 """The values of :class:`kronika.core.model.Scope`, written out so that the parser (and
@@ -36,14 +37,25 @@ def add_reading_context(p: argparse.ArgumentParser, *, writes: bool = False) -> 
         )
 
 
-def reading(memory: Memory, args: argparse.Namespace, *, writes: bool = False) -> Memory:
-    """``memory`` as the reader the options name (itself when they name none)."""
+def reading_context(
+    memory: Memory, args: argparse.Namespace, *, writes: bool = False
+) -> ReadingContext | None:
+    """The reading context the options name (:mod:`kronika.memory.context`); ``None``
+    when they name none (the workspace's owner, reading unrestricted)."""
+    from kronika.memory.context import ReadingContext
+
     tenant, user, channel = (getattr(args, name, None) for name in ("tenant", "user", "channel"))
     team = getattr(args, "team", None)
     if tenant is None and user is None and channel is None and not team:
-        return memory
-    teams: Any = None if writes or not team else team
-    return memory.as_reader(tenant=tenant, user=user, channel=channel, teams=teams)
+        return None
+    teams = None if writes or not team else tuple(team)
+    return ReadingContext(tenant or memory.settings.tenant, user, channel, teams)
+
+
+def reading(memory: Memory, args: argparse.Namespace, *, writes: bool = False) -> Memory:
+    """``memory`` as the reader the options name (itself when they name none)."""
+    context = reading_context(memory, args, writes=writes)
+    return memory if context is None else context.view(memory)
 
 
 def write_audience(args: argparse.Namespace) -> dict[str, Any]:

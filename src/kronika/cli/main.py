@@ -187,7 +187,7 @@ def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
             agent=args.agent,
             dry_run=args.dry_run,
         )
-    if args.dry_run and not receipt.items:
+    if args.dry_run and not receipt.items and not receipt.places:
         raise errors.NotFound("nothing matches: nothing would be forgotten")
     if args.json:
         render.print_json(receipt_json(receipt))

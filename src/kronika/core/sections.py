@@ -49,6 +49,9 @@ _ALIASES = {
     "bieżące": BrainSection.CURRENT,
 }
 
+SECTION_NAMES = tuple(_ALIASES)
+"""Every name :func:`parse_section` reads (in any case, spaces around allowed)."""
+
 
 def guess_section(key: str | None, value: str) -> BrainSection:
     """The section whose cue words appear first in the key, then the value; else User."""

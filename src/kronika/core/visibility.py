@@ -49,6 +49,17 @@ class Audience:
     def of(cls, item: MemoryItem) -> Audience:
         return cls(item.scope, item.user, item.channel, item.team)
 
+    def describe(self) -> str:
+        """The audience in words (``channel memory of #ops``)."""
+        parts = [f"{self.scope.value} memory"]
+        if self.user is not None:
+            parts.append(f"of user {self.user}")
+        if self.team is not None:
+            parts.append(f"of team {self.team}")
+        if self.channel is not None:
+            parts.append(f"in #{self.channel.lstrip('#')}")
+        return " ".join(parts)
+
     def readers(self) -> Audience:
         """This audience as far as who may read it goes: where something was said (its
         channel) decides who reads a ``channel`` item only; a personal, team or global

@@ -196,6 +196,7 @@ class CommandRunner:
         except (NotFound, InvalidInput):
             return CommandResult(command, reply("nothing_about", lang, topic=topic or ""))
         lines = tuple(dict.fromkeys(fact_line(f) for f in receipt.items))
+        lines = lines or (f"- {topic}",)  # only sentences about it were written
         what = "\n".join(lines)
         if not receipt.applied:
             return CommandResult(command, reply("forget_proposed", lang, what=what))

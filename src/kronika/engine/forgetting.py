@@ -12,6 +12,12 @@ spoken in a conversation and consolidation) names what to forget in one of these
   (:func:`kronika.core.matching.topic_overlap`). Facts it matches *by value* are forgotten
   value by value; a topic that only names a key ("my job", "where I live") forgets
   the whole key; a section name ("preferences") forgets the section.
+* by **subject** — any other topic, and the value of a statement ("I live in Valencia"
+  → Valencia), also names a subject (:func:`topic_subject`): :func:`find_mentions`
+  adds every fact (in any fact file, in any wording) and note that mentions it in any
+  inflected form (:mod:`kronika.core.subjects`), an entity page named after it, and
+  the sentences about it and the forms of its words as phrases to redact — of what the
+  caller may see only; what they may not see is left as it is (``ForgetItems.keep``).
 
 The items are then removed from their files, and their text — each fact's value and
 the sentences it came from (:func:`forgotten_phrases`) — is redacted with
@@ -26,20 +32,22 @@ forgotten text. The index syncs the touched files in the same call.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import PurePosixPath
 
 from kronika.core.dedup import key_concept, same_text
 from kronika.core.matching import topic_overlap, topic_section, words
 from kronika.core.model import FACT_TYPES, MemoryItem
 from kronika.core.redaction import MIN_PHRASE_CHARS, phrase_pattern
+from kronika.core.subjects import Subject, forms, mentions, might_mention, sentences_about, subject
 from kronika.core.text import normalize_key
 from kronika.engine.redacting import ForgetPlace
 from kronika.errors import InvalidInput, NotFound
 from kronika.ports import ItemIndex
 from kronika.stores.markdown import sessions
 from kronika.stores.markdown.files import read_source
+from kronika.stores.markdown.layout import SourceKind, classify
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
 _SENTENCE = re.compile(r"(?<=[.!?…])\s+|\n+")
@@ -189,6 +197,97 @@ def _holds(fact: MemoryItem, key: str, value: str) -> bool:
     return concept is not None and concept == key_concept(key)
 
 
+# --------------------------------------------------------------------------- a subject
+_NOTE_KINDS = (SourceKind.DAILY_LOG, SourceKind.BANK, SourceKind.ENTITY, SourceKind.SENSORY)
+
+
+@dataclass(frozen=True, slots=True)
+class Mentions:
+    """What is written about a subject: the ``items`` to forget (facts in any fact file,
+    notes, an entity page named after it) and the ``phrases`` to redact elsewhere (the
+    sentences about it in turns, summaries, the Active Context and lessons; every form
+    of its name words), from what the caller may see only."""
+
+    items: list[MemoryItem] = field(default_factory=list)
+    phrases: list[str] = field(default_factory=list)
+    asked: bool = False
+    """Whether the only sentences about it ask to forget it (then nothing is stored)."""
+
+    @property
+    def found(self) -> bool:
+        return bool(self.items) or (bool(self.phrases) and not self.asked)
+
+
+def topic_subject(topic: str, pool: Sequence[MemoryItem]) -> Subject | None:
+    """The subject a spoken topic names (:func:`kronika.core.subjects.subject`): the
+    value of a statement ("I live in Valencia" → Valencia), else the topic's own words;
+    ``None`` for a section name or a topic that only names a key ("my job")."""
+    from kronika.core.rules import fact_from_remember
+
+    said = fact_from_remember(topic)
+    if said.key != "note":
+        found = subject(said.value)
+        return found or None
+    if topic_section(topic) is not None:
+        return None
+    scored = [topic_overlap(topic, f) for f in pool]
+    if any(k for k, _ in scored) and not any(v for _, v in scored):
+        return None
+    return subject(topic) or None
+
+
+def find_mentions(
+    workspace: MarkdownWorkspace,
+    agent: str,
+    about: Subject,
+    may_see: Callable[[MemoryItem], bool],
+) -> Mentions:
+    """Every item and sentence about ``about`` that ``may_see`` lets the caller see."""
+    found = Mentions()
+    told: list[str] = []  # sentences about it that are not a request to forget it
+    facts = workspace.brain_facts(agent) + workspace.archived_facts(agent)
+    for fact in facts + workspace.fact_history(agent):
+        said = f"{(fact.key or '').replace('_', ' ')} {_value(fact)} {fact.content}"
+        if may_see(fact) and mentions(said, about):
+            found.items.append(fact)
+            found.phrases.extend(forms(said, about))
+    folder = workspace.agent_dir(agent)
+    for source in workspace.list_sources(agent):
+        kind = classify(source.path)
+        if kind is SourceKind.FACTS or kind is None:
+            continue
+        stem = PurePosixPath(source.path).stem
+        named = forms(stem.replace("_", " "), about) if kind is SourceKind.ENTITY else []
+        read = read_source(folder, source.path)
+        if read is None or not (named or _might_name(read.text, about)):
+            continue
+        for item in workspace.parse_source(agent, source.path).items:
+            if not may_see(item):
+                continue
+            if named or (kind in _NOTE_KINDS and mentions(item.content, about)):
+                found.items.append(item)
+            else:
+                about_it = sentences_about(item.content, about)
+                found.phrases.extend(about_it)
+                told.extend(s for s in about_it if not _asks_to_forget(s))
+            found.phrases.extend(forms(item.content, about))
+        found.phrases.extend(named)
+    found.phrases[:] = list(dict.fromkeys(found.phrases))
+    return replace(found, asked=not found.items and not told)
+
+
+def _asks_to_forget(sentence: str) -> bool:
+    from kronika.core.commands import CommandKind, detect_command
+
+    command = detect_command(sentence)
+    return command is not None and command.kind is CommandKind.FORGET
+
+
+def _might_name(text: str, about: Subject) -> bool:
+    """Whether ``text`` may hold a form of any of the subject's words (one folding)."""
+    return might_mention(text, about, every=False)
+
+
 # --------------------------------------------------------------------------- phrases
 def forgotten_phrases(
     workspace: MarkdownWorkspace, agent: str, items: Sequence[MemoryItem]
@@ -305,7 +404,10 @@ def _near(a: str, b: str) -> bool:
 __all__ = [
     "ForgetPlace",
     "ForgetReceipt",
+    "Mentions",
     "facts_for_topic",
     "find_items",
+    "find_mentions",
     "forgotten_phrases",
+    "topic_subject",
 ]

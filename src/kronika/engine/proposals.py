@@ -160,7 +160,7 @@ def _decode(name: str, value: Any) -> Any:
             return item_from_dict(value)
         case "items":
             return tuple(item_from_dict(v) for v in value)
-        case "phrases":
+        case "phrases" | "keep":
             return tuple(str(v) for v in value)
         case "started_at":
             return datetime.fromisoformat(value)

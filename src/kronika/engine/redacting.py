@@ -2,11 +2,15 @@
 
 :func:`plan_forget` reads every indexed Markdown file of the agent and works out, without
 writing, what forgetting some items changes: the items' blocks removed from their files
-(a summary file is deleted, the Active Context emptied), and every other file but the
-fact files redacted (:func:`kronika.core.redaction.redact_document`); pending proposals
+(a summary file is deleted, the Active Context emptied), an entity page whose name holds
+forgotten text deleted (its name is in its path), and every other file but the fact
+files redacted (:func:`kronika.core.redaction.redact_document`) — except the lines of
+the items the caller may not see (``keep``), which stay as they are; pending proposals
 that would store the text again withdrawn, and the ones that only mention it redacted;
 the audit entries to redact counted. :func:`apply_forget` (the write path's
-``ForgetItems``) makes exactly those edits. The plan is what a
+``ForgetItems``) makes exactly those edits, written down first so a kill cannot undo
+them, and takes the items out of the copies under ``.corrupt/``
+(:mod:`kronika.engine.forget_journal`). The plan is what a
 :class:`~kronika.engine.forgetting.ForgetReceipt` reports.
 """
 
@@ -19,7 +23,15 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem
-from kronika.core.redaction import MARKER, Phrases, phrase_pattern, redact, redact_document
+from kronika.core.redaction import (
+    MARKER,
+    Phrases,
+    Redacted,
+    phrase_pattern,
+    redact,
+    redact_document,
+)
+from kronika.engine import forget_journal
 from kronika.ports import AuditLog
 from kronika.stores.markdown import brain, notes, proposals, sessions
 from kronika.stores.markdown.files import read_source
@@ -78,9 +90,10 @@ def plan_forget(
     agent: str,
     items: Sequence[MemoryItem],
     phrases: Sequence[str],
+    keep: frozenset[str] = frozenset(),
 ) -> ForgetPlan:
-    """What forgetting ``items`` and redacting ``phrases`` would change (nothing is
-    written here; :func:`apply_forget` writes it)."""
+    """What forgetting ``items`` and redacting ``phrases`` outside the items ``keep``
+    names would change (nothing is written here; :func:`apply_forget` writes it)."""
     folder = workspace.agent_dir(agent)
     pattern = phrase_pattern(phrases)
     wanted = {it.id for it in items}
@@ -94,7 +107,7 @@ def plan_forget(
             continue
         if source.path not in holding and (pattern is None or not pattern.search(read.text)):
             continue  # nothing to remove or redact: not even parsed
-        edit = _edit_file(workspace, agent, source.path, read.text, wanted, pattern)
+        edit = _edit_file(workspace, agent, source.path, read.text, wanted, pattern, keep)
         if edit is not None:
             edits.append(edit)
     audited = 0
@@ -139,11 +152,18 @@ def _edit_file(
     text: str,
     wanted: set[str],
     pattern: Phrases | None,
+    keep: frozenset[str] = frozenset(),
 ) -> FileEdit | None:
     kind = classify(path)
     parsed = _parse(workspace, agent, path, text)
     gone = [it.id for it in parsed.items if it.id in wanted]
-    if gone and kind is SourceKind.SUMMARY:
+    kept = [it.id for it in parsed.items if it.id in keep]
+    named = (
+        kind is SourceKind.ENTITY
+        and pattern is not None
+        and pattern.search(PurePosixPath(path).stem.replace("_", " ")) is not None
+    )
+    if (gone and kind is SourceKind.SUMMARY) or (named and not kept):
         return FileEdit(path, None, ForgetPlace(path, "deleted", 1, len(split_lines(text))))
     lines = split_lines(text)
     removed = 0
@@ -159,13 +179,41 @@ def _edit_file(
         if not gone:
             return None
         return FileEdit(path, new, ForgetPlace(path, "removed", len(gone), removed))
-    red = redact_document(new, pattern)
+    spans = [parsed.spans[i] for i in gone]
+    shifted = [
+        (start - _before(spans, start), end - _before(spans, start))
+        for start, end in (parsed.spans[i] for i in kept)
+    ]
+    red = _redact_outside(new, pattern, shifted)
     if not gone and not red.matches:
         return None
     if gone:
         place = ForgetPlace(path, "removed", len(gone), removed + red.lines)
         return FileEdit(path, red.text, place)
     return FileEdit(path, red.text, ForgetPlace(path, "redacted", red.matches, red.lines))
+
+
+def _before(spans: Sequence[tuple[int, int]], line: int) -> int:
+    """How many lines the removed ``spans`` took before ``line``."""
+    return sum(end - start for start, end in spans if end <= line)
+
+
+def _redact_outside(text: str, pattern: Phrases, kept: Sequence[tuple[int, int]]) -> Redacted:
+    """``text`` redacted but for its lines in the ``kept`` spans (items the caller may
+    not see), which stay as they are."""
+    if not kept:
+        return redact_document(text, pattern)
+    lines = split_lines(text)
+    out: list[str] = []
+    matches = touched = at = 0
+    for start, end in sorted(kept) + [(len(lines), len(lines))]:
+        if start > at:
+            red = redact_document("".join(lines[at:start]), pattern)
+            out.append(red.text)
+            matches, touched = matches + red.matches, touched + red.lines
+        out.append("".join(lines[max(start, at) : end]))
+        at = max(at, end)
+    return Redacted("".join(out), matches, touched)
 
 
 def _parse(workspace: MarkdownWorkspace, agent: str, path: str, text: str) -> ParsedItems:
@@ -205,10 +253,12 @@ def apply_forget(
     items: Sequence[MemoryItem],
     phrases: Sequence[str],
     write: Callable[[Path, str], object],
+    keep: frozenset[str] = frozenset(),
 ) -> tuple[str, ...]:
     """Make the edits :func:`plan_forget` lists; returns the Markdown paths changed."""
-    plan = plan_forget(workspace, audit, agent, items, phrases)
+    plan = plan_forget(workspace, audit, agent, items, phrases, keep)
     folder = workspace.agent_dir(agent)
+    forget_journal.begin(folder, items, phrases, sorted(keep))  # a kill finishes it later
     for edit in plan.edits:
         if edit.text is None:
             (folder / edit.path).unlink(missing_ok=True)
@@ -218,6 +268,8 @@ def apply_forget(
         write(folder / plan.proposals.path, plan.proposals.text)
     if plan.pattern is not None:
         audit.redact(agent, plan.pattern, MARKER)
+    wanted = {it.id for it in items}
+    forget_journal.scrub_corrupt(folder, agent, workspace.tenant_of(agent), wanted, plan.pattern)
     return tuple(e.path for e in plan.edits)
 
 

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem
+from kronika.engine import forget_journal
 from kronika.engine.sync_appends import IndexerAppends
 from kronika.engine.sync_report import Progress, SyncReport
 from kronika.engine.sync_vectors import PENDING_FILE, LazyModel
@@ -313,7 +314,8 @@ class Indexer(IndexerAppends):
             for items in (ws.brain_facts(agent), ws.archived_facts(agent), ws.fact_history(agent))
             for item in items
         }
-        lost = [item for item in lost if item.id not in moved]
+        forgetting = forget_journal.pending_ids(ws.agent_dir(agent))  # cut short: not lost
+        lost = [item for item in lost if item.id not in moved | forgetting]
         if not sudden_loss(len(before), len(lost), len(now)):
             return
         copy = self._workspace.keep_lost_facts(agent, path, lost)

@@ -33,6 +33,7 @@ from pathlib import Path, PurePosixPath
 
 from kronika.core.lessons import Lesson
 from kronika.core.model import MemoryItem, SessionRecord, TurnRecord
+from kronika.core.redaction import phrase_pattern, redact
 from kronika.core.screening import (
     screen_fields,
     screen_item,
@@ -41,6 +42,7 @@ from kronika.core.screening import (
     screen_turn,
 )
 from kronika.core.visibility import OWNER, Audience
+from kronika.engine import forget_journal
 from kronika.engine.redacting import apply_forget
 from kronika.errors import InvalidInput, PermissionDenied
 from kronika.ports import AuditEntry, AuditLog, Clock, acting
@@ -89,11 +91,13 @@ class RemoveItem:
 
 @dataclass(frozen=True, slots=True)
 class ForgetItems:
-    """Forget ``items`` and redact ``phrases`` wherever else they are written (see
+    """Forget ``items`` and redact ``phrases`` wherever else they are written, except in
+    the items ``keep`` names (the ones the caller may not see; see
     :mod:`kronika.engine.forgetting`); its audit entry never holds the forgotten text."""
 
     items: tuple[MemoryItem, ...]
     phrases: tuple[str, ...]
+    keep: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -351,7 +355,10 @@ class MemoryWriter:
         settled = self._workspace.settle_moves(target_agent) if _moves_facts(content) else ()
         item, paths = self._apply(target_agent, content)
         if isinstance(content, ForgetItems):
-            entry = replace(entry, summary=forget_summary(content.items, paths)[:200])
+            said = forget_summary(content.items, paths)
+            pattern = phrase_pattern(content.phrases)  # a key or a file named after it
+            said = said if pattern is None else redact(said, pattern)[0]
+            entry = replace(entry, summary=said[:200])
         # The change is on disk: what follows may fail, but must not make a stored
         # change look failed (the caller would retry it, or report a loss that is none).
         notes: list[str] = []
@@ -366,6 +373,9 @@ class MemoryWriter:
                 f"the change was stored but the index was not updated ({exc}); "
                 "`kronika sync` or `kronika reindex` catches up"
             )
+        else:
+            if isinstance(content, ForgetItems):  # done, and the index knows it
+                forget_journal.finish(self._workspace.agent_dir(target_agent))
         return WriteReceipt("applied", content, item, paths, notes=tuple(notes), policy=policy)
 
     def _storage_policies(
@@ -441,8 +451,10 @@ class MemoryWriter:
             case RemoveItem(item):
                 ws.remove_item(agent, item)
                 return None, (item.provenance.path,)
-            case ForgetItems(items, phrases):
-                return None, apply_forget(ws, self._audit, agent, items, phrases, write_text)
+            case ForgetItems(items, phrases, keep):
+                return None, apply_forget(
+                    ws, self._audit, agent, items, phrases, write_text, frozenset(keep)
+                )
             case AppendNote(item):
                 stored = ws.append_note(agent, item)
                 return stored, (stored.provenance.path,)

@@ -22,10 +22,10 @@ from kronika.core.model import (
     TurnRecord,
     note_type,
 )
-from kronika.core.visibility import Audience
+from kronika.core.visibility import Audience, visible
 from kronika.engine.sync import Progress, SyncReport
 from kronika.engine.write import USER, AppendNote, AppendTurn, WriteReceipt, WriteSession
-from kronika.errors import InvalidInput
+from kronika.errors import Conflict, InvalidInput
 from kronika.memory import checks
 from kronika.memory.base import MAX_VALUE_CHARS, MemoryBase, _clean, _new_id
 from kronika.stores.markdown.sessions import SAVED_SOURCE, audience_fields, session_filename
@@ -138,8 +138,9 @@ class MemoryAppends(MemoryBase):
         with self._commits.deferring(), self._lock:
             try:
                 return self._append_turn(
-                    name, session_id, who, text, now, turn_id, owners, source_agent
-                )
+                    name, session_id, who, text, now, turn_id, owners, source_agent,
+                    self._reader(reader),
+                )  # fmt: skip
             finally:
                 self._indexer.forget_tail(name, session_filename(session_id))
 
@@ -153,14 +154,18 @@ class MemoryAppends(MemoryBase):
         turn_id: str | None,
         owners: Audience,
         source_agent: str,
+        reader: Reader | None = None,
     ) -> str:
         """:meth:`save_turn` under the lock; the index's tail of the session, read here,
-        is kept for the sync of the turn (read once)."""
+        is kept for the sync of the turn (read once). A session's audience is named to a
+        writer who may read its turns only."""
         count, last = self._turns_in(name, session_id)
         if count and last is not None and Audience.of(last) != owners:
-            raise InvalidInput(
-                f"session {session_id!r} is for {Audience.of(last)}; a turn for {owners}"
-                " belongs in another session"
+            seen = reader is None or visible(last, reader)
+            theirs = Audience.of(last).describe() if seen else "another audience"
+            raise Conflict(
+                f"session {session_id!r} holds turns of {theirs}; a turn for"
+                f" {owners.describe()} belongs in a session of its own"
             )
         if turn_id is None:
             turn_id = f"{session_id}_{count + 1}"

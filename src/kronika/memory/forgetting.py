@@ -5,17 +5,20 @@ the text everywhere it is written."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from kronika.core.model import MemoryItem, Reader
-from kronika.core.visibility import only_visible
+from kronika.core.visibility import only_visible, visible
 from kronika.engine.redacting import plan_forget, snapshot
 from kronika.engine.sync import Progress
 from kronika.engine.write import SYSTEM, USER, ForgetItems
 from kronika.errors import NotFound
 from kronika.memory import checks
 from kronika.memory.base import MemoryBase
+
+log = logging.getLogger("kronika.forget")
 
 if TYPE_CHECKING:  # the forget path (and its phrase rules) loads when something is forgotten
     from kronika.engine.forgetting import ForgetReceipt
@@ -47,7 +50,14 @@ class MemoryForgetting(MemoryBase):
         forgotten and the places that would be touched (to confirm before forgetting);
         none when nothing matches (where forgetting raises :class:`NotFound`).
         """
-        from kronika.engine.forgetting import ForgetReceipt, find_items, forgotten_phrases
+        from kronika.engine.forgetting import (
+            ForgetReceipt,
+            Mentions,
+            find_items,
+            find_mentions,
+            forgotten_phrases,
+            topic_subject,
+        )
 
         item_id, key, value, topic = (
             checks.optional_text(text, what=what)
@@ -57,6 +67,10 @@ class MemoryForgetting(MemoryBase):
         name = self._agent(agent)
         with self._lock:
             self._indexer.sync_agent(name)
+            about = None
+            if topic is not None and item_id is None and key is None and value is None:
+                pool = self.workspace.brain_facts(name) + self.workspace.archived_facts(name)
+                about = topic_subject(topic, pool + self.workspace.fact_history(name))
             try:
                 items = find_items(
                     self.workspace,
@@ -68,38 +82,69 @@ class MemoryForgetting(MemoryBase):
                     topic=topic,
                 )
             except NotFound:
-                if dry_run:  # a preview of nothing: nothing would be forgotten
+                if about is None and dry_run:  # a preview of nothing: nothing would be forgotten
                     return ForgetReceipt("preview", name, (), ())
-                raise
+                if about is None:
+                    raise
+                items = []
             who = self._reader(reader)
             if who is not None:  # a reader forgets only what they may see
                 items = only_visible(items, who)
-                if not items and dry_run:
+            found = Mentions()
+            if about is not None:
+                found = find_mentions(
+                    self.workspace, name, about, lambda it: who is None or visible(it, who)
+                )
+                have = {it.id for it in items}
+                items += [it for it in found.items if it.id not in have]
+            if not items and not found.found:
+                if dry_run:
                     return ForgetReceipt("preview", name, (), ())
-                if not items:
-                    raise NotFound("nothing to forget that this reader may see")
+                if topic is not None:
+                    seen = "" if who is None else " that this reader may see"
+                    raise NotFound(f"agent {name!r} has nothing stored about {topic!r}{seen}")
+                raise NotFound("nothing to forget that this reader may see")
+            keep = self._hidden(name, who)
             if dry_run:
-                phrases = forgotten_phrases(self.workspace, name, items)
-                plan = plan_forget(self.workspace, self.audit_log, name, items, phrases)
+                phrases = forgotten_phrases(self.workspace, name, items) + found.phrases
+                plan = plan_forget(self.workspace, self.audit_log, name, items, phrases, keep)
                 return ForgetReceipt("preview", name, tuple(items), plan.places)
             section = items[0].section or "" if len(items) == 1 else ""
-            return self._forget_items(name, items, section, source_agent)
+            return self._forget_items(name, items, section, source_agent, found.phrases, keep)
+
+    def _hidden(self, name: str, who: Reader | None) -> frozenset[str]:
+        """The ids of ``name``'s items ``who`` may not see (a forget leaves them as they
+        are); none without a reader."""
+        if who is None:
+            return frozenset()
+        hidden: set[str] = set()
+        for source in self.workspace.list_sources(name):
+            items = self.workspace.parse_source(name, source.path).items
+            hidden.update(it.id for it in items if not visible(it, who))
+        return frozenset(hidden)
 
     def _forget_items(
-        self, name: str, items: Sequence[MemoryItem], section: str, source_agent: str
+        self,
+        name: str,
+        items: Sequence[MemoryItem],
+        section: str,
+        source_agent: str,
+        also: Sequence[str] = (),
+        keep: frozenset[str] = frozenset(),
     ) -> ForgetReceipt:
-        """Forget ``items`` of agent ``name`` and redact their text everywhere (the one
-        forget path: :meth:`forget`, and the purge of :mod:`kronika.engine.purge`)."""
+        """Forget ``items`` of agent ``name`` and redact their text, and the phrases
+        ``also``, everywhere but in the items ``keep`` names (the one forget path:
+        :meth:`forget`, and the purge of :mod:`kronika.engine.purge`)."""
         from kronika.engine.forgetting import ForgetReceipt, forgotten_phrases
 
         with self._lock:
-            phrases = forgotten_phrases(self.workspace, name, items)
-            plan = plan_forget(self.workspace, self.audit_log, name, items, phrases)
+            phrases = list(dict.fromkeys(forgotten_phrases(self.workspace, name, items) + [*also]))
+            plan = plan_forget(self.workspace, self.audit_log, name, items, phrases, keep)
             touched = [e.path for e in plan.edits if e.place.action != "removed"]
             before = snapshot(self.workspace, name, touched)
             ids = [it.id for it in items]
             indexed = {it.id for it in self.index.get_items(ids)}
-            change = ForgetItems(tuple(items), tuple(phrases))
+            change = ForgetItems(tuple(items), tuple(phrases), tuple(sorted(keep)))
             written = self._writer.memory_write(name, section, change, source_agent)
             if written.outcome != "applied":
                 return ForgetReceipt(
@@ -113,6 +158,7 @@ class MemoryForgetting(MemoryBase):
             after = snapshot(self.workspace, name, touched)
             left = {it.id for it in self.index.get_items(ids)}
             self.link_store.remove_links(name, set(ids) - left)
+            self._compact()
         rewritten = sum(1 for i, text in after.items() if before.get(i) != text)
         gone = (indexed - left) | (set(before) - set(after))  # a rewritten id counts too
         return ForgetReceipt(
@@ -125,6 +171,47 @@ class MemoryForgetting(MemoryBase):
             index_rewritten=rewritten,
             audit_redacted=plan.audit_entries,
         )
+
+    def finish_forgets(self) -> int:
+        """Finish every forget a kill cut short (:mod:`kronika.engine.forget_journal`):
+        the same edits again through the write path, the index synced, the journal
+        removed. Returns how many were finished; ``build_memory`` calls it on opening."""
+        from kronika.engine import forget_journal
+
+        finished = 0
+        for name in self.agents():
+            folder = self.workspace.agent_dir(name)
+            if not (folder / forget_journal.JOURNAL).exists():
+                continue  # the common case: no lock taken
+            with self._lock:  # another process may be inside that very forget
+                found = forget_journal.pending(folder)
+                if found is None:  # finished meanwhile, or unreadable: nothing was edited
+                    forget_journal.finish(folder)
+                    continue
+                # what the cut-short forget already wrote, indexed while its journal
+                # says those facts are being forgotten (not lost)
+                self._indexer.sync_agent(name)
+                change = ForgetItems(found.items, found.phrases, found.keep)
+                self._writer.memory_write(name, "forget", change, SYSTEM)
+                self._compact()
+            finished += 1
+            log.warning("%s: a forget cut short by a crash was finished", name)
+        return finished
+
+    def _compact(self) -> None:
+        """A database that keeps deleted rows in its files until they are rewritten
+        (PostgreSQL) rewrites them now; see ``compact_after_forget`` there. In team mode
+        the redacted files go into the record first (a working copy's ``push``), so the
+        rows it replaces are among the rewritten."""
+        index = getattr(self.index, "inner", self.index)
+        compact = getattr(index, "compact_after_forget", None)
+        if callable(compact):
+            from kronika.stores.working_copy import WorkingCopy
+
+            if isinstance(self._lock, WorkingCopy):
+                self._lock.push()
+            for skipped in compact():
+                log.warning("after a forget: %s", skipped)
 
     def purge(
         self,

@@ -3,6 +3,7 @@ prompt blocks. Reads bring the index up to date with the Markdown first."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
@@ -31,6 +32,9 @@ from kronika.ports import (
     AuditEntry,
     Vector,
 )
+
+_ITEM_ID = re.compile(r"\b[a-z]+-[0-9a-f]{12}\b")
+"""An item's id (``f-62acd0de3b06``) where an audit entry's summary names one."""
 
 
 class MemoryReads(MemoryBase):
@@ -346,9 +350,10 @@ class MemoryReads(MemoryBase):
         """The newest ``limit`` (1..1 000 000) entries of the audit trail, oldest first.
 
         Without a reader: every entry (the owner's trail). A reader gets the entries of
-        its tenant's agents about an item it may see (:func:`visible`); an entry about
-        no item, or about one it may not see or that is gone, says what someone else's
-        memory held, and is left out."""
+        its tenant's agents about an item it may see (:func:`visible`) and naming no
+        other item it may not see (a link names both its ends); an entry about no item,
+        or about one it may not see or that is gone, says what someone else's memory
+        held, and is left out."""
         limit = checks.optional_count(limit, what="the limit", low=1, high=checks.MAX_LIMIT)
         who = self._reader(reader)
         if who is None:
@@ -358,9 +363,12 @@ class MemoryReads(MemoryBase):
             for entry in self.audit_log.read(agent)
             if self.workspace.tenant_of(entry.target_agent) == who.tenant and entry.item_id
         ]
-        ids = list(dict.fromkeys(str(entry.item_id) for entry in ours))
+        named = {
+            id(entry): {str(entry.item_id), *_ITEM_ID.findall(entry.summary)} for entry in ours
+        }
+        ids = list(dict.fromkeys(i for names in named.values() for i in names))
         seen = {item.id for item in self.index.get_items(ids) if visible(item, who)}
-        shown = [entry for entry in ours if entry.item_id in seen]
+        shown = [entry for entry in ours if named[id(entry)] <= seen]
         return shown[-limit:] if limit else shown
 
     def stats(self) -> dict[str, Any]:

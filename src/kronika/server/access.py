@@ -13,20 +13,22 @@ A request's key becomes a :class:`Caller`. Before any memory call the server ask
   that agent's ``writers`` grant names it (otherwise 404, as above);
 * an admin key writes as the person (``user``).
 
-The reading context (:class:`~kronika.core.model.Reader`) is built here from the key
-and the user and channel a request names; :func:`reading` is the one place it is
-handed to :class:`~kronika.memory.Memory`. A workspace may hold agents of several
-tenants (``[agents.<name>] tenant``): an agent of another tenant does not exist for
-a key either.
+The reading context (:class:`~kronika.memory.context.ReadingContext`) is built here,
+once per request, from the key and the user and channel a request names
+(:attr:`Caller.context`); every read the server makes of a memory, and of its
+tenant-wide records (audit trail, counts, exports, model usage, policies, jobs), goes
+through it. A workspace may hold agents of several tenants (``[agents.<name>]
+tenant``): an agent of another tenant does not exist for a key either.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from kronika import errors
 from kronika.engine.write import USER
 from kronika.memory import Memory
+from kronika.memory.context import ReadingContext
 from kronika.server.keys import ApiKey, Role
 
 
@@ -83,6 +85,20 @@ class Caller:
     channel: str | None = None
     teams: tuple[str, ...] | None = None
     """The reader's teams; ``None``: those the config gives the user."""
+    context: ReadingContext = field(init=False, repr=False, compare=False)
+    """What every read made for this caller goes through (built once, from the above)."""
+
+    def __post_init__(self) -> None:
+        whole = self.key.role is Role.ADMIN and self.unrestricted
+        context = ReadingContext(
+            self.key.tenant,
+            self.user,
+            self.channel,
+            self.teams,
+            agent=self.key.agent,
+            owner=whole and not (self.user or self.channel),
+        )
+        object.__setattr__(self, "context", context)
 
     def check_channel(self, channel: str | None) -> None:
         """:class:`Forbidden` when a key bound to channels names another one (in a
@@ -111,8 +127,7 @@ class Caller:
         """The tenant's owner: an admin key of the whole tenant reading for no user or
         channel. It reads the tenant's records whole (a backup export, the audit trail,
         every item's count); anyone else reads them as their reader."""
-        whole = self.key.role is Role.ADMIN and self.unrestricted
-        return whole and not (self.user or self.channel)
+        return self.context.owner
 
     def memory(self, memories: dict[str, Memory], agent: str | None = None) -> Memory:
         found = memories.get(self.key.tenant)
@@ -126,9 +141,7 @@ class Caller:
         return found and memory.workspace.tenant_of(agent) == self.key.tenant
 
     def visible_agents(self, memory: Memory) -> list[str]:
-        if self.key.agent is None:
-            return [name for name in memory.agents() if self._ours(memory, name)]
-        return [self.key.agent] if self._ours(memory, self.key.agent) else []
+        return self.context.agents(memory)
 
     def readable(self, memories: dict[str, Memory], agent: str) -> Memory:
         """The tenant's memory when this key may read ``agent`` (which exists)."""
@@ -192,9 +205,5 @@ def reading(memory: Memory, caller: Caller) -> Memory:
     """``memory`` as ``caller`` reads and writes it: every call of the view takes the
     reading context of the key's tenant and the request's user and channel (and the
     teams the config gives that user), so recall, lists, the Brain, prompt blocks and
-    exports hold only what that reader may see."""
-    return memory.as_reader(
-        memory.reader(
-            tenant=caller.tenant, user=caller.user, channel=caller.channel, teams=caller.teams
-        )
-    )
+    exports hold only what that reader may see (:meth:`ReadingContext.view`)."""
+    return caller.context.view(memory)

@@ -24,6 +24,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kronika import errors
+from kronika.server import openapi
 from kronika.server.access import Forbidden, Unauthenticated, caller_for, status_for
 from kronika.server.keys import KeyStore
 from kronika.server.limits import ASGIApp, BodyLimit, BodyTooLarge, RateLimiter, Receive, Send
@@ -51,6 +52,13 @@ class ServerConfig:
 def _error(status: int, name: str, message: str, **extra: Any) -> JSONResponse:
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
     return JSONResponse({"error": name, "message": message, **extra}, status, headers=headers)
+
+
+def _got(value: Any) -> str:
+    """`` (got 'planet')``: the refused value, when it is short text or a number."""
+    if isinstance(value, str | int | float) and len(repr(value)) <= 60:
+        return f" (got {value!r})"
+    return ""
 
 
 def _field(loc: Sequence[Any]) -> str:
@@ -107,6 +115,7 @@ def create_app(service: Service, keys: KeyStore, config: ServerConfig | None = N
     app.include_router(microdao)
     app.include_router(v1)
     _handle_errors(app)
+    openapi.install(app)
 
     outer: ASGIApp = app
     if mcp_app is not None:
@@ -181,22 +190,45 @@ _METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
 
 
 def _allowed(app: FastAPI, scope: AsgiScope, told: str) -> list[str]:
-    """The methods some route takes at ``scope``'s path, found by asking the routes to
-    match the same request with each method (a path may have one route per method, so
-    the route that refused the request, which ``told``, does not know them all). The
-    static files mounted under ``/ui`` and ``/docs/assets`` take GET and HEAD."""
-    from starlette.routing import Match, Mount
+    """The methods the resource at ``scope``'s path takes: of every route template
+    that matches the path (a path may have one route per method, so the route that
+    refused the request, which ``told``, does not know them all), the one with the
+    most literal parts names the resource (``/agents/a/memory/distill`` is the distill
+    action, not the item ``distill``). The static files mounted under ``/ui`` and
+    ``/docs/assets`` take GET and HEAD."""
+    from starlette.routing import Match, Mount, compile_path
 
-    methods = {m.strip() for m in told.split(",") if m.strip()}
+    path = scope.get("path", "")
+    methods: set[str] = set()
+    found: dict[int, set[str]] = {}
     for route in app.router.routes:
         if isinstance(route, Mount):
             if route.matches(scope)[0] is not Match.NONE:
                 methods |= {"GET", "HEAD"}
             continue
-        for method in _METHODS:
-            if route.matches({**scope, "method": method})[0] is Match.FULL:
-                methods.add(method)
+        for template, taken in _templates(route):
+            if compile_path(template)[0].match(path):
+                found.setdefault(_literal_parts(template), set()).update(taken)
+    if found:
+        methods |= found[max(found)]
+    else:
+        methods |= {m.strip() for m in told.split(",") if m.strip()}
     return sorted(methods, key=lambda m: (_METHODS.index(m) if m in _METHODS else 99, m))
+
+
+def _templates(route: Any) -> list[tuple[str, set[str]]]:
+    """``(path template, methods)`` of a route, or of each route of an included
+    router (FastAPI 0.16x keeps those as one object)."""
+    contexts = getattr(route, "effective_route_contexts", None)
+    if contexts is not None:
+        return [(c.path, set(c.methods or ())) for c in contexts()]
+    if isinstance(getattr(route, "path", None), str):
+        return [(route.path, set(getattr(route, "methods", None) or ()))]
+    return []
+
+
+def _literal_parts(path: str) -> int:
+    return sum(1 for part in path.split("/") if part and not part.startswith("{"))
 
 
 def _handle_errors(app: FastAPI) -> None:
@@ -213,7 +245,10 @@ def _handle_errors(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(_: Request, exc: RequestValidationError) -> JSONResponse:
-        problems = [f"{_field(e.get('loc', ()))}: {e.get('msg', 'invalid')}" for e in exc.errors()]
+        problems = [
+            f"{_field(e.get('loc', ()))}: {e.get('msg', 'invalid')}{_got(e.get('input'))}"
+            for e in exc.errors()
+        ]
         detail = [
             {"loc": [str(p) for p in e.get("loc", ())], "msg": str(e.get("msg", ""))}
             for e in exc.errors()

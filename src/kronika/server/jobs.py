@@ -33,6 +33,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kronika.errors import KronikaError, NotFound
+from kronika.memory.context import ReadingContext
 from kronika.server.jobstore import JobRecords, Record
 
 MAX_KEPT = 1000
@@ -117,18 +118,18 @@ class JobBook:
         self._queue.put((job.id, work))
         return job
 
-    def get(self, job_id: str, tenant: str, agents: list[str] | None) -> Job:
-        """The job, when it belongs to ``tenant`` (and one of ``agents`` unless None)."""
+    def get(self, job_id: str, context: ReadingContext) -> Job:
+        """The job, when ``context`` may read it (:meth:`ReadingContext.own`: a job of its
+        tenant, and of its key's agent when the key names one)."""
         record = self.records.get(job_id)
-        job = None if record is None else self._seen(record)
-        if job is None or job.tenant != tenant or (agents is not None and job.agent not in agents):
+        found = context.own([self._seen(record)] if record is not None else [])
+        if not found:
             raise NotFound(f"no job {job_id!r}")
-        return job
+        return found[0]
 
-    def list(self, tenant: str, agents: list[str] | None) -> list[Job]:
-        """The tenant's jobs, newest first."""
-        found = [self._seen(r) for r in self.records.newest(tenant, MAX_KEPT)]
-        return [j for j in found if agents is None or j.agent in agents]
+    def list(self, context: ReadingContext) -> list[Job]:
+        """The jobs ``context`` may read, newest first."""
+        return context.own(self._seen(r) for r in self.records.newest(context.tenant, MAX_KEPT))
 
     def wait(self, timeout: float = 30.0) -> bool:
         """Until every job submitted so far has finished (False: ``timeout`` came first)."""

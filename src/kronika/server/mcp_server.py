@@ -49,12 +49,7 @@ def _caller(ctx: Context, fixed: Caller | None) -> Caller:
 
 
 def _agent(caller: Caller, service: Service, agent: str | None) -> str:
-    if agent:
-        return agent
-    if caller.key.agent:
-        return caller.key.agent
-    memory = caller.memory(service.memories)
-    return memory.settings.default_agent
+    return agent or service.default_agent(caller)
 
 
 async def _run(call: Callable[[], T], error: type[Exception] = ToolError) -> T:

@@ -30,6 +30,9 @@ _header = APIKeyHeader(name="X-API-Key", auto_error=False, description="X-API-Ke
 Name = Annotated[str, Path(min_length=1, max_length=100)]
 Id = Annotated[str, Path(min_length=1, max_length=200)]
 Limit = Annotated[int, Query(ge=1, le=1000)]
+MemoryScope = Literal[
+    "short_term", "mid_term", "long_term", "personal", "channel", "team", "global"
+]
 
 
 async def caller(
@@ -69,7 +72,7 @@ def agent_memory(
     agent: Name,
     who: Who,
     svc: Svc,
-    scope: Annotated[str | None, Query(max_length=50)] = None,
+    scope: MemoryScope | None = None,
     limit: Limit = 50,
 ) -> dict[str, Any]:
     """``scope``: ``short_term``, ``mid_term``, ``long_term`` (tiers) or ``personal``,

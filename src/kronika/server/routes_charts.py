@@ -2,8 +2,9 @@
 
 Each answers for one agent the caller may read (:meth:`~kronika.server.access.Caller.readable`:
 another tenant's agent, or another agent than the key's own, is a 404) and counts only
-what the caller's reading context may see (:func:`~kronika.server.access.reading`), so
-a chart never reveals an item its reader could not list:
+what the caller's reading context may see (:class:`~kronika.memory.context.ReadingContext`:
+the view of the memory, the usage ledger and the policies all come from it), so a chart
+never reveals an item its reader could not list:
 
 * ``/charts/growth`` — the items kept, by the UTC day they were created, per tier and
   per type, and how many were created before the window;
@@ -27,19 +28,17 @@ from typing import Annotated, Any
 from fastapi import Query
 from pydantic import BaseModel, ConfigDict, Field
 
-from kronika.app import USAGE_FILE
 from kronika.core import charts
-from kronika.core.policies import TIER_ORDER, may_apply
+from kronika.core.policies import TIER_ORDER
 from kronika.core.usage import totals
 from kronika.engine import charts as figures
 from kronika.engine import policy_edit
-from kronika.errors import InvalidInput
 from kronika.memory import Memory
 from kronika.server.access import Caller
 from kronika.server.keys import Role
+from kronika.server.openapi import BODY_REQUIRED
 from kronika.server.routes import Name, Svc, Who, v1
 from kronika.settings import CONFIG_FILE
-from kronika.stores.usage import JsonlUsageLedger
 
 Days = Annotated[
     int, Query(ge=1, le=charts.MAX_DAYS, description="days back, today included (UTC)")
@@ -128,7 +127,7 @@ def chart_llm(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str, Any
         s = memory.settings
         window = _window(memory, days)
         since = datetime.combine(window[0], datetime.min.time(), tzinfo=UTC)
-        entries = [e for e in JsonlUsageLedger(s.home / USAGE_FILE).read(since) if e.agent == agent]
+        entries = who.context.usage(memory, agent, since)
     rows = totals(entries, price_input=s.llm_price_input, price_output=s.llm_price_output)
     per_day = charts.usage_per_day(rows, window)
     return {
@@ -171,11 +170,7 @@ def policies(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
         "edited_in": CONFIG_FILE,
         "dm_channels": list(found.dm_channels),
         "retention_days": {tier.value: found.retention.get(tier) for tier in TIER_ORDER},
-        "policies": [
-            rule.seen_from(who.tenant, [agent]).as_dict()
-            for rule in found.rules
-            if may_apply(rule, who.tenant, agent)
-        ],
+        "policies": who.context.policies(memory, agent),
         "editable": refused is None,
         "not_editable": refused,
         "toml": toml,
@@ -196,7 +191,12 @@ class PoliciesBody(BaseModel):
     )
 
 
-@v1.put("/agents/{agent}/policies", tags=["policies"], summary="Change the storage policies")
+@v1.put(
+    "/agents/{agent}/policies",
+    tags=["policies"],
+    summary="Change the storage policies",
+    openapi_extra={BODY_REQUIRED: True},
+)
 def edit_policies(
     agent: Name, who: Who, svc: Svc, body: PoliciesBody | None = None
 ) -> dict[str, Any]:
@@ -207,12 +207,5 @@ def edit_policies(
     then on, audited. Answers as ``GET``. Access is decided before the body is read, as
     on every write: a reader key is told it may only read, an agent out of reach is a
     404 whatever was sent."""
-    who.writable(svc.memories, agent)
-    who.require_admin("changing the storage policies")
-    who.require_unrestricted("changing the storage policies")
-    if body is None:
-        raise InvalidInput('send the policy tables as {"toml": "..."}')
-    with svc.reading(who, agent):
-        memory = who.memory(svc.memories, agent)  # the memory itself, not a reader's view
-        policy_edit.rewrite_policies(memory, who.tenant, agent, body.toml, who.source_agent)
+    svc.edit_policies(who, agent, body.toml if body is not None else None)
     return policies(agent, who, svc)

@@ -165,13 +165,7 @@ class Service:
                     f"an agent named {agent!r} already exists in this workspace; choose"
                     " another name"
                 )
-            tenant = memory.workspace.tenant_of(agent)
-            if tenant != caller.tenant:
-                raise Conflict(
-                    f"a new agent {agent!r} would belong to tenant {tenant!r} in this"
-                    f" workspace, not {caller.tenant!r}: declare it in kronika.toml first"
-                    f' ([agents.{agent}] tenant = "{caller.tenant}")'
-                )
+            caller.context.admit(memory, agent)
             memory.create_agent(agent)
         return {"agent": agent, "created": True, "tenant": caller.tenant}
 
@@ -315,11 +309,10 @@ class Service:
     def _recall_memory(
         self, caller: Caller, agent: str, *, all_agents: bool, follow: bool = True
     ) -> Memory:
+        memory = caller.readable(self.memories, agent)  # the path names an agent it may read
         if all_agents:
             caller.require_unrestricted("recall across all agents")
             memory = caller.memory(self.memories, agent)
-        else:
-            memory = caller.readable(self.memories, agent)
         if follow:
             self.follow_config()
         return reading(memory, caller)
@@ -471,14 +464,11 @@ class Service:
                 return {"entries": []}
             self.follow_config()
             memory = caller.memory(self.memories)
-            agents = set(caller.visible_agents(memory))
         else:
             self.follow_config()
             memory = caller.readable(self.memories, agent)
-            agents = {agent}
-        view = memory if caller.owner else reading(memory, caller)
         with self._held(caller):
-            entries = [e for e in view.audit(agent=agent) if e.target_agent in agents]
+            entries = caller.context.audit(memory, agent)
         return {"entries": views.audit(entries[-limit:] if limit else entries)}
 
     def lessons(self, caller: Caller, agent: str, *, include_retired: bool) -> dict[str, Any]:
@@ -495,10 +485,8 @@ class Service:
         memory = self.memories.get(caller.tenant)
         if memory is None:
             return {"agents": {}}
-        counting = memory if caller.owner else reading(memory, caller)
         with self._held(caller):
-            agents = caller.visible_agents(memory)
-            counts = {name: counting.count(agent=name) for name in agents}
+            counts = caller.context.counts(memory)
             index = memory.stats() if caller.unrestricted else {}
         if index and self._shared(memory, caller.tenant):
             kept = ("embedding_model", "dim", "migrations")
@@ -510,6 +498,29 @@ class Service:
         """Whether ``memory`` also serves a tenant other than ``tenant``."""
         others = (m for t, m in dict.items(self.memories) if t != tenant)
         return any(m is memory for m in others) or bool(memory.settings.tenants())
+
+    def edit_policies(self, caller: Caller, agent: str, toml: str | None) -> None:
+        """Replace the storage policies of ``kronika.toml`` (an admin key of the whole
+        tenant; :mod:`kronika.engine.policy_edit`). Access is decided before ``toml``
+        is looked at, as on every write."""
+        from kronika.engine import policy_edit
+
+        caller.writable(self.memories, agent)
+        caller.require_admin("changing the storage policies")
+        caller.require_unrestricted("changing the storage policies")
+        if toml is None:
+            raise InvalidInput('send the policy tables as {"toml": "..."}')
+        self.follow_config()
+        memory = caller.memory(self.memories, agent)  # the memory itself, not a view
+        with self._held(caller):
+            policy_edit.rewrite_policies(memory, caller.tenant, agent, toml, caller.source_agent)
+
+    def default_agent(self, caller: Caller) -> str:
+        """The agent a call that names none is for: the key's own, else the tenant's
+        memory's default agent."""
+        if caller.key.agent:
+            return caller.key.agent
+        return caller.memory(self.memories).settings.default_agent
 
     # ----------------------------------------------------------------- proposals
     def proposals(self, caller: Caller, agent: str) -> dict[str, Any]:
@@ -528,25 +539,18 @@ class Service:
 
     # ------------------------------------------------------------ export, import
     def export(self, caller: Caller, agent: str | None) -> dict[str, Any]:
-        from kronika.engine.portability import export_memory
-
         if agent is not None:
-            memory = self._read(caller, agent)
+            memory = caller.readable(self.memories, agent)
+            self.follow_config()
             names = [agent]
         else:
             if caller.tenant not in self.memories:
                 return {"agents": {}, "audit": []}
             self.follow_config()
-            memory = reading(caller.memory(self.memories), caller)
-            names = caller.visible_agents(memory)
-        if not names:
-            return {"agents": {}, "audit": []}
-        # an admin of the whole tenant, reading for no one in particular, gets the
-        # tenant's agents whole: a backup that import restores; anyone else their view
-        if caller.owner:
             memory = caller.memory(self.memories)
+            names = caller.context.agents(memory)
         with self._held(caller):
-            return export_memory(memory, names)
+            return caller.context.export(memory, names)
 
     def import_export(self, caller: Caller, document: Any, *, replace: bool) -> dict[str, Any]:
         """Restore an export into the key's tenant (an admin key of the whole tenant):
@@ -564,19 +568,8 @@ class Service:
             names = set()
             for agent in backup.agents:
                 names.add(agent.name)
-                declared = agent.name in memory.settings.agents or memory.workspace.has_agent(
-                    agent.name
-                )
                 wanted = agent.policy.tenant if agent.policy is not None else None
-                tenant = (
-                    memory.workspace.tenant_of(agent.name) if declared or wanted is None else wanted
-                )
-                if tenant != caller.tenant:
-                    raise Conflict(
-                        f"agent {agent.name!r} of the document would belong to tenant"
-                        f" {tenant!r} here, not {caller.tenant!r}: an import restores agents"
-                        " of the key's tenant only"
-                    )
+                caller.context.admit(memory, agent.name, wanted)
             strays = sorted({e.target_agent for e in backup.audit} - names)
             if strays:
                 raise InvalidInput(
@@ -636,12 +629,12 @@ class Service:
         return self.jobs.submit(name, caller.tenant, agent, params, work).as_dict()
 
     def job(self, caller: Caller, job_id: str) -> dict[str, Any]:
-        return self.jobs.get(job_id, caller.tenant, self._job_agents(caller)).as_dict()
+        return self.jobs.get(job_id, caller.context).as_dict()
 
     def resume(self, caller: Caller, job_id: str) -> dict[str, Any]:
         """Start an interrupted job again with its parameters (a new job; the work it
         did before is kept, and each step it redoes changes nothing already done)."""
-        old = self.jobs.get(job_id, caller.tenant, self._job_agents(caller))
+        old = self.jobs.get(job_id, caller.context)
         if not old.resumable:
             raise InvalidInput(
                 f"job {job_id} is {old.status}: only an interrupted job can be resumed"
@@ -657,11 +650,8 @@ class Service:
         )
 
     def job_list(self, caller: Caller) -> dict[str, Any]:
-        found = self.jobs.list(caller.tenant, self._job_agents(caller))
+        found = self.jobs.list(caller.context)
         return {"jobs": [j.as_dict() for j in found]}
-
-    def _job_agents(self, caller: Caller) -> list[str] | None:
-        return None if caller.key.agent is None else [caller.key.agent]
 
 
 def _scope_test(scope: str | None) -> Callable[[MemoryItem], bool]:

@@ -18,6 +18,9 @@ from kronika.core.usage import UsageEntry
 from kronika.errors import WorkspaceError
 from kronika.stores.private import open_private
 
+USAGE_FILE = "usage.jsonl"
+"""The ledger's file in the workspace folder."""
+
 
 class JsonlUsageLedger:
     def __init__(self, path: Path) -> None:

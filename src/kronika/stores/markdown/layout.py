@@ -47,6 +47,22 @@ WINDOWS_RESERVED = frozenset(
 """Names Windows gives to devices, whatever the case or extension (``nul.md``, ``Com1``)."""
 
 
+def _any_case(word: str) -> str:
+    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in word)
+
+
+AGENT_NAME_PATTERN = (
+    "^(?!(?:"
+    + "|".join(_any_case(w) for w in ("con", "prn", "aux", "nul"))
+    + "|"
+    + "|".join(_any_case(w) + "[0-9]" for w in ("com", "lpt"))
+    + r")(?:\.|$))[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62}[A-Za-z0-9_-])?$"
+)
+"""The name of a new agent as one regular expression (ECMA-262, for the OpenAPI
+document): :data:`AGENT_NAME_RE` without a device name or a trailing dot, what
+:func:`validate_agent_name` accepts."""
+
+
 def mangled_name_problem(name: str) -> str | None:
     """Why a file system would not keep ``name`` as written, or ``None`` when it would.
 
