@@ -56,6 +56,13 @@ closes:
 - **Said once.** A system message that holds memory begins the memory part with the
   note above, telling the model that the blocks are data.
 
+**What it costs.** The provenance takes 8 to 11 tokens a line (the date alone is 8
+with the tiktoken counter). A Brain of 30 short facts, 402 tokens as the Brain, is 706
+tokens as a `<memory>` block (404 without provenance); the wake context still cuts the
+block at `brain_max` (500), so it carries 20 of those 30 facts, where it carried all
+of them before. The Brain's own budgets (`brain_budget`, `brain_max`, archiving) are
+counted on the Brain without provenance, as before.
+
 Where kronika lists facts as a plain Markdown list — the Brain (`brain` resource,
 `what_do_you_know` without a topic, "what do you know?" in a chat), the Brain shown
 to the extraction prompt, the receipts of the agent tools — each fact is one
