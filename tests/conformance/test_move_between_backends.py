@@ -4,7 +4,9 @@ a Markdown workspace gives the same files (facts with their history and validity
 notes, sessions, proposals, identity), the same items with their provenance, and the
 same audit trail (plus one ``import`` entry per move), and the same access statistics
 (the shared search index keeps them in team mode); also into a database where another
-tenant imported the very same memory (the same agents, item ids and texts) first."""
+tenant imported the very same memory (the same agents, item ids and texts) first. The
+workspace's rules (storage policies, retention, teams, ``dm_channels``) go into the
+importing worker's ``kronika.toml``, where a worker keeps them on PostgreSQL too."""
 
 from __future__ import annotations
 
@@ -32,7 +34,9 @@ def test_markdown_to_postgres_and_back_is_lossless(
         exported = export_memory(local.open(clock=clock))
         if shared:  # the same memory, ids and all, imported by another tenant first
             import_export(neighbour.open(clock=clock), exported)
-        import_export(team.open("a", clock=clock), exported)
+        worker = team.open("a", clock=clock)
+        restored = import_export(worker, exported)
+        rules = export_memory(worker)["settings"]
         from_team = export_memory(team.open("b", clock=clock))  # read from the record
         import_export(back.open(clock=clock), from_team, replace_existing=True)
         again = export_memory(back.open("b", clock=clock))
@@ -40,6 +44,10 @@ def test_markdown_to_postgres_and_back_is_lossless(
         for backend in (local, team, back, neighbour):
             backend.close()
     assert any(item["access_count"] for item in exported["agents"]["default"]["items"])
+    assert exported["settings"]["teams"] == {"core": ["anna"]}
+    assert rules == exported["settings"] and len(restored.rules) == 2
+    reopened = team.settings("a")
+    assert reopened.teams == {"core": ("anna",)} and reopened.storage.retention
     for moved, imports in ((from_team, 1), (again, 2)):
         for name, agent in exported["agents"].items():
             there = moved["agents"][name]
@@ -52,7 +60,12 @@ def test_markdown_to_postgres_and_back_is_lossless(
         assert [e["action"] for e in extra] == ["import"] * imports * len(exported["agents"])
 
 
+RULES = '[retention]\nshort = 30\n\n[teams]\ncore = ["anna"]\n'
+
+
 def _fill(backend: Backend, tmp_path: Path, clock: FrozenClock) -> None:
+    backend.home().mkdir(parents=True, exist_ok=True)
+    (backend.home() / "kronika.toml").write_text(RULES, encoding="utf-8")
     memory = backend.open(clock=clock)
     memory.create_agent("planner")
     memory.remember("Kraków", key="city")

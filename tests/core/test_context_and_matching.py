@@ -66,7 +66,7 @@ def test_fit_tokens_cuts_at_a_word_and_marks_it() -> None:
 
 def test_recalled_line_cites_its_source() -> None:
     item = fact("city", "Kraków")
-    assert recalled_line(item) == "- [2026-11-22] city: Kraków (brain.md#L3)"
+    assert recalled_line(item) == "- [fact 2026-11-22 auto brain.md#L3] city: Kraków"
 
 
 def test_extractive_digest_keeps_lead_sentences_and_says_what_it_dropped() -> None:

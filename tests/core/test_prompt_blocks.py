@@ -52,7 +52,10 @@ def test_memory_block_lists_keyed_and_plain_facts():
     block = render_memory_block(
         [fact("1", "x", key="city", value="Kraków"), fact("2", "prefers short\nanswers")]
     )
-    assert block == "<memory>\n- city: Kraków\n- prefers short answers\n</memory>"
+    assert block == (
+        "<memory>\n- [fact 2025-11-27 auto] city: Kraków\n"
+        "- [fact 2025-11-27 auto] prefers short answers\n</memory>"
+    )
 
 
 def test_memory_block_groups_by_section_in_brain_order():
@@ -64,14 +67,15 @@ def test_memory_block_groups_by_section_in_brain_order():
             fact("4", "likes tea", section="Preferences"),
         ]
     )
+    said = "- [fact 2025-11-27 auto] "
     assert block.splitlines() == [
         "<memory>",
-        "- unsorted",
+        said + "unsorted",
         "## User",
-        "- name: Ola",
+        said + "name: Ola",
         "## Preferences",
-        "- uses vim",
-        "- likes tea",
+        said + "uses vim",
+        said + "likes tea",
         "</memory>",
     ]
 
@@ -80,7 +84,8 @@ def test_long_term_block_puts_static_first_and_dedupes_by_id():
     static = [fact("s", "x", key="name", value="Ola", created=datetime(2024, 3, 1, tzinfo=UTC))]
     relevant = [fact("r", "moved to Gdańsk"), static[0]]
     assert render_long_term_block(relevant, static) == (
-        "LONG_TERM_MEMORY:\n- [2024-03-01] name: Ola\n- [2025-11-27] moved to Gdańsk"
+        "<LONG_TERM_MEMORY>\n- [fact 2024-03-01 auto] name: Ola\n"
+        "- [fact 2025-11-27 auto] moved to Gdańsk\n</LONG_TERM_MEMORY>"
     )
 
 

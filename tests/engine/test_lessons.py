@@ -220,7 +220,7 @@ def test_two_lessons_of_the_same_text_are_one_line_in_the_prompt(memory: Memory)
     turn = Session(memory, llm=None).user("Please deploy the billing service again")
     assert len(turn.lessons) == 1
     system = turn.messages[0].content
-    assert system.count("- Task 'deploy the billing service': 'make deploy' failed") == 1
+    assert system.count("] Task 'deploy the billing service': 'make deploy' failed") == 1
 
 
 def test_the_cli_records_outcomes_and_lists_lessons(

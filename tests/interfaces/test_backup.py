@@ -15,6 +15,7 @@ import pytest
 
 from kronika import build_memory, load_settings
 from kronika.cli import main
+from kronika.core.model import Tier
 from kronika.errors import PermissionDenied
 from kronika.testing import FrozenClock
 
@@ -103,11 +104,29 @@ def test_replace_makes_the_agent_exactly_the_backup(cli: Any, tmp_path: Path) ->
     assert not list((dst / "agents" / "default" / "memory").iterdir())
 
 
+RULES = """
+[retention]
+mid = 3650  # ten years
+
+[[policy]]
+name = "never store #hr-private"
+channels = ["hr-private"]
+store = false
+
+[teams]
+core = ["anna", "bob"]
+"""
+
+
 def build_rich_workspace(home: Path, kronika: Any) -> None:
     """Facts with history, a hand-written fact, notes, a session, a summary, Active
-    Context, identity, a proposal, audit, access statistics and a policy."""
+    Context, identity, a proposal, audit, access statistics, a policy, storage
+    policies with retention, a team and its own dm_channels."""
     kronika(home, "init")
-    with (home / "kronika.toml").open("a", encoding="utf-8") as handle:
+    config = home / "kronika.toml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text('dm_channels = "direct-*"\n' + text + RULES, encoding="utf-8")
+    with config.open("a", encoding="utf-8") as handle:
         handle.write('\n[agents.careful]\nautonomy = 1\nwriters = ["default"]\n')
     clock = FrozenClock(START)
     settings = load_settings(home, environ={}, embedder="hashing")
@@ -153,6 +172,11 @@ def test_export_import_export_is_lossless(cli: Any, tmp_path: Path) -> None:
     summary = json.loads(kronika(dst, "import", "export", str(first_file), "--json"))
     assert summary["agents"] == 2 and summary["audit_entries"] > 0
     assert summary["access_stats"] > 0 and summary["policies"] == 1
+    assert summary["rules"] == [
+        "storage policies (1 rule(s), retention mid 3650 days)",
+        "team 'core'",
+        "dm_channels 'direct-*'",
+    ]
     second_file = tmp_path / "second.json"
     kronika(dst, "export", "-o", str(second_file))
     first = json.loads(first_file.read_text(encoding="utf-8"))
@@ -167,7 +191,12 @@ def test_export_import_export_is_lossless(cli: Any, tmp_path: Path) -> None:
         ("import", "default"),
     ]
     # and what the issue named is really in there, not merely equally absent
-    assert first["version"] == 2 and first["embedding_model"] == "hashing-256"
+    assert first["version"] == 3 and first["embedding_model"] == "hashing-256"
+    assert first["settings"] == {
+        "storage_policies": RULES.split("[teams]")[0].strip() + "\n",
+        "teams": {"core": ["anna", "bob"]},
+        "dm_channels": "direct-*",
+    }
     default = first["agents"]["default"]
     assert {
         "brain.md",
@@ -195,9 +224,14 @@ def test_export_import_export_is_lossless(cli: Any, tmp_path: Path) -> None:
     ):
         mine, theirs = (json.loads(kronika(h, *args, "--json")) for h in (src, dst))
         assert _answers(mine) == _answers(theirs), args
-    # the policy holds in the restored workspace
+    # the policies hold in the restored workspace
     settings = load_settings(dst, environ={}, embedder="hashing")
+    assert settings.teams_of("anna") == ("core",) and settings.dm_channels == "direct-*"
+    assert settings.storage.retention == {Tier.MID: 3650}
     with build_memory(settings) as memory:
+        refused = memory.remember("salaries", scope="channel", channel="hr-private")
+        assert refused.outcome == "refused"
+        assert not [i for i in memory.items(agent="default") if "salaries" in i.content]
         assert memory.remember("x", agent="careful", source_agent="careful").outcome == "proposed"
         assert memory.remember("y", agent="careful", source_agent="default").outcome == "proposed"
         with pytest.raises(PermissionDenied, match="grant"):
@@ -252,6 +286,12 @@ def bad_at_the_end(backup: Path, tmp_path: Path) -> list[tuple[str, Path]]:
     policy = json.loads(json.dumps(data))
     policy["agents"]["default"]["policy"] = {"autonomy": 7, "writers": []}
     cases["an impossible autonomy"] = policy
+    rule = json.loads(json.dumps(data))
+    rule["settings"]["storage_policies"] = "[retention]\nforever = 3\n"
+    cases["an unknown retention tier"] = rule
+    team = json.loads(json.dumps(data))
+    team["settings"]["teams"] = {"core": ["anna", 7]}
+    cases["a team member that is no name"] = team
     newer = json.loads(json.dumps(data))
     newer["version"] = 99
     cases["a newer version"] = newer
@@ -287,10 +327,49 @@ def test_a_newer_export_is_refused_with_a_clear_message(cli: Any, tmp_path: Path
     kronika = cli
     backup = small_backup(tmp_path, cli)
     data = json.loads(backup.read_text(encoding="utf-8"))
-    data["version"] = 3
+    data["version"] = 4
     backup.write_text(json.dumps(data), encoding="utf-8")
     err = kronika(tmp_path / "dst", "import", "export", str(backup), code=9)
-    assert "newer" in err and "version 3" in err
+    assert "newer" in err and "version 4" in err
+
+
+def test_an_older_export_without_rules_still_restores(cli: Any, tmp_path: Path) -> None:
+    kronika = cli
+    src = tmp_path / "src"
+    build_rich_workspace(src, cli)
+    data = json.loads(kronika(src, "export"))
+    del data["settings"]
+    data["version"] = 2
+    backup = tmp_path / "v2.json"
+    backup.write_text(json.dumps(data), encoding="utf-8")
+    dst = tmp_path / "dst"
+    summary = json.loads(kronika(dst, "import", "export", str(backup), "--json"))
+    assert summary["agents"] == 2 and summary["rules"] == []
+    assert "Warszawa" in kronika(dst, "show", "brain")
+    settings = load_settings(dst, environ={}, embedder="hashing")
+    assert not settings.storage.rules and not settings.teams
+
+
+def test_a_restore_keeps_the_rules_this_workspace_sets_and_says_so(
+    cli: Any, tmp_path: Path
+) -> None:
+    kronika = cli
+    src, dst = tmp_path / "src", tmp_path / "dst"
+    build_rich_workspace(src, cli)
+    backup = tmp_path / "backup.json"
+    kronika(src, "export", "-o", str(backup))
+    kronika(dst, "init")
+    own = '[retention]\nshort = 7\n\n[teams]\ncore = ["carol"]\nops = ["dan"]\n'
+    config = dst / "kronika.toml"
+    config.write_text(config.read_text(encoding="utf-8") + own, encoding="utf-8")
+    summary = json.loads(kronika(dst, "import", "export", str(backup), "--json"))
+    assert summary["rules"] == ["dm_channels 'direct-*'"]
+    notes = " ".join(summary["notes"])
+    assert "kept this workspace's storage policies" in notes
+    assert "kept this workspace's members of team 'core'" in notes and "anna, bob" in notes
+    settings = load_settings(dst, environ={}, embedder="hashing")
+    assert settings.storage.retention == {Tier.SHORT: 7} and not settings.storage.rules
+    assert settings.teams == {"core": ("carol",), "ops": ("dan",)}
 
 
 def test_a_crash_halfway_is_undone_when_the_workspace_is_next_opened(

@@ -142,6 +142,7 @@ def _restore(args: argparse.Namespace, settings: Settings, path: Path) -> int:
         render.print_json(summary)
     else:
         del summary["notes"]
+        summary["rules"] = ", ".join(summary["rules"]) or "none"
         render.out.print(render.kv_table(summary, f"imported {path.name}"))
     return 0
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from kronika.core.model import MemoryItem
+from kronika.core.prompt import MEMORY_NOTE, delimited, memory_line, quote
 
 Count = Callable[[str], int]
 MESSAGE_OVERHEAD = 4
@@ -51,10 +52,9 @@ def fit_lines(lines: Sequence[str], budget: int, count: Count) -> list[str]:
 
 
 def recalled_line(item: MemoryItem) -> str:
-    """``- [2025-11-27] user: text (sessions/…md#L12)`` with line breaks folded."""
-    who = f"{item.speaker}: " if item.speaker else ""
-    text = " ".join(item.content.split())
-    return f"- [{item.created_at.date().isoformat()}] {who}{text} ({item.provenance.citation()})"
+    """``- [message 2025-11-27 by user sessions/…md#L12] text``: a
+    :func:`~kronika.core.prompt.memory_line` with its citation."""
+    return memory_line(item, cite=True)
 
 
 def system_prompt(
@@ -65,16 +65,23 @@ def system_prompt(
     recalled: Sequence[str],
     lessons: Sequence[str],
 ) -> str:
-    """The system message; empty parts leave no heading behind."""
-    parts = [identity.strip()]
+    """The system message; empty parts leave no heading behind.
+
+    Remembered text stands in delimited blocks (``<memory>``, ``<last_conversation>``,
+    ``<recalled>``, ``<lessons>``) after :data:`~kronika.core.prompt.MEMORY_NOTE`,
+    which tells the model it is data; ``recalled`` and ``lessons`` are
+    :func:`~kronika.core.prompt.memory_line` lines."""
+    last = quote(active_context)
+    remembered = bool(memory_block or last or recalled or lessons)
+    parts = [identity.strip(), MEMORY_NOTE if remembered else ""]
     if memory_block:
         parts.append(memory_block)
-    if active_context.strip():
-        parts.append("## Last conversation\n" + active_context.strip())
+    if last:
+        parts.append("## Last conversation\n" + delimited("last_conversation", [last]))
     if recalled:
-        parts.append("## Recalled from earlier conversations\n" + "\n".join(recalled))
+        parts.append("## Recalled from earlier conversations\n" + delimited("recalled", recalled))
     if lessons:
-        parts.append("## Lessons learned\n" + "\n".join(lessons))
+        parts.append("## Lessons learned\n" + delimited("lessons", lessons))
     return "\n\n".join(p for p in parts if p)
 
 

@@ -4,8 +4,10 @@ An export (``"format": "kronika-export"``) is one JSON document; :func:`read_bac
 turns it into a :class:`Backup` or raises :class:`ImportFormatError` naming the place
 that is wrong (``agents.jaskier.files["../x.md"]``), so a bad item at the very end of a
 file is found before the first byte is written. Version 1 (files, items, audit) is
-still read; version 2 adds each file's modification time and each agent's policy.
-Versions from a newer kronika are refused rather than half understood.
+still read; version 2 adds each file's modification time and each agent's policy;
+version 3 the workspace's rules (:class:`WorkspaceRules`: storage policies with their
+retention, teams, what a direct message is). Versions from a newer kronika are
+refused rather than half understood.
 """
 
 from __future__ import annotations
@@ -15,13 +17,14 @@ from datetime import UTC, datetime, timedelta
 from pathlib import PurePosixPath
 from typing import Any
 
-from kronika.errors import ImportFormatError, InvalidAgentName
+from kronika.core import policy_file
+from kronika.errors import ImportFormatError, InvalidAgentName, InvalidInput
 from kronika.ports import AuditEntry
 from kronika.settings import AgentPolicy
 from kronika.stores.markdown.layout import validate_agent_name
 
 FORMAT = "kronika-export"
-VERSION = 2
+VERSION = 3
 """The version :func:`kronika.engine.portability.export_memory` writes."""
 OLDEST_VERSION = 1
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -48,12 +51,25 @@ class AgentBackup:
 
 
 @dataclass(frozen=True, slots=True)
+class WorkspaceRules:
+    """What the workspace's ``kronika.toml`` says beyond its agents (``"settings"`` of a
+    version 3 export; nothing for an older one): the storage-policy section
+    (``[retention]`` and ``[[policy]]`` tables, as TOML text, ``""`` for none), the
+    ``[teams]`` and the ``dm_channels`` setting."""
+
+    storage_policies: str = ""
+    teams: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    dm_channels: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Backup:
     version: int
     exported_at: str
     embedding_model: str | None
     agents: tuple[AgentBackup, ...]
     audit: tuple[AuditEntry, ...]
+    rules: WorkspaceRules = WorkspaceRules()
 
 
 def mtime_text(mtime_ns: int) -> str:
@@ -112,7 +128,36 @@ def read_backup(data: Any) -> Backup:
         embedding_model=model if isinstance(model, str) else None,
         agents=tuple(_agent(name, agents[name]) for name in sorted(agents)),
         audit=tuple(_audit_entry(n, raw) for n, raw in enumerate(audit)),
+        rules=_rules(data.get("settings")) if version >= 3 else WorkspaceRules(),
     )
+
+
+def _rules(raw: Any) -> WorkspaceRules:
+    """The ``"settings"`` of a version 3 export, checked as ``kronika.toml`` would be."""
+    if raw is None:
+        return WorkspaceRules()
+    if not isinstance(raw, dict):
+        raise ImportFormatError('"settings" must be a table')
+    section = raw.get("storage_policies", "")
+    if not isinstance(section, str):
+        raise ImportFormatError("settings.storage_policies: must be TOML text")
+    try:
+        policy_file.checked_section(section, "settings.storage_policies")
+    except InvalidInput as exc:
+        raise ImportFormatError(str(exc)) from None
+    teams = raw.get("teams", {})
+    if not isinstance(teams, dict):
+        raise ImportFormatError("settings.teams: must be a table of member lists")
+    for team, members in teams.items():
+        if not team.strip() or not isinstance(members, list):
+            raise ImportFormatError(f"settings.teams.{team}: must be a list of user names")
+        if not all(isinstance(m, str) and m.strip() for m in members):
+            raise ImportFormatError(f"settings.teams.{team}: must be a list of user names")
+    dm = raw.get("dm_channels")
+    if dm is not None and not isinstance(dm, str):
+        raise ImportFormatError("settings.dm_channels: must be text")
+    listed = tuple((str(team), tuple(teams[team])) for team in sorted(teams))
+    return WorkspaceRules(section, listed, dm)
 
 
 def _agent(name: Any, body: Any) -> AgentBackup:

@@ -4,9 +4,10 @@ An export is one JSON document (format in ``docs/import.md``): every Markdown fi
 every agent verbatim with its modification time (the truth: facts with their history
 and validity, notes, sessions, summaries, Active Context, identity, proposals), the
 items derived from them with their access statistics, each agent's write policy, the
-audit trail and the embedding model. Importing it into a fresh workspace and exporting
-again gives the same document, but for ``exported_at`` and one ``import`` entry per
-agent at the end of the audit trail.
+workspace's storage policies and retention, teams and ``dm_channels`` (a whole-workspace
+export only), the audit trail and the embedding model. Importing it into a fresh
+workspace and exporting again gives the same document, but for ``exported_at`` and one
+``import`` entry per agent at the end of the audit trail.
 
 An import is checked whole first (:func:`~kronika.engine.backup_format.read_backup`),
 then staged and swapped into place at once (:mod:`kronika.engine.restore`): a bad
@@ -22,7 +23,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
+from kronika.core import policy_file
 from kronika.core.model import Reader, Scope
+from kronika.core.policies import StoragePolicies
 from kronika.core.screening import screen_text
 from kronika.core.serialize import item_to_dict
 from kronika.engine.backup_format import (
@@ -30,6 +33,7 @@ from kronika.engine.backup_format import (
     VERSION,
     AgentBackup,
     Backup,
+    WorkspaceRules,
     mtime_text,
     read_backup,
 )
@@ -39,6 +43,7 @@ from kronika.engine.restore import (
     has_content,
     recover_imports,
 )
+from kronika.engine.restore_rules import with_rules
 from kronika.engine.write import USER
 from kronika.errors import ImportFormatError
 from kronika.memory import Memory
@@ -63,8 +68,10 @@ AUDIT_FILE = "audit.jsonl"
 
 @dataclass(frozen=True, slots=True)
 class RestoreReport:
-    """What an import restored; ``notes`` says what a user should know (another
-    embedding model, a policy this workspace already set otherwise)."""
+    """What an import restored; ``rules`` what it added to ``kronika.toml`` besides
+    agents' policies (storage policies, teams, ``dm_channels``); ``notes`` says what a
+    user should know (another embedding model, a policy this workspace already set
+    otherwise)."""
 
     agents: int
     files: int
@@ -73,9 +80,10 @@ class RestoreReport:
     policies: int
     embedding_model: str
     notes: tuple[str, ...] = ()
+    rules: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
-        return {**asdict(self), "notes": list(self.notes)}
+        return {**asdict(self), "notes": list(self.notes), "rules": list(self.rules)}
 
 
 def export_memory(
@@ -84,8 +92,11 @@ def export_memory(
     *,
     reader: Reader | None = None,
     scopes: Sequence[Scope | str] = (),
+    rules: bool = True,
 ) -> dict[str, Any]:
-    """Everything kept for ``agents`` (all by default) as a JSON-ready dict.
+    """Everything kept for ``agents`` (all by default) as a JSON-ready dict; the
+    workspace's rules (``settings``) unless ``rules`` is false (a server leaves them out
+    when ``kronika.toml`` serves other tenants too).
 
     With a reader (given, or the memory's :attr:`~kronika.Memory.default_reader`) it
     is that reader's *view* instead: the items they may see, and nothing written
@@ -124,6 +135,8 @@ def export_memory(
             "policy": _policy_dict(policy),
             "items": [item_to_dict(item) for item in items],
         }
+    if rules:
+        out["settings"] = _settings_dict(memory)
     out["audit"] = (
         [
             {**asdict(entry), "at": entry.at.isoformat()}
@@ -134,6 +147,27 @@ def export_memory(
         else []
     )
     return out
+
+
+def _settings_dict(memory: Memory) -> dict[str, Any]:
+    """The workspace's rules (:class:`~kronika.engine.backup_format.WorkspaceRules`) as
+    ``kronika.toml`` has them now (a restore may have added some since the memory was
+    opened): the storage-policy tables as written there, the teams, and the
+    ``dm_channels`` setting (the file's, else the one in force)."""
+    text = _config_text(memory)
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        raw = {}
+    section = policy_file.split(text)[1].strip()
+    teams = raw.get("teams")
+    listed = teams if isinstance(teams, dict) else memory.settings.teams
+    dm = raw.get("dm_channels")
+    return {
+        "storage_policies": section + "\n" if section else "",
+        "teams": {str(team): list(members) for team, members in sorted(listed.items())},
+        "dm_channels": dm if isinstance(dm, str) else memory.settings.dm_channels,
+    }
 
 
 def _policy_dict(policy: AgentPolicy) -> dict[str, Any]:
@@ -185,7 +219,9 @@ def _export_view(
     }
 
 
-def import_export(memory: Memory, data: Any, *, replace_existing: bool = False) -> RestoreReport:
+def import_export(
+    memory: Memory, data: Any, *, replace_existing: bool = False, rules: bool = True
+) -> RestoreReport:
     """Restore an export (a parsed JSON document) into this workspace, all or nothing.
 
     An agent that does not exist here, or that is still as ``kronika init`` made it,
@@ -195,23 +231,26 @@ def import_export(memory: Memory, data: Any, *, replace_existing: bool = False) 
     next time the workspace is opened); audit entries are appended; access statistics
     go into the index.
     """
-    return restore_backup(memory, read_backup(data), replace_existing=replace_existing)
+    return restore_backup(memory, read_backup(data), replace_existing=replace_existing, rules=rules)
 
 
 def restore_backup(
-    memory: Memory, backup: Backup, *, replace_existing: bool = False
+    memory: Memory, backup: Backup, *, replace_existing: bool = False, rules: bool = True
 ) -> RestoreReport:
-    """:func:`import_export` for a :class:`Backup` already read and checked."""
+    """:func:`import_export` for a :class:`Backup` already read and checked; with
+    ``rules`` false the export's workspace rules are not added (a note says so)."""
     home = memory.settings.home
     usage = [u for agent in backup.agents for u in agent.usage]
     prepared = False
     try:
         with memory.lock:
             recover_imports(home)
-            staged = stage_backup(memory, backup, replace_existing=replace_existing)
+            staged = stage_backup(memory, backup, replace_existing=replace_existing, rules=rules)
             prepare_index(memory, backup)
             prepared = True
             staged.staging.commit(staged.targets)
+            if staged.storage is not None:  # in force at once, as `kronika policies` edits
+                memory.use_storage_policies(staged.storage)
             if not _audit_in_workspace(memory):  # a store's own trail: appended, not swapped
                 for entry in _restored_audit(memory, backup):
                     memory.audit_log.append(entry)
@@ -233,6 +272,7 @@ def restore_backup(
         policies=staged.policies,
         embedding_model=model,
         notes=tuple(notes),
+        rules=staged.rules,
     )
 
 
@@ -268,9 +308,14 @@ class StagedRestore:
     targets: list[str]
     policies: int
     notes: tuple[str, ...]
+    rules: tuple[str, ...] = ()
+    storage: StoragePolicies | None = None
+    """The storage policies the restore adds (to apply once committed), if any."""
 
 
-def stage_backup(memory: Memory, backup: Backup, *, replace_existing: bool) -> StagedRestore:
+def stage_backup(
+    memory: Memory, backup: Backup, *, replace_existing: bool, rules: bool = True
+) -> StagedRestore:
     """Write everything the restore changes into a staging folder (the caller holds the
     workspace lock and commits it); refuses to overwrite an agent that holds memories
     unless ``replace_existing``. On failure the staging folder is removed."""
@@ -284,7 +329,19 @@ def stage_backup(memory: Memory, backup: Backup, *, replace_existing: bool) -> S
             staging.agent(agent.name, files)
             targets.append(f"agents/{agent.name}")
         config, policies, notes = _config_with_policies(memory, backup.agents)
-        if config is not None:
+        before = _config_text(memory)
+        config = before if config is None else config
+        added: list[str] = []
+        storage = None
+        if rules:
+            config, added, more, storage = with_rules(config, memory.settings, backup.rules)
+            notes += more
+        elif backup.rules != WorkspaceRules():
+            notes.append(
+                "the export's storage policies, teams and dm_channels were not added:"
+                f" {CONFIG_FILE} here serves other tenants too (add them there by hand)"
+            )
+        if config != before:
             staging.file(StagedFile(CONFIG_FILE, config))
             targets.append(CONFIG_FILE)
         if _audit_in_workspace(memory):
@@ -293,7 +350,7 @@ def stage_backup(memory: Memory, backup: Backup, *, replace_existing: bool) -> S
     except BaseException:
         staging.discard()
         raise
-    return StagedRestore(staging, targets, policies, tuple(notes))
+    return StagedRestore(staging, targets, policies, tuple(notes), tuple(added), storage)
 
 
 def _refuse_overwrites(
@@ -365,8 +422,7 @@ def _config_with_policies(
     """``kronika.toml`` with a table for each restored policy this workspace would not
     give that agent by itself (``None`` when nothing needs adding), the number added,
     and notes on policies this workspace already sets otherwise."""
-    path = memory.settings.home / CONFIG_FILE
-    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    text = _config_text(memory)
     try:
         own = tomllib.loads(text).get("agents", {})
     except tomllib.TOMLDecodeError:
@@ -398,6 +454,11 @@ def _config_with_policies(
         notes.append(f"could not add the export's policies to {CONFIG_FILE}; add them by hand")
         return None, 0, notes
     return joined, len(tables), notes
+
+
+def _config_text(memory: Memory) -> str:
+    path = memory.settings.home / CONFIG_FILE
+    return path.read_text(encoding="utf-8") if path.is_file() else ""
 
 
 def _describe(policy: AgentPolicy) -> str:

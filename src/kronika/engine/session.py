@@ -52,7 +52,7 @@ from kronika.core.model import (
     SessionStatus,
     TurnRecord,
 )
-from kronika.core.prompt import render_memory_block
+from kronika.core.prompt import memory_line, quote, render_memory_block
 from kronika.core.redaction import Phrases, phrase_pattern, redact
 from kronika.core.visibility import reader_audience
 from kronika.engine.commands import CommandResult, CommandRunner
@@ -575,7 +575,7 @@ def _turn_index(turn: MemoryItem) -> int | None:
 
 
 def lesson_line(item: MemoryItem) -> str:
-    return "- " + " ".join(item.content.split())
+    return memory_line(item)
 
 
 def _passing(hits: list[RecallHit], threshold: float) -> list[RecallHit]:
@@ -593,7 +593,7 @@ def _distinct(hits: list[RecallHit]) -> list[RecallHit]:
     seen: set[str] = set()
     kept = []
     for hit in hits:
-        text = lesson_line(hit.item).casefold()
+        text = quote(hit.item.content).casefold()
         if text not in seen:
             seen.add(text)
             kept.append(hit)

@@ -37,9 +37,11 @@ from kronika.core.redaction import phrase_pattern, redact
 from kronika.core.screening import (
     screen_fields,
     screen_item,
+    screen_name,
     screen_session,
     screen_text,
     screen_turn,
+    screen_words,
 )
 from kronika.core.visibility import OWNER, Audience
 from kronika.engine import forget_journal
@@ -268,9 +270,12 @@ def screen_change(change: Change, mode: str) -> Change:
             return SupersedeFact(old_id, screen_item(new, mode))
         case AppendNote(item):
             return AppendNote(screen_item(item, mode))
-        case AppendTurn(_, turn, _, _):
-            return replace(change, turn=screen_turn(turn, mode))
-        case UpdateSession(_, fields):
+        case AppendTurn(session_id, turn, _, header):
+            screen_name(session_id, mode, "the session id")
+            kept = tuple((name, value or "") for name, value in screen_fields(header, mode))
+            return replace(change, turn=screen_turn(turn, mode), header=kept)
+        case UpdateSession(session_id, fields):
+            screen_name(session_id, mode, "the session id")
             return replace(change, fields=screen_fields(fields, mode))
         case WriteSummary(_, text, fields):
             kept = tuple((name, screen_text(value, mode)) for name, value in fields)
@@ -282,7 +287,10 @@ def screen_change(change: Change, mode: str) -> Change:
         case RestoreFile(_, text):
             return replace(change, text=screen_text(text, mode))
         case WriteLessons(lessons, _):
-            screened = tuple(replace(x, text=screen_text(x.text, mode)) for x in lessons)
+            screened = tuple(
+                replace(x, text=screen_text(x.text, mode), tags=screen_words(x.tags, mode))
+                for x in lessons
+            )
             return replace(change, lessons=screened)
         case WriteEntityPage(_, text):
             return replace(change, text=screen_text(text, mode))

@@ -124,15 +124,17 @@ class ReadingContext:
         counting = self._records(memory)
         return {name: counting.count(agent=name) for name in self.agents(memory)}
 
-    def export(self, memory: Memory, names: Sequence[str]) -> dict[str, Any]:
+    def export(self, memory: Memory, names: Sequence[str], *, rules: bool = True) -> dict[str, Any]:
         """The export of ``names`` (agents of this context): whole for the owner (a backup
-        that import restores), the reader's view for anyone else."""
+        that import restores), the reader's view for anyone else. The workspace's rules
+        go with it for the owner only, and only when ``rules`` (they are this tenant's
+        alone)."""
         from kronika.engine.portability import export_memory
 
         kept = [name for name in names if self.ours(memory, name)]
         if not kept:
             return {"agents": {}, "audit": []}
-        return export_memory(self._records(memory), kept)
+        return export_memory(self._records(memory), kept, rules=rules and self.owner)
 
     def usage(self, memory: Memory, agent: str, since: datetime | None) -> list[UsageEntry]:
         """The model-usage ledger's entries of ``agent`` since ``since`` (none for an

@@ -549,8 +549,9 @@ class Service:
             self.follow_config()
             memory = caller.memory(self.memories)
             names = caller.context.agents(memory)
+        rules = _own_rules(memory, caller.tenant)
         with self._held(caller):
-            return caller.context.export(memory, names)
+            return caller.context.export(memory, names, rules=rules)
 
     def import_export(self, caller: Caller, document: Any, *, replace: bool) -> dict[str, Any]:
         """Restore an export into the key's tenant (an admin key of the whole tenant):
@@ -575,7 +576,8 @@ class Service:
                 raise InvalidInput(
                     f"the document's audit trail names agents it does not hold: {', '.join(strays)}"
                 )
-            return restore_backup(memory, backup, replace_existing=replace).as_dict()
+            rules = _own_rules(memory, caller.tenant)
+            return restore_backup(memory, backup, replace_existing=replace, rules=rules).as_dict()
 
     # ---------------------------------------------------------------------- jobs
     def distill(self, caller: Caller, agent: str, days: int) -> dict[str, Any]:
@@ -668,3 +670,11 @@ def _scope_test(scope: str | None) -> Callable[[MemoryItem], bool]:
         scopes = ", ".join(s.value for s in Scope)
         raise InvalidQuery(f"unknown scope {scope!r}: use {tiers} or {scopes}") from None
     return lambda item: item.scope is sharing
+
+
+def _own_rules(memory: Memory, tenant: str) -> bool:
+    """Whether ``tenant``'s export may carry (and its import add) the workspace's rules
+    of ``kronika.toml``: only when they are that tenant's alone, as for editing them."""
+    from kronika.engine.policy_edit import why_not_editable
+
+    return why_not_editable(memory, tenant) is None
