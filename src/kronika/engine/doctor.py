@@ -25,22 +25,18 @@ import os
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 from kronika.core.model import MemoryItem
-from kronika.engine.sync import sudden_loss
+from kronika.engine.lost import KeptCopy, kept_copies, lost_at_once
 from kronika.ports import ItemIndex
 from kronika.stores.audit import parse_line
-from kronika.stores.markdown import brain
-from kronika.stores.markdown.layout import CORRUPT_DIR, IDENTITY, PROPOSALS, SourceKind, classify
+from kronika.stores.markdown.layout import IDENTITY, PROPOSALS, SourceKind, classify
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import loose_modes
 
 PROBLEM = "problem"
 """Something is wrong: memory may be lost, wrong or unreadable."""
-RESTORED = ".restored"
-"""Added to the name of a copy of lost facts once they were put back."""
 WARNING = "warning"
 """Nothing is lost, but something should change (access by other users, say)."""
 
@@ -70,7 +66,7 @@ class Examined:
     findings: tuple[Finding, ...]
     counts: dict[str, int]
     lost: dict[tuple[str, str], tuple[MemoryItem, ...]] = field(default_factory=dict)
-    lost_copies: tuple[Path, ...] = ()
+    kept: tuple[KeptCopy, ...] = ()
 
     @property
     def healthy(self) -> bool:
@@ -84,7 +80,7 @@ def examine(
     findings: list[Finding] = []
     counts: dict[str, int] = defaultdict(int)
     lost: dict[tuple[str, str], tuple[MemoryItem, ...]] = {}
-    copies: list[Path] = []
+    kept: list[KeptCopy] = []
     for agent in workspace.agents():
         files = workspace.list_sources(agent)
         counts["agents"] += 1
@@ -101,12 +97,12 @@ def examine(
                 findings += _check_bytes(workspace, agent, other)
         findings += _check_history(workspace, agent)
         findings += _check_index(index, agent, markdown, lost)
-        findings += _check_lost_copies(workspace, agent, lost, copies)
+        findings += _check_kept_copies(workspace, agent, lost, kept)
     findings += _check_sqlite(index)
     findings += _check_audit(audit_path, counts)
     findings += _check_copies(home)
     findings += _check_permissions(home)
-    return Examined(tuple(findings), dict(counts), lost, tuple(copies))
+    return Examined(tuple(findings), dict(counts), lost, tuple(kept))
 
 
 # ----------------------------------------------------------------------- checks
@@ -221,23 +217,22 @@ def _check_index(
         now = markdown.get(path, set())
         if ids != now and path not in differ:
             differ.append(path)
-        if classify(path) is SourceKind.FACTS:
-            gone = tuple(item for item in held if item.id not in now)
-            if sudden_loss(len(held), len(gone), len(now)):
-                lost[(agent, path)] = gone
-                findings.append(
-                    Finding(
-                        "index",
-                        PROBLEM,
-                        f"{agent}/{path}",
-                        f"the file lost {len(gone)} of its {len(held)} facts since kronika "
-                        "last read it (truncated, emptied or deleted?); the index still "
-                        "holds them",
-                        "if you did not delete them yourself, `kronika doctor --fix` puts "
-                        "them back from the index",
-                        "put the lost facts back into the file from the index's copy",
-                    )
+        gone = tuple(item for item in held if item.id not in now)
+        if lost_at_once(classify(path), len(held), len(gone), len(now)):
+            lost[(agent, path)] = gone
+            findings.append(
+                Finding(
+                    "index",
+                    PROBLEM,
+                    f"{agent}/{path}",
+                    f"the file lost {len(gone)} of its {len(held)} items since kronika "
+                    "last read it (truncated, emptied or deleted?); the index still "
+                    "holds them",
+                    "if you did not delete them yourself, `kronika doctor --fix` puts "
+                    "back what it can from the index",
+                    "put the lost items back into the file from the index's copy",
                 )
+            )
     if differ:
         shown = ", ".join(differ[:5]) + (" …" if len(differ) > 5 else "")
         findings.append(
@@ -254,53 +249,36 @@ def _check_index(
     return findings
 
 
-def _check_lost_copies(
+def _check_kept_copies(
     workspace: MarkdownWorkspace,
     agent: str,
     lost: dict[tuple[str, str], tuple[MemoryItem, ...]],
-    copies: list[Path],
+    kept: list[KeptCopy],
 ) -> list[Finding]:
-    """Facts kept aside when the Brain lost many at once, still in no fact file."""
-    folder = workspace.agent_dir(agent)
-    spec = brain.BRAIN
-    known = {
-        item.id
-        for items in (
-            workspace.brain_facts(agent),
-            workspace.archived_facts(agent),
-            workspace.fact_history(agent),
-        )
-        for item in items
-    }
-    missing: dict[str, MemoryItem] = {i.id: i for i in lost.get((agent, spec.path), ())}
-    found: list[Path] = []
-    for copy in sorted((folder / CORRUPT_DIR).glob(f"{spec.path}.lost.*")):
-        if copy.name.endswith(RESTORED):
+    """Items kept aside when a file lost them at once, still in no file: found on every
+    run until they are put back (or the copy is deleted)."""
+    findings = []
+    for copy in kept_copies(workspace, agent):
+        if (agent, copy.path) in lost:  # the index still holds them: said above
             continue
-        text = copy.read_text(encoding="utf-8", errors="replace")
-        parsed = brain.parse_facts(
-            text, spec=spec, agent=agent, tenant=workspace.tenant_of(agent), mtime=datetime.now(UTC)
+        kept.append(copy)
+        what = (
+            f"{len(copy.items)} item(s) that {copy.path} lost at once (truncated, emptied "
+            f"or deleted) are kept in {copy.copy} and are in no file"
         )
-        absent = [item for item in parsed.items if item.id not in known]
-        if absent:
-            found.append(copy)
-            missing.update((item.id, item) for item in absent if item.id not in missing)
-    if not found:
-        return []
-    copies.extend(found)
-    lost[(agent, spec.path)] = tuple(missing.values())
-    names = ", ".join(str(c) for c in found)
-    return [
-        Finding(
-            "files",
-            PROBLEM,
-            f"{agent}/{spec.path}",
-            f"{len(missing)} fact(s) that {spec.path} lost at once (truncated or emptied) "
-            f"are kept in {names} and are in no fact file",
-            "if you did not delete them yourself, `kronika doctor --fix` puts them back",
-            "put the kept facts back into the Brain",
-        )
-    ]
+        if copy.restorable:
+            fix = "if you did not delete them yourself, `kronika doctor --fix` puts them back"
+            repair: str | None = "put the kept items back into their file"
+        else:
+            texts = "; ".join(repr(i.content[:60]) for i in copy.items[:3])
+            what += f": {texts}" + (" …" if len(copy.items) > 3 else "")
+            fix = (
+                "kronika cannot write this kind of file back: copy the text back by hand "
+                "from the copy (or rewrite the file), then delete the copy"
+            )
+            repair = None
+        findings.append(Finding("files", PROBLEM, f"{agent}/{copy.path}", what, fix, repair))
+    return findings
 
 
 def _check_sqlite(index: ItemIndex) -> list[Finding]:

@@ -28,7 +28,8 @@ def is_corruption(exc: BaseException) -> bool:
     if isinstance(code, int) and code & 0xFF in _CORRUPT_CODES:
         return True
     text = str(exc).lower()
-    return "not a database" in text or "malformed" in text
+    # a stored value whose bytes are not UTF-8: SQLite's own error, not Python's
+    return "not a database" in text or "malformed" in text or "could not decode" in text
 
 
 def move_aside(path: Path, now: datetime | None = None) -> Path:
