@@ -28,34 +28,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kronika.core.model import MemoryItem
+from kronika.engine.doctor_server import check_server_files
+from kronika.engine.findings import PROBLEM, WARNING, Finding
 from kronika.engine.lost import KeptCopy, kept_copies, lost_at_once
 from kronika.ports import ItemIndex
 from kronika.stores.audit import parse_line
 from kronika.stores.markdown.layout import IDENTITY, PROPOSALS, SourceKind, classify
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import loose_modes
-
-PROBLEM = "problem"
-"""Something is wrong: memory may be lost, wrong or unreadable."""
-WARNING = "warning"
-"""Nothing is lost, but something should change (access by other users, say)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One thing the doctor found: which check, how bad, where, what, and the fix.
-
-    ``repair`` names what :func:`repair` does about it (``None``: a person must act);
-    ``fixed`` says whether it was done.
-    """
-
-    check: str
-    severity: str
-    where: str
-    what: str
-    fix: str
-    repair: str | None = None
-    fixed: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +51,9 @@ class Examined:
     @property
     def healthy(self) -> bool:
         return not any(f.severity == PROBLEM and not f.fixed for f in self.findings)
+
+
+__all__ = ["PROBLEM", "WARNING", "Examined", "Finding", "audit_lines", "examine"]
 
 
 def examine(
@@ -99,6 +82,7 @@ def examine(
         findings += _check_index(index, agent, markdown, lost)
         findings += _check_kept_copies(workspace, agent, lost, kept)
     findings += _check_sqlite(index)
+    findings += check_server_files(home)
     findings += _check_audit(audit_path, counts)
     findings += _check_copies(home)
     findings += _check_permissions(home)

@@ -21,6 +21,7 @@ from kronika.stores.markdown.files import read_source, write_text
 from kronika.stores.markdown.meta import decode_meta, split_meta, split_torn
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import tighten_modes, write_private_bytes
+from kronika.stores.sqlite.recovery import move_aside
 
 
 def set_aside_torn_audit_lines(path: Path, now: datetime | None = None) -> Path | None:
@@ -131,6 +132,10 @@ def repair(
         if finding.check == "copies":
             (home / finding.where).unlink(missing_ok=True)
             done.append(f"{finding.where}: deleted the broken saved copy")
+    for finding in examined.findings:
+        if finding.check == "server":
+            aside = move_aside(home / finding.where)
+            done.append(f"{finding.where}: moved aside to {aside}; a new one is made when needed")
     if any(f.check == "permissions" and f.repair for f in examined.findings):
         changed = tighten_modes(home)
         done.append(f"permissions: {len(changed)} file(s) and folder(s) now yours alone")

@@ -348,10 +348,7 @@ class Indexer(IndexerAppends):
                 HISTORY.path: ws.fact_history,
             }
             moved = {
-                item.id
-                for other, facts in others.items()
-                if other != path
-                for item in facts(agent)
+                item.id for other, facts in others.items() if other != path for item in facts(agent)
             }
             lost = [item for item in lost if item.id not in moved]
             if not lost_at_once(kind, len(before), len(lost), len(now)):
