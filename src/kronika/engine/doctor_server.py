@@ -6,6 +6,7 @@ import sqlite3
 from pathlib import Path
 
 from kronika.engine.findings import PROBLEM, Finding
+from kronika.stores.sqlite.recovery import small_file_problem
 
 SERVER_FILES = {
     "keys.sqlite": "the server's API keys: each must be made again (`kronika keys create`); "
@@ -44,11 +45,8 @@ def sqlite_problem(path: Path) -> str | None:
     try:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
-            rows = conn.execute("PRAGMA quick_check").fetchall()
-            conn.execute("SELECT name FROM sqlite_master").fetchall()
+            return small_file_problem(conn)
         finally:
             conn.close()
-    except (sqlite3.Error, UnicodeDecodeError) as exc:
+    except sqlite3.Error as exc:
         return str(exc)
-    problems = [str(r[0]) for r in rows if r and r[0] != "ok"]
-    return "; ".join(problems[:3]) or None

@@ -24,9 +24,10 @@ from pathlib import Path
 
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Tier, TurnRecord
 from kronika.stores.markdown import brain
-from kronika.stores.markdown.files import keep_copy
+from kronika.stores.markdown.files import keep_copy, write_text
 from kronika.stores.markdown.layout import CORRUPT_DIR, SourceKind, classify
 from kronika.stores.markdown.meta import format_time, parse_time
+from kronika.stores.markdown.sessions import render_turn
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
 LOST = ".lost."
@@ -36,15 +37,53 @@ RESTORABLE = (SourceKind.FACTS, SourceKind.SESSION, SourceKind.DAILY_LOG)
 """The kinds of file whose lost items ``doctor --fix`` writes back."""
 
 
-def lost_at_once(kind: SourceKind | None, before: int, lost: int, after: int) -> bool:
+def lost_at_once(
+    kind: SourceKind | None, before: int, lost: int, after: int, *, damaged: bool = False
+) -> bool:
     """Whether a file of ``kind`` losing ``lost`` of its ``before`` items (``after``
     left) looks like damage rather than an edit: it lost them all, or at least 3 and at
-    least half; a conversation turn is never removed by hand, so a session losing any."""
+    least half; a conversation turn is never removed by hand, so a session losing any;
+    and any loss from a file that shows damage (``damaged``: cut inside a line, or
+    holding bytes that are not text)."""
     if lost <= 0:
         return False
-    if kind is SourceKind.SESSION:
+    if kind is SourceKind.SESSION or damaged:
         return True
     return after == 0 or (lost >= 3 and 2 * lost >= before)
+
+
+def cut_inside_a_line(file: Path) -> bool:
+    """Whether ``file`` ends inside a line (no line end after its last byte): what a
+    truncation leaves, and a torn write."""
+    try:
+        with file.open("rb") as handle:
+            handle.seek(0, 2)
+            if handle.tell() == 0:
+                return False
+            handle.seek(-1, 2)
+            return handle.read(1) != b"\n"
+    except OSError:
+        return False
+
+
+def worse(now: str, was: str, *, cut: bool) -> bool:
+    """Whether text ``now`` is a damaged form of ``was``: bytes that are not UTF-8 read
+    into it (U+FFFD it did not hold), or, in a file cut inside a line, only its start."""
+    if now == was:
+        return False
+    if "\ufffd" in now and "\ufffd" not in was:
+        return True
+    return cut and was.startswith(now.rstrip())
+
+
+def torn_items(
+    before: Sequence[MemoryItem], now: Sequence[MemoryItem], *, cut: bool
+) -> list[MemoryItem]:
+    """The items of ``before`` still in ``now`` by id but in a damaged form (:func:`worse`)."""
+    here = {item.id: item.content for item in now}
+    return [
+        item for item in before if item.id in here and worse(here[item.id], item.content, cut=cut)
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +128,7 @@ def kept_copies(workspace: MarkdownWorkspace, agent: str) -> list[KeptCopy]:
     if not corrupt.is_dir():
         return []
     found: list[KeptCopy] = []
-    here: dict[str, set[str]] = {}
+    here: dict[str, dict[str, str]] = {}
     for copy in sorted(corrupt.glob(f"*{LOST}*")):
         if copy.name.endswith(RESTORED) or not copy.is_file():
             continue
@@ -99,8 +138,8 @@ def kept_copies(workspace: MarkdownWorkspace, agent: str) -> list[KeptCopy]:
             continue
         items = _read_copy(workspace, agent, path, copy)
         if path not in here:
-            here[path] = _ids_now(workspace, agent, path)
-        absent = tuple(item for item in items if item.id not in here[path])
+            here[path] = _held_now(workspace, agent, path)
+        absent = tuple(item for item in items if _missing(item, here[path]))
         if absent:
             found.append(KeptCopy(agent, path, copy, absent))
     return found
@@ -124,25 +163,57 @@ def write_back(
     kind = classify(path)
     if kind not in RESTORABLE:
         return 0
-    present = _ids_now(workspace, agent, path)
-    items = [item for item in items if item.id not in present]
-    if kind is SourceKind.FACTS:
+    held = _held_now(workspace, agent, path)
+    items = [item for item in items if _missing(item, held)]
+    if not items:
+        return 0
+    if kind is SourceKind.FACTS:  # a damaged copy of one of them is replaced
         _drop_torn_values(workspace, agent, items)
         workspace.put_back_facts(agent, path, items)
     elif kind is SourceKind.SESSION:
-        for item in items:
-            session = item.provenance.session_id or Path(path).stem
-            turn = TurnRecord(
-                item.provenance.turn_ids[0] if item.provenance.turn_ids else item.id,
-                item.speaker or "?",
-                item.content,
-                item.created_at,
-            )
-            workspace.append_turn(agent, session, turn, started_at=item.created_at)
+        _write_back_turns(workspace, agent, path, items)
     else:
         for item in items:
-            workspace.append_note(agent, item)
+            if item.id in held:
+                workspace.update_note(agent, item)
+            else:
+                workspace.append_note(agent, item)
     return len(items)
+
+
+def _turn(item: MemoryItem) -> TurnRecord:
+    turn_id = item.provenance.turn_ids[0] if item.provenance.turn_ids else item.id
+    return TurnRecord(turn_id, item.speaker or "?", item.content, item.created_at)
+
+
+def _write_back_turns(
+    workspace: MarkdownWorkspace, agent: str, path: str, items: Sequence[MemoryItem]
+) -> None:
+    """Put turns back into a session file: a damaged turn is written whole again where
+    it stands, a missing one after the turns there (the header is kept as it is)."""
+    now = list(workspace.parse_source(agent, path).items) if _exists(workspace, agent, path) else []
+    if not now:
+        for item in items:
+            session = item.provenance.session_id or Path(path).stem
+            workspace.append_turn(agent, session, _turn(item), started_at=item.created_at)
+        return
+    file = workspace.agent_dir(agent) / path
+    lines = file.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+    first = min(item.provenance.line or 1 for item in now) - 1
+    head = "".join(lines[:first]).rstrip("\n") + "\n"
+    whole = {item.id: item for item in items}
+    turns = [whole.pop(item.id, item) for item in now]
+    turns += [item for item in items if item.id in whole]
+    write_text(file, head + "".join("\n" + render_turn(_turn(item)) for item in turns))
+
+
+def _exists(workspace: MarkdownWorkspace, agent: str, path: str) -> bool:
+    return (workspace.agent_dir(agent) / path).is_file()
+
+
+def _missing(item: MemoryItem, held: dict[str, str]) -> bool:
+    """Whether ``item`` is not in its file, or only in a damaged form."""
+    return item.id not in held or worse(held[item.id], item.content, cut=True)
 
 
 def _drop_torn_values(
@@ -160,19 +231,19 @@ def _drop_torn_values(
             workspace.remove_item(agent, fact)
 
 
-def _ids_now(workspace: MarkdownWorkspace, agent: str, path: str) -> set[str]:
-    """The ids a file holds now (for a fact file: any of the three, as a fact may have
-    moved between them)."""
+def _held_now(workspace: MarkdownWorkspace, agent: str, path: str) -> dict[str, str]:
+    """The text of each item a file holds now, by id (for a fact file: of all three, as
+    a fact may have moved between them)."""
     if classify(path) is SourceKind.FACTS:
         facts = (
             workspace.brain_facts(agent),
             workspace.archived_facts(agent),
             workspace.fact_history(agent),
         )
-        return {item.id for items in facts for item in items}
-    if not (workspace.agent_dir(agent) / path).is_file():
-        return set()
-    return {item.id for item in workspace.parse_source(agent, path).items}
+        return {item.id: item.content for items in facts for item in items}
+    if not _exists(workspace, agent, path):
+        return {}
+    return {item.id: item.content for item in workspace.parse_source(agent, path).items}
 
 
 def _read_copy(workspace: MarkdownWorkspace, agent: str, path: str, copy: Path) -> list[MemoryItem]:

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem
-from kronika.engine.lost import keep_lost, lost_at_once
+from kronika.engine.lost import cut_inside_a_line, keep_lost, lost_at_once, torn_items
 from kronika.engine.sync_appends import IndexerAppends
 from kronika.engine.sync_report import Progress, SyncReport
 from kronika.engine.sync_vectors import PENDING_FILE, LazyModel
@@ -334,7 +334,10 @@ class Indexer(IndexerAppends):
             before = self._index.source_items(agent, path)
         kept = {item.id for item in now}
         lost = [item for item in before if item.id not in kept]
-        if not lost_at_once(kind, len(before), len(lost), len(now)):
+        cut = cut_inside_a_line(self._workspace.agent_dir(agent) / path)
+        torn = torn_items(before, now, cut=cut)
+        damaged = cut or bool(torn)
+        if not torn and not lost_at_once(kind, len(before), len(lost), len(now), damaged=damaged):
             return
         if kind is SourceKind.FACTS:
             # facts moved to another fact file (archived, superseded by another
@@ -351,8 +354,11 @@ class Indexer(IndexerAppends):
                 item.id for other, facts in others.items() if other != path for item in facts(agent)
             }
             lost = [item for item in lost if item.id not in moved]
-            if not lost_at_once(kind, len(before), len(lost), len(now)):
+            if not torn and not lost_at_once(
+                kind, len(before), len(lost), len(now), damaged=damaged
+            ):
                 return
+        lost += torn
         copy = keep_lost(self._workspace, agent, path, lost)
         what = "facts" if kind is SourceKind.FACTS else "items"
         note = (
