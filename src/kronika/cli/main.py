@@ -102,6 +102,7 @@ def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
     text = " ".join(args.text)
     with open_memory(settings) as memory:
+        memory.sync(args.agent or settings.default_agent)  # damage met is said now
         receipt = reading(memory, args, writes=True).remember(
             text,
             key=args.key,
@@ -647,6 +648,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _report(code: int, name: str, message: str, as_json: bool) -> int:
     from rich.text import Text
 
+    render.print_notes(notes.take(), as_json=as_json)  # what was met on the way, first
     if as_json:
         print(json.dumps({"error": name, "message": message}), file=sys.stderr)
     else:

@@ -30,7 +30,7 @@ from pathlib import Path
 from kronika.core.model import MemoryItem
 from kronika.engine.doctor_server import check_server_files
 from kronika.engine.findings import PROBLEM, WARNING, Finding
-from kronika.engine.lost import KeptCopy, kept_copies, lost_at_once
+from kronika.engine.lost import KeptCopy, cut_inside_a_line, kept_copies, lost_at_once, worse
 from kronika.ports import ItemIndex
 from kronika.stores.audit import parse_line
 from kronika.stores.markdown.layout import IDENTITY, PROPOSALS, SourceKind, classify
@@ -68,18 +68,18 @@ def examine(
         files = workspace.list_sources(agent)
         counts["agents"] += 1
         counts["files"] += len(files)
-        markdown: dict[str, set[str]] = {}
+        markdown: dict[str, dict[str, str]] = {}
         for source in files:
             findings += _check_bytes(workspace, agent, source.path)
             parsed = workspace.parse_source(agent, source.path)
-            markdown[source.path] = {item.id for item in parsed.items}
+            markdown[source.path] = {item.id: item.content for item in parsed.items}
             counts["items"] += len(parsed.items)
             findings += [_torn(agent, source.path, text) for text in parsed.damage]
         for other in (IDENTITY, PROPOSALS):  # read whole, never indexed
             if (workspace.agent_dir(agent) / other).is_file():
                 findings += _check_bytes(workspace, agent, other)
         findings += _check_history(workspace, agent)
-        findings += _check_index(index, agent, markdown, lost)
+        findings += _check_index(index, agent, markdown, lost, workspace.agent_dir(agent))
         findings += _check_kept_copies(workspace, agent, lost, kept)
     findings += _check_sqlite(index)
     findings += check_server_files(home)
@@ -189,34 +189,25 @@ def _check_validity(agent: str, key: str, items: Sequence[MemoryItem]) -> list[F
 def _check_index(
     index: ItemIndex,
     agent: str,
-    markdown: dict[str, set[str]],
+    markdown: dict[str, dict[str, str]],
     lost: dict[tuple[str, str], tuple[MemoryItem, ...]],
+    folder: Path,
 ) -> list[Finding]:
     findings: list[Finding] = []
     indexed = set(index.source_states(agent))
     differ = sorted(p for p in markdown if p not in indexed)
     for path in sorted(indexed):
         held = index.source_items(agent, path)
-        ids = {item.id for item in held}
-        now = markdown.get(path, set())
-        if ids != now and path not in differ:
+        now = markdown.get(path, {})
+        if {item.id for item in held} != set(now) and path not in differ:
             differ.append(path)
-        gone = tuple(item for item in held if item.id not in now)
-        if lost_at_once(classify(path), len(held), len(gone), len(now)):
+        cut = cut_inside_a_line(folder / path)
+        missing = [item for item in held if item.id not in now]
+        torn = [i for i in held if i.id in now and worse(now[i.id], i.content, cut=cut)]
+        if torn or lost_at_once(classify(path), len(held), len(missing), len(now), damaged=cut):
+            gone = (*missing, *torn)
             lost[(agent, path)] = gone
-            findings.append(
-                Finding(
-                    "index",
-                    PROBLEM,
-                    f"{agent}/{path}",
-                    f"the file lost {len(gone)} of its {len(held)} items since kronika "
-                    "last read it (truncated, emptied or deleted?); the index still "
-                    "holds them",
-                    "if you did not delete them yourself, `kronika doctor --fix` puts "
-                    "back what it can from the index",
-                    "put the lost items back into the file from the index's copy",
-                )
-            )
+            findings.append(_lost_since_indexed(agent, path, len(gone), len(held)))
     if differ:
         shown = ", ".join(differ[:5]) + (" …" if len(differ) > 5 else "")
         findings.append(
@@ -231,6 +222,19 @@ def _check_index(
             )
         )
     return findings
+
+
+def _lost_since_indexed(agent: str, path: str, gone: int, held: int) -> Finding:
+    return Finding(
+        "index",
+        PROBLEM,
+        f"{agent}/{path}",
+        f"the file lost {gone} of its {held} items since kronika last read it (truncated, "
+        "emptied or deleted?); the index still holds them",
+        "if you did not delete them yourself, `kronika doctor --fix` puts back what it can "
+        "from the index",
+        "put the lost items back into the file from the index's copy",
+    )
 
 
 def _check_kept_copies(

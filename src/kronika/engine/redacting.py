@@ -212,6 +212,7 @@ def apply_forget(
     for edit in plan.edits:
         if edit.text is None:
             (folder / edit.path).unlink(missing_ok=True)
+            workspace.removed.add((agent, edit.path))
         else:
             write(folder / edit.path, edit.text)
     if plan.proposals is not None and plan.proposals.text is not None:

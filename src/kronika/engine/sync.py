@@ -360,6 +360,7 @@ class Indexer(IndexerAppends):
                 return
         lost += torn
         copy = keep_lost(self._workspace, agent, path, lost)
+        self._workspace.damaged.add((agent, path))
         what = "facts" if kind is SourceKind.FACTS else "items"
         note = (
             f"{agent}/{path} lost {len(lost)} of its {len(before)} {what} at once (was it "

@@ -603,6 +603,7 @@ class FactFiles(AgentFiles):
                 continue
             if kind is SourceKind.SUMMARY:
                 (folder / candidate).unlink()
+                self.removed.add((agent, candidate))
             elif kind is SourceKind.ACTIVE_CONTEXT:
                 write_text(folder / candidate, "")
             else:
