@@ -233,3 +233,18 @@ def test_facts_moved_to_the_archive_by_hand_are_not_a_loss(home: Path) -> None:
     (folder / "brain_archive.md").write_text("# Brain archive\n\n" + "".join(moved), "utf-8")
     done = kronika(home, "list", "--json")
     assert "lost" not in done.stderr and not list(folder.glob(".corrupt/*"))
+
+
+def test_a_brain_cut_inside_a_value_keeps_one_current_value_after_fix(home: Path) -> None:
+    brain = home / "agents" / "default" / "brain.md"
+    text = brain.read_bytes()
+    brain.write_bytes(text[: text.index(b"very much, tea 5")])  # inside the last value
+    done = kronika(home, "list", "--json")
+    assert "brain.md lost 1 of its" in " ".join(done.stderr.split())  # one fact: still said
+    assert kronika(home, "doctor", code=11).returncode == 11
+    assert kronika(home, "doctor", code=11).returncode == 11  # on every run until fixed
+    kronika(home, "doctor", "--fix")
+    facts = json.loads(kronika(home, "list", "--json").stdout)
+    like5 = [f["value"] for f in facts if f.get("key") == "like5"]
+    assert like5 == [FACTS[5]], like5
+    assert kronika(home, "doctor").returncode == 0

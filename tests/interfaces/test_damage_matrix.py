@@ -128,7 +128,8 @@ def _seed(home: Path) -> None:
     )
     with build_memory(settings) as memory:
         memory.sync()
-    KeyStore(home / "keys.sqlite").create("default", label="seed key")
+    token = KeyStore(home / "keys.sqlite").create("default", label="seed key").token
+    (home.parent / "token").write_text(token, "utf-8")
     jobs = SqliteJobRecords(home / "server-jobs.sqlite")
     job = {"id": "j-1", "kind": "reindex", "tenant": "default", "agent": "default"}
     done = {"params": {}, "status": "done", "created_at": "2026-11-20", "result": {}}
@@ -309,3 +310,66 @@ def _what_was_held_is_back(run: Run, kind: str, how: str) -> None:
     hits = " ".join(h["content"] for h in json.loads(run.out)["hits"])
     missing = [words for words in RESTORED[kind] if words not in hits]
     assert not missing, f"{kind} {how}: not back after --fix: {missing}"
+
+
+SERVE_KINDS = ("brain", "session", "index", "index.model", "keys", "jobs")
+
+
+@pytest.mark.parametrize("how", DAMAGES)
+@pytest.mark.parametrize("kind", SERVE_KINDS)
+def test_the_server_starts_or_says_why_and_never_answers_500(
+    workspace: Callable[[str, str], Path], seed: Path, kind: str, how: str
+) -> None:
+    """``kronika serve``'s start (the service, the keys) and one recall over real HTTP."""
+    pytest.importorskip("uvicorn", reason="the [server] extra is not installed")
+    import threading
+    import time
+    import urllib.error
+    import urllib.request
+
+    import uvicorn
+
+    from kronika.errors import KronikaError
+    from kronika.server.app import ServerConfig, create_app
+    from kronika.server.run import build_service, open_keys
+
+    home = workspace(kind, how)
+    token = (seed.parent / "token").read_text("utf-8")
+    settings = load_settings(home, environ={}, embedder="hashing")
+    try:
+        service = build_service(settings)
+        keys = open_keys(settings)
+    except KronikaError as refused:  # a clear reason not to start, naming the file
+        assert kind == "keys" and "keys.sqlite" in str(refused), refused
+        return
+    server = uvicorn.Server(uvicorn.Config(create_app(service, keys, ServerConfig()), port=0))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        while not server.started:
+            assert thread.is_alive(), "the server did not start"
+            time.sleep(0.02)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{port}/v1/agents/default/recall",
+            data=json.dumps({"query": "thing cat"}).encode(),
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+            method="POST",
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                status, body = answer.status, answer.read().decode()
+        except urllib.error.HTTPError as failed:
+            status, body = failed.code, failed.read().decode()
+    finally:
+        server.should_exit = True
+        thread.join(20)
+        keys.close()
+        service.close()
+    assert status != 500, body
+    if kind == "keys" and (kind, how) not in UNSEEN:
+        assert status == 503 and "keys.sqlite" in body, body
+    elif kind == "keys":
+        assert status == 401  # no key left: a file gone or emptied reads as none made
+    else:
+        assert status == 200, body

@@ -18,7 +18,10 @@ all: no update is lost, no history chain broken. What this copy last saw of each
 is kept in ``<home>/record.json``; the folder can be thrown away at any time and is
 filled again from the record. A file edited here by hand while another worker wrote
 the same document is kept aside under ``<agent>/.corrupt/`` (``.conflict``) and said in
-the notes; the record's version wins.
+the notes; the record's version wins. A file that looks damaged (not UTF-8, emptied,
+cut short inside a line, found by the index to have lost items, or a fact or session
+file gone without kronika removing it) is never pushed: the record's version is put
+back, the damaged file kept under ``.corrupt/`` (``.damaged``) and said.
 """
 
 from __future__ import annotations
