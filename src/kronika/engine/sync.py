@@ -190,7 +190,9 @@ class Indexer(IndexerAppends):
                 if state is not None:
                     self._watch_loss(agent, path, (), report)
                     self._index.remove_source(agent, path)
-            elif _changed(state, source, forced=False):
+            # the Brain and the archive are read even when their times and sizes match
+            # (a hand edit of the same size within the file system's time granularity)
+            elif _changed(state, source, forced=path != HISTORY.path):
                 stale.append(source)
         if stale:
             embed = not defer_vectors or not self._may_defer()
@@ -266,12 +268,15 @@ class Indexer(IndexerAppends):
                 source = self._workspace.stamp_hand_facts(agent, source)
             parsed = self._workspace.parse_source(agent, source.path)
             report.warnings.extend(parsed.warnings)
-            if watch or (agent, source.path) in self._before:
-                self._watch_loss(agent, source.path, parsed.items, report)
             previous = known.get(source.path)
+            same = previous is not None and previous.content_hash == parsed.content_hash
+            if not same and (watch or (agent, source.path) in self._before):
+                self._watch_loss(
+                    agent, source.path, parsed.items, report
+                )  # the same text lost nothing
             if (
                 previous is not None
-                and previous.content_hash == parsed.content_hash
+                and same
                 and (previous.mtime_ns == source.mtime_ns and previous.size == source.size)
             ):
                 done += 1
