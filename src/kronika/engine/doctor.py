@@ -8,9 +8,13 @@ each with the fix. The checks:
 * ``history``: a single-valued key has exactly one current value, and its values'
   validity intervals neither overlap nor run backwards (history and Brain together).
 * ``audit``: every line of ``audit.jsonl`` is a whole entry, the last one ended.
-* ``index``: the index holds exactly the items the Markdown holds (ids per file), a
-  fact file did not lose many facts at once since it was indexed, and SQLite's own
-  ``PRAGMA integrity_check`` passes.
+* ``index``: the index holds exactly the items the Markdown holds (ids per file), no
+  file lost items at once, or holds them cut short or garbled, since it was indexed
+  (:mod:`kronika.engine.lost`), and SQLite's own ``PRAGMA integrity_check`` passes.
+* ``files`` again: no copy of lost items kept under ``.corrupt/`` holds an item that is
+  in no file (found on every run until it is put back or the copy deleted).
+* ``server``: the server's ``keys.sqlite`` and ``server-jobs.sqlite`` are whole
+  (:mod:`kronika.engine.doctor_server`).
 * ``copies``: the copies of the index's snapshots saved beside it are whole.
 * ``permissions``: every file is readable and writable by its owner, and no one else.
 
@@ -37,11 +41,14 @@ from kronika.stores.markdown.layout import IDENTITY, PROPOSALS, SourceKind, clas
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import loose_modes
 
+__all__ = ["PROBLEM", "WARNING", "Examined", "Finding", "audit_lines", "examine"]
+
 
 @dataclass(frozen=True, slots=True)
 class Examined:
     """What :func:`examine` looked at and found; ``lost`` maps (agent, path) to the
-    facts a fact file no longer holds that the index still does."""
+    items a file lost (or holds damaged) that the index still holds, ``kept`` the
+    copies of lost items under ``.corrupt/`` still in no file."""
 
     findings: tuple[Finding, ...]
     counts: dict[str, int]
@@ -51,9 +58,6 @@ class Examined:
     @property
     def healthy(self) -> bool:
         return not any(f.severity == PROBLEM and not f.fixed for f in self.findings)
-
-
-__all__ = ["PROBLEM", "WARNING", "Examined", "Finding", "audit_lines", "examine"]
 
 
 def examine(

@@ -132,11 +132,10 @@ def kept_copies(workspace: MarkdownWorkspace, agent: str) -> list[KeptCopy]:
     for copy in sorted(corrupt.glob(f"*{LOST}*")):
         if copy.name.endswith(RESTORED) or not copy.is_file():
             continue
-        path = copy.name.split(LOST, 1)[0].replace("__", "/")
-        kind = classify(path)
-        if kind is None:
+        read = _read_copy(workspace, agent, copy)
+        if read is None:
             continue
-        items = _read_copy(workspace, agent, path, copy)
+        path, items = read
         if path not in here:
             here[path] = _held_now(workspace, agent, path)
         absent = tuple(item for item in items if _missing(item, here[path]))
@@ -246,18 +245,28 @@ def _held_now(workspace: MarkdownWorkspace, agent: str, path: str) -> dict[str, 
     return {item.id: item.content for item in workspace.parse_source(agent, path).items}
 
 
-def _read_copy(workspace: MarkdownWorkspace, agent: str, path: str, copy: Path) -> list[MemoryItem]:
+def _read_copy(
+    workspace: MarkdownWorkspace, agent: str, copy: Path
+) -> tuple[str, list[MemoryItem]] | None:
+    """The file a copy of lost items is of, and the items; ``None`` for a copy kronika
+    did not write. A fact file's copy is named after it (``brain.md.lost.<time>``);
+    any other names its file inside (``"path"``)."""
     text = copy.read_text(encoding="utf-8", errors="replace")
     now = datetime.now(UTC)
     tenant = workspace.tenant_of(agent)
-    if classify(path) is SourceKind.FACTS:
-        spec = next(s for s in brain.FACT_FILES if s.path == path)
-        return list(brain.parse_facts(text, spec=spec, agent=agent, tenant=tenant, mtime=now).items)
+    name = copy.name.split(LOST, 1)[0]
+    spec = next((s for s in brain.FACT_FILES if s.path == name), None)
+    if spec is not None:
+        parsed = brain.parse_facts(text, spec=spec, agent=agent, tenant=tenant, mtime=now)
+        return name, list(parsed.items)
     try:
-        rows = json.loads(text)["items"]
-        return [_item(agent, tenant, path, dict(row), now) for row in rows]
+        data = json.loads(text)
+        path = str(data["path"])
+        if classify(path) is None:
+            return None
+        return path, [_item(agent, tenant, path, dict(row), now) for row in data["items"]]
     except (ValueError, KeyError, TypeError):
-        return []  # not a copy kronika wrote
+        return None
 
 
 def _item(agent: str, tenant: str, path: str, row: dict[str, object], now: datetime) -> MemoryItem:
