@@ -225,7 +225,7 @@ def test_a_hand_edit_made_while_another_worker_wrote_is_kept_aside(
         two.close()
 
 
-@pytest.mark.parametrize("how", ["truncate", "empty", "bad bytes", "delete"])
+@pytest.mark.parametrize("how", ["truncate", "cut in a value", "empty", "bad bytes", "delete"])
 def test_a_damaged_working_copy_is_never_pushed_to_the_record(
     postgres_url: str, tmp_path: Path, how: str
 ) -> None:
@@ -242,8 +242,10 @@ def test_a_damaged_working_copy_is_never_pushed_to_the_record(
     for name in ("brain.md", "sessions/s1.md"):
         file = folder / name
         raw = file.read_bytes()
-        if how == "truncate":
+        if how == "truncate" or (how == "cut in a value" and name != "brain.md"):
             file.write_bytes(raw[: len(raw) * 2 // 3])
+        elif how == "cut in a value":  # the last fact's line ends inside its value
+            file.write_bytes(raw[: raw.index(b"very much", raw.index(b"thing 5"))])
         elif how == "empty":
             file.write_bytes(b"")
         elif how == "bad bytes":
@@ -258,6 +260,8 @@ def test_a_damaged_working_copy_is_never_pushed_to_the_record(
     with build_memory(_settings(tmp_path / "b", postgres_url)) as other:
         values = {f.value for f in other.facts()}
         assert set(facts) | {"the sky is green"} <= values, values
+        keys = [f.key for f in other.facts() if f.key]
+        assert len(keys) == len(set(keys)), keys  # one current value per key
         turns = {h.item.content for h in other.recall("adopted cat number", k=20).hits}
         assert {f"I adopted cat number {n}" for n in range(3)} <= turns, turns
     with build_memory(_settings(tmp_path / "a", postgres_url)) as again:

@@ -212,9 +212,9 @@ def apply_forget(
     for edit in plan.edits:
         if edit.text is None:
             (folder / edit.path).unlink(missing_ok=True)
-            workspace.removed.add((agent, edit.path))
         else:
             write(folder / edit.path, edit.text)
+        workspace.removed.add((agent, edit.path))
     if plan.proposals is not None and plan.proposals.text is not None:
         write(folder / plan.proposals.path, plan.proposals.text)
     if plan.pattern is not None:

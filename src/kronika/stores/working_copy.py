@@ -193,10 +193,14 @@ class WorkingCopy:
             if full is None or full == known:
                 continue
             raw = file.read_bytes()
-            if known is not None and classify(path) is not None and _looks_damaged(raw, known):
-                damaged.add((agent, path))
-                self._restore(agent, path)
-                continue
+            own = (agent, path) in self.workspace.removed  # a forget's own rewrite
+            if known is not None and classify(path) and not own and _looks_damaged(raw, known):
+                if not self._restore(agent, path):
+                    damaged.add((agent, path))
+                    continue
+                full, raw = _state(file), file.read_bytes()  # the record's, with facts since
+                if full is None:
+                    continue
             text = raw.decode("utf-8", errors="replace").replace("\x00", "")
             documents.append(RecordDocument(agent, path, text, full.mtime_ns))
             states[(agent, path)] = full
@@ -206,7 +210,7 @@ class WorkingCopy:
         for key in sorted(set(self._copies) - set(found) - damaged):
             if _vanished(key, agents, self.workspace.removed):
                 self._restore(*key)  # a Brain or a session gone by itself: damage
-                continue
+                continue  # (nothing was written to a file that was gone)
             documents.append(RecordDocument(key[0], key[1], None, 0))
         self.workspace.removed.clear()
         if not documents:
@@ -228,14 +232,14 @@ class WorkingCopy:
         the record holds whole: each is put back as the record has it, never pushed."""
         marked = {key for key in self.workspace.damaged if key in self._copies}
         self.workspace.damaged.clear()
-        for agent, path in sorted(marked):
-            self._restore(agent, path)
-        return marked
+        # a file given facts written since the damage is pushed with them below
+        return {key for key in sorted(marked) if not self._restore(*key)}
 
-    def _restore(self, agent: str, path: str) -> None:
+    def _restore(self, agent: str, path: str) -> bool:
         """Put the record's version of a damaged file back in the folder (a copy of the
         damaged one is kept under ``.corrupt/``); what the file holds that the record's
-        version does not (facts written since) is added to it again."""
+        version does not (facts written since) is added to it again. True when it was:
+        the file then differs from the record and is to be pushed."""
         folder = self._agent_folder(agent)
         file = folder / path
         here = file.read_bytes() if file.is_file() else b""
@@ -246,7 +250,7 @@ class WorkingCopy:
             if (doc.agent, doc.path) == (agent, path):
                 latest = doc
         if latest is None or latest.text is None:
-            return
+            return False
         atomic_write_text(file, latest.text)
         os.utime(file, ns=(latest.modified_ns, latest.modified_ns))
         state = _state(file)
@@ -259,6 +263,7 @@ class WorkingCopy:
             "store of record, and the record's version was put back"
             + (f" (the damaged file was kept at {kept})" if kept else "")
         )
+        return bool(newer)
 
     def _facts_not_in_record(self, agent: str, path: str) -> list[MemoryItem]:
         """The facts a damaged fact file holds that its last pushed version did not
@@ -270,12 +275,19 @@ class WorkingCopy:
         except OSError:
             return []
         before = {
-            item.id
+            item.id: item
             for doc in self.record.changes(0)
             if (doc.agent, doc.path) == (agent, path) and doc.text is not None
             for item in self._parse_text(agent, path, doc.text)
         }
-        return [item for item in now if item.id not in before]
+        values = {(i.key or "").casefold(): i.value or "" for i in before.values()}
+        return [
+            item
+            for item in now
+            if item.id not in before
+            and not item.id.startswith("h-")  # a line without metadata: not kronika's write
+            and not _cut_short(item, values)
+        ]
 
     def _parse_text(self, agent: str, path: str, text: str) -> list[MemoryItem]:
         spec = next(s for s in FACT_FILES if s.path == path)
@@ -351,6 +363,14 @@ class WorkingCopy:
         except OSError as err:
             raise StoreError(f"cannot write {self.home / MANIFEST}: {err}") from err
         self._manifest_mark = _quick_state(self.home / MANIFEST)
+
+
+def _cut_short(item: MemoryItem, values: dict[str, str]) -> bool:
+    """Whether fact ``item`` is the start of the record's value of its key (the line a
+    truncation cut, stamped anew since)."""
+    was = values.get((item.key or "").casefold())
+    now = (item.value or "").rstrip()
+    return was is not None and was != item.value and was.startswith(now)
 
 
 def _vanished(key: tuple[str, str], agents: set[str], removed: set[tuple[str, str]]) -> bool:

@@ -81,7 +81,8 @@ class AgentFiles:
         # files found to have lost items at once (kronika.engine.lost): a working copy
         # does not push them to its store of record (kronika.stores.working_copy)
         self.damaged: set[tuple[str, str]] = set()
-        self.removed: set[tuple[str, str]] = set()  # files kronika removed itself
+        # files a forget removed or rewrote (read by a working copy, as ``damaged``)
+        self.removed: set[tuple[str, str]] = set()
         self._dirs: dict[str, tuple[Path, str]] = {}  # agent -> its folder, as path and str
         self._facts = FactCache()
         # agent folder -> fact files appended to but not yet synced, while a batch
