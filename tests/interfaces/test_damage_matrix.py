@@ -225,13 +225,25 @@ SERVER_ONLY = {"keys", "jobs", "audit", "proposals"}
 proposals of another agent): ``doctor`` says their damage, the others need not."""
 
 
+FACT_FILES = {"brain", "archive", "history"}
+
+
 def must_say(kind: str, how: str, command: str) -> bool:
     """Whether the first command must name the damaged file: it read it, and the damage
     can be seen. A derived file is rebuilt by whichever command meets its damage (and
-    says so: ``test_damage.py``); one that is gone is simply built again."""
+    says so: ``test_damage.py``); one that is gone is simply built again. ``remember``
+    reads the fact files only (the rest waits for the next command that reads them, so
+    a write never loads the embedding model for them); ``export`` copies every file as
+    it is and says which hold bytes that are not text."""
     if (kind, how) in UNSEEN | HARMLESS or kind in DERIVED:
         return False
-    return kind not in SERVER_ONLY or command.startswith("doctor")
+    if kind in SERVER_ONLY:
+        return command.startswith("doctor")
+    if command == "remember":
+        return kind in FACT_FILES
+    if command == "export":
+        return how == "utf8"
+    return True
 
 
 def _names(text: str, kind: str) -> bool:

@@ -28,7 +28,6 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
         if target:
             _refuse_memory_file(Path(target), settings.home)
     with notes.watch(build_memory(settings)) as memory:
-        memory.sync()  # a damaged file is said (and what it lost kept) before it is copied
         agents = [args.agent] if args.agent else None
         data = export_memory(reading(memory, args), agents, scopes=args.scope or ())
     if args.markdown:

@@ -102,7 +102,6 @@ def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
     text = " ".join(args.text)
     with open_memory(settings) as memory:
-        memory.sync(args.agent or settings.default_agent)  # damage met is said now
         receipt = reading(memory, args, writes=True).remember(
             text,
             key=args.key,
