@@ -248,3 +248,19 @@ def test_a_brain_cut_inside_a_value_keeps_one_current_value_after_fix(home: Path
     like5 = [f["value"] for f in facts if f.get("key") == "like5"]
     assert like5 == [FACTS[5]], like5
     assert kronika(home, "doctor").returncode == 0
+
+
+@pytest.mark.parametrize("first", [("recall", "thing tea"), ("reindex",), ("doctor", "--fix")])
+def test_a_stored_value_that_is_not_utf8_is_healed_by_any_command(
+    home: Path, first: tuple[str, ...]
+) -> None:
+    with sqlite3.connect(home / "index.sqlite") as conn:  # pages whole, one value not text
+        conn.execute(
+            "UPDATE items SET content = CAST(X'6869FFFE20746561' AS TEXT) WHERE key = 'like1'"
+        )
+    conn.close()
+    done = kronika(home, *first)  # was: exit 7 until index.sqlite was deleted by hand
+    assert "rebuilt from the Markdown" in " ".join(done.stderr.split())
+    facts = json.loads(kronika(home, "list", "--json").stdout)
+    assert {f["value"] for f in facts if f["type"] in FACT_KINDS} == set(FACTS)
+    assert kronika(home, "doctor").returncode == 0
