@@ -181,7 +181,7 @@ def _with_index(
     )
     memory.finish_forgets()  # before anything reads what a cut-short forget left
     marker = Path(settings.home) / MODEL_MARKER
-    previous = marker.read_text(encoding="utf-8").strip() if marker.is_file() else None
+    previous = _read_marker(marker, memory)
     current = vectors_made_with(chosen.model_id, settings.embed_context_words)
     if recreated:
         kept = sorted(index_path.parent.glob(f"{INDEX_FILE}.corrupt-*"))
@@ -201,10 +201,31 @@ def _with_index(
         atomic_write_text(marker, current + "\n")
     rederive_if_stale(memory, progress)
     tenants = Path(settings.home) / TENANTS_MARKER
-    if not tenants.is_file() or tenants.read_text(encoding="utf-8").strip() != tenants_of(settings):
+    if _read_marker(tenants, memory) != tenants_of(settings):
         memory.follow_tenants()
         atomic_write_text(tenants, tenants_of(settings) + "\n")
     return memory
+
+
+def _read_marker(marker: Path, memory: Memory) -> str | None:
+    """The text of a derived marker file, ``None`` when it is missing. A marker that is
+    empty, not UTF-8 or holds control characters (damaged) reads as ``""``: what it
+    records is derived again, it is written anew, and that is said."""
+    try:
+        raw = marker.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raw = b""
+        memory.report_damage(f"{marker} cannot be read ({exc})")
+    text = raw.decode("utf-8", errors="replace").strip()
+    if not text or any(c == "\ufffd" or (ord(c) < 32 and c != "\n") for c in text):
+        memory.report_damage(
+            f"{marker} was damaged or empty; what it records was derived again and the "
+            "file written anew"
+        )
+        return ""
+    return text
 
 
 def tenants_of(settings: Settings) -> str:

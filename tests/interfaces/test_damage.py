@@ -233,3 +233,58 @@ def test_facts_moved_to_the_archive_by_hand_are_not_a_loss(home: Path) -> None:
     (folder / "brain_archive.md").write_text("# Brain archive\n\n" + "".join(moved), "utf-8")
     done = kronika(home, "list", "--json")
     assert "lost" not in done.stderr and not list(folder.glob(".corrupt/*"))
+
+
+def test_a_brain_cut_inside_a_value_keeps_one_current_value_after_fix(home: Path) -> None:
+    brain = home / "agents" / "default" / "brain.md"
+    text = brain.read_bytes()
+    brain.write_bytes(text[: text.index(b"very much, tea 5")])  # inside the last value
+    done = kronika(home, "list", "--json")
+    assert "brain.md lost 1 of its" in " ".join(done.stderr.split())  # one fact: still said
+    assert kronika(home, "doctor", code=11).returncode == 11
+    assert kronika(home, "doctor", code=11).returncode == 11  # on every run until fixed
+    kronika(home, "doctor", "--fix")
+    facts = json.loads(kronika(home, "list", "--json").stdout)
+    like5 = [f["value"] for f in facts if f.get("key") == "like5"]
+    assert like5 == [FACTS[5]], like5
+    assert kronika(home, "doctor").returncode == 0
+
+
+@pytest.mark.parametrize("first", [("recall", "thing tea"), ("reindex",), ("doctor", "--fix")])
+def test_a_stored_value_that_is_not_utf8_is_healed_by_any_command(
+    home: Path, first: tuple[str, ...]
+) -> None:
+    with sqlite3.connect(home / "index.sqlite") as conn:  # pages whole, one value not text
+        conn.execute(
+            "UPDATE items SET content = CAST(X'6869FFFE20746561' AS TEXT) WHERE key = 'like1'"
+        )
+    conn.close()
+    done = kronika(home, *first)  # was: exit 7 until index.sqlite was deleted by hand
+    assert "rebuilt from the Markdown" in " ".join(done.stderr.split())
+    facts = json.loads(kronika(home, "list", "--json").stdout)
+    assert {f["value"] for f in facts if f["type"] in FACT_KINDS} == set(FACTS)
+    assert kronika(home, "doctor").returncode == 0
+
+
+def test_a_forget_takes_its_subject_out_of_kept_copies_of_lost_turns(tmp_path: Path) -> None:
+    """A session emptied by accident keeps its turns in a copy under .corrupt/ for
+    doctor --fix; a later forget of a subject said there takes those turns out of the
+    copy too, so --fix can never bring them back."""
+    home = tmp_path / "ws"
+    with build_memory(load_settings(home, environ={}, embedder="hashing"), create=True) as memory:
+        memory.save_turn("s1", "user", "My ex-partner Dmytro Kovalenko lives at 12 Lipowa street.")
+        memory.save_turn("s1", "user", "I like green tea in the morning.")
+    session = next((home / "agents" / "default" / "sessions").glob("*.md"))
+    session.write_text("", encoding="utf-8")
+    kronika(home, "recall", "green tea")  # the next command finds the loss, keeps a copy
+    copies = list((home / "agents" / "default" / ".corrupt").glob("*.lost.*"))
+    assert copies and any("Kovalenko" in c.read_text(encoding="utf-8") for c in copies)
+    kronika(home, "forget", "--topic", "Dmytro Kovalenko")
+    left = [
+        c
+        for c in (home / "agents" / "default" / ".corrupt").glob("*")
+        if b"Kovalenko" in c.read_bytes()
+    ]
+    assert left == []
+    kronika(home, "doctor", "--fix", code=None)
+    assert not any(b"Kovalenko" in p.read_bytes() for p in home.rglob("*") if p.is_file())

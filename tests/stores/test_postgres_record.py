@@ -223,3 +223,46 @@ def test_a_hand_edit_made_while_another_worker_wrote_is_kept_aside(
     finally:
         one.close()
         two.close()
+
+
+@pytest.mark.parametrize("how", ["truncate", "cut in a value", "empty", "bad bytes", "delete"])
+def test_a_damaged_working_copy_is_never_pushed_to_the_record(
+    postgres_url: str, tmp_path: Path, how: str
+) -> None:
+    """A Brain and a session damaged in one worker's folder: the record (and so every
+    other worker) keeps them whole, the damaged worker gets the record's version back
+    with a note, and a fact written after the damage is kept."""
+    facts = [f"I like thing {n} very much" for n in range(6)]
+    with build_memory(_settings(tmp_path / "a", postgres_url)) as memory:
+        for n, fact in enumerate(facts):
+            memory.remember(fact, key=f"like{n}")
+        for n in range(3):
+            memory.save_turn("s1", "user", f"I adopted cat number {n}")
+    folder = tmp_path / "a" / "agents" / "default"
+    for name in ("brain.md", "sessions/s1.md"):
+        file = folder / name
+        raw = file.read_bytes()
+        if how == "truncate" or (how == "cut in a value" and name != "brain.md"):
+            file.write_bytes(raw[: len(raw) * 2 // 3])
+        elif how == "cut in a value":  # the last fact's line ends inside its value
+            file.write_bytes(raw[: raw.index(b"very much", raw.index(b"thing 5"))])
+        elif how == "empty":
+            file.write_bytes(b"")
+        elif how == "bad bytes":
+            file.write_bytes(raw.replace(b"thing 3", b"thing \xff\xfe3").replace(b"cat", b"\xffat"))
+        else:
+            file.unlink()
+    with build_memory(_settings(tmp_path / "a", postgres_url)) as damaged:
+        damaged.recall("thing cat", k=20)
+        damaged.remember("the sky is green", key="sky")
+        notes = " ".join(damaged.notes)
+    assert "brain.md" in notes and "s1.md" in notes, notes
+    with build_memory(_settings(tmp_path / "b", postgres_url)) as other:
+        values = {f.value for f in other.facts()}
+        assert set(facts) | {"the sky is green"} <= values, values
+        keys = [f.key for f in other.facts() if f.key]
+        assert len(keys) == len(set(keys)), keys  # one current value per key
+        turns = {h.item.content for h in other.recall("adopted cat number", k=20).hits}
+        assert {f"I adopted cat number {n}" for n in range(3)} <= turns, turns
+    with build_memory(_settings(tmp_path / "a", postgres_url)) as again:
+        assert set(facts) | {"the sky is green"} <= {f.value for f in again.facts()}

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from kronika.cli import render
+from kronika.cli import notes, render
 from kronika.cli.context import SCOPES, add_reading_context, reading
 from kronika.cli.numbers import count_in
 from kronika.errors import ImportFormatError, InvalidInput
@@ -27,7 +27,7 @@ def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     for target in (args.output, args.markdown):
         if target:
             _refuse_memory_file(Path(target), settings.home)
-    with build_memory(settings) as memory:
+    with notes.watch(build_memory(settings)) as memory:
         agents = [args.agent] if args.agent else None
         data = export_memory(reading(memory, args), agents, scopes=args.scope or ())
     if args.markdown:

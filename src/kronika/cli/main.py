@@ -647,6 +647,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _report(code: int, name: str, message: str, as_json: bool) -> int:
     from rich.text import Text
 
+    render.print_notes(notes.take(), as_json=as_json)  # what was met on the way, first
     if as_json:
         print(json.dumps({"error": name, "message": message}), file=sys.stderr)
     else:

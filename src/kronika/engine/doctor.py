@@ -8,9 +8,13 @@ each with the fix. The checks:
 * ``history``: a single-valued key has exactly one current value, and its values'
   validity intervals neither overlap nor run backwards (history and Brain together).
 * ``audit``: every line of ``audit.jsonl`` is a whole entry, the last one ended.
-* ``index``: the index holds exactly the items the Markdown holds (ids per file), a
-  fact file did not lose many facts at once since it was indexed, and SQLite's own
-  ``PRAGMA integrity_check`` passes.
+* ``index``: the index holds exactly the items the Markdown holds (ids per file), no
+  file lost items at once, or holds them cut short or garbled, since it was indexed
+  (:mod:`kronika.engine.lost`), and SQLite's own ``PRAGMA integrity_check`` passes.
+* ``files`` again: no copy of lost items kept under ``.corrupt/`` holds an item that is
+  in no file (found on every run until it is put back or the copy deleted).
+* ``server``: the server's ``keys.sqlite`` and ``server-jobs.sqlite`` are whole
+  (:mod:`kronika.engine.doctor_server`).
 * ``copies``: the copies of the index's snapshots saved beside it are whole.
 * ``permissions``: every file is readable and writable by its owner, and no one else.
 
@@ -25,52 +29,31 @@ import os
 from collections import defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from pathlib import Path
 
 from kronika.core.model import MemoryItem
-from kronika.engine.sync import sudden_loss
+from kronika.engine.doctor_server import check_server_files
+from kronika.engine.findings import PROBLEM, WARNING, Finding
+from kronika.engine.lost import KeptCopy, cut_inside_a_line, kept_copies, lost_at_once, worse
 from kronika.ports import ItemIndex
 from kronika.stores.audit import parse_line
-from kronika.stores.markdown import brain
-from kronika.stores.markdown.layout import CORRUPT_DIR, IDENTITY, PROPOSALS, SourceKind, classify
+from kronika.stores.markdown.layout import IDENTITY, PROPOSALS, SourceKind, classify
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import loose_modes
 
-PROBLEM = "problem"
-"""Something is wrong: memory may be lost, wrong or unreadable."""
-RESTORED = ".restored"
-"""Added to the name of a copy of lost facts once they were put back."""
-WARNING = "warning"
-"""Nothing is lost, but something should change (access by other users, say)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Finding:
-    """One thing the doctor found: which check, how bad, where, what, and the fix.
-
-    ``repair`` names what :func:`repair` does about it (``None``: a person must act);
-    ``fixed`` says whether it was done.
-    """
-
-    check: str
-    severity: str
-    where: str
-    what: str
-    fix: str
-    repair: str | None = None
-    fixed: bool = False
+__all__ = ["PROBLEM", "WARNING", "Examined", "Finding", "audit_lines", "examine"]
 
 
 @dataclass(frozen=True, slots=True)
 class Examined:
     """What :func:`examine` looked at and found; ``lost`` maps (agent, path) to the
-    facts a fact file no longer holds that the index still does."""
+    items a file lost (or holds damaged) that the index still holds, ``kept`` the
+    copies of lost items under ``.corrupt/`` still in no file."""
 
     findings: tuple[Finding, ...]
     counts: dict[str, int]
     lost: dict[tuple[str, str], tuple[MemoryItem, ...]] = field(default_factory=dict)
-    lost_copies: tuple[Path, ...] = ()
+    kept: tuple[KeptCopy, ...] = ()
 
     @property
     def healthy(self) -> bool:
@@ -84,29 +67,30 @@ def examine(
     findings: list[Finding] = []
     counts: dict[str, int] = defaultdict(int)
     lost: dict[tuple[str, str], tuple[MemoryItem, ...]] = {}
-    copies: list[Path] = []
+    kept: list[KeptCopy] = []
     for agent in workspace.agents():
         files = workspace.list_sources(agent)
         counts["agents"] += 1
         counts["files"] += len(files)
-        markdown: dict[str, set[str]] = {}
+        markdown: dict[str, dict[str, str]] = {}
         for source in files:
             findings += _check_bytes(workspace, agent, source.path)
             parsed = workspace.parse_source(agent, source.path)
-            markdown[source.path] = {item.id for item in parsed.items}
+            markdown[source.path] = {item.id: item.content for item in parsed.items}
             counts["items"] += len(parsed.items)
             findings += [_torn(agent, source.path, text) for text in parsed.damage]
         for other in (IDENTITY, PROPOSALS):  # read whole, never indexed
             if (workspace.agent_dir(agent) / other).is_file():
                 findings += _check_bytes(workspace, agent, other)
         findings += _check_history(workspace, agent)
-        findings += _check_index(index, agent, markdown, lost)
-        findings += _check_lost_copies(workspace, agent, lost, copies)
+        findings += _check_index(index, agent, markdown, lost, workspace.agent_dir(agent))
+        findings += _check_kept_copies(workspace, agent, lost, kept)
     findings += _check_sqlite(index)
+    findings += check_server_files(home)
     findings += _check_audit(audit_path, counts)
     findings += _check_copies(home)
     findings += _check_permissions(home)
-    return Examined(tuple(findings), dict(counts), lost, tuple(copies))
+    return Examined(tuple(findings), dict(counts), lost, tuple(kept))
 
 
 # ----------------------------------------------------------------------- checks
@@ -209,35 +193,25 @@ def _check_validity(agent: str, key: str, items: Sequence[MemoryItem]) -> list[F
 def _check_index(
     index: ItemIndex,
     agent: str,
-    markdown: dict[str, set[str]],
+    markdown: dict[str, dict[str, str]],
     lost: dict[tuple[str, str], tuple[MemoryItem, ...]],
+    folder: Path,
 ) -> list[Finding]:
     findings: list[Finding] = []
     indexed = set(index.source_states(agent))
     differ = sorted(p for p in markdown if p not in indexed)
     for path in sorted(indexed):
         held = index.source_items(agent, path)
-        ids = {item.id for item in held}
-        now = markdown.get(path, set())
-        if ids != now and path not in differ:
+        now = markdown.get(path, {})
+        if {item.id for item in held} != set(now) and path not in differ:
             differ.append(path)
-        if classify(path) is SourceKind.FACTS:
-            gone = tuple(item for item in held if item.id not in now)
-            if sudden_loss(len(held), len(gone), len(now)):
-                lost[(agent, path)] = gone
-                findings.append(
-                    Finding(
-                        "index",
-                        PROBLEM,
-                        f"{agent}/{path}",
-                        f"the file lost {len(gone)} of its {len(held)} facts since kronika "
-                        "last read it (truncated, emptied or deleted?); the index still "
-                        "holds them",
-                        "if you did not delete them yourself, `kronika doctor --fix` puts "
-                        "them back from the index",
-                        "put the lost facts back into the file from the index's copy",
-                    )
-                )
+        cut = cut_inside_a_line(folder / path)
+        missing = [item for item in held if item.id not in now]
+        torn = [i for i in held if i.id in now and worse(now[i.id], i.content, cut=cut)]
+        if torn or lost_at_once(classify(path), len(held), len(missing), len(now), damaged=cut):
+            gone = (*missing, *torn)
+            lost[(agent, path)] = gone
+            findings.append(_lost_since_indexed(agent, path, len(gone), len(held)))
     if differ:
         shown = ", ".join(differ[:5]) + (" …" if len(differ) > 5 else "")
         findings.append(
@@ -254,53 +228,49 @@ def _check_index(
     return findings
 
 
-def _check_lost_copies(
+def _lost_since_indexed(agent: str, path: str, gone: int, held: int) -> Finding:
+    return Finding(
+        "index",
+        PROBLEM,
+        f"{agent}/{path}",
+        f"the file lost {gone} of its {held} items since kronika last read it (truncated, "
+        "emptied or deleted?); the index still holds them",
+        "if you did not delete them yourself, `kronika doctor --fix` puts back what it can "
+        "from the index",
+        "put the lost items back into the file from the index's copy",
+    )
+
+
+def _check_kept_copies(
     workspace: MarkdownWorkspace,
     agent: str,
     lost: dict[tuple[str, str], tuple[MemoryItem, ...]],
-    copies: list[Path],
+    kept: list[KeptCopy],
 ) -> list[Finding]:
-    """Facts kept aside when the Brain lost many at once, still in no fact file."""
-    folder = workspace.agent_dir(agent)
-    spec = brain.BRAIN
-    known = {
-        item.id
-        for items in (
-            workspace.brain_facts(agent),
-            workspace.archived_facts(agent),
-            workspace.fact_history(agent),
-        )
-        for item in items
-    }
-    missing: dict[str, MemoryItem] = {i.id: i for i in lost.get((agent, spec.path), ())}
-    found: list[Path] = []
-    for copy in sorted((folder / CORRUPT_DIR).glob(f"{spec.path}.lost.*")):
-        if copy.name.endswith(RESTORED):
+    """Items kept aside when a file lost them at once, still in no file: found on every
+    run until they are put back (or the copy is deleted)."""
+    findings = []
+    for copy in kept_copies(workspace, agent):
+        if (agent, copy.path) in lost:  # the index still holds them: said above
             continue
-        text = copy.read_text(encoding="utf-8", errors="replace")
-        parsed = brain.parse_facts(
-            text, spec=spec, agent=agent, tenant=workspace.tenant_of(agent), mtime=datetime.now(UTC)
+        kept.append(copy)
+        what = (
+            f"{len(copy.items)} item(s) that {copy.path} lost at once (truncated, emptied "
+            f"or deleted) are kept in {copy.copy} and are in no file"
         )
-        absent = [item for item in parsed.items if item.id not in known]
-        if absent:
-            found.append(copy)
-            missing.update((item.id, item) for item in absent if item.id not in missing)
-    if not found:
-        return []
-    copies.extend(found)
-    lost[(agent, spec.path)] = tuple(missing.values())
-    names = ", ".join(str(c) for c in found)
-    return [
-        Finding(
-            "files",
-            PROBLEM,
-            f"{agent}/{spec.path}",
-            f"{len(missing)} fact(s) that {spec.path} lost at once (truncated or emptied) "
-            f"are kept in {names} and are in no fact file",
-            "if you did not delete them yourself, `kronika doctor --fix` puts them back",
-            "put the kept facts back into the Brain",
-        )
-    ]
+        if copy.restorable:
+            fix = "if you did not delete them yourself, `kronika doctor --fix` puts them back"
+            repair: str | None = "put the kept items back into their file"
+        else:
+            texts = "; ".join(repr(i.content[:60]) for i in copy.items[:3])
+            what += f": {texts}" + (" …" if len(copy.items) > 3 else "")
+            fix = (
+                "kronika cannot write this kind of file back: copy the text back by hand "
+                "from the copy (or rewrite the file), then delete the copy"
+            )
+            repair = None
+        findings.append(Finding("files", PROBLEM, f"{agent}/{copy.path}", what, fix, repair))
+    return findings
 
 
 def _check_sqlite(index: ItemIndex) -> list[Finding]:

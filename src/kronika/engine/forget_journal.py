@@ -113,6 +113,8 @@ def _without(name: str, agent: str, tenant: str, text: str, ids: set[str]) -> st
     left); any other copy as it is."""
     base, sep, _ = name.partition(".lost.")
     spec = next((s for s in brain.FACT_FILES if s.path == PurePosixPath(base).name), None)
+    if sep and spec is None:
+        return _without_rows(text, ids)
     if not sep or spec is None:
         return text
     parsed = brain.parse_facts(text, spec=spec, agent=agent, tenant=tenant, mtime=datetime.now(UTC))
@@ -120,6 +122,24 @@ def _without(name: str, agent: str, tenant: str, text: str, ids: set[str]) -> st
     if len(kept) == len(parsed.items):
         return text
     return brain.render_facts_document(spec, kept) if kept else None
+
+
+def _without_rows(text: str, ids: set[str]) -> str | None:
+    """A JSON copy of lost turns or notes (:func:`kronika.engine.lost.keep_lost`) without
+    the items ``ids`` names (``None``: none left); text that is not such a copy as it is."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text
+    rows = data.get("items") if isinstance(data, dict) else None
+    if not isinstance(rows, list):
+        return text
+    kept = [row for row in rows if not (isinstance(row, dict) and row.get("id") in ids)]
+    if len(kept) == len(rows):
+        return text
+    if not kept:
+        return None
+    return json.dumps({**data, "items": kept}, ensure_ascii=False, indent=1)
 
 
 __all__ = ["JOURNAL", "Pending", "begin", "finish", "pending", "pending_ids", "scrub_corrupt"]

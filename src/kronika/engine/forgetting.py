@@ -42,6 +42,7 @@ from kronika.core.model import FACT_TYPES, MemoryItem
 from kronika.core.redaction import MIN_PHRASE_CHARS, phrase_pattern
 from kronika.core.subjects import Subject, forms, mentions, might_mention, sentences_about, subject
 from kronika.core.text import normalize_key
+from kronika.engine.lost import kept_copies
 from kronika.engine.redacting import ForgetPlace
 from kronika.errors import InvalidInput, NotFound
 from kronika.ports import ItemIndex
@@ -272,6 +273,12 @@ def find_mentions(
                 told.extend(s for s in about_it if not _asks_to_forget(s))
             found.phrases.extend(forms(item.content, about))
         found.phrases.extend(named)
+    for kept in kept_copies(workspace, agent):  # lost items kept under .corrupt/ for --fix
+        for item in kept.items:
+            if may_see(item) and mentions(item.content, about):
+                about_it = sentences_about(item.content, about)
+                found.phrases.extend(about_it + forms(item.content, about))
+                told.extend(s for s in about_it if not _asks_to_forget(s))
     found.phrases[:] = list(dict.fromkeys(found.phrases))
     return replace(found, asked=not found.items and not told)
 

@@ -264,6 +264,7 @@ def apply_forget(
             (folder / edit.path).unlink(missing_ok=True)
         else:
             write(folder / edit.path, edit.text)
+        workspace.removed.add((agent, edit.path))
     if plan.proposals is not None and plan.proposals.text is not None:
         write(folder / plan.proposals.path, plan.proposals.text)
     if plan.pattern is not None:

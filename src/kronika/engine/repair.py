@@ -14,12 +14,14 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
-from kronika.engine.doctor import RESTORED, Examined, audit_lines
+from kronika.engine.doctor import Examined, audit_lines
+from kronika.engine.lost import put_back, write_back
 from kronika.stores.markdown import brain
 from kronika.stores.markdown.files import read_source, write_text
 from kronika.stores.markdown.meta import decode_meta, split_meta, split_torn
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import tighten_modes, write_private_bytes
+from kronika.stores.sqlite.recovery import move_aside
 
 
 def set_aside_torn_audit_lines(path: Path, now: datetime | None = None) -> Path | None:
@@ -74,6 +76,28 @@ def _torn_line(line: str) -> bool:
     return False
 
 
+def _put_back_lost(workspace: MarkdownWorkspace, examined: Examined) -> list[str]:
+    """Write back what files lost at once: from the index, or from the copies kept
+    aside (each copy is marked used up, never put back a second time)."""
+    done: list[str] = []
+    for (agent, path), items in sorted(examined.lost.items()):
+        back = write_back(workspace, agent, path, items)
+        if back:
+            done.append(f"{agent}/{path}: put back {back} lost item(s) from the index")
+        elif items:
+            done.append(f"{agent}/{path}: {len(items)} lost item(s) cannot be written back")
+    for kept in examined.kept:
+        back = put_back(workspace, kept)
+        if back:
+            done.append(f"{kept.agent}/{kept.path}: put back {back} lost item(s) from {kept.copy}")
+        elif not kept.restorable:
+            done.append(
+                f"{kept.agent}/{kept.path}: {len(kept.items)} lost item(s) are in {kept.copy};"
+                " kronika cannot write this kind of file back"
+            )
+    return done
+
+
 def repair(
     workspace: MarkdownWorkspace,
     examined: Examined,
@@ -98,17 +122,7 @@ def repair(
         restamped = restamp_torn_metadata(workspace, agent, path)
         if restamped:
             done.append(f"{where}: wrote {restamped} torn metadata comment(s) whole again")
-    for (agent, path), items in sorted(examined.lost.items()):
-        if path != brain.BRAIN.path:
-            continue
-        present = {item.id for item in workspace.brain_facts(agent)}
-        back = [item for item in items if item.id not in present]
-        for item in back:
-            workspace.add_fact(agent, item)
-        if back:
-            done.append(f"{agent}/{path}: put back {len(back)} lost fact(s)")
-    for used in examined.lost_copies:  # used up: never put back a second time
-        used.rename(used.with_name(used.name + RESTORED))
+    done += _put_back_lost(workspace, examined)
     markdown_changed = bool(done)
     if "audit" in checks:
         copy = set_aside_torn_audit_lines(audit_path)
@@ -118,6 +132,10 @@ def repair(
         if finding.check == "copies":
             (home / finding.where).unlink(missing_ok=True)
             done.append(f"{finding.where}: deleted the broken saved copy")
+    for finding in examined.findings:
+        if finding.check == "server":
+            aside = move_aside(home / finding.where)
+            done.append(f"{finding.where}: moved aside to {aside}; a new one is made when needed")
     if any(f.check == "permissions" and f.repair for f in examined.findings):
         changed = tighten_modes(home)
         done.append(f"permissions: {len(changed)} file(s) and folder(s) now yours alone")

@@ -36,11 +36,12 @@ from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem
 from kronika.engine import forget_journal
+from kronika.engine.lost import cut_inside_a_line, keep_lost, lost_at_once, torn_items
 from kronika.engine.sync_appends import IndexerAppends
 from kronika.engine.sync_report import Progress, SyncReport
 from kronika.engine.sync_vectors import PENDING_FILE, LazyModel
 from kronika.ports import SourceState
-from kronika.stores.markdown.brain import BRAIN
+from kronika.stores.markdown.brain import ARCHIVE, BRAIN, FACT_FILES, HISTORY
 from kronika.stores.markdown.layout import SOURCE_GLOBS, SourceKind, classify
 from kronika.stores.markdown.workspace import ParsedSource, SourceFile
 
@@ -62,7 +63,7 @@ def sudden_loss(before: int, lost: int, after: int) -> bool:
     """Whether a fact file losing ``lost`` of its ``before`` facts (``after`` left)
     looks like damage rather than an edit: it lost them all, or at least 3 and at
     least half. Deleting a fact or two by hand is an edit."""
-    return lost > 0 and (after == 0 or (lost >= 3 and 2 * lost >= before))
+    return lost_at_once(SourceKind.FACTS, before, lost, after)
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +174,34 @@ class Indexer(IndexerAppends):
         report.seconds = time.perf_counter() - started
         return report
 
+    def catch_up_facts(self, agent: str, *, defer_vectors: bool = False) -> SyncReport:
+        """Read the fact files of ``agent`` changed since they were indexed (by hand, or
+        damaged), watching for lost facts, before kronika rewrites them: three ``stat``
+        calls and three look-ups when nothing changed. ``defer_vectors`` as for
+        :meth:`sync_agent`."""
+        report = SyncReport()
+        known: dict[str, SourceState] = {}
+        stale: list[SourceFile] = []
+        for path in (s.path for s in FACT_FILES):
+            state = self._index.source_state(agent, path)
+            source = self._workspace.source_file(agent, path)
+            if state is not None:
+                known[path] = state
+            if source is None:
+                if state is not None:
+                    self._watch_loss(agent, path, (), report)
+                    self._index.remove_source(agent, path)
+            # the Brain and the archive are read even when their times and sizes match
+            # (a hand edit of the same size within the file system's time granularity)
+            elif _changed(state, source, forced=path != HISTORY.path):
+                stale.append(source)
+        if stale:
+            embed = not defer_vectors or not self._may_defer()
+            if not embed:
+                self._list_pending(agent, [f.path for f in stale])
+            self._index_files(agent, stale, known, report, None, embed=embed)
+        return report
+
     def sync_all(self, *, progress: Progress | None = None) -> SyncReport:
         report = SyncReport()
         agents = self._workspace.agents()
@@ -206,11 +235,14 @@ class Indexer(IndexerAppends):
             (agent, path): self._index.source_items(agent, path)
             for agent in self._index.agents()
             for path in self._index.source_states(agent)
-            if classify(path) is SourceKind.FACTS
+            if classify(path) is not None
         }
         self._index.reset()
         try:
             report = self.sync_all(progress=progress)
+            for agent, path in sorted(self._before):  # files no longer there at all
+                if self._workspace.has_agent(agent):
+                    self._watch_loss(agent, path, (), report)
         finally:
             self._before = {}
         # the texts of before that the Markdown no longer holds (or that were embedded
@@ -237,12 +269,15 @@ class Indexer(IndexerAppends):
                 source = self._workspace.stamp_hand_facts(agent, source)
             parsed = self._workspace.parse_source(agent, source.path)
             report.warnings.extend(parsed.warnings)
-            if watch or (agent, source.path) in self._before:
-                self._watch_loss(agent, source.path, parsed.items, report)
             previous = known.get(source.path)
+            same = previous is not None and previous.content_hash == parsed.content_hash
+            if not same and (watch or (agent, source.path) in self._before):
+                self._watch_loss(
+                    agent, source.path, parsed.items, report
+                )  # the same text lost nothing
             if (
                 previous is not None
-                and previous.content_hash == parsed.content_hash
+                and same
                 and (previous.mtime_ns == source.mtime_ns and previous.size == source.size)
             ):
                 done += 1
@@ -295,33 +330,48 @@ class Indexer(IndexerAppends):
     def _watch_loss(
         self, agent: str, path: str, now: Sequence[MemoryItem], report: SyncReport
     ) -> None:
-        """Keep and report the facts a fact file lost all at once (:func:`sudden_loss`):
-        a truncated, emptied or deleted Brain must not lose its facts silently."""
-        if classify(path) is not SourceKind.FACTS:
+        """Keep and report the items a file lost all at once (:func:`lost_at_once`): a
+        truncated, emptied or deleted file must not lose its memories silently."""
+        kind = classify(path)
+        if kind is None:
             return
         before = self._before.pop((agent, path), None)
         if before is None:
             before = self._index.source_items(agent, path)
         kept = {item.id for item in now}
         lost = [item for item in before if item.id not in kept]
-        if not sudden_loss(len(before), len(lost), len(now)):
+        cut = cut_inside_a_line(self._workspace.agent_dir(agent) / path)
+        torn = torn_items(before, now, cut=cut)
+        damaged = cut or bool(torn)
+        if not torn and not lost_at_once(kind, len(before), len(lost), len(now), damaged=damaged):
             return
-        # facts moved to another fact file (archived, superseded by another process)
-        # are not lost
-        ws = self._workspace
-        moved = {
-            item.id
-            for items in (ws.brain_facts(agent), ws.archived_facts(agent), ws.fact_history(agent))
-            for item in items
-        }
-        forgetting = forget_journal.pending_ids(ws.agent_dir(agent))  # cut short: not lost
-        lost = [item for item in lost if item.id not in moved | forgetting]
-        if not sudden_loss(len(before), len(lost), len(now)):
+        forgetting = forget_journal.pending_ids(self._workspace.agent_dir(agent))
+        lost = [item for item in lost if item.id not in forgetting]  # a forget cut short
+        if kind is SourceKind.FACTS:
+            # facts moved to another fact file (archived, superseded by another
+            # process) are not lost
+            # (the other files only: this one's facts are ``now``, and a write may hold
+            # the Brain as it was before the file was damaged)
+            ws = self._workspace
+            others = {
+                BRAIN.path: ws.brain_facts,
+                ARCHIVE.path: ws.archived_facts,
+                HISTORY.path: ws.fact_history,
+            }
+            moved = {
+                item.id for other, facts in others.items() if other != path for item in facts(agent)
+            }
+            lost = [item for item in lost if item.id not in moved]
+        if not torn and not lost_at_once(kind, len(before), len(lost), len(now), damaged=damaged):
             return
-        copy = self._workspace.keep_lost_facts(agent, path, lost)
+        lost += torn
+        copy = keep_lost(self._workspace, agent, path, lost)
+        self._workspace.damaged.add((agent, path))
+        what = "facts" if kind is SourceKind.FACTS else "items"
         note = (
-            f"{agent}/{path} lost {len(lost)} of its {len(before)} facts at once (was it "
-            f"truncated or emptied?); the index's copy of them was kept at {copy}"
+            f"{agent}/{path} lost {len(lost)} of its {len(before)} {what} at once (was it "
+            "truncated or emptied?); `kronika doctor --fix` puts back what it can; the "
+            f"index's copy of them was kept at {copy}"
         )
         report.warnings.append(note)
         self._workspace.notes.append(note)

@@ -312,15 +312,20 @@ class MemoryWriter:
         clock: Clock,
         on_written: Callable[[str, Sequence[str]], None],
         on_proposed: Callable[[AuditEntry, Change], str] | None = None,
+        on_facts: Callable[[str], object] | None = None,
     ) -> None:
         """``on_proposed`` keeps a proposed change (its audit entry and the change) and
-        returns the proposal's id; without it a proposed change is only audited."""
+        returns the proposal's id; without it a proposed change is only audited.
+        ``on_facts(agent)`` runs before a change rewrites the agent's fact files (the
+        index reads a fact file changed outside kronika first, so damage to it is
+        found and its facts kept before the write makes the loss look intended)."""
         self._workspace = workspace
         self._audit = audit
         self._settings = settings
         self._clock = clock
         self._on_written = on_written
         self._on_proposed = on_proposed
+        self._on_facts = on_facts
 
     def use_settings(self, settings: Settings) -> None:
         """Write under ``settings`` from now on (storage policies edited while running)."""
@@ -360,7 +365,10 @@ class MemoryWriter:
                 entry = replace(entry, summary=f"[{proposal}] {summary}"[:200])
             self._audit.append(entry)
             return WriteReceipt("proposed", content, None, (), proposal)
-        settled = self._workspace.settle_moves(target_agent) if _moves_facts(content) else ()
+        moves = _moves_facts(content)
+        if moves and self._on_facts is not None:
+            self._on_facts(target_agent)
+        settled = self._workspace.settle_moves(target_agent) if moves else ()
         item, paths = self._apply(target_agent, content)
         if isinstance(content, ForgetItems):
             said = forget_summary(content.items, paths)

@@ -115,6 +115,7 @@ class MemoryBase:
             clock=clock,
             on_written=self._after_write,
             on_proposed=self._proposals.record,
+            on_facts=lambda agent: self._healing(lambda: self._indexer.catch_up_facts(agent)),
         )
         if settings.decay_base > 0:
             log.warning(

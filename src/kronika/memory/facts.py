@@ -240,10 +240,9 @@ class MemoryFacts(MemoryBase):
         return replace(item, created_at=now, updated_at=now, valid_from=now), now
 
     def _presync(self, agent: str) -> SyncReport:
-        """Pick up hand edits of the Brain and the archive before a fact is placed."""
-        return self._indexer.sync_agent(
-            agent, paths=["brain.md", "brain_archive.md"], defer_vectors=True
-        )
+        """Pick up hand edits of the fact files (and damage to them, keeping the facts
+        it lost) before a fact is placed."""
+        return self._indexer.catch_up_facts(agent, defer_vectors=True)
 
     def _write_fact(
         self,

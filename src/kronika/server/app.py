@@ -301,7 +301,11 @@ def _authenticated(app: ASGIApp, keys: KeyStore, rate: RateLimiter) -> ASGIApp:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         auth = headers.get("authorization", "")
         token = auth[7:].strip() if auth.lower().startswith("bearer ") else headers.get("x-api-key")
-        key = keys.verify(token) if token else None
+        try:
+            key = keys.verify(token) if token else None
+        except errors.KronikaError as exc:  # a damaged keys file: said, never a 500
+            await _send(send, status_for(exc), type(exc).__name__, str(exc))
+            return
         if key is None:
             failure = Unauthenticated("a valid API key is needed")
             await _send(send, 401, type(failure).__name__, str(failure))

@@ -14,6 +14,7 @@ stopped renewing it, or whose owner process on this host is gone, as ``interrupt
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import threading
 import time
@@ -26,6 +27,9 @@ from typing import Any, Protocol
 from kronika.errors import StoreError
 from kronika.settings import Settings
 from kronika.stores.private import touch_private
+from kronika.stores.sqlite.recovery import is_corruption, move_aside, small_file_problem
+
+log = logging.getLogger("kronika")
 
 JOBS_FILE = "server-jobs.sqlite"
 COLUMNS = (
@@ -169,13 +173,39 @@ class SqliteJobRecords(_SqlRecords):
         if self.path is not None:  # made 0600 first: SQLite gives -wal and -shm its mode
             touch_private(self.path)
         try:
-            self._db = _open_records(str(self.path) if self.path is not None else ":memory:")
+            self._db = self._open()
         except sqlite3.Error as exc:
             raise StoreError(f"cannot open the job records at {self.path}: {exc}") from exc
         if self.path is not None:  # job parameters and messages are the owner's to read
             for own in (self.path, *(self.path.with_name(self.path.name + x) for x in _SIDE)):
                 if own.exists():
                     own.chmod(0o600)
+
+    def _open(self) -> sqlite3.Connection:
+        """The records' connection; a damaged file is moved aside (``<name>.corrupt-<time>``)
+        and a new one begun, and that is logged: the records only tell what jobs did."""
+        if self.path is None:
+            return _open_records(":memory:")
+        try:
+            db = _open_records(str(self.path))
+            found = small_file_problem(db)
+            if found is None:
+                return db
+            db.close()
+            problem = found
+        except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+            if not is_corruption(exc):
+                raise
+            problem = str(exc)
+        aside = move_aside(self.path)
+        log.warning(
+            "the job records at %s were damaged (%s); they were moved to %s and new ones begun",
+            self.path,
+            problem,
+            aside,
+        )
+        touch_private(self.path)
+        return _open_records(str(self.path))
 
     @contextmanager
     def _cursor(self) -> Iterator[sqlite3.Cursor]:

@@ -37,8 +37,9 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path
 
-from kronika.errors import ConfigError, InvalidInput, NotFound
+from kronika.errors import ConfigError, CorruptFileError, InvalidInput, NotFound
 from kronika.stores.private import make_private_dir, touch_private
+from kronika.stores.sqlite.recovery import small_file_problem
 
 KEYS_FILE = "keys.sqlite"
 PREFIX = "kro"
@@ -159,13 +160,19 @@ class KeyStore:
             touch_private(self.path)
         try:
             with self._connect() as db:
+                problem = small_file_problem(db)
+                if problem is not None:
+                    raise sqlite3.DatabaseError(problem)
                 db.execute(_SCHEMA)
                 have = {row[1] for row in db.execute("PRAGMA table_info(api_keys)")}
                 for column, kind in _BINDING:
                     if column not in have:
                         db.execute(f"ALTER TABLE api_keys ADD COLUMN {column} {kind}")
-        except sqlite3.Error as exc:
-            raise ConfigError(f"the API keys file {self.path} cannot be used: {exc}") from exc
+        except (sqlite3.Error, UnicodeDecodeError) as exc:
+            raise ConfigError(
+                f"the API keys file {self.path} cannot be used ({exc}); if it is damaged, "
+                "`kronika doctor --fix` moves it aside (every key must then be made again)"
+            ) from exc
 
     @contextmanager
     def _connect(self) -> Iterator[sqlite3.Connection]:
@@ -259,10 +266,14 @@ class KeyStore:
                     " FROM api_keys WHERE id = ?",
                     (key_id,),
                 ).fetchone()
-            except sqlite3.Error:
+            except (sqlite3.Error, UnicodeDecodeError) as exc:
                 self._reader.close()
                 self._reader = None
-                raise
+                raise CorruptFileError(
+                    f"the API keys file {self.path} cannot be read ({exc}); `kronika doctor`"
+                    " checks it",
+                    path=str(self.path),
+                ) from exc
         if row is None or row[7] is not None:
             return None
         if not hmac.compare_digest(row[0], _digest(secret)):

@@ -18,7 +18,10 @@ all: no update is lost, no history chain broken. What this copy last saw of each
 is kept in ``<home>/record.json``; the folder can be thrown away at any time and is
 filled again from the record. A file edited here by hand while another worker wrote
 the same document is kept aside under ``<agent>/.corrupt/`` (``.conflict``) and said in
-the notes; the record's version wins.
+the notes; the record's version wins. A file that looks damaged (not UTF-8, emptied,
+cut short inside a line, found by the index to have lost items, or a fact or session
+file gone without kronika removing it) is never pushed: the record's version is put
+back, the damaged file kept under ``.corrupt/`` (``.damaged``) and said.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import os
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 
@@ -38,12 +42,14 @@ from kronika.errors import InvalidAgentName, StoreError
 from kronika.ports import RecordDocument, StoreOfRecord
 from kronika.stores.lock import WorkspaceLock
 from kronika.stores.markdown.atomic import atomic_write_text
+from kronika.stores.markdown.brain import FACT_FILES, parse_facts
 from kronika.stores.markdown.files import keep_copy
-from kronika.stores.markdown.layout import classify, validate_agent_name
+from kronika.stores.markdown.layout import SourceKind, classify, validate_agent_name
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import make_private_dir
 
 MANIFEST = "record.json"
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 AGENT_FOLDERS = ("sessions", "memory", "summaries/L1", "summaries/L2", "bank/entities")
 
 
@@ -176,21 +182,37 @@ class WorkingCopy:
         documents: list[RecordDocument] = []
         items: dict[tuple[str, str], list[MemoryItem]] = {}
         states: dict[tuple[str, str], _Copy] = {}
+        damaged = self._put_back_damaged()
         for (agent, path), (file, state) in found.items():
             known = self._copies.get((agent, path))
-            if known is not None and state == (known.mtime_ns, known.size):
+            if (agent, path) in damaged or (
+                known is not None and state == (known.mtime_ns, known.size)
+            ):
                 continue
             full = _state(file)
             if full is None or full == known:
                 continue
             raw = file.read_bytes()
+            own = (agent, path) in self.workspace.removed  # a forget's own rewrite
+            if known is not None and classify(path) and not own and _looks_damaged(raw, known):
+                if not self._restore(agent, path):
+                    damaged.add((agent, path))
+                    continue
+                full, raw = _state(file), file.read_bytes()  # the record's, with facts since
+                if full is None:
+                    continue
             text = raw.decode("utf-8", errors="replace").replace("\x00", "")
             documents.append(RecordDocument(agent, path, text, full.mtime_ns))
             states[(agent, path)] = full
             if classify(path) is not None:
                 items[(agent, path)] = list(self.workspace.parse_source(agent, path).items)
-        for key in sorted(set(self._copies) - set(found)):
+        agents = set(self.workspace.agents())
+        for key in sorted(set(self._copies) - set(found) - damaged):
+            if _vanished(key, agents, self.workspace.removed):
+                self._restore(*key)  # a Brain or a session gone by itself: damage
+                continue  # (nothing was written to a file that was gone)
             documents.append(RecordDocument(key[0], key[1], None, 0))
+        self.workspace.removed.clear()
         if not documents:
             return 0
         last = self.record.write(documents, items)
@@ -204,6 +226,73 @@ class WorkingCopy:
         self._change = max(self._change, last)
         self._save_manifest()
         return len(documents)
+
+    def _put_back_damaged(self) -> set[tuple[str, str]]:
+        """The files the workspace found damaged (:attr:`MarkdownWorkspace.damaged`) that
+        the record holds whole: each is put back as the record has it, never pushed."""
+        marked = {key for key in self.workspace.damaged if key in self._copies}
+        self.workspace.damaged.clear()
+        # a file given facts written since the damage is pushed with them below
+        return {key for key in sorted(marked) if not self._restore(*key)}
+
+    def _restore(self, agent: str, path: str) -> bool:
+        """Put the record's version of a damaged file back in the folder (a copy of the
+        damaged one is kept under ``.corrupt/``); what the file holds that the record's
+        version does not (facts written since) is added to it again. True when it was:
+        the file then differs from the record and is to be pushed."""
+        folder = self._agent_folder(agent)
+        file = folder / path
+        here = file.read_bytes() if file.is_file() else b""
+        kept = folder / keep_copy(folder, f"{path}.damaged", here) if here else None
+        newer = self._facts_not_in_record(agent, path) if here else []
+        latest = None
+        for doc in self.record.changes(0):
+            if (doc.agent, doc.path) == (agent, path):
+                latest = doc
+        if latest is None or latest.text is None:
+            return False
+        atomic_write_text(file, latest.text)
+        os.utime(file, ns=(latest.modified_ns, latest.modified_ns))
+        state = _state(file)
+        if state is not None:
+            self._copies[(agent, path)] = state
+        if newer:
+            self.workspace.put_back_facts(agent, path, newer)
+        self.workspace.notes.append(
+            f"{agent}/{path} was damaged in this working copy; it was not written to the "
+            "store of record, and the record's version was put back"
+            + (f" (the damaged file was kept at {kept})" if kept else "")
+        )
+        return bool(newer)
+
+    def _facts_not_in_record(self, agent: str, path: str) -> list[MemoryItem]:
+        """The facts a damaged fact file holds that its last pushed version did not
+        (written after the damage), to add to the record's version once it is back."""
+        if classify(path) is not SourceKind.FACTS:
+            return []
+        try:
+            now = self.workspace.parse_source(agent, path).items
+        except OSError:
+            return []
+        before = {
+            item.id: item
+            for doc in self.record.changes(0)
+            if (doc.agent, doc.path) == (agent, path) and doc.text is not None
+            for item in self._parse_text(agent, path, doc.text)
+        }
+        values = {(i.key or "").casefold(): i.value or "" for i in before.values()}
+        return [
+            item
+            for item in now
+            if item.id not in before
+            and not item.id.startswith("h-")  # a line without metadata: not kronika's write
+            and not _cut_short(item, values)
+        ]
+
+    def _parse_text(self, agent: str, path: str, text: str) -> list[MemoryItem]:
+        spec = next(s for s in FACT_FILES if s.path == path)
+        tenant = self.workspace.tenant_of(agent)
+        return list(parse_facts(text, spec=spec, agent=agent, tenant=tenant, mtime=_EPOCH).items)
 
     def _files(self) -> Iterator[tuple[tuple[str, str], Path, tuple[int, int]]]:
         """Every Markdown file of every agent folder (not in hidden folders), with its
@@ -274,6 +363,37 @@ class WorkingCopy:
         except OSError as err:
             raise StoreError(f"cannot write {self.home / MANIFEST}: {err}") from err
         self._manifest_mark = _quick_state(self.home / MANIFEST)
+
+
+def _cut_short(item: MemoryItem, values: dict[str, str]) -> bool:
+    """Whether fact ``item`` is the start of the record's value of its key (the line a
+    truncation cut, stamped anew since)."""
+    was = values.get((item.key or "").casefold())
+    now = (item.value or "").rstrip()
+    return was is not None and was != item.value and was.startswith(now)
+
+
+def _vanished(key: tuple[str, str], agents: set[str], removed: set[tuple[str, str]]) -> bool:
+    """Whether a fact file or session file missing here went missing by itself: kronika
+    did not remove it (a forget), nor its agent. Such files are never removed by hand."""
+    agent, path = key
+    kind = classify(path)
+    lost = kind is SourceKind.FACTS or kind is SourceKind.SESSION
+    return lost and agent in agents and key not in removed
+
+
+def _looks_damaged(raw: bytes, known: _Copy) -> bool:
+    """Whether an indexed file's new bytes ``raw`` look damaged rather than edited: not
+    UTF-8 text (or NUL bytes), emptied (kronika never empties one), or shorter than the
+    record's version and cut inside a line (truncated)."""
+    try:
+        if "\x00" in raw.decode("utf-8"):
+            return True
+    except UnicodeDecodeError:
+        return True
+    if not raw:
+        return known.size > 0
+    return len(raw) < known.size and not raw.endswith(b"\n")
 
 
 def _digest(text: str | None) -> str | None:

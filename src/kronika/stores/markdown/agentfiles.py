@@ -78,6 +78,11 @@ class AgentFiles:
         self.tenants = dict(tenants or {})
         self.message_importance = message_importance
         self.notes: list[str] = []  # damage met while reading (see the module docstring)
+        # files found to have lost items at once (kronika.engine.lost): a working copy
+        # does not push them to its store of record (kronika.stores.working_copy)
+        self.damaged: set[tuple[str, str]] = set()
+        # files a forget removed or rewrote (read by a working copy, as ``damaged``)
+        self.removed: set[tuple[str, str]] = set()
         self._dirs: dict[str, tuple[Path, str]] = {}  # agent -> its folder, as path and str
         self._facts = FactCache()
         # agent folder -> fact files appended to but not yet synced, while a batch

@@ -115,6 +115,11 @@ class FactFiles(AgentFiles):
         text = brain.render_facts_document(spec, list(items))
         return folder / keep_copy(folder, f"{path}.lost", text.encode("utf-8"))
 
+    def put_back_facts(self, agent: str, path: str, items: Sequence[MemoryItem]) -> None:
+        """Append ``items`` (facts kept aside when ``path`` lost them) to ``path`` again."""
+        spec = next(s for s in brain.FACT_FILES if s.path == path)
+        self._append_facts(agent, spec, list(items))
+
     def _parsed(self, agent: str, path: str) -> tuple[list[str], ParsedItems]:
         if classify(path) is SourceKind.FACTS:
             entry = self._fact_parse(agent, path)
@@ -598,6 +603,7 @@ class FactFiles(AgentFiles):
                 continue
             if kind is SourceKind.SUMMARY:
                 (folder / candidate).unlink()
+                self.removed.add((agent, candidate))
             elif kind is SourceKind.ACTIVE_CONTEXT:
                 write_text(folder / candidate, "")
             else:

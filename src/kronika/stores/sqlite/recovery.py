@@ -28,7 +28,31 @@ def is_corruption(exc: BaseException) -> bool:
     if isinstance(code, int) and code & 0xFF in _CORRUPT_CODES:
         return True
     text = str(exc).lower()
-    return "not a database" in text or "malformed" in text
+    # a stored value whose bytes are not UTF-8: SQLite's own error, not Python's
+    return "not a database" in text or "malformed" in text or "could not decode" in text
+
+
+def small_file_problem(conn: sqlite3.Connection) -> str | None:
+    """What is wrong with a small SQLite file (the server's keys, its job records), or
+    ``None``: ``PRAGMA quick_check``, then every row of every table read back, which
+    finds text that is not UTF-8 (no page check does). Reads the whole file: for small
+    files only. SQLite's errors that are not damage are raised."""
+    try:
+        checked = [str(row[0]) for row in conn.execute("PRAGMA quick_check").fetchall()]
+        if checked != ["ok"]:
+            return "; ".join(checked[:3])
+        tables = [
+            str(row[0])
+            for row in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+        ]
+        for table in tables:
+            quoted = table.replace('"', '""')
+            conn.execute(f'SELECT * FROM "{quoted}"').fetchall()
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
+        if not is_corruption(exc):
+            raise
+        return str(exc)
+    return None
 
 
 def move_aside(path: Path, now: datetime | None = None) -> Path:
