@@ -52,7 +52,7 @@ from kronika.core.model import (
     SessionStatus,
     TurnRecord,
 )
-from kronika.core.prompt import memory_line, quote, render_memory_block
+from kronika.core.prompt import fact_line, memory_line, quote, render_memory_block
 from kronika.core.redaction import Phrases, phrase_pattern, redact
 from kronika.core.visibility import reader_audience
 from kronika.engine.commands import CommandResult, CommandRunner
@@ -516,9 +516,13 @@ def wake_context(
     facts = memory.facts(agent=agent, include_archived=False, reader=reader)
     block = render_memory_block(facts)
     if count(block) > s.brain_max:
-        lines = block.splitlines()
-        kept = fit_lines(lines[1:-1], s.brain_max - count("<memory>\n</memory>"), count)
-        block = "\n".join(["<memory>", *kept, "</memory>"]) if kept else ""
+        # brain_max bounds the facts as the Brain counts them; their provenance comes on
+        # top, so a Brain within its budget is carried whole
+        limit = s.brain_max + sum(count(memory_line(f)) - count(fact_line(f)) for f in facts)
+        if count(block) > limit:
+            lines = block.splitlines()
+            kept = fit_lines(lines[1:-1], limit - count("<memory>\n</memory>"), count)
+            block = "\n".join(["<memory>", *kept, "</memory>"]) if kept else ""
     active = fit_tokens(
         memory.active_context(agent=agent, reader=reader).strip(), s.active_context_budget, count
     )

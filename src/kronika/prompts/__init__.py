@@ -58,10 +58,10 @@ closes:
 
 **What it costs.** The provenance takes 8 to 11 tokens a line (the date alone is 8
 with the tiktoken counter). A Brain of 30 short facts, 402 tokens as the Brain, is 706
-tokens as a `<memory>` block (404 without provenance); the wake context still cuts the
-block at `brain_max` (500), so it carries 20 of those 30 facts, where it carried all
-of them before. The Brain's own budgets (`brain_budget`, `brain_max`, archiving) are
-counted on the Brain without provenance, as before.
+tokens as a `<memory>` block (404 without provenance). The Brain's budgets
+(`brain_budget`, `brain_max`, archiving) are counted on the facts without provenance,
+and the wake context cuts the block at `brain_max` plus the provenance of its facts,
+so a Brain within its budget is carried whole (all 30 facts, 706 tokens).
 
 Where kronika lists facts as a plain Markdown list — the Brain (`brain` resource,
 `what_do_you_know` without a topic, "what do you know?" in a chat), the Brain shown
