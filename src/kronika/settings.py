@@ -205,6 +205,15 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "recall",
     ),
     SettingSpec(
+        "hub_neighbours",
+        10,
+        "Before fusion each vector candidate's cosine is lowered by half its mean cosine with"
+        " this many of the other candidates most like it, so a text close to every query (a"
+        " greeting, an errand) stops winning the vector list (CSLS; 0 turns it off;"
+        " docs/scoring.md).",
+        "recall",
+    ),
+    SettingSpec(
         "alpha",
         0.8,
         "Weight of relevance in the recall score (R3): score = relevance x (alpha + beta x"
@@ -558,6 +567,7 @@ class Settings:
     time_focus: float = 2.0
     when_focus: float = 1.0
     session_weight: float = 0.2
+    hub_neighbours: int = 10
     alpha: float = 0.8
     beta: float = 0.1
     gamma: float = 0.1

@@ -51,6 +51,7 @@ from kronika.core.fusion import (
     with_speaker_focus,
     with_time_focus,
 )
+from kronika.core.hubness import HUB_NEIGHBOURS, without_hubs
 from kronika.core.keywords import has_content_words, keyword_phrase
 from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult, ScoreParts
 from kronika.core.phatic import informative
@@ -62,6 +63,7 @@ from kronika.engine.candidates import CandidateReads
 from kronika.engine.then import HistoryReading, read_history
 from kronika.errors import InvalidQuery, RerankerError
 from kronika.ports import (
+    CandidateVectors,
     Clock,
     Embedder,
     ItemIndex,
@@ -99,6 +101,7 @@ class RecallSettings:
     time_focus: float = 2.0
     when_focus: float = 1.0
     session_weight: float = 0.2
+    hub_neighbours: int = HUB_NEIGHBOURS
     reranker_depth: int = 30
     reranker_weight: float = 0.5
     relevance_floor: float = 0.15
@@ -128,6 +131,8 @@ class Recaller:
         self._monotonic = monotonic
         self._reranker_rests_until = 0.0
         self._reranker_failures = 0
+        # an isinstance of a runtime Protocol is slow: asked once, not at every recall
+        self._vectors_of = index.vectors_of if isinstance(index, CandidateVectors) else None
 
     def recall(
         self,
@@ -183,6 +188,7 @@ class Recaller:
         )
         if history is not None:
             lexical, dense = history.merged(lexical, dense)
+        vectors = self._candidate_vectors(dense)
         # An item that tells nothing ("hello, how are you?", "thanks") does not answer
         # a query that asks something: when one reaches the top, the ranking is made
         # again without it (rarely more than once; :mod:`kronika.core.phatic`).
@@ -190,7 +196,7 @@ class Recaller:
         excluded: set[str] = set()
         while True:
             scored, candidates, notes = self._rank(
-                query, flt, k, moment, lexical, dense, excluded, period, history
+                query, flt, k, moment, lexical, dense, excluded, period, history, vectors
             )
             idle = {hit.item.id for hit in scored if asks and not informative(hit.item.content)}
             if not idle:
@@ -229,14 +235,18 @@ class Recaller:
         excluded: set[str],
         period: tuple[datetime, datetime] | None,
         history: HistoryReading | None,
+        vectors: Mapping[str, Vector],
     ) -> tuple[list[RecallHit], int, list[str]]:
         """The ``k`` best of the candidates both searches found (best first), how many
         candidates there were, and notes on the ranking; ``excluded`` ids are no
-        candidates, not even as a neighbour of one."""
+        candidates, not even as a neighbour of one. ``vectors``: the vector candidates'
+        embeddings, to read each against the others (:mod:`kronika.core.hubness`)."""
         lexical, dense = _without(lexical, excluded), _without(dense, excluded)
         relevance = fuse(
             lexical,
-            dense,
+            without_hubs(dense, vectors, neighbours=self._settings.hub_neighbours)
+            if dense and vectors
+            else dense,
             lexical_weight=self._settings.lexical_weight,
             depth=self._settings.candidates,
             method=self._settings.fusion,
@@ -341,6 +351,13 @@ class Recaller:
             if w.item_id in items
         ]
         return scored, len(relevance), notes
+
+    def _candidate_vectors(self, dense: Sequence[tuple[str, float]] | None) -> dict[str, Vector]:
+        """The stored vectors of the vector candidates, when hub reduction is on and the
+        index can give them (:class:`~kronika.ports.CandidateVectors`); else none."""
+        if not dense or self._settings.hub_neighbours <= 0 or self._vectors_of is None:
+            return {}
+        return self._vectors_of([item_id for item_id, _ in dense])
 
     def _above_floor(
         self,

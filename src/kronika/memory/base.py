@@ -146,6 +146,7 @@ class MemoryBase:
                 time_focus=settings.time_focus,
                 when_focus=settings.when_focus,
                 session_weight=settings.session_weight,
+                hub_neighbours=settings.hub_neighbours,
                 reranker_depth=settings.reranker_depth,
                 reranker_weight=settings.reranker_weight,
                 relevance_floor=relevance_floor(settings),

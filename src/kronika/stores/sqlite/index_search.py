@@ -134,6 +134,13 @@ class IndexSearch(IndexSnapshots):
                 self._together = None
         return snapshot.search(query, flt, limit, allowed, scores=scores)
 
+    def vectors_of(self, ids: Sequence[str]) -> dict[str, Vector]:
+        """The stored unit vector of each of ``ids`` that has one, from the snapshot
+        searches read (:class:`~kronika.ports.CandidateVectors`)."""
+        with self._reading() as conn:
+            snapshot = self._current_snapshot(conn)
+        return snapshot.vectors_of(ids)
+
     def score_together(self, queries: Sequence[Vector], *, max_scores: int = MAX_SCORES) -> None:
         """The next searches for these query vectors score them in one matrix product
         (:mod:`.batch`; in groups when rows × queries pass ``max_scores``); a later
