@@ -11,7 +11,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -81,8 +81,6 @@ class VectorSnapshot:
     live: Mask  # False for rows whose item was deleted since loading (compacted lazily)
     dead: int
     marks: Marks = (0, 0, 0)
-    # id -> row of its live vector, built on the first vectors_of of this snapshot
-    _where: dict[str, int] = field(default_factory=dict, init=False, compare=False, repr=False)
 
     @staticmethod
     def newest_marks(conn: sqlite3.Connection) -> Marks:
@@ -243,22 +241,19 @@ class VectorSnapshot:
     def __len__(self) -> int:
         return len(self.cols)
 
-    def vectors_of(self, ids: Sequence[str]) -> dict[str, npt.NDArray[np.float32]]:
-        """The unit vector of each of ``ids`` this snapshot holds (others absent).
-
-        The first call maps every live row's id to its row (the later row of an id
-        listed twice, as :meth:`ItemColumns.positions` does); the snapshot does not
-        change, so later calls only look up.
-        """
-        if not self._where and len(self) > self.dead:
-            rows = range(len(self)) if not self.dead else np.flatnonzero(self.live).tolist()
-            ids_of = self.cols.ids
-            self._where.update((ids_of[n], n) for n in rows)
-        found = [(item_id, self._where[item_id]) for item_id in ids if item_id in self._where]
-        if not found:
+    def vectors_at(self, rows: Sequence[tuple[int, str]]) -> dict[str, npt.NDArray[np.float32]]:
+        """The unit vector of each ``(rowid, id)`` this snapshot holds live, by id
+        (others absent)."""
+        if not rows:
             return {}
-        block = self.matrix[[n for _, n in found]]
-        return {item_id: block[n] for n, (item_id, _) in enumerate(found)}
+        places = self.cols.positions(np.asarray([rowid for rowid, _ in rows], dtype=np.int64))
+        held = [
+            (item_id, int(n))
+            for (_, item_id), n in zip(rows, places.tolist(), strict=True)
+            if n >= 0 and (not self.dead or self.live[n])
+        ]
+        block = self.matrix[[n for _, n in held]]
+        return {item_id: block[m] for m, (item_id, _) in enumerate(held)}
 
     def mask(self, flt: RecallFilter) -> Mask | None:
         """Rows passing every non-join filter of ``flt``; ``None`` means all rows."""
