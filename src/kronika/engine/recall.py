@@ -4,7 +4,9 @@
    FTS5/BM25 for exact names and commands (over the query's words without its
    function words, :mod:`kronika.core.keywords`), cosine over embeddings for meaning.
 2. Per-query normalised scores are fused convexly into one relevance in [0, 1]
-   (:mod:`kronika.core.fusion`); a conversation turn's relevance is then read
+   (:mod:`kronika.core.fusion`), each vector candidate's cosine first read against
+   the other candidates so a text close to every query does not lead
+   (:mod:`kronika.core.hubness`); a conversation turn's relevance is then read
    together with the turns around it, which also brings in replies that name
    nothing of the question they answer, and a question another person answered
    counts less than the reply. A query naming one speaker ("what did
