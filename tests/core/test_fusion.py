@@ -250,10 +250,13 @@ def test_between_two_clear_keyword_matches_the_embedding_decides() -> None:
     vector = [(f"turn{n:02d}", 0.10 + 0.001 * n) for n in range(98)]
     vector += [("name: Lucas", 0.15), ("dog: Rex is a beagle", 0.25)]
     lexical = [("name: Lucas", 7.5), ("dog: Rex is a beagle", 4.0)]
-    relevance = fuse(lexical, vector, depth=100)
+    relevance = fuse(lexical, vector, depth=100, z_ceiling=Z_CEILING)
     assert max(relevance, key=lambda i: relevance[i]) == "dog: Rex is a beagle"
+    # unbounded (the default), the rarer word's lead decides alone
+    unbounded = fuse(lexical, vector, depth=100)
+    assert max(unbounded, key=lambda i: unbounded[i]) == "name: Lucas"
     # with no keyword match for it, a lone match keeps the lead of its evidence
-    alone = fuse([("name: Lucas", 7.5)], vector, depth=100)
+    alone = fuse([("name: Lucas", 7.5)], vector, depth=100, z_ceiling=Z_CEILING)
     assert max(alone, key=lambda i: alone[i]) == "name: Lucas"
 
 

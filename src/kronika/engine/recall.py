@@ -53,7 +53,7 @@ from kronika.core.fusion import (
     with_speaker_focus,
     with_time_focus,
 )
-from kronika.core.hubness import HUB_NEIGHBOURS, without_hubs
+from kronika.core.hubness import without_hubs
 from kronika.core.keywords import has_content_words, keyword_phrase
 from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult, ScoreParts
 from kronika.core.phatic import informative
@@ -103,7 +103,8 @@ class RecallSettings:
     time_focus: float = 2.0
     when_focus: float = 1.0
     session_weight: float = 0.2
-    hub_neighbours: int = HUB_NEIGHBOURS
+    hub_neighbours: int = 0
+    z_ceiling: float = 0.0
     reranker_depth: int = 30
     reranker_weight: float = 0.5
     relevance_floor: float = 0.15
@@ -252,6 +253,7 @@ class Recaller:
             lexical_weight=self._settings.lexical_weight,
             depth=self._settings.candidates,
             method=self._settings.fusion,
+            z_ceiling=self._settings.z_ceiling,
         )
         if history is not None:
             relevance = history.ordered(relevance, focus=self._settings.time_focus)
