@@ -104,7 +104,7 @@ class RecallSettings:
     when_focus: float = 1.0
     session_weight: float = 0.2
     hub_neighbours: int = 0
-    z_ceiling: float = 0.0
+    fusion_z_ceiling: float = 0.0
     reranker_depth: int = 30
     reranker_weight: float = 0.5
     relevance_floor: float = 0.15
@@ -253,7 +253,7 @@ class Recaller:
             lexical_weight=self._settings.lexical_weight,
             depth=self._settings.candidates,
             method=self._settings.fusion,
-            z_ceiling=self._settings.z_ceiling,
+            z_ceiling=self._settings.fusion_z_ceiling,
         )
         if history is not None:
             relevance = history.ordered(relevance, focus=self._settings.time_focus)

@@ -147,7 +147,7 @@ class MemoryBase:
                 when_focus=settings.when_focus,
                 session_weight=settings.session_weight,
                 hub_neighbours=settings.hub_neighbours,
-                z_ceiling=settings.fusion_z_ceiling,
+                fusion_z_ceiling=settings.fusion_z_ceiling,
                 reranker_depth=settings.reranker_depth,
                 reranker_weight=settings.reranker_weight,
                 relevance_floor=relevance_floor(settings),
