@@ -221,6 +221,18 @@ class UsageApart(Protocol):
 
 
 @runtime_checkable
+class CandidateVectors(Protocol):
+    """An index that can give the stored vectors of the candidates of a vector search
+    (SQLite: from the snapshot it searched, in memory). Recall reads each vector
+    candidate against the others with them (:mod:`kronika.core.hubness`); with an index
+    without it, it ranks by the cosines alone."""
+
+    def vectors_of(self, ids: Sequence[str]) -> dict[str, Vector]:
+        """The unit vector of each of ``ids`` that has one (others absent)."""
+        ...
+
+
+@runtime_checkable
 class CandidateReader(Protocol):
     """An index whose reads cost a round trip each (a server) reads what recall needs of
     its candidates at once; recall asks an index without it one question at a time."""

@@ -214,6 +214,24 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "recall",
     ),
     SettingSpec(
+        "hub_neighbours",
+        0,
+        "Before fusion each vector candidate's cosine is lowered by half its mean cosine with"
+        " this many of the other candidates most like it, so a text close to every query (a"
+        " greeting, an errand) stops winning the vector list (CSLS; 10 is the published"
+        " value; 0, the default, turns it off; docs/scoring.md).",
+        "recall",
+    ),
+    SettingSpec(
+        "fusion_z_ceiling",
+        0.0,
+        "With fusion = zscore, each retriever's standard score is bounded near this many"
+        " deviations (c x tanh(z / c)), so one keyword match far above the rest does not"
+        " decide alone (3 is the usual choice; 0, the default, leaves them unbounded;"
+        " docs/scoring.md).",
+        "recall",
+    ),
+    SettingSpec(
         "alpha",
         0.8,
         "Weight of relevance in the recall score (R3): score = relevance x (alpha + beta x"
@@ -568,6 +586,8 @@ class Settings:
     time_focus: float = 2.0
     when_focus: float = 1.0
     session_weight: float = 0.2
+    hub_neighbours: int = 0
+    fusion_z_ceiling: float = 0.0
     alpha: float = 0.8
     beta: float = 0.1
     gamma: float = 0.1

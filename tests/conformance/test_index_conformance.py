@@ -30,7 +30,7 @@ from kronika.core.model import (
 )
 from kronika.core.visibility import visible
 from kronika.errors import IndexError_
-from kronika.ports import ItemIndex, SourceState
+from kronika.ports import CandidateVectors, ItemIndex, SourceState
 from kronika.stores.sqlite import SqliteIndex
 
 T0 = datetime(2025, 11, 1, 12, 0, tzinfo=UTC)
@@ -225,6 +225,21 @@ def test_every_filter_field_selects_the_same_items_in_lists_and_searches(
     assert {i for i, _ in found} == expected
     words = " ".join(i.content for i in history)
     assert {i for i, _ in index.search_lexical(words, flt, 100)} == expected
+
+
+def test_both_give_the_candidates_stored_unit_vectors(index: ItemIndex) -> None:
+    # recall reads the vector candidates against each other (kronika.core.hubness)
+    assert isinstance(index, CandidateVectors)
+    rng = np.random.default_rng(11)
+    raw = {f"h{n}": rng.normal(size=DIM).astype(np.float32) for n in range(3)}
+    index.store_embeddings(raw)
+    index.replace_source(state(), [item("a"), item("b"), item("c")], ["h0", "h1", "h-none"])
+    found = index.vectors_of(["c", "a", "nobody", "b"])
+    assert sorted(found) == ["a", "b"]  # no vector stored for c; nobody is no item
+    for item_id, digest in (("a", "h0"), ("b", "h1")):
+        expected = raw[digest] / np.linalg.norm(raw[digest])
+        assert np.allclose(found[item_id], expected, atol=1e-6)
+    assert index.vectors_of([]) == {}
 
 
 def test_usage_is_merged_into_items_and_survives_reset(index: ItemIndex) -> None:

@@ -8,8 +8,10 @@ from hypothesis import strategies as st
 
 from kronika.core.fusion import (
     FUSIONS,
+    Z_CEILING,
     answered,
     answered_by_a_person,
+    bounded,
     fuse,
     named_speakers,
     normalise_lexical,
@@ -239,3 +241,28 @@ def test_answer_focus_divides_by_the_share_that_asks() -> None:
     assert out["mixed"] == pytest.approx(0.8 / 1.75)
     assert out["answer"] == 0.6
     assert with_answer_focus(rel, {"question": 1.0}, focus=0.0) == rel
+
+
+def test_between_two_clear_keyword_matches_the_embedding_decides() -> None:
+    # "What is the name of my dog?": keyword search matches the fact keyed `name` on
+    # its rarer word and the fact about the dog less strongly; both stand far above
+    # the ninety-odd non-matches. The embedding prefers the fact about the dog.
+    vector = [(f"turn{n:02d}", 0.10 + 0.001 * n) for n in range(98)]
+    vector += [("name: Lucas", 0.15), ("dog: Rex is a beagle", 0.25)]
+    lexical = [("name: Lucas", 7.5), ("dog: Rex is a beagle", 4.0)]
+    relevance = fuse(lexical, vector, depth=100, z_ceiling=Z_CEILING)
+    assert max(relevance, key=lambda i: relevance[i]) == "dog: Rex is a beagle"
+    # unbounded (the default), the rarer word's lead decides alone
+    unbounded = fuse(lexical, vector, depth=100)
+    assert max(unbounded, key=lambda i: unbounded[i]) == "name: Lucas"
+    # with no keyword match for it, a lone match keeps the lead of its evidence
+    alone = fuse([("name: Lucas", 7.5)], vector, depth=100, z_ceiling=Z_CEILING)
+    assert max(alone, key=lambda i: alone[i]) == "name: Lucas"
+
+
+def test_bounded_keeps_the_order_and_stays_within_the_ceiling() -> None:
+    values = [-20.0, -3.0, -0.5, 0.0, 0.5, 2.0, 3.0, 9.9, 50.0]
+    out = [bounded(v) for v in values]
+    assert out == sorted(out)
+    assert all(-Z_CEILING < b < Z_CEILING for b in out)
+    assert abs(bounded(0.5) - 0.5) < 0.01  # near the mean a standard score is kept

@@ -279,3 +279,23 @@ def test_cached_vectors_follow_every_write_like_a_fresh_load(
                     assert [s for _, s in found] == pytest.approx(
                         [s for _, s in expected], abs=1e-5
                     )
+
+
+def test_vectors_of_gives_each_items_stored_unit_vector_and_follows_writes(
+    index: SqliteIndex,
+) -> None:
+    rng = np.random.default_rng(5)
+    matrix = rng.normal(size=(6, DIM)).astype(np.float32)
+    ids = _embedded_index(index, matrix)
+    index.search_vector(matrix[0], RecallFilter(), 3)  # the snapshot searches read
+    found = index.vectors_of([ids[2], "nobody", ids[4]])
+    assert sorted(found) == [ids[2], ids[4]]
+    for n in (2, 4):
+        expected = matrix[n] / np.linalg.norm(matrix[n])
+        assert np.allclose(found[ids[n]], expected, atol=1e-6)
+    # an item rewritten with another vector: the new one, not the cached old one
+    index.store_embeddings({"hnew": matrix[0]})
+    index.replace_source(SOURCE, [item(ids[2], "changed")], ["hnew"])
+    again = index.vectors_of(ids)
+    assert list(again) == [ids[2]]
+    assert np.allclose(again[ids[2]], matrix[0] / np.linalg.norm(matrix[0]), atol=1e-6)

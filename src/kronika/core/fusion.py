@@ -9,7 +9,8 @@ Hybrid Retrieval"). Two normalisations are offered (setting ``fusion``):
 ``zscore`` (default): standard scores over each retriever's best ``depth``::
 
     z_i       = (s_i − mean) / sd                 (BM25: non-matches score 0)
-    Z_i       = w · z_lexical_i + (1 − w) · z_vector_i    w = lexical_weight (0.6)
+    b(z)      = c · tanh(z / c)                   c = fusion_z_ceiling (0: b(z) = z)
+    Z_i       = w · b(z_lexical_i) + (1 − w) · b(z_vector_i)    w = lexical_weight (0.6)
     relevance = (Z_i − min Z) / (max Z − min Z)
 
 ``minmax``::
@@ -21,10 +22,18 @@ Hybrid Retrieval"). Two normalisations are offered (setting ``fusion``):
 Both make the vector part embedder-agnostic: what a model calls "unrelated" differs
 (~0.1 for one model, ~0.75 for another). Standard scores also weigh how far a hit
 stands above the rest of its list, so a near-tie in one retriever is decided by the
-other. Lexical evidence (shared rare words) is precise where the embedding is fuzzy,
-hence a weight above one half. Measured on LoCoMo and LongMemEval (dev) against
-min-max at 0.5/0.6/0.7 and RRF (k = 10, 30, 60); see ``docs/benchmarks.md``. With
-one retriever only, its min-max normalised score is the relevance.
+other. A standard score can be bounded near a ceiling (:func:`bounded`; off by
+default, :data:`Z_CEILING` when asked for): a keyword match among a hundred non-matches
+stands up to ~10 deviations above them, so between two matches the rarer word alone
+decides ("What is the name of my dog?": the fact keyed ``name`` over the fact about the
+dog), whatever the embedding says; bounded, a lead beyond three deviations is clear
+either way and no longer grows. It helps the agent-memory benchmark and costs LoCoMo
+and LongMemEval about a point (docs/benchmarks-recall-quality.md), hence off.
+Lexical evidence (shared rare words) is precise where the embedding is fuzzy, hence a
+weight above one half.
+Measured on LoCoMo and LongMemEval (dev) against min-max at 0.5/0.6/0.7 and RRF (k =
+10, 30, 60); see ``docs/benchmarks.md``. With one retriever only, its min-max
+normalised score is the relevance.
 """
 
 from __future__ import annotations
@@ -97,11 +106,27 @@ def standard_scores(
     return {item_id: max(floor, (score - mean) / scale) for item_id, score in results}, floor
 
 
+Z_CEILING = 3.0
+"""The ceiling to bound standard scores at when bounding is wanted (setting
+``fusion_z_ceiling``; the three-sigma convention for "well above the rest")."""
+
+
+def bounded(z: float, ceiling: float = Z_CEILING) -> float:
+    """``ceiling · tanh(z / ceiling)``: about ``z`` near the mean, never past ``±ceiling``,
+    in the same order as ``z``.
+
+    >>> round(bounded(1.0), 3), round(bounded(10.0), 3)
+    (0.965, 2.992)
+    """
+    return ceiling * math.tanh(z / ceiling)
+
+
 def _zscore_fusion(
     lexical: Sequence[tuple[str, float]],
     vector: Sequence[tuple[str, float]],
     w: float,
     depth: int | None,
+    ceiling: float,
 ) -> dict[str, float]:
     """``w·z_lexical + (1 − w)·z_vector``, rescaled to [0, 1] (see :func:`fuse`)."""
     matched = [(item_id, score) for item_id, score in lexical if score > 0]
@@ -110,6 +135,9 @@ def _zscore_fusion(
     # (a longer list, k above depth, then changes nothing for the best ones).
     lex, lex_floor = standard_scores(matched, depth=size, pad=0.0)
     vec, vec_floor = standard_scores(vector, depth=size)
+    if ceiling > 0:
+        lex, lex_floor = _bounded_scores(lex, lex_floor, ceiling)
+        vec, vec_floor = _bounded_scores(vec, vec_floor, ceiling)
     combined = {
         item_id: w * lex.get(item_id, lex_floor) + (1.0 - w) * vec.get(item_id, vec_floor)
         for item_id in dict.fromkeys([*(i for i, _ in lexical), *(i for i, _ in vector)])
@@ -123,6 +151,13 @@ def _zscore_fusion(
         item_id: min(1.0, max(0.0, (value - floor) / (top - floor)))
         for item_id, value in combined.items()
     }
+
+
+def _bounded_scores(
+    scores: dict[str, float], floor: float, ceiling: float
+) -> tuple[dict[str, float], float]:
+    """:func:`standard_scores`' result with each value :func:`bounded` at ``ceiling``."""
+    return {i: bounded(z, ceiling) for i, z in scores.items()}, bounded(floor, ceiling)
 
 
 def _best(results: Sequence[tuple[str, float]], depth: int) -> Sequence[tuple[str, float]]:
@@ -140,6 +175,7 @@ def fuse(
     lexical_weight: float = 0.6,
     depth: int | None = None,
     method: str = "zscore",
+    z_ceiling: float = 0.0,
 ) -> dict[str, float]:
     """Relevance in [0, 1] for every candidate of either retriever (``None`` = not run).
 
@@ -149,8 +185,9 @@ def fuse(
     ``method`` ``"minmax"`` is the convex combination of the module docstring.
     ``"zscore"`` combines standard scores instead (each retriever's scores in
     standard deviations above the mean of its best ``depth``; an item one retriever
-    did not return counts as that retriever's weakest), then rescales the sum to
-    [0, 1]. With one retriever both methods give its own normalised scores.
+    did not return counts as that retriever's weakest), each :func:`bounded` at
+    ``z_ceiling`` when it is above 0, then rescales the sum to [0, 1]. With one
+    retriever both methods give its own normalised scores.
     """
     if method not in FUSIONS:
         raise ValueError(f"unknown fusion {method!r}; choose one of {', '.join(FUSIONS)}")
@@ -158,7 +195,7 @@ def fuse(
         return {}
     w = min(1.0, max(0.0, lexical_weight))
     if method == "zscore" and lexical and vector:
-        return _zscore_fusion(lexical, vector, w, depth)
+        return _zscore_fusion(lexical, vector, w, depth, z_ceiling)
     lex = normalise_lexical(lexical or [])
     vec = normalise_vector(vector or [], depth=depth)
     if lexical is None:

@@ -4,7 +4,9 @@
    FTS5/BM25 for exact names and commands (over the query's words without its
    function words, :mod:`kronika.core.keywords`), cosine over embeddings for meaning.
 2. Per-query normalised scores are fused convexly into one relevance in [0, 1]
-   (:mod:`kronika.core.fusion`); a conversation turn's relevance is then read
+   (:mod:`kronika.core.fusion`), each vector candidate's cosine first read against
+   the other candidates so a text close to every query does not lead
+   (:mod:`kronika.core.hubness`); a conversation turn's relevance is then read
    together with the turns around it, which also brings in replies that name
    nothing of the question they answer, and a question another person answered
    counts less than the reply. A query naming one speaker ("what did
@@ -52,6 +54,7 @@ from kronika.core.fusion import (
     with_speaker_focus,
     with_time_focus,
 )
+from kronika.core.hubness import without_hubs
 from kronika.core.keywords import has_content_words, keyword_phrase
 from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult, ScoreParts
 from kronika.core.phatic import informative
@@ -63,6 +66,7 @@ from kronika.engine.candidates import CandidateReads
 from kronika.engine.then import HistoryReading, read_history
 from kronika.errors import InvalidQuery, RerankerError
 from kronika.ports import (
+    CandidateVectors,
     Clock,
     Embedder,
     ItemIndex,
@@ -101,6 +105,8 @@ class RecallSettings:
     time_focus: float = 2.0
     when_focus: float = 1.0
     session_weight: float = 0.2
+    hub_neighbours: int = 0
+    fusion_z_ceiling: float = 0.0
     reranker_depth: int = 30
     reranker_weight: float = 0.5
     relevance_floor: float = 0.15
@@ -130,6 +136,8 @@ class Recaller:
         self._monotonic = monotonic
         self._reranker_rests_until = 0.0
         self._reranker_failures = 0
+        # an isinstance of a runtime Protocol is slow: asked once, not at every recall
+        self._vectors_of = index.vectors_of if isinstance(index, CandidateVectors) else None
 
     def recall(
         self,
@@ -185,6 +193,7 @@ class Recaller:
         )
         if history is not None:
             lexical, dense = history.merged(lexical, dense)
+        vectors = self._candidate_vectors(dense)
         # An item that tells nothing ("hello, how are you?", "thanks") does not answer
         # a query that asks something: when one reaches the top, the ranking is made
         # again without it (rarely more than once; :mod:`kronika.core.phatic`).
@@ -192,7 +201,7 @@ class Recaller:
         excluded: set[str] = set()
         while True:
             scored, candidates, notes = self._rank(
-                query, flt, k, moment, lexical, dense, excluded, period, history
+                query, flt, k, moment, lexical, dense, excluded, period, history, vectors
             )
             idle = {hit.item.id for hit in scored if asks and not informative(hit.item.content)}
             if not idle:
@@ -231,10 +240,12 @@ class Recaller:
         excluded: set[str],
         period: tuple[datetime, datetime] | None,
         history: HistoryReading | None,
+        vectors: Mapping[str, Vector],
     ) -> tuple[list[RecallHit], int, list[str]]:
         """The ``k`` best of the candidates both searches found (best first), how many
         candidates there were, and notes on the ranking; ``excluded`` ids are no
-        candidates, not even as a neighbour of one."""
+        candidates, not even as a neighbour of one. ``vectors``: the vector candidates'
+        embeddings, to read each against the others (:mod:`kronika.core.hubness`)."""
         lexical, dense = _without(lexical, excluded), _without(dense, excluded)
         method, weight = self._settings.fusion, self._settings.lexical_weight
         if method == ADAPTIVE:  # zscore at the query's own weight (core/adaptive.py)
@@ -242,10 +253,13 @@ class Recaller:
             weight = self._adaptive_weight(query, lexical, dense)
         relevance = fuse(
             lexical,
-            dense,
+            without_hubs(dense, vectors, neighbours=self._settings.hub_neighbours)
+            if dense and vectors
+            else dense,
             lexical_weight=weight,
             depth=self._settings.candidates,
             method=method,
+            z_ceiling=self._settings.fusion_z_ceiling,
         )
         if history is not None:
             relevance = history.ordered(relevance, focus=self._settings.time_focus)
@@ -363,6 +377,13 @@ class Recaller:
         ids = list(dict.fromkeys(i for found in (lexical, dense) for i, _ in found or ()))
         speakers = set(self._index.score_features(ids).speaker) if ids else set()
         return adaptive_lexical_weight(query, base, shift, speakers)
+
+    def _candidate_vectors(self, dense: Sequence[tuple[str, float]] | None) -> dict[str, Vector]:
+        """The stored vectors of the vector candidates, when hub reduction is on and the
+        index can give them (:class:`~kronika.ports.CandidateVectors`); else none."""
+        if not dense or self._settings.hub_neighbours <= 0 or self._vectors_of is None:
+            return {}
+        return self._vectors_of([item_id for item_id, _ in dense])
 
     def _above_floor(
         self,

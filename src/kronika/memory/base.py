@@ -490,6 +490,8 @@ def recall_settings(settings: Settings) -> RecallSettings:
         time_focus=settings.time_focus,
         when_focus=settings.when_focus,
         session_weight=settings.session_weight,
+        hub_neighbours=settings.hub_neighbours,
+        fusion_z_ceiling=settings.fusion_z_ceiling,
         reranker_depth=settings.reranker_depth,
         reranker_weight=settings.reranker_weight,
         relevance_floor=relevance_floor(settings),

@@ -834,6 +834,18 @@ class PostgresIndex:
                     self._graph_settings = wanted
             return search.vectors(conn, query, flt, limit, approximate=self._dim if graph else None)
 
+    def vectors_of(self, ids: Sequence[str]) -> dict[str, Vector]:
+        """The stored unit vector of each of ``ids`` that has one, in one round trip
+        (:class:`~kronika.ports.CandidateVectors`)."""
+        if not ids:
+            return {}
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT id, vec FROM idx_items WHERE vec IS NOT NULL AND id = ANY(%s)",
+                (list(ids),),
+            ).fetchall()
+        return {str(item_id): _array(vec) for item_id, vec in rows}
+
     @property
     def _hnsw_name(self) -> str:
         return f"idx_items_hnsw_{self._dim}"

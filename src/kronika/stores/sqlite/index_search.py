@@ -7,6 +7,7 @@ exact cosine similarity over the vector snapshot, narrowed by the vector graph f
 from __future__ import annotations
 
 import itertools
+import json
 import sqlite3
 from collections.abc import Sequence
 
@@ -133,6 +134,20 @@ class IndexSearch(IndexSnapshots):
             if together is not None and not together:
                 self._together = None
         return snapshot.search(query, flt, limit, allowed, scores=scores)
+
+    def vectors_of(self, ids: Sequence[str]) -> dict[str, Vector]:
+        """The stored unit vector of each of ``ids`` that has one, from the snapshot
+        searches read (:class:`~kronika.ports.CandidateVectors`): the ids' rowids looked
+        up by the id index, their rows found by rowid (no map of every id is built)."""
+        if not ids:
+            return {}
+        with self._reading() as conn:
+            snapshot = self._current_snapshot(conn)
+            rows = conn.execute(
+                "SELECT rowid, id FROM items WHERE id IN (SELECT value FROM json_each(?))",
+                (json.dumps(list(ids)),),
+            ).fetchall()
+        return snapshot.vectors_at([(int(rowid), str(item_id)) for rowid, item_id in rows])
 
     def score_together(self, queries: Sequence[Vector], *, max_scores: int = MAX_SCORES) -> None:
         """The next searches for these query vectors score them in one matrix product

@@ -9,7 +9,7 @@ rowids for filters that need a join (keys, entities).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
@@ -240,6 +240,20 @@ class VectorSnapshot:
 
     def __len__(self) -> int:
         return len(self.cols)
+
+    def vectors_at(self, rows: Sequence[tuple[int, str]]) -> dict[str, npt.NDArray[np.float32]]:
+        """The unit vector of each ``(rowid, id)`` this snapshot holds live, by id
+        (others absent)."""
+        if not rows:
+            return {}
+        places = self.cols.positions(np.asarray([rowid for rowid, _ in rows], dtype=np.int64))
+        held = [
+            (item_id, int(n))
+            for (_, item_id), n in zip(rows, places.tolist(), strict=True)
+            if n >= 0 and (not self.dead or self.live[n])
+        ]
+        block = self.matrix[[n for _, n in held]]
+        return {item_id: block[m] for m, (item_id, _) in enumerate(held)}
 
     def mask(self, flt: RecallFilter) -> Mask | None:
         """Rows passing every non-join filter of ``flt``; ``None`` means all rows."""
