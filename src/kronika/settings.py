@@ -137,8 +137,9 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "lexical_weight",
-        0.6,
-        "Share of lexical (BM25) relevance in hybrid recall; the rest is vector.",
+        0.5,
+        "Share of lexical (BM25) relevance in hybrid recall; the rest is vector (chosen"
+        " by 5-fold cross-validation over LoCoMo, LongMemEval_S and bench memory).",
         "recall",
     ),
     SettingSpec(
@@ -575,7 +576,7 @@ class Settings:
     model_cache: str = "user"
     recall_k: int = 10
     recall_candidates: int = 100
-    lexical_weight: float = 0.6
+    lexical_weight: float = 0.5
     fusion: str = "zscore"
     adaptive_shift: float = 0.2
     skip_function_words: bool = True

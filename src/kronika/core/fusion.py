@@ -10,7 +10,7 @@ Hybrid Retrieval"). Two normalisations are offered (setting ``fusion``):
 
     z_i       = (s_i − mean) / sd                 (BM25: non-matches score 0)
     b(z)      = c · tanh(z / c)                   c = fusion_z_ceiling (0: b(z) = z)
-    Z_i       = w · b(z_lexical_i) + (1 − w) · b(z_vector_i)    w = lexical_weight (0.6)
+    Z_i       = w · b(z_lexical_i) + (1 − w) · b(z_vector_i)    w = lexical_weight (0.5)
     relevance = (Z_i − min Z) / (max Z − min Z)
 
 ``minmax``::
@@ -172,7 +172,7 @@ def fuse(
     lexical: Sequence[tuple[str, float]] | None,
     vector: Sequence[tuple[str, float]] | None,
     *,
-    lexical_weight: float = 0.6,
+    lexical_weight: float = 0.5,
     depth: int | None = None,
     method: str = "zscore",
     z_ceiling: float = 0.0,

@@ -94,7 +94,7 @@ RERANKER_LONGEST_REST = 600.0
 @dataclass(frozen=True, slots=True)
 class RecallSettings:
     candidates: int = 100
-    lexical_weight: float = 0.6
+    lexical_weight: float = 0.5
     fusion: str = "zscore"
     adaptive_shift: float = 0.2
     skip_function_words: bool = True
