@@ -75,3 +75,19 @@ def test_small_talk_answers_no_question_but_is_found_when_asked_for(
     assert set(contents) <= {"I adopted a beagle from the shelter", "pies: Burek"}
     assert memory.recall("thanks", k=3).hits[0].item.content == "thanks"
     assert memory.recall("дякую", k=3).hits[0].item.content == "дякую"
+
+
+def test_a_profile_fact_answers_where_the_user_lives_without_sharing_a_word(
+    backend: Backend, clock: FrozenClock
+) -> None:
+    """``city: Bristol`` shares no word with "Where do I live now?": it is found by its
+    meaning, read as the user's own statement, above greetings and errands."""
+    memory = backend.open(clock=clock, embedder=USE)
+    memory.remember("Bristol", key="city")
+    memory.remember("Deliveroo", key="employer")
+    memory.remember("cello", key="instrument")
+    for said in ("hi", "hello, how are you?", "thanks", "ok", "can you recommend a film?"):
+        memory.save_turn("chat-1", "user", said)
+    assert memory.recall("Where do I live now?", k=5).hits[0].item.key == "city"
+    assert memory.recall("¿Dónde vivo ahora?", k=5).hits[0].item.key == "city"
+    assert memory.recall("Who do I work for?", k=5).hits[0].item.key == "employer"

@@ -42,6 +42,10 @@ def test_embedding_text_of_messages_facts_and_notes():
     assert embedding_text(said) == "Caroline: I love jazz"
     fact = item(ItemType.FACT, "city: Kraków", key="city", value="Kraków")
     assert embedding_text(fact) == "city: Kraków"
+    profile = item(
+        ItemType.PROFILE, "ulubiony_kolor: zielony", key="ulubiony_kolor", value="zielony"
+    )
+    assert embedding_text(profile) == "my ulubiony kolor is zielony"
     plain = item(ItemType.FACT, "prefers short answers")
     assert embedding_text(plain) == "prefers short answers"
     note = item(ItemType.NOTE, "check the boiler", speaker="agent")

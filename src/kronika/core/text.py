@@ -73,15 +73,27 @@ def embedding_text(item: MemoryItem) -> str:
 
     * a message with a speaker: ``"{speaker}: {content}"`` (who said it matters:
       "I love jazz" from the user and from the agent are different memories);
-    * a fact with a key: ``"{key words}: {value}"`` (:func:`key_words`; ``value``
-      falling back to ``content``): the key is part of the meaning, in words;
+    * a profile fact (the User and Preferences sections: who the user is, what they
+      like) with a key: ``"my {key words} is {value}"`` — a statement of the person,
+      so ``city: Bristol`` means what "Where do I live now?" asks for, which a bare
+      ``city: Bristol`` does not to the embedder (the key and value stay in the
+      fact's language; ``my`` and ``is`` are read across languages by a multilingual
+      embedder);
+    * any other fact with a key: ``"{key words}: {value}"`` (a decision or what is
+      being done is no statement of the user's own);
     * anything else: ``content``.
+
+    In both fact forms the key is :func:`key_words` and ``value`` falls back to
+    ``content``: the key is part of the meaning, in words.
     """
     if item.type is ItemType.MESSAGE and item.speaker:
         return f"{item.speaker}: {item.content}"
     if item.type in FACT_TYPES and item.key:
         value = item.value if item.value is not None else item.content
-        return f"{key_words(item.key) or item.key}: {value}"
+        words = key_words(item.key) or item.key
+        if item.type is ItemType.PROFILE:
+            return f"my {words} is {value}"
+        return f"{words}: {value}"
     return item.content
 
 

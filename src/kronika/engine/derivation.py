@@ -21,6 +21,8 @@ index would hold for it):
 3. Keyword search reads a keyed fact's value as its content and its key in words
    (``ulubiony_kolor`` → ``ulubiony kolor``, also what is embedded), and no turn's
    speaker as a word of it.
+4. A keyed profile fact (User, Preferences) is embedded as a statement of the user,
+   ``my {key words} is {value}`` (:func:`kronika.core.text.embedding_text`).
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("kronika")
 
-DERIVATION = "3"
+DERIVATION = "4"
 DERIVATION_KEY = "derivation"
 
 
