@@ -48,7 +48,17 @@ METRICS = ("recall_all", "recall_any", "ndcg_any")
 
 def rankings(result: RecallResult, question: LongMemEvalQuestion) -> tuple[list[str], list[str]]:
     """``(ranked sessions, ranked turns)`` from the hits of one recall."""
-    session_of = {t.turn_id: s.session_id for s in question.sessions for t in s.turns}
+    return ranked(result, session_map(question))
+
+
+def session_map(question: LongMemEvalQuestion) -> dict[str, str]:
+    """The session of each turn of ``question``'s haystack."""
+    return {t.turn_id: s.session_id for s in question.sessions for t in s.turns}
+
+
+def ranked(result: RecallResult, session_of: dict[str, str]) -> tuple[list[str], list[str]]:
+    """``(ranked sessions, ranked turns)`` from the hits of one recall, with the turn
+    → session map of its haystack (:func:`session_map`)."""
     turns: list[str] = []
     sessions: list[str] = []
     for hit in result.hits:

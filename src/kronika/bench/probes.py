@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from kronika.bench.longmemeval import ranked, session_map
 from kronika.bench.memdata import people
 from kronika.bench.memdata.model import when
 from kronika.bench.memory_suite import build_person, score_question
@@ -146,11 +147,10 @@ def longmemeval_probes(
 
 def _longmemeval(question: Any) -> Score:
     gold_sessions, gold_turns = question.gold_sessions, question.gold_turns
-    # only what ranking needs is kept, not the haystack's text
-    session_of = {t.turn_id: s.session_id for s in question.sessions for t in s.turns}
+    session_of = session_map(question)  # only what ranking needs, not the haystack's text
 
     def score(result: RecallResult) -> dict[str, float]:
-        sessions, turns = _ranked(result, session_of)
+        sessions, turns = ranked(result, session_of)
         return {
             "session recall_all@5": recall_all(gold_sessions, sessions, 5),
             "session recall_any@5": recall_any(gold_sessions, sessions, 5),
@@ -159,18 +159,6 @@ def _longmemeval(question: Any) -> Score:
         }
 
     return score
-
-
-def _ranked(result: RecallResult, session_of: dict[str, str]) -> tuple[list[str], list[str]]:
-    """As :func:`kronika.bench.longmemeval.rankings`, from the turn → session map."""
-    turns: list[str] = []
-    sessions: list[str] = []
-    for hit in result.hits:
-        cited = hit.item.provenance.turn_ids
-        turns.extend(cited)
-        found = [session_of[t] for t in cited if t in session_of]
-        sessions.extend(found or [hit.item.provenance.session_id or ""])
-    return [s for s in dict.fromkeys(sessions) if s], list(dict.fromkeys(turns))
 
 
 def memory_probes(
