@@ -196,3 +196,9 @@ def question_share(text: str) -> float:
         if "?" in marks or "？" in marks:
             asked += words
     return asked / total if total else 0.0
+
+
+def any_case(word: str) -> str:
+    """A regular expression for ``word`` in any letter case, with no flag (``[Cc][Oo][Nn]``):
+    ECMA-262, the dialect of an OpenAPI document's patterns, has no inline flags."""
+    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else re.escape(c) for c in word)

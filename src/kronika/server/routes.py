@@ -135,21 +135,7 @@ def items(
     who: Who,
     svc: Svc,
     type: Annotated[
-        list[
-            Literal[
-                "sensory",
-                "episodic",
-                "semantic",
-                "profile",
-                "reflection",
-                "strategy",
-                "fact",
-                "summary",
-                "message",
-                "note",
-            ]
-        ]
-        | None,
+        list[schemas.ItemTypeName] | None,
         Query(max_length=10),
     ] = None,
     include_superseded: bool = False,

@@ -3,20 +3,15 @@ are refused, so a misspelt option is a 422, never silently ignored."""
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
 
 from kronika.core.sections import SECTION_NAMES
+from kronika.core.text import any_case
 from kronika.engine.backup_format import FORMAT, OLDEST_VERSION, VERSION
 from kronika.stores.markdown.layout import AGENT_NAME_PATTERN
-
-
-def _any_case(word: str) -> str:
-    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else re.escape(c) for c in word)
-
 
 SOME_TEXT = r"[^\s\x00-\x1f\x7f]"
 """Text that is more than white space and control characters (what the memory would
@@ -40,7 +35,7 @@ def _iso_text(value: object) -> object:
 IsoTime = Annotated[datetime, BeforeValidator(_iso_text)]
 """A time as ISO 8601 text (a number is refused, not read as seconds since 1970)."""
 _WHEN_WORD = "|".join(
-    _any_case(word) for word in ("now", "today", "yesterday", "last week", "last month")
+    any_case(word) for word in ("now", "today", "yesterday", "last week", "last month")
 )
 WHEN = (
     r"^(?:" + _WHEN_WORD + r"|[0-9]{1,3}(?:mo|min|m|h|d|w|y)"
@@ -49,7 +44,7 @@ WHEN = (
 )
 """The time expressions a recall filter takes (:mod:`kronika.core.timeexpr` reads a
 few more: month names, ``6 mo``, the 29th to 31st of a month)."""
-SECTION = r"^(?:|\s*(?:" + "|".join(_any_case(n) for n in SECTION_NAMES) + r")\s*)$"
+SECTION = r"^(?:|\s*(?:" + "|".join(any_case(n) for n in SECTION_NAMES) + r")\s*)$"
 """A Brain section as :func:`kronika.core.sections.parse_section` reads it (empty:
 the section the fact's words suggest)."""
 ItemTypeName = Literal[

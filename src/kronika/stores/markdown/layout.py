@@ -23,6 +23,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from kronika.core.model import RetainKind
+from kronika.core.text import any_case
 from kronika.errors import InvalidAgentName, InvalidInput
 
 AGENT_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$")
@@ -47,15 +48,11 @@ WINDOWS_RESERVED = frozenset(
 """Names Windows gives to devices, whatever the case or extension (``nul.md``, ``Com1``)."""
 
 
-def _any_case(word: str) -> str:
-    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in word)
-
-
 AGENT_NAME_PATTERN = (
     "^(?!(?:"
-    + "|".join(_any_case(w) for w in ("con", "prn", "aux", "nul"))
+    + "|".join(any_case(w) for w in ("con", "prn", "aux", "nul"))
     + "|"
-    + "|".join(_any_case(w) + "[0-9]" for w in ("com", "lpt"))
+    + "|".join(any_case(w) + "[0-9]" for w in ("com", "lpt"))
     + r")(?:\.|$))[A-Za-z0-9](?:[A-Za-z0-9._-]{0,62}[A-Za-z0-9_-])?$"
 )
 """The name of a new agent as one regular expression (ECMA-262, for the OpenAPI
