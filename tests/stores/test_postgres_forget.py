@@ -1,8 +1,8 @@
 """Forgetting a subject on PostgreSQL leaves none of its bytes in the database: not in
 what ``pg_dump`` writes, not in the table files of the data directory (the record's and
-the index's tables are rewritten), and — with ``wal_recycle = off``, as
-docs/reliability.md advises — not in the WAL (the segments that logged it are switched
-away from and deleted)."""
+the index's tables are rewritten), and not in the WAL with the server's default
+``wal_recycle = on`` (the segment files that logged it, kept for reuse with their
+bytes, are written over)."""
 
 from __future__ import annotations
 
@@ -33,28 +33,19 @@ def _files_holding(root: Path) -> dict[str, list[bytes]]:
 def test_a_forgotten_subject_leaves_no_byte_in_pg_dump_table_files_or_wal(
     postgres_server: object, postgres_url: str, tmp_path: Path
 ) -> None:
+    import psycopg
+
     from kronika.stores.postgres.embedded import LocalPostgres, binaries
 
     assert isinstance(postgres_server, LocalPostgres)
-    _wal_recycle(postgres_server, "off")  # the segments that logged it are deleted, not kept
-    try:
-        _forget_and_look(postgres_server, postgres_url, tmp_path, binaries())
-    finally:
-        _wal_recycle(postgres_server, "on")
-
-
-def _wal_recycle(server: object, value: str) -> None:
-    import psycopg
-
-    from kronika.stores.postgres.embedded import LocalPostgres
-
-    assert isinstance(server, LocalPostgres)
-    with psycopg.connect(server.url(), autocommit=True) as conn:
-        conn.execute(f"ALTER SYSTEM SET wal_recycle = {value}")
-        conn.execute("SELECT pg_reload_conf()")
+    with psycopg.connect(postgres_server.url(), autocommit=True) as conn:
+        assert conn.execute("SHOW wal_recycle").fetchone() == ("on",)  # the default
+    _forget_and_look(postgres_server, postgres_url, tmp_path, binaries())
 
 
 def _forget_and_look(server: object, postgres_url: str, tmp_path: Path, bin: Path) -> None:
+    import psycopg
+
     from kronika.stores.postgres.embedded import LocalPostgres
 
     assert isinstance(server, LocalPostgres)
@@ -69,6 +60,11 @@ def _forget_and_look(server: object, postgres_url: str, tmp_path: Path, bin: Pat
         session.user("Дмитро Жаботинський живе поруч.")
         dump = [str(bin / "pg_dump"), "--data-only", postgres_url]
         assert any(f in subprocess.run(dump, capture_output=True, check=True).stdout for f in FORMS)
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            conn.execute("CHECKPOINT")  # the table files hold it too
+        before = _files_holding(server.data)
+        assert any(p.startswith("pg_wal/") for p in before)
+        assert any(p.startswith("base/") for p in before)
         receipt = memory.forget(topic="Dmytro Zhabotynsky")
         assert receipt.applied
         receipt = memory.forget(topic="Дмитро Жаботинський")

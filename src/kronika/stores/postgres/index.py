@@ -72,6 +72,7 @@ from kronika.stores.postgres.index_rows import (
 )
 from kronika.stores.postgres.lexical import Phrase, Tokenizer
 from kronika.stores.postgres.recall_log import PostgresRecallLog, drop_forgotten
+from kronika.stores.postgres.wal_scrub import scrub_wal
 from kronika.stores.sqlite.query import query_terms, to_epoch
 from kronika.stores.sqlite.rows import default_text_hash
 
@@ -774,22 +775,20 @@ class PostgresIndex:
     def compact_after_forget(self) -> list[str]:
         """After a forget: rewrite the data files of the index's tables and of the store
         of record's (``VACUUM FULL``: the deleted tuples' bytes go with the old files),
-        then ``CHECKPOINT`` and ``pg_switch_wal()`` so the WAL segments that logged the
-        forgotten text are no longer needed and get recycled. What the database role may
-        not do (the last two want ``pg_checkpoint`` and ``EXECUTE`` on the function) is
-        skipped; returns what was skipped and why."""
+        then write over the WAL files that logged the forgotten text
+        (:func:`~kronika.stores.postgres.wal_scrub.scrub_wal`: rounds of
+        ``pg_switch_wal()`` and ``CHECKPOINT``). What the database role may not do, or
+        the server keeps, is skipped; returns what was skipped and why."""
         record = "record_documents, record_items, record_proposals, record_audit"
-        skipped: list[str] = []
         self.vacuum(full=True)
         with self._reading() as conn:
             conn.execute(f"VACUUM FULL {record}")
-        for step in ("CHECKPOINT", "SELECT pg_switch_wal()", "CHECKPOINT"):
-            try:
-                with self._reading() as conn:
-                    conn.execute(step)
-            except IndexError_ as exc:
-                skipped.append(f"{step}: {exc}")
-        return skipped
+        return scrub_wal(self._run).notes
+
+    def _run(self, sql: str) -> list[tuple[Any, ...]]:
+        with self._reading() as conn:
+            cur = conn.execute(sql)
+            return list(cur.fetchall()) if cur.description is not None else []
 
     # -- search -----------------------------------------------------------------------
 
