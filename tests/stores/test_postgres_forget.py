@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -61,6 +62,10 @@ def _forget_and_look(server: object, postgres_url: str, tmp_path: Path, bin: Pat
         dump = [str(bin / "pg_dump"), "--data-only", postgres_url]
         assert any(f in subprocess.run(dump, capture_output=True, check=True).stdout for f in FORMS)
         with psycopg.connect(postgres_url, autocommit=True) as conn:
+            # autovacuum does this on its own once enough rows changed: the planner's
+            # statistics then sample the values, the name among them
+            conn.execute("ANALYZE")
+            assert _in_statistics(conn) != []
             conn.execute("CHECKPOINT")  # the table files hold it too
         before = _files_holding(server.data)
         assert any(p.startswith("pg_wal/") for p in before)
@@ -71,7 +76,20 @@ def _forget_and_look(server: object, postgres_url: str, tmp_path: Path, bin: Pat
         assert receipt.applied
         assert "I also like jazz." in memory.load_session(session.session_id or "")[0].content
 
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        assert _in_statistics(conn) == []
     out = subprocess.run(dump, capture_output=True, check=True).stdout
     assert [f for f in FORMS if f in out] == []
     assert _files_holding(server.data) == {}  # table files and WAL segments alike
     assert _files_holding(tmp_path / "ws") == {}  # the working copy and its files
+
+
+def _in_statistics(conn: Any) -> list[tuple[str, str]]:
+    """The columns whose statistics (``pg_stats``, readable by the tables' owner) show
+    one of the forms."""
+    rows = conn.execute(
+        "SELECT tablename, attname FROM pg_stats WHERE schemaname = current_schema()"
+        " AND concat(most_common_vals::text, histogram_bounds::text) ~ %s",
+        ("Zhabotynsk|Жаботинськ",),
+    ).fetchall()
+    return [(str(t), str(a)) for t, a in rows]

@@ -77,6 +77,10 @@ from kronika.stores.sqlite.query import query_terms, to_epoch
 from kronika.stores.sqlite.rows import default_text_hash
 
 log = logging.getLogger("kronika")
+_INDEX_TABLES = (
+    "idx_items, idx_terms, idx_embeddings, idx_usage, idx_sources, idx_corpus,"
+    " recall_log, recall_log_items"
+)
 
 ANN_THRESHOLD = 50_000  # the ann_threshold setting's default, as for SQLite
 HNSW_M = 16
@@ -765,25 +769,44 @@ class PostgresIndex:
     def vacuum(self, *, full: bool = False) -> None:
         """Prune the deleted rows of the index's tables from their data files (``full``:
         rewrite the files, which locks the tables meanwhile)."""
-        tables = (
-            "idx_items, idx_terms, idx_embeddings, idx_usage, idx_sources, idx_corpus,"
-            " recall_log, recall_log_items"
-        )
         with self._reading() as conn:
-            conn.execute(f"VACUUM {'FULL ' if full else ''}{tables}")
+            conn.execute(f"VACUUM {'FULL ' if full else ''}{_INDEX_TABLES}")
 
     def compact_after_forget(self) -> list[str]:
         """After a forget: rewrite the data files of the index's tables and of the store
         of record's (``VACUUM FULL``: the deleted tuples' bytes go with the old files),
-        then write over the WAL files that logged the forgotten text
+        sample their statistics again and rewrite ``pg_statistic`` (the planner keeps
+        sampled column values there, the forgotten among them), then write over the WAL
+        files that logged the forgotten text
         (:func:`~kronika.stores.postgres.wal_scrub.scrub_wal`: rounds of
         ``pg_switch_wal()`` and ``CHECKPOINT``). What the database role may not do, or
         the server keeps, is skipped; returns what was skipped and why."""
         record = "record_documents, record_items, record_proposals, record_audit"
-        self.vacuum(full=True)
+        began = time.perf_counter()
         with self._reading() as conn:
-            conn.execute(f"VACUUM FULL {record}")
-        return scrub_wal(self._run).notes
+            # ANALYZE: the planner's statistics (pg_statistic) sample column values
+            conn.execute(f"VACUUM (FULL, ANALYZE) {_INDEX_TABLES}")
+            conn.execute(f"VACUUM (FULL, ANALYZE) {record}")
+        notes = []
+        # the statistics rows ANALYZE replaced, with their sampled values, are in its file
+        if self._run("SELECT has_table_privilege('pg_catalog.pg_statistic', 'MAINTAIN')")[0][0]:
+            self._run("VACUUM FULL pg_catalog.pg_statistic")
+        else:
+            notes.append(
+                "pg_statistic not rewritten (the role lacks MAINTAIN on it, e.g. pg_maintain):"
+                " it may keep sampled values of forgotten rows"
+            )
+        rewritten = time.perf_counter()
+        wal = scrub_wal(self._run)
+        log.info(
+            "after a forget: tables rewritten in %.2f s; WAL written over in %d rounds,"
+            " %.2f s (%s)",
+            rewritten - began,
+            wal.rounds,
+            time.perf_counter() - rewritten,
+            "verified" if wal.clean else "not verified",
+        )
+        return notes + wal.notes
 
     def _run(self, sql: str) -> list[tuple[Any, ...]]:
         with self._reading() as conn:
