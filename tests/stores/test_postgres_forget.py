@@ -44,12 +44,15 @@ def test_a_forgotten_subject_leaves_no_byte_in_pg_dump_table_files_or_wal(
     _forget_and_look(postgres_server, postgres_url, tmp_path, binaries())
 
 
-def _forget_and_look(server: object, postgres_url: str, tmp_path: Path, bin: Path) -> None:
+def _forget_and_look(
+    server: object, postgres_url: str, tmp_path: Path, bin: Path, *, kept: tuple[str, ...] = ()
+) -> None:
     import psycopg
 
     from kronika.stores.postgres.embedded import LocalPostgres
 
     assert isinstance(server, LocalPostgres)
+    admin = server.url(postgres_url.rsplit("/", 1)[1])  # the superuser, in that database
     settings = load_settings(
         tmp_path / "ws", environ={}, embedder="hashing", database_url=postgres_url
     )
@@ -61,7 +64,7 @@ def _forget_and_look(server: object, postgres_url: str, tmp_path: Path, bin: Pat
         session.user("Дмитро Жаботинський живе поруч.")
         dump = [str(bin / "pg_dump"), "--data-only", postgres_url]
         assert any(f in subprocess.run(dump, capture_output=True, check=True).stdout for f in FORMS)
-        with psycopg.connect(postgres_url, autocommit=True) as conn:
+        with psycopg.connect(admin, autocommit=True) as conn:
             # autovacuum does this on its own once enough rows changed: the planner's
             # statistics then sample the values, the name among them
             conn.execute("ANALYZE")
@@ -76,19 +79,72 @@ def _forget_and_look(server: object, postgres_url: str, tmp_path: Path, bin: Pat
         assert receipt.applied
         assert "I also like jazz." in memory.load_session(session.session_id or "")[0].content
 
-    with psycopg.connect(postgres_url, autocommit=True) as conn:
+    with psycopg.connect(admin, autocommit=True) as conn:
         assert _in_statistics(conn) == []
+        statistics = conn.execute("SELECT pg_relation_filepath('pg_statistic')").fetchone()
     out = subprocess.run(dump, capture_output=True, check=True).stdout
     assert [f for f in FORMS if f in out] == []
-    assert _files_holding(server.data) == {}  # table files and WAL segments alike
+    # what a role without the grants could not reach, and the log said so
+    may_keep = [(statistics or ("",))[0] if k == "statistics" else k for k in kept]
+    left = _files_holding(server.data)
+    left = {p: f for p, f in left.items() if not p.startswith(tuple(may_keep))}
+    assert left == {}  # table files and WAL segments alike
     assert _files_holding(tmp_path / "ws") == {}  # the working copy and its files
+
+
+_roles = iter(range(1, 1_000_000))
+
+
+@pytest.mark.parametrize(
+    ("grants", "warned", "kept"),
+    [
+        (["pg_checkpoint", "pg_monitor", "pg_maintain"], [], ()),
+        (["pg_checkpoint", "pg_maintain"], ["without seeing it"], ("pg_wal/",)),
+        ([], ["pg_statistic not rewritten", "WAL not written over"], ("pg_wal/", "statistics")),
+    ],
+    ids=["documented-grants", "no-pg_monitor", "no-grants"],
+)
+def test_a_forget_by_a_role_that_is_not_superuser(
+    postgres_server: object,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    grants: list[str],
+    warned: list[str],
+    kept: tuple[str, ...],
+) -> None:
+    """An owner role with the grants docs/deployment.md lists forgets as cleanly as a
+    superuser; without them what it could not do is said in the log."""
+    import psycopg
+
+    from kronika.stores.postgres.embedded import LocalPostgres, binaries
+
+    assert isinstance(postgres_server, LocalPostgres)
+    role = f"app{next(_roles)}"
+    with psycopg.connect(postgres_server.url(), autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN")
+        for grant in grants:
+            conn.execute(f"GRANT {grant} TO {role}")
+        conn.execute(f"CREATE DATABASE {role} OWNER {role}")
+    with psycopg.connect(postgres_server.url(role), autocommit=True) as conn:
+        if "pg_checkpoint" in grants:  # a function's grant holds in its database only
+            conn.execute(f"GRANT EXECUTE ON FUNCTION pg_switch_wal() TO {role}")
+        for extension in ("vector", "unaccent", "pg_trgm"):  # what the superuser installs
+            conn.execute(f"CREATE EXTENSION {extension}")
+    url = postgres_server.url(role).replace("postgres@", f"{role}@", 1)
+    with caplog.at_level("WARNING"):
+        _forget_and_look(postgres_server, url, tmp_path, binaries(), kept=kept)
+    logged = " ".join(r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+    assert [w for w in warned if w not in logged] == []
+    if not warned:
+        assert "after a forget" not in logged
 
 
 def _in_statistics(conn: Any) -> list[tuple[str, str]]:
     """The columns whose statistics (``pg_stats``, readable by the tables' owner) show
     one of the forms."""
     rows = conn.execute(
-        "SELECT tablename, attname FROM pg_stats WHERE schemaname = current_schema()"
+        "SELECT tablename, attname FROM pg_stats"
+        " WHERE schemaname NOT IN ('pg_catalog', 'information_schema')"
         " AND concat(most_common_vals::text, histogram_bounds::text) ~ %s",
         ("Zhabotynsk|Жаботинськ",),
     ).fetchall()
