@@ -149,3 +149,34 @@ def _in_statistics(conn: Any) -> list[tuple[str, str]]:
         ("Zhabotynsk|Жаботинськ",),
     ).fetchall()
     return [(str(t), str(a)) for t, a in rows]
+
+
+def test_a_forget_builds_the_vector_graph_again_in_the_background(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """The HNSW index is dropped before the tables are rewritten (``VACUUM FULL`` would
+    build it again under the table's lock) and built again from the rows left."""
+    import psycopg
+
+    from kronika.stores.postgres.index import PostgresIndex
+
+    settings = load_settings(
+        tmp_path / "ws", environ={}, embedder="hashing", database_url=postgres_url, ann_threshold=2
+    )
+    with build_memory(settings) as memory:
+        for n, value in enumerate(("Dmytro Zhabotynsky", "the garden wants water", "jazz")):
+            memory.remember(key=f"k{n}", value=value)
+        index = getattr(memory.index, "inner", memory.index)
+        assert isinstance(index, PostgresIndex)
+        assert index.wait_for_vector_graph(120)
+        graph = "SELECT indexrelid FROM pg_index WHERE indexrelid::regclass::text LIKE '%hnsw%'"
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            (before,) = conn.execute(graph).fetchall()
+        memory.forget(key="k0")
+        assert index.wait_for_vector_graph(120)
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            after = conn.execute(graph).fetchall()
+        assert len(after) == 1 and after != [before]  # a new index, not the old one kept
+        found = [hit.item.content for hit in memory.recall("garden water").hits]
+        assert any("garden" in text for text in found)
+        assert not any("Zhabotynsky" in text for text in found)

@@ -774,15 +774,17 @@ class PostgresIndex:
 
     def compact_after_forget(self) -> list[str]:
         """After a forget: rewrite the data files of the index's tables and of the store
-        of record's (``VACUUM FULL``: the deleted tuples' bytes go with the old files),
-        sample their statistics again and rewrite ``pg_statistic`` (the planner keeps
-        sampled column values there, the forgotten among them), then write over the WAL
-        files that logged the forgotten text
+        of record's (``VACUUM FULL``: the deleted tuples' bytes go with the old files;
+        the HNSW index is dropped first and built again in the background), sample
+        their statistics again and rewrite ``pg_statistic`` (the planner keeps sampled
+        column values there, the forgotten among them), then write over the WAL files
+        that logged the forgotten text
         (:func:`~kronika.stores.postgres.wal_scrub.scrub_wal`: rounds of
         ``pg_switch_wal()`` and ``CHECKPOINT``). What the database role may not do, or
         the server keeps, is skipped; returns what was skipped and why."""
         record = "record_documents, record_items, record_proposals, record_audit"
         began = time.perf_counter()
+        graph = self._drop_graph()
         with self._reading() as conn:
             # ANALYZE: the planner's statistics (pg_statistic) sample column values
             conn.execute(f"VACUUM (FULL, ANALYZE) {_INDEX_TABLES}")
@@ -797,6 +799,8 @@ class PostgresIndex:
                 " it may keep sampled values of forgotten rows"
             )
         rewritten = time.perf_counter()
+        if graph:  # built again from the rows left, without locking them
+            self._graph_ready(start=True)
         wal = scrub_wal(self._run)
         log.info(
             "after a forget: tables rewritten in %.2f s; WAL written over in %d rounds,"
@@ -807,6 +811,20 @@ class PostgresIndex:
             "verified" if wal.clean else "not verified",
         )
         return notes + wal.notes
+
+    def _drop_graph(self) -> bool:
+        """Drop the HNSW index, if there is one (True then): ``VACUUM FULL`` would build
+        it again under the table's exclusive lock, a minute at 100k items with every
+        recall waiting; searches are exact until the background build is done."""
+        with self._reading() as conn:
+            (there,) = conn.execute("SELECT to_regclass(%s)", (self._hnsw_name,)).fetchone()
+            if there is None:
+                return False
+            conn.execute(f'DROP INDEX IF EXISTS "{self._hnsw_name}"')
+        self._graph_seen_until = 0.0
+        if self._building is not None and not self._building.is_alive():
+            self._building = None  # done before: the next one may start
+        return True
 
     def _run(self, sql: str) -> list[tuple[Any, ...]]:
         with self._reading() as conn:
