@@ -7,6 +7,7 @@ bytes, are written over)."""
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -180,3 +181,64 @@ def test_a_forget_builds_the_vector_graph_again_in_the_background(
         found = [hit.item.content for hit in memory.recall("garden water").hits]
         assert any("garden" in text for text in found)
         assert not any("Zhabotynsky" in text for text in found)
+
+
+def test_a_forget_does_not_wait_forever_for_an_index_build(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """A graph build (``CREATE INDEX CONCURRENTLY``) waits for every older transaction,
+    another worker's write waiting for the forget's team lock among them, while it holds
+    a lock ``VACUUM FULL`` waits for: the forget cancels the build and finishes."""
+    import threading
+
+    import psycopg
+
+    settings = load_settings(
+        tmp_path / "ws", environ={}, embedder="hashing", database_url=postgres_url
+    )
+    with build_memory(settings) as memory:
+        memory.remember(key="neighbour", value="Dmytro Zhabotynsky")
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            (schema,) = conn.execute(
+                "SELECT schemaname FROM pg_tables WHERE tablename = 'idx_items'"
+            ).fetchone() or ("",)
+        older = psycopg.connect(postgres_url)  # a snapshot the build must wait for
+        older.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        older.execute("SELECT 1")
+        build_error: list[str] = []
+
+        def build() -> None:
+            with psycopg.connect(postgres_url, autocommit=True) as conn:
+                try:
+                    conn.execute(
+                        f'CREATE INDEX CONCURRENTLY stuck ON "{schema}".idx_items (content)'
+                    )
+                except psycopg.Error as exc:
+                    build_error.append(str(exc))
+
+        builder = threading.Thread(target=build, daemon=True)
+        builder.start()
+        forgetting = threading.Thread(target=lambda: memory.forget(key="neighbour"))
+        try:
+            waiting = "SELECT 1 FROM pg_stat_activity WHERE wait_event = 'virtualxid'"
+            _wait_for(postgres_url, waiting)  # the build holds its lock and waits
+            forgetting.start()
+            forgetting.join(90)
+            assert not forgetting.is_alive()  # before: waited as long as the build did
+        finally:
+            older.rollback()
+            older.close()
+            builder.join(30)
+            forgetting.join(30)
+        assert build_error and "cancel" in build_error[0]
+        assert memory.recall("Zhabotynsky").hits == ()
+
+
+def _wait_for(url: str, query: str, timeout: float = 30) -> None:
+    import psycopg
+
+    deadline = time.monotonic() + timeout
+    with psycopg.connect(url, autocommit=True) as conn:
+        while not conn.execute(query).fetchall():
+            assert time.monotonic() < deadline, query
+            time.sleep(0.05)

@@ -72,6 +72,7 @@ from kronika.stores.postgres.index_rows import (
 )
 from kronika.stores.postgres.lexical import Phrase, Tokenizer
 from kronika.stores.postgres.recall_log import PostgresRecallLog, drop_forgotten
+from kronika.stores.postgres.rewrite import run_locking
 from kronika.stores.postgres.wal_scrub import scrub_wal
 from kronika.stores.sqlite.query import query_terms, to_epoch
 from kronika.stores.sqlite.rows import default_text_hash
@@ -81,6 +82,7 @@ _INDEX_TABLES = (
     "idx_items, idx_terms, idx_embeddings, idx_usage, idx_sources, idx_corpus,"
     " recall_log, recall_log_items"
 )
+_RECORD_TABLES = ("record_documents", "record_items", "record_proposals", "record_audit")
 
 ANN_THRESHOLD = 50_000  # the ann_threshold setting's default, as for SQLite
 HNSW_M = 16
@@ -767,10 +769,12 @@ class PostgresIndex:
         return dropped
 
     def vacuum(self, *, full: bool = False) -> None:
-        """Prune the deleted rows of the index's tables from their data files (``full``:
-        rewrite the files, which locks the tables meanwhile)."""
+        """Prune the deleted rows of the index's tables from their data files, skipping
+        a table another session holds a lock on (a graph build: autovacuum prunes it
+        later); ``full``: rewrite the files, which locks the tables meanwhile."""
         with self._reading() as conn:
-            conn.execute(f"VACUUM {'FULL ' if full else ''}{_INDEX_TABLES}")
+            options = "FULL" if full else "SKIP_LOCKED"
+            conn.execute(f"VACUUM ({options}) {_INDEX_TABLES}")
 
     def compact_after_forget(self) -> list[str]:
         """After a forget: rewrite the data files of the index's tables and of the store
@@ -782,14 +786,14 @@ class PostgresIndex:
         (:func:`~kronika.stores.postgres.wal_scrub.scrub_wal`: rounds of
         ``pg_switch_wal()`` and ``CHECKPOINT``). What the database role may not do, or
         the server keeps, is skipped; returns what was skipped and why."""
-        record = "record_documents, record_items, record_proposals, record_audit"
         began = time.perf_counter()
-        graph = self._drop_graph()
+        notes: list[str] = []
+        graph = self._drop_graph(notes)
         with self._reading() as conn:
-            # ANALYZE: the planner's statistics (pg_statistic) sample column values
-            conn.execute(f"VACUUM (FULL, ANALYZE) {_INDEX_TABLES}")
-            conn.execute(f"VACUUM (FULL, ANALYZE) {record}")
-        notes = []
+            for table in (*_INDEX_TABLES.split(", "), *_RECORD_TABLES):
+                # ANALYZE: the planner's statistics (pg_statistic) sample column values
+                note = run_locking(conn, f"VACUUM (FULL, ANALYZE) {table}", table)
+                notes += [note] if note else []
         # the statistics rows ANALYZE replaced, with their sampled values, are in its file
         if self._run("SELECT has_table_privilege('pg_catalog.pg_statistic', 'MAINTAIN')")[0][0]:
             self._run("VACUUM FULL pg_catalog.pg_statistic")
@@ -800,6 +804,9 @@ class PostgresIndex:
             )
         rewritten = time.perf_counter()
         if graph:  # built again from the rows left, without locking them
+            if self._building is not None:
+                self._building.join(10)  # a build of ours, cancelled above, is ending
+                self._building = None if not self._building.is_alive() else self._building
             self._graph_ready(start=True)
         wal = scrub_wal(self._run)
         log.info(
@@ -812,7 +819,7 @@ class PostgresIndex:
         )
         return notes + wal.notes
 
-    def _drop_graph(self) -> bool:
+    def _drop_graph(self, notes: list[str]) -> bool:
         """Drop the HNSW index, if there is one (True then): ``VACUUM FULL`` would build
         it again under the table's exclusive lock, a minute at 100k items with every
         recall waiting; searches are exact until the background build is done."""
@@ -820,10 +827,9 @@ class PostgresIndex:
             (there,) = conn.execute("SELECT to_regclass(%s)", (self._hnsw_name,)).fetchone()
             if there is None:
                 return False
-            conn.execute(f'DROP INDEX IF EXISTS "{self._hnsw_name}"')
+            note = run_locking(conn, f'DROP INDEX IF EXISTS "{self._hnsw_name}"', "idx_items")
+        notes += [note] if note else []
         self._graph_seen_until = 0.0
-        if self._building is not None and not self._building.is_alive():
-            self._building = None  # done before: the next one may start
         return True
 
     def _run(self, sql: str) -> list[tuple[Any, ...]]:
