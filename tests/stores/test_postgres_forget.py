@@ -242,3 +242,43 @@ def _wait_for(url: str, query: str, timeout: float = 30) -> None:
         while not conn.execute(query).fetchall():
             assert time.monotonic() < deadline, query
             time.sleep(0.05)
+
+
+def test_another_worker_writes_while_a_forget_rewrites_the_tables(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """The rewrite after a forget runs once the team's write lock is released: a second
+    worker's remember goes through while the forget still waits to rewrite a table."""
+    import threading
+
+    import psycopg
+
+    def open_memory(home: str) -> Any:
+        return build_memory(
+            load_settings(
+                tmp_path / home, environ={}, embedder="hashing", database_url=postgres_url
+            )
+        )
+
+    with open_memory("a") as first, open_memory("b") as second:
+        first.remember(key="neighbour", value="Dmytro Zhabotynsky")
+        reader = psycopg.connect(postgres_url)  # holds off the rewrite of record_audit
+        reader.execute("LOCK TABLE record_audit IN ACCESS SHARE MODE")
+        forgetting = threading.Thread(target=lambda: first.forget(key="neighbour"))
+        try:
+            forgetting.start()
+            _wait_for(
+                postgres_url,
+                "SELECT 1 FROM pg_stat_activity WHERE query LIKE 'VACUUM%record_audit'",
+            )
+            began = time.monotonic()
+            second.remember(key="pet", value="a cat called Mruczek")
+            assert time.monotonic() - began < 20
+            assert forgetting.is_alive()  # the forget is still waiting to rewrite
+        finally:
+            reader.rollback()
+            reader.close()
+            forgetting.join(60)
+        assert not forgetting.is_alive()
+        assert any("Mruczek" in h.item.content for h in second.recall("Mruczek").hits)
+        assert not any("Zhabotynsky" in h.item.content for h in first.recall("Dmytro").hits)
