@@ -282,3 +282,30 @@ def test_another_worker_writes_while_a_forget_rewrites_the_tables(
         assert not forgetting.is_alive()
         assert any("Mruczek" in h.item.content for h in second.recall("Mruczek").hits)
         assert not any("Zhabotynsky" in h.item.content for h in first.recall("Dmytro").hits)
+
+
+def test_a_replication_slot_holding_the_wal_is_named_in_the_log(
+    postgres_server: object, postgres_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """What the server must keep for a replication slot cannot be written over: the
+    forget is done and the log says which files still hold the bytes, and why."""
+    import psycopg
+
+    from kronika.stores.postgres.embedded import LocalPostgres
+
+    assert isinstance(postgres_server, LocalPostgres)
+    settings = load_settings(
+        tmp_path / "ws", environ={}, embedder="hashing", database_url=postgres_url
+    )
+    with psycopg.connect(postgres_server.url(), autocommit=True) as conn:
+        conn.execute("SELECT pg_create_physical_replication_slot('standby_one', true)")
+    try:
+        with build_memory(settings) as memory, caplog.at_level("WARNING"):
+            memory.remember(key="neighbour", value="Dmytro Zhabotynsky")
+            assert memory.forget(key="neighbour").applied
+    finally:
+        with psycopg.connect(postgres_server.url(), autocommit=True) as conn:
+            conn.execute("SELECT pg_drop_replication_slot('standby_one')")
+    logged = " ".join(r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+    assert "still keeps hold the forgotten bytes" in logged
+    assert "standby_one" in logged

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import logging
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,12 +88,13 @@ def scrub_wal(run: Run) -> WalScrub:
 
     # 1. leave the segments that logged it, and have the server let go of them
     files: list[int] | None = None
-    for _ in range(_RELEASE_TRIES):
+    for attempt in range(_RELEASE_TRIES):
         if not round_():
             return done
         files = _listing(run, size)
         if files is None or not [f for f in files if f <= dirty_end]:
             break
+        time.sleep(0.5 * (attempt + 1))  # an archiver copying the segment: let it finish
     if files is not None and (kept := [f for f in files if f <= dirty_end]):
         done.notes.append(
             f"{len(kept)} WAL segment file(s) the server still keeps hold the forgotten"
