@@ -199,7 +199,7 @@ def _with_index(
             log.warning("the vector index %s was new: %d points put in", vectors.collection, filled)
     if previous != current:
         atomic_write_text(marker, current + "\n")
-    rederive_if_stale(memory, progress)
+    rederive_if_stale(memory.index, lambda bar: memory.reindex(progress=bar), progress)
     tenants = Path(settings.home) / TENANTS_MARKER
     if _read_marker(tenants, memory) != tenants_of(settings):
         memory.follow_tenants()

@@ -12,7 +12,8 @@ import pytest
 
 from kronika import Memory, build_memory, load_settings
 from kronika.core.model import ItemType, Tier
-from kronika.engine.write import SYSTEM, WriteSummary
+from kronika.engine.changes import WriteSummary
+from kronika.engine.write import SYSTEM
 from kronika.testing import FrozenClock
 
 EXAMPLE = """

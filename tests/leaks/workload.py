@@ -15,7 +15,7 @@ from kronika import Memory
 from kronika.core.lessons import exit_code
 from kronika.core.model import Reader, Scope
 from kronika.core.visibility import Audience
-from kronika.engine.write import SetActiveContext, WriteSummary
+from kronika.engine.changes import SetActiveContext, WriteSummary
 from kronika.stores.markdown.sessions import audience_fields
 from kronika.testing import FrozenClock
 

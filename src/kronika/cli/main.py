@@ -25,6 +25,7 @@ from kronika.cli.health import register_health_commands, run_healing
 from kronika.cli.jobs import register_job_commands
 from kronika.cli.lessons import register_lesson_commands
 from kronika.cli.links import register_link_commands
+from kronika.cli.opening import open_memory
 from kronika.cli.policies import print_policy_note, print_refusal, register_policy_commands
 from kronika.cli.proposals import register_proposal_commands
 from kronika.cli.recall_log import register_recall_log_command
@@ -68,15 +69,6 @@ def exit_code_for(exc: errors.KronikaError) -> int:
         if isinstance(exc, cls):
             return code
     return 1
-
-
-def open_memory(settings: Settings) -> Memory:
-    # an index built by an older kronika is rebuilt as it opens: a bar for the wait
-    from kronika.app import build_memory
-
-    with render.progress_bar_once_needed("rebuilding the index") as update:
-        memory = build_memory(settings, progress=update)
-    return notes.watch(memory)
 
 
 # ------------------------------------------------------------------ commands

@@ -31,13 +31,13 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem
 from kronika.engine import forget_journal
 from kronika.engine.lost import cut_inside_a_line, keep_lost, lost_at_once, torn_items
 from kronika.engine.sync_appends import IndexerAppends
+from kronika.engine.sync_marks import Seen as _Seen
 from kronika.engine.sync_report import Progress, SyncReport
 from kronika.engine.sync_vectors import PENDING_FILE, LazyModel
 from kronika.ports import SourceState
@@ -64,14 +64,6 @@ def sudden_loss(before: int, lost: int, after: int) -> bool:
     looks like damage rather than an edit: it lost them all, or at least 3 and at
     least half. Deleting a fact or two by hand is an edit."""
     return lost_at_once(SourceKind.FACTS, before, lost, after)
-
-
-@dataclass(frozen=True, slots=True)
-class _Seen:
-    """What an agent's files looked like when the index last matched them all."""
-
-    folders: tuple[int | None, ...]
-    files: tuple[tuple[str, int, int], ...]  # path, mtime_ns, size
 
 
 def _folder_marks(folder: Path) -> tuple[int | None, ...]:

@@ -23,8 +23,9 @@ from kronika.core.model import (
     note_type,
 )
 from kronika.core.visibility import Audience, visible
+from kronika.engine.changes import AppendNote, AppendTurn, WriteSession
 from kronika.engine.sync import Progress, SyncReport
-from kronika.engine.write import USER, AppendNote, AppendTurn, WriteReceipt, WriteSession
+from kronika.engine.write import USER, WriteReceipt
 from kronika.errors import Conflict, InvalidInput
 from kronika.memory import checks
 from kronika.memory.base import MAX_VALUE_CHARS, MemoryBase, _clean, _new_id

@@ -8,8 +8,9 @@ from dataclasses import replace
 
 from kronika.core.model import MemoryItem, Reader
 from kronika.core.visibility import visible
+from kronika.engine.changes import WriteLessons
 from kronika.engine.proposals import Proposal, fact_of, items_of
-from kronika.engine.write import USER, WriteLessons, WriteReceipt
+from kronika.engine.write import USER, WriteReceipt
 from kronika.memory.facts import MemoryFacts
 from kronika.stores.markdown.lessons import lesson_items
 
