@@ -34,9 +34,17 @@ from pathlib import Path
 from kronika.core.model import MemoryItem
 from kronika.engine.doctor_server import check_server_files
 from kronika.engine.findings import PROBLEM, WARNING, Finding
-from kronika.engine.lost import KeptCopy, cut_inside_a_line, kept_copies, lost_at_once, worse
+from kronika.engine.lost import (
+    KeptCopy,
+    cut_inside_a_line,
+    garbled,
+    kept_copies,
+    lost_at_once,
+    worse,
+)
 from kronika.ports import ItemIndex
 from kronika.stores.audit import parse_line
+from kronika.stores.markdown.files import decode
 from kronika.stores.markdown.layout import IDENTITY, PROPOSALS, SourceKind, classify
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import loose_modes
@@ -96,14 +104,7 @@ def examine(
 # ----------------------------------------------------------------------- checks
 def _check_bytes(workspace: MarkdownWorkspace, agent: str, path: str) -> list[Finding]:
     folder = workspace.agent_dir(agent)
-    raw = (folder / path).read_bytes()
-    problem = None
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        problem = f"invalid UTF-8 at byte {exc.start}"
-    if problem is None and b"\x00" in raw:
-        problem = "NUL bytes"
+    _text, problem = decode((folder / path).read_bytes())
     if problem is None:
         return []
     return [
@@ -206,9 +207,10 @@ def _check_index(
         if {item.id for item in held} != set(now) and path not in differ:
             differ.append(path)
         cut = cut_inside_a_line(folder / path)
+        damaged = cut or garbled((i.content for i in held), now.values())
         missing = [item for item in held if item.id not in now]
         torn = [i for i in held if i.id in now and worse(now[i.id], i.content, cut=cut)]
-        if torn or lost_at_once(classify(path), len(held), len(missing), len(now), damaged=cut):
+        if torn or lost_at_once(classify(path), len(held), len(missing), len(now), damaged=damaged):
             gone = (*missing, *torn)
             lost[(agent, path)] = gone
             findings.append(_lost_since_indexed(agent, path, len(gone), len(held)))
@@ -255,8 +257,9 @@ def _check_kept_copies(
             continue
         kept.append(copy)
         what = (
-            f"{len(copy.items)} item(s) that {copy.path} lost at once (truncated, emptied "
-            f"or deleted) are kept in {copy.copy} and are in no file"
+            f"{len(copy.items)} item(s) that {copy.path} lost at once or holds damaged "
+            f"(truncated, emptied, deleted or overwritten) are kept in {copy.copy} and are "
+            "in no file whole"
         )
         if copy.restorable:
             fix = "if you did not delete them yourself, `kronika doctor --fix` puts them back"
