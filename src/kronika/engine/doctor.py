@@ -15,6 +15,9 @@ each with the fix. The checks:
   in no file (found on every run until it is put back or the copy deleted).
 * ``server``: the server's ``keys.sqlite`` and ``server-jobs.sqlite`` are whole
   (:mod:`kronika.engine.doctor_server`).
+* ``held``: ``kronika.toml``, the keys, the job records, the audit trail and each
+  agent's ``proposals.md`` still hold what kronika recorded they held — a file gone or
+  emptied reads as one never made (:mod:`kronika.engine.doctor_held`).
 * ``copies``: the copies of the index's snapshots saved beside it are whole.
 * ``permissions``: every file is readable and writable by its owner, and no one else.
 
@@ -32,6 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kronika.core.model import MemoryItem
+from kronika.engine.doctor_held import check_held
 from kronika.engine.doctor_server import check_server_files
 from kronika.engine.findings import PROBLEM, WARNING, Finding
 from kronika.engine.lost import (
@@ -95,6 +99,7 @@ def examine(
         findings += _check_kept_copies(workspace, agent, lost, kept)
     findings += _check_sqlite(index)
     findings += check_server_files(home)
+    findings += check_held(home, workspace.agents())
     findings += _check_audit(audit_path, counts)
     findings += _check_copies(home)
     findings += _check_permissions(home)

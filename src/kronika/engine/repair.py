@@ -15,7 +15,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from kronika.engine.doctor import Examined, audit_lines
+from kronika.engine.doctor_held import check_held, mend_held
 from kronika.engine.lost import put_back, write_back
+from kronika.stores import held
 from kronika.stores.markdown import brain
 from kronika.stores.markdown.files import read_source, write_text
 from kronika.stores.markdown.meta import decode_meta, split_meta, split_torn
@@ -40,6 +42,7 @@ def set_aside_torn_audit_lines(path: Path, now: datetime | None = None) -> Path 
     pending = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     write_private_bytes(pending, fixed)
     os.replace(pending, path)
+    held.write_held(path.parent, path.name, held.Held(size=len(fixed)))
     return copy
 
 
@@ -136,6 +139,9 @@ def repair(
         if finding.check == "server":
             aside = move_aside(home / finding.where)
             done.append(f"{finding.where}: moved aside to {aside}; a new one is made when needed")
+    # after the damaged server files were moved aside: what they held is checked anew
+    for where in sorted({f.where for f in check_held(home, workspace.agents())}):
+        done.append(mend_held(home, where))
     if any(f.check == "permissions" and f.repair for f in examined.findings):
         changed = tighten_modes(home)
         done.append(f"permissions: {len(changed)} file(s) and folder(s) now yours alone")

@@ -21,7 +21,6 @@ from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.layout import CORRUPT_DIR
 from kronika.stores.private import make_private_dir, write_private_bytes
 
-
 CONTROL = re.compile(r"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
 """Control characters no text kronika writes holds (NUL is dropped apart)."""
 
