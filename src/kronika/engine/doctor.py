@@ -266,17 +266,11 @@ def _check_kept_copies(
             f"(truncated, emptied, deleted or overwritten) are kept in {copy.copy} and are "
             "in no file whole"
         )
-        if copy.restorable:
-            fix = "if you did not delete them yourself, `kronika doctor --fix` puts them back"
-            repair: str | None = "put the kept items back into their file"
-        else:
-            texts = "; ".join(repr(i.content[:60]) for i in copy.items[:3])
-            what += f": {texts}" + (" …" if len(copy.items) > 3 else "")
-            fix = (
-                "kronika cannot write this kind of file back: copy the text back by hand "
-                "from the copy (or rewrite the file), then delete the copy"
-            )
-            repair = None
+        fix = (
+            "if you did not delete them yourself, `kronika doctor --fix` puts them back (what "
+            "it cannot place stays in the copy: copy it back by hand, then delete the copy)"
+        )
+        repair = "put the kept items back into their file"
         findings.append(Finding("files", PROBLEM, f"{agent}/{copy.path}", what, fix, repair))
     return findings
 
