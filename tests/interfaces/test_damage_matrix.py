@@ -353,7 +353,11 @@ SERVE_KINDS = ("brain", "session", "index", "index.model", "keys", "jobs")
 @pytest.mark.parametrize("how", DAMAGES)
 @pytest.mark.parametrize("kind", SERVE_KINDS)
 def test_the_server_starts_or_says_why_and_never_answers_500(
-    workspace: Callable[[str, str], Path], seed: Path, kind: str, how: str
+    workspace: Callable[[str, str], Path],
+    seed: Path,
+    caplog: pytest.LogCaptureFixture,
+    kind: str,
+    how: str,
 ) -> None:
     """``kronika serve``'s start (the service, the keys) and one recall over real HTTP."""
     pytest.importorskip("uvicorn", reason="the [server] extra is not installed")
@@ -404,7 +408,8 @@ def test_the_server_starts_or_says_why_and_never_answers_500(
     assert status != 500, body
     if kind == "keys" and (kind, how) not in GONE:
         assert status == 503 and "keys.sqlite" in body, body
-    elif kind == "keys":
-        assert status == 401  # no key left (`kronika doctor` says so, and --fix puts them back)
+    elif kind == "keys":  # no key left: said at start, and `doctor --fix` puts them back
+        assert status == 401
+        assert "keys.sqlite" in caplog.text and "held 1 keys" in caplog.text, caplog.text
     else:
         assert status == 200, body

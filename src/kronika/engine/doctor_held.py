@@ -134,6 +134,13 @@ def _rows(home: Path, name: str) -> Finding | None:
     return _found(name, said + f"; no copy is kept: {act}", None, accept=True)
 
 
+def keys_lost(home: Path) -> str | None:
+    """What to say when ``keys.sqlite`` lacks keys kronika recorded (the server logs it
+    at start: every request made with them gets 401)."""
+    found = _rows(home, KEYS)
+    return None if found is None else f"{found.what}; {found.fix}"
+
+
 def _unreadable(file: Path) -> bool:
     return sqlite_problem(file) is not None
 
