@@ -221,7 +221,7 @@ def _put_back_rows(file: Path, copy: Path, table: str) -> str:
     held.copy_sqlite(copy, pending)
     if file.is_file() and file.stat().st_size > 0:
         try:
-            conn = sqlite3.connect(pending)
+            conn = sqlite3.connect(f"file:{pending}", uri=True)
             try:
                 conn.execute("ATTACH DATABASE ? AS now", (f"file:{file}?mode=ro",))
                 conn.execute(f"INSERT OR IGNORE INTO main.{table} SELECT * FROM now.{table}")  # noqa: S608
