@@ -1,8 +1,9 @@
 """Reading files that may be damaged, keeping copies of them, and writing safely.
 
 A file is damaged when its bytes are not valid UTF-8, or hold NUL bytes or other
-control characters (kronika strips them from every text it is given, so it never
-writes one; a tab and line ends are text). It is still read — invalid bytes and
+control characters (kronika strips them from every text it is given, and
+:func:`write_text` from every file it writes — a model's reply, a command's output —
+so it never writes one; a tab and line ends are text). It is still read — invalid bytes and
 control characters become U+FFFD, NUL bytes are dropped — so every
 salvageable line counts, and its original bytes are copied once to
 ``<agent>/.corrupt/<path with / as __>.<UTC time>`` (a later read of the same bytes
@@ -97,9 +98,10 @@ def keep_copy(folder: Path, path: str, raw: bytes) -> str:
 def write_text(file: Path, text: str) -> int | None:
     """Atomically replace ``file`` with ``text``; ``OSError`` becomes ``WorkspaceError``,
     text UTF-8 cannot hold (a lone surrogate from undecoded bytes) ``InvalidInput``.
-    Returns kronika's stamp of the new file (:func:`~.atomic.stamp_own_write`)."""
+    Control characters are left out (see the module docstring). Returns kronika's
+    stamp of the new file (:func:`~.atomic.stamp_own_write`)."""
     try:
-        return atomic_write_text(file, text)
+        return atomic_write_text(file, CONTROL.sub("", text))
     except OSError as exc:
         raise WorkspaceError(f"cannot write {file}: {exc}") from exc
     except UnicodeEncodeError as exc:
