@@ -35,7 +35,13 @@ from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem
 from kronika.engine import forget_journal
-from kronika.engine.lost import cut_inside_a_line, keep_lost, lost_at_once, torn_items
+from kronika.engine.lost import (
+    cut_inside_a_line,
+    garbled,
+    keep_lost,
+    lost_at_once,
+    torn_items,
+)
 from kronika.engine.sync_appends import IndexerAppends
 from kronika.engine.sync_marks import Seen as _Seen
 from kronika.engine.sync_report import Progress, SyncReport
@@ -334,7 +340,8 @@ class Indexer(IndexerAppends):
         lost = [item for item in before if item.id not in kept]
         cut = cut_inside_a_line(self._workspace.agent_dir(agent) / path)
         torn = torn_items(before, now, cut=cut)
-        damaged = cut or bool(torn)
+        texts = [i.content for i in now]
+        damaged = cut or bool(torn) or garbled((i.content for i in before), texts)
         if not torn and not lost_at_once(kind, len(before), len(lost), len(now), damaged=damaged):
             return
         forgetting = forget_journal.pending_ids(self._workspace.agent_dir(agent))
