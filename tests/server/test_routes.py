@@ -185,7 +185,9 @@ def test_notes_turns_sessions_wake_prompt_and_brain(served: Served) -> None:
     turn = served.call(
         "POST", "/v1/agents/alice/sessions/chat-1/turns", {"speaker": "user", "content": "hello"}
     )
-    assert turn.status == 201 and turn.body == {"session_id": "chat-1", "turn_id": "chat-1_1"}
+    assert turn.status == 201
+    assert (turn.body["session_id"], turn.body["turn_id"]) == ("chat-1", "chat-1_1")
+    assert turn.body["outcome"] == "applied" and turn.body["proposal"] is None
     turns = served.call("GET", "/v1/agents/alice/sessions/chat-1").body["turns"]
     assert [t["content"] for t in turns] == ["hello"]
     served.call(
