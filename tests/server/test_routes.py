@@ -251,8 +251,11 @@ def test_a_turn_saved_at_autonomy_1_answers_that_it_awaits_approval(served: Serv
     said = served.call("POST", path, {"speaker": "user", "content": "I moved"}, key=carol)
     assert said.status == 201
     assert said.body["outcome"] == "proposed" and said.body["proposal"].startswith("p-")
-    waiting = served.memories["acme"].proposals("carol")
-    assert [p.id for p in waiting] == [said.body["proposal"]]
+    waiting = served.call("GET", "/v1/agents/carol/proposals").body["proposals"]
+    assert [p["id"] for p in waiting] == [said.body["proposal"]]  # the owner sees it
+    other = {"X-Kronika-User": "bob"}  # another reader: not his session
+    hidden = served.call("GET", "/v1/agents/carol/proposals", headers=other).body
+    assert hidden == {"proposals": []}
     before = served.call("GET", "/v1/agents/carol/sessions/chat-7").body
     assert before["turns"] == []  # not yet
     client = Client(served.url, served.keys[carol])
