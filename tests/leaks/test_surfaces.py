@@ -51,7 +51,7 @@ from kronika.server.app import ServerConfig, create_app  # noqa: E402
 from kronika.server.keys import KeyStore  # noqa: E402
 from kronika.server.service import Service  # noqa: E402
 from leaks.surfaces import CLI, FUZZ, MCP_RESOURCES, MCP_TOOLS, REST, Rest  # noqa: E402
-from leaks.workload import AGENTS, TEAMS, Backend, markers  # noqa: E402
+from leaks.workload import AGENTS, PRIVATE, TEAMS, Backend, markers  # noqa: E402
 
 TENANTS = sorted(set(AGENTS.values()))
 pytestmark = pytest.mark.parametrize(
@@ -312,11 +312,16 @@ def fuzz(backend: Backend, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 
 
 def _samples(items: list[MemoryItem], backend: Backend, memory: Any) -> dict[str, list[str]]:
-    """Ids that fill a path: an item of every agent and scope, sessions, a proposal."""
-    picked: dict[tuple[str, Scope], MemoryItem] = {}
+    """Ids that fill a path: an item of every agent and scope and of each user no party
+    is, sessions (one of such a user too), a proposal."""
+    picked: dict[tuple[str, str], MemoryItem] = {}
     for item in items:
-        picked.setdefault((item.agent, item.scope), item)
+        picked.setdefault((item.agent, item.scope.value), item)
+    for user, _, _ in PRIVATE.values():  # and an item of each user no party is
+        item = next(i for i in items if i.user == user)
+        picked.setdefault((item.agent, user), item)
     sessions = [ids[0] for ids in backend.workload.session_ids.values()]
+    sessions += list(backend.workload.private.values())
     proposals = [p.id for p in memory.proposals("acme-bot")][:1]
     return {
         "item_id": [i.id for i in picked.values()],

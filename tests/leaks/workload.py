@@ -105,6 +105,7 @@ class Workload:
     keys: tuple[str, ...]
     middle: datetime  # between the two rounds of writes (for as-of reads)
     proposed: list[Written]  # facts acme-bot proposed to itself (autonomy 1)
+    private: dict[str, str]  # agent -> a session of its user, channel and team no party is
 
 
 @dataclass
@@ -249,6 +250,7 @@ def build(
         for _ in range(25 * scale):
             first, second = rng.sample(ids, 2)
             memory.link(first, second, "related", agent=agent)
+    private: dict[str, str] = {}
     for agent, (user, channel, team) in PRIVATE.items():  # after the rest: it stays as it was
         for owners in (
             Audience(Scope.PERSONAL, user),
@@ -261,10 +263,11 @@ def build(
             memory.note(f"{tok}b {WORD} noted close", agent=agent, **_keywords(owners))
             written.append(Written(tok, agent, "fact", owners))
             sid = f"{agent}-p{len(written)}"
+            private.setdefault(agent, sid)
             memory.save_turn(sid, "user", f"{tok}c {WORD} said close", agent=agent,
                              **_keywords(owners))  # type: ignore[arg-type]  # fmt: skip
             clock.advance(minutes=2)
-    return Workload(written, sessions, keys, middle, proposed)
+    return Workload(written, sessions, keys, middle, proposed, private)
 
 
 def markers(text: str) -> set[str]:
