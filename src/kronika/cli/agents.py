@@ -13,7 +13,7 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from kronika.cli.context import add_reading_context
+from kronika.cli.context import add_reading_context, reading_context, refuse_for_reader
 
 if TYPE_CHECKING:
     from kronika.memory import Memory
@@ -38,8 +38,6 @@ def cmd_agents(args: argparse.Namespace, settings: Settings) -> int:
         opened = build_memory(settings, progress=update)
     with notes.watch(opened) as memory:
         if action != "list":
-            from kronika.cli.context import refuse_for_reader
-
             refuse_for_reader(args, f"`kronika agents {action}`")
         if action == "create":
             return _create(args, memory)
@@ -52,7 +50,6 @@ def _list(args: argparse.Namespace, memory: Memory) -> int:
     """Every agent and its items; with a reading context the agents of its tenant, and
     the items it may see of each."""
     from kronika.cli import render
-    from kronika.cli.context import reading_context
 
     default = memory.settings.default_agent
     context = reading_context(memory, args)

@@ -591,10 +591,8 @@ def build_parser() -> argparse.ArgumentParser:
     register_job_commands(add)
     register_policy_commands(add)
     register_server_commands(add)
-    for action in parser._actions:  # the owner's commands refuse a reading context
-        if isinstance(action, argparse._SubParsersAction):
-            for name in OWNER_ONLY:
-                add_owner_only(action.choices[name])
+    for name in OWNER_ONLY:  # the owner's commands refuse a reading context, saying why
+        add_owner_only(sub.choices[name])
     return parser
 
 
