@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kronika.cli import render
+from kronika.cli.context import add_reading_context, reading
 
 if TYPE_CHECKING:
     from kronika.settings import Settings
@@ -19,7 +20,7 @@ def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
     from kronika.engine.explain import explain, explanation_json, when
 
     with open_memory(settings) as memory:
-        found = explain(memory, args.target, agent=args.agent)
+        found = explain(reading(memory, args), args.target, agent=args.agent)
     if args.json:
         render.print_json(explanation_json(found))
         return 0
@@ -66,3 +67,4 @@ def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
 def register_explain_command(add: Callable[..., Any]) -> None:
     p = add("explain", cmd_explain, "tell why an item exists: its origin, events and history")
     p.add_argument("target", help="an item id, or a fact key (its current value)")
+    add_reading_context(p)

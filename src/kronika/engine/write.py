@@ -100,6 +100,37 @@ class WriteReceipt:
     (then nothing was stored), or why it was kept in a shorter tier than asked."""
 
 
+class SavedTurn(str):
+    """The id of a turn given to ``save_turn`` (a ``str``, as it always was) and what
+    happened to it: ``outcome`` is ``applied`` (the turn is in the session's file),
+    ``proposed`` (an agent at autonomy 1 saved it: it waits as proposal ``proposal``,
+    and the session holds it once the proposal is approved) or ``refused`` by a storage
+    policy (``policy`` says why; nothing was stored). The id is the one the turn has,
+    or would have had, in its session."""
+
+    outcome: str
+    proposal: str | None
+    policy: str | None
+
+    def __new__(
+        cls,
+        turn_id: str,
+        outcome: str = "applied",
+        proposal: str | None = None,
+        policy: str | None = None,
+    ) -> SavedTurn:
+        made = super().__new__(cls, turn_id)
+        made.outcome, made.proposal, made.policy = outcome, proposal, policy
+        return made
+
+    def __getnewargs__(self) -> tuple[str, str, str | None, str | None]:  # type: ignore[override]
+        return str(self), self.outcome, self.proposal, self.policy
+
+    @property
+    def turn_id(self) -> str:
+        return str(self)
+
+
 def describe_change(change: Change) -> tuple[str, str | None, str]:
     """(action, item id, one-line summary) for the audit trail."""
     match change:

@@ -178,7 +178,12 @@ def session(agent: Name, session_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.session(who, agent, session_id)
 
 
-@v1.post("/agents/{agent}/sessions/{session_id}/turns", tags=["sessions"], status_code=201)
+@v1.post(
+    "/agents/{agent}/sessions/{session_id}/turns",
+    tags=["sessions"],
+    status_code=201,
+    response_model=schemas.TurnReceipt,
+)
 def save_turn(
     agent: Name, session_id: Id, body: schemas.TurnBody, who: Who, svc: Svc
 ) -> dict[str, Any]:
