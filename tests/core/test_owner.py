@@ -31,8 +31,8 @@ def fact(key: str, value: str, kind: ItemType = ItemType.PROFILE) -> MemoryItem:
 
 @pytest.mark.parametrize(
     "key",
-    ["name", "Name", "user_name", "fullName", "first-name", "imię", "imię_i_nazwisko",
-     "nombre", "nombre_del_usuario", "apodo", "ім'я", "ім’я", "прізвище"],
+    ["name", "Name", "user_name", "fullName", "first-name", "imię",
+     "nombre", "nombre_del_usuario", "apodo", "ім'я", "ім’я", "прізвище", "imię_użytkownika"],
 )  # fmt: skip
 def test_a_key_of_the_users_name(key: str) -> None:
     assert is_name_key(key)
@@ -41,7 +41,7 @@ def test_a_key_of_the_users_name(key: str) -> None:
 @pytest.mark.parametrize(
     "key",
     ["dog_name", "imię_psa", "nombre_del_perro", "ім'я_кота", "кличка_собаки", "username",
-     "city", "company_name"],
+     "city", "company_name", "userName"],
 )  # fmt: skip
 def test_a_key_naming_something_else(key: str) -> None:
     assert not is_name_key(key)

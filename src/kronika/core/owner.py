@@ -38,17 +38,50 @@ from dataclasses import dataclass
 from kronika.core.keywords import FUNCTION_WORDS
 from kronika.core.model import ItemType, MemoryItem
 from kronika.core.subjects import subject, word_matches
-from kronika.core.text import fold, folded_words, key_words
+from kronika.core.text import fold, folded_words
 
-_NAME_WORDS = frozenset(
-    folded_words(
-        "name surname nickname imię nazwisko pseudonim nombre apellido apodo "
-        "імя прізвище прізвисько"
+_NAME_WORDS = [
+    "name",
+    "surname",
+    "nickname",
+    "imię",
+    "nazwisko",
+    "pseudonim",
+    "nombre",
+    "apellido",
+    "apodo",
+    "ім'я",
+    "прізвище",
+    "прізвисько",
+]
+"""The words for the user's name, surname and nickname in English, Polish, Spanish and
+Ukrainian."""
+_BEFORE = ("user", "full", "first", "last", "given", "middle", "preferred", "my")
+"""Words that may come before a name word in a key of the user's name (``full_name``)."""
+_AFTER = ("user", "użytkownika", "usuario", "del usuario", "de usuario", "користувача")
+"""Words that may come after one (``imię_użytkownika``, ``nombre_del_usuario``)."""
+_SEPARATORS = ("_", " ", "-", "")
+_APOSTROPHES = "'’ʼ"
+
+
+def _name_keys() -> frozenset[str]:
+    """Every spelling of a key of the user's name, as an index compares keys (trimmed and
+    casefolded): a name word alone, after one of :data:`_BEFORE` or before one of
+    :data:`_AFTER`, joined by ``_``, a space, ``-`` or nothing (``fullName``), with any
+    apostrophe (``ім'я``, ``ім’я``). ``username`` (a login, more often than not) is none."""
+    keys: set[str] = set()
+    for word in _NAME_WORDS:
+        for sep in _SEPARATORS:
+            keys.add(word)
+            keys.update(f"{before}{sep}{word}" for before in _BEFORE if sep or before != "user")
+            keys.update(f"{word}{sep}{after.replace(' ', sep)}" for after in _AFTER if sep)
+    return frozenset(
+        key.replace("'", apostrophe).casefold() for key in keys for apostrophe in _APOSTROPHES
     )
-)
-"""Words a key of the user's name is made of (folded; ``ім'я`` without its apostrophe)."""
-_QUALIFIERS = frozenset(folded_words("full first last given middle preferred"))
-"""Words that may stand beside a name word in such a key (``full_name``, ``first_name``)."""
+
+
+NAME_KEYS = _name_keys()
+"""The keys of a profile fact holding the user's name (:func:`is_name_key`)."""
 USER_FORMS = frozenset(
     folded_words(
         "user "
@@ -62,7 +95,6 @@ USER_FORMS = frozenset(
 """The word for "the user" in English, Polish, Spanish and Ukrainian, singular, in each of
 its cases (folded, casefolded): a question naming the user so is about the user.
 Plurals ("users", "użytkownicy") name other people and are not here."""
-_APOSTROPHES = "'’ʼ"
 _LATIN = {
     "а": "a",
     "б": "b",
@@ -106,6 +138,7 @@ _LATIN = {
 Latin text writes for a Ukrainian name (``Оксана`` → ``oksana``, ``Юрій`` → ``yurii``).
 At the start of a word ``є ї й ю я`` are ``ye yi y yu ya``."""
 _LATIN_FIRST = {"є": "ye", "ї": "yi", "й": "y", "ю": "yu", "я": "ya"}
+_WORDS = re.compile(r"\w+")
 TOKEN = re.compile(r"(\w+)((?:['’ʼ]s|(?<=s)['’ʼ])(?!\w))?")
 """A word and the possessive after it, apart ("David's", "Taras'", "Alice’s")."""
 # "the" directly before "user": "the user's cat" is "my cat", not "the my cat"
@@ -124,13 +157,10 @@ embedded text (``my city is Toronto``)."""
 
 
 def is_name_key(key: str) -> bool:
-    """Whether a fact keyed ``key`` holds the user's name: its words (function words left
-    out) are a name word, with only "user" or "full"/"first"/"last"… beside it."""
-    plain = key.translate({ord(a): None for a in _APOSTROPHES})
-    found = [w for w in folded_words(key_words(plain) or plain) if w not in FUNCTION_WORDS]
-    return any(w in _NAME_WORDS for w in found) and all(
-        w in _NAME_WORDS or w in _QUALIFIERS or w in USER_FORMS for w in found
-    )
+    """Whether a fact keyed ``key`` holds the user's name: ``key`` is one of
+    :data:`NAME_KEYS` (``name``, ``user_name``, ``fullName``, ``imię``, ``nombre``,
+    ``ім'я``, ``apodo``; not ``dog_name``, ``imię_psa`` or ``username``)."""
+    return key.strip().casefold() in NAME_KEYS
 
 
 def owner_names(facts: Iterable[MemoryItem]) -> tuple[str, ...]:
@@ -156,6 +186,16 @@ def latin(word: str) -> str:
         for n, c in enumerate(lower)
     ]
     return fold("".join(out)).casefold()
+
+
+def may_name_someone(query: str) -> bool:
+    """Whether ``query`` has a word that could be a name: one written with a capital
+    letter that is no function word ("Where", "I" are not). Only then is the user's name
+    worth reading from the memory."""
+    return any(
+        word[:1].isupper() and fold(word).casefold() not in FUNCTION_WORDS
+        for word in _WORDS.findall(query)
+    )
 
 
 def names_the_user(word: str, names: Sequence[str]) -> bool:
@@ -226,6 +266,7 @@ __all__ = [
     "FIRST_PERSON",
     "FIRST_PERSON_POSSESSIVE",
     "NAME_ENDING",
+    "NAME_KEYS",
     "TOKEN",
     "USER_FORMS",
     "Asked",
@@ -233,6 +274,7 @@ __all__ = [
     "is_name_key",
     "is_the_users_name",
     "latin",
+    "may_name_someone",
     "names_the_user",
     "owner_names",
 ]

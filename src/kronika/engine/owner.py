@@ -8,30 +8,39 @@ from collections.abc import Sequence
 
 from kronika.core.keywords import keyword_query
 from kronika.core.model import ItemType, MemoryItem, RecallFilter
-from kronika.core.owner import owner_names
+from kronika.core.owner import NAME_KEYS, owner_names
 from kronika.core.possession import borrowed_words
 from kronika.core.subjects import word_matches
 from kronika.core.text import folded_words, key_words, searchable_content
+from kronika.core.visibility import only_visible
 from kronika.ports import ItemIndex
 
-PROFILE_READ = 500
-"""Profile facts read to find the user's name (a Brain holds at most ``brain_max``)."""
+NAME_READ = 1000
+"""Facts keyed as a name read, at most, newest first, over every agent of the index."""
+_NAME_KEYS = tuple(sorted(NAME_KEYS))
 BORROWED_READ = 20
 """The best keyword matches read for a key matched by a word that is someone else's."""
 
 
 def names_of_the_user(index: ItemIndex, flt: RecallFilter) -> tuple[str, ...]:
     """The words the user of the memories ``flt`` reads is named by: the values of their
-    current profile facts keyed as a name, among those the reader may see (the recall's
-    agents, tenant, channel and reader; not its types, keys or times)."""
-    profile = RecallFilter(
-        agents=flt.agents,
-        tenant=flt.tenant,
-        types=(ItemType.PROFILE,),
-        channel=flt.channel,
-        reader=flt.reader,
-    )
-    return owner_names(index.list_items(profile, limit=PROFILE_READ))
+    current profile facts keyed as a name (:data:`~kronika.core.owner.NAME_KEYS`), among
+    those the reader may see (the recall's agents, tenant, channel and reader; not its
+    types, keys or times).
+
+    The index is asked by key alone, which it answers from its index of keys whatever
+    the number of items (asked with the agent too, SQLite walks every item of the
+    agent); the rest of the filter is applied here, to the few facts that come back."""
+    keyed = index.list_items(RecallFilter(keys=_NAME_KEYS), limit=NAME_READ)
+    mine = [
+        item
+        for item in keyed
+        if item.type is ItemType.PROFILE
+        and (not flt.agents or item.agent in flt.agents)
+        and (flt.tenant is None or item.tenant == flt.tenant)
+        and (flt.channel is None or item.channel == flt.channel)
+    ]
+    return owner_names(only_visible(mine, flt.reader))
 
 
 def lent_facts(

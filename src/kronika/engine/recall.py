@@ -57,7 +57,7 @@ from kronika.core.fusion import (
 from kronika.core.hubness import without_hubs
 from kronika.core.keywords import has_content_words, keyword_phrase
 from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult, ScoreParts
-from kronika.core.owner import Asked, as_the_user
+from kronika.core.owner import Asked, as_the_user, may_name_someone
 from kronika.core.phatic import informative
 from kronika.core.ranking import best_first, best_ids
 from kronika.core.scoring import ScoreWeights, recencies
@@ -377,7 +377,8 @@ class Recaller:
         from their profile facts, and "the user" in the first person."""
         if not query.strip():
             return Asked(query, query)
-        return as_the_user(query, names_of_the_user(self._index, flt))
+        names = names_of_the_user(self._index, flt) if may_name_someone(query) else ()
+        return as_the_user(query, names)
 
     def _adaptive_weight(
         self,
