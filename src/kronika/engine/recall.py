@@ -3,6 +3,10 @@
 1. Each retriever returns up to ``recall_candidates`` ids under the same filter:
    FTS5/BM25 for exact names and commands (over the query's words without its
    function words, :mod:`kronika.core.keywords`), cosine over embeddings for meaning.
+   A question naming the user ("Where does David live now?") is first read as the
+   user's own (:mod:`kronika.core.owner`), and a profile fact whose key the question
+   gives another owner ("my dog's name") is no candidate
+   (:mod:`kronika.core.possession`).
 2. Per-query normalised scores are fused convexly into one relevance in [0, 1]
    (:mod:`kronika.core.fusion`), each vector candidate's cosine first read against
    the other candidates so a text close to every query does not lead
@@ -378,7 +382,12 @@ class Recaller:
         if not query.strip():
             return Asked(query, query)
         names = names_of_the_user(self._index, flt) if may_name_someone(query) else ()
-        return as_the_user(query, names)
+        asked = as_the_user(query, names)
+        if asked.text != query:
+            log.debug(
+                "query names the user: embedded as %r, searched as %r", asked.text, asked.keywords
+            )
+        return asked
 
     def _adaptive_weight(
         self,
