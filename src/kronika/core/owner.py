@@ -148,9 +148,9 @@ NAME_ENDING = 3
 """The most letters a case ending adds to a name (``-owi``, ``-ові``, ``-еві``)."""
 FIRST_PERSON = "I"
 """What stands for the user where the question named them: the subject, as the user says
-it of themselves ("I moved to Valencia"). ``me`` does as well on ``kronika bench memory``
-by leave-one-person-out (docs/benchmarks-owner.md) and drops such a turn under the
-relevance floor."""
+it of themselves ("I moved to Valencia"). ``me`` does as well by leave-one-person-out on
+``kronika bench memory`` (one question either way, docs/benchmarks-owner.md), and with
+it "where does me live?" leaves "I moved to Valencia" under the relevance floor."""
 FIRST_PERSON_POSSESSIVE = "my"
 """What stands for the user's possessive ("David's" → ``my``), as in a profile fact's
 embedded text (``my city is Toronto``)."""
