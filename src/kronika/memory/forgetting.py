@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 
 from kronika.core.model import MemoryItem, Reader
 from kronika.core.visibility import only_visible, visible
+from kronika.engine.changes import ForgetItems
 from kronika.engine.redacting import plan_forget, snapshot
 from kronika.engine.sync import Progress
-from kronika.engine.write import SYSTEM, USER, ForgetItems
+from kronika.engine.write import SYSTEM, USER
 from kronika.errors import NotFound
 from kronika.memory import checks
 from kronika.memory.base import MemoryBase
