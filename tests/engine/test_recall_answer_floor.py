@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kronika import Memory, build_memory, load_settings
+from kronika.cli.main import main
 from kronika.core.floor import answers
 from kronika.errors import ConfigError
 from kronika.settings import answer_floor
@@ -125,3 +126,20 @@ def test_a_lexical_recall_has_no_cosine_to_read_and_is_not_refused(
         assert memory.recall("boiler", k=3, mode="vector").hits == ()
         lexical = memory.recall("boiler", k=3, mode="lexical")
         assert [hit.item.content for hit in lexical.hits] == ["The boiler was serviced in March"]
+
+
+def test_kronika_recall_says_why_it_recalled_nothing_and_explain_shows_the_floor(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("KRONIKA_EMBEDDER", "hashing")
+    monkeypatch.setenv("KRONIKA_ANSWER_FLOOR", "0.6")
+    home = str(tmp_path / "ws")
+    assert main(["--home", home, "init"]) == 0
+    assert main(["--home", home, "note", "The boiler was serviced in March"]) == 0
+    capsys.readouterr()
+    assert main(["--home", home, "recall", "which hotel did I stay at in Tokyo?"]) == 0
+    shown = capsys.readouterr()
+    assert "nothing recalled" in shown.out
+    assert "below the answer floor (0.6)" in " ".join(shown.err.split())
+    assert main(["--home", home, "recall", "The boiler was serviced in March", "--explain"]) == 0
+    assert "answer floor 0.6" in " ".join(capsys.readouterr().out.split())
