@@ -14,12 +14,12 @@ A floor of 0 keeps every candidate.
 
 Before any candidate is read, :func:`answers` asks whether the query is answered at
 all: only when the memory closest to it in meaning (the best cosine of the vector
-search, over everything the recall may return) reaches ``answer_floor``. That is the
-one reading that tells a question nothing stored answers from one something does
-(docs/benchmarks-abstention.md): a keyword match does not (a question about a cat
-nobody has shares "name" with the name of the dog), nor does the best cosine read
-against the query's other cosines (a z-score, or a margin over the k-th neighbour),
-nor against how close the memory is to every other memory.
+search, over everything the recall may return) reaches ``answer_floor``. Of the
+readings measured to tell a question nothing stored answers from one something does,
+it is the best, and a weak one (docs/benchmarks-abstention.md): a keyword match tells
+less (a question about a cat nobody has shares "name" with the name of the dog), and
+so does the best cosine read against the query's other cosines (a z-score, a margin
+over the k-th neighbour) or against how close the memory is to every other memory.
 """
 
 from __future__ import annotations
