@@ -272,6 +272,17 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "recall",
     ),
     SettingSpec(
+        "answer_floor",
+        "0",
+        "Recall answers at all only when the memory closest to the query in meaning has at"
+        " least this cosine with it; below, it returns nothing (recall, the prompt's"
+        " long-term block and lessons alike) and says so in its notes. 0 (the default):"
+        " off, because at the value chosen by leave-one-person-out a plain 'where do I live"
+        " now?' over a stored city gets nothing; a number below 1, or auto: that value for"
+        " the embedder (use-multilingual 0.25; off for the others) (docs/scoring.md).",
+        "recall",
+    ),
+    SettingSpec(
         "similarity_threshold",
         0.5,
         "Best-match similarity a turn-time recall must pass (L2).",
@@ -595,6 +606,7 @@ class Settings:
     recency_half_life: float = 30.0
     decay_base: float = 0.0
     relevance_floor: str = "auto"
+    answer_floor: str = "0"
     similarity_threshold: float = 0.5
     load_all_below: int = 100
     long_term_top_k: int = 7
@@ -723,8 +735,8 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError(f"setting {name!r} must not be negative")
     if name == "recency_half_life" and coerced <= 0:
         raise ConfigError("setting 'recency_half_life' must be above 0 (days)")
-    if name == "relevance_floor":
-        return _floor_setting(coerced)
+    if name in ("relevance_floor", "answer_floor"):
+        return _floor_setting(name, coerced)
     if name == "decay_half_life_days" and coerced <= 0:
         raise ConfigError("setting 'decay_half_life_days' must be above 0")
     if name == "decay_archive_below" and not 0 <= coerced < 1:
@@ -750,7 +762,13 @@ stay below (docs/benchmarks-ranking.md). Embedders not listed have no floor of t
 own (keyword evidence alone would be too strict for them): auto turns it off."""
 
 
-def _floor_setting(value: str) -> str:
+CALIBRATED_ANSWER_FLOORS: dict[str, float] = {"use-multilingual": 0.25}
+"""``answer_floor = auto`` per embedder: the best cosine below which recall answers
+nothing, chosen by leave-one-person-out over ``kronika bench memory`` (0.25 in 10 folds
+of 12; docs/benchmarks-abstention.md). Not calibrated for the others: auto is off."""
+
+
+def _floor_setting(name: str, value: str) -> str:
     text = value.strip().lower()
     if text == "auto":
         return text
@@ -758,10 +776,10 @@ def _floor_setting(value: str) -> str:
         number = float(text)
     except ValueError as exc:
         raise ConfigError(
-            f"setting 'relevance_floor' must be auto or a number from 0 to below 1, got {value!r}"
+            f"setting {name!r} must be auto or a number from 0 to below 1, got {value!r}"
         ) from exc
     if not 0 <= number < 1:
-        raise ConfigError("setting 'relevance_floor' must be from 0 (off) to below 1")
+        raise ConfigError(f"setting {name!r} must be from 0 (off) to below 1")
     return text
 
 
@@ -771,6 +789,15 @@ def relevance_floor(settings: Settings) -> float:
     value = settings.relevance_floor
     if value == "auto":
         return CALIBRATED_FLOORS.get(settings.embedder, 0.0)
+    return float(value)
+
+
+def answer_floor(settings: Settings) -> float:
+    """The best cosine a query must reach for recall to answer: the setting's number, or
+    for ``auto`` the value chosen for the configured embedder (0, off, for the others)."""
+    value = settings.answer_floor
+    if value == "auto":
+        return CALIBRATED_ANSWER_FLOORS.get(settings.embedder, 0.0)
     return float(value)
 
 

@@ -271,3 +271,20 @@ def test_leave_one_person_out_scores_each_choice_on_the_person_it_never_saw() ->
         leave_one_person_out({"a": runs["a"], "c": _run({"p1": [1.0]})})
     with pytest.raises(ValueError, match="unknown metric"):
         leave_one_person_out(runs, metric="recall@5")
+
+
+def test_useful_counts_a_silent_answer_to_a_none_question_like_a_first_hit() -> None:
+    """The answer floor's choice: silence on a question nothing answers is worth as
+    much as the answer first, and silence on an answerable one nothing."""
+
+    def rows(person: str, silent: bool) -> list[dict[str, Any]]:
+        answerable = {"person": person, "mrr": 0.0 if silent else 0.5}
+        return [answerable, {"person": person, "no_answer": float(silent)}]
+
+    runs = {
+        "answers always": {"questions": rows("p1", False) + rows("p2", False)},
+        "silent": {"questions": rows("p1", True) + rows("p2", True)},
+    }
+    chosen = leave_one_person_out(runs, metric="useful")
+    assert chosen["all_people"] == {"answers always": 0.25, "silent": 0.5}
+    assert chosen["chosen_most"] == "silent" and chosen["held_out_mean"] == 0.5

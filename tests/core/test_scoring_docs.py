@@ -4,7 +4,7 @@ from pathlib import Path
 
 from kronika.core.scoring import DAY, ScoreWeights
 from kronika.engine.recall import RecallSettings
-from kronika.settings import SETTINGS_TABLE, Settings, relevance_floor
+from kronika.settings import SETTINGS_TABLE, Settings, answer_floor, relevance_floor
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "scoring.md"
 
@@ -24,6 +24,7 @@ def test_scoring_doc_names_real_settings_with_their_defaults():
         "decay_base",
         "recency_half_life",
         "relevance_floor",
+        "answer_floor",
         "lexical_weight",
         "fusion",
         "neighbour_weight",
@@ -45,10 +46,11 @@ def test_the_engine_defaults_are_the_settings_defaults():
     renamed = {"candidates": "recall_candidates"}
     engine = RecallSettings()
     for field in fields(RecallSettings):
-        if field.name not in ("weights", "relevance_floor"):
+        if field.name not in ("weights", "relevance_floor", "answer_floor"):
             name = renamed.get(field.name, field.name)
             assert getattr(engine, field.name) == getattr(settings, name), name
     assert engine.relevance_floor == relevance_floor(settings) == 0.15  # auto, use-multilingual
+    assert engine.answer_floor == answer_floor(settings) == 0.0  # off by default
     for name in ("alpha", "beta", "gamma"):
         assert getattr(ScoreWeights(), name) == getattr(settings, name), name
     assert ScoreWeights().half_life == settings.recency_half_life * DAY

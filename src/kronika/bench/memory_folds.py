@@ -18,12 +18,17 @@ from typing import Any
 
 from kronika.bench.metrics import mean
 
-METRICS = ("hit@1", "hit@3", "mrr", "no_answer")
+METRICS = ("hit@1", "hit@3", "mrr", "no_answer", "useful")
+"""``useful`` scores every question at once, for settings that trade answers for
+silence (the answer floor): an answerable question counts its reciprocal rank, a
+``none`` question 1 when recall returned nothing, else 0."""
 
 
 def _score(rows: Sequence[dict[str, Any]], metric: str) -> float:
     """The mean of ``metric`` over the rows that have it (``no_answer`` only ``none``
-    questions have; the others every answerable one)."""
+    questions have; the others every answerable one; ``useful`` every question)."""
+    if metric == "useful":
+        return mean(r["mrr"] if "mrr" in r else r["no_answer"] for r in rows)
     return mean(r[metric] for r in rows if metric in r)
 
 
@@ -51,7 +56,9 @@ def leave_one_person_out(
             for name, rs in rows.items()
         }
         chosen = max(train, key=lambda name: train[name])  # first of equals
-        mine = [r for r in rows[chosen] if r["person"] == held and metric in r]
+        mine = [
+            r for r in rows[chosen] if r["person"] == held and (metric in r or metric == "useful")
+        ]
         score = _score(mine, metric)
         folds.append({"held_out": held, "chosen": chosen, "train": train, "held_out_score": score})
         weighted.append((score, len(mine)))

@@ -14,8 +14,8 @@ defaults unless changed), and scored against its one gold item:
 * **hit@1**, **hit@3**, **MRR** over answerable questions (MRR counts within ``k``);
 * **empty**: the share of answerable questions recall answered with no result at all;
 * **no-answer precision**: the share of ``none`` questions (nothing stored answers
-  them) for which recall returned no result. Recall's own relevance floor decides;
-  this benchmark applies none of its own.
+  them) for which recall returned no result. Recall's own floors decide (the answer
+  floor and the relevance floor); this benchmark applies none of its own.
 
 Rows: every language (its people's questions asked in that language), cross-lingual
 (the questions asked in another language than the memory: the ``crosslingual`` kind and

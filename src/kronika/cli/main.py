@@ -236,12 +236,13 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
     else:
         render.out.print(render.recall_table(result, explain=args.explain))
         if args.explain:
-            from kronika.settings import relevance_floor
+            from kronika.settings import answer_floor, relevance_floor
 
             render.out.print(
                 f"[dim]score = rel x ({settings.alpha:g} + {settings.beta:g} x imp + "
                 f"{settings.gamma:g} x rec) / {settings.alpha + settings.beta + settings.gamma:g};"
-                f" relevance floor {relevance_floor(settings):g} (docs/scoring.md)[/dim]"
+                f" relevance floor {relevance_floor(settings):g},"
+                f" answer floor {answer_floor(settings):g} (docs/scoring.md)[/dim]"
             )
         note = f"{len(result.hits)} of {result.candidates} candidates, {result.total_tokens} tokens"
         if result.dropped_for_budget:

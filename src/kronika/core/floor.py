@@ -11,6 +11,15 @@ what is absolute instead. A candidate has evidence when
   (a reply names nothing of the question it answers).
 
 A floor of 0 keeps every candidate.
+
+Before any candidate is read, :func:`answers` asks whether the query is answered at
+all: only when the memory closest to it in meaning (the best cosine of the vector
+search, over everything the recall may return) reaches ``answer_floor``. Of the
+readings measured to tell a question nothing stored answers from one something does,
+it is the best, and a weak one (docs/benchmarks-abstention.md): a keyword match tells
+less (a question about a cat nobody has shares "name" with the name of the dog), and
+so does the best cosine read against the query's other cosines (a z-score, a margin
+over the k-th neighbour) or against how close the memory is to every other memory.
 """
 
 from __future__ import annotations
@@ -46,3 +55,13 @@ def evidenced(
         elif any(n in own for n in near):
             kept.add(item_id)
     return kept & set(pool)
+
+
+def answers(similarity: Mapping[str, float], floor: float) -> bool:
+    """Whether a query whose vector candidates have these cosines is answered at all:
+    the best cosine reaches ``floor``. Without vector candidates (a lexical recall, or
+    nothing embedded yet) there is nothing to read, and the query is answered; a floor
+    of 0 answers every query."""
+    if floor <= 0 or not similarity:
+        return True
+    return max(similarity.values()) >= floor

@@ -43,7 +43,7 @@ import numpy as np
 
 from kronika.core.adaptive import ADAPTIVE, adaptive_lexical_weight, specific_words
 from kronika.core.budget import pack
-from kronika.core.floor import evidenced
+from kronika.core.floor import answers, evidenced
 from kronika.core.fusion import (
     Neighbours,
     answered,
@@ -116,6 +116,7 @@ class RecallSettings:
     reranker_depth: int = 30
     reranker_weight: float = 0.5
     relevance_floor: float = 0.15
+    answer_floor: float = 0.0
     weights: ScoreWeights = ScoreWeights()
 
 
@@ -207,6 +208,8 @@ class Recaller:
         if query.strip():  # a fact of the user's keyed as something of another's: no answer
             lent = lent_facts(self._index, (lexical, dense), asked.text)
             lexical, dense = _without(lexical, lent), _without(dense, lent)
+        if not answers(dict(dense or []), self._settings.answer_floor):
+            return self._unanswered(query, dense, budget_tokens)
         vectors = self._candidate_vectors(dense)
         # An item that tells nothing ("hello, how are you?", "thanks") does not answer
         # a query that asks something: when one reaches the top, the ranking is made
@@ -241,6 +244,27 @@ class Recaller:
             candidates=candidates,
             dropped_for_budget=dropped,
             notes=tuple(notes),
+        )
+
+    def _unanswered(
+        self, query: str, dense: Sequence[tuple[str, float]] | None, budget_tokens: int | None
+    ) -> RecallResult:
+        """No hits: nothing stored is close enough to ``query`` to answer it
+        (:func:`kronika.core.floor.answers`), and the note that says so."""
+        best = max(score for _, score in dense or [])
+        floor = self._settings.answer_floor
+        log.debug("answer floor: the best cosine %.3f is below %g", best, floor)
+        note = (
+            f"nothing matched closely enough: the closest memory's cosine with the query"
+            f" ({best:.3f}) is below the answer floor ({floor:g})"
+        )
+        return RecallResult(
+            query=query,
+            hits=(),
+            total_tokens=0,
+            budget_tokens=budget_tokens,
+            candidates=0,
+            notes=(note,),
         )
 
     def _rank(

@@ -40,7 +40,7 @@ from kronika.ports import (
     WriteLock,
     acting,
 )
-from kronika.settings import Settings, relevance_floor
+from kronika.settings import Settings, answer_floor, relevance_floor
 from kronika.stores.durable import GroupCommit
 from kronika.stores.lock import WorkspaceLock
 from kronika.stores.markdown.links import MarkdownLinks
@@ -497,5 +497,6 @@ def recall_settings(settings: Settings) -> RecallSettings:
         reranker_depth=settings.reranker_depth,
         reranker_weight=settings.reranker_weight,
         relevance_floor=relevance_floor(settings),
+        answer_floor=answer_floor(settings),
         weights=weights,
     )
