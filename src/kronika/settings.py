@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from kronika.core.adaptive import FUSION_METHODS
+from kronika.core.hubness import HUB_SCOPES
 from kronika.core.policies import StoragePolicies, parse_dm_channels, parse_policies
 from kronika.core.screening import MODES as SECRETS_MODES
 from kronika.errors import ConfigError
@@ -221,6 +222,15 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         " this many of the other candidates most like it, so a text close to every query (a"
         " greeting, an errand) stops winning the vector list (CSLS; 10 is the published"
         " value; 0, the default, turns it off; docs/scoring.md).",
+        "recall",
+    ),
+    SettingSpec(
+        "hub_scope",
+        "others",
+        "With hub_neighbours: 'others' reads a candidate against candidates of other"
+        " sessions and facts only (the turns of its own session and the versions of its own"
+        " fact resemble it without making it a hub); 'all' against every candidate"
+        " (docs/scoring.md).",
         "recall",
     ),
     SettingSpec(
@@ -588,6 +598,7 @@ class Settings:
     when_focus: float = 1.0
     session_weight: float = 0.2
     hub_neighbours: int = 0
+    hub_scope: str = "others"
     fusion_z_ceiling: float = 0.0
     alpha: float = 0.8
     beta: float = 0.1
@@ -711,6 +722,8 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError("setting 'database_url' must start with postgresql://")
     if name == "fusion" and coerced not in FUSION_METHODS:
         raise ConfigError(f"setting 'fusion' must be {' or '.join(map(repr, FUSION_METHODS))}")
+    if name == "hub_scope" and coerced not in HUB_SCOPES:
+        raise ConfigError(f"setting 'hub_scope' must be {' or '.join(map(repr, HUB_SCOPES))}")
     if name == "adaptive_shift" and not 0 <= coerced <= 1:
         raise ConfigError("setting 'adaptive_shift' must be from 0 to 1")
     if name == "llm_json_mode" and coerced not in ("json_object", "none"):
