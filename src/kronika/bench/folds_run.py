@@ -55,22 +55,18 @@ GRID: dict[str, dict[str, Any]] = {
     "relevance_floor=0.20": {"relevance_floor": "0.20"},
     "recency_half_life=90": {"recency_half_life": 90.0},
     "recency_half_life=365": {"recency_half_life": 365.0},
-    "neighbour_weight=0": {"neighbour_weight": 0.0},
     "neighbour_weight=0.25": {"neighbour_weight": 0.25},
     "neighbour_weight=1": {"neighbour_weight": 1.0},
-    "answer_focus=0": {"answer_focus": 0.0},
     "answer_focus=0.75": {"answer_focus": 0.75},
     "answer_focus=3": {"answer_focus": 3.0},
-    "speaker_focus=0": {"speaker_focus": 0.0},
+    "speaker_focus=0.15": {"speaker_focus": 0.15},
     "speaker_focus=0.6": {"speaker_focus": 0.6},
-    "time_focus=0": {"time_focus": 0.0},
     "time_focus=1": {"time_focus": 1.0},
     "time_focus=4": {"time_focus": 4.0},
-    "when_focus=0": {"when_focus": 0.0},
+    "when_focus=0.5": {"when_focus": 0.5},
     "when_focus=2": {"when_focus": 2.0},
-    "session_weight=0": {"session_weight": 0.0},
+    "session_weight=0.1": {"session_weight": 0.1},
     "session_weight=0.4": {"session_weight": 0.4},
-    "weights=1/0/0": {"alpha": 1.0, "beta": 0.0, "gamma": 0.0},
     "weights=0.9/0.05/0.05": {"alpha": 0.9, "beta": 0.05, "gamma": 0.05},
     "weights=0.6/0.2/0.2": {"alpha": 0.6, "beta": 0.2, "gamma": 0.2},
     "hub_neighbours=10": {"hub_neighbours": 10, "hub_scope": "others"},
@@ -80,12 +76,12 @@ GRID: dict[str, dict[str, Any]] = {
         "hub_scope": "others",
         "fusion_z_ceiling": 3.0,
     },
-    "fusion_z_ceiling=3": {"fusion_z_ceiling": 3.0},
 }
 """The settings compared: the defaults first (ties go to them), then one setting moved
-at a time (each name says which, up to its ``=``: :func:`~kronika.bench.folds.setting_of`).
-Named ``adaptive …`` are the query-adaptive fusion (core/adaptive.py), ``weights=α/β/γ``
-the weights of the recall score (core/scoring.py), ``hub_neighbours=10`` hub reduction
+at a time, each name saying which up to its ``=`` (:func:`~kronika.bench.folds.setting_of`);
+a weight of the context or of the score goes to half and to twice its default. Named
+``adaptive …`` are the query-adaptive fusion (core/adaptive.py), ``weights=α/β/γ`` the
+weights of the recall score (core/scoring.py), ``hub_neighbours=10`` hub reduction
 over candidates of other sessions and facts (core/hubness.py; ``scope all``: over every
 candidate, ``z ceiling 3``: with bounded standard scores)."""
 
