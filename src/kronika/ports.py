@@ -233,8 +233,8 @@ class CandidateVectors(Protocol):
 
     def families_of(self, ids: Sequence[str]) -> dict[str, str]:
         """The family of each of ``ids`` that has one (:func:`kronika.core.hubness.family`:
-        its fact's key, else its session): recall reads a candidate against candidates
-        of other families only (``hub_scope = "others"``)."""
+        its fact's key, else its session): with ``hub_scope = "others"`` recall reads a
+        candidate against candidates of other families only."""
         ...
 
 

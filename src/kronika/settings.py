@@ -226,11 +226,11 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "hub_scope",
-        "others",
-        "With hub_neighbours: 'others' reads a candidate against candidates of other"
-        " sessions and facts only (the turns of its own session and the versions of its own"
-        " fact resemble it without making it a hub); 'all' against every candidate"
-        " (docs/scoring.md).",
+        "all",
+        "With hub_neighbours: 'all' reads a candidate against every other candidate (CSLS);"
+        " 'others' against candidates of other sessions and facts only, not the turns of"
+        " its own session or the versions of its own fact (measured: no better;"
+        " docs/benchmarks-folds.md).",
         "recall",
     ),
     SettingSpec(
@@ -598,7 +598,7 @@ class Settings:
     when_focus: float = 1.0
     session_weight: float = 0.2
     hub_neighbours: int = 0
-    hub_scope: str = "others"
+    hub_scope: str = "all"
     fusion_z_ceiling: float = 0.0
     alpha: float = 0.8
     beta: float = 0.1

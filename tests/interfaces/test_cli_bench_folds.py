@@ -82,7 +82,10 @@ def test_bench_folds_cross_validates_every_benchmark(
     cv = results["cv"]
     assert results["benchmark"] == "folds" and results["k"] == 3
     assert cv["settings"][0] == "default" and "adaptive shift=0.2" in cv["settings"]
-    assert "hub_neighbours=10" in cv["settings"] and "weights=0.6/0.2/0.2" in cv["settings"]
+    assert (
+        "hub_neighbours=10, scope others" in cv["settings"]
+        and "weights=0.6/0.2/0.2" in cv["settings"]
+    )
     # each setting cross-validated alone beside the default, with each fold's choice
     hubs = results["per_setting"]["hub_neighbours"]
     assert hubs["values"] == [n for n in cv["settings"] if n.startswith("hub_neighbours")]

@@ -69,9 +69,9 @@ GRID: dict[str, dict[str, Any]] = {
     "session_weight=0.4": {"session_weight": 0.4},
     "weights=0.9/0.05/0.05": {"alpha": 0.9, "beta": 0.05, "gamma": 0.05},
     "weights=0.6/0.2/0.2": {"alpha": 0.6, "beta": 0.2, "gamma": 0.2},
-    "hub_neighbours=10": {"hub_neighbours": 10, "hub_scope": "others"},
+    "hub_neighbours=10, scope others": {"hub_neighbours": 10, "hub_scope": "others"},
     "hub_neighbours=10, scope all": {"hub_neighbours": 10, "hub_scope": "all"},
-    "hub_neighbours=10, z ceiling 3": {
+    "hub_neighbours=10, scope others, z ceiling 3": {
         "hub_neighbours": 10,
         "hub_scope": "others",
         "fusion_z_ceiling": 3.0,
@@ -82,8 +82,8 @@ at a time, each name saying which up to its ``=`` (:func:`~kronika.bench.folds.s
 a weight of the context or of the score goes to half and to twice its default. Named
 ``adaptive …`` are the query-adaptive fusion (core/adaptive.py), ``weights=α/β/γ`` the
 weights of the recall score (core/scoring.py), ``hub_neighbours=10`` hub reduction
-over candidates of other sessions and facts (core/hubness.py; ``scope all``: over every
-candidate, ``z ceiling 3``: with bounded standard scores)."""
+(core/hubness.py) over candidates of other sessions and facts (``scope others``) or
+over every candidate (``scope all``), ``z ceiling 3`` with bounded standard scores."""
 
 BENCHMARKS = {
     "locomo": Benchmark("locomo", ("recall@5", "recall@10", "multi-hop recall@10")),
@@ -370,7 +370,7 @@ def _per_setting_table(
             verdict = "default kept in every fold"
         else:
             verdict = "stable, does not win" if got["stable"] else "not stable"
-        rows.append([setting, " ".join(short(c) for c in got["choices"]), *figures, verdict])
+        rows.append([setting, "; ".join(short(c) for c in got["choices"]), *figures, verdict])
     return table(
         "Each setting cross-validated alone (the default and its values, one choice for"
         " every benchmark): each fold's choice (-: the default), default → fold-out;"

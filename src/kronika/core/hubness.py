@@ -24,7 +24,10 @@ the answer is such a turn, its nearest fellow candidates are its own session's t
 and read against them it would lose its lead for being coherent, not for being close
 to everything. Given ``families`` (each candidate's session, or its fact's key), a
 candidate is read against its nearest candidates of *other* families only
-(``hub_scope = "others"``, the default scope; ``"all"`` reads every candidate).
+(``hub_scope = "others"``; the default, ``"all"``, reads every candidate as CSLS does).
+Measured by cross-validation it does not do better (docs/benchmarks-folds.md): with
+``"others"`` LongMemEval loses as much as with ``"all"``, so what hub reduction costs
+there is not the answer's own session.
 """
 
 from __future__ import annotations

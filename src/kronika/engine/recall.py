@@ -106,7 +106,7 @@ class RecallSettings:
     when_focus: float = 1.0
     session_weight: float = 0.2
     hub_neighbours: int = 0
-    hub_scope: str = "others"
+    hub_scope: str = "all"
     fusion_z_ceiling: float = 0.0
     reranker_depth: int = 30
     reranker_weight: float = 0.5
@@ -388,8 +388,8 @@ class Recaller:
         self, dense: Sequence[tuple[str, float]] | None
     ) -> tuple[dict[str, Vector], dict[str, str]]:
         """The stored vectors of the vector candidates, when hub reduction is on and the
-        index can give them (:class:`~kronika.ports.CandidateVectors`), and with
-        ``hub_scope = "others"`` their families (sessions, keys); else none."""
+        index can give them (:class:`~kronika.ports.CandidateVectors`), and their
+        families (sessions, keys) with ``hub_scope = "others"``; else none."""
         if not dense or self._settings.hub_neighbours <= 0 or self._vectors_of is None:
             return {}, {}
         ids = [item_id for item_id, _ in dense]
