@@ -187,14 +187,14 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "speaker_focus",
-        0.3,
+        0.6,
         "When a query names one speaker, other speakers' items count 1/(1 + this) "
         "as relevant (0 turns it off).",
         "recall",
     ),
     SettingSpec(
         "time_focus",
-        2.0,
+        4.0,
         "When a query names a date, month, season or year, or points back from now ('two "
         "weeks ago', 'last Saturday'), items from outside that period count 1/(1 + this) "
         "as relevant, and a fact's past value true then is a candidate; 'before X' prefers "
@@ -211,7 +211,7 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "session_weight",
-        0.2,
+        0.4,
         "How far a turn's relevance moves towards the best turn of its session (0 turns it off).",
         "recall",
     ),
@@ -593,10 +593,10 @@ class Settings:
     neighbour_weight: float = 0.5
     neighbour_window: int = 3
     answer_focus: float = 1.5
-    speaker_focus: float = 0.3
-    time_focus: float = 2.0
+    speaker_focus: float = 0.6
+    time_focus: float = 4.0
     when_focus: float = 1.0
-    session_weight: float = 0.2
+    session_weight: float = 0.4
     hub_neighbours: int = 0
     hub_scope: str = "all"
     fusion_z_ceiling: float = 0.0

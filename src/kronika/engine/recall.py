@@ -101,10 +101,10 @@ class RecallSettings:
     neighbour_weight: float = 0.5
     neighbour_window: int = 3
     answer_focus: float = 1.5
-    speaker_focus: float = 0.3
-    time_focus: float = 2.0
+    speaker_focus: float = 0.6
+    time_focus: float = 4.0
     when_focus: float = 1.0
-    session_weight: float = 0.2
+    session_weight: float = 0.4
     hub_neighbours: int = 0
     hub_scope: str = "all"
     fusion_z_ceiling: float = 0.0
