@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kronika.engine.derivation import rederive_if_stale
+from kronika.engine.doctor_held import watch_settings
 from kronika.engine.restore import recover_interrupted_imports
 from kronika.errors import WorkspaceNotFound
 from kronika.memory import Memory
@@ -180,6 +181,9 @@ def _with_index(
         lock=lock,
     )
     memory.finish_forgets()  # before anything reads what a cut-short forget left
+    settings_lost = watch_settings(Path(settings.home))
+    if settings_lost is not None:
+        memory.report_damage(settings_lost)
     marker = Path(settings.home) / MODEL_MARKER
     previous = _read_marker(marker, memory)
     current = vectors_made_with(chosen.model_id, settings.embed_context_words)
@@ -199,7 +203,7 @@ def _with_index(
             log.warning("the vector index %s was new: %d points put in", vectors.collection, filled)
     if previous != current:
         atomic_write_text(marker, current + "\n")
-    rederive_if_stale(memory, progress)
+    rederive_if_stale(memory.index, lambda bar: memory.reindex(progress=bar), progress)
     tenants = Path(settings.home) / TENANTS_MARKER
     if _read_marker(tenants, memory) != tenants_of(settings):
         memory.follow_tenants()

@@ -40,7 +40,7 @@ from kronika.engine import learning
 from kronika.engine.forgetting import ForgetReceipt
 from kronika.engine.proposals import Proposal, change_from_dict
 from kronika.engine.redacting import ForgetPlace
-from kronika.engine.write import WriteReceipt
+from kronika.engine.write import SavedTurn, WriteReceipt
 from kronika.ports import AuditEntry
 
 
@@ -333,7 +333,7 @@ class Client:
         turn_id: str | None = None,
         scope: str | None = None,
         channel: str | None = None,
-    ) -> str:
+    ) -> SavedTurn:
         sid = urllib.parse.quote(session_id, safe="")
         body = _clean(
             {
@@ -346,7 +346,9 @@ class Client:
             }
         )
         found = self._call("POST", f"/v1/agents/{self._name(agent)}/sessions/{sid}/turns", body)
-        return str(found["turn_id"])
+        return SavedTurn(
+            str(found["turn_id"]), str(found["outcome"]), found["proposal"], found["policy"]
+        )
 
     def approve(self, proposal_id: str, agent: str | None = None) -> WriteReceipt:
         pid = urllib.parse.quote(proposal_id, safe="")

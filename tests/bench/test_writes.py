@@ -9,7 +9,8 @@ from pathlib import Path
 
 import numpy as np
 
-from kronika.bench.writes import FixedVectors, run_writes
+from kronika.bench.fixed import FixedVectors
+from kronika.bench.writes import run_writes
 
 
 def test_fixed_vectors_are_unit_length_and_the_same_for_the_same_text() -> None:

@@ -20,8 +20,8 @@ from backends import Backend
 from kronika import Memory
 from kronika.app import INDEX_FILE
 from kronika.core.model import ItemType
+from kronika.engine.changes import WriteSummary
 from kronika.engine.derivation import DERIVATION, DERIVATION_KEY
-from kronika.engine.write import WriteSummary
 from kronika.stores.postgres.connect import index_schema
 from kronika.testing import FrozenClock
 

@@ -12,10 +12,11 @@ import pytest
 
 from kronika import Memory, build_memory, load_settings
 from kronika.core.model import Reader, RecallHit
+from kronika.engine.changes import WriteEntityPage, WriteSummary
 from kronika.engine.chat import ChatAgent
 from kronika.engine.session import Session
 from kronika.engine.tools import call_tool
-from kronika.engine.write import SYSTEM, WriteEntityPage, WriteSummary
+from kronika.engine.write import SYSTEM
 from kronika.errors import NotFound
 from kronika.testing import FrozenClock
 

@@ -11,8 +11,7 @@ import pytest
 
 from kronika import Memory, build_memory
 from kronika.core.model import SessionRecord, TurnRecord
-from kronika.engine.proposals import change_from_dict, change_to_dict
-from kronika.engine.write import (
+from kronika.engine.changes import (
     AddFact,
     AppendNote,
     AppendTurn,
@@ -28,6 +27,7 @@ from kronika.engine.write import (
     WriteSession,
     WriteSummary,
 )
+from kronika.engine.proposals import change_from_dict, change_to_dict
 from kronika.errors import NotFound
 from kronika.settings import AgentPolicy, Settings
 from kronika.stores.markdown import proposals as proposals_file

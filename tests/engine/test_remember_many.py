@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kronika import Memory, build_memory, load_settings
-from kronika.engine.write import AddFact, SupersedeFact, TouchFact
+from kronika.engine.changes import AddFact, SupersedeFact, TouchFact
 from kronika.errors import InvalidInput, PermissionDenied
 from kronika.testing import FrozenClock
 

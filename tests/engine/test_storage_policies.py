@@ -12,7 +12,8 @@ import pytest
 
 from kronika import Memory, build_memory, load_settings
 from kronika.core.model import ItemType, Tier
-from kronika.engine.write import SYSTEM, WriteSummary
+from kronika.engine.changes import WriteSummary
+from kronika.engine.write import SYSTEM
 from kronika.testing import FrozenClock
 
 EXAMPLE = """
@@ -357,4 +358,16 @@ def test_a_tenant_rule_follows_the_agents_own_tenant(home: Path, clock: FrozenCl
     memory.save_turn("s1", "user", "hello from the default tenant")
     assert memory.count(agent="acme-bot") == 0 and memory.count() == 1
     assert memory.note("acme may keep notes", agent="acme-bot").outcome == "applied"
+    memory.close()
+
+
+def test_a_turn_a_policy_refuses_says_so(home: Path, clock: FrozenClock) -> None:
+    config = '[[policy]]\nname = "never hr"\nchannels = ["hr"]\nstore = false\n'
+    memory = _open(home, clock, config)
+    turn = memory.save_turn("s1", "user", "salary talk", channel="hr", scope="channel")
+    assert (turn, turn.outcome, turn.proposal) == ("s1_1", "refused", None)
+    assert turn.policy is not None and "never hr" in turn.policy
+    assert memory.count() == 0
+    kept = memory.save_turn("s2", "user", "lunch talk", channel="general", scope="channel")
+    assert (kept, kept.outcome, kept.policy) == ("s2_1", "applied", None)
     memory.close()

@@ -11,7 +11,7 @@ import pytest
 
 from kronika import Memory, build_memory, load_settings
 from kronika.core.model import SessionRecord, TurnRecord
-from kronika.engine.write import ArchiveFacts, SetActiveContext
+from kronika.engine.changes import ArchiveFacts, SetActiveContext
 from kronika.errors import InvalidInput, NotFound, PermissionDenied
 from kronika.testing import FrozenClock
 

@@ -89,3 +89,27 @@ def test_a_process_reads_with_its_context(tmp_path: Path) -> None:
     assert json.loads(found.stdout)["hits"] == []
     mine = kronika("recall", "salaries", "--user", "bob", "--channel", "dm", "--json")
     assert [h["content"] for h in json.loads(mine.stdout)["hits"]] == ["a dm about salaries"]
+
+
+def test_the_owners_commands_read_as_a_reader_or_say_why_they_cannot(run) -> None:  # type: ignore[no-untyped-def]
+    """agents, audit, usage and explain read as the reader the options name; stats,
+    policies, jobs and doctor refuse them with a usage error naming what to leave out."""
+    run("init")
+    run("remember", "anna drinks tea", "--user", "anna", "--scope", "personal")
+    mine = json.loads(run("list", "--json", "--user", "anna"))[0]["id"]
+    assert json.loads(run("agents", "--json", "--user", "anna")) == [
+        {"agent": "default", "items": 1, "default": True}
+    ]
+    assert json.loads(run("agents", "--json", "--user", "bob"))[0]["items"] == 0
+    assert json.loads(run("agents", "--json", "--tenant", "globex")) == []
+    assert "owner's" in run("agents", "create", "x", "--user", "bob", code=2)
+    trail = json.loads(run("audit", "--json", "--user", "bob"))
+    assert trail == [] and "tea" in run("audit", "--json", "--user", "anna")
+    assert "tea" in run("explain", mine, "--json", "--user", "anna")
+    assert "tea" not in run("explain", mine, "--user", "bob", code=5)
+    assert json.loads(run("usage", "--json", "--tenant", "globex"))["rows"] == []
+    for command in (("stats",), ("policies",), ("jobs", "list"), ("doctor",)):
+        said = run(*command, "--user", "bob", "--team", "core", code=2)
+        assert f"`kronika {command[0]}` reads the whole workspace as its owner" in said
+        assert "leave out --user, --team" in said
+    assert "default" in run("stats", "--json")  # without them: the owner, as before

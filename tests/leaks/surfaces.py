@@ -158,15 +158,20 @@ CLI: dict[str, Command] = {
     "links": Command("read", ("links",)),
     "recalls": Command("read", ("recalls",)),
     "lessons": Command("read", ("lessons", "--all")),
+    "agents": Command("read", ("agents", "list")),
+    "audit": Command("read", ("audit", "--limit", "100000")),
+    "usage": Command("read", ("usage", "--days", "3660")),
+    "explain": Command("read", ("explain", "{item_id}")),
     # writes that take a reading context: their audience is checked
     "remember": Command("write", ("remember", f"{FUZZ} remembered")),
     "note": Command("write", ("note", f"{FUZZ} noted")),
     "outcome": Command("write", ("outcome", f"{FUZZ} task", "--action", "run", "--ok")),
-    # the workspace's owner: the command line reads the folder it is run on, whole
+    # the workspace's owner's alone: they refuse --tenant, --user, --channel and --team
     **{
-        name: Command("owner", why="reads as the owner of the workspace folder")
-        for name in ("agents", "stats", "audit", "usage", "explain", "policies", "jobs", "doctor")
+        name: Command("owner", (name,), why="reads the whole workspace folder as its owner")
+        for name in ("stats", "policies", "doctor")
     },
+    "jobs": Command("owner", ("jobs", "list"), why="runs jobs as the workspace's owner"),
     **{
         name: Command("maintenance", why="changes or rebuilds the workspace as its owner")
         for name in (

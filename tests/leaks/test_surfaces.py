@@ -27,7 +27,7 @@ import urllib.parse
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -51,7 +51,7 @@ from kronika.server.app import ServerConfig, create_app  # noqa: E402
 from kronika.server.keys import KeyStore  # noqa: E402
 from kronika.server.service import Service  # noqa: E402
 from leaks.surfaces import CLI, FUZZ, MCP_RESOURCES, MCP_TOOLS, REST, Rest  # noqa: E402
-from leaks.workload import AGENTS, TEAMS, Backend, markers  # noqa: E402
+from leaks.workload import AGENTS, PRIVATE, TEAMS, Backend, markers  # noqa: E402
 
 TENANTS = sorted(set(AGENTS.values()))
 pytestmark = pytest.mark.parametrize(
@@ -162,6 +162,9 @@ class Truth:
     neighbour: set[str]
     tokens: dict[str, tuple[str, str]]  # key name -> (key id, secret)
     records: dict[str, set[str]]  # tenant -> ids of its jobs and proposals
+    _forbidden: dict[Party, tuple[set[str], set[str], set[str], set[str]]] = field(
+        default_factory=dict
+    )
 
     def allowed(self, party: Party) -> list[MemoryItem]:
         reader, agents = party.reader(), party.agents()
@@ -172,8 +175,14 @@ class Truth:
             and i.tenant == party.tenant
         ]  # fmt: skip
 
-    def forbidden(self, party: Party) -> tuple[set[str], set[str], set[str]]:
-        """The markers, item ids and names the party may not be shown."""
+    def forbidden(self, party: Party) -> tuple[set[str], set[str], set[str], set[str]]:
+        """The markers, item ids and names the party may not be shown, and the names it
+        may be (a channel ``dm-anna-bob`` it sees names a user it may not see)."""
+        if party not in self._forbidden:
+            self._forbidden[party] = self._find_forbidden(party)
+        return self._forbidden[party]
+
+    def _find_forbidden(self, party: Party) -> tuple[set[str], set[str], set[str], set[str]]:
         allowed = self.allowed(party)
         seen = {m for i in allowed for m in markers(i.content)}
         ids = {i.id for i in allowed}
@@ -189,7 +198,18 @@ class Truth:
         names |= {a for a in AGENTS if a not in party.agents() and a != "default"}
         names |= {part for k, pair in self.tokens.items() if k != party.key for part in pair}
         names |= {i for t, ids in self.records.items() if t != party.tenant for i in ids}
-        return hidden, hidden_ids, names
+        # the users, channels and teams of memories it may not read, but for those it
+        # is, is in or may read of
+        user, channel = party.who
+        shown = {user, channel, *reader.teams} | {n for i in allowed for n in _audience(i)}
+        every = {n for i in self.items for n in _audience(i)}
+        every |= {n for _, shape in self.proposals for n in _audience(shape)}
+        names |= {n for n in every - shown if n is not None}
+        return hidden, hidden_ids, names, {n for n in shown if n is not None}
+
+
+def _audience(item: MemoryItem) -> tuple[str | None, ...]:
+    return item.user, item.channel, item.team
 
 
 @dataclass
@@ -212,12 +232,18 @@ class Fuzz:
         """Nothing in ``text`` (an answer) that ``party`` may not see, beyond what it
         sent itself (``sent``: its path, query and body)."""
         self.tried[surface] = self.tried.get(surface, 0) + 1
-        hidden, hidden_ids, names = self.truth.forbidden(party)
+        hidden, hidden_ids, names, shown = self.truth.forbidden(party)
         leaked = (markers(text) & hidden) | {i for i in hidden_ids if i in text and i not in sent}
-        scrubbed = text
-        for name in sorted((n for n in names if n in sent), key=len, reverse=True):
-            scrubbed = scrubbed.replace(name, "")  # what it named itself, echoed back
-        leaked |= {n for n in names if re.search(rf"\b{re.escape(n)}\b", scrubbed)}
+        # what it named itself (echoed back) or may see, unless part of the name looked for
+        echoed = {n for n in names if n in sent} | {n for n in shown if n in text}
+        for name in names:
+            if name not in text:
+                continue
+            scrubbed = text
+            for other in sorted((e for e in echoed if e not in name), key=len, reverse=True):
+                scrubbed = scrubbed.replace(other, "")
+            if name not in echoed and re.search(rf"\b{re.escape(name)}\b", scrubbed):
+                leaked.add(name)
         if leaked:
             self.findings.append(f"{surface} as {party}: {sorted(leaked)[:5]}")
 
@@ -286,11 +312,16 @@ def fuzz(backend: Backend, tmp_path_factory: pytest.TempPathFactory) -> Iterator
 
 
 def _samples(items: list[MemoryItem], backend: Backend, memory: Any) -> dict[str, list[str]]:
-    """Ids that fill a path: an item of every agent and scope, sessions, a proposal."""
-    picked: dict[tuple[str, Scope], MemoryItem] = {}
+    """Ids that fill a path: an item of every agent and scope and of each user no party
+    is, sessions (one of such a user too), a proposal."""
+    picked: dict[tuple[str, str], MemoryItem] = {}
     for item in items:
-        picked.setdefault((item.agent, item.scope), item)
+        picked.setdefault((item.agent, item.scope.value), item)
+    for user, _, _ in PRIVATE.values():  # and an item of each user no party is
+        item = next(i for i in items if i.user == user)
+        picked.setdefault((item.agent, user), item)
     sessions = [ids[0] for ids in backend.workload.session_ids.values()]
+    sessions += list(backend.workload.private.values())
     proposals = [p.id for p in memory.proposals("acme-bot")][:1]
     return {
         "item_id": [i.id for i in picked.values()],
@@ -367,6 +398,21 @@ def _url(path: str, fill: dict[str, str], query: dict[str, str]) -> str:
 
 
 # ---------------------------------------------------------------------- REST reads
+def test_the_fuzzer_tells_a_name_the_caller_may_not_see(fuzz: Fuzz) -> None:
+    """Its check can fail: another user's, channel's or team's name is a finding, the
+    caller's own and those of memories it may read are not."""
+    fuzz.restart()
+    reader, owner = Party("acme-reader", "bob", "dm-anna-bob"), Party("acme-admin")
+    said = "zofia wrote in #boardroom for falcons; bob read dm-anna-bob"
+    fuzz.check("probe", owner, "", said)
+    assert fuzz.findings == []  # the tenant's owner may see every name of its tenant
+    fuzz.check("probe", reader, "", said)
+    assert fuzz.findings == [f"probe as {reader}: ['boardroom', 'falcons', 'zofia']"]
+    fuzz.check("probe", Party("globex-admin"), "", "the owner's agent, no user")
+    fuzz.check("probe", Party("globex-admin"), "", "yusuf in #backroom")
+    assert len(fuzz.findings) == 1  # globex's own names, to globex's owner
+
+
 def test_every_route_as_every_party_leaks_nothing(fuzz: Fuzz) -> None:
     fuzz.restart()
     routes = _route_paths(fuzz)
@@ -458,9 +504,17 @@ def _cli_commands() -> dict[str, Any]:
     return found
 
 
+CLI_PARTIES = list({(p.tenant, *p.who): p for p in PARTIES}.values())
+"""Every party as the command line names it (a tenant, user and channel: keys are the
+server's), each once."""
+
+
 def test_every_cli_read_command_as_every_reading_context_leaks_nothing(
     fuzz: Fuzz, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Every read command as every party, for its own tenant's agent or another's
+    (taken in turn: both for every command), with ids of items of every audience in
+    turn; the owner's commands refuse the reading context, saying why."""
     from kronika.cli import main
 
     fuzz.restart()
@@ -470,34 +524,38 @@ def test_every_cli_read_command_as_every_reading_context_leaks_nothing(
     assert not set(CLI) - set(commands), set(CLI) - set(commands)
     for name, parser in commands.items():  # a command that reads for a reader says so
         options = {o for a in parser._actions for o in a.option_strings}
-        if CLI[name].kind in ("read", "write"):
-            assert {"--tenant", "--user", "--channel"} <= options, name
+        if CLI[name].kind in ("read", "write", "owner"):
+            assert {"--tenant", "--user", "--channel", "--team"} <= options, name
     home = _cli_env(fuzz, monkeypatch)
-    parties = [*PARTIES[:3], Party("acme-reader", "bob", "dm-anna-bob")]
-    parties += [Party("globex-reader", "anna", "random")]
-    item = fuzz.samples["item_id"][0]
+    items = itertools.cycle(fuzz.samples["item_id"])
+    turn = itertools.count()
     for name, command in sorted(CLI.items()):
-        if command.kind != "read":
+        if command.kind not in ("read", "owner"):
             continue
-        runs = [
-            (party, argv, agent)
-            for party in parties
-            for argv in command.argvs()
-            for agent in (min(party.agents()), _other(min(party.agents())))
-        ]  # its own tenant's agent and another tenant's
-        for party, argv, agent in runs:
-            user, channel = party.who
-            context = ["--tenant", party.tenant]
-            context += ["--user", user] if user else []
-            context += ["--channel", channel] if channel else []
-            args = [*(a.replace("{item_id}", item) for a in argv), "--agent", agent, *context]
+        for party, argv in itertools.product(CLI_PARTIES, command.argvs()):
+            own = min(party.agents())
+            agent = own if next(turn) % 2 == 0 else _other(own)
+            filled = [a.replace("{item_id}", next(items)) for a in argv]
+            args = [*filled, "--agent", agent, *_context(party)]
             code = main([*args, "--home", home, "--json"])
             out = capsys.readouterr()
-            assert code in (0, 4, 5), (args, out.err)  # 4, 5: no such agent or item
             assert "Traceback" not in out.err, out.err
             fuzz.check(f"kronika {name}", party, " ".join(args), out.out + out.err)
+            if command.kind == "owner":  # refused before the workspace is opened
+                assert code == 2 and out.out == "", (args, out)
+                assert f"`kronika {name}` reads the whole workspace as its owner" in out.err
+            else:
+                assert code in (0, 4, 5), (args, out.err)  # 4, 5: no such agent or item
     assert not fuzz.findings, "\n".join(fuzz.findings)
-    _report(fuzz, "CLI", len(parties))
+    _report(fuzz, "CLI", len(CLI_PARTIES))
+
+
+def _context(party: Party) -> list[str]:
+    """The reading-context options of ``party`` on the command line."""
+    user, channel = party.who
+    found = ["--tenant", party.tenant]
+    found += ["--user", user] if user else []
+    return found + (["--channel", channel] if channel else [])
 
 
 # ---------------------------------------------------------------------- writes

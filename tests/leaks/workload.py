@@ -15,14 +15,29 @@ from kronika import Memory
 from kronika.core.lessons import exit_code
 from kronika.core.model import Reader, Scope
 from kronika.core.visibility import Audience
-from kronika.engine.write import SetActiveContext, WriteSummary
+from kronika.engine.changes import SetActiveContext, WriteSummary
 from kronika.stores.markdown.sessions import audience_fields
 from kronika.testing import FrozenClock
 
 AGENTS = {"acme-bot": "acme", "globex-bot": "globex", "default": "default"}
 """Agent -> tenant (three tenants in one workspace)."""
 USERS = ("anna", "bob", "carl")
-TEAMS = {"core": ("anna", "bob"), "sales": ("bob", "carl"), "ops": ()}
+TEAMS = {
+    "core": ("anna", "bob"),
+    "sales": ("bob", "carl"),
+    "ops": (),
+    "falcons": ("zofia",),
+    "otters": ("yusuf",),
+    "badgers": ("wanda",),
+}
+PRIVATE = {
+    "acme-bot": ("zofia", "boardroom", "falcons"),
+    "globex-bot": ("yusuf", "backroom", "otters"),
+    "default": ("wanda", "attic", "badgers"),
+}
+"""A user, a channel and a team each agent's memory names in a few memories no party
+of the fuzzer may read (none of the parties is that user, in that channel or team):
+names only that tenant's owner may be shown."""
 CHANNELS = ("general", "dm-anna-bob", "random")
 ENTITIES = ("Lisbon", "Kyiv", "Warsaw")
 WORD = "marmalade"
@@ -67,6 +82,9 @@ tenant = "globex"
 core = ["anna", "bob"]
 sales = ["bob", "carl"]
 ops = []
+falcons = ["zofia"]
+otters = ["yusuf"]
+badgers = ["wanda"]
 """
 
 
@@ -87,6 +105,7 @@ class Workload:
     keys: tuple[str, ...]
     middle: datetime  # between the two rounds of writes (for as-of reads)
     proposed: list[Written]  # facts acme-bot proposed to itself (autonomy 1)
+    private: dict[str, str]  # agent -> a session of its user, channel and team no party is
 
 
 @dataclass
@@ -231,7 +250,24 @@ def build(
         for _ in range(25 * scale):
             first, second = rng.sample(ids, 2)
             memory.link(first, second, "related", agent=agent)
-    return Workload(written, sessions, keys, middle, proposed)
+    private: dict[str, str] = {}
+    for agent, (user, channel, team) in PRIVATE.items():  # after the rest: it stays as it was
+        for owners in (
+            Audience(Scope.PERSONAL, user),
+            Audience(Scope.CHANNEL, user, channel),
+            Audience(Scope.CHANNEL, None, channel),
+            Audience(Scope.TEAM, user, None, team),
+        ):
+            tok = f"tok{next(counter):04d}"
+            memory.remember(f"{tok} {WORD} kept close", agent=agent, **_keywords(owners))
+            memory.note(f"{tok}b {WORD} noted close", agent=agent, **_keywords(owners))
+            written.append(Written(tok, agent, "fact", owners))
+            sid = f"{agent}-p{len(written)}"
+            private.setdefault(agent, sid)
+            memory.save_turn(sid, "user", f"{tok}c {WORD} said close", agent=agent,
+                             **_keywords(owners))  # type: ignore[arg-type]  # fmt: skip
+            clock.advance(minutes=2)
+    return Workload(written, sessions, keys, middle, proposed, private)
 
 
 def markers(text: str) -> set[str]:

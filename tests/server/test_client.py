@@ -12,7 +12,7 @@ from tests.server.conftest import Served
 
 from kronika import Memory, RecallResult, errors
 from kronika.client import Client, ClientAuthError, ServerError
-from kronika.engine.write import AddFact, AppendNote, SupersedeFact
+from kronika.engine.changes import AddFact, AppendNote, SupersedeFact
 
 
 def _script(memory: Memory | Client, agent: str) -> tuple[RecallResult, list[str], str]:

@@ -185,7 +185,9 @@ def test_notes_turns_sessions_wake_prompt_and_brain(served: Served) -> None:
     turn = served.call(
         "POST", "/v1/agents/alice/sessions/chat-1/turns", {"speaker": "user", "content": "hello"}
     )
-    assert turn.status == 201 and turn.body == {"session_id": "chat-1", "turn_id": "chat-1_1"}
+    assert turn.status == 201
+    assert (turn.body["session_id"], turn.body["turn_id"]) == ("chat-1", "chat-1_1")
+    assert turn.body["outcome"] == "applied" and turn.body["proposal"] is None
     turns = served.call("GET", "/v1/agents/alice/sessions/chat-1").body["turns"]
     assert [t["content"] for t in turns] == ["hello"]
     served.call(
@@ -238,6 +240,40 @@ def test_proposals_approve_and_reject(served: Served) -> None:
     assert [f["content"] for f in facts] == ["uses Rust"]
     missing = served.call("POST", "/v1/agents/carol/proposals/p-nope/approve")
     assert missing.status == 404
+
+
+def test_a_turn_saved_at_autonomy_1_answers_that_it_awaits_approval(served: Served) -> None:
+    """As a fact does: the answer names the proposal, and the session holds the turn only
+    once the person approved it (over REST, through the client and in process)."""
+    from kronika.client import Client
+
+    carol, path = "acme-carol", "/v1/agents/carol/sessions/chat-7/turns"
+    said = served.call("POST", path, {"speaker": "user", "content": "I moved"}, key=carol)
+    assert said.status == 201
+    assert said.body["outcome"] == "proposed" and said.body["proposal"].startswith("p-")
+    waiting = served.call("GET", "/v1/agents/carol/proposals").body["proposals"]
+    assert [p["id"] for p in waiting] == [said.body["proposal"]]  # the owner sees it
+    other = {"X-Kronika-User": "bob"}  # another reader: not his session
+    hidden = served.call("GET", "/v1/agents/carol/proposals", headers=other).body
+    assert hidden == {"proposals": []}
+    before = served.call("GET", "/v1/agents/carol/sessions/chat-7").body
+    assert before["turns"] == []  # not yet
+    client = Client(served.url, served.keys[carol])
+    again = client.save_turn("chat-7", "assistant", "Where to?", agent="carol")
+    assert (again.outcome, again.proposal is not None) == ("proposed", True)
+    in_process = served.memories["acme"].save_turn(
+        "chat-8", "user", "hello", agent="carol", source_agent="carol"
+    )
+    assert in_process.outcome == "proposed" and in_process.proposal is not None
+    ok = served.call("POST", f"/v1/agents/carol/proposals/{said.body['proposal']}/approve")
+    assert ok.status == 200
+    session = served.call("GET", "/v1/agents/carol/sessions/chat-7").body
+    assert [t["content"] for t in session["turns"]] == ["I moved"]
+    mine = served.call("POST", path, {"speaker": "user", "content": "to Lisbon"})  # the person
+    assert mine.body == {
+        "session_id": "chat-7", "turn_id": "chat-7_2", "outcome": "applied",
+        "proposal": None, "policy": None,
+    }  # fmt: skip
 
 
 def test_audit_export_import_and_stats(served: Served) -> None:

@@ -18,11 +18,11 @@ import pytest
 from tests.server.conftest import Served
 
 from kronika import Memory, build_memory, load_settings
+from kronika.engine.changes import WriteSummary
 from kronika.engine.consolidate import Consolidator
 from kronika.engine.explain import explain
 from kronika.engine.jobs import run_job
 from kronika.engine.portability import export_memory
-from kronika.engine.write import WriteSummary
 from kronika.providers.llm import LLMConfig, OpenAICompatibleLLM
 from kronika.testing import ScriptedChatServer
 

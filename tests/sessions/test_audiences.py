@@ -50,3 +50,50 @@ def test_summaries_are_made_per_audience_and_shown_only_to_it(
         assert memory.facts(reader=BOB) == []
         assert memory.active_context(reader=BOB) == "Session 4."
         assert memory.active_context(reader=ANNA) == ""  # the last session was bob's
+
+
+def test_the_active_context_rewritten_for_another_audience_is_another_item(
+    settings: Settings, clock: FrozenClock, brainy: Brainy, server: ScriptedChatServer
+) -> None:
+    """Anna's Active Context, recalled and linked, then rewritten from bob's session: bob
+    gets a context of his own, with none of anna's recalls, access counts or links."""
+    from kronika.engine.charts import recall_entries
+
+    chosen = settings.with_overrides(llm_base_url=server.base_url, llm_model="m")
+    brainy.extractions = [
+        {"facts": [], "summary": "Anna planned the marmalade surprise."},
+        {"facts": [], "summary": "Bob sorted his marmalade jars."},
+    ]
+    with build_memory(chosen, create=True, clock=clock) as memory:
+        llm = build_llm(chosen)
+        anna, bob = memory.as_reader(ANNA), memory.as_reader(BOB)
+        memory.remember("marmalade is on the top shelf", scope="global")
+        _talk(memory, llm, ANNA, "Talk about the surprise.")
+        clock.advance(minutes=1)
+        theirs = _context(anna)
+        shelf = next(i for i in anna.items() if "shelf" in i.content)
+        for _ in range(3):
+            assert theirs.id in [h.item.id for h in anna.recall("marmalade surprise").hits]
+        memory.link(theirs.id, shelf.id, "related")
+        _talk(memory, llm, BOB, "Talk about the jars.")
+        mine = _context(bob)
+        assert mine.content == "Bob sorted his marmalade jars."
+        assert mine.id != theirs.id  # one id per audience
+        assert (mine.access_count, mine.last_accessed_at) == (0, None)
+        assert bob.links(mine.id) == []
+        logged = {i for e in recall_entries(bob, "default") for i in e.item_ids}
+        assert mine.id not in logged and theirs.id not in logged
+        assert [i.id for i in anna.items() if i.id.startswith("ac-")] == []
+
+
+def _talk(memory: Any, llm: Any, reader: Reader, text: str) -> None:
+    session = Session(memory, llm=llm, reader=reader)
+    session.user(text)
+    session.close()
+
+
+def _context(memory: Any) -> Any:
+    """The one Active Context item the memory's reader sees."""
+    found = [i for i in memory.items(types=["summary"]) if i.id.startswith("ac-")]
+    assert len(found) == 1, found
+    return found[0]

@@ -8,8 +8,8 @@ from typing import Any
 
 from kronika import Memory, build_memory
 from kronika.app import build_llm
+from kronika.engine.changes import ArchiveFacts
 from kronika.engine.session import Session
-from kronika.engine.write import ArchiveFacts
 from kronika.ports import LLM
 from kronika.settings import Settings
 from kronika.testing import FrozenClock, ScriptedChatServer

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from kronika import Memory, build_memory, load_settings
-from kronika.engine.write import SupersedeFact, TouchFact
+from kronika.engine.changes import SupersedeFact, TouchFact
 from kronika.stores.markdown import brain
 from kronika.stores.markdown.atomic import stamp_own_write
 from kronika.stores.markdown.factcache import RACY_NS, SMALL_FILE, FactParse

@@ -1,13 +1,15 @@
 """Forgetting a subject on PostgreSQL leaves none of its bytes in the database: not in
 what ``pg_dump`` writes, not in the table files of the data directory (the record's and
-the index's tables are rewritten), and — with ``wal_recycle = off``, as
-docs/reliability.md advises — not in the WAL (the segments that logged it are switched
-away from and deleted)."""
+the index's tables are rewritten), and not in the WAL with the server's default
+``wal_recycle = on`` (the segment files that logged it, kept for reuse with their
+bytes, are written over)."""
 
 from __future__ import annotations
 
 import subprocess
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -33,31 +35,25 @@ def _files_holding(root: Path) -> dict[str, list[bytes]]:
 def test_a_forgotten_subject_leaves_no_byte_in_pg_dump_table_files_or_wal(
     postgres_server: object, postgres_url: str, tmp_path: Path
 ) -> None:
+    import psycopg
+
     from kronika.stores.postgres.embedded import LocalPostgres, binaries
 
     assert isinstance(postgres_server, LocalPostgres)
-    _wal_recycle(postgres_server, "off")  # the segments that logged it are deleted, not kept
-    try:
-        _forget_and_look(postgres_server, postgres_url, tmp_path, binaries())
-    finally:
-        _wal_recycle(postgres_server, "on")
+    with psycopg.connect(postgres_server.url(), autocommit=True) as conn:
+        assert conn.execute("SHOW wal_recycle").fetchone() == ("on",)  # the default
+    _forget_and_look(postgres_server, postgres_url, tmp_path, binaries())
 
 
-def _wal_recycle(server: object, value: str) -> None:
+def _forget_and_look(
+    server: object, postgres_url: str, tmp_path: Path, bin: Path, *, kept: tuple[str, ...] = ()
+) -> None:
     import psycopg
 
     from kronika.stores.postgres.embedded import LocalPostgres
 
     assert isinstance(server, LocalPostgres)
-    with psycopg.connect(server.url(), autocommit=True) as conn:
-        conn.execute(f"ALTER SYSTEM SET wal_recycle = {value}")
-        conn.execute("SELECT pg_reload_conf()")
-
-
-def _forget_and_look(server: object, postgres_url: str, tmp_path: Path, bin: Path) -> None:
-    from kronika.stores.postgres.embedded import LocalPostgres
-
-    assert isinstance(server, LocalPostgres)
+    admin = server.url(postgres_url.rsplit("/", 1)[1])  # the superuser, in that database
     settings = load_settings(
         tmp_path / "ws", environ={}, embedder="hashing", database_url=postgres_url
     )
@@ -69,13 +65,247 @@ def _forget_and_look(server: object, postgres_url: str, tmp_path: Path, bin: Pat
         session.user("Дмитро Жаботинський живе поруч.")
         dump = [str(bin / "pg_dump"), "--data-only", postgres_url]
         assert any(f in subprocess.run(dump, capture_output=True, check=True).stdout for f in FORMS)
+        with psycopg.connect(admin, autocommit=True) as conn:
+            # autovacuum does this on its own once enough rows changed: the planner's
+            # statistics then sample the values, the name among them
+            conn.execute("ANALYZE")
+            assert _in_statistics(conn) != []
+            conn.execute("CHECKPOINT")  # the table files hold it too
+        before = _files_holding(server.data)
+        assert any(p.startswith("pg_wal/") for p in before)
+        assert any(p.startswith("base/") for p in before)
         receipt = memory.forget(topic="Dmytro Zhabotynsky")
         assert receipt.applied
         receipt = memory.forget(topic="Дмитро Жаботинський")
         assert receipt.applied
         assert "I also like jazz." in memory.load_session(session.session_id or "")[0].content
 
+    with psycopg.connect(admin, autocommit=True) as conn:
+        assert _in_statistics(conn) == []
+        statistics = conn.execute("SELECT pg_relation_filepath('pg_statistic')").fetchone()
     out = subprocess.run(dump, capture_output=True, check=True).stdout
     assert [f for f in FORMS if f in out] == []
-    assert _files_holding(server.data) == {}  # table files and WAL segments alike
+    # what a role without the grants could not reach, and the log said so
+    may_keep = [(statistics or ("",))[0] if k == "statistics" else k for k in kept]
+    left = _files_holding(server.data)
+    left = {p: f for p, f in left.items() if not p.startswith(tuple(may_keep))}
+    assert left == {}  # table files and WAL segments alike
     assert _files_holding(tmp_path / "ws") == {}  # the working copy and its files
+
+
+_roles = iter(range(1, 1_000_000))
+
+
+@pytest.mark.parametrize(
+    ("grants", "warned", "kept"),
+    [
+        (["pg_checkpoint", "pg_monitor", "pg_maintain"], [], ()),
+        (["pg_checkpoint", "pg_maintain"], ["without seeing it"], ("pg_wal/",)),
+        ([], ["pg_statistic not rewritten", "WAL not written over"], ("pg_wal/", "statistics")),
+    ],
+    ids=["documented-grants", "no-pg_monitor", "no-grants"],
+)
+def test_a_forget_by_a_role_that_is_not_superuser(
+    postgres_server: object,
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    grants: list[str],
+    warned: list[str],
+    kept: tuple[str, ...],
+) -> None:
+    """An owner role with the grants docs/deployment.md lists forgets as cleanly as a
+    superuser; without them what it could not do is said in the log."""
+    import psycopg
+
+    from kronika.stores.postgres.embedded import LocalPostgres, binaries
+
+    assert isinstance(postgres_server, LocalPostgres)
+    role = f"app{next(_roles)}"
+    with psycopg.connect(postgres_server.url(), autocommit=True) as conn:
+        conn.execute(f"CREATE ROLE {role} LOGIN")
+        for grant in grants:
+            conn.execute(f"GRANT {grant} TO {role}")
+        conn.execute(f"CREATE DATABASE {role} OWNER {role}")
+    with psycopg.connect(postgres_server.url(role), autocommit=True) as conn:
+        if "pg_checkpoint" in grants:  # a function's grant holds in its database only
+            conn.execute(f"GRANT EXECUTE ON FUNCTION pg_switch_wal() TO {role}")
+        for extension in ("vector", "unaccent", "pg_trgm"):  # what the superuser installs
+            conn.execute(f"CREATE EXTENSION {extension}")
+    url = postgres_server.url(role).replace("postgres@", f"{role}@", 1)
+    with caplog.at_level("WARNING"):
+        _forget_and_look(postgres_server, url, tmp_path, binaries(), kept=kept)
+    logged = " ".join(r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+    assert [w for w in warned if w not in logged] == []
+    if not warned:
+        assert "after a forget" not in logged
+
+
+def _in_statistics(conn: Any) -> list[tuple[str, str]]:
+    """The columns whose statistics (``pg_stats``, readable by the tables' owner) show
+    one of the forms."""
+    rows = conn.execute(
+        "SELECT tablename, attname FROM pg_stats"
+        " WHERE schemaname NOT IN ('pg_catalog', 'information_schema')"
+        " AND concat(most_common_vals::text, histogram_bounds::text) ~ %s",
+        ("Zhabotynsk|Жаботинськ",),
+    ).fetchall()
+    return [(str(t), str(a)) for t, a in rows]
+
+
+def test_a_forget_builds_the_vector_graph_again_in_the_background(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """The HNSW index is dropped before the tables are rewritten (``VACUUM FULL`` would
+    build it again under the table's lock) and built again from the rows left."""
+    import psycopg
+
+    from kronika.stores.postgres.index import PostgresIndex
+
+    settings = load_settings(
+        tmp_path / "ws", environ={}, embedder="hashing", database_url=postgres_url, ann_threshold=2
+    )
+    with build_memory(settings) as memory:
+        for n, value in enumerate(("Dmytro Zhabotynsky", "the garden wants water", "jazz")):
+            memory.remember(key=f"k{n}", value=value)
+        index = getattr(memory.index, "inner", memory.index)
+        assert isinstance(index, PostgresIndex)
+        assert index.wait_for_vector_graph(120)
+        graph = "SELECT indexrelid FROM pg_index WHERE indexrelid::regclass::text LIKE '%hnsw%'"
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            (before,) = conn.execute(graph).fetchall()
+        memory.forget(key="k0")
+        assert index.wait_for_vector_graph(120)
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            after = conn.execute(graph).fetchall()
+        assert len(after) == 1 and after != [before]  # a new index, not the old one kept
+        found = [hit.item.content for hit in memory.recall("garden water").hits]
+        assert any("garden" in text for text in found)
+        assert not any("Zhabotynsky" in text for text in found)
+
+
+def test_a_forget_does_not_wait_forever_for_an_index_build(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """A graph build (``CREATE INDEX CONCURRENTLY``) waits for every older transaction,
+    another worker's write waiting for the forget's team lock among them, while it holds
+    a lock ``VACUUM FULL`` waits for: the forget cancels the build and finishes."""
+    import threading
+
+    import psycopg
+
+    settings = load_settings(
+        tmp_path / "ws", environ={}, embedder="hashing", database_url=postgres_url
+    )
+    with build_memory(settings) as memory:
+        memory.remember(key="neighbour", value="Dmytro Zhabotynsky")
+        with psycopg.connect(postgres_url, autocommit=True) as conn:
+            (schema,) = conn.execute(
+                "SELECT schemaname FROM pg_tables WHERE tablename = 'idx_items'"
+            ).fetchone() or ("",)
+        older = psycopg.connect(postgres_url)  # a snapshot the build must wait for
+        older.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        older.execute("SELECT 1")
+        build_error: list[str] = []
+
+        def build() -> None:
+            with psycopg.connect(postgres_url, autocommit=True) as conn:
+                try:
+                    conn.execute(
+                        f'CREATE INDEX CONCURRENTLY stuck ON "{schema}".idx_items (content)'
+                    )
+                except psycopg.Error as exc:
+                    build_error.append(str(exc))
+
+        builder = threading.Thread(target=build, daemon=True)
+        builder.start()
+        forgetting = threading.Thread(target=lambda: memory.forget(key="neighbour"))
+        try:
+            waiting = "SELECT 1 FROM pg_stat_activity WHERE wait_event = 'virtualxid'"
+            _wait_for(postgres_url, waiting)  # the build holds its lock and waits
+            forgetting.start()
+            forgetting.join(90)
+            assert not forgetting.is_alive()  # before: waited as long as the build did
+        finally:
+            older.rollback()
+            older.close()
+            builder.join(30)
+            forgetting.join(30)
+        assert build_error and "cancel" in build_error[0]
+        assert memory.recall("Zhabotynsky").hits == ()
+
+
+def _wait_for(url: str, query: str, timeout: float = 30) -> None:
+    import psycopg
+
+    deadline = time.monotonic() + timeout
+    with psycopg.connect(url, autocommit=True) as conn:
+        while not conn.execute(query).fetchall():
+            assert time.monotonic() < deadline, query
+            time.sleep(0.05)
+
+
+def test_another_worker_writes_while_a_forget_rewrites_the_tables(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """The rewrite after a forget runs once the team's write lock is released: a second
+    worker's remember goes through while the forget still waits to rewrite a table."""
+    import threading
+
+    import psycopg
+
+    def open_memory(home: str) -> Any:
+        return build_memory(
+            load_settings(
+                tmp_path / home, environ={}, embedder="hashing", database_url=postgres_url
+            )
+        )
+
+    with open_memory("a") as first, open_memory("b") as second:
+        first.remember(key="neighbour", value="Dmytro Zhabotynsky")
+        reader = psycopg.connect(postgres_url)  # holds off the rewrite of record_audit
+        reader.execute("LOCK TABLE record_audit IN ACCESS SHARE MODE")
+        forgetting = threading.Thread(target=lambda: first.forget(key="neighbour"))
+        try:
+            forgetting.start()
+            _wait_for(
+                postgres_url,
+                "SELECT 1 FROM pg_stat_activity WHERE query LIKE 'VACUUM%record_audit'",
+            )
+            began = time.monotonic()
+            second.remember(key="pet", value="a cat called Mruczek")
+            assert time.monotonic() - began < 20
+            assert forgetting.is_alive()  # the forget is still waiting to rewrite
+        finally:
+            reader.rollback()
+            reader.close()
+            forgetting.join(60)
+        assert not forgetting.is_alive()
+        assert any("Mruczek" in h.item.content for h in second.recall("Mruczek").hits)
+        assert not any("Zhabotynsky" in h.item.content for h in first.recall("Dmytro").hits)
+
+
+def test_a_replication_slot_holding_the_wal_is_named_in_the_log(
+    postgres_server: object, postgres_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """What the server must keep for a replication slot cannot be written over: the
+    forget is done and the log says which files still hold the bytes, and why."""
+    import psycopg
+
+    from kronika.stores.postgres.embedded import LocalPostgres
+
+    assert isinstance(postgres_server, LocalPostgres)
+    settings = load_settings(
+        tmp_path / "ws", environ={}, embedder="hashing", database_url=postgres_url
+    )
+    with psycopg.connect(postgres_server.url(), autocommit=True) as conn:
+        conn.execute("SELECT pg_create_physical_replication_slot('standby_one', true)")
+    try:
+        with build_memory(settings) as memory, caplog.at_level("WARNING"):
+            memory.remember(key="neighbour", value="Dmytro Zhabotynsky")
+            assert memory.forget(key="neighbour").applied
+    finally:
+        with psycopg.connect(postgres_server.url(), autocommit=True) as conn:
+            conn.execute("SELECT pg_drop_replication_slot('standby_one')")
+    logged = " ".join(r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+    assert "still keeps hold the forgotten bytes" in logged
+    assert "standby_one" in logged

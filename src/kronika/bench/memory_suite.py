@@ -47,7 +47,7 @@ from kronika.bench.memdata.model import (
 from kronika.bench.metrics import answer_scores, first_rank, mean
 from kronika.bench.report import table
 from kronika.core.model import ItemType, Layer, MemoryItem, RecallResult, RetainKind
-from kronika.engine.write import WriteEntityPage, WriteSummary
+from kronika.engine.changes import WriteEntityPage, WriteSummary
 from kronika.errors import InvalidInput, KronikaError
 from kronika.memory import Memory
 from kronika.settings import Settings

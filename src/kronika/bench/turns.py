@@ -5,7 +5,7 @@ of its own, all saving turns into one workspace, durable when each call returns
 (group commit shares the syncs: :mod:`kronika.stores.durable`). Rates are turns per
 second of wall time from the moment every writer is ready to the last call's end.
 Writers save into one shared session (``shared``) or each into a session of its own
-(``own``). Embedding is excluded (:class:`~kronika.bench.writes.FixedVectors`).
+(``own``). Embedding is excluded (:class:`~kronika.bench.fixed.FixedVectors`).
 
 The fsync probe appends a line to a file in the same folder and syncs it, ``samples``
 times: the floor any durable call pays on this disk at this moment.
@@ -57,19 +57,19 @@ def _session(writer: int, sessions: str) -> str:
 
 def _prepare(home: Path, settings: Settings, writers: int) -> None:
     from kronika.app import build_memory
-    from kronika.bench.writes import FixedVectors, _long_session
+    from kronika.bench.fixed import FixedVectors, long_session
 
     with build_memory(
         settings.with_overrides(home=home), create=True, embedder=FixedVectors()
     ) as m:
         m.create_agent("bench")
         names = {"shared", *(f"own-{n}" for n in range(writers))}
-        m.import_sessions("bench", [_long_session(s, SESSION_TURNS, 7) for s in sorted(names)])
+        m.import_sessions("bench", [long_session(s, SESSION_TURNS, 7) for s in sorted(names)])
 
 
 def _threads(home: Path, settings: Settings, writers: int, calls: int, sessions: str) -> float:
     from kronika.app import build_memory
-    from kronika.bench.writes import FixedVectors
+    from kronika.bench.fixed import FixedVectors
 
     with build_memory(settings.with_overrides(home=home), embedder=FixedVectors()) as memory:
         start = threading.Barrier(writers + 1)
@@ -144,7 +144,7 @@ def save_turn_concurrency(
 
 def _child(home: Path, writer: int, calls: int, sessions: str) -> None:
     from kronika.app import build_memory
-    from kronika.bench.writes import FixedVectors
+    from kronika.bench.fixed import FixedVectors
 
     settings = Settings(home=home)
     with build_memory(settings, embedder=FixedVectors()) as memory:

@@ -34,7 +34,6 @@ the sync threads' included), which waiting for other programs' work inflates les
 
 from __future__ import annotations
 
-import hashlib
 import os
 import random
 import sqlite3
@@ -51,6 +50,7 @@ from typing import Any
 import numpy as np
 
 from kronika.bench._runtime import Progress, settings_summary
+from kronika.bench.fixed import FixedVectors, long_session
 from kronika.bench.report import table
 from kronika.bench.scale import synthetic_sentence, synthetic_sessions
 from kronika.bench.turns import concurrency_table, save_turn_concurrency
@@ -59,15 +59,11 @@ from kronika.core.model import (
     Layer,
     MemoryItem,
     Provenance,
-    SessionRecord,
     Source,
     Tier,
-    TurnRecord,
 )
-from kronika.ports import Vector
 from kronika.settings import Settings
 
-DIM = 512
 SESSION_CAP = 1_000
 CLI_COMMANDS: tuple[tuple[str, ...], ...] = (
     ("remember", "--key", "bench_city", "Kraków"),
@@ -77,31 +73,6 @@ CLI_COMMANDS: tuple[tuple[str, ...], ...] = (
     ("forget", "--key", "bench_city"),
     ("recall", "what did Ada repair?", "--k", "5"),
 )
-
-
-class FixedVectors:
-    """An embedder whose vector for a text is fixed by the text's hash: no model, the
-    same vectors for kronika and the naive floor, a few microseconds per text.
-
-    The vector is the text's SHAKE-128 digest read as ``DIM`` signed bytes and
-    normalised: distinct for distinct texts, and cheap, so that a batch of writes is
-    not timed making vectors (a seeded random generator per text cost about 21 µs,
-    nearly half of what the naive floor spends on a bulk-loaded row)."""
-
-    model_id = f"fixed-vectors-{DIM}"
-    dim = DIM
-
-    def embed_documents(self, texts: Sequence[str]) -> Vector:
-        digests = b"".join(hashlib.shake_128(text.encode()).digest(DIM) for text in texts)
-        matrix = np.frombuffer(digests, dtype=np.int8).astype(np.float32)
-        matrix = matrix.reshape(len(texts), DIM)
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        unit: Vector = (matrix / np.maximum(norms, np.float32(1e-6))).astype(np.float32)
-        return unit
-
-    def embed_query(self, text: str) -> Vector:
-        vector: Vector = self.embed_documents([text])[0]
-        return vector
 
 
 def _rate(seconds: list[float]) -> float:
@@ -154,19 +125,6 @@ def _stored_facts(size: int, now: datetime) -> list[MemoryItem]:
             )
         )
     return facts
-
-
-def _long_session(session_id: str, length: int, seed: int) -> SessionRecord:
-    """One session of ``length`` synthetic turns (save_turn's cost may grow with it)."""
-    turns = [t for s in synthetic_sessions(length, seed=seed) for t in s.turns][:length]
-    return SessionRecord(
-        session_id=session_id,
-        started_at=datetime(2024, 1, 1, tzinfo=UTC),
-        turns=tuple(
-            TurnRecord(f"{session_id}_{n}", t.speaker, t.content, t.at)
-            for n, t in enumerate(turns, 1)
-        ),
-    )
 
 
 def _kronika_size(
@@ -223,7 +181,7 @@ def _kronika_size(
             many_cpu = time.process_time() - cpu_at
             length = min(size, SESSION_CAP)
             session = f"bench-{length}"
-            memory.import_sessions("bench", [_long_session(session, length, size)])
+            memory.import_sessions("bench", [long_session(session, length, size)])
             if progress:
                 progress(f"save_turn @{length:,} turns", 0, calls)
             turn_cpu: list[float] = []

@@ -13,6 +13,8 @@ import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from kronika.cli.context import add_reading_context, reading_context, refuse_for_reader
+
 if TYPE_CHECKING:
     from kronika.memory import Memory
     from kronika.settings import Settings
@@ -35,6 +37,8 @@ def cmd_agents(args: argparse.Namespace, settings: Settings) -> int:
     with render.progress_bar_once_needed("rebuilding the index") as update:
         opened = build_memory(settings, progress=update)
     with notes.watch(opened) as memory:
+        if action != "list":
+            refuse_for_reader(args, f"`kronika agents {action}`")
         if action == "create":
             return _create(args, memory)
         if action == "remove":
@@ -43,12 +47,20 @@ def cmd_agents(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _list(args: argparse.Namespace, memory: Memory) -> int:
+    """Every agent and its items; with a reading context the agents of its tenant, and
+    the items it may see of each."""
     from kronika.cli import render
 
     default = memory.settings.default_agent
+    context = reading_context(memory, args)
+    counts = (
+        {name: memory.count(agent=name) for name in memory.agents()}
+        if context is None
+        else context.counts(memory)
+    )
     rows = [
-        {"agent": name, "items": memory.count(agent=name), "default": name == default}
-        for name in memory.agents()
+        {"agent": name, "items": items, "default": name == default}
+        for name, items in counts.items()
     ]
     if args.json:
         render.print_json(rows)
@@ -124,3 +136,4 @@ def register_agent_commands(add: Callable[..., Any]) -> None:
     )
     p.add_argument("name", nargs="?", help="with create and remove: the agent's name")
     p.add_argument("--yes", action="store_true", help="with remove: do not ask first")
+    add_reading_context(p)

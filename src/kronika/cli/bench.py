@@ -4,39 +4,16 @@ benchmark, print and save the results (``crash`` exits 1 when a trial breaks an 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 from rich.text import Text
 
 from kronika.cli import render
 from kronika.errors import ImportFormatError, InvalidInput
 from kronika.settings import Settings
-
-
-@contextmanager
-def _bar(enabled: bool) -> Iterator[Callable[[str, int, int], None]]:
-    if not enabled:
-        yield lambda label, done, total: None
-        return
-    bar = Progress(
-        TextColumn("[bold]{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        console=render.err,
-    )
-    task = bar.add_task("bench", total=None)
-
-    def update(label: str, done: int, total: int) -> None:
-        bar.update(task, description=label, completed=done, total=total)
-
-    with bar:
-        yield update
 
 
 def _sizes(text: str) -> tuple[int, ...]:
@@ -106,7 +83,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
     if args.suite == "crash" and (args.trials < 1 or args.writers < 1 or args.max_run <= 0):
         raise InvalidInput("--trials and --writers must be at least 1, --max-run above 0")
     results: dict[str, Any]
-    with _bar(not args.json) as progress:
+    with render.labelled_progress_bar(not args.json) as progress:
         if args.suite == "crash":
             results = bench.run_crash(
                 args.trials,

@@ -7,69 +7,20 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kronika.cli import render
+from kronika.cli.context import add_reading_context, reading
 
 if TYPE_CHECKING:
-    from kronika.engine.explain import Explanation
     from kronika.settings import Settings
-
-
-def explanation_json(found: Explanation) -> dict[str, Any]:
-    item, origin = found.item, found.origin
-    return {
-        "item": {
-            "id": item.id,
-            "agent": item.agent,
-            "content": item.content,
-            "type": item.type.value,
-            "key": item.key,
-            "value": item.value,
-            "status": item.status.value,
-            "source": item.source.value,
-            "created_at": item.created_at.isoformat(),
-            "valid_from": item.valid_from.isoformat() if item.valid_from else None,
-            "valid_to": item.valid_to.isoformat() if item.valid_to else None,
-            "citation": item.provenance.citation(),
-        },
-        "origin": {
-            "how": origin.how,
-            "by": origin.by,
-            "session_id": origin.session_id,
-            "turn_ids": list(origin.turn_ids),
-            "turns": list(origin.turns),
-            "model": origin.model,
-        },
-        "events": [
-            {
-                "at": e.at.isoformat(),
-                "action": e.action,
-                "by": e.source_agent,
-                "outcome": e.outcome,
-                "item": e.item_id,
-                "summary": e.summary,
-            }
-            for e in found.events
-        ],
-        "lineage": [
-            {
-                "id": it.id,
-                "value": it.value or it.content,
-                "status": it.status.value,
-                "valid_from": it.valid_from.isoformat() if it.valid_from else None,
-                "valid_to": it.valid_to.isoformat() if it.valid_to else None,
-            }
-            for it in found.lineage
-        ],
-    }
 
 
 def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
     from rich.table import Table
 
-    from kronika.cli.main import open_memory
-    from kronika.engine.explain import explain, when
+    from kronika.cli.opening import open_memory
+    from kronika.engine.explain import explain, explanation_json, when
 
     with open_memory(settings) as memory:
-        found = explain(memory, args.target, agent=args.agent)
+        found = explain(reading(memory, args), args.target, agent=args.agent)
     if args.json:
         render.print_json(explanation_json(found))
         return 0
@@ -116,3 +67,4 @@ def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
 def register_explain_command(add: Callable[..., Any]) -> None:
     p = add("explain", cmd_explain, "tell why an item exists: its origin, events and history")
     p.add_argument("target", help="an item id, or a fact key (its current value)")
+    add_reading_context(p)

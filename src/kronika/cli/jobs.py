@@ -48,11 +48,10 @@ def cmd_jobs(args: argparse.Namespace, settings: Settings) -> int:
     if args.job is None:
         raise InvalidInput("say which job to run: " + ", ".join(JOB_NAMES))
     from kronika.app import build_llm
-    from kronika.cli.bench import _bar
-    from kronika.cli.main import open_memory
+    from kronika.cli.opening import open_memory
 
     reports = []
-    with open_memory(settings) as memory, _bar(not args.json) as progress:
+    with open_memory(settings) as memory, render.labelled_progress_bar(not args.json) as progress:
         llm = build_llm(settings, minion=True, clock=memory.clock)
         names = memory.agents() if args.all_agents else [args.agent or settings.default_agent]
         for agent in names:

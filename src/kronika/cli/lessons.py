@@ -18,7 +18,7 @@ def cmd_outcome(args: argparse.Namespace, settings: Settings) -> int:
     from rich.markup import escape
 
     from kronika.app import build_llm
-    from kronika.cli.main import open_memory
+    from kronika.cli.opening import open_memory
     from kronika.core.lessons import Evaluation, exit_code
 
     verdicts = [args.ok, args.failed, args.exit_code is not None]
@@ -59,7 +59,7 @@ def cmd_outcome(args: argparse.Namespace, settings: Settings) -> int:
 def cmd_lessons(args: argparse.Namespace, settings: Settings) -> int:
     from rich.table import Table
 
-    from kronika.cli.main import open_memory
+    from kronika.cli.opening import open_memory
 
     with open_memory(settings) as opened:
         memory = reading(opened, args)

@@ -18,13 +18,23 @@ from kronika.cli import notes, render
 from kronika.cli.agents import create_agent, register_agent_commands
 from kronika.cli.chat import register_chat_commands
 from kronika.cli.commands_data import register_data_commands
-from kronika.cli.context import SCOPES, add_reading_context, reading, write_audience
+from kronika.cli.context import (
+    OWNER_ONLY,
+    SCOPES,
+    add_owner_only,
+    add_reading_context,
+    reading,
+    reading_context,
+    refuse_reader,
+    write_audience,
+)
 from kronika.cli.explain import register_explain_command
 from kronika.cli.forgetting import print_receipt, receipt_json
 from kronika.cli.health import register_health_commands, run_healing
 from kronika.cli.jobs import register_job_commands
 from kronika.cli.lessons import register_lesson_commands
 from kronika.cli.links import register_link_commands
+from kronika.cli.opening import open_memory
 from kronika.cli.policies import print_policy_note, print_refusal, register_policy_commands
 from kronika.cli.proposals import register_proposal_commands
 from kronika.cli.recall_log import register_recall_log_command
@@ -68,15 +78,6 @@ def exit_code_for(exc: errors.KronikaError) -> int:
         if isinstance(exc, cls):
             return code
     return 1
-
-
-def open_memory(settings: Settings) -> Memory:
-    # an index built by an older kronika is rebuilt as it opens: a bar for the wait
-    from kronika.app import build_memory
-
-    with render.progress_bar_once_needed("rebuilding the index") as update:
-        memory = build_memory(settings, progress=update)
-    return notes.watch(memory)
 
 
 # ------------------------------------------------------------------ commands
@@ -354,7 +355,14 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
     from rich.table import Table
 
     with open_memory(settings) as memory:
-        entries = memory.audit(agent=args.agent, limit=args.limit)
+        context = reading_context(memory, args)
+        if context is None:
+            entries = memory.audit(agent=args.agent, limit=args.limit)
+        else:  # a reader's: entries about its tenant's items it may see
+            from kronika.memory.checks import MAX_LIMIT, optional_count
+
+            limit = optional_count(args.limit, what="the limit", low=1, high=MAX_LIMIT)
+            entries = context.audit(memory, args.agent)[-(limit or 1) :]
     rows = [
         {
             "at": e.at.isoformat(),
@@ -559,6 +567,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("stats", cmd_stats, "index statistics", with_agent=False)
     p = add("audit", cmd_audit, "show the audit trail of writes")
     p.add_argument("--limit", type=int, default=50)
+    add_reading_context(p)
     add("reindex", cmd_reindex, "rebuild the index from the Markdown alone", with_agent=False)
     add("sync", cmd_sync, "pick up hand edits of the Markdown now")
 
@@ -574,6 +583,8 @@ def build_parser() -> argparse.ArgumentParser:
     register_job_commands(add)
     register_policy_commands(add)
     register_server_commands(add)
+    for name in OWNER_ONLY:  # the owner's commands refuse a reading context, saying why
+        add_owner_only(sub.choices[name])
     return parser
 
 
@@ -614,6 +625,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         from kronika.settings import load_settings  # after the parser: not for --help
 
+        refused = refuse_reader(args)
+        if refused is not None:
+            raise UsageError(refused)
         settings = load_settings(args.home)
         if _needs_workspace(args):
             require_workspace(settings)

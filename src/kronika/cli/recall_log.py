@@ -24,7 +24,7 @@ def cmd_recalls(args: argparse.Namespace, settings: Settings) -> int:
     from rich.table import Table
     from rich.text import Text
 
-    from kronika.cli.main import open_memory
+    from kronika.cli.opening import open_memory
     from kronika.engine.charts import recall_entries
 
     agent = args.agent or settings.default_agent

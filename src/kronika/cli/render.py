@@ -236,6 +236,31 @@ def progress_bar(description: str, *, enabled: bool = True) -> Iterator[Any]:
 
 
 @contextmanager
+def labelled_progress_bar(enabled: bool = True) -> Iterator[Any]:
+    """Yields ``update(label, done, total)``: one bar whose label names the step (a
+    benchmark's phases, a job's agents); nothing is drawn when ``enabled`` is false."""
+    if not enabled:
+        yield lambda label, done, total: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    bar = Progress(
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        console=__getattr__("err"),
+    )
+    task = bar.add_task("", total=None)
+
+    def update(label: str, done: int, total: int) -> None:
+        bar.update(task, description=label, completed=done, total=total)
+
+    with bar:
+        yield update
+
+
+@contextmanager
 def progress_bar_once_needed(description: str) -> Iterator[Any]:
     """Like :func:`progress_bar`, but nothing is drawn until the first update: for work
     that is seldom needed (an index rebuilt while a command opens the memory)."""

@@ -9,10 +9,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kronika.cli import render
+from kronika.cli.context import add_reading_context
 from kronika.cli.numbers import count_in
 from kronika.errors import WorkspaceNotFound
 
 if TYPE_CHECKING:
+    from kronika.core.usage import UsageEntry
     from kronika.settings import Settings
 
 
@@ -36,6 +38,8 @@ def cmd_usage(args: argparse.Namespace, settings: Settings) -> int:
     entries = JsonlUsageLedger(Path(settings.home) / USAGE_FILE).read(since=first_day)
     if args.agent:
         entries = [e for e in entries if e.agent == args.agent]
+    if any(getattr(args, name, None) for name in ("tenant", "user", "channel", "team")):
+        entries = _readers_agents(entries, args, settings)
     rows = totals(
         entries, price_input=settings.llm_price_input, price_output=settings.llm_price_output
     )
@@ -112,6 +116,19 @@ def cmd_usage(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _readers_agents(
+    entries: list[UsageEntry], args: argparse.Namespace, settings: Settings
+) -> list[UsageEntry]:
+    """The entries of the agents the reading context reads (its tenant's)."""
+    from kronika.cli.context import reading_context
+    from kronika.cli.opening import open_memory
+
+    with open_memory(settings) as memory:
+        context = reading_context(memory, args)
+        names = set(memory.agents() if context is None else context.agents(memory))
+    return [e for e in entries if e.agent in names]
+
+
 def register_usage_command(add: Callable[..., Any]) -> None:
     p = add(
         "usage",
@@ -124,3 +141,4 @@ def register_usage_command(add: Callable[..., Any]) -> None:
         default=7,
         help="how many days back, today included (default 7)",
     )
+    add_reading_context(p)

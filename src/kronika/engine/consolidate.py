@@ -30,13 +30,8 @@ from kronika.core.model import MemoryItem, Reader, SessionStatus, Source
 from kronika.core.prompt import fact_line
 from kronika.core.rules import EXTRACTOR_VERSION, extract_statements
 from kronika.core.visibility import OWNER, Audience
-from kronika.engine.write import (
-    SetActiveContext,
-    UpdateSession,
-    WriteReceipt,
-    WriteSummary,
-    describe_change,
-)
+from kronika.engine.changes import SetActiveContext, UpdateSession, WriteSummary
+from kronika.engine.write import WriteReceipt, describe_change
 from kronika.errors import (
     InvalidInput,
     LLMError,

@@ -31,8 +31,9 @@ import logging
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from kronika.engine.sync import Progress
-    from kronika.memory import Memory
     from kronika.ports import ItemIndex
 
 log = logging.getLogger("kronika")
@@ -52,10 +53,14 @@ def mark_current(index: ItemIndex) -> None:
         index.set_meta_value(DERIVATION_KEY, DERIVATION)
 
 
-def rederive_if_stale(memory: Memory, progress: Progress | None = None) -> bool:
-    """Rebuild the index of ``memory`` when an older (or newer) reading built it;
-    whether it did. ``progress(done, total)`` follows the files of the rebuild."""
-    index = memory.index
+def rederive_if_stale(
+    index: ItemIndex,
+    reindex: Callable[[Progress | None], object],
+    progress: Progress | None = None,
+) -> bool:
+    """Rebuild ``index`` with ``reindex`` (a memory's, which stamps it) when an older
+    (or newer) reading built it; whether it did. ``progress(done, total)`` follows the
+    files of the rebuild."""
     found = built_by(index)
     if found == DERIVATION:
         return False
@@ -68,5 +73,5 @@ def rederive_if_stale(memory: Memory, progress: Progress | None = None) -> bool:
         found or "1",
         DERIVATION,
     )
-    memory.reindex(progress=progress)  # stamps it
+    reindex(progress)  # stamps it
     return True

@@ -15,6 +15,9 @@ each with the fix. The checks:
   in no file (found on every run until it is put back or the copy deleted).
 * ``server``: the server's ``keys.sqlite`` and ``server-jobs.sqlite`` are whole
   (:mod:`kronika.engine.doctor_server`).
+* ``held``: ``kronika.toml``, the keys, the job records, the audit trail and each
+  agent's ``proposals.md`` still hold what kronika recorded they held — a file gone or
+  emptied reads as one never made (:mod:`kronika.engine.doctor_held`).
 * ``copies``: the copies of the index's snapshots saved beside it are whole.
 * ``permissions``: every file is readable and writable by its owner, and no one else.
 
@@ -32,11 +35,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from kronika.core.model import MemoryItem
+from kronika.engine.doctor_held import check_held
 from kronika.engine.doctor_server import check_server_files
 from kronika.engine.findings import PROBLEM, WARNING, Finding
-from kronika.engine.lost import KeptCopy, cut_inside_a_line, kept_copies, lost_at_once, worse
+from kronika.engine.lost import (
+    KeptCopy,
+    cut_inside_a_line,
+    garbled,
+    kept_copies,
+    lost_at_once,
+    worse,
+)
 from kronika.ports import ItemIndex
 from kronika.stores.audit import parse_line
+from kronika.stores.markdown.files import decode
 from kronika.stores.markdown.layout import IDENTITY, PROPOSALS, SourceKind, classify
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import loose_modes
@@ -87,6 +99,7 @@ def examine(
         findings += _check_kept_copies(workspace, agent, lost, kept)
     findings += _check_sqlite(index)
     findings += check_server_files(home)
+    findings += check_held(home, workspace.agents())
     findings += _check_audit(audit_path, counts)
     findings += _check_copies(home)
     findings += _check_permissions(home)
@@ -96,14 +109,7 @@ def examine(
 # ----------------------------------------------------------------------- checks
 def _check_bytes(workspace: MarkdownWorkspace, agent: str, path: str) -> list[Finding]:
     folder = workspace.agent_dir(agent)
-    raw = (folder / path).read_bytes()
-    problem = None
-    try:
-        raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        problem = f"invalid UTF-8 at byte {exc.start}"
-    if problem is None and b"\x00" in raw:
-        problem = "NUL bytes"
+    _text, problem = decode((folder / path).read_bytes())
     if problem is None:
         return []
     return [
@@ -206,9 +212,10 @@ def _check_index(
         if {item.id for item in held} != set(now) and path not in differ:
             differ.append(path)
         cut = cut_inside_a_line(folder / path)
+        damaged = cut or garbled((i.content for i in held), now.values())
         missing = [item for item in held if item.id not in now]
         torn = [i for i in held if i.id in now and worse(now[i.id], i.content, cut=cut)]
-        if torn or lost_at_once(classify(path), len(held), len(missing), len(now), damaged=cut):
+        if torn or lost_at_once(classify(path), len(held), len(missing), len(now), damaged=damaged):
             gone = (*missing, *torn)
             lost[(agent, path)] = gone
             findings.append(_lost_since_indexed(agent, path, len(gone), len(held)))
@@ -255,20 +262,15 @@ def _check_kept_copies(
             continue
         kept.append(copy)
         what = (
-            f"{len(copy.items)} item(s) that {copy.path} lost at once (truncated, emptied "
-            f"or deleted) are kept in {copy.copy} and are in no file"
+            f"{len(copy.items)} item(s) that {copy.path} lost at once or holds damaged "
+            f"(truncated, emptied, deleted or overwritten) are kept in {copy.copy} and are "
+            "in no file whole"
         )
-        if copy.restorable:
-            fix = "if you did not delete them yourself, `kronika doctor --fix` puts them back"
-            repair: str | None = "put the kept items back into their file"
-        else:
-            texts = "; ".join(repr(i.content[:60]) for i in copy.items[:3])
-            what += f": {texts}" + (" …" if len(copy.items) > 3 else "")
-            fix = (
-                "kronika cannot write this kind of file back: copy the text back by hand "
-                "from the copy (or rewrite the file), then delete the copy"
-            )
-            repair = None
+        fix = (
+            "if you did not delete them yourself, `kronika doctor --fix` puts them back (what "
+            "it cannot place stays in the copy: copy it back by hand, then delete the copy)"
+        )
+        repair = "put the kept items back into their file"
         findings.append(Finding("files", PROBLEM, f"{agent}/{copy.path}", what, fix, repair))
     return findings
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import Any
 
 from kronika.core.model import MemoryItem
 from kronika.core.text import normalize_key
@@ -117,3 +118,53 @@ def _session_model(memory: Memory, agent: str, session_id: str) -> str | None:
 
 def when(moment: datetime | None) -> str:
     return moment.isoformat(timespec="seconds") if moment else "—"
+
+
+def explanation_json(found: Explanation) -> dict[str, Any]:
+    """The explanation as JSON (``kronika explain --json``, ``GET …/explain/{target}``)."""
+    item, origin = found.item, found.origin
+    return {
+        "item": {
+            "id": item.id,
+            "agent": item.agent,
+            "content": item.content,
+            "type": item.type.value,
+            "key": item.key,
+            "value": item.value,
+            "status": item.status.value,
+            "source": item.source.value,
+            "created_at": item.created_at.isoformat(),
+            "valid_from": item.valid_from.isoformat() if item.valid_from else None,
+            "valid_to": item.valid_to.isoformat() if item.valid_to else None,
+            "citation": item.provenance.citation(),
+        },
+        "origin": {
+            "how": origin.how,
+            "by": origin.by,
+            "session_id": origin.session_id,
+            "turn_ids": list(origin.turn_ids),
+            "turns": list(origin.turns),
+            "model": origin.model,
+        },
+        "events": [
+            {
+                "at": e.at.isoformat(),
+                "action": e.action,
+                "by": e.source_agent,
+                "outcome": e.outcome,
+                "item": e.item_id,
+                "summary": e.summary,
+            }
+            for e in found.events
+        ],
+        "lineage": [
+            {
+                "id": it.id,
+                "value": it.value or it.content,
+                "status": it.status.value,
+                "valid_from": it.valid_from.isoformat() if it.valid_from else None,
+                "valid_to": it.valid_to.isoformat() if it.valid_to else None,
+            }
+            for it in found.lineage
+        ],
+    }

@@ -50,14 +50,14 @@ from kronika.core.model import (
     SessionStatus,
 )
 from kronika.core.visibility import OWNER, Audience
-from kronika.engine.write import (
-    SYSTEM,
+from kronika.engine.changes import (
     ArchiveFacts,
     ForgetItems,
     UpdateNote,
     WriteEntityPage,
     WriteLessons,
 )
+from kronika.engine.write import SYSTEM
 from kronika.errors import InvalidInput, LLMError
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.files import read_source

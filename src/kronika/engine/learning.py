@@ -29,10 +29,11 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from kronika.core.lessons import (
     Evaluation,
@@ -44,19 +45,54 @@ from kronika.core.lessons import (
 )
 from kronika.core.model import ItemType, LinkKind, Reader, RecallHit, Scope
 from kronika.core.visibility import only_visible
-from kronika.engine.write import USER, WriteLessons
+from kronika.engine.changes import WriteLessons
+from kronika.engine.write import USER
 from kronika.errors import InvalidInput, LLMError
-from kronika.memory.base import _new_id
 from kronika.prompts.reflection import EVALUATOR, REFLECTOR
 from kronika.providers.ledger import llm_task
 from kronika.stores.markdown.lessons import LESSONS_FILE
 
 if TYPE_CHECKING:
-    from kronika.memory import Memory
-    from kronika.ports import LLM
+    from collections.abc import Callable
+
+    from kronika.ports import LLM, Clock
+    from kronika.settings import Settings
+    from kronika.stores.markdown.workspace import MarkdownWorkspace
 
 log = logging.getLogger("kronika.lessons")
 MAX_TEXT = 2000
+
+
+class Memory(Protocol):
+    """What learning needs of a memory (:class:`kronika.Memory` is one): its reads and
+    writes, and how it names an agent, a reader and an audience."""
+
+    @property
+    def workspace(self) -> MarkdownWorkspace: ...
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def recall(self) -> Callable[..., Any]: ...
+    @property
+    def note(self) -> Callable[..., Any]: ...
+    @property
+    def link(self) -> Callable[..., Any]: ...
+    @property
+    def memory_write(self) -> Callable[..., Any]: ...
+    @property
+    def agents(self) -> Callable[[], list[str]]: ...
+    @property
+    def _agent(self) -> Callable[..., str]: ...
+    @property
+    def _reader(self) -> Callable[..., Any]: ...
+    @property
+    def _audience(self) -> Callable[..., Any]: ...
+
+
+def _new_id(prefix: str) -> str:
+    return f"{prefix}-{secrets.token_hex(6)}"
 
 
 @dataclass(frozen=True, slots=True)

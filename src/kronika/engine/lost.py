@@ -9,20 +9,22 @@ a fact file's facts as a fact file (ready to be copied back), anything else as J
 :func:`kept_copies` finds every such copy whose items are still in no file, so
 ``kronika doctor`` reports it on every run until it is dealt with; :func:`put_back`
 (``doctor --fix``) writes facts, conversation turns and daily-log notes back where
-they were, and renames the copy ``….restored`` so it is never put back twice. What it
-cannot write back (a summary, the Active Context, a bank or entity page, lessons) stays
+they were, and the text of a summary, the Active Context, a bank or entity page or
+lessons (:mod:`kronika.engine.write_back`), and renames the copy ``….restored`` so it
+is never put back twice; a copy whose items could not all be written back stays
 reported, naming the copy that holds the text.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Tier, TurnRecord
+from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Scope, Tier, TurnRecord
+from kronika.engine.write_back import drop_garbled_notes, write_back_text
 from kronika.stores.markdown import brain
 from kronika.stores.markdown.files import keep_copy, write_text
 from kronika.stores.markdown.layout import CORRUPT_DIR, SourceKind, classify
@@ -34,7 +36,9 @@ LOST = ".lost."
 RESTORED = ".restored"
 """Added to the name of a copy of lost items once they were put back."""
 RESTORABLE = (SourceKind.FACTS, SourceKind.SESSION, SourceKind.DAILY_LOG)
-"""The kinds of file whose lost items ``doctor --fix`` writes back."""
+"""The kinds of file whose lost items ``doctor --fix`` writes back as items; the text
+of the others is mended or written again by :func:`write_back_text`."""
+_REPLACED = "\ufffd"
 
 
 def lost_at_once(
@@ -64,6 +68,12 @@ def cut_inside_a_line(file: Path) -> bool:
             return handle.read(1) != b"\n"
     except OSError:
         return False
+
+
+def garbled(before: Iterable[str], now: Iterable[str]) -> bool:
+    """Whether a text of ``now`` holds unreadable characters (U+FFFD) though none of
+    ``before`` did: the file shows damage (its items then count as lost, not edited)."""
+    return not any(_REPLACED in text for text in before) and any(_REPLACED in t for t in now)
 
 
 def worse(now: str, was: str, *, cut: bool) -> bool:
@@ -97,7 +107,7 @@ class KeptCopy:
 
     @property
     def restorable(self) -> bool:
-        return classify(self.path) in RESTORABLE
+        return classify(self.path) is not None
 
 
 def keep_lost(
@@ -114,12 +124,25 @@ def keep_lost(
             "turn": item.provenance.turn_ids[0] if item.provenance.turn_ids else None,
             "session": item.provenance.session_id,
             "at": format_time(item.created_at),
+            "type": item.type.value,
+            "tags": list(item.tags),
+            "importance": item.importance,
+            **{k: v for k, v in _audience(item).items() if v is not None},
         }
         for item in items
     ]
     raw = json.dumps({"path": path, "items": rows}, ensure_ascii=False, indent=1).encode("utf-8")
     folder = workspace.agent_dir(agent)
     return folder / keep_copy(folder, f"{path}.lost", raw)
+
+
+def _audience(item: MemoryItem) -> dict[str, str | None]:
+    return {
+        "scope": item.scope.value if item.scope is not Scope.PERSONAL else None,
+        "user": item.user,
+        "channel": item.channel,
+        "team": item.team,
+    }
 
 
 def kept_copies(workspace: MarkdownWorkspace, agent: str) -> list[KeptCopy]:
@@ -150,7 +173,9 @@ def put_back(workspace: MarkdownWorkspace, kept: KeptCopy) -> int:
     if not kept.restorable:
         return 0
     count = write_back(workspace, kept.agent, kept.path, kept.items)
-    kept.copy.rename(kept.copy.with_name(kept.copy.name + RESTORED))
+    held = _held_now(workspace, kept.agent, kept.path)
+    if not any(_missing(item, held) for item in kept.items):
+        kept.copy.rename(kept.copy.with_name(kept.copy.name + RESTORED))
     return count
 
 
@@ -160,12 +185,18 @@ def write_back(
     """Write ``items`` that ``path`` lost back into it (those it does not hold again);
     returns how many (0 for a kind of file that cannot be written back)."""
     kind = classify(path)
-    if kind not in RESTORABLE:
+    if kind is None:
         return 0
     held = _held_now(workspace, agent, path)
     items = [item for item in items if _missing(item, held)]
     if not items:
         return 0
+    if kind in (SourceKind.DAILY_LOG, SourceKind.BANK, SourceKind.ENTITY, SourceKind.LESSONS):
+        missing = [item for item in items if item.id not in held]
+        if drop_garbled_notes(workspace, agent, path, missing):
+            held = _held_now(workspace, agent, path)
+    if kind not in RESTORABLE:
+        return write_back_text(workspace, agent, path, items, held)
     if kind is SourceKind.FACTS:  # a damaged copy of one of them is replaced
         _drop_torn_values(workspace, agent, items)
         workspace.put_back_facts(agent, path, items)
@@ -273,12 +304,16 @@ def _item(agent: str, tenant: str, path: str, row: dict[str, object], now: datet
     at = parse_time(str(row["at"])) if row.get("at") else now
     turn = row.get("turn")
     kind = classify(path)
+    note = ItemType.MESSAGE if kind is SourceKind.SESSION else ItemType.NOTE
+    typed = str(row.get("type") or note.value)
+    tags = row.get("tags")
+    importance = row.get("importance")
     return MemoryItem(
         id=str(row["id"]),
         agent=agent,
         tenant=tenant,
         content=str(row["content"]),
-        type=ItemType.MESSAGE if kind is SourceKind.SESSION else ItemType.NOTE,
+        type=ItemType(typed) if typed in ItemType._value2member_map_ else note,
         layer=Layer.WORKING if kind is SourceKind.SESSION else Layer.LONG_TERM,
         tier=Tier.SHORT,
         created_at=at,
@@ -289,4 +324,10 @@ def _item(agent: str, tenant: str, path: str, row: dict[str, object], now: datet
             turn_ids=(str(turn),) if turn else (),
         ),
         speaker=str(row["speaker"]) if row.get("speaker") else None,
+        tags=tuple(str(t) for t in tags) if isinstance(tags, list) else (),
+        importance=float(importance) if isinstance(importance, int | float) else 0.5,
+        scope=Scope(str(row["scope"])) if row.get("scope") else Scope.PERSONAL,
+        user=str(row["user"]) if row.get("user") else None,
+        channel=str(row["channel"]) if row.get("channel") else None,
+        team=str(row["team"]) if row.get("team") else None,
     )

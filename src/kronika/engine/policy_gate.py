@@ -26,7 +26,7 @@ from datetime import datetime
 
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Scope, Tier
 from kronika.core.policies import Keep, Refuse, Shorten, StoragePolicies, Subject, decide
-from kronika.engine.write import (
+from kronika.engine.changes import (
     AddFact,
     AppendNote,
     AppendTurn,

@@ -31,8 +31,7 @@ from kronika.core.lessons import Lesson
 from kronika.core.model import MemoryItem, Scope, SessionRecord, TurnRecord
 from kronika.core.serialize import item_from_dict, item_to_dict
 from kronika.core.visibility import OWNER, Audience
-from kronika.engine.write import (
-    USER,
+from kronika.engine.changes import (
     AddFact,
     AppendNote,
     AppendTurn,
@@ -50,8 +49,8 @@ from kronika.engine.write import (
     WriteLessons,
     WriteSession,
     WriteSummary,
-    describe_change,
 )
+from kronika.engine.write import USER, describe_change
 from kronika.errors import InvalidInput, NotFound
 from kronika.ports import AuditEntry, AuditLog, Clock, acting
 from kronika.stores.markdown.proposals import ProposalEntry, new_proposal_id

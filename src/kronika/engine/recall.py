@@ -3,6 +3,10 @@
 1. Each retriever returns up to ``recall_candidates`` ids under the same filter:
    FTS5/BM25 for exact names and commands (over the query's words without its
    function words, :mod:`kronika.core.keywords`), cosine over embeddings for meaning.
+   A question naming the user ("Where does David live now?") is first read as the
+   user's own (:mod:`kronika.core.owner`), and a profile fact whose key the question
+   gives another owner ("my dog's name") is no candidate
+   (:mod:`kronika.core.possession`).
 2. Per-query normalised scores are fused convexly into one relevance in [0, 1]
    (:mod:`kronika.core.fusion`), each vector candidate's cosine first read against
    the other candidates so a text close to every query does not lead
@@ -57,12 +61,14 @@ from kronika.core.fusion import (
 from kronika.core.hubness import without_hubs
 from kronika.core.keywords import has_content_words, keyword_phrase
 from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult, ScoreParts
+from kronika.core.owner import Asked, as_the_user, may_name_someone
 from kronika.core.phatic import informative
 from kronika.core.ranking import best_first, best_ids
 from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.text import question_share
 from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
 from kronika.engine.candidates import CandidateReads
+from kronika.engine.owner import lent_facts, names_of_the_user
 from kronika.engine.then import HistoryReading, read_history
 from kronika.errors import InvalidQuery, RerankerError
 from kronika.ports import (
@@ -164,14 +170,19 @@ class Recaller:
         words: str | None = None
         side_by_side = True
         vector: Vector | None = None
+        asked = self._as_the_user(query, flt)  # "Where does David live?": "… do I live?"
         if mode in ("hybrid", "lexical") and query.strip():
             words, side_by_side = (
-                keyword_phrase(query) if self._settings.skip_function_words else (query, True)
+                keyword_phrase(asked.keywords)
+                if self._settings.skip_function_words
+                else (asked.keywords, True)
             )
             found = self._index.search_lexical(words, flt, limit, whole_phrase=side_by_side)
             lexical = best_first(found)  # ties by id: a rebuilt index ranks as before
         if mode in ("hybrid", "vector") and (query.strip() or query_vector is not None):
-            vector = query_vector if query_vector is not None else self._embedder.embed_query(query)
+            vector = (
+                query_vector if query_vector is not None else self._embedder.embed_query(asked.text)
+            )
             dense = best_first(self._index.search_vector(vector, flt, limit))
         period = (
             mentioned_period(query, moment)
@@ -195,6 +206,9 @@ class Recaller:
         )
         if history is not None:
             lexical, dense = history.merged(lexical, dense)
+        if query.strip():  # a fact of the user's keyed as something of another's: no answer
+            lent = lent_facts(self._index, (lexical, dense), asked.text)
+            lexical, dense = _without(lexical, lent), _without(dense, lent)
         vectors, families = self._candidate_vectors(dense)
         # An item that tells nothing ("hello, how are you?", "thanks") does not answer
         # a query that asks something: when one reaches the top, the ranking is made
@@ -367,6 +381,19 @@ class Recaller:
             if w.item_id in items
         ]
         return scored, len(relevance), notes
+
+    def _as_the_user(self, query: str, flt: RecallFilter) -> Asked:
+        """``query`` as the user would ask it (:mod:`kronika.core.owner`): their name, read
+        from their profile facts, and "the user" in the first person."""
+        if not query.strip():
+            return Asked(query, query)
+        names = names_of_the_user(self._index, flt) if may_name_someone(query) else ()
+        asked = as_the_user(query, names)
+        if asked.text != query:
+            log.debug(
+                "query names the user: embedded as %r, searched as %r", asked.text, asked.keywords
+            )
+        return asked
 
     def _adaptive_weight(
         self,

@@ -15,9 +15,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from kronika.engine.doctor import Examined, audit_lines
+from kronika.engine.doctor_held import check_held, mend_held
 from kronika.engine.lost import put_back, write_back
+from kronika.engine.write_back import LOST_WITH_LESSONS
+from kronika.stores import held
 from kronika.stores.markdown import brain
 from kronika.stores.markdown.files import read_source, write_text
+from kronika.stores.markdown.layout import SourceKind, classify
 from kronika.stores.markdown.meta import decode_meta, split_meta, split_torn
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import tighten_modes, write_private_bytes
@@ -40,6 +44,7 @@ def set_aside_torn_audit_lines(path: Path, now: datetime | None = None) -> Path 
     pending = path.with_name(f"{path.name}.{os.getpid()}.tmp")
     write_private_bytes(pending, fixed)
     os.replace(pending, path)
+    held.write_held(path.parent, path.name, held.Held(size=len(fixed)))
     return copy
 
 
@@ -84,16 +89,22 @@ def _put_back_lost(workspace: MarkdownWorkspace, examined: Examined) -> list[str
         back = write_back(workspace, agent, path, items)
         if back:
             done.append(f"{agent}/{path}: put back {back} lost item(s) from the index")
-        elif items:
-            done.append(f"{agent}/{path}: {len(items)} lost item(s) cannot be written back")
+        if back < len(items):
+            done.append(
+                f"{agent}/{path}: {len(items) - back} lost item(s) could not be written back"
+                " (their text is kept under .corrupt/: copy it back by hand)"
+            )
+        if classify(path) is SourceKind.LESSONS and back:
+            done.append(f"{agent}/{path}: {LOST_WITH_LESSONS}")
     for kept in examined.kept:
         back = put_back(workspace, kept)
         if back:
             done.append(f"{kept.agent}/{kept.path}: put back {back} lost item(s) from {kept.copy}")
-        elif not kept.restorable:
+        if kept.copy.exists():  # not all of it could be placed: it stays, and is said
             done.append(
-                f"{kept.agent}/{kept.path}: {len(kept.items)} lost item(s) are in {kept.copy};"
-                " kronika cannot write this kind of file back"
+                f"{kept.agent}/{kept.path}: {len(kept.items) - back} lost item(s) could not be"
+                f" written back; their text is in {kept.copy}: copy it back by hand, then"
+                " delete the copy"
             )
     return done
 
@@ -136,6 +147,9 @@ def repair(
         if finding.check == "server":
             aside = move_aside(home / finding.where)
             done.append(f"{finding.where}: moved aside to {aside}; a new one is made when needed")
+    # after the damaged server files were moved aside: what they held is checked anew
+    for where in sorted({f.where for f in check_held(home, workspace.agents())}):
+        done.append(mend_held(home, where))
     if any(f.check == "permissions" and f.repair for f in examined.findings):
         changed = tighten_modes(home)
         done.append(f"permissions: {len(changed)} file(s) and folder(s) now yours alone")

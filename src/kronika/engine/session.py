@@ -55,16 +55,10 @@ from kronika.core.model import (
 from kronika.core.prompt import fact_line, memory_line, quote, render_memory_block
 from kronika.core.redaction import Phrases, phrase_pattern, redact
 from kronika.core.visibility import reader_audience
+from kronika.engine.changes import AppendTurn, RemoveItem, UpdateSession, WriteSession
 from kronika.engine.commands import CommandResult, CommandRunner
 from kronika.engine.consolidate import ConsolidationReport, Consolidator
-from kronika.engine.write import (
-    SYSTEM,
-    USER,
-    AppendTurn,
-    RemoveItem,
-    UpdateSession,
-    WriteSession,
-)
+from kronika.engine.write import SYSTEM, USER
 from kronika.errors import InvalidInput, LLMError
 from kronika.memory import Memory
 from kronika.ports import LLM, ChatMessage

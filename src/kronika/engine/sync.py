@@ -31,13 +31,19 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem
 from kronika.engine import forget_journal
-from kronika.engine.lost import cut_inside_a_line, keep_lost, lost_at_once, torn_items
+from kronika.engine.lost import (
+    cut_inside_a_line,
+    garbled,
+    keep_lost,
+    lost_at_once,
+    torn_items,
+)
 from kronika.engine.sync_appends import IndexerAppends
+from kronika.engine.sync_marks import Seen as _Seen
 from kronika.engine.sync_report import Progress, SyncReport
 from kronika.engine.sync_vectors import PENDING_FILE, LazyModel
 from kronika.ports import SourceState
@@ -64,14 +70,6 @@ def sudden_loss(before: int, lost: int, after: int) -> bool:
     looks like damage rather than an edit: it lost them all, or at least 3 and at
     least half. Deleting a fact or two by hand is an edit."""
     return lost_at_once(SourceKind.FACTS, before, lost, after)
-
-
-@dataclass(frozen=True, slots=True)
-class _Seen:
-    """What an agent's files looked like when the index last matched them all."""
-
-    folders: tuple[int | None, ...]
-    files: tuple[tuple[str, int, int], ...]  # path, mtime_ns, size
 
 
 def _folder_marks(folder: Path) -> tuple[int | None, ...]:
@@ -342,7 +340,8 @@ class Indexer(IndexerAppends):
         lost = [item for item in before if item.id not in kept]
         cut = cut_inside_a_line(self._workspace.agent_dir(agent) / path)
         torn = torn_items(before, now, cut=cut)
-        damaged = cut or bool(torn)
+        texts = [i.content for i in now]
+        damaged = cut or bool(torn) or garbled((i.content for i in before), texts)
         if not torn and not lost_at_once(kind, len(before), len(lost), len(now), damaged=damaged):
             return
         forgetting = forget_journal.pending_ids(self._workspace.agent_dir(agent))

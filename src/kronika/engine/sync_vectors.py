@@ -21,7 +21,7 @@ from kronika.stores.markdown.workspace import MarkdownWorkspace, ParsedSource
 from kronika.stores.private import open_private
 
 if TYPE_CHECKING:
-    from kronika.engine.sync import _Seen
+    from kronika.engine.sync_marks import Seen as _Seen
 
 PENDING_FILE = "index.sqlite.pending"
 """Beside the index: the files whose rows wait for vectors, one JSON ``[agent, path]``

@@ -28,11 +28,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
 from pathlib import Path, PurePosixPath
 
-from kronika.core.lessons import Lesson
-from kronika.core.model import MemoryItem, SessionRecord, TurnRecord
+from kronika.core.model import MemoryItem
 from kronika.core.redaction import phrase_pattern, redact
 from kronika.core.screening import (
     screen_fields,
@@ -43,8 +41,27 @@ from kronika.core.screening import (
     screen_turn,
     screen_words,
 )
-from kronika.core.visibility import OWNER, Audience
 from kronika.engine import forget_journal
+from kronika.engine.changes import (
+    AddFact,
+    AppendNote,
+    AppendTurn,
+    ArchiveFacts,
+    Change,
+    ForgetItems,
+    RemoveItem,
+    RestoreFile,
+    SetActiveContext,
+    SupersedeFact,
+    TouchFact,
+    UpdateNote,
+    UpdateSession,
+    WriteEntityPage,
+    WriteLessons,
+    WriteSession,
+    WriteSummary,
+)
+from kronika.engine.policy_gate import Refused, gate_change
 from kronika.engine.redacting import apply_forget
 from kronika.errors import InvalidInput, PermissionDenied
 from kronika.ports import AuditEntry, AuditLog, Clock, acting
@@ -61,142 +78,6 @@ from kronika.stores.markdown.workspace import MarkdownWorkspace
 USER = "user"
 SYSTEM = "system"
 FACT_PATHS = frozenset(spec.path for spec in FACT_FILES)
-
-
-@dataclass(frozen=True, slots=True)
-class AddFact:
-    item: MemoryItem
-
-
-@dataclass(frozen=True, slots=True)
-class TouchFact:
-    """An exact duplicate was remembered again: refresh ``updated_at`` only (SPEC M3)."""
-
-    item: MemoryItem
-
-
-@dataclass(frozen=True, slots=True)
-class SupersedeFact:
-    old_id: str
-    new: MemoryItem
-
-
-@dataclass(frozen=True, slots=True)
-class ArchiveFacts:
-    ids: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class RemoveItem:
-    item: MemoryItem
-
-
-@dataclass(frozen=True, slots=True)
-class ForgetItems:
-    """Forget ``items`` and redact ``phrases`` wherever else they are written, except in
-    the items ``keep`` names (the ones the caller may not see; see
-    :mod:`kronika.engine.forgetting`); its audit entry never holds the forgotten text."""
-
-    items: tuple[MemoryItem, ...]
-    phrases: tuple[str, ...]
-    keep: tuple[str, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class AppendNote:
-    item: MemoryItem
-
-
-@dataclass(frozen=True, slots=True)
-class AppendTurn:
-    session_id: str
-    turn: TurnRecord
-    started_at: datetime
-    header: tuple[tuple[str, str], ...] = ()
-    """Extra header fields of a session file this turn creates (``source``, ``status``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class UpdateSession:
-    """Change header fields of a session file (its status, summary, attempts…);
-    a ``None`` value removes the field."""
-
-    session_id: str
-    fields: tuple[tuple[str, str | None], ...]
-
-
-@dataclass(frozen=True, slots=True)
-class WriteSummary:
-    """Write an L1/L2 summary file (``path`` is ``summaries/L1|L2/<name>.md``)."""
-
-    path: str
-    text: str
-    fields: tuple[tuple[str, str], ...]
-
-
-@dataclass(frozen=True, slots=True)
-class WriteSession:
-    session: SessionRecord
-
-
-@dataclass(frozen=True, slots=True)
-class SetActiveContext:
-    text: str
-    owners: Audience = OWNER
-    """Who the summarised session was for: readers who may not see it do not get it."""
-
-
-@dataclass(frozen=True, slots=True)
-class RestoreFile:
-    """Write a whole Markdown file back (importing an export); ``path`` is agent-relative."""
-
-    path: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class UpdateNote:
-    """Rewrite a note where it stands (an opinion's confidence moved by the reflect job)."""
-
-    item: MemoryItem
-
-
-@dataclass(frozen=True, slots=True)
-class WriteEntityPage:
-    """Write an entity page ``bank/entities/<Name>.md`` (the reflect job keeps a section
-    of it; the rest is the person's)."""
-
-    path: str
-    text: str
-
-
-@dataclass(frozen=True, slots=True)
-class WriteLessons:
-    """Add or update lessons (:mod:`kronika.core.lessons`) in ``lessons.md``; ``what``
-    is the audit's one-line account (``learned``, ``helped``, ``hurt``, ``retired``)."""
-
-    lessons: tuple[Lesson, ...]
-    what: str
-
-
-Change = (
-    AddFact
-    | TouchFact
-    | SupersedeFact
-    | ArchiveFacts
-    | RemoveItem
-    | ForgetItems
-    | AppendNote
-    | AppendTurn
-    | UpdateSession
-    | WriteSummary
-    | WriteSession
-    | SetActiveContext
-    | RestoreFile
-    | WriteLessons
-    | WriteEntityPage
-    | UpdateNote
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +98,37 @@ class WriteReceipt:
     policy: str | None = None
     """What a storage policy did (``docs/policies.md``): why the change was ``refused``
     (then nothing was stored), or why it was kept in a shorter tier than asked."""
+
+
+class SavedTurn(str):
+    """The id of a turn given to ``save_turn`` (a ``str``, as it always was) and what
+    happened to it: ``outcome`` is ``applied`` (the turn is in the session's file),
+    ``proposed`` (an agent at autonomy 1 saved it: it waits as proposal ``proposal``,
+    and the session holds it once the proposal is approved) or ``refused`` by a storage
+    policy (``policy`` says why; nothing was stored). The id is the one the turn has,
+    or would have had, in its session."""
+
+    outcome: str
+    proposal: str | None
+    policy: str | None
+
+    def __new__(
+        cls,
+        turn_id: str,
+        outcome: str = "applied",
+        proposal: str | None = None,
+        policy: str | None = None,
+    ) -> SavedTurn:
+        made = super().__new__(cls, turn_id)
+        made.outcome, made.proposal, made.policy = outcome, proposal, policy
+        return made
+
+    def __getnewargs__(self) -> tuple[str, str, str | None, str | None]:  # type: ignore[override]
+        return str(self), self.outcome, self.proposal, self.policy
+
+    @property
+    def turn_id(self) -> str:
+        return str(self)
 
 
 def describe_change(change: Change) -> tuple[str, str | None, str]:
@@ -402,7 +314,6 @@ class MemoryWriter:
         if self._settings.storage.empty:  # the common case costs one attribute read
             return change, None
         policies = self._settings.storage_policies
-        from kronika.engine.policy_gate import Refused, gate_change  # imports this module
 
         now = self._clock.now()
         gated = gate_change(change, target, self._workspace.tenant_of(target), policies, now)

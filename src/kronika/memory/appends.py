@@ -23,8 +23,9 @@ from kronika.core.model import (
     note_type,
 )
 from kronika.core.visibility import Audience, visible
+from kronika.engine.changes import AppendNote, AppendTurn, WriteSession
 from kronika.engine.sync import Progress, SyncReport
-from kronika.engine.write import USER, AppendNote, AppendTurn, WriteReceipt, WriteSession
+from kronika.engine.write import USER, SavedTurn, WriteReceipt
 from kronika.errors import Conflict, InvalidInput
 from kronika.memory import checks
 from kronika.memory.base import MAX_VALUE_CHARS, MemoryBase, _clean, _new_id
@@ -117,8 +118,12 @@ class MemoryAppends(MemoryBase):
         channel: str | None = None,
         team: str | None = None,
         reader: Reader | None = None,
-    ) -> str:
-        """Append one turn to ``sessions/<session_id>.md`` (auto-save, SPEC L4); returns its id.
+    ) -> SavedTurn:
+        """Append one turn to ``sessions/<session_id>.md`` (auto-save, SPEC L4); returns its
+        id, a :class:`~kronika.engine.write.SavedTurn` (a ``str``) that also says what
+        happened: ``outcome`` ``applied``, ``proposed`` (an agent at autonomy 1 saving
+        to its own memory: the turn waits as proposal ``proposal``) or ``refused`` by a
+        storage policy (``policy``).
 
         The turn that starts a session records who it is for (as :meth:`remember`) in
         the file's header, and every turn of the session is for them; a later turn
@@ -155,7 +160,7 @@ class MemoryAppends(MemoryBase):
         owners: Audience,
         source_agent: str,
         reader: Reader | None = None,
-    ) -> str:
+    ) -> SavedTurn:
         """:meth:`save_turn` under the lock; the index's tail of the session, read here,
         is kept for the sync of the turn (read once). A session's audience is named to a
         writer who may read its turns only."""
@@ -178,8 +183,8 @@ class MemoryAppends(MemoryBase):
             header=(("source", SAVED_SOURCE), ("status", SessionStatus.OPEN.value))
             + audience_fields(owners),
         )
-        self._writer.memory_write(name, "sessions", change, source_agent)
-        return turn_id
+        done = self._writer.memory_write(name, "sessions", change, source_agent)
+        return SavedTurn(turn_id, done.outcome, done.proposal, done.policy)
 
     def _turns_in(self, agent: str, session_id: str) -> tuple[int, MemoryItem | None]:
         """How many turns the session's file holds — the index's count while it matches

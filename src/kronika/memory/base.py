@@ -8,6 +8,7 @@ import logging
 import re
 import secrets
 import shutil
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
@@ -136,6 +137,7 @@ class MemoryBase:
         self._synced_at: dict[str, datetime] = {}
         self._notes: list[str] = []
         self._healed = False
+        self._forget_state = threading.local()  # see MemoryForgetting._outside_the_lock
 
     # ----------------------------------------------------------------- damage
     @property

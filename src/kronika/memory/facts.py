@@ -17,17 +17,9 @@ from kronika.core.prompt import choose_archive, render_brain
 from kronika.core.screening import screen_item
 from kronika.core.sections import guess_section, parse_section
 from kronika.core.visibility import Audience
+from kronika.engine.changes import AddFact, ArchiveFacts, Change, SupersedeFact, TouchFact
 from kronika.engine.sync import SyncReport
-from kronika.engine.write import (
-    SYSTEM,
-    USER,
-    AddFact,
-    ArchiveFacts,
-    Change,
-    SupersedeFact,
-    TouchFact,
-    WriteReceipt,
-)
+from kronika.engine.write import SYSTEM, USER, WriteReceipt
 from kronika.errors import InvalidInput
 from kronika.memory import checks
 from kronika.memory.base import MAX_KEY_CHARS, MAX_VALUE_CHARS, MemoryBase, _clean, _new_id

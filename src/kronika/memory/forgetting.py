@@ -6,14 +6,16 @@ the text everywhere it is written."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from kronika.core.model import MemoryItem, Reader
 from kronika.core.visibility import only_visible, visible
+from kronika.engine.changes import ForgetItems
 from kronika.engine.redacting import plan_forget, snapshot
 from kronika.engine.sync import Progress
-from kronika.engine.write import SYSTEM, USER, ForgetItems
+from kronika.engine.write import SYSTEM, USER
 from kronika.errors import NotFound
 from kronika.memory import checks
 from kronika.memory.base import MemoryBase
@@ -65,7 +67,7 @@ class MemoryForgetting(MemoryBase):
             + ((value, "the value"), (topic, "the topic"))
         )
         name = self._agent(agent)
-        with self._lock:
+        with self._outside_the_lock(), self._lock:
             self._indexer.sync_agent(name)
             about = None
             if topic is not None and item_id is None and key is None and value is None:
@@ -137,7 +139,7 @@ class MemoryForgetting(MemoryBase):
         :meth:`forget`, and the purge of :mod:`kronika.engine.purge`)."""
         from kronika.engine.forgetting import ForgetReceipt, forgotten_phrases
 
-        with self._lock:
+        with self._outside_the_lock(), self._lock:
             phrases = list(dict.fromkeys(forgotten_phrases(self.workspace, name, items) + [*also]))
             plan = plan_forget(self.workspace, self.audit_log, name, items, phrases, keep)
             touched = [e.path for e in plan.edits if e.place.action != "removed"]
@@ -183,7 +185,8 @@ class MemoryForgetting(MemoryBase):
             folder = self.workspace.agent_dir(name)
             if not (folder / forget_journal.JOURNAL).exists():
                 continue  # the common case: no lock taken
-            with self._lock:  # another process may be inside that very forget
+            # another process may be inside that very forget
+            with self._outside_the_lock(), self._lock:
                 found = forget_journal.pending(folder)
                 if found is None:  # finished meanwhile, or unreadable: nothing was edited
                     forget_journal.finish(folder)
@@ -200,9 +203,10 @@ class MemoryForgetting(MemoryBase):
 
     def _compact(self) -> None:
         """A database that keeps deleted rows in its files until they are rewritten
-        (PostgreSQL) rewrites them now; see ``compact_after_forget`` there. In team mode
-        the redacted files go into the record first (a working copy's ``push``), so the
-        rows it replaces are among the rewritten."""
+        (PostgreSQL) rewrites them once the write lock is released; see
+        ``compact_after_forget`` there. In team mode the redacted files go into the
+        record first (a working copy's ``push``, under the lock), so the rows it
+        replaces are among the rewritten."""
         index = getattr(self.index, "inner", self.index)
         compact = getattr(index, "compact_after_forget", None)
         if callable(compact):
@@ -210,6 +214,29 @@ class MemoryForgetting(MemoryBase):
 
             if isinstance(self._lock, WorkingCopy):
                 self._lock.push()
+            self._forget_state.due = compact
+            if getattr(self._forget_state, "depth", 0) == 0:  # not inside a forget
+                self._compact_due()
+
+    @contextmanager
+    def _outside_the_lock(self) -> Iterator[None]:
+        """Enter before the write lock: when this thread's outermost forget is done and
+        the lock released, run the rewrite it asked for (:meth:`_compact`), so other
+        workers' recalls and writes wait only for the table being rewritten, not for the
+        whole rewrite and the WAL rounds. The forget returns after it, as before."""
+        state = self._forget_state
+        state.depth = getattr(state, "depth", 0) + 1
+        try:
+            yield
+        finally:
+            state.depth -= 1
+            if state.depth == 0:
+                self._compact_due()
+
+    def _compact_due(self) -> None:
+        compact: Callable[[], list[str]] | None = getattr(self._forget_state, "due", None)
+        self._forget_state.due = None
+        if compact is not None:
             for skipped in compact():
                 log.warning("after a forget: %s", skipped)
 
@@ -225,7 +252,7 @@ class MemoryForgetting(MemoryBase):
         from kronika.engine.purge import find_purgeable, purge
 
         agents = [self._agent(agent)] if agent is not None else self.agents()
-        with self._lock:
+        with self._outside_the_lock(), self._lock:
             for name in agents:
                 self._indexer.sync_agent(name)
             now = self.clock.now()

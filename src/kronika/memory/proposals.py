@@ -6,12 +6,14 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from kronika.core.model import MemoryItem, Reader
+from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Reader, Tier
 from kronika.core.visibility import visible
+from kronika.engine.changes import AppendTurn, WriteLessons
 from kronika.engine.proposals import Proposal, fact_of, items_of
-from kronika.engine.write import USER, WriteLessons, WriteReceipt
+from kronika.engine.write import USER, WriteReceipt
 from kronika.memory.facts import MemoryFacts
 from kronika.stores.markdown.lessons import lesson_items
+from kronika.stores.markdown.sessions import header_audience, session_filename
 
 
 class MemoryProposals(MemoryFacts):
@@ -38,7 +40,32 @@ class MemoryProposals(MemoryFacts):
         if isinstance(proposal.change, WriteLessons):
             tenant = self.workspace.tenant_of(proposal.agent)
             return tuple(lesson_items(proposal.change.lessons, {}, tenant=tenant))
+        if isinstance(proposal.change, AppendTurn):
+            return (self._proposed_turn(proposal.agent, proposal.change),)
         return items_of(proposal.change)
+
+    def _proposed_turn(self, agent: str, change: AppendTurn) -> MemoryItem:
+        """The turn ``change`` would append, for the audience its session header names
+        (a saved turn's change always carries it): who sees that turn sees its proposal."""
+        owners = header_audience(dict(change.header), session_filename(change.session_id), [])
+        turn = change.turn
+        at = turn.at or change.started_at
+        return MemoryItem(
+            id=turn.turn_id,
+            agent=agent,
+            tenant=self.workspace.tenant_of(agent),
+            content=turn.content,
+            type=ItemType.MESSAGE,
+            layer=Layer.WORKING,
+            tier=Tier.SHORT,
+            created_at=at,
+            updated_at=at,
+            provenance=Provenance(session_filename(change.session_id)),
+            scope=owners.scope,
+            user=owners.user,
+            channel=owners.channel,
+            team=owners.team,
+        )
 
     def approve(self, proposal_id: str, agent: str | None = None) -> WriteReceipt:
         """Apply a waiting proposal as the person, then remove it (see engine/proposals)."""

@@ -14,7 +14,8 @@ from datetime import datetime, timedelta
 
 from kronika.core.entities import extract_entities
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Reader, Scope, Tier
-from kronika.engine.write import USER, AppendNote, WriteReceipt
+from kronika.engine.changes import AppendNote
+from kronika.engine.write import USER, WriteReceipt
 from kronika.errors import InvalidInput
 from kronika.memory import checks
 from kronika.memory.base import MemoryBase, _new_id

@@ -7,7 +7,8 @@ single write path (SPEC C5).
 
 from __future__ import annotations
 
-from kronika.engine.write import USER, Change, WriteReceipt
+from kronika.engine.changes import Change
+from kronika.engine.write import USER, WriteReceipt
 from kronika.memory.appends import ImportReport, MemoryAppends
 from kronika.memory.facts import MemoryFacts
 from kronika.memory.forgetting import MemoryForgetting

@@ -24,7 +24,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kronika import errors
-from kronika.server import openapi
+from kronika.server import openapi, routes_charts, routes_learning, routes_pages
 from kronika.server.access import Forbidden, Unauthenticated, caller_for, status_for
 from kronika.server.keys import KeyStore
 from kronika.server.limits import ASGIApp, BodyLimit, BodyTooLarge, RateLimiter, Receive, Send
@@ -114,6 +114,8 @@ def create_app(service: Service, keys: KeyStore, config: ServerConfig | None = N
     _ui(app)
     app.include_router(microdao)
     app.include_router(v1)
+    for part in (routes_charts.router, routes_pages.router, routes_learning.router):
+        app.include_router(part, prefix="/v1")
     _handle_errors(app)
     openapi.install(app)
 

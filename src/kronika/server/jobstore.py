@@ -26,6 +26,7 @@ from typing import Any, Protocol
 
 from kronika.errors import StoreError
 from kronika.settings import Settings
+from kronika.stores import held
 from kronika.stores.private import touch_private
 from kronika.stores.sqlite.recovery import is_corruption, move_aside, small_file_problem
 
@@ -223,6 +224,26 @@ class SqliteJobRecords(_SqlRecords):
     def _changed(self, sql: str, params: Sequence[Any]) -> int:
         with self._cursor() as cur:
             return cur.execute(sql, tuple(params)).rowcount
+
+    def insert(self, fields: dict[str, Any], owner: str, heartbeat: float) -> None:
+        before = self._ids()
+        super().insert(fields, owner, heartbeat)
+        self._record(before)
+
+    def prune(self, keep: int) -> None:
+        before = self._ids()
+        super().prune(keep)
+        self._record(before)
+
+    def _ids(self) -> set[str]:
+        if self.path is None:
+            return set()
+        return {str(row[0]) for row in self._run("SELECT id FROM server_jobs")}
+
+    def _record(self, before: set[str]) -> None:
+        """Record the records there are (:mod:`kronika.stores.held`)."""
+        if self.path is not None:
+            held.note_ids(self.path.parent, self.path.name, before, self._ids())
 
     def close(self) -> None:
         with self._lock:

@@ -24,6 +24,7 @@ Revoking takes effect at the next request: every request reads the store.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import re
@@ -38,6 +39,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from kronika.errors import ConfigError, CorruptFileError, InvalidInput, NotFound
+from kronika.stores import held
 from kronika.stores.private import make_private_dir, touch_private
 from kronika.stores.sqlite.recovery import small_file_problem
 
@@ -217,6 +219,7 @@ class KeyStore:
             raise InvalidInput("a key bound to channels or teams must be bound to a user (--user)")
         key_id = secrets.token_hex(6)
         secret = secrets.token_urlsafe(32)
+        before = held.sqlite_ids(self.path, "api_keys")
         now = datetime.now(UTC).isoformat(timespec="seconds")
         key = ApiKey(
             key_id,
@@ -246,7 +249,16 @@ class KeyStore:
                     None if key.teams is None else "\n".join(key.teams),
                 ),
             )
+        self._record(before)
         return NewKey(key, f"{PREFIX}_{key_id}_{secret}")
+
+    def _record(self, before: set[str]) -> None:
+        """Record the keys there are now, and keep a copy of the file while no key
+        recorded is missing (:mod:`kronika.stores.held`)."""
+        home = self.path.parent
+        if held.note_ids(home, KEYS_FILE, before, held.sqlite_ids(self.path, "api_keys")):
+            with contextlib.suppress(OSError, sqlite3.Error):
+                held.copy_sqlite(self.path, held.copy_path(home, KEYS_FILE))
 
     def verify(self, token: str) -> ApiKey | None:
         """The active key ``token`` is, or ``None`` (unknown, malformed or revoked)."""
@@ -302,6 +314,7 @@ class KeyStore:
                 "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL",
                 (now, wanted),
             )
+        self._record(held.sqlite_ids(self.path, "api_keys"))
         for key in self.list():
             if key.id == wanted:
                 return key

@@ -185,8 +185,7 @@ def session_summary(svc: Service, caller: Caller, agent: str, session_id: str) -
 
 def explanation(svc: Service, caller: Caller, agent: str, target: str) -> dict[str, Any]:
     """``kronika explain`` for one item id or fact key, as the reader sees it."""
-    from kronika.cli.explain import explanation_json
-    from kronika.engine.explain import explain
+    from kronika.engine.explain import explain, explanation_json
 
     with svc.reading(caller, agent) as memory:
         return explanation_json(explain(memory, target, agent=agent))

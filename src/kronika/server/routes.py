@@ -1,7 +1,7 @@
 """The REST routes: the MicroDAO endpoints (``/agents/{id}/memory…``) and ``/v1``.
 
 Each route is one line of :class:`~kronika.server.service.Service`; the caller comes
-from the request's key (:func:`caller`).
+from the request's key (:func:`~kronika.server.deps.caller`).
 
 The routes call the memory in the server's pool of threads (plain ``def`` routes, or
 ``run_in_threadpool``), never on the event loop's thread: a call that takes long (a
@@ -16,52 +16,16 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Depends, Path, Query, Request
+from fastapi import APIRouter, Query
 from fastapi.concurrency import run_in_threadpool
-from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from kronika.server import schemas
-from kronika.server.access import Caller, Unauthenticated, caller_for
-from kronika.server.limits import RateLimited
-from kronika.server.service import Service
+from kronika.server.deps import Id, Name, Svc, Who
 
-_bearer = HTTPBearer(auto_error=False, description="Authorization: Bearer kro_…")
-_header = APIKeyHeader(name="X-API-Key", auto_error=False, description="X-API-Key: kro_…")
-Name = Annotated[str, Path(min_length=1, max_length=100)]
-Id = Annotated[str, Path(min_length=1, max_length=200)]
 Limit = Annotated[int, Query(ge=1, le=1000)]
 MemoryScope = Literal[
     "short_term", "mid_term", "long_term", "personal", "channel", "team", "global"
 ]
-
-
-async def caller(
-    request: Request,
-    bearer: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
-    header: Annotated[str | None, Depends(_header)],
-) -> Caller:
-    """The request's key, checked against the key store, and its reading context
-    (``X-Kronika-User``, ``X-Kronika-Channel``)."""
-    token = bearer.credentials if bearer is not None else header
-    key = request.app.state.keys.verify(token) if token else None
-    if key is None:
-        raise Unauthenticated("a valid API key is needed (Authorization: Bearer … or X-API-Key)")
-    if not request.app.state.rate.allow(key.id):
-        raise RateLimited("too many requests for this API key; slow down")
-    user = request.headers.get("x-kronika-user") or None
-    channel = request.headers.get("x-kronika-channel") or None
-    return caller_for(key, user, channel)
-
-
-Who = Annotated[Caller, Depends(caller)]
-
-
-async def service(request: Request) -> Service:
-    found: Service = request.app.state.service
-    return found
-
-
-Svc = Annotated[Service, Depends(service)]
 microdao = APIRouter(tags=["agents"])
 v1 = APIRouter(prefix="/v1")
 
@@ -214,7 +178,12 @@ def session(agent: Name, session_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     return svc.session(who, agent, session_id)
 
 
-@v1.post("/agents/{agent}/sessions/{session_id}/turns", tags=["sessions"], status_code=201)
+@v1.post(
+    "/agents/{agent}/sessions/{session_id}/turns",
+    tags=["sessions"],
+    status_code=201,
+    response_model=schemas.TurnReceipt,
+)
 def save_turn(
     agent: Name, session_id: Id, body: schemas.TurnBody, who: Who, svc: Svc
 ) -> dict[str, Any]:
@@ -300,11 +269,3 @@ def stats(who: Who, svc: Svc) -> dict[str, Any]:
 @v1.get("/agents/{agent}/lessons", tags=["lessons"], summary="What the agent learned")
 def lessons(agent: Name, who: Who, svc: Svc, include_retired: bool = False) -> dict[str, Any]:
     return svc.lessons(who, agent, include_retired=include_retired)
-
-
-from kronika.server import routes_charts  # noqa: E402, F401  (adds the chart and policy routes)
-from kronika.server.routes_learning import router as learning  # noqa: E402  (uses Who, Svc)
-from kronika.server.routes_pages import router as pages  # noqa: E402  (it uses Who, Svc)
-
-v1.include_router(pages)
-v1.include_router(learning)

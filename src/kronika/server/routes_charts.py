@@ -25,7 +25,7 @@ from __future__ import annotations
 from datetime import UTC, date, datetime
 from typing import Annotated, Any
 
-from fastapi import Query
+from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field
 
 from kronika.core import charts
@@ -35,9 +35,9 @@ from kronika.engine import charts as figures
 from kronika.engine import policy_edit
 from kronika.memory import Memory
 from kronika.server.access import Caller
+from kronika.server.deps import Name, Svc, Who
 from kronika.server.keys import Role
 from kronika.server.openapi import BODY_REQUIRED
-from kronika.server.routes import Name, Svc, Who, v1
 from kronika.settings import CONFIG_FILE
 
 Days = Annotated[
@@ -49,6 +49,9 @@ AnyDays = Annotated[
 _TOP = 5
 _SNIPPET = 160
 
+router = APIRouter()
+"""The chart, recall-log and policy routes, included under ``/v1``."""
+
 
 def _window(memory: Memory, days: int) -> list[date]:
     return charts.axis(charts.utc_day(memory.clock.now()), days)
@@ -58,7 +61,7 @@ def _labels(days: list[date]) -> list[str]:
     return [d.isoformat() for d in days]
 
 
-@v1.get("/agents/{agent}/charts/growth", tags=["charts"], summary="Items kept, by day created")
+@router.get("/agents/{agent}/charts/growth", tags=["charts"], summary="Items kept, by day created")
 def chart_growth(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str, Any]:
     """The items the caller may see, by the UTC day they were created: ``by_tier`` and
     ``by_type`` give one count per day of ``days``; ``before`` counts the older ones,
@@ -77,7 +80,7 @@ def chart_growth(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str, 
     }
 
 
-@v1.get("/agents/{agent}/charts/recalls", tags=["charts"], summary="Recall use per day")
+@router.get("/agents/{agent}/charts/recalls", tags=["charts"], summary="Recall use per day")
 def chart_recalls(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str, Any]:
     """From the recall log, per day: ``recalls`` that count for the caller (its own, and
     any that used an item it may see), ``uses`` of items it may see and distinct
@@ -104,7 +107,7 @@ def chart_recalls(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str,
     }
 
 
-@v1.get("/agents/{agent}/recall-log", tags=["charts"], summary="The recall log, as JSON")
+@router.get("/agents/{agent}/recall-log", tags=["charts"], summary="The recall log, as JSON")
 def recall_log(agent: Name, who: Who, svc: Svc, days: AnyDays = None) -> dict[str, Any]:
     """Every recall of the agent that counts for the caller (the whole log when ``days``
     is not given: it keeps ``recall_log_days``), oldest first: the caller's own recalls
@@ -118,7 +121,7 @@ def recall_log(agent: Name, who: Who, svc: Svc, days: AnyDays = None) -> dict[st
     return {"agent": agent, "recalls": [e.as_dict() for e in entries]}
 
 
-@v1.get("/agents/{agent}/charts/llm", tags=["charts"], summary="Model usage per day, purpose")
+@router.get("/agents/{agent}/charts/llm", tags=["charts"], summary="Model usage per day, purpose")
 def chart_llm(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str, Any]:
     """The agent's model calls from the usage ledger (those a daily budget held back
     are not counted, as in ``kronika usage``); ``cost`` uses ``llm_price_input`` and
@@ -152,7 +155,7 @@ def chart_llm(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str, Any
     }
 
 
-@v1.get("/agents/{agent}/policies", tags=["policies"], summary="Storage policies in force")
+@router.get("/agents/{agent}/policies", tags=["policies"], summary="Storage policies in force")
 def policies(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
     """Retention per tier, what a direct message is, and the ``[[policy]]`` rules whose
     ``tenants`` and ``agents`` can match this agent (another tenant's or agent's rules
@@ -191,7 +194,7 @@ class PoliciesBody(BaseModel):
     )
 
 
-@v1.put(
+@router.put(
     "/agents/{agent}/policies",
     tags=["policies"],
     summary="Change the storage policies",

@@ -18,7 +18,7 @@ from fastapi import APIRouter, Path
 from fastapi.concurrency import run_in_threadpool
 
 from kronika.server import schemas
-from kronika.server.routes import Name, Svc, Who
+from kronika.server.deps import Name, Svc, Who
 
 router = APIRouter()
 JobName = Annotated[Literal["decay", "reflect", "dream", "summarize", "distill"], Path()]

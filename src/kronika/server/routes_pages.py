@@ -15,7 +15,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
 from kronika.server import pages
-from kronika.server.routes import Id, Name, Svc, Who
+from kronika.server.deps import Id, Name, Svc, Who
 
 router = APIRouter()
 Entity = Annotated[str, Path(min_length=1, max_length=80)]

@@ -85,7 +85,15 @@ class NoQueryStrings(logging.Filter):
 
 
 def open_keys(settings: Settings) -> KeyStore:
-    return KeyStore(keys_path(Path(settings.home)))
+    """The API keys; keys kronika recorded that the file lacks (gone, emptied) are
+    logged, naming the file: every request made with them gets 401."""
+    from kronika.engine.doctor_held import keys_lost
+
+    keys = KeyStore(keys_path(Path(settings.home)))
+    lost = keys_lost(Path(settings.home))
+    if lost is not None:
+        logging.getLogger("kronika.server").warning("%s", lost)
+    return keys
 
 
 def serve(

@@ -252,7 +252,8 @@ class Service:
                 scope=scope,
                 channel=channel,
             )
-        return {"session_id": session_id, "turn_id": made}
+        return {"session_id": session_id, "turn_id": str(made), "outcome": made.outcome,
+                "proposal": made.proposal, "policy": made.policy}  # fmt: skip
 
     # --------------------------------------------------------------------- reads
     def recall(

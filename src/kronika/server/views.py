@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Any
 
 from kronika.core.model import MemoryItem, RecallResult
 from kronika.core.serialize import item_to_dict
+from kronika.engine.changes import Change, ForgetItems
 from kronika.engine.proposals import Proposal, change_to_dict
-from kronika.engine.write import Change, ForgetItems, WriteReceipt
+from kronika.engine.write import WriteReceipt
 from kronika.ports import AuditEntry
 
 if TYPE_CHECKING:

@@ -18,6 +18,7 @@ from pathlib import Path
 from kronika.core.redaction import Phrases
 from kronika.errors import WorkspaceError
 from kronika.ports import AuditEntry
+from kronika.stores import held
 from kronika.stores.durable import flush
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.private import make_private_dir, open_private
@@ -31,6 +32,7 @@ class JsonlAuditLog:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.notes: list[str] = []  # damage met while reading (torn lines)
+        self._size = held.SizeRecord(path.parent, path.name)  # what it held (doctor)
 
     def append(self, entry: AuditEntry) -> None:
         record = {name: getattr(entry, name) for name in _FIELDS}  # flat: no deep copy
@@ -43,13 +45,16 @@ class JsonlAuditLog:
                 make_private_dir(self.path.parent)
                 fd = open_private(self.path, os.O_RDWR | os.O_APPEND)
             with open(fd, "a+b") as handle:
-                if handle.seek(0, os.SEEK_END) > 0:
+                size = handle.seek(0, os.SEEK_END)
+                if size > 0:
                     handle.seek(-1, os.SEEK_END)
                     if handle.read(1) != b"\n":  # a torn last line: close it first
                         line = "\n" + line
-                handle.write(line.encode("utf-8"))
+                data = line.encode("utf-8")
+                handle.write(data)
                 handle.flush()
                 flush(handle.fileno())
+            self._size.appended(size, size + len(data))
         except OSError as exc:
             raise WorkspaceError(f"cannot append to the audit trail {self.path}: {exc}") from exc
 
@@ -70,10 +75,12 @@ class JsonlAuditLog:
                 lines[n] = new
                 changed += 1
         if changed:
+            text = "\n".join(lines)
             try:
-                atomic_write_text(self.path, "\n".join(lines))
+                atomic_write_text(self.path, text)
             except OSError as exc:
                 raise WorkspaceError(f"cannot rewrite the audit trail {self.path}: {exc}") from exc
+            self._size.rewritten(len(text.encode("utf-8")))
         return changed
 
     def read(self, agent: str | None = None, limit: int | None = None) -> list[AuditEntry]:

@@ -8,8 +8,8 @@ the write's :meth:`~kronika.stores.durable.GroupCommit.deferring` block ends). A
 in the middle can leave the start of the turn: a cut-off header is skipped by the
 parser and cut off by the next append (a copy of the file is kept in ``.corrupt/``
 first); a turn cut off inside its text keeps what reached the disk. A file that is
-missing or damaged (invalid UTF-8, NUL bytes) is not appended to: the caller rewrites
-it whole, which creates it or saves its repaired text.
+missing or damaged (invalid UTF-8, NUL bytes, control characters) is not appended
+to: the caller rewrites it whole, which creates it or saves its repaired text.
 
 The first append to a file in a process reads it whole for those checks; the next
 ones do not, while the file is as that process left it. Each append remembers the
@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 from kronika.core.model import TurnRecord
 from kronika.errors import WorkspaceError
 from kronika.stores.durable import flush
-from kronika.stores.markdown.files import keep_copy
+from kronika.stores.markdown.files import CONTROL, keep_copy
 from kronika.stores.markdown.sessions import render_turn, torn_header
 
 if TYPE_CHECKING:
@@ -169,6 +169,8 @@ def _read_checked(
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
+        return None
+    if CONTROL.search(text):
         return None
     if torn_header(text):
         copy = keep_copy(folder, path, raw)

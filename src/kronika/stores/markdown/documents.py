@@ -21,6 +21,12 @@ carries it). The level (``L1``/``L2``) comes from the folder and is kept as a ta
 ``summary`` item in section ``active_context``; an empty file gives no item. When that
 session was not the owner's personal one, a first line ``<!-- scope=channel
 channel=general user=anna -->`` records its audience, which the item carries.
+
+The item's id is ``ac-`` + sha256(agent|audience)[:12]: one id per audience (the owner's
+personal one keeps sha256(agent)). When the context is rewritten for another audience it
+is another item, never the same id with a new reader: the recall log, the access counts
+and the links kept for the old one (whose reader may not see the new one) stay with an
+id that is gone, and the index drops them with it.
 """
 
 from __future__ import annotations
@@ -146,8 +152,9 @@ def parse_active_context(text: str, *, agent: str, tenant: str, mtime: datetime)
     if not body:
         return ParsedDocument(None)
     line = text[: text.index(body[0])].count("\n") + 1 + (owners is not None)
+    audience = [f"{name}={value}" for name, value in audience_pairs(owners or OWNER) if value]
     item = _summary_item(
-        item_id=hashed_id("ac", agent),
+        item_id=hashed_id("ac", agent, *audience),
         agent=agent,
         tenant=tenant,
         text=body,

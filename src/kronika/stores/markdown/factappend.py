@@ -22,7 +22,7 @@ import os
 import time
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from kronika.core.model import BrainSection, MemoryItem
 from kronika.errors import WorkspaceError
@@ -32,7 +32,24 @@ from kronika.stores.markdown.factcache import KEPT_APPENDS, file_stat
 from kronika.stores.markdown.lines import ParsedItems, bare, split_lines
 
 if TYPE_CHECKING:
-    from kronika.stores.markdown.factfiles import FactFiles
+    from pathlib import Path
+
+    from kronika.stores.markdown.factcache import FactParse
+
+
+class FactFiles(Protocol):
+    """What appending needs of the workspace's fact files
+    (:class:`~kronika.stores.markdown.factfiles.FactFiles` is one)."""
+
+    _holding: dict[str, set[str]]
+
+    def _release_brain(self, agent: str, key: str) -> None: ...
+    def _fact_parse(self, agent: str, path: str) -> FactParse | None: ...
+    def require_agent(self, agent: str) -> Path: ...
+    def agent_dir(self, agent: str) -> Path: ...
+    def cut_torn_tail(self, agent: str, spec: brain.FactsFile) -> bool: ...
+    def tenant_of(self, agent: str) -> str: ...
+
 
 _HEADING = "## "
 

@@ -1,7 +1,10 @@
 """Reading files that may be damaged, keeping copies of them, and writing safely.
 
-A file is damaged when its bytes are not valid UTF-8 or contain NUL bytes. It is
-still read — invalid bytes become U+FFFD, NUL bytes are dropped — so every
+A file is damaged when its bytes are not valid UTF-8, or hold NUL bytes or other
+control characters (kronika strips them from every text it is given, and
+:func:`write_text` from every file it writes — a model's reply, a command's output —
+so it never writes one; a tab and line ends are text). It is still read — invalid bytes and
+control characters become U+FFFD, NUL bytes are dropped — so every
 salvageable line counts, and its original bytes are copied once to
 ``<agent>/.corrupt/<path with / as __>.<UTC time>`` (a later read of the same bytes
 reuses that copy instead of making another).
@@ -9,6 +12,7 @@ reuses that copy instead of making another).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +21,27 @@ from kronika.errors import InvalidInput, WorkspaceError
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.layout import CORRUPT_DIR
 from kronika.stores.private import make_private_dir, write_private_bytes
+
+CONTROL = re.compile(r"[\x01-\x08\x0b\x0c\x0e-\x1f\x7f]")
+"""Control characters no text kronika writes holds (NUL is dropped apart)."""
+
+
+def decode(raw: bytes) -> tuple[str, str | None]:
+    """``raw`` as text, and what damage it shows (``None``: none); see the module
+    docstring for what is replaced or dropped."""
+    problem = None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        problem = f"invalid UTF-8 at byte {exc.start}"
+        text = raw.decode("utf-8", errors="replace")
+    if "\x00" in text:
+        problem = problem or "NUL bytes"
+        text = text.replace("\x00", "")
+    if CONTROL.search(text):
+        problem = problem or "control characters"
+        text = CONTROL.sub("\ufffd", text)
+    return text, problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,15 +66,7 @@ def read_source(folder: Path, path: str) -> SourceText | None:
     except OSError as exc:
         raise WorkspaceError(f"cannot read {file}: {exc}") from exc
     mtime = datetime.fromtimestamp(mtime_ns // 1_000_000_000, UTC)
-    problem = None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        problem = f"invalid UTF-8 at byte {exc.start}"
-        text = raw.decode("utf-8", errors="replace")
-    if "\x00" in text:
-        problem = problem or "NUL bytes"
-        text = text.replace("\x00", "")
+    text, problem = decode(raw)
     if problem is None:
         return SourceText(text, raw, mtime, ())
     backup = folder / keep_copy(folder, path, raw)
@@ -81,9 +98,10 @@ def keep_copy(folder: Path, path: str, raw: bytes) -> str:
 def write_text(file: Path, text: str) -> int | None:
     """Atomically replace ``file`` with ``text``; ``OSError`` becomes ``WorkspaceError``,
     text UTF-8 cannot hold (a lone surrogate from undecoded bytes) ``InvalidInput``.
-    Returns kronika's stamp of the new file (:func:`~.atomic.stamp_own_write`)."""
+    Control characters are left out (see the module docstring). Returns kronika's
+    stamp of the new file (:func:`~.atomic.stamp_own_write`)."""
     try:
-        return atomic_write_text(file, text)
+        return atomic_write_text(file, CONTROL.sub("", text))
     except OSError as exc:
         raise WorkspaceError(f"cannot write {file}: {exc}") from exc
     except UnicodeEncodeError as exc:

@@ -23,6 +23,7 @@ from kronika.core.lessons import Lesson
 from kronika.core.model import ItemType, MemoryItem, SessionRecord, TurnRecord
 from kronika.core.visibility import OWNER, Audience
 from kronika.errors import NotFound, WorkspaceError
+from kronika.stores import held
 from kronika.stores.markdown import (
     brain,
     documents,
@@ -238,10 +239,17 @@ class MarkdownWorkspace(FactFiles):
         self._edit(
             agent, proposals.PATH, lambda ls: proposals.append_entry(ls, entry), proposals.TEMPLATE
         )
+        self._record_proposals(agent)
 
     def remove_proposal(self, agent: str, proposal_id: str) -> None:
         """Delete the line of proposal ``proposal_id``; every other line is kept."""
         self._edit(agent, proposals.PATH, lambda lines: proposals.remove_entry(lines, proposal_id))
+        self._record_proposals(agent)
+
+    def _record_proposals(self, agent: str) -> None:
+        """Record how many proposals wait (:mod:`kronika.stores.held`)."""
+        count = len(self.read_proposals(agent).entries)
+        held.note_count(self.home, f"agents/{agent}/{proposals.PATH}", count)
 
     def cleanup_temp(self) -> int:
         """Delete temporary files left by interrupted writes; returns how many."""

@@ -73,10 +73,17 @@ from kronika.stores.postgres.index_rows import (
 )
 from kronika.stores.postgres.lexical import Phrase, Tokenizer
 from kronika.stores.postgres.recall_log import PostgresRecallLog, drop_forgotten
+from kronika.stores.postgres.rewrite import run_locking
+from kronika.stores.postgres.wal_scrub import scrub_wal
 from kronika.stores.sqlite.query import query_terms, to_epoch
 from kronika.stores.sqlite.rows import default_text_hash
 
 log = logging.getLogger("kronika")
+_INDEX_TABLES = (
+    "idx_items, idx_terms, idx_embeddings, idx_usage, idx_sources, idx_corpus,"
+    " recall_log, recall_log_items"
+)
+_RECORD_TABLES = ("record_documents", "record_items", "record_proposals", "record_audit")
 
 ANN_THRESHOLD = 50_000  # the ann_threshold setting's default, as for SQLite
 HNSW_M = 16
@@ -763,34 +770,73 @@ class PostgresIndex:
         return dropped
 
     def vacuum(self, *, full: bool = False) -> None:
-        """Prune the deleted rows of the index's tables from their data files (``full``:
-        rewrite the files, which locks the tables meanwhile)."""
-        tables = (
-            "idx_items, idx_terms, idx_embeddings, idx_usage, idx_sources, idx_corpus,"
-            " recall_log, recall_log_items"
-        )
+        """Prune the deleted rows of the index's tables from their data files, skipping
+        a table another session holds a lock on (a graph build: autovacuum prunes it
+        later); ``full``: rewrite the files, which locks the tables meanwhile."""
         with self._reading() as conn:
-            conn.execute(f"VACUUM {'FULL ' if full else ''}{tables}")
+            options = "FULL" if full else "SKIP_LOCKED"
+            conn.execute(f"VACUUM ({options}) {_INDEX_TABLES}")
 
     def compact_after_forget(self) -> list[str]:
         """After a forget: rewrite the data files of the index's tables and of the store
-        of record's (``VACUUM FULL``: the deleted tuples' bytes go with the old files),
-        then ``CHECKPOINT`` and ``pg_switch_wal()`` so the WAL segments that logged the
-        forgotten text are no longer needed and get recycled. What the database role may
-        not do (the last two want ``pg_checkpoint`` and ``EXECUTE`` on the function) is
-        skipped; returns what was skipped and why."""
-        record = "record_documents, record_items, record_proposals, record_audit"
-        skipped: list[str] = []
-        self.vacuum(full=True)
+        of record's (``VACUUM FULL``: the deleted tuples' bytes go with the old files;
+        the HNSW index is dropped first and built again in the background), sample
+        their statistics again and rewrite ``pg_statistic`` (the planner keeps sampled
+        column values there, the forgotten among them), then write over the WAL files
+        that logged the forgotten text
+        (:func:`~kronika.stores.postgres.wal_scrub.scrub_wal`: rounds of
+        ``pg_switch_wal()`` and ``CHECKPOINT``). What the database role may not do, or
+        the server keeps, is skipped; returns what was skipped and why."""
+        began = time.perf_counter()
+        notes: list[str] = []
+        graph = self._drop_graph(notes)
         with self._reading() as conn:
-            conn.execute(f"VACUUM FULL {record}")
-        for step in ("CHECKPOINT", "SELECT pg_switch_wal()", "CHECKPOINT"):
-            try:
-                with self._reading() as conn:
-                    conn.execute(step)
-            except IndexError_ as exc:
-                skipped.append(f"{step}: {exc}")
-        return skipped
+            for table in (*_INDEX_TABLES.split(", "), *_RECORD_TABLES):
+                # ANALYZE: the planner's statistics (pg_statistic) sample column values
+                note = run_locking(conn, f"VACUUM (FULL, ANALYZE) {table}", table)
+                notes += [note] if note else []
+        # the statistics rows ANALYZE replaced, with their sampled values, are in its file
+        if self._run("SELECT has_table_privilege('pg_catalog.pg_statistic', 'MAINTAIN')")[0][0]:
+            self._run("VACUUM FULL pg_catalog.pg_statistic")
+        else:
+            notes.append(
+                "pg_statistic not rewritten (the role lacks MAINTAIN on it, e.g. pg_maintain):"
+                " it may keep sampled values of forgotten rows"
+            )
+        rewritten = time.perf_counter()
+        if graph:  # built again from the rows left, without locking them
+            if self._building is not None:
+                self._building.join(10)  # a build of ours, cancelled above, is ending
+                self._building = None if not self._building.is_alive() else self._building
+            self._graph_ready(start=True)
+        wal = scrub_wal(self._run)
+        log.info(
+            "after a forget: tables rewritten in %.2f s; WAL written over in %d rounds,"
+            " %.2f s (%s)",
+            rewritten - began,
+            wal.rounds,
+            time.perf_counter() - rewritten,
+            "verified" if wal.clean else "not verified",
+        )
+        return notes + wal.notes
+
+    def _drop_graph(self, notes: list[str]) -> bool:
+        """Drop the HNSW index, if there is one (True then): ``VACUUM FULL`` would build
+        it again under the table's exclusive lock, a minute at 100k items with every
+        recall waiting; searches are exact until the background build is done."""
+        with self._reading() as conn:
+            (there,) = conn.execute("SELECT to_regclass(%s)", (self._hnsw_name,)).fetchone()
+            if there is None:
+                return False
+            note = run_locking(conn, f'DROP INDEX IF EXISTS "{self._hnsw_name}"', "idx_items")
+        notes += [note] if note else []
+        self._graph_seen_until = 0.0
+        return True
+
+    def _run(self, sql: str) -> list[tuple[Any, ...]]:
+        with self._reading() as conn:
+            cur = conn.execute(sql)
+            return list(cur.fetchall()) if cur.description is not None else []
 
     # -- search -----------------------------------------------------------------------
 

@@ -1,0 +1,74 @@
+"""The user of a memory, read from it for recall: their name in a question is "me"
+(:mod:`kronika.core.owner`), and a key of their own facts matched by a word that is
+someone else's is no match (:mod:`kronika.core.possession`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kronika.core.keywords import keyword_query
+from kronika.core.model import ItemType, MemoryItem, RecallFilter
+from kronika.core.owner import NAME_KEYS, owner_names
+from kronika.core.possession import borrowed_words
+from kronika.core.subjects import word_matches
+from kronika.core.text import folded_words, key_words, searchable_content
+from kronika.core.visibility import only_visible
+from kronika.ports import ItemIndex
+
+NAME_READ = 1000
+"""Facts keyed as a name read, at most, newest first, over every agent of the index."""
+_NAME_KEYS = tuple(sorted(NAME_KEYS))
+BORROWED_READ = 20
+"""The best keyword matches read for a key matched by a word that is someone else's."""
+
+
+def names_of_the_user(index: ItemIndex, flt: RecallFilter) -> tuple[str, ...]:
+    """The words the user of the memories ``flt`` reads is named by: the values of their
+    current profile facts keyed as a name (:data:`~kronika.core.owner.NAME_KEYS`), among
+    those the reader may see (the recall's agents, tenant, channel and reader; not its
+    types, keys or times).
+
+    The index is asked by key alone, which it answers from its index of keys whatever
+    the number of items (asked with the agent too, SQLite walks every item of the
+    agent); the rest of the filter is applied here, to the few facts that come back."""
+    keyed = index.list_items(RecallFilter(keys=_NAME_KEYS), limit=NAME_READ)
+    mine = [
+        item
+        for item in keyed
+        if item.type is ItemType.PROFILE
+        and (not flt.agents or item.agent in flt.agents)
+        and (flt.tenant is None or item.tenant == flt.tenant)
+        and (flt.channel is None or item.channel == flt.channel)
+    ]
+    return owner_names(only_visible(mine, flt.reader))
+
+
+def lent_facts(
+    index: ItemIndex, found: Sequence[Sequence[tuple[str, float]] | None], question: str
+) -> set[str]:
+    """The profile facts among the best :data:`BORROWED_READ` of each list of ``found``
+    whose key ``question`` asks about as someone else's: every word of the question
+    that matches the key (function words left out) is one the question gives another
+    owner (:func:`~kronika.core.possession.borrowed_words`), and none matches the
+    value. "What is my dog's name?" is not answered by ``name: Lucas``, whatever its
+    words or its meaning ("my name is Lucas") share with it."""
+    borrowed = borrowed_words(question)
+    if not borrowed:
+        return set()
+    wanted = list(dict.fromkeys(i for hits in found for i, _ in (hits or [])[:BORROWED_READ]))
+    if not wanted:
+        return set()
+    asked = set(folded_words(keyword_query(question)))
+    return {item.id for item in index.get_items(wanted) if _only_borrowed(item, asked, borrowed)}
+
+
+def _only_borrowed(item: MemoryItem, asked: set[str], borrowed: frozenset[str]) -> bool:
+    """Whether ``asked`` matches the profile fact ``item`` by its key alone, and only by
+    ``borrowed`` words there."""
+    if item.type is not ItemType.PROFILE or not item.key:
+        return False
+    key = set(folded_words(key_words(item.key)))
+    value = set(folded_words(searchable_content(item)))
+    by_key = {w for w in asked if any(word_matches(w, k) for k in key)}
+    by_value = any(word_matches(w, v) for w in asked for v in value)
+    return bool(by_key) and by_key <= borrowed and not by_value
