@@ -231,6 +231,12 @@ class CandidateVectors(Protocol):
         """The unit vector of each of ``ids`` that has one (others absent)."""
         ...
 
+    def families_of(self, ids: Sequence[str]) -> dict[str, str]:
+        """The family of each of ``ids`` that has one (:func:`kronika.core.hubness.family`:
+        its fact's key, else its session): with ``hub_scope = "others"`` recall reads a
+        candidate against candidates of other families only."""
+        ...
+
 
 @runtime_checkable
 class CandidateReader(Protocol):

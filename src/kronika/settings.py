@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from kronika.core.adaptive import FUSION_METHODS
+from kronika.core.hubness import HUB_SCOPES
 from kronika.core.policies import StoragePolicies, parse_dm_channels, parse_policies
 from kronika.core.screening import MODES as SECRETS_MODES
 from kronika.errors import ConfigError
@@ -186,14 +187,14 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "speaker_focus",
-        0.3,
+        0.6,
         "When a query names one speaker, other speakers' items count 1/(1 + this) "
         "as relevant (0 turns it off).",
         "recall",
     ),
     SettingSpec(
         "time_focus",
-        2.0,
+        4.0,
         "When a query names a date, month, season or year, or points back from now ('two "
         "weeks ago', 'last Saturday'), items from outside that period count 1/(1 + this) "
         "as relevant, and a fact's past value true then is a candidate; 'before X' prefers "
@@ -210,7 +211,7 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "session_weight",
-        0.2,
+        0.4,
         "How far a turn's relevance moves towards the best turn of its session (0 turns it off).",
         "recall",
     ),
@@ -221,6 +222,15 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         " this many of the other candidates most like it, so a text close to every query (a"
         " greeting, an errand) stops winning the vector list (CSLS; 10 is the published"
         " value; 0, the default, turns it off; docs/scoring.md).",
+        "recall",
+    ),
+    SettingSpec(
+        "hub_scope",
+        "all",
+        "With hub_neighbours: 'all' reads a candidate against every other candidate (CSLS);"
+        " 'others' against candidates of other sessions and facts only, not the turns of"
+        " its own session or the versions of its own fact (measured: no better;"
+        " docs/benchmarks-folds.md).",
         "recall",
     ),
     SettingSpec(
@@ -594,11 +604,12 @@ class Settings:
     neighbour_weight: float = 0.5
     neighbour_window: int = 3
     answer_focus: float = 1.5
-    speaker_focus: float = 0.3
-    time_focus: float = 2.0
+    speaker_focus: float = 0.6
+    time_focus: float = 4.0
     when_focus: float = 1.0
-    session_weight: float = 0.2
+    session_weight: float = 0.4
     hub_neighbours: int = 0
+    hub_scope: str = "all"
     fusion_z_ceiling: float = 0.0
     alpha: float = 0.8
     beta: float = 0.1
@@ -723,6 +734,8 @@ def _coerce(name: str, value: Any) -> Any:
         raise ConfigError("setting 'database_url' must start with postgresql://")
     if name == "fusion" and coerced not in FUSION_METHODS:
         raise ConfigError(f"setting 'fusion' must be {' or '.join(map(repr, FUSION_METHODS))}")
+    if name == "hub_scope" and coerced not in HUB_SCOPES:
+        raise ConfigError(f"setting 'hub_scope' must be {' or '.join(map(repr, HUB_SCOPES))}")
     if name == "adaptive_shift" and not 0 <= coerced <= 1:
         raise ConfigError("setting 'adaptive_shift' must be from 0 to 1")
     if name == "llm_json_mode" and coerced not in ("json_object", "none"):

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from kronika.bench.folds import Benchmark, assign_folds, cross_validate
+from kronika.bench.folds import Benchmark, assign_folds, cross_validate, per_setting, setting_of
 
 BENCH = Benchmark("b", ("score", "other"))
 
@@ -87,3 +87,34 @@ def test_settings_must_ask_the_same_questions() -> None:
     runs = {"x": {"b": _rows({"u1": 1.0})}, "y": {"b": _rows({"u2": 1.0})}}
     with pytest.raises(ValueError, match="same b questions"):
         cross_validate(runs, [BENCH], k=2)
+
+
+def test_each_setting_is_cross_validated_alone_and_wins_only_when_stable_and_fair() -> None:
+    other = Benchmark("c", ("score",))
+    units = [f"u{n}" for n in range(10)]
+    folds = assign_folds(units, 5)
+
+    def run(b: float, c: float) -> dict[str, list[dict[str, Any]]]:
+        return {"b": _rows(dict.fromkeys(units, b)), "c": _rows(dict.fromkeys(units, c))}
+
+    lucky = {u: 1.0 if folds[u] == 0 else 0.4 for u in units}  # good on one fold only
+    runs = {
+        "default": run(0.5, 0.5),
+        "focus=1": run(0.6, 0.5),  # better on b, as good on c: wins
+        "focus=2": run(0.55, 0.5),
+        "hubs=10": run(0.8, 0.45),  # +30 points on b, but c loses 5: no default
+        "floor=0": {"b": _rows(lucky), "c": _rows(dict.fromkeys(units, 0.5))},
+    }
+    found = per_setting(runs, [BENCH, other], k=5, default="default")
+    assert list(found) == ["focus", "hubs", "floor"]
+    assert found["focus"]["values"] == ["focus=1", "focus=2"]
+    assert found["focus"]["choices"] == ["focus=1"] * 5 and found["focus"]["wins"]
+    assert found["focus"]["fold_out"]["b"]["score"] == pytest.approx(0.6)
+    assert found["focus"]["default"]["b"]["score"] == pytest.approx(0.5)
+    assert found["hubs"]["stable"] and not found["hubs"]["wins"]
+    # holding fold 0 out, lucky looks poor (0.4) and the default is kept; every other
+    # fold sees fold 0 and chooses lucky (0.55): not stable, so no change of default
+    assert not found["floor"]["stable"] and not found["floor"]["wins"]
+    assert found["floor"]["choices"] == ["default"] + ["floor=0"] * 4
+    assert setting_of("adaptive shift=0.1") == "adaptive shift"
+    assert setting_of("hub_neighbours=10, scope all") == "hub_neighbours"

@@ -242,6 +242,26 @@ def test_both_give_the_candidates_stored_unit_vectors(index: ItemIndex) -> None:
     assert index.vectors_of([]) == {}
 
 
+def test_both_give_the_candidates_families_sessions_and_keyed_facts(index: ItemIndex) -> None:
+    # hub reduction reads a candidate against other sessions and facts only
+    assert isinstance(index, CandidateVectors)
+    turn = Provenance("memory/a.md", 1, "s1", ("D1:1",))
+    items = [
+        item("t1", "we planted tomatoes", provenance=turn),
+        item("t2", "and basil by the fence", provenance=replace(turn, line=2)),
+        item("t3", "another day", provenance=replace(turn, line=3, session_id="s2")),
+        item("old", "city: Kraków", key="user.city", value="Kraków", status=Status.SUPERSEDED),
+        item("new", "city: Łódź", key="User.City", value="Łódź"),
+        item("lone", "a note of no session"),
+    ]
+    index.replace_source(state(), items)
+    found = index.families_of(["t1", "t2", "t3", "old", "new", "lone", "nobody"])
+    assert sorted(found) == ["new", "old", "t1", "t2", "t3"]
+    assert found["t1"] == found["t2"] != found["t3"]  # one session, another session
+    assert found["old"] == found["new"] != found["t1"]  # the versions of one fact
+    assert index.families_of([]) == {}
+
+
 def test_usage_is_merged_into_items_and_survives_reset(index: ItemIndex) -> None:
     index.replace_source(state(), [item("a"), item("b")])
     index.record_access(["a", "a", "b"], T0)

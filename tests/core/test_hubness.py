@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -38,3 +40,45 @@ def test_a_candidate_without_a_vector_is_lowered_by_the_usual_closeness() -> Non
     closeness = [0.5 - out[i] for i in "abc"]
     assert 0.5 - out["x"] == pytest.approx(float(np.mean(closeness)))
     assert out["c"] < out["a"]  # c is between a and b: closer to the others
+
+
+def _long_session_and_a_hub() -> tuple[list[tuple[str, float]], dict[str, Any], dict[str, str]]:
+    """A session of twelve turns on one topic (close to each other), the answer among
+    them; a greeting close to every turn of every other session; scattered candidates."""
+    rng = np.random.default_rng(5)
+    topic, small_talk = rng.normal(size=32), rng.normal(size=32)
+    turns = {f"s1-t{n}": topic + 0.35 * rng.normal(size=32) for n in range(12)}
+    chats = {f"s{n}-hi": small_talk + 0.35 * rng.normal(size=32) for n in range(2, 8)}
+    scattered = {f"note{n}": rng.normal(size=32) for n in range(6)}
+    vectors: dict[str, Any] = {**turns, **chats, **scattered, "hello": small_talk}
+    results = [("s1-t0", 0.40), ("hello", 0.36)]
+    results += [(i, 0.2) for i in [*turns][1:]] + [(i, 0.1) for i in [*chats, *scattered]]
+    families = {i: "session-1" for i in turns} | {i: f"session-{i[1]}" for i in chats}
+    return results, vectors, families
+
+
+def test_a_turn_of_a_long_session_is_not_taken_for_a_hub_by_its_own_sessions_turns() -> None:
+    results, vectors, families = _long_session_and_a_hub()
+    # read against every candidate, the answer's own session makes it a "hub": it falls
+    # behind the greeting, which is close to every turn of small talk
+    everyone = dict(without_hubs(results, vectors))
+    assert everyone["hello"] > everyone["s1-t0"]
+    # read against other sessions' candidates only, it keeps its lead; the greeting, close
+    # to small talk of six other sessions, is still lowered
+    others = dict(without_hubs(results, vectors, families=families))
+    assert others["s1-t0"] > others["hello"]
+    assert others["hello"] == pytest.approx(everyone["hello"])
+    assert others["s1-t0"] > everyone["s1-t0"] + 0.1
+
+
+def test_a_candidate_with_no_other_family_around_counts_as_usual() -> None:
+    vectors = {"a": np.array([1.0, 0.0]), "b": np.array([0.9, 0.1]), "c": np.array([0.0, 1.0])}
+    results = [("a", 0.5), ("b", 0.5), ("c", 0.5)]
+    # a and b are one family: each is read against c alone; c against both
+    out = dict(without_hubs(results, vectors, families={"a": "f", "b": "f"}))
+    cos_bc = 0.1 / float(np.linalg.norm([0.9, 0.1]))
+    assert out["a"] == pytest.approx(0.5 - 0.5 * 0.0)
+    assert out["b"] == pytest.approx(0.5 - 0.5 * cos_bc)
+    # everyone of one family: nobody to read against, nothing changes
+    same = without_hubs(results, vectors, families=dict.fromkeys("abc", "f"))
+    assert same == results

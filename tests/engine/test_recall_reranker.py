@@ -82,6 +82,9 @@ def test_the_reranker_lifts_what_shares_no_word_with_the_question(
 def test_a_partial_weight_moves_results_less(
     settings: Settings, clock: FrozenClock, server: ScriptedRerankServer
 ) -> None:
+    # a weaker preference for John's own turns than the default, so that his Dune turn
+    # does not lead before any reranking and there is room to move it
+    settings = settings.with_overrides(speaker_focus=0.3)
     with _memory(settings, clock) as mem:
         alone = _turns(mem)
     with _memory(settings, clock, reranker_base_url=server.base_url, reranker_weight=0.1) as mem:

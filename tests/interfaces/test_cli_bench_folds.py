@@ -82,6 +82,15 @@ def test_bench_folds_cross_validates_every_benchmark(
     cv = results["cv"]
     assert results["benchmark"] == "folds" and results["k"] == 3
     assert cv["settings"][0] == "default" and "adaptive shift=0.2" in cv["settings"]
+    assert (
+        "hub_neighbours=10, scope others" in cv["settings"]
+        and "weights=0.6/0.2/0.2" in cv["settings"]
+    )
+    # each setting cross-validated alone beside the default, with each fold's choice
+    hubs = results["per_setting"]["hub_neighbours"]
+    assert hubs["values"] == [n for n in cv["settings"] if n.startswith("hub_neighbours")]
+    assert len(hubs["choices"]) == 3
+    assert {"neighbour_weight", "weights", "session_weight"} <= set(results["per_setting"])
     assert len(cv["folds"]) == 3
     for bench, units in (("locomo", 3), ("longmemeval", 5), ("memory", 1)):
         held = [u for fold in cv["folds"] for u in fold["units"][bench]]
@@ -100,7 +109,8 @@ def test_bench_folds_cross_validates_every_benchmark(
     report = (out / "folds.md").read_text(encoding="utf-8")
     assert "Fold-out against dev" in report and "machine" in report
     assert f"dataset: `{locomo}, {lme}, kronika.bench.memdata`" in report
-    assert "The setting each fold chose" in report and "Adaptive fusion" in report
+    assert "The setting each fold chose" in report
+    assert "Each setting cross-validated alone" in report and "answer_focus" in report
     # a second run finds the ingested workspaces and gives the same figures
     marks = {b: (work / b / "ingested.json").stat().st_mtime_ns for b in cv["questions"]}
     again = json.loads(run(*argv, "--out", str(out), "--json"))

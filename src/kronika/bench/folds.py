@@ -170,3 +170,53 @@ def _best(values: Mapping[str, float]) -> str:
         if values[name] > values[best] + 1e-12:
             best = name
     return best
+
+
+def setting_of(name: str) -> str:
+    """The setting a grid entry moves: its name up to ``=`` (``"answer_focus=0"`` →
+    ``"answer_focus"``, ``"adaptive shift=0.1"`` → ``"adaptive shift"``)."""
+    return name.split("=", 1)[0].strip()
+
+
+def per_setting(
+    runs: Mapping[str, Mapping[str, Rows]],
+    benchmarks: Sequence[Benchmark],
+    *,
+    k: int,
+    default: str,
+    slack: float = 0.01,
+) -> dict[str, dict[str, Any]]:
+    """Each setting of the grid cross-validated alone: the default and that setting's
+    values (grid entries grouped by :func:`setting_of`), jointly, JSON-ready.
+
+    For each setting: ``"values"``, each fold's joint ``"choices"``, its ``"fold_out"``
+    and the default's figures (``"default"``, every metric of every benchmark), whether
+    every fold chose the same (``"stable"``), and ``"wins"``: every fold chose the same
+    value other than the default, its fold-out mean of the selection metrics is above
+    the default's, and no benchmark's selection metric loses more than ``slack`` (a
+    point). Only then is a default worth changing.
+    """
+    groups: dict[str, list[str]] = {}
+    for name in runs:
+        if name != default:
+            groups.setdefault(setting_of(name), []).append(name)
+    base = {b.name: _all(runs[default][b.name], b.metrics) for b in benchmarks}
+    found: dict[str, dict[str, Any]] = {}
+    for setting, values in groups.items():
+        cv = cross_validate({n: runs[n] for n in (default, *values)}, benchmarks, k=k)
+        choices = [fold["joint"] for fold in cv["folds"]]
+        out = cv["fold_out"]["joint"]
+        stable = len(set(choices)) == 1
+        gain = mean(out[b.name][b.select] for b in benchmarks) - mean(
+            base[b.name][b.select] for b in benchmarks
+        )
+        kept = all(out[b.name][b.select] - base[b.name][b.select] >= -slack for b in benchmarks)
+        found[setting] = {
+            "values": values,
+            "choices": choices,
+            "fold_out": out,
+            "default": base,
+            "stable": stable,
+            "wins": stable and choices[0] != default and gain > 1e-12 and kept,
+        }
+    return found

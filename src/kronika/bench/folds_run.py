@@ -4,10 +4,13 @@ LoCoMo conversations, LongMemEval questions and ``bench memory`` people.
 Each benchmark is ingested once (into ``workdir`` when given, where the next run finds
 it again) and every setting of :data:`GRID` asks all its questions over that index
 (:mod:`kronika.bench.probes`); :func:`kronika.bench.folds.cross_validate` then picks a
-setting per fold on the other folds and scores it on the held-out one. The grid moves
-one setting at a time away from the defaults (its first entry), over the query-time
-settings that matter: the fusion and its lexical weight, the depth of each retriever,
-the relevance floor and the recency half-life.
+setting per fold on the other folds and scores it on the held-out one, over the whole
+grid and over each setting alone (:func:`kronika.bench.folds.per_setting`). The grid
+moves one setting at a time away from the defaults (its first entry), over recall's
+query-time settings: the fusion and its lexical weight, the depth of each retriever,
+the relevance floor, the recency half-life, the conversation context (neighbours,
+answer, speaker, time, when and session weights), the weights of the score and hub
+reduction.
 """
 
 from __future__ import annotations
@@ -19,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from kronika.bench._runtime import Progress, bench_memory, embedder_id, settings_summary
-from kronika.bench.folds import Benchmark, cross_validate
+from kronika.bench.folds import Benchmark, cross_validate, per_setting
 from kronika.bench.memdata import people as all_people
 from kronika.bench.probes import (
     Probe,
@@ -41,22 +44,46 @@ GRID: dict[str, dict[str, Any]] = {
     "default": {},
     "lexical_weight=0.3": {"lexical_weight": 0.3},
     "lexical_weight=0.4": {"lexical_weight": 0.4},
-    "lexical_weight=0.5": {"lexical_weight": 0.5},
+    "lexical_weight=0.6": {"lexical_weight": 0.6},
     "lexical_weight=0.7": {"lexical_weight": 0.7},
     "fusion=minmax": {"fusion": "minmax"},
     "adaptive shift=0.1": {"fusion": "adaptive", "adaptive_shift": 0.1},
     "adaptive shift=0.2": {"fusion": "adaptive", "adaptive_shift": 0.2},
-    "adaptive shift=0.3": {"fusion": "adaptive", "adaptive_shift": 0.3},
     "recall_candidates=50": {"recall_candidates": 50},
     "recall_candidates=200": {"recall_candidates": 200},
     "relevance_floor=0": {"relevance_floor": "0"},
-    "relevance_floor=0.10": {"relevance_floor": "0.10"},
     "relevance_floor=0.20": {"relevance_floor": "0.20"},
     "recency_half_life=90": {"recency_half_life": 90.0},
     "recency_half_life=365": {"recency_half_life": 365.0},
+    "neighbour_weight=0.25": {"neighbour_weight": 0.25},
+    "neighbour_weight=1": {"neighbour_weight": 1.0},
+    "answer_focus=0.75": {"answer_focus": 0.75},
+    "answer_focus=3": {"answer_focus": 3.0},
+    "speaker_focus=0.3": {"speaker_focus": 0.3},
+    "speaker_focus=1.2": {"speaker_focus": 1.2},
+    "time_focus=2": {"time_focus": 2.0},
+    "time_focus=8": {"time_focus": 8.0},
+    "when_focus=0.5": {"when_focus": 0.5},
+    "when_focus=2": {"when_focus": 2.0},
+    "session_weight=0.2": {"session_weight": 0.2},
+    "session_weight=0.8": {"session_weight": 0.8},
+    "weights=0.9/0.05/0.05": {"alpha": 0.9, "beta": 0.05, "gamma": 0.05},
+    "weights=0.6/0.2/0.2": {"alpha": 0.6, "beta": 0.2, "gamma": 0.2},
+    "hub_neighbours=10, scope others": {"hub_neighbours": 10, "hub_scope": "others"},
+    "hub_neighbours=10, scope all": {"hub_neighbours": 10, "hub_scope": "all"},
+    "hub_neighbours=10, scope others, z ceiling 3": {
+        "hub_neighbours": 10,
+        "hub_scope": "others",
+        "fusion_z_ceiling": 3.0,
+    },
 }
 """The settings compared: the defaults first (ties go to them), then one setting moved
-at a time. Named ``adaptive …`` are the query-adaptive fusion (core/adaptive.py)."""
+at a time, each name saying which up to its ``=`` (:func:`~kronika.bench.folds.setting_of`);
+a weight of the context or of the score goes to half and to twice its default. Named
+``adaptive …`` are the query-adaptive fusion (core/adaptive.py), ``weights=α/β/γ`` the
+weights of the recall score (core/scoring.py), ``hub_neighbours=10`` hub reduction
+(core/hubness.py) over candidates of other sessions and facts (``scope others``) or
+over every candidate (``scope all``), ``z ceiling 3`` with bounded standard scores."""
 
 BENCHMARKS = {
     "locomo": Benchmark("locomo", ("recall@5", "recall@10", "multi-hop recall@10")),
@@ -171,7 +198,6 @@ def run_folds(
         progress("done", len(wanted), len(wanted))
     benchmarks = [BENCHMARKS[name] for name, _ in wanted]
     cv = cross_validate(runs, benchmarks, k=k)
-    adaptive = [name for name, over in grid.items() if over.get("fusion") == "adaptive"]
     results: dict[str, Any] = {
         "benchmark": "folds",
         "dataset": ", ".join(str(path or "kronika.bench.memdata") for _, path in wanted),
@@ -180,9 +206,7 @@ def run_folds(
         "embedder": model,
         "settings": settings_summary(base),
         "cv": cv,
-        "adaptive": _adaptive(runs, benchmarks, k, next(iter(grid)), adaptive)
-        if adaptive
-        else None,
+        "per_setting": per_setting(runs, benchmarks, k=k, default=next(iter(grid))),
         "timings": timings,
     }
     results["headline"] = _headline(cv, benchmarks)
@@ -227,32 +251,6 @@ def _vectors(embedder: Embedder, probes: Sequence[Probe]) -> dict[str, Vector]:
     """Each question embedded once, for every setting to use."""
     texts = list(dict.fromkeys(p.text for p in probes))
     return {text: embedder.embed_query(text) for text in texts}
-
-
-def _adaptive(
-    runs: Mapping[str, Mapping[str, Any]],
-    benchmarks: Sequence[Benchmark],
-    k: int,
-    default: str,
-    adaptive: Sequence[str],
-) -> dict[str, Any]:
-    """The adaptive fusion (its shift chosen per fold among ``adaptive``) against the
-    default, fold-out; ``wins`` when it gains on every benchmark's selection metric and
-    loses no reported metric by more than a point."""
-    cv = cross_validate({name: runs[name] for name in adaptive}, benchmarks, k=k)
-    base = cross_validate({default: runs[default]}, benchmarks, k=k)
-    rows = []
-    wins = True
-    for b in benchmarks:
-        for metric in b.metrics:
-            before = base["fold_out"]["joint"][b.name][metric]
-            after = cv["fold_out"]["joint"][b.name][metric]
-            rows.append(
-                {"benchmark": b.name, "metric": metric, "default": before, "adaptive": after}
-            )
-            if after - before < -0.01 or (metric == b.select and after <= before):
-                wins = False
-    return {"rows": rows, "wins": wins, "stability": cv["stability"]["joint"]}
 
 
 def _headline(cv: dict[str, Any], benchmarks: Sequence[Benchmark]) -> dict[str, float]:
@@ -330,25 +328,7 @@ def _tables(results: dict[str, Any], benchmarks: Sequence[Benchmark]) -> list[di
             every,
         ),
     ]
-    adaptive = results.get("adaptive")
-    if adaptive:
-        tables.append(
-            table(
-                "Adaptive fusion (shift chosen per fold) against the default, fold-out:"
-                f" {'wins' if adaptive['wins'] else 'does not win'}",
-                ["benchmark", "metric", "default", "adaptive", "difference"],
-                [
-                    [
-                        r["benchmark"],
-                        r["metric"],
-                        f"{r['default']:.3f}",
-                        f"{r['adaptive']:.3f}",
-                        f"{r['adaptive'] - r['default']:+.3f}",
-                    ]
-                    for r in adaptive["rows"]
-                ],
-            )
-        )
+    tables.append(_per_setting_table(results["per_setting"], benchmarks, cv["default"]))
     timing = results["timings"]
     tables.append(
         table(
@@ -367,3 +347,35 @@ def _tables(results: dict[str, Any], benchmarks: Sequence[Benchmark]) -> list[di
         )
     )
     return tables
+
+
+def _per_setting_table(
+    found: Mapping[str, Any], benchmarks: Sequence[Benchmark], default: str
+) -> dict[str, Any]:
+    """Each setting cross-validated alone: what each fold chose (``-``: the default),
+    each benchmark's selection metric for the default and fold-out, the verdict."""
+
+    def short(name: str) -> str:
+        return "-" if name == default else name.split("=", 1)[-1]
+
+    rows = []
+    for setting, got in found.items():
+        figures = [
+            f"{got['default'][b.name][b.select]:.3f} → {got['fold_out'][b.name][b.select]:.3f}"
+            for b in benchmarks
+        ]
+        if got["wins"]:
+            verdict = "wins"
+        elif got["stable"] and got["choices"][0] == default:
+            verdict = "default kept in every fold"
+        else:
+            verdict = "stable, does not win" if got["stable"] else "not stable"
+        rows.append([setting, "; ".join(short(c) for c in got["choices"]), *figures, verdict])
+    return table(
+        "Each setting cross-validated alone (the default and its values, one choice for"
+        " every benchmark): each fold's choice (-: the default), default → fold-out;"
+        " wins = the same value in every fold, better on the mean, no benchmark a point"
+        " worse",
+        ["setting", "folds chose", *(f"{b.name} {b.select}" for b in benchmarks), "verdict"],
+        rows,
+    )

@@ -107,11 +107,12 @@ class RecallSettings:
     neighbour_weight: float = 0.5
     neighbour_window: int = 3
     answer_focus: float = 1.5
-    speaker_focus: float = 0.3
-    time_focus: float = 2.0
+    speaker_focus: float = 0.6
+    time_focus: float = 4.0
     when_focus: float = 1.0
-    session_weight: float = 0.2
+    session_weight: float = 0.4
     hub_neighbours: int = 0
+    hub_scope: str = "all"
     fusion_z_ceiling: float = 0.0
     reranker_depth: int = 30
     reranker_weight: float = 0.5
@@ -145,6 +146,7 @@ class Recaller:
         self._reranker_failures = 0
         # an isinstance of a runtime Protocol is slow: asked once, not at every recall
         self._vectors_of = index.vectors_of if isinstance(index, CandidateVectors) else None
+        self._families_of = index.families_of if isinstance(index, CandidateVectors) else None
 
     def recall(
         self,
@@ -210,7 +212,7 @@ class Recaller:
             lexical, dense = _without(lexical, lent), _without(dense, lent)
         if not answers(dict(dense or []), self._settings.answer_floor):
             return self._unanswered(query, dense, budget_tokens)
-        vectors = self._candidate_vectors(dense)
+        vectors, families = self._candidate_vectors(dense)
         # An item that tells nothing ("hello, how are you?", "thanks") does not answer
         # a query that asks something: when one reaches the top, the ranking is made
         # again without it (rarely more than once; :mod:`kronika.core.phatic`).
@@ -218,7 +220,7 @@ class Recaller:
         excluded: set[str] = set()
         while True:
             scored, candidates, notes = self._rank(
-                query, flt, k, moment, lexical, dense, excluded, period, history, vectors
+                query, flt, k, moment, lexical, dense, excluded, period, history, vectors, families
             )
             idle = {hit.item.id for hit in scored if asks and not informative(hit.item.content)}
             if not idle:
@@ -279,11 +281,13 @@ class Recaller:
         period: tuple[datetime, datetime] | None,
         history: HistoryReading | None,
         vectors: Mapping[str, Vector],
+        families: Mapping[str, str],
     ) -> tuple[list[RecallHit], int, list[str]]:
         """The ``k`` best of the candidates both searches found (best first), how many
         candidates there were, and notes on the ranking; ``excluded`` ids are no
         candidates, not even as a neighbour of one. ``vectors``: the vector candidates'
-        embeddings, to read each against the others (:mod:`kronika.core.hubness`)."""
+        embeddings, to read each against the others (:mod:`kronika.core.hubness`), those
+        of other ``families`` only (sessions, keys) when any are given."""
         lexical, dense = _without(lexical, excluded), _without(dense, excluded)
         method, weight = self._settings.fusion, self._settings.lexical_weight
         if method == ADAPTIVE:  # zscore at the query's own weight (core/adaptive.py)
@@ -291,7 +295,9 @@ class Recaller:
             weight = self._adaptive_weight(query, lexical, dense)
         relevance = fuse(
             lexical,
-            without_hubs(dense, vectors, neighbours=self._settings.hub_neighbours)
+            without_hubs(
+                dense, vectors, neighbours=self._settings.hub_neighbours, families=families
+            )
             if dense and vectors
             else dense,
             lexical_weight=weight,
@@ -429,12 +435,19 @@ class Recaller:
         speakers = set(self._index.score_features(ids).speaker) if ids else set()
         return adaptive_lexical_weight(query, base, shift, speakers)
 
-    def _candidate_vectors(self, dense: Sequence[tuple[str, float]] | None) -> dict[str, Vector]:
+    def _candidate_vectors(
+        self, dense: Sequence[tuple[str, float]] | None
+    ) -> tuple[dict[str, Vector], dict[str, str]]:
         """The stored vectors of the vector candidates, when hub reduction is on and the
-        index can give them (:class:`~kronika.ports.CandidateVectors`); else none."""
+        index can give them (:class:`~kronika.ports.CandidateVectors`), and their
+        families (sessions, keys) with ``hub_scope = "others"``; else none."""
         if not dense or self._settings.hub_neighbours <= 0 or self._vectors_of is None:
-            return {}
-        return self._vectors_of([item_id for item_id, _ in dense])
+            return {}, {}
+        ids = [item_id for item_id, _ in dense]
+        vectors = self._vectors_of(ids)
+        if self._settings.hub_scope != "others" or self._families_of is None:
+            return vectors, {}
+        return vectors, self._families_of(ids)
 
     def _above_floor(
         self,

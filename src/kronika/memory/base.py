@@ -493,6 +493,7 @@ def recall_settings(settings: Settings) -> RecallSettings:
         when_focus=settings.when_focus,
         session_weight=settings.session_weight,
         hub_neighbours=settings.hub_neighbours,
+        hub_scope=settings.hub_scope,
         fusion_z_ceiling=settings.fusion_z_ceiling,
         reranker_depth=settings.reranker_depth,
         reranker_weight=settings.reranker_weight,

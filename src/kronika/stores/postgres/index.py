@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from kronika.core.hubness import family
 from kronika.core.model import MemoryItem, RecallFilter, layer_counts
 from kronika.errors import IndexError_, StoreError
 from kronika.ports import (
@@ -891,6 +892,20 @@ class PostgresIndex:
                 (list(ids),),
             ).fetchall()
         return {str(item_id): _array(vec) for item_id, vec in rows}
+
+    def families_of(self, ids: Sequence[str]) -> dict[str, str]:
+        """The family of each of ``ids`` that has one (its fact's key, else its session;
+        :class:`~kronika.ports.CandidateVectors`), in one round trip."""
+        if not ids:
+            return {}
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT id, agent, session_id, coalesce(key_norm, key) FROM idx_items"
+                " WHERE id = ANY(%s) AND (session_id IS NOT NULL OR key IS NOT NULL)",
+                (list(ids),),
+            ).fetchall()
+        found = {str(i): family(agent, session, key) for i, agent, session, key in rows}
+        return {i: f for i, f in found.items() if f is not None}
 
     @property
     def _hnsw_name(self) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from kronika.core.hubness import family
 from kronika.core.model import RecallFilter
 from kronika.errors import IndexError_
 from kronika.ports import Vector
@@ -148,6 +149,21 @@ class IndexSearch(IndexSnapshots):
                 (json.dumps(list(ids)),),
             ).fetchall()
         return snapshot.vectors_at([(int(rowid), str(item_id)) for rowid, item_id in rows])
+
+    def families_of(self, ids: Sequence[str]) -> dict[str, str]:
+        """The family of each of ``ids`` that has one (its fact's key, else its session;
+        :class:`~kronika.ports.CandidateVectors`), in one query."""
+        if not ids:
+            return {}
+        with self._reading() as conn:
+            rows = conn.execute(
+                "SELECT id, agent, session_id, coalesce(key_norm, key) FROM items"
+                " WHERE id IN (SELECT value FROM json_each(?))"
+                " AND (session_id IS NOT NULL OR key IS NOT NULL)",
+                (json.dumps(list(ids)),),
+            ).fetchall()
+        found = {str(i): family(agent, session, key) for i, agent, session, key in rows}
+        return {i: f for i, f in found.items() if f is not None}
 
     def score_together(self, queries: Sequence[Vector], *, max_scores: int = MAX_SCORES) -> None:
         """The next searches for these query vectors score them in one matrix product
