@@ -105,3 +105,7 @@ def test_import_refuses_paths_outside_the_agent(memory: Memory) -> None:
     assert not (memory.settings.home.parent / "escape.md").exists()
     with pytest.raises(ImportFormatError):
         import_export(memory, {"format": "something-else"})
+    for control in ("bad\x00name.md", "two\nlines.md", "tab\there.md"):
+        unreadable = {**evil, "agents": {"mallory": {"files": {control: "x"}}}}
+        with pytest.raises(ImportFormatError, match="refusing"):
+            import_export(memory, unreadable)

@@ -200,6 +200,7 @@ def _check_path(where: str, rel: Any) -> None:
         or pure.is_absolute()
         or pure.as_posix() != rel
         or "\\" in rel
+        or any(ord(c) < 32 or c == "\x7f" for c in rel)  # NUL or a line break: no file name
         or any(part in ("", ".", "..") or part.startswith(".") for part in pure.parts)
         or pure.suffix != ".md"
     ):
