@@ -1,4 +1,6 @@
-"""kronika's modules import each other without circles.
+"""kronika's modules import each other without circles, and only down the floors of
+the house (core and ports, stores and providers, engine, memory, the composition root,
+the interfaces).
 
 Every import counts: at the top of a module, inside a function, and under
 ``TYPE_CHECKING`` (a type is a dependency too). A circle means two modules can only
@@ -107,4 +109,64 @@ def test_no_module_of_kronika_is_in_an_import_circle() -> None:
     found = circles(graph())
     assert not found, "import circles (each list imports itself around):\n" + "\n".join(
         " -> ".join(component) for component in found
+    )
+
+
+FLOORS = {
+    "core": 0,
+    "errors": 0,
+    "ports": 1,
+    "prompts": 1,
+    "settings": 1,
+    "stores": 2,
+    "providers": 2,
+    "importers": 2,
+    "engine": 3,
+    "memory": 4,
+    "app": 5,
+    "testing": 5,
+    "client": 6,
+    "cli": 6,
+    "server": 6,
+    "bench": 6,
+    "__main__": 6,
+}
+"""Floors of the house, lowest first: a module imports its own floor and those below."""
+
+UPSTAIRS_FOR_NOW = {
+    # use cases that take a Memory, waiting for a floor of their own above it
+    ("kronika.engine.charts", "kronika.memory"),
+    ("kronika.engine.commands", "kronika.memory"),
+    ("kronika.engine.consolidate", "kronika.memory"),
+    ("kronika.engine.explain", "kronika.memory"),
+    ("kronika.engine.jobs", "kronika.memory"),
+    ("kronika.engine.policy_edit", "kronika.memory"),
+    ("kronika.engine.portability", "kronika.memory"),
+    ("kronika.engine.session", "kronika.memory"),
+    ("kronika.engine.tools", "kronika.memory"),
+}
+"""The imports up a floor still there; the list may only shrink."""
+
+
+def _floor(module: str) -> int:
+    parts = module.split(".")
+    return FLOORS[parts[1]] if len(parts) > 1 else max(FLOORS.values()) + 1
+
+
+def test_every_module_is_on_a_floor() -> None:
+    assert all(len(m.split(".")) == 1 or m.split(".")[1] in FLOORS for m in graph())
+
+
+def test_no_module_imports_a_floor_above_its_own() -> None:
+    upward = {
+        (module, target)
+        for module, targets in graph().items()
+        for target in targets
+        if _floor(target) > _floor(module)
+    }
+    assert upward <= UPSTAIRS_FOR_NOW, "imports up a floor:\n" + "\n".join(
+        f"{a} -> {b}" for a, b in sorted(upward - UPSTAIRS_FOR_NOW)
+    )
+    assert upward >= UPSTAIRS_FOR_NOW, "gone from the code, take them off the list: " + str(
+        sorted(UPSTAIRS_FOR_NOW - upward)
     )
