@@ -153,10 +153,12 @@ def _old_memories(home: Path) -> None:
 
 
 def _digest(home: Path) -> dict[str, bytes]:
+    """Every file of the memory; not ``.kronika/``, where opening the workspace keeps
+    its record of the settings file as it is now (the test rewrote it by hand)."""
     return {
         p.relative_to(home).as_posix(): p.read_bytes()
         for p in sorted(home.rglob("*"))
-        if p.is_file() and p.suffix != ".lock"
+        if p.is_file() and p.suffix != ".lock" and ".kronika" not in p.relative_to(home).parts
     }
 
 
