@@ -32,6 +32,7 @@ from kronika.stores.markdown import notes
 from kronika.stores.markdown.files import read_source, write_text
 from kronika.stores.markdown.layout import SourceKind, classify
 from kronika.stores.markdown.meta import format_time
+from kronika.stores.markdown.sessions import audience_fields
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
 LOST_WITH_LESSONS = "a lesson written back starts its helped/hurt counts and evidence again"
@@ -82,14 +83,7 @@ def mend(text: str, now: str, was: str) -> str | None:
     (``None``: not found once in ``text``)."""
     if now == was:
         return None
-    start = 0
-    while start < min(len(now), len(was)) and now[start] == was[start]:
-        start += 1
-    end = 0
-    while (
-        end < min(len(now), len(was)) - start and now[len(now) - 1 - end] == was[len(was) - 1 - end]
-    ):
-        end += 1
+    start, end = _common_ends(now, was)
     for around in (24, 12, 6, 0):
         a = max(0, start - around)
         bad = now[a : len(now) - max(0, end - around)]
@@ -122,13 +116,21 @@ def _damaged_form(now: str, was: str) -> bool:
     """Whether ``now`` (holding U+FFFD) is ``was`` but for one overwritten stretch."""
     if _REPLACED not in now or _REPLACED in was:
         return False
+    start, end = _common_ends(now, was)
+    return start + end >= len(was) - 16
+
+
+def _common_ends(now: str, was: str) -> tuple[int, int]:
+    """How many characters ``now`` and ``was`` share at the start, and then at the end
+    (not counting those of the start twice)."""
+    shortest = min(len(now), len(was))
     start = 0
-    while start < min(len(now), len(was)) and now[start] == was[start]:
+    while start < shortest and now[start] == was[start]:
         start += 1
     end = 0
-    while end < min(len(now), len(was)) - start and now[-1 - end] == was[-1 - end]:
+    while end < shortest - start and now[-1 - end] == was[-1 - end]:
         end += 1
-    return start + end >= len(was) - 16
+    return start, end
 
 
 def _summary_fields(item: MemoryItem) -> dict[str, str]:
@@ -136,14 +138,7 @@ def _summary_fields(item: MemoryItem) -> dict[str, str]:
     fields = {"id": item.id, "created": format_time(item.created_at)}
     if sessions:
         fields["sessions"] = ", ".join(sessions)
-    audience = Audience.of(item)
-    for name in ("user", "channel", "team"):
-        value = getattr(audience, name)
-        if value is not None:
-            fields[name] = str(value)
-    if audience.scope.value != "personal":
-        fields["scope"] = audience.scope.value
-    return fields
+    return fields | dict(audience_fields(Audience.of(item)))
 
 
 def _lesson(item: MemoryItem) -> Lesson:
