@@ -71,20 +71,30 @@ def watch_settings(home: Path) -> str | None:
     """Keep a last good copy of ``kronika.toml`` while it holds something (it was read
     whole: a command refuses one it cannot read); say when it is gone or emptied though
     the copy holds settings. Reads two small files; writes only when the file changed."""
-    file = Path(home) / CONFIG_FILE
-    copy = held.copy_path(home, CONFIG_FILE)
-    try:
-        raw = file.read_bytes() if file.is_file() else b""
-        kept = copy.read_bytes() if copy.is_file() else b""
-    except OSError:
+    read = _settings_and_copy(home)
+    if read is None:
         return None
+    raw, kept = read
     if raw.strip() and raw != kept:
         try:
-            make_private_dir(copy.parent)
-            write_private_bytes(copy, raw)
+            make_private_dir(held.copy_path(home, CONFIG_FILE).parent)
+            write_private_bytes(held.copy_path(home, CONFIG_FILE), raw)
         except OSError:
             pass
     return settings_lost(home, raw, kept)
+
+
+def _settings_and_copy(home: Path) -> tuple[bytes, bytes] | None:
+    """``kronika.toml`` and its last good copy, each empty when missing (``None``:
+    either cannot be read)."""
+    file, copy = Path(home) / CONFIG_FILE, held.copy_path(home, CONFIG_FILE)
+    try:
+        return (
+            file.read_bytes() if file.is_file() else b"",
+            copy.read_bytes() if copy.is_file() else b"",
+        )
+    except OSError:
+        return None
 
 
 def settings_lost(home: Path, raw: bytes, kept: bytes) -> str | None:
@@ -102,13 +112,8 @@ def settings_lost(home: Path, raw: bytes, kept: bytes) -> str | None:
 
 
 def _settings(home: Path) -> Finding | None:
-    file, copy = Path(home) / CONFIG_FILE, held.copy_path(home, CONFIG_FILE)
-    try:
-        raw = file.read_bytes() if file.is_file() else b""
-        kept = copy.read_bytes() if copy.is_file() else b""
-    except OSError:
-        return None
-    said = settings_lost(home, raw, kept)
+    read = _settings_and_copy(home)
+    said = settings_lost(home, *read) if read is not None else None
     return None if said is None else _found(CONFIG_FILE, said, "put back the last good copy")
 
 

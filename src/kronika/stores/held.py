@@ -26,6 +26,7 @@ Each record is one small JSON file written atomically; reading one is a file rea
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -34,6 +35,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.private import make_private_dir, write_private_bytes
 
 HELD_DIR = ".kronika"
@@ -80,14 +82,8 @@ def read_held(home: Path, rel: str) -> Held | None:
 def write_held(home: Path, rel: str, held: Held) -> None:
     """Record ``held`` for ``rel`` (stamped now); never fails the write it follows."""
     data = {"ids": list(held.ids), "size": held.size, "count": held.count, "at": _now()}
-    target = record_path(home, rel)
-    try:
-        make_private_dir(target.parent)
-        pending = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-        write_private_bytes(pending, json.dumps(data).encode("utf-8"))
-        os.replace(pending, target)
-    except OSError:
-        pass
+    with contextlib.suppress(OSError):
+        atomic_write_text(record_path(home, rel), json.dumps(data))
 
 
 def forget_held(home: Path, rel: str) -> None:
