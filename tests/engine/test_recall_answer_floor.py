@@ -28,7 +28,7 @@ def test_a_query_is_answered_exactly_when_its_closest_memory_reaches_the_floor(
     similarity: dict[str, float], floor: float
 ) -> None:
     expected = floor == 0 or not similarity or max(similarity.values()) >= floor
-    assert answers(similarity, floor) is expected
+    assert answers(similarity.values(), floor) is expected
 
 
 @given(cosines, floors, floors)
@@ -36,7 +36,7 @@ def test_a_higher_answer_floor_never_answers_a_query_a_lower_one_refused(
     similarity: dict[str, float], low: float, high: float
 ) -> None:
     low, high = min(low, high), max(low, high)
-    assert answers(similarity, high) <= answers(similarity, low)
+    assert answers(similarity.values(), high) <= answers(similarity.values(), low)
 
 
 def test_the_answer_floor_is_off_by_default_and_auto_is_calibrated_for_the_default_embedder(

@@ -57,11 +57,12 @@ def evidenced(
     return kept & set(pool)
 
 
-def answers(similarity: Mapping[str, float], floor: float) -> bool:
+def answers(cosines: Iterable[float], floor: float) -> bool:
     """Whether a query whose vector candidates have these cosines is answered at all:
     the best cosine reaches ``floor``. Without vector candidates (a lexical recall, or
     nothing embedded yet) there is nothing to read, and the query is answered; a floor
     of 0 answers every query."""
-    if floor <= 0 or not similarity:
+    if floor <= 0:
         return True
-    return max(similarity.values()) >= floor
+    best = max(cosines, default=None)
+    return best is None or best >= floor

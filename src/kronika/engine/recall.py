@@ -210,7 +210,7 @@ class Recaller:
         if query.strip():  # a fact of the user's keyed as something of another's: no answer
             lent = lent_facts(self._index, (lexical, dense), asked.text)
             lexical, dense = _without(lexical, lent), _without(dense, lent)
-        if not answers(dict(dense or []), self._settings.answer_floor):
+        if not answers((cosine for _, cosine in dense or ()), self._settings.answer_floor):
             return self._unanswered(query, dense, budget_tokens)
         vectors, families = self._candidate_vectors(dense)
         # An item that tells nothing ("hello, how are you?", "thanks") does not answer
