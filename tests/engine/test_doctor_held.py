@@ -86,6 +86,34 @@ def test_keys_deleted_then_a_new_key_made_are_still_found_and_fix_keeps_both(
         keys.close()
 
 
+def test_a_key_revoked_while_another_was_missing_stays_revoked_after_fix(
+    home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The copy is not refreshed while a recorded key is missing, so it still holds the
+    revoked key as it was: the file's own, newer row must win when the copy goes back."""
+    import sqlite3
+
+    keys = KeyStore(home / "keys.sqlite")
+    kept = keys.create("default", label="kept").token
+    revoked = keys.create("default", label="revoked").token
+    keys.close()
+    conn = sqlite3.connect(home / "keys.sqlite")
+    with conn:
+        conn.execute("DELETE FROM api_keys WHERE label = 'kept'")  # damage: a row lost
+    conn.close()
+    keys = KeyStore(home / "keys.sqlite")
+    keys.revoke(revoked.split("_")[1])
+    keys.close()
+    code, report = _doctor(home, capsys, "--fix")
+    assert code == 0, report
+    keys = KeyStore(home / "keys.sqlite")
+    try:
+        assert keys.verify(kept) is not None  # the lost key is back
+        assert keys.verify(revoked) is None  # and the revoked one stays revoked
+    finally:
+        keys.close()
+
+
 def test_an_emptied_audit_trail_stays_found_after_new_entries_until_fix(
     home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -221,7 +221,8 @@ def mend_held(home: Path, where: str) -> str:
 
 
 def _put_back_rows(file: Path, copy: Path, table: str) -> str:
-    """The copy's rows, with any row made since that the file still holds."""
+    """The copy's rows, with every row the file still holds as the file holds it: a row
+    made since is added, and one changed since (a key revoked) is the file's, newer."""
     pending = file.with_name(f"{file.name}.{os.getpid()}.tmp")
     held.copy_sqlite(copy, pending)
     if file.is_file() and file.stat().st_size > 0:
@@ -229,7 +230,7 @@ def _put_back_rows(file: Path, copy: Path, table: str) -> str:
             conn = sqlite3.connect(f"file:{pending}", uri=True)
             try:
                 conn.execute("ATTACH DATABASE ? AS now", (f"file:{file}?mode=ro",))
-                conn.execute(f"INSERT OR IGNORE INTO main.{table} SELECT * FROM now.{table}")  # noqa: S608
+                conn.execute(f"INSERT OR REPLACE INTO main.{table} SELECT * FROM now.{table}")  # noqa: S608
                 conn.commit()
             finally:
                 conn.close()
