@@ -256,7 +256,8 @@ def test_the_first_hour(workspace: Workspace, watched: Watched) -> None:
     page.fill("#edit-value", "Gdańsk")
     page.click("#edit-save")
     page.wait_for_selector("#brain-facts td:has-text('Gdańsk')")
-    assert "city is now Gdańsk" in page.inner_text("#status")
+    # the status line is written once the edit's answer is read: wait for it, not for the table
+    page.wait_for_selector("#status:has-text('city is now Gdańsk')")
     history = json.loads(_kronika(workspace.home, "history", "city", "--json"))
     assert [v["value"] for v in history][-2:] == ["Kraków", "Gdańsk"]
 
@@ -287,7 +288,8 @@ def test_the_first_hour(workspace: Workspace, watched: Watched) -> None:
     watched.clean("forget dialog")
     page.keyboard.press("Escape")
     page.wait_for_selector("#forget-dialog[open]", state="detached")
-    assert "Nothing was forgotten" in page.inner_text("#status")
+    # the dialog's close event comes after its open attribute goes: wait for what it says
+    page.wait_for_selector("#status:has-text('Nothing was forgotten')")
     assert "green tea" in _kronika(workspace.home, "show", "brain")
     page.click(row)
     page.click("#forget-go")
