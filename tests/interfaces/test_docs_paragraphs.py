@@ -23,7 +23,6 @@ ALLOWED_LONGER = {
     "docs/reliability.md": 345,
     "docs/scoring.md": 447,
     "docs/ui.md": 404,
-    "docs/workspace.md": 257,
 }
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
