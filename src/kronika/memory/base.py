@@ -352,13 +352,3 @@ class MemoryContext:
 
 def _new_id(prefix: str) -> str:
     return f"{prefix}-{secrets.token_hex(6)}"
-
-
-def _when(
-    value: str | datetime | None,
-    now: datetime,
-    parse: Callable[[str, datetime], datetime],
-) -> datetime | None:
-    if value is None or isinstance(value, datetime):
-        return value
-    return parse(value, now)

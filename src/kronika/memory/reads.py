@@ -3,7 +3,7 @@ their history. Reads bring the index up to date with the Markdown first."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from kronika.core.model import (
@@ -20,7 +20,7 @@ from kronika.core.visibility import only_visible
 from kronika.engine.recall import Mode
 from kronika.errors import ConfigError, InvalidQuery, NotFound
 from kronika.memory import checks
-from kronika.memory.base import MemoryContext, _when
+from kronika.memory.base import MemoryContext
 from kronika.ports import Vector
 
 
@@ -242,3 +242,13 @@ def _of_scopes(items: list[MemoryItem], scopes: Sequence[Scope | str]) -> list[M
     except ValueError as exc:
         raise InvalidQuery(str(exc)) from exc
     return [item for item in items if item.scope in wanted]
+
+
+def _when(
+    value: str | datetime | None,
+    now: datetime,
+    parse: Callable[[str, datetime], datetime],
+) -> datetime | None:
+    if value is None or isinstance(value, datetime):
+        return value
+    return parse(value, now)
