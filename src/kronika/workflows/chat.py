@@ -2,7 +2,7 @@
 
 Each user message goes through the session (memory commands are obeyed there, before
 any model is asked); the payload goes to the model with the memory tools
-(:mod:`kronika.engine.tools`) when the server accepts tools; tool calls are run and
+(:mod:`kronika.workflows.tools`) when the server accepts tools; tool calls are run and
 answered for up to ``max_tool_rounds`` rounds; the final answer is recorded. With no
 model, or one that cannot be reached, the reply says so and the message is kept.
 """
@@ -16,12 +16,12 @@ from datetime import datetime
 from typing import Any
 
 from kronika.core.secrets import redact_secrets
-from kronika.engine.commands import reply
-from kronika.engine.session import Session, Turn
-from kronika.engine.tools import TOOLS, call_tool
 from kronika.errors import InvalidInput, LLMError, LLMRequestError, LLMUnavailable
 from kronika.ports import LLM, ChatMessage, ToolCall
 from kronika.providers.ledger import llm_task
+from kronika.workflows.commands import reply
+from kronika.workflows.session import Session, Turn
+from kronika.workflows.tools import TOOLS, call_tool
 
 
 @dataclass(frozen=True, slots=True)

@@ -129,7 +129,7 @@ class ReadingContext:
         that import restores), the reader's view for anyone else. The workspace's rules
         go with it for the owner only, and only when ``rules`` (they are this tenant's
         alone)."""
-        from kronika.engine.portability import export_memory
+        from kronika.workflows.portability import export_memory
 
         kept = [name for name in names if self.ours(memory, name)]
         if not kept:

@@ -56,8 +56,6 @@ from kronika.core.prompt import fact_line, memory_line, quote, render_memory_blo
 from kronika.core.redaction import Phrases, phrase_pattern, redact
 from kronika.core.visibility import reader_audience
 from kronika.engine.changes import AppendTurn, RemoveItem, UpdateSession, WriteSession
-from kronika.engine.commands import CommandResult, CommandRunner
-from kronika.engine.consolidate import ConsolidationReport, Consolidator
 from kronika.engine.write import SYSTEM, USER
 from kronika.errors import InvalidInput, LLMError
 from kronika.memory import Memory
@@ -73,6 +71,8 @@ from kronika.stores.markdown.sessions import (
     header_audience,
 )
 from kronika.stores.usage import LESSON_USES_FILE, JsonlLessonUses
+from kronika.workflows.commands import CommandResult, CommandRunner
+from kronika.workflows.consolidate import ConsolidationReport, Consolidator
 
 log = logging.getLogger("kronika.lessons")
 _INDEX_RE = re.compile(r"_(\d+)$")

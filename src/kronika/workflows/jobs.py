@@ -20,7 +20,7 @@ again. What needs a language model and finds none waits: the job reports it as
   each audience are dreamed on apart, and their strategies are for that audience.
 * **summarize** and **distill**: the conversations that ended become a mid-term summary
   and long-term facts, and L1/L2 summaries are written when due (the consolidation of
-  :mod:`kronika.engine.consolidate`); ``distill`` is the MicroDAO name for the same
+  :mod:`kronika.workflows.consolidate`); ``distill`` is the MicroDAO name for the same
   pass over a period, which first ends the sessions of the period that went quiet (no
   turn for ``idle_minutes``: kronika's own and those ``save_turn`` started). With
   ``clear`` (``--clear``, the ``distill_clear`` setting) it then clears the short-term
@@ -502,14 +502,14 @@ def _dream_for(
 def _end_quiet(memory: Memory, agent: str, since: datetime, report: JobReport) -> None:
     """End the sessions of the period that went quiet (no turn for ``idle_minutes``),
     so that the consolidation after takes them (:meth:`Consolidator.end_quiet`)."""
-    from kronika.engine.consolidate import Consolidator
+    from kronika.workflows.consolidate import Consolidator
 
     for session_id in Consolidator(memory, None).end_quiet(agent, since):
         report.done.append(f"session {session_id}: ended (no turn for idle_minutes)")
 
 
 def _consolidate(memory: Memory, agent: str, llm: LLM | None, report: JobReport) -> None:
-    from kronika.engine.consolidate import Consolidator
+    from kronika.workflows.consolidate import Consolidator
 
     result = Consolidator(memory, llm).run(agent)
     for outcome in result.sessions:
