@@ -117,7 +117,7 @@ def run_job(
         raise InvalidInput(f"unknown mode {mode!r}: lite or full")
     if not 1 <= days <= 36_600:
         raise InvalidInput("--days must be from 1 to 36600")
-    name = memory._agent(agent)
+    name = memory.resolve_agent(agent)
     report = JobReport(job, name, mode)
     started = time.perf_counter()
     since = memory.clock.now() - timedelta(days=days)
@@ -148,7 +148,7 @@ def _decay(memory: Memory, agent: str, report: JobReport) -> None:
     sensory = memory.index.list_items(RecallFilter(agents=(agent,), types=(ItemType.SENSORY,)))
     expired = [it for it in sensory if it.valid_to is not None and it.valid_to <= now]
     if expired:
-        memory._forget_items(agent, expired, "sensory", SYSTEM)
+        memory.forget_items(agent, expired, section="sensory", source_agent=SYSTEM)
         report.done.append(f"forgot {len(expired)} expired observation(s)")
     facts = memory.workspace.brain_facts(agent)
     usage = {it.id: it for it in memory.index.get_items([f.id for f in facts])}
