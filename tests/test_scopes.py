@@ -10,10 +10,10 @@ import pytest
 
 from kronika import Memory, build_memory, load_settings
 from kronika.core.model import Reader, Scope
-from kronika.engine.portability import export_memory, import_export
-from kronika.engine.session import Session
 from kronika.errors import ConfigError, Conflict, InvalidInput, NotFound, PermissionDenied
 from kronika.testing import FrozenClock
+from kronika.workflows.portability import export_memory, import_export
+from kronika.workflows.session import Session
 
 CONFIG = """
 [agents.acme-bot]

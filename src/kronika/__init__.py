@@ -36,6 +36,13 @@ if TYPE_CHECKING:
     from kronika.errors import KronikaError
     from kronika.memory import ImportReport, Memory
     from kronika.settings import Settings, load_settings
+    from kronika.workflows.charts import recall_entries
+    from kronika.workflows.chat import ChatAgent
+    from kronika.workflows.consolidate import Consolidator
+    from kronika.workflows.jobs import run_job
+    from kronika.workflows.portability import export_memory, import_export
+    from kronika.workflows.session import Session, extract_from_conversation
+    from kronika.workflows.tools import TOOLS, call_tool
 
 _HOMES = {
     "build_memory": "kronika.app",
@@ -60,6 +67,16 @@ _HOMES = {
     "Memory": "kronika.memory",
     "Settings": "kronika.settings",
     "load_settings": "kronika.settings",
+    "recall_entries": "kronika.workflows.charts",
+    "ChatAgent": "kronika.workflows.chat",
+    "Consolidator": "kronika.workflows.consolidate",
+    "run_job": "kronika.workflows.jobs",
+    "export_memory": "kronika.workflows.portability",
+    "import_export": "kronika.workflows.portability",
+    "Session": "kronika.workflows.session",
+    "extract_from_conversation": "kronika.workflows.session",
+    "TOOLS": "kronika.workflows.tools",
+    "call_tool": "kronika.workflows.tools",
 }
 """Where each public name lives. They load when first asked for, not with ``import
 kronika``: a program that needs one submodule (the command line printing its help, a
@@ -80,6 +97,8 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "ChatAgent",
+    "Consolidator",
     "ForgetPlace",
     "ForgetReceipt",
     "ImportReport",
@@ -93,13 +112,21 @@ __all__ = [
     "RecallHit",
     "RecallResult",
     "Scope",
+    "Session",
     "SessionRecord",
     "Settings",
     "Source",
     "Status",
+    "TOOLS",
     "Tier",
     "TurnRecord",
     "build_memory",
+    "call_tool",
+    "export_memory",
+    "extract_from_conversation",
+    "import_export",
     "init_workspace",
     "load_settings",
+    "recall_entries",
+    "run_job",
 ]

@@ -11,8 +11,8 @@ from backends import Backend
 from kronika import Memory
 from kronika.core.lessons import exit_code
 from kronika.core.model import RecallFilter
-from kronika.engine.session import Session
 from kronika.testing import FrozenClock
+from kronika.workflows.session import Session
 
 
 def _usage(memory: Memory) -> dict[str, tuple[object, int]]:

@@ -16,9 +16,9 @@ from backends import Backend
 from kronika import Memory
 from kronika.core.lessons import exit_code
 from kronika.core.model import ItemType, Reader, Scope
-from kronika.engine.session import Session
 from kronika.errors import NotFound
 from kronika.testing import FrozenClock
+from kronika.workflows.session import Session
 
 PRIVATE = "rotate the vault keys"
 SHARED = "ship the quarterly ledger report"

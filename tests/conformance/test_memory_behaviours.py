@@ -20,10 +20,10 @@ import pytest
 
 from backends import NEIGHBOUR, Backend
 from kronika.core.model import ItemType, Status
-from kronika.engine.portability import export_memory, import_export
 from kronika.errors import InvalidInput, InvalidQuery, PermissionDenied
 from kronika.stores.postgres.connect import index_schema
 from kronika.testing import FrozenClock
+from kronika.workflows.portability import export_memory, import_export
 
 
 def test_remember_then_recall_with_its_citation(backend: Backend, clock: FrozenClock) -> None:
@@ -247,7 +247,7 @@ def _readable_anywhere(backend: Backend, words: tuple[str, ...]) -> list[str]:
 def test_a_session_saved_turn_by_turn_is_listed_and_distilled_once_quiet(
     backend: Backend, clock: FrozenClock
 ) -> None:
-    from kronika.engine.jobs import run_job
+    from kronika.workflows.jobs import run_job
 
     memory = backend.open(clock=clock)
     memory.save_turn("trip-lisbon", "user", "We fly to Lisbon on Friday")

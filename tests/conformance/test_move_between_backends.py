@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 
 from backends import Backend
-from kronika.engine.portability import export_memory, import_export
 from kronika.testing import FrozenClock
+from kronika.workflows.portability import export_memory, import_export
 
 
 @pytest.mark.parametrize("shared", [False, True], ids=["own-database", "shared-database"])

@@ -118,7 +118,7 @@ def test_validity_is_taken_under_the_write_lock(settings: Settings) -> None:
         ) as waiting:
             assert waiting.stdin is not None and waiting.stdout is not None
             assert waiting.stdout.readline().strip() == "ready"
-            with memory._lock:  # another write is under way while the child asks
+            with memory.lock:  # another write is under way while the child asks
                 waiting.stdin.write("go\n")
                 waiting.stdin.flush()
                 time.sleep(0.5)

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from kronika import Memory
-from kronika.engine.session import Session
 from kronika.testing import FrozenClock
+from kronika.workflows.session import Session
 
 
 def _values(memory: Memory) -> list[str]:

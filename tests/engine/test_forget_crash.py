@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from kronika import build_memory, load_settings
-from kronika.engine.session import Session
+from kronika.workflows.session import Session
 
 WORDS = {  # what must be gone: by key, its values; by topic, every form of the name
     "key": re.compile(r"zhabotynsky \d"),

@@ -13,12 +13,12 @@ import pytest
 from kronika import Memory, build_memory, load_settings
 from kronika.core.model import Reader, RecallHit
 from kronika.engine.changes import WriteEntityPage, WriteSummary
-from kronika.engine.chat import ChatAgent
-from kronika.engine.session import Session
-from kronika.engine.tools import call_tool
 from kronika.engine.write import SYSTEM
 from kronika.errors import NotFound
 from kronika.testing import FrozenClock
+from kronika.workflows.chat import ChatAgent
+from kronika.workflows.session import Session
+from kronika.workflows.tools import call_tool
 
 
 @dataclass(frozen=True)
@@ -228,7 +228,7 @@ def _hits(memory: Memory, as_of: str) -> list[RecallHit]:
 
 
 def test_the_page_the_reflect_job_named_after_it_goes_with_its_name(memory: Memory) -> None:
-    from kronika.engine.jobs import run_job
+    from kronika.workflows.jobs import run_job
 
     memory.note("Dmytro Kovalenko owes me 200 euro")
     Session(memory).user("My ex-partner Dmytro Kovalenko lives at 12 Lipowa street.")

@@ -11,13 +11,13 @@ import pytest
 from kronika import Memory, build_memory, load_settings
 from kronika.app import build_llm
 from kronika.engine.changes import WriteSummary
-from kronika.engine.chat import ChatAgent
-from kronika.engine.session import Session
-from kronika.engine.tools import call_tool
 from kronika.engine.write import SYSTEM
 from kronika.errors import InvalidInput, NotFound
 from kronika.settings import Settings
 from kronika.testing import FrozenClock, ScriptedChatServer
+from kronika.workflows.chat import ChatAgent
+from kronika.workflows.session import Session
+from kronika.workflows.tools import call_tool
 
 WORD = "rooibos"
 

@@ -189,7 +189,7 @@ def test_a_conversation_about_the_task_carries_the_lesson_and_counts_its_use(
     settings: Settings, clock: FrozenClock
 ) -> None:
     from kronika.engine.learning import lesson_stats
-    from kronika.engine.session import Session
+    from kronika.workflows.session import Session
 
     # the relevance floor of the hashing embedder: its unrelated texts reach 0.25
     floor = settings.with_overrides(relevance_floor=0.3)
@@ -207,7 +207,7 @@ def test_a_conversation_about_the_task_carries_the_lesson_and_counts_its_use(
 
 
 def test_two_lessons_of_the_same_text_are_one_line_in_the_prompt(memory: Memory) -> None:
-    from kronika.engine.session import Session
+    from kronika.workflows.session import Session
 
     lesson = memory.record_outcome(TASK, "make deploy", BROKEN).learned[0]
     path = lessons_file(memory)

@@ -92,7 +92,7 @@ def test_forgetting_an_item_removes_its_links_and_keeps_the_others(memory: Memor
 
 
 def test_an_export_carries_the_links_to_another_workspace(memory: Memory, tmp_path: Path) -> None:
-    from kronika.engine.portability import export_memory, import_export
+    from kronika.workflows.portability import export_memory, import_export
 
     a, b = _ids(memory, "The cat is called Mruczek", "Mruczek hates the vacuum cleaner")
     memory.link(a, b)

@@ -13,10 +13,10 @@ import pytest
 from kronika import build_memory
 from kronika.app import build_llm
 from kronika.cli import main
-from kronika.engine.jobs import run_job
-from kronika.engine.session import Session
 from kronika.settings import Settings
 from kronika.testing import FrozenClock, ScriptedChatServer
+from kronika.workflows.jobs import run_job
+from kronika.workflows.session import Session
 
 EXTRACTION = json.dumps(
     {

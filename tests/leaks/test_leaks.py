@@ -16,9 +16,9 @@ import pytest
 from kronika import Memory
 from kronika.core.model import FACT_TYPES, ItemType, MemoryItem, Reader, Status
 from kronika.core.visibility import Audience, visible
-from kronika.engine.portability import export_memory
-from kronika.engine.session import Session
 from kronika.errors import ImportFormatError, NotFound
+from kronika.workflows.portability import export_memory
+from kronika.workflows.session import Session
 from leaks.workload import (
     AGENTS,
     ENTITIES,
@@ -228,7 +228,7 @@ def test_export_is_the_readers_view(backend: Backend, reader: Reader) -> None:
 
 
 def test_a_view_cannot_be_restored_as_a_backup(backend: Backend) -> None:
-    from kronika.engine.portability import import_export
+    from kronika.workflows.portability import import_export
 
     view = export_memory(backend.memory, reader=Reader("acme", "anna"))
     with pytest.raises(ImportFormatError, match="view"):

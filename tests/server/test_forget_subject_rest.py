@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from tests.server.conftest import Served
 
-from kronika.engine.session import Session
+from kronika.workflows.session import Session
 
 
 def _said(served: Served, key: str) -> list[str]:

@@ -16,9 +16,9 @@ from tests.server.conftest import Served  # noqa: E402
 
 import kronika.server  # noqa: E402
 from kronika.errors import Conflict  # noqa: E402
-from kronika.memory.context import ReadingContext  # noqa: E402
 from kronika.server.access import caller_for  # noqa: E402
 from kronika.server.keys import ApiKey, Role  # noqa: E402
+from kronika.workflows.context import ReadingContext  # noqa: E402
 
 SERVER = Path(kronika.server.__file__).parent
 HOLDERS = {"service.py", "access.py", "tenants.py", "run.py"}

@@ -19,12 +19,12 @@ from tests.server.conftest import Served
 
 from kronika import Memory, build_memory, load_settings
 from kronika.engine.changes import WriteSummary
-from kronika.engine.consolidate import Consolidator
-from kronika.engine.explain import explain
-from kronika.engine.jobs import run_job
-from kronika.engine.portability import export_memory
 from kronika.providers.llm import LLMConfig, OpenAICompatibleLLM
 from kronika.testing import ScriptedChatServer
+from kronika.workflows.consolidate import Consolidator
+from kronika.workflows.explain import explain
+from kronika.workflows.jobs import run_job
+from kronika.workflows.portability import export_memory
 
 try:  # the browser tests need Playwright and Chromium; the route tests do not
     from tests.server.test_ui import CHROMIUM, FLAGS, colours, shoot, sign_in, sync_api

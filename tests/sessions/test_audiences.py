@@ -8,9 +8,9 @@ from typing import Any
 from kronika import build_memory
 from kronika.app import build_llm
 from kronika.core.model import Reader, Scope
-from kronika.engine.session import Session
 from kronika.settings import Settings
 from kronika.testing import FrozenClock, ScriptedChatServer
+from kronika.workflows.session import Session
 
 Brainy = Any  # the scripted model of conftest.py
 ANNA = Reader("default", "anna", "general")
@@ -57,7 +57,7 @@ def test_the_active_context_rewritten_for_another_audience_is_another_item(
 ) -> None:
     """Anna's Active Context, recalled and linked, then rewritten from bob's session: bob
     gets a context of his own, with none of anna's recalls, access counts or links."""
-    from kronika.engine.charts import recall_entries
+    from kronika.workflows.charts import recall_entries
 
     chosen = settings.with_overrides(llm_base_url=server.base_url, llm_model="m")
     brainy.extractions = [

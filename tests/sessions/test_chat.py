@@ -10,10 +10,10 @@ from pathlib import Path
 
 from kronika import Memory
 from kronika.app import build_llm
-from kronika.engine.chat import ChatAgent
-from kronika.engine.session import Session
 from kronika.settings import Settings
 from kronika.testing import ScriptedChatServer, ScriptedFailure
+from kronika.workflows.chat import ChatAgent
+from kronika.workflows.session import Session
 
 KRONIKA = Path(sys.executable).with_name("kronika")
 

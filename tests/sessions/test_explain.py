@@ -11,11 +11,11 @@ from kronika import Memory, build_memory
 from kronika.app import build_llm
 from kronika.cli import main
 from kronika.core.model import RetainKind
-from kronika.engine.explain import explain
-from kronika.engine.session import Session
 from kronika.errors import NotFound
 from kronika.settings import Settings
 from kronika.testing import FrozenClock, ScriptedChatServer
+from kronika.workflows.explain import explain
+from kronika.workflows.session import Session
 
 Brainy = Any  # the scripted model of conftest.py
 

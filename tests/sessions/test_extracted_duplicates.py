@@ -9,10 +9,10 @@ from typing import Any
 from kronika import Memory, build_memory
 from kronika.app import build_llm
 from kronika.engine.changes import ArchiveFacts
-from kronika.engine.session import Session
 from kronika.ports import LLM
 from kronika.settings import Settings
 from kronika.testing import FrozenClock, ScriptedChatServer
+from kronika.workflows.session import Session
 
 Brainy = Any  # the scripted model of conftest.py
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from kronika import Memory
-from kronika.engine.session import Session
 from kronika.ports import LLM
+from kronika.workflows.session import Session
 
 Brainy = Any  # the scripted model of conftest.py
 

@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Any
 
 from kronika import Memory, build_memory
-from kronika.engine.consolidate import Consolidator
-from kronika.engine.session import Session
 from kronika.ports import LLM
 from kronika.settings import Settings
 from kronika.stores.markdown.sessions import read_header
 from kronika.testing import FrozenClock, ScriptedChatServer
+from kronika.workflows.consolidate import Consolidator
+from kronika.workflows.session import Session
 
 Brainy = Any  # the scripted model of conftest.py
 
@@ -370,7 +370,7 @@ def test_l2_summarises_l1_summaries_by_volume(
 def test_extract_from_conversation_stores_and_consolidates_a_finished_chat(
     memory: Memory, llm: LLM, brainy: Brainy, server: ScriptedChatServer
 ) -> None:
-    from kronika.engine.session import extract_from_conversation
+    from kronika.workflows.session import extract_from_conversation
 
     brainy.extractions = [
         _extraction([{"tag": "CORE", "key": "job", "value": "nurse"}], "Ana works nights.")
@@ -393,7 +393,7 @@ def test_extract_from_conversation_stores_and_consolidates_a_finished_chat(
 
 
 def test_extract_from_conversation_without_a_model_queues_it(memory: Memory) -> None:
-    from kronika.engine.session import extract_from_conversation
+    from kronika.workflows.session import extract_from_conversation
 
     report = extract_from_conversation(memory, [("user", "My name is Ola.")])
     assert [o.status for o in report.sessions] == ["queued"]

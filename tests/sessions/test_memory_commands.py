@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kronika import Memory
-from kronika.engine.session import Session
+from kronika.workflows.session import Session
 
 
 def _brain(memory: Memory) -> str:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from kronika import Memory
 from kronika.core.model import SessionRecord, TurnRecord
-from kronika.engine.consolidate import Consolidator
-from kronika.engine.jobs import run_job
-from kronika.engine.session import Session
 from kronika.testing import FrozenClock
+from kronika.workflows.consolidate import Consolidator
+from kronika.workflows.jobs import run_job
+from kronika.workflows.session import Session
 
 
 def _listed(memory: Memory) -> dict[str, str]:

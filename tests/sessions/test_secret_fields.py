@@ -15,10 +15,10 @@ from tests.sessions.test_secret_screening import assert_nowhere
 
 from kronika import Memory, build_memory
 from kronika.core.model import SessionRecord, TurnRecord
-from kronika.engine.tools import call_tool
 from kronika.errors import InvalidInput
 from kronika.settings import Settings
 from kronika.testing import FrozenClock
+from kronika.workflows.tools import call_tool
 
 KEY = "sk-proj-Q3x9vTz81LmNpR4sWuY7aBcD0eFgHiJk"
 LABELLED = "password=Tr0ub4dor&3x"

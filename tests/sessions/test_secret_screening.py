@@ -15,12 +15,12 @@ import pytest
 from kronika import Memory, build_memory
 from kronika.app import build_llm
 from kronika.core.model import SessionRecord, TurnRecord
-from kronika.engine.chat import ChatAgent
-from kronika.engine.session import Session
-from kronika.engine.tools import call_tool
 from kronika.errors import InvalidInput
 from kronika.settings import AgentPolicy, Settings
 from kronika.testing import FrozenClock, ScriptedChatServer
+from kronika.workflows.chat import ChatAgent
+from kronika.workflows.session import Session
+from kronika.workflows.tools import call_tool
 
 KEY = "sk-proj-Q3x9vTz81LmNpR4sWuY7aBcD0eFgHiJk"
 CARD = "4111 1111 1111 1111"
@@ -188,7 +188,7 @@ def test_allow_keeps_the_secret_as_written(settings: Settings, clock: FrozenCloc
 
 
 def test_restoring_an_export_redacts_what_it_writes(memory: Memory, home: Path) -> None:
-    from kronika.engine.portability import FORMAT, VERSION, import_export
+    from kronika.workflows.portability import FORMAT, VERSION, import_export
 
     brain = "# Brain\n\n## User\n- **github token**: ghp_4Gh7Jk2Lm9Np3Qr5St8Uv1Wx6Yz0AbCdE1234\n"
     export = {
@@ -213,7 +213,7 @@ def test_entities_and_tags_do_not_carry_a_secret_out(memory: Memory, home: Path)
 
 
 def test_a_finished_conversation_handed_over_whole_is_redacted(memory: Memory, home: Path) -> None:
-    from kronika.engine.session import extract_from_conversation
+    from kronika.workflows.session import extract_from_conversation
 
     report = extract_from_conversation(
         memory, [("user", f"my card is {CARD}"), ("assistant", "Noted, card ending 1111.")]

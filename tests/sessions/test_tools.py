@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from kronika import Memory, build_memory
-from kronika.engine.tools import TOOLS, call_tool
 from kronika.settings import AgentPolicy, Settings
 from kronika.testing import FrozenClock
+from kronika.workflows.tools import TOOLS, call_tool
 
 
 def test_schemas_are_ready_for_function_calling() -> None:

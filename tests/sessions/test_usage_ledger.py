@@ -11,10 +11,10 @@ import pytest
 from kronika import build_memory
 from kronika.app import USAGE_FILE, build_llm
 from kronika.cli import main
-from kronika.engine.session import Session
 from kronika.settings import Settings
 from kronika.stores.usage import JsonlUsageLedger
 from kronika.testing import FrozenClock, ScriptedChatServer
+from kronika.workflows.session import Session
 
 Brainy = Any  # the scripted model of conftest.py
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from kronika import build_memory, load_settings
-from kronika.engine.session import Session
+from kronika.workflows.session import Session
 
 pytest.importorskip("psycopg", reason="the postgres extra is not installed")
 

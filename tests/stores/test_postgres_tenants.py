@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from kronika import Memory, build_memory, load_settings
-from kronika.engine.portability import export_memory
 from kronika.stores.postgres.connect import index_schema
 from kronika.testing import FrozenClock
+from kronika.workflows.portability import export_memory
 
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
 

@@ -13,9 +13,9 @@ from kronika.cli import render
 from kronika.cli.context import add_reading_context, reading
 
 if TYPE_CHECKING:  # the chat loop and the model client load only for these commands
-    from kronika.engine.chat import ChatReply
-    from kronika.engine.consolidate import ConsolidationReport
     from kronika.settings import Settings
+    from kronika.workflows.chat import ChatReply
+    from kronika.workflows.consolidate import ConsolidationReport
 
 HELP = "commands: /new (new conversation), /memory (show the Brain), /quit"
 
@@ -50,8 +50,8 @@ def cmd_chat(args: argparse.Namespace, settings: Settings) -> int:
     from rich.text import Text
 
     from kronika.app import build_llm, build_memory
-    from kronika.engine.chat import ChatAgent
-    from kronika.engine.session import Session
+    from kronika.workflows.chat import ChatAgent
+    from kronika.workflows.session import Session
 
     settings = _with_llm_flags(args, settings)
     interactive = sys.stdin.isatty() and not args.json
@@ -198,7 +198,7 @@ def cmd_consolidate(args: argparse.Namespace, settings: Settings) -> int:
     from rich.text import Text
 
     from kronika.app import build_llm, build_memory
-    from kronika.engine.consolidate import Consolidator
+    from kronika.workflows.consolidate import Consolidator
 
     settings = _with_llm_flags(args, settings)
     minion = build_llm(settings, minion=True)

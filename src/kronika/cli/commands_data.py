@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 
 def cmd_export(args: argparse.Namespace, settings: Settings) -> int:
     from kronika.app import build_memory
-    from kronika.engine.portability import export_memory
+    from kronika.workflows.portability import export_memory
 
     for target in (args.output, args.markdown):
         if target:
@@ -117,8 +117,8 @@ def _restore(args: argparse.Namespace, settings: Settings, path: Path) -> int:
     take away a workspace this command made if the restore then fails."""
     from kronika.app import build_memory
     from kronika.engine.backup_format import read_backup
-    from kronika.engine.portability import restore_backup
     from kronika.stores.markdown.workspace import MarkdownWorkspace
+    from kronika.workflows.portability import restore_backup
 
     try:
         data = json.loads(path.read_bytes().decode("utf-8"))

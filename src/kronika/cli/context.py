@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from kronika.memory import Memory
-    from kronika.memory.context import ReadingContext
+    from kronika.workflows.context import ReadingContext
 
 SCOPES = ("personal", "channel", "team", "global")
 """The values of :class:`kronika.core.model.Scope`, written out so that the parser (and
@@ -84,9 +84,9 @@ def add_reading_context(p: argparse.ArgumentParser, *, writes: bool = False) -> 
 def reading_context(
     memory: Memory, args: argparse.Namespace, *, writes: bool = False
 ) -> ReadingContext | None:
-    """The reading context the options name (:mod:`kronika.memory.context`); ``None``
+    """The reading context the options name (:mod:`kronika.workflows.context`); ``None``
     when they name none (the workspace's owner, reading unrestricted)."""
-    from kronika.memory.context import ReadingContext
+    from kronika.workflows.context import ReadingContext
 
     tenant, user, channel = (getattr(args, name, None) for name in ("tenant", "user", "channel"))
     team = getattr(args, "team", None)

@@ -1,4 +1,4 @@
-"""``kronika explain ID|KEY``: why an item exists (:mod:`kronika.engine.explain`)."""
+"""``kronika explain ID|KEY``: why an item exists (:mod:`kronika.workflows.explain`)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
     from rich.table import Table
 
     from kronika.cli.opening import open_memory
-    from kronika.engine.explain import explain, explanation_json, when
+    from kronika.workflows.explain import explain, explanation_json, when
 
     with open_memory(settings) as memory:
         found = explain(reading(memory, args), args.target, agent=args.agent)

@@ -1,5 +1,5 @@
 """``kronika jobs run JOB`` and ``kronika jobs list``: the memory jobs
-(:mod:`kronika.engine.jobs`)."""
+(:mod:`kronika.workflows.jobs`)."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ JOB_NAMES = ("decay", "reflect", "dream", "summarize", "distill")
 def cmd_jobs(args: argparse.Namespace, settings: Settings) -> int:
     from rich.table import Table
 
-    from kronika.engine.jobs import last_runs, run_job
+    from kronika.workflows.jobs import last_runs, run_job
 
     if args.action == "list":
         runs = last_runs(settings.home)

@@ -25,7 +25,7 @@ def cmd_recalls(args: argparse.Namespace, settings: Settings) -> int:
     from rich.text import Text
 
     from kronika.cli.opening import open_memory
-    from kronika.engine.charts import recall_entries
+    from kronika.workflows.charts import recall_entries
 
     agent = args.agent or settings.default_agent
     with open_memory(settings) as memory:

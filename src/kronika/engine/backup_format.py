@@ -25,7 +25,7 @@ from kronika.stores.markdown.layout import validate_agent_name
 
 FORMAT = "kronika-export"
 VERSION = 3
-"""The version :func:`kronika.engine.portability.export_memory` writes."""
+"""The version :func:`kronika.workflows.portability.export_memory` writes."""
 OLDEST_VERSION = 1
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 

@@ -84,11 +84,11 @@ class Memory(Protocol):
     @property
     def agents(self) -> Callable[[], list[str]]: ...
     @property
-    def _agent(self) -> Callable[..., str]: ...
+    def resolve_agent(self) -> Callable[..., str]: ...
     @property
-    def _reader(self) -> Callable[..., Any]: ...
+    def resolve_reader(self) -> Callable[..., Any]: ...
     @property
-    def _audience(self) -> Callable[..., Any]: ...
+    def write_audience(self) -> Callable[..., Any]: ...
 
 
 def _new_id(prefix: str) -> str:
@@ -217,9 +217,9 @@ def record_outcome(
     :meth:`~kronika.Memory.note`.
     """
     task, action = _text(task, "the task"), _text(action, "the action")
-    name = memory._agent(agent)
-    who = memory._reader(reader)
-    owners = memory._audience(name, scope, user, channel, team, who)
+    name = memory.resolve_agent(agent)
+    who = memory.resolve_reader(reader)
+    owners = memory.write_audience(name, scope, user=user, channel=channel, team=team, reader=who)
     now = at or memory.clock.now()
     verdict = "went well" if evaluation.is_ok else "failed"
     why = "; ".join(evaluation.reasons)

@@ -1,7 +1,7 @@
 """Following the storage policies of ``kronika.toml`` while a server runs.
 
 Every worker of ``kronika serve`` builds its own memory; an edit of the policies made
-through one of them (:mod:`kronika.engine.policy_edit`) or by hand must reach the
+through one of them (:mod:`kronika.workflows.policy_edit`) or by hand must reach the
 others before their next write. A :class:`PolicyFollower` is asked
 once per request (:meth:`PolicyFollower.poll`): it looks at the file's stamp, and reads
 the file again only when the stamp changed.

@@ -20,9 +20,10 @@ table at the end of the class, one :class:`~kronika.memory.alias.Alias` a line.
 from __future__ import annotations
 
 import copy
-from typing import Any, Self
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Self
 
-from kronika.core.model import Reader
+from kronika.core.model import MemoryItem, Reader, Scope
 from kronika.engine.recall_log import RecallRecorder
 from kronika.memory.admin import Admin
 from kronika.memory.alias import Alias
@@ -49,6 +50,10 @@ from kronika.ports import (
 )
 from kronika.settings import Settings
 from kronika.stores.markdown.workspace import MarkdownWorkspace
+
+if TYPE_CHECKING:
+    from kronika.core.visibility import Audience
+    from kronika.engine.forgetting import ForgetReceipt
 
 
 class Memory:
@@ -246,11 +251,45 @@ class Memory:
     finish_forgets = Alias("admin", Admin.finish_forgets)
     report_damage = Alias("admin", Admin.report_damage)
 
-    # ------- names workflow modules of the engine used before Memory had parts
-    _agent = Alias("_ctx", MemoryContext.agent)
-    _reader = Alias("_ctx", MemoryContext.reading)
-    _audience = Alias("_ctx", MemoryContext.audience)
-    _forget_items = Alias("_forgetting", Forgetting.forget_items)
+    # ---------- what the workflows (:mod:`kronika.workflows`) use besides the verbs
+    def resolve_agent(self, agent: str | None = None) -> str:
+        """The agent a call names, or the ``default_agent`` setting for ``None``, after
+        seeing what other workers of a shared store wrote; :class:`~kronika.errors.UnknownAgent`
+        when that agent has no memory (the check every verb taking ``agent=`` makes)."""
+        return self._ctx.agent(agent)
+
+    def resolve_reader(self, reader: Reader | None = None) -> Reader | None:
+        """The reader a call acts for: ``reader``, else :attr:`default_reader` (``None``
+        reads unrestricted); :class:`~kronika.errors.InvalidInput` for anything else than
+        a :class:`~kronika.core.model.Reader`."""
+        return self._ctx.reading(reader)
+
+    def write_audience(
+        self,
+        agent: str,
+        scope: Scope | str | None = None,
+        *,
+        user: str | None = None,
+        channel: str | None = None,
+        team: str | None = None,
+        reader: Reader | None = None,
+    ) -> Audience:
+        """Who a write to ``agent`` is for, as every write settles it: what it names, the
+        rest from its reader's user and channel (:func:`kronika.core.visibility.audience`).
+        :class:`~kronika.errors.PermissionDenied` for a reader of another tenant,
+        :class:`~kronika.errors.InvalidInput` for a scope that lacks its user, channel or
+        team."""
+        return self._ctx.audience(agent, scope, user, channel, team, reader)
+
+    def forget_items(
+        self, agent: str, items: Sequence[MemoryItem], *, section: str = "", source_agent: str
+    ) -> ForgetReceipt:
+        """Forget ``items`` of ``agent`` (found by the caller, e.g. in :attr:`index`) at
+        once, through the one forget path of :meth:`forget`: their text is redacted
+        everywhere it is written and the change is audited as ``source_agent``'s.
+        ``section`` names where they live (``""`` for more than one place)."""
+        self.workspace.require_agent(agent)
+        return self._forgetting.forget_items(agent, items, section, source_agent)
 
     @property
     def _lock(self) -> WriteLock:

@@ -13,7 +13,7 @@ A request's key becomes a :class:`Caller`. Before any memory call the server ask
   that agent's ``writers`` grant names it (otherwise 404, as above);
 * an admin key writes as the person (``user``).
 
-The reading context (:class:`~kronika.memory.context.ReadingContext`) is built here,
+The reading context (:class:`~kronika.workflows.context.ReadingContext`) is built here,
 once per request, from the key and the user and channel a request names
 (:attr:`Caller.context`); every read the server makes of a memory, and of its
 tenant-wide records (audit trail, counts, exports, model usage, policies, jobs), goes
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from kronika import errors
 from kronika.engine.write import USER
 from kronika.memory import Memory
-from kronika.memory.context import ReadingContext
 from kronika.server.keys import ApiKey, Role
+from kronika.workflows.context import ReadingContext
 
 
 class Unauthenticated(errors.KronikaError):

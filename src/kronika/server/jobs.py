@@ -33,8 +33,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from kronika.errors import KronikaError, NotFound
-from kronika.memory.context import ReadingContext
 from kronika.server.jobstore import JobRecords, Record
+from kronika.workflows.context import ReadingContext
 
 MAX_KEPT = 1000
 BEAT_S = 2.0

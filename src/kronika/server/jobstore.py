@@ -135,7 +135,7 @@ class _SqlRecords:
     def count_steps(self) -> int:
         """Rewrite records of an earlier kronika that kept each step's wording (entity
         pages, keys, strategies a forget may since have removed) to counts, as records
-        are kept now (:meth:`~kronika.engine.jobs.JobReport.as_counts`); returns how
+        are kept now (:meth:`~kronika.workflows.jobs.JobReport.as_counts`); returns how
         many changed. The caller then clears the old bytes out of the storage."""
         changed = 0
         for job_id, message, result in self._run("SELECT id, message, result FROM server_jobs"):

@@ -185,7 +185,7 @@ def session_summary(svc: Service, caller: Caller, agent: str, session_id: str) -
 
 def explanation(svc: Service, caller: Caller, agent: str, target: str) -> dict[str, Any]:
     """``kronika explain`` for one item id or fact key, as the reader sees it."""
-    from kronika.engine.explain import explain, explanation_json
+    from kronika.workflows.explain import explain, explanation_json
 
     with svc.reading(caller, agent) as memory:
         return explanation_json(explain(memory, target, agent=agent))

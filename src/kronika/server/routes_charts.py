@@ -2,7 +2,7 @@
 
 Each answers for one agent the caller may read (:meth:`~kronika.server.access.Caller.readable`:
 another tenant's agent, or another agent than the key's own, is a 404) and counts only
-what the caller's reading context may see (:class:`~kronika.memory.context.ReadingContext`:
+what the caller's reading context may see (:class:`~kronika.workflows.context.ReadingContext`:
 the view of the memory, the usage ledger and the policies all come from it), so a chart
 never reveals an item its reader could not list:
 
@@ -15,7 +15,7 @@ never reveals an item its reader could not list:
   calls, tokens and estimated cost per day and per purpose;
 * ``/policies`` — the storage policies that can apply to the agent (as
   ``kronika policies``); an admin key of the whole tenant may replace them (``PUT``,
-  :mod:`kronika.engine.policy_edit`: ``kronika.toml`` rewritten, the rest of it kept).
+  :mod:`kronika.workflows.policy_edit`: ``kronika.toml`` rewritten, the rest of it kept).
 
 The token use at wake against each block's budget comes from ``/wake``.
 """
@@ -31,14 +31,14 @@ from pydantic import BaseModel, ConfigDict, Field
 from kronika.core import charts
 from kronika.core.policies import TIER_ORDER
 from kronika.core.usage import totals
-from kronika.engine import charts as figures
-from kronika.engine import policy_edit
 from kronika.memory import Memory
 from kronika.server.access import Caller
 from kronika.server.deps import Name, Svc, Who
 from kronika.server.keys import Role
 from kronika.server.openapi import BODY_REQUIRED
 from kronika.settings import CONFIG_FILE
+from kronika.workflows import charts as figures
+from kronika.workflows import policy_edit
 
 Days = Annotated[
     int, Query(ge=1, le=charts.MAX_DAYS, description="days back, today included (UTC)")

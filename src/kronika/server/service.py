@@ -393,7 +393,7 @@ class Service:
             return {"agent": agent, "brain": memory.brain(agent=agent)}
 
     def wake(self, caller: Caller, agent: str) -> dict[str, Any]:
-        from kronika.engine.session import wake_context
+        from kronika.workflows.session import wake_context
 
         memory = self._read(caller, agent)
         with self._held(caller):
@@ -502,9 +502,9 @@ class Service:
 
     def edit_policies(self, caller: Caller, agent: str, toml: str | None) -> None:
         """Replace the storage policies of ``kronika.toml`` (an admin key of the whole
-        tenant; :mod:`kronika.engine.policy_edit`). Access is decided before ``toml``
+        tenant; :mod:`kronika.workflows.policy_edit`). Access is decided before ``toml``
         is looked at, as on every write."""
-        from kronika.engine import policy_edit
+        from kronika.workflows import policy_edit
 
         caller.writable(self.memories, agent)
         caller.require_admin("changing the storage policies")
@@ -559,7 +559,7 @@ class Service:
         every agent of the document must be, or become, an agent of that tenant, and
         its audit entries must be about those agents."""
         from kronika.engine.backup_format import read_backup
-        from kronika.engine.portability import restore_backup
+        from kronika.workflows.portability import restore_backup
 
         caller.require_admin("importing")
         caller.require_unrestricted("importing")
@@ -600,7 +600,7 @@ class Service:
         """Queue one memory job (``decay``, ``reflect``, ``dream``, ``summarize``,
         ``distill``) for ``agent``, as ``kronika jobs run`` does; returns the job.
         ``distill`` first ends the sessions that went quiet (:meth:`distill`)."""
-        from kronika.engine.jobs import JOBS, MODES
+        from kronika.workflows.jobs import JOBS, MODES
 
         if name not in JOBS:
             raise InvalidInput(f"unknown job {name!r}: one of {', '.join(JOBS)}")
@@ -609,7 +609,7 @@ class Service:
         memory = self._write(caller, agent)
 
         def work() -> tuple[str, str, dict[str, Any]]:
-            from kronika.engine.jobs import run_job
+            from kronika.workflows.jobs import run_job
 
             minion = self._llm(memory.settings)
             self.follow_config()  # a queued job may start well after it was asked for
@@ -676,6 +676,6 @@ def _scope_test(scope: str | None) -> Callable[[MemoryItem], bool]:
 def _own_rules(memory: Memory, tenant: str) -> bool:
     """Whether ``tenant``'s export may carry (and its import add) the workspace's rules
     of ``kronika.toml``: only when they are that tenant's alone, as for editing them."""
-    from kronika.engine.policy_edit import why_not_editable
+    from kronika.workflows.policy_edit import why_not_editable
 
     return why_not_editable(memory, tenant) is None

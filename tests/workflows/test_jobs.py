@@ -9,9 +9,9 @@ import pytest
 
 from kronika import Memory, build_memory
 from kronika.app import build_llm
-from kronika.engine.jobs import run_job
 from kronika.settings import Settings
 from kronika.testing import FrozenClock, ScriptedChatServer, ScriptedFailure
+from kronika.workflows.jobs import run_job
 
 
 def test_reflect_keeps_entity_pages_beside_hand_written_text_and_indexes_only_that(
@@ -249,7 +249,7 @@ def _extraction(summary: str, *facts: tuple[str, str, str]) -> str:
 def test_distill_clear_removes_the_distilled_messages_everywhere_once_and_keeps_the_rest(
     settings: Settings, clock: FrozenClock
 ) -> None:
-    from kronika.engine.session import Session
+    from kronika.workflows.session import Session
 
     reply = _extraction(
         "Ana told the assistant about her cat Mruczek.",
@@ -286,7 +286,7 @@ def test_distill_clear_removes_the_distilled_messages_everywhere_once_and_keeps_
             assert "radiator" not in text and "warm spot" not in text
             assert "status: consolidated" in text and "Mruczek" in text  # its summary stays
             assert [f.value for f in memory.facts()] == ["Ana has a cat named Mruczek."]
-            from kronika.engine.explain import explain
+            from kronika.workflows.explain import explain
 
             origin = explain(memory, "pet").origin
             assert (origin.session_id, origin.turns) == (sid, ())  # its session, no turns
@@ -319,7 +319,7 @@ def test_the_cli_clears_distilled_messages_on_request_only(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     from kronika.cli import main
-    from kronika.engine.session import Session
+    from kronika.workflows.session import Session
 
     with ScriptedChatServer([_extraction("Small talk about trains.")]) as server:
         for name, value in (("HOME", str(settings.home)), ("EMBEDDER", "hashing")):

@@ -20,7 +20,7 @@ again. What needs a language model and finds none waits: the job reports it as
   each audience are dreamed on apart, and their strategies are for that audience.
 * **summarize** and **distill**: the conversations that ended become a mid-term summary
   and long-term facts, and L1/L2 summaries are written when due (the consolidation of
-  :mod:`kronika.engine.consolidate`); ``distill`` is the MicroDAO name for the same
+  :mod:`kronika.workflows.consolidate`); ``distill`` is the MicroDAO name for the same
   pass over a period, which first ends the sessions of the period that went quiet (no
   turn for ``idle_minutes``: kronika's own and those ``save_turn`` started). With
   ``clear`` (``--clear``, the ``distill_clear`` setting) it then clears the short-term
@@ -132,7 +132,7 @@ def run_job(
         raise InvalidInput(f"unknown mode {mode!r}: lite or full")
     if not 1 <= days <= 36_600:
         raise InvalidInput("--days must be from 1 to 36600")
-    name = memory._agent(agent)
+    name = memory.resolve_agent(agent)
     report = JobReport(job, name, mode)
     started = time.perf_counter()
     since = memory.clock.now() - timedelta(days=days)
@@ -163,7 +163,7 @@ def _decay(memory: Memory, agent: str, report: JobReport) -> None:
     sensory = memory.index.list_items(RecallFilter(agents=(agent,), types=(ItemType.SENSORY,)))
     expired = [it for it in sensory if it.valid_to is not None and it.valid_to <= now]
     if expired:
-        memory._forget_items(agent, expired, "sensory", SYSTEM)
+        memory.forget_items(agent, expired, section="sensory", source_agent=SYSTEM)
         report.done.append(f"forgot {len(expired)} expired observation(s)")
     facts = memory.workspace.brain_facts(agent)
     usage = {it.id: it for it in memory.index.get_items([f.id for f in facts])}
@@ -517,14 +517,14 @@ def _dream_for(
 def _end_quiet(memory: Memory, agent: str, since: datetime, report: JobReport) -> None:
     """End the sessions of the period that went quiet (no turn for ``idle_minutes``),
     so that the consolidation after takes them (:meth:`Consolidator.end_quiet`)."""
-    from kronika.engine.consolidate import Consolidator
+    from kronika.workflows.consolidate import Consolidator
 
     for session_id in Consolidator(memory, None).end_quiet(agent, since):
         report.done.append(f"session {session_id}: ended (no turn for idle_minutes)")
 
 
 def _consolidate(memory: Memory, agent: str, llm: LLM | None, report: JobReport) -> None:
-    from kronika.engine.consolidate import Consolidator
+    from kronika.workflows.consolidate import Consolidator
 
     result = Consolidator(memory, llm).run(agent)
     for outcome in result.sessions:
