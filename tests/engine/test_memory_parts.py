@@ -123,3 +123,32 @@ def test_memory_admin_audits_syncs_and_rebuilds(memory: Memory) -> None:
     before = memory.count()
     memory.admin.reindex()
     assert memory.count() == before and memory.admin.stats()["items"] == before
+
+
+def test_turns_waiting_for_approval_in_one_session_each_get_their_own_id(
+    careful: Memory,
+) -> None:
+    """At autonomy 1 an agent's saved turns wait as proposals; each names the turn it
+    would append, and two waiting turns of one session must not name the same one (or
+    approving both would write two turns with one id)."""
+    said = [
+        careful.save_turn("trip", "user", text, source_agent="default")
+        for text in ("We fly to Lisbon on Friday.", "Book a window seat.", "And a taxi.")
+    ]
+    assert [s.outcome for s in said] == ["proposed"] * 3
+    assert len(set(said)) == 3, said
+    first, second, third = said
+    assert said[0].proposal is not None
+    careful.proposals.reject(said[1].proposal or "")  # a gap must not bring an id back
+    fourth = careful.save_turn("trip", "user", "Thanks.", source_agent="default")
+    assert fourth not in (first, third)
+    for waiting in careful.proposals.list():
+        careful.proposals.approve(waiting.id)
+    turns = careful.load_session("trip")
+    ids = [i for t in turns for i in t.provenance.turn_ids]
+    assert len(ids) == len(set(ids)) == 3, ids
+    assert [t.content.split(": ", 1)[-1] for t in turns] == [
+        "We fly to Lisbon on Friday.",
+        "And a taxi.",
+        "Thanks.",
+    ]

@@ -115,7 +115,7 @@ class Sessions:
                 f" {owners.describe()} belongs in a session of its own"
             )
         if turn_id is None:
-            turn_id = f"{session_id}_{count + 1}"
+            turn_id = self._next_turn_id(name, session_id, count)
         turn = TurnRecord(turn_id=turn_id, speaker=who, content=text, at=now)
         change = AppendTurn(
             session_id=session_id,
@@ -127,6 +127,20 @@ class Sessions:
         )
         done = self._ctx.writer.memory_write(name, "sessions", change, source_agent)
         return SavedTurn(turn_id, done.outcome, done.proposal, done.policy)
+
+    def _next_turn_id(self, agent: str, session_id: str, count: int) -> str:
+        """The id of the session's next turn: ``<session>_<n>`` after the ``count`` turns
+        its file holds, passing over the ids of its turns that wait for approval (each
+        names the turn it would append; two must never name one)."""
+        waiting = {
+            p.change.turn.turn_id
+            for p in self._ctx.proposal_book.pending(agent)
+            if isinstance(p.change, AppendTurn) and p.change.session_id == session_id
+        }
+        n = count + 1
+        while f"{session_id}_{n}" in waiting:
+            n += 1
+        return f"{session_id}_{n}"
 
     def _turns_in(self, agent: str, session_id: str) -> tuple[int, MemoryItem | None]:
         """How many turns the session's file holds — the index's count while it matches
