@@ -273,14 +273,15 @@ def test_an_older_index_learns_each_rows_place_in_its_file(tmp_path: Path) -> No
     path = tmp_path / "index.sqlite"
     conn = sqlite3.connect(path, isolation_level=None)
     apply_migrations(conn, [m for m in MIGRATIONS if m[0] < "0006"])
-    columns = R.INSERT_COLUMNS[: R.INSERT_COLUMNS.index("pos")]
+    columns = [c for c in R.INSERT_COLUMNS if c != "pos"]  # a place is what 0006 adds
     sql = f"INSERT INTO items ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})"
     layout = ["a.md", "a.md", "b.md", "a.md", "b.md"]  # fact rows appended at the top
     speakers = ["Ada", "Bob", "Ada", "Ada", "Bob"]  # each file: Ada, Bob, Ada…
     for rowid, (file, speaker) in enumerate(zip(layout, speakers, strict=True), 1):
         turn = item(f"i{rowid}", path=file, type=ItemType.MESSAGE, speaker=speaker)
         turn = replace(turn, provenance=Provenance(path=file, line=rowid, session_id="s"))
-        conn.execute(sql, R.item_row(rowid, turn, state(file), "h", 0)[: len(columns)])
+        row = zip(R.INSERT_COLUMNS, R.item_row(rowid, turn, state(file), "h", 0), strict=True)
+        conn.execute(sql, [value for column, value in row if column != "pos"])
     conn.execute("INSERT INTO sources VALUES ('jaskier', 'a.md', 'h1', 1, 10)")
     conn.close()
     with SqliteIndex(path, embedding_model="m1", dim=DIM) as ix:

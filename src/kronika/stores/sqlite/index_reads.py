@@ -26,8 +26,10 @@ from kronika.ports import (
     Usage,
     VectorPoint,
 )
-from kronika.stores.sqlite import appends, context, day_counts, points
+from kronika.stores.sql import day_counts
+from kronika.stores.sqlite import appends, context, points
 from kronika.stores.sqlite import rows as R
+from kronika.stores.sqlite.dialect import SQLITE
 from kronika.stores.sqlite.index_base import _CHUNK, _chunks
 from kronika.stores.sqlite.index_snapshots import IndexSnapshots
 from kronika.stores.sqlite.migrations import applied_migrations
@@ -249,7 +251,7 @@ class IndexReads(IndexSnapshots):
 
     def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
         with self._reading() as conn:
-            return day_counts.created_per_day(conn, flt, since)
+            return day_counts.created_per_day(SQLITE, conn, flt, since)
 
     def agents(self) -> list[str]:
         with self._reading() as conn:
