@@ -15,6 +15,7 @@ class PostgresDialect(Dialect):
     true = "true"
     false = "false"
     items = "idx_items"
+    sources = "idx_sources"
     usage = "idx_usage"
     user = "user_id"
 

@@ -53,7 +53,7 @@ from kronika.ports import (
 )
 from kronika.stores.filters import to_epoch
 from kronika.stores.postgres import search
-from kronika.stores.postgres.candidates import FEATURES, ItemRows, feature_row, neighbours_sql
+from kronika.stores.postgres.candidates import FEATURES, ItemRows, neighbours_sql
 from kronika.stores.postgres.connect import (
     connect,
     migrate,
@@ -77,7 +77,7 @@ from kronika.stores.postgres.recall_log import PostgresRecallLog, drop_forgotten
 from kronika.stores.postgres.rewrite import run_locking
 from kronika.stores.postgres.wal_scrub import scrub_wal
 from kronika.stores.sql.day_counts import created_per_day
-from kronika.stores.sql.rows import default_text_hash
+from kronika.stores.sql.rows import default_text_hash, feature_row, source_state, source_states
 from kronika.stores.sql.terms import query_terms
 
 log = logging.getLogger("kronika")
@@ -278,21 +278,11 @@ class PostgresIndex:
 
     def source_states(self, agent: str) -> dict[str, SourceState]:
         with self._reading() as conn:
-            found = conn.execute(
-                "SELECT agent, path, content_hash, mtime_ns, size FROM idx_sources"
-                " WHERE agent = %s",
-                (agent,),
-            ).fetchall()
-        return {row[1]: SourceState(*row) for row in found}
+            return source_states(POSTGRES, conn, agent)
 
     def source_state(self, agent: str, path: str) -> SourceState | None:
         with self._reading() as conn:
-            row = conn.execute(
-                "SELECT agent, path, content_hash, mtime_ns, size FROM idx_sources"
-                " WHERE agent = %s AND path = %s",
-                (agent, path),
-            ).fetchone()
-        return None if row is None else SourceState(*row)
+            return source_state(POSTGRES, conn, agent, path)
 
     def replace_source(
         self,

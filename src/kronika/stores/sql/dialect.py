@@ -21,6 +21,8 @@ class Dialect(ABC):
     false: str
     items: str
     """The table of items (aliased where it is read)."""
+    sources: str
+    """The table of the states of indexed sources (``agent``, ``path``, …)."""
     usage: str
     """The table of usage statistics, by ``item_id``."""
     user: str

@@ -24,7 +24,7 @@ from kronika.core.model import (
     Status,
     Tier,
 )
-from kronika.ports import SourceState
+from kronika.ports import FeatureRow, SourceState
 from kronika.stores.filters import from_epoch, normalise_name, to_epoch
 from kronika.stores.sql.dialect import Dialect
 
@@ -167,4 +167,37 @@ def item_from_row(d: Dialect, row: Sequence[Any]) -> MemoryItem:
         tags=d.decode_list(tags),
         last_accessed_at=from_epoch(last_accessed_at),
         access_count=int(access_count or 0),
+    )
+
+
+def source_states(d: Dialect, conn: Any, agent: str) -> dict[str, SourceState]:
+    """The states of ``agent``'s indexed sources, by path."""
+    found = conn.execute(
+        f"SELECT agent, path, content_hash, mtime_ns, size FROM {d.sources} WHERE agent = {d.mark}",
+        (agent,),
+    ).fetchall()
+    return {row[1]: SourceState(*row) for row in found}
+
+
+def source_state(d: Dialect, conn: Any, agent: str, path: str) -> SourceState | None:
+    """The state of one indexed source (``None`` when the index holds none)."""
+    row = conn.execute(
+        f"SELECT agent, path, content_hash, mtime_ns, size FROM {d.sources}"
+        f" WHERE agent = {d.mark} AND path = {d.mark}",
+        (agent, path),
+    ).fetchone()
+    return None if row is None else SourceState(*row)
+
+
+def feature_row(row: Sequence[Any]) -> FeatureRow:
+    """An item's score features from ``importance, created_at, last_accessed_at,
+    access_count, speaker, session_id``."""
+    importance, created, accessed, count, speaker, session = row
+    return (
+        float(importance),
+        float(created),
+        None if accessed is None else float(accessed),
+        int(count),
+        speaker,
+        session,
     )

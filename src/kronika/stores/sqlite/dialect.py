@@ -16,6 +16,7 @@ class SqliteDialect(Dialect):
     true = "1"
     false = "0"
     items = "items"
+    sources = "sources"
     usage = "usage"
     user = "user"
 
