@@ -200,7 +200,7 @@ class ItemColumns:
     def mask(self, flt: RecallFilter, live: Mask | None = None) -> Mask | None:
         """Rows passing every non-join filter of ``flt`` (and ``live``); ``None`` means all.
 
-        Mirrors :func:`kronika.stores.sqlite.query.filter_clause` (the tests check both
+        Mirrors :func:`kronika.stores.filters.recall_predicate` (the tests check both
         agree). The part that does not depend on a moment is computed once per filter.
         """
         key = _static_key(flt)
