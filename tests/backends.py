@@ -27,6 +27,8 @@ from kronika.ports import Clock
 from kronika.settings import Settings
 
 BACKENDS = ("markdown", "postgres", "postgres-shared")
+INDEXES = ("sqlite", "postgres")
+"""The item indexes the index conformance suite runs on (``IndexOpener``)."""
 NEIGHBOUR = "neighbour"
 
 
@@ -112,3 +114,21 @@ def _neighbour(backend: Backend, *, write: bool) -> dict[str, Any]:
             "history": [h.value for h in memory.history("city")],
             "recall": [h.item.id for h in memory.recall("Kraków Lviv mate Олену", k=9).hits],
         }
+
+
+class IndexOpener:
+    """Opens the item index ``kind`` (again, or with another model) on one storage:
+    ``where`` is a file on SQLite, a database URL on PostgreSQL."""
+
+    def __init__(self, kind: str, where: str) -> None:
+        self.kind = kind
+        self.where = where
+
+    def __call__(self, model: str = "m1", dim: int = 4) -> Any:
+        if self.kind == "sqlite":
+            from kronika.stores.sqlite import SqliteIndex
+
+            return SqliteIndex(self.where, embedding_model=model, dim=dim)
+        from kronika.stores.postgres.index import PostgresIndex
+
+        return PostgresIndex(self.where, embedding_model=model, dim=dim)

@@ -133,7 +133,7 @@ def test_a_reader_with_a_user_never_sees_the_unnamed_owners_personal_items(
 def test_every_field_of_the_recall_filter_is_applied() -> None:
     from dataclasses import fields
 
-    from kronika.stores.qdrant.payload import HANDLED_FIELDS
+    from kronika.stores.filters import HANDLED_FIELDS
 
     assert {f.name for f in fields(RecallFilter)} == HANDLED_FIELDS
 

@@ -307,8 +307,8 @@ def skewed_corpus(rng: random.Random, n: int, prefix: str = "") -> list[MemoryIt
 
 def _unpruned(index: SqliteIndex, query: str, flt: RecallFilter, limit: int) -> object:
     """The in-memory search with every matching row scored (pruning off)."""
+    from kronika.stores.sql.terms import query_terms
     from kronika.stores.sqlite.lexical import Phrase
-    from kronika.stores.sqlite.query import query_terms
 
     index.search_lexical(query, flt, limit)  # loads and refreshes the copy
     terms = query_terms(query)

@@ -33,7 +33,7 @@ from kronika.ports import (
     VectorIndex,
     VectorPoint,
 )
-from kronika.stores.sqlite.rows import default_text_hash
+from kronika.stores.sql.rows import default_text_hash
 
 _FILL_BATCH = 2_000  # points read and upserted at a time when filling anew
 

@@ -3,11 +3,10 @@ and :meth:`~PostgresIndex.read_candidates`, which sends them in one round trip."
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from kronika.core.model import MemoryItem, RecallFilter
-from kronika.ports import FeatureRow
 from kronika.stores.postgres.index_rows import filter_clause, item_from_row
 
 _ID = 'COLLATE "C"'  # ids sort by code point, as Python sorts them
@@ -42,18 +41,6 @@ FEATURES = (
     " LEFT JOIN idx_usage AS u ON u.item_id = i.id WHERE i.id = ANY(%s)"
 )
 """The score features (:data:`~kronika.ports.FeatureRow`) of some ids, after the id."""
-
-
-def feature_row(row: Sequence[Any]) -> FeatureRow:
-    importance, created, accessed, count, speaker, session = row
-    return (
-        float(importance),
-        float(created),
-        None if accessed is None else float(accessed),
-        int(count),
-        speaker,
-        session,
-    )
 
 
 def neighbours_sql(

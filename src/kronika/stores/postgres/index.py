@@ -51,8 +51,9 @@ from kronika.ports import (
     Vector,
     VectorPoint,
 )
+from kronika.stores.filters import to_epoch
 from kronika.stores.postgres import search
-from kronika.stores.postgres.candidates import FEATURES, ItemRows, feature_row, neighbours_sql
+from kronika.stores.postgres.candidates import FEATURES, ItemRows, neighbours_sql
 from kronika.stores.postgres.connect import (
     connect,
     migrate,
@@ -63,7 +64,7 @@ from kronika.stores.postgres.connect import (
     unscoped_url,
 )
 from kronika.stores.postgres.copying import postings_copy_text
-from kronika.stores.postgres.day_counts import created_per_day
+from kronika.stores.postgres.dialect import POSTGRES
 from kronika.stores.postgres.index_rows import (
     COLUMNS,
     SELECT_ITEM,
@@ -75,8 +76,9 @@ from kronika.stores.postgres.lexical import Phrase, Tokenizer
 from kronika.stores.postgres.recall_log import PostgresRecallLog, drop_forgotten
 from kronika.stores.postgres.rewrite import run_locking
 from kronika.stores.postgres.wal_scrub import scrub_wal
-from kronika.stores.sqlite.query import query_terms, to_epoch
-from kronika.stores.sqlite.rows import default_text_hash
+from kronika.stores.sql.day_counts import created_per_day
+from kronika.stores.sql.rows import default_text_hash, feature_row, source_state, source_states
+from kronika.stores.sql.terms import query_terms
 
 log = logging.getLogger("kronika")
 _INDEX_TABLES = (
@@ -276,21 +278,11 @@ class PostgresIndex:
 
     def source_states(self, agent: str) -> dict[str, SourceState]:
         with self._reading() as conn:
-            found = conn.execute(
-                "SELECT agent, path, content_hash, mtime_ns, size FROM idx_sources"
-                " WHERE agent = %s",
-                (agent,),
-            ).fetchall()
-        return {row[1]: SourceState(*row) for row in found}
+            return source_states(POSTGRES, conn, agent)
 
     def source_state(self, agent: str, path: str) -> SourceState | None:
         with self._reading() as conn:
-            row = conn.execute(
-                "SELECT agent, path, content_hash, mtime_ns, size FROM idx_sources"
-                " WHERE agent = %s AND path = %s",
-                (agent, path),
-            ).fetchone()
-        return None if row is None else SourceState(*row)
+            return source_state(POSTGRES, conn, agent, path)
 
     def replace_source(
         self,
@@ -620,7 +612,7 @@ class PostgresIndex:
 
     def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
         with self._reading() as conn:
-            return created_per_day(conn, flt, since)
+            return created_per_day(POSTGRES, conn, flt, since)
 
     def meta_value(self, key: str) -> str | None:
         with self._reading() as conn:

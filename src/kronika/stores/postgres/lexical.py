@@ -37,7 +37,7 @@ import numpy.typing as npt
 from kronika.core.model import MemoryItem
 from kronika.core.ranking import best_first
 from kronika.core.text import fold, key_words, searchable_content
-from kronika.stores.sqlite.lexical import COLUMN_WEIGHTS, COLUMNS
+from kronika.stores.sql.terms import COLUMN_WEIGHTS, COLUMNS
 
 K1 = 1.2
 B = 0.75

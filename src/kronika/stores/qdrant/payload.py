@@ -7,8 +7,9 @@ the file the item came from). It never holds an item's text: keys, speakers and
 entities are filtered on through hashes of their folded forms, so a copy of the
 storage shows which points match a name only to someone who already knows the name.
 
-:func:`visibility_filter` is :func:`kronika.core.visibility.visible` written as a
-filter; the tests compare the two on generated items.
+:func:`render` writes the predicates of :mod:`kronika.stores.filters` (what every index
+filters by) as a payload filter; the tests compare the visibility filter with
+:func:`kronika.core.visibility.visible` on generated items.
 """
 
 from __future__ import annotations
@@ -18,8 +19,19 @@ from typing import Any
 
 from qdrant_client.http import models as qm
 
-from kronika.core.model import MemoryItem, Reader, RecallFilter, Scope
-from kronika.stores.sqlite.query import entity_forms, excluded_statuses, normalise_name, to_epoch
+from kronika.core.model import MemoryItem, Reader, RecallFilter
+from kronika.stores.filters import (
+    All,
+    AnyOf,
+    Equals,
+    Not,
+    OneOf,
+    Predicate,
+    normalise_name,
+    recall_predicate,
+    to_epoch,
+    visibility,
+)
 
 
 def name_hash(name: str) -> str:
@@ -51,7 +63,7 @@ def payload(item: MemoryItem, text_hash: str) -> dict[str, Any]:
         "path": item.provenance.path,
         "key_h": None if item.key is None else name_hash(normalise_name(item.key)),
         "speaker_h": None if item.speaker is None else name_hash(normalise_name(item.speaker)),
-        # the forms the index stores (entity_rows), matched against entity_forms of a query
+        # the forms the SQL indexes store, matched against entity_forms of a query
         "entities_h": sorted({name_hash(n) for n in map(normalise_name, item.entities) if n}),
         "text_hash": text_hash,
     }
@@ -61,10 +73,6 @@ def _is(key: str, value: str | int) -> qm.FieldCondition:
     return qm.FieldCondition(key=key, match=qm.MatchValue(value=value))
 
 
-def _any(key: str, values: list[str]) -> qm.FieldCondition:
-    return qm.FieldCondition(key=key, match=qm.MatchAny(any=values))
-
-
 def _empty(key: str) -> qm.IsEmptyCondition:
     return qm.IsEmptyCondition(is_empty=qm.PayloadField(key=key))
 
@@ -72,88 +80,48 @@ def _empty(key: str) -> qm.IsEmptyCondition:
 _NOTHING = qm.Filter(must=[_is("scope", "\x00none")])
 """Matches no point: every stored scope is one of :class:`Scope`'s values."""
 
+_HASHED = {"key": "key_h", "speaker": "speaker_h", "entities": "entities_h"}
+"""Fields the payload holds as :func:`name_hash` of their folded forms."""
+
+
+def render(pred: Predicate) -> qm.Filter:
+    """A predicate of :mod:`kronika.stores.filters` as a payload filter."""
+    condition = _condition(pred)
+    return condition if isinstance(condition, qm.Filter) else qm.Filter(must=[condition])
+
+
+def _condition(pred: Predicate) -> qm.Condition:
+    if isinstance(pred, All):
+        return qm.Filter(must=[_condition(p) for p in pred.parts] or None)
+    if isinstance(pred, AnyOf):
+        return qm.Filter(should=[_condition(p) for p in pred.parts]) if pred.parts else _NOTHING
+    if isinstance(pred, Not):
+        return qm.Filter(must_not=[_condition(pred.part)])
+    if isinstance(pred, Equals):
+        if pred.value is None:
+            return _empty(pred.field)
+        return _is(_HASHED.get(pred.field, pred.field), _stored(pred.field, pred.value))
+    if isinstance(pred, OneOf):
+        if not pred.values:
+            return _NOTHING
+        values = sorted({_stored(pred.field, v) for v in pred.values})
+        return qm.FieldCondition(
+            key=_HASHED.get(pred.field, pred.field), match=qm.MatchAny(any=values)
+        )
+    return qm.FieldCondition(key=pred.field, range=qm.Range(gte=pred.gte, lte=pred.lte, gt=pred.gt))
+
+
+def _stored(field: str, value: str) -> str:
+    """``value`` as the payload holds it in ``field``."""
+    return name_hash(value) if field in _HASHED else value
+
 
 def visibility_filter(reader: Reader) -> qm.Filter:
-    """The points ``reader`` may see: tenant, then one of the four scope rules.
-
-    ``tenant = T AND (scope = global OR (scope = team AND team IN Ts) OR
-    (scope = channel AND channel = C) OR (scope = personal AND user = U))``, where a
-    reader without teams or without a channel drops that branch and ``user = None``
-    means the point has no user.
-    """
-    branches: list[qm.Condition] = [_is("scope", Scope.GLOBAL.value)]
-    if reader.teams:
-        branches.append(
-            qm.Filter(must=[_is("scope", Scope.TEAM.value), _any("team", sorted(reader.teams))])
-        )
-    if reader.channel is not None:
-        branches.append(
-            qm.Filter(must=[_is("scope", Scope.CHANNEL.value), _is("channel", reader.channel)])
-        )
-    personal = _empty("user") if reader.user is None else _is("user", reader.user)
-    branches.append(qm.Filter(must=[_is("scope", Scope.PERSONAL.value), personal]))
-    return qm.Filter(must=[_is("tenant", reader.tenant), qm.Filter(should=branches)])
-
-
-HANDLED_FIELDS = frozenset(
-    ("agents", "tenant", "scopes", "types", "keys", "entities", "speakers", "channel")
-    + ("since", "until", "as_of", "include_superseded", "include_archived", "reader")
-)
-"""The :class:`RecallFilter` fields :func:`recall_filter` applies (a test checks that no
-field is left out)."""
+    """The points ``reader`` may see (:func:`kronika.stores.filters.visibility`)."""
+    return render(visibility(reader))
 
 
 def recall_filter(flt: RecallFilter) -> qm.Filter:
-    """Every restriction of ``flt`` as one payload filter, as
-    :func:`kronika.stores.sqlite.query.filter_clause` applies them in SQL:
-    ``as_of`` is ``valid_start <= t AND (valid_to IS NULL OR valid_to > t)``, ``since``
-    and ``until`` bound ``created_at`` inclusively, keys, speakers and entities compare
-    the hashes of their folded forms."""
-    must: list[qm.Condition] = []
-    if flt.agents:
-        must.append(_any("agent", sorted(set(flt.agents))))
-    if flt.tenant is not None:
-        must.append(_is("tenant", flt.tenant))
-    if flt.scopes:
-        must.append(_any("scope", sorted({s.value for s in flt.scopes})))
-    if flt.types:
-        must.append(_any("type", sorted({t.value for t in flt.types})))
-    if flt.keys:
-        must.append(_any("key_h", sorted({name_hash(normalise_name(k)) for k in flt.keys})))
-    if flt.speakers:
-        must.append(_any("speaker_h", sorted({name_hash(normalise_name(s)) for s in flt.speakers})))
-    if flt.entities:
-        forms = {name_hash(form) for e in flt.entities for form in entity_forms(e)}
-        if not forms:
-            return _NOTHING
-        must.append(_any("entities_h", sorted(forms)))
-    if flt.channel is not None:
-        must.append(_is("channel", flt.channel))
-    if flt.since is not None or flt.until is not None:
-        must.append(
-            qm.FieldCondition(
-                key="created_at",
-                range=qm.Range(
-                    gte=None if flt.since is None else to_epoch(flt.since),
-                    lte=None if flt.until is None else to_epoch(flt.until),
-                ),
-            )
-        )
-    if flt.as_of is not None:
-        moment = to_epoch(flt.as_of)
-        must.append(qm.FieldCondition(key="valid_start", range=qm.Range(lte=moment)))
-        must.append(
-            qm.Filter(
-                should=[
-                    _empty("valid_to"),
-                    qm.FieldCondition(key="valid_to", range=qm.Range(gt=moment)),
-                ]
-            )
-        )
-    if flt.reader is not None:
-        must.append(visibility_filter(flt.reader))
-    excluded = list(excluded_statuses(flt))
-    return qm.Filter(
-        must=must or None,
-        must_not=[_any("status", excluded)] if excluded else None,
-    )
+    """Every restriction of ``flt`` as one payload filter
+    (:func:`kronika.stores.filters.recall_predicate`, as the SQL indexes apply it)."""
+    return render(recall_predicate(flt))

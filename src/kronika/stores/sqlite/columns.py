@@ -15,7 +15,7 @@ import numpy as np
 import numpy.typing as npt
 
 from kronika.core.model import Reader, RecallFilter, Scope
-from kronika.stores.sqlite.query import excluded_statuses, normalise_name, to_epoch
+from kronika.stores.filters import excluded_statuses, normalise_name, to_epoch
 
 Codes = npt.NDArray[np.int32]
 Floats = npt.NDArray[np.float64]
@@ -200,7 +200,7 @@ class ItemColumns:
     def mask(self, flt: RecallFilter, live: Mask | None = None) -> Mask | None:
         """Rows passing every non-join filter of ``flt`` (and ``live``); ``None`` means all.
 
-        Mirrors :func:`kronika.stores.sqlite.query.filter_clause` (the tests check both
+        Mirrors :func:`kronika.stores.filters.recall_predicate` (the tests check both
         agree). The part that does not depend on a moment is computed once per filter.
         """
         key = _static_key(flt)
@@ -259,7 +259,7 @@ class ItemColumns:
 
     def visible_to(self, reader: Reader) -> Mask:
         """Rows :func:`kronika.core.visibility.visible` to ``reader``, as
-        :func:`kronika.stores.sqlite.query.visibility_clause` says it in SQL."""
+        :func:`kronika.stores.filters.visibility` says it as a predicate."""
         shared = self.scope.mask([Scope.GLOBAL.value])
         if reader.teams:
             shared = shared | (self.scope.mask([Scope.TEAM.value]) & self.team.mask(reader.teams))

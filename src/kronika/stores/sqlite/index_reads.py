@@ -26,8 +26,11 @@ from kronika.ports import (
     Usage,
     VectorPoint,
 )
-from kronika.stores.sqlite import appends, context, day_counts, points
+from kronika.stores.sql import day_counts
+from kronika.stores.sql import rows as shared
+from kronika.stores.sqlite import appends, context, points
 from kronika.stores.sqlite import rows as R
+from kronika.stores.sqlite.dialect import SQLITE
 from kronika.stores.sqlite.index_base import _CHUNK, _chunks
 from kronika.stores.sqlite.index_snapshots import IndexSnapshots
 from kronika.stores.sqlite.migrations import applied_migrations
@@ -40,21 +43,12 @@ class IndexReads(IndexSnapshots):
 
     def source_states(self, agent: str) -> dict[str, SourceState]:
         with self._reading() as conn:
-            found = conn.execute(
-                "SELECT agent, path, content_hash, mtime_ns, size FROM sources WHERE agent = ?",
-                (agent,),
-            ).fetchall()
-        return {row[1]: SourceState(*row) for row in found}
+            return shared.source_states(SQLITE, conn, agent)
 
     def source_state(self, agent: str, path: str) -> SourceState | None:
         """The state of one indexed file (``None`` when the index holds none)."""
         with self._reading() as conn:
-            row = conn.execute(
-                "SELECT agent, path, content_hash, mtime_ns, size FROM sources"
-                " WHERE agent = ? AND path = ?",
-                (agent, path),
-            ).fetchone()
-        return None if row is None else SourceState(*row)
+            return shared.source_state(SQLITE, conn, agent, path)
 
     def source_tail(self, agent: str, path: str, last: int = 2) -> SourceTail | None:
         """The end of one indexed file (:func:`kronika.stores.sqlite.appends.source_tail`)."""
@@ -147,15 +141,8 @@ class IndexReads(IndexSnapshots):
                 f" LEFT JOIN usage AS u ON u.item_id = i.id WHERE i.id IN ({marks})",
                 chunk,
             )
-            for item_id, importance, created, accessed, count, speaker, session in rows:
-                found[item_id] = (
-                    float(importance),
-                    float(created),
-                    None if accessed is None else float(accessed),
-                    int(count),
-                    speaker,
-                    session,
-                )
+            for item_id, *features in rows:
+                found[item_id] = shared.feature_row(features)
         return ScoreFeatures.from_rows({i: found[i] for i in wanted if i in found})
 
     def neighbours(
@@ -249,7 +236,7 @@ class IndexReads(IndexSnapshots):
 
     def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
         with self._reading() as conn:
-            return day_counts.created_per_day(conn, flt, since)
+            return day_counts.created_per_day(SQLITE, conn, flt, since)
 
     def agents(self) -> list[str]:
         with self._reading() as conn:

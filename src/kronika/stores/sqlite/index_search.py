@@ -18,10 +18,11 @@ from kronika.core.hubness import family
 from kronika.core.model import RecallFilter
 from kronika.errors import IndexError_
 from kronika.ports import Vector
+from kronika.stores.sql.terms import query_terms
 from kronika.stores.sqlite.batch import MAX_SCORES, QueryScores
 from kronika.stores.sqlite.index_snapshots import IndexSnapshots
 from kronika.stores.sqlite.lexical import BM25_SQL, Phrase
-from kronika.stores.sqlite.query import filter_clause, query_terms, quote
+from kronika.stores.sqlite.query import filter_clause, quote
 from kronika.stores.sqlite.vectors import read_transaction
 
 # BM25 with the column weights the in-memory postings use: a key word counts half.

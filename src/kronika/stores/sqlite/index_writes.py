@@ -18,10 +18,11 @@ import numpy as np
 from kronika.core.model import MemoryItem
 from kronika.errors import IndexError_
 from kronika.ports import SourceState, Vector
+from kronika.stores.filters import to_epoch
+from kronika.stores.sql.rows import default_text_hash
 from kronika.stores.sqlite import appends, patches, scrub
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.index_base import IndexBase, _chunks
-from kronika.stores.sqlite.query import to_epoch
 
 _DELETIONS_KEPT = 100_000  # deletion-log entries kept for readers' incremental refresh
 
@@ -49,7 +50,7 @@ class IndexWrites(IndexBase):
         unique: dict[str, tuple[MemoryItem, str]] = {}
         for n, item in enumerate(items):
             if item.id not in unique:
-                unique[item.id] = (item, hashes[n] if hashes else R.default_text_hash(item))
+                unique[item.id] = (item, hashes[n] if hashes else default_text_hash(item))
         with self._writing() as conn:
             source = [state.agent, state.path]
             self._note_hashes(conn, "source_agent = ? AND source_path = ?", source)

@@ -63,6 +63,7 @@ import numpy.typing as npt
 
 from kronika.core.model import RecallFilter
 from kronika.core.ranking import best_first
+from kronika.stores.sql.terms import COLUMN_WEIGHTS, COLUMNS
 from kronika.stores.sqlite.columns import (
     COLUMNS_SQL,
     CONTEXT_SQL,
@@ -88,24 +89,6 @@ from kronika.stores.sqlite.saved import (
 K1 = 1.2
 B = 0.75
 MIN_IDF = 1e-6
-KEY_WEIGHT = 0.25
-"""What a word of a fact's key counts against a word of its content. A key says what a
-fact is about, so "what is my favourite colour?" finds ``ulubiony_kolor``; but a key
-word asked as an ordinary word ("what is the *name* of my dog?") must not lift the fact
-keyed ``name`` above a memory whose content holds the word. A quarter is the most a key
-word may count and still, on the shortest keyed fact (a one-word key and a one-word
-value, half the mean length), score below the same word once in the content of a memory
-three times the mean length: ``w·(k1+1)/(w + k1·(1−b+b/2)) ≤ (k1+1)/(1 + k1·(1−b+3b))``
-gives ``w ≤ 0.25`` with FTS5's k1 = 1.2, b = 0.75. A multiple of :data:`_GRID`."""
-SPEAKER_WEIGHT = 0.0
-"""What the name of the speaker of a turn counts: nothing. Who said a turn is a field
-(filters, recall's speaker focus), not a word of what was said: "where does the *user*
-live?" must not match every turn of the user. The name is still indexed, so that how
-common it is counts every turn the person said: a name that speaks half a conversation
-is no rare word when the other person says it ("Thanks, Caroline!")."""
-COLUMNS = ("content", "key", "entities", "speaker")
-"""The columns of ``items_fts``, in order."""
-COLUMN_WEIGHTS = {"content": 1.0, "key": KEY_WEIGHT, "entities": 1.0, "speaker": SPEAKER_WEIGHT}
 BM25_SQL = f"bm25(items_fts, {', '.join(str(COLUMN_WEIGHTS[c]) for c in COLUMNS)})"
 """FTS5's ``bm25()`` with the column weights: what :class:`Bm25Snapshot` computes."""
 _GRID = 0.25  # every weighted count of occurrences is a multiple of it

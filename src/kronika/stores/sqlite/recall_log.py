@@ -5,11 +5,11 @@ recall, and ``recall_log_items``, one row per item a recall used. Item ids are k
 rowids, so the log outlives a rebuild of the index, as the usage statistics do; a file
 moved aside as damaged takes its log with it (it is statistics, not memory).
 
-Every read joins the items the viewer may see (:func:`~.query.filter_clause`, the
-filter list and count use), so the log never names or counts an item the viewer
-could not list. :meth:`SqliteRecallLog.drop_forgotten` runs where the index scrubs what a
-deletion left behind: their ids leave the log, and so does the query of any recall
-that used them.
+The reads are the SQL indexes' (:class:`kronika.stores.sql.recall_log.RecallLogReads`):
+every read joins the items the viewer may see, so the log never names or counts an
+item the viewer could not list. :meth:`SqliteRecallLog.drop_forgotten` runs where the
+index scrubs what a deletion left behind: their ids leave the log, and so does the query
+of any recall that used them.
 
 Writes take the index's connection in a transaction of their own without touching the
 index's generation: no snapshot or cache of the items depends on the log.
@@ -20,13 +20,12 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
-from kronika.core.model import RecallFilter
-from kronika.core.recall_log import ALL_AGENTS, RecallDay, RecallEntry
-from kronika.ports import ItemUses
-from kronika.stores.sqlite.query import filter_clause, to_epoch
+from kronika.core.recall_log import RecallEntry
+from kronika.stores.filters import to_epoch
+from kronika.stores.sql.recall_log import RecallLogReads
+from kronika.stores.sqlite.dialect import SQLITE
 
 SCHEMA = """
 CREATE TABLE recall_log (
@@ -53,19 +52,12 @@ CREATE INDEX recall_log_items_item ON recall_log_items (item_id);
 Connection = Callable[[], AbstractContextManager[sqlite3.Connection]]
 
 
-@dataclass(frozen=True, slots=True)
-class _Scope:
-    recalls: str
-    params: list[object]
-    own: str
-    own_params: list[object]
-
-
-class SqliteRecallLog:
+class SqliteRecallLog(RecallLogReads):
     """The log over the index's connection (``connection()``: it, under the index's lock)."""
 
     def __init__(self, connection: Connection) -> None:
         self._connection = connection
+        super().__init__(SQLITE, connection)
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -97,73 +89,6 @@ class SqliteRecallLog:
                     ((recall_id, rank, i, i) for rank, i in enumerate(e.item_ids)),
                 )
 
-    def _scope(self, flt: RecallFilter, since: datetime | None) -> _Scope:
-        """The agent's recalls since ``since`` (a query, to be named ``r``) and the
-        condition that one of them is the viewer's own."""
-        agent = flt.agents[0]
-        start = -1e18 if since is None else to_epoch(since)
-        recalls = "SELECT * FROM recall_log WHERE agent IN (?, ?) AND at >= ?"
-        reader = flt.reader
-        own = "r.agent = ?"  # the owner's (no reader) is every recall of the agent
-        own_params: list[object] = [agent]
-        if reader is not None:
-            own += " AND r.tenant = ? AND r.user IS ? AND r.channel IS ?"
-            own_params += [reader.tenant, reader.user, reader.channel]
-        return _Scope(recalls, [agent, ALL_AGENTS, start], own, own_params)
-
-    def _seen(self, flt: RecallFilter) -> tuple[str, list[object]]:
-        """The uses of items the viewer may see, joined to ``r``."""
-        where, params = filter_clause(_items_of(flt))
-        sql = (
-            "SELECT u.recall_id, u.rank, u.item_id FROM recall_log_items AS u"
-            " JOIN items AS i ON i.id = u.item_id"
-            f" WHERE u.recall_id IN (SELECT id FROM r) AND {where}"
-        )
-        return sql, params
-
-    def per_day(self, flt: RecallFilter, since: datetime) -> list[RecallDay]:
-        sc = self._scope(flt, since)
-        seen, seen_params = self._seen(flt)
-        sql = (
-            f"WITH r AS ({sc.recalls}), s AS ({seen})"
-            " SELECT date(r.at, 'unixepoch') AS day, count(DISTINCT r.id), count(s.item_id),"
-            " count(DISTINCT s.item_id) FROM r LEFT JOIN s ON s.recall_id = r.id"
-            f" WHERE s.recall_id IS NOT NULL OR ({sc.own}) GROUP BY day ORDER BY day"
-        )
-        with self._connection() as conn:
-            rows = conn.execute(sql, [*sc.params, *seen_params, *sc.own_params]).fetchall()
-        return [RecallDay(str(d), int(n), int(u), int(i)) for d, n, u, i in rows]
-
-    def top(self, flt: RecallFilter, since: datetime, limit: int) -> list[ItemUses]:
-        sc = self._scope(flt, since)
-        seen, seen_params = self._seen(flt)
-        sql = (
-            f"WITH r AS ({sc.recalls}), s AS ({seen})"
-            " SELECT s.item_id, count(*) AS n, max(r.at) AS last"
-            " FROM s JOIN r ON r.id = s.recall_id"
-            " GROUP BY s.item_id ORDER BY n DESC, last DESC, s.item_id LIMIT ?"
-        )
-        with self._connection() as conn:
-            rows = conn.execute(sql, [*sc.params, *seen_params, limit]).fetchall()
-        return [(str(i), int(n), _moment(t)) for i, n, t in rows]
-
-    def entries(self, flt: RecallFilter, since: datetime | None = None) -> list[RecallEntry]:
-        sc = self._scope(flt, since)
-        seen, seen_params = self._seen(flt)
-        sql = (
-            f"WITH r AS ({sc.recalls}), s AS ({seen})"
-            " SELECT r.id, r.at, r.tenant, r.agent, r.user, r.channel, r.hits, r.query,"
-            f" ({sc.own}),"
-            " (SELECT group_concat(item_id, char(31)) FROM"
-            "  (SELECT item_id FROM s WHERE s.recall_id = r.id ORDER BY s.rank))"
-            f" FROM r WHERE ({sc.own}) OR EXISTS (SELECT 1 FROM s WHERE s.recall_id = r.id)"
-            " ORDER BY r.at, r.id"
-        )
-        params = [*sc.params, *seen_params, *sc.own_params, *sc.own_params]
-        with self._connection() as conn:
-            rows = conn.execute(sql, params).fetchall()
-        return [_entry(row) for row in rows]
-
     def drop_forgotten(self, ids: Iterable[str]) -> int:
         """Take the ids no item has any more out of the log, and the query of every
         recall that used one of them; returns how many ids went."""
@@ -190,36 +115,6 @@ class SqliteRecallLog:
                 (moment,),
             )
             return int(conn.execute("DELETE FROM recall_log WHERE at < ?", (moment,)).rowcount)
-
-
-def _items_of(flt: RecallFilter) -> RecallFilter:
-    """Every item of the filter's agent the viewer may see, superseded ones too: a recall
-    may have used a value that has been replaced since."""
-    return RecallFilter(
-        agents=flt.agents, tenant=flt.tenant, reader=flt.reader, include_superseded=True
-    )
-
-
-def _moment(epoch: object) -> datetime:
-    return datetime.fromtimestamp(float(epoch), tz=UTC)  # type: ignore[arg-type]
-
-
-def _entry(row: Sequence[object]) -> RecallEntry:
-    _, at, tenant, agent, user, channel, hits, query, own, ids = row
-    item_ids = tuple(str(ids).split("\x1f")) if ids else ()
-    if not own:  # another reader's recall: only what the viewer may see of it
-        user = channel = query = None
-        hits = len(item_ids)
-    return RecallEntry(
-        at=_moment(at),
-        tenant=str(tenant),
-        agent=str(agent),
-        user=None if user is None else str(user),
-        channel=None if channel is None else str(channel),
-        hits=int(hits),  # type: ignore[call-overload]
-        item_ids=item_ids,
-        query=None if query is None else str(query),
-    )
 
 
 def _forgotten(conn: sqlite3.Connection, ids: Iterable[str]) -> list[tuple[str]]:
