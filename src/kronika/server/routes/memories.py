@@ -1,0 +1,60 @@
+"""An agent's memory items: remembering a fact, retaining a note, listing and reading
+items, and forgetting (one item by id, or by key, value or topic, with a receipt)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query
+
+from kronika.server import schemas
+from kronika.server.deps import Id, Limit, Name, Svc, Who
+
+router = APIRouter(tags=["memories"])
+
+
+@router.post("/agents/{agent}/memories", summary="Remember a fact")
+def remember(agent: Name, body: schemas.RememberBody, who: Who, svc: Svc) -> dict[str, Any]:
+    return svc.remember(who, agent, **body.model_dump())
+
+
+@router.post("/agents/{agent}/notes", summary="Retain a note in today's log")
+def note(agent: Name, body: schemas.NoteBody, who: Who, svc: Svc) -> dict[str, Any]:
+    return svc.note(who, agent, **body.model_dump())
+
+
+@router.get("/agents/{agent}/memories", summary="Stored items, newest first")
+def items(
+    agent: Name,
+    who: Who,
+    svc: Svc,
+    type: Annotated[
+        list[schemas.ItemTypeName] | None,
+        Query(max_length=10),
+    ] = None,
+    include_superseded: bool = False,
+    limit: Limit = 50,
+    offset: Annotated[int, Query(ge=0, le=1_000_000)] = 0,
+) -> dict[str, Any]:
+    return svc.items(
+        who, agent, types=type or (), include_superseded=include_superseded, limit=limit,
+        offset=offset,
+    )  # fmt: skip
+
+
+@router.get("/agents/{agent}/memories/{item_id}")
+def get_item(agent: Name, item_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+    return svc.get(who, agent, item_id)
+
+
+@router.delete("/agents/{agent}/memories/{item_id}", summary="Forget one item")
+def delete_item(agent: Name, item_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+    return svc.forget(who, agent, item_id=item_id)
+
+
+@router.post("/agents/{agent}/forget", summary="Forget, with a receipt")
+def forget(agent: Name, body: schemas.ForgetBody, who: Who, svc: Svc) -> dict[str, Any]:
+    return svc.forget(
+        who, agent, item_id=body.id, key=body.key, value=body.value, topic=body.topic,
+        dry_run=body.dry_run,
+    )  # fmt: skip
