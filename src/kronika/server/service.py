@@ -252,8 +252,7 @@ class Service:
                 scope=scope,
                 channel=channel,
             )
-        return {"session_id": session_id, "turn_id": str(made), "outcome": made.outcome,
-                "proposal": made.proposal, "policy": made.policy}  # fmt: skip
+        return views.turn_receipt(session_id, made)
 
     # --------------------------------------------------------------------- reads
     def recall(
@@ -334,7 +333,7 @@ class Service:
         memory = self._read(caller, agent)
         with self._held(caller):
             item = memory.get(item_id, agent=agent)
-        return views.items([item])[0]
+        return views.item(item)
 
     def items(
         self,
@@ -434,19 +433,7 @@ class Service:
                 for h in memory.workspace.session_headers(agent)
                 if (turns := memory.load_session(h.session_id, agent=agent))
             ]
-        return {
-            "sessions": [
-                {
-                    "session_id": h.session_id,
-                    "status": h.status,
-                    "turns": len(turns),
-                    "first_at": turns[0].created_at.isoformat(),
-                    "last_at": turns[-1].created_at.isoformat(),
-                    "fields": dict(h.fields),
-                }
-                for h, turns in listed
-            ]
-        }
+        return {"sessions": [views.session(h, turns) for h, turns in listed]}
 
     def session(self, caller: Caller, agent: str, session_id: str) -> dict[str, Any]:
         memory = self._read(caller, agent)

@@ -4,7 +4,10 @@
 Each route is a line or two over :class:`~kronika.server.service.Service` (or the pages
 of :mod:`kronika.server.pages`); the caller comes from the request's key
 (:func:`~kronika.server.deps.caller`). A route module imports what it depends on from
-:mod:`kronika.server.deps`, its request bodies from :mod:`kronika.server.schemas`.
+:mod:`kronika.server.deps`, its request bodies from :mod:`kronika.server.schemas`, and
+names its answer's model (``response_model``, :mod:`kronika.server.responses`, or one
+of its own for an answer only it gives). To add a resource: a module here with its
+``router``, and one line in :func:`include`.
 
 The routes call the memory in the server's pool of threads (plain ``def`` routes, or
 ``run_in_threadpool``), never on the event loop's thread: a call that takes long (a

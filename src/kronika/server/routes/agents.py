@@ -3,21 +3,24 @@ the whole tenant; a name taken by any tenant of the workspace is a 409)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
-from kronika.server import schemas
+from kronika.server import responses, schemas
 from kronika.server.deps import Svc, Who
+from kronika.server.views import Json
 
 router = APIRouter(tags=["agents"])
 
 
-@router.get("/agents")
-def agents(who: Who, svc: Svc) -> dict[str, Any]:
+@router.get("/agents", response_model=responses.Agents)
+def agents(who: Who, svc: Svc) -> Json:
     return svc.agents(who)
 
 
-@router.post("/agents", status_code=201)
-def create_agent(body: schemas.AgentBody, who: Who, svc: Svc) -> dict[str, Any]:
+@router.post(
+    "/agents",
+    status_code=201,
+    response_model=responses.AgentCreated,
+)
+def create_agent(body: schemas.AgentBody, who: Who, svc: Svc) -> Json:
     return svc.create_agent(who, body.name)

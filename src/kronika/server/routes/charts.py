@@ -20,16 +20,20 @@ The token use at wake against each block's budget comes from ``/wake``.
 from __future__ import annotations
 
 from datetime import UTC, date, datetime
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
+from pydantic import Field
 
 from kronika.core import charts
+from kronika.core.model import ItemType
 from kronika.core.policies import TIER_ORDER
 from kronika.core.usage import totals
 from kronika.engine import charts as figures
 from kronika.memory import Memory
 from kronika.server.deps import Name, Svc, Who
+from kronika.server.responses import Answer, Number, Time
+from kronika.server.views import Json
 
 Days = Annotated[
     int, Query(ge=1, le=charts.MAX_DAYS, description="days back, today included (UTC)")
@@ -43,6 +47,72 @@ _SNIPPET = 160
 router = APIRouter(tags=["charts"])
 
 
+class Growth(Answer):
+    agent: str
+    days: list[str] = Field(description="the UTC days of the window, oldest first")
+    total: int = Field(description="items kept")
+    before: int = Field(description="items created before the window")
+    by_tier: dict[str, list[int]] = Field(description="tier -> items created each day")
+    by_type: dict[str, list[int]] = Field(description="type -> items created each day")
+    tiers: list[str]
+
+
+class TopItem(Answer):
+    id: str
+    type: ItemType
+    content: str = Field(description=f"its first {_SNIPPET} characters")
+    uses: int
+    last_used_at: Time
+
+
+class RecallUse(Answer):
+    agent: str
+    days: list[str]
+    recalls: list[int]
+    uses: list[int]
+    items: list[int]
+    top: list[TopItem]
+
+
+class RecallEntry(Answer):
+    """One recall (:class:`kronika.core.recall_log.RecallEntry`); another reader's has no
+    user, channel or query."""
+
+    at: Time
+    tenant: str
+    agent: str
+    user: str | None
+    channel: str | None
+    hits: int
+    item_ids: list[str]
+    query: str | None
+
+
+class RecallLog(Answer):
+    agent: str
+    recalls: list[RecallEntry]
+
+
+class PurposeUse(Answer):
+    purpose: str
+    calls: int
+    tokens_in: int
+    tokens_out: int
+    cost: Number
+
+
+class ModelUse(Answer):
+    agent: str
+    days: list[str]
+    calls: list[int]
+    failed: list[int]
+    tokens_in: list[int]
+    tokens_out: list[int]
+    cost: list[Number]
+    priced: bool = Field(description="whether llm_price_input or llm_price_output is set")
+    by_purpose: list[PurposeUse]
+
+
 def _window(memory: Memory, days: int) -> list[date]:
     return charts.axis(charts.utc_day(memory.clock.now()), days)
 
@@ -51,8 +121,10 @@ def _labels(days: list[date]) -> list[str]:
     return [d.isoformat() for d in days]
 
 
-@router.get("/agents/{agent}/charts/growth", summary="Items kept, by day created")
-def chart_growth(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str, Any]:
+@router.get(
+    "/agents/{agent}/charts/growth", summary="Items kept, by day created", response_model=Growth
+)
+def chart_growth(agent: Name, who: Who, svc: Svc, days: Days = 30) -> Json:
     """The items the caller may see, by the UTC day they were created: ``by_tier`` and
     ``by_type`` give one count per day of ``days``; ``before`` counts the older ones,
     so ``before`` plus the running sum is the memory's size on each day."""
@@ -70,8 +142,10 @@ def chart_growth(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str, 
     }
 
 
-@router.get("/agents/{agent}/charts/recalls", summary="Recall use per day")
-def chart_recalls(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str, Any]:
+@router.get(
+    "/agents/{agent}/charts/recalls", summary="Recall use per day", response_model=RecallUse
+)
+def chart_recalls(agent: Name, who: Who, svc: Svc, days: Days = 30) -> Json:
     """From the recall log, per day: ``recalls`` that count for the caller (its own, and
     any that used an item it may see), ``uses`` of items it may see and distinct
     ``items`` used; ``top``: the items it may see that were used most in the window."""
@@ -97,8 +171,10 @@ def chart_recalls(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str,
     }
 
 
-@router.get("/agents/{agent}/recall-log", summary="The recall log, as JSON")
-def recall_log(agent: Name, who: Who, svc: Svc, days: AnyDays = None) -> dict[str, Any]:
+@router.get(
+    "/agents/{agent}/recall-log", summary="The recall log, as JSON", response_model=RecallLog
+)
+def recall_log(agent: Name, who: Who, svc: Svc, days: AnyDays = None) -> Json:
     """Every recall of the agent that counts for the caller (the whole log when ``days``
     is not given: it keeps ``recall_log_days``), oldest first: the caller's own recalls
     whole (their query only when ``recall_log_queries`` kept it), another reader's with
@@ -111,8 +187,10 @@ def recall_log(agent: Name, who: Who, svc: Svc, days: AnyDays = None) -> dict[st
     return {"agent": agent, "recalls": [e.as_dict() for e in entries]}
 
 
-@router.get("/agents/{agent}/charts/llm", summary="Model usage per day, purpose")
-def chart_llm(agent: Name, who: Who, svc: Svc, days: Days = 30) -> dict[str, Any]:
+@router.get(
+    "/agents/{agent}/charts/llm", summary="Model usage per day, purpose", response_model=ModelUse
+)
+def chart_llm(agent: Name, who: Who, svc: Svc, days: Days = 30) -> Json:
     """The agent's model calls from the usage ledger (those a daily budget held back
     are not counted, as in ``kronika usage``); ``cost`` uses ``llm_price_input`` and
     ``llm_price_output`` (0 when they are not set: ``priced`` is false then)."""

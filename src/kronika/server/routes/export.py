@@ -5,26 +5,36 @@ of a whole export as a zip. Big documents are built in a pool thread."""
 from __future__ import annotations
 
 import re
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import APIRouter, Query
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import Response
 
-from kronika.server import pages, schemas
+from kronika.server import pages, responses, schemas
 from kronika.server.deps import Svc, Who
+from kronika.server.views import Json
 
 router = APIRouter(tags=["export"])
 AgentQuery = Annotated[str | None, Query(min_length=1, max_length=100)]
 
 
-@router.get("/export", summary="Everything kept, as one JSON document")
-async def export(who: Who, svc: Svc, agent: AgentQuery = None) -> dict[str, Any]:
+@router.get(
+    "/export",
+    summary="Everything kept, as one JSON document",
+    response_model=responses.Export,
+    response_model_exclude_unset=True,
+)
+async def export(who: Who, svc: Svc, agent: AgentQuery = None) -> Json:
     return await run_in_threadpool(svc.export, who, agent)
 
 
-@router.post("/import", summary="Restore an export document")
-async def import_(body: schemas.ImportBody, who: Who, svc: Svc) -> dict[str, Any]:
+@router.post(
+    "/import",
+    summary="Restore an export document",
+    response_model=responses.Restored,
+)
+async def import_(body: schemas.ImportBody, who: Who, svc: Svc) -> Json:
     return await run_in_threadpool(svc.import_export, who, body.document, replace=body.replace)
 
 

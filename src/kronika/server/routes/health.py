@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from fastapi import APIRouter
 
+from kronika.server import responses
+from kronika.server.views import Json
+
 router = APIRouter(tags=["health"])
 
 
-@router.get("/healthz", summary="Liveness (no key needed)")
-async def healthz() -> dict[str, str]:
+@router.get("/healthz", summary="Liveness (no key needed)", response_model=responses.Health)
+async def healthz() -> Json:
     return {"status": "ok"}

@@ -4,21 +4,20 @@ read back with ``GET /v1/jobs/{id}``; an interrupted job can be started again.""
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Path
 
-from kronika.server import schemas
+from kronika.server import responses, schemas
 from kronika.server.deps import Id, Name, Svc, Who
+from kronika.server.views import Json
 
 router = APIRouter(tags=["jobs"])
 JobName = Annotated[Literal["decay", "reflect", "dream", "summarize", "distill"], Path()]
 
 
-@router.post("/agents/{agent}/distill", status_code=202)
-def distill(
-    agent: Name, who: Who, svc: Svc, body: schemas.DistillBody | None = None
-) -> dict[str, Any]:
+@router.post("/agents/{agent}/distill", status_code=202, response_model=responses.Job)
+def distill(agent: Name, who: Who, svc: Svc, body: schemas.DistillBody | None = None) -> Json:
     return svc.distill(who, agent, body.days if body else schemas.DEFAULT_DAYS)
 
 
@@ -26,21 +25,22 @@ def distill(
     "/agents/{agent}/jobs/{job}",
     status_code=202,
     summary="Run a memory job: decay, reflect, dream, summarize, distill",
+    response_model=responses.Job,
 )
 def run_job(
     agent: Name, job: JobName, who: Who, svc: Svc, body: schemas.JobBody | None = None
-) -> dict[str, Any]:
+) -> Json:
     given = body or schemas.JobBody()
     return svc.run_job(who, agent, job, days=given.days, mode=given.mode, clear=given.clear)
 
 
-@router.get("/jobs")
-def jobs(who: Who, svc: Svc) -> dict[str, Any]:
+@router.get("/jobs", response_model=responses.Jobs)
+def jobs(who: Who, svc: Svc) -> Json:
     return svc.job_list(who)
 
 
-@router.get("/jobs/{job_id}")
-def job(job_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+@router.get("/jobs/{job_id}", response_model=responses.Job)
+def job(job_id: Id, who: Who, svc: Svc) -> Json:
     return svc.job(who, job_id)
 
 
@@ -48,6 +48,7 @@ def job(job_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
     "/jobs/{job_id}/resume",
     status_code=202,
     summary="Start an interrupted job again, as a new job",
+    response_model=responses.Job,
 )
-def resume_job(job_id: Id, who: Who, svc: Svc) -> dict[str, Any]:
+def resume_job(job_id: Id, who: Who, svc: Svc) -> Json:
     return svc.resume(who, job_id)

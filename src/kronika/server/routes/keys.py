@@ -4,24 +4,20 @@ bound to a user that user's channels and teams). Keys are made and revoked with
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 
+from kronika.server import responses, views
 from kronika.server.deps import Who
+from kronika.server.views import Json
 
 router = APIRouter(tags=["keys"])
 
 
-@router.get("/me", summary="What this API key is")
-def me(who: Who) -> dict[str, Any]:
-    key = who.key
-    bound = {"user": key.user, "channels": list(key.channels), "teams": key.teams}
-    return {
-        "id": key.id,
-        "tenant": key.tenant,
-        "role": key.role.value,
-        "agent": key.agent,
-        "bound": key.bound,
-        **(bound if key.bound else {}),
-    }
+@router.get(
+    "/me",
+    summary="What this API key is",
+    response_model=responses.Key,
+    response_model_exclude_unset=True,
+)
+def me(who: Who) -> Json:
+    return views.api_key(who.key)

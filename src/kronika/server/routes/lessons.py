@@ -8,19 +8,20 @@ It runs in a pool thread, since a configured model may be asked to write the les
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 from fastapi.concurrency import run_in_threadpool
 
-from kronika.server import schemas
+from kronika.server import responses, schemas
 from kronika.server.deps import Name, Svc, Who
+from kronika.server.views import Json
 
 router = APIRouter(tags=["lessons"])
 
 
-@router.get("/agents/{agent}/lessons", summary="What the agent learned")
-def lessons(agent: Name, who: Who, svc: Svc, include_retired: bool = False) -> dict[str, Any]:
+@router.get(
+    "/agents/{agent}/lessons", summary="What the agent learned", response_model=responses.Lessons
+)
+def lessons(agent: Name, who: Who, svc: Svc, include_retired: bool = False) -> Json:
     return svc.lessons(who, agent, include_retired=include_retired)
 
 
@@ -28,6 +29,7 @@ def lessons(agent: Name, who: Who, svc: Svc, include_retired: bool = False) -> d
     "/agents/{agent}/outcomes",
     status_code=201,
     summary="Record how an action went; failures become lessons",
+    response_model=responses.OutcomeReport,
 )
-async def outcome(agent: Name, body: schemas.OutcomeBody, who: Who, svc: Svc) -> dict[str, Any]:
+async def outcome(agent: Name, body: schemas.OutcomeBody, who: Who, svc: Svc) -> Json:
     return await run_in_threadpool(svc.outcome, who, agent, **body.model_dump())

@@ -5,8 +5,6 @@ in force at once in every worker)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import APIRouter
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -17,13 +15,47 @@ from kronika.server.access import Caller
 from kronika.server.deps import Name, Svc, Who
 from kronika.server.keys import Role
 from kronika.server.openapi import BODY_REQUIRED
+from kronika.server.responses import Answer
+from kronika.server.views import Json
 from kronika.settings import CONFIG_FILE
 
 router = APIRouter(tags=["policies"])
 
 
-@router.get("/agents/{agent}/policies", summary="Storage policies in force")
-def policies(agent: Name, who: Who, svc: Svc) -> dict[str, Any]:
+class Rule(Answer):
+    """A ``[[policy]]`` rule as the caller is shown it
+    (:meth:`~kronika.core.policies.StorageRule.as_dict`)."""
+
+    name: str
+    tenants: list[str]
+    agents: list[str]
+    users: list[str]
+    channels: list[str]
+    scopes: list[str]
+    tiers: list[str]
+    dm: bool | None
+    store: bool
+    max_tier: str | None
+    retention_days: int | None
+    applies_to: str = Field(description="which items it is about, in words")
+    effect: str = Field(description="what it does, in words")
+
+
+class Policies(Answer):
+    agent: str
+    edited_in: str
+    dm_channels: list[str]
+    retention_days: dict[str, int | None] = Field(description="tier -> days kept (none: ever)")
+    policies: list[Rule]
+    editable: bool = Field(description="whether this key may change them (PUT)")
+    not_editable: str | None = Field(description="why not, when it may not")
+    toml: str | None = Field(description="their tables as kronika.toml has them, when editable")
+
+
+@router.get(
+    "/agents/{agent}/policies", summary="Storage policies in force", response_model=Policies
+)
+def policies(agent: Name, who: Who, svc: Svc) -> Json:
     """Retention per tier, what a direct message is, and the ``[[policy]]`` rules whose
     ``tenants`` and ``agents`` can match this agent (another tenant's or agent's rules
     are not shown). A rule is shown from the caller's side
@@ -65,10 +97,9 @@ class PoliciesBody(BaseModel):
     "/agents/{agent}/policies",
     summary="Change the storage policies",
     openapi_extra={BODY_REQUIRED: True},
+    response_model=Policies,
 )
-def edit_policies(
-    agent: Name, who: Who, svc: Svc, body: PoliciesBody | None = None
-) -> dict[str, Any]:
+def edit_policies(agent: Name, who: Who, svc: Svc, body: PoliciesBody | None = None) -> Json:
     """Replace the ``[retention]`` and ``[[policy]]`` tables of ``kronika.toml`` with
     ``toml`` (an admin key of the whole tenant; 403 otherwise, or when the file serves
     other tenants too): checked as loading the file checks them (422 naming the line),
