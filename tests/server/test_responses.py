@@ -11,6 +11,7 @@ import urllib.request
 from dataclasses import fields
 from typing import Any
 
+import pytest
 from tests.server.conftest import Served
 
 from kronika.core.model import MemoryItem
@@ -96,3 +97,40 @@ def test_a_whole_number_is_sent_as_it_was_made(served: Served) -> None:
         text = answer.read().decode()
     assert json.loads(text)["cost"] == [0, 0]
     assert '"cost":[0,0]' in text.replace(" ", "")
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("DELETE", "/agents/alice/memory/{id}", None),
+        ("DELETE", "/v1/agents/alice/memories/{id}", None),
+        ("POST", "/v1/agents/alice/forget", {"id": "{id}"}),
+    ],
+)
+def test_the_three_forgetting_routes_give_one_receipt(
+    served: Served, method: str, path: str, body: dict[str, str] | None
+) -> None:
+    made = served.call("POST", "/v1/agents/alice/memories", {"content": "PIN hint: owl"})
+    item_id = made.body["item"]["id"]
+    sent = {k: v.format(id=item_id) for k, v in body.items()} if body else None
+    answer = served.call(method, path.format(id=item_id), sent)
+    assert answer.status == 200
+    receipt = answer.body.get("receipt", answer.body)  # the MicroDAO route wraps it
+    assert receipt["outcome"] == "applied"
+    assert [i["id"] for i in receipt["forgotten"]] == [item_id]
+    assert served.call("GET", f"/v1/agents/alice/memories/{item_id}").status == 404
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/agents/alice/memory/distill", "/v1/agents/alice/distill", "/v1/agents/alice/jobs/distill"],
+)
+def test_the_three_distilling_routes_queue_one_job(served: Served, path: str) -> None:
+    answer = served.call("POST", path, {"days": 3})
+    assert answer.status == 202
+    job = answer.body.get("job", answer.body)  # the MicroDAO route wraps it
+    assert (job["kind"], job["agent"], job["params"]) == ("distill", "alice", {"days": 3})
+    served.service.jobs.wait(10)
+    done = served.call("GET", f"/v1/jobs/{job['id']}").body
+    assert done["status"] in {"done", "waiting"}
+    assert list(done) == list(responses.Job.model_fields)

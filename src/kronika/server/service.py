@@ -568,12 +568,6 @@ class Service:
             return restore_backup(memory, backup, replace_existing=replace, rules=rules).as_dict()
 
     # ---------------------------------------------------------------------- jobs
-    def distill(self, caller: Caller, agent: str, days: int) -> dict[str, Any]:
-        """Queue the distillation of ``agent``'s sessions of the last ``days`` days (SPEC
-        F5): sessions that went quiet are ended, every ended session is consolidated into
-        facts and the Active Context, then the summaries that are due are written."""
-        return self.run_job(caller, agent, "distill", days=days)
-
     def run_job(
         self,
         caller: Caller,
@@ -586,7 +580,9 @@ class Service:
     ) -> dict[str, Any]:
         """Queue one memory job (``decay``, ``reflect``, ``dream``, ``summarize``,
         ``distill``) for ``agent``, as ``kronika jobs run`` does; returns the job.
-        ``distill`` first ends the sessions that went quiet (:meth:`distill`)."""
+        ``distill`` distils the sessions of the last ``days`` days (SPEC F5): sessions
+        that went quiet are ended, every ended session is consolidated into facts and
+        the Active Context, then the summaries that are due are written."""
         from kronika.engine.jobs import JOBS, MODES
 
         if name not in JOBS:

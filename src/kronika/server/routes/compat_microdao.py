@@ -7,9 +7,9 @@ designs: scopes, short/mid/long-term tiers, distillation), so that agents writte
 against it work with kronika unchanged: the paths have no ``/v1``, ``scope`` takes
 MicroDAO's tier names (``short_term``, ``mid_term``, ``long_term``) as well as the
 sharing scopes, and the answers wrap kronika's own (``{"success", "receipt"}``,
-``{"success", "job"}``). Each route does what its ``/v1`` counterpart does:
-forgetting is ``DELETE /v1/agents/{a}/memories/{id}``, distilling is
-``POST /v1/agents/{a}/distill``. New clients should use ``/v1``.
+``{"success", "job"}``). Each route does what its ``/v1`` counterpart does, through
+the same function: forgetting is ``DELETE /v1/agents/{a}/memories/{id}``, distilling
+is ``POST /v1/agents/{a}/distill``. New clients should use ``/v1``.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ from fastapi import APIRouter
 
 from kronika.server import responses, schemas
 from kronika.server.deps import Id, Limit, Name, Svc, Who
+from kronika.server.routes import jobs, memories
 from kronika.server.views import Json
 
 router = APIRouter(tags=["agents"])
@@ -51,7 +52,9 @@ def agent_memory(
     response_model=responses.Forgotten,
 )
 def agent_memory_delete(agent: Name, memory_id: Id, who: Who, svc: Svc) -> Json:
-    receipt = svc.forget(who, agent, item_id=memory_id)
+    receipt = memories.forget_as_asked(
+        svc, who, agent, schemas.ForgetBody.model_validate({"id": memory_id})
+    )
     return {"success": receipt["outcome"] == "applied", "receipt": receipt}
 
 
@@ -64,5 +67,4 @@ def agent_memory_delete(agent: Name, memory_id: Id, who: Who, svc: Svc) -> Json:
 def agent_memory_distill(
     agent: Name, who: Who, svc: Svc, body: schemas.DistillBody | None = None
 ) -> Json:
-    job = svc.distill(who, agent, body.days if body else schemas.DEFAULT_DAYS)
-    return {"success": True, "job": job}
+    return {"success": True, "job": jobs.queue_distill(svc, who, agent, body)}

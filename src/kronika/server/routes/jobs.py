@@ -9,16 +9,31 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Path
 
 from kronika.server import responses, schemas
+from kronika.server.access import Caller
 from kronika.server.deps import Id, Name, Svc, Who
+from kronika.server.service import Service
 from kronika.server.views import Json
 
 router = APIRouter(tags=["jobs"])
 JobName = Annotated[Literal["decay", "reflect", "dream", "summarize", "distill"], Path()]
 
 
+def queue(svc: Service, who: Caller, agent: str, job: str, asked: schemas.JobBody | None) -> Json:
+    """Queue ``job`` for ``agent`` as asked: what every route that starts a job does."""
+    given = asked or schemas.JobBody()
+    return svc.run_job(who, agent, job, days=given.days, mode=given.mode, clear=given.clear)
+
+
+def queue_distill(svc: Service, who: Caller, agent: str, asked: schemas.DistillBody | None) -> Json:
+    """Distil ``agent``'s sessions of the last ``days`` days: ``POST /v1/agents/{a}/distill``
+    and the MicroDAO ``POST /agents/{a}/memory/distill``, as
+    ``POST /v1/agents/{a}/jobs/distill`` with that ``days``."""
+    return queue(svc, who, agent, "distill", schemas.JobBody(days=asked.days) if asked else None)
+
+
 @router.post("/agents/{agent}/distill", status_code=202, response_model=responses.Job)
 def distill(agent: Name, who: Who, svc: Svc, body: schemas.DistillBody | None = None) -> Json:
-    return svc.distill(who, agent, body.days if body else schemas.DEFAULT_DAYS)
+    return queue_distill(svc, who, agent, body)
 
 
 @router.post(
@@ -30,8 +45,7 @@ def distill(agent: Name, who: Who, svc: Svc, body: schemas.DistillBody | None = 
 def run_job(
     agent: Name, job: JobName, who: Who, svc: Svc, body: schemas.JobBody | None = None
 ) -> Json:
-    given = body or schemas.JobBody()
-    return svc.run_job(who, agent, job, days=given.days, mode=given.mode, clear=given.clear)
+    return queue(svc, who, agent, job, body)
 
 
 @router.get("/jobs", response_model=responses.Jobs)

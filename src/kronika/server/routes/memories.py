@@ -8,7 +8,9 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from kronika.server import responses, schemas
+from kronika.server.access import Caller
 from kronika.server.deps import Id, Limit, Name, Svc, Who
+from kronika.server.service import Service
 from kronika.server.views import Json
 
 router = APIRouter(tags=["memories"])
@@ -58,13 +60,23 @@ def get_item(agent: Name, item_id: Id, who: Who, svc: Svc) -> Json:
     return svc.get(who, agent, item_id)
 
 
+def forget_as_asked(svc: Service, who: Caller, agent: str, asked: schemas.ForgetBody) -> Json:
+    """Forget what ``asked`` names, with the receipt: what every forgetting route does
+    (``DELETE …/memories/{id}`` and the MicroDAO ``DELETE /agents/{a}/memory/{id}`` are
+    ``POST …/forget {"id": id}``)."""
+    return svc.forget(
+        who, agent, item_id=asked.id, key=asked.key, value=asked.value, topic=asked.topic,
+        dry_run=asked.dry_run,
+    )  # fmt: skip
+
+
 @router.delete(
     "/agents/{agent}/memories/{item_id}",
     summary="Forget one item",
     response_model=responses.ForgetReceipt,
 )
 def delete_item(agent: Name, item_id: Id, who: Who, svc: Svc) -> Json:
-    return svc.forget(who, agent, item_id=item_id)
+    return forget_as_asked(svc, who, agent, schemas.ForgetBody.model_validate({"id": item_id}))
 
 
 @router.post(
@@ -73,7 +85,4 @@ def delete_item(agent: Name, item_id: Id, who: Who, svc: Svc) -> Json:
     response_model=responses.ForgetReceipt,
 )
 def forget(agent: Name, body: schemas.ForgetBody, who: Who, svc: Svc) -> Json:
-    return svc.forget(
-        who, agent, item_id=body.id, key=body.key, value=body.value, topic=body.topic,
-        dry_run=body.dry_run,
-    )  # fmt: skip
+    return forget_as_asked(svc, who, agent, body)
