@@ -6,8 +6,10 @@ The answers themselves are made once per result object by :mod:`kronika.server.v
 as JSON-ready dicts the MCP tools return too; these models say what those dicts hold,
 field for field and in the same order. A route's answer is checked against its model
 before it is sent: a field the model does not declare is refused (``extra="forbid"``),
-so the document and the answers cannot drift apart unnoticed
-(``tests/server/test_responses.py`` checks every route's answer).
+so the document and the answers cannot drift apart unnoticed (the schemathesis run of
+``tests/server/test_contract.py`` checks every route's answers against the document,
+``tests/server/test_responses.py`` that they are what ``views`` makes). Checking costs
+some CPU: about 0.1 ms for a recall of ten hits, 20 ms for a list of 1,000 items.
 
 A field marked *absent unless …* is left out of the answer, not sent as ``null``
 (those routes answer with ``response_model_exclude_unset``).
