@@ -31,7 +31,7 @@ def test_no_route_or_tool_reaches_a_memory_but_through_the_service() -> None:
     service holds the memories (``memories``), and what it hands out is the caller's
     view (``Service.reading``) or a JSON answer made from it."""
     found = []
-    for path in sorted(SERVER.glob("*.py")):
+    for path in sorted(SERVER.rglob("*.py")):
         if path.name in HOLDERS:
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))

@@ -4,7 +4,8 @@ Thin adapters over :class:`~kronika.memory.Memory` (see :mod:`kronika.server.ser
 
 * :mod:`~kronika.server.keys`: API keys per tenant, stored hashed (no extra needed);
 * :mod:`~kronika.server.access`: what a key may touch, and HTTP statuses for errors;
-* :mod:`~kronika.server.app` and :mod:`~kronika.server.routes`: FastAPI (``[server]``);
+* :mod:`~kronika.server.app` and :mod:`~kronika.server.routes` (one module per resource):
+  FastAPI (``[server]``);
 * :mod:`~kronika.server.mcp_server`: the MCP tools and resources (``[mcp]``);
 * :mod:`~kronika.server.run`: building the server from settings and running it.
 

@@ -3,7 +3,8 @@
 :func:`create_app` builds the ASGI application around a
 :class:`~kronika.server.service.Service` and a :class:`~kronika.server.keys.KeyStore`.
 Outermost first: the body size limit, CORS (only when origins are configured), then
-``/mcp`` (authenticated by the same keys) or the FastAPI routes. Errors become
+``/mcp`` (authenticated by the same keys) or the FastAPI routes (one module per
+resource, :mod:`kronika.server.routes`). Errors become
 ``{"error": <class>, "message": …}`` with the status of
 :data:`kronika.server.access.STATUS`; a request the schema refuses is a 422 naming
 each bad field; anything unexpected is a 500 that says so and nothing more.
@@ -24,12 +25,11 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from kronika import errors
-from kronika.server import openapi, routes_charts, routes_learning, routes_pages
+from kronika.server import openapi, routes
 from kronika.server.access import Forbidden, Unauthenticated, caller_for, status_for
 from kronika.server.keys import KeyStore
 from kronika.server.limits import ASGIApp, BodyLimit, BodyTooLarge, RateLimiter, Receive, Send
 from kronika.server.limits import Scope as AsgiScope
-from kronika.server.routes import microdao, v1
 from kronika.server.service import Service
 
 log = logging.getLogger("kronika.server")
@@ -106,16 +106,9 @@ def create_app(service: Service, keys: KeyStore, config: ServerConfig | None = N
     app.state.keys = keys
     app.state.rate = RateLimiter(config.rate_per_second, config.burst)
 
-    @app.get("/healthz", tags=["health"], summary="Liveness (no key needed)")
-    async def healthz() -> dict[str, str]:
-        return {"status": "ok"}
-
     _docs(app)
     _ui(app)
-    app.include_router(microdao)
-    app.include_router(v1)
-    for part in (routes_charts.router, routes_pages.router, routes_learning.router):
-        app.include_router(part, prefix="/v1")
+    routes.include(app)
     _handle_errors(app)
     openapi.install(app)
 

@@ -1,16 +1,15 @@
 """What every route depends on: the caller from the request's key and the server's
-:class:`~kronika.server.service.Service`, and the path parameters' shapes.
+:class:`~kronika.server.service.Service`, and the parameters' shapes.
 
-The route modules (:mod:`~kronika.server.routes`, :mod:`~kronika.server.routes_charts`,
-:mod:`~kronika.server.routes_pages`, :mod:`~kronika.server.routes_learning`) import
-these; :mod:`~kronika.server.app` includes their routers.
+The route modules of :mod:`kronika.server.routes` (one per resource) import these;
+:func:`kronika.server.routes.include` adds their routers to the app.
 """
 
 from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import Depends, Path, Request
+from fastapi import Depends, Path, Query, Request
 from fastapi.security import APIKeyHeader, HTTPAuthorizationCredentials, HTTPBearer
 
 from kronika.server.access import Caller, Unauthenticated, caller_for
@@ -21,6 +20,8 @@ _bearer = HTTPBearer(auto_error=False, description="Authorization: Bearer kro_â€
 _header = APIKeyHeader(name="X-API-Key", auto_error=False, description="X-API-Key: kro_â€¦")
 Name = Annotated[str, Path(min_length=1, max_length=100)]
 Id = Annotated[str, Path(min_length=1, max_length=200)]
+Limit = Annotated[int, Query(ge=1, le=1000)]
+"""How many items a list answers with."""
 
 
 async def caller(

@@ -192,22 +192,6 @@ class TurnBody(Body):
     channel: str | None = Channel
 
 
-class TurnReceipt(BaseModel):
-    """What happened to a saved turn (the answer of ``POST …/sessions/{s}/turns``)."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    session_id: str
-    turn_id: str = Field(description="the turn's id in its session (or the one it would have)")
-    outcome: Literal["applied", "proposed", "refused"] = Field(
-        description="applied: the turn is in the session; proposed: an agent at autonomy 1"
-        " saved it and it waits for approval as `proposal`; refused: a storage policy"
-        " kept it out (`policy` says why)"
-    )
-    proposal: str | None = Field(description="the id of the proposal it waits as")
-    policy: str | None = Field(description="what a storage policy did")
-
-
 DEFAULT_DAYS = 7
 
 

@@ -252,8 +252,7 @@ class Service:
                 scope=scope,
                 channel=channel,
             )
-        return {"session_id": session_id, "turn_id": str(made), "outcome": made.outcome,
-                "proposal": made.proposal, "policy": made.policy}  # fmt: skip
+        return views.turn_receipt(session_id, made)
 
     # --------------------------------------------------------------------- reads
     def recall(
@@ -334,7 +333,7 @@ class Service:
         memory = self._read(caller, agent)
         with self._held(caller):
             item = memory.get(item_id, agent=agent)
-        return views.items([item])[0]
+        return views.item(item)
 
     def items(
         self,
@@ -434,19 +433,7 @@ class Service:
                 for h in memory.workspace.session_headers(agent)
                 if (turns := memory.load_session(h.session_id, agent=agent))
             ]
-        return {
-            "sessions": [
-                {
-                    "session_id": h.session_id,
-                    "status": h.status,
-                    "turns": len(turns),
-                    "first_at": turns[0].created_at.isoformat(),
-                    "last_at": turns[-1].created_at.isoformat(),
-                    "fields": dict(h.fields),
-                }
-                for h, turns in listed
-            ]
-        }
+        return {"sessions": [views.session(h, turns) for h, turns in listed]}
 
     def session(self, caller: Caller, agent: str, session_id: str) -> dict[str, Any]:
         memory = self._read(caller, agent)
@@ -581,12 +568,6 @@ class Service:
             return restore_backup(memory, backup, replace_existing=replace, rules=rules).as_dict()
 
     # ---------------------------------------------------------------------- jobs
-    def distill(self, caller: Caller, agent: str, days: int) -> dict[str, Any]:
-        """Queue the distillation of ``agent``'s sessions of the last ``days`` days (SPEC
-        F5): sessions that went quiet are ended, every ended session is consolidated into
-        facts and the Active Context, then the summaries that are due are written."""
-        return self.run_job(caller, agent, "distill", days=days)
-
     def run_job(
         self,
         caller: Caller,
@@ -599,7 +580,9 @@ class Service:
     ) -> dict[str, Any]:
         """Queue one memory job (``decay``, ``reflect``, ``dream``, ``summarize``,
         ``distill``) for ``agent``, as ``kronika jobs run`` does; returns the job.
-        ``distill`` first ends the sessions that went quiet (:meth:`distill`)."""
+        ``distill`` distils the sessions of the last ``days`` days (SPEC F5): sessions
+        that went quiet are ended, every ended session is consolidated into facts and
+        the Active Context, then the summaries that are due are written."""
         from kronika.workflows.jobs import JOBS, MODES
 
         if name not in JOBS:

@@ -1,4 +1,11 @@
-"""The JSON shapes the server answers with (REST and MCP alike)."""
+"""The JSON the server answers with (REST and MCP alike): one function per result
+object, so each object is put into JSON in one place. :mod:`kronika.server.responses`
+describes each of these shapes as a model (what ``/openapi.json`` shows).
+
+The CLI's ``--json`` writes some of the same objects itself: an item and a forget
+receipt as here (``kronika.cli.render.items_json``, ``kronika.cli.forgetting.receipt_json``),
+a recall hit and a proposal in shapes of its own (``kronika.cli.render.recall_json``,
+``kronika.cli.proposals.proposal_json``)."""
 
 from __future__ import annotations
 
@@ -6,19 +13,31 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from kronika.core.model import MemoryItem, RecallResult
+from kronika.core.model import MemoryItem, RecallHit, RecallResult
 from kronika.core.serialize import item_to_dict
 from kronika.engine.changes import Change, ForgetItems
 from kronika.engine.proposals import Proposal, change_to_dict
 from kronika.engine.write import WriteReceipt
 from kronika.ports import AuditEntry
 
+Json = dict[str, Any]
+"""A JSON object as these functions make it (a route names its shape with
+``response_model``, a model of :mod:`kronika.server.responses`)."""
+
 if TYPE_CHECKING:
     from kronika.engine.forgetting import ForgetReceipt
+    from kronika.engine.write import SavedTurn
+    from kronika.server.keys import ApiKey
+    from kronika.stores.markdown.sessions import SessionHeader
+
+
+def item(found: MemoryItem) -> dict[str, Any]:
+    """Every field of the item, and its citation."""
+    return item_to_dict(found)
 
 
 def items(found: Sequence[MemoryItem]) -> list[dict[str, Any]]:
-    return [item_to_dict(item) for item in found]
+    return [item_to_dict(one) for one in found]
 
 
 def change(found: Change) -> dict[str, Any]:
@@ -57,21 +76,23 @@ def forget_receipt(receipt: ForgetReceipt) -> dict[str, Any]:
     }
 
 
+def hit(found: RecallHit, *, explain: bool = False) -> dict[str, Any]:
+    """A recalled item with its score (``explain``: and the parts of the score)."""
+    entry: dict[str, Any] = {
+        "item": item_to_dict(found.item),
+        "score": found.score.total,
+        "citation": found.citation,
+        "tokens": found.tokens,
+    }
+    if explain:
+        entry["explain"] = asdict(found.score)
+    return entry
+
+
 def recall(result: RecallResult, *, explain: bool = False) -> dict[str, Any]:
-    hits = []
-    for hit in result.hits:
-        entry: dict[str, Any] = {
-            "item": item_to_dict(hit.item),
-            "score": hit.score.total,
-            "citation": hit.citation,
-            "tokens": hit.tokens,
-        }
-        if explain:
-            entry["explain"] = asdict(hit.score)
-        hits.append(entry)
     return {
         "query": result.query,
-        "hits": hits,
+        "hits": [hit(found, explain=explain) for found in result.hits],
         "total_tokens": result.total_tokens,
         "budget_tokens": result.budget_tokens,
         "candidates": result.candidates,
@@ -96,3 +117,33 @@ def proposal(found: Proposal) -> dict[str, Any]:
 
 def audit(entries: Sequence[AuditEntry]) -> list[dict[str, Any]]:
     return [{**asdict(entry), "at": entry.at.isoformat()} for entry in entries]
+
+
+def turn_receipt(session_id: str, made: SavedTurn) -> dict[str, Any]:
+    return {"session_id": session_id, "turn_id": str(made), "outcome": made.outcome,
+            "proposal": made.proposal, "policy": made.policy}  # fmt: skip
+
+
+def session(header: SessionHeader, turns: Sequence[MemoryItem]) -> dict[str, Any]:
+    """A session as a list shows it: its header and how many turns, from when to when."""
+    return {
+        "session_id": header.session_id,
+        "status": header.status,
+        "turns": len(turns),
+        "first_at": turns[0].created_at.isoformat(),
+        "last_at": turns[-1].created_at.isoformat(),
+        "fields": dict(header.fields),
+    }
+
+
+def api_key(key: ApiKey) -> dict[str, Any]:
+    """What a key is (never its secret); a bound key's user, channels and teams too."""
+    bound = {"user": key.user, "channels": list(key.channels), "teams": key.teams}
+    return {
+        "id": key.id,
+        "tenant": key.tenant,
+        "role": key.role.value,
+        "agent": key.agent,
+        "bound": key.bound,
+        **(bound if key.bound else {}),
+    }
