@@ -115,6 +115,8 @@ MCP_TOOLS: dict[str, Tool] = {
     "what_do_you_know": Tool("read", {}),
     "remember": Tool("write", {"content": f"{FUZZ} remembered"}, audience=True),
     "memory_update": Tool("write", {"key": "fuzzkey", "value": f"{FUZZ} value"}, audience=True),
+    "note": Tool("write", {"text": f"{FUZZ} noted", "kind": "W"}, audience=True),
+    # the earlier names of `remember` with a key and of `note`, kept for one release
     "retain": Tool("write", {"text": f"{FUZZ} retained", "kind": "W"}, audience=True),
     "record_outcome": Tool(
         "write", {"task": f"{FUZZ} task", "action": "run", "ok": True}, audience=True
