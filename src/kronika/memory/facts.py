@@ -1,5 +1,5 @@
-"""Facts in the Brain (SPEC M3): :meth:`~MemoryFacts.remember` and
-:meth:`~MemoryFacts.remember_many`, checked, placed against the stored facts by the
+"""Facts in the Brain (SPEC M3): :meth:`~Facts.remember` and
+:meth:`~Facts.remember_many`, checked, placed against the stored facts by the
 rules of :mod:`kronika.core.dedup` (add, supersede, refresh) and written through the
 single write path, after which the Brain is kept within its budget."""
 
@@ -22,17 +22,20 @@ from kronika.engine.sync import SyncReport
 from kronika.engine.write import SYSTEM, USER, WriteReceipt
 from kronika.errors import InvalidInput
 from kronika.memory import checks
-from kronika.memory.base import MAX_KEY_CHARS, MAX_VALUE_CHARS, MemoryBase, _clean, _new_id
+from kronika.memory.base import MAX_KEY_CHARS, MAX_VALUE_CHARS, MemoryContext, _clean, _new_id
 
 _FACT_FIELDS = frozenset(
     {"content", "value", "key", "section", "source", "multi", "importance", "entities"}
     | {"tags", "scope", "channel", "user", "team", "at"}
 )
-"""The fields a fact given to :meth:`MemoryFacts.remember_many` may have."""
+"""The fields a fact given to :meth:`Facts.remember_many` may have."""
 
 
-class MemoryFacts(MemoryBase):
+class Facts:
     """Remember facts: one, many, or learned automatically."""
+
+    def __init__(self, ctx: MemoryContext) -> None:
+        self._ctx = ctx
 
     def remember(
         self,
@@ -64,7 +67,8 @@ class MemoryFacts(MemoryBase):
         ``channel``, ``team``; the reader's user and channel by default) is described in
         docs/scopes.md.
         """
-        name = self._agent(agent)
+        ctx = self._ctx
+        name = ctx.agent(agent)
         item, at = self._fact_item(
             name,
             content,
@@ -85,9 +89,9 @@ class MemoryFacts(MemoryBase):
         )
         # the Brain's folder and the audit line reach the disk together once the lock
         # is released (group commit); the Brain's bytes and a move's destination first
-        with self._commits.deferring(), self._lock, self.workspace.steady_facts():
+        with ctx.commits.deferring(), ctx.lock, ctx.workspace.steady_facts():
             item, now = self._stamped(item, at)
-            return self._write_fact(name, item.section or "", item, now, source_agent)
+            return self.write_fact(name, item.section or "", item, now, source_agent)
 
     def remember_many(
         self,
@@ -110,12 +114,13 @@ class MemoryFacts(MemoryBase):
         the index is brought up to date once, at the end. An agent whose autonomy denies
         the write raises :class:`PermissionDenied` before anything is written.
         """
+        ctx = self._ctx
         if isinstance(facts, str | bytes | Mapping):
             raise InvalidInput(
                 "remember_many takes a list of facts (strings or mappings), not one"
                 f" {type(facts).__name__}: remember() keeps a single fact"
             )
-        name = self._agent(agent)
+        name = ctx.agent(agent)
         prepared: list[tuple[MemoryItem, datetime | None]] = []
         for n, fact in enumerate(facts, 1):
             fields: dict[str, Any] = {"content": fact} if isinstance(fact, str) else dict(fact)
@@ -129,24 +134,22 @@ class MemoryFacts(MemoryBase):
                 raise InvalidInput(f"fact {n}: {exc}") from exc
         receipts: list[WriteReceipt] = []
         # one round of fsyncs for the batch; each fact file checked against its parse once
-        with self._commits.deferring(), self._lock, self.workspace.steady_facts():
-            self._healing(lambda: self._presync(name))
-            with self._deferring(name) as paths:
+        with ctx.commits.deferring(), ctx.lock, ctx.workspace.steady_facts():
+            ctx.healing(lambda: self._presync(name))
+            with ctx.deferring(name) as paths:
                 try:
-                    with self.workspace.holding_brain(name):  # one Brain write at the end
+                    with ctx.workspace.holding_brain(name):  # one Brain write at the end
                         for item, at in prepared:
                             item, now = self._stamped(item, at)
                             section = item.section or ""
                             receipts.append(
-                                self._write_fact(
-                                    name, section, item, now, source_agent, synced=True
-                                )
+                                self.write_fact(name, section, item, now, source_agent, synced=True)
                             )
                 finally:
                     written = list(paths)
             if written:
                 try:
-                    self._after_write(name, written)
+                    ctx.after_write(name, written)
                 except Exception as exc:  # the facts are stored; `kronika sync` catches up
                     note = f"the facts were stored but the index was not updated ({exc})"
                     receipts[-1] = replace(receipts[-1], notes=(*receipts[-1].notes, note))
@@ -173,6 +176,7 @@ class MemoryFacts(MemoryBase):
         reader: Reader | None = None,
     ) -> tuple[MemoryItem, datetime | None]:
         """The fact :meth:`remember` would store (checked), and its given time."""
+        ctx = self._ctx
         raw = value if value is not None else content
         if raw is None:
             raise InvalidInput("nothing to remember: give the content (and optionally a key)")
@@ -184,8 +188,8 @@ class MemoryFacts(MemoryBase):
         at = checks.moment(at, what="at")
         entities = checks.texts(entities, what="entities")
         tags = checks.texts(tags, what="tags")
-        owners = self._audience(name, scope, user, channel, team, reader)
-        now = at or self.clock.now()
+        owners = ctx.audience(name, scope, user, channel, team, reader)
+        now = at or ctx.clock.now()
         try:
             src = Source(source)
             section = checks.optional_text(section, what="the section")
@@ -195,7 +199,7 @@ class MemoryFacts(MemoryBase):
         imp = importance
         if imp is None:
             explicit = src is Source.EXPLICIT
-            imp = self.settings.importance_explicit if explicit else self.settings.importance_auto
+            imp = ctx.settings.importance_explicit if explicit else ctx.settings.importance_auto
         item = MemoryItem(
             id=_new_id("f"),
             agent=name,
@@ -206,7 +210,7 @@ class MemoryFacts(MemoryBase):
             created_at=now,
             updated_at=now,
             provenance=Provenance(path="brain.md"),
-            tenant=self.workspace.tenant_of(name),
+            tenant=ctx.workspace.tenant_of(name),
             scope=owners.scope,
             channel=owners.channel,
             user=owners.user,
@@ -228,15 +232,15 @@ class MemoryFacts(MemoryBase):
         writers' times follow their order."""
         if at is not None:
             return item, at
-        now = self.clock.now()
+        now = self._ctx.clock.now()
         return replace(item, created_at=now, updated_at=now, valid_from=now), now
 
     def _presync(self, agent: str) -> SyncReport:
         """Pick up hand edits of the fact files (and damage to them, keeping the facts
         it lost) before a fact is placed."""
-        return self._indexer.catch_up_facts(agent, defer_vectors=True)
+        return self._ctx.indexer.catch_up_facts(agent, defer_vectors=True)
 
-    def _write_fact(
+    def write_fact(
         self,
         agent: str,
         section: str,
@@ -246,12 +250,15 @@ class MemoryFacts(MemoryBase):
         *,
         synced: bool = False,
     ) -> WriteReceipt:
+        """Place ``item`` against the stored facts and write it through the write path,
+        then keep the Brain within its budget (what :meth:`remember` and an approved
+        proposal do); ``synced``: the fact files were read moments ago."""
         if not synced:
             self._presync(agent)
         # screened before the duplicate check, so a redacted fact said twice is one fact
-        item = screen_item(item, self.settings.secrets)
+        item = screen_item(item, self._ctx.settings.secrets)
         change = self._fact_change(agent, item, now)
-        receipt = self._writer.memory_write(agent, section, change, source_agent)
+        receipt = self._ctx.writer.memory_write(agent, section, change, source_agent)
         if receipt.outcome == "applied":
             try:
                 self._keep_brain_in_budget(agent)
@@ -262,16 +269,17 @@ class MemoryFacts(MemoryBase):
 
     def _fact_change(self, agent: str, item: MemoryItem, now: datetime) -> Change:
         """Which change remembering ``item`` makes (the rules of :mod:`kronika.core.dedup`)."""
+        ctx = self._ctx
         owners = Audience.of(item).readers()  # one audience's facts never replace another's
         placed = place_fact(
             item,
-            [f for f in self.workspace.brain_facts(agent) if Audience.of(f).readers() == owners],
+            [f for f in ctx.workspace.brain_facts(agent) if Audience.of(f).readers() == owners],
             [
                 f
-                for f in self.workspace.archived_facts_like(agent, item)
+                for f in ctx.workspace.archived_facts_like(agent, item)
                 if Audience.of(f).readers() == owners
             ],
-            near=self.settings.near_duplicate_similarity,
+            near=ctx.settings.near_duplicate_similarity,
         )
         match placed:
             case Refresh(fact):
@@ -291,22 +299,23 @@ class MemoryFacts(MemoryBase):
 
     def _keep_brain_in_budget(self, agent: str) -> None:
         """Move the least-used facts to ``brain_archive.md`` when the Brain is over its limit."""
-        facts = self.workspace.brain_facts(agent)
+        ctx = self._ctx
+        facts = ctx.workspace.brain_facts(agent)
         text = render_brain(agent, facts)
         # a token is at least one byte (byte-pair encodings), so a Brain of no more
         # bytes than the limit fits without loading the tokenizer to count it
-        if len(text.encode("utf-8")) <= self.settings.brain_max:
+        if len(text.encode("utf-8")) <= ctx.settings.brain_max:
             return
-        if self.tokens.count(text) <= self.settings.brain_max:
+        if ctx.tokens.count(text) <= ctx.settings.brain_max:
             return
-        usage = {it.id: it for it in self.index.get_items([f.id for f in facts])}
+        usage = {it.id: it for it in ctx.index.get_items([f.id for f in facts])}
         with_usage = [usage.get(f.id, f) for f in facts]
         ids = choose_archive(
             with_usage,
-            budget=self.settings.brain_budget,
-            count=lambda text: self.tokens.count(text),
-            now=self.clock.now(),
-            half_life_days=self.settings.decay_half_life_days,
+            budget=ctx.settings.brain_budget,
+            count=lambda text: ctx.tokens.count(text),
+            now=ctx.clock.now(),
+            half_life_days=ctx.settings.decay_half_life_days,
         )
         if ids:
-            self._writer.memory_write(agent, "Brain", ArchiveFacts(tuple(ids)), SYSTEM)
+            ctx.writer.memory_write(agent, "Brain", ArchiveFacts(tuple(ids)), SYSTEM)

@@ -18,7 +18,7 @@ from kronika.engine.sync import Progress
 from kronika.engine.write import SYSTEM, USER
 from kronika.errors import NotFound
 from kronika.memory import checks
-from kronika.memory.base import MemoryBase
+from kronika.memory.base import MemoryContext
 
 log = logging.getLogger("kronika.forget")
 
@@ -27,8 +27,11 @@ if TYPE_CHECKING:  # the forget path (and its phrase rules) loads when something
     from kronika.engine.purge import PurgeReport
 
 
-class MemoryForgetting(MemoryBase):
+class Forgetting:
     """Forget items and purge what the policies no longer allow."""
+
+    def __init__(self, ctx: MemoryContext) -> None:
+        self._ctx = ctx
 
     def forget(
         self,
@@ -61,22 +64,23 @@ class MemoryForgetting(MemoryBase):
             topic_subject,
         )
 
+        ctx = self._ctx
         item_id, key, value, topic = (
             checks.optional_text(text, what=what)
             for text, what in ((item_id, "the item id"), (key, "the key"))
             + ((value, "the value"), (topic, "the topic"))
         )
-        name = self._agent(agent)
-        with self._outside_the_lock(), self._lock:
-            self._indexer.sync_agent(name)
+        name = ctx.agent(agent)
+        with self._outside_the_lock(), ctx.lock:
+            ctx.indexer.sync_agent(name)
             about = None
             if topic is not None and item_id is None and key is None and value is None:
-                pool = self.workspace.brain_facts(name) + self.workspace.archived_facts(name)
-                about = topic_subject(topic, pool + self.workspace.fact_history(name))
+                pool = ctx.workspace.brain_facts(name) + ctx.workspace.archived_facts(name)
+                about = topic_subject(topic, pool + ctx.workspace.fact_history(name))
             try:
                 items = find_items(
-                    self.workspace,
-                    self.index,
+                    ctx.workspace,
+                    ctx.index,
                     name,
                     item_id=item_id,
                     key=key,
@@ -89,13 +93,13 @@ class MemoryForgetting(MemoryBase):
                 if about is None:
                     raise
                 items = []
-            who = self._reader(reader)
+            who = ctx.reading(reader)
             if who is not None:  # a reader forgets only what they may see
                 items = only_visible(items, who)
             found = Mentions()
             if about is not None:
                 found = find_mentions(
-                    self.workspace, name, about, lambda it: who is None or visible(it, who)
+                    ctx.workspace, name, about, lambda it: who is None or visible(it, who)
                 )
                 have = {it.id for it in items}
                 items += [it for it in found.items if it.id not in have]
@@ -108,11 +112,11 @@ class MemoryForgetting(MemoryBase):
                 raise NotFound("nothing to forget that this reader may see")
             keep = self._hidden(name, who)
             if dry_run:
-                phrases = forgotten_phrases(self.workspace, name, items) + found.phrases
-                plan = plan_forget(self.workspace, self.audit_log, name, items, phrases, keep)
+                phrases = forgotten_phrases(ctx.workspace, name, items) + found.phrases
+                plan = plan_forget(ctx.workspace, ctx.audit_log, name, items, phrases, keep)
                 return ForgetReceipt("preview", name, tuple(items), plan.places)
             section = items[0].section or "" if len(items) == 1 else ""
-            return self._forget_items(name, items, section, source_agent, found.phrases, keep)
+            return self.forget_items(name, items, section, source_agent, found.phrases, keep)
 
     def _hidden(self, name: str, who: Reader | None) -> frozenset[str]:
         """The ids of ``name``'s items ``who`` may not see (a forget leaves them as they
@@ -120,12 +124,12 @@ class MemoryForgetting(MemoryBase):
         if who is None:
             return frozenset()
         hidden: set[str] = set()
-        for source in self.workspace.list_sources(name):
-            items = self.workspace.parse_source(name, source.path).items
+        for source in self._ctx.workspace.list_sources(name):
+            items = self._ctx.workspace.parse_source(name, source.path).items
             hidden.update(it.id for it in items if not visible(it, who))
         return frozenset(hidden)
 
-    def _forget_items(
+    def forget_items(
         self,
         name: str,
         items: Sequence[MemoryItem],
@@ -139,15 +143,16 @@ class MemoryForgetting(MemoryBase):
         :meth:`forget`, and the purge of :mod:`kronika.engine.purge`)."""
         from kronika.engine.forgetting import ForgetReceipt, forgotten_phrases
 
-        with self._outside_the_lock(), self._lock:
-            phrases = list(dict.fromkeys(forgotten_phrases(self.workspace, name, items) + [*also]))
-            plan = plan_forget(self.workspace, self.audit_log, name, items, phrases, keep)
+        ctx = self._ctx
+        with self._outside_the_lock(), ctx.lock:
+            phrases = list(dict.fromkeys(forgotten_phrases(ctx.workspace, name, items) + [*also]))
+            plan = plan_forget(ctx.workspace, ctx.audit_log, name, items, phrases, keep)
             touched = [e.path for e in plan.edits if e.place.action != "removed"]
-            before = snapshot(self.workspace, name, touched)
+            before = snapshot(ctx.workspace, name, touched)
             ids = [it.id for it in items]
-            indexed = {it.id for it in self.index.get_items(ids)}
+            indexed = {it.id for it in ctx.index.get_items(ids)}
             change = ForgetItems(tuple(items), tuple(phrases), tuple(sorted(keep)))
-            written = self._writer.memory_write(name, section, change, source_agent)
+            written = ctx.writer.memory_write(name, section, change, source_agent)
             if written.outcome != "applied":
                 return ForgetReceipt(
                     written.outcome,
@@ -157,9 +162,9 @@ class MemoryForgetting(MemoryBase):
                     tuple(phrases),
                     proposal=written.proposal,
                 )
-            after = snapshot(self.workspace, name, touched)
-            left = {it.id for it in self.index.get_items(ids)}
-            self.link_store.remove_links(name, set(ids) - left)
+            after = snapshot(ctx.workspace, name, touched)
+            left = {it.id for it in ctx.index.get_items(ids)}
+            ctx.link_store.remove_links(name, set(ids) - left)
             self._compact()
         rewritten = sum(1 for i, text in after.items() if before.get(i) != text)
         gone = (indexed - left) | (set(before) - set(after))  # a rewritten id counts too
@@ -180,22 +185,23 @@ class MemoryForgetting(MemoryBase):
         removed. Returns how many were finished; ``build_memory`` calls it on opening."""
         from kronika.engine import forget_journal
 
+        ctx = self._ctx
         finished = 0
-        for name in self.agents():
-            folder = self.workspace.agent_dir(name)
+        for name in ctx.agents():
+            folder = ctx.workspace.agent_dir(name)
             if not (folder / forget_journal.JOURNAL).exists():
                 continue  # the common case: no lock taken
             # another process may be inside that very forget
-            with self._outside_the_lock(), self._lock:
+            with self._outside_the_lock(), ctx.lock:
                 found = forget_journal.pending(folder)
                 if found is None:  # finished meanwhile, or unreadable: nothing was edited
                     forget_journal.finish(folder)
                     continue
                 # what the cut-short forget already wrote, indexed while its journal
                 # says those facts are being forgotten (not lost)
-                self._indexer.sync_agent(name)
+                ctx.indexer.sync_agent(name)
                 change = ForgetItems(found.items, found.phrases, found.keep)
-                self._writer.memory_write(name, "forget", change, SYSTEM)
+                ctx.writer.memory_write(name, "forget", change, SYSTEM)
                 self._compact()
             finished += 1
             log.warning("%s: a forget cut short by a crash was finished", name)
@@ -207,15 +213,16 @@ class MemoryForgetting(MemoryBase):
         ``compact_after_forget`` there. In team mode the redacted files go into the
         record first (a working copy's ``push``, under the lock), so the rows it
         replaces are among the rewritten."""
-        index = getattr(self.index, "inner", self.index)
+        ctx = self._ctx
+        index = getattr(ctx.index, "inner", ctx.index)
         compact = getattr(index, "compact_after_forget", None)
         if callable(compact):
             from kronika.stores.working_copy import WorkingCopy
 
-            if isinstance(self._lock, WorkingCopy):
-                self._lock.push()
-            self._forget_state.due = compact
-            if getattr(self._forget_state, "depth", 0) == 0:  # not inside a forget
+            if isinstance(ctx.lock, WorkingCopy):
+                ctx.lock.push()
+            ctx.shared.forget_state.due = compact
+            if getattr(ctx.shared.forget_state, "depth", 0) == 0:  # not inside a forget
                 self._compact_due()
 
     @contextmanager
@@ -224,7 +231,7 @@ class MemoryForgetting(MemoryBase):
         the lock released, run the rewrite it asked for (:meth:`_compact`), so other
         workers' recalls and writes wait only for the table being rewritten, not for the
         whole rewrite and the WAL rounds. The forget returns after it, as before."""
-        state = self._forget_state
+        state = self._ctx.shared.forget_state
         state.depth = getattr(state, "depth", 0) + 1
         try:
             yield
@@ -234,8 +241,10 @@ class MemoryForgetting(MemoryBase):
                 self._compact_due()
 
     def _compact_due(self) -> None:
-        compact: Callable[[], list[str]] | None = getattr(self._forget_state, "due", None)
-        self._forget_state.due = None
+        compact: Callable[[], list[str]] | None = getattr(
+            self._ctx.shared.forget_state, "due", None
+        )
+        self._ctx.shared.forget_state.due = None
         if compact is not None:
             for skipped in compact():
                 log.warning("after a forget: %s", skipped)
@@ -251,17 +260,18 @@ class MemoryForgetting(MemoryBase):
         in too long a tier), every agent's unless ``agent``; see :mod:`kronika.engine.purge`."""
         from kronika.engine.purge import find_purgeable, purge
 
-        agents = [self._agent(agent)] if agent is not None else self.agents()
-        with self._outside_the_lock(), self._lock:
+        ctx = self._ctx
+        agents = [ctx.agent(agent)] if agent is not None else ctx.agents()
+        with self._outside_the_lock(), ctx.lock:
             for name in agents:
-                self._indexer.sync_agent(name)
-            now = self.clock.now()
-            policies = self.settings.storage_policies
-            checked, found = find_purgeable(self.index, agents, policies, now)
+                ctx.indexer.sync_agent(name)
+            now = ctx.clock.now()
+            policies = ctx.settings.storage_policies
+            checked, found = find_purgeable(ctx.index, agents, policies, now)
             return purge(
                 checked,
                 found,
-                lambda name, items: self._forget_items(name, items, "purge", SYSTEM),
+                lambda name, items: self.forget_items(name, items, "purge", SYSTEM),
                 dry_run=dry_run,
                 progress=progress,
             )

@@ -1,4 +1,5 @@
-"""Lessons from outcomes (SPEC F2, F3) on the facade: :mod:`kronika.engine.learning`."""
+"""``memory.lessons``: lessons from outcomes (SPEC F2, F3), :mod:`kronika.engine.learning`
+on the facade."""
 
 from __future__ import annotations
 
@@ -12,14 +13,34 @@ from kronika.core.visibility import only_visible
 from kronika.engine import learning
 from kronika.engine.write import USER
 from kronika.errors import InvalidInput
-from kronika.memory.base import MemoryBase
+from kronika.memory.base import MemoryContext
 from kronika.stores.markdown.lessons import LESSONS_FILE
 
 if TYPE_CHECKING:
     from kronika.ports import LLM
 
 
-class MemoryLessons(MemoryBase):
+class Lessons:
+    """Record outcomes and learn from them, find and list lessons; calling the part
+    lists them (what ``memory.lessons()`` did before the part was there).
+
+    Learning reads and writes through the memory's own verbs (recall, note, link, the
+    write path): it is given the memory (:class:`kronika.engine.learning.Memory`)."""
+
+    def __init__(self, ctx: MemoryContext, memory: learning.Memory) -> None:
+        self._ctx = ctx
+        self._memory = memory
+
+    def __call__(
+        self,
+        *,
+        agent: str | None = None,
+        include_retired: bool = False,
+        reader: Reader | None = None,
+    ) -> list[Lesson]:
+        """:meth:`list`."""
+        return self.list(agent=agent, include_retired=include_retired, reader=reader)
+
     def record_outcome(
         self,
         task: str,
@@ -47,7 +68,7 @@ class MemoryLessons(MemoryBase):
         without one kronika writes it from the reasons.
 
         The outcome and what is learned from it are for the audience ``scope``,
-        ``user``, ``channel``, ``team`` and ``reader`` name, as for :meth:`note`: a
+        ``user``, ``channel``, ``team`` and ``reader`` name, as for :meth:`Memory.note`: a
         lesson from a user's private outcome is theirs alone, one from a team's outcome
         the team's (docs/lessons.md). Only lessons the reader may see are credited.
         """
@@ -56,7 +77,7 @@ class MemoryLessons(MemoryBase):
                 raise InvalidInput("give an evaluation, or ok=True/False with reasons")
             evaluation = Evaluation(bool(ok), 1.0 if ok else 0.0, tuple(reasons), "given")
         return learning.record_outcome(
-            self,  # type: ignore[arg-type]
+            self._memory,
             task,
             action,
             evaluation,
@@ -72,14 +93,15 @@ class MemoryLessons(MemoryBase):
             reader=reader,
         )
 
-    def lessons_for(
+    def for_task(
         self, task: str, *, agent: str | None = None, k: int = 5, reader: Reader | None = None
     ) -> list[RecallHit]:
         """The active lessons (reflections, strategies) the reader may see that best
-        match ``task``."""
-        return learning.lessons_for(self, task, agent=agent, k=k, reader=reader)  # type: ignore[arg-type]
+        match ``task`` (``memory.lessons_for``)."""
+        return learning.lessons_for(self._memory, task, agent=agent, k=k, reader=reader)
 
-    def lessons(
+    # named `list`, this method comes last: an annotation below it would read `list` as it
+    def list(
         self,
         *,
         agent: str | None = None,
@@ -90,11 +112,12 @@ class MemoryLessons(MemoryBase):
 
         A lesson is an item like any other (layer 4): it is listed only to a reader
         who may see its item (:func:`kronika.core.visibility.visible`)."""
-        name = self._agent(agent)
-        found = self.workspace.read_lessons(name)
-        seen = self._reader(reader)
+        ctx = self._ctx
+        name = ctx.agent(agent)
+        found = ctx.workspace.read_lessons(name)
+        seen = ctx.reading(reader)
         if seen is not None and found:
-            items = self.workspace.parse_source(name, LESSONS_FILE).items
+            items = ctx.workspace.parse_source(name, LESSONS_FILE).items
             shown = {item.id for item in only_visible(items, seen)}
             found = [x for x in found if x.id in shown]
         return found if include_retired else [x for x in found if x.active]

@@ -1,5 +1,6 @@
-"""Links between items (SPEC S3, F2): an event and the reflection drawn from it, an
-error or a reflection and the strategy that answers it, two related items.
+"""``memory.links``: links between items (SPEC S3, F2): an event and the reflection
+drawn from it, an error or a reflection and the strategy that answers it, two related
+items.
 
 Links live in the store of record beside the items (``links.md`` of each agent in the
 Markdown workspace, :mod:`kronika.stores.markdown.links`); forgetting an item removes
@@ -12,13 +13,25 @@ from kronika.core.model import ItemLink, LinkKind, Reader
 from kronika.core.visibility import only_visible
 from kronika.engine.write import USER
 from kronika.errors import InvalidInput, NotFound
-from kronika.memory.base import MemoryBase
+from kronika.memory.base import MemoryContext
 from kronika.ports import AuditEntry, acting
 from kronika.stores.markdown.links import format_link
 
 
-class MemoryLinks(MemoryBase):
-    def link(
+class Links:
+    """Link two items, list the links; calling the part lists them (what
+    ``memory.links(item_id)`` did before the part was there)."""
+
+    def __init__(self, ctx: MemoryContext) -> None:
+        self._ctx = ctx
+
+    def __call__(
+        self, item_id: str | None = None, *, agent: str | None = None, reader: Reader | None = None
+    ) -> list[ItemLink]:
+        """:meth:`list`."""
+        return self.list(item_id, agent=agent, reader=reader)
+
+    def add(
         self,
         from_id: str,
         to_id: str,
@@ -29,8 +42,10 @@ class MemoryLinks(MemoryBase):
     ) -> ItemLink:
         """Link two items of one agent (``from_id -> to_id``; ``related`` both ways).
 
-        Both must be in memory; linking them again changes nothing. Audited as ``link``.
+        Both must be in memory; linking them again changes nothing. Audited as ``link``
+        (``memory.link``).
         """
+        ctx = self._ctx
         try:
             chosen = LinkKind(kind)
         except ValueError as exc:
@@ -38,21 +53,21 @@ class MemoryLinks(MemoryBase):
             raise InvalidInput(f"no link kind {kind!r}; the kinds are {kinds}") from exc
         if from_id == to_id:
             raise InvalidInput("an item cannot be linked to itself")
-        name = self._agent(agent)
-        with self._lock:
-            self._indexer.sync_agent(name)
-            found = {it.id for it in self.index.get_items([from_id, to_id]) if it.agent == name}
+        name = ctx.agent(agent)
+        with ctx.lock:
+            ctx.indexer.sync_agent(name)
+            found = {it.id for it in ctx.index.get_items([from_id, to_id]) if it.agent == name}
             missing = [i for i in (from_id, to_id) if i not in found]
             if missing:
                 raise NotFound(f"no item {missing[0]!r} in the memory of agent {name!r}")
-            made = ItemLink(from_id, to_id, chosen, self.clock.now()).normalised()
-            for link in self.link_store.links(name, from_id):
+            made = ItemLink(from_id, to_id, chosen, ctx.clock.now()).normalised()
+            for link in ctx.link_store.links(name, from_id):
                 if link.identity == made.identity:
                     return link
-            if self.link_store.add_links(name, [made]):
-                self.audit_log.append(
+            if ctx.link_store.add_links(name, [made]):
+                ctx.audit_log.append(
                     AuditEntry(
-                        at=made.created_at or self.clock.now(),
+                        at=made.created_at or ctx.clock.now(),
                         action="link",
                         target_agent=name,
                         source_agent=source_agent,
@@ -66,18 +81,20 @@ class MemoryLinks(MemoryBase):
                 return made
         return made
 
-    def links(
+    # named `list`, this method comes last: an annotation below it would read `list` as it
+    def list(
         self, item_id: str | None = None, *, agent: str | None = None, reader: Reader | None = None
     ) -> list[ItemLink]:
         """The agent's links in the order they were made (only those touching
         ``item_id``, at either end, when it is given); a reader's, only those between
         items they may see."""
-        name = self._agent(agent)
-        found = self.link_store.links(name, item_id)
-        who = self._reader(reader)
+        ctx = self._ctx
+        name = ctx.agent(agent)
+        found = ctx.link_store.links(name, item_id)
+        who = ctx.reading(reader)
         if who is None or not found:
             return found
-        self._fresh(name)
+        ctx.fresh(name)
         ids = {end for link in found for end in (link.from_id, link.to_id)}
-        seen = {item.id for item in only_visible(self.index.get_items(sorted(ids)), who)}
+        seen = {item.id for item in only_visible(ctx.index.get_items(sorted(ids)), who)}
         return [link for link in found if link.from_id in seen and link.to_id in seen]

@@ -1,6 +1,7 @@
-"""Changes an agent's autonomy turned into proposals (:mod:`kronika.engine.proposals`):
-listed for the reader who may see them, approved (applied as the person, a fact placed
-as :meth:`~kronika.memory.facts.MemoryFacts.remember` would) or rejected."""
+"""``memory.proposals``: changes an agent's autonomy turned into proposals
+(:mod:`kronika.engine.proposals`): listed for the reader who may see them, approved
+(applied as the person, a fact placed as :meth:`~kronika.memory.facts.Facts.remember`
+would) or rejected."""
 
 from __future__ import annotations
 
@@ -11,34 +12,29 @@ from kronika.core.visibility import visible
 from kronika.engine.changes import AppendTurn, WriteLessons
 from kronika.engine.proposals import Proposal, fact_of, items_of
 from kronika.engine.write import USER, WriteReceipt
-from kronika.memory.facts import MemoryFacts
+from kronika.memory.base import MemoryContext
+from kronika.memory.facts import Facts
 from kronika.stores.markdown.lessons import lesson_items
 from kronika.stores.markdown.sessions import header_audience, session_filename
 
 
-class MemoryProposals(MemoryFacts):
-    """List, approve and reject proposals."""
+class Proposals:
+    """List, approve and reject proposals; calling the part lists them (what
+    ``memory.proposals(agent)`` did before the part was there)."""
 
-    def proposals(
-        self, agent: str | None = None, *, reader: Reader | None = None
-    ) -> list[Proposal]:
-        """Changes waiting for the person's approval; every agent's when ``agent`` is None.
-        A reader sees those whose every item they may see (none that only keep books)."""
-        found = [p for name in self._agents_or_all(agent) for p in self._proposals.pending(name)]
-        who = self._reader(reader)
-        if who is None:
-            return found
-        return [
-            p
-            for p in found
-            if (its := self._proposed_items(p)) and all(visible(i, who) for i in its)
-        ]
+    def __init__(self, ctx: MemoryContext, facts: Facts) -> None:
+        self._ctx = ctx
+        self._facts = facts
+
+    def __call__(self, agent: str | None = None, *, reader: Reader | None = None) -> list[Proposal]:
+        """:meth:`list`."""
+        return self.list(agent, reader=reader)
 
     def _proposed_items(self, proposal: Proposal) -> tuple[MemoryItem, ...]:
         """What ``proposal`` would store: its items, or the lessons it would write as
         the items they become (so a lesson's own audience sees its proposal)."""
         if isinstance(proposal.change, WriteLessons):
-            tenant = self.workspace.tenant_of(proposal.agent)
+            tenant = self._ctx.workspace.tenant_of(proposal.agent)
             return tuple(lesson_items(proposal.change.lessons, {}, tenant=tenant))
         if isinstance(proposal.change, AppendTurn):
             return (self._proposed_turn(proposal.agent, proposal.change),)
@@ -53,7 +49,7 @@ class MemoryProposals(MemoryFacts):
         return MemoryItem(
             id=turn.turn_id,
             agent=agent,
-            tenant=self.workspace.tenant_of(agent),
+            tenant=self._ctx.workspace.tenant_of(agent),
             content=turn.content,
             type=ItemType.MESSAGE,
             layer=Layer.WORKING,
@@ -69,19 +65,38 @@ class MemoryProposals(MemoryFacts):
 
     def approve(self, proposal_id: str, agent: str | None = None) -> WriteReceipt:
         """Apply a waiting proposal as the person, then remove it (see engine/proposals)."""
-        with self._lock:
-            found = self._proposals.find(self._agents_or_all(agent), proposal_id)
+        ctx = self._ctx
+        with ctx.lock:
+            found = ctx.proposal_book.find(ctx.agents_or_all(agent), proposal_id)
             fact = fact_of(found.change)
             if fact is None:
-                receipt = self._writer.memory_write(found.agent, found.section, found.change, USER)
+                receipt = ctx.writer.memory_write(found.agent, found.section, found.change, USER)
             else:
-                receipt = self._write_fact(found.agent, found.section, fact, self.clock.now(), USER)
-            self._proposals.settle(found, "approve")
+                receipt = self._facts.write_fact(
+                    found.agent, found.section, fact, ctx.clock.now(), USER
+                )
+            ctx.proposal_book.settle(found, "approve")
         return receipt
 
     def reject(self, proposal_id: str, agent: str | None = None) -> Proposal:
         """Drop a waiting proposal (audited as ``reject``); returns it, marked rejected."""
-        with self._lock:
-            found = self._proposals.find(self._agents_or_all(agent), proposal_id)
-            self._proposals.settle(found, "reject")
+        ctx = self._ctx
+        with ctx.lock:
+            found = ctx.proposal_book.find(ctx.agents_or_all(agent), proposal_id)
+            ctx.proposal_book.settle(found, "reject")
         return replace(found, status="rejected")
+
+    # named `list`, this method comes last: an annotation below it would read `list` as it
+    def list(self, agent: str | None = None, *, reader: Reader | None = None) -> list[Proposal]:
+        """Changes waiting for the person's approval; every agent's when ``agent`` is None.
+        A reader sees those whose every item they may see (none that only keep books)."""
+        ctx = self._ctx
+        found = [p for name in ctx.agents_or_all(agent) for p in ctx.proposal_book.pending(name)]
+        who = ctx.reading(reader)
+        if who is None:
+            return found
+        return [
+            p
+            for p in found
+            if (its := self._proposed_items(p)) and all(visible(i, who) for i in its)
+        ]

@@ -1,12 +1,10 @@
-"""The read side of :class:`kronika.memory.Memory`: recall, listings, the Brain and the
-prompt blocks. Reads bring the index up to date with the Markdown first."""
+"""The reads of :class:`kronika.memory.Memory`: recall, one item, listings, facts and
+their history. Reads bring the index up to date with the Markdown first."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any
 
 from kronika.core.model import (
     ItemType,
@@ -16,29 +14,21 @@ from kronika.core.model import (
     RecallResult,
     Scope,
 )
-from kronika.core.prompt import (
-    render_brain,
-    render_long_term_block,
-    render_memory_block,
-)
 from kronika.core.text import normalize_key
 from kronika.core.timeexpr import parse_since, parse_until
-from kronika.core.visibility import only_visible, visible
+from kronika.core.visibility import only_visible
 from kronika.engine.recall import Mode
 from kronika.errors import ConfigError, InvalidQuery, NotFound
 from kronika.memory import checks
-from kronika.memory.base import MemoryBase, _when
-from kronika.ports import (
-    AuditEntry,
-    Vector,
-)
-
-_ITEM_ID = re.compile(r"\b[a-z]+-[0-9a-f]{12}\b")
-"""An item's id (``f-62acd0de3b06``) where an audit entry's summary names one."""
+from kronika.memory.base import MemoryContext
+from kronika.ports import Vector
 
 
-class MemoryReads(MemoryBase):
-    """Recall, items, facts, history, sessions, the Brain and the prompt blocks."""
+class Reads:
+    """Recall, items, facts and their history."""
+
+    def __init__(self, ctx: MemoryContext) -> None:
+        self._ctx = ctx
 
     # --------------------------------------------------------------------- reads
     def recall(
@@ -72,6 +62,7 @@ class MemoryReads(MemoryBase):
         ``budget_tokens`` outside 1..10 000 000, a time that cannot be understood (or
         lies outside the years 1..9999) and arguments of the wrong type.
         """
+        ctx = self._ctx
         query = checks.text(query, what="the query", error=InvalidQuery)
         k = checks.optional_count(k, what="k", low=1, high=checks.MAX_K, error=InvalidQuery)
         budget_tokens = checks.optional_count(
@@ -90,22 +81,22 @@ class MemoryReads(MemoryBase):
             for values, what in ((keys, "keys"), (entities, "entities"), (speakers, "speakers"))
         )
         channel = checks.optional_text(channel, what="the channel", error=InvalidQuery)
-        who = self._reader(reader)
+        who = ctx.reading(reader)
         if now is not None and not isinstance(now, datetime):
             raise InvalidQuery(f"now must be a datetime, not {type(now).__name__}")
         for value, what in ((now, "now"), (since, "since"), (until, "until"), (as_of, "as_of")):
             checks.aware(value, what=what, error=InvalidQuery)
-        moment = now or self.clock.now()
+        moment = now or ctx.clock.now()
         if all_agents:
             agents: tuple[str, ...] = ()
-            for name in self.agents():
-                self._fresh(name)
+            for name in ctx.agents():
+                ctx.fresh(name)
         else:
-            name = self._agent(agent)
-            self._fresh(name)
+            name = ctx.agent(agent)
+            ctx.fresh(name)
             agents = (name,)
         if mode != "lexical":
-            self._vectors_ready()
+            ctx.vectors_ready()
         try:
             flt = RecallFilter(
                 agents=agents,
@@ -126,8 +117,8 @@ class MemoryReads(MemoryBase):
             raise InvalidQuery(str(exc)) from exc
         except OverflowError as exc:
             raise InvalidQuery(f"that time is outside the years 1 to 9999 ({exc})") from exc
-        result = self._healing(  # a damaged index is rebuilt, never the end of an agent
-            lambda: self._recaller.recall(
+        result = ctx.healing(  # a damaged index is rebuilt, never the end of an agent
+            lambda: ctx.recaller.recall(
                 query,
                 flt,
                 k=k if k is not None else self._default_k(),
@@ -139,13 +130,13 @@ class MemoryReads(MemoryBase):
             )
         )
         if record_access:  # a recall that counts is logged (engine/recall_log.py)
-            tenant = self.workspace.tenant_of(agents[0]) if agents else self.settings.tenant
-            self.recalls.record(result, at=moment, reader=who, tenant=tenant, agents=agents)
+            tenant = ctx.workspace.tenant_of(agents[0]) if agents else ctx.settings.tenant
+            ctx.recalls.record(result, at=moment, reader=who, tenant=tenant, agents=agents)
         return result
 
     def _default_k(self) -> int:
         return checks.count(
-            self.settings.recall_k,
+            self._ctx.settings.recall_k,
             what="the recall_k setting",
             low=1,
             high=checks.MAX_K,
@@ -156,11 +147,12 @@ class MemoryReads(MemoryBase):
         self, item_id: str, *, agent: str | None = None, reader: Reader | None = None
     ) -> MemoryItem:
         """One item by id; :class:`NotFound` also when ``reader`` may not see it."""
+        ctx = self._ctx
         item_id = checks.text(item_id, what="the item id")
-        name = self._agent(agent)
-        self._fresh(name)
-        found = [it for it in self.index.get_items([item_id]) if it.agent == name]
-        found = only_visible(found, self._reader(reader))
+        name = ctx.agent(agent)
+        ctx.fresh(name)
+        found = [it for it in ctx.index.get_items([item_id]) if it.agent == name]
+        found = only_visible(found, ctx.reading(reader))
         if not found:
             raise NotFound(f"no memory item {item_id!r} for agent {name!r}")
         return found[0]
@@ -178,26 +170,28 @@ class MemoryReads(MemoryBase):
     ) -> list[MemoryItem]:
         """Stored items ``reader`` may see, newest first (``kronika list``); ``limit``
         1..1 000 000."""
+        ctx = self._ctx
         limit = checks.optional_count(limit, what="the limit", low=1, high=checks.MAX_LIMIT)
         offset = checks.count(offset, what="the offset", low=0, high=checks.MAX_OFFSET)
-        name = self._agent(agent)
-        self._fresh(name)
+        name = ctx.agent(agent)
+        ctx.fresh(name)
         try:
             flt = RecallFilter(
                 agents=(name,),
                 types=tuple(ItemType(t) for t in types),
                 scopes=tuple(Scope(sc) for sc in scopes),
                 include_superseded=include_superseded,
-                reader=self._reader(reader),
+                reader=ctx.reading(reader),
             )
         except ValueError as exc:
             raise InvalidQuery(str(exc)) from exc
-        return self.index.list_items(flt, limit=limit, offset=offset)
+        return ctx.index.list_items(flt, limit=limit, offset=offset)
 
     def count(self, *, agent: str | None = None, reader: Reader | None = None) -> int:
-        name = self._agent(agent)
-        self._fresh(name)
-        return self.index.count_items(RecallFilter(agents=(name,), reader=self._reader(reader)))
+        ctx = self._ctx
+        name = ctx.agent(agent)
+        ctx.fresh(name)
+        return ctx.index.count_items(RecallFilter(agents=(name,), reader=ctx.reading(reader)))
 
     def facts(
         self,
@@ -209,17 +203,19 @@ class MemoryReads(MemoryBase):
     ) -> list[MemoryItem]:
         """Current facts ``reader`` may see (of ``scopes``, when given): the Brain, then
         (by default) the archive."""
-        name = self._agent(agent)
-        facts = self._brain_facts(name, reader, scopes)
+        ctx = self._ctx
+        name = ctx.agent(agent)
+        facts = self.brain_facts(name, reader, scopes)
         if not include_archived:
             return facts
-        archived = only_visible(self.workspace.archived_facts(name), self._reader(reader))
+        archived = only_visible(ctx.workspace.archived_facts(name), ctx.reading(reader))
         return facts + _of_scopes(archived, scopes)
 
-    def _brain_facts(
+    def brain_facts(
         self, agent: str, reader: Reader | None, scopes: Sequence[Scope | str] = ()
     ) -> list[MemoryItem]:
-        brain = only_visible(self.workspace.brain_facts(agent), self._reader(reader))
+        """The Brain's facts ``reader`` may see (of ``scopes``, when given)."""
+        brain = only_visible(self._ctx.workspace.brain_facts(agent), self._ctx.reading(reader))
         return _of_scopes(brain, scopes)
 
     def history(
@@ -227,152 +223,14 @@ class MemoryReads(MemoryBase):
     ) -> list[MemoryItem]:
         """Every value a key has had that ``reader`` may see, oldest first, with validity
         intervals (``[]`` for a key that never had one)."""
+        ctx = self._ctx
         key = checks.text(key, what="the key")
-        name = self._agent(agent)
+        name = ctx.agent(agent)
         wanted = normalize_key(key)
-        pool = only_visible(self.workspace.fact_history(name), self._reader(reader))
+        pool = only_visible(ctx.workspace.fact_history(name), ctx.reading(reader))
         pool += self.facts(agent=name, reader=reader)
         values = [f for f in pool if f.key and normalize_key(f.key) == wanted]
         return sorted(values, key=lambda f: f.valid_from or f.created_at)
-
-    def load_all(
-        self, *, agent: str | None = None, query: str | None = None, reader: Reader | None = None
-    ) -> list[MemoryItem]:
-        """All current facts below ``load_all_below`` of them; above, the relevant ones (R6)."""
-        name = self._agent(agent)
-        facts = self.facts(agent=name, reader=reader)
-        limit = self.settings.load_all_below
-        if len(facts) < limit:
-            return facts
-        if not query:
-            brain = self._brain_facts(name, reader)
-            return sorted(brain, key=lambda f: -f.importance)[:limit]
-        result = self.recall(  # an automatic read: it records no access (docs/scoring.md)
-            query,
-            agent=name,
-            k=min(limit, checks.MAX_K),
-            types=[ItemType.FACT],
-            reader=reader,
-            record_access=False,
-        )
-        return [hit.item for hit in result.hits]
-
-    def load_short_term(
-        self,
-        *,
-        agent: str | None = None,
-        session_id: str | None = None,
-        limit: int = 20,
-        reader: Reader | None = None,
-    ) -> list[MemoryItem]:
-        """The last ``limit`` turns of a session (the newest session ``reader`` may see
-        when none is named)."""
-        name = self._agent(agent)
-        if session_id is None:
-            latest = self.items(agent=name, types=[ItemType.MESSAGE], limit=1, reader=reader)
-            if not latest or latest[0].provenance.session_id is None:
-                return []
-            session_id = latest[0].provenance.session_id
-        return self.load_session(session_id, agent=name, reader=reader)[-limit:]
-
-    def load_long_term(
-        self,
-        *,
-        agent: str | None = None,
-        query: str | None = None,
-        k: int | None = None,
-        reader: Reader | None = None,
-        scopes: Sequence[Scope | str] = (),
-    ) -> list[MemoryItem]:
-        """Static Brain facts plus the top-K relevant long-term items for ``query`` (R4)."""
-        name = self._agent(agent)
-        static = self._brain_facts(name, reader, scopes)
-        if not query:
-            return static
-        seen = {f.id for f in static}
-        result = self.recall(  # an automatic read: it records no access (docs/scoring.md)
-            query,
-            agent=name,
-            k=k or self.settings.long_term_top_k,
-            types=[ItemType.FACT, ItemType.NOTE, ItemType.SUMMARY, ItemType.SEMANTIC],
-            reader=reader,
-            scopes=scopes,
-            record_access=False,
-        )
-        return static + [hit.item for hit in result.hits if hit.item.id not in seen]
-
-    def format_for_prompt(
-        self,
-        *,
-        agent: str | None = None,
-        query: str | None = None,
-        reader: Reader | None = None,
-        scopes: Sequence[Scope | str] = (),
-    ) -> str:
-        """The ``<memory>`` block (I6) and, for a query, the ``LONG_TERM_MEMORY`` block (R4),
-        of what ``reader`` may see (of ``scopes``, when given). Returns ``""`` when there is
-        nothing to show.
-        """
-        name = self._agent(agent)
-        brain = self._brain_facts(name, reader, scopes)
-        parts = [render_memory_block(brain)]
-        if query:
-            long_term = self.load_long_term(agent=name, query=query, reader=reader, scopes=scopes)
-            relevant = [i for i in long_term if i not in brain]
-            parts.append(render_long_term_block(relevant, []))
-        return "\n\n".join(part for part in parts if part)
-
-    def brain(
-        self,
-        *,
-        agent: str | None = None,
-        reader: Reader | None = None,
-        scopes: Sequence[Scope | str] = (),
-    ) -> str:
-        """The Brain as the agent sees it at wake-up (the facts ``reader`` may see)."""
-        name = self._agent(agent)
-        return render_brain(name, self._brain_facts(name, reader, scopes))
-
-    def identity(self, *, agent: str | None = None) -> str:
-        return self.workspace.read_identity(self._agent(agent))
-
-    def active_context(self, *, agent: str | None = None, reader: Reader | None = None) -> str:
-        """The summary of the last session, when ``reader`` may see that session ("" if not)."""
-        who = self._reader(reader)
-        item = self.workspace.active_context_item(self._agent(agent))
-        if item is None or (who is not None and not visible(item, who)):
-            return ""
-        return item.content
-
-    def audit(
-        self, *, agent: str | None = None, limit: int | None = None, reader: Reader | None = None
-    ) -> list[AuditEntry]:
-        """The newest ``limit`` (1..1 000 000) entries of the audit trail, oldest first.
-
-        Without a reader: every entry (the owner's trail). A reader gets the entries of
-        its tenant's agents about an item it may see (:func:`visible`) and naming no
-        other item it may not see (a link names both its ends); an entry about no item,
-        or about one it may not see or that is gone, says what someone else's memory
-        held, and is left out."""
-        limit = checks.optional_count(limit, what="the limit", low=1, high=checks.MAX_LIMIT)
-        who = self._reader(reader)
-        if who is None:
-            return self.audit_log.read(agent, limit)
-        ours = [
-            entry
-            for entry in self.audit_log.read(agent)
-            if self.workspace.tenant_of(entry.target_agent) == who.tenant and entry.item_id
-        ]
-        named = {
-            id(entry): {str(entry.item_id), *_ITEM_ID.findall(entry.summary)} for entry in ours
-        }
-        ids = list(dict.fromkeys(i for names in named.values() for i in names))
-        seen = {item.id for item in self.index.get_items(ids) if visible(item, who)}
-        shown = [entry for entry in ours if named[id(entry)] <= seen]
-        return shown[-limit:] if limit else shown
-
-    def stats(self) -> dict[str, Any]:
-        return self.index.stats()
 
 
 def _of_scopes(items: list[MemoryItem], scopes: Sequence[Scope | str]) -> list[MemoryItem]:
@@ -384,3 +242,13 @@ def _of_scopes(items: list[MemoryItem], scopes: Sequence[Scope | str]) -> list[M
     except ValueError as exc:
         raise InvalidQuery(str(exc)) from exc
     return [item for item in items if item.scope in wanted]
+
+
+def _when(
+    value: str | datetime | None,
+    now: datetime,
+    parse: Callable[[str, datetime], datetime],
+) -> datetime | None:
+    if value is None or isinstance(value, datetime):
+        return value
+    return parse(value, now)

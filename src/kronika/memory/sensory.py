@@ -18,13 +18,18 @@ from kronika.engine.changes import AppendNote
 from kronika.engine.write import USER, WriteReceipt
 from kronika.errors import InvalidInput
 from kronika.memory import checks
-from kronika.memory.base import MemoryBase, _new_id
+from kronika.memory.base import MemoryContext, _new_id
 
 MAX_OBSERVATION = 20_000
 MAX_TTL = 366 * 86400
 
 
-class MemorySensory(MemoryBase):
+class Sensory:
+    """Keep raw events for a short while."""
+
+    def __init__(self, ctx: MemoryContext) -> None:
+        self._ctx = ctx
+
     def observe(
         self,
         text: str,
@@ -40,6 +45,7 @@ class MemorySensory(MemoryBase):
         reader: Reader | None = None,
     ) -> WriteReceipt:
         """Keep a raw event for ``ttl_seconds`` (1 s to a year); see the module docstring."""
+        ctx = self._ctx
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("the observation must be non-empty text")
         if len(text) > MAX_OBSERVATION:
@@ -49,9 +55,9 @@ class MemorySensory(MemoryBase):
         if not 1 <= ttl_seconds <= MAX_TTL:
             raise InvalidInput(f"ttl_seconds must be from 1 to {MAX_TTL}")
         at = checks.moment(at, what="at")
-        name = self._agent(agent)
-        owners = self._audience(name, scope, user, channel, team, reader)
-        now = at or self.clock.now()
+        name = ctx.agent(agent)
+        owners = ctx.audience(name, scope, user, channel, team, reader)
+        now = at or ctx.clock.now()
         clean = text.strip()
         item = MemoryItem(
             id=_new_id("o"),
@@ -64,7 +70,7 @@ class MemorySensory(MemoryBase):
             updated_at=now,
             valid_to=now + timedelta(seconds=ttl_seconds),
             provenance=Provenance(path=f"sensory/{now.date().isoformat()}.md"),
-            tenant=self.workspace.tenant_of(name),
+            tenant=ctx.workspace.tenant_of(name),
             scope=owners.scope,
             user=owners.user,
             channel=owners.channel,
@@ -73,5 +79,5 @@ class MemorySensory(MemoryBase):
             importance=0.2,
             entities=extract_entities(clean),
         )
-        with self._lock:
-            return self._writer.memory_write(name, "sensory", AppendNote(item), source_agent)
+        with ctx.lock:
+            return ctx.writer.memory_write(name, "sensory", AppendNote(item), source_agent)

@@ -1,34 +1,31 @@
-"""The writes that add to a log: a note retained in the daily log, a turn appended to
-its session file (auto-save, SPEC L4), whole sessions imported. Each is for the
-audience its write names (:meth:`~kronika.memory.base.MemoryBase._audience`)."""
+"""``memory.sessions``: conversations kept turn by turn — a turn appended to its
+session file (auto-save, SPEC L4), a session read back whole or its last turns, whole
+sessions imported. A session is for the audience its first turn names
+(:meth:`~kronika.memory.base.MemoryContext.audience`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
-from kronika.core.entities import extract_entities
 from kronika.core.model import (
-    Layer,
+    ItemType,
     MemoryItem,
-    Provenance,
     Reader,
-    RetainKind,
     Scope,
     SessionRecord,
     SessionStatus,
-    Tier,
     TurnRecord,
-    note_type,
 )
-from kronika.core.visibility import Audience, visible
-from kronika.engine.changes import AppendNote, AppendTurn, WriteSession
+from kronika.core.visibility import Audience, only_visible, visible
+from kronika.engine.changes import AppendTurn, WriteSession
 from kronika.engine.sync import Progress, SyncReport
-from kronika.engine.write import USER, SavedTurn, WriteReceipt
-from kronika.errors import Conflict, InvalidInput
+from kronika.engine.write import USER, SavedTurn
+from kronika.errors import Conflict
 from kronika.memory import checks
-from kronika.memory.base import MAX_VALUE_CHARS, MemoryBase, _clean, _new_id
+from kronika.memory.base import MAX_VALUE_CHARS, MemoryContext, _clean
+from kronika.memory.reads import Reads
 from kronika.stores.markdown.sessions import SAVED_SOURCE, audience_fields, session_filename
 
 
@@ -40,68 +37,12 @@ class ImportReport:
     sync: SyncReport
 
 
-class MemoryAppends(MemoryBase):
-    """Retain notes, save turns, import sessions."""
+class Sessions:
+    """Save turns, read sessions back, import whole sessions."""
 
-    def note(
-        self,
-        text: str,
-        *,
-        agent: str | None = None,
-        at: datetime | None = None,
-        source_agent: str = USER,
-        kind: RetainKind | str | None = None,
-        confidence: float | None = None,
-        scope: Scope | str | None = None,
-        user: str | None = None,
-        channel: str | None = None,
-        team: str | None = None,
-        reader: Reader | None = None,
-        tags: Sequence[str] = (),
-    ) -> WriteReceipt:
-        """Retain a note in today's daily log (``memory/YYYY-MM-DD.md``, ``## Retain``),
-        for the audience :meth:`remember` would give it.
-
-        ``kind`` types it (SPEC M6): ``W`` world (semantic memory), ``B`` experience
-        (first person), ``O`` opinion — with ``confidence`` from 0 to 1 —, ``S``
-        observation. ``@Name`` mentions in the text are its entities. ``tags`` are kept
-        with the note (consolidation tags a world note ``session:<id>``, the conversation
-        it was learned in).
-        """
-        clean = _clean(text, what="the note", limit=MAX_VALUE_CHARS)
-        at = checks.moment(at, what="at")
-        retain = checks.retain_kind(kind)
-        if confidence is not None:
-            if retain is not RetainKind.OPINION:
-                raise InvalidInput("a confidence belongs to an opinion: give kind O with it")
-            confidence = checks.fraction(confidence, what="the confidence")
-        name = self._agent(agent)
-        owners = self._audience(name, scope, user, channel, team, reader)
-        now = at or self.clock.now()
-        item = MemoryItem(
-            id=_new_id("n"),
-            agent=name,
-            content=clean,
-            type=note_type(retain),
-            layer=Layer.LONG_TERM,
-            tier=Tier.MID,
-            created_at=now,
-            updated_at=now,
-            provenance=Provenance(path=f"memory/{now.date().isoformat()}.md"),
-            tenant=self.workspace.tenant_of(name),
-            scope=owners.scope,
-            user=owners.user,
-            channel=owners.channel,
-            team=owners.team,
-            section="Retain",
-            importance=self.settings.importance_auto,
-            entities=extract_entities(clean),
-            kind=retain,
-            confidence=confidence,
-            tags=tuple(checks.texts(tags, what="tags")),
-        )
-        with self._lock:
-            return self._writer.memory_write(name, "Retain", AppendNote(item), source_agent)
+    def __init__(self, ctx: MemoryContext, reads: Reads) -> None:
+        self._ctx = ctx
+        self._reads = reads
 
     def save_turn(
         self,
@@ -125,29 +66,30 @@ class MemoryAppends(MemoryBase):
         to its own memory: the turn waits as proposal ``proposal``) or ``refused`` by a
         storage policy (``policy``).
 
-        The turn that starts a session records who it is for (as :meth:`remember`) in
+        The turn that starts a session records who it is for (as :meth:`Memory.remember`) in
         the file's header, and every turn of the session is for them; a later turn
         naming another audience is refused. The session is live (``source: api``,
         ``status: open``): listed with the others, and ended and consolidated once no
         turn came for ``idle_minutes``.
         """
+        ctx = self._ctx
         session_id = checks.text(session_id, what="the session id")
         text = _clean(content, what="the turn", limit=MAX_VALUE_CHARS * 5)
         who = _clean(speaker, what="the speaker", limit=100)
         at = checks.moment(at, what="at")
-        name = self._agent(agent)
-        owners = self._audience(name, scope, user, channel, team, reader)
-        now = at or self.clock.now()
+        name = ctx.agent(agent)
+        owners = ctx.audience(name, scope, user, channel, team, reader)
+        now = at or ctx.clock.now()
         # the turn and its audit line are synced after the lock is released, together
         # with those of other threads saving turns meanwhile (group commit)
-        with self._commits.deferring(), self._lock:
+        with ctx.commits.deferring(), ctx.lock:
             try:
                 return self._append_turn(
                     name, session_id, who, text, now, turn_id, owners, source_agent,
-                    self._reader(reader),
+                    ctx.reading(reader),
                 )  # fmt: skip
             finally:
-                self._indexer.forget_tail(name, session_filename(session_id))
+                ctx.indexer.forget_tail(name, session_filename(session_id))
 
     def _append_turn(
         self,
@@ -183,28 +125,59 @@ class MemoryAppends(MemoryBase):
             header=(("source", SAVED_SOURCE), ("status", SessionStatus.OPEN.value))
             + audience_fields(owners),
         )
-        done = self._writer.memory_write(name, "sessions", change, source_agent)
+        done = self._ctx.writer.memory_write(name, "sessions", change, source_agent)
         return SavedTurn(turn_id, done.outcome, done.proposal, done.policy)
 
     def _turns_in(self, agent: str, session_id: str) -> tuple[int, MemoryItem | None]:
         """How many turns the session's file holds — the index's count while it matches
         the file's size and modification time (no parse), else the file's own — and the
         last turn the index holds of it."""
+        ctx = self._ctx
         path = session_filename(session_id)
         try:
-            stat = (self.workspace.agent_dir(agent) / path).stat()
+            stat = (ctx.workspace.agent_dir(agent) / path).stat()
         except FileNotFoundError:
             return 0, None
-        tail = self._indexer.session_tail(agent, path)
+        tail = ctx.indexer.session_tail(agent, path)
         last = tail.items[-1] if tail is not None and tail.items else None
         if tail is not None and (tail.state.mtime_ns, tail.state.size) == (
             stat.st_mtime_ns,
             stat.st_size,
         ):
             return tail.count, last
-        return len(self.workspace.parse_source(agent, path).items), last
+        return len(ctx.workspace.parse_source(agent, path).items), last
 
-    def import_sessions(
+    def load(
+        self, session_id: str, *, agent: str | None = None, reader: Reader | None = None
+    ) -> list[MemoryItem]:
+        """Every turn of one stored session the reader may see, in order
+        (``memory.load_session``)."""
+        ctx = self._ctx
+        name = ctx.agent(agent)
+        path = session_filename(checks.text(session_id, what="the session id"))
+        if path not in {f.path for f in ctx.workspace.list_sources(name)}:
+            return []
+        return only_visible(ctx.workspace.parse_source(name, path).items, ctx.reading(reader))
+
+    def last_turns(
+        self,
+        *,
+        agent: str | None = None,
+        session_id: str | None = None,
+        limit: int = 20,
+        reader: Reader | None = None,
+    ) -> list[MemoryItem]:
+        """The last ``limit`` turns of a session (the newest session ``reader`` may see
+        when none is named; ``memory.load_short_term``)."""
+        name = self._ctx.agent(agent)
+        if session_id is None:
+            latest = self._reads.items(agent=name, types=[ItemType.MESSAGE], limit=1, reader=reader)
+            if not latest or latest[0].provenance.session_id is None:
+                return []
+            session_id = latest[0].provenance.session_id
+        return self.load(session_id, agent=name, reader=reader)[-limit:]
+
+    def import_records(
         self,
         agent: str,
         sessions: Iterable[SessionRecord],
@@ -212,15 +185,17 @@ class MemoryAppends(MemoryBase):
         progress: Progress | None = None,
         source_agent: str = USER,
     ) -> ImportReport:
-        """Store whole sessions (imports); indexing is batched at the end."""
-        self.create_agent(agent)
+        """Store whole sessions (imports); indexing is batched at the end
+        (``memory.import_sessions``)."""
+        ctx = self._ctx
+        ctx.create_agent(agent)
         count = turns = 0
         # each file is whole on disk before it is renamed into place; the folders and
         # the audit lines are synced once, when the import ends (group commit)
-        with self._commits.deferring(), self._lock, self._deferring(agent) as paths:
+        with ctx.commits.deferring(), ctx.lock, ctx.deferring(agent) as paths:
             for session in sessions:
-                self._writer.memory_write(agent, "sessions", WriteSession(session), source_agent)
+                ctx.writer.memory_write(agent, "sessions", WriteSession(session), source_agent)
                 count += 1
                 turns += len(session.turns)
-            report = self._indexer.sync_agent(agent, paths=list(paths), progress=progress)
+            report = ctx.indexer.sync_agent(agent, paths=list(paths), progress=progress)
         return ImportReport(agent=agent, sessions=count, turns=turns, sync=report)
