@@ -129,7 +129,7 @@ def test_the_cli_learns_for_the_user_it_names(backend: Backend) -> None:
         )
 
     made = kronika(
-        "outcome", PRIVATE, "--action", "vault rotate", "--exit-code", "1",
+        "lessons", "record", PRIVATE, "--action", "vault rotate", "--exit-code", "1",
         "--stderr", "error: the vault is sealed", "--no-model", "--user", "anna",
     )  # fmt: skip
     assert made.returncode == 0, made.stderr

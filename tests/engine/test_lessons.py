@@ -231,16 +231,18 @@ def test_the_cli_records_outcomes_and_lists_lessons(
     monkeypatch.setenv("KRONIKA_HOME", str(settings.home))
     monkeypatch.setenv("KRONIKA_EMBEDDER", "hashing")
     assert main(["init"]) == 0
-    args = ["outcome", TASK, "--action", "make deploy", "--exit-code", "2"]
+    args = ["lessons", "record", TASK, "--action", "make deploy", "--exit-code", "2"]
     assert main([*args, "--stderr", "error: relation users does not exist"]) == 0
     assert "learned reflection" in capsys.readouterr().out
-    assert main(["outcome", TASK, "--action", "make migrate deploy", "--ok", "--json"]) == 0
+    assert (
+        main(["lessons", "record", TASK, "--action", "make migrate deploy", "--ok", "--json"]) == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert sorted(x["kind"] for x in out["learned"]) == ["reflection", "strategy"]
     assert main(["lessons", "--json"]) == 0
     listed = json.loads(capsys.readouterr().out)
     assert len(listed) == 3 and all(x["status"] == "active" for x in listed)
-    assert main(["outcome", TASK, "--action", "x"]) == 2
+    assert main(["lessons", "record", TASK, "--action", "x"]) == 2
     assert "exactly one of" in capsys.readouterr().err
 
 
@@ -253,7 +255,7 @@ def test_recall_json_shows_each_hit_with_its_evidence_links(
     monkeypatch.setenv("KRONIKA_EMBEDDER", "hashing")
     assert main(["init"]) == 0
     capsys.readouterr()
-    args = ["outcome", TASK, "--action", "make deploy", "--exit-code", "2", "--json"]
+    args = ["lessons", "record", TASK, "--action", "make deploy", "--exit-code", "2", "--json"]
     assert main([*args, "--stderr", "error: relation users does not exist"]) == 0
     made = json.loads(capsys.readouterr().out)
     assert main(["recall", "relation users does not exist", "--type", "reflection", "--json"]) == 0

@@ -144,9 +144,9 @@ def test_link_and_links_on_the_command_line(
     assert main(["list", "--json"]) == 0
     rows = {row["content"]: row["id"] for row in json.loads(capsys.readouterr().out)}
     error, strategy = rows["The backup failed overnight"], rows["Rotate the backup disks weekly"]
-    assert main(["link", error, strategy, "--kind", "strategy"]) == 0
+    assert main(["links", "add", error, strategy, "--kind", "strategy"]) == 0
     assert f"{error} -[strategy]-> {strategy}" in capsys.readouterr().out
     assert main(["links", strategy, "--json"]) == 0
     assert json.loads(capsys.readouterr().out)[0]["kind"] == "strategy"
-    assert main(["link", error, "n-missing"]) == 5
-    assert main(["link", error, strategy, "--kind", "causes"]) == 2
+    assert main(["links", "add", error, "n-missing"]) == 5
+    assert main(["links", "add", error, strategy, "--kind", "causes"]) == 2

@@ -107,7 +107,7 @@ def test_each_type_and_layer_has_a_producer_and_filters_find_them(
         for name, value in (("HOME", str(model.home)), ("EMBEDDER", "hashing")):
             monkeypatch.setenv(f"KRONIKA_{name}", value)
         capsys.readouterr()
-        assert main(["stats", "--json"]) == 0
+        assert main(["index", "stats", "--json"]) == 0
         shown = json.loads(capsys.readouterr().out)
         assert shown["items_by_type"]["profile"] == 2
         assert shown["items_by_layer"]["2 working"] == 4

@@ -109,7 +109,7 @@ def test_kronika_lessons_task_serves_only_the_lessons_of_a_related_task(
     home = str(tmp_path / "ws")
     assert main(["--home", home, "init"]) == 0
     for task in ("renew the TLS certificates", "rotate the TLS certificate of the ingress"):
-        args = ["--home", home, "outcome", task, "--action", "certbot renew"]
+        args = ["--home", home, "lessons", "record", task, "--action", "certbot renew"]
         assert main([*args, "--exit-code", "1", "--stderr", "TLS expired", "--no-model"]) == 0
     capsys.readouterr()
     assert main(["--home", home, "lessons", "--task", "translate the onboarding guide"]) == 0

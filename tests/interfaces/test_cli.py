@@ -15,7 +15,7 @@ def test_remember_recall_show_forget(run) -> None:  # type: ignore[no-untyped-de
     run("init")
     assert "remembered" in run("remember", "prefiere TypeScript", "--key", "preferencia")
     run("remember", "--key", "nombre", "Lucas")
-    out = run("recall", "what language does he like?", "--k", "5")
+    out = run("recall", "what language does he like?", "--limit", "5")
     assert "prefiere TypeScript" in out and "brain.md#L" in out
     data = json.loads(run("recall", "TypeScript", "--json"))
     assert data["hits"][0]["key"] == "preferencia"
@@ -24,7 +24,7 @@ def test_remember_recall_show_forget(run) -> None:  # type: ignore[no-untyped-de
     assert "Lucas" in brain and "TypeScript" in brain
     run("forget", "--key", "preferencia")
     assert "TypeScript" not in run("show", "brain")
-    audit = json.loads(run("audit", "--json"))
+    audit = json.loads(run("logs", "audit", "--json"))
     assert [a["action"] for a in audit] == ["remember", "remember", "forget"]
 
 
@@ -51,9 +51,9 @@ def test_list_get_history_stats_reindex_export(run, tmp_path: Path) -> None:  # 
     assert one["key"] == "city"
     history = run("history", "city")
     assert history.index("Kraków") < history.index("Warszawa")
-    stats = json.loads(run("stats", "--json"))
+    stats = json.loads(run("index", "stats", "--json"))
     assert stats["embedding_model"].startswith("hashing")
-    report = json.loads(run("reindex", "--json"))
+    report = json.loads(run("index", "rebuild", "--json"))
     assert report["items_indexed"] >= 2
     exported = json.loads(run("export", "--format", "json"))
     assert "Warszawa" in exported["agents"]["default"]["files"]["brain.md"]

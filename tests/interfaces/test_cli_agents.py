@@ -61,7 +61,7 @@ def test_remove_says_what_goes_and_wants_yes(run, tmp_path: Path) -> None:  # ty
     assert not (tmp_path / "ws" / "agents" / "planner").exists()
     assert [a["agent"] for a in json.loads(run("agents", "--json"))] == ["default"]
     assert "nothing recalled" in run("recall", "Kraków", "--all-agents")
-    audit = json.loads(run("audit", "--json"))
+    audit = json.loads(run("logs", "audit", "--json"))
     assert audit[-1]["action"] == "remove_agent" and audit[-1]["agent"] == "planner"
 
 
@@ -69,8 +69,9 @@ def test_remove_refuses_the_default_and_unknown_agents(run) -> None:  # type: ig
     run("init")
     assert "default agent" in run("agents", "remove", "default", "--yes", code=2)
     assert "unknown agent 'nobody'" in run("agents", "remove", "nobody", "--yes", code=4)
-    assert "agents remove NAME" in run("agents", "remove", code=2)
-    assert "takes no name" in run("agents", "list", "x", code=2)
+    missing = run("agents", "remove", code=2)
+    assert "required: NAME" in missing and "kronika agents remove --help" in missing
+    assert "unrecognized arguments: x" in run("agents", "list", "x", code=2)
 
 
 def _remove_at_a_terminal(home: Path, answer: str) -> tuple[int, str]:

@@ -98,7 +98,7 @@ Setup = Callable[[Path, Path], dict[str, str]]
 TRIGGERS: dict[int, tuple[Setup | None, tuple[str, ...]] | None] = {
     0: (None, ("recall", "tea")),
     1: (_break_brain, ("remember", "something new")),
-    2: (None, ("recall", "tea", "--k", "0")),
+    2: (None, ("recall", "tea", "--limit", "0")),
     3: (None, ("--home", "{missing}", "recall", "tea")),
     4: (None, ("recall", "tea", "--agent", "nobody")),
     5: (None, ("history", "nokey")),
@@ -165,8 +165,8 @@ def test_a_mistyped_home_is_never_created(tmp_path: Path) -> None:
         ("recall", "x"),
         ("import", "jsonl", str(tmp_path / "chat.jsonl")),
         ("chat", "--quiet"),
-        ("sync",),
-        ("stats",),
+        ("index", "sync"),
+        ("index", "stats"),
     ):
         done = _kronika("--home", str(typo), *argv, code=3)
         assert "kronika init" in done.stderr and str(typo) in done.stderr
@@ -183,16 +183,17 @@ def test_a_missing_import_file_is_bad_input_not_a_bad_format(home: Path, tmp_pat
     [
         (("recall", ""), "query is empty"),
         (("recall", " "), "query is empty"),
-        (("recall", "tea", "--k", "0"), "k must be between 1 and 10000"),
-        (("recall", "tea", "--k", str(10**12)), "k must be between 1 and 10000"),
-        (("recall", "tea", "--k", str(10**20)), "k must be between 1 and 10000"),
+        (("recall", "tea", "--limit", "0"), "limit must be between 1 and 10000"),
+        (("recall", "tea", "--limit", str(10**12)), "limit must be between 1 and 10000"),
+        (("recall", "tea", "--limit", str(10**20)), "limit must be between 1 and 10000"),
+        (("recall", "tea", "--k", "0"), "limit must be between 1 and 10000"),  # earlier name
         (("recall", "tea", "--budget", "-5"), "between 1 and 10000000"),
         (("recall", "tea", "--since", "someday"), "cannot understand the time"),
-        (("recall", "tea", "--k", "ten"), "invalid int value"),
+        (("recall", "tea", "--limit", "ten"), "invalid int value"),
         (("list", "--limit", str(10**20)), "limit must be between 1 and 1000000"),
         (("list", "--limit", "0"), "limit must be between 1 and 1000000"),
         (("list", "--offset", "-1"), "offset must be between 0"),
-        (("audit", "--limit", "-1"), "limit must be between 1"),
+        (("logs", "audit", "--limit", "-1"), "limit must be between 1"),
         (("import", "longmemeval", "x.json", "--limit", "0"), "between 1 and"),
         (("remember", "x", "--importance", "nan"), "between 0 and 1"),
         (("remember", "x", "--key", "a**: b"), "may not contain '**:'"),

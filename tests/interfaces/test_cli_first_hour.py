@@ -31,7 +31,7 @@ def test_forget_dry_run_says_what_would_go_and_keeps_it(run) -> None:  # type: i
     assert {p["path"] for p in preview["places"]} >= {"brain.md"}
     assert "Pixel" in run("show", "brain")  # nothing was forgotten
     assert "nothing was forgotten" in run("forget", "--topic", "Pixel", "--dry-run")
-    assert not any(a["action"] == "forget" for a in json.loads(run("audit", "--json")))
+    assert not any(a["action"] == "forget" for a in json.loads(run("logs", "audit", "--json")))
     run("forget", "--topic", "Pixel")
     assert "Pixel" not in run("show", "brain")
     assert "nothing would be forgotten" in run("forget", "--topic", "Pixel", "--dry-run", code=5)

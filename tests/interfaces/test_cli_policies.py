@@ -107,7 +107,7 @@ def test_a_refused_remember_says_why_and_exits_6(home: Path) -> None:
     data = json.loads(_kronika(home, "remember", "a", "fact", "--json", code=6).stdout)
     assert data["outcome"] == "refused" and "acme keeps no facts" in data["policy"]
     assert "noted" in _kronika(home, "note", "notes are still kept").stdout
-    audit = json.loads(_kronika(home, "audit", "--json").stdout)
+    audit = json.loads(_kronika(home, "logs", "audit", "--json").stdout)
     refused = [e for e in audit if e["outcome"] == "refused"]
     assert len(refused) == 2 and all("acme keeps no facts" in e["summary"] for e in refused)
     assert not [p for p in home.rglob("*") if p.is_file() and b"4711" in p.read_bytes()]
@@ -131,7 +131,7 @@ def test_a_bad_policy_stops_every_command_naming_its_line(
     bad = text[:at] + POLICIES.replace(*edit, 1)
     config.write_text(bad, encoding="utf-8")
     number = bad.splitlines().index(edit[1]) + 1
-    for command in (("policies",), ("recall", "tea"), ("purge", "--dry-run")):
+    for command in (("policies", "list"), ("recall", "tea"), ("policies", "purge", "--dry-run")):
         done = _kronika(home, *command, code=2)
         assert f"kronika.toml line {number}:" in done.stderr and words in done.stderr
     done = _kronika(home, "policies", "--json", code=2)
@@ -165,23 +165,23 @@ def _digest(home: Path) -> dict[str, bytes]:
 def test_purge_dry_run_lists_and_changes_nothing_then_purge_removes_it_all(home: Path) -> None:
     _old_memories(home)
     before = _digest(home)
-    dry = json.loads(_kronika(home, "purge", "--dry-run", "--json").stdout)
+    dry = json.loads(_kronika(home, "policies", "purge", "--dry-run", "--json").stdout)
     assert dry["dry_run"] is True and dry["found"] == 3 and dry["forgotten"] == 0
     assert sorted(i["type"] for i in dry["items"]) == ["message", "note", "profile"]
     assert _digest(home) == before
-    table = _kronika(home, "purge", "--dry-run").stdout
+    table = _kronika(home, "policies", "purge", "--dry-run").stdout
     assert "would forget 3 of 4" in table and "nothing was changed" in table
     assert _digest(home) == before
 
-    done = _kronika(home, "purge")
+    done = _kronika(home, "policies", "purge")
     assert "forgot 3 of 4" in done.stdout and "index rows removed" in done.stdout
     for word in (b"quagmirex", b"zanzibar"):
         holding = [p for p in home.rglob("*") if p.is_file() and word in p.read_bytes()]
         assert holding == [], word
     assert "oboe" in _kronika(home, "show", "brain").stdout
-    again = json.loads(_kronika(home, "purge", "--json").stdout)
+    again = json.loads(_kronika(home, "policies", "purge", "--json").stdout)
     assert again["found"] == 0 and again["checked"] == 1
-    assert "nothing to purge" in _kronika(home, "purge").stdout
+    assert "nothing to purge" in _kronika(home, "policies", "purge").stdout
 
 
 def test_a_workspace_without_policies_says_so(tmp_path: Path) -> None:
@@ -189,7 +189,7 @@ def test_a_workspace_without_policies_says_so(tmp_path: Path) -> None:
     _kronika(home, "init")
     shown = _kronika(home, "policies").stdout
     assert "no [[policy]] rules" in shown and shown.count("for ever") == 3
-    assert "no storage policies" in _kronika(home, "purge").stdout
+    assert "no storage policies" in _kronika(home, "policies", "purge").stdout
 
 
 def test_remember_and_note_in_a_never_stored_channel_exit_6(home: Path) -> None:

@@ -52,20 +52,20 @@ def test_list_approve_and_reject_proposals(tmp_path: Path) -> None:
     ]
     assert "Kraków" not in _run(home, "show", "brain").stdout
 
-    assert f"approved {keep}: k0: Kraków" in _run(home, "approve", keep).stdout
+    assert f"approved {keep}: k0: Kraków" in _run(home, "proposals", "approve", keep).stdout
     assert "Kraków" in _run(home, "show", "brain").stdout
-    rejected = json.loads(_run(home, "reject", drop, "--json").stdout)["rejected"]
+    rejected = json.loads(_run(home, "proposals", "reject", drop, "--json").stdout)["rejected"]
     assert rejected["id"] == drop and rejected["change"] == "remember **k1**: likes metal"
     assert json.loads(_run(home, "proposals", "--json").stdout) == []
     assert "likes metal" not in _run(home, "show", "brain").stdout
 
-    audit = json.loads(_run(home, "audit", "--json").stdout)
+    audit = json.loads(_run(home, "logs", "audit", "--json").stdout)
     assert [(a["action"], a["by"], a["outcome"]) for a in audit][-3:] == [
         ("remember", "user", "applied"),
         ("approve", "user", "applied"),
         ("reject", "user", "applied"),
     ]
-    missing = _run(home, "approve", "p-000000", "--json", code=5)
+    missing = _run(home, "proposals", "approve", "p-000000", "--json", code=5)
     assert json.loads(missing.stderr)["error"] == "NotFound"
 
 

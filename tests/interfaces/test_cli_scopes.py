@@ -103,13 +103,16 @@ def test_the_owners_commands_read_as_a_reader_or_say_why_they_cannot(run) -> Non
     assert json.loads(run("agents", "--json", "--user", "bob"))[0]["items"] == 0
     assert json.loads(run("agents", "--json", "--tenant", "globex")) == []
     assert "owner's" in run("agents", "create", "x", "--user", "bob", code=2)
-    trail = json.loads(run("audit", "--json", "--user", "bob"))
-    assert trail == [] and "tea" in run("audit", "--json", "--user", "anna")
+    trail = json.loads(run("logs", "audit", "--json", "--user", "bob"))
+    assert trail == [] and "tea" in run("logs", "audit", "--json", "--user", "anna")
     assert "tea" in run("explain", mine, "--json", "--user", "anna")
     assert "tea" not in run("explain", mine, "--user", "bob", code=5)
-    assert json.loads(run("usage", "--json", "--tenant", "globex"))["rows"] == []
-    for command in (("stats",), ("policies",), ("jobs", "list"), ("doctor",)):
+    assert json.loads(run("logs", "usage", "--json", "--tenant", "globex"))["rows"] == []
+    owners = (("index", "stats"), ("policies", "list"), ("jobs", "list"), ("doctor",))
+    for command in (*owners, ("policies",), ("jobs", "run", "decay")):
         said = run(*command, "--user", "bob", "--team", "core", code=2)
-        assert f"`kronika {command[0]}` reads the whole workspace as its owner" in said
+        named = " ".join(command[:2]) if command[0] != "doctor" else "doctor"
+        named = "policies list" if command == ("policies",) else named
+        assert f"`kronika {named}` reads the whole workspace as its owner" in said
         assert "leave out --user, --team" in said
-    assert "default" in run("stats", "--json")  # without them: the owner, as before
+    assert "default" in run("index", "stats", "--json")  # without them: the owner, as before

@@ -126,7 +126,7 @@ def test_opening_an_older_workspace_closes_its_folder(tmp_path: Path) -> None:
     kronika(home, "init")
     home.chmod(0o755)
     (home / "kronika.toml").chmod(0o644)
-    done = kronika(home, "stats")
+    done = kronika(home, "index", "stats")
     assert done.returncode == 0
     assert stat.S_IMODE(home.stat().st_mode) == 0o700
     assert "open to other users" in done.stderr

@@ -100,7 +100,7 @@ def test_what_was_written_without_the_model_is_found_by_meaning_by_the_next_reca
     hits = json.loads(out)["hits"]
     assert hits and "Warszawa" in hits[0]["content"]
     assert not (home / PENDING_FILE).exists()
-    stats = json.loads(_kronika(home, "stats", "--json")[0])
+    stats = json.loads(_kronika(home, "index", "stats", "--json")[0])
     assert stats["embedded"] == stats["items"] == 2
 
 

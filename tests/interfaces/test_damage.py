@@ -87,11 +87,13 @@ DAMAGE = {
 def test_reindex_always_cures_a_damaged_index(home: Path, where: str) -> None:
     index = home / "index.sqlite"
     _damage(index, DAMAGE[where](_pages(home), index.stat().st_size))
-    kronika(home, "reindex")
+    kronika(home, "index", "rebuild")
     with sqlite3.connect(index) as conn:
         assert conn.execute("PRAGMA integrity_check").fetchone()[0] == "ok"
     conn.close()
-    hits = json.loads(kronika(home, "recall", "thing tea", "--json", "--k", "10").stdout)["hits"]
+    hits = json.loads(kronika(home, "recall", "thing tea", "--json", "--limit", "10").stdout)[
+        "hits"
+    ]
     assert len([h for h in hits if h["kind"] in FACT_KINDS]) == len(FACTS)
 
 
@@ -110,7 +112,7 @@ def test_a_value_inside_a_row_that_cannot_be_read_is_healed(home: Path) -> None:
     with sqlite3.connect(home / "index.sqlite") as conn:  # well-formed pages, a wild time
         conn.execute("UPDATE items SET valid_from = 1e300 WHERE key IS NOT NULL")
     conn.close()
-    done = kronika(home, "recall", "thing tea", "--json", "--k", "10")
+    done = kronika(home, "recall", "thing tea", "--json", "--limit", "10")
     data = json.loads(done.stdout)
     assert len([h for h in data["hits"] if h["kind"] in FACT_KINDS]) == len(FACTS)
     assert any("rebuilt from the Markdown" in note for note in data["notes"])
@@ -120,7 +122,7 @@ def test_a_value_inside_a_row_that_cannot_be_read_is_healed(home: Path) -> None:
 def test_any_command_heals_a_damaged_index_and_says_so(home: Path, where: str) -> None:
     index = home / "index.sqlite"
     _damage(index, DAMAGE[where](_pages(home), index.stat().st_size))
-    done = kronika(home, "recall", "thing tea", "--json", "--k", "10")
+    done = kronika(home, "recall", "thing tea", "--json", "--limit", "10")
     data = json.loads(done.stdout)
     assert len([h for h in data["hits"] if h["kind"] in FACT_KINDS]) == len(FACTS)
     (note,) = [n for n in data["notes"] if "index" in n]
@@ -186,13 +188,13 @@ def test_a_torn_audit_line_does_not_swallow_the_next_entry(home: Path) -> None:
     audit = home / "audit.jsonl"
     audit.write_bytes(audit.read_bytes() + b'{"at": "2026-11-2')  # a torn last line
     kronika(home, "remember", "the sky is green", "--key", "sky")
-    entries = json.loads(kronika(home, "audit", "--json", "--limit", "100").stdout)
+    entries = json.loads(kronika(home, "logs", "audit", "--json", "--limit", "100").stdout)
     assert entries[-1]["action"] == "remember" and "sky" in (entries[-1]["summary"] or "")
     assert len(entries) == len(FACTS) + 2
-    done = kronika(home, "audit", "--json")
+    done = kronika(home, "logs", "audit", "--json")
     assert "unreadable line" in done.stderr
     kronika(home, "doctor", "--fix")
-    assert kronika(home, "audit").stderr.strip() == ""
+    assert kronika(home, "logs", "audit").stderr.strip() == ""
     assert list(home.glob("audit.jsonl.damaged-*"))
 
 
@@ -250,7 +252,9 @@ def test_a_brain_cut_inside_a_value_keeps_one_current_value_after_fix(home: Path
     assert kronika(home, "doctor").returncode == 0
 
 
-@pytest.mark.parametrize("first", [("recall", "thing tea"), ("reindex",), ("doctor", "--fix")])
+@pytest.mark.parametrize(
+    "first", [("recall", "thing tea"), ("index", "rebuild"), ("doctor", "--fix")]
+)
 def test_a_stored_value_that_is_not_utf8_is_healed_by_any_command(
     home: Path, first: tuple[str, ...]
 ) -> None:

@@ -56,7 +56,7 @@ COMMANDS: dict[str, tuple[str, ...]] = {
     "remember": ("remember", "the sky is green today"),
     "doctor": ("doctor",),
     "doctor --fix": ("doctor", "--fix"),
-    "reindex": ("reindex",),
+    "reindex": ("index", "rebuild"),
     "export": ("export", "-o", "{backup}"),
 }
 DERIVED = {"index", "index.model", "index.tenants"}
@@ -309,7 +309,9 @@ IN_PLACE = {"brain", "history"}
 def _what_was_held_is_back(run: Run, kind: str, how: str) -> None:
     if kind not in RESTORED or (how == "garble" and kind in IN_PLACE):
         return
-    code, text = run("recall", "thing tea cat plan archived Pixel deploy", "--json", "--k", "60")
+    code, text = run(
+        "recall", "thing tea cat plan archived Pixel deploy", "--json", "--limit", "60"
+    )
     assert code == 0
     hits = " ".join(h["content"] for h in json.loads(run.out)["hits"])
     missing = [words for words in RESTORED[kind] if words not in hits]

@@ -115,6 +115,8 @@ MCP_TOOLS: dict[str, Tool] = {
     "what_do_you_know": Tool("read", {}),
     "remember": Tool("write", {"content": f"{FUZZ} remembered"}, audience=True),
     "memory_update": Tool("write", {"key": "fuzzkey", "value": f"{FUZZ} value"}, audience=True),
+    "note": Tool("write", {"text": f"{FUZZ} noted", "kind": "W"}, audience=True),
+    # the earlier names of `remember` with a key and of `note`, kept for one release
     "retain": Tool("write", {"text": f"{FUZZ} retained", "kind": "W"}, audience=True),
     "record_outcome": Tool(
         "write", {"task": f"{FUZZ} task", "action": "run", "ok": True}, audience=True
@@ -144,7 +146,7 @@ class Command:
 
 CLI: dict[str, Command] = {
     # reads that take a reading context (--tenant, --user, --channel, --team)
-    "recall": Command("read", ("recall", WORD, "--k", "1000")),
+    "recall": Command("read", ("recall", WORD, "--limit", "1000")),
     "show": Command(
         "read",
         ("show", "brain"),
@@ -154,38 +156,45 @@ CLI: dict[str, Command] = {
     "get": Command("read", ("get", "{item_id}")),
     "history": Command("read", ("history", "key1")),
     "export": Command("read", ("export",)),
-    "proposals": Command("read", ("proposals",)),
-    "links": Command("read", ("links",)),
-    "recalls": Command("read", ("recalls",)),
-    "lessons": Command("read", ("lessons", "--all")),
-    "agents": Command("read", ("agents", "list")),
-    "audit": Command("read", ("audit", "--limit", "100000")),
-    "usage": Command("read", ("usage", "--days", "3660")),
+    "proposals list": Command("read", ("proposals", "list")),
+    "links list": Command("read", ("links", "list")),
+    "logs recalls": Command("read", ("logs", "recalls")),
+    "lessons list": Command("read", ("lessons", "list", "--all")),
+    "agents list": Command("read", ("agents", "list")),
+    "logs audit": Command("read", ("logs", "audit", "--limit", "100000")),
+    "logs usage": Command("read", ("logs", "usage", "--days", "3660")),
     "explain": Command("read", ("explain", "{item_id}")),
     # writes that take a reading context: their audience is checked
     "remember": Command("write", ("remember", f"{FUZZ} remembered")),
     "note": Command("write", ("note", f"{FUZZ} noted")),
-    "outcome": Command("write", ("outcome", f"{FUZZ} task", "--action", "run", "--ok")),
+    "lessons record": Command(
+        "write", ("lessons", "record", f"{FUZZ} task", "--action", "run", "--ok")
+    ),
     # the workspace's owner's alone: they refuse --tenant, --user, --channel and --team
     **{
-        name: Command("owner", (name,), why="reads the whole workspace folder as its owner")
-        for name in ("stats", "policies", "doctor")
+        name: Command("owner", tuple(name.split()), why="reads the whole workspace as its owner")
+        for name in ("index stats", "policies list", "doctor")
     },
-    "jobs": Command("owner", ("jobs", "list"), why="runs jobs as the workspace's owner"),
+    "jobs list": Command("owner", ("jobs", "list"), why="lists jobs as the workspace's owner"),
+    "jobs run": Command("owner", ("jobs", "run", "decay"), why="runs jobs as the owner"),
     **{
         name: Command("maintenance", why="changes or rebuilds the workspace as its owner")
         for name in (
             "init",
             "forget",
-            "reindex",
-            "sync",
+            "index rebuild",
+            "index sync",
             "import",
-            "consolidate",
-            "approve",
-            "reject",
-            "link",
-            "purge",
-            "keys",
+            "jobs consolidate",
+            "proposals approve",
+            "proposals reject",
+            "links add",
+            "policies purge",
+            "keys create",
+            "keys list",
+            "keys revoke",
+            "agents create",
+            "agents remove",
             "bench",
         )
     },

@@ -494,13 +494,22 @@ def test_every_mcp_tool_and_resource_as_every_party_leaks_nothing(fuzz: Fuzz) ->
 
 # ---------------------------------------------------------------------- CLI
 def _cli_commands() -> dict[str, Any]:
+    """Every command by its whole name: ``recall``, ``proposals approve``…"""
     import argparse
 
-    parser = build_parser()
     found: dict[str, Any] = {}
-    for action in parser._actions:
-        if isinstance(action, argparse._SubParsersAction):
-            found.update(action.choices)
+
+    def walk(parser: Any, path: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    grouped = any(isinstance(a, argparse._SubParsersAction) for a in sub._actions)
+                    if grouped:
+                        walk(sub, f"{path}{name} ")
+                    else:
+                        found[f"{path}{name}"] = sub
+
+    walk(build_parser(), "")
     return found
 
 

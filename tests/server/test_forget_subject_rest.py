@@ -38,7 +38,7 @@ def test_the_mcp_forget_tool_takes_a_subject_and_its_opinions(served: Served) ->
     async def scenario() -> None:
         async with http_session(served, "acme-alice") as session:
             said = {"text": "Dmytro Kovalenko is unreliable", "kind": "O", "confidence": 0.7}
-            _data(await session.call_tool("retain", said))
+            _data(await session.call_tool("note", said))
             gone = _data(await session.call_tool("forget", {"topic": "Dmytro Kovalenko"}))
             assert gone["outcome"] == "applied"
             assert [f["content"] for f in gone["forgotten"]] == ["Dmytro Kovalenko is unreliable"]

@@ -90,7 +90,7 @@ def test_kronika_lessons_lists_only_what_the_reader_may_see(tmp_path: Path) -> N
 
     assert kronika("init").returncode == 0
     made = kronika(
-        "outcome", "deploy billing", "--action", "make deploy", "--exit-code", "2",
+        "lessons", "record", "deploy billing", "--action", "make deploy", "--exit-code", "2",
         "--stderr", "error: relation users does not exist", "--no-model",
     )  # fmt: skip
     assert made.returncode == 0, made.stderr

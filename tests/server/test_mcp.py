@@ -27,12 +27,13 @@ from tests.server.conftest import Served  # noqa: E402
 
 from kronika.providers.installed import installed_version  # noqa: E402
 
-TOOLS = {
-    *("remember", "forget", "recall", "memory_update", "retain", "what_do_you_know"),
-    "record_outcome",
-}
+TOOLS = {"remember", "note", "forget", "recall", "record_outcome", "what_do_you_know"}
+DEPRECATED = {"retain": "note", "memory_update": "remember"}
+"""The tools' earlier names, still answering for one release -> the tool to use."""
 CROSSING: dict[str, dict[str, Any]] = {
     "remember": {"content": "across"},
+    "note": {"text": "across", "kind": "W"},
+    "retain": {"text": "across", "kind": "W"},
     "memory_update": {"key": "k", "value": "v"},
     "forget": {"topic": "figs"},
     "recall": {"query": "figs"},
@@ -81,15 +82,15 @@ def test_stdio_tools_and_resources(tmp_path: Path) -> None:
             assert started.server_info.name == "kronika"
             assert started.server_info.version == installed_version("kronika") != ""
             tools = {t.name for t in (await session.list_tools()).tools}
-            assert tools == TOOLS
+            assert tools == TOOLS | set(DEPRECATED)
             made = _data(await session.call_tool("remember", {"content": "prefers green tea"}))
             assert made["outcome"] == "applied"
-            _data(await session.call_tool("memory_update", {"key": "city", "value": "Gdańsk"}))
-            _data(await session.call_tool("memory_update", {"key": "city", "value": "Lublin"}))
+            _data(await session.call_tool("remember", {"content": "Gdańsk", "key": "city"}))
+            _data(await session.call_tool("remember", {"content": "Lublin", "key": "city"}))
             found = _data(await session.call_tool("recall", {"query": "city"}))
             assert found["hits"][0]["item"]["value"] == "Lublin"
             said = {"text": "@Piotr prefers tea", "kind": "O", "confidence": 0.8}
-            opinion = _data(await session.call_tool("retain", said))
+            opinion = _data(await session.call_tool("note", said))
             assert (opinion["item"]["kind"], opinion["item"]["confidence"]) == ("O", 0.8)
             known = await session.call_tool("what_do_you_know", {})
             assert "city: Lublin" in known.content[0].text
@@ -127,7 +128,8 @@ def test_stdio_tools_and_resources(tmp_path: Path) -> None:
 def test_streamable_http_tools_with_keys(served: Served) -> None:
     async def scenario() -> None:
         async with http_session(served, "acme-alice") as session:
-            assert {t.name for t in (await session.list_tools()).tools} == TOOLS
+            listed = {t.name for t in (await session.list_tools()).tools}
+            assert listed == TOOLS | set(DEPRECATED)
             made = _data(await session.call_tool("remember", {"content": "alice likes figs"}))
             assert made["item"]["agent"] == "alice"  # the key's agent, by default
             found = _data(await session.call_tool("recall", {"query": "figs"}))
@@ -160,6 +162,40 @@ def test_streamable_http_tools_with_keys(served: Served) -> None:
     _run(scenario)
     entry = served.memories["acme"].audit(agent="bob", limit=1)[-1]
     assert entry.source_agent == "alice"
+
+
+def test_earlier_tool_names_still_answer_and_name_their_successor(served: Served) -> None:
+    """`retain` and `memory_update` do what `note` and `remember` with a key do, for one
+    release; their descriptions say which tool to use instead, the new ones' do not."""
+
+    async def scenario() -> None:
+        async with http_session(served, "acme-alice") as session:
+            described = {t.name: t.description or "" for t in (await session.list_tools()).tools}
+            for old, new in DEPRECATED.items():
+                assert described[old].startswith(f"Deprecated, use `{new}`"), described[old]
+            assert not any("eprecated" in described[name] for name in TOOLS)
+            said = {"text": "@Ola prefers rye bread", "kind": "O", "confidence": 0.7}
+            old = _data(await session.call_tool("retain", said))
+            new = _data(await session.call_tool("note", {**said, "text": "@Ola bakes on Sunday"}))
+            assert set(old) == set(new) and set(old["item"]) == set(new["item"])
+            for made in (old, new):
+                assert (made["item"]["kind"], made["item"]["confidence"]) == ("O", 0.7)
+            before = _data(
+                await session.call_tool("memory_update", {"key": "city", "value": "Łódź"})
+            )
+            after = _data(await session.call_tool("remember", {"content": "Opole", "key": "city"}))
+            assert set(before) == set(after)
+            assert before["item"]["value"] == "Łódź" and after["change"] == "SupersedeFact"
+            again = _data(
+                await session.call_tool("memory_update", {"key": "city", "value": "Kielce"})
+            )
+            assert again["change"] == after["change"] == "SupersedeFact"
+            found = _data(await session.call_tool("recall", {"query": "city"}))
+            assert found["hits"][0]["item"]["value"] == "Kielce"
+
+    _run(scenario)
+    history = served.memories["acme"].history("city", agent="alice")
+    assert [f.value for f in history] == ["Łódź", "Opole", "Kielce"]
 
 
 @pytest.mark.parametrize("key", [None, "kro_nope", "acme-revoked"])

@@ -55,7 +55,7 @@ def test_mcp_screens_a_secret_in_a_channel_and_an_entity(served: Served) -> None
             )
             assert refused.is_error and "InvalidInput (422)" in refused.content[0].text
             assert KEY not in refused.content[0].text
-            kept = _data(await session.call_tool("retain", {"text": f"@{KEY} is ops", "kind": "W"}))
+            kept = _data(await session.call_tool("note", {"text": f"@{KEY} is ops", "kind": "W"}))
             assert KEY not in str(kept)
 
     anyio.run(scenario)

@@ -120,7 +120,7 @@ def test_cli_chat_json_against_a_scripted_model(tmp_path: Path) -> None:
     assert reply["reply"] == "Nice to meet you, Ana." and reply["error"] is None
     assert "**name**: Ana" in (home / "agents" / "default" / "brain.md").read_text()
     status = subprocess.run(
-        [str(KRONIKA), "--home", str(home), "consolidate", "--json"],
+        [str(KRONIKA), "--home", str(home), "jobs", "consolidate", "--json"],
         capture_output=True,
         text=True,
         env={**os.environ, "KRONIKA_EMBEDDER": "hashing"},
@@ -148,6 +148,7 @@ def test_cli_consolidate_drains_the_queue_once_a_model_answers(tmp_path: Path) -
                 str(KRONIKA),
                 "--home",
                 str(home),
+                "jobs",
                 "consolidate",
                 "--json",
                 "--base-url",

@@ -85,7 +85,7 @@ def test_kronika_usage_totals_calls_tokens_and_cost(
         session.close()
     monkeypatch.setenv("KRONIKA_HOME", str(settings.home))
     monkeypatch.setenv("KRONIKA_LLM_PRICE_INPUT", "1000000")
-    assert main(["usage", "--json"]) == 0
+    assert main(["logs", "usage", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     [row] = out["rows"]
     assert (row["agent"], row["purpose"], row["model"], row["calls"]) == (
@@ -95,7 +95,7 @@ def test_kronika_usage_totals_calls_tokens_and_cost(
         1,
     )
     assert row["cost"] == pytest.approx(row["tokens_in"])  # one unit per prompt token
-    assert main(["usage"]) == 0
+    assert main(["logs", "usage"]) == 0
     table = capsys.readouterr().out
     assert "extraction" in table and "today, default: 1 calls" in table
-    assert main(["usage", "--days", "0"]) == 2
+    assert main(["logs", "usage", "--days", "0"]) == 2

@@ -71,7 +71,7 @@ CLI_COMMANDS: tuple[tuple[str, ...], ...] = (
     ("show", "brain"),
     ("history", "bench_city"),
     ("forget", "--key", "bench_city"),
-    ("recall", "what did Ada repair?", "--k", "5"),
+    ("recall", "what did Ada repair?", "--limit", "5"),
 )
 
 

@@ -1,4 +1,4 @@
-"""``kronika agents [list|create NAME|remove NAME]``: the agents of a workspace.
+"""``kronika agents list|create NAME|remove NAME``: the agents of a workspace.
 
 Names follow the same rules as ``POST /v1/agents`` and :meth:`Memory.create_agent`:
 1-64 letters, digits, ``.``, ``_`` or ``-``, starting with a letter or digit, and not
@@ -10,26 +10,18 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from kronika.cli.commands import Commands
 from kronika.cli.context import add_reading_context, reading_context, refuse_for_reader
 
 if TYPE_CHECKING:
     from kronika.memory import Memory
     from kronika.settings import Settings
 
-ACTIONS = ("list", "create", "remove")
-
 
 def cmd_agents(args: argparse.Namespace, settings: Settings) -> int:
-    from kronika.errors import InvalidInput
-
-    action = args.action or "list"
-    if action != "list" and not args.name:
-        raise InvalidInput(f"say which agent: `kronika agents {action} NAME`")
-    if action == "list" and args.name:
-        raise InvalidInput("`kronika agents list` takes no name")
+    action = args.verb
     from kronika.app import build_memory
     from kronika.cli import notes, render
 
@@ -124,16 +116,15 @@ def _remove(args: argparse.Namespace, memory: Memory) -> int:
     return 0
 
 
-def register_agent_commands(add: Callable[..., Any]) -> None:
-    p = add(
-        "agents",
-        cmd_agents,
-        "list the agents in the workspace, create one, or remove one",
-        with_agent=False,
-    )
-    p.add_argument(
-        "action", nargs="?", choices=ACTIONS, help="list (the default), create or remove"
-    )
-    p.add_argument("name", nargs="?", help="with create and remove: the agent's name")
-    p.add_argument("--yes", action="store_true", help="with remove: do not ask first")
+def register(cli: Commands) -> None:
+    agents = cli.group("agents", "the agents in the workspace", default="list")
+    p = agents.add("list", cmd_agents, "every agent, its items, and which is the default")
+    p.set_defaults(name=None)
+    add_reading_context(p)
+    p = agents.add("create", cmd_agents, "create an agent, with a memory of its own")
+    p.add_argument("name", metavar="NAME", help="the agent's name")
+    add_reading_context(p)
+    p = agents.add("remove", cmd_agents, "remove an agent and every item of its memory")
+    p.add_argument("name", metavar="NAME", help="the agent's name")
+    p.add_argument("--yes", action="store_true", help="do not ask first")
     add_reading_context(p)

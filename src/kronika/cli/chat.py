@@ -1,4 +1,4 @@
-"""``kronika chat`` (the reference agent loop) and ``kronika consolidate``."""
+"""``kronika chat`` (the reference agent loop) and ``kronika jobs consolidate``."""
 
 from __future__ import annotations
 
@@ -6,10 +6,11 @@ import argparse
 import io
 import json
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from kronika.cli import render
+from kronika.cli.commands import Commands
 from kronika.cli.context import add_reading_context, reading
 
 if TYPE_CHECKING:  # the chat loop and the model client load only for these commands
@@ -234,13 +235,16 @@ def _llm_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument("--minion-model", help="model for background work ($KRONIKA_MINION_MODEL)")
 
 
-def register_chat_commands(add: Callable[..., Any]) -> None:
-    p = add("chat", cmd_chat, "talk to an agent with memory (any OpenAI-compatible model)")
+def register(cli: Commands) -> None:
+    p = cli.add("chat", cmd_chat, "talk to an agent with memory (any OpenAI-compatible model)")
     _llm_flags(p)
     p.add_argument("--no-tools", action="store_true", help="do not offer the memory tools")
     add_reading_context(p)
     p.add_argument("--quiet", action="store_true", help="print replies only")
-    p = add("consolidate", cmd_consolidate, "consolidate ended sessions waiting for a model")
+
+
+def register_consolidate(jobs: Commands) -> None:
+    p = jobs.add("consolidate", cmd_consolidate, "consolidate ended sessions waiting for a model")
     _llm_flags(p)
     p.add_argument("--retry-failed", action="store_true", help="also retry failed sessions")
     p.add_argument("--all-agents", action="store_true", help="every agent in the workspace")

@@ -7,11 +7,11 @@ import json
 import os
 import shutil
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kronika.cli import notes, render
+from kronika.cli.commands import Commands
 from kronika.cli.context import SCOPES, add_reading_context, reading
 from kronika.cli.numbers import count_in
 from kronika.errors import ImportFormatError, InvalidInput
@@ -188,8 +188,8 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
     return run_bench(args, settings)
 
 
-def register_data_commands(add: Callable[..., Any]) -> None:
-    p = add("export", cmd_export, "export everything kept (files, items, audit) as JSON")
+def register(cli: Commands) -> None:
+    p = cli.add("export", cmd_export, "export everything kept (files, items, audit) as JSON")
     p.add_argument("--format", choices=("json",), default="json")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
     p.add_argument(
@@ -198,7 +198,7 @@ def register_data_commands(add: Callable[..., Any]) -> None:
     p.add_argument("--markdown", metavar="DIR", help="write each agent's Markdown files into DIR")
     add_reading_context(p)
 
-    p = add(
+    p = cli.add(
         "import",
         cmd_import,
         "import conversations (locomo, longmemeval, jsonl), an export, or kronika's sample",
@@ -217,9 +217,7 @@ def register_data_commands(add: Callable[..., Any]) -> None:
         help="export: replace agents that already hold memories with the export's",
     )
 
-    p = add(
-        "bench", cmd_bench, "run a benchmark and write Markdown + JSON results", with_agent=False
-    )
+    p = cli.add("bench", cmd_bench, "run a benchmark and write Markdown + JSON results")
     p.add_argument(
         "suite",
         choices=(

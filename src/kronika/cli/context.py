@@ -26,9 +26,10 @@ SCOPES = ("personal", "channel", "team", "global")
 
 
 OWNER_ONLY = {
-    "stats": "a reader's counts: `GET /v1/stats` with its key",
-    "policies": "the rules a tenant sees: `GET /v1/agents/<agent>/policies` with its key",
-    "jobs": "a tenant's jobs: `POST /v1/agents/<agent>/jobs/<job>` with its admin key",
+    "index stats": "a reader's counts: `GET /v1/stats` with its key",
+    "policies list": "the rules a tenant sees: `GET /v1/agents/<agent>/policies` with its key",
+    "jobs run": "a tenant's jobs: `POST /v1/agents/<agent>/jobs/<job>` with its admin key",
+    "jobs list": "a tenant's jobs: `POST /v1/agents/<agent>/jobs/<job>` with its admin key",
     "doctor": "it checks the workspace's files, which hold every reader's memories",
 }
 """Commands that read the workspace whole, as its owner -> where a reader asks instead."""

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kronika.cli import render
+from kronika.cli.commands import Commands
 from kronika.cli.context import add_reading_context, reading
 
 if TYPE_CHECKING:
@@ -64,7 +64,7 @@ def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def register_explain_command(add: Callable[..., Any]) -> None:
-    p = add("explain", cmd_explain, "tell why an item exists: its origin, events and history")
+def register(cli: Commands) -> None:
+    p = cli.add("explain", cmd_explain, "tell why an item exists: its origin, events and history")
     p.add_argument("target", help="an item id, or a fact key (its current value)")
     add_reading_context(p)

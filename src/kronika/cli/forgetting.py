@@ -1,13 +1,47 @@
-"""``kronika forget``'s output: what was forgotten and the receipt of every place touched."""
+"""``kronika forget`` (:meth:`kronika.Memory.forget`) and its output: what was forgotten
+and the receipt of every place touched."""
 
 from __future__ import annotations
 
+import argparse
 from typing import TYPE_CHECKING, Any
 
+from kronika import errors
 from kronika.cli import render
+from kronika.cli.commands import Commands
+from kronika.cli.opening import open_memory
 
 if TYPE_CHECKING:
     from kronika.engine.forgetting import ForgetReceipt
+    from kronika.settings import Settings
+
+
+def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
+    with open_memory(settings) as memory:
+        receipt = memory.forget(
+            args.id,
+            key=args.key,
+            value=args.value,
+            topic=args.topic,
+            agent=args.agent,
+            dry_run=args.dry_run,
+        )
+    if args.dry_run and not receipt.items and not receipt.places:
+        raise errors.NotFound("nothing matches: nothing would be forgotten")
+    if args.json:
+        render.print_json(receipt_json(receipt))
+    else:
+        print_receipt(receipt)
+    return 0
+
+
+def register(cli: Commands) -> None:
+    p = cli.add("forget", cmd_forget, "forget an item, a key, a value or a topic, with a receipt")
+    p.add_argument("id", nargs="?", help="item id (see `kronika list` / `recall --json`)")
+    p.add_argument("--key", help="forget this fact key, its history included")
+    p.add_argument("--value", help="forget only this value (of --key, or of any key)")
+    p.add_argument("--topic", help="forget what these words name, as said in a conversation")
+    p.add_argument("--dry-run", action="store_true", help="change nothing: say what would go")
 
 
 def receipt_json(receipt: ForgetReceipt) -> dict[str, Any]:

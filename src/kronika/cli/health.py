@@ -9,12 +9,12 @@ as it is, so nothing loops.
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from kronika.cli import notes, render
+from kronika.cli.commands import Commands
 from kronika.errors import CorruptIndexError
 
 if TYPE_CHECKING:
@@ -134,11 +134,10 @@ def _print_report(
         render.out.print(f"problems found{hint}")
 
 
-def register_health_commands(add: Callable[..., Any]) -> None:
-    p = add(
+def register(cli: Commands) -> None:
+    p = cli.add(
         "doctor",
         cmd_doctor,
         "check the workspace and index for damage; --fix repairs what it can",
-        with_agent=False,
     )
     p.add_argument("--fix", action="store_true", help="repair what can be repaired")

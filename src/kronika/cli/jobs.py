@@ -4,12 +4,11 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kronika.cli import render
+from kronika.cli.commands import Commands
 from kronika.cli.numbers import count_in
-from kronika.errors import InvalidInput
 
 if TYPE_CHECKING:
     from kronika.settings import Settings
@@ -22,7 +21,7 @@ def cmd_jobs(args: argparse.Namespace, settings: Settings) -> int:
 
     from kronika.workflows.jobs import last_runs, run_job
 
-    if args.action == "list":
+    if args.verb == "list":
         runs = last_runs(settings.home)
         if args.json:
             render.print_json(runs)
@@ -45,8 +44,6 @@ def cmd_jobs(args: argparse.Namespace, settings: Settings) -> int:
                 )
         render.out.print(table)
         return 0
-    if args.job is None:
-        raise InvalidInput("say which job to run: " + ", ".join(JOB_NAMES))
     from kronika.app import build_llm
     from kronika.cli.opening import open_memory
 
@@ -82,10 +79,10 @@ def cmd_jobs(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def register_job_commands(add: Callable[..., Any]) -> None:
-    p = add("jobs", cmd_jobs, "run a memory job (decay, reflect, dream, summarize, distill)")
-    p.add_argument("action", choices=("run", "list"))
-    p.add_argument("job", nargs="?", choices=JOB_NAMES, help="with run: which job")
+def register(jobs: Commands) -> None:
+    p = jobs.add("list", cmd_jobs, "when each job last ran, for each agent")
+    p = jobs.add("run", cmd_jobs, "run a memory job (decay, reflect, dream, summarize, distill)")
+    p.add_argument("job", choices=JOB_NAMES, help="which job")
     p.add_argument(
         "--days", type=count_in(1, 36600), default=7, help="how far back to look (default 7)"
     )

@@ -1,12 +1,12 @@
-"""``kronika outcome`` (record how an action went) and ``kronika lessons`` (what was learned)."""
+"""``kronika lessons record`` (how an action went) and ``lessons list`` (what was learned)."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kronika.cli import render
+from kronika.cli.commands import Commands
 from kronika.cli.context import add_reading_context, reading, write_audience
 from kronika.errors import InvalidInput
 
@@ -88,8 +88,15 @@ def cmd_lessons(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def register_lesson_commands(add: Callable[..., Any]) -> None:
-    p = add("outcome", cmd_outcome, "record how an action went; failures become lessons")
+def register(cli: Commands) -> None:
+    lessons = cli.group(
+        "lessons", "what the agent learned from how its actions went", default="list"
+    )
+    p = lessons.add("list", cmd_lessons, "list what the agent learned from outcomes")
+    p.add_argument("--all", action="store_true", help="retired lessons too")
+    p.add_argument("--task", help="only the lessons served for this task")
+    add_reading_context(p)
+    p = lessons.add("record", cmd_outcome, "record how an action went; failures become lessons")
     p.add_argument("task", help="what the agent was trying to do")
     p.add_argument("--action", required=True, help="what it did")
     p.add_argument("--ok", action="store_true", help="it went well")
@@ -99,8 +106,3 @@ def register_lesson_commands(add: Callable[..., Any]) -> None:
     p.add_argument("--reason", action="append", help="why (repeatable)")
     p.add_argument("--no-model", action="store_true", help="do not ask the model to reflect")
     add_reading_context(p, writes=True)
-
-    p = add("lessons", cmd_lessons, "list what the agent learned from outcomes")
-    p.add_argument("--all", action="store_true", help="retired lessons too")
-    p.add_argument("--task", help="only the lessons served for this task")
-    add_reading_context(p)

@@ -1,13 +1,13 @@
-"""``kronika link`` and ``kronika links``: links between items (an event and its
+"""``kronika links list|add``: links between items (an event and its
 reflection, an error or a reflection and its strategy, two related items)."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kronika.cli import render
+from kronika.cli.commands import Commands
 from kronika.cli.context import add_reading_context, reading
 
 if TYPE_CHECKING:
@@ -57,8 +57,12 @@ LINK_KINDS = ("reflection", "strategy", "related")
 """The values of :class:`kronika.core.model.LinkKind` (no model loads for ``--help``)."""
 
 
-def register_link_commands(add: Callable[..., Any]) -> None:
-    p = add("link", cmd_link, "link two items (reflection, strategy or related)")
+def register(cli: Commands) -> None:
+    links = cli.group("links", "links between items", default="list")
+    p = links.add("list", cmd_links, "list the links of an agent, or of one item")
+    p.add_argument("id", nargs="?", help="only the links of this item")
+    add_reading_context(p)
+    p = links.add("add", cmd_link, "link two items (reflection, strategy or related)")
     p.add_argument("from_id", metavar="FROM", help="item id the link starts at")
     p.add_argument("to_id", metavar="TO", help="item id the link points to")
     p.add_argument(
@@ -68,6 +72,3 @@ def register_link_commands(add: Callable[..., Any]) -> None:
         help="reflection: an event and its reflection; strategy: an error or a reflection"
         " and the strategy that answers it; related (default): both ways",
     )
-    p = add("links", cmd_links, "list the links of an agent, or of one item")
-    p.add_argument("id", nargs="?", help="only the links of this item")
-    add_reading_context(p)

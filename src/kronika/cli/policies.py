@@ -1,13 +1,13 @@
-"""``kronika policies`` (the storage policies in force) and ``kronika purge`` (remove what
+"""``kronika policies list`` (the storage policies in force) and ``policies purge`` (remove what
 they no longer allow); also how ``remember`` and ``note`` say a policy refused them."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kronika.cli import render
+from kronika.cli.commands import Commands
 
 if TYPE_CHECKING:
     from rich.table import Table
@@ -180,14 +180,14 @@ def print_policy_note(receipt: WriteReceipt) -> None:
         render.err.print(f"[yellow]policy:[/yellow] {escape(receipt.policy)}")
 
 
-def register_policy_commands(add: Callable[..., Any]) -> None:
-    add(
-        "policies",
+def register(cli: Commands) -> None:
+    policies = cli.group("policies", "the storage policies and what they remove", default="list")
+    policies.add(
+        "list",
         cmd_policies,
         "show the storage policies: retention per tier, never-store and tier rules, DMs",
-        with_agent=False,
     )
-    p = add(
+    p = policies.add(
         "purge",
         cmd_purge,
         "forget what the storage policies no longer allow (expired, never stored, too long a tier)",

@@ -1,13 +1,13 @@
-"""``kronika proposals``, ``kronika approve`` and ``kronika reject``: changes waiting
+"""``kronika proposals list|approve|reject``: changes waiting
 for the person's approval (agents at autonomy 1, "suggest")."""
 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kronika.cli import render
+from kronika.cli.commands import Commands
 from kronika.cli.context import add_reading_context, reading
 
 if TYPE_CHECKING:
@@ -85,10 +85,13 @@ def cmd_reject(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def register_proposal_commands(add: Callable[..., Any]) -> None:
-    p = add("proposals", cmd_proposals, "list changes agents proposed, waiting for approval")
+def register(cli: Commands) -> None:
+    proposals = cli.group(
+        "proposals", "changes agents proposed, waiting for your approval", default="list"
+    )
+    p = proposals.add("list", cmd_proposals, "list the changes waiting for approval")
     add_reading_context(p)
-    p = add("approve", cmd_approve, "apply a proposed change (see `kronika proposals`)")
-    p.add_argument("id", help="proposal id, e.g. p-1a2b3c")
-    p = add("reject", cmd_reject, "drop a proposed change")
+    p = proposals.add("approve", cmd_approve, "apply a proposed change")
+    p.add_argument("id", help="proposal id, e.g. p-1a2b3c (see `kronika proposals list`)")
+    p = proposals.add("reject", cmd_reject, "drop a proposed change")
     p.add_argument("id", help="proposal id, e.g. p-1a2b3c")

@@ -8,11 +8,11 @@ whole and another reader's only by the items it may see (:mod:`kronika.core.reca
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kronika.cli import render
+from kronika.cli.commands import Commands
 from kronika.cli.context import add_reading_context, reading
 from kronika.cli.numbers import count_in
 
@@ -53,8 +53,8 @@ def cmd_recalls(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def register_recall_log_command(add: Callable[..., Any]) -> None:
-    p = add("recalls", cmd_recalls, "show or export the recall log of an agent")
+def register(cli: Commands) -> None:
+    p = cli.add("recalls", cmd_recalls, "show or export the recall log of an agent")
     p.add_argument(
         "--days",
         type=count_in(1, 3660),

@@ -63,6 +63,14 @@ def print_notes(found: list[str], *, as_json: bool) -> None:
         __getattr__("err").print(Text.assemble(("note: ", "yellow"), note))
 
 
+def print_write_notes(found: Sequence[str]) -> None:
+    """What did not finish after a change was stored (stderr: the change itself stands)."""
+    from rich.markup import escape
+
+    for note in found:
+        __getattr__("err").print(f"[yellow]note:[/yellow] {escape(note)}")
+
+
 def _short(text: str, width: int = 90) -> str:
     flat = " ".join(text.split())
     return flat if len(flat) <= width else flat[: width - 1] + "…"

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kronika.cli import render
+from kronika.cli.commands import Commands
 from kronika.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -50,7 +50,7 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
     from kronika.server.run import open_keys
 
     store = open_keys(settings)
-    if args.action == "create":
+    if args.verb == "create":
         if args.tenant is None:
             raise InvalidInput("keys create needs --tenant (this workspace's is "
                                f"{settings.tenant!r})")  # fmt: skip
@@ -85,7 +85,7 @@ def cmd_keys(args: argparse.Namespace, settings: Settings) -> int:
                 markup=False,
             )
         return 0
-    if args.action == "revoke":
+    if args.verb == "revoke":
         if not args.id:
             raise InvalidInput("keys revoke needs the key's id (see `kronika keys list`)")
         key = store.revoke(args.id)
@@ -163,8 +163,8 @@ def _key_json(key: Any) -> dict[str, Any]:
     }
 
 
-def register_server_commands(add: Callable[..., Any]) -> None:
-    p = add("serve", cmd_serve, "serve the REST API and MCP over HTTP (needs [server])")
+def register(cli: Commands) -> None:
+    p = cli.add("serve", cmd_serve, "serve the REST API and MCP over HTTP (needs [server])")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
     p.add_argument("--port", type=int, default=8765)
     p.add_argument(
@@ -186,27 +186,31 @@ def register_server_commands(add: Callable[..., Any]) -> None:
         help="an origin browsers may call from (repeatable; none: CORS off)",
     )
 
-    add("mcp", cmd_mcp, "serve MCP on stdin/stdout as --agent (needs [mcp])")
+    cli.add("mcp", cmd_mcp, "serve MCP on stdin/stdout as --agent (needs [mcp])")
 
-    p = add("keys", cmd_keys, "create, list or revoke the server's API keys", with_agent=True)
-    p.add_argument("action", choices=("create", "list", "revoke"))
-    p.add_argument("id", nargs="?", help="revoke: the key's id")
-    p.add_argument("--tenant", help="create: the tenant the key belongs to")
+
+def register_keys(cli: Commands) -> None:
+    keys = cli.group("keys", "the server's API keys")
+    p = keys.add("create", cmd_keys, "make a key, shown once, stored hashed")
+    p.add_argument("--tenant", help="the tenant the key belongs to")
     p.add_argument(
         "--role",
         choices=("admin", "agent", "reader"),
         default="admin",
-        help="create: admin (everything), agent (writes as --agent), reader (reads only)",
+        help="admin (everything), agent (writes as --agent), reader (reads only)",
     )
-    p.add_argument("--label", help="create: a note to tell keys apart")
-    p.add_argument("--user", help="create: bind the key to this user (it acts as no other)")
+    p.add_argument("--label", help="a note to tell keys apart")
+    p.add_argument("--user", help="bind the key to this user (it acts as no other)")
     p.add_argument(
         "--channel",
         action="append",
-        help="create: a channel the bound key may act in (repeatable; none: no channel)",
+        help="a channel the bound key may act in (repeatable; none: no channel)",
     )
     p.add_argument(
         "--team",
         action="append",
-        help="create: a team of the bound key's user (repeatable; default: from [teams])",
+        help="a team of the bound key's user (repeatable; default: from [teams])",
     )
+    keys.add("list", cmd_keys, "the keys: ids, tenants, roles, bound users (never a key)")
+    p = keys.add("revoke", cmd_keys, "refuse a key from its next request on")
+    p.add_argument("id", help="the key's id (or the whole key)")

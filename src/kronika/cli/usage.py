@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kronika.cli import render
+from kronika.cli.commands import Commands
 from kronika.cli.context import add_reading_context
 from kronika.cli.numbers import count_in
 from kronika.errors import WorkspaceNotFound
@@ -129,8 +129,8 @@ def _readers_agents(
     return [e for e in entries if e.agent in names]
 
 
-def register_usage_command(add: Callable[..., Any]) -> None:
-    p = add(
+def register(cli: Commands) -> None:
+    p = cli.add(
         "usage",
         cmd_usage,
         "show what the language model cost: calls, tokens, time and estimated price",

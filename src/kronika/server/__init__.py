@@ -6,7 +6,7 @@ Thin adapters over :class:`~kronika.memory.Memory` (see :mod:`kronika.server.ser
 * :mod:`~kronika.server.access`: what a key may touch, and HTTP statuses for errors;
 * :mod:`~kronika.server.app` and :mod:`~kronika.server.routes` (one module per resource):
   FastAPI (``[server]``);
-* :mod:`~kronika.server.mcp_server`: the MCP tools and resources (``[mcp]``);
+* :mod:`~kronika.server.mcp`: the MCP tools and resources, one module each (``[mcp]``);
 * :mod:`~kronika.server.run`: building the server from settings and running it.
 
 Nothing here is imported by ``import kronika``: the extras load only when used.

@@ -275,7 +275,7 @@ def _handle_errors(app: FastAPI) -> None:
 
 
 def _mcp_parts(service: Service, config: ServerConfig) -> tuple[Any, ASGIApp]:
-    from kronika.server.mcp_server import build_mcp
+    from kronika.server.mcp import build_mcp
 
     server = build_mcp(service)
     starlette_app = server.streamable_http_app(
@@ -290,7 +290,7 @@ def _mcp_parts(service: Service, config: ServerConfig) -> tuple[Any, ASGIApp]:
 
 def _authenticated(app: ASGIApp, keys: KeyStore, rate: RateLimiter) -> ASGIApp:
     """``app`` behind the API keys: the caller goes into the scope for the tools."""
-    from kronika.server.mcp_server import CALLER
+    from kronika.server.mcp import CALLER
 
     async def guarded(scope: AsgiScope, receive: Receive, send: Send) -> None:
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}

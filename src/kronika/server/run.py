@@ -163,7 +163,7 @@ def run_stdio(settings: Settings, agent: str | None) -> None:
     """``kronika mcp``: the MCP server on stdin/stdout, acting as ``agent`` (the
     workspace's default agent when None): its autonomy applies to what it writes."""
     require_extra("mcp", "kronika mcp")
-    from kronika.server.mcp_server import build_mcp
+    from kronika.server.mcp import build_mcp
 
     name = agent or settings.default_agent
     service = build_service(settings)
