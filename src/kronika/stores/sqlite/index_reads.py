@@ -34,9 +34,25 @@ from kronika.stores.sqlite.migrations import applied_migrations
 from kronika.stores.sqlite.query import filter_clause
 from kronika.stores.sqlite.vectors import read_transaction
 
+_ITEMS_MARK_SQL = (
+    "SELECT (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'items'),"
+    " (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'item_deletions'),"
+    " (SELECT value FROM meta WHERE key = 'index_id')"
+)
+
 
 class IndexReads(IndexSnapshots):
     """Reads of sources, items, score features, neighbours, embeddings and statistics."""
+
+    def items_mark(self) -> tuple[str, int, int]:
+        """What changes with every write of an item, by this connection or another
+        (:class:`~kronika.ports.ItemsMark`): the highest item rowid and deletion seq
+        ever given (an item is only ever inserted anew or deleted, each deletion logged,
+        and neither count goes back, not even when the rows go) and the file's
+        identity (a file made anew starts both again). Usage statistics leave it."""
+        with self._reading() as conn:
+            items, deletions, identity = conn.execute(_ITEMS_MARK_SQL).fetchone()
+        return (str(identity), int(items), int(deletions))
 
     def source_states(self, agent: str) -> dict[str, SourceState]:
         with self._reading() as conn:
