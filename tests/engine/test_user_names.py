@@ -12,13 +12,33 @@ first one's change at its next recall.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
 from backends import Backend
 from kronika import Memory
-from kronika.core.model import Reader
+from kronika.core.model import (
+    ItemType,
+    Layer,
+    MemoryItem,
+    Provenance,
+    Reader,
+    RecallFilter,
+    Scope,
+    Tier,
+)
+from kronika.engine.owner import NAME_READ, UserNames, names_of_the_user
+from kronika.ports import ItemIndex, SourceState
+from kronika.stores.sqlite import SqliteIndex
 from kronika.testing import FrozenClock
 
 NOTE = "{name} fixed the bike"
 QUESTION = "Which city does {name} like?"
+T0 = datetime(2025, 11, 1, 12, 0, tzinfo=UTC)
 
 
 def named(memory: Memory, name: str, **how: object) -> bool:
@@ -89,3 +109,75 @@ def test_each_agent_and_reader_reads_their_own_users_name(
     assert named(memory, "David", agent="shared", reader=bob)
     assert not named(memory, "Alice", agent="shared", reader=bob)
     assert not named(memory, "David", agent="shared", reader=alice)
+
+
+def test_two_tenants_read_their_own_users_names(
+    backend: Backend, clock: FrozenClock, tmp_path: Path
+) -> None:
+    """Two tenants (on PostgreSQL sharing one database): each one's user has a name of
+    their own, and neither reads the other's."""
+    other = backend.another(tmp_path / "other")
+    try:
+        ours, theirs = backend.open(clock=clock), other.open(clock=clock)
+        for memory in (ours, theirs):
+            memory.note(NOTE.format(name="David"))
+            memory.note(NOTE.format(name="Zofia"))
+        ours.remember("David", key="name")
+        assert named(ours, "David")
+        assert not named(theirs, "David")
+        theirs.remember("Zofia", key="name")
+        for _ in range(2):
+            assert named(ours, "David") and not named(ours, "Zofia")
+            assert named(theirs, "Zofia") and not named(theirs, "David")
+    finally:
+        other.close()
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def index(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[ItemIndex]:
+    if request.param == "sqlite":
+        with SqliteIndex(tmp_path / "index.sqlite", embedding_model="m1", dim=4) as sqlite:
+            yield sqlite
+        return
+    from kronika.stores.postgres.index import PostgresIndex
+
+    url = request.getfixturevalue("postgres_url")
+    with PostgresIndex(url, embedding_model="m1", dim=4) as postgres:
+        yield postgres
+
+
+def name_fact(n: int, value: str, agent: str, **fields: object) -> MemoryItem:
+    base = MemoryItem(
+        id=f"name-{agent}-{n}",
+        agent=agent,
+        content=f"name: {value}",
+        type=ItemType.PROFILE,
+        layer=Layer.LONG_TERM,
+        tier=Tier.LONG,
+        created_at=T0 + timedelta(minutes=n),
+        updated_at=T0 + timedelta(minutes=n),
+        provenance=Provenance(path="profile.md", line=n + 1),
+        key="name",
+        value=value,
+    )
+    return replace(base, **fields)  # type: ignore[arg-type]
+
+
+def test_the_names_are_read_for_the_reader_alone(index: ItemIndex) -> None:
+    """The index is asked for the reader's own name facts: however many newer ones other
+    agents, tenants and users keep, the reader's name is found, and theirs are never
+    read for them."""
+    ours = [name_fact(0, "David", "ours", scope=Scope.GLOBAL)]
+    ours.append(name_fact(1, "Alice", "ours", scope=Scope.PERSONAL, user="alice"))
+    ours.append(name_fact(2, "Marek", "ours", scope=Scope.GLOBAL, tenant="elsewhere"))
+    index.replace_source(SourceState("ours", "profile.md", "h", 1, 1), ours)
+    crowd = [name_fact(n + 10, f"Person{n}", "crowd") for n in range(NAME_READ + 1)]
+    index.replace_source(SourceState("crowd", "profile.md", "h", 1, 1), crowd)
+    flt = RecallFilter(agents=("ours",), tenant="default", reader=Reader(user="bob"))
+    assert names_of_the_user(index, flt) == ("david",)
+    names = UserNames(index)
+    assert names.of(flt) == ("david",)
+    alice = RecallFilter(agents=("ours",), tenant="default", reader=Reader(user="alice"))
+    assert sorted(names.of(alice)) == ["alice", "david"]
+    assert names.of(flt) == ("david",)  # kept apart per reader
+    assert names.of(RecallFilter(agents=("crowd",), tenant="elsewhere")) == ()

@@ -16,7 +16,7 @@ from kronika.core.visibility import only_visible
 from kronika.ports import ItemIndex, ItemsMark
 
 NAME_READ = 1000
-"""Facts keyed as a name read, at most, newest first, over every agent of the index."""
+"""Facts keyed as a name read, at most, newest first, among those the reader may see."""
 _NAME_KEYS = tuple(sorted(NAME_KEYS))
 BORROWED_READ = 20
 """The best keyword matches read for a key matched by a word that is someone else's."""
@@ -32,10 +32,18 @@ def names_of_the_user(index: ItemIndex, flt: RecallFilter) -> tuple[str, ...]:
     those the reader may see (the recall's agents, tenant, channel and reader; not its
     types, keys or times).
 
-    The index is asked by key alone, which it answers from its index of keys whatever
-    the number of items (asked with the agent too, SQLite walks every item of the
-    agent); the rest of the filter is applied here, to the few facts that come back."""
-    keyed = index.list_items(RecallFilter(keys=_NAME_KEYS), limit=NAME_READ)
+    The index is asked for those facts only: by key, agents, tenant, channel and the
+    reader's visibility, as any read of the recall is, so a name the reader may not see
+    is never read (and another agent's or tenant's names never crowd out the reader's
+    own). What comes back is checked against the same filter here once more."""
+    scoped = RecallFilter(
+        agents=flt.agents,
+        tenant=flt.tenant,
+        keys=_NAME_KEYS,
+        channel=flt.channel,
+        reader=flt.reader,
+    )
+    keyed = index.list_items(scoped, limit=NAME_READ)
     mine = [
         item
         for item in keyed

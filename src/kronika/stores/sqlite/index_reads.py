@@ -40,6 +40,11 @@ _ITEMS_MARK_SQL = (
     " (SELECT value FROM meta WHERE key = 'index_id')"
 )
 
+_SELECT_KEYED_SQL = R.SELECT_ITEM_SQL.replace(
+    " FROM items AS i ", " FROM items AS i INDEXED BY items_key "
+)
+assert _SELECT_KEYED_SQL != R.SELECT_ITEM_SQL
+
 
 class IndexReads(IndexSnapshots):
     """Reads of sources, items, score features, neighbours, embeddings and statistics."""
@@ -244,9 +249,12 @@ class IndexReads(IndexSnapshots):
     def list_items(
         self, flt: RecallFilter, *, limit: int | None = None, offset: int = 0
     ) -> list[MemoryItem]:
-        """Items matching ``flt``, newest ``created_at`` first (ties by id)."""
+        """Items matching ``flt``, newest ``created_at`` first (ties by id). Asked by key,
+        the index of keys finds them: SQLite would otherwise walk every item of the agent
+        or tenant the filter names as well."""
         where, params = filter_clause(flt)
-        sql = f"{R.SELECT_ITEM_SQL} WHERE {where} ORDER BY i.created_at DESC, i.id LIMIT ? OFFSET ?"
+        select = _SELECT_KEYED_SQL if flt.keys else R.SELECT_ITEM_SQL
+        sql = f"{select} WHERE {where} ORDER BY i.created_at DESC, i.id LIMIT ? OFFSET ?"
         with self._reading() as conn:
             found = conn.execute(sql, [*params, -1 if limit is None else limit, offset])
             return [R.item_from_row(row) for row in found]
