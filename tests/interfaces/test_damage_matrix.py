@@ -13,7 +13,7 @@ process, as a person would. What must hold:
 
 :func:`must_say` says which first commands must name the file; every damage is found
 by ``doctor`` until it is fixed (:data:`GONE`: against what kronika recorded a file
-held); docs/reliability.md gives the figures.
+held); docs/benchmarks-reliability.md gives the figures.
 """
 
 from __future__ import annotations

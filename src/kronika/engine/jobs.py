@@ -97,6 +97,21 @@ class JobReport:
             "seconds": round(self.seconds, 3),
         }
 
+    def as_counts(self) -> dict[str, Any]:
+        """What a job record keeps (the server's, and ``jobs.json``): how many steps were
+        done, wait and were unchanged, never their wording. A step names what it worked
+        on (an entity page, a key, a strategy's text), and a record outlives a forget of
+        it; the audit trail and the files say what was written, and forget redacts both."""
+        return {
+            "job": self.job,
+            "agent": self.agent,
+            "mode": self.mode,
+            "done": len(self.done),
+            "waiting": len(self.waiting),
+            "unchanged": self.unchanged,
+            "seconds": round(self.seconds, 3),
+        }
+
 
 def run_job(
     memory: Memory,

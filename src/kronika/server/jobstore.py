@@ -132,6 +132,37 @@ class _SqlRecords:
             (keep,),
         )
 
+    def count_steps(self) -> int:
+        """Rewrite records of an earlier kronika that kept each step's wording (entity
+        pages, keys, strategies a forget may since have removed) to counts, as records
+        are kept now (:meth:`~kronika.engine.jobs.JobReport.as_counts`); returns how
+        many changed. The caller then clears the old bytes out of the storage."""
+        changed = 0
+        for job_id, message, result in self._run("SELECT id, message, result FROM server_jobs"):
+            try:
+                fields = json.loads(result or "{}")
+            except ValueError:
+                fields = {}
+            if not isinstance(fields, dict):
+                fields = {}
+            worded = [n for n in ("done", "waiting") if isinstance(fields.get(n), list)]
+            queued = " stay queued for the next run"
+            wordy = bool(message) and message.endswith(queued) and "step(s)" not in message
+            if not worded and not wordy:
+                continue
+            for name in worded:
+                fields[name] = len(fields[name])
+            if wordy:
+                why = message.split(": ", 1)[0]
+                steps = fields.get("waiting") if isinstance(fields.get("waiting"), int) else "some"
+                message = f"{why}: {steps} step(s){queued}"
+            self._run(
+                "UPDATE server_jobs SET message = ?, result = ? WHERE id = ?",
+                (message, json.dumps(fields), job_id),
+            )
+            changed += 1
+        return changed
+
 
 _SIDE = ("-wal", "-shm")
 _OPEN_WITHIN_S = 30.0
@@ -147,6 +178,7 @@ def _open_records(where: str) -> sqlite3.Connection:
     while True:
         db = sqlite3.connect(where, timeout=30, check_same_thread=False)
         try:
+            db.execute("PRAGMA secure_delete=ON")  # a pruned or rewritten record leaves no bytes
             db.execute("PRAGMA journal_mode=WAL")
             with db:
                 for statement in _DDL:
@@ -181,6 +213,12 @@ class SqliteJobRecords(_SqlRecords):
             for own in (self.path, *(self.path.with_name(self.path.name + x) for x in _SIDE)):
                 if own.exists():
                     own.chmod(0o600)
+        if self.count_steps():
+            try:  # the old wording leaves the write-ahead log too
+                with self._lock:
+                    self._db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            except sqlite3.Error as exc:
+                log.warning("the job records at %s kept a write-ahead log: %s", self.path, exc)
 
     def _open(self) -> sqlite3.Connection:
         """The records' connection; a damaged file is moved aside (``<name>.corrupt-<time>``)
@@ -258,6 +296,11 @@ class PostgresJobRecords(_SqlRecords):
 
         self._lock = threading.Lock()
         self._conn = connect(url, autocommit=True)
+        if self.count_steps():
+            try:  # the rows' old versions hold the old wording until the table is rewritten
+                self._run("VACUUM FULL server_jobs")
+            except StoreError as exc:
+                log.warning("the job records' old versions stay until a VACUUM: %s", exc)
 
     def _execute(self, sql: str, params: Sequence[Any]) -> Any:
         from kronika.stores.postgres.connect import one_line

@@ -617,10 +617,10 @@ class Service:
                 report = run_job(
                     memory, name, agent=agent, days=days, mode=mode, llm=minion, clear=clear
                 )
-            result = report.as_dict()
+            result = report.as_counts()  # no step's wording: a record outlives a forget
             if report.waiting:
                 why = "no language model is configured" if minion is None else "the model failed"
-                waiting = ", ".join(report.waiting)
+                waiting = f"{len(report.waiting)} step(s)"
                 return "waiting", f"{why}: {waiting} stay queued for the next run", result
             return "done", f"{len(report.done)} done", result
 
