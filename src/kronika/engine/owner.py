@@ -23,7 +23,8 @@ BORROWED_READ = 20
 NAMES_HELD = 64
 """Readers (agents, tenant, channel, reader) whose names :class:`UserNames` keeps at once."""
 
-Scope = tuple[tuple[str, ...], str | None, str | None, Reader | None]
+ReaderKey = tuple[tuple[str, ...], str | None, str | None, Reader | None]
+"""Whose names :class:`UserNames` keeps: a recall's agents, tenant, channel and reader."""
 
 
 def names_of_the_user(index: ItemIndex, flt: RecallFilter) -> tuple[str, ...]:
@@ -70,7 +71,7 @@ class UserNames:
         self._index = index
         # an isinstance of a runtime Protocol is slow: asked once, not at every recall
         self._mark = index.items_mark if isinstance(index, ItemsMark) else None
-        self._held: tuple[Hashable, dict[Scope, tuple[str, ...]]] = (object(), {})
+        self._held: tuple[Hashable, dict[ReaderKey, tuple[str, ...]]] = (object(), {})
 
     def of(self, flt: RecallFilter) -> tuple[str, ...]:
         """The words the user of the memories ``flt`` reads is named by."""
@@ -81,7 +82,7 @@ class UserNames:
         if held_at != mark:
             held = {}
             self._held = (mark, held)
-        scope: Scope = (flt.agents, flt.tenant, flt.channel, flt.reader)
+        scope: ReaderKey = (flt.agents, flt.tenant, flt.channel, flt.reader)
         names = held.get(scope)
         if names is None:
             names = names_of_the_user(self._index, flt)
