@@ -6,7 +6,7 @@ else receives them through its constructor.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
@@ -235,6 +235,20 @@ class CandidateVectors(Protocol):
         """The family of each of ``ids`` that has one (:func:`kronika.core.hubness.family`:
         its fact's key, else its session): with ``hub_scope = "others"`` recall reads a
         candidate against candidates of other families only."""
+        ...
+
+
+@runtime_checkable
+class ItemsMark(Protocol):
+    """An index that can say cheaply whether its items changed (SQLite: two counters and
+    the identity of the file). Recall keeps what it reads of the items between recalls
+    (the user's names, :mod:`kronika.engine.owner`) while the mark stays the same; with an
+    index without it, it reads them again at every recall."""
+
+    def items_mark(self) -> Hashable:
+        """A value that differs after any write that adds, replaces or removes an item,
+        made by this process or another; other writes (usage statistics, the recall log)
+        may leave it as it was."""
         ...
 
 

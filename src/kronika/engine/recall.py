@@ -68,7 +68,7 @@ from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.text import question_share
 from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
 from kronika.engine.candidates import CandidateReads
-from kronika.engine.owner import lent_facts, names_of_the_user
+from kronika.engine.owner import UserNames, lent_facts
 from kronika.engine.then import HistoryReading, read_history
 from kronika.errors import InvalidQuery, RerankerError
 from kronika.ports import (
@@ -147,6 +147,7 @@ class Recaller:
         # an isinstance of a runtime Protocol is slow: asked once, not at every recall
         self._vectors_of = index.vectors_of if isinstance(index, CandidateVectors) else None
         self._families_of = index.families_of if isinstance(index, CandidateVectors) else None
+        self._names = UserNames(index)
 
     def recall(
         self,
@@ -411,7 +412,7 @@ class Recaller:
         from their profile facts, and "the user" in the first person."""
         if not query.strip():
             return Asked(query, query)
-        names = names_of_the_user(self._index, flt) if may_name_someone(query) else ()
+        names = self._names.of(flt) if may_name_someone(query) else ()
         asked = as_the_user(query, names)
         if asked.text != query:
             log.debug(

@@ -37,9 +37,30 @@ from kronika.stores.sqlite.migrations import applied_migrations
 from kronika.stores.sqlite.query import filter_clause
 from kronika.stores.sqlite.vectors import read_transaction
 
+_ITEMS_MARK_SQL = (
+    "SELECT (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'items'),"
+    " (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'item_deletions'),"
+    " (SELECT value FROM meta WHERE key = 'index_id')"
+)
+
+_SELECT_KEYED_SQL = R.SELECT_ITEM_SQL.replace(
+    " FROM items AS i ", " FROM items AS i INDEXED BY items_key "
+)
+assert _SELECT_KEYED_SQL != R.SELECT_ITEM_SQL
+
 
 class IndexReads(IndexSnapshots):
     """Reads of sources, items, score features, neighbours, embeddings and statistics."""
+
+    def items_mark(self) -> tuple[str, int, int]:
+        """What changes with every write of an item, by this connection or another
+        (:class:`~kronika.ports.ItemsMark`): the highest item rowid and deletion seq
+        ever given (an item is only ever inserted anew or deleted, each deletion logged,
+        and neither count goes back, not even when the rows go) and the file's
+        identity (a file made anew starts both again). Usage statistics leave it."""
+        with self._reading() as conn:
+            items, deletions, identity = conn.execute(_ITEMS_MARK_SQL).fetchone()
+        return (str(identity), int(items), int(deletions))
 
     def source_states(self, agent: str) -> dict[str, SourceState]:
         with self._reading() as conn:
@@ -215,9 +236,12 @@ class IndexReads(IndexSnapshots):
     def list_items(
         self, flt: RecallFilter, *, limit: int | None = None, offset: int = 0
     ) -> list[MemoryItem]:
-        """Items matching ``flt``, newest ``created_at`` first (ties by id)."""
+        """Items matching ``flt``, newest ``created_at`` first (ties by id). Asked by key,
+        the index of keys finds them: SQLite would otherwise walk every item of the agent
+        or tenant the filter names as well."""
         where, params = filter_clause(flt)
-        sql = f"{R.SELECT_ITEM_SQL} WHERE {where} ORDER BY i.created_at DESC, i.id LIMIT ? OFFSET ?"
+        select = _SELECT_KEYED_SQL if flt.keys else R.SELECT_ITEM_SQL
+        sql = f"{select} WHERE {where} ORDER BY i.created_at DESC, i.id LIMIT ? OFFSET ?"
         with self._reading() as conn:
             found = conn.execute(sql, [*params, -1 if limit is None else limit, offset])
             return [R.item_from_row(row) for row in found]
