@@ -12,7 +12,7 @@
     │   └── UnknownAgent         no agent by that name in this workspace
     ├── NotFound                 no memory item / fact with that id or key
     ├── PermissionDenied         the write path refused (autonomy level, cross-agent grant)
-    ├── IndexError_              the derived index is unusable (rebuild it with `kronika reindex`)
+    ├── IndexError_              the derived index is unusable (`kronika index rebuild` rebuilds it)
     │   └── CorruptIndexError    the index file is damaged (kronika moves it aside and rebuilds)
     ├── EmbedderError            the embedding model could not be loaded or run
     ├── InvalidQuery             a recall filter or time expression could not be understood
@@ -99,7 +99,7 @@ class PermissionDenied(KronikaError):
 
 
 class IndexError_(KronikaError):  # noqa: N801 - the builtin IndexError must stay usable
-    """The derived index is unusable; it can always be rebuilt with ``kronika reindex``."""
+    """The derived index is unusable; it can always be rebuilt with ``kronika index rebuild``."""
 
 
 class CorruptIndexError(IndexError_):

@@ -399,7 +399,7 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     SettingSpec(
         "consolidation_attempts",
         "Failed consolidation attempts before a session is marked failed (retry with "
-        "`kronika consolidate --retry-failed`).",
+        "`kronika jobs consolidate --retry-failed`).",
         "sessions",
     ),
     # llm
@@ -441,12 +441,12 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     ),
     SettingSpec(
         "llm_price_input",
-        "Price of one million prompt tokens, for the cost estimate of `kronika usage`.",
+        "Price of one million prompt tokens, for the cost estimate of `kronika logs usage`.",
         "llm",
     ),
     SettingSpec(
         "llm_price_output",
-        "Price of one million reply tokens, for the cost estimate of `kronika usage`.",
+        "Price of one million reply tokens, for the cost estimate of `kronika logs usage`.",
         "llm",
     ),
     # reranker
@@ -924,7 +924,7 @@ def settings_markdown() -> str:
         "store = false",
         "```",
         "",
-        "What each key means, how rules combine and what `kronika purge` does: see",
+        "What each key means, how rules combine and what `kronika policies purge` does: see",
         "[storage policies](policies.md). A bad rule stops every command with exit code 2",
         "and names its line in `kronika.toml`; `kronika policies` shows the rules in force.",
         "",

@@ -99,7 +99,7 @@ def test_a_corrupt_file_raises_index_error_and_open_or_rebuild_recreates_it(
     path = tmp_path / "index.sqlite"
     garbage = b"this is not sqlite at all \x00\xff" * 200
     path.write_bytes(garbage)
-    with pytest.raises(IndexError_, match=r"corrupt.*kronika reindex"):
+    with pytest.raises(IndexError_, match=r"corrupt.*kronika index rebuild"):
         SqliteIndex(path, embedding_model="m1", dim=DIM)
     ix, recreated = SqliteIndex.open_or_rebuild(path, embedding_model="m1", dim=DIM)
     with ix:

@@ -21,7 +21,7 @@ checks that:
 * **intervals** — the values of ``city`` form one timeline: each ends exactly where
   the next begins, none runs backwards, only the last is open, and ``--as-of`` at the
   start of each finds exactly one;
-* **reindex** — ``kronika reindex`` (the index rebuilt from the Markdown alone) gives
+* **reindex** — ``kronika index rebuild`` (the index rebuilt from the Markdown alone) gives
   the same answers, and the checks above hold on it too.
 
 Trials are independent and seeded (``seed + trial``), so a failure can be rerun.

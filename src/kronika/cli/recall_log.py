@@ -1,4 +1,4 @@
-"""``kronika recalls``: the recall log of an agent, as a table or exported as JSON.
+"""``kronika logs recalls``: the recall log of an agent, as a table or exported as JSON.
 
 It reads as the reading context the options name (:mod:`kronika.cli.context`): without
 one, as the workspace's owner, every recall whole; with one, that reader's own recalls

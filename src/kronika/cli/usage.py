@@ -1,4 +1,4 @@
-"""``kronika usage``: what the language model cost, per day, agent, purpose and model."""
+"""``kronika logs usage``: what the language model cost, per day, agent, purpose and model."""
 
 from __future__ import annotations
 

@@ -19,7 +19,7 @@ from datetime import UTC, date, datetime, timedelta
 from kronika.core.usage import UsageRow
 
 MAX_DAYS = 3660
-"""The longest window a chart draws (ten years, as ``kronika usage --days``)."""
+"""The longest window a chart draws (ten years, as ``kronika logs usage --days``)."""
 
 
 def axis(today: date, days: int) -> list[date]:

@@ -228,7 +228,7 @@ def _check_index(
                 f"{agent}/",
                 f"the index is behind the Markdown for {len(differ)} file(s): {shown} "
                 "(edited by hand? the next command catches up)",
-                "`kronika sync` (or any command) reads them again",
+                "`kronika index sync` (or any command) reads them again",
                 "read the changed files into the index",
             )
         )
@@ -286,7 +286,7 @@ def _check_sqlite(index: ItemIndex) -> list[Finding]:
             PROBLEM,
             "index.sqlite",
             f"SQLite finds the index file damaged: {shown}",
-            "`kronika reindex` moves it aside and rebuilds it from the Markdown (nothing "
+            "`kronika index rebuild` moves it aside and rebuilds it from the Markdown (nothing "
             "is lost: the index is derived)",
             "move the damaged index aside and rebuild it from the Markdown",
         )

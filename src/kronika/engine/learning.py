@@ -110,7 +110,7 @@ class OutcomeReport:
     notes: tuple[str, ...] = ()
 
     def as_dict(self) -> dict[str, Any]:
-        """The report as ``kronika outcome --json`` and the server show it
+        """The report as ``kronika lessons record --json`` and the server show it
         (:meth:`from_dict` reads it back)."""
         return {
             "event": self.event_id,

@@ -94,7 +94,7 @@ class WriteReceipt:
     proposal: str | None = None
     notes: tuple[str, ...] = ()
     """Steps after the change was stored that did not finish (the audit entry, the
-    index): the change itself is kept; ``kronika sync`` brings the index up to date."""
+    index): the change itself is kept; ``kronika index sync`` brings the index up to date."""
     policy: str | None = None
     """What a storage policy did (``docs/policies.md``): why the change was ``refused``
     (then nothing was stored), or why it was kept in a shorter tier than asked."""
@@ -299,7 +299,7 @@ class MemoryWriter:
         except Exception as exc:
             notes.append(
                 f"the change was stored but the index was not updated ({exc}); "
-                "`kronika sync` or `kronika reindex` catches up"
+                "`kronika index sync` or `kronika index rebuild` catches up"
             )
         else:
             if isinstance(content, ForgetItems):  # done, and the index knows it

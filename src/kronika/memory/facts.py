@@ -150,7 +150,7 @@ class Facts:
             if written:
                 try:
                     ctx.after_write(name, written)
-                except Exception as exc:  # the facts are stored; `kronika sync` catches up
+                except Exception as exc:  # the facts are stored; `kronika index sync` catches up
                     note = f"the facts were stored but the index was not updated ({exc})"
                     receipts[-1] = replace(receipts[-1], notes=(*receipts[-1].notes, note))
         return receipts

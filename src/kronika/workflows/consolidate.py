@@ -12,7 +12,7 @@ summaries an L2 summary.
 Without a model (none configured, or unreachable) nothing is lost: the rule-based
 extractor captures explicit statements at once, the Active Context gets an honest
 extractive note, and the session stays queued for the next run (the next session
-end, the next wake, or ``kronika consolidate``). A model that keeps answering with
+end, the next wake, or ``kronika jobs consolidate``). A model that keeps answering with
 output that cannot be used counts attempts; after ``consolidation_attempts`` the
 session is marked ``failed`` and retried only on request.
 """
@@ -557,7 +557,7 @@ def _describe(receipt: WriteReceipt) -> str:
     item = receipt.item
     text = item.content if item is not None else describe_change(receipt.change)[2]
     if receipt.outcome == "proposed":
-        return f"? {text} (proposal {receipt.proposal}, waiting for `kronika approve`)"
+        return f"? {text} (proposal {receipt.proposal}, waiting for `kronika proposals approve`)"
     kind = type(receipt.change).__name__
     mark = {"AddFact": "+", "SupersedeFact": "~", "TouchFact": "="}.get(kind, "+")
     return f"{mark} {text}"

@@ -11,7 +11,7 @@ never reveals an item its reader could not list:
 * ``/charts/recalls`` — recalls per day and the items they used, from the recall log
   (:mod:`kronika.core.recall_log` says what counts for whom), with the most used items;
 * ``/recall-log`` — that log as JSON, as the caller may have it (an export);
-* ``/charts/llm`` — the model-usage ledger (``usage.jsonl``, as ``kronika usage``):
+* ``/charts/llm`` — the model-usage ledger (``usage.jsonl``, as ``kronika logs usage``):
   calls, tokens and estimated cost per day and per purpose.
 
 The token use at wake against each block's budget comes from ``/wake``.
@@ -192,7 +192,7 @@ def recall_log(agent: Name, who: Who, svc: Svc, days: AnyDays = None) -> Json:
 )
 def chart_llm(agent: Name, who: Who, svc: Svc, days: Days = 30) -> Json:
     """The agent's model calls from the usage ledger (those a daily budget held back
-    are not counted, as in ``kronika usage``); ``cost`` uses ``llm_price_input`` and
+    are not counted, as in ``kronika logs usage``); ``cost`` uses ``llm_price_input`` and
     ``llm_price_output`` (0 when they are not set: ``priced`` is false then)."""
     with svc.reading(who, agent) as memory:
         s = memory.settings

@@ -42,7 +42,7 @@ PATH = PROPOSALS
 TEMPLATE = (
     "# Proposals\n\n"
     "Changes agents proposed, waiting for your approval: "
-    "`kronika approve ID` applies one, `kronika reject ID` drops it.\n\n"
+    "`kronika proposals approve ID` applies one, `kronika proposals reject ID` drops it.\n\n"
 )
 MAX_TEXT = 200
 _BULLET_RE = re.compile(r"^[-*+][ \t]")

@@ -276,7 +276,7 @@ def _move_shared_index(conn: psycopg.Connection[Any], shared: str, opening: str)
         if _exists(conn, f'"{target}".idx_meta'):
             raise StoreError(
                 f"the search index of tenant {owner!r} is both in schema {shared!r} and in"
-                f" {target!r}; drop one of them (`kronika reindex` rebuilds it)"
+                f" {target!r}; drop one of them (`kronika index rebuild` rebuilds it)"
             )
         relations = conn.execute(
             "SELECT c.relname, c.relkind FROM pg_class AS c"

@@ -135,7 +135,7 @@ class IndexBase:
     def _translate_error(self, exc: sqlite3.Error | UnicodeDecodeError) -> IndexError_:
         if is_corruption(exc):
             return CorruptIndexError(
-                f"index {self._path} is corrupt ({exc}); `kronika reindex` moves it aside"
+                f"index {self._path} is corrupt ({exc}); `kronika index rebuild` moves it aside"
                 " and rebuilds it from the Markdown"
             )
         return IndexError_(f"index {self._path} cannot be used: {exc}")
