@@ -312,18 +312,34 @@ class RecallLog(Protocol):
         ...
 
 
-class ItemIndex(Protocol):
-    """The derived, rebuildable index of memory items (SQLite today, PostgreSQL later).
+class IndexSources(Protocol):
+    """What the index holds of each Markdown file, kept in step with it (sync and the
+    write path, :mod:`kronika.engine.sync`, :mod:`kronika.engine.sync_appends`).
 
-    It holds items parsed from Markdown, their lexical index, their embeddings
-    (cached by content hash and model, so unchanged text is never re-embedded),
-    and usage statistics (which survive a rebuild).
+    A file's items are replaced, appended to, patched or removed at once, each file's
+    :class:`SourceState` says what was indexed of it, and the vectors of the items'
+    texts are cached by text hash and ``embedding_model`` (unchanged text is never
+    re-embedded; a vector no item uses any more is dropped). :meth:`reset` forgets
+    every item and source before a rebuild.
     """
 
     @property
     def embedding_model(self) -> str: ...
 
     def source_states(self, agent: str) -> dict[str, SourceState]: ...
+
+    def source_state(self, agent: str, path: str) -> SourceState | None:
+        """The state of one indexed file (``None`` when the index holds none), looked up
+        alone: a write must not cost more with every file the agent has."""
+        ...
+
+    def source_tail(self, agent: str, path: str, last: int = 2) -> SourceTail | None:
+        """The state of one indexed file, its item count and its ``last`` items."""
+        ...
+
+    def source_items(self, agent: str, path: str) -> list[MemoryItem]:
+        """The items indexed from one file, in file order."""
+        ...
 
     def replace_source(
         self,
@@ -336,29 +352,6 @@ class ItemIndex(Protocol):
         ``text_hashes[i]`` is the hash of the text embedded for ``items[i]`` (the key of
         the embedding cache).
         """
-        ...
-
-    def remove_source(self, agent: str, path: str) -> None: ...
-
-    def embeddings_missing(self, text_hashes: Iterable[str]) -> set[str]: ...
-
-    def drop_unused_embeddings(self, *, everywhere: bool = False) -> int:
-        """Delete the cached vectors of replaced or removed items' texts that no item
-        uses any more (a forgotten memory leaves no vector behind); ``everywhere``: of
-        every cached text (after a rebuild). Returns how many."""
-        ...
-
-    def store_embeddings(self, vectors: Mapping[str, Vector]) -> None: ...
-
-    def get_items(self, ids: Sequence[str]) -> list[MemoryItem]: ...
-
-    def source_tail(self, agent: str, path: str, last: int = 2) -> SourceTail | None:
-        """The state of one indexed file, its item count and its ``last`` items."""
-        ...
-
-    def source_state(self, agent: str, path: str) -> SourceState | None:
-        """The state of one indexed file (``None`` when the index holds none), looked up
-        alone: a write must not cost more with every file the agent has."""
         ...
 
     def append_to_source(
@@ -393,24 +386,34 @@ class ItemIndex(Protocol):
         rows: the file is then re-indexed whole."""
         ...
 
-    def score_features(self, ids: Sequence[str]) -> ScoreFeatures:
-        """Importance, creation, usage, speaker and session of each known id.
+    def remove_source(self, agent: str, path: str) -> None: ...
 
-        In the order of ``ids``; unknown ids are absent, repeated ones listed once.
-        """
+    def embeddings_missing(self, text_hashes: Iterable[str]) -> set[str]: ...
+
+    def store_embeddings(self, vectors: Mapping[str, Vector]) -> None: ...
+
+    def drop_unused_embeddings(self, *, everywhere: bool = False) -> int:
+        """Delete the cached vectors of replaced or removed items' texts that no item
+        uses any more (a forgotten memory leaves no vector behind); ``everywhere``: of
+        every cached text (after a rebuild). Returns how many."""
         ...
 
-    def list_items(
-        self, flt: RecallFilter, *, limit: int | None = None, offset: int = 0
-    ) -> list[MemoryItem]:
-        """Items matching ``flt``, newest first."""
+    def agents(self) -> list[str]:
+        """The agents the index holds sources or items of, sorted."""
         ...
 
-    def source_items(self, agent: str, path: str) -> list[MemoryItem]:
-        """The items indexed from one file, in file order."""
+    def reset(self) -> None:
+        """Forget every item and source (keeps the embedding cache and usage statistics)."""
         ...
 
-    def count_items(self, flt: RecallFilter) -> int: ...
+
+class IndexSearch(Protocol):
+    """Where recall finds its candidates and what it scores them with
+    (:mod:`kronika.engine.recall`, :mod:`kronika.engine.candidates`): keyword and vector
+    search under a :class:`RecallFilter`, the score features of candidates, a turn's
+    neighbours. The optional faster ways in (:class:`UsageApart`, :class:`CandidateVectors`,
+    :class:`CandidateReader`, :class:`ItemTexts`, :class:`ItemsMark`) extend it.
+    """
 
     def search_lexical(
         self, query: str, flt: RecallFilter, limit: int, *, whole_phrase: bool = True
@@ -425,6 +428,13 @@ class ItemIndex(Protocol):
         """``(item id, cosine similarity)`` best first."""
         ...
 
+    def score_features(self, ids: Sequence[str]) -> ScoreFeatures:
+        """Importance, creation, usage, speaker and session of each known id.
+
+        In the order of ``ids``; unknown ids are absent, repeated ones listed once.
+        """
+        ...
+
     def neighbours(
         self, ids: Sequence[str], flt: RecallFilter, window: int
     ) -> dict[str, list[tuple[str, int]]]:
@@ -434,6 +444,34 @@ class ItemIndex(Protocol):
         only messages of the same session, by another speaker, passing ``flt`` count.
         """
         ...
+
+
+class IndexReads(Protocol):
+    """Items read by id, by filter or as counts: what ``Memory.get``, ``items``,
+    ``count``, ``history``, the forget path and the charts read, never ranked.
+    """
+
+    def get_items(self, ids: Sequence[str]) -> list[MemoryItem]: ...
+
+    def list_items(
+        self, flt: RecallFilter, *, limit: int | None = None, offset: int = 0
+    ) -> list[MemoryItem]:
+        """Items matching ``flt``, newest first."""
+        ...
+
+    def count_items(self, flt: RecallFilter) -> int: ...
+
+    def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
+        """How many items passing ``flt`` were created on each UTC day from ``since`` on,
+        per tier and type: the counts :meth:`list_items` would give, without the items."""
+        ...
+
+
+class IndexUsage(Protocol):
+    """What use was made of the items: access counts and times (recall records each
+    hit; they survive a rebuild and a backup restores them) and the log of recalls
+    (:class:`RecallLog`).
+    """
 
     def record_access(self, ids: Sequence[str], at: datetime) -> None: ...
 
@@ -446,12 +484,12 @@ class ItemIndex(Protocol):
         """The recall log kept beside the items (:class:`RecallLog`)."""
         ...
 
-    def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
-        """How many items passing ``flt`` were created on each UTC day from ``since`` on,
-        per tier and type: the counts :meth:`list_items` would give, without the items."""
-        ...
 
-    def agents(self) -> list[str]: ...
+class IndexUpkeep(Protocol):
+    """The index as a file to look after (``Memory.admin``, ``kronika doctor``, the
+    derivation mark): values it keeps about itself, its health, its statistics, starting
+    it anew when damaged, closing it.
+    """
 
     def meta_value(self, key: str) -> str | None:
         """A value the index keeps about itself (``None`` when it keeps none)."""
@@ -459,10 +497,6 @@ class ItemIndex(Protocol):
 
     def set_meta_value(self, key: str, value: str) -> None:
         """Keep ``value`` under ``key`` (it survives :meth:`reset`)."""
-        ...
-
-    def reset(self) -> None:
-        """Forget every item and source (keeps the embedding cache and usage statistics)."""
         ...
 
     def integrity_problems(self, *, full: bool = False) -> list[str]:
@@ -476,6 +510,20 @@ class ItemIndex(Protocol):
     def stats(self) -> dict[str, Any]: ...
 
     def close(self) -> None: ...
+
+
+class ItemIndex(IndexSources, IndexSearch, IndexReads, IndexUsage, IndexUpkeep, Protocol):
+    """The derived, rebuildable index of memory items (SQLite, PostgreSQL): every part
+    at once, as the composition root hands it to :class:`kronika.memory.Memory`.
+
+    It holds items parsed from Markdown, their lexical index, their embeddings
+    (cached by content hash and model, so unchanged text is never re-embedded),
+    and usage statistics (which survive a rebuild). Its parts, one concern each:
+    :class:`IndexSources` (what sync writes), :class:`IndexSearch` (recall's
+    candidates and scores), :class:`IndexReads` (items by id or filter),
+    :class:`IndexUsage` (access counts, the recall log) and :class:`IndexUpkeep`
+    (health, statistics, closing). A function that needs one part takes that part.
+    """
 
 
 @dataclass(frozen=True, slots=True, eq=False)

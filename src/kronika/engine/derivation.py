@@ -34,7 +34,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
     from kronika.engine.sync import Progress
-    from kronika.ports import ItemIndex
+    from kronika.ports import IndexUpkeep, ItemIndex
 
 log = logging.getLogger("kronika")
 
@@ -42,12 +42,12 @@ DERIVATION = "4"
 DERIVATION_KEY = "derivation"
 
 
-def built_by(index: ItemIndex) -> str | None:
+def built_by(index: IndexUpkeep) -> str | None:
     """The version of the reading that built ``index`` (``None``: before the stamp)."""
     return index.meta_value(DERIVATION_KEY)
 
 
-def mark_current(index: ItemIndex) -> None:
+def mark_current(index: IndexUpkeep) -> None:
     """Stamp ``index`` as built by this version (after a rebuild, or while empty)."""
     if built_by(index) != DERIVATION:
         index.set_meta_value(DERIVATION_KEY, DERIVATION)

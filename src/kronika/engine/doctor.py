@@ -46,7 +46,7 @@ from kronika.engine.lost import (
     lost_at_once,
     worse,
 )
-from kronika.ports import ItemIndex
+from kronika.ports import IndexSources, IndexUpkeep, ItemIndex
 from kronika.stores.audit import parse_line
 from kronika.stores.markdown.files import decode
 from kronika.stores.markdown.layout import IDENTITY, PROPOSALS, SourceKind, classify
@@ -197,7 +197,7 @@ def _check_validity(agent: str, key: str, items: Sequence[MemoryItem]) -> list[F
 
 
 def _check_index(
-    index: ItemIndex,
+    index: IndexSources,
     agent: str,
     markdown: dict[str, dict[str, str]],
     lost: dict[tuple[str, str], tuple[MemoryItem, ...]],
@@ -275,7 +275,7 @@ def _check_kept_copies(
     return findings
 
 
-def _check_sqlite(index: ItemIndex) -> list[Finding]:
+def _check_sqlite(index: IndexUpkeep) -> list[Finding]:
     problems = index.integrity_problems(full=True)
     if not problems:
         return []

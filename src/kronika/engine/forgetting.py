@@ -45,7 +45,7 @@ from kronika.core.text import normalize_key
 from kronika.engine.lost import kept_copies
 from kronika.engine.redacting import ForgetPlace
 from kronika.errors import InvalidInput, NotFound
-from kronika.ports import ItemIndex
+from kronika.ports import IndexReads
 from kronika.stores.markdown import sessions
 from kronika.stores.markdown.files import read_source
 from kronika.stores.markdown.layout import SourceKind, classify
@@ -87,7 +87,7 @@ class ForgetReceipt:
 # --------------------------------------------------------------------------- what to forget
 def find_items(
     workspace: MarkdownWorkspace,
-    index: ItemIndex,
+    index: IndexReads,
     agent: str,
     *,
     item_id: str | None = None,

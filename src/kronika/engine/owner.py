@@ -13,7 +13,7 @@ from kronika.core.possession import borrowed_words
 from kronika.core.subjects import word_matches
 from kronika.core.text import folded_words, key_words, searchable_content
 from kronika.core.visibility import only_visible
-from kronika.ports import ItemIndex, ItemsMark
+from kronika.ports import IndexReads, ItemsMark
 
 NAME_READ = 1000
 """Facts keyed as a name read, at most, newest first, among those the reader may see."""
@@ -27,7 +27,7 @@ ReaderKey = tuple[tuple[str, ...], str | None, str | None, Reader | None]
 """Whose names :class:`UserNames` keeps: a recall's agents, tenant, channel and reader."""
 
 
-def names_of_the_user(index: ItemIndex, flt: RecallFilter) -> tuple[str, ...]:
+def names_of_the_user(index: IndexReads, flt: RecallFilter) -> tuple[str, ...]:
     """The words the user of the memories ``flt`` reads is named by: the values of their
     current profile facts keyed as a name (:data:`~kronika.core.owner.NAME_KEYS`), among
     those the reader may see (the recall's agents, tenant, channel and reader; not its
@@ -67,7 +67,7 @@ class UserNames:
     their mark. An index without a mark (PostgreSQL, where asking for one costs the
     round trip reading the names costs) is asked for the names at each call."""
 
-    def __init__(self, index: ItemIndex) -> None:
+    def __init__(self, index: IndexReads) -> None:
         self._index = index
         # an isinstance of a runtime Protocol is slow: asked once, not at every recall
         self._mark = index.items_mark if isinstance(index, ItemsMark) else None
@@ -93,7 +93,7 @@ class UserNames:
 
 
 def lent_facts(
-    index: ItemIndex, found: Sequence[Sequence[tuple[str, float]] | None], question: str
+    index: IndexReads, found: Sequence[Sequence[tuple[str, float]] | None], question: str
 ) -> set[str]:
     """The profile facts among the best :data:`BORROWED_READ` of each list of ``found``
     whose key ``question`` asks about as someone else's: every word of the question

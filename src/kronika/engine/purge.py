@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.core.policies import StoragePolicies, purge_reason
 from kronika.engine.sync import Progress
-from kronika.ports import ItemIndex
+from kronika.ports import IndexReads
 
 if TYPE_CHECKING:
     from kronika.engine.forgetting import ForgetReceipt
@@ -70,7 +70,7 @@ class PurgeReport:
 
 
 def find_purgeable(
-    index: ItemIndex, agents: Sequence[str], policies: StoragePolicies, now: datetime
+    index: IndexReads, agents: Sequence[str], policies: StoragePolicies, now: datetime
 ) -> tuple[int, list[Purgeable]]:
     """(items read, the items of ``agents`` the ``policies`` no longer allow at ``now``)."""
     checked = 0

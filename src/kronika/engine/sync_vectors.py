@@ -16,7 +16,7 @@ from kronika.core.model import MemoryItem
 from kronika.core.text import content_hash, embedding_texts
 from kronika.engine.sync_report import SyncReport
 from kronika.errors import KronikaError
-from kronika.ports import Embedder, ItemIndex, SourceTail, Vector
+from kronika.ports import Embedder, IndexSources, SourceTail, Vector
 from kronika.stores.markdown.workspace import MarkdownWorkspace, ParsedSource
 from kronika.stores.private import open_private
 
@@ -43,7 +43,7 @@ class IndexerVectors:
         self,
         *,
         workspace: MarkdownWorkspace,
-        index: ItemIndex,
+        index: IndexSources,
         embedder: Embedder,
         embed_batch: int = 64,
         context_words: int = 0,

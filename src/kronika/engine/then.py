@@ -37,7 +37,7 @@ from kronika.core.versions import (
     true_during,
     validity,
 )
-from kronika.ports import ItemIndex, Vector
+from kronika.ports import IndexReads, ItemIndex, Vector
 
 READ = 20
 """Keyed facts read from each search of the history (the best by its score)."""
@@ -164,7 +164,7 @@ def _true_then(
 
 def _before_after(
     reading: HistoryReading,
-    index: ItemIndex,
+    index: IndexReads,
     flt: RecallFilter,
     read: list[MemoryItem],
     phrases: list[OrderPhrase],
