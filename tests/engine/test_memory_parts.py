@@ -11,9 +11,9 @@ from collections.abc import Iterator
 import pytest
 
 from kronika import Memory, build_memory
+from kronika.core.alias import Alias
 from kronika.core.lessons import exit_code
 from kronika.core.model import LinkKind
-from kronika.memory.alias import Alias
 from kronika.memory.base import MemoryContext
 from kronika.settings import AgentPolicy, Settings
 from kronika.testing import FrozenClock

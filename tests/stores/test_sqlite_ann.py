@@ -133,9 +133,9 @@ def test_scores_are_exact_and_the_graph_is_what_answers(home: Path) -> None:
         # graph and it disappears from the results, so the graph is really used.
         q = _vector(synthetic_queries(1)[0])
         best = fast.search_vector(q, flt, 5)[0][0]
-        graph = fast._ann.graph
+        graph = fast.state.ann.graph
         assert graph is not None
-        rowid = fast._snapshot.cols.rowids[list(fast._snapshot.cols.ids).index(best)]  # type: ignore[union-attr]
+        rowid = fast.state.snapshot.cols.rowids[list(fast.state.snapshot.cols.ids).index(best)]  # type: ignore[union-attr]
         graph.graph.remove(np.uint64(rowid))
         assert best not in dict(fast.search_vector(q, flt, 5))
 
@@ -175,7 +175,7 @@ def test_filters_stay_exact(home: Path, ann: Memory) -> None:
 
 
 def test_writes_after_the_build_are_found_and_deletes_disappear(ann: Memory) -> None:
-    graph = _sqlite(ann)._ann.graph
+    graph = _sqlite(ann).state.ann.graph
     assert graph is not None
     before = len(graph)
     fact = _remember(ann, "Zygfryd keeps a violet submarine in the attic")
@@ -196,7 +196,7 @@ def test_a_restart_loads_the_saved_graph(
     with caplog.at_level(logging.INFO, logger="kronika"), _index(home, THRESHOLD) as again:
         q = _vector("Wiesław tunes an ancient harpsichord every Sunday")
         assert again.search_vector(q, RecallFilter(agents=("scale",)), 3)[0][0] == fact
-        assert again._ann.graph is not None
+        assert again.state.ann.graph is not None
     assert "vector graph loaded" in caplog.text
     assert "building the vector graph" not in caplog.text
 
@@ -210,8 +210,8 @@ def test_a_graph_behind_the_index_catches_up_on_load(home: Path, ann: Memory) ->
     with _index(home, THRESHOLD) as again:
         q = _vector("Bożydar collects brass telescopes from Gdańsk")
         assert again.search_vector(q, RecallFilter(agents=("scale",)), 3)[0][0] == fact
-        graph = again._ann.graph
-        assert graph is not None and graph.marks == again._snapshot.marks  # type: ignore[union-attr]
+        graph = again.state.ann.graph
+        assert graph is not None and graph.marks == again.state.snapshot.marks  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(
@@ -254,7 +254,7 @@ def test_a_corrupt_or_foreign_graph_file_is_rebuilt(
                 want = [i for i, _ in slow.search_vector(q, flt, 10)]
                 assert len(got) == 10
                 same += len(set(got) & set(want))
-        assert again._ann.graph is not None
+        assert again.state.ann.graph is not None
         assert same / (10 * len(queries)) >= 0.9
     assert "building the vector graph" in caplog.text
     assert json.loads(meta.read_text())["model"] == HashingEmbedder().model_id
@@ -263,13 +263,13 @@ def test_a_corrupt_or_foreign_graph_file_is_rebuilt(
 def test_the_graph_is_not_used_below_the_threshold(home: Path) -> None:
     with _index(home, SIZE * 10) as ix:
         ix.search_vector(_vector("kettle"), RecallFilter(agents=("scale",)), 10)
-        assert ix._ann.graph is None
+        assert ix.state.ann.graph is None
     assert not _graph_path(home).exists()
 
 
 def test_changes_since_stops_at_a_pruned_deletion_log(home: Path) -> None:
     with _index(home, 0) as ix:
-        conn = ix._conn
+        conn = ix.state.conn
         ix.reset()  # empties the deletion log
         marks = conn.execute(
             "SELECT (SELECT coalesce(max(seq), 0) FROM sqlite_sequence WHERE name = 'items'),"
@@ -313,10 +313,10 @@ def _same_vectors(ix: SqliteIndex, home: Path, query: str) -> bool:
     which is approximate), so any difference comes from where the snapshot was read.
     """
     flt, q = RecallFilter(agents=("scale",)), _vector(query)
-    with ix._reading() as conn:
-        mine = ix._current_snapshot(conn)
-    with _index(home, 0) as exact, exact._reading() as conn:
-        theirs = exact._current_snapshot(conn)
+    with ix.state.reading() as conn:
+        mine = ix.snapshots.current_snapshot(conn)
+    with _index(home, 0) as exact, exact.state.reading() as conn:
+        theirs = exact.snapshots.current_snapshot(conn)
     (rows_a, ids_a, m_a), (rows_b, ids_b, m_b) = _live_rows(mine), _live_rows(theirs)
     same_rows = rows_a == rows_b and ids_a == ids_b and bool(np.array_equal(m_a, m_b))
     return same_rows and mine.search(q, flt, 10) == theirs.search(q, flt, 10)
@@ -335,7 +335,7 @@ def test_a_restart_reads_the_saved_vectors_instead_of_the_index(
     with caplog.at_level(logging.INFO, logger="kronika"), _index(home, THRESHOLD) as again:
         for query in synthetic_queries(5):
             assert _same_vectors(again, home, query)
-        snapshot = again._snapshot
+        snapshot = again.state.snapshot
         assert snapshot is not None and isinstance(snapshot.buffer, np.memmap)
     assert "vectors loaded from the copy" in caplog.text
 
@@ -353,9 +353,9 @@ def test_saved_vectors_catch_up_with_what_changed_since(home: Path, ann: Memory)
         assert found[0][0] == fact
         samovar = again.search_vector(_vector("Radosław polishes a copper samovar"), flt, 10)
         assert gone not in [i for i, _ in samovar]
-        with again._reading() as conn:
+        with again.state.reading() as conn:
             newest = VectorSnapshot.newest_marks(conn)
-        assert again._snapshot is not None and again._snapshot.marks == newest
+        assert again.state.snapshot is not None and again.state.snapshot.marks == newest
     # the copy saved on close covers the new writes: the next start reads no log at all
     assert json.loads((home / "index.sqlite.vectors.json").read_text())["marks"] == list(newest)
     assert len(_vector_files(home)) == 3  # the earlier copy's data files are gone
@@ -420,7 +420,7 @@ def test_no_copy_is_saved_below_the_threshold(home: Path) -> None:
 
 
 def _lexical(ix: SqliteIndex, query: str, flt: RecallFilter) -> list[tuple[str, float]]:
-    ix._bm25_wanted = True  # the in-memory postings, not SQLite's first-search shortcut
+    ix.state.bm25_wanted = True  # the in-memory postings, not SQLite's first-search shortcut
     return ix.search_lexical(query, flt, 20)
 
 
@@ -459,10 +459,12 @@ def test_saved_keyword_postings_catch_up_with_what_changed_since(home: Path) -> 
     other.forget(gone, agent="scale")
     other.close()
     with _index(home, THRESHOLD) as again:
-        assert again._bm25 is None
+        assert again.state.bm25 is None
         assert _lexical(again, "brass telescopes", flt)[0][0] == fact
-        assert again._saved_bm25_marks is not None  # started from the copy, then caught up
-        assert again._bm25 is not None and again._bm25.marks != again._saved_bm25_marks
+        assert again.state.saved_bm25_marks is not None  # started from the copy, then caught up
+        assert (
+            again.state.bm25 is not None and again.state.bm25.marks != again.state.saved_bm25_marks
+        )
         assert gone not in [i for i, _ in _lexical(again, "copper samovar", flt)]
         assert _lexical(again, "telescopes samovar", flt) == _exact_lexical(
             home, "telescopes samovar", flt

@@ -313,11 +313,11 @@ def _unpruned(index: SqliteIndex, query: str, flt: RecallFilter, limit: int) -> 
     index.search_lexical(query, flt, limit)  # loads and refreshes the copy
     terms = query_terms(query)
     texts = [" ".join(terms), *terms] if len(terms) > 1 else terms
-    conn = index._conn
-    bm25 = index._bm25
+    conn = index.state.conn
+    bm25 = index.state.bm25
     assert bm25 is not None
     phrases = [
-        Phrase(t, w) for t, w in zip(texts, index._tokenizer.words(conn, texts), strict=True)
+        Phrase(t, w) for t, w in zip(texts, index.state.tokenizer.words(conn, texts), strict=True)
     ]
     parts = {}
     for phrase in phrases:
@@ -434,6 +434,6 @@ def test_without_the_whole_phrase_the_words_alone_score_as_fts5_does(tmp_path: P
         for query in QUERIES:  # the first search is SQLite's own, the later ones in memory
             got = index.search_lexical(query, RecallFilter(), 200, whole_phrase=False)
             assert got == fts5_bm25(path, query, RecallFilter(), 200, whole_phrase=False)
-        assert index._bm25 is not None
+        assert index.state.bm25 is not None
     assert match_expression("green tea", whole_phrase=False) == '"green" OR "tea"'
     assert match_expression("green tea") == '"green tea" OR "green" OR "tea"'

@@ -89,7 +89,7 @@ def conversation(rng: random.Random, path: str, prefix: str, turns: int) -> list
 
 def assert_same_as_sqlite(warm: SqliteIndex, path: Path, ids: list[str]) -> None:
     """``warm`` (snapshot loaded) answers exactly as a never-searched index on ``path``."""
-    assert warm._bm25 is not None  # the columns answer, not SQLite
+    assert warm.state.bm25 is not None  # the columns answer, not SQLite
     wanted = [*ids, "unknown", *ids[:3]]
     with SqliteIndex(path, embedding_model="m", dim=DIM, ann_threshold=0) as cold:
         features = warm.score_features(wanted)
@@ -109,7 +109,7 @@ def assert_same_as_sqlite(warm: SqliteIndex, path: Path, ids: list[str]) -> None
                 found = warm.neighbours(wanted, flt, window)
                 reference = cold.neighbours(wanted, flt, window)
                 assert list(found.items()) == list(reference.items()), (flt, window)
-        assert cold._bm25 is None  # it really was SQLite
+        assert cold.state.bm25 is None  # it really was SQLite
 
 
 def loaded(path: Path) -> SqliteIndex:

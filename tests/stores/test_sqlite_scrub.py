@@ -233,16 +233,16 @@ def test_rewritten_copies_are_still_read_on_restart(
     assert all(path.is_file() for path in described.values())
     flt, query = RecallFilter(agents=("default",)), "what did Marta do with the kettle"
     with _sqlite(home, threshold=0) as exact:  # keyword scores read from FTS5 itself
-        exact._bm25_wanted = True
+        exact.state.bm25_wanted = True
         want = exact.search_lexical(query, flt, 20)
     assert want
     with _sqlite(home, threshold=THRESHOLD) as again:
-        again._bm25_wanted = True
+        again.state.bm25_wanted = True
         assert fact not in [i for i, _ in again.search_lexical(WORD, flt, 10)]
-        assert again._saved_bm25_marks is not None  # started from the copy
+        assert again.state.saved_bm25_marks is not None  # started from the copy
         assert again.search_lexical(query, flt, 20) == want  # and scores exactly alike
         again.search_vector(np.ones(256, dtype=np.float32), flt, 10)
-        assert again._saved_marks is not None
+        assert again.state.saved_marks is not None
 
 
 def test_writes_that_delete_nothing_leave_the_copies_and_the_graph_alone(

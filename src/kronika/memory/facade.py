@@ -14,7 +14,7 @@ another. The parts users call by name:
 The everyday verbs' code lives in parts of their own (facts, notes, sensory, reads,
 forgetting), reached through the verbs. Every verb of a named part also has a flat
 name on :class:`Memory` (``memory.approve`` is ``memory.proposals.approve``): the
-table at the end of the class, one :class:`~kronika.memory.alias.Alias` a line.
+table at the end of the class, one :class:`~kronika.core.alias.Alias` a line.
 """
 
 from __future__ import annotations
@@ -23,10 +23,10 @@ import copy
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Self
 
+from kronika.core.alias import Alias
 from kronika.core.model import MemoryItem, Reader, Scope
 from kronika.engine.recall_log import RecallRecorder
 from kronika.memory.admin import Admin
-from kronika.memory.alias import Alias
 from kronika.memory.base import MemoryContext
 from kronika.memory.facts import Facts
 from kronika.memory.forgetting import Forgetting

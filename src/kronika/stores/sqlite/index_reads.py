@@ -31,8 +31,8 @@ from kronika.stores.sql import rows as shared
 from kronika.stores.sqlite import appends, context, points
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.dialect import SQLITE
-from kronika.stores.sqlite.index_base import _CHUNK, _chunks
-from kronika.stores.sqlite.index_snapshots import IndexSnapshots
+from kronika.stores.sqlite.index_base import _CHUNK, IndexState, _chunks
+from kronika.stores.sqlite.index_snapshots import Snapshots
 from kronika.stores.sqlite.migrations import applied_migrations
 from kronika.stores.sqlite.query import filter_clause
 from kronika.stores.sqlite.vectors import read_transaction
@@ -49,8 +49,12 @@ _SELECT_KEYED_SQL = R.SELECT_ITEM_SQL.replace(
 assert _SELECT_KEYED_SQL != R.SELECT_ITEM_SQL
 
 
-class IndexReads(IndexSnapshots):
+class SqliteReads:
     """Reads of sources, items, score features, neighbours, embeddings and statistics."""
+
+    def __init__(self, state: IndexState, snapshots: Snapshots) -> None:
+        self.state = state
+        self.snapshots = snapshots
 
     def items_mark(self) -> tuple[str, int, int]:
         """What changes with every write of an item, by this connection or another
@@ -58,29 +62,29 @@ class IndexReads(IndexSnapshots):
         ever given (an item is only ever inserted anew or deleted, each deletion logged,
         and neither count goes back, not even when the rows go) and the file's
         identity (a file made anew starts both again). Usage statistics leave it."""
-        with self._reading() as conn:
+        with self.state.reading() as conn:
             items, deletions, identity = conn.execute(_ITEMS_MARK_SQL).fetchone()
         return (str(identity), int(items), int(deletions))
 
     def source_states(self, agent: str) -> dict[str, SourceState]:
-        with self._reading() as conn:
+        with self.state.reading() as conn:
             return shared.source_states(SQLITE, conn, agent)
 
     def source_state(self, agent: str, path: str) -> SourceState | None:
         """The state of one indexed file (``None`` when the index holds none)."""
-        with self._reading() as conn:
+        with self.state.reading() as conn:
             return shared.source_state(SQLITE, conn, agent, path)
 
     def source_tail(self, agent: str, path: str, last: int = 2) -> SourceTail | None:
         """The end of one indexed file (:func:`kronika.stores.sqlite.appends.source_tail`)."""
-        with self._reading() as conn, read_transaction(conn):
+        with self.state.reading() as conn, read_transaction(conn):
             return appends.source_tail(conn, agent, path, last)
 
     def get_items(self, ids: Sequence[str]) -> list[MemoryItem]:
         """Items in the order of ``ids`` (unknown ids skipped), with usage statistics."""
         found: dict[str, MemoryItem] = {}
         wanted = list(dict.fromkeys(ids))
-        with self._reading() as conn:
+        with self.state.reading() as conn:
             for chunk in _chunks(wanted):
                 marks = ", ".join("?" * len(chunk))
                 for row in conn.execute(f"{R.SELECT_ITEM_SQL} WHERE i.id IN ({marks})", chunk):
@@ -91,7 +95,7 @@ class IndexReads(IndexSnapshots):
     def item_texts(self, ids: Sequence[str]) -> dict[str, str]:
         """``{id: content}`` of the items of ``ids`` (unknown ids absent), no item built."""
         found: dict[str, str] = {}
-        with self._reading() as conn:
+        with self.state.reading() as conn:
             for chunk in _chunks(list(dict.fromkeys(ids))):
                 marks = ", ".join("?" * len(chunk))
                 found.update(
@@ -119,16 +123,16 @@ class IndexReads(IndexSnapshots):
         wanted = list(dict.fromkeys(ids))
         if not wanted:
             return {}
-        with self._reading() as conn:
+        with self.state.reading() as conn:
             return self._usage(conn, wanted)
 
     def _score_features(self, ids: Sequence[str], *, with_usage: bool) -> ScoreFeatures:
         wanted = list(dict.fromkeys(ids))
-        with self._reading() as conn:
-            if self._bm25 is None or not wanted:
+        with self.state.reading() as conn:
+            if self.state.bm25 is None or not wanted:
                 return self._score_features_sql(conn, wanted)
             with read_transaction(conn):
-                bm25 = self._current_bm25(conn)
+                bm25 = self.snapshots.current_bm25(conn)
                 rows = bm25.rows_of(wanted)
                 usage = None
                 if with_usage:
@@ -185,12 +189,12 @@ class IndexReads(IndexSnapshots):
         wanted = list(dict.fromkeys(ids))
         if window < 1 or not wanted:
             return {}
-        with self._reading() as conn:
-            if self._bm25 is None:
+        with self.state.reading() as conn:
+            if self.state.bm25 is None:
                 return self._neighbours_sql(conn, wanted, flt, window)
             with read_transaction(conn):
-                bm25 = self._current_bm25(conn)
-                allowed = self._allowed_rowids(conn, flt)
+                bm25 = self.snapshots.current_bm25(conn)
+                allowed = self.snapshots.allowed_rowids(conn, flt)
             keep = bm25.cols.mask(flt, bm25.live if bm25.dead else None)
             if allowed is not None:
                 allowed_rows = np.isin(bm25.cols.rowids, allowed)
@@ -242,35 +246,35 @@ class IndexReads(IndexSnapshots):
         where, params = filter_clause(flt)
         select = _SELECT_KEYED_SQL if flt.keys else R.SELECT_ITEM_SQL
         sql = f"{select} WHERE {where} ORDER BY i.created_at DESC, i.id LIMIT ? OFFSET ?"
-        with self._reading() as conn:
+        with self.state.reading() as conn:
             found = conn.execute(sql, [*params, -1 if limit is None else limit, offset])
             return [R.item_from_row(row) for row in found]
 
     def source_items(self, agent: str, path: str) -> list[MemoryItem]:
         """The items indexed from one file, in file order."""
         sql = f"{R.SELECT_ITEM_SQL} WHERE i.source_agent = ? AND i.source_path = ? ORDER BY i.pos"
-        with self._reading() as conn:
+        with self.state.reading() as conn:
             return [R.item_from_row(row) for row in conn.execute(sql, (agent, path))]
 
     def count_items(self, flt: RecallFilter) -> int:
         where, params = filter_clause(flt)
-        with self._reading() as conn:
+        with self.state.reading() as conn:
             (n,) = conn.execute(f"SELECT count(*) FROM items AS i WHERE {where}", params).fetchone()
         return int(n)
 
     def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
-        with self._reading() as conn:
+        with self.state.reading() as conn:
             return day_counts.created_per_day(SQLITE, conn, flt, since)
 
     def agents(self) -> list[str]:
-        with self._reading() as conn:
+        with self.state.reading() as conn:
             found = conn.execute(
                 "SELECT agent FROM sources UNION SELECT agent FROM items ORDER BY 1"
             ).fetchall()
         return [a for (a,) in found]
 
     def meta_value(self, key: str) -> str | None:
-        with self._reading() as conn:
+        with self.state.reading() as conn:
             row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
         return None if row is None else str(row[0])
 
@@ -278,13 +282,13 @@ class IndexReads(IndexSnapshots):
         """The hashes with no cached vector for this index's ``embedding_model``."""
         wanted = list(dict.fromkeys(text_hashes))
         present: set[str] = set()
-        with self._reading() as conn:
+        with self.state.reading() as conn:
             for chunk in _chunks(wanted):
                 marks = ", ".join("?" * len(chunk))
                 found = conn.execute(
                     f"SELECT text_hash FROM embeddings WHERE model = ? AND length(vec) = ?"
                     f" AND text_hash IN ({marks})",
-                    [self._model, self._dim * 4, *chunk],
+                    [self.state.model, self.state.dim * 4, *chunk],
                 )
                 present.update(h for (h,) in found)
         return set(wanted) - present
@@ -292,13 +296,13 @@ class IndexReads(IndexSnapshots):
     def vector_points(self, text_hashes: Iterable[str] | None = None) -> list[VectorPoint]:
         """The items embedded from ``text_hashes`` (every item when ``None``) that have a
         cached vector, with it: what a vector index outside this file holds."""
-        with self._reading() as conn, read_transaction(conn):
+        with self.state.reading() as conn, read_transaction(conn):
             wanted = points.every_text_hash(conn) if text_hashes is None else text_hashes
-            return points.vector_points(conn, wanted, self._model, self._dim)
+            return points.vector_points(conn, wanted, self.state.model, self.state.dim)
 
     def stats(self) -> dict[str, Any]:
         """Counts per agent and type, embedded items, the model, file sizes and migrations."""
-        with self._reading() as conn:
+        with self.state.reading() as conn:
             one = conn.execute
             by_agent = dict(one("SELECT agent, count(*) FROM items GROUP BY 1").fetchall())
             by_type = dict(one("SELECT type, count(*) FROM items GROUP BY 1").fetchall())
@@ -306,21 +310,21 @@ class IndexReads(IndexSnapshots):
             (embedded,) = one(
                 "SELECT count(*) FROM items AS i WHERE EXISTS (SELECT 1 FROM embeddings AS e"
                 " WHERE e.text_hash = i.text_hash AND e.model = ? AND length(e.vec) = ?)",
-                (self._model, self._dim * 4),
+                (self.state.model, self.state.dim * 4),
             ).fetchone()
             (cached,) = one("SELECT count(*) FROM embeddings").fetchone()
             (sources,) = one("SELECT count(*) FROM sources").fetchone()
             migrations = applied_migrations(conn)
         return {
-            "path": str(self._path),
+            "path": str(self.state.path),
             "items": sum(by_agent.values()),
             "items_by_agent": by_agent,
             "items_by_type": by_type,
             "items_by_layer": layer_counts(by_layer),
             "sources": sources,
             "embedded": embedded,
-            "embedding_model": self._model,
-            "dim": self._dim,
+            "embedding_model": self.state.model,
+            "dim": self.state.dim,
             "embedding_cache": cached,
             "file_size": self._file_size(),
             # the vector graph and the saved snapshot copies beside the file, if any
@@ -329,17 +333,17 @@ class IndexReads(IndexSnapshots):
         }
 
     def _caches_size(self) -> int:
-        if not isinstance(self._path, Path):
+        if not isinstance(self.state.path, Path):
             return 0
         found = (
             p
             for kind in ("ann", "vectors", "bm25")
-            for p in self._path.parent.glob(f"{self._path.name}.{kind}*")
+            for p in self.state.path.parent.glob(f"{self.state.path.name}.{kind}*")
         )
         return sum(p.stat().st_size for p in found if p.is_file())
 
     def _file_size(self) -> int:
-        if not isinstance(self._path, Path):
+        if not isinstance(self.state.path, Path):
             return 0
-        files = (self._path, Path(f"{self._path}-wal"))
+        files = (self.state.path, Path(f"{self.state.path}-wal"))
         return sum(f.stat().st_size for f in files if f.exists())

@@ -20,7 +20,8 @@ from kronika.errors import IndexError_
 from kronika.ports import Vector
 from kronika.stores.sql.terms import query_terms
 from kronika.stores.sqlite.batch import MAX_SCORES, QueryScores
-from kronika.stores.sqlite.index_snapshots import IndexSnapshots
+from kronika.stores.sqlite.index_base import IndexState
+from kronika.stores.sqlite.index_snapshots import Snapshots
 from kronika.stores.sqlite.lexical import BM25_SQL, Phrase
 from kronika.stores.sqlite.query import filter_clause, quote
 from kronika.stores.sqlite.vectors import read_transaction
@@ -29,8 +30,12 @@ from kronika.stores.sqlite.vectors import read_transaction
 _BM25 = BM25_SQL
 
 
-class IndexSearch(IndexSnapshots):
+class SqliteSearch:
     """Keyword and vector search."""
+
+    def __init__(self, state: IndexState, snapshots: Snapshots) -> None:
+        self.state = state
+        self.snapshots = snapshots
 
     def search_lexical(
         self, query: str, flt: RecallFilter, limit: int, *, whole_phrase: bool = True
@@ -46,19 +51,19 @@ class IndexSearch(IndexSnapshots):
         if not terms or limit <= 0:
             return []
         texts = [" ".join(terms), *terms] if len(terms) > 1 and whole_phrase else terms
-        with self._reading() as conn, read_transaction(conn):
-            if self._bm25 is None and not self._bm25_wanted:
+        with self.state.reading() as conn, read_transaction(conn):
+            if self.state.bm25 is None and not self.state.bm25_wanted:
                 # Loading the copy costs seconds at 100k items: a process that recalls
                 # once (a CLI call) lets SQLite answer; the second search loads it.
                 # SQLite's statistics count every row, so only when every row is the
                 # agent's own (the in-memory copy counts the agent's rows only).
-                self._bm25_wanted = True
+                self.state.bm25_wanted = True
                 if self._holds_only(conn, flt):
                     return self._search_fts5(conn, texts, flt, limit)
-            bm25 = self._current_bm25(conn)
+            bm25 = self.snapshots.current_bm25(conn)
             phrases = [
                 Phrase(text, tokens)
-                for text, tokens in zip(texts, self._tokenizer.words(conn, texts), strict=True)
+                for text, tokens in zip(texts, self.state.tokenizer.words(conn, texts), strict=True)
             ]
             # FTS5 scores a phrase of several tokens itself (the snapshot has no positions).
             parts: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
@@ -72,7 +77,7 @@ class IndexSearch(IndexSnapshots):
                         np.asarray([r for r, _ in found], dtype=np.int64),
                         -np.asarray([v for _, v in found], dtype=np.float64),
                     )
-            allowed = self._allowed_rowids(conn, flt)
+            allowed = self.snapshots.allowed_rowids(conn, flt)
             return bm25.search(phrases, parts, flt, limit, allowed)
 
     def _search_fts5(
@@ -120,21 +125,21 @@ class IndexSearch(IndexSnapshots):
         From ``ann_threshold`` items on, the rows scored are the candidates of the
         vector graph (:mod:`.ann`), or every row the filter keeps when it is narrow.
         """
-        if np.asarray(query).size != self._dim:
+        if np.asarray(query).size != self.state.dim:
             raise IndexError_(
                 f"query vector has {np.asarray(query).size} dimensions;"
-                f" model {self._model} has {self._dim}"
+                f" model {self.state.model} has {self.state.dim}"
             )
-        with self._reading() as conn:
-            snapshot = self._current_snapshot(conn)
-            allowed = self._allowed_rowids(conn, flt)
-            graph = self._current_graph(conn, snapshot)
+        with self.state.reading() as conn:
+            snapshot = self.snapshots.current_snapshot(conn)
+            allowed = self.snapshots.allowed_rowids(conn, flt)
+            graph = self.snapshots.current_graph(conn, snapshot)
             if graph is not None:  # the graph changes under the lock only
                 return snapshot.search(query, flt, limit, allowed, graph)
-            together = self._together
+            together = self.state.together
             scores = None if together is None else together.take(snapshot, query)
             if together is not None and not together:
-                self._together = None
+                self.state.together = None
         return snapshot.search(query, flt, limit, allowed, scores=scores)
 
     def vectors_of(self, ids: Sequence[str]) -> dict[str, Vector]:
@@ -143,8 +148,8 @@ class IndexSearch(IndexSnapshots):
         up by the id index, their rows found by rowid (no map of every id is built)."""
         if not ids:
             return {}
-        with self._reading() as conn:
-            snapshot = self._current_snapshot(conn)
+        with self.state.reading() as conn:
+            snapshot = self.snapshots.current_snapshot(conn)
             rows = conn.execute(
                 "SELECT rowid, id FROM items WHERE id IN (SELECT value FROM json_each(?))",
                 (json.dumps(list(ids)),),
@@ -156,7 +161,7 @@ class IndexSearch(IndexSnapshots):
         :class:`~kronika.ports.CandidateVectors`), in one query."""
         if not ids:
             return {}
-        with self._reading() as conn:
+        with self.state.reading() as conn:
             rows = conn.execute(
                 "SELECT id, agent, session_id, coalesce(key_norm, key) FROM items"
                 " WHERE id IN (SELECT value FROM json_each(?))"
@@ -170,8 +175,8 @@ class IndexSearch(IndexSnapshots):
         """The next searches for these query vectors score them in one matrix product
         (:mod:`.batch`; in groups when rows × queries pass ``max_scores``); a later
         batch takes the place of one not searched in full."""
-        with self._lock:
-            self._together = (
+        with self.state.lock:
+            self.state.together = (
                 QueryScores(queries, max_scores=max_scores) if len(queries) > 1 else None
             )
 
@@ -181,10 +186,16 @@ class IndexSearch(IndexSnapshots):
         Searches never wait for it (they stay exact meanwhile); benchmarks and tools
         that want the steady state call this first.
         """
-        with self._reading() as conn:
-            if self._current_graph(conn, self._current_snapshot(conn)) is not None:
+        with self.state.reading() as conn:
+            if (
+                self.snapshots.current_graph(conn, self.snapshots.current_snapshot(conn))
+                is not None
+            ):
                 return True
-        if not self._ann.wait(timeout):
+        if not self.state.ann.wait(timeout):
             return False
-        with self._reading() as conn:
-            return self._current_graph(conn, self._current_snapshot(conn)) is not None
+        with self.state.reading() as conn:
+            return (
+                self.snapshots.current_graph(conn, self.snapshots.current_snapshot(conn))
+                is not None
+            )

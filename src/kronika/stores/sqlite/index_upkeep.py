@@ -12,20 +12,23 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from kronika.stores.sqlite import scrub
-from kronika.stores.sqlite.index_base import BUSY_TIMEOUT_S, IndexBase, _chunks
+from kronika.stores.sqlite.index_base import BUSY_TIMEOUT_S, IndexState, _chunks
 from kronika.stores.sqlite.recovery import integrity_problems
 from kronika.stores.sqlite.vectors import read_transaction
 
 log = logging.getLogger("kronika")
 
 
-class IndexUpkeep(IndexBase):
+class SqliteUpkeep:
     """Dropping unused vectors, scrubbing deleted text, checking integrity."""
+
+    def __init__(self, state: IndexState) -> None:
+        self.state = state
 
     def integrity_problems(self, *, full: bool = False) -> list[str]:
         """What SQLite finds wrong with the file (:func:`.recovery.integrity_problems`)."""
-        with self._lock:
-            return integrity_problems(self._conn, full=full)
+        with self.state.lock:
+            return integrity_problems(self.state.conn, full=full)
 
     def drop_unused_embeddings(self, *, everywhere: bool = False) -> int:
         """Delete the cached vectors of texts that no item uses any more; returns how many.
@@ -38,16 +41,16 @@ class IndexUpkeep(IndexBase):
 
         Called after every sync, it then scrubs what the deletions left (:meth:`scrub`).
         """
-        with self._lock:
-            candidates = sorted(self._maybe_unused)
-            self._maybe_unused.clear()
+        with self.state.lock:
+            candidates = sorted(self.state.maybe_unused)
+            self.state.maybe_unused.clear()
         unused = "NOT EXISTS (SELECT 1 FROM items AS i WHERE i.text_hash = embeddings.text_hash)"
         dropped = 0
         if everywhere:
-            with self._writing() as conn:
+            with self.state.writing() as conn:
                 dropped = conn.execute(f"DELETE FROM embeddings WHERE {unused}").rowcount
         elif candidates:
-            with self._writing() as conn:
+            with self.state.writing() as conn:
                 for chunk in _chunks(candidates):
                     marks = ", ".join("?" * len(chunk))
                     gone = conn.execute(
@@ -66,14 +69,16 @@ class IndexUpkeep(IndexBase):
         removed, and the ``-wal`` is truncated (:mod:`.scrub`). Writes that delete
         nothing, or only re-index the same texts, cost nothing more.
         """
-        with self._lock:
-            candidates, everything = self._vanished, self._scrub_all
-            self._vanished, self._scrub_all = {}, False
+        with self.state.lock:
+            candidates, everything = self.state.vanished, self.state.scrub_all
+            self.state.vanished, self.state.scrub_all = {}, False
             if candidates:  # forgotten ids leave the recall log too
-                self.recall_log().drop_forgotten(item_id for item_id, _ in candidates.values())
+                self.state.recall_log().drop_forgotten(
+                    item_id for item_id, _ in candidates.values()
+                )
             if not candidates and not everything:
                 return False
-            with self._reading() as conn:
+            with self.state.reading() as conn:
                 gone = {
                     rid: item_id
                     for rid, (item_id, row) in candidates.items()
@@ -82,28 +87,28 @@ class IndexUpkeep(IndexBase):
             if not gone and not everything:
                 return False
             began = time.perf_counter()
-            with self._writing() as conn:
+            with self.state.writing() as conn:
                 scrub.merge_fts(conn)
                 scrub.drop_usage(conn, list(gone.values()))
                 conn.execute(
                     "INSERT INTO meta (key, value) VALUES ('scrubbed', lower(hex(randomblob(8))))"
                     " ON CONFLICT (key) DO UPDATE SET value = excluded.value"
                 )
-                (self._scrubbed,) = conn.execute(
+                (self.state.scrubbed,) = conn.execute(
                     "SELECT value FROM meta WHERE key = 'scrubbed'"
                 ).fetchone()
             merged = time.perf_counter()
             self._scrub_beside(None if everything else list(gone))
             beside = time.perf_counter()
-            with self._reading() as conn:
+            with self.state.reading() as conn:
                 if not scrub.checkpoint(conn, restore_s=BUSY_TIMEOUT_S):
-                    log.info("a reader kept the -wal of %s; it is truncated later", self._path)
+                    log.info("a reader kept the -wal of %s; it is truncated later", self.state.path)
             done = time.perf_counter()
             log.info(
                 "scrubbed %d deleted rows from %s in %.3f s (full-text merge %.3f s,"
                 " copies and graph %.3f s, -wal %.3f s)",
                 len(gone),
-                self._path,
+                self.state.path,
                 done - began,
                 merged - began,
                 beside - merged,
@@ -115,21 +120,23 @@ class IndexUpkeep(IndexBase):
         """Rewrite or remove the copies and the graph beside the file, which may hold
         rows of ``gone`` (``None``: after a reset), under their rowid of now or under an
         earlier one (a re-indexed file gives its unchanged items new rowids)."""
-        self._ann.discard()  # it may hold them, as keys or as removed vectors
-        if not isinstance(self._path, Path):
+        self.state.ann.discard()  # it may hold them, as keys or as removed vectors
+        if not isinstance(self.state.path, Path):
             return
-        scrub.remove_graph(self._path.with_name(self._path.name + ".ann"))
+        scrub.remove_graph(self.state.path.with_name(self.state.path.name + ".ann"))
         for kind in ("vectors", "bm25"):
             if gone is None:
-                scrub.remove_copy(self._path, kind)
+                scrub.remove_copy(self.state.path, kind)
             else:
                 self._rewrite_copy(kind)
-        self._saved_marks = self._saved_bm25_marks = None  # the next close saves anew
+        self.state.saved_marks = self.state.saved_bm25_marks = None  # the next close saves anew
 
     def _rewrite_copy(self, kind: str) -> None:
-        with self._reading() as conn, read_transaction(conn):
-            assert isinstance(self._path, Path)
+        with self.state.reading() as conn, read_transaction(conn):
+            assert isinstance(self.state.path, Path)
             if kind == "vectors":
-                scrub.zero_vectors(conn, self._path, self._identity, self._model, self._dim)
+                scrub.zero_vectors(
+                    conn, self.state.path, self.state.identity, self.state.model, self.state.dim
+                )
             else:
-                scrub.rewrite_bm25(conn, self._path, self._identity, self._tokenizer)
+                scrub.rewrite_bm25(conn, self.state.path, self.state.identity, self.state.tokenizer)

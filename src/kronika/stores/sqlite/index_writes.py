@@ -22,13 +22,16 @@ from kronika.stores.filters import to_epoch
 from kronika.stores.sql.rows import default_text_hash
 from kronika.stores.sqlite import appends, patches, scrub
 from kronika.stores.sqlite import rows as R
-from kronika.stores.sqlite.index_base import IndexBase, _chunks
+from kronika.stores.sqlite.index_base import IndexState, _chunks
 
 _DELETIONS_KEPT = 100_000  # deletion-log entries kept for readers' incremental refresh
 
 
-class IndexWrites(IndexBase):
+class SqliteWrites:
     """Writes of rows, vectors, usage statistics and meta values."""
+
+    def __init__(self, state: IndexState) -> None:
+        self.state = state
 
     def replace_source(
         self,
@@ -51,7 +54,7 @@ class IndexWrites(IndexBase):
         for n, item in enumerate(items):
             if item.id not in unique:
                 unique[item.id] = (item, hashes[n] if hashes else default_text_hash(item))
-        with self._writing() as conn:
+        with self.state.writing() as conn:
             source = [state.agent, state.path]
             self._note_hashes(conn, "source_agent = ? AND source_path = ?", source)
             old = scrub.searchable_rows(conn, "source_agent = ? AND source_path = ?", source)
@@ -82,7 +85,9 @@ class IndexWrites(IndexBase):
             )
             if old:
                 kept = {row[1:] for row in fts}
-                self._vanished.update((rid, row) for rid, row in old.items() if row[1] not in kept)
+                self.state.vanished.update(
+                    (rid, row) for rid, row in old.items() if row[1] not in kept
+                )
             conn.execute(
                 "INSERT INTO sources (agent, path, content_hash, mtime_ns, size)"
                 " VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent, path) DO UPDATE SET"
@@ -104,7 +109,7 @@ class IndexWrites(IndexBase):
         cache ``vectors`` (by text hash), in one transaction; ``False`` (nothing
         written) when it cannot: re-index the file."""
         blobs = self._blobs(vectors or {})
-        with self._writing() as conn:
+        with self.state.writing() as conn:
             top = _last_rowid(conn)
             if not appends.append_rows(conn, expected, state, items, text_hashes, top):
                 return False
@@ -128,7 +133,7 @@ class IndexWrites(IndexBase):
         ``lines``, record ``state``, cache ``vectors``. ``False`` (nothing written) when
         the index no longer holds ``expected``: re-index the file."""
         blobs = self._blobs(vectors or {})
-        with self._writing() as conn:
+        with self.state.writing() as conn:
             if not patches.holds(conn, expected):
                 return False
             self._insert_blobs(conn, blobs)
@@ -138,24 +143,26 @@ class IndexWrites(IndexBase):
                 self._note_hashes(conn, where, chunk)
                 old = scrub.searchable_rows(conn, where, chunk)
                 kept = {R.fts_row(0, it)[1:] for it in items}
-                self._vanished.update((rid, row) for rid, row in old.items() if row[1] not in kept)
+                self.state.vanished.update(
+                    (rid, row) for rid, row in old.items() if row[1] not in kept
+                )
                 if old:
                     self._delete_where(conn, where, chunk)
             patches.patch_rows(conn, state, items, text_hashes, lines, _last_rowid(conn))
             return True
 
     def remove_source(self, agent: str, path: str) -> None:
-        with self._writing() as conn:
+        with self.state.writing() as conn:
             self._note_hashes(conn, "source_agent = ? AND source_path = ?", [agent, path])
             where = "source_agent = ? AND source_path = ?"
-            self._vanished.update(scrub.searchable_rows(conn, where, [agent, path]))
+            self.state.vanished.update(scrub.searchable_rows(conn, where, [agent, path]))
             self._delete_where(conn, where, (agent, path))
             conn.execute("DELETE FROM sources WHERE agent = ? AND path = ?", (agent, path))
 
     def reset(self) -> None:
         """Forget every item and source (keeps the embedding cache and usage statistics)."""
-        self._scrub_all = True
-        with self._writing() as conn:
+        self.state.scrub_all = True
+        with self.state.writing() as conn:
             conn.execute("DELETE FROM item_entities")
             conn.execute("DELETE FROM items_fts")
             conn.execute("DELETE FROM items")
@@ -178,16 +185,16 @@ class IndexWrites(IndexBase):
         """Remember the text hashes of the items about to be deleted (see
         :meth:`drop_unused_embeddings`)."""
         found = conn.execute(f"SELECT DISTINCT text_hash FROM items WHERE {where}", params)
-        self._maybe_unused.update(text_hash for (text_hash,) in found)
+        self.state.maybe_unused.update(text_hash for (text_hash,) in found)
 
     def set_meta_value(self, key: str, value: str) -> None:
-        with self._writing() as conn:
+        with self.state.writing() as conn:
             conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
     def record_access(self, ids: Sequence[str], at: datetime) -> None:
         """Count one access per distinct id; ``last_accessed_at`` never moves backwards."""
         moment = to_epoch(at)
-        with self._writing() as conn:
+        with self.state.writing() as conn:
             conn.executemany(
                 "INSERT INTO usage (item_id, access_count, last_accessed_at) VALUES (?, 1, ?)"
                 " ON CONFLICT (item_id) DO UPDATE SET access_count = access_count + 1,"
@@ -199,7 +206,7 @@ class IndexWrites(IndexBase):
     def restore_usage(self, rows: Sequence[tuple[str, int, datetime | None]]) -> None:
         """Set usage statistics as a backup recorded them (``0, None`` removes a row)."""
         kept = [(i, n, None if t is None else to_epoch(t)) for i, n, t in rows if n or t]
-        with self._writing() as conn:
+        with self.state.writing() as conn:
             conn.executemany(
                 "DELETE FROM usage WHERE item_id = ?", ((i,) for i, n, t in rows if not (n or t))
             )
@@ -217,7 +224,7 @@ class IndexWrites(IndexBase):
         cosine similarity is a plain dot product at search time.
         """
         blobs = self._blobs(vectors)
-        with self._writing() as conn:
+        with self.state.writing() as conn:
             self._insert_blobs(conn, blobs)
 
     def _blobs(self, vectors: Mapping[str, Vector]) -> list[tuple[str, str, bytes]]:
@@ -225,14 +232,14 @@ class IndexWrites(IndexBase):
         blobs: list[tuple[str, str, bytes]] = []
         for text_hash, vec in vectors.items():
             flat = np.asarray(vec, dtype=np.float64).reshape(-1)
-            if flat.size != self._dim:
+            if flat.size != self.state.dim:
                 raise IndexError_(
                     f"embedding for {text_hash} has {flat.size} dimensions;"
-                    f" model {self._model} has {self._dim}"
+                    f" model {self.state.model} has {self.state.dim}"
                 )
             norm = float(np.linalg.norm(flat))
             unit = flat / norm if norm > 0 else flat
-            blobs.append((text_hash, self._model, unit.astype("<f4").tobytes()))
+            blobs.append((text_hash, self.state.model, unit.astype("<f4").tobytes()))
         return blobs
 
     @staticmethod

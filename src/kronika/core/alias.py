@@ -1,4 +1,6 @@
-"""A name of :class:`kronika.memory.Memory` for a verb of one of its parts.
+"""A name of an object for a verb of one of its parts: how an object that holds named
+parts (:class:`kronika.memory.Memory`, :class:`kronika.stores.sqlite.SqliteIndex`)
+keeps flat names without inheriting from them.
 
 ``approve = Alias("proposals", Proposals.approve)`` in the class body makes
 ``memory.approve(...)`` call ``memory.proposals.approve(...)``: the same signature,
