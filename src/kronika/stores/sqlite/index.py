@@ -10,33 +10,35 @@ file. The in-memory vector snapshot is dropped after this connection writes and
 whenever ``PRAGMA data_version`` shows another connection committed.
 
 The index is a small object holding named parts over one shared
-:class:`~.index_base.IndexState` (the connection, its lock and the in-memory state):
-``index.snapshots`` (:mod:`.index_snapshots`), ``index.reads`` (:mod:`.index_reads`),
-``index.search`` (:mod:`.index_search`), ``index.writes`` (:mod:`.index_writes`) and
-``index.upkeep`` (:mod:`.index_upkeep`); none inherits from another. Every verb of a
-part also has its flat name on the index (``index.get_items`` is
-``index.reads.get_items``), so it is an :class:`~kronika.ports.ItemIndex`: the table at
-the end of the class, one :class:`~kronika.core.alias.Alias` a line. This module opens,
-recreates and closes it.
+:class:`~.index_base.IndexState` (the connection, its lock and the in-memory state),
+one part per port of :mod:`kronika.ports` and one module each: ``index.sources``
+(:mod:`.index_sources`, :class:`~kronika.ports.IndexSources`), ``index.search``
+(:mod:`.index_search`, :class:`~kronika.ports.IndexSearch`), ``index.reads``
+(:mod:`.index_reads`, :class:`~kronika.ports.IndexReads`), ``index.usage_stats``
+(:mod:`.index_usage`, :class:`~kronika.ports.IndexUsage`) and ``index.upkeep``
+(:mod:`.index_upkeep`, :class:`~kronika.ports.IndexUpkeep`), over ``index.snapshots``
+(:mod:`.index_snapshots`), the in-memory copies search reads. None inherits from
+another. Every verb of a part also has its flat name on the index (``index.get_items``
+is ``index.reads.get_items``), so the index is an :class:`~kronika.ports.ItemIndex`:
+the table at the end of the class, one :class:`~kronika.core.alias.Alias` a line. This
+module builds the parts and opens the file.
 """
 
 from __future__ import annotations
 
 import logging
-import sqlite3
-from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from kronika.core.alias import Alias
-from kronika.errors import CorruptIndexError, IndexError_
+from kronika.errors import CorruptIndexError
 from kronika.stores.sqlite.index_base import ANN_THRESHOLD, BUSY_TIMEOUT_S, MEMORY, IndexState
 from kronika.stores.sqlite.index_reads import SqliteReads
 from kronika.stores.sqlite.index_search import SqliteSearch
 from kronika.stores.sqlite.index_snapshots import Snapshots
+from kronika.stores.sqlite.index_sources import SqliteSources
 from kronika.stores.sqlite.index_upkeep import SqliteUpkeep
-from kronika.stores.sqlite.index_writes import SqliteWrites
-from kronika.stores.sqlite.recall_log import SqliteRecallLog
+from kronika.stores.sqlite.index_usage import SqliteUsage
 from kronika.stores.sqlite.recovery import move_aside
 
 log = logging.getLogger("kronika")
@@ -60,14 +62,18 @@ class SqliteIndex:
     """The connection, its lock, the options and the in-memory state every part shares."""
     snapshots: Snapshots
     """The vector and BM25 snapshots, the vector graph and their copies, kept current."""
-    reads: SqliteReads
-    """Sources, items by id, filter or file, score features, neighbours, statistics."""
+    sources: SqliteSources
+    """Each file's rows and state, the vector cache (:class:`~kronika.ports.IndexSources`)."""
     search: SqliteSearch
-    """Keyword and vector search, the candidates' vectors and families."""
-    writes: SqliteWrites
-    """A file's rows replaced, appended to, patched or removed; vectors, usage, meta."""
+    """Keyword and vector search, score features, neighbours, the candidates' vectors
+    (:class:`~kronika.ports.IndexSearch`)."""
+    reads: SqliteReads
+    """Items by id or filter, counts per day (:class:`~kronika.ports.IndexReads`)."""
+    usage_stats: SqliteUsage
+    """Access counts and the recall log (:class:`~kronika.ports.IndexUsage`)."""
     upkeep: SqliteUpkeep
-    """Unused vectors dropped, deleted text scrubbed, the integrity check."""
+    """Meta values, statistics, scrubbing, integrity, recreate and close
+    (:class:`~kronika.ports.IndexUpkeep`)."""
 
     def __init__(
         self,
@@ -88,10 +94,11 @@ class SqliteIndex:
             restart_copies=restart_copies,
         )
         self.snapshots = Snapshots(self.state)
-        self.reads = SqliteReads(self.state, self.snapshots)
+        self.upkeep = SqliteUpkeep(self.state, self.snapshots)
+        self.sources = SqliteSources(self.state, self.upkeep)
         self.search = SqliteSearch(self.state, self.snapshots)
-        self.writes = SqliteWrites(self.state)
-        self.upkeep = SqliteUpkeep(self.state)
+        self.reads = SqliteReads(self.state)
+        self.usage_stats = SqliteUsage(self.state)
 
     @property
     def embedding_model(self) -> str:
@@ -132,79 +139,50 @@ class SqliteIndex:
         move_aside(Path(path))
         return cls(path, **options), True
 
-    def recreate(self) -> str | None:
-        """Move the damaged file aside and continue on a fresh, empty one.
-
-        Returns where the old file went (``None`` for an in-memory index, which is
-        only emptied). Nothing of the old connection is saved on the way out: its
-        snapshots, graph and copies may hold what the damage garbled. The caller
-        refills the items from the Markdown.
-        """
-        with self.state.lock:
-            with suppress(sqlite3.Error):  # a damaged file may refuse even that
-                self.state.conn.close()
-            aside = None if isinstance(self.state.path, str) else move_aside(self.state.path)
-            self.state.reopen()  # the parts (and methods of them callers hold) stay valid
-            return None if aside is None else str(aside)
-
-    def close(self) -> None:
-        with self.state.lock:
-            if self.snapshots.graph_outlived_a_scrub():
-                self.state.ann.discard()
-            self.state.ann.save_if_changed()
-            try:
-                self.snapshots.save_copies()
-            except (IndexError_, OSError, ValueError) as exc:  # a cache: never stop a close
-                log.warning("could not save the index's copies beside %s: %s", self.state.path, exc)
-            self.state.snapshot = None
-            self.state.bm25 = None
-            self.state.conn.close()
-
     def __enter__(self) -> SqliteIndex:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    def recall_log(self) -> SqliteRecallLog:
-        """The recall log kept beside the items (:class:`~kronika.ports.RecallLog`)."""
-        return self.state.recall_log()
-
     # ------------------------------------------------ flat names of the parts' verbs
-    items_mark = Alias("reads", SqliteReads.items_mark)
-    source_states = Alias("reads", SqliteReads.source_states)
-    source_state = Alias("reads", SqliteReads.source_state)
-    source_tail = Alias("reads", SqliteReads.source_tail)
-    source_items = Alias("reads", SqliteReads.source_items)
-    get_items = Alias("reads", SqliteReads.get_items)
-    item_texts = Alias("reads", SqliteReads.item_texts)
-    list_items = Alias("reads", SqliteReads.list_items)
-    count_items = Alias("reads", SqliteReads.count_items)
-    created_per_day = Alias("reads", SqliteReads.created_per_day)
-    agents = Alias("reads", SqliteReads.agents)
-    score_features = Alias("reads", SqliteReads.score_features)
-    score_columns = Alias("reads", SqliteReads.score_columns)
-    usage = Alias("reads", SqliteReads.usage)
-    neighbours = Alias("reads", SqliteReads.neighbours)
-    meta_value = Alias("reads", SqliteReads.meta_value)
-    embeddings_missing = Alias("reads", SqliteReads.embeddings_missing)
-    vector_points = Alias("reads", SqliteReads.vector_points)
-    stats = Alias("reads", SqliteReads.stats)
+    source_states = Alias("sources", SqliteSources.source_states)
+    source_state = Alias("sources", SqliteSources.source_state)
+    source_tail = Alias("sources", SqliteSources.source_tail)
+    source_items = Alias("sources", SqliteSources.source_items)
+    replace_source = Alias("sources", SqliteSources.replace_source)
+    append_to_source = Alias("sources", SqliteSources.append_to_source)
+    patch_source = Alias("sources", SqliteSources.patch_source)
+    remove_source = Alias("sources", SqliteSources.remove_source)
+    embeddings_missing = Alias("sources", SqliteSources.embeddings_missing)
+    store_embeddings = Alias("sources", SqliteSources.store_embeddings)
+    drop_unused_embeddings = Alias("sources", SqliteSources.drop_unused_embeddings)
+    vector_points = Alias("sources", SqliteSources.vector_points)
+    agents = Alias("sources", SqliteSources.agents)
+    reset = Alias("sources", SqliteSources.reset)
     search_lexical = Alias("search", SqliteSearch.search_lexical)
     search_vector = Alias("search", SqliteSearch.search_vector)
+    score_features = Alias("search", SqliteSearch.score_features)
+    score_columns = Alias("search", SqliteSearch.score_columns)
+    usage = Alias("search", SqliteSearch.usage)
+    neighbours = Alias("search", SqliteSearch.neighbours)
+    item_texts = Alias("search", SqliteSearch.item_texts)
     vectors_of = Alias("search", SqliteSearch.vectors_of)
     families_of = Alias("search", SqliteSearch.families_of)
     score_together = Alias("search", SqliteSearch.score_together)
     wait_for_vector_graph = Alias("search", SqliteSearch.wait_for_vector_graph)
-    replace_source = Alias("writes", SqliteWrites.replace_source)
-    append_to_source = Alias("writes", SqliteWrites.append_to_source)
-    patch_source = Alias("writes", SqliteWrites.patch_source)
-    remove_source = Alias("writes", SqliteWrites.remove_source)
-    store_embeddings = Alias("writes", SqliteWrites.store_embeddings)
-    record_access = Alias("writes", SqliteWrites.record_access)
-    restore_usage = Alias("writes", SqliteWrites.restore_usage)
-    set_meta_value = Alias("writes", SqliteWrites.set_meta_value)
-    reset = Alias("writes", SqliteWrites.reset)
-    drop_unused_embeddings = Alias("upkeep", SqliteUpkeep.drop_unused_embeddings)
-    scrub = Alias("upkeep", SqliteUpkeep.scrub)
+    get_items = Alias("reads", SqliteReads.get_items)
+    list_items = Alias("reads", SqliteReads.list_items)
+    count_items = Alias("reads", SqliteReads.count_items)
+    created_per_day = Alias("reads", SqliteReads.created_per_day)
+    items_mark = Alias("reads", SqliteReads.items_mark)
+    record_access = Alias("usage_stats", SqliteUsage.record_access)
+    restore_usage = Alias("usage_stats", SqliteUsage.restore_usage)
+    recall_log = Alias("usage_stats", SqliteUsage.recall_log)
+    meta_value = Alias("upkeep", SqliteUpkeep.meta_value)
+    set_meta_value = Alias("upkeep", SqliteUpkeep.set_meta_value)
     integrity_problems = Alias("upkeep", SqliteUpkeep.integrity_problems)
+    scrub = Alias("upkeep", SqliteUpkeep.scrub)
+    stats = Alias("upkeep", SqliteUpkeep.stats)
+    recreate = Alias("upkeep", SqliteUpkeep.recreate)
+    close = Alias("upkeep", SqliteUpkeep.close)

@@ -1,7 +1,12 @@
-"""Search in :class:`~kronika.stores.sqlite.SqliteIndex` (SPEC R1): BM25 keyword search
-over the in-memory postings (or FTS5 itself for a process that searches once) and
-exact cosine similarity over the vector snapshot, narrowed by the vector graph from
-``ann_threshold`` rows on.
+"""Search in :class:`~kronika.stores.sqlite.SqliteIndex` (SPEC R1,
+:class:`~kronika.ports.IndexSearch`): BM25 keyword search over the in-memory postings
+(or FTS5 itself for a process that searches once) and exact cosine similarity over the
+vector snapshot, narrowed by the vector graph from ``ann_threshold`` rows on; and what
+recall reads of its candidates: the R3 score's features, usage, a turn's neighbours,
+texts, vectors and families.
+
+Where the BM25 snapshot is loaded, score features and neighbours come from its
+columns; before that SQLite answers (the ``*_sql`` twins give the same results).
 """
 
 from __future__ import annotations
@@ -17,10 +22,12 @@ import numpy.typing as npt
 from kronika.core.hubness import family
 from kronika.core.model import RecallFilter
 from kronika.errors import IndexError_
-from kronika.ports import Vector
+from kronika.ports import FeatureRow, ScoreFeatures, Usage, Vector
+from kronika.stores.sql import rows as shared
 from kronika.stores.sql.terms import query_terms
+from kronika.stores.sqlite import context
 from kronika.stores.sqlite.batch import MAX_SCORES, QueryScores
-from kronika.stores.sqlite.index_base import IndexState
+from kronika.stores.sqlite.index_base import _CHUNK, IndexState, _chunks
 from kronika.stores.sqlite.index_snapshots import Snapshots
 from kronika.stores.sqlite.lexical import BM25_SQL, Phrase
 from kronika.stores.sqlite.query import filter_clause, quote
@@ -31,7 +38,9 @@ _BM25 = BM25_SQL
 
 
 class SqliteSearch:
-    """Keyword and vector search."""
+    """Keyword and vector search, and what recall reads of its candidates: score
+    features, usage, neighbours, texts, vectors and families
+    (:class:`~kronika.ports.IndexSearch` and its optional ways in)."""
 
     def __init__(self, state: IndexState, snapshots: Snapshots) -> None:
         self.state = state
@@ -199,3 +208,148 @@ class SqliteSearch:
                 self.snapshots.current_graph(conn, self.snapshots.current_snapshot(conn))
                 is not None
             )
+
+    def item_texts(self, ids: Sequence[str]) -> dict[str, str]:
+        """``{id: content}`` of the items of ``ids`` (unknown ids absent), no item built."""
+        found: dict[str, str] = {}
+        with self.state.reading() as conn:
+            for chunk in _chunks(list(dict.fromkeys(ids))):
+                marks = ", ".join("?" * len(chunk))
+                found.update(
+                    conn.execute(f"SELECT id, content FROM items WHERE id IN ({marks})", chunk)
+                )
+        return found
+
+    def score_features(self, ids: Sequence[str]) -> ScoreFeatures:
+        """What the R3 score needs of each item, without building whole items.
+
+        Read from the BM25 snapshot's columns once it is loaded (only usage comes
+        from SQLite), else from SQLite (:meth:`_score_features_sql`).
+        """
+        return self._score_features(ids, with_usage=True)
+
+    def score_columns(self, ids: Sequence[str]) -> ScoreFeatures:
+        """:meth:`score_features` without the usage columns once the BM25 snapshot is
+        loaded (they are a lookup per item; the rest comes from memory): recall reads
+        them with :meth:`usage` for the candidates that can still reach the top
+        (:class:`~kronika.ports.UsageApart`)."""
+        return self._score_features(ids, with_usage=False)
+
+    def usage(self, ids: Sequence[str]) -> Usage:
+        """``last_accessed_at`` and ``access_count`` of the items of ``ids`` that have them."""
+        wanted = list(dict.fromkeys(ids))
+        if not wanted:
+            return {}
+        with self.state.reading() as conn:
+            return self._usage(conn, wanted)
+
+    def _score_features(self, ids: Sequence[str], *, with_usage: bool) -> ScoreFeatures:
+        wanted = list(dict.fromkeys(ids))
+        with self.state.reading() as conn:
+            if self.state.bm25 is None or not wanted:
+                return self._score_features_sql(conn, wanted)
+            with read_transaction(conn):
+                bm25 = self.snapshots.current_bm25(conn)
+                rows = bm25.rows_of(wanted)
+                usage = None
+                if with_usage:
+                    known = [i for i, r in zip(wanted, rows.tolist(), strict=True) if r >= 0]
+                    usage = self._usage(conn, known)
+            return context.score_features(bm25.cols, bm25.context, wanted, rows, usage)
+
+    @staticmethod
+    def _usage(conn: sqlite3.Connection, ids: Sequence[str]) -> Usage:
+        found: dict[str, tuple[float | None, int]] = {}
+        for chunk in _chunks(ids):
+            marks = ", ".join("?" * len(chunk))
+            rows = conn.execute(
+                "SELECT item_id, last_accessed_at, access_count FROM usage"
+                f" WHERE item_id IN ({marks})",
+                chunk,
+            )
+            for item_id, accessed, count in rows:
+                found[item_id] = (None if accessed is None else float(accessed), int(count))
+        return found
+
+    @staticmethod
+    def _score_features_sql(conn: sqlite3.Connection, wanted: Sequence[str]) -> ScoreFeatures:
+        """:meth:`score_features` read from SQLite (before the BM25 snapshot is loaded)."""
+        found: dict[str, FeatureRow] = {}
+        for chunk in _chunks(wanted):
+            marks = ", ".join("?" * len(chunk))
+            rows = conn.execute(
+                "SELECT i.id, i.importance, i.created_at, u.last_accessed_at,"
+                " coalesce(u.access_count, 0), i.speaker, i.session_id FROM items AS i"
+                f" LEFT JOIN usage AS u ON u.item_id = i.id WHERE i.id IN ({marks})",
+                chunk,
+            )
+            for item_id, *features in rows:
+                found[item_id] = shared.feature_row(features)
+        return ScoreFeatures.from_rows({i: found[i] for i in wanted if i in found})
+
+    def neighbours(
+        self, ids: Sequence[str], flt: RecallFilter, window: int
+    ) -> dict[str, list[tuple[str, int]]]:
+        """The other party's messages at most ``window`` turns from each message in ``ids``.
+
+        A turn's context is the exchange it belongs to: the question it answers, the
+        answer it got. Consecutive messages of the same speaker are separate statements
+        (and where the other side was not kept, as when only user turns are imported,
+        they were not even adjacent), so they are not each other's context.
+
+        Every row records its place in its file (``pos``, in file order), so a turn's
+        neighbours are the rows of the same file whose places are within ``window`` of
+        its own: range lookups in the ``(source_agent, source_path, pos)`` index, no
+        scan, wherever appends from other files put their rowids. Neighbours come from
+        the same session and must pass ``flt``; the offset is the difference of places.
+        """
+        wanted = list(dict.fromkeys(ids))
+        if window < 1 or not wanted:
+            return {}
+        with self.state.reading() as conn:
+            if self.state.bm25 is None:
+                return self._neighbours_sql(conn, wanted, flt, window)
+            with read_transaction(conn):
+                bm25 = self.snapshots.current_bm25(conn)
+                allowed = self.snapshots.allowed_rowids(conn, flt)
+            keep = bm25.cols.mask(flt, bm25.live if bm25.dead else None)
+            if allowed is not None:
+                allowed_rows = np.isin(bm25.cols.rowids, allowed)
+                keep = allowed_rows if keep is None else keep & allowed_rows
+            rows = bm25.rows_of(wanted)
+            found: dict[str, list[tuple[str, int]]] = {}
+            for start in range(0, len(wanted), _CHUNK):  # ordered per chunk, as in SQL
+                part = slice(start, start + _CHUNK)
+                near = context.neighbours(
+                    bm25.cols, bm25.context, wanted[part], rows[part], keep, window
+                )
+                if near is None:  # more files or places than the columns can key
+                    return self._neighbours_sql(conn, wanted, flt, window)
+                found.update(near)
+            return found
+
+    @staticmethod
+    def _neighbours_sql(
+        conn: sqlite3.Connection, wanted: Sequence[str], flt: RecallFilter, window: int
+    ) -> dict[str, list[tuple[str, int]]]:
+        """:meth:`neighbours` answered by SQLite (before the BM25 snapshot is loaded)."""
+        found: dict[str, list[tuple[str, int]]] = {}
+        where, params = filter_clause(flt, alias="n")
+        for chunk in _chunks(wanted):
+            marks = ", ".join("?" * len(chunk))
+            rows = conn.execute(
+                # CROSS JOIN and the unary + keep SQLite on this plan: each c by its
+                # id, then n by a range of places in c's file. Left to itself it scans
+                # every message as c (150 ms instead of 10 at 100k items).
+                "SELECT c.id, n.id, n.pos - c.pos FROM items AS c CROSS JOIN items AS n"
+                " ON n.source_agent = c.source_agent AND n.source_path = c.source_path"
+                " AND n.pos BETWEEN c.pos - ? AND c.pos + ? AND n.pos != c.pos"
+                " AND n.session_id = c.session_id AND +n.type = 'message'"
+                " AND coalesce(n.speaker_norm, '') != coalesce(c.speaker_norm, '')"
+                f" WHERE c.id IN ({marks}) AND +c.type = 'message' AND {where}"
+                " ORDER BY c.id, n.pos",
+                [window, window, *chunk, *params],
+            )
+            for item_id, other, offset in rows:
+                found.setdefault(item_id, []).append((other, int(offset)))
+        return found

@@ -1,64 +1,43 @@
-"""Upkeep of :class:`~kronika.stores.sqlite.SqliteIndex` after writes and damage:
-cached vectors no item uses are dropped, the text of deleted rows is scrubbed from the
-file, its ``-wal`` and the copies and graph beside it (:mod:`.scrub`), and SQLite's
-integrity check is run on request.
+"""Upkeep of :class:`~kronika.stores.sqlite.SqliteIndex` (:class:`~kronika.ports.IndexUpkeep`):
+the values the index keeps about itself, its statistics, the text of deleted rows
+scrubbed from the file, its ``-wal`` and the copies and graph beside it (:mod:`.scrub`),
+SQLite's integrity check, starting anew on a damaged file, and closing.
 """
 
 from __future__ import annotations
 
 import logging
+import sqlite3
 import time
 from collections.abc import Sequence
+from contextlib import suppress
 from pathlib import Path
+from typing import Any
 
+from kronika.core.model import layer_counts
+from kronika.errors import IndexError_
 from kronika.stores.sqlite import scrub
-from kronika.stores.sqlite.index_base import BUSY_TIMEOUT_S, IndexState, _chunks
-from kronika.stores.sqlite.recovery import integrity_problems
+from kronika.stores.sqlite.index_base import BUSY_TIMEOUT_S, IndexState
+from kronika.stores.sqlite.index_snapshots import Snapshots
+from kronika.stores.sqlite.migrations import applied_migrations
+from kronika.stores.sqlite.recovery import integrity_problems, move_aside
 from kronika.stores.sqlite.vectors import read_transaction
 
 log = logging.getLogger("kronika")
 
 
 class SqliteUpkeep:
-    """Dropping unused vectors, scrubbing deleted text, checking integrity."""
+    """Meta values, statistics, scrubbing deleted text, checking integrity, starting
+    anew and closing (:class:`~kronika.ports.IndexUpkeep`)."""
 
-    def __init__(self, state: IndexState) -> None:
+    def __init__(self, state: IndexState, snapshots: Snapshots) -> None:
         self.state = state
+        self.snapshots = snapshots
 
     def integrity_problems(self, *, full: bool = False) -> list[str]:
         """What SQLite finds wrong with the file (:func:`.recovery.integrity_problems`)."""
         with self.state.lock:
             return integrity_problems(self.state.conn, full=full)
-
-    def drop_unused_embeddings(self, *, everywhere: bool = False) -> int:
-        """Delete the cached vectors of texts that no item uses any more; returns how many.
-
-        Only the texts of items this index replaced or removed since the last call are
-        looked at (an indexed look-up each), so a forgotten memory, or the words of it a
-        neighbouring turn was embedded with, leaves no vector behind. :meth:`reset`
-        notes nothing: a rebuild finds its unchanged texts still embedded, and then
-        calls this with ``everywhere`` to look at every cached vector.
-
-        Called after every sync, it then scrubs what the deletions left (:meth:`scrub`).
-        """
-        with self.state.lock:
-            candidates = sorted(self.state.maybe_unused)
-            self.state.maybe_unused.clear()
-        unused = "NOT EXISTS (SELECT 1 FROM items AS i WHERE i.text_hash = embeddings.text_hash)"
-        dropped = 0
-        if everywhere:
-            with self.state.writing() as conn:
-                dropped = conn.execute(f"DELETE FROM embeddings WHERE {unused}").rowcount
-        elif candidates:
-            with self.state.writing() as conn:
-                for chunk in _chunks(candidates):
-                    marks = ", ".join("?" * len(chunk))
-                    gone = conn.execute(
-                        f"DELETE FROM embeddings WHERE text_hash IN ({marks}) AND {unused}", chunk
-                    )
-                    dropped += gone.rowcount
-        self.scrub()
-        return dropped
 
     def scrub(self) -> bool:
         """Leave no readable copy of a text that left the index; True if there was one.
@@ -140,3 +119,88 @@ class SqliteUpkeep:
                 )
             else:
                 scrub.rewrite_bm25(conn, self.state.path, self.state.identity, self.state.tokenizer)
+
+    def set_meta_value(self, key: str, value: str) -> None:
+        with self.state.writing() as conn:
+            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def meta_value(self, key: str) -> str | None:
+        with self.state.reading() as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def stats(self) -> dict[str, Any]:
+        """Counts per agent and type, embedded items, the model, file sizes and migrations."""
+        with self.state.reading() as conn:
+            one = conn.execute
+            by_agent = dict(one("SELECT agent, count(*) FROM items GROUP BY 1").fetchall())
+            by_type = dict(one("SELECT type, count(*) FROM items GROUP BY 1").fetchall())
+            by_layer = dict(one("SELECT layer, count(*) FROM items GROUP BY 1").fetchall())
+            (embedded,) = one(
+                "SELECT count(*) FROM items AS i WHERE EXISTS (SELECT 1 FROM embeddings AS e"
+                " WHERE e.text_hash = i.text_hash AND e.model = ? AND length(e.vec) = ?)",
+                (self.state.model, self.state.dim * 4),
+            ).fetchone()
+            (cached,) = one("SELECT count(*) FROM embeddings").fetchone()
+            (sources,) = one("SELECT count(*) FROM sources").fetchone()
+            migrations = applied_migrations(conn)
+        return {
+            "path": str(self.state.path),
+            "items": sum(by_agent.values()),
+            "items_by_agent": by_agent,
+            "items_by_type": by_type,
+            "items_by_layer": layer_counts(by_layer),
+            "sources": sources,
+            "embedded": embedded,
+            "embedding_model": self.state.model,
+            "dim": self.state.dim,
+            "embedding_cache": cached,
+            "file_size": self._file_size(),
+            # the vector graph and the saved snapshot copies beside the file, if any
+            "caches_size": self._caches_size(),
+            "migrations": migrations,
+        }
+
+    def _caches_size(self) -> int:
+        if not isinstance(self.state.path, Path):
+            return 0
+        found = (
+            p
+            for kind in ("ann", "vectors", "bm25")
+            for p in self.state.path.parent.glob(f"{self.state.path.name}.{kind}*")
+        )
+        return sum(p.stat().st_size for p in found if p.is_file())
+
+    def _file_size(self) -> int:
+        if not isinstance(self.state.path, Path):
+            return 0
+        files = (self.state.path, Path(f"{self.state.path}-wal"))
+        return sum(f.stat().st_size for f in files if f.exists())
+
+    def recreate(self) -> str | None:
+        """Move the damaged file aside and continue on a fresh, empty one.
+
+        Returns where the old file went (``None`` for an in-memory index, which is
+        only emptied). Nothing of the old connection is saved on the way out: its
+        snapshots, graph and copies may hold what the damage garbled. The caller
+        refills the items from the Markdown.
+        """
+        with self.state.lock:
+            with suppress(sqlite3.Error):  # a damaged file may refuse even that
+                self.state.conn.close()
+            aside = None if isinstance(self.state.path, str) else move_aside(self.state.path)
+            self.state.reopen()  # the parts (and methods of them callers hold) stay valid
+            return None if aside is None else str(aside)
+
+    def close(self) -> None:
+        with self.state.lock:
+            if self.snapshots.graph_outlived_a_scrub():
+                self.state.ann.discard()
+            self.state.ann.save_if_changed()
+            try:
+                self.snapshots.save_copies()
+            except (IndexError_, OSError, ValueError) as exc:  # a cache: never stop a close
+                log.warning("could not save the index's copies beside %s: %s", self.state.path, exc)
+            self.state.snapshot = None
+            self.state.bm25 = None
+            self.state.conn.close()

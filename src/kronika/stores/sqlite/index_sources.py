@@ -1,37 +1,45 @@
-"""The write side of :class:`~kronika.stores.sqlite.SqliteIndex`: a file's rows
-replaced, patched, appended to or removed, the cached vectors written with them, usage
-statistics and meta values.
+"""Each Markdown file as :class:`~kronika.stores.sqlite.SqliteIndex` holds it
+(:class:`~kronika.ports.IndexSources`): a file's rows replaced, patched, appended to or
+removed, its state and its last rows read, and the cache of vectors by text hash
+written with them, read back or dropped once no item uses them.
 
 Every write is one ``BEGIN IMMEDIATE`` transaction. What a write deletes is noted
-(its text hashes, its searchable rows) for :mod:`.index_upkeep`, which drops the
-vectors and scrubs the copies no item needs any more.
+(its text hashes, its searchable rows) in the shared state; dropping the unused
+vectors then has :mod:`.index_upkeep` scrub the copies no item needs any more.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping, Sequence
-from datetime import datetime
+from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
 
 from kronika.core.model import MemoryItem
 from kronika.errors import IndexError_
-from kronika.ports import SourceState, Vector
-from kronika.stores.filters import to_epoch
+from kronika.ports import SourceState, SourceTail, Vector, VectorPoint
+from kronika.stores.sql import rows as shared
 from kronika.stores.sql.rows import default_text_hash
-from kronika.stores.sqlite import appends, patches, scrub
+from kronika.stores.sqlite import appends, patches, points, scrub
 from kronika.stores.sqlite import rows as R
+from kronika.stores.sqlite.dialect import SQLITE
 from kronika.stores.sqlite.index_base import IndexState, _chunks
+from kronika.stores.sqlite.index_upkeep import SqliteUpkeep
+from kronika.stores.sqlite.vectors import read_transaction
 
 _DELETIONS_KEPT = 100_000  # deletion-log entries kept for readers' incremental refresh
 
 
-class SqliteWrites:
-    """Writes of rows, vectors, usage statistics and meta values."""
+class SqliteSources:
+    """Each file's rows and state, and the vector cache (:class:`~kronika.ports.IndexSources`)."""
 
-    def __init__(self, state: IndexState) -> None:
+    def __init__(self, state: IndexState, upkeep: SqliteUpkeep) -> None:
         self.state = state
+        self.upkeep = upkeep
+
+    @property
+    def embedding_model(self) -> str:
+        return self.state.model
 
     def replace_source(
         self,
@@ -187,36 +195,6 @@ class SqliteWrites:
         found = conn.execute(f"SELECT DISTINCT text_hash FROM items WHERE {where}", params)
         self.state.maybe_unused.update(text_hash for (text_hash,) in found)
 
-    def set_meta_value(self, key: str, value: str) -> None:
-        with self.state.writing() as conn:
-            conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
-
-    def record_access(self, ids: Sequence[str], at: datetime) -> None:
-        """Count one access per distinct id; ``last_accessed_at`` never moves backwards."""
-        moment = to_epoch(at)
-        with self.state.writing() as conn:
-            conn.executemany(
-                "INSERT INTO usage (item_id, access_count, last_accessed_at) VALUES (?, 1, ?)"
-                " ON CONFLICT (item_id) DO UPDATE SET access_count = access_count + 1,"
-                " last_accessed_at = max(coalesce(last_accessed_at, excluded.last_accessed_at),"
-                " excluded.last_accessed_at)",
-                ((i, moment) for i in dict.fromkeys(ids)),
-            )
-
-    def restore_usage(self, rows: Sequence[tuple[str, int, datetime | None]]) -> None:
-        """Set usage statistics as a backup recorded them (``0, None`` removes a row)."""
-        kept = [(i, n, None if t is None else to_epoch(t)) for i, n, t in rows if n or t]
-        with self.state.writing() as conn:
-            conn.executemany(
-                "DELETE FROM usage WHERE item_id = ?", ((i,) for i, n, t in rows if not (n or t))
-            )
-            conn.executemany(
-                "INSERT INTO usage (item_id, access_count, last_accessed_at) VALUES (?, ?, ?)"
-                " ON CONFLICT (item_id) DO UPDATE SET access_count = excluded.access_count,"
-                " last_accessed_at = excluded.last_accessed_at",
-                kept,
-            )
-
     def store_embeddings(self, vectors: Mapping[str, Vector]) -> None:
         """Cache one vector per text hash under ``embedding_model`` (replacing any old one).
 
@@ -248,6 +226,85 @@ class SqliteWrites:
             conn.executemany(
                 "INSERT OR REPLACE INTO embeddings (text_hash, model, vec) VALUES (?, ?, ?)", blobs
             )
+
+    def source_states(self, agent: str) -> dict[str, SourceState]:
+        with self.state.reading() as conn:
+            return shared.source_states(SQLITE, conn, agent)
+
+    def source_state(self, agent: str, path: str) -> SourceState | None:
+        """The state of one indexed file (``None`` when the index holds none)."""
+        with self.state.reading() as conn:
+            return shared.source_state(SQLITE, conn, agent, path)
+
+    def source_tail(self, agent: str, path: str, last: int = 2) -> SourceTail | None:
+        """The end of one indexed file (:func:`kronika.stores.sqlite.appends.source_tail`)."""
+        with self.state.reading() as conn, read_transaction(conn):
+            return appends.source_tail(conn, agent, path, last)
+
+    def source_items(self, agent: str, path: str) -> list[MemoryItem]:
+        """The items indexed from one file, in file order."""
+        sql = f"{R.SELECT_ITEM_SQL} WHERE i.source_agent = ? AND i.source_path = ? ORDER BY i.pos"
+        with self.state.reading() as conn:
+            return [R.item_from_row(row) for row in conn.execute(sql, (agent, path))]
+
+    def agents(self) -> list[str]:
+        with self.state.reading() as conn:
+            found = conn.execute(
+                "SELECT agent FROM sources UNION SELECT agent FROM items ORDER BY 1"
+            ).fetchall()
+        return [a for (a,) in found]
+
+    def embeddings_missing(self, text_hashes: Iterable[str]) -> set[str]:
+        """The hashes with no cached vector for this index's ``embedding_model``."""
+        wanted = list(dict.fromkeys(text_hashes))
+        present: set[str] = set()
+        with self.state.reading() as conn:
+            for chunk in _chunks(wanted):
+                marks = ", ".join("?" * len(chunk))
+                found = conn.execute(
+                    f"SELECT text_hash FROM embeddings WHERE model = ? AND length(vec) = ?"
+                    f" AND text_hash IN ({marks})",
+                    [self.state.model, self.state.dim * 4, *chunk],
+                )
+                present.update(h for (h,) in found)
+        return set(wanted) - present
+
+    def vector_points(self, text_hashes: Iterable[str] | None = None) -> list[VectorPoint]:
+        """The items embedded from ``text_hashes`` (every item when ``None``) that have a
+        cached vector, with it: what a vector index outside this file holds."""
+        with self.state.reading() as conn, read_transaction(conn):
+            wanted = points.every_text_hash(conn) if text_hashes is None else text_hashes
+            return points.vector_points(conn, wanted, self.state.model, self.state.dim)
+
+    def drop_unused_embeddings(self, *, everywhere: bool = False) -> int:
+        """Delete the cached vectors of texts that no item uses any more; returns how many.
+
+        Only the texts of items this index replaced or removed since the last call are
+        looked at (an indexed look-up each), so a forgotten memory, or the words of it a
+        neighbouring turn was embedded with, leaves no vector behind. :meth:`reset`
+        notes nothing: a rebuild finds its unchanged texts still embedded, and then
+        calls this with ``everywhere`` to look at every cached vector.
+
+        Called after every sync, it then scrubs what the deletions left (:meth:`scrub`).
+        """
+        with self.state.lock:
+            candidates = sorted(self.state.maybe_unused)
+            self.state.maybe_unused.clear()
+        unused = "NOT EXISTS (SELECT 1 FROM items AS i WHERE i.text_hash = embeddings.text_hash)"
+        dropped = 0
+        if everywhere:
+            with self.state.writing() as conn:
+                dropped = conn.execute(f"DELETE FROM embeddings WHERE {unused}").rowcount
+        elif candidates:
+            with self.state.writing() as conn:
+                for chunk in _chunks(candidates):
+                    marks = ", ".join("?" * len(chunk))
+                    gone = conn.execute(
+                        f"DELETE FROM embeddings WHERE text_hash IN ({marks}) AND {unused}", chunk
+                    )
+                    dropped += gone.rowcount
+        self.upkeep.scrub()
+        return dropped
 
 
 def _last_rowid(conn: sqlite3.Connection) -> int:
