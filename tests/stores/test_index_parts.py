@@ -1,10 +1,11 @@
-"""``SqliteIndex`` is one small object over named parts, one per port of
-:mod:`kronika.ports` (``index.sources``, ``index.search``, ``index.reads``,
+"""``SqliteIndex`` and ``PostgresIndex`` are each one small object over named parts, one
+per port of :mod:`kronika.ports` (``index.sources``, ``index.search``, ``index.reads``,
 ``index.usage_stats``, ``index.upkeep``), not a stack of mixins; each part is the port
 it stands for, and the index's flat names (``index.get_items``) are the parts' verbs.
 
-The typed assignments below are what mypy checks (``mypy tests/stores/test_sqlite_index_parts.py``);
-the tests check the same at run time by name, parameters and defaults.
+:func:`_typed` is what mypy checks (``mypy tests/stores/test_index_parts.py``);
+the tests check the same at run time by name, parameters and defaults (on the classes:
+no database is needed for PostgreSQL's).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import inspect
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, get_type_hints
 
 import numpy as np
 import pytest
@@ -33,6 +34,7 @@ from kronika.ports import (
     SourceState,
     UsageApart,
 )
+from kronika.stores.postgres.index import PostgresIndex
 from kronika.stores.sqlite import SqliteIndex
 from kronika.stores.sqlite.index_base import IndexState
 from kronika.stores.sqlite.index_snapshots import Snapshots
@@ -81,39 +83,68 @@ def _parameters(function: Any) -> list[tuple[str, Any, Any]]:
     return [(p.name, p.kind, p.default) for p in inspect.signature(function).parameters.values()]
 
 
-def test_the_index_is_one_object_not_a_mixin_stack(index: SqliteIndex) -> None:
-    assert SqliteIndex.__mro__ == (SqliteIndex, object)
-    for name in [*PORTS, "snapshots", "state"]:
-        part = type(getattr(index, name))
-        assert part.__mro__ == (part, object), f"index.{name} inherits: {part.__mro__}"
-    assert (IndexState.__mro__, Snapshots.__mro__) == ((IndexState, object), (Snapshots, object))
-    # every part stands on the one state, none holds a copy of it
-    assert all(getattr(index, name).state is index.state for name in [*PORTS, "snapshots"])
+def _parts(cls: type[Any]) -> dict[str, type[Any]]:
+    hints = get_type_hints(cls)
+    return {name: hints[name] for name in [*PORTS, "state"]}
 
 
-def test_each_part_is_the_port_it_stands_for(index: SqliteIndex) -> None:
-    sources: IndexSources = index.sources
-    search: IndexSearch = index.search
-    reads: IndexReads = index.reads
-    usage: IndexUsage = index.usage_stats
-    upkeep: IndexUpkeep = index.upkeep
-    whole: ItemIndex = index
-    assert whole is index and sources is index.sources and reads is index.reads
+@pytest.mark.parametrize("cls", [SqliteIndex, PostgresIndex])
+def test_the_index_is_one_object_not_a_mixin_stack(cls: type[Any]) -> None:
+    assert cls.__mro__ == (cls, object)
+    for name, part in _parts(cls).items():
+        assert part.__mro__ == (part, object), f"{cls.__name__}.{name} inherits: {part.__mro__}"
+
+
+@pytest.mark.parametrize("cls", [SqliteIndex, PostgresIndex])
+def test_each_part_has_its_ports_methods(cls: type[Any]) -> None:
+    parts = _parts(cls)
     for name, port in PORTS.items():
-        part = getattr(index, name)
+        part = parts[name]
         for member in _members(port):
             declared = vars(port)[member]
+            mine = getattr(part, member, None)
+            assert mine is not None, f"{cls.__name__}.{name} lacks {port.__name__}.{member}"
             if isinstance(declared, property):
-                assert isinstance(getattr(type(part), member), property), (name, member)
-                continue
-            mine = getattr(type(part), member, None)
-            assert mine is not None, f"index.{name} lacks {port.__name__}.{member}"
-            assert _parameters(mine) == _parameters(declared), (name, member)
+                assert isinstance(mine, property), (cls, name, member)
+            else:
+                assert _parameters(mine) == _parameters(declared), (cls, name, member)
+
+
+@pytest.mark.parametrize("cls", [SqliteIndex, PostgresIndex])
+def test_every_flat_name_is_a_parts_verb(cls: type[Any]) -> None:
+    parts = _parts(cls)
+    aliases = {name: a for name, a in vars(cls).items() if isinstance(a, Alias)}
+    assert len(aliases) > 30
+    for name, alias in aliases.items():
+        assert getattr(cls, name) is getattr(parts[alias.part], alias.verb), name
+    # every member of every port is reachable by its flat name
+    assert {m for port in PORTS.values() for m in _members(port)} <= set(dir(cls))
+
+
+def _typed(sqlite: SqliteIndex, postgres: PostgresIndex) -> None:
+    """Never called: mypy checks that each part is the port it stands for."""
+    for index in (sqlite, postgres):
+        sources: IndexSources = index.sources
+        search: IndexSearch = index.search
+        reads: IndexReads = index.reads
+        usage: IndexUsage = index.usage_stats
+        upkeep: IndexUpkeep = index.upkeep
+        whole: ItemIndex = index
+        del sources, search, reads, usage, upkeep, whole
+
+
+def test_the_sqlite_parts_share_one_state_and_give_recalls_ways_in(index: SqliteIndex) -> None:
+    assert all(getattr(index, name).state is index.state for name in [*PORTS, "snapshots"])
+    assert (IndexState.__mro__, Snapshots.__mro__) == ((IndexState, object), (Snapshots, object))
     # the optional ways in recall looks for are the search and read parts' own
+    search, reads = index.search, index.reads
     assert isinstance(search, UsageApart) and isinstance(search, CandidateVectors)
     assert isinstance(search, ItemTexts) and isinstance(reads, ItemsMark)
     assert isinstance(index, UsageApart) and isinstance(index, ItemsMark)
-    assert upkeep.meta_value("nothing") is None and usage.recall_log() is not None
+    assert index.upkeep.meta_value("nothing") is None
+    for name, alias in vars(SqliteIndex).items():
+        if isinstance(alias, Alias):
+            assert getattr(index, name) == getattr(getattr(index, alias.part), alias.verb)
 
 
 def test_the_ports_split_item_index_without_overlap() -> None:
@@ -121,17 +152,6 @@ def test_the_ports_split_item_index_without_overlap() -> None:
     assert len(split) == len(set(split))
     assert set(ItemIndex.__mro__) >= set(PORTS.values())
     assert _members(ItemIndex) == []  # the union declares nothing of its own
-
-
-def test_every_flat_name_is_a_parts_verb(index: SqliteIndex) -> None:
-    aliases = {name: a for name, a in vars(SqliteIndex).items() if isinstance(a, Alias)}
-    assert len(aliases) > 30
-    for name, alias in aliases.items():
-        part = getattr(index, alias.part)
-        assert getattr(SqliteIndex, name) is getattr(type(part), alias.verb), name
-        assert getattr(index, name) == getattr(part, alias.verb), name
-    # every member of every port is reachable by its flat name
-    assert {m for port in PORTS.values() for m in _members(port)} <= set(dir(index))
 
 
 def test_what_a_part_writes_the_flat_names_read(index: SqliteIndex) -> None:

@@ -1,0 +1,234 @@
+"""Search in :class:`~kronika.stores.postgres.index.PostgresIndex`
+(:class:`~kronika.ports.IndexSearch`): BM25 over the keyword postings as the SQLite
+index scores it (or ``ts_rank``, or trigrams), cosine similarity over the item rows'
+vectors, walked through an HNSW index from ``ann_threshold`` items on (built in the
+background meanwhile); and what recall reads of its candidates, at once where it can
+(:class:`~kronika.ports.CandidateReader`).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Sequence
+
+import numpy as np
+
+from kronika.core.hubness import family
+from kronika.core.model import RecallFilter
+from kronika.errors import IndexError_
+from kronika.ports import (
+    CandidateRows,
+    FeatureRow,
+    ScoreFeatures,
+    Vector,
+)
+from kronika.stores.postgres import search
+from kronika.stores.postgres.candidates import FEATURES, ItemRows, neighbours_sql
+from kronika.stores.postgres.connect import connect
+from kronika.stores.postgres.index_base import (
+    GRAPH_RECHECK_S,
+    HNSW_EF_CONSTRUCTION,
+    HNSW_M,
+    ITEMS_AHEAD,
+    PostgresState,
+    as_vector,
+)
+from kronika.stores.postgres.index_rows import (
+    SELECT_ITEM,
+)
+from kronika.stores.postgres.lexical import Phrase
+from kronika.stores.sql.rows import feature_row
+from kronika.stores.sql.terms import query_terms
+
+log = logging.getLogger("kronika")
+
+
+class PostgresSearch:
+    """Keyword and vector search, the score features, neighbours, vectors and families
+    of candidates, and the HNSW index vector search walks."""
+
+    def __init__(self, state: PostgresState) -> None:
+        self.state = state
+
+    def search_lexical(
+        self, query: str, flt: RecallFilter, limit: int, *, whole_phrase: bool = True
+    ) -> list[tuple[str, float]]:
+        """BM25 as the SQLite index scores it (:mod:`.lexical`), best first."""
+        terms = query_terms(query)
+        if not terms or limit <= 0:
+            return []
+        if self.state.lexical != "bm25":
+            other = (
+                search.lexical_simple if self.state.lexical == "simple" else search.lexical_trigram
+            )
+            with self.state.reading() as conn:
+                return other(conn, terms, flt, limit)
+        texts = [" ".join(terms), *terms] if len(terms) > 1 and whole_phrase else terms
+        phrases = [
+            Phrase(text, tokens)
+            for text, tokens in zip(texts, self.state.tokenizer.words(texts), strict=True)
+        ]
+        with self.state.reading() as conn:
+            try:
+                return search.lexical(conn, phrases, flt, limit, self.state.postings)
+            finally:
+                if conn.info.transaction_status != search.IDLE:
+                    conn.execute("ROLLBACK")
+
+    def search_vector(
+        self, query: Vector, flt: RecallFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        """Cosine similarity against the embedded items passing ``flt`` (exact scores)."""
+        if np.asarray(query).size != self.state.dim:
+            raise IndexError_(
+                f"query vector has {np.asarray(query).size} dimensions;"
+                f" model {self.state.model} has {self.state.dim}"
+            )
+        graph = self.graph_ready(start=True)
+        with self.state.reading() as conn:
+            if graph and limit > 0:
+                wanted = search.graph_settings(limit)
+                if wanted != self.state.graph_settings:
+                    conn.execute(wanted)  # on this connection, for every later walk
+                    self.state.graph_settings = wanted
+            return search.vectors(
+                conn, query, flt, limit, approximate=self.state.dim if graph else None
+            )
+
+    def score_features(self, ids: Sequence[str]) -> ScoreFeatures:
+        wanted = list(dict.fromkeys(ids))
+        with self.state.reading() as conn:
+            found = {r[0]: feature_row(r[1:]) for r in conn.execute(FEATURES, (wanted,))}
+        return ScoreFeatures.from_rows({i: found[i] for i in wanted if i in found})
+
+    def neighbours(
+        self, ids: Sequence[str], flt: RecallFilter, window: int
+    ) -> dict[str, list[tuple[str, int]]]:
+        """The other party's messages at most ``window`` places from each message in
+        ``ids``, in the same source and session, passing ``flt``."""
+        wanted = list(dict.fromkeys(ids))
+        if window < 1 or not wanted:
+            return {}
+        sql, params = neighbours_sql(wanted, flt, window, features=False)
+        found: dict[str, list[tuple[str, int]]] = {}
+        with self.state.reading() as conn:
+            for item_id, other, offset in conn.execute(sql, params):
+                found.setdefault(item_id, []).append((other, int(offset)))
+        return found
+
+    def read_candidates(
+        self, ids: Sequence[str], seeds: Sequence[str], flt: RecallFilter, window: int
+    ) -> CandidateRows:
+        """:meth:`neighbours` of ``seeds`` with their score features, the score features of
+        ``ids``, and the items of ``seeds`` and of the best :data:`ITEMS_AHEAD` seeds'
+        neighbours (which their answers often lift to the top): three statements in one
+        round trip."""
+        wanted = list(dict.fromkeys(seeds))
+        links: dict[str, list[tuple[str, int]]] = {}
+        features: dict[str, FeatureRow] = {}
+        items_sql = f"{SELECT_ITEM} WHERE i.id = ANY(%s::text[]"
+        items_params: list[object] = [wanted]
+        with self.state.reading() as conn:
+            with conn.pipeline():
+                near = None
+                if window >= 1 and wanted:
+                    near = conn.execute(*neighbours_sql(wanted, flt, window, features=True))
+                    ahead, ahead_params = neighbours_sql(
+                        wanted[:ITEMS_AHEAD], flt, window, features=False
+                    )
+                    # one array of ids, so the ids' index finds the rows (an OR would scan)
+                    items_sql += (
+                        f" || ARRAY(SELECT x.other FROM ({ahead}) AS x (seed, other, step))"
+                    )
+                    items_params += ahead_params
+                scored = conn.execute(FEATURES, (list(dict.fromkeys(ids)),))
+                read = conn.execute(items_sql + ")", items_params)
+            for item_id, other, offset, *row in near or ():
+                links.setdefault(item_id, []).append((other, int(offset)))
+                features[other] = feature_row(row)
+            for item_id, *row in scored:
+                features[item_id] = feature_row(row)
+            items = ItemRows({str(row[0]): row for row in read})
+        return CandidateRows(links, features, items)
+
+    def vectors_of(self, ids: Sequence[str]) -> dict[str, Vector]:
+        """The stored unit vector of each of ``ids`` that has one, in one round trip
+        (:class:`~kronika.ports.CandidateVectors`)."""
+        if not ids:
+            return {}
+        with self.state.reading() as conn:
+            rows = conn.execute(
+                "SELECT id, vec FROM idx_items WHERE vec IS NOT NULL AND id = ANY(%s)",
+                (list(ids),),
+            ).fetchall()
+        return {str(item_id): as_vector(vec) for item_id, vec in rows}
+
+    def families_of(self, ids: Sequence[str]) -> dict[str, str]:
+        """The family of each of ``ids`` that has one (its fact's key, else its session;
+        :class:`~kronika.ports.CandidateVectors`), in one round trip."""
+        if not ids:
+            return {}
+        with self.state.reading() as conn:
+            rows = conn.execute(
+                "SELECT id, agent, session_id, coalesce(key_norm, key) FROM idx_items"
+                " WHERE id = ANY(%s) AND (session_id IS NOT NULL OR key IS NOT NULL)",
+                (list(ids),),
+            ).fetchall()
+        found = {str(i): family(agent, session, key) for i, agent, session, key in rows}
+        return {i: f for i, f in found.items() if f is not None}
+
+    def graph_ready(self, *, start: bool) -> bool:
+        """Whether the HNSW index is there and valid; ``start`` builds it (in the
+        background unless told otherwise) once the index holds ``ann_threshold`` items."""
+        if self.state.threshold <= 0:
+            return False
+        if time.monotonic() < self.state.graph_seen_until:
+            return True
+        with self.state.reading() as conn:
+            row = conn.execute(
+                "SELECT x.indisvalid FROM pg_index AS x WHERE x.indexrelid = to_regclass(%s)",
+                (self.state.hnsw_name,),
+            ).fetchone()
+            if row is not None and row[0]:
+                self.state.graph_seen_until = time.monotonic() + GRAPH_RECHECK_S
+                return True
+            if not start or row is not None or self.state.building is not None:
+                return False
+            (items,) = conn.execute("SELECT coalesce(sum(n), 0) FROM idx_corpus").fetchone()
+        if int(items) < self.state.threshold:
+            return False
+        if self.state.background:
+            self.state.building = threading.Thread(target=self._build_graph, daemon=True)
+            self.state.building.start()
+            return False
+        self._build_graph()
+        return True
+
+    def _build_graph(self) -> None:
+        """CREATE INDEX CONCURRENTLY on a connection of its own (writers carry on)."""
+        began = time.perf_counter()
+        try:
+            with connect(self.state.url, autocommit=True) as conn:
+                conn.execute("SET maintenance_work_mem = '512MB'")
+                conn.execute(
+                    f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {self.state.hnsw_name} ON idx_items"
+                    f" USING hnsw ((vec::vector({self.state.dim})) vector_ip_ops)"
+                    f" WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
+                )
+            log.info("HNSW index built in %.1f s", time.perf_counter() - began)
+        except Exception as exc:  # noqa: BLE001 - searches stay exact; said in the log
+            log.warning("could not build the HNSW index: %s", exc)
+
+    def wait_for_vector_graph(self, timeout: float | None = None) -> bool:
+        """Build the HNSW index now if the index is large enough; True once it is ready."""
+        if self.graph_ready(start=True):
+            return True
+        building = self.state.building
+        if building is not None:
+            building.join(timeout)
+            if building.is_alive():
+                return False
+            self.state.building = None
+        return self.graph_ready(start=False)

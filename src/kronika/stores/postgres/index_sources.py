@@ -1,0 +1,389 @@
+"""Each Markdown file as :class:`~kronika.stores.postgres.index.PostgresIndex` holds it
+(:class:`~kronika.ports.IndexSources`): a file's rows replaced, appended to or removed
+(in one transaction under an advisory lock on the file), its state and last rows read,
+and the cache of vectors by text hash, written, read back or dropped once no item
+uses them (then the tables that lost rows are vacuumed).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from kronika.core.model import MemoryItem
+from kronika.errors import IndexError_
+from kronika.ports import (
+    SourceState,
+    SourceTail,
+    Vector,
+    VectorPoint,
+)
+from kronika.stores.postgres.copying import postings_copy_text
+from kronika.stores.postgres.dialect import POSTGRES
+from kronika.stores.postgres.index_base import (
+    ID_ORDER,
+    PostgresState,
+    as_vector,
+)
+from kronika.stores.postgres.index_rows import (
+    COLUMNS,
+    SELECT_ITEM,
+    item_from_row,
+    item_row,
+)
+from kronika.stores.postgres.index_upkeep import PostgresUpkeep
+from kronika.stores.postgres.recall_log import drop_forgotten
+from kronika.stores.sql.rows import default_text_hash, source_state, source_states
+
+
+class PostgresSources:
+    """Each file's rows and state, and the vector cache (:class:`~kronika.ports.IndexSources`)."""
+
+    def __init__(self, state: PostgresState, upkeep: PostgresUpkeep) -> None:
+        self.state = state
+        self.upkeep = upkeep
+
+    @property
+    def embedding_model(self) -> str:
+        return self.state.model
+
+    def source_states(self, agent: str) -> dict[str, SourceState]:
+        with self.state.reading() as conn:
+            return source_states(POSTGRES, conn, agent)
+
+    def source_state(self, agent: str, path: str) -> SourceState | None:
+        with self.state.reading() as conn:
+            return source_state(POSTGRES, conn, agent, path)
+
+    def source_tail(self, agent: str, path: str, last: int = 2) -> SourceTail | None:
+        """The end of one indexed file; rows can always follow it (``at_end``)."""
+        with self.state.reading() as conn, conn.transaction():
+            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+            found = conn.execute(
+                "SELECT content_hash, mtime_ns, size FROM idx_sources"
+                " WHERE agent = %s AND path = %s",
+                (agent, path),
+            ).fetchone()
+            if found is None:
+                return None
+            state = SourceState(agent, path, str(found[0]), int(found[1]), int(found[2]))
+            (count,) = conn.execute(
+                "SELECT count(*) FROM idx_items WHERE source_agent = %s AND source_path = %s",
+                (agent, path),
+            ).fetchone()
+            rows = conn.execute(
+                SELECT_ITEM.replace(" FROM idx_items", ", i.text_hash FROM idx_items")
+                + " WHERE i.source_agent = %s AND i.source_path = %s ORDER BY i.pos DESC LIMIT %s",
+                (agent, path, last),
+            ).fetchall()
+        rows.reverse()
+        items = tuple(item_from_row(row[:-1]) for row in rows)
+        hashes = tuple(str(row[-1]) for row in rows)
+        return SourceTail(state, int(count), items, hashes, bool(rows))
+
+    def source_items(self, agent: str, path: str) -> list[MemoryItem]:
+        with self.state.reading() as conn:
+            rows = conn.execute(
+                f"{SELECT_ITEM} WHERE i.source_agent = %s AND i.source_path = %s ORDER BY i.pos",
+                (agent, path),
+            )
+            return [item_from_row(row) for row in rows]
+
+    def replace_source(
+        self,
+        state: SourceState,
+        items: Sequence[MemoryItem],
+        text_hashes: Sequence[str] | None = None,
+    ) -> None:
+        """Atomically replace every item of ``(state.agent, state.path)``: a repeated id
+        keeps its first occurrence, an id indexed from another file moves here."""
+        if text_hashes is not None and len(text_hashes) != len(items):
+            raise ValueError("text_hashes must have one hash per item")
+        unique: dict[str, tuple[MemoryItem, str]] = {}
+        for n, item in enumerate(items):
+            if item.id not in unique:
+                given = text_hashes[n] if text_hashes is not None else None
+                unique[item.id] = (item, given or default_text_hash(item))
+        postings = self.state.tokenizer.items([it for it, _ in unique.values()])
+
+        def work(conn: Any) -> None:
+            self.state.lock_source(conn, state.agent, state.path)
+            ids = list(unique)
+            gone = conn.execute(
+                "DELETE FROM idx_items WHERE (source_agent = %s AND source_path = %s)"
+                " OR id = ANY(%s) RETURNING id, text_hash",
+                (state.agent, state.path, ids),
+            ).fetchall()
+            self._insert(conn, state, 0, list(unique.values()), postings)
+            self._upsert_source(conn, state)
+            self._note_deleted(gone, set(ids))
+
+        self.state.write(work)
+        self._analyze_if_grown()
+
+    def _analyze_if_grown(self) -> None:
+        """ANALYZE the item and posting tables once this index has written as many rows
+        as they held before (at least 1,000) since it last did: right after a bulk load
+        the planner would otherwise guess, and autovacuum comes only later. Doubling
+        keeps a load of n rows to about log2(n / 1,000) runs, each sampling at most
+        30,000 rows, and the counts the planner sees within half of the truth."""
+        if self.state.unanalyzed < 1_000:
+            return
+        with self.state.reading() as conn:
+            (rows,) = conn.execute("SELECT coalesce(sum(n), 0) FROM idx_corpus").fetchone()
+            if self.state.unanalyzed * 2 >= int(rows):
+                conn.execute("ANALYZE idx_items, idx_terms")
+                self.state.unanalyzed = 0
+
+    def _note_deleted(self, gone: Iterable[tuple[str, str]], kept: set[str]) -> None:
+        for item_id, text_hash in gone:
+            self.state.maybe_unused.add(text_hash)
+            if item_id not in kept:
+                self.state.vanished.add(item_id)
+            else:
+                self.state.vanished.discard(item_id)
+
+    @staticmethod
+    def _upsert_source(conn: Any, state: SourceState) -> None:
+        conn.execute(
+            "INSERT INTO idx_sources (agent, path, content_hash, mtime_ns, size)"
+            " VALUES (%s, %s, %s, %s, %s) ON CONFLICT (agent, path) DO UPDATE SET"
+            " content_hash = excluded.content_hash, mtime_ns = excluded.mtime_ns,"
+            " size = excluded.size",
+            (state.agent, state.path, state.content_hash, state.mtime_ns, state.size),
+        )
+
+    def _insert(
+        self,
+        conn: Any,
+        state: SourceState,
+        first_pos: int,
+        pairs: Sequence[tuple[MemoryItem, str]],
+        postings: Sequence[Any],
+    ) -> None:
+        """COPY the rows (with their cached vectors) and their postings."""
+        if not pairs:
+            return
+        self.state.unanalyzed += len(pairs)
+        hashes = sorted({h for _, h in pairs})
+        cached = dict(
+            conn.execute(
+                "SELECT text_hash, vec::text FROM idx_embeddings WHERE model = %s"
+                " AND text_hash = ANY(%s) AND vector_dims(vec) = %s",
+                (self.state.model, hashes, self.state.dim),
+            ).fetchall()
+        )
+        rowids = [
+            int(r)
+            for (r,) in conn.execute(
+                "SELECT nextval(pg_get_serial_sequence('idx_items', 'rowid'))"
+                " FROM generate_series(1, %s)",
+                (len(pairs),),
+            ).fetchall()
+        ]
+        columns = ", ".join(("rowid", *COLUMNS, "vec"))
+        with conn.cursor() as cur:
+            with cur.copy(f"COPY idx_items ({columns}) FROM STDIN") as copy:
+                for n, (item, text_hash) in enumerate(pairs):
+                    row = item_row(item, state, first_pos + n, text_hash, postings[n].length)
+                    copy.write_row((rowids[n], *row, cached.get(text_hash)))
+            with cur.copy(
+                "COPY idx_terms (term, item_rowid, agent, tenant, tf, pos, doc_len) FROM STDIN"
+            ) as copy:
+                copy.write(postings_copy_text(pairs, rowids, postings))
+
+    def remove_source(self, agent: str, path: str) -> None:
+        def work(conn: Any) -> None:
+            self.state.lock_source(conn, agent, path)
+            gone = conn.execute(
+                "DELETE FROM idx_items WHERE source_agent = %s AND source_path = %s"
+                " RETURNING id, text_hash",
+                (agent, path),
+            ).fetchall()
+            conn.execute("DELETE FROM idx_sources WHERE agent = %s AND path = %s", (agent, path))
+            self._note_deleted(gone, set())
+
+        self.state.write(work)
+
+    def append_to_source(
+        self,
+        expected: SourceState,
+        state: SourceState,
+        items: Sequence[MemoryItem],
+        text_hashes: Sequence[str],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
+    ) -> bool:
+        """Add ``items`` after the rows of a file the index holds as ``expected``, in one
+        transaction; ``False`` (nothing written) when it does not, or an id is indexed.
+        ``vectors`` are cached first (and again after, should another worker have
+        dropped one as unused meanwhile)."""
+        if vectors:
+            self.store_embeddings(vectors)
+        ids = [item.id for item in items]
+        if len(set(ids)) != len(ids):
+            return False
+        pairs = list(zip(items, text_hashes, strict=True))
+        postings = self.state.tokenizer.items(list(items))
+
+        def work(conn: Any) -> bool:
+            self.state.lock_source(conn, expected.agent, expected.path)
+            found = conn.execute(
+                "SELECT content_hash, mtime_ns, size FROM idx_sources"
+                " WHERE agent = %s AND path = %s",
+                (expected.agent, expected.path),
+            ).fetchone()
+            if found is None or tuple(found) != (
+                expected.content_hash,
+                expected.mtime_ns,
+                expected.size,
+            ):
+                return False
+            (last,) = conn.execute(
+                "SELECT max(pos) FROM idx_items WHERE source_agent = %s AND source_path = %s",
+                (expected.agent, expected.path),
+            ).fetchone()
+            if last is None:
+                return False
+            taken = conn.execute("SELECT 1 FROM idx_items WHERE id = ANY(%s) LIMIT 1", (ids,))
+            if taken.fetchone():
+                return False
+            self._insert(conn, state, int(last) + 1, pairs, postings)
+            conn.execute(
+                "UPDATE idx_sources SET content_hash = %s, mtime_ns = %s, size = %s"
+                " WHERE agent = %s AND path = %s",
+                (state.content_hash, state.mtime_ns, state.size, state.agent, state.path),
+            )
+            return True
+
+        done = self.state.write(work)
+        self._analyze_if_grown()
+        if done and vectors and (lost := self.embeddings_missing(vectors)):
+            self.store_embeddings({h: vectors[h] for h in lost})
+        return done
+
+    def patch_source(
+        self,
+        expected: SourceState,
+        state: SourceState,
+        gone: Sequence[str],
+        items: Sequence[MemoryItem],
+        text_hashes: Sequence[str],
+        lines: Mapping[str, int | None],
+        *,
+        vectors: Mapping[str, Vector] | None = None,
+    ) -> bool:
+        return False  # rows are not patched here: the file is re-indexed whole
+
+    def embeddings_missing(self, text_hashes: Iterable[str]) -> set[str]:
+        wanted = list(dict.fromkeys(text_hashes))
+        with self.state.reading() as conn:
+            found = conn.execute(
+                "SELECT text_hash FROM idx_embeddings WHERE model = %s AND text_hash = ANY(%s)"
+                " AND vector_dims(vec) = %s",
+                (self.state.model, wanted, self.state.dim),
+            ).fetchall()
+        return set(wanted) - {h for (h,) in found}
+
+    def store_embeddings(self, vectors: Mapping[str, Vector]) -> None:
+        """Cache one unit vector per text hash (replacing any old one) and give it to the
+        items of that text."""
+        rows: list[tuple[str, str, np.ndarray[Any, Any]]] = []
+        for text_hash, vec in sorted(vectors.items()):
+            flat = np.asarray(vec, dtype=np.float64).reshape(-1)
+            if flat.size != self.state.dim:
+                raise IndexError_(
+                    f"embedding for {text_hash} has {flat.size} dimensions;"
+                    f" model {self.state.model} has {self.state.dim}"
+                )
+            norm = float(np.linalg.norm(flat))
+            rows.append(
+                (text_hash, self.state.model, (flat / norm if norm > 0 else flat).astype("<f4"))
+            )
+        if not rows:
+            return
+
+        def work(conn: Any) -> None:
+            conn.cursor().executemany(
+                "INSERT INTO idx_embeddings (text_hash, model, vec) VALUES (%s, %s, %s)"
+                " ON CONFLICT (text_hash, model) DO UPDATE SET vec = excluded.vec",
+                rows,
+            )
+            conn.execute(
+                "UPDATE idx_items AS i SET vec = e.vec FROM idx_embeddings AS e"
+                " WHERE e.model = %s AND e.text_hash = ANY(%s) AND i.text_hash = e.text_hash"
+                " AND i.vec IS DISTINCT FROM e.vec",
+                (self.state.model, [r[0] for r in rows]),
+            )
+
+        self.state.write(work)
+
+    def vector_points(self, text_hashes: Iterable[str] | None = None) -> list[VectorPoint]:
+        """The items embedded from ``text_hashes`` (every item when ``None``) that have a
+        vector, with it: what a vector index outside this database holds."""
+        where = "" if text_hashes is None else " AND i.text_hash = ANY(%s)"
+        params = () if text_hashes is None else (sorted(set(text_hashes)),)
+        with self.state.reading() as conn:
+            rows = conn.execute(
+                SELECT_ITEM.replace(" FROM idx_items", ", i.text_hash, i.vec FROM idx_items")
+                + f" WHERE i.vec IS NOT NULL{where} ORDER BY i.rowid",
+                params,
+            ).fetchall()
+        return [VectorPoint(item_from_row(r[:-2]), str(r[-2]), as_vector(r[-1])) for r in rows]
+
+    def drop_unused_embeddings(self, *, everywhere: bool = False) -> int:
+        """Delete cached vectors no item uses any more (of the texts this index replaced or
+        removed since the last call; ``everywhere``: of every text), and the usage
+        statistics of ids gone for good; then VACUUM what lost rows. Returns how many
+        vectors went."""
+        with self.state.lock:
+            candidates = sorted(self.state.maybe_unused)
+            vanished = sorted(self.state.vanished)
+            self.state.maybe_unused.clear()
+            self.state.vanished.clear()
+        unused = "NOT EXISTS (SELECT 1 FROM idx_items AS i WHERE i.text_hash = e.text_hash)"
+
+        def work(conn: Any) -> tuple[int, int]:
+            if everywhere:
+                dropped = conn.execute(f"DELETE FROM idx_embeddings AS e WHERE {unused}").rowcount
+            elif candidates:
+                dropped = conn.execute(
+                    f"DELETE FROM idx_embeddings AS e WHERE e.text_hash = ANY(%s) AND {unused}",
+                    (candidates,),
+                ).rowcount
+            else:
+                dropped = 0
+            usage = 0
+            if vanished:
+                usage = conn.execute(
+                    "DELETE FROM idx_usage AS u WHERE u.item_id = ANY(%s)"
+                    " AND NOT EXISTS (SELECT 1 FROM idx_items AS i WHERE i.id = u.item_id)",
+                    (vanished,),
+                ).rowcount
+                drop_forgotten(conn, self.state.tenant, vanished)  # their ids leave the recall log
+            return int(dropped), int(usage)
+
+        if not (everywhere or candidates or vanished):
+            return 0
+        dropped, _ = self.state.write(work)
+        if vanished or dropped:
+            self.upkeep.vacuum()
+        return dropped
+
+    def agents(self) -> list[str]:
+        with self.state.reading() as conn:
+            found = conn.execute(
+                "SELECT agent FROM (SELECT agent FROM idx_sources UNION"
+                f" SELECT agent FROM idx_items) AS a ORDER BY agent {ID_ORDER}"
+            ).fetchall()
+        return [a for (a,) in found]
+
+    def reset(self) -> None:
+        """Forget every item and source (keeps the embedding cache and usage statistics)."""
+
+        def work(conn: Any) -> None:
+            conn.execute("TRUNCATE idx_terms, idx_items, idx_corpus, idx_sources")
+
+        self.state.write(work)

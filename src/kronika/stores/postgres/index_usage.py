@@ -1,0 +1,63 @@
+"""What use was made of the items in :class:`~kronika.stores.postgres.index.PostgresIndex`
+(:class:`~kronika.ports.IndexUsage`): access counts, counted by ``INSERT … ON CONFLICT``
+so no access of any worker is lost, and the recall log of the tenant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from kronika.stores.filters import to_epoch
+from kronika.stores.postgres.index_base import (
+    PostgresState,
+)
+from kronika.stores.postgres.recall_log import PostgresRecallLog
+
+
+class PostgresUsage:
+    """Access counts and the recall log (:class:`~kronika.ports.IndexUsage`)."""
+
+    def __init__(self, state: PostgresState) -> None:
+        self.state = state
+
+    def record_access(self, ids: Sequence[str], at: datetime) -> None:
+        """Count one access per distinct id; ``last_accessed_at`` never moves backwards."""
+        moment = to_epoch(at)
+        unique = sorted(set(ids))  # one order for every worker: no deadlock between them
+        if not unique:
+            return
+
+        def work(conn: Any) -> None:
+            conn.execute(
+                "INSERT INTO idx_usage AS u (item_id, access_count, last_accessed_at)"
+                " SELECT id, 1, %s FROM unnest(%s::text[]) AS id ORDER BY id"
+                " ON CONFLICT (item_id) DO UPDATE SET access_count = u.access_count + 1,"
+                " last_accessed_at = greatest(u.last_accessed_at, excluded.last_accessed_at)",
+                (moment, unique),
+            )
+
+        self.state.write(work)
+
+    def restore_usage(self, rows: Sequence[tuple[str, int, datetime | None]]) -> None:
+        """Set usage statistics as a backup recorded them (``0, None`` removes a row)."""
+        kept = {i: (n, None if t is None else to_epoch(t)) for i, n, t in rows if n or t}
+        removed = sorted({i for i, n, t in rows if not (n or t)})
+
+        def work(conn: Any) -> None:
+            if removed:
+                conn.execute("DELETE FROM idx_usage WHERE item_id = ANY(%s)", (removed,))
+            if kept:
+                conn.cursor().executemany(
+                    "INSERT INTO idx_usage (item_id, access_count, last_accessed_at)"
+                    " VALUES (%s, %s, %s) ON CONFLICT (item_id) DO UPDATE SET"
+                    " access_count = excluded.access_count,"
+                    " last_accessed_at = excluded.last_accessed_at",
+                    [(i, n, t) for i, (n, t) in sorted(kept.items())],
+                )
+
+        self.state.write(work)
+
+    def recall_log(self) -> PostgresRecallLog:
+        return PostgresRecallLog(self.state.reading, self.state.write, self.state.tenant)
