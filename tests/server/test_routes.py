@@ -270,8 +270,10 @@ def test_a_turn_saved_at_autonomy_1_answers_that_it_awaits_approval(served: Serv
     session = served.call("GET", "/v1/agents/carol/sessions/chat-7").body
     assert [t["content"] for t in session["turns"]] == ["I moved"]
     mine = served.call("POST", path, {"speaker": "user", "content": "to Lisbon"})  # the person
+    # "Where to?" still waits as chat-7_2: the person's turn passes over its id
+    assert again == "chat-7_2"
     assert mine.body == {
-        "session_id": "chat-7", "turn_id": "chat-7_2", "outcome": "applied",
+        "session_id": "chat-7", "turn_id": "chat-7_3", "outcome": "applied",
         "proposal": None, "policy": None,
     }  # fmt: skip
 
