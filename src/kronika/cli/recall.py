@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
     from rich.markup import escape
 
-    from kronika.memory import checks
+    from kronika.core import checks
 
     query = " ".join(args.query)
     if not query.strip():
