@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from tests.server.conftest import Served, build_tenants
 
+from kronika.core.query import RecallQuery
 from kronika.ports import Vector
 from kronika.providers.embedders import HashingEmbedder
 from kronika.server import views
@@ -82,7 +83,7 @@ def test_recalls_whose_requests_arrive_together_share_one_forward_pass(tmp_path:
                 await asyncio.gather(
                     *(
                         service.recall_batched(
-                            caller, "alice", q, k=5, record_access=False, now=NOW
+                            caller, RecallQuery(q, agent="alice", k=5, record_access=False), now=NOW
                         )
                         for q in queries
                     )

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, fields
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal
 
 from kronika.core import checks
 from kronika.core.model import ItemType, Reader, RecallFilter, Scope
@@ -146,13 +146,34 @@ class RecallQuery:
         except OverflowError as exc:
             raise InvalidQuery(f"that time is outside the years 1 to 9999 ({exc})") from exc
 
-    def differing(self, other: RecallQuery) -> list[str]:
-        """The names of the options (not the query text) set otherwise than in ``other``."""
-        return [
-            f.name
-            for f in fields(self)
-            if f.name != "query" and getattr(self, f.name) != getattr(other, f.name)
-        ]
+    def as_json(self) -> dict[str, Any]:
+        """Every option by name as JSON: lists as lists, times as ISO 8601 text (the
+        body of ``POST /v1/agents/{agent}/recall``, which takes ``agent`` from its path)."""
+        found: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, tuple):
+                value = [str(v) for v in value]
+            elif isinstance(value, datetime):
+                value = value.isoformat()
+            found[f.name] = value
+        return found
+
+
+def one_query(given: str | RecallQuery, keywords: RecallQuery) -> RecallQuery:
+    """The query of a call that takes a :class:`RecallQuery` or the text with its
+    options as keywords (``keywords``, made of the text or of ``""``): ``given`` when it
+    is a query and no keyword option was set beside it, else ``keywords``."""
+    if not isinstance(given, RecallQuery):
+        return keywords
+    beside = [
+        f.name
+        for f in fields(keywords)
+        if f.name != "query" and getattr(keywords, f.name) != f.default
+    ]
+    if beside:
+        raise InvalidQuery(f"give {', '.join(beside)} in the RecallQuery, not beside it")
+    return given
 
 
 OPTIONS: tuple[str, ...] = tuple(f.name for f in fields(RecallQuery))

@@ -23,6 +23,7 @@ from typing import Any
 
 from kronika.core.model import MemoryItem, Scope, Tier
 from kronika.core.policies import StoragePolicies
+from kronika.core.query import RecallQuery
 from kronika.engine.policy_follow import PolicyFollower
 from kronika.errors import Conflict, InvalidInput, InvalidQuery
 from kronika.memory import Memory
@@ -258,17 +259,24 @@ class Service:
     def recall(
         self,
         caller: Caller,
-        agent: str,
-        query: str,
+        asked: RecallQuery,
         *,
+        explain: bool = False,
         query_vector: Vector | None = None,
-        **options: Any,
+        now: datetime | None = None,
     ) -> dict[str, Any]:
-        memory = self._recall_memory(caller, agent, all_agents=bool(options.get("all_agents")))
-        return self._recall(caller, memory, agent, query, query_vector, options)
+        """``asked`` (its ``agent``: the agent the request names) as the caller may read it
+        (``now``: the memory's clock unless given)."""
+        memory = self._recall_memory(caller, _named(asked), all_agents=asked.all_agents)
+        return self._recall(caller, memory, asked, query_vector, explain, now)
 
     async def recall_batched(
-        self, caller: Caller, agent: str, query: str, **options: Any
+        self,
+        caller: Caller,
+        asked: RecallQuery,
+        *,
+        explain: bool = False,
+        now: datetime | None = None,
     ) -> dict[str, Any]:
         """:meth:`recall`, its query embedded, and its vector scored, together with those
         of the recalls that arrived with it (:mod:`kronika.server.batching`). Only the
@@ -279,16 +287,16 @@ class Service:
         answering other requests."""
         from anyio import to_thread
 
-        all_agents = bool(options.get("all_agents"))
-        memory = self._recall_memory(caller, agent, all_agents=all_agents, follow=False)
+        agent = _named(asked)
+        memory = self._recall_memory(caller, agent, all_agents=asked.all_agents, follow=False)
         vector = None
-        if options.get("mode", "hybrid") != "lexical" and query.strip():
+        if asked.mode != "lexical" and asked.query.strip():
             batcher = self._batcher(memory.embedder)
-            vector = await batcher.embed(query, index=memory.index)
+            vector = await batcher.embed(asked.query, index=memory.index)
 
         def recall() -> dict[str, Any]:
             self.follow_config()
-            return self._recall(caller, memory, agent, query, vector, options)
+            return self._recall(caller, memory, asked, vector, explain, now)
 
         return await to_thread.run_sync(recall)
 
@@ -296,14 +304,13 @@ class Service:
         self,
         caller: Caller,
         memory: Memory,
-        agent: str,
-        query: str,
+        asked: RecallQuery,
         vector: Vector | None,
-        options: dict[str, Any],
+        explain: bool,
+        now: datetime | None,
     ) -> dict[str, Any]:
-        explain = bool(options.pop("explain", False))
         with self._held(caller):
-            result = memory.recall(query, agent=agent, query_vector=vector, **options)
+            result = memory.recall(asked, query_vector=vector, now=now)
         return views.recall(result, explain=explain)
 
     def _recall_memory(
@@ -662,3 +669,10 @@ def _own_rules(memory: Memory, tenant: str) -> bool:
     from kronika.workflows.policy_edit import why_not_editable
 
     return why_not_editable(memory, tenant) is None
+
+
+def _named(asked: RecallQuery) -> str:
+    """The agent a server's recall names (its path, or the caller's default agent)."""
+    if asked.agent is None:
+        raise InvalidQuery("a recall over the server names its agent")
+    return asked.agent
