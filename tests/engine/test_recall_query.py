@@ -83,3 +83,15 @@ def test_the_keyword_signature_names_every_option_of_the_query() -> None:
     defaults = {f.name: f.default for f in dataclasses.fields(RecallQuery) if f.name != "query"}
     signature = inspect.signature(Memory.recall).parameters
     assert {name: signature[name].default for name in defaults} == defaults
+
+
+def test_the_llm_tool_asks_the_same_query_and_answers_a_bad_one_with_its_error(
+    memory: Memory,
+) -> None:
+    from kronika.workflows.tools import call_tool
+
+    memory.remember("Peter likes green tea", key="peter drink")
+    found = call_tool(memory, "default", "recall", {"query": "green tea", "k": 2})
+    assert found["ok"] and "green tea" in found["results"][0]["content"]
+    bad = call_tool(memory, "default", "recall", {"query": "tea", "since": "the day after never"})
+    assert bad["ok"] is False and bad["error"]
