@@ -4,6 +4,7 @@ as the keyword arguments, and refused with a clear error when it is out of bound
 from __future__ import annotations
 
 import dataclasses
+import re
 from datetime import UTC, datetime
 
 import pytest
@@ -95,3 +96,16 @@ def test_the_llm_tool_asks_the_same_query_and_answers_a_bad_one_with_its_error(
     assert found["ok"] and "green tea" in found["results"][0]["content"]
     bad = call_tool(memory, "default", "recall", {"query": "tea", "since": "the day after never"})
     assert bad["ok"] is False and bad["error"]
+
+
+def test_the_python_api_page_lists_every_option_with_its_default() -> None:
+    from pathlib import Path
+
+    page = (Path(__file__).parents[2] / "docs" / "python-api.md").read_text(encoding="utf-8")
+    rows = dict(re.findall(r"^\| `(\w+)` \| ([^|]+) \|", page, re.M))
+    for f in dataclasses.fields(RecallQuery):
+        shown = rows[f.name].strip()
+        if f.name == "query":
+            assert shown == "(required)"
+        else:
+            assert shown == f"`{f.default!r}`".replace("'", '"'), f.name
