@@ -31,6 +31,7 @@ if TYPE_CHECKING:
         Tier,
         TurnRecord,
     )
+    from kronika.core.query import RecallQuery
     from kronika.engine.forgetting import ForgetReceipt
     from kronika.engine.redacting import ForgetPlace
     from kronika.errors import KronikaError
@@ -60,6 +61,7 @@ _HOMES = {
     "Status": "kronika.core.model",
     "Tier": "kronika.core.model",
     "TurnRecord": "kronika.core.model",
+    "RecallQuery": "kronika.core.query",
     "ForgetReceipt": "kronika.engine.forgetting",
     "ForgetPlace": "kronika.engine.redacting",
     "KronikaError": "kronika.errors",
@@ -110,6 +112,7 @@ __all__ = [
     "Provenance",
     "RecallFilter",
     "RecallHit",
+    "RecallQuery",
     "RecallResult",
     "Scope",
     "Session",

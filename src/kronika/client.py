@@ -35,6 +35,7 @@ from typing import Any, Self
 from kronika import errors
 from kronika.core.lessons import Evaluation
 from kronika.core.model import MemoryItem, RecallHit, RecallResult, ScoreParts
+from kronika.core.query import Mode, RecallQuery, one_query
 from kronika.core.serialize import item_from_dict
 from kronika.engine import learning
 from kronika.engine.forgetting import ForgetReceipt
@@ -387,15 +388,15 @@ class Client:
     # ---------------------------------------------------------------------- reads
     def recall(
         self,
-        query: str,
+        query: str | RecallQuery,
         *,
         agent: str | None = None,
         all_agents: bool = False,
         k: int | None = None,
-        mode: str = "hybrid",
-        since: str | None = None,
-        until: str | None = None,
-        as_of: str | None = None,
+        mode: Mode = "hybrid",
+        since: str | datetime | None = None,
+        until: str | datetime | None = None,
+        as_of: str | datetime | None = None,
         types: Sequence[str] = (),
         keys: Sequence[str] = (),
         entities: Sequence[str] = (),
@@ -406,28 +407,31 @@ class Client:
         budget_tokens: int | None = None,
         record_access: bool = True,
     ) -> RecallResult:
-        body = _clean(
-            {
-                "query": query,
-                "all_agents": all_agents,
-                "k": k,
-                "mode": mode,
-                "since": since,
-                "until": until,
-                "as_of": as_of,
-                "types": [str(t) for t in types],
-                "keys": list(keys),
-                "entities": list(entities),
-                "speakers": list(speakers),
-                "scopes": [str(s) for s in scopes],
-                "channel": channel,
-                "include_superseded": include_superseded,
-                "budget_tokens": budget_tokens,
-                "record_access": record_access,
-                "explain": True,
-            }
+        """As :meth:`kronika.Memory.recall`: the text and its options as keywords, or a
+        whole :class:`~kronika.core.query.RecallQuery` (checked here, before it is sent)."""
+        keywords = RecallQuery(
+            query if not isinstance(query, RecallQuery) else "",
+            agent=agent,
+            all_agents=all_agents,
+            k=k,
+            mode=mode,
+            since=since,
+            until=until,
+            as_of=as_of,
+            types=types,
+            keys=keys,
+            entities=entities,
+            speakers=speakers,
+            scopes=scopes,
+            channel=channel,
+            include_superseded=include_superseded,
+            budget_tokens=budget_tokens,
+            record_access=record_access,
         )
-        found = self._call("POST", f"/v1/agents/{self._name(agent)}/recall", body)
+        asked = one_query(query, keywords)
+        body = {**_clean(asked.as_json()), "explain": True}
+        path = f"/v1/agents/{self._name(body.pop('agent', None))}/recall"  # named in the path
+        found = self._call("POST", path, body)
         hits = tuple(
             RecallHit(item_from_dict(h["item"]), ScoreParts(**h["explain"]), int(h["tokens"]))
             for h in found["hits"]

@@ -123,6 +123,7 @@ FLOORS = {
     "importers": 2,
     "engine": 3,
     "memory": 4,
+    "wire": 4,
     "workflows": 5,
     "app": 6,
     "testing": 6,

@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 from tests.server.conftest import Served, build_tenants
 
+from kronika import wire
+from kronika.core.query import RecallQuery
 from kronika.ports import Vector
 from kronika.providers.embedders import HashingEmbedder
-from kronika.server import views
 from kronika.server.access import Caller
 from kronika.server.batching import QueryBatcher
 from kronika.server.keys import ApiKey, Role
@@ -73,7 +74,7 @@ def test_recalls_whose_requests_arrive_together_share_one_forward_pass(tmp_path:
     queries = [f"which crate is in bay{n}q" for n in range(0, 60, 5)]
     try:
         alone = [
-            views.recall(acme.recall(q, agent="alice", k=5, record_access=False, now=NOW))
+            wire.recall(acme.recall(q, agent="alice", k=5, record_access=False, now=NOW))
             for q in queries
         ]
 
@@ -82,7 +83,7 @@ def test_recalls_whose_requests_arrive_together_share_one_forward_pass(tmp_path:
                 await asyncio.gather(
                     *(
                         service.recall_batched(
-                            caller, "alice", q, k=5, record_access=False, now=NOW
+                            caller, RecallQuery(q, agent="alice", k=5, record_access=False), now=NOW
                         )
                         for q in queries
                     )

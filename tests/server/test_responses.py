@@ -1,8 +1,8 @@
 """Every answer of the REST API has a model (``kronika.server.responses`` and the route
 modules), ``/openapi.json`` shows it, and the answers are what the models say, field
 for field: over real HTTP, compared with the JSON the one function per result object
-makes (``kronika.server.views``), with nothing added, dropped or turned into another
-type (a ``0`` stays ``0``; a field that is absent stays absent)."""
+makes (``kronika.wire``; a key: ``kronika.server.views``), with nothing added, dropped or
+turned into another type (a ``0`` stays ``0``; a field that is absent stays absent)."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from tests.server.conftest import Served
 
+from kronika import wire
 from kronika.core.model import MemoryItem
 from kronika.server import responses, views
 
@@ -46,7 +47,7 @@ def test_every_json_answer_of_the_openapi_document_is_a_named_model(served: Serv
     assert "from" in named["Proposal"]["properties"]  # as the answer spells it
 
 
-def test_an_item_and_its_receipts_are_sent_as_views_makes_them(served: Served) -> None:
+def test_an_item_and_its_receipts_are_sent_as_the_wire_makes_them(served: Served) -> None:
     made = served.call(
         "POST", "/v1/agents/alice/memories",
         {"content": "Ola rides a bike to work", "importance": 1, "tags": ["travel"]},
@@ -58,11 +59,11 @@ def test_an_item_and_its_receipts_are_sent_as_views_makes_them(served: Served) -
     acme = served.memories["acme"]
     stored = acme.get(item_id, agent="alice")
     one = served.call("GET", f"/v1/agents/alice/memories/{item_id}").body
-    assert one == views.item(stored)
-    assert list(one) == list(views.item(stored))  # in the same order
+    assert one == wire.item(stored)
+    assert list(one) == list(wire.item(stored))  # in the same order
     forgot = served.call("POST", "/v1/agents/alice/forget", {"id": item_id, "dry_run": True})
     assert forgot.body["outcome"] == "preview"
-    assert forgot.body["forgotten"] == [views.item(stored)]
+    assert forgot.body["forgotten"] == [wire.item(stored)]
 
 
 def test_recall_sends_the_parts_of_a_score_only_when_asked(served: Served) -> None:

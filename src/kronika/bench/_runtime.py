@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from kronika.bench.metrics import mean, percentile
 from kronika.core.model import RecallResult, SessionRecord
-from kronika.engine.recall import Mode
+from kronika.core.query import Mode
 from kronika.ports import Embedder, Vector
 from kronika.settings import Settings
 

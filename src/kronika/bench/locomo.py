@@ -35,7 +35,7 @@ from kronika.bench._runtime import (
 )
 from kronika.bench.metrics import LOCOMO_KS, budget_prefix, evidence_recall
 from kronika.bench.report import table
-from kronika.engine.recall import Mode
+from kronika.core.query import Mode
 from kronika.importers.locomo import read_locomo
 from kronika.settings import Settings
 

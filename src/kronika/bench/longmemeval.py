@@ -39,7 +39,7 @@ from kronika.bench.metrics import (
 )
 from kronika.bench.report import table
 from kronika.core.model import RecallResult
-from kronika.engine.recall import Mode
+from kronika.core.query import Mode
 from kronika.importers.longmemeval import LongMemEvalQuestion, iter_longmemeval
 from kronika.settings import Settings
 

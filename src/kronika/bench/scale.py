@@ -42,7 +42,7 @@ from kronika.bench.index_ingest import index_ingest
 from kronika.bench.metrics import percentile
 from kronika.bench.report import table
 from kronika.core.model import RecallFilter, SessionRecord, TurnRecord
-from kronika.engine.recall import Mode
+from kronika.core.query import Mode
 from kronika.ports import Embedder
 from kronika.settings import Settings
 

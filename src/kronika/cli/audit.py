@@ -22,7 +22,7 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
         if context is None:
             entries = memory.audit(agent=args.agent, limit=args.limit)
         else:  # a reader's: entries about its tenant's items it may see
-            from kronika.memory.checks import MAX_LIMIT, optional_count
+            from kronika.core.checks import MAX_LIMIT, optional_count
 
             limit = optional_count(args.limit, what="the limit", low=1, high=MAX_LIMIT)
             entries = context.audit(memory, args.agent)[-(limit or 1) :]

@@ -4,7 +4,7 @@ and the receipt of every place touched."""
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from kronika import errors
 from kronika.cli import render
@@ -29,7 +29,9 @@ def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
     if args.dry_run and not receipt.items and not receipt.places:
         raise errors.NotFound("nothing matches: nothing would be forgotten")
     if args.json:
-        render.print_json(receipt_json(receipt))
+        from kronika import wire
+
+        render.print_json(wire.forget_receipt(receipt))
     else:
         print_receipt(receipt)
     return 0
@@ -42,22 +44,6 @@ def register(cli: Commands) -> None:
     p.add_argument("--value", help="forget only this value (of --key, or of any key)")
     p.add_argument("--topic", help="forget what these words name, as said in a conversation")
     p.add_argument("--dry-run", action="store_true", help="change nothing: say what would go")
-
-
-def receipt_json(receipt: ForgetReceipt) -> dict[str, Any]:
-    """The receipt for scripts: the forgotten items, then every place touched."""
-    return {
-        "outcome": receipt.outcome,
-        "agent": receipt.agent,
-        "proposal": receipt.proposal,
-        "forgotten": render.items_json(list(receipt.items)),
-        "places": [
-            {"path": p.path, "action": p.action, "count": p.count, "lines": p.lines}
-            for p in receipt.places
-        ],
-        "index": {"removed": receipt.index_removed, "rewritten": receipt.index_rewritten},
-        "audit_redacted": receipt.audit_redacted,
-    }
 
 
 def print_receipt(receipt: ForgetReceipt) -> None:

@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 
 def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika import wire
+
     with open_memory(settings) as memory:
         receipt = reading(memory, args, writes=True).note(
             " ".join(args.text),
@@ -32,7 +34,7 @@ def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
         render.print_json(
             {
                 "outcome": receipt.outcome,
-                "item": render.items_json([item])[0] if item else None,
+                "item": wire.item(item) if item else None,
                 "notes": list(receipt.notes),
             }
         )

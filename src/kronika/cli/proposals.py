@@ -53,6 +53,7 @@ def cmd_proposals(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_approve(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika import wire
     from kronika.app import build_memory
 
     with build_memory(settings) as memory:
@@ -64,7 +65,7 @@ def cmd_approve(args: argparse.Namespace, settings: Settings) -> int:
                 "approved": args.id,
                 "outcome": receipt.outcome,
                 "change": type(receipt.change).__name__,
-                "item": render.items_json([item])[0] if item else None,
+                "item": wire.item(item) if item else None,
             }
         )
     else:

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 
 
 def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika import wire
+
     with open_memory(settings) as opened:
         memory = reading(opened, args)
         what = args.what
@@ -33,7 +35,7 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
             listed = memory.facts(agent=args.agent, scopes=scopes)
             facts = [f for f in listed if f.status.value == "archived"]
             if args.json:
-                render.print_json(render.items_json(facts))
+                render.print_json(wire.items(facts))
             else:
                 render.out.print(render.items_table(facts, "brain archive"))
             return 0
@@ -45,6 +47,8 @@ def cmd_show(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika import wire
+
     with open_memory(settings) as opened:
         memory = reading(opened, args)
         items = memory.items(
@@ -57,16 +61,18 @@ def cmd_list(args: argparse.Namespace, settings: Settings) -> int:
         )
         total = memory.count(agent=args.agent)
     if args.json:
-        render.print_json(render.items_json(items))
+        render.print_json(wire.items(items))
     else:
         render.out.print(render.items_table(items, f"{len(items)} of {total} items"))
     return 0
 
 
 def cmd_get(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika import wire
+
     with open_memory(settings) as memory:
         item = reading(memory, args).get(args.id, agent=args.agent)
-    data = render.items_json([item])[0]
+    data = wire.item(item)
     if args.json:
         render.print_json(data)
     else:
@@ -75,12 +81,14 @@ def cmd_get(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def cmd_history(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika import wire
+
     with open_memory(settings) as memory:
         values = reading(memory, args).history(args.key, agent=args.agent)
     if not values:
         raise errors.NotFound(f"no fact with key {args.key!r} (see `kronika list --type fact`)")
     if args.json:
-        render.print_json(render.items_json(values))
+        render.print_json(wire.items(values))
         return 0
     for item in values:
         start = item.valid_from.isoformat() if item.valid_from else "?"

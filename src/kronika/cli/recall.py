@@ -14,6 +14,7 @@ from kronika.cli.opening import open_memory
 
 if TYPE_CHECKING:
     from kronika.core.model import RecallResult
+    from kronika.core.query import RecallQuery
     from kronika.memory import Memory
     from kronika.settings import Settings
 
@@ -21,7 +22,7 @@ if TYPE_CHECKING:
 def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
     from rich.markup import escape
 
-    from kronika.memory import checks
+    from kronika.core import checks
 
     query = " ".join(args.query)
     if not query.strip():
@@ -30,25 +31,9 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
     checks.optional_count(
         args.limit, what="the limit", low=1, high=checks.MAX_K, error=errors.InvalidQuery
     )
+    asked = recall_query(query, args)
     with open_memory(settings) as memory:
-        result = reading(memory, args).recall(
-            query,
-            agent=args.agent,
-            all_agents=args.all_agents,
-            k=args.limit,
-            mode=args.mode,
-            since=args.since,
-            until=args.until,
-            as_of=args.as_of,
-            types=args.type or (),
-            keys=args.key or (),
-            entities=args.entity or (),
-            speakers=args.speaker or (),
-            scopes=args.scope or (),
-            include_superseded=args.include_superseded,
-            budget_tokens=args.budget,
-            record_access=not args.no_record,
-        )
+        result = reading(memory, args).recall(asked)
         evidence = hit_links(reading(memory, args), result) if args.json else {}
     if args.json:
         document = render.recall_json(result)
@@ -76,6 +61,53 @@ def cmd_recall(args: argparse.Namespace, settings: Settings) -> int:
             note += f"; {result.dropped_for_budget} left out to fit --budget {args.budget}"
         render.out.print(f"[dim]{note}[/dim]")
     return 0
+
+
+def recall_query(query: str, args: argparse.Namespace) -> RecallQuery:
+    """The recall the command line asks (``--channel`` names the reader's channel,
+    :mod:`kronika.cli.context`, so the query's ``channel`` filter stays unset)."""
+    from kronika.core.query import RecallQuery
+
+    return RecallQuery(
+        query,
+        agent=args.agent,
+        all_agents=args.all_agents,
+        k=args.limit,
+        mode=args.mode,
+        since=args.since,
+        until=args.until,
+        as_of=args.as_of,
+        types=args.type or (),
+        keys=args.key or (),
+        entities=args.entity or (),
+        speakers=args.speaker or (),
+        scopes=args.scope or (),
+        include_superseded=args.include_superseded,
+        budget_tokens=args.budget,
+        record_access=not args.no_record,
+    )
+
+
+OPTIONS = {
+    "query": "query",
+    "agent": "--agent",
+    "all_agents": "--all-agents",
+    "k": "--limit",
+    "mode": "--mode",
+    "since": "--since",
+    "until": "--until",
+    "as_of": "--as-of",
+    "types": "--type",
+    "keys": "--key",
+    "entities": "--entity",
+    "speakers": "--speaker",
+    "scopes": "--scope",
+    "include_superseded": "--include-superseded",
+    "budget_tokens": "--budget",
+    "record_access": "--no-record",
+}
+"""Each option of :class:`~kronika.core.query.RecallQuery` and the command line's
+spelling of it; ``channel`` is left out (``--channel`` is the reader's channel)."""
 
 
 def hit_links(memory: Memory, result: RecallResult) -> dict[str, list[dict[str, str]]]:

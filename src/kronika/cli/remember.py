@@ -16,6 +16,8 @@ if TYPE_CHECKING:
 
 
 def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
+    from kronika import wire
+
     text = " ".join(args.text)
     with open_memory(settings) as memory:
         receipt = reading(memory, args, writes=True).remember(
@@ -45,7 +47,7 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
             {
                 "outcome": receipt.outcome,
                 "change": change,
-                "item": render.items_json([item])[0] if item else None,
+                "item": wire.item(item) if item else None,
                 "notes": list(receipt.notes),
                 "policy": receipt.policy,
             }

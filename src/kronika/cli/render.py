@@ -189,12 +189,6 @@ def items_table(items: Sequence[MemoryItem], title: str) -> Table:
     return table
 
 
-def items_json(items: Sequence[MemoryItem]) -> list[dict[str, Any]]:
-    from kronika.core.serialize import item_to_dict
-
-    return [item_to_dict(item) for item in items]
-
-
 def kv_table(rows: dict[str, Any], title: str) -> Table:
     from rich.table import Table
 

@@ -37,7 +37,6 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import Literal
 
 import numpy as np
 
@@ -63,6 +62,7 @@ from kronika.core.keywords import has_content_words, keyword_phrase
 from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult, ScoreParts
 from kronika.core.owner import Asked, as_the_user, may_name_someone
 from kronika.core.phatic import informative
+from kronika.core.query import MODES, Mode
 from kronika.core.ranking import best_first, best_ids
 from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.text import question_share
@@ -86,11 +86,8 @@ from kronika.ports import (
 
 log = logging.getLogger("kronika.recall")
 
-Mode = Literal["hybrid", "lexical", "vector"]
-
 NEIGHBOUR_SEEDS = 50
 """Candidates whose conversation neighbours are looked up (the best by relevance)."""
-MODES: tuple[Mode, ...] = ("hybrid", "lexical", "vector")
 RERANKER_REST = 30.0
 """Seconds a reranker that failed is left alone (recall keeps its own order meanwhile);
 the rest doubles with each failure in a row, up to :data:`RERANKER_LONGEST_REST`."""

@@ -11,13 +11,13 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from kronika.core import checks
 from kronika.core.model import RecallFilter
 from kronika.core.policies import StoragePolicies
 from kronika.core.visibility import visible
 from kronika.engine.derivation import mark_current
 from kronika.engine.sync import Progress, SyncReport
 from kronika.errors import CorruptIndexError, InvalidInput
-from kronika.memory import checks
 from kronika.memory.base import MemoryContext
 from kronika.memory.forgetting import Forgetting
 from kronika.ports import AuditEntry, acting

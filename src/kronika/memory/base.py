@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TypeVar
 
+from kronika.core import checks
 from kronika.core.model import Reader, Scope
 from kronika.core.visibility import Audience, audience
 from kronika.engine.changes import Change
@@ -31,7 +32,6 @@ from kronika.engine.recall_log import RecallRecorder
 from kronika.engine.sync import PENDING_FILE, Indexer
 from kronika.engine.write import USER, MemoryWriter, WriteReceipt
 from kronika.errors import CorruptIndexError, InvalidAgentName, InvalidInput, PermissionDenied
-from kronika.memory import checks
 from kronika.memory.recall_settings import recall_settings as recall_settings  # bench reads it here
 from kronika.ports import (
     AuditLog,

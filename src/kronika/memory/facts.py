@@ -10,6 +10,7 @@ from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
+from kronika.core import checks
 from kronika.core.dedup import Add, Refresh, Replace, place_fact
 from kronika.core.entities import extract_entities
 from kronika.core.model import Layer, MemoryItem, Provenance, Reader, Scope, Source, Tier, fact_type
@@ -21,7 +22,6 @@ from kronika.engine.changes import AddFact, ArchiveFacts, Change, SupersedeFact,
 from kronika.engine.sync import SyncReport
 from kronika.engine.write import SYSTEM, USER, WriteReceipt
 from kronika.errors import InvalidInput
-from kronika.memory import checks
 from kronika.memory.base import MAX_KEY_CHARS, MAX_VALUE_CHARS, MemoryContext, _clean, _new_id
 
 _FACT_FIELDS = frozenset(

@@ -10,6 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
+from kronika.core import checks
 from kronika.core.model import MemoryItem, Reader
 from kronika.core.visibility import only_visible, visible
 from kronika.engine.changes import ForgetItems
@@ -17,7 +18,6 @@ from kronika.engine.redacting import plan_forget, snapshot
 from kronika.engine.sync import Progress
 from kronika.engine.write import SYSTEM, USER
 from kronika.errors import NotFound
-from kronika.memory import checks
 from kronika.memory.base import MemoryContext
 
 log = logging.getLogger("kronika.forget")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
+from kronika.core import checks
 from kronika.core.entities import extract_entities
 from kronika.core.model import (
     Layer,
@@ -20,7 +21,6 @@ from kronika.core.model import (
 from kronika.engine.changes import AppendNote
 from kronika.engine.write import USER, WriteReceipt
 from kronika.errors import InvalidInput
-from kronika.memory import checks
 from kronika.memory.base import MAX_VALUE_CHARS, MemoryContext, _clean, _new_id
 
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from kronika.core import checks
 from kronika.core.model import ItemType, MemoryItem, Reader, Scope
 from kronika.core.prompt import render_brain, render_long_term_block, render_memory_block
 from kronika.core.visibility import visible
-from kronika.memory import checks
 from kronika.memory.base import MemoryContext
 from kronika.memory.reads import Reads
 

@@ -3,9 +3,10 @@ their history. Reads bring the index up to date with the Markdown first."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 
+from kronika.core import checks
 from kronika.core.model import (
     ItemType,
     MemoryItem,
@@ -14,12 +15,10 @@ from kronika.core.model import (
     RecallResult,
     Scope,
 )
+from kronika.core.query import Mode, RecallQuery, one_query
 from kronika.core.text import normalize_key
-from kronika.core.timeexpr import parse_since, parse_until
 from kronika.core.visibility import only_visible
-from kronika.engine.recall import Mode
 from kronika.errors import ConfigError, InvalidQuery, NotFound
-from kronika.memory import checks
 from kronika.memory.base import MemoryContext
 from kronika.ports import Vector
 
@@ -33,7 +32,7 @@ class Reads:
     # --------------------------------------------------------------------- reads
     def recall(
         self,
-        query: str,
+        query: str | RecallQuery,
         *,
         agent: str | None = None,
         all_agents: bool = False,
@@ -58,78 +57,77 @@ class Reads:
         """Find the memories that best match ``query`` (SPEC R1-R3) among those
         ``reader`` may see (docs/scopes.md).
 
-        A blank query finds nothing. Raises :class:`InvalidQuery` for a ``k`` outside 1..10 000, a
-        ``budget_tokens`` outside 1..10 000 000, a time that cannot be understood (or
-        lies outside the years 1..9999) and arguments of the wrong type.
+        ``query`` is the text to look for, with the options as keywords, or a whole
+        :class:`~kronika.core.query.RecallQuery` (then give only ``now``,
+        ``query_vector`` and ``reader`` beside it): each option means what the
+        query's field of that name says. A blank query finds nothing. Raises
+        :class:`InvalidQuery` for an option out of its bounds (a ``k`` outside
+        1..10 000, a ``budget_tokens`` outside 1..10 000 000, a time that cannot be
+        understood or lies outside the years 1..9999) or of the wrong type.
         """
+        keywords = RecallQuery(
+            query if not isinstance(query, RecallQuery) else "",
+            agent=agent,
+            all_agents=all_agents,
+            k=k,
+            mode=mode,
+            since=since,
+            until=until,
+            as_of=as_of,
+            types=types,
+            keys=keys,
+            entities=entities,
+            speakers=speakers,
+            scopes=scopes,
+            channel=channel,
+            include_superseded=include_superseded,
+            budget_tokens=budget_tokens,
+            record_access=record_access,
+        )
+        asked = one_query(query, keywords)
+        return self._run(asked, now=now, query_vector=query_vector, reader=reader)
+
+    def _run(
+        self,
+        asked: RecallQuery,
+        *,
+        now: datetime | None = None,
+        query_vector: Vector | None = None,
+        reader: Reader | None = None,
+    ) -> RecallResult:
+        """:meth:`recall` of a query already made."""
         ctx = self._ctx
-        query = checks.text(query, what="the query", error=InvalidQuery)
-        k = checks.optional_count(k, what="k", low=1, high=checks.MAX_K, error=InvalidQuery)
-        budget_tokens = checks.optional_count(
-            budget_tokens,
-            what="the token budget",
-            low=1,
-            high=checks.MAX_BUDGET_TOKENS,
-            error=InvalidQuery,
-        )
-        since, until, as_of = (
-            checks.moment_or_text(value, what=what, error=InvalidQuery)
-            for value, what in ((since, "since"), (until, "until"), (as_of, "as_of"))
-        )
-        keys, entities, speakers = (
-            checks.texts(values, what=what, error=InvalidQuery)
-            for values, what in ((keys, "keys"), (entities, "entities"), (speakers, "speakers"))
-        )
-        channel = checks.optional_text(channel, what="the channel", error=InvalidQuery)
         who = ctx.reading(reader)
         if now is not None and not isinstance(now, datetime):
             raise InvalidQuery(f"now must be a datetime, not {type(now).__name__}")
-        for value, what in ((now, "now"), (since, "since"), (until, "until"), (as_of, "as_of")):
-            checks.aware(value, what=what, error=InvalidQuery)
+        checks.aware(now, what="now", error=InvalidQuery)
         moment = now or ctx.clock.now()
-        if all_agents:
+        if asked.all_agents:
             agents: tuple[str, ...] = ()
             for name in ctx.agents():
                 ctx.fresh(name)
         else:
-            name = ctx.agent(agent)
+            name = ctx.agent(asked.agent)
             ctx.fresh(name)
             agents = (name,)
-        if mode != "lexical":
+        if asked.mode != "lexical":
             ctx.vectors_ready()
-        try:
-            flt = RecallFilter(
-                agents=agents,
-                tenant=None if who is None else who.tenant,
-                scopes=tuple(Scope(s) for s in scopes),
-                types=tuple(ItemType(t) for t in types),
-                keys=tuple(normalize_key(key) for key in keys),
-                entities=tuple(entities),
-                speakers=tuple(speakers),
-                channel=channel,
-                since=_when(since, moment, parse_since),
-                until=_when(until, moment, parse_until),
-                as_of=_when(as_of, moment, parse_until),
-                include_superseded=include_superseded,
-                reader=who,
-            )
-        except ValueError as exc:
-            raise InvalidQuery(str(exc)) from exc
-        except OverflowError as exc:
-            raise InvalidQuery(f"that time is outside the years 1 to 9999 ({exc})") from exc
+        flt = asked.recall_filter(
+            agents=agents, now=moment, tenant=None if who is None else who.tenant, reader=who
+        )
         result = ctx.healing(  # a damaged index is rebuilt, never the end of an agent
             lambda: ctx.recaller.recall(
-                query,
+                asked.query,
                 flt,
-                k=k if k is not None else self._default_k(),
-                mode=mode,
+                k=asked.k if asked.k is not None else self._default_k(),
+                mode=asked.mode,
                 now=moment,
-                budget_tokens=budget_tokens,
-                record_access=record_access,
+                budget_tokens=asked.budget_tokens,
+                record_access=asked.record_access,
                 query_vector=query_vector,
             )
         )
-        if record_access:  # a recall that counts is logged (engine/recall_log.py)
+        if asked.record_access:  # a recall that counts is logged (engine/recall_log.py)
             tenant = ctx.workspace.tenant_of(agents[0]) if agents else ctx.settings.tenant
             ctx.recalls.record(result, at=moment, reader=who, tenant=tenant, agents=agents)
         return result
@@ -242,13 +240,3 @@ def _of_scopes(items: list[MemoryItem], scopes: Sequence[Scope | str]) -> list[M
     except ValueError as exc:
         raise InvalidQuery(str(exc)) from exc
     return [item for item in items if item.scope in wanted]
-
-
-def _when(
-    value: str | datetime | None,
-    now: datetime,
-    parse: Callable[[str, datetime], datetime],
-) -> datetime | None:
-    if value is None or isinstance(value, datetime):
-        return value
-    return parse(value, now)

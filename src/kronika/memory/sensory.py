@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
+from kronika.core import checks
 from kronika.core.entities import extract_entities
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Reader, Scope, Tier
 from kronika.engine.changes import AppendNote
 from kronika.engine.write import USER, WriteReceipt
 from kronika.errors import InvalidInput
-from kronika.memory import checks
 from kronika.memory.base import MemoryContext, _new_id
 
 MAX_OBSERVATION = 20_000

@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
 
+from kronika.core import checks
 from kronika.core.model import (
     ItemType,
     MemoryItem,
@@ -23,7 +24,6 @@ from kronika.engine.changes import AppendTurn, WriteSession
 from kronika.engine.sync import Progress, SyncReport
 from kronika.engine.write import USER, SavedTurn
 from kronika.errors import Conflict
-from kronika.memory import checks
 from kronika.memory.base import MAX_VALUE_CHARS, MemoryContext, _clean
 from kronika.memory.reads import Reads
 from kronika.stores.markdown.sessions import SAVED_SOURCE, audience_fields, session_filename

@@ -25,12 +25,12 @@ import zipfile
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from kronika import wire
 from kronika.core.entities import normalize_entity
 from kronika.core.model import FACT_TYPES, ItemType, MemoryItem, RetainKind
 from kronika.engine.backup_format import markdown_files
 from kronika.errors import InvalidInput, NotFound
 from kronika.memory import Memory
-from kronika.server import views
 from kronika.server.access import Caller, Forbidden
 from kronika.server.service import Service
 
@@ -100,14 +100,14 @@ def entity(svc: Service, caller: Caller, agent: str, name: str) -> dict[str, Any
     return {
         "name": pages.get(wanted, name),
         "path": path if wanted in pages else None,
-        "facts": [views.item(it) for it in about if it.type in FACT_TYPES],
+        "facts": [wire.item(it) for it in about if it.type in FACT_TYPES],
         "notes": [
-            views.item(it)
+            wire.item(it)
             for it in about
             if it.type in (ItemType.NOTE, ItemType.SEMANTIC) and not _is_opinion(it)
         ],
         "opinions": opinions,
-        "written": [views.item(it) for it in written],
+        "written": [wire.item(it) for it in written],
     }
 
 
@@ -120,8 +120,8 @@ def _opinion(memory: Memory, agent: str, item: MemoryItem) -> dict[str, Any]:
             found = memory.get(other, agent=agent)
         except NotFound:
             continue
-        evidence.append({"kind": link.kind.value, "item": views.item(found)})
-    return {**views.item(item), "evidence": evidence}
+        evidence.append({"kind": link.kind.value, "item": wire.item(found)})
+    return {**wire.item(item), "evidence": evidence}
 
 
 def opinions(svc: Service, caller: Caller, agent: str) -> dict[str, Any]:
@@ -143,7 +143,7 @@ def _covering(memory: Memory, agent: str) -> list[MemoryItem]:
 def _summary(item: MemoryItem) -> dict[str, Any]:
     sessions = [t.split(":", 1)[1] for t in item.tags if t.startswith("session:")]
     level = item.provenance.path.split("/")[1] if item.provenance.path.count("/") >= 2 else ""
-    return {**views.item(item), "level": level, "sessions": sessions}
+    return {**wire.item(item), "level": level, "sessions": sessions}
 
 
 def summaries(svc: Service, caller: Caller, agent: str) -> dict[str, Any]:

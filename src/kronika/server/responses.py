@@ -1,15 +1,16 @@
 """What the REST API answers, as Pydantic models: each route names its answer
 (``response_model``), so ``/openapi.json`` describes every field of every answer.
 
-The answers themselves are made once per result object by :mod:`kronika.server.views`
-(an item, a recall hit, a write or forget receipt, a proposal, an audit entry, a key…),
-as JSON-ready dicts the MCP tools return too; these models say what those dicts hold,
-field for field and in the same order. A route's answer is checked against its model
-before it is sent: a field the model does not declare is refused (``extra="forbid"``),
-so the document and the answers cannot drift apart unnoticed (the schemathesis run of
-``tests/server/test_contract.py`` checks every route's answers against the document,
-``tests/server/test_responses.py`` that they are what ``views`` makes). Checking costs
-some CPU: about 0.1 ms for a recall of ten hits, 20 ms for a list of 1,000 items.
+The answers themselves are made once per result object by :mod:`kronika.wire` (an
+item, a recall hit, a write or forget receipt, a proposal, an audit entry…; a key by
+:mod:`kronika.server.views`), as JSON-ready dicts the MCP tools return too; these
+models say what those dicts hold, field for field and in the same order. A route's
+answer is checked against its model before it is sent: a field the model does not
+declare is refused (``extra="forbid"``), so the document and the answers cannot drift
+apart unnoticed (the schemathesis run of ``tests/server/test_contract.py`` checks every
+route's answers against the document, ``tests/server/test_responses.py`` that they are
+what ``wire`` makes). Checking costs some CPU: about 0.1 ms for a recall of ten hits,
+20 ms for a list of 1,000 items.
 
 A field marked *absent unless …* is left out of the answer, not sent as ``null``
 (those routes answer with ``response_model_exclude_unset``).

@@ -8,6 +8,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StrictBool
 
+from kronika.core.checks import MAX_BUDGET_TOKENS, MAX_K
+from kronika.core.query import Mode, RecallQuery
 from kronika.core.sections import SECTION_NAMES
 from kronika.core.text import any_case
 from kronika.engine.backup_format import FORMAT, OLDEST_VERSION, VERSION
@@ -156,8 +158,8 @@ class ForgetBody(Body):
 
 class RecallBody(Body):
     query: str = Field(min_length=1, max_length=10_000, json_schema_extra={"pattern": NO_NUL})
-    k: int | None = Field(None, ge=1, le=10_000)
-    mode: Literal["hybrid", "lexical", "vector"] = "hybrid"
+    k: int | None = Field(None, ge=1, le=MAX_K)
+    mode: Mode = "hybrid"
     since: str | None = Field(
         None, max_length=100, json_schema_extra={"pattern": WHEN}, description="30d, 2025-11-01…"
     )
@@ -177,10 +179,17 @@ class RecallBody(Body):
     )
     channel: str | None = Channel
     include_superseded: StrictBool = False
-    budget_tokens: int | None = Field(None, ge=1, le=10_000_000)
+    budget_tokens: int | None = Field(None, ge=1, le=MAX_BUDGET_TOKENS)
     record_access: StrictBool = True
     all_agents: StrictBool = False
     explain: StrictBool = False
+    """Also each score's parts: how the answer is shown, not what is asked."""
+
+    def recall_query(self, agent: str) -> RecallQuery:
+        """The recall this body asks of ``agent`` (the agent of the request's path).
+        Its fields are :class:`~kronika.core.query.RecallQuery`'s, with the same
+        defaults and bounds (``tests/server/test_recall_options.py`` holds them so)."""
+        return RecallQuery(agent=agent, **self.model_dump(exclude={"explain"}))
 
 
 class TurnBody(Body):

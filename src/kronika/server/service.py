@@ -1,6 +1,6 @@
 """What the server does, once for REST and MCP: each call checks the caller's access
 (:mod:`kronika.server.access`), then asks :class:`~kronika.memory.Memory`, under that
-memory's lock, and answers with a JSON-ready dict (:mod:`kronika.server.views`).
+memory's lock, and answers with a JSON-ready dict (:mod:`kronika.wire`).
 
 No memory logic lives here: writes go through Memory's one write path, with the
 caller's ``source_agent``; reads pass the caller's reading context.
@@ -21,13 +21,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from kronika import wire
 from kronika.core.model import MemoryItem, Scope, Tier
 from kronika.core.policies import StoragePolicies
+from kronika.core.query import RecallQuery
 from kronika.engine.policy_follow import PolicyFollower
 from kronika.errors import Conflict, InvalidInput, InvalidQuery
 from kronika.memory import Memory
 from kronika.ports import ACTING, LLM, Embedder, Vector
-from kronika.server import views
 from kronika.server.access import Caller, reading
 from kronika.server.batching import QueryBatcher
 from kronika.server.jobs import JobBook
@@ -174,13 +175,13 @@ class Service:
         memory = self._write(caller, agent, fields.get("channel"))
         with self._held(caller):
             receipt = memory.remember(agent=agent, source_agent=caller.source_agent, **fields)
-        return views.write_receipt(receipt)
+        return wire.write_receipt(receipt)
 
     def note(self, caller: Caller, agent: str, text: str, **fields: Any) -> dict[str, Any]:
         memory = self._write(caller, agent, fields.get("channel"))
         with self._held(caller):
             receipt = memory.note(text, agent=agent, source_agent=caller.source_agent, **fields)
-        return views.write_receipt(receipt)
+        return wire.write_receipt(receipt)
 
     def outcome(self, caller: Caller, agent: str, **fields: Any) -> dict[str, Any]:
         """Record how an action went (Memory.record_outcome) as the caller, for the
@@ -224,7 +225,7 @@ class Service:
                 source_agent=caller.source_agent,
                 dry_run=dry_run,
             )
-        return views.forget_receipt(receipt)
+        return wire.forget_receipt(receipt)
 
     def save_turn(
         self,
@@ -252,23 +253,30 @@ class Service:
                 scope=scope,
                 channel=channel,
             )
-        return views.turn_receipt(session_id, made)
+        return wire.turn_receipt(session_id, made)
 
     # --------------------------------------------------------------------- reads
     def recall(
         self,
         caller: Caller,
-        agent: str,
-        query: str,
+        asked: RecallQuery,
         *,
+        explain: bool = False,
         query_vector: Vector | None = None,
-        **options: Any,
+        now: datetime | None = None,
     ) -> dict[str, Any]:
-        memory = self._recall_memory(caller, agent, all_agents=bool(options.get("all_agents")))
-        return self._recall(caller, memory, agent, query, query_vector, options)
+        """``asked`` (its ``agent``: the agent the request names) as the caller may read it
+        (``now``: the memory's clock unless given)."""
+        memory = self._recall_memory(caller, _named(asked), all_agents=asked.all_agents)
+        return self._recall(caller, memory, asked, query_vector, explain, now)
 
     async def recall_batched(
-        self, caller: Caller, agent: str, query: str, **options: Any
+        self,
+        caller: Caller,
+        asked: RecallQuery,
+        *,
+        explain: bool = False,
+        now: datetime | None = None,
     ) -> dict[str, Any]:
         """:meth:`recall`, its query embedded, and its vector scored, together with those
         of the recalls that arrived with it (:mod:`kronika.server.batching`). Only the
@@ -279,16 +287,16 @@ class Service:
         answering other requests."""
         from anyio import to_thread
 
-        all_agents = bool(options.get("all_agents"))
-        memory = self._recall_memory(caller, agent, all_agents=all_agents, follow=False)
+        agent = _named(asked)
+        memory = self._recall_memory(caller, agent, all_agents=asked.all_agents, follow=False)
         vector = None
-        if options.get("mode", "hybrid") != "lexical" and query.strip():
+        if asked.mode != "lexical" and asked.query.strip():
             batcher = self._batcher(memory.embedder)
-            vector = await batcher.embed(query, index=memory.index)
+            vector = await batcher.embed(asked.query, index=memory.index)
 
         def recall() -> dict[str, Any]:
             self.follow_config()
-            return self._recall(caller, memory, agent, query, vector, options)
+            return self._recall(caller, memory, asked, vector, explain, now)
 
         return await to_thread.run_sync(recall)
 
@@ -296,15 +304,14 @@ class Service:
         self,
         caller: Caller,
         memory: Memory,
-        agent: str,
-        query: str,
+        asked: RecallQuery,
         vector: Vector | None,
-        options: dict[str, Any],
+        explain: bool,
+        now: datetime | None,
     ) -> dict[str, Any]:
-        explain = bool(options.pop("explain", False))
         with self._held(caller):
-            result = memory.recall(query, agent=agent, query_vector=vector, **options)
-        return views.recall(result, explain=explain)
+            result = memory.recall(asked, query_vector=vector, now=now)
+        return wire.recall(result, explain=explain)
 
     def _recall_memory(
         self, caller: Caller, agent: str, *, all_agents: bool, follow: bool = True
@@ -333,7 +340,7 @@ class Service:
         memory = self._read(caller, agent)
         with self._held(caller):
             item = memory.get(item_id, agent=agent)
-        return views.item(item)
+        return wire.item(item)
 
     def items(
         self,
@@ -354,7 +361,7 @@ class Service:
                 limit=limit,
                 offset=offset,
             )
-        return {"items": views.items(found)}
+        return {"items": wire.items(found)}
 
     def agent_memory(
         self, caller: Caller, agent: str, *, scope: str | None, limit: int
@@ -372,19 +379,19 @@ class Service:
                 if len(page) < _PAGE:
                     break
                 offset += _PAGE
-        return {"scope": scope, "items": views.items(found[:limit])}
+        return {"scope": scope, "items": wire.items(found[:limit])}
 
     def history(self, caller: Caller, agent: str, key: str) -> dict[str, Any]:
         memory = self._read(caller, agent)
         with self._held(caller):
             found = memory.history(key, agent=agent)
-        return {"key": key, "values": views.items(found)}
+        return {"key": key, "values": wire.items(found)}
 
     def facts(self, caller: Caller, agent: str, *, include_archived: bool) -> dict[str, Any]:
         memory = self._read(caller, agent)
         with self._held(caller):
             found = memory.facts(agent=agent, include_archived=include_archived)
-        return {"facts": views.items(found)}
+        return {"facts": wire.items(found)}
 
     def brain(self, caller: Caller, agent: str) -> dict[str, Any]:
         memory = self._read(caller, agent)
@@ -433,13 +440,13 @@ class Service:
                 for h in memory.workspace.session_headers(agent)
                 if (turns := memory.load_session(h.session_id, agent=agent))
             ]
-        return {"sessions": [views.session(h, turns) for h, turns in listed]}
+        return {"sessions": [wire.session(h, turns) for h, turns in listed]}
 
     def session(self, caller: Caller, agent: str, session_id: str) -> dict[str, Any]:
         memory = self._read(caller, agent)
         with self._held(caller):
             turns = memory.load_session(session_id, agent=agent)
-        return {"session_id": session_id, "turns": views.items(turns)}
+        return {"session_id": session_id, "turns": wire.items(turns)}
 
     def audit(self, caller: Caller, agent: str | None, limit: int | None) -> dict[str, Any]:
         """The audit trail of ``agent`` (or of every agent the caller may read): only
@@ -457,7 +464,7 @@ class Service:
             memory = caller.readable(self.memories, agent)
         with self._held(caller):
             entries = caller.context.audit(memory, agent)
-        return {"entries": views.audit(entries[-limit:] if limit else entries)}
+        return {"entries": wire.audit(entries[-limit:] if limit else entries)}
 
     def lessons(self, caller: Caller, agent: str, *, include_retired: bool) -> dict[str, Any]:
         memory = self._read(caller, agent)
@@ -515,15 +522,15 @@ class Service:
         memory = self._read(caller, agent)
         with self._held(caller):
             found = memory.proposals(agent)
-        return {"proposals": [views.proposal(p) for p in found]}
+        return {"proposals": [wire.proposal(p) for p in found]}
 
     def settle(self, caller: Caller, agent: str, proposal_id: str, verb: str) -> dict[str, Any]:
         memory = self._write(caller, agent)
         caller.require_admin(f"to {verb} a proposal")
         with self._held(caller):
             if verb == "approve":
-                return {"approved": views.write_receipt(memory.approve(proposal_id, agent))}
-            return {"rejected": views.proposal(memory.reject(proposal_id, agent))}
+                return {"approved": wire.write_receipt(memory.approve(proposal_id, agent))}
+            return {"rejected": wire.proposal(memory.reject(proposal_id, agent))}
 
     # ------------------------------------------------------------ export, import
     def export(self, caller: Caller, agent: str | None) -> dict[str, Any]:
@@ -662,3 +669,10 @@ def _own_rules(memory: Memory, tenant: str) -> bool:
     from kronika.workflows.policy_edit import why_not_editable
 
     return why_not_editable(memory, tenant) is None
+
+
+def _named(asked: RecallQuery) -> str:
+    """The agent a server's recall names (its path, or the caller's default agent)."""
+    if asked.agent is None:
+        raise InvalidQuery("a recall over the server names its agent")
+    return asked.agent

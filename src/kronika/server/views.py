@@ -1,139 +1,17 @@
-"""The JSON the server answers with (REST and MCP alike): one function per result
-object, so each object is put into JSON in one place. :mod:`kronika.server.responses`
-describes each of these shapes as a model (what ``/openapi.json`` shows).
-
-The CLI's ``--json`` writes some of the same objects itself: an item and a forget
-receipt as here (``kronika.cli.render.items_json``, ``kronika.cli.forgetting.receipt_json``),
-a recall hit and a proposal in shapes of its own (``kronika.cli.render.recall_json``,
-``kronika.cli.proposals.proposal_json``)."""
+"""The server's own JSON: what every route answers with (:data:`Json`) and an API
+key as its holder sees it. Every other result object is put into JSON by
+:mod:`kronika.wire`, for the REST API, MCP and the command line's ``--json`` alike."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from kronika.core.model import MemoryItem, RecallHit, RecallResult
-from kronika.core.serialize import item_to_dict
-from kronika.engine.changes import Change, ForgetItems
-from kronika.engine.proposals import Proposal, change_to_dict
-from kronika.engine.write import WriteReceipt
-from kronika.ports import AuditEntry
-
 Json = dict[str, Any]
-"""A JSON object as these functions make it (a route names its shape with
+"""A JSON object as :mod:`kronika.wire` makes it (a route names its shape with
 ``response_model``, a model of :mod:`kronika.server.responses`)."""
 
 if TYPE_CHECKING:
-    from kronika.engine.forgetting import ForgetReceipt
-    from kronika.engine.write import SavedTurn
     from kronika.server.keys import ApiKey
-    from kronika.stores.markdown.sessions import SessionHeader
-
-
-def item(found: MemoryItem) -> dict[str, Any]:
-    """Every field of the item, and its citation."""
-    return item_to_dict(found)
-
-
-def items(found: Sequence[MemoryItem]) -> list[dict[str, Any]]:
-    return [item_to_dict(one) for one in found]
-
-
-def change(found: Change) -> dict[str, Any]:
-    """The change whole (``kronika.client`` rebuilds it), except the text a forget
-    looked for: that is held in memory only, never written or sent."""
-    if isinstance(found, ForgetItems):
-        found = ForgetItems(found.items, ())
-    return change_to_dict(found)
-
-
-def write_receipt(receipt: WriteReceipt) -> dict[str, Any]:
-    return {
-        "outcome": receipt.outcome,
-        "change": type(receipt.change).__name__,
-        "item": item_to_dict(receipt.item) if receipt.item is not None else None,
-        "proposal": receipt.proposal,
-        "notes": list(receipt.notes),
-        "policy": receipt.policy,
-        "detail": change(receipt.change),
-    }
-
-
-def forget_receipt(receipt: ForgetReceipt) -> dict[str, Any]:
-    """The forgotten items, then every place touched (as ``kronika forget --json``)."""
-    return {
-        "outcome": receipt.outcome,
-        "agent": receipt.agent,
-        "proposal": receipt.proposal,
-        "forgotten": items(receipt.items),
-        "places": [
-            {"path": p.path, "action": p.action, "count": p.count, "lines": p.lines}
-            for p in receipt.places
-        ],
-        "index": {"removed": receipt.index_removed, "rewritten": receipt.index_rewritten},
-        "audit_redacted": receipt.audit_redacted,
-    }
-
-
-def hit(found: RecallHit, *, explain: bool = False) -> dict[str, Any]:
-    """A recalled item with its score (``explain``: and the parts of the score)."""
-    entry: dict[str, Any] = {
-        "item": item_to_dict(found.item),
-        "score": found.score.total,
-        "citation": found.citation,
-        "tokens": found.tokens,
-    }
-    if explain:
-        entry["explain"] = asdict(found.score)
-    return entry
-
-
-def recall(result: RecallResult, *, explain: bool = False) -> dict[str, Any]:
-    return {
-        "query": result.query,
-        "hits": [hit(found, explain=explain) for found in result.hits],
-        "total_tokens": result.total_tokens,
-        "budget_tokens": result.budget_tokens,
-        "candidates": result.candidates,
-        "dropped_for_budget": result.dropped_for_budget,
-        "notes": list(result.notes),
-    }
-
-
-def proposal(found: Proposal) -> dict[str, Any]:
-    return {
-        "id": found.id,
-        "agent": found.agent,
-        "from": found.source_agent,
-        "created_at": found.created_at.isoformat(),
-        "section": found.section,
-        "summary": found.summary,
-        "type": type(found.change).__name__,
-        "status": found.status,
-        "detail": change(found.change),
-    }
-
-
-def audit(entries: Sequence[AuditEntry]) -> list[dict[str, Any]]:
-    return [{**asdict(entry), "at": entry.at.isoformat()} for entry in entries]
-
-
-def turn_receipt(session_id: str, made: SavedTurn) -> dict[str, Any]:
-    return {"session_id": session_id, "turn_id": str(made), "outcome": made.outcome,
-            "proposal": made.proposal, "policy": made.policy}  # fmt: skip
-
-
-def session(header: SessionHeader, turns: Sequence[MemoryItem]) -> dict[str, Any]:
-    """A session as a list shows it: its header and how many turns, from when to when."""
-    return {
-        "session_id": header.session_id,
-        "status": header.status,
-        "turns": len(turns),
-        "first_at": turns[0].created_at.isoformat(),
-        "last_at": turns[-1].created_at.isoformat(),
-        "fields": dict(header.fields),
-    }
 
 
 def api_key(key: ApiKey) -> dict[str, Any]:

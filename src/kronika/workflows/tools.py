@@ -16,6 +16,7 @@ from typing import Any
 
 from kronika.core.model import Source
 from kronika.core.prompt import fact_line
+from kronika.core.query import RecallQuery
 from kronika.engine.proposals import fact_of
 from kronika.errors import KronikaError
 from kronika.memory import Memory
@@ -154,13 +155,14 @@ def call_tool(
 
 def _run(memory: Memory, agent: str, name: str, args: dict[str, Any]) -> dict[str, Any]:
     if name == "recall":
-        result = memory.recall(
+        asked = RecallQuery(
             args["query"],
             agent=agent,
             k=args.get("k", 5),
             since=args.get("since"),
             until=args.get("until"),
         )
+        result = memory.recall(asked)
         return {
             "ok": True,
             "results": [

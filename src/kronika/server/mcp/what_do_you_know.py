@@ -9,6 +9,7 @@ from mcp.server.mcpserver import Context, MCPServer
 
 from kronika.core.context import recalled_line
 from kronika.core.prompt import MEMORY_NOTE, delimited, quote
+from kronika.core.query import RecallQuery
 from kronika.core.serialize import item_from_dict
 from kronika.server.mcp.common import Served, run
 
@@ -21,7 +22,9 @@ def tool(served: Served) -> Callable[..., Awaitable[str]]:
         who = served.caller(ctx)
         name = served.agent(who, agent)
         if topic:
-            found = await run(lambda: served.service.recall(who, name, topic, k=10))
+            found = await run(
+                lambda: served.service.recall(who, RecallQuery(topic, agent=name, k=10))
+            )
             lines = [recalled_line(item_from_dict(h["item"])) for h in found["hits"]]
             if not lines:
                 return f"Nothing is remembered about {quote(topic)!r}."

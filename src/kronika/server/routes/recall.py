@@ -22,8 +22,7 @@ router = APIRouter(tags=["recall"])
     response_model_exclude_unset=True,
 )
 async def recall(agent: Name, body: schemas.RecallBody, who: Who, svc: Svc) -> Json:
-    options = body.model_dump(exclude={"query"})
-    return await svc.recall_batched(who, agent, body.query, **options)
+    return await svc.recall_batched(who, body.recall_query(agent), explain=body.explain)
 
 
 @router.get(
