@@ -4,7 +4,9 @@ Every change to memory — a remembered fact, a forgotten item, a stored turn, a
 imported session — is a :data:`Change` handed to :meth:`MemoryWriter.memory_write`.
 That one function checks the autonomy level and the cross-agent grant, applies the
 change to the Markdown workspace, appends to the audit trail and tells the indexer
-which files changed. Nothing else writes to the workspace.
+which files changed. Nothing else writes to the workspace. A remembered fact enters
+through :meth:`MemoryWriter.remember_fact`, which decides the change it becomes (add,
+supersede or refresh: :mod:`kronika.engine.remember`) for every caller.
 
 The caller holds the workspace lock (:class:`kronika.stores.lock.WorkspaceLock`), so
 times read here, and the facts a change is decided from, are those of the moment the
