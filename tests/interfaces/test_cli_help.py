@@ -117,7 +117,7 @@ PARSER_MODULES = {
     "kronika.providers",
     "kronika.providers.installed",
 }
-NOT_FOR_HELP = ("sqlite3", "logging", "asyncio", "socket", "ssl", "http", "email")
+NOT_FOR_HELP: tuple[str, ...] = ("sqlite3", "logging", "asyncio", "socket", "ssl", "http", "email")
 NOT_FOR_HELP += ("concurrent", "multiprocessing", "subprocess", "threading")
 
 PROBE = """
