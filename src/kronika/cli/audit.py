@@ -54,6 +54,6 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(logs: Commands) -> None:
-    p = logs.add("audit", cmd_audit, "the audit trail of writes")
+    p = logs.add("audit", cmd_audit)
     p.add_argument("--limit", type=int, default=50)
     add_reading_context(p)

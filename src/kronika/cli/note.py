@@ -44,7 +44,7 @@ def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(cli: Commands) -> None:
-    p = cli.add("note", cmd_note, "note something in today's daily log (typed: W, B, O, S)")
+    p = cli.add("note", cmd_note)
     p.add_argument("text", nargs="+")
     p.add_argument(
         "--kind",

@@ -86,13 +86,10 @@ def cmd_reject(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def register(cli: Commands) -> None:
-    proposals = cli.group(
-        "proposals", "changes agents proposed, waiting for your approval", default="list"
-    )
-    p = proposals.add("list", cmd_proposals, "list the changes waiting for approval")
+def register(proposals: Commands) -> None:
+    p = proposals.add("list", cmd_proposals)
     add_reading_context(p)
-    p = proposals.add("approve", cmd_approve, "apply a proposed change")
+    p = proposals.add("approve", cmd_approve)
     p.add_argument("id", help="proposal id, e.g. p-1a2b3c (see `kronika proposals list`)")
-    p = proposals.add("reject", cmd_reject, "drop a proposed change")
+    p = proposals.add("reject", cmd_reject)
     p.add_argument("id", help="proposal id, e.g. p-1a2b3c")

@@ -62,7 +62,7 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(cli: Commands) -> None:
-    p = cli.add("remember", cmd_remember, "remember a fact in the Brain")
+    p = cli.add("remember", cmd_remember)
     p.add_argument("text", nargs="+", help="the fact (or the value of --key)")
     p.add_argument("--key", help="fact key; a new value supersedes the old one")
     p.add_argument("--section", help="Brain section: User, Preferences, Decisions, Current")
