@@ -311,8 +311,7 @@ def tenant_memory(
     from kronika.stores.postgres.connect import index_schema
 
     folder = index_schema(tenant).removeprefix("kronika_idx_")
-    own = replace(
-        settings,
+    own = settings.with_overrides(
         home=Path(settings.home) / TENANTS_DIR / folder,
         tenant=tenant,
         agents={name: replace(p, tenant=None) for name, p in settings.agents.items()},

@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 from kronika.core.adaptive import FUSION_METHODS
 from kronika.core.hubness import HUB_SCOPES
@@ -38,6 +38,25 @@ from kronika.core.screening import MODES as SECRETS_MODES
 from kronika.errors import ConfigError
 
 CONFIG_FILE = "kronika.toml"
+
+T = TypeVar("T")
+
+
+class _Flat(Generic[T]):
+    """A setting's flat name on :class:`Settings` (``settings.recall_k``): reads the value
+    from its group (``settings.recall.recall_k``), typed as the group's field is."""
+
+    __slots__ = ("_get",)
+
+    def __init__(self, get: Callable[[Settings], T]) -> None:
+        self._get = get
+
+    @overload
+    def __get__(self, obj: None, owner: type[Any]) -> _Flat[T]: ...
+    @overload
+    def __get__(self, obj: Settings, owner: type[Any]) -> T: ...
+    def __get__(self, obj: Settings | None, owner: type[Any]) -> T | _Flat[T]:
+        return self if obj is None else self._get(obj)
 
 
 @dataclass(frozen=True, slots=True)
@@ -509,7 +528,9 @@ class AgentPolicy:
 
 
 @dataclass(frozen=True, slots=True)
-class Settings:
+class WorkspaceGroup:
+    """The workspace: where memory lives, whose it is, what a write may keep."""
+
     home: Path = Path(".kronika")
     tenant: str = "default"
     default_agent: str = "default"
@@ -517,13 +538,25 @@ class Settings:
     autonomy: int = 2
     secrets: str = "redact"
     dm_channels: str = "dm:*, dm-*"
+    sync_interval: float = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddingGroup:
+    """The embedding model and the token counter."""
+
     embedder: str = "use-multilingual"
     embedder_threads: int = 1
-    sync_interval: float = 1.0
     embed_batch: int = 64
     embed_context_words: int = 30
     token_encoding: str = "cl100k_base"
     model_cache: str = "user"
+
+
+@dataclass(frozen=True, slots=True)
+class RecallGroup:
+    """How recall finds, weighs and scores memories."""
+
     recall_k: int = 10
     recall_candidates: int = 100
     lexical_weight: float = 0.5
@@ -554,11 +587,23 @@ class Settings:
     restart_copies: bool = True
     recall_log_days: int = 90
     recall_log_queries: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class VectorIndexGroup:
+    """An external vector index (Qdrant) instead of the built-in vectors."""
+
     qdrant_url: str = ""
     qdrant_path: str = ""
     qdrant_collection: str = "kronika"
     qdrant_api_key: str = field(default="", repr=False)
     qdrant_timeout: float = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class BudgetsGroup:
+    """Token budgets of the memory tiers and how unused memory fades."""
+
     identity_budget: int = 200
     brain_budget: int = 300
     brain_max: int = 500
@@ -566,9 +611,21 @@ class Settings:
     decay_archive_below: float = 0.1
     distill_clear: bool = False
     active_context_budget: int = 300
+
+
+@dataclass(frozen=True, slots=True)
+class ImportanceGroup:
+    """The importance each kind of memory starts with."""
+
     importance_explicit: float = 0.8
     importance_auto: float = 0.5
     importance_message: float = 0.3
+
+
+@dataclass(frozen=True, slots=True)
+class SessionsGroup:
+    """Sessions: the context window, summaries and extraction."""
+
     context_budget: int = 32000
     summarize_at: float = 0.7
     keep_verbatim: int = 4
@@ -581,6 +638,12 @@ class Settings:
     l1_every: int = 5
     l2_every: int = 5
     consolidation_attempts: int = 5
+
+
+@dataclass(frozen=True, slots=True)
+class LlmGroup:
+    """The chat model and its daily limits."""
+
     llm_base_url: str = ""
     llm_model: str = ""
     llm_api_key: str = field(default="", repr=False)
@@ -592,6 +655,12 @@ class Settings:
     llm_daily_tokens: int = 0
     llm_price_input: float = 0.0
     llm_price_output: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class RerankerGroup:
+    """The reranking service recall may consult."""
+
     reranker_base_url: str = ""
     reranker_model: str = ""
     reranker_api: str = "cohere"
@@ -600,11 +669,133 @@ class Settings:
     reranker_weight: float = 0.5
     reranker_timeout: float = 10.0
     reranker_retries: int = 1
+
+
+GROUPS: tuple[tuple[str, str, type[Any]], ...] = (
+    ("workspace", "workspace", WorkspaceGroup),
+    ("embedding", "embedding", EmbeddingGroup),
+    ("recall", "recall", RecallGroup),
+    ("vector index", "vector_index", VectorIndexGroup),
+    ("budgets", "budgets", BudgetsGroup),
+    ("importance", "importance", ImportanceGroup),
+    ("sessions", "sessions", SessionsGroup),
+    ("llm", "llm", LlmGroup),
+    ("reranker", "reranker", RerankerGroup),
+)
+"""Each group's heading (docs/settings.md), attribute of :class:`Settings` and class."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """Every setting, in groups: each engine part is given only its group (e.g.
+    ``settings.recall``). The flat names (``settings.recall_k``) read the same values."""
+
+    workspace: WorkspaceGroup = field(default_factory=WorkspaceGroup)
+    embedding: EmbeddingGroup = field(default_factory=EmbeddingGroup)
+    recall: RecallGroup = field(default_factory=RecallGroup)
+    vector_index: VectorIndexGroup = field(default_factory=VectorIndexGroup)
+    budgets: BudgetsGroup = field(default_factory=BudgetsGroup)
+    importance: ImportanceGroup = field(default_factory=ImportanceGroup)
+    sessions: SessionsGroup = field(default_factory=SessionsGroup)
+    llm: LlmGroup = field(default_factory=LlmGroup)
+    reranker: RerankerGroup = field(default_factory=RerankerGroup)
     agents: Mapping[str, AgentPolicy] = field(default_factory=dict)
     storage: StoragePolicies = field(default_factory=StoragePolicies)
     """The ``[[policy]]`` and ``[retention]`` tables (see :mod:`kronika.core.policies`)."""
     teams: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """``[teams]`` of the config file: each team's members (user names)."""
+
+    # the flat names of the file format, typed, read from their group
+    home = _Flat(lambda s: s.workspace.home)
+    tenant = _Flat(lambda s: s.workspace.tenant)
+    default_agent = _Flat(lambda s: s.workspace.default_agent)
+    database_url = _Flat(lambda s: s.workspace.database_url)
+    autonomy = _Flat(lambda s: s.workspace.autonomy)
+    secrets = _Flat(lambda s: s.workspace.secrets)
+    dm_channels = _Flat(lambda s: s.workspace.dm_channels)
+    sync_interval = _Flat(lambda s: s.workspace.sync_interval)
+    embedder = _Flat(lambda s: s.embedding.embedder)
+    embedder_threads = _Flat(lambda s: s.embedding.embedder_threads)
+    embed_batch = _Flat(lambda s: s.embedding.embed_batch)
+    embed_context_words = _Flat(lambda s: s.embedding.embed_context_words)
+    token_encoding = _Flat(lambda s: s.embedding.token_encoding)
+    model_cache = _Flat(lambda s: s.embedding.model_cache)
+    recall_k = _Flat(lambda s: s.recall.recall_k)
+    recall_candidates = _Flat(lambda s: s.recall.recall_candidates)
+    lexical_weight = _Flat(lambda s: s.recall.lexical_weight)
+    fusion = _Flat(lambda s: s.recall.fusion)
+    adaptive_shift = _Flat(lambda s: s.recall.adaptive_shift)
+    skip_function_words = _Flat(lambda s: s.recall.skip_function_words)
+    neighbour_weight = _Flat(lambda s: s.recall.neighbour_weight)
+    neighbour_window = _Flat(lambda s: s.recall.neighbour_window)
+    answer_focus = _Flat(lambda s: s.recall.answer_focus)
+    speaker_focus = _Flat(lambda s: s.recall.speaker_focus)
+    time_focus = _Flat(lambda s: s.recall.time_focus)
+    when_focus = _Flat(lambda s: s.recall.when_focus)
+    session_weight = _Flat(lambda s: s.recall.session_weight)
+    hub_neighbours = _Flat(lambda s: s.recall.hub_neighbours)
+    hub_scope = _Flat(lambda s: s.recall.hub_scope)
+    fusion_z_ceiling = _Flat(lambda s: s.recall.fusion_z_ceiling)
+    alpha = _Flat(lambda s: s.recall.alpha)
+    beta = _Flat(lambda s: s.recall.beta)
+    gamma = _Flat(lambda s: s.recall.gamma)
+    recency_half_life = _Flat(lambda s: s.recall.recency_half_life)
+    decay_base = _Flat(lambda s: s.recall.decay_base)
+    relevance_floor = _Flat(lambda s: s.recall.relevance_floor)
+    answer_floor = _Flat(lambda s: s.recall.answer_floor)
+    similarity_threshold = _Flat(lambda s: s.recall.similarity_threshold)
+    load_all_below = _Flat(lambda s: s.recall.load_all_below)
+    long_term_top_k = _Flat(lambda s: s.recall.long_term_top_k)
+    ann_threshold = _Flat(lambda s: s.recall.ann_threshold)
+    restart_copies = _Flat(lambda s: s.recall.restart_copies)
+    recall_log_days = _Flat(lambda s: s.recall.recall_log_days)
+    recall_log_queries = _Flat(lambda s: s.recall.recall_log_queries)
+    qdrant_url = _Flat(lambda s: s.vector_index.qdrant_url)
+    qdrant_path = _Flat(lambda s: s.vector_index.qdrant_path)
+    qdrant_collection = _Flat(lambda s: s.vector_index.qdrant_collection)
+    qdrant_api_key = _Flat(lambda s: s.vector_index.qdrant_api_key)
+    qdrant_timeout = _Flat(lambda s: s.vector_index.qdrant_timeout)
+    identity_budget = _Flat(lambda s: s.budgets.identity_budget)
+    brain_budget = _Flat(lambda s: s.budgets.brain_budget)
+    brain_max = _Flat(lambda s: s.budgets.brain_max)
+    decay_half_life_days = _Flat(lambda s: s.budgets.decay_half_life_days)
+    decay_archive_below = _Flat(lambda s: s.budgets.decay_archive_below)
+    distill_clear = _Flat(lambda s: s.budgets.distill_clear)
+    active_context_budget = _Flat(lambda s: s.budgets.active_context_budget)
+    importance_explicit = _Flat(lambda s: s.importance.importance_explicit)
+    importance_auto = _Flat(lambda s: s.importance.importance_auto)
+    importance_message = _Flat(lambda s: s.importance.importance_message)
+    context_budget = _Flat(lambda s: s.sessions.context_budget)
+    summarize_at = _Flat(lambda s: s.sessions.summarize_at)
+    keep_verbatim = _Flat(lambda s: s.sessions.keep_verbatim)
+    idle_minutes = _Flat(lambda s: s.sessions.idle_minutes)
+    recall_budget = _Flat(lambda s: s.sessions.recall_budget)
+    lessons_budget = _Flat(lambda s: s.sessions.lessons_budget)
+    extraction_budget = _Flat(lambda s: s.sessions.extraction_budget)
+    max_facts = _Flat(lambda s: s.sessions.max_facts)
+    near_duplicate_similarity = _Flat(lambda s: s.sessions.near_duplicate_similarity)
+    l1_every = _Flat(lambda s: s.sessions.l1_every)
+    l2_every = _Flat(lambda s: s.sessions.l2_every)
+    consolidation_attempts = _Flat(lambda s: s.sessions.consolidation_attempts)
+    llm_base_url = _Flat(lambda s: s.llm.llm_base_url)
+    llm_model = _Flat(lambda s: s.llm.llm_model)
+    llm_api_key = _Flat(lambda s: s.llm.llm_api_key)
+    minion_model = _Flat(lambda s: s.llm.minion_model)
+    llm_timeout = _Flat(lambda s: s.llm.llm_timeout)
+    llm_retries = _Flat(lambda s: s.llm.llm_retries)
+    llm_json_mode = _Flat(lambda s: s.llm.llm_json_mode)
+    llm_daily_calls = _Flat(lambda s: s.llm.llm_daily_calls)
+    llm_daily_tokens = _Flat(lambda s: s.llm.llm_daily_tokens)
+    llm_price_input = _Flat(lambda s: s.llm.llm_price_input)
+    llm_price_output = _Flat(lambda s: s.llm.llm_price_output)
+    reranker_base_url = _Flat(lambda s: s.reranker.reranker_base_url)
+    reranker_model = _Flat(lambda s: s.reranker.reranker_model)
+    reranker_api = _Flat(lambda s: s.reranker.reranker_api)
+    reranker_api_key = _Flat(lambda s: s.reranker.reranker_api_key)
+    reranker_depth = _Flat(lambda s: s.reranker.reranker_depth)
+    reranker_weight = _Flat(lambda s: s.reranker.reranker_weight)
+    reranker_timeout = _Flat(lambda s: s.reranker.reranker_timeout)
+    reranker_retries = _Flat(lambda s: s.reranker.reranker_retries)
 
     @property
     def storage_policies(self) -> StoragePolicies:
@@ -626,17 +817,32 @@ class Settings:
         return self.agents.get(agent, AgentPolicy(autonomy=self.autonomy))
 
     def with_overrides(self, **overrides: Any) -> Settings:
-        """A copy with some values replaced (validated like every other source)."""
+        """A copy with some values replaced, by their flat names (validated like every
+        other source); ``None`` leaves a value as it is."""
         clean = {k: _coerce(k, v) for k, v in overrides.items() if v is not None}
-        return replace(self, **clean)
+        return _with_flat(self, clean)
 
+
+_GROUP_OF: dict[str, str] = {f.name: attr for _, attr, cls in GROUPS for f in fields(cls)}
+"""Each setting's flat name and the :class:`Settings` group that holds it."""
 
 _DEFAULTS: dict[str, Any] = {
     f.name: str(f.default) if f.name == "home" else f.default
-    for f in fields(Settings)
-    if f.name in _SPECS
+    for _, _, cls in GROUPS
+    for f in fields(cls)
 }
-"""Each setting's default, read from its :class:`Settings` field."""
+"""Each setting's default, read from its group's field (written there once)."""
+
+
+def _with_flat(settings: Settings, values: Mapping[str, Any]) -> Settings:
+    """``settings`` with ``values`` (flat names, already checked) put into their groups."""
+    top = {k: v for k, v in values.items() if k in ("agents", "storage", "teams")}
+    changed: dict[str, dict[str, Any]] = {}
+    for name, value in values.items():
+        if name not in top:
+            changed.setdefault(_GROUP_OF[name], {})[name] = value
+    groups = {attr: replace(getattr(settings, attr), **v) for attr, v in changed.items()}
+    return replace(settings, **groups, **top)
 
 
 MAX_SETTING_NUMBER = 1_000_000_000
@@ -815,17 +1021,17 @@ def load_settings(
             if name == "home":
                 continue
             values[name] = _coerce(name, value)
-    for f in fields(Settings):
-        if f.name in ("home", "agents", "storage", "teams"):
+    for spec in SETTINGS_TABLE:
+        if spec.name == "home":
             continue
-        env_value = env.get(f"KRONIKA_{f.name.upper()}")
+        env_value = env.get(f"KRONIKA_{spec.name.upper()}")
         if env_value is not None:
-            values[f.name] = _coerce(f.name, env_value)
+            values[spec.name] = _coerce(spec.name, env_value)
     for name, value in overrides.items():
         if value is not None:
             values[name] = _coerce(name, value)
     values["home"] = home_path
-    settings = Settings(**values)
+    settings = _with_flat(Settings(), values)
     agents = _agent_policies(raw_agents, settings.autonomy)
     teams = _teams(raw_teams)
     return replace(settings, agents=agents, teams=teams) if agents or teams else settings

@@ -1,0 +1,62 @@
+"""Settings come in groups; the file format and the flat names keep working."""
+
+from __future__ import annotations
+
+from dataclasses import FrozenInstanceError, fields
+from pathlib import Path
+
+import pytest
+
+from kronika.errors import ConfigError
+from kronika.settings import GROUPS, SETTINGS_TABLE, RecallGroup, Settings, load_settings
+
+
+def test_a_config_file_and_env_vars_fill_the_groups(tmp_path: Path) -> None:
+    (tmp_path / "kronika.toml").write_text(
+        'recall_k = 4\nembedder = "hashing"\nllm_timeout = 5\ntenant = "acme"\n'
+        "[agents.jaskier]\nautonomy = 1\n",
+        encoding="utf-8",
+    )
+    env = {"KRONIKA_LEXICAL_WEIGHT": "0.7", "KRONIKA_RERANKER_DEPTH": "12"}
+    settings = load_settings(tmp_path, environ=env, idle_minutes=10)
+    assert settings.recall.recall_k == settings.recall_k == 4
+    assert settings.recall.lexical_weight == settings.lexical_weight == 0.7
+    assert settings.embedding.embedder == "hashing"
+    assert settings.llm.llm_timeout == 5.0
+    assert settings.reranker.reranker_depth == 12
+    assert settings.sessions.idle_minutes == 10.0
+    assert settings.workspace.tenant == "acme"
+    assert settings.workspace.home == settings.home == tmp_path
+    assert settings.policy("jaskier").autonomy == 1
+    # what was not given keeps its default
+    assert settings.recall.recall_candidates == RecallGroup().recall_candidates
+
+
+def test_a_bad_value_in_a_group_still_names_the_setting(tmp_path: Path) -> None:
+    (tmp_path / "kronika.toml").write_text('fusion = "average"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match="'fusion'"):
+        load_settings(tmp_path, environ={})
+    with pytest.raises(ConfigError, match="unknown setting 'recall_kk'"):
+        Settings().with_overrides(recall_kk=3)
+
+
+def test_with_overrides_changes_only_the_named_settings() -> None:
+    base = Settings()
+    changed = base.with_overrides(recall_k="3", embedder="hashing", llm_model=None)
+    assert changed.recall == RecallGroup(recall_k=3)
+    assert changed.embedding.embedder == "hashing"
+    assert changed.llm == base.llm
+    assert base.recall_k == 10  # the original is untouched
+
+
+def test_every_flat_name_reads_its_group_and_none_can_be_set() -> None:
+    settings = load_settings("/nowhere", environ={"KRONIKA_EMBEDDER": "hashing"})
+    for _, attr, group in GROUPS:
+        for f in fields(group):
+            assert getattr(settings, f.name) == getattr(getattr(settings, attr), f.name)
+    assert {spec.name for spec in SETTINGS_TABLE} <= set(dir(settings))
+    # a frozen slots dataclass refuses a name outside its fields with TypeError
+    with pytest.raises((FrozenInstanceError, TypeError)):
+        settings.recall_k = 5  # type: ignore[misc]
+    with pytest.raises(FrozenInstanceError):
+        settings.recall.recall_k = 5  # type: ignore[misc]
