@@ -34,6 +34,7 @@ from typing import Any, Generic, TypeVar, overload
 from kronika.core.adaptive import FUSION_METHODS
 from kronika.core.hubness import HUB_SCOPES
 from kronika.core.policies import StoragePolicies, parse_dm_channels, parse_policies
+from kronika.core.scoring import RECENCY_HALF_LIFE_DAYS, ScoreWeights
 from kronika.core.screening import MODES as SECRETS_MODES
 from kronika.errors import ConfigError
 
@@ -527,6 +528,10 @@ class AgentPolicy:
     """The tenant the agent belongs to (the ``tenant`` setting when not given)."""
 
 
+_WEIGHTS = ScoreWeights()
+"""The recall score's weights are the core's defaults (written there once)."""
+
+
 @dataclass(frozen=True, slots=True)
 class WorkspaceGroup:
     """The workspace: where memory lives, whose it is, what a write may keep."""
@@ -573,10 +578,10 @@ class RecallGroup:
     hub_neighbours: int = 0
     hub_scope: str = "all"
     fusion_z_ceiling: float = 0.0
-    alpha: float = 0.8
-    beta: float = 0.1
-    gamma: float = 0.1
-    recency_half_life: float = 30.0
+    alpha: float = _WEIGHTS.alpha
+    beta: float = _WEIGHTS.beta
+    gamma: float = _WEIGHTS.gamma
+    recency_half_life: float = RECENCY_HALF_LIFE_DAYS
     decay_base: float = 0.0
     relevance_floor: str = "auto"
     answer_floor: str = "0"
@@ -942,18 +947,20 @@ def _floor_setting(name: str, value: str) -> str:
 def relevance_floor(settings: Settings) -> float:
     """The cosine floor recall applies: the setting's number, or for ``auto`` the value
     calibrated for the configured embedder (0, off, for one not calibrated)."""
-    value = settings.relevance_floor
-    if value == "auto":
-        return CALIBRATED_FLOORS.get(settings.embedder, 0.0)
-    return float(value)
+    return floor_value(settings.relevance_floor, CALIBRATED_FLOORS, settings.embedder)
 
 
 def answer_floor(settings: Settings) -> float:
     """The best cosine a query must reach for recall to answer: the setting's number, or
     for ``auto`` the value chosen for the configured embedder (0, off, for the others)."""
-    value = settings.answer_floor
+    return floor_value(settings.answer_floor, CALIBRATED_ANSWER_FLOORS, settings.embedder)
+
+
+def floor_value(value: str, calibrated: Mapping[str, float], embedder: str) -> float:
+    """A floor setting's number: ``value`` itself, or for ``auto`` the value in
+    ``calibrated`` for ``embedder`` (0, off, for one not calibrated)."""
     if value == "auto":
-        return CALIBRATED_ANSWER_FLOORS.get(settings.embedder, 0.0)
+        return calibrated.get(embedder, 0.0)
     return float(value)
 
 

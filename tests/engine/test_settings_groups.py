@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from kronika.engine.recall import RecallSettings
 from kronika.errors import ConfigError
 from kronika.settings import GROUPS, SETTINGS_TABLE, RecallGroup, Settings, load_settings
 
@@ -60,3 +61,16 @@ def test_every_flat_name_reads_its_group_and_none_can_be_set() -> None:
         settings.recall_k = 5  # type: ignore[misc]
     with pytest.raises(FrozenInstanceError):
         settings.recall.recall_k = 5  # type: ignore[misc]
+
+
+def test_recall_reads_its_group_and_its_defaults_are_the_groups() -> None:
+    settings = Settings()
+    made = RecallSettings.of(settings.recall, settings.reranker, settings.embedder)
+    assert made == RecallSettings()  # one set of defaults, written on the groups
+    tuned = settings.with_overrides(
+        recall_candidates=40, relevance_floor="auto", embedder="hashing", alpha=1.0
+    )
+    made = RecallSettings.of(tuned.recall, tuned.reranker, tuned.embedder)
+    assert made.candidates == 40
+    assert made.relevance_floor == 0.0  # auto: no calibrated floor for hashing
+    assert made.weights.alpha == 1.0
