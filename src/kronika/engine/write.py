@@ -4,7 +4,9 @@ Every change to memory — a remembered fact, a forgotten item, a stored turn, a
 imported session — is a :data:`Change` handed to :meth:`MemoryWriter.memory_write`.
 That one function checks the autonomy level and the cross-agent grant, applies the
 change to the Markdown workspace, appends to the audit trail and tells the indexer
-which files changed. Nothing else writes to the workspace.
+which files changed. Nothing else writes to the workspace. A remembered fact enters
+through :meth:`MemoryWriter.remember_fact`, which decides the change it becomes (add,
+supersede or refresh: :mod:`kronika.engine.remember`) for every caller.
 
 The caller holds the workspace lock (:class:`kronika.stores.lock.WorkspaceLock`), so
 times read here, and the facts a change is decided from, are those of the moment the
@@ -28,6 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem
@@ -63,6 +66,7 @@ from kronika.engine.changes import (
 )
 from kronika.engine.policy_gate import Refused, gate_change
 from kronika.engine.redacting import apply_forget
+from kronika.engine.remember import fact_change
 from kronika.errors import InvalidInput, PermissionDenied
 from kronika.ports import AuditEntry, AuditLog, Clock, acting
 from kronika.settings import Settings
@@ -242,6 +246,26 @@ class MemoryWriter:
     def use_settings(self, settings: Settings) -> None:
         """Write under ``settings`` from now on (storage policies edited while running)."""
         self._settings = settings
+
+    def remember_fact(
+        self,
+        target_agent: str,
+        section: str,
+        item: MemoryItem,
+        now: datetime,
+        source_agent: str = USER,
+    ) -> WriteReceipt:
+        """Remember ``item`` in ``target_agent``'s memory: screened for secrets, placed
+        against the stored facts of its audience (add, supersede or refresh, see
+        :mod:`kronika.engine.remember`) and written as :meth:`memory_write` writes.
+        The one way a remembered fact is stored; the caller has read the fact files
+        moments ago (hand edits are picked up before the facts are compared)."""
+        settings = self._settings
+        near = settings.near_duplicate_similarity
+        change = fact_change(
+            self._workspace, target_agent, item, now, secrets=settings.secrets, near=near
+        )
+        return self.memory_write(target_agent, section, change, source_agent)
 
     def memory_write(
         self, target_agent: str, section: str, content: Change, source_agent: str = USER

@@ -1,7 +1,8 @@
 """Facts in the Brain (SPEC M3): :meth:`~Facts.remember` and
-:meth:`~Facts.remember_many`, checked, placed against the stored facts by the
-rules of :mod:`kronika.core.dedup` (add, supersede, refresh) and written through the
-single write path, after which the Brain is kept within its budget."""
+:meth:`~Facts.remember_many` check what they are given and hand each fact to the
+write path's one fact use case (:meth:`~kronika.engine.write.MemoryWriter.remember_fact`:
+screened for secrets, placed against the stored facts by the rules of
+:mod:`kronika.core.dedup`, written), after which the Brain is kept within its budget."""
 
 from __future__ import annotations
 
@@ -11,14 +12,11 @@ from datetime import datetime
 from typing import Any
 
 from kronika.core import checks
-from kronika.core.dedup import Add, Refresh, Replace, place_fact
 from kronika.core.entities import extract_entities
 from kronika.core.model import Layer, MemoryItem, Provenance, Reader, Scope, Source, Tier, fact_type
 from kronika.core.prompt import choose_archive, render_brain
-from kronika.core.screening import screen_item
 from kronika.core.sections import guess_section, parse_section
-from kronika.core.visibility import Audience
-from kronika.engine.changes import AddFact, ArchiveFacts, Change, SupersedeFact, TouchFact
+from kronika.engine.changes import ArchiveFacts
 from kronika.engine.sync import SyncReport
 from kronika.engine.write import SYSTEM, USER, WriteReceipt
 from kronika.errors import InvalidInput
@@ -250,15 +248,14 @@ class Facts:
         *,
         synced: bool = False,
     ) -> WriteReceipt:
-        """Place ``item`` against the stored facts and write it through the write path,
-        then keep the Brain within its budget (what :meth:`remember` and an approved
-        proposal do); ``synced``: the fact files were read moments ago."""
+        """Remember ``item`` through the write path's one fact use case
+        (:meth:`~kronika.engine.write.MemoryWriter.remember_fact`: screened, placed
+        against the stored facts, written), then keep the Brain within its budget (what
+        :meth:`remember` and an approved proposal do); ``synced``: the fact files were
+        read moments ago."""
         if not synced:
             self._presync(agent)
-        # screened before the duplicate check, so a redacted fact said twice is one fact
-        item = screen_item(item, self._ctx.settings.secrets)
-        change = self._fact_change(agent, item, now)
-        receipt = self._ctx.writer.memory_write(agent, section, change, source_agent)
+        receipt = self._ctx.writer.remember_fact(agent, section, item, now, source_agent)
         if receipt.outcome == "applied":
             try:
                 self._keep_brain_in_budget(agent)
@@ -266,28 +263,6 @@ class Facts:
                 note = f"the Brain was not trimmed to its budget: {exc}"
                 receipt = replace(receipt, notes=(*receipt.notes, note))
         return receipt
-
-    def _fact_change(self, agent: str, item: MemoryItem, now: datetime) -> Change:
-        """Which change remembering ``item`` makes (the rules of :mod:`kronika.core.dedup`)."""
-        ctx = self._ctx
-        owners = Audience.of(item).readers()  # one audience's facts never replace another's
-        placed = place_fact(
-            item,
-            [f for f in ctx.workspace.brain_facts(agent) if Audience.of(f).readers() == owners],
-            [
-                f
-                for f in ctx.workspace.archived_facts_like(agent, item)
-                if Audience.of(f).readers() == owners
-            ],
-            near=ctx.settings.near_duplicate_similarity,
-        )
-        match placed:
-            case Refresh(fact):
-                return TouchFact(replace(fact, updated_at=now))
-            case Replace(old, new):
-                return SupersedeFact(old.id, new)
-            case Add(new):
-                return AddFact(new)
 
     def append_fact(
         self, key: str, value: str, *, agent: str | None = None, source_agent: str = USER
