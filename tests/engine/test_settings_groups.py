@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import FrozenInstanceError, fields
+from dataclasses import FrozenInstanceError, fields, replace
 from pathlib import Path
 
 import pytest
@@ -13,6 +13,7 @@ from kronika.errors import ConfigError
 from kronika.settings import (
     GROUPS,
     SETTINGS_TABLE,
+    LlmGroup,
     RecallGroup,
     Settings,
     default_config_text,
@@ -92,3 +93,34 @@ def test_the_init_file_lists_each_group_once_and_its_values_load_back(tmp_path: 
     assert len(lines) == len(SETTINGS_TABLE) - 1  # all but home
     (tmp_path / "kronika.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
     assert load_settings(tmp_path, environ={}) == Settings().with_overrides(home=tmp_path)
+
+
+def test_flat_keyword_arguments_still_build_settings_with_a_deprecation_warning(
+    tmp_path: Path,
+) -> None:
+    with pytest.warns(DeprecationWarning, match=re.escape("Settings().with_overrides(recall_k=")):
+        old = Settings(recall_k=5, home=str(tmp_path), embedder="hashing")
+    assert old == Settings().with_overrides(recall_k=5, home=tmp_path, embedder="hashing")
+    assert old.recall.recall_k == old.recall_k == 5
+    assert old.workspace.home == old.home == tmp_path  # a Path, as from every other source
+    assert old.recall.recall_candidates == RecallGroup().recall_candidates
+    # a flat name whose group is not given goes into its group beside the given ones
+    with pytest.warns(DeprecationWarning):
+        mixed = Settings(llm=LlmGroup(llm_model="small"), recall_k=5)
+    assert (mixed.llm_model, mixed.recall_k) == ("small", 5)
+    with pytest.warns(DeprecationWarning), pytest.raises(ConfigError, match="'recall_k'"):
+        Settings(recall_k="many")  # checked as every other source is
+
+
+def test_groups_build_settings_and_a_flat_name_beside_its_own_group_is_refused() -> None:
+    grouped = Settings(recall=RecallGroup(recall_k=3), llm=LlmGroup(llm_model="small"))
+    assert (grouped.recall_k, grouped.llm_model) == (3, "small")  # and no warning
+    assert grouped.embedding == Settings().embedding
+    with pytest.raises(TypeError, match=r"both recall= and recall_k=.*with_overrides"):
+        Settings(recall=RecallGroup(recall_k=3), recall_k=5)
+    with pytest.raises(TypeError, match="unexpected keyword argument 'recall_kk'"):
+        Settings(recall_kk=5)
+    # dataclasses.replace passes every group: a flat name there is as ambiguous
+    with pytest.raises(TypeError, match="both recall= and recall_k="):
+        replace(grouped, recall_k=5)
+    assert replace(grouped, recall=RecallGroup(recall_k=4)).recall_k == 4

@@ -3,6 +3,7 @@ per-agent write policy."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Generic, TypeVar, overload
@@ -57,10 +58,41 @@ class AgentPolicy:
     """The tenant the agent belongs to (the ``tenant`` setting when not given)."""
 
 
-@dataclass(frozen=True, slots=True)
+_WORKSPACE = WorkspaceGroup()
+_EMBEDDING = EmbeddingGroup()
+_RECALL = RecallGroup()
+_VECTOR_INDEX = VectorIndexGroup()
+_BUDGETS = BudgetsGroup()
+_IMPORTANCE = ImportanceGroup()
+_SESSIONS = SessionsGroup()
+_LLM = LlmGroup()
+_RERANKER = RerankerGroup()
+_STORAGE = StoragePolicies()
+_UNSET: dict[str, Any] = {
+    "workspace": _WORKSPACE,
+    "embedding": _EMBEDDING,
+    "recall": _RECALL,
+    "vector_index": _VECTOR_INDEX,
+    "budgets": _BUDGETS,
+    "importance": _IMPORTANCE,
+    "sessions": _SESSIONS,
+    "llm": _LLM,
+    "reranker": _RERANKER,
+}
+"""The default argument of each group of :class:`Settings`, never stored: a group not
+given is told from one given (also by :func:`dataclasses.replace`) by being this one."""
+
+
+@dataclass(frozen=True, slots=True, init=False)
 class Settings:
     """Every setting, in groups: each engine part is given only its group (e.g.
-    ``settings.recall``). The flat names (``settings.recall_k``) read the same values."""
+    ``settings.recall``). The flat names (``settings.recall_k``) read the same values.
+
+    Build one with :func:`~kronika.settings.load_settings`, from groups
+    (``Settings(recall=RecallGroup(recall_k=5))``) or as a changed copy
+    (``Settings().with_overrides(recall_k=5)``). Flat keyword arguments
+    (``Settings(recall_k=5)``) still work for one release, with a
+    :class:`DeprecationWarning`."""
 
     workspace: WorkspaceGroup = field(default_factory=WorkspaceGroup)
     embedding: EmbeddingGroup = field(default_factory=EmbeddingGroup)
@@ -76,6 +108,44 @@ class Settings:
     """The ``[[policy]]`` and ``[retention]`` tables (see :mod:`kronika.core.policies`)."""
     teams: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     """``[teams]`` of the config file: each team's members (user names)."""
+
+    def __init__(
+        self,
+        workspace: WorkspaceGroup = _WORKSPACE,
+        embedding: EmbeddingGroup = _EMBEDDING,
+        recall: RecallGroup = _RECALL,
+        vector_index: VectorIndexGroup = _VECTOR_INDEX,
+        budgets: BudgetsGroup = _BUDGETS,
+        importance: ImportanceGroup = _IMPORTANCE,
+        sessions: SessionsGroup = _SESSIONS,
+        llm: LlmGroup = _LLM,
+        reranker: RerankerGroup = _RERANKER,
+        agents: Mapping[str, AgentPolicy] | None = None,
+        storage: StoragePolicies = _STORAGE,
+        teams: Mapping[str, tuple[str, ...]] | None = None,
+        **flat: Any,
+    ) -> None:
+        """The groups (each left out: its defaults); ``flat`` are deprecated flat
+        keyword arguments (``recall_k=5``), put into their groups as
+        :meth:`with_overrides` puts them."""
+        given = {
+            "workspace": workspace,
+            "embedding": embedding,
+            "recall": recall,
+            "vector_index": vector_index,
+            "budgets": budgets,
+            "importance": importance,
+            "sessions": sessions,
+            "llm": llm,
+            "reranker": reranker,
+        }
+        if flat:
+            given = _flat_into_groups(given, flat)
+        for attr, group in given.items():  # a group not given: a new one of defaults
+            object.__setattr__(self, attr, type(group)() if group is _UNSET[attr] else group)
+        object.__setattr__(self, "agents", {} if agents is None else agents)
+        object.__setattr__(self, "storage", storage)
+        object.__setattr__(self, "teams", {} if teams is None else teams)
 
     # the flat names of the file format, typed, read from their group
     home = _Flat(lambda s: s.workspace.home)
@@ -193,6 +263,34 @@ class Settings:
         other source); ``None`` leaves a value as it is."""
         clean = {k: coerce(k, v) for k, v in overrides.items() if v is not None}
         return with_flat(self, clean)
+
+
+def _flat_into_groups(given: dict[str, Any], flat: Mapping[str, Any]) -> dict[str, Any]:
+    """``given`` (each group passed to :class:`Settings`, a default one where none was)
+    with the deprecated flat keyword arguments ``flat`` put into their groups; a
+    ``TypeError`` for a name that is no setting, or one whose group was passed too."""
+    unknown = [name for name in flat if name not in GROUP_OF]
+    if unknown:
+        raise TypeError(f"Settings() got an unexpected keyword argument {unknown[0]!r}")
+    for name in flat:
+        attr = GROUP_OF[name]
+        if given[attr] is not _UNSET[attr]:
+            raise TypeError(
+                f"Settings() was given both {attr}= and {name}=, which is in that group: "
+                f"give {name} inside the group ({type(given[attr]).__name__}({name}=...)), "
+                f"or change a copy with settings.with_overrides({name}=...) "
+                "(dataclasses.replace passes every group, so it takes no flat names)"
+            )
+    names = ", ".join(f"{name}=..." for name in flat)
+    warnings.warn(
+        f"Settings({names}) with flat keyword arguments is deprecated and will be removed "
+        f"in the next release: use Settings().with_overrides({names}) or the groups "
+        f"(Settings({GROUP_OF[next(iter(flat))]}=...))",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    base = with_flat(Settings(**given), {k: coerce(k, v) for k, v in flat.items() if v is not None})
+    return {attr: getattr(base, attr) for attr in given}
 
 
 def with_flat(settings: Settings, values: Mapping[str, Any]) -> Settings:
