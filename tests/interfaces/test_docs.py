@@ -117,3 +117,17 @@ def test_prompts_doc_is_generated_from_the_prompt_modules() -> None:
         "docs/prompts.md is stale: run scripts/gen-docs"
     )
     assert all(f"## {prompt.id}" in prompts_markdown() for prompt in ALL)
+
+
+def test_python_api_settings_example_runs(tmp_path: Path) -> None:
+    import re
+
+    from kronika.settings import Settings, load_settings
+
+    page = (ROOT / "docs" / "python-api.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", page, re.S) if "RecallGroup(" in b]
+    assert len(blocks) == 1
+    names: dict[str, object] = {"settings": load_settings(tmp_path, environ={})}
+    exec(compile(blocks[0], "python-api.md", "exec"), names)  # warnings are errors here
+    assert names["tuned"] == load_settings(tmp_path, environ={}, recall_k=5)
+    assert names["built"] == Settings().with_overrides(recall_k=5)
