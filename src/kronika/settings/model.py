@@ -289,7 +289,7 @@ def _flat_into_groups(given: dict[str, Any], flat: Mapping[str, Any]) -> dict[st
         DeprecationWarning,
         stacklevel=3,
     )
-    base = with_flat(Settings(**given), {k: coerce(k, v) for k, v in flat.items() if v is not None})
+    base = Settings(**given).with_overrides(**flat)
     return {attr: getattr(base, attr) for attr in given}
 
 
