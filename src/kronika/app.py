@@ -4,7 +4,7 @@
 embedder, the token counter, the clock and the audit trail into a :class:`Memory`.
 With ``qdrant_url`` or ``qdrant_path`` set, vector search goes to a Qdrant collection
 (:func:`build_vector_index`). ``build_llm(settings)`` picks the chat model (or none),
-``build_reranker(settings)`` the reranking service recall may consult (or none).
+``build_reranker(settings.reranker)`` the reranking service recall may consult (or none).
 Tests and applications that want other parts construct them themselves.
 """
 
@@ -26,7 +26,13 @@ from kronika.providers.clock import SystemClock
 from kronika.providers.embedders import build_embedder
 from kronika.providers.prepared import PreparedCopies
 from kronika.providers.tokens import TiktokenCounter
-from kronika.settings import CONFIG_FILE, Settings, default_config_text
+from kronika.settings import (
+    CONFIG_FILE,
+    RerankerGroup,
+    Settings,
+    VectorIndexGroup,
+    default_config_text,
+)
 from kronika.stores.audit import JsonlAuditLog
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.workspace import MarkdownWorkspace
@@ -134,9 +140,10 @@ def _with_index(
     workspace, audit, lock = parts
     for done in recover_interrupted_imports(Path(settings.home)):
         log.warning("%s in %s", done, settings.home)
-    copies = PreparedCopies.from_setting(settings.model_cache)
+    embedding = settings.embedding
+    copies = PreparedCopies.from_setting(embedding.model_cache)
     chosen = embedder or build_embedder(
-        settings.embedder, threads=settings.embedder_threads, copies=copies
+        embedding.embedder, threads=embedding.embedder_threads, copies=copies
     )
     index_path = Path(settings.home) / INDEX_FILE
     recreated = False
@@ -164,7 +171,12 @@ def _with_index(
             restart_copies=settings.restart_copies,
         )
     try:
-        vectors = build_vector_index(settings, embedding_model=chosen.model_id, dim=chosen.dim)
+        vectors = build_vector_index(
+            settings.vector_index,
+            Path(settings.home),
+            embedding_model=chosen.model_id,
+            dim=chosen.dim,
+        )
     except BaseException:
         index.close()
         raise
@@ -174,10 +186,10 @@ def _with_index(
         workspace=workspace,
         index=index if wrapped is None else wrapped,
         embedder=chosen,
-        tokens=TiktokenCounter(settings.token_encoding, copies=copies),
+        tokens=TiktokenCounter(embedding.token_encoding, copies=copies),
         clock=clock or SystemClock(),
         audit=audit,
-        reranker=build_reranker(settings),
+        reranker=build_reranker(settings.reranker),
         lock=lock,
     )
     memory.finish_forgets()  # before anything reads what a cut-short forget left
@@ -311,8 +323,7 @@ def tenant_memory(
     from kronika.stores.postgres.connect import index_schema
 
     folder = index_schema(tenant).removeprefix("kronika_idx_")
-    own = replace(
-        settings,
+    own = settings.with_overrides(
         home=Path(settings.home) / TENANTS_DIR / folder,
         tenant=tenant,
         agents={name: replace(p, tenant=None) for name, p in settings.agents.items()},
@@ -321,15 +332,15 @@ def tenant_memory(
 
 
 def build_vector_index(
-    settings: Settings, *, embedding_model: str, dim: int
+    settings: VectorIndexGroup, home: Path, *, embedding_model: str, dim: int
 ) -> QdrantVectorIndex | None:
     """The Qdrant collection vector search goes to (``qdrant_url``, else ``qdrant_path``
-    relative to the workspace), or ``None``: the index's built-in vectors."""
+    relative to the workspace ``home``), or ``None``: the index's built-in vectors."""
     if not settings.qdrant_url and not settings.qdrant_path:
         return None
     from kronika.stores.qdrant import open_vector_index  # the client: only when configured
 
-    path = None if settings.qdrant_url else Path(settings.home) / settings.qdrant_path
+    path = None if settings.qdrant_url else home / settings.qdrant_path
     return open_vector_index(
         collection=settings.qdrant_collection,
         embedding_model=embedding_model,
@@ -397,7 +408,7 @@ def build_llm(
     )
 
 
-def build_reranker(settings: Settings) -> Reranker | None:
+def build_reranker(settings: RerankerGroup) -> Reranker | None:
     """The configured reranking service, or ``None`` when no URL is set (recall then
     orders by its own scores alone)."""
     if not settings.reranker_base_url:

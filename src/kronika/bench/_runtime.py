@@ -17,7 +17,7 @@ from kronika.bench.metrics import mean, percentile
 from kronika.core.model import RecallResult, SessionRecord
 from kronika.core.query import Mode
 from kronika.ports import Embedder, Vector
-from kronika.settings import Settings
+from kronika.settings import SETTINGS_TABLE, Settings
 
 Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``: stage is a label such as ``"conv-26"``; total 0 = unknown."""
@@ -55,10 +55,13 @@ def settings_summary(settings: Settings) -> dict[str, Any]:
     """The settings as JSON-friendly values (the workspace path is left out, an API key
     shows only whether one was set)."""
     out: dict[str, Any] = {}
-    for name, value in asdict(settings).items():
-        if name in ("home", "agents"):
+    for spec in SETTINGS_TABLE:
+        if spec.name == "home":
             continue
-        out[name] = ("***" if value else "") if name.endswith("_api_key") else value
+        value = getattr(settings, spec.name)
+        out[spec.name] = ("***" if value else "") if spec.name.endswith("_api_key") else value
+    out["storage"] = asdict(settings.storage)
+    out["teams"] = {team: list(members) for team, members in settings.teams.items()}
     return out
 
 

@@ -30,11 +30,10 @@ from kronika.bench.memdata.model import when
 from kronika.bench.memory_suite import build_person, score_question
 from kronika.bench.metrics import evidence_recall, recall_all, recall_any
 from kronika.core.model import RecallFilter, RecallResult
-from kronika.engine.recall import Recaller
+from kronika.engine.recall import Recaller, RecallSettings
 from kronika.importers.locomo import read_locomo
 from kronika.importers.longmemeval import iter_longmemeval
 from kronika.memory import Memory
-from kronika.memory.base import recall_settings
 from kronika.ports import Vector
 from kronika.settings import Settings
 
@@ -62,7 +61,7 @@ class Replay:
             embedder=memory.embedder,
             tokens=memory.tokens,
             clock=memory.clock,
-            settings=recall_settings(settings),
+            settings=RecallSettings.of(settings.recall, settings.reranker, settings.embedder),
         )
 
     def recall(self, probe: Probe, vector: Vector | None = None) -> RecallResult:
