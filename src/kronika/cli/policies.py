@@ -166,7 +166,9 @@ def print_refusal(receipt: WriteReceipt, as_json: bool) -> int:
 
     reason = receipt.policy or "a storage policy refused it"
     if as_json:
-        render.print_json({"outcome": "refused", "policy": reason, "item": None})
+        from kronika import wire
+
+        render.print_json({**wire.write_receipt(receipt), "policy": reason})
     else:
         render.err.print(f"[red]not stored:[/red] {escape(reason)}")
     return REFUSED_EXIT_CODE

@@ -43,15 +43,7 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
     }
     item = receipt.item
     if args.json:
-        render.print_json(
-            {
-                "outcome": receipt.outcome,
-                "change": change,
-                "item": wire.item(item) if item else None,
-                "notes": list(receipt.notes),
-                "policy": receipt.policy,
-            }
-        )
+        render.print_json(wire.write_receipt(receipt))
     elif receipt.outcome == "proposed":
         render.out.print("Proposed; waiting for the user's approval.")
     elif item is not None:
