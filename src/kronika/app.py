@@ -109,7 +109,9 @@ def build_memory(
     ``create`` makes the workspace when it is missing (otherwise that is an error
     telling the user to run ``kronika init``). With ``settings.database_url`` the memory
     is the tenant's in that PostgreSQL database and the folder its working copy,
-    made as needed (:func:`_team_parts`). A corrupt index is moved aside and
+    made as needed (:func:`_team_parts`); with ``settings.postgres_read_url`` the
+    index's reads that may lag go to that replica (:mod:`kronika.stores.postgres.replica`).
+    A corrupt index is moved aside and
     rebuilt from the Markdown; an index built with another embedding model is
     re-embedded, never mixed; an index built by an older reading of the Markdown is
     rebuilt (:mod:`kronika.engine.derivation`; ``progress(done, total)`` follows it).
