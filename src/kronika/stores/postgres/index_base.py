@@ -128,10 +128,15 @@ class PostgresState:
 
     @contextmanager
     def reading(self) -> Iterator[Any]:
-        """The connection, under the lock; the server's errors become :class:`IndexError_`."""
+        """The connection, under the lock; the server's errors become :class:`IndexError_`
+        (a lost connection, :class:`StoreError`). A connection lost before (the server
+        restarted) is opened again first."""
         import psycopg
 
         with self.lock:
+            if self.conn.closed or self.conn.broken:
+                self.conn = connect(self.url, autocommit=True)  # StoreError while it is down
+                self.graph_settings = None
             try:
                 yield self.conn
             except psycopg.OperationalError as exc:
