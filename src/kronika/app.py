@@ -19,9 +19,18 @@ from typing import TYPE_CHECKING
 from kronika.engine.derivation import rederive_if_stale
 from kronika.engine.doctor_held import watch_settings
 from kronika.engine.restore import recover_interrupted_imports
-from kronika.errors import WorkspaceNotFound
+from kronika.errors import ConfigError, WorkspaceNotFound
 from kronika.memory import Memory
-from kronika.ports import LLM, AuditLog, Clock, Embedder, PointSource, Reranker, WriteLock
+from kronika.ports import (
+    LLM,
+    AuditLog,
+    Clock,
+    Embedder,
+    PointSource,
+    Reranker,
+    StoreOfRecord,
+    WriteLock,
+)
 from kronika.providers.clock import SystemClock
 from kronika.providers.embedders import build_embedder
 from kronika.providers.prepared import PreparedCopies
@@ -43,6 +52,7 @@ from kronika.stores.vectored import IndexWithVectors
 
 if TYPE_CHECKING:
     from kronika.engine.sync import Progress
+    from kronika.stores.postgres.replica import ReplayMark
     from kronika.stores.qdrant.index import QdrantVectorIndex
 
 log = logging.getLogger("kronika")
@@ -99,14 +109,19 @@ def build_memory(
     ``create`` makes the workspace when it is missing (otherwise that is an error
     telling the user to run ``kronika init``). With ``settings.database_url`` the memory
     is the tenant's in that PostgreSQL database and the folder its working copy,
-    made as needed (:func:`_team_parts`). A corrupt index is moved aside and
+    made as needed (:func:`_team_parts`); with ``settings.postgres_read_url`` the
+    index's reads that may lag go to that replica (:mod:`kronika.stores.postgres.replica`).
+    A corrupt index is moved aside and
     rebuilt from the Markdown; an index built with another embedding model is
     re-embedded, never mixed; an index built by an older reading of the Markdown is
     rebuilt (:mod:`kronika.engine.derivation`; ``progress(done, total)`` follows it).
     """
+    if settings.postgres_read_url and not settings.database_url:
+        raise ConfigError("setting 'postgres_read_url' needs 'database_url' (team mode)")
     if settings.database_url:
-        team = _team_parts(settings)
-        return _with_index(settings, team, embedder, clock, index, progress=progress)
+        mark = _replay_mark(settings)
+        team = _team_parts(settings, mark)
+        return _with_index(settings, team, embedder, clock, index, progress=progress, mark=mark)
     workspace = MarkdownWorkspace(
         settings.home,
         tenant=settings.tenant,
@@ -134,9 +149,11 @@ def _with_index(
     index: PointSource | None,
     *,
     progress: Progress | None = None,
+    mark: ReplayMark | None = None,
 ) -> Memory:
     """The memory of ``parts`` (workspace, audit trail, write lock) with its index, the
-    embedder and the rest; the index is repaired or re-embedded when it must be."""
+    embedder and the rest; the index is repaired or re-embedded when it must be. With
+    ``mark`` (team mode with a read replica) the index reads what may lag there."""
     workspace, audit, lock = parts
     for done in recover_interrupted_imports(Path(settings.home)):
         log.warning("%s in %s", done, settings.home)
@@ -157,6 +174,8 @@ def _with_index(
                 dim=chosen.dim,
                 ann_threshold=settings.ann_threshold,
                 tenant=settings.tenant,
+                read_url=settings.postgres_read_url if mark is not None else "",
+                mark=mark,
             )
         except BaseException:
             if lock is not None:
@@ -249,11 +268,24 @@ def tenants_of(settings: Settings) -> str:
     return json.dumps({"tenant": settings.tenant, "agents": settings.tenants()}, sort_keys=True)
 
 
-def _team_parts(settings: Settings) -> tuple[MarkdownWorkspace, AuditLog, WriteLock]:
+def _replay_mark(settings: Settings) -> ReplayMark | None:
+    """Team mode with a read replica: the worker's mark, which its record raises and its
+    index reads by (:mod:`kronika.stores.postgres.replica`); ``None`` without one."""
+    if not settings.postgres_read_url:
+        return None
+    from kronika.stores.postgres.replica import ReplayMark
+
+    return ReplayMark()
+
+
+def _team_parts(
+    settings: Settings, mark: ReplayMark | None = None
+) -> tuple[MarkdownWorkspace, AuditLog, WriteLock]:
     """Team mode: the tenant's record and audit trail in the PostgreSQL database at
     ``settings.database_url`` (migrated on start), and the workspace folder as this
     worker's working copy of the record (made when missing; it holds nothing the
     record does not). The default agent is created in the record when it is missing.
+    With ``mark`` the record raises it (:class:`~kronika.stores.postgres.replica.MarkingRecord`).
     """
     from kronika.stores.postgres.connect import migrate, open_pool
 
@@ -274,9 +306,12 @@ def _team_parts(settings: Settings) -> tuple[MarkdownWorkspace, AuditLog, WriteL
             message_importance=settings.importance_message,
         )
         workspace.initialize()
-        copy = WorkingCopy(
-            settings.home, workspace, PostgresRecord(pool, settings.tenant, owns_pool=True)
-        )
+        record: StoreOfRecord = PostgresRecord(pool, settings.tenant, owns_pool=True)
+        if mark is not None:
+            from kronika.stores.postgres.replica import MarkingRecord
+
+            record = MarkingRecord(record, pool, mark)
+        copy = WorkingCopy(settings.home, workspace, record)
         with copy:  # brings the copy up to date; what it creates goes into the record
             if not workspace.has_agent(settings.default_agent):
                 workspace.create_agent(settings.default_agent)

@@ -21,6 +21,7 @@ class WorkspaceGroup:
     tenant: str = "default"
     default_agent: str = "default"
     database_url: str = field(default="", repr=False)
+    postgres_read_url: str = field(default="", repr=False)
     autonomy: int = 2
     secrets: str = "redact"
     dm_channels: str = "dm:*, dm-*"

@@ -152,6 +152,7 @@ class Settings:
     tenant = _Flat(lambda s: s.workspace.tenant)
     default_agent = _Flat(lambda s: s.workspace.default_agent)
     database_url = _Flat(lambda s: s.workspace.database_url)
+    postgres_read_url = _Flat(lambda s: s.workspace.postgres_read_url)
     autonomy = _Flat(lambda s: s.workspace.autonomy)
     secrets = _Flat(lambda s: s.workspace.secrets)
     dm_channels = _Flat(lambda s: s.workspace.dm_channels)

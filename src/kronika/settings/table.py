@@ -44,6 +44,14 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         " alone. Prefer the environment variable KRONIKA_DATABASE_URL.",
     ),
     SettingSpec(
+        "postgres_read_url",
+        "In team mode, a streaming replica of database_url's server: searches, recall"
+        " and lists read there while it has replayed what this worker wrote or saw"
+        " change, the primary otherwise; writes always go to the primary"
+        " (docs/postgres.md#read-replicas). Empty: every read on the primary. Prefer"
+        " KRONIKA_POSTGRES_READ_URL.",
+    ),
+    SettingSpec(
         "autonomy",
         "Default autonomy level: 0 read-only, 1 suggest, 2 auto, 3 full.",
     ),

@@ -39,11 +39,11 @@ def coerce(name: str, value: Any) -> Any:
     if name == "secrets" and coerced not in SECRETS_MODES:
         raise ConfigError("setting 'secrets' must be 'redact', 'refuse' or 'allow'")
     if (
-        name == "database_url"
+        name in ("database_url", "postgres_read_url")
         and coerced
         and not coerced.startswith(("postgresql://", "postgres://"))
     ):
-        raise ConfigError("setting 'database_url' must start with postgresql://")
+        raise ConfigError(f"setting {name!r} must start with postgresql://")
     if name == "fusion" and coerced not in FUSION_METHODS:
         raise ConfigError(f"setting 'fusion' must be {' or '.join(map(repr, FUSION_METHODS))}")
     if name == "hub_scope" and coerced not in HUB_SCOPES:
