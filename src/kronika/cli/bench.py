@@ -92,6 +92,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 seed=args.seed,
                 max_run_s=args.max_run,
                 progress=progress,
+                index=_index(args),
             )
         elif args.suite == "lessons":
             if not 2 <= args.tasks <= 100_000:

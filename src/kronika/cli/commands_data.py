@@ -330,7 +330,7 @@ def register(cli: Commands) -> None:
         help="locomo, longmemeval, scale: sqlite (default), postgres (a throwaway local"
         " server) or postgres=URL (a fresh database on that server, dropped after); serve:"
         " postgres also runs the server on that store of record; team-writes: postgres"
-        " (default) or postgres=URL",
+        " (default) or postgres=URL; crash: team mode on PostgreSQL, a worker per writer",
     )
     p.add_argument(
         "--lexical",
