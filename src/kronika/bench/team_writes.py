@@ -1,11 +1,12 @@
 """``remember()`` in team mode (PostgreSQL) as memory grows: ``kronika bench team-writes``.
 
 For each size N a fresh database (on the server of ``--index postgres[=URL]``) gets one
-agent with N stored facts, written through the public API: ``remember_many`` of
-:data:`SETUP_BATCH` facts at a time, so the documents are laid out as kronika lays them
-out (the current facts in ``brain.md`` up to its size, the rest in ``brain_archive.md``).
-Then ``remember()`` of new keyed facts is timed one call at a time, each durable when
-it returns, ``calls`` of them or as many as ``budget_s`` allows. Embedding is excluded:
+agent with N stored facts: written into ``brain_archive.md`` as kronika lays it out and
+synced into the record and the index (setup, not timed; ``remember_many`` would move
+them there one trim of the Brain at a time, which takes hours at 100k), then
+:data:`BRAIN_FACTS` facts remembered so the Brain is at its budget. Then
+``remember()`` of new keyed facts is timed one call at a time, each durable when it
+returns, ``calls`` of them or as many as ``budget_s`` allows. Embedding is excluded:
 :class:`~kronika.bench.fixed.FixedVectors` makes a text's vector from its hash.
 
 Beside the time per call, the run reports what each call did to the store of record,
@@ -38,10 +39,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-SETUP_BATCH = 1_000
+BRAIN_FACTS = 60
+"""Facts remembered before the timed calls: past its budget, so that the timed calls
+move facts to the archive as a Brain in use does."""
 PROFILED = 20
 """Calls profiled after the timed ones (a profile slows the calls it watches)."""
 
@@ -93,21 +97,26 @@ def measure_size(url: str, size: int, calls: int, budget_s: float) -> dict[str, 
     import kronika
     from kronika.app import build_memory
     from kronika.bench.fixed import FixedVectors
+    from kronika.bench.writes import _stored_facts
     from kronika.settings import load_settings
+    from kronika.stores.markdown.brain import ARCHIVE, render_fact
 
     with tempfile.TemporaryDirectory(prefix="kronika-team-writes-") as tmp:
         settings = load_settings(Path(tmp) / "home", environ={}, database_url=url)
         with build_memory(settings, create=True, embedder=FixedVectors()) as memory:
             memory.create_agent("bench")
+            archive = memory.workspace.agent_dir("bench") / "brain_archive.md"
+            # the stored facts all in one section of the archive, as kronika lays them
+            # out, made at once (remember_many moves them there one trim at a time)
+            now = datetime(2025, 1, 1, tzinfo=UTC)
+            bullets = (line for fact in _stored_facts(size, now) for line in render_fact(fact))
+            archive.write_text(
+                f"# {ARCHIVE.title}\n\n## User\n{''.join(bullets)}", encoding="utf-8"
+            )
             began = time.perf_counter()
-            for start in range(0, size, SETUP_BATCH):
-                memory.remember_many(
-                    [
-                        {"key": f"fact_{n}", "value": f"stored fact {n}: {n * 7919 % 10007}"}
-                        for n in range(start, min(size, start + SETUP_BATCH))
-                    ],
-                    agent="bench",
-                )
+            memory.sync("bench")  # into the record and the index
+            for n in range(BRAIN_FACTS):  # a Brain at its budget: new facts push old out
+                memory.remember(f"brain fact {n}: {n * 13}", key=f"brain_{n}", agent="bench")
             setup_s = time.perf_counter() - began
             memory.remember("the first fact of this process", key="first_call", agent="bench")
             with psycopg.connect(url, autocommit=True) as conn:
