@@ -31,6 +31,7 @@ from kronika.core.serialize import item_to_dict
 from kronika.errors import StoreError
 from kronika.ports import RecordDocument
 from kronika.stores.markdown import proposals
+from kronika.stores.postgres.connect import one_line
 
 if TYPE_CHECKING:
     import psycopg
@@ -94,7 +95,7 @@ class PostgresRecord:
         except Exception as err:
             self._pool.putconn(conn)
             what = f"cannot take the write lock of tenant {self._tenant!r}"
-            raise StoreError(f"{what}: {err}") from err
+            raise StoreError(f"{what}: {one_line(err)}") from err
         self._held = conn
 
     def release(self) -> None:
@@ -127,8 +128,7 @@ class PostgresRecord:
                 with self._pool.connection() as conn:
                     rows = conn.execute(query, (self._tenant, since)).fetchall()
         except psycopg.Error as err:  # the server went away: kronika's error, on one line
-            said = " ".join(str(err).split())
-            raise StoreError(f"cannot read the PostgreSQL record: {said}") from err
+            raise StoreError(f"cannot read the PostgreSQL record: {one_line(err)}") from err
         return [RecordDocument(a, p, body, int(m), int(c)) for a, p, body, m, c in rows]
 
     def write(
@@ -156,7 +156,7 @@ class PostgresRecord:
         except StoreError:
             raise
         except Exception as err:
-            raise StoreError(f"cannot write to the PostgreSQL record: {err}") from err
+            raise StoreError(f"cannot write to the PostgreSQL record: {one_line(err)}") from err
         return last
 
     def _write_document(
