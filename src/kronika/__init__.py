@@ -14,9 +14,11 @@ everything runs offline::
 import sys
 import warnings
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
+    from importlib.abc import Loader
+
     from kronika.app import build_memory, init_workspace
     from kronika.core.model import (
         ItemType,
@@ -124,7 +126,7 @@ class _Moved:
             return None
         from importlib.machinery import ModuleSpec
 
-        return ModuleSpec(fullname, self)
+        return ModuleSpec(fullname, cast("Loader", self))
 
     def create_module(self, spec: Any) -> None:
         return None  # the default module, filled by exec_module
