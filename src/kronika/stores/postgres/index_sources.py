@@ -35,6 +35,7 @@ from kronika.stores.postgres.index_rows import (
 )
 from kronika.stores.postgres.index_upkeep import PostgresUpkeep
 from kronika.stores.postgres.recall_log import drop_forgotten
+from kronika.stores.sql import source_diff
 from kronika.stores.sql.rows import default_text_hash, source_state, source_states
 
 
@@ -44,6 +45,8 @@ class PostgresSources:
     def __init__(self, state: PostgresState, upkeep: PostgresUpkeep) -> None:
         self.state = state
         self.upkeep = upkeep
+        self._kept: dict[tuple[str, str], source_diff.KeptRows] = {}
+        """The rows of each file as this object last wrote them (:meth:`replace_source`)."""
 
     @property
     def embedding_model(self) -> str:
@@ -98,30 +101,95 @@ class PostgresSources:
         text_hashes: Sequence[str] | None = None,
     ) -> None:
         """Atomically replace every item of ``(state.agent, state.path)``: a repeated id
-        keeps its first occurrence, an id indexed from another file moves here."""
+        keeps its first occurrence, an id indexed from another file moves here.
+
+        When the index still holds the file as this object last wrote it (same state,
+        same number of rows), only the rows that differ are written
+        (:mod:`kronika.stores.sql.source_diff`); else every row is written again. Either
+        way the rows are the same, in one transaction."""
         if text_hashes is not None and len(text_hashes) != len(items):
             raise ValueError("text_hashes must have one hash per item")
-        unique: dict[str, tuple[MemoryItem, str]] = {}
-        for n, item in enumerate(items):
-            if item.id not in unique:
-                given = text_hashes[n] if text_hashes is not None else None
-                unique[item.id] = (item, given or default_text_hash(item))
-        postings = self.state.tokenizer.items([it for it, _ in unique.values()])
+        hashes = text_hashes if text_hashes is not None else [None] * len(items)
+        now = source_diff.unique_rows(
+            items, [given or default_text_hash(it) for it, given in zip(items, hashes, strict=True)]
+        )
+        key = (state.agent, state.path)
+        kept = self._kept.pop(key, None)
+        diff = None if kept is None else source_diff.plan(kept.rows, now)
+        fresh = list(now.values()) if diff is None else diff.fresh
+        postings = self.state.tokenizer.items([it for it, _, _ in fresh])
+        every: list[Any] = []  # the postings of every row, made only if needed
 
         def work(conn: Any) -> None:
             self.state.lock_source(conn, state.agent, state.path)
-            ids = list(unique)
-            gone = conn.execute(
-                "DELETE FROM idx_items WHERE (source_agent = %s AND source_path = %s)"
-                " OR id = ANY(%s) RETURNING id, text_hash",
-                (state.agent, state.path, ids),
-            ).fetchall()
-            self._insert(conn, state, 0, list(unique.values()), postings)
+            if diff is not None and kept is not None and self._holds(conn, kept):
+                self._write_diff(conn, state, diff, postings)
+            else:
+                if diff is not None and not every:
+                    every.extend(self.state.tokenizer.items([it for it, _, _ in now.values()]))
+                self._write_all(conn, state, now, postings if diff is None else every)
             self._upsert_source(conn, state)
-            self._note_deleted(gone, set(ids))
 
         self.state.write(work)
+        self._kept[key] = source_diff.KeptRows(state, now)
         self._analyze_if_grown()
+
+    @staticmethod
+    def _holds(conn: Any, kept: source_diff.KeptRows) -> bool:
+        """Whether the index holds the file as ``kept``: its state, and as many rows
+        (only another file's replace, taking ids from it, removes rows without
+        changing its state; nothing adds one)."""
+        found = conn.execute(
+            "SELECT content_hash, mtime_ns, size FROM idx_sources WHERE agent = %s AND path = %s",
+            (kept.state.agent, kept.state.path),
+        ).fetchone()
+        if found is None or (str(found[0]), int(found[1]), int(found[2])) != (
+            kept.state.content_hash,
+            kept.state.mtime_ns,
+            kept.state.size,
+        ):
+            return False
+        (count,) = conn.execute(
+            "SELECT count(*) FROM idx_items WHERE source_agent = %s AND source_path = %s",
+            (kept.state.agent, kept.state.path),
+        ).fetchone()
+        return int(count) == len(kept.rows)
+
+    def _write_all(
+        self, conn: Any, state: SourceState, now: dict[str, source_diff.Row], postings: Any
+    ) -> None:
+        """Delete every row of the file (and of its ids, from any file), insert ``now``."""
+        ids = list(now)
+        gone = conn.execute(
+            "DELETE FROM idx_items WHERE (source_agent = %s AND source_path = %s)"
+            " OR id = ANY(%s) RETURNING id, text_hash",
+            (state.agent, state.path, ids),
+        ).fetchall()
+        self._insert(conn, state, list(now.values()), postings)
+        self._note_deleted(gone, set(ids))
+
+    def _write_diff(
+        self, conn: Any, state: SourceState, diff: source_diff.SourcePlan, postings: Any
+    ) -> None:
+        """Delete the rows of ids gone or changed (a changed id's from any file), insert
+        the changed ones again, set the place and line of those that only moved."""
+        renewed = [item.id for item, _, _ in diff.fresh]
+        if diff.gone or renewed:
+            gone = conn.execute(
+                "DELETE FROM idx_items WHERE (source_agent = %s AND source_path = %s"
+                " AND id = ANY(%s)) OR id = ANY(%s) RETURNING id, text_hash",
+                (state.agent, state.path, diff.gone, renewed),
+            ).fetchall()
+            self._note_deleted(gone, set(renewed))
+        self._insert(conn, state, diff.fresh, postings)
+        if diff.moved:
+            ids, places, lines = zip(*diff.moved, strict=True)
+            conn.execute(
+                "UPDATE idx_items AS i SET pos = m.pos, line = m.line"
+                " FROM unnest(%s::text[], %s::integer[], %s::integer[]) AS m (id, pos, line)"
+                " WHERE i.id = m.id AND i.source_agent = %s AND i.source_path = %s",
+                (list(ids), list(places), list(lines), state.agent, state.path),
+            )
 
     def _analyze_if_grown(self) -> None:
         """ANALYZE the item and posting tables once this index has written as many rows
@@ -159,14 +227,15 @@ class PostgresSources:
         self,
         conn: Any,
         state: SourceState,
-        first_pos: int,
-        pairs: Sequence[tuple[MemoryItem, str]],
+        rows: Sequence[source_diff.Row],
         postings: Sequence[Any],
     ) -> None:
-        """COPY the rows (with their cached vectors) and their postings."""
-        if not pairs:
+        """COPY the rows (item, text hash, place; with their cached vectors) and their
+        postings."""
+        if not rows:
             return
-        self.state.unanalyzed += len(pairs)
+        self.state.unanalyzed += len(rows)
+        pairs = [(item, text_hash) for item, text_hash, _ in rows]
         hashes = sorted({h for _, h in pairs})
         cached = dict(
             conn.execute(
@@ -186,8 +255,8 @@ class PostgresSources:
         columns = ", ".join(("rowid", *COLUMNS, "vec"))
         with conn.cursor() as cur:
             with cur.copy(f"COPY idx_items ({columns}) FROM STDIN") as copy:
-                for n, (item, text_hash) in enumerate(pairs):
-                    row = item_row(item, state, first_pos + n, text_hash, postings[n].length)
+                for n, (item, text_hash, pos) in enumerate(rows):
+                    row = item_row(item, state, pos, text_hash, postings[n].length)
                     copy.write_row((rowids[n], *row, cached.get(text_hash)))
             with cur.copy(
                 "COPY idx_terms (term, item_rowid, agent, tenant, tf, pos, doc_len) FROM STDIN"
@@ -195,6 +264,8 @@ class PostgresSources:
                 copy.write(postings_copy_text(pairs, rowids, postings))
 
     def remove_source(self, agent: str, path: str) -> None:
+        self._kept.pop((agent, path), None)
+
         def work(conn: Any) -> None:
             self.state.lock_source(conn, agent, path)
             gone = conn.execute(
@@ -225,8 +296,9 @@ class PostgresSources:
         ids = [item.id for item in items]
         if len(set(ids)) != len(ids):
             return False
-        pairs = list(zip(items, text_hashes, strict=True))
         postings = self.state.tokenizer.items(list(items))
+        kept = self._kept.pop((expected.agent, expected.path), None)
+        added: dict[str, source_diff.Row] = {}
 
         def work(conn: Any) -> bool:
             self.state.lock_source(conn, expected.agent, expected.path)
@@ -250,7 +322,10 @@ class PostgresSources:
             taken = conn.execute("SELECT 1 FROM idx_items WHERE id = ANY(%s) LIMIT 1", (ids,))
             if taken.fetchone():
                 return False
-            self._insert(conn, state, int(last) + 1, pairs, postings)
+            added.clear()
+            for n, (item, text_hash) in enumerate(zip(items, text_hashes, strict=True)):
+                added[item.id] = (item, text_hash, int(last) + 1 + n)
+            self._insert(conn, state, list(added.values()), postings)
             conn.execute(
                 "UPDATE idx_sources SET content_hash = %s, mtime_ns = %s, size = %s"
                 " WHERE agent = %s AND path = %s",
@@ -259,6 +334,10 @@ class PostgresSources:
             return True
 
         done = self.state.write(work)
+        if done and kept is not None and kept.state == expected:
+            self._kept[(state.agent, state.path)] = source_diff.KeptRows(
+                state, {**kept.rows, **added}
+            )
         self._analyze_if_grown()
         if done and vectors and (lost := self.embeddings_missing(vectors)):
             self.store_embeddings({h: vectors[h] for h in lost})
@@ -382,6 +461,8 @@ class PostgresSources:
 
     def reset(self) -> None:
         """Forget every item and source (keeps the embedding cache and usage statistics)."""
+
+        self._kept.clear()
 
         def work(conn: Any) -> None:
             conn.execute("TRUNCATE idx_terms, idx_items, idx_corpus, idx_sources")

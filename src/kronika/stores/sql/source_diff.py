@@ -1,0 +1,91 @@
+"""What re-indexing one file changes in the rows an SQL index holds of it.
+
+Replacing a file's rows whole costs as much as the file is long, however little of it
+changed: the archive of a Brain in use holds nearly every fact stored, and gains a few
+at a time. Given the rows as the index last wrote them (:class:`KeptRows`: each id's
+item, text hash and place) and the file's items now, :func:`plan` finds the rows a
+full replace would write differently:
+
+- an id no longer in the file: its row is deleted (``gone``);
+- an id that is new, or whose item or text hash changed in any way but its line: its
+  row is written again (``fresh``; an old row of that id, from any file, deleted first);
+- an id whose item only moved (another place in the file, another line): its row keeps
+  everything but ``pos`` and ``line``, which are set (``moved``);
+- any other row is left as it is: a full replace would write it again unchanged.
+
+The rows then are the ones a full replace makes (ids unique, places numbered 0, 1, 2…
+in file order, a repeated id keeping its first occurrence). Nothing here touches a
+connection.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+
+from kronika.core.model import MemoryItem
+from kronika.ports import SourceState
+
+Row = tuple[MemoryItem, str, int]
+"""An indexed item, its text hash and its place in the file (``pos``)."""
+
+
+@dataclass
+class KeptRows:
+    """The rows of one file as an index wrote them, with the file's state then."""
+
+    state: SourceState
+    rows: dict[str, Row]
+
+
+@dataclass
+class SourcePlan:
+    """What to write so that a file's rows become those of a full replace."""
+
+    gone: list[str] = field(default_factory=list)
+    fresh: list[Row] = field(default_factory=list)
+    moved: list[tuple[str, int, int | None]] = field(default_factory=list)
+    """``(id, pos, line)`` of the rows that only moved."""
+    rows: dict[str, Row] = field(default_factory=dict)
+    """Every row of the file once the plan is written (the next :class:`KeptRows`)."""
+
+    @property
+    def touched(self) -> int:
+        return len(self.gone) + len(self.fresh) + len(self.moved)
+
+
+def unique_rows(items: Sequence[MemoryItem], text_hashes: Sequence[str]) -> dict[str, Row]:
+    """The rows a full replace writes of ``items``: a repeated id keeps its first
+    occurrence, places numbered in file order."""
+    rows: dict[str, Row] = {}
+    for item, text_hash in zip(items, text_hashes, strict=True):
+        if item.id not in rows:
+            rows[item.id] = (item, text_hash, len(rows))
+    return rows
+
+
+def _only_moved(old: MemoryItem, new: MemoryItem) -> bool:
+    """Whether ``new`` is ``old`` but for its line."""
+    if old.provenance.line == new.provenance.line:
+        return False
+    return replace(old, provenance=replace(old.provenance, line=new.provenance.line)) == new
+
+
+def plan(kept: dict[str, Row], now: dict[str, Row]) -> SourcePlan:
+    """The difference between the rows ``kept`` and the rows ``now`` (both by id, as
+    :func:`unique_rows` makes them)."""
+    out = SourcePlan(rows=now)
+    for item_id, row in now.items():
+        item, text_hash, pos = row
+        old = kept.get(item_id)
+        if old is None or old[1] != text_hash:
+            out.fresh.append(row)
+        elif old[0] is item or old[0] == item:
+            if old[2] != pos:
+                out.moved.append((item_id, pos, item.provenance.line))
+        elif _only_moved(old[0], item):
+            out.moved.append((item_id, pos, item.provenance.line))
+        else:
+            out.fresh.append(row)
+    out.gone = [item_id for item_id in kept if item_id not in now]
+    return out

@@ -1,0 +1,209 @@
+"""Re-indexing a file on PostgreSQL writes only the rows that changed, and leaves the
+index exactly as a full rebuild of the same files does.
+
+A real server: a file's items are replaced step by step (facts added, removed, edited,
+moved, repeated, taken by another file and back), then every column of every row, the
+keyword postings, the corpus counts and the vectors are compared with a fresh build of
+the same files, and the rows the steps left alone are shown to be the same rows.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Tier
+from kronika.ports import SourceState
+
+T0 = datetime(2025, 11, 1, 12, 0, tzinfo=UTC)
+DIM = 4
+
+
+def fact(n: int, text: str | None = None, *, line: int | None = None) -> MemoryItem:
+    return MemoryItem(
+        id=f"f{n}",
+        agent="jaskier",
+        content=text or f"fact number {n} about Kraków and the river",
+        type=ItemType.SEMANTIC,
+        layer=Layer.LONG_TERM,
+        tier=Tier.LONG,
+        created_at=T0,
+        updated_at=T0,
+        provenance=Provenance("brain_archive.md", line if line is not None else n + 3),
+        entities=("Kraków",) if n % 3 == 0 else (),
+        tags=("t",) if n % 2 else (),
+    )
+
+
+def text_hash(item: MemoryItem) -> str:
+    return "h-" + item.content.replace(" ", "_")[:40]
+
+
+def vectors(items: Sequence[MemoryItem]) -> dict[str, list[float]]:
+    return {text_hash(it): [1.0 + len(it.content) % 7, 2.0, float(len(it.id)), 0.5] for it in items}
+
+
+def dump(url: str) -> dict[str, Any]:
+    """Every column of every row of the search index (row ids aside: a posting names
+    its item by id), the corpus counts, the files' states and the vector cache."""
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+
+        def rows(sql: str) -> list[str]:
+            return sorted(json.dumps(r, sort_keys=True) for (r,) in conn.execute(sql).fetchall())
+
+        return {
+            "items": rows("SELECT to_jsonb(i) - 'rowid' FROM idx_items AS i"),
+            "terms": rows(
+                "SELECT to_jsonb(t) - 'item_rowid' || jsonb_build_object('item', i.id)"
+                " FROM idx_terms AS t JOIN idx_items AS i ON i.rowid = t.item_rowid"
+            ),
+            "corpus": rows("SELECT to_jsonb(c) - 'generation' FROM idx_corpus AS c"),
+            "sources": rows("SELECT to_jsonb(s) FROM idx_sources AS s"),
+            "embeddings": rows("SELECT to_jsonb(e) FROM idx_embeddings AS e"),
+        }
+
+
+def rowids(url: str) -> dict[str, int]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        return {str(i): int(r) for i, r in conn.execute("SELECT id, rowid FROM idx_items")}
+
+
+class Files:
+    """The files as they are now, written to one index object step by step."""
+
+    def __init__(self, index: Any) -> None:
+        self.index = index
+        self.files: dict[str, list[MemoryItem]] = {}
+        self.states: dict[str, SourceState] = {}
+        self.version = 0
+
+    def write(self, path: str, items: list[MemoryItem]) -> None:
+        self.version += 1
+        self.files[path] = items
+        self.index.store_embeddings(vectors(items))
+        state = SourceState("jaskier", path, f"c{self.version}", self.version, len(items))
+        self.states[path] = state
+        self.index.replace_source(state, items, [text_hash(it) for it in items])
+
+    def rebuild(self, index: Any) -> None:
+        """What a rebuild does: forget every row, write every file whole."""
+        index.reset()
+        for path, items in self.files.items():
+            index.replace_source(self.states[path], items, [text_hash(it) for it in items])
+
+
+def test_each_step_writes_only_what_changed_and_ends_as_a_rebuild(postgres_url: str) -> None:
+    pytest.importorskip("psycopg")
+    from kronika.stores.postgres.index import PostgresIndex
+
+    with PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as ix:
+        files = Files(ix)
+
+        def as_rebuilt() -> dict[str, int]:
+            """The index equals a rebuild of the files (made in its place: the rows are
+            the same, so ``ix`` goes on writing only what changes); the row ids before."""
+            held = rowids(ix.url)
+            diffed = dump(ix.url)
+            with PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as fresh:
+                files.rebuild(fresh)
+            assert dump(ix.url) == diffed
+            return held
+
+        archive = [fact(n) for n in range(40)]
+        files.write("brain_archive.md", archive)
+        files.write("brain.md", [fact(100), fact(101)])
+        as_rebuilt()
+        first = rowids(ix.url)
+
+        # facts added at the end and one near the top (the facts below it move down)
+        archive = [*archive[:5], fact(200), *archive[5:], fact(201), fact(202)]
+        archive = [
+            replace(it, provenance=Provenance(it.provenance.path, n + 3))
+            for n, it in enumerate(archive)
+        ]
+        files.write("brain_archive.md", archive)
+        now = as_rebuilt()
+        assert all(now[f"f{n}"] == first[f"f{n}"] for n in range(40))  # moved, not rewritten
+        assert {"f200", "f201", "f202"} <= set(now)
+        before = rowids(ix.url)
+
+        # removed, edited (new text; a field alone), order changed, a repeated id
+        archive = [it for it in archive if it.id not in {"f7", "f8"}]
+        archive[10] = replace(archive[10], content="an edited fact about Lviv")
+        archive[11] = replace(archive[11], importance=0.9)
+        archive[0], archive[1] = archive[1], archive[0]
+        archive.append(replace(archive[3], content="the same id again, second copy"))
+        files.write("brain_archive.md", archive)
+        now = as_rebuilt()
+        assert "f7" not in now and "f8" not in now
+        assert now[archive[10].id] != before[archive[10].id]
+        assert now[archive[11].id] != before[archive[11].id]
+        assert now[archive[0].id] == before[archive[0].id]  # swapped: the same rows
+        assert now[archive[20].id] == before[archive[20].id]  # moved up: the same row
+        before = rowids(ix.url)
+
+        # a line alone changes (a blank line added above the facts)
+        archive = [
+            replace(it, provenance=Provenance(it.provenance.path, (it.provenance.line or 0) + 1))
+            for it in archive
+        ]
+        files.write("brain_archive.md", archive)
+        assert as_rebuilt() == before
+
+        # an id the Brain holds moves to the archive, and an archive id to the Brain
+        files.write("brain.md", [fact(101), replace(archive[4], content="kept in the Brain now")])
+        archive = [it for it in archive if it.id != archive[4].id] + [fact(100)]
+        files.write("brain_archive.md", archive)
+        as_rebuilt()
+        # a file emptied, then given rows again; the archive cut short
+        files.write("brain.md", [])
+        as_rebuilt()
+        files.write("brain.md", [fact(300)])
+        files.write("brain_archive.md", archive[:30])
+        assert len(dump(ix.url)["items"]) == 31
+        as_rebuilt()
+
+
+def test_a_file_another_process_changed_is_written_whole(postgres_url: str) -> None:
+    """Two index objects on one database (two workers): each one's memory of the rows
+    it wrote goes stale when the other writes the file, or takes an id from it."""
+    pytest.importorskip("psycopg")
+    from kronika.stores.postgres.index import PostgresIndex
+
+    with (
+        PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as one,
+        PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as two,
+    ):
+        url = one.url
+        a, b = Files(one), Files(two)
+        items = [fact(n) for n in range(10)]
+        a.write("brain_archive.md", items)
+        b.version = a.version
+        b.write("brain_archive.md", [*items[:8], fact(50)])
+        a.version = b.version
+        a.write("brain_archive.md", [*items, fact(51)])  # one's memory is stale: all again
+        b.version = a.version
+        b.write("brain.md", [fact(2)])  # takes f2 from the archive, which keeps its state
+        a.version = b.version
+        a.write("brain_archive.md", [*items, fact(51), fact(52)])  # f2 must come back
+        diffed = dump(url)
+        assert json.loads(next(r for r in diffed["items"] if '"f2"' in r))["source_path"] == (
+            "brain_archive.md"
+        )
+
+    with PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as fresh:
+        a.files["brain.md"] = []  # the archive, written last, holds f2
+        a.states["brain.md"] = b.states["brain.md"]
+        a.rebuild(fresh)
+    rebuilt = dump(url)
+    assert [r for r in rebuilt["items"]] == diffed["items"]
+    assert rebuilt["terms"] == diffed["terms"] and rebuilt["corpus"] == diffed["corpus"]
