@@ -11,7 +11,8 @@ returns, ``calls`` of them or as many as ``budget_s`` allows. Embedding is exclu
 
 Beside the time per call, the run reports what each call did to the store of record,
 read from PostgreSQL's own counters (``pg_stat_user_tables``: rows inserted, updated and
-deleted in ``record_items`` and ``record_documents``, per call), and a profile
+deleted in ``record_items`` and ``record_documents``, and in the search index's
+``idx_items`` and ``idx_terms`` (its keyword postings), per call), and a profile
 (``cProfile``) of a part of the calls: the share of the time spent in each step of the
 write path.
 
@@ -68,7 +69,7 @@ def _stats(conn: Any) -> dict[str, int]:
     conn.execute("SELECT pg_stat_clear_snapshot()")
     rows = conn.execute(
         "SELECT relname, n_tup_ins, n_tup_upd, n_tup_del FROM pg_stat_user_tables"
-        " WHERE relname IN ('record_items', 'record_documents')"
+        " WHERE relname IN ('record_items', 'record_documents', 'idx_items', 'idx_terms')"
     ).fetchall()
     out = {}
     for name, ins, upd, dele in rows:
@@ -328,6 +329,8 @@ def _results(
                 "CPU ms",
                 "record_items rows ins/upd/del per call",
                 "record_documents ins/upd/del",
+                "idx_items rows ins/upd/del",
+                "idx_terms rows ins/upd/del",
                 "largest documents (path, bytes, items)",
             ],
             [
@@ -340,6 +343,8 @@ def _results(
                     f"{r['cpu_ms']:.1f}",
                     rows_of(r, "record_items"),
                     rows_of(r, "record_documents"),
+                    rows_of(r, "idx_items"),
+                    rows_of(r, "idx_terms"),
                     "; ".join(f"{p} {b:,} B {c}" for p, b, c in r["largest_documents"][:3]),
                 ]
                 for r in rows
