@@ -13,6 +13,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -70,11 +71,13 @@ def dump(url: str) -> dict[str, Any]:
         }
 
 
-def rowids(url: str) -> dict[str, int]:
+def rowids(url: str, path: str = "%") -> dict[str, int]:
+    """The row id of each item id (of the files named like ``path``)."""
     import psycopg
 
     with psycopg.connect(url) as conn:
-        return {str(i): int(r) for i, r in conn.execute("SELECT id, rowid FROM idx_items")}
+        found = conn.execute("SELECT id, rowid FROM idx_items WHERE source_path LIKE %s", (path,))
+        return {str(i): int(r) for i, r in found}
 
 
 class Files:
@@ -162,8 +165,10 @@ def test_each_step_writes_only_what_changed_and_ends_as_a_rebuild(postgres_url: 
         # an id the Brain holds moves to the archive, and an archive id to the Brain
         files.write("brain.md", [fact(101), replace(archive[4], content="kept in the Brain now")])
         archive = [it for it in archive if it.id != archive[4].id] + [fact(100)]
+        before = rowids(ix.url, "brain_archive.md")
         files.write("brain_archive.md", archive)
-        as_rebuilt()
+        now = as_rebuilt()
+        assert all(now[k] == v for k, v in before.items())  # not written whole
         # a file emptied, then given rows again; the archive cut short
         files.write("brain.md", [])
         as_rebuilt()
@@ -207,3 +212,33 @@ def test_a_file_another_process_changed_is_written_whole(postgres_url: str) -> N
     rebuilt = dump(url)
     assert [r for r in rebuilt["items"]] == diffed["items"]
     assert rebuilt["terms"] == diffed["terms"] and rebuilt["corpus"] == diffed["corpus"]
+
+
+def test_remembered_facts_in_team_mode_leave_the_index_as_kronika_index_rebuild(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """Team mode, a small Brain: facts move to the archive every few writes, keys are
+    superseded, a fact is forgotten; the index then equals the one a reindex builds, and
+    the archive's rows written before were left in place."""
+    pytest.importorskip("psycopg")
+    from backends import Backend
+
+    backend = Backend("postgres", tmp_path, postgres_url)
+    try:
+        memory = backend.open(brain_max=60, brain_budget=40)
+        url = memory._ctx.index.url  # type: ignore[attr-defined]
+        for n in range(40):
+            memory.remember(f"fact {n} about Kraków number {n * 7}", key=f"k{n % 25}")
+        archived = rowids(url, "brain_archive.md")
+        for n in range(40, 60):
+            memory.remember(f"fact {n} about Lviv number {n * 7}", key=f"k{n}")
+        memory.forget(next(i.id for i in memory.items(limit=999) if "Lviv" in i.content))
+        now = rowids(url, "brain_archive.md")
+        assert len(archived) > 10 and len(now) > len(archived)
+        assert all(now[k] == v for k, v in archived.items())  # left in place
+        written = dump(url)
+        assert len(written["items"]) > 40 and written["terms"]
+        memory.reindex()
+        assert dump(url) == written
+    finally:
+        backend.close()

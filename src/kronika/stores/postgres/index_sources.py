@@ -38,6 +38,10 @@ from kronika.stores.postgres.recall_log import drop_forgotten
 from kronika.stores.sql import source_diff
 from kronika.stores.sql.rows import default_text_hash, source_state, source_states
 
+_KEPT_FILES = 8
+"""Files whose rows :class:`PostgresSources` remembers as it wrote them: a write of a
+fact touches the Brain, the archive, the history and a session file or two."""
+
 
 class PostgresSources:
     """Each file's rows and state, and the vector cache (:class:`~kronika.ports.IndexSources`)."""
@@ -119,20 +123,34 @@ class PostgresSources:
         fresh = list(now.values()) if diff is None else diff.fresh
         postings = self.state.tokenizer.items([it for it, _, _ in fresh])
         every: list[Any] = []  # the postings of every row, made only if needed
+        taken: list[tuple[str, str, str]] = []  # (id, agent, path): rows of other files
 
         def work(conn: Any) -> None:
             self.state.lock_source(conn, state.agent, state.path)
             if diff is not None and kept is not None and self._holds(conn, kept):
-                self._write_diff(conn, state, diff, postings)
+                gone = self._write_diff(conn, state, diff, postings)
             else:
                 if diff is not None and not every:
                     every.extend(self.state.tokenizer.items([it for it, _, _ in now.values()]))
-                self._write_all(conn, state, now, postings if diff is None else every)
+                gone = self._write_all(conn, state, now, postings if diff is None else every)
             self._upsert_source(conn, state)
+            taken[:] = [(i, a, p) for i, _, a, p in gone if (a, p) != key]
 
         self.state.write(work)
-        self._kept[key] = source_diff.KeptRows(state, now)
+        self._keep(source_diff.KeptRows(state, now))
+        with self.state.lock:  # the files that lost an id to this one hold a row less
+            for item_id, agent, path in taken:
+                if (other := self._kept.get((agent, path))) is not None:
+                    other.rows.pop(item_id, None)
         self._analyze_if_grown()
+
+    def _keep(self, kept: source_diff.KeptRows) -> None:
+        """Remember the rows just written of a file, for :data:`_KEPT_FILES` files at
+        most (those written last): a sync of many files keeps only its last ones."""
+        with self.state.lock:
+            self._kept[(kept.state.agent, kept.state.path)] = kept
+            while len(self._kept) > _KEPT_FILES:
+                self._kept.pop(next(iter(self._kept)), None)
 
     @staticmethod
     def _holds(conn: Any, kept: source_diff.KeptRows) -> bool:
@@ -157,30 +175,35 @@ class PostgresSources:
 
     def _write_all(
         self, conn: Any, state: SourceState, now: dict[str, source_diff.Row], postings: Any
-    ) -> None:
-        """Delete every row of the file (and of its ids, from any file), insert ``now``."""
+    ) -> list[tuple[str, str, str, str]]:
+        """Delete every row of the file (and of its ids, from any file), insert ``now``;
+        the rows deleted (id, text hash, file)."""
         ids = list(now)
         gone = conn.execute(
             "DELETE FROM idx_items WHERE (source_agent = %s AND source_path = %s)"
-            " OR id = ANY(%s) RETURNING id, text_hash",
+            " OR id = ANY(%s) RETURNING id, text_hash, source_agent, source_path",
             (state.agent, state.path, ids),
         ).fetchall()
         self._insert(conn, state, list(now.values()), postings)
-        self._note_deleted(gone, set(ids))
+        self._note_deleted(((i, h) for i, h, _, _ in gone), set(ids))
+        return [tuple(row) for row in gone]
 
     def _write_diff(
         self, conn: Any, state: SourceState, diff: source_diff.SourcePlan, postings: Any
-    ) -> None:
+    ) -> list[tuple[str, str, str, str]]:
         """Delete the rows of ids gone or changed (a changed id's from any file), insert
-        the changed ones again, set the place and line of those that only moved."""
+        the changed ones again, set the place and line of those that only moved; the
+        rows deleted (id, text hash, file)."""
         renewed = [item.id for item, _, _ in diff.fresh]
+        gone: list[Any] = []
         if diff.gone or renewed:
             gone = conn.execute(
                 "DELETE FROM idx_items WHERE (source_agent = %s AND source_path = %s"
-                " AND id = ANY(%s)) OR id = ANY(%s) RETURNING id, text_hash",
+                " AND id = ANY(%s)) OR id = ANY(%s)"
+                " RETURNING id, text_hash, source_agent, source_path",
                 (state.agent, state.path, diff.gone, renewed),
             ).fetchall()
-            self._note_deleted(gone, set(renewed))
+            self._note_deleted(((i, h) for i, h, _, _ in gone), set(renewed))
         self._insert(conn, state, diff.fresh, postings)
         if diff.moved:
             ids, places, lines = zip(*diff.moved, strict=True)
@@ -190,6 +213,7 @@ class PostgresSources:
                 " WHERE i.id = m.id AND i.source_agent = %s AND i.source_path = %s",
                 (list(ids), list(places), list(lines), state.agent, state.path),
             )
+        return [tuple(row) for row in gone]
 
     def _analyze_if_grown(self) -> None:
         """ANALYZE the item and posting tables once this index has written as many rows
@@ -335,9 +359,7 @@ class PostgresSources:
 
         done = self.state.write(work)
         if done and kept is not None and kept.state == expected:
-            self._kept[(state.agent, state.path)] = source_diff.KeptRows(
-                state, {**kept.rows, **added}
-            )
+            self._keep(source_diff.KeptRows(state, {**kept.rows, **added}))
         self._analyze_if_grown()
         if done and vectors and (lost := self.embeddings_missing(vectors)):
             self.store_embeddings({h: vectors[h] for h in lost})
