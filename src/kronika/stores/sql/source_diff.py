@@ -20,8 +20,9 @@ connection.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields
 
 from kronika.core.model import MemoryItem
 from kronika.ports import SourceState
@@ -64,11 +65,19 @@ def unique_rows(items: Sequence[MemoryItem], text_hashes: Sequence[str]) -> dict
     return rows
 
 
+_BUT_PROVENANCE = operator.attrgetter(
+    *(f.name for f in fields(MemoryItem) if f.name != "provenance")
+)
+_BUT_LINE = operator.attrgetter("path", "session_id", "turn_ids")
+
+
 def _only_moved(old: MemoryItem, new: MemoryItem) -> bool:
     """Whether ``new`` is ``old`` but for its line."""
-    if old.provenance.line == new.provenance.line:
-        return False
-    return replace(old, provenance=replace(old.provenance, line=new.provenance.line)) == new
+    return (
+        old.provenance.line != new.provenance.line
+        and _BUT_LINE(old.provenance) == _BUT_LINE(new.provenance)
+        and _BUT_PROVENANCE(old) == _BUT_PROVENANCE(new)
+    )
 
 
 def plan(kept: dict[str, Row], now: dict[str, Row]) -> SourcePlan:
