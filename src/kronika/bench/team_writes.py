@@ -58,6 +58,7 @@ STEPS: tuple[tuple[str, str], ...] = (
     ("record write", "record.py:write"),
     ("index sync", "sync.py:sync_agent"),
     ("index: replace a file", "index_sources.py:replace_source"),
+    ("index: append to a file", "index_sources.py:append_to_source"),
 )
 """Steps of a write as ``(label, "file:function")`` found in the profile (cumulative
 time per call; steps nest, so they do not add up)."""
