@@ -36,6 +36,9 @@ from kronika.stores.usage import USAGE_FILE as USAGE_FILE
 from kronika.stores.vectored import IndexWithVectors
 
 if TYPE_CHECKING:
+    from datetime import datetime
+
+    from kronika.core.usage import UsageEntry
     from kronika.engine.sync import Progress
     from kronika.stores.qdrant.index import QdrantVectorIndex
 
@@ -395,6 +398,15 @@ def build_llm(
         budget=Budget(calls=settings.llm_daily_calls, tokens=settings.llm_daily_tokens),
         tokens=TiktokenCounter(settings.token_encoding),
     )
+
+
+def read_usage(settings: Settings, since: datetime | None = None) -> list[UsageEntry]:
+    """The model calls booked in the workspace's usage ledger (:data:`USAGE_FILE`), oldest
+    first, from ``since`` on when given: each call's purpose, agent, model, tokens in and
+    out, seconds and outcome, as ``kronika usage`` sums them up."""
+    from kronika.stores.usage import JsonlUsageLedger
+
+    return JsonlUsageLedger(Path(settings.home) / USAGE_FILE).read(since=since)
 
 
 def build_reranker(settings: Settings) -> Reranker | None:
