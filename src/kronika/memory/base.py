@@ -32,7 +32,7 @@ from kronika.engine.recall_log import RecallRecorder
 from kronika.engine.sync import PENDING_FILE, Indexer
 from kronika.engine.write import USER, MemoryWriter, WriteReceipt
 from kronika.errors import CorruptIndexError, InvalidAgentName, InvalidInput, PermissionDenied
-from kronika.memory.recall_settings import recall_settings as recall_settings  # bench reads it here
+from kronika.memory.recall_settings import recall_settings
 from kronika.ports import (
     AuditLog,
     Clock,
