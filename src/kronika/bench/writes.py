@@ -136,7 +136,7 @@ def _kronika_size(
         used = settings.with_overrides(home=home)
         with build_memory(used, create=True, embedder=FixedVectors()) as memory:
             memory.create_agent("bench")
-            archive = memory.workspace.agent_dir("bench") / "brain_archive.md"
+            archive = home / "agents" / "bench" / "brain_archive.md"  # docs/workspace.md
             # the facts all in one section, written at once (remembering them inserts
             # one by one, a cost that grows with the square of the size)
             archive.write_text(archive_document(_stored_facts(size, now)), encoding="utf-8")
