@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from kronika.memory import ImportReport, Memory
     from kronika.ports import LLM, Embedder, Vector
     from kronika.providers.embedders import build_embedder
-    from kronika.settings import Settings, load_settings
+    from kronika.settings import SETTINGS_TABLE, Settings, load_settings
     from kronika.workflows.charts import recall_entries
     from kronika.workflows.chat import ChatAgent
     from kronika.workflows.consolidate import Consolidator
@@ -91,6 +91,7 @@ _HOMES = {
     "LLM": "kronika.ports",
     "Vector": "kronika.ports",
     "build_embedder": "kronika.providers.embedders",
+    "SETTINGS_TABLE": "kronika.settings",
     "Settings": "kronika.settings",
     "load_settings": "kronika.settings",
     "recall_entries": "kronika.workflows.charts",
@@ -146,6 +147,7 @@ __all__ = [
     "RecallQuery",
     "RecallResult",
     "RetainKind",
+    "SETTINGS_TABLE",
     "Scope",
     "Session",
     "SessionRecord",

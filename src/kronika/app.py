@@ -4,7 +4,7 @@
 embedder, the token counter, the clock and the audit trail into a :class:`Memory`.
 With ``qdrant_url`` or ``qdrant_path`` set, vector search goes to a Qdrant collection
 (:func:`build_vector_index`). ``build_llm(settings)`` picks the chat model (or none),
-``build_reranker(settings)`` the reranking service recall may consult (or none).
+``build_reranker(settings.reranker)`` the reranking service recall may consult (or none).
 Tests and applications that want other parts construct them themselves.
 """
 
@@ -19,14 +19,29 @@ from typing import TYPE_CHECKING
 from kronika.engine.derivation import rederive_if_stale
 from kronika.engine.doctor_held import watch_settings
 from kronika.engine.restore import recover_interrupted_imports
-from kronika.errors import WorkspaceNotFound
+from kronika.errors import ConfigError, WorkspaceNotFound
 from kronika.memory import Memory
-from kronika.ports import LLM, AuditLog, Clock, Embedder, PointSource, Reranker, WriteLock
+from kronika.ports import (
+    LLM,
+    AuditLog,
+    Clock,
+    Embedder,
+    PointSource,
+    Reranker,
+    StoreOfRecord,
+    WriteLock,
+)
 from kronika.providers.clock import SystemClock
 from kronika.providers.embedders import build_embedder
 from kronika.providers.prepared import PreparedCopies
 from kronika.providers.tokens import TiktokenCounter
-from kronika.settings import CONFIG_FILE, Settings, default_config_text
+from kronika.settings import (
+    CONFIG_FILE,
+    RerankerGroup,
+    Settings,
+    VectorIndexGroup,
+    default_config_text,
+)
 from kronika.stores.audit import JsonlAuditLog
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.workspace import MarkdownWorkspace
@@ -40,6 +55,7 @@ if TYPE_CHECKING:
 
     from kronika.core.usage import UsageEntry
     from kronika.engine.sync import Progress
+    from kronika.stores.postgres.replica import ReplayMark
     from kronika.stores.qdrant.index import QdrantVectorIndex
 
 log = logging.getLogger("kronika")
@@ -96,14 +112,19 @@ def build_memory(
     ``create`` makes the workspace when it is missing (otherwise that is an error
     telling the user to run ``kronika init``). With ``settings.database_url`` the memory
     is the tenant's in that PostgreSQL database and the folder its working copy,
-    made as needed (:func:`_team_parts`). A corrupt index is moved aside and
+    made as needed (:func:`_team_parts`); with ``settings.postgres_read_url`` the
+    index's reads that may lag go to that replica (:mod:`kronika.stores.postgres.replica`).
+    A corrupt index is moved aside and
     rebuilt from the Markdown; an index built with another embedding model is
     re-embedded, never mixed; an index built by an older reading of the Markdown is
     rebuilt (:mod:`kronika.engine.derivation`; ``progress(done, total)`` follows it).
     """
+    if settings.postgres_read_url and not settings.database_url:
+        raise ConfigError("setting 'postgres_read_url' needs 'database_url' (team mode)")
     if settings.database_url:
-        team = _team_parts(settings)
-        return _with_index(settings, team, embedder, clock, index, progress=progress)
+        mark = _replay_mark(settings)
+        team = _team_parts(settings, mark)
+        return _with_index(settings, team, embedder, clock, index, progress=progress, mark=mark)
     workspace = MarkdownWorkspace(
         settings.home,
         tenant=settings.tenant,
@@ -131,15 +152,18 @@ def _with_index(
     index: PointSource | None,
     *,
     progress: Progress | None = None,
+    mark: ReplayMark | None = None,
 ) -> Memory:
     """The memory of ``parts`` (workspace, audit trail, write lock) with its index, the
-    embedder and the rest; the index is repaired or re-embedded when it must be."""
+    embedder and the rest; the index is repaired or re-embedded when it must be. With
+    ``mark`` (team mode with a read replica) the index reads what may lag there."""
     workspace, audit, lock = parts
     for done in recover_interrupted_imports(Path(settings.home)):
         log.warning("%s in %s", done, settings.home)
-    copies = PreparedCopies.from_setting(settings.model_cache)
+    embedding = settings.embedding
+    copies = PreparedCopies.from_setting(embedding.model_cache)
     chosen = embedder or build_embedder(
-        settings.embedder, threads=settings.embedder_threads, copies=copies
+        embedding.embedder, threads=embedding.embedder_threads, copies=copies
     )
     index_path = Path(settings.home) / INDEX_FILE
     recreated = False
@@ -153,6 +177,8 @@ def _with_index(
                 dim=chosen.dim,
                 ann_threshold=settings.ann_threshold,
                 tenant=settings.tenant,
+                read_url=settings.postgres_read_url if mark is not None else "",
+                mark=mark,
             )
         except BaseException:
             if lock is not None:
@@ -167,7 +193,12 @@ def _with_index(
             restart_copies=settings.restart_copies,
         )
     try:
-        vectors = build_vector_index(settings, embedding_model=chosen.model_id, dim=chosen.dim)
+        vectors = build_vector_index(
+            settings.vector_index,
+            Path(settings.home),
+            embedding_model=chosen.model_id,
+            dim=chosen.dim,
+        )
     except BaseException:
         index.close()
         raise
@@ -177,10 +208,10 @@ def _with_index(
         workspace=workspace,
         index=index if wrapped is None else wrapped,
         embedder=chosen,
-        tokens=TiktokenCounter(settings.token_encoding, copies=copies),
+        tokens=TiktokenCounter(embedding.token_encoding, copies=copies),
         clock=clock or SystemClock(),
         audit=audit,
-        reranker=build_reranker(settings),
+        reranker=build_reranker(settings.reranker),
         lock=lock,
     )
     memory.finish_forgets()  # before anything reads what a cut-short forget left
@@ -240,11 +271,24 @@ def tenants_of(settings: Settings) -> str:
     return json.dumps({"tenant": settings.tenant, "agents": settings.tenants()}, sort_keys=True)
 
 
-def _team_parts(settings: Settings) -> tuple[MarkdownWorkspace, AuditLog, WriteLock]:
+def _replay_mark(settings: Settings) -> ReplayMark | None:
+    """Team mode with a read replica: the worker's mark, which its record raises and its
+    index reads by (:mod:`kronika.stores.postgres.replica`); ``None`` without one."""
+    if not settings.postgres_read_url:
+        return None
+    from kronika.stores.postgres.replica import ReplayMark
+
+    return ReplayMark()
+
+
+def _team_parts(
+    settings: Settings, mark: ReplayMark | None = None
+) -> tuple[MarkdownWorkspace, AuditLog, WriteLock]:
     """Team mode: the tenant's record and audit trail in the PostgreSQL database at
     ``settings.database_url`` (migrated on start), and the workspace folder as this
     worker's working copy of the record (made when missing; it holds nothing the
     record does not). The default agent is created in the record when it is missing.
+    With ``mark`` the record raises it (:class:`~kronika.stores.postgres.replica.MarkingRecord`).
     """
     from kronika.stores.postgres.connect import migrate, open_pool
 
@@ -265,9 +309,12 @@ def _team_parts(settings: Settings) -> tuple[MarkdownWorkspace, AuditLog, WriteL
             message_importance=settings.importance_message,
         )
         workspace.initialize()
-        copy = WorkingCopy(
-            settings.home, workspace, PostgresRecord(pool, settings.tenant, owns_pool=True)
-        )
+        record: StoreOfRecord = PostgresRecord(pool, settings.tenant, owns_pool=True)
+        if mark is not None:
+            from kronika.stores.postgres.replica import MarkingRecord
+
+            record = MarkingRecord(record, pool, mark)
+        copy = WorkingCopy(settings.home, workspace, record)
         with copy:  # brings the copy up to date; what it creates goes into the record
             if not workspace.has_agent(settings.default_agent):
                 workspace.create_agent(settings.default_agent)
@@ -314,8 +361,7 @@ def tenant_memory(
     from kronika.stores.postgres.connect import index_schema
 
     folder = index_schema(tenant).removeprefix("kronika_idx_")
-    own = replace(
-        settings,
+    own = settings.with_overrides(
         home=Path(settings.home) / TENANTS_DIR / folder,
         tenant=tenant,
         agents={name: replace(p, tenant=None) for name, p in settings.agents.items()},
@@ -324,15 +370,15 @@ def tenant_memory(
 
 
 def build_vector_index(
-    settings: Settings, *, embedding_model: str, dim: int
+    settings: VectorIndexGroup, home: Path, *, embedding_model: str, dim: int
 ) -> QdrantVectorIndex | None:
     """The Qdrant collection vector search goes to (``qdrant_url``, else ``qdrant_path``
-    relative to the workspace), or ``None``: the index's built-in vectors."""
+    relative to the workspace ``home``), or ``None``: the index's built-in vectors."""
     if not settings.qdrant_url and not settings.qdrant_path:
         return None
     from kronika.stores.qdrant import open_vector_index  # the client: only when configured
 
-    path = None if settings.qdrant_url else Path(settings.home) / settings.qdrant_path
+    path = None if settings.qdrant_url else home / settings.qdrant_path
     return open_vector_index(
         collection=settings.qdrant_collection,
         embedding_model=embedding_model,
@@ -409,7 +455,7 @@ def read_usage(settings: Settings, since: datetime | None = None) -> list[UsageE
     return JsonlUsageLedger(Path(settings.home) / USAGE_FILE).read(since=since)
 
 
-def build_reranker(settings: Settings) -> Reranker | None:
+def build_reranker(settings: RerankerGroup) -> Reranker | None:
     """The configured reranking service, or ``None`` when no URL is set (recall then
     orders by its own scores alone)."""
     if not settings.reranker_base_url:

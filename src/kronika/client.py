@@ -28,21 +28,21 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Self
+from typing import Any, Self, TypeVar
 
-from kronika import errors
+from kronika import errors, wire
 from kronika.core.lessons import Evaluation
-from kronika.core.model import MemoryItem, RecallHit, RecallResult, ScoreParts
-from kronika.core.query import Mode, RecallQuery, one_query
-from kronika.core.serialize import item_from_dict
+from kronika.core.model import MemoryItem, RecallResult
+from kronika.core.query import Mode, RecallQuery
 from kronika.engine import learning
 from kronika.engine.forgetting import ForgetReceipt
-from kronika.engine.proposals import Proposal, change_from_dict
-from kronika.engine.redacting import ForgetPlace
+from kronika.engine.proposals import Proposal
 from kronika.engine.write import SavedTurn, WriteReceipt
 from kronika.ports import AuditEntry
+
+T = TypeVar("T")
 
 
 class ClientAuthError(errors.PermissionDenied):
@@ -89,65 +89,13 @@ def _clean(values: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
 
 
-def _item(data: dict[str, Any] | None) -> MemoryItem | None:
-    return item_from_dict(data) if data is not None else None
-
-
-def _write_receipt(data: dict[str, Any]) -> WriteReceipt:
-    return WriteReceipt(
-        outcome=str(data["outcome"]),
-        change=change_from_dict(data["detail"]),
-        item=_item(data.get("item")),
-        paths=(),
-        proposal=data.get("proposal"),
-        notes=tuple(str(n) for n in data.get("notes", ())),
-        policy=data.get("policy"),
-    )
-
-
-def _forget_receipt(data: dict[str, Any]) -> ForgetReceipt:
-    index = data.get("index", {})
-    return ForgetReceipt(
-        outcome=str(data["outcome"]),
-        agent=str(data["agent"]),
-        items=tuple(item_from_dict(d) for d in data["forgotten"]),
-        places=tuple(
-            ForgetPlace(str(p["path"]), str(p["action"]), int(p["count"]), int(p["lines"]))
-            for p in data["places"]
-        ),
-        index_removed=int(index.get("removed", 0)),
-        index_rewritten=int(index.get("rewritten", 0)),
-        audit_redacted=int(data.get("audit_redacted", 0)),
-        proposal=data.get("proposal"),
-    )
-
-
-def _proposal(data: dict[str, Any]) -> Proposal:
-    return Proposal(
-        id=str(data["id"]),
-        agent=str(data["agent"]),
-        source_agent=str(data["from"]),
-        created_at=datetime.fromisoformat(data["created_at"]),
-        section=str(data["section"]),
-        summary=str(data["summary"]),
-        change=change_from_dict(data["detail"]),
-        status=str(data["status"]),
-    )
-
-
-def _audit_entry(data: dict[str, Any]) -> AuditEntry:
-    return AuditEntry(
-        at=datetime.fromisoformat(data["at"]),
-        action=str(data["action"]),
-        target_agent=str(data["target_agent"]),
-        source_agent=str(data["source_agent"]),
-        section=str(data["section"]),
-        item_id=data.get("item_id"),
-        summary=str(data["summary"]),
-        outcome=str(data["outcome"]),
-        api_key=data.get("api_key"),
-        user=data.get("user"),
-    )
+def _read(read: Callable[[Any], T], data: Any) -> T:
+    """``data`` read back by one of :mod:`kronika.wire`'s ``*_from_json`` functions; an
+    answer that is not what the server sends is a :class:`ServerError`, not a KeyError."""
+    try:
+        return read(data)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise ServerError(f"the server's answer cannot be read ({exc!r})") from exc
 
 
 class Client:
@@ -253,7 +201,8 @@ class Client:
                 "channel": channel,
             }
         )
-        return _write_receipt(self._call("POST", f"/v1/agents/{self._name(agent)}/memories", body))
+        path = f"/v1/agents/{self._name(agent)}/memories"
+        return _read(wire.write_receipt_from_json, self._call("POST", path, body))
 
     def note(
         self,
@@ -276,7 +225,8 @@ class Client:
                 "channel": channel,
             }
         )
-        return _write_receipt(self._call("POST", f"/v1/agents/{self._name(agent)}/notes", body))
+        path = f"/v1/agents/{self._name(agent)}/notes"
+        return _read(wire.write_receipt_from_json, self._call("POST", path, body))
 
     def record_outcome(
         self,
@@ -306,7 +256,7 @@ class Client:
             }
         )
         path = f"/v1/agents/{self._name(agent)}/outcomes"
-        return learning.OutcomeReport.from_dict(self._call("POST", path, body))
+        return _read(learning.OutcomeReport.from_dict, self._call("POST", path, body))
 
     def forget(
         self,
@@ -321,7 +271,8 @@ class Client:
         body = _clean({"id": item_id, "key": key, "value": value, "topic": topic})
         if dry_run:
             body["dry_run"] = True
-        return _forget_receipt(self._call("POST", f"/v1/agents/{self._name(agent)}/forget", body))
+        path = f"/v1/agents/{self._name(agent)}/forget"
+        return _read(wire.forget_receipt_from_json, self._call("POST", path, body))
 
     def save_turn(
         self,
@@ -346,20 +297,20 @@ class Client:
                 "channel": channel,
             }
         )
-        found = self._call("POST", f"/v1/agents/{self._name(agent)}/sessions/{sid}/turns", body)
-        return SavedTurn(
-            str(found["turn_id"]), str(found["outcome"]), found["proposal"], found["policy"]
-        )
+        path = f"/v1/agents/{self._name(agent)}/sessions/{sid}/turns"
+        return _read(wire.turn_receipt_from_json, self._call("POST", path, body))
 
     def approve(self, proposal_id: str, agent: str | None = None) -> WriteReceipt:
         pid = urllib.parse.quote(proposal_id, safe="")
         path = f"/v1/agents/{self._name(agent)}/proposals/{pid}/approve"
-        return _write_receipt(self._call("POST", path)["approved"])
+        return _read(
+            lambda d: wire.write_receipt_from_json(d["approved"]), self._call("POST", path)
+        )
 
     def reject(self, proposal_id: str, agent: str | None = None) -> Proposal:
         pid = urllib.parse.quote(proposal_id, safe="")
         path = f"/v1/agents/{self._name(agent)}/proposals/{pid}/reject"
-        return _proposal(self._call("POST", path)["rejected"])
+        return _read(lambda d: wire.proposal_from_json(d["rejected"]), self._call("POST", path))
 
     def create_agent(self, agent: str) -> None:
         self._call("POST", "/v1/agents", {"name": agent})
@@ -409,46 +360,15 @@ class Client:
     ) -> RecallResult:
         """As :meth:`kronika.Memory.recall`: the text and its options as keywords, or a
         whole :class:`~kronika.core.query.RecallQuery` (checked here, before it is sent)."""
-        keywords = RecallQuery(
-            query if not isinstance(query, RecallQuery) else "",
-            agent=agent,
-            all_agents=all_agents,
-            k=k,
-            mode=mode,
-            since=since,
-            until=until,
-            as_of=as_of,
-            types=types,
-            keys=keys,
-            entities=entities,
-            speakers=speakers,
-            scopes=scopes,
-            channel=channel,
-            include_superseded=include_superseded,
-            budget_tokens=budget_tokens,
-            record_access=record_access,
-        )
-        asked = one_query(query, keywords)
+        asked = RecallQuery.from_call(query, locals())
         body = {**_clean(asked.as_json()), "explain": True}
         path = f"/v1/agents/{self._name(body.pop('agent', None))}/recall"  # named in the path
-        found = self._call("POST", path, body)
-        hits = tuple(
-            RecallHit(item_from_dict(h["item"]), ScoreParts(**h["explain"]), int(h["tokens"]))
-            for h in found["hits"]
-        )
-        return RecallResult(
-            query=found["query"],
-            hits=hits,
-            total_tokens=found["total_tokens"],
-            budget_tokens=found["budget_tokens"],
-            candidates=found["candidates"],
-            dropped_for_budget=found["dropped_for_budget"],
-            notes=tuple(found["notes"]),
-        )
+        return _read(wire.recall_from_json, self._call("POST", path, body))
 
     def get(self, item_id: str, *, agent: str | None = None) -> MemoryItem:
         iid = urllib.parse.quote(item_id, safe="")
-        return item_from_dict(self._call("GET", f"/v1/agents/{self._name(agent)}/memories/{iid}"))
+        path = f"/v1/agents/{self._name(agent)}/memories/{iid}"
+        return _read(wire.item_from_json, self._call("GET", path))
 
     def items(
         self,
@@ -466,16 +386,17 @@ class Client:
             "offset": offset,
         }
         found = self._call("GET", f"/v1/agents/{self._name(agent)}/memories", query=query)
-        return [item_from_dict(d) for d in found["items"]]
+        return _read(lambda d: wire.items_from_json(d["items"]), found)
 
     def history(self, key: str, *, agent: str | None = None) -> list[MemoryItem]:
         path = f"/v1/agents/{self._name(agent)}/history"
-        return [item_from_dict(d) for d in self._call("GET", path, query={"key": key})["values"]]
+        found = self._call("GET", path, query={"key": key})
+        return _read(lambda d: wire.items_from_json(d["values"]), found)
 
     def facts(self, *, agent: str | None = None, include_archived: bool = True) -> list[MemoryItem]:
         query = {"include_archived": str(include_archived).lower()}
         found = self._call("GET", f"/v1/agents/{self._name(agent)}/facts", query=query)
-        return [item_from_dict(d) for d in found["facts"]]
+        return _read(lambda d: wire.items_from_json(d["facts"]), found)
 
     def brain(self, *, agent: str | None = None) -> str:
         return str(self._call("GET", f"/v1/agents/{self._name(agent)}/brain")["brain"])
@@ -491,15 +412,16 @@ class Client:
     def load_session(self, session_id: str, *, agent: str | None = None) -> list[MemoryItem]:
         sid = urllib.parse.quote(session_id, safe="")
         found = self._call("GET", f"/v1/agents/{self._name(agent)}/sessions/{sid}")
-        return [item_from_dict(d) for d in found["turns"]]
+        return _read(lambda d: wire.items_from_json(d["turns"]), found)
 
     def proposals(self, agent: str | None = None) -> list[Proposal]:
         found = self._call("GET", f"/v1/agents/{self._name(agent)}/proposals")
-        return [_proposal(p) for p in found["proposals"]]
+        return _read(lambda d: [wire.proposal_from_json(p) for p in d["proposals"]], found)
 
     def audit(self, *, agent: str | None = None, limit: int | None = None) -> list[AuditEntry]:
         path = f"/v1/agents/{self._name(agent)}/audit" if agent else "/v1/audit"
-        return [_audit_entry(e) for e in self._call("GET", path, query={"limit": limit})["entries"]]
+        found = self._call("GET", path, query={"limit": limit})
+        return _read(lambda d: wire.audit_from_json(d["entries"]), found)
 
     def agents(self) -> list[str]:
         return [str(a) for a in self._call("GET", "/v1/agents")["agents"]]

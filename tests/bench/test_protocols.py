@@ -212,7 +212,7 @@ def test_real_memory_on_a_tiny_locomo(tmp_path: Path) -> None:
         path,
         modes=("lexical", "hybrid"),
         ks=(1, 5),
-        settings=Settings(embedder="hashing"),
+        settings=Settings().with_overrides(embedder="hashing"),
         workdir=tmp_path / "bench-home",
     )
     lexical = results["scores"]["lexical"]["by_category"]
@@ -238,7 +238,7 @@ def test_a_configured_reranker_is_used_and_its_key_never_reported(tmp_path: Path
     path.write_text(json.dumps([conv]), encoding="utf-8")
     scorer = lambda query, doc: 5.0 if "Dune" in doc else 0.0  # noqa: E731
     with ScriptedRerankServer(scorer, require_key="rk-bench-secret") as server:
-        settings = Settings(
+        settings = Settings().with_overrides(
             embedder="hashing",
             neighbour_weight=0.0,
             reranker_base_url=server.base_url,
@@ -252,7 +252,7 @@ def test_a_configured_reranker_is_used_and_its_key_never_reported(tmp_path: Path
         path,
         modes=("hybrid",),
         ks=(1,),
-        settings=Settings(embedder="hashing", neighbour_weight=0.0),
+        settings=Settings().with_overrides(embedder="hashing", neighbour_weight=0.0),
         workdir=tmp_path / "b",
     )
     assert plain["scores"]["hybrid"]["overall"]["recall@1"] == 0.0

@@ -18,7 +18,9 @@ def test_synthetic_corpus_is_deterministic_and_varied() -> None:
 
 
 def test_run_scale_reports_speed_per_size() -> None:
-    results = run_scale((150,), queries=4, repeats=1, settings=Settings(embedder="hashing"))
+    results = run_scale(
+        (150,), queries=4, repeats=1, settings=Settings().with_overrides(embedder="hashing")
+    )
     (row,) = results["sizes"]
     assert row["size"] == 150 and row["items_per_s"] > 0
     assert 0 < row["p50_ms"] <= row["p95_ms"]
@@ -29,7 +31,7 @@ def test_run_scale_reports_speed_per_size() -> None:
 
 
 def test_above_the_threshold_the_graph_is_built_timed_and_checked(tmp_path: Path) -> None:
-    settings = Settings(embedder="hashing", ann_threshold=300)
+    settings = Settings().with_overrides(embedder="hashing", ann_threshold=300)
     results = run_scale((600,), queries=5, repeats=1, settings=settings, workdir=tmp_path)
     (row,) = results["sizes"]
     assert row["graph_s"] is not None and row["graph_s"] >= 0

@@ -11,7 +11,7 @@ from kronika.settings import Settings  # noqa: E402
 
 
 def test_qdrant_and_the_built_in_vectors_answer_the_same_queries(tmp_path: Path) -> None:
-    settings = Settings(embedder="hashing")
+    settings = Settings().with_overrides(embedder="hashing")
     results = run_vectors((250,), queries=4, repeats=1, settings=settings, workdir=tmp_path)
     (row,) = results["sizes"]
     assert row["qdrant_points"] == 250

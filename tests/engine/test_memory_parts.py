@@ -14,6 +14,7 @@ from kronika import Memory, build_memory
 from kronika.core.alias import Alias
 from kronika.core.lessons import exit_code
 from kronika.core.model import LinkKind
+from kronika.engine.changes import AppendTurn
 from kronika.memory.base import MemoryContext
 from kronika.settings import AgentPolicy, Settings
 from kronika.testing import FrozenClock
@@ -152,3 +153,28 @@ def test_turns_waiting_for_approval_in_one_session_each_get_their_own_id(
         "And a taxi.",
         "Thanks.",
     ]
+
+
+def test_a_chat_that_mixes_written_and_proposed_turns_never_repeats_an_id(
+    careful: Memory,
+) -> None:
+    """A chat at autonomy 1: the person's turns are written at once, the agent's wait
+    for approval. A turn written while the agent's waits must not take a number a later
+    proposal takes too, and approving in any order keeps every id once, growing along
+    the file."""
+    said = []
+    for n in range(3):
+        said.append(careful.save_turn("chat", "user", f"Question {n}?"))
+        said.append(careful.save_turn("chat", "assistant", f"Answer {n}.", source_agent="default"))
+    assert [s.outcome for s in said] == ["applied", "proposed"] * 3
+    assert len(set(said)) == 6, said
+    receipts = [careful.proposals.approve(w.id) for w in reversed(careful.proposals.list())]
+    later = careful.save_turn("chat", "user", "One more?")
+    turns = careful.load_session("chat")
+    ids = [i for t in turns for i in t.provenance.turn_ids]
+    assert len(ids) == len(set(ids)) == 7, ids
+    numbers = [int(i.rsplit("_", 1)[1]) for i in ids]
+    assert numbers == sorted(numbers), ids
+    assert ids[-1] == later
+    approved = [r.change.turn.turn_id for r in receipts if isinstance(r.change, AppendTurn)]
+    assert approved == ids[3:6], (approved, ids)  # each receipt names the id it got

@@ -109,3 +109,35 @@ def test_the_python_api_page_lists_every_option_with_its_default() -> None:
             assert shown == "(required)"
         else:
             assert shown == f"`{f.default!r}`".replace("'", '"'), f.name
+
+
+def test_one_constructor_makes_the_query_of_a_call_from_its_arguments() -> None:
+    # Memory.recall and Client.recall both hand their arguments to RecallQuery.from_call
+    arguments = {name: f.default for name, f in RecallQuery.__dataclass_fields__.items()}
+    arguments |= {"k": 4, "since": "30d", "types": ["fact"], "now": None, "reader": None}
+    asked = RecallQuery.from_call("tea", arguments)
+    assert asked == RecallQuery("tea", k=4, since="30d", types=["fact"])
+    whole = RecallQuery("coffee", k=2)
+    plain = {name: f.default for name, f in RecallQuery.__dataclass_fields__.items()}
+    assert RecallQuery.from_call(whole, plain) is whole
+    with pytest.raises(InvalidQuery, match="give k in the RecallQuery"):
+        RecallQuery.from_call(whole, plain | {"k": 3})
+    with pytest.raises(TypeError, match="budget_tokens"):
+        RecallQuery.from_call("tea", {n: v for n, v in plain.items() if n != "budget_tokens"})
+
+
+def test_a_query_s_times_go_into_json_in_utc_to_the_microsecond() -> None:
+    from datetime import timedelta, timezone
+
+    kyiv = timezone(timedelta(hours=2))
+    asked = RecallQuery(
+        "tea",
+        since=datetime(2025, 11, 30, 1, 30, 0, 250000, tzinfo=kyiv),
+        as_of=datetime(2024, 2, 29, 12, 0, tzinfo=UTC),
+        until="yesterday",
+    )
+    body = asked.as_json()
+    assert body["since"] == "2025-11-29T23:30:00.250000Z"
+    assert body["as_of"] == "2024-02-29T12:00:00Z"
+    assert body["until"] == "yesterday"
+    assert datetime.fromisoformat(body["since"]) == asked.since

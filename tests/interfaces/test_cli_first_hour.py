@@ -6,8 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from kronika.cli.main import build_parser
 
 
@@ -41,31 +39,6 @@ def test_every_command_keeps_its_name() -> None:
     sub = next(a for a in build_parser()._actions if a.dest == "command")
     names = set(sub.choices)  # type: ignore[arg-type]
     assert {"init", "agents", "remember", "recall", "forget", "import", "bench", "serve"} <= names
-
-
-HEAVY = ("kronika.app", "kronika.memory", "kronika.engine", "kronika.stores", "kronika.settings")
-HEAVY += ("kronika.server", "kronika.providers.embedders", "numpy", "rich", "fastapi")
-
-
-@pytest.mark.parametrize("argv", [["--help"], ["recall", "--help"], ["serve", "--help"]])
-def test_help_loads_only_what_prints_it(argv: list[str]) -> None:
-    """``--help`` prints from the parser alone: no memory, store, model or table code
-    is imported for it (what made it as slow as a command)."""
-    import subprocess
-    import sys
-
-    probe = (
-        "import sys\n"
-        "from kronika.cli import main\n"
-        f"code = main({argv!r})\n"
-        f"heavy = sorted(m for m in sys.modules if m.startswith({HEAVY!r}))\n"
-        "print('LOADED', heavy, code)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, check=True
-    )
-    assert "usage: kronika" in done.stdout
-    assert done.stdout.strip().splitlines()[-1] == "LOADED [] 0"
 
 
 def test_the_parser_s_written_out_values_match_the_model() -> None:

@@ -26,11 +26,19 @@ def test_readme_has_the_two_commands_and_ci_runs_the_test_one() -> None:
 def test_settings_table_and_dataclass_agree() -> None:
     from dataclasses import fields
 
-    from kronika.settings import Settings
+    from kronika.settings import GROUPS, Settings
 
-    names = {f.name for f in fields(Settings)} - {"agents", "storage", "teams"}
-    assert names == {spec.name for spec in SETTINGS_TABLE}
-    # each default is written once, on the Settings field, and the docs show that one
+    names = [f.name for _, _, group in GROUPS for f in fields(group)]
+    assert sorted(names) == sorted(spec.name for spec in SETTINGS_TABLE)
+    # one section per group, in the groups' order, each setting under its group's heading
+    shown = settings_markdown()
+    headings = [line[3:] for line in shown.splitlines() if line.startswith("## ")]
+    assert headings[: len(GROUPS)] == [heading for heading, _, _ in GROUPS]
+    for heading, _, group in GROUPS:
+        section = shown.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
+        rows = [line.split("`")[1] for line in section.splitlines() if line.startswith("| `")]
+        assert rows == [f.name for f in fields(group)], heading
+    # each default is written once, on its group's field, and the docs show that one
     shown = settings_markdown()
     defaults = Settings()
     for spec in SETTINGS_TABLE:
@@ -109,3 +117,17 @@ def test_prompts_doc_is_generated_from_the_prompt_modules() -> None:
         "docs/prompts.md is stale: run scripts/gen-docs"
     )
     assert all(f"## {prompt.id}" in prompts_markdown() for prompt in ALL)
+
+
+def test_python_api_settings_example_runs(tmp_path: Path) -> None:
+    import re
+
+    from kronika.settings import Settings, load_settings
+
+    page = (ROOT / "docs" / "python-api.md").read_text(encoding="utf-8")
+    blocks = [b for b in re.findall(r"```python\n(.*?)```", page, re.S) if "RecallGroup(" in b]
+    assert len(blocks) == 1
+    names: dict[str, object] = {"settings": load_settings(tmp_path, environ={})}
+    exec(compile(blocks[0], "python-api.md", "exec"), names)  # warnings are errors here
+    assert names["tuned"] == load_settings(tmp_path, environ={}, recall_k=5)
+    assert names["built"] == Settings().with_overrides(recall_k=5)

@@ -16,7 +16,7 @@ def test_bench_serve_on_both_backends_with_two_workers(postgres_url: str) -> Non
         requests=4,
         clients=(1, 2),
         budget_s=30,
-        settings=Settings(embedder="hashing"),
+        settings=Settings().with_overrides(embedder="hashing"),
         workers=(2,),
         index=f"postgres={postgres_url}",
     )
@@ -33,7 +33,11 @@ def test_bench_serve_on_both_backends_with_two_workers(postgres_url: str) -> Non
 def test_each_level_says_the_load_of_the_machine_it_ran_on() -> None:
     """On a shared machine the figures mean little without what else was running."""
     results = run_serve(
-        30, requests=3, clients=(1,), budget_s=30, settings=Settings(embedder="hashing")
+        30,
+        requests=3,
+        clients=(1,),
+        budget_s=30,
+        settings=Settings().with_overrides(embedder="hashing"),
     )
     table = results["tables"][0]
     assert table["columns"][-1] == "load average"
@@ -50,7 +54,7 @@ def test_each_level_says_what_the_client_itself_took(client: str) -> None:
         requests=6,
         clients=(1, 3),
         budget_s=30,
-        settings=Settings(embedder="hashing"),
+        settings=Settings().with_overrides(embedder="hashing"),
         client=client,
     )
     table = results["tables"][0]

@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from kronika import Embedder, Mode, RecallResult, SessionRecord, Settings, Vector
+from kronika import SETTINGS_TABLE, Embedder, Mode, RecallResult, SessionRecord, Settings, Vector
 from kronika.bench.metrics import mean, percentile
 
 Progress = Callable[[str, int, int], None]
@@ -52,10 +52,13 @@ def settings_summary(settings: Settings) -> dict[str, Any]:
     """The settings as JSON-friendly values (the workspace path is left out, an API key
     shows only whether one was set)."""
     out: dict[str, Any] = {}
-    for name, value in asdict(settings).items():
-        if name in ("home", "agents"):
+    for spec in SETTINGS_TABLE:
+        if spec.name == "home":
             continue
-        out[name] = ("***" if value else "") if name.endswith("_api_key") else value
+        value = getattr(settings, spec.name)
+        out[spec.name] = ("***" if value else "") if spec.name.endswith("_api_key") else value
+    out["storage"] = asdict(settings.storage)
+    out["teams"] = {team: list(members) for team, members in settings.teams.items()}
     return out
 
 

@@ -146,7 +146,7 @@ def _child(home: Path, writer: int, calls: int, sessions: str) -> None:
     from kronika import build_memory
     from kronika.bench.fixed import FixedVectors
 
-    settings = Settings(home=home)
+    settings = Settings().with_overrides(home=home)
     with build_memory(settings, embedder=FixedVectors()) as memory:
         print("ready", flush=True)
         sys.stdin.readline()

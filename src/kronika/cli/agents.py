@@ -116,15 +116,14 @@ def _remove(args: argparse.Namespace, memory: Memory) -> int:
     return 0
 
 
-def register(cli: Commands) -> None:
-    agents = cli.group("agents", "the agents in the workspace", default="list")
-    p = agents.add("list", cmd_agents, "every agent, its items, and which is the default")
+def register(agents: Commands) -> None:
+    p = agents.add("list", cmd_agents)
     p.set_defaults(name=None)
     add_reading_context(p)
-    p = agents.add("create", cmd_agents, "create an agent, with a memory of its own")
+    p = agents.add("create", cmd_agents)
     p.add_argument("name", metavar="NAME", help="the agent's name")
     add_reading_context(p)
-    p = agents.add("remove", cmd_agents, "remove an agent and every item of its memory")
+    p = agents.add("remove", cmd_agents)
     p.add_argument("name", metavar="NAME", help="the agent's name")
     p.add_argument("--yes", action="store_true", help="do not ask first")
     add_reading_context(p)

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
 def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
     from rich.table import Table
 
+    from kronika import wire
+
     with open_memory(settings) as memory:
         context = reading_context(memory, args)
         if context is None:
@@ -26,16 +28,9 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
 
             limit = optional_count(args.limit, what="the limit", low=1, high=MAX_LIMIT)
             entries = context.audit(memory, args.agent)[-(limit or 1) :]
+    # each entry as REST sends it, with the keys --json printed before (kept for a release)
     rows = [
-        {
-            "at": e.at.isoformat(),
-            "action": e.action,
-            "agent": e.target_agent,
-            "by": e.source_agent,
-            "outcome": e.outcome,
-            "item": e.item_id,
-            "summary": e.summary,
-        }
+        {**wire.audit_entry(e), "agent": e.target_agent, "by": e.source_agent, "item": e.item_id}
         for e in entries
     ]
     if args.json:
@@ -54,6 +49,6 @@ def cmd_audit(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(logs: Commands) -> None:
-    p = logs.add("audit", cmd_audit, "the audit trail of writes")
+    p = logs.add("audit", cmd_audit)
     p.add_argument("--limit", type=int, default=50)
     add_reading_context(p)

@@ -236,7 +236,7 @@ def _llm_flags(p: argparse.ArgumentParser) -> None:
 
 
 def register(cli: Commands) -> None:
-    p = cli.add("chat", cmd_chat, "talk to an agent with memory (any OpenAI-compatible model)")
+    p = cli.add("chat", cmd_chat)
     _llm_flags(p)
     p.add_argument("--no-tools", action="store_true", help="do not offer the memory tools")
     add_reading_context(p)
@@ -244,7 +244,7 @@ def register(cli: Commands) -> None:
 
 
 def register_consolidate(jobs: Commands) -> None:
-    p = jobs.add("consolidate", cmd_consolidate, "consolidate ended sessions waiting for a model")
+    p = jobs.add("consolidate", cmd_consolidate)
     _llm_flags(p)
     p.add_argument("--retry-failed", action="store_true", help="also retry failed sessions")
     p.add_argument("--all-agents", action="store_true", help="every agent in the workspace")

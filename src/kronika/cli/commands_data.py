@@ -189,7 +189,7 @@ def cmd_bench(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(cli: Commands) -> None:
-    p = cli.add("export", cmd_export, "export everything kept (files, items, audit) as JSON")
+    p = cli.add("export", cmd_export)
     p.add_argument("--format", choices=("json",), default="json")
     p.add_argument("-o", "--output", help="write to this file instead of stdout")
     p.add_argument(
@@ -198,11 +198,7 @@ def register(cli: Commands) -> None:
     p.add_argument("--markdown", metavar="DIR", help="write each agent's Markdown files into DIR")
     add_reading_context(p)
 
-    p = cli.add(
-        "import",
-        cmd_import,
-        "import conversations (locomo, longmemeval, jsonl), an export, or kronika's sample",
-    )
+    p = cli.add("import", cmd_import)
     p.add_argument("format", choices=("locomo", "longmemeval", "jsonl", "export", "sample"))
     p.add_argument("path", nargs="?", help="the file (none for sample)")
     p.add_argument(
@@ -217,7 +213,7 @@ def register(cli: Commands) -> None:
         help="export: replace agents that already hold memories with the export's",
     )
 
-    p = cli.add("bench", cmd_bench, "run a benchmark and write Markdown + JSON results")
+    p = cli.add("bench", cmd_bench)
     p.add_argument(
         "suite",
         choices=(

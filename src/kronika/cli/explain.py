@@ -65,6 +65,6 @@ def cmd_explain(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(cli: Commands) -> None:
-    p = cli.add("explain", cmd_explain, "tell why an item exists: its origin, events and history")
+    p = cli.add("explain", cmd_explain)
     p.add_argument("target", help="an item id, or a fact key (its current value)")
     add_reading_context(p)

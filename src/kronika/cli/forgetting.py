@@ -38,7 +38,7 @@ def cmd_forget(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(cli: Commands) -> None:
-    p = cli.add("forget", cmd_forget, "forget an item, a key, a value or a topic, with a receipt")
+    p = cli.add("forget", cmd_forget)
     p.add_argument("id", nargs="?", help="item id (see `kronika list` / `recall --json`)")
     p.add_argument("--key", help="forget this fact key, its history included")
     p.add_argument("--value", help="forget only this value (of --key, or of any key)")

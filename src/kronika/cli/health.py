@@ -135,9 +135,5 @@ def _print_report(
 
 
 def register(cli: Commands) -> None:
-    p = cli.add(
-        "doctor",
-        cmd_doctor,
-        "check the workspace and index for damage; --fix repairs what it can",
-    )
+    p = cli.add("doctor", cmd_doctor)
     p.add_argument("--fix", action="store_true", help="repair what can be repaired")

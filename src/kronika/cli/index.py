@@ -75,6 +75,6 @@ def _print_sync(args: argparse.Namespace, report: Any) -> int:
 
 
 def register(index: Commands) -> None:
-    index.add("sync", cmd_sync, "pick up hand edits of the Markdown now")
-    index.add("rebuild", cmd_rebuild, "rebuild the index from the Markdown alone")
-    index.add("stats", cmd_stats, "index statistics: items per agent and type, the model, sizes")
+    index.add("sync", cmd_sync)
+    index.add("rebuild", cmd_rebuild)
+    index.add("stats", cmd_stats)

@@ -35,8 +35,4 @@ def cmd_init(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(cli: Commands) -> None:
-    cli.add(
-        "init",
-        cmd_init,
-        "create a workspace (config, folders, the default agent; with --agent, that agent too)",
-    )
+    cli.add("init", cmd_init)

@@ -80,8 +80,8 @@ def cmd_jobs(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(jobs: Commands) -> None:
-    p = jobs.add("list", cmd_jobs, "when each job last ran, for each agent")
-    p = jobs.add("run", cmd_jobs, "run a memory job (decay, reflect, dream, summarize, distill)")
+    p = jobs.add("list", cmd_jobs)
+    p = jobs.add("run", cmd_jobs)
     p.add_argument("job", choices=JOB_NAMES, help="which job")
     p.add_argument(
         "--days", type=count_in(1, 36600), default=7, help="how far back to look (default 7)"

@@ -9,7 +9,6 @@ but one drops them: this module and the two places that read it
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -39,6 +38,8 @@ as every line kronika writes on stderr is (set by :func:`kronika.cli.main.main`)
 def warn(old: str, new: str) -> None:
     """Say on stderr, in one line, that ``old`` is an earlier spelling of ``new``."""
     if AS_JSON[0]:
+        import json
+
         said = json.dumps({"deprecated": old, "use": new}, ensure_ascii=False)
     else:
         said = f"kronika: `{old}` is deprecated and goes in a later release; use `{new}`"

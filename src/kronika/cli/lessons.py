@@ -88,15 +88,12 @@ def cmd_lessons(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def register(cli: Commands) -> None:
-    lessons = cli.group(
-        "lessons", "what the agent learned from how its actions went", default="list"
-    )
-    p = lessons.add("list", cmd_lessons, "list what the agent learned from outcomes")
+def register(lessons: Commands) -> None:
+    p = lessons.add("list", cmd_lessons)
     p.add_argument("--all", action="store_true", help="retired lessons too")
     p.add_argument("--task", help="only the lessons served for this task")
     add_reading_context(p)
-    p = lessons.add("record", cmd_outcome, "record how an action went; failures become lessons")
+    p = lessons.add("record", cmd_outcome)
     p.add_argument("task", help="what the agent was trying to do")
     p.add_argument("--action", required=True, help="what it did")
     p.add_argument("--ok", action="store_true", help="it went well")

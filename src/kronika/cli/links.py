@@ -57,12 +57,11 @@ LINK_KINDS = ("reflection", "strategy", "related")
 """The values of :class:`kronika.core.model.LinkKind` (no model loads for ``--help``)."""
 
 
-def register(cli: Commands) -> None:
-    links = cli.group("links", "links between items", default="list")
-    p = links.add("list", cmd_links, "list the links of an agent, or of one item")
+def register(links: Commands) -> None:
+    p = links.add("list", cmd_links)
     p.add_argument("id", nargs="?", help="only the links of this item")
     add_reading_context(p)
-    p = links.add("add", cmd_link, "link two items (reflection, strategy or related)")
+    p = links.add("add", cmd_link)
     p.add_argument("from_id", metavar="FROM", help="item id the link starts at")
     p.add_argument("to_id", metavar="TO", help="item id the link points to")
     p.add_argument(

@@ -7,42 +7,14 @@ Errors are mapped to exit codes in one table (:data:`EXIT_CODES`).
 from __future__ import annotations
 
 import argparse
-import json
-import logging
 import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from kronika import errors
-from kronika.cli import (
-    agents,
-    audit,
-    chat,
-    commands_data,
-    explain,
-    forgetting,
-    health,
-    index,
-    init,
-    jobs,
-    legacy,
-    lessons,
-    links,
-    note,
-    notes,
-    policies,
-    proposals,
-    reading,
-    recall,
-    recall_log,
-    remember,
-    render,
-    serve,
-    usage,
-)
+from kronika.cli import legacy, notes
 from kronika.cli.commands import Commands
-from kronika.cli.context import OWNER_ONLY, add_owner_only, refuse_reader
-from kronika.cli.health import run_healing
+from kronika.cli.context import refuse_reader
 
 if TYPE_CHECKING:
     from kronika.settings import Settings
@@ -109,7 +81,108 @@ def _needs_workspace(args: argparse.Namespace) -> bool:
     return args.command not in WITHOUT_WORKSPACE and not restoring
 
 
+def commands() -> Commands:
+    """Every command: its section of ``kronika --help``, its name, its line of help and
+    the module of :mod:`kronika.cli` that adds its options (imported only to run it or
+    to explain it)."""
+    cli = Commands(section="remember and recall")
+    cli.command(
+        "init",
+        "create a workspace (config, folders, the default agent; with --agent, that agent too)",
+        "init",
+    )
+    cli.command("remember", "remember a fact in the Brain", "remember")
+    cli.command("note", "note something in today's daily log (typed: W, B, O, S)", "note")
+    cli.command("recall", "find the memories that best match a query", "recall")
+    cli.command("forget", "forget an item, a key, a value or a topic, with a receipt", "forgetting")
+    cli.command(
+        "show", "show the Brain, identity, active context, archive or prompt block", "reading"
+    )
+    cli.command("list", "list stored items, newest first", "reading")
+    cli.command("get", "show one item with all its fields", "reading")
+    cli.command("history", "every value a fact key has had", "reading")
+    cli.command("explain", "tell why an item exists: its origin, events and history", "explain")
+
+    cli.section = "talk, serve, move, check"
+    cli.command("chat", "talk to an agent with memory (any OpenAI-compatible model)", "chat")
+    cli.command("serve", "serve the REST API and MCP over HTTP (needs [server])", "serve")
+    cli.command("mcp", "serve MCP on stdin/stdout as --agent (needs [mcp])", "serve")
+    cli.command("export", "export everything kept (files, items, audit) as JSON", "commands_data")
+    cli.command(
+        "import",
+        "import conversations (locomo, longmemeval, jsonl), an export, or kronika's sample",
+        "commands_data",
+    )
+    cli.command("bench", "run a benchmark and write Markdown + JSON results", "commands_data")
+    cli.command(
+        "doctor", "check the workspace and index for damage; --fix repairs what it can", "health"
+    )
+
+    cli.section = "groups (kronika GROUP COMMAND)"
+    agents = cli.group("agents", "the agents in the workspace", default="list")
+    agents.command("list", "every agent, its items, and which is the default", "agents")
+    agents.command("create", "create an agent, with a memory of its own", "agents")
+    agents.command("remove", "remove an agent and every item of its memory", "agents")
+    proposals = cli.group(
+        "proposals", "changes agents proposed, waiting for your approval", default="list"
+    )
+    proposals.command("list", "list the changes waiting for approval", "proposals")
+    proposals.command("approve", "apply a proposed change", "proposals")
+    proposals.command("reject", "drop a proposed change", "proposals")
+    links = cli.group("links", "links between items", default="list")
+    links.command("list", "list the links of an agent, or of one item", "links")
+    links.command("add", "link two items (reflection, strategy or related)", "links")
+    lessons = cli.group(
+        "lessons", "what the agent learned from how its actions went", default="list"
+    )
+    lessons.command("list", "list what the agent learned from outcomes", "lessons")
+    lessons.command("record", "record how an action went; failures become lessons", "lessons")
+    policies = cli.group("policies", "the storage policies and what they remove", default="list")
+    policies.command(
+        "list",
+        "show the storage policies: retention per tier, never-store and tier rules, DMs",
+        "policies",
+    )
+    policies.command(
+        "purge",
+        "forget what the storage policies no longer allow (expired, never stored, too long a tier)",
+        "policies",
+    )
+    jobs = cli.group("jobs", "memory jobs (decay, reflect, dream, summarize, distill)")
+    jobs.command("list", "when each job last ran, for each agent", "jobs")
+    jobs.command("run", "run a memory job (decay, reflect, dream, summarize, distill)", "jobs")
+    jobs.command(
+        "consolidate",
+        "consolidate ended sessions waiting for a model",
+        "chat:register_consolidate",
+    )
+    index = cli.group("index", "the search index beside the Markdown")
+    index.command("sync", "pick up hand edits of the Markdown now", "index")
+    index.command("rebuild", "rebuild the index from the Markdown alone", "index")
+    index.command("stats", "index statistics: items per agent and type, the model, sizes", "index")
+    logs = cli.group("logs", "what happened (writes, recalls, the model's use)")
+    logs.command("audit", "the audit trail of writes", "audit")
+    logs.command("recalls", "show or export the recall log of an agent", "recall_log")
+    logs.command(
+        "usage",
+        "show what the language model cost: calls, tokens, time and estimated price",
+        "usage",
+    )
+    keys = cli.group("keys", "the server's API keys")
+    keys.command("create", "make a key, shown once, stored hashed", "serve:register_keys")
+    keys.command(
+        "list",
+        "the keys: ids, tenants, roles, bound users (never a key)",
+        "serve:register_keys",
+    )
+    keys.command("revoke", "refuse a key from its next request on", "serve:register_keys")
+    return cli
+
+
 def build_parser() -> _Parser:
+    """The command line's parser. Each command's own parser is made when it is first
+    asked for (:class:`~kronika.cli.commands.LazyParsers`): ``kronika --help`` makes
+    none, ``kronika recall …`` only recall's."""
     # SUPPRESS lets the global options stand before or after the command name
     common = _Parser(add_help=False, argument_default=argparse.SUPPRESS)
     common.add_argument("--home", help="workspace folder (default $KRONIKA_HOME or ./.kronika)")
@@ -125,43 +198,11 @@ def build_parser() -> _Parser:
         parents=[common],
     )
     parser.add_argument("--version", action="version", version=f"kronika {_version()}")
-    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", prog="kronika")
+    cli = commands()
+    sub = cli.attach(parser, common, dest="command", required=True, metavar="COMMAND")
     sub.help = argparse.SUPPRESS  # listed by section instead (Commands.list_in)
-    cli = Commands(sub, common, section="remember and recall")
-    init.register(cli)
-    remember.register(cli)
-    note.register(cli)
-    recall.register(cli)
-    forgetting.register(cli)  # forget
-    reading.register(cli)  # show, list, get, history
-    explain.register(cli)
-
-    cli.section = "talk, serve, move, check"
-    chat.register(cli)
-    serve.register(cli)  # serve, mcp
-    commands_data.register(cli)  # export, import, bench
-    health.register(cli)  # doctor
-
-    cli.section = "groups (kronika GROUP COMMAND)"
-    agents.register(cli)
-    proposals.register(cli)
-    links.register(cli)
-    lessons.register(cli)
-    policies.register(cli)
-    jobs_group = cli.group("jobs", "memory jobs (decay, reflect, dream, summarize, distill)")
-    jobs.register(jobs_group)
-    chat.register_consolidate(jobs_group)
-    index.register(cli.group("index", "the search index beside the Markdown"))
-    logs = cli.group("logs", "what happened (writes, recalls, the model's use)")
-    audit.register(logs)
-    recall_log.register(logs)
-    usage.register(logs)
-    serve.register_keys(cli)
-
     cli.list_in(parser)
     parser.commands = cli
-    for name in OWNER_ONLY:  # the owner's commands refuse a reading context, saying why
-        add_owner_only(cli.parser_of(name))
     return parser
 
 
@@ -204,11 +245,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, default in GLOBAL_DEFAULTS.items():
             if not hasattr(args, name):
                 setattr(args, name, default)
+        # what a command needs loads after the parser, never for --help
+        import logging
+
+        from kronika.cli.health import run_healing
+        from kronika.settings import load_settings
+
         logging.basicConfig(
             level=logging.DEBUG if args.verbose else logging.WARNING,
             format="%(levelname)s %(name)s: %(message)s",
         )
-        from kronika.settings import load_settings  # after the parser: not for --help
 
         refused = refuse_reader(args)
         if refused is not None:
@@ -224,6 +270,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except errors.KronikaError as exc:
         return _report(exit_code_for(exc), type(exc).__name__, str(exc), wants_json)
     except KeyboardInterrupt:
+        from kronika.cli import render
+
         render.err.print("interrupted")
         return 130
     except BrokenPipeError:
@@ -233,6 +281,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _report(OS_EXIT_CODE, type(exc).__name__, str(exc), wants_json)
     except Exception as exc:  # never a traceback for the user
         if args is not None and args.verbose:
+            import logging
+
             logging.getLogger("kronika").exception("unexpected error")
         message = (
             f"unexpected {type(exc).__name__}: {exc} (a bug in kronika; "
@@ -240,15 +290,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return _report(INTERNAL_EXIT_CODE, "InternalError", message, wants_json)
     finally:
-        render.print_notes(notes.take(), as_json=wants_json)
+        _print_notes(wants_json)
+
+
+def _print_notes(as_json: bool) -> None:
+    """What the command met on the way (damage read around, a copy kept…), if anything."""
+    found = notes.take()
+    if found:
+        from kronika.cli import render
+
+        render.print_notes(found, as_json=as_json)
 
 
 def _report(code: int, name: str, message: str, as_json: bool) -> int:
-    from rich.text import Text
-
-    render.print_notes(notes.take(), as_json=as_json)  # what was met on the way, first
+    _print_notes(as_json)  # what was met on the way, first
     if as_json:
+        import json
+
         print(json.dumps({"error": name, "message": message}), file=sys.stderr)
     else:
+        from rich.text import Text
+
+        from kronika.cli import render
+
         render.err.print(Text.assemble(("error: ", "red"), message))
     return code

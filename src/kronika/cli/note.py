@@ -31,20 +31,14 @@ def cmd_note(args: argparse.Namespace, settings: Settings) -> int:
     render.print_write_notes(receipt.notes)
     item = receipt.item
     if args.json:
-        render.print_json(
-            {
-                "outcome": receipt.outcome,
-                "item": wire.item(item) if item else None,
-                "notes": list(receipt.notes),
-            }
-        )
+        render.print_json(wire.write_receipt(receipt))
     elif item is not None:
         render.out.print(f"noted in {item.provenance.citation()}  [{item.id}]", markup=False)
     return 0
 
 
 def register(cli: Commands) -> None:
-    p = cli.add("note", cmd_note, "note something in today's daily log (typed: W, B, O, S)")
+    p = cli.add("note", cmd_note)
     p.add_argument("text", nargs="+")
     p.add_argument(
         "--kind",

@@ -166,7 +166,9 @@ def print_refusal(receipt: WriteReceipt, as_json: bool) -> int:
 
     reason = receipt.policy or "a storage policy refused it"
     if as_json:
-        render.print_json({"outcome": "refused", "policy": reason, "item": None})
+        from kronika import wire
+
+        render.print_json({**wire.write_receipt(receipt), "policy": reason})
     else:
         render.err.print(f"[red]not stored:[/red] {escape(reason)}")
     return REFUSED_EXIT_CODE
@@ -180,18 +182,9 @@ def print_policy_note(receipt: WriteReceipt) -> None:
         render.err.print(f"[yellow]policy:[/yellow] {escape(receipt.policy)}")
 
 
-def register(cli: Commands) -> None:
-    policies = cli.group("policies", "the storage policies and what they remove", default="list")
-    policies.add(
-        "list",
-        cmd_policies,
-        "show the storage policies: retention per tier, never-store and tier rules, DMs",
-    )
-    p = policies.add(
-        "purge",
-        cmd_purge,
-        "forget what the storage policies no longer allow (expired, never stored, too long a tier)",
-    )
+def register(policies: Commands) -> None:
+    policies.add("list", cmd_policies)
+    p = policies.add("purge", cmd_purge)
     p.add_argument(
         "--dry-run", action="store_true", help="only list what would be forgotten, change nothing"
     )

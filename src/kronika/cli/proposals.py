@@ -16,15 +16,15 @@ if TYPE_CHECKING:
 
 
 def proposal_json(proposal: Proposal) -> dict[str, Any]:
+    """The proposal as the REST API sends it (:func:`kronika.wire.proposal`), with
+    ``when`` and ``change`` (its ``created_at`` and ``summary``), the keys ``--json``
+    printed before (kept for scripts for one more release)."""
+    from kronika import wire
+
     return {
-        "id": proposal.id,
-        "agent": proposal.agent,
-        "from": proposal.source_agent,
+        **wire.proposal(proposal),
         "when": proposal.created_at.isoformat(),
-        "section": proposal.section,
         "change": proposal.summary,
-        "type": type(proposal.change).__name__,
-        "status": proposal.status,
     }
 
 
@@ -60,14 +60,8 @@ def cmd_approve(args: argparse.Namespace, settings: Settings) -> int:
         receipt = memory.approve(args.id, args.agent)
     item = receipt.item
     if args.json:
-        render.print_json(
-            {
-                "approved": args.id,
-                "outcome": receipt.outcome,
-                "change": type(receipt.change).__name__,
-                "item": wire.item(item) if item else None,
-            }
-        )
+        # the receipt as REST sends it, and the proposal's id under the key printed before
+        render.print_json({"approved": args.id, **wire.write_receipt(receipt)})
     else:
         shown = f": {item.content}  [{item.id}]" if item is not None else ""
         render.out.print(f"approved {args.id}{shown}", markup=False)
@@ -86,13 +80,10 @@ def cmd_reject(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def register(cli: Commands) -> None:
-    proposals = cli.group(
-        "proposals", "changes agents proposed, waiting for your approval", default="list"
-    )
-    p = proposals.add("list", cmd_proposals, "list the changes waiting for approval")
+def register(proposals: Commands) -> None:
+    p = proposals.add("list", cmd_proposals)
     add_reading_context(p)
-    p = proposals.add("approve", cmd_approve, "apply a proposed change")
+    p = proposals.add("approve", cmd_approve)
     p.add_argument("id", help="proposal id, e.g. p-1a2b3c (see `kronika proposals list`)")
-    p = proposals.add("reject", cmd_reject, "drop a proposed change")
+    p = proposals.add("reject", cmd_reject)
     p.add_argument("id", help="proposal id, e.g. p-1a2b3c")

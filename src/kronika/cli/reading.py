@@ -98,15 +98,13 @@ def cmd_history(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(cli: Commands) -> None:
-    p = cli.add(
-        "show", cmd_show, "show the Brain, identity, active context, archive or prompt block"
-    )
+    p = cli.add("show", cmd_show)
     p.add_argument("what", choices=("brain", "identity", "context", "archive", "prompt"))
     p.add_argument("--query", help="with `show prompt`: add the LONG_TERM_MEMORY block")
     p.add_argument("--scope", action="append", choices=SCOPES, help="only these scopes' facts")
     add_reading_context(p)
 
-    p = cli.add("list", cmd_list, "list stored items, newest first")
+    p = cli.add("list", cmd_list)
     p.add_argument("--type", action="append")
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--offset", type=int, default=0)
@@ -114,10 +112,10 @@ def register(cli: Commands) -> None:
     p.add_argument("--scope", action="append", choices=SCOPES, help="memory scope (repeatable)")
     add_reading_context(p)
 
-    p = cli.add("get", cmd_get, "show one item with all its fields")
+    p = cli.add("get", cmd_get)
     p.add_argument("id")
     add_reading_context(p)
 
-    p = cli.add("history", cmd_history, "every value a fact key has had")
+    p = cli.add("history", cmd_history)
     p.add_argument("key")
     add_reading_context(p)

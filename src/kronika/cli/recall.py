@@ -124,7 +124,7 @@ def hit_links(memory: Memory, result: RecallResult) -> dict[str, list[dict[str, 
 
 
 def register(cli: Commands) -> None:
-    p = cli.add("recall", cmd_recall, "find the memories that best match a query")
+    p = cli.add("recall", cmd_recall)
     p.add_argument("query", nargs="+")
     p.add_argument("--limit", type=int, default=None, help="how many results (default 10)")
     p.add_argument("--k", dest="limit", type=int, action=RenamedOption, new="--limit")

@@ -54,7 +54,7 @@ def cmd_recalls(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(cli: Commands) -> None:
-    p = cli.add("recalls", cmd_recalls, "show or export the recall log of an agent")
+    p = cli.add("recalls", cmd_recalls)
     p.add_argument(
         "--days",
         type=count_in(1, 3660),

@@ -43,15 +43,7 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
     }
     item = receipt.item
     if args.json:
-        render.print_json(
-            {
-                "outcome": receipt.outcome,
-                "change": change,
-                "item": wire.item(item) if item else None,
-                "notes": list(receipt.notes),
-                "policy": receipt.policy,
-            }
-        )
+        render.print_json(wire.write_receipt(receipt))
     elif receipt.outcome == "proposed":
         render.out.print("Proposed; waiting for the user's approval.")
     elif item is not None:
@@ -62,7 +54,7 @@ def cmd_remember(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def register(cli: Commands) -> None:
-    p = cli.add("remember", cmd_remember, "remember a fact in the Brain")
+    p = cli.add("remember", cmd_remember)
     p.add_argument("text", nargs="+", help="the fact (or the value of --key)")
     p.add_argument("--key", help="fact key; a new value supersedes the old one")
     p.add_argument("--section", help="Brain section: User, Preferences, Decisions, Current")

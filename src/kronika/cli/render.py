@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from rich.console import Console
     from rich.table import Table
 
-    from kronika.core.model import MemoryItem, RecallResult
+    from kronika.core.model import MemoryItem, RecallHit, RecallResult
 
     out: Console
     err: Console
@@ -126,39 +126,42 @@ def recall_table(result: RecallResult, *, explain: bool = False) -> Table:
 
 
 def recall_json(result: RecallResult) -> dict[str, Any]:
+    """The recall as the REST API sends it (:func:`kronika.wire.recall`, each hit with
+    its ``explain``), each hit also with the flat keys ``--json`` printed before
+    (:func:`kept_hit_keys`)."""
+    from kronika import wire
+
+    document = wire.recall(result, explain=True)
+    document["hits"] = [
+        {**sent, **kept_hit_keys(hit)}
+        for sent, hit in zip(document["hits"], result.hits, strict=True)
+    ]
+    return document
+
+
+def kept_hit_keys(hit: RecallHit) -> dict[str, Any]:
+    """A hit's item and score parts as ``kronika recall --json`` printed them before its
+    hits were :mod:`kronika.wire`'s (kept for scripts for one more release)."""
+    item, score = hit.item, hit.score
     return {
-        "query": result.query,
-        "total_tokens": result.total_tokens,
-        "budget_tokens": result.budget_tokens,
-        "candidates": result.candidates,
-        "dropped_for_budget": result.dropped_for_budget,
-        "notes": list(result.notes),
-        "hits": [
-            {
-                "id": hit.item.id,
-                "kind": hit.item.type.value,
-                "timestamp": hit.item.created_at.isoformat(),
-                "entities": list(hit.item.entities),
-                "speaker": hit.item.speaker,
-                "key": hit.item.key,
-                "content": hit.item.content,
-                "retain": hit.item.kind.value if hit.item.kind else None,
-                "confidence": hit.item.confidence,
-                "citation": hit.citation,
-                "turn_ids": list(hit.item.provenance.turn_ids),
-                "score": hit.score.total,
-                "relevance": hit.score.relevance,
-                "importance": hit.score.importance,
-                "recency": hit.score.recency,
-                "rerank_score": hit.score.rerank_score,
-                "status": hit.item.status.value,
-                "valid_from": _iso(hit.item.valid_from),
-                "valid_to": _iso(hit.item.valid_to),
-                "history": hit.score.history,
-                "tokens": hit.tokens,
-            }
-            for hit in result.hits
-        ],
+        "id": item.id,
+        "kind": item.type.value,
+        "timestamp": item.created_at.isoformat(),
+        "entities": list(item.entities),
+        "speaker": item.speaker,
+        "key": item.key,
+        "content": item.content,
+        "retain": item.kind.value if item.kind else None,
+        "confidence": item.confidence,
+        "turn_ids": list(item.provenance.turn_ids),
+        "relevance": score.relevance,
+        "importance": score.importance,
+        "recency": score.recency,
+        "rerank_score": score.rerank_score,
+        "status": item.status.value,
+        "valid_from": _iso(item.valid_from),
+        "valid_to": _iso(item.valid_to),
+        "history": score.history,
     }
 
 

@@ -164,7 +164,7 @@ def _key_json(key: Any) -> dict[str, Any]:
 
 
 def register(cli: Commands) -> None:
-    p = cli.add("serve", cmd_serve, "serve the REST API and MCP over HTTP (needs [server])")
+    p = cli.add("serve", cmd_serve)
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
     p.add_argument("--port", type=int, default=8765)
     p.add_argument(
@@ -186,12 +186,11 @@ def register(cli: Commands) -> None:
         help="an origin browsers may call from (repeatable; none: CORS off)",
     )
 
-    cli.add("mcp", cmd_mcp, "serve MCP on stdin/stdout as --agent (needs [mcp])")
+    cli.add("mcp", cmd_mcp)
 
 
-def register_keys(cli: Commands) -> None:
-    keys = cli.group("keys", "the server's API keys")
-    p = keys.add("create", cmd_keys, "make a key, shown once, stored hashed")
+def register_keys(keys: Commands) -> None:
+    p = keys.add("create", cmd_keys)
     p.add_argument("--tenant", help="the tenant the key belongs to")
     p.add_argument(
         "--role",
@@ -211,6 +210,6 @@ def register_keys(cli: Commands) -> None:
         action="append",
         help="a team of the bound key's user (repeatable; default: from [teams])",
     )
-    keys.add("list", cmd_keys, "the keys: ids, tenants, roles, bound users (never a key)")
-    p = keys.add("revoke", cmd_keys, "refuse a key from its next request on")
+    keys.add("list", cmd_keys)
+    p = keys.add("revoke", cmd_keys)
     p.add_argument("id", help="the key's id (or the whole key)")

@@ -130,11 +130,7 @@ def _readers_agents(
 
 
 def register(cli: Commands) -> None:
-    p = cli.add(
-        "usage",
-        cmd_usage,
-        "show what the language model cost: calls, tokens, time and estimated price",
-    )
+    p = cli.add("usage", cmd_usage)
     p.add_argument(
         "--days",
         type=count_in(1, 3660),

@@ -12,9 +12,9 @@ of :meth:`~kronika.Memory.recall`: who reads (``reader``), the moment taken as n
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, fields
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Literal
 
 from kronika.core import checks
@@ -115,6 +115,22 @@ class RecallQuery:
         except ValueError as exc:
             raise InvalidQuery(str(exc)) from exc
 
+    @classmethod
+    def from_call(cls, query: str | RecallQuery, arguments: Mapping[str, Any]) -> RecallQuery:
+        """The query a call such as ``Memory.recall(query, k=5, since="30d")`` asks.
+
+        ``arguments`` are the call's arguments by name (its ``locals()``), holding every
+        option of a query; other names are left alone. ``query`` is the text to look
+        for, made into a query with those options, or a whole :class:`RecallQuery`,
+        taken as it is when no option beside it differs from its default
+        (:class:`~kronika.errors.InvalidQuery` names the options given beside it)."""
+        missing = [name for name in OPTIONS[1:] if name not in arguments]
+        if missing:
+            raise TypeError(f"the call does not take the options {', '.join(missing)}")
+        options = {name: arguments[name] for name in OPTIONS[1:]}
+        keywords = cls(query if not isinstance(query, RecallQuery) else "", **options)
+        return one_query(query, keywords)
+
     def recall_filter(
         self,
         *,
@@ -147,15 +163,17 @@ class RecallQuery:
             raise InvalidQuery(f"that time is outside the years 1 to 9999 ({exc})") from exc
 
     def as_json(self) -> dict[str, Any]:
-        """Every option by name as JSON: lists as lists, times as ISO 8601 text (the
-        body of ``POST /v1/agents/{agent}/recall``, which takes ``agent`` from its path)."""
+        """Every option by name as JSON: lists as lists, times as ISO 8601 text in UTC
+        to the microsecond (``2025-11-30T10:30:00.250000Z``), the form the REST API's
+        document gives its time fields (the body of ``POST /v1/agents/{agent}/recall``,
+        which takes ``agent`` from its path)."""
         found: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
             if isinstance(value, tuple):
                 value = [str(v) for v in value]
             elif isinstance(value, datetime):
-                value = value.isoformat()
+                value = _utc_text(value)
             found[f.name] = value
         return found
 
@@ -188,3 +206,13 @@ def _when(
     if value is None or isinstance(value, datetime):
         return value
     return parse(value, now)
+
+
+def _utc_text(moment: datetime) -> str:
+    """``moment`` (aware) as ISO 8601 text in UTC; as given when UTC would run past the
+    year 9999."""
+    try:
+        utc = moment.astimezone(UTC)
+    except OverflowError:
+        return moment.isoformat()
+    return utc.replace(tzinfo=None).isoformat() + "Z"

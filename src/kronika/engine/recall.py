@@ -83,6 +83,14 @@ from kronika.ports import (
     Vector,
     usage_columns,
 )
+from kronika.settings import (
+    CALIBRATED_ANSWER_FLOORS,
+    CALIBRATED_FLOORS,
+    EmbeddingGroup,
+    RecallGroup,
+    RerankerGroup,
+    floor_value,
+)
 
 log = logging.getLogger("kronika.recall")
 
@@ -94,28 +102,67 @@ the rest doubles with each failure in a row, up to :data:`RERANKER_LONGEST_REST`
 RERANKER_LONGEST_REST = 600.0
 
 
+def _weights(recall: RecallGroup) -> ScoreWeights:
+    return ScoreWeights.from_settings(
+        recall.alpha, recall.beta, recall.gamma, recall.recency_half_life, recall.decay_base
+    )
+
+
+_RECALL, _RERANKER, _EMBEDDER = RecallGroup(), RerankerGroup(), EmbeddingGroup().embedder
+
+
 @dataclass(frozen=True, slots=True)
 class RecallSettings:
-    candidates: int = 100
-    lexical_weight: float = 0.5
-    fusion: str = "zscore"
-    adaptive_shift: float = 0.2
-    skip_function_words: bool = True
-    neighbour_weight: float = 0.5
-    neighbour_window: int = 3
-    answer_focus: float = 1.5
-    speaker_focus: float = 0.6
-    time_focus: float = 4.0
-    when_focus: float = 1.0
-    session_weight: float = 0.4
-    hub_neighbours: int = 0
-    hub_scope: str = "all"
-    fusion_z_ceiling: float = 0.0
-    reranker_depth: int = 30
-    reranker_weight: float = 0.5
-    relevance_floor: float = 0.15
-    answer_floor: float = 0.0
-    weights: ScoreWeights = ScoreWeights()
+    """What one recall reads (:meth:`of`): the recall group, the reranker's share and the
+    floors as numbers for the embedder. Each default is the settings' own."""
+
+    candidates: int = _RECALL.recall_candidates
+    lexical_weight: float = _RECALL.lexical_weight
+    fusion: str = _RECALL.fusion
+    adaptive_shift: float = _RECALL.adaptive_shift
+    skip_function_words: bool = _RECALL.skip_function_words
+    neighbour_weight: float = _RECALL.neighbour_weight
+    neighbour_window: int = _RECALL.neighbour_window
+    answer_focus: float = _RECALL.answer_focus
+    speaker_focus: float = _RECALL.speaker_focus
+    time_focus: float = _RECALL.time_focus
+    when_focus: float = _RECALL.when_focus
+    session_weight: float = _RECALL.session_weight
+    hub_neighbours: int = _RECALL.hub_neighbours
+    hub_scope: str = _RECALL.hub_scope
+    fusion_z_ceiling: float = _RECALL.fusion_z_ceiling
+    reranker_depth: int = _RERANKER.reranker_depth
+    reranker_weight: float = _RERANKER.reranker_weight
+    relevance_floor: float = floor_value(_RECALL.relevance_floor, CALIBRATED_FLOORS, _EMBEDDER)
+    answer_floor: float = floor_value(_RECALL.answer_floor, CALIBRATED_ANSWER_FLOORS, _EMBEDDER)
+    weights: ScoreWeights = _weights(_RECALL)
+
+    @classmethod
+    def of(cls, recall: RecallGroup, reranker: RerankerGroup, embedder: str) -> RecallSettings:
+        """What recall reads of its group, of the reranker group and of the embedder's
+        name (which an ``auto`` floor depends on)."""
+        return cls(
+            candidates=recall.recall_candidates,
+            lexical_weight=recall.lexical_weight,
+            fusion=recall.fusion,
+            adaptive_shift=recall.adaptive_shift,
+            skip_function_words=recall.skip_function_words,
+            neighbour_weight=recall.neighbour_weight,
+            neighbour_window=recall.neighbour_window,
+            answer_focus=recall.answer_focus,
+            speaker_focus=recall.speaker_focus,
+            time_focus=recall.time_focus,
+            when_focus=recall.when_focus,
+            session_weight=recall.session_weight,
+            hub_neighbours=recall.hub_neighbours,
+            hub_scope=recall.hub_scope,
+            fusion_z_ceiling=recall.fusion_z_ceiling,
+            reranker_depth=reranker.reranker_depth,
+            reranker_weight=reranker.reranker_weight,
+            relevance_floor=floor_value(recall.relevance_floor, CALIBRATED_FLOORS, embedder),
+            answer_floor=floor_value(recall.answer_floor, CALIBRATED_ANSWER_FLOORS, embedder),
+            weights=_weights(recall),
+        )
 
 
 class Recaller:

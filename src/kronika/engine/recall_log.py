@@ -24,7 +24,7 @@ from kronika.core.model import Reader, RecallResult
 from kronika.core.recall_log import RecallEntry, entry_for, kept_query
 from kronika.errors import IndexError_, StoreError
 from kronika.ports import RecallLog
-from kronika.settings import Settings
+from kronika.settings import RecallGroup
 
 log = logging.getLogger("kronika.recall")
 
@@ -39,14 +39,17 @@ class RecallRecorder:
     def __init__(
         self,
         log: RecallLog,
-        settings: Settings,
+        recall: RecallGroup,
         *,
+        secrets: str,
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
+        """``recall``: the recall settings (how long the log keeps a recall, whether with
+        its query); ``secrets``: the workspace's secrets setting, applied to a query."""
         self.log = log
-        self._days = settings.recall_log_days
-        self._queries = settings.recall_log_queries
-        self._secrets = settings.secrets
+        self._days = recall.recall_log_days
+        self._queries = recall.recall_log_queries
+        self._secrets = secrets
         self._monotonic = monotonic
         self._held: list[RecallEntry] = []
         self._since = 0.0

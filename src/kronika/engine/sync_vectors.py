@@ -17,6 +17,7 @@ from kronika.core.text import content_hash, embedding_texts
 from kronika.engine.sync_report import SyncReport
 from kronika.errors import KronikaError
 from kronika.ports import Embedder, IndexSources, SourceTail, Vector
+from kronika.settings import EmbeddingGroup
 from kronika.stores.markdown.workspace import MarkdownWorkspace, ParsedSource
 from kronika.stores.private import open_private
 
@@ -45,16 +46,15 @@ class IndexerVectors:
         workspace: MarkdownWorkspace,
         index: IndexSources,
         embedder: Embedder,
-        embed_batch: int = 64,
-        context_words: int = 0,
+        embedding: EmbeddingGroup,
         pending: Path | None = None,
     ) -> None:
         self._workspace = workspace
         self._pending = pending
         self._index = index
         self._embedder = embedder
-        self._embed_batch = max(1, embed_batch)
-        self._context_words = context_words
+        self._embed_batch = max(1, embedding.embed_batch)
+        self._context_words = embedding.embed_context_words
         self._seen: dict[str, _Seen] = {}
         # an isinstance of a runtime Protocol is slow: asked once, not at every write
         self._lazy = isinstance(embedder, LazyModel)

@@ -217,7 +217,12 @@ def screen_change(change: Change, mode: str) -> Change:
 
 
 class MemoryWriter:
-    """Applies :data:`Change` values to the workspace; the only code that writes memory."""
+    """Applies :data:`Change` values to the workspace; the only code that writes memory.
+
+    Unlike the other engine parts it is given the whole :class:`Settings`: besides two
+    settings (``secrets``, ``near_duplicate_similarity``) it enforces the agents' write
+    policies and the storage policies, which :class:`Settings` holds beside its groups
+    (and :meth:`use_settings` swaps while running)."""
 
     def __init__(
         self,
@@ -261,9 +266,9 @@ class MemoryWriter:
         The one way a remembered fact is stored; the caller has read the fact files
         moments ago (hand edits are picked up before the facts are compared)."""
         settings = self._settings
-        near = settings.near_duplicate_similarity
+        near = settings.sessions.near_duplicate_similarity
         change = fact_change(
-            self._workspace, target_agent, item, now, secrets=settings.secrets, near=near
+            self._workspace, target_agent, item, now, secrets=settings.workspace.secrets, near=near
         )
         return self.memory_write(target_agent, section, change, source_agent)
 
@@ -272,7 +277,7 @@ class MemoryWriter:
     ) -> WriteReceipt:
         """Screen ``content`` for secrets, check permissions, apply it to
         ``target_agent``'s memory, audit it."""
-        content = screen_change(content, self._settings.secrets)
+        content = screen_change(content, self._settings.workspace.secrets)
         self._workspace.require_agent(target_agent)
         gated = self._storage_policies(target_agent, section, content, source_agent)
         if isinstance(gated, WriteReceipt):

@@ -27,12 +27,11 @@ from kronika.core.visibility import Audience, audience
 from kronika.engine.changes import Change
 from kronika.engine.derivation import mark_current
 from kronika.engine.proposals import ProposalBook
-from kronika.engine.recall import Recaller
+from kronika.engine.recall import Recaller, RecallSettings
 from kronika.engine.recall_log import RecallRecorder
 from kronika.engine.sync import PENDING_FILE, Indexer
 from kronika.engine.write import USER, MemoryWriter, WriteReceipt
 from kronika.errors import CorruptIndexError, InvalidAgentName, InvalidInput, PermissionDenied
-from kronika.memory.recall_settings import recall_settings
 from kronika.ports import (
     AuditLog,
     Clock,
@@ -117,8 +116,7 @@ class MemoryContext:
             workspace=workspace,
             index=index,
             embedder=embedder,
-            embed_batch=settings.embed_batch,
-            context_words=settings.embed_context_words,
+            embedding=settings.embedding,
             pending=settings.home / PENDING_FILE,
         )
         self.proposal_book = ProposalBook(workspace=workspace, audit=audit, clock=clock)
@@ -131,21 +129,22 @@ class MemoryContext:
             on_proposed=self.proposal_book.record,
             on_facts=lambda agent: self.healing(lambda: self.indexer.catch_up_facts(agent)),
         )
-        if settings.decay_base > 0:
+        self._recall = RecallSettings.of(settings.recall, settings.reranker, settings.embedder)
+        if settings.recall.decay_base > 0:
             log.warning(
                 "the decay_base setting is deprecated: recency now halves every %.3g days "
                 "(ln 2 / decay_base); set recency_half_life instead",
-                recall_settings(settings).weights.half_life / 86_400.0,
+                self._recall.weights.half_life / 86_400.0,
             )
         self.recaller = Recaller(
             index=index,
             embedder=embedder,
             tokens=tokens,
             clock=clock,
-            settings=recall_settings(settings),
+            settings=self._recall,
             reranker=reranker,
         )
-        self.recalls = RecallRecorder(index.recall_log(), settings)
+        self.recalls = RecallRecorder(index.recall_log(), settings.recall, secrets=settings.secrets)
 
     def seen_by(self, reader: Reader) -> MemoryContext:
         """This context with ``reader`` as its default reader; everything else shared."""

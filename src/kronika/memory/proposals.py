@@ -14,6 +14,7 @@ from kronika.engine.proposals import Proposal, fact_of, items_of
 from kronika.engine.write import USER, WriteReceipt
 from kronika.memory.base import MemoryContext
 from kronika.memory.facts import Facts
+from kronika.memory.sessions import Sessions
 from kronika.stores.markdown.lessons import lesson_items
 from kronika.stores.markdown.sessions import header_audience, session_filename
 
@@ -22,9 +23,10 @@ class Proposals:
     """List, approve and reject proposals; calling the part lists them (what
     ``memory.proposals(agent)`` did before the part was there)."""
 
-    def __init__(self, ctx: MemoryContext, facts: Facts) -> None:
+    def __init__(self, ctx: MemoryContext, facts: Facts, sessions: Sessions) -> None:
         self._ctx = ctx
         self._facts = facts
+        self._sessions = sessions
 
     def __call__(self, agent: str | None = None, *, reader: Reader | None = None) -> list[Proposal]:
         """:meth:`list`."""
@@ -69,7 +71,14 @@ class Proposals:
         with ctx.lock:
             found = ctx.proposal_book.find(ctx.agents_or_all(agent), proposal_id)
             fact = fact_of(found.change)
-            if fact is None:
+            if isinstance(found.change, AppendTurn):
+                path = session_filename(found.change.session_id)
+                try:
+                    change = self._sessions.approved_turn(found.agent, found.change)
+                    receipt = ctx.writer.memory_write(found.agent, found.section, change, USER)
+                finally:
+                    ctx.indexer.forget_tail(found.agent, path)
+            elif fact is None:
                 receipt = ctx.writer.memory_write(found.agent, found.section, found.change, USER)
             else:
                 receipt = self._facts.write_fact(

@@ -15,7 +15,7 @@ from kronika.core.model import (
     RecallResult,
     Scope,
 )
-from kronika.core.query import Mode, RecallQuery, one_query
+from kronika.core.query import Mode, RecallQuery
 from kronika.core.text import normalize_key
 from kronika.core.visibility import only_visible
 from kronika.errors import ConfigError, InvalidQuery, NotFound
@@ -65,26 +65,7 @@ class Reads:
         1..10 000, a ``budget_tokens`` outside 1..10 000 000, a time that cannot be
         understood or lies outside the years 1..9999) or of the wrong type.
         """
-        keywords = RecallQuery(
-            query if not isinstance(query, RecallQuery) else "",
-            agent=agent,
-            all_agents=all_agents,
-            k=k,
-            mode=mode,
-            since=since,
-            until=until,
-            as_of=as_of,
-            types=types,
-            keys=keys,
-            entities=entities,
-            speakers=speakers,
-            scopes=scopes,
-            channel=channel,
-            include_superseded=include_superseded,
-            budget_tokens=budget_tokens,
-            record_access=record_access,
-        )
-        asked = one_query(query, keywords)
+        asked = RecallQuery.from_call(query, locals())
         return self._run(asked, now=now, query_vector=query_vector, reader=reader)
 
     def _run(

@@ -6,7 +6,7 @@ sessions imported. A session is for the audience its first turn names
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from kronika.core import checks
@@ -115,7 +115,7 @@ class Sessions:
                 f" {owners.describe()} belongs in a session of its own"
             )
         if turn_id is None:
-            turn_id = self._next_turn_id(name, session_id, count)
+            turn_id = self._next_turn_id(name, session_id, count, last)
         turn = TurnRecord(turn_id=turn_id, speaker=who, content=text, at=now)
         change = AppendTurn(
             session_id=session_id,
@@ -128,19 +128,35 @@ class Sessions:
         done = self._ctx.writer.memory_write(name, "sessions", change, source_agent)
         return SavedTurn(turn_id, done.outcome, done.proposal, done.policy)
 
-    def _next_turn_id(self, agent: str, session_id: str, count: int) -> str:
-        """The id of the session's next turn: ``<session>_<n>`` after the ``count`` turns
-        its file holds, passing over the ids of its turns that wait for approval (each
-        names the turn it would append; two must never name one)."""
-        waiting = {
+    def _next_turn_id(
+        self, agent: str, session_id: str, count: int, last: MemoryItem | None
+    ) -> str:
+        """The id of the session's next turn, ``<session>_<n>``: one past the highest
+        number the session's file or its turns waiting for approval hold (each names the
+        turn it would append; two must never name one). Ids grow along the file (an
+        approved turn is renumbered past the file's last, :meth:`approved_turn`), so the
+        file's last turn and its count bound every number in it."""
+        waiting = (
             p.change.turn.turn_id
             for p in self._ctx.proposal_book.pending(agent)
             if isinstance(p.change, AppendTurn) and p.change.session_id == session_id
-        }
-        n = count + 1
-        while f"{session_id}_{n}" in waiting:
-            n += 1
-        return f"{session_id}_{n}"
+        )
+        top = max((turn_number(t, session_id) for t in waiting), default=0)
+        return f"{session_id}_{max(count, _last_number(last, session_id), top) + 1}"
+
+    def approved_turn(self, agent: str, change: AppendTurn) -> AppendTurn:
+        """``change``, a turn proposed at autonomy 1, as it is appended once approved:
+        with its own id while that is past the file's last turn, else renumbered after
+        it (turns written or approved meanwhile took the numbers), so no two turns of
+        a session share an id and ids keep growing along the file. Called under the
+        lock; the tail read here serves the turn's sync (:meth:`forget_tail` after)."""
+        session_id = change.session_id
+        count, last = self._turns_in(agent, session_id)
+        floor = max(count, _last_number(last, session_id))
+        if turn_number(change.turn.turn_id, session_id) > floor:
+            return change
+        turn_id = self._next_turn_id(agent, session_id, count, last)
+        return replace(change, turn=replace(change.turn, turn_id=turn_id))
 
     def _turns_in(self, agent: str, session_id: str) -> tuple[int, MemoryItem | None]:
         """How many turns the session's file holds — the index's count while it matches
@@ -213,3 +229,15 @@ class Sessions:
                 turns += len(session.turns)
             report = ctx.indexer.sync_agent(agent, paths=list(paths), progress=progress)
         return ImportReport(agent=agent, sessions=count, turns=turns, sync=report)
+
+
+def turn_number(turn_id: str, session_id: str) -> int:
+    """``n`` of a turn id ``<session_id>_<n>``; 0 for an id given by hand."""
+    number = turn_id.removeprefix(f"{session_id}_")
+    return int(number) if number != turn_id and number.isdigit() else 0
+
+
+def _last_number(last: MemoryItem | None, session_id: str) -> int:
+    if last is None or not last.provenance.turn_ids:
+        return 0
+    return turn_number(last.provenance.turn_ids[0], session_id)

@@ -39,13 +39,21 @@ IsoTime = Annotated[datetime, BeforeValidator(_iso_text)]
 _WHEN_WORD = "|".join(
     any_case(word) for word in ("now", "today", "yesterday", "last week", "last month")
 )
+_YEAR = r"[1-9][0-9]{3}"
+_LEAP_YEAR = r"(?:[1-9][0-9](?:0[48]|[2468][048]|[13579][26])|(?:[2468][048]|[13579][26])00)"
+_CLOCK = r"T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9](?:\.[0-9]{1,6})?)?"
 WHEN = (
     r"^(?:" + _WHEN_WORD + r"|[0-9]{1,3}(?:mo|min|m|h|d|w|y)"
-    r"|[1-9][0-9]{3}(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|1[0-9]|2[0-8])"
-    r"(?:T(?:[01][0-9]|2[0-3]):[0-5][0-9](?::[0-5][0-9])?(?:Z|[+-]0[0-9]:00)?)?)?)?)$"
+    r"|" + _YEAR + r"(?:-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|1[0-9]|2[0-8])"
+    r"(?:" + _CLOCK + r"(?:Z|[+-]0[0-9]:00)?)?)?)?"
+    r"|(?:" + _YEAR + r"-(?:(?:0[13-9]|1[0-2])-(?:29|30)|(?:0[13578]|1[02])-31)"
+    r"|" + _LEAP_YEAR + r"-02-29)(?:" + _CLOCK + r"Z?)?)$"
 )
 """The time expressions a recall filter takes (:mod:`kronika.core.timeexpr` reads a
-few more: month names, ``6 mo``, the 29th to 31st of a month)."""
+few more: month names, ``6 mo``, other offsets). A time may name seconds and their
+fraction (``2025-11-30T10:30:00.123456Z``, what :meth:`RecallQuery.as_json
+<kronika.core.query.RecallQuery.as_json>` writes); from the 29th of a month on, only in
+UTC (``Z``) or without an offset, so no time in the year 9999 runs past its end."""
 SECTION = r"^(?:|\s*(?:" + "|".join(any_case(n) for n in SECTION_NAMES) + r")\s*)$"
 """A Brain section as :func:`kronika.core.sections.parse_section` reads it (empty:
 the section the fact's words suggest)."""

@@ -65,15 +65,14 @@ class RecallReplay:
     """
 
     def __init__(self, memory: Memory, settings: Settings) -> None:
-        from kronika.engine.recall import Recaller
-        from kronika.memory.recall_settings import recall_settings
+        from kronika.engine.recall import Recaller, RecallSettings
 
         self._recaller = Recaller(
             index=memory.index,
             embedder=memory.embedder,
             tokens=memory.tokens,
             clock=memory.clock,
-            settings=recall_settings(settings),
+            settings=RecallSettings.of(settings.recall, settings.reranker, settings.embedder),
         )
 
     def recall(

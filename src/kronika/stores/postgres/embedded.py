@@ -117,19 +117,10 @@ class LocalPostgres:
         return done.stdout
 
     def start(self) -> Self:
-        bin_dir = binaries()
-        self.root = Path(tempfile.mkdtemp(prefix="kronika-pg-"))
-        # The server's user must be able to enter the folder; others may not list it.
-        self.root.chmod(0o711)
-        self.data.mkdir(mode=0o700)
-        (self.root / "socket").mkdir(mode=0o700)
-        if self.user is not None:
-            entry = pwd.getpwnam(self.user)
-            for path in (self.data, self.root / "socket"):
-                os.chown(path, entry.pw_uid, entry.pw_gid)
+        self._make_root()
         self._run(
             [
-                str(bin_dir / "initdb"),
+                str(binaries() / "initdb"),
                 "-D",
                 str(self.data),
                 "-U",
@@ -140,20 +131,69 @@ class LocalPostgres:
                 "--no-sync",
             ]
         )
-        options = f"-h 127.0.0.1 -p {self.port} -k {self.root / 'socket'}"
+        self.launch()
+        return self
+
+    def replica(self, *, slot: str = "kronika_replica") -> LocalPostgres:
+        """A streaming replica of this server, started on a port of its own: a base
+        backup (``pg_basebackup -R``, through the replication slot ``slot``, made
+        here) of the running server, which then follows it; read-only (hot standby).
+        Stop it with :meth:`stop`, as this one."""
+        other = LocalPostgres(durable=self.durable, memory=self.memory)
+        other._make_root()
+        try:
+            other._run(
+                [str(binaries() / "pg_basebackup"), "-h", "127.0.0.1", "-p", str(self.port)]
+                + ["-U", SUPERUSER, "-D", str(other.data), "-R", "-X", "stream"]
+                + ["-c", "fast", "-C", "-S", slot, "--no-sync"]
+            )
+            other.launch()
+        except BaseException:
+            other.stop()
+            raise
+        return other
+
+    def _make_root(self) -> None:
+        self.root = Path(tempfile.mkdtemp(prefix="kronika-pg-"))
+        # The server's user must be able to enter the folder; others may not list it.
+        self.root.chmod(0o711)
+        self.data.mkdir(mode=0o700)
+        (self.root / "socket").mkdir(mode=0o700)
+        if self.user is not None:
+            entry = pwd.getpwnam(self.user)
+            for path in (self.data, self.root / "socket"):
+                os.chown(path, entry.pw_uid, entry.pw_gid)
+        atexit.register(self.stop)  # a process that ends without stopping it still does
+
+    def launch(self) -> None:
+        """Start the server on its data folder: after :meth:`start` made it, or again
+        after the server ended (a crash replays its WAL first)."""
+        options = f"-h 127.0.0.1 -p {self.port} -k {self.root_path / 'socket'}"
         if not self.durable:
             options += " -F"
         if self.memory is not None:
             options += f" -c shared_buffers={self.memory}"
         log = self.data / "server.log"
         self._run(
-            [str(bin_dir / "pg_ctl"), "-D", str(self.data), "-w", "-l", str(log)]
+            [str(binaries() / "pg_ctl"), "-D", str(self.data), "-w", "-l", str(log)]
             + ["-o", options, "start"]
         )
         self._running = True
-        atexit.register(self.stop)  # a process that ends without stopping it still does
         self._wait_ready()
-        return self
+
+    @property
+    def root_path(self) -> Path:
+        if self.root is None:
+            raise LocalPostgresError("the local PostgreSQL is not started")
+        return self.root
+
+    @property
+    def pid(self) -> int:
+        """The process id of the running server (its postmaster)."""
+        try:
+            return int((self.data / "postmaster.pid").read_text().split()[0])
+        except (OSError, ValueError, IndexError) as err:
+            raise LocalPostgresError(f"the server in {self.data} is not running") from err
 
     def _wait_ready(self, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout

@@ -50,6 +50,7 @@ from kronika.stores.postgres.index_search import PostgresSearch
 from kronika.stores.postgres.index_sources import PostgresSources
 from kronika.stores.postgres.index_upkeep import PostgresUpkeep
 from kronika.stores.postgres.index_usage import PostgresUsage
+from kronika.stores.postgres.replica import ReplayMark
 
 __all__ = [
     "ANN_THRESHOLD",
@@ -73,7 +74,10 @@ class PostgresIndex:
     PostgreSQL-native alternatives it was measured against (``docs/postgres.md``).
     ``tenant`` names whose index it is: each tenant's tables live in a schema of their
     own (:func:`~kronika.stores.postgres.connect.index_schema`), so tenants of one
-    database never read or write each other's rows.
+    database never read or write each other's rows. ``read_url`` names a streaming
+    replica of the database's server: searches and item reads go there while it has
+    replayed ``mark`` (the worker's :class:`~.replica.ReplayMark`, which its record
+    raises), to the primary otherwise (:mod:`.replica`).
     """
 
     state: PostgresState
@@ -101,6 +105,8 @@ class PostgresIndex:
         ann_background: bool = True,
         lexical: str = "bm25",
         tenant: str = "default",
+        read_url: str = "",
+        mark: ReplayMark | None = None,
     ) -> None:
         self.state = PostgresState(
             url,
@@ -110,6 +116,8 @@ class PostgresIndex:
             ann_background=ann_background,
             lexical=lexical,
             tenant=tenant,
+            read_url=read_url,
+            mark=mark,
         )
         self.search = PostgresSearch(self.state)
         self.upkeep = PostgresUpkeep(self.state, self.search)

@@ -5,7 +5,9 @@ the connection to the tenant's schema and the state beside it, one
 Opening migrates the database and makes the item rows hold this model's vectors;
 :meth:`PostgresState.reading` holds the lock and turns the server's errors into
 kronika's, :meth:`PostgresState.write` runs one transaction and retries it when the
-server chose it as a deadlock's victim. The other ``index_*`` modules hold the parts
+server chose it as a deadlock's victim, :meth:`PostgresState.lagging` runs a read that
+may lag on the read replica when there is one and it has replayed what this worker
+must see (:mod:`.replica`), on the primary otherwise. The other ``index_*`` modules hold the parts
 built over it, one port of :mod:`kronika.ports` each; none inherits from another.
 """
 
@@ -27,12 +29,14 @@ from kronika.stores.postgres.connect import (
     connect,
     migrate,
     migrate_index,
+    one_line,
     redact_url,
     scoped_url,
     shared_schema,
     unscoped_url,
 )
 from kronika.stores.postgres.lexical import Tokenizer
+from kronika.stores.postgres.replica import ReplayMark, Replica
 
 ANN_THRESHOLD = 50_000  # the ann_threshold setting's default, as for SQLite
 HNSW_M = 16
@@ -82,6 +86,8 @@ class PostgresState:
         ann_background: bool = True,
         lexical: str = "bm25",
         tenant: str = "default",
+        read_url: str = "",
+        mark: ReplayMark | None = None,
     ) -> None:
         if lexical not in LEXICAL:
             raise ValueError(f"lexical must be one of {', '.join(LEXICAL)}; got {lexical!r}")
@@ -107,6 +113,12 @@ class PostgresState:
             self.schema, _ = migrate_index(opening, tenant)
             shared = shared_schema(opening)
         self.url = scoped_url(url, self.schema, shared)  # every connection of this index
+        self.mark = mark
+        self.replica: Replica | None = None
+        if read_url:
+            if mark is None:
+                raise ValueError("a read replica needs the worker's ReplayMark")
+            self.replica = Replica(scoped_url(unscoped_url(read_url), self.schema, shared), mark)
         self.conn = connect(self.url, autocommit=True)
         try:
             self._adopt_model()
@@ -116,14 +128,20 @@ class PostgresState:
 
     @contextmanager
     def reading(self) -> Iterator[Any]:
-        """The connection, under the lock; the server's errors become :class:`IndexError_`."""
+        """The connection, under the lock; the server's errors become :class:`IndexError_`
+        (a lost connection, :class:`StoreError`). A connection lost before (the server
+        restarted) is opened again first."""
         import psycopg
 
         with self.lock:
+            if self.conn.closed or self.conn.broken:
+                self.conn = connect(self.url, autocommit=True)  # StoreError while it is down
+                self.graph_settings = None
             try:
                 yield self.conn
             except psycopg.OperationalError as exc:
-                raise StoreError(f"PostgreSQL at {redact_url(self.url)} failed: {exc}") from exc
+                where = redact_url(unscoped_url(self.url))
+                raise StoreError(f"PostgreSQL at {where} failed: {one_line(exc)}") from exc
             except psycopg.Error as exc:
                 raise IndexError_(f"the PostgreSQL index cannot be used: {exc}") from exc
 
@@ -136,13 +154,42 @@ class PostgresState:
             with self.reading() as conn:
                 try:
                     with conn.transaction():
-                        return work(conn)
+                        done = work(conn)
+                    if self.mark is not None:
+                        self.mark.wrote()  # under the write lock: later reads must see it
+                    return done
                 except psycopg.Error as exc:
                     if exc.sqlstate not in _RETRY_STATES or attempt == _RETRIES - 1:
                         raise
             # jittered exponential backoff: writers that collided do not collide again in step
             time.sleep(random.uniform(0, 0.005 * 2 ** min(attempt, 6)))
         raise AssertionError("unreachable")
+
+    def lagging(self, work: Callable[[Any], T]) -> T:
+        """``work(conn)`` for a read that may lag: on the read replica when there is one
+        and it has replayed :attr:`mark`, else (or when it fails there) on the primary."""
+        import psycopg
+
+        if self.replica is not None:
+            with self.lock:
+                conn = self.replica.ready()
+                if conn is not None:
+                    try:
+                        found = work(conn)
+                    except psycopg.Error as exc:
+                        self.replica.failed(exc)
+                    else:
+                        self.replica.served()
+                        return found
+        with self.reading() as conn:
+            return work(conn)
+
+    def prepare(self, conn: Any, sql: str) -> None:
+        """Run ``sql`` (session settings) on ``conn`` unless it was the last run there."""
+        holder: Any = self.replica if self.replica and conn is self.replica.conn else self
+        if holder.graph_settings != sql:
+            conn.execute(sql)
+            holder.graph_settings = sql
 
     @staticmethod
     def lock_source(conn: Any, agent: str, path: str) -> None:

@@ -1,11 +1,13 @@
 """Items of :class:`~kronika.stores.postgres.index.PostgresIndex` read by id, by filter
-or as counts (:class:`~kronika.ports.IndexReads`).
+or as counts (:class:`~kronika.ports.IndexReads`): reads that may lag, on the read
+replica when it has replayed what this worker must see (:meth:`.PostgresState.lagging`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.ports import (
@@ -32,9 +34,12 @@ class PostgresReads:
 
     def get_items(self, ids: Sequence[str]) -> list[MemoryItem]:
         """Items in the order of ``ids`` (unknown ids skipped), with usage statistics."""
-        with self.state.reading() as conn:
+
+        def work(conn: Any) -> dict[str, MemoryItem]:
             rows = conn.execute(f"{SELECT_ITEM} WHERE i.id = ANY(%s)", (list(set(ids)),))
-            found = {item.id: item for item in map(item_from_row, rows)}
+            return {item.id: item for item in map(item_from_row, rows)}
+
+        found = self.state.lagging(work)
         return [found[i] for i in ids if i in found]
 
     def list_items(
@@ -46,17 +51,14 @@ class PostgresReads:
             f"{SELECT_ITEM} WHERE {where} ORDER BY i.created_at DESC, i.id {ID_ORDER}"
             " LIMIT %s OFFSET %s"
         )
-        with self.state.reading() as conn:
-            rows = conn.execute(sql, [*params, limit, offset])
-            return [item_from_row(row) for row in rows]
+        return self.state.lagging(
+            lambda conn: [item_from_row(row) for row in conn.execute(sql, [*params, limit, offset])]
+        )
 
     def count_items(self, flt: RecallFilter) -> int:
         where, params = filter_clause(flt)
-        with self.state.reading() as conn:
-            found = conn.execute(f"SELECT count(*) FROM idx_items AS i WHERE {where}", params)
-            (n,) = found.fetchone()
-        return int(n)
+        sql = f"SELECT count(*) FROM idx_items AS i WHERE {where}"
+        return self.state.lagging(lambda conn: int(conn.execute(sql, params).fetchone()[0]))
 
     def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
-        with self.state.reading() as conn:
-            return created_per_day(POSTGRES, conn, flt, since)
+        return self.state.lagging(lambda conn: created_per_day(POSTGRES, conn, flt, since))

@@ -3,7 +3,8 @@
 index scores it (or ``ts_rank``, or trigrams), cosine similarity over the item rows'
 vectors, walked through an HNSW index from ``ann_threshold`` items on (built in the
 background meanwhile); and what recall reads of its candidates, at once where it can
-(:class:`~kronika.ports.CandidateReader`).
+(:class:`~kronika.ports.CandidateReader`). Each is a read that may lag: on the read
+replica when it has replayed what this worker must see (:meth:`.PostgresState.lagging`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import logging
 import threading
 import time
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -63,19 +65,21 @@ class PostgresSearch:
             other = (
                 search.lexical_simple if self.state.lexical == "simple" else search.lexical_trigram
             )
-            with self.state.reading() as conn:
-                return other(conn, terms, flt, limit)
+            return self.state.lagging(lambda conn: other(conn, terms, flt, limit))
         texts = [" ".join(terms), *terms] if len(terms) > 1 and whole_phrase else terms
         phrases = [
             Phrase(text, tokens)
             for text, tokens in zip(texts, self.state.tokenizer.words(texts), strict=True)
         ]
-        with self.state.reading() as conn:
+
+        def work(conn: Any) -> list[tuple[str, float]]:
             try:
                 return search.lexical(conn, phrases, flt, limit, self.state.postings)
             finally:
-                if conn.info.transaction_status != search.IDLE:
+                if not conn.broken and conn.info.transaction_status != search.IDLE:
                     conn.execute("ROLLBACK")
+
+        return self.state.lagging(work)
 
     def search_vector(
         self, query: Vector, flt: RecallFilter, limit: int
@@ -87,20 +91,21 @@ class PostgresSearch:
                 f" model {self.state.model} has {self.state.dim}"
             )
         graph = self.graph_ready(start=True)
-        with self.state.reading() as conn:
-            if graph and limit > 0:
-                wanted = search.graph_settings(limit)
-                if wanted != self.state.graph_settings:
-                    conn.execute(wanted)  # on this connection, for every later walk
-                    self.state.graph_settings = wanted
+
+        def work(conn: Any) -> list[tuple[str, float]]:
+            if graph and limit > 0:  # on this connection, for every later walk
+                self.state.prepare(conn, search.graph_settings(limit))
             return search.vectors(
                 conn, query, flt, limit, approximate=self.state.dim if graph else None
             )
 
+        return self.state.lagging(work)
+
     def score_features(self, ids: Sequence[str]) -> ScoreFeatures:
         wanted = list(dict.fromkeys(ids))
-        with self.state.reading() as conn:
-            found = {r[0]: feature_row(r[1:]) for r in conn.execute(FEATURES, (wanted,))}
+        found = self.state.lagging(
+            lambda conn: {r[0]: feature_row(r[1:]) for r in conn.execute(FEATURES, (wanted,))}
+        )
         return ScoreFeatures.from_rows({i: found[i] for i in wanted if i in found})
 
     def neighbours(
@@ -112,11 +117,14 @@ class PostgresSearch:
         if window < 1 or not wanted:
             return {}
         sql, params = neighbours_sql(wanted, flt, window, features=False)
-        found: dict[str, list[tuple[str, int]]] = {}
-        with self.state.reading() as conn:
+
+        def work(conn: Any) -> dict[str, list[tuple[str, int]]]:
+            found: dict[str, list[tuple[str, int]]] = {}
             for item_id, other, offset in conn.execute(sql, params):
                 found.setdefault(item_id, []).append((other, int(offset)))
-        return found
+            return found
+
+        return self.state.lagging(work)
 
     def read_candidates(
         self, ids: Sequence[str], seeds: Sequence[str], flt: RecallFilter, window: int
@@ -126,43 +134,19 @@ class PostgresSearch:
         neighbours (which their answers often lift to the top): three statements in one
         round trip."""
         wanted = list(dict.fromkeys(seeds))
-        links: dict[str, list[tuple[str, int]]] = {}
-        features: dict[str, FeatureRow] = {}
-        items_sql = f"{SELECT_ITEM} WHERE i.id = ANY(%s::text[]"
-        items_params: list[object] = [wanted]
-        with self.state.reading() as conn:
-            with conn.pipeline():
-                near = None
-                if window >= 1 and wanted:
-                    near = conn.execute(*neighbours_sql(wanted, flt, window, features=True))
-                    ahead, ahead_params = neighbours_sql(
-                        wanted[:ITEMS_AHEAD], flt, window, features=False
-                    )
-                    # one array of ids, so the ids' index finds the rows (an OR would scan)
-                    items_sql += (
-                        f" || ARRAY(SELECT x.other FROM ({ahead}) AS x (seed, other, step))"
-                    )
-                    items_params += ahead_params
-                scored = conn.execute(FEATURES, (list(dict.fromkeys(ids)),))
-                read = conn.execute(items_sql + ")", items_params)
-            for item_id, other, offset, *row in near or ():
-                links.setdefault(item_id, []).append((other, int(offset)))
-                features[other] = feature_row(row)
-            for item_id, *row in scored:
-                features[item_id] = feature_row(row)
-            items = ItemRows({str(row[0]): row for row in read})
-        return CandidateRows(links, features, items)
+        return self.state.lagging(lambda conn: _candidates(conn, ids, wanted, flt, window))
 
     def vectors_of(self, ids: Sequence[str]) -> dict[str, Vector]:
         """The stored unit vector of each of ``ids`` that has one, in one round trip
         (:class:`~kronika.ports.CandidateVectors`)."""
         if not ids:
             return {}
-        with self.state.reading() as conn:
-            rows = conn.execute(
+        rows = self.state.lagging(
+            lambda conn: conn.execute(
                 "SELECT id, vec FROM idx_items WHERE vec IS NOT NULL AND id = ANY(%s)",
                 (list(ids),),
             ).fetchall()
+        )
         return {str(item_id): as_vector(vec) for item_id, vec in rows}
 
     def families_of(self, ids: Sequence[str]) -> dict[str, str]:
@@ -170,12 +154,13 @@ class PostgresSearch:
         :class:`~kronika.ports.CandidateVectors`), in one round trip."""
         if not ids:
             return {}
-        with self.state.reading() as conn:
-            rows = conn.execute(
+        rows = self.state.lagging(
+            lambda conn: conn.execute(
                 "SELECT id, agent, session_id, coalesce(key_norm, key) FROM idx_items"
                 " WHERE id = ANY(%s) AND (session_id IS NOT NULL OR key IS NOT NULL)",
                 (list(ids),),
             ).fetchall()
+        )
         found = {str(i): family(agent, session, key) for i, agent, session, key in rows}
         return {i: f for i, f in found.items() if f is not None}
 
@@ -232,3 +217,30 @@ class PostgresSearch:
                 return False
             self.state.building = None
         return self.graph_ready(start=False)
+
+
+def _candidates(
+    conn: Any, ids: Sequence[str], wanted: list[str], flt: RecallFilter, window: int
+) -> CandidateRows:
+    """What :meth:`PostgresSearch.read_candidates` reads, on ``conn``."""
+    links: dict[str, list[tuple[str, int]]] = {}
+    features: dict[str, FeatureRow] = {}
+    items_sql = f"{SELECT_ITEM} WHERE i.id = ANY(%s::text[]"
+    items_params: list[object] = [wanted]
+    with conn.pipeline():
+        near = None
+        if window >= 1 and wanted:
+            near = conn.execute(*neighbours_sql(wanted, flt, window, features=True))
+            ahead, ahead_params = neighbours_sql(wanted[:ITEMS_AHEAD], flt, window, features=False)
+            # one array of ids, so the ids' index finds the rows (an OR would scan)
+            items_sql += f" || ARRAY(SELECT x.other FROM ({ahead}) AS x (seed, other, step))"
+            items_params += ahead_params
+        scored = conn.execute(FEATURES, (list(dict.fromkeys(ids)),))
+        read = conn.execute(items_sql + ")", items_params)
+    for item_id, other, offset, *row in near or ():
+        links.setdefault(item_id, []).append((other, int(offset)))
+        features[other] = feature_row(row)
+    for item_id, *row in scored:
+        features[item_id] = feature_row(row)
+    items = ItemRows({str(row[0]): row for row in read})
+    return CandidateRows(links, features, items)

@@ -184,4 +184,6 @@ class PostgresUpkeep:
             building.join()
         with self.state.lock:
             self.state.tokenizer.close()
+            if self.state.replica is not None:
+                self.state.replica.close()
             self.state.conn.close()

@@ -91,12 +91,18 @@ class PostgresRecord:
             "SELECT agent, path, body, modified_ns, change FROM record_documents"
             " WHERE tenant = %s AND change > %s ORDER BY change"
         )
-        if self._held is not None:
-            rows = self._held.execute(query, (self._tenant, since)).fetchall()
-            self._held.commit()
-        else:
-            with self._pool.connection() as conn:
-                rows = conn.execute(query, (self._tenant, since)).fetchall()
+        import psycopg
+
+        try:
+            if self._held is not None:
+                rows = self._held.execute(query, (self._tenant, since)).fetchall()
+                self._held.commit()
+            else:
+                with self._pool.connection() as conn:
+                    rows = conn.execute(query, (self._tenant, since)).fetchall()
+        except psycopg.Error as err:  # the server went away: kronika's error, on one line
+            said = " ".join(str(err).split())
+            raise StoreError(f"cannot read the PostgreSQL record: {said}") from err
         return [RecordDocument(a, p, body, int(m), int(c)) for a, p, body, m, c in rows]
 
     def write(
