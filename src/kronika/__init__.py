@@ -11,10 +11,14 @@ everything runs offline::
             print(hit.score.total, hit.item.content, hit.citation)
 """
 
+import sys
+import warnings
 from importlib import import_module
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:
+    from importlib.abc import Loader
+
     from kronika.app import build_llm, build_memory, init_workspace, read_usage
     from kronika.core.lessons import Evaluation, exit_code
     from kronika.core.model import (
@@ -121,6 +125,51 @@ def __getattr__(name: str) -> Any:
 
 def __dir__() -> list[str]:
     return sorted([*globals(), *_HOMES])
+
+
+MOVED = {
+    "kronika.engine.charts": "kronika.workflows.charts",
+    "kronika.engine.chat": "kronika.workflows.chat",
+    "kronika.engine.consolidate": "kronika.workflows.consolidate",
+    "kronika.engine.portability": "kronika.workflows.portability",
+    "kronika.engine.session": "kronika.workflows.session",
+    "kronika.engine.tools": "kronika.workflows.tools",
+    "kronika.memory.context": "kronika.workflows.context",
+}
+"""Old import paths the docs taught, of modules that moved up to ``kronika.workflows``:
+for a release, importing one gives the module's names with a ``DeprecationWarning`` at
+the importing line. No file stands at an old path (so no lower floor imports a higher
+one): the finder below answers for them, after every other finder has passed."""
+
+
+class _Moved:
+    """Finder and loader of the :data:`MOVED` paths (the protocol of
+    :mod:`importlib.abc`, without importing it: ``kronika --help`` loads nothing)."""
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname not in MOVED:
+            return None
+        from importlib.machinery import ModuleSpec
+
+        return ModuleSpec(fullname, cast("Loader", self))
+
+    def create_module(self, spec: Any) -> None:
+        return None  # the default module, filled by exec_module
+
+    def exec_module(self, module: Any) -> None:
+        new = MOVED[module.__name__]
+        moved = import_module(new)
+        names = list(getattr(moved, "__all__", [n for n in vars(moved) if n[0] != "_"]))
+        module.__dict__.update({name: getattr(moved, name) for name in names})
+        module.__all__ = names
+        module.__doc__ = f"Deprecated alias of :mod:`{new}`."
+        warnings.warn(
+            f"{module.__name__} is deprecated: import from {new}", DeprecationWarning, stacklevel=2
+        )
+
+
+if not any(isinstance(finder, _Moved) for finder in sys.meta_path):
+    sys.meta_path.append(_Moved())
 
 
 __all__ = [

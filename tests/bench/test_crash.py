@@ -64,3 +64,24 @@ def test_bad_trial_counts_are_refused(tmp_path: Path) -> None:
     assert done.returncode == 2
     assert "--writers" in done.stderr and "Traceback" not in done.stderr
     assert not (tmp_path / "bench-results").exists()
+
+
+def test_workers_killed_at_random_leave_the_team_memory_consistent(
+    postgres_server: object,
+) -> None:
+    from kronika.bench.crash import run_crash
+    from kronika.stores.postgres.embedded import LocalPostgres
+
+    assert isinstance(postgres_server, LocalPostgres)
+    results = run_crash(
+        2,
+        writers=2,
+        settings=Settings(embedder="hashing"),
+        seed=3,
+        max_run_s=1.5,
+        index=f"postgres={postgres_server.url()}",
+    )
+    assert results["failures"] == [], results["failures"]
+    assert results["settings"]["store"] == "postgres"
+    assert results["headline"]["trials"] == 2
+    assert results["headline"]["acknowledged_writes"] > 0

@@ -29,6 +29,7 @@ Trials are independent and seeded (``seed + trial``), so a failure can be rerun.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -83,12 +84,14 @@ class TrialResult:
 
 # ------------------------------------------------------------------------- writer
 def writer_main(argv: Sequence[str]) -> int:
-    """A writer process: ``<home> <writer number> <seed> <embedder>``; runs until killed."""
+    """A writer process: ``<home> <writer number> <seed> <embedder> [<database URL>]``;
+    runs until killed."""
     from kronika import build_memory, load_settings
 
     home, number, seed, embedder = argv[0], int(argv[1]), int(argv[2]), argv[3]
+    team = {"database_url": argv[4]} if len(argv) > 4 else {}
     rng = random.Random(seed)
-    settings = load_settings(Path(home), environ={}, embedder=embedder)
+    settings = load_settings(Path(home), environ={}, embedder=embedder, **team)
     own = f"k{number}"
     with build_memory(settings) as memory:
         n = 0
@@ -130,23 +133,35 @@ def run_crash(
     seed: int = 0,
     max_run_s: float = 2.0,
     progress: Progress | None = None,
+    index: str | None = None,
 ) -> dict[str, Any]:
     """Run ``trials`` crash trials of ``writers`` processes each; each writer is killed
-    after a random time in ``[0, max_run_s)`` of running. Results as a benchmark dict."""
+    after a random time in ``[0, max_run_s)`` of running. Results as a benchmark dict.
+
+    ``index`` ``postgres`` or ``postgres=URL`` (:mod:`kronika.bench.postgres`): team mode,
+    each trial on a fresh database, each writer with a working copy of its own, and the
+    checks made from the first copy."""
+    from kronika.bench.postgres import postgres_site
+
     base = settings or Settings()
     embedder = base.embedder
     results: list[TrialResult] = []
     started = time.perf_counter()
-    for trial in range(trials):
-        with tempfile.TemporaryDirectory(prefix="kronika-crash-") as tmp:
-            home = Path(tmp) / "home"
-            trial_settings = base.with_overrides(home=home)
-            results.append(
-                run_trial(trial, trial_settings, writers, seed + trial, max_run_s, embedder)
-            )
-        if progress is not None:
-            progress(f"crash x{writers}", trial + 1, trials)
-    return _summary(results, writers, seed, max_run_s, embedder, time.perf_counter() - started)
+    with postgres_site(index) as site:
+        for trial in range(trials):
+            with tempfile.TemporaryDirectory(prefix="kronika-crash-") as tmp:
+                home = Path(tmp) / "home"
+                with contextlib.ExitStack() as stack:
+                    url = "" if site is None else stack.enter_context(site.database())
+                    trial_settings = base.with_overrides(home=home, database_url=url)
+                    results.append(
+                        run_trial(trial, trial_settings, writers, seed + trial, max_run_s, embedder)
+                    )
+            if progress is not None:
+                progress(f"crash x{writers}", trial + 1, trials)
+    summary = _summary(results, writers, seed, max_run_s, embedder, time.perf_counter() - started)
+    summary["settings"]["store"] = "postgres" if index else "markdown"
+    return summary
 
 
 def run_trial(
@@ -161,9 +176,12 @@ def run_trial(
     logs = [settings.home.parent / f"writer-{n}.jsonl" for n in range(writers)]
     env = {k: v for k, v in os.environ.items() if not k.startswith("KRONIKA_")}
     procs = []
+    url = settings.database_url
     for n, log in enumerate(logs):
         with log.open("w", encoding="utf-8") as out:
-            args = [str(settings.home), str(n), str(seed * 1000 + n), embedder]
+            # in team mode each writer is a worker with a working copy of its own
+            home = settings.home.parent / f"writer-{n}" if url else settings.home
+            args = [str(home), str(n), str(seed * 1000 + n), embedder, *([url] if url else [])]
             procs.append(
                 subprocess.Popen(
                     [sys.executable, "-m", "kronika.bench.crash", *args],

@@ -1,5 +1,5 @@
-"""``kronika bench locomo|longmemeval|memory|folds|scale|crash|writes|lessons|serve`` — run a
-benchmark, print and save the results (``crash`` exits 1 when a trial breaks an invariant)."""
+"""``kronika bench locomo|longmemeval|memory|folds|scale|crash|writes|team-writes|lessons|serve``:
+run a benchmark, print and save the results (``crash`` exits 1 when a trial breaks an invariant)."""
 
 from __future__ import annotations
 
@@ -92,6 +92,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 seed=args.seed,
                 max_run_s=args.max_run,
                 progress=progress,
+                index=_index(args),
             )
         elif args.suite == "lessons":
             if not 2 <= args.tasks <= 100_000:
@@ -112,6 +113,27 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 budget_s=args.budget,
                 batch=args.batch,
                 settings=settings,
+                progress=progress,
+            )
+        elif args.suite == "team-writes":
+            from kronika.bench.team_writes import run_team_writes
+
+            if args.calls < 1 or args.budget <= 0 or args.writer_seconds <= 0:
+                raise InvalidInput(
+                    "--calls must be at least 1, --budget and --writer-seconds above 0"
+                )
+            if args.before is not None and not (Path(args.before) / "kronika").is_dir():
+                raise InvalidInput(
+                    f"--before needs a src folder holding kronika; got {args.before!r}"
+                )
+            results = run_team_writes(
+                _sizes(args.sizes or "1000,10000"),
+                index=args.index or "postgres",
+                calls=args.calls,
+                budget_s=args.budget,
+                before=args.before,
+                writers=2 if args.writers == 1 else args.writers,
+                writer_s=args.writer_seconds,
                 progress=progress,
             )
         elif args.suite == "memory":

@@ -223,6 +223,7 @@ def register(cli: Commands) -> None:
             "vectors",
             "crash",
             "writes",
+            "team-writes",
             "lessons",
             "serve",
             "memory",
@@ -260,7 +261,23 @@ def register(cli: Commands) -> None:
         help="scale, vectors, folds: keep the workspaces here and reuse them next time",
     )
     p.add_argument("--trials", type=int, default=100, help="crash: trials to run")
-    p.add_argument("--writers", type=int, default=1, help="crash: writer processes per trial")
+    p.add_argument(
+        "--writers",
+        type=int,
+        default=1,
+        help="crash: writer processes per trial; team-writes: writers side by side (2 when"
+        " left at 1; 0 skips them)",
+    )
+    p.add_argument(
+        "--writer-seconds",
+        type=float,
+        default=15.0,
+        help="team-writes: how long the writers side by side write (s)",
+    )
+    p.add_argument(
+        "--before",
+        help="team-writes: a src folder of another kronika, measured in the same run",
+    )
     p.add_argument(
         "--seed", type=int, default=0, help="crash: seed of the first trial; lessons: of the run"
     )
@@ -308,7 +325,8 @@ def register(cli: Commands) -> None:
         "--index",
         help="locomo, longmemeval, scale: sqlite (default), postgres (a throwaway local"
         " server) or postgres=URL (a fresh database on that server, dropped after); serve:"
-        " postgres also runs the server on that store of record",
+        " postgres also runs the server on that store of record; team-writes: postgres"
+        " (default) or postgres=URL; crash: team mode on PostgreSQL, a worker per writer",
     )
     p.add_argument(
         "--lexical",

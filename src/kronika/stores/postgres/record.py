@@ -5,7 +5,9 @@ Tables (migration ``0100_record.sql``): ``record_tenants`` and ``record_agents``
 the change that last wrote it (a removed document keeps its row with no text, so each
 worker's copy learns of the removal); ``record_items``, what was parsed from each
 document (facts with ``status``, ``valid_from``, ``valid_to`` and ``superseded_by``,
-notes, turns, summaries), rewritten in the same transaction as the document;
+notes, turns, summaries), one row per item id, written in the same transaction as the
+document: only the rows of items that were added, changed, moved or removed
+(migration ``0102``), so a write to a large document writes few rows;
 ``record_proposals``, the proposals waiting in ``proposals.md``; and ``record_audit``
 (:mod:`kronika.stores.postgres.record_audit`).
 
@@ -19,22 +21,45 @@ transaction: nothing half-written is ever seen by another worker.
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any, NamedTuple
 
-from psycopg.types.json import Jsonb
-
-from kronika.core.model import MemoryItem
+from kronika.core.model import MemoryItem, Provenance
 from kronika.core.serialize import item_to_dict
 from kronika.errors import StoreError
 from kronika.ports import RecordDocument
 from kronika.stores.markdown import proposals
+from kronika.stores.postgres.connect import one_line
 
 if TYPE_CHECKING:
     import psycopg
     from psycopg_pool import ConnectionPool
 
+_UPSERT_ITEM = (
+    "INSERT INTO record_items (tenant, agent, path, position, id, type, status, scope,"
+    " channel, user_name, team, key, section, content, created_at, valid_from, valid_to,"
+    " superseded_by, session_id, speaker, data, digest) VALUES (%s, %s, %s, %s, %s, %s, %s,"
+    " %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s::jsonb, %s)"
+    " ON CONFLICT (tenant, agent, path, id) DO UPDATE SET position = excluded.position,"
+    " type = excluded.type, status = excluded.status, scope = excluded.scope,"
+    " channel = excluded.channel, user_name = excluded.user_name, team = excluded.team,"
+    " key = excluded.key, section = excluded.section, content = excluded.content,"
+    " created_at = excluded.created_at, valid_from = excluded.valid_from,"
+    " valid_to = excluded.valid_to, superseded_by = excluded.superseded_by,"
+    " session_id = excluded.session_id, speaker = excluded.speaker, data = excluded.data,"
+    " digest = excluded.digest"
+)
 _LOCK_CLASS = 0x6B72  # "kr": with the tenant's hash, the key of its write lock
+
+
+class _Row(NamedTuple):
+    """An item's row in ``record_items`` as this process wrote it."""
+
+    position: int
+    digest: str
+    item: MemoryItem
 
 
 class PostgresRecord:
@@ -46,6 +71,8 @@ class PostgresRecord:
         self._owns_pool = owns_pool
         self._tenant = tenant
         self._held: psycopg.Connection[Any] | None = None
+        # each document's change and item rows as this process last wrote them
+        self._written: dict[tuple[str, str], tuple[int, dict[str, _Row]]] = {}
         with self._pool.connection() as conn:
             conn.execute(
                 "INSERT INTO record_tenants (tenant) VALUES (%s) ON CONFLICT DO NOTHING",
@@ -68,7 +95,7 @@ class PostgresRecord:
         except Exception as err:
             self._pool.putconn(conn)
             what = f"cannot take the write lock of tenant {self._tenant!r}"
-            raise StoreError(f"{what}: {err}") from err
+            raise StoreError(f"{what}: {one_line(err)}") from err
         self._held = conn
 
     def release(self) -> None:
@@ -101,8 +128,7 @@ class PostgresRecord:
                 with self._pool.connection() as conn:
                     rows = conn.execute(query, (self._tenant, since)).fetchall()
         except psycopg.Error as err:  # the server went away: kronika's error, on one line
-            said = " ".join(str(err).split())
-            raise StoreError(f"cannot read the PostgreSQL record: {said}") from err
+            raise StoreError(f"cannot read the PostgreSQL record: {one_line(err)}") from err
         return [RecordDocument(a, p, body, int(m), int(c)) for a, p, body, m, c in rows]
 
     def write(
@@ -130,7 +156,7 @@ class PostgresRecord:
         except StoreError:
             raise
         except Exception as err:
-            raise StoreError(f"cannot write to the PostgreSQL record: {err}") from err
+            raise StoreError(f"cannot write to the PostgreSQL record: {one_line(err)}") from err
         return last
 
     def _write_document(
@@ -138,6 +164,10 @@ class PostgresRecord:
     ) -> int:
         key = (self._tenant, doc.agent, doc.path)
         digest = None if doc.text is None else hashlib.sha256(doc.text.encode()).hexdigest()
+        was = conn.execute(
+            "SELECT change FROM record_documents WHERE tenant = %s AND agent = %s AND path = %s",
+            key,
+        ).fetchone()
         row = conn.execute(
             "INSERT INTO record_documents"
             " (tenant, agent, path, body, sha256, modified_ns, change)"
@@ -147,20 +177,81 @@ class PostgresRecord:
             " change = excluded.change RETURNING change",
             (*key, doc.text, digest, doc.modified_ns),
         ).fetchone()
-        conn.execute("DELETE FROM record_items WHERE tenant = %s AND agent = %s AND path = %s", key)
-        if items:
-            with conn.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO record_items (tenant, agent, path, position, id, type, status,"
-                    " scope, channel, user_name, team, key, section, content, created_at,"
-                    " valid_from, valid_to, superseded_by, session_id, speaker, data) VALUES"
-                    " (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s,"
-                    " %s, %s, %s)",
-                    [(*key, n, *_item_columns(item)) for n, item in enumerate(items)],
-                )
+        change = int(row[0]) if row else 0
+        mine = self._written.get((doc.agent, doc.path))
+        # the rows as this process last wrote them, unless another worker wrote since
+        rows = mine[1] if mine is not None and was is not None and was[0] == mine[0] else None
+        self._written[(doc.agent, doc.path)] = (change, self._write_items(conn, key, items, rows))
+        if doc.text is None:
+            self._written.pop((doc.agent, doc.path), None)
         if doc.path == proposals.PATH:
             self._write_proposals(conn, doc)
-        return int(row[0]) if row else 0
+        return change
+
+    def _write_items(
+        self,
+        conn: psycopg.Connection[Any],
+        key: tuple[str, str, str],
+        items: Sequence[MemoryItem],
+        rows: Mapping[str, _Row] | None,
+    ) -> dict[str, _Row]:
+        """Bring the document's rows in ``record_items`` to ``items``, touching only the
+        rows that differ: a removed item's row is deleted, a new or changed one written,
+        one that only moved (a line added above it) gets its new position, and every
+        other row is left as it is. A repeated id keeps its first occurrence.
+
+        An item's digest is made again only when it differs from the one this
+        process wrote last (its line aside, which the digest leaves out): serialising
+        every item of a large document cost more than writing the few that changed.
+        ``rows`` are the document's rows as this process last wrote them, when nobody
+        wrote the document since (else they are read). Returns the rows as they are."""
+        wanted: dict[str, _Row] = {}
+        for position, item in enumerate(items):
+            if item.id not in wanted:
+                before = rows.get(item.id) if rows is not None else None
+                if before is not None and (
+                    before.item is item or _same_but_line(before.item, item)
+                ):
+                    digest = before.digest
+                else:
+                    digest = _digest(_stored_data(item))
+                wanted[item.id] = _Row(position, digest, item)
+        if rows is None:
+            stored = {
+                str(item_id): (int(position), digest)
+                for item_id, position, digest in conn.execute(
+                    "SELECT id, position, digest FROM record_items"
+                    " WHERE tenant = %s AND agent = %s AND path = %s",
+                    key,
+                )
+            }
+        else:
+            stored = {item_id: (row.position, row.digest) for item_id, row in rows.items()}
+        gone = [item_id for item_id in stored if item_id not in wanted]
+        written, moved = [], []
+        for item_id, (position, digest, item) in wanted.items():
+            was = stored.get(item_id)
+            if was is None or was[1] != digest:
+                written.append((*key, position, *_item_columns(item), _stored_data(item), digest))
+            elif was[0] != position:
+                moved.append((item_id, position))
+        if gone:
+            conn.execute(
+                "DELETE FROM record_items WHERE tenant = %s AND agent = %s AND path = %s"
+                " AND id = ANY(%s)",
+                (*key, gone),
+            )
+        if moved:
+            conn.execute(
+                "UPDATE record_items r SET position = m.position"
+                " FROM unnest(%s::text[], %s::int[]) AS m (id, position)"
+                " WHERE r.tenant = %s AND r.agent = %s AND r.path = %s AND r.id = m.id",
+                ([i for i, _ in moved], [n for _, n in moved], *key),
+            )
+        if written:
+            with conn.cursor() as cur:
+                cur.executemany(_UPSERT_ITEM, written)
+        return wanted
 
     def _write_proposals(self, conn: psycopg.Connection[Any], doc: RecordDocument) -> None:
         conn.execute(
@@ -205,5 +296,30 @@ def _item_columns(item: MemoryItem) -> tuple[Any, ...]:
         item.superseded_by,
         item.provenance.session_id,
         item.speaker,
-        Jsonb(item_to_dict(item)),
     )
+
+
+_COMPARED = tuple(f.name for f in fields(MemoryItem) if f.name != "provenance")
+_PLACE = tuple(f.name for f in fields(Provenance) if f.name != "line")
+
+
+def _same_but_line(a: MemoryItem, b: MemoryItem) -> bool:
+    """Whether ``a`` and ``b`` hold the same but, maybe, their line in the Markdown."""
+    pa, pb = a.provenance, b.provenance
+    if any(getattr(pa, name) != getattr(pb, name) for name in _PLACE):
+        return False
+    return all(getattr(a, name) == getattr(b, name) for name in _COMPARED)
+
+
+def _digest(data: str) -> str:
+    return hashlib.blake2b(data.encode(), digest_size=16).hexdigest()
+
+
+def _stored_data(item: MemoryItem) -> str:
+    """The item as the JSON of ``record_items.data``: every field but its line in the
+    Markdown (and the citation made from it), which moves whenever a line is added
+    above the item; ``position`` keeps the order of a document's items."""
+    data = item_to_dict(item)
+    del data["citation"]
+    del data["provenance"]["line"]
+    return json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)

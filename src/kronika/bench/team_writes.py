@@ -1,0 +1,398 @@
+"""``remember()`` in team mode (PostgreSQL) as memory grows: ``kronika bench team-writes``.
+
+For each size N a fresh database (on the server of ``--index postgres[=URL]``) gets one
+agent with N stored facts: written into ``brain_archive.md`` as kronika lays it out and
+synced into the record and the index (setup, not timed; ``remember_many`` would move
+them there one trim of the Brain at a time, which takes hours at 100k), then
+:data:`BRAIN_FACTS` facts remembered so the Brain is at its budget. Then
+``remember()`` of new keyed facts is timed one call at a time, each durable when it
+returns, ``calls`` of them or as many as ``budget_s`` allows. Embedding is excluded:
+:class:`~kronika.bench.fixed.FixedVectors` makes a text's vector from its hash.
+
+Beside the time per call, the run reports what each call did to the store of record,
+read from PostgreSQL's own counters (``pg_stat_user_tables``: rows inserted, updated and
+deleted in ``record_items`` and ``record_documents``, per call), and a profile
+(``cProfile``) of a part of the calls: the share of the time spent in each step of the
+write path.
+
+``--before PATH`` runs the same measurement, in the same run and on the same server,
+with the kronika package found under ``PATH`` (a ``src`` folder of another checkout):
+each size is measured with one tree, then the other, so drift of a shared machine hits
+both alike. The measurement itself lives in this file and uses only the public API, so
+it runs unchanged against an older kronika.
+
+A second part measures writers side by side: ``writers`` processes, each with a
+working copy of its own, writing ``remember()`` into one tenant for a fixed time,
+first each into an agent of its own, then all into one agent (different keys), then
+one alone: whether writes of different agents wait for each other.
+"""
+
+from __future__ import annotations
+
+import cProfile
+import json
+import os
+import pstats
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+BRAIN_FACTS = 60
+"""Facts remembered before the timed calls: past its budget, so that the timed calls
+move facts to the archive as a Brain in use does."""
+PROFILED = 20
+"""Calls profiled after the timed ones (a profile slows the calls it watches)."""
+
+STEPS: tuple[tuple[str, str], ...] = (
+    ("lock + pull", "working_copy.py:_take"),
+    ("Markdown written", "factfiles.py:_write_facts"),
+    ("push (release)", "working_copy.py:push"),
+    ("push: parse", "factfiles.py:parse_source"),
+    ("record write", "record.py:write"),
+    ("index sync", "sync.py:sync_agent"),
+    ("index: replace a file", "index_sources.py:replace_source"),
+)
+"""Steps of a write as ``(label, "file:function")`` found in the profile (cumulative
+time per call; steps nest, so they do not add up)."""
+
+
+# ----------------------------------------------------------------------- one size
+def _stats(conn: Any) -> dict[str, int]:
+    time.sleep(0.7)  # a backend's counters reach the view within about half a second
+    conn.execute("SELECT pg_stat_clear_snapshot()")
+    rows = conn.execute(
+        "SELECT relname, n_tup_ins, n_tup_upd, n_tup_del FROM pg_stat_user_tables"
+        " WHERE relname IN ('record_items', 'record_documents')"
+    ).fetchall()
+    out = {}
+    for name, ins, upd, dele in rows:
+        out[f"{name}_ins"], out[f"{name}_upd"], out[f"{name}_del"] = ins, upd, dele
+    return out
+
+
+def _steps(profile: cProfile.Profile, calls: int) -> dict[str, float]:
+    """Milliseconds per call spent in each step (cumulative)."""
+    stats = pstats.Stats(profile)
+    table: dict[tuple[str, int, str], tuple[Any, ...]] = stats.stats  # type: ignore[attr-defined]
+    out: dict[str, float] = {}
+    for label, where in STEPS:
+        file, _, func = where.partition(":")
+        total = sum(
+            v[3] for (path, _line, name), v in table.items() if name == func and path.endswith(file)
+        )
+        out[label] = 1000 * total / calls
+    return out
+
+
+def measure_size(url: str, size: int, calls: int, budget_s: float) -> dict[str, Any]:
+    """One size on the empty database at ``url`` (the package on ``sys.path``)."""
+    import psycopg
+
+    import kronika
+    from kronika import build_memory, load_settings
+    from kronika.bench.fixed import FixedVectors
+    from kronika.bench.writes import _stored_facts
+
+    # not kronika.testing.archive_document: this runs against an older kronika too
+    from kronika.stores.markdown.brain import ARCHIVE, render_fact
+
+    with tempfile.TemporaryDirectory(prefix="kronika-team-writes-") as tmp:
+        settings = load_settings(Path(tmp) / "home", environ={}, database_url=url)
+        with build_memory(settings, create=True, embedder=FixedVectors()) as memory:
+            memory.create_agent("bench")
+            archive = memory.workspace.agent_dir("bench") / "brain_archive.md"
+            # the stored facts all in one section of the archive, as kronika lays them
+            # out, made at once (remember_many moves them there one trim at a time)
+            now = datetime(2025, 1, 1, tzinfo=UTC)
+            bullets = (line for fact in _stored_facts(size, now) for line in render_fact(fact))
+            archive.write_text(
+                f"# {ARCHIVE.title}\n\n## User\n{''.join(bullets)}", encoding="utf-8"
+            )
+            began = time.perf_counter()
+            memory.sync("bench")  # into the record and the index
+            for n in range(BRAIN_FACTS):  # a Brain at its budget: new facts push old out
+                memory.remember(f"brain fact {n}: {n * 13}", key=f"brain_{n}", agent="bench")
+            setup_s = time.perf_counter() - began
+            memory.remember("the first fact of this process", key="first_call", agent="bench")
+            with psycopg.connect(url, autocommit=True) as conn:
+                before = _stats(conn)
+                spent: list[float] = []
+                began = time.perf_counter()
+                cpu = time.process_time()
+                for n in range(calls):
+                    at = time.perf_counter()
+                    memory.remember(f"new fact {n}: {n * 31}", key=f"new_{n}", agent="bench")
+                    spent.append(time.perf_counter() - at)
+                    if time.perf_counter() - began > budget_s and len(spent) >= 3:
+                        break
+                cpu_s = time.process_time() - cpu
+                after = _stats(conn)
+                docs = conn.execute(
+                    "SELECT path, length(body), (SELECT count(*) FROM record_items i WHERE"
+                    " i.tenant = d.tenant AND i.agent = d.agent AND i.path = d.path)"
+                    " FROM record_documents d WHERE agent = 'bench' AND body IS NOT NULL"
+                    " ORDER BY 3 DESC LIMIT 4"
+                ).fetchall()
+            profile = cProfile.Profile()
+            profile.enable()
+            for n in range(PROFILED):
+                memory.remember(f"profiled fact {n}: {n * 17}", key=f"prof_{n}", agent="bench")
+            profile.disable()
+    done = len(spent)
+    rows = {k: (after.get(k, 0) - before.get(k, 0)) / done for k in after}
+    return {
+        "size": size,
+        "kronika": str(Path(kronika.__file__).parent),
+        "setup_s": setup_s,
+        "calls": done,
+        "per_s": 1.0 / statistics.median(spent),
+        "median_ms": 1000 * statistics.median(spent),
+        "p95_ms": 1000 * sorted(spent)[max(0, int(0.95 * done) - 1)],
+        "cpu_ms": 1000 * cpu_s / done,
+        "rows_per_call": rows,
+        "largest_documents": [[p, int(b), int(c)] for p, b, c in docs],
+        "steps_ms": _steps(profile, PROFILED),
+    }
+
+
+# ----------------------------------------------------------------------- writers
+def writer(url: str, home: str, agent: str, key_prefix: str, seconds: float) -> dict[str, Any]:
+    """One writer process: ``remember()`` into ``agent`` for ``seconds``."""
+    from kronika import build_memory, load_settings
+    from kronika.bench.fixed import FixedVectors
+
+    settings = load_settings(Path(home), environ={}, database_url=url)
+    with build_memory(settings, create=True, embedder=FixedVectors()) as memory:
+        memory.remember("warm up", key=f"{key_prefix}_warm", agent=agent)
+        Path(home, "ready").write_text("1", encoding="utf-8")
+        while not Path(home).parent.joinpath("go").exists():
+            time.sleep(0.005)
+        done = 0
+        began = time.perf_counter()
+        while time.perf_counter() - began < seconds:
+            memory.remember(f"{key_prefix} value {done}", key=f"{key_prefix}_{done}", agent=agent)
+            done += 1
+        took = time.perf_counter() - began
+    return {"writes": done, "seconds": took}
+
+
+def make_agents(url: str, home: str, agents: Sequence[str]) -> dict[str, Any]:
+    """Make ``agents`` in the tenant at ``url`` (before the writers start)."""
+    from kronika import build_memory, load_settings
+    from kronika.bench.fixed import FixedVectors
+
+    settings = load_settings(Path(home), environ={}, database_url=url)
+    with build_memory(settings, create=True, embedder=FixedVectors()) as memory:
+        for agent in agents:
+            memory.create_agent(agent)
+    return {"agents": list(agents)}
+
+
+def measure_writers(
+    url: str, python_path: str, agents: Sequence[str], seconds: float
+) -> dict[str, Any]:
+    """``len(agents)`` writer processes (agent ``agents[n]`` each) at once: writes/s."""
+    with tempfile.TemporaryDirectory(prefix="kronika-team-writers-") as tmp:
+        _collect(
+            _spawn(python_path, {"agents": [url, str(Path(tmp) / "setup"), sorted(set(agents))]})
+        )
+        procs = []
+        for n, agent in enumerate(agents):
+            home = Path(tmp) / f"w{n}"
+            job = {"writer": [url, str(home), agent, f"w{n}", seconds]}
+            procs.append(_spawn(python_path, job))
+        deadline = time.monotonic() + 300
+        while not all((Path(tmp) / f"w{n}" / "ready").exists() for n in range(len(agents))):
+            if any(p.poll() is not None for p in procs) or time.monotonic() > deadline:
+                break
+            time.sleep(0.01)
+        (Path(tmp) / "go").write_text("1", encoding="utf-8")
+        results = [_collect(p) for p in procs]
+    writes = sum(r["writes"] for r in results)
+    return {
+        "writers": len(agents),
+        "agents": len(set(agents)),
+        "writes": writes,
+        "per_s": writes / max(r["seconds"] for r in results),
+    }
+
+
+# ----------------------------------------------------------------------- processes
+_RUN = (
+    "import runpy, sys; sys.argv = sys.argv[1:]; runpy.run_path(sys.argv[0], run_name='__main__')"
+)
+"""Runs this file as a script without putting its folder on ``sys.path``."""
+
+
+def _spawn(python_path: str, job: dict[str, Any]) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KRONIKA_")}
+    env["PYTHONPATH"] = python_path
+    return subprocess.Popen(
+        [sys.executable, "-c", _RUN, __file__, json.dumps(job)],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def _collect(proc: subprocess.Popen[str]) -> dict[str, Any]:
+    out, err = proc.communicate(timeout=7200)
+    if proc.returncode != 0:
+        from kronika import KronikaError
+
+        raise KronikaError(f"a benchmark process failed: {err.strip()[-2000:]}")
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
+    return result
+
+
+def _own_src() -> str:
+    return str(Path(__file__).resolve().parents[2])
+
+
+def run_team_writes(
+    sizes: Sequence[int] = (1_000, 10_000),
+    *,
+    index: str = "postgres",
+    calls: int = 200,
+    budget_s: float = 60.0,
+    before: str | None = None,
+    writers: int = 2,
+    writer_s: float = 15.0,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Time ``remember()`` in team mode at each size (with the tree at ``before`` too,
+    interleaved), then ``writers`` processes side by side (see the module)."""
+    from kronika.bench.postgres import postgres_site
+    from kronika.bench.report import table
+
+    trees = [("after", _own_src())] + ([("before", before)] if before else [])
+    rows: list[dict[str, Any]] = []
+    concurrency: list[dict[str, Any]] = []
+    with postgres_site(index) as site:
+        if site is None:
+            from kronika import InvalidInput
+
+            raise InvalidInput("bench team-writes needs --index postgres or postgres=URL")
+        for n, size in enumerate(sizes):
+            for label, src in trees:
+                if progress:
+                    progress(f"remember @{size:,} ({label})", n, len(sizes))
+                with site.database() as url:
+                    job = {"size": [url, size, calls, budget_s]}
+                    rows.append({"tree": label, **_collect(_spawn(src, job))})
+        if writers > 1:
+            for label, src in trees:
+                layouts = [
+                    ("one agent each", [f"agent{n}" for n in range(writers)]),
+                    ("one agent, own keys", ["shared"] * writers),
+                    ("one writer", ["agent0"]),
+                ]
+                for what, agents in layouts:
+                    if progress:
+                        progress(f"{writers} writers, {what} ({label})", 0, 0)
+                    with site.database() as url:
+                        row = measure_writers(url, src, agents, writer_s)
+                    concurrency.append({"tree": label, "layout": what, **row})
+    return _results(rows, concurrency, calls, table)
+
+
+def _results(
+    rows: list[dict[str, Any]],
+    concurrency: list[dict[str, Any]],
+    calls: int,
+    table: Callable[[str, list[str], list[list[str]]], dict[str, Any]],
+) -> dict[str, Any]:
+    from kronika.bench.fixed import FixedVectors
+
+    def rows_of(row: dict[str, Any], what: str) -> str:
+        got = row["rows_per_call"]
+        return "/".join(f"{got.get(f'{what}_{k}', 0):.1f}" for k in ("ins", "upd", "del"))
+
+    tables = [
+        table(
+            f"remember() in team mode, embedding excluded (median of up to {calls} calls)",
+            [
+                "stored",
+                "code",
+                "remember() /s",
+                "median ms",
+                "p95 ms",
+                "CPU ms",
+                "record_items rows ins/upd/del per call",
+                "record_documents ins/upd/del",
+                "largest documents (path, bytes, items)",
+            ],
+            [
+                [
+                    f"{r['size']:,}",
+                    r["tree"],
+                    f"{r['per_s']:.1f}",
+                    f"{r['median_ms']:.1f}",
+                    f"{r['p95_ms']:.1f}",
+                    f"{r['cpu_ms']:.1f}",
+                    rows_of(r, "record_items"),
+                    rows_of(r, "record_documents"),
+                    "; ".join(f"{p} {b:,} B {c}" for p, b, c in r["largest_documents"][:3]),
+                ]
+                for r in rows
+            ],
+        ),
+        table(
+            f"Where a remember() spends its time (ms per call, cProfile of {PROFILED} calls;"
+            " steps nest)",
+            ["stored", "code", *(label for label, _ in STEPS)],
+            [
+                [f"{r['size']:,}", r["tree"], *(f"{r['steps_ms'][s]:.1f}" for s, _ in STEPS)]
+                for r in rows
+            ],
+        ),
+    ]
+    if concurrency:
+        tables.append(
+            table(
+                "Writers side by side in one tenant (remember() per second, all writers)",
+                ["code", "layout", "writers", "writes", "writes /s"],
+                [
+                    [
+                        c["tree"],
+                        c["layout"],
+                        str(c["writers"]),
+                        str(c["writes"]),
+                        f"{c['per_s']:.1f}",
+                    ]
+                    for c in concurrency
+                ],
+            )
+        )
+    return {
+        "benchmark": "team-writes",
+        "dataset": "synthetic keyed facts (seeded)",
+        "embedder": FixedVectors.model_id,
+        "sizes": rows,
+        "writers": concurrency,
+        "headline": {f"remember_per_s@{r['size']}_{r['tree']}": r["per_s"] for r in rows},
+        "tables": tables,
+    }
+
+
+def _main(argv: Sequence[str]) -> int:
+    job = json.loads(argv[0])
+    if "size" in job:
+        result = measure_size(*job["size"])
+    elif "agents" in job:
+        result = make_agents(*job["agents"])
+    else:
+        result = writer(*job["writer"])
+    print(json.dumps(result), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))
