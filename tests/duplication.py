@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import io
 import keyword
+import re
 import sys
 import token
 import tokenize
@@ -49,9 +50,12 @@ DATA_TABLES = ("kronika/bench/memdata/",)
 # a line shape standing in at least this many files is thin (a common idiom)
 COMMON_SHAPE_FILES = 80
 # a shape-only pair is boilerplate when at least this share of its run is thin
-THIN_SHARE = 0.6
+THIN_SHARE = 0.75
 THIN_TOKENS = 0.4
 
+# decorators, def and class lines, annotated names (parameters, fields), returns of a
+# name or an attribute, attribute copies
+_FRAME = re.compile(r"@ |def |class |I : |return I( \. I)?$|I \. I = I$")
 _PUNCTUATION = set("()[]{},:;.") | {"->", ")->", "...", "*", "**", "/"}
 _SKIPPED_TOKENS = {
     token.COMMENT,
@@ -211,7 +215,7 @@ def find_pairs(files: dict[str, list[Line]]) -> list[Pair]:
 
 def _thin(shape: str) -> bool:
     parts = shape.split()
-    if "I" not in parts:  # keywords and punctuation, or literal data
+    if "I" not in parts or _FRAME.match(shape):
         return True
     return sum(part in ("I", "S", "N") for part in parts) <= THIN_TOKENS * len(parts)
 
