@@ -51,11 +51,11 @@ DATA_TABLES = ("kronika/bench/memdata/",)
 COMMON_SHAPE_FILES = 80
 # a shape-only pair is boilerplate when at least this share of its run is thin
 THIN_SHARE = 0.75
-THIN_TOKENS = 0.4
+THIN_TOKENS = 1 / 3
 
 # decorators, def and class lines, annotated names (parameters, fields), returns of a
-# name or an attribute, attribute copies
-_FRAME = re.compile(r"@ |def |class |I : |return I( \. I)?$|I \. I = I$")
+# name or an attribute, attribute copies, dict entries of a name or an attribute
+_FRAME = re.compile(r"@ |def |class |I : |return I( \. I)?$|I \. I = I$|S : I( \. I)? ,$")
 _PUNCTUATION = set("()[]{},:;.") | {"->", ")->", "...", "*", "**", "/"}
 _SKIPPED_TOKENS = {
     token.COMMENT,
