@@ -43,8 +43,7 @@ from kronika.memory import Memory
 from kronika.ports import LLM
 from kronika.prompts import extraction, summaries
 from kronika.prompts.base import Prompt
-from kronika.providers.jsonout import structured_call
-from kronika.providers.ledger import llm_task
+from kronika.providers.jsonout import ask
 from kronika.stores.markdown.frontmatter import list_field
 from kronika.stores.markdown.meta import format_time, parse_time
 from kronika.stores.markdown.sessions import (
@@ -164,18 +163,15 @@ class Consolidator:
                 agent, header, headers, turns, NO_MODEL, count_attempt=False, owners=owners
             )
         try:
-            with llm_task("extraction", agent):
-                result = structured_call(
-                    self.llm,
-                    extraction.EXTRACTION.messages(
-                        self._transcript(turns, rolled),
-                        agent=agent,
-                        brain=self._brain_lines(agent, owners),
-                        max_facts=self.settings.max_facts,
-                    ),
-                    extraction.EXTRACTION.schema,
-                    coerce=extraction.EXTRACTION.coerce,
-                )
+            result = ask(
+                self.llm,
+                extraction.EXTRACTION,
+                self._transcript(turns, rolled),
+                task="extraction",
+                agent=agent,
+                brain=self._brain_lines(agent, owners),
+                max_facts=self.settings.max_facts,
+            )
         except LLMUnavailable as exc:
             return self._degrade(
                 agent, header, headers, turns, str(exc), count_attempt=False, owners=owners
@@ -423,13 +419,7 @@ class Consolidator:
             report.waiting.append(f"{level} summary ({NO_MODEL})")
             return None
         try:
-            with llm_task(f"{level} summary", agent):
-                result = structured_call(
-                    self.llm,
-                    prompt.messages(text, agent=agent, count=count),
-                    prompt.schema,
-                    coerce=prompt.coerce,
-                )
+            result = ask(self.llm, prompt, text, task=f"{level} summary", agent=agent, count=count)
         except LLMError as exc:
             report.waiting.append(f"{level} summary ({exc})")
             return None
