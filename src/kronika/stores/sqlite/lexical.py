@@ -75,6 +75,7 @@ from kronika.stores.sqlite.columns import (
 )
 from kronika.stores.sqlite.saved import (
     Arrays,
+    Kind,
     Saved,
     context_columns_from_arrays,
     context_columns_to_arrays,
@@ -335,6 +336,11 @@ class Bm25Snapshot:
             renumbered[rows[alive]].astype(np.int64),
             tf[alive],
         )
+
+    @classmethod
+    def saved_kind(cls, tokenizer: QueryTokenizer) -> Kind[Bm25Snapshot]:
+        """The saved copy of the keyword postings, read with ``tokenizer``."""
+        return Kind("bm25", cls.newest_marks, {}, lambda copy: cls.from_saved(copy, tokenizer))
 
     @classmethod
     def from_saved(cls, copy: Saved, tokenizer: QueryTokenizer) -> Bm25Snapshot:
