@@ -13,6 +13,7 @@ message.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import socket
 import urllib.error
@@ -84,6 +85,30 @@ def server_message(raw: bytes) -> str:
             return str(data["detail"])
     text = " ".join(text.split())
     return text[:300] + ("…" if len(text) > 300 else "") if text else "no explanation given"
+
+
+def config_repr(config: Any) -> str:
+    """An endpoint's config dataclass as ``Name(field=value, …)``, its ``api_key`` shown
+    as ``'***'`` and its ``extra_headers`` by their names only (they may hold secrets)."""
+    parts = []
+    for item in dataclasses.fields(config):
+        value = getattr(config, item.name)
+        if item.name == "api_key" and value is not None:
+            value = "***"
+        elif item.name == "extra_headers":
+            value = sorted(value)
+        parts.append(f"{item.name}={value!r}")
+    return f"{type(config).__name__}({', '.join(parts)})"
+
+
+def json_reply(raw: bytes, error: type[Exception], server: str) -> tuple[Any, str]:
+    """The JSON value ``raw`` holds and a one-line preview of ``raw`` (200 characters);
+    ``error`` saying ``server`` did not answer with JSON when it holds none."""
+    preview = " ".join(raw.decode("utf-8", errors="replace").split())[:200]
+    try:
+        return json.loads(raw), preview
+    except ValueError:
+        raise error(f"{server} did not answer with JSON: {preview!r}") from None
 
 
 def _retry_after(headers: Any) -> float | None:

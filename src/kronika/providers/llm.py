@@ -23,7 +23,14 @@ from typing import Any
 
 from kronika.errors import ConfigError, LLMOutputError, LLMRequestError, LLMUnavailable
 from kronika.ports import ChatMessage, LLMReply, ToolCall
-from kronika.providers.http import JsonEndpoint, Refused, Unreachable, server_message
+from kronika.providers.http import (
+    JsonEndpoint,
+    Refused,
+    Unreachable,
+    config_repr,
+    json_reply,
+    server_message,
+)
 
 __all__ = ["JSON_MODES", "LLMConfig", "OpenAICompatibleLLM", "strip_think"]
 
@@ -54,12 +61,7 @@ class LLMConfig:
     extra_headers: Mapping[str, str] = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        key = None if self.api_key is None else "***"
-        return (
-            f"LLMConfig(base_url={self.base_url!r}, model={self.model!r}, api_key={key!r}, "
-            f"timeout={self.timeout!r}, retries={self.retries!r}, backoff={self.backoff!r}, "
-            f"json_mode={self.json_mode!r}, extra_headers={sorted(self.extra_headers)!r})"
-        )
+        return config_repr(self)
 
 
 _THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
@@ -223,13 +225,7 @@ class OpenAICompatibleLLM:
 
     # ------------------------------------------------------------------ reply
     def _parse(self, raw: bytes) -> LLMReply:
-        preview = " ".join(raw.decode("utf-8", errors="replace").split())[:200]
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            raise LLMOutputError(
-                f"the LLM server at {self._url} did not answer with JSON: {preview!r}"
-            ) from None
+        data, preview = json_reply(raw, LLMOutputError, f"the LLM server at {self._url}")
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices:
             if isinstance(data, dict) and "error" in data:

@@ -21,7 +21,6 @@ False
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -29,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kronika.errors import ConfigError, RerankerError, RerankerUnavailable
-from kronika.providers.http import JsonEndpoint, Refused, Unreachable
+from kronika.providers.http import JsonEndpoint, Refused, Unreachable, config_repr, json_reply
 
 __all__ = ["RERANKER_APIS", "HttpReranker", "RerankerConfig"]
 
@@ -55,13 +54,7 @@ class RerankerConfig:
     extra_headers: Mapping[str, str] = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        key = None if self.api_key is None else "***"
-        return (
-            f"RerankerConfig(base_url={self.base_url!r}, model={self.model!r}, "
-            f"api={self.api!r}, api_key={key!r}, timeout={self.timeout!r}, "
-            f"retries={self.retries!r}, backoff={self.backoff!r}, "
-            f"extra_headers={sorted(self.extra_headers)!r})"
-        )
+        return config_repr(self)
 
 
 def _endpoint(base_url: str) -> str:
@@ -131,13 +124,7 @@ class HttpReranker:
         return self._scores(raw, len(texts))
 
     def _scores(self, raw: bytes, count: int) -> list[float]:
-        preview = " ".join(raw.decode("utf-8", errors="replace").split())[:200]
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            raise RerankerError(
-                f"the reranker at {self.url} did not answer with JSON: {preview!r}"
-            ) from None
+        data, preview = json_reply(raw, RerankerError, f"the reranker at {self.url}")
         rows = data.get("results", data.get("data")) if isinstance(data, dict) else data
         if not isinstance(rows, list):
             raise RerankerError(f"the reranker at {self.url} sent no results: {preview!r}")
