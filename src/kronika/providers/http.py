@@ -19,7 +19,7 @@ import socket
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from http.client import HTTPException
 from importlib import metadata
 from typing import Any, Protocol, Self
@@ -85,6 +85,12 @@ def server_message(raw: bytes) -> str:
             return str(data["detail"])
     text = " ".join(text.split())
     return text[:300] + ("…" if len(text) > 300 else "") if text else "no explanation given"
+
+
+def check_choice(value: str, choices: Sequence[str], what: str) -> None:
+    """:class:`ConfigError` naming the choices unless ``value`` is one of them."""
+    if value not in choices:
+        raise ConfigError(f"unknown {what} {value!r} (choices: {', '.join(choices)})")
 
 
 def config_repr(config: Any) -> str:

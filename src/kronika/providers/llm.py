@@ -21,12 +21,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kronika.errors import ConfigError, LLMOutputError, LLMRequestError, LLMUnavailable
+from kronika.errors import LLMOutputError, LLMRequestError, LLMUnavailable
 from kronika.ports import ChatMessage, LLMReply, ToolCall
 from kronika.providers.http import (
     JsonEndpoint,
     Refused,
     Unreachable,
+    check_choice,
     config_repr,
     json_reply,
     server_message,
@@ -129,10 +130,7 @@ class OpenAICompatibleLLM:
             raise LLMUnavailable("no chat model is configured (the model name is empty)")
         if not config.base_url.strip():
             raise LLMUnavailable("no chat model is configured (the server URL is empty)")
-        if config.json_mode not in JSON_MODES:
-            raise ConfigError(
-                f"unknown LLM json_mode {config.json_mode!r} (choices: {', '.join(JSON_MODES)})"
-            )
+        check_choice(config.json_mode, JSON_MODES, "LLM json_mode")
         self._config = config
         self._endpoint = JsonEndpoint.configured(
             _endpoint(config.base_url), config, name="the LLM server", what="LLM", sleep=sleep

@@ -28,7 +28,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kronika.errors import ConfigError, RerankerError, RerankerUnavailable
-from kronika.providers.http import JsonEndpoint, Refused, Unreachable, config_repr, json_reply
+from kronika.providers.http import (
+    JsonEndpoint,
+    Refused,
+    Unreachable,
+    check_choice,
+    config_repr,
+    json_reply,
+)
 
 __all__ = ["RERANKER_APIS", "HttpReranker", "RerankerConfig"]
 
@@ -75,10 +82,7 @@ class HttpReranker:
     ) -> None:
         if not config.base_url.strip():
             raise ConfigError("no reranker is configured (the server URL is empty)")
-        if config.api not in RERANKER_APIS:
-            raise ConfigError(
-                f"unknown reranker api {config.api!r} (choices: {', '.join(RERANKER_APIS)})"
-            )
+        check_choice(config.api, RERANKER_APIS, "reranker api")
         self._config = config
         self._endpoint = JsonEndpoint.configured(
             _endpoint(config.base_url), config, name="the reranker", what="reranker", sleep=sleep
