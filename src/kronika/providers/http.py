@@ -259,6 +259,19 @@ class JsonEndpoint:
         """``text`` with the API key replaced by ``***``."""
         return text.replace(self._api_key, "***") if self._api_key else text
 
+    def refusal(self, refused: Refused, *, not_found: str) -> str:
+        """The server's refusal in words, with a hint for HTTP 401, 403 and 404
+        (``not_found``: what to check) and the server's message without the API key."""
+        hint = {
+            401: " (check the API key)",
+            403: " (the API key may lack access to this model)",
+            404: f" (check {not_found})",
+        }.get(refused.status, "")
+        return (
+            f"{self._name} at {self.url} refused the request with HTTP {refused.status}"
+            f"{hint}: {self.redact(refused.message)}"
+        )
+
     def _send(self, payload: bytes) -> bytes:
         request = urllib.request.Request(
             self.url, data=payload, headers=self._headers, method="POST"

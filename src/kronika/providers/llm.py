@@ -210,14 +210,8 @@ class OpenAICompatibleLLM:
                 f"(HTTP {refused.status}: {message})",
                 status=refused.status,
             )
-        hint = {
-            401: " (check the API key)",
-            403: " (the API key may lack access to this model)",
-            404: " (check the server URL and the model name)",
-        }.get(refused.status, "")
         return LLMRequestError(
-            f"the LLM server at {self._url} refused the request with HTTP {refused.status}"
-            f"{hint}: {message}",
+            self._endpoint.refusal(refused, not_found="the server URL and the model name"),
             status=refused.status,
         )
 

@@ -116,14 +116,10 @@ class HttpReranker:
         except Unreachable as exc:
             raise RerankerUnavailable(str(exc)) from None
         except Refused as refused:
-            hint = {
-                401: " (check the API key)",
-                403: " (the API key may lack access to this model)",
-                404: " (check the server URL, that the server reranks, and the model name)",
-            }.get(refused.status, "")
             raise RerankerError(
-                f"the reranker at {self.url} refused the request with HTTP {refused.status}"
-                f"{hint}: {self._endpoint.redact(refused.message)}"
+                self._endpoint.refusal(
+                    refused, not_found="the server URL, that the server reranks, and the model name"
+                )
             ) from None
         return self._scores(raw, len(texts))
 
