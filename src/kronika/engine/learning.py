@@ -222,10 +222,7 @@ def record_outcome(
         at=at,
         source_agent=source_agent,
         kind="B",
-        scope=owners.scope,
-        user=owners.user,
-        channel=owners.channel,
-        team=owners.team,
+        **owners.fields(),
         reader=who,
     )
     event_id = event.item.id if event.item is not None else None

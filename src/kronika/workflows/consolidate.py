@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from kronika.core.context import fit_lines, fit_tokens, lead_sentence
 from kronika.core.dedup import key_in_use
@@ -226,7 +226,7 @@ class Consolidator:
                         source_agent=agent,
                         kind="W",
                         tags=tags,
-                        **_audience_keywords(owners),
+                        **owners.fields(),
                     )
                 )
             section = extraction.SECTION_OF_TAG.get(tag)
@@ -238,7 +238,7 @@ class Consolidator:
                 source=Source.AUTO,
                 source_agent=agent,
                 tags=tags,
-                **_audience_keywords(owners),
+                **owners.fields(),
             )
             return _describe(receipt)
         except (PermissionDenied, InvalidInput) as exc:
@@ -313,7 +313,7 @@ class Consolidator:
                             source=Source.AUTO,
                             source_agent=agent,
                             tags=tags,
-                            **_audience_keywords(owners),
+                            **owners.fields(),
                         )
                     except (PermissionDenied, InvalidInput) as exc:
                         written.append(f"! {found.key}: {exc}")
@@ -498,16 +498,6 @@ def _one_audience(
         if len(group) == size:
             return group
     return None
-
-
-def _audience_keywords(owners: Audience) -> dict[str, Any]:
-    """``remember`` keywords writing for ``owners``."""
-    return {
-        "scope": owners.scope,
-        "user": owners.user,
-        "channel": owners.channel,
-        "team": owners.team,
-    }
 
 
 def extractive_summary(session_id: str, turns: Sequence[MemoryItem]) -> str:
