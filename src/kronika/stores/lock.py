@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import IO
@@ -21,19 +22,44 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 
+class Reentrant:
+    """A hold one thread at a time takes, any number of times over: ``take`` runs when
+    the outermost hold begins and ``give_back`` when it ends; a ``take`` that fails
+    leaves nothing held. ``thread_lock`` and ``depth`` say who holds it how often."""
+
+    def __init__(self, take: Callable[[], None], give_back: Callable[[], None]) -> None:
+        self.thread_lock = threading.RLock()
+        self.depth = 0
+        self._take = take
+        self._give_back = give_back
+
+    def acquire(self) -> None:
+        self.thread_lock.acquire()
+        if self.depth == 0:
+            try:
+                self._take()
+            except BaseException:
+                self.thread_lock.release()
+                raise
+        self.depth += 1
+
+    def release(self) -> None:
+        self.depth -= 1
+        try:
+            if self.depth == 0:
+                self._give_back()
+        finally:
+            self.thread_lock.release()
+
+
 class WorkspaceLock:
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._thread_lock = threading.RLock()
-        self._depth = 0
+        self._hold = Reentrant(self._take, self._give_back)
         self._handle: IO[bytes] | None = None
 
     def __enter__(self) -> WorkspaceLock:
-        self._thread_lock.acquire()
-        if self._depth == 0 and fcntl is not None and self.path.parent.is_dir():
-            self._handle = open(open_private(self.path, os.O_WRONLY | os.O_APPEND), "ab")
-            fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX)
-        self._depth += 1
+        self._hold.acquire()
         return self
 
     def __exit__(
@@ -42,13 +68,21 @@ class WorkspaceLock:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._depth -= 1
-        if self._depth == 0 and self._handle is not None:
+        self._hold.release()
+
+    def _take(self) -> None:
+        if fcntl is not None and self.path.parent.is_dir():
+            # open while the lock is held: _give_back closes it
+            handle = open(open_private(self.path, os.O_WRONLY | os.O_APPEND), "ab")  # noqa: SIM115
+            self._handle = handle
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+
+    def _give_back(self) -> None:
+        if self._handle is not None:
             if fcntl is not None:
                 fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
             self._handle.close()
             self._handle = None
-        self._thread_lock.release()
 
     def refresh(self) -> bool:
         """Nothing to do: every process reads the same files."""

@@ -30,7 +30,6 @@ import contextlib
 import hashlib
 import json
 import os
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -40,7 +39,7 @@ from types import TracebackType
 from kronika.core.model import MemoryItem
 from kronika.errors import InvalidAgentName, StoreError
 from kronika.ports import RecordDocument, StoreOfRecord
-from kronika.stores.lock import WorkspaceLock
+from kronika.stores.lock import Reentrant, WorkspaceLock
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.brain import FACT_FILES, parse_facts
 from kronika.stores.markdown.files import keep_copy
@@ -70,8 +69,7 @@ class WorkingCopy:
         self.workspace = workspace
         self.record = record
         self._file_lock = WorkspaceLock(self.home / ".kronika.lock")
-        self._thread_lock = threading.RLock()
-        self._depth = 0
+        self._hold = Reentrant(self._take, self._give_back)
         self._change = 0
         self._copies: dict[tuple[str, str], _Copy] = {}
         self._manifest_mark: tuple[int, int] | None = None
@@ -80,14 +78,7 @@ class WorkingCopy:
     # -- the lock -------------------------------------------------------------------
 
     def __enter__(self) -> WorkingCopy:
-        self._thread_lock.acquire()
-        if self._depth == 0:
-            try:
-                self._take()
-            except BaseException:
-                self._thread_lock.release()
-                raise
-        self._depth += 1
+        self._hold.acquire()
         return self
 
     def __exit__(
@@ -96,12 +87,7 @@ class WorkingCopy:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._depth -= 1
-        try:
-            if self._depth == 0:
-                self._give_back()
-        finally:
-            self._thread_lock.release()
+        self._hold.release()
 
     def _take(self) -> None:
         self._file_lock.__enter__()
@@ -129,8 +115,8 @@ class WorkingCopy:
     def refresh(self) -> bool:
         """Bring the folder up to date without the record's lock (a read: what was
         committed is whole); whether anything changed. Inside the lock: nothing to do."""
-        with self._thread_lock:
-            if self._depth > 0:
+        with self._hold.thread_lock:
+            if self._hold.depth > 0:
                 return False
             with self._file_lock:
                 self._load_manifest()
