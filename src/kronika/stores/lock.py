@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Callable
+from abc import ABC, abstractmethod
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, Self
 
 from kronika.stores.private import open_private
 
@@ -22,44 +22,24 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 
-class Reentrant:
-    """A hold one thread at a time takes, any number of times over: ``take`` runs when
-    the outermost hold begins and ``give_back`` when it ends; a ``take`` that fails
-    leaves nothing held. ``thread_lock`` and ``depth`` say who holds it how often."""
+class Reentrant(ABC):
+    """Entered by one thread at a time, any number of times over: :meth:`_take` runs
+    when the outermost entry begins and :meth:`_give_back` when it ends; a ``_take``
+    that fails leaves nothing held."""
 
-    def __init__(self, take: Callable[[], None], give_back: Callable[[], None]) -> None:
-        self.thread_lock = threading.RLock()
-        self.depth = 0
-        self._take = take
-        self._give_back = give_back
+    def __init__(self) -> None:
+        self._thread_lock = threading.RLock()
+        self._depth = 0
 
-    def acquire(self) -> None:
-        self.thread_lock.acquire()
-        if self.depth == 0:
+    def __enter__(self) -> Self:
+        self._thread_lock.acquire()
+        if self._depth == 0:
             try:
                 self._take()
             except BaseException:
-                self.thread_lock.release()
+                self._thread_lock.release()
                 raise
-        self.depth += 1
-
-    def release(self) -> None:
-        self.depth -= 1
-        try:
-            if self.depth == 0:
-                self._give_back()
-        finally:
-            self.thread_lock.release()
-
-
-class WorkspaceLock:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self._hold = Reentrant(self._take, self._give_back)
-        self._handle: IO[bytes] | None = None
-
-    def __enter__(self) -> WorkspaceLock:
-        self._hold.acquire()
+        self._depth += 1
         return self
 
     def __exit__(
@@ -68,7 +48,27 @@ class WorkspaceLock:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._hold.release()
+        self._depth -= 1
+        try:
+            if self._depth == 0:
+                self._give_back()
+        finally:
+            self._thread_lock.release()
+
+    @abstractmethod
+    def _take(self) -> None:
+        """Take what the outermost entry holds."""
+
+    @abstractmethod
+    def _give_back(self) -> None:
+        """Give back what :meth:`_take` took."""
+
+
+class WorkspaceLock(Reentrant):
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+        self._handle: IO[bytes] | None = None
 
     def _take(self) -> None:
         if fcntl is not None and self.path.parent.is_dir():

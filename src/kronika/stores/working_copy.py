@@ -34,7 +34,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 
 from kronika.core.model import MemoryItem
 from kronika.errors import InvalidAgentName, StoreError
@@ -61,33 +60,21 @@ class _Copy:
     sha256: str
 
 
-class WorkingCopy:
+class WorkingCopy(Reentrant):
     """The re-entrant write lock of a workspace that mirrors ``record``."""
 
     def __init__(self, home: Path, workspace: MarkdownWorkspace, record: StoreOfRecord) -> None:
+        super().__init__()
         self.home = Path(home)
         self.workspace = workspace
         self.record = record
         self._file_lock = WorkspaceLock(self.home / ".kronika.lock")
-        self._hold = Reentrant(self._take, self._give_back)
         self._change = 0
         self._copies: dict[tuple[str, str], _Copy] = {}
         self._manifest_mark: tuple[int, int] | None = None
         self._load_manifest()
 
     # -- the lock -------------------------------------------------------------------
-
-    def __enter__(self) -> WorkingCopy:
-        self._hold.acquire()
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._hold.release()
 
     def _take(self) -> None:
         self._file_lock.__enter__()
@@ -115,8 +102,8 @@ class WorkingCopy:
     def refresh(self) -> bool:
         """Bring the folder up to date without the record's lock (a read: what was
         committed is whole); whether anything changed. Inside the lock: nothing to do."""
-        with self._hold.thread_lock:
-            if self._hold.depth > 0:
+        with self._thread_lock:
+            if self._depth > 0:
                 return False
             with self._file_lock:
                 self._load_manifest()
