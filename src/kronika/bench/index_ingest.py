@@ -45,7 +45,11 @@ def _empty_copy_of(index: Any, ann_threshold: int) -> Iterator[Any]:
     with (
         PostgresSite(index.url).database() as url,
         PostgresIndex(
-            url, embedding_model=index.embedding_model, dim=index.dim, ann_threshold=ann_threshold
+            url,
+            embedding_model=index.embedding_model,
+            dim=index.dim,
+            ann_threshold=ann_threshold,
+            hnsw=index.state.hnsw,
         ) as copy,
     ):
         yield copy

@@ -107,7 +107,7 @@ def open_index(
     site: PostgresSite, settings: Settings, embedder: Embedder, *, lexical: str = "bm25"
 ) -> Iterator[Any]:
     """A :class:`PostgresIndex` on a fresh database of ``site``, for ``embedder``."""
-    from kronika.stores.postgres.index import PostgresIndex
+    from kronika.stores.postgres.index import HnswOptions, PostgresIndex
 
     with site.database() as url:
         index = PostgresIndex(
@@ -116,6 +116,11 @@ def open_index(
             dim=embedder.dim,
             ann_threshold=settings.ann_threshold,
             lexical=lexical,
+            hnsw=HnswOptions(
+                m=settings.postgres_hnsw_m,
+                ef_construction=settings.postgres_hnsw_ef_construction,
+                search_margin=settings.postgres_hnsw_search_margin,
+            ),
         )
         try:
             yield index

@@ -257,8 +257,12 @@ def _graph_recall(mem: BenchMemory, vectors: Sequence[Any] | None) -> dict[str, 
 
         if not isinstance(index, PostgresIndex):
             return {"graph_recall_10": None, "graph_recall_100": None}
-        exact = PostgresIndex(
-            index.url, embedding_model=index.embedding_model, dim=index.dim, ann_threshold=0
+        exact = PostgresIndex(  # ann_threshold 0 leaves the graph as it was built
+            index.url,
+            embedding_model=index.embedding_model,
+            dim=index.dim,
+            ann_threshold=0,
+            hnsw=index.state.hnsw,
         )
     with exact:
         for vector in vectors:
