@@ -168,7 +168,7 @@ def _with_index(
     index_path = Path(settings.home) / INDEX_FILE
     recreated = False
     if index is None and settings.database_url:
-        from kronika.stores.postgres.index import PostgresIndex
+        from kronika.stores.postgres.index import HnswOptions, PostgresIndex
 
         try:
             index = PostgresIndex(
@@ -179,6 +179,11 @@ def _with_index(
                 tenant=settings.tenant,
                 read_url=settings.postgres_read_url if mark is not None else "",
                 mark=mark,
+                hnsw=HnswOptions(
+                    m=settings.postgres_hnsw_m,
+                    ef_construction=settings.postgres_hnsw_ef_construction,
+                    search_margin=settings.postgres_hnsw_search_margin,
+                ),
             )
         except BaseException:
             if lock is not None:

@@ -89,6 +89,11 @@ def open_index(
             dim=embedder.dim,
             ann_threshold=settings.ann_threshold,
             lexical=lexical,
+            hnsw=(
+                settings.postgres_hnsw_m,
+                settings.postgres_hnsw_ef_construction,
+                settings.postgres_hnsw_search_margin,
+            ),
         )
         try:
             yield index

@@ -127,7 +127,11 @@ def empty_index_like(index: Any, *, ann_threshold: int) -> Iterator[Any]:
     with (
         postgres_database(index.url) as url,
         PostgresIndex(
-            url, embedding_model=index.embedding_model, dim=index.dim, ann_threshold=ann_threshold
+            url,
+            embedding_model=index.embedding_model,
+            dim=index.dim,
+            ann_threshold=ann_threshold,
+            hnsw=index.state.hnsw,
         ) as copy,
     ):
         yield copy
@@ -152,8 +156,12 @@ def exact_index_like(index: Any) -> Iterator[Any | None]:
     if not isinstance(index, PostgresIndex):
         yield None
         return
-    with PostgresIndex(
-        index.url, embedding_model=index.embedding_model, dim=index.dim, ann_threshold=0
+    with PostgresIndex(  # ann_threshold 0 leaves the graph as it was built
+        index.url,
+        embedding_model=index.embedding_model,
+        dim=index.dim,
+        ann_threshold=0,
+        hnsw=index.state.hnsw,
     ) as exact:
         yield exact
 
@@ -183,12 +191,20 @@ def postgres_database(server_url: str) -> Iterator[str]:
 
 
 def postgres_index(
-    url: str, *, embedding_model: str, dim: int, ann_threshold: int, lexical: str = "bm25"
+    url: str,
+    *,
+    embedding_model: str,
+    dim: int,
+    ann_threshold: int,
+    lexical: str = "bm25",
+    hnsw: tuple[int, int, int] | None = None,
 ) -> Any:
     """The PostgreSQL search index in the database at ``url`` (its schema migrated on
     open), as team mode uses it; ``lexical`` is its keyword scoring (``bm25`` ranks as
-    the SQLite index does; ``simple`` and ``trigram`` are measured alternatives)."""
-    from kronika.stores.postgres.index import PostgresIndex
+    the SQLite index does; ``simple`` and ``trigram`` are measured alternatives);
+    ``hnsw`` its graph's ``(m, ef_construction, search_margin)`` (the settings
+    ``postgres_hnsw_*``; pgvector's defaults when None)."""
+    from kronika.stores.postgres.index import HnswOptions, PostgresIndex
 
     return PostgresIndex(
         url,
@@ -196,6 +212,7 @@ def postgres_index(
         dim=dim,
         ann_threshold=ann_threshold,
         lexical=lexical,
+        hnsw=HnswOptions() if hnsw is None else HnswOptions(*hnsw),
     )
 
 
