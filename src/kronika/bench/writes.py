@@ -136,7 +136,7 @@ def _kronika_size(
     batch: int = 1_000,
 ) -> dict[str, Any]:
     from kronika.app import build_memory
-    from kronika.stores.markdown.brain import ARCHIVE, render_fact
+    from kronika.stores.markdown.facts.brain import ARCHIVE, render_fact
 
     now = datetime(2025, 1, 1, tzinfo=UTC)
     with tempfile.TemporaryDirectory(prefix="kronika-writes-") as tmp:

@@ -47,7 +47,7 @@ from kronika.engine.sync_marks import Seen as _Seen
 from kronika.engine.sync_report import Progress, SyncReport
 from kronika.engine.sync_vectors import PENDING_FILE, LazyModel
 from kronika.ports import SourceState
-from kronika.stores.markdown.brain import ARCHIVE, BRAIN, FACT_FILES, HISTORY
+from kronika.stores.markdown.facts.brain import ARCHIVE, BRAIN, FACT_FILES, HISTORY
 from kronika.stores.markdown.layout import SOURCE_GLOBS, SourceKind, classify
 from kronika.stores.markdown.workspace import ParsedSource, SourceFile
 

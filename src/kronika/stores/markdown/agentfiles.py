@@ -14,13 +14,13 @@ from pathlib import Path, PurePosixPath
 from kronika.core.model import MemoryItem
 from kronika.errors import InvalidAgentName, UnknownAgent, WorkspaceError
 from kronika.stores.markdown import (
-    brain,
     documents,
     lessons,
     notes,
     sessions,
 )
-from kronika.stores.markdown.factcache import FactCache
+from kronika.stores.markdown.facts import brain
+from kronika.stores.markdown.facts.cache import FactCache
 from kronika.stores.markdown.files import SourceText, keep_copy, read_source, write_text
 from kronika.stores.markdown.layout import (
     BANK_KINDS,
@@ -87,7 +87,7 @@ class AgentFiles:
         self._facts = FactCache()
         # agent folder -> fact files appended to but not yet synced, while a batch
         # holds the Brain (stores/markdown/factfiles.py)
-        self._holding: dict[str, set[str]] = {}  # fact files' parses (stores/markdown/factcache.py)
+        self._holding: dict[str, set[str]] = {}
 
     def tenant_of(self, agent: str) -> str:
         """The tenant ``agent`` (and so every item of it) belongs to."""

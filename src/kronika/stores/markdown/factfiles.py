@@ -1,6 +1,6 @@
 """The fact files of a Markdown workspace: ``brain.md``, ``brain_archive.md`` and
 ``history.md`` read through their kept parse, and every change to them (see
-:mod:`~kronika.stores.markdown.moves` for the order of a move and how a crash reads)."""
+:mod:`~kronika.stores.markdown.facts.moves` for the order of a move and how a crash reads)."""
 
 from __future__ import annotations
 
@@ -15,20 +15,17 @@ from pathlib import Path
 
 from kronika.core.model import MemoryItem, Status
 from kronika.errors import NotFound, WorkspaceError
-from kronika.stores.markdown import (
-    brain,
-    factappend,
-    factlookup,
-    factsplice,
-    moves,
-)
 from kronika.stores.markdown.agentfiles import (
     AgentFiles,
     ParsedSource,
     SourceFile,
     _checked_path,
 )
-from kronika.stores.markdown.factcache import FactParse, file_stat
+from kronika.stores.markdown.facts import append as factappend
+from kronika.stores.markdown.facts import brain, moves
+from kronika.stores.markdown.facts import lookup as factlookup
+from kronika.stores.markdown.facts import splice as factsplice
+from kronika.stores.markdown.facts.cache import FactParse, file_stat
 from kronika.stores.markdown.files import SourceText, keep_copy, read_source, write_text
 from kronika.stores.markdown.layout import (
     SourceKind,
@@ -138,7 +135,7 @@ class FactFiles(AgentFiles):
 
     def _fact_parse(self, agent: str, path: str) -> FactParse | None:
         """The parse of fact file ``path`` (``None`` when it is missing): the kept one
-        while the file is unchanged (:mod:`~kronika.stores.markdown.factcache`), else
+        while the file is unchanged (:mod:`~kronika.stores.markdown.facts.cache`), else
         the file is read and parsed again. Damaged files are parsed at every read, as
         before, so their damage is reported and a copy kept each time it is met."""
         folder = self.require_agent(agent)
@@ -239,7 +236,7 @@ class FactFiles(AgentFiles):
         self, agent: str, spec: brain.FactsFile, parsed: ParsedItems, lines: Sequence[str]
     ) -> ParsedItems:
         """``parsed`` (of ``lines``) without the leftovers of an interrupted move and the
-        start of a fact a crash cut off (see :mod:`kronika.stores.markdown.moves`)."""
+        start of a fact a crash cut off (see :mod:`kronika.stores.markdown.facts.moves`)."""
         if not parsed.items:
             return parsed
         ahead: set[str] = set()
@@ -335,7 +332,7 @@ class FactFiles(AgentFiles):
         Brain is written next.
 
         A batch of facts so costs a Brain write per move, not per fact. The order that
-        keeps a crash harmless (:mod:`~kronika.stores.markdown.moves`) holds: the
+        keeps a crash harmless (:mod:`~kronika.stores.markdown.facts.moves`) holds: the
         Brain on disk holds a moving fact before its destination gets it, the
         destination is on disk before the Brain that lets it go, and any other
         rewrite of a fact file writes the Brain first. Call it under the workspace
@@ -534,7 +531,7 @@ class FactFiles(AgentFiles):
         time was taken before another's, would otherwise make an interval run
         backwards and two values current at once). An archived ``old_id`` comes back
         to the Brain first. History is written before the Brain: a crash between the
-        two leaves a copy that :mod:`~kronika.stores.markdown.moves` reads as not
+        two leaves a copy that :mod:`~kronika.stores.markdown.facts.moves` reads as not
         moved, so the key keeps exactly one current value at every point.
         """
         lines, parsed = self._parsed(agent, brain.BRAIN.path)

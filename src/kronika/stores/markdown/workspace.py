@@ -25,7 +25,6 @@ from kronika.core.visibility import OWNER, Audience
 from kronika.errors import NotFound, WorkspaceError
 from kronika.stores import held
 from kronika.stores.markdown import (
-    brain,
     documents,
     frontmatter,
     lessons,
@@ -41,6 +40,7 @@ from kronika.stores.markdown.agentfiles import (
 )
 from kronika.stores.markdown.atomic import is_temp_name
 from kronika.stores.markdown.factfiles import FactFiles
+from kronika.stores.markdown.facts import brain
 from kronika.stores.markdown.files import read_source, write_text
 from kronika.stores.markdown.layout import (
     IDENTITY,

@@ -9,10 +9,10 @@ it reads the same). The write is one ``os.write`` then ``fsync``. A crash in the
 middle leaves whole bullets and maybe the start of one: the facts are still in the
 Brain, which is rewritten after the archive, so a bullet that made it reads as the
 leftover of an interrupted move, and the cut-off start of one (no line end, maybe no
-metadata comment) as a *torn tail* (:mod:`~kronika.stores.markdown.moves`): never a
+metadata comment) as a *torn tail* (:mod:`~kronika.stores.markdown.facts.moves`): never a
 fact, and cut off (a copy of the file kept in ``.corrupt/``) before the next append.
 
-The kept parse of the file (:mod:`~kronika.stores.markdown.factcache`) is extended by
+The kept parse of the file (:mod:`~kronika.stores.markdown.facts.cache`) is extended by
 the parse of the appended lines alone, and its hash by the appended bytes.
 """
 
@@ -26,15 +26,15 @@ from typing import TYPE_CHECKING, Protocol
 
 from kronika.core.model import BrainSection, MemoryItem
 from kronika.errors import WorkspaceError
-from kronika.stores.markdown import brain, factlookup
 from kronika.stores.markdown.atomic import stamp_own_write
-from kronika.stores.markdown.factcache import KEPT_APPENDS, file_stat
+from kronika.stores.markdown.facts import brain, lookup
+from kronika.stores.markdown.facts.cache import KEPT_APPENDS, file_stat
 from kronika.stores.markdown.lines import ParsedItems, bare, split_lines
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from kronika.stores.markdown.factcache import FactParse
+    from kronika.stores.markdown.facts.cache import FactParse
 
 
 class FactFiles(Protocol):
@@ -74,7 +74,7 @@ def append_facts(
     (nothing written) when the file must be rewritten whole instead: missing, damaged,
     not ending in a line end, or already holding one of the ids."""
     # a batch holding the Brain writes it first: the facts moved now must be in the
-    # Brain on disk before they reach their destination (stores/markdown/moves.py)
+    # Brain on disk before they reach their destination (stores/markdown/facts/moves.py)
     ws._release_brain(agent, os.fspath(ws.require_agent(agent)))  # noqa: SLF001
     entry = ws._fact_parse(agent, spec.path)  # noqa: SLF001 - the workspace's own helper
     if entry is not None and entry.lines and not entry.lines[-1].endswith("\n"):
@@ -85,7 +85,7 @@ def append_facts(
         return None
     if not entry.lines[-1].endswith("\n"):
         return None
-    held = factlookup.ids(entry)
+    held = lookup.ids(entry)
     if any(item.id in held for item in items):
         return None
     section = entry.derive("tail", lambda: _last_section(entry.lines))
@@ -153,7 +153,7 @@ def append_facts(
     entry.derived["tail"] = section
     headings = [line[len(_HEADING) :].strip() for line in new if line.startswith(_HEADING)]
     entry.derived["lead"] = headings[-1] if headings else heading
-    factlookup.extend(entry, first_item, added)
+    lookup.extend(entry, first_item, added)
     entry.appends.append((before, tuple(added)))
     del entry.appends[:-KEPT_APPENDS]
     return [replace(it, status=spec.status) for it in added]

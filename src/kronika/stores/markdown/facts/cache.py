@@ -32,7 +32,7 @@ tick, is the one edit this does not see; a file system that cannot hold the stam
 A parse found out of date is kept aside (:meth:`FactCache.outdated`): the file's new
 parse is spliced from it, so reading a Brain another worker rewrote, or an archive it
 appended to, parses only the lines that changed
-(:mod:`~kronika.stores.markdown.factsplice`).
+(:mod:`~kronika.stores.markdown.facts.splice`).
 
 When kronika appends facts itself it extends the parse with what it appended (the
 parse of the new lines only, and the running hash of the bytes), and remembers which
