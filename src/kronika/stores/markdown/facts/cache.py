@@ -117,7 +117,7 @@ class FactParse:
     file since, while its status is still :attr:`stat`."""
     pending: str | None = None
     """The text kronika will write over the file when a batch ends
-    (:meth:`~kronika.stores.markdown.factfiles.FactFiles.holding_brain`): the parse is
+    (:meth:`~kronika.stores.markdown.facts.write.FactWriter.holding_brain`): the parse is
     of it, not of the file, until then."""
 
     @property
@@ -194,7 +194,7 @@ class FactCache:
                     entry.checked_ns = now
                 verdict = same
         if not verdict:
-            # kept aside: the file's new parse may be spliced from it (FactFiles._fact_parse)
+            # kept aside: the file's new parse may be spliced from it (FactReads.kept)
             self._outdated[(folder, path)] = self._entries.pop((folder, path))
             return None
         if checked is not None:
