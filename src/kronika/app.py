@@ -36,7 +36,7 @@ from kronika.stores.usage import USAGE_FILE as USAGE_FILE
 from kronika.stores.vectored import IndexWithVectors
 
 if TYPE_CHECKING:
-    from kronika.engine.sync import Progress
+    from kronika.engine.indexer import Progress
     from kronika.stores.qdrant.index import QdrantVectorIndex
 
 log = logging.getLogger("kronika")

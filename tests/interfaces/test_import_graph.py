@@ -145,6 +145,7 @@ DEPRECATED_ALIASES = {
     "kronika.engine.consolidate": "kronika.workflows.consolidate",
     "kronika.engine.portability": "kronika.workflows.portability",
     "kronika.engine.session": "kronika.workflows.session",
+    "kronika.engine.sync": "kronika.engine.indexer",  # the indexer's own package
     "kronika.engine.tools": "kronika.workflows.tools",
     "kronika.memory.context": "kronika.workflows.context",
     # the fact files' format, moved into the fact files' own package

@@ -1,0 +1,377 @@
+"""Keep the derived index in step with the Markdown workspace (SPEC S1, S2).
+
+A file is re-read only when its size or modification time changed, and re-indexed
+only when its content hash changed; text whose embedding is already cached (same
+text, same model) is never embedded again, and the vectors of texts no item uses
+any more (a forgotten memory, a turn embedded again once it was answered) are
+dropped after each sync. ``rebuild`` throws the index away and builds it from the
+Markdown alone, finding its unchanged texts still embedded.
+
+Before listing an agent's files, a sync compares what it saw last time: the
+modification times of the folders files live in (adding, removing or renaming a
+file changes them) and the size and modification time of every file it indexed
+(an edit in place changes those). When nothing differs, the listing, the index
+look-up and the comparison are skipped.
+
+A turn kronika appends to a session file is indexed alone (:meth:`.appends.Appends.appended`):
+the rows of the turns already there stay as they are, so saving a turn costs the same
+whatever the session's length. Whenever the file changed in any other way, it is
+re-indexed whole, as above.
+
+Vectors of kronika's own writes may wait (:mod:`.vectors`, ``pending``): when the
+embedding model is not in memory yet, a write indexes its rows for keyword search at
+once and lists its file in the pending file; :meth:`.vectors.Vectors.fill_vectors` embeds what
+they lack before the next vector search, so a command that embeds nothing never loads
+the model. The file is listed (and flushed to disk) before the rows are written, so a
+crash in between leaves at most a file that is embedded again for nothing.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path, PurePosixPath
+
+from kronika.core.alias import Alias
+from kronika.engine.indexer.appends import Appends
+from kronika.engine.indexer.losses import Losses
+from kronika.engine.indexer.marks import Seen as _Seen
+from kronika.engine.indexer.report import Progress, SyncReport
+from kronika.engine.indexer.state import IndexerState
+from kronika.engine.indexer.vectors import Vectors
+from kronika.engine.lost import lost_at_once
+from kronika.ports import Embedder, IndexSources, SourceState
+from kronika.stores.markdown.facts.brain import BRAIN, FACT_FILES, HISTORY
+from kronika.stores.markdown.layout import SOURCE_GLOBS, SourceKind, classify
+from kronika.stores.markdown.workspace import MarkdownWorkspace, ParsedSource, SourceFile
+
+__all__ = ["Indexer", "sudden_loss"]
+
+_ITEMS_PER_BATCH = 2_000
+
+# Every folder an indexed file can be in, relative to the agent folder ("" is itself).
+_FOLDERS = tuple(
+    dict.fromkeys(
+        str(parent) if str(parent) != "." else ""
+        for pattern in SOURCE_GLOBS
+        for parent in reversed(PurePosixPath(pattern).parents)
+    )
+)
+
+
+def sudden_loss(before: int, lost: int, after: int) -> bool:
+    """Whether a fact file losing ``lost`` of its ``before`` facts (``after`` left)
+    looks like damage rather than an edit: it lost them all, or at least 3 and at
+    least half. Deleting a fact or two by hand is an edit."""
+    return lost_at_once(SourceKind.FACTS, before, lost, after)
+
+
+def _folder_marks(folder: Path) -> tuple[int | None, ...]:
+    marks: list[int | None] = []
+    for rel in _FOLDERS:
+        try:
+            marks.append(os.stat(os.path.join(folder, rel)).st_mtime_ns)
+        except OSError:
+            marks.append(None)
+    return tuple(marks)
+
+
+def _unchanged(folder: Path, seen: _Seen) -> bool:
+    if _folder_marks(folder) != seen.folders:
+        return False
+    base = os.fspath(folder)
+    for rel, mtime_ns, size in seen.files:
+        try:
+            stat = os.stat(os.path.join(base, rel))
+        except OSError:
+            return False
+        if stat.st_mtime_ns != mtime_ns or stat.st_size != size:
+            return False
+    return True
+
+
+class Indexer:
+    """Brings the index up to date with the workspace, file by file.
+
+    A small object over named parts sharing one :class:`~.state.IndexerState`:
+    ``indexer.vectors`` (:mod:`.vectors`), ``indexer.appends`` (:mod:`.appends`) and
+    ``indexer.losses`` (:mod:`.losses`); none inherits from another."""
+
+    state: IndexerState
+    """The workspace, the index, the embedder and what the last syncs left."""
+    vectors: Vectors
+    """The vectors of what is indexed, got now or later (the pending file)."""
+    appends: Appends
+    """Turns and facts kronika appended, and facts it patched, indexed alone."""
+    losses: Losses
+    """What a file lost all at once, kept aside and reported."""
+
+    def __init__(
+        self,
+        *,
+        workspace: MarkdownWorkspace,
+        index: IndexSources,
+        embedder: Embedder,
+        embed_batch: int = 64,
+        context_words: int = 0,
+        pending: Path | None = None,
+    ) -> None:
+        self.state = IndexerState(
+            workspace=workspace,
+            index=index,
+            embedder=embedder,
+            embed_batch=embed_batch,
+            context_words=context_words,
+            pending=pending,
+        )
+        self.vectors = Vectors(self.state)
+        self.appends = Appends(self.state, self.vectors)
+        self.losses = Losses(self.state)
+
+    # ------------------------------------------------ flat names of the parts' verbs
+    session_tail = Alias("appends", Appends.session_tail)
+    forget_tail = Alias("appends", Appends.forget_tail)
+    waiting = Alias("vectors", Vectors.waiting)
+    fill_vectors = Alias("vectors", Vectors.fill_vectors)
+
+    def sync_agent(
+        self,
+        agent: str,
+        *,
+        paths: Sequence[str] | None = None,
+        progress: Progress | None = None,
+        defer_vectors: bool = False,
+    ) -> SyncReport:
+        """Re-index the files of ``agent`` that changed (only ``paths`` when given).
+
+        ``defer_vectors`` (a write's own ``paths``): when the model is not in memory,
+        leave their vectors to :meth:`fill_vectors` (see the module docstring)."""
+        started = time.perf_counter()
+        report = SyncReport()
+        folder = self.state.workspace.require_agent(agent)
+        seen = self.state.seen.pop(agent, None)
+        if paths is None and seen is not None and _unchanged(folder, seen):
+            self.state.seen[agent] = seen
+            report.files_seen = len(seen.files)
+            report.seconds = time.perf_counter() - started
+            return report
+        if paths is not None and len(set(paths)) > 1:
+            # facts appended to the archive or history may come from the Brain in the
+            # same write: the Brain is indexed first, so they are no longer indexed there
+            later = [p for p in dict.fromkeys(paths) if _appendable_facts(p)]
+            if later and len(later) < len(set(paths)):
+                first = [p for p in dict.fromkeys(paths) if p not in later]
+                report = self.sync_agent(agent, paths=first, defer_vectors=defer_vectors)
+                report.merge(self.sync_agent(agent, paths=later, defer_vectors=defer_vectors))
+                return report
+        if paths is not None:  # turns appended by kronika: index them alone, list nothing
+            embed = not defer_vectors or not self.vectors.may_defer()
+            paths = [
+                p
+                for p in dict.fromkeys(paths)
+                if not self.appends.appended(agent, p, report, embed)
+            ]
+            if not paths:
+                report.seconds = time.perf_counter() - started
+                return report
+        folders = _folder_marks(folder)  # before listing: a change while listing shows next time
+        known = self.state.index.source_states(agent)
+        if paths is None:
+            files = {f.path: f for f in self.state.workspace.list_sources(agent)}
+        else:  # a write's own files: their status alone, not a listing of the folder
+            found = (self.state.workspace.source_file(agent, p) for p in dict.fromkeys(paths))
+            files = {f.path: f for f in found if f is not None}
+        report.files_seen = len(files)
+        if paths is None:
+            for gone in sorted(set(known) - set(files)):
+                self.losses.watch(agent, gone, (), report)
+                self.state.index.remove_source(agent, gone)
+                report.files_removed += 1
+            candidates = list(files.values())
+        else:
+            candidates = []
+            for path in dict.fromkeys(paths):
+                if path in files:
+                    candidates.append(files[path])
+                elif path in known:
+                    self.state.index.remove_source(agent, path)
+                    report.files_removed += 1
+        stale = [f for f in candidates if _changed(known.get(f.path), f, forced=paths is not None)]
+        embed = paths is None or not defer_vectors or not self.vectors.may_defer()
+        if not embed:
+            self.vectors.list_pending(agent, [f.path for f in stale])
+        # kronika's own writes (``paths``) remove facts on purpose; hand edits and
+        # damage come in through a full sync
+        self._index_files(agent, stale, known, report, progress, watch=paths is None, embed=embed)
+        report.vectors_dropped = self.state.index.drop_unused_embeddings()
+        if paths is None:  # the index now matches every file as listed
+            self.state.seen[agent] = _Seen(
+                folders, tuple((f.path, f.mtime_ns, f.size) for f in files.values())
+            )
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def catch_up_facts(self, agent: str, *, defer_vectors: bool = False) -> SyncReport:
+        """Read the fact files of ``agent`` changed since they were indexed (by hand, or
+        damaged), watching for lost facts, before kronika rewrites them: three ``stat``
+        calls and three look-ups when nothing changed. ``defer_vectors`` as for
+        :meth:`sync_agent`."""
+        report = SyncReport()
+        known: dict[str, SourceState] = {}
+        stale: list[SourceFile] = []
+        for path in (s.path for s in FACT_FILES):
+            state = self.state.index.source_state(agent, path)
+            source = self.state.workspace.source_file(agent, path)
+            if state is not None:
+                known[path] = state
+            if source is None:
+                if state is not None:
+                    self.losses.watch(agent, path, (), report)
+                    self.state.index.remove_source(agent, path)
+            # the Brain and the archive are read even when their times and sizes match
+            # (a hand edit of the same size within the file system's time granularity)
+            elif _changed(state, source, forced=path != HISTORY.path):
+                stale.append(source)
+        if stale:
+            embed = not defer_vectors or not self.vectors.may_defer()
+            if not embed:
+                self.vectors.list_pending(agent, [f.path for f in stale])
+            self._index_files(agent, stale, known, report, None, embed=embed)
+        return report
+
+    def sync_all(self, *, progress: Progress | None = None) -> SyncReport:
+        report = SyncReport()
+        agents = self.state.workspace.agents()
+        for gone in sorted(set(self.state.index.agents()) - set(agents)):
+            for path in self.state.index.source_states(gone):
+                self.state.index.remove_source(gone, path)
+        totals = {agent: len(self.state.workspace.list_sources(agent)) for agent in agents}
+        grand_total = sum(totals.values())
+        offset = 0
+        for agent in agents:
+            scoped: Progress | None = None
+            if progress is not None:
+                base = offset
+
+                def scoped(done: int, _total: int, base: int = base) -> None:
+                    progress(base + done, grand_total)
+
+            report.merge(self.sync_agent(agent, progress=scoped))
+            offset += totals[agent]
+        # each sync_agent above drops what it and the removals of agents gone left
+        # unused; this covers a workspace with no agent left to sync (else a no-op)
+        report.vectors_dropped += self.state.index.drop_unused_embeddings()
+        if progress is not None:
+            progress(grand_total, grand_total)
+        return report
+
+    def rebuild(self, *, progress: Progress | None = None) -> SyncReport:
+        """Forget the whole index and build it again from the Markdown alone."""
+        self.state.seen.clear()
+        self.state.before = {
+            (agent, path): self.state.index.source_items(agent, path)
+            for agent in self.state.index.agents()
+            for path in self.state.index.source_states(agent)
+            if classify(path) is not None
+        }
+        self.state.index.reset()
+        try:
+            report = self.sync_all(progress=progress)
+            for agent, path in sorted(self.state.before):  # files no longer there at all
+                if self.state.workspace.has_agent(agent):
+                    self.losses.watch(agent, path, (), report)
+        finally:
+            self.state.before = {}
+        # the texts of before that the Markdown no longer holds (or that were embedded
+        # otherwise: another exchange context) have no use left
+        report.vectors_dropped += self.state.index.drop_unused_embeddings(everywhere=True)
+        return report
+
+    def _index_files(
+        self,
+        agent: str,
+        files: list[SourceFile],
+        known: dict[str, SourceState],
+        report: SyncReport,
+        progress: Progress | None,
+        *,
+        watch: bool = True,
+        embed: bool = True,
+    ) -> None:
+        pending: list[tuple[SourceFile, ParsedSource]] = []
+        pending_items = 0
+        done = 0
+        for source in files:
+            if classify(source.path) is SourceKind.FACTS:
+                source = self.state.workspace.stamp_hand_facts(agent, source)
+            parsed = self.state.workspace.parse_source(agent, source.path)
+            report.warnings.extend(parsed.warnings)
+            previous = known.get(source.path)
+            same = previous is not None and previous.content_hash == parsed.content_hash
+            if not same and (watch or (agent, source.path) in self.state.before):
+                self.losses.watch(
+                    agent, source.path, parsed.items, report
+                )  # the same text lost nothing
+            if (
+                previous is not None
+                and same
+                and (previous.mtime_ns == source.mtime_ns and previous.size == source.size)
+            ):
+                done += 1
+                continue
+            pending.append((source, parsed))
+            pending_items += len(parsed.items)
+            if pending_items >= _ITEMS_PER_BATCH:
+                done += self._flush(agent, pending, report, embed=embed)
+                pending, pending_items = [], 0
+                if progress is not None:
+                    progress(done, len(files))
+        done += self._flush(agent, pending, report, embed=embed)
+        if progress is not None:
+            progress(done, len(files))
+
+    def _flush(
+        self,
+        agent: str,
+        batch: list[tuple[SourceFile, ParsedSource]],
+        report: SyncReport,
+        *,
+        embed: bool = True,
+    ) -> int:
+        if not batch:
+            return 0
+        hashed: list[tuple[SourceFile, ParsedSource, list[str]]] = []
+        wanted: dict[str, str] = {}
+        for source, parsed in batch:
+            texts = self.vectors.texts(parsed)
+            wanted.update(texts)
+            hashed.append((source, parsed, [h for h, _text in texts]))
+        if embed:
+            report.texts_embedded += self.vectors.embed_missing(wanted)
+        for source, parsed, hashes in hashed:
+            state = SourceState(
+                agent=agent,
+                path=source.path,
+                content_hash=parsed.content_hash,
+                mtime_ns=source.mtime_ns,
+                size=source.size,
+            )
+            self.state.index.replace_source(state, parsed.items, text_hashes=hashes)
+            report.files_indexed += 1
+            report.items_indexed += len(parsed.items)
+        if embed:
+            # Another process may have dropped a vector as unused between storing and use.
+            report.texts_embedded += self.vectors.embed_missing(wanted)
+        return len(batch)
+
+
+def _appendable_facts(path: str) -> bool:
+    """A fact file kronika appends to (the archive, the history; not the Brain)."""
+    return classify(path) is SourceKind.FACTS and path != BRAIN.path
+
+
+def _changed(state: SourceState | None, source: SourceFile, *, forced: bool) -> bool:
+    if state is None or forced:
+        return True
+    return state.mtime_ns != source.mtime_ns or state.size != source.size
