@@ -133,10 +133,13 @@ MOVED = {
     "kronika.engine.consolidate": "kronika.workflows.consolidate",
     "kronika.engine.portability": "kronika.workflows.portability",
     "kronika.engine.session": "kronika.workflows.session",
+    "kronika.engine.sync": "kronika.engine.indexer",
     "kronika.engine.tools": "kronika.workflows.tools",
     "kronika.memory.context": "kronika.workflows.context",
+    "kronika.stores.markdown.brain": "kronika.stores.markdown.facts.brain",
 }
-"""Old import paths the docs taught, of modules that moved up to ``kronika.workflows``:
+"""Old import paths the docs taught, of modules that moved (up to ``kronika.workflows``,
+or into a package of their own: the indexer, the fact files):
 for a release, importing one gives the module's names with a ``DeprecationWarning`` at
 the importing line. No file stands at an old path (so no lower floor imports a higher
 one): the finder below answers for them, after every other finder has passed."""

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from datetime import datetime
 
     from kronika.core.usage import UsageEntry
-    from kronika.engine.sync import Progress
+    from kronika.engine.indexer import Progress
     from kronika.stores.postgres.replica import ReplayMark
     from kronika.stores.qdrant.index import QdrantVectorIndex
 

@@ -10,8 +10,9 @@ returns, ``calls`` of them or as many as ``budget_s`` allows. Embedding is exclu
 :class:`~kronika.bench.fixed.FixedVectors` makes a text's vector from its hash.
 
 Beside the time per call, the run reports what each call did to the store of record,
-read from PostgreSQL's own counters (``pg_stat_user_tables``: rows inserted, updated and
-deleted in ``record_items`` and ``record_documents``, per call), and a profile
+read from the tables themselves (rows inserted, updated and deleted in ``record_items``
+and ``record_documents`` per call: each row's key and the transaction that wrote its
+version, before and after each call), and a profile
 (``cProfile``) of a part of the calls: the share of the time spent in each step of the
 write path.
 
@@ -38,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
@@ -51,28 +53,50 @@ PROFILED = 20
 
 STEPS: tuple[tuple[str, str], ...] = (
     ("lock + pull", "working_copy.py:_take"),
-    ("Markdown written", "factfiles.py:_write_facts"),
+    ("Markdown written", "factfiles.py:_write_facts|facts/write.py:write"),
     ("push (release)", "working_copy.py:push"),
-    ("push: parse", "factfiles.py:parse_source"),
+    ("push: parse", "factfiles.py:parse_source|facts/reads.py:parse_source"),
     ("record write", "record.py:write"),
-    ("index sync", "sync.py:sync_agent"),
+    ("index sync", "sync.py:sync_agent|indexer/indexer.py:sync_agent"),
     ("index: replace a file", "index_sources.py:replace_source"),
 )
 """Steps of a write as ``(label, "file:function")`` found in the profile (cumulative
-time per call; steps nest, so they do not add up)."""
+time per call; steps nest, so they do not add up); ``|`` parts name the same step in
+another layout of the code (an older kronika measured with ``--before``)."""
 
 
 # ----------------------------------------------------------------------- one size
-def _stats(conn: Any) -> dict[str, int]:
-    time.sleep(0.7)  # a backend's counters reach the view within about half a second
-    conn.execute("SELECT pg_stat_clear_snapshot()")
-    rows = conn.execute(
-        "SELECT relname, n_tup_ins, n_tup_upd, n_tup_del FROM pg_stat_user_tables"
-        " WHERE relname IN ('record_items', 'record_documents')"
-    ).fetchall()
-    out = {}
-    for name, ins, upd, dele in rows:
-        out[f"{name}_ins"], out[f"{name}_upd"], out[f"{name}_del"] = ins, upd, dele
+_KEYS = {"record_documents": "agent, path", "record_items": "agent, path, id"}
+"""What names a row of each table of the record (an item by its id in its document)."""
+
+
+def _snapshot(conn: Any) -> dict[str, Counter[tuple[Any, ...]]]:
+    """Each table's rows as (key, transaction that wrote the row's version): a row
+    inserted or rewritten since carries a newer transaction. Read from the tables
+    themselves, not from the statistics views, which a busy backend reports late."""
+    return {
+        table: Counter(
+            tuple(row) for row in conn.execute(f"SELECT {keys}, xmin::text FROM {table}").fetchall()
+        )
+        for table, keys in _KEYS.items()
+    }
+
+
+def _changes(
+    before: dict[str, Counter[tuple[Any, ...]]], after: dict[str, Counter[tuple[Any, ...]]]
+) -> dict[str, int]:
+    """Rows inserted, updated and deleted between two snapshots, per table: a key whose
+    row version changed was updated; a key only after inserted, only before deleted."""
+    out: dict[str, int] = {}
+    for table in _KEYS:
+        gone = before[table] - after[table]  # row versions no longer there
+        new = after[table] - before[table]  # row versions written since
+        old_keys = Counter(version[:-1] for version in gone.elements())
+        new_keys = Counter(version[:-1] for version in new.elements())
+        updated = sum((old_keys & new_keys).values())
+        out[f"{table}_ins"] = sum(new_keys.values()) - updated
+        out[f"{table}_upd"] = updated
+        out[f"{table}_del"] = sum(old_keys.values()) - updated
     return out
 
 
@@ -82,9 +106,11 @@ def _steps(profile: cProfile.Profile, calls: int) -> dict[str, float]:
     table: dict[tuple[str, int, str], tuple[Any, ...]] = stats.stats  # type: ignore[attr-defined]
     out: dict[str, float] = {}
     for label, where in STEPS:
-        file, _, func = where.partition(":")
+        places = [place.partition(":")[::2] for place in where.split("|")]
         total = sum(
-            v[3] for (path, _line, name), v in table.items() if name == func and path.endswith(file)
+            v[3]
+            for (path, _line, name), v in table.items()
+            if any(name == func and path.endswith(file) for file, func in places)
         )
         out[label] = 1000 * total / calls
     return out
@@ -100,7 +126,13 @@ def measure_size(url: str, size: int, calls: int, budget_s: float) -> dict[str, 
     from kronika.bench.writes import _stored_facts
 
     # not kronika.testing.archive_document: this runs against an older kronika too
-    from kronika.stores.markdown.brain import ARCHIVE, render_fact
+    try:
+        from kronika.stores.markdown.facts.brain import ARCHIVE, render_fact
+    except ImportError:  # before the fact files had a package of their own
+        from kronika.stores.markdown.brain import (  # type: ignore[import-not-found,no-redef]
+            ARCHIVE,
+            render_fact,
+        )
 
     with tempfile.TemporaryDirectory(prefix="kronika-team-writes-") as tmp:
         settings = load_settings(Path(tmp) / "home", environ={}, database_url=url)
@@ -121,18 +153,22 @@ def measure_size(url: str, size: int, calls: int, budget_s: float) -> dict[str, 
             setup_s = time.perf_counter() - began
             memory.remember("the first fact of this process", key="first_call", agent="bench")
             with psycopg.connect(url, autocommit=True) as conn:
-                before = _stats(conn)
+                rows: Counter[str] = Counter()
+                seen = _snapshot(conn)
                 spent: list[float] = []
+                cpu_s = 0.0
                 began = time.perf_counter()
-                cpu = time.process_time()
                 for n in range(calls):
-                    at = time.perf_counter()
+                    at, cpu = time.perf_counter(), time.process_time()
                     memory.remember(f"new fact {n}: {n * 31}", key=f"new_{n}", agent="bench")
                     spent.append(time.perf_counter() - at)
+                    cpu_s += time.process_time() - cpu
+                    # what this call wrote, read between calls (not timed)
+                    now_rows = _snapshot(conn)
+                    rows.update(_changes(seen, now_rows))
+                    seen = now_rows
                     if time.perf_counter() - began > budget_s and len(spent) >= 3:
                         break
-                cpu_s = time.process_time() - cpu
-                after = _stats(conn)
                 docs = conn.execute(
                     "SELECT path, length(body), (SELECT count(*) FROM record_items i WHERE"
                     " i.tenant = d.tenant AND i.agent = d.agent AND i.path = d.path)"
@@ -145,7 +181,9 @@ def measure_size(url: str, size: int, calls: int, budget_s: float) -> dict[str, 
                 memory.remember(f"profiled fact {n}: {n * 17}", key=f"prof_{n}", agent="bench")
             profile.disable()
     done = len(spent)
-    rows = {k: (after.get(k, 0) - before.get(k, 0)) / done for k in after}
+    per_call = {
+        f"{t}_{op}": rows[f"{t}_{op}"] / done for t in _KEYS for op in ("ins", "upd", "del")
+    }
     return {
         "size": size,
         "kronika": str(Path(kronika.__file__).parent),
@@ -155,7 +193,7 @@ def measure_size(url: str, size: int, calls: int, budget_s: float) -> dict[str, 
         "median_ms": 1000 * statistics.median(spent),
         "p95_ms": 1000 * sorted(spent)[max(0, int(0.95 * done) - 1)],
         "cpu_ms": 1000 * cpu_s / done,
-        "rows_per_call": rows,
+        "rows_per_call": per_call,
         "largest_documents": [[p, int(b), int(c)] for p, b, c in docs],
         "steps_ms": _steps(profile, PROFILED),
     }

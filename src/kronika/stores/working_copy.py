@@ -40,7 +40,7 @@ from kronika.errors import InvalidAgentName, StoreError
 from kronika.ports import RecordDocument, StoreOfRecord
 from kronika.stores.lock import Reentrant, WorkspaceLock
 from kronika.stores.markdown.atomic import atomic_write_text
-from kronika.stores.markdown.brain import FACT_FILES, parse_facts
+from kronika.stores.markdown.facts.brain import FACT_FILES, parse_facts
 from kronika.stores.markdown.files import keep_copy
 from kronika.stores.markdown.layout import SourceKind, classify, validate_agent_name
 from kronika.stores.markdown.workspace import MarkdownWorkspace

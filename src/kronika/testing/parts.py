@@ -221,7 +221,7 @@ def archive_document(facts: Iterable[MemoryItem], section: str = "User") -> str:
     each written as kronika writes a fact. Written into an agent's folder and synced,
     it gives a memory of any size at once (remembering them one by one inserts each
     into the file, a cost growing with the square of their number)."""
-    from kronika.stores.markdown.brain import ARCHIVE, render_fact
+    from kronika.stores.markdown.facts.brain import ARCHIVE, render_fact
 
     bullets = "".join(line for fact in facts for line in render_fact(fact))
     return f"# {ARCHIVE.title}\n\n## {section}\n{bullets}"
