@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any, cast
 if TYPE_CHECKING:
     from importlib.abc import Loader
 
-    from kronika.app import build_memory, init_workspace
+    from kronika.app import build_llm, build_memory, init_workspace, read_usage
+    from kronika.core.lessons import Evaluation, exit_code
     from kronika.core.model import (
         ItemType,
         Layer,
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
         RecallFilter,
         RecallHit,
         RecallResult,
+        RetainKind,
         Scope,
         SessionRecord,
         Source,
@@ -35,12 +37,17 @@ if TYPE_CHECKING:
         Tier,
         TurnRecord,
     )
-    from kronika.core.query import RecallQuery
+    from kronika.core.query import Mode, RecallQuery
+    from kronika.engine.changes import WriteEntityPage, WriteSummary
     from kronika.engine.forgetting import ForgetReceipt
+    from kronika.engine.learning import evaluate_with_model
     from kronika.engine.redacting import ForgetPlace
-    from kronika.errors import KronikaError
+    from kronika.engine.write import WriteReceipt
+    from kronika.errors import InvalidInput, KronikaError, LLMError, NotFound
     from kronika.memory import ImportReport, Memory
-    from kronika.settings import Settings, load_settings
+    from kronika.ports import LLM, Embedder, Vector
+    from kronika.providers.embedders import build_embedder
+    from kronika.settings import SETTINGS_TABLE, Settings, load_settings
     from kronika.workflows.charts import recall_entries
     from kronika.workflows.chat import ChatAgent
     from kronika.workflows.consolidate import Consolidator
@@ -50,8 +57,12 @@ if TYPE_CHECKING:
     from kronika.workflows.tools import TOOLS, call_tool
 
 _HOMES = {
+    "build_llm": "kronika.app",
     "build_memory": "kronika.app",
     "init_workspace": "kronika.app",
+    "read_usage": "kronika.app",
+    "Evaluation": "kronika.core.lessons",
+    "exit_code": "kronika.core.lessons",
     "ItemType": "kronika.core.model",
     "Layer": "kronika.core.model",
     "MemoryItem": "kronika.core.model",
@@ -59,18 +70,32 @@ _HOMES = {
     "RecallFilter": "kronika.core.model",
     "RecallHit": "kronika.core.model",
     "RecallResult": "kronika.core.model",
+    "RetainKind": "kronika.core.model",
     "Scope": "kronika.core.model",
     "SessionRecord": "kronika.core.model",
     "Source": "kronika.core.model",
     "Status": "kronika.core.model",
     "Tier": "kronika.core.model",
     "TurnRecord": "kronika.core.model",
+    "Mode": "kronika.core.query",
     "RecallQuery": "kronika.core.query",
+    "WriteEntityPage": "kronika.engine.changes",
+    "WriteSummary": "kronika.engine.changes",
     "ForgetReceipt": "kronika.engine.forgetting",
+    "evaluate_with_model": "kronika.engine.learning",
     "ForgetPlace": "kronika.engine.redacting",
+    "WriteReceipt": "kronika.engine.write",
+    "InvalidInput": "kronika.errors",
     "KronikaError": "kronika.errors",
+    "LLMError": "kronika.errors",
+    "NotFound": "kronika.errors",
     "ImportReport": "kronika.memory",
     "Memory": "kronika.memory",
+    "Embedder": "kronika.ports",
+    "LLM": "kronika.ports",
+    "Vector": "kronika.ports",
+    "build_embedder": "kronika.providers.embedders",
+    "SETTINGS_TABLE": "kronika.settings",
     "Settings": "kronika.settings",
     "load_settings": "kronika.settings",
     "recall_entries": "kronika.workflows.charts",
@@ -108,10 +133,13 @@ MOVED = {
     "kronika.engine.consolidate": "kronika.workflows.consolidate",
     "kronika.engine.portability": "kronika.workflows.portability",
     "kronika.engine.session": "kronika.workflows.session",
+    "kronika.engine.sync": "kronika.engine.indexer",
     "kronika.engine.tools": "kronika.workflows.tools",
     "kronika.memory.context": "kronika.workflows.context",
+    "kronika.stores.markdown.brain": "kronika.stores.markdown.facts.brain",
 }
-"""Old import paths the docs taught, of modules that moved up to ``kronika.workflows``:
+"""Old import paths the docs taught, of modules that moved (up to ``kronika.workflows``,
+or into a package of their own: the indexer, the fact files):
 for a release, importing one gives the module's names with a ``DeprecationWarning`` at
 the importing line. No file stands at an old path (so no lower floor imports a higher
 one): the finder below answers for them, after every other finder has passed."""
@@ -150,19 +178,28 @@ if not any(isinstance(finder, _Moved) for finder in sys.meta_path):
 __all__ = [
     "ChatAgent",
     "Consolidator",
+    "Embedder",
+    "Evaluation",
     "ForgetPlace",
     "ForgetReceipt",
     "ImportReport",
+    "InvalidInput",
     "ItemType",
     "KronikaError",
+    "LLM",
+    "LLMError",
     "Layer",
     "Memory",
     "MemoryItem",
+    "Mode",
+    "NotFound",
     "Provenance",
     "RecallFilter",
     "RecallHit",
     "RecallQuery",
     "RecallResult",
+    "RetainKind",
+    "SETTINGS_TABLE",
     "Scope",
     "Session",
     "SessionRecord",
@@ -172,13 +209,22 @@ __all__ = [
     "TOOLS",
     "Tier",
     "TurnRecord",
+    "Vector",
+    "WriteEntityPage",
+    "WriteReceipt",
+    "WriteSummary",
+    "build_embedder",
+    "build_llm",
     "build_memory",
     "call_tool",
+    "evaluate_with_model",
+    "exit_code",
     "export_memory",
     "extract_from_conversation",
     "import_export",
     "init_workspace",
     "load_settings",
+    "read_usage",
     "recall_entries",
     "run_job",
 ]

@@ -51,7 +51,10 @@ from kronika.stores.usage import USAGE_FILE as USAGE_FILE
 from kronika.stores.vectored import IndexWithVectors
 
 if TYPE_CHECKING:
-    from kronika.engine.sync import Progress
+    from datetime import datetime
+
+    from kronika.core.usage import UsageEntry
+    from kronika.engine.indexer import Progress
     from kronika.stores.postgres.replica import ReplayMark
     from kronika.stores.qdrant.index import QdrantVectorIndex
 
@@ -165,7 +168,7 @@ def _with_index(
     index_path = Path(settings.home) / INDEX_FILE
     recreated = False
     if index is None and settings.database_url:
-        from kronika.stores.postgres.index import PostgresIndex
+        from kronika.stores.postgres.index import HnswOptions, PostgresIndex
 
         try:
             index = PostgresIndex(
@@ -176,6 +179,11 @@ def _with_index(
                 tenant=settings.tenant,
                 read_url=settings.postgres_read_url if mark is not None else "",
                 mark=mark,
+                hnsw=HnswOptions(
+                    m=settings.postgres_hnsw_m,
+                    ef_construction=settings.postgres_hnsw_ef_construction,
+                    search_margin=settings.postgres_hnsw_search_margin,
+                ),
             )
         except BaseException:
             if lock is not None:
@@ -441,6 +449,15 @@ def build_llm(
         budget=Budget(calls=settings.llm_daily_calls, tokens=settings.llm_daily_tokens),
         tokens=TiktokenCounter(settings.token_encoding),
     )
+
+
+def read_usage(settings: Settings, since: datetime | None = None) -> list[UsageEntry]:
+    """The model calls booked in the workspace's usage ledger (:data:`USAGE_FILE`), oldest
+    first, from ``since`` on when given: each call's purpose, agent, model, tokens in and
+    out, seconds and outcome, as ``kronika usage`` sums them up."""
+    from kronika.stores.usage import JsonlUsageLedger
+
+    return JsonlUsageLedger(Path(settings.home) / USAGE_FILE).read(since=since)
 
 
 def build_reranker(settings: RerankerGroup) -> Reranker | None:

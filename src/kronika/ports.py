@@ -314,7 +314,7 @@ class RecallLog(Protocol):
 
 class IndexSources(Protocol):
     """What the index holds of each Markdown file, kept in step with it (sync and the
-    write path, :mod:`kronika.engine.sync`, :mod:`kronika.engine.sync_appends`).
+    write path, :mod:`kronika.engine.indexer`, :mod:`kronika.engine.indexer.appends`).
 
     A file's items are replaced, appended to, patched or removed at once, each file's
     :class:`SourceState` says what was indexed of it, and the vectors of the items'

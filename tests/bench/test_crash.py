@@ -76,7 +76,7 @@ def test_workers_killed_at_random_leave_the_team_memory_consistent(
     results = run_crash(
         2,
         writers=2,
-        settings=Settings(embedder="hashing"),
+        settings=Settings().with_overrides(embedder="hashing"),
         seed=3,
         max_run_s=1.5,
         index=f"postgres={postgres_server.url()}",

@@ -124,3 +124,44 @@ def test_groups_build_settings_and_a_flat_name_beside_its_own_group_is_refused()
     with pytest.raises(TypeError, match="both recall= and recall_k="):
         replace(grouped, recall_k=5)
     assert replace(grouped, recall=RecallGroup(recall_k=4)).recall_k == 4
+
+
+def test_the_postgres_hnsw_settings_default_to_pgvectors_own_and_are_checked(
+    tmp_path: Path,
+) -> None:
+    from kronika.stores.postgres.search import HnswOptions
+
+    settings = load_settings(tmp_path, environ={})
+    built = HnswOptions(
+        m=settings.postgres_hnsw_m,
+        ef_construction=settings.postgres_hnsw_ef_construction,
+        search_margin=settings.postgres_hnsw_search_margin,
+    )
+    assert built == HnswOptions() == HnswOptions(16, 64, 40)
+    env = {
+        "KRONIKA_POSTGRES_HNSW_M": "32",
+        "KRONIKA_POSTGRES_HNSW_EF_CONSTRUCTION": "128",
+        "KRONIKA_POSTGRES_HNSW_SEARCH_MARGIN": "0",
+    }
+    settings = load_settings(tmp_path, environ=env)
+    assert (settings.recall.postgres_hnsw_m, settings.postgres_hnsw_ef_construction) == (32, 128)
+    assert settings.postgres_hnsw_search_margin == 0
+    for name, value, said in (
+        ("KRONIKA_POSTGRES_HNSW_M", "1", "'postgres_hnsw_m' must be from 2 to 100"),
+        ("KRONIKA_POSTGRES_HNSW_M", "101", "'postgres_hnsw_m' must be from 2 to 100"),
+        ("KRONIKA_POSTGRES_HNSW_EF_CONSTRUCTION", "1001", "must be from 4 to 1000"),
+        ("KRONIKA_POSTGRES_HNSW_SEARCH_MARGIN", "-1", "must be from 0 to 1000"),
+        ("KRONIKA_POSTGRES_HNSW_SEARCH_MARGIN", "1001", "must be from 0 to 1000"),
+        ("KRONIKA_POSTGRES_HNSW_M", "many", "expects int"),
+    ):
+        with pytest.raises(ConfigError, match=re.escape(said)):
+            load_settings(tmp_path, environ={name: value})
+    twice = "'postgres_hnsw_ef_construction' (64) must be at least twice 'postgres_hnsw_m' (40)"
+    with pytest.raises(ConfigError, match=re.escape(twice)):
+        load_settings(tmp_path, environ={"KRONIKA_POSTGRES_HNSW_M": "40"})
+    with pytest.raises(ConfigError, match=re.escape(twice)):
+        Settings().with_overrides(postgres_hnsw_m=40)
+    both = Settings().with_overrides(postgres_hnsw_m=40, postgres_hnsw_ef_construction=80)
+    assert (both.postgres_hnsw_m, both.postgres_hnsw_ef_construction) == (40, 80)
+    with pytest.raises(ValueError, match="ef_construction must be from 2 \\* m"):
+        HnswOptions(m=40)

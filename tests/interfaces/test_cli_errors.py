@@ -264,3 +264,20 @@ def test_a_chat_line_that_is_not_utf8_is_refused_and_the_chat_goes_on(home: Path
     assert done.returncode == 0 and "Traceback" not in stderr, stderr
     assert "not a Unicode character" in stdout + stderr
     assert "green tea" in (home / "agents" / "default" / "brain.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("env", "message"),
+    [
+        ({"KRONIKA_POSTGRES_HNSW_M": "40"}, "must be at least twice 'postgres_hnsw_m' (40)"),
+        ({"KRONIKA_POSTGRES_HNSW_M": "0"}, "'postgres_hnsw_m' must be from 2 to 100"),
+        ({"KRONIKA_POSTGRES_HNSW_SEARCH_MARGIN": "-5"}, "must be from 0 to 1000"),
+    ],
+)
+def test_a_bad_vector_graph_setting_is_a_clear_config_error(  # type: ignore[no-untyped-def]
+    env: dict[str, str], message: str, run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    err = run("index", "stats", code=-1)
+    assert message in err

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from kronika import build_memory
-from kronika.engine.sync import PENDING_FILE
+from kronika.engine.indexer import PENDING_FILE
 from kronika.ports import Vector
 from kronika.providers.embedders import HashingEmbedder
 from kronika.settings import Settings

@@ -2,7 +2,7 @@
 
 kronika re-reads a fact file another writer changed (another worker of a server, an
 editor) by parsing only the lines that differ from the text it parsed before
-(:func:`~kronika.stores.markdown.factsplice.splice`). Whatever the edit, the splice
+(:func:`~kronika.stores.markdown.facts.splice.splice`). Whatever the edit, the splice
 either gives up or gives exactly what parsing the whole new text gives: the same items
 in the same order, the same line spans, and only for a text a full parse reads without
 warnings or damage. Edits are drawn from kronika's own bullets, hand-written bullets,
@@ -16,8 +16,8 @@ from datetime import UTC, datetime
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kronika.stores.markdown import brain
-from kronika.stores.markdown.factsplice import splice
+from kronika.stores.markdown.facts import brain
+from kronika.stores.markdown.facts.splice import splice
 from kronika.stores.markdown.lines import split_lines
 
 _TIMES = (

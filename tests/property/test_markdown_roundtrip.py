@@ -23,7 +23,7 @@ from kronika.core.model import (
     Tier,
     TurnRecord,
 )
-from kronika.stores.markdown.brain import BRAIN, parse_facts, render_facts_document
+from kronika.stores.markdown.facts.brain import BRAIN, parse_facts, render_facts_document
 from kronika.stores.markdown.frontmatter import parse_frontmatter, render_frontmatter
 from kronika.stores.markdown.lines import split_lines
 from kronika.stores.markdown.meta import decode_value, encode_value, format_time, parse_time

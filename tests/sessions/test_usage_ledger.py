@@ -99,3 +99,24 @@ def test_kronika_usage_totals_calls_tokens_and_cost(
     table = capsys.readouterr().out
     assert "extraction" in table and "today, default: 1 calls" in table
     assert main(["logs", "usage", "--days", "0"]) == 2
+
+
+def test_read_usage_gives_the_calls_booked_oldest_first_and_from_a_moment_on(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    from kronika import init_workspace, read_usage
+    from kronika.ports import ChatMessage
+
+    init_workspace(settings)
+    assert read_usage(settings) == []  # no ledger yet: no calls
+    with ScriptedChatServer(["one", "two words"]) as model:
+        chosen = settings.with_overrides(llm_base_url=model.base_url, llm_model="m")
+        llm = build_llm(chosen, clock=clock)
+        assert llm is not None
+        llm.chat([ChatMessage("user", "hi")])
+        clock.advance(days=1)
+        llm.chat([ChatMessage("user", "hi again")])
+    booked = read_usage(chosen)
+    assert [(e.model, e.outcome, e.tokens_out) for e in booked] == [("m", "ok", 1), ("m", "ok", 2)]
+    assert booked == JsonlUsageLedger(Path(chosen.home) / USAGE_FILE).read()
+    assert [e.tokens_out for e in read_usage(chosen, since=clock.now())] == [2]

@@ -11,9 +11,9 @@ import pytest
 
 from kronika import Memory, build_memory, load_settings
 from kronika.engine.changes import SupersedeFact, TouchFact
-from kronika.stores.markdown import brain
 from kronika.stores.markdown.atomic import stamp_own_write
-from kronika.stores.markdown.factcache import RACY_NS, SMALL_FILE, FactParse
+from kronika.stores.markdown.facts import brain
+from kronika.stores.markdown.facts.cache import RACY_NS, SMALL_FILE, FactParse
 from kronika.stores.markdown.lines import ParsedItems
 from kronika.testing import FrozenClock
 

@@ -9,8 +9,8 @@ from pathlib import Path
 
 from kronika import Memory, build_memory, load_settings
 from kronika.core.model import MemoryItem
-from kronika.stores.markdown import brain
-from kronika.stores.markdown.factsplice import splice
+from kronika.stores.markdown.facts import brain
+from kronika.stores.markdown.facts.splice import splice
 from kronika.stores.markdown.lines import ParsedItems, split_lines
 from kronika.testing import FrozenClock
 

@@ -11,7 +11,7 @@ import pytest
 from kronika.core.model import Layer, MemoryItem, Provenance, Source, Status, Tier, fact_type
 from kronika.errors import NotFound
 from kronika.stores.markdown import MarkdownWorkspace
-from kronika.stores.markdown.brain import BRAIN, parse_facts, render_facts_document
+from kronika.stores.markdown.facts.brain import BRAIN, parse_facts, render_facts_document
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "markdown"
 T0 = datetime(2026, 11, 22, 9, 0, tzinfo=UTC)

@@ -13,11 +13,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from kronika import SETTINGS_TABLE, Embedder, Mode, RecallResult, SessionRecord, Settings, Vector
 from kronika.bench.metrics import mean, percentile
-from kronika.core.model import RecallResult, SessionRecord
-from kronika.core.query import Mode
-from kronika.ports import Embedder, Vector
-from kronika.settings import SETTINGS_TABLE, Settings
 
 Progress = Callable[[str, int, int], None]
 """``progress(stage, done, total)``: stage is a label such as ``"conv-26"``; total 0 = unknown."""
@@ -97,9 +94,8 @@ def bench_memory(
     if memory is not None:
         yield memory, settings or Settings()
         return
-    from kronika.app import build_memory  # the composition root is only needed for real runs
+    from kronika import build_embedder, build_memory  # only needed for real runs
     from kronika.bench.postgres import open_index, postgres_site
-    from kronika.providers.embedders import build_embedder
 
     with (
         tempfile.TemporaryDirectory(prefix="kronika-bench-") as tmp,

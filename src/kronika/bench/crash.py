@@ -44,14 +44,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kronika import KronikaError, NotFound, Settings
 from kronika.bench.report import table
-from kronika.errors import KronikaError, NotFound
-from kronika.settings import Settings
 
 if TYPE_CHECKING:
-    from kronika.core.model import MemoryItem
-    from kronika.engine.write import WriteReceipt
-    from kronika.memory import Memory
+    from kronika import Memory, MemoryItem, WriteReceipt
 
 Progress = Callable[[str, int, int], None]
 
@@ -89,8 +86,7 @@ class TrialResult:
 def writer_main(argv: Sequence[str]) -> int:
     """A writer process: ``<home> <writer number> <seed> <embedder> [<database URL>]``;
     runs until killed."""
-    from kronika.app import build_memory
-    from kronika.settings import load_settings
+    from kronika import build_memory, load_settings
 
     home, number, seed, embedder = argv[0], int(argv[1]), int(argv[2]), argv[3]
     team = {"database_url": argv[4]} if len(argv) > 4 else {}
@@ -172,7 +168,7 @@ def run_trial(
     trial: int, settings: Settings, writers: int, seed: int, max_run_s: float, embedder: str
 ) -> TrialResult:
     """One trial on a fresh workspace at ``settings.home``."""
-    from kronika.app import build_memory
+    from kronika import build_memory
 
     with build_memory(settings, create=True) as memory:
         memory.remember("start", key=SHARED_KEY)
@@ -240,7 +236,7 @@ def _read_events(writer: int, log: Path) -> list[Event]:
 # ------------------------------------------------------------------------- checks
 def check_workspace(trial: int, settings: Settings, events: list[Event]) -> TrialResult:
     """Open the workspace the writers left and check every invariant (see the module)."""
-    from kronika.app import build_memory
+    from kronika import build_memory
 
     result = TrialResult(trial)
     acks = [e for e in events if e.ev == "ack"]

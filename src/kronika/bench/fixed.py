@@ -9,9 +9,8 @@ from datetime import UTC, datetime
 
 import numpy as np
 
+from kronika import SessionRecord, TurnRecord, Vector
 from kronika.bench.scale import synthetic_sessions
-from kronika.core.model import SessionRecord, TurnRecord
-from kronika.ports import Vector
 
 DIM = 512
 

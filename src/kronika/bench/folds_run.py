@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from kronika import Embedder, InvalidInput, Memory, Settings, Vector
 from kronika.bench._runtime import Progress, bench_memory, embedder_id, settings_summary
 from kronika.bench.folds import Benchmark, cross_validate, per_setting
 from kronika.bench.memdata import people as all_people
@@ -35,10 +36,6 @@ from kronika.bench.probes import (
     memory_probes,
 )
 from kronika.bench.report import table
-from kronika.errors import InvalidInput
-from kronika.memory import Memory
-from kronika.ports import Embedder, Vector
-from kronika.settings import Settings
 
 GRID: dict[str, dict[str, Any]] = {
     "default": {},
@@ -143,7 +140,7 @@ def run_folds(
     with tempfile.TemporaryDirectory(prefix="kronika-folds-") as tmp:
         root = Path(workdir) if workdir is not None else Path(tmp)
         if embedder is None:
-            from kronika.providers.embedders import build_embedder
+            from kronika import build_embedder
 
             embedder = build_embedder(base.embedder, threads=base.embedder_threads)
         for bench, path in wanted:

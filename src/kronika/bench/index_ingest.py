@@ -9,58 +9,26 @@ the copy's vector graph (HNSW) is built after the load and timed apart.
 
 from __future__ import annotations
 
-import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
-from kronika.ports import PointSource, Vector
+from kronika import Vector
+from kronika.testing import empty_index_like
 
 _BATCH = 2_000
 
 
-@contextmanager
-def _empty_copy_of(index: Any, ann_threshold: int) -> Iterator[Any]:
-    from kronika.stores.sqlite import SqliteIndex
-
-    if isinstance(index, SqliteIndex):
-        with (
-            tempfile.TemporaryDirectory(prefix="kronika-ingest-") as tmp,
-            SqliteIndex(
-                Path(tmp) / "index.sqlite",
-                embedding_model=index.embedding_model,
-                dim=index.dim,
-                ann_threshold=ann_threshold,
-                restart_copies=False,
-            ) as copy,
-        ):
-            yield copy
-        return
-    from kronika.bench.postgres import PostgresSite
-    from kronika.stores.postgres.index import PostgresIndex
-
-    assert isinstance(index, PostgresIndex)
-    with (
-        PostgresSite(index.url).database() as url,
-        PostgresIndex(
-            url, embedding_model=index.embedding_model, dim=index.dim, ann_threshold=ann_threshold
-        ) as copy,
-    ):
-        yield copy
-
-
-def index_ingest(index: PointSource, agent: str, ann_threshold: int) -> dict[str, Any]:
+def index_ingest(index: Any, agent: str, ann_threshold: int) -> dict[str, Any]:
     """Items per second of a bulk load of ``agent``'s items into an empty index like
-    ``index``, and the seconds its vector graph then takes (None below the threshold)."""
+    ``index`` (a memory's SQLite or PostgreSQL index, :func:`kronika.testing.empty_index_like`),
+    and the seconds its vector graph then takes (None below the threshold)."""
     points = index.vector_points()
     vectors: dict[str, Vector] = {p.text_hash: p.vector for p in points}
     hash_of = {p.item.id: p.text_hash for p in points}
     states = index.source_states(agent)
     sources = [(states[path], index.source_items(agent, path)) for path in sorted(states)]
     items = sum(len(found) for _, found in sources)
-    with _empty_copy_of(index, ann_threshold) as copy:
+    with empty_index_like(index, ann_threshold=ann_threshold) as copy:
         began = time.perf_counter()
         pending = list(vectors.items())
         for start in range(0, len(pending), _BATCH):

@@ -24,7 +24,7 @@ Nothing is tuned here: the retirement thresholds are those of
 
 With a model judge (``evaluator="scripted"`` or ``"model"``) a third run,
 **lessons, model judge**, has the model judge every attempt
-(:func:`kronika.engine.learning.evaluate_with_model`, ``{is_ok, reasons, score}``)
+(:func:`kronika.evaluate_with_model`, ``{is_ok, reasons, score}``)
 from the task, the action and its output, instead of the exit code. A judgement the
 model cannot give (no JSON even after the repair request, a refusal, an error) falls
 back to the exit-code evaluator, as an agent should. Reported beside the others: how
@@ -47,14 +47,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from kronika import Evaluation, InvalidInput, LLMError, Settings, exit_code
 from kronika.bench._runtime import settings_summary
 from kronika.bench.report import table
-from kronika.core.lessons import Evaluation, exit_code
-from kronika.errors import InvalidInput, LLMError
-from kronika.settings import Settings
 
 if TYPE_CHECKING:
-    from kronika.ports import LLM
+    from kronika import LLM
 
 Progress = Callable[[str, int, int], None]
 
@@ -135,20 +133,19 @@ class _Judge:
     """The model judge of one run, and what it did."""
 
     llm: LLM
-    ledger: Path
+    settings: Settings
+    """The run's settings: its workspace's usage ledger books the judge's calls."""
     counts: dict[str, float]
 
     def judge(self, task: str, action: str, ok: bool, error: str) -> Evaluation:
-        from kronika.engine.learning import evaluate_with_model
-        from kronika.stores.usage import JsonlUsageLedger
+        from kronika import evaluate_with_model, read_usage
 
         output = f"exit code {0 if ok else 1}\n{error}".strip()
-        ledger = JsonlUsageLedger(self.ledger)
-        before = len(ledger.read())
+        before = len(read_usage(self.settings))
         started = time.perf_counter()
         try:
             judged = evaluate_with_model(self.llm, task, action, output, agent="default")
-            outcome = "valid" if len(ledger.read()) - before <= 1 else "repaired"
+            outcome = "valid" if len(read_usage(self.settings)) - before <= 1 else "repaired"
         except LLMError:
             judged, outcome = exit_code(0 if ok else 1, error), "unusable"
         counts = self.counts
@@ -217,7 +214,7 @@ def _run(
     label: str,
     evaluator: str = "exit-code",
 ) -> dict[str, Any]:
-    from kronika.app import USAGE_FILE, build_llm, build_memory
+    from kronika import build_llm, build_memory, read_usage
 
     half = len(schedule) // 2
     phases: list[dict[str, int]] = [{}, {}]
@@ -234,7 +231,7 @@ def _run(
                     "the model judge needs a model: set llm_base_url and minion_model"
                     " (or llm_model)"
                 )
-            judge = _Judge(llm, Path(chosen.home) / USAGE_FILE, counts)
+            judge = _Judge(llm, chosen, counts)
         with build_memory(chosen, create=True) as memory:
             for n, family in enumerate(schedule):
                 phase = 0 if n < half else 1
@@ -248,9 +245,7 @@ def _run(
             lessons = memory.lessons(include_retired=True)
             embedder = memory.embedder.model_id
         if judge is not None:
-            from kronika.stores.usage import JsonlUsageLedger
-
-            booked = JsonlUsageLedger(judge.ledger).read()
+            booked = read_usage(chosen)
             counts["calls"] = len(booked)
             counts["tokens_in"] = sum(e.tokens_in for e in booked)
             counts["tokens_out"] = sum(e.tokens_out for e in booked)

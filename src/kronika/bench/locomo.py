@@ -20,6 +20,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from kronika import Mode, Settings
 from kronika.bench._runtime import (
     BenchMemory,
     Progress,
@@ -35,9 +36,7 @@ from kronika.bench._runtime import (
 )
 from kronika.bench.metrics import LOCOMO_KS, budget_prefix, evidence_recall
 from kronika.bench.report import table
-from kronika.core.query import Mode
-from kronika.importers.locomo import read_locomo
-from kronika.settings import Settings
+from kronika.testing import read_locomo
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 HEADLINE_CATEGORIES = (1, 2, 3, 4)

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from kronika import Mode, RecallResult, Settings
 from kronika.bench._runtime import (
     BenchMemory,
     Progress,
@@ -38,10 +39,7 @@ from kronika.bench.metrics import (
     recall_any,
 )
 from kronika.bench.report import table
-from kronika.core.model import RecallResult
-from kronika.core.query import Mode
-from kronika.importers.longmemeval import LongMemEvalQuestion, iter_longmemeval
-from kronika.settings import Settings
+from kronika.testing import LongMemEvalQuestion, iter_longmemeval
 
 METRICS = ("recall_all", "recall_any", "ndcg_any")
 

@@ -30,6 +30,19 @@ from collections.abc import Iterable, Sequence
 from datetime import timedelta
 from typing import Any
 
+from kronika import (
+    InvalidInput,
+    ItemType,
+    KronikaError,
+    Layer,
+    Memory,
+    MemoryItem,
+    RecallResult,
+    RetainKind,
+    Settings,
+    WriteEntityPage,
+    WriteSummary,
+)
 from kronika.bench._runtime import Progress, bench_memory, embedder_id, settings_summary
 from kronika.bench.memdata import LANGUAGES, Split, people, split_of
 from kronika.bench.memdata.model import (
@@ -46,11 +59,6 @@ from kronika.bench.memdata.model import (
 )
 from kronika.bench.metrics import answer_scores, first_rank, mean
 from kronika.bench.report import table
-from kronika.core.model import ItemType, Layer, MemoryItem, RecallResult, RetainKind
-from kronika.engine.changes import WriteEntityPage, WriteSummary
-from kronika.errors import InvalidInput, KronikaError
-from kronika.memory import Memory
-from kronika.settings import Settings
 
 K = 10
 """Results asked for per question."""

@@ -4,9 +4,9 @@ asked again under other settings, over one ingested workspace.
 Recall's query-time settings (fusion, weights, depth, the relevance floor, recency)
 change nothing that is stored, and a benchmark recalls with ``record_access=False``,
 so each benchmark is ingested once and every candidate setting asks its questions
-over the same index: :class:`Replay` runs recall's own engine
-(:class:`~kronika.engine.recall.Recaller`) over the memory's index with the recall
-settings of another :class:`~kronika.settings.Settings`, each query embedded once.
+over the same index: :class:`Replay` runs recall's own engine over the memory's index
+with the recall settings of another :class:`~kronika.Settings`, each query embedded
+once (:class:`kronika.testing.RecallReplay`).
 
 Each probe scores its result as its benchmark does (:mod:`kronika.bench.locomo`,
 :mod:`kronika.bench.longmemeval`, :mod:`kronika.bench.memory_suite`) and names its
@@ -24,18 +24,13 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from kronika import Memory, RecallResult, Settings, Vector
 from kronika.bench.longmemeval import ranked, session_map
 from kronika.bench.memdata import people
 from kronika.bench.memdata.model import when
 from kronika.bench.memory_suite import build_person, score_question
 from kronika.bench.metrics import evidence_recall, recall_all, recall_any
-from kronika.core.model import RecallFilter, RecallResult
-from kronika.engine.recall import Recaller, RecallSettings
-from kronika.importers.locomo import read_locomo
-from kronika.importers.longmemeval import iter_longmemeval
-from kronika.memory import Memory
-from kronika.ports import Vector
-from kronika.settings import Settings
+from kronika.testing import RecallReplay, iter_longmemeval, read_locomo
 
 Score = Callable[[RecallResult], dict[str, float]]
 
@@ -56,22 +51,11 @@ class Replay:
     """Recall over ``memory``'s index under the recall settings of ``settings``."""
 
     def __init__(self, memory: Memory, settings: Settings) -> None:
-        self._recaller = Recaller(
-            index=memory.index,
-            embedder=memory.embedder,
-            tokens=memory.tokens,
-            clock=memory.clock,
-            settings=RecallSettings.of(settings.recall, settings.reranker, settings.embedder),
-        )
+        self._replay = RecallReplay(memory, settings)
 
     def recall(self, probe: Probe, vector: Vector | None = None) -> RecallResult:
-        return self._recaller.recall(
-            probe.text,
-            RecallFilter(agents=(probe.agent,)),
-            k=probe.k,
-            now=probe.now,
-            record_access=False,
-            query_vector=vector,
+        return self._replay.recall(
+            probe.text, agent=probe.agent, k=probe.k, now=probe.now, query_vector=vector
         )
 
 

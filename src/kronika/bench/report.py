@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from kronika.errors import KronikaError
+from kronika import KronikaError
 
 
 def table(title: str, columns: list[str], rows: list[list[str]]) -> dict[str, Any]:

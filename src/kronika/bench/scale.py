@@ -30,6 +30,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from kronika import Embedder, Mode, RecallFilter, SessionRecord, Settings, TurnRecord
 from kronika.bench._runtime import (
     BenchMemory,
     Progress,
@@ -41,10 +42,6 @@ from kronika.bench._runtime import (
 from kronika.bench.index_ingest import index_ingest
 from kronika.bench.metrics import percentile
 from kronika.bench.report import table
-from kronika.core.model import RecallFilter, SessionRecord, TurnRecord
-from kronika.core.query import Mode
-from kronika.ports import Embedder
-from kronika.settings import Settings
 
 _NAMES = [
     "Ada",
@@ -238,29 +235,19 @@ def _graph(mem: BenchMemory) -> dict[str, Any]:
 
 
 def _graph_recall(mem: BenchMemory, vectors: Sequence[Any] | None) -> dict[str, float | None]:
-    """Share of the exact top 10 / top 100 the graph-backed vector search also returns."""
-    from kronika.stores.sqlite import SqliteIndex
+    """Share of the exact top 10 / top 100 the graph-backed vector search also returns
+    (the exact search is the same index opened without its graph,
+    :func:`kronika.testing.exact_index_like`)."""
+    from kronika.testing import exact_index_like
 
     index = getattr(mem, "index", None)
     if vectors is None or index is None or index.stats()["items"] == 0:
         return {"graph_recall_10": None, "graph_recall_100": None}
     flt = RecallFilter(agents=("scale",))
     hits = {10: 0.0, 100: 0.0}
-    exact: Any
-    if isinstance(index, SqliteIndex):
-        path = Path(index.stats()["path"])
-        exact = SqliteIndex(
-            path, embedding_model=index.embedding_model, dim=index.dim, ann_threshold=0
-        )
-    else:
-        from kronika.stores.postgres.index import PostgresIndex
-
-        if not isinstance(index, PostgresIndex):
+    with exact_index_like(index) as exact:
+        if exact is None:
             return {"graph_recall_10": None, "graph_recall_100": None}
-        exact = PostgresIndex(
-            index.url, embedding_model=index.embedding_model, dim=index.dim, ann_threshold=0
-        )
-    with exact:
         for vector in vectors:
             fast = [i for i, _ in index.search_vector(vector, flt, 100)]
             slow = [i for i, _ in exact.search_vector(vector, flt, 100)]

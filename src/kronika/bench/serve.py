@@ -34,11 +34,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from kronika import Settings
 from kronika.bench._runtime import peak_rss_mb, settings_summary
 from kronika.bench.metrics import percentile
 from kronika.bench.report import table
 from kronika.bench.scale import synthetic_queries, synthetic_sessions
-from kronika.settings import Settings
 
 Progress = Callable[[str, int, int], None]
 HOST = "127.0.0.1"
@@ -59,16 +59,44 @@ def _free_port() -> int:
         return port
 
 
+def _environment(settings: Settings) -> dict[str, str]:
+    """The environment a ``kronika`` command of the benchmark runs with: ``settings``'s
+    embedder and store of record."""
+    env = {**os.environ, "KRONIKA_EMBEDDER": settings.embedder}
+    env["KRONIKA_EMBEDDER_THREADS"] = str(settings.embedder_threads)
+    env.pop("KRONIKA_DATABASE_URL", None)
+    if settings.database_url:
+        env["KRONIKA_DATABASE_URL"] = settings.database_url
+    return env
+
+
+def _admin_token(home: Path, settings: Settings) -> str:
+    """A new admin API key of ``settings``'s tenant, made as a user makes one
+    (``kronika keys create``)."""
+    command = [sys.executable, "-m", "kronika", "--home", str(home), "keys", "create"]
+    command += ["--tenant", settings.tenant, "--role", "admin", "--json"]
+    made = subprocess.run(
+        command, env=_environment(settings), capture_output=True, text=True, timeout=120
+    )
+    if made.returncode != 0:
+        raise RuntimeError(f"kronika keys create failed: {made.stderr[-2000:]}")
+    return str(json.loads(made.stdout)["token"])
+
+
+def _one_blas_thread() -> None:
+    """Vector search on one BLAS thread in this process, as ``kronika serve`` runs it,
+    so both sides compare alike."""
+    from threadpoolctl import threadpool_limits
+
+    threadpool_limits(limits=1, user_api="blas")
+
+
 class _Server:
     """``kronika serve`` in its own process, stopped on exit."""
 
     def __init__(self, home: Path, settings: Settings, extra: Sequence[str] = ()) -> None:
         self.port = _free_port()
-        env = {**os.environ, "KRONIKA_EMBEDDER": settings.embedder}
-        env["KRONIKA_EMBEDDER_THREADS"] = str(settings.embedder_threads)
-        env.pop("KRONIKA_DATABASE_URL", None)
-        if settings.database_url:
-            env["KRONIKA_DATABASE_URL"] = settings.database_url
+        env = _environment(settings)
         command = [sys.executable, "-m", "kronika", "--home", str(home), "serve"]
         command += ["--port", str(self.port), "--rate", "0", "--max-body", "1048576", *extra]
         # the server's log goes to a file: a pipe nobody reads would fill and stall it
@@ -467,14 +495,12 @@ def _backend(
     say: Progress,
     client: str,
 ) -> dict[str, Any]:
-    from kronika.app import build_memory
-    from kronika.server.keys import KeyStore, keys_path
-    from kronika.server.run import one_blas_thread
+    from kronika import build_memory
 
     asked = iter(range(len(queries)))
     say(f"{backend}: building {size} items", 0, size)
     memory = build_memory(settings, create=True)
-    one_blas_thread()  # as the server runs, so both sides compare alike
+    _one_blas_thread()
     try:
         memory.import_sessions(settings.default_agent, _sessions(size))
         say(f"{backend}: in process", 0, 2)
@@ -490,7 +516,7 @@ def _backend(
         }
     finally:
         memory.close()
-    token = KeyStore(keys_path(home)).create(settings.tenant, role="admin").token
+    token = _admin_token(home, settings)
     served = []
     for count in workers:
         server = _Server(home, settings, ["--workers", str(count)])

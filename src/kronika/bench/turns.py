@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from kronika.settings import Settings
+from kronika import Settings
 
 SESSION_TURNS = 100
 _CHILD = (
@@ -56,7 +56,7 @@ def _session(writer: int, sessions: str) -> str:
 
 
 def _prepare(home: Path, settings: Settings, writers: int) -> None:
-    from kronika.app import build_memory
+    from kronika import build_memory
     from kronika.bench.fixed import FixedVectors, long_session
 
     with build_memory(
@@ -68,7 +68,7 @@ def _prepare(home: Path, settings: Settings, writers: int) -> None:
 
 
 def _threads(home: Path, settings: Settings, writers: int, calls: int, sessions: str) -> float:
-    from kronika.app import build_memory
+    from kronika import build_memory
     from kronika.bench.fixed import FixedVectors
 
     with build_memory(settings.with_overrides(home=home), embedder=FixedVectors()) as memory:
@@ -143,7 +143,7 @@ def save_turn_concurrency(
 
 
 def _child(home: Path, writer: int, calls: int, sessions: str) -> None:
-    from kronika.app import build_memory
+    from kronika import build_memory
     from kronika.bench.fixed import FixedVectors
 
     settings = Settings().with_overrides(home=home)

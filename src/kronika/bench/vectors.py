@@ -29,13 +29,11 @@ from typing import Any
 
 import numpy as np
 
+from kronika import RecallFilter, Settings, Vector
 from kronika.bench._runtime import Progress, embedder_id, peak_rss_mb
 from kronika.bench.metrics import percentile
 from kronika.bench.report import table
 from kronika.bench.scale import TURNS_PER_SESSION, synthetic_queries, synthetic_sessions
-from kronika.core.model import RecallFilter
-from kronika.ports import Vector
-from kronika.settings import Settings
 
 _AGENT = "scale"
 
@@ -106,7 +104,7 @@ def _one_size(
     progress: Progress | None,
     workdir: Path,
 ) -> dict[str, Any]:
-    from kronika.app import build_memory
+    from kronika import build_memory
 
     home = workdir / f"vectors-{size}"
     base = settings.with_overrides(home=home, qdrant_url="", qdrant_path="")

@@ -49,20 +49,12 @@ from typing import Any
 
 import numpy as np
 
+from kronika import ItemType, Layer, MemoryItem, Provenance, Settings, Source, Tier
 from kronika.bench._runtime import Progress, settings_summary
 from kronika.bench.fixed import FixedVectors, long_session
 from kronika.bench.report import table
 from kronika.bench.scale import synthetic_sentence, synthetic_sessions
 from kronika.bench.turns import concurrency_table, save_turn_concurrency
-from kronika.core.model import (
-    ItemType,
-    Layer,
-    MemoryItem,
-    Provenance,
-    Source,
-    Tier,
-)
-from kronika.settings import Settings
 
 SESSION_CAP = 1_000
 CLI_COMMANDS: tuple[tuple[str, ...], ...] = (
@@ -135,8 +127,8 @@ def _kronika_size(
     progress: Progress | None,
     batch: int = 1_000,
 ) -> dict[str, Any]:
-    from kronika.app import build_memory
-    from kronika.stores.markdown.brain import ARCHIVE, render_fact
+    from kronika import build_memory
+    from kronika.testing import archive_document
 
     now = datetime(2025, 1, 1, tzinfo=UTC)
     with tempfile.TemporaryDirectory(prefix="kronika-writes-") as tmp:
@@ -144,13 +136,10 @@ def _kronika_size(
         used = settings.with_overrides(home=home)
         with build_memory(used, create=True, embedder=FixedVectors()) as memory:
             memory.create_agent("bench")
-            archive = memory.workspace.agent_dir("bench") / "brain_archive.md"
-            # the facts all in one section, as render_facts_document would lay them out
-            # (which inserts one by one, a cost that grows with the square of the size)
-            bullets = (line for fact in _stored_facts(size, now) for line in render_fact(fact))
-            archive.write_text(
-                f"# {ARCHIVE.title}\n\n## User\n{''.join(bullets)}", encoding="utf-8"
-            )
+            archive = home / "agents" / "bench" / "brain_archive.md"  # docs/workspace.md
+            # the facts all in one section, written at once (remembering them inserts
+            # one by one, a cost that grows with the square of the size)
+            archive.write_text(archive_document(_stored_facts(size, now)), encoding="utf-8")
             setup = time.perf_counter()
             memory.sync("bench")
             setup_s = time.perf_counter() - setup
@@ -264,7 +253,7 @@ def _floor_size(size: int, calls: int, budget_s: float) -> dict[str, Any]:
 
 def _cold_cli(settings: Settings, repeats: int) -> list[dict[str, Any]]:
     """Median wall time of each command as a fresh process on a small workspace."""
-    from kronika.app import build_memory
+    from kronika import build_memory
 
     rows = []
     with tempfile.TemporaryDirectory(prefix="kronika-cli-") as tmp:
@@ -292,7 +281,7 @@ def _end_to_end(settings: Settings, calls: int, batch: int, budget_s: float) -> 
     """Writes with the configured embedder, its model loaded (a recall first), so each
     call makes its vectors before it returns; and the embedder alone, timed the same
     way, for what embedding by itself allows."""
-    from kronika.app import build_memory
+    from kronika import build_memory
 
     with tempfile.TemporaryDirectory(prefix="kronika-e2e-") as tmp:
         used = settings.with_overrides(home=Path(tmp) / "home")

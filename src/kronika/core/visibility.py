@@ -25,11 +25,20 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
-from typing import TypeVar
+from typing import TypedDict, TypeVar
 
 from kronika.core.model import MemoryItem, Reader, Scope
 
 Item = TypeVar("Item", bound=MemoryItem)
+
+
+class AudienceFields(TypedDict):
+    """An audience as keywords: of a memory item, and of ``remember`` and ``note``."""
+
+    scope: Scope
+    user: str | None
+    channel: str | None
+    team: str | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +57,10 @@ class Audience:
     @classmethod
     def of(cls, item: MemoryItem) -> Audience:
         return cls(item.scope, item.user, item.channel, item.team)
+
+    def fields(self) -> AudienceFields:
+        """The audience as the keywords of an item (``MemoryItem(..., **owners.fields())``)."""
+        return {"scope": self.scope, "user": self.user, "channel": self.channel, "team": self.team}
 
     def describe(self) -> str:
         """The audience in words (``channel memory of #ops``)."""

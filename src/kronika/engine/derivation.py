@@ -2,7 +2,7 @@
 
 The index is derived from the Markdown: what each line becomes — its type, its layer,
 its audience — is decided when the file is read. A file that has not changed since it
-was indexed is not read again (:mod:`kronika.engine.sync`), so an index built by an
+was indexed is not read again (:mod:`kronika.engine.indexer`), so an index built by an
 older kronika would keep what the older reading gave its items: a profile fact indexed
 as ``fact``, a world note as ``note``, an L1 summary as ``summary``.
 
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from kronika.engine.sync import Progress
+    from kronika.engine.indexer import Progress
     from kronika.ports import IndexUpkeep, ItemIndex
 
 log = logging.getLogger("kronika")

@@ -28,8 +28,8 @@ from pathlib import Path, PurePosixPath
 from kronika.core.model import MemoryItem
 from kronika.core.redaction import MARKER, Phrases
 from kronika.core.serialize import item_from_dict, item_to_dict
-from kronika.stores.markdown import brain
 from kronika.stores.markdown.atomic import atomic_write_text
+from kronika.stores.markdown.facts import brain
 from kronika.stores.markdown.layout import CORRUPT_DIR
 
 JOURNAL = ".forgetting.json"

@@ -49,7 +49,6 @@ from kronika.engine.changes import WriteLessons
 from kronika.engine.write import USER
 from kronika.errors import InvalidInput, LLMError
 from kronika.prompts.reflection import EVALUATOR, REFLECTOR
-from kronika.providers.ledger import llm_task
 from kronika.stores.markdown.lessons import LESSONS_FILE
 
 if TYPE_CHECKING:
@@ -173,16 +172,10 @@ def lessons_for(
 def evaluate_with_model(llm: LLM, task: str, action: str, result: str, *, agent: str) -> Evaluation:
     """The LLM evaluator: ``{is_ok, reasons, score}`` for what came of an action.
     Raises :class:`~kronika.errors.LLMError` when the model cannot answer."""
-    from kronika.providers.jsonout import structured_call  # the model's client: only here
+    from kronika.providers.jsonout import ask  # the model's client: only here
 
     material = f"Task: {task}\nAction: {action}\nResult:\n{result[: MAX_TEXT * 2]}"
-    with llm_task("evaluation", agent):
-        reply = structured_call(
-            llm,
-            EVALUATOR.messages(material, agent=agent),
-            EVALUATOR.schema,
-            coerce=EVALUATOR.coerce,
-        )
+    reply = ask(llm, EVALUATOR, material, task="evaluation", agent=agent)
     return Evaluation(
         bool(reply["is_ok"]),
         float(reply["score"]),
@@ -229,10 +222,7 @@ def record_outcome(
         at=at,
         source_agent=source_agent,
         kind="B",
-        scope=owners.scope,
-        user=owners.user,
-        channel=owners.channel,
-        team=owners.team,
+        **owners.fields(),
         reader=who,
     )
     event_id = event.item.id if event.item is not None else None
@@ -345,7 +335,7 @@ def _reflect(
     """The reflection, its strategy, importance and tags; who wrote them; notes."""
     importance = 0.7 if not evaluation.is_ok else 0.6
     if llm is not None:
-        from kronika.providers.jsonout import structured_call  # the model's client: only here
+        from kronika.providers.jsonout import ask  # the model's client: only here
 
         material = (
             f"Task: {task}\nAction: {action}\n"
@@ -354,13 +344,9 @@ def _reflect(
             + "\n".join(f"- {r}" for r in evaluation.reasons)
         )
         try:
-            with llm_task("reflection", agent):
-                reply: dict[str, Any] = structured_call(
-                    llm,
-                    REFLECTOR.messages(material[: MAX_TEXT * 2], agent=agent),
-                    REFLECTOR.schema,
-                    coerce=REFLECTOR.coerce,
-                )
+            reply: dict[str, Any] = ask(
+                llm, REFLECTOR, material[: MAX_TEXT * 2], task="reflection", agent=agent
+            )
         except LLMError as exc:
             note = f"the model could not reflect ({exc}); kronika wrote the lesson from the reasons"
             log.warning("%s", note)

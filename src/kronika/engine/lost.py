@@ -25,7 +25,7 @@ from pathlib import Path
 
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Scope, Tier, TurnRecord
 from kronika.engine.write_back import drop_garbled_notes, write_back_text
-from kronika.stores.markdown import brain
+from kronika.stores.markdown.facts import brain
 from kronika.stores.markdown.files import keep_copy, write_text
 from kronika.stores.markdown.layout import CORRUPT_DIR, SourceKind, classify
 from kronika.stores.markdown.meta import format_time, parse_time

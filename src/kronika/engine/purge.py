@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.core.policies import StoragePolicies, purge_reason
-from kronika.engine.sync import Progress
+from kronika.engine.indexer import Progress
 from kronika.ports import IndexReads
 
 if TYPE_CHECKING:

@@ -33,7 +33,8 @@ from kronika.core.redaction import (
 )
 from kronika.engine import forget_journal
 from kronika.ports import AuditLog
-from kronika.stores.markdown import brain, notes, proposals, sessions
+from kronika.stores.markdown import notes, proposals, sessions
+from kronika.stores.markdown.facts import brain
 from kronika.stores.markdown.files import read_source
 from kronika.stores.markdown.layout import BANK_KINDS, SourceKind, classify
 from kronika.stores.markdown.lines import ParsedItems, split_lines

@@ -19,7 +19,7 @@ from kronika.engine.doctor_held import check_held, mend_held
 from kronika.engine.lost import put_back, write_back
 from kronika.engine.write_back import LOST_WITH_LESSONS
 from kronika.stores import held
-from kronika.stores.markdown import brain
+from kronika.stores.markdown.facts import brain
 from kronika.stores.markdown.files import read_source, write_text
 from kronika.stores.markdown.layout import SourceKind, classify
 from kronika.stores.markdown.meta import decode_meta, split_meta, split_torn

@@ -11,7 +11,7 @@ supersede or refresh: :mod:`kronika.engine.remember`) for every caller.
 The caller holds the workspace lock (:class:`kronika.stores.lock.WorkspaceLock`), so
 times read here, and the facts a change is decided from, are those of the moment the
 change is made. A change that touches Brain facts first deletes what a move cut short
-by a crash left behind (:mod:`kronika.stores.markdown.moves`). Once a change is
+by a crash left behind (:mod:`kronika.stores.markdown.facts.moves`). Once a change is
 applied it is durable: the audit entry and the index update that follow never turn it
 into an error, they report in :attr:`WriteReceipt.notes`.
 
@@ -72,7 +72,7 @@ from kronika.ports import AuditEntry, AuditLog, Clock, acting
 from kronika.settings import Settings
 from kronika.stores.markdown.appending import append_turn_in_place
 from kronika.stores.markdown.atomic import atomic_write_text
-from kronika.stores.markdown.brain import FACT_FILES
+from kronika.stores.markdown.facts.brain import FACT_FILES
 from kronika.stores.markdown.files import write_text
 from kronika.stores.markdown.layout import SourceKind, classify
 from kronika.stores.markdown.lessons import LESSONS_FILE
@@ -465,7 +465,7 @@ def forget_summary(items: Sequence[MemoryItem], paths: Sequence[str]) -> str:
 
 def _moves_facts(change: Change) -> bool:
     """True for the changes that read or move Brain facts: they first settle what an
-    interrupted move left behind (see :mod:`kronika.stores.markdown.moves`)."""
+    interrupted move left behind (see :mod:`kronika.stores.markdown.facts.moves`)."""
     match change:
         case AddFact() | TouchFact() | SupersedeFact() | ArchiveFacts():
             return True

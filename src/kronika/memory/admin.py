@@ -16,7 +16,7 @@ from kronika.core.model import RecallFilter
 from kronika.core.policies import StoragePolicies
 from kronika.core.visibility import visible
 from kronika.engine.derivation import mark_current
-from kronika.engine.sync import Progress, SyncReport
+from kronika.engine.indexer import Progress, SyncReport
 from kronika.errors import CorruptIndexError, InvalidInput
 from kronika.memory.base import MemoryContext
 from kronika.memory.forgetting import Forgetting

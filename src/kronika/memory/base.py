@@ -26,10 +26,10 @@ from kronika.core.model import Reader, Scope
 from kronika.core.visibility import Audience, audience
 from kronika.engine.changes import Change
 from kronika.engine.derivation import mark_current
+from kronika.engine.indexer import PENDING_FILE, Indexer
 from kronika.engine.proposals import ProposalBook
 from kronika.engine.recall import Recaller, RecallSettings
 from kronika.engine.recall_log import RecallRecorder
-from kronika.engine.sync import PENDING_FILE, Indexer
 from kronika.engine.write import USER, MemoryWriter, WriteReceipt
 from kronika.errors import CorruptIndexError, InvalidAgentName, InvalidInput, PermissionDenied
 from kronika.ports import (
@@ -326,7 +326,7 @@ class MemoryContext:
         self.shared.synced_at[agent] = now
 
     def vectors_ready(self) -> None:
-        """Embed what writes made without the model left waiting (:mod:`kronika.engine.sync`),
+        """Embed what writes made without the model left waiting (:mod:`kronika.engine.indexer`),
         before stored vectors are compared with a query."""
         if self.indexer.waiting():
             with self.lock:

@@ -17,7 +17,7 @@ from kronika.core.model import Layer, MemoryItem, Provenance, Reader, Scope, Sou
 from kronika.core.prompt import choose_archive, render_brain
 from kronika.core.sections import guess_section, parse_section
 from kronika.engine.changes import ArchiveFacts
-from kronika.engine.sync import SyncReport
+from kronika.engine.indexer import SyncReport
 from kronika.engine.write import SYSTEM, USER, WriteReceipt
 from kronika.errors import InvalidInput
 from kronika.memory.base import MAX_KEY_CHARS, MAX_VALUE_CHARS, MemoryContext, _clean, _new_id
@@ -209,10 +209,7 @@ class Facts:
             updated_at=now,
             provenance=Provenance(path="brain.md"),
             tenant=ctx.workspace.tenant_of(name),
-            scope=owners.scope,
-            channel=owners.channel,
-            user=owners.user,
-            team=owners.team,
+            **owners.fields(),
             key=clean_key,
             value=text,
             multi=bool(multi),

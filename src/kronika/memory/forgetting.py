@@ -14,8 +14,8 @@ from kronika.core import checks
 from kronika.core.model import MemoryItem, Reader
 from kronika.core.visibility import only_visible, visible
 from kronika.engine.changes import ForgetItems
+from kronika.engine.indexer import Progress
 from kronika.engine.redacting import plan_forget, snapshot
-from kronika.engine.sync import Progress
 from kronika.engine.write import SYSTEM, USER
 from kronika.errors import NotFound
 from kronika.memory.base import MemoryContext

@@ -59,10 +59,7 @@ class Proposals:
             created_at=at,
             updated_at=at,
             provenance=Provenance(session_filename(change.session_id)),
-            scope=owners.scope,
-            user=owners.user,
-            channel=owners.channel,
-            team=owners.team,
+            **owners.fields(),
         )
 
     def approve(self, proposal_id: str, agent: str | None = None) -> WriteReceipt:

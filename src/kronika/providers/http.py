@@ -13,12 +13,13 @@ message.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import socket
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from http.client import HTTPException
 from importlib import metadata
 from typing import Any, Protocol, Self
@@ -84,6 +85,36 @@ def server_message(raw: bytes) -> str:
             return str(data["detail"])
     text = " ".join(text.split())
     return text[:300] + ("…" if len(text) > 300 else "") if text else "no explanation given"
+
+
+def check_choice(value: str, choices: Sequence[str], what: str) -> None:
+    """:class:`ConfigError` naming the choices unless ``value`` is one of them."""
+    if value not in choices:
+        raise ConfigError(f"unknown {what} {value!r} (choices: {', '.join(choices)})")
+
+
+def config_repr(config: Any) -> str:
+    """An endpoint's config dataclass as ``Name(field=value, …)``, its ``api_key`` shown
+    as ``'***'`` and its ``extra_headers`` by their names only (they may hold secrets)."""
+    parts = []
+    for item in dataclasses.fields(config):
+        value = getattr(config, item.name)
+        if item.name == "api_key" and value is not None:
+            value = "***"
+        elif item.name == "extra_headers":
+            value = sorted(value)
+        parts.append(f"{item.name}={value!r}")
+    return f"{type(config).__name__}({', '.join(parts)})"
+
+
+def json_reply(raw: bytes, error: type[Exception], server: str) -> tuple[Any, str]:
+    """The JSON value ``raw`` holds and a one-line preview of ``raw`` (200 characters);
+    ``error`` saying ``server`` did not answer with JSON when it holds none."""
+    preview = " ".join(raw.decode("utf-8", errors="replace").split())[:200]
+    try:
+        return json.loads(raw), preview
+    except ValueError:
+        raise error(f"{server} did not answer with JSON: {preview!r}") from None
 
 
 def _retry_after(headers: Any) -> float | None:
@@ -227,6 +258,19 @@ class JsonEndpoint:
     def redact(self, text: str) -> str:
         """``text`` with the API key replaced by ``***``."""
         return text.replace(self._api_key, "***") if self._api_key else text
+
+    def refusal(self, refused: Refused, *, not_found: str) -> str:
+        """The server's refusal in words, with a hint for HTTP 401, 403 and 404
+        (``not_found``: what to check) and the server's message without the API key."""
+        hint = {
+            401: " (check the API key)",
+            403: " (the API key may lack access to this model)",
+            404: f" (check {not_found})",
+        }.get(refused.status, "")
+        return (
+            f"{self._name} at {self.url} refused the request with HTTP {refused.status}"
+            f"{hint}: {self.redact(refused.message)}"
+        )
 
     def _send(self, payload: bytes) -> bytes:
         request = urllib.request.Request(

@@ -22,6 +22,7 @@ from typing import Any
 
 from kronika.errors import LLMOutputError
 from kronika.ports import LLM, ChatMessage
+from kronika.prompts.base import Prompt
 from kronika.providers.llm import strip_think
 
 __all__ = ["parse_json_reply", "structured_call", "validate"]
@@ -340,3 +341,18 @@ def structured_call(
     raise LLMOutputError(
         f"the model {llm.model!r} gave no valid JSON in {calls}; last errors:\n{_listing(errors)}"
     )
+
+
+def ask(llm: LLM, prompt: Prompt, user: str, *, task: str, agent: str, **values: object) -> Any:
+    """What ``llm`` answers ``prompt`` with (:func:`structured_call`): ``user`` is the
+    user message, ``agent`` and ``values`` fill the system prompt; the call is counted
+    as ``task`` of ``agent`` (:func:`~kronika.providers.ledger.llm_task`)."""
+    from kronika.providers.ledger import llm_task
+
+    with llm_task(task, agent):
+        return structured_call(
+            llm,
+            prompt.messages(user, agent=agent, **values),
+            prompt.schema,
+            coerce=prompt.coerce,
+        )

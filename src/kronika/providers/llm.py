@@ -21,9 +21,17 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kronika.errors import ConfigError, LLMOutputError, LLMRequestError, LLMUnavailable
+from kronika.errors import LLMOutputError, LLMRequestError, LLMUnavailable
 from kronika.ports import ChatMessage, LLMReply, ToolCall
-from kronika.providers.http import JsonEndpoint, Refused, Unreachable, server_message
+from kronika.providers.http import (
+    JsonEndpoint,
+    Refused,
+    Unreachable,
+    check_choice,
+    config_repr,
+    json_reply,
+    server_message,
+)
 
 __all__ = ["JSON_MODES", "LLMConfig", "OpenAICompatibleLLM", "strip_think"]
 
@@ -54,12 +62,7 @@ class LLMConfig:
     extra_headers: Mapping[str, str] = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        key = None if self.api_key is None else "***"
-        return (
-            f"LLMConfig(base_url={self.base_url!r}, model={self.model!r}, api_key={key!r}, "
-            f"timeout={self.timeout!r}, retries={self.retries!r}, backoff={self.backoff!r}, "
-            f"json_mode={self.json_mode!r}, extra_headers={sorted(self.extra_headers)!r})"
-        )
+        return config_repr(self)
 
 
 _THINK_BLOCK = re.compile(r"<think>.*?</think>", re.DOTALL | re.IGNORECASE)
@@ -127,10 +130,7 @@ class OpenAICompatibleLLM:
             raise LLMUnavailable("no chat model is configured (the model name is empty)")
         if not config.base_url.strip():
             raise LLMUnavailable("no chat model is configured (the server URL is empty)")
-        if config.json_mode not in JSON_MODES:
-            raise ConfigError(
-                f"unknown LLM json_mode {config.json_mode!r} (choices: {', '.join(JSON_MODES)})"
-            )
+        check_choice(config.json_mode, JSON_MODES, "LLM json_mode")
         self._config = config
         self._endpoint = JsonEndpoint.configured(
             _endpoint(config.base_url), config, name="the LLM server", what="LLM", sleep=sleep
@@ -210,26 +210,14 @@ class OpenAICompatibleLLM:
                 f"(HTTP {refused.status}: {message})",
                 status=refused.status,
             )
-        hint = {
-            401: " (check the API key)",
-            403: " (the API key may lack access to this model)",
-            404: " (check the server URL and the model name)",
-        }.get(refused.status, "")
         return LLMRequestError(
-            f"the LLM server at {self._url} refused the request with HTTP {refused.status}"
-            f"{hint}: {message}",
+            self._endpoint.refusal(refused, not_found="the server URL and the model name"),
             status=refused.status,
         )
 
     # ------------------------------------------------------------------ reply
     def _parse(self, raw: bytes) -> LLMReply:
-        preview = " ".join(raw.decode("utf-8", errors="replace").split())[:200]
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            raise LLMOutputError(
-                f"the LLM server at {self._url} did not answer with JSON: {preview!r}"
-            ) from None
+        data, preview = json_reply(raw, LLMOutputError, f"the LLM server at {self._url}")
         choices = data.get("choices") if isinstance(data, dict) else None
         if not isinstance(choices, list) or not choices:
             if isinstance(data, dict) and "error" in data:

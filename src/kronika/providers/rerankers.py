@@ -21,7 +21,6 @@ False
 
 from __future__ import annotations
 
-import json
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -29,7 +28,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kronika.errors import ConfigError, RerankerError, RerankerUnavailable
-from kronika.providers.http import JsonEndpoint, Refused, Unreachable
+from kronika.providers.http import (
+    JsonEndpoint,
+    Refused,
+    Unreachable,
+    check_choice,
+    config_repr,
+    json_reply,
+)
 
 __all__ = ["RERANKER_APIS", "HttpReranker", "RerankerConfig"]
 
@@ -55,13 +61,7 @@ class RerankerConfig:
     extra_headers: Mapping[str, str] = field(default_factory=dict)
 
     def __repr__(self) -> str:
-        key = None if self.api_key is None else "***"
-        return (
-            f"RerankerConfig(base_url={self.base_url!r}, model={self.model!r}, "
-            f"api={self.api!r}, api_key={key!r}, timeout={self.timeout!r}, "
-            f"retries={self.retries!r}, backoff={self.backoff!r}, "
-            f"extra_headers={sorted(self.extra_headers)!r})"
-        )
+        return config_repr(self)
 
 
 def _endpoint(base_url: str) -> str:
@@ -82,10 +82,7 @@ class HttpReranker:
     ) -> None:
         if not config.base_url.strip():
             raise ConfigError("no reranker is configured (the server URL is empty)")
-        if config.api not in RERANKER_APIS:
-            raise ConfigError(
-                f"unknown reranker api {config.api!r} (choices: {', '.join(RERANKER_APIS)})"
-            )
+        check_choice(config.api, RERANKER_APIS, "reranker api")
         self._config = config
         self._endpoint = JsonEndpoint.configured(
             _endpoint(config.base_url), config, name="the reranker", what="reranker", sleep=sleep
@@ -119,25 +116,15 @@ class HttpReranker:
         except Unreachable as exc:
             raise RerankerUnavailable(str(exc)) from None
         except Refused as refused:
-            hint = {
-                401: " (check the API key)",
-                403: " (the API key may lack access to this model)",
-                404: " (check the server URL, that the server reranks, and the model name)",
-            }.get(refused.status, "")
             raise RerankerError(
-                f"the reranker at {self.url} refused the request with HTTP {refused.status}"
-                f"{hint}: {self._endpoint.redact(refused.message)}"
+                self._endpoint.refusal(
+                    refused, not_found="the server URL, that the server reranks, and the model name"
+                )
             ) from None
         return self._scores(raw, len(texts))
 
     def _scores(self, raw: bytes, count: int) -> list[float]:
-        preview = " ".join(raw.decode("utf-8", errors="replace").split())[:200]
-        try:
-            data = json.loads(raw)
-        except ValueError:
-            raise RerankerError(
-                f"the reranker at {self.url} did not answer with JSON: {preview!r}"
-            ) from None
+        data, preview = json_reply(raw, RerankerError, f"the reranker at {self.url}")
         rows = data.get("results", data.get("data")) if isinstance(data, dict) else data
         if not isinstance(rows, list):
             raise RerankerError(f"the reranker at {self.url} sent no results: {preview!r}")

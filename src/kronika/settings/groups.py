@@ -72,6 +72,9 @@ class RecallGroup:
     long_term_top_k: int = 7
     ann_threshold: int = 50_000
     restart_copies: bool = True
+    postgres_hnsw_m: int = 16
+    postgres_hnsw_ef_construction: int = 64
+    postgres_hnsw_search_margin: int = 40
     recall_log_days: int = 90
     recall_log_queries: bool = False
 

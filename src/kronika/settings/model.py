@@ -24,6 +24,7 @@ from kronika.settings.groups import (
 from kronika.settings.values import (
     CALIBRATED_ANSWER_FLOORS,
     CALIBRATED_FLOORS,
+    check_together,
     coerce,
     floor_value,
 )
@@ -191,6 +192,9 @@ class Settings:
     long_term_top_k = _Flat(lambda s: s.recall.long_term_top_k)
     ann_threshold = _Flat(lambda s: s.recall.ann_threshold)
     restart_copies = _Flat(lambda s: s.recall.restart_copies)
+    postgres_hnsw_m = _Flat(lambda s: s.recall.postgres_hnsw_m)
+    postgres_hnsw_ef_construction = _Flat(lambda s: s.recall.postgres_hnsw_ef_construction)
+    postgres_hnsw_search_margin = _Flat(lambda s: s.recall.postgres_hnsw_search_margin)
     recall_log_days = _Flat(lambda s: s.recall.recall_log_days)
     recall_log_queries = _Flat(lambda s: s.recall.recall_log_queries)
     qdrant_url = _Flat(lambda s: s.vector_index.qdrant_url)
@@ -302,7 +306,9 @@ def with_flat(settings: Settings, values: Mapping[str, Any]) -> Settings:
         if name not in top:
             changed.setdefault(GROUP_OF[name], {})[name] = value
     groups = {attr: replace(getattr(settings, attr), **v) for attr, v in changed.items()}
-    return replace(settings, **groups, **top)
+    made = replace(settings, **groups, **top)
+    check_together(lambda name: getattr(made, name))
+    return made
 
 
 def relevance_floor(settings: Settings) -> float:

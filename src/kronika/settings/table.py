@@ -233,6 +233,29 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         " process starts in seconds instead of reading them out of SQLite.",
     ),
     SettingSpec(
+        "postgres_hnsw_m",
+        "On PostgreSQL, the links each item keeps in the HNSW index vector search walks from"
+        " ann_threshold items on (pgvector's m, from 2 to 100; 16 is pgvector's default):"
+        " more finds more of the true nearest items, for a larger, slower-built index. An"
+        " index built with another value is dropped when the database is opened and built"
+        " again in the background (docs/postgres-index.md).",
+    ),
+    SettingSpec(
+        "postgres_hnsw_ef_construction",
+        "On PostgreSQL, the candidates kept while the HNSW index is built (pgvector's"
+        " ef_construction, from twice postgres_hnsw_m to 1000; 64 is pgvector's default):"
+        " more builds a better graph, more slowly. Changed, the index is built again as for"
+        " postgres_hnsw_m.",
+    ),
+    SettingSpec(
+        "postgres_hnsw_search_margin",
+        "On PostgreSQL, the candidates a walk of the HNSW index keeps beyond the results"
+        " asked for (pgvector's hnsw.ef_search is the results asked for plus this, at most"
+        " 1000; 40 is pgvector's default ef_search), from 0 to 1000: more finds more of the"
+        " true nearest items, more slowly. The walk goes on until enough results pass the"
+        " filters whatever the margin (iterative scan).",
+    ),
+    SettingSpec(
         "recall_log_days",
         "Days the recall log keeps each recall (when, which agent, for which user and"
         " channel, how many hits, which item ids; docs/ui.md): it feeds the recall-use"

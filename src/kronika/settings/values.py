@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -74,11 +74,32 @@ def coerce(name: str, value: Any) -> Any:
         raise ConfigError("setting 'near_duplicate_similarity' must be above 0 and at most 1")
     if name in ("l1_every", "l2_every") and coerced < 2:
         raise ConfigError(f"setting {name!r} must be at least 2")
+    if name == "postgres_hnsw_m" and not 2 <= coerced <= 100:
+        raise ConfigError(f"setting 'postgres_hnsw_m' must be from 2 to 100, got {value!r}")
+    if name == "postgres_hnsw_ef_construction" and not 4 <= coerced <= 1000:
+        raise ConfigError(
+            f"setting 'postgres_hnsw_ef_construction' must be from 4 to 1000, got {value!r}"
+        )
+    if name == "postgres_hnsw_search_margin" and not 0 <= coerced <= 1000:
+        raise ConfigError(
+            f"setting 'postgres_hnsw_search_margin' must be from 0 to 1000, got {value!r}"
+        )
     if isinstance(coerced, int | float) and coerced < 0:
         raise ConfigError(f"setting {name!r} must not be negative")
     if isinstance(coerced, int | float) and not coerced <= MAX_SETTING_NUMBER:  # NaN too
         raise ConfigError(f"setting {name!r} must be at most {MAX_SETTING_NUMBER}, got {value!r}")
     return coerced
+
+
+def check_together(value: Callable[[str], Any]) -> None:
+    """A :class:`~kronika.errors.ConfigError` when settings that are each right do not go
+    together (``value`` gives a setting's value by its flat name)."""
+    m, ef = value("postgres_hnsw_m"), value("postgres_hnsw_ef_construction")
+    if ef < 2 * m:
+        raise ConfigError(
+            f"setting 'postgres_hnsw_ef_construction' ({ef}) must be at least twice"
+            f" 'postgres_hnsw_m' ({m}): raise it to {2 * m} or more, or lower the m"
+        )
 
 
 CALIBRATED_FLOORS: dict[str, float] = {"use-multilingual": 0.15}

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import os
 import threading
+from abc import ABC, abstractmethod
 from pathlib import Path
 from types import TracebackType
-from typing import IO
+from typing import IO, Self
 
 from kronika.stores.private import open_private
 
@@ -21,18 +22,23 @@ except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
 
-class WorkspaceLock:
-    def __init__(self, path: Path) -> None:
-        self.path = path
+class Reentrant(ABC):
+    """Entered by one thread at a time, any number of times over: :meth:`_take` runs
+    when the outermost entry begins and :meth:`_give_back` when it ends; a ``_take``
+    that fails leaves nothing held."""
+
+    def __init__(self) -> None:
         self._thread_lock = threading.RLock()
         self._depth = 0
-        self._handle: IO[bytes] | None = None
 
-    def __enter__(self) -> WorkspaceLock:
+    def __enter__(self) -> Self:
         self._thread_lock.acquire()
-        if self._depth == 0 and fcntl is not None and self.path.parent.is_dir():
-            self._handle = open(open_private(self.path, os.O_WRONLY | os.O_APPEND), "ab")
-            fcntl.flock(self._handle.fileno(), fcntl.LOCK_EX)
+        if self._depth == 0:
+            try:
+                self._take()
+            except BaseException:
+                self._thread_lock.release()
+                raise
         self._depth += 1
         return self
 
@@ -43,12 +49,40 @@ class WorkspaceLock:
         tb: TracebackType | None,
     ) -> None:
         self._depth -= 1
-        if self._depth == 0 and self._handle is not None:
+        try:
+            if self._depth == 0:
+                self._give_back()
+        finally:
+            self._thread_lock.release()
+
+    @abstractmethod
+    def _take(self) -> None:
+        """Take what the outermost entry holds."""
+
+    @abstractmethod
+    def _give_back(self) -> None:
+        """Give back what :meth:`_take` took."""
+
+
+class WorkspaceLock(Reentrant):
+    def __init__(self, path: Path) -> None:
+        super().__init__()
+        self.path = path
+        self._handle: IO[bytes] | None = None
+
+    def _take(self) -> None:
+        if fcntl is not None and self.path.parent.is_dir():
+            # open while the lock is held: _give_back closes it
+            handle = open(open_private(self.path, os.O_WRONLY | os.O_APPEND), "ab")  # noqa: SIM115
+            self._handle = handle
+            fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+
+    def _give_back(self) -> None:
+        if self._handle is not None:
             if fcntl is not None:
                 fcntl.flock(self._handle.fileno(), fcntl.LOCK_UN)
             self._handle.close()
             self._handle = None
-        self._thread_lock.release()
 
     def refresh(self) -> bool:
         """Nothing to do: every process reads the same files."""

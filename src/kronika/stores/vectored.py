@@ -12,50 +12,36 @@ index decides what exists.
 After a write that left some text out of memory (``drop_unused_embeddings`` dropped a
 vector), the vector index is compacted so no copy of a forgotten item's vector stays
 in its storage.
+
+The wrapper holds two parts: ``index.inner``, the item index, answers everything but
+what the vector index changes; ``index.mirror`` (:class:`VectorMirror`) makes the
+writes that reach the vector index too and answers vector search from it. Every verb
+has its flat name (``index.get_items`` is ``index.inner.get_items``), one
+:class:`~kronika.core.alias.Alias` a line, so the wrapper is an
+:class:`~kronika.ports.ItemIndex` without restating the methods it passes on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from collections.abc import Mapping, Sequence
 from typing import Any
 
+from kronika.core.alias import Alias
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.core.visibility import visible
-from kronika.ports import (
-    DayCount,
-    PointSource,
-    RecallLog,
-    ScoreFeatures,
-    SourceState,
-    SourceTail,
-    Vector,
-    VectorIndex,
-    VectorPoint,
-)
+from kronika.ports import PointSource, SourceState, Vector, VectorIndex
 from kronika.stores.sql.rows import default_text_hash
 
 _FILL_BATCH = 2_000  # points read and upserted at a time when filling anew
 
 
-class IndexWithVectors:
-    """``inner`` for everything, ``vectors`` for vector search (see the module docstring)."""
+class VectorMirror:
+    """The writes of ``inner`` that reach ``vectors`` too, and vector search answered by
+    ``vectors`` (see the module docstring)."""
 
     def __init__(self, inner: PointSource, vectors: VectorIndex) -> None:
         self._inner = inner
         self._vectors = vectors
-
-    @property
-    def inner(self) -> PointSource:
-        return self._inner
-
-    @property
-    def vectors(self) -> VectorIndex:
-        return self._vectors
-
-    @property
-    def embedding_model(self) -> str:
-        return self._inner.embedding_model
 
     # -- writes, mirrored -----------------------------------------------------------------
 
@@ -130,9 +116,6 @@ class IndexWithVectors:
         self._vectors.compact()
         return len(found)
 
-    def vector_points(self, text_hashes: Iterable[str] | None = None) -> list[VectorPoint]:
-        return self._inner.vector_points(text_hashes)
-
     # -- search ---------------------------------------------------------------------------
 
     def search_vector(
@@ -153,74 +136,6 @@ class IndexWithVectors:
             if item_id in items and (reader is None or visible(items[item_id], reader))
         ]
 
-    def search_lexical(
-        self, query: str, flt: RecallFilter, limit: int, *, whole_phrase: bool = True
-    ) -> list[tuple[str, float]]:
-        return self._inner.search_lexical(query, flt, limit, whole_phrase=whole_phrase)
-
-    # -- everything else: the inner index ------------------------------------------------
-
-    def source_states(self, agent: str) -> dict[str, SourceState]:
-        return self._inner.source_states(agent)
-
-    def embeddings_missing(self, text_hashes: Iterable[str]) -> set[str]:
-        return self._inner.embeddings_missing(text_hashes)
-
-    def get_items(self, ids: Sequence[str]) -> list[MemoryItem]:
-        return self._inner.get_items(ids)
-
-    def source_tail(self, agent: str, path: str, last: int = 2) -> SourceTail | None:
-        return self._inner.source_tail(agent, path, last)
-
-    def source_state(self, agent: str, path: str) -> SourceState | None:
-        return self._inner.source_state(agent, path)
-
-    def score_features(self, ids: Sequence[str]) -> ScoreFeatures:
-        return self._inner.score_features(ids)
-
-    def list_items(
-        self, flt: RecallFilter, *, limit: int | None = None, offset: int = 0
-    ) -> list[MemoryItem]:
-        return self._inner.list_items(flt, limit=limit, offset=offset)
-
-    def source_items(self, agent: str, path: str) -> list[MemoryItem]:
-        return self._inner.source_items(agent, path)
-
-    def count_items(self, flt: RecallFilter) -> int:
-        return self._inner.count_items(flt)
-
-    def neighbours(
-        self, ids: Sequence[str], flt: RecallFilter, window: int
-    ) -> dict[str, list[tuple[str, int]]]:
-        return self._inner.neighbours(ids, flt, window)
-
-    def record_access(self, ids: Sequence[str], at: datetime) -> None:
-        self._inner.record_access(ids, at)
-
-    def restore_usage(self, rows: Sequence[tuple[str, int, datetime | None]]) -> None:
-        self._inner.restore_usage(rows)
-
-    def recall_log(self) -> RecallLog:
-        return self._inner.recall_log()
-
-    def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
-        return self._inner.created_per_day(flt, since)
-
-    def agents(self) -> list[str]:
-        return self._inner.agents()
-
-    def meta_value(self, key: str) -> str | None:
-        return self._inner.meta_value(key)
-
-    def set_meta_value(self, key: str, value: str) -> None:
-        self._inner.set_meta_value(key, value)
-
-    def integrity_problems(self, *, full: bool = False) -> list[str]:
-        return self._inner.integrity_problems(full=full)
-
-    def recreate(self) -> str | None:
-        return self._inner.recreate()
-
     def stats(self) -> dict[str, Any]:
         return {**self._inner.stats(), "vector_index_points": self._vectors.count()}
 
@@ -229,3 +144,58 @@ class IndexWithVectors:
             self._inner.close()
         finally:
             self._vectors.close()
+
+
+class IndexWithVectors:
+    """``inner`` for everything, ``vectors`` for vector search (see the module docstring)."""
+
+    inner: PointSource
+    """The item index: what exists, and everything the vector index does not change."""
+    vectors: VectorIndex
+    """The vector index that answers vector search."""
+    mirror: VectorMirror
+    """The writes mirrored into ``vectors``, vector search, and the two closed together."""
+
+    def __init__(self, inner: PointSource, vectors: VectorIndex) -> None:
+        self.inner = inner
+        self.vectors = vectors
+        self.mirror = VectorMirror(inner, vectors)
+
+    @property
+    def embedding_model(self) -> str:
+        return self.inner.embedding_model
+
+    # ------------------------------------------------ mirrored into the vector index
+    replace_source = Alias("mirror", VectorMirror.replace_source)
+    append_to_source = Alias("mirror", VectorMirror.append_to_source)
+    patch_source = Alias("mirror", VectorMirror.patch_source)
+    remove_source = Alias("mirror", VectorMirror.remove_source)
+    store_embeddings = Alias("mirror", VectorMirror.store_embeddings)
+    drop_unused_embeddings = Alias("mirror", VectorMirror.drop_unused_embeddings)
+    reset = Alias("mirror", VectorMirror.reset)
+    fill = Alias("mirror", VectorMirror.fill)
+    search_vector = Alias("mirror", VectorMirror.search_vector)
+    stats = Alias("mirror", VectorMirror.stats)
+    close = Alias("mirror", VectorMirror.close)
+    # ------------------------------------------------ the item index's own
+    source_states = Alias("inner", PointSource.source_states)
+    source_state = Alias("inner", PointSource.source_state)
+    source_tail = Alias("inner", PointSource.source_tail)
+    source_items = Alias("inner", PointSource.source_items)
+    embeddings_missing = Alias("inner", PointSource.embeddings_missing)
+    vector_points = Alias("inner", PointSource.vector_points)
+    agents = Alias("inner", PointSource.agents)
+    search_lexical = Alias("inner", PointSource.search_lexical)
+    score_features = Alias("inner", PointSource.score_features)
+    neighbours = Alias("inner", PointSource.neighbours)
+    get_items = Alias("inner", PointSource.get_items)
+    list_items = Alias("inner", PointSource.list_items)
+    count_items = Alias("inner", PointSource.count_items)
+    created_per_day = Alias("inner", PointSource.created_per_day)
+    record_access = Alias("inner", PointSource.record_access)
+    restore_usage = Alias("inner", PointSource.restore_usage)
+    recall_log = Alias("inner", PointSource.recall_log)
+    meta_value = Alias("inner", PointSource.meta_value)
+    set_meta_value = Alias("inner", PointSource.set_meta_value)
+    integrity_problems = Alias("inner", PointSource.integrity_problems)
+    recreate = Alias("inner", PointSource.recreate)

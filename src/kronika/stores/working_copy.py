@@ -30,19 +30,17 @@ import contextlib
 import hashlib
 import json
 import os
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from types import TracebackType
 
 from kronika.core.model import MemoryItem
 from kronika.errors import InvalidAgentName, StoreError
 from kronika.ports import RecordDocument, StoreOfRecord
-from kronika.stores.lock import WorkspaceLock
+from kronika.stores.lock import Reentrant, WorkspaceLock
 from kronika.stores.markdown.atomic import atomic_write_text
-from kronika.stores.markdown.brain import FACT_FILES, parse_facts
+from kronika.stores.markdown.facts.brain import FACT_FILES, parse_facts
 from kronika.stores.markdown.files import keep_copy
 from kronika.stores.markdown.layout import SourceKind, classify, validate_agent_name
 from kronika.stores.markdown.workspace import MarkdownWorkspace
@@ -62,46 +60,21 @@ class _Copy:
     sha256: str
 
 
-class WorkingCopy:
+class WorkingCopy(Reentrant):
     """The re-entrant write lock of a workspace that mirrors ``record``."""
 
     def __init__(self, home: Path, workspace: MarkdownWorkspace, record: StoreOfRecord) -> None:
+        super().__init__()
         self.home = Path(home)
         self.workspace = workspace
         self.record = record
         self._file_lock = WorkspaceLock(self.home / ".kronika.lock")
-        self._thread_lock = threading.RLock()
-        self._depth = 0
         self._change = 0
         self._copies: dict[tuple[str, str], _Copy] = {}
         self._manifest_mark: tuple[int, int] | None = None
         self._load_manifest()
 
     # -- the lock -------------------------------------------------------------------
-
-    def __enter__(self) -> WorkingCopy:
-        self._thread_lock.acquire()
-        if self._depth == 0:
-            try:
-                self._take()
-            except BaseException:
-                self._thread_lock.release()
-                raise
-        self._depth += 1
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self._depth -= 1
-        try:
-            if self._depth == 0:
-                self._give_back()
-        finally:
-            self._thread_lock.release()
 
     def _take(self) -> None:
         self._file_lock.__enter__()

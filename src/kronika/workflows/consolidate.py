@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from kronika.core.context import fit_lines, fit_tokens, lead_sentence
 from kronika.core.dedup import key_in_use
@@ -43,8 +43,7 @@ from kronika.memory import Memory
 from kronika.ports import LLM
 from kronika.prompts import extraction, summaries
 from kronika.prompts.base import Prompt
-from kronika.providers.jsonout import structured_call
-from kronika.providers.ledger import llm_task
+from kronika.providers.jsonout import ask
 from kronika.stores.markdown.frontmatter import list_field
 from kronika.stores.markdown.meta import format_time, parse_time
 from kronika.stores.markdown.sessions import (
@@ -164,18 +163,15 @@ class Consolidator:
                 agent, header, headers, turns, NO_MODEL, count_attempt=False, owners=owners
             )
         try:
-            with llm_task("extraction", agent):
-                result = structured_call(
-                    self.llm,
-                    extraction.EXTRACTION.messages(
-                        self._transcript(turns, rolled),
-                        agent=agent,
-                        brain=self._brain_lines(agent, owners),
-                        max_facts=self.settings.max_facts,
-                    ),
-                    extraction.EXTRACTION.schema,
-                    coerce=extraction.EXTRACTION.coerce,
-                )
+            result = ask(
+                self.llm,
+                extraction.EXTRACTION,
+                self._transcript(turns, rolled),
+                task="extraction",
+                agent=agent,
+                brain=self._brain_lines(agent, owners),
+                max_facts=self.settings.max_facts,
+            )
         except LLMUnavailable as exc:
             return self._degrade(
                 agent, header, headers, turns, str(exc), count_attempt=False, owners=owners
@@ -230,7 +226,7 @@ class Consolidator:
                         source_agent=agent,
                         kind="W",
                         tags=tags,
-                        **_audience_keywords(owners),
+                        **owners.fields(),
                     )
                 )
             section = extraction.SECTION_OF_TAG.get(tag)
@@ -242,7 +238,7 @@ class Consolidator:
                 source=Source.AUTO,
                 source_agent=agent,
                 tags=tags,
-                **_audience_keywords(owners),
+                **owners.fields(),
             )
             return _describe(receipt)
         except (PermissionDenied, InvalidInput) as exc:
@@ -317,7 +313,7 @@ class Consolidator:
                             source=Source.AUTO,
                             source_agent=agent,
                             tags=tags,
-                            **_audience_keywords(owners),
+                            **owners.fields(),
                         )
                     except (PermissionDenied, InvalidInput) as exc:
                         written.append(f"! {found.key}: {exc}")
@@ -423,13 +419,7 @@ class Consolidator:
             report.waiting.append(f"{level} summary ({NO_MODEL})")
             return None
         try:
-            with llm_task(f"{level} summary", agent):
-                result = structured_call(
-                    self.llm,
-                    prompt.messages(text, agent=agent, count=count),
-                    prompt.schema,
-                    coerce=prompt.coerce,
-                )
+            result = ask(self.llm, prompt, text, task=f"{level} summary", agent=agent, count=count)
         except LLMError as exc:
             report.waiting.append(f"{level} summary ({exc})")
             return None
@@ -508,16 +498,6 @@ def _one_audience(
         if len(group) == size:
             return group
     return None
-
-
-def _audience_keywords(owners: Audience) -> dict[str, Any]:
-    """``remember`` keywords writing for ``owners``."""
-    return {
-        "scope": owners.scope,
-        "user": owners.user,
-        "channel": owners.channel,
-        "team": owners.team,
-    }
 
 
 def extractive_summary(session_id: str, turns: Sequence[MemoryItem]) -> str:

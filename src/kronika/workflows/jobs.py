@@ -354,8 +354,7 @@ def _weigh_opinions(
         return False
     from kronika.core.opinions import moved_confidence
     from kronika.prompts.base import Prompt, keep
-    from kronika.providers.jsonout import structured_call
-    from kronika.providers.ledger import llm_task
+    from kronika.providers.jsonout import ask
 
     prompt = Prompt("opinions", 1, OPINIONS_SYSTEM, OPINIONS_SCHEMA, keep)
     material = "Opinions:\n" + "\n".join(
@@ -365,13 +364,7 @@ def _weigh_opinions(
         f"- [{e.id}] {' '.join(e.content.split())}" for e in evidence[:40]
     )
     try:
-        with llm_task("opinions", agent):
-            reply = structured_call(
-                llm,
-                prompt.messages(material, agent=agent, entity=entity),
-                prompt.schema,
-                coerce=prompt.coerce,
-            )
+        reply = ask(llm, prompt, material, task="opinions", agent=agent, entity=entity)
     except LLMError as exc:
         report.waiting.append(f"opinions about {entity} ({exc})")
         return False
@@ -466,16 +459,12 @@ def _dream_for(
     """Dream on the episodes of one audience; the strategies are for that audience.
     ``False`` when the model could not answer (the rest waits for the next run)."""
     from kronika.prompts.base import Prompt, keep
-    from kronika.providers.jsonout import structured_call
-    from kronika.providers.ledger import llm_task
+    from kronika.providers.jsonout import ask
 
     prompt = Prompt("dream", 1, DREAM_SYSTEM, DREAM_SCHEMA, keep)
     material = "\n".join(f"- {' '.join(it.content.split())}" for it in episodes)
     try:
-        with llm_task("dream", agent):
-            reply = structured_call(
-                llm, prompt.messages(material, agent=agent), prompt.schema, coerce=prompt.coerce
-            )
+        reply = ask(llm, prompt, material, task="dream", agent=agent)
     except LLMError as exc:
         report.waiting.append(f"dreaming ({exc})")
         return False

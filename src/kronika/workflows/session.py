@@ -61,8 +61,7 @@ from kronika.errors import InvalidInput, LLMError
 from kronika.memory import Memory
 from kronika.ports import LLM, ChatMessage
 from kronika.prompts import summaries
-from kronika.providers.jsonout import structured_call
-from kronika.providers.ledger import llm_task
+from kronika.providers.jsonout import ask
 from kronika.stores.markdown.sessions import (
     LIVE_ID_RE,
     SUMMARY_ID_RE,
@@ -477,13 +476,14 @@ class Session:
                 text = f"[summary of the part before]\n{self._state.summary}\n\n{text}"
             prompt = summaries.ROLLING
             try:
-                with llm_task("rolling summary", self.agent):
-                    result = structured_call(
-                        self.minion,
-                        prompt.messages(text, agent=self.agent, max_tokens=budget),
-                        prompt.schema,
-                        coerce=prompt.coerce,
-                    )
+                result = ask(
+                    self.minion,
+                    prompt,
+                    text,
+                    task="rolling summary",
+                    agent=self.agent,
+                    max_tokens=budget,
+                )
                 return fit_tokens(" ".join(str(result["summary"]).split()), budget, count)
             except LLMError:
                 pass  # fall through to the digest: the conversation must go on

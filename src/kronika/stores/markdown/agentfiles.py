@@ -1,11 +1,12 @@
 """The agents of a Markdown workspace and the reading of their files: the part of
 :class:`~kronika.stores.markdown.workspace.MarkdownWorkspace` every kind of file shares
-(folders, listing, parsing by kind, damage kept in ``.corrupt/``, line edits)."""
+(``workspace.agent_files``: folders, listing, parsing by kind, damage kept in
+``.corrupt/``, line edits), and the values a listing and a parse give."""
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import lru_cache
@@ -14,13 +15,13 @@ from pathlib import Path, PurePosixPath
 from kronika.core.model import MemoryItem
 from kronika.errors import InvalidAgentName, UnknownAgent, WorkspaceError
 from kronika.stores.markdown import (
-    brain,
     documents,
     lessons,
     notes,
     sessions,
 )
-from kronika.stores.markdown.factcache import FactCache
+from kronika.stores.markdown.atomic import is_temp_name
+from kronika.stores.markdown.facts import brain
 from kronika.stores.markdown.files import SourceText, keep_copy, read_source, write_text
 from kronika.stores.markdown.layout import (
     BANK_KINDS,
@@ -31,6 +32,7 @@ from kronika.stores.markdown.layout import (
     validate_agent_name,
 )
 from kronika.stores.markdown.lines import ParsedItems, split_lines
+from kronika.stores.markdown.state import WorkspaceState
 from kronika.stores.private import make_private_dir
 
 IDENTITY_TEMPLATE = (
@@ -61,55 +63,25 @@ class ParsedSource:
 
 
 class AgentFiles:
-    """Every agent's Markdown files under ``home/agents``; an agent's items carry its
-    tenant: ``tenants[agent]``, else ``tenant`` (several tenants share one workspace,
-    each agent belonging to one)."""
+    """The agents' folders and the reading of their files: listing, parsing by kind
+    (damage kept in ``.corrupt/``), line edits; over the workspace's shared state."""
 
-    def __init__(
-        self,
-        home: Path,
-        *,
-        tenant: str = "default",
-        message_importance: float = 0.3,
-        tenants: Mapping[str, str] | None = None,
-    ) -> None:
-        self.home = Path(home)
-        self.tenant = tenant
-        self.tenants = dict(tenants or {})
-        self.message_importance = message_importance
-        self.notes: list[str] = []  # damage met while reading (see the module docstring)
-        # files found to have lost items at once (kronika.engine.lost): a working copy
-        # does not push them to its store of record (kronika.stores.working_copy)
-        self.damaged: set[tuple[str, str]] = set()
-        # files a forget removed or rewrote (read by a working copy, as ``damaged``)
-        self.removed: set[tuple[str, str]] = set()
-        self._dirs: dict[str, tuple[Path, str]] = {}  # agent -> its folder, as path and str
-        self._facts = FactCache()
-        # agent folder -> fact files appended to but not yet synced, while a batch
-        # holds the Brain (stores/markdown/factfiles.py)
-        self._holding: dict[str, set[str]] = {}  # fact files' parses (stores/markdown/factcache.py)
-
-    def tenant_of(self, agent: str) -> str:
-        """The tenant ``agent`` (and so every item of it) belongs to."""
-        return self.tenants.get(agent, self.tenant)
+    def __init__(self, state: WorkspaceState) -> None:
+        self.state = state
 
     # -- agents ---------------------------------------------------------------------
 
-    @property
-    def _root(self) -> Path:
-        return self.home / "agents"
-
     def exists(self) -> bool:
-        return self._root.is_dir()
+        return self.state.root.is_dir()
 
     def initialize(self) -> None:
-        make_private_dir(self._root)
+        make_private_dir(self.state.root)
 
     def agents(self) -> list[str]:
-        if not self._root.is_dir():
+        if not self.state.root.is_dir():
             return []
         names = []
-        for entry in self._root.iterdir():
+        for entry in self.state.root.iterdir():
             try:
                 validate_agent_name(entry.name, existing=True)
             except InvalidAgentName:  # a stray folder, not an agent
@@ -120,20 +92,20 @@ class AgentFiles:
 
     def agent_dir(self, agent: str) -> Path:
         # the path of an existing folder is kept: a write asks for it dozens of times
-        known = self._dirs.get(agent)
+        known = self.state.dirs.get(agent)
         if known is not None and os.path.isdir(known[1]):
             return known[0]
-        folder = self._root / validate_agent_name(agent, existing=True)
+        folder = self.state.root / validate_agent_name(agent, existing=True)
         if folder.is_dir():
-            self._dirs[agent] = (folder, os.fspath(folder))
+            self.state.dirs[agent] = (folder, os.fspath(folder))
             return folder
-        return self._root / validate_agent_name(agent)
+        return self.state.root / validate_agent_name(agent)
 
     def has_agent(self, agent: str) -> bool:
         return self.agent_dir(agent).is_dir()
 
     def require_agent(self, agent: str) -> Path:
-        known = self._dirs.get(agent)
+        known = self.state.dirs.get(agent)
         if known is not None and os.path.isdir(known[1]):
             return known[0]
         folder = self.agent_dir(agent)
@@ -169,7 +141,7 @@ class AgentFiles:
 
     def source_file(self, agent: str, path: str) -> SourceFile | None:
         """The status of one indexed file (``None`` when missing or not indexed)."""
-        if classify(_checked_path(path)) is None:
+        if classify(checked_path(path)) is None:
             return None
         try:
             stat = os.stat(os.path.join(self.require_agent(agent), path))
@@ -179,7 +151,7 @@ class AgentFiles:
             return None
         return SourceFile(path, stat.st_mtime_ns, stat.st_size)
 
-    def _parse(self, folder: Path, agent: str, path: str, read: SourceText) -> ParsedItems:
+    def parse(self, folder: Path, agent: str, path: str, read: SourceText) -> ParsedItems:
         kind = classify(path)
         stem = PurePosixPath(path).stem
         match kind:
@@ -189,7 +161,7 @@ class AgentFiles:
                     read.text,
                     spec=spec,
                     agent=agent,
-                    tenant=self.tenant_of(agent),
+                    tenant=self.state.tenant_of(agent),
                     mtime=read.mtime,
                 )
                 return self._keep_damaged(folder, path, read, facts)
@@ -199,7 +171,7 @@ class AgentFiles:
                     read.text,
                     path=path,
                     agent=agent,
-                    tenant=self.tenant_of(agent),
+                    tenant=self.state.tenant_of(agent),
                     default_created=day,
                     sensory=kind is SourceKind.SENSORY,
                 )
@@ -208,7 +180,7 @@ class AgentFiles:
                     read.text,
                     path=path,
                     agent=agent,
-                    tenant=self.tenant_of(agent),
+                    tenant=self.state.tenant_of(agent),
                     default_created=read.mtime,
                     default_kind=BANK_KINDS.get(PurePosixPath(path).name),
                     entity=stem if kind is SourceKind.ENTITY else None,
@@ -218,16 +190,16 @@ class AgentFiles:
                     read.text,
                     path=path,
                     agent=agent,
-                    tenant=self.tenant_of(agent),
+                    tenant=self.state.tenant_of(agent),
                     fallback_id=stem,
                     fallback_start=read.mtime,
-                    importance=self.message_importance,
+                    importance=self.state.message_importance,
                 )
                 broken = self._header_damage(folder, path, read, session.frontmatter_error)
                 return ParsedItems(session.items, session.spans, session.warnings + broken, broken)
             case SourceKind.LESSONS:
                 found, at, warned = lessons.parse_lessons(read.text, agent=agent, mtime=read.mtime)
-                items = lessons.lesson_items(found, at, tenant=self.tenant_of(agent))
+                items = lessons.lesson_items(found, at, tenant=self.state.tenant_of(agent))
                 spans = {it.id: (at[it.id] - 1, at[it.id]) for it in items}
                 return ParsedItems(tuple(items), spans, tuple(warned), ())
             case SourceKind.SUMMARY | SourceKind.ACTIVE_CONTEXT:
@@ -236,12 +208,12 @@ class AgentFiles:
                         read.text,
                         path=path,
                         agent=agent,
-                        tenant=self.tenant_of(agent),
+                        tenant=self.state.tenant_of(agent),
                         mtime=read.mtime,
                     )
                 else:
                     doc = documents.parse_active_context(
-                        read.text, agent=agent, tenant=self.tenant_of(agent), mtime=read.mtime
+                        read.text, agent=agent, tenant=self.state.tenant_of(agent), mtime=read.mtime
                     )
                 broken = self._header_damage(folder, path, read, doc.frontmatter_error)
                 warnings = doc.warnings + broken
@@ -275,7 +247,7 @@ class AgentFiles:
 
     # -- editing ----------------------------------------------------------------------
 
-    def _edit(
+    def edit(
         self,
         agent: str,
         path: str,
@@ -286,13 +258,24 @@ class AgentFiles:
         folder = self.require_agent(agent)
         read = read_source(folder, path)
         if read is not None:
-            self.notes.extend(read.warnings)
+            self.state.notes.extend(read.warnings)
         lines = split_lines(read.text if read is not None else template)
         write_text(folder / path, "".join(change(lines)))
 
+    def cleanup_temp(self) -> int:
+        """Delete temporary files left by interrupted writes; returns how many."""
+        if not self.state.root.is_dir():
+            return 0
+        removed = 0
+        for path in self.state.root.rglob("*"):
+            if is_temp_name(path.name) and path.is_file():
+                path.unlink(missing_ok=True)
+                removed += 1
+        return removed
+
 
 @lru_cache(maxsize=4096)  # a write checks the same few paths a dozen times
-def _checked_path(path: str) -> str:
+def checked_path(path: str) -> str:
     """``path`` if it is a relative posix path inside the agent folder."""
     pure = PurePosixPath(path)
     if pure.is_absolute() or ".." in pure.parts or "\\" in path or not pure.parts:

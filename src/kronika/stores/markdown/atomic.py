@@ -56,7 +56,7 @@ def stamp_own_write(fd: int) -> int | None:
     """Set the modification time of the file open as ``fd``, just written by kronika,
     one nanosecond back from the time its write gave it: a time no later write leaves,
     so while the file still shows it nobody has written to it since (what that spares:
-    :mod:`~kronika.stores.markdown.factcache`). Returns the stamp, or ``None`` when the
+    :mod:`~kronika.stores.markdown.facts.cache`). Returns the stamp, or ``None`` when the
     file system could not take it."""
     if os.utime not in os.supports_fd:
         return None

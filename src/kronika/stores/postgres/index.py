@@ -51,12 +51,14 @@ from kronika.stores.postgres.index_sources import PostgresSources
 from kronika.stores.postgres.index_upkeep import PostgresUpkeep
 from kronika.stores.postgres.index_usage import PostgresUsage
 from kronika.stores.postgres.replica import ReplayMark
+from kronika.stores.postgres.search import HnswOptions
 
 __all__ = [
     "ANN_THRESHOLD",
     "GRAPH_RECHECK_S",
     "HNSW_EF_CONSTRUCTION",
     "HNSW_M",
+    "HnswOptions",
     "ITEMS_AHEAD",
     "LEXICAL",
     "PostgresIndex",
@@ -77,7 +79,9 @@ class PostgresIndex:
     database never read or write each other's rows. ``read_url`` names a streaming
     replica of the database's server: searches and item reads go there while it has
     replayed ``mark`` (the worker's :class:`~.replica.ReplayMark`, which its record
-    raises), to the primary otherwise (:mod:`.replica`).
+    raises), to the primary otherwise (:mod:`.replica`). ``hnsw`` says how the HNSW
+    index is built and walked (pgvector's defaults when None); one built with another
+    ``m`` or ``ef_construction`` is dropped on open and built again with these.
     """
 
     state: PostgresState
@@ -107,6 +111,7 @@ class PostgresIndex:
         tenant: str = "default",
         read_url: str = "",
         mark: ReplayMark | None = None,
+        hnsw: HnswOptions | None = None,
     ) -> None:
         self.state = PostgresState(
             url,
@@ -118,6 +123,7 @@ class PostgresIndex:
             tenant=tenant,
             read_url=read_url,
             mark=mark,
+            hnsw=hnsw,
         )
         self.search = PostgresSearch(self.state)
         self.upkeep = PostgresUpkeep(self.state, self.search)

@@ -13,6 +13,7 @@ built over it, one port of :mod:`kronika.ports` each; none inherits from another
 
 from __future__ import annotations
 
+import logging
 import random
 import threading
 import time
@@ -38,9 +39,11 @@ from kronika.stores.postgres.connect import (
 from kronika.stores.postgres.lexical import Tokenizer
 from kronika.stores.postgres.replica import ReplayMark, Replica
 
+log = logging.getLogger(__name__)
+
 ANN_THRESHOLD = 50_000  # the ann_threshold setting's default, as for SQLite
-HNSW_M = 16
-HNSW_EF_CONSTRUCTION = 64
+HNSW_M = search.HnswOptions().m  # pgvector's default, the postgres_hnsw_m setting's
+HNSW_EF_CONSTRUCTION = search.HnswOptions().ef_construction  # likewise
 ITEMS_AHEAD = 10
 """Seeds whose neighbours' items :meth:`PostgresIndex.read_candidates` reads ahead."""
 GRAPH_RECHECK_S = 30.0
@@ -88,6 +91,7 @@ class PostgresState:
         tenant: str = "default",
         read_url: str = "",
         mark: ReplayMark | None = None,
+        hnsw: search.HnswOptions | None = None,
     ) -> None:
         if lexical not in LEXICAL:
             raise ValueError(f"lexical must be one of {', '.join(LEXICAL)}; got {lexical!r}")
@@ -96,6 +100,7 @@ class PostgresState:
         self.model = embedding_model
         self.dim = dim
         self.threshold = ann_threshold
+        self.hnsw = hnsw or search.HnswOptions()
         self.background = ann_background
         self.lock = threading.RLock()
         self.tokenizer = Tokenizer()
@@ -122,6 +127,8 @@ class PostgresState:
         self.conn = connect(self.url, autocommit=True)
         try:
             self._adopt_model()
+            if self.threshold > 0:  # an index that never walks the graph leaves it be
+                self._adopt_graph_options()
         except BaseException:
             self.conn.close()
             raise
@@ -229,6 +236,31 @@ class PostgresState:
             )
 
         self.write(work)
+
+    def _adopt_graph_options(self) -> None:
+        """Drop the HNSW index when it was built with another ``m`` or ``ef_construction``
+        than :attr:`hnsw` asks for (its ``pg_class.reloptions`` tell); searches scan
+        exactly, still right, until it is built again with these (as after a forget)."""
+
+        def work(conn: Any) -> bool:
+            conn.execute("SELECT pg_advisory_xact_lock(hashtextextended('idx-model', 0))")
+            row = conn.execute(
+                "SELECT c.reloptions FROM pg_class AS c WHERE c.oid = to_regclass(%s)",
+                (self.hnsw_name,),
+            ).fetchone()
+            if row is None or self.hnsw.built_alike(row[0]):
+                return False
+            log.info(
+                "HNSW index %s was built with %s; dropped, built again with %s",
+                self.hnsw_name,
+                ", ".join(row[0] or ()) or "pgvector's defaults",
+                self.hnsw.with_clause,
+            )
+            conn.execute(f'DROP INDEX IF EXISTS "{self.hnsw_name}"')
+            return True
+
+        if self.write(work):
+            self.graph_seen_until = 0.0
 
     @property
     def hnsw_name(self) -> str:

@@ -31,8 +31,6 @@ from kronika.stores.postgres.candidates import FEATURES, ItemRows, neighbours_sq
 from kronika.stores.postgres.connect import connect
 from kronika.stores.postgres.index_base import (
     GRAPH_RECHECK_S,
-    HNSW_EF_CONSTRUCTION,
-    HNSW_M,
     ITEMS_AHEAD,
     PostgresState,
     as_vector,
@@ -94,7 +92,9 @@ class PostgresSearch:
 
         def work(conn: Any) -> list[tuple[str, float]]:
             if graph and limit > 0:  # on this connection, for every later walk
-                self.state.prepare(conn, search.graph_settings(limit))
+                self.state.prepare(
+                    conn, search.graph_settings(limit, self.state.hnsw.search_margin)
+                )
             return search.vectors(
                 conn, query, flt, limit, approximate=self.state.dim if graph else None
             )
@@ -200,7 +200,7 @@ class PostgresSearch:
                 conn.execute(
                     f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {self.state.hnsw_name} ON idx_items"
                     f" USING hnsw ((vec::vector({self.state.dim})) vector_ip_ops)"
-                    f" WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION})"
+                    f" WITH ({self.state.hnsw.with_clause})"
                 )
             log.info("HNSW index built in %.1f s", time.perf_counter() - began)
         except Exception as exc:  # noqa: BLE001 - searches stay exact; said in the log

@@ -37,7 +37,7 @@ import numpy.typing as npt
 from kronika.core.model import MemoryItem
 from kronika.core.ranking import best_first
 from kronika.core.text import fold, key_words, searchable_content
-from kronika.stores.sql.terms import COLUMN_WEIGHTS, COLUMNS
+from kronika.stores.sql.terms import COLUMN_WEIGHTS, COLUMNS, WordTokens
 
 K1 = 1.2
 B = 0.75
@@ -45,7 +45,6 @@ MIN_IDF = 1e-6
 TOKENIZE = "porter unicode61 remove_diacritics 2"
 """The SQLite index's tokenizer (its migration ``0002_fts_porter_stemming``)."""
 COLUMN_SHIFT = 1 << 24  # a position is column · 2^24 + offset
-_WORD_CACHE = 20_000
 _COLUMN = {name: n for n, name in enumerate(COLUMNS)}
 _WEIGHTS = tuple(COLUMN_WEIGHTS[name] for name in COLUMNS)
 
@@ -86,7 +85,7 @@ class Tokenizer:
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(":memory:", check_same_thread=False)
         self._create()
-        self._words: dict[str, tuple[str, ...]] = {}
+        self._words = WordTokens()
 
     def _create(self) -> None:
         self._conn.execute(
@@ -118,18 +117,12 @@ class Tokenizer:
 
     def words(self, words: Sequence[str]) -> list[tuple[str, ...]]:
         """The tokens of each (already folded) query word or phrase, in order."""
-        missing = [w for w in dict.fromkeys(words) if w not in self._words]
-        if missing:
-            found: dict[int, list[tuple[int, str]]] = {n: [] for n in range(len(missing))}
-            for doc, _, offset, term in self._run(
+        return self._words.of(
+            words,
+            lambda missing: self._run(
                 "INSERT INTO t (rowid, content) VALUES (?, ?)", list(enumerate(missing))
-            ):
-                found[doc].append((offset, term))
-            if len(self._words) + len(missing) > _WORD_CACHE:
-                self._words.clear()
-            for n, word in enumerate(missing):
-                self._words[word] = tuple(term for _, term in sorted(found[n]))
-        return [self._words[w] for w in words]
+            ),
+        )
 
     def _run(self, insert: str, rows: Sequence[tuple[Any, ...]]) -> list[tuple[int, int, int, str]]:
         with self._lock:

@@ -319,11 +319,46 @@ GRAPH_MARGIN = 40
 ``ef_search``, what its authors keep for a first page of results."""
 
 
-def graph_settings(limit: int) -> str:
+@dataclass(frozen=True, slots=True)
+class HnswOptions:
+    """How the HNSW index is built (``m``, ``ef_construction``: pgvector's defaults) and
+    walked (``search_margin``: candidates kept beyond the rows asked for)."""
+
+    m: int = 16
+    ef_construction: int = 64
+    search_margin: int = GRAPH_MARGIN
+
+    def __post_init__(self) -> None:
+        if not 2 <= self.m <= 100:
+            raise ValueError(f"HNSW m must be from 2 to 100; got {self.m}")
+        if not 2 * self.m <= self.ef_construction <= 1000:
+            raise ValueError(
+                f"HNSW ef_construction must be from 2 * m ({2 * self.m}) to 1000;"
+                f" got {self.ef_construction}"
+            )
+        if not 0 <= self.search_margin <= 1000:
+            raise ValueError(f"HNSW search margin must be from 0 to 1000; got {self.search_margin}")
+
+    @property
+    def with_clause(self) -> str:
+        """The ``WITH`` options of ``CREATE INDEX ... USING hnsw``."""
+        return f"m = {self.m}, ef_construction = {self.ef_construction}"
+
+    def built_alike(self, reloptions: Sequence[str] | None) -> bool:
+        """Whether an index whose ``pg_class.reloptions`` are ``reloptions`` was built with
+        these ``m`` and ``ef_construction`` (an option not given there: pgvector's default)."""
+        given = dict(o.split("=", 1) for o in reloptions or ())
+        return (int(given.get("m", 16)), int(given.get("ef_construction", 64))) == (
+            self.m,
+            self.ef_construction,
+        )
+
+
+def graph_settings(limit: int, margin: int = GRAPH_MARGIN) -> str:
     """The settings of an HNSW walk for ``limit`` rows: candidates kept while walking
-    (``ef_search``: ``limit`` + :data:`GRAPH_MARGIN`), and an iterative scan that walks
-    on until ``limit`` rows pass the filter (pgvector 0.8)."""
-    ef = min(limit + GRAPH_MARGIN, 1000)  # pgvector's largest ef_search
+    (``ef_search``: ``limit`` + ``margin``), and an iterative scan that walks on until
+    ``limit`` rows pass the filter (pgvector 0.8)."""
+    ef = max(1, min(limit + margin, 1000))  # pgvector's ef_search: 1 to 1000
     return f"SET hnsw.ef_search = {ef}; SET hnsw.iterative_scan = relaxed_order"
 
 

@@ -4,10 +4,42 @@ with them alike)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any
+
 from kronika.core.text import folded_words
 
 MAX_QUERY_TERMS = 64
 """Longer queries keep their first terms: a pasted document must not become a huge MATCH."""
+
+
+WORD_CACHE = 20_000
+"""How many words' tokens a :class:`WordTokens` keeps; it starts over when full."""
+
+Tokenize = Callable[[list[str]], Iterable[tuple[int, Any, int, str]]]
+"""Tokenizes texts: ``(text number, column, offset, token)`` for each token."""
+
+
+class WordTokens:
+    """The tokens a lexical index's tokenizer makes of each query word, cached (the
+    tokenizer is a pure function)."""
+
+    def __init__(self) -> None:
+        self._words: dict[str, tuple[str, ...]] = {}
+
+    def of(self, words: Sequence[str], tokenize: Tokenize) -> list[tuple[str, ...]]:
+        """The tokens of each word, in order; ``tokenize`` is asked about the words not
+        cached yet (a word can give none, one or several)."""
+        missing = [w for w in dict.fromkeys(words) if w not in self._words]
+        if missing:
+            found: dict[int, list[tuple[int, str]]] = {n: [] for n in range(len(missing))}
+            for doc, _, offset, term in tokenize(missing):
+                found[doc].append((offset, term))
+            if len(self._words) + len(missing) > WORD_CACHE:
+                self._words.clear()
+            for n, word in enumerate(missing):
+                self._words[word] = tuple(term for _, term in sorted(found[n]))
+        return [self._words[w] for w in words]
 
 
 def query_terms(query: str) -> list[str]:

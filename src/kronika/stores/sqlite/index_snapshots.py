@@ -134,15 +134,8 @@ class Snapshots:
         if path is None:
             return None
         with read_transaction(conn):
-            snapshot = saved.load(
-                conn,
-                path,
-                "vectors",
-                identity=self.state.identity,
-                newest=VectorSnapshot.newest_marks(conn),
-                expect={"model": self.state.model, "dim": self.state.dim},
-                build=lambda copy: VectorSnapshot.from_saved(copy, self.state.dim),
-            )
+            kind = VectorSnapshot.saved_kind(self.state.model, self.state.dim)
+            snapshot = saved.load_kind(conn, path, kind, self.state.identity)
         if snapshot is None:
             return None
         self.state.saved_marks = snapshot.marks
@@ -154,15 +147,8 @@ class Snapshots:
         path = self.copies_beside()
         if path is None:
             return Bm25Snapshot(self.state.tokenizer)
-        bm25 = saved.load(
-            conn,
-            path,
-            "bm25",
-            identity=self.state.identity,
-            newest=Bm25Snapshot.newest_marks(conn),
-            expect={},
-            build=lambda copy: Bm25Snapshot.from_saved(copy, self.state.tokenizer),
-        )
+        kind = Bm25Snapshot.saved_kind(self.state.tokenizer)
+        bm25 = saved.load_kind(conn, path, kind, self.state.identity)
         if bm25 is None:
             return Bm25Snapshot(self.state.tokenizer)
         self.state.saved_bm25_marks = bm25.marks

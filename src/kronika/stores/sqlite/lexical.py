@@ -63,7 +63,7 @@ import numpy.typing as npt
 
 from kronika.core.model import RecallFilter
 from kronika.core.ranking import best_first
-from kronika.stores.sql.terms import COLUMN_WEIGHTS, COLUMNS
+from kronika.stores.sql.terms import COLUMN_WEIGHTS, COLUMNS, WordTokens
 from kronika.stores.sqlite.columns import (
     COLUMNS_SQL,
     CONTEXT_SQL,
@@ -75,6 +75,7 @@ from kronika.stores.sqlite.columns import (
 )
 from kronika.stores.sqlite.saved import (
     Arrays,
+    Kind,
     Saved,
     context_columns_from_arrays,
     context_columns_to_arrays,
@@ -96,7 +97,6 @@ _GRID = 0.25  # every weighted count of occurrences is a multiple of it
 _TOKENS = "kronika_tokens"  # temporary FTS5 table: the tokenizer of items_fts, nothing stored
 _TOKEN_VOCAB = "kronika_token_vocab"
 _COMPACT_SHARE = 4  # reload once more than 1/4 of the rows are dead
-_WORD_CACHE = 20_000
 _COMMON_SHARE = 10  # a token in more than 1/10 of the rows is scored only where it can matter
 _MARGIN = 1e-9  # relative slack of the pruning bounds, far above float64 rounding
 _CORPORA = 16  # agents whose statistics are kept at once
@@ -125,7 +125,7 @@ class QueryTokenizer:
 
     def __init__(self) -> None:
         self._ready = False
-        self._words: dict[str, tuple[str, ...]] = {}
+        self._words = WordTokens()
 
     def _setup(self, conn: sqlite3.Connection) -> None:
         if self._ready:
@@ -147,21 +147,16 @@ class QueryTokenizer:
 
     def words(self, conn: sqlite3.Connection, words: Sequence[str]) -> list[tuple[str, ...]]:
         """The tokens FTS5 makes of each word (a word can give none, one or several)."""
-        missing = [w for w in dict.fromkeys(words) if w not in self._words]
-        if missing:
+
+        def tokenize(missing: list[str]) -> list[tuple[int, str, int, str]]:
             self._setup(conn)
-            found: dict[int, list[tuple[int, str]]] = {n: [] for n in range(len(missing))}
-            for doc, _, offset, term in self._tokenize(
+            return self._tokenize(
                 conn,
                 f"INSERT INTO temp.{_TOKENS} (rowid, content) VALUES (?, ?)",
                 list(enumerate(missing)),
-            ):
-                found[doc].append((offset, term))
-            if len(self._words) + len(missing) > _WORD_CACHE:
-                self._words.clear()
-            for n, word in enumerate(missing):
-                self._words[word] = tuple(term for _, term in sorted(found[n]))
-        return [self._words[w] for w in words]
+            )
+
+        return self._words.of(words, tokenize)
 
     def rows_after(self, conn: sqlite3.Connection, rowid: int) -> list[tuple[int, str, int, str]]:
         """``(rowid, column, offset, token)`` of every token of the FTS rows past ``rowid``."""
@@ -341,6 +336,11 @@ class Bm25Snapshot:
             renumbered[rows[alive]].astype(np.int64),
             tf[alive],
         )
+
+    @classmethod
+    def saved_kind(cls, tokenizer: QueryTokenizer) -> Kind[Bm25Snapshot]:
+        """The saved copy of the keyword postings, read with ``tokenizer``."""
+        return Kind("bm25", cls.newest_marks, {}, lambda copy: cls.from_saved(copy, tokenizer))
 
     @classmethod
     def from_saved(cls, copy: Saved, tokenizer: QueryTokenizer) -> Bm25Snapshot:

@@ -2,7 +2,7 @@
 
 A remembered fact adds one bullet to ``brain.md``; a superseded one replaces one. The
 Brain is rewritten whole on disk (it is small), but its rows need not be: the caller
-(:mod:`kronika.engine.sync`) compares the file's items as the index holds them with
+(:mod:`kronika.engine.indexer`) compares the file's items as the index holds them with
 its items now and hands over the difference. Rows of items that changed are deleted
 and inserted again (rows are never changed in place: the in-memory snapshots of the
 index keep a row until its rowid is deleted), rows of items that only moved to

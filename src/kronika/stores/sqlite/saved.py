@@ -36,7 +36,7 @@ import zipfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -114,6 +114,31 @@ def save(
         return False
     _remove_undescribed(index_path, kind, keep={p.name for p in written})
     return True
+
+
+@dataclass(frozen=True)
+class Kind(Generic[T]):
+    """One kind of saved copy: its ``name``, the index's ``newest`` marks for it, what
+    its description must say (``expect``: the model, say) and how its snapshot is
+    built (``build``); the arguments :func:`load` takes for it."""
+
+    name: str
+    newest: Callable[[sqlite3.Connection], Sequence[int]]
+    expect: Mapping[str, Any]
+    build: Callable[[Saved], T]
+
+
+def load_kind(conn: sqlite3.Connection, index_path: Path, kind: Kind[T], identity: str) -> T | None:
+    """:func:`load` of the copy of ``kind``, against the index's newest marks now."""
+    return load(
+        conn,
+        index_path,
+        kind.name,
+        identity=identity,
+        newest=kind.newest(conn),
+        expect=kind.expect,
+        build=kind.build,
+    )
 
 
 def load(

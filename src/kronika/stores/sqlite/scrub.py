@@ -41,7 +41,7 @@ import json
 import logging
 import re
 import sqlite3
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -140,25 +140,16 @@ def checkpoint(conn: sqlite3.Connection, *, restore_s: float) -> bool:
 
 
 def _with_deletions(
-    conn: sqlite3.Connection,
-    index_path: Path,
-    kind: str,
-    *,
-    identity: str,
-    newest: Sequence[int],
-    expect: dict[str, Any],
-    build: Callable[[saved.Saved], T],
+    conn: sqlite3.Connection, index_path: Path, kind: saved.Kind[T], identity: str
 ) -> tuple[T, dict[str, Any], npt.NDArray[np.int64]] | None:
     """The copy of ``kind`` as ``build`` makes it, its description, and the rowids
     deleted since it was saved; ``None`` (and the copy removed) if this index cannot
     use it (another model, damaged, older than the deletion log) or there is none.
     ``conn`` is in a read transaction that sees ``newest``."""
-    described = saved.description_path(index_path, kind)
+    described = saved.description_path(index_path, kind.name)
     if not described.is_file():
         return None
-    snapshot = saved.load(
-        conn, index_path, kind, identity=identity, newest=newest, expect=expect, build=build
-    )
+    snapshot = saved.load_kind(conn, index_path, kind, identity)
     try:
         meta = json.loads(described.read_text(encoding="utf-8"))
         mark = int(meta["marks"][-1])
@@ -166,7 +157,7 @@ def _with_deletions(
         snapshot = None
     (oldest,) = conn.execute("SELECT min(seq) FROM item_deletions").fetchone()
     if snapshot is None or (oldest is not None and oldest > mark + 1):
-        remove_copy(index_path, kind)
+        remove_copy(index_path, kind.name)
         return None
     found = conn.execute("SELECT item_rowid FROM item_deletions WHERE seq > ?", (mark,))
     return snapshot, meta, np.fromiter((r for (r,) in found), dtype=np.int64)
@@ -183,15 +174,7 @@ def zero_vectors(
     copy its marks: the deletion log names them, so a snapshot read from the copy
     drops them before any search, as it did before.
     """
-    found = _with_deletions(
-        conn,
-        index_path,
-        "vectors",
-        identity=identity,
-        newest=VectorSnapshot.newest_marks(conn),
-        expect={"model": model, "dim": dim},
-        build=lambda copy: VectorSnapshot.from_saved(copy, dim),
-    )
+    found = _with_deletions(conn, index_path, VectorSnapshot.saved_kind(model, dim), identity)
     if found is None:
         return
     snapshot, meta, deleted = found
@@ -219,15 +202,7 @@ def rewrite_bm25(
     The marks stay those of the copy: the rows it lacks are ones the deletion log
     names, which a snapshot read from it drops anyway.
     """
-    found = _with_deletions(
-        conn,
-        index_path,
-        "bm25",
-        identity=identity,
-        newest=Bm25Snapshot.newest_marks(conn),
-        expect={},
-        build=lambda copy: Bm25Snapshot.from_saved(copy, tokenizer),
-    )
+    found = _with_deletions(conn, index_path, Bm25Snapshot.saved_kind(tokenizer), identity)
     if found is None:
         return
     snapshot, _, deleted = found

@@ -24,6 +24,7 @@ from kronika.stores.sqlite.ann import AnnGraph, ann_count
 from kronika.stores.sqlite.columns import COLUMN_COUNT, COLUMNS_SQL, ItemColumns, Mask, Rowids
 from kronika.stores.sqlite.saved import (
     Arrays,
+    Kind,
     Saved,
     item_columns_from_arrays,
     item_columns_to_arrays,
@@ -131,6 +132,16 @@ class VectorSnapshot:
         arrays, values = item_columns_to_arrays(cols)
         meta = {"rows": len(cols), "values": values, "last_item": last_item(cols)}
         return {"vectors": matrix}, arrays, meta
+
+    @classmethod
+    def saved_kind(cls, model: str, dim: int) -> Kind[VectorSnapshot]:
+        """The saved copy of the vectors of ``model`` in ``dim`` dimensions."""
+        return Kind(
+            "vectors",
+            cls.newest_marks,
+            {"model": model, "dim": dim},
+            lambda copy: cls.from_saved(copy, dim),
+        )
 
     @classmethod
     def from_saved(cls, saved: Saved, dim: int) -> VectorSnapshot:

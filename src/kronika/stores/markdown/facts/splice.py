@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from datetime import datetime
 
 from kronika.core.model import MemoryItem
-from kronika.stores.markdown import brain
+from kronika.stores.markdown.facts import brain
 from kronika.stores.markdown.lines import ParsedItems, bare
 
 _HEADING = "## "

@@ -1,5 +1,5 @@
 """What an agent's files looked like when the index last matched them all: the marks
-:mod:`~kronika.engine.sync` compares before it reads any file."""
+:mod:`~kronika.engine.indexer` compares before it reads any file."""
 
 from __future__ import annotations
 

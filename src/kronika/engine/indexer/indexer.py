@@ -13,14 +13,14 @@ file changes them) and the size and modification time of every file it indexed
 (an edit in place changes those). When nothing differs, the listing, the index
 look-up and the comparison are skipped.
 
-A turn kronika appends to a session file is indexed alone (:meth:`Indexer._appended`):
+A turn kronika appends to a session file is indexed alone (:meth:`.appends.Appends.appended`):
 the rows of the turns already there stay as they are, so saving a turn costs the same
 whatever the session's length. Whenever the file changed in any other way, it is
 re-indexed whole, as above.
 
-Vectors of kronika's own writes may wait (:class:`Indexer` ``pending``): when the
+Vectors of kronika's own writes may wait (:mod:`.vectors`, ``pending``): when the
 embedding model is not in memory yet, a write indexes its rows for keyword search at
-once and lists its file in the pending file; :meth:`Indexer.fill_vectors` embeds what
+once and lists its file in the pending file; :meth:`.vectors.Vectors.fill_vectors` embeds what
 they lack before the next vector search, so a command that embeds nothing never loads
 the model. The file is listed (and flushed to disk) before the rows are written, so a
 crash in between leaves at most a file that is embedded again for nothing.
@@ -33,25 +33,21 @@ import time
 from collections.abc import Sequence
 from pathlib import Path, PurePosixPath
 
-from kronika.core.model import MemoryItem
-from kronika.engine import forget_journal
-from kronika.engine.lost import (
-    cut_inside_a_line,
-    garbled,
-    keep_lost,
-    lost_at_once,
-    torn_items,
-)
-from kronika.engine.sync_appends import IndexerAppends
-from kronika.engine.sync_marks import Seen as _Seen
-from kronika.engine.sync_report import Progress, SyncReport
-from kronika.engine.sync_vectors import PENDING_FILE, LazyModel
-from kronika.ports import SourceState
-from kronika.stores.markdown.brain import ARCHIVE, BRAIN, FACT_FILES, HISTORY
+from kronika.core.alias import Alias
+from kronika.engine.indexer.appends import Appends
+from kronika.engine.indexer.losses import Losses
+from kronika.engine.indexer.marks import Seen as _Seen
+from kronika.engine.indexer.report import Progress, SyncReport
+from kronika.engine.indexer.state import EMBEDDING_DEFAULTS, IndexerState
+from kronika.engine.indexer.vectors import Vectors
+from kronika.engine.lost import lost_at_once
+from kronika.ports import Embedder, IndexSources, SourceState
+from kronika.settings import EmbeddingGroup
+from kronika.stores.markdown.facts.brain import BRAIN, FACT_FILES, HISTORY
 from kronika.stores.markdown.layout import SOURCE_GLOBS, SourceKind, classify
-from kronika.stores.markdown.workspace import ParsedSource, SourceFile
+from kronika.stores.markdown.workspace import MarkdownWorkspace, ParsedSource, SourceFile
 
-__all__ = ["PENDING_FILE", "Indexer", "LazyModel", "Progress", "SyncReport", "sudden_loss"]
+__all__ = ["Indexer", "sudden_loss"]
 
 _ITEMS_PER_BATCH = 2_000
 
@@ -96,8 +92,47 @@ def _unchanged(folder: Path, seen: _Seen) -> bool:
     return True
 
 
-class Indexer(IndexerAppends):
-    """Brings the index up to date with the workspace, file by file."""
+class Indexer:
+    """Brings the index up to date with the workspace, file by file.
+
+    A small object over named parts sharing one :class:`~.state.IndexerState`:
+    ``indexer.vectors`` (:mod:`.vectors`), ``indexer.appends`` (:mod:`.appends`) and
+    ``indexer.losses`` (:mod:`.losses`); none inherits from another."""
+
+    state: IndexerState
+    """The workspace, the index, the embedder and what the last syncs left."""
+    vectors: Vectors
+    """The vectors of what is indexed, got now or later (the pending file)."""
+    appends: Appends
+    """Turns and facts kronika appended, and facts it patched, indexed alone."""
+    losses: Losses
+    """What a file lost all at once, kept aside and reported."""
+
+    def __init__(
+        self,
+        *,
+        workspace: MarkdownWorkspace,
+        index: IndexSources,
+        embedder: Embedder,
+        embedding: EmbeddingGroup = EMBEDDING_DEFAULTS,
+        pending: Path | None = None,
+    ) -> None:
+        self.state = IndexerState(
+            workspace=workspace,
+            index=index,
+            embedder=embedder,
+            embedding=embedding,
+            pending=pending,
+        )
+        self.vectors = Vectors(self.state)
+        self.appends = Appends(self.state, self.vectors)
+        self.losses = Losses(self.state)
+
+    # ------------------------------------------------ flat names of the parts' verbs
+    session_tail = Alias("appends", Appends.session_tail)
+    forget_tail = Alias("appends", Appends.forget_tail)
+    waiting = Alias("vectors", Vectors.waiting)
+    fill_vectors = Alias("vectors", Vectors.fill_vectors)
 
     def sync_agent(
         self,
@@ -113,10 +148,10 @@ class Indexer(IndexerAppends):
         leave their vectors to :meth:`fill_vectors` (see the module docstring)."""
         started = time.perf_counter()
         report = SyncReport()
-        folder = self._workspace.require_agent(agent)
-        seen = self._seen.pop(agent, None)
+        folder = self.state.workspace.require_agent(agent)
+        seen = self.state.seen.pop(agent, None)
         if paths is None and seen is not None and _unchanged(folder, seen):
-            self._seen[agent] = seen
+            self.state.seen[agent] = seen
             report.files_seen = len(seen.files)
             report.seconds = time.perf_counter() - started
             return report
@@ -130,23 +165,27 @@ class Indexer(IndexerAppends):
                 report.merge(self.sync_agent(agent, paths=later, defer_vectors=defer_vectors))
                 return report
         if paths is not None:  # turns appended by kronika: index them alone, list nothing
-            embed = not defer_vectors or not self._may_defer()
-            paths = [p for p in dict.fromkeys(paths) if not self._appended(agent, p, report, embed)]
+            embed = not defer_vectors or not self.vectors.may_defer()
+            paths = [
+                p
+                for p in dict.fromkeys(paths)
+                if not self.appends.appended(agent, p, report, embed)
+            ]
             if not paths:
                 report.seconds = time.perf_counter() - started
                 return report
         folders = _folder_marks(folder)  # before listing: a change while listing shows next time
-        known = self._index.source_states(agent)
+        known = self.state.index.source_states(agent)
         if paths is None:
-            files = {f.path: f for f in self._workspace.list_sources(agent)}
+            files = {f.path: f for f in self.state.workspace.list_sources(agent)}
         else:  # a write's own files: their status alone, not a listing of the folder
-            found = (self._workspace.source_file(agent, p) for p in dict.fromkeys(paths))
+            found = (self.state.workspace.source_file(agent, p) for p in dict.fromkeys(paths))
             files = {f.path: f for f in found if f is not None}
         report.files_seen = len(files)
         if paths is None:
             for gone in sorted(set(known) - set(files)):
-                self._watch_loss(agent, gone, (), report)
-                self._index.remove_source(agent, gone)
+                self.losses.watch(agent, gone, (), report)
+                self.state.index.remove_source(agent, gone)
                 report.files_removed += 1
             candidates = list(files.values())
         else:
@@ -155,18 +194,18 @@ class Indexer(IndexerAppends):
                 if path in files:
                     candidates.append(files[path])
                 elif path in known:
-                    self._index.remove_source(agent, path)
+                    self.state.index.remove_source(agent, path)
                     report.files_removed += 1
         stale = [f for f in candidates if _changed(known.get(f.path), f, forced=paths is not None)]
-        embed = paths is None or not defer_vectors or not self._may_defer()
+        embed = paths is None or not defer_vectors or not self.vectors.may_defer()
         if not embed:
-            self._list_pending(agent, [f.path for f in stale])
+            self.vectors.list_pending(agent, [f.path for f in stale])
         # kronika's own writes (``paths``) remove facts on purpose; hand edits and
         # damage come in through a full sync
         self._index_files(agent, stale, known, report, progress, watch=paths is None, embed=embed)
-        report.vectors_dropped = self._index.drop_unused_embeddings()
+        report.vectors_dropped = self.state.index.drop_unused_embeddings()
         if paths is None:  # the index now matches every file as listed
-            self._seen[agent] = _Seen(
+            self.state.seen[agent] = _Seen(
                 folders, tuple((f.path, f.mtime_ns, f.size) for f in files.values())
             )
         report.seconds = time.perf_counter() - started
@@ -181,32 +220,32 @@ class Indexer(IndexerAppends):
         known: dict[str, SourceState] = {}
         stale: list[SourceFile] = []
         for path in (s.path for s in FACT_FILES):
-            state = self._index.source_state(agent, path)
-            source = self._workspace.source_file(agent, path)
+            state = self.state.index.source_state(agent, path)
+            source = self.state.workspace.source_file(agent, path)
             if state is not None:
                 known[path] = state
             if source is None:
                 if state is not None:
-                    self._watch_loss(agent, path, (), report)
-                    self._index.remove_source(agent, path)
+                    self.losses.watch(agent, path, (), report)
+                    self.state.index.remove_source(agent, path)
             # the Brain and the archive are read even when their times and sizes match
             # (a hand edit of the same size within the file system's time granularity)
             elif _changed(state, source, forced=path != HISTORY.path):
                 stale.append(source)
         if stale:
-            embed = not defer_vectors or not self._may_defer()
+            embed = not defer_vectors or not self.vectors.may_defer()
             if not embed:
-                self._list_pending(agent, [f.path for f in stale])
+                self.vectors.list_pending(agent, [f.path for f in stale])
             self._index_files(agent, stale, known, report, None, embed=embed)
         return report
 
     def sync_all(self, *, progress: Progress | None = None) -> SyncReport:
         report = SyncReport()
-        agents = self._workspace.agents()
-        for gone in sorted(set(self._index.agents()) - set(agents)):
-            for path in self._index.source_states(gone):
-                self._index.remove_source(gone, path)
-        totals = {agent: len(self._workspace.list_sources(agent)) for agent in agents}
+        agents = self.state.workspace.agents()
+        for gone in sorted(set(self.state.index.agents()) - set(agents)):
+            for path in self.state.index.source_states(gone):
+                self.state.index.remove_source(gone, path)
+        totals = {agent: len(self.state.workspace.list_sources(agent)) for agent in agents}
         grand_total = sum(totals.values())
         offset = 0
         for agent in agents:
@@ -221,31 +260,31 @@ class Indexer(IndexerAppends):
             offset += totals[agent]
         # each sync_agent above drops what it and the removals of agents gone left
         # unused; this covers a workspace with no agent left to sync (else a no-op)
-        report.vectors_dropped += self._index.drop_unused_embeddings()
+        report.vectors_dropped += self.state.index.drop_unused_embeddings()
         if progress is not None:
             progress(grand_total, grand_total)
         return report
 
     def rebuild(self, *, progress: Progress | None = None) -> SyncReport:
         """Forget the whole index and build it again from the Markdown alone."""
-        self._seen.clear()
-        self._before = {
-            (agent, path): self._index.source_items(agent, path)
-            for agent in self._index.agents()
-            for path in self._index.source_states(agent)
+        self.state.seen.clear()
+        self.state.before = {
+            (agent, path): self.state.index.source_items(agent, path)
+            for agent in self.state.index.agents()
+            for path in self.state.index.source_states(agent)
             if classify(path) is not None
         }
-        self._index.reset()
+        self.state.index.reset()
         try:
             report = self.sync_all(progress=progress)
-            for agent, path in sorted(self._before):  # files no longer there at all
-                if self._workspace.has_agent(agent):
-                    self._watch_loss(agent, path, (), report)
+            for agent, path in sorted(self.state.before):  # files no longer there at all
+                if self.state.workspace.has_agent(agent):
+                    self.losses.watch(agent, path, (), report)
         finally:
-            self._before = {}
+            self.state.before = {}
         # the texts of before that the Markdown no longer holds (or that were embedded
         # otherwise: another exchange context) have no use left
-        report.vectors_dropped += self._index.drop_unused_embeddings(everywhere=True)
+        report.vectors_dropped += self.state.index.drop_unused_embeddings(everywhere=True)
         return report
 
     def _index_files(
@@ -264,13 +303,13 @@ class Indexer(IndexerAppends):
         done = 0
         for source in files:
             if classify(source.path) is SourceKind.FACTS:
-                source = self._workspace.stamp_hand_facts(agent, source)
-            parsed = self._workspace.parse_source(agent, source.path)
+                source = self.state.workspace.stamp_hand_facts(agent, source)
+            parsed = self.state.workspace.parse_source(agent, source.path)
             report.warnings.extend(parsed.warnings)
             previous = known.get(source.path)
             same = previous is not None and previous.content_hash == parsed.content_hash
-            if not same and (watch or (agent, source.path) in self._before):
-                self._watch_loss(
+            if not same and (watch or (agent, source.path) in self.state.before):
+                self.losses.watch(
                     agent, source.path, parsed.items, report
                 )  # the same text lost nothing
             if (
@@ -304,11 +343,11 @@ class Indexer(IndexerAppends):
         hashed: list[tuple[SourceFile, ParsedSource, list[str]]] = []
         wanted: dict[str, str] = {}
         for source, parsed in batch:
-            texts = self._texts(parsed)
+            texts = self.vectors.texts(parsed)
             wanted.update(texts)
             hashed.append((source, parsed, [h for h, _text in texts]))
         if embed:
-            report.texts_embedded += self._embed_missing(wanted)
+            report.texts_embedded += self.vectors.embed_missing(wanted)
         for source, parsed, hashes in hashed:
             state = SourceState(
                 agent=agent,
@@ -317,63 +356,13 @@ class Indexer(IndexerAppends):
                 mtime_ns=source.mtime_ns,
                 size=source.size,
             )
-            self._index.replace_source(state, parsed.items, text_hashes=hashes)
+            self.state.index.replace_source(state, parsed.items, text_hashes=hashes)
             report.files_indexed += 1
             report.items_indexed += len(parsed.items)
         if embed:
             # Another process may have dropped a vector as unused between storing and use.
-            report.texts_embedded += self._embed_missing(wanted)
+            report.texts_embedded += self.vectors.embed_missing(wanted)
         return len(batch)
-
-    def _watch_loss(
-        self, agent: str, path: str, now: Sequence[MemoryItem], report: SyncReport
-    ) -> None:
-        """Keep and report the items a file lost all at once (:func:`lost_at_once`): a
-        truncated, emptied or deleted file must not lose its memories silently."""
-        kind = classify(path)
-        if kind is None:
-            return
-        before = self._before.pop((agent, path), None)
-        if before is None:
-            before = self._index.source_items(agent, path)
-        kept = {item.id for item in now}
-        lost = [item for item in before if item.id not in kept]
-        cut = cut_inside_a_line(self._workspace.agent_dir(agent) / path)
-        torn = torn_items(before, now, cut=cut)
-        texts = [i.content for i in now]
-        damaged = cut or bool(torn) or garbled((i.content for i in before), texts)
-        if not torn and not lost_at_once(kind, len(before), len(lost), len(now), damaged=damaged):
-            return
-        forgetting = forget_journal.pending_ids(self._workspace.agent_dir(agent))
-        lost = [item for item in lost if item.id not in forgetting]  # a forget cut short
-        if kind is SourceKind.FACTS:
-            # facts moved to another fact file (archived, superseded by another
-            # process) are not lost
-            # (the other files only: this one's facts are ``now``, and a write may hold
-            # the Brain as it was before the file was damaged)
-            ws = self._workspace
-            others = {
-                BRAIN.path: ws.brain_facts,
-                ARCHIVE.path: ws.archived_facts,
-                HISTORY.path: ws.fact_history,
-            }
-            moved = {
-                item.id for other, facts in others.items() if other != path for item in facts(agent)
-            }
-            lost = [item for item in lost if item.id not in moved]
-        if not torn and not lost_at_once(kind, len(before), len(lost), len(now), damaged=damaged):
-            return
-        lost += torn
-        copy = keep_lost(self._workspace, agent, path, lost)
-        self._workspace.damaged.add((agent, path))
-        what = "facts" if kind is SourceKind.FACTS else "items"
-        note = (
-            f"{agent}/{path} lost {len(lost)} of its {len(before)} {what} at once (was it "
-            "truncated or emptied?); `kronika doctor --fix` puts back what it can; the "
-            f"index's copy of them was kept at {copy}"
-        )
-        report.warnings.append(note)
-        self._workspace.notes.append(note)
 
 
 def _appendable_facts(path: str) -> bool:

@@ -3,7 +3,7 @@ appended to a fact file or changed in the Brain become rows added to, or patched
 those the index holds (:meth:`~kronika.ports.ItemIndex.append_to_source`,
 :meth:`~kronika.ports.ItemIndex.patch_source`), so a write costs the same whatever
 the file's length. When the file changed in any other way, nothing is done here and
-:mod:`kronika.engine.sync` re-indexes it whole."""
+:mod:`kronika.engine.indexer.indexer` re-indexes it whole (``indexer.appends``)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,9 @@ from pathlib import Path
 from kronika.core.model import MemoryItem
 from kronika.core.text import content_hash, embedding_texts
 from kronika.core.visibility import Audience
-from kronika.engine.sync_report import SyncReport
-from kronika.engine.sync_vectors import IndexerVectors
+from kronika.engine.indexer.report import SyncReport
+from kronika.engine.indexer.state import IndexerState
+from kronika.engine.indexer.vectors import Vectors
 from kronika.ports import SourceState, SourceTail, Vector
 from kronika.stores.markdown import sessions
 from kronika.stores.markdown.appending import appended_since
@@ -29,8 +30,12 @@ from kronika.stores.markdown.sessions import TURN_RE
 from kronika.stores.markdown.workspace import SourceFile
 
 
-class IndexerAppends(IndexerVectors):
+class Appends:
     """Index appended turns and facts, and patched facts, alone."""
+
+    def __init__(self, state: IndexerState, vectors: Vectors) -> None:
+        self.state = state
+        self.vectors = vectors
 
     def session_tail(self, agent: str, path: str) -> SourceTail | None:
         """The end of a session file as the index holds it, kept for the sync of the turn
@@ -38,14 +43,14 @@ class IndexerAppends(IndexerVectors):
         saved turn reads its file's last rows once. A tail the index no longer holds is
         harmless: the rows are only written while the index holds the state it was
         read with."""
-        tail = self._index.source_tail(agent, path)
-        self._tails[(agent, path)] = tail
+        tail = self.state.index.source_tail(agent, path)
+        self.state.tails[(agent, path)] = tail
         return tail
 
     def forget_tail(self, agent: str, path: str) -> None:
-        self._tails.pop((agent, path), None)
+        self.state.tails.pop((agent, path), None)
 
-    def _appended(self, agent: str, path: str, report: SyncReport, embed: bool = True) -> bool:
+    def appended(self, agent: str, path: str, report: SyncReport, embed: bool = True) -> bool:
         """Index only the turns added at the end of a session file, if that is all that
         changed since it was indexed; ``False`` (nothing done) otherwise.
 
@@ -58,40 +63,44 @@ class IndexerAppends(IndexerVectors):
         reading and hashing the file. Without ``embed`` their vectors wait, as a
         write's may (see the module docstring)."""
         if classify(path) is SourceKind.FACTS:
-            state = self._index.source_state(agent, path)
-            source = self._workspace.source_file(agent, path)
-            return self._appended_facts(
+            state = self.state.index.source_state(agent, path)
+            source = self.state.workspace.source_file(agent, path)
+            return self.appended_facts(
                 agent, path, state, source, report, embed
-            ) or self._patched_facts(agent, path, state, source, report, embed)
+            ) or self.patched_facts(agent, path, state, source, report, embed)
         if classify(path) is not SourceKind.SESSION:
             return False
         key = (agent, path)
-        tail = self._tails.pop(key) if key in self._tails else self._index.source_tail(agent, path)
+        tail = (
+            self.state.tails.pop(key)
+            if key in self.state.tails
+            else self.state.index.source_tail(agent, path)
+        )
         if tail is None or not tail.at_end or not tail.items:
             return False
-        file = self._workspace.agent_dir(agent) / path
-        read = self._read_appended(file, tail.state)
+        file = self.state.workspace.agent_dir(agent) / path
+        read = self.read_appended(file, tail.state)
         if read is None:
             return False
         added, first_line, digest, stat = read
-        new = self._added_turns(agent, path, added, first_line, tail.items)
+        new = self.added_turns(agent, path, added, first_line, tail.items)
         if new is None:
             return False
-        texts = embedding_texts([*tail.items, *new], context_words=self._context_words)
+        texts = embedding_texts([*tail.items, *new], context_words=self.state.context_words)
         if content_hash(texts[len(tail.items) - 1]) != tail.text_hashes[-1]:
             return False
         hashes = [content_hash(text) for text in texts[len(tail.items) :]]
         wanted = dict(zip(hashes, texts[len(tail.items) :], strict=True))
-        vectors = self._vectors_of(agent, path, wanted, report, embed)
+        vectors = self.vectors.vectors_of(agent, path, wanted, report, embed)
         state = SourceState(agent, path, digest, stat.st_mtime_ns, stat.st_size)
-        if not self._index.append_to_source(tail.state, state, new, hashes, vectors=vectors):
+        if not self.state.index.append_to_source(tail.state, state, new, hashes, vectors=vectors):
             return False
         report.files_indexed += 1
         report.items_indexed += len(new)
         return True
 
     @staticmethod
-    def _read_appended(
+    def read_appended(
         file: Path, state: SourceState
     ) -> tuple[str, int, str, os.stat_result] | None:
         """The text added to ``file`` since the index's ``state`` of it, the lines before
@@ -119,7 +128,7 @@ class IndexerAppends(IndexerVectors):
             return None
         return added, raw[:done].count(b"\n"), hashlib.sha256(raw).hexdigest(), stat
 
-    def _appended_facts(
+    def appended_facts(
         self,
         agent: str,
         path: str,
@@ -136,19 +145,19 @@ class IndexerAppends(IndexerVectors):
             return True  # no archive or history yet
         if state is None or source is None:
             return False
-        new = self._workspace.appended_facts(agent, path, state.content_hash)
+        new = self.state.workspace.appended_facts(agent, path, state.content_hash)
         if new is None:
             return False
         if not new:
             return (state.mtime_ns, state.size) == (source.mtime_ns, source.size)
-        hashes, vectors, after = self._ready(agent, path, new, source, report, embed)
-        if not self._index.append_to_source(state, after, new, hashes, vectors=vectors):
+        hashes, vectors, after = self.ready(agent, path, new, source, report, embed)
+        if not self.state.index.append_to_source(state, after, new, hashes, vectors=vectors):
             return False
         report.files_indexed += 1
         report.items_indexed += len(new)
         return True
 
-    def _ready(
+    def ready(
         self,
         agent: str,
         path: str,
@@ -160,16 +169,16 @@ class IndexerAppends(IndexerVectors):
         """Before a fact file's new rows are written in place: their texts' hashes, the
         vectors to store with them (or the file listed as pending), and the file's new
         state (its hash that of the parse the workspace keeps: the file is not read)."""
-        known = self._workspace.fact_file_hash(agent, path)
+        known = self.state.workspace.fact_file_hash(agent, path)
         if known is None:
-            known = self._workspace.parse_source(agent, path).content_hash
-        texts = embedding_texts(items, context_words=self._context_words)
+            known = self.state.workspace.parse_source(agent, path).content_hash
+        texts = embedding_texts(items, context_words=self.state.context_words)
         hashes = [content_hash(text) for text in texts]
         wanted = dict(zip(hashes, texts, strict=True))
-        vectors = self._vectors_of(agent, path, wanted, report, embed)
+        vectors = self.vectors.vectors_of(agent, path, wanted, report, embed)
         return hashes, vectors, SourceState(agent, path, known, source.mtime_ns, source.size)
 
-    def _patched_facts(
+    def patched_facts(
         self,
         agent: str,
         path: str,
@@ -185,7 +194,7 @@ class IndexerAppends(IndexerVectors):
         cannot patch rows."""
         if state is None or source is None:
             return False
-        found = self._workspace.rewritten_facts(agent, path, state.content_hash)
+        found = self.state.workspace.rewritten_facts(agent, path, state.content_hash)
         if found is None:
             return False
         then, now = found
@@ -200,8 +209,8 @@ class IndexerAppends(IndexerVectors):
                 lines[item.id] = item.provenance.line
             else:
                 changed.append(item)
-        hashes, vectors, after = self._ready(agent, path, changed, source, report, embed)
-        if not self._index.patch_source(
+        hashes, vectors, after = self.ready(agent, path, changed, source, report, embed)
+        if not self.state.index.patch_source(
             state, after, list(before), changed, hashes, lines, vectors=vectors
         ):
             return False
@@ -209,7 +218,7 @@ class IndexerAppends(IndexerVectors):
         report.items_indexed += len(changed)
         return True
 
-    def _added_turns(
+    def added_turns(
         self, agent: str, path: str, added: str, first_line: int, before: Sequence[MemoryItem]
     ) -> list[MemoryItem] | None:
         """The turns of ``added`` (text appended after line ``first_line``), or ``None``
@@ -240,10 +249,10 @@ class IndexerAppends(IndexerVectors):
             headers,
             path=path,
             agent=agent,
-            tenant=self._workspace.tenant_of(agent),
+            tenant=self.state.workspace.tenant_of(agent),
             session_id=session_id,
             started=before[-1].created_at,
-            importance=self._workspace.message_importance,
+            importance=self.state.workspace.message_importance,
             seen=seen,
             warnings=warnings,
             first_line=first_line,

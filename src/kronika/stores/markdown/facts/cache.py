@@ -32,7 +32,7 @@ tick, is the one edit this does not see; a file system that cannot hold the stam
 A parse found out of date is kept aside (:meth:`FactCache.outdated`): the file's new
 parse is spliced from it, so reading a Brain another worker rewrote, or an archive it
 appended to, parses only the lines that changed
-(:mod:`~kronika.stores.markdown.factsplice`).
+(:mod:`~kronika.stores.markdown.facts.splice`).
 
 When kronika appends facts itself it extends the parse with what it appended (the
 parse of the new lines only, and the running hash of the bytes), and remembers which
@@ -117,7 +117,7 @@ class FactParse:
     file since, while its status is still :attr:`stat`."""
     pending: str | None = None
     """The text kronika will write over the file when a batch ends
-    (:meth:`~kronika.stores.markdown.factfiles.FactFiles.holding_brain`): the parse is
+    (:meth:`~kronika.stores.markdown.facts.write.FactWriter.holding_brain`): the parse is
     of it, not of the file, until then."""
 
     @property
@@ -194,7 +194,7 @@ class FactCache:
                     entry.checked_ns = now
                 verdict = same
         if not verdict:
-            # kept aside: the file's new parse may be spliced from it (FactFiles._fact_parse)
+            # kept aside: the file's new parse may be spliced from it (FactReads.kept)
             self._outdated[(folder, path)] = self._entries.pop((folder, path))
             return None
         if checked is not None:

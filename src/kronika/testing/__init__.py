@@ -9,6 +9,14 @@
 * :class:`ScriptedRerankServer` — a real reranking service on 127.0.0.1 that scores
   with the function you give it.
 
+For measuring one of kronika's inner parts alone (what ``kronika bench`` does for a
+few of its figures), :mod:`kronika.testing.parts` reaches them, and its names are
+offered here too: :class:`RecallReplay`, :func:`empty_index_like`,
+:func:`exact_index_like`, :func:`postgres_database`, :func:`postgres_index`,
+:class:`LocalPostgres`, :func:`is_postgres_url`, :func:`archive_document`, and the
+benchmark readers :func:`read_locomo` and :func:`iter_longmemeval` (its questions are
+:class:`LongMemEvalQuestion`).
+
 >>> from datetime import UTC, datetime
 >>> clock = FrozenClock(datetime(2025, 11, 27, 9, 0, tzinfo=UTC))
 >>> clock.advance(minutes=31)
@@ -47,18 +55,42 @@ from kronika.core.model import SessionRecord, TurnRecord
 from kronika.core.redaction import Phrases
 from kronika.ports import AuditEntry
 from kronika.providers.embedders import HashingEmbedder
+from kronika.testing.parts import (
+    LocalPostgres,
+    LongMemEvalQuestion,
+    RecallReplay,
+    archive_document,
+    empty_index_like,
+    exact_index_like,
+    is_postgres_url,
+    iter_longmemeval,
+    postgres_database,
+    postgres_index,
+    read_locomo,
+)
 
 __all__ = [
     "FrozenClock",
     "HashingEmbedder",
     "ListAuditLog",
+    "LocalPostgres",
+    "LongMemEvalQuestion",
+    "RecallReplay",
     "RecordedRequest",
     "ScriptedChatServer",
     "ScriptedDrop",
     "ScriptedFailure",
     "ScriptedReply",
     "ScriptedRerankServer",
+    "archive_document",
     "conversation",
+    "empty_index_like",
+    "exact_index_like",
+    "is_postgres_url",
+    "iter_longmemeval",
+    "postgres_database",
+    "postgres_index",
+    "read_locomo",
 ]
 
 _DEFAULT_START = datetime(2025, 1, 1, tzinfo=UTC)

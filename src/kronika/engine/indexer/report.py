@@ -1,5 +1,5 @@
 """What a sync reports: :class:`SyncReport`, and the :data:`Progress` callback it
-calls as files are indexed (:mod:`kronika.engine.sync`)."""
+calls as files are indexed (:mod:`kronika.engine.indexer`)."""
 
 from __future__ import annotations
 

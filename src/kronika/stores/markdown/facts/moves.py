@@ -17,7 +17,7 @@ finished move. The leftover lines are deleted at the next fact write (under the
 workspace lock), or replaced when the same fact is moved again.
 
 The archive and the history are appended to in place
-(:mod:`~kronika.stores.markdown.factappend`), and a process killed inside an append may
+(:mod:`~kronika.stores.markdown.facts.append`), and a process killed inside an append may
 leave the start of a bullet without its line end, maybe without its metadata comment.
 Such a *torn tail* is the start of a line the Brain (a file ahead) still holds, since
 the Brain is rewritten after the append: an unterminated last line whose fact a file
@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Sequence
 
-from kronika.stores.markdown.brain import ARCHIVE, BRAIN, FACT_FILES, FactsFile
+from kronika.stores.markdown.facts.brain import ARCHIVE, BRAIN, FACT_FILES, FactsFile
 from kronika.stores.markdown.lines import ParsedItems, bare
 
 HAND_PREFIX = "h-"

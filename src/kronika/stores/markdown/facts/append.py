@@ -9,10 +9,10 @@ it reads the same). The write is one ``os.write`` then ``fsync``. A crash in the
 middle leaves whole bullets and maybe the start of one: the facts are still in the
 Brain, which is rewritten after the archive, so a bullet that made it reads as the
 leftover of an interrupted move, and the cut-off start of one (no line end, maybe no
-metadata comment) as a *torn tail* (:mod:`~kronika.stores.markdown.moves`): never a
+metadata comment) as a *torn tail* (:mod:`~kronika.stores.markdown.facts.moves`): never a
 fact, and cut off (a copy of the file kept in ``.corrupt/``) before the next append.
 
-The kept parse of the file (:mod:`~kronika.stores.markdown.factcache`) is extended by
+The kept parse of the file (:mod:`~kronika.stores.markdown.facts.cache`) is extended by
 the parse of the appended lines alone, and its hash by the appended bytes.
 """
 
@@ -20,36 +20,16 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Protocol
 
 from kronika.core.model import BrainSection, MemoryItem
 from kronika.errors import WorkspaceError
-from kronika.stores.markdown import brain, factlookup
 from kronika.stores.markdown.atomic import stamp_own_write
-from kronika.stores.markdown.factcache import KEPT_APPENDS, file_stat
+from kronika.stores.markdown.facts import brain, lookup
+from kronika.stores.markdown.facts.cache import KEPT_APPENDS, file_stat
+from kronika.stores.markdown.facts.reads import FactReads
 from kronika.stores.markdown.lines import ParsedItems, bare, split_lines
-
-if TYPE_CHECKING:
-    from pathlib import Path
-
-    from kronika.stores.markdown.factcache import FactParse
-
-
-class FactFiles(Protocol):
-    """What appending needs of the workspace's fact files
-    (:class:`~kronika.stores.markdown.factfiles.FactFiles` is one)."""
-
-    _holding: dict[str, set[str]]
-
-    def _release_brain(self, agent: str, key: str) -> None: ...
-    def _fact_parse(self, agent: str, path: str) -> FactParse | None: ...
-    def require_agent(self, agent: str) -> Path: ...
-    def agent_dir(self, agent: str) -> Path: ...
-    def cut_torn_tail(self, agent: str, spec: brain.FactsFile) -> bool: ...
-    def tenant_of(self, agent: str) -> str: ...
-
 
 _HEADING = "## "
 
@@ -68,24 +48,29 @@ def _last_section(lines: list[str]) -> str | None:
 
 
 def append_facts(
-    ws: FactFiles, agent: str, spec: brain.FactsFile, items: Sequence[MemoryItem]
+    reads: FactReads,
+    agent: str,
+    spec: brain.FactsFile,
+    items: Sequence[MemoryItem],
+    *,
+    cut_torn_tail: Callable[[str, brain.FactsFile], bool],
 ) -> list[MemoryItem] | None:
     """Append ``items`` to ``spec``'s file in place and extend its kept parse; ``None``
     (nothing written) when the file must be rewritten whole instead: missing, damaged,
-    not ending in a line end, or already holding one of the ids."""
-    # a batch holding the Brain writes it first: the facts moved now must be in the
-    # Brain on disk before they reach their destination (stores/markdown/moves.py)
-    ws._release_brain(agent, os.fspath(ws.require_agent(agent)))  # noqa: SLF001
-    entry = ws._fact_parse(agent, spec.path)  # noqa: SLF001 - the workspace's own helper
+    not ending in a line end, or already holding one of the ids. A batch holding the
+    Brain has written it first (:meth:`~.write.FactWriter.release_brain`): the facts
+    moved now must be in the Brain on disk before they reach their destination
+    (:mod:`.moves`); a torn tail is cut off by ``cut_torn_tail``."""
+    entry = reads.kept(agent, spec.path)
     if entry is not None and entry.lines and not entry.lines[-1].endswith("\n"):
-        if not ws.cut_torn_tail(agent, spec):
+        if not cut_torn_tail(agent, spec):
             return None
-        entry = ws._fact_parse(agent, spec.path)  # noqa: SLF001
+        entry = reads.kept(agent, spec.path)
     if entry is None or entry.read_warnings or entry.parsed.damage or not entry.lines:
         return None
     if not entry.lines[-1].endswith("\n"):
         return None
-    held = factlookup.ids(entry)
+    held = lookup.ids(entry)
     if any(item.id in held for item in items):
         return None
     section = entry.derive("tail", lambda: _last_section(entry.lines))
@@ -99,7 +84,7 @@ def append_facts(
             section = wanted
         new.extend(brain.render_fact(item))
     data = "".join(new).encode("utf-8")
-    folder = ws.agent_dir(agent)
+    folder = reads.files.agent_dir(agent)
     file = folder / spec.path
     began = time.time_ns()
     try:
@@ -113,7 +98,7 @@ def append_facts(
         while written < len(data):
             written += os.write(fd, data[written:])
         stamp = stamp_own_write(fd)
-        unsynced = ws._holding.get(os.fspath(folder))  # noqa: SLF001 - a batch's own files
+        unsynced = reads.state.holding.get(os.fspath(folder))  # a batch's own files
         if unsynced is None:
             os.fsync(fd)
         else:  # synced when the batch ends, before the Brain is written
@@ -131,7 +116,11 @@ def append_facts(
     heading: str = entry.derive("lead", lambda: _lead_section(entry.lines))
     lead = [f"{_HEADING}{heading}\n"] if continues else []
     parsed = brain.parse_facts(
-        "".join(lead + new), spec=spec, agent=agent, tenant=ws.tenant_of(agent), mtime=entry.mtime
+        "".join(lead + new),
+        spec=spec,
+        agent=agent,
+        tenant=reads.state.tenant_of(agent),
+        mtime=entry.mtime,
     )
     shift = first_line - len(lead)
     added = [
@@ -153,7 +142,7 @@ def append_facts(
     entry.derived["tail"] = section
     headings = [line[len(_HEADING) :].strip() for line in new if line.startswith(_HEADING)]
     entry.derived["lead"] = headings[-1] if headings else heading
-    factlookup.extend(entry, first_item, added)
+    lookup.extend(entry, first_item, added)
     entry.appends.append((before, tuple(added)))
     del entry.appends[:-KEPT_APPENDS]
     return [replace(it, status=spec.status) for it in added]

@@ -1,4 +1,4 @@
-"""Lookups kept with a fact file's parse (:class:`~kronika.stores.markdown.factcache.FactParse`).
+"""Lookups kept with a fact file's parse (:class:`~kronika.stores.markdown.facts.cache.FactParse`).
 
 Each is built from the parse the first time it is asked for, and extended (never
 rebuilt) when kronika appends facts to the file, so asking again costs the same
@@ -21,7 +21,7 @@ from typing import Any
 from kronika.core.dedup import key_concept, same_form
 from kronika.core.model import MemoryItem, Source
 from kronika.core.text import normalize_key
-from kronika.stores.markdown.factcache import FactParse
+from kronika.stores.markdown.facts.cache import FactParse
 from kronika.stores.markdown.lines import bare
 
 Placed = list[tuple[int, MemoryItem]]
@@ -34,7 +34,7 @@ def ids(entry: FactParse) -> set[str]:
 
 def hand_written(entry: FactParse) -> bool:
     """Whether a bullet of the file has no metadata comment yet (see
-    :func:`kronika.stores.markdown.brain.stamp_hand_facts`)."""
+    :func:`kronika.stores.markdown.facts.brain.stamp_hand_facts`)."""
 
     def build() -> bool:
         spans = entry.parsed.spans

@@ -1,0 +1,259 @@
+"""Writing the fact files (``workspace.fact_writer``): a file replaced whole with its
+kept parse made from the new text, facts appended (in place when :mod:`.append`
+can), hand-written bullets stamped, a torn tail cut off, and the Brain held in
+memory through a batch (:meth:`FactWriter.holding_brain`). The order of a move and
+how a crash reads: :mod:`.moves`."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import replace
+from datetime import UTC, datetime
+
+from kronika.core.model import MemoryItem
+from kronika.errors import WorkspaceError
+from kronika.stores.markdown.agentfiles import AgentFiles, SourceFile
+from kronika.stores.markdown.facts import brain, lookup, moves, splice
+from kronika.stores.markdown.facts.append import append_facts
+from kronika.stores.markdown.facts.cache import FactParse, file_stat
+from kronika.stores.markdown.facts.reads import FactReads
+from kronika.stores.markdown.files import keep_copy, read_source, write_text
+from kronika.stores.markdown.lines import split_lines
+from kronika.stores.markdown.state import WorkspaceState
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # any time: only the ids of a parse are used
+
+
+class FactWriter:
+    """Every write of a fact file goes through here (see the module docstring)."""
+
+    def __init__(self, state: WorkspaceState, files: AgentFiles, reads: FactReads) -> None:
+        self.state = state
+        self.files = files
+        self.reads = reads
+
+    def steady_facts(self) -> AbstractContextManager[None]:
+        """Within the block (one write, under the workspace lock) each fact file is
+        checked against its kept parse once (:meth:`FactCache.steady`)."""
+        return self.state.facts.steady()
+
+    @contextmanager
+    def holding_brain(self, agent: str) -> Iterator[None]:
+        """Within the block, rewrites of ``agent``'s Brain are kept in memory (its kept
+        parse is of the new text) and written when the block ends, or before a fact
+        moves out of it; appends to the archive and the history are synced before the
+        Brain is written next.
+
+        A batch of facts so costs a Brain write per move, not per fact. The order that
+        keeps a crash harmless (:mod:`~kronika.stores.markdown.facts.moves`) holds: the
+        Brain on disk holds a moving fact before its destination gets it, the
+        destination is on disk before the Brain that lets it go, and any other
+        rewrite of a fact file writes the Brain first. Call it under the workspace
+        lock."""
+        folder = self.files.require_agent(agent)
+        key = os.fspath(folder)
+        if key in self.state.holding:
+            yield
+            return
+        self.state.holding[key] = set()
+        try:
+            yield
+        finally:
+            try:
+                self.release_brain(agent, key)
+            finally:
+                del self.state.holding[key]
+
+    def release_brain(self, agent: str, key: str) -> None:
+        """Sync the files appended to while the Brain was held, then write the Brain."""
+        appended = self.state.holding.get(key)
+        if appended is None:
+            return
+        folder = self.files.agent_dir(agent)
+        for path in sorted(appended):
+            try:
+                fd = os.open(folder / path, os.O_RDONLY)
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+            except OSError as exc:
+                raise WorkspaceError(f"cannot write {folder / path}: {exc}") from exc
+        appended.clear()
+        entry = self.state.facts.get(key, brain.BRAIN.path)
+        if entry is None or entry.pending is None:
+            return
+        began = time.time_ns()
+        try:
+            stamp = write_text(folder / brain.BRAIN.path, entry.pending)
+            stat = file_stat(os.stat(folder / brain.BRAIN.path))
+        except BaseException:
+            self.state.facts.drop(key, brain.BRAIN.path)
+            raise
+        entry.stat, entry.checked_ns, entry.pending = stat, began, None
+        entry.own = stamp is not None and stat[2] == stamp
+
+    def write(self, agent: str, path: str, text: str) -> None:
+        """Replace fact file ``path`` whole (atomically). The Brain's kept parse becomes
+        the parse of ``text`` (it is read at once, by the next step of every write);
+        another file's is dropped, to be read again when it is asked for. While a batch
+        holds the Brain (:meth:`holding_brain`) the Brain's text waits in memory."""
+        folder = self.files.agent_dir(agent)
+        key = os.fspath(folder)
+        held = key in self.state.holding
+        if held and path != brain.BRAIN.path:
+            self.release_brain(agent, key)  # the Brain before any other rewrite
+        before = self.state.facts.get(key, path) if path == brain.BRAIN.path else None
+        self.state.facts.drop(key, path)
+        began = time.time_ns()
+        stamp: int | None = None
+        if held and path == brain.BRAIN.path and before is not None:
+            stat, mtime = before.stat, before.mtime
+        else:
+            stamp = write_text(folder / path, text)
+            if path != brain.BRAIN.path:
+                return
+            try:
+                stat = file_stat(os.stat(folder / path))
+            except OSError:
+                return
+            mtime = datetime.fromtimestamp(stat[2] // 1_000_000_000, UTC)
+            held = False
+        lines = split_lines(text)
+        tenant = self.state.tenant_of(agent)
+        parsed = None
+        if before is not None and not before.read_warnings:
+            parsed = splice.splice(
+                before.parsed,
+                before.lines,
+                lines,
+                spec=brain.BRAIN,
+                agent=agent,
+                tenant=tenant,
+                mtimes=(before.mtime, mtime),
+            )
+        if parsed is None:
+            parsed = brain.parse_facts(
+                text, spec=brain.BRAIN, agent=agent, tenant=tenant, mtime=mtime
+            )
+        if parsed.damage and held:  # not kept in memory: written now, as it is
+            write_text(folder / path, text)
+            return
+        if parsed.damage:
+            return
+        raw = text.encode("utf-8")
+        entry = FactParse(stat, began, lines, parsed, hashlib.sha256(raw), mtime, ())
+        entry.own = stamp is not None and stat[2] == stamp
+        if held:
+            entry.pending = text
+        self.state.facts.rewrite(key, path, before, entry)
+
+    def append(
+        self, agent: str, spec: brain.FactsFile, items: Sequence[MemoryItem]
+    ) -> list[MemoryItem]:
+        """Append ``items`` to ``spec``'s file; a copy of one of them already there (left
+        by an interrupted move) is replaced in the same write. The archive and the
+        history are appended to in place (:func:`~.append.append_facts`) when they
+        can be; the Brain, and a file that cannot be, are rewritten whole."""
+        if spec is not brain.BRAIN:
+            # a batch holding the Brain writes it first: the facts moved now must be in
+            # the Brain on disk before they reach their destination (:mod:`.moves`)
+            self.release_brain(agent, os.fspath(self.files.require_agent(agent)))
+            appended = append_facts(
+                self.reads, agent, spec, items, cut_torn_tail=self.cut_torn_tail
+            )
+            if appended is not None:
+                return appended
+        stored: list[MemoryItem] = []
+        entry = self.reads.kept(agent, spec.path) if spec is brain.BRAIN else None
+
+        def change(lines: list[str]) -> list[str]:
+            if entry is not None and entry.lines == lines:  # its kept parse: not parsed again
+                here = entry.parsed
+            else:
+                here = brain.parse_facts(
+                    "".join(lines),
+                    spec=spec,
+                    agent=agent,
+                    tenant=self.state.tenant_of(agent),
+                    mtime=_EPOCH,
+                )
+            lines = moves.drop_bullets(lines, here, (item.id for item in items))
+            for item in items:
+                lines, at = brain.insert_fact(lines, item)
+                stored.append(brain.with_line(replace(item, status=spec.status), spec.path, at))
+            return lines
+
+        if entry is not None and not entry.read_warnings:
+            self.write(agent, spec.path, "".join(change(list(entry.lines))))
+            return stored
+        key = os.fspath(self.files.agent_dir(agent))
+        if spec is not brain.BRAIN:
+            self.release_brain(agent, key)  # the Brain before any other rewrite
+        self.state.facts.drop(key, spec.path)
+        self.files.edit(agent, spec.path, change, brain.empty_document(spec))
+        return stored
+
+    def stamp_hand_facts(self, agent: str, source: SourceFile) -> SourceFile:
+        """Give the hand-written bullets of a fact file their metadata, so they keep
+        the time they were first read (:func:`brain.stamp_hand_facts`); returns the
+        file's new stat, or ``source`` when nothing was written. A damaged file, one
+        edited again meanwhile, or one that cannot be written is left as it is."""
+        spec = next((s for s in brain.FACT_FILES if s.path == source.path), None)
+        folder = self.files.require_agent(agent)
+        if spec is not None and spec is not brain.BRAIN and self.cut_torn_tail(agent, spec):
+            stat = (folder / source.path).stat()  # a torn start is never stamped
+            source = SourceFile(source.path, stat.st_mtime_ns, stat.st_size)
+        entry = self.reads.kept(agent, source.path) if spec is not None else None
+        if entry is not None and not lookup.hand_written(entry):
+            return source
+        read = read_source(folder, source.path) if spec is not None else None
+        if spec is None or read is None or read.warnings:
+            return source
+        text = brain.stamp_hand_facts(
+            read.text, spec=spec, agent=agent, tenant=self.state.tenant_of(agent), mtime=read.mtime
+        )
+        again = read_source(folder, source.path) if text is not None else None
+        if text is None or again is None or again.raw != read.raw:
+            return source
+        try:
+            self.write(agent, source.path, text)
+        except WorkspaceError:
+            return source
+        stat = (folder / source.path).stat()
+        return SourceFile(source.path, stat.st_mtime_ns, stat.st_size)
+
+    def cut_torn_tail(self, agent: str, spec: brain.FactsFile) -> bool:
+        """Cut off the torn last line of an archive or history (:func:`moves.torn_tail`),
+        keeping a copy of the file in ``.corrupt/``; False when it does not end torn."""
+        entry = self.reads.kept(agent, spec.path)
+        if entry is None:
+            return False
+        ahead: set[str] = set()
+        for other in moves.files_ahead(spec):
+            ahead.update(self.reads.ids(agent, other.path))
+        if self.reads.torn_tail(agent, spec, entry.parsed, entry.lines, ahead) is None:
+            return False
+        folder = self.files.require_agent(agent)
+        read = read_source(folder, spec.path)
+        if read is None or split_lines(read.text) != entry.lines:
+            return False
+        copy = keep_copy(folder, spec.path, read.raw)
+        whole = "".join(entry.lines[:-1]).encode("utf-8")
+        self.state.facts.drop(os.fspath(folder), spec.path)
+        try:
+            with open(folder / spec.path, "r+b") as handle:
+                handle.truncate(len(whole))
+                handle.flush()
+                os.fsync(handle.fileno())
+        except OSError as exc:
+            raise WorkspaceError(f"cannot write {folder / spec.path}: {exc}") from exc
+        self.state.notes.append(
+            f"{spec.path} ended in the start of a fact cut off by a crash; it was removed "
+            f"(a copy of the file was kept at {copy})"
+        )
+        return True

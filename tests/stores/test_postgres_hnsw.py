@@ -1,0 +1,118 @@
+"""The HNSW index's settings on PostgreSQL: how it is built (``postgres_hnsw_m``,
+``postgres_hnsw_ef_construction``) and walked (``postgres_hnsw_search_margin``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kronika.app import build_memory
+from kronika.core.model import RecallFilter
+from kronika.settings import load_settings
+
+FACTS = [
+    f"{who} {does} in {where}"
+    for who in ("Olena", "Dmytro", "Yaryna", "Taras", "Marta")
+    for does in ("bakes bread", "repairs bicycles", "plays the bandura", "grows tomatoes")
+    for where in ("Lviv", "Kraków", "Odesa")
+]
+
+
+def _index(memory: Any) -> Any:
+    from kronika.stores.postgres.index import PostgresIndex
+
+    index = getattr(memory.index, "inner", memory.index)
+    assert isinstance(index, PostgresIndex)
+    return index
+
+
+def _graph(url: str) -> list[tuple[int, list[str] | None]]:
+    """Each HNSW index of the database: its oid and its WITH options."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT c.oid, c.reloptions FROM pg_class AS c JOIN pg_am AS a ON a.oid = c.relam"
+            " WHERE a.amname = 'hnsw'"
+        ).fetchall()
+    return [(int(oid), list(options) if options else None) for oid, options in rows]
+
+
+def _open(home: Path, url: str, **overrides: Any) -> Any:
+    given: dict[str, Any] = {"ann_threshold": 2, **overrides}
+    settings = load_settings(home, environ={}, embedder="hashing", database_url=url, **given)
+    return build_memory(settings)
+
+
+def test_the_index_is_built_with_the_configured_options_and_again_when_they_change(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    home = tmp_path / "ws"
+    with _open(home, postgres_url, postgres_hnsw_m=8, postgres_hnsw_ef_construction=40) as memory:
+        for n, fact in enumerate(FACTS[:6]):
+            memory.remember(key=f"k{n}", value=fact)
+        assert _index(memory).wait_for_vector_graph(120)
+    ((built, options),) = _graph(postgres_url)
+    assert options == ["m=8", "ef_construction=40"]
+
+    # the same options again: the index built before is kept
+    with _open(home, postgres_url, postgres_hnsw_m=8, postgres_hnsw_ef_construction=40) as memory:
+        assert _index(memory).wait_for_vector_graph(120)
+    assert _graph(postgres_url) == [(built, ["m=8", "ef_construction=40"])]
+
+    # pgvector's defaults now: the old index is dropped on open and built again with them
+    with _open(home, postgres_url) as memory:
+        assert _graph(postgres_url) == []
+        assert any("bicycles" in h.item.content for h in memory.recall("bicycles").hits)
+        assert _index(memory).wait_for_vector_graph(120)
+        ((again, options),) = _graph(postgres_url)
+        assert again != built
+        assert options == ["m=16", "ef_construction=64"]
+        assert any("bicycles" in h.item.content for h in memory.recall("bicycles").hits)
+
+
+def test_an_index_that_never_walks_the_graph_leaves_it_as_built(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    home = tmp_path / "ws"
+    with _open(home, postgres_url, postgres_hnsw_m=8, postgres_hnsw_ef_construction=40) as memory:
+        for n, fact in enumerate(FACTS[:3]):
+            memory.remember(key=f"k{n}", value=fact)
+        assert _index(memory).wait_for_vector_graph(120)
+    before = _graph(postgres_url)
+    with _open(home, postgres_url, ann_threshold=0):  # exact search only, other options
+        assert _graph(postgres_url) == before
+
+
+@pytest.mark.parametrize("margin", [0, 40])
+def test_a_walk_finds_the_exact_top_k_whatever_the_margin(
+    postgres_url: str, tmp_path: Path, margin: int
+) -> None:
+    """A small corpus, a filter that keeps a third of it: the iterative scan walks on
+    until enough rows pass, so even ``ef_search`` = ``limit`` finds the true top k."""
+    from kronika.stores.postgres.index import PostgresIndex
+
+    home = tmp_path / "ws"
+    with _open(home, postgres_url, postgres_hnsw_search_margin=margin) as memory:
+        memory.create_agent("lviv")
+        memory.create_agent("elsewhere")
+        for n, fact in enumerate(FACTS):
+            agent = "lviv" if "Lviv" in fact else "elsewhere"
+            memory.remember(key=f"k{n}", value=fact, agent=agent)
+        index = _index(memory)
+        assert index.wait_for_vector_graph(120)
+        exact = PostgresIndex(
+            index.url, embedding_model=index.embedding_model, dim=index.dim, ann_threshold=0
+        )
+        with exact:
+            for query in ("Olena bakes bread", "who plays the bandura", "tomatoes in Lviv"):
+                vector = memory.embedder.embed_query(query)
+                for flt in (RecallFilter(agents=("lviv",)), RecallFilter()):
+                    walked = index.search_vector(vector, flt, 5)
+                    assert [i for i, _ in walked] == [
+                        i for i, _ in exact.search_vector(vector, flt, 5)
+                    ]
+                    assert len(walked) == 5
+        assert index.state.run("SHOW hnsw.ef_search") == [(str(5 + margin),)]
