@@ -138,11 +138,6 @@ FLOORS = {
 UPSTAIRS_FOR_NOW: set[tuple[str, str]] = set()
 """The imports up a floor still there; the list may only shrink (it is empty: keep it so)."""
 
-DEPRECATED_ALIASES: dict[str, str] = {}
-"""Deprecated alias modules that only re-export: each warns and re-exports the module it
-names, and may import up a floor for that alone. The list may only shrink."""
-
-
 PUBLIC_FACE = FLOORS["app"]
 """The floor of ``kronika`` itself, the names it offers: the composition root's, as
 each name's home is there or below, so the interfaces (``kronika bench`` above all)
@@ -163,7 +158,7 @@ def test_no_module_imports_a_floor_above_its_own() -> None:
         (module, target)
         for module, targets in graph().items()
         for target in targets
-        if _floor(target) > _floor(module) and DEPRECATED_ALIASES.get(module) != target
+        if _floor(target) > _floor(module)
     }
     assert upward <= UPSTAIRS_FOR_NOW, "imports up a floor:\n" + "\n".join(
         f"{a} -> {b}" for a, b in sorted(upward - UPSTAIRS_FOR_NOW)
@@ -171,27 +166,6 @@ def test_no_module_imports_a_floor_above_its_own() -> None:
     assert upward >= UPSTAIRS_FOR_NOW, "gone from the code, take them off the list: " + str(
         sorted(UPSTAIRS_FOR_NOW - upward)
     )
-
-
-def test_a_deprecated_alias_only_warns_and_re_exports() -> None:
-    modules, edges = _modules(), graph()
-    for alias, target in sorted(DEPRECATED_ALIASES.items()):
-        body = ast.parse(modules[alias].read_text(encoding="utf-8")).body
-        shape = [type(node).__name__ for node in body]
-        assert shape == ["Expr", "Import", "ImportFrom", "Expr", "Assign"], (alias, shape)
-        docstring, imports_warnings, reexport, warn, exported = body
-        assert target in docstring.value.value, f"{alias}: its docstring names {target}"
-        assert ast.unparse(imports_warnings) == "import warnings", alias
-        assert (reexport.module, reexport.level) == (target, 0), alias
-        names = [name.name for name in reexport.names if name.asname is None]
-        assert len(names) == len(reexport.names), f"{alias} renames what it re-exports"
-        assert ast.unparse(warn.value.func) == "warnings.warn", alias
-        assert ast.unparse(warn.value.args[1]) == "DeprecationWarning", alias
-        keywords = {k.arg: ast.unparse(k.value) for k in warn.value.keywords}
-        assert keywords == {"stacklevel": "2"}, f"{alias}: the warning points at the importer"
-        assert ast.unparse(exported.targets[0]) == "__all__", alias
-        assert ast.literal_eval(exported.value) == sorted(names), alias
-        assert edges[alias] == {target}, f"{alias} imports more than {target}"
 
 
 def test_an_old_path_of_a_moved_module_has_no_file_and_names_a_module_that_exists() -> None:

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from kronika import Memory
+from kronika import MOVED, Memory
 
 OLD_PATHS = {
     "kronika.engine.charts": ("kronika.workflows.charts", "recall_entries"),
@@ -19,7 +19,13 @@ OLD_PATHS = {
     "kronika.engine.session": ("kronika.workflows.session", "Session"),
     "kronika.engine.tools": ("kronika.workflows.tools", "call_tool"),
     "kronika.memory.context": ("kronika.workflows.context", "ReadingContext"),
+    "kronika.engine.sync": ("kronika.engine.indexer", "Indexer"),
+    "kronika.stores.markdown.brain": ("kronika.stores.markdown.facts.brain", "ARCHIVE"),
 }
+
+
+def test_every_moved_path_is_tried_here() -> None:
+    assert {old: new for old, (new, _) in OLD_PATHS.items()} == MOVED
 
 
 @pytest.mark.parametrize("old", sorted(OLD_PATHS))
