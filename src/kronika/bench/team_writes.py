@@ -77,19 +77,32 @@ _KEYS = {
 and of the search index's items."""
 
 
-def _snapshot(conn: Any) -> dict[str, Counter[tuple[Any, ...]]]:
-    """Each table's rows as (key, transaction that wrote the row's version): a row
-    inserted or rewritten since carries a newer transaction. Read from the tables
-    themselves, not from the statistics views, which a busy backend reports late. The
-    search index's tables are in the tenant's schema (the bench's one tenant)."""
-    out: dict[str, Counter[tuple[Any, ...]]] = {}
-    for table, keys in _KEYS.items():
+def _tables(conn: Any) -> dict[str, str]:
+    """Where each table of :data:`_KEYS` is, schema included: the search index's tables
+    are in the tenant's schema (the bench's one tenant). A table not there is left out."""
+    out: dict[str, str] = {}
+    for table in _KEYS:
         found = conn.execute(
             "SELECT quote_ident(schemaname) || '.' || quote_ident(tablename) FROM pg_tables"
             " WHERE tablename = %s ORDER BY schemaname LIMIT 1",
             (table,),
         ).fetchone()
-        rows = [] if found is None else conn.execute(f"SELECT {keys}, xmin::text FROM {found[0]}")
+        if found is not None:
+            out[table] = found[0]
+    return out
+
+
+def _snapshot(conn: Any, tables: dict[str, str]) -> dict[str, Counter[tuple[Any, ...]]]:
+    """Each table's rows as (key, transaction that wrote the row's version): a row
+    inserted or rewritten since carries a newer transaction. Read from the tables
+    themselves, not from the statistics views, which a busy backend reports late."""
+    out: dict[str, Counter[tuple[Any, ...]]] = {}
+    for table, keys in _KEYS.items():
+        rows = (
+            conn.execute(f"SELECT {keys}, xmin::text FROM {tables[table]}")
+            if table in tables
+            else []
+        )
         out[table] = Counter(tuple(row) for row in rows)
     return out
 
@@ -166,7 +179,8 @@ def measure_size(url: str, size: int, calls: int, budget_s: float) -> dict[str, 
             memory.remember("the first fact of this process", key="first_call", agent="bench")
             with psycopg.connect(url, autocommit=True) as conn:
                 rows: Counter[str] = Counter()
-                seen = _snapshot(conn)
+                tables = _tables(conn)
+                seen = _snapshot(conn, tables)
                 spent: list[float] = []
                 cpu_s = 0.0
                 began = time.perf_counter()
@@ -176,7 +190,7 @@ def measure_size(url: str, size: int, calls: int, budget_s: float) -> dict[str, 
                     spent.append(time.perf_counter() - at)
                     cpu_s += time.process_time() - cpu
                     # what this call wrote, read between calls (not timed)
-                    now_rows = _snapshot(conn)
+                    now_rows = _snapshot(conn, tables)
                     rows.update(_changes(seen, now_rows))
                     seen = now_rows
                     if time.perf_counter() - began > budget_s and len(spent) >= 3:
