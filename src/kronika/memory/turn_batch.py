@@ -45,12 +45,12 @@ class TurnBatch:
         turns: Iterable[Mapping[str, Any] | Sequence[str]],
         *,
         agent: str | None = None,
-        source_agent: str = USER,
         scope: Scope | str | None = None,
         user: str | None = None,
         channel: str | None = None,
         team: str | None = None,
         reader: Reader | None = None,
+        source_agent: str = USER,
     ) -> list[SavedTurn]:
         """Append ``turns`` to ``sessions/<session_id>.md`` in one go: a
         :class:`~kronika.engine.write.SavedTurn` per turn, in order.
