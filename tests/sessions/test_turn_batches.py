@@ -5,11 +5,13 @@ writes one, and leaves nothing of the batch stored when it fails."""
 from __future__ import annotations
 
 import re
+import shutil
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.sessions.test_turn_appends import _recalls, _rowids, _rows
 
 from kronika import Memory, build_memory, load_settings
 from kronika.errors import Conflict, InvalidInput, PermissionDenied, WorkspaceError
@@ -184,3 +186,27 @@ def test_an_agent_that_may_not_write_is_denied_before_anything_is_written(
         assert _state(batch) == _state(single)
         assert [e.outcome for e in batch.audit()] == ["refused", "denied"]
         assert _state(batch)["file"] is None
+
+
+def test_a_batch_is_appended_in_place_and_indexed_as_a_fresh_reindex_would(
+    memory: Memory, clock: FrozenClock, tmp_path: Path
+) -> None:
+    memory.save_turns("s1", [("Bob", "Bob heron 1"), ("assistant", "assistant lighthouse 2")])
+    file = memory.workspace.agent_dir("default") / "sessions" / "s1.md"
+    before, inode = file.read_bytes(), file.stat().st_ino
+    rowids = _rowids(memory, "sessions/s1.md")
+    said = [
+        (("user", "assistant", "Bob")[n % 3], f"says {n}: tide heron {n * 7}") for n in range(30)
+    ]
+    memory.save_turns("s1", said)
+    assert file.stat().st_ino == inode  # appended, not rewritten through a temporary file
+    assert file.read_bytes().startswith(before)
+    assert _rowids(memory, "sessions/s1.md").items() >= rowids.items()  # rows kept
+    assert len(memory.load_session("s1")) == 32
+    fresh = tmp_path / "fresh"  # the same Markdown indexed from scratch in another home
+    shutil.copytree(memory.settings.home / "agents", fresh / "agents")
+    settings = load_settings(fresh, environ={}, embedder="hashing")
+    with build_memory(settings, clock=clock) as other:
+        other.sync()
+        assert _rows(other, "sessions/s1.md") == _rows(memory, "sessions/s1.md")
+        assert _recalls(other) == _recalls(memory)

@@ -319,7 +319,7 @@ def register(cli: Commands) -> None:
         "--batch",
         type=count_in(1, 10**6),
         default=1_000,
-        help="writes: facts given to one remember_many call",
+        help="writes: facts given to one remember_many call, turns to one save_turns call",
     )
     p.add_argument(
         "--index",
