@@ -75,7 +75,10 @@ class TurnBatch:
         (:class:`~kronika.errors.PermissionDenied`, audited as the calls would have
         been), a failed write — leaves nothing of the batch stored. Once the file is
         written every turn of it is stored; an audit or index step that fails after
-        is said in the turns' receipts, not raised. An empty list saves nothing.
+        is said in the turns' receipts, not raised. An empty list saves nothing. Not
+        guaranteed here: a process killed inside the one write of an existing file can
+        leave the batch's first turns in it (none of them acknowledged), as a kill
+        inside :meth:`save_turn` can leave the start of its turn.
         """
         ctx = self._ctx
         session_id = checks.text(session_id, what="the session id")
