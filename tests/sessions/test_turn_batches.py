@@ -145,6 +145,8 @@ def test_every_turn_is_checked_before_any_is_written(memory: Memory) -> None:
     for turns, message in bad:
         with pytest.raises(InvalidInput, match=re.escape(message)):
             memory.save_turns("s1", turns)
+    with pytest.raises(InvalidInput, match="the turn id holds a NUL"):
+        memory.save_turn("s1", "user", "as save_turn checks it", turn_id="s1\x009")
     assert _state(memory) == before
     assert memory.save_turns("s1", []) == []
 

@@ -77,6 +77,7 @@ class Sessions:
         text = _clean(content, what="the turn", limit=MAX_VALUE_CHARS * 5)
         who = _clean(speaker, what="the speaker", limit=100)
         at = checks.moment(at, what="at")
+        turn_id = checks.optional_text(turn_id, what="the turn id")  # no NUL in the file
         name = ctx.agent(agent)
         owners = ctx.audience(name, scope, user, channel, team, reader)
         now = at or ctx.clock.now()

@@ -206,7 +206,9 @@ class TurnText(Body):
     speaker: str = Field(min_length=1, max_length=100, json_schema_extra=BLANKLESS)
     content: str = Field(min_length=1, max_length=100_000, json_schema_extra=BLANKLESS)
     at: IsoTime | None = None
-    turn_id: str | None = Field(None, min_length=1, max_length=200)
+    turn_id: str | None = Field(
+        None, min_length=1, max_length=200, json_schema_extra={"pattern": NO_NUL}
+    )
 
 
 class TurnBody(TurnText):
