@@ -321,7 +321,7 @@ def register(cli: Commands) -> None:
         type=count_in(1, 10**6),
         default=1_000,
         help="writes, team-writes: facts given to one remember_many call (and to the"
-        " floor's batch)",
+        " floor's batch); writes: turns given to one save_turns call",
     )
     p.add_argument(
         "--index",

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -92,6 +93,12 @@ _guard = threading.Lock()
 def append_turn_in_place(folder: Path, path: str, turn: TurnRecord) -> list[str] | None:
     """Append ``turn`` to ``folder/path``; ``None`` when the file must be rewritten
     instead (missing or damaged), else the warnings of a repaired torn end."""
+    return append_turns_in_place(folder, path, (turn,))
+
+
+def append_turns_in_place(folder: Path, path: str, turns: Sequence[TurnRecord]) -> list[str] | None:
+    """Append ``turns`` to ``folder/path`` in one write (as :func:`append_turn_in_place`
+    appends one)."""
     file = folder / path
     try:
         fd = os.open(file, os.O_RDWR | os.O_APPEND)
@@ -100,7 +107,7 @@ def append_turn_in_place(folder: Path, path: str, turn: TurnRecord) -> list[str]
     except OSError as exc:
         raise WorkspaceError(f"cannot write {file}: {exc}") from exc
     try:
-        return _append(fd, folder, path, turn)
+        return _append(fd, folder, path, turns)
     except OSError as exc:
         raise WorkspaceError(f"cannot write {file}: {exc}") from exc
     finally:
@@ -125,7 +132,7 @@ def appended_since(stat: os.stat_result, state: SourceState) -> Appended | None:
     return Appended(known.data.decode("utf-8"), before.lines, known.after.digest)
 
 
-def _append(fd: int, folder: Path, path: str, turn: TurnRecord) -> list[str] | None:
+def _append(fd: int, folder: Path, path: str, turns: Sequence[TurnRecord]) -> list[str] | None:
     stat = os.fstat(fd)
     key = (stat.st_dev, stat.st_ino)
     with _guard:
@@ -142,7 +149,8 @@ def _append(fd: int, folder: Path, path: str, turn: TurnRecord) -> list[str] | N
         if warnings:  # cut: the file is not as fstat saw it
             stat = os.fstat(fd)
         before = _Mark.of(stat, hasher.hexdigest(), lines)
-    data = (("" if ends_line else "\n") + "\n" + render_turn(turn)).encode("utf-8")
+    blocks = "".join("\n" + render_turn(turn) for turn in turns)
+    data = (("" if ends_line else "\n") + blocks).encode("utf-8")
     written = 0
     while written < len(data):
         written += os.write(fd, data[written:])
