@@ -11,7 +11,11 @@ every write and every sync:
   folder (with the record's modification time) or removed from it;
 - releasing it writes every Markdown file that differs from what the record holds
   (kronika's own writes, hand edits, files removed) back into the record in one
-  transaction, with the items the workspace parses from them, then lets go.
+  transaction, with the items the workspace parses from them, then lets go. A session
+  file that only grew by this process's appended turns since the record took it is
+  sent as its added bytes and turns alone (:class:`~kronika.ports.RecordAppend`), so
+  saving a turn costs the same whatever the session's length; should the record hold
+  another body after all, the file is sent whole.
 
 So every read-modify-write happens on the newest documents and lands whole or not at
 all: no update is lost, no history chain broken. What this copy last saw of each file
@@ -33,21 +37,24 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem
-from kronika.errors import InvalidAgentName, StoreError
-from kronika.ports import RecordDocument, StoreOfRecord
+from kronika.errors import InvalidAgentName, StaleAppend, StoreError
+from kronika.ports import RecordAppend, RecordDocument, StoreOfRecord
 from kronika.stores.lock import Reentrant, WorkspaceLock
+from kronika.stores.markdown.appending import grown_since
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.facts.brain import FACT_FILES, parse_facts
 from kronika.stores.markdown.files import keep_copy
 from kronika.stores.markdown.layout import SourceKind, classify, validate_agent_name
+from kronika.stores.markdown.session_appends import appended_turns, read_head
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import make_private_dir
 
 MANIFEST = "record.json"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_HEAD_BYTES = 4096  # read for a session file's header when only its added turns are sent
 AGENT_FOLDERS = ("sessions", "memory", "summaries/L1", "summaries/L2", "bank/entities")
 
 
@@ -162,6 +169,11 @@ class WorkingCopy(Reentrant):
                 known is not None and state == (known.mtime_ns, known.size)
             ):
                 continue
+            grown = self._grown(agent, path, file, known)
+            if grown is not None:
+                documents.append(grown[0])
+                items[(agent, path)], states[(agent, path)] = grown[1], grown[2]
+                continue
             full = _state(file)
             if full is None or full == known:
                 continue
@@ -188,7 +200,11 @@ class WorkingCopy(Reentrant):
         self.workspace.removed.clear()
         if not documents:
             return 0
-        last = self.record.write(documents, items)
+        try:
+            last = self.record.write(documents, items)
+        except StaleAppend:  # the record holds another body: each sent whole
+            documents = [self._whole(doc, items, states) for doc in documents]
+            last = self.record.write(documents, items)
         for doc in documents:
             key = (doc.agent, doc.path)
             if doc.text is None:
@@ -199,6 +215,70 @@ class WorkingCopy(Reentrant):
         self._change = max(self._change, last)
         self._save_manifest()
         return len(documents)
+
+    def _grown(
+        self, agent: str, path: str, file: Path, known: _Copy | None
+    ) -> tuple[RecordDocument, list[MemoryItem], _Copy] | None:
+        """A session file that, since the record took it as ``known``, only grew by
+        turns this process appended: the document of its added text, the added turns'
+        items and its state, read without reading the file whole; ``None`` otherwise."""
+        if (
+            known is None
+            or classify(path) is not SourceKind.SESSION
+            or (agent, path) in self.workspace.removed
+        ):
+            return None
+        try:
+            fd = os.open(file, os.O_RDONLY)
+        except OSError:
+            return None
+        try:
+            stat = os.fstat(fd)
+            grown = grown_since(stat, known.size, known.sha256)
+            if grown is None or stat.st_size <= known.size:
+                return None
+            added = _read_at(fd, known.size, stat.st_size - known.size)
+            first = os.pread(fd, _HEAD_BYTES, 0).decode("utf-8", errors="replace")
+            text = added.decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
+        finally:
+            os.close(fd)
+        head = read_head(first, path=path, fallback_id=PurePosixPath(path).stem)
+        if head is None:
+            return None
+        turns = appended_turns(
+            text,
+            grown.first_line,
+            head,
+            path=path,
+            agent=agent,
+            tenant=self.workspace.tenant_of(agent),
+            importance=self.workspace.message_importance,
+        )
+        if turns is None:
+            return None
+        appends = RecordAppend(known.sha256, grown.digest)
+        doc = RecordDocument(agent, path, text, stat.st_mtime_ns, appends=appends)
+        return doc, turns, _Copy(stat.st_mtime_ns, stat.st_size, grown.digest)
+
+    def _whole(
+        self,
+        doc: RecordDocument,
+        items: dict[tuple[str, str], list[MemoryItem]],
+        states: dict[tuple[str, str], _Copy],
+    ) -> RecordDocument:
+        """``doc`` as the whole file, when it was to be sent as an append (its items
+        and state in ``items`` and ``states`` made anew); other documents unchanged."""
+        key = (doc.agent, doc.path)
+        file = self.workspace.agent_dir(doc.agent) / doc.path
+        full = _state(file)
+        if doc.appends is None or full is None:
+            return doc
+        text = file.read_bytes().decode("utf-8", errors="replace").replace("\x00", "")
+        items[key] = list(self.workspace.parse_source(doc.agent, doc.path).items)
+        states[key] = full
+        return RecordDocument(doc.agent, doc.path, text, full.mtime_ns)
 
     def _put_back_damaged(self) -> set[tuple[str, str]]:
         """The files the workspace found damaged (:attr:`MarkdownWorkspace.damaged`) that
@@ -367,6 +447,18 @@ def _looks_damaged(raw: bytes, known: _Copy) -> bool:
     if not raw:
         return known.size > 0
     return len(raw) < known.size and not raw.endswith(b"\n")
+
+
+def _read_at(fd: int, offset: int, size: int) -> bytes:
+    chunks: list[bytes] = []
+    while size > 0:
+        chunk = os.pread(fd, size, offset)
+        if not chunk:
+            raise OSError(f"the file ended {size} bytes early")
+        chunks.append(chunk)
+        offset += len(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
 
 
 def _digest(text: str | None) -> str | None:
