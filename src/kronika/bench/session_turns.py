@@ -1,10 +1,12 @@
 """``save_turn()`` into one session as it grows: ``kronika bench session-turns``.
 
 For each length N (10, 1,000 and 10,000 turns by default) a fresh workspace gets one
-agent and one session of N synthetic turns (imported: setup, not timed), then a few
-turns saved untimed (a process's first append reads the file once). Then ``save_turn()``
-of new turns into that session is timed one call at a time, each durable when it
-returns, ``calls`` of them or as many as ``budget_s`` allows: what appending a turn
+agent and one session of N synthetic turns, and another session holding the rest up to
+the longest length (imported: setup, not timed), so that the memory, and with it the
+search index, is the same size at every length and only the session's length differs.
+Then a few turns are saved untimed (a process's first append reads the file once).
+Then ``save_turn()`` of new turns into that session is timed one call at a time, each
+durable when it returns, ``calls`` of them or as many as ``budget_s`` allows: what appending a turn
 costs at turn N. Embedding is excluded: :class:`~kronika.bench.fixed.FixedVectors`
 makes a text's vector from its hash.
 
@@ -59,11 +61,12 @@ SESSION = "talk"
 
 
 def measure_length(
-    url: str | None, length: int, calls: int, budget_s: float, profiled: str
+    url: str | None, length: int, total: int, calls: int, budget_s: float, profiled: str
 ) -> dict[str, Any]:
-    """One length on a fresh workspace: local without ``url``, else team mode on the
-    empty database at ``url`` (the package on ``sys.path``); the profile is dumped to
-    the file ``profiled`` (read by the parent: this runs against an older kronika)."""
+    """One length on a fresh workspace holding ``total`` turns in all: local without
+    ``url``, else team mode on the empty database at ``url`` (the package on
+    ``sys.path``); the profile is dumped to the file ``profiled`` (read by the parent:
+    this runs against an older kronika)."""
     import kronika
     from kronika import Settings, build_memory, load_settings
     from kronika.bench.fixed import FixedVectors, long_session
@@ -78,7 +81,10 @@ def measure_length(
         with build_memory(settings, create=True, embedder=FixedVectors()) as memory:
             memory.create_agent("bench")
             began = time.perf_counter()
-            memory.import_sessions("bench", [long_session(SESSION, length, length)])
+            sessions = [long_session(SESSION, length, length)]
+            if total > length:  # the rest of the memory, in a session of its own
+                sessions.append(long_session("other", total - length, total))
+            memory.import_sessions("bench", sessions)
             setup_s = time.perf_counter() - began
 
             def say(what: str) -> None:
@@ -109,6 +115,7 @@ def measure_length(
     return {
         "backend": "postgres" if url else "local",
         "turns": length,
+        "memory_turns": max(total, length),
         "kronika": str(Path(kronika.__file__).parent),
         "setup_s": setup_s,
         "calls": done,
@@ -154,7 +161,7 @@ def run_session_turns(
         profiled = str(Path(tmp) / "profile")
 
         def one(label: str, src: str, db: str | None, length: int) -> None:
-            job = {"turns": [db, length, calls, budget_s, profiled]}
+            job = {"turns": [db, length, max(lengths), calls, budget_s, profiled]}
             row = collect(spawn(src, job, __file__))
             rows.append({"tree": label, **row, "steps_ms": steps_ms(profiled, PROFILED, STEPS)})
 
@@ -197,6 +204,7 @@ def _results(rows: list[dict[str, Any]], calls: int) -> dict[str, Any]:
                 "backend",
                 "code",
                 "turns in the session",
+                "in the memory",
                 "save_turn() /s",
                 "median ms",
                 "p95 ms",
@@ -210,6 +218,7 @@ def _results(rows: list[dict[str, Any]], calls: int) -> dict[str, Any]:
                     r["backend"],
                     r["tree"],
                     f"{r['turns']:,}",
+                    f"{r['memory_turns']:,}",
                     f"{r['per_s']:.1f}",
                     f"{r['median_ms']:.2f}",
                     f"{r['p95_ms']:.2f}",
