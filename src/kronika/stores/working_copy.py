@@ -37,24 +37,22 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from kronika.core.model import MemoryItem
 from kronika.errors import InvalidAgentName, StaleAppend, StoreError
-from kronika.ports import RecordAppend, RecordDocument, StoreOfRecord
+from kronika.ports import RecordDocument, StoreOfRecord
 from kronika.stores.lock import Reentrant, WorkspaceLock
-from kronika.stores.markdown.appending import grown_since
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.facts.brain import FACT_FILES, parse_facts
 from kronika.stores.markdown.files import keep_copy
 from kronika.stores.markdown.layout import SourceKind, classify, validate_agent_name
-from kronika.stores.markdown.session_appends import appended_turns, read_head
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import make_private_dir
+from kronika.stores.record_appends import grown_session
 
 MANIFEST = "record.json"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_HEAD_BYTES = 4096  # read for a session file's header when only its added turns are sent
 AGENT_FOLDERS = ("sessions", "memory", "summaries/L1", "summaries/L2", "bank/entities")
 
 
@@ -219,48 +217,15 @@ class WorkingCopy(Reentrant):
     def _grown(
         self, agent: str, path: str, file: Path, known: _Copy | None
     ) -> tuple[RecordDocument, list[MemoryItem], _Copy] | None:
-        """A session file that, since the record took it as ``known``, only grew by
-        turns this process appended: the document of its added text, the added turns'
-        items and its state, read without reading the file whole; ``None`` otherwise."""
-        if (
-            known is None
-            or classify(path) is not SourceKind.SESSION
-            or (agent, path) in self.workspace.removed
-        ):
+        """The document of a session file's turns appended since the record took it as
+        ``known``, their items and the file's state (:func:`grown_session`)."""
+        if known is None or (agent, path) in self.workspace.removed:
             return None
-        try:
-            fd = os.open(file, os.O_RDONLY)
-        except OSError:
+        grown = grown_session(self.workspace, agent, path, file, known.size, known.sha256)
+        if grown is None:
             return None
-        try:
-            stat = os.fstat(fd)
-            grown = grown_since(stat, known.size, known.sha256)
-            if grown is None or stat.st_size <= known.size:
-                return None
-            added = _read_at(fd, known.size, stat.st_size - known.size)
-            first = os.pread(fd, _HEAD_BYTES, 0).decode("utf-8", errors="replace")
-            text = added.decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
-        finally:
-            os.close(fd)
-        head = read_head(first, path=path, fallback_id=PurePosixPath(path).stem)
-        if head is None:
-            return None
-        turns = appended_turns(
-            text,
-            grown.first_line,
-            head,
-            path=path,
-            agent=agent,
-            tenant=self.workspace.tenant_of(agent),
-            importance=self.workspace.message_importance,
-        )
-        if turns is None:
-            return None
-        appends = RecordAppend(known.sha256, grown.digest)
-        doc = RecordDocument(agent, path, text, stat.st_mtime_ns, appends=appends)
-        return doc, turns, _Copy(stat.st_mtime_ns, stat.st_size, grown.digest)
+        doc, items, (mtime_ns, size, digest) = grown
+        return doc, items, _Copy(mtime_ns, size, digest)
 
     def _whole(
         self,
@@ -447,18 +412,6 @@ def _looks_damaged(raw: bytes, known: _Copy) -> bool:
     if not raw:
         return known.size > 0
     return len(raw) < known.size and not raw.endswith(b"\n")
-
-
-def _read_at(fd: int, offset: int, size: int) -> bytes:
-    chunks: list[bytes] = []
-    while size > 0:
-        chunk = os.pread(fd, size, offset)
-        if not chunk:
-            raise OSError(f"the file ended {size} bytes early")
-        chunks.append(chunk)
-        offset += len(chunk)
-        size -= len(chunk)
-    return b"".join(chunks)
 
 
 def _digest(text: str | None) -> str | None:

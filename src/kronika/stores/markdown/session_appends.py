@@ -26,7 +26,8 @@ from kronika.stores.markdown.meta import parse_time
 
 
 class SessionHead(NamedTuple):
-    """What a session file's header says every turn of it shares."""
+    """What a session file's header says every turn of it shares (named as
+    :func:`~kronika.stores.markdown.sessions.turn_items` takes them)."""
 
     session_id: str
     started: datetime
@@ -89,12 +90,10 @@ def appended_turns(
         path=path,
         agent=agent,
         tenant=tenant,
-        session_id=head.session_id,
-        started=head.started,
         importance=importance,
         seen=Counter(),
         warnings=warnings,
         first_line=first_line,
-        owners=head.owners,
+        **head._asdict(),  # the session's id, start and audience
     )
     return None if warnings else [item for item, _ in found]
