@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 
@@ -11,7 +13,13 @@ def test_a_short_run_reports_time_rows_and_steps_per_call(postgres_server: objec
 
     assert isinstance(postgres_server, LocalPostgres)
     results = run_team_writes(
-        (30,), index=f"postgres={postgres_server.url()}", calls=3, budget_s=30, writers=0
+        (30,),
+        index=f"postgres={postgres_server.url()}",
+        calls=3,
+        budget_s=30,
+        writers=0,
+        queries=3,
+        batch=5,
     )
     (row,) = results["sizes"]
     assert row["size"] == 30 and row["calls"] == 3 and row["per_s"] > 0
@@ -20,4 +28,47 @@ def test_a_short_run_reports_time_rows_and_steps_per_call(postgres_server: objec
     assert set(row["steps_ms"]) == {label for label, _ in STEPS}
     assert row["steps_ms"]["record write"] > 0
     assert results["headline"]["remember_per_s@30_after"] == pytest.approx(row["per_s"])
-    assert "record_items rows ins/upd/del per call" in results["tables"][0]["columns"]
+    assert "record_items rows ins/upd/del per call" in results["tables"][1]["columns"]
+
+
+def cell(table: dict[str, Any], row: list[str], column: str) -> str:
+    return row[table["columns"].index(column)]
+
+
+def test_the_psycopg_floor_runs_beside_kronika_in_the_same_run(postgres_server: object) -> None:
+    from kronika.bench.team_writes import run_team_writes
+    from kronika.stores.postgres.embedded import LocalPostgres
+
+    assert isinstance(postgres_server, LocalPostgres)
+    results = run_team_writes(
+        (40,),
+        index=f"postgres={postgres_server.url()}",
+        calls=3,
+        budget_s=30,
+        writers=0,
+        queries=4,
+        batch=6,
+    )
+    (row,) = results["sizes"]
+    (floor,) = results["floors"]
+    # kronika's recall and remember_many at this size, and the floor's, on the same server
+    assert row["questions"] == 4 and row["recall_p50_ms"] > 0 and 0 < row["recall_hits"] <= 10
+    assert row["batch"] == 6 and row["remember_many_per_s"] > 0
+    assert floor["size"] == 40 and floor["calls"] == 3 and floor["questions"] == 4
+    assert floor["rows"] == 40 + 3 + 6  # stored, single inserts, the batch
+    assert floor["per_call_per_s"] > 0 and floor["batch_items_per_s"] > 0
+    # k nearest by vector, and up to k by keyword (some found)
+    assert 10 < floor["recall_rows"] <= 20
+    table = results["tables"][0]
+    assert "psycopg floor" in table["title"]
+    (line,) = table["rows"]
+    assert cell(table, line, "stored") == "40" and cell(table, line, "code") == "after"
+    for name, mine, theirs in (
+        ("remember", row["per_s"], floor["per_call_per_s"]),
+        ("recall", floor["recall_p50_ms"], row["recall_p50_ms"]),
+        ("remember_many", row["remember_many_per_s"], floor["batch_items_per_s"]),
+    ):
+        ratio = results["headline"][f"{name}_vs_floor@40_after"]
+        assert ratio == pytest.approx(mine / theirs)
+        assert cell(table, line, f"{name} vs floor") == f"{ratio:.3f}×"
+    assert cell(table, line, "remember_many(6) items/s") == f"{row['remember_many_per_s']:,.0f}"

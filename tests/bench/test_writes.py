@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from kronika.bench.fixed import FixedVectors
 from kronika.bench.writes import run_writes
@@ -48,6 +49,18 @@ def test_each_size_reports_per_call_and_batch_rates_beside_the_floor() -> None:
     assert ends["remember_per_s"] > 0 and ends["embed_batch_per_s"] > 0
     assert results["headline"]["e2e_remember_many_per_s"] > 0
     assert "remember_many(25) /s" in results["tables"][0]["columns"]
+    # the floor in the same run: single writes as many as remember()'s, one batch as large
+    # as remember_many's, and kronika/floor for each
+    first = results["tables"][0]
+    for row, floor, line in zip(rows, results["floor"], first["rows"], strict=True):
+        assert floor["size"] == row["size"] and floor["calls"] == 3 and floor["batch"] == 25
+        assert floor["batch_items_per_s"] > 0 and floor["batch_cpu_items_per_s"] > 0
+        ratio = results["headline"][f"remember_many_vs_floor@{row['size']}"]
+        assert ratio == pytest.approx(row["remember_many_per_s"] / floor["batch_items_per_s"])
+        assert line[first["columns"].index("remember_many vs floor batch")] == f"{ratio:.3f}×"
+        ratio = results["headline"][f"remember_vs_floor@{row['size']}"]
+        assert line[first["columns"].index("remember vs floor")] == f"{ratio:.3f}×"
+    assert "floor batch(25) items/s" in first["columns"]
     assert "embedding excluded" in title and "Cold" in cold
     assert "several writers" in together and "fsync" in together
     rows = results["turn_writers"]["rows"]

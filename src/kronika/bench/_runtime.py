@@ -6,6 +6,7 @@ import contextlib
 import resource
 import sys
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -40,6 +41,26 @@ class BenchMemory(Protocol):
     ) -> RecallResult: ...
 
     def close(self) -> None: ...
+
+
+def timed_calls(
+    call: Callable[[int], object], calls: int, budget_s: float, cpu: list[float] | None = None
+) -> list[float]:
+    """Wall time of each call; the process's CPU time for the series is added to
+    ``cpu`` (a median of wall times is what a caller waits, CPU time what the calls
+    cost, which other work on a shared machine inflates less)."""
+    spent: list[float] = []
+    began = time.perf_counter()
+    used = time.process_time()
+    for n in range(calls):
+        start = time.perf_counter()
+        call(n)
+        spent.append(time.perf_counter() - start)
+        if time.perf_counter() - began > budget_s and len(spent) >= 3:
+            break
+    if cpu is not None:
+        cpu.append(time.process_time() - used)
+    return spent
 
 
 def peak_rss_mb() -> float:

@@ -146,8 +146,19 @@ def steps_ms(
     return out
 
 
-def measure_size(url: str, size: int, calls: int, budget_s: float) -> dict[str, Any]:
-    """One size on the empty database at ``url`` (the package on ``sys.path``)."""
+def measure_size(
+    url: str,
+    size: int,
+    calls: int,
+    budget_s: float,
+    questions: Sequence[str] = (),
+    batch: int = 0,
+) -> dict[str, Any]:
+    """One size on the empty database at ``url`` (the package on ``sys.path``): the
+    timed ``remember()`` calls, then ``recall`` of each of ``questions`` (``k`` 10, the
+    query's vector made before the clock starts, access not recorded, as ``bench
+    scale`` asks; the first one untimed), the profile, and one ``remember_many`` of
+    ``batch`` new facts (0: none)."""
     import psycopg
 
     import kronika
@@ -206,11 +217,20 @@ def measure_size(url: str, size: int, calls: int, budget_s: float) -> dict[str, 
                     " FROM record_documents d WHERE agent = 'bench' AND body IS NOT NULL"
                     " ORDER BY 3 DESC LIMIT 4"
                 ).fetchall()
+            asked, hits = _recalls(memory, FixedVectors(), questions)
             profile = cProfile.Profile()
             profile.enable()
             for n in range(PROFILED):
                 memory.remember(f"profiled fact {n}: {n * 17}", key=f"prof_{n}", agent="bench")
             profile.disable()
+            many = [
+                {"key": f"many_{n}", "value": f"batch fact {n}: {n * 7919 % 10007}"}
+                for n in range(batch)
+            ]
+            began = time.perf_counter()
+            if many:
+                memory.remember_many(many, agent="bench")
+            many_s = time.perf_counter() - began
     done = len(spent)
     per_call = {
         f"{t}_{op}": rows[f"{t}_{op}"] / done for t in _KEYS for op in ("ins", "upd", "del")
@@ -227,7 +247,44 @@ def measure_size(url: str, size: int, calls: int, budget_s: float) -> dict[str, 
         "rows_per_call": per_call,
         "largest_documents": [[p, int(b), int(c)] for p, b, c in docs],
         "steps_ms": steps_ms(profile, PROFILED),
+        "questions": len(asked),
+        "recall_p50_ms": 1000 * statistics.median(asked) if asked else 0.0,
+        "recall_hits": statistics.fmean(hits) if hits else 0.0,
+        "batch": batch,
+        "remember_many_per_s": batch / many_s if batch and many_s > 0 else 0.0,
     }
+
+
+def _recalls(memory: Any, vectors: Any, questions: Sequence[str]) -> tuple[list[float], list[int]]:
+    """Seconds of each ``recall`` of ``questions`` but the first (it warms the
+    caches), and the hits each found."""
+    asked: list[float] = []
+    hits: list[int] = []
+    for n, question in enumerate(questions):
+        vector = vectors.embed_query(question)
+        at = time.perf_counter()
+        result = memory.recall(
+            question, agent="bench", k=10, record_access=False, query_vector=vector
+        )
+        if n:
+            asked.append(time.perf_counter() - at)
+            hits.append(len(result.hits))
+    return asked, hits
+
+
+def measure_floor(
+    url: str, size: int, calls: int, budget_s: float, questions: Sequence[str], batch: int
+) -> dict[str, Any]:
+    """The plain psycopg floor (:func:`~kronika.bench.floors.postgres_floor`) on the
+    empty database at ``url``: the texts :func:`measure_size` stores, remembers and
+    gives ``remember_many``, the same questions."""
+    from kronika.bench.floors import postgres_floor
+    from kronika.bench.writes import _stored_facts
+
+    stored = [fact.content for fact in _stored_facts(size, datetime(2025, 1, 1, tzinfo=UTC))]
+    new = [f"new fact {n}: {n * 31}" for n in range(calls)]
+    many = [f"batch fact {n}: {n * 7919 % 10007}" for n in range(batch)]
+    return postgres_floor(url, stored, new, many, questions, budget_s=budget_s)
 
 
 # ----------------------------------------------------------------------- writers
@@ -336,15 +393,23 @@ def run_team_writes(
     before: str | None = None,
     writers: int = 2,
     writer_s: float = 15.0,
+    queries: int = 50,
+    batch: int = 1_000,
+    floor: bool = True,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Time ``remember()`` in team mode at each size (with the tree at ``before`` too,
-    interleaved), then ``writers`` processes side by side (see the module)."""
+    interleaved), ``recall`` of ``queries`` questions and ``remember_many`` of
+    ``batch`` facts, the plain psycopg floor beside them (unless ``floor`` is false),
+    then ``writers`` processes side by side (see the module)."""
     from kronika.bench.postgres import postgres_site
     from kronika.bench.report import table
+    from kronika.bench.scale import synthetic_queries
 
     trees = [("after", own_src())] + ([("before", before)] if before else [])
+    questions = synthetic_queries(queries + 1) if queries else []  # the first warms up
     rows: list[dict[str, Any]] = []
+    floors: list[dict[str, Any]] = []
     concurrency: list[dict[str, Any]] = []
     with postgres_site(index) as site:
         if site is None:
@@ -356,8 +421,14 @@ def run_team_writes(
                 if progress:
                     progress(f"remember @{size:,} ({label})", n, len(sizes))
                 with site.database() as url:
-                    job = {"size": [url, size, calls, budget_s]}
+                    job = {"size": [url, size, calls, budget_s, questions, batch]}
                     rows.append({"tree": label, **collect(spawn(src, job))})
+            if floor:
+                if progress:
+                    progress(f"psycopg floor @{size:,}", n, len(sizes))
+                with site.database() as url:
+                    job = {"floor": [url, size, calls, budget_s, questions, batch]}
+                    floors.append(collect(spawn(own_src(), job)))
         if writers > 1:
             for label, src in trees:
                 layouts = [
@@ -371,11 +442,12 @@ def run_team_writes(
                     with site.database() as url:
                         row = measure_writers(url, src, agents, writer_s)
                     concurrency.append({"tree": label, "layout": what, **row})
-    return _results(rows, concurrency, calls, table)
+    return _results(rows, floors, concurrency, calls, table)
 
 
 def _results(
     rows: list[dict[str, Any]],
+    floors: list[dict[str, Any]],
     concurrency: list[dict[str, Any]],
     calls: int,
     table: Callable[[str, list[str], list[list[str]]], dict[str, Any]],
@@ -427,6 +499,10 @@ def _results(
             ],
         ),
     ]
+    floor_at = {f["size"]: f for f in floors}
+    beside = [(r, floor_at[r["size"]]) for r in rows if r["size"] in floor_at]
+    if beside:
+        tables.insert(0, _floor_table(beside, table))
     if concurrency:
         tables.append(
             table(
@@ -450,15 +526,89 @@ def _results(
         "embedder": FixedVectors.model_id,
         "sizes": rows,
         "writers": concurrency,
-        "headline": {f"remember_per_s@{r['size']}_{r['tree']}": r["per_s"] for r in rows},
+        "floors": floors,
+        "headline": {f"remember_per_s@{r['size']}_{r['tree']}": r["per_s"] for r in rows}
+        | {
+            f"{name}@{r['size']}_{r['tree']}": value
+            for r, f in beside
+            for name, value in _ratios(r, f).items()
+            if value is not None
+        },
         "tables": tables,
     }
+
+
+def _ratios(row: dict[str, Any], floor: dict[str, Any]) -> dict[str, float | None]:
+    """kronika/floor, each a rate over a rate (1 = as fast as the floor): ``remember()``
+    against single inserts, recall (p50 times, the floor's over kronika's) and
+    ``remember_many`` against the batch insert."""
+
+    def share(mine: float, theirs: float) -> float | None:
+        return mine / theirs if mine > 0 and theirs > 0 else None
+
+    return {
+        "remember_vs_floor": share(row["per_s"], floor["per_call_per_s"]),
+        "recall_vs_floor": share(floor.get("recall_p50_ms", 0.0), row.get("recall_p50_ms", 0.0)),
+        "remember_many_vs_floor": share(
+            row.get("remember_many_per_s", 0.0), floor.get("batch_items_per_s", 0.0)
+        ),
+    }
+
+
+def _floor_table(
+    beside: list[tuple[dict[str, Any], dict[str, Any]]],
+    table: Callable[[str, list[str], list[list[str]]], dict[str, Any]],
+) -> dict[str, Any]:
+    """kronika beside the plain psycopg floor, size by size, with kronika/floor."""
+
+    def ratio(value: float | None) -> str:
+        return "-" if value is None else f"{value:.3f}×"
+
+    out = []
+    for r, f in beside:
+        got = _ratios(r, f)
+        out.append(
+            [
+                f"{r['size']:,}",
+                r["tree"],
+                f"{r['per_s']:.1f}",
+                f"{f['per_call_per_s']:.1f}",
+                ratio(got["remember_vs_floor"]),
+                f"{r.get('recall_p50_ms', 0.0):.2f}",
+                f"{f['recall_p50_ms']:.2f}",
+                ratio(got["recall_vs_floor"]),
+                f"{r.get('remember_many_per_s', 0.0):,.0f}",
+                f"{f['batch_items_per_s']:,.0f}",
+                ratio(got["remember_many_vs_floor"]),
+            ]
+        )
+    batch = beside[0][1]["batch"]
+    return table(
+        "kronika beside the plain psycopg floor (same server, same run; embedding excluded;"
+        " kronika/floor as rates, 1 = the floor's speed)",
+        [
+            "stored",
+            "code",
+            "remember() /s",
+            "floor INSERT+COMMIT /s",
+            "remember vs floor",
+            "recall p50 ms",
+            "floor recall p50 ms",
+            "recall vs floor",
+            f"remember_many({batch:,}) items/s",
+            "floor batch items/s",
+            "remember_many vs floor",
+        ],
+        out,
+    )
 
 
 def _main(argv: Sequence[str]) -> int:
     job = json.loads(argv[0])
     if "size" in job:
         result = measure_size(*job["size"])
+    elif "floor" in job:
+        result = measure_floor(*job["floor"])
     elif "agents" in job:
         result = make_agents(*job["agents"])
     else:

@@ -11,9 +11,12 @@ time and each durable when it returns:
 * the batch paths: ``remember_many`` of ``batch`` new keyed facts in one call, and
   ``import_sessions`` of N turns in one call.
 
-The naive floor does the same writes into one SQLite file holding an FTS5 table and
-a vector blob per row (``synchronous=FULL``, one transaction per call, or one for the
-batch): what any store pays for durable text + vector writes, and nothing more.
+The naive floor (:func:`~kronika.bench.floors.sqlite_floor`) does the same writes, on
+the same stored texts, into one SQLite file holding an FTS5 table and a vectors table
+(``synchronous=FULL``, one transaction per call, and one for the batch of ``batch``
+texts ``remember_many`` is given): what any store pays for durable text + vector
+writes, and nothing more. The tables give kronika/floor for ``remember()`` against
+the floor's single writes and for ``remember_many`` against its batch.
 
 End to end, with the configured embedder (the default one unless set) and its model
 in memory, ``remember()`` one per call and ``remember_many`` of ``batch`` facts are
@@ -36,13 +39,12 @@ from __future__ import annotations
 
 import os
 import random
-import sqlite3
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -50,8 +52,9 @@ from typing import Any
 import numpy as np
 
 from kronika import ItemType, Layer, MemoryItem, Provenance, Settings, Source, Tier
-from kronika.bench._runtime import Progress, settings_summary
+from kronika.bench._runtime import Progress, settings_summary, timed_calls
 from kronika.bench.fixed import FixedVectors, long_session
+from kronika.bench.floors import sqlite_floor
 from kronika.bench.report import table
 from kronika.bench.scale import synthetic_sentence, synthetic_sessions
 from kronika.bench.turns import concurrency_table, save_turn_concurrency
@@ -72,24 +75,9 @@ def _rate(seconds: list[float]) -> float:
     return 1.0 / statistics.median(seconds) if seconds else 0.0
 
 
-def _timed_calls(
-    call: Callable[[int], object], calls: int, budget_s: float, cpu: list[float] | None = None
-) -> list[float]:
-    """Wall time of each call; the process's CPU time for the series is added to
-    ``cpu`` (a median of wall times is what a caller waits, CPU time what the calls
-    cost, which other work on a shared machine inflates less)."""
-    spent: list[float] = []
-    began = time.perf_counter()
-    used = time.process_time()
-    for n in range(calls):
-        start = time.perf_counter()
-        call(n)
-        spent.append(time.perf_counter() - start)
-        if time.perf_counter() - began > budget_s and len(spent) >= 3:
-            break
-    if cpu is not None:
-        cpu.append(time.process_time() - used)
-    return spent
+def _ratio(kronika: float, floor: float) -> str:
+    """kronika's rate as a share of the floor's (``-`` when the floor has none)."""
+    return f"{kronika / floor:.3f}×" if floor else "-"
 
 
 def _stored_facts(size: int, now: datetime) -> list[MemoryItem]:
@@ -152,7 +140,7 @@ def _kronika_size(
             memory.remember("the first fact of this process", key="first_call", agent="bench")
             first_s = time.perf_counter() - began
             cpu: list[float] = []
-            remember = _timed_calls(
+            remember = timed_calls(
                 lambda n: memory.remember(rng_sentences[n], key=f"new_{n}", agent="bench"),
                 calls,
                 budget_s,
@@ -174,7 +162,7 @@ def _kronika_size(
             if progress:
                 progress(f"save_turn @{length:,} turns", 0, calls)
             turn_cpu: list[float] = []
-            turns = _timed_calls(
+            turns = timed_calls(
                 lambda n: memory.save_turn(
                     session, "user", f"turn {n} of the bench", agent="bench"
                 ),
@@ -212,43 +200,16 @@ def _kronika_size(
     }
 
 
-def _floor_size(size: int, calls: int, budget_s: float) -> dict[str, Any]:
-    """The naive floor: SQLite FTS5 + a vector blob per row, durable per call."""
-    vectors = FixedVectors()
+def _floor_size(size: int, calls: int, budget_s: float, batch: int) -> dict[str, Any]:
+    """The SQLite floor (:func:`~kronika.bench.floors.sqlite_floor`) at ``size``: the
+    same stored texts, ``calls`` single writes of the texts ``remember()`` is given, and
+    one batch of the ``batch`` texts ``remember_many`` is given."""
+    now = datetime(2025, 1, 1, tzinfo=UTC)
+    stored = [fact.content for fact in _stored_facts(size, now)]
+    new = [f"new fact {n}: {n * 7919 % 10007}" for n in range(calls)]
+    many = [f"batch fact {n}: {n * 7919 % 10007}" for n in range(batch)]
     with tempfile.TemporaryDirectory(prefix="kronika-floor-") as tmp:
-        db = sqlite3.connect(Path(tmp) / "floor.sqlite", isolation_level=None)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=FULL")
-        db.execute("CREATE TABLE items(id INTEGER PRIMARY KEY, text TEXT, vector BLOB)")
-        db.execute("CREATE VIRTUAL TABLE fts USING fts5(text, content='items', content_rowid='id')")
-
-        def insert_many(texts: list[str]) -> None:
-            made = vectors.embed_documents(texts)  # one call per batch, as kronika asks
-            db.execute("BEGIN")
-            for text, vector in zip(texts, made, strict=True):
-                cur = db.execute(
-                    "INSERT INTO items(text, vector) VALUES (?, ?)", (text, vector.tobytes())
-                )
-                db.execute("INSERT INTO fts(rowid, text) VALUES (?, ?)", (cur.lastrowid, text))
-            db.execute("COMMIT")
-
-        rng = random.Random(size)
-        insert_many([synthetic_sentence(rng) for _ in range(size)])
-        cpu: list[float] = []
-        single = _timed_calls(lambda n: insert_many([f"new fact {n}"]), calls, budget_s, cpu)
-        batch = [synthetic_sentence(rng) for _ in range(size)]
-        began, cpu_at = time.perf_counter(), time.process_time()
-        insert_many(batch)
-        batch_s = time.perf_counter() - began
-        batch_cpu = time.process_time() - cpu_at
-        db.close()
-    return {
-        "size": size,
-        "per_call_per_s": _rate(single),
-        "per_call_cpu_ms": 1000 * cpu[0] / len(single),
-        "batch_items_per_s": size / batch_s if batch_s else 0.0,
-        "batch_cpu_items_per_s": size / batch_cpu if batch_cpu else 0.0,
-    }
+        return sqlite_floor(Path(tmp), stored, new, many, budget_s=budget_s)
 
 
 def _cold_cli(settings: Settings, repeats: int) -> list[dict[str, Any]]:
@@ -289,13 +250,13 @@ def _end_to_end(settings: Settings, calls: int, batch: int, budget_s: float) -> 
             memory.recall("what does the user drink?", k=1)  # the model in memory
             probes = [f"a probe of the embedder, {n}: tea kind {n * 7}" for n in range(calls)]
             texts = [f"end to end fact {n}: tea kind {n * 7919 % 10007}" for n in range(calls)]
-            embed_one = _timed_calls(
+            embed_one = timed_calls(
                 lambda n: memory.embedder.embed_documents([probes[n]]), calls, budget_s
             )
             began = time.perf_counter()
             memory.embedder.embed_documents([f"batch text {n}: tea kind {n}" for n in range(batch)])
             embed_batch_s = time.perf_counter() - began
-            one = _timed_calls(lambda n: memory.remember(texts[n], key=f"e2e_{n}"), calls, budget_s)
+            one = timed_calls(lambda n: memory.remember(texts[n], key=f"e2e_{n}"), calls, budget_s)
             many = [
                 {"key": f"e2e_many_{n}", "value": f"end to end batch fact {n}: tea {n * 31}"}
                 for n in range(batch)
@@ -336,7 +297,7 @@ def run_writes(
         if progress:
             progress(f"size {size:,}", index, len(sizes))
         rows.append(_kronika_size(size, calls, budget_s, base, progress, batch))
-        floors.append(_floor_size(size, calls, budget_s))
+        floors.append(_floor_size(size, calls, budget_s, batch))
     if progress and end_to_end:
         progress("end to end with the embedder", len(sizes), len(sizes) + 1)
     e2e = _end_to_end(base, calls, batch, budget_s) if end_to_end else None
@@ -368,6 +329,13 @@ def run_writes(
             "import_items_per_s",
         )
     } | {f"cli_{row['command'].replace(' ', '_')}_s": row["median_s"] for row in cli}
+    for row, floor in zip(rows, floors, strict=True):
+        for mine, theirs, name in (
+            ("remember_per_s", "per_call_per_s", "remember_vs_floor"),
+            ("remember_many_per_s", "batch_items_per_s", "remember_many_vs_floor"),
+        ):
+            if floor[theirs]:
+                results["headline"][f"{name}@{row['size']}"] = row[mine] / floor[theirs]
     results["tables"] = [
         table(
             f"Writes per second, embedding excluded (median of up to {calls} calls each)",
@@ -380,8 +348,9 @@ def run_writes(
                 "session turns",
                 "import items/s",
                 "floor per call /s",
-                "floor batch items/s",
+                f"floor batch({batch:,}) items/s",
                 "remember vs floor",
+                "remember_many vs floor batch",
             ],
             [
                 [
@@ -394,9 +363,8 @@ def run_writes(
                     f"{row['import_items_per_s']:,.0f}",
                     f"{floor['per_call_per_s']:,.0f}",
                     f"{floor['batch_items_per_s']:,.0f}",
-                    f"{row['remember_per_s'] / floor['per_call_per_s']:.3f}×"
-                    if floor["per_call_per_s"]
-                    else "-",
+                    _ratio(row["remember_per_s"], floor["per_call_per_s"]),
+                    _ratio(row["remember_many_per_s"], floor["batch_items_per_s"]),
                 ]
                 for row, floor in zip(rows, floors, strict=True)
             ],

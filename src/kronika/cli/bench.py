@@ -135,6 +135,8 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 before=args.before,
                 writers=2 if args.writers == 1 else args.writers,
                 writer_s=args.writer_seconds,
+                queries=args.queries or 50,
+                batch=args.batch,
                 progress=progress,
             )
         elif args.suite == "session-turns":

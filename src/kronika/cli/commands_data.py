@@ -252,7 +252,8 @@ def register(cli: Commands) -> None:
         "--queries",
         type=count_in(1, 10**6),
         help="scale, vectors: queries per size (default 100; vectors 50); serve: requests"
-        " per level (default 100)",
+        " per level (default 100); team-writes: recalls per size, kronika's and the"
+        " floor's (default 50)",
     )
     p.add_argument(
         "--repeats", type=count_in(1, 1000), default=3, help="vectors: timed runs per query"
@@ -324,7 +325,8 @@ def register(cli: Commands) -> None:
         "--batch",
         type=count_in(1, 10**6),
         default=1_000,
-        help="writes: facts given to one remember_many call",
+        help="writes, team-writes: facts given to one remember_many call (and to the"
+        " floor's batch)",
     )
     p.add_argument(
         "--index",
