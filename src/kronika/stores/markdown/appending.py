@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from kronika.core.model import TurnRecord
 from kronika.errors import WorkspaceError
+from kronika.stores import batch
 from kronika.stores.durable import flush
 from kronika.stores.markdown.files import CONTROL, keep_copy
 from kronika.stores.markdown.sessions import render_turn, torn_header
@@ -93,6 +94,7 @@ def append_turn_in_place(folder: Path, path: str, turn: TurnRecord) -> list[str]
     """Append ``turn`` to ``folder/path``; ``None`` when the file must be rewritten
     instead (missing or damaged), else the warnings of a repaired torn end."""
     file = folder / path
+    batch.keep(file)  # inside a batch: how to put the file back, first
     try:
         fd = os.open(file, os.O_RDWR | os.O_APPEND)
     except FileNotFoundError:
@@ -176,6 +178,7 @@ def _read_checked(
         copy = keep_copy(folder, path, raw)
         keep = text.rfind("\n") + 1
         raw = text[:keep].encode("utf-8")
+        batch.keep(folder / path, cutting=True)
         os.ftruncate(fd, len(raw))
         text = text[:keep]
         warnings.append(
