@@ -1,8 +1,9 @@
 """A batch (``remember_many``, ``import_sessions``) killed with SIGKILL at any point is
 stored whole or not at all, on the Markdown workspace and in team mode (PostgreSQL,
 the killed worker's working copy opened again). A real process writes the batch and is
-killed just before and just after each file replacement (``os.replace``: the moments a
-file is old or new), then another process's memory opens the workspace."""
+killed just before and just after each change of a name in a folder (``os.replace``,
+``os.link``, ``os.unlink``, ``os.rmdir``: the moments a file is old or new, and each
+step of the batch's journal), then another process's memory opens the workspace."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from kronika.stores.batch import FOLDER
 from kronika.testing import conversation
 
 KEYS = ("city", "job", "pet")
+NEW_KEYS = ("b0", "b1", "b2")
 
 _BATCH = textwrap.dedent(
     """
@@ -32,31 +34,37 @@ _BATCH = textwrap.dedent(
     from kronika.testing import conversation
 
     home, kill_at, how, kind, url = sys.argv[1:6]
-    real = os.replace
     calls = 0
+    NAMES = ("replace", "link", "unlink", "rmdir")  # the operating system's calls, not kronika's
+    real = {name: getattr(os, name) for name in NAMES}
 
-    def replace(src, dst, *args, **kwargs):  # the operating system's rename, not kronika
-        global calls
-        calls += 1
-        if calls == int(kill_at) and how == "before":
-            os.kill(os.getpid(), signal.SIGKILL)
-        real(src, dst, *args, **kwargs)
-        if calls == int(kill_at) and how == "after":
-            os.kill(os.getpid(), signal.SIGKILL)
+    def killing(name):
+        def call(*args, **kwargs):
+            global calls
+            calls += 1
+            if calls == int(kill_at) and how == "before":
+                os.kill(os.getpid(), signal.SIGKILL)
+            done = real[name](*args, **kwargs)
+            if calls == int(kill_at) and how == "after":
+                os.kill(os.getpid(), signal.SIGKILL)
+            return done
+        return call
 
     team = {"database_url": url} if url else {}
     settings = load_settings(home, environ={}, embedder="hashing", **team)
     with build_memory(settings) as memory:
-        os.replace = replace
-        if kind == "remember_many":  # each new value moves the old one to the history
-            keys = ("city", "job", "pet")
+        for name in NAMES:
+            setattr(os, name, killing(name))
+        if kind == "remember_many":  # new keys, and new values moving old ones to the history
+            keys = ("b0", "b1", "b2", "city", "job", "pet")
             memory.remember_many([{"key": k, "value": f"new {k}"} for k in keys] + ["new loose"])
         else:
             at = datetime(2026, 1, 1, tzinfo=UTC)
             turns = [(f"t{n}", "user", f"new turn {n}") for n in range(2)]
             sessions = [conversation(f"imp{j}", at, turns) for j in range(3)]
             memory.import_sessions("default", sessions)
-        os.replace = real
+        for name in NAMES:
+            setattr(os, name, real[name])
     print(calls)
     """
 )
@@ -84,10 +92,10 @@ def _stored(memory: Memory, kind: str) -> tuple[int, int]:
     """How many of the batch's items ``memory`` holds, and of how many."""
     if kind == "remember_many":
         values = {f.value or f.content for f in memory.facts()}
-        found = sum(f"new {k}" in values for k in KEYS) + ("new loose" in values)
+        found = sum(f"new {k}" in values for k in (*NEW_KEYS, *KEYS)) + ("new loose" in values)
         hits = memory.recall("new", k=50, record_access=False).hits
-        assert len({h.item.id for h in hits if "new" in h.item.content}) in (0, 4)  # the index
-        return found, len(KEYS) + 1
+        assert len({h.item.id for h in hits if "new" in h.item.content}) in (0, 7)  # the index
+        return found, 7
     turns = [len(memory.load_session(f"imp{j}")) for j in range(3)]
     assert all(n in (0, 2) for n in turns), turns  # no session in part
     return sum(turns) // 2, 3
@@ -100,10 +108,14 @@ def _old_values_kept(memory: Memory) -> None:
 
 
 def _trials(
-    kind: str, fresh: Callable[[str], tuple[Settings, Settings]], hows: tuple[str, ...]
+    kind: str,
+    fresh: Callable[[str], tuple[Settings, Settings]],
+    hows: tuple[str, ...],
+    most: int = 1000,
 ) -> int:
-    """Kill the batch at every file replacement (``hows``: before it, after it); returns
-    how many kills were put back (the rest left it whole)."""
+    """Kill the batch at each change of a name (``hows``: before it, after it; at
+    ``most`` points spread evenly, the last included); returns how many kills were put
+    back (the rest left it whole)."""
     settings, reader = fresh("whole")
     done = _write(settings.home, 0, "never", kind, settings.database_url)
     assert done.returncode == 0, done.stderr
@@ -113,7 +125,8 @@ def _trials(
         found, size = _stored(memory, kind)
         assert found == size
     undone = 0
-    for kill_at in range(1, points + 1):
+    chosen = sorted({points - (points - 1) * n // max(1, most - 1) for n in range(most)})
+    for kill_at in (k for k in chosen if k >= 1):
         for how in hows:
             settings, reader = fresh(f"{how}-{kill_at}")
             killed = _write(settings.home, kill_at, how, kind, settings.database_url)
@@ -163,7 +176,8 @@ def test_a_team_batch_killed_at_any_point_is_whole_or_absent(
         )
         return settings, reader
 
-    assert _trials(kind, fresh, ("after",)) >= 2  # a fresh database each: after only
+    # a fresh database each: after 12 of the points only
+    assert _trials(kind, fresh, ("after",), most=12) >= 2
 
 
 def test_a_batch_that_raises_leaves_nothing(tmp_path: Path) -> None:

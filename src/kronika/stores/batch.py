@@ -12,12 +12,15 @@ record is on disk (``fsync``) before the file is touched:
   its length. A rename leaves the linked file as it was; an append in place is cut back
   to that length. A file about to be cut in place (a torn end removed) is copied first.
 
-The batch ends by syncing what it wrote and removing the journal: from that moment it
-happened. A journal found when the workspace lock is next taken (:func:`recover` runs
-in every :class:`~kronika.stores.lock.WorkspaceLock`'s take, before anything is read)
-belongs to a batch a kill cut short, never acknowledged: every file it names is put back
-and the journal removed, so none of the batch is left. Putting back is idempotent, so a
-kill meanwhile is harmless. A batch that raises is put back at once the same way.
+The batch ends by syncing what it wrote and removing the journal's list (one unlink:
+from that moment it happened), then the saved copies. A list found when the workspace
+lock is next taken (:func:`recover` runs in every
+:class:`~kronika.stores.lock.WorkspaceLock`'s take, before anything is read) belongs to
+a batch a kill cut short, never acknowledged: every file it names is put back, then
+the list and the copies removed, so none of the batch is left. Putting back is
+idempotent, so a kill meanwhile is harmless; only a linked original is ever cut back
+(its inode is recorded), so a copy already gone never tears a file. A batch that
+raises is put back at once the same way.
 
 Only the agents' folders (``<home>/agents/``) are recorded: the audit trail is a log of
 what was asked, and an index is derived from the files (a batch's writes are indexed
@@ -62,6 +65,7 @@ class _Kept:
     kind: str  # "absent", "link" or "copy"
     saved: str = ""
     size: int = 0
+    ino: int = 0  # a link's file (the original): only that one is ever cut back
 
 
 class BatchJournal:
@@ -115,21 +119,23 @@ class BatchJournal:
             kept = _Kept("copy", saved, known.size)
         else:
             try:
-                size = os.stat(path).st_size
+                stat = os.stat(path)
             except FileNotFoundError:
                 kept = _Kept("absent")
             else:
+                size = stat.st_size
                 if cutting:
                     self._copy_bytes(path.read_bytes()[:size], saved)
                     kept = _Kept("copy", saved, size)
                 else:
                     try:
                         os.link(path, self.folder / saved)
-                        kept = _Kept("link", saved, size)
+                        kept = _Kept("link", saved, size, stat.st_ino)
                     except OSError:  # no hard links here: a copy does
                         self._copy_bytes(path.read_bytes()[:size], saved)
                         kept = _Kept("copy", saved, size)
         line = {"path": rel, "kind": kept.kind, "saved": kept.saved, "size": kept.size}
+        line["ino"] = kept.ino
         os.write(fd, (json.dumps(line) + "\n").encode("utf-8"))
         os.fsync(fd)
         _sync_dir(self.folder)  # the link (or copy) and the journal's own name
@@ -143,7 +149,7 @@ class BatchJournal:
         return self._fd
 
     def _copy_bytes(self, data: bytes, saved: str) -> None:
-        fd = open_private(self.folder / saved, os.O_WRONLY | os.O_TRUNC)
+        fd = open_private(self.folder / saved, os.O_WRONLY | os.O_EXCL)
         try:
             written = 0
             while written < len(data):
@@ -158,20 +164,26 @@ class BatchJournal:
             self._fd = None
 
     def commit(self) -> None:
-        """The batch is done: what it wrote is synced, then the journal goes."""
+        """The batch is done: what it wrote is synced, then the journal's list goes (the
+        moment the batch happened), then the rest of it. A failed sync puts it back."""
         self._kept.clear()
         if not self.folder.exists():
             return  # it changed nothing
-        sync_queued()  # the batch's renames and appends are on disk before the journal goes
+        try:
+            sync_queued()  # the batch's renames and appends on disk before the journal goes
+        except BaseException:
+            self.roll_back()
+            raise
+        (self.folder / _ENTRIES).unlink()
+        _sync_dir(self.folder, deferred=True)
         shutil.rmtree(self.folder)
-        _sync_dir(self.home, deferred=True)
 
     def roll_back(self) -> bool:
         """Put back every file the journal names, then remove it; whether there was one."""
         self._kept.clear()
         try:
             lines = (self.folder / _ENTRIES).read_text(encoding="utf-8").splitlines(True)
-        except FileNotFoundError:  # begun, nothing recorded yet: nothing changed
+        except FileNotFoundError:  # nothing recorded yet, or done: only copies are left
             shutil.rmtree(self.folder, ignore_errors=True)
             return False
         entries: dict[str, _Kept] = {}
@@ -179,11 +191,13 @@ class BatchJournal:
             if not line.endswith("\n"):
                 continue  # cut by the kill: its file was not changed yet
             data = json.loads(line)
-            entries[data["path"]] = _Kept(data["kind"], data["saved"], int(data["size"]))
+            kept = _Kept(data["kind"], data["saved"], int(data["size"]), int(data["ino"]))
+            entries[data["path"]] = kept
         for rel, kept in entries.items():
             _put_back(self.home / rel, self.folder, kept)
+        (self.folder / _ENTRIES).unlink()  # all put back: the saved copies may go
+        _sync_dir(self.folder)
         shutil.rmtree(self.folder)
-        _sync_dir(self.home)
         return True
 
     def recover(self) -> None:
@@ -198,8 +212,9 @@ def _put_back(target: Path, folder: Path, kept: _Kept) -> None:
     else:
         with contextlib.suppress(FileNotFoundError):  # put back already, by a roll-back cut short
             os.replace(folder / kept.saved, target)
-        if kept.kind == "link" and target.stat().st_size > kept.size:
-            with open(target, "r+b") as handle:  # appended to in place: cut back
+        now = target.stat()
+        if kept.kind == "link" and now.st_ino == kept.ino and now.st_size > kept.size:
+            with open(target, "r+b") as handle:  # the original, appended to in place: cut back
                 handle.truncate(kept.size)
                 os.fsync(handle.fileno())
     _sync_dir(target.parent)
