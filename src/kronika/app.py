@@ -43,6 +43,7 @@ from kronika.settings import (
     default_config_text,
 )
 from kronika.stores.audit import JsonlAuditLog
+from kronika.stores.lock import recover_batch
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import DIR_MODE, make_private_dir, tighten_home
@@ -160,6 +161,8 @@ def _with_index(
     workspace, audit, lock = parts
     for done in recover_interrupted_imports(Path(settings.home)):
         log.warning("%s in %s", done, settings.home)
+    if lock is None:  # (a working copy's lock did, when it was first taken)
+        recover_batch(Path(settings.home))
     embedding = settings.embedding
     copies = PreparedCopies.from_setting(embedding.model_cache)
     chosen = embedder or build_embedder(

@@ -7,6 +7,7 @@ else receives them through its constructor.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from datetime import datetime
@@ -662,6 +663,11 @@ class WriteLock(Protocol):
     def refresh(self) -> bool:
         """Bring what this process reads up to date with what other processes wrote
         (outside the lock); whether anything changed."""
+        ...
+
+    def batch(self) -> AbstractContextManager[object]:
+        """Hold the lock for a batch of writes that lands whole or not at all: a kill
+        or an error inside the block leaves none of it (:mod:`kronika.stores.batch`)."""
         ...
 
     def close(self) -> None: ...

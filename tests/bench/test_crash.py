@@ -7,14 +7,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import kronika
 from kronika import build_memory
 from kronika.bench.crash import SHARED_KEY, Event, check_workspace
 from kronika.settings import Settings
 
+SRC = str(Path(kronika.__file__).parents[1])  # the subprocesses run this kronika
+
 
 def test_writers_killed_at_random_leave_a_consistent_workspace(tmp_path: Path) -> None:
     out = tmp_path / "results"
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": SRC}
     done = subprocess.run(
         [sys.executable, "-m", "kronika", "bench", "crash", "--trials", "3", "--writers", "2"]
         + ["--max-run", "1.5", "--out", str(out), "--seed", "7"],
@@ -52,8 +55,42 @@ def test_the_checks_report_a_lost_write_and_a_second_current_value(
     assert f"{SHARED_KEY} has 2 current values" in result.failures["one value"]
 
 
+def test_batch_writers_killed_at_random_leave_each_batch_whole_or_absent(tmp_path: Path) -> None:
+    out = tmp_path / "results"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": SRC}
+    done = subprocess.run(
+        [sys.executable, "-m", "kronika", "bench", "crash", "--trials", "3", "--writers", "2"]
+        + ["--batches", "--max-run", "1.5", "--out", str(out), "--seed", "11"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
+    results = json.loads((out / "crash-batches-2.json").read_text(encoding="utf-8"))
+    assert results["failures"] == [], results["failures"]
+    assert done.returncode == 0, done.stderr
+    assert results["settings"]["batches"] is True
+    assert "killed_inside_a_batch" in results["headline"]
+    assert "| batch whole | 0 | 3 |" in (out / "crash-batches-2.md").read_text(encoding="utf-8")
+
+
+def test_the_checks_report_a_batch_stored_in_part(settings: Settings) -> None:
+    with build_memory(settings, create=True) as memory:
+        memory.remember("start", key=SHARED_KEY)
+        memory.remember_many([{"key": f"b0-{j}", "value": f"w0-1 #{j}"} for j in range(3)])
+        memory.remember_many([{"key": "b0-0", "value": "w0-2 #0"}])  # 1 of a batch of 3
+    events = [
+        Event(0, "begin", "remember_many", "w0-1", size=3),
+        Event(0, "ack", "remember_many", "w0-1", size=3),
+        Event(0, "begin", "remember_many", "w0-2", size=3),
+    ]
+    result = check_workspace(0, settings, events)
+    assert result.failures["batch whole"][0] == "remember_many w0-2 holds 1 of 3 items"
+    assert "acknowledged" not in result.failures  # the first batch is whole
+
+
 def test_bad_trial_counts_are_refused(tmp_path: Path) -> None:
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": SRC}
     done = subprocess.run(
         [sys.executable, "-m", "kronika", "bench", "crash", "--writers", "0"],
         env=env,
@@ -80,6 +117,7 @@ def test_workers_killed_at_random_leave_the_team_memory_consistent(
         seed=3,
         max_run_s=1.5,
         index=f"postgres={postgres_server.url()}",
+        batches=True,
     )
     assert results["failures"] == [], results["failures"]
     assert results["settings"]["store"] == "postgres"

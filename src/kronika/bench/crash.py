@@ -22,7 +22,14 @@ checks that:
   the next begins, none runs backwards, only the last is open, and ``--as-of`` at the
   start of each finds exactly one;
 * **reindex** — ``kronika index rebuild`` (the index rebuilt from the Markdown alone) gives
-  the same answers, and the checks above hold on it too.
+  the same answers, and the checks above hold on it too;
+* **batch whole** — with ``batches``, writers also write batches (:data:`BATCH_KINDS`:
+  ``remember_many`` of several keyed facts, ``import_sessions`` of several sessions),
+  every item carrying its batch's marker; each batch is then on disk entirely or not at
+  all (an acknowledged one entirely).
+
+In team mode each killed worker's working copy is opened again before the checks (a
+restarted worker), so what a kill left in it reaches the record if it ever would.
 
 Trials are independent and seeded (``seed + trial``), so a failure can be rerun.
 """
@@ -40,7 +47,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -53,9 +60,11 @@ if TYPE_CHECKING:
 Progress = Callable[[str, int, int], None]
 
 SHARED_KEY = "city"
-CHECKS = ("opens", "one value", "acknowledged", "intervals", "reindex")
+CHECKS = ("opens", "one value", "acknowledged", "intervals", "reindex", "batch whole")
 _OPS = ("shared", "own", "forget", "note", "turn")
 _WEIGHTS = (50, 15, 5, 15, 15)
+_BATCH_WEIGHT = 20  # each batch kind's weight among the ops, with ``batches``
+_TURNS_PER_SESSION = 3
 _START_TIMEOUT_S = 120.0
 
 
@@ -68,6 +77,75 @@ class Event:
     op: str
     value: str
     id: str | None = None
+    size: int = 0
+    """A batch's item count (its marker is ``value``)."""
+
+
+# ------------------------------------------------------------------------- batches
+def _remember_many(memory: Memory, writer: int, marker: str, size: int) -> None:
+    """``size`` keyed facts, each superseding the last batch's value of its key (so the
+    batch moves facts to the history as well as writing the Brain)."""
+    memory.remember_many(
+        [{"key": f"b{writer}-{j}", "value": f"{marker} #{j}"} for j in range(size)]
+    )
+
+
+def _facts_found(memory: Memory, writer: int, marker: str, size: int) -> int:
+    """How many of a :func:`_remember_many` batch's facts are stored (current or past)."""
+    return sum(
+        f"{marker} #{j}" in {h.value for h in memory.history(f"b{writer}-{j}")} for j in range(size)
+    )
+
+
+def _import(memory: Memory, writer: int, marker: str, size: int) -> None:
+    """``size`` sessions of :data:`_TURNS_PER_SESSION` turns in one import."""
+    from kronika.testing import conversation
+
+    at = datetime.now(UTC)
+    memory.import_sessions(
+        memory.settings.default_agent,
+        [
+            conversation(
+                f"imp-{marker}-{j}",
+                at,
+                [
+                    (f"{marker}-{j}-{t}", "user", f"turn {t} of {marker}")
+                    for t in range(_TURNS_PER_SESSION)
+                ],
+            )
+            for j in range(size)
+        ],
+    )
+
+
+def _turns_found(memory: Memory, writer: int, marker: str, size: int) -> int:
+    """How many of an :func:`_import` batch's sessions are stored whole; a session
+    stored in part counts as none (so the batch is not whole)."""
+    whole = 0
+    for j in range(size):
+        turns = memory.load_session(f"imp-{marker}-{j}")
+        whole += len(turns) == _TURNS_PER_SESSION
+        if 0 < len(turns) < _TURNS_PER_SESSION:
+            return -1
+    return whole
+
+
+@dataclass(frozen=True, slots=True)
+class BatchKind:
+    """A batch call of the workload: ``write`` makes a batch of ``size`` items marked
+    ``marker``, ``found`` counts how many of them the memory holds."""
+
+    name: str
+    write: Callable[[Memory, int, str, int], None]
+    found: Callable[[Memory, int, str, int], int]
+
+
+BATCH_KINDS: tuple[BatchKind, ...] = (
+    BatchKind("remember_many", _remember_many, _facts_found),
+    BatchKind("import", _import, _turns_found),
+)
+"""The batch calls writers make with ``batches`` (one line each)."""
+_BATCHES = {kind.name: kind for kind in BATCH_KINDS}
 
 
 @dataclass(slots=True)
@@ -84,24 +162,30 @@ class TrialResult:
 
 # ------------------------------------------------------------------------- writer
 def writer_main(argv: Sequence[str]) -> int:
-    """A writer process: ``<home> <writer number> <seed> <embedder> [<database URL>]``;
-    runs until killed."""
+    """A writer process: ``<home> <writer number> <seed> <embedder> <batches: 0|1>
+    [<database URL>]``; runs until killed."""
     from kronika import build_memory, load_settings
 
     home, number, seed, embedder = argv[0], int(argv[1]), int(argv[2]), argv[3]
-    team = {"database_url": argv[4]} if len(argv) > 4 else {}
+    batches = argv[4] == "1"
+    team = {"database_url": argv[5]} if len(argv) > 5 else {}
     rng = random.Random(seed)
     settings = load_settings(Path(home), environ={}, embedder=embedder, **team)
     own = f"k{number}"
+    ops = (*_OPS, *(_BATCHES if batches else ()))
+    weights = (*_WEIGHTS, *((_BATCH_WEIGHT,) * len(_BATCHES) if batches else ()))
     with build_memory(settings) as memory:
         n = 0
         while True:
             n += 1
-            op = rng.choices(_OPS, _WEIGHTS)[0]
+            op = rng.choices(ops, weights)[0]
             value = f"w{number}-{n}"
-            _say({"ev": "begin", "op": op, "value": value})
+            size = rng.randint(2, 6) if op in _BATCHES else 0
+            _say({"ev": "begin", "op": op, "value": value, "size": size})
             made: str | None = None
-            if op == "shared":
+            if op in _BATCHES:
+                _BATCHES[op].write(memory, number, value, size)
+            elif op == "shared":
                 made = _fact_id(memory.remember(value, key=SHARED_KEY))
             elif op == "own":
                 made = _fact_id(memory.remember(value, key=own))
@@ -112,7 +196,7 @@ def writer_main(argv: Sequence[str]) -> int:
                 made = _fact_id(memory.note(f"note {value}"))
             else:
                 made = memory.save_turn(f"s{number}", "user", f"turn {value}", turn_id=value)
-            _say({"ev": "ack", "op": op, "value": value, "id": made})
+            _say({"ev": "ack", "op": op, "value": value, "id": made, "size": size})
     return 0
 
 
@@ -134,9 +218,11 @@ def run_crash(
     max_run_s: float = 2.0,
     progress: Progress | None = None,
     index: str | None = None,
+    batches: bool = False,
 ) -> dict[str, Any]:
     """Run ``trials`` crash trials of ``writers`` processes each; each writer is killed
     after a random time in ``[0, max_run_s)`` of running. Results as a benchmark dict.
+    ``batches``: the writers also make batch calls (:data:`BATCH_KINDS`).
 
     ``index`` ``postgres`` or ``postgres=URL`` (:mod:`kronika.bench.postgres`): team mode,
     each trial on a fresh database, each writer with a working copy of its own, and the
@@ -155,17 +241,33 @@ def run_crash(
                     url = "" if site is None else stack.enter_context(site.database())
                     trial_settings = base.with_overrides(home=home, database_url=url)
                     results.append(
-                        run_trial(trial, trial_settings, writers, seed + trial, max_run_s, embedder)
+                        run_trial(
+                            trial,
+                            trial_settings,
+                            writers,
+                            seed + trial,
+                            max_run_s,
+                            embedder,
+                            batches=batches,
+                        )
                     )
             if progress is not None:
                 progress(f"crash x{writers}", trial + 1, trials)
     summary = _summary(results, writers, seed, max_run_s, embedder, time.perf_counter() - started)
     summary["settings"]["store"] = "postgres" if index else "markdown"
+    summary["settings"]["batches"] = batches
     return summary
 
 
 def run_trial(
-    trial: int, settings: Settings, writers: int, seed: int, max_run_s: float, embedder: str
+    trial: int,
+    settings: Settings,
+    writers: int,
+    seed: int,
+    max_run_s: float,
+    embedder: str,
+    *,
+    batches: bool = False,
 ) -> TrialResult:
     """One trial on a fresh workspace at ``settings.home``."""
     from kronika import build_memory
@@ -177,11 +279,12 @@ def run_trial(
     env = {k: v for k, v in os.environ.items() if not k.startswith("KRONIKA_")}
     procs = []
     url = settings.database_url
-    for n, log in enumerate(logs):
+    # in team mode each writer is a worker with a working copy of its own
+    homes = [settings.home.parent / f"writer-{n}" if url else settings.home for n in range(writers)]
+    for n, (log, home) in enumerate(zip(logs, homes, strict=True)):
         with log.open("w", encoding="utf-8") as out:
-            # in team mode each writer is a worker with a working copy of its own
-            home = settings.home.parent / f"writer-{n}" if url else settings.home
-            args = [str(home), str(n), str(seed * 1000 + n), embedder, *([url] if url else [])]
+            args = [str(home), str(n), str(seed * 1000 + n), embedder, "1" if batches else "0"]
+            args += [url] if url else []
             procs.append(
                 subprocess.Popen(
                     [sys.executable, "-m", "kronika.bench.crash", *args],
@@ -203,7 +306,25 @@ def run_trial(
                 proc.kill()
             proc.wait()
     events = [e for n, log in enumerate(logs) for e in _read_events(n, log)]
-    return check_workspace(trial, settings, events)
+    reopened = _reopen_copies(settings, homes) if url else None
+    result = check_workspace(trial, settings, events)
+    if reopened:
+        result.fail("opens", reopened)
+    return result
+
+
+def _reopen_copies(settings: Settings, homes: list[Path]) -> str | None:
+    """Open each killed worker's working copy again, as a restarted worker would (what
+    the kill left in it is pushed to the record, or put right); what failed, if any."""
+    from kronika import build_memory
+
+    for home in homes:
+        try:
+            with build_memory(settings.with_overrides(home=home)) as memory:
+                memory.sync()
+        except Exception as exc:
+            return f"the working copy {home.name}: {type(exc).__name__}: {exc}"
+    return None
 
 
 def _wait_first_ack(logs: list[Path], procs: list[subprocess.Popen[bytes]]) -> None:
@@ -228,7 +349,14 @@ def _read_events(writer: int, log: Path) -> list[Event]:
         record = json.loads(line)
         if record["ev"] in ("begin", "ack"):
             events.append(
-                Event(writer, record["ev"], record["op"], record["value"], record.get("id"))
+                Event(
+                    writer,
+                    record["ev"],
+                    record["op"],
+                    record["value"],
+                    record.get("id"),
+                    record.get("size", 0),
+                )
             )
     return events
 
@@ -290,6 +418,21 @@ def _check_state(memory: Memory, events: list[Event], result: TrialResult, label
     for writer in sorted({e.writer for e in events}):
         _check_own_key(memory, [e for e in events if e.writer == writer], writer, result, label)
     _check_intervals(memory, history, result, label)
+    _check_batches(memory, events, result, label)
+
+
+def _check_batches(memory: Memory, events: list[Event], result: TrialResult, label: str) -> None:
+    """Each batch begun is stored whole or not at all; each acknowledged one whole."""
+    acked = {(e.writer, e.value) for e in events if e.ev == "ack"}
+    for e in events:
+        if e.ev != "begin" or e.op not in _BATCHES:
+            continue
+        found = _BATCHES[e.op].found(memory, e.writer, e.value, e.size)
+        if found not in (0, e.size):
+            shown = "a session in part" if found < 0 else f"{found} of {e.size} items"
+            result.fail("batch whole", f"{e.op} {e.value} holds {shown}{label}")
+        elif (e.writer, e.value) in acked and found != e.size:
+            result.fail("acknowledged", f"{e.op} {e.value} is missing{label}")
 
 
 def _indexed(memory: Memory, item_id: str | None) -> bool:
@@ -382,6 +525,7 @@ def _summary(
         for op, count in r.interrupted.items():
             interrupted[op] = interrupted.get(op, 0) + count
     acked = sum(r.acknowledged for r in results)
+    in_batch = sum(n for op, n in interrupted.items() if op in _BATCHES)
     leftovers = sum(r.leftovers for r in results)
     summary_rows = [
         ["trials", str(len(results))],
@@ -389,6 +533,7 @@ def _summary(
         ["acknowledged writes", str(acked)],
         ["writers killed inside a write", str(sum(interrupted.values()))],
         *([f"  … inside {op}", str(n)] for op, n in sorted(interrupted.items())),
+        ["writers killed inside a batch", str(in_batch)],
         ["interrupted updates found on disk", str(leftovers)],
     ]
     check_rows = [[check, str(failed[check]), str(len(results))] for check in CHECKS]
@@ -416,6 +561,7 @@ def _summary(
             "trials": len(results),
             "acknowledged_writes": acked,
             "killed_inside_a_write": sum(interrupted.values()),
+            "killed_inside_a_batch": in_batch,
             "trials_failing": sum(bool(r.failures) for r in results),
         },
         "failures": examples,

@@ -94,6 +94,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 max_run_s=args.max_run,
                 progress=progress,
                 index=_index(args),
+                batches=args.batches,
             )
         elif args.suite == "lessons":
             if not 2 <= args.tasks <= 100_000:
@@ -217,6 +218,8 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 lexical=args.lexical,
             )
     name = args.suite if args.suite != "crash" else f"crash-{args.writers}"
+    if args.suite == "crash" and args.batches:
+        name = f"crash-batches-{args.writers}"
     json_path, md_path = bench.write_report(name, results, args.out)
     failed = 1 if results.get("headline", {}).get("trials_failing") else 0
     if args.json:

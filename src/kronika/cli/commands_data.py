@@ -293,6 +293,12 @@ def register(cli: Commands) -> None:
         " (the configured one)",
     )
     p.add_argument(
+        "--batches",
+        action="store_true",
+        help="crash: writers also write batches (remember_many, session imports), each"
+        " checked to be stored whole or not at all",
+    )
+    p.add_argument(
         "--max-run",
         type=float,
         default=2.0,

@@ -127,9 +127,7 @@ class MemoryContext:
             clock=clock,
             on_written=self.after_write,
             on_proposed=self.proposal_book.record,
-            on_facts=lambda agent: self.healing(
-                lambda: self.indexer.catch_up_facts(agent, written=self._written_by_batch(agent))
-            ),
+            on_facts=self._catch_up_facts,
         )
         self._recall = RecallSettings.of(settings.recall, settings.reranker, settings.embedder)
         if settings.recall.decay_base > 0:
@@ -147,6 +145,13 @@ class MemoryContext:
             reranker=reranker,
         )
         self.recalls = RecallRecorder(index.recall_log(), settings.recall, secrets=settings.secrets)
+
+    def _catch_up_facts(self, agent: str) -> None:
+        """Before a change moves facts: index the fact files changed since they were
+        indexed (hand edits). Not inside a batch: it read them as it began, and its own
+        writes are indexed once it is whole (a kill puts them back, never indexed)."""
+        if self.shared.deferred is None:
+            self.healing(lambda: self.indexer.catch_up_facts(agent))
 
     def seen_by(self, reader: Reader) -> MemoryContext:
         """This context with ``reader`` as its default reader; everything else shared."""
@@ -340,11 +345,6 @@ class MemoryContext:
             deferred[agent].extend(paths)
             return
         self.healing(lambda: self.indexer.sync_agent(agent, paths=paths, defer_vectors=True))
-
-    def _written_by_batch(self, agent: str) -> frozenset[str]:
-        """The files of ``agent`` the batch under way wrote, its indexing held back."""
-        deferred = self.shared.deferred
-        return frozenset(deferred.get(agent, ())) if deferred is not None else frozenset()
 
     @contextmanager
     def deferring(self, agent: str) -> Iterator[list[str]]:

@@ -111,6 +111,9 @@ class Facts:
         deciding duplicates against the facts stored and the batch's own earlier facts;
         the index is brought up to date once, at the end. An agent whose autonomy denies
         the write raises :class:`PermissionDenied` before anything is written.
+
+        The batch is all or nothing (:meth:`~kronika.ports.WriteLock.batch`): a kill or
+        an error part way leaves none of its facts, and once it returns all are stored.
         """
         ctx = self._ctx
         if isinstance(facts, str | bytes | Mapping):
@@ -135,8 +138,8 @@ class Facts:
         with ctx.commits.deferring(), ctx.lock, ctx.workspace.steady_facts():
             ctx.healing(lambda: self._presync(name))
             with ctx.deferring(name) as paths:
-                try:
-                    with ctx.workspace.holding_brain(name):  # one Brain write at the end
+                try:  # whole or not at all; one Brain write at the end
+                    with ctx.lock.batch(), ctx.workspace.holding_brain(name):
                         for item, at in prepared:
                             item, now = self._stamped(item, at)
                             section = item.section or ""

@@ -227,17 +227,20 @@ class Sessions:
         source_agent: str = USER,
     ) -> ImportReport:
         """Store whole sessions (imports); indexing is batched at the end
-        (``memory.import_sessions``)."""
+        (``memory.import_sessions``). All or nothing: a kill or an error part way
+        leaves none of the sessions (:meth:`~kronika.ports.WriteLock.batch`)."""
         ctx = self._ctx
         ctx.create_agent(agent)
         count = turns = 0
         # each file is whole on disk before it is renamed into place; the folders and
         # the audit lines are synced once, when the import ends (group commit)
         with ctx.commits.deferring(), ctx.lock, ctx.deferring(agent) as paths:
-            for session in sessions:
-                ctx.writer.memory_write(agent, "sessions", WriteSession(session), source_agent)
-                count += 1
-                turns += len(session.turns)
+            with ctx.lock.batch():
+                for session in sessions:
+                    change = WriteSession(session)
+                    ctx.writer.memory_write(agent, "sessions", change, source_agent)
+                    count += 1
+                    turns += len(session.turns)
             report = ctx.indexer.sync_agent(agent, paths=list(paths), progress=progress)
         return ImportReport(agent=agent, sessions=count, turns=turns, sync=report)
 

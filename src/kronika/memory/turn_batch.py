@@ -75,10 +75,10 @@ class TurnBatch:
         (:class:`~kronika.errors.PermissionDenied`, audited as the calls would have
         been), a failed write — leaves nothing of the batch stored. Once the file is
         written every turn of it is stored; an audit or index step that fails after
-        is said in the turns' receipts, not raised. An empty list saves nothing. Not
-        guaranteed here: a process killed inside the one write of an existing file can
-        leave the batch's first turns in it (none of them acknowledged), as a kill
-        inside :meth:`save_turn` can leave the start of its turn.
+        is said in the turns' receipts, not raised. An empty list saves nothing. A
+        process killed inside the batch leaves none of it: the batch's journal puts
+        the session file (and ``proposals.md``) back as they were when the workspace
+        is next opened (:mod:`kronika.stores.batch`).
         """
         ctx = self._ctx
         session_id = checks.text(session_id, what="the session id")
@@ -106,7 +106,8 @@ class TurnBatch:
                         break  # as the calls would: the first denied one raises
                     if made.outcome != "refused":
                         numbers.took(turn_id, made.outcome)
-                receipts = self._writer.write(name, checked)
+                with ctx.lock.batch():  # whole or not at all, a kill included
+                    receipts = self._writer.write(name, checked)
             finally:
                 ctx.indexer.forget_tail(name, session_filename(session_id))
         return [

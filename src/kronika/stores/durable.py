@@ -63,6 +63,24 @@ def flush(fd: int) -> None:
         ticket.files[key] = os.dup(fd)
 
 
+def sync_queued() -> None:
+    """Sync now what the write under way in this thread has queued so far (a batch's
+    files, before its journal goes: :mod:`kronika.stores.batch`)."""
+    ticket = _QUEUE.get()
+    if ticket is None:
+        return
+    files, ticket.files = ticket.files, {}
+    try:
+        for fd in files.values():
+            os.fsync(fd)
+    except OSError as exc:
+        raise WorkspaceError(f"a write could not be made durable: {exc}") from exc
+    finally:
+        for fd in files.values():
+            with contextlib.suppress(OSError):
+                os.close(fd)
+
+
 class GroupCommit:
     """The rounds of ``fsync`` shared by the writers of one process."""
 

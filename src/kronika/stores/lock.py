@@ -2,7 +2,8 @@
 
 Two processes writing the same Markdown file at once would lose one update; every
 write (and every index sync) therefore holds an exclusive ``flock`` on
-``<home>/.kronika.lock``. Nested use within one process is allowed.
+``<home>/.kronika.lock``. Nested use within one process is allowed. Taking it first
+puts back a batch of writes a kill cut short (:mod:`kronika.stores.batch`).
 """
 
 from __future__ import annotations
@@ -10,10 +11,13 @@ from __future__ import annotations
 import os
 import threading
 from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
 
+from kronika.stores.batch import FOLDER, BatchJournal
 from kronika.stores.private import open_private
 
 try:  # POSIX; elsewhere the lock only serialises threads of this process
@@ -69,6 +73,7 @@ class WorkspaceLock(Reentrant):
         super().__init__()
         self.path = path
         self._handle: IO[bytes] | None = None
+        self.journal = BatchJournal(path.parent)
 
     def _take(self) -> None:
         if fcntl is not None and self.path.parent.is_dir():
@@ -76,6 +81,19 @@ class WorkspaceLock(Reentrant):
             handle = open(open_private(self.path, os.O_WRONLY | os.O_APPEND), "ab")  # noqa: SIM115
             self._handle = handle
             fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            self.journal.recover()  # a batch whose writer was killed: none of it stays
+        except BaseException:
+            self._give_back()
+            raise
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Hold the lock for a batch that lands whole or not at all (see the module)."""
+        with self:
+            with self.journal.recording():
+                yield
+            self.journal.commit()
 
     def _give_back(self) -> None:
         if self._handle is not None:
@@ -90,3 +108,11 @@ class WorkspaceLock(Reentrant):
 
     def close(self) -> None:
         """Nothing to let go of: the file is closed whenever the lock is released."""
+
+
+def recover_batch(home: Path) -> None:
+    """Put back a batch a kill cut short in the workspace at ``home`` (opening a
+    workspace calls this, so nothing reads what the batch left): the lock's take does."""
+    if (home / FOLDER).exists():
+        with WorkspaceLock(home / ".kronika.lock"):
+            pass

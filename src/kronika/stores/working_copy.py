@@ -35,6 +35,7 @@ import hashlib
 import json
 import os
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -103,6 +104,15 @@ class WorkingCopy(Reentrant):
                 self.record.release()
             finally:
                 self._file_lock.__exit__(None, None, None)
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Hold the lock for a batch that lands whole or not at all: in the folder by
+        its journal (:mod:`kronika.stores.batch`: a batch a kill cut short is put back
+        when the folder's lock is next taken, before the pull), in the record by the
+        one transaction of the push."""
+        with self, self._file_lock.batch():
+            yield
 
     def refresh(self) -> bool:
         """Bring the folder up to date without the record's lock (a read: what was

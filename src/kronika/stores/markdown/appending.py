@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 
 from kronika.core.model import TurnRecord
 from kronika.errors import WorkspaceError
+from kronika.stores import batch
 from kronika.stores.durable import flush
 from kronika.stores.markdown.files import CONTROL, keep_copy
 from kronika.stores.markdown.sessions import render_turn, torn_header
@@ -117,6 +118,7 @@ def append_turns_in_place(folder: Path, path: str, turns: Sequence[TurnRecord]) 
     """Append ``turns`` to ``folder/path`` in one write (as :func:`append_turn_in_place`
     appends one)."""
     file = folder / path
+    batch.keep(file)  # inside a batch: how to put the file back, first
     try:
         fd = os.open(file, os.O_RDWR | os.O_APPEND)
     except FileNotFoundError:
@@ -219,6 +221,7 @@ def _read_checked(
         copy = keep_copy(folder, path, raw)
         keep = text.rfind("\n") + 1
         raw = text[:keep].encode("utf-8")
+        batch.keep(folder / path, cutting=True)
         os.ftruncate(fd, len(raw))
         text = text[:keep]
         warnings.append(

@@ -18,6 +18,7 @@ import os
 import secrets
 from pathlib import Path
 
+from kronika.stores import batch
 from kronika.stores.durable import flush
 from kronika.stores.private import make_private_dir, open_private
 
@@ -42,6 +43,7 @@ def atomic_write_text(path: Path, text: str) -> int | None:
             handle.flush()
             stamp = stamp_own_write(handle.fileno())
             os.fsync(handle.fileno())
+        batch.keep(path)  # inside a batch: how to put the file back, first
         os.replace(tmp, path)
     except BaseException:
         # The old file is untouched; drop the half-made copy if we still can.

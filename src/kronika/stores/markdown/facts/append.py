@@ -25,6 +25,7 @@ from dataclasses import replace
 
 from kronika.core.model import BrainSection, MemoryItem
 from kronika.errors import WorkspaceError
+from kronika.stores import batch
 from kronika.stores.markdown.atomic import stamp_own_write
 from kronika.stores.markdown.facts import brain, lookup
 from kronika.stores.markdown.facts.cache import KEPT_APPENDS, file_stat
@@ -88,6 +89,7 @@ def append_facts(
     file = folder / spec.path
     began = time.time_ns()
     try:
+        batch.keep(file)  # inside a batch: how to put the file back, first
         fd = os.open(file, os.O_WRONLY | os.O_APPEND)
     except OSError as exc:
         raise WorkspaceError(f"cannot write {file}: {exc}") from exc

@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 
 from kronika.core.model import MemoryItem
 from kronika.errors import WorkspaceError
+from kronika.stores import batch
 from kronika.stores.markdown.agentfiles import AgentFiles, SourceFile
 from kronika.stores.markdown.facts import brain, lookup, moves, splice
 from kronika.stores.markdown.facts.append import append_facts
@@ -246,6 +247,7 @@ class FactWriter:
         whole = "".join(entry.lines[:-1]).encode("utf-8")
         self.state.facts.drop(os.fspath(folder), spec.path)
         try:
+            batch.keep(folder / spec.path, cutting=True)
             with open(folder / spec.path, "r+b") as handle:
                 handle.truncate(len(whole))
                 handle.flush()
