@@ -1,5 +1,5 @@
-"""A batch (``remember_many``, ``import_sessions``, ``save_turns``) killed with SIGKILL at any point is
-stored whole or not at all, on the Markdown workspace and in team mode (PostgreSQL,
+"""A batch (``remember_many``, ``import_sessions``, ``save_turns``) killed with SIGKILL
+at any point is stored whole or not at all, on the Markdown workspace and in team mode (PostgreSQL,
 the killed worker's working copy opened again). A real process writes the batch and is
 killed just before and just after each change of a name in a folder (``os.replace``,
 ``os.link``, ``os.unlink``, ``os.rmdir``: the moments a file is old or new, and each
