@@ -125,30 +125,40 @@ class PostgresSearch:
         apart, as before, where that cannot be: keywords scored by ``ts_rank`` or trigrams,
         a query without keywords, no keyword match (no filter round trip goes), a walk
         that found too few rows (the exact scan follows), an HNSW index that turned valid
-        since it was last looked for (the walk follows)."""
+        since it was last looked for (the walk follows) or was dropped (the exact scan)."""
         self._check_dimensions(vector)
         terms = query_terms(words)
         if self.state.lexical != "bm25" or not terms or limit <= 0:
             lexical = self.search_lexical(words, flt, limit, whole_phrase=whole_phrase)
             return lexical, self.search_vector(vector, flt, limit)
-        threshold = self.state.threshold
-        graph = threshold > 0 and time.monotonic() < self.state.graph_seen_until
+        threshold, seen = self.state.threshold, self.state.graph_seen_until
+        graph = threshold > 0 and time.monotonic() < seen
         if threshold > 0 and not graph and self.state.replica is not None:
             graph = self.graph_ready(start=True)  # on the primary, as search_vector asks
-        checked = threshold > 0 and not graph
+        checked = threshold > 0 and not graph and self.state.replica is None
+        # an HNSW index seen valid before is walked while it is asked for again (it is
+        # rarely dropped; an exact scan of that many rows would cost far more)
+        walked = graph or (checked and seen > 0.0)
         along = VectorAlong(
             vector,
             flt,
             limit,
-            walk=self.state.dim if graph else None,
+            walk=self.state.dim if walked else None,
             margin=self.state.hnsw.search_margin,
             graph=self.state.hnsw_name if checked else None,
         )
         lexical = self._bm25(terms, flt, limit, whole_phrase=whole_phrase, along=along)
         if along.waiting:  # nothing matched the words: no filter round trip went
             return lexical, self.search_vector(vector, flt, limit)
-        if along.checked is not None and self.graph_seen(*along.checked, start=True):
-            return lexical, self.search_vector(vector, flt, limit)  # walk the new graph
+        if along.checked is not None:
+            valid = bool(along.checked[0])
+            ready = self.graph_seen(*along.checked, start=True)  # may start a build
+            if not ready:
+                self.state.graph_seen_until = 0.0  # gone: not walked again until seen
+            # a walk stands when the HNSW index was valid for it, the exact scan when
+            # there is still none to walk; else the search is made as it alone is
+            if not (valid if walked else not ready):
+                return lexical, self.search_vector(vector, flt, limit)
         if along.found is None:  # the walk found too few rows: the exact scan, as vectors()
             return lexical, self.state.lagging(
                 lambda conn: search.vectors(conn, vector, flt, limit, approximate=None)
