@@ -265,6 +265,10 @@ class CandidateReader(Protocol):
         ...
 
 
+Found = list[tuple[str, float]]
+"""``(item id, score)`` pairs a search found, best first."""
+
+
 @runtime_checkable
 class HybridSearch(Protocol):
     """An index whose searches cost a round trip each (a server) runs recall's keyword
@@ -272,14 +276,8 @@ class HybridSearch(Protocol):
     (:mod:`kronika.engine.searches`). Either way the answers are the same."""
 
     def search_hybrid(
-        self,
-        words: str,
-        vector: Vector,
-        flt: RecallFilter,
-        limit: int,
-        *,
-        whole_phrase: bool = True,
-    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        self, words: str, vector: Vector, flt: RecallFilter, limit: int, *, whole_phrase: bool
+    ) -> tuple[Found, Found]:
         """``search_lexical(words, flt, limit, whole_phrase=whole_phrase)`` and
         ``search_vector(vector, flt, limit)``, as those give them."""
         ...

@@ -106,7 +106,7 @@ def test_both_at_once_are_each_alone_under_every_filter(
     fresh = _open(index.url)
     try:
         flt = RecallFilter(types=(ItemType.NOTE,))
-        first = fresh.search_hybrid("river bread", queries[0], flt, limit)
+        first = fresh.search_hybrid("river bread", queries[0], flt, limit, whole_phrase=True)
         assert first == _apart(index, "river bread", queries[0], flt, limit)
         assert first[0] and first[1]
     finally:
@@ -121,7 +121,9 @@ def test_a_reader_sees_on_both_at_once_exactly_what_visible_allows(
     for reader in all_readers():
         flt = RecallFilter(reader=reader)
         expected = {it.id for it in items if visible(it, reader) and it.status is Status.CURRENT}
-        lexical, dense = index.search_hybrid("item0 tea garden", queries[0], flt, 10_000)
+        lexical, dense = index.search_hybrid(
+            "item0 tea garden", queries[0], flt, 10_000, whole_phrase=True
+        )
         assert {i for i, _ in dense} == expected, reader
         assert {i for i, _ in lexical} <= expected
         assert all(visible(by_id[i], reader) for i, _ in lexical)
@@ -134,11 +136,13 @@ def test_words_without_keywords_or_a_match_and_a_zero_vector(
     index, _, queries = filled
     zero = np.zeros(DIM, dtype=np.float32)
     for words, vector in [("", queries[0]), ("zzz", queries[1]), ("tea", zero), ("?!", zero)]:
-        together = index.search_hybrid(words, vector, RecallFilter(), 50)
+        together = index.search_hybrid(words, vector, RecallFilter(), 50, whole_phrase=True)
         assert together == _apart(index, words, vector, RecallFilter(), 50)
-    assert index.search_hybrid("tea", zero, RecallFilter(), 50)[1] == []
+    assert index.search_hybrid("tea", zero, RecallFilter(), 50, whole_phrase=True)[1] == []
     with pytest.raises(Exception, match="dimensions"):
-        index.search_hybrid("tea", np.ones(DIM + 1, dtype=np.float32), RecallFilter(), 5)
+        index.search_hybrid(
+            "tea", np.ones(DIM + 1, dtype=np.float32), RecallFilter(), 5, whole_phrase=True
+        )
 
 
 def test_over_the_hnsw_index_and_when_it_turns_valid(postgres_url: str) -> None:
@@ -154,29 +158,29 @@ def test_over_the_hnsw_index_and_when_it_turns_valid(postgres_url: str) -> None:
     try:
         index.store_embeddings(vectors)
         index.replace_source(STATE, items[:-1], hashes[:-1])
-        assert index.search_hybrid("tea", query, RecallFilter(), 20)[1] == index.search_vector(
-            query, RecallFilter(), 20
-        )
+        assert index.search_hybrid("tea", query, RecallFilter(), 20, whole_phrase=True)[
+            1
+        ] == index.search_vector(query, RecallFilter(), 20)
         assert index.state.graph_seen_until == 0.0  # below the threshold: no graph
         index.replace_source(STATE, items, hashes)
-        together = index.search_hybrid("tea", query, RecallFilter(), 20)
+        together = index.search_hybrid("tea", query, RecallFilter(), 20, whole_phrase=True)
         assert index.state.graph_seen_until > 0.0  # built on the way, and walked
         assert together == _apart(index, "tea", query, RecallFilter(), 20)
         for flt in FILTERS:
             for limit in (5, 40):
                 # a narrow filter makes the walk find too few: the exact scan follows
-                assert index.search_hybrid("tea bread", query, flt, limit) == _apart(
-                    index, "tea bread", query, flt, limit
-                )
+                assert index.search_hybrid(
+                    "tea bread", query, flt, limit, whole_phrase=True
+                ) == _apart(index, "tea bread", query, flt, limit)
         # the walk's settings hold for its round trip alone, not for the connection's
         # later statements
         before = _graph_settings(index)
-        assert index.search_hybrid("tea", query, RecallFilter(), 200)[1]
+        assert index.search_hybrid("tea", query, RecallFilter(), 200, whole_phrase=True)[1]
         assert _graph_settings(index) == before
         # once its 30 s are over, the HNSW index is asked for in the same round trip and
         # walked meanwhile
         index.state.graph_seen_until = 1.0  # a moment long past
-        assert index.search_hybrid("tea", query, RecallFilter(), 20) == _apart(
+        assert index.search_hybrid("tea", query, RecallFilter(), 20, whole_phrase=True) == _apart(
             index, "tea", query, RecallFilter(), 20
         )
         assert index.state.graph_seen_until > 1.0
@@ -184,7 +188,7 @@ def test_over_the_hnsw_index_and_when_it_turns_valid(postgres_url: str) -> None:
         # without it; here it is built again on the way, as the vector search alone does
         _drop_graph(index)
         index.state.graph_seen_until = 1.0
-        together = index.search_hybrid("tea", query, RecallFilter(), 20)
+        together = index.search_hybrid("tea", query, RecallFilter(), 20, whole_phrase=True)
         assert _graph_names(index) == [index.state.hnsw_name]
         assert together == _apart(index, "tea", query, RecallFilter(), 20)
     finally:
@@ -205,7 +209,7 @@ def test_a_dropped_hnsw_index_is_not_walked(postgres_url: str) -> None:
         index.replace_source(STATE, items[:-10], hashes[:-10])
         _drop_graph(index)
         index.state.graph_seen_until = 1.0  # seen valid, more than 30 s ago
-        found = index.search_hybrid("tea bread", query, RecallFilter(), 30)
+        found = index.search_hybrid("tea bread", query, RecallFilter(), 30, whole_phrase=True)
         assert index.state.graph_seen_until == 0.0  # not walked again until seen
         assert _graph_names(index) == []
         assert found == _apart(index, "tea bread", query, RecallFilter(), 30)
@@ -268,7 +272,9 @@ def test_both_searches_take_one_round_trip_where_they_took_four(
 ) -> None:
     index, _, queries = filled
     flt = RecallFilter(types=(ItemType.NOTE,), reader=Reader("acme", "anna", "general", ()))
-    index.search_hybrid("tea garden", queries[0], flt, 100)  # the words' postings are read
+    index.search_hybrid(
+        "tea garden", queries[0], flt, 100, whole_phrase=True
+    )  # the words' postings are read
     # the words as a phrase too: one more round trip, for their positions
     for whole, trips in [(False, 1), (True, 2)]:
 

@@ -10,9 +10,7 @@ from __future__ import annotations
 
 from kronika.core.model import RecallFilter
 from kronika.core.ranking import best_first
-from kronika.ports import HybridSearch, IndexSearch, Vector
-
-Found = list[tuple[str, float]]
+from kronika.ports import Found, HybridSearch, IndexSearch, Vector
 
 
 class Searches:

@@ -2,7 +2,8 @@
 (:class:`~kronika.ports.IndexSearch`): BM25 over the keyword postings as the SQLite
 index scores it (or ``ts_rank``, or trigrams), cosine similarity over the item rows'
 vectors, walked through an HNSW index from ``ann_threshold`` items on (built in the
-background meanwhile); and what recall reads of its candidates, at once where it can
+background meanwhile), both at once for recall (:class:`~kronika.ports.HybridSearch`,
+:mod:`.hybrid`); and what recall reads of its candidates, at once where it can
 (:class:`~kronika.ports.CandidateReader`). Each is a read that may lag: on the read
 replica when it has replayed what this worker must see (:meth:`.PostgresState.lagging`).
 """
@@ -23,6 +24,7 @@ from kronika.errors import IndexError_
 from kronika.ports import (
     CandidateRows,
     FeatureRow,
+    Found,
     ScoreFeatures,
     Vector,
 )
@@ -111,14 +113,8 @@ class PostgresSearch:
         return self.state.lagging(work)
 
     def search_hybrid(
-        self,
-        words: str,
-        vector: Vector,
-        flt: RecallFilter,
-        limit: int,
-        *,
-        whole_phrase: bool = True,
-    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        self, words: str, vector: Vector, flt: RecallFilter, limit: int, *, whole_phrase: bool
+    ) -> tuple[Found, Found]:
         """:meth:`search_lexical` and :meth:`search_vector` (:class:`~kronika.ports.HybridSearch`),
         the vector search riding in the keyword search's filter round trip (:mod:`.hybrid`):
         one round trip for both while the words' postings are held. Each search is made
