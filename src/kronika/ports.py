@@ -266,6 +266,24 @@ class CandidateReader(Protocol):
         ...
 
 
+Found = list[tuple[str, float]]
+"""``(item id, score)`` pairs a search found, best first."""
+
+
+@runtime_checkable
+class HybridSearch(Protocol):
+    """An index whose searches cost a round trip each (a server) runs recall's keyword
+    and vector search together; recall asks an index without it one search at a time
+    (:mod:`kronika.engine.searches`). Either way the answers are the same."""
+
+    def search_hybrid(
+        self, words: str, vector: Vector, flt: RecallFilter, limit: int, *, whole_phrase: bool
+    ) -> tuple[Found, Found]:
+        """``search_lexical(words, flt, limit, whole_phrase=whole_phrase)`` and
+        ``search_vector(vector, flt, limit)``, as those give them."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class DayCount:
     """Items created on one UTC day (``YYYY-MM-DD``) in one tier and of one type."""

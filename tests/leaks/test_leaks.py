@@ -17,6 +17,7 @@ from kronika import Memory
 from kronika.core.model import FACT_TYPES, ItemType, MemoryItem, Reader, Status
 from kronika.core.visibility import Audience, visible
 from kronika.errors import ImportFormatError, NotFound
+from kronika.ports import HybridSearch
 from kronika.workflows.portability import export_memory
 from kronika.workflows.session import Session
 from leaks.workload import (
@@ -116,10 +117,11 @@ def test_recall_without_and_with_query_vectors(backend: Backend, reader: Reader)
                 current = [i for i in mine if i.status is not Status.SUPERSEDED]
                 assert got == seen(current, reader)
         vector = memory.embedder.embed_query(f"{WORD} said in a session")
-        found = memory.recall(
-            WORD, agent=agent, k=10_000, mode="vector", query_vector=vector, reader=reader
-        )
-        assert not {marker_of(h.item.content) for h in found.hits} & hidden(mine, reader)
+        for mode in ("vector", "hybrid"):
+            found = memory.recall(
+                WORD, agent=agent, k=10_000, mode=mode, query_vector=vector, reader=reader
+            )
+            assert not {marker_of(h.item.content) for h in found.hits} & hidden(mine, reader)
     everyone = memory.recall(WORD, all_agents=True, k=10_000, mode="lexical", reader=reader)
     assert {marker_of(h.item.content) for h in everyone.hits} <= seen(items, reader)
 
@@ -127,6 +129,8 @@ def test_recall_without_and_with_query_vectors(backend: Backend, reader: Reader)
 @by_reader
 def test_recall_with_each_filter_and_as_of(backend: Backend, reader: Reader) -> None:
     memory, items = backend.memory, everything(backend.memory)
+    # PostgreSQL runs both searches of a hybrid recall in one round trip: that path too
+    assert isinstance(memory.index, HybridSearch) == (type(memory.index).__name__ != "SqliteIndex")
     agent = "acme-bot" if reader.tenant != "globex" else "globex-bot"
     mine = [i for i in items if i.agent == agent]
     calls = [

@@ -63,12 +63,13 @@ from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult
 from kronika.core.owner import Asked, as_the_user, may_name_someone
 from kronika.core.phatic import informative
 from kronika.core.query import MODES, Mode
-from kronika.core.ranking import best_first, best_ids
+from kronika.core.ranking import best_ids
 from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.text import question_share
 from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
 from kronika.engine.candidates import CandidateReads
 from kronika.engine.owner import UserNames, lent_facts
+from kronika.engine.searches import Searches
 from kronika.engine.then import HistoryReading, read_history
 from kronika.errors import InvalidQuery, RerankerError
 from kronika.ports import (
@@ -192,6 +193,7 @@ class Recaller:
         self._vectors_of = index.vectors_of if isinstance(index, CandidateVectors) else None
         self._families_of = index.families_of if isinstance(index, CandidateVectors) else None
         self._names = UserNames(index)
+        self._searches = Searches(index)
 
     def recall(
         self,
@@ -211,8 +213,6 @@ class Recaller:
             raise InvalidQuery("k must be at least 1")
         moment = now or self._clock.now()
         limit = max(self._settings.candidates, k)
-        lexical: list[tuple[str, float]] | None = None
-        dense: list[tuple[str, float]] | None = None
         words: str | None = None
         side_by_side = True
         vector: Vector | None = None
@@ -223,13 +223,12 @@ class Recaller:
                 if self._settings.skip_function_words
                 else (asked.keywords, True)
             )
-            found = self._index.search_lexical(words, flt, limit, whole_phrase=side_by_side)
-            lexical = best_first(found)  # ties by id: a rebuilt index ranks as before
         if mode in ("hybrid", "vector") and (query.strip() or query_vector is not None):
             vector = (
                 query_vector if query_vector is not None else self._embedder.embed_query(asked.text)
             )
-            dense = best_first(self._index.search_vector(vector, flt, limit))
+        # both at once where the index can (a server: one round trip, engine/searches.py)
+        lexical, dense = self._searches.run(words, vector, flt, limit, whole_phrase=side_by_side)
         period = (
             mentioned_period(query, moment)
             if self._settings.time_focus > 0 and query.strip()

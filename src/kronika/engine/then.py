@@ -37,6 +37,7 @@ from kronika.core.versions import (
     true_during,
     validity,
 )
+from kronika.engine.searches import Searches
 from kronika.ports import IndexReads, ItemIndex, Vector
 
 READ = 20
@@ -114,12 +115,8 @@ def read_history(
     if not types:
         return None
     wide = replace(flt, types=types, include_superseded=True)
-    lexical = (
-        best_first(index.search_lexical(words, wide, limit, whole_phrase=whole_phrase))
-        if words
-        else []
-    )
-    dense = best_first(index.search_vector(vector, wide, limit)) if vector is not None else []
+    found = Searches(index).run(words or None, vector, wide, limit, whole_phrase=whole_phrase)
+    lexical, dense = found[0] or [], found[1] or []
     wanted = list(dict.fromkeys(i for i, _ in [*lexical[:READ], *dense[:READ]]))
     read = [item for item in index.get_items(wanted) if item.key and not item.multi]
     if not read:

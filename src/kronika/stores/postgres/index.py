@@ -176,6 +176,7 @@ class PostgresIndex:
     reset = Alias("sources", PostgresSources.reset)
     search_lexical = Alias("search", PostgresSearch.search_lexical)
     search_vector = Alias("search", PostgresSearch.search_vector)
+    search_hybrid = Alias("search", PostgresSearch.search_hybrid)
     score_features = Alias("search", PostgresSearch.score_features)
     neighbours = Alias("search", PostgresSearch.neighbours)
     read_candidates = Alias("search", PostgresSearch.read_candidates)

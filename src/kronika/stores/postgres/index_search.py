@@ -2,7 +2,8 @@
 (:class:`~kronika.ports.IndexSearch`): BM25 over the keyword postings as the SQLite
 index scores it (or ``ts_rank``, or trigrams), cosine similarity over the item rows'
 vectors, walked through an HNSW index from ``ann_threshold`` items on (built in the
-background meanwhile); and what recall reads of its candidates, at once where it can
+background meanwhile), both at once for recall (:class:`~kronika.ports.HybridSearch`,
+:mod:`.hybrid`); and what recall reads of its candidates, at once where it can
 (:class:`~kronika.ports.CandidateReader`). Each is a read that may lag: on the read
 replica when it has replayed what this worker must see (:meth:`.PostgresState.lagging`).
 """
@@ -23,12 +24,14 @@ from kronika.errors import IndexError_
 from kronika.ports import (
     CandidateRows,
     FeatureRow,
+    Found,
     ScoreFeatures,
     Vector,
 )
 from kronika.stores.postgres import search
 from kronika.stores.postgres.candidates import FEATURES, ItemRows, neighbours_sql
 from kronika.stores.postgres.connect import connect
+from kronika.stores.postgres.hybrid import GRAPH_CHECK, VectorAlong
 from kronika.stores.postgres.index_base import (
     GRAPH_RECHECK_S,
     ITEMS_AHEAD,
@@ -64,6 +67,18 @@ class PostgresSearch:
                 search.lexical_simple if self.state.lexical == "simple" else search.lexical_trigram
             )
             return self.state.lagging(lambda conn: other(conn, terms, flt, limit))
+        return self._bm25(terms, flt, limit, whole_phrase=whole_phrase)
+
+    def _bm25(
+        self,
+        terms: list[str],
+        flt: RecallFilter,
+        limit: int,
+        *,
+        whole_phrase: bool,
+        along: search.Along | None = None,
+    ) -> list[tuple[str, float]]:
+        """:meth:`search_lexical` by BM25 (``along``: see :func:`.search.lexical`)."""
         texts = [" ".join(terms), *terms] if len(terms) > 1 and whole_phrase else terms
         phrases = [
             Phrase(text, tokens)
@@ -72,7 +87,7 @@ class PostgresSearch:
 
         def work(conn: Any) -> list[tuple[str, float]]:
             try:
-                return search.lexical(conn, phrases, flt, limit, self.state.postings)
+                return search.lexical(conn, phrases, flt, limit, self.state.postings, along)
             finally:
                 if not conn.broken and conn.info.transaction_status != search.IDLE:
                     conn.execute("ROLLBACK")
@@ -83,11 +98,7 @@ class PostgresSearch:
         self, query: Vector, flt: RecallFilter, limit: int
     ) -> list[tuple[str, float]]:
         """Cosine similarity against the embedded items passing ``flt`` (exact scores)."""
-        if np.asarray(query).size != self.state.dim:
-            raise IndexError_(
-                f"query vector has {np.asarray(query).size} dimensions;"
-                f" model {self.state.model} has {self.state.dim}"
-            )
+        self._check_dimensions(query)
         graph = self.graph_ready(start=True)
 
         def work(conn: Any) -> list[tuple[str, float]]:
@@ -100,6 +111,62 @@ class PostgresSearch:
             )
 
         return self.state.lagging(work)
+
+    def search_hybrid(
+        self, words: str, vector: Vector, flt: RecallFilter, limit: int, *, whole_phrase: bool
+    ) -> tuple[Found, Found]:
+        """:meth:`search_lexical` and :meth:`search_vector` (:class:`~kronika.ports.HybridSearch`),
+        the vector search riding in the keyword search's filter round trip (:mod:`.hybrid`):
+        one round trip for both while the words' postings are held. Each search is made
+        apart, as before, where that cannot be: keywords scored by ``ts_rank`` or trigrams,
+        a query without keywords, no keyword match (no filter round trip goes), a walk
+        that found too few rows (the exact scan follows), an HNSW index that turned valid
+        since it was last looked for (the walk follows) or was dropped (the exact scan)."""
+        self._check_dimensions(vector)
+        terms = query_terms(words)
+        if self.state.lexical != "bm25" or not terms or limit <= 0:
+            lexical = self.search_lexical(words, flt, limit, whole_phrase=whole_phrase)
+            return lexical, self.search_vector(vector, flt, limit)
+        threshold, seen = self.state.threshold, self.state.graph_seen_until
+        graph = threshold > 0 and time.monotonic() < seen
+        if threshold > 0 and not graph and self.state.replica is not None:
+            graph = self.graph_ready(start=True)  # on the primary, as search_vector asks
+        checked = threshold > 0 and not graph and self.state.replica is None
+        # an HNSW index seen valid before is walked while it is asked for again (it is
+        # rarely dropped; an exact scan of that many rows would cost far more)
+        walked = graph or (checked and seen > 0.0)
+        along = VectorAlong(
+            vector,
+            flt,
+            limit,
+            walk=self.state.dim if walked else None,
+            margin=self.state.hnsw.search_margin,
+            graph=self.state.hnsw_name if checked else None,
+        )
+        lexical = self._bm25(terms, flt, limit, whole_phrase=whole_phrase, along=along)
+        if along.waiting:  # nothing matched the words: no filter round trip went
+            return lexical, self.search_vector(vector, flt, limit)
+        if along.checked is not None:
+            valid = bool(along.checked[0])
+            ready = self.graph_seen(*along.checked, start=True)  # may start a build
+            if not ready:
+                self.state.graph_seen_until = 0.0  # gone: not walked again until seen
+            # a walk stands when the HNSW index was valid for it, the exact scan when
+            # there is still none to walk; else the search is made as it alone is
+            if not (valid if walked else not ready):
+                return lexical, self.search_vector(vector, flt, limit)
+        if along.found is None:  # the walk found too few rows: the exact scan, as vectors()
+            return lexical, self.state.lagging(
+                lambda conn: search.vectors(conn, vector, flt, limit, approximate=None)
+            )
+        return lexical, along.found
+
+    def _check_dimensions(self, query: Vector) -> None:
+        if np.asarray(query).size != self.state.dim:
+            raise IndexError_(
+                f"query vector has {np.asarray(query).size} dimensions;"
+                f" model {self.state.model} has {self.state.dim}"
+            )
 
     def score_features(self, ids: Sequence[str]) -> ScoreFeatures:
         wanted = list(dict.fromkeys(ids))
@@ -172,17 +239,19 @@ class PostgresSearch:
         if time.monotonic() < self.state.graph_seen_until:
             return True
         with self.state.reading() as conn:
-            row = conn.execute(
-                "SELECT x.indisvalid FROM pg_index AS x WHERE x.indexrelid = to_regclass(%s)",
-                (self.state.hnsw_name,),
-            ).fetchone()
-            if row is not None and row[0]:
-                self.state.graph_seen_until = time.monotonic() + GRAPH_RECHECK_S
-                return True
-            if not start or row is not None or self.state.building is not None:
-                return False
-            (items,) = conn.execute("SELECT coalesce(sum(n), 0) FROM idx_corpus").fetchone()
-        if int(items) < self.state.threshold:
+            valid, items = conn.execute(GRAPH_CHECK, (self.state.hnsw_name,)).fetchone()
+        return self.graph_seen(valid, int(items), start=start)
+
+    def graph_seen(self, valid: bool | None, items: int, *, start: bool) -> bool:
+        """Whether the HNSW index is ready, from what :data:`.hybrid.GRAPH_CHECK` said of it
+        (``valid`` None: there is none; ``items`` in the index); ``start`` as in
+        :meth:`graph_ready`."""
+        if valid:
+            self.state.graph_seen_until = time.monotonic() + GRAPH_RECHECK_S
+            return True
+        if not start or valid is not None or self.state.building is not None:
+            return False
+        if items < self.state.threshold:
             return False
         if self.state.background:
             self.state.building = threading.Thread(target=self._build_graph, daemon=True)

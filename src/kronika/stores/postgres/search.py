@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -33,6 +33,21 @@ DEPTH = 2
 """The filter reads the best ``DEPTH`` rows per row wanted (at least ``DEPTH_SLACK``
 more than wanted), and eight times as many again while it keeps too few of them."""
 DEPTH_SLACK = 100
+
+
+class Along(Protocol):
+    """Statements of another search that ride in the first filter round trip of a
+    keyword search (:func:`lexical`), inside its read-only snapshot: :meth:`send` queues
+    them in the pipeline, :meth:`collect` reads their rows once it is through."""
+
+    @property
+    def waiting(self) -> bool:
+        """Whether the statements are still to be sent."""
+        ...
+
+    def send(self, conn: Conn) -> None: ...
+
+    def collect(self) -> None: ...
 
 
 def _corpus_clause(flt: RecallFilter, alias: str) -> tuple[str, list[object]]:
@@ -120,6 +135,7 @@ def lexical(
     flt: RecallFilter,
     limit: int,
     cache: PostingsCache | None = None,
+    along: Along | None = None,
 ) -> list[tuple[str, float]]:
     """The ``limit`` best items by BM25 over ``phrases`` (best first, ties by id).
 
@@ -129,6 +145,8 @@ def lexical(
     When every word was read at the corpus' last known state, the rows are scored
     first and the state is checked in the filter's round trip: one round trip in all
     while nobody writes to the corpus (the usual path is taken again when it moved).
+    ``along``: another search's statements, sent in the first filter round trip (none
+    is made when nothing matches: then they are still :attr:`Along.waiting`).
     """
     corpus, corpus_params = _corpus_clause(flt, "c")
     stats_sql = (
@@ -144,7 +162,7 @@ def lexical(
         scored = _scored(conn, phrases, known, state, flt)
         if scored is not None:
             found = _best_passing(
-                conn, *scored, flt, limit, check=(stats_sql, corpus_params, state)
+                conn, *scored, flt, limit, check=(stats_sql, corpus_params, state), along=along
             )
             if found is not None:
                 return found
@@ -162,7 +180,7 @@ def lexical(
     scored = _scored(conn, phrases, known | fetched, state, flt)
     if scored is None:
         return []
-    found = _best_passing(conn, *scored, flt, limit)
+    found = _best_passing(conn, *scored, flt, limit, along=along)
     assert found is not None  # no state to check
     return found
 
@@ -215,6 +233,7 @@ def _best_passing(
     limit: int,
     *,
     check: tuple[str, list[object], Any] | None = None,
+    along: Along | None = None,
 ) -> list[tuple[str, float]] | None:
     """The ``limit`` best of the scored ``rows`` that pass ``flt`` (ties by id).
 
@@ -222,6 +241,7 @@ def _best_passing(
     pass scores above every row not read, no other row can reach the top (nor tie).
     ``check`` (statistics statement, parameters, state): the first reading opens a
     snapshot with the statistics, and None is returned when they are not ``state``.
+    ``along`` rides in the first reading, when it is still waiting.
     """
     where, params = filter_clause(flt)
     depth = max(DEPTH * limit, limit + DEPTH_SLACK)
@@ -240,8 +260,13 @@ def _best_passing(
                 f"SELECT i.rowid, i.id FROM idx_items AS i WHERE i.rowid = ANY(%s) AND {where}",
                 [list(score_of), *params],
             )
+            riding = along if along is not None and along.waiting else None
+            if riding is not None:
+                riding.send(conn)
             if conn.info.transaction_status != IDLE or check is not None:
                 conn.execute("ROLLBACK")  # read only: nothing to keep
+        if riding is not None:
+            riding.collect()
         if check is not None:
             if tuple(tuple(r) for r in stats.fetchall()) != check[2]:
                 return None
@@ -358,8 +383,47 @@ def graph_settings(limit: int, margin: int = GRAPH_MARGIN) -> str:
     """The settings of an HNSW walk for ``limit`` rows: candidates kept while walking
     (``ef_search``: ``limit`` + ``margin``), and an iterative scan that walks on until
     ``limit`` rows pass the filter (pgvector 0.8)."""
-    ef = max(1, min(limit + margin, 1000))  # pgvector's ef_search: 1 to 1000
+    ef = ef_search(limit, margin)
     return f"SET hnsw.ef_search = {ef}; SET hnsw.iterative_scan = relaxed_order"
+
+
+def ef_search(limit: int, margin: int = GRAPH_MARGIN) -> int:
+    """pgvector's ``hnsw.ef_search`` for a walk to ``limit`` rows: ``limit`` + ``margin``,
+    within pgvector's bounds (1 to 1,000)."""
+    return max(1, min(limit + margin, 1000))
+
+
+def unit_query(query: Vector) -> npt.NDArray[np.float32] | None:
+    """``query`` scaled to unit length (None: a zero vector, which finds nothing)."""
+    q = np.asarray(query, dtype=np.float32).reshape(-1)
+    norm = float(np.linalg.norm(q))
+    return None if norm == 0.0 else q / norm
+
+
+def walk_sql(
+    q: npt.NDArray[np.float32], flt: RecallFilter, limit: int, dim: int
+) -> tuple[str, list[object]]:
+    """The HNSW walk of :func:`vectors` (with :func:`graph_settings` in force)."""
+    where, params = filter_clause(flt)
+    return (
+        "SELECT id, -d AS score FROM (SELECT i.id,"
+        f" i.vec::vector({dim}) <#> %s::vector({dim}) AS d FROM idx_items AS i"
+        f" WHERE i.vec IS NOT NULL AND {where} ORDER BY d LIMIT %s) AS c"
+        " ORDER BY score DESC, id",
+        [q, *params, limit],
+    )
+
+
+def exact_sql(
+    q: npt.NDArray[np.float32], flt: RecallFilter, limit: int
+) -> tuple[str, list[object]]:
+    """The exact scan of :func:`vectors`: every row ``flt`` keeps is scored."""
+    where, params = filter_clause(flt)
+    return (
+        "SELECT i.id, -(i.vec <#> %s) AS score FROM idx_items AS i"
+        f" WHERE i.vec IS NOT NULL AND {where} ORDER BY score DESC, i.id LIMIT %s",
+        [q, *params, limit],
+    )
 
 
 def vectors(
@@ -379,30 +443,16 @@ def vectors(
     distance the walk computed from the row's own vector). Too few found (a narrow
     filter the walk gave up on) falls back to the exact scan.
     """
-    q = np.asarray(query, dtype=np.float32).reshape(-1)
-    norm = float(np.linalg.norm(q))
-    if limit <= 0 or norm == 0.0:
+    q = unit_query(query)
+    if limit <= 0 or q is None:
         return []
-    q = q / norm
-    where, params = filter_clause(flt)
     if approximate is not None:
-        dim = int(approximate)
         # hnsw.ef_search and hnsw.iterative_scan are set on the connection (see
         # PostgresIndex.search_vector): no transaction, one round trip
-        found = conn.execute(
-            "SELECT id, -d AS score FROM (SELECT i.id,"
-            f" i.vec::vector({dim}) <#> %s::vector({dim}) AS d FROM idx_items AS i"
-            f" WHERE i.vec IS NOT NULL AND {where} ORDER BY d LIMIT %s) AS c"
-            " ORDER BY score DESC, id",
-            [q, *params, limit],
-        ).fetchall()
+        found = conn.execute(*walk_sql(q, flt, limit, int(approximate))).fetchall()
         if len(found) >= limit:
             return [(str(i), float(s)) for i, s in found]
-    found = conn.execute(
-        "SELECT i.id, -(i.vec <#> %s) AS score FROM idx_items AS i"
-        f" WHERE i.vec IS NOT NULL AND {where} ORDER BY score DESC, i.id LIMIT %s",
-        [q, *params, limit],
-    ).fetchall()
+    found = conn.execute(*exact_sql(q, flt, limit)).fetchall()
     return [(str(i), float(s)) for i, s in found]
 
 
