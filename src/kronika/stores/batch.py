@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kronika.errors import WorkspaceError
-from kronika.stores.durable import flush, sync_queued
+from kronika.stores.durable import sync_folder, sync_queued
 from kronika.stores.private import make_private_dir, open_private
 
 FOLDER = ".kronika-batch"
@@ -138,14 +138,14 @@ class BatchJournal:
         line["ino"] = kept.ino
         os.write(fd, (json.dumps(line) + "\n").encode("utf-8"))
         os.fsync(fd)
-        _sync_dir(self.folder)  # the link (or copy) and the journal's own name
+        sync_folder(self.folder, deferred=False)  # the link (or copy) and the journal's own name
         self._kept[rel] = kept
 
     def _open(self) -> int:
         if self._fd is None:
             make_private_dir(self.folder)
             self._fd = open_private(self.folder / _ENTRIES, os.O_WRONLY | os.O_APPEND)
-            _sync_dir(self.home)
+            sync_folder(self.home, deferred=False)
         return self._fd
 
     def _copy_bytes(self, data: bytes, saved: str) -> None:
@@ -175,7 +175,7 @@ class BatchJournal:
             self.roll_back()
             raise
         (self.folder / _ENTRIES).unlink()
-        _sync_dir(self.folder, deferred=True)
+        sync_folder(self.folder)
         shutil.rmtree(self.folder)
 
     def roll_back(self) -> bool:
@@ -196,7 +196,7 @@ class BatchJournal:
         for rel, kept in entries.items():
             _put_back(self.home / rel, self.folder, kept)
         (self.folder / _ENTRIES).unlink()  # all put back: the saved copies may go
-        _sync_dir(self.folder)
+        sync_folder(self.folder, deferred=False)
         shutil.rmtree(self.folder)
         return True
 
@@ -217,22 +217,7 @@ def _put_back(target: Path, folder: Path, kept: _Kept) -> None:
             with open(target, "r+b") as handle:  # the original, appended to in place: cut back
                 handle.truncate(kept.size)
                 os.fsync(handle.fileno())
-    _sync_dir(target.parent)
-
-
-def _sync_dir(folder: Path, *, deferred: bool = False) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        with contextlib.suppress(OSError):
-            if deferred:
-                flush(fd)
-            else:
-                os.fsync(fd)
-    finally:
-        os.close(fd)
+    sync_folder(target.parent, deferred=False)
 
 
 __all__ = ["FOLDER", "BatchJournal", "keep"]

@@ -27,6 +27,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kronika.errors import WorkspaceError
@@ -61,6 +62,25 @@ def flush(fd: int) -> None:
     key = (stat.st_dev, stat.st_ino)
     if key not in ticket.files:
         ticket.files[key] = os.dup(fd)
+
+
+def sync_folder(folder: Path, *, deferred: bool = True) -> None:
+    """Sync ``folder`` (a rename or a link in it), at once or, ``deferred``, with the
+    group commit under way (:func:`flush`). Folders cannot be opened for a sync on
+    every platform (Windows): there the rename is still atomic, only its durability is
+    weaker."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            if deferred:
+                flush(fd)
+            else:
+                os.fsync(fd)
+    finally:
+        os.close(fd)
 
 
 def sync_queued() -> None:

@@ -19,7 +19,7 @@ import secrets
 from pathlib import Path
 
 from kronika.stores import batch
-from kronika.stores.durable import flush
+from kronika.stores.durable import sync_folder
 from kronika.stores.private import make_private_dir, open_private
 
 TEMP_SUFFIX = ".kronika-tmp"
@@ -50,7 +50,7 @@ def atomic_write_text(path: Path, text: str) -> int | None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
-    _fsync_dir(path.parent)
+    sync_folder(path.parent)  # inside a group commit: with the write's other files
     return stamp
 
 
@@ -71,19 +71,3 @@ def stamp_own_write(fd: int) -> int | None:
     except OSError:
         return None
     return stamp
-
-
-def _fsync_dir(folder: Path) -> None:
-    # Directories cannot be opened for fsync on every platform (Windows); the
-    # rename is still atomic there, only its durability is weaker. Inside a group
-    # commit (stores/durable.py) the folder is synced with the write's other files
-    # when the write ends: before that only the rename may be lost, never the file.
-    try:
-        fd = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        with contextlib.suppress(OSError):
-            flush(fd)
-    finally:
-        os.close(fd)
