@@ -28,7 +28,7 @@ import json
 import urllib.error
 import urllib.parse
 import urllib.request
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import datetime
 from typing import Any, Self, TypeVar
 
@@ -87,6 +87,33 @@ def _error(status: int, body: dict[str, Any]) -> errors.KronikaError:
 
 def _clean(values: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in values.items() if v is not None}
+
+
+def _turns_body(turns: Iterable[Mapping[str, Any] | Sequence[str]]) -> list[dict[str, Any]]:
+    """The turns of :meth:`Client.save_turns` as the request carries them (a pair as its
+    speaker and content, a time as ISO 8601 text); the server checks the rest."""
+    if isinstance(turns, str | bytes | Mapping) or not isinstance(turns, Iterable):
+        raise errors.InvalidInput(
+            "save_turns takes a list of turns (mappings of speaker and content, or"
+            f" (speaker, content) pairs), not one {type(turns).__name__}:"
+            " save_turn() saves a single turn"
+        )
+    sent: list[dict[str, Any]] = []
+    for turn in turns:
+        if isinstance(turn, Mapping):
+            fields = dict(turn)
+        elif isinstance(turn, list | tuple) and len(turn) == 2:
+            fields = {"speaker": turn[0], "content": turn[1]}
+        else:
+            raise errors.InvalidInput(
+                f"turn {len(sent) + 1}: a turn is a mapping of speaker and content (and"
+                f" optionally at, turn_id) or a (speaker, content) pair, not {type(turn).__name__}"
+            )
+        at = fields.get("at")
+        if isinstance(at, datetime):
+            fields["at"] = at.isoformat()
+        sent.append(_clean(fields))
+    return sent
 
 
 def _read(read: Callable[[Any], T], data: Any) -> T:
@@ -299,6 +326,21 @@ class Client:
         )
         path = f"/v1/agents/{self._name(agent)}/sessions/{sid}/turns"
         return _read(wire.turn_receipt_from_json, self._call("POST", path, body))
+
+    def save_turns(
+        self,
+        session_id: str,
+        turns: Iterable[Mapping[str, Any] | Sequence[str]],
+        *,
+        agent: str | None = None,
+        scope: str | None = None,
+        channel: str | None = None,
+    ) -> list[SavedTurn]:
+        sid = urllib.parse.quote(session_id, safe="")
+        body = _clean({"turns": _turns_body(turns), "scope": str(scope) if scope else None,
+                       "channel": channel})  # fmt: skip
+        path = f"/v1/agents/{self._name(agent)}/sessions/{sid}/turns/batch"
+        return _read(wire.turn_receipts_from_json, self._call("POST", path, body))
 
     def approve(self, proposal_id: str, agent: str | None = None) -> WriteReceipt:
         pid = urllib.parse.quote(proposal_id, safe="")

@@ -168,3 +168,9 @@ class RerankerUnavailable(RerankerError):
 class StoreError(KronikaError):
     """The store of record (PostgreSQL) cannot be reached or used, its schema is newer
     than this kronika, or the extra it needs is not installed."""
+
+
+class StaleAppend(StoreError):
+    """A document written to the store of record as an append (its added text alone)
+    does not follow the body the record holds, or adds an item it already holds; the
+    working copy then writes it whole. Never reaches a caller."""

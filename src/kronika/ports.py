@@ -675,6 +675,9 @@ class RecordDocument:
     ``sessions/<id>.md``…); ``text`` is ``None`` once the document was removed;
     ``modified_ns`` is its modification time (nanoseconds since the epoch) and
     ``change`` the number of the change that wrote it (increasing per tenant).
+
+    A document written with ``appends`` only adds text at the end of the body the
+    record holds: ``text`` is that added text alone (:class:`RecordAppend`).
     """
 
     agent: str
@@ -682,6 +685,19 @@ class RecordDocument:
     text: str | None
     modified_ns: int
     change: int = 0
+    appends: RecordAppend | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RecordAppend:
+    """A document that grew at its end since the record last took it: the record's
+    body hashes to ``base_sha256`` and, with the added text after it, to ``sha256``;
+    the items given with it are the added ones alone. A record whose body is not that
+    one, or that holds one of the items already, raises
+    :class:`~kronika.errors.StaleAppend` (the document is then written whole)."""
+
+    base_sha256: str
+    sha256: str
 
 
 class StoreOfRecord(Protocol):
@@ -716,7 +732,8 @@ class StoreOfRecord(Protocol):
     ) -> int:
         """Write ``documents`` (``text`` ``None``: remove) and the items parsed from
         each (by ``(agent, path)``) all at once, under the lock; returns the last
-        change number."""
+        change number. A document with ``appends`` adds its text and items to those
+        held (:class:`RecordAppend`)."""
         ...
 
     def close(self) -> None: ...

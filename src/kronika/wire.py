@@ -158,6 +158,10 @@ def turn_receipt(session_id: str, made: SavedTurn) -> dict[str, Any]:
             "proposal": made.proposal, "policy": made.policy}  # fmt: skip
 
 
+def turn_receipts(session_id: str, made: Sequence[SavedTurn]) -> dict[str, Any]:
+    return {"session_id": session_id, "turns": [turn_receipt(session_id, t) for t in made]}
+
+
 def session(header: SessionHeader, turns: Sequence[MemoryItem]) -> dict[str, Any]:
     """A session as a list shows it: its header and how many turns, from when to when."""
     return {
@@ -284,6 +288,10 @@ def turn_receipt_from_json(data: JSON) -> SavedTurn:
         _text_or_none(data.get("proposal")),
         _text_or_none(data.get("policy")),
     )
+
+
+def turn_receipts_from_json(data: JSON) -> list[SavedTurn]:
+    return [turn_receipt_from_json(turn) for turn in data["turns"]]
 
 
 def _text_or_none(value: object) -> str | None:

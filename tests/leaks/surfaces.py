@@ -84,6 +84,11 @@ REST: dict[tuple[str, str], Rest] = {
     ("POST", "/v1/agents/{agent}/sessions/{session_id}/turns"): Rest(
         "write", body={"speaker": "user", "content": f"{FUZZ} said"}, audience=True
     ),
+    ("POST", "/v1/agents/{agent}/sessions/{session_id}/turns/batch"): Rest(
+        "write",
+        body={"turns": [{"speaker": "user", "content": f"{FUZZ} said in a batch"}]},
+        audience=True,
+    ),
     ("POST", "/v1/agents/{agent}/outcomes"): Rest(
         "write", body={"task": f"{FUZZ} task", "action": "run", "ok": True}, audience=True
     ),

@@ -11,9 +11,9 @@ is more than a JSON schema can say: the storage policies are TOML checked as
 agents, and only an interrupted job can be resumed (schemathesis reuses the ids of
 the jobs it saw answered, most of them done; each refusal is a 422 naming the problem,
 tested in test_routes.py and test_workers.py).
-Saving a turn is tried by the fuzzing phase only: schemathesis 4.32's coverage phase
-pairs a near-limit session id with a body it generated as invalid (``0``) and still
-expects the request to be accepted.
+Saving a turn, or a batch of turns, is tried by the fuzzing phase only: schemathesis
+4.32's coverage phase pairs a near-limit session id with a body it generated as invalid
+(``0``) and still expects the request to be accepted.
 """
 
 from __future__ import annotations
@@ -58,6 +58,10 @@ checks.positive_data_acceptance.enabled = false
 
 [[operations]]
 include-path = "/v1/agents/{agent}/sessions/{session_id}/turns"
+phases.coverage.enabled = false
+
+[[operations]]
+include-path = "/v1/agents/{agent}/sessions/{session_id}/turns/batch"
 phases.coverage.enabled = false
 """
 PINNED = """

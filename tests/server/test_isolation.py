@@ -22,6 +22,9 @@ BODIES: dict[str, Any] = {
     "/v1/agents/{agent}/forget": {"topic": "marzipan"},
     "/v1/agents/{agent}/recall": {"query": "marzipan llama oboe mat"},
     "/v1/agents/{agent}/sessions/{session_id}/turns": {"speaker": "user", "content": "hi"},
+    "/v1/agents/{agent}/sessions/{session_id}/turns/batch": {
+        "turns": [{"speaker": "user", "content": "hi"}]
+    },
     "/v1/agents/{agent}/distill": {"days": 7},
     "/agents/{agent}/memory/distill": {"days": 7},
     "/v1/agents/{agent}/outcomes": {"task": "t", "action": "across a boundary", "ok": False},

@@ -125,12 +125,17 @@ def _changes(
     return out
 
 
-def _steps(profile: cProfile.Profile, calls: int) -> dict[str, float]:
-    """Milliseconds per call spent in each step (cumulative)."""
+def steps_ms(
+    profile: cProfile.Profile | str,
+    calls: int,
+    steps: Sequence[tuple[str, str]] = STEPS,
+) -> dict[str, float]:
+    """Milliseconds per call spent in each of ``steps`` (cumulative), from a profile or
+    the file it was dumped to."""
     stats = pstats.Stats(profile)
     table: dict[tuple[str, int, str], tuple[Any, ...]] = stats.stats  # type: ignore[attr-defined]
     out: dict[str, float] = {}
-    for label, where in STEPS:
+    for label, where in steps:
         places = [place.partition(":")[::2] for place in where.split("|")]
         total = sum(
             v[3]
@@ -241,7 +246,7 @@ def measure_size(
         "cpu_ms": 1000 * cpu_s / done,
         "rows_per_call": per_call,
         "largest_documents": [[p, int(b), int(c)] for p, b, c in docs],
-        "steps_ms": _steps(profile, PROFILED),
+        "steps_ms": steps_ms(profile, PROFILED),
         "questions": len(asked),
         "recall_p50_ms": 1000 * statistics.median(asked) if asked else 0.0,
         "recall_hits": statistics.fmean(hits) if hits else 0.0,
@@ -320,21 +325,21 @@ def measure_writers(
 ) -> dict[str, Any]:
     """``len(agents)`` writer processes (agent ``agents[n]`` each) at once: writes/s."""
     with tempfile.TemporaryDirectory(prefix="kronika-team-writers-") as tmp:
-        _collect(
-            _spawn(python_path, {"agents": [url, str(Path(tmp) / "setup"), sorted(set(agents))]})
+        collect(
+            spawn(python_path, {"agents": [url, str(Path(tmp) / "setup"), sorted(set(agents))]})
         )
         procs = []
         for n, agent in enumerate(agents):
             home = Path(tmp) / f"w{n}"
             job = {"writer": [url, str(home), agent, f"w{n}", seconds]}
-            procs.append(_spawn(python_path, job))
+            procs.append(spawn(python_path, job))
         deadline = time.monotonic() + 300
         while not all((Path(tmp) / f"w{n}" / "ready").exists() for n in range(len(agents))):
             if any(p.poll() is not None for p in procs) or time.monotonic() > deadline:
                 break
             time.sleep(0.01)
         (Path(tmp) / "go").write_text("1", encoding="utf-8")
-        results = [_collect(p) for p in procs]
+        results = [collect(p) for p in procs]
     writes = sum(r["writes"] for r in results)
     return {
         "writers": len(agents),
@@ -351,11 +356,13 @@ _RUN = (
 """Runs this file as a script without putting its folder on ``sys.path``."""
 
 
-def _spawn(python_path: str, job: dict[str, Any]) -> subprocess.Popen[str]:
+def spawn(python_path: str, job: dict[str, Any], script: str = __file__) -> subprocess.Popen[str]:
+    """``script`` (a bench module's file) run as a process with kronika found under
+    ``python_path``, given ``job``; its answer is read by :func:`collect`."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("KRONIKA_")}
     env["PYTHONPATH"] = python_path
     return subprocess.Popen(
-        [sys.executable, "-c", _RUN, __file__, json.dumps(job)],
+        [sys.executable, "-c", _RUN, script, json.dumps(job)],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -363,7 +370,7 @@ def _spawn(python_path: str, job: dict[str, Any]) -> subprocess.Popen[str]:
     )
 
 
-def _collect(proc: subprocess.Popen[str]) -> dict[str, Any]:
+def collect(proc: subprocess.Popen[str]) -> dict[str, Any]:
     out, err = proc.communicate(timeout=7200)
     if proc.returncode != 0:
         from kronika import KronikaError
@@ -373,7 +380,7 @@ def _collect(proc: subprocess.Popen[str]) -> dict[str, Any]:
     return result
 
 
-def _own_src() -> str:
+def own_src() -> str:
     return str(Path(__file__).resolve().parents[2])
 
 
@@ -399,7 +406,7 @@ def run_team_writes(
     from kronika.bench.report import table
     from kronika.bench.scale import synthetic_queries
 
-    trees = [("after", _own_src())] + ([("before", before)] if before else [])
+    trees = [("after", own_src())] + ([("before", before)] if before else [])
     questions = synthetic_queries(queries + 1) if queries else []  # the first warms up
     rows: list[dict[str, Any]] = []
     floors: list[dict[str, Any]] = []
@@ -415,13 +422,13 @@ def run_team_writes(
                     progress(f"remember @{size:,} ({label})", n, len(sizes))
                 with site.database() as url:
                     job = {"size": [url, size, calls, budget_s, questions, batch]}
-                    rows.append({"tree": label, **_collect(_spawn(src, job))})
+                    rows.append({"tree": label, **collect(spawn(src, job))})
             if floor:
                 if progress:
                     progress(f"psycopg floor @{size:,}", n, len(sizes))
                 with site.database() as url:
                     job = {"floor": [url, size, calls, budget_s, questions, batch]}
-                    floors.append(_collect(_spawn(_own_src(), job)))
+                    floors.append(collect(spawn(own_src(), job)))
         if writers > 1:
             for label, src in trees:
                 layouts = [

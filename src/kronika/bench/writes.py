@@ -8,8 +8,9 @@ time and each durable when it returns:
   seconds allow, whichever comes first (a slow write path must not take hours);
 * ``save_turn()`` into a session that already holds N turns (capped at 1,000), as
   many calls;
-* the batch paths: ``remember_many`` of ``batch`` new keyed facts in one call, and
-  ``import_sessions`` of N turns in one call.
+* the batch paths: ``remember_many`` of ``batch`` new keyed facts in one call,
+  ``save_turns`` of ``batch`` turns into that session in one call (turns per second,
+  beside ``save_turn()`` one per call), and ``import_sessions`` of N turns in one call.
 
 The naive floor (:func:`~kronika.bench.floors.sqlite_floor`) does the same writes, on
 the same stored texts, into one SQLite file holding an FTS5 table and a vectors table
@@ -171,6 +172,13 @@ def _kronika_size(
                 turn_cpu,
             )
             if progress:
+                progress(f"save_turns @{length:,} turns", 0, 1)
+            said = [("user", f"batched turn {n} of the bench") for n in range(batch)]
+            began, cpu_at = time.perf_counter(), time.process_time()
+            memory.save_turns(session, said, agent="bench")
+            turns_s = time.perf_counter() - began
+            turns_cpu = time.process_time() - cpu_at
+            if progress:
                 progress(f"import {size:,}", 0, 1)
             # made before the clock starts: the import's time is kronika's alone
             sessions = list(synthetic_sessions(size, seed=size + 1))
@@ -194,6 +202,10 @@ def _kronika_size(
         "save_turn_per_s": _rate(turns),
         "save_turn_cpu_ms": 1000 * turn_cpu[0] / len(turns),
         "save_turn_calls": len(turns),
+        "save_turn_loop_per_s": len(turns) / sum(turns),
+        "save_turns_per_s": batch / turns_s if turns_s else 0.0,
+        "save_turns_cpu_per_s": batch / turns_cpu if turns_cpu else 0.0,
+        "save_turns_batch": batch,
         "session_turns": length,
         "import_items_per_s": report.turns / batch_s if batch_s else 0.0,
         "settings": settings_summary(used),
@@ -326,6 +338,7 @@ def run_writes(
             "remember_per_s",
             "remember_many_per_s",
             "save_turn_per_s",
+            "save_turns_per_s",
             "import_items_per_s",
         )
     } | {f"cli_{row['command'].replace(' ', '_')}_s": row["median_s"] for row in cli}
@@ -345,6 +358,7 @@ def run_writes(
                 "remember p95 ms",
                 f"remember_many({batch:,}) /s",
                 "save_turn() /s",
+                f"save_turns({batch:,}) turns/s",
                 "session turns",
                 "import items/s",
                 "floor per call /s",
@@ -359,6 +373,7 @@ def run_writes(
                     f"{row['remember_p95_ms']:,.1f}",
                     f"{row['remember_many_per_s']:,.1f}",
                     f"{row['save_turn_per_s']:,.1f}",
+                    f"{row['save_turns_per_s']:,.1f}",
                     f"{row['session_turns']:,}",
                     f"{row['import_items_per_s']:,.0f}",
                     f"{floor['per_call_per_s']:,.0f}",
@@ -382,6 +397,7 @@ def run_writes(
                 "save_turn() CPU ms",
                 "floor per call CPU ms",
                 "remember_many items/s of CPU",
+                "save_turns turns/s of CPU",
                 "import items/s of CPU",
                 "floor batch items/s of CPU",
             ],
@@ -394,6 +410,7 @@ def run_writes(
                     f"{row['save_turn_cpu_ms']:.2f}",
                     f"{floor['per_call_cpu_ms']:.2f}",
                     f"{row['remember_many_cpu_per_s']:,.0f}",
+                    f"{row['save_turns_cpu_per_s']:,.0f}",
                     f"{row['import_cpu_items_per_s']:,.0f}",
                     f"{floor['batch_cpu_items_per_s']:,.0f}",
                 ]

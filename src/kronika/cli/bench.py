@@ -1,5 +1,6 @@
-"""``kronika bench locomo|longmemeval|memory|folds|scale|crash|writes|team-writes|lessons|serve``:
-run a benchmark, print and save the results (``crash`` exits 1 when a trial breaks an invariant)."""
+"""``kronika bench locomo|longmemeval|memory|folds|scale|crash|writes|team-writes|
+session-turns|lessons|serve``: run a benchmark, print and save the results (``crash``
+exits 1 when a trial breaks an invariant)."""
 
 from __future__ import annotations
 
@@ -136,6 +137,23 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 writer_s=args.writer_seconds,
                 queries=args.queries or 50,
                 batch=args.batch,
+                progress=progress,
+            )
+        elif args.suite == "session-turns":
+            from kronika.bench.session_turns import run_session_turns
+
+            if args.budget <= 0:
+                raise InvalidInput("--budget must be above 0")
+            if args.before is not None and not (Path(args.before) / "kronika").is_dir():
+                raise InvalidInput(
+                    f"--before needs a src folder holding kronika; got {args.before!r}"
+                )
+            results = run_session_turns(
+                _sizes(args.sizes or "10,1000,10000"),
+                index=args.index,
+                calls=args.calls,
+                budget_s=args.budget,
+                before=args.before,
                 progress=progress,
             )
         elif args.suite == "memory":

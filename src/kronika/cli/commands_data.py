@@ -224,6 +224,7 @@ def register(cli: Commands) -> None:
             "crash",
             "writes",
             "team-writes",
+            "session-turns",
             "lessons",
             "serve",
             "memory",
@@ -245,7 +246,7 @@ def register(cli: Commands) -> None:
     p.add_argument(
         "--sizes",
         help="scale, vectors, writes, serve: corpus sizes (default 10000,100000; writes"
-        " 1000,10000,100000; serve 10000)",
+        " 1000,10000,100000; serve 10000); session-turns: session lengths (10,1000,10000)",
     )
     p.add_argument(
         "--queries",
@@ -277,7 +278,8 @@ def register(cli: Commands) -> None:
     )
     p.add_argument(
         "--before",
-        help="team-writes: a src folder of another kronika, measured in the same run",
+        help="team-writes, session-turns: a src folder of another kronika, measured in the"
+        " same run",
     )
     p.add_argument(
         "--seed", type=int, default=0, help="crash: seed of the first trial; lessons: of the run"
@@ -297,7 +299,10 @@ def register(cli: Commands) -> None:
         help="crash: longest a writer runs before its kill (s)",
     )
     p.add_argument(
-        "--calls", type=count_in(1, 10**6), default=200, help="writes: timed calls per size"
+        "--calls",
+        type=count_in(1, 10**6),
+        default=200,
+        help="writes, team-writes, session-turns: timed calls per size",
     )
     p.add_argument(
         "--budget",
@@ -321,14 +326,16 @@ def register(cli: Commands) -> None:
         type=count_in(1, 10**6),
         default=1_000,
         help="writes, team-writes: facts given to one remember_many call (and to the"
-        " floor's batch)",
+        " floor's batch); writes: turns given to one save_turns call",
     )
     p.add_argument(
         "--index",
         help="locomo, longmemeval, scale: sqlite (default), postgres (a throwaway local"
         " server) or postgres=URL (a fresh database on that server, dropped after); serve:"
         " postgres also runs the server on that store of record; team-writes: postgres"
-        " (default) or postgres=URL; crash: team mode on PostgreSQL, a worker per writer",
+        " (default) or postgres=URL; session-turns: sqlite (the local backend only), postgres"
+        " (default: local and a throwaway server) or postgres=URL; crash: team mode on"
+        " PostgreSQL, a worker per writer",
     )
     p.add_argument(
         "--lexical",

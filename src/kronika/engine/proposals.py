@@ -251,18 +251,27 @@ class ProposalBook:
 
     def record(self, entry: AuditEntry, change: Change) -> str:
         """Keep a proposed change (the write path's ``on_proposed``); returns its id."""
-        agent = entry.target_agent
+        return self.record_all(entry.target_agent, [(entry, change)])[0]
+
+    def record_all(self, agent: str, proposed: Sequence[tuple[AuditEntry, Change]]) -> list[str]:
+        """Keep proposed changes to ``agent``'s memory in one write of ``proposals.md``
+        (all of them or, when that write fails, none); returns their ids, in order."""
         taken = {e.id for e in self._workspace.read_proposals(agent).entries}
-        proposal = ProposalEntry(
-            id=new_proposal_id(taken),
-            source_agent=entry.source_agent,
-            created_at=entry.at,
-            section=entry.section,
-            text=self._text(agent, change),
-            payload=change_to_dict(change),
-        )
-        self._workspace.add_proposal(agent, proposal)
-        return proposal.id
+        kept: list[ProposalEntry] = []
+        for entry, change in proposed:
+            proposal = ProposalEntry(
+                id=new_proposal_id(taken),
+                source_agent=entry.source_agent,
+                created_at=entry.at,
+                section=entry.section,
+                text=self._text(agent, change),
+                payload=change_to_dict(change),
+            )
+            taken.add(proposal.id)
+            kept.append(proposal)
+        if kept:
+            self._workspace.document_files.add_proposals(agent, kept)
+        return [p.id for p in kept]
 
     def _text(self, agent: str, change: Change) -> str:
         match change:

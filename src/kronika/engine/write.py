@@ -135,6 +135,23 @@ class SavedTurn(str):
         return str(self)
 
 
+@dataclass(frozen=True, slots=True)
+class Checked:
+    """What :meth:`MemoryWriter.check` decided of a change before anything is written:
+    ``outcome`` (``applied``, ``proposed``, ``denied`` or ``refused`` by a storage
+    policy), the change as it would be written (screened, perhaps shortened), the
+    audit entry it gets, and what a storage policy said (``policy``)."""
+
+    outcome: str
+    change: Change
+    entry: AuditEntry
+    policy: str | None = None
+
+    def receipt(self) -> WriteReceipt:
+        """The receipt of a change that was not written (``refused`` or ``proposed``)."""
+        return WriteReceipt(self.outcome, self.change, None, (), policy=self.policy)
+
+
 def describe_change(change: Change) -> tuple[str, str | None, str]:
     """(action, item id, one-line summary) for the audit trail."""
     match change:
@@ -277,29 +294,15 @@ class MemoryWriter:
     ) -> WriteReceipt:
         """Screen ``content`` for secrets, check permissions, apply it to
         ``target_agent``'s memory, audit it."""
-        content = screen_change(content, self._settings.workspace.secrets)
-        self._workspace.require_agent(target_agent)
-        gated = self._storage_policies(target_agent, section, content, source_agent)
-        if isinstance(gated, WriteReceipt):
-            return gated  # refused: nothing is stored, the audit trail says why
-        content, policy = gated
-        action, item_id, summary = describe_change(content)
-        outcome = self._decide(target_agent, content, source_agent)
-        entry = AuditEntry(
-            at=self._clock.now(),
-            action=action,
-            target_agent=target_agent,
-            source_agent=source_agent,
-            section=section,
-            item_id=item_id,
-            summary=summary[:200],
-            outcome=outcome,
-            **acting(),
-        )
-        if outcome == "denied":
-            self._audit.append(entry)
-            raise PermissionDenied(self._denial_reason(target_agent, source_agent))
-        if outcome == "proposed":
+        checked = self.check(target_agent, section, content, source_agent)
+        if checked.outcome == "refused":
+            self._audit.append(checked.entry)
+            return checked.receipt()  # nothing is stored, the audit trail says why
+        if checked.outcome == "denied":
+            self._audit.append(checked.entry)
+            raise PermissionDenied(self.denial_reason(target_agent, source_agent))
+        content, entry, summary = checked.change, checked.entry, checked.entry.summary
+        if checked.outcome == "proposed":
             proposal = None
             if self._on_proposed is not None:  # kept first: the audit never names a lost one
                 proposal = self._on_proposed(entry, content)
@@ -333,13 +336,44 @@ class MemoryWriter:
         else:
             if isinstance(content, ForgetItems):  # done, and the index knows it
                 forget_journal.finish(self._workspace.agent_dir(target_agent))
-        return WriteReceipt("applied", content, item, paths, notes=tuple(notes), policy=policy)
+        return WriteReceipt(
+            "applied", content, item, paths, notes=tuple(notes), policy=checked.policy
+        )
+
+    def check(
+        self, target_agent: str, section: str, content: Change, source_agent: str = USER
+    ) -> Checked:
+        """What :meth:`memory_write` decides of ``content`` before it writes anything:
+        screened for secrets (:class:`InvalidInput` for one ``secrets = "refuse"``
+        keeps out), let through or refused by the storage policies, then ``applied``,
+        ``proposed`` or ``denied`` by the writer's autonomy; with the audit entry it
+        gets. Nothing is written (a batch checks every change before it writes one)."""
+        content = screen_change(content, self._settings.workspace.secrets)
+        self._workspace.require_agent(target_agent)
+        gated = self._storage_policies(target_agent, section, content, source_agent)
+        if isinstance(gated, Checked):
+            return gated
+        content, policy = gated
+        action, item_id, summary = describe_change(content)
+        outcome = self._decide(target_agent, content, source_agent)
+        entry = AuditEntry(
+            at=self._clock.now(),
+            action=action,
+            target_agent=target_agent,
+            source_agent=source_agent,
+            section=section,
+            item_id=item_id,
+            summary=summary[:200],
+            outcome=outcome,
+            **acting(),
+        )
+        return Checked(outcome, content, entry, policy)
 
     def _storage_policies(
         self, target: str, section: str, change: Change, source: str
-    ) -> tuple[Change, str | None] | WriteReceipt:
+    ) -> tuple[Change, str | None] | Checked:
         """``change`` as the storage policies let it be stored (and why it was shortened),
-        or the receipt of its refusal, audited without the refused text."""
+        or its refusal, with the audit entry that says so without the refused text."""
         if self._settings.storage.empty:  # the common case costs one attribute read
             return change, None
         policies = self._settings.storage_policies
@@ -349,20 +383,11 @@ class MemoryWriter:
         if not isinstance(gated, Refused):
             return gated.change, gated.reason
         action, item_id, _ = describe_change(change)
-        self._audit.append(
-            AuditEntry(
-                now,
-                action,
-                target,
-                source,
-                section,
-                item_id,
-                gated.reason[:200],
-                "refused",
-                **acting(),
-            )  # fmt: skip
-        )
-        return WriteReceipt("refused", change, None, (), policy=gated.reason)
+        entry = AuditEntry(
+            now, action, target, source, section, item_id, gated.reason[:200], "refused",
+            **acting(),
+        )  # fmt: skip
+        return Checked("refused", change, entry, gated.reason)
 
     def _decide(self, target: str, change: Change, source: str) -> str:
         if source in (USER, SYSTEM):
@@ -378,7 +403,8 @@ class MemoryWriter:
             return "proposed"
         return "applied"
 
-    def _denial_reason(self, target: str, source: str) -> str:
+    def denial_reason(self, target: str, source: str) -> str:
+        """Why ``source`` may not write into ``target``'s memory (a ``denied`` check)."""
         policy = self._settings.policy(target)
         if source != target and source not in policy.writers:
             return (

@@ -127,7 +127,9 @@ class MemoryContext:
             clock=clock,
             on_written=self.after_write,
             on_proposed=self.proposal_book.record,
-            on_facts=lambda agent: self.healing(lambda: self.indexer.catch_up_facts(agent)),
+            on_facts=lambda agent: self.healing(
+                lambda: self.indexer.catch_up_facts(agent, written=self._written_by_batch(agent))
+            ),
         )
         self._recall = RecallSettings.of(settings.recall, settings.reranker, settings.embedder)
         if settings.recall.decay_base > 0:
@@ -338,6 +340,11 @@ class MemoryContext:
             deferred[agent].extend(paths)
             return
         self.healing(lambda: self.indexer.sync_agent(agent, paths=paths, defer_vectors=True))
+
+    def _written_by_batch(self, agent: str) -> frozenset[str]:
+        """The files of ``agent`` the batch under way wrote, its indexing held back."""
+        deferred = self.shared.deferred
+        return frozenset(deferred.get(agent, ())) if deferred is not None else frozenset()
 
     @contextmanager
     def deferring(self, agent: str) -> Iterator[list[str]]:

@@ -12,8 +12,8 @@ another. The parts users call by name:
 * ``memory.admin`` — :class:`~kronika.memory.admin.Admin`
 
 The everyday verbs' code lives in parts of their own (facts, notes, sensory, reads,
-forgetting), reached through the verbs. Every verb of a named part also has a flat
-name on :class:`Memory` (``memory.approve`` is ``memory.proposals.approve``): the
+forgetting, the batch of turns), reached through the verbs. Every verb of a named part
+also has a flat name on :class:`Memory` (``memory.approve`` is ``memory.proposals.approve``): the
 table at the end of the class, one :class:`~kronika.core.alias.Alias` a line.
 """
 
@@ -38,6 +38,7 @@ from kronika.memory.proposals import Proposals
 from kronika.memory.reads import Reads
 from kronika.memory.sensory import Sensory
 from kronika.memory.sessions import Sessions
+from kronika.memory.turn_batch import TurnBatch
 from kronika.ports import (
     AuditLog,
     Clock,
@@ -121,6 +122,7 @@ class Memory:
         self._reads = Reads(ctx)
         self._forgetting = Forgetting(ctx)
         self.sessions = Sessions(ctx, self._reads)
+        self._turn_batch = TurnBatch(ctx, self.sessions)
         self.proposals = Proposals(ctx, self._facts, self.sessions)
         self.links = Links(ctx)
         self.lessons = Lessons(ctx, self)
@@ -227,6 +229,7 @@ class Memory:
     approve = Alias("proposals", Proposals.approve)
     reject = Alias("proposals", Proposals.reject)
     save_turn = Alias("sessions", Sessions.save_turn)
+    save_turns = Alias("_turn_batch", TurnBatch.save_turns)
     load_session = Alias("sessions", Sessions.load)
     load_short_term = Alias("sessions", Sessions.last_turns)
     import_sessions = Alias("sessions", Sessions.import_records)

@@ -77,6 +77,7 @@ class Sessions:
         text = _clean(content, what="the turn", limit=MAX_VALUE_CHARS * 5)
         who = _clean(speaker, what="the speaker", limit=100)
         at = checks.moment(at, what="at")
+        turn_id = checks.optional_text(turn_id, what="the turn id")  # no NUL in the file
         name = ctx.agent(agent)
         owners = ctx.audience(name, scope, user, channel, team, reader)
         now = at or ctx.clock.now()
@@ -106,7 +107,25 @@ class Sessions:
         """:meth:`save_turn` under the lock; the index's tail of the session, read here,
         is kept for the sync of the turn (read once). A session's audience is named to a
         writer who may read its turns only."""
-        count, last = self._turns_in(name, session_id)
+        count, last = self.turns_in(name, session_id)
+        self.check_audience(session_id, count, last, owners, reader)
+        if turn_id is None:
+            turn_id = self._next_turn_id(name, session_id, count, last)
+        turn = TurnRecord(turn_id=turn_id, speaker=who, content=text, at=now)
+        change = AppendTurn(session_id, turn, now, saved_header(owners))
+        done = self._ctx.writer.memory_write(name, "sessions", change, source_agent)
+        return SavedTurn(turn_id, done.outcome, done.proposal, done.policy)
+
+    @staticmethod
+    def check_audience(
+        session_id: str,
+        count: int,
+        last: MemoryItem | None,
+        owners: Audience,
+        reader: Reader | None,
+    ) -> None:
+        """:class:`Conflict` when the session's turns are for another audience than
+        ``owners``; it is named to a writer who may read its turns only."""
         if count and last is not None and Audience.of(last) != owners:
             seen = reader is None or visible(last, reader)
             theirs = Audience.of(last).describe() if seen else "another audience"
@@ -114,35 +133,27 @@ class Sessions:
                 f"session {session_id!r} holds turns of {theirs}; a turn for"
                 f" {owners.describe()} belongs in a session of its own"
             )
-        if turn_id is None:
-            turn_id = self._next_turn_id(name, session_id, count, last)
-        turn = TurnRecord(turn_id=turn_id, speaker=who, content=text, at=now)
-        change = AppendTurn(
-            session_id=session_id,
-            turn=turn,
-            started_at=now,
-            # a session this turn starts is live: listed, ended once idle, consolidated
-            header=(("source", SAVED_SOURCE), ("status", SessionStatus.OPEN.value))
-            + audience_fields(owners),
-        )
-        done = self._ctx.writer.memory_write(name, "sessions", change, source_agent)
-        return SavedTurn(turn_id, done.outcome, done.proposal, done.policy)
 
     def _next_turn_id(
         self, agent: str, session_id: str, count: int, last: MemoryItem | None
     ) -> str:
-        """The id of the session's next turn, ``<session>_<n>``: one past the highest
-        number the session's file or its turns waiting for approval hold (each names the
-        turn it would append; two must never name one). Ids grow along the file (an
-        approved turn is renumbered past the file's last, :meth:`approved_turn`), so the
-        file's last turn and its count bound every number in it."""
+        return self.numbering(agent, session_id, count, last).next_id()
+
+    def numbering(
+        self, agent: str, session_id: str, count: int, last: MemoryItem | None
+    ) -> TurnNumbers:
+        """How the session's next turns are numbered, ``<session>_<n>``: one past the
+        highest number the session's file or its turns waiting for approval hold (each
+        names the turn it would append; two must never name one). Ids grow along the
+        file (an approved turn is renumbered past the file's last, :meth:`approved_turn`),
+        so the file's last turn and its count bound every number in it."""
         waiting = (
             p.change.turn.turn_id
             for p in self._ctx.proposal_book.pending(agent)
             if isinstance(p.change, AppendTurn) and p.change.session_id == session_id
         )
         top = max((turn_number(t, session_id) for t in waiting), default=0)
-        return f"{session_id}_{max(count, _last_number(last, session_id), top) + 1}"
+        return TurnNumbers(session_id, count, _last_number(last, session_id), top)
 
     def approved_turn(self, agent: str, change: AppendTurn) -> AppendTurn:
         """``change``, a turn proposed at autonomy 1, as it is appended once approved:
@@ -151,14 +162,14 @@ class Sessions:
         a session share an id and ids keep growing along the file. Called under the
         lock; the tail read here serves the turn's sync (:meth:`forget_tail` after)."""
         session_id = change.session_id
-        count, last = self._turns_in(agent, session_id)
+        count, last = self.turns_in(agent, session_id)
         floor = max(count, _last_number(last, session_id))
         if turn_number(change.turn.turn_id, session_id) > floor:
             return change
         turn_id = self._next_turn_id(agent, session_id, count, last)
         return replace(change, turn=replace(change.turn, turn_id=turn_id))
 
-    def _turns_in(self, agent: str, session_id: str) -> tuple[int, MemoryItem | None]:
+    def turns_in(self, agent: str, session_id: str) -> tuple[int, MemoryItem | None]:
         """How many turns the session's file holds — the index's count while it matches
         the file's size and modification time (no parse), else the file's own — and the
         last turn the index holds of it."""
@@ -229,6 +240,36 @@ class Sessions:
                 turns += len(session.turns)
             report = ctx.indexer.sync_agent(agent, paths=list(paths), progress=progress)
         return ImportReport(agent=agent, sessions=count, turns=turns, sync=report)
+
+
+def saved_header(owners: Audience) -> tuple[tuple[str, str], ...]:
+    """The header fields of a session a saved turn starts: live (listed, ended once
+    idle, consolidated) and for ``owners``."""
+    return (("source", SAVED_SOURCE), ("status", SessionStatus.OPEN.value)) + audience_fields(
+        owners
+    )
+
+
+@dataclass(slots=True)
+class TurnNumbers:
+    """The numbers a session's turns take (:meth:`Sessions.numbering`), followed along
+    the turns of a batch: a stored turn raises the count and is the file's last, a
+    proposed one raises the highest number waiting, a refused one takes none."""
+
+    session_id: str
+    count: int
+    last: int
+    waiting: int
+
+    def next_id(self) -> str:
+        return f"{self.session_id}_{max(self.count, self.last, self.waiting) + 1}"
+
+    def took(self, turn_id: str, outcome: str) -> None:
+        number = turn_number(turn_id, self.session_id)
+        if outcome == "applied":
+            self.count, self.last = self.count + 1, number
+        elif outcome == "proposed":
+            self.waiting = max(self.waiting, number)
 
 
 def turn_number(turn_id: str, session_id: str) -> int:

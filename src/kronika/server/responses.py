@@ -144,6 +144,13 @@ class TurnReceipt(Answer):
     policy: str | None = Field(description="what a storage policy did")
 
 
+class TurnReceipts(Answer):
+    """What happened to each turn of a batch (``POST …/sessions/{s}/turns/batch``)."""
+
+    session_id: str
+    turns: list[TurnReceipt] = Field(description="a receipt per turn, in the order given")
+
+
 # ---------------------------------------------------------------- recall
 class ScoreParts(Answer):
     relevance: Number

@@ -200,11 +200,32 @@ class RecallBody(Body):
         return RecallQuery(agent=agent, **self.model_dump(exclude={"explain"}))
 
 
-class TurnBody(Body):
+class TurnText(Body):
+    """One turn of a conversation: who said what, when, under which id."""
+
     speaker: str = Field(min_length=1, max_length=100, json_schema_extra=BLANKLESS)
     content: str = Field(min_length=1, max_length=100_000, json_schema_extra=BLANKLESS)
     at: IsoTime | None = None
-    turn_id: str | None = Field(None, min_length=1, max_length=200)
+    turn_id: str | None = Field(
+        None, min_length=1, max_length=200, json_schema_extra={"pattern": NO_NUL}
+    )
+
+
+class TurnBody(TurnText):
+    scope: ScopeName | None = None
+    channel: str | None = Channel
+
+
+MAX_TURNS_PER_BATCH = 1000
+"""How many turns one ``POST …/turns/batch`` may carry (more: a 422 naming ``turns``)."""
+
+
+class TurnsBody(Body):
+    turns: list[TurnText] = Field(
+        min_length=1,
+        max_length=MAX_TURNS_PER_BATCH,
+        description=f"the turns, in order (1 to {MAX_TURNS_PER_BATCH})",
+    )
     scope: ScopeName | None = None
     channel: str | None = Channel
 

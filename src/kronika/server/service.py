@@ -255,6 +255,28 @@ class Service:
             )
         return wire.turn_receipt(session_id, made)
 
+    def save_turns(
+        self,
+        caller: Caller,
+        agent: str,
+        session_id: str,
+        turns: list[dict[str, Any]],
+        *,
+        scope: str | None = None,
+        channel: str | None = None,
+    ) -> dict[str, Any]:
+        memory = self._write(caller, agent, channel)
+        with self._held(caller):
+            made = memory.save_turns(
+                session_id,
+                turns,
+                agent=agent,
+                source_agent=caller.source_agent,
+                scope=scope,
+                channel=channel,
+            )
+        return wire.turn_receipts(session_id, made)
+
     # --------------------------------------------------------------------- reads
     def recall(
         self,

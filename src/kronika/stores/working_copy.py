@@ -11,7 +11,11 @@ every write and every sync:
   folder (with the record's modification time) or removed from it;
 - releasing it writes every Markdown file that differs from what the record holds
   (kronika's own writes, hand edits, files removed) back into the record in one
-  transaction, with the items the workspace parses from them, then lets go.
+  transaction, with the items the workspace parses from them, then lets go. A session
+  file that only grew by this process's appended turns since the record took it is
+  sent as its added bytes and turns alone (:class:`~kronika.ports.RecordAppend`), so
+  saving a turn costs the same whatever the session's length; should the record hold
+  another body after all, the file is sent whole.
 
 So every read-modify-write happens on the newest documents and lands whole or not at
 all: no update is lost, no history chain broken. What this copy last saw of each file
@@ -36,7 +40,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from kronika.core.model import MemoryItem
-from kronika.errors import InvalidAgentName, StoreError
+from kronika.errors import InvalidAgentName, StaleAppend, StoreError
 from kronika.ports import RecordDocument, StoreOfRecord
 from kronika.stores.lock import Reentrant, WorkspaceLock
 from kronika.stores.markdown.atomic import atomic_write_text
@@ -45,6 +49,7 @@ from kronika.stores.markdown.files import keep_copy
 from kronika.stores.markdown.layout import SourceKind, classify, validate_agent_name
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import make_private_dir
+from kronika.stores.record_appends import grown_session
 
 MANIFEST = "record.json"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -162,6 +167,11 @@ class WorkingCopy(Reentrant):
                 known is not None and state == (known.mtime_ns, known.size)
             ):
                 continue
+            grown = self._grown(agent, path, file, known)
+            if grown is not None:
+                documents.append(grown[0])
+                items[(agent, path)], states[(agent, path)] = grown[1], grown[2]
+                continue
             full = _state(file)
             if full is None or full == known:
                 continue
@@ -188,7 +198,11 @@ class WorkingCopy(Reentrant):
         self.workspace.removed.clear()
         if not documents:
             return 0
-        last = self.record.write(documents, items)
+        try:
+            last = self.record.write(documents, items)
+        except StaleAppend:  # the record holds another body: each sent whole
+            documents = [self._whole(doc, items, states) for doc in documents]
+            last = self.record.write(documents, items)
         for doc in documents:
             key = (doc.agent, doc.path)
             if doc.text is None:
@@ -199,6 +213,37 @@ class WorkingCopy(Reentrant):
         self._change = max(self._change, last)
         self._save_manifest()
         return len(documents)
+
+    def _grown(
+        self, agent: str, path: str, file: Path, known: _Copy | None
+    ) -> tuple[RecordDocument, list[MemoryItem], _Copy] | None:
+        """The document of a session file's turns appended since the record took it as
+        ``known``, their items and the file's state (:func:`grown_session`)."""
+        if known is None or (agent, path) in self.workspace.removed:
+            return None
+        grown = grown_session(self.workspace, agent, path, file, known.size, known.sha256)
+        if grown is None:
+            return None
+        doc, items, (mtime_ns, size, digest) = grown
+        return doc, items, _Copy(mtime_ns, size, digest)
+
+    def _whole(
+        self,
+        doc: RecordDocument,
+        items: dict[tuple[str, str], list[MemoryItem]],
+        states: dict[tuple[str, str], _Copy],
+    ) -> RecordDocument:
+        """``doc`` as the whole file, when it was to be sent as an append (its items
+        and state in ``items`` and ``states`` made anew); other documents unchanged."""
+        key = (doc.agent, doc.path)
+        file = self.workspace.agent_dir(doc.agent) / doc.path
+        full = _state(file)
+        if doc.appends is None or full is None:
+            return doc
+        text = file.read_bytes().decode("utf-8", errors="replace").replace("\x00", "")
+        items[key] = list(self.workspace.parse_source(doc.agent, doc.path).items)
+        states[key] = full
+        return RecordDocument(doc.agent, doc.path, text, full.mtime_ns)
 
     def _put_back_damaged(self) -> set[tuple[str, str]]:
         """The files the workspace found damaged (:attr:`MarkdownWorkspace.damaged`) that

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import operator
 import os
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
@@ -22,11 +21,9 @@ from kronika.engine.indexer.report import SyncReport
 from kronika.engine.indexer.state import IndexerState
 from kronika.engine.indexer.vectors import Vectors
 from kronika.ports import SourceState, SourceTail, Vector
-from kronika.stores.markdown import sessions
 from kronika.stores.markdown.appending import appended_since
 from kronika.stores.markdown.layout import SourceKind, classify
-from kronika.stores.markdown.lines import bare, split_lines
-from kronika.stores.markdown.sessions import TURN_RE
+from kronika.stores.markdown.session_appends import SessionHead, appended_turns
 from kronika.stores.markdown.workspace import SourceFile
 
 
@@ -222,43 +219,23 @@ class Appends:
         self, agent: str, path: str, added: str, first_line: int, before: Sequence[MemoryItem]
     ) -> list[MemoryItem] | None:
         """The turns of ``added`` (text appended after line ``first_line``), or ``None``
-        when it holds anything else: text that continues the last turn, a turn without a
-        readable time, a cut-off header."""
-        lines = split_lines(added)
-        headers = [i for i, line in enumerate(lines) if TURN_RE.match(bare(line))]
-        if (
-            "\x00" in added
-            or not headers
-            or any(line.strip() for line in lines[: headers[0]])
-            or sessions.torn_header(added)
-        ):
-            return None
+        when it holds anything else (:func:`appended_turns`). A turn id already in the
+        file gives an id the index holds, which the append refuses (the file is
+        re-indexed)."""
         session_id = before[-1].provenance.session_id
         if session_id is None:
             return None
-        for match in (TURN_RE.match(bare(lines[i])) for i in headers):
-            assert match is not None
-            if match.group("at") is None:
-                return None
-        # the ids are numbered as if none were in the file yet: a turn id already there
-        # gives an id the index holds, which the append refuses (the file is re-indexed)
-        seen: Counter[str] = Counter()
-        warnings: list[str] = []
-        found = sessions.turn_items(
-            lines,
-            headers,
+        # one header: every turn has the session's start and audience
+        head = SessionHead(session_id, before[-1].created_at, Audience.of(before[-1]))
+        return appended_turns(
+            added,
+            first_line,
+            head,
             path=path,
             agent=agent,
             tenant=self.state.workspace.tenant_of(agent),
-            session_id=session_id,
-            started=before[-1].created_at,
             importance=self.state.workspace.message_importance,
-            seen=seen,
-            warnings=warnings,
-            first_line=first_line,
-            owners=Audience.of(before[-1]),  # one header: every turn has the same audience
         )
-        return None if warnings else [item for item, _ in found]
 
 
 _but_provenance = operator.attrgetter(

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path, PurePosixPath
 
 from kronika.core.alias import Alias
@@ -211,15 +211,18 @@ class Indexer:
         report.seconds = time.perf_counter() - started
         return report
 
-    def catch_up_facts(self, agent: str, *, defer_vectors: bool = False) -> SyncReport:
+    def catch_up_facts(
+        self, agent: str, *, defer_vectors: bool = False, written: Collection[str] = ()
+    ) -> SyncReport:
         """Read the fact files of ``agent`` changed since they were indexed (by hand, or
         damaged), watching for lost facts, before kronika rewrites them: three ``stat``
-        calls and three look-ups when nothing changed. ``defer_vectors`` as for
-        :meth:`sync_agent`."""
+        calls and three look-ups when nothing changed. ``written``: files kronika itself
+        wrote since they were indexed (a batch whose indexing waits for its end), left
+        to that indexing. ``defer_vectors`` as for :meth:`sync_agent`."""
         report = SyncReport()
         known: dict[str, SourceState] = {}
         stale: list[SourceFile] = []
-        for path in (s.path for s in FACT_FILES):
+        for path in (s.path for s in FACT_FILES if s.path not in written):
             state = self.state.index.source_state(agent, path)
             source = self.state.workspace.source_file(agent, path)
             if state is not None:

@@ -20,7 +20,10 @@ rows, cost the same whatever the session's length. Any other change to the file 
 hand edit, a rewrite, another process's append) changes its size or times, and the
 file is read whole again. The change time cannot be set by hand (``touch`` sets it
 to now), so an edit that keeps the size and puts the old modification time back is
-seen too.
+seen too. While the file only grew by this process's appends, the states it went
+through (each one's size, SHA-256 and line count) are kept too (:func:`grown_since`):
+a working copy pushing the file to the store of record sends only the bytes added
+after the state the record holds.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,6 +46,7 @@ if TYPE_CHECKING:
     from kronika.ports import SourceState
 
 _REMEMBERED = 256  # files whose state a process keeps (the most recently appended to)
+_PAST = 1024  # states of one file kept while it only grows by appends (the newest)
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +77,9 @@ class _Known:
     hasher: hashlib._Hash  # the running SHA-256 of the file as ``after`` saw it
     before: _Mark | None  # the file before the last append, if it ended a line
     data: bytes  # what the last append wrote
+    past: dict[int, tuple[str, int]]
+    """The states the file went through since it was last read whole, each ending a
+    line: size -> (SHA-256, lines); the bytes before each are still those of the file."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +93,16 @@ class Appended:
     """SHA-256 of the whole file now (the index's content hash)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Grown:
+    """A file that only grew by this process's appends since an earlier state."""
+
+    first_line: int
+    """How many lines the file held in the earlier state (the added lines follow)."""
+    digest: str
+    """SHA-256 of the whole file now."""
+
+
 _known: dict[tuple[int, int], _Known] = {}
 _guard = threading.Lock()
 
@@ -92,6 +110,12 @@ _guard = threading.Lock()
 def append_turn_in_place(folder: Path, path: str, turn: TurnRecord) -> list[str] | None:
     """Append ``turn`` to ``folder/path``; ``None`` when the file must be rewritten
     instead (missing or damaged), else the warnings of a repaired torn end."""
+    return append_turns_in_place(folder, path, (turn,))
+
+
+def append_turns_in_place(folder: Path, path: str, turns: Sequence[TurnRecord]) -> list[str] | None:
+    """Append ``turns`` to ``folder/path`` in one write (as :func:`append_turn_in_place`
+    appends one)."""
     file = folder / path
     try:
         fd = os.open(file, os.O_RDWR | os.O_APPEND)
@@ -100,7 +124,7 @@ def append_turn_in_place(folder: Path, path: str, turn: TurnRecord) -> list[str]
     except OSError as exc:
         raise WorkspaceError(f"cannot write {file}: {exc}") from exc
     try:
-        return _append(fd, folder, path, turn)
+        return _append(fd, folder, path, turns)
     except OSError as exc:
         raise WorkspaceError(f"cannot write {file}: {exc}") from exc
     finally:
@@ -125,7 +149,21 @@ def appended_since(stat: os.stat_result, state: SourceState) -> Appended | None:
     return Appended(known.data.decode("utf-8"), before.lines, known.after.digest)
 
 
-def _append(fd: int, folder: Path, path: str, turn: TurnRecord) -> list[str] | None:
+def grown_since(stat: os.stat_result, size: int, digest: str) -> Grown | None:
+    """Whether the file of ``stat`` is, byte for byte, its earlier state of ``size``
+    bytes hashing to ``digest`` followed by what this process appended since (read the
+    added bytes from offset ``size``); ``None`` when that is not known (read it whole)."""
+    with _guard:
+        known = _known.get((stat.st_dev, stat.st_ino))
+    if known is None or not known.after.fits(stat):
+        return None
+    was = known.past.get(size)
+    if was is None or was[0] != digest:
+        return None
+    return Grown(was[1], known.after.digest)
+
+
+def _append(fd: int, folder: Path, path: str, turns: Sequence[TurnRecord]) -> list[str] | None:
     stat = os.fstat(fd)
     key = (stat.st_dev, stat.st_ino)
     with _guard:
@@ -133,7 +171,7 @@ def _append(fd: int, folder: Path, path: str, turn: TurnRecord) -> list[str] | N
     warnings: list[str] = []
     if known is not None and known.after.fits(stat):
         hasher, lines, ends_line = known.hasher, known.after.lines, True
-        before = known.after
+        before, past = known.after, known.past
     else:
         read = _read_checked(fd, folder, path, warnings)
         if read is None:
@@ -142,15 +180,20 @@ def _append(fd: int, folder: Path, path: str, turn: TurnRecord) -> list[str] | N
         if warnings:  # cut: the file is not as fstat saw it
             stat = os.fstat(fd)
         before = _Mark.of(stat, hasher.hexdigest(), lines)
-    data = (("" if ends_line else "\n") + "\n" + render_turn(turn)).encode("utf-8")
+        past = {before.size: (before.digest, lines)} if ends_line else {}
+    blocks = "".join("\n" + render_turn(turn) for turn in turns)
+    data = (("" if ends_line else "\n") + blocks).encode("utf-8")
     written = 0
     while written < len(data):
         written += os.write(fd, data[written:])
     if b"\x00" not in data:  # else the next append reads the file and rewrites it
         hasher.update(data)
         after = _Mark.of(os.fstat(fd), hasher.hexdigest(), lines + data.count(b"\n"))
+        past[after.size] = (after.digest, after.lines)  # a turn ends its last line
+        while len(past) > _PAST:
+            del past[next(iter(past))]
         with _guard:
-            _known[key] = _Known(after, hasher, before if ends_line else None, data)
+            _known[key] = _Known(after, hasher, before if ends_line else None, data, past)
             while len(_known) > _REMEMBERED:
                 del _known[next(iter(_known))]
     flush(fd)

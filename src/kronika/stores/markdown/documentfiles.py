@@ -107,9 +107,17 @@ class DocumentFiles:
 
     def add_proposal(self, agent: str, entry: proposals.ProposalEntry) -> None:
         """Append ``entry`` to ``proposals.md`` (created when missing)."""
-        self.files.edit(
-            agent, proposals.PATH, lambda ls: proposals.append_entry(ls, entry), proposals.TEMPLATE
-        )
+        self.add_proposals(agent, (entry,))
+
+    def add_proposals(self, agent: str, entries: Sequence[proposals.ProposalEntry]) -> None:
+        """Append ``entries`` to ``proposals.md`` in one write of it (created when missing)."""
+
+        def change(lines: list[str]) -> list[str]:
+            for entry in entries:
+                lines = proposals.append_entry(lines, entry)
+            return lines
+
+        self.files.edit(agent, proposals.PATH, change, proposals.TEMPLATE)
         self.record_proposals(agent)
 
     def remove_proposal(self, agent: str, proposal_id: str) -> None:

@@ -5,7 +5,7 @@ missing), the headers of the live sessions, and header fields changed. Their for
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from urllib.parse import unquote
 
@@ -40,6 +40,21 @@ class SessionFiles:
         header_fields: Mapping[str, str] | None = None,
     ) -> str:
         """Append one turn to the session file (created with its header if absent)."""
+        return self.append_turns(
+            agent, session_id, (turn,), started_at=started_at, header_fields=header_fields
+        )
+
+    def append_turns(
+        self,
+        agent: str,
+        session_id: str,
+        turns: Sequence[TurnRecord],
+        *,
+        started_at: datetime,
+        header_fields: Mapping[str, str] | None = None,
+    ) -> str:
+        """Append ``turns`` to the session file in one write of it (created with its
+        header if absent); returns its path."""
         path = sessions.session_filename(session_id)
         header = sessions.session_header(session_id, started_at, extra=header_fields)
 
@@ -47,7 +62,7 @@ class SessionFiles:
             text = "".join(lines)
             if text and not text.endswith("\n"):
                 text += "\n"
-            return split_lines(text + "\n" + sessions.render_turn(turn))
+            return split_lines(text + "".join("\n" + sessions.render_turn(t) for t in turns))
 
         self.files.edit(agent, path, change, header)
         return path

@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import hashlib
 import re
+import select
+import socket
 import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -89,6 +91,44 @@ def connect(url: str, *, autocommit: bool = False) -> psycopg.Connection[Any]:
     return conn
 
 
+def gone(conn: psycopg.Connection[Any]) -> bool:
+    """Whether an idle connection is known dead, without a round trip to the server.
+
+    An idle connection is sent nothing but notices, notifications and parameter
+    changes; a server that stopped or restarted closed its end, often after a last
+    error message ("terminating connection"). So a socket that is readable with an
+    error message first, or with nothing left (closed), is dead. A connection in a
+    transaction, or one whose socket cannot be polled, is taken as alive: the next
+    statement tells."""
+    if conn.closed or conn.broken:
+        return True
+    from psycopg import pq
+
+    if conn.pgconn.transaction_status != pq.TransactionStatus.IDLE:
+        return False
+    try:
+        fd = conn.fileno()
+        ready, _, _ = select.select([fd], [], [], 0)
+        if not ready:
+            return False
+        with socket.fromfd(fd, socket.AF_INET, socket.SOCK_STREAM) as peer:
+            first = peer.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT)
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True  # reset by the peer
+    except ValueError:
+        return False
+    return first in (b"", b"E")
+
+
+def _check(conn: psycopg.Connection[Any]) -> None:
+    """The pool's check of a connection it hands out: a dead one is replaced."""
+    if gone(conn):
+        conn.close()  # so the pool drops it and opens a new one at once
+        raise StoreError("the connection died with the server")
+
+
 def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> ConnectionPool:
     """A pool of connections, opened and checked before it is returned."""
     connect(url).close()  # fail at once, with a clear message, when the server is not there
@@ -101,6 +141,7 @@ def open_pool(url: str, *, min_size: int = 1, max_size: int = 8) -> ConnectionPo
         min_size=min_size,
         max_size=max_size,
         configure=configure,
+        check=_check,  # a connection that died with a restarted server is not handed out
         kwargs={"connect_timeout": 10},
         open=False,
     )

@@ -13,6 +13,7 @@ built over it, one port of :mod:`kronika.ports` each; none inherits from another
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import random
 import threading
@@ -28,6 +29,7 @@ from kronika.ports import Vector
 from kronika.stores.postgres import search
 from kronika.stores.postgres.connect import (
     connect,
+    gone,
     migrate,
     migrate_index,
     one_line,
@@ -141,7 +143,9 @@ class PostgresState:
         import psycopg
 
         with self.lock:
-            if self.conn.closed or self.conn.broken:
+            if gone(self.conn):
+                with contextlib.suppress(Exception):
+                    self.conn.close()
                 self.conn = connect(self.url, autocommit=True)  # StoreError while it is down
                 self.graph_settings = None
             try:

@@ -65,7 +65,9 @@ class PostgresSources:
             return source_state(POSTGRES, conn, agent, path)
 
     def source_tail(self, agent: str, path: str, last: int = 2) -> SourceTail | None:
-        """The end of one indexed file; rows can always follow it (``at_end``)."""
+        """The end of one indexed file; rows can always follow it (``at_end``). The
+        count is the last row's place + 1 (places run 0, 1, 2… without gaps), read
+        from the ``(source_agent, source_path, pos)`` index: no count of the rows."""
         with self.state.reading() as conn, conn.transaction():
             conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
             found = conn.execute(
@@ -76,19 +78,17 @@ class PostgresSources:
             if found is None:
                 return None
             state = SourceState(agent, path, str(found[0]), int(found[1]), int(found[2]))
-            (count,) = conn.execute(
-                "SELECT count(*) FROM idx_items WHERE source_agent = %s AND source_path = %s",
-                (agent, path),
-            ).fetchone()
             rows = conn.execute(
-                SELECT_ITEM.replace(" FROM idx_items", ", i.text_hash FROM idx_items")
+                SELECT_ITEM.replace(" FROM idx_items", ", i.text_hash, i.pos FROM idx_items")
                 + " WHERE i.source_agent = %s AND i.source_path = %s ORDER BY i.pos DESC LIMIT %s",
-                (agent, path, last),
+                (agent, path, max(last, 1)),
             ).fetchall()
+        count = int(rows[0][-1]) + 1 if rows else 0
+        rows = rows[:last]
         rows.reverse()
-        items = tuple(item_from_row(row[:-1]) for row in rows)
-        hashes = tuple(str(row[-1]) for row in rows)
-        return SourceTail(state, int(count), items, hashes, bool(rows))
+        items = tuple(item_from_row(row[:-2]) for row in rows)
+        hashes = tuple(str(row[-2]) for row in rows)
+        return SourceTail(state, count, items, hashes, bool(rows))
 
     def source_items(self, agent: str, path: str) -> list[MemoryItem]:
         with self.state.reading() as conn:

@@ -25,7 +25,13 @@ _INDEX_TABLES = (
     "idx_items, idx_terms, idx_embeddings, idx_usage, idx_sources, idx_corpus,"
     " recall_log, recall_log_items"
 )
-_RECORD_TABLES = ("record_documents", "record_items", "record_proposals", "record_audit")
+_RECORD_TABLES = (
+    "record_documents",
+    "record_document_parts",
+    "record_items",
+    "record_proposals",
+    "record_audit",
+)
 
 
 class PostgresUpkeep:

@@ -3,7 +3,10 @@
 Tables (migration ``0100_record.sql``): ``record_tenants`` and ``record_agents``;
 ``record_documents``, one row per Markdown document of an agent with the number of
 the change that last wrote it (a removed document keeps its row with no text, so each
-worker's copy learns of the removal); ``record_items``, what was parsed from each
+worker's copy learns of the removal), and ``record_document_parts``, the text added at
+the end of a document since its body was last written whole (migration ``0103``: a
+session's new turns, :class:`~kronika.ports.RecordAppend`; a document's text is its
+body and then its parts); ``record_items``, what was parsed from each
 document (facts with ``status``, ``valid_from``, ``valid_to`` and ``superseded_by``,
 notes, turns, summaries), one row per item id, written in the same transaction as the
 document: only the rows of items that were added, changed, moved or removed
@@ -28,7 +31,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kronika.core.model import MemoryItem, Provenance
 from kronika.core.serialize import item_to_dict
-from kronika.errors import StoreError
+from kronika.errors import StaleAppend, StoreError
 from kronika.ports import RecordDocument
 from kronika.stores.markdown import proposals
 from kronika.stores.postgres.connect import one_line
@@ -115,8 +118,10 @@ class PostgresRecord:
 
     def changes(self, since: int) -> list[RecordDocument]:
         query = (
-            "SELECT agent, path, body, modified_ns, change FROM record_documents"
-            " WHERE tenant = %s AND change > %s ORDER BY change"
+            "SELECT d.agent, d.path, d.body || coalesce((SELECT string_agg(p.text, ''"
+            " ORDER BY p.change) FROM record_document_parts p WHERE p.tenant = d.tenant"
+            " AND p.agent = d.agent AND p.path = d.path), ''), d.modified_ns, d.change"
+            " FROM record_documents d WHERE d.tenant = %s AND d.change > %s ORDER BY d.change"
         )
         import psycopg
 
@@ -162,6 +167,8 @@ class PostgresRecord:
     def _write_document(
         self, conn: psycopg.Connection[Any], doc: RecordDocument, items: Sequence[MemoryItem]
     ) -> int:
+        if doc.appends is not None:
+            return self._append_document(conn, doc, items)
         key = (self._tenant, doc.agent, doc.path)
         digest = None if doc.text is None else hashlib.sha256(doc.text.encode()).hexdigest()
         was = conn.execute(
@@ -178,6 +185,10 @@ class PostgresRecord:
             (*key, doc.text, digest, doc.modified_ns),
         ).fetchone()
         change = int(row[0]) if row else 0
+        conn.execute(
+            "DELETE FROM record_document_parts WHERE tenant = %s AND agent = %s AND path = %s",
+            key,
+        )
         mine = self._written.get((doc.agent, doc.path))
         # the rows as this process last wrote them, unless another worker wrote since
         rows = mine[1] if mine is not None and was is not None and was[0] == mine[0] else None
@@ -186,6 +197,60 @@ class PostgresRecord:
             self._written.pop((doc.agent, doc.path), None)
         if doc.path == proposals.PATH:
             self._write_proposals(conn, doc)
+        return change
+
+    def _append_document(
+        self, conn: psycopg.Connection[Any], doc: RecordDocument, items: Sequence[MemoryItem]
+    ) -> int:
+        """Add ``doc.text`` at the end of the body the record holds and ``items`` after
+        its rows (:class:`~kronika.ports.RecordAppend`): the rows already there are
+        neither read nor compared, so the write costs the same whatever the document's
+        length. :class:`StaleAppend` when the body is not the one the text follows or
+        an item is there already (the caller writes the document whole)."""
+        assert doc.appends is not None and doc.text is not None
+        key = (self._tenant, doc.agent, doc.path)
+        ids = [item.id for item in items]
+        was = conn.execute(
+            "SELECT d.change, d.sha256, (SELECT coalesce(max(i.position) + 1, 0)"
+            " FROM record_items i WHERE i.tenant = d.tenant AND i.agent = d.agent"
+            " AND i.path = d.path), EXISTS (SELECT 1 FROM record_items i"
+            " WHERE i.tenant = d.tenant AND i.agent = d.agent AND i.path = d.path"
+            " AND i.id = ANY(%s)) FROM record_documents d"
+            " WHERE d.tenant = %s AND d.agent = %s AND d.path = %s",
+            (ids, *key),
+        ).fetchone()
+        if was is None or was[1] != doc.appends.base_sha256 or was[3] or len(set(ids)) < len(ids):
+            raise StaleAppend(f"{doc.agent}/{doc.path} changed in the record")
+        # the body is not written again: the added text is a part of its own
+        row = conn.execute(
+            "UPDATE record_documents SET sha256 = %s, modified_ns = %s,"
+            " change = nextval('record_change_seq')"
+            " WHERE tenant = %s AND agent = %s AND path = %s RETURNING change",
+            (doc.appends.sha256, doc.modified_ns, *key),
+        ).fetchone()
+        change = int(row[0]) if row else 0
+        conn.execute(
+            "INSERT INTO record_document_parts (tenant, agent, path, change, text)"
+            " VALUES (%s, %s, %s, %s, %s)",
+            (*key, change, doc.text),
+        )
+        added = {
+            item.id: _Row(int(was[2]) + n, _digest(_stored_data(item)), item)
+            for n, item in enumerate(items)
+        }
+        if added:
+            with conn.cursor() as cur:
+                cur.executemany(
+                    _UPSERT_ITEM,
+                    [
+                        (*key, r.position, *_item_columns(r.item), _stored_data(r.item), r.digest)
+                        for r in added.values()
+                    ],
+                )
+        mine = self._written.pop((doc.agent, doc.path), None)
+        if mine is not None and mine[0] == was[0]:  # the rows this process wrote, and these
+            mine[1].update(added)
+            self._written[(doc.agent, doc.path)] = (change, mine[1])
         return change
 
     def _write_items(

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from kronika.core.model import MemoryItem
 from kronika.errors import StoreError
 from kronika.ports import RecordDocument, StoreOfRecord
-from kronika.stores.postgres.connect import connect, one_line, redact_url
+from kronika.stores.postgres.connect import connect, gone, one_line, redact_url
 
 if TYPE_CHECKING:
     import psycopg
@@ -242,8 +242,9 @@ class Replica:
             conn.close()
 
     def _connection(self) -> psycopg.Connection[Any] | None:
-        if self.conn is not None and not self.conn.closed:
+        if self.conn is not None and not gone(self.conn):
             return self.conn
+        self.close()
         if time.monotonic() < self.down_until:
             return None
         try:

@@ -1,0 +1,83 @@
+"""A session file's appended turns as a write of the store of record, read alone.
+
+A working copy (:class:`~kronika.stores.working_copy.WorkingCopy`) pushes each file
+that differs from what the record holds. A session file that only grew by turns this
+process appended (:func:`~kronika.stores.markdown.appending.grown_since`) is sent as
+its added bytes and the items of the added turns alone
+(:class:`~kronika.ports.RecordAppend`): the bytes are read from where the record's
+copy ends, the header from the file's first bytes, and nothing in between, so the push
+costs the same whatever the session's length.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path, PurePosixPath
+
+from kronika.core.model import MemoryItem
+from kronika.ports import RecordAppend, RecordDocument
+from kronika.stores.markdown.appending import grown_since
+from kronika.stores.markdown.layout import SourceKind, classify
+from kronika.stores.markdown.session_appends import appended_turns, read_head
+from kronika.stores.markdown.workspace import MarkdownWorkspace
+
+HEAD_BYTES = 4096
+"""Bytes read from a session file's start for its header (a longer one: sent whole)."""
+
+State = tuple[int, int, str]
+"""A file's modification time (ns), size and SHA-256."""
+
+
+def grown_session(
+    workspace: MarkdownWorkspace, agent: str, path: str, file: Path, size: int, sha256: str
+) -> tuple[RecordDocument, list[MemoryItem], State] | None:
+    """The document of the turns appended to session file ``file`` since it was
+    ``size`` bytes hashing to ``sha256`` (the record's copy), the items of those turns
+    and the file's state now; ``None`` when the file is no session file, changed in any
+    other way, or the added bytes are not whole turns (send it whole)."""
+    if classify(path) is not SourceKind.SESSION:
+        return None
+    try:
+        fd = os.open(file, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        stat = os.fstat(fd)
+        grown = grown_since(stat, size, sha256)
+        if grown is None or stat.st_size <= size:
+            return None
+        text = _read_at(fd, size, stat.st_size - size).decode("utf-8")
+        first = os.pread(fd, HEAD_BYTES, 0).decode("utf-8", errors="replace")
+    except (OSError, UnicodeDecodeError):
+        return None
+    finally:
+        os.close(fd)
+    head = read_head(first, path=path, fallback_id=PurePosixPath(path).stem)
+    if head is None:
+        return None
+    turns = appended_turns(
+        text,
+        grown.first_line,
+        head,
+        path=path,
+        agent=agent,
+        tenant=workspace.tenant_of(agent),
+        importance=workspace.message_importance,
+    )
+    if turns is None:
+        return None
+    appends = RecordAppend(sha256, grown.digest)
+    doc = RecordDocument(agent, path, text, stat.st_mtime_ns, appends=appends)
+    return doc, turns, (stat.st_mtime_ns, stat.st_size, grown.digest)
+
+
+def _read_at(fd: int, offset: int, size: int) -> bytes:
+    chunks: list[bytes] = []
+    while size > 0:
+        chunk = os.pread(fd, size, offset)
+        if not chunk:
+            raise OSError(f"the file ended {size} bytes early")
+        chunks.append(chunk)
+        offset += len(chunk)
+        size -= len(chunk)
+    return b"".join(chunks)
