@@ -132,6 +132,51 @@ def test_healthz_answers_while_a_write_waits_for_the_workspace_lock(served: Serv
         assert done == [200]
 
 
+def test_healthz_answers_while_a_recall_waits_for_a_write_in_progress(served: Served) -> None:
+    """A recall of a local memory runs on the event loop when nothing holds the memory;
+    while a write holds it (here waiting for the workspace lock another process holds)
+    the recall waits in a worker thread, and the server goes on answering meanwhile."""
+    home = Path(served.memories["acme"].settings.home)
+    with subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import fcntl, sys, time\n"
+            f"f = open({str(home / '.kronika.lock')!r}, 'ab')\n"
+            "fcntl.flock(f.fileno(), fcntl.LOCK_EX)\n"
+            "print('held', flush=True)\n"
+            "time.sleep(3)\n",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+    ) as holder:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        done: list[int] = []
+        writer = threading.Thread(
+            target=lambda: done.append(
+                served.call("POST", "/v1/agents/alice/memories", {"content": "waited"}).status
+            )
+        )
+        writer.start()
+        time.sleep(0.3)
+        found: list[int] = []
+        reader = threading.Thread(
+            target=lambda: found.append(
+                served.call("POST", "/v1/agents/alice/recall", {"query": "waited"}).status
+            )
+        )
+        reader.start()
+        time.sleep(0.3)
+        assert writer.is_alive() and reader.is_alive()  # both wait for the write…
+        start = time.monotonic()
+        assert served.call("GET", "/healthz", key=None).status == 200
+        # …and the server answers meanwhile (waiting for them would take ~2.4 s)
+        assert time.monotonic() - start < 1.5
+        writer.join(BOUND)
+        reader.join(BOUND)
+        assert done == [200] and found == [200]
+
+
 def test_the_cli_stores_and_recalls_a_pasted_blob_within_a_bound(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

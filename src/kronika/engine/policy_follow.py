@@ -54,6 +54,10 @@ class PolicyFollower:
         self._settled = False
         self._digest: bytes | None = None
 
+    def unchanged(self) -> bool:
+        """Whether :meth:`poll` would find nothing new (a stat; nothing is read)."""
+        return self._settled and _stamp(self.path) == self._stamp
+
     def poll(self) -> StoragePolicies | None:
         """The policies the file sets, when it changed since the last poll (the first
         poll reads it whatever it holds); ``None`` when it did not, or when the new

@@ -108,13 +108,17 @@ class Service:
     def _memory_lock(self, memory: Memory) -> threading.RLock:
         return self._locks_by_memory.setdefault(id(memory), threading.RLock())
 
-    @contextmanager
-    def _held(self, caller: Caller) -> Iterator[None]:
+    def _tenant_lock(self, caller: Caller) -> threading.RLock | None:
         # a Memory serves one caller at a time; memories of other tenants are independent
         lock = self._locks.get(caller.tenant)
         if lock is None and dict.__contains__(self.memories, caller.tenant):  # served since
             memory = dict.__getitem__(self.memories, caller.tenant)
             lock = self._locks.setdefault(caller.tenant, self._memory_lock(memory))
+        return lock
+
+    @contextmanager
+    def _held(self, caller: Caller) -> Iterator[None]:
+        lock = self._tenant_lock(caller)
         # every audit entry made meanwhile names the key and the user it acted for
         token = ACTING.set((caller.key.id, caller.user))
         try:
@@ -306,7 +310,11 @@ class Service:
         loop, so that the recalls read together reach the batcher together; applying
         changed storage policies (which may wait for a memory's lock) and the recall
         itself run in a worker thread, so a long recall never keeps the loop from
-        answering other requests."""
+        answering other requests. A recall with nothing to wait for — the policies
+        unchanged, its memory's lock free and every part of it in this process (no
+        database, vector service or reranker to wait on) — runs on the loop instead: it
+        is work for this process alone, and a thread would only pass the interpreter
+        back and forth with the loop."""
         from anyio import to_thread
 
         agent = _named(asked)
@@ -316,11 +324,32 @@ class Service:
             batcher = self._batcher(memory.embedder)
             vector = await batcher.embed(asked.query, index=memory.index)
 
+        if _in_process(memory.settings) and self._policies_settled():
+            lock = self._tenant_lock(caller)
+            if lock is None or lock.acquire(blocking=False):
+                try:
+                    return self._recall(caller, memory, asked, vector, explain, now)
+                finally:
+                    if lock is not None:
+                        lock.release()
+
         def recall() -> dict[str, Any]:
             self.follow_config()
             return self._recall(caller, memory, asked, vector, explain, now)
 
         return await to_thread.run_sync(recall)
+
+    def _policies_settled(self) -> bool:
+        """Whether the policies in force are the file's (checked without waiting)."""
+        follower = self._follower
+        if follower is None:
+            return True
+        if not follower.lock.acquire(blocking=False):
+            return False
+        try:
+            return follower.unchanged()
+        finally:
+            follower.lock.release()
 
     def _recall(
         self,
@@ -698,3 +727,9 @@ def _named(asked: RecallQuery) -> str:
     if asked.agent is None:
         raise InvalidQuery("a recall over the server names its agent")
     return asked.agent
+
+
+def _in_process(settings: Settings) -> bool:
+    """Whether a recall of a memory of ``settings`` waits on nothing outside this
+    process: no database, vector service or reranker over the network."""
+    return not (settings.database_url or settings.qdrant_url or settings.reranker_base_url)
