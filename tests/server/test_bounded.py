@@ -12,6 +12,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -97,9 +99,10 @@ def test_healthz_answers_while_recalls_over_huge_items_run(served: Served) -> No
     assert max(health) < 1.0, health
 
 
-def test_healthz_answers_while_a_write_waits_for_the_workspace_lock(served: Served) -> None:
-    """Another process (a CLI import, a sync) holds the workspace lock: a write waits
-    for it in a worker thread, and the server goes on answering meanwhile."""
+@contextmanager
+def _writing_while_another_process_holds_the_lock(served: Served) -> Iterator[list[int]]:
+    """Another process holds the workspace lock for 3 s, and a write to alice (in a
+    thread) waits for it; yields the list the write's status lands in."""
     home = Path(served.memories["acme"].settings.home)
     with subprocess.Popen(
         [
@@ -123,42 +126,28 @@ def test_healthz_answers_while_a_write_waits_for_the_workspace_lock(served: Serv
         )
         writer.start()
         time.sleep(0.3)
-        assert writer.is_alive()  # the write waits for the lock…
+        assert writer.is_alive()  # the write waits for the lock
+        yield done
+        writer.join(BOUND)
+        assert done == [200]
+
+
+def test_healthz_answers_while_a_write_waits_for_the_workspace_lock(served: Served) -> None:
+    """Another process (a CLI import, a sync) holds the workspace lock: a write waits
+    for it in a worker thread, and the server goes on answering meanwhile."""
+    with _writing_while_another_process_holds_the_lock(served) as done:
+        assert not done  # the write waits for the lock…
         start = time.monotonic()
         assert served.call("GET", "/healthz", key=None).status == 200
         # …and the server answers meanwhile (waiting for the lock would take ~2.7 s)
         assert time.monotonic() - start < 2.0
-        writer.join(BOUND)
-        assert done == [200]
 
 
 def test_healthz_answers_while_a_recall_waits_for_a_write_in_progress(served: Served) -> None:
     """A recall of a local memory runs on the event loop when nothing holds the memory;
     while a write holds it (here waiting for the workspace lock another process holds)
     the recall waits in a worker thread, and the server goes on answering meanwhile."""
-    home = Path(served.memories["acme"].settings.home)
-    with subprocess.Popen(
-        [
-            sys.executable,
-            "-c",
-            "import fcntl, sys, time\n"
-            f"f = open({str(home / '.kronika.lock')!r}, 'ab')\n"
-            "fcntl.flock(f.fileno(), fcntl.LOCK_EX)\n"
-            "print('held', flush=True)\n"
-            "time.sleep(3)\n",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-    ) as holder:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
-        done: list[int] = []
-        writer = threading.Thread(
-            target=lambda: done.append(
-                served.call("POST", "/v1/agents/alice/memories", {"content": "waited"}).status
-            )
-        )
-        writer.start()
-        time.sleep(0.3)
+    with _writing_while_another_process_holds_the_lock(served) as done:
         found: list[int] = []
         reader = threading.Thread(
             target=lambda: found.append(
@@ -167,14 +156,13 @@ def test_healthz_answers_while_a_recall_waits_for_a_write_in_progress(served: Se
         )
         reader.start()
         time.sleep(0.3)
-        assert writer.is_alive() and reader.is_alive()  # both wait for the write…
+        assert not done and reader.is_alive()  # both wait for the write…
         start = time.monotonic()
         assert served.call("GET", "/healthz", key=None).status == 200
         # …and the server answers meanwhile (waiting for them would take ~2.4 s)
         assert time.monotonic() - start < 1.5
-        writer.join(BOUND)
-        reader.join(BOUND)
-        assert done == [200] and found == [200]
+    reader.join(BOUND)
+    assert found == [200]
 
 
 def test_the_cli_stores_and_recalls_a_pasted_blob_within_a_bound(
