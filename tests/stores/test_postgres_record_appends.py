@@ -157,3 +157,86 @@ def test_workers_taking_turns_in_one_session_lose_no_turn(
         ] + ["the last"]
         ids = [t.provenance.turn_ids[0] for t in first.load_session("talk")]
         assert len(set(ids)) == len(ids)
+
+
+ARCHIVE = "brain_archive.md"
+
+
+def _archive(url: str) -> tuple[str, list[str], str]:
+    """The archive's body, its parts in order, and its SHA-256."""
+    with psycopg.connect(url) as conn:
+        body, sha = conn.execute(
+            "SELECT body, sha256 FROM record_documents WHERE agent = 'default' AND path = %s",
+            (ARCHIVE,),
+        ).fetchone()
+        parts = [
+            text
+            for (text,) in conn.execute(
+                "SELECT text FROM record_document_parts WHERE agent = 'default' AND path = %s"
+                " ORDER BY change",
+                (ARCHIVE,),
+            )
+        ]
+    return body, parts, sha
+
+
+def test_facts_moved_to_the_archive_add_their_own_bytes_and_rows(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    settings = load_settings(
+        tmp_path / "a",
+        environ={},
+        embedder="hashing",
+        database_url=postgres_url,
+        brain_budget=40,
+        brain_max=60,
+    )
+    with build_memory(settings) as memory:
+        n = 0
+        while not (memory.workspace.agent_dir("default") / ARCHIVE).exists():
+            memory.remember(f"the shelf number {n} holds jars of plum jam", key=f"shelf_{n}")
+            n += 1
+        body, _, _ = _archive(postgres_url)
+        with psycopg.connect(postgres_url) as conn:
+            before = dict(
+                conn.execute(
+                    "SELECT id, xmin::text FROM record_items WHERE agent = 'default' AND path = %s",
+                    (ARCHIVE,),
+                ).fetchall()
+            )
+        for m in range(n, n + 12):  # each new fact sends an older one to the archive
+            memory.remember(f"the shelf number {m} holds jars of plum jam", key=f"shelf_{m}")
+        file = memory.workspace.agent_dir("default") / ARCHIVE
+        raw = file.read_bytes()
+        again, parts, sha = _archive(postgres_url)
+        assert again == body and parts  # the body was not written again
+        assert (again + "".join(parts)).encode() == raw
+        assert sha == hashlib.sha256(raw).hexdigest()
+        parsed = memory.workspace.parse_source("default", ARCHIVE).items
+        with psycopg.connect(postgres_url) as conn:
+            rows = conn.execute(
+                "SELECT id, xmin::text, position, content FROM record_items"
+                " WHERE agent = 'default' AND path = %s ORDER BY position",
+                (ARCHIVE,),
+            ).fetchall()
+        assert [(r[0], r[2], r[3]) for r in rows] == [
+            (i.id, k, i.content) for k, i in enumerate(parsed)
+        ]
+        assert len(rows) > len(before)
+        assert all(xmin == before[i] for i, xmin, _, _ in rows if i in before)  # untouched
+
+        with file.open("a", encoding="utf-8") as out:  # a hand edit after kronika's appends
+            out.write("- jars of quince jelly are in the cellar\n")
+        memory.remember("the shelf by the door holds honey", key="shelf_door")
+        raw = file.read_bytes()
+        whole, parts, sha = _archive(postgres_url)
+        assert (whole + "".join(parts)).encode() == raw  # sent whole, with the edit
+        assert sha == hashlib.sha256(raw).hexdigest() and b"quince" in raw
+        parsed = memory.workspace.parse_source("default", ARCHIVE).items
+
+    other = load_settings(tmp_path / "b", environ={}, embedder="hashing", database_url=postgres_url)
+    with build_memory(other) as fresh:  # another machine reads the archive whole
+        assert (fresh.workspace.agent_dir("default") / ARCHIVE).read_bytes() == raw
+        archived = parsed[-1]
+        found = fresh.recall(archived.content, k=5)
+        assert archived.id in [hit.item.id for hit in found.hits]

@@ -1,4 +1,4 @@
-"""A session file's appended turns as a write of the store of record, read alone.
+"""A file's appended turns or facts as a write of the store of record, read alone.
 
 A working copy (:class:`~kronika.stores.working_copy.WorkingCopy`) pushes each file
 that differs from what the record holds. A session file that only grew by turns this
@@ -6,7 +6,9 @@ process appended (:func:`~kronika.stores.markdown.appending.grown_since`) is sen
 its added bytes and the items of the added turns alone
 (:class:`~kronika.ports.RecordAppend`): the bytes are read from where the record's
 copy ends, the header from the file's first bytes, and nothing in between, so the push
-costs the same whatever the session's length.
+costs the same whatever the session's length. The archive and the history of facts
+grow the same way (:func:`grown_facts`): facts kronika appended to them since the
+record's copy are sent as their bytes and items, however many facts the file holds.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from pathlib import Path, PurePosixPath
 from kronika.core.model import MemoryItem
 from kronika.ports import RecordAppend, RecordDocument
 from kronika.stores.markdown.appending import grown_since
+from kronika.stores.markdown.facts.brain import BRAIN
 from kronika.stores.markdown.layout import SourceKind, classify
 from kronika.stores.markdown.session_appends import appended_turns, read_head
 from kronika.stores.markdown.workspace import MarkdownWorkspace
@@ -69,6 +72,55 @@ def grown_session(
     appends = RecordAppend(sha256, grown.digest)
     doc = RecordDocument(agent, path, text, stat.st_mtime_ns, appends=appends)
     return doc, turns, (stat.st_mtime_ns, stat.st_size, grown.digest)
+
+
+def grown_facts(
+    workspace: MarkdownWorkspace, agent: str, path: str, file: Path, size: int, sha256: str
+) -> tuple[RecordDocument, list[MemoryItem], State] | None:
+    """The document of the facts kronika appended to fact file ``file`` since it was
+    ``size`` bytes hashing to ``sha256`` (the record's copy), those facts and the
+    file's state now; ``None`` when the file is no fact file that grows at its end
+    (the Brain is rewritten), or changed in any other way (send it whole).
+
+    The facts are those of the file's kept parse
+    (:meth:`~kronika.stores.markdown.workspace.MarkdownWorkspace.appended_facts`),
+    checked against the file as it is before and after its added bytes are read."""
+    if classify(path) is not SourceKind.FACTS or path == BRAIN.path:
+        return None
+    try:
+        fd = os.open(file, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        stat = os.fstat(fd)
+        if stat.st_size <= size:
+            return None
+        items = workspace.appended_facts(agent, path, sha256)
+        digest = workspace.fact_file_hash(agent, path)
+        if not items or digest is None:
+            return None
+        text = _read_at(fd, size, stat.st_size - size).decode("utf-8")
+        if not _same(stat, os.stat(file)):
+            return None
+    except (OSError, UnicodeDecodeError):
+        return None
+    finally:
+        os.close(fd)
+    if workspace.fact_file_hash(agent, path) != digest:
+        return None
+    appends = RecordAppend(sha256, digest)
+    doc = RecordDocument(agent, path, text, stat.st_mtime_ns, appends=appends)
+    return doc, list(items), (stat.st_mtime_ns, stat.st_size, digest)
+
+
+def _same(one: os.stat_result, other: os.stat_result) -> bool:
+    """The same file, unchanged between the two looks."""
+    return (one.st_ino, one.st_size, one.st_mtime_ns, one.st_ctime_ns) == (
+        other.st_ino,
+        other.st_size,
+        other.st_mtime_ns,
+        other.st_ctime_ns,
+    )
 
 
 def _read_at(fd: int, offset: int, size: int) -> bytes:

@@ -50,7 +50,7 @@ from kronika.stores.markdown.files import keep_copy
 from kronika.stores.markdown.layout import SourceKind, classify, validate_agent_name
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import make_private_dir
-from kronika.stores.record_appends import grown_session
+from kronika.stores.record_appends import grown_facts, grown_session
 
 MANIFEST = "record.json"
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
@@ -227,11 +227,14 @@ class WorkingCopy(Reentrant):
     def _grown(
         self, agent: str, path: str, file: Path, known: _Copy | None
     ) -> tuple[RecordDocument, list[MemoryItem], _Copy] | None:
-        """The document of a session file's turns appended since the record took it as
-        ``known``, their items and the file's state (:func:`grown_session`)."""
+        """The document of a session file's turns, or a fact file's facts, appended since
+        the record took it as ``known``, their items and the file's state
+        (:func:`grown_session`, :func:`grown_facts`)."""
         if known is None or (agent, path) in self.workspace.removed:
             return None
-        grown = grown_session(self.workspace, agent, path, file, known.size, known.sha256)
+        grown = grown_session(
+            self.workspace, agent, path, file, known.size, known.sha256
+        ) or grown_facts(self.workspace, agent, path, file, known.size, known.sha256)
         if grown is None:
             return None
         doc, items, (mtime_ns, size, digest) = grown
