@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from kronika.engine.derivation import rederive_if_stale
 from kronika.engine.doctor_held import watch_settings
 from kronika.engine.restore import recover_interrupted_imports
+from kronika.engine.undone import auditing_undone
 from kronika.errors import ConfigError, WorkspaceNotFound
 from kronika.memory import Memory
 from kronika.ports import (
@@ -162,7 +163,7 @@ def _with_index(
     for done in recover_interrupted_imports(Path(settings.home)):
         log.warning("%s in %s", done, settings.home)
     if lock is None:  # (a working copy's lock did, when it was first taken)
-        recover_batch(Path(settings.home))
+        recover_batch(Path(settings.home), auditing_undone(audit, clock or SystemClock()))
     embedding = settings.embedding
     copies = PreparedCopies.from_setting(embedding.model_cache)
     chosen = embedder or build_embedder(
@@ -323,13 +324,15 @@ def _team_parts(
 
             record = MarkingRecord(record, pool, mark)
         copy = WorkingCopy(settings.home, workspace, record)
+        audit = PostgresAuditLog(pool, settings.tenant)
+        copy.on_undone(auditing_undone(audit, SystemClock()))
         with copy:  # brings the copy up to date; what it creates goes into the record
             if not workspace.has_agent(settings.default_agent):
                 workspace.create_agent(settings.default_agent)
     except BaseException:
         pool.close()
         raise
-    return workspace, PostgresAuditLog(pool, settings.tenant), copy
+    return workspace, audit, copy
 
 
 TENANTS_DIR = "tenants"

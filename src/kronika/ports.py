@@ -6,7 +6,7 @@ else receives them through its constructor.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -665,6 +665,18 @@ class AuditLog(Protocol):
         ...
 
 
+@dataclass(frozen=True, slots=True)
+class UndoneBatch:
+    """A batch of writes put back whole (:mod:`kronika.stores.batch`): a kill cut it
+    short, or it raised. None of it happened, though the audit may name its writes."""
+
+    agents: tuple[str, ...]
+    """The agents whose files it had changed, sorted."""
+    files: int
+    began: datetime | None
+    """When it changed its first file (``None``: not known)."""
+
+
 class WriteLock(Protocol):
     """The lock every write and sync holds (re-entrant, shared with other processes):
     a file lock on the workspace, or a working copy of a store of record."""
@@ -686,6 +698,10 @@ class WriteLock(Protocol):
     def batch(self) -> AbstractContextManager[object]:
         """Hold the lock for a batch of writes that lands whole or not at all: a kill
         or an error inside the block leaves none of it (:mod:`kronika.stores.batch`)."""
+        ...
+
+    def on_undone(self, report: Callable[[UndoneBatch], None]) -> None:
+        """Call ``report`` (under the lock) for every batch of writes put back whole."""
         ...
 
     def close(self) -> None: ...

@@ -115,6 +115,16 @@ def _old_values_kept(memory: Memory) -> None:
         assert f"old {key}" in {h.value for h in memory.history(key)}, key
 
 
+def _journal_names_a_file(home: Path) -> int:
+    """1 when a batch's journal lists a file it changed (put back when the folder's lock
+    is next taken), else 0."""
+    try:
+        text = (home / FOLDER / "journal.jsonl").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return 0
+    return int(any(line.endswith("\n") for line in text.splitlines(True)))
+
+
 def _trials(
     kind: str,
     fresh: Callable[[str], tuple[Settings, Settings]],
@@ -140,9 +150,14 @@ def _trials(
             killed = _write(settings.home, kill_at, how, kind, settings.database_url)
             assert killed.returncode == -9, killed.stderr  # killed where it was meant to be
             undone += (settings.home / FOLDER).exists()  # inside the batch: its journal is there
+            named = _journal_names_a_file(settings.home)
             with build_memory(settings) as memory:  # the killed writer's folder, opened again
                 memory.sync()
+                said = [e for e in memory.audit(limit=1000) if e.action == "batch undone"]
             assert not (settings.home / FOLDER).exists()
+            # a batch put back is said in the audit trail, which keeps its writes' entries
+            assert len(said) == named, said
+            assert all(e.target_agent == "default" and e.outcome == "undone" for e in said)
             with build_memory(reader) as memory:
                 found, size = _stored(memory, kind)
                 assert found in (0, size), (kind, how, kill_at, found)
@@ -203,5 +218,8 @@ def test_a_batch_that_raises_leaves_nothing(tmp_path: Path) -> None:
         assert memory.load_session("first") == []
         assert sorted(p.name for p in sessions.iterdir()) == before
         assert not (settings.home / FOLDER).exists()
+        said = [e for e in memory.audit() if e.action == "batch undone"]
+        assert [(e.target_agent, e.outcome) for e in said] == [("default", "undone")]
+        assert "put back whole" in said[0].summary
         memory.import_sessions("default", [first])
         assert len(memory.load_session("first")) == 1

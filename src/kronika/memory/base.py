@@ -30,6 +30,7 @@ from kronika.engine.indexer import PENDING_FILE, Indexer
 from kronika.engine.proposals import ProposalBook
 from kronika.engine.recall import Recaller, RecallSettings
 from kronika.engine.recall_log import RecallRecorder
+from kronika.engine.undone import auditing_undone
 from kronika.engine.write import USER, MemoryWriter, WriteReceipt
 from kronika.errors import CorruptIndexError, InvalidAgentName, InvalidInput, PermissionDenied
 from kronika.ports import (
@@ -108,7 +109,10 @@ class MemoryContext:
         self.tokens = tokens
         self.clock = clock
         self.audit_log = audit
-        self.lock: WriteLock = lock or WorkspaceLock(settings.home / ".kronika.lock")
+        if lock is None:  # a lock given is told where to report a batch put back
+            lock = WorkspaceLock(settings.home / ".kronika.lock")
+            lock.on_undone(auditing_undone(audit, clock))
+        self.lock: WriteLock = lock
         self.link_store: LinkStore = links or MarkdownLinks(workspace)
         self.commits = GroupCommit()  # turns reach the disk after the lock is released
         self.shared = _Shared()

@@ -24,7 +24,10 @@ raises is put back at once the same way.
 
 Only the agents' folders (``<home>/agents/``) are recorded: the audit trail is a log of
 what was asked, and an index is derived from the files (a batch's writes are indexed
-after it ends).
+after it ends). So the audit may name writes of a batch that was put back; whoever
+listens (:meth:`BatchJournal.on_undone`, set by the lock's owner) is told of each batch
+put back, with its agents and when it began, under the lock, and adds an entry saying
+so to the trail.
 """
 
 from __future__ import annotations
@@ -35,12 +38,15 @@ import json
 import logging
 import os
 import shutil
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 
 from kronika.errors import WorkspaceError
+from kronika.ports import UndoneBatch
 from kronika.stores.durable import sync_folder, sync_queued
 from kronika.stores.private import make_private_dir, open_private
 
@@ -77,6 +83,12 @@ class BatchJournal:
         self._agents = os.fspath(self.home / "agents") + os.sep
         self._kept: dict[str, _Kept] = {}
         self._fd: int | None = None
+        self._listeners: list[Callable[[UndoneBatch], None]] = []
+
+    def on_undone(self, report: Callable[[UndoneBatch], None]) -> None:
+        """Call ``report`` for every batch this journal puts back (a kill's, found when
+        the lock is taken, or one that raised), under the lock, once it is put back."""
+        self._listeners.append(report)
 
     @contextmanager
     def recording(self) -> Iterator[None]:
@@ -135,7 +147,7 @@ class BatchJournal:
                         self._copy_bytes(path.read_bytes()[:size], saved)
                         kept = _Kept("copy", saved, size)
         line = {"path": rel, "kind": kept.kind, "saved": kept.saved, "size": kept.size}
-        line["ino"] = kept.ino
+        line["ino"], line["at"] = kept.ino, time.time()
         os.write(fd, (json.dumps(line) + "\n").encode("utf-8"))
         os.fsync(fd)
         sync_folder(self.folder, deferred=False)  # the link (or copy) and the journal's own name
@@ -178,32 +190,50 @@ class BatchJournal:
         sync_folder(self.folder)
         shutil.rmtree(self.folder)
 
-    def roll_back(self) -> bool:
-        """Put back every file the journal names, then remove it; whether there was one."""
+    def roll_back(self) -> UndoneBatch | None:
+        """Put back every file the journal names, then remove it, and tell the
+        listeners; what was put back (``None``: nothing was recorded)."""
         self._kept.clear()
         try:
             lines = (self.folder / _ENTRIES).read_text(encoding="utf-8").splitlines(True)
         except FileNotFoundError:  # nothing recorded yet, or done: only copies are left
             shutil.rmtree(self.folder, ignore_errors=True)
-            return False
+            return None
         entries: dict[str, _Kept] = {}
+        began: float | None = None
         for line in lines:
             if not line.endswith("\n"):
                 continue  # cut by the kill: its file was not changed yet
             data = json.loads(line)
             kept = _Kept(data["kind"], data["saved"], int(data["size"]), int(data["ino"]))
             entries[data["path"]] = kept
+            at = data.get("at")  # not in a journal of an older kronika
+            if isinstance(at, int | float) and (began is None or at < began):
+                began = float(at)
         for rel, kept in entries.items():
             _put_back(self.home / rel, self.folder, kept)
         (self.folder / _ENTRIES).unlink()  # all put back: the saved copies may go
         sync_folder(self.folder, deferred=False)
         shutil.rmtree(self.folder)
-        return True
+        undone = UndoneBatch(
+            agents=tuple(sorted({_agent_of(rel) for rel in entries} - {""})),
+            files=len(entries),
+            began=None if began is None else datetime.fromtimestamp(began, UTC),
+        )
+        for report in self._listeners:
+            report(undone)
+        return undone
 
     def recover(self) -> None:
         """Put back a batch a kill cut short, if its journal is there (holding the lock)."""
-        if self.folder.exists() and self.roll_back():
+        if self.folder.exists() and self.roll_back() is not None:
             log.warning("%s: a batch of writes cut short by a crash was undone", self.home)
+
+
+def _agent_of(rel: str) -> str:
+    """The agent whose folder holds ``rel`` (``agents/<name>/…``), or ``""``."""
+    parts = rel.replace(os.sep, "/").split("/")
+    return parts[1] if len(parts) > 2 and parts[0] == "agents" else ""
 
 
 def _put_back(target: Path, folder: Path, kept: _Kept) -> None:

@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 from typing import IO, Self
 
+from kronika.ports import UndoneBatch
 from kronika.stores.batch import FOLDER, BatchJournal
 from kronika.stores.private import open_private
 
@@ -87,6 +88,10 @@ class WorkspaceLock(Reentrant):
             self._give_back()
             raise
 
+    def on_undone(self, report: Callable[[UndoneBatch], None]) -> None:
+        """Call ``report`` for every batch put back (:meth:`BatchJournal.on_undone`)."""
+        self.journal.on_undone(report)
+
     @contextmanager
     def batch(self) -> Iterator[None]:
         """Hold the lock for a batch that lands whole or not at all (see the module)."""
@@ -110,9 +115,13 @@ class WorkspaceLock(Reentrant):
         """Nothing to let go of: the file is closed whenever the lock is released."""
 
 
-def recover_batch(home: Path) -> None:
+def recover_batch(home: Path, report: Callable[[UndoneBatch], None] | None = None) -> None:
     """Put back a batch a kill cut short in the workspace at ``home`` (opening a
-    workspace calls this, so nothing reads what the batch left): the lock's take does."""
+    workspace calls this, so nothing reads what the batch left): the lock's take does,
+    and tells ``report``."""
     if (home / FOLDER).exists():
-        with WorkspaceLock(home / ".kronika.lock"):
+        lock = WorkspaceLock(home / ".kronika.lock")
+        if report is not None:
+            lock.on_undone(report)
+        with lock:
             pass

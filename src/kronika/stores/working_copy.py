@@ -34,7 +34,7 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -42,7 +42,7 @@ from pathlib import Path
 
 from kronika.core.model import MemoryItem
 from kronika.errors import InvalidAgentName, StaleAppend, StoreError
-from kronika.ports import RecordDocument, StoreOfRecord
+from kronika.ports import RecordDocument, StoreOfRecord, UndoneBatch
 from kronika.stores.lock import Reentrant, WorkspaceLock
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.facts.brain import FACT_FILES, parse_facts
@@ -113,6 +113,10 @@ class WorkingCopy(Reentrant):
         one transaction of the push."""
         with self, self._file_lock.batch():
             yield
+
+    def on_undone(self, report: Callable[[UndoneBatch], None]) -> None:
+        """Call ``report`` for every batch put back in the folder (never pushed)."""
+        self._file_lock.on_undone(report)
 
     def refresh(self) -> bool:
         """Bring the folder up to date without the record's lock (a read: what was
