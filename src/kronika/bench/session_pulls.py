@@ -33,7 +33,7 @@ WARM = 3
 """Turns each worker saves before the timed ones (a first append reads the file)."""
 
 STEPS: tuple[tuple[str, str], ...] = (
-    ("lock + pull", "working_copy.py:_take"),
+    ("pull", "working_copy.py:pull"),
     ("record read", "record.py:changes"),
     ("file read + hashed", "working_copy.py:_state"),
     ("manifest saved", "working_copy.py:_save_manifest"),
