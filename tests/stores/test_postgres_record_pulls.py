@@ -15,6 +15,8 @@ import pytest
 from kronika import build_memory, load_settings
 from kronika.memory import Memory
 from kronika.settings import Settings
+from kronika.stores.postgres.connect import open_pool
+from kronika.stores.postgres.replica import MarkingRecord, ReplayMark
 from kronika.stores.working_copy import WorkingCopy
 
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
@@ -72,13 +74,22 @@ def test_a_pulled_append_extends_the_file_and_indexes_the_new_turn_alone(
             assert report.files_indexed == report.items_indexed == 0
             second.save_turn("talk", "user", f"the second worker's turn {n}")
             _matches_the_record(postgres_url, second)
+        for n in range(3):  # several turns between two looks: their parts, in order
+            first.save_turn("talk", "user", f"while the other was away, {n}")
+        second.sync("default")
+        _matches_the_record(postgres_url, second)
+        assert _file(second).stat().st_ino == inode
         first.save_turn("talk", "user", "a marmalade cat slept on the piano")
         hits = second.recall("marmalade cat piano").hits
         assert hits and "marmalade cat" in hits[0].item.content
         _matches_the_record(postgres_url, second)
         contents = [t.content for t in second.load_session("talk")]
-        assert contents[-2:] == ["the second worker's turn 2", "a marmalade cat slept on the piano"]
-        assert len(contents) == 6 + 3 * 2 + 1
+        assert contents[-5:] == [
+            "the second worker's turn 2",
+            *(f"while the other was away, {n}" for n in range(3)),
+            "a marmalade cat slept on the piano",
+        ]
+        assert len(contents) == 6 + 3 * 2 + 3 + 1
         first.sync("default")
         assert _file(first).read_bytes() == _file(second).read_bytes()
 
@@ -105,6 +116,12 @@ def test_the_record_gives_a_grown_document_as_its_new_parts(
             hashlib.sha256(before_text).hexdigest() == before
         )
         assert "third" in grown.text and "fourth" in grown.text and "first" not in grown.text
+        pool = open_pool(postgres_url, max_size=1)
+        try:  # a worker with a read replica asks through the record that keeps its mark
+            marking = MarkingRecord(record, pool, ReplayMark())
+            assert [d for d in marking.changes(since, grown=True) if d.path == PATH] == [grown]
+        finally:
+            pool.close()
         (whole,) = [d for d in record.changes(since) if d.path == PATH]
         assert whole.appends is None and whole.text is not None
         assert whole.text.encode() == raw
