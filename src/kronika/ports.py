@@ -717,7 +717,8 @@ class RecordDocument:
     ``change`` the number of the change that wrote it (increasing per tenant).
 
     A document written with ``appends`` only adds text at the end of the body the
-    record holds: ``text`` is that added text alone (:class:`RecordAppend`).
+    record holds: ``text`` is that added text alone (:class:`RecordAppend`); so is a
+    document :meth:`StoreOfRecord.changes` gives with ``appends``.
     """
 
     agent: str
@@ -761,8 +762,14 @@ class StoreOfRecord(Protocol):
 
     def release(self) -> None: ...
 
-    def changes(self, since: int) -> list[RecordDocument]:
-        """Every document written after change ``since``, oldest change first."""
+    def changes(self, since: int, *, grown: bool = False) -> list[RecordDocument]:
+        """Every document written after change ``since``, oldest change first.
+
+        With ``grown``, a document written whole by change ``since`` that only had text
+        added at its end since is given as that text alone, with ``appends``
+        (:class:`RecordAppend`: what the document hashed to before the text, and
+        after): a caller holding the document as it was adds the text, any other asks
+        again without ``grown``. The pull of a grown session costs its new turns."""
         ...
 
     def write(

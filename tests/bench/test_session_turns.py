@@ -24,3 +24,14 @@ def test_a_short_run_times_both_backends_at_each_length_with_steps(
         assert (row["steps_ms"]["record write"] > 0) == (backend == "postgres")
         assert (row["wal_kb"] > 0) == (backend == "postgres")
     assert "median vs the shortest" in results["tables"][0]["columns"]
+    # two workers taking turns: the pulling worker's calls, its copy the other's
+    pulls = {r["turns"]: r for r in results["pulls"]}
+    assert set(pulls) == {5, 40}
+    for turns, row in pulls.items():
+        assert row["calls"] == 3 and row["cpu_ms"] > 0 and row["same_file"]
+        # imported, then each worker's warm-up, timed and profiled turns
+        assert row["turns_after"] == turns + 2 * (3 + 3 + 10)
+        assert row["steps_ms"]["pull"] > 0
+        assert row["steps_ms"]["file extended"] > 0  # the other's turn added in place
+        assert row["steps_ms"]["file read + hashed"] == 0  # the copy is not read whole
+    assert "copies byte-identical" in results["tables"][2]["columns"]

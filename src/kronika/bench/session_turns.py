@@ -150,12 +150,14 @@ def run_session_turns(
 ) -> dict[str, Any]:
     """Time ``save_turn()`` at each session length on both backends (``index``
     ``sqlite``: the local one only), with the tree at ``before`` too, interleaved."""
+    from kronika.bench import session_pulls
     from kronika.bench.postgres import PostgresSite, parse_index
     from kronika.bench.team_writes import collect, own_src, spawn, steps_ms
 
     kind, url = parse_index(index or "postgres")
     trees = [("after", own_src())] + ([("before", before)] if before else [])
     rows: list[dict[str, Any]] = []
+    pulls: list[dict[str, Any]] = []
     site = PostgresSite(url) if kind == "postgres" else None
     with tempfile.TemporaryDirectory(prefix="kronika-session-turns-") as tmp:
         profiled = str(Path(tmp) / "profile")
@@ -164,6 +166,12 @@ def run_session_turns(
             job = {"turns": [db, length, max(lengths), calls, budget_s, profiled]}
             row = collect(spawn(src, job, __file__))
             rows.append({"tree": label, **row, "steps_ms": steps_ms(profiled, PROFILED, STEPS)})
+
+        def pulled(label: str, src: str, db: str, length: int) -> None:
+            job = {"pulls": [db, length, max(lengths), calls, budget_s, profiled]}
+            row = collect(spawn(src, job, session_pulls.__file__))
+            steps = steps_ms(profiled, session_pulls.PROFILED, session_pulls.STEPS)
+            pulls.append({"tree": label, **row, "steps_ms": steps})
 
         try:
             for n, length in enumerate(lengths):
@@ -176,13 +184,19 @@ def run_session_turns(
                             continue
                         with site.database() as db:
                             one(label, src, db, length)
+                        if progress:
+                            progress(f"two workers at {length:,} turns ({label})", n, 0)
+                        with site.database() as db:
+                            pulled(label, src, db, length)
         finally:
             if site is not None:
                 site.close()
-    return _results(rows, calls)
+    return _results(rows, calls, pulls)
 
 
-def _results(rows: list[dict[str, Any]], calls: int) -> dict[str, Any]:
+def _results(
+    rows: list[dict[str, Any]], calls: int, pulls: Sequence[dict[str, Any]] = ()
+) -> dict[str, Any]:
     from kronika.bench.fixed import FixedVectors
     from kronika.bench.report import table
 
@@ -245,16 +259,72 @@ def _results(rows: list[dict[str, Any]], calls: int) -> dict[str, Any]:
             ],
         ),
     ]
+    if pulls:
+        tables.extend(_pull_tables(pulls, calls))
     return {
         "benchmark": "session-turns",
         "dataset": "synthetic chat turns (seeded)",
         "embedder": FixedVectors.model_id,
         "rows": rows,
+        "pulls": list(pulls),
         "headline": {
-            f"save_turn_ms@{r['turns']}_{r['backend']}_{r['tree']}": r["median_ms"] for r in rows
+            **{
+                f"save_turn_ms@{r['turns']}_{r['backend']}_{r['tree']}": r["median_ms"]
+                for r in rows
+            },
+            **{f"pulling_cpu_ms@{r['turns']}_{r['tree']}": r["cpu_ms"] for r in pulls},
         },
         "tables": tables,
     }
+
+
+def _pull_tables(pulls: Sequence[dict[str, Any]], calls: int) -> list[dict[str, Any]]:
+    """The tables of two workers taking turns (:mod:`kronika.bench.session_pulls`)."""
+    from kronika.bench.report import table
+    from kronika.bench.session_pulls import PROFILED as PULLS_PROFILED
+    from kronika.bench.session_pulls import STEPS as PULL_STEPS
+
+    shortest = min(r["turns"] for r in pulls)
+    cpu_first = {r["tree"]: r["cpu_ms"] for r in pulls if r["turns"] == shortest}
+    order = sorted(pulls, key=lambda r: (r["tree"] != "before", r["turns"]))
+    return [
+        table(
+            "Two workers taking turns in one session: the pulling worker's save_turn()"
+            f" (it pulls the other's turn first), median of up to {calls} calls",
+            [
+                "code",
+                "turns in the session",
+                "median ms",
+                "p95 ms",
+                "CPU ms",
+                "CPU vs the shortest",
+                "copies byte-identical",
+            ],
+            [
+                [
+                    r["tree"],
+                    f"{r['turns']:,}",
+                    f"{r['median_ms']:.2f}",
+                    f"{r['p95_ms']:.2f}",
+                    f"{r['cpu_ms']:.2f}",
+                    f"{r['cpu_ms'] / cpu_first[r['tree']]:.2f}×"
+                    if cpu_first.get(r["tree"])
+                    else "-",
+                    "yes" if r["same_file"] else "NO",
+                ]
+                for r in order
+            ],
+        ),
+        table(
+            "Where the pulling worker's call spends its time (ms per call, cProfile of"
+            f" {PULLS_PROFILED} calls; steps nest)",
+            ["code", "turns", *(label for label, _ in PULL_STEPS)],
+            [
+                [r["tree"], f"{r['turns']:,}", *(f"{r['steps_ms'][s]:.2f}" for s, _ in PULL_STEPS)]
+                for r in order
+            ],
+        ),
+    ]
 
 
 def _main(argv: Sequence[str]) -> int:

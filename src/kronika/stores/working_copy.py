@@ -8,7 +8,11 @@ every write and every sync:
 - taking it takes this folder's file lock (processes sharing the folder), then the
   record's lock (every worker of the tenant), then brings the folder up to date: each
   document written since the change number this copy last saw is written into the
-  folder (with the record's modification time) or removed from it;
+  folder (with the record's modification time) or removed from it. A session another
+  worker only appended turns to since comes as those turns' bytes, added to the file
+  in place when the file is, byte for byte, the record's previous version (else the
+  document is fetched whole), so pulling a turn costs the same whatever the
+  session's length;
 - releasing it writes every Markdown file that differs from what the record holds
   (kronika's own writes, hand edits, files removed) back into the record in one
   transaction, with the items the workspace parses from them, then lets go. A session
@@ -44,6 +48,7 @@ from kronika.core.model import MemoryItem
 from kronika.errors import InvalidAgentName, StaleAppend, StoreError
 from kronika.ports import RecordDocument, StoreOfRecord, UndoneBatch
 from kronika.stores.lock import Reentrant, WorkspaceLock
+from kronika.stores.markdown.appending import extend_in_place
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.facts.brain import FACT_FILES, parse_facts
 from kronika.stores.markdown.files import keep_copy
@@ -135,37 +140,82 @@ class WorkingCopy(Reentrant):
 
     def pull(self) -> int:
         """Bring the folder up to date with the record (call it holding the lock);
-        returns how many files changed here."""
+        returns how many files changed here.
+
+        A document that only had text appended since this copy last saw it comes as
+        that text (``grown``): it is added to the file when the file is, byte for
+        byte, the record's previous version (:func:`extend_in_place`); any other
+        document, and one whose file is not that, is written whole."""
+        since = self._change
         changed = 0
-        for doc in self.record.changes(self._change):
+        whole: set[tuple[str, str]] = set()
+        for doc in self.record.changes(since, grown=since > 0):
             self._change = max(self._change, doc.change)
             try:
                 folder = self._agent_folder(doc.agent)
             except InvalidAgentName:
                 continue  # a name this system cannot hold as a folder: never written here
-            file = folder / doc.path
-            known = self._copies.get((doc.agent, doc.path))
-            here = _state(file)
-            if (
-                here is not None
-                and here.sha256 != (known.sha256 if known else None)
-                and here.sha256 != _digest(doc.text)
-            ):
-                self._keep_conflict(doc.agent, folder, doc.path, file)
-            if doc.text is None:
-                with contextlib.suppress(FileNotFoundError):
-                    file.unlink()
-                self._copies.pop((doc.agent, doc.path), None)
-            else:
-                atomic_write_text(file, doc.text)
-                os.utime(file, ns=(doc.modified_ns, doc.modified_ns))
-                state = _state(file)
-                if state is not None:
-                    self._copies[(doc.agent, doc.path)] = state
+            if doc.appends is None:
+                self._write_pulled(doc, folder)
+            elif not self._extend_pulled(doc, folder):
+                whole.add((doc.agent, doc.path))
+                continue
             changed += 1
+        if whole:  # the files not as the record was before its new text: written whole
+            latest = {(d.agent, d.path): d for d in self.record.changes(since)}
+            for key in sorted(whole):
+                if key in latest:
+                    self._write_pulled(latest[key], self._agent_folder(key[0]))
+                    changed += 1
         if changed:
             self._save_manifest()
         return changed
+
+    def _write_pulled(self, doc: RecordDocument, folder: Path) -> None:
+        """Write the record's whole ``doc`` into the folder (or remove it); a file edited
+        here meanwhile is kept aside first."""
+        file = folder / doc.path
+        known = self._copies.get((doc.agent, doc.path))
+        here = _state(file)
+        if (
+            here is not None
+            and here.sha256 != (known.sha256 if known else None)
+            and here.sha256 != _digest(doc.text)
+        ):
+            self._keep_conflict(doc.agent, folder, doc.path, file)
+        if doc.text is None:
+            with contextlib.suppress(FileNotFoundError):
+                file.unlink()
+            self._copies.pop((doc.agent, doc.path), None)
+            return
+        atomic_write_text(file, doc.text)
+        os.utime(file, ns=(doc.modified_ns, doc.modified_ns))
+        state = _state(file)
+        if state is not None:
+            self._copies[(doc.agent, doc.path)] = state
+
+    def _extend_pulled(self, doc: RecordDocument, folder: Path) -> bool:
+        """Add the text appended to ``doc`` in the record to its file, if this copy
+        holds the record's previous version and the file is still that (its time and
+        size as this copy left them, its bytes hashing so); whether it was."""
+        assert doc.appends is not None and doc.text is not None
+        known = self._copies.get((doc.agent, doc.path))
+        file = folder / doc.path
+        if (
+            known is None
+            or known.sha256 != doc.appends.base_sha256
+            or _quick_state(file) != (known.mtime_ns, known.size)
+        ):
+            return False
+        stat = extend_in_place(
+            file, doc.text, doc.appends.base_sha256, doc.appends.sha256, doc.modified_ns
+        )
+        if stat is None:
+            return False
+        self._copies[(doc.agent, doc.path)] = _Copy(
+            stat.st_mtime_ns, stat.st_size, doc.appends.sha256
+        )
+        return True
 
     def push(self) -> int:
         """Write every file that differs from the record into it, in one transaction;

@@ -165,6 +165,66 @@ def grown_since(stat: os.stat_result, size: int, digest: str) -> Grown | None:
     return Grown(was[1], known.after.digest)
 
 
+def extend_in_place(
+    file: Path, text: str, before: str, after: str, mtime_ns: int
+) -> os.stat_result | None:
+    """Add ``text`` at the end of ``file`` if the file hashes to ``before`` (SHA-256)
+    and would, with the text, hash to ``after``, then give it the modification time
+    ``mtime_ns``; its status then, or ``None`` when it does not hash so (nothing is
+    written). A working copy pulling a session another worker appended to adds the
+    record's new parts so (:class:`~kronika.stores.working_copy.WorkingCopy`).
+
+    The file is read whole unless this process knows it is as it left it (its own
+    last append or extension); it is remembered as after an append, so the index adds
+    the new turns' rows from the added bytes alone (:func:`appended_since`,
+    :func:`grown_since`) and this process's next append does not read it."""
+    data = text.encode("utf-8")
+    try:
+        fd = os.open(file, os.O_RDWR | os.O_APPEND)
+    except OSError:
+        return None
+    try:
+        stat = os.fstat(fd)
+        key = (stat.st_dev, stat.st_ino)
+        with _guard:
+            known = _known.get(key)
+        if known is not None and known.after.fits(stat):
+            hasher, mark, past, ends_line = known.hasher.copy(), known.after, known.past, True
+        else:
+            raw = _read_all(fd)
+            hasher = hashlib.sha256(raw)
+            mark = _Mark.of(stat, hasher.hexdigest(), raw.count(b"\n"))
+            ends_line = raw.endswith(b"\n") or not raw
+            past = {mark.size: (mark.digest, mark.lines)} if ends_line else {}
+        if mark.digest != before:
+            return None
+        hasher.update(data)
+        if hasher.hexdigest() != after:
+            return None
+        written = 0
+        while written < len(data):
+            written += os.write(fd, data[written:])
+        os.utime(file, ns=(mtime_ns, mtime_ns))
+        flush(fd)
+        stat = os.fstat(fd)
+    except OSError:
+        return None  # the caller writes the file whole
+    finally:
+        os.close(fd)
+    done = _Mark.of(stat, after, mark.lines + data.count(b"\n"))
+    with _guard:
+        _known.pop(key, None)
+        if b"\x00" not in data and data.endswith(b"\n"):
+            past = dict(past)
+            past[done.size] = (done.digest, done.lines)
+            while len(past) > _PAST:
+                del past[next(iter(past))]
+            _known[key] = _Known(done, hasher, mark if ends_line else None, data, past)
+            while len(_known) > _REMEMBERED:
+                del _known[next(iter(_known))]
+    return stat
+
+
 def _append(fd: int, folder: Path, path: str, turns: Sequence[TurnRecord]) -> list[str] | None:
     stat = os.fstat(fd)
     key = (stat.st_dev, stat.st_ino)

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from kronika.core.model import MemoryItem, Provenance
 from kronika.core.serialize import item_to_dict
 from kronika.errors import StaleAppend, StoreError
-from kronika.ports import RecordDocument
+from kronika.ports import RecordAppend, RecordDocument
 from kronika.stores.markdown import proposals
 from kronika.stores.postgres.connect import one_line
 
@@ -54,6 +54,22 @@ _UPSERT_ITEM = (
     " session_id = excluded.session_id, speaker = excluded.speaker, data = excluded.data,"
     " digest = excluded.digest"
 )
+_CHANGES = (
+    "SELECT d.agent, d.path, d.modified_ns, d.change, d.sha256, n.base, n.text,"
+    " CASE WHEN n.base IS NULL THEN d.body || coalesce((SELECT string_agg(p.text, ''"
+    " ORDER BY p.change) FROM record_document_parts p WHERE p.tenant = d.tenant"
+    " AND p.agent = d.agent AND p.path = d.path), '') END"
+    " FROM record_documents d LEFT JOIN LATERAL (SELECT (array_agg(p.base_sha256"
+    " ORDER BY p.change))[1] AS base, string_agg(p.text, '' ORDER BY p.change) AS text"
+    " FROM record_document_parts p WHERE p.tenant = d.tenant AND p.agent = d.agent"
+    " AND p.path = d.path AND p.change > %(since)s AND d.body_change <= %(since)s) n"
+    " ON %(grown)s WHERE d.tenant = %(tenant)s AND d.change > %(since)s ORDER BY d.change"
+)
+"""Every document changed after change ``since``; with ``grown``, one whose body was
+written by then (``body_change``) and that had parts added since, as those parts
+(``base``: the SHA-256 the document had before the first of them); any other whole.
+The parts after a change are found by the primary key: a pull of a grown session
+reads its new parts, not its body."""
 _LOCK_CLASS = 0x6B72  # "kr": with the tenant's hash, the key of its write lock
 
 
@@ -116,25 +132,25 @@ class PostgresRecord:
 
     # -- documents ------------------------------------------------------------------
 
-    def changes(self, since: int) -> list[RecordDocument]:
-        query = (
-            "SELECT d.agent, d.path, d.body || coalesce((SELECT string_agg(p.text, ''"
-            " ORDER BY p.change) FROM record_document_parts p WHERE p.tenant = d.tenant"
-            " AND p.agent = d.agent AND p.path = d.path), ''), d.modified_ns, d.change"
-            " FROM record_documents d WHERE d.tenant = %s AND d.change > %s ORDER BY d.change"
-        )
+    def changes(self, since: int, *, grown: bool = False) -> list[RecordDocument]:
         import psycopg
 
+        asked = {"since": since, "grown": grown, "tenant": self._tenant}
         try:
             if self._held is not None:
-                rows = self._held.execute(query, (self._tenant, since)).fetchall()
+                rows = self._held.execute(_CHANGES, asked).fetchall()
                 self._held.commit()
             else:
                 with self._pool.connection() as conn:
-                    rows = conn.execute(query, (self._tenant, since)).fetchall()
+                    rows = conn.execute(_CHANGES, asked).fetchall()
         except psycopg.Error as err:  # the server went away: kronika's error, on one line
             raise StoreError(f"cannot read the PostgreSQL record: {one_line(err)}") from err
-        return [RecordDocument(a, p, body, int(m), int(c)) for a, p, body, m, c in rows]
+        return [
+            RecordDocument(a, p, whole, int(m), int(c))
+            if base is None
+            else RecordDocument(a, p, added, int(m), int(c), appends=RecordAppend(base, sha))
+            for a, p, m, c, sha, base, added, whole in rows
+        ]
 
     def write(
         self,
@@ -176,12 +192,12 @@ class PostgresRecord:
             key,
         ).fetchone()
         row = conn.execute(
-            "INSERT INTO record_documents"
-            " (tenant, agent, path, body, sha256, modified_ns, change)"
-            " VALUES (%s, %s, %s, %s, %s, %s, nextval('record_change_seq'))"
+            "WITH c AS (SELECT nextval('record_change_seq') AS n) INSERT INTO record_documents"
+            " (tenant, agent, path, body, sha256, modified_ns, change, body_change)"
+            " SELECT %s, %s, %s, %s, %s, %s, c.n, c.n FROM c"
             " ON CONFLICT (tenant, agent, path) DO UPDATE SET body = excluded.body,"
             " sha256 = excluded.sha256, modified_ns = excluded.modified_ns,"
-            " change = excluded.change RETURNING change",
+            " change = excluded.change, body_change = excluded.change RETURNING change",
             (*key, doc.text, digest, doc.modified_ns),
         ).fetchone()
         change = int(row[0]) if row else 0
@@ -230,9 +246,9 @@ class PostgresRecord:
         ).fetchone()
         change = int(row[0]) if row else 0
         conn.execute(
-            "INSERT INTO record_document_parts (tenant, agent, path, change, text)"
-            " VALUES (%s, %s, %s, %s, %s)",
-            (*key, change, doc.text),
+            "INSERT INTO record_document_parts (tenant, agent, path, change, text, base_sha256)"
+            " VALUES (%s, %s, %s, %s, %s, %s)",
+            (*key, change, doc.text, doc.appends.base_sha256),
         )
         added = {
             item.id: _Row(int(was[2]) + n, _digest(_stored_data(item)), item)

@@ -150,8 +150,8 @@ class MarkingRecord:
                 self._mark_now()  # before the hold ends: no read slips in with the old mark
             self._mark.released()
 
-    def changes(self, since: int) -> list[RecordDocument]:
-        found = self.inner.changes(since)
+    def changes(self, since: int, *, grown: bool = False) -> list[RecordDocument]:
+        found = self.inner.changes(since, grown=grown)
         # ``since`` past what this worker saw: another process sharing its folder moved on
         new = bool(found) or since > self._seen
         self._seen = max(self._seen, since, *(doc.change for doc in found))
