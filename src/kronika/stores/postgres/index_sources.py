@@ -445,14 +445,20 @@ class PostgresSources:
             self.state.maybe_unused.clear()
             self.state.vanished.clear()
         unused = "NOT EXISTS (SELECT 1 FROM idx_items AS i WHERE i.text_hash = e.text_hash)"
+        # the texts still used looked up by the candidates alone: a correlated NOT EXISTS
+        # may be planned as a hash of every item's text (165 ms at 20,000 items, 0.6 ms so)
+        still_used = (
+            "e.text_hash NOT IN"
+            " (SELECT i.text_hash FROM idx_items AS i WHERE i.text_hash = ANY(%s))"
+        )
 
         def work(conn: Any) -> tuple[int, int]:
             if everywhere:
                 dropped = conn.execute(f"DELETE FROM idx_embeddings AS e WHERE {unused}").rowcount
             elif candidates:
                 dropped = conn.execute(
-                    f"DELETE FROM idx_embeddings AS e WHERE e.text_hash = ANY(%s) AND {unused}",
-                    (candidates,),
+                    f"DELETE FROM idx_embeddings AS e WHERE e.text_hash = ANY(%s) AND {still_used}",
+                    (candidates, candidates),
                 ).rowcount
             else:
                 dropped = 0
@@ -460,8 +466,8 @@ class PostgresSources:
             if vanished:
                 usage = conn.execute(
                     "DELETE FROM idx_usage AS u WHERE u.item_id = ANY(%s)"
-                    " AND NOT EXISTS (SELECT 1 FROM idx_items AS i WHERE i.id = u.item_id)",
-                    (vanished,),
+                    " AND u.item_id NOT IN (SELECT i.id FROM idx_items AS i WHERE i.id = ANY(%s))",
+                    (vanished, vanished),
                 ).rowcount
                 drop_forgotten(conn, self.state.tenant, vanished)  # their ids leave the recall log
             return int(dropped), int(usage)

@@ -70,18 +70,17 @@ class PostgresRecallLog(RecallLogReads):
 def drop_forgotten(conn: Any, tenant: str, ids: Sequence[str]) -> None:
     """Inside the index's write: take the ids of ``ids`` no item has any more out of
     ``tenant``'s log, and the query of every recall that used one of them."""
-    gone = (
-        "SELECT u.recall_id FROM recall_log_items AS u WHERE u.item_id = ANY(%s)"
-        " AND NOT EXISTS (SELECT 1 FROM idx_items AS i WHERE i.id = u.item_id)"
-    )
+    # the ids still held looked up by these ids alone: a correlated NOT EXISTS may be
+    # planned as a hash of every item's id
+    held = "u.item_id NOT IN (SELECT i.id FROM idx_items AS i WHERE i.id = ANY(%s))"
+    gone = f"SELECT u.recall_id FROM recall_log_items AS u WHERE u.item_id = ANY(%s) AND {held}"
     conn.execute(
         f"UPDATE recall_log SET query = NULL WHERE tenant = %s AND query IS NOT NULL"
         f" AND id IN ({gone})",
-        (tenant, list(ids)),
+        (tenant, list(ids), list(ids)),
     )
     conn.execute(
         "DELETE FROM recall_log_items AS u USING recall_log AS r WHERE r.id = u.recall_id"
-        " AND r.tenant = %s AND u.item_id = ANY(%s)"
-        " AND NOT EXISTS (SELECT 1 FROM idx_items AS i WHERE i.id = u.item_id)",
-        (tenant, list(ids)),
+        f" AND r.tenant = %s AND u.item_id = ANY(%s) AND {held}",
+        (tenant, list(ids), list(ids)),
     )
