@@ -207,11 +207,18 @@ class WorkingCopy(Reentrant):
             or _quick_state(file) != (known.mtime_ns, known.size)
         ):
             return False
+        # an archive or history: its kept parse knows its bytes, and is extended too
+        entry = self.workspace.fact_writer.kept_before_pull(
+            doc.agent, doc.path, doc.appends.base_sha256
+        )
+        kept = None if entry is None else (entry.digest, len(entry.lines))
         stat = extend_in_place(
-            file, doc.text, doc.appends.base_sha256, doc.appends.sha256, doc.modified_ns
+            file, doc.text, doc.appends.base_sha256, doc.appends.sha256, doc.modified_ns, kept
         )
         if stat is None:
             return False
+        if entry is not None:
+            self.workspace.fact_writer.facts_pulled(doc.agent, doc.path, entry, doc.text, stat)
         self._copies[(doc.agent, doc.path)] = _Copy(
             stat.st_mtime_ns, stat.st_size, doc.appends.sha256
         )

@@ -34,7 +34,7 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from kronika.core.model import TurnRecord
 from kronika.errors import WorkspaceError
@@ -166,7 +166,12 @@ def grown_since(stat: os.stat_result, size: int, digest: str) -> Grown | None:
 
 
 def extend_in_place(
-    file: Path, text: str, before: str, after: str, mtime_ns: int
+    file: Path,
+    text: str,
+    before: str,
+    after: str,
+    mtime_ns: int,
+    kept: tuple[Any, int] | None = None,
 ) -> os.stat_result | None:
     """Add ``text`` at the end of ``file`` if the file hashes to ``before`` (SHA-256)
     and would, with the text, hash to ``after``, then give it the modification time
@@ -177,7 +182,9 @@ def extend_in_place(
     The file is read whole unless this process knows it is as it left it (its own
     last append or extension); it is remembered as after an append, so the index adds
     the new turns' rows from the added bytes alone (:func:`appended_since`,
-    :func:`grown_since`) and this process's next append does not read it."""
+    :func:`grown_since`) and this process's next append does not read it. ``kept``:
+    the running SHA-256 (a ``hashlib`` object) and line count of the file as it is,
+    known by its kept parse (a fact file's), so it is not read either."""
     data = text.encode("utf-8")
     try:
         fd = os.open(file, os.O_RDWR | os.O_APPEND)
@@ -190,6 +197,10 @@ def extend_in_place(
             known = _known.get(key)
         if known is not None and known.after.fits(stat):
             hasher, mark, past, ends_line = known.hasher.copy(), known.after, known.past, True
+        elif kept is not None:  # its bytes as a kept parse holds them, ending a line
+            hasher = kept[0].copy()
+            mark = _Mark.of(stat, hasher.hexdigest(), kept[1])
+            past, ends_line = {mark.size: (mark.digest, mark.lines)}, True
         else:
             raw = _read_all(fd)
             hasher = hashlib.sha256(raw)

@@ -28,7 +28,7 @@ from kronika.errors import WorkspaceError
 from kronika.stores import batch
 from kronika.stores.markdown.atomic import stamp_own_write
 from kronika.stores.markdown.facts import brain, lookup
-from kronika.stores.markdown.facts.cache import KEPT_APPENDS, file_stat
+from kronika.stores.markdown.facts.cache import KEPT_APPENDS, FactParse, Stat, file_stat
 from kronika.stores.markdown.facts.reads import FactReads
 from kronika.stores.markdown.lines import ParsedItems, bare, split_lines
 
@@ -110,6 +110,30 @@ def append_facts(
         raise WorkspaceError(f"cannot write {file}: {exc}") from exc
     finally:
         os.close(fd)
+    own = stamp == stat[2] and stat[1] == entry.stat[1] + len(data)
+    added = extend_parse(reads, agent, spec, entry, new, data, stat, began, tail=section, own=own)
+    return [replace(it, status=spec.status) for it in added]
+
+
+def extend_parse(
+    reads: FactReads,
+    agent: str,
+    spec: brain.FactsFile,
+    entry: FactParse,
+    new: list[str],
+    data: bytes,
+    stat: Stat,
+    began: int,
+    *,
+    tail: str | None,
+    own: bool,
+) -> list[MemoryItem]:
+    """Extend the kept parse ``entry`` of ``spec``'s file by ``new`` (its lines,
+    ``data`` their bytes) now written after its end, the file's status then being
+    ``stat`` (known at ``began``): the appended lines are parsed alone, under the
+    heading they continue, and its hash extended by their bytes. ``tail`` is the
+    section the file now ends in; ``own``: the status holds kronika's own stamp.
+    Returns the items added, as the file's parse has them."""
     first_line = len(entry.lines)
     first_item = len(entry.parsed.items)
     # the appended lines parsed alone, under the heading they continue
@@ -137,17 +161,24 @@ def append_facts(
     entry.digest.update(data)
     entry.lines.extend(split_lines("".join(new)))
     entry.parsed = ParsedItems((*entry.parsed.items, *added), spans, entry.parsed.warnings)
-    # kronika's stamp on exactly the bytes it wrote: nobody else has written since
-    entry.own = stamp == stat[2] and stat[1] == entry.stat[1] + len(data)
+    entry.own = own
     entry.stat = stat
     entry.checked_ns = began
-    entry.derived["tail"] = section
+    entry.derived["tail"] = tail
     headings = [line[len(_HEADING) :].strip() for line in new if line.startswith(_HEADING)]
     entry.derived["lead"] = headings[-1] if headings else heading
     lookup.extend(entry, first_item, added)
     entry.appends.append((before, tuple(added)))
     del entry.appends[:-KEPT_APPENDS]
-    return [replace(it, status=spec.status) for it in added]
+    return added
+
+
+def last_section(lines: list[str], before: str | None) -> str | None:
+    """The canonical section a file ends in once ``lines`` follow its end, where it
+    ended in ``before``."""
+    if any(line[:1] == "#" for line in lines):
+        return _last_section(lines)
+    return before
 
 
 def _lead_section(lines: list[str]) -> str:

@@ -18,6 +18,7 @@ from kronika.core.model import MemoryItem
 from kronika.errors import WorkspaceError
 from kronika.stores import batch
 from kronika.stores.markdown.agentfiles import AgentFiles, SourceFile
+from kronika.stores.markdown.facts import append as append_parse
 from kronika.stores.markdown.facts import brain, lookup, moves, splice
 from kronika.stores.markdown.facts.append import append_facts
 from kronika.stores.markdown.facts.cache import FactParse, file_stat
@@ -198,6 +199,59 @@ class FactWriter:
         self.state.facts.drop(key, spec.path)
         self.files.edit(agent, spec.path, change, brain.empty_document(spec))
         return stored
+
+    def kept_before_pull(self, agent: str, path: str, base: str) -> FactParse | None:
+        """The kept parse of archive or history ``path`` when the file is as it holds it
+        and hashes to ``base`` (a working copy is about to add the record's new text
+        after its end: :meth:`facts_pulled`); ``None`` otherwise (read it whole)."""
+        spec = next((s for s in brain.FACT_FILES if s.path == path), None)
+        if spec is None or spec is brain.BRAIN:
+            return None
+        entry = self.reads.kept(agent, path)
+        if (
+            entry is None
+            or entry.pending is not None
+            or entry.read_warnings
+            or entry.parsed.damage
+            or not entry.lines
+            or not entry.lines[-1].endswith("\n")
+            or entry.content_hash != base
+        ):
+            return None
+        return entry
+
+    def facts_pulled(
+        self, agent: str, path: str, entry: FactParse, text: str, stat: os.stat_result
+    ) -> None:
+        """``text`` was added after the end of the file ``entry`` is the kept parse of
+        (:meth:`kept_before_pull`), which now has status ``stat``: the parse is extended
+        by the added lines alone, as after kronika's own append, so the next write does
+        not read a long archive again. Facts whose ids it held already: it is dropped
+        (read whole next time)."""
+        new = split_lines(text)
+        if not new:
+            return
+        spec = next(s for s in brain.FACT_FILES if s.path == path)
+        held = len(lookup.ids(entry))  # the set itself grows with the parse
+        tail = append_parse.last_section(
+            new, entry.derive("tail", lambda: append_parse.last_section(entry.lines, None))
+        )
+        added = append_parse.extend_parse(
+            self.reads,
+            agent,
+            spec,
+            entry,
+            new,
+            text.encode("utf-8"),
+            file_stat(stat),
+            time.time_ns(),
+            tail=tail,
+            own=False,
+        )
+        if any(line.startswith("- ") and "<!--" not in line for line in new):
+            entry.derived.pop("hand", None)  # a bullet without metadata: looked for again
+        if len(lookup.ids(entry)) != held + len(added):  # an id it held already
+            self.state.facts.drop(os.fspath(self.files.require_agent(agent)), path)
 
     def stamp_hand_facts(self, agent: str, source: SourceFile) -> SourceFile:
         """Give the hand-written bullets of a fact file their metadata, so they keep
