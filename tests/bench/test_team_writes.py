@@ -72,3 +72,30 @@ def test_the_psycopg_floor_runs_beside_kronika_in_the_same_run(postgres_server: 
         assert ratio == pytest.approx(mine / theirs)
         assert cell(table, line, f"{name} vs floor") == f"{ratio:.3f}×"
     assert cell(table, line, "remember_many(6) items/s") == f"{row['remember_many_per_s']:,.0f}"
+
+
+def test_two_workers_take_turns_on_one_agent_beside_the_writers(postgres_server: object) -> None:
+    from kronika.bench.team_writes import run_team_writes
+    from kronika.stores.postgres.embedded import LocalPostgres
+
+    assert isinstance(postgres_server, LocalPostgres)
+    results = run_team_writes(
+        (50,),
+        index=f"postgres={postgres_server.url()}",
+        calls=4,
+        budget_s=30,
+        writers=2,
+        writer_s=1.0,
+        queries=0,
+        batch=1,
+        floor=False,
+    )
+    (turns,) = results["in_turn"]
+    assert turns["tree"] == "after" and turns["size"] == 50 and turns["calls"] == 4
+    for worker in ("first", "second"):
+        assert turns[f"{worker}_cpu_ms"] > 0 and turns[f"{worker}_median_ms"] > 0
+    table = results["tables"][-1]
+    assert "in turn" in table["title"]
+    (line,) = table["rows"]
+    assert cell(table, line, "stored") == "50" and cell(table, line, "calls each") == "4"
+    assert cell(table, line, "second CPU ms") == f"{turns['second_cpu_ms']:.1f}"

@@ -26,7 +26,9 @@ it runs unchanged against an older kronika.
 A second part measures writers side by side: ``writers`` processes, each with a
 working copy of its own, writing ``remember()`` into one tenant for a fixed time,
 first each into an agent of its own, then all into one agent (different keys), then
-one alone: whether writes of different agents wait for each other.
+one alone: whether writes of different agents wait for each other; and, at each size,
+two workers calling ``remember()`` on one agent in turn (:mod:`kronika.bench.team_turns`),
+each call pulling what the other wrote.
 """
 
 from __future__ import annotations
@@ -51,6 +53,9 @@ BRAIN_FACTS = 60
 move facts to the archive as a Brain in use does."""
 PROFILED = 20
 """Calls profiled after the timed ones (a profile slows the calls it watches)."""
+IN_TURN = 30
+"""Calls of each worker when two take turns on one agent (:mod:`.team_turns`)."""
+TURNS = str(Path(__file__).with_name("team_turns.py"))
 
 STEPS: tuple[tuple[str, str], ...] = (
     ("lock + pull", "working_copy.py:_take"),
@@ -411,6 +416,7 @@ def run_team_writes(
     rows: list[dict[str, Any]] = []
     floors: list[dict[str, Any]] = []
     concurrency: list[dict[str, Any]] = []
+    turns: list[dict[str, Any]] = []
     with postgres_site(index) as site:
         if site is None:
             from kronika import InvalidInput
@@ -442,7 +448,14 @@ def run_team_writes(
                     with site.database() as url:
                         row = measure_writers(url, src, agents, writer_s)
                     concurrency.append({"tree": label, "layout": what, **row})
-    return _results(rows, floors, concurrency, calls, table)
+            for n, size in enumerate(sizes):  # two workers in turn on one agent
+                for label, src in trees:
+                    if progress:
+                        progress(f"two workers in turn @{size:,} ({label})", n, len(sizes))
+                    with site.database() as url:
+                        job = {"turns": [url, size, min(calls, IN_TURN)]}
+                        turns.append({"tree": label, **collect(spawn(src, job, TURNS))})
+    return _results(rows, floors, concurrency, calls, table, turns)
 
 
 def _results(
@@ -451,6 +464,7 @@ def _results(
     concurrency: list[dict[str, Any]],
     calls: int,
     table: Callable[[str, list[str], list[list[str]]], dict[str, Any]],
+    turns: Sequence[dict[str, Any]] = (),
 ) -> dict[str, Any]:
     from kronika.bench.fixed import FixedVectors
 
@@ -520,12 +534,15 @@ def _results(
                 ],
             )
         )
+    if turns:
+        tables.append(_in_turn(turns, table))
     return {
         "benchmark": "team-writes",
         "dataset": "synthetic keyed facts (seeded)",
         "embedder": FixedVectors.model_id,
         "sizes": rows,
         "writers": concurrency,
+        "in_turn": list(turns),
         "floors": floors,
         "headline": {f"remember_per_s@{r['size']}_{r['tree']}": r["per_s"] for r in rows}
         | {
@@ -536,6 +553,30 @@ def _results(
         },
         "tables": tables,
     }
+
+
+def _in_turn(
+    turns: Sequence[dict[str, Any]],
+    table: Callable[[str, list[str], list[list[str]]], dict[str, Any]],
+) -> dict[str, Any]:
+    """The table of two workers in turn on one agent (:mod:`kronika.bench.team_turns`)."""
+    return table(
+        "Two workers in turn on one agent (remember(), median per call; each call first"
+        " pulls what the other wrote)",
+        ["stored", "code", "calls each", "first CPU ms", "second CPU ms", "first ms", "second ms"],
+        [
+            [
+                f"{t['size']:,}",
+                t["tree"],
+                str(t["calls"]),
+                f"{t['first_cpu_ms']:.1f}",
+                f"{t['second_cpu_ms']:.1f}",
+                f"{t['first_median_ms']:.1f}",
+                f"{t['second_median_ms']:.1f}",
+            ]
+            for t in turns
+        ],
+    )
 
 
 def _ratios(row: dict[str, Any], floor: dict[str, Any]) -> dict[str, float | None]:
