@@ -43,7 +43,12 @@ def quote(text: str) -> str:
     """``text`` made safe to stand inside a delimited block: one line (line breaks and
     runs of white space folded to one space, control characters dropped) with ``<``
     and ``>`` written ``&lt;`` and ``&gt;``. What is stored is not changed."""
-    kept = "".join(c for c in text if unicodedata.category(c) != "Cc" or c.isspace())
+    # a printable text holds no control character: only the rare other is looked at
+    # character by character
+    if text.isprintable():
+        kept = text
+    else:
+        kept = "".join(c for c in text if unicodedata.category(c) != "Cc" or c.isspace())
     return " ".join(kept.split()).translate(_ESCAPES)
 
 
