@@ -258,3 +258,19 @@ def test_a_batch_leaves_what_the_same_facts_remembered_one_by_one_leave(
             assert mem.workspace.archived_facts("default"), "the Brain went over its budget"
     assert kinds[0] == kinds[1]
     assert states[0] == states[1]
+
+
+def test_a_batch_whose_audit_trail_cannot_be_written_is_stored_and_says_so(
+    memory: Memory,
+) -> None:
+    memory.remember("Kraków", key="city")
+    trail = memory.settings.home / "audit.jsonl"
+    trail.unlink()
+    trail.mkdir()  # the audit trail cannot be appended to
+    receipts = memory.remember_many([{"key": "drink", "value": "tea"}, "likes long walks"])
+    assert [r.outcome for r in receipts] == ["applied", "applied"]
+    assert any("not added to the audit trail" in note for note in receipts[-1].notes)
+    assert {f.content for f in memory.facts()} == {"city: Kraków", "drink: tea", "likes long walks"}
+    trail.rmdir()
+    memory.remember_many(["one more", {"key": "drink", "value": "coffee"}])
+    assert [e.action for e in memory.audit()] == ["remember", "supersede"]
