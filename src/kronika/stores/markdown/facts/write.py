@@ -76,7 +76,8 @@ class FactWriter:
         ``last`` one syncs nothing: the files reach other readers in the order they are
         written all the same, and a crash before the batch ends puts every file back
         (its journal); the last release syncs what was appended meanwhile and writes
-        the Brain durably. Before, each fact the Brain let go of cost two ``fsync``."""
+        the Brain durably (a move of facts out of the Brain would otherwise cost two
+        ``fsync``, 66 moves in a batch of 1,000 facts at the default budget)."""
         appended = self.state.holding.get(key)
         if appended is None:
             return
