@@ -89,12 +89,16 @@ def append_facts(
     file = folder / spec.path
     began = time.time_ns()
     try:
+        if file_stat(os.stat(file)) != entry.stat:
+            return None  # changed since it was read: rewritten whole, from its bytes
         batch.keep(file)  # inside a batch: how to put the file back, first
+        # the journal's hard link to the file changes its change time, nothing else
+        kept = file_stat(os.stat(file))
         fd = os.open(file, os.O_WRONLY | os.O_APPEND)
     except OSError as exc:
         raise WorkspaceError(f"cannot write {file}: {exc}") from exc
     try:
-        if file_stat(os.fstat(fd)) != entry.stat:
+        if file_stat(os.fstat(fd)) != kept or kept[:3] != entry.stat[:3]:
             return None  # changed since it was read: rewritten whole, from its bytes
         written = 0
         while written < len(data):
