@@ -104,11 +104,12 @@ def test_remember_many_of_another_tree_is_measured_beside_this_one_and_the_floor
     tmp_path: Path,
 ) -> None:
     import kronika
-    from kronika.bench.writes_batch import add_side_by_side
+    from kronika.bench.writes_batch import add_side_by_side, side_by_side
 
     src = str(Path(kronika.__file__).resolve().parents[1])
     results: dict[str, object] = {"tables": []}
-    add_side_by_side(results, (30,), src, calls=2, budget_s=30.0, batch=12, rounds=2)
+    made = side_by_side((30,), src, calls=2, budget_s=30.0, batch=12, rounds=2)
+    add_side_by_side(results, made, 12)
     rows = results["remember_many_before"]
     assert isinstance(rows, list) and [(r["round"], r["size"]) for r in rows] == [(1, 30), (2, 30)]
     for row in rows:

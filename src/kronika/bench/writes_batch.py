@@ -91,30 +91,11 @@ def side_by_side(
     return rows
 
 
-def add_side_by_side(
-    results: dict[str, Any],
-    sizes: Sequence[int],
-    before: str,
-    *,
-    calls: int,
-    budget_s: float,
-    batch: int,
-    rounds: int = 3,
-    progress: Callable[[str, int, int], None] | None = None,
-) -> None:
-    """Add :func:`side_by_side`'s rows and their table to ``bench writes``'
+def add_side_by_side(results: dict[str, Any], rows: list[dict[str, Any]], batch: int) -> None:
+    """Add :func:`side_by_side`'s ``rows`` and their table to ``bench writes``'
     ``results``."""
     from kronika.bench.report import table
 
-    rows = side_by_side(
-        sizes,
-        before,
-        calls=calls,
-        budget_s=budget_s,
-        batch=batch,
-        rounds=rounds,
-        progress=progress,
-    )
     results["remember_many_before"] = rows
     results.setdefault("tables", []).append(side_by_side_table(rows, batch, table))
 

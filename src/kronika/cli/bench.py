@@ -122,10 +122,9 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 progress=progress,
             )
             if args.before is not None:
-                from kronika.bench.writes_batch import add_side_by_side
+                from kronika.bench.writes_batch import add_side_by_side, side_by_side
 
-                add_side_by_side(
-                    results,
+                rows = side_by_side(
                     _sizes(args.sizes or "1000,10000,100000"),
                     args.before,
                     calls=args.calls,
@@ -133,6 +132,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                     batch=args.batch,
                     progress=progress,
                 )
+                add_side_by_side(results, rows, args.batch)
         elif args.suite == "team-writes":
             from kronika.bench.team_writes import run_team_writes
 

@@ -30,6 +30,7 @@ from kronika.stores.markdown.atomic import stamp_own_write
 from kronika.stores.markdown.facts import brain, lookup
 from kronika.stores.markdown.facts.cache import KEPT_APPENDS, FactParse, Stat, file_stat
 from kronika.stores.markdown.facts.reads import FactReads
+from kronika.stores.markdown.facts.splice import section_at
 from kronika.stores.markdown.lines import ParsedItems, bare, split_lines
 
 _HEADING = "## "
@@ -37,15 +38,8 @@ _HEADING = "## "
 
 def _last_section(lines: list[str]) -> str | None:
     """The canonical section of the file's end: its last level-1 or level-2 heading."""
-    for line in reversed(lines):
-        if line[:1] != "#":  # not a heading: most lines, passed over cheaply
-            continue
-        text = bare(line)
-        if text.startswith("# "):
-            return None
-        if text.startswith(_HEADING):
-            return brain.canonical_section(text[len(_HEADING) :].strip())
-    return None
+    heading = section_at(lines, len(lines))
+    return None if heading is None else brain.canonical_section(heading)
 
 
 def append_facts(
