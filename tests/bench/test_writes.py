@@ -98,3 +98,34 @@ def test_the_command_writes_its_report(tmp_path: Path) -> None:
         env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
     )
     assert bad.returncode != 0 and "--sizes" in bad.stderr
+
+
+def test_remember_many_of_another_tree_is_measured_beside_this_one_and_the_floor(
+    tmp_path: Path,
+) -> None:
+    import kronika
+    from kronika.bench.writes_batch import add_side_by_side, side_by_side
+
+    src = str(Path(kronika.__file__).resolve().parents[1])
+    results: dict[str, object] = {"tables": []}
+    made = side_by_side((30,), src, calls=2, budget_s=30.0, batch=12, rounds=2)
+    add_side_by_side(results, made, 12)
+    rows = results["remember_many_before"]
+    assert isinstance(rows, list) and [(r["round"], r["size"]) for r in rows] == [(1, 30), (2, 30)]
+    for row in rows:
+        assert row["before_per_s"] > 0 and row["after_per_s"] > 0 and row["floor_per_s"] > 0
+        assert row["before_cpu_per_s"] > 0 and row["after_cpu_per_s"] > 0
+    (shown,) = results["tables"]  # type: ignore[misc]
+    assert "remember_many(12)" in shown["title"] and len(shown["rows"]) == 2
+    line = shown["rows"][0]
+    ratio = rows[0]["after_per_s"] / rows[0]["floor_per_s"]
+    assert line[shown["columns"].index("after vs floor")] == f"{ratio:.3f}×"
+    bad = subprocess.run(
+        [sys.executable, "-m", "kronika", "bench", "writes", "--sizes", "20"]
+        + ["--before", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": src},
+    )
+    assert bad.returncode != 0 and "--before needs a src folder" in bad.stderr

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import random
+import re
 import signal
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -187,3 +190,87 @@ def test_recall_refuses_a_naive_time_with_a_clear_error(memory: Memory) -> None:
     with pytest.raises(InvalidQuery, match="now must be a datetime, not str"):
         memory.recall("deploy", now="yesterday")  # type: ignore[arg-type]
     assert memory.recall("deploy", now=datetime.now(UTC)).hits
+
+
+_ID = re.compile(r"\b[fh]-[0-9a-f]{12}\b")
+
+
+def _state(mem: Memory) -> str:
+    """The fact files and the audit trail, each id named by its first appearance."""
+    folder = mem.workspace.agent_dir("default")
+    files = [
+        (folder / name).read_text(encoding="utf-8") if (folder / name).exists() else ""
+        for name in ("brain.md", "brain_archive.md", "history.md")
+    ]
+    audit = [f"{e.action} {e.outcome} {e.section} {e.summary}" for e in mem.audit()]
+    text = "\n=====\n".join([*files, *audit])
+    names: dict[str, str] = {}
+    return _ID.sub(lambda m: names.setdefault(m.group(0), f"id{len(names)}"), text)
+
+
+def test_a_batch_leaves_what_the_same_facts_remembered_one_by_one_leave(
+    tmp_path: Path,
+) -> None:
+    """Same files (Brain, archive, history, byte for byte but for the random ids), same
+    audit trail, same receipts: duplicates of stored and of the batch's own facts, new
+    values of a key (one of them archived by then), a multi key, another section and
+    audience, a secret, and a Brain over its budget many times over."""
+    start = datetime(2025, 3, 1, tzinfo=UTC)
+    before: list[dict[str, Any]] = [
+        {"key": "city", "value": "Kraków"},
+        {"key": "drink", "value": "tea"},
+        {"content": "likes long walks"},
+        *({"key": f"old{n}", "value": f"an older value {n}"} for n in range(12)),
+    ]
+    batch: list[dict[str, Any]] = [
+        {"key": "city", "value": "kraków."},
+        {"key": "drink", "value": "coffee"},
+        {"key": "drink", "value": "Coffee"},
+        {"key": "old0", "value": "a newer value 0"},
+        {"content": "Likes long walks"},
+        {"key": "pet", "value": "a cat", "multi": True},
+        {"key": "pet", "value": "a dog", "multi": True},
+        {"key": "tone", "value": "short answers", "section": "Preferences"},
+        {"key": "standup", "value": "at nine", "scope": "team", "team": "ops"},
+        {"content": "my api key is sk-proj-Q3x9vTz81LmNpR4sWuY7aBcD0eFgHiJk"},
+        *({"key": f"new{n}", "value": f"a new value number {n}"} for n in range(30)),
+        {"key": "drink", "value": "green tea"},
+    ]
+    for n, fact in enumerate([*before, *batch]):
+        fact["at"] = start + timedelta(minutes=n)
+    states, kinds = [], []
+    for way in ("one by one", "batch"):
+        home = tmp_path / way.replace(" ", "-")
+        settings = load_settings(home, environ={}, embedder="hashing").with_overrides(
+            brain_max=60, brain_budget=40
+        )
+        clock = FrozenClock(start + timedelta(days=1))
+        with build_memory(settings, create=True, clock=clock) as mem:
+            for fact in before:
+                mem.remember(**fact)
+            if way == "batch":
+                receipts = mem.remember_many(batch)
+            else:
+                receipts = [mem.remember(**fact) for fact in batch]
+            kinds.append([(type(r.change).__name__, r.outcome) for r in receipts])
+            states.append(_state(mem))
+            assert {f.key: f.value for f in mem.facts() if f.key}["drink"] == "green tea"
+            assert mem.workspace.archived_facts("default"), "the Brain went over its budget"
+    assert kinds[0] == kinds[1]
+    assert states[0] == states[1]
+
+
+def test_a_batch_whose_audit_trail_cannot_be_written_is_stored_and_says_so(
+    memory: Memory,
+) -> None:
+    memory.remember("Kraków", key="city")
+    trail = memory.settings.home / "audit.jsonl"
+    trail.unlink()
+    trail.mkdir()  # the audit trail cannot be appended to
+    receipts = memory.remember_many([{"key": "drink", "value": "tea"}, "likes long walks"])
+    assert [r.outcome for r in receipts] == ["applied", "applied"]
+    assert any("not added to the audit trail" in note for note in receipts[-1].notes)
+    assert {f.content for f in memory.facts()} == {"city: Kraków", "drink: tea", "likes long walks"}
+    trail.rmdir()
+    memory.remember_many(["one more", {"key": "drink", "value": "coffee"}])
+    assert [e.action for e in memory.audit()] == ["remember", "supersede"]

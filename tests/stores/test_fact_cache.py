@@ -187,6 +187,35 @@ def test_the_archive_grows_at_its_end_and_its_rows_match_a_rebuild(small_brain: 
         assert len(mem.facts()) == 60
 
 
+def test_a_batch_grows_the_archive_and_the_history_at_their_end(small_brain: Memory) -> None:
+    """The batch journal's link to a file (made before the batch first appends to it)
+    changes the file's change time only: the append still goes in place."""
+    with small_brain as mem:
+        for n in range(20):
+            mem.remember(f"value number {n:02d}", key=f"k{n:02d}")
+        mem.remember("first value", key="moving")
+        mem.remember("second value", key="moving")
+        folder = mem.workspace.agent_dir("default")
+        files = [folder / "brain_archive.md", folder / "history.md"]
+        before = [(f.read_bytes(), f.stat().st_ino) for f in files]
+        facts: list[str | dict[str, str]] = [
+            {"key": f"k{n:02d}", "value": f"value number {n:02d}"} for n in range(20, 60)
+        ]
+        mem.remember_many([{"key": "moving", "value": "third value"}, *facts])
+        for file, (old, inode) in zip(files, before, strict=True):
+            after = file.read_bytes()
+            assert after.startswith(old) and len(after) > len(old), file.name
+            assert file.stat().st_ino == inode, f"{file.name} was rewritten, not appended to"
+        state = mem.index.source_states("default")["brain_archive.md"]
+        assert state.content_hash == hashlib.sha256(files[0].read_bytes()).hexdigest()
+        assert len(mem.facts()) == 61
+        assert [h.value for h in mem.history("moving")] == [
+            "first value",
+            "second value",
+            "third value",
+        ]
+
+
 def test_a_hand_edit_of_the_archive_between_processes_is_picked_up(
     home: Path, clock: FrozenClock
 ) -> None:

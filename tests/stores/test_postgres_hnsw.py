@@ -116,3 +116,27 @@ def test_a_walk_finds_the_exact_top_k_whatever_the_margin(
                     ]
                     assert len(walked) == 5
         assert index.state.run("SHOW hnsw.ef_search") == [(str(5 + margin),)]
+
+
+def test_vectors_are_kept_uncompressed_in_their_rows_so_a_scan_reads_them_as_they_are(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    # 512 hashing dimensions: a row past 2 KB whose vector is mostly zeros. PostgreSQL's
+    # default would compress it, and every exact scan would decompress each row it scores
+    from kronika.providers.embedders import HashingEmbedder
+
+    settings = load_settings(
+        tmp_path / "ws", environ={}, embedder="hashing", database_url=postgres_url, ann_threshold=0
+    )
+    with build_memory(settings, embedder=HashingEmbedder(dim=512)) as memory:
+        for n, fact in enumerate(FACTS[:8]):
+            memory.remember(key=f"k{n}", value=fact)
+        index = _index(memory)
+        rows = index.state.run(
+            "SELECT pg_column_compression(vec), pg_column_size(vec), vector_dims(vec)"
+            " FROM idx_items WHERE vec IS NOT NULL"
+        )
+        found = memory.recall("who repairs bicycles in Odesa", k=3, mode="vector")
+    assert len(rows) == 8
+    assert all(method is None and size == 4 * 512 + 8 for method, size, dims in rows)
+    assert found.hits and "repairs bicycles" in found.hits[0].item.content

@@ -56,6 +56,7 @@ PROFILED = 20
 IN_TURN = 30
 """Calls of each worker when two take turns on one agent (:mod:`.team_turns`)."""
 TURNS = str(Path(__file__).with_name("team_turns.py"))
+WORKERS = ("first", "second")
 
 STEPS: tuple[tuple[str, str], ...] = (
     ("lock + pull", "working_copy.py:_take"),
@@ -561,19 +562,16 @@ def _in_turn(
 ) -> dict[str, Any]:
     """The table of two workers in turn on one agent (:mod:`kronika.bench.team_turns`)."""
     return table(
-        "Two workers in turn on one agent (remember(), median per call; each call first"
+        "Two workers in turn on one agent (remember(), mean per call; each call first"
         " pulls what the other wrote)",
         ["stored", "code", "calls each", "first CPU ms", "second CPU ms", "first ms", "second ms"],
         [
-            [
-                f"{t['size']:,}",
-                t["tree"],
-                str(t["calls"]),
-                f"{t['first_cpu_ms']:.1f}",
-                f"{t['second_cpu_ms']:.1f}",
-                f"{t['first_median_ms']:.1f}",
-                f"{t['second_median_ms']:.1f}",
-            ]
+            [f"{t['size']:,}", t["tree"], str(t["calls"])]
+            + (
+                [f"{t[f'{w}_{what}']:.1f}" for what in ("cpu_ms", "mean_ms") for w in WORKERS]
+                if "skipped" not in t
+                else ["–"] * 4
+            )
             for t in turns
         ],
     )

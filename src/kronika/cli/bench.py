@@ -109,6 +109,10 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
         elif args.suite == "writes":
             if args.calls < 1 or args.budget <= 0:
                 raise InvalidInput("--calls must be at least 1 and --budget above 0")
+            if args.before is not None and not (Path(args.before) / "kronika").is_dir():
+                raise InvalidInput(
+                    f"--before needs a src folder holding kronika; got {args.before!r}"
+                )
             results = bench.run_writes(
                 _sizes(args.sizes or "1000,10000,100000"),
                 calls=args.calls,
@@ -117,6 +121,18 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 settings=settings,
                 progress=progress,
             )
+            if args.before is not None:
+                from kronika.bench.writes_batch import add_side_by_side, side_by_side
+
+                rows = side_by_side(
+                    _sizes(args.sizes or "1000,10000,100000"),
+                    args.before,
+                    calls=args.calls,
+                    budget_s=args.budget,
+                    batch=args.batch,
+                    progress=progress,
+                )
+                add_side_by_side(results, rows, args.batch)
         elif args.suite == "team-writes":
             from kronika.bench.team_writes import run_team_writes
 

@@ -278,8 +278,8 @@ def register(cli: Commands) -> None:
     )
     p.add_argument(
         "--before",
-        help="team-writes, session-turns: a src folder of another kronika, measured in the"
-        " same run",
+        help="team-writes, session-turns, writes (its remember_many): a src folder of another"
+        " kronika, measured in the same run",
     )
     p.add_argument(
         "--seed", type=int, default=0, help="crash: seed of the first trial; lessons: of the run"

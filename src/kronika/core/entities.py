@@ -20,6 +20,7 @@ at a few microseconds per chat turn.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 # A mention may contain ``.`` and ``-`` inside but not at its end ("@Ana." → "Ana");
 # the lookbehind keeps e-mail addresses (``a@b.com``) out.
@@ -66,7 +67,20 @@ def _starts_sentence(text: str, start: int) -> bool:
 
 
 def extract_entities(text: str) -> tuple[str, ...]:
-    """Names mentioned in ``text``: ``@mentions`` and capitalised proper nouns (see module)."""
+    """Names mentioned in ``text``: ``@mentions`` and capitalised proper nouns (see module).
+
+    The names of a text up to :data:`CACHED_CHARS` long are kept (the last 4,096 such
+    texts): a remembered fact's text is read for its names when it is checked, when its
+    bullet is written and read back, and again when it moves to the archive."""
+    if len(text) <= CACHED_CHARS:
+        return _cached(text)
+    return _extract(text)
+
+
+CACHED_CHARS = 2_000
+
+
+def _extract(text: str) -> tuple[str, ...]:
     if "@" not in text and text.islower():
         return ()
     # Each run: (words, first word starts a sentence); mentions are single-word runs
@@ -115,3 +129,6 @@ def extract_entities(text: str) -> tuple[str, ...]:
             name = " ".join(words)
             found.setdefault(normalize_entity(name), name)
     return tuple(found.values())
+
+
+_cached = lru_cache(maxsize=4096)(_extract)

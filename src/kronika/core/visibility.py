@@ -78,7 +78,9 @@ class Audience:
         channel) decides who reads a ``channel`` item only; a personal, team or global
         one said in two channels is read by the same people (storage policies still
         see the channel it was said in)."""
-        return self if self.scope is Scope.CHANNEL else replace(self, channel=None)
+        if self.scope is Scope.CHANNEL or self.channel is None:
+            return self
+        return replace(self, channel=None)
 
     def apply(self, item: Item) -> Item:
         """``item`` for this audience."""

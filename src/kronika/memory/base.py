@@ -26,6 +26,7 @@ from kronika.core.model import Reader, Scope
 from kronika.core.visibility import Audience, audience
 from kronika.engine.changes import Change
 from kronika.engine.derivation import mark_current
+from kronika.engine.held_audit import HeldAudit
 from kronika.engine.indexer import PENDING_FILE, Indexer
 from kronika.engine.proposals import ProposalBook
 from kronika.engine.recall import Recaller, RecallSettings
@@ -124,9 +125,10 @@ class MemoryContext:
             pending=settings.home / PENDING_FILE,
         )
         self.proposal_book = ProposalBook(workspace=workspace, audit=audit, clock=clock)
+        self.held_audit = HeldAudit(audit)  # a batch's entries appended together
         self.writer = MemoryWriter(
             workspace=workspace,
-            audit=audit,
+            audit=self.held_audit,
             settings=settings,
             clock=clock,
             on_written=self.after_write,

@@ -138,8 +138,12 @@ class Facts:
         with ctx.commits.deferring(), ctx.lock, ctx.workspace.steady_facts():
             ctx.healing(lambda: self._presync(name))
             with ctx.deferring(name) as paths:
-                try:  # whole or not at all; one Brain write at the end
-                    with ctx.lock.batch(), ctx.workspace.holding_brain(name):
+                try:  # whole or not at all; one Brain write, one audit write at the end
+                    with (
+                        ctx.lock.batch(),
+                        ctx.workspace.holding_brain(name),
+                        ctx.held_audit.holding() as unaudited,
+                    ):
                         for item, at in prepared:
                             item, now = self._stamped(item, at)
                             section = item.section or ""
@@ -148,6 +152,8 @@ class Facts:
                             )
                 finally:
                     written = list(paths)
+            if unaudited and receipts:
+                receipts[-1] = replace(receipts[-1], notes=(*receipts[-1].notes, *unaudited))
             if written:
                 try:
                     ctx.after_write(name, written)

@@ -91,7 +91,11 @@ class TiktokenCounter:
             return head + -(-head * (len(text) - MAX_EXACT) // MAX_EXACT)
         if len(text) < _PIECES_FROM or "\n" not in text:
             return self._count_runs(text)
-        return sum(self._count_runs(piece) for piece in _LINE_STARTS.split(text))
+        cached, runs = self._cached_count, self._count_runs
+        total = 0
+        for piece in _LINE_STARTS.split(text):  # most are short lines, counted from the cache
+            total += int(cached(piece)) if len(piece) <= LONG_RUN else runs(piece)
+        return total
 
     def _count_runs(self, text: str) -> int:
         """``text``'s tokens, a run of more than :data:`LONG_RUN` characters without a

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Sequence
 from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
@@ -35,9 +36,18 @@ class JsonlAuditLog:
         self._size = held.SizeRecord(path.parent, path.name)  # what it held (doctor)
 
     def append(self, entry: AuditEntry) -> None:
-        record = {name: getattr(entry, name) for name in _FIELDS}  # flat: no deep copy
-        record["at"] = entry.at.isoformat()
-        line = json.dumps(record, ensure_ascii=False) + "\n"
+        self.append_many((entry,))
+
+    def append_many(self, entries: Sequence[AuditEntry]) -> None:
+        """Append ``entries`` in order, in one write (a batch's entries)."""
+        lines = []
+        for entry in entries:
+            record = {name: getattr(entry, name) for name in _FIELDS}  # flat: no deep copy
+            record["at"] = entry.at.isoformat()
+            lines.append(json.dumps(record, ensure_ascii=False) + "\n")
+        if not lines:
+            return
+        text = "".join(lines)
         try:
             try:
                 fd = open_private(self.path, os.O_RDWR | os.O_APPEND)
@@ -49,8 +59,8 @@ class JsonlAuditLog:
                 if size > 0:
                     handle.seek(-1, os.SEEK_END)
                     if handle.read(1) != b"\n":  # a torn last line: close it first
-                        line = "\n" + line
-                data = line.encode("utf-8")
+                        text = "\n" + text
+                data = text.encode("utf-8")
                 handle.write(data)
                 handle.flush()
                 flush(handle.fileno())

@@ -58,6 +58,11 @@ _ACTIVE: contextvars.ContextVar[BatchJournal | None] = contextvars.ContextVar(
 log = logging.getLogger("kronika.batch")
 
 
+def recording() -> bool:
+    """Whether a batch records its changes in this thread (a crash puts it back whole)."""
+    return _ACTIVE.get() is not None
+
+
 def keep(path: Path, *, cutting: bool = False) -> None:
     """Before ``path`` is changed: inside a batch (in this thread), record how to put it
     back (see the module docstring); ``cutting``: it is about to be cut in place."""
@@ -250,4 +255,4 @@ def _put_back(target: Path, folder: Path, kept: _Kept) -> None:
     sync_folder(target.parent, deferred=False)
 
 
-__all__ = ["FOLDER", "BatchJournal", "keep"]
+__all__ = ["FOLDER", "BatchJournal", "keep", "recording"]

@@ -38,16 +38,13 @@ def grown_session(
     ``size`` bytes hashing to ``sha256`` (the record's copy), the items of those turns
     and the file's state now; ``None`` when the file is no session file, changed in any
     other way, or the added bytes are not whole turns (send it whole)."""
-    if classify(path) is not SourceKind.SESSION:
+    opened = _open_grown(file, size) if classify(path) is SourceKind.SESSION else None
+    if opened is None:
         return None
+    fd, stat = opened
     try:
-        fd = os.open(file, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        stat = os.fstat(fd)
         grown = grown_since(stat, size, sha256)
-        if grown is None or stat.st_size <= size:
+        if grown is None:
             return None
         text = _read_at(fd, size, stat.st_size - size).decode("utf-8")
         first = os.pread(fd, HEAD_BYTES, 0).decode("utf-8", errors="replace")
@@ -85,16 +82,12 @@ def grown_facts(
     The facts are those of the file's kept parse
     (:meth:`~kronika.stores.markdown.workspace.MarkdownWorkspace.appended_facts`),
     checked against the file as it is before and after its added bytes are read."""
-    if classify(path) is not SourceKind.FACTS or path == BRAIN.path:
+    grows = classify(path) is SourceKind.FACTS and path != BRAIN.path
+    opened = _open_grown(file, size) if grows else None
+    if opened is None:
         return None
+    fd, stat = opened
     try:
-        fd = os.open(file, os.O_RDONLY)
-    except OSError:
-        return None
-    try:
-        stat = os.fstat(fd)
-        if stat.st_size <= size:
-            return None
         items = workspace.appended_facts(agent, path, sha256)
         digest = workspace.fact_file_hash(agent, path)
         if not items or digest is None:
@@ -111,6 +104,24 @@ def grown_facts(
     appends = RecordAppend(sha256, digest)
     doc = RecordDocument(agent, path, text, stat.st_mtime_ns, appends=appends)
     return doc, list(items), (stat.st_mtime_ns, stat.st_size, digest)
+
+
+def _open_grown(file: Path, size: int) -> tuple[int, os.stat_result] | None:
+    """``file`` open for reading and its status, when it is longer than ``size`` bytes
+    (the caller closes it); else ``None``."""
+    try:
+        fd = os.open(file, os.O_RDONLY)
+    except OSError:
+        return None
+    try:
+        stat = os.fstat(fd)
+    except OSError:
+        os.close(fd)
+        return None
+    if stat.st_size <= size:
+        os.close(fd)
+        return None
+    return fd, stat
 
 
 def _same(one: os.stat_result, other: os.stat_result) -> bool:

@@ -30,9 +30,11 @@ def is_temp_name(name: str) -> bool:
     return name.startswith(".") and name.endswith(TEMP_SUFFIX)
 
 
-def atomic_write_text(path: Path, text: str) -> int | None:
+def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> int | None:
     """Replace ``path`` with ``text`` (UTF-8, newlines written as given) atomically;
-    returns the modification time it was given (:func:`stamp_own_write`), or ``None``."""
+    returns the modification time it was given (:func:`stamp_own_write`), or ``None``.
+    ``durable=False`` leaves out the syncs (a version a batch replaces again before it
+    ends: its journal, not the disk, makes a crash harmless)."""
     make_private_dir(path.parent)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
     try:
@@ -42,7 +44,8 @@ def atomic_write_text(path: Path, text: str) -> int | None:
             handle.write(text)
             handle.flush()
             stamp = stamp_own_write(handle.fileno())
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         batch.keep(path)  # inside a batch: how to put the file back, first
         os.replace(tmp, path)
     except BaseException:
@@ -50,7 +53,8 @@ def atomic_write_text(path: Path, text: str) -> int | None:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise
-    sync_folder(path.parent)  # inside a group commit: with the write's other files
+    if durable:
+        sync_folder(path.parent)  # inside a group commit: with the write's other files
     return stamp
 
 

@@ -95,13 +95,14 @@ def keep_copy(folder: Path, path: str, raw: bytes) -> str:
     return f"{CORRUPT_DIR}/{target.name}"
 
 
-def write_text(file: Path, text: str) -> int | None:
+def write_text(file: Path, text: str, *, durable: bool = True) -> int | None:
     """Atomically replace ``file`` with ``text``; ``OSError`` becomes ``WorkspaceError``,
     text UTF-8 cannot hold (a lone surrogate from undecoded bytes) ``InvalidInput``.
     Control characters are left out (see the module docstring). Returns kronika's
-    stamp of the new file (:func:`~.atomic.stamp_own_write`)."""
+    stamp of the new file (:func:`~.atomic.stamp_own_write`); ``durable``: see
+    :func:`~.atomic.atomic_write_text`."""
     try:
-        return atomic_write_text(file, CONTROL.sub("", text))
+        return atomic_write_text(file, CONTROL.sub("", text), durable=durable)
     except OSError as exc:
         raise WorkspaceError(f"cannot write {file}: {exc}") from exc
     except UnicodeEncodeError as exc:

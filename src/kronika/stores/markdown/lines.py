@@ -137,18 +137,27 @@ def section_insert_point(lines: list[str], matches: set[str]) -> int | None:
     ``matches`` holds the casefolded heading texts that count as the section. The
     point is after the section's last non-blank line, so blank lines before the next
     heading stay; ``None`` when no such section exists.
+
+    Read line by line, not block by block (:func:`scan_blocks`): a heading is a line
+    of its own wherever it stands (a bullet's continuation is indented, a paragraph
+    ends before a heading), and the last line of every block but a blank one is the
+    last line of it that is not blank, so the section ends at its last non-blank
+    line before the next heading of level 1 or 2.
     """
     found: int | None = None
     last: int | None = None
-    for block in scan_blocks(lines):
-        if block.kind is BlockKind.HEADING and block.level <= 2:
-            if found is not None:
-                break
-            if block.level == 2 and block.first.casefold() in matches:
-                found = last = block.end - 1
-            continue
-        if found is not None and block.kind is not BlockKind.BLANK:
-            last = block.end - 1
+    for i, line in enumerate(lines):
+        if line[:1] == "#":
+            heading = _HEADING_RE.match(bare(line))
+            if heading is not None and len(heading.group("marks")) <= 2:
+                if found is not None:
+                    break
+                level, text = len(heading.group("marks")), heading.group("text")
+                if level == 2 and text.casefold() in matches:
+                    found = last = i
+                continue
+        if found is not None and line.strip():
+            last = i
     return None if last is None else last + 1
 
 

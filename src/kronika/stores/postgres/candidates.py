@@ -7,6 +7,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from kronika.core.model import MemoryItem, RecallFilter
+from kronika.stores.postgres.arrays import text_array
 from kronika.stores.postgres.index_rows import filter_clause, item_from_row
 
 _ID = 'COLLATE "C"'  # ids sort by code point, as Python sorts them
@@ -38,9 +39,10 @@ class ItemRows(Mapping[str, MemoryItem]):
 FEATURES = (
     "SELECT i.id, i.importance, i.created_at, u.last_accessed_at, coalesce(u.access_count, 0),"
     " i.speaker, i.session_id FROM idx_items AS i"
-    " LEFT JOIN idx_usage AS u ON u.item_id = i.id WHERE i.id = ANY(%s)"
+    " LEFT JOIN idx_usage AS u ON u.item_id = i.id WHERE i.id = ANY(%s::text[])"
 )
-"""The score features (:data:`~kronika.ports.FeatureRow`) of some ids, after the id."""
+"""The score features (:data:`~kronika.ports.FeatureRow`) of some ids (a :func:`.arrays.
+text_array`), after the id."""
 
 
 def neighbours_sql(
@@ -61,7 +63,7 @@ def neighbours_sql(
     # positions.
     sql = (
         f"SELECT c.id, n.id, n.pos - c.pos{extra} FROM (SELECT id, source_agent, source_path,"
-        " pos, session_id, speaker_norm FROM idx_items WHERE id = ANY(%s)"
+        " pos, session_id, speaker_norm FROM idx_items WHERE id = ANY(%s::text[])"
         " AND type = 'message' OFFSET 0) AS c CROSS JOIN LATERAL"
         " (SELECT n.id, n.pos, n.importance, n.created_at, n.speaker, n.session_id"
         " FROM idx_items AS n WHERE n.source_agent = c.source_agent"
@@ -72,4 +74,4 @@ def neighbours_sql(
         f" AND {where} OFFSET 0) AS n{usage}"
         f" ORDER BY c.id {_ID}, n.pos"
     )
-    return sql, [ids, window, window, *params]
+    return sql, [text_array(ids), window, window, *params]

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import cast
 
+from kronika.stores.postgres.arrays import held_text_array, is_text
 from kronika.stores.sql.dialect import Dialect
 
 
@@ -20,6 +21,8 @@ class PostgresDialect(Dialect):
     user = "user_id"
 
     def one_of(self, column: str, values: Sequence[object]) -> tuple[str, list[object]]:
+        if values and is_text(values):  # one literal, made once (stores/postgres/arrays.py)
+            return f"{column} = ANY(%s::text[])", [held_text_array(tuple(values))]
         return f"{column} = ANY(%s)", [list(values)]
 
     def has_entity(self, alias: str, forms: Sequence[str]) -> tuple[str, list[object]]:

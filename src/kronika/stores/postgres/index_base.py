@@ -176,6 +176,24 @@ class PostgresState:
             time.sleep(random.uniform(0, 0.005 * 2 ** min(attempt, 6)))
         raise AssertionError("unreachable")
 
+    def write_statement(self, sql: str, params: Any) -> None:
+        """One statement as its own transaction (the connection is in autocommit): one
+        round trip where :meth:`write` takes three (``BEGIN``, the statement, ``COMMIT``);
+        retried as :meth:`write` retries."""
+        import psycopg
+
+        for attempt in range(_RETRIES):
+            with self.reading() as conn:
+                try:
+                    conn.execute(sql, params)
+                    if self.mark is not None:
+                        self.mark.wrote()
+                    return
+                except psycopg.Error as exc:
+                    if exc.sqlstate not in _RETRY_STATES or attempt == _RETRIES - 1:
+                        raise
+            time.sleep(random.uniform(0, 0.005 * 2 ** min(attempt, 6)))
+
     def lagging(self, work: Callable[[Any], T]) -> T:
         """``work(conn)`` for a read that may lag: on the read replica when there is one
         and it has replayed :attr:`mark`, else (or when it fails there) on the primary."""

@@ -13,6 +13,7 @@ from kronika.core.model import MemoryItem, RecallFilter
 from kronika.ports import (
     DayCount,
 )
+from kronika.stores.postgres.arrays import text_array
 from kronika.stores.postgres.dialect import POSTGRES
 from kronika.stores.postgres.index_base import (
     ID_ORDER,
@@ -36,7 +37,9 @@ class PostgresReads:
         """Items in the order of ``ids`` (unknown ids skipped), with usage statistics."""
 
         def work(conn: Any) -> dict[str, MemoryItem]:
-            rows = conn.execute(f"{SELECT_ITEM} WHERE i.id = ANY(%s)", (list(set(ids)),))
+            rows = conn.execute(
+                f"{SELECT_ITEM} WHERE i.id = ANY(%s::text[])", (text_array(set(ids)),)
+            )
             return {item.id: item for item in map(item_from_row, rows)}
 
         found = self.state.lagging(work)

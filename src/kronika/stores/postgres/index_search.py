@@ -29,6 +29,7 @@ from kronika.ports import (
     Vector,
 )
 from kronika.stores.postgres import search
+from kronika.stores.postgres.arrays import text_array
 from kronika.stores.postgres.candidates import FEATURES, ItemRows, neighbours_sql
 from kronika.stores.postgres.connect import connect
 from kronika.stores.postgres.hybrid import GRAPH_CHECK, VectorAlong
@@ -170,8 +171,9 @@ class PostgresSearch:
 
     def score_features(self, ids: Sequence[str]) -> ScoreFeatures:
         wanted = list(dict.fromkeys(ids))
+        given = (text_array(wanted),)
         found = self.state.lagging(
-            lambda conn: {r[0]: feature_row(r[1:]) for r in conn.execute(FEATURES, (wanted,))}
+            lambda conn: {r[0]: feature_row(r[1:]) for r in conn.execute(FEATURES, given)}
         )
         return ScoreFeatures.from_rows({i: found[i] for i in wanted if i in found})
 
@@ -210,8 +212,8 @@ class PostgresSearch:
             return {}
         rows = self.state.lagging(
             lambda conn: conn.execute(
-                "SELECT id, vec FROM idx_items WHERE vec IS NOT NULL AND id = ANY(%s)",
-                (list(ids),),
+                "SELECT id, vec FROM idx_items WHERE vec IS NOT NULL AND id = ANY(%s::text[])",
+                (text_array(ids),),
             ).fetchall()
         )
         return {str(item_id): as_vector(vec) for item_id, vec in rows}
@@ -224,8 +226,8 @@ class PostgresSearch:
         rows = self.state.lagging(
             lambda conn: conn.execute(
                 "SELECT id, agent, session_id, coalesce(key_norm, key) FROM idx_items"
-                " WHERE id = ANY(%s) AND (session_id IS NOT NULL OR key IS NOT NULL)",
-                (list(ids),),
+                " WHERE id = ANY(%s::text[]) AND (session_id IS NOT NULL OR key IS NOT NULL)",
+                (text_array(ids),),
             ).fetchall()
         )
         found = {str(i): family(agent, session, key) for i, agent, session, key in rows}
@@ -295,7 +297,7 @@ def _candidates(
     links: dict[str, list[tuple[str, int]]] = {}
     features: dict[str, FeatureRow] = {}
     items_sql = f"{SELECT_ITEM} WHERE i.id = ANY(%s::text[]"
-    items_params: list[object] = [wanted]
+    items_params: list[object] = [text_array(wanted)]
     with conn.pipeline():
         near = None
         if window >= 1 and wanted:
@@ -304,7 +306,7 @@ def _candidates(
             # one array of ids, so the ids' index finds the rows (an OR would scan)
             items_sql += f" || ARRAY(SELECT x.other FROM ({ahead}) AS x (seed, other, step))"
             items_params += ahead_params
-        scored = conn.execute(FEATURES, (list(dict.fromkeys(ids)),))
+        scored = conn.execute(FEATURES, (text_array(dict.fromkeys(ids)),))
         read = conn.execute(items_sql + ")", items_params)
     for item_id, other, offset, *row in near or ():
         links.setdefault(item_id, []).append((other, int(offset)))

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from kronika.stores.filters import to_epoch
+from kronika.stores.postgres.arrays import text_array
 from kronika.stores.postgres.index_base import (
     PostgresState,
 )
@@ -29,16 +30,14 @@ class PostgresUsage:
         if not unique:
             return
 
-        def work(conn: Any) -> None:
-            conn.execute(
-                "INSERT INTO idx_usage AS u (item_id, access_count, last_accessed_at)"
-                " SELECT id, 1, %s FROM unnest(%s::text[]) AS id ORDER BY id"
-                " ON CONFLICT (item_id) DO UPDATE SET access_count = u.access_count + 1,"
-                " last_accessed_at = greatest(u.last_accessed_at, excluded.last_accessed_at)",
-                (moment, unique),
-            )
-
-        self.state.write(work)
+        # one statement, its own transaction: one round trip
+        self.state.write_statement(
+            "INSERT INTO idx_usage AS u (item_id, access_count, last_accessed_at)"
+            " SELECT id, 1, %s FROM unnest(%s::text[]) AS id ORDER BY id"
+            " ON CONFLICT (item_id) DO UPDATE SET access_count = u.access_count + 1,"
+            " last_accessed_at = greatest(u.last_accessed_at, excluded.last_accessed_at)",
+            (moment, text_array(unique)),
+        )
 
     def restore_usage(self, rows: Sequence[tuple[str, int, datetime | None]]) -> None:
         """Set usage statistics as a backup recorded them (``0, None`` removes a row)."""

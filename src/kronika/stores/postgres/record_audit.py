@@ -7,6 +7,7 @@ appended, and as a ``timestamptz`` to sort and filter by.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING
 
@@ -31,25 +32,35 @@ class PostgresAuditLog:
         self._tenant = tenant
 
     def append(self, entry: AuditEntry) -> None:
+        self.append_many((entry,))
+
+    def append_many(self, entries: Sequence[AuditEntry]) -> None:
+        """Append ``entries`` in order, in one transaction (a batch's entries)."""
+        rows = [
+            (
+                self._tenant,
+                entry.at,
+                entry.at.isoformat(),
+                entry.action,
+                entry.target_agent,
+                entry.source_agent,
+                entry.section,
+                entry.item_id,
+                entry.summary,
+                entry.outcome,
+                entry.api_key,
+                entry.user,
+            )
+            for entry in entries
+        ]
+        if not rows:
+            return
         try:
-            with self._pool.connection() as conn:
-                conn.execute(
+            with self._pool.connection() as conn, conn.cursor() as cur:
+                cur.executemany(
                     f"INSERT INTO record_audit (tenant, at_time, {_COLUMNS})"
                     " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                    (
-                        self._tenant,
-                        entry.at,
-                        entry.at.isoformat(),
-                        entry.action,
-                        entry.target_agent,
-                        entry.source_agent,
-                        entry.section,
-                        entry.item_id,
-                        entry.summary,
-                        entry.outcome,
-                        entry.api_key,
-                        entry.user,
-                    ),
+                    rows,
                 )
         except Exception as err:
             raise StoreError(f"cannot append to the audit trail: {err}") from err

@@ -16,6 +16,7 @@ import numpy.typing as npt
 
 from kronika.core.model import RecallFilter
 from kronika.ports import Vector
+from kronika.stores.postgres.arrays import int_array
 from kronika.stores.postgres.index_rows import filter_clause
 from kronika.stores.postgres.lexical import (
     Phrase,
@@ -257,8 +258,9 @@ def _best_passing(
                 conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                 stats = conn.execute(check[0], check[1])
             found = conn.execute(
-                f"SELECT i.rowid, i.id FROM idx_items AS i WHERE i.rowid = ANY(%s) AND {where}",
-                [list(score_of), *params],
+                "SELECT i.rowid, i.id FROM idx_items AS i WHERE i.rowid = ANY(%s::bigint[])"
+                f" AND {where}",
+                [int_array(score_of), *params],
             )
             riding = along if along is not None and along.waiting else None
             if riding is not None:

@@ -30,6 +30,7 @@ from kronika.stores.markdown.atomic import stamp_own_write
 from kronika.stores.markdown.facts import brain, lookup
 from kronika.stores.markdown.facts.cache import KEPT_APPENDS, FactParse, Stat, file_stat
 from kronika.stores.markdown.facts.reads import FactReads
+from kronika.stores.markdown.facts.splice import section_at
 from kronika.stores.markdown.lines import ParsedItems, bare, split_lines
 
 _HEADING = "## "
@@ -37,15 +38,8 @@ _HEADING = "## "
 
 def _last_section(lines: list[str]) -> str | None:
     """The canonical section of the file's end: its last level-1 or level-2 heading."""
-    for line in reversed(lines):
-        if line[:1] != "#":  # not a heading: most lines, passed over cheaply
-            continue
-        text = bare(line)
-        if text.startswith("# "):
-            return None
-        if text.startswith(_HEADING):
-            return brain.canonical_section(text[len(_HEADING) :].strip())
-    return None
+    heading = section_at(lines, len(lines))
+    return None if heading is None else brain.canonical_section(heading)
 
 
 def append_facts(
@@ -89,12 +83,16 @@ def append_facts(
     file = folder / spec.path
     began = time.time_ns()
     try:
+        if file_stat(os.stat(file)) != entry.stat:
+            return None  # changed since it was read: rewritten whole, from its bytes
         batch.keep(file)  # inside a batch: how to put the file back, first
+        # the journal's hard link to the file changes its change time, nothing else
+        kept = file_stat(os.stat(file))
         fd = os.open(file, os.O_WRONLY | os.O_APPEND)
     except OSError as exc:
         raise WorkspaceError(f"cannot write {file}: {exc}") from exc
     try:
-        if file_stat(os.fstat(fd)) != entry.stat:
+        if file_stat(os.fstat(fd)) != kept or kept[:3] != entry.stat[:3]:
             return None  # changed since it was read: rewritten whole, from its bytes
         written = 0
         while written < len(data):

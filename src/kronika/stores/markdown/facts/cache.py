@@ -218,10 +218,14 @@ class FactCache:
         """Keep ``entry``, the parse of what kronika wrote over ``before`` (the kept parse
         of the file's previous content, if any): it remembers ``before``'s items."""
         if before is not None:
-            entry.versions.update(before.versions)
-            entry.versions[before.content_hash] = before.parsed.items
-            while len(entry.versions) > KEPT_VERSIONS:
-                del entry.versions[next(iter(entry.versions))]
+            # taken over, not copied (``before`` leaves the cache): a batch rewrites
+            # the Brain once per fact, and the versions grow to KEPT_VERSIONS
+            versions, before.versions = before.versions, {}
+            versions.update(entry.versions)
+            versions[before.content_hash] = before.parsed.items
+            while len(versions) > KEPT_VERSIONS:
+                del versions[next(iter(versions))]
+            entry.versions = versions
         self._entries[(folder, path)] = entry
         self._outdated.pop((folder, path), None)
         if self._checked is not None:

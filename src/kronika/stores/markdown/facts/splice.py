@@ -33,6 +33,8 @@ HAND_PREFIX = "h-"
 def section_at(lines: Sequence[str], at: int) -> str | None:
     """The level-2 heading text (as written) the line ``at`` stands under, if any."""
     for line in reversed(lines[:at]):
+        if line[:1] != "#":  # not a heading: most lines, passed over cheaply
+            continue
         text = bare(line)
         if text.startswith("# "):
             return None

@@ -66,17 +66,25 @@ class FactWriter:
             yield
         finally:
             try:
-                self.release_brain(agent, key)
+                self.release_brain(agent, key, last=True)
             finally:
                 del self.state.holding[key]
 
-    def release_brain(self, agent: str, key: str) -> None:
-        """Sync the files appended to while the Brain was held, then write the Brain."""
+    def release_brain(self, agent: str, key: str, *, last: bool = False) -> None:
+        """Sync the files appended to while the Brain was held, then write the Brain.
+
+        Inside a batch (:func:`~kronika.stores.batch.recording`) a release before the
+        ``last`` one syncs nothing: the files reach other readers in the order they are
+        written all the same, and a crash before the batch ends puts every file back
+        (its journal); the last release syncs what was appended meanwhile and writes
+        the Brain durably (a move of facts out of the Brain would otherwise cost two
+        ``fsync``, 66 moves in a batch of 1,000 facts at the default budget)."""
         appended = self.state.holding.get(key)
         if appended is None:
             return
         folder = self.files.agent_dir(agent)
-        for path in sorted(appended):
+        interim = not last and batch.recording()
+        for path in [] if interim else sorted(appended):
             try:
                 fd = os.open(folder / path, os.O_RDONLY)
                 try:
@@ -85,13 +93,14 @@ class FactWriter:
                     os.close(fd)
             except OSError as exc:
                 raise WorkspaceError(f"cannot write {folder / path}: {exc}") from exc
-        appended.clear()
+        if not interim:
+            appended.clear()
         entry = self.state.facts.get(key, brain.BRAIN.path)
         if entry is None or entry.pending is None:
             return
         began = time.time_ns()
         try:
-            stamp = write_text(folder / brain.BRAIN.path, entry.pending)
+            stamp = write_text(folder / brain.BRAIN.path, entry.pending, durable=not interim)
             stat = file_stat(os.stat(folder / brain.BRAIN.path))
         except BaseException:
             self.state.facts.drop(key, brain.BRAIN.path)
