@@ -14,7 +14,7 @@ from pathlib import Path
 
 from duplication import Line, code_lines, find_pairs, logic_pairs, read_tree
 
-CEILING = 74
+CEILING = 73
 
 
 def test_repeated_logic_stays_under_the_ceiling() -> None:
