@@ -345,7 +345,12 @@ class IndexSources(Protocol):
     @property
     def embedding_model(self) -> str: ...
 
-    def source_states(self, agent: str) -> dict[str, SourceState]: ...
+    def source_states(
+        self, agent: str, paths: Sequence[str] | None = None
+    ) -> dict[str, SourceState]:
+        """The states of ``agent``'s indexed files (of those at ``paths`` alone, when
+        given), by path."""
+        ...
 
     def source_state(self, agent: str, path: str) -> SourceState | None:
         """The state of one indexed file (``None`` when the index holds none), looked up

@@ -103,6 +103,18 @@ def test_replace_source_replaces_exactly_that_files_items(index: ItemIndex) -> N
     assert set(index.source_states("jaskier")) == {"b.md"}
 
 
+def test_the_states_of_a_few_files_are_those_of_all_of_them(index: ItemIndex) -> None:
+    index.replace_source(state("a.md"), [item("a1", path="a.md")])
+    index.replace_source(state("b.md", digest="hb"), [item("b1", path="b.md")])
+    index.replace_source(state("c.md"), [item("c1", path="c.md")])
+    every = index.source_states("jaskier")
+    few = index.source_states("jaskier", ["b.md", "gone.md", "a.md"])
+    assert few == {"a.md": every["a.md"], "b.md": every["b.md"]}
+    assert few["b.md"].content_hash == "hb"
+    assert index.source_states("jaskier", []) == {}
+    assert index.source_states("ciri", ["a.md"]) == {}  # another agent's files
+
+
 def test_a_failed_replace_leaves_the_previous_items(index: ItemIndex) -> None:
     index.replace_source(state(), [item("a", "old text")])
     broken = replace(item("c"), key=None, content=None)  # type: ignore[arg-type]

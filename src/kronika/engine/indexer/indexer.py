@@ -214,13 +214,14 @@ class Indexer:
     def catch_up_facts(self, agent: str, *, defer_vectors: bool = False) -> SyncReport:
         """Read the fact files of ``agent`` changed since they were indexed (by hand, or
         damaged), watching for lost facts, before kronika rewrites them: three ``stat``
-        calls and three look-ups when nothing changed. ``defer_vectors`` as for
+        calls and one look-up when nothing changed. ``defer_vectors`` as for
         :meth:`sync_agent`."""
         report = SyncReport()
         known: dict[str, SourceState] = {}
         stale: list[SourceFile] = []
+        states = self.state.index.source_states(agent, [s.path for s in FACT_FILES])
         for path in (s.path for s in FACT_FILES):
-            state = self.state.index.source_state(agent, path)
+            state = states.get(path)
             source = self.state.workspace.source_file(agent, path)
             if state is not None:
                 known[path] = state

@@ -56,9 +56,11 @@ class PostgresSources:
     def embedding_model(self) -> str:
         return self.state.model
 
-    def source_states(self, agent: str) -> dict[str, SourceState]:
+    def source_states(
+        self, agent: str, paths: Sequence[str] | None = None
+    ) -> dict[str, SourceState]:
         with self.state.reading() as conn:
-            return source_states(POSTGRES, conn, agent)
+            return source_states(POSTGRES, conn, agent, paths)
 
     def source_state(self, agent: str, path: str) -> SourceState | None:
         with self.state.reading() as conn:

@@ -170,12 +170,21 @@ def item_from_row(d: Dialect, row: Sequence[Any]) -> MemoryItem:
     )
 
 
-def source_states(d: Dialect, conn: Any, agent: str) -> dict[str, SourceState]:
-    """The states of ``agent``'s indexed sources, by path."""
-    found = conn.execute(
-        f"SELECT agent, path, content_hash, mtime_ns, size FROM {d.sources} WHERE agent = {d.mark}",
-        (agent,),
-    ).fetchall()
+def source_states(
+    d: Dialect, conn: Any, agent: str, paths: Sequence[str] | None = None
+) -> dict[str, SourceState]:
+    """The states of ``agent``'s indexed sources (of those at ``paths`` alone, when
+    given: one look-up for a few files), by path."""
+    sql = (
+        f"SELECT agent, path, content_hash, mtime_ns, size FROM {d.sources} WHERE agent = {d.mark}"
+    )
+    params: list[str] = [agent]
+    if paths is not None:
+        if not paths:
+            return {}
+        sql += f" AND path IN ({', '.join([d.mark] * len(paths))})"
+        params.extend(paths)
+    found = conn.execute(sql, params).fetchall()
     return {row[1]: SourceState(*row) for row in found}
 
 

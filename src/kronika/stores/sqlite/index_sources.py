@@ -227,9 +227,11 @@ class SqliteSources:
                 "INSERT OR REPLACE INTO embeddings (text_hash, model, vec) VALUES (?, ?, ?)", blobs
             )
 
-    def source_states(self, agent: str) -> dict[str, SourceState]:
+    def source_states(
+        self, agent: str, paths: Sequence[str] | None = None
+    ) -> dict[str, SourceState]:
         with self.state.reading() as conn:
-            return shared.source_states(SQLITE, conn, agent)
+            return shared.source_states(SQLITE, conn, agent, paths)
 
     def source_state(self, agent: str, path: str) -> SourceState | None:
         """The state of one indexed file (``None`` when the index holds none)."""
