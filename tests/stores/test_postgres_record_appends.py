@@ -25,19 +25,20 @@ def _settings(home: Path, url: str) -> Settings:
     return load_settings(home, environ={}, embedder="hashing", database_url=url)
 
 
-def _document(url: str) -> tuple[str, list[str], str, str]:
-    """The session's body, its parts in order, its whole text and its SHA-256."""
+def _document(url: str, path: str = PATH) -> tuple[str, list[str], str, str]:
+    """The document's (the session's) body, its parts in order, its whole text and its
+    SHA-256."""
     with psycopg.connect(url) as conn:
         body, sha = conn.execute(
             "SELECT body, sha256 FROM record_documents WHERE agent = 'default' AND path = %s",
-            (PATH,),
+            (path,),
         ).fetchone()
         parts = [
             text
             for (text,) in conn.execute(
                 "SELECT text FROM record_document_parts WHERE agent = 'default' AND path = %s"
                 " ORDER BY change",
-                (PATH,),
+                (path,),
             )
         ]
     return body, parts, body + "".join(parts), sha
@@ -164,19 +165,7 @@ ARCHIVE = "brain_archive.md"
 
 def _archive(url: str) -> tuple[str, list[str], str]:
     """The archive's body, its parts in order, and its SHA-256."""
-    with psycopg.connect(url) as conn:
-        body, sha = conn.execute(
-            "SELECT body, sha256 FROM record_documents WHERE agent = 'default' AND path = %s",
-            (ARCHIVE,),
-        ).fetchone()
-        parts = [
-            text
-            for (text,) in conn.execute(
-                "SELECT text FROM record_document_parts WHERE agent = 'default' AND path = %s"
-                " ORDER BY change",
-                (ARCHIVE,),
-            )
-        ]
+    body, parts, _, sha = _document(url, ARCHIVE)
     return body, parts, sha
 
 

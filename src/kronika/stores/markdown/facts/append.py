@@ -68,7 +68,7 @@ def append_facts(
     held = lookup.ids(entry)
     if any(item.id in held for item in items):
         return None
-    section = entry.derive("tail", lambda: _last_section(entry.lines))
+    section = file_tail(entry)
     new: list[str] = []
     for item in items:
         wanted = brain.canonical_section(item.section or BrainSection.USER.value)
@@ -169,6 +169,12 @@ def extend_parse(
     entry.appends.append((before, tuple(added)))
     del entry.appends[:-KEPT_APPENDS]
     return added
+
+
+def file_tail(entry: FactParse) -> str | None:
+    """The canonical section the file of ``entry`` ends in (kept with its parse)."""
+    found: str | None = entry.derive("tail", lambda: _last_section(entry.lines))
+    return found
 
 
 def last_section(lines: list[str], before: str | None) -> str | None:

@@ -242,9 +242,7 @@ class FactWriter:
             return
         spec = next(s for s in brain.FACT_FILES if s.path == path)
         held = len(lookup.ids(entry))  # the set itself grows with the parse
-        tail = append_parse.last_section(
-            new, entry.derive("tail", lambda: append_parse.last_section(entry.lines, None))
-        )
+        tail = append_parse.last_section(new, append_parse.file_tail(entry))
         added = append_parse.extend_parse(
             self.reads,
             agent,
