@@ -161,6 +161,31 @@ def test_a_named_speaker_is_found_whole_word_accent_and_case_insensitively() -> 
     assert both == {"Melanie", "Caroline"}
 
 
+@pytest.mark.parametrize(
+    "question",
+    [
+        "What did the assistant suggest?",
+        "Co polecił mi asystent?",
+        "Co mówiłam asystentce o wakacjach?",
+        "¿Qué me recomendó el asistente?",
+        "Що порадив асистент?",
+        "Що я казала помічникові?",
+    ],
+)
+def test_the_assistant_is_named_by_its_role_in_four_languages(question: str) -> None:
+    speakers = ["user", "assistant"]
+    assert named_speakers(question, speakers) == {"assistant"}
+    # a memory without the assistant's turns has no such speaker to prefer
+    assert named_speakers(question, ["Melanie", "Caroline"]) == set()
+
+
+@pytest.mark.parametrize(
+    "question", ["What did you suggest?", "What did Melanie assist with?", "Who helped me?"]
+)
+def test_only_the_role_word_names_the_assistant(question: str) -> None:
+    assert named_speakers(question, ["user", "assistant"]) == set()
+
+
 def test_speaker_focus_prefers_the_one_named_speaker_and_stays_bounded() -> None:
     rel = {"a": 0.9, "b": 1.0, "c": 0.5}
     by = {"a": "Caroline", "b": "Melanie", "c": None}

@@ -175,6 +175,41 @@ def test_a_question_to_the_assistant_keeps_its_relevance(
     assert first(1.5)[0] == "C1:1"
 
 
+SERIES = [
+    conversation(
+        f"ask-{lang}",
+        datetime(2023, 6, 4, 9, 0, tzinfo=UTC),
+        [(f"{lang}:1", "user", asked), (f"{lang}:2", "assistant", reply)],
+    )
+    for lang, asked, reply in [
+        ("pl", "poleć mi jakiś serial kryminalny", "Polecam „Rojst”, mroczny kryminał."),
+        ("es", "¿me recomiendas una serie policiaca?", "Te recomiendo «La casa de papel»."),
+        ("uk", "порадь якийсь детективний серіал", "Раджу «Шерлок», класика жанру."),
+        ("en", "can you suggest a crime series?", "How about Broadchurch? It is gripping."),
+    ]
+]
+ASKED_OF_THE_ASSISTANT = {
+    "pl": "Jaki serial kryminalny polecił asystent?",
+    "es": "¿Qué serie policiaca me recomendó el asistente?",
+    "uk": "Який детективний серіал порадив асистент?",
+    "en": "Which crime series did the assistant suggest?",
+}
+
+
+@pytest.mark.parametrize("lang", sorted(ASKED_OF_THE_ASSISTANT))
+def test_a_question_about_what_the_assistant_said_is_answered_by_its_reply(
+    settings: Settings, clock: FrozenClock, lang: str
+) -> None:
+    # the request shares the question's words, the reply none of them; named by its role
+    # in the question's language, the assistant's reply is the answer and the request,
+    # question mark or not, only asks
+    session = next(s for s in SERIES if s.session_id == f"ask-{lang}")
+    with _memory(settings, clock) as mem:
+        mem.import_sessions("chat", [session])
+        first = _first_turn(mem, ASKED_OF_THE_ASSISTANT[lang], agent="chat", now=NOW)
+    assert first == f"{lang}:2"
+
+
 def test_a_question_nobody_answered_keeps_its_relevance(
     settings: Settings, clock: FrozenClock
 ) -> None:

@@ -43,6 +43,7 @@ from collections.abc import Iterable, Mapping, Sequence
 
 from kronika.core.model import ASSISTANT_SPEAKER
 from kronika.core.ranking import best_first
+from kronika.core.roles import names_the_assistant
 from kronika.core.text import folded_words
 
 
@@ -314,13 +315,17 @@ def named_speakers(query: str, speakers: Iterable[str | None]) -> set[str]:
     """The speakers among ``speakers`` whose name the query contains as whole words.
 
     Comparison is accent- and case-insensitive (``fold`` + ``casefold``), so
-    "What did melanie's kids like?" names ``Melanie``.
+    "What did melanie's kids like?" names ``Melanie``. The assistant is also named by
+    its role in any of the four languages ("Co polecił asystent?",
+    :func:`kronika.core.roles.names_the_assistant`).
     """
     words = f" {' '.join(folded_words(query))} "
+    assistant = names_the_assistant(query)
     found: set[str] = set()
     for name in {s for s in speakers if s}:
         folded = " ".join(folded_words(name))
-        if folded and f" {folded} " in words:
+        by_name = bool(folded) and f" {folded} " in words
+        if by_name or (assistant and name.casefold() == ASSISTANT_SPEAKER):
             found.add(name)
     return found
 

@@ -64,6 +64,7 @@ from kronika.core.owner import Asked, as_the_user, may_name_someone
 from kronika.core.phatic import informative
 from kronika.core.query import MODES, Mode
 from kronika.core.ranking import best_ids
+from kronika.core.roles import names_the_assistant
 from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.text import question_share
 from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
@@ -369,8 +370,9 @@ class Recaller:
         fetched: dict[str, MemoryItem] = {}
         texts: dict[str, str] = {}
         if self._settings.answer_focus > 0 and links:
-            texts = self._answered_questions(relevance, links, reads)
-            asking = {item_id: question_share(text) for item_id, text in texts.items()}
+            texts, asking = self._answered_questions(
+                relevance, links, reads, assistant_asked=names_the_assistant(query)
+            )
             relevance = with_answer_focus(relevance, asking, focus=self._settings.answer_focus)
         lexical_rank = {item_id: rank for rank, (item_id, _) in enumerate(lexical or [], 1)}
         similarity = dict(dense or [])
@@ -581,10 +583,21 @@ class Recaller:
         return f"results keep recall's own order: {why}"
 
     def _answered_questions(
-        self, relevance: Mapping[str, float], links: Neighbours, reads: CandidateReads
-    ) -> dict[str, str]:
+        self,
+        relevance: Mapping[str, float],
+        links: Neighbours,
+        reads: CandidateReads,
+        *,
+        assistant_asked: bool,
+    ) -> tuple[dict[str, str], dict[str, float]]:
         """The best candidates that another person (not the assistant) answered next,
-        with their text.
+        with their text, and how much each of them asks
+        (:func:`kronika.core.text.question_share`).
+
+        When the query asks what the assistant said (``assistant_asked``: "Jaki serial
+        polecił asystent?"), the assistant's reply is the answer and the turn it
+        replied to is the request, whole: it asks, however it is put ("poleć mi jakiś
+        serial" has no question mark).
 
         Only the best NEIGHBOUR_SEEDS can reach the top, so only they are read: the
         speakers of their replies from the score columns, then their own text (the
@@ -593,12 +606,16 @@ class Recaller:
         top = set(best_ids(relevance, NEIGHBOUR_SEEDS))
         replies = {turn: reply for turn, reply in answered(links).items() if turn in top}
         if not replies:
-            return {}
+            return {}, {}
         repliers = reads.score_features(sorted(set(replies.values())))
         asked = answered_by_a_person(
             replies, dict(zip(repliers.ids, repliers.speaker, strict=True))
         )
-        return reads.texts(asked)
+        texts = reads.texts(asked)
+        asking = {item_id: question_share(text) for item_id, text in texts.items()}
+        if assistant_asked:
+            asking |= {turn: 1.0 for turn in replies.keys() - set(asked)}
+        return texts, asking
 
 
 def _without(
