@@ -70,6 +70,7 @@ from kronika.core.text import question_share
 from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
 from kronika.engine.candidates import CandidateReads
 from kronika.engine.owner import UserNames, lent_facts
+from kronika.engine.relations import through_relations
 from kronika.engine.searches import Searches
 from kronika.engine.then import HistoryReading, read_history
 from kronika.errors import InvalidQuery, RerankerError
@@ -374,6 +375,18 @@ class Recaller:
                 relevance, links, reads, assistant_asked=names_the_assistant(query)
             )
             relevance = with_answer_focus(relevance, asking, focus=self._settings.answer_focus)
+        reached: dict[str, str] = {}
+        if self._settings.answer_focus > 0 and lexical and query.strip():
+            relevance, reached = through_relations(
+                self._index,
+                reads.get_items,
+                flt,
+                query,
+                relevance,
+                (item_id for item_id, _ in lexical),
+                focus=self._settings.answer_focus,
+            )
+            relevance = {i: r for i, r in relevance.items() if i not in excluded}
         lexical_rank = {item_id: rank for rank, (item_id, _) in enumerate(lexical or [], 1)}
         similarity = dict(dense or [])
         features = reads.score_features(list(relevance))
@@ -414,7 +427,7 @@ class Recaller:
         notes: list[str] = []
         if self._settings.relevance_floor > 0 and relevance:
             relevance = self._above_floor(
-                query, relevance, lexical, similarity, links, history, notes
+                query, relevance, lexical, similarity, links, history, reached, notes
             )
         reranked: dict[str, float] = {}
         if (
@@ -503,12 +516,14 @@ class Recaller:
         similarity: Mapping[str, float],
         links: Neighbours,
         history: HistoryReading | None,
+        reached: Mapping[str, str],
         notes: list[str],
     ) -> dict[str, float]:
         """The candidates with absolute evidence (:mod:`kronika.core.floor`); a note when
         none is left. A past value the history chose (true then, or before / after X)
         has the evidence of its key: the versions of one key are one answer to the
-        question, and the time decides which."""
+        question, and the time decides which. A page reached through a fact naming its
+        person (:mod:`kronika.engine.relations`) has the evidence of the fact."""
         content = not self._settings.skip_function_words or has_content_words(query)
         matched = {item_id for item_id, _ in lexical or []} if content else set()
         kept = evidenced(
@@ -524,6 +539,7 @@ class Recaller:
                 for chosen, chain in history.lifted.items()
                 if chosen in relevance and any(i in kept for i in chain)
             }
+        kept |= {page for page, fact in reached.items() if fact in kept and page in relevance}
         log.debug("relevance floor: %d of %d candidates have evidence", len(kept), len(relevance))
         if not kept:
             notes.append(

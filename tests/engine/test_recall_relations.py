@@ -1,0 +1,104 @@
+"""A question about someone the user names by a relation ("What does my partner do?") is
+answered by that person's entity page, reached through the keyed fact naming them
+(:mod:`kronika.engine.relations`); over a real workspace and SQLite index."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+
+from kronika import Memory, WriteEntityPage
+from kronika.core.relations import asks_about_the_one_named
+from kronika.core.text import folded_words
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+PEOPLE = {
+    # language: (key, name, what the page says, a question about the person, one asking
+    # the name, a turn of small talk)
+    "en": (
+        "partner",
+        "Tom",
+        "Tom is a paramedic and plays bass guitar in a pub band.",
+        "What does my partner do for work?",
+        "What is my partner's name?",
+        "hi, how are you?",
+    ),
+    "pl": (
+        "mąż",
+        "Paweł",
+        "Paweł jest stolarzem i robi meble na zamówienie.",
+        "Czym zajmuje się zawodowo mój mąż?",
+        "Jak ma na imię mój mąż?",
+        "cześć, co słychać?",
+    ),
+    "uk": (
+        "чоловік",
+        "Андрій",
+        "Андрій програміст у Grammarly і грає на барабанах.",
+        "Ким працює мій чоловік?",
+        "Як звати мого чоловіка?",
+        "привіт, як справи?",
+    ),
+}
+
+
+def _write(memory: Memory, agent: str, lang: str) -> None:
+    key, name, page, _, _, turn = PEOPLE[lang]
+    memory.create_agent(agent)
+    memory.remember(key=key, value=name, agent=agent, at=datetime(2026, 1, 5, tzinfo=UTC))
+    memory.save_turn("s1", "user", turn, agent=agent, at=datetime(2026, 2, 1, tzinfo=UTC))
+    memory.save_turn("s1", "assistant", "ok", agent=agent, at=datetime(2026, 2, 1, tzinfo=UTC))
+    text = f"# {name}\n\n- {page}\n"
+    memory.memory_write(agent, "bank", WriteEntityPage(f"bank/entities/{name}.md", text))
+
+
+def _first(memory: Memory, question: str, agent: str, **options: object) -> str:
+    hits = memory.recall(question, agent=agent, k=5, now=NOW, record_access=False, **options)  # type: ignore[arg-type]
+    return hits.hits[0].item.content if hits.hits else ""
+
+
+@pytest.mark.parametrize("lang", sorted(PEOPLE))
+def test_a_question_about_the_person_a_fact_names_is_answered_by_their_page(
+    memory: Memory, lang: str
+) -> None:
+    key, name, page, about, asking_the_name, _ = PEOPLE[lang]
+    _write(memory, "me", lang)
+    assert _first(memory, about, "me") == page
+    # asked for the name itself, the fact answers
+    assert _first(memory, asking_the_name, "me") == f"{key}: {name}"
+
+
+def test_a_page_is_read_under_the_recalls_own_filter(memory: Memory) -> None:
+    _, name, page, about, _, _ = PEOPLE["en"]
+    _write(memory, "me", "en")
+    # a recall limited to another entity brings in no page of Tom
+    hits = memory.recall(about, agent="me", k=5, now=NOW, record_access=False, entities=["Anna"])
+    assert all(hit.item.content != page for hit in hits.hits)
+    # another agent's page of the same name is not this agent's to read
+    memory.create_agent("other")
+    memory.remember(key="partner", value=name, agent="other")
+    hits = memory.recall(about, agent="other", k=5, now=NOW, record_access=False)
+    assert all(hit.item.agent == "other" for hit in hits.hits)
+    assert all(hit.item.content != page for hit in hits.hits)
+
+
+@pytest.mark.parametrize(
+    ("question", "key", "asks"),
+    [
+        ("What does the user's partner do for work?", "partner", True),
+        ("Who is my partner now?", "partner", False),
+        ("What is my partner's name?", "partner", False),
+        ("Czym zajmuje się zawodowo mój mąż?", "mąż", True),
+        ("Jak ma na imię mąż użytkownika?", "mąż", False),
+        ("¿A qué se dedica la pareja del usuario?", "pareja", True),
+        ("¿Cómo se llama mi pareja?", "pareja", False),
+        ("Як звати чоловіка користувача?", "чоловік", False),
+        ("Ким працює мій чоловік?", "чоловік", True),
+        ("What does my brother do?", "partner", None),
+        ("What is my favourite colour?", "favourite_colour", False),
+        ("Where did I buy my favourite shoes?", "favourite_colour", None),
+    ],
+)
+def test_what_a_question_asks_of_a_key_it_names(question: str, key: str, asks: bool | None) -> None:
+    assert asks_about_the_one_named(list(folded_words(question)), key) is asks
