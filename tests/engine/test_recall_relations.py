@@ -1,6 +1,7 @@
-"""A question about someone the user names by a relation ("What does my partner do?") is
-answered by that person's entity page, reached through the keyed fact naming them
-(:mod:`kronika.engine.relations`); over a real workspace and SQLite index."""
+"""Entity pages answer questions about their entity: one about someone the user names by
+a relation ("What does my partner do?") through the keyed fact naming them
+(:mod:`kronika.engine.relations`), and none about the user alone ("Where do I live?",
+:mod:`kronika.core.user_subject`); over a real workspace and SQLite index."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from kronika import Memory, WriteEntityPage
 from kronika.core.relations import asks_about_the_one_named
 from kronika.core.text import folded_words
+from kronika.core.user_subject import about_the_user_alone
 
 NOW = datetime(2026, 11, 1, tzinfo=UTC)
 PEOPLE = {
@@ -102,3 +104,82 @@ def test_a_page_is_read_under_the_recalls_own_filter(memory: Memory) -> None:
 )
 def test_what_a_question_asks_of_a_key_it_names(question: str, key: str, asks: bool | None) -> None:
     assert asks_about_the_one_named(list(folded_words(question)), key) is asks
+
+
+LIVES = {
+    # language: (the user's city fact, the page of someone else, a question about the user
+    # alone, one about the other person by name, one by relation)
+    "en": (
+        ("city", "Bristol"),
+        ("Margaret", "Margaret lives in York and grows dahlias."),
+        "Where does the user live?",
+        "Where does Margaret live?",
+        "Where does my mother live?",
+    ),
+    "pl": (
+        ("miasto", "Gdańsk"),
+        ("Zosia", "Zosia mieszka w Tarnowie i piecze sernik."),
+        "Gdzie mieszka użytkownik?",
+        "Gdzie mieszka Zosia?",
+        "Gdzie mieszka moja babcia?",
+    ),
+    "es": (
+        ("ciudad", "Sevilla"),
+        ("Carmen", "Carmen vive en Cádiz y cumplió 90 años."),
+        "¿Dónde vive el usuario?",
+        "¿Dónde vive Carmen?",
+        "¿Dónde vive mi abuela?",
+    ),
+    "uk": (
+        ("місто", "Львів"),
+        ("Ніна", "Ніна живе в Полтаві й варить варення."),
+        "Де живе користувач?",
+        "Де живе Ніна?",
+        "Де живе моя бабуся?",
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(LIVES))
+def test_a_question_about_the_user_alone_is_not_answered_by_someone_elses_page(
+    memory: Memory, lang: str
+) -> None:
+    (key, value), (name, page), about_me, by_name, by_relation = LIVES[lang]
+    memory.create_agent("me")
+    memory.remember(key=key, value=value, agent="me", at=datetime(2026, 1, 5, tzinfo=UTC))
+    text = f"# {name}\n\n- {page}\n"
+    memory.memory_write("me", "bank", WriteEntityPage(f"bank/entities/{name}.md", text))
+    # the page shares the question's verb, the fact shares nothing: it is no answer about
+    # the user, and the page is no candidate
+    hits = memory.recall(about_me, agent="me", k=5, now=NOW, record_access=False).hits
+    assert all(hit.item.content != page for hit in hits)
+    # asked about her, by name or as someone of the user's, the page answers
+    assert _first(memory, by_name, "me") == page
+    assert _first(memory, by_relation, "me") == page
+
+
+@pytest.mark.parametrize(
+    ("question", "names", "alone"),
+    [
+        ("Where do I live now?", (), True),
+        ("Where did I live in June?", (), True),
+        ("Where does the user live?", (), True),
+        ("Gdzie mieszka użytkownik?", (), True),
+        ("¿Dónde vive el usuario?", (), True),
+        ("У якій компанії працює Оксана?", ("Оксана",), True),
+        ("Where does David live now?", ("David", "Okafor"), True),
+        ("Gdzie teraz mieszka Alice?", ("Alice",), True),
+        ("What did my mother do?", (), False),
+        ("When did I meet Tom?", (), False),
+        ("Who do I know in York?", (), False),
+        ("¿A qué se dedica la pareja del usuario?", (), False),
+        ("What does the user's partner do?", (), False),
+        ("Чим займається двоюрідна сестра Валерії?", ("Валерія",), False),
+        ("¿Qué estudié el año pasado?", (), False),
+        ("Jak się masz, i co słychać?", (), False),
+    ],
+)
+def test_which_questions_are_about_the_user_alone(
+    question: str, names: tuple[str, ...], alone: bool
+) -> None:
+    assert about_the_user_alone(question, names) is alone

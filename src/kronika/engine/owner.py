@@ -13,6 +13,7 @@ from kronika.core.possession import borrowed_words
 from kronika.core.subjects import word_matches
 from kronika.core.text import folded_words, key_words, searchable_content
 from kronika.core.visibility import only_visible
+from kronika.engine.relations import page_entity
 from kronika.ports import IndexReads, ItemsMark
 
 NAME_READ = 1000
@@ -109,6 +110,37 @@ def lent_facts(
         return set()
     asked = set(folded_words(keyword_query(question)))
     return {item.id for item in index.get_items(wanted) if _only_borrowed(item, asked, borrowed)}
+
+
+def others_pages(
+    index: IndexReads,
+    found: Sequence[Sequence[tuple[str, float]] | None],
+    question: str,
+    names: Sequence[str],
+) -> set[str]:
+    """The items of entity pages among the best :data:`BORROWED_READ` of each list of
+    ``found`` whose entity ``question`` does not name (in any inflected form), and who is
+    not the user (``names``). Asked of a question about the user alone
+    (:func:`~kronika.core.user_subject.about_the_user_alone`): "Where do I live now?" is
+    not answered by "Margaret lives in York", whatever word they share."""
+    wanted = list(dict.fromkeys(i for hits in found for i, _ in (hits or [])[:BORROWED_READ]))
+    if not wanted:
+        return set()
+    asked = list(folded_words(question))
+    return {
+        item.id
+        for item in index.get_items(wanted)
+        if (entity := page_entity(item.provenance.path)) is not None
+        and not _named(entity, asked, names)
+    }
+
+
+def _named(entity: str, asked: Sequence[str], names: Sequence[str]) -> bool:
+    """Whether a word of ``entity`` is one of the ``asked`` words (in any form) or of the
+    user's ``names``."""
+    parts = list(folded_words(entity))
+    mine = {w for name in names for w in folded_words(name)}
+    return any(p in mine or any(word_matches(w, p) for w in asked) for p in parts)
 
 
 def _only_borrowed(item: MemoryItem, asked: set[str], borrowed: frozenset[str]) -> bool:

@@ -68,8 +68,9 @@ from kronika.core.roles import names_the_assistant
 from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.text import question_share
 from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
+from kronika.core.user_subject import about_the_user_alone
 from kronika.engine.candidates import CandidateReads
-from kronika.engine.owner import UserNames, lent_facts
+from kronika.engine.owner import UserNames, lent_facts, others_pages
 from kronika.engine.relations import through_relations
 from kronika.engine.searches import Searches
 from kronika.engine.then import HistoryReading, read_history
@@ -218,7 +219,8 @@ class Recaller:
         words: str | None = None
         side_by_side = True
         vector: Vector | None = None
-        asked = self._as_the_user(query, flt)  # "Where does David live?": "… do I live?"
+        # "Where does David live?": "… do I live?"
+        asked, names = self._as_the_user(query, flt)
         if mode in ("hybrid", "lexical") and query.strip():
             words, side_by_side = (
                 keyword_phrase(asked.keywords)
@@ -255,6 +257,9 @@ class Recaller:
             lexical, dense = history.merged(lexical, dense)
         if query.strip():  # a fact of the user's keyed as something of another's: no answer
             lent = lent_facts(self._index, (lexical, dense), asked.text)
+            # "Where do I live?" is not answered by the page of the user's mother
+            if about_the_user_alone(query, names):
+                lent |= others_pages(self._index, (lexical, dense), query, names)
             lexical, dense = _without(lexical, lent), _without(dense, lent)
         if not answers((cosine for _, cosine in dense or ()), self._settings.answer_floor):
             return self._unanswered(query, dense, budget_tokens)
@@ -465,18 +470,19 @@ class Recaller:
         ]
         return scored, len(relevance), notes
 
-    def _as_the_user(self, query: str, flt: RecallFilter) -> Asked:
+    def _as_the_user(self, query: str, flt: RecallFilter) -> tuple[Asked, tuple[str, ...]]:
         """``query`` as the user would ask it (:mod:`kronika.core.owner`): their name, read
-        from their profile facts, and "the user" in the first person."""
+        from their profile facts, and "the user" in the first person; and the words the
+        user is named by (none read when the query has no word that could be a name)."""
         if not query.strip():
-            return Asked(query, query)
+            return Asked(query, query), ()
         names = self._names.of(flt) if may_name_someone(query) else ()
         asked = as_the_user(query, names)
         if asked.text != query:
             log.debug(
                 "query names the user: embedded as %r, searched as %r", asked.text, asked.keywords
             )
-        return asked
+        return asked, names
 
     def _adaptive_weight(
         self,

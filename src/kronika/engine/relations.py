@@ -39,6 +39,15 @@ def page_path(name: str) -> str:
     return f"{ENTITY_PAGES}{name}.md"
 
 
+def page_entity(path: str) -> str | None:
+    """The entity an item at ``path`` is the page of (``bank/entities/Tom.md`` → Tom);
+    ``None`` for an item of no entity page."""
+    if not path.startswith(ENTITY_PAGES) or not path.endswith(".md"):
+        return None
+    name = path[len(ENTITY_PAGES) : -len(".md")]
+    return name if name and "/" not in name else None
+
+
 def through_relations(
     index: IndexReads,
     read_items: Callable[[Sequence[str]], list[MemoryItem]],
@@ -93,4 +102,4 @@ def _page(
     return max(on_page, key=lambda i: relevance.get(i, 0.0))
 
 
-__all__ = ["ENTITY_PAGES", "PAGE_ITEMS", "SEEDS", "page_path", "through_relations"]
+__all__ = ["ENTITY_PAGES", "PAGE_ITEMS", "SEEDS", "page_entity", "page_path", "through_relations"]
