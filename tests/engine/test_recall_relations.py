@@ -9,6 +9,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from backends import Backend
 from kronika import Memory, WriteEntityPage
 from kronika.core.relations import asks_about_the_one_named
 from kronika.core.text import folded_words
@@ -62,16 +63,19 @@ def _first(memory: Memory, question: str, agent: str, **options: object) -> str:
 
 @pytest.mark.parametrize("lang", sorted(PEOPLE))
 def test_a_question_about_the_person_a_fact_names_is_answered_by_their_page(
-    memory: Memory, lang: str
+    backend: Backend, lang: str
 ) -> None:
     key, name, page, about, asking_the_name, _ = PEOPLE[lang]
-    _write(memory, "me", lang)
+    _write(backend.open(), "me", lang)
+    # another worker (on PostgreSQL: what it reads came through the store of record)
+    memory = backend.open("b")
     assert _first(memory, about, "me") == page
     # asked for the name itself, the fact answers
     assert _first(memory, asking_the_name, "me") == f"{key}: {name}"
 
 
-def test_a_page_is_read_under_the_recalls_own_filter(memory: Memory) -> None:
+def test_a_page_is_read_under_the_recalls_own_filter(backend: Backend) -> None:
+    memory = backend.open()
     _, name, page, about, _, _ = PEOPLE["en"]
     _write(memory, "me", "en")
     # a recall limited to another entity brings in no page of Tom
@@ -142,9 +146,10 @@ LIVES = {
 
 @pytest.mark.parametrize("lang", sorted(LIVES))
 def test_a_question_about_the_user_alone_is_not_answered_by_someone_elses_page(
-    memory: Memory, lang: str
+    backend: Backend, lang: str
 ) -> None:
     (key, value), (name, page), about_me, by_name, by_relation = LIVES[lang]
+    memory = backend.open()
     memory.create_agent("me")
     memory.remember(key=key, value=value, agent="me", at=datetime(2026, 1, 5, tzinfo=UTC))
     text = f"# {name}\n\n- {page}\n"
