@@ -485,6 +485,12 @@ class IndexReads(Protocol):
 
     def count_items(self, flt: RecallFilter) -> int: ...
 
+    def list_keys(self, flt: RecallFilter, *, limit: int) -> list[str]:
+        """The keys of the keyed items matching ``flt``, each once, the key of the newest
+        such item first (ties by key): the keys :meth:`list_items` would show, without
+        the items; at most ``limit``."""
+        ...
+
     def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
         """How many items passing ``flt`` were created on each UTC day from ``since`` on,
         per tier and type: the counts :meth:`list_items` would give, without the items."""

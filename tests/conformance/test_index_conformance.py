@@ -147,6 +147,24 @@ def test_list_items_is_newest_first_with_limit_offset_and_count(index: ItemIndex
     assert index.count_items(RecallFilter()) == 6
 
 
+def test_list_keys_gives_each_key_once_the_newest_first(index: ItemIndex) -> None:
+    hours = timedelta(hours=1)
+    index.replace_source(
+        state(),
+        [
+            item("a", key="firma", created_at=T0),
+            item("b", key="miasto", created_at=T0 + 2 * hours),
+            item("c", key="kot", created_at=T0 + hours),
+            item("d", key="kot", created_at=T0 - hours, status=Status.SUPERSEDED),
+            item("t", type=ItemType.MESSAGE, created_at=T0 + 3 * hours),
+        ],
+    )
+    assert index.list_keys(RecallFilter(), limit=10) == ["miasto", "kot", "firma"]
+    assert index.list_keys(RecallFilter(), limit=2) == ["miasto", "kot"]
+    assert index.list_keys(RecallFilter(agents=("ciri",)), limit=10) == []
+    assert index.list_keys(RecallFilter(types=(ItemType.MESSAGE,)), limit=10) == []
+
+
 def _history() -> list[MemoryItem]:
     """A city that changed: Warsaw until Nov 10, then Kraków (the older fact superseded)."""
     nov10 = T0 + timedelta(days=9)
@@ -208,8 +226,10 @@ def test_every_filter_field_selects_the_same_items_in_lists_and_searches(
     rng = np.random.default_rng(7)
     index.store_embeddings({h: rng.normal(size=DIM).astype(np.float32) for h in hashes})
     index.replace_source(state(), history, hashes)
-    assert set(ids(index.list_items(flt))) == expected
+    listed = index.list_items(flt)
+    assert set(ids(listed)) == expected
     assert index.count_items(flt) == len(expected)
+    assert index.list_keys(flt, limit=100) == list(dict.fromkeys(i.key for i in listed if i.key))
     found = index.search_vector(np.ones(DIM, dtype=np.float32), flt, 100)
     assert {i for i, _ in found} == expected
     words = " ".join(i.content for i in history)

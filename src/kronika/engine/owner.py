@@ -4,28 +4,23 @@ someone else's is no match (:mod:`kronika.core.possession`)."""
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Sequence
 
 from kronika.core.keywords import keyword_query
-from kronika.core.model import ItemType, MemoryItem, Reader, RecallFilter
+from kronika.core.model import ItemType, MemoryItem, RecallFilter
 from kronika.core.owner import NAME_KEYS, owner_names
 from kronika.core.possession import borrowed_words
 from kronika.core.subjects import word_matches
 from kronika.core.text import folded_words, key_words, searchable_content
-from kronika.core.visibility import only_visible
+from kronika.engine.held import HeldPerReader, own_facts, reader_scope
 from kronika.engine.relations import page_entity
-from kronika.ports import IndexReads, ItemsMark
+from kronika.ports import IndexReads
 
 NAME_READ = 1000
 """Facts keyed as a name read, at most, newest first, among those the reader may see."""
 _NAME_KEYS = tuple(sorted(NAME_KEYS))
 BORROWED_READ = 20
 """The best keyword matches read for a key matched by a word that is someone else's."""
-NAMES_HELD = 64
-"""Readers (agents, tenant, channel, reader) whose names :class:`UserNames` keeps at once."""
-
-ReaderKey = tuple[tuple[str, ...], str | None, str | None, Reader | None]
-"""Whose names :class:`UserNames` keeps: a recall's agents, tenant, channel and reader."""
 
 
 def names_of_the_user(index: IndexReads, flt: RecallFilter) -> tuple[str, ...]:
@@ -38,59 +33,16 @@ def names_of_the_user(index: IndexReads, flt: RecallFilter) -> tuple[str, ...]:
     reader's visibility, as any read of the recall is, so a name the reader may not see
     is never read (and another agent's or tenant's names never crowd out the reader's
     own). What comes back is checked against the same filter here once more."""
-    scoped = RecallFilter(
-        agents=flt.agents,
-        tenant=flt.tenant,
-        keys=_NAME_KEYS,
-        channel=flt.channel,
-        reader=flt.reader,
-    )
-    keyed = index.list_items(scoped, limit=NAME_READ)
-    mine = [
-        item
-        for item in keyed
-        if item.type is ItemType.PROFILE
-        and (not flt.agents or item.agent in flt.agents)
-        and (flt.tenant is None or item.tenant == flt.tenant)
-        and (flt.channel is None or item.channel == flt.channel)
-    ]
-    return owner_names(only_visible(mine, flt.reader))
+    keyed = index.list_items(reader_scope(flt, keys=_NAME_KEYS), limit=NAME_READ)
+    return owner_names(own_facts(keyed, flt))
 
 
-class UserNames:
+class UserNames(HeldPerReader):
     """The user's names (:func:`names_of_the_user`) kept between recalls, per reader, and
-    read again only when the index's items may have changed.
-
-    An index with a mark of its items (:class:`~kronika.ports.ItemsMark`: SQLite) is
-    asked for that mark at each call, which any write of an item, by this process or
-    another, moves; while it is the one the names were read at, they are used again.
-    The mark is asked before the names are read, so names kept are never older than
-    their mark. An index without a mark (PostgreSQL, where asking for one costs the
-    round trip reading the names costs) is asked for the names at each call."""
+    read again only when the index's items may have changed (:class:`HeldPerReader`)."""
 
     def __init__(self, index: IndexReads) -> None:
-        self._index = index
-        # an isinstance of a runtime Protocol is slow: asked once, not at every recall
-        self._mark = index.items_mark if isinstance(index, ItemsMark) else None
-        self._held: tuple[Hashable, dict[ReaderKey, tuple[str, ...]]] = (object(), {})
-
-    def of(self, flt: RecallFilter) -> tuple[str, ...]:
-        """The words the user of the memories ``flt`` reads is named by."""
-        if self._mark is None:
-            return names_of_the_user(self._index, flt)
-        mark = self._mark()
-        held_at, held = self._held
-        if held_at != mark:
-            held = {}
-            self._held = (mark, held)
-        scope: ReaderKey = (flt.agents, flt.tenant, flt.channel, flt.reader)
-        names = held.get(scope)
-        if names is None:
-            names = names_of_the_user(self._index, flt)
-            if len(held) >= NAMES_HELD:
-                held.clear()
-            held[scope] = names
-        return names
+        super().__init__(index, names_of_the_user)
 
 
 def lent_facts(

@@ -58,6 +58,7 @@ from kronika.core.fusion import (
     with_time_focus,
 )
 from kronika.core.hubness import without_hubs
+from kronika.core.key_forms import key_forms
 from kronika.core.keywords import has_content_words, keyword_phrase
 from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult, ScoreParts
 from kronika.core.owner import Asked, as_the_user, may_name_someone
@@ -66,10 +67,11 @@ from kronika.core.query import MODES, Mode
 from kronika.core.ranking import best_ids
 from kronika.core.roles import names_the_assistant
 from kronika.core.scoring import ScoreWeights, recencies
-from kronika.core.text import question_share
+from kronika.core.text import folded_words, question_share
 from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
 from kronika.core.user_subject import about_the_user_alone
 from kronika.engine.candidates import CandidateReads
+from kronika.engine.keys import UserKeys
 from kronika.engine.owner import UserNames, lent_facts, others_pages
 from kronika.engine.relations import through_relations
 from kronika.engine.searches import Searches
@@ -196,6 +198,7 @@ class Recaller:
         self._vectors_of = index.vectors_of if isinstance(index, CandidateVectors) else None
         self._families_of = index.families_of if isinstance(index, CandidateVectors) else None
         self._names = UserNames(index)
+        self._keys = UserKeys(index)
         self._searches = Searches(index)
 
     def recall(
@@ -227,6 +230,11 @@ class Recaller:
                 if self._settings.skip_function_words
                 else (asked.keywords, True)
             )
+        if words is not None:  # "w jakiej firmie": look for the key ``firma`` too
+            named = key_forms(list(folded_words(words)), self._keys.of(flt))
+            if named:
+                log.debug("query names keys in another form: also searching %s", named)
+                words, side_by_side = f"{words} {' '.join(named)}", False
         if mode in ("hybrid", "vector") and (query.strip() or query_vector is not None):
             vector = (
                 query_vector if query_vector is not None else self._embedder.embed_query(asked.text)

@@ -191,6 +191,7 @@ class IndexWithVectors:
     get_items = Alias("inner", PointSource.get_items)
     list_items = Alias("inner", PointSource.list_items)
     count_items = Alias("inner", PointSource.count_items)
+    list_keys = Alias("inner", PointSource.list_keys)
     created_per_day = Alias("inner", PointSource.created_per_day)
     record_access = Alias("inner", PointSource.record_access)
     restore_usage = Alias("inner", PointSource.restore_usage)

@@ -63,5 +63,15 @@ class PostgresReads:
         sql = f"SELECT count(*) FROM idx_items AS i WHERE {where}"
         return self.state.lagging(lambda conn: int(conn.execute(sql, params).fetchone()[0]))
 
+    def list_keys(self, flt: RecallFilter, *, limit: int) -> list[str]:
+        where, params = filter_clause(flt)
+        sql = (
+            f"SELECT i.key FROM idx_items AS i WHERE {where} AND i.key IS NOT NULL"
+            ' GROUP BY i.key ORDER BY max(i.created_at) DESC, i.key COLLATE "C" LIMIT %s'
+        )
+        return self.state.lagging(
+            lambda conn: [key for (key,) in conn.execute(sql, [*params, limit])]
+        )
+
     def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
         return self.state.lagging(lambda conn: created_per_day(POSTGRES, conn, flt, since))

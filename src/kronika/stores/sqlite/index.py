@@ -174,6 +174,7 @@ class SqliteIndex:
     get_items = Alias("reads", SqliteReads.get_items)
     list_items = Alias("reads", SqliteReads.list_items)
     count_items = Alias("reads", SqliteReads.count_items)
+    list_keys = Alias("reads", SqliteReads.list_keys)
     created_per_day = Alias("reads", SqliteReads.created_per_day)
     items_mark = Alias("reads", SqliteReads.items_mark)
     record_access = Alias("usage_stats", SqliteUsage.record_access)

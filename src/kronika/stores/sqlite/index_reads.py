@@ -78,6 +78,15 @@ class SqliteReads:
             (n,) = conn.execute(f"SELECT count(*) FROM items AS i WHERE {where}", params).fetchone()
         return int(n)
 
+    def list_keys(self, flt: RecallFilter, *, limit: int) -> list[str]:
+        where, params = filter_clause(flt)
+        sql = (
+            f"SELECT i.key FROM items AS i WHERE {where} AND i.key IS NOT NULL"
+            " GROUP BY i.key ORDER BY max(i.created_at) DESC, i.key LIMIT ?"
+        )
+        with self.state.reading() as conn:
+            return [key for (key,) in conn.execute(sql, [*params, limit])]
+
     def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:
         with self.state.reading() as conn:
             return day_counts.created_per_day(SQLITE, conn, flt, since)

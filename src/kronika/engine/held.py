@@ -1,0 +1,98 @@
+"""What recall reads of the memory for its reader, kept between recalls.
+
+A few things recall needs are read from the memory itself, not from the question: the
+user's names (:mod:`kronika.engine.owner`), the keys of their facts
+(:mod:`kronika.engine.keys`). They change only when an item is written, so they are
+kept per reader and read again only when the index's items may have changed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Iterable
+
+from kronika.core.model import ItemType, MemoryItem, Reader, RecallFilter
+from kronika.core.visibility import only_visible
+from kronika.ports import IndexReads, ItemsMark
+
+HELD = 64
+"""Readers (agents, tenant, channel, reader) whose reading :class:`HeldPerReader` keeps
+at once."""
+
+ReaderKey = tuple[tuple[str, ...], str | None, str | None, Reader | None]
+"""Whose reading is kept: a recall's agents, tenant, channel and reader."""
+
+
+def reader_scope(
+    flt: RecallFilter, *, keys: tuple[str, ...] = (), types: tuple[ItemType, ...] = ()
+) -> RecallFilter:
+    """The recall's agents, tenant, channel and reader (not its types, keys or times),
+    and ``keys`` and ``types`` when given: what is read of the memory for the reader."""
+    return RecallFilter(
+        agents=flt.agents,
+        tenant=flt.tenant,
+        types=types,
+        keys=keys,
+        channel=flt.channel,
+        reader=flt.reader,
+    )
+
+
+def own_facts(
+    items: Iterable[MemoryItem],
+    flt: RecallFilter,
+    types: tuple[ItemType, ...] = (ItemType.PROFILE,),
+) -> list[MemoryItem]:
+    """The facts of ``types`` among ``items`` within the recall's agents, tenant and
+    channel that its reader may see: what the index gave, checked once more (fail
+    closed)."""
+    mine = [
+        item
+        for item in items
+        if item.type in types
+        and (not flt.agents or item.agent in flt.agents)
+        and (flt.tenant is None or item.tenant == flt.tenant)
+        and (flt.channel is None or item.channel == flt.channel)
+    ]
+    return only_visible(mine, flt.reader)
+
+
+class HeldPerReader:
+    """What ``read`` gives for a recall's reader, kept between recalls, per reader, and
+    read again only when the index's items may have changed.
+
+    An index with a mark of its items (:class:`~kronika.ports.ItemsMark`: SQLite) is
+    asked for that mark at each call, which any write of an item, by this process or
+    another, moves; while it is the one the reading was made at, it is used again.
+    The mark is asked before reading, so what is kept is never older than its mark. An
+    index without a mark (PostgreSQL, where asking for one costs the round trip the
+    reading costs) is read at each call."""
+
+    def __init__(
+        self, index: IndexReads, read: Callable[[IndexReads, RecallFilter], tuple[str, ...]]
+    ) -> None:
+        self._index = index
+        self._read = read
+        # an isinstance of a runtime Protocol is slow: asked once, not at every recall
+        self._mark = index.items_mark if isinstance(index, ItemsMark) else None
+        self._held: tuple[Hashable, dict[ReaderKey, tuple[str, ...]]] = (object(), {})
+
+    def of(self, flt: RecallFilter) -> tuple[str, ...]:
+        """What ``read`` gives for the reader of the recall ``flt``."""
+        if self._mark is None:
+            return self._read(self._index, flt)
+        mark = self._mark()
+        held_at, held = self._held
+        if held_at != mark:
+            held = {}
+            self._held = (mark, held)
+        scope: ReaderKey = (flt.agents, flt.tenant, flt.channel, flt.reader)
+        found = held.get(scope)
+        if found is None:
+            found = self._read(self._index, flt)
+            if len(held) >= HELD:
+                held.clear()
+            held[scope] = found
+        return found
+
+
+__all__ = ["HELD", "HeldPerReader", "ReaderKey", "own_facts", "reader_scope"]

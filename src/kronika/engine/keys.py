@@ -1,0 +1,34 @@
+"""The keys of the user's facts, read for recall (:mod:`kronika.core.key_forms`).
+
+"W jakiej firmie pracuje Zofia?" names the key ``firma`` in the locative; keyword search
+looks for ``firma`` beside the question's words when the reader's memory holds a
+current fact so keyed. The keys are the current keyed facts' (the newest
+:data:`KEYS_READ`), among those the reader may see, kept between recalls while the
+index's items stay as they were (:class:`~kronika.engine.held.HeldPerReader`).
+"""
+
+from __future__ import annotations
+
+from kronika.core.model import FACT_TYPES, RecallFilter
+from kronika.engine.held import HeldPerReader, reader_scope
+from kronika.ports import IndexReads
+
+KEYS_READ = 1000
+"""Keys read, at most: those of the newest current facts first."""
+
+
+def keys_of_the_user(index: IndexReads, flt: RecallFilter) -> tuple[str, ...]:
+    """The keys of the current keyed facts the reader of ``flt`` may see (the recall's
+    agents, tenant, channel and reader; not its types, keys or times), each once. The
+    index reads the keys alone, under the filter every read of the recall passes."""
+    return tuple(index.list_keys(reader_scope(flt, types=FACT_TYPES), limit=KEYS_READ))
+
+
+class UserKeys(HeldPerReader):
+    """:func:`keys_of_the_user` kept between recalls (:class:`HeldPerReader`)."""
+
+    def __init__(self, index: IndexReads) -> None:
+        super().__init__(index, keys_of_the_user)
+
+
+__all__ = ["KEYS_READ", "UserKeys", "keys_of_the_user"]
