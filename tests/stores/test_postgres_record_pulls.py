@@ -160,6 +160,35 @@ def test_a_file_edited_here_is_fetched_whole_and_kept_aside(
         assert second.recall("the other worker's new turn").hits
 
 
+def test_a_pull_stopped_while_extending_its_file_keeps_no_edited_copy(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with (
+        build_memory(_settings(tmp_path / "a", postgres_url)) as first,
+        build_memory(_settings(tmp_path / "b", postgres_url)) as second,
+    ):
+        for n in range(4):
+            first.save_turn("talk", "user", f"turn {n}")
+        second.sync("default")
+        file = _file(second)
+        before = file.read_bytes()
+        first.save_turn("talk", "user", "the other worker's new turn")
+        text, _ = _record_text(postgres_url)
+        # the worker was killed while adding the new turn's bytes to its file: the file
+        # holds its last version and part of what the record added, and what this copy
+        # saw still names the last version
+        cut = text.encode()[: len(before) + 12]
+        assert cut.startswith(before) and len(cut) < len(text.encode())
+        file.write_bytes(cut)
+        second.sync("default")
+        _matches_the_record(postgres_url, second)
+        # nobody edited the file: nothing is kept aside, and no note says so
+        assert not list((second.workspace.agent_dir("default") / ".corrupt").rglob("*conflict*"))
+        assert not any("edited here" in note for note in second.notes)
+        contents = [t.content for t in second.load_session("talk")]
+        assert contents == [*(f"turn {n}" for n in range(4)), "the other worker's new turn"]
+
+
 def test_a_file_changed_without_its_time_and_size_is_fetched_whole(
     postgres_url: str, tmp_path: Path
 ) -> None:

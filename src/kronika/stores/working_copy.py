@@ -181,6 +181,7 @@ class WorkingCopy(Reentrant):
             here is not None
             and here.sha256 != (known.sha256 if known else None)
             and here.sha256 != _digest(doc.text)
+            and not _pull_cut_short(file, known, doc.text)
         ):
             self._keep_conflict(doc.agent, folder, doc.path, file)
         if doc.text is None:
@@ -490,6 +491,24 @@ def _looks_damaged(raw: bytes, known: _Copy) -> bool:
 
 def _digest(text: str | None) -> str | None:
     return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _pull_cut_short(file: Path, known: _Copy | None, text: str | None) -> bool:
+    """Whether ``file`` is this copy's last version of its document (``known``) and the
+    beginning of the text the record added to it since (``text``, the whole new
+    version): a pull that was extending it in place and was stopped part way. Such a
+    file holds nothing the record lacks, and no edit to keep aside."""
+    if known is None or text is None:
+        return False
+    try:
+        raw = file.read_bytes()
+    except FileNotFoundError:
+        return False
+    return (
+        len(raw) > known.size
+        and hashlib.sha256(raw[: known.size]).hexdigest() == known.sha256
+        and text.encode("utf-8").startswith(raw)
+    )
 
 
 def _quick_state(file: Path) -> tuple[int, int] | None:
