@@ -783,6 +783,11 @@ class StoreOfRecord(Protocol):
         again without ``grown``. The pull of a grown session costs its new turns."""
         ...
 
+    def document(self, agent: str, path: str) -> RecordDocument | None:
+        """The latest version of one document, whole (``text`` ``None``: removed), or
+        ``None`` when the record never held it: what repairing one file reads."""
+        ...
+
     def write(
         self,
         documents: Sequence[RecordDocument],

@@ -266,3 +266,29 @@ def test_a_damaged_working_copy_is_never_pushed_to_the_record(
         assert {f"I adopted cat number {n}" for n in range(3)} <= turns, turns
     with build_memory(_settings(tmp_path / "a", postgres_url)) as again:
         assert set(facts) | {"the sky is green"} <= {f.value for f in again.facts()}
+
+
+def test_the_record_gives_one_document_whole(postgres_url: str, tmp_path: Path) -> None:
+    """One document read alone (what repairing a damaged file reads) is its latest
+    version, whole: the body and every part appended since, as the folder holds it."""
+    from kronika.stores.postgres.connect import open_pool
+    from kronika.stores.postgres.record import PostgresRecord
+
+    with build_memory(_settings(tmp_path / "a", postgres_url)) as memory:
+        memory.remember("tea", key="drink")
+        for n in range(3):  # the second and third turns are appended parts
+            memory.save_turn("s1", "user", f"turn {n}")
+        memory.save_turn("s2", "user", "another session")
+        folder = memory.workspace.agent_dir("default")
+    pool = open_pool(postgres_url)
+    try:
+        record = PostgresRecord(pool, "default")
+        latest = {(d.agent, d.path): d for d in record.changes(0)}
+        for path in ("sessions/s1.md", "sessions/s2.md", "brain.md"):
+            one = record.document("default", path)
+            assert one == latest[("default", path)]
+            assert one is not None and one.text == (folder / path).read_text(encoding="utf-8")
+        assert record.document("default", "sessions/none.md") is None
+        assert record.document("someone-else", "brain.md") is None
+    finally:
+        pool.close()

@@ -338,10 +338,7 @@ class WorkingCopy(Reentrant):
         here = file.read_bytes() if file.is_file() else b""
         kept = folder / keep_copy(folder, f"{path}.damaged", here) if here else None
         newer = self._facts_not_in_record(agent, path) if here else []
-        latest = None
-        for doc in self.record.changes(0):
-            if (doc.agent, doc.path) == (agent, path):
-                latest = doc
+        latest = self.record.document(agent, path)
         if latest is None or latest.text is None:
             return False
         atomic_write_text(file, latest.text)
@@ -367,11 +364,14 @@ class WorkingCopy(Reentrant):
             now = self.workspace.parse_source(agent, path).items
         except OSError:
             return []
+        last = self.record.document(agent, path)
         before = {
             item.id: item
-            for doc in self.record.changes(0)
-            if (doc.agent, doc.path) == (agent, path) and doc.text is not None
-            for item in self._parse_text(agent, path, doc.text)
+            for item in (
+                self._parse_text(agent, path, last.text)
+                if last is not None and last.text is not None
+                else ()
+            )
         }
         values = {(i.key or "").casefold(): i.value or "" for i in before.values()}
         return [

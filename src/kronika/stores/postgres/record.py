@@ -70,6 +70,16 @@ written by then (``body_change``) and that had parts added since, as those parts
 (``base``: the SHA-256 the document had before the first of them); any other whole.
 The parts after a change are found by the primary key: a pull of a grown session
 reads its new parts, not its body."""
+_WHOLE = (
+    "d.body || coalesce((SELECT string_agg(p.text, '' ORDER BY p.change)"
+    " FROM record_document_parts p WHERE p.tenant = d.tenant AND p.agent = d.agent"
+    " AND p.path = d.path), '')"
+)
+"""A document's whole text: its body and the parts added to it since, in order."""
+_DOCUMENT = (
+    f"SELECT d.agent, d.path, d.modified_ns, d.change, {_WHOLE} FROM record_documents d"
+    " WHERE d.tenant = %(tenant)s AND d.agent = %(agent)s AND d.path = %(path)s"
+)
 _LOCK_CLASS = 0x6B72  # "kr": with the tenant's hash, the key of its write lock
 
 
@@ -133,24 +143,39 @@ class PostgresRecord:
     # -- documents ------------------------------------------------------------------
 
     def changes(self, since: int, *, grown: bool = False) -> list[RecordDocument]:
-        import psycopg
-
-        asked = {"since": since, "grown": grown, "tenant": self._tenant}
-        try:
-            if self._held is not None:
-                rows = self._held.execute(_CHANGES, asked).fetchall()
-                self._held.commit()
-            else:
-                with self._pool.connection() as conn:
-                    rows = conn.execute(_CHANGES, asked).fetchall()
-        except psycopg.Error as err:  # the server went away: kronika's error, on one line
-            raise StoreError(f"cannot read the PostgreSQL record: {one_line(err)}") from err
+        rows = self._read(_CHANGES, {"since": since, "grown": grown, "tenant": self._tenant})
         return [
             RecordDocument(a, p, whole, int(m), int(c))
             if base is None
             else RecordDocument(a, p, added, int(m), int(c), appends=RecordAppend(base, sha))
             for a, p, m, c, sha, base, added, whole in rows
         ]
+
+    def document(self, agent: str, path: str) -> RecordDocument | None:
+        asked = {"tenant": self._tenant, "agent": agent, "path": path}
+        return next(
+            (
+                RecordDocument(a, p, text, int(m), int(c))
+                for a, p, m, c, text in self._read(_DOCUMENT, asked)
+            ),
+            None,
+        )
+
+    def _read(self, sql: str, asked: Mapping[str, object]) -> list[Any]:
+        """The rows of a read of the record: on the held connection under the write lock
+        (its snapshot ended after), else on one of the pool's."""
+        import psycopg
+
+        try:
+            if self._held is not None:
+                rows = self._held.execute(sql, asked).fetchall()
+                self._held.commit()
+            else:
+                with self._pool.connection() as conn:
+                    rows = conn.execute(sql, asked).fetchall()
+        except psycopg.Error as err:  # the server went away: kronika's error, on one line
+            raise StoreError(f"cannot read the PostgreSQL record: {one_line(err)}") from err
+        return list(rows)
 
     def write(
         self,

@@ -161,6 +161,9 @@ class MarkingRecord:
             self._mark_now()
         return found
 
+    def document(self, agent: str, path: str) -> RecordDocument | None:
+        return self.inner.document(agent, path)
+
     def write(
         self,
         documents: Sequence[RecordDocument],
