@@ -486,9 +486,10 @@ class IndexReads(Protocol):
     def count_items(self, flt: RecallFilter) -> int: ...
 
     def list_keys(self, flt: RecallFilter, *, limit: int) -> list[str]:
-        """The keys of the keyed items matching ``flt``, each once, the key of the newest
-        such item first (ties by key): the keys :meth:`list_items` would show, without
-        the items; at most ``limit``."""
+        """The keys of the newest ``limit`` keyed items matching ``flt``, each once, the
+        key of the newest such item first (ties by key): the keys :meth:`list_items`
+        would show, without the items. Its cost is bounded by ``limit``, whatever the
+        memory's size."""
         ...
 
     def created_per_day(self, flt: RecallFilter, since: datetime) -> list[DayCount]:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 import pytest
 
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Tier
-from kronika.core.owner import as_the_user, is_name_key, latin, owner_names
+from kronika.core.owner import as_the_user, is_name_key, is_the_users_name, latin, owner_names
 from kronika.core.possession import borrowed_words
 
 AT = datetime(2026, 11, 22, tzinfo=UTC)
@@ -107,6 +108,29 @@ def test_the_user_stays_a_keyword_and_the_name_does_not() -> None:
     asked = as_the_user("Where does the user log in, David?", NAMES)
     assert asked.text == "Where does I log in, I?"
     assert asked.keywords == "Where does the user log in, I?"
+
+
+@pytest.mark.parametrize(
+    ("question", "names"),
+    [
+        ("Gdzie teraz mieszka Jurij?", ("Юрій",)),  # the Polish transliteration
+        ("Яку посаду тепер обіймає Прія?", ("Priya",)),
+        ("Де зараз живе Лусія?", ("Lucía",)),
+        ("Gdzie pracuje Zofia?", ("Зофія",)),
+        ("¿Qué pez pescó Yurii?", ("Юрій",)),
+    ],
+)
+def test_a_name_transliterated_by_another_languages_rules_names_the_user(
+    question: str, names: tuple[str, ...]
+) -> None:
+    assert "I" in re.findall(r"\w+", as_the_user(question, names).text)
+
+
+@pytest.mark.parametrize(
+    ("word", "name"), [("Devid", "David"), ("Jan", "Anna"), ("Marta", "Marek"), ("Lucas", "Luisa")]
+)
+def test_another_name_does_not_sound_as_the_users(word: str, name: str) -> None:
+    assert not is_the_users_name(word, (name,))
 
 
 def test_latin_letters_for_cyrillic() -> None:

@@ -54,29 +54,29 @@ def named(memory: Memory, name: str, **how: object) -> bool:
 
 
 def test_a_changed_name_is_read_at_the_next_recall(backend: Backend, clock: FrozenClock) -> None:
-    """``name: Dawid``, then ``name: David``, then forgotten: each recall reads the name
+    """``name: Tomasz``, then ``name: David``, then forgotten: each recall reads the name
     the memory holds at that moment, in the worker that wrote it and in another."""
     first = backend.open(clock=clock)
     second = backend.open("b", clock=clock)
     first.note(NOTE.format(name="David"))
-    first.note(NOTE.format(name="Dawid"))
-    first.remember("Dawid", key="name")
+    first.note(NOTE.format(name="Tomasz"))
+    first.remember("Tomasz", key="name")
     for memory in (first, second):
-        assert named(memory, "Dawid")
+        assert named(memory, "Tomasz")
         assert not named(memory, "David")
     first.remember("David", key="name")
     for memory in (second, first):  # the second asks first: nothing warmed it for it
         assert named(memory, "David")
-        assert not named(memory, "Dawid")
+        assert not named(memory, "Tomasz")
     first.forget(key="name")  # takes the name out of every text too: written again
     first.note(NOTE.format(name="David"))
-    first.note(NOTE.format(name="Dawid"))
+    first.note(NOTE.format(name="Tomasz"))
     for memory in (first, second):
         assert not named(memory, "David")
-        assert not named(memory, "Dawid")
-    second.remember("Dawid", key="name")  # the other way round
+        assert not named(memory, "Tomasz")
+    second.remember("Tomasz", key="name")  # the other way round
     for memory in (first, second):
-        assert named(memory, "Dawid")
+        assert named(memory, "Tomasz")
         assert not named(memory, "David")
 
 

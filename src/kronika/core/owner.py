@@ -188,6 +188,26 @@ def latin(word: str) -> str:
     return fold("".join(out)).casefold()
 
 
+_SOUNDS = (("sz", "sh"), ("cz", "ch"), ("j", "i"), ("y", "i"), ("w", "v"), ("ph", "f"))
+"""Spellings of one sound in the Latin letters of English, Polish and Spanish and in the
+Ukrainian national transliteration (:func:`sound`)."""
+_SOFT_C = re.compile(r"c(?=[ei])")
+_DOUBLED = re.compile(r"(.)\1+")
+
+
+def sound(word: str) -> str:
+    """``word`` in Latin letters (:func:`latin`) spelled the same way whatever language
+    wrote it: ``j`` and ``y`` as ``i``, ``w`` as ``v``, Polish ``sz`` / ``cz`` as ``sh`` /
+    ``ch``, a ``c`` before ``e`` or ``i`` as ``s``, a doubled letter once. A name
+    transliterated by another language's rules then reads alike: ``Jurij`` (Polish) and
+    ``Юрій`` (``yurii``) are ``iuri``, ``Priya`` and ``Прія`` (``priia``) ``pria``,
+    ``Lucía`` and ``Лусія`` ``lusia``."""
+    spelled = latin(word)
+    for written, said in _SOUNDS:
+        spelled = spelled.replace(written, said)
+    return _DOUBLED.sub(r"\1", _SOFT_C.sub("s", spelled))
+
+
 def may_name_someone(query: str) -> bool:
     """Whether ``query`` has a word that could be a name: one written with a capital
     letter that is no function word ("Where", "I" are not). Only then is the user's name
@@ -206,13 +226,17 @@ def names_the_user(word: str, names: Sequence[str]) -> bool:
 
 def is_the_users_name(word: str, names: Sequence[str]) -> bool:
     """Whether ``word`` of a question (as written), written with a capital letter, is a
-    form of one of ``names`` in either script."""
+    form of one of ``names`` in either script, transliterated by any of the four
+    languages' rules (:func:`sound`)."""
     folded = fold(word).casefold()
     if not word[:1].isupper() or folded in FUNCTION_WORDS:
         return False
-    as_latin = latin(word)
+    as_latin, as_said = latin(word), sound(word)
     return any(
-        _forms(folded, fold(name).casefold()) or _forms(as_latin, latin(name)) for name in names
+        _forms(folded, fold(name).casefold())
+        or _forms(as_latin, latin(name))
+        or _forms(as_said, sound(name))
+        for name in names
     )
 
 
@@ -275,6 +299,7 @@ __all__ = [
     "is_the_users_name",
     "latin",
     "may_name_someone",
+    "sound",
     "names_the_user",
     "owner_names",
 ]

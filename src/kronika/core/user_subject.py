@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from kronika.core.entities import extract_entities
 from kronika.core.keywords import FUNCTION_WORDS
-from kronika.core.owner import TOKEN, latin
+from kronika.core.owner import TOKEN, sound
 from kronika.core.text import fold, folded_words
 
 _PRONOUNS = frozenset(folded_words("ja yo я"))
@@ -86,7 +86,7 @@ def _is_name(word: str, names: Sequence[str]) -> bool:
     if not word[:1].isupper():
         return False
     folded = fold(word).casefold()
-    return any(folded == fold(name).casefold() or latin(word) == latin(name) for name in names)
+    return any(folded == fold(name).casefold() or sound(word) == sound(name) for name in names)
 
 
 __all__ = ["about_the_user_alone"]

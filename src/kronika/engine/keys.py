@@ -2,9 +2,10 @@
 
 "W jakiej firmie pracuje Zofia?" names the key ``firma`` in the locative; keyword search
 looks for ``firma`` beside the question's words when the reader's memory holds a
-current fact so keyed. The keys are the current keyed facts' (the newest
-:data:`KEYS_READ`), among those the reader may see, kept between recalls while the
-index's items stay as they were (:class:`~kronika.engine.held.HeldPerReader`).
+current fact so keyed. The keys are those of the newest :data:`KEYS_READ` current keyed
+facts the reader may see (the index reads no more, whatever the memory's size), kept
+between recalls while the index's items stay as they were
+(:class:`~kronika.engine.held.HeldPerReader`).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from kronika.engine.held import HeldPerReader, reader_scope
 from kronika.ports import IndexReads
 
 KEYS_READ = 1000
-"""Keys read, at most: those of the newest current facts first."""
+"""The newest current keyed facts whose keys are read."""
 
 
 def keys_of_the_user(index: IndexReads, flt: RecallFilter) -> tuple[str, ...]:

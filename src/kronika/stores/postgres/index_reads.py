@@ -66,8 +66,9 @@ class PostgresReads:
     def list_keys(self, flt: RecallFilter, *, limit: int) -> list[str]:
         where, params = filter_clause(flt)
         sql = (
-            f"SELECT i.key FROM idx_items AS i WHERE {where} AND i.key IS NOT NULL"
-            ' GROUP BY i.key ORDER BY max(i.created_at) DESC, i.key COLLATE "C" LIMIT %s'
+            "SELECT key FROM (SELECT i.key, i.created_at FROM idx_items AS i"
+            f" WHERE {where} AND i.key IS NOT NULL ORDER BY i.created_at DESC, i.id {ID_ORDER}"
+            ' LIMIT %s) AS k GROUP BY key ORDER BY max(created_at) DESC, key COLLATE "C"'
         )
         return self.state.lagging(
             lambda conn: [key for (key,) in conn.execute(sql, [*params, limit])]

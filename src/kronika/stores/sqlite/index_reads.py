@@ -81,8 +81,9 @@ class SqliteReads:
     def list_keys(self, flt: RecallFilter, *, limit: int) -> list[str]:
         where, params = filter_clause(flt)
         sql = (
-            f"SELECT i.key FROM items AS i WHERE {where} AND i.key IS NOT NULL"
-            " GROUP BY i.key ORDER BY max(i.created_at) DESC, i.key LIMIT ?"
+            "SELECT key FROM (SELECT i.key, i.created_at FROM items AS i"
+            f" WHERE {where} AND i.key IS NOT NULL ORDER BY i.created_at DESC, i.id LIMIT ?)"
+            " GROUP BY key ORDER BY max(created_at) DESC, key"
         )
         with self.state.reading() as conn:
             return [key for (key,) in conn.execute(sql, [*params, limit])]
