@@ -89,6 +89,31 @@ def test_a_page_is_read_under_the_recalls_own_filter(backend: Backend) -> None:
     assert all(hit.item.content != page for hit in hits.hits)
 
 
+def test_a_question_naming_the_person_by_the_value_is_answered_by_their_page(
+    backend: Backend,
+) -> None:
+    key, name, page, _, _, _ = PEOPLE["en"]
+    memory = backend.open()
+    _write(memory, "me", "en")
+    assert _first(memory, f"What job does {name} have?", "me") == page
+    assert _first(memory, f"Who is {name}?", "me") == f"{key}: {name}"  # the fact says it
+
+
+@pytest.mark.parametrize(
+    ("question", "key", "value", "asks"),
+    [
+        ("What job does Javier have?", "pareja", "Javier", True),
+        ("Who is Javier?", "pareja", "Javier", False),
+        ("Czym zajmuje się Paweł?", "mąż", "Paweł", True),
+        ("What job does Marta have?", "pareja", "Javier", None),
+    ],
+)
+def test_a_question_may_name_the_person_by_the_value(
+    question: str, key: str, value: str, asks: bool | None
+) -> None:
+    assert asks_about_the_one_named(list(folded_words(question)), key, value) is asks
+
+
 @pytest.mark.parametrize(
     ("question", "key", "asks"),
     [

@@ -14,6 +14,10 @@ the question names its key, and its value names the page.
 * something of the person named, when a word is left: "What does my partner do for
   **work**?", "Czym **zajmuje** się **zawodowo** mój mąż?".
 
+The question may name the person by the value instead of the key ("What **job** does
+Javier have?" over ``pareja: Javier``), read the same way ("Who is Javier?" asks
+nothing more than the fact says).
+
 Key words are matched in their inflected forms (``чоловіка`` is a form of ``чоловік``,
 :func:`kronika.core.subjects.word_matches`); every word of the key must be in the
 question.
@@ -50,15 +54,19 @@ NOW = frozenset(
 _ASKING_THE_VALUE = NAMING | NOW | USER_FORMS | FUNCTION_WORDS
 
 
-def asks_about_the_one_named(question: Sequence[str], key: str) -> bool | None:
-    """``None`` when the ``question`` (its folded words, :func:`folded_words`) does not
-    name every word of ``key``; else whether it asks something of the one the key's
-    value names (``True``) rather than the value itself (``False``)."""
-    wanted = list(folded_words(key_words(key)))
-    if not wanted:
-        return None
-    named = [w for w in question if any(word_matches(w, k) for k in wanted)]
-    if not all(any(word_matches(w, k) for w in named) for k in wanted):
+def asks_about_the_one_named(question: Sequence[str], key: str, value: str = "") -> bool | None:
+    """``None`` when the ``question`` (its folded words, :func:`folded_words`) names
+    neither every word of ``key`` nor every word of ``value`` (the person, by name:
+    "What job does Javier have?" over ``pareja: Javier``); else whether it asks
+    something of the one the value names (``True``) rather than the fact itself
+    (``False``: "Who is Javier?", "Jak ma na imię mój mąż?")."""
+    named: list[str] = []
+    for said in (key_words(key), value):
+        wanted = list(folded_words(said))
+        found = [w for w in question if any(word_matches(w, k) for k in wanted)]
+        if wanted and all(any(word_matches(w, k) for w in found) for k in wanted):
+            named += found
+    if not named:
         return None
     return any(w not in _ASKING_THE_VALUE and w not in named for w in question)
 

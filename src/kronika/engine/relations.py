@@ -1,6 +1,6 @@
 """Recall through a keyed fact that names a person: "What does my partner do for work?".
 
-The question names the key of ``partner: Tom`` and asks something of Tom
+The question names the key of ``partner: Tom`` (or Tom himself) and asks something of Tom
 (:func:`kronika.core.relations.asks_about_the_one_named`). Tom's entity page
 (``bank/entities/Tom.md``) answers it, and shares no word with it. So the page takes
 the fact's relevance, the evidence having come through the fact, and the fact, which
@@ -69,9 +69,10 @@ def through_relations(
     out = dict(relevance)
     reached: dict[str, str] = {}
     for fact in read_items(seeds):
-        if not _names_someone(fact) or not asks_about_the_one_named(words, fact.key or ""):
+        value = (fact.value or "").strip()
+        if not _names_someone(fact) or not asks_about_the_one_named(words, fact.key or "", value):
             continue
-        page = _page(index, flt, (fact.value or "").strip(), out)
+        page = _page(index, flt, value, out)
         if page is None or page in reached:
             continue
         carried = relevance[fact.id]
