@@ -435,3 +435,27 @@ def test_a_forgotten_turn_leaves_no_vector_behind(settings: Settings, clock: Fro
     cached, used = _vectors_and_texts(settings.home)
     # neither the turn's own vector nor those its neighbours were embedded with it
     assert cached == used and len(used) == 6
+
+
+def test_a_text_said_again_and_again_takes_one_place(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    # the same errand in three sessions is one memory: its best copy is recalled once,
+    # and the places it would take go to other memories
+    errands = [
+        conversation(
+            f"errand-{n}",
+            datetime(2023, 6, n, 9, 0, tzinfo=UTC),
+            [(f"E{n}:1", "user", "how do I politely remind a client about an unpaid invoice?")],
+        )
+        for n in (1, 2, 3)
+    ]
+    with _memory(settings, clock) as mem:
+        mem.import_sessions("chat", [*errands, SHOES])
+        hits = mem.recall(
+            "remind a client about an invoice", agent="chat", k=3, now=NOW, record_access=False
+        ).hits
+    contents = [hit.item.content for hit in hits]
+    assert len(contents) == len(set(contents)) == 3
+    assert contents[0] == "how do I politely remind a client about an unpaid invoice?"
+    assert hits[0].item.provenance.session_id == "errand-3"  # the latest said

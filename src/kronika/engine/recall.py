@@ -455,9 +455,18 @@ class Recaller:
             if note:
                 notes.append(note)
             relevance = with_reranking(relevance, reranked, weight=self._settings.reranker_weight)
-        winners = _best(features, relevance, moment, self._settings.weights, k, reads.usage)
-        missing = [w.item_id for w in winners if w.item_id not in fetched]
-        items = fetched | {item.id: item for item in reads.get_items(missing)}
+        # one text said again and again is one memory: its best copy takes one place, so
+        # the best are read until k texts are found (or every candidate is)
+        items = dict(fetched)
+        read_to = 2 * k
+        while True:
+            best = _best(features, relevance, moment, self._settings.weights, read_to, reads.usage)
+            missing = [w.item_id for w in best if w.item_id not in items]
+            items |= {item.id: item for item in reads.get_items(missing)}
+            winners = _once_each(best, items)[:k]
+            if len(winners) == k or len(best) < read_to:
+                break
+            read_to *= 2
         scored = [
             RecallHit(
                 item=items[w.item_id],
@@ -655,6 +664,22 @@ def _without(
     if found is None or not excluded:
         return found
     return [(item_id, score) for item_id, score in found if item_id not in excluded]
+
+
+def _once_each(winners: list[_Scored], items: Mapping[str, MemoryItem]) -> list[_Scored]:
+    """``winners`` without the later copies of a text an earlier one says word for word
+    (case and spacing aside)."""
+    seen: set[str] = set()
+    kept = []
+    for w in winners:
+        item = items.get(w.item_id)
+        if item is None:
+            continue
+        text = " ".join(item.content.casefold().split())
+        if text not in seen:
+            seen.add(text)
+            kept.append(w)
+    return kept
 
 
 def _rerank_text(item: MemoryItem) -> str:
