@@ -456,9 +456,10 @@ class Recaller:
                 notes.append(note)
             relevance = with_reranking(relevance, reranked, weight=self._settings.reranker_weight)
         # one text said again and again is one memory: its best copy takes one place, so
-        # the best are read until k texts are found (or every candidate is)
+        # the best are read until k texts are found (or every candidate is); with no text
+        # repeated among the best k, they are all that is read
         items = dict(fetched)
-        read_to = 2 * k
+        read_to = k
         while True:
             best = _best(features, relevance, moment, self._settings.weights, read_to, reads.usage)
             missing = [w.item_id for w in best if w.item_id not in items]
