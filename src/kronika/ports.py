@@ -712,6 +712,13 @@ class WriteLock(Protocol):
         or an error inside the block leaves none of it (:mod:`kronika.stores.batch`)."""
         ...
 
+    def for_agent(self, agent: str) -> AbstractContextManager[object]:
+        """Hold the lock for writes to ``agent``'s documents alone: in team mode,
+        workers writing other agents of the tenant do not wait for this one. Inside
+        it, the lock is entered again as usual; asking for another agent there is an
+        error (:class:`~kronika.errors.StoreError`)."""
+        ...
+
     def on_undone(self, report: Callable[[UndoneBatch], None]) -> None:
         """Call ``report`` (under the lock) for every batch of writes put back whole."""
         ...
@@ -753,6 +760,21 @@ class RecordAppend:
     sha256: str
 
 
+@dataclass(frozen=True, slots=True)
+class RecordWritten:
+    """The changes of one :meth:`StoreOfRecord.write`, numbered ``first`` to ``last``
+    (``0``, ``0``: nothing was written), and ``preceding``, the tenant's newest change
+    when the write began. Changes of a tenant are numbered in the order they are
+    committed: every other change of the tenant is numbered ``preceding`` or below
+    (committed before this write) or above ``last`` (after it). A writer holding some
+    agents that pulled up to ``preceding`` has missed nothing; else the changes after
+    what it pulled and before ``first`` are other agents' writes made meanwhile."""
+
+    first: int
+    last: int
+    preceding: int = 0
+
+
 class StoreOfRecord(Protocol):
     """What is true for one tenant: every agent's Markdown documents, each with the
     number of the change that last wrote it (the team's truth; see ``docs/postgres.md``).
@@ -768,14 +790,20 @@ class StoreOfRecord(Protocol):
     @property
     def tenant(self) -> str: ...
 
-    def hold(self) -> None:
-        """Take the tenant's write lock (waits for another worker holding it)."""
+    def hold(self, agents: frozenset[str] | None = None) -> None:
+        """Take the tenant's write lock (waits for another worker holding it): the
+        whole tenant's, or with ``agents`` the lock of those agents alone, so writers
+        of other agents go on meanwhile (a hold of the whole tenant waits for them,
+        and they for it)."""
         ...
 
     def release(self) -> None: ...
 
-    def changes(self, since: int, *, grown: bool = False) -> list[RecordDocument]:
-        """Every document written after change ``since``, oldest change first.
+    def changes(
+        self, since: int, *, grown: bool = False, before: int | None = None
+    ) -> list[RecordDocument]:
+        """Every document written after change ``since`` (and, with ``before``, by a
+        change before that one), oldest change first.
 
         With ``grown``, a document written whole by change ``since`` that only had text
         added at its end since is given as that text alone, with ``appends``
@@ -793,10 +821,10 @@ class StoreOfRecord(Protocol):
         self,
         documents: Sequence[RecordDocument],
         items: Mapping[tuple[str, str], Sequence[MemoryItem]],
-    ) -> int:
+    ) -> RecordWritten:
         """Write ``documents`` (``text`` ``None``: remove) and the items parsed from
-        each (by ``(agent, path)``) all at once, under the lock; returns the last
-        change number. A document with ``appends`` adds its text and items to those
+        each (by ``(agent, path)``) all at once, under the lock; returns the numbers of
+        its changes. A document with ``appends`` adds its text and items to those
         held (:class:`RecordAppend`)."""
         ...
 

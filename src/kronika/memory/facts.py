@@ -87,7 +87,7 @@ class Facts:
         )
         # the Brain's folder and the audit line reach the disk together once the lock
         # is released (group commit); the Brain's bytes and a move's destination first
-        with ctx.commits.deferring(), ctx.lock, ctx.workspace.steady_facts():
+        with ctx.commits.deferring(), ctx.lock.for_agent(name), ctx.workspace.steady_facts():
             item, now = self._stamped(item, at)
             return self.write_fact(name, item.section or "", item, now, source_agent)
 
@@ -135,7 +135,7 @@ class Facts:
                 raise InvalidInput(f"fact {n}: {exc}") from exc
         receipts: list[WriteReceipt] = []
         # one round of fsyncs for the batch; each fact file checked against its parse once
-        with ctx.commits.deferring(), ctx.lock, ctx.workspace.steady_facts():
+        with ctx.commits.deferring(), ctx.lock.for_agent(name), ctx.workspace.steady_facts():
             ctx.healing(lambda: self._presync(name))
             with ctx.deferring(name) as paths:
                 try:  # whole or not at all; one Brain write, one audit write at the end

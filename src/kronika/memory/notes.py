@@ -85,5 +85,5 @@ class Notes:
             confidence=confidence,
             tags=tuple(checks.texts(tags, what="tags")),
         )
-        with ctx.lock:
+        with ctx.lock.for_agent(name):
             return ctx.writer.memory_write(name, "Retain", AppendNote(item), source_agent)

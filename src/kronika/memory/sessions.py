@@ -83,7 +83,7 @@ class Sessions:
         now = at or ctx.clock.now()
         # the turn and its audit line are synced after the lock is released, together
         # with those of other threads saving turns meanwhile (group commit)
-        with ctx.commits.deferring(), ctx.lock:
+        with ctx.commits.deferring(), ctx.lock.for_agent(name):
             try:
                 return self._append_turn(
                     name, session_id, who, text, now, turn_id, owners, source_agent,
@@ -234,7 +234,7 @@ class Sessions:
         count = turns = 0
         # each file is whole on disk before it is renamed into place; the folders and
         # the audit lines are synced once, when the import ends (group commit)
-        with ctx.commits.deferring(), ctx.lock, ctx.deferring(agent) as paths:
+        with ctx.commits.deferring(), ctx.lock.for_agent(agent), ctx.deferring(agent) as paths:
             with ctx.lock.batch():
                 for session in sessions:
                     change = WriteSession(session)

@@ -88,7 +88,7 @@ class TurnBatch:
         if not prepared:
             return []
         header = saved_header(owners)
-        with ctx.commits.deferring(), ctx.lock:
+        with ctx.commits.deferring(), ctx.lock.for_agent(name):
             try:
                 count, last = self._sessions.turns_in(name, session_id)
                 self._sessions.check_audience(session_id, count, last, owners, ctx.reading(reader))

@@ -88,6 +88,10 @@ class WorkspaceLock(Reentrant):
             self._give_back()
             raise
 
+    def for_agent(self, agent: str) -> Self:
+        """The lock itself: every writer of the folder takes turns, whatever the agent."""
+        return self
+
     def on_undone(self, report: Callable[[UndoneBatch], None]) -> None:
         """Call ``report`` for every batch put back (:meth:`BatchJournal.on_undone`)."""
         self.journal.on_undone(report)

@@ -83,6 +83,7 @@ class WorkingCopy(Reentrant):
         self._change = 0
         self._copies: dict[tuple[str, str], _Copy] = {}
         self._manifest_mark: tuple[int, int] | None = None
+        self._scope: frozenset[str] | None = None  # the agents a hold is for (all: None)
         self._load_manifest()
 
     # -- the lock -------------------------------------------------------------------
@@ -91,7 +92,7 @@ class WorkingCopy(Reentrant):
         self._file_lock.__enter__()
         try:
             self._load_manifest()
-            self.record.hold()
+            self.record.hold(self._scope)
             try:
                 self.pull()
             except BaseException:
@@ -109,6 +110,25 @@ class WorkingCopy(Reentrant):
                 self.record.release()
             finally:
                 self._file_lock.__exit__(None, None, None)
+
+    @contextmanager
+    def for_agent(self, agent: str) -> Iterator[None]:
+        """Hold the lock for writes to ``agent``'s documents alone: the record's lock of
+        that agent (writers of other agents of the tenant go on), the pull of the whole
+        tenant, and a push of that agent's files alone. Entered inside a hold of all
+        agents or of ``agent``, it is that hold; inside another agent's, an error."""
+        with self._thread_lock:
+            if self._depth == 0:
+                self._scope = frozenset({agent})
+            elif self._scope is not None and agent not in self._scope:
+                held = ", ".join(sorted(self._scope))
+                raise StoreError(f"a write to agent {agent!r} inside the hold of {held}")
+            try:
+                with self:
+                    yield
+            finally:
+                if self._depth == 0:
+                    self._scope = None
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -138,9 +158,9 @@ class WorkingCopy(Reentrant):
 
     # -- pulling and pushing ----------------------------------------------------------
 
-    def pull(self) -> int:
-        """Bring the folder up to date with the record (call it holding the lock);
-        returns how many files changed here.
+    def pull(self, before: int | None = None) -> int:
+        """Bring the folder up to date with the record (call it holding the lock), or
+        with its changes before change ``before``; returns how many files changed here.
 
         A document that only had text appended since this copy last saw it comes as
         that text (``grown``): it is added to the file when the file is, byte for
@@ -149,7 +169,7 @@ class WorkingCopy(Reentrant):
         since = self._change
         changed = 0
         whole: set[tuple[str, str]] = set()
-        for doc in self.record.changes(since, grown=since > 0):
+        for doc in self.record.changes(since, grown=since > 0, before=before):
             self._change = max(self._change, doc.change)
             try:
                 folder = self._agent_folder(doc.agent)
@@ -162,7 +182,7 @@ class WorkingCopy(Reentrant):
                 continue
             changed += 1
         if whole:  # the files not as the record was before its new text: written whole
-            latest = {(d.agent, d.path): d for d in self.record.changes(since)}
+            latest = {(d.agent, d.path): d for d in self.record.changes(since, before=before)}
             for key in sorted(whole):
                 if key in latest:
                     self._write_pulled(latest[key], self._agent_folder(key[0]))
@@ -263,28 +283,38 @@ class WorkingCopy(Reentrant):
                 items[(agent, path)] = list(self.workspace.parse_source(agent, path).items)
         agents = set(self.workspace.agents())
         for key in sorted(set(self._copies) - set(found) - damaged):
+            if not self._holds(key[0]):
+                continue  # another agent's: pushed by a hold of it
             if _vanished(key, agents, self.workspace.removed):
                 self._restore(*key)  # a Brain or a session gone by itself: damage
                 continue  # (nothing was written to a file that was gone)
             documents.append(RecordDocument(key[0], key[1], None, 0))
-        self.workspace.removed.clear()
+        self.workspace.removed.difference_update(
+            [key for key in self.workspace.removed if self._holds(key[0])]
+        )
         if not documents:
             return 0
         try:
-            last = self.record.write(documents, items)
+            written = self.record.write(documents, items)
         except StaleAppend:  # the record holds another body: each sent whole
             documents = [self._whole(doc, items, states) for doc in documents]
-            last = self.record.write(documents, items)
+            written = self.record.write(documents, items)
         for doc in documents:
             key = (doc.agent, doc.path)
             if doc.text is None:
                 self._copies.pop(key, None)
             else:
                 self._copies[key] = states[key]
-        # under the lock nobody else wrote since the pull: this copy is at ``last``
-        self._change = max(self._change, last)
+        if written.preceding > self._change:  # writers of other agents wrote meanwhile
+            self.pull(before=written.first)
+        # nobody else wrote between the pull and this write: this copy is at its last
+        self._change = max(self._change, written.last)
         self._save_manifest()
         return len(documents)
+
+    def _holds(self, agent: str) -> bool:
+        """Whether the hold is for ``agent``'s documents (a hold of all agents is)."""
+        return self._scope is None or agent in self._scope
 
     def _grown(
         self, agent: str, path: str, file: Path, known: _Copy | None
@@ -388,10 +418,10 @@ class WorkingCopy(Reentrant):
         return list(parse_facts(text, spec=spec, agent=agent, tenant=tenant, mtime=_EPOCH).items)
 
     def _files(self) -> Iterator[tuple[tuple[str, str], Path, tuple[int, int]]]:
-        """Every Markdown file of every agent folder (not in hidden folders), with its
-        modification time and size (``os.scandir``: one ``stat`` per file, as a push
-        looks at every file each time the lock is released)."""
-        for agent in self.workspace.agents():
+        """Every Markdown file of every agent folder the hold is for (not in hidden
+        folders), with its modification time and size (``os.scandir``: one ``stat``
+        per file, as a push looks at every file each time the lock is released)."""
+        for agent in filter(self._holds, self.workspace.agents()):
             folder = self.workspace.agent_dir(agent)
             pending = [(os.fspath(folder), "")]
             while pending:

@@ -14,11 +14,21 @@ document: only the rows of items that were added, changed, moved or removed
 ``record_proposals``, the proposals waiting in ``proposals.md``; and ``record_audit``
 (:mod:`kronika.stores.postgres.record_audit`).
 
-Writers of one tenant take turns: :meth:`PostgresRecord.hold` takes a session-level
-advisory lock on a connection kept until :meth:`PostgresRecord.release`, and every
-write made meanwhile goes through that connection in one transaction. A worker that
-dies while holding it loses its connection, and with it the lock and the uncommitted
-transaction: nothing half-written is ever seen by another worker.
+Writers of one agent take turns; writers of different agents of a tenant do not wait
+for each other. :meth:`PostgresRecord.hold` takes session-level advisory locks on a
+connection kept until :meth:`PostgresRecord.release`: the tenant's lock, exclusive
+(a hold of the whole tenant: a forget, a sync, an edit) or shared with each held
+agent's own lock (a hold of some agents), and every write made meanwhile goes through
+that connection in one transaction. A worker that dies while holding it loses its
+connection, and with it the locks and the uncommitted transaction: nothing
+half-written is ever seen by another worker.
+
+Each write takes the tenant's *stamp*, a transaction-level lock, before it numbers its
+changes, and keeps it until it commits: the changes of a tenant are numbered in the
+order they are committed, so a worker that has seen change ``n`` has seen every change
+of the tenant before it, and a write knows that a change below its own first number
+that it did not pull was made by a writer of another agent meanwhile
+(:class:`~kronika.ports.RecordWritten`).
 """
 
 from __future__ import annotations
@@ -32,7 +42,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from kronika.core.model import MemoryItem, Provenance
 from kronika.core.serialize import item_to_dict
 from kronika.errors import StaleAppend, StoreError
-from kronika.ports import RecordAppend, RecordDocument
+from kronika.ports import RecordAppend, RecordDocument, RecordWritten
 from kronika.stores.markdown import proposals
 from kronika.stores.postgres.connect import one_line
 
@@ -63,7 +73,8 @@ _CHANGES = (
     " ORDER BY p.change))[1] AS base, string_agg(p.text, '' ORDER BY p.change) AS text"
     " FROM record_document_parts p WHERE p.tenant = d.tenant AND p.agent = d.agent"
     " AND p.path = d.path AND p.change > %(since)s AND d.body_change <= %(since)s) n"
-    " ON %(grown)s WHERE d.tenant = %(tenant)s AND d.change > %(since)s ORDER BY d.change"
+    " ON %(grown)s WHERE d.tenant = %(tenant)s AND d.change > %(since)s"
+    " AND (%(before)s::bigint IS NULL OR d.change < %(before)s) ORDER BY d.change"
 )
 """Every document changed after change ``since``; with ``grown``, one whose body was
 written by then (``body_change``) and that had parts added since, as those parts
@@ -81,6 +92,8 @@ _DOCUMENT = (
     " WHERE d.tenant = %(tenant)s AND d.agent = %(agent)s AND d.path = %(path)s"
 )
 _LOCK_CLASS = 0x6B72  # "kr": with the tenant's hash, the key of its write lock
+_STAMP_CLASS = 0x6B73  # "ks": with the tenant's hash, the lock that numbers its changes
+_AGENT_SEED = 0x6B61  # "ka": the hash seed of an agent's lock (one 64-bit key)
 
 
 class _Row(NamedTuple):
@@ -114,26 +127,41 @@ class PostgresRecord:
 
     # -- the write lock -------------------------------------------------------------
 
-    def hold(self) -> None:
+    def hold(self, agents: frozenset[str] | None = None) -> None:
         if self._held is not None:
             raise StoreError("the record's write lock is already held")
-        conn = self._pool.getconn()
+        what = f"cannot take the write lock of tenant {self._tenant!r}"
         try:
-            conn.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", (_LOCK_CLASS, self._tenant))
+            conn = self._pool.getconn()
+        except Exception as err:  # the server is gone: no connection came in time
+            raise StoreError(f"{what}: {one_line(err)}") from err
+        tenant = (_LOCK_CLASS, self._tenant)
+        try:
+            if agents is None:
+                conn.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", tenant)
+            else:  # in one order, so two holds of several agents never wait in a circle
+                conn.execute("SELECT pg_advisory_lock_shared(%s, hashtext(%s))", tenant)
+                for agent in sorted(agents):
+                    conn.execute(
+                        "SELECT pg_advisory_lock(hashtextextended(%s, %s))",
+                        (f"{self._tenant}\x1f{agent}", _AGENT_SEED),
+                    )
             conn.commit()
         except Exception as err:
-            self._pool.putconn(conn)
-            what = f"cannot take the write lock of tenant {self._tenant!r}"
+            self._unlock(conn)
             raise StoreError(f"{what}: {one_line(err)}") from err
         self._held = conn
 
     def release(self) -> None:
         conn, self._held = self._held, None
-        if conn is None:
-            return
+        if conn is not None:
+            self._unlock(conn)
+
+    def _unlock(self, conn: psycopg.Connection[Any]) -> None:
+        """Let go of every lock ``conn`` holds and give it back to the pool."""
         try:
             conn.rollback()
-            conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (_LOCK_CLASS, self._tenant))
+            conn.execute("SELECT pg_advisory_unlock_all()")
             conn.commit()
         except Exception:  # noqa: BLE001 - a dead connection holds no lock any more
             conn.close()
@@ -142,8 +170,11 @@ class PostgresRecord:
 
     # -- documents ------------------------------------------------------------------
 
-    def changes(self, since: int, *, grown: bool = False) -> list[RecordDocument]:
-        rows = self._read(_CHANGES, {"since": since, "grown": grown, "tenant": self._tenant})
+    def changes(
+        self, since: int, *, grown: bool = False, before: int | None = None
+    ) -> list[RecordDocument]:
+        asked = {"since": since, "grown": grown, "tenant": self._tenant, "before": before}
+        rows = self._read(_CHANGES, asked)
         return [
             RecordDocument(a, p, whole, int(m), int(c))
             if base is None
@@ -181,15 +212,24 @@ class PostgresRecord:
         self,
         documents: Sequence[RecordDocument],
         items: Mapping[tuple[str, str], Sequence[MemoryItem]],
-    ) -> int:
+    ) -> RecordWritten:
         if self._held is None:
             raise StoreError("a write to the record needs its write lock")
         if not documents:
-            return 0
+            return RecordWritten(0, 0)
         conn = self._held
-        last = 0
+        changes: list[int] = []
         try:
             with conn.transaction():
+                # numbered in the order of commit: the stamp is held until then
+                conn.execute(
+                    "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_STAMP_CLASS, self._tenant)
+                )
+                # read after the stamp is held, so as to see the writes made before it
+                newest = conn.execute(
+                    "SELECT coalesce(max(change), 0) FROM record_documents WHERE tenant = %s",
+                    (self._tenant,),
+                ).fetchone()
                 for agent in sorted({doc.agent for doc in documents}):
                     conn.execute(
                         "INSERT INTO record_agents (tenant, agent) VALUES (%s, %s)"
@@ -197,13 +237,14 @@ class PostgresRecord:
                         (self._tenant, agent),
                     )
                 for doc in documents:
-                    last = self._write_document(conn, doc, items.get((doc.agent, doc.path), ()))
+                    key = (doc.agent, doc.path)
+                    changes.append(self._write_document(conn, doc, items.get(key, ())))
             conn.commit()
         except StoreError:
             raise
         except Exception as err:
             raise StoreError(f"cannot write to the PostgreSQL record: {one_line(err)}") from err
-        return last
+        return RecordWritten(min(changes), max(changes), int(newest[0]) if newest else 0)
 
     def _write_document(
         self, conn: psycopg.Connection[Any], doc: RecordDocument, items: Sequence[MemoryItem]

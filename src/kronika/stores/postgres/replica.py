@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from kronika.core.model import MemoryItem
 from kronika.errors import StoreError
-from kronika.ports import RecordDocument, StoreOfRecord
+from kronika.ports import RecordDocument, RecordWritten, StoreOfRecord
 from kronika.stores.postgres.connect import connect, gone, one_line, redact_url
 
 if TYPE_CHECKING:
@@ -134,10 +134,10 @@ class MarkingRecord:
     def tenant(self) -> str:
         return self.inner.tenant
 
-    def hold(self) -> None:
+    def hold(self, agents: frozenset[str] | None = None) -> None:
         self._mark.holding()
         try:
-            self.inner.hold()
+            self.inner.hold(agents)
         except BaseException:
             self._mark.released()
             raise
@@ -150,8 +150,10 @@ class MarkingRecord:
                 self._mark_now()  # before the hold ends: no read slips in with the old mark
             self._mark.released()
 
-    def changes(self, since: int, *, grown: bool = False) -> list[RecordDocument]:
-        found = self.inner.changes(since, grown=grown)
+    def changes(
+        self, since: int, *, grown: bool = False, before: int | None = None
+    ) -> list[RecordDocument]:
+        found = self.inner.changes(since, grown=grown, before=before)
         # ``since`` past what this worker saw: another process sharing its folder moved on
         new = bool(found) or since > self._seen
         self._seen = max(self._seen, since, *(doc.change for doc in found))
@@ -168,12 +170,12 @@ class MarkingRecord:
         self,
         documents: Sequence[RecordDocument],
         items: Mapping[tuple[str, str], Sequence[MemoryItem]],
-    ) -> int:
-        last = self.inner.write(documents, items)
-        self._seen = max(self._seen, last)
+    ) -> RecordWritten:
+        written = self.inner.write(documents, items)
+        self._seen = max(self._seen, written.last)
         if documents:
             self._mark.wrote()
-        return last
+        return written
 
     def close(self) -> None:
         self.inner.close()

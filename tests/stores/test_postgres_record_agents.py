@@ -1,0 +1,141 @@
+"""Writers of different agents of one tenant do not wait for each other; writers of one
+agent, and a hold of the whole tenant, still take turns; and a worker that wrote while
+another agent's writer committed pulls that write too, so no change is skipped."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from kronika import build_memory, load_settings
+from kronika.errors import StoreError
+from kronika.memory import Memory
+from kronika.settings import Settings
+
+psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+
+WAIT_S = 60.0  # a write that is not held up finishes well within this
+HELD_S = 1.5  # how long a write held up is watched to stay waiting
+
+
+def _settings(home: Path, url: str) -> Settings:
+    return load_settings(home, environ={}, embedder="hashing", database_url=url)
+
+
+def _in_thread(call: Callable[[], object]) -> tuple[threading.Thread, list[BaseException]]:
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            errors.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, errors
+
+
+def _texts(memory: Memory, agent: str) -> str:
+    """Every Markdown file of ``agent`` in ``memory``'s folder, joined."""
+    folder = memory.workspace.agent_dir(agent)
+    return "\n".join(f.read_text(encoding="utf-8") for f in sorted(folder.rglob("*.md")))
+
+
+def test_a_write_to_another_agent_goes_on_while_one_agent_is_held(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with (
+        build_memory(_settings(tmp_path / "a", postgres_url)) as first,
+        build_memory(_settings(tmp_path / "b", postgres_url)) as second,
+    ):
+        for agent in ("north", "south"):
+            first.create_agent(agent)
+        second.sync("south")
+        with first._ctx.lock.for_agent("north"):
+            other, errors = _in_thread(
+                lambda: second.remember("the ferry leaves at nine", key="ferry", agent="south")
+            )
+            other.join(WAIT_S)
+            assert not other.is_alive() and not errors  # south did not wait for north
+            same, same_errors = _in_thread(
+                lambda: second.remember("the lighthouse is white", key="light", agent="north")
+            )
+            same.join(HELD_S)
+            assert same.is_alive()  # north's writer waits for north's hold
+        same.join(WAIT_S)
+        assert not same.is_alive() and not same_errors
+        first.sync("north")
+        assert "the lighthouse is white" in _texts(first, "north")
+        found = first.recall("lighthouse", agent="north", k=1)
+        assert [hit.item.content for hit in found.hits] == ["light: the lighthouse is white"]
+
+
+def test_a_hold_of_the_whole_tenant_waits_for_no_one_and_is_waited_for(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with (
+        build_memory(_settings(tmp_path / "a", postgres_url)) as first,
+        build_memory(_settings(tmp_path / "b", postgres_url)) as second,
+    ):
+        first.create_agent("south")
+        second.sync("south")
+        with first._ctx.lock:  # a forget, a sync, an edit: every agent at once
+            waiting, errors = _in_thread(
+                lambda: second.remember("the tide is low", key="tide", agent="south")
+            )
+            waiting.join(HELD_S)
+            assert waiting.is_alive()
+        waiting.join(WAIT_S)
+        assert not waiting.is_alive() and not errors
+
+
+def test_a_worker_writing_while_another_agent_was_written_pulls_that_write(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """The other agent's change was committed between this worker's pull and its own
+    write, so it is numbered below this worker's: without pulling it then, the worker
+    would move past it and never see it."""
+    with (
+        build_memory(_settings(tmp_path / "a", postgres_url)) as first,
+        build_memory(_settings(tmp_path / "b", postgres_url)) as second,
+    ):
+        for agent in ("north", "south"):
+            first.create_agent(agent)
+        second.sync("south")
+        with first._ctx.lock.for_agent("north"):  # pulled: south holds nothing yet
+            other, errors = _in_thread(
+                lambda: second.remember("the ferry leaves at nine", key="ferry", agent="south")
+            )
+            other.join(WAIT_S)
+            assert not other.is_alive() and not errors
+            assert "the ferry leaves at nine" not in _texts(first, "south")
+            first.remember("the lighthouse is white", key="light", agent="north")
+        # pulled when the write found south's change before its own
+        assert "the ferry leaves at nine" in _texts(first, "south")
+        first.remember("the harbour is quiet", key="harbour", agent="north")  # pulls again
+        assert "the ferry leaves at nine" in _texts(first, "south")
+        second.remember("the ferry leaves at ten", key="ferry", agent="south")
+        first.sync("south")
+        assert "the ferry leaves at ten" in _texts(first, "south")
+        assert (tmp_path / "a" / "agents" / "south").is_dir()
+        # both copies hold the same documents, byte for byte
+        second.sync("north")
+        assert _texts(first, "north") == _texts(second, "north")
+        assert _texts(first, "south") == _texts(second, "south")
+
+
+def test_a_write_to_another_agent_inside_an_agents_hold_is_refused(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with build_memory(_settings(tmp_path / "a", postgres_url)) as memory:
+        for agent in ("north", "south"):
+            memory.create_agent(agent)
+        with memory._ctx.lock.for_agent("north"):
+            with pytest.raises(StoreError, match="'south' inside the hold of north"):
+                memory.remember("the ferry leaves at nine", key="ferry", agent="south")
+            memory.remember("the lighthouse is white", key="light", agent="north")
+        assert "the lighthouse is white" in _texts(memory, "north")
