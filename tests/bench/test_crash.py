@@ -123,3 +123,44 @@ def test_workers_killed_at_random_leave_the_team_memory_consistent(
     assert results["settings"]["store"] == "postgres"
     assert results["headline"]["trials"] == 2
     assert results["headline"]["acknowledged_writes"] > 0
+
+
+def test_workers_of_agents_of_their_own_killed_at_random_leave_the_team_memory_consistent(
+    postgres_server: object,
+) -> None:
+    """Writers of different agents write at once in team mode (the shared key's
+    writers, and every forget, still take turns): no acknowledged write is lost."""
+    from kronika.bench.crash import run_crash
+    from kronika.stores.postgres.embedded import LocalPostgres
+
+    assert isinstance(postgres_server, LocalPostgres)
+    results = run_crash(
+        2,
+        writers=3,
+        settings=Settings().with_overrides(embedder="hashing"),
+        seed=5,
+        max_run_s=2.0,
+        index=f"postgres={postgres_server.url()}",
+        batches=True,
+        agents=True,
+    )
+    assert results["failures"] == [], results["failures"]
+    assert results["settings"]["agents"] is True
+    assert results["headline"]["acknowledged_writes"] > 0
+
+
+def test_the_checks_look_for_a_writers_items_in_its_own_agent(settings: Settings) -> None:
+    with build_memory(settings, create=True) as memory:
+        memory.remember("start", key=SHARED_KEY)
+        memory.create_agent("w0")
+        memory.remember("w0-1", key="k0", agent="w0")
+        memory.remember("w0-2", key="k0")  # in the default agent: not the writer's
+    events = [
+        Event(0, "begin", "own", "w0-1", agent="w0"),
+        Event(0, "ack", "own", "w0-1", agent="w0"),
+        Event(0, "begin", "own", "w0-2", agent="w0"),
+        Event(0, "ack", "own", "w0-2", agent="w0"),
+    ]
+    result = check_workspace(0, settings, events)
+    assert result.failures["acknowledged"][0] == "k0=w0-2 is missing"
+    assert result.failures["one value"][0] == "k0 holds ['w0-1'], expected one of {'w0-2'}"

@@ -28,6 +28,11 @@ checks that:
   every item carrying its batch's marker; each batch is then on disk entirely or not at
   all (an acknowledged one entirely).
 
+With ``agents``, each writer writes its own key, forgets, notes, turns and batches into
+an agent of its own (``w<n>``, made when the writer starts) and only the shared key into
+the default agent: in team mode writers of different agents then write at once while
+the shared key's writers, and every forget, still take turns.
+
 In team mode each killed worker's working copy is opened again before the checks (a
 restarted worker), so what a kill left in it reaches the record if it ever would.
 
@@ -79,31 +84,34 @@ class Event:
     id: str | None = None
     size: int = 0
     """A batch's item count (its marker is ``value``)."""
+    agent: str | None = None
+    """The agent of the writer's own writes (``None``: the default agent)."""
 
 
 # ------------------------------------------------------------------------- batches
-def _remember_many(memory: Memory, writer: int, marker: str, size: int) -> None:
+def _remember_many(memory: Memory, writer: int, marker: str, size: int, agent: str | None) -> None:
     """``size`` keyed facts, each superseding the last batch's value of its key (so the
     batch moves facts to the history as well as writing the Brain)."""
     memory.remember_many(
-        [{"key": f"b{writer}-{j}", "value": f"{marker} #{j}"} for j in range(size)]
+        [{"key": f"b{writer}-{j}", "value": f"{marker} #{j}"} for j in range(size)], agent=agent
     )
 
 
-def _facts_found(memory: Memory, writer: int, marker: str, size: int) -> int:
+def _facts_found(memory: Memory, writer: int, marker: str, size: int, agent: str | None) -> int:
     """How many of a :func:`_remember_many` batch's facts are stored (current or past)."""
     return sum(
-        f"{marker} #{j}" in {h.value for h in memory.history(f"b{writer}-{j}")} for j in range(size)
+        f"{marker} #{j}" in {h.value for h in memory.history(f"b{writer}-{j}", agent=agent)}
+        for j in range(size)
     )
 
 
-def _import(memory: Memory, writer: int, marker: str, size: int) -> None:
+def _import(memory: Memory, writer: int, marker: str, size: int, agent: str | None) -> None:
     """``size`` sessions of :data:`_TURNS_PER_SESSION` turns in one import."""
     from kronika.testing import conversation
 
     at = datetime.now(UTC)
     memory.import_sessions(
-        memory.settings.default_agent,
+        agent or memory.settings.default_agent,
         [
             conversation(
                 f"imp-{marker}-{j}",
@@ -118,12 +126,12 @@ def _import(memory: Memory, writer: int, marker: str, size: int) -> None:
     )
 
 
-def _turns_found(memory: Memory, writer: int, marker: str, size: int) -> int:
+def _turns_found(memory: Memory, writer: int, marker: str, size: int, agent: str | None) -> int:
     """How many of an :func:`_import` batch's sessions are stored whole; a session
     stored in part counts as none (so the batch is not whole)."""
     whole = 0
     for j in range(size):
-        turns = memory.load_session(f"imp-{marker}-{j}")
+        turns = memory.load_session(f"imp-{marker}-{j}", agent=agent)
         whole += len(turns) == _TURNS_PER_SESSION
         if 0 < len(turns) < _TURNS_PER_SESSION:
             return -1
@@ -136,8 +144,8 @@ class BatchKind:
     ``marker``, ``found`` counts how many of them the memory holds."""
 
     name: str
-    write: Callable[[Memory, int, str, int], None]
-    found: Callable[[Memory, int, str, int], int]
+    write: Callable[[Memory, int, str, int, str | None], None]
+    found: Callable[[Memory, int, str, int, str | None], int]
 
 
 BATCH_KINDS: tuple[BatchKind, ...] = (
@@ -162,12 +170,13 @@ class TrialResult:
 
 # ------------------------------------------------------------------------- writer
 def writer_main(argv: Sequence[str]) -> int:
-    """A writer process: ``<home> <writer number> <seed> <embedder> <batches: 0|1>
-    [<database URL>]``; runs until killed."""
+    """A writer process: ``<home> <writer number> <seed> <embedder> <flags>
+    [<database URL>]`` (flags: ``b`` batches, ``a`` an agent of its own, ``-`` none);
+    runs until killed."""
     from kronika import build_memory, load_settings
 
     home, number, seed, embedder = argv[0], int(argv[1]), int(argv[2]), argv[3]
-    batches = argv[4] == "1"
+    batches, agent = "b" in argv[4], f"w{number}" if "a" in argv[4] else None
     team = {"database_url": argv[5]} if len(argv) > 5 else {}
     rng = random.Random(seed)
     settings = load_settings(Path(home), environ={}, embedder=embedder, **team)
@@ -175,28 +184,31 @@ def writer_main(argv: Sequence[str]) -> int:
     ops = (*_OPS, *(_BATCHES if batches else ()))
     weights = (*_WEIGHTS, *((_BATCH_WEIGHT,) * len(_BATCHES) if batches else ()))
     with build_memory(settings) as memory:
+        if agent is not None:
+            memory.create_agent(agent)
         n = 0
         while True:
             n += 1
             op = rng.choices(ops, weights)[0]
             value = f"w{number}-{n}"
             size = rng.randint(2, 6) if op in _BATCHES else 0
-            _say({"ev": "begin", "op": op, "value": value, "size": size})
+            _say({"ev": "begin", "op": op, "value": value, "size": size, "agent": agent})
             made: str | None = None
             if op in _BATCHES:
-                _BATCHES[op].write(memory, number, value, size)
+                _BATCHES[op].write(memory, number, value, size, agent)
             elif op == "shared":
                 made = _fact_id(memory.remember(value, key=SHARED_KEY))
             elif op == "own":
-                made = _fact_id(memory.remember(value, key=own))
+                made = _fact_id(memory.remember(value, key=own, agent=agent))
             elif op == "forget":
-                if any(f.key == own for f in memory.facts()):
-                    memory.forget(key=own)
+                if any(f.key == own for f in memory.facts(agent=agent)):
+                    memory.forget(key=own, agent=agent)
             elif op == "note":
-                made = _fact_id(memory.note(f"note {value}"))
+                made = _fact_id(memory.note(f"note {value}", agent=agent))
             else:
-                made = memory.save_turn(f"s{number}", "user", f"turn {value}", turn_id=value)
-            _say({"ev": "ack", "op": op, "value": value, "id": made, "size": size})
+                turn = f"turn {value}"
+                made = memory.save_turn(f"s{number}", "user", turn, turn_id=value, agent=agent)
+            _say({"ev": "ack", "op": op, "value": value, "id": made, "size": size, "agent": agent})
     return 0
 
 
@@ -219,10 +231,12 @@ def run_crash(
     progress: Progress | None = None,
     index: str | None = None,
     batches: bool = False,
+    agents: bool = False,
 ) -> dict[str, Any]:
     """Run ``trials`` crash trials of ``writers`` processes each; each writer is killed
     after a random time in ``[0, max_run_s)`` of running. Results as a benchmark dict.
-    ``batches``: the writers also make batch calls (:data:`BATCH_KINDS`).
+    ``batches``: the writers also make batch calls (:data:`BATCH_KINDS`); ``agents``:
+    each writes its own items into an agent of its own (see the module).
 
     ``index`` ``postgres`` or ``postgres=URL`` (:mod:`kronika.bench.postgres`): team mode,
     each trial on a fresh database, each writer with a working copy of its own, and the
@@ -249,6 +263,7 @@ def run_crash(
                             max_run_s,
                             embedder,
                             batches=batches,
+                            agents=agents,
                         )
                     )
             if progress is not None:
@@ -256,6 +271,7 @@ def run_crash(
     summary = _summary(results, writers, seed, max_run_s, embedder, time.perf_counter() - started)
     summary["settings"]["store"] = "postgres" if index else "markdown"
     summary["settings"]["batches"] = batches
+    summary["settings"]["agents"] = agents
     return summary
 
 
@@ -268,6 +284,7 @@ def run_trial(
     embedder: str,
     *,
     batches: bool = False,
+    agents: bool = False,
 ) -> TrialResult:
     """One trial on a fresh workspace at ``settings.home``."""
     from kronika import build_memory
@@ -283,7 +300,8 @@ def run_trial(
     homes = [settings.home.parent / f"writer-{n}" if url else settings.home for n in range(writers)]
     for n, (log, home) in enumerate(zip(logs, homes, strict=True)):
         with log.open("w", encoding="utf-8") as out:
-            args = [str(home), str(n), str(seed * 1000 + n), embedder, "1" if batches else "0"]
+            flags = ("b" if batches else "") + ("a" if agents else "") or "-"
+            args = [str(home), str(n), str(seed * 1000 + n), embedder, flags]
             args += [url] if url else []
             procs.append(
                 subprocess.Popen(
@@ -356,6 +374,7 @@ def _read_events(writer: int, log: Path) -> list[Event]:
                     record["value"],
                     record.get("id"),
                     record.get("size", 0),
+                    record.get("agent"),
                 )
             )
     return events
@@ -391,8 +410,8 @@ def check_workspace(trial: int, settings: Settings, events: list[Event]) -> Tria
     return result
 
 
-def _current(memory: Memory, key: str) -> list[MemoryItem]:
-    return [f for f in memory.facts() if f.key == key]
+def _current(memory: Memory, key: str, agent: str | None = None) -> list[MemoryItem]:
+    return [f for f in memory.facts(agent=agent) if f.key == key]
 
 
 def _check_state(memory: Memory, events: list[Event], result: TrialResult, label: str = "") -> None:
@@ -409,10 +428,10 @@ def _check_state(memory: Memory, events: list[Event], result: TrialResult, label
             continue
         if e.op == "shared" and (e.value not in known or not _indexed(memory, e.id)):
             result.fail("acknowledged", f"{SHARED_KEY}={e.value} is missing{label}")
-        elif e.op == "note" and not _indexed(memory, e.id):
+        elif e.op == "note" and not _indexed(memory, e.id, e.agent):
             result.fail("acknowledged", f"note {e.value} is missing{label}")
         elif e.op == "turn":
-            session = memory.load_session(f"s{e.writer}")
+            session = memory.load_session(f"s{e.writer}", agent=e.agent)
             if e.value not in {tid for turn in session for tid in turn.provenance.turn_ids}:
                 result.fail("acknowledged", f"turn {e.value} is missing{label}")
     for writer in sorted({e.writer for e in events}):
@@ -427,7 +446,7 @@ def _check_batches(memory: Memory, events: list[Event], result: TrialResult, lab
     for e in events:
         if e.ev != "begin" or e.op not in _BATCHES:
             continue
-        found = _BATCHES[e.op].found(memory, e.writer, e.value, e.size)
+        found = _BATCHES[e.op].found(memory, e.writer, e.value, e.size, e.agent)
         if found not in (0, e.size):
             shown = "a session in part" if found < 0 else f"{found} of {e.size} items"
             result.fail("batch whole", f"{e.op} {e.value} holds {shown}{label}")
@@ -435,11 +454,11 @@ def _check_batches(memory: Memory, events: list[Event], result: TrialResult, lab
             result.fail("acknowledged", f"{e.op} {e.value} is missing{label}")
 
 
-def _indexed(memory: Memory, item_id: str | None) -> bool:
+def _indexed(memory: Memory, item_id: str | None, agent: str | None = None) -> bool:
     if item_id is None:
         return False
     try:
-        memory.get(item_id)
+        memory.get(item_id, agent=agent)
     except NotFound:
         return False
     return True
@@ -457,10 +476,11 @@ def _check_own_key(
         allowed = {acked[-1].value if acked[-1].op == "own" else None}
     if own[-1].ev == "begin":  # the kill interrupted this one: either outcome is fine
         allowed.add(own[-1].value if own[-1].op == "own" else None)
-    values = [f.value for f in _current(memory, f"k{writer}")]
+    agent = own[0].agent
+    values = [f.value for f in _current(memory, f"k{writer}", agent)]
     if len(values) > 1 or (values[0] if values else None) not in allowed:
         result.fail("one value", f"k{writer} holds {values}, expected one of {allowed}{label}")
-    kept = {h.value for h in memory.history(f"k{writer}")}
+    kept = {h.value for h in memory.history(f"k{writer}", agent=agent)}
     last_forget = max((i for i, e in enumerate(own) if e.op == "forget"), default=-1)
     for e in acked:
         if e.op == "own" and own.index(e) > last_forget and e.value not in kept:
@@ -497,13 +517,14 @@ def _as_of(memory: Memory, moment: datetime | None) -> list[str]:
 
 def _answers(memory: Memory, events: list[Event]) -> dict[str, Any]:
     """What the index answers: current and past values of every key, and what it holds."""
-    keys = [SHARED_KEY, *sorted({f"k{e.writer}" for e in events})]
-    out: dict[str, Any] = {"count": memory.count()}
-    for key in keys:
+    own = sorted({(f"k{e.writer}", e.agent or "") for e in events})
+    agents = sorted({agent for _, agent in own if agent})
+    out: dict[str, Any] = {"count": [memory.count(agent=a or None) for a in ["", *agents]]}
+    for key, agent in [(SHARED_KEY, ""), *own]:
         hits = memory.recall(
-            key, k=50, keys=[key], include_superseded=True, record_access=False
+            key, k=50, keys=[key], include_superseded=True, record_access=False, agent=agent or None
         ).hits
-        out[key] = sorted(
+        out[f"{agent}/{key}"] = sorted(
             (str(h.item.value), h.item.status.value, str(h.item.valid_from), str(h.item.valid_to))
             for h in hits
         )

@@ -95,6 +95,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 progress=progress,
                 index=_index(args),
                 batches=args.batches,
+                agents=args.agents,
             )
         elif args.suite == "lessons":
             if not 2 <= args.tasks <= 100_000:
@@ -233,9 +234,10 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 index=_index(args),
                 lexical=args.lexical,
             )
-    name = args.suite if args.suite != "crash" else f"crash-{args.writers}"
-    if args.suite == "crash" and args.batches:
-        name = f"crash-batches-{args.writers}"
+    name = args.suite
+    if args.suite == "crash":  # crash-<M>, crash-batches-<M>, crash-batches-agents-<M>
+        kinds = ("batches",) * args.batches + ("agents",) * args.agents
+        name = "-".join(("crash", *kinds, str(args.writers)))
     json_path, md_path = bench.write_report(name, results, args.out)
     failed = 1 if results.get("headline", {}).get("trials_failing") else 0
     if args.json:

@@ -299,6 +299,12 @@ def register(cli: Commands) -> None:
         " checked to be stored whole or not at all",
     )
     p.add_argument(
+        "--agents",
+        action="store_true",
+        help="crash: each writer writes its own items into an agent of its own (only the"
+        " shared key into the default agent), so writers of different agents run at once",
+    )
+    p.add_argument(
         "--max-run",
         type=float,
         default=2.0,
