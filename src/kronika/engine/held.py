@@ -37,18 +37,13 @@ def reader_scope(
     )
 
 
-def own_facts(
-    items: Iterable[MemoryItem],
-    flt: RecallFilter,
-    types: tuple[ItemType, ...] = (ItemType.PROFILE,),
-) -> list[MemoryItem]:
-    """The facts of ``types`` among ``items`` within the recall's agents, tenant and
-    channel that its reader may see: what the index gave, checked once more (fail
-    closed)."""
+def own_facts(items: Iterable[MemoryItem], flt: RecallFilter) -> list[MemoryItem]:
+    """The profile facts among ``items`` within the recall's agents, tenant and channel
+    that its reader may see: what the index gave, checked once more (fail closed)."""
     mine = [
         item
         for item in items
-        if item.type in types
+        if item.type == ItemType.PROFILE
         and (not flt.agents or item.agent in flt.agents)
         and (flt.tenant is None or item.tenant == flt.tenant)
         and (flt.channel is None or item.channel == flt.channel)
