@@ -31,7 +31,9 @@ from kronika.core.keywords import FUNCTION_WORDS
 from kronika.core.owner import TOKEN, USER_FORMS
 from kronika.core.text import fold, folded_words
 
-_OF = frozenset({"of", "de", "del"})
+OF = frozenset({"of", "de", "del"})
+""""Of" / "de" / "del": what follows names whose the words before are ("the name of my
+dog", "el nombre del perro")."""
 _DETERMINERS = frozenset(
     folded_words(
         "the a an my your his her its our their this that these those "
@@ -53,7 +55,7 @@ def borrowed_words(question: str) -> frozenset[str]:
         # "what's", "it's": no possessor; "the user's": the user's own
         if possessive and word not in FUNCTION_WORDS and word not in USER_FORMS:
             found.update(_run(w for w, _ in tokens[n + 1 :]))
-        if word in _OF and not _names_the_user(tokens[n + 1 :]):
+        if word in OF and not _names_the_user(tokens[n + 1 :]):
             found.update(_run(w for w, _ in reversed(tokens[:n])))
     return frozenset(found)
 
@@ -79,4 +81,4 @@ def _names_the_user(after: list[tuple[str, bool]]) -> bool:
     return True
 
 
-__all__ = ["borrowed_words"]
+__all__ = ["OF", "borrowed_words"]

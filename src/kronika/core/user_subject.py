@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from kronika.core.entities import extract_entities
 from kronika.core.keywords import FUNCTION_WORDS
 from kronika.core.owner import TOKEN, sound
+from kronika.core.possession import OF
 from kronika.core.text import fold, folded_words
 
 _PRONOUNS = frozenset(folded_words("ja yo я"))
@@ -48,7 +49,6 @@ _SOMEONE_ELSE = frozenset(
     )
 )
 """Possessives and words asking who: the question is about someone of the user's."""
-_OF = frozenset(folded_words("of de del"))
 
 
 def about_the_user_alone(question: str, names: Sequence[str]) -> bool:
@@ -74,7 +74,7 @@ def about_the_user_alone(question: str, names: Sequence[str]) -> bool:
 def _after_of(folded: list[str], n: int) -> bool:
     """Whether the word at ``n`` comes after "of" / "de" / "del" (past function words)."""
     for before in reversed(folded[:n]):
-        if before in _OF:
+        if before in OF:
             return True
         if before not in FUNCTION_WORDS:
             return False
