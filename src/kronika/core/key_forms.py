@@ -6,7 +6,7 @@ question names a key in the case its sentence wants: "w jakiej **firmie**" (``fi
 "на якому **інструменті**", "як звати **чоловіка** користувача" (``чоловік``). Keyword
 search matches whole words, so such a key is not found. :func:`key_forms` gives the
 words of the keys a question names in another form (every word of the key is a form of
-a word of the question, :func:`kronika.core.subjects.word_matches`, and not every one
+a word of the question, :func:`kronika.core.subjects.names_every`, and not every one
 is written as the key writes it), for keyword search to look for beside the question's
 own words.
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from kronika.core.subjects import word_matches
+from kronika.core.subjects import names_every
 from kronika.core.text import folded_words, key_words
 
 
@@ -28,7 +28,7 @@ def key_forms(question: Sequence[str], keys: Iterable[str]) -> list[str]:
         wanted = list(folded_words(key_words(key)))
         if not wanted or all(k in asked for k in wanted):
             continue
-        if all(any(word_matches(w, k) for w in question) for k in wanted):
+        if names_every(question, wanted):
             found.extend(k for k in wanted if k not in asked and k not in found)
     return found
 

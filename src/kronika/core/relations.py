@@ -20,7 +20,7 @@ nothing more than the fact says).
 
 Key words are matched in their inflected forms (``чоловіка`` is a form of ``чоловік``,
 :func:`kronika.core.subjects.word_matches`); every word of the key must be in the
-question.
+question (:func:`kronika.core.subjects.names_every`).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from kronika.core.keywords import FUNCTION_WORDS
 from kronika.core.owner import USER_FORMS
-from kronika.core.subjects import word_matches
+from kronika.core.subjects import forms_among, names_every
 from kronika.core.text import folded_words, key_words
 
 NAMING = frozenset(
@@ -63,8 +63,8 @@ def asks_about_the_one_named(question: Sequence[str], key: str, value: str = "")
     named: list[str] = []
     for said in (key_words(key), value):
         wanted = list(folded_words(said))
-        found = [w for w in question if any(word_matches(w, k) for k in wanted)]
-        if wanted and all(any(word_matches(w, k) for w in found) for k in wanted):
+        found = forms_among(question, wanted)
+        if names_every(found, wanted):
             named += found
     if not named:
         return None

@@ -29,7 +29,7 @@ not end a sentence.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -121,6 +121,18 @@ def word_matches(text_word: str, subject_word: str) -> bool:
     return _ends(text_word, subject_word) or _ends(subject_word, text_word)
 
 
+def forms_among(asked: Iterable[str], words: Collection[str]) -> list[str]:
+    """The words of ``asked`` that are forms of a word of ``words`` (all folded,
+    :func:`word_matches`), in the order of ``asked``."""
+    return [w for w in asked if any(word_matches(w, k) for k in words)]
+
+
+def names_every(asked: Collection[str], words: Collection[str]) -> bool:
+    """Whether ``words`` has a word and every one is a form of a word of ``asked`` (all
+    folded, :func:`word_matches`): "w jakiej firmie" names every word of ``firma``."""
+    return bool(words) and all(any(word_matches(w, k) for w in asked) for k in words)
+
+
 def _ends(word: str, base: str) -> bool:
     return any(word.startswith(s) and len(word) - len(s) <= MAX_ENDING for s in stems(base))
 
@@ -184,8 +196,10 @@ __all__ = [
     "any_mentions",
     "capitalised",
     "forms",
+    "forms_among",
     "mentions",
     "might_mention",
+    "names_every",
     "sentences",
     "sentences_about",
     "stems",

@@ -10,7 +10,7 @@ from kronika.core.keywords import keyword_query
 from kronika.core.model import ItemType, MemoryItem, RecallFilter
 from kronika.core.owner import NAME_KEYS, owner_names
 from kronika.core.possession import borrowed_words
-from kronika.core.subjects import word_matches
+from kronika.core.subjects import forms_among, word_matches
 from kronika.core.text import folded_words, key_words, searchable_content
 from kronika.engine.held import HeldPerReader, own_facts, reader_scope
 from kronika.engine.relations import page_entity
@@ -102,6 +102,6 @@ def _only_borrowed(item: MemoryItem, asked: set[str], borrowed: frozenset[str]) 
         return False
     key = set(folded_words(key_words(item.key)))
     value = set(folded_words(searchable_content(item)))
-    by_key = {w for w in asked if any(word_matches(w, k) for k in key)}
+    by_key = set(forms_among(asked, key))
     by_value = any(word_matches(w, v) for w in asked for v in value)
     return bool(by_key) and by_key <= borrowed and not by_value
