@@ -1,6 +1,7 @@
 """The user of a memory, read from it for recall: their name in a question is "me"
-(:mod:`kronika.core.owner`), and a key of their own facts matched by a word that is
-someone else's is no match (:mod:`kronika.core.possession`)."""
+(:mod:`kronika.core.owner`), a key of their own facts matched by a word that is
+someone else's is no match (:mod:`kronika.core.possession`), and a question about them
+alone is not answered by someone else's page (:mod:`kronika.core.user_subject`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from kronika.core.owner import NAME_KEYS, owner_names
 from kronika.core.possession import borrowed_words
 from kronika.core.subjects import forms_among, word_matches
 from kronika.core.text import folded_words, key_words, searchable_content
+from kronika.core.user_subject import about_the_user_alone
 from kronika.engine.held import HeldPerReader, own_facts, reader_scope
 from kronika.engine.relations import page_entity
 from kronika.ports import IndexReads
@@ -45,43 +47,55 @@ class UserNames(HeldPerReader):
         super().__init__(index, names_of_the_user)
 
 
-def lent_facts(
-    index: IndexReads, found: Sequence[Sequence[tuple[str, float]] | None], question: str
-) -> set[str]:
-    """The profile facts among the best :data:`BORROWED_READ` of each list of ``found``
-    whose key ``question`` asks about as someone else's: every word of the question
-    that matches the key (function words left out) is one the question gives another
-    owner (:func:`~kronika.core.possession.borrowed_words`), and none matches the
-    value. "What is my dog's name?" is not answered by ``name: Lucas``, whatever its
-    words or its meaning ("my name is Lucas") share with it."""
-    borrowed = borrowed_words(question)
-    if not borrowed:
-        return set()
-    wanted = list(dict.fromkeys(i for hits in found for i, _ in (hits or [])[:BORROWED_READ]))
-    if not wanted:
-        return set()
-    asked = set(folded_words(keyword_query(question)))
-    return {item.id for item in index.get_items(wanted) if _only_borrowed(item, asked, borrowed)}
-
-
-def others_pages(
+def not_asked(
     index: IndexReads,
     found: Sequence[Sequence[tuple[str, float]] | None],
     question: str,
+    asked: str,
     names: Sequence[str],
 ) -> set[str]:
-    """The items of entity pages among the best :data:`BORROWED_READ` of each list of
-    ``found`` whose entity ``question`` does not name (in any inflected form), and who is
-    not the user (``names``). Asked of a question about the user alone
-    (:func:`~kronika.core.user_subject.about_the_user_alone`): "Where do I live now?" is
-    not answered by "Margaret lives in York", whatever word they share."""
+    """The candidates among the best :data:`BORROWED_READ` of each list of ``found``
+    that do not answer ``question``: the profile facts whose key it asks about as
+    someone else's (:func:`lent_facts`, read in ``asked``: the question as the user's
+    own, :func:`~kronika.core.owner.as_the_user`) and, when it is about the user alone
+    (:func:`~kronika.core.user_subject.about_the_user_alone`), the entity pages of
+    someone else (:func:`others_pages`); ``names``: the words the user is named by.
+    Those best candidates are read once for both, and only when either may be found."""
+    borrowed = borrowed_words(asked)
+    alone = about_the_user_alone(question, names)
+    if not borrowed and not alone:
+        return set()
     wanted = list(dict.fromkeys(i for hits in found for i, _ in (hits or [])[:BORROWED_READ]))
     if not wanted:
         return set()
+    items = index.get_items(wanted)
+    unasked = lent_facts(items, asked, borrowed) if borrowed else set()
+    if alone:
+        unasked |= others_pages(items, question, names)
+    return unasked
+
+
+def lent_facts(items: Sequence[MemoryItem], question: str, borrowed: frozenset[str]) -> set[str]:
+    """The profile facts among ``items`` whose key ``question`` asks about as someone
+    else's: every word of the question that matches the key (function words left out)
+    is one of the ``borrowed`` words, those the question gives another owner
+    (:func:`~kronika.core.possession.borrowed_words`), and none matches the value. "What
+    is my dog's name?" is not answered by ``name: Lucas``, whatever its words or its
+    meaning ("my name is Lucas") share with it."""
+    asked = set(folded_words(keyword_query(question)))
+    return {item.id for item in items if _only_borrowed(item, asked, borrowed)}
+
+
+def others_pages(items: Sequence[MemoryItem], question: str, names: Sequence[str]) -> set[str]:
+    """The items of entity pages among ``items`` whose entity ``question`` does not name
+    (in any inflected form), and who is not the user (``names``). Asked of a question
+    about the user alone (:func:`~kronika.core.user_subject.about_the_user_alone`):
+    "Where do I live now?" is not answered by "Margaret lives in York", whatever word
+    they share."""
     asked = list(folded_words(question))
     return {
         item.id
-        for item in index.get_items(wanted)
+        for item in items
         if (entity := page_entity(item.provenance.path)) is not None
         and not _named(entity, asked, names)
     }

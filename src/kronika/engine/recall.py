@@ -69,10 +69,9 @@ from kronika.core.roles import names_the_assistant
 from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.text import folded_words, question_share
 from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
-from kronika.core.user_subject import about_the_user_alone
 from kronika.engine.candidates import CandidateReads
 from kronika.engine.keys import UserKeys
-from kronika.engine.owner import UserNames, lent_facts, others_pages
+from kronika.engine.owner import UserNames, not_asked
 from kronika.engine.relations import through_relations
 from kronika.engine.searches import Searches
 from kronika.engine.then import HistoryReading, read_history
@@ -263,12 +262,11 @@ class Recaller:
         )
         if history is not None:
             lexical, dense = history.merged(lexical, dense)
-        if query.strip():  # a fact of the user's keyed as something of another's: no answer
-            lent = lent_facts(self._index, (lexical, dense), asked.text)
-            # "Where do I live?" is not answered by the page of the user's mother
-            if about_the_user_alone(query, names):
-                lent |= others_pages(self._index, (lexical, dense), query, names)
-            lexical, dense = _without(lexical, lent), _without(dense, lent)
+        # a fact of the user's keyed as something of another's is no answer, and "Where do
+        # I live?" is not answered by the page of the user's mother
+        if query.strip():
+            unasked = not_asked(self._index, (lexical, dense), query, asked.text, names)
+            lexical, dense = _without(lexical, unasked), _without(dense, unasked)
         if not answers((cosine for _, cosine in dense or ()), self._settings.answer_floor):
             return self._unanswered(query, dense, budget_tokens)
         vectors, families = self._candidate_vectors(dense)
