@@ -93,19 +93,19 @@ def others_pages(items: Sequence[MemoryItem], question: str, names: Sequence[str
     "Where do I live now?" is not answered by "Margaret lives in York", whatever word
     they share."""
     asked = list(folded_words(question))
+    mine = {w for name in names for w in folded_words(name)}
     return {
         item.id
         for item in items
         if (entity := page_entity(item.provenance.path)) is not None
-        and not _named(entity, asked, names)
+        and not _named(entity, asked, mine)
     }
 
 
-def _named(entity: str, asked: Sequence[str], names: Sequence[str]) -> bool:
+def _named(entity: str, asked: Sequence[str], mine: set[str]) -> bool:
     """Whether a word of ``entity`` is one of the ``asked`` words (in any form) or of the
-    user's ``names``."""
+    user's names (``mine``: their words, folded)."""
     parts = list(folded_words(entity))
-    mine = {w for name in names for w in folded_words(name)}
     return any(p in mine or any(word_matches(w, p) for w in asked) for p in parts)
 
 
