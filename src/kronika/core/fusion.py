@@ -311,16 +311,20 @@ def with_answer_focus(
     }
 
 
-def named_speakers(query: str, speakers: Iterable[str | None]) -> set[str]:
+def named_speakers(
+    query: str, speakers: Iterable[str | None], *, assistant: bool | None = None
+) -> set[str]:
     """The speakers among ``speakers`` whose name the query contains as whole words.
 
     Comparison is accent- and case-insensitive (``fold`` + ``casefold``), so
     "What did melanie's kids like?" names ``Melanie``. The assistant is also named by
     its role in any of the four languages ("Co polecił asystent?",
-    :func:`kronika.core.roles.names_the_assistant`).
+    :func:`kronika.core.roles.names_the_assistant`; ``assistant``: whether the query
+    does, when that is already known).
     """
     words = f" {' '.join(folded_words(query))} "
-    assistant = names_the_assistant(query)
+    if assistant is None:
+        assistant = names_the_assistant(query)
     found: set[str] = set()
     for name in {s for s in speakers if s}:
         folded = " ".join(folded_words(name))

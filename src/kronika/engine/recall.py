@@ -274,10 +274,23 @@ class Recaller:
         # a query that asks something: when one reaches the top, the ranking is made
         # again without it (rarely more than once; :mod:`kronika.core.phatic`).
         asks = informative(query)
+        # "What did the assistant suggest?" names the assistant by its role
+        assistant_asked = names_the_assistant(query)
         excluded: set[str] = set()
         while True:
             scored, candidates, notes = self._rank(
-                query, flt, k, moment, lexical, dense, excluded, period, history, vectors, families
+                query,
+                flt,
+                k,
+                moment,
+                lexical,
+                dense,
+                excluded,
+                period,
+                history,
+                vectors,
+                families,
+                assistant_asked=assistant_asked,
             )
             idle = {hit.item.id for hit in scored if asks and not informative(hit.item.content)}
             if not idle:
@@ -339,12 +352,16 @@ class Recaller:
         history: HistoryReading | None,
         vectors: Mapping[str, Vector],
         families: Mapping[str, str],
+        *,
+        assistant_asked: bool,
     ) -> tuple[list[RecallHit], int, list[str]]:
         """The ``k`` best of the candidates both searches found (best first), how many
         candidates there were, and notes on the ranking; ``excluded`` ids are no
         candidates, not even as a neighbour of one. ``vectors``: the vector candidates'
         embeddings, to read each against the others (:mod:`kronika.core.hubness`), those
-        of other ``families`` only (sessions, keys) when any are given."""
+        of other ``families`` only (sessions, keys) when any are given.
+        ``assistant_asked``: whether the query names the assistant by its role
+        (:func:`kronika.core.roles.names_the_assistant`)."""
         lexical, dense = _without(lexical, excluded), _without(dense, excluded)
         method, weight = self._settings.fusion, self._settings.lexical_weight
         if method == ADAPTIVE:  # zscore at the query's own weight (core/adaptive.py)
@@ -383,7 +400,7 @@ class Recaller:
         texts: dict[str, str] = {}
         if self._settings.answer_focus > 0 and links:
             texts, asking = self._answered_questions(
-                relevance, links, reads, assistant_asked=names_the_assistant(query)
+                relevance, links, reads, assistant_asked=assistant_asked
             )
             relevance = with_answer_focus(relevance, asking, focus=self._settings.answer_focus)
         reached: dict[str, str] = {}
@@ -403,7 +420,7 @@ class Recaller:
         features = reads.score_features(list(relevance))
         if self._settings.speaker_focus > 0 and query.strip():
             speaker_of = dict(zip(features.ids, features.speaker, strict=True))
-            named = named_speakers(query, speaker_of.values())
+            named = named_speakers(query, speaker_of.values(), assistant=assistant_asked)
             relevance = with_speaker_focus(
                 relevance, speaker_of, named, focus=self._settings.speaker_focus
             )
