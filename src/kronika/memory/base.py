@@ -334,7 +334,7 @@ class MemoryContext:
         last = self.shared.synced_at.get(agent)
         if last is not None and 0 <= (now - last).total_seconds() < self.settings.sync_interval:
             return
-        with self.lock:
+        with self.lock.for_agent(agent):  # in team mode, writers of other agents go on
             self.healing(lambda: self.indexer.sync_agent(agent))
         self.shared.synced_at[agent] = now
 
