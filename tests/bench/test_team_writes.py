@@ -100,3 +100,27 @@ def test_two_workers_take_turns_on_one_agent_beside_the_writers(postgres_server:
     (line,) = table["rows"]
     assert cell(table, line, "stored") == "50" and cell(table, line, "calls each") == "4"
     assert cell(table, line, "second CPU ms") == f"{turns['second_cpu_ms']:.1f}"
+
+
+def test_the_writers_alone_in_rounds_give_each_layout_against_one_writer(
+    postgres_server: object,
+) -> None:
+    from kronika.bench.team_writes import run_team_writes
+    from kronika.stores.postgres.embedded import LocalPostgres
+
+    assert isinstance(postgres_server, LocalPostgres)
+    results = run_team_writes(
+        (), index=f"postgres={postgres_server.url()}", writers=2, writer_s=1.0, rounds=2
+    )
+    assert results["sizes"] == [] and results["in_turn"] == [] and results["floors"] == []
+    rows = results["writers"]
+    assert [(r["round"], r["layout"]) for r in rows] == [
+        (turn, layout)
+        for turn in (0, 1)
+        for layout in ("one agent each", "one agent, own keys", "one writer")
+    ]
+    assert all(r["writes"] > 0 for r in rows)
+    (table,) = results["tables"][-1:]
+    for line, row in zip(table["rows"], rows, strict=True):
+        alone = next(r for r in rows if r["round"] == row["round"] and r["writers"] == 1)
+        assert cell(table, line, "× one writer") == f"{row['per_s'] / alone['per_s']:.2f}"

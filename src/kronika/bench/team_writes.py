@@ -410,12 +410,14 @@ def run_team_writes(
     queries: int = 50,
     batch: int = 1_000,
     floor: bool = True,
+    rounds: int = 1,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Time ``remember()`` in team mode at each size (with the tree at ``before`` too,
     interleaved), ``recall`` of ``queries`` questions and ``remember_many`` of
     ``batch`` facts, the plain psycopg floor beside them (unless ``floor`` is false),
-    then ``writers`` processes side by side (see the module)."""
+    then ``writers`` processes side by side (see the module), in ``rounds`` rounds
+    that interleave the trees; with no ``sizes``, the writers side by side alone."""
     from kronika.bench.postgres import postgres_site
     from kronika.bench.report import table
     from kronika.bench.scale import synthetic_queries
@@ -445,18 +447,19 @@ def run_team_writes(
                     job = {"floor": [url, size, calls, budget_s, questions, batch]}
                     floors.append(collect(spawn(own_src(), job)))
         if writers > 1:
-            for label, src in trees:
-                layouts = [
-                    ("one agent each", [f"agent{n}" for n in range(writers)]),
-                    ("one agent, own keys", ["shared"] * writers),
-                    ("one writer", ["agent0"]),
-                ]
-                for what, agents in layouts:
-                    if progress:
-                        progress(f"{writers} writers, {what} ({label})", 0, 0)
-                    with site.database() as url:
-                        row = measure_writers(url, src, agents, writer_s)
-                    concurrency.append({"tree": label, "layout": what, **row})
+            layouts = [
+                ("one agent each", [f"agent{n}" for n in range(writers)]),
+                ("one agent, own keys", ["shared"] * writers),
+                ("one writer", ["agent0"]),
+            ]
+            for turn in range(rounds):
+                for label, src in trees:
+                    for what, agents in layouts:
+                        if progress:
+                            progress(f"{writers} writers, {what} ({label})", turn, rounds)
+                        with site.database() as url:
+                            row = measure_writers(url, src, agents, writer_s)
+                        concurrency.append({"tree": label, "layout": what, "round": turn, **row})
             for n, size in enumerate(sizes):  # two workers in turn on one agent
                 for label, src in trees:
                     if progress:
@@ -522,6 +525,7 @@ def _results(
             ],
         ),
     ]
+    tables = tables if rows else []  # none with the writers side by side alone
     floor_at = {f["size"]: f for f in floors}
     beside = [(r, floor_at[r["size"]]) for r in rows if r["size"] in floor_at]
     if beside:
@@ -529,15 +533,18 @@ def _results(
     if concurrency:
         tables.append(
             table(
-                "Writers side by side in one tenant (remember() per second, all writers)",
-                ["code", "layout", "writers", "writes", "writes /s"],
+                "Writers side by side in one tenant (remember() per second, all writers;"
+                " against one writer of the same code in the same round)",
+                ["round", "code", "layout", "writers", "writes", "writes /s", "× one writer"],
                 [
                     [
+                        str(c.get("round", 0)),
                         c["tree"],
                         c["layout"],
                         str(c["writers"]),
                         str(c["writes"]),
                         f"{c['per_s']:.1f}",
+                        _against_one(c, concurrency),
                     ]
                     for c in concurrency
                 ],
@@ -562,6 +569,16 @@ def _results(
         },
         "tables": tables,
     }
+
+
+def _against_one(row: dict[str, Any], rows: Sequence[dict[str, Any]]) -> str:
+    """``row``'s writes per second against one writer's of its code and round."""
+    alone = [
+        r["per_s"]
+        for r in rows
+        if r["writers"] == 1 and r["tree"] == row["tree"] and r.get("round") == row.get("round")
+    ]
+    return f"{row['per_s'] / alone[0]:.2f}" if alone and alone[0] else "–"
 
 
 def _in_turn(

@@ -145,8 +145,10 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 raise InvalidInput(
                     f"--before needs a src folder holding kronika; got {args.before!r}"
                 )
+            if args.rounds < 1:
+                raise InvalidInput("--rounds must be at least 1")
             results = run_team_writes(
-                _sizes(args.sizes or "1000,10000"),
+                () if args.writers_only else _sizes(args.sizes or "1000,10000"),
                 index=args.index or "postgres",
                 calls=args.calls,
                 budget_s=args.budget,
@@ -155,6 +157,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 writer_s=args.writer_seconds,
                 queries=args.queries or 50,
                 batch=args.batch,
+                rounds=args.rounds,
                 progress=progress,
             )
         elif args.suite == "session-turns":

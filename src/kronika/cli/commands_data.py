@@ -277,6 +277,18 @@ def register(cli: Commands) -> None:
         help="team-writes: how long the writers side by side write (s)",
     )
     p.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="team-writes: rounds of the writers side by side, each tree in turn",
+    )
+    p.add_argument(
+        "--writers-only",
+        action="store_true",
+        help="team-writes: measure the writers side by side alone (no sizes, floors or"
+        " workers in turn)",
+    )
+    p.add_argument(
         "--before",
         help="team-writes, session-turns, writes (its remember_many): a src folder of another"
         " kronika, measured in the same run",
