@@ -248,7 +248,7 @@ class PostgresState:
                 conn.execute(
                     "UPDATE idx_items AS i SET vec = (SELECT e.vec FROM idx_embeddings AS e"
                     " WHERE e.text_hash = i.text_hash AND e.model = %s"
-                    " AND vector_dims(e.vec) = %s)",
+                    " AND e.dims = %s)",
                     (self.model, self.dim),
                 )
             conn.execute(

@@ -266,7 +266,7 @@ class PostgresSources:
         cached = dict(
             conn.execute(
                 "SELECT text_hash, vec::text FROM idx_embeddings WHERE model = %s"
-                " AND text_hash = ANY(%s) AND vector_dims(vec) = %s",
+                " AND text_hash = ANY(%s) AND dims = %s",
                 (self.state.model, hashes, self.state.dim),
             ).fetchall()
         )
@@ -385,7 +385,7 @@ class PostgresSources:
         with self.state.reading() as conn:
             found = conn.execute(
                 "SELECT text_hash FROM idx_embeddings WHERE model = %s AND text_hash = ANY(%s)"
-                " AND vector_dims(vec) = %s",
+                " AND dims = %s",
                 (self.state.model, wanted, self.state.dim),
             ).fetchall()
         return set(wanted) - {h for (h,) in found}
