@@ -4,33 +4,77 @@ Keyword search reads a fact's key as a field, so "what is my favourite colour?" 
 ``favourite_colour: lilac`` by its key. Polish and Ukrainian decline nouns, and a
 question names a key in the case its sentence wants: "w jakiej **firmie**" (``firma``),
 "на якому **інструменті**", "як звати **чоловіка** користувача" (``чоловік``). Keyword
-search matches whole words, so such a key is not found. :func:`key_forms` gives the
+search matches whole words, so such a key is not found. :class:`KeyWords` gives the
 words of the keys a question names in another form (every word of the key is a form of
-a word of the question, :func:`kronika.core.subjects.names_every`, and not every one
-is written as the key writes it), for keyword search to look for beside the question's
-own words.
+a word of the question, and not every one is written as the key writes it), for
+keyword search to look for beside the question's own words.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from kronika.core.subjects import names_every
+from kronika.core.subjects import stems, word_matches
 from kronika.core.text import folded_words, key_words
+
+PREFIX = 2
+"""Letters of a word, or of one of its stems, by which :class:`KeyWords` files it."""
+
+
+class KeyWords:
+    """The words of many keys, filed so that a question finds the keys it names in
+    another form without comparing each of its words with each key's.
+
+    Two words are forms of one word (:func:`~kronika.core.subjects.word_matches`) only
+    when they are equal or one starts with a stem of the other, and every stem is at
+    least :data:`~kronika.core.subjects.MIN_STEM` letters long; so a key word filed by
+    its first letters and its stems' is found among the words filed by a question
+    word's first letters and its stems'. Only those are compared: a memory with
+    thousands of keys costs a question a handful of comparisons."""
+
+    __slots__ = ("_filed", "_keys", "_of_word")
+
+    def __init__(self, keys: Iterable[str]) -> None:
+        found = (tuple(dict.fromkeys(folded_words(key_words(key)))) for key in keys)
+        self._keys = tuple(dict.fromkeys(words for words in found if words))
+        self._of_word: dict[str, list[int]] = {}
+        self._filed: dict[str, set[str]] = {}
+        for n, words in enumerate(self._keys):
+            for word in words:
+                self._of_word.setdefault(word, []).append(n)
+                for prefix in _prefixes(word):
+                    self._filed.setdefault(prefix, set()).add(word)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def forms(self, question: Sequence[str]) -> list[str]:
+        """The words of the keys that ``question`` (its folded words, without function
+        words) names in another form: every word of the key is a form of a word of the
+        question, and not every one is written as the key writes it. In the order of
+        the keys, each once."""
+        asked = set(question)
+        named: set[str] = set()
+        for word in asked:
+            for prefix in _prefixes(word):
+                filed = self._filed.get(prefix, ())
+                named.update(k for k in filed if k not in named and word_matches(word, k))
+        found: dict[str, None] = {}
+        for n in sorted({n for word in named for n in self._of_word[word]}):
+            words = self._keys[n]
+            if all(k in named for k in words) and not all(k in asked for k in words):
+                found.update((k, None) for k in words if k not in asked)
+        return list(found)
+
+
+def _prefixes(word: str) -> set[str]:
+    return {word[:PREFIX], *(stem[:PREFIX] for stem in stems(word))}
 
 
 def key_forms(question: Sequence[str], keys: Iterable[str]) -> list[str]:
-    """The words of ``keys`` that ``question`` (its folded words, without function words)
-    names in another form, in the order of ``keys``, each once."""
-    asked = set(question)
-    found: list[str] = []
-    for key in keys:
-        wanted = list(folded_words(key_words(key)))
-        if not wanted or all(k in asked for k in wanted):
-            continue
-        if names_every(question, wanted):
-            found.extend(k for k in wanted if k not in asked and k not in found)
-    return found
+    """The words of ``keys`` that ``question`` names in another form
+    (:meth:`KeyWords.forms`)."""
+    return KeyWords(keys).forms(question)
 
 
-__all__ = ["key_forms"]
+__all__ = ["KeyWords", "key_forms"]

@@ -9,6 +9,7 @@ kept per reader and read again only when the index's items may have changed.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Iterable
+from typing import Generic, TypeVar
 
 from kronika.core.model import ItemType, MemoryItem, Reader, RecallFilter
 from kronika.core.visibility import only_visible
@@ -20,6 +21,7 @@ at once."""
 
 ReaderKey = tuple[tuple[str, ...], str | None, str | None, Reader | None]
 """Whose reading is kept: a recall's agents, tenant, channel and reader."""
+T = TypeVar("T")
 
 
 def reader_scope(
@@ -51,7 +53,7 @@ def own_facts(items: Iterable[MemoryItem], flt: RecallFilter) -> list[MemoryItem
     return only_visible(mine, flt.reader)
 
 
-class HeldPerReader:
+class HeldPerReader(Generic[T]):
     """What ``read`` gives for a recall's reader, kept between recalls, per reader, and
     read again only when the index's items may have changed.
 
@@ -62,16 +64,14 @@ class HeldPerReader:
     index without a mark (PostgreSQL, where asking for one costs the round trip the
     reading costs) is read at each call."""
 
-    def __init__(
-        self, index: IndexReads, read: Callable[[IndexReads, RecallFilter], tuple[str, ...]]
-    ) -> None:
+    def __init__(self, index: IndexReads, read: Callable[[IndexReads, RecallFilter], T]) -> None:
         self._index = index
         self._read = read
         # an isinstance of a runtime Protocol is slow: asked once, not at every recall
         self._mark = index.items_mark if isinstance(index, ItemsMark) else None
-        self._held: tuple[Hashable, dict[ReaderKey, tuple[str, ...]]] = (object(), {})
+        self._held: tuple[Hashable, dict[ReaderKey, T]] = (object(), {})
 
-    def of(self, flt: RecallFilter) -> tuple[str, ...]:
+    def of(self, flt: RecallFilter) -> T:
         """What ``read`` gives for the reader of the recall ``flt``."""
         if self._mark is None:
             return self._read(self._index, flt)

@@ -10,6 +10,7 @@ between recalls while the index's items stay as they were
 
 from __future__ import annotations
 
+from kronika.core.key_forms import KeyWords
 from kronika.core.model import FACT_TYPES, RecallFilter
 from kronika.engine.held import HeldPerReader, reader_scope
 from kronika.ports import IndexReads
@@ -18,14 +19,15 @@ KEYS_READ = 1000
 """The newest current keyed facts whose keys are read."""
 
 
-def keys_of_the_user(index: IndexReads, flt: RecallFilter) -> tuple[str, ...]:
+def keys_of_the_user(index: IndexReads, flt: RecallFilter) -> KeyWords:
     """The keys of the current keyed facts the reader of ``flt`` may see (the recall's
-    agents, tenant, channel and reader; not its types, keys or times), each once. The
-    index reads the keys alone, under the filter every read of the recall passes."""
-    return tuple(index.list_keys(reader_scope(flt, types=FACT_TYPES), limit=KEYS_READ))
+    agents, tenant, channel and reader; not its types, keys or times), filed for
+    questions to find (:class:`~kronika.core.key_forms.KeyWords`). The index reads the
+    keys alone, under the filter every read of the recall passes."""
+    return KeyWords(index.list_keys(reader_scope(flt, types=FACT_TYPES), limit=KEYS_READ))
 
 
-class UserKeys(HeldPerReader):
+class UserKeys(HeldPerReader[KeyWords]):
     """:func:`keys_of_the_user` kept between recalls (:class:`HeldPerReader`)."""
 
     def __init__(self, index: IndexReads) -> None:

@@ -39,7 +39,7 @@ def names_of_the_user(index: IndexReads, flt: RecallFilter) -> tuple[str, ...]:
     return owner_names(own_facts(keyed, flt))
 
 
-class UserNames(HeldPerReader):
+class UserNames(HeldPerReader[tuple[str, ...]]):
     """The user's names (:func:`names_of_the_user`) kept between recalls, per reader, and
     read again only when the index's items may have changed (:class:`HeldPerReader`)."""
 

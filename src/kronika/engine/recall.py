@@ -58,7 +58,6 @@ from kronika.core.fusion import (
     with_time_focus,
 )
 from kronika.core.hubness import without_hubs
-from kronika.core.key_forms import key_forms
 from kronika.core.keywords import has_content_words, keyword_phrase
 from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult, ScoreParts
 from kronika.core.owner import Asked, as_the_user, may_name_someone
@@ -230,7 +229,7 @@ class Recaller:
                 else (asked.keywords, True)
             )
         if words is not None:  # "w jakiej firmie": look for the key ``firma`` too
-            named = key_forms(list(folded_words(words)), self._keys.of(flt))
+            named = self._keys.of(flt).forms(list(folded_words(words)))
             if named:
                 log.debug("query names keys in another form: also searching %s", named)
                 words, side_by_side = f"{words} {' '.join(named)}", False
