@@ -10,6 +10,8 @@ between recalls while the index's items stay as they were
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from kronika.core.key_forms import KeyWords
 from kronika.core.model import FACT_TYPES, RecallFilter
 from kronika.engine.held import HeldPerReader, reader_scope
@@ -24,7 +26,14 @@ def keys_of_the_user(index: IndexReads, flt: RecallFilter) -> KeyWords:
     agents, tenant, channel and reader; not its types, keys or times), filed for
     questions to find (:class:`~kronika.core.key_forms.KeyWords`). The index reads the
     keys alone, under the filter every read of the recall passes."""
-    return KeyWords(index.list_keys(reader_scope(flt, types=FACT_TYPES), limit=KEYS_READ))
+    return _filed(tuple(index.list_keys(reader_scope(flt, types=FACT_TYPES), limit=KEYS_READ)))
+
+
+@lru_cache(maxsize=16)
+def _filed(keys: tuple[str, ...]) -> KeyWords:
+    """``keys`` filed, once for the same keys: an index read at every recall (one with
+    no mark of its items) gives the same keys until a fact with a new key is written."""
+    return KeyWords(keys)
 
 
 class UserKeys(HeldPerReader[KeyWords]):
