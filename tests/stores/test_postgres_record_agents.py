@@ -5,7 +5,8 @@ another agent's writer committed pulls that write too, so no change is skipped."
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -45,16 +46,24 @@ def _texts(memory: Memory, agent: str) -> str:
     return "\n".join(f.read_text(encoding="utf-8") for f in sorted(folder.rglob("*.md")))
 
 
-def test_a_write_to_another_agent_goes_on_while_one_agent_is_held(
-    postgres_url: str, tmp_path: Path
-) -> None:
+@contextmanager
+def _two_workers(url: str, tmp_path: Path) -> Iterator[tuple[Memory, Memory]]:
+    """Two workers of one tenant, each with a copy of its own, and agents north and
+    south, which both copies hold."""
     with (
-        build_memory(_settings(tmp_path / "a", postgres_url)) as first,
-        build_memory(_settings(tmp_path / "b", postgres_url)) as second,
+        build_memory(_settings(tmp_path / "a", url)) as first,
+        build_memory(_settings(tmp_path / "b", url)) as second,
     ):
         for agent in ("north", "south"):
             first.create_agent(agent)
         second.sync("south")
+        yield first, second
+
+
+def test_a_write_to_another_agent_goes_on_while_one_agent_is_held(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with _two_workers(postgres_url, tmp_path) as (first, second):
         with first._ctx.lock.for_agent("north"):
             other, errors = _in_thread(
                 lambda: second.remember("the ferry leaves at nine", key="ferry", agent="south")
@@ -99,13 +108,7 @@ def test_a_worker_writing_while_another_agent_was_written_pulls_that_write(
     """The other agent's change was committed between this worker's pull and its own
     write, so it is numbered below this worker's: without pulling it then, the worker
     would move past it and never see it."""
-    with (
-        build_memory(_settings(tmp_path / "a", postgres_url)) as first,
-        build_memory(_settings(tmp_path / "b", postgres_url)) as second,
-    ):
-        for agent in ("north", "south"):
-            first.create_agent(agent)
-        second.sync("south")
+    with _two_workers(postgres_url, tmp_path) as (first, second):
         with first._ctx.lock.for_agent("north"):  # pulled: south holds nothing yet
             other, errors = _in_thread(
                 lambda: second.remember("the ferry leaves at nine", key="ferry", agent="south")
