@@ -126,7 +126,7 @@ class PostgresState:
             if mark is None:
                 raise ValueError("a read replica needs the worker's ReplayMark")
             self.replica = Replica(scoped_url(unscoped_url(read_url), self.schema, shared), mark)
-        self.conn = _connected(self.url)
+        self.conn = connect(self.url, autocommit=True)
         try:
             self._adopt_model()
             if self.threshold > 0:  # an index that never walks the graph leaves it be
@@ -146,7 +146,7 @@ class PostgresState:
             if gone(self.conn):
                 with contextlib.suppress(Exception):
                     self.conn.close()
-                self.conn = _connected(self.url)  # StoreError while it is down
+                self.conn = connect(self.url, autocommit=True)  # StoreError while it is down
                 self.graph_settings = None
             try:
                 yield self.conn
@@ -293,13 +293,3 @@ class PostgresState:
         with self.reading() as conn:
             cur = conn.execute(sql)
             return list(cur.fetchall()) if cur.description is not None else []
-
-
-def _connected(url: str) -> Any:
-    """A connection of the index (autocommit) whose commits do not wait for their WAL
-    to reach the disk: the index is derived from the store of record, and the record's
-    own commit, which every write makes after its index work, waits for the WAL up to
-    it, the index's commits before it included (see docs/postgres-index.md)."""
-    conn = connect(url, autocommit=True)
-    conn.execute("SET synchronous_commit = off")
-    return conn
