@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from backends import Backend
-from kronika.core.key_forms import key_forms
+from kronika.core.key_forms import KeyWords
 from kronika.core.keywords import keyword_query
 from kronika.core.text import folded_words
 
@@ -62,4 +62,4 @@ def test_another_agents_keys_are_not_read(backend: Backend) -> None:
 def test_the_key_words_a_question_names_in_another_form(
     question: str, keys: list[str], found: list[str]
 ) -> None:
-    assert key_forms(list(folded_words(keyword_query(question))), keys) == found
+    assert KeyWords(keys).forms(list(folded_words(keyword_query(question)))) == found

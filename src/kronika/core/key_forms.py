@@ -71,10 +71,4 @@ def _prefixes(word: str) -> set[str]:
     return {word[:PREFIX], *(stem[:PREFIX] for stem in stems(word))}
 
 
-def key_forms(question: Sequence[str], keys: Iterable[str]) -> list[str]:
-    """The words of ``keys`` that ``question`` names in another form
-    (:meth:`KeyWords.forms`)."""
-    return KeyWords(keys).forms(question)
-
-
-__all__ = ["KeyWords", "key_forms"]
+__all__ = ["KeyWords"]
