@@ -8,7 +8,14 @@ from datetime import UTC, datetime
 import pytest
 
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Tier
-from kronika.core.owner import as_the_user, is_name_key, is_the_users_name, latin, owner_names
+from kronika.core.owner import (
+    as_the_user,
+    asks_a_name,
+    is_name_key,
+    is_the_users_name,
+    latin,
+    owner_names,
+)
 from kronika.core.possession import borrowed_words
 
 AT = datetime(2026, 11, 22, tzinfo=UTC)
@@ -158,3 +165,22 @@ def test_latin_letters_for_cyrillic() -> None:
 )
 def test_words_that_are_someone_elses(question: str, borrowed: set[str]) -> None:
     assert borrowed_words(question) == borrowed
+
+
+@pytest.mark.parametrize(
+    ("question", "asks"),
+    [
+        ("What is David's full name?", True),
+        ("¿Cuál es el apellido de Lucía?", True),
+        ("Jak ma na imię mąż Kasi?", True),
+        ("Як звати брата Тараса?", True),
+        ("Яке ім'я в мого кота?", True),
+        ("Where does David live now?", False),
+        ("Gdzie teraz mieszka Taras?", False),
+        ("¿Dónde trabaja Lucía?", False),
+    ],
+)
+def test_a_question_asking_for_a_name_is_told_from_one_asking_something_else(
+    question: str, asks: bool
+) -> None:
+    assert asks_a_name(question) is asks

@@ -163,6 +163,30 @@ def is_name_key(key: str) -> bool:
     return key.strip().casefold() in NAME_KEYS
 
 
+_NAMING = frozenset(
+    folded_words(
+        "name surname nickname called "
+        "imię nazwisko pseudonim nazywa nazywam nazywasz nazywają "
+        "nombre apellido apodo llama llamo llamas llaman "
+        "прізвище прізвисько звати звуть називають"
+    )
+)
+"""The words for a name and for being called, in English, Polish, Spanish and
+Ukrainian (folded): a question with one of them, in any form, asks for a name."""
+_NAME_UK = re.compile(r"(?<!\w)(?:ім['’ʼ]я|імен\w*)(?!\w)", re.IGNORECASE)
+"""The Ukrainian "name" (``ім'я``, ``імені``), which word splitting cuts at its
+apostrophe."""
+
+
+def asks_a_name(question: str) -> bool:
+    """Whether ``question`` asks for someone's name: a word of it is a form of a word
+    for a name or for being called (:data:`_NAMING`: "What is David's surname?", "Jak
+    się nazywa?", "Як звати?")."""
+    if _NAME_UK.search(question):
+        return True
+    return any(word_matches(w, n) for w in folded_words(question) for n in _NAMING)
+
+
 def owner_names(facts: Iterable[MemoryItem]) -> tuple[str, ...]:
     """The words the user is named by: each word of the value of every profile fact keyed
     as a name (:func:`is_name_key`), as written, capitalised words only when the value

@@ -9,9 +9,16 @@ from collections.abc import Sequence
 
 from kronika.core.keywords import keyword_query
 from kronika.core.model import ItemType, MemoryItem, RecallFilter
-from kronika.core.owner import NAME_KEYS, owner_names
+from kronika.core.owner import (
+    NAME_KEYS,
+    TOKEN,
+    asks_a_name,
+    is_name_key,
+    is_the_users_name,
+    owner_names,
+)
 from kronika.core.possession import borrowed_words
-from kronika.core.subjects import forms_among, word_matches
+from kronika.core.subjects import forms_among, subject, word_matches
 from kronika.core.text import folded_words, key_words, searchable_content
 from kronika.core.user_subject import about_the_user_alone
 from kronika.engine.held import HeldPerReader, own_facts, reader_scope
@@ -57,13 +64,17 @@ def not_asked(
     """The candidates among the best :data:`BORROWED_READ` of each list of ``found``
     that do not answer ``question``: the profile facts whose key it asks about as
     someone else's (:func:`lent_facts`, read in ``asked``: the question as the user's
-    own, :func:`~kronika.core.owner.as_the_user`) and, when it is about the user alone
+    own, :func:`~kronika.core.owner.as_the_user`); when it is about the user alone
     (:func:`~kronika.core.user_subject.about_the_user_alone`), the entity pages of
-    someone else (:func:`others_pages`); ``names``: the words the user is named by.
-    Those best candidates are read once for both, and only when either may be found."""
+    someone else (:func:`others_pages`); and when it named the user by a name and asks
+    for no name, the facts holding that name (:func:`own_names`). ``asked``: the
+    question as searched by keyword (its words naming the user left out); ``names``:
+    the words the user is named by. Those best candidates are read once for all three,
+    and only when any may be found."""
     borrowed = borrowed_words(asked)
     alone = about_the_user_alone(question, names)
-    if not borrowed and not alone:
+    named = asked != question and not asks_a_name(question)  # a name left out of it
+    if not borrowed and not alone and not named:
         return set()
     wanted = list(dict.fromkeys(i for hits in found for i, _ in (hits or [])[:BORROWED_READ]))
     if not wanted:
@@ -72,6 +83,26 @@ def not_asked(
     unasked = lent_facts(items, asked, borrowed) if borrowed else set()
     if alone:
         unasked |= others_pages(items, question, names)
+    if named:
+        unasked |= own_names(items, question)
+    return unasked
+
+
+def own_names(items: Sequence[MemoryItem], question: str) -> set[str]:
+    """The profile facts among ``items`` holding a name of the user
+    (:func:`~kronika.core.owner.is_name_key`) that ``question`` calls them by. Asked of a
+    question that named the user and asks no name: "Where does Taras live now?" knows
+    that the user is Taras, and ``ім'я: Тарас`` answers nothing of it, however close
+    "my ім'я is Тарас" comes to "Where do I live now?" in meaning. A name the question
+    does not use (a nickname) is left: "How do they call Valeria?" may ask for it."""
+    words = [m.group(1) for m in TOKEN.finditer(question)]
+    unasked: set[str] = set()
+    for item in items:
+        if item.type is not ItemType.PROFILE or item.key is None or not is_name_key(item.key):
+            continue
+        value = subject(item.value if item.value is not None else item.content).words
+        if any(is_the_users_name(word, value) for word in words):
+            unasked.add(item.id)
     return unasked
 
 
