@@ -167,7 +167,10 @@ def _with_index(
     embedding = settings.embedding
     copies = PreparedCopies.from_setting(embedding.model_cache)
     chosen = embedder or build_embedder(
-        embedding.embedder, threads=embedding.embedder_threads, copies=copies
+        embedding.embedder,
+        threads=embedding.embedder_threads,
+        copies=copies,
+        without_mood=embedding.embed_without_mood,
     )
     index_path = Path(settings.home) / INDEX_FILE
     recreated = False

@@ -324,7 +324,7 @@ def test_minilm_embedder_setting_recalls_by_meaning(home: Path, clock: FrozenClo
     settings = load_settings(home, environ={"KRONIKA_EMBEDDER": "minilm"})
     with build_memory(settings, create=True, clock=clock) as mem:
         mem.import_sessions("conv", [FIRST_SESSION])
-        assert mem.stats()["embedding_model"].endswith("/all-MiniLM-L6-v2/384")
+        assert mem.stats()["embedding_model"].endswith("/all-MiniLM-L6-v2/384/without-mood")
         # no word in common with the turn: only the embedding can find it
         hits = mem.recall("therapist", agent="conv", k=1, mode="vector").hits
         assert hits[0].item.provenance.turn_ids == ("D1:3",)

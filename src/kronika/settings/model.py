@@ -162,6 +162,7 @@ class Settings:
     embedder_threads = _Flat(lambda s: s.embedding.embedder_threads)
     embed_batch = _Flat(lambda s: s.embedding.embed_batch)
     embed_context_words = _Flat(lambda s: s.embedding.embed_context_words)
+    embed_without_mood = _Flat(lambda s: s.embedding.embed_without_mood)
     token_encoding = _Flat(lambda s: s.embedding.token_encoding)
     model_cache = _Flat(lambda s: s.embedding.model_cache)
     recall_k = _Flat(lambda s: s.recall.recall_k)

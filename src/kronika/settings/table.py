@@ -87,6 +87,13 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "embedded with it (never the assistant's; 0: each turn alone). A change "
         "re-embeds the workspace.",
     ),
+    SettingSpec(
+        "embed_without_mood",
+        "Take the direction that tells a question from a statement out of every vector "
+        "of a sentence encoder (use-multilingual, minilm, e5-small), so questions the "
+        "user asked do not come close to every question recall is asked. A change re-embeds the "
+        "workspace.",
+    ),
     SettingSpec("token_encoding", "Tokenizer used for every token budget."),
     SettingSpec(
         "model_cache",
