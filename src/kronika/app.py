@@ -321,13 +321,15 @@ def _team_parts(
             message_importance=settings.importance_message,
         )
         workspace.initialize()
-        record: StoreOfRecord = PostgresRecord(pool, settings.tenant, owns_pool=True)
+        rows = PostgresRecord(pool, settings.tenant, owns_pool=True)
+        record: StoreOfRecord = rows
         if mark is not None:
             from kronika.stores.postgres.replica import MarkingRecord
 
             record = MarkingRecord(record, pool, mark)
         copy = WorkingCopy(settings.home, workspace, record)
-        audit = PostgresAuditLog(pool, settings.tenant)
+        # an entry audited under the write lock commits with the write it records
+        audit = PostgresAuditLog(pool, settings.tenant, record=rows)
         copy.on_undone(auditing_undone(audit, SystemClock()))
         with copy:  # brings the copy up to date; what it creates goes into the record
             if not workspace.has_agent(settings.default_agent):

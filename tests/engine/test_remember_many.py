@@ -75,6 +75,8 @@ def test_bad_input_names_the_fact_and_writes_nothing(memory: Memory) -> None:
         memory.remember_many(["fine", {"key": "k"}])
     with pytest.raises(InvalidInput, match="fact 1: unknown field"):
         memory.remember_many([{"content": "x", "colour": "red"}])
+    with pytest.raises(InvalidInput, match="fact 2: a fact is a string or a mapping"):
+        memory.remember_many(["fine", ("Porto", "trip")])  # type: ignore[list-item]
     assert memory.facts() == []
     assert memory.audit() == []
 

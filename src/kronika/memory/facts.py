@@ -124,6 +124,11 @@ class Facts:
         name = ctx.agent(agent)
         prepared: list[tuple[MemoryItem, datetime | None]] = []
         for n, fact in enumerate(facts, 1):
+            if not isinstance(fact, str | Mapping):
+                raise InvalidInput(
+                    f"fact {n}: a fact is a string or a mapping of its fields (content, key,"
+                    f" …), not a {type(fact).__name__}"
+                )
             fields: dict[str, Any] = {"content": fact} if isinstance(fact, str) else dict(fact)
             unknown = sorted(set(fields) - _FACT_FIELDS)
             if unknown:

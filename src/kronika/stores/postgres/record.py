@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -45,6 +46,7 @@ from kronika.errors import StaleAppend, StoreError
 from kronika.ports import RecordAppend, RecordDocument, RecordWritten
 from kronika.stores.markdown import proposals
 from kronika.stores.postgres.connect import one_line
+from kronika.stores.postgres.record_audit import INSERT_AUDIT, AuditRow
 
 if TYPE_CHECKING:
     import psycopg
@@ -113,6 +115,8 @@ class PostgresRecord:
         self._owns_pool = owns_pool
         self._tenant = tenant
         self._held: psycopg.Connection[Any] | None = None
+        self._holder: int | None = None  # the thread that holds the lock
+        self._audit: list[AuditRow] = []  # audit rows kept for the next write of the hold
         # each document's change and item rows as this process last wrote them
         self._written: dict[tuple[str, str], tuple[int, dict[str, _Row]]] = {}
         with self._pool.connection() as conn:
@@ -150,12 +154,33 @@ class PostgresRecord:
         except Exception as err:
             self._unlock(conn)
             raise StoreError(f"{what}: {one_line(err)}") from err
-        self._held = conn
+        self._held, self._holder = conn, threading.get_ident()
 
     def release(self) -> None:
-        conn, self._held = self._held, None
-        if conn is not None:
+        """Let go of the lock; audit rows no write took are written first."""
+        conn, self._held, self._holder = self._held, None, None
+        rows, self._audit = self._audit, []
+        if conn is None:
+            return
+        try:
+            if rows:
+                try:
+                    with conn.transaction(), conn.cursor() as cur:
+                        cur.executemany(INSERT_AUDIT, rows)
+                    conn.commit()
+                except Exception as err:
+                    raise StoreError(f"cannot append to the audit trail: {one_line(err)}") from err
+        finally:
             self._unlock(conn)
+
+    def audit_with_writes(self, rows: Sequence[AuditRow]) -> bool:
+        """Keep audit ``rows`` for the transaction of this hold's next write (or its
+        release), when the calling thread holds the lock (see
+        :class:`~kronika.stores.postgres.record_audit.PostgresAuditLog`)."""
+        if self._held is None or self._holder != threading.get_ident():
+            return False
+        self._audit.extend(rows)
+        return True
 
     def _unlock(self, conn: psycopg.Connection[Any]) -> None:
         """Let go of every lock ``conn`` holds and give it back to the pool."""
@@ -239,11 +264,15 @@ class PostgresRecord:
                 for doc in documents:
                     key = (doc.agent, doc.path)
                     changes.append(self._write_document(conn, doc, items.get(key, ())))
+                if self._audit:  # the audit entries of the hold, in the same commit
+                    with conn.cursor() as cur:
+                        cur.executemany(INSERT_AUDIT, self._audit)
             conn.commit()
         except StoreError:
             raise
         except Exception as err:
             raise StoreError(f"cannot write to the PostgreSQL record: {one_line(err)}") from err
+        self._audit = []
         return RecordWritten(min(changes), max(changes), int(newest[0]) if newest else 0)
 
     def _write_document(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from kronika.core.redaction import Phrases
 from kronika.errors import StoreError
@@ -24,44 +24,70 @@ _COLUMNS = (
 )
 
 
-class PostgresAuditLog:
-    """The audit entries of ``tenant``."""
+INSERT_AUDIT = (
+    f"INSERT INTO record_audit (tenant, at_time, {_COLUMNS})"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
+"""One audit row (:func:`audit_row`)."""
 
-    def __init__(self, pool: ConnectionPool, tenant: str) -> None:
+AuditRow = tuple[object, ...]
+
+
+def audit_row(tenant: str, entry: AuditEntry) -> AuditRow:
+    """The parameters of :data:`INSERT_AUDIT` for ``entry`` of ``tenant``."""
+    return (
+        tenant,
+        entry.at,
+        entry.at.isoformat(),
+        entry.action,
+        entry.target_agent,
+        entry.source_agent,
+        entry.section,
+        entry.item_id,
+        entry.summary,
+        entry.outcome,
+        entry.api_key,
+        entry.user,
+    )
+
+
+class AuditWithWrites(Protocol):
+    """A store of record that writes audit rows in the transaction of its next write."""
+
+    def audit_with_writes(self, rows: Sequence[AuditRow]) -> bool:
+        """Keep ``rows`` for the next write of the hold the calling thread has, and
+        ``True``; ``False`` (nothing kept) when this thread holds no lock."""
+        ...
+
+
+class PostgresAuditLog:
+    """The audit entries of ``tenant``.
+
+    With ``record``, an entry appended by a thread that holds the record's write lock
+    is written in the transaction of the record's next write (or when the lock is let
+    go, if nothing is written): a write and its audit entry commit together, in one
+    commit instead of two."""
+
+    def __init__(
+        self, pool: ConnectionPool, tenant: str, record: AuditWithWrites | None = None
+    ) -> None:
         self._pool = pool
         self._tenant = tenant
+        self._record = record
 
     def append(self, entry: AuditEntry) -> None:
         self.append_many((entry,))
 
     def append_many(self, entries: Sequence[AuditEntry]) -> None:
         """Append ``entries`` in order, in one transaction (a batch's entries)."""
-        rows = [
-            (
-                self._tenant,
-                entry.at,
-                entry.at.isoformat(),
-                entry.action,
-                entry.target_agent,
-                entry.source_agent,
-                entry.section,
-                entry.item_id,
-                entry.summary,
-                entry.outcome,
-                entry.api_key,
-                entry.user,
-            )
-            for entry in entries
-        ]
+        rows = [audit_row(self._tenant, entry) for entry in entries]
         if not rows:
+            return
+        if self._record is not None and self._record.audit_with_writes(rows):
             return
         try:
             with self._pool.connection() as conn, conn.cursor() as cur:
-                cur.executemany(
-                    f"INSERT INTO record_audit (tenant, at_time, {_COLUMNS})"
-                    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                    rows,
-                )
+                cur.executemany(INSERT_AUDIT, rows)
         except Exception as err:
             raise StoreError(f"cannot append to the audit trail: {err}") from err
 
