@@ -310,7 +310,9 @@ def test_a_quiet_sync_reads_neither_the_folder_listing_nor_the_index(
         chat.workspace, "list_sources", lambda agent: calls.append(agent) or listing(agent)
     )
     monkeypatch.setattr(
-        chat.index, "source_states", lambda agent: calls.append(agent) or states(agent)
+        chat.index,
+        "source_states",
+        lambda agent, paths=None: calls.append(agent) or states(agent, paths),
     )
     report = chat.sync("conv")
     assert calls == [] and report.files_indexed == 0 and report.files_seen == files

@@ -175,7 +175,10 @@ class Indexer:
                 report.seconds = time.perf_counter() - started
                 return report
         folders = _folder_marks(folder)  # before listing: a change while listing shows next time
-        known = self.state.index.source_states(agent)
+        # a write's own files: their states alone (a read that does not grow with the agent)
+        known = self.state.index.source_states(
+            agent, None if paths is None else list(dict.fromkeys(paths))
+        )
         if paths is None:
             files = {f.path: f for f in self.state.workspace.list_sources(agent)}
         else:  # a write's own files: their status alone, not a listing of the folder
