@@ -108,6 +108,8 @@ def test_the_default_models_direction_needs_no_model_loaded() -> None:
     inner = wrapped.inner
     assert isinstance(inner, UniversalSentenceEncoder)
     assert not wrapped.loaded and not inner.loaded
+    inner.embed_query("hello")  # the model in memory: the shipped direction costs nothing
+    assert WithoutMood(inner).loaded
 
 
 def test_an_embedder_without_moods_is_refused() -> None:

@@ -166,8 +166,13 @@ class WithoutMood:
 
     @property
     def loaded(self) -> bool:
-        """Whether embedding costs no load: the model is in memory and the direction known."""
-        return self._direction is not None and bool(getattr(self._inner, "loaded", True))
+        """Whether embedding costs no load: the model is in memory and the direction
+        known (or shipped, which costs no model)."""
+        if not getattr(self._inner, "loaded", True):
+            return False
+        return self._direction is not None or (
+            shipped_direction(self._inner.model_id, self._inner.dim) is not None
+        )
 
     @property
     def direction(self) -> Vector:
