@@ -17,6 +17,7 @@ from kronika.core.owner import (
     owner_names,
 )
 from kronika.core.possession import borrowed_words
+from kronika.engine.owner import own_names  # the rule that reads these words
 
 AT = datetime(2026, 11, 22, tzinfo=UTC)
 
@@ -184,3 +185,11 @@ def test_a_question_asking_for_a_name_is_told_from_one_asking_something_else(
     question: str, asks: bool
 ) -> None:
     assert asks_a_name(question) is asks
+
+
+def test_the_name_a_question_calls_the_user_by_answers_nothing_else_it_asks() -> None:
+    name, nickname, city = fact("ім'я", "Тарас"), fact("прізвисько", "Тарік"), fact("місто", "Київ")
+    items = [name, nickname, city, fact("name", "Taras", ItemType.SEMANTIC)]
+    assert own_names(items, "Where does Taras live now?") == {name.id}
+    assert own_names(items, "Де живе Тарас?") == {name.id}
+    assert own_names(items, "Where does the user live?") == set()
