@@ -46,7 +46,7 @@ class RecallGroup:
     """How recall finds, weighs and scores memories."""
 
     recall_k: int = 10
-    recall_candidates: int = 100
+    recall_candidates: int = 50
     lexical_weight: float = 0.5
     fusion: str = "zscore"
     adaptive_shift: float = 0.2
@@ -54,7 +54,7 @@ class RecallGroup:
     neighbour_weight: float = 0.5
     neighbour_window: int = 3
     answer_focus: float = 1.5
-    speaker_focus: float = 0.6
+    speaker_focus: float = 1.2
     time_focus: float = 4.0
     when_focus: float = 1.0
     session_weight: float = 0.4
