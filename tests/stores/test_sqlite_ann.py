@@ -161,7 +161,10 @@ def test_filters_stay_exact(home: Path, ann: Memory) -> None:
         ann.forget(top[0], agent="scale")
         after = _ids(ann, query, agent="scale")
         assert top[0] not in after
-        assert after[:9] == [i for i in top if i != top[0]][:9]
+        # the rest as the exact search finds them over the same workspace (their order
+        # may move: relevance is normalised over the candidates, one fewer now)
+        assert after == _ids(exact, query, agent="scale")
+        assert set(after[:5]) <= set(top)
         old = _remember(ann, "the kayak is kept at the lake house", key="kayak place")
         new = _remember(ann, "the kayak is kept in the garage", key="kayak place")
         found = _ids(ann, "the kayak is kept at the lake house", agent="scale")
