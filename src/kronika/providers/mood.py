@@ -149,6 +149,7 @@ class WithoutMood:
     def __init__(self, inner: Embedder) -> None:
         self._inner = inner
         self._direction: Vector | None = None
+        self._looked_up = False  # whether the shipped direction was looked for
         self._lock = threading.Lock()
 
     @property
@@ -167,23 +168,31 @@ class WithoutMood:
     @property
     def loaded(self) -> bool:
         """Whether embedding costs no load: the model is in memory and the direction
-        known (or shipped, which costs no model)."""
+        known (a shipped one costs no model)."""
         if not getattr(self._inner, "loaded", True):
             return False
-        return self._direction is not None or (
-            shipped_direction(self._inner.model_id, self._inner.dim) is not None
-        )
+        return self._known() is not None
 
     @property
     def direction(self) -> Vector:
         """The mood direction of the wrapped model: the shipped one for its model id,
         else computed on first use."""
-        if self._direction is None:
+        known = self._known()
+        if known is not None:
+            return known
+        with self._lock:
+            if self._direction is None:
+                self._direction = mood_direction(self._inner)
+            return self._direction
+
+    def _known(self) -> Vector | None:
+        """The direction without computing it: as kept, or the shipped one (looked up
+        once: the model id reads the installed packages)."""
+        if self._direction is None and not self._looked_up:
             with self._lock:
-                if self._direction is None:
-                    inner = self._inner
-                    shipped = shipped_direction(inner.model_id, inner.dim)
-                    self._direction = shipped if shipped is not None else mood_direction(inner)
+                if not self._looked_up:
+                    self._direction = shipped_direction(self._inner.model_id, self._inner.dim)
+                    self._looked_up = True
         return self._direction
 
     def embed_documents(self, texts: Sequence[str]) -> Vector:
