@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from kronika.core.keywords import FUNCTION_WORDS
 from kronika.core.model import ItemType, MemoryItem
-from kronika.core.subjects import subject, word_matches
+from kronika.core.subjects import forms_among, subject, word_matches
 from kronika.core.text import fold, folded_words
 
 _NAME_WORDS = [
@@ -184,7 +184,7 @@ def asks_a_name(question: str) -> bool:
     się nazywa?", "Як звати?")."""
     if _NAME_UK.search(question):
         return True
-    return any(word_matches(w, n) for w in folded_words(question) for n in _NAMING)
+    return bool(forms_among(folded_words(question), _NAMING))
 
 
 def owner_names(facts: Iterable[MemoryItem]) -> tuple[str, ...]:

@@ -13,12 +13,11 @@ from kronika.core.owner import (
     NAME_KEYS,
     TOKEN,
     asks_a_name,
-    is_name_key,
     is_the_users_name,
     owner_names,
 )
 from kronika.core.possession import borrowed_words
-from kronika.core.subjects import forms_among, subject, word_matches
+from kronika.core.subjects import forms_among, word_matches
 from kronika.core.text import folded_words, key_words, searchable_content
 from kronika.core.user_subject import about_the_user_alone
 from kronika.engine.held import HeldPerReader, own_facts, reader_scope
@@ -96,14 +95,11 @@ def own_names(items: Sequence[MemoryItem], question: str) -> set[str]:
     "my ім'я is Тарас" comes to "Where do I live now?" in meaning. A name the question
     does not use (a nickname) is left: "How do they call Valeria?" may ask for it."""
     words = [m.group(1) for m in TOKEN.finditer(question)]
-    unasked: set[str] = set()
-    for item in items:
-        if item.type is not ItemType.PROFILE or item.key is None or not is_name_key(item.key):
-            continue
-        value = subject(item.value if item.value is not None else item.content).words
-        if any(is_the_users_name(word, value) for word in words):
-            unasked.add(item.id)
-    return unasked
+    return {
+        item.id
+        for item in items
+        if (name := owner_names((item,))) and any(is_the_users_name(w, name) for w in words)
+    }
 
 
 def lent_facts(items: Sequence[MemoryItem], question: str, borrowed: frozenset[str]) -> set[str]:
