@@ -120,9 +120,12 @@ class PostgresUpkeep:
     def vacuum(self, *, full: bool = False) -> None:
         """Prune the deleted rows of the index's tables from their data files, skipping
         a table another session holds a lock on (a graph build: autovacuum prunes it
-        later); ``full``: rewrite the files, which locks the tables meanwhile."""
+        later), and leaving the indexes' dead entries to autovacuum (``INDEX_CLEANUP
+        OFF``: cleaning the HNSW index walks all of it, 0.8 s at 10,000 items, where
+        pruning the pages takes milliseconds); ``full``: rewrite the files and their
+        indexes, which locks the tables meanwhile."""
         with self.state.reading() as conn:
-            options = "FULL" if full else "SKIP_LOCKED"
+            options = "FULL" if full else "SKIP_LOCKED, INDEX_CLEANUP OFF"
             conn.execute(f"VACUUM ({options}) {_INDEX_TABLES}")
 
     def compact_after_forget(self) -> list[str]:
