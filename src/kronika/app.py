@@ -182,7 +182,7 @@ def _with_index(
                 settings.database_url,
                 embedding_model=chosen.model_id,
                 dim=chosen.dim,
-                ann_threshold=settings.ann_threshold,
+                ann_threshold=settings.postgres_ann_threshold,
                 tenant=settings.tenant,
                 read_url=settings.postgres_read_url if mark is not None else "",
                 mark=mark,

@@ -162,7 +162,11 @@ def test_a_forget_builds_the_vector_graph_again_in_the_background(
     from kronika.stores.postgres.index import PostgresIndex
 
     settings = load_settings(
-        tmp_path / "ws", environ={}, embedder="hashing", database_url=postgres_url, ann_threshold=2
+        tmp_path / "ws",
+        environ={},
+        embedder="hashing",
+        database_url=postgres_url,
+        postgres_ann_threshold=2,
     )
     with build_memory(settings) as memory:
         for n, value in enumerate(("Dmytro Zhabotynsky", "the garden wants water", "jazz")):

@@ -41,7 +41,7 @@ def _graph(url: str) -> list[tuple[int, list[str] | None]]:
 
 
 def _open(home: Path, url: str, **overrides: Any) -> Any:
-    given: dict[str, Any] = {"ann_threshold": 2, **overrides}
+    given: dict[str, Any] = {"postgres_ann_threshold": 2, **overrides}
     settings = load_settings(home, environ={}, embedder="hashing", database_url=url, **given)
     return build_memory(settings)
 
@@ -82,7 +82,7 @@ def test_an_index_that_never_walks_the_graph_leaves_it_as_built(
             memory.remember(key=f"k{n}", value=fact)
         assert _index(memory).wait_for_vector_graph(120)
     before = _graph(postgres_url)
-    with _open(home, postgres_url, ann_threshold=0):  # exact search only, other options
+    with _open(home, postgres_url, postgres_ann_threshold=0):  # exact search only, other options
         assert _graph(postgres_url) == before
 
 
@@ -126,7 +126,11 @@ def test_vectors_are_kept_uncompressed_in_their_rows_so_a_scan_reads_them_as_the
     from kronika.providers.embedders import HashingEmbedder
 
     settings = load_settings(
-        tmp_path / "ws", environ={}, embedder="hashing", database_url=postgres_url, ann_threshold=0
+        tmp_path / "ws",
+        environ={},
+        embedder="hashing",
+        database_url=postgres_url,
+        postgres_ann_threshold=0,
     )
     with build_memory(settings, embedder=HashingEmbedder(dim=512)) as memory:
         for n, fact in enumerate(FACTS[:8]):

@@ -87,7 +87,7 @@ def open_index(
             url,
             embedding_model=embedder.model_id,
             dim=embedder.dim,
-            ann_threshold=settings.ann_threshold,
+            ann_threshold=settings.postgres_ann_threshold,
             lexical=lexical,
             hnsw=(
                 settings.postgres_hnsw_m,

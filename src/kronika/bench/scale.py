@@ -310,7 +310,10 @@ def _one_size(
         # below (a second ingest, an exact twin of the index) are the benchmark's own
         serving_rss = peak_rss_mb()
         held = getattr(mem, "index", None)
-        bulk = {} if held is None else index_ingest(held, "scale", used.ann_threshold)
+        threshold = (
+            used.postgres_ann_threshold if index.startswith("postgres") else used.ann_threshold
+        )
+        bulk = {} if held is None else index_ingest(held, "scale", threshold)
         row = {
             "index": index.partition("=")[0],
             "size": size,

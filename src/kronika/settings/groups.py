@@ -73,6 +73,7 @@ class RecallGroup:
     long_term_top_k: int = 7
     ann_threshold: int = 50_000
     restart_copies: bool = True
+    postgres_ann_threshold: int = 10_000
     postgres_hnsw_m: int = 16
     postgres_hnsw_ef_construction: int = 64
     postgres_hnsw_search_margin: int = 40

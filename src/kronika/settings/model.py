@@ -193,6 +193,7 @@ class Settings:
     long_term_top_k = _Flat(lambda s: s.recall.long_term_top_k)
     ann_threshold = _Flat(lambda s: s.recall.ann_threshold)
     restart_copies = _Flat(lambda s: s.recall.restart_copies)
+    postgres_ann_threshold = _Flat(lambda s: s.recall.postgres_ann_threshold)
     postgres_hnsw_m = _Flat(lambda s: s.recall.postgres_hnsw_m)
     postgres_hnsw_ef_construction = _Flat(lambda s: s.recall.postgres_hnsw_ef_construction)
     postgres_hnsw_search_margin = _Flat(lambda s: s.recall.postgres_hnsw_search_margin)

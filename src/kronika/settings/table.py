@@ -228,10 +228,12 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     SettingSpec("long_term_top_k", "Relevant facts in the LONG_TERM_MEMORY block (R4)."),
     SettingSpec(
         "ann_threshold",
-        "From this many embedded items on, vector search takes its candidates from an HNSW"
-        " graph (approximate; scores and filters stay exact), and the index keeps copies of"
-        " its vectors and keyword postings beside the file for a fast restart; 0 keeps"
-        " search exact always and saves neither.",
+        "In the local SQLite index, from this many embedded items on, vector search takes"
+        " its candidates from an HNSW graph (approximate; scores and filters stay exact),"
+        " and the index keeps copies of its vectors and keyword postings beside the file"
+        " for a fast restart; 0 keeps search exact always and saves neither. Below it the"
+        " vectors are scored in memory (about 1 ms for 10,000). PostgreSQL has its own,"
+        " postgres_ann_threshold.",
     ),
     SettingSpec(
         "restart_copies",
@@ -240,9 +242,20 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         " process starts in seconds instead of reading them out of SQLite.",
     ),
     SettingSpec(
+        "postgres_ann_threshold",
+        "On PostgreSQL, from this many embedded items in the index on, vector search walks"
+        " an HNSW index (built in the background once they are there; approximate"
+        " candidates, exact scores and filters); below it every row the filter keeps is"
+        " scored; 0 keeps search exact always. An exact scan costs the server about 1 ms"
+        " per 1,000 rows, a walk 1-3 ms, but every row written then costs 2-4 ms more (its"
+        " vector goes into the graph): the default is where one recall and the two turns"
+        " of a chat exchange cost the same either way (docs/postgres-index.md). Lower it"
+        " for memories read far more often than written.",
+    ),
+    SettingSpec(
         "postgres_hnsw_m",
         "On PostgreSQL, the links each item keeps in the HNSW index vector search walks from"
-        " ann_threshold items on (pgvector's m, from 2 to 100; 16 is pgvector's default):"
+        " postgres_ann_threshold items on (pgvector's m, from 2 to 100; 16 is pgvector's default):"
         " more finds more of the true nearest items, for a larger, slower-built index. An"
         " index built with another value is dropped when the database is opened and built"
         " again in the background (docs/postgres-index.md).",

@@ -43,7 +43,7 @@ from kronika.stores.postgres.replica import ReplayMark, Replica
 
 log = logging.getLogger(__name__)
 
-ANN_THRESHOLD = 50_000  # the ann_threshold setting's default, as for SQLite
+ANN_THRESHOLD = 10_000  # the postgres_ann_threshold setting's default
 HNSW_M = search.HnswOptions().m  # pgvector's default, the postgres_hnsw_m setting's
 HNSW_EF_CONSTRUCTION = search.HnswOptions().ef_construction  # likewise
 ITEMS_AHEAD = 10
