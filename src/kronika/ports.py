@@ -242,9 +242,10 @@ class CandidateVectors(Protocol):
 @runtime_checkable
 class ItemsMark(Protocol):
     """An index that can say cheaply whether its items changed (SQLite: two counters and
-    the identity of the file). Recall keeps what it reads of the items between recalls
-    (the user's names, :mod:`kronika.engine.owner`) while the mark stays the same; with an
-    index without it, it reads them again at every recall."""
+    the identity of the file; PostgreSQL: each agent's generation of items). Recall
+    keeps what it reads of the items between recalls (the user's names,
+    :mod:`kronika.engine.owner`; their keys, :mod:`kronika.engine.keys`) while the mark
+    stays the same; with an index without it, it reads them again at every recall."""
 
     def items_mark(self) -> Hashable:
         """A value that differs after any write that adds, replaces or removes an item,

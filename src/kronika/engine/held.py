@@ -57,12 +57,11 @@ class HeldPerReader(Generic[T]):
     """What ``read`` gives for a recall's reader, kept between recalls, per reader, and
     read again only when the index's items may have changed.
 
-    An index with a mark of its items (:class:`~kronika.ports.ItemsMark`: SQLite) is
-    asked for that mark at each call, which any write of an item, by this process or
-    another, moves; while it is the one the reading was made at, it is used again.
-    The mark is asked before reading, so what is kept is never older than its mark. An
-    index without a mark (PostgreSQL, where asking for one costs the round trip the
-    reading costs) is read at each call."""
+    An index with a mark of its items (:class:`~kronika.ports.ItemsMark`: SQLite and
+    PostgreSQL) is asked for that mark at each call, which any write of an item, by
+    this process or another, moves; while it is the one the reading was made at, it is
+    used again. The mark is asked before reading, so what is kept is never older than
+    its mark. An index without a mark is read at each call."""
 
     def __init__(self, index: IndexReads, read: Callable[[IndexReads, RecallFilter], T]) -> None:
         self._index = index

@@ -187,6 +187,7 @@ class PostgresIndex:
     list_items = Alias("reads", PostgresReads.list_items)
     count_items = Alias("reads", PostgresReads.count_items)
     list_keys = Alias("reads", PostgresReads.list_keys)
+    items_mark = Alias("reads", PostgresReads.items_mark)
     created_per_day = Alias("reads", PostgresReads.created_per_day)
     record_access = Alias("usage_stats", PostgresUsage.record_access)
     restore_usage = Alias("usage_stats", PostgresUsage.restore_usage)
