@@ -64,7 +64,8 @@ def test_the_users_names_come_from_profile_facts_keyed_as_a_name() -> None:
         fact("name", "Project Falcon", ItemType.FACT),  # a decision's name, not hers
         fact("apodo", "Vale"),
     ]
-    assert owner_names(facts) == ("alice", "morgan", "vale")
+    # each followed by the everyday forms of that given name (kronika.core.given_names)
+    assert owner_names(facts) == ("alice", "ally", "allie", "morgan", "vale", "valeria")
 
 
 NAMES = ("david", "okafor", "оксана", "тарас", "marek", "lucia", "vale")

@@ -80,6 +80,28 @@ def test_a_changed_name_is_read_at_the_next_recall(backend: Backend, clock: Froz
         assert not named(memory, "David")
 
 
+def test_the_user_is_known_by_the_everyday_forms_of_their_name(backend: Backend) -> None:
+    """``imię: Katarzyna`` is asked about as Kasia, ``name: Thomas`` as Tom, ``ім'я:
+    Юра`` as Юрій; a form two names share (Alex: Alexander or Alexandra) says nothing
+    of the other name, and another person's name stays theirs."""
+    memory = backend.open()
+    for name in ("Kasia", "Tom", "Юрій", "Sandra", "Tomasz"):
+        memory.note(NOTE.format(name=name))
+    memory.remember("Katarzyna", key="imię")
+    memory.remember("Thomas", key="name")
+    memory.remember("Юра", key="ім'я")
+    assert named(memory, "Kasia")
+    assert named(memory, "Tom")
+    assert named(memory, "Юрій")
+    assert not named(memory, "Tomasz")
+    memory.forget(key="name")
+    memory.forget(key="imię")
+    memory.forget(key="ім'я")
+    memory.remember("Alex", key="name")
+    memory.note(NOTE.format(name="Sandra"))
+    assert not named(memory, "Sandra")
+
+
 def test_each_agent_and_reader_reads_their_own_users_name(
     backend: Backend, clock: FrozenClock
 ) -> None:
@@ -178,6 +200,7 @@ def test_the_names_are_read_for_the_reader_alone(index: ItemIndex) -> None:
     names = UserNames(index)
     assert names.of(flt) == ("david",)
     alice = RecallFilter(agents=("ours",), tenant="default", reader=Reader(user="alice"))
-    assert sorted(names.of(alice)) == ["alice", "david"]
+    # with the everyday forms of Alice (kronika.core.given_names)
+    assert sorted(names.of(alice)) == ["alice", "allie", "ally", "david"]
     assert names.of(flt) == ("david",)  # kept apart per reader
     assert names.of(RecallFilter(agents=("crowd",), tenant="elsewhere")) == ()

@@ -35,6 +35,7 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+from kronika.core.given_names import name_forms
 from kronika.core.keywords import FUNCTION_WORDS
 from kronika.core.model import ItemType, MemoryItem
 from kronika.core.subjects import forms_among, subject, word_matches
@@ -190,13 +191,16 @@ def asks_a_name(question: str) -> bool:
 def owner_names(facts: Iterable[MemoryItem]) -> tuple[str, ...]:
     """The words the user is named by: each word of the value of every profile fact keyed
     as a name (:func:`is_name_key`), as written, capitalised words only when the value
-    has any (:func:`kronika.core.subjects.subject`)."""
+    has any (:func:`kronika.core.subjects.subject`), each followed by the other forms of
+    that given name (:func:`~kronika.core.given_names.name_forms`: ``Katarzyna`` is
+    also ``Kasia``)."""
     names: list[str] = []
     for fact in facts:
         if fact.type is not ItemType.PROFILE or not fact.key or not is_name_key(fact.key):
             continue
         value = fact.value if fact.value is not None else fact.content
-        names.extend(subject(value).words)
+        words = subject(value).words  # folded and casefolded: so are the forms added
+        names.extend(fold(f).casefold() for word in words for f in name_forms(word))
     return tuple(dict.fromkeys(names))
 
 
