@@ -49,6 +49,16 @@ SUMMER_EITHER = ("2025-06-01", "2026-08-31")
         ("latem", SUMMER_EITHER),
         ("влітку", SUMMER_EITHER),
         ("during the fall", ("2025-09-01", "2025-11-30")),  # the one under way
+        # said of the past: the latest begun; of the present or the future: either
+        ("What did we do in winter?", WINTER_2025),
+        ("Co robiliśmy zimą?", WINTER_2025),
+        ("¿Qué hacíamos en invierno?", WINTER_2025),
+        ("Що ми робили взимку?", WINTER_2025),
+        ("Czego nauczyła się latem?", SUMMER_2025),
+        ("What do we do in winter?", WINTER_EITHER),
+        ("Where will we go in summer?", SUMMER_EITHER),  # written down before it came
+        ("¿Qué carrera voy a correr en invierno?", WINTER_EITHER),
+        ("Dokąd pojedziemy latem?", SUMMER_EITHER),
         ("in winter 2025", WINTER_2025),
         ("in the summer of 2023", ("2023-06-01", "2023-08-31")),
         ("latem 2023", ("2023-06-01", "2023-08-31")),

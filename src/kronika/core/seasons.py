@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 from datetime import UTC, datetime, timedelta
 
+from kronika.core.tense import Tense
 from kronika.core.text import fold
 
 _TICK = timedelta(microseconds=1)
@@ -84,12 +85,16 @@ def _latest(season: int, now: datetime, *, ended: bool) -> tuple[datetime, datet
     raise AssertionError("a season of the last two years is always over")  # pragma: no cover
 
 
-def _either(season: int, now: datetime) -> tuple[datetime, datetime]:
+def _either(season: int, now: datetime, tense: Tense | None = None) -> tuple[datetime, datetime]:
     """ "In spring" said in November may be the last spring or the coming one ("we go to
     a wedding in spring"): from the start of the one before to the end of the next,
-    or the one under way."""
+    or the one under way. Said of the past ("what did I do in spring?"), the latest
+    begun (:func:`kronika.core.tense.tense_of`). Said of the future it stays both: what
+    a memory holds of the coming spring was written before it, in the one before or
+    since ("I signed up for the January half marathon" answers "which race will I run
+    in winter?")."""
     start, end = _latest(season, now, ended=False)
-    if end >= now:
+    if end >= now or tense == "past":
         return start, end
     return start, season_span(season, end.year + 1)[1]
 
@@ -104,9 +109,10 @@ def _this(season: int, now: datetime) -> tuple[datetime, datetime]:
 Found = tuple[tuple[int, int], tuple[datetime, datetime]]
 
 
-def season_periods(folded: str, now: datetime) -> list[Found]:
+def season_periods(folded: str, now: datetime, tense: Tense | None = None) -> list[Found]:
     """Where each season named in ``folded`` (folded, casefolded text) is in it (start and
-    end of the words), with its ``(start, end_inclusive)`` period. ``now`` is UTC."""
+    end of the words), with its ``(start, end_inclusive)`` period. ``now`` is UTC;
+    ``tense``: what the text is said of, for a season named on its own (:func:`_either`)."""
     found: list[Found] = []
     for m in _SEASON_RE.finditer(folded):
         word, modifier = m.group("season"), m.group("mod")
@@ -124,5 +130,5 @@ def season_periods(folded: str, now: datetime) -> list[Found]:
         elif modifier in _THIS:
             found.append((m.span(), _this(season, now)))
         elif modifier in _PREPOSITIONS or word in _ON_THEIR_OWN:
-            found.append((m.span(), _either(season, now)))
+            found.append((m.span(), _either(season, now, tense)))
     return found

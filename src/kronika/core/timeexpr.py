@@ -23,6 +23,7 @@ from datetime import UTC, datetime, timedelta
 from itertools import islice
 
 from kronika.core.seasons import season_periods
+from kronika.core.tense import tense_of
 from kronika.core.text import fold, folded_words
 from kronika.errors import InvalidQuery
 
@@ -531,7 +532,7 @@ def mentioned_period(text: str, now: datetime) -> tuple[datetime, datetime] | No
     ago", "last Saturday", "in the past month"): :func:`relative_period`.
     """
     folded, moment = fold(text).casefold(), _utc(now)
-    seasons = season_periods(folded, moment)
+    seasons = season_periods(folded, moment, tense_of(text))
     periods = [_bounded(p, _bound_before(folded, at), moment) for (at, _), p in seasons]
     periods += [
         _bounded(p, direction, moment)
