@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kronika.core.key_forms import KeyWords
+from kronika.core.kin import kin_words
 from kronika.core.subjects import names_every
 from kronika.core.text import folded_words, key_words
 
@@ -62,8 +63,11 @@ WORDS = [
 
 
 def _every_pair(question: list[str], keys: list[str]) -> list[str]:
-    """The words of ``keys`` found by comparing each with each (the definition)."""
+    """The words of ``keys`` found by comparing each with each (the definition): with
+    the question's words, the other languages' words for a relation it names
+    (:func:`~kronika.core.kin.kin_words`)."""
     asked = set(question)
+    question = [*question, *kin_words(asked)]
     found: list[str] = []
     for key in keys:
         wanted = list(dict.fromkeys(folded_words(key_words(key))))

@@ -74,6 +74,23 @@ def test_a_question_about_the_person_a_fact_names_is_answered_by_their_page(
     assert _first(memory, asking_the_name, "me") == f"{key}: {name}"
 
 
+@pytest.mark.parametrize(
+    ("lang", "question"),
+    [
+        ("pl", "What does my husband do for a living?"),
+        ("uk", "¿A qué se dedica mi marido?"),
+        ("en", "Чим займається мій партнер?"),
+    ],
+)
+def test_a_relation_named_in_another_language_leads_to_the_page(
+    backend: Backend, lang: str, question: str
+) -> None:
+    """``mąż: Paweł`` asked about as "my husband", ``partner: Tom`` as "мій партнер"."""
+    _, _, page, _, _, _ = PEOPLE[lang]
+    _write(backend.open(), "me", lang)
+    assert _first(backend.open("b"), question, "me") == page
+
+
 def test_a_page_is_read_under_the_recalls_own_filter(backend: Backend) -> None:
     memory = backend.open()
     _, name, page, about, _, _ = PEOPLE["en"]
@@ -127,6 +144,12 @@ def test_a_question_may_name_the_person_by_the_value(
         ("Як звати чоловіка користувача?", "чоловік", False),
         ("Ким працює мій чоловік?", "чоловік", True),
         ("What does my brother do?", "partner", None),
+        # the relation named in another language (core/kin.py)
+        ("What does my husband do for a living?", "mąż", True),
+        ("What is my husband called?", "чоловік", False),
+        ("¿A qué se dedica mi marido?", "mąż", True),
+        ("Чим займається моя сестра?", "hermana", True),
+        ("What does my sister do?", "mąż", None),
         ("What is my favourite colour?", "favourite_colour", False),
         ("Where did I buy my favourite shoes?", "favourite_colour", None),
     ],

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from kronika.core.kin import kin_words
 from kronika.core.subjects import stems, word_matches
 from kronika.core.text import folded_words, key_words
 
@@ -51,11 +52,13 @@ class KeyWords:
     def forms(self, question: Sequence[str]) -> list[str]:
         """The words of the keys that ``question`` (its folded words, without function
         words) names in another form: every word of the key is a form of a word of the
-        question, and not every one is written as the key writes it. In the order of
-        the keys, each once."""
+        question, or a word for the same relation in another language (``mąż`` for
+        "husband", :func:`~kronika.core.kin.kin_words`), and not every one is written as
+        the key writes it. In the order of the keys, each once."""
         asked = set(question)
         named: set[str] = set()
-        for word in asked:
+        # a relation named in another language: "husband" names ``mąż`` (core/kin.py)
+        for word in asked | kin_words(asked) if self._keys else ():
             for prefix in _prefixes(word):
                 filed = self._filed.get(prefix, ())
                 named.update(k for k in filed if k not in named and word_matches(word, k))

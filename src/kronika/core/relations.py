@@ -19,8 +19,9 @@ Javier have?" over ``pareja: Javier``), read the same way ("Who is Javier?" asks
 nothing more than the fact says).
 
 Key words are matched in their inflected forms (``чоловіка`` is a form of ``чоловік``,
-:func:`kronika.core.subjects.word_matches`); every word of the key must be in the
-question (:func:`kronika.core.subjects.names_every`).
+:func:`kronika.core.subjects.word_matches`) and, for a relation, in the other languages'
+words for it ("husband" names ``mąż``, :mod:`kronika.core.kin`); every word of the key
+must be in the question (:func:`kronika.core.subjects.names_every`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from kronika.core.keywords import FUNCTION_WORDS
+from kronika.core.kin import kin_words
 from kronika.core.owner import USER_FORMS
 from kronika.core.subjects import forms_among, names_every
 from kronika.core.text import folded_words, key_words
@@ -61,14 +63,18 @@ def asks_about_the_one_named(question: Sequence[str], key: str, value: str = "")
     something of the one the value names (``True``) rather than the fact itself
     (``False``: "Who is Javier?", "Jak ma na imię mój mąż?")."""
     named: list[str] = []
+    kin = kin_words(question)  # "husband" names ``mąż`` (core/kin.py)
     for said in (key_words(key), value):
         wanted = list(folded_words(said))
-        found = forms_among(question, wanted)
+        found = forms_among([*question, *kin], wanted)
         if names_every(found, wanted):
             named += found
     if not named:
         return None
-    return any(w not in _ASKING_THE_VALUE and w not in named for w in question)
+    return any(
+        w not in _ASKING_THE_VALUE and w not in named and not kin_words([w]) & set(named)
+        for w in question
+    )
 
 
 __all__ = ["NAMING", "NOW", "asks_about_the_one_named"]

@@ -1,0 +1,90 @@
+"""The words for the people in one's life in the four languages kronika reads: "my
+husband" is ``mąż``, ``чоловік``, ``marido`` or ``esposo``. A memory keeps
+``mąż: Paweł`` and is asked "What does my husband do for a living?": the question names
+the key in another language (:mod:`kronika.core.key_forms`, :mod:`kronika.core.relations`).
+
+:data:`GROUPS` lists, for each relation, its words in English, Polish, Spanish and
+Ukrainian, in the nominative (their inflected forms are matched as any key's are,
+:func:`kronika.core.subjects.word_matches`). They are each language's ordinary words for
+these relations, drawn from no memory or benchmark. A word of two relations (Ukrainian
+``чоловік`` is "husband" and "man"; ``дівчина`` "girlfriend" and "girl") is in the one
+a memory's key means by it; the question's own word decides nothing more than that the
+key may be meant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from functools import cache
+
+from kronika.core.subjects import stems, word_matches
+from kronika.core.text import folded_words
+
+GROUPS: tuple[str, ...] = (
+    "husband mąż małżonek marido esposo чоловік",
+    "wife żona małżonka esposa mujer дружина жінка",
+    "partner partnerka pareja партнер партнерка",
+    "boyfriend chłopak novio хлопець",
+    "girlfriend dziewczyna novia дівчина",
+    "sister siostra hermana сестра",
+    "brother brat hermano брат",
+    "mother mom mum mama matka madre мама мати",
+    "father dad tata ojciec padre papá тато батько",
+    "son syn hijo син",
+    "daughter córka hija донька дочка",
+    "cousin kuzyn kuzynka primo prima кузен кузина двоюрідний двоюрідна",
+    "grandmother grandma babcia abuela бабуся бабця",
+    "grandfather grandpa dziadek abuelo дідусь дід",
+    "aunt ciocia ciotka tía тітка",
+    "uncle wujek stryj tío дядько",
+    "friend przyjaciel przyjaciółka amigo amiga друг подруга",
+    "boss szef szefowa jefe jefa начальник начальниця",
+    "colleague coworker kolega koleżanka compañero compañera колега",
+    "neighbour neighbor sąsiad sąsiadka vecino vecina сусід сусідка",
+    "flatmate roommate współlokator współlokatorka compañera compañero сусід",
+)
+"""Each relation's words, space-separated: English, Polish, Spanish, Ukrainian."""
+
+
+PREFIX = 2
+"""Letters of a word, or of one of its stems, by which the relations' words are filed."""
+
+
+def _prefixes(word: str) -> set[str]:
+    return {word[:PREFIX], *(stem[:PREFIX] for stem in stems(word))}
+
+
+@cache
+def _filed() -> dict[str, tuple[tuple[str, frozenset[str]], ...]]:
+    """Each relation's words filed by their first letters and their stems' (as
+    :class:`~kronika.core.key_forms.KeyWords` files keys): a question's word is compared
+    with the few words filed under its own."""
+    found: dict[str, list[tuple[str, frozenset[str]]]] = {}
+    for words in GROUPS:
+        group = frozenset(folded_words(words))
+        for word in group:
+            for prefix in _prefixes(word):
+                found.setdefault(prefix, []).append((word, group))
+    return {k: tuple(v) for k, v in found.items()}
+
+
+@cache
+def _kin_of(word: str) -> frozenset[str]:
+    filed = _filed()
+    found: set[str] = set()
+    for prefix in _prefixes(word):
+        for member, group in filed.get(prefix, ()):
+            if word_matches(word, member):
+                found |= group
+    return frozenset(found)
+
+
+def kin_words(words: Iterable[str]) -> set[str]:
+    """The words (folded) of the relations that ``words`` (folded words of a question)
+    name, in every language, less ``words`` themselves: "husband" gives ``maz``,
+    ``marido``, ``чоловік``…; "чоловіка" (a form of ``чоловік``) gives ``husband``…"""
+    asked = set(words)
+    return {k for w in asked for k in _kin_of(w)} - asked
+
+
+__all__ = ["GROUPS", "kin_words"]
