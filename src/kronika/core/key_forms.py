@@ -15,11 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from kronika.core.kin import kin_words
-from kronika.core.subjects import stems, word_matches
+from kronika.core.subjects import filing_prefixes, word_matches
 from kronika.core.text import folded_words, key_words
-
-PREFIX = 2
-"""Letters of a word, or of one of its stems, by which :class:`KeyWords` files it."""
 
 
 class KeyWords:
@@ -43,7 +40,7 @@ class KeyWords:
         for n, words in enumerate(self._keys):
             for word in words:
                 self._of_word.setdefault(word, []).append(n)
-                for prefix in _prefixes(word):
+                for prefix in filing_prefixes(word):
                     self._filed.setdefault(prefix, set()).add(word)
 
     def __len__(self) -> int:
@@ -59,7 +56,7 @@ class KeyWords:
         named: set[str] = set()
         # a relation named in another language: "husband" names ``mąż`` (core/kin.py)
         for word in asked | kin_words(asked) if self._keys else ():
-            for prefix in _prefixes(word):
+            for prefix in filing_prefixes(word):
                 filed = self._filed.get(prefix, ())
                 named.update(k for k in filed if k not in named and word_matches(word, k))
         found: dict[str, None] = {}
@@ -68,10 +65,6 @@ class KeyWords:
             if all(k in named for k in words) and not all(k in asked for k in words):
                 found.update((k, None) for k in words if k not in asked)
         return list(found)
-
-
-def _prefixes(word: str) -> set[str]:
-    return {word[:PREFIX], *(stem[:PREFIX] for stem in stems(word))}
 
 
 __all__ = ["KeyWords"]

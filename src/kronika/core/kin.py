@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from functools import cache
 
-from kronika.core.subjects import stems, word_matches
+from kronika.core.subjects import filing_prefixes, word_matches
 from kronika.core.text import folded_words
 
 GROUPS: tuple[str, ...] = (
@@ -46,14 +46,6 @@ GROUPS: tuple[str, ...] = (
 """Each relation's words, space-separated: English, Polish, Spanish, Ukrainian."""
 
 
-PREFIX = 2
-"""Letters of a word, or of one of its stems, by which the relations' words are filed."""
-
-
-def _prefixes(word: str) -> set[str]:
-    return {word[:PREFIX], *(stem[:PREFIX] for stem in stems(word))}
-
-
 @cache
 def _filed() -> dict[str, tuple[tuple[str, frozenset[str]], ...]]:
     """Each relation's words filed by their first letters and their stems' (as
@@ -63,7 +55,7 @@ def _filed() -> dict[str, tuple[tuple[str, frozenset[str]], ...]]:
     for words in GROUPS:
         group = frozenset(folded_words(words))
         for word in group:
-            for prefix in _prefixes(word):
+            for prefix in filing_prefixes(word):
                 found.setdefault(prefix, []).append((word, group))
     return {k: tuple(v) for k, v in found.items()}
 
@@ -72,7 +64,7 @@ def _filed() -> dict[str, tuple[tuple[str, frozenset[str]], ...]]:
 def _kin_of(word: str) -> frozenset[str]:
     filed = _filed()
     found: set[str] = set()
-    for prefix in _prefixes(word):
+    for prefix in filing_prefixes(word):
         for member, group in filed.get(prefix, ()):
             if word_matches(word, member):
                 found |= group

@@ -109,6 +109,20 @@ def stems(word: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(s for s in found if len(s) >= MIN_STEM))
 
 
+FILING = 2
+"""Letters of a word, or of one of its stems, by which :func:`filing_prefixes` files it."""
+
+
+def filing_prefixes(word: str) -> set[str]:
+    """The first :data:`FILING` letters of folded ``word`` and of each of its stems. Two
+    forms of one word (:func:`word_matches`: equal, or one starts with a stem of the
+    other, every stem at least :data:`MIN_STEM` letters) share one of these, so words
+    filed by them are found among those filed under a question word's own, without
+    comparing each with each (:class:`~kronika.core.key_forms.KeyWords`,
+    :mod:`kronika.core.kin`)."""
+    return {word[:FILING], *(stem[:FILING] for stem in stems(word))}
+
+
 def _folded(word: str) -> str:
     return fold(word).casefold()
 
@@ -190,11 +204,13 @@ def any_mentions(texts: Sequence[str], about: Subject) -> bool:
 
 
 __all__ = [
+    "FILING",
     "MAX_ENDING",
     "MIN_STEM",
     "Subject",
     "any_mentions",
     "capitalised",
+    "filing_prefixes",
     "forms",
     "forms_among",
     "mentions",
