@@ -71,8 +71,9 @@ def asks_about_the_one_named(question: Sequence[str], key: str, value: str = "")
             named += found
     if not named:
         return None
+    keyed = set(named)  # the words found: the key's own, or its relation's in a language
     return any(
-        w not in _ASKING_THE_VALUE and w not in named and not kin_words([w]) & set(named)
+        w not in _ASKING_THE_VALUE and w not in keyed and not kin_words([w]) & keyed
         for w in question
     )
 
