@@ -53,6 +53,34 @@ def own_facts(items: Iterable[MemoryItem], flt: RecallFilter) -> list[MemoryItem
     return only_visible(mine, flt.reader)
 
 
+class RecallMark:
+    """The index's mark of its items (:class:`~kronika.ports.ItemsMark`), asked at most
+    once per recall however many of its readings (:class:`HeldPerReader`: the user's
+    names, their keys) look at it: the recall calls :meth:`renew` as it starts. Each
+    reading is made after the mark was asked, so none is older than its mark."""
+
+    def __init__(self, index: IndexReads) -> None:
+        # an isinstance of a runtime Protocol is slow: asked once, not at every recall
+        self._ask = index.items_mark if isinstance(index, ItemsMark) else None
+        self._asked: tuple[Hashable] | None = None
+
+    @property
+    def known(self) -> bool:
+        """Whether the index has a mark (else every reading is made at every call)."""
+        return self._ask is not None
+
+    def renew(self) -> None:
+        """Ask the index again at the next call: a new recall starts."""
+        self._asked = None
+
+    def __call__(self) -> Hashable:
+        asked = self._asked
+        if asked is None:
+            assert self._ask is not None, "an index without a mark: see known"
+            asked = self._asked = (self._ask(),)
+        return asked[0]
+
+
 class HeldPerReader(Generic[T]):
     """What ``read`` gives for a recall's reader, kept between recalls, per reader, and
     read again only when the index's items may have changed.
@@ -61,19 +89,29 @@ class HeldPerReader(Generic[T]):
     PostgreSQL) is asked for that mark at each call, which any write of an item, by
     this process or another, moves; while it is the one the reading was made at, it is
     used again. The mark is asked before reading, so what is kept is never older than
-    its mark. An index without a mark is read at each call."""
+    its mark; readings of one recall share one asking of it (:class:`RecallMark`). An
+    index without a mark is read at each call."""
 
-    def __init__(self, index: IndexReads, read: Callable[[IndexReads, RecallFilter], T]) -> None:
+    def __init__(
+        self,
+        index: IndexReads,
+        read: Callable[[IndexReads, RecallFilter], T],
+        mark: RecallMark | None = None,
+    ) -> None:
         self._index = index
         self._read = read
-        # an isinstance of a runtime Protocol is slow: asked once, not at every recall
-        self._mark = index.items_mark if isinstance(index, ItemsMark) else None
+        # a mark shared with the recall's other readings, renewed by the recall; else
+        # one of its own, asked again at every call
+        self._shared = mark is not None
+        self._mark = mark if mark is not None else RecallMark(index)
         self._held: tuple[Hashable, dict[ReaderKey, T]] = (object(), {})
 
     def of(self, flt: RecallFilter) -> T:
         """What ``read`` gives for the reader of the recall ``flt``."""
-        if self._mark is None:
+        if not self._mark.known:
             return self._read(self._index, flt)
+        if not self._shared:
+            self._mark.renew()
         mark = self._mark()
         held_at, held = self._held
         if held_at != mark:
@@ -89,4 +127,4 @@ class HeldPerReader(Generic[T]):
         return found
 
 
-__all__ = ["HELD", "HeldPerReader", "ReaderKey", "own_facts", "reader_scope"]
+__all__ = ["HELD", "HeldPerReader", "ReaderKey", "RecallMark", "own_facts", "reader_scope"]

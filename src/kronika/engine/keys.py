@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from kronika.core.key_forms import KeyWords
 from kronika.core.model import FACT_TYPES, RecallFilter
-from kronika.engine.held import HeldPerReader, reader_scope
+from kronika.engine.held import HeldPerReader, RecallMark, reader_scope
 from kronika.ports import IndexReads
 
 KEYS_READ = 1000
@@ -39,8 +39,8 @@ def _filed(keys: tuple[str, ...]) -> KeyWords:
 class UserKeys(HeldPerReader[KeyWords]):
     """:func:`keys_of_the_user` kept between recalls (:class:`HeldPerReader`)."""
 
-    def __init__(self, index: IndexReads) -> None:
-        super().__init__(index, keys_of_the_user)
+    def __init__(self, index: IndexReads, mark: RecallMark | None = None) -> None:
+        super().__init__(index, keys_of_the_user, mark)
 
 
 __all__ = ["KEYS_READ", "UserKeys", "keys_of_the_user"]

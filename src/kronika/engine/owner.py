@@ -20,7 +20,7 @@ from kronika.core.possession import borrowed_words
 from kronika.core.subjects import forms_among, word_matches
 from kronika.core.text import folded_words, key_words, searchable_content
 from kronika.core.user_subject import about_the_user_alone
-from kronika.engine.held import HeldPerReader, own_facts, reader_scope
+from kronika.engine.held import HeldPerReader, RecallMark, own_facts, reader_scope
 from kronika.engine.relations import page_entity
 from kronika.ports import IndexReads
 
@@ -49,8 +49,8 @@ class UserNames(HeldPerReader[tuple[str, ...]]):
     """The user's names (:func:`names_of_the_user`) kept between recalls, per reader, and
     read again only when the index's items may have changed (:class:`HeldPerReader`)."""
 
-    def __init__(self, index: IndexReads) -> None:
-        super().__init__(index, names_of_the_user)
+    def __init__(self, index: IndexReads, mark: RecallMark | None = None) -> None:
+        super().__init__(index, names_of_the_user, mark)
 
 
 def not_asked(

@@ -69,6 +69,7 @@ from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.text import folded_words, question_share
 from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
 from kronika.engine.candidates import CandidateReads
+from kronika.engine.held import RecallMark
 from kronika.engine.keys import UserKeys
 from kronika.engine.owner import UserNames, not_asked
 from kronika.engine.relations import through_relations
@@ -195,8 +196,10 @@ class Recaller:
         # an isinstance of a runtime Protocol is slow: asked once, not at every recall
         self._vectors_of = index.vectors_of if isinstance(index, CandidateVectors) else None
         self._families_of = index.families_of if isinstance(index, CandidateVectors) else None
-        self._names = UserNames(index)
-        self._keys = UserKeys(index)
+        # the index's mark of its items, asked once per recall for the names and keys
+        self._mark = RecallMark(index)
+        self._names = UserNames(index, self._mark)
+        self._keys = UserKeys(index, self._mark)
         self._searches = Searches(index)
 
     def recall(
@@ -216,6 +219,7 @@ class Recaller:
         if k < 1:
             raise InvalidQuery("k must be at least 1")
         moment = now or self._clock.now()
+        self._mark.renew()  # the items may have changed since the last recall
         limit = max(self._settings.candidates, k)
         words: str | None = None
         side_by_side = True
