@@ -231,7 +231,7 @@ def _graph_names(index: Any) -> list[str]:
     with index.state.reading() as conn:
         rows = conn.execute(
             "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
-            " AND indexname LIKE 'idx\\_items\\_hnsw\\_%%'"
+            " AND indexname LIKE 'idx\\_graph\\_hnsw\\_%%'"
         ).fetchall()
     return [str(r[0]) for r in rows]
 

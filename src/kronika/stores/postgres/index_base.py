@@ -55,6 +55,13 @@ _RETRIES = 30
 _RETRY_STATES = {"40P01", "40001", "23505"}  # deadlock, serialization failure, unique key
 ID_ORDER = 'COLLATE "C"'  # ids sort by code point, as Python sorts them
 
+GRAPH_ORPHANS_DELETE = (
+    "DELETE FROM idx_graph AS g WHERE NOT EXISTS"
+    " (SELECT 1 FROM idx_items AS i WHERE i.id = g.item_id AND i.vec IS NOT NULL)"
+)
+"""Delete the graph's vectors of ids no item holds with a vector (an item deleted leaves
+its vector in ``idx_graph`` until then: it may be moving to a file written later)."""
+
 LEXICAL = ("bm25", "simple", "trigram")
 
 T = TypeVar("T")
@@ -71,7 +78,7 @@ def reset_items(state: PostgresState) -> None:
     """Forget every item and source (keeps the embedding cache and usage statistics)."""
 
     def work(conn: Any) -> None:
-        conn.execute("TRUNCATE idx_terms, idx_items, idx_corpus, idx_sources")
+        conn.execute("TRUNCATE idx_terms, idx_items, idx_graph, idx_corpus, idx_sources")
 
     state.write(work)
 
@@ -109,6 +116,10 @@ class PostgresState:
         self.postings = search.PostingsCache()
         self.maybe_unused: set[str] = set()  # text hashes of rows replaced or removed
         self.vanished: set[str] = set()  # ids of rows deleted and not written again
+        # ids vanished by the last drop_unused_embeddings: their graph vectors go at the
+        # next one if they are still without an item (a fact moving to the archive is
+        # deleted by one sync and inserted by the next)
+        self.graph_vanished: set[str] = set()
         self.building: threading.Thread | None = None
         self.unanalyzed = 0  # rows this index wrote since it last ran ANALYZE
         self.graph_seen_until = 0.0  # the HNSW index was valid; asked again after this
@@ -239,8 +250,8 @@ class PostgresState:
             # dimension) is dropped and built again, not updated one row at a time.
             for (name,) in conn.execute(
                 "SELECT indexname FROM pg_indexes WHERE schemaname = current_schema()"
-                " AND tablename = 'idx_items'"
-                " AND indexname LIKE 'idx\\_items\\_hnsw\\_%%' AND (indexname != %s OR %s)",
+                " AND tablename = 'idx_graph'"
+                " AND indexname LIKE 'idx\\_graph\\_hnsw\\_%%' AND (indexname != %s OR %s)",
                 (self.hnsw_name, row is not None),
             ).fetchall():
                 conn.execute(f'DROP INDEX IF EXISTS "{name}"')
@@ -286,7 +297,7 @@ class PostgresState:
 
     @property
     def hnsw_name(self) -> str:
-        return f"idx_items_hnsw_{self.dim}"
+        return f"idx_graph_hnsw_{self.dim}"
 
     def run(self, sql: str) -> list[tuple[Any, ...]]:
         """The rows of one statement run on the connection (none for a command)."""

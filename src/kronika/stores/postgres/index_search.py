@@ -269,7 +269,7 @@ class PostgresSearch:
             with connect(self.state.url, autocommit=True) as conn:
                 conn.execute("SET maintenance_work_mem = '512MB'")
                 conn.execute(
-                    f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {self.state.hnsw_name} ON idx_items"
+                    f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {self.state.hnsw_name} ON idx_graph"
                     f" USING hnsw ((vec::vector({self.state.dim})) vector_ip_ops)"
                     f" WITH ({self.state.hnsw.with_clause})"
                 )

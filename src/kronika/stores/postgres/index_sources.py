@@ -23,6 +23,7 @@ from kronika.ports import (
 from kronika.stores.postgres.copying import postings_copy_text
 from kronika.stores.postgres.dialect import POSTGRES
 from kronika.stores.postgres.index_base import (
+    GRAPH_ORPHANS_DELETE,
     ID_ORDER,
     PostgresState,
     as_vector,
@@ -439,13 +440,16 @@ class PostgresSources:
     def drop_unused_embeddings(self, *, everywhere: bool = False) -> int:
         """Delete cached vectors no item uses any more (of the texts this index replaced or
         removed since the last call; ``everywhere``: of every text), and the usage
-        statistics of ids gone for good; then VACUUM what lost rows. Returns how many
-        vectors went."""
+        statistics of ids gone for good, and the graph's vectors of ids without an item
+        since the call before (``everywhere``: of every id without an item; migration
+        ``0207``); then VACUUM what lost rows. Returns how many vectors went."""
         with self.state.lock:
             candidates = sorted(self.state.maybe_unused)
             vanished = sorted(self.state.vanished)
+            earlier = sorted(self.state.graph_vanished)
             self.state.maybe_unused.clear()
             self.state.vanished.clear()
+            self.state.graph_vanished = set(vanished)
         unused = "NOT EXISTS (SELECT 1 FROM idx_items AS i WHERE i.text_hash = e.text_hash)"
         # the texts still used looked up by the candidates alone: a correlated NOT EXISTS
         # may be planned as a hash of every item's text (165 ms at 20,000 items, 0.6 ms so)
@@ -465,6 +469,14 @@ class PostgresSources:
             else:
                 dropped = 0
             usage = 0
+            if everywhere:
+                conn.execute(GRAPH_ORPHANS_DELETE)
+            elif earlier:  # still without an item one sync later: gone, not moving
+                conn.execute(
+                    "DELETE FROM idx_graph AS g WHERE g.item_id = ANY(%s) AND g.item_id NOT IN"
+                    " (SELECT i.id FROM idx_items AS i WHERE i.id = ANY(%s) AND i.vec IS NOT NULL)",
+                    (earlier, earlier),
+                )
             if vanished:
                 usage = conn.execute(
                     "DELETE FROM idx_usage AS u WHERE u.item_id = ANY(%s)"
@@ -474,7 +486,7 @@ class PostgresSources:
                 drop_forgotten(conn, self.state.tenant, vanished)  # their ids leave the recall log
             return int(dropped), int(usage)
 
-        if not (everywhere or candidates or vanished):
+        if not (everywhere or candidates or vanished or earlier):
             return 0
         dropped, _ = self.state.write(work)
         if vanished or dropped:
@@ -495,6 +507,6 @@ class PostgresSources:
         self._kept.clear()
 
         def work(conn: Any) -> None:
-            conn.execute("TRUNCATE idx_terms, idx_items, idx_corpus, idx_sources")
+            conn.execute("TRUNCATE idx_terms, idx_items, idx_graph, idx_corpus, idx_sources")
 
         self.state.write(work)

@@ -12,6 +12,7 @@ from typing import Any
 from kronika.core.model import layer_counts
 from kronika.stores.postgres.connect import redact_url
 from kronika.stores.postgres.index_base import (
+    GRAPH_ORPHANS_DELETE,
     PostgresState,
     reset_items,
 )
@@ -22,7 +23,7 @@ from kronika.stores.postgres.wal_scrub import scrub_wal
 log = logging.getLogger("kronika")
 
 _INDEX_TABLES = (
-    "idx_items, idx_terms, idx_embeddings, idx_usage, idx_sources, idx_corpus,"
+    "idx_items, idx_graph, idx_terms, idx_embeddings, idx_usage, idx_sources, idx_corpus,"
     " recall_log, recall_log_items"
 )
 _RECORD_TABLES = (
@@ -142,6 +143,7 @@ class PostgresUpkeep:
         notes: list[str] = []
         graph = self._drop_graph(notes)
         with self.state.reading() as conn:
+            conn.execute(GRAPH_ORPHANS_DELETE)  # every forgotten item's vector, whatever ran before
             for table in (*_INDEX_TABLES.split(", "), *_RECORD_TABLES):
                 # ANALYZE: the planner's statistics (pg_statistic) sample column values
                 note = run_locking(conn, f"VACUUM (FULL, ANALYZE) {table}", table)
@@ -182,7 +184,7 @@ class PostgresUpkeep:
             (there,) = conn.execute("SELECT to_regclass(%s)", (self.state.hnsw_name,)).fetchone()
             if there is None:
                 return False
-            note = run_locking(conn, f'DROP INDEX IF EXISTS "{self.state.hnsw_name}"', "idx_items")
+            note = run_locking(conn, f'DROP INDEX IF EXISTS "{self.state.hnsw_name}"', "idx_graph")
         notes += [note] if note else []
         self.state.graph_seen_until = 0.0
         return True

@@ -409,8 +409,8 @@ def walk_sql(
     where, params = filter_clause(flt)
     return (
         "SELECT id, -d AS score FROM (SELECT i.id,"
-        f" i.vec::vector({dim}) <#> %s::vector({dim}) AS d FROM idx_items AS i"
-        f" WHERE i.vec IS NOT NULL AND {where} ORDER BY d LIMIT %s) AS c"
+        f" g.vec::vector({dim}) <#> %s::vector({dim}) AS d FROM idx_graph AS g"
+        f" JOIN idx_items AS i ON i.id = g.item_id WHERE {where} ORDER BY d LIMIT %s) AS c"
         " ORDER BY score DESC, id",
         [q, *params, limit],
     )
