@@ -10,6 +10,7 @@ from kronika.core.key_forms import KeyWords
 from kronika.core.kin import kin_words
 from kronika.core.subjects import names_every
 from kronika.core.text import folded_words, key_words
+from kronika.core.topics import topic_words
 
 WORDS = [
     "firma",
@@ -65,9 +66,11 @@ WORDS = [
 def _every_pair(question: list[str], keys: list[str]) -> list[str]:
     """The words of ``keys`` found by comparing each with each (the definition): with
     the question's words, the other languages' words for a relation it names
-    (:func:`~kronika.core.kin.kin_words`)."""
+    (:func:`~kronika.core.kin.kin_words`), or else those of a topic it names
+    (:func:`~kronika.core.topics.topic_words`)."""
     asked = set(question)
-    question = [*question, *kin_words(asked)]
+    kin = kin_words(asked)
+    question = [*question, *kin, *(() if kin else topic_words(asked))]
     found: list[str] = []
     for key in keys:
         wanted = list(dict.fromkeys(folded_words(key_words(key))))

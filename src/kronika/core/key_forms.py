@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from kronika.core.kin import kin_words
 from kronika.core.subjects import filing_prefixes, word_matches
 from kronika.core.text import folded_words, key_words
+from kronika.core.topics import topic_words
 
 
 class KeyWords:
@@ -46,16 +47,22 @@ class KeyWords:
     def __len__(self) -> int:
         return len(self._keys)
 
-    def forms(self, question: Sequence[str]) -> list[str]:
+    def forms(self, question: Sequence[str], *, topics: bool = True) -> list[str]:
         """The words of the keys that ``question`` (its folded words, without function
         words) names in another form: every word of the key is a form of a word of the
-        question, or a word for the same relation in another language (``mąż`` for
-        "husband", :func:`~kronika.core.kin.kin_words`), and not every one is written as
-        the key writes it. In the order of the keys, each once."""
+        question, a word for the same relation in another language (``mąż`` for
+        "husband", :func:`~kronika.core.kin.kin_words`) or, when ``topics`` and the
+        question names no relation, a word of the topic a word of the question names
+        (``місто`` for "live", :func:`~kronika.core.topics.topic_words`: the user's keys,
+        so not of a question about someone else); and not every one is written as the
+        key writes it. In the order of the keys, each once."""
         asked = set(question)
         named: set[str] = set()
         # a relation named in another language: "husband" names ``mąż`` (core/kin.py)
-        for word in asked | kin_words(asked) if self._keys else ():
+        kin = kin_words(asked) if self._keys else set()
+        # a topic named by its verb: "Where do I live?" names ``city`` (core/topics.py)
+        topic = topic_words(asked) if self._keys and topics and not kin else set()
+        for word in asked | kin | topic if self._keys else ():
             for prefix in filing_prefixes(word):
                 filed = self._filed.get(prefix, ())
                 named.update(k for k in filed if k not in named and word_matches(word, k))

@@ -15,10 +15,8 @@ key may be meant.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from functools import cache
 
-from kronika.core.subjects import filing_prefixes, word_matches
-from kronika.core.text import folded_words
+from kronika.core.word_groups import WordGroups
 
 GROUPS: tuple[str, ...] = (
     "husband mąż małżonek marido esposo чоловік",
@@ -46,37 +44,14 @@ GROUPS: tuple[str, ...] = (
 """Each relation's words, space-separated: English, Polish, Spanish, Ukrainian."""
 
 
-@cache
-def _filed() -> dict[str, tuple[tuple[str, frozenset[str]], ...]]:
-    """Each relation's words filed by their first letters and their stems' (as
-    :class:`~kronika.core.key_forms.KeyWords` files keys): a question's word is compared
-    with the few words filed under its own."""
-    found: dict[str, list[tuple[str, frozenset[str]]]] = {}
-    for words in GROUPS:
-        group = frozenset(folded_words(words))
-        for word in group:
-            for prefix in filing_prefixes(word):
-                found.setdefault(prefix, []).append((word, group))
-    return {k: tuple(v) for k, v in found.items()}
-
-
-@cache
-def _kin_of(word: str) -> frozenset[str]:
-    filed = _filed()
-    found: set[str] = set()
-    for prefix in filing_prefixes(word):
-        for member, group in filed.get(prefix, ()):
-            if word_matches(word, member):
-                found |= group
-    return frozenset(found)
+_KIN = WordGroups(GROUPS)
 
 
 def kin_words(words: Iterable[str]) -> set[str]:
     """The words (folded) of the relations that ``words`` (folded words of a question)
     name, in every language, less ``words`` themselves: "husband" gives ``maz``,
     ``marido``, ``чоловік``…; "чоловіка" (a form of ``чоловік``) gives ``husband``…"""
-    asked = set(words)
-    return {k for w in asked for k in _kin_of(w)} - asked
+    return _KIN.words_of(words)
 
 
 __all__ = ["GROUPS", "kin_words"]

@@ -63,9 +63,14 @@ def about_the_user_alone(question: str, names: Sequence[str]) -> bool:
         pronoun = word == "I" or folded[n] in _PRONOUNS
         named = folded[n] in _THE_USER or _is_name(word, names)
         subject = subject or pronoun or (named and not _after_of(folded, n))
-    if not subject:
-        return False
-    return not any(
+    return subject and not names_another(question, names)
+
+
+def names_another(question: str, names: Sequence[str]) -> bool:
+    """Whether ``question`` names someone by a name that is not one of the user's
+    ``names`` ("Where does Margaret live?"; :func:`kronika.core.entities.extract_entities`,
+    which knows months and weekdays are no names)."""
+    return any(
         not any(_is_name(part, names) for part in entity.split())
         for entity in extract_entities(question)
     )
@@ -89,4 +94,4 @@ def _is_name(word: str, names: Sequence[str]) -> bool:
     return any(folded == fold(name).casefold() or sound(word) == sound(name) for name in names)
 
 
-__all__ = ["about_the_user_alone"]
+__all__ = ["about_the_user_alone", "names_another"]

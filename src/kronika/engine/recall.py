@@ -68,6 +68,7 @@ from kronika.core.roles import names_the_assistant
 from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.text import folded_words, question_share
 from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
+from kronika.core.user_subject import names_another
 from kronika.engine.candidates import CandidateReads
 from kronika.engine.held import RecallMark
 from kronika.engine.keys import UserKeys
@@ -233,7 +234,9 @@ class Recaller:
                 else (asked.keywords, True)
             )
         if words is not None:  # "w jakiej firmie": look for the key ``firma`` too
-            named = self._keys.of(flt).forms(list(folded_words(words)))
+            # "Where does Margaret live?" is not asking for the user's city
+            topics = not names_another(query, names)
+            named = self._keys.of(flt).forms(list(folded_words(words)), topics=topics)
             if named:
                 log.debug("query names keys in another form: also searching %s", named)
                 words, side_by_side = f"{words} {' '.join(named)}", False

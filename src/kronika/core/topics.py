@@ -1,0 +1,46 @@
+"""What a question asks about by its verb: "Where do I live?" asks for the user's city,
+"Де працює Юрій?" for his employer. A memory keeps ``місто: Львів`` or
+``компанія: Ajax``, and the question names neither key: it names the topic by the verb
+(live, work) in any of the four languages (:mod:`kronika.core.key_forms`).
+
+:data:`GROUPS` lists, for each topic, the ordinary words for it in English, Polish,
+Spanish and Ukrainian: the verb in its common forms (short verbs are listed form by
+form, since :func:`kronika.core.subjects.word_matches` finds endings of stems of four
+letters or more) and the nouns a memory's key is written with. They are drawn from
+each language, not from a memory or a benchmark, and stay few: a topic's words name
+keys only when the reader's memory holds such a key, and keyword search then looks for
+the key beside the question's own words (a key word counts a quarter of a content word).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from kronika.core.word_groups import WordGroups
+
+GROUPS: tuple[str, ...] = (
+    # where one lives
+    "live lives living lived city town location residence"
+    " mieszkać mieszkam mieszkasz mieszka mieszkamy mieszkają mieszkał mieszkała miasto"
+    " miejscowość vivir vivo vives vive vivimos viven vivía ciudad residencia"
+    " жити живу живеш живе живемо живуть жила мешкати мешкаю мешкає місто",
+    # where one works
+    "work works working worked job employer company workplace"
+    " pracować pracuję pracujesz pracuje pracujemy pracują pracował pracowała praca firma"
+    " pracodawca trabajar trabajo trabajas trabaja trabajamos trabajan trabajaba empresa"
+    " empleo працювати працюю працюєш працює працюємо працюють працював працювала робота"
+    " компанія роботодавець",
+)
+"""Each topic's words, space-separated: English, Polish, Spanish, Ukrainian."""
+
+_TOPICS = WordGroups(GROUPS)
+
+
+def topic_words(words: Iterable[str]) -> set[str]:
+    """The words (folded) of the topics that ``words`` (folded words of a question) name
+    by a verb or noun of theirs, in every language, less ``words`` themselves: "live"
+    gives ``city``, ``miasto``, ``місто``…; "працює" gives ``job``, ``firma``…"""
+    return _TOPICS.words_of(words)
+
+
+__all__ = ["GROUPS", "topic_words"]

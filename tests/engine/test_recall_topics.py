@@ -1,0 +1,66 @@
+"""A question that names what it asks about by its verb finds the fact whose key names
+it, in any of the four languages: "Where does Oksana live?" over ``місто: Львів``,
+"¿Dónde trabaja?" over ``компанія: Ajax Systems`` (:mod:`kronika.core.topics`); over a
+real workspace and index, on each backend."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from backends import Backend
+from kronika import Memory
+
+NOW = datetime(2026, 11, 1, tzinfo=UTC)
+FACTS = [
+    ("ім'я", "Оксана"),
+    ("місто", "Львів"),
+    ("компанія", "Ajax Systems"),
+    ("напій", "чай з чебрецем"),
+]
+TURNS = [
+    ("user", "привіт! як справи?"),
+    ("assistant", "Привіт, Оксано! Все добре, чим допомогти?"),
+    ("user", "як приготувати борщ?"),
+    ("assistant", "Зваріть бульйон, додайте буряк, капусту й картоплю."),
+    ("user", "ми з Андрієм їздили на вихідні в Карпати"),
+    ("assistant", "Чудово! Як погода в горах?"),
+    ("user", "дякую, бувай"),
+]
+CITY, COMPANY = "місто: Львів", "компанія: Ajax Systems"
+
+
+def _write(memory: Memory) -> None:
+    for n, (key, value) in enumerate(FACTS):
+        memory.remember(key=key, value=value, at=datetime(2026, 1, 5 + n, tzinfo=UTC))
+    start = datetime(2026, 3, 1, tzinfo=UTC)
+    for n, (role, text) in enumerate(TURNS):
+        memory.save_turn("s1", role, text, at=start + timedelta(minutes=n))
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Where does Oksana live?", CITY),
+        ("Gdzie mieszka Oksana?", CITY),
+        ("¿Dónde vive Oksana?", CITY),
+        ("Де живе Оксана?", CITY),
+        ("Where does Oksana work?", COMPANY),
+        ("Gdzie pracuje Oksana?", COMPANY),
+        ("¿Dónde trabaja Oksana?", COMPANY),
+        ("Де працює Оксана?", COMPANY),
+    ],
+)
+def test_a_topic_named_by_its_verb_finds_the_fact_keyed_by_it(
+    backend: Backend, question: str, answer: str
+) -> None:
+    _write(backend.open())
+    hits = backend.open("b").recall(question, k=3, now=NOW, record_access=False).hits
+    assert hits and hits[0].item.content == answer, [h.item.content for h in hits]
+
+
+def test_a_question_on_another_topic_is_not_answered_by_them(backend: Backend) -> None:
+    _write(backend.open())
+    hits = backend.open("b").recall("Як приготувати борщ?", k=3, now=NOW, record_access=False)
+    assert hits.hits and hits.hits[0].item.content == "як приготувати борщ?"
