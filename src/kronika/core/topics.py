@@ -3,6 +3,10 @@
 ``компанія: Ajax``, and the question names neither key: it names the topic by the verb
 (live, work) in any of the four languages (:mod:`kronika.core.key_forms`).
 
+:data:`THINGS` does the same for the things a profile fact is often keyed by
+("favourite", "colour", "dish"…): "Який мій улюблений колір?" names
+``favourite_colour``.
+
 :data:`GROUPS` lists, for each topic, the ordinary words for it in English, Polish,
 Spanish and Ukrainian: the verb in its common forms (short verbs are listed form by
 form, since :func:`kronika.core.subjects.word_matches` finds endings of stems of four
@@ -33,7 +37,29 @@ GROUPS: tuple[str, ...] = (
 )
 """Each topic's words, space-separated: English, Polish, Spanish, Ukrainian."""
 
-_TOPICS = WordGroups(GROUPS)
+THINGS: tuple[str, ...] = (
+    "colour color kolor color колір",
+    "favourite favorite ulubiony ulubiona ulubione favorito favorita улюблений улюблена улюблене",
+    "cat kot kotka gato gata кіт кішка",
+    "dog pies suka perro perra собака пес",
+    "food dish meal jedzenie danie potrawa comida plato страва їжа",
+    "drink napój bebida напій",
+    "coffee kawa café кава",
+    "book książka libro книга книжка",
+    "music muzyka música музика",
+    "hobby hobby pasatiempo afición хобі",
+    "car samochód auto coche carro машина автомобіль",
+    "birthday urodziny cumpleaños народження",
+    "language język idioma lengua мова",
+    "instrument instrument instrumento інструмент",
+    "allergy alergia uczulenie alergia алергія",
+)
+"""Things a profile fact is often keyed by, each one's nouns in English, Polish, Spanish
+and Ukrainian (a question in one language names a key written in another: "Який мій
+улюблений колір?" names ``favourite_colour``). Words with more than one common sense
+("name", "team") are left out."""
+
+_TOPICS = WordGroups((*GROUPS, *THINGS))
 
 
 def topic_words(words: Iterable[str]) -> set[str]:
@@ -43,4 +69,4 @@ def topic_words(words: Iterable[str]) -> set[str]:
     return _TOPICS.words_of(words)
 
 
-__all__ = ["GROUPS", "topic_words"]
+__all__ = ["GROUPS", "THINGS", "topic_words"]

@@ -31,6 +31,7 @@ from kronika.core.entities import extract_entities
 from kronika.core.keywords import FUNCTION_WORDS
 from kronika.core.owner import TOKEN, sound
 from kronika.core.possession import OF
+from kronika.core.subjects import word_matches
 from kronika.core.text import fold, folded_words
 
 _PRONOUNS = frozenset(folded_words("ja yo я"))
@@ -69,10 +70,21 @@ def about_the_user_alone(question: str, names: Sequence[str]) -> bool:
 def names_another(question: str, names: Sequence[str]) -> bool:
     """Whether ``question`` names someone by a name that is not one of the user's
     ``names`` ("Where does Margaret live?"; :func:`kronika.core.entities.extract_entities`,
-    which knows months and weekdays are no names)."""
+    which knows months and weekdays are no names). A user's name in another case is
+    still the user's ("ulubione danie Tarasa", :func:`kronika.core.subjects.word_matches`,
+    in either script)."""
     return any(
-        not any(_is_name(part, names) for part in entity.split())
+        not any(_is_name(part, names) or _a_form_of(part, names) for part in entity.split())
         for entity in extract_entities(question)
+    )
+
+
+def _a_form_of(word: str, names: Sequence[str]) -> bool:
+    """Whether ``word`` is an inflected form of one of ``names`` (in either script)."""
+    folded, said = fold(word).casefold(), sound(word)
+    return any(
+        word_matches(folded, fold(name).casefold()) or word_matches(said, sound(name))
+        for name in names
     )
 
 
