@@ -141,11 +141,14 @@ class Indexer:
         paths: Sequence[str] | None = None,
         progress: Progress | None = None,
         defer_vectors: bool = False,
+        drop_unused: bool = True,
     ) -> SyncReport:
         """Re-index the files of ``agent`` that changed (only ``paths`` when given).
 
         ``defer_vectors`` (a write's own ``paths``): when the model is not in memory,
-        leave their vectors to :meth:`fill_vectors` (see the module docstring)."""
+        leave their vectors to :meth:`fill_vectors` (see the module docstring).
+        ``drop_unused`` False: leave what the rows deleted no longer use (cached vectors,
+        the statistics and recall-log entries of ids gone) to a later drop."""
         started = time.perf_counter()
         report = SyncReport()
         folder = self.state.workspace.require_agent(agent)
@@ -161,8 +164,19 @@ class Indexer:
             later = [p for p in dict.fromkeys(paths) if _appendable_facts(p)]
             if later and len(later) < len(set(paths)):
                 first = [p for p in dict.fromkeys(paths) if p not in later]
-                report = self.sync_agent(agent, paths=first, defer_vectors=defer_vectors)
-                report.merge(self.sync_agent(agent, paths=later, defer_vectors=defer_vectors))
+                report = self.sync_agent(
+                    agent, paths=first, defer_vectors=defer_vectors, drop_unused=False
+                )
+                report.merge(
+                    self.sync_agent(
+                        agent, paths=later, defer_vectors=defer_vectors, drop_unused=False
+                    )
+                )
+                # one drop after both: a fact the Brain let go is deleted by the first
+                # and written by the second, and keeps its usage statistics, its
+                # entries in the recall log and its vectors
+                if drop_unused:
+                    report.vectors_dropped = self.state.index.drop_unused_embeddings()
                 return report
         if paths is not None:  # turns appended by kronika: index them alone, list nothing
             embed = not defer_vectors or not self.vectors.may_defer()
@@ -206,7 +220,8 @@ class Indexer:
         # kronika's own writes (``paths``) remove facts on purpose; hand edits and
         # damage come in through a full sync
         self._index_files(agent, stale, known, report, progress, watch=paths is None, embed=embed)
-        report.vectors_dropped = self.state.index.drop_unused_embeddings()
+        if drop_unused:
+            report.vectors_dropped = self.state.index.drop_unused_embeddings()
         if paths is None:  # the index now matches every file as listed
             self.state.seen[agent] = _Seen(
                 folders, tuple((f.path, f.mtime_ns, f.size) for f in files.values())

@@ -60,7 +60,7 @@ GRAPH_ORPHANS_DELETE = (
     " (SELECT 1 FROM idx_items AS i WHERE i.id = g.item_id AND i.vec IS NOT NULL)"
 )
 """Delete the graph's vectors of ids no item holds with a vector (an item deleted leaves
-its vector in ``idx_graph`` until then: it may be moving to a file written later)."""
+its vector in ``idx_graph`` until then: it may be moving to another file)."""
 
 LEXICAL = ("bm25", "simple", "trigram")
 
@@ -116,10 +116,6 @@ class PostgresState:
         self.postings = search.PostingsCache()
         self.maybe_unused: set[str] = set()  # text hashes of rows replaced or removed
         self.vanished: set[str] = set()  # ids of rows deleted and not written again
-        # ids vanished by the last drop_unused_embeddings: their graph vectors go at the
-        # next one if they are still without an item (a fact moving to the archive is
-        # deleted by one sync and inserted by the next)
-        self.graph_vanished: set[str] = set()
         self.building: threading.Thread | None = None
         self.unanalyzed = 0  # rows this index wrote since it last ran ANALYZE
         self.graph_seen_until = 0.0  # the HNSW index was valid; asked again after this

@@ -440,16 +440,14 @@ class PostgresSources:
     def drop_unused_embeddings(self, *, everywhere: bool = False) -> int:
         """Delete cached vectors no item uses any more (of the texts this index replaced or
         removed since the last call; ``everywhere``: of every text), and the usage
-        statistics of ids gone for good, and the graph's vectors of ids without an item
-        since the call before (``everywhere``: of every id without an item; migration
-        ``0207``); then VACUUM what lost rows. Returns how many vectors went."""
+        statistics and graph vectors of ids gone for good (``everywhere``: every graph
+        vector without an item; migration ``0207``); then VACUUM what lost rows. Returns
+        how many vectors went."""
         with self.state.lock:
             candidates = sorted(self.state.maybe_unused)
             vanished = sorted(self.state.vanished)
-            earlier = sorted(self.state.graph_vanished)
             self.state.maybe_unused.clear()
             self.state.vanished.clear()
-            self.state.graph_vanished = set(vanished)
         unused = "NOT EXISTS (SELECT 1 FROM idx_items AS i WHERE i.text_hash = e.text_hash)"
         # the texts still used looked up by the candidates alone: a correlated NOT EXISTS
         # may be planned as a hash of every item's text (165 ms at 20,000 items, 0.6 ms so)
@@ -471,13 +469,13 @@ class PostgresSources:
             usage = 0
             if everywhere:
                 conn.execute(GRAPH_ORPHANS_DELETE)
-            elif earlier:  # still without an item one sync later: gone, not moving
+            if vanished:
+                # a vector of the graph stays while its item moves (migration 0207)
                 conn.execute(
                     "DELETE FROM idx_graph AS g WHERE g.item_id = ANY(%s) AND g.item_id NOT IN"
                     " (SELECT i.id FROM idx_items AS i WHERE i.id = ANY(%s) AND i.vec IS NOT NULL)",
-                    (earlier, earlier),
+                    (vanished, vanished),
                 )
-            if vanished:
                 usage = conn.execute(
                     "DELETE FROM idx_usage AS u WHERE u.item_id = ANY(%s)"
                     " AND u.item_id NOT IN (SELECT i.id FROM idx_items AS i WHERE i.id = ANY(%s))",
@@ -486,7 +484,7 @@ class PostgresSources:
                 drop_forgotten(conn, self.state.tenant, vanished)  # their ids leave the recall log
             return int(dropped), int(usage)
 
-        if not (everywhere or candidates or vanished or earlier):
+        if not (everywhere or candidates or vanished):
             return 0
         dropped, _ = self.state.write(work)
         if vanished or dropped:

@@ -11,10 +11,10 @@
 -- Inserts and updates of idx_items write it by statement triggers, so every way rows are
 -- written (COPY, UPDATE, the model's vectors replaced) keeps the two alike; their
 -- functions keep the schema they were made in, whatever session writes a row. A row
--- deleted leaves its vector behind: the file it moves to is written by a later sync.
--- drop_unused_embeddings deletes the vectors of ids still without an item at its next
--- call, and a forget every vector without an item; meanwhile no search sees them (it
--- joins idx_items).
+-- deleted leaves its vector behind: the file it moves to is written by the next
+-- transaction. drop_unused_embeddings, after both, deletes the vectors of ids left
+-- without an item, and a forget every vector without an item; meanwhile no search
+-- sees them (it joins idx_items).
 CREATE TABLE idx_graph (
     item_id text PRIMARY KEY,
     vec     vector NOT NULL
