@@ -6,19 +6,9 @@ only if the second did not write it again."""
 from __future__ import annotations
 
 from backends import Backend
+from brain_facts import FACTS
 from kronika import Memory
 from kronika.workflows import charts as figures
-
-FACTS = [
-    ("bread", "Olena bakes rye bread every Sunday morning in Lviv"),
-    ("bicycle", "Dmytro repairs old bicycles in a garage in Kraków"),
-    ("bandura", "Yaryna plays the bandura at folk festivals in Odesa"),
-    ("tomatoes", "Taras grows yellow tomatoes on his balcony in Kyiv"),
-    ("pottery", "Marta makes blue pottery for the market in Poltava"),
-    ("sailing", "Ivan sails a small boat on the Dnipro river in summer"),
-    ("chess", "Sofia plays chess online with friends from Chernihiv"),
-    ("honey", "Petro keeps bees and sells linden honey in Vinnytsia"),
-]
 
 
 def test_facts_moved_to_the_archive_keep_their_counts_and_log(backend: Backend) -> None:

@@ -11,21 +11,11 @@ from typing import Any
 
 import pytest
 
+from brain_facts import FACTS
 from kronika.app import build_memory
 from kronika.settings import load_settings
 
 pytest.importorskip("psycopg", reason="the postgres extra is not installed")
-
-FACTS = [
-    ("bread", "Olena bakes rye bread every Sunday morning in Lviv"),
-    ("bicycle", "Dmytro repairs old bicycles in a garage in Kraków"),
-    ("bandura", "Yaryna plays the bandura at folk festivals in Odesa"),
-    ("tomatoes", "Taras grows yellow tomatoes on his balcony in Kyiv"),
-    ("pottery", "Marta makes blue pottery for the market in Poltava"),
-    ("sailing", "Ivan sails a small boat on the Dnipro river in summer"),
-    ("chess", "Sofia plays chess online with friends from Chernihiv"),
-    ("honey", "Petro keeps bees and sells linden honey in Vinnytsia"),
-]
 
 
 def _open(home: Path, url: str) -> Any:
