@@ -234,9 +234,11 @@ class Recaller:
                 else (asked.keywords, True)
             )
         if words is not None:  # "w jakiej firmie": look for the key ``firma`` too
-            # "Where does Margaret live?" is not asking for the user's city
-            topics = not names_another(query, names)
-            named = self._keys.of(flt).forms(list(folded_words(words)), topics=topics)
+            keys = self._keys.of(flt)
+            # "Where does Margaret live?" is not asking for the user's city (names are
+            # read only when the user has keys a topic could name)
+            topics = bool(keys) and not names_another(query, names)
+            named = keys.forms(list(folded_words(words)), topics=topics)
             if named:
                 log.debug("query names keys in another form: also searching %s", named)
                 words, side_by_side = f"{words} {' '.join(named)}", False
