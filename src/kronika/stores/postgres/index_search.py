@@ -88,7 +88,8 @@ class PostgresSearch:
 
         def work(conn: Any) -> list[tuple[str, float]]:
             try:
-                return search.lexical(conn, phrases, flt, limit, self.state.postings, along)
+                postings, tokens = self.state.postings, self.state.tokenizer.words
+                return search.lexical(conn, phrases, flt, limit, postings, along, tokens)
             finally:
                 if not conn.broken and conn.info.transaction_status != search.IDLE:
                     conn.execute("ROLLBACK")

@@ -7,7 +7,7 @@ pgvector's HNSW index once the index holds enough items (see :func:`vectors`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -15,6 +15,8 @@ import numpy as np
 import numpy.typing as npt
 
 from kronika.core.model import RecallFilter
+from kronika.core.subjects import MAX_ENDING, stems
+from kronika.core.word_forms import absent_words, form_prefixes, forms_of, with_forms
 from kronika.ports import Vector
 from kronika.stores.postgres.arrays import int_array
 from kronika.stores.postgres.index_rows import filter_clause
@@ -28,6 +30,8 @@ from kronika.stores.postgres.lexical import (
 )
 
 Conn = Any  # psycopg.Connection (imported lazily: the postgres extra is optional)
+Tokens = Callable[[Sequence[str]], list[tuple[str, ...]]]
+"""The tokens of each word (:meth:`.lexical.Tokenizer.words`)."""
 IDLE = 0  # psycopg.pq.TransactionStatus.IDLE: no transaction open
 
 DEPTH = 2
@@ -93,6 +97,7 @@ class PostingsCache:
         self._postings = postings
         self._held = 0
         self._found: dict[tuple[Any, ...], tuple[Any, dict[str, TermRows]]] = {}
+        self._forms: dict[tuple[Any, ...], dict[str, tuple[str, ...]]] = {}
 
     def get(self, key: tuple[Any, ...], state: Any) -> dict[str, TermRows]:
         held = self._found.get(key)
@@ -103,7 +108,13 @@ class PostingsCache:
                 self.clear()
             held = (state, {})
             self._found[key] = held
+            self._forms[key] = {}
         return held[1]
+
+    def forms(self, key: tuple[Any, ...]) -> dict[str, tuple[str, ...]]:
+        """The forms corpus ``key`` holds of words it does not hold (at the state
+        :meth:`get` saw last): ``{word: forms}``, for the words read so far."""
+        return self._forms.setdefault(key, {})
 
     def last(self, key: tuple[Any, ...]) -> tuple[Any, dict[str, TermRows]] | None:
         """The state the corpus ``key`` was last read at, and its words held."""
@@ -127,6 +138,7 @@ class PostingsCache:
         for _, terms in self._found.values():
             terms.clear()
         self._found.clear()
+        self._forms.clear()
         self._held = 0
 
 
@@ -137,6 +149,7 @@ def lexical(
     limit: int,
     cache: PostingsCache | None = None,
     along: Along | None = None,
+    tokens: Tokens | None = None,
 ) -> list[tuple[str, float]]:
     """The ``limit`` best items by BM25 over ``phrases`` (best first, ties by id).
 
@@ -148,6 +161,8 @@ def lexical(
     while nobody writes to the corpus (the usual path is taken again when it moved).
     ``along``: another search's statements, sent in the first filter round trip (none
     is made when nothing matches: then they are still :attr:`Along.waiting`).
+    ``tokens``: the tokenizer of the words; with it, a word the corpus does not hold is
+    searched in the forms it holds (:mod:`kronika.core.word_forms`, :func:`_with_forms`).
     """
     corpus, corpus_params = _corpus_clause(flt, "c")
     stats_sql = (
@@ -160,7 +175,8 @@ def lexical(
     last = cache.last(key)
     if last is not None and needed <= set(last[1]):
         state, known = last
-        scored = _scored(conn, phrases, known, state, flt)
+        held = _with_forms(None, phrases, known, cache.forms(key), flt, tokens)
+        scored = None if held is None else _scored(conn, held, known, state, flt)
         if scored is not None:
             found = _best_passing(
                 conn, *scored, flt, limit, check=(stats_sql, corpus_params, state), along=along
@@ -178,11 +194,86 @@ def lexical(
     missing = sorted(needed - set(known))
     fetched = _read_postings(conn, missing, flt) if missing else {}
     cache.add(key, fetched)
-    scored = _scored(conn, phrases, known | fetched, state, flt)
+    words = known | fetched
+    before = set(words)
+    expanded = _with_forms(conn, phrases, words, cache.forms(key), flt, tokens)
+    assert expanded is not None  # read what was missing
+    cache.add(key, {t: words[t] for t in set(words) - before})
+    scored = _scored(conn, expanded, words, state, flt)
     if scored is None:
         return []
     found = _best_passing(conn, *scored, flt, limit, along=along)
     assert found is not None  # no state to check
+    return found
+
+
+def _with_forms(
+    conn: Conn | None,
+    phrases: Sequence[Phrase],
+    words: dict[str, TermRows],
+    forms: dict[str, tuple[str, ...]],
+    flt: RecallFilter,
+    tokens: Tokens | None,
+) -> list[Phrase] | None:
+    """``phrases`` with the forms the corpus holds of each word it does not hold
+    (:mod:`kronika.core.word_forms`), as the SQLite index adds them. The forms of each
+    such word (``forms``) and their postings (``words``) are read on ``conn`` where
+    missing, in one round trip (:func:`_read_forms`), and kept in both; without
+    ``conn``, None when something is missing."""
+    absent = [] if tokens is None else absent_words(phrases, lambda t: len(words[t].rows) > 0)
+    unread = [t for t in absent if t not in forms]
+    if unread:
+        if conn is None:
+            return None
+        assert tokens is not None
+        for token, found in _read_forms(conn, unread, flt, tokens).items():
+            forms[token] = tuple(found)
+            words.update(found)
+    missing = sorted({f for t in absent for f in forms[t]} - set(words))
+    if missing:  # let go by the cache meanwhile
+        if conn is None:
+            return None
+        words.update(_read_postings(conn, missing, flt))
+    return with_forms(phrases, {t: forms[t] for t in absent}, lambda form: Phrase(form, (form,)))
+
+
+def _read_forms(
+    conn: Conn, absent: Sequence[str], flt: RecallFilter, tokens: Tokens
+) -> dict[str, dict[str, TermRows]]:
+    """The forms the corpus ``flt`` names holds of each of ``absent``, with their
+    postings: one statement reads the words that start as a form of each would
+    (:func:`~kronika.core.word_forms.form_prefixes`, at most as long as a form can be),
+    and :func:`~kronika.core.word_forms.forms_of` keeps its forms; a form the tokenizer
+    (``tokens``) would not give back as itself is left out, as on SQLite.
+
+    A range of the terms' index finds the words; ``starts_with`` keeps those that do
+    start so under any collation of the database (a collation that does not keep the
+    words of one prefix together may leave a form out, never adds another word)."""
+    corpus, params = _corpus_clause(flt, "t")
+    asks = [(n, p) for n, token in enumerate(absent) for p in form_prefixes(token)]
+    longest = [max(len(x) for x in (token, *stems(token))) + MAX_ENDING for token in absent]
+    candidates: list[dict[str, TermRows]] = [{} for _ in absent]
+    for n, term, packed in conn.execute(
+        "SELECT p.n, w.term, w.packed FROM unnest(%s::int[], %s::text[], %s::text[], %s::int[])"
+        " AS p (n, lo, hi, longest) CROSS JOIN LATERAL (SELECT t.term,"
+        " string_agg(int8send(t.item_rowid) || float8send(t.tf) || int4send(t.doc_len),"
+        " ''::bytea) AS packed FROM idx_terms AS t"
+        " WHERE t.term >= p.lo AND t.term < p.hi AND starts_with(t.term, p.lo)"
+        f" AND length(t.term) <= p.longest AND {corpus} GROUP BY t.term) AS w",
+        [
+            [n for n, _ in asks],
+            [p for _, p in asks],
+            [p[:-1] + chr(ord(p[-1]) + 1) for _, p in asks],
+            [longest[n] for n, _ in asks],
+            *params,
+        ],
+    ):
+        candidates[int(n)][str(term)] = _unpacked(packed)
+    found: dict[str, dict[str, TermRows]] = {}
+    for token, held in zip(absent, candidates, strict=True):
+        named = forms_of(token, held)
+        again = dict(zip(named, tokens(named), strict=True))
+        found[token] = {f: held[f] for f in named if again[f] == (f,)}
     return found
 
 
@@ -292,14 +383,19 @@ def _read_postings(conn: Conn, terms: Sequence[str], flt: RecallFilter) -> dict[
         f" WHERE t.term = ANY(%s) AND {corpus} GROUP BY t.term",
         [list(terms), *params],
     ):
-        held = np.frombuffer(packed, dtype=_POSTING)
-        order = np.argsort(held["row"], kind="stable")
-        found[term] = TermRows(
-            held["row"][order].astype(np.int64),
-            held["tf"][order].astype(np.float64),
-            held["length"][order].astype(np.float64),
-        )
+        found[term] = _unpacked(packed)
     return found
+
+
+def _unpacked(packed: bytes) -> TermRows:
+    """One word's postings as the server packed them (rows ascending)."""
+    held = np.frombuffer(packed, dtype=_POSTING)
+    order = np.argsort(held["row"], kind="stable")
+    return TermRows(
+        held["row"][order].astype(np.int64),
+        held["tf"][order].astype(np.float64),
+        held["length"][order].astype(np.float64),
+    )
 
 
 def _phrase_rows(

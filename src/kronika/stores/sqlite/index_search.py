@@ -14,13 +14,14 @@ from __future__ import annotations
 import itertools
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
 from kronika.core.hubness import family
 from kronika.core.model import RecallFilter
+from kronika.core.word_forms import absent_words, form_prefixes, forms_of, with_forms
 from kronika.errors import IndexError_
 from kronika.ports import FeatureRow, ScoreFeatures, Usage, Vector
 from kronika.stores.sql import rows as shared
@@ -74,6 +75,11 @@ class SqliteSearch:
                 Phrase(text, tokens)
                 for text, tokens in zip(texts, self.state.tokenizer.words(conn, texts), strict=True)
             ]
+            corpus = bm25.corpus(flt)
+            if corpus is not None:  # a word no memory holds: its forms they hold
+                phrases = self._with_forms(
+                    conn, phrases, lambda t: bm25.holds(t, corpus), bm25.vocabulary
+                )
             # FTS5 scores a phrase of several tokens itself (the snapshot has no positions).
             parts: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
             for phrase in phrases:
@@ -92,7 +98,26 @@ class SqliteSearch:
     def _search_fts5(
         self, conn: sqlite3.Connection, texts: Sequence[str], flt: RecallFilter, limit: int
     ) -> list[tuple[str, float]]:
-        """The same search run by FTS5 itself (equal scores ordered by id, as in memory)."""
+        """The same search run by FTS5 itself (equal scores ordered by id, as in memory),
+        over a corpus of the agents' rows alone (:meth:`_holds_only`)."""
+        conn.execute(
+            "CREATE VIRTUAL TABLE IF NOT EXISTS temp.kronika_fts_terms"
+            " USING fts5vocab (main, items_fts, 'row')"
+        )
+
+        def holds(token: str) -> bool:
+            sql = "SELECT 1 FROM temp.kronika_fts_terms WHERE term = ?"
+            return conn.execute(sql, (token,)).fetchone() is not None
+
+        def vocabulary(prefixes: Sequence[str]) -> set[str]:
+            sql = "SELECT term FROM temp.kronika_fts_terms WHERE term >= ? AND term < ?"
+            return {t for p in prefixes for (t,) in conn.execute(sql, (p, _after(p)))}
+
+        phrases = [
+            Phrase(text, tokens)
+            for text, tokens in zip(texts, self.state.tokenizer.words(conn, texts), strict=True)
+        ]
+        texts = [p.text for p in self._with_forms(conn, phrases, holds, vocabulary)]
         expression = " OR ".join(quote(text) for text in texts)
         where, params = filter_clause(flt)
         sql = (
@@ -103,6 +128,28 @@ class SqliteSearch:
         found = conn.execute(sql, [expression, *params, limit]).fetchall()
         # a row holding the words only where they weigh nothing (the speaker) is no match
         return [(item_id, -float(rank)) for item_id, rank in found if rank < 0]
+
+    def _with_forms(
+        self,
+        conn: sqlite3.Connection,
+        phrases: list[Phrase],
+        holds: Callable[[str], bool],
+        vocabulary: Callable[[Sequence[str]], set[str]],
+    ) -> list[Phrase]:
+        """``phrases`` with the forms the corpus holds of each word it does not
+        (:mod:`kronika.core.word_forms`); a form FTS5's tokenizer would not give back as
+        itself is left out (FTS5 reads the query's words through it)."""
+        forms: dict[str, list[str]] = {}
+        for token in absent_words(phrases, holds):
+            found = [f for f in forms_of(token, vocabulary(form_prefixes(token))) if holds(f)]
+            if found:
+                forms[token] = found
+        if not forms:
+            return phrases
+        asked = sorted({f for found in forms.values() for f in found})
+        again = dict(zip(asked, self.state.tokenizer.words(conn, asked), strict=True))
+        kept = {t: [f for f in found if again[f] == (f,)] for t, found in forms.items()}
+        return with_forms(phrases, kept, lambda form: Phrase(form, (form,)))
 
     @staticmethod
     def _holds_only(conn: sqlite3.Connection, flt: RecallFilter) -> bool:
@@ -353,3 +400,8 @@ class SqliteSearch:
             for item_id, other, offset in rows:
                 found.setdefault(item_id, []).append((other, int(offset)))
         return found
+
+
+def _after(prefix: str) -> str:
+    """The first string after every string that starts with ``prefix`` (code point order)."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1)

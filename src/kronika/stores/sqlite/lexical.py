@@ -63,6 +63,7 @@ import numpy.typing as npt
 
 from kronika.core.model import RecallFilter
 from kronika.core.ranking import best_first
+from kronika.core.word_forms import FORM_PREFIX
 from kronika.stores.sql.terms import COLUMN_WEIGHTS, COLUMNS, WordTokens
 from kronika.stores.sqlite.columns import (
     COLUMNS_SQL,
@@ -216,6 +217,7 @@ class Bm25Snapshot:
         self._scratch = np.zeros(0, dtype=np.int64)  # see _lookup
         self._version = 0  # changes whenever rows are added or die
         self._corpora: dict[tuple[frozenset[str], str | None], tuple[int, _Corpus | None]] = {}
+        self._by_prefix: dict[str, list[str]] | None = None  # see vocabulary(), built on use
 
     # -- loading ----------------------------------------------------------------------
 
@@ -255,6 +257,7 @@ class Bm25Snapshot:
         self.live = np.ones(len(self.cols), dtype=np.bool_)
         self.dead = 0
         self._row_of = None
+        self._by_prefix = None
         self.postings = {}
         self.length = np.zeros(len(self.cols), dtype=np.float64)
         self._version += 1  # lengths changed: a state with the same totals is not the same
@@ -450,6 +453,8 @@ class Bm25Snapshot:
             old = self.postings.get(term)
             if old is not None:
                 idx, tf = np.concatenate([old[0], idx]), np.concatenate([old[1], tf])
+            elif self._by_prefix is not None and len(term) >= FORM_PREFIX:
+                self._by_prefix.setdefault(term[:FORM_PREFIX], []).append(term)
             self.postings[term] = (idx, tf)
 
     def without(self, rowids: Rowids) -> int:
@@ -562,6 +567,26 @@ class Bm25Snapshot:
                 continue
             terms.append(_Term(idx, tf, _idf(corpus.n, hits)))
         return terms
+
+    def holds(self, token: str, corpus: _Corpus) -> bool:
+        """Whether a row of ``corpus`` holds ``token`` (in any column)."""
+        found = self.postings.get(token)
+        if found is None:
+            return False
+        inside = corpus.rows_in if corpus.rows_in is not None else self.live if self.dead else None
+        return bool(found[0].size) and (inside is None or bool(inside[found[0]].any()))
+
+    def vocabulary(self, prefixes: Iterable[str]) -> set[str]:
+        """The tokens of the postings that start with one of ``prefixes`` (each
+        :data:`FORM_PREFIX` letters), some perhaps held by dead rows only; the tokens
+        are filed by their first letters on first use."""
+        if self._by_prefix is None:
+            filed: dict[str, list[str]] = {}
+            for term in self.postings:
+                if len(term) >= FORM_PREFIX:
+                    filed.setdefault(term[:FORM_PREFIX], []).append(term)
+            self._by_prefix = filed
+        return {t for p in prefixes for t in self._by_prefix.get(p, ())}
 
     def _phrase_postings(self, rowids: Rowids, parts: Floats) -> Postings | None:
         """The rows holding a phrase and its occurrences, from FTS5's one-phrase ``bm25()``.
