@@ -177,6 +177,16 @@ def _month(y: int, m: int) -> tuple[date, date]:
         ("What did I buy in December?", _month(2022, 12)),  # no December yet this year
         ("Which museums did I visit in the month of February?", _month(2023, 2)),
         ("¿Qué compré a finales de mayo?", _month(2023, 5)),
+        # a part of a month named before it: the month
+        ("Where did we go in early May?", _month(2023, 5)),
+        ("What happened mid-July?", _month(2023, 7)),
+        ("What did I read late June?", _month(2023, 6)),
+        ("Co robiłem pod koniec lipca?", _month(2023, 7)),
+        ("Gdzie byłem na początku marca?", _month(2023, 3)),
+        ("Co kupiłam w połowie maja?", _month(2023, 5)),
+        ("До чого ми готувалися наприкінці квітня?", _month(2023, 4)),
+        ("Що було на початку травня?", _month(2023, 5)),
+        ("Що я робив в середині червня?", _month(2023, 6)),
         # years
         (
             "How many times has Melanie gone to the beach in 2023?",
@@ -280,6 +290,7 @@ def test_last_saturday_asked_on_a_saturday_is_a_week_back_only() -> None:
         "Was habe ich vor zwei Wochen gemacht?",  # German is not read
         "What happened on 31 February 2023?",  # no such day
         "Was hat er im Mai gemacht?",  # German is not read
+        "It is late, may I ask you something?",  # "late" and the verb "may"
         "",
     ],
 )

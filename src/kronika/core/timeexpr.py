@@ -276,6 +276,14 @@ _MONTH_OF = {word: n for n, words in enumerate(_MONTH_WORDS, 1) for word in _fol
 # are English verbs too, and a bare month of no year is the weakest hint.
 _MONTH_PREPOSITIONS = ("in", "during", "of", "w", "we", "en", "de", "у", "в")
 _YEAR_PREPOSITIONS = (*_MONTH_PREPOSITIONS, "del")
+# A part of a month named before it: "early May", "mid-June", "late July", "na początku
+# marca", "pod koniec lipca", "w połowie maja", "на початку травня", "наприкінці квітня",
+# "в середині червня" (Spanish says "a principios de mayo": after "de", above). The
+# month is the period: where in it a memory was said is rarely that exact.
+_MONTH_PARTS = _folded(
+    "early late mid początku początek koniec końcu końca połowie połowy"
+    " початку наприкінці кінці кінця середині"
+)
 _MONTH_RE = _alternatives(_MONTH_OF)
 # alone after a preposition, English abbreviations do not count ("the car of Jan")
 _ABBREVIATIONS = frozenset(
@@ -305,6 +313,9 @@ _MENTIONS = _LazyPattern(
             r"\b(?P<my>" + _MONTH_RE + r"),?\s+(?:de\s+|del\s+)?" + _YEAR_RE.format("myy") + r"\b",
             # in October, the month of October, w październiku, en octubre, у жовтні
             r"\b(?:" + "|".join(_MONTH_PREPOSITIONS) + r")\s+(?P<mo>" + _MONTH_NAME_RE + r")\b"
+            r"(?!,?\s+(?:de\s+|del\s+)?(?:19|20)\d\d)",
+            # early May, mid-June, pod koniec lipca, наприкінці квітня
+            r"\b(?:" + "|".join(_MONTH_PARTS) + r")(?:\s+|-)(?P<mp>" + _MONTH_NAME_RE + r")\b"
             r"(?!,?\s+(?:de\s+|del\s+)?(?:19|20)\d\d)",
             # in 2023, w 2023 roku, en 2023, у 2023 році
             r"\b(?:" + "|".join(_YEAR_PREPOSITIONS) + r")\s+" + _YEAR_RE.format("yy") + r"\b",
@@ -340,8 +351,8 @@ def _mention_period(m: re.Match[str], now: datetime) -> tuple[datetime, datetime
                     year, month = _latest(month, number, now)
                 day = datetime(year, month, number, tzinfo=UTC)
                 return day, day + timedelta(days=1) - _TICK
-        if g["my"] or g["mo"] or g["bm"]:
-            month = _MONTH_OF[g["my"] or g["mo"] or g["bm"]]
+        if g["my"] or g["mo"] or g["mp"] or g["bm"]:
+            month = _MONTH_OF[g["my"] or g["mo"] or g["mp"] or g["bm"]]
             year = int(g["myy"]) if g["my"] else _latest(month, None, now)[0]
             start = datetime(year, month, 1, tzinfo=UTC)
             return start, _add_months(start, 1) - _TICK
