@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from tests.conformance.test_index_conformance import DIM, item, state
 
-from kronika.core.model import RecallFilter
+from kronika.core.model import Reader, RecallFilter, Scope
 from kronika.ports import ItemIndex
 from kronika.stores.sqlite import SqliteIndex
 
@@ -128,3 +128,23 @@ def test_the_first_search_of_a_process_finds_the_forms_the_later_ones_do(
             first = fresh.search_lexical(query, RecallFilter(agents=("jaskier",)), 10)
             later = fresh.search_lexical(query, RecallFilter(agents=("jaskier",)), 10)
         assert first == later, query
+
+
+def test_a_word_only_memories_the_reader_may_not_see_hold_is_searched_in_its_forms(
+    index: ItemIndex,
+) -> None:
+    """Bob's private note says "rekrutacja"; Anna's says "rekrutacji". Asked by Anna,
+    "rekrutacja" is a word no memory she may see holds: her note is found by its form,
+    as if Bob's note were not there, so whether it is there never shows through."""
+    anna, bob = Reader(tenant="default", user="anna"), Reader(tenant="default", user="bob")
+    private = {"scope": Scope.PERSONAL, "tenant": "default"}
+    index.replace_source(
+        state(),
+        [
+            item("a1", "po rekrutacji", user="anna", **private),
+            item("b1", "rekrutacja trwa", user="bob", **private),
+        ],
+    )
+    assert found(index, "rekrutacja", RecallFilter(reader=anna)) == ["a1"]
+    assert found(index, "rekrutacja", RecallFilter(reader=bob)) == ["b1"]  # held: as written
+    assert found(index, "rekrutacja", RecallFilter(reader=anna, agents=("jaskier",))) == ["a1"]

@@ -98,6 +98,7 @@ class PostingsCache:
         self._held = 0
         self._found: dict[tuple[Any, ...], tuple[Any, dict[str, TermRows]]] = {}
         self._forms: dict[tuple[Any, ...], dict[str, tuple[str, ...]]] = {}
+        self._returned: dict[tuple[Any, ...], dict[RecallFilter, dict[str, bool]]] = {}
 
     def get(self, key: tuple[Any, ...], state: Any) -> dict[str, TermRows]:
         held = self._found.get(key)
@@ -109,7 +110,16 @@ class PostingsCache:
             held = (state, {})
             self._found[key] = held
             self._forms[key] = {}
+            self._returned[key] = {}
         return held[1]
+
+    def returned(self, key: tuple[Any, ...], flt: RecallFilter) -> dict[str, bool]:
+        """Whether a row a search under ``flt`` may return holds each word, for the words
+        read so far (at the state :meth:`get` saw last for the corpus ``key``)."""
+        by_filter = self._returned.setdefault(key, {})
+        if flt not in by_filter and len(by_filter) >= self._corpora:
+            by_filter.clear()
+        return by_filter.setdefault(flt, {})
 
     def forms(self, key: tuple[Any, ...]) -> dict[str, tuple[str, ...]]:
         """The forms corpus ``key`` holds of words it does not hold (at the state
@@ -139,6 +149,7 @@ class PostingsCache:
             terms.clear()
         self._found.clear()
         self._forms.clear()
+        self._returned.clear()
         self._held = 0
 
 
@@ -172,10 +183,18 @@ def lexical(
     cache = cache or PostingsCache()
     key = (tuple(sorted(set(flt.agents))), flt.tenant)
     needed = {t for p in phrases for t in p.tokens}
+    # the words that may be searched in their forms: whether a row the search may
+    # return holds each is asked of the server with the statistics (at their state)
+    formed = [] if tokens is None else sorted(absent_words(phrases, lambda t: False))
     last = cache.last(key)
     if last is not None and needed <= set(last[1]):
         state, known = last
-        held = _with_forms(None, phrases, known, cache.forms(key), flt, tokens)
+        seen = cache.returned(key, flt)
+        held = (
+            _with_forms(None, phrases, known, cache.forms(key), seen, flt, tokens)
+            if all(t in seen for t in formed)
+            else None
+        )
         scored = None if held is None else _scored(conn, held, known, state, flt)
         if scored is not None:
             found = _best_passing(
@@ -189,14 +208,19 @@ def lexical(
     with conn.pipeline():
         conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         stats = conn.execute(stats_sql, corpus_params)
+        returned = _returned(conn, formed, flt) if formed else None
     state = tuple(tuple(r) for r in stats.fetchall())
     known = cache.get(key, state)
+    seen = cache.returned(key, flt)
+    if returned is not None:
+        held_by = {str(term) for (term,) in returned.fetchall()}
+        seen.update((t, t in held_by) for t in formed)
     missing = sorted(needed - set(known))
     fetched = _read_postings(conn, missing, flt) if missing else {}
     cache.add(key, fetched)
     words = known | fetched
     before = set(words)
-    expanded = _with_forms(conn, phrases, words, cache.forms(key), flt, tokens)
+    expanded = _with_forms(conn, phrases, words, cache.forms(key), seen, flt, tokens)
     assert expanded is not None  # read what was missing
     cache.add(key, {t: words[t] for t in set(words) - before})
     scored = _scored(conn, expanded, words, state, flt)
@@ -212,15 +236,18 @@ def _with_forms(
     phrases: Sequence[Phrase],
     words: dict[str, TermRows],
     forms: dict[str, tuple[str, ...]],
+    seen: dict[str, bool],
     flt: RecallFilter,
     tokens: Tokens | None,
 ) -> list[Phrase] | None:
-    """``phrases`` with the forms the corpus holds of each word it does not hold
-    (:mod:`kronika.core.word_forms`), as the SQLite index adds them. The forms of each
+    """``phrases`` with the forms the corpus holds of each word no row the search may
+    return holds (``seen``: a word only memories the reader may not see hold is as good
+    as absent, so what they hold never shows through which words are searched;
+    :mod:`kronika.core.word_forms`), as the SQLite index adds them. The forms of each
     such word (``forms``) and their postings (``words``) are read on ``conn`` where
     missing, in one round trip (:func:`_read_forms`), and kept in both; without
     ``conn``, None when something is missing."""
-    absent = [] if tokens is None else absent_words(phrases, lambda t: len(words[t].rows) > 0)
+    absent = [] if tokens is None else absent_words(phrases, lambda t: seen[t])
     unread = [t for t in absent if t not in forms]
     if unread:
         if conn is None:
@@ -235,6 +262,20 @@ def _with_forms(
             return None
         words.update(_read_postings(conn, missing, flt))
     return with_forms(phrases, {t: forms[t] for t in absent}, lambda form: Phrase(form, (form,)))
+
+
+def _returned(conn: Conn, terms: Sequence[str], flt: RecallFilter) -> Any:
+    """Queue the question which of ``terms`` a row of the corpus ``flt`` names, that a
+    search under ``flt`` may return (the reader's visibility included), holds; returns
+    the cursor (one row per such word)."""
+    corpus, corpus_params = _corpus_clause(flt, "t")
+    where, params = filter_clause(flt)
+    return conn.execute(
+        "SELECT w.term FROM unnest(%s::text[]) AS w (term) WHERE EXISTS (SELECT 1"
+        " FROM idx_terms AS t JOIN idx_items AS i ON i.rowid = t.item_rowid"
+        f" WHERE t.term = w.term AND {corpus} AND {where})",
+        [list(terms), *corpus_params, *params],
+    )
 
 
 def _read_forms(

@@ -11,6 +11,7 @@ columns; before that SQLite answers (the ``*_sql`` twins give the same results).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import sqlite3
@@ -75,10 +76,17 @@ class SqliteSearch:
                 Phrase(text, tokens)
                 for text, tokens in zip(texts, self.state.tokenizer.words(conn, texts), strict=True)
             ]
+            allowed = self.snapshots.allowed_rowids(conn, flt)
             corpus = bm25.corpus(flt)
-            if corpus is not None:  # a word no memory holds: its forms they hold
+            # the rows the search may return, worked out once for the forms and the search
+            returnable = functools.cache(lambda: bm25.returnable(flt, allowed))
+            if corpus is not None:  # a word no memory the search may return holds: its forms
                 phrases = self._with_forms(
-                    conn, phrases, lambda t: bm25.holds(t, corpus), bm25.vocabulary
+                    conn,
+                    phrases,
+                    lambda t: bm25.holds(t, corpus) and bm25.holds(t, corpus, returnable()),
+                    lambda t: bm25.holds(t, corpus),
+                    bm25.vocabulary,
                 )
             # FTS5 scores a phrase of several tokens itself (the snapshot has no positions).
             parts: dict[str, tuple[npt.NDArray[np.int64], npt.NDArray[np.float64]]] = {}
@@ -92,8 +100,7 @@ class SqliteSearch:
                         np.asarray([r for r, _ in found], dtype=np.int64),
                         -np.asarray([v for _, v in found], dtype=np.float64),
                     )
-            allowed = self.snapshots.allowed_rowids(conn, flt)
-            return bm25.search(phrases, parts, flt, limit, allowed)
+            return bm25.search(phrases, parts, flt, limit, allowed, returnable=returnable)
 
     def _search_fts5(
         self, conn: sqlite3.Connection, texts: Sequence[str], flt: RecallFilter, limit: int
@@ -109,6 +116,15 @@ class SqliteSearch:
             sql = "SELECT 1 FROM temp.kronika_fts_terms WHERE term = ?"
             return conn.execute(sql, (token,)).fetchone() is not None
 
+        where, params = filter_clause(flt)
+
+        def returns(token: str) -> bool:  # held by a row the search may return
+            sql = (
+                "SELECT 1 FROM items_fts JOIN items AS i ON i.rowid = items_fts.rowid"
+                f" WHERE items_fts MATCH ? AND {where} LIMIT 1"
+            )
+            return conn.execute(sql, [quote(token), *params]).fetchone() is not None
+
         def vocabulary(prefixes: Sequence[str]) -> set[str]:
             sql = "SELECT term FROM temp.kronika_fts_terms WHERE term >= ? AND term < ?"
             return {t for p in prefixes for (t,) in conn.execute(sql, (p, _after(p)))}
@@ -117,9 +133,8 @@ class SqliteSearch:
             Phrase(text, tokens)
             for text, tokens in zip(texts, self.state.tokenizer.words(conn, texts), strict=True)
         ]
-        texts = [p.text for p in self._with_forms(conn, phrases, holds, vocabulary)]
+        texts = [p.text for p in self._with_forms(conn, phrases, returns, holds, vocabulary)]
         expression = " OR ".join(quote(text) for text in texts)
-        where, params = filter_clause(flt)
         sql = (
             f"SELECT i.id, {_BM25} AS rank FROM items_fts JOIN items AS i"
             f" ON i.rowid = items_fts.rowid WHERE items_fts MATCH ? AND {where}"
@@ -133,14 +148,18 @@ class SqliteSearch:
         self,
         conn: sqlite3.Connection,
         phrases: list[Phrase],
+        returns: Callable[[str], bool],
         holds: Callable[[str], bool],
         vocabulary: Callable[[Sequence[str]], set[str]],
     ) -> list[Phrase]:
-        """``phrases`` with the forms the corpus holds of each word it does not
-        (:mod:`kronika.core.word_forms`); a form FTS5's tokenizer would not give back as
-        itself is left out (FTS5 reads the query's words through it)."""
+        """``phrases`` with the forms the corpus holds (``holds``) of each word no row
+        the search may return holds (``returns``: a word only memories the reader may
+        not see hold is as good as absent, so what they hold never shows through which
+        words are searched; :mod:`kronika.core.word_forms`). A form FTS5's tokenizer
+        would not give back as itself is left out (FTS5 reads the query's words
+        through it)."""
         forms: dict[str, list[str]] = {}
-        for token in absent_words(phrases, holds):
+        for token in absent_words(phrases, returns):
             found = [f for f in forms_of(token, vocabulary(form_prefixes(token))) if holds(f)]
             if found:
                 forms[token] = found

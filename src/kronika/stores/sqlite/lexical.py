@@ -52,7 +52,7 @@ from __future__ import annotations
 import math
 import re
 import sqlite3
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from operator import itemgetter
@@ -506,12 +506,14 @@ class Bm25Snapshot:
         allowed_rowids: Rowids | None = None,
         *,
         prune: bool = True,
+        returnable: Callable[[], Mask | None] | None = None,
     ) -> list[tuple[str, float]]:
         """The ``limit`` best rows by BM25 over ``phrases`` (best first, ties by id).
 
         ``phrase_scores`` holds FTS5's own parts for the phrases of several tokens,
         keyed by phrase text, as rowids and scores. ``prune`` False scores every
-        matching row (the result is the same; the tests compare both).
+        matching row (the result is the same; the tests compare both). ``returnable``
+        gives :meth:`returnable` of ``flt`` when the caller worked it out already.
         """
         if limit <= 0 or self.rows <= 0:
             return []
@@ -520,10 +522,7 @@ class Bm25Snapshot:
             return []
         norm = corpus.norm
         terms = self._terms(phrases, phrase_scores, corpus)
-        keep = self.cols.mask(flt, self.live if self.dead else None)
-        if allowed_rowids is not None:
-            allowed = np.isin(self.cols.rowids, allowed_rowids)
-            keep = allowed if keep is None else keep & allowed
+        keep = returnable() if returnable is not None else self.returnable(flt, allowed_rowids)
         if prune:
             found = self._search_pruned(terms, norm, keep, limit, corpus.n)
             if found is not None:
@@ -568,13 +567,28 @@ class Bm25Snapshot:
             terms.append(_Term(idx, tf, _idf(corpus.n, hits)))
         return terms
 
-    def holds(self, token: str, corpus: _Corpus) -> bool:
-        """Whether a row of ``corpus`` holds ``token`` (in any column)."""
+    def returnable(self, flt: RecallFilter, allowed_rowids: Rowids | None) -> Mask | None:
+        """The live rows a search under ``flt`` may return (``allowed_rowids``: those
+        passing its filters that need a join); None: every row."""
+        keep = self.cols.mask(flt, self.live if self.dead else None)
+        if allowed_rowids is not None:
+            allowed = np.isin(self.cols.rowids, allowed_rowids)
+            keep = allowed if keep is None else keep & allowed
+        return keep
+
+    def holds(self, token: str, corpus: _Corpus, returnable: Mask | None = None) -> bool:
+        """Whether a row of ``corpus`` holds ``token`` (in any column); with
+        ``returnable``, a row of those too (:meth:`returnable`)."""
         found = self.postings.get(token)
-        if found is None:
+        if found is None or not found[0].size:
             return False
+        idx = found[0]
         inside = corpus.rows_in if corpus.rows_in is not None else self.live if self.dead else None
-        return bool(found[0].size) and (inside is None or bool(inside[found[0]].any()))
+        if inside is not None:
+            idx = idx[inside[idx]]
+        if returnable is not None:
+            idx = idx[returnable[idx]]
+        return bool(idx.size)
 
     def vocabulary(self, prefixes: Iterable[str]) -> set[str]:
         """The tokens of the postings that start with one of ``prefixes`` (each
