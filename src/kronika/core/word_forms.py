@@ -15,9 +15,11 @@ scan of its vocabulary rather than by comparing every word it holds. Words short
 than a stem, numbers and function words (:data:`~kronika.core.keywords.FUNCTION_WORDS`)
 have no forms, and no function word is a form.
 
-Deterministic, offline and the same on every index: each index decides which words it
-holds over the same rows (the agents and tenant a search names, those whose
-statistics score it) and adds the forms, sorted, right after the word."""
+Deterministic, offline and the same on every index: a word counts as held when a row
+the search may return holds it (its filters and the reader's visibility applied, so a
+word only memories the reader may not see hold is searched in its forms, as if they
+were not there); its forms are the words the rows of the asked agents and tenant hold;
+each index adds them, sorted, right after the word."""
 
 from __future__ import annotations
 

@@ -16,7 +16,7 @@ import numpy.typing as npt
 
 from kronika.core.model import RecallFilter
 from kronika.core.subjects import MAX_ENDING, stems
-from kronika.core.word_forms import absent_words, form_prefixes, forms_of, with_forms
+from kronika.core.word_forms import absent_words, form_prefixes, with_forms
 from kronika.ports import Vector
 from kronika.stores.postgres.arrays import int_array
 from kronika.stores.postgres.index_rows import filter_clause
@@ -28,6 +28,7 @@ from kronika.stores.postgres.lexical import (
     top,
     weighted_tf,
 )
+from kronika.stores.sql.terms import prefix_end, searchable_forms
 
 Conn = Any  # psycopg.Connection (imported lazily: the postgres extra is optional)
 Tokens = Callable[[Sequence[str]], list[tuple[str, ...]]]
@@ -81,6 +82,8 @@ _NONE = TermRows(
     np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64), np.zeros(0, dtype=np.float64)
 )
 _POSTING = np.dtype([("row", ">i8"), ("tf", ">f8"), ("length", ">i4")])
+_PACKED = "string_agg(int8send(t.item_rowid) || float8send(t.tf) || int4send(t.doc_len), ''::bytea)"
+"""A word's postings packed by the server into one value (:data:`_POSTING` each)."""
 
 
 class PostingsCache:
@@ -296,26 +299,23 @@ def _read_forms(
     candidates: list[dict[str, TermRows]] = [{} for _ in absent]
     for n, term, packed in conn.execute(
         "SELECT p.n, w.term, w.packed FROM unnest(%s::int[], %s::text[], %s::text[], %s::int[])"
-        " AS p (n, lo, hi, longest) CROSS JOIN LATERAL (SELECT t.term,"
-        " string_agg(int8send(t.item_rowid) || float8send(t.tf) || int4send(t.doc_len),"
-        " ''::bytea) AS packed FROM idx_terms AS t"
+        f" AS p (n, lo, hi, longest) CROSS JOIN LATERAL (SELECT t.term, {_PACKED} AS packed"
+        " FROM idx_terms AS t"
         " WHERE t.term >= p.lo AND t.term < p.hi AND starts_with(t.term, p.lo)"
         f" AND length(t.term) <= p.longest AND {corpus} GROUP BY t.term) AS w",
         [
             [n for n, _ in asks],
             [p for _, p in asks],
-            [p[:-1] + chr(ord(p[-1]) + 1) for _, p in asks],
+            [prefix_end(p) for _, p in asks],
             [longest[n] for n, _ in asks],
             *params,
         ],
     ):
         candidates[int(n)][str(term)] = _unpacked(packed)
-    found: dict[str, dict[str, TermRows]] = {}
-    for token, held in zip(absent, candidates, strict=True):
-        named = forms_of(token, held)
-        again = dict(zip(named, tokens(named), strict=True))
-        found[token] = {f: held[f] for f in named if again[f] == (f,)}
-    return found
+    return {
+        token: {f: held[f] for f in searchable_forms(token, held, tokens)}
+        for token, held in zip(absent, candidates, strict=True)
+    }
 
 
 def _scored(
@@ -419,8 +419,7 @@ def _read_postings(conn: Conn, terms: Sequence[str], flt: RecallFilter) -> dict[
     corpus, params = _corpus_clause(flt, "t")
     found = {term: _NONE for term in terms}
     for term, packed in conn.execute(
-        "SELECT t.term, string_agg(int8send(t.item_rowid) || float8send(t.tf)"
-        " || int4send(t.doc_len), ''::bytea) FROM idx_terms AS t"
+        f"SELECT t.term, {_PACKED} FROM idx_terms AS t"
         f" WHERE t.term = ANY(%s) AND {corpus} GROUP BY t.term",
         [list(terms), *params],
     ):

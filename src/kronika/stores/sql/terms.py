@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from kronika.core.text import folded_words
+from kronika.core.word_forms import forms_of
 
 MAX_QUERY_TERMS = 64
 """Longer queries keep their first terms: a pasted document must not become a huge MATCH."""
@@ -71,3 +72,20 @@ is no rare word when the other person says it ("Thanks, Caroline!")."""
 COLUMNS = ("content", "key", "entities", "speaker")
 """The columns of ``items_fts``, in order."""
 COLUMN_WEIGHTS = {"content": 1.0, "key": KEY_WEIGHT, "entities": 1.0, "speaker": SPEAKER_WEIGHT}
+
+
+def searchable_forms(
+    token: str, candidates: Iterable[str], tokens: Callable[[list[str]], Sequence[Any]]
+) -> list[str]:
+    """The forms of ``token`` among ``candidates`` (:func:`~kronika.core.word_forms.forms_of`,
+    sorted) that the index's tokenizer (``tokens``: each word's tokens) gives back as
+    themselves: FTS5 reads a query's words through it, so on both indexes a form that
+    would become another token is left out alike."""
+    named = forms_of(token, candidates)
+    return [f for f, got in zip(named, tokens(named), strict=True) if tuple(got) == (f,)]
+
+
+def prefix_end(prefix: str) -> str:
+    """The first string after every string that starts with ``prefix`` (code point
+    order): ``prefix <= word < prefix_end(prefix)`` holds for the words starting so."""
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1)

@@ -22,11 +22,11 @@ import numpy.typing as npt
 
 from kronika.core.hubness import family
 from kronika.core.model import RecallFilter
-from kronika.core.word_forms import absent_words, form_prefixes, forms_of, with_forms
+from kronika.core.word_forms import absent_words, form_prefixes, with_forms
 from kronika.errors import IndexError_
 from kronika.ports import FeatureRow, ScoreFeatures, Usage, Vector
 from kronika.stores.sql import rows as shared
-from kronika.stores.sql.terms import query_terms
+from kronika.stores.sql.terms import prefix_end, query_terms, searchable_forms
 from kronika.stores.sqlite import context
 from kronika.stores.sqlite.batch import MAX_SCORES, QueryScores
 from kronika.stores.sqlite.index_base import _CHUNK, IndexState, _chunks
@@ -84,7 +84,7 @@ class SqliteSearch:
                 phrases = self._with_forms(
                     conn,
                     phrases,
-                    lambda t: bm25.holds(t, corpus) and bm25.holds(t, corpus, returnable()),
+                    lambda t: bm25.holds(t, corpus, returnable()),
                     lambda t: bm25.holds(t, corpus),
                     bm25.vocabulary,
                 )
@@ -127,7 +127,7 @@ class SqliteSearch:
 
         def vocabulary(prefixes: Sequence[str]) -> set[str]:
             sql = "SELECT term FROM temp.kronika_fts_terms WHERE term >= ? AND term < ?"
-            return {t for p in prefixes for (t,) in conn.execute(sql, (p, _after(p)))}
+            return {t for p in prefixes for (t,) in conn.execute(sql, (p, prefix_end(p)))}
 
         phrases = [
             Phrase(text, tokens)
@@ -160,15 +160,13 @@ class SqliteSearch:
         through it)."""
         forms: dict[str, list[str]] = {}
         for token in absent_words(phrases, returns):
-            found = [f for f in forms_of(token, vocabulary(form_prefixes(token))) if holds(f)]
-            if found:
-                forms[token] = found
-        if not forms:
-            return phrases
-        asked = sorted({f for found in forms.values() for f in found})
-        again = dict(zip(asked, self.state.tokenizer.words(conn, asked), strict=True))
-        kept = {t: [f for f in found if again[f] == (f,)] for t, found in forms.items()}
-        return with_forms(phrases, kept, lambda form: Phrase(form, (form,)))
+            named = searchable_forms(
+                token,
+                vocabulary(form_prefixes(token)),
+                lambda words: self.state.tokenizer.words(conn, words),
+            )
+            forms[token] = [f for f in named if holds(f)]
+        return with_forms(phrases, forms, lambda form: Phrase(form, (form,)))
 
     @staticmethod
     def _holds_only(conn: sqlite3.Connection, flt: RecallFilter) -> bool:
@@ -419,8 +417,3 @@ class SqliteSearch:
             for item_id, other, offset in rows:
                 found.setdefault(item_id, []).append((other, int(offset)))
         return found
-
-
-def _after(prefix: str) -> str:
-    """The first string after every string that starts with ``prefix`` (code point order)."""
-    return prefix[:-1] + chr(ord(prefix[-1]) + 1)

@@ -453,8 +453,8 @@ class Bm25Snapshot:
             old = self.postings.get(term)
             if old is not None:
                 idx, tf = np.concatenate([old[0], idx]), np.concatenate([old[1], tf])
-            elif self._by_prefix is not None and len(term) >= FORM_PREFIX:
-                self._by_prefix.setdefault(term[:FORM_PREFIX], []).append(term)
+            elif self._by_prefix is not None:
+                _file_by_prefix(self._by_prefix, term)
             self.postings[term] = (idx, tf)
 
     def without(self, rowids: Rowids) -> int:
@@ -597,8 +597,7 @@ class Bm25Snapshot:
         if self._by_prefix is None:
             filed: dict[str, list[str]] = {}
             for term in self.postings:
-                if len(term) >= FORM_PREFIX:
-                    filed.setdefault(term[:FORM_PREFIX], []).append(term)
+                _file_by_prefix(filed, term)
             self._by_prefix = filed
         return {t for p in prefixes for t in self._by_prefix.get(p, ())}
 
@@ -751,6 +750,12 @@ class _Term:
         idx = self.idx if at is None else self.idx[at]
         part: Floats = self.idf * ((tf * (K1 + 1.0)) / (tf + norm[idx]))
         return part
+
+
+def _file_by_prefix(filed: dict[str, list[str]], term: str) -> None:
+    """File ``term`` under its first :data:`FORM_PREFIX` letters (a shorter one is no form)."""
+    if len(term) >= FORM_PREFIX:
+        filed.setdefault(term[:FORM_PREFIX], []).append(term)
 
 
 def _idf(n: int, hits: int) -> float:
