@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from kronika.core.keywords import FUNCTION_WORDS, keyword_phrase, keyword_query
+from kronika.core.keywords import FUNCTION_WORDS, keyword_phrase, keyword_query, without_words
 
 
 @pytest.mark.parametrize(
@@ -80,3 +80,16 @@ def test_keywords_say_whether_they_stood_side_by_side(
     query: str, expected: tuple[str, bool]
 ) -> None:
     assert keyword_phrase(query) == expected
+
+
+def test_words_left_out_of_a_phrase_and_whether_the_rest_stood_side_by_side() -> None:
+    assert without_words("gym member march", {"in", "march"}) == ("gym member", True)
+    assert without_words("last year studying", {"last", "year"}) == ("studying", True)
+    assert without_words("gym march member", {"march"}) == ("gym member", False)
+    # accents and case are folded as keyword search folds them
+    assert without_words("Vacaciones Agosto", {"agosto"}) == ("vacaciones", True)
+
+
+def test_a_phrase_with_none_of_the_words_or_only_them_is_left_alone() -> None:
+    assert without_words("gym member", {"march"}) is None
+    assert without_words("march", {"in", "march"}) is None

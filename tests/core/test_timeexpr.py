@@ -9,6 +9,7 @@ from kronika.core.timeexpr import (
     asks_when,
     mentioned_period,
     mentions_time,
+    named_period,
     parse_loose_datetime,
     parse_since,
     parse_until,
@@ -257,6 +258,49 @@ def test_the_period_a_question_points_at_from_now(
     question: str, expected: tuple[datetime, datetime]
 ) -> None:
     assert mentioned_period(question, ASKED) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("Which gym was I a member of in March?", {"in", "march"}),
+        ("Gdzie mieszkałam w czerwcu?", {"w", "czerwcu"}),
+        ("¿Qué pasó en agosto en las vacaciones?", {"en", "agosto"}),
+        ("Де я жив у березні?", {"у", "березні"}),
+        ("What did Gina find for her store on 1 February, 2023?", {"1", "february", "2023"}),
+        ("Ile razy byłem w górach w 2022 roku?", {"2022"}),
+    ],
+)
+def test_the_words_of_a_date_a_question_names(question: str, words: set[str]) -> None:
+    named = named_period(question, ASKED)
+    assert named is not None
+    assert named.period == mentioned_period(question, ASKED)
+    assert words <= named.words
+    # what the question asks about is not among them
+    assert not named.words & {"gym", "member", "mieszkalam", "vacaciones", "store", "gorach"}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        # a season or a time counted back from now is said of memories in the same
+        # words ("this spring I took up climbing", "last weekend we went hiking"):
+        # those words are what the question asks about too
+        "What sport did I take up last spring?",
+        "Co robiłem dwa tygodnie temu?",
+        "¿Qué hice el sábado pasado?",
+        "How many times did I bake in the past two weeks?",
+    ],
+)
+def test_a_season_or_a_time_counted_back_names_a_period_but_no_date(question: str) -> None:
+    named = named_period(question, ASKED)
+    assert named is not None
+    assert named.period == mentioned_period(question, ASKED)
+    assert named.words == frozenset()
+
+
+def test_a_question_naming_no_period_names_no_words() -> None:
+    assert named_period("Where is she based these days?", ASKED) is None
 
 
 def test_last_saturday_asked_on_a_saturday_is_a_week_back_only() -> None:

@@ -17,6 +17,8 @@ The vector side always embeds the whole query.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from kronika.core.text import folded_words
 
 _ENGLISH = """
@@ -101,3 +103,15 @@ def keyword_phrase(query: str) -> tuple[str, bool]:
 def has_content_words(query: str) -> bool:
     """Whether ``query`` holds a word that says what it is about (not a function word)."""
     return any(word not in FUNCTION_WORDS for word in folded_words(query))
+
+
+def without_words(phrase: str, dropped: Collection[str]) -> tuple[str, bool] | None:
+    """``phrase`` without the words in ``dropped`` (folded and casefolded, as
+    :func:`~kronika.core.text.folded_words` gives them), and whether the words left
+    stood side by side in it; ``None`` when it holds none of them or nothing else."""
+    words = list(folded_words(phrase))
+    kept_at = [n for n, word in enumerate(words) if word not in dropped]
+    if not kept_at or len(kept_at) == len(words):
+        return None
+    side_by_side = kept_at[-1] - kept_at[0] + 1 == len(kept_at)
+    return " ".join(words[n] for n in kept_at), side_by_side

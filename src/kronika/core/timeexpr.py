@@ -21,6 +21,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC, datetime, timedelta
 from itertools import islice
+from typing import NamedTuple
 
 from kronika.core.seasons import season_periods
 from kronika.core.tense import tense_of
@@ -92,6 +93,10 @@ def _day_start(dt: datetime) -> datetime:
 
 
 _TICK = timedelta(microseconds=1)
+Period = tuple[datetime, datetime]
+"""A period, ``(start, end_inclusive)`` in UTC."""
+Span = tuple[int, int]
+"""Where some words are in a text: ``(start, end)``."""
 
 
 def _period(expr: str, now: datetime) -> tuple[datetime, datetime] | None:
@@ -491,11 +496,13 @@ def relative_period(text: str, now: datetime) -> tuple[datetime, datetime] | Non
     A question asking how long ago something was ("how many days ago…") names no
     period and gives ``None``.
     """
-    return _pointed_back(fold(text).casefold(), _utc(now))
+    back = _pointed_back(fold(text).casefold(), _utc(now))
+    return None if back is None else back[0]
 
 
-def _pointed_back(folded: str, moment: datetime) -> tuple[datetime, datetime] | None:
-    """:func:`relative_period` of accent-folded, casefolded text."""
+def _pointed_back(folded: str, moment: datetime) -> tuple[Period, Span] | None:
+    """:func:`relative_period` of accent-folded, casefolded text, with where in the text
+    the words that name it are."""
     today = _day_start(moment)
     day = timedelta(days=1)
     if not _ASKS_HOW_LONG.search(folded):
@@ -506,7 +513,7 @@ def _pointed_back(folded: str, moment: datetime) -> tuple[datetime, datetime] | 
             span = _count(number) * _UNIT_DAYS[unit]
             centre = moment - span * day
             width = max(span / 4, 1) * day
-            return centre - width, min(centre + width, moment)
+            return (centre - width, min(centre + width, moment)), m.span()
     if last := _LAST_DAY.search(folded):
         name = last.group("ld") or last.group("dl")
         # "Last Saturday" said on a Tuesday is three days back for some people and ten
@@ -517,7 +524,7 @@ def _pointed_back(folded: str, moment: datetime) -> tuple[datetime, datetime] | 
         latest = today - back * day
         start = latest if back == 7 else latest - 7 * day
         length = day if name in _WEEKDAY else 2 * day
-        return start, min(latest + length - _TICK, moment)
+        return (start, min(latest + length - _TICK, moment)), last.span()
     for found in _SPAN.finditer(folded):
         unit = found.group("su") or found.group("su2") or found.group("tu")
         counted = bool(found.group("sn"))
@@ -526,11 +533,11 @@ def _pointed_back(folded: str, moment: datetime) -> tuple[datetime, datetime] | 
         span = _count(found.group("sn")) * _UNIT_DAYS[unit]
         if found.group("tu") is None and not counted:
             span *= 2  # "last month": the one before, or the past 30 days
-        return moment - span * day, moment
+        return (moment - span * day, moment), found.span()
     return None
 
 
-def mentioned_period(text: str, now: datetime) -> tuple[datetime, datetime] | None:
+def mentioned_period(text: str, now: datetime) -> Period | None:
     """The period a question names, ``(start, end_inclusive)`` in UTC, or ``None``.
 
     Reads absolute dates in English, Polish, Spanish and Ukrainian: a day
@@ -542,19 +549,49 @@ def mentioned_period(text: str, now: datetime) -> tuple[datetime, datetime] | No
     naming no date may point at a time relative to when it is asked ("two weeks
     ago", "last Saturday", "in the past month"): :func:`relative_period`.
     """
+    named = named_period(text, now)
+    return None if named is None else named.period
+
+
+class NamedPeriod(NamedTuple):
+    """The period a question names (:func:`mentioned_period`) and the words of the dates
+    that name it, folded and casefolded as :func:`~kronika.core.text.folded_words`
+    gives them: "in March" gives ``{"in", "march"}``, "on 1 February, 2023" ``{"1",
+    "february", "2023"}``. A season or a time counted back from now ("last spring",
+    "two weeks ago", "last weekend") names a period but gives no words: memories tell
+    of those in the same words ("this spring I took up climbing"), so they say what
+    the question is about as much as when; a date in a memory ("birthday: 12 March")
+    is one of its values, not the time it was said."""
+
+    period: Period
+    words: frozenset[str]
+
+
+def named_period(text: str, now: datetime) -> NamedPeriod | None:
+    """:func:`mentioned_period` and the words of the dates that name the period
+    (:class:`NamedPeriod`), or ``None``."""
     folded, moment = fold(text).casefold(), _utc(now)
     seasons = season_periods(folded, moment, tense_of(text))
-    periods = [_bounded(p, _bound_before(folded, at), moment) for (at, _), p in seasons]
-    periods += [
-        _bounded(p, direction, moment)
+    found = [(span, _bounded(p, _bound_before(folded, span[0]), moment)) for span, p in seasons]
+    dated = len(found)
+    found += [
+        (m.span(), _bounded(p, direction, moment))
         for m in _MENTIONS.finditer(folded)
         if not any(start <= m.start() < end for (start, end), _ in seasons)  # "summer of 2023"
         and (p := _mention_period(m, moment))
         for direction in [m.group("bd") or m.group("bd2") or _bound_before(folded, m.start())]
     ]
-    if not periods:
-        return _pointed_back(folded, moment)
-    return min(p[0] for p in periods), max(p[1] for p in periods)
+    if not found:
+        back = _pointed_back(folded, moment)
+        if back is None:
+            return None
+        found = [(back[1], back[0])]
+        dated = 1
+    periods = [p for _, p in found]
+    words = frozenset(
+        w for (start, end), _ in found[dated:] for w in folded_words(folded[start:end])
+    )
+    return NamedPeriod((min(p[0] for p in periods), max(p[1] for p in periods)), words)
 
 
 def _bound_before(folded: str, at: int) -> str | None:

@@ -58,7 +58,7 @@ from kronika.core.fusion import (
     with_time_focus,
 )
 from kronika.core.hubness import without_hubs
-from kronika.core.keywords import has_content_words, keyword_phrase
+from kronika.core.keywords import has_content_words, keyword_phrase, without_words
 from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult, ScoreParts
 from kronika.core.owner import Asked, as_the_user, may_name_someone
 from kronika.core.phatic import informative
@@ -67,7 +67,7 @@ from kronika.core.ranking import best_ids
 from kronika.core.roles import names_the_assistant
 from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.text import folded_words, question_share
-from kronika.core.timeexpr import asks_when, mentioned_period, mentions_time
+from kronika.core.timeexpr import asks_when, mentions_time, named_period
 from kronika.core.user_subject import names_another
 from kronika.engine.candidates import CandidateReads
 from kronika.engine.held import RecallMark
@@ -233,6 +233,15 @@ class Recaller:
                 if self._settings.skip_function_words
                 else (asked.keywords, True)
             )
+        # a date the question names is read as its period (below), not looked for as
+        # words: "birthday: 12 March" does not answer "Which gym did I go to in March?"
+        timed = (
+            named_period(query, moment) if self._settings.time_focus > 0 and query.strip() else None
+        )
+        if words is not None and timed is not None:
+            rest = without_words(words, timed.words)
+            if rest is not None:
+                words, side_by_side = rest[0], side_by_side and rest[1]
         if words is not None:  # "w jakiej firmie": look for the key ``firma`` too
             keys = self._keys.of(flt)
             # "Where does Margaret live?" is not asking for the user's city (names are
@@ -248,11 +257,7 @@ class Recaller:
             )
         # both at once where the index can (a server: one round trip, engine/searches.py)
         lexical, dense = self._searches.run(words, vector, flt, limit, whole_phrase=side_by_side)
-        period = (
-            mentioned_period(query, moment)
-            if self._settings.time_focus > 0 and query.strip()
-            else None
-        )
+        period = None if timed is None else timed.period
         # a named period or "before X" also reads the history of keyed facts (engine/then.py)
         history = (
             read_history(
