@@ -129,10 +129,11 @@ class PostgresSources:
         taken: list[tuple[str, str, str]] = []  # (id, agent, path): rows of other files
 
         def work(conn: Any) -> None:
-            self.state.lock_source(conn, state.agent, state.path)
             if diff is not None and kept is not None and self._holds(conn, kept):
                 gone = self._write_diff(conn, state, diff, postings)
             else:
+                if diff is None or kept is None:  # else the lock was taken with the check
+                    self.state.lock_source(conn, state.agent, state.path)
                 if diff is not None and not every:
                     every.extend(self.state.tokenizer.items([it for it, _, _ in now.values()]))
                 gone = self._write_all(conn, state, now, postings if diff is None else every)
@@ -155,25 +156,31 @@ class PostgresSources:
             while len(self._kept) > _KEPT_FILES:
                 self._kept.pop(next(iter(self._kept)), None)
 
-    @staticmethod
-    def _holds(conn: Any, kept: source_diff.KeptRows) -> bool:
-        """Whether the index holds the file as ``kept``: its state, and as many rows
-        (only another file's replace, taking ids from it, removes rows without
-        changing its state; nothing adds one)."""
-        found = conn.execute(
-            "SELECT content_hash, mtime_ns, size FROM idx_sources WHERE agent = %s AND path = %s",
-            (kept.state.agent, kept.state.path),
-        ).fetchone()
+    def _holds(self, conn: Any, kept: source_diff.KeptRows) -> bool:
+        """Take the file's lock, and say whether the index holds the file as ``kept``:
+        its state, and as many rows (only another file's replace, taking ids from it,
+        removes rows without changing its state; nothing adds one). The lock and both
+        reads go in one round trip."""
+        where = (kept.state.agent, kept.state.path)
+        with conn.pipeline():
+            self.state.lock_source(conn, *where)
+            found_state = conn.execute(
+                "SELECT content_hash, mtime_ns, size FROM idx_sources"
+                " WHERE agent = %s AND path = %s",
+                where,
+            )
+            found_count = conn.execute(
+                "SELECT count(*) FROM idx_items WHERE source_agent = %s AND source_path = %s",
+                where,
+            )
+        found = found_state.fetchone()
+        (count,) = found_count.fetchone()
         if found is None or (str(found[0]), int(found[1]), int(found[2])) != (
             kept.state.content_hash,
             kept.state.mtime_ns,
             kept.state.size,
         ):
             return False
-        (count,) = conn.execute(
-            "SELECT count(*) FROM idx_items WHERE source_agent = %s AND source_path = %s",
-            (kept.state.agent, kept.state.path),
-        ).fetchone()
         return int(count) == len(kept.rows)
 
     def _write_all(
