@@ -18,6 +18,7 @@ The vector side always embeds the whole query.
 from __future__ import annotations
 
 from collections.abc import Collection
+from collections.abc import Set as AbstractSet
 
 from kronika.core.text import folded_words
 
@@ -92,12 +93,8 @@ def keyword_phrase(query: str) -> tuple[str, bool]:
     garden at the festival?" is a phrase no one wrote, and looking for it costs FTS5 a
     pass over every row holding those words.
     """
-    words = list(folded_words(query))
-    kept_at = [n for n, word in enumerate(words) if word not in FUNCTION_WORDS]
-    if not kept_at:
-        return query, True
-    side_by_side = kept_at[-1] - kept_at[0] + 1 == len(kept_at)
-    return " ".join(words[n] for n in kept_at), side_by_side
+    kept = _kept(list(folded_words(query)), FUNCTION_WORDS)
+    return (query, True) if kept is None else kept
 
 
 def has_content_words(query: str) -> bool:
@@ -105,13 +102,19 @@ def has_content_words(query: str) -> bool:
     return any(word not in FUNCTION_WORDS for word in folded_words(query))
 
 
-def without_words(phrase: str, dropped: Collection[str]) -> tuple[str, bool] | None:
+def without_words(phrase: str, dropped: AbstractSet[str]) -> tuple[str, bool] | None:
     """``phrase`` without the words in ``dropped`` (folded and casefolded, as
     :func:`~kronika.core.text.folded_words` gives them), and whether the words left
     stood side by side in it; ``None`` when it holds none of them or nothing else."""
     words = list(folded_words(phrase))
+    return None if dropped.isdisjoint(words) else _kept(words, dropped)
+
+
+def _kept(words: list[str], dropped: Collection[str]) -> tuple[str, bool] | None:
+    """``words`` without those in ``dropped``, joined, and whether the words left stood
+    side by side; ``None`` when none is left."""
     kept_at = [n for n, word in enumerate(words) if word not in dropped]
-    if not kept_at or len(kept_at) == len(words):
+    if not kept_at:
         return None
     side_by_side = kept_at[-1] - kept_at[0] + 1 == len(kept_at)
     return " ".join(words[n] for n in kept_at), side_by_side

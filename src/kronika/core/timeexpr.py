@@ -95,8 +95,6 @@ def _day_start(dt: datetime) -> datetime:
 _TICK = timedelta(microseconds=1)
 Period = tuple[datetime, datetime]
 """A period, ``(start, end_inclusive)`` in UTC."""
-Span = tuple[int, int]
-"""Where some words are in a text: ``(start, end)``."""
 
 
 def _period(expr: str, now: datetime) -> tuple[datetime, datetime] | None:
@@ -496,13 +494,11 @@ def relative_period(text: str, now: datetime) -> tuple[datetime, datetime] | Non
     A question asking how long ago something was ("how many days ago…") names no
     period and gives ``None``.
     """
-    back = _pointed_back(fold(text).casefold(), _utc(now))
-    return None if back is None else back[0]
+    return _pointed_back(fold(text).casefold(), _utc(now))
 
 
-def _pointed_back(folded: str, moment: datetime) -> tuple[Period, Span] | None:
-    """:func:`relative_period` of accent-folded, casefolded text, with where in the text
-    the words that name it are."""
+def _pointed_back(folded: str, moment: datetime) -> Period | None:
+    """:func:`relative_period` of accent-folded, casefolded text."""
     today = _day_start(moment)
     day = timedelta(days=1)
     if not _ASKS_HOW_LONG.search(folded):
@@ -513,7 +509,7 @@ def _pointed_back(folded: str, moment: datetime) -> tuple[Period, Span] | None:
             span = _count(number) * _UNIT_DAYS[unit]
             centre = moment - span * day
             width = max(span / 4, 1) * day
-            return (centre - width, min(centre + width, moment)), m.span()
+            return centre - width, min(centre + width, moment)
     if last := _LAST_DAY.search(folded):
         name = last.group("ld") or last.group("dl")
         # "Last Saturday" said on a Tuesday is three days back for some people and ten
@@ -524,7 +520,7 @@ def _pointed_back(folded: str, moment: datetime) -> tuple[Period, Span] | None:
         latest = today - back * day
         start = latest if back == 7 else latest - 7 * day
         length = day if name in _WEEKDAY else 2 * day
-        return (start, min(latest + length - _TICK, moment)), last.span()
+        return start, min(latest + length - _TICK, moment)
     for found in _SPAN.finditer(folded):
         unit = found.group("su") or found.group("su2") or found.group("tu")
         counted = bool(found.group("sn"))
@@ -533,7 +529,7 @@ def _pointed_back(folded: str, moment: datetime) -> tuple[Period, Span] | None:
         span = _count(found.group("sn")) * _UNIT_DAYS[unit]
         if found.group("tu") is None and not counted:
             span *= 2  # "last month": the one before, or the past 30 days
-        return (moment - span * day, moment), found.span()
+        return moment - span * day, moment
     return None
 
 
@@ -572,25 +568,19 @@ def named_period(text: str, now: datetime) -> NamedPeriod | None:
     (:class:`NamedPeriod`), or ``None``."""
     folded, moment = fold(text).casefold(), _utc(now)
     seasons = season_periods(folded, moment, tense_of(text))
-    found = [(span, _bounded(p, _bound_before(folded, span[0]), moment)) for span, p in seasons]
-    dated = len(found)
-    found += [
+    periods = [_bounded(p, _bound_before(folded, at), moment) for (at, _), p in seasons]
+    dates = [
         (m.span(), _bounded(p, direction, moment))
         for m in _MENTIONS.finditer(folded)
         if not any(start <= m.start() < end for (start, end), _ in seasons)  # "summer of 2023"
         and (p := _mention_period(m, moment))
         for direction in [m.group("bd") or m.group("bd2") or _bound_before(folded, m.start())]
     ]
-    if not found:
+    periods += [p for _, p in dates]
+    if not periods:
         back = _pointed_back(folded, moment)
-        if back is None:
-            return None
-        found = [(back[1], back[0])]
-        dated = 1
-    periods = [p for _, p in found]
-    words = frozenset(
-        w for (start, end), _ in found[dated:] for w in folded_words(folded[start:end])
-    )
+        return None if back is None else NamedPeriod(back, frozenset())
+    words = frozenset(w for (start, end), _ in dates for w in folded_words(folded[start:end]))
     return NamedPeriod((min(p[0] for p in periods), max(p[1] for p in periods)), words)
 
 

@@ -132,7 +132,7 @@ class PostgresSources:
             if diff is not None and kept is not None and self._holds(conn, kept):
                 gone = self._write_diff(conn, state, diff, postings)
             else:
-                if diff is None or kept is None:  # else the lock was taken with the check
+                if kept is None:  # else _holds took the lock with its check
                     self.state.lock_source(conn, state.agent, state.path)
                 if diff is not None and not every:
                     every.extend(self.state.tokenizer.items([it for it, _, _ in now.values()]))
