@@ -178,9 +178,13 @@ def test_each_step_writes_only_what_changed_and_ends_as_a_rebuild(postgres_url: 
         as_rebuilt()
 
 
-def test_a_file_another_process_changed_is_written_whole(postgres_url: str) -> None:
+def test_a_file_another_process_changed_is_compared_with_the_rows_it_left(
+    postgres_url: str,
+) -> None:
     """Two index objects on one database (two workers): each one's memory of the rows
-    it wrote goes stale when the other writes the file, or takes an id from it."""
+    it wrote goes stale when the other writes the file, or takes an id from it. Then
+    the rows the index holds are read back and compared: what the other left as it is
+    stays in place (the same rows), and the index still ends as a rebuild."""
     pytest.importorskip("psycopg")
     from kronika.stores.postgres.index import PostgresIndex
 
@@ -192,10 +196,21 @@ def test_a_file_another_process_changed_is_written_whole(postgres_url: str) -> N
         a, b = Files(one), Files(two)
         items = [fact(n) for n in range(10)]
         a.write("brain_archive.md", items)
+        first = rowids(url)
         b.version = a.version
-        b.write("brain_archive.md", [*items[:8], fact(50)])
+        b.write("brain_archive.md", [*items[:8], fact(50)])  # b never wrote it: compared
+        assert {k: v for k, v in rowids(url).items() if k != "f50"} == {
+            f"f{n}": first[f"f{n}"] for n in range(8)
+        }
         a.version = b.version
-        a.write("brain_archive.md", [*items, fact(51)])  # one's memory is stale: all again
+        moved = [
+            replace(it, provenance=Provenance(it.provenance.path, 40 + n))
+            for n, it in enumerate(items)
+        ]
+        a.write("brain_archive.md", [fact(51), *moved])  # one's memory is stale
+        now = rowids(url)
+        assert all(now[f"f{n}"] == first[f"f{n}"] for n in range(8))  # moved, not rewritten
+        assert "f50" not in now and {"f8", "f9", "f51"} <= set(now)
         b.version = a.version
         b.write("brain.md", [fact(2)])  # takes f2 from the archive, which keeps its state
         a.version = b.version
@@ -204,6 +219,7 @@ def test_a_file_another_process_changed_is_written_whole(postgres_url: str) -> N
         assert json.loads(next(r for r in diffed["items"] if '"f2"' in r))["source_path"] == (
             "brain_archive.md"
         )
+        assert rowids(url)["f0"] == first["f0"]
 
     with PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as fresh:
         a.files["brain.md"] = []  # the archive, written last, holds f2

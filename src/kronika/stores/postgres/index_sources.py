@@ -7,7 +7,7 @@ uses them (then the tables that lost rows are vacuumed).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -37,11 +37,25 @@ from kronika.stores.postgres.index_rows import (
 from kronika.stores.postgres.index_upkeep import PostgresUpkeep
 from kronika.stores.postgres.recall_log import drop_forgotten
 from kronika.stores.sql import source_diff
-from kronika.stores.sql.rows import default_text_hash, source_state, source_states
+from kronika.stores.sql.rows import (
+    default_text_hash,
+    item_columns,
+    item_values,
+    source_state,
+    source_states,
+)
 
 _KEPT_FILES = 8
 """Files whose rows :class:`PostgresSources` remembers as it wrote them: a write of a
 fact touches the Brain, the archive, the history and a session file or two."""
+
+
+_STORED = item_columns(POSTGRES)
+_SELECT_STORED = (
+    f"SELECT {', '.join(_STORED)} FROM idx_items WHERE source_agent = %s AND source_path = %s"
+)
+"""A file's rows as the index holds them: the values :func:`item_values` gives."""
+_PLACE = (_STORED.index("pos"), _STORED.index("line"))
 
 
 class PostgresSources:
@@ -110,10 +124,12 @@ class PostgresSources:
         """Atomically replace every item of ``(state.agent, state.path)``: a repeated id
         keeps its first occurrence, an id indexed from another file moves here.
 
-        When the index still holds the file as this object last wrote it (same state,
-        same number of rows), only the rows that differ are written
-        (:mod:`kronika.stores.sql.source_diff`); else every row is written again. Either
-        way the rows are the same, in one transaction."""
+        Only the rows that differ are written (:mod:`kronika.stores.sql.source_diff`):
+        from the rows as this object last wrote them when the index still holds the file
+        so (same state, same number of rows), else from the rows the index holds, read
+        back under the file's lock (another worker of the tenant wrote it last, or this
+        object has not written it). Either way the rows are those of a full replace, in
+        one transaction."""
         if text_hashes is not None and len(text_hashes) != len(items):
             raise ValueError("text_hashes must have one hash per item")
         hashes = text_hashes if text_hashes is not None else [None] * len(items)
@@ -123,20 +139,17 @@ class PostgresSources:
         key = (state.agent, state.path)
         kept = self._kept.pop(key, None)
         diff = None if kept is None else source_diff.plan(kept.rows, now)
-        fresh = list(now.values()) if diff is None else diff.fresh
-        postings = self.state.tokenizer.items([it for it, _, _ in fresh])
-        every: list[Any] = []  # the postings of every row, made only if needed
+        postings = [] if diff is None else self.state.tokenizer.items([r[0] for r in diff.fresh])
         taken: list[tuple[str, str, str]] = []  # (id, agent, path): rows of other files
 
         def work(conn: Any) -> None:
             if diff is not None and kept is not None and self._holds(conn, kept):
                 gone = self._write_diff(conn, state, diff, postings)
-            else:
-                if kept is None:  # else _holds took the lock with its check
-                    self.state.lock_source(conn, state.agent, state.path)
-                if diff is not None and not every:
-                    every.extend(self.state.tokenizer.items([it for it, _, _ in now.values()]))
-                gone = self._write_all(conn, state, now, postings if diff is None else every)
+            else:  # another writer's rows, or none this object wrote: compare with them
+                found = self._stored(conn, state, lock=kept is None)
+                plan = source_diff.plan_stored(found, now, self._values(state), _PLACE)
+                fresh = self.state.tokenizer.items([r[0] for r in plan.fresh])
+                gone = self._write_diff(conn, state, plan, fresh)
             self._upsert_source(conn, state)
             taken[:] = [(i, a, p) for i, _, a, p in gone if (a, p) != key]
 
@@ -183,20 +196,24 @@ class PostgresSources:
             return False
         return int(count) == len(kept.rows)
 
-    def _write_all(
-        self, conn: Any, state: SourceState, now: dict[str, source_diff.Row], postings: Any
-    ) -> list[tuple[str, str, str, str]]:
-        """Delete every row of the file (and of its ids, from any file), insert ``now``;
-        the rows deleted (id, text hash, file)."""
-        ids = list(now)
-        gone = conn.execute(
-            "DELETE FROM idx_items WHERE (source_agent = %s AND source_path = %s)"
-            " OR id = ANY(%s) RETURNING id, text_hash, source_agent, source_path",
-            (state.agent, state.path, ids),
-        ).fetchall()
-        self._insert(conn, state, list(now.values()), postings)
-        self._note_deleted(((i, h) for i, h, _, _ in gone), set(ids))
-        return [tuple(row) for row in gone]
+    def _stored(self, conn: Any, state: SourceState, *, lock: bool) -> dict[str, Any]:
+        """The rows the index holds of the file, by id, as their values (``COLUMNS``'
+        first ones, :func:`~kronika.stores.sql.rows.item_values`' order); with ``lock``
+        the file's lock is taken first, in the same round trip."""
+        where = (state.agent, state.path)
+        with conn.pipeline():
+            if lock:
+                self.state.lock_source(conn, *where)
+            rows = conn.execute(_SELECT_STORED, where)
+        return {row[0]: row for row in rows.fetchall()}
+
+    @staticmethod
+    def _values(state: SourceState) -> Callable[[source_diff.Row], Sequence[object]]:
+        def values(row: source_diff.Row) -> Sequence[object]:
+            item, text_hash, pos = row
+            return item_values(POSTGRES, item, state, pos, text_hash)
+
+        return values
 
     def _write_diff(
         self, conn: Any, state: SourceState, diff: source_diff.SourcePlan, postings: Any

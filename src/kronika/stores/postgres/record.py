@@ -310,9 +310,11 @@ class PostgresRecord:
         was, row = was_of.fetchone(), row_of.fetchone()
         change = int(row[0]) if row else 0
         mine = self._written.get((doc.agent, doc.path))
-        # the rows as this process last wrote them, unless another worker wrote since
-        rows = mine[1] if mine is not None and was is not None and was[0] == mine[0] else None
-        self._written[(doc.agent, doc.path)] = (change, self._write_items(conn, key, items, rows))
+        # the rows as this process last wrote them; the record's still, unless another
+        # worker wrote since (their digests hold either way: an item's own)
+        current = mine is not None and was is not None and was[0] == mine[0]
+        rows = self._write_items(conn, key, items, None if mine is None else mine[1], current)
+        self._written[(doc.agent, doc.path)] = (change, rows)
         if doc.text is None:
             self._written.pop((doc.agent, doc.path), None)
         if doc.path == proposals.PATH:
@@ -379,6 +381,7 @@ class PostgresRecord:
         key: tuple[str, str, str],
         items: Sequence[MemoryItem],
         rows: Mapping[str, _Row] | None,
+        current: bool,
     ) -> dict[str, _Row]:
         """Bring the document's rows in ``record_items`` to ``items``, touching only the
         rows that differ: a removed item's row is deleted, a new or changed one written,
@@ -388,8 +391,10 @@ class PostgresRecord:
         An item's digest is made again only when it differs from the one this
         process wrote last (its line aside, which the digest leaves out): serialising
         every item of a large document cost more than writing the few that changed.
-        ``rows`` are the document's rows as this process last wrote them, when nobody
-        wrote the document since (else they are read). Returns the rows as they are."""
+        ``rows`` are the document's rows as this process last wrote them; ``current``:
+        nobody wrote the document since, so the record holds them (else its rows are
+        read, and ``rows`` only spare making again the digests of the items that are
+        the same). Returns the rows as they are."""
         wanted: dict[str, _Row] = {}
         for position, item in enumerate(items):
             if item.id not in wanted:
@@ -401,7 +406,7 @@ class PostgresRecord:
                 else:
                     digest = _digest(_stored_data(item))
                 wanted[item.id] = _Row(position, digest, item)
-        if rows is None:
+        if rows is None or not current:
             stored = {
                 str(item_id): (int(position), digest)
                 for item_id, position, digest in conn.execute(

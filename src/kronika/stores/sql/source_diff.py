@@ -16,12 +16,17 @@ full replace would write differently:
 The rows then are the ones a full replace makes (ids unique, places numbered 0, 1, 2…
 in file order, a repeated id keeping its first occurrence). Nothing here touches a
 connection.
+
+When this process did not write the file's rows last (another worker did, sharing the
+index), :func:`plan_stored` finds the same difference against the rows as the index
+holds them, read back as their column values: what another writer left is compared,
+not rewritten whole.
 """
 
 from __future__ import annotations
 
 import operator
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 
 from kronika.core.model import MemoryItem
@@ -97,4 +102,36 @@ def plan(kept: dict[str, Row], now: dict[str, Row]) -> SourcePlan:
         else:
             out.fresh.append(row)
     out.gone = [item_id for item_id in kept if item_id not in now]
+    return out
+
+
+def plan_stored(
+    stored: Mapping[str, Sequence[object]],
+    now: dict[str, Row],
+    values: Callable[[Row], Sequence[object]],
+    place: tuple[int, int],
+) -> SourcePlan:
+    """The difference between the rows an index holds of a file and the rows ``now``.
+
+    ``stored``: each id's row as read back, its values in the order ``values`` gives a
+    row of ``now`` (:func:`kronika.stores.sql.rows.item_values`); ``place``: where in
+    those values the row's place (``pos``) and line are. A row whose values are all the
+    same is left; one that differs only in its place and line moved; any other
+    difference writes it again."""
+    out = SourcePlan(rows=now)
+    for item_id, row in now.items():
+        old = stored.get(item_id)
+        if old is None:
+            out.fresh.append(row)
+            continue
+        new, held = tuple(values(row)), tuple(old)
+        if held == new:
+            continue
+        if len(held) == len(new) and all(
+            a == b for n, (a, b) in enumerate(zip(held, new, strict=True)) if n not in place
+        ):
+            out.moved.append((item_id, row[2], row[0].provenance.line))
+        else:
+            out.fresh.append(row)
+    out.gone = [item_id for item_id in stored if item_id not in now]
     return out
