@@ -258,3 +258,28 @@ def test_remembered_facts_in_team_mode_leave_the_index_as_kronika_index_rebuild(
         assert dump(url) == written
     finally:
         backend.close()
+
+
+def test_rows_added_a_few_at_a_time_are_the_rows_a_bulk_load_writes(postgres_url: str) -> None:
+    """A file grown five facts at a time (each write's rows sent as ``INSERT`` with the
+    rest of the write) holds every column, posting, count and vector that a load of the
+    whole file at once (``COPY``) writes; so does one fact edited in place."""
+    pytest.importorskip("psycopg")
+    from kronika.stores.postgres.index import PostgresIndex
+    from kronika.stores.postgres.inserting import FEW
+
+    total = FEW + 36
+    with PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as ix:
+        files = Files(ix)
+        grown: list[MemoryItem] = []
+        for start in range(0, total, 5):
+            grown += [fact(n) for n in range(start, min(start + 5, total))]
+            grown[0] = replace(grown[0], content=f"the first fact, edited {start} times")
+            files.write("brain_archive.md", list(grown))
+        files.write("brain.md", [fact(500, "a fact with <odd> 'quotes' and\ttabs")])
+        assert len(rowids(ix.url, "brain_archive.md")) == total
+        diffed = dump(ix.url)
+        assert diffed["embeddings"] and diffed["terms"]
+        with PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as fresh:
+            files.rebuild(fresh)  # the archive's rows in one COPY
+        assert dump(ix.url) == diffed

@@ -8,6 +8,7 @@ uses them (then the tables that lost rows are vacuumed).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from contextlib import nullcontext
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from kronika.ports import (
     Vector,
     VectorPoint,
 )
+from kronika.stores.postgres import inserting
 from kronika.stores.postgres.copying import postings_copy_text
 from kronika.stores.postgres.dialect import POSTGRES
 from kronika.stores.postgres.index_base import (
@@ -150,7 +152,6 @@ class PostgresSources:
                 plan = source_diff.plan_stored(found, now, self._values(state), _PLACE)
                 fresh = self.state.tokenizer.items([r[0] for r in plan.fresh])
                 gone = self._write_diff(conn, state, plan, fresh)
-            self._upsert_source(conn, state)
             taken[:] = [(i, a, p) for i, _, a, p in gone if (a, p) != key]
 
         self.state.write(work)
@@ -219,27 +220,33 @@ class PostgresSources:
         self, conn: Any, state: SourceState, diff: source_diff.SourcePlan, postings: Any
     ) -> list[tuple[str, str, str, str]]:
         """Delete the rows of ids gone or changed (a changed id's from any file), insert
-        the changed ones again, set the place and line of those that only moved; the
-        rows deleted (id, text hash, file)."""
+        the changed ones again, set the place and line of those that only moved, and the
+        file's state: in one round trip when the rows inserted are few; the rows deleted
+        (id, text hash, file)."""
         renewed = [item.id for item, _, _ in diff.fresh]
-        gone: list[Any] = []
-        if diff.gone or renewed:
-            gone = conn.execute(
-                "DELETE FROM idx_items WHERE (source_agent = %s AND source_path = %s"
-                " AND id = ANY(%s)) OR id = ANY(%s)"
-                " RETURNING id, text_hash, source_agent, source_path",
-                (state.agent, state.path, diff.gone, renewed),
-            ).fetchall()
-            self._note_deleted(((i, h) for i, h, _, _ in gone), set(renewed))
-        self._insert(conn, state, diff.fresh, postings)
-        if diff.moved:
-            ids, places, lines = zip(*diff.moved, strict=True)
-            conn.execute(
-                "UPDATE idx_items AS i SET pos = m.pos, line = m.line"
-                " FROM unnest(%s::text[], %s::integer[], %s::integer[]) AS m (id, pos, line)"
-                " WHERE i.id = m.id AND i.source_agent = %s AND i.source_path = %s",
-                (list(ids), list(places), list(lines), state.agent, state.path),
-            )
+        deleted = None
+        few = len(diff.fresh) <= inserting.FEW
+        with conn.pipeline() if few else nullcontext():
+            if diff.gone or renewed:
+                deleted = conn.execute(
+                    "DELETE FROM idx_items WHERE (source_agent = %s AND source_path = %s"
+                    " AND id = ANY(%s)) OR id = ANY(%s)"
+                    " RETURNING id, text_hash, source_agent, source_path",
+                    (state.agent, state.path, diff.gone, renewed),
+                )
+            self._insert(conn, state, diff.fresh, postings)
+            if diff.moved:
+                ids, places, lines = zip(*diff.moved, strict=True)
+                conn.execute(
+                    "UPDATE idx_items AS i SET pos = m.pos, line = m.line"
+                    " FROM unnest(%s::text[], %s::integer[], %s::integer[])"
+                    " AS m (id, pos, line)"
+                    " WHERE i.id = m.id AND i.source_agent = %s AND i.source_path = %s",
+                    (list(ids), list(places), list(lines), state.agent, state.path),
+                )
+            self._upsert_source(conn, state)
+        gone = [] if deleted is None else deleted.fetchall()
+        self._note_deleted(((i, h) for i, h, _, _ in gone), set(renewed))
         return [tuple(row) for row in gone]
 
     def _analyze_if_grown(self) -> None:
@@ -281,12 +288,21 @@ class PostgresSources:
         rows: Sequence[source_diff.Row],
         postings: Sequence[Any],
     ) -> None:
-        """COPY the rows (item, text hash, place; with their cached vectors) and their
-        postings."""
+        """Write the rows (item, text hash, place; with their cached vectors) and their
+        postings: up to :data:`~.inserting.FEW` by ``INSERT`` (they may go in a pipeline
+        with the write's other statements), more by ``COPY`` (not in a pipeline)."""
         if not rows:
             return
         self.state.unanalyzed += len(rows)
         pairs = [(item, text_hash) for item, text_hash, _ in rows]
+        if len(rows) <= inserting.FEW:
+            params: list[object] = []
+            for n, (item, text_hash, pos) in enumerate(rows):
+                params.extend(item_row(item, state, pos, text_hash, postings[n].length))
+                params.extend((self.state.model, text_hash, self.state.dim))
+            conn.execute(inserting.items_insert(COLUMNS, len(rows)), params)
+            conn.execute(inserting.TERMS_INSERT, inserting.terms_params(pairs, postings))
+            return
         hashes = sorted({h for _, h in pairs})
         cached = dict(
             conn.execute(
@@ -352,36 +368,39 @@ class PostgresSources:
         added: dict[str, source_diff.Row] = {}
 
         def work(conn: Any) -> bool:
-            self.state.lock_source(conn, expected.agent, expected.path)
-            found = conn.execute(
-                "SELECT content_hash, mtime_ns, size FROM idx_sources"
-                " WHERE agent = %s AND path = %s",
-                (expected.agent, expected.path),
-            ).fetchone()
+            where = (expected.agent, expected.path)
+            with conn.pipeline():  # the lock and the three checks in one round trip
+                self.state.lock_source(conn, *where)
+                found_state = conn.execute(
+                    "SELECT content_hash, mtime_ns, size FROM idx_sources"
+                    " WHERE agent = %s AND path = %s",
+                    where,
+                )
+                found_last = conn.execute(
+                    "SELECT max(pos) FROM idx_items WHERE source_agent = %s AND source_path = %s",
+                    where,
+                )
+                taken = conn.execute("SELECT 1 FROM idx_items WHERE id = ANY(%s) LIMIT 1", (ids,))
+            found = found_state.fetchone()
             if found is None or tuple(found) != (
                 expected.content_hash,
                 expected.mtime_ns,
                 expected.size,
             ):
                 return False
-            (last,) = conn.execute(
-                "SELECT max(pos) FROM idx_items WHERE source_agent = %s AND source_path = %s",
-                (expected.agent, expected.path),
-            ).fetchone()
-            if last is None:
-                return False
-            taken = conn.execute("SELECT 1 FROM idx_items WHERE id = ANY(%s) LIMIT 1", (ids,))
-            if taken.fetchone():
+            (last,) = found_last.fetchone()
+            if last is None or taken.fetchone():
                 return False
             added.clear()
             for n, (item, text_hash) in enumerate(zip(items, text_hashes, strict=True)):
                 added[item.id] = (item, text_hash, int(last) + 1 + n)
-            self._insert(conn, state, list(added.values()), postings)
-            conn.execute(
-                "UPDATE idx_sources SET content_hash = %s, mtime_ns = %s, size = %s"
-                " WHERE agent = %s AND path = %s",
-                (state.content_hash, state.mtime_ns, state.size, state.agent, state.path),
-            )
+            with conn.pipeline() if len(added) <= inserting.FEW else nullcontext():
+                self._insert(conn, state, list(added.values()), postings)
+                conn.execute(
+                    "UPDATE idx_sources SET content_hash = %s, mtime_ns = %s, size = %s"
+                    " WHERE agent = %s AND path = %s",
+                    (state.content_hash, state.mtime_ns, state.size, state.agent, state.path),
+                )
             return True
 
         done = self.state.write(work)
