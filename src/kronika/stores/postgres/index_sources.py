@@ -177,25 +177,22 @@ class PostgresSources:
         reads go in one round trip."""
         where = (kept.state.agent, kept.state.path)
         with conn.pipeline():
-            self.state.lock_source(conn, *where)
-            found_state = conn.execute(
-                "SELECT content_hash, mtime_ns, size FROM idx_sources"
-                " WHERE agent = %s AND path = %s",
-                where,
-            )
+            found_state = self._locked_state(conn, where)
             found_count = conn.execute(
                 "SELECT count(*) FROM idx_items WHERE source_agent = %s AND source_path = %s",
                 where,
             )
-        found = found_state.fetchone()
         (count,) = found_count.fetchone()
-        if found is None or (str(found[0]), int(found[1]), int(found[2])) != (
-            kept.state.content_hash,
-            kept.state.mtime_ns,
-            kept.state.size,
-        ):
-            return False
-        return int(count) == len(kept.rows)
+        return _is_state(found_state.fetchone(), kept.state) and int(count) == len(kept.rows)
+
+    def _locked_state(self, conn: Any, where: tuple[str, str]) -> Any:
+        """Take the file's lock and ask for its state (the answer's cursor): in the
+        caller's pipeline, with what else it asks."""
+        self.state.lock_source(conn, *where)
+        return conn.execute(
+            "SELECT content_hash, mtime_ns, size FROM idx_sources WHERE agent = %s AND path = %s",
+            where,
+        )
 
     def _stored(self, conn: Any, state: SourceState, *, lock: bool) -> dict[str, Any]:
         """The rows the index holds of the file, by id, as their values (``COLUMNS``'
@@ -370,23 +367,13 @@ class PostgresSources:
         def work(conn: Any) -> bool:
             where = (expected.agent, expected.path)
             with conn.pipeline():  # the lock and the three checks in one round trip
-                self.state.lock_source(conn, *where)
-                found_state = conn.execute(
-                    "SELECT content_hash, mtime_ns, size FROM idx_sources"
-                    " WHERE agent = %s AND path = %s",
-                    where,
-                )
+                found_state = self._locked_state(conn, where)
                 found_last = conn.execute(
                     "SELECT max(pos) FROM idx_items WHERE source_agent = %s AND source_path = %s",
                     where,
                 )
                 taken = conn.execute("SELECT 1 FROM idx_items WHERE id = ANY(%s) LIMIT 1", (ids,))
-            found = found_state.fetchone()
-            if found is None or tuple(found) != (
-                expected.content_hash,
-                expected.mtime_ns,
-                expected.size,
-            ):
+            if not _is_state(found_state.fetchone(), expected):
                 return False
             (last,) = found_last.fetchone()
             if last is None or taken.fetchone():
@@ -551,3 +538,12 @@ class PostgresSources:
             conn.execute("TRUNCATE idx_terms, idx_items, idx_graph, idx_corpus, idx_sources")
 
         self.state.write(work)
+
+
+def _is_state(found: Sequence[Any] | None, state: SourceState) -> bool:
+    """Whether ``found`` (a row of ``idx_sources``: hash, time, size) is ``state``."""
+    return found is not None and (str(found[0]), int(found[1]), int(found[2])) == (
+        state.content_hash,
+        state.mtime_ns,
+        state.size,
+    )
