@@ -481,9 +481,9 @@ class WorkingCopy(Reentrant):
         """Write what the copy holds (``record.json``), whole, without waiting for the
         disk: its files are synced as they are written, so after a power cut the
         manifest is at worst older than they are, and an older manifest costs pulls,
-        never a write (the documents it had not seen are pulled again; one that is
-        already the record's is left as it is, and one a copy cannot place is kept
-        aside before the record's is written). A kill leaves it whole: the rename."""
+        never a write (the documents it had not seen are pulled again; one whose file
+        is already the record's is written again as it was, and one a copy cannot place
+        is kept aside before the record's is written). A kill leaves it whole: the rename."""
         files = [[a, p, c.mtime_ns, c.size, c.sha256] for (a, p), c in sorted(self._copies.items())]
         try:
             atomic_write_text(

@@ -8,7 +8,7 @@ uses them (then the tables that lost rows are vacuumed).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
 import numpy as np
@@ -222,8 +222,7 @@ class PostgresSources:
         (id, text hash, file)."""
         renewed = [item.id for item, _, _ in diff.fresh]
         deleted = None
-        few = len(diff.fresh) <= inserting.FEW
-        with conn.pipeline() if few else nullcontext():
+        with _pipelined(conn, len(diff.fresh)):
             if diff.gone or renewed:
                 deleted = conn.execute(
                     "DELETE FROM idx_items WHERE (source_agent = %s AND source_path = %s"
@@ -292,7 +291,7 @@ class PostgresSources:
             return
         self.state.unanalyzed += len(rows)
         pairs = [(item, text_hash) for item, text_hash, _ in rows]
-        if len(rows) <= inserting.FEW:
+        if inserting.by_insert(len(rows)):
             params: list[object] = []
             for n, (item, text_hash, pos) in enumerate(rows):
                 params.extend(item_row(item, state, pos, text_hash, postings[n].length))
@@ -381,7 +380,7 @@ class PostgresSources:
             added.clear()
             for n, (item, text_hash) in enumerate(zip(items, text_hashes, strict=True)):
                 added[item.id] = (item, text_hash, int(last) + 1 + n)
-            with conn.pipeline() if len(added) <= inserting.FEW else nullcontext():
+            with _pipelined(conn, len(added)):
                 self._insert(conn, state, list(added.values()), postings)
                 conn.execute(
                     "UPDATE idx_sources SET content_hash = %s, mtime_ns = %s, size = %s"
@@ -538,6 +537,13 @@ class PostgresSources:
             conn.execute("TRUNCATE idx_terms, idx_items, idx_graph, idx_corpus, idx_sources")
 
         self.state.write(work)
+
+
+def _pipelined(conn: Any, inserted: int) -> AbstractContextManager[Any]:
+    """A pipeline for a write whose ``inserted`` rows go by ``INSERT`` (few enough,
+    :data:`~.inserting.FEW`), so the whole write is one round trip; else nothing: ``COPY``
+    does not run in a pipeline."""
+    return conn.pipeline() if inserting.by_insert(inserted) else nullcontext()
 
 
 def _is_state(found: Sequence[Any] | None, state: SourceState) -> bool:

@@ -21,6 +21,12 @@ from kronika.stores.postgres.lexical import weighted_tf
 FEW = 64
 """Rows written by ``INSERT`` at most; more go by ``COPY``."""
 
+
+def by_insert(count: int) -> bool:
+    """Whether ``count`` rows are written by ``INSERT`` (else by ``COPY``)."""
+    return count <= FEW
+
+
 _TYPES = {
     **dict.fromkeys(("pos", "line", "layer", "doc_len"), "integer"),
     **dict.fromkeys(("turn_ids", "entities", "entity_norms", "tags"), "text[]"),

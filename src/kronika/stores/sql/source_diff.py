@@ -28,6 +28,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
+from typing import TypeVar
 
 from kronika.core.model import MemoryItem
 from kronika.ports import SourceState
@@ -85,24 +86,23 @@ def _only_moved(old: MemoryItem, new: MemoryItem) -> bool:
     )
 
 
+_SAME, _MOVED, _FRESH = "same", "moved", "fresh"
+T = TypeVar("T")
+
+
 def plan(kept: dict[str, Row], now: dict[str, Row]) -> SourcePlan:
     """The difference between the rows ``kept`` and the rows ``now`` (both by id, as
     :func:`unique_rows` makes them)."""
-    out = SourcePlan(rows=now)
-    for item_id, row in now.items():
+
+    def verdict(old: Row, row: Row) -> str:
         item, text_hash, pos = row
-        old = kept.get(item_id)
-        if old is None or old[1] != text_hash:
-            out.fresh.append(row)
-        elif old[0] is item or old[0] == item:
-            if old[2] != pos:
-                out.moved.append((item_id, pos, item.provenance.line))
-        elif _only_moved(old[0], item):
-            out.moved.append((item_id, pos, item.provenance.line))
-        else:
-            out.fresh.append(row)
-    out.gone = [item_id for item_id in kept if item_id not in now]
-    return out
+        if old[1] != text_hash:
+            return _FRESH
+        if old[0] is item or old[0] == item:
+            return _MOVED if old[2] != pos else _SAME
+        return _MOVED if _only_moved(old[0], item) else _FRESH
+
+    return _planned(kept, now, verdict)
 
 
 def plan_stored(
@@ -118,20 +118,33 @@ def plan_stored(
     those values the row's place (``pos``) and line are. A row whose values are all the
     same is left; one that differs only in its place and line moved; any other
     difference writes it again."""
-    out = SourcePlan(rows=now)
-    for item_id, row in now.items():
-        old = stored.get(item_id)
-        if old is None:
-            out.fresh.append(row)
-            continue
+
+    def verdict(old: Sequence[object], row: Row) -> str:
         new, held = tuple(values(row)), tuple(old)
         if held == new:
-            continue
+            return _SAME
         if len(held) == len(new) and all(
             a == b for n, (a, b) in enumerate(zip(held, new, strict=True)) if n not in place
         ):
-            out.moved.append((item_id, row[2], row[0].provenance.line))
-        else:
+            return _MOVED
+        return _FRESH
+
+    return _planned(stored, now, verdict)
+
+
+def _planned(
+    before: Mapping[str, T], now: dict[str, Row], verdict: Callable[[T, Row], str]
+) -> SourcePlan:
+    """The plan from the rows ``before`` (by id) to ``now``: an id new to the file is
+    written, an id gone is deleted, and ``verdict`` says of each other row whether it
+    is the same, only moved, or to be written again."""
+    out = SourcePlan(rows=now)
+    for item_id, row in now.items():
+        old = before.get(item_id)
+        said = _FRESH if old is None else verdict(old, row)
+        if said == _FRESH:
             out.fresh.append(row)
-    out.gone = [item_id for item_id in stored if item_id not in now]
+        elif said == _MOVED:
+            out.moved.append((item_id, row[2], row[0].provenance.line))
+    out.gone = [item_id for item_id in before if item_id not in now]
     return out
