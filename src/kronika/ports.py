@@ -724,6 +724,21 @@ class WriteLock(Protocol):
         """Call ``report`` (under the lock) for every batch of writes put back whole."""
         ...
 
+    def after_release(self, run: Callable[[], None]) -> None:
+        """Run ``run`` when the hold of one agent (:meth:`for_agent`) that is held now
+        lets go of the store of record, after what it wrote is there: writers of the
+        agent in other workers go on meanwhile, and such runs of one agent follow each
+        other in the order of their holds (:meth:`StoreOfRecord.release`). Without a
+        store of record, inside a hold of all agents, or inside a hold the agent's hold
+        is nested in, ``run`` runs at once."""
+        ...
+
+    def from_record(self, agent: str, path: str) -> bool:
+        """Whether ``agent``'s file ``path`` is, as far as its size and time tell, the
+        store of record's version of it, not changed in this folder since (a file gone:
+        whether the record holds none either). Always ``False`` without a record."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -798,7 +813,15 @@ class StoreOfRecord(Protocol):
         and they for it)."""
         ...
 
-    def release(self) -> None: ...
+    def release(self, then: Callable[[], None] | None = None) -> None:
+        """Let go of the write lock. With ``then`` (a hold of some agents), run it once
+        the lock is let go, holding those agents' *follow-up* lock from before the
+        write lock is let go until it returns: the next writer of the agents goes on
+        meanwhile, and its own ``then`` waits for this one, so follow-up work (the index
+        brought up to date with what the hold wrote) runs in the order the holds did.
+        A hold of the whole tenant waits for every follow-up of the tenant, and runs its
+        own ``then`` before it lets go."""
+        ...
 
     def changes(
         self, since: int, *, grown: bool = False, before: int | None = None

@@ -123,6 +123,7 @@ class MemoryContext:
             embedder=embedder,
             embedding=settings.embedding,
             pending=settings.home / PENDING_FILE,
+            from_record=lock.from_record,
         )
         self.proposal_book = ProposalBook(workspace=workspace, audit=audit, clock=clock)
         self.held_audit = HeldAudit(audit)  # a batch's entries appended together
@@ -351,6 +352,34 @@ class MemoryContext:
             deferred[agent].extend(paths)
             return
         self.healing(lambda: self.indexer.sync_agent(agent, paths=paths, defer_vectors=True))
+
+    def index_after_release(self, agent: str, paths: Sequence[str], notes: list[str]) -> None:
+        """Index ``paths`` of ``agent`` once the lock lets go of the store of record
+        (:meth:`~kronika.ports.WriteLock.after_release`; at once without one): in team
+        mode the next writer of the agent goes on meanwhile. Why the index was not
+        brought up to date, if it was not, is added to ``notes`` by then (the change is
+        stored; ``kronika index sync`` catches up)."""
+        if not paths:
+            return
+        stale = "the change was stored but the index was not updated"
+        notes.append(f"{stale} (the store of record was not let go)")  # until it runs
+        at_once = True
+
+        def run() -> None:
+            notes.pop()
+
+            def sync() -> object:
+                return self.indexer.sync_agent(agent, paths=paths, defer_vectors=True)
+
+            try:  # healing takes the lock: only inside it (else the next read heals)
+                self.healing(sync) if at_once else sync()
+            except Exception as exc:  # noqa: BLE001 - the change is stored
+                notes.append(
+                    f"{stale} ({exc}); `kronika index sync` or `kronika index rebuild` catches up"
+                )
+
+        self.lock.after_release(run)
+        at_once = False
 
     @contextmanager
     def deferring(self, agent: str) -> Iterator[list[str]]:

@@ -87,9 +87,15 @@ class Facts:
         )
         # the Brain's folder and the audit line reach the disk together once the lock
         # is released (group commit); the Brain's bytes and a move's destination first
+        notes: list[str] = []
         with ctx.commits.deferring(), ctx.lock.for_agent(name), ctx.workspace.steady_facts():
             item, now = self._stamped(item, at)
-            return self.write_fact(name, item.section or "", item, now, source_agent)
+            # indexed once the store of record holds it (team mode: the next writer of
+            # the agent goes on meanwhile), before this returns
+            with ctx.deferring(name) as paths:
+                receipt = self.write_fact(name, item.section or "", item, now, source_agent)
+            ctx.index_after_release(name, list(dict.fromkeys(paths)), notes)
+        return replace(receipt, notes=(*receipt.notes, *notes)) if notes else receipt
 
     def remember_many(
         self,
@@ -159,12 +165,10 @@ class Facts:
                     written = list(paths)
             if unaudited and receipts:
                 receipts[-1] = replace(receipts[-1], notes=(*receipts[-1].notes, *unaudited))
-            if written:
-                try:
-                    ctx.after_write(name, written)
-                except Exception as exc:  # the facts are stored; `kronika index sync` catches up
-                    note = f"the facts were stored but the index was not updated ({exc})"
-                    receipts[-1] = replace(receipts[-1], notes=(*receipts[-1].notes, note))
+            notes: list[str] = []
+            ctx.index_after_release(name, list(dict.fromkeys(written)), notes)
+        if notes and receipts:  # the facts are stored; `kronika index sync` catches up
+            receipts[-1] = replace(receipts[-1], notes=(*receipts[-1].notes, *notes))
         return receipts
 
     def _fact_item(

@@ -96,6 +96,14 @@ class WorkspaceLock(Reentrant):
         """Call ``report`` for every batch put back (:meth:`BatchJournal.on_undone`)."""
         self.journal.on_undone(report)
 
+    def after_release(self, run: Callable[[], None]) -> None:
+        """No store of record to let go of: ``run`` runs at once."""
+        run()
+
+    def from_record(self, agent: str, path: str) -> bool:
+        """No store of record: no file is its version."""
+        return False
+
     @contextmanager
     def batch(self) -> Iterator[None]:
         """Hold the lock for a batch that lands whole or not at all (see the module)."""

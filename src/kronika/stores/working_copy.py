@@ -84,6 +84,7 @@ class WorkingCopy(Reentrant):
         self._copies: dict[tuple[str, str], _Copy] = {}
         self._manifest_mark: tuple[int, int] | None = None
         self._scope: frozenset[str] | None = None  # the agents a hold is for (all: None)
+        self._after: list[Callable[[], None]] = []  # to run once the record is let go
         self._load_manifest()
 
     # -- the lock -------------------------------------------------------------------
@@ -103,13 +104,42 @@ class WorkingCopy(Reentrant):
             raise
 
     def _give_back(self) -> None:
+        after, self._after = self._after, []
+        pushed = False
         try:
             self.push()
+            pushed = True
         finally:
             try:
-                self.record.release()
+                # what runs after a hold needs what it wrote in the record: not after a
+                # failed push (a later sync brings the index up to date)
+                self.record.release(_run_all(after) if after and pushed else None)
             finally:
                 self._file_lock.__exit__(None, None, None)
+
+    def after_release(self, run: Callable[[], None]) -> None:
+        """Run ``run`` once this hold of one agent has pushed and let go of the record
+        (still holding the folder's lock); at once outside a hold, inside a hold of all
+        agents, or inside a hold this one is nested in (what the outer hold reads next
+        must find it indexed) (:meth:`kronika.ports.WriteLock.after_release`)."""
+        if self._depth != 1 or self._scope is None:
+            run()
+        else:
+            self._after.append(run)
+
+    def from_record(self, agent: str, path: str) -> bool:
+        """Whether the folder's file is the record's version as last pulled or pushed
+        (same size and time: what a push compares too); a file gone, whether the record
+        holds none either."""
+        known = self._copies.get((agent, path))
+        try:
+            stat = os.stat(self.workspace.agent_dir(agent) / path)
+        except OSError:
+            return known is None
+        return known is not None and (stat.st_mtime_ns, stat.st_size) == (
+            known.mtime_ns,
+            known.size,
+        )
 
     @contextmanager
     def for_agent(self, agent: str) -> Iterator[None]:
@@ -494,6 +524,14 @@ class WorkingCopy(Reentrant):
         except OSError as err:
             raise StoreError(f"cannot write {self.home / MANIFEST}: {err}") from err
         self._manifest_mark = _quick_state(self.home / MANIFEST)
+
+
+def _run_all(runs: list[Callable[[], None]]) -> Callable[[], None]:
+    def run() -> None:
+        for each in runs:
+            each()
+
+    return run
 
 
 def _cut_short(item: MemoryItem, values: dict[str, str]) -> bool:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path, PurePosixPath
 
 from kronika.core.alias import Alias
@@ -116,6 +116,7 @@ class Indexer:
         embedder: Embedder,
         embedding: EmbeddingGroup = EMBEDDING_DEFAULTS,
         pending: Path | None = None,
+        from_record: Callable[[str, str], bool] | None = None,
     ) -> None:
         self.state = IndexerState(
             workspace=workspace,
@@ -123,6 +124,7 @@ class Indexer:
             embedder=embedder,
             embedding=embedding,
             pending=pending,
+            from_record=from_record,
         )
         self.vectors = Vectors(self.state)
         self.appends = Appends(self.state, self.vectors)
@@ -201,7 +203,8 @@ class Indexer:
         report.files_seen = len(files)
         if paths is None:
             for gone in sorted(set(known) - set(files)):
-                self.losses.watch(agent, gone, (), report)
+                if not self.state.from_record(agent, gone):  # else removed by its writer
+                    self.losses.watch(agent, gone, (), report)
                 self.state.index.remove_source(agent, gone)
                 report.files_removed += 1
             candidates = list(files.values())
@@ -233,12 +236,20 @@ class Indexer:
         """Read the fact files of ``agent`` changed since they were indexed (by hand, or
         damaged), watching for lost facts, before kronika rewrites them: three ``stat``
         calls and one look-up when nothing changed. ``defer_vectors`` as for
-        :meth:`sync_agent`."""
+        :meth:`sync_agent`.
+
+        A file that is the store of record's version (team mode) is left to the writer
+        that wrote it, who indexes it once the record holds it: no edit of this folder
+        is there to find, and the index may not have it yet. With all three such, the
+        index is not asked at all."""
         report = SyncReport()
         known: dict[str, SourceState] = {}
         stale: list[SourceFile] = []
-        states = self.state.index.source_states(agent, [s.path for s in FACT_FILES])
-        for path in (s.path for s in FACT_FILES):
+        paths = [s.path for s in FACT_FILES if not self.state.from_record(agent, s.path)]
+        if not paths:
+            return report
+        states = self.state.index.source_states(agent, paths)
+        for path in paths:
             state = states.get(path)
             source = self.state.workspace.source_file(agent, path)
             if state is not None:
@@ -327,7 +338,8 @@ class Indexer:
             report.warnings.extend(parsed.warnings)
             previous = known.get(source.path)
             same = previous is not None and previous.content_hash == parsed.content_hash
-            if not same and (watch or (agent, source.path) in self.state.before):
+            watched = watch and not self.state.from_record(agent, source.path)
+            if not same and (watched or (agent, source.path) in self.state.before):
                 self.losses.watch(
                     agent, source.path, parsed.items, report
                 )  # the same text lost nothing

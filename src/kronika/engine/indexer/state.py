@@ -5,6 +5,7 @@ files, the tails read for a turn about to be appended, the facts a rebuild forgo
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from kronika.core.model import MemoryItem
@@ -28,8 +29,13 @@ class IndexerState:
         embedder: Embedder,
         embedding: EmbeddingGroup = EMBEDDING_DEFAULTS,
         pending: Path | None = None,
+        from_record: Callable[[str, str], bool] | None = None,
     ) -> None:
         self.workspace = workspace
+        # whether an agent's file is the store of record's version, not changed here
+        # (:meth:`kronika.ports.WriteLock.from_record`): what changed it is a write
+        # indexed by its writer, never a hand edit or damage of this folder
+        self.from_record = from_record or _never
         self.pending = pending
         self.index = index
         self.embedder = embedder
@@ -40,3 +46,7 @@ class IndexerState:
         self.tails: dict[tuple[str, str], SourceTail | None] = {}
         # the facts each fact file held before a rebuild emptied the index
         self.before: dict[tuple[str, str], list[MemoryItem]] = {}
+
+
+def _never(agent: str, path: str) -> bool:
+    return False

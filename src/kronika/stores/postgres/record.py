@@ -23,6 +23,14 @@ that connection in one transaction. A worker that dies while holding it loses it
 connection, and with it the locks and the uncommitted transaction: nothing
 half-written is ever seen by another worker.
 
+A hold of some agents may hand over to a *follow-up* (``release(then=…)``: the index
+brought up to date with what the hold wrote): before the agents' locks are let go,
+their follow-up locks are taken on the same connection (with the tenant's follow-up
+lock, shared), and kept while ``then`` runs. The next writer of the agents goes on at
+once; its own follow-up waits for this one, so follow-ups of an agent run in the order
+of their holds, and a hold of the whole tenant (which takes the tenant's follow-up lock
+exclusive) waits for every follow-up running.
+
 Each write takes the tenant's *stamp*, a transaction-level lock, before it numbers its
 changes, and keeps it until it commits: the changes of a tenant are numbered in the
 order they are committed, so a worker that has seen change ``n`` has seen every change
@@ -35,8 +43,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -48,6 +57,8 @@ from kronika.ports import RecordAppend, RecordDocument, RecordWritten
 from kronika.stores.markdown import proposals
 from kronika.stores.postgres.connect import one_line
 from kronika.stores.postgres.record_audit import INSERT_AUDIT, AuditRow
+
+log = logging.getLogger("kronika.record")
 
 if TYPE_CHECKING:
     import psycopg
@@ -97,6 +108,8 @@ _DOCUMENT = (
 _LOCK_CLASS = 0x6B72  # "kr": with the tenant's hash, the key of its write lock
 _STAMP_CLASS = 0x6B73  # "ks": with the tenant's hash, the lock that numbers its changes
 _AGENT_SEED = 0x6B61  # "ka": the hash seed of an agent's lock (one 64-bit key)
+_FOLLOW_CLASS = 0x6B66  # "kf": with the tenant's hash, the lock of its follow-ups
+_FOLLOW_SEED = 0x6B62  # "kb": the hash seed of an agent's follow-up lock
 
 
 class _Row(NamedTuple):
@@ -117,6 +130,7 @@ class PostgresRecord:
         self._tenant = tenant
         self._held: psycopg.Connection[Any] | None = None
         self._holder: int | None = None  # the thread that holds the lock
+        self._agents: frozenset[str] | None = None  # the agents held (all: None)
         self._audit: list[AuditRow] = []  # audit rows kept for the next write of the hold
         # each document's change and item rows as this process last wrote them
         self._written: dict[tuple[str, str], tuple[int, dict[str, _Row]]] = {}
@@ -143,8 +157,11 @@ class PostgresRecord:
         tenant = (_LOCK_CLASS, self._tenant)
         try:
             with conn.pipeline():  # the locks and the commit in one round trip
-                if agents is None:
+                if agents is None:  # and every follow-up of the tenant done
                     conn.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", tenant)
+                    conn.execute(
+                        "SELECT pg_advisory_lock(%s, hashtext(%s))", (_FOLLOW_CLASS, self._tenant)
+                    )
                 else:  # in one order, so two holds of several agents never wait in a circle
                     conn.execute("SELECT pg_advisory_lock_shared(%s, hashtext(%s))", tenant)
                     for agent in sorted(agents):
@@ -156,12 +173,14 @@ class PostgresRecord:
         except Exception as err:
             self._unlock(conn)
             raise StoreError(f"{what}: {one_line(err)}") from err
-        self._held, self._holder = conn, threading.get_ident()
+        self._held, self._holder, self._agents = conn, threading.get_ident(), agents
 
-    def release(self) -> None:
-        """Let go of the lock; audit rows no write took are written first."""
+    def release(self, then: Callable[[], None] | None = None) -> None:
+        """Let go of the lock; audit rows no write took are written first. ``then``
+        runs as :meth:`~kronika.ports.StoreOfRecord.release` says (see the module)."""
         conn, self._held, self._holder = self._held, None, None
         rows, self._audit = self._audit, []
+        agents, self._agents = self._agents, None
         if conn is None:
             return
         try:
@@ -172,8 +191,39 @@ class PostgresRecord:
                     conn.commit()
                 except Exception as err:
                     raise StoreError(f"cannot append to the audit trail: {one_line(err)}") from err
+            # a hand-over that failed (the server gone) leaves ``then`` undone: the
+            # write is stored, and whoever gave ``then`` finds it did not run
+            if then is not None and (agents is None or self._handed_over(conn, agents)):
+                then()
         finally:
             self._unlock(conn)
+
+    def _handed_over(self, conn: psycopg.Connection[Any], agents: frozenset[str]) -> bool:
+        """Take ``agents``' follow-up locks, then let go of their write locks, in one
+        round trip (in one order, as :meth:`hold` takes them); whether it could."""
+        tenant = (self._tenant,)
+        keys = [f"{self._tenant}\x1f{agent}" for agent in sorted(agents)]
+        try:
+            with conn.pipeline():
+                conn.execute(
+                    "SELECT pg_advisory_lock_shared(%s, hashtext(%s))", (_FOLLOW_CLASS, *tenant)
+                )
+                for key in keys:
+                    conn.execute(
+                        "SELECT pg_advisory_lock(hashtextextended(%s, %s))", (key, _FOLLOW_SEED)
+                    )
+                for key in keys:
+                    conn.execute(
+                        "SELECT pg_advisory_unlock(hashtextextended(%s, %s))", (key, _AGENT_SEED)
+                    )
+                conn.execute(
+                    "SELECT pg_advisory_unlock_shared(%s, hashtext(%s))", (_LOCK_CLASS, *tenant)
+                )
+                conn.commit()
+        except Exception as err:  # noqa: BLE001 - the caller is told by a False
+            log.warning("the follow-up of a write was not run: %s", one_line(err))
+            return False
+        return True
 
     def audit_with_writes(self, rows: Sequence[AuditRow]) -> bool:
         """Keep audit ``rows`` for the transaction of this hold's next write (or its

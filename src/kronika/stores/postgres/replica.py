@@ -31,7 +31,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from kronika.core.model import MemoryItem
@@ -142,9 +142,9 @@ class MarkingRecord:
             self._mark.released()
             raise
 
-    def release(self) -> None:
-        try:
-            self.inner.release()
+    def release(self, then: Callable[[], None] | None = None) -> None:
+        try:  # the mark is raised after ``then``: what it wrote is read on the primary
+            self.inner.release(then)
         finally:
             if self._mark.wrote_meanwhile:
                 self._mark_now()  # before the hold ends: no read slips in with the old mark

@@ -1,0 +1,180 @@
+"""In team mode a write is indexed once the store of record holds it and has let go of
+the agent's write lock: the next writer of the agent goes on meanwhile, and its own
+indexing waits for this one's, so the index never goes back to an older version. A
+worker that finds the index behind a version of the record (its writer died before
+indexing it) indexes that version as it is: what the writer removed on purpose is not
+taken for a loss of this folder, and what it forgot is not kept aside here."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from kronika import build_memory, load_settings
+from kronika.providers.embedders import HashingEmbedder
+from kronika.settings import Settings
+from kronika.stores.sqlite import SqliteIndex
+
+psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+
+from kronika.stores.postgres.connect import migrate, open_pool  # noqa: E402
+from kronika.stores.postgres.record import PostgresRecord  # noqa: E402
+
+WAIT_S = 60.0  # a step that is not held up finishes well within this
+HELD_S = 1.5  # how long a step held up is watched to stay waiting
+
+
+def _settings(home: Path, url: str) -> Settings:
+    return load_settings(home, environ={}, embedder="hashing", database_url=url)
+
+
+def _in_thread(call: Callable[[], object]) -> tuple[threading.Thread, list[BaseException]]:
+    errors: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as exc:  # noqa: BLE001 - reported by the test
+            errors.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread, errors
+
+
+def _in_record(url: str, key: str) -> bool:
+    with psycopg.connect(url) as conn:
+        row = conn.execute(
+            "SELECT 1 FROM record_items WHERE agent = 'default' AND path = 'brain.md'"
+            " AND key = %s AND status = 'current'",
+            (key,),
+        ).fetchone()
+    return row is not None
+
+
+def test_the_next_writer_of_an_agent_goes_on_while_a_write_is_being_indexed(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with (
+        build_memory(_settings(tmp_path / "a", postgres_url)) as first,
+        build_memory(_settings(tmp_path / "b", postgres_url)) as second,
+    ):
+        first.remember("the harbour is north of the town", key="harbour")
+        indexing, go_on = threading.Event(), threading.Event()
+
+        def slow_indexing() -> None:  # what runs after first's hold, as its indexing does
+            indexing.set()
+            assert go_on.wait(WAIT_S)
+
+        def hold() -> None:
+            with first._ctx.lock.for_agent("default"):
+                first._ctx.lock.after_release(slow_indexing)
+
+        held, held_errors = _in_thread(hold)
+        assert indexing.wait(WAIT_S)
+        writer, errors = _in_thread(lambda: second.remember("the lighthouse is white", key="light"))
+        deadline = time.monotonic() + WAIT_S
+        while not _in_record(postgres_url, "light") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        # the write reached the record while first's indexing ran; its own indexing
+        # waits for first's, so it has not returned
+        assert _in_record(postgres_url, "light")
+        writer.join(HELD_S)
+        assert writer.is_alive()
+        go_on.set()
+        for thread in (held, writer):
+            thread.join(WAIT_S)
+            assert not thread.is_alive()
+        assert not held_errors and not errors
+        # once remember() returned, its fact is found, by both workers
+        for memory in (second, first):
+            found = memory.recall("lighthouse white", k=1)
+            assert [hit.item.content for hit in found.hits] == ["light: the lighthouse is white"]
+
+
+def test_a_hold_of_the_whole_tenant_waits_for_an_agents_indexing(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with (
+        open_pool(postgres_url, max_size=2) as one,
+        open_pool(postgres_url, max_size=2) as other,
+    ):
+        with one.connection() as conn:
+            migrate(conn)
+        first, second = PostgresRecord(one, "t-follow"), PostgresRecord(other, "t-follow")
+        running, go_on = threading.Event(), threading.Event()
+        order: list[str] = []
+
+        def follow_up() -> None:
+            running.set()
+            assert go_on.wait(WAIT_S)
+            order.append("first's follow-up")
+
+        first.hold(frozenset({"north"}))
+        releasing, errors = _in_thread(lambda: first.release(follow_up))
+        assert running.wait(WAIT_S)
+        second.hold(frozenset({"north"}))  # the agent's write lock is free again
+        handing, hand_errors = _in_thread(
+            lambda: second.release(lambda: order.append("second's follow-up"))
+        )
+        handing.join(HELD_S)
+        assert handing.is_alive() and order == []  # its follow-up waits for first's
+        go_on.set()
+        for thread in (releasing, handing):
+            thread.join(WAIT_S)
+            assert not thread.is_alive()
+        assert not errors and not hand_errors
+        assert order == ["first's follow-up", "second's follow-up"]
+
+        running.clear()
+        go_on.clear()
+        first.hold(frozenset({"south"}))
+        releasing, errors = _in_thread(lambda: first.release(follow_up))
+        assert running.wait(WAIT_S)
+        whole, whole_errors = _in_thread(lambda: second.hold(None))
+        whole.join(HELD_S)
+        assert whole.is_alive()  # a forget, a sync, an edit of the tenant waits for it
+        go_on.set()
+        for thread in (releasing, whole):
+            thread.join(WAIT_S)
+            assert not thread.is_alive()
+        assert not errors and not whole_errors
+        second.release()
+
+
+@pytest.mark.parametrize("next_step", ["read", "write"])
+def test_a_version_its_writer_never_indexed_is_indexed_by_the_next_worker_as_it_is(
+    postgres_url: str, tmp_path: Path, next_step: str
+) -> None:
+    """The first worker's writes reach the record but never the shared index (as if it
+    died after each push): the next worker, reading or writing, finds the index behind
+    and takes four facts forgotten at once for what they are, not for a damaged Brain."""
+    embedder = HashingEmbedder()
+    keys = [f"k{n}" for n in range(6)]
+    with build_memory(_settings(tmp_path / "b", postgres_url)) as second:
+        for key in keys:
+            second.remember(f"the value of {key} is {key}-secret", key=key)
+    own = SqliteIndex(tmp_path / "own.db", embedding_model=embedder.model_id, dim=embedder.dim)
+    settings = _settings(tmp_path / "a", postgres_url)
+    with build_memory(settings, embedder=embedder, index=own) as first:
+        for key in keys[:4]:
+            first.forget(key=key)
+        first.remember("the ferry leaves at nine", key="ferry")
+
+    with build_memory(_settings(tmp_path / "b", postgres_url)) as second:
+        if next_step == "write":
+            second.remember("the tide is low", key="tide")
+        found = second.recall("the value of k0 k1 k2 k3 secret", k=10)
+        texts = [hit.item.content for hit in found.hits]
+        folder = second.workspace.agent_dir("default")
+        kept = [f.read_text(encoding="utf-8") for f in folder.glob(".corrupt/*")]
+        assert not any("secret" in text for text in kept)  # nothing forgotten kept aside
+        assert not [note for note in second.notes if "lost" in note]
+        assert not any(f"{key}-secret" in text for key in keys[:4] for text in texts)
+        assert {hit.item.key for hit in found.hits} >= {"k4", "k5"}
+        ferry = second.recall("ferry", k=1)
+        assert [hit.item.content for hit in ferry.hits] == ["ferry: the ferry leaves at nine"]
