@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from kronika import build_memory, load_settings
-from kronika.errors import StoreError
+from kronika.errors import StoreError, UnknownAgent
 from kronika.memory import Memory
 from kronika.settings import Settings
 
@@ -142,3 +142,19 @@ def test_a_write_to_another_agent_inside_an_agents_hold_is_refused(
                 memory.remember("the ferry leaves at nine", key="ferry", agent="south")
             memory.remember("the lighthouse is white", key="light", agent="north")
         assert "the lighthouse is white" in _texts(memory, "north")
+
+
+def test_a_worker_writes_at_once_to_an_agent_another_worker_just_created(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with (
+        build_memory(_settings(tmp_path / "a", postgres_url)) as first,
+        build_memory(_settings(tmp_path / "b", postgres_url)) as second,
+    ):
+        first.create_agent("east")
+        second.remember("the bridge is closed", key="bridge", agent="east")
+        with pytest.raises(UnknownAgent):
+            second.remember("the road is open", key="road", agent="west")
+        first.sync("east")
+        assert "the bridge is closed" in _texts(first, "east")
+        assert not (tmp_path / "b" / "agents" / "west").exists()

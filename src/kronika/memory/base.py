@@ -33,7 +33,13 @@ from kronika.engine.recall import Recaller, RecallSettings
 from kronika.engine.recall_log import RecallRecorder
 from kronika.engine.undone import auditing_undone
 from kronika.engine.write import USER, MemoryWriter, WriteReceipt
-from kronika.errors import CorruptIndexError, InvalidAgentName, InvalidInput, PermissionDenied
+from kronika.errors import (
+    CorruptIndexError,
+    InvalidAgentName,
+    InvalidInput,
+    PermissionDenied,
+    UnknownAgent,
+)
 from kronika.ports import (
     AuditLog,
     Clock,
@@ -234,6 +240,17 @@ class MemoryContext:
         name = agent or self.settings.default_agent
         self.refresh()
         self.workspace.require_agent(name)
+        return name
+
+    def agent_to_write(self, agent: str | None) -> str:
+        """:meth:`agent` for a write, which checks it again holding the lock: the
+        store of record is not asked first when the folder has the agent (the lock
+        brings the folder up to date before the write)."""
+        name = agent or self.settings.default_agent
+        try:
+            self.workspace.require_agent(name)
+        except UnknownAgent:
+            return self.agent(name)
         return name
 
     def agents_or_all(self, agent: str | None) -> list[str]:

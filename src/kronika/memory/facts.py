@@ -66,7 +66,7 @@ class Facts:
         docs/scopes.md.
         """
         ctx = self._ctx
-        name = ctx.agent(agent)
+        name = ctx.agent_to_write(agent)
         item, at = self._fact_item(
             name,
             content,
@@ -89,6 +89,7 @@ class Facts:
         # is released (group commit); the Brain's bytes and a move's destination first
         notes: list[str] = []
         with ctx.commits.deferring(), ctx.lock.for_agent(name), ctx.workspace.steady_facts():
+            ctx.workspace.require_agent(name)  # removed by another worker meanwhile?
             item, now = self._stamped(item, at)
             # indexed once the store of record holds it (team mode: the next writer of
             # the agent goes on meanwhile), before this returns
@@ -127,7 +128,7 @@ class Facts:
                 "remember_many takes a list of facts (strings or mappings), not one"
                 f" {type(facts).__name__}: remember() keeps a single fact"
             )
-        name = ctx.agent(agent)
+        name = ctx.agent_to_write(agent)
         prepared: list[tuple[MemoryItem, datetime | None]] = []
         for n, fact in enumerate(facts, 1):
             if not isinstance(fact, str | Mapping):
@@ -147,6 +148,7 @@ class Facts:
         receipts: list[WriteReceipt] = []
         # one round of fsyncs for the batch; each fact file checked against its parse once
         with ctx.commits.deferring(), ctx.lock.for_agent(name), ctx.workspace.steady_facts():
+            ctx.workspace.require_agent(name)  # removed by another worker meanwhile?
             ctx.healing(lambda: self._presync(name))
             with ctx.deferring(name) as paths:
                 try:  # whole or not at all; one Brain write, one audit write at the end
