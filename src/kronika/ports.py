@@ -371,11 +371,17 @@ class IndexSources(Protocol):
         state: SourceState,
         items: Sequence[MemoryItem],
         text_hashes: Sequence[str] | None = None,
-    ) -> None:
+        *,
+        vectors: Mapping[str, Vector] | None = None,
+    ) -> set[str]:
         """Atomically replace every item that came from ``(state.agent, state.path)``.
 
         ``text_hashes[i]`` is the hash of the text embedded for ``items[i]`` (the key of
-        the embedding cache).
+        the embedding cache). ``vectors`` (by text hash) are cached in the same
+        transaction, before the rows are written, so no other process can drop one as
+        unused in between. With ``vectors`` (even empty), returns the text hashes of the
+        file's rows that have no cached vector once written (another process dropped
+        one this process found cached before the write); else an empty set.
         """
         ...
 

@@ -693,3 +693,19 @@ def test_every_read_shows_a_reader_exactly_what_visible_allows(index: ItemIndex)
         assert index.count_items(flt) == len(expected)
         assert {i for i, _ in index.search_vector(query, flt, 1000)} == expected
         assert {i for i, _ in index.search_lexical("shared words", flt, 1000)} == expected
+
+
+def test_vectors_given_with_a_file_are_cached_with_its_rows(index: ItemIndex) -> None:
+    one, other = np.array([1, 0, 0, 0], dtype=np.float32), np.array([0, 1, 0, 0], np.float32)
+    rows = [item("a", path="a.md"), item("b", path="a.md")]
+    # "hb" is cached by no one: its row is named as left without a vector
+    lacking = index.replace_source(state("a.md"), rows, ["ha", "hb"], vectors={"ha": one})
+    assert lacking == {"hb"}
+    assert index.embeddings_missing(["ha", "hb"]) == {"hb"}
+    assert [i for i, _ in index.search_vector(one, RecallFilter(), 5)] == ["a"]
+    index.store_embeddings({"hb": other})
+    again = index.replace_source(state("a.md", digest="h2"), rows, ["ha", "hb"], vectors={})
+    assert again == set()
+    assert [i for i, _ in index.search_vector(other, RecallFilter(), 1)] == ["b"]
+    # asked without vectors, nothing is looked up
+    assert index.replace_source(state("c.md"), [item("c", path="c.md")], ["hc"]) == set()

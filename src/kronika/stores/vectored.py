@@ -55,11 +55,14 @@ class VectorMirror:
         state: SourceState,
         items: Sequence[MemoryItem],
         text_hashes: Sequence[str] | None = None,
-    ) -> None:
-        self._inner.replace_source(state, items, text_hashes)
+        *,
+        vectors: Mapping[str, Vector] | None = None,
+    ) -> set[str]:
+        lacking = self._inner.replace_source(state, items, text_hashes, vectors=vectors)
         hashes = list(text_hashes) if text_hashes is not None else None
         self._vectors.delete(source=(state.agent, state.path))
         self._upsert_for(items, hashes or [default_text_hash(item) for item in items])
+        return lacking
 
     def append_to_source(
         self,

@@ -377,8 +377,11 @@ class Indexer:
             texts = self.vectors.texts(parsed)
             wanted.update(texts)
             hashed.append((source, parsed, [h for h, _text in texts]))
-        if embed:
-            report.texts_embedded += self.vectors.embed_missing(wanted)
+        # the texts not cached yet are embedded now and cached by the transaction that
+        # writes their rows; a vector another process dropped as unused between the
+        # look-up and the write comes back as lacking, and is embedded again
+        vectors = self.vectors.embedded(wanted, report) if embed else None
+        lacking: set[str] = set()
         for source, parsed, hashes in hashed:
             state = SourceState(
                 agent=agent,
@@ -387,12 +390,16 @@ class Indexer:
                 mtime_ns=source.mtime_ns,
                 size=source.size,
             )
-            self.state.index.replace_source(state, parsed.items, text_hashes=hashes)
+            mine = None if vectors is None else {h: vectors[h] for h in hashes if h in vectors}
+            lacking |= self.state.index.replace_source(
+                state, parsed.items, text_hashes=hashes, vectors=mine
+            )
             report.files_indexed += 1
             report.items_indexed += len(parsed.items)
-        if embed:
-            # Another process may have dropped a vector as unused between storing and use.
-            report.texts_embedded += self.vectors.embed_missing(wanted)
+        if lacking:
+            report.texts_embedded += self.vectors.embed_missing(
+                {h: wanted[h] for h in lacking if h in wanted}
+            )
         return len(batch)
 
 

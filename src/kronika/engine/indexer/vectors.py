@@ -65,6 +65,11 @@ class Vectors:
         if not embed:
             self.list_pending(agent, [path])
             return {}
+        return self.embedded(wanted, report)
+
+    def embedded(self, wanted: dict[str, str], report: SyncReport) -> dict[str, Vector]:
+        """The vectors of the texts of ``wanted`` (by hash) the index has not cached,
+        embedded now (to be cached with their rows)."""
         missing = sorted(
             self.state.index.embeddings_missing(wanted), key=lambda h: (len(wanted[h]), h)
         )

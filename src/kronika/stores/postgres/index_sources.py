@@ -58,6 +58,7 @@ _SELECT_STORED = (
 )
 """A file's rows as the index holds them: the values :func:`item_values` gives."""
 _PLACE = (_STORED.index("pos"), _STORED.index("line"))
+_Cached = tuple[str, str, "np.ndarray[Any, Any]"]  # a row of the embedding cache
 
 
 class PostgresSources:
@@ -122,9 +123,15 @@ class PostgresSources:
         state: SourceState,
         items: Sequence[MemoryItem],
         text_hashes: Sequence[str] | None = None,
-    ) -> None:
+        *,
+        vectors: Mapping[str, Vector] | None = None,
+    ) -> set[str]:
         """Atomically replace every item of ``(state.agent, state.path)``: a repeated id
         keeps its first occurrence, an id indexed from another file moves here.
+        ``vectors`` are cached in the same transaction, with the file's first
+        statements, and the text hashes of its rows left without a vector come back
+        with its last (:meth:`kronika.ports.IndexSources.replace_source`): no round trip
+        of their own.
 
         Only the rows that differ are written (:mod:`kronika.stores.sql.source_diff`):
         from the rows as this object last wrote them when the index still holds the file
@@ -143,15 +150,21 @@ class PostgresSources:
         diff = None if kept is None else source_diff.plan(kept.rows, now)
         postings = [] if diff is None else self.state.tokenizer.items([r[0] for r in diff.fresh])
         taken: list[tuple[str, str, str]] = []  # (id, agent, path): rows of other files
+        cache = self._embedding_rows(vectors or {})
+        check = vectors is not None
+        lacking: set[str] = set()
 
         def work(conn: Any) -> None:
-            if diff is not None and kept is not None and self._holds(conn, kept):
-                gone = self._write_diff(conn, state, diff, postings)
+            tried = kept is not None
+            if diff is not None and kept is not None and self._holds(conn, kept, cache):
+                gone = self._write_diff(
+                    conn, state, diff, postings, check=lacking if check else None
+                )
             else:  # another writer's rows, or none this object wrote: compare with them
-                found = self._stored(conn, state, lock=kept is None)
+                found = self._stored(conn, state, lock=kept is None, cache=[] if tried else cache)
                 plan = source_diff.plan_stored(found, now, self._values(state), _PLACE)
                 fresh = self.state.tokenizer.items([r[0] for r in plan.fresh])
-                gone = self._write_diff(conn, state, plan, fresh)
+                gone = self._write_diff(conn, state, plan, fresh, check=lacking if check else None)
             taken[:] = [(i, a, p) for i, _, a, p in gone if (a, p) != key]
 
         self.state.write(work)
@@ -161,6 +174,7 @@ class PostgresSources:
                 if (other := self._kept.get((agent, path))) is not None:
                     other.rows.pop(item_id, None)
         self._analyze_if_grown()
+        return lacking
 
     def _keep(self, kept: source_diff.KeptRows) -> None:
         """Remember the rows just written of a file, for :data:`_KEPT_FILES` files at
@@ -170,14 +184,15 @@ class PostgresSources:
             while len(self._kept) > _KEPT_FILES:
                 self._kept.pop(next(iter(self._kept)), None)
 
-    def _holds(self, conn: Any, kept: source_diff.KeptRows) -> bool:
+    def _holds(self, conn: Any, kept: source_diff.KeptRows, cache: Sequence[_Cached] = ()) -> bool:
         """Take the file's lock, and say whether the index holds the file as ``kept``:
         its state, and as many rows (only another file's replace, taking ids from it,
-        removes rows without changing its state; nothing adds one). The lock and both
-        reads go in one round trip."""
+        removes rows without changing its state; nothing adds one). The lock, both
+        reads and the vectors of ``cache`` go in one round trip."""
         where = (kept.state.agent, kept.state.path)
         with conn.pipeline():
             found_state = self._locked_state(conn, where)
+            self._cache(conn, cache)
             found_count = conn.execute(
                 "SELECT count(*) FROM idx_items WHERE source_agent = %s AND source_path = %s",
                 where,
@@ -194,14 +209,18 @@ class PostgresSources:
             where,
         )
 
-    def _stored(self, conn: Any, state: SourceState, *, lock: bool) -> dict[str, Any]:
+    def _stored(
+        self, conn: Any, state: SourceState, *, lock: bool, cache: Sequence[_Cached] = ()
+    ) -> dict[str, Any]:
         """The rows the index holds of the file, by id, as their values (``COLUMNS``'
         first ones, :func:`~kronika.stores.sql.rows.item_values`' order); with ``lock``
-        the file's lock is taken first, in the same round trip."""
+        the file's lock is taken first, and the vectors of ``cache`` cached, in the
+        same round trip."""
         where = (state.agent, state.path)
         with conn.pipeline():
             if lock:
                 self.state.lock_source(conn, *where)
+            self._cache(conn, cache)
             rows = conn.execute(_SELECT_STORED, where)
         return {row[0]: row for row in rows.fetchall()}
 
@@ -214,14 +233,21 @@ class PostgresSources:
         return values
 
     def _write_diff(
-        self, conn: Any, state: SourceState, diff: source_diff.SourcePlan, postings: Any
+        self,
+        conn: Any,
+        state: SourceState,
+        diff: source_diff.SourcePlan,
+        postings: Any,
+        *,
+        check: set[str] | None = None,
     ) -> list[tuple[str, str, str, str]]:
         """Delete the rows of ids gone or changed (a changed id's from any file), insert
         the changed ones again, set the place and line of those that only moved, and the
         file's state: in one round trip when the rows inserted are few; the rows deleted
-        (id, text hash, file)."""
+        (id, text hash, file). ``check`` gets the text hashes of the file's rows left
+        without a vector."""
         renewed = [item.id for item, _, _ in diff.fresh]
-        deleted = None
+        deleted = lacking = None
         with _pipelined(conn, len(diff.fresh)):
             if diff.gone or renewed:
                 deleted = conn.execute(
@@ -241,6 +267,14 @@ class PostgresSources:
                     (list(ids), list(places), list(lines), state.agent, state.path),
                 )
             self._upsert_source(conn, state)
+            if check is not None:
+                lacking = conn.execute(
+                    "SELECT DISTINCT text_hash FROM idx_items WHERE source_agent = %s"
+                    " AND source_path = %s AND vec IS NULL",
+                    (state.agent, state.path),
+                )
+        if lacking is not None and check is not None:
+            check.update(str(h) for (h,) in lacking.fetchall())
         gone = [] if deleted is None else deleted.fetchall()
         self._note_deleted(((i, h) for i, h, _, _ in gone), set(renewed))
         return [tuple(row) for row in gone]
@@ -423,7 +457,13 @@ class PostgresSources:
     def store_embeddings(self, vectors: Mapping[str, Vector]) -> None:
         """Cache one unit vector per text hash (replacing any old one) and give it to the
         items of that text."""
-        rows: list[tuple[str, str, np.ndarray[Any, Any]]] = []
+        rows = self._embedding_rows(vectors)
+        if rows:
+            self.state.write(lambda conn: self._cache(conn, rows))
+
+    def _embedding_rows(self, vectors: Mapping[str, Vector]) -> list[_Cached]:
+        """The rows of the embedding cache for ``vectors``: unit length, ``float4``."""
+        rows: list[_Cached] = []
         for text_hash, vec in sorted(vectors.items()):
             flat = np.asarray(vec, dtype=np.float64).reshape(-1)
             if flat.size != self.state.dim:
@@ -435,23 +475,24 @@ class PostgresSources:
             rows.append(
                 (text_hash, self.state.model, (flat / norm if norm > 0 else flat).astype("<f4"))
             )
+        return rows
+
+    def _cache(self, conn: Any, rows: Sequence[_Cached]) -> None:
+        """Cache ``rows`` and give each vector to the items of its text, in the caller's
+        transaction (and pipeline, if any)."""
         if not rows:
             return
-
-        def work(conn: Any) -> None:
-            conn.cursor().executemany(
-                "INSERT INTO idx_embeddings (text_hash, model, vec) VALUES (%s, %s, %s)"
-                " ON CONFLICT (text_hash, model) DO UPDATE SET vec = excluded.vec",
-                rows,
-            )
-            conn.execute(
-                "UPDATE idx_items AS i SET vec = e.vec FROM idx_embeddings AS e"
-                " WHERE e.model = %s AND e.text_hash = ANY(%s) AND i.text_hash = e.text_hash"
-                " AND i.vec IS DISTINCT FROM e.vec",
-                (self.state.model, [r[0] for r in rows]),
-            )
-
-        self.state.write(work)
+        conn.cursor().executemany(
+            "INSERT INTO idx_embeddings (text_hash, model, vec) VALUES (%s, %s, %s)"
+            " ON CONFLICT (text_hash, model) DO UPDATE SET vec = excluded.vec",
+            rows,
+        )
+        conn.execute(
+            "UPDATE idx_items AS i SET vec = e.vec FROM idx_embeddings AS e"
+            " WHERE e.model = %s AND e.text_hash = ANY(%s) AND i.text_hash = e.text_hash"
+            " AND i.vec IS DISTINCT FROM e.vec",
+            (self.state.model, [r[0] for r in rows]),
+        )
 
     def vector_points(self, text_hashes: Iterable[str] | None = None) -> list[VectorPoint]:
         """The items embedded from ``text_hashes`` (every item when ``None``) that have a

@@ -46,8 +46,12 @@ class SqliteSources:
         state: SourceState,
         items: Sequence[MemoryItem],
         text_hashes: Sequence[str] | None = None,
-    ) -> None:
-        """Atomically replace every item that came from ``(state.agent, state.path)``.
+        *,
+        vectors: Mapping[str, Vector] | None = None,
+    ) -> set[str]:
+        """Atomically replace every item that came from ``(state.agent, state.path)``,
+        caching ``vectors`` in the same transaction; with them, the text hashes of its
+        rows left without a cached vector (:meth:`kronika.ports.IndexSources.replace_source`).
 
         One transaction, bulk ``executemany``. Ids are unique across the index: a
         repeated id within ``items`` keeps its first occurrence, and an id already
@@ -62,7 +66,9 @@ class SqliteSources:
         for n, item in enumerate(items):
             if item.id not in unique:
                 unique[item.id] = (item, hashes[n] if hashes else default_text_hash(item))
+        blobs = self._blobs(vectors or {})
         with self.state.writing() as conn:
+            self._insert_blobs(conn, blobs)
             source = [state.agent, state.path]
             self._note_hashes(conn, "source_agent = ? AND source_path = ?", source)
             old = scrub.searchable_rows(conn, "source_agent = ? AND source_path = ?", source)
@@ -103,6 +109,15 @@ class SqliteSources:
                 " size = excluded.size",
                 (state.agent, state.path, state.content_hash, state.mtime_ns, state.size),
             )
+            if vectors is None:
+                return set()
+            lacking = conn.execute(
+                "SELECT DISTINCT i.text_hash FROM items AS i WHERE i.source_agent = ?"
+                " AND i.source_path = ? AND NOT EXISTS (SELECT 1 FROM embeddings AS e"
+                " WHERE e.text_hash = i.text_hash AND e.model = ?)",
+                (state.agent, state.path, self.state.model),
+            ).fetchall()
+            return {str(h) for (h,) in lacking}
 
     def append_to_source(
         self,
