@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import operator
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import fields
 from pathlib import Path
 
@@ -47,7 +47,14 @@ class Appends:
     def forget_tail(self, agent: str, path: str) -> None:
         self.state.tails.pop((agent, path), None)
 
-    def appended(self, agent: str, path: str, report: SyncReport, embed: bool = True) -> bool:
+    def appended(
+        self,
+        agent: str,
+        path: str,
+        report: SyncReport,
+        embed: bool = True,
+        known: Mapping[str, SourceState] | None = None,
+    ) -> bool:
         """Index only the turns added at the end of a session file, if that is all that
         changed since it was indexed; ``False`` (nothing done) otherwise.
 
@@ -58,9 +65,10 @@ class Appends:
         full re-index of the file would make. When this process's own append is all
         that changed, its bytes are taken from :func:`appended_since` instead of
         reading and hashing the file. Without ``embed`` their vectors wait, as a
-        write's may (see the module docstring)."""
+        write's may (see the module docstring). ``known``: the states of the agent's
+        files as just read from the index (else a fact file's is read here)."""
         if classify(path) is SourceKind.FACTS:
-            state = self.state.index.source_state(agent, path)
+            state = self.state.index.source_state(agent, path) if known is None else known.get(path)
             source = self.state.workspace.source_file(agent, path)
             return self.appended_facts(
                 agent, path, state, source, report, embed

@@ -180,21 +180,26 @@ class Indexer:
                 if drop_unused:
                     report.vectors_dropped = self.state.index.drop_unused_embeddings()
                 return report
+        read: dict[str, SourceState] | None = None
         if paths is not None:  # turns appended by kronika: index them alone, list nothing
             embed = not defer_vectors or not self.vectors.may_defer()
-            paths = [
-                p
-                for p in dict.fromkeys(paths)
-                if not self.appends.appended(agent, p, report, embed)
-            ]
+            unique = list(dict.fromkeys(paths))
+            # a fact file's state is read once, for the append and the sync alike
+            if any(classify(p) is SourceKind.FACTS for p in unique):
+                read = self.state.index.source_states(agent, unique)
+            paths = [p for p in unique if not self.appends.appended(agent, p, report, embed, read)]
             if not paths:
                 report.seconds = time.perf_counter() - started
                 return report
         folders = _folder_marks(folder)  # before listing: a change while listing shows next time
-        # a write's own files: their states alone (a read that does not grow with the agent)
-        known = self.state.index.source_states(
-            agent, None if paths is None else list(dict.fromkeys(paths))
-        )
+        # a write's own files: their states alone (a read that does not grow with the agent);
+        # those of files not appended to are as read above
+        if paths is not None and read is not None:
+            known = {p: found for p, found in read.items() if p in paths}
+        else:
+            known = self.state.index.source_states(
+                agent, None if paths is None else list(dict.fromkeys(paths))
+            )
         if paths is None:
             files = {f.path: f for f in self.state.workspace.list_sources(agent)}
         else:  # a write's own files: their status alone, not a listing of the folder
