@@ -29,9 +29,13 @@ def test_a_parse_is_trusted_only_when_its_file_is_older_than_a_clock_tick() -> N
     stat = (7, 100, _NOW, _NOW)
     settled = _entry(stat, _NOW + RACY_NS)
     assert settled.trusted(stat, _NOW + 10 * RACY_NS) is True
-    # another size, time or inode: read again
-    assert settled.trusted((7, 100, _NOW, _NOW + 1), _NOW + 10 * RACY_NS) is False
+    # another size, modification time or inode: read again
+    assert settled.trusted((7, 100, _NOW + 1, _NOW + 1), _NOW + 10 * RACY_NS) is False
+    assert settled.trusted((7, 101, _NOW, _NOW + 1), _NOW + 10 * RACY_NS) is False
     assert settled.trusted((8, 100, _NOW, _NOW), _NOW + 10 * RACY_NS) is False
+    # only the status time moved (a link added or removed, the mode changed): its bytes
+    # are compared before it is used
+    assert settled.trusted((7, 100, _NOW, _NOW + 1), _NOW + 10 * RACY_NS) is None
     # read within a tick of its last change: its bytes are checked before it is used
     racy = _entry(stat, _NOW + RACY_NS // 2)
     assert racy.trusted(stat, _NOW + 10 * RACY_NS) is None
@@ -49,9 +53,10 @@ def test_a_parse_of_what_kronika_stamped_is_trusted_within_the_tick() -> None:
     own = _entry(stat, _NOW)
     own.own = True
     assert own.trusted(stat, _NOW + 1) is True  # no read, however soon after the write
-    # any later write leaves another time (or size, inode): read again
+    # any later write leaves another time (or size, inode): read again, or (the status
+    # time alone) its bytes compared first
     assert own.trusted((7, 100, _NOW + 5, _NOW + 5), _NOW + 10) is False
-    assert own.trusted((7, 100, _NOW - 1, _NOW + 5), _NOW + 10) is False
+    assert own.trusted((7, 100, _NOW - 1, _NOW + 5), _NOW + 10) is None
     unstamped = _entry(stat, _NOW)
     assert unstamped.trusted(stat, _NOW + 1) is None
 
@@ -152,6 +157,29 @@ def test_a_same_size_hand_edit_of_the_archive_is_seen_by_the_next_call(
         assert isinstance(mem.remember(edited, key=first.key).change, TouchFact)
         # the old value is no longer stored: saying it again replaces the edited one
         assert isinstance(mem.remember(first.value, key=first.key).change, SupersedeFact)
+
+
+def test_a_link_to_a_fact_file_made_and_taken_away_keeps_its_parse(small_brain: Memory) -> None:
+    """What a batch's journal does to a file it appends to: a hard link made before the
+    batch and removed after it moves the file's status time alone. The same bytes keep
+    their parse (and what it knows of the facts appended since); other bytes are read."""
+    with small_brain as mem:
+        for n in range(30):
+            mem.remember(f"value number {n:02d}", key=f"k{n:02d}")
+        folder = mem.workspace.agent_dir("default")
+        archive = folder / "brain_archive.md"
+        facts = mem.workspace.state.facts
+        kept = facts.get(str(folder), "brain_archive.md")
+        assert kept is not None
+        os.link(archive, folder / "linked.md")
+        os.unlink(folder / "linked.md")
+        assert facts.get(str(folder), "brain_archive.md") is kept
+        first = mem.workspace.archived_facts("default")[0]
+        assert first.key is not None and first.value is not None
+        edited = first.value.replace("value", "valor")
+        _same_size_edit(archive, f"**{first.key}**: {first.value}", f"**{first.key}**: {edited}")
+        assert facts.get(str(folder), "brain_archive.md") is None
+        assert any(f.value == edited for f in mem.workspace.archived_facts("default"))
 
 
 def test_the_archive_grows_at_its_end_and_its_rows_match_a_rebuild(small_brain: Memory) -> None:

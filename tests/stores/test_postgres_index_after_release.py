@@ -7,6 +7,9 @@ taken for a loss of this folder, and what it forgot is not kept aside here."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 from collections.abc import Callable
@@ -21,7 +24,7 @@ from kronika.stores.sqlite import SqliteIndex
 
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
 
-from kronika.stores.postgres.connect import migrate, open_pool  # noqa: E402
+from kronika.stores.postgres.connect import index_schema, migrate, open_pool  # noqa: E402
 from kronika.stores.postgres.record import PostgresRecord  # noqa: E402
 
 WAIT_S = 60.0  # a step that is not held up finishes well within this
@@ -178,3 +181,64 @@ def test_a_version_its_writer_never_indexed_is_indexed_by_the_next_worker_as_it_
         assert {hit.item.key for hit in found.hits} >= {"k4", "k5"}
         ferry = second.recall("ferry", k=1)
         assert [hit.item.content for hit in ferry.hits] == ["ferry: the ferry leaves at nine"]
+
+
+_WORKER = textwrap.dedent(
+    """
+    import sys
+    from kronika import build_memory, load_settings
+
+    home, url, worker, writes = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+    settings = load_settings(home, environ={}, embedder="hashing", database_url=url)
+    with build_memory(settings) as memory:
+        for n in range(writes):
+            memory.remember(f"value {n} of worker {worker}", key=f"k{worker}_{n}")
+    """
+)
+
+
+def test_workers_writing_one_agent_at_once_leave_the_index_at_the_records_last_version(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """Four workers remember facts of one agent at once, each indexing after its push: once
+    all have returned, the shared index holds the Brain the record holds, row for row
+    (nobody synced since; an indexing that went back to an older Brain would lack facts)."""
+    workers, writes = 4, 10
+    build_memory(_settings(tmp_path / "first", postgres_url)).close()  # migrate once
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _WORKER, str(tmp_path / f"w{n}"), postgres_url, str(n)]
+            + [str(writes)],
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for n in range(workers)
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=300)
+        assert proc.returncode == 0, err
+    schema = index_schema(load_settings(tmp_path / "first", environ={}).tenant)
+    files = ["brain.md", "brain_archive.md"]  # the Brain lets go of facts at its budget
+    with psycopg.connect(postgres_url) as conn:
+        record = conn.execute(
+            "SELECT path, id, content FROM record_items WHERE agent = 'default' AND path = ANY(%s)",
+            (files,),
+        ).fetchall()
+        digests = dict(
+            conn.execute(
+                f"SELECT path, content_hash FROM {schema}.idx_sources"
+                " WHERE agent = 'default' AND path = ANY(%s)",
+                (files,),
+            ).fetchall()
+        )
+        indexed = conn.execute(
+            f"SELECT source_path, id, content FROM {schema}.idx_items"
+            " WHERE source_agent = 'default' AND source_path = ANY(%s)",
+            (files,),
+        ).fetchall()
+    assert len(record) == workers * writes
+    assert sorted(indexed) == sorted(record)
+    with build_memory(_settings(tmp_path / "late", postgres_url)) as late:
+        parsed = {path: late.workspace.parse_source("default", path) for path in files}
+    # the index's version of each file is the record's last
+    assert digests == {path: found.content_hash for path, found in parsed.items()}

@@ -8,7 +8,11 @@ file's status, like ``git`` decides whether a checked-out file changed:
 
 * the inode, size, modification time and change time (all in nanoseconds) must be
   those seen when the file was read. Any write changes the change time, and so does
-  setting the modification time back (``touch -d``), which a user cannot fake;
+  setting the modification time back (``touch -d``), which a user cannot fake. When
+  the change time alone moved (a hard link to the file made or removed, as a batch's
+  journal does, or its mode changed), the file's bytes are hashed and compared: the
+  same bytes keep the parse (and what it knows of the facts appended since), others
+  are read again;
 * a write within one clock tick of that read may leave all four unchanged (file
   systems stamp times from a clock that moves in ticks of a few milliseconds). A parse
   whose change time is within :data:`RACY_NS` of the moment the file was read is
@@ -126,9 +130,11 @@ class FactParse:
 
     def trusted(self, stat: Stat, now_ns: int) -> bool | None:
         """``True``: use it as it is; ``False``: re-read the file; ``None``: racy,
-        compare the file's bytes with :attr:`content_hash` first."""
+        compare the file's bytes with :attr:`content_hash` first (as when only its
+        ``ctime`` moved: a link to it added or removed, as a batch's journal does, or
+        its mode changed)."""
         if stat != self.stat:
-            return False
+            return None if stat[:3] == self.stat[:3] else False
         if self.own:
             return True
         window = racy_window(stat)
@@ -192,6 +198,7 @@ class FactCache:
                 same = again == stat and hashlib.sha256(raw).hexdigest() == entry.content_hash
                 if same:
                     entry.checked_ns = now
+                    entry.stat = stat  # the same bytes: a new ctime alone
                 verdict = same
         if not verdict:
             # kept aside: the file's new parse may be spliced from it (FactReads.kept)
