@@ -12,7 +12,6 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -21,32 +20,16 @@ from kronika import build_memory, load_settings
 from kronika.providers.embedders import HashingEmbedder
 from kronika.settings import Settings
 from kronika.stores.sqlite import SqliteIndex
+from threads import HELD_S, WAIT_S, in_thread
 
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
 
 from kronika.stores.postgres.connect import index_schema, migrate, open_pool  # noqa: E402
 from kronika.stores.postgres.record import PostgresRecord  # noqa: E402
 
-WAIT_S = 60.0  # a step that is not held up finishes well within this
-HELD_S = 1.5  # how long a step held up is watched to stay waiting
-
 
 def _settings(home: Path, url: str) -> Settings:
     return load_settings(home, environ={}, embedder="hashing", database_url=url)
-
-
-def _in_thread(call: Callable[[], object]) -> tuple[threading.Thread, list[BaseException]]:
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            call()
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
-            errors.append(exc)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread, errors
 
 
 def _in_record(url: str, key: str) -> bool:
@@ -77,9 +60,9 @@ def test_the_next_writer_of_an_agent_goes_on_while_a_write_is_being_indexed(
             with first._ctx.lock.for_agent("default"):
                 first._ctx.lock.after_release(slow_indexing)
 
-        held, held_errors = _in_thread(hold)
+        held, held_errors = in_thread(hold)
         assert indexing.wait(WAIT_S)
-        writer, errors = _in_thread(lambda: second.remember("the lighthouse is white", key="light"))
+        writer, errors = in_thread(lambda: second.remember("the lighthouse is white", key="light"))
         deadline = time.monotonic() + WAIT_S
         while not _in_record(postgres_url, "light") and time.monotonic() < deadline:
             time.sleep(0.05)
@@ -118,10 +101,10 @@ def test_a_hold_of_the_whole_tenant_waits_for_an_agents_indexing(
             order.append("first's follow-up")
 
         first.hold(frozenset({"north"}))
-        releasing, errors = _in_thread(lambda: first.release(follow_up))
+        releasing, errors = in_thread(lambda: first.release(follow_up))
         assert running.wait(WAIT_S)
         second.hold(frozenset({"north"}))  # the agent's write lock is free again
-        handing, hand_errors = _in_thread(
+        handing, hand_errors = in_thread(
             lambda: second.release(lambda: order.append("second's follow-up"))
         )
         handing.join(HELD_S)
@@ -136,9 +119,9 @@ def test_a_hold_of_the_whole_tenant_waits_for_an_agents_indexing(
         running.clear()
         go_on.clear()
         first.hold(frozenset({"south"}))
-        releasing, errors = _in_thread(lambda: first.release(follow_up))
+        releasing, errors = in_thread(lambda: first.release(follow_up))
         assert running.wait(WAIT_S)
-        whole, whole_errors = _in_thread(lambda: second.hold(None))
+        whole, whole_errors = in_thread(lambda: second.hold(None))
         whole.join(HELD_S)
         assert whole.is_alive()  # a forget, a sync, an edit of the tenant waits for it
         go_on.set()

@@ -4,8 +4,7 @@ another agent's writer committed pulls that write too, so no change is skipped."
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -15,29 +14,13 @@ from kronika import build_memory, load_settings
 from kronika.errors import StoreError, UnknownAgent
 from kronika.memory import Memory
 from kronika.settings import Settings
+from threads import HELD_S, WAIT_S, in_thread
 
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
-
-WAIT_S = 60.0  # a write that is not held up finishes well within this
-HELD_S = 1.5  # how long a write held up is watched to stay waiting
 
 
 def _settings(home: Path, url: str) -> Settings:
     return load_settings(home, environ={}, embedder="hashing", database_url=url)
-
-
-def _in_thread(call: Callable[[], object]) -> tuple[threading.Thread, list[BaseException]]:
-    errors: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            call()
-        except BaseException as exc:  # noqa: BLE001 - reported by the test
-            errors.append(exc)
-
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread, errors
 
 
 def _texts(memory: Memory, agent: str) -> str:
@@ -65,12 +48,12 @@ def test_a_write_to_another_agent_goes_on_while_one_agent_is_held(
 ) -> None:
     with _two_workers(postgres_url, tmp_path) as (first, second):
         with first._ctx.lock.for_agent("north"):
-            other, errors = _in_thread(
+            other, errors = in_thread(
                 lambda: second.remember("the ferry leaves at nine", key="ferry", agent="south")
             )
             other.join(WAIT_S)
             assert not other.is_alive() and not errors  # south did not wait for north
-            same, same_errors = _in_thread(
+            same, same_errors = in_thread(
                 lambda: second.remember("the lighthouse is white", key="light", agent="north")
             )
             same.join(HELD_S)
@@ -93,7 +76,7 @@ def test_a_hold_of_the_whole_tenant_waits_for_no_one_and_is_waited_for(
         first.create_agent("south")
         second.sync("south")
         with first._ctx.lock:  # a forget, a sync, an edit: every agent at once
-            waiting, errors = _in_thread(
+            waiting, errors = in_thread(
                 lambda: second.remember("the tide is low", key="tide", agent="south")
             )
             waiting.join(HELD_S)
@@ -110,7 +93,7 @@ def test_a_worker_writing_while_another_agent_was_written_pulls_that_write(
     would move past it and never see it."""
     with _two_workers(postgres_url, tmp_path) as (first, second):
         with first._ctx.lock.for_agent("north"):  # pulled: south holds nothing yet
-            other, errors = _in_thread(
+            other, errors = in_thread(
                 lambda: second.remember("the ferry leaves at nine", key="ferry", agent="south")
             )
             other.join(WAIT_S)
