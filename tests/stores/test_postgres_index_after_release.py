@@ -13,6 +13,7 @@ import textwrap
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -225,3 +226,32 @@ def test_workers_writing_one_agent_at_once_leave_the_index_at_the_records_last_v
         parsed = {path: late.workspace.parse_source("default", path) for path in files}
     # the index's version of each file is the record's last
     assert digests == {path: found.content_hash for path, found in parsed.items()}
+
+
+class _EmbedderDown(HashingEmbedder):
+    """An embedding model that fails until it is back (a provider gone for a while)."""
+
+    up = False
+
+    def embed_documents(self, texts: list[str]) -> list[Any]:
+        if not self.up:
+            raise RuntimeError("the embedding model is not reachable")
+        return list(super().embed_documents(texts))
+
+
+@pytest.mark.parametrize("team", [False, True], ids=["local", "team"])
+def test_a_write_whose_indexing_fails_is_stored_and_says_so(
+    postgres_url: str, tmp_path: Path, team: bool
+) -> None:
+    embedder = _EmbedderDown()
+    url = postgres_url if team else ""
+    settings = load_settings(tmp_path / "a", environ={}, embedder="hashing", database_url=url)
+    with build_memory(settings, create=True, embedder=embedder) as memory:
+        receipt = memory.remember("the harbour is north of the town", key="harbour")
+        assert receipt.outcome == "applied"
+        assert any("the index was not updated" in note for note in receipt.notes)
+        assert [f.value for f in memory.facts()] == ["the harbour is north of the town"]
+        embedder.up = True
+        memory.sync(paths=["brain.md"], agent="default")
+        found = memory.recall("harbour north", k=1)
+        assert [hit.item.key for hit in found.hits] == ["harbour"]

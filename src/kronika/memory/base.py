@@ -379,7 +379,8 @@ class MemoryContext:
         if not paths:
             return
         stale = "the change was stored but the index was not updated"
-        notes.append(f"{stale} (the store of record was not let go)")  # until it runs
+        # said until it runs: a failed hand-over of the record's lock leaves it said
+        notes.append(f"{stale} (the database went away as the write ended)")
         at_once = True
 
         def run() -> None:
