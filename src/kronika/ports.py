@@ -742,7 +742,7 @@ class WriteLock(Protocol):
     def from_record(self, agent: str, path: str) -> bool:
         """Whether ``agent``'s file ``path`` is, as far as its size and time tell, the
         store of record's version of it, not changed in this folder since (a file gone:
-        whether the record holds none either). Always ``False`` without a record."""
+        ``False``). Always ``False`` without a record."""
         ...
 
     def close(self) -> None: ...

@@ -129,17 +129,17 @@ class WorkingCopy(Reentrant):
 
     def from_record(self, agent: str, path: str) -> bool:
         """Whether the folder's file is the record's version as last pulled or pushed
-        (same size and time: what a push compares too); a file gone, whether the record
-        holds none either."""
+        (same size and time: what a push compares too). A file gone is not: the writes
+        indexed after the lock remove none, so a file the index holds and the folder
+        does not was removed otherwise, and is looked at as before."""
         known = self._copies.get((agent, path))
+        if known is None:
+            return False
         try:
             stat = os.stat(self.workspace.agent_dir(agent) / path)
         except OSError:
-            return known is None
-        return known is not None and (stat.st_mtime_ns, stat.st_size) == (
-            known.mtime_ns,
-            known.size,
-        )
+            return False
+        return (stat.st_mtime_ns, stat.st_size) == (known.mtime_ns, known.size)
 
     @contextmanager
     def for_agent(self, agent: str) -> Iterator[None]:

@@ -208,8 +208,7 @@ class Indexer:
         report.files_seen = len(files)
         if paths is None:
             for gone in sorted(set(known) - set(files)):
-                if not self.state.from_record(agent, gone):  # else removed by its writer
-                    self.losses.watch(agent, gone, (), report)
+                self.losses.watch(agent, gone, (), report)
                 self.state.index.remove_source(agent, gone)
                 report.files_removed += 1
             candidates = list(files.values())
