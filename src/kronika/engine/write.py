@@ -103,6 +103,10 @@ class WriteReceipt:
     """What a storage policy did (``docs/policies.md``): why the change was ``refused``
     (then nothing was stored), or why it was kept in a shorter tier than asked."""
 
+    def noted(self, notes: Sequence[str]) -> WriteReceipt:
+        """This receipt with ``notes`` added to its own (itself when there are none)."""
+        return replace(self, notes=(*self.notes, *notes)) if notes else self
+
 
 class SavedTurn(str):
     """The id of a turn given to ``save_turn`` (a ``str``, as it always was) and what

@@ -370,12 +370,18 @@ class MemoryContext:
             return
         self.healing(lambda: self.indexer.sync_agent(agent, paths=paths, defer_vectors=True))
 
-    def index_after_release(self, agent: str, paths: Sequence[str], notes: list[str]) -> None:
-        """Index ``paths`` of ``agent`` once the lock lets go of the store of record
+    @contextmanager
+    def indexed_after_release(self, agent: str) -> Iterator[list[str]]:
+        """Hold back the indexing of ``agent``'s writes made in the block (called holding
+        the lock), then index them once the lock lets go of the store of record
         (:meth:`~kronika.ports.WriteLock.after_release`; at once without one): in team
-        mode the next writer of the agent goes on meanwhile. Why the index was not
-        brought up to date, if it was not, is added to ``notes`` by then (the change is
-        stored; ``kronika index sync`` catches up)."""
+        mode the next writer of the agent goes on meanwhile. Yields a list that gets why
+        the index was not brought up to date, if it was not, by the time the lock is let
+        go (the change is stored; ``kronika index sync`` catches up)."""
+        notes: list[str] = []
+        with self.deferring(agent) as written:
+            yield notes
+            paths = list(dict.fromkeys(written))
         if not paths:
             return
         stale = "the change was stored but the index was not updated"

@@ -87,16 +87,14 @@ class Facts:
         )
         # the Brain's folder and the audit line reach the disk together once the lock
         # is released (group commit); the Brain's bytes and a move's destination first
-        notes: list[str] = []
         with ctx.commits.deferring(), ctx.lock.for_agent(name), ctx.workspace.steady_facts():
             ctx.workspace.require_agent(name)  # removed by another worker meanwhile?
             item, now = self._stamped(item, at)
             # indexed once the store of record holds it (team mode: the next writer of
             # the agent goes on meanwhile), before this returns
-            with ctx.deferring(name) as paths:
+            with ctx.indexed_after_release(name) as notes:
                 receipt = self.write_fact(name, item.section or "", item, now, source_agent)
-            ctx.index_after_release(name, list(dict.fromkeys(paths)), notes)
-        return replace(receipt, notes=(*receipt.notes, *notes)) if notes else receipt
+        return receipt.noted(notes)
 
     def remember_many(
         self,
@@ -150,27 +148,24 @@ class Facts:
         with ctx.commits.deferring(), ctx.lock.for_agent(name), ctx.workspace.steady_facts():
             ctx.workspace.require_agent(name)  # removed by another worker meanwhile?
             ctx.healing(lambda: self._presync(name))
-            with ctx.deferring(name) as paths:
-                try:  # whole or not at all; one Brain write, one audit write at the end
-                    with (
-                        ctx.lock.batch(),
-                        ctx.workspace.holding_brain(name),
-                        ctx.held_audit.holding() as unaudited,
-                    ):
-                        for item, at in prepared:
-                            item, now = self._stamped(item, at)
-                            section = item.section or ""
-                            receipts.append(
-                                self.write_fact(name, section, item, now, source_agent, synced=True)
-                            )
-                finally:
-                    written = list(paths)
+            # whole or not at all; one Brain write, one audit write at the end; indexed
+            # once, when the store of record holds it
+            with (
+                ctx.indexed_after_release(name) as notes,
+                ctx.lock.batch(),
+                ctx.workspace.holding_brain(name),
+                ctx.held_audit.holding() as unaudited,
+            ):
+                for item, at in prepared:
+                    item, now = self._stamped(item, at)
+                    section = item.section or ""
+                    receipts.append(
+                        self.write_fact(name, section, item, now, source_agent, synced=True)
+                    )
             if unaudited and receipts:
-                receipts[-1] = replace(receipts[-1], notes=(*receipts[-1].notes, *unaudited))
-            notes: list[str] = []
-            ctx.index_after_release(name, list(dict.fromkeys(written)), notes)
-        if notes and receipts:  # the facts are stored; `kronika index sync` catches up
-            receipts[-1] = replace(receipts[-1], notes=(*receipts[-1].notes, *notes))
+                receipts[-1] = receipts[-1].noted(unaudited)
+        if receipts:  # the facts are stored; `kronika index sync` catches up
+            receipts[-1] = receipts[-1].noted(notes)
         return receipts
 
     def _fact_item(
@@ -277,8 +272,7 @@ class Facts:
             try:
                 self._keep_brain_in_budget(agent)
             except Exception as exc:  # the fact is stored; trimming the Brain can wait
-                note = f"the Brain was not trimmed to its budget: {exc}"
-                receipt = replace(receipt, notes=(*receipt.notes, note))
+                receipt = receipt.noted([f"the Brain was not trimmed to its budget: {exc}"])
         return receipt
 
     def append_fact(

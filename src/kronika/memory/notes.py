@@ -4,7 +4,6 @@ audience the write names (:meth:`~kronika.memory.base.MemoryContext.audience`)."
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
 from datetime import datetime
 
 from kronika.core import checks
@@ -86,11 +85,8 @@ class Notes:
             confidence=confidence,
             tags=tuple(checks.texts(tags, what="tags")),
         )
-        notes: list[str] = []
-        with ctx.lock.for_agent(name):
-            # indexed once the store of record holds it (team mode: the next writer of
-            # the agent goes on meanwhile), before this returns
-            with ctx.deferring(name) as paths:
-                receipt = ctx.writer.memory_write(name, "Retain", AppendNote(item), source_agent)
-            ctx.index_after_release(name, list(dict.fromkeys(paths)), notes)
-        return replace(receipt, notes=(*receipt.notes, *notes)) if notes else receipt
+        # indexed once the store of record holds it (team mode: the next writer of the
+        # agent goes on meanwhile), before this returns
+        with ctx.lock.for_agent(name), ctx.indexed_after_release(name) as notes:
+            receipt = ctx.writer.memory_write(name, "Retain", AppendNote(item), source_agent)
+        return receipt.noted(notes)

@@ -151,20 +151,21 @@ class PostgresSources:
         postings = [] if diff is None else self.state.tokenizer.items([r[0] for r in diff.fresh])
         taken: list[tuple[str, str, str]] = []  # (id, agent, path): rows of other files
         cache = self._embedding_rows(vectors or {})
-        check = vectors is not None
         lacking: set[str] = set()
+        check = lacking if vectors is not None else None
 
         def work(conn: Any) -> None:
-            tried = kept is not None
+            # the vectors are cached with the first round trip: the check of the rows
+            # kept, else (none kept) the read of the rows stored
             if diff is not None and kept is not None and self._holds(conn, kept, cache):
-                gone = self._write_diff(
-                    conn, state, diff, postings, check=lacking if check else None
-                )
+                gone = self._write_diff(conn, state, diff, postings, check=check)
             else:  # another writer's rows, or none this object wrote: compare with them
-                found = self._stored(conn, state, lock=kept is None, cache=[] if tried else cache)
+                found = self._stored(
+                    conn, state, lock=kept is None, cache=() if kept is not None else cache
+                )
                 plan = source_diff.plan_stored(found, now, self._values(state), _PLACE)
                 fresh = self.state.tokenizer.items([r[0] for r in plan.fresh])
-                gone = self._write_diff(conn, state, plan, fresh, check=lacking if check else None)
+                gone = self._write_diff(conn, state, plan, fresh, check=check)
             taken[:] = [(i, a, p) for i, _, a, p in gone if (a, p) != key]
 
         self.state.write(work)

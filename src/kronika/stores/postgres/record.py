@@ -164,10 +164,9 @@ class PostgresRecord:
                     )
                 else:  # in one order, so two holds of several agents never wait in a circle
                     conn.execute("SELECT pg_advisory_lock_shared(%s, hashtext(%s))", tenant)
-                    for agent in sorted(agents):
+                    for key in self._agent_keys(agents):
                         conn.execute(
-                            "SELECT pg_advisory_lock(hashtextextended(%s, %s))",
-                            (f"{self._tenant}\x1f{agent}", _AGENT_SEED),
+                            "SELECT pg_advisory_lock(hashtextextended(%s, %s))", (key, _AGENT_SEED)
                         )
                 conn.commit()
         except Exception as err:
@@ -198,11 +197,16 @@ class PostgresRecord:
         finally:
             self._unlock(conn)
 
+    def _agent_keys(self, agents: frozenset[str]) -> list[str]:
+        """What the locks of ``agents`` are keyed by, hashed with a seed per lock, in
+        the one order every hold takes them in."""
+        return [f"{self._tenant}\x1f{agent}" for agent in sorted(agents)]
+
     def _handed_over(self, conn: psycopg.Connection[Any], agents: frozenset[str]) -> bool:
         """Take ``agents``' follow-up locks, then let go of their write locks, in one
         round trip (in one order, as :meth:`hold` takes them); whether it could."""
         tenant = (self._tenant,)
-        keys = [f"{self._tenant}\x1f{agent}" for agent in sorted(agents)]
+        keys = self._agent_keys(agents)
         try:
             with conn.pipeline():
                 conn.execute(
