@@ -77,3 +77,22 @@ def test_with_a_read_replica_the_mark_never_repeats(postgres_url: str) -> None:
     with _open(postgres_url, read_url=postgres_url, mark=ReplayMark()) as index:
         index.replace_source(state(), [item("Dawid")])
         assert index.items_mark() != index.items_mark()
+
+
+def test_access_counts_commit_without_the_flush_and_later_writes_still_wait_for_it(
+    postgres_url: str,
+) -> None:
+    """A recall's access counts are committed without waiting for the WAL flush; the
+    setting is that transaction's alone, so the index's next write (and the worker's
+    other transactions on its connection) are as durable as the server is set to be."""
+    with _open(postgres_url) as index:
+        index.replace_source(state(), [item("David")])
+        index.record_access(["David"], T0)
+        index.record_access(["David", "David"], T0)
+        with index.state.reading() as conn:
+            assert conn.execute("SHOW synchronous_commit").fetchone()[0] == "on"
+        [found] = index.get_items(["David"])
+        assert found.access_count == 2
+        index.replace_source(state("notes.md"), [item("note", path="notes.md", key=None)])
+        with index.state.reading() as conn:
+            assert conn.execute("SHOW synchronous_commit").fetchone()[0] == "on"

@@ -62,7 +62,7 @@ class PostgresReads:
         def work(conn: Any) -> dict[str, MemoryItem]:
             rows = conn.execute(
                 f"{SELECT_ITEM} WHERE i.id = ANY(%s::text[])", (text_array(set(ids)),)
-            )
+            ).fetchall()
             return {item.id: item for item in map(item_from_row, rows)}
 
         found = self.state.lagging(work)
@@ -77,8 +77,9 @@ class PostgresReads:
             f"{SELECT_ITEM} WHERE {where} ORDER BY i.created_at DESC, i.id {ID_ORDER}"
             " LIMIT %s OFFSET %s"
         )
+        asked = [*params, limit, offset]
         return self.state.lagging(
-            lambda conn: [item_from_row(row) for row in conn.execute(sql, [*params, limit, offset])]
+            lambda conn: [item_from_row(row) for row in conn.execute(sql, asked).fetchall()]
         )
 
     def count_items(self, flt: RecallFilter) -> int:

@@ -16,6 +16,13 @@ from kronika.stores.postgres.index_base import (
 )
 from kronika.stores.postgres.recall_log import PostgresRecallLog
 
+QUIET_COMMIT = "(SELECT set_config('synchronous_commit', 'off', true)) AS quiet"
+"""Joined into a statement run as its own transaction, this makes that transaction's
+commit return without waiting for its WAL record to reach the disk (PostgreSQL's
+``synchronous_commit = off`` for this transaction alone; the setting of every other
+transaction is unchanged). A crash of the server may lose such a transaction's last
+fraction of a second; it never leaves the database inconsistent."""
+
 
 class PostgresUsage:
     """Access counts and the recall log (:class:`~kronika.ports.IndexUsage`)."""
@@ -30,11 +37,14 @@ class PostgresUsage:
         if not unique:
             return
 
-        # one statement, its own transaction: one round trip
+        # one statement, its own transaction: one round trip. Its commit does not wait
+        # for the server's WAL flush (QUIET_COMMIT): a usage count is a ranking signal,
+        # nothing a user wrote, and a crash of the server may lose its last moment, as
+        # a power cut may the SQLite index's (synchronous=NORMAL)
         self.state.write_statement(
             "INSERT INTO idx_usage AS u (item_id, access_count, last_accessed_at)"
-            " SELECT id, 1, %s FROM unnest(%s::text[]) AS id ORDER BY id"
-            " ON CONFLICT (item_id) DO UPDATE SET access_count = u.access_count + 1,"
+            f" SELECT id, 1, %s FROM unnest(%s::text[]) AS id CROSS JOIN {QUIET_COMMIT}"
+            " ORDER BY id ON CONFLICT (item_id) DO UPDATE SET access_count = u.access_count + 1,"
             " last_accessed_at = greatest(u.last_accessed_at, excluded.last_accessed_at)",
             (moment, text_array(unique)),
         )
