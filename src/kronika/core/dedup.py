@@ -93,6 +93,7 @@ def _tokens(text: str) -> list[str]:
     return words
 
 
+@lru_cache(maxsize=8192)  # each write compares its fact with every Brain fact of its key
 def same_form(text: str) -> str:
     """The form in which two writings of one value are equal: :func:`_tokens` joined by
     single spaces.
