@@ -1,0 +1,55 @@
+"""A write's new texts are embedded once, whichever index holds them: an index that
+re-indexes a fact file whole where a few of its rows changed (PostgreSQL, a vector
+service) is given the vectors made for the write, rather than having them made again.
+With a hosted embedding model every text embedded is paid for."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kronika import build_memory, load_settings
+from kronika.providers.embedders import HashingEmbedder
+
+
+class _Counting(HashingEmbedder):
+    """The hashing model, counting every text it is asked to embed."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+
+    def embed_documents(self, texts: Sequence[str]) -> Any:
+        self.texts.extend(texts)
+        return super().embed_documents(texts)
+
+
+@pytest.mark.parametrize("team", [False, True], ids=["local", "team"])
+def test_each_remembered_fact_is_embedded_once(
+    request: pytest.FixtureRequest, tmp_path: Path, team: bool
+) -> None:
+    url = ""
+    if team:
+        pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+        url = request.getfixturevalue("postgres_url")
+    settings = load_settings(tmp_path / "home", environ={}, embedder="hashing", database_url=url)
+    embedder = _Counting()
+    with build_memory(settings, create=True, embedder=embedder) as memory:
+        memory.remember("the first fact", key="first")
+        for n, city in enumerate(["Gdańsk", "Toruń", "Lublin", "Opole"]):
+            embedder.texts.clear()
+            memory.remember(f"I visited {city} in spring", key=f"trip_{n}")
+            assert len(embedder.texts) == 1, embedder.texts
+            assert city in embedder.texts[0]
+        embedder.texts.clear()
+        memory.remember("I moved to Kraków", key="city")
+        memory.remember("I moved to Wrocław", key="city")  # Kraków becomes history
+        assert len(embedder.texts) == 2, embedder.texts
+        embedder.texts.clear()
+        memory.remember_many([f"a batch fact number {n}" for n in range(6)])
+        assert len(embedder.texts) == 6, embedder.texts
+        found = memory.recall("Wrocław", k=3)
+        assert found.hits and "Wrocław" in found.hits[0].item.content
