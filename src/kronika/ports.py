@@ -346,6 +346,13 @@ class IndexSources(Protocol):
     @property
     def embedding_model(self) -> str: ...
 
+    @property
+    def patches_rows(self) -> bool:
+        """Whether :meth:`patch_source` changes a file's rows in place. An index that
+        answers ``False`` re-indexes a file whole (as a diff of its rows) where a few
+        of them changed, and the write path does not prepare a patch it would refuse."""
+        ...
+
     def source_states(
         self, agent: str, paths: Sequence[str] | None = None
     ) -> dict[str, SourceState]:

@@ -63,7 +63,11 @@ def ids(items: list[MemoryItem]) -> list[str]:
 
 def test_both_implement_the_port(index: ItemIndex) -> None:
     port = [n for n in dir(ItemIndex) if not n.startswith("_")]
-    assert all(callable(getattr(index, n)) or n == "embedding_model" for n in port)
+    facts = {"embedding_model": str, "patches_rows": bool}  # what it is, not a verb
+    assert all(
+        isinstance(getattr(index, n), facts[n]) if n in facts else callable(getattr(index, n))
+        for n in port
+    )
 
 
 def test_reopen_keeps_items_sources_and_exact_values(opener: Opener) -> None:
@@ -604,6 +608,7 @@ def test_one_source_state_and_vectors_stored_with_appended_rows(index: ItemIndex
     after = state("s.md", digest="h6")
     changed = [item("m2", "turn 2")]
     patched = index.patch_source(later, after, ["m1"], changed, ["h2"], {}, vectors={"h2": vector})
+    assert patched == index.patches_rows  # as it says: the write path asks it first
     if isinstance(index, SqliteIndex):
         assert patched and ids(index.source_items("jaskier", "s.md")) == ["m0", "m2"]
         assert index.source_state("jaskier", "s.md") == after

@@ -78,6 +78,12 @@ def test_writes_reach_the_vector_index_and_reads_the_item_index(tmp_path: Path) 
         index.replace_source(SourceState("main", "brain.md", "h", 1, 1), [item], ["a"])
         index.store_embeddings({"a": np.ones(4, np.float32)})
         assert vectors.count() == 1 == index.stats()["vector_index_points"]
+        # the vector index mirrors whole files: a write does not prepare a patch for it
+        assert index.patches_rows is False
+        later = SourceState("main", "brain.md", "h2", 2, 2)
+        assert not index.patch_source(
+            SourceState("main", "brain.md", "h", 1, 1), later, [], [], [], {}
+        )
         assert [it.id for it in index.get_items(["f-1"])] == ["f-1"]
         assert index.count_items(RecallFilter()) == 1 == sqlite.count_items(RecallFilter())
         assert [i for i, _ in index.search_vector(np.ones(4, np.float32), RecallFilter(), 3)] == [

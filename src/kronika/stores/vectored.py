@@ -168,6 +168,10 @@ class IndexWithVectors:
     def embedding_model(self) -> str:
         return self.inner.embedding_model
 
+    @property
+    def patches_rows(self) -> bool:
+        return False  # a file is re-indexed whole, which mirrors its points
+
     # ------------------------------------------------ mirrored into the vector index
     replace_source = Alias("mirror", VectorMirror.replace_source)
     append_to_source = Alias("mirror", VectorMirror.append_to_source)

@@ -70,9 +70,10 @@ class Appends:
         if classify(path) is SourceKind.FACTS:
             state = self.state.index.source_state(agent, path) if known is None else known.get(path)
             source = self.state.workspace.source_file(agent, path)
-            return self.appended_facts(
-                agent, path, state, source, report, embed
-            ) or self.patched_facts(agent, path, state, source, report, embed)
+            return self.appended_facts(agent, path, state, source, report, embed) or (
+                self.state.index.patches_rows
+                and self.patched_facts(agent, path, state, source, report, embed)
+            )
         if classify(path) is not SourceKind.SESSION:
             return False
         key = (agent, path)

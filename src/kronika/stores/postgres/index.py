@@ -136,6 +136,10 @@ class PostgresIndex:
         return self.state.model
 
     @property
+    def patches_rows(self) -> bool:
+        return self.sources.patches_rows
+
+    @property
     def dim(self) -> int:
         return self.state.dim
 

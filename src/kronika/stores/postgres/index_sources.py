@@ -74,6 +74,10 @@ class PostgresSources:
     def embedding_model(self) -> str:
         return self.state.model
 
+    @property
+    def patches_rows(self) -> bool:
+        return False  # a file is re-indexed whole, as a diff of its rows (replace_source)
+
     def source_states(
         self, agent: str, paths: Sequence[str] | None = None
     ) -> dict[str, SourceState]:

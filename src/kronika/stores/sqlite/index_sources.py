@@ -41,6 +41,10 @@ class SqliteSources:
     def embedding_model(self) -> str:
         return self.state.model
 
+    @property
+    def patches_rows(self) -> bool:
+        return True  # a Brain rewrite changes only the rows of the facts it changed
+
     def replace_source(
         self,
         state: SourceState,
