@@ -1,7 +1,8 @@
 """A write's new texts are embedded once, whichever index holds them: an index that
 re-indexes a fact file whole where a few of its rows changed (PostgreSQL, a vector
-service) is given the vectors made for the write, rather than having them made again.
-With a hosted embedding model every text embedded is paid for."""
+service; ``patches_rows`` False) is not first asked for a patch it refuses, whose
+vectors were made and then made again by the re-index. With a hosted embedding model
+every text embedded is paid for."""
 
 from __future__ import annotations
 

@@ -151,24 +151,6 @@ class Indexer:
         leave their vectors to :meth:`fill_vectors` (see the module docstring).
         ``drop_unused`` False: leave what the rows deleted no longer use (cached vectors,
         the statistics and recall-log entries of ids gone) to a later drop."""
-        with self.vectors.keeping():  # a write's new texts embedded once (Vectors.keeping)
-            return self._sync_agent(
-                agent,
-                paths=paths,
-                progress=progress,
-                defer_vectors=defer_vectors,
-                drop_unused=drop_unused,
-            )
-
-    def _sync_agent(
-        self,
-        agent: str,
-        *,
-        paths: Sequence[str] | None,
-        progress: Progress | None,
-        defer_vectors: bool,
-        drop_unused: bool,
-    ) -> SyncReport:
         started = time.perf_counter()
         report = SyncReport()
         folder = self.state.workspace.require_agent(agent)

@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import json
 import os
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Protocol, cast, runtime_checkable
 
 from kronika.core.text import content_hash, embedding_texts
@@ -41,23 +39,6 @@ class Vectors:
         self.state = state
         # an isinstance of a runtime Protocol is slow: asked once, not at every write
         self.lazy = isinstance(state.embedder, LazyModel)
-        self._local = threading.local()  # ``kept``: see :meth:`keeping`
-
-    @contextmanager
-    def keeping(self) -> Iterator[None]:
-        """Keep, until the block ends (in this thread), the vectors :meth:`vectors_of`
-        hands out: when the write they were made for cannot go in as made (an index that
-        re-indexes a fact file whole where a few rows changed, or a file that changed
-        meanwhile), the file is indexed again in the block, and those texts are not
-        embedded twice. Nested blocks share the outer one's; nothing is kept after it."""
-        if getattr(self._local, "kept", None) is not None:
-            yield
-            return
-        self._local.kept = {}
-        try:
-            yield
-        finally:
-            self._local.kept = None
 
     def texts(self, parsed: ParsedSource) -> list[tuple[str, str]]:
         """``(hash, text)`` of what each item of ``parsed`` is embedded from, in item order."""
@@ -84,26 +65,20 @@ class Vectors:
         if not embed:
             self.list_pending(agent, [path])
             return {}
-        return self.embedded(wanted, report, keep=True)
+        return self.embedded(wanted, report)
 
-    def embedded(
-        self, wanted: dict[str, str], report: SyncReport, *, keep: bool = False
-    ) -> dict[str, Vector]:
+    def embedded(self, wanted: dict[str, str], report: SyncReport) -> dict[str, Vector]:
         """The vectors of the texts of ``wanted`` (by hash) the index has not cached,
-        embedded now (to be cached with their rows), or kept from moments ago
-        (:meth:`keeping`; ``keep``: keep these too)."""
-        lacking = self.state.index.embeddings_missing(wanted)
-        kept: dict[str, Vector] | None = getattr(self._local, "kept", None)
-        vectors = {h: kept[h] for h in lacking if h in kept} if kept else {}
-        missing = sorted(lacking - set(vectors), key=lambda h: (len(wanted[h]), h))
+        embedded now (to be cached with their rows)."""
+        missing = sorted(
+            self.state.index.embeddings_missing(wanted), key=lambda h: (len(wanted[h]), h)
+        )
+        vectors: dict[str, Vector] = {}
         for start in range(0, len(missing), self.state.embed_batch):
             chunk = missing[start : start + self.state.embed_batch]
             embedded = self.state.embedder.embed_documents([wanted[h] for h in chunk])
-            made = dict(zip(chunk, embedded, strict=True))
-            vectors.update(made)
-            report.texts_embedded += len(made)
-            if keep and kept is not None:
-                kept.update(made)
+            vectors.update(zip(chunk, embedded, strict=True))
+        report.texts_embedded += len(vectors)
         return vectors
 
     def may_defer(self) -> bool:
