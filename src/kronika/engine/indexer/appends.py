@@ -70,10 +70,9 @@ class Appends:
         if classify(path) is SourceKind.FACTS:
             state = self.state.index.source_state(agent, path) if known is None else known.get(path)
             source = self.state.workspace.source_file(agent, path)
-            return self.appended_facts(agent, path, state, source, report, embed) or (
-                self.state.index.patches_rows
-                and self.patched_facts(agent, path, state, source, report, embed)
-            )
+            return self.appended_facts(
+                agent, path, state, source, report, embed
+            ) or self.patched_facts(agent, path, state, source, report, embed)
         if classify(path) is not SourceKind.SESSION:
             return False
         key = (agent, path)
@@ -197,8 +196,8 @@ class Appends:
         it was indexed as ``state`` (:meth:`MarkdownWorkspace.rewritten_facts`): rows of
         facts added or changed are replaced, facts that only moved get their new line;
         ``False`` (nothing done) when the file changed in any other way or the index
-        cannot patch rows."""
-        if state is None or source is None:
+        cannot patch rows (``patches_rows``: then nothing is prepared, no vector made)."""
+        if state is None or source is None or not self.state.index.patches_rows:
             return False
         found = self.state.workspace.rewritten_facts(agent, path, state.content_hash)
         if found is None:
