@@ -8,6 +8,8 @@
   answers from a script, so an agent's LLM calls can be tested over real HTTP.
 * :class:`ScriptedRerankServer` — a real reranking service on 127.0.0.1 that scores
   with the function you give it.
+* :class:`RoundTripProxy` — a TCP proxy before a database server that counts the
+  times a client waits for it, and can hold its answers back.
 
 For measuring one of kronika's inner parts alone (what ``kronika bench`` does for a
 few of its figures), :mod:`kronika.testing.parts` reaches them, and its names are
@@ -68,8 +70,10 @@ from kronika.testing.parts import (
     postgres_index,
     read_locomo,
 )
+from kronika.testing.roundtrips import COUNTING_HOLD_S, RoundTripProxy
 
 __all__ = [
+    "COUNTING_HOLD_S",
     "FrozenClock",
     "HashingEmbedder",
     "ListAuditLog",
@@ -77,6 +81,7 @@ __all__ = [
     "LongMemEvalQuestion",
     "RecallReplay",
     "RecordedRequest",
+    "RoundTripProxy",
     "ScriptedChatServer",
     "ScriptedDrop",
     "ScriptedFailure",

@@ -92,7 +92,7 @@ class PostgresSearch:
                 return search.lexical(conn, phrases, flt, limit, postings, along, tokens)
             finally:
                 if not conn.broken and conn.info.transaction_status != search.IDLE:
-                    conn.execute("ROLLBACK")
+                    conn.execute("COMMIT")  # read only (see :func:`.search._best_passing`)
 
         return self.state.lagging(work)
 

@@ -38,6 +38,7 @@ from kronika.stores.postgres.index_rows import (
 )
 from kronika.stores.postgres.index_upkeep import PostgresUpkeep
 from kronika.stores.postgres.recall_log import drop_forgotten
+from kronika.stores.postgres.trips import SNAPSHOT, in_pipeline, pipelined, sent_together
 from kronika.stores.sql import source_diff
 from kronika.stores.sql.rows import (
     default_text_hash,
@@ -92,21 +93,23 @@ class PostgresSources:
         """The end of one indexed file; rows can always follow it (``at_end``). The
         count is the last row's place + 1 (places run 0, 1, 2… without gaps), read
         from the ``(source_agent, source_path, pos)`` index: no count of the rows."""
-        with self.state.reading() as conn, conn.transaction():
-            conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-            found = conn.execute(
+        # one snapshot, read in one round trip
+        with self.state.reading() as conn, sent_together(conn, begin=SNAPSHOT):
+            found_of = conn.execute(
                 "SELECT content_hash, mtime_ns, size FROM idx_sources"
                 " WHERE agent = %s AND path = %s",
                 (agent, path),
-            ).fetchone()
-            if found is None:
-                return None
-            state = SourceState(agent, path, str(found[0]), int(found[1]), int(found[2]))
-            rows = conn.execute(
+            )
+            rows_of = conn.execute(
                 SELECT_ITEM.replace(" FROM idx_items", ", i.text_hash, i.pos FROM idx_items")
                 + " WHERE i.source_agent = %s AND i.source_path = %s ORDER BY i.pos DESC LIMIT %s",
                 (agent, path, max(last, 1)),
-            ).fetchall()
+            )
+        found = found_of.fetchone()
+        if found is None:
+            return None
+        state = SourceState(agent, path, str(found[0]), int(found[1]), int(found[2]))
+        rows = rows_of.fetchall()
         count = int(rows[0][-1]) + 1 if rows else 0
         rows = rows[:last]
         rows.reverse()
@@ -172,7 +175,13 @@ class PostgresSources:
                 gone = self._write_diff(conn, state, plan, fresh, check=check)
             taken[:] = [(i, a, p) for i, _, a, p in gone if (a, p) != key]
 
-        self.state.write(work)
+        # BEGIN and COMMIT with the statements when the rows kept say the write inserts
+        # few rows; a write that finds it must COPY many is made again without
+        try:
+            together = diff is not None and inserting.by_insert(len(diff.fresh))
+            self.state.write(work, together=together)
+        except _Copying:
+            self.state.write(work)
         self._keep(source_diff.KeptRows(state, now))
         with self.state.lock:  # the files that lost an id to this one hold a row less
             for item_id, agent, path in taken:
@@ -195,7 +204,7 @@ class PostgresSources:
         removes rows without changing its state; nothing adds one). The lock, both
         reads and the vectors of ``cache`` go in one round trip."""
         where = (kept.state.agent, kept.state.path)
-        with conn.pipeline():
+        with pipelined(conn):
             found_state = self._locked_state(conn, where)
             self._cache(conn, cache)
             found_count = conn.execute(
@@ -222,7 +231,7 @@ class PostgresSources:
         the file's lock is taken first, and the vectors of ``cache`` cached, in the
         same round trip."""
         where = (state.agent, state.path)
-        with conn.pipeline():
+        with pipelined(conn):
             if lock:
                 self.state.lock_source(conn, *where)
             self._cache(conn, cache)
@@ -251,6 +260,8 @@ class PostgresSources:
         file's state: in one round trip when the rows inserted are few; the rows deleted
         (id, text hash, file). ``check`` gets the text hashes of the file's rows left
         without a vector."""
+        if not inserting.by_insert(len(diff.fresh)) and in_pipeline(conn):
+            raise _Copying  # COPY does not run in a pipeline: the write is made again
         renewed = [item.id for item, _, _ in diff.fresh]
         deleted = lacking = None
         with _pipelined(conn, len(diff.fresh)):
@@ -404,7 +415,7 @@ class PostgresSources:
 
         def work(conn: Any) -> bool:
             where = (expected.agent, expected.path)
-            with conn.pipeline():  # the lock and the three checks in one round trip
+            with pipelined(conn):  # the lock and the three checks in one round trip
                 found_state = self._locked_state(conn, where)
                 found_last = conn.execute(
                     "SELECT max(pos) FROM idx_items WHERE source_agent = %s AND source_path = %s",
@@ -428,7 +439,7 @@ class PostgresSources:
                 )
             return True
 
-        done = self.state.write(work)
+        done = self.state.write(work, together=inserting.by_insert(len(items)))
         if done and kept is not None and kept.state == expected:
             self._keep(source_diff.KeptRows(state, {**kept.rows, **added}))
         self._analyze_if_grown()
@@ -464,7 +475,7 @@ class PostgresSources:
         items of that text."""
         rows = self._embedding_rows(vectors)
         if rows:
-            self.state.write(lambda conn: self._cache(conn, rows))
+            self.state.write(lambda conn: self._cache(conn, rows), together=True)
 
     def _embedding_rows(self, vectors: Mapping[str, Vector]) -> list[_Cached]:
         """The rows of the embedding cache for ``vectors``: unit length, ``float4``."""
@@ -531,17 +542,17 @@ class PostgresSources:
             " (SELECT i.text_hash FROM idx_items AS i WHERE i.text_hash = ANY(%s))"
         )
 
-        def work(conn: Any) -> tuple[int, int]:
+        def work(conn: Any) -> Any:
+            # sent together with the transaction's BEGIN and COMMIT: the counts are read
+            # from the cursor once the answers are in
+            dropped = None
             if everywhere:
-                dropped = conn.execute(f"DELETE FROM idx_embeddings AS e WHERE {unused}").rowcount
+                dropped = conn.execute(f"DELETE FROM idx_embeddings AS e WHERE {unused}")
             elif candidates:
                 dropped = conn.execute(
                     f"DELETE FROM idx_embeddings AS e WHERE e.text_hash = ANY(%s) AND {still_used}",
                     (candidates, candidates),
-                ).rowcount
-            else:
-                dropped = 0
-            usage = 0
+                )
             if everywhere:
                 conn.execute(GRAPH_ORPHANS_DELETE)
             if vanished:
@@ -551,17 +562,18 @@ class PostgresSources:
                     " (SELECT i.id FROM idx_items AS i WHERE i.id = ANY(%s) AND i.vec IS NOT NULL)",
                     (vanished, vanished),
                 )
-                usage = conn.execute(
+                conn.execute(
                     "DELETE FROM idx_usage AS u WHERE u.item_id = ANY(%s)"
                     " AND u.item_id NOT IN (SELECT i.id FROM idx_items AS i WHERE i.id = ANY(%s))",
                     (vanished, vanished),
-                ).rowcount
+                )
                 drop_forgotten(conn, self.state.tenant, vanished)  # their ids leave the recall log
-            return int(dropped), int(usage)
+            return dropped
 
         if not (everywhere or candidates or vanished):
             return 0
-        dropped, _ = self.state.write(work)
+        found = self.state.write(work, together=True)
+        dropped = 0 if found is None else max(0, int(found.rowcount))
         if vanished or dropped:
             self.upkeep.vacuum()
         return dropped
@@ -589,7 +601,12 @@ def _pipelined(conn: Any, inserted: int) -> AbstractContextManager[Any]:
     """A pipeline for a write whose ``inserted`` rows go by ``INSERT`` (few enough,
     :data:`~.inserting.FEW`), so the whole write is one round trip; else nothing: ``COPY``
     does not run in a pipeline."""
-    return conn.pipeline() if inserting.by_insert(inserted) else nullcontext()
+    return pipelined(conn) if inserting.by_insert(inserted) else nullcontext()
+
+
+class _Copying(Exception):
+    """A write sent together (:meth:`PostgresSources.replace_source`) found it
+    inserts enough rows to ``COPY`` them, which no pipeline can."""
 
 
 def _is_state(found: Sequence[Any] | None, state: SourceState) -> bool:

@@ -39,18 +39,26 @@ class PostgresRecallLog(RecallLogReads):
             return
 
         def work(conn: Any) -> None:
-            for e in entries:
-                (recall_id,) = conn.execute(
-                    "INSERT INTO recall_log (at, tenant, agent, user_id, channel, hits, query)"
-                    " VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING id",
-                    (to_epoch(e.at), e.tenant, e.agent, e.user, e.channel, e.hits, e.query),
-                ).fetchone()
-                if e.item_ids:
+            # a statement per recall, its items with it, all sent in one round trip
+            with conn.pipeline():
+                for e in entries:
                     conn.execute(
-                        "INSERT INTO recall_log_items (recall_id, rank, item_id)"
-                        " SELECT %s, u.n - 1, u.id FROM unnest(%s::text[]) WITH ORDINALITY"
+                        "WITH r AS (INSERT INTO recall_log"
+                        " (at, tenant, agent, user_id, channel, hits, query)"
+                        " VALUES (%s, %s, %s, %s, %s, %s, %s) RETURNING id)"
+                        " INSERT INTO recall_log_items (recall_id, rank, item_id)"
+                        " SELECT r.id, u.n - 1, u.id FROM r, unnest(%s::text[]) WITH ORDINALITY"
                         " AS u(id, n) JOIN idx_items AS i ON i.id = u.id FOR KEY SHARE OF i",
-                        (recall_id, list(e.item_ids)),
+                        (
+                            to_epoch(e.at),
+                            e.tenant,
+                            e.agent,
+                            e.user,
+                            e.channel,
+                            e.hits,
+                            e.query,
+                            list(e.item_ids),
+                        ),
                     )
 
         self._write(work)

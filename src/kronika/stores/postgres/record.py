@@ -57,6 +57,7 @@ from kronika.ports import RecordAppend, RecordDocument, RecordWritten
 from kronika.stores.markdown import proposals
 from kronika.stores.postgres.connect import one_line
 from kronika.stores.postgres.record_audit import INSERT_AUDIT, AuditRow
+from kronika.stores.postgres.trips import sent_together
 
 log = logging.getLogger("kronika.record")
 
@@ -156,7 +157,7 @@ class PostgresRecord:
             raise StoreError(f"{what}: {one_line(err)}") from err
         tenant = (_LOCK_CLASS, self._tenant)
         try:
-            with conn.pipeline():  # the locks and the commit in one round trip
+            with sent_together(conn, transaction=False):  # the locks in one round trip
                 if agents is None:  # and every follow-up of the tenant done
                     conn.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", tenant)
                     conn.execute(
@@ -168,7 +169,6 @@ class PostgresRecord:
                         conn.execute(
                             "SELECT pg_advisory_lock(hashtextextended(%s, %s))", (key, _AGENT_SEED)
                         )
-                conn.commit()
         except Exception as err:
             self._unlock(conn)
             raise StoreError(f"{what}: {one_line(err)}") from err
@@ -185,9 +185,8 @@ class PostgresRecord:
         try:
             if rows:
                 try:
-                    with conn.transaction(), conn.cursor() as cur:
+                    with sent_together(conn), conn.cursor() as cur:
                         cur.executemany(INSERT_AUDIT, rows)
-                    conn.commit()
                 except Exception as err:
                     raise StoreError(f"cannot append to the audit trail: {one_line(err)}") from err
             # a hand-over that failed (the server gone) leaves ``then`` undone: the
@@ -208,7 +207,7 @@ class PostgresRecord:
         tenant = (self._tenant,)
         keys = self._agent_keys(agents)
         try:
-            with conn.pipeline():
+            with sent_together(conn, transaction=False):
                 conn.execute(
                     "SELECT pg_advisory_lock_shared(%s, hashtext(%s))", (_FOLLOW_CLASS, *tenant)
                 )
@@ -223,7 +222,6 @@ class PostgresRecord:
                 conn.execute(
                     "SELECT pg_advisory_unlock_shared(%s, hashtext(%s))", (_LOCK_CLASS, *tenant)
                 )
-                conn.commit()
         except Exception as err:  # noqa: BLE001 - the caller is told by a False
             log.warning("the follow-up of a write was not run: %s", one_line(err))
             return False
@@ -241,10 +239,9 @@ class PostgresRecord:
     def _unlock(self, conn: psycopg.Connection[Any]) -> None:
         """Let go of every lock ``conn`` holds and give it back to the pool."""
         try:
-            conn.rollback()
-            with conn.pipeline():  # the unlock and its commit in one round trip
+            conn.rollback()  # a transaction left open (no round trip when there is none)
+            with sent_together(conn, transaction=False):
                 conn.execute("SELECT pg_advisory_unlock_all()")
-                conn.commit()
         except Exception:  # noqa: BLE001 - a dead connection holds no lock any more
             conn.close()
         finally:
@@ -283,9 +280,8 @@ class PostgresRecord:
             # one round trip: the statement and the end of its snapshot sent together
             conn_of = nullcontext(self._held) if self._held is not None else self._pool.connection()
             with conn_of as conn:
-                with conn.pipeline():
+                with sent_together(conn, transaction=False):
                     found = conn.execute(sql, asked)
-                    conn.commit()
                 rows = found.fetchall()
         except psycopg.Error as err:  # the server went away: kronika's error, on one line
             raise StoreError(f"cannot read the PostgreSQL record: {one_line(err)}") from err
@@ -303,9 +299,9 @@ class PostgresRecord:
         conn = self._held
         changes: list[int] = []
         try:
-            # in a pipeline: a statement whose answer nothing waits for rides with the next
-            # one that is waited for (a write of one document: four round trips, not ten)
-            with conn.pipeline(), conn.transaction():
+            # sent together: a statement whose answer nothing waits for rides with the
+            # next one that is waited for (a write of one document: two round trips)
+            with sent_together(conn):
                 # numbered in the order of commit: the stamp is held until then
                 conn.execute(
                     "SELECT pg_advisory_xact_lock(%s, hashtext(%s))", (_STAMP_CLASS, self._tenant)
@@ -327,7 +323,6 @@ class PostgresRecord:
                 if self._audit:  # the audit entries of the hold, in the same commit
                     with conn.cursor() as cur:
                         cur.executemany(INSERT_AUDIT, self._audit)
-            conn.commit()
             newest = newest_of.fetchone()
         except StoreError:
             raise
@@ -360,7 +355,7 @@ class PostgresRecord:
             "DELETE FROM record_document_parts WHERE tenant = %s AND agent = %s AND path = %s",
             key,
         )
-        # in a pipeline (:meth:`write`) the three statements went in one round trip
+        # sent together (:meth:`write`): the three statements went in one round trip
         was, row = was_of.fetchone(), row_of.fetchone()
         change = int(row[0]) if row else 0
         mine = self._written.get((doc.agent, doc.path))

@@ -28,6 +28,7 @@ from kronika.stores.postgres.lexical import (
     top,
     weighted_tf,
 )
+from kronika.stores.postgres.trips import SNAPSHOT
 from kronika.stores.sql.terms import prefix_end, searchable_forms
 
 Conn = Any  # psycopg.Connection (imported lazily: the postgres extra is optional)
@@ -209,7 +210,7 @@ def lexical(
     # statistics in one round trip, and ends with the filter's first reading
     # (``conn`` is in autocommit: the caller rolls back whatever is left open).
     with conn.pipeline():
-        conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+        conn.execute(SNAPSHOT)
         stats = conn.execute(stats_sql, corpus_params)
         returned = _returned(conn, formed, flt) if formed else None
     state = tuple(tuple(r) for r in stats.fetchall())
@@ -387,7 +388,7 @@ def _best_passing(
         score_of = dict(zip(rows[read].tolist(), scores[read].tolist(), strict=True))
         with conn.pipeline():
             if check is not None:
-                conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                conn.execute(SNAPSHOT)
                 stats = conn.execute(check[0], check[1])
             found = conn.execute(
                 "SELECT i.rowid, i.id FROM idx_items AS i WHERE i.rowid = ANY(%s::bigint[])"
@@ -398,7 +399,9 @@ def _best_passing(
             if riding is not None:
                 riding.send(conn)
             if conn.info.transaction_status != IDLE or check is not None:
-                conn.execute("ROLLBACK")  # read only: nothing to keep
+                # read only: COMMIT ends it as ROLLBACK would, and psycopg keeps its
+                # prepared statements (it drops them all after any ROLLBACK)
+                conn.execute("COMMIT")
         if riding is not None:
             riding.collect()
         if check is not None:

@@ -1,0 +1,100 @@
+"""Round trips to PostgreSQL: what a call pays again and again against a database that
+is not on the same machine. Statements whose answers nothing waits for go together
+(:func:`~kronika.stores.postgres.trips.sent_together`), and a failed one leaves no
+half-written transaction behind."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+
+from kronika import Memory, build_memory, load_settings
+from kronika.stores.postgres.connect import connect
+from kronika.stores.postgres.trips import sent_together
+from kronika.testing import RoundTripProxy
+
+# measured by this test: remember 12, save_turn 12, recall after them 14-19 (it reads
+# the postings their words changed); before statements went together 24, 33-34, 23-32
+REMEMBER_MAX, SAVE_TURN_MAX, RECALL_MAX = 15, 16, 20
+
+
+@pytest.fixture
+def trips(postgres_url: str) -> Iterator[RoundTripProxy]:
+    with RoundTripProxy(postgres_url) as proxy:
+        yield proxy
+
+
+def test_statements_sent_together_commit_together(postgres_url: str) -> None:
+    conn = connect(postgres_url)
+    try:
+        conn.execute("CREATE TABLE t (n integer PRIMARY KEY)")
+        conn.commit()
+        with sent_together(conn):
+            conn.execute("INSERT INTO t VALUES (1)")
+            conn.execute("INSERT INTO t VALUES (2)")
+        assert not conn.autocommit  # as the connection was made
+        other = connect(postgres_url, autocommit=True)
+        assert other.execute("SELECT n FROM t ORDER BY n").fetchall() == [(1,), (2,)]
+        other.close()
+    finally:
+        conn.close()
+
+
+def test_a_failed_statement_rolls_the_whole_block_back(postgres_url: str) -> None:
+    import psycopg
+
+    conn = connect(postgres_url)
+    try:
+        conn.execute("CREATE TABLE t (n integer PRIMARY KEY)")
+        conn.execute("INSERT INTO t VALUES (1)")
+        conn.commit()
+        with pytest.raises(psycopg.errors.UniqueViolation), sent_together(conn):
+            conn.execute("INSERT INTO t VALUES (2)")
+            conn.execute("INSERT INTO t VALUES (1)")  # already there
+            conn.execute("INSERT INTO t VALUES (3)")
+        assert not conn.autocommit
+        assert conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        # nothing of the block was kept, and the connection goes on as before
+        assert conn.execute("SELECT n FROM t ORDER BY n").fetchall() == [(1,)]
+        conn.rollback()
+        with pytest.raises(ValueError, match="raised inside"), sent_together(conn):
+            conn.execute("INSERT INTO t VALUES (4)")
+            raise ValueError("raised inside the block")
+        assert conn.execute("SELECT count(*) FROM t").fetchone() == (1,)
+    finally:
+        conn.close()
+
+
+def _memory(home: Path, url: str) -> Memory:
+    settings = load_settings(home, environ={}, embedder="hashing", database_url=url)
+    return build_memory(settings, create=True)
+
+
+def test_a_call_waits_for_the_database_a_bounded_number_of_times(
+    trips: RoundTripProxy, tmp_path: Path
+) -> None:
+    with _memory(tmp_path / "home", trips.url) as memory:
+        for n in range(12):  # warmed up: prepared statements, the agent's documents
+            memory.remember(f"a warm-up fact number {n}", key=f"warm_{n}")
+            memory.save_turn("talk", "user", f"a warm-up turn {n}")
+            memory.recall(f"warm-up fact {n}")
+        counts: dict[str, list[int]] = {"remember": [], "save_turn": [], "recall": []}
+        for n in range(4):
+            with trips.counting() as made:
+                memory.remember(f"I planted tomatoes in bed {n}", key=f"bed_{n}")
+            counts["remember"] += made
+            with trips.counting() as made:
+                memory.save_turn("talk", "user", f"tomatoes in bed {n} need water")
+            counts["save_turn"] += made
+            with trips.counting() as made:
+                found = memory.recall("where did I plant tomatoes?")
+            counts["recall"] += made
+            assert found.hits
+    median = {what: sorted(made)[len(made) // 2] for what, made in counts.items()}
+    assert median["remember"] <= REMEMBER_MAX, counts
+    assert median["save_turn"] <= SAVE_TURN_MAX, counts
+    assert median["recall"] <= RECALL_MAX, counts
