@@ -63,7 +63,7 @@ class Notes:
             if retain is not RetainKind.OPINION:
                 raise InvalidInput("a confidence belongs to an opinion: give kind O with it")
             confidence = checks.fraction(confidence, what="the confidence")
-        name = ctx.agent(agent)
+        name = ctx.agent_to_write(agent)  # checked again under the lock
         owners = ctx.audience(name, scope, user, channel, team, reader)
         now = at or ctx.clock.now()
         item = MemoryItem(
@@ -88,5 +88,6 @@ class Notes:
         # indexed once the store of record holds it (team mode: the next writer of the
         # agent goes on meanwhile), before this returns
         with ctx.lock.for_agent(name), ctx.indexed_after_release(name) as notes:
+            ctx.workspace.require_agent(name)  # removed by another worker meanwhile?
             receipt = ctx.writer.memory_write(name, "Retain", AppendNote(item), source_agent)
         return receipt.noted(notes)

@@ -78,12 +78,13 @@ class Sessions:
         who = _clean(speaker, what="the speaker", limit=100)
         at = checks.moment(at, what="at")
         turn_id = checks.optional_text(turn_id, what="the turn id")  # no NUL in the file
-        name = ctx.agent(agent)
+        name = ctx.agent_to_write(agent)  # checked again under the lock
         owners = ctx.audience(name, scope, user, channel, team, reader)
         now = at or ctx.clock.now()
         # the turn and its audit line are synced after the lock is released, together
         # with those of other threads saving turns meanwhile (group commit)
         with ctx.commits.deferring(), ctx.lock.for_agent(name):
+            ctx.workspace.require_agent(name)  # removed by another worker meanwhile?
             try:
                 return self._append_turn(
                     name, session_id, who, text, now, turn_id, owners, source_agent,

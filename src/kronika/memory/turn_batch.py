@@ -83,12 +83,13 @@ class TurnBatch:
         ctx = self._ctx
         session_id = checks.text(session_id, what="the session id")
         prepared = self._prepared(turns)
-        name = ctx.agent(agent)
+        name = ctx.agent_to_write(agent)  # checked again under the lock
         owners = ctx.audience(name, scope, user, channel, team, reader)
         if not prepared:
             return []
         header = saved_header(owners)
         with ctx.commits.deferring(), ctx.lock.for_agent(name):
+            ctx.workspace.require_agent(name)  # removed by another worker meanwhile?
             try:
                 count, last = self._sessions.turns_in(name, session_id)
                 self._sessions.check_audience(session_id, count, last, owners, ctx.reading(reader))
