@@ -1,5 +1,5 @@
 """``kronika bench locomo|longmemeval|memory|folds|scale|crash|writes|team-writes|
-session-turns|lessons|serve``: run a benchmark, print and save the results (``crash``
+session-turns|round-trips|lessons|serve``: run a benchmark, print and save the results (``crash``
 exits 1 when a trial breaks an invariant)."""
 
 from __future__ import annotations
@@ -174,6 +174,23 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 index=args.index,
                 calls=args.calls,
                 budget_s=args.budget,
+                before=args.before,
+                progress=progress,
+            )
+        elif args.suite == "round-trips":
+            from kronika.bench.round_trips import run_round_trips
+
+            if not 0 <= args.delay_ms <= 1000:
+                raise InvalidInput("--delay-ms must be between 0 and 1000")
+            if args.before is not None and not (Path(args.before) / "kronika").is_dir():
+                raise InvalidInput(
+                    f"--before needs a src folder holding kronika; got {args.before!r}"
+                )
+            results = run_round_trips(
+                index=args.index,
+                turns=_sizes(args.sizes or "2000")[0],
+                calls=args.calls,
+                delay_ms=args.delay_ms,
                 before=args.before,
                 progress=progress,
             )

@@ -225,6 +225,7 @@ def register(cli: Commands) -> None:
             "writes",
             "team-writes",
             "session-turns",
+            "round-trips",
             "lessons",
             "serve",
             "memory",
@@ -290,8 +291,8 @@ def register(cli: Commands) -> None:
     )
     p.add_argument(
         "--before",
-        help="team-writes, session-turns, writes (its remember_many): a src folder of another"
-        " kronika, measured in the same run",
+        help="team-writes, session-turns, round-trips, writes (its remember_many): a src"
+        " folder of another kronika, measured in the same run",
     )
     p.add_argument(
         "--seed", type=int, default=0, help="crash: seed of the first trial; lessons: of the run"
@@ -326,7 +327,14 @@ def register(cli: Commands) -> None:
         "--calls",
         type=count_in(1, 10**6),
         default=200,
-        help="writes, team-writes, session-turns: timed calls per size",
+        help="writes, team-writes, session-turns: timed calls per size; round-trips: timed"
+        " calls of each kind, near and away (default 200)",
+    )
+    p.add_argument(
+        "--delay-ms",
+        type=float,
+        default=1.0,
+        help="round-trips: how far away the database is made to seem (ms there and back)",
     )
     p.add_argument(
         "--budget",
@@ -359,7 +367,7 @@ def register(cli: Commands) -> None:
         " postgres also runs the server on that store of record; team-writes: postgres"
         " (default) or postgres=URL; session-turns: sqlite (the local backend only), postgres"
         " (default: local and a throwaway server) or postgres=URL; crash: team mode on"
-        " PostgreSQL, a worker per writer",
+        " PostgreSQL, a worker per writer; round-trips: postgres (default) or postgres=URL",
     )
     p.add_argument(
         "--lexical",
