@@ -230,6 +230,38 @@ def test_a_file_another_process_changed_is_compared_with_the_rows_it_left(
     assert rebuilt["terms"] == diffed["terms"] and rebuilt["corpus"] == diffed["corpus"]
 
 
+def test_a_write_sent_together_that_must_copy_many_rows_is_made_again(
+    postgres_url: str,
+) -> None:
+    """A write whose kept rows promise few new ones goes as one stream with its BEGIN
+    and COMMIT; when the index turns out to hold the file as another worker left it,
+    with more rows to write than a pipeline may (they go by COPY), the write is rolled
+    back and made again in a transaction of its own, and ends as a rebuild."""
+    pytest.importorskip("psycopg")
+    from kronika.stores.postgres.index import PostgresIndex
+    from kronika.stores.postgres.inserting import FEW
+
+    with (
+        PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as one,
+        PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as two,
+    ):
+        url = one.url
+        a, b = Files(one), Files(two)
+        many = [fact(n) for n in range(FEW + 10)]
+        a.write("brain_archive.md", many)  # one keeps these rows
+        b.version = a.version
+        b.write("brain_archive.md", [])  # the other empties the file
+        a.version = b.version
+        again = [*many, fact(500)]
+        a.write("brain_archive.md", again)  # one expects a new row, finds all of them new
+        written = dump(url)
+        assert len(written["items"]) == len(again)
+    with PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as fresh:
+        a.rebuild(fresh)
+    rebuilt = dump(url)
+    assert rebuilt["items"] == written["items"] and rebuilt["terms"] == written["terms"]
+
+
 def test_remembered_facts_in_team_mode_leave_the_index_as_kronika_index_rebuild(
     postgres_url: str, tmp_path: Path
 ) -> None:
