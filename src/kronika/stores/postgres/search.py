@@ -208,7 +208,7 @@ def lexical(
                 return found
     # One snapshot for the statistics and the postings read at them; it starts with the
     # statistics in one round trip, and ends with the filter's first reading
-    # (``conn`` is in autocommit: the caller rolls back whatever is left open).
+    # (``conn`` is in autocommit: the caller ends whatever is left open, by COMMIT).
     with conn.pipeline():
         conn.execute(SNAPSHOT)
         stats = conn.execute(stats_sql, corpus_params)
