@@ -402,12 +402,14 @@ class PostgresSources:
     ) -> bool:
         """Add ``items`` after the rows of a file the index holds as ``expected``, in one
         transaction; ``False`` (nothing written) when it does not, or an id is indexed.
-        ``vectors`` are cached first (and again after, should another worker have
-        dropped one as unused meanwhile)."""
-        if vectors:
-            self.store_embeddings(vectors)
+        ``vectors`` are cached in the same transaction, in the round trip of its lock and
+        checks, before the rows that take them are inserted (and kept when nothing is
+        written: the file's re-index finds them)."""
+        cache = self._embedding_rows(vectors or {})
         ids = [item.id for item in items]
         if len(set(ids)) != len(ids):
+            if cache:
+                self.state.write(lambda conn: self._cache(conn, cache), together=True)
             return False
         postings = self.state.tokenizer.items(list(items))
         kept = self._kept.pop((expected.agent, expected.path), None)
@@ -415,8 +417,9 @@ class PostgresSources:
 
         def work(conn: Any) -> bool:
             where = (expected.agent, expected.path)
-            with pipelined(conn):  # the lock and the three checks in one round trip
+            with pipelined(conn):  # the lock, the vectors and the checks in one round trip
                 found_state = self._locked_state(conn, where)
+                self._cache(conn, cache)
                 found_last = conn.execute(
                     "SELECT max(pos) FROM idx_items WHERE source_agent = %s AND source_path = %s",
                     where,
@@ -443,8 +446,6 @@ class PostgresSources:
         if done and kept is not None and kept.state == expected:
             self._keep(source_diff.KeptRows(state, {**kept.rows, **added}))
         self._analyze_if_grown()
-        if done and vectors and (lost := self.embeddings_missing(vectors)):
-            self.store_embeddings({h: vectors[h] for h in lost})
         return done
 
     def patch_source(
