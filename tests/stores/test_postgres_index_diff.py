@@ -10,7 +10,8 @@ the same files, and the rows the steps left alone are shown to be the same rows.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -178,6 +179,19 @@ def test_each_step_writes_only_what_changed_and_ends_as_a_rebuild(postgres_url: 
         as_rebuilt()
 
 
+@contextmanager
+def two_workers(postgres_url: str) -> Iterator[tuple[str, Files, Files]]:
+    """Two index objects on one database (two workers), each writing files of its own
+    view: the index's URL and each one's files."""
+    from kronika.stores.postgres.index import PostgresIndex
+
+    with (
+        PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as one,
+        PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as two,
+    ):
+        yield one.url, Files(one), Files(two)
+
+
 def test_a_file_another_process_changed_is_compared_with_the_rows_it_left(
     postgres_url: str,
 ) -> None:
@@ -188,12 +202,7 @@ def test_a_file_another_process_changed_is_compared_with_the_rows_it_left(
     pytest.importorskip("psycopg")
     from kronika.stores.postgres.index import PostgresIndex
 
-    with (
-        PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as one,
-        PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as two,
-    ):
-        url = one.url
-        a, b = Files(one), Files(two)
+    with two_workers(postgres_url) as (url, a, b):
         items = [fact(n) for n in range(10)]
         a.write("brain_archive.md", items)
         first = rowids(url)
@@ -241,12 +250,7 @@ def test_a_write_sent_together_that_must_copy_many_rows_is_made_again(
     from kronika.stores.postgres.index import PostgresIndex
     from kronika.stores.postgres.inserting import FEW
 
-    with (
-        PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as one,
-        PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as two,
-    ):
-        url = one.url
-        a, b = Files(one), Files(two)
+    with two_workers(postgres_url) as (url, a, b):
         many = [fact(n) for n in range(FEW + 10)]
         a.write("brain_archive.md", many)  # one keeps these rows
         b.version = a.version

@@ -408,8 +408,7 @@ class PostgresSources:
         cache = self._embedding_rows(vectors or {})
         ids = [item.id for item in items]
         if len(set(ids)) != len(ids):
-            if cache:
-                self.state.write(lambda conn: self._cache(conn, cache), together=True)
+            self._store_cached(cache)
             return False
         postings = self.state.tokenizer.items(list(items))
         kept = self._kept.pop((expected.agent, expected.path), None)
@@ -474,7 +473,10 @@ class PostgresSources:
     def store_embeddings(self, vectors: Mapping[str, Vector]) -> None:
         """Cache one unit vector per text hash (replacing any old one) and give it to the
         items of that text."""
-        rows = self._embedding_rows(vectors)
+        self._store_cached(self._embedding_rows(vectors))
+
+    def _store_cached(self, rows: Sequence[_Cached]) -> None:
+        """``rows`` of the embedding cache written in a transaction of their own."""
         if rows:
             self.state.write(lambda conn: self._cache(conn, rows), together=True)
 
