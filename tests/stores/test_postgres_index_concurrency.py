@@ -90,8 +90,8 @@ def test_processes_writing_at_once_lose_no_append_access_or_replace(
         for me in range(WORKERS)
     ]
     go.touch()
-    for worker in workers:
-        _, err = worker.communicate(timeout=540)
+    errors = [worker.communicate(timeout=540)[1] for worker in workers]  # all, then check
+    for worker, err in zip(workers, errors, strict=True):
         assert worker.returncode == 0, err[-3000:]
     with PostgresIndex(postgres_url, embedding_model="m1", dim=4) as ix:
         turns = ix.source_items("jaskier", "s.md")

@@ -48,8 +48,8 @@ def test_workers_writing_one_key_lose_nothing_and_keep_one_history_chain(
         )
         for n in range(WORKERS)
     ]
-    for worker in workers:
-        _, err = worker.communicate(timeout=300)
+    errors = [worker.communicate(timeout=300)[1] for worker in workers]  # all, then check
+    for worker, err in zip(workers, errors, strict=True):
         assert worker.returncode == 0, err
 
     with psycopg.connect(postgres_url) as conn:

@@ -5,8 +5,10 @@ half-written transaction behind."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -14,7 +16,7 @@ pytest.importorskip("psycopg", reason="the postgres extra is not installed")
 
 from kronika import Memory, build_memory, load_settings
 from kronika.stores.postgres.connect import connect
-from kronika.stores.postgres.trips import sent_together
+from kronika.stores.postgres.trips import pipeline, sent_together
 from kronika.testing import RoundTripProxy
 
 # measured by this test: remember 12, save_turn 10, recall after them 14-20 (it reads
@@ -70,6 +72,46 @@ def test_a_failed_statement_rolls_the_whole_block_back(postgres_url: str) -> Non
         assert conn.execute("SELECT count(*) FROM t").fetchone() == (1,)
     finally:
         conn.close()
+
+
+_COUNT = "SELECT count(*) FROM t WHERE n > %s"
+
+
+@pytest.mark.parametrize("shape", ["sent together", "pipeline", "pipeline in a transaction"])
+def test_a_statement_skipped_after_a_failure_runs_again_on_the_connection(
+    postgres_url: str, shape: str
+) -> None:
+    """psycopg prepares a statement on its sixth run; when the server skips it, a
+    statement before it having failed, the connection must not believe it prepared."""
+    import psycopg
+
+    conn = connect(postgres_url, autocommit=shape == "pipeline")
+    try:
+        conn.execute("CREATE TABLE IF NOT EXISTS t (n integer PRIMARY KEY)")
+        conn.execute("INSERT INTO t VALUES (1)")
+        conn.commit()
+        conn.execute("ROLLBACK")  # a rollback seen while nothing was prepared yet
+        for _ in range(5):
+            assert conn.execute(_COUNT, (0,)).fetchone() == (1,)
+        conn.commit()
+        block = {
+            "sent together": lambda: sent_together(conn),
+            "pipeline": lambda: pipeline(conn),
+            "pipeline in a transaction": lambda: _in_transaction(conn),
+        }[shape]
+        with pytest.raises(psycopg.errors.UniqueViolation), block():
+            conn.execute("INSERT INTO t VALUES (1)")  # already there
+            conn.execute(_COUNT, (0,))  # its sixth run: skipped by the server
+        assert conn.execute(_COUNT, (0,)).fetchone() == (1,)
+        assert conn.execute(_COUNT, (0,)).fetchone() == (1,)
+    finally:
+        conn.close()
+
+
+@contextlib.contextmanager
+def _in_transaction(conn: Any) -> Iterator[None]:
+    with conn.transaction(), pipeline(conn):
+        yield
 
 
 def _memory(home: Path, url: str) -> Memory:

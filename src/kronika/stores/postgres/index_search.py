@@ -43,6 +43,7 @@ from kronika.stores.postgres.index_rows import (
     SELECT_ITEM,
 )
 from kronika.stores.postgres.lexical import Phrase
+from kronika.stores.postgres.trips import pipeline
 from kronika.stores.sql.rows import feature_row
 from kronika.stores.sql.terms import query_terms
 
@@ -301,7 +302,7 @@ def _candidates(
     features: dict[str, FeatureRow] = {}
     items_sql = f"{SELECT_ITEM} WHERE i.id = ANY(%s::text[]"
     items_params: list[object] = [text_array(wanted)]
-    with conn.pipeline():
+    with pipeline(conn):
         near = None
         if window >= 1 and wanted:
             near = conn.execute(*neighbours_sql(wanted, flt, window, features=True))

@@ -19,6 +19,7 @@ from typing import Any
 from kronika.core.recall_log import RecallEntry
 from kronika.stores.filters import to_epoch
 from kronika.stores.postgres.dialect import POSTGRES
+from kronika.stores.postgres.trips import pipeline
 from kronika.stores.sql.recall_log import RecallLogReads
 
 Reading = Callable[[], AbstractContextManager[Any]]
@@ -40,7 +41,7 @@ class PostgresRecallLog(RecallLogReads):
 
         def work(conn: Any) -> None:
             # a statement per recall, its items with it, all sent in one round trip
-            with conn.pipeline():
+            with pipeline(conn):
                 for e in entries:
                     conn.execute(
                         "WITH r AS (INSERT INTO recall_log"

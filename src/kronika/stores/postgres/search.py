@@ -28,7 +28,7 @@ from kronika.stores.postgres.lexical import (
     top,
     weighted_tf,
 )
-from kronika.stores.postgres.trips import SNAPSHOT
+from kronika.stores.postgres.trips import SNAPSHOT, pipeline
 from kronika.stores.sql.terms import prefix_end, searchable_forms
 
 Conn = Any  # psycopg.Connection (imported lazily: the postgres extra is optional)
@@ -209,7 +209,7 @@ def lexical(
     # One snapshot for the statistics and the postings read at them; it starts with the
     # statistics in one round trip, and ends with the filter's first reading
     # (``conn`` is in autocommit: the caller ends whatever is left open, by COMMIT).
-    with conn.pipeline():
+    with pipeline(conn):
         conn.execute(SNAPSHOT)
         stats = conn.execute(stats_sql, corpus_params)
         returned = _returned(conn, formed, flt) if formed else None
@@ -386,7 +386,7 @@ def _best_passing(
         else:
             read, outside = np.arange(len(rows)), None
         score_of = dict(zip(rows[read].tolist(), scores[read].tolist(), strict=True))
-        with conn.pipeline():
+        with pipeline(conn):
             if check is not None:
                 conn.execute(SNAPSHOT)
                 stats = conn.execute(check[0], check[1])
@@ -400,7 +400,7 @@ def _best_passing(
                 riding.send(conn)
             if conn.info.transaction_status != IDLE or check is not None:
                 # read only: COMMIT ends it as ROLLBACK would, and psycopg keeps its
-                # prepared statements (it drops them all after any ROLLBACK)
+                # prepared statements (its rollback drops them all)
                 conn.execute("COMMIT")
         if riding is not None:
             riding.collect()

@@ -47,17 +47,32 @@ def sent_together(
     was_autocommit = conn.autocommit
     conn.autocommit = True  # no round trip: psycopg only notes it
     try:
-        with conn.pipeline():
+        with pipeline(conn):
             if transaction:
                 conn.execute(begin)
             yield conn
             if transaction:
                 conn.execute("COMMIT")
-    except BaseException:
-        _roll_back(conn)
-        raise
     finally:
         _restore(conn, was_autocommit)
+
+
+@contextlib.contextmanager
+def pipeline(conn: psycopg.Connection[Any]) -> Iterator[psycopg.Connection[Any]]:
+    """psycopg's pipeline on ``conn``; one that ends by an error rolls back the
+    transaction it leaves open and has ``conn`` forget its prepared statements.
+
+    psycopg prepares a statement on its sixth run, and in a pipeline it counts the
+    statement prepared as it sends it. When an earlier statement of the pipeline fails,
+    the server skips the rest, the preparing too, yet psycopg keeps the name: every
+    later run of that statement on the connection fails with "prepared statement
+    "_pg3_N" does not exist". A rollback through psycopg's own API forgets them all."""
+    try:
+        with conn.pipeline():
+            yield conn
+    except BaseException:
+        forget_prepared(conn)
+        raise
 
 
 def in_pipeline(conn: psycopg.Connection[Any]) -> bool:
@@ -68,21 +83,31 @@ def in_pipeline(conn: psycopg.Connection[Any]) -> bool:
 
 
 def pipelined(conn: psycopg.Connection[Any]) -> contextlib.AbstractContextManager[Any]:
-    """A pipeline on ``conn``, or the one it is in: psycopg's pipeline inside another
-    waits for the server as it begins and as it ends, which the outer one spares."""
-    return contextlib.nullcontext(conn) if in_pipeline(conn) else conn.pipeline()
+    """A pipeline on ``conn`` (:func:`pipeline`), or the one it is in: psycopg's pipeline
+    inside another waits for the server as it begins and as it ends, which the outer one
+    spares."""
+    return contextlib.nullcontext(conn) if in_pipeline(conn) else pipeline(conn)
 
 
-def _roll_back(conn: psycopg.Connection[Any]) -> None:
-    """After a failed statement: the transaction it was part of, rolled back (a
-    connection that cannot is closed, so that no pool hands it out again)."""
+def forget_prepared(conn: psycopg.Connection[Any]) -> None:
+    """Roll back the transaction ``conn`` is in (one is opened when it is in none) by
+    psycopg's API, which forgets the prepared statements on both sides; inside psycopg's
+    ``transaction()`` block, whose end rolls back and forgets them the same way, nothing
+    is done. A connection that cannot roll back is closed, so that no pool hands it out
+    again."""
+    import psycopg
     from psycopg import pq
 
-    if conn.closed:
+    if conn.closed or conn.broken:
         return
     try:
-        if conn.pgconn.transaction_status != pq.TransactionStatus.IDLE:
-            conn.execute("ROLLBACK")
+        if conn.pgconn.transaction_status == pq.TransactionStatus.IDLE:
+            with conn.transaction():
+                raise psycopg.Rollback
+        else:
+            conn.rollback()
+    except psycopg.ProgrammingError:
+        pass  # in a transaction() block: its end rolls back
     except Exception as err:  # noqa: BLE001 - the error that ended the block is raised
         log.debug("a connection that could not roll back is closed: %s", err)
         conn.close()
