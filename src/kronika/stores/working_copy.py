@@ -30,6 +30,13 @@ the notes; the record's version wins. A file that looks damaged (not UTF-8, empt
 cut short inside a line, found by the index to have lost items, or a fact or session
 file gone without kronika removing it) is never pushed: the record's version is put
 back, the damaged file kept under ``.corrupt/`` (``.damaged``) and said.
+
+A write the record refuses (the server gone, a lock it waited for too long) raises, and
+leaves the folder as the record is: the files its push carried get the record's
+versions back (the refused file kept under ``.corrupt/`` as ``.unsent``, and said),
+at once, or at the next take when the record cannot be read then. Else the next push
+would send the refused write after all, or a pull keep it aside, and this worker's
+reads would show meanwhile what no other worker sees.
 """
 
 from __future__ import annotations
@@ -37,6 +44,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -58,6 +66,7 @@ from kronika.stores.private import make_private_dir
 from kronika.stores.record_appends import grown_facts, grown_session
 
 MANIFEST = "record.json"
+log = logging.getLogger(__name__)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 AGENT_FOLDERS = ("sessions", "memory", "summaries/L1", "summaries/L2", "bank/entities")
 
@@ -85,6 +94,7 @@ class WorkingCopy(Reentrant):
         self._manifest_mark: tuple[int, int] | None = None
         self._scope: frozenset[str] | None = None  # the agents a hold is for (all: None)
         self._after: list[Callable[[], None]] = []  # to run once the record is let go
+        self._unsent: set[tuple[str, str]] = set()  # files of a push the record refused
         self._load_manifest()
 
     # -- the lock -------------------------------------------------------------------
@@ -95,6 +105,8 @@ class WorkingCopy(Reentrant):
             self._load_manifest()
             self.record.hold(self._scope)
             try:
+                if self._unsent:  # a refused push the record could not be read after
+                    self._put_back_unsent(raising=True)
                 self.pull()
             except BaseException:
                 self.record.release()
@@ -109,6 +121,9 @@ class WorkingCopy(Reentrant):
         try:
             self.push()
             pushed = True
+        except BaseException:
+            self._put_back_unsent(raising=False)  # the write did not happen here either
+            raise
         finally:
             try:
                 # what runs after a hold needs what it wrote in the record: not after a
@@ -239,6 +254,11 @@ class WorkingCopy(Reentrant):
                 file.unlink()
             self._copies.pop((doc.agent, doc.path), None)
             return
+        self._place(doc, file)
+
+    def _place(self, doc: RecordDocument, file: Path) -> None:
+        """Write the record's ``doc`` (its text) as ``file``, with the record's time."""
+        assert doc.text is not None
         atomic_write_text(file, doc.text)
         os.utime(file, ns=(doc.modified_ns, doc.modified_ns))
         state = _state(file)
@@ -325,11 +345,13 @@ class WorkingCopy(Reentrant):
         )
         if not documents:
             return 0
+        self._unsent.update((doc.agent, doc.path) for doc in documents)
         try:
             written = self.record.write(documents, items)
         except StaleAppend:  # the record holds another body: each sent whole
             documents = [self._whole(doc, items, states) for doc in documents]
             written = self.record.write(documents, items)
+        self._unsent.difference_update((doc.agent, doc.path) for doc in documents)
         for doc in documents:
             key = (doc.agent, doc.path)
             if doc.text is None:
@@ -479,6 +501,42 @@ class WorkingCopy(Reentrant):
             for sub in AGENT_FOLDERS:
                 make_private_dir(folder / sub)
         return folder
+
+    def _put_back_unsent(self, *, raising: bool) -> None:
+        """Give the files of a push the record refused the record's versions again (a
+        file the record does not hold is removed), each kept under ``.corrupt/`` first.
+        A record that cannot be read leaves them for the next take (``raising``: its
+        error is raised, else it is noted in the log)."""
+        changed = False
+        try:
+            for agent, path in sorted(self._unsent):
+                if not self._holds(agent):
+                    continue  # another agent's: put back by a hold of it
+                latest = self.record.document(agent, path)
+                folder = self.home / "agents" / agent  # not made again when removed
+                file = folder / path
+                here = _state(file)
+                if here is not None and here.sha256 != _digest(latest.text if latest else None):
+                    kept = keep_copy(folder, f"{path}.unsent", file.read_bytes())
+                    self.workspace.notes.append(
+                        f"{agent}/{path}: the store of record refused a write of it, which"
+                        f" is undone here too; the file as written was kept at {folder / kept}"
+                    )
+                if latest is None or latest.text is None:
+                    with contextlib.suppress(FileNotFoundError):
+                        file.unlink()
+                    self._copies.pop((agent, path), None)
+                else:
+                    self._place(latest, self._agent_folder(agent) / path)
+                self._unsent.discard((agent, path))
+                changed = True
+        except Exception as err:
+            if raising:
+                raise
+            log.warning("a write the record refused is undone at the next write: %s", err)
+        finally:
+            if changed:
+                self._save_manifest()
 
     def _keep_conflict(self, agent: str, folder: Path, path: str, file: Path) -> None:
         kept = keep_copy(folder, f"{path}.conflict", file.read_bytes())
