@@ -67,7 +67,8 @@ def test_a_refused_write_is_undone_by_the_next_call_when_the_record_was_gone(
     postgres_url: str, tmp_path: Path
 ) -> None:
     """The worker's connection dies while its write waits for a lock: the record cannot
-    be read to undo the write at once, so the next call undoes it before anything."""
+    be read to undo the write at once, so the next call that reaches it, a read or a
+    write, undoes it before anything else."""
     settings = load_settings(
         tmp_path / "h", environ={}, embedder="hashing", database_url=postgres_url
     )
@@ -100,6 +101,8 @@ def test_a_refused_write_is_undone_by_the_next_call_when_the_record_was_gone(
                 memory.remember("a fact whose connection died", key="orphan")
             ender.join()
             blocker.rollback()
+        # a read reaches the record again: the refused write is undone before it
+        assert "orphan" not in {fact.key for fact in memory.facts()}
         memory.remember("the plan is ready", key="plan")  # undoes the refused write first
         keys = {fact.key for fact in memory.facts()}
         notes = memory.notes

@@ -34,9 +34,9 @@ back, the damaged file kept under ``.corrupt/`` (``.damaged``) and said.
 A write the record refuses (the server gone, a lock it waited for too long) raises, and
 leaves the folder as the record is: the files its push carried get the record's
 versions back (the refused file kept under ``.corrupt/`` as ``.unsent``, and said),
-at once, or at the next take when the record cannot be read then. Else the next push
-would send the refused write after all, or a pull keep it aside, and this worker's
-reads would show meanwhile what no other worker sees.
+at once, or when the record cannot be read then, before the next pull (a read's or a
+write's). Else the next push would send the refused write after all, or a pull keep it
+aside, and this worker's reads would show meanwhile what no other worker sees.
 """
 
 from __future__ import annotations
@@ -196,6 +196,8 @@ class WorkingCopy(Reentrant):
                 return False
             with self._file_lock:
                 self._load_manifest()
+                if self._unsent:  # a refused push the record could not be read after
+                    self._put_back_unsent(raising=True)
                 return self.pull() > 0
 
     def close(self) -> None:
