@@ -297,7 +297,7 @@ class PostgresRecord:
         if not documents:
             return RecordWritten(0, 0)
         conn = self._held
-        changes: list[int] = []
+        changes: list[Callable[[], int]] = []  # each read once the stream is answered
         try:
             # sent together: a statement whose answer nothing waits for rides with the
             # next one that is waited for (a write of one document: two round trips)
@@ -324,16 +324,19 @@ class PostgresRecord:
                     with conn.cursor() as cur:
                         cur.executemany(INSERT_AUDIT, self._audit)
             newest = newest_of.fetchone()
+            numbers = [change() for change in changes]
         except StoreError:
             raise
         except Exception as err:
             raise StoreError(f"cannot write to the PostgreSQL record: {one_line(err)}") from err
         self._audit = []
-        return RecordWritten(min(changes), max(changes), int(newest[0]) if newest else 0)
+        return RecordWritten(min(numbers), max(numbers), int(newest[0]) if newest else 0)
 
     def _write_document(
         self, conn: psycopg.Connection[Any], doc: RecordDocument, items: Sequence[MemoryItem]
-    ) -> int:
+    ) -> Callable[[], int]:
+        """Write ``doc`` and its ``items``; its change number, to ask for once the
+        statements sent together are answered."""
         if doc.appends is not None:
             return self._append_document(conn, doc, items)
         key = (self._tenant, doc.agent, doc.path)
@@ -368,11 +371,11 @@ class PostgresRecord:
             self._written.pop((doc.agent, doc.path), None)
         if doc.path == proposals.PATH:
             self._write_proposals(conn, doc)
-        return change
+        return lambda: change
 
     def _append_document(
         self, conn: psycopg.Connection[Any], doc: RecordDocument, items: Sequence[MemoryItem]
-    ) -> int:
+    ) -> Callable[[], int]:
         """Add ``doc.text`` at the end of the body the record holds and ``items`` after
         its rows (:class:`~kronika.ports.RecordAppend`): the rows already there are
         neither read nor compared, so the write costs the same whatever the document's
@@ -392,18 +395,16 @@ class PostgresRecord:
         ).fetchone()
         if was is None or was[1] != doc.appends.base_sha256 or was[3] or len(set(ids)) < len(ids):
             raise StaleAppend(f"{doc.agent}/{doc.path} changed in the record")
-        # the body is not written again: the added text is a part of its own
-        row = conn.execute(
-            "UPDATE record_documents SET sha256 = %s, modified_ns = %s,"
+        # the body is not written again: the added text is a part of its own, numbered
+        # with the document's new change in the same statement, whose answer nothing
+        # waits for (it is read once the statements sent together are answered)
+        numbered = conn.execute(
+            "WITH d AS (UPDATE record_documents SET sha256 = %s, modified_ns = %s,"
             " change = nextval('record_change_seq')"
-            " WHERE tenant = %s AND agent = %s AND path = %s RETURNING change",
-            (doc.appends.sha256, doc.modified_ns, *key),
-        ).fetchone()
-        change = int(row[0]) if row else 0
-        conn.execute(
-            "INSERT INTO record_document_parts (tenant, agent, path, change, text, base_sha256)"
-            " VALUES (%s, %s, %s, %s, %s, %s)",
-            (*key, change, doc.text, doc.appends.base_sha256),
+            " WHERE tenant = %s AND agent = %s AND path = %s RETURNING change)"
+            " INSERT INTO record_document_parts (tenant, agent, path, change, text, base_sha256)"
+            " SELECT %s, %s, %s, d.change, %s, %s FROM d RETURNING change",
+            (doc.appends.sha256, doc.modified_ns, *key, *key, doc.text, doc.appends.base_sha256),
         )
         added = {
             item.id: _Row(int(was[2]) + n, _digest(_stored_data(item)), item)
@@ -418,10 +419,16 @@ class PostgresRecord:
                         for r in added.values()
                     ],
                 )
-        mine = self._written.pop((doc.agent, doc.path), None)
-        if mine is not None and mine[0] == was[0]:  # the rows this process wrote, and these
-            mine[1].update(added)
-            self._written[(doc.agent, doc.path)] = (change, mine[1])
+
+        def change() -> int:
+            row = numbered.fetchone()
+            number = int(row[0]) if row else 0
+            mine = self._written.pop((doc.agent, doc.path), None)
+            if mine is not None and mine[0] == was[0]:  # the rows this process wrote, and these
+                mine[1].update(added)
+                self._written[(doc.agent, doc.path)] = (number, mine[1])
+            return number
+
         return change
 
     def _write_items(
