@@ -819,11 +819,15 @@ class StoreOfRecord(Protocol):
     @property
     def tenant(self) -> str: ...
 
-    def hold(self, agents: frozenset[str] | None = None) -> None:
+    def hold(
+        self, agents: frozenset[str] | None = None, *, since: int | None = None
+    ) -> list[RecordDocument] | None:
         """Take the tenant's write lock (waits for another worker holding it): the
         whole tenant's, or with ``agents`` the lock of those agents alone, so writers
         of other agents go on meanwhile (a hold of the whole tenant waits for them,
-        and they for it)."""
+        and they for it). With ``since``, also what :meth:`changes` gives for it (with
+        ``grown`` when ``since`` is past 0), read once the lock is held, as a pull
+        after the lock would: a store may ask for both at once."""
         ...
 
     def release(self, then: Callable[[], None] | None = None) -> None:

@@ -103,11 +103,12 @@ class WorkingCopy(Reentrant):
         self._file_lock.__enter__()
         try:
             self._load_manifest()
-            self.record.hold(self._scope)
+            # the changes since this copy's last are read with the lock: one round trip
+            ahead = self.record.hold(self._scope, since=self._change)
             try:
                 if self._unsent:  # a refused push the record could not be read after
                     self._put_back_unsent(raising=True)
-                self.pull()
+                self.pull(ahead=ahead)
             except BaseException:
                 self.record.release()
                 raise
@@ -205,9 +206,11 @@ class WorkingCopy(Reentrant):
 
     # -- pulling and pushing ----------------------------------------------------------
 
-    def pull(self, before: int | None = None) -> int:
+    def pull(self, before: int | None = None, *, ahead: list[RecordDocument] | None = None) -> int:
         """Bring the folder up to date with the record (call it holding the lock), or
         with its changes before change ``before``; returns how many files changed here.
+        ``ahead``: the record's changes since this copy's last, read already (with the
+        lock, :meth:`~kronika.ports.StoreOfRecord.hold`).
 
         A document that only had text appended since this copy last saw it comes as
         that text (``grown``): it is added to the file when the file is, byte for
@@ -216,7 +219,12 @@ class WorkingCopy(Reentrant):
         since = self._change
         changed = 0
         whole: set[tuple[str, str]] = set()
-        for doc in self.record.changes(since, grown=since > 0, before=before):
+        found = (
+            ahead
+            if ahead is not None and before is None
+            else self.record.changes(since, grown=since > 0, before=before)
+        )
+        for doc in found:
             self._change = max(self._change, doc.change)
             try:
                 folder = self._agent_folder(doc.agent)

@@ -147,7 +147,9 @@ class PostgresRecord:
 
     # -- the write lock -------------------------------------------------------------
 
-    def hold(self, agents: frozenset[str] | None = None) -> None:
+    def hold(
+        self, agents: frozenset[str] | None = None, *, since: int | None = None
+    ) -> list[RecordDocument] | None:
         if self._held is not None:
             raise StoreError("the record's write lock is already held")
         what = f"cannot take the write lock of tenant {self._tenant!r}"
@@ -169,10 +171,15 @@ class PostgresRecord:
                         conn.execute(
                             "SELECT pg_advisory_lock(hashtextextended(%s, %s))", (key, _AGENT_SEED)
                         )
+                # run once the locks are granted, in a statement of its own: it sees
+                # every write committed before them, as a read after them would
+                found = None if since is None else conn.execute(_CHANGES, self._asked(since))
+            rows = None if found is None else found.fetchall()
         except Exception as err:
             self._unlock(conn)
             raise StoreError(f"{what}: {one_line(err)}") from err
         self._held, self._holder, self._agents = conn, threading.get_ident(), agents
+        return None if rows is None else _documents(rows)
 
     def release(self, then: Callable[[], None] | None = None) -> None:
         """Let go of the lock; audit rows no write took are written first. ``then``
@@ -252,14 +259,14 @@ class PostgresRecord:
     def changes(
         self, since: int, *, grown: bool = False, before: int | None = None
     ) -> list[RecordDocument]:
-        asked = {"since": since, "grown": grown, "tenant": self._tenant, "before": before}
-        rows = self._read(_CHANGES, asked)
-        return [
-            RecordDocument(a, p, whole, int(m), int(c))
-            if base is None
-            else RecordDocument(a, p, added, int(m), int(c), appends=RecordAppend(base, sha))
-            for a, p, m, c, sha, base, added, whole in rows
-        ]
+        return _documents(self._read(_CHANGES, self._asked(since, grown, before)))
+
+    def _asked(
+        self, since: int, grown: bool | None = None, before: int | None = None
+    ) -> dict[str, object]:
+        """The parameters of :data:`_CHANGES` (``grown`` by default: past change 0)."""
+        grown = since > 0 if grown is None else grown
+        return {"since": since, "grown": grown, "tenant": self._tenant, "before": before}
 
     def document(self, agent: str, path: str) -> RecordDocument | None:
         asked = {"tenant": self._tenant, "agent": agent, "path": path}
@@ -569,3 +576,13 @@ def _stored_data(item: MemoryItem) -> str:
     del data["citation"]
     del data["provenance"]["line"]
     return json.dumps(data, sort_keys=True, ensure_ascii=False, default=str)
+
+
+def _documents(rows: Sequence[Any]) -> list[RecordDocument]:
+    """The documents of rows of :data:`_CHANGES`."""
+    return [
+        RecordDocument(a, p, whole, int(m), int(c))
+        if base is None
+        else RecordDocument(a, p, added, int(m), int(c), appends=RecordAppend(base, sha))
+        for a, p, m, c, sha, base, added, whole in rows
+    ]

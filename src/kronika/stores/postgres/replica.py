@@ -134,13 +134,18 @@ class MarkingRecord:
     def tenant(self) -> str:
         return self.inner.tenant
 
-    def hold(self, agents: frozenset[str] | None = None) -> None:
+    def hold(
+        self, agents: frozenset[str] | None = None, *, since: int | None = None
+    ) -> list[RecordDocument] | None:
         self._mark.holding()
         try:
-            self.inner.hold(agents)
+            found = self.inner.hold(agents, since=since)
         except BaseException:
             self._mark.released()
             raise
+        if found is not None and since is not None:
+            self._saw(since, found)
+        return found
 
     def release(self, then: Callable[[], None] | None = None) -> None:
         try:  # the mark is raised after ``then``: what it wrote is read on the primary
@@ -154,6 +159,11 @@ class MarkingRecord:
         self, since: int, *, grown: bool = False, before: int | None = None
     ) -> list[RecordDocument]:
         found = self.inner.changes(since, grown=grown, before=before)
+        self._saw(since, found)
+        return found
+
+    def _saw(self, since: int, found: Sequence[RecordDocument]) -> None:
+        """The changes after ``since`` were read: raise the mark when they are new."""
         # ``since`` past what this worker saw: another process sharing its folder moved on
         new = bool(found) or since > self._seen
         self._seen = max(self._seen, since, *(doc.change for doc in found))
@@ -161,7 +171,6 @@ class MarkingRecord:
             self._mark.wrote()  # under the write lock: the position is read at its end
         elif new or self._mark.unknown:
             self._mark_now()
-        return found
 
     def document(self, agent: str, path: str) -> RecordDocument | None:
         return self.inner.document(agent, path)
