@@ -259,16 +259,16 @@ class WorkingCopy(Reentrant):
             and not _pull_cut_short(file, known, doc.text)
         ):
             self._keep_conflict(doc.agent, folder, doc.path, file)
+        self._place(doc, file)
+
+    def _place(self, doc: RecordDocument, file: Path) -> None:
+        """Write the record's ``doc`` as ``file``, with the record's time (``text``
+        ``None``: remove it)."""
         if doc.text is None:
             with contextlib.suppress(FileNotFoundError):
                 file.unlink()
             self._copies.pop((doc.agent, doc.path), None)
             return
-        self._place(doc, file)
-
-    def _place(self, doc: RecordDocument, file: Path) -> None:
-        """Write the record's ``doc`` (its text) as ``file``, with the record's time."""
-        assert doc.text is not None
         atomic_write_text(file, doc.text)
         os.utime(file, ns=(doc.modified_ns, doc.modified_ns))
         state = _state(file)
@@ -532,18 +532,15 @@ class WorkingCopy(Reentrant):
                         f"{agent}/{path}: the store of record refused a write of it, which"
                         f" is undone here too; the file as written was kept at {folder / kept}"
                     )
-                if latest is None or latest.text is None:
-                    with contextlib.suppress(FileNotFoundError):
-                        file.unlink()
-                    self._copies.pop((agent, path), None)
-                else:
-                    self._place(latest, self._agent_folder(agent) / path)
+                if latest is not None and latest.text is not None:
+                    self._agent_folder(agent)  # made again when the record holds it
+                self._place(latest or RecordDocument(agent, path, None, 0), file)
                 self._unsent.discard((agent, path))
                 changed = True
         except Exception as err:
             if raising:
                 raise
-            log.warning("a write the record refused is undone at the next write: %s", err)
+            log.warning("a write the record refused is undone by the next call: %s", err)
         finally:
             if changed:
                 self._save_manifest()
