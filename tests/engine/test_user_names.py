@@ -204,3 +204,77 @@ def test_the_names_are_read_for_the_reader_alone(index: ItemIndex) -> None:
     assert sorted(names.of(alice)) == ["alice", "allie", "ally", "david"]
     assert names.of(flt) == ("david",)  # kept apart per reader
     assert names.of(RecallFilter(agents=("crowd",), tenant="elsewhere")) == ()
+
+
+def greet(memory: Memory, session: str, greeting: str, **where: object) -> None:
+    """A session the user opens and the assistant answers with ``greeting``."""
+    memory.save_turn(session, "user", "hi", **where)  # type: ignore[arg-type]
+    memory.save_turn(session, "assistant", greeting, **where)  # type: ignore[arg-type]
+
+
+def test_the_name_the_assistant_greets_the_user_by_is_theirs_when_no_fact_holds_one(
+    backend: Backend, clock: FrozenClock
+) -> None:
+    """No fact keeps the user's name, and the assistant greets them "Привіт, Юрію!": a
+    question naming Юрій (or Jurij, as Polish writes it) is the user's own, in this
+    worker and another. A fact keyed as a name is the user's word on it: while one is
+    kept, the greeting is not read."""
+    first = backend.open(clock=clock)
+    second = backend.open("b", clock=clock)
+    for name in ("Юрій", "Jurij", "Tomasz"):
+        first.note(NOTE.format(name=name))
+    assert not named(first, "Юрій")
+    greet(first, "s1", "Привіт, Юрію! Чим допомогти?")
+    for memory in (first, second):
+        assert named(memory, "Юрій")
+        assert named(memory, "Jurij")
+        assert not named(memory, "Tomasz")
+    first.remember("Tomasz", key="name")
+    for memory in (second, first):
+        assert named(memory, "Tomasz")
+        assert not named(memory, "Юрій")
+    first.forget(key="name")
+    first.note(NOTE.format(name="Tomasz"))
+    assert named(first, "Юрій") and not named(first, "Tomasz")
+
+
+def test_a_greeting_is_read_only_by_those_who_may_see_it(
+    backend: Backend, clock: FrozenClock
+) -> None:
+    """Another agent's greeting, one said in another channel, and one in a session only
+    its user may see name no one for the rest: "Hej Zosiu!" to agent ``other`` does not
+    make Zofia the user of ``default``, nor does "Hi Priya!" in channel ``c2`` in
+    channel ``c1``, nor Alice's personal greeting for Bob."""
+    memory = backend.open(clock=clock)
+    memory.create_agent("other")
+    for agent in ("default", "other"):
+        memory.note(NOTE.format(name="Zofia"), agent=agent)
+    for channel in ("c1", "c2"):
+        for name in ("Priya", "Alice"):
+            memory.note(NOTE.format(name=name), channel=channel, scope="global")
+    greet(memory, "z1", "Hej Zosiu!", agent="other")
+    assert named(memory, "Zofia", agent="other")
+    assert not named(memory, "Zofia")
+    greet(memory, "p1", "Hi Priya!", channel="c2")
+    assert not named(memory, "Priya", channel="c1")
+    assert named(memory, "Priya", channel="c2")
+    greet(memory, "a1", "Hello Alice!", scope="personal", user="alice", channel="c1")
+    alice, bob = Reader(user="alice"), Reader(user="bob")
+    assert named(memory, "Alice", channel="c1", reader=alice)
+    assert not named(memory, "Alice", channel="c1", reader=bob)
+
+
+def test_a_question_about_the_greeted_user_finds_their_fact(backend: Backend) -> None:
+    """ "Де працює Юрій?" asked of Юрій's own memory, which keeps no name but holds his
+    employer and notes that name him: his employer comes first, not a note sharing his
+    name, in Ukrainian and in Polish."""
+    memory = backend.open()
+    greet(memory, "s1", "Привіт, Юрію!")
+    memory.remember("Ajax Systems", key="компанія")
+    memory.remember("Київ", key="місто")
+    memory.note("Юрій має алергію на котячу шерсть.")
+    memory.note("Юрій позичив брату Богдану 20 000 гривень до Нового року.")
+    hits = memory.recall("Де працює Юрій?", k=3).hits
+    assert hits[0].item.content == "компанія: Ajax Systems"
+    hits = memory.recall("Gdzie teraz mieszka Jurij?", k=3).hits
+    assert hits[0].item.content == "місто: Київ"

@@ -6,9 +6,11 @@ alone is not answered by someone else's page (:mod:`kronika.core.user_subject`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
+from kronika.core.addressed import greeted_names
 from kronika.core.keywords import keyword_query
-from kronika.core.model import ItemType, MemoryItem, RecallFilter
+from kronika.core.model import ASSISTANT_SPEAKER, ItemType, MemoryItem, RecallFilter
 from kronika.core.owner import (
     NAME_KEYS,
     TOKEN,
@@ -20,12 +22,16 @@ from kronika.core.possession import borrowed_words
 from kronika.core.subjects import forms_among, word_matches
 from kronika.core.text import folded_words, key_words, searchable_content
 from kronika.core.user_subject import about_the_user_alone
+from kronika.core.visibility import only_visible
 from kronika.engine.held import HeldPerReader, RecallMark, own_facts, reader_scope
 from kronika.engine.relations import page_entity
 from kronika.ports import IndexReads
 
 NAME_READ = 1000
 """Facts keyed as a name read, at most, newest first, among those the reader may see."""
+GREETINGS_READ = 200
+"""The assistant's turns read, at most, newest first, for the name it greets the user by
+when no fact holds it."""
 _NAME_KEYS = tuple(sorted(NAME_KEYS))
 BORROWED_READ = 20
 """The best keyword matches read for a key matched by a word that is someone else's."""
@@ -40,9 +46,34 @@ def names_of_the_user(index: IndexReads, flt: RecallFilter) -> tuple[str, ...]:
     The index is asked for those facts only: by key, agents, tenant, channel and the
     reader's visibility, as any read of the recall is, so a name the reader may not see
     is never read (and another agent's or tenant's names never crowd out the reader's
-    own). What comes back is checked against the same filter here once more."""
+    own). What comes back is checked against the same filter here once more.
+
+    When no such fact is visible, the names the assistant greets the user by in its
+    newest turns ("Привіт, Юрію!", :func:`greetings_of`,
+    :func:`~kronika.core.addressed.greeted_names`). A fact keyed as a name is the
+    user's word on it, and the greetings are not read beside it."""
     keyed = index.list_items(reader_scope(flt, keys=_NAME_KEYS), limit=NAME_READ)
-    return owner_names(own_facts(keyed, flt))
+    named = owner_names(own_facts(keyed, flt))
+    return named or greeted_names(greetings_of(index, flt))
+
+
+def greetings_of(index: IndexReads, flt: RecallFilter) -> list[str]:
+    """The texts of the newest :data:`GREETINGS_READ` turns of the assistant among those
+    the reader of ``flt`` may see (its agents, tenant, channel and reader), checked once
+    more here (fail closed): where the assistant may greet the user by name
+    (:mod:`kronika.core.addressed`)."""
+    scope = replace(reader_scope(flt, types=(ItemType.MESSAGE,)), speakers=(ASSISTANT_SPEAKER,))
+    turns = index.list_items(scope, limit=GREETINGS_READ)
+    mine = [
+        turn
+        for turn in turns
+        if turn.type is ItemType.MESSAGE
+        and turn.speaker == ASSISTANT_SPEAKER
+        and (not flt.agents or turn.agent in flt.agents)
+        and (flt.tenant is None or turn.tenant == flt.tenant)
+        and (flt.channel is None or turn.channel == flt.channel)
+    ]
+    return [turn.content for turn in only_visible(mine, flt.reader)]
 
 
 class UserNames(HeldPerReader[tuple[str, ...]]):
