@@ -82,6 +82,7 @@ from kronika.ports import (
     Clock,
     Embedder,
     ItemIndex,
+    ItemTexts,
     Reranker,
     ScoreFeatures,
     TokenCounter,
@@ -197,6 +198,7 @@ class Recaller:
         # an isinstance of a runtime Protocol is slow: asked once, not at every recall
         self._vectors_of = index.vectors_of if isinstance(index, CandidateVectors) else None
         self._families_of = index.families_of if isinstance(index, CandidateVectors) else None
+        self._texts = index.item_texts if isinstance(index, ItemTexts) else None
         # the index's mark of its items, asked once per recall for the names and keys
         self._mark = RecallMark(index)
         self._names = UserNames(index, self._mark)
@@ -285,13 +287,17 @@ class Recaller:
         vectors, families = self._candidate_vectors(dense)
         # An item that tells nothing ("hello, how are you?", "thanks") does not answer
         # a query that asks something: when one reaches the top, the ranking is made
-        # again without it (rarely more than once; :mod:`kronika.core.phatic`).
+        # again without it, and without every other such candidate, read at once (a
+        # memory of small talk would otherwise bring the next greeting up each time;
+        # :mod:`kronika.core.phatic`). A neighbour it brings in later is left out the
+        # same way, in one more ranking.
         asks = informative(query)
         # "What did the assistant suggest?" names the assistant by its role
         assistant_asked = names_the_assistant(query)
         excluded: set[str] = set()
+        screened = False
         while True:
-            scored, candidates, notes = self._rank(
+            scored, ranked, notes = self._rank(
                 query,
                 flt,
                 k,
@@ -309,6 +315,9 @@ class Recaller:
             if not idle:
                 break
             excluded |= idle
+            if not screened:
+                screened = True
+                excluded |= self._idle([i for i in ranked if i not in excluded])
         kept, dropped = pack(scored, lambda hit: hit.tokens, budget_tokens)
         if record_access and kept:
             self._index.record_access([hit.item.id for hit in kept], moment)
@@ -326,7 +335,7 @@ class Recaller:
             hits=tuple(kept),
             total_tokens=sum(hit.tokens for hit in kept),
             budget_tokens=budget_tokens,
-            candidates=candidates,
+            candidates=len(ranked),
             dropped_for_budget=dropped,
             notes=tuple(notes),
         )
@@ -367,9 +376,9 @@ class Recaller:
         families: Mapping[str, str],
         *,
         assistant_asked: bool,
-    ) -> tuple[list[RecallHit], int, list[str]]:
-        """The ``k`` best of the candidates both searches found (best first), how many
-        candidates there were, and notes on the ranking; ``excluded`` ids are no
+    ) -> tuple[list[RecallHit], list[str], list[str]]:
+        """The ``k`` best of the candidates both searches found (best first), the ids of
+        every candidate ranked, and notes on the ranking; ``excluded`` ids are no
         candidates, not even as a neighbour of one. ``vectors``: the vector candidates'
         embeddings, to read each against the others (:mod:`kronika.core.hubness`), those
         of other ``families`` only (sessions, keys) when any are given.
@@ -514,7 +523,18 @@ class Recaller:
             for w in winners
             if w.item_id in items
         ]
-        return scored, len(relevance), notes
+        return scored, list(relevance), notes
+
+    def _idle(self, ids: Sequence[str]) -> set[str]:
+        """The items of ``ids`` that tell nothing (:func:`~kronika.core.phatic.informative`),
+        their texts read in one go."""
+        if not ids:
+            return set()
+        if self._texts is not None:
+            texts = self._texts(ids)
+        else:
+            texts = {item.id: item.content for item in self._index.get_items(ids)}
+        return {item_id for item_id, text in texts.items() if not informative(text)}
 
     def _as_the_user(self, query: str, flt: RecallFilter) -> tuple[Asked, tuple[str, ...]]:
         """``query`` as the user would ask it (:mod:`kronika.core.owner`): their name, read
