@@ -21,14 +21,24 @@ def test_a_verb_gives_its_topics_words_in_every_language() -> None:
     assert "job" in topics("¿De qué trabaja mi pareja ahora?")
     assert "employer" in topics("W jakiej firmie pracuje Zofia?")  # by the noun, too
     assert topics("What time is the meeting tomorrow?") == set()
-    assert topics("Як звати мого кота?") == set()
+    assert topics("Як звати мого лікаря?") == set()
     assert "live" not in topics("Where do I live?")  # not the word itself
+    # a short verb's other forms are listed: "жив" (he lived) beside "жила" (she did)
+    assert "місто" in topics("Де я жив у березні?")
+    assert "місто" in topics("Де ми жили взимку?")
 
 
 def test_a_thing_gives_its_nouns_in_every_language() -> None:
     assert {"favourite", "colour", "kolor"} <= topics("Який мій улюблений колір?")
     assert {"страва", "comida"} <= topics("Jakie jest ulubione danie Tarasa?")
     assert "name" not in topics("Як звати мого кота?")  # "name" is in no group
+    # a short noun's cases are listed: "kota", "каву", "пса" are no forms of their stems
+    assert {"cat", "кіт"} <= topics("Jak się wabi kot Oksany?")
+    assert {"cat", "kot"} <= topics("Як звати мого кота?")
+    assert {"coffee", "кава"} <= topics("Jaką kawę pije użytkownik?")
+    assert {"dog", "perro"} <= topics("Як звати мого пса?")
+    assert {"drink", "napoj"} <= topics("Що любить пити користувач?")  # folded
+    assert topics("Що було в п'ятницю?") == set()  # "п'ю" is no word to list: "п" alone
     assert KeyWords(["favourite_colour"]).forms(list(folded_words("улюблений колір"))) == [
         "favourite",
         "colour",

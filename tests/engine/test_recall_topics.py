@@ -32,6 +32,7 @@ TURNS = [
 ]
 CITY, COMPANY = "місто: Львів", "компанія: Ajax Systems"
 DISH = "улюблена_страва: вареники з вишнями"
+DRINK = "напій: чай з чебрецем"
 
 
 def _write(memory: Memory) -> None:
@@ -56,6 +57,10 @@ def _write(memory: Memory) -> None:
         # a thing named in another language, the user's name in another case
         ("What is Oksana's favourite food?", DISH),
         ("Jakie jest ulubione danie Oksany?", DISH),
+        # a short verb or noun in another form than its stem finds: "жив", "pije"
+        ("Де жив користувач?", CITY),
+        ("Що любить пити користувач?", DRINK),
+        ("Co Oksana pije najchętniej?", DRINK),
     ],
 )
 def test_a_topic_named_by_its_verb_finds_the_fact_keyed_by_it(

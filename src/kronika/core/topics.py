@@ -10,7 +10,10 @@
 :data:`GROUPS` lists, for each topic, the ordinary words for it in English, Polish,
 Spanish and Ukrainian: the verb in its common forms (short verbs are listed form by
 form, since :func:`kronika.core.subjects.word_matches` finds endings of stems of four
-letters or more) and the nouns a memory's key is written with. They are drawn from
+letters or more) and the nouns a memory's key is written with. A short noun or verb
+(four letters or fewer: ``kot``, ``кава``, ``пес``, ``жив``) has too short a stem for
+its other forms to be found from it, so its common cases and tenses are listed too
+(``kota``, ``каву``, ``пса``; ``жив`` beside ``жила``). They are drawn from
 each language, not from a memory or a benchmark, and stay few: a topic's words name
 keys only when the reader's memory holds such a key, and keyword search then looks for
 the key beside the question's own words (a key word counts a quarter of a content word).
@@ -27,7 +30,8 @@ GROUPS: tuple[str, ...] = (
     "live lives living lived city town location residence"
     " mieszkać mieszkam mieszkasz mieszka mieszkamy mieszkają mieszkał mieszkała miasto"
     " miejscowość vivir vivo vives vive vivimos viven vivía ciudad residencia"
-    " жити живу живеш живе живемо живуть жила мешкати мешкаю мешкає місто",
+    " жити живу живеш живе живемо живуть жив жила жили мешкати мешкаю мешкає мешкав"
+    " мешкала мешкали місто",
     # where one works
     "work works working worked job employer company workplace"
     " pracować pracuję pracujesz pracuje pracujemy pracują pracował pracowała praca firma"
@@ -38,19 +42,19 @@ GROUPS: tuple[str, ...] = (
 """Each topic's words, space-separated: English, Polish, Spanish, Ukrainian."""
 
 THINGS: tuple[str, ...] = (
-    "colour color kolor color колір",
+    "colour color kolor color колір кольору кольором",
     "favourite favorite ulubiony ulubiona ulubione favorito favorita улюблений улюблена улюблене",
-    "cat kot kotka gato gata кіт кішка",
-    "dog pies suka perro perra собака пес",
-    "food dish meal jedzenie danie potrawa comida plato страва їжа",
-    "drink napój bebida напій",
-    "coffee kawa café кава",
+    "cat kot kota kotem kotu koty kotka gato gata кіт кота коту котом коти кішка",
+    "dog pies psa psem psu psy suka perro perra собака пес пса псом псу",
+    "food dish meal jedzenie danie potrawa comida plato страва їжа їжу їжі",
+    "drink drinks napój piję pije bebida beber bebo напій напою пити",
+    "coffee kawa kawę kawy kawą café кава каву кави кавою",
     "book książka libro книга книжка",
     "music muzyka música музика",
     "hobby hobby pasatiempo afición хобі",
-    "car samochód auto coche carro машина автомобіль",
+    "car samochód auto auta autem coche carro машина автомобіль",
     "birthday urodziny cumpleaños народження",
-    "language język idioma lengua мова",
+    "language język idioma lengua мова мову мови мовою",
     "instrument instrument instrumento інструмент",
     "allergy alergia uczulenie alergia алергія",
 )
