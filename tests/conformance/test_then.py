@@ -189,3 +189,69 @@ def test_each_past_value_says_why_it_came(backend: Backend, clock: FrozenClock) 
     assert why["Apple"] == "the value after 'Google' (2025-05-05 → 2025-09-01)"
     assert why["Google"] == "the value the question names (2025-01-10 → 2025-05-05)"
     assert why["Spotify"] is None  # the current value needs no reason
+
+
+def _moved_then_changed_jobs(
+    backend: Backend, clock: FrozenClock, cities: tuple[str, str], jobs: tuple[str, str]
+) -> Memory:
+    """A city that changed on 1 June 2025 and an employer that changed on 1 July 2025,
+    each first kept in January; asked on 27 November."""
+    memory = backend.open(clock=clock)
+    for moment, key, value in (
+        (datetime(2025, 1, 5, tzinfo=UTC), "city", cities[0]),
+        (datetime(2025, 1, 6, tzinfo=UTC), "employer", jobs[0]),
+        (datetime(2025, 6, 1, tzinfo=UTC), "city", cities[1]),
+        (datetime(2025, 7, 1, tzinfo=UTC), "employer", jobs[1]),
+    ):
+        clock.set(moment)
+        memory.remember(value, key=key)
+    clock.set(NOW)
+    return memory
+
+
+BRISTOL = (("Leeds", "Bristol"), ("Monzo", "Nubank"))
+ANOTHER_KEY = [
+    ("Where did I work before I moved to Bristol?", *BRISTOL),
+    ("Gdzie pracowałam przed przeprowadzką do Bristolu?", *BRISTOL),
+    ("¿Dónde trabajaba antes de mudarme a Bristol?", *BRISTOL),
+    ("Де я працював до переїзду в Київ?", ("Одеса", "Київ"), ("EPAM", "Ajax")),
+]
+
+
+@pytest.mark.parametrize(("question", "cities", "jobs"), ANOTHER_KEY)
+def test_before_a_value_of_another_key_answers_with_the_value_true_then(
+    backend: Backend,
+    clock: FrozenClock,
+    question: str,
+    cities: tuple[str, str],
+    jobs: tuple[str, str],
+) -> None:
+    """ "Where did I work before I moved to Bristol?" names a city and asks for an
+    employer: the one true before Bristol became the city (1 June) comes first, not the
+    city before Bristol, and not the employer before the current one by chance (the
+    jobs changed a month after the move)."""
+    memory = _moved_then_changed_jobs(backend, clock, cities, jobs)
+    hits = memory.recall(question, k=5, record_access=False).hits
+    first = hits[0]
+    assert (first.item.key, first.item.value) == ("employer", jobs[0])
+    assert first.item.status is Status.SUPERSEDED
+    assert first.score.history == (
+        f"the value before {cities[1]!r} became true on 2025-06-01 (2025-01-06 → 2025-07-01)"
+    )
+
+
+def test_after_a_value_of_another_key_answers_with_the_value_true_then(
+    backend: Backend, clock: FrozenClock
+) -> None:
+    memory = _moved_then_changed_jobs(backend, clock, *BRISTOL)
+    hits = memory.recall("Where did I live after I started at Nubank?", k=5).hits
+    assert (hits[0].item.key, hits[0].item.value) == ("city", "Bristol")
+    assert hits[0].score.history == (
+        "the value after 'Nubank' became true on 2025-07-01 (2025-06-01 → now)"
+    )
+    # the same key asked about keeps the neighbour in its own history
+    same = memory.recall("Where did I live before Bristol?", k=5).hits
+    assert (same[0].item.value, same[0].score.history) == (
+        "Leeds",
+        "the value before 'Bristol' (2025-01-05 → 2025-06-01)",
+    )

@@ -23,16 +23,19 @@ Each past value brought in carries the reason, shown by ``--explain`` and ``--js
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from kronika.core.fusion import with_preference
 from kronika.core.model import FACT_TYPES, MemoryItem, RecallFilter, Status
 from kronika.core.ranking import best_first
+from kronika.core.subjects import names_every
+from kronika.core.text import folded_words, key_words
+from kronika.core.topics import topic_words
 from kronika.core.versions import (
     OrderPhrase,
-    neighbour_version,
+    matching_version,
     order_phrases,
     true_during,
     validity,
@@ -44,6 +47,7 @@ READ = 20
 """Keyed facts read from each search of the history (the best by its score)."""
 KEYS = 10
 """Keys whose whole history is read for a "before X" / "after X" question."""
+_INSTANT = timedelta(microseconds=1)
 
 
 @dataclass(slots=True)
@@ -125,7 +129,11 @@ def read_history(
     if period is not None:
         _true_then(reading, read, period, dict(lexical), dict(dense))
     if phrases:
-        _before_after(reading, index, flt, read, phrases, dict(lexical), dict(dense))
+        # the words of the keys the question asks about: its own, in any form, and the
+        # words of the topics it names by a verb ("work": employer, job, firma…)
+        said = list(folded_words(words or query))
+        asked = [*said, *topic_words(said)]
+        _before_after(reading, index, flt, read, phrases, dict(lexical), dict(dense), asked)
     return reading
 
 
@@ -167,8 +175,10 @@ def _before_after(
     phrases: list[OrderPhrase],
     lexical: Mapping[str, float],
     dense: Mapping[str, float],
+    asked: Sequence[str],
 ) -> None:
     keys = list(dict.fromkeys((item.agent, item.key) for item in read if item.key))[:KEYS]
+    chains: dict[tuple[str, str], list[MemoryItem]] = {}
     for agent, key in keys:
         assert key is not None
         chain = index.list_items(
@@ -181,28 +191,110 @@ def _before_after(
                 reader=flt.reader,
             )
         )
-        versions = sorted(
+        chains[agent, key] = sorted(
             (v for v in chain if not v.multi), key=lambda v: (v.valid_from or v.created_at, v.id)
         )
-        for phrase in phrases:
-            chosen = neighbour_version(phrase, versions)
-            if chosen is None:
-                continue
-            side = "after" if phrase.after else "before"
-            named = versions[versions.index(chosen) + (-1 if phrase.after else 1)]
-            reading.lifted[chosen.id] = tuple(v.id for v in versions)
-            reading.lowered.update(v.id for v in versions if v.id != chosen.id)
-            # the value the question names is a candidate: how well it matches is how
-            # well the key does ("before Apple" matches Apple, not what came before)
-            if named.id in lexical:
-                reading.lexical.append((named.id, lexical[named.id]))
-            if named.id in dense:
-                reading.dense.append((named.id, dense[named.id]))
-            if named.status is Status.SUPERSEDED:
-                reading.reasons.setdefault(
-                    named.id, f"the value the question names ({validity(named)})"
-                )
-            reading.reasons[chosen.id] = (
-                f"the value {side} {named.value or named.content!r} ({validity(chosen)})"
-            )
-            break
+    for phrase in phrases:
+        anchor = next(
+            (
+                (owner, place)
+                for owner, versions in chains.items()
+                if (place := matching_version(phrase, versions)) is not None
+            ),
+            None,
+        )
+        if anchor is None:
+            continue
+        owner, place = anchor
+        others = [
+            other
+            for other in chains
+            if other != owner and other[0] == owner[0] and _asks(asked, other[1])
+        ]
+        if others and not _asks(asked, owner[1]):
+            _then_of_another(reading, chains, owner, place, others, phrase, lexical, dense)
+        else:
+            _neighbour_of(reading, chains[owner], place, phrase, lexical, dense)
+
+
+def _asks(asked: Sequence[str], key: str) -> bool:
+    """Whether the question's words (``asked``, folded, with its topics' words) name
+    every word of ``key``."""
+    return names_every(asked, list(folded_words(key_words(key))))
+
+
+def _neighbour_of(
+    reading: HistoryReading,
+    versions: list[MemoryItem],
+    place: int,
+    phrase: OrderPhrase,
+    lexical: Mapping[str, float],
+    dense: Mapping[str, float],
+) -> None:
+    """ "Where did I work before Google?": the value of the key before (after) the one
+    the phrase names takes the key's best relevance."""
+    other = place + 1 if phrase.after else place - 1
+    if not 0 <= other < len(versions):
+        return
+    chosen, named = versions[other], versions[place]
+    side = "after" if phrase.after else "before"
+    reading.lifted[chosen.id] = tuple(v.id for v in versions)
+    reading.lowered.update(v.id for v in versions if v.id != chosen.id)
+    # the value the question names is a candidate: how well it matches is how
+    # well the key does ("before Apple" matches Apple, not what came before)
+    _candidate(reading, named, lexical, dense)
+    if named.status is Status.SUPERSEDED:
+        reading.reasons.setdefault(named.id, f"the value the question names ({validity(named)})")
+    reading.reasons[chosen.id] = (
+        f"the value {side} {named.value or named.content!r} ({validity(chosen)})"
+    )
+
+
+def _then_of_another(
+    reading: HistoryReading,
+    chains: Mapping[tuple[str, str], list[MemoryItem]],
+    owner: tuple[str, str],
+    place: int,
+    asked: Sequence[tuple[str, str]],
+    phrase: OrderPhrase,
+    lexical: Mapping[str, float],
+    dense: Mapping[str, float],
+) -> None:
+    """ "Where did I work before I moved to Bristol?": the phrase names a value of one key
+    (``city: Bristol``) and the question asks about another (``employer``). The moment
+    the named value became true is the boundary: of each key asked about, the value true
+    just before it ("after": at it) takes the best relevance of its key's values and of
+    the named key's, and the key the phrase named answers nothing (its values are
+    lowered)."""
+    named = chains[owner][place]
+    began = named.valid_from or named.created_at
+    moment = began if phrase.after else began - _INSTANT
+    side = "after" if phrase.after else "before"
+    for key in asked:
+        versions = chains[key]
+        chosen = next((v for v in reversed(versions) if true_during(v, moment, moment)), None)
+        if chosen is None:
+            continue
+        # how well the question matched the named value is how well it matches the
+        # answer: the chosen value takes the best relevance of both keys' values
+        reading.lifted[chosen.id] = tuple(v.id for v in (*versions, *chains[owner]))
+        reading.lowered.update(v.id for v in versions if v.id != chosen.id)
+        _candidate(reading, chosen, lexical, dense)
+        reading.reasons[chosen.id] = (
+            f"the value {side} {named.value or named.content!r} became true"
+            f" on {began.date()} ({validity(chosen)})"
+        )
+    reading.lowered.update(v.id for v in chains[owner])
+
+
+def _candidate(
+    reading: HistoryReading,
+    item: MemoryItem,
+    lexical: Mapping[str, float],
+    dense: Mapping[str, float],
+) -> None:
+    """``item`` (a value of a key's history) with its scores among recall's candidates."""
+    if item.id in lexical:
+        reading.lexical.append((item.id, lexical[item.id]))
+    if item.id in dense:
+        reading.dense.append((item.id, dense[item.id]))
