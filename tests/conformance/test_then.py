@@ -255,3 +255,38 @@ def test_after_a_value_of_another_key_answers_with_the_value_true_then(
         "Leeds",
         "the value before 'Bristol' (2025-01-05 → 2025-06-01)",
     )
+
+
+DURING = [
+    ("Where did I live when I worked at Monzo?", *BRISTOL, "Leeds"),
+    ("Gdzie mieszkałam, kiedy pracowałam w Monzo?", *BRISTOL, "Leeds"),
+    ("¿Dónde vivía cuando trabajaba en Monzo?", *BRISTOL, "Leeds"),
+    ("Де я жила, коли працювала в EPAM?", ("Одеса", "Київ"), ("EPAM", "Ajax"), "Одеса"),
+    ("Where did I live while I worked at Nubank?", *BRISTOL, "Bristol"),
+]
+
+
+@pytest.mark.parametrize(("question", "cities", "jobs", "city"), DURING)
+def test_while_a_value_of_another_key_was_true_answers_with_the_value_true_then(
+    backend: Backend,
+    clock: FrozenClock,
+    question: str,
+    cities: tuple[str, str],
+    jobs: tuple[str, str],
+    city: str,
+) -> None:
+    """ "Where did I live when I worked at Monzo?": Monzo was the employer from January
+    to July, Leeds the city until June and Bristol after: Leeds was true for longer
+    then. A value still true ("while I worked at Nubank") goes on to now."""
+    memory = _moved_then_changed_jobs(backend, clock, cities, jobs)
+    hits = memory.recall(question, k=5, record_access=False).hits
+    assert (hits[0].item.key, hits[0].item.value) == ("city", city)
+    assert hits[0].score.history is not None
+    assert hits[0].score.history.startswith("the value while")
+
+
+def test_a_question_asking_when_is_no_while_clause(backend: Backend, clock: FrozenClock) -> None:
+    memory = _moved_then_changed_jobs(backend, clock, *BRISTOL)
+    hits = memory.recall("When did I move to Bristol?", k=5, record_access=False).hits
+    assert all(h.score.history is None for h in hits)
+    assert all(h.item.status is Status.CURRENT for h in hits)

@@ -9,6 +9,7 @@ from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Status, 
 from kronika.core.text import folded_words
 from kronika.core.versions import (
     OrderPhrase,
+    during_phrases,
     matching_version,
     neighbour_version,
     order_phrases,
@@ -117,3 +118,18 @@ def test_true_during_a_period_is_validity_overlapping_it() -> None:
     assert true_during(apple, day(2025, 5, 1), day(2025, 5, 31))
     assert true_during(google, day(2023, 1, 1), day(2024, 1, 1))
     assert not true_during(google, day(2023, 1, 1), day(2023, 12, 31))
+
+
+def test_a_while_clause_is_read_after_a_word_of_the_question() -> None:
+    found = during_phrases("Where did I live when I worked at Monzo?")
+    assert [(p.words, p.during, p.after) for p in found] == [(("worked", "monzo"), True, False)]
+    assert during_phrases("Gdzie mieszkałam, kiedy pracowałam w Monzo?")[0].words == (
+        "pracowalam",
+        "monzo",
+    )
+    assert during_phrases("¿Dónde vivía cuando trabajaba en Monzo?")[0].words[-1] == "monzo"
+    assert during_phrases("Де я жила, коли працювала в EPAM?")[0].words[-1] == "epam"
+    # a "when" that opens the question asks for a time
+    assert during_phrases("When did I work at Monzo?") == []
+    assert during_phrases("Kiedy pracowałam w Monzo?") == []
+    assert during_phrases("Коли я працювала в EPAM?") == []

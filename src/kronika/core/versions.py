@@ -44,10 +44,12 @@ _CHANGE_WORDS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class OrderPhrase:
-    """ "before X" (``after`` False) or "after X": the content words of X, folded."""
+    """ "before X" (``after`` False) or "after X": the content words of X, folded;
+    ``during``: "when X" / "while X" instead (``after`` is then False)."""
 
     after: bool
     words: tuple[str, ...]
+    during: bool = False
 
 
 def order_phrases(question: str) -> list[OrderPhrase]:
@@ -68,6 +70,31 @@ def order_phrases(question: str) -> list[OrderPhrase]:
         )
         if words:
             found.append(OrderPhrase(word.startswith(_AFTER), words))
+    return found
+
+
+_DURING = re.compile(
+    r"(?<=\w)\W+(?P<d>when|while|whilst|kiedy|gdy|podczas\s+gdy|cuando|mientras|коли|поки)"
+    r"\s+(?P<x>[^.,;:!?¿¡()\"]+)"
+)
+"""A clause of the question "when X" / "while X" after a word of its own ("Where did I
+live when I worked at Monzo?"): a "when" that opens the question asks for a time."""
+
+
+def during_phrases(question: str) -> list[OrderPhrase]:
+    """The "when X" / "while X" clauses of ``question`` with content words in X: "when I
+    worked at Monzo", "kiedy pracowałam w Monzo", "cuando trabajaba en Monzo", "коли я
+    працювала в Monzo". Whether X names a value is for :func:`matching_version` to say."""
+    folded = fold(question).casefold().replace(",", " ")
+    found: list[OrderPhrase] = []
+    for m in _DURING.finditer(folded):
+        words = tuple(
+            w
+            for w in folded_words(m.group("x"))
+            if w not in FUNCTION_WORDS and w not in _CHANGE_WORDS and not w.isdigit()
+        )
+        if words:
+            found.append(OrderPhrase(after=False, words=words, during=True))
     return found
 
 

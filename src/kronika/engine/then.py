@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 from kronika.core.fusion import with_preference
 from kronika.core.model import FACT_TYPES, MemoryItem, RecallFilter, Status
@@ -35,6 +35,7 @@ from kronika.core.text import folded_words, key_words
 from kronika.core.topics import topic_words
 from kronika.core.versions import (
     OrderPhrase,
+    during_phrases,
     matching_version,
     order_phrases,
     true_during,
@@ -48,6 +49,7 @@ READ = 20
 KEYS = 10
 """Keys whose whole history is read for a "before X" / "after X" question."""
 _INSTANT = timedelta(microseconds=1)
+_FOREVER = datetime.max.replace(tzinfo=UTC)
 
 
 @dataclass(slots=True)
@@ -112,7 +114,7 @@ def read_history(
     filter that leaves out facts)."""
     if flt.as_of is not None or flt.include_superseded:
         return None
-    phrases = order_phrases(query)
+    phrases = [*order_phrases(query), *during_phrases(query)]
     if period is None and not phrases:
         return None
     types = tuple(t for t in flt.types if t in FACT_TYPES) if flt.types else FACT_TYPES
@@ -129,11 +131,8 @@ def read_history(
     if period is not None:
         _true_then(reading, read, period, dict(lexical), dict(dense))
     if phrases:
-        # the words of the keys the question asks about: its own, in any form, and the
-        # words of the topics it names by a verb ("work": employer, job, firma…)
-        said = list(folded_words(words or query))
-        asked = [*said, *topic_words(said)]
-        _before_after(reading, index, flt, read, phrases, dict(lexical), dict(dense), asked)
+        said = list(folded_words(query))
+        _before_after(reading, index, flt, read, phrases, dict(lexical), dict(dense), said)
     return reading
 
 
@@ -175,7 +174,7 @@ def _before_after(
     phrases: list[OrderPhrase],
     lexical: Mapping[str, float],
     dense: Mapping[str, float],
-    asked: Sequence[str],
+    said: Sequence[str],
 ) -> None:
     keys = list(dict.fromkeys((item.agent, item.key) for item in read if item.key))[:KEYS]
     chains: dict[tuple[str, str], list[MemoryItem]] = {}
@@ -206,6 +205,10 @@ def _before_after(
         if anchor is None:
             continue
         owner, place = anchor
+        # the keys the question asks about: named by its words outside the phrase, in
+        # any form, or by a topic they name by a verb ("work": employer, job, firma…)
+        rest = [w for w in said if w not in phrase.words]
+        asked = [*rest, *topic_words(rest)]
         others = [
             other
             for other in chains
@@ -213,7 +216,7 @@ def _before_after(
         ]
         if others and not _asks(asked, owner[1]):
             _then_of_another(reading, chains, owner, place, others, phrase, lexical, dense)
-        else:
+        elif not phrase.during:  # "when X" of X's own key asks nothing of its history
             _neighbour_of(reading, chains[owner], place, phrase, lexical, dense)
 
 
@@ -272,7 +275,10 @@ def _then_of_another(
     side = "after" if phrase.after else "before"
     for key in asked:
         versions = chains[key]
-        chosen = next((v for v in reversed(versions) if true_during(v, moment, moment)), None)
+        if phrase.during:
+            chosen = _longest_during(versions, began, named.valid_to)
+        else:
+            chosen = next((v for v in reversed(versions) if true_during(v, moment, moment)), None)
         if chosen is None:
             continue
         # how well the question matched the named value is how well it matches the
@@ -281,10 +287,30 @@ def _then_of_another(
         reading.lowered.update(v.id for v in versions if v.id != chosen.id)
         _candidate(reading, chosen, lexical, dense)
         reading.reasons[chosen.id] = (
-            f"the value {side} {named.value or named.content!r} became true"
+            f"the value while {named.value or named.content!r} was true"
+            f" ({validity(named)}): {validity(chosen)}"
+            if phrase.during
+            else f"the value {side} {named.value or named.content!r} became true"
             f" on {began.date()} ({validity(chosen)})"
         )
     reading.lowered.update(v.id for v in chains[owner])
+
+
+def _longest_during(
+    versions: Sequence[MemoryItem], start: datetime, end: datetime | None
+) -> MemoryItem | None:
+    """Of one key's ``versions``, the one true for longest within ``[start, end)``;
+    ``None`` when none was true then. Ties go to the earlier. An open ``end`` (the named
+    value is still true) lasts on, so a version still true is true for longest."""
+    until = end if end is not None else _FOREVER
+
+    def overlap(v: MemoryItem) -> timedelta:
+        since = max(v.valid_from or v.created_at, start)
+        to = min(v.valid_to or until, until)
+        return to - since
+
+    best = max(versions, key=overlap, default=None)
+    return best if best is not None and overlap(best) > timedelta(0) else None
 
 
 def _candidate(
