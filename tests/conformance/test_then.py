@@ -290,3 +290,26 @@ def test_a_question_asking_when_is_no_while_clause(backend: Backend, clock: Froz
     hits = memory.recall("When did I move to Bristol?", k=5, record_access=False).hits
     assert all(h.score.history is None for h in hits)
     assert all(h.item.status is Status.CURRENT for h in hits)
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["When did I work at Monzo?", "¿Cuándo trabajé en Monzo?", "Kiedy pracowałam w Monzo?"],
+)
+def test_a_past_value_the_question_names_is_found_in_history(
+    backend: Backend, clock: FrozenClock, question: str
+) -> None:
+    """ "When did I work at Monzo?" names a value the employer no longer has: it comes
+    from the history, with its time, though the question names no period."""
+    memory = _moved_then_changed_jobs(backend, clock, *BRISTOL)
+    hits = memory.recall(question, k=5, record_access=False).hits
+    assert (hits[0].item.value, hits[0].item.status) == ("Monzo", Status.SUPERSEDED)
+    assert hits[0].score.history == "a past value the question names (2025-01-06 → 2025-07-01)"
+    assert hits[0].citation.startswith("history.md#L")
+
+
+def test_a_question_naming_no_past_value_gets_none(backend: Backend, clock: FrozenClock) -> None:
+    memory = _moved_then_changed_jobs(backend, clock, *BRISTOL)
+    for question in ("Where do I live now?", "Who is Nubank's CEO?", "Is Bristol nice?"):
+        hits = memory.recall(question, k=5, record_access=False).hits
+        assert all(h.item.status is Status.CURRENT for h in hits), question

@@ -98,7 +98,7 @@ def during_phrases(question: str) -> list[OrderPhrase]:
     return found
 
 
-def _same_word(a: str, b: str) -> bool:
+def same_word(a: str, b: str) -> bool:
     """Whether two folded words are one word in different forms: equal, or sharing a
     beginning of at least four letters that leaves at most two letters of the shorter
     ("Warszawa" / "Warszawą" / "Warszawy", "Google" / "Google's", "Warsaw" / "Warszawa")."""
@@ -131,8 +131,8 @@ def matching_version(phrase: OrderPhrase, versions: Sequence[MemoryItem]) -> int
     named: list[int] = []
     for place, own in enumerate(words):
         others = set().union(*(w for n, w in enumerate(words) if n != place))
-        distinctive = [w for w in own if not any(_same_word(w, o) for o in others)]
-        if any(_same_word(x, w) for x in phrase.words for w in distinctive):
+        distinctive = [w for w in own if not any(same_word(w, o) for o in others)]
+        if any(same_word(x, w) for x in phrase.words for w in distinctive):
             named.append(place)
     if not named:
         return None

@@ -271,6 +271,7 @@ class Recaller:
                 whole_phrase=side_by_side,
                 vector=vector,
                 limit=limit,
+                keyed=bool(self._keys.of(flt)),
             )
             if self._settings.time_focus > 0 and query.strip()
             else None

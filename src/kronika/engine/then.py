@@ -28,9 +28,10 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
 from kronika.core.fusion import with_preference
+from kronika.core.keywords import FUNCTION_WORDS
 from kronika.core.model import FACT_TYPES, MemoryItem, RecallFilter, Status
 from kronika.core.ranking import best_first
-from kronika.core.subjects import names_every
+from kronika.core.subjects import capitalised, names_every
 from kronika.core.text import folded_words, key_words
 from kronika.core.topics import topic_words
 from kronika.core.versions import (
@@ -38,8 +39,10 @@ from kronika.core.versions import (
     during_phrases,
     matching_version,
     order_phrases,
+    same_word,
     true_during,
     validity,
+    value_words,
 )
 from kronika.engine.searches import Searches
 from kronika.ports import IndexReads, ItemIndex, Vector
@@ -108,19 +111,21 @@ def read_history(
     whole_phrase: bool,
     vector: Vector | None,
     limit: int,
+    keyed: bool = True,
 ) -> HistoryReading | None:
     """The history this question asks for, or ``None`` when it asks for none (no period,
-    no "before X" / "after X", an explicit ``as_of``, history already included, or a
-    filter that leaves out facts)."""
+    no "before X" / "after X", no past value named, an explicit ``as_of``, history
+    already included, or a filter that leaves out facts). ``keyed``: whether the reader
+    keeps any keyed fact (else no past value can be named, and none is looked for)."""
     if flt.as_of is not None or flt.include_superseded:
         return None
     phrases = [*order_phrases(query), *during_phrases(query)]
-    if period is None and not phrases:
-        return None
     types = tuple(t for t in flt.types if t in FACT_TYPES) if flt.types else FACT_TYPES
     if not types:
         return None
     wide = replace(flt, types=types, include_superseded=True)
+    if period is None and not phrases:
+        return _past_values_named(index, wide, query) if keyed else None
     found = Searches(index).run(words or None, vector, wide, limit, whole_phrase=whole_phrase)
     lexical, dense = found[0] or [], found[1] or []
     wanted = list(dict.fromkeys(i for i, _ in [*lexical[:READ], *dense[:READ]]))
@@ -134,6 +139,32 @@ def read_history(
         said = list(folded_words(query))
         _before_after(reading, index, flt, read, phrases, dict(lexical), dict(dense), said)
     return reading
+
+
+def _past_values_named(index: ItemIndex, wide: RecallFilter, query: str) -> HistoryReading | None:
+    """ "When did I work at Monzo?": a question that names a past value of a keyed fact
+    by a word written with a capital letter, as values often are (a place, a company),
+    and names no period and no "before X". Those words alone are looked for among the
+    keyed facts with their history (one keyword search), and each past value one of
+    them names (a word of its value, in some form) is a candidate with its own keyword
+    score, and says why. ``None`` when the question has no such word or none names a
+    past value."""
+    named = [w for w in dict.fromkeys(folded_words(" ".join(capitalised(query))))]
+    named = [w for w in named if w not in FUNCTION_WORDS]
+    if not named:
+        return None
+    lexical = Searches(index).run(" ".join(named), None, wide, READ, whole_phrase=False)[0]
+    if not lexical:
+        return None
+    scores = dict(lexical)
+    reading = HistoryReading()
+    for item in index.get_items(list(scores)):
+        if item.status is not Status.SUPERSEDED or not item.key or item.multi:
+            continue
+        if any(same_word(w, v) for w in named for v in value_words(item)):
+            reading.lexical.append((item.id, scores[item.id]))
+            reading.reasons[item.id] = f"a past value the question names ({validity(item)})"
+    return reading if reading.lexical else None
 
 
 def _true_then(
