@@ -50,6 +50,12 @@ def test_the_users_name_in_another_case_is_no_one_else() -> None:
     assert not names_another("Gdzie teraz mieszka Jurij?", ["Юрій"])
     assert names_another("Where does Margaret live?", ["Alice"])
     assert names_another("Gdzie mieszka Marta?", ["Marek"])
+    # a name right after a word of place is a place: the question is still the user's
+    assert not names_another("Where did I work before I moved to Bristol?", ["Alice"])
+    assert not names_another("Gdzie pracowałam w Krakowie?", ["Kasia"])
+    assert not names_another("Де я жила у Львові?", ["Оксана"])
+    assert names_another("Where does Margaret live in York?", ["Alice"])
+    assert names_another("¿Dónde conocí a María?", ["Lucía"])  # "a" comes before people
 
 
 def test_a_key_the_verb_names_is_searched_for() -> None:

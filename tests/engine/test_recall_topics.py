@@ -61,6 +61,9 @@ def _write(memory: Memory) -> None:
         ("Де жив користувач?", CITY),
         ("Що любить пити користувач?", DRINK),
         ("Co Oksana pije najchętniej?", DRINK),
+        # a name after a word of place is a place, not someone else asked about
+        ("Where do I work when I am in Kraków?", COMPANY),
+        ("Gdzie pracuję, kiedy jestem w Krakowie?", COMPANY),
     ],
 )
 def test_a_topic_named_by_its_verb_finds_the_fact_keyed_by_it(

@@ -67,16 +67,42 @@ def about_the_user_alone(question: str, names: Sequence[str]) -> bool:
     return subject and not names_another(question, names)
 
 
+_PLACE_WORDS = frozenset(
+    folded_words(
+        "in at to from into near inside "
+        "w we do z ze na przy pod koło "
+        "en desde hacia cerca "
+        "в у до з із на біля під"
+    )
+)
+"""Words of place and direction before a name that make it a place or an organisation
+("moved to Bristol", "w Krakowie", "en Monterrey", "у Львові"), not someone the question
+is about. The Spanish "a" and "de" are left out: they come before people too ("conocí a
+María", "la casa de Pablo")."""
+
+
 def names_another(question: str, names: Sequence[str]) -> bool:
     """Whether ``question`` names someone by a name that is not one of the user's
     ``names`` ("Where does Margaret live?"; :func:`kronika.core.entities.extract_entities`,
     which knows months and weekdays are no names). A user's name in another case is
     still the user's ("ulubione danie Tarasa", :func:`kronika.core.subjects.word_matches`,
-    in either script)."""
+    in either script). A name right after a word of place is a place ("Where did I work
+    before I moved to Bristol?", :data:`_PLACE_WORDS`)."""
     return any(
         not any(_is_name(part, names) or _a_form_of(part, names) for part in entity.split())
+        and not _a_place(question, entity)
         for entity in extract_entities(question)
     )
+
+
+def _a_place(question: str, entity: str) -> bool:
+    """Whether ``entity`` comes, where ``question`` first says it, right after a word of
+    place (:data:`_PLACE_WORDS`)."""
+    at = question.find(entity)
+    if at <= 0:
+        return False
+    before = list(folded_words(question[:at]))
+    return bool(before) and before[-1] in _PLACE_WORDS
 
 
 def _a_form_of(word: str, names: Sequence[str]) -> bool:
