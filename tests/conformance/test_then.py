@@ -313,3 +313,10 @@ def test_a_question_naming_no_past_value_gets_none(backend: Backend, clock: Froz
     for question in ("Where do I live now?", "Who is Nubank's CEO?", "Is Bristol nice?"):
         hits = memory.recall(question, k=5, record_access=False).hits
         assert all(h.item.status is Status.CURRENT for h in hits), question
+
+
+def test_a_bare_word_looks_up_current_memories_only(backend: Backend, clock: FrozenClock) -> None:
+    """ "Monzo" alone is no question: it finds what is kept now, not the history."""
+    memory = _moved_then_changed_jobs(backend, clock, *BRISTOL)
+    hits = memory.recall("Monzo", k=5, record_access=False).hits
+    assert all(h.item.status is Status.CURRENT for h in hits)

@@ -149,6 +149,8 @@ def _past_values_named(index: ItemIndex, wide: RecallFilter, query: str) -> Hist
     them names (a word of its value, in some form) is a candidate with its own keyword
     score, and says why. ``None`` when the question has no such word or none names a
     past value."""
+    if not _is_a_question(query):
+        return None  # "Kyiv" alone looks the word up: current memories, as ever
     named = [w for w in dict.fromkeys(folded_words(" ".join(capitalised(query))))]
     named = [w for w in named if w not in FUNCTION_WORDS]
     if not named:
@@ -165,6 +167,26 @@ def _past_values_named(index: ItemIndex, wide: RecallFilter, query: str) -> Hist
             reading.lexical.append((item.id, scores[item.id]))
             reading.reasons[item.id] = f"a past value the question names ({validity(item)})"
     return reading if reading.lexical else None
+
+
+_QUESTION_OPENERS = frozenset(
+    folded_words(
+        "when where what which who whom whose why how did do does is are was were can "
+        "could have has had kiedy gdzie co czy jak jaki jaka jakie który która które kto "
+        "dlaczego ile cuándo dónde qué cuál cuáles quién quiénes cómo cuánto cuánta "
+        "коли де що чи як який яка яке які хто чому скільки"
+    )
+)
+"""Words that open a question in English, Polish, Spanish and Ukrainian (folded)."""
+
+
+def _is_a_question(query: str) -> bool:
+    """Whether ``query`` asks (a question mark, or a question word first): a recall of
+    a bare word or name ("Kyiv") looks it up among current memories only."""
+    if "?" in query or "？" in query:
+        return True
+    first = next(iter(folded_words(query)), None)
+    return first in _QUESTION_OPENERS
 
 
 def _true_then(
