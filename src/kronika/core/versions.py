@@ -63,11 +63,7 @@ def order_phrases(question: str) -> list[OrderPhrase]:
         word = " ".join(m.group("d").split())
         if word == "до" and _GOING.search(folded[: m.start("d")]):
             continue
-        words = tuple(
-            w
-            for w in folded_words(m.group("x"))
-            if w not in FUNCTION_WORDS and w not in _CHANGE_WORDS and not w.isdigit()
-        )
+        words = _clause_words(m.group("x"))
         if words:
             found.append(OrderPhrase(word.startswith(_AFTER), words))
     return found
@@ -88,14 +84,20 @@ def during_phrases(question: str) -> list[OrderPhrase]:
     folded = fold(question).casefold().replace(",", " ")
     found: list[OrderPhrase] = []
     for m in _DURING.finditer(folded):
-        words = tuple(
-            w
-            for w in folded_words(m.group("x"))
-            if w not in FUNCTION_WORDS and w not in _CHANGE_WORDS and not w.isdigit()
-        )
+        words = _clause_words(m.group("x"))
         if words:
             found.append(OrderPhrase(after=False, words=words, during=True))
     return found
+
+
+def _clause_words(clause: str) -> tuple[str, ...]:
+    """The folded words of the clause after "before" / "when" that may name a value:
+    function words, verbs of change ("moved", "przeprowadzka") and numbers left out."""
+    return tuple(
+        w
+        for w in folded_words(clause)
+        if w not in FUNCTION_WORDS and w not in _CHANGE_WORDS and not w.isdigit()
+    )
 
 
 def same_word(a: str, b: str) -> bool:

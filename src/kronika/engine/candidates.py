@@ -84,9 +84,7 @@ class CandidateReads:
         unread = [i for i in dict.fromkeys(ids) if i not in found]
         if not unread:
             return found
-        if isinstance(self._index, ItemTexts):
-            return found | self._index.item_texts(unread)
-        return found | {item.id: item.content for item in self._index.get_items(unread)}
+        return found | read_texts(self._index, unread)
 
     def get_items(self, ids: Sequence[str]) -> list[MemoryItem]:
         """As :meth:`ItemIndex.get_items`: items in the order of ``ids``, unknown skipped."""
@@ -95,3 +93,11 @@ class CandidateReads:
         return [
             item for item in (self._items.get(i) or found.get(i) for i in ids) if item is not None
         ]
+
+
+def read_texts(index: ItemIndex, ids: Sequence[str]) -> dict[str, str]:
+    """``{id: content}`` of ``ids`` (unknown skipped): from an index that reads text alone
+    (:class:`~kronika.ports.ItemTexts`), else from whole items."""
+    if isinstance(index, ItemTexts):
+        return index.item_texts(ids)
+    return {item.id: item.content for item in index.get_items(ids)}

@@ -42,10 +42,17 @@ def reader_scope(
 def own_facts(items: Iterable[MemoryItem], flt: RecallFilter) -> list[MemoryItem]:
     """The profile facts among ``items`` within the recall's agents, tenant and channel
     that its reader may see: what the index gave, checked once more (fail closed)."""
+    return own_items(items, flt, ItemType.PROFILE)
+
+
+def own_items(items: Iterable[MemoryItem], flt: RecallFilter, kind: ItemType) -> list[MemoryItem]:
+    """The items of type ``kind`` among ``items`` within the recall's agents, tenant and
+    channel that its reader may see: what the index gave, checked once more (fail
+    closed)."""
     mine = [
         item
         for item in items
-        if item.type == ItemType.PROFILE
+        if item.type == kind
         and (not flt.agents or item.agent in flt.agents)
         and (flt.tenant is None or item.tenant == flt.tenant)
         and (flt.channel is None or item.channel == flt.channel)

@@ -22,8 +22,7 @@ from kronika.core.possession import borrowed_words
 from kronika.core.subjects import forms_among, word_matches
 from kronika.core.text import folded_words, key_words, searchable_content
 from kronika.core.user_subject import about_the_user_alone
-from kronika.core.visibility import only_visible
-from kronika.engine.held import HeldPerReader, RecallMark, own_facts, reader_scope
+from kronika.engine.held import HeldPerReader, RecallMark, own_facts, own_items, reader_scope
 from kronika.engine.relations import page_entity
 from kronika.ports import IndexReads
 
@@ -64,16 +63,8 @@ def greetings_of(index: IndexReads, flt: RecallFilter) -> list[str]:
     (:mod:`kronika.core.addressed`)."""
     scope = replace(reader_scope(flt, types=(ItemType.MESSAGE,)), speakers=(ASSISTANT_SPEAKER,))
     turns = index.list_items(scope, limit=GREETINGS_READ)
-    mine = [
-        turn
-        for turn in turns
-        if turn.type is ItemType.MESSAGE
-        and turn.speaker == ASSISTANT_SPEAKER
-        and (not flt.agents or turn.agent in flt.agents)
-        and (flt.tenant is None or turn.tenant == flt.tenant)
-        and (flt.channel is None or turn.channel == flt.channel)
-    ]
-    return [turn.content for turn in only_visible(mine, flt.reader)]
+    mine = own_items(turns, flt, ItemType.MESSAGE)
+    return [turn.content for turn in mine if turn.speaker == ASSISTANT_SPEAKER]
 
 
 class UserNames(HeldPerReader[tuple[str, ...]]):

@@ -69,7 +69,7 @@ from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.text import folded_words, question_share
 from kronika.core.timeexpr import asks_when, mentions_time, named_period
 from kronika.core.user_subject import names_another
-from kronika.engine.candidates import CandidateReads
+from kronika.engine.candidates import CandidateReads, read_texts
 from kronika.engine.held import RecallMark
 from kronika.engine.keys import UserKeys
 from kronika.engine.owner import UserNames, not_asked
@@ -82,7 +82,6 @@ from kronika.ports import (
     Clock,
     Embedder,
     ItemIndex,
-    ItemTexts,
     Reranker,
     ScoreFeatures,
     TokenCounter,
@@ -198,7 +197,6 @@ class Recaller:
         # an isinstance of a runtime Protocol is slow: asked once, not at every recall
         self._vectors_of = index.vectors_of if isinstance(index, CandidateVectors) else None
         self._families_of = index.families_of if isinstance(index, CandidateVectors) else None
-        self._texts = index.item_texts if isinstance(index, ItemTexts) else None
         # the index's mark of its items, asked once per recall for the names and keys
         self._mark = RecallMark(index)
         self._names = UserNames(index, self._mark)
@@ -531,10 +529,7 @@ class Recaller:
         their texts read in one go."""
         if not ids:
             return set()
-        if self._texts is not None:
-            texts = self._texts(ids)
-        else:
-            texts = {item.id: item.content for item in self._index.get_items(ids)}
+        texts = read_texts(self._index, ids)
         return {item_id for item_id, text in texts.items() if not informative(text)}
 
     def _as_the_user(self, query: str, flt: RecallFilter) -> tuple[Asked, tuple[str, ...]]:

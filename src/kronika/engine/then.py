@@ -213,10 +213,7 @@ def _true_then(
             reading.reasons[item.id] = (
                 f"true then ({validity(item)}), in {start.date()} … {end.date()}"
             )
-            if item.id in lexical:
-                reading.lexical.append((item.id, lexical[item.id]))
-            if item.id in dense:
-                reading.dense.append((item.id, dense[item.id]))
+            _candidate(reading, item, lexical, dense)
 
 
 def _before_after(
