@@ -320,3 +320,27 @@ def test_a_bare_word_looks_up_current_memories_only(backend: Backend, clock: Fro
     memory = _moved_then_changed_jobs(backend, clock, *BRISTOL)
     hits = memory.recall("Monzo", k=5, record_access=False).hits
     assert all(h.item.status is Status.CURRENT for h in hits)
+
+
+def test_a_channel_filter_holds_for_the_history_read(backend: Backend, clock: FrozenClock) -> None:
+    """The city is kept in the user's "home" channel, the employer in "work" and last
+    in "home". Asked with no channel, "before I moved to Bristol" reads the employer's
+    history across both; asked in "home", no value kept in "work" comes back, past
+    ones included."""
+    ann = backend.open(clock=clock).as_reader(user="ann")
+    for moment, key, value, channel in (
+        (datetime(2025, 1, 5, tzinfo=UTC), "city", "Leeds", "home"),
+        (datetime(2025, 1, 6, tzinfo=UTC), "employer", "Monzo", "work"),
+        (datetime(2025, 6, 1, tzinfo=UTC), "city", "Bristol", "home"),
+        (datetime(2025, 7, 1, tzinfo=UTC), "employer", "Nubank", "work"),
+        (datetime(2025, 8, 1, tzinfo=UTC), "employer", "Acme", "home"),
+    ):
+        clock.set(moment)
+        ann.remember(value, key=key, channel=channel, scope="personal")
+    clock.set(NOW)
+    question = "Where did I work before I moved to Bristol?"
+    anywhere = ann.recall(question, k=5, record_access=False).hits
+    assert (anywhere[0].item.value, anywhere[0].item.channel) == ("Monzo", "work")
+    at_home = ann.recall(question, k=5, channel="home", record_access=False).hits
+    assert at_home
+    assert {h.item.channel for h in at_home} == {"home"}

@@ -44,6 +44,7 @@ from kronika.core.versions import (
     validity,
     value_words,
 )
+from kronika.engine.held import reader_scope
 from kronika.engine.searches import Searches
 from kronika.ports import IndexReads, ItemIndex, Vector
 
@@ -230,14 +231,14 @@ def _before_after(
     chains: dict[tuple[str, str], list[MemoryItem]] = {}
     for agent, key in keys:
         assert key is not None
+        # the recall's own narrowing (channel, scopes, archive) and its reader's view
         chain = index.list_items(
-            RecallFilter(
+            replace(
+                reader_scope(flt, keys=(key,), types=FACT_TYPES),
                 agents=(agent,),
-                tenant=flt.tenant,
-                keys=(key,),
-                types=FACT_TYPES,
+                scopes=flt.scopes,
                 include_superseded=True,
-                reader=flt.reader,
+                include_archived=flt.include_archived,
             )
         )
         chains[agent, key] = sorted(
