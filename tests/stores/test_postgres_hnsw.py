@@ -144,3 +144,58 @@ def test_vectors_are_kept_uncompressed_in_their_rows_so_a_scan_reads_them_as_the
     assert len(rows) == 8
     assert all(method is None and size == 4 * 512 + 8 for method, size, dims in rows)
     assert found.hits and "repairs bicycles" in found.hits[0].item.content
+
+
+def _valid(url: str, name: str) -> bool | None:
+    """Whether the index ``name`` (in ``url``'s schema) is valid; None: there is none."""
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        (valid,) = conn.execute(
+            "SELECT (SELECT x.indisvalid FROM pg_index AS x WHERE x.indexrelid = to_regclass(%s))",
+            (name,),
+        ).fetchone()
+    return None if valid is None else bool(valid)
+
+
+def test_an_index_a_build_left_unfinished_is_built_again(postgres_url: str, tmp_path: Path) -> None:
+    """A build cut short (the server restarted, an operator cancelled it) leaves an HNSW
+    index that is there but not valid, and every search would scan all rows from then
+    on. The next worker that searches drops it and builds it again."""
+    import psycopg
+
+    from kronika.stores.postgres.hybrid import GRAPH_BUILDING
+
+    home = tmp_path / "ws"
+    with _open(home, postgres_url, postgres_ann_threshold=1000) as memory:  # none built
+        for n, fact in enumerate(FACTS[:6]):
+            memory.remember(key=f"k{n}", value=fact)
+        index = _index(memory)
+        name, url, dim = index.state.hnsw_name, index.url, index.dim
+    # a build cancelled while it waits for an older snapshot to end
+    with psycopg.connect(url, autocommit=True) as older, psycopg.connect(url) as builder:
+        older.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        older.execute("SELECT count(*) FROM idx_items")
+        builder.autocommit = True
+        builder.execute("SET statement_timeout = '1s'")
+        with pytest.raises(psycopg.errors.QueryCanceled):
+            builder.execute(
+                f"CREATE INDEX CONCURRENTLY {name} ON idx_graph"
+                f" USING hnsw ((vec::vector({dim})) vector_ip_ops)"
+            )
+        older.execute("ROLLBACK")
+    assert _valid(url, name) is False
+
+    # while another worker holds the build's lock (it is building), the index is left be
+    with psycopg.connect(url, autocommit=True) as other:
+        other.execute(GRAPH_BUILDING, (name,))
+        with _open(home, postgres_url) as memory:
+            assert any("bicycles" in h.item.content for h in memory.recall("bicycles").hits)
+            assert not _index(memory).wait_for_vector_graph(120)
+            assert _valid(url, name) is False
+
+    with _open(home, postgres_url) as memory:
+        assert any("bicycles" in h.item.content for h in memory.recall("bicycles").hits)
+        assert _index(memory).wait_for_vector_graph(120)
+        assert _valid(url, name) is True
+        assert any("bicycles" in h.item.content for h in memory.recall("bicycles").hits)

@@ -24,6 +24,12 @@ GRAPH_CHECK = (
 )
 """Whether the HNSW index (named by the parameter) is valid (NULL: there is none), and
 the items of the index (one build starts once they reach ``ann_threshold``)."""
+GRAPH_VALID = "SELECT (SELECT x.indisvalid FROM pg_index AS x WHERE x.indexrelid = to_regclass(%s))"
+"""Whether the HNSW index (named by the parameter) is valid (NULL: there is none)."""
+GRAPH_BUILDING = "SELECT pg_try_advisory_lock(hashtextextended(current_schema() || '.' || %s, 0))"
+"""Take the session lock of building the HNSW index (named by the parameter) in this
+index's schema; false when another worker holds it (it is building that index). Let go
+when the connection closes."""
 
 
 class VectorAlong:

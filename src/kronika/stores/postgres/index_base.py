@@ -120,6 +120,7 @@ class PostgresState:
         self.building: threading.Thread | None = None
         self.unanalyzed = 0  # rows this index wrote since it last ran ANALYZE
         self.graph_seen_until = 0.0  # the HNSW index was valid; asked again after this
+        self.graph_tried_until = 0.0  # a build of an index not valid was tried; not again till
         self.graph_settings: str | None = None  # the HNSW settings of the connection
         self.tenant = tenant
         url = unscoped_url(url)  # this index's own URL, given back: scoped again below

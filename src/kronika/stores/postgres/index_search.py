@@ -32,7 +32,7 @@ from kronika.stores.postgres import search
 from kronika.stores.postgres.arrays import text_array
 from kronika.stores.postgres.candidates import FEATURES, ItemRows, neighbours_sql
 from kronika.stores.postgres.connect import connect
-from kronika.stores.postgres.hybrid import GRAPH_CHECK, VectorAlong
+from kronika.stores.postgres.hybrid import GRAPH_BUILDING, GRAPH_CHECK, GRAPH_VALID, VectorAlong
 from kronika.stores.postgres.index_base import (
     GRAPH_RECHECK_S,
     ITEMS_AHEAD,
@@ -251,35 +251,55 @@ class PostgresSearch:
     def graph_seen(self, valid: bool | None, items: int, *, start: bool) -> bool:
         """Whether the HNSW index is ready, from what :data:`.hybrid.GRAPH_CHECK` said of it
         (``valid`` None: there is none; ``items`` in the index); ``start`` as in
-        :meth:`graph_ready`."""
+        :meth:`graph_ready`. An index there but not valid is being built (by this worker or
+        another) or was left so by a build cut short (the server restarted, the build
+        was cancelled): a build is tried again at most every :data:`GRAPH_RECHECK_S`,
+        and it repairs such an index unless another worker is building it."""
         if valid:
             self.state.graph_seen_until = time.monotonic() + GRAPH_RECHECK_S
             return True
-        if not start or valid is not None or self.state.building is not None:
+        building = self.state.building
+        if building is not None and not building.is_alive():
+            building = self.state.building = None
+        if not start or building is not None or items < self.state.threshold:
             return False
-        if items < self.state.threshold:
+        now = time.monotonic()
+        if valid is False and now < self.state.graph_tried_until:
             return False
+        self.state.graph_tried_until = now + GRAPH_RECHECK_S
         if self.state.background:
             self.state.building = threading.Thread(target=self._build_graph, daemon=True)
             self.state.building.start()
             return False
-        self._build_graph()
-        return True
+        return self._build_graph()
 
-    def _build_graph(self) -> None:
-        """CREATE INDEX CONCURRENTLY on a connection of its own (writers carry on)."""
+    def _build_graph(self) -> bool:
+        """CREATE INDEX CONCURRENTLY on a connection of its own (writers carry on), under
+        a session lock that tells other workers it is being built. An index left not
+        valid by a build cut short is dropped first. True when this call built it."""
         began = time.perf_counter()
+        name = self.state.hnsw_name
         try:
             with connect(self.state.url, autocommit=True) as conn:
+                mine = conn.execute(GRAPH_BUILDING, (name,)).fetchone()
+                if not (mine and mine[0]):
+                    log.info("HNSW index %s is being built by another worker", name)
+                    return False
+                valid = conn.execute(GRAPH_VALID, (name,)).fetchone()
+                if valid is not None and valid[0] is False:
+                    log.warning("HNSW index %s was left unfinished; built again", name)
+                    conn.execute(f'DROP INDEX CONCURRENTLY IF EXISTS "{name}"')
                 conn.execute("SET maintenance_work_mem = '512MB'")
                 conn.execute(
-                    f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {self.state.hnsw_name} ON idx_graph"
+                    f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {name} ON idx_graph"
                     f" USING hnsw ((vec::vector({self.state.dim})) vector_ip_ops)"
                     f" WITH ({self.state.hnsw.with_clause})"
                 )
             log.info("HNSW index built in %.1f s", time.perf_counter() - began)
+            return True
         except Exception as exc:  # noqa: BLE001 - searches stay exact; said in the log
             log.warning("could not build the HNSW index: %s", exc)
+            return False
 
     def wait_for_vector_graph(self, timeout: float | None = None) -> bool:
         """Build the HNSW index now if the index is large enough; True once it is ready."""
