@@ -8,12 +8,15 @@ kept per reader and read again only when the index's items may have changed.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Hashable, Iterable
 from typing import Generic, TypeVar
 
 from kronika.core.model import ItemType, MemoryItem, Reader, RecallFilter
-from kronika.core.visibility import only_visible
+from kronika.core.visibility import visible
 from kronika.ports import IndexReads, ItemsMark
+
+log = logging.getLogger("kronika")
 
 HELD = 64
 """Readers (agents, tenant, channel, reader) whose reading :class:`HeldPerReader` keeps
@@ -49,15 +52,34 @@ def own_items(items: Iterable[MemoryItem], flt: RecallFilter, kind: ItemType) ->
     """The items of type ``kind`` among ``items`` within the recall's agents, tenant and
     channel that its reader may see: what the index gave, checked once more (fail
     closed)."""
-    mine = [
-        item
-        for item in items
-        if item.type == kind
-        and (not flt.agents or item.agent in flt.agents)
+    return [
+        item for item in items if item.type == kind and within_audience(item, flt, scopes=False)
+    ]
+
+
+def within_audience(item: MemoryItem, flt: RecallFilter, *, scopes: bool = True) -> bool:
+    """Whether ``item`` is within the recall's agents, tenant, channel and (``scopes``)
+    scopes, and visible to its reader: who may have it, whatever else the filter asks."""
+    return (
+        (not flt.agents or item.agent in flt.agents)
         and (flt.tenant is None or item.tenant == flt.tenant)
         and (flt.channel is None or item.channel == flt.channel)
-    ]
-    return only_visible(mine, flt.reader)
+        and (not scopes or not flt.scopes or item.scope in flt.scopes)
+        and (flt.reader is None or visible(item, flt.reader))
+    )
+
+
+def audience_of(items: Iterable[MemoryItem], flt: RecallFilter) -> dict[str, MemoryItem]:
+    """``items`` by id, those outside the recall's audience (:func:`within_audience`) left
+    out and logged: every index applies the filter itself, so one left out is an
+    index's defect, contained here (fail closed)."""
+    kept: dict[str, MemoryItem] = {}
+    for item in items:
+        if within_audience(item, flt):
+            kept[item.id] = item
+        else:
+            log.error("the index gave item %s outside the recall's audience; left out", item.id)
+    return kept
 
 
 class RecallMark:
@@ -134,4 +156,14 @@ class HeldPerReader(Generic[T]):
         return found
 
 
-__all__ = ["HELD", "HeldPerReader", "ReaderKey", "RecallMark", "own_facts", "reader_scope"]
+__all__ = [
+    "HELD",
+    "HeldPerReader",
+    "ReaderKey",
+    "RecallMark",
+    "audience_of",
+    "own_facts",
+    "own_items",
+    "reader_scope",
+    "within_audience",
+]

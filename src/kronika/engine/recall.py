@@ -70,7 +70,7 @@ from kronika.core.text import folded_words, question_share
 from kronika.core.timeexpr import asks_when, mentions_time, named_period
 from kronika.core.user_subject import names_another
 from kronika.engine.candidates import CandidateReads, read_texts
-from kronika.engine.held import RecallMark
+from kronika.engine.held import RecallMark, audience_of
 from kronika.engine.keys import UserKeys
 from kronika.engine.owner import UserNames, not_asked
 from kronika.engine.relations import through_relations
@@ -486,7 +486,7 @@ class Recaller:
             and self._settings.reranker_weight > 0
         ):
             reranked, note = self._rerank(
-                self._reranker, query, features, relevance, moment, fetched, reads
+                self._reranker, query, flt, features, relevance, moment, fetched, reads
             )
             if note:
                 notes.append(note)
@@ -494,12 +494,12 @@ class Recaller:
         # one text said again and again is one memory: its best copy takes one place, so
         # the best are read until k texts are found (or every candidate is); with no text
         # repeated among the best k, they are all that is read
-        items = dict(fetched)
+        items = audience_of(fetched.values(), flt)
         read_to = k
         while True:
             best = _best(features, relevance, moment, self._settings.weights, read_to, reads.usage)
             missing = [w.item_id for w in best if w.item_id not in items]
-            items |= {item.id: item for item in reads.get_items(missing)}
+            items |= audience_of(reads.get_items(missing), flt)
             winners = _once_each(best, items)[:k]
             if len(winners) == k or len(best) < read_to:
                 break
@@ -621,6 +621,7 @@ class Recaller:
         self,
         reranker: Reranker,
         query: str,
+        flt: RecallFilter,
         features: ScoreFeatures,
         relevance: Mapping[str, float],
         moment: datetime,
@@ -639,7 +640,7 @@ class Recaller:
         top = _best(features, relevance, moment, self._settings.weights, depth, reads.usage)
         ids = [w.item_id for w in top]
         unread = [item_id for item_id in ids if item_id not in fetched]
-        fetched |= {item.id: item for item in reads.get_items(unread)}
+        fetched |= audience_of(reads.get_items(unread), flt)  # nothing else is sent
         ids = [item_id for item_id in ids if item_id in fetched]
         if len(ids) < 2:
             return {}, None
