@@ -4,7 +4,7 @@ Every index applies the recall's filter itself (its agents, tenant, channel, sco
 reader). An index with a defect that drops the reader from its searches would hand
 recall another user's memories as candidates; recall checks each item it returns, and
 each it sends to a reranker, once more, leaves out what its reader may not have, and
-says so in the log.
+says so in the log; so does listing a reader's items.
 """
 
 from __future__ import annotations
@@ -34,6 +34,11 @@ class ReaderBlindIndex(SqliteIndex):
     def search_vector(self, query: Any, flt: RecallFilter, limit: int) -> list[tuple[str, float]]:
         return super().search_vector(query, replace(flt, reader=None), limit)
 
+    def list_items(
+        self, flt: RecallFilter, *, limit: int | None = None, offset: int = 0
+    ) -> list[Any]:
+        return super().list_items(replace(flt, reader=None), limit=limit, offset=offset)
+
 
 def test_an_index_that_drops_the_reader_leaks_nothing_through_recall(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
@@ -55,6 +60,7 @@ def test_an_index_that_drops_the_reader_leaks_nothing_through_recall(
             hits = bob.recall("Which locker do I have at the gym?", k=5).hits
         assert all("417" not in hit.item.content for hit in hits)
         assert any("outside the recall's audience" in r.getMessage() for r in caplog.records)
+        assert [item.content for item in bob.items()] == ["sport: I swim on Tuesdays"]
         # ann still finds her own
         mine = ann.recall("Which locker do I have at the gym?", k=5).hits
         assert "417" in mine[0].item.content

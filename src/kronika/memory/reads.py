@@ -18,6 +18,7 @@ from kronika.core.model import (
 from kronika.core.query import Mode, RecallQuery
 from kronika.core.text import normalize_key
 from kronika.core.visibility import only_visible
+from kronika.engine.held import within_audience
 from kronika.errors import ConfigError, InvalidQuery, NotFound
 from kronika.memory.base import MemoryContext
 from kronika.ports import Vector
@@ -164,7 +165,8 @@ class Reads:
             )
         except ValueError as exc:
             raise InvalidQuery(str(exc)) from exc
-        return ctx.index.list_items(flt, limit=limit, offset=offset)
+        listed = ctx.index.list_items(flt, limit=limit, offset=offset)
+        return [item for item in listed if within_audience(item, flt)]  # fail closed
 
     def count(self, *, agent: str | None = None, reader: Reader | None = None) -> int:
         ctx = self._ctx
