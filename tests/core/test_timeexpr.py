@@ -252,6 +252,25 @@ _LAST_SATURDAY = (datetime(2023, 11, 11, tzinfo=UTC), datetime(2023, 11, 19, tzi
         ("What have I read this week?", (_AT - 7 * _D, _AT)),
         # a named date wins over a relative phrase
         ("What did I buy last week, on 13 November?", _day_range(2023, 11, 13)),
+        # a day by its distance from today: that day up to now (it is told after)
+        ("What did I tell you yesterday?", (_AT - 1.5 * _D, _AT)),
+        ("Which film did I watch last night?", (_AT - 1.5 * _D, _AT)),
+        ("Co mówiłem wczoraj?", (_AT - 1.5 * _D, _AT)),
+        ("¿Qué cené anoche?", (_AT - 1.5 * _D, _AT)),
+        ("¿Qué te dije ayer?", (_AT - 1.5 * _D, _AT)),
+        ("Що я казав учора?", (_AT - 1.5 * _D, _AT)),
+        ("Що я їла вчора на сніданок?", (_AT - 1.5 * _D, _AT)),
+        ("What did I say the day before yesterday?", (_AT - 2.5 * _D, _AT)),
+        ("Co robiłem przedwczoraj?", (_AT - 2.5 * _D, _AT)),
+        ("¿Qué hice anteayer?", (_AT - 2.5 * _D, _AT)),
+        ("¿Qué hice antes de ayer?", (_AT - 2.5 * _D, _AT)),
+        ("Що я робив позавчора?", (_AT - 2.5 * _D, _AT)),
+        ("What did I have for breakfast today?", (_AT - 0.5 * _D, _AT)),
+        ("What did we plan this morning?", (_AT - 0.5 * _D, _AT)),
+        ("Co jadłem dzisiaj?", (_AT - 0.5 * _D, _AT)),
+        ("Gdzie byłem dziś rano?", (_AT - 0.5 * _D, _AT)),
+        ("¿Qué comí hoy?", (_AT - 0.5 * _D, _AT)),
+        ("Що я їв сьогодні?", (_AT - 0.5 * _D, _AT)),
     ],
 )
 def test_the_period_a_question_points_at_from_now(
@@ -301,6 +320,19 @@ def test_a_season_or_a_time_counted_back_names_a_period_but_no_date(question: st
 
 def test_a_question_naming_no_period_names_no_words() -> None:
     assert named_period("Where is she based these days?", ASKED) is None
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where are we spending the last night of the year?",  # no night before today
+        "¿Qué deporte practico hoy en día?",  # "nowadays"
+        "What do I do nowadays?",
+        "Who is Mayer?",  # a day's word inside another word
+    ],
+)
+def test_words_like_a_day_that_name_no_day(question: str) -> None:
+    assert named_period(question, ASKED) is None
 
 
 def test_last_saturday_asked_on_a_saturday_is_a_week_back_only() -> None:

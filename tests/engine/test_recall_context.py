@@ -285,6 +285,29 @@ def test_a_query_pointing_back_from_now_prefers_what_was_said_then(
         assert first(mem, "What did Caroline paint last month?", january_3) == "P3:1"
 
 
+def test_a_query_naming_yesterday_or_today_prefers_what_was_said_then(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    """ "Yesterday", "wczoraj", "ayer", "вчора", "today" name a day counted from when
+    the question is asked: the day of the dog (13 October) read the day after, and the
+    day of the kitchen (20 December) read the day after and on the day."""
+
+    def first(mem: Memory, question: str, now: datetime) -> str:
+        return _first_turn(mem, question, agent="art", now=now)
+
+    after_dog = datetime(2023, 10, 14, 9, 0, tzinfo=UTC)
+    after_kitchen = datetime(2023, 12, 21, 9, 0, tzinfo=UTC)
+    that_evening = datetime(2023, 12, 20, 21, 0, tzinfo=UTC)
+    with _memory(settings, clock, time_focus=2.0) as mem:
+        mem.import_sessions("art", [*PAINTINGS, BIRTHDAY, OTHER])
+        assert first(mem, "What did Caroline paint yesterday?", after_dog) == "P2:1"
+        assert first(mem, "What did Caroline paint yesterday?", after_kitchen) == "P3:1"
+        assert first(mem, "Co Caroline painted wczoraj?", after_kitchen) == "P3:1"
+        assert first(mem, "¿Qué painted Caroline ayer?", after_dog) == "P2:1"
+        assert first(mem, "Що Caroline painted вчора?", after_dog) == "P2:1"
+        assert first(mem, "What did Caroline paint today?", that_evening) == "P3:1"
+
+
 SUPPORT = conversation(
     "support-1",
     datetime(2023, 5, 8, 13, 0, tzinfo=UTC),

@@ -462,6 +462,22 @@ _SPAN = _LazyPattern(
         )
     )
 )
+# A day named by its distance from today: the day it names up to now (what happened
+# yesterday is told yesterday or today). Longest first: "the day before yesterday"
+# before "yesterday", "antes de ayer" before "ayer".
+_DAY_WORDS: tuple[tuple[int, str], ...] = (
+    (2, "the day before yesterday|day before yesterday|przedwczoraj|anteayer|antier"),
+    (2, "antes de ayer|позавчора|позаучора"),
+    (1, "yesterday|last night|wczoraj|zeszłej nocy|ostatniej nocy|ayer|anoche"),
+    (1, "вчора|учора|минулої ночі"),
+    (0, "today|this morning|earlier today|dzisiaj|dziś|dzisiejszego ranka|hoy|esta mañana"),
+    (0, "сьогодні|цього ранку"),
+    (-1, "hoy en día|hoy día|nowadays|the last night"),  # no day: "the last night of May"
+)
+_DAYS_BACK = {
+    " ".join(_folded(phrase)): back for back, phrases in _DAY_WORDS for phrase in phrases.split("|")
+}
+_DAY = _LazyPattern(rf"(?<!\w)(?P<day>{_alternatives(_DAYS_BACK)})(?!\w)")
 # "How many days ago…", "ile dni temu", "¿hace cuántos días…", "скільки днів тому" ask
 # for the distance, they do not point at a time.
 _ASKS_HOW_LONG = re.compile(r"\b(?:how\s+(?:many|much|long)|ile|cuant[oa]s?|скільки)\b")
@@ -510,6 +526,8 @@ def _pointed_back(folded: str, moment: datetime) -> Period | None:
             centre = moment - span * day
             width = max(span / 4, 1) * day
             return centre - width, min(centre + width, moment)
+    if (said := _DAY.search(folded)) and (back := _DAYS_BACK[said.group("day")]) >= 0:
+        return today - back * day, moment
     if last := _LAST_DAY.search(folded):
         name = last.group("ld") or last.group("dl")
         # "Last Saturday" said on a Tuesday is three days back for some people and ten
