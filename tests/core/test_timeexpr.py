@@ -212,6 +212,7 @@ _D = timedelta(days=1)
 _TWO_WEEKS_AGO = (_AT - 17.5 * _D, _AT - 10.5 * _D)  # 14 days back, 3.5 days either side
 # asked on a Monday: the Saturday two days back, or the one of the week before
 _LAST_SATURDAY = (datetime(2023, 11, 11, tzinfo=UTC), datetime(2023, 11, 19, tzinfo=UTC) - _TICK)
+_TWO_YEARS_BACK = (datetime(2021, 1, 1, tzinfo=UTC), datetime(2023, 1, 1, tzinfo=UTC) - _TICK)
 
 
 @pytest.mark.parametrize(
@@ -240,7 +241,8 @@ _LAST_SATURDAY = (datetime(2023, 11, 11, tzinfo=UTC), datetime(2023, 11, 19, tzi
             "What cocktail did I try last weekend?",
             (datetime(2023, 11, 11, tzinfo=UTC), datetime(2023, 11, 20, tzinfo=UTC) - _TICK),
         ),
-        # spans up to now; "last month" covers the month before and the past 30 days
+        # spans up to now; "last month" covers the month before and the past 30 days,
+        # "last year" ("торік") the year before and the past 365 days
         ("How many times did I bake in the past two weeks?", (_AT - 14 * _D, _AT)),
         ("Co jadłem w ciągu ostatnich dwóch tygodni?", (_AT - 14 * _D, _AT)),
         ("¿Qué comí en las últimas dos semanas?", (_AT - 14 * _D, _AT)),
@@ -250,6 +252,12 @@ _LAST_SATURDAY = (datetime(2023, 11, 11, tzinfo=UTC), datetime(2023, 11, 19, tzi
         ("¿Qué compré el mes pasado?", (_AT - 60 * _D, _AT)),
         ("Що я купив минулого місяця?", (_AT - 60 * _D, _AT)),
         ("What have I read this week?", (_AT - 7 * _D, _AT)),
+        ("Where did I travel last year?", (_AT - 730 * _D, _AT)),
+        ("Що ми робили з дачею торік?", (_AT - 730 * _D, _AT)),
+        # the year before last: that year and the next (told after), as a named year
+        ("Where did I live the year before last?", _TWO_YEARS_BACK),
+        ("Де я жив позаторік?", _TWO_YEARS_BACK),
+        ("¿Dónde vivía el año antepasado?", _TWO_YEARS_BACK),
         # a named date wins over a relative phrase
         ("What did I buy last week, on 13 November?", _day_range(2023, 11, 13)),
         # a day by its distance from today: that day up to now (it is told after)

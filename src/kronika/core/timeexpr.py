@@ -478,6 +478,18 @@ _DAYS_BACK = {
     " ".join(_folded(phrase)): back for back, phrases in _DAY_WORDS for phrase in phrases.split("|")
 }
 _DAY = _LazyPattern(rf"(?<!\w)(?P<day>{_alternatives(_DAYS_BACK)})(?!\w)")
+# A year by its distance from this one, in one word or phrase: "торік" as "last year"
+# (read with "last month", below), "the year before last" that year and the next
+# (told after, as a named year is).
+_YEARS_BACK = {
+    " ".join(_folded(phrase)): back
+    for back, phrases in (
+        (1, "торік|торiк"),
+        (2, "the year before last|позаторік|el año antepasado"),
+    )
+    for phrase in phrases.split("|")
+}
+_YEAR_SAID = _LazyPattern(rf"(?<!\w)(?P<year>{_alternatives(_YEARS_BACK)})(?!\w)")
 # "How many days ago…", "ile dni temu", "¿hace cuántos días…", "скільки днів тому" ask
 # for the distance, they do not point at a time.
 _ASKS_HOW_LONG = re.compile(r"\b(?:how\s+(?:many|much|long)|ile|cuant[oa]s?|скільки)\b")
@@ -528,6 +540,11 @@ def _pointed_back(folded: str, moment: datetime) -> Period | None:
             return centre - width, min(centre + width, moment)
     if (said := _DAY.search(folded)) and (back := _DAYS_BACK[said.group("day")]) >= 0:
         return today - back * day, moment
+    if said := _YEAR_SAID.search(folded):
+        if _YEARS_BACK[said.group("year")] == 1:  # "торік" is "last year" (below)
+            return moment - 2 * _UNIT_DAYS["year"] * day, moment
+        start = today.replace(year=today.year - 2, month=1, day=1)
+        return start, min(start.replace(year=start.year + 2) - _TICK, moment)
     if last := _LAST_DAY.search(folded):
         name = last.group("ld") or last.group("dl")
         # "Last Saturday" said on a Tuesday is three days back for some people and ten
