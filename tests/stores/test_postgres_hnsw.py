@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -199,3 +200,63 @@ def test_an_index_a_build_left_unfinished_is_built_again(postgres_url: str, tmp_
         assert _index(memory).wait_for_vector_graph(120)
         assert _valid(url, name) is True
         assert any("bicycles" in h.item.content for h in memory.recall("bicycles").hits)
+
+
+def test_a_build_under_way_in_another_session_is_left_to_finish(
+    postgres_url: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A build some other session runs (an operator's, one holding none of kronika's
+    locks) is not valid until it ends: a worker that searches meanwhile leaves it be,
+    and it ends valid. (A worker that dropped it would wait for the build, which waits
+    for the older snapshot this test holds: its lock waits are bounded to 10 s here.)"""
+    import logging
+    import threading
+
+    import psycopg
+
+    home = tmp_path / "ws"
+    with _open(home, postgres_url, postgres_ann_threshold=1000) as memory:  # none built
+        for n, fact in enumerate(FACTS[:6]):
+            memory.remember(key=f"k{n}", value=fact)
+        index = _index(memory)
+        name, url, dim = index.state.hnsw_name, index.url, index.dim
+    errors: list[BaseException] = []
+    with psycopg.connect(url, autocommit=True) as older:
+        older.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+        older.execute("SELECT count(*) FROM idx_items")
+
+        def build() -> None:  # waits for the older snapshot to end
+            try:
+                with psycopg.connect(url, autocommit=True) as builder:
+                    builder.execute("SET lock_timeout = 0")
+                    builder.execute(
+                        f"CREATE INDEX CONCURRENTLY {name} ON idx_graph"
+                        f" USING hnsw ((vec::vector({dim})) vector_ip_ops)"
+                        " WITH (m = 16, ef_construction = 64)"
+                    )
+            except BaseException as exc:  # noqa: BLE001 - said by the test below
+                errors.append(exc)
+
+        builder = threading.Thread(target=build)
+        builder.start()
+        deadline = time.monotonic() + 30
+        while _valid(url, name) is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _valid(url, name) is False  # under way
+        (database,) = older.execute("SELECT current_database()").fetchone() or ("",)
+        with psycopg.connect(url, autocommit=True) as admin:
+            admin.execute(f"ALTER DATABASE \"{database}\" SET lock_timeout = '10s'")
+        try:
+            with caplog.at_level(logging.INFO), _open(home, postgres_url) as memory:
+                assert any("bicycles" in h.item.content for h in memory.recall("bicycles").hits)
+                assert not _index(memory).wait_for_vector_graph(120)
+                assert builder.is_alive()
+        finally:
+            with psycopg.connect(url, autocommit=True) as admin:
+                admin.execute(f'ALTER DATABASE "{database}" RESET lock_timeout')
+        said = [r.getMessage() for r in caplog.records]
+        assert any("being built by another session" in line for line in said), said
+        older.execute("ROLLBACK")
+        builder.join(120)
+    assert not errors
+    assert _valid(url, name) is True

@@ -24,8 +24,14 @@ GRAPH_CHECK = (
 )
 """Whether the HNSW index (named by the parameter) is valid (NULL: there is none), and
 the items of the index (one build starts once they reach ``ann_threshold``)."""
-GRAPH_VALID = "SELECT (SELECT x.indisvalid FROM pg_index AS x WHERE x.indexrelid = to_regclass(%s))"
-"""Whether the HNSW index (named by the parameter) is valid (NULL: there is none)."""
+GRAPH_VALID = (
+    "SELECT (SELECT x.indisvalid FROM pg_index AS x WHERE x.indexrelid = to_regclass(%s)),"
+    " EXISTS (SELECT 1 FROM pg_stat_progress_create_index AS p"
+    " WHERE p.index_relid = to_regclass(%s))"
+)
+"""Whether the HNSW index (named by both parameters) is valid (NULL: there is none), and
+whether some session is building it now (one that holds no lock of kronika's: an
+operator's ``CREATE INDEX``, an older kronika)."""
 GRAPH_BUILDING = "SELECT pg_try_advisory_lock(hashtextextended(current_schema() || '.' || %s, 0))"
 """Take the session lock of building the HNSW index (named by the parameter) in this
 index's schema; false when another worker holds it (it is building that index). Let go

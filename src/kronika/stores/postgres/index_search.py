@@ -285,8 +285,12 @@ class PostgresSearch:
                 if not (mine and mine[0]):
                     log.info("HNSW index %s is being built by another worker", name)
                     return False
-                valid = conn.execute(GRAPH_VALID, (name,)).fetchone()
-                if valid is not None and valid[0] is False:
+                found = conn.execute(GRAPH_VALID, (name, name)).fetchone()
+                valid, under_way = found if found is not None else (None, False)
+                if valid is False and under_way:
+                    log.info("HNSW index %s is being built by another session", name)
+                    return False
+                if valid is False:
                     log.warning("HNSW index %s was left unfinished; built again", name)
                     conn.execute(f'DROP INDEX CONCURRENTLY IF EXISTS "{name}"')
                 conn.execute("SET maintenance_work_mem = '512MB'")
