@@ -159,6 +159,30 @@ def _valid(url: str, name: str) -> bool | None:
     return None if valid is None else bool(valid)
 
 
+def _facts_without_graph(home: Path, url: str) -> tuple[str, str, int]:
+    """A memory of six facts and no HNSW index yet: the index's name, the index's own
+    URL (its schema first) and its dimension."""
+    with _open(home, url, postgres_ann_threshold=1000) as memory:
+        for n, fact in enumerate(FACTS[:6]):
+            memory.remember(key=f"k{n}", value=fact)
+        index = _index(memory)
+        return index.state.hnsw_name, index.url, index.dim
+
+
+def _hold_a_snapshot(conn: Any) -> None:
+    """An open transaction with a snapshot: a concurrent index build waits for its end."""
+    conn.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+    conn.execute("SELECT count(*) FROM idx_items")
+
+
+def _build_sql(name: str, dim: int) -> str:
+    """The HNSW index as kronika builds it with pgvector's defaults, by another session."""
+    return (
+        f"CREATE INDEX CONCURRENTLY {name} ON idx_graph"
+        f" USING hnsw ((vec::vector({dim})) vector_ip_ops) WITH (m = 16, ef_construction = 64)"
+    )
+
+
 def test_an_index_a_build_left_unfinished_is_built_again(postgres_url: str, tmp_path: Path) -> None:
     """A build cut short (the server restarted, an operator cancelled it) leaves an HNSW
     index that is there but not valid, and every search would scan all rows from then
@@ -168,22 +192,14 @@ def test_an_index_a_build_left_unfinished_is_built_again(postgres_url: str, tmp_
     from kronika.stores.postgres.hybrid import GRAPH_BUILDING
 
     home = tmp_path / "ws"
-    with _open(home, postgres_url, postgres_ann_threshold=1000) as memory:  # none built
-        for n, fact in enumerate(FACTS[:6]):
-            memory.remember(key=f"k{n}", value=fact)
-        index = _index(memory)
-        name, url, dim = index.state.hnsw_name, index.url, index.dim
+    name, url, dim = _facts_without_graph(home, postgres_url)
     # a build cancelled while it waits for an older snapshot to end
     with psycopg.connect(url, autocommit=True) as older, psycopg.connect(url) as builder:
-        older.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
-        older.execute("SELECT count(*) FROM idx_items")
+        _hold_a_snapshot(older)
         builder.autocommit = True
         builder.execute("SET statement_timeout = '1s'")
         with pytest.raises(psycopg.errors.QueryCanceled):
-            builder.execute(
-                f"CREATE INDEX CONCURRENTLY {name} ON idx_graph"
-                f" USING hnsw ((vec::vector({dim})) vector_ip_ops)"
-            )
+            builder.execute(_build_sql(name, dim))
         older.execute("ROLLBACK")
     assert _valid(url, name) is False
 
@@ -215,25 +231,16 @@ def test_a_build_under_way_in_another_session_is_left_to_finish(
     import psycopg
 
     home = tmp_path / "ws"
-    with _open(home, postgres_url, postgres_ann_threshold=1000) as memory:  # none built
-        for n, fact in enumerate(FACTS[:6]):
-            memory.remember(key=f"k{n}", value=fact)
-        index = _index(memory)
-        name, url, dim = index.state.hnsw_name, index.url, index.dim
+    name, url, dim = _facts_without_graph(home, postgres_url)
     errors: list[BaseException] = []
     with psycopg.connect(url, autocommit=True) as older:
-        older.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
-        older.execute("SELECT count(*) FROM idx_items")
+        _hold_a_snapshot(older)
 
         def build() -> None:  # waits for the older snapshot to end
             try:
                 with psycopg.connect(url, autocommit=True) as builder:
                     builder.execute("SET lock_timeout = 0")
-                    builder.execute(
-                        f"CREATE INDEX CONCURRENTLY {name} ON idx_graph"
-                        f" USING hnsw ((vec::vector({dim})) vector_ip_ops)"
-                        " WITH (m = 16, ef_construction = 64)"
-                    )
+                    builder.execute(_build_sql(name, dim))
             except BaseException as exc:  # noqa: BLE001 - said by the test below
                 errors.append(exc)
 

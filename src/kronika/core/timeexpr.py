@@ -474,22 +474,31 @@ _DAY_WORDS: tuple[tuple[int, str], ...] = (
     (0, "сьогодні|цього ранку"),
     (-1, "hoy en día|hoy día|nowadays|the last night"),  # no day: "the last night of May"
 )
-_DAYS_BACK = {
-    " ".join(_folded(phrase)): back for back, phrases in _DAY_WORDS for phrase in phrases.split("|")
-}
-_DAY = _LazyPattern(rf"(?<!\w)(?P<day>{_alternatives(_DAYS_BACK)})(?!\w)")
 # A year by its distance from this one, in one word or phrase: "торік" as "last year"
 # (read with "last month", below), "the year before last" that year and the next
 # (told after, as a named year is).
-_YEARS_BACK = {
-    " ".join(_folded(phrase)): back
-    for back, phrases in (
-        (1, "торік|торiк"),
-        (2, "the year before last|позаторік|el año antepasado"),
-    )
-    for phrase in phrases.split("|")
-}
-_YEAR_SAID = _LazyPattern(rf"(?<!\w)(?P<year>{_alternatives(_YEARS_BACK)})(?!\w)")
+_YEAR_WORDS: tuple[tuple[int, str], ...] = (
+    (1, "торік|торiк"),
+    (2, "the year before last|позаторік|el año antepasado"),
+)
+
+
+def _phrases_back(table: tuple[tuple[int, str], ...]) -> dict[str, int]:
+    """Each folded phrase of ``table`` (``|``-separated) with its distance back."""
+    return {
+        " ".join(_folded(phrase)): back for back, phrases in table for phrase in phrases.split("|")
+    }
+
+
+def _phrase_pattern(group: str, phrases: Iterable[str]) -> _LazyPattern:
+    """One of ``phrases``, as whole words, caught as ``group``."""
+    return _LazyPattern(rf"(?<!\w)(?P<{group}>{_alternatives(phrases)})(?!\w)")
+
+
+_DAYS_BACK = _phrases_back(_DAY_WORDS)
+_DAY = _phrase_pattern("day", _DAYS_BACK)
+_YEARS_BACK = _phrases_back(_YEAR_WORDS)
+_YEAR_SAID = _phrase_pattern("year", _YEARS_BACK)
 # "How many days ago…", "ile dni temu", "¿hace cuántos días…", "скільки днів тому" ask
 # for the distance, they do not point at a time.
 _ASKS_HOW_LONG = re.compile(r"\b(?:how\s+(?:many|much|long)|ile|cuant[oa]s?|скільки)\b")
@@ -542,7 +551,7 @@ def _pointed_back(folded: str, moment: datetime) -> Period | None:
         return today - back * day, moment
     if said := _YEAR_SAID.search(folded):
         if _YEARS_BACK[said.group("year")] == 1:  # "торік" is "last year" (below)
-            return moment - 2 * _UNIT_DAYS["year"] * day, moment
+            return _last_unit(_UNIT_DAYS["year"], moment)
         start = today.replace(year=today.year - 2, month=1, day=1)
         return start, min(start.replace(year=start.year + 2) - _TICK, moment)
     if last := _LAST_DAY.search(folded):
@@ -561,11 +570,17 @@ def _pointed_back(folded: str, moment: datetime) -> Period | None:
         counted = bool(found.group("sn"))
         if _UNIT_DAYS[unit] == 1 and not counted:
             continue  # "the last day" is the final one, not yesterday
-        span = _count(found.group("sn")) * _UNIT_DAYS[unit]
         if found.group("tu") is None and not counted:
-            span *= 2  # "last month": the one before, or the past 30 days
+            return _last_unit(_UNIT_DAYS[unit], moment)
+        span = _count(found.group("sn")) * _UNIT_DAYS[unit]
         return moment - span * day, moment
     return None
+
+
+def _last_unit(days: int, moment: datetime) -> Period:
+    """ "Last month" (a unit of ``days``): the one before, or the past 30 days; twice
+    the unit back covers both."""
+    return moment - timedelta(days=2 * days), moment
 
 
 def mentioned_period(text: str, now: datetime) -> Period | None:

@@ -494,7 +494,7 @@ class Recaller:
         # one text said again and again is one memory: its best copy takes one place, so
         # the best are read until k texts are found (or every candidate is); with no text
         # repeated among the best k, they are all that is read
-        items = audience_of(fetched.values(), flt)
+        items = dict(fetched)  # (the reranker's reads, checked as they were read)
         read_to = k
         while True:
             best = _best(features, relevance, moment, self._settings.weights, read_to, reads.usage)
