@@ -193,15 +193,18 @@ def choose_archive(
     With ``now``, the weakest leave first: importance that decays while unused,
     reinforced by use (:func:`kronika.core.decay.strength`). Without it, the least used
     first: ``access_count`` ascending, then the oldest ``last_accessed_at`` (else
-    ``updated_at``), then id for a stable order. Facts are removed one at a time until
-    ``count(render_brain(...)) <= budget``; nothing is archived when the Brain already
-    fits. The returned ids are in removal order.
+    ``updated_at``), then id for a stable order. The fewest facts are removed, in that
+    order, that bring ``count(render_brain(...))`` within ``budget``; nothing is archived
+    when the Brain already fits. The returned ids are in removal order.
+
+    The cut is found by bisection over that order (a shorter Brain never counts more),
+    so a Brain far over its budget, as after a batch, is rendered and counted a few
+    times rather than once per fact it sheds.
     """
     if not facts:
         return []
     agent = facts[0].agent
-    remaining = list(facts)
-    if count(render_brain(agent, remaining)) <= budget:
+    if count(render_brain(agent, facts)) <= budget:
         return []
     order = (
         weakest_first(facts, now, half_life_days)
@@ -215,10 +218,17 @@ def choose_archive(
             ),
         )
     )
-    archived: list[str] = []
-    for victim in order:
-        remaining = [f for f in remaining if f.id != victim.id]
-        archived.append(victim.id)
-        if count(render_brain(agent, remaining)) <= budget:
-            break
-    return archived
+    ids = [f.id for f in order]
+
+    def fits(shed: int) -> bool:
+        gone = set(ids[:shed])
+        return count(render_brain(agent, [f for f in facts if f.id not in gone])) <= budget
+
+    over, under = 0, len(ids)  # shedding `over` does not fit; shedding everything does
+    while under - over > 1:
+        mid = (over + under) // 2
+        if fits(mid):
+            under = mid
+        else:
+            over = mid
+    return ids[:under]
