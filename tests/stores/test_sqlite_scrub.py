@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -19,7 +20,7 @@ import pytest
 
 from kronika import Memory, build_memory, load_settings
 from kronika.bench.scale import synthetic_sessions
-from kronika.core.model import RecallFilter
+from kronika.core.model import RecallFilter, SessionRecord, TurnRecord
 from kronika.stores.sqlite import SqliteIndex
 from kronika.testing import FrozenClock
 
@@ -156,6 +157,42 @@ def test_a_rebuild_leaves_no_bytes_of_what_the_markdown_no_longer_holds(home: Pa
         (home / "agents" / "default" / note.provenance.path).unlink()
         mem.reindex()
         assert _holding(home, STEM) == []
+    finally:
+        mem.close()
+    assert _holding(home, STEM) == []
+
+
+def test_sessions_imported_again_with_every_text_changed_leave_no_old_bytes(
+    home: Path,
+) -> None:
+    """Many deleted rows in one sync, all but the last still held by another session:
+    the text that left is scrubbed all the same, and the turns (the same ids, new
+    texts) keep their usage statistics."""
+    said = [
+        TurnRecord(f"t{n}", "user", f"Turn {n}: I walked the dog along the river")
+        for n in range(40)
+    ]
+    echo = SessionRecord("echo", NOW, tuple(said))  # holds the first forty texts too
+    said.append(TurnRecord("t40", "user", f"My {WORD} code opens the gate"))
+    first = SessionRecord("walks", NOW, tuple(said))
+    mem = _memory(home)
+    try:
+        mem.import_sessions("default", [echo, first])
+        found = mem.recall(WORD, k=1, now=NOW).hits  # counts an access of the turn
+        assert found and WORD in found[0].item.content
+        turn = found[0].item.id
+        assert _holding(home, STEM)
+        edited = [
+            replace(t, content=t.content.replace(WORD, "blue"))
+            if WORD in t.content
+            # the rest change too: their old texts leave this session, not the memory
+            else replace(t, content=t.content + " again")
+            for t in said
+        ]
+        mem.import_sessions("default", [replace(first, turns=tuple(edited))])
+        assert _holding(home, STEM) == []
+        (kept,) = mem.index.get_items([turn])
+        assert "blue" in kept.content and kept.access_count == 1
     finally:
         mem.close()
     assert _holding(home, STEM) == []

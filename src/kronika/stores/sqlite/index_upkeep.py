@@ -58,17 +58,13 @@ class SqliteUpkeep:
             if not candidates and not everything:
                 return False
             with self.state.reading() as conn:
-                gone = {
-                    rid: item_id
-                    for rid, (item_id, row) in candidates.items()
-                    if not scrub.still_held(conn, row)
-                }
-            if not gone and not everything:
+                gone = scrub.gone_rows(conn, candidates)
+            if gone is None and not everything:
                 return False
             began = time.perf_counter()
             with self.state.writing() as conn:
                 scrub.merge_fts(conn)
-                scrub.drop_usage(conn, list(gone.values()))
+                scrub.drop_usage(conn, gone or [])
                 conn.execute(
                     "INSERT INTO meta (key, value) VALUES ('scrubbed', lower(hex(randomblob(8))))"
                     " ON CONFLICT (key) DO UPDATE SET value = excluded.value"
@@ -77,7 +73,7 @@ class SqliteUpkeep:
                     "SELECT value FROM meta WHERE key = 'scrubbed'"
                 ).fetchone()
             merged = time.perf_counter()
-            self._scrub_beside(None if everything else list(gone))
+            self._scrub_beside(None if everything else list(candidates))
             beside = time.perf_counter()
             with self.state.reading() as conn:
                 if not scrub.checkpoint(conn, restore_s=BUSY_TIMEOUT_S):
@@ -86,7 +82,7 @@ class SqliteUpkeep:
             log.info(
                 "scrubbed %d deleted rows from %s in %.3f s (full-text merge %.3f s,"
                 " copies and graph %.3f s, -wal %.3f s)",
-                len(gone),
+                len(candidates),
                 self.state.path,
                 done - began,
                 merged - began,

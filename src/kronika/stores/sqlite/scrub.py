@@ -12,8 +12,9 @@ content inside the file as it goes (cheap: the pages are being written anyway). 
 rest is costly and only needed when a text really left the index, not when a file is
 re-indexed with the same rows, so the index notes the rows it deletes whose text no
 row written in the same transaction has (:func:`searchable_rows`), and after the
-sync checks which of those no row anywhere holds any more (:func:`still_held`: a
-superseded fact moved to the history file is still there). If any is gone:
+sync checks whether one of those is held by no row anywhere any more (:func:`gone_rows`,
+:func:`still_held`: a superseded fact moved to the history file is still there). If one
+is gone:
 
 1. FTS5 merges all its segments into one (``optimize``), which drops deleted entries
    and delete markers, and the usage statistics of the items gone for good are
@@ -90,6 +91,32 @@ def drop_usage(conn: sqlite3.Connection, ids: Sequence[str]) -> None:
         "DELETE FROM usage WHERE item_id = ? AND NOT EXISTS (SELECT 1 FROM items WHERE id = ?)",
         ((i, i) for i in dict.fromkeys(ids)),
     )
+
+
+def gone_rows(conn: sqlite3.Connection, deleted: dict[int, Deleted]) -> list[str] | None:
+    """None when every text of ``deleted`` is still held by some item (:func:`still_held`:
+    nothing to scrub); else the ids among them whose usage statistics go with them: no
+    item has the id any more, nor its text.
+
+    The search for a text that left stops at the first: one is enough to scrub, so a
+    re-import that changed ten thousand texts checks one, not ten thousand (about a
+    millisecond each at 10,000 items). Only the ids no item has are then checked one by
+    one, for :func:`drop_usage`: a forget's few, not an edit's many.
+    """
+    if not any(not still_held(conn, row) for _, row in deleted.values()):
+        return None
+    ids = list(dict.fromkeys(item_id for item_id, _ in deleted.values()))
+    kept: set[str] = set()
+    for start in range(0, len(ids), 500):
+        chunk = ids[start : start + 500]
+        marks = ",".join("?" * len(chunk))
+        found = conn.execute(f"SELECT id FROM items WHERE id IN ({marks})", chunk)
+        kept.update(str(r[0]) for r in found)
+    return [
+        item_id
+        for item_id, row in deleted.values()
+        if item_id not in kept and not still_held(conn, row)
+    ]
 
 
 def still_held(conn: sqlite3.Connection, row: Searchable) -> bool:
