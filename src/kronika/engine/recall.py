@@ -756,8 +756,9 @@ def _best(
     :func:`recency` bit for bit, and the product is :func:`combined_score`'s, operation
     by operation); only the winners become objects.
 
-    When ``features`` left the usage columns unread, ``usage`` reads them, for the
-    candidates that can still reach the top only. Recency lies in (0, 1], so with
+    Only the candidates that can still reach the top are scored in full (and, when
+    ``features`` left the usage columns unread, ``usage`` reads theirs alone). Recency
+    lies in (0, 1], so with
     γ ≥ 0 and relevance ≥ 0 a candidate's score is at least
     ``relevance · (α + β·importance) / (α + β + γ)`` and at most that with γ added to
     the bracket (rounding keeps both bounds, every step being monotone); one whose
@@ -776,19 +777,20 @@ def _best(
     weight = weights.alpha + weights.beta + weights.gamma
     spread = weight > 0  # all weights 0: the score is the relevance
     base = weights.alpha + weights.beta * importance
+    bounded = np.isfinite(base).all() and (rel >= 0).all() and np.isfinite(rel).all()
+    if n > k and weights.gamma >= 0 and bounded:
+        least = rel * (base / weight) if spread else rel
+        most = rel * ((base + weights.gamma) / weight) if spread else rel
+        kth_least = np.partition(-least, k - 1)[k - 1]  # minus the k-th best least score
+        keep = np.flatnonzero(-most <= kth_least)
+        ids = tuple(ids[c] for c in keep.tolist())
+        rel, base, importance, created = rel[keep], base[keep], importance[keep], created[keep]
+        accessed, count = accessed[keep], count[keep]
+        n = len(ids)
     if not features.usage_read:
         if usage is None:
             raise ValueError("score features without usage need a usage reader")
-        bounded = np.isfinite(base).all() and (rel >= 0).all() and np.isfinite(rel).all()
-        if n > k and weights.gamma >= 0 and bounded:
-            least = rel * (base / weight) if spread else rel
-            most = rel * ((base + weights.gamma) / weight) if spread else rel
-            kth_least = np.partition(-least, k - 1)[k - 1]  # minus the k-th best least score
-            keep = np.flatnonzero(-most <= kth_least)
-            ids = tuple(ids[c] for c in keep.tolist())
-            rel, base, importance, created = rel[keep], base[keep], importance[keep], created[keep]
         accessed, count = usage_columns(ids, usage(ids))
-        n = len(ids)
     rec = recencies(moment, created, accessed, count, weights.half_life)
     total = rel * ((base + weights.gamma * rec) / weight) if spread else rel * 1.0
     if n > k:  # every candidate scoring at least the k-th best, ties included
