@@ -11,7 +11,6 @@ from kronika.core.versions import (
     OrderPhrase,
     during_phrases,
     matching_version,
-    neighbour_version,
     order_phrases,
     true_during,
 )
@@ -94,20 +93,13 @@ def test_a_value_is_named_by_a_word_the_other_values_do_not_share() -> None:
     assert matching_version(OrderPhrase(False, ("spotify",)), JOBS[2:]) is None  # one value
 
 
-def test_the_neighbour_on_the_side_asked() -> None:
-    assert neighbour_version(OrderPhrase(False, ("spotify",)), JOBS) == JOBS[1]
-    assert neighbour_version(OrderPhrase(True, ("google",)), JOBS) == JOBS[1]
-    assert neighbour_version(OrderPhrase(False, ("google",)), JOBS) is None  # nothing before
-    assert neighbour_version(OrderPhrase(True, ("spotify",)), JOBS) is None  # nothing after
-
-
 def test_inflected_and_translated_forms_of_one_name_match() -> None:
     cities = [
         replace(JOBS[0], id="c1", value="Kraków"),
         replace(JOBS[1], id="c2", value="Warszawa"),
     ]
     for words in (("warszawą",), ("warszawy",), ("warsaw",)):
-        assert neighbour_version(OrderPhrase(False, words), cities) == cities[0]
+        assert matching_version(OrderPhrase(False, words), cities) == 1
 
 
 def test_true_during_a_period_is_validity_overlapping_it() -> None:

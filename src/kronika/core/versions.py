@@ -141,16 +141,6 @@ def matching_version(phrase: OrderPhrase, versions: Sequence[MemoryItem]) -> int
     return max(named) if phrase.after else min(named)
 
 
-def neighbour_version(phrase: OrderPhrase, versions: Sequence[MemoryItem]) -> MemoryItem | None:
-    """The version just before (or after) the one ``phrase`` names; ``None`` when it names
-    none or that one has no neighbour on that side."""
-    place = matching_version(phrase, versions)
-    if place is None:
-        return None
-    other = place + 1 if phrase.after else place - 1
-    return versions[other] if 0 <= other < len(versions) else None
-
-
 def true_during(item: MemoryItem, start: datetime, end: datetime) -> bool:
     """Whether ``item`` was the value of its key at some moment of ``[start, end]``:
     valid from ``valid_from`` (else its creation) until ``valid_to`` (excluded)."""
