@@ -8,6 +8,10 @@ run as root, so under root the server runs as an unprivileged system user
 use); its data folder lives in a fresh private temporary folder that only that user and
 root can read, and it listens on loopback only, with password-less ``trust`` for local
 connections (a test server: never expose it).
+
+A watchdog process of its own outlives the process that started the server: when that
+process ends in any way, a ``kill -9`` or a test run's timeout included, the watchdog
+stops the server and removes its folder, so no server is left running.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import pwd
 import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -33,6 +38,21 @@ _CANDIDATE_USERS = ("postgres", "embedded_postgres")
 
 class LocalPostgresError(StoreError):
     """The local PostgreSQL could not be started or used."""
+
+
+_WATCHDOG = """
+import os, shutil, subprocess, sys
+pg_ctl, data, root, user = sys.argv[1:5]
+sys.stdin.buffer.read()  # the end of the pipe: its owner is gone, however it ended
+if os.path.exists(os.path.join(data, "postmaster.pid")):
+    subprocess.run(
+        [pg_ctl, "-D", data, "-m", "immediate", "-w", "stop"],
+        user=user or None, cwd="/", capture_output=True, timeout=120, check=False,
+    )
+shutil.rmtree(root, ignore_errors=True)
+"""
+"""Run beside a server: waits for the end of its stdin (the pipe whose other end only
+the starting process holds), then stops the server in ``data`` and removes ``root``."""
 
 
 def binaries() -> Path:
@@ -90,6 +110,7 @@ class LocalPostgres:
         self.user = _system_user()
         self.root: Path | None = None
         self._running = False
+        self._watchdog: subprocess.Popen[bytes] | None = None
 
     @property
     def data(self) -> Path:
@@ -164,6 +185,15 @@ class LocalPostgres:
             for path in (self.data, self.root / "socket"):
                 os.chown(path, entry.pw_uid, entry.pw_gid)
         atexit.register(self.stop)  # a process that ends without stopping it still does
+        # and one killed does too: the watchdog sees the pipe's end (module docstring)
+        self._watchdog = subprocess.Popen(
+            [sys.executable, "-c", _WATCHDOG, str(binaries() / "pg_ctl"), str(self.data)]
+            + [str(self.root), self.user or ""],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,  # not in the group a test run's timeout kills
+        )
 
     def launch(self) -> None:
         """Start the server on its data folder: after :meth:`start` made it, or again
@@ -232,6 +262,11 @@ class LocalPostgres:
                 )
         shutil.rmtree(self.root, ignore_errors=True)
         self.root = None
+        watchdog, self._watchdog = self._watchdog, None
+        if watchdog is not None and watchdog.stdin is not None:
+            watchdog.stdin.close()  # nothing left to stop: it ends at once
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                watchdog.wait(timeout=30)
 
     def __enter__(self) -> Self:
         return self.start()
