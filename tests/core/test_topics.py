@@ -28,6 +28,15 @@ def test_a_verb_gives_its_topics_words_in_every_language() -> None:
     assert "місто" in topics("Де ми жили взимку?")
 
 
+def test_being_called_alone_gives_the_words_for_a_name() -> None:
+    for question in ("Як мене звати?", "Jak się nazywam?", "¿Cómo me llamo?", "What am I called?"):
+        assert {"name", "imie", "nombre"} <= topics(question), question
+    # someone's or something's name: the user's is not asked for
+    assert topics("Як звати мого лікаря?") == set()
+    assert "name" not in topics("Як звати мого кота?")
+    assert "name" not in topics("¿Cómo se llama la calle donde vivo?")
+
+
 def test_a_thing_gives_its_nouns_in_every_language() -> None:
     assert {"favourite", "colour", "kolor"} <= topics("Який мій улюблений колір?")
     assert {"страва", "comida"} <= topics("Jakie jest ulubione danie Tarasa?")

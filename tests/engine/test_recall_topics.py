@@ -78,3 +78,33 @@ def test_a_question_on_another_topic_is_not_answered_by_them(backend: Backend) -
     _write(backend.open())
     hits = backend.open("b").recall("Як приготувати борщ?", k=3, now=NOW, record_access=False)
     assert hits.hits and hits.hits[0].item.content == "як приготувати борщ?"
+
+
+NAMED = [
+    ("name", "Kasia"),
+    ("city", "Kraków"),
+    ("allergy", "allergic to peanuts"),
+    ("cat", "Mruczek, a grey tabby"),
+]
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Як мене звати?", "name: Kasia"),
+        ("Jak się nazywam?", "name: Kasia"),
+        ("¿Cómo me llamo?", "name: Kasia"),
+        ("What am I called?", "name: Kasia"),
+        # being called said of something else: the key of that thing wins
+        ("Як звати мого кота?", "cat: Mruczek, a grey tabby"),
+        ("Jak się nazywa mój kot?", "cat: Mruczek, a grey tabby"),
+    ],
+)
+def test_being_called_names_the_key_name_in_every_language(
+    backend: Backend, question: str, answer: str
+) -> None:
+    memory = backend.open()
+    for n, (key, value) in enumerate(NAMED):
+        memory.remember(key=key, value=value, at=datetime(2026, 1, 5 + n, tzinfo=UTC))
+    hits = backend.open("b").recall(question, k=3, now=NOW, record_access=False).hits
+    assert hits and hits[0].item.content == answer, [h.item.content for h in hits]

@@ -1,7 +1,8 @@
 """What a question asks about by its verb: "Where do I live?" asks for the user's city,
-"Де працює Юрій?" for his employer. A memory keeps ``місто: Львів`` or
-``компанія: Ajax``, and the question names neither key: it names the topic by the verb
-(live, work) in any of the four languages (:mod:`kronika.core.key_forms`).
+"Де працює Юрій?" for his employer, "Як мене звати?" for the user's name. A memory
+keeps ``місто: Львів`` or ``компанія: Ajax``, and the question names neither key: it
+names the topic by the verb (live, work) in any of the four languages
+(:mod:`kronika.core.key_forms`).
 
 :data:`THINGS` does the same for the things a profile fact is often keyed by
 ("favourite", "colour", "dish"…): "Який мій улюблений колір?" names
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from kronika.core.keywords import FUNCTION_WORDS
 from kronika.core.word_groups import WordGroups
 
 GROUPS: tuple[str, ...] = (
@@ -63,14 +65,31 @@ and Ukrainian (a question in one language names a key written in another: "Як�
 улюблений колір?" names ``favourite_colour``). Words with more than one common sense
 ("name", "team") are left out."""
 
+NAMING = (
+    "name called imię nazywam nazywasz nazywa nazywają nombre llamo llamas llama llaman звати звуть"
+)
+"""Being called and the word for a name: "Як мене звати?", "¿Cómo me llamo?", "What am
+I called?" ask for the key ``name``, but only when every content word of the question
+is one of these ("Як звати мого лікаря?" asks for the doctor's name, "Як звати мого
+кота?" for the cat's). The Ukrainian noun ім'я, which word splitting cuts at its
+apostrophe, is read by :mod:`kronika.core.owner`."""
+
 _TOPICS = WordGroups((*GROUPS, *THINGS))
+_NAMING = WordGroups((NAMING,))
 
 
 def topic_words(words: Iterable[str]) -> set[str]:
     """The words (folded) of the topics that ``words`` (folded words of a question) name
     by a verb or noun of theirs, in every language, less ``words`` themselves: "live"
-    gives ``city``, ``miasto``, ``місто``…; "працює" gives ``job``, ``firma``…"""
-    return _TOPICS.words_of(words)
+    gives ``city``, ``miasto``, ``місто``…; "працює" gives ``job``, ``firma``…; and
+    when every content word is one of being called, "звати" gives ``name``, ``imię``…
+    (:data:`NAMING`)."""
+    asked = tuple(words)
+    found = _TOPICS.words_of(asked)
+    content = [w for w in asked if w not in FUNCTION_WORDS]
+    if not found and content and all(_NAMING.words_of((w,)) for w in content):
+        return _NAMING.words_of(content)
+    return found
 
 
-__all__ = ["GROUPS", "THINGS", "topic_words"]
+__all__ = ["GROUPS", "NAMING", "THINGS", "topic_words"]
