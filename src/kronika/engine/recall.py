@@ -758,8 +758,7 @@ def _best(
 
     Only the candidates that can still reach the top are scored in full (and, when
     ``features`` left the usage columns unread, ``usage`` reads theirs alone). Recency
-    lies in (0, 1], so with
-    γ ≥ 0 and relevance ≥ 0 a candidate's score is at least
+    lies in (0, 1], so with γ ≥ 0 and relevance ≥ 0 a candidate's score is at least
     ``relevance · (α + β·importance) / (α + β + γ)`` and at most that with γ added to
     the bracket (rounding keeps both bounds, every step being monotone); one whose
     most is below the k-th best least is out whatever its usage (module tests compare
