@@ -21,6 +21,14 @@ def test_a_relation_gives_its_words_in_the_other_languages() -> None:
     assert "husband" not in kin("What does my husband do?")  # not the word itself
 
 
+def test_a_husband_wife_boyfriend_or_girlfriend_is_a_partner_too() -> None:
+    assert {"partner", "pareja", "партнер"} <= kin("Як звати мого чоловіка?")
+    assert "partner" in kin("¿Dónde trabaja mi novia?")
+    # not the other way: a partner need not be a husband
+    assert kin("Who is my partner?").isdisjoint({"husband", "maz", "wife", "zona"})
+    assert "partner" not in kin("What does my sister do?")
+
+
 def test_a_key_named_in_another_language_is_searched_for() -> None:
     keys = KeyWords(["mąż", "ulubiony_kolor", "hermana"])
     assert keys.forms(list(folded_words("What does my husband do"))) == ["maz"]

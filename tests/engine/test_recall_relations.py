@@ -91,6 +91,23 @@ def test_a_relation_named_in_another_language_leads_to_the_page(
     assert _first(backend.open("b"), question, "me") == page
 
 
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("What does my husband do for a living?", "Tom is a paramedic"),
+        ("¿A qué se dedica mi novio?", "Tom is a paramedic"),
+        ("Як звати мого чоловіка?", "partner: Tom"),
+        ("Jak ma na imię mój mąż?", "partner: Tom"),
+    ],
+)
+def test_a_husband_or_boyfriend_asked_about_is_the_partner_a_fact_names(
+    backend: Backend, question: str, answer: str
+) -> None:
+    """``partner: Tom`` asked about as "my husband" or "mi novio" (core/kin.py)."""
+    _write(backend.open(), "me", "en")
+    assert _first(backend.open("b"), question, "me").startswith(answer)
+
+
 def test_a_page_is_read_under_the_recalls_own_filter(backend: Backend) -> None:
     memory = backend.open()
     _, name, page, about, _, _ = PEOPLE["en"]
@@ -147,6 +164,8 @@ def test_a_question_may_name_the_person_by_the_value(
         # the relation named in another language (core/kin.py)
         ("What does my husband do for a living?", "mąż", True),
         ("What is my husband called?", "чоловік", False),
+        ("What does my wife do for work?", "partner", True),  # a wife is a partner
+        ("Як звати мого чоловіка?", "partner", False),
         ("¿A qué se dedica mi marido?", "mąż", True),
         ("Чим займається моя сестра?", "hermana", True),
         ("What does my sister do?", "mąż", None),

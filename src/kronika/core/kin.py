@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from kronika.core.text import folded_words
 from kronika.core.word_groups import WordGroups
 
 GROUPS: tuple[str, ...] = (
@@ -44,14 +45,28 @@ GROUPS: tuple[str, ...] = (
 """Each relation's words, space-separated: English, Polish, Spanish, Ukrainian."""
 
 
+PARTNERED = ("husband", "wife", "boyfriend", "girlfriend")
+"""The relations that are also one's partner: "my husband" names the key ``partner``
+(or ``pareja``, ``партнер``) as well, and "Як звати мого чоловіка?" finds ``partner:
+mąż Tomek``. Not the other way: a partner need not be a husband."""
+
 _KIN = WordGroups(GROUPS)
+_PARTNER = frozenset(folded_words(next(g for g in GROUPS if g.startswith("partner "))))
+_PARTNERED = frozenset(
+    word for g in GROUPS if g.split()[0] in PARTNERED for word in folded_words(g)
+)
 
 
 def kin_words(words: Iterable[str]) -> set[str]:
     """The words (folded) of the relations that ``words`` (folded words of a question)
     name, in every language, less ``words`` themselves: "husband" gives ``maz``,
-    ``marido``, ``чоловік``…; "чоловіка" (a form of ``чоловік``) gives ``husband``…"""
-    return _KIN.words_of(words)
+    ``marido``, ``чоловік``…; "чоловіка" (a form of ``чоловік``) gives ``husband``…;
+    a relation of :data:`PARTNERED` gives the words for a partner too."""
+    asked = tuple(words)
+    found = _KIN.words_of(asked)
+    if (found | set(asked)) & _PARTNERED:
+        found |= _PARTNER - set(asked)
+    return found
 
 
-__all__ = ["GROUPS", "kin_words"]
+__all__ = ["GROUPS", "PARTNERED", "kin_words"]
