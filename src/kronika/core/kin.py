@@ -51,10 +51,16 @@ PARTNERED = ("husband", "wife", "boyfriend", "girlfriend")
 mąż Tomek``. Not the other way: a partner need not be a husband."""
 
 _KIN = WordGroups(GROUPS)
-_PARTNER = frozenset(folded_words(next(g for g in GROUPS if g.startswith("partner "))))
-_PARTNERED = frozenset(
-    word for g in GROUPS if g.split()[0] in PARTNERED for word in folded_words(g)
-)
+
+
+def _words_of_groups(firsts: Iterable[str]) -> frozenset[str]:
+    """The folded words of the groups whose first (English) word is one of ``firsts``."""
+    wanted = set(firsts)
+    return frozenset(word for g in GROUPS if g.split()[0] in wanted for word in folded_words(g))
+
+
+_PARTNER = _words_of_groups(("partner",))
+_PARTNERED = _words_of_groups(PARTNERED)
 
 
 def kin_words(words: Iterable[str]) -> set[str]:
@@ -62,10 +68,10 @@ def kin_words(words: Iterable[str]) -> set[str]:
     name, in every language, less ``words`` themselves: "husband" gives ``maz``,
     ``marido``, ``чоловік``…; "чоловіка" (a form of ``чоловік``) gives ``husband``…;
     a relation of :data:`PARTNERED` gives the words for a partner too."""
-    asked = tuple(words)
+    asked = set(words)
     found = _KIN.words_of(asked)
-    if (found | set(asked)) & _PARTNERED:
-        found |= _PARTNER - set(asked)
+    if (found | asked) & _PARTNERED:
+        found |= _PARTNER - asked
     return found
 
 
