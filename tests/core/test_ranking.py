@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kronika.core.ranking import best_first, best_ids
+from kronika.core.ranking import best_first, best_ids, joined
 
 IDS = st.text(alphabet="abcdeé-0", min_size=1, max_size=4)
 SCORES = st.one_of(
@@ -33,3 +33,16 @@ def test_a_tie_between_zero_and_minus_zero_goes_by_id() -> None:
         ("a", -0.0),
         ("b", 0.0),
     ]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.dictionaries(IDS, SCORES, max_size=20), st.lists(st.tuples(IDS, SCORES), max_size=20))
+def test_a_search_joined_by_another_keeps_its_own_scores_and_adds_the_rest(
+    found: dict[str, float], extra: list[tuple[str, float]]
+) -> None:
+    joined_ = joined(best_first(found.items()), extra)
+    assert joined_ is not None
+    first_extra = {item_id: score for item_id, score in reversed(extra)}
+    assert dict(joined_) == first_extra | found  # each id once, the search's own score first
+    assert joined_ == best_first(joined_)
+    assert joined(None, extra) is None  # a search not run stays not run

@@ -43,7 +43,7 @@ def test_scoring_doc_names_real_settings_with_their_defaults():
 def test_the_engine_defaults_are_the_settings_defaults():
     """A Recaller or ScoreWeights built without Settings ranks as the defaults say."""
     settings = Settings()
-    renamed = {"candidates": "recall_candidates"}
+    renamed = {"candidates": "recall_candidates", "results": "recall_k"}
     engine = RecallSettings()
     for field in fields(RecallSettings):
         if field.name not in ("weights", "relevance_floor", "answer_floor"):

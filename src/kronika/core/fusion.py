@@ -380,6 +380,14 @@ TOLD_AFTER = 7 * 86400.0
 """Seconds after a period named by a query that still count as in it (at least)."""
 
 
+def said_in(period: tuple[float, float]) -> tuple[float, float]:
+    """The span (Unix seconds, inclusive) of what counts as said in ``period``: the
+    period followed by as long again, at least :data:`TOLD_AFTER` (people tell of
+    things after they happen)."""
+    start, end = period
+    return start, end + max(TOLD_AFTER, end - start)
+
+
 def with_time_focus(
     relevance: Mapping[str, float],
     created_at: Mapping[str, float],
@@ -398,8 +406,7 @@ def with_time_focus(
     ``1 + focus``, so relevance stays in [0, 1] and nothing is filtered out. An item
     of unknown time counts as outside.
     """
-    start, end = period
-    end += max(TOLD_AFTER, end - start)
+    start, end = said_in(period)
     said_then = [
         item_id for item_id in relevance if start <= created_at.get(item_id, -math.inf) <= end
     ]

@@ -26,3 +26,19 @@ def best_ids(scores: Mapping[str, float], count: int | None = None) -> list[str]
     ``count`` of them (all when ``count`` is None)."""
     ranked = sorted(sorted(scores), key=scores.__getitem__, reverse=True)
     return ranked if count is None else ranked[:count]
+
+
+def joined(
+    found: list[tuple[str, float]] | None, extra: Iterable[tuple[str, float]]
+) -> list[tuple[str, float]] | None:
+    """``found`` and the pairs of ``extra`` whose id it does not hold (the first of
+    each), best first; None (a search not run) stays None."""
+    if found is None:
+        return None
+    known = {item_id for item_id, _ in found}
+    added = []
+    for item_id, score in extra:
+        if item_id not in known:
+            known.add(item_id)
+            added.append((item_id, score))
+    return best_first(found + added) if added else found

@@ -74,6 +74,7 @@ from kronika.engine.held import RecallMark, audience_of
 from kronika.engine.keys import UserKeys
 from kronika.engine.owner import UserNames, not_asked
 from kronika.engine.relations import through_relations
+from kronika.engine.said_then import SaidThen, search_period
 from kronika.engine.searches import Searches
 from kronika.engine.then import HistoryReading, read_history
 from kronika.errors import InvalidQuery, RerankerError
@@ -123,6 +124,7 @@ class RecallSettings:
     floors as numbers for the embedder. Each default is the settings' own."""
 
     candidates: int = _RECALL.recall_candidates
+    results: int = _RECALL.recall_k
     lexical_weight: float = _RECALL.lexical_weight
     fusion: str = _RECALL.fusion
     adaptive_shift: float = _RECALL.adaptive_shift
@@ -149,6 +151,7 @@ class RecallSettings:
         name (which an ``auto`` floor depends on)."""
         return cls(
             candidates=recall.recall_candidates,
+            results=recall.recall_k,
             lexical_weight=recall.lexical_weight,
             fusion=recall.fusion,
             adaptive_shift=recall.adaptive_shift,
@@ -258,6 +261,17 @@ class Recaller:
         # both at once where the index can (a server: one round trip, engine/searches.py)
         lexical, dense = self._searches.run(words, vector, flt, limit, whole_phrase=side_by_side)
         period = None if timed is None else timed.period
+        # what was said in a period the question names is searched for too, since no
+        # item's words say when it was said (engine/said_then.py)
+        said = (
+            search_period(
+                self._searches, words, vector, flt, limit, period, whole_phrase=side_by_side
+            )
+            if period is not None
+            else None
+        )
+        if said is not None:
+            lexical, dense = said.merged(lexical, dense)
         # a named period or "before X" also reads the history of keyed facts (engine/then.py)
         history = (
             read_history(
@@ -306,6 +320,7 @@ class Recaller:
                 excluded,
                 period,
                 history,
+                said,
                 vectors,
                 families,
                 assistant_asked=assistant_asked,
@@ -371,6 +386,7 @@ class Recaller:
         excluded: set[str],
         period: tuple[datetime, datetime] | None,
         history: HistoryReading | None,
+        said: SaidThen | None,
         vectors: Mapping[str, Vector],
         families: Mapping[str, str],
         *,
@@ -385,6 +401,9 @@ class Recaller:
         (:func:`kronika.core.roles.names_the_assistant`)."""
         lexical, dense = _without(lexical, excluded), _without(dense, excluded)
         method, weight = self._settings.fusion, self._settings.lexical_weight
+        depth = self._settings.candidates
+        if said is not None:  # what was said then is put on the one scale with the rest
+            depth = max(depth, len(lexical or ()), len(dense or ()))
         if method == ADAPTIVE:  # zscore at the query's own weight (core/adaptive.py)
             method = "zscore"
             weight = self._adaptive_weight(query, lexical, dense)
@@ -396,7 +415,7 @@ class Recaller:
             if dense and vectors
             else dense,
             lexical_weight=weight,
-            depth=self._settings.candidates,
+            depth=depth,
             method=method,
             z_ceiling=self._settings.fusion_z_ceiling,
         )
@@ -475,8 +494,11 @@ class Recaller:
             )
         notes: list[str] = []
         if self._settings.relevance_floor > 0 and relevance:
+            # the closest of what was said in a period the question names have its
+            # evidence: as many as a recall returns by default, whatever this one's k
+            given = said.closest(self._settings.results, relevance) if said is not None else []
             relevance = self._above_floor(
-                query, relevance, lexical, similarity, links, history, reached, notes
+                query, relevance, lexical, similarity, links, history, reached, given, notes
             )
         reranked: dict[str, float] = {}
         if (
@@ -585,13 +607,16 @@ class Recaller:
         links: Neighbours,
         history: HistoryReading | None,
         reached: Mapping[str, str],
+        said_then: Sequence[str],
         notes: list[str],
     ) -> dict[str, float]:
         """The candidates with absolute evidence (:mod:`kronika.core.floor`); a note when
         none is left. A past value the history chose (true then, or before / after X)
         has the evidence of its key: the versions of one key are one answer to the
         question, and the time decides which. A page reached through a fact naming its
-        person (:mod:`kronika.engine.relations`) has the evidence of the fact."""
+        person (:mod:`kronika.engine.relations`) has the evidence of the fact. The
+        closest items ``said_then``, in the period the question names, have the
+        evidence of the period (:mod:`kronika.engine.said_then`)."""
         content = not self._settings.skip_function_words or has_content_words(query)
         matched = {item_id for item_id, _ in lexical or []} if content else set()
         kept = evidenced(
@@ -608,6 +633,7 @@ class Recaller:
                 if chosen in relevance and any(i in kept for i in chain)
             }
         kept |= {page for page, fact in reached.items() if fact in kept and page in relevance}
+        kept.update(item_id for item_id in said_then if item_id in relevance)
         log.debug("relevance floor: %d of %d candidates have evidence", len(kept), len(relevance))
         if not kept:
             notes.append(

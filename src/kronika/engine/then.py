@@ -30,7 +30,7 @@ from datetime import UTC, datetime, timedelta
 from kronika.core.fusion import with_preference
 from kronika.core.keywords import FUNCTION_WORDS
 from kronika.core.model import FACT_TYPES, MemoryItem, RecallFilter, Status
-from kronika.core.ranking import best_first
+from kronika.core.ranking import joined
 from kronika.core.subjects import capitalised, names_every
 from kronika.core.text import folded_words, key_words
 from kronika.core.topics import topic_words
@@ -77,15 +77,7 @@ class HistoryReading:
     ) -> tuple[list[tuple[str, float]] | None, list[tuple[str, float]] | None]:
         """The searches' results with the past values true then, best first."""
 
-        def merge(
-            found: list[tuple[str, float]] | None, extra: list[tuple[str, float]]
-        ) -> list[tuple[str, float]] | None:
-            if found is None or not extra:
-                return found
-            known = {item_id for item_id, _ in found}
-            return best_first(found + [p for p in dict.fromkeys(extra) if p[0] not in known])
-
-        return merge(lexical, self.lexical), merge(dense, self.dense)
+        return joined(lexical, self.lexical), joined(dense, self.dense)
 
     def ordered(self, relevance: Mapping[str, float], *, focus: float) -> dict[str, float]:
         """``relevance`` with each value true then or chosen by "before X" / "after X"
