@@ -65,6 +65,22 @@ SYNC_LIMIT = 20_000  # more new rows than this (and than 1/10 of the graph): reb
 Marks = tuple[int, int, int]
 
 
+class BuildStopped(Exception):
+    """A graph build stopped before its end (:meth:`AnnCache.stop`)."""
+
+
+def _going(stop: threading.Event) -> Any:
+    """The graph library's progress callback: False (stop) once ``stop`` is set. The
+    library matches the callback's signature against real types, which this module's
+    postponed annotations are not, so they are given here."""
+
+    def going(done: int, total: int) -> bool:
+        return not stop.is_set()
+
+    going.__annotations__ = {"done": int, "total": int, "return": bool}
+    return going
+
+
 def _usearch() -> Any:
     from usearch.index import Index  # imported on first use: small indexes never need it
 
@@ -135,13 +151,26 @@ class AnnGraph:
 
     @classmethod
     def build(
-        cls, rowids: Rowids, matrix: npt.NDArray[np.float32], marks: Marks, threads: int = 0
+        cls,
+        rowids: Rowids,
+        matrix: npt.NDArray[np.float32],
+        marks: Marks,
+        threads: int = 0,
+        stop: threading.Event | None = None,
     ) -> AnnGraph:
+        """A graph of ``rowids`` with ``matrix``'s rows; :class:`BuildStopped` as soon
+        as ``stop`` is set (the library's threads stop with it)."""
         graph = _usearch()(
             ndim=matrix.shape[1], metric="ip", dtype=DTYPE, expansion_add=EXPANSION_ADD
         )
         if len(rowids):
-            graph.add(rowids.astype(np.uint64), matrix, threads=threads)
+            going = None if stop is None else _going(stop)
+            try:
+                graph.add(rowids.astype(np.uint64), matrix, threads=threads, progress=going)
+            except RuntimeError as exc:
+                if stop is not None and stop.is_set():
+                    raise BuildStopped from exc
+                raise
         return cls(graph, marks)
 
     def __len__(self) -> int:
@@ -271,6 +300,7 @@ class AnnCache:
         self._built: AnnGraph | None = None
         self._lock = threading.Lock()  # guards _built / _building between threads
         self._discarded = 0  # bumped by discard(): a build begun before is never kept
+        self._stop = threading.Event()  # set by stop(): a build under way ends
         self.build_seconds: float | None = None
 
     @property
@@ -368,7 +398,12 @@ class AnnCache:
         began = time.perf_counter()
         log.info("building the vector graph over %d rows", len(rowids))
         try:
-            graph = AnnGraph.build(rowids, matrix, marks)
+            graph = AnnGraph.build(rowids, matrix, marks, stop=self._stop)
+        except BuildStopped:
+            log.info("building the vector graph stopped: the index was closed")
+            with self._lock:
+                self._building = None
+            return
         except Exception as exc:  # a failed build leaves search exact; it is retried later
             log.warning("building the vector graph failed: %s", exc)
             with self._lock:
@@ -385,6 +420,19 @@ class AnnCache:
                 self._building = None
                 return
             self._built = graph
+
+    def stop(self) -> None:
+        """End a build under way and wait for its thread (the index is closing). A
+        process must not end while the graph library's threads run: their end in the
+        middle of a build aborts it ("terminate called without an active exception")."""
+        thread = self._building
+        if thread is None:
+            return
+        self._stop.set()
+        try:
+            thread.join()
+        finally:
+            self._stop.clear()
 
     def wait(self, timeout: float | None = None) -> bool:
         """Wait for a build in progress; True if no build is running afterwards."""

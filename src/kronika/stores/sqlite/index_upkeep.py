@@ -189,6 +189,7 @@ class SqliteUpkeep:
             return None if aside is None else str(aside)
 
     def close(self) -> None:
+        self.state.ann.stop()  # a build under way ends first: the process may end next
         with self.state.lock:
             if self.snapshots.graph_outlived_a_scrub():
                 self.state.ann.discard()
