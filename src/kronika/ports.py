@@ -285,6 +285,20 @@ class HybridSearch(Protocol):
         ...
 
 
+@runtime_checkable
+class VectorGraph(Protocol):
+    """An index whose vector search walks a graph of its vectors once it holds enough
+    of them (SQLite: ``ann_threshold``; PostgreSQL: ``postgres_ann_threshold``), built
+    in the background; searches stay exact until it is ready and never wait for it."""
+
+    def wait_for_vector_graph(self, timeout: float | None = None) -> bool:
+        """Build the graph now if the index is large enough for one and wait for it
+        (``timeout`` seconds at most, None: as long as it takes); True once a graph
+        serves the searches, False when the index is too small for one or it is not
+        ready within ``timeout``."""
+        ...
+
+
 @dataclass(frozen=True, slots=True)
 class DayCount:
     """Items created on one UTC day (``YYYY-MM-DD``) in one tier and of one type."""

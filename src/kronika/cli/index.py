@@ -1,5 +1,5 @@
-"""``kronika index sync``, ``index rebuild`` and ``index stats``: the search index
-beside the Markdown (which alone holds the memory)."""
+"""``kronika index sync``, ``index rebuild``, ``index stats`` and ``index graph``: the
+search index beside the Markdown (which alone holds the memory)."""
 
 from __future__ import annotations
 
@@ -47,6 +47,34 @@ def cmd_sync(args: argparse.Namespace, settings: Settings) -> int:
     return _print_sync(args, report)
 
 
+def cmd_graph(args: argparse.Namespace, settings: Settings) -> int:
+    import time
+
+    from rich.text import Text
+
+    with open_memory(settings) as memory:
+        memory.sync()
+        began = time.perf_counter()
+        if args.json:
+            ready = memory.build_vector_graph()
+        else:
+            with render.err.status("building the vector graph (searches stay exact meanwhile)"):
+                ready = memory.build_vector_graph()
+        seconds = round(time.perf_counter() - began, 1)
+    if args.json:
+        render.print_json({"vector_graph": ready, "seconds": seconds})
+    elif ready:
+        render.out.print(f"the vector graph is ready and saved ({seconds} s)")
+    else:
+        render.out.print(
+            Text(
+                "no vector graph: the index is below the size from which searches use one"
+                " (ann_threshold, or postgres_ann_threshold); every search is exact"
+            )
+        )
+    return 0
+
+
 def _print_sync(args: argparse.Namespace, report: Any) -> int:
     from rich.text import Text
 
@@ -78,3 +106,4 @@ def register(index: Commands) -> None:
     index.add("sync", cmd_sync)
     index.add("rebuild", cmd_rebuild)
     index.add("stats", cmd_stats)
+    index.add("graph", cmd_graph)

@@ -160,6 +160,7 @@ def commands() -> Commands:
     index.command("sync", "pick up hand edits of the Markdown now", "index")
     index.command("rebuild", "rebuild the index from the Markdown alone", "index")
     index.command("stats", "index statistics: items per agent and type, the model, sizes", "index")
+    index.command("graph", "build the vector graph of a large index now and save it", "index")
     logs = cli.group("logs", "what happened (writes, recalls, the model's use)")
     logs.command("audit", "the audit trail of writes", "audit")
     logs.command("recalls", "show or export the recall log of an agent", "recall_log")

@@ -20,7 +20,7 @@ from kronika.engine.indexer import Progress, SyncReport
 from kronika.errors import CorruptIndexError, InvalidInput
 from kronika.memory.base import MemoryContext
 from kronika.memory.forgetting import Forgetting
-from kronika.ports import AuditEntry, acting
+from kronika.ports import AuditEntry, VectorGraph, acting
 
 if TYPE_CHECKING:
     from kronika.core.model import Reader
@@ -96,6 +96,16 @@ class Admin:
         ctx.shared.synced_at.clear()
         report.warnings.extend(ctx.shared.notes)
         return report
+
+    def build_vector_graph(self) -> bool:
+        """Build the index's vector graph now, when the index is large enough for one,
+        and wait for it (saved beside the index: later processes load it): True once a
+        graph serves the searches, False when the index is too small for one or keeps
+        none. Searches never wait for the graph and a process that closes first stops
+        its build, so a large workspace used by short commands gets its graph here
+        (``kronika index graph``)."""
+        index = self._ctx.index
+        return isinstance(index, VectorGraph) and index.wait_for_vector_graph(None)
 
     def stats(self) -> dict[str, Any]:
         return self._ctx.index.stats()

@@ -81,8 +81,9 @@ class Memory:
     ``load_all``, ``load_long_term``."""
     admin: Admin
     """The workspace and its index: ``sync``, ``reindex``, ``heal_index``, ``stats``,
-    ``audit``, ``remove_agent``, ``follow_tenants``, ``use_storage_policies``,
-    ``purge``, ``finish_forgets``, ``report_damage``, ``notes``."""
+    ``build_vector_graph``, ``audit``, ``remove_agent``, ``follow_tenants``,
+    ``use_storage_policies``, ``purge``, ``finish_forgets``, ``report_damage``,
+    ``notes``."""
 
     def __init__(
         self,
@@ -244,6 +245,7 @@ class Memory:
     load_long_term = Alias("prompt", Prompt.load_long_term)
     sync = Alias("admin", Admin.sync)
     reindex = Alias("admin", Admin.reindex)
+    build_vector_graph = Alias("admin", Admin.build_vector_graph)
     heal_index = Alias("admin", Admin.heal_index)
     stats = Alias("admin", Admin.stats)
     audit = Alias("admin", Admin.audit)

@@ -232,8 +232,9 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         " its candidates from an HNSW graph (approximate; scores and filters stay exact),"
         " and the index keeps copies of its vectors and keyword postings beside the file"
         " for a fast restart; 0 keeps search exact always and saves neither. Below it the"
-        " vectors are scored in memory (about 1 ms for 10,000). PostgreSQL has its own,"
-        " postgres_ann_threshold.",
+        " vectors are scored in memory (about 1 ms for 10,000). The graph is built in the"
+        " background by a process that searches without one, or now by `kronika index"
+        " graph`. PostgreSQL has its own, postgres_ann_threshold.",
     ),
     SettingSpec(
         "restart_copies",
