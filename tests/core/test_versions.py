@@ -70,7 +70,25 @@ JOBS = [
 def test_order_phrases_in_four_languages(
     question: str, after: bool, words: tuple[str, ...]
 ) -> None:
-    assert order_phrases(question)[0] == OrderPhrase(after, words)
+    found = order_phrases(question)[0]
+    assert (found.after, found.words) == (after, words)
+
+
+@pytest.mark.parametrize(
+    ("question", "words"),
+    [
+        ("Where did I work before I moved?", ()),
+        ("Where did she live before she moved to Warsaw?", ("warsaw",)),
+        ("Gdzie pracowałam przed przeprowadzką?", ()),
+        ("¿Dónde trabajaba antes de mudarme?", ()),
+        ("Де я працював до переїзду?", ()),
+    ],
+)
+def test_a_move_told_of_is_marked_with_or_without_where_to(
+    question: str, words: tuple[str, ...]
+) -> None:
+    assert order_phrases(question) == [OrderPhrase(False, words, moved=True)]
+    assert not order_phrases("Where did she work before Spotify?")[0].moved
 
 
 @pytest.mark.parametrize(

@@ -31,13 +31,23 @@ _GOING = re.compile(
     + "|".join(fold("їх їзд їжд ход йшл йду йде ішл пішл прийш летіл летів повер прибу").split())
     + r")\w*\s*$"
 )
-# words of the clause after "before" that tell of the change, not of the value
-_CHANGE_WORDS = frozenset(
+# words of the clause after "before" that tell of a move (of home): "before I moved",
+# "przed przeprowadzką", "antes de mudarme", "до переїзду"
+_MOVING_WORDS = frozenset(
     folded_words(
-        "moved move moving started start joined join left leave got became switched"
-        " przeprowadzila przeprowadzil przeprowadzka przeprowadzce przeprowadzeniem"
-        " przeniosla przeniosl zaczela zaczal mudarse mudo mudara mudaras empezar empezo"
-        " переїхала переїхав переїзду переїзд почала почав"
+        "moved move moving relocated relocating relocation"
+        " przeprowadzila przeprowadzil przeprowadzilam przeprowadzilem przeprowadzilismy"
+        " przeprowadzilysmy przeprowadzka przeprowadzce przeprowadzki przeprowadzeniem"
+        " przeprowadzeniu przeniosla przeniosl przenieslismy"
+        " mudarse mudarme mudarnos mudarte mudo mude mudamos mudaste mudara mudaras mudanza"
+        " переїхала переїхав переїхали переїзду переїзд переїздом переїзді переїхати"
+    )
+)
+# words of the clause after "before" that tell of the change, not of the value
+_CHANGE_WORDS = _MOVING_WORDS | frozenset(
+    folded_words(
+        "started start joined join left leave got became switched"
+        " zaczela zaczal empezar empezo почала почав"
     )
 )
 
@@ -45,17 +55,21 @@ _CHANGE_WORDS = frozenset(
 @dataclass(frozen=True, slots=True)
 class OrderPhrase:
     """ "before X" (``after`` False) or "after X": the content words of X, folded;
-    ``during``: "when X" / "while X" instead (``after`` is then False)."""
+    ``during``: "when X" / "while X" instead (``after`` is then False); ``moved``: X
+    tells of a move of home ("before I moved", "przed przeprowadzką"), so when its
+    words name no value, the latest move is the moment meant."""
 
     after: bool
     words: tuple[str, ...]
     during: bool = False
+    moved: bool = False
 
 
 def order_phrases(question: str) -> list[OrderPhrase]:
     """The "before X" / "after X" phrases of ``question`` with content words in X:
     "before Google", "before she moved to Warsaw", "przed Warszawą", "antes de Madrid",
-    "до Варшави", "después de Google", "після Львова". "Before bed" is one too: whether
+    "до Варшави", "después de Google", "після Львова"; or telling of a move alone
+    ("before I moved", "antes de mudarme", "до переїзду"). "Before bed" is one too: whether
     it names a value is for :func:`matching_version` to say."""
     folded = fold(question).casefold().replace(",", " ")
     found: list[OrderPhrase] = []
@@ -64,8 +78,9 @@ def order_phrases(question: str) -> list[OrderPhrase]:
         if word == "до" and _GOING.search(folded[: m.start("d")]):
             continue
         words = _clause_words(m.group("x"))
-        if words:
-            found.append(OrderPhrase(word.startswith(_AFTER), words))
+        moved = any(w in _MOVING_WORDS for w in folded_words(m.group("x")))
+        if words or moved:
+            found.append(OrderPhrase(word.startswith(_AFTER), words, moved=moved))
     return found
 
 

@@ -45,6 +45,7 @@ from kronika.core.versions import (
     value_words,
 )
 from kronika.engine.held import reader_scope
+from kronika.engine.moves import home_histories, latest_move
 from kronika.engine.searches import Searches
 from kronika.ports import IndexReads, ItemIndex, Vector
 
@@ -245,6 +246,10 @@ def _before_after(
             ),
             None,
         )
+        if anchor is None and phrase.moved:  # "before I moved": the latest move
+            homes = home_histories(index, flt)
+            anchor = latest_move(homes)
+            chains = {**homes, **chains}
         if anchor is None:
             continue
         owner, place = anchor
