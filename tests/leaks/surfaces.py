@@ -189,6 +189,7 @@ CLI: dict[str, Command] = {
             "forget",
             "index rebuild",
             "index sync",
+            "index graph",
             "import",
             "jobs consolidate",
             "proposals approve",
