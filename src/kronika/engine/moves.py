@@ -30,22 +30,30 @@ def home_histories(index: IndexReads, flt: RecallFilter) -> Chains:
     keys = index.list_keys(reader_scope(flt, types=FACT_TYPES), limit=KEYS_READ)
     chains: Chains = {}
     for key in (k for k in keys if key_concept(k) == "location"):
-        values = index.list_items(
-            replace(
-                reader_scope(flt, keys=(key,), types=FACT_TYPES),
-                agents=flt.agents,
-                scopes=flt.scopes,
-                include_superseded=True,
-                include_archived=flt.include_archived,
-            )
-        )
-        for value in values:
-            if value.key == key and not value.multi:
+        for value in key_versions(index, flt, key, flt.agents):
+            if value.key == key:
                 chains.setdefault((value.agent, key), []).append(value)
-    return {
-        owner: sorted(versions, key=lambda v: (v.valid_from or v.created_at, v.id))
-        for owner, versions in chains.items()
-    }
+    return chains
+
+
+def key_versions(
+    index: IndexReads, flt: RecallFilter, key: str, agents: tuple[str, ...]
+) -> list[MemoryItem]:
+    """The values ``key`` had in the memory of ``agents`` (multi-valued facts left out),
+    oldest first, under the recall's own narrowing (channel, scopes, archive) and its
+    reader's view."""
+    values = index.list_items(
+        replace(
+            reader_scope(flt, keys=(key,), types=FACT_TYPES),
+            agents=agents,
+            scopes=flt.scopes,
+            include_superseded=True,
+            include_archived=flt.include_archived,
+        )
+    )
+    return sorted(
+        (v for v in values if not v.multi), key=lambda v: (v.valid_from or v.created_at, v.id)
+    )
 
 
 def latest_move(chains: Chains) -> tuple[tuple[str, str], int] | None:
@@ -60,4 +68,4 @@ def latest_move(chains: Chains) -> tuple[tuple[str, str], int] | None:
     return owner, len(versions) - 1
 
 
-__all__ = ["Chains", "home_histories", "latest_move"]
+__all__ = ["Chains", "home_histories", "key_versions", "latest_move"]

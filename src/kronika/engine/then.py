@@ -44,8 +44,7 @@ from kronika.core.versions import (
     validity,
     value_words,
 )
-from kronika.engine.held import reader_scope
-from kronika.engine.moves import home_histories, latest_move
+from kronika.engine.moves import home_histories, key_versions, latest_move
 from kronika.engine.searches import Searches
 from kronika.ports import IndexReads, ItemIndex, Vector
 
@@ -224,19 +223,7 @@ def _before_after(
     chains: dict[tuple[str, str], list[MemoryItem]] = {}
     for agent, key in keys:
         assert key is not None
-        # the recall's own narrowing (channel, scopes, archive) and its reader's view
-        chain = index.list_items(
-            replace(
-                reader_scope(flt, keys=(key,), types=FACT_TYPES),
-                agents=(agent,),
-                scopes=flt.scopes,
-                include_superseded=True,
-                include_archived=flt.include_archived,
-            )
-        )
-        chains[agent, key] = sorted(
-            (v for v in chain if not v.multi), key=lambda v: (v.valid_from or v.created_at, v.id)
-        )
+        chains[agent, key] = key_versions(index, flt, key, (agent,))
     for phrase in phrases:
         anchor = next(
             (
