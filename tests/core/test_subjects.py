@@ -24,6 +24,7 @@ from kronika.core.subjects import forms, mentions, sentences, sentences_about, s
         ("Kraków", "Mieszkam w Krakowie."),
         ("Ольга", "Подзвони Ользі."),  # a softened consonant: г → з
         ("Piotr", "Myślę o Piotrze."),  # r → rz
+        ("robi", "Co robisz?"),  # two consonants after a stem's vowel are an ending
     ],
 )
 def test_a_subject_is_found_in_its_inflected_forms(topic: str, text: str) -> None:
@@ -37,6 +38,8 @@ def test_a_subject_is_found_in_its_inflected_forms(topic: str, text: str) -> Non
         ("Dmytro Kovalenko", "Kovalenko called."),  # every word of the subject
         ("Київ", "Кияни прийшли."),
         ("Nubank", "I bank at Revolut."),
+        ("mięsa", "Gdzie teraz mieszkam?"),  # mięs + zkam: no ending starts with two consonants
+        ("grow", "Growth was slow."),
     ],
 )
 def test_what_is_not_about_it_is_not_found(topic: str, text: str) -> None:

@@ -48,3 +48,17 @@ def test_a_word_said_in_another_form_finds_the_memory(
     _write(backend.open())
     hits = backend.open("b").recall(question, k=3, mode="lexical", now=NOW, record_access=False)
     assert hits.hits and hits.hits[0].item.content == answer, [h.item.content for h in hits.hits]
+
+
+def test_a_word_is_not_taken_for_another_that_starts_with_its_stem(backend: Backend) -> None:
+    """ "mieszkam" (I live) starts with "mięs", the stem of "mięsa" (meat) with its accent
+    folded, but no ending starts with "zk": the fact about meat is no keyword match."""
+    memory = backend.open()
+    memory.remember("nie je mięsa od 2019 roku", key="dieta")
+    memory.remember("Wrocław", key="miasto")
+    hits = backend.open("b").recall(
+        "Gdzie teraz mieszkam?", k=3, mode="lexical", now=NOW, record_access=False
+    )
+    assert all("mięsa" not in h.item.content for h in hits.hits), [
+        h.item.content for h in hits.hits
+    ]

@@ -17,6 +17,10 @@ word is one of the word's *stems* followed by an ending of at most
   in ``-e``/``-і`` (``k`` → ``c``: ``kovalenk`` → ``kovalenc``: ``kovalence``; ``г`` →
   ``з``: ``ольг`` → ``ольз``: ``ользі``; ``r`` → ``rz``, ``t`` → ``ci``, ``d`` → ``dzi``…).
 
+An ending never starts with two consonants after a stem that ends in one: no
+inflectional ending of the four languages makes such a cluster, so ``mieszkam`` is
+not a form of ``mięsa`` (stem ``mies``), while ``robisz`` is one of ``robi``.
+
 A stem is at least :data:`MIN_STEM` letters: a shorter word (``tea``, ``Ana``) matches
 only itself, so ``tea`` never finds ``team`` or ``teapot``. A subject of several words
 is mentioned where every one of its words is.
@@ -148,7 +152,22 @@ def names_every(asked: Collection[str], words: Collection[str]) -> bool:
 
 
 def _ends(word: str, base: str) -> bool:
-    return any(word.startswith(s) and len(word) - len(s) <= MAX_ENDING for s in stems(base))
+    return any(
+        word.startswith(s) and len(word) - len(s) <= MAX_ENDING and _joins(s, word[len(s) :])
+        for s in stems(base)
+    )
+
+
+def _joins(stem: str, ending: str) -> bool:
+    """Whether ``ending`` can be an inflectional ending of ``stem``: no ending of the four
+    languages starts with two consonants after a stem's consonant (``mięs`` + ``zkam``
+    is another word; ``robi`` + ``sz``, ``mark`` + ``iem``, ``києв`` + ``і`` are forms)."""
+    return not (
+        len(ending) >= 2
+        and stem[-1:] not in _VOWELS
+        and ending[0] not in _VOWELS
+        and ending[1] not in _VOWELS
+    )
 
 
 def _text_words(text: str) -> set[str]:
