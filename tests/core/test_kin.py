@@ -41,3 +41,10 @@ def test_every_relation_has_words_in_each_language() -> None:
     for words in GROUPS:
         assert len(words.split()) >= 4, words
         assert any(ord(c) > 0x400 for c in words), words  # Ukrainian among them
+
+
+def test_a_boss_is_a_manager_in_every_language() -> None:
+    assert "manager" in kin("¿Quién es mi jefa?")
+    assert "manager" in kin("Kto jest moim szefem?")
+    assert {"boss", "szef", "jefe"} <= kin("Хто мій керівник?")
+    assert KeyWords(["manager"]).forms(list(folded_words("¿Quién es mi jefa?"))) == ["manager"]

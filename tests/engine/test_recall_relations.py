@@ -255,3 +255,17 @@ def test_which_questions_are_about_the_user_alone(
     question: str, names: tuple[str, ...], alone: bool
 ) -> None:
     assert about_the_user_alone(question, names) is alone
+
+
+@pytest.mark.parametrize(
+    "question",
+    ["Who is my boss?", "Kto jest moim szefem?", "¿Quién es mi jefa?", "Хто мій керівник?"],
+)
+def test_a_boss_asked_about_is_the_manager_a_fact_names(backend: Backend, question: str) -> None:
+    """``manager: Sarah Chen`` asked about as "my boss", "mi jefa", "мій керівник"."""
+    memory = backend.open()
+    memory.remember("Daniel", key="name")
+    memory.remember("Sarah Chen", key="manager")
+    memory.remember("has a daughter, Mia, born 2021")
+    hits = backend.open("b").recall(question, k=3, now=NOW, record_access=False).hits
+    assert hits and hits[0].item.value == "Sarah Chen", [h.item.content for h in hits]

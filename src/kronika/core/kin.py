@@ -37,7 +37,8 @@ GROUPS: tuple[str, ...] = (
     "aunt ciocia ciotka tía тітка",
     "uncle wujek stryj tío дядько",
     "friend przyjaciel przyjaciółka amigo amiga друг подруга",
-    "boss szef szefowa jefe jefa начальник начальниця",
+    "boss manager supervisor szef szefowa kierownik kierowniczka przełożony przełożona"
+    " jefe jefa gerente supervisora начальник начальниця керівник керівниця",
     "colleague coworker kolega koleżanka compañero compañera колега",
     "neighbour neighbor sąsiad sąsiadka vecino vecina сусід сусідка",
     "flatmate roommate współlokator współlokatorka compañera compañero сусід",
