@@ -10,6 +10,7 @@ from kronika.core.timeexpr import (
     mentioned_period,
     mentions_time,
     named_period,
+    names_period,
     parse_loose_datetime,
     parse_since,
     parse_until,
@@ -487,3 +488,26 @@ def test_a_name_that_abbreviates_a_month_is_not_a_month() -> None:
         datetime(2023, 1, 1, tzinfo=UTC),
         datetime(2023, 1, 31, 23, 59, 59, 999999, tzinfo=UTC),
     )
+
+
+SEPTEMBER_2026 = (datetime(2026, 9, 1, tzinfo=UTC), datetime(2026, 9, 30, 23, 59, tzinfo=UTC))
+
+
+@pytest.mark.parametrize(
+    ("text", "said", "names"),
+    [
+        ("a trip to Lisbon in September", datetime(2026, 6, 10, tzinfo=UTC), True),  # the next
+        ("we wrześniu lecimy do Lizbony", datetime(2026, 6, 10, tzinfo=UTC), True),
+        ("у вересні ми летимо до Лісабона", datetime(2026, 6, 10, tzinfo=UTC), True),
+        ("en septiembre nos vamos", datetime(2026, 10, 2, tzinfo=UTC), True),  # the one before
+        ("the review is on 12 September 2026", datetime(2026, 1, 2, tzinfo=UTC), True),
+        ("a trip in September 2025", datetime(2026, 6, 10, tzinfo=UTC), False),  # its year
+        ("a trip to Lisbon in October", datetime(2026, 6, 10, tzinfo=UTC), False),
+        ("before September I quit", datetime(2026, 6, 10, tzinfo=UTC), False),  # not within
+        ("birthday: 12 March", datetime(2026, 6, 10, tzinfo=UTC), False),
+    ],
+)
+def test_a_text_names_a_period_by_a_date_of_it_read_from_when_it_was_said(
+    text: str, said: datetime, names: bool
+) -> None:
+    assert names_period(text, said, SEPTEMBER_2026) is names

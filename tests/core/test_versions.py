@@ -11,7 +11,9 @@ from kronika.core.versions import (
     OrderPhrase,
     during_phrases,
     matching_version,
+    move_words,
     order_phrases,
+    previous_phrases,
     true_during,
 )
 
@@ -143,3 +145,36 @@ def test_a_while_clause_is_read_after_a_word_of_the_question() -> None:
     assert during_phrases("When did I work at Monzo?") == []
     assert during_phrases("Kiedy pracowałam w Monzo?") == []
     assert during_phrases("Коли я працювала в EPAM?") == []
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where did I live before?",
+        "Where did I use to work?",
+        "Gdzie mieszkałam wcześniej?",
+        "¿Dónde vivía antes?",
+        "Де я жила раніше?",
+    ],
+)
+def test_before_that_names_nothing_asks_for_the_value_before(question: str) -> None:
+    assert previous_phrases(question) == [OrderPhrase(False, (), previous=True)]
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        "Where did I live before 2020?",  # a moment named
+        "¿Dónde vivía antes de Madrid?",  # a value named
+        "Where did she work before Spotify?",
+        "Where do I live?",
+    ],
+)
+def test_before_that_names_something_is_not_before_alone(question: str) -> None:
+    assert previous_phrases(question) == []
+
+
+def test_the_words_of_a_move_are_those_of_its_phrase() -> None:
+    assert move_words("Gdzie pracowałam, zanim się przeprowadziłam?") == {"przeprowadzilam"}
+    assert move_words("Where did I work before I moved?") == {"moved"}
+    assert move_words("When did I move to Leeds?") == frozenset()  # no "before" / "after"

@@ -48,6 +48,13 @@ def folded_words(text: str) -> Iterator[str]:
     return (match.group().casefold() for match in _WORD.finditer(fold(text)))
 
 
+def without_folded(text: str, dropped: frozenset[str] | set[str]) -> str:
+    """``text`` without the words whose folded form (:func:`folded_words`) is in
+    ``dropped``, the rest as written."""
+    kept = _WORD.sub(lambda m: "" if fold(m.group()).casefold() in dropped else m.group(), text)
+    return " ".join(kept.split())
+
+
 def content_hash(text: str) -> str:
     """The first 32 hex digits of sha256(UTF-8 ``text``): the embedding cache key."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]

@@ -634,6 +634,36 @@ def named_period(text: str, now: datetime) -> NamedPeriod | None:
     return NamedPeriod((min(p[0] for p in periods), max(p[1] for p in periods)), words)
 
 
+def names_period(text: str, said: datetime, period: Period) -> bool:
+    """Whether ``text``, said at ``said``, names a date or month within ``period``: "a
+    trip to Lisbon in September", said in June, names the September after it or the one
+    before (a month or day written without its year is either), "on 12 March 2026" that
+    day. Seasons and times counted back ("last week") are not read here."""
+    folded, moment = fold(text).casefold(), _utc(said)
+    start, end = period
+    for m in _MENTIONS.finditer(folded):
+        if m.group("bd") or m.group("bd2"):
+            continue  # "before June" names no time within June
+        named = _mention_period(m, moment)
+        if named is None:
+            continue
+        years = (0,) if _has_year(m) else (0, 1)
+        for shift in years:
+            try:
+                since = named[0].replace(year=named[0].year + shift)
+                until = named[1].replace(year=named[1].year + shift)
+            except ValueError:  # 29 February
+                continue
+            if since <= end and until >= start:
+                return True
+    return False
+
+
+def _has_year(m: re.Match[str]) -> bool:
+    """Whether a mention of :data:`_MENTIONS` gives its year."""
+    return any(m.group(g) for g in ("iy", "dy", "mdy", "myy", "yy", "by"))
+
+
 def _bound_before(folded: str, at: int) -> str | None:
     """The word of "before" or "after" just before position ``at`` of ``folded``."""
     found = _BOUNDED_BEFORE.search(folded, 0, at)

@@ -63,6 +63,9 @@ class OrderPhrase:
     words: tuple[str, ...]
     during: bool = False
     moved: bool = False
+    previous: bool = False
+    """ "before" with nothing after it ("Where did I live before?", "wcześniej",
+    "antes", "раніше"): the value before the key's current one."""
 
 
 def order_phrases(question: str) -> list[OrderPhrase]:
@@ -82,6 +85,39 @@ def order_phrases(question: str) -> list[OrderPhrase]:
         if words or moved:
             found.append(OrderPhrase(word.startswith(_AFTER), words, moved=moved))
     return found
+
+
+# "before" alone: the word at the end of its clause, or one that means "previously"
+_END = r"(?=\s*(?:$|[^\w\s]))"
+_PREVIOUSLY = re.compile(
+    r"(?:^|(?<=\W))(?:previously|formerly|earlier|used\s+to|use\s+to|before"
+    + _END
+    + r"|wczesniej|przedtem|poprzednio|dawniej|antes"
+    + _END
+    + r"|anteriormente|solia|solias|soliamos|solian|раніше|колись|до\s+того"
+    + _END
+    + r"|перед\s+тим"
+    + _END
+    + r"|до\s+цього)(?!\w)"
+)
+
+
+def previous_phrases(question: str) -> list[OrderPhrase]:
+    """ "before" that names nothing ("Where did I live before?", "Where did I use to
+    work?", "Gdzie mieszkałam wcześniej?", "¿Dónde vivía antes?", "Де я жила раніше?"):
+    one phrase (``previous``) asking for the value before the current one of the keys
+    the question names, or none."""
+    folded = fold(question).casefold()
+    return [OrderPhrase(False, (), previous=True)] if _PREVIOUSLY.search(folded) else []
+
+
+def move_words(question: str) -> frozenset[str]:
+    """The words of ``question`` (folded) that tell of a move in a "before X" / "after
+    X" phrase ("before I *moved*", "zanim się *przeprowadziłam*"): they name a moment,
+    not what is asked."""
+    if not any(p.moved for p in order_phrases(question)):
+        return frozenset()
+    return frozenset(w for w in folded_words(question) if w in _MOVING_WORDS)
 
 
 _DURING = re.compile(

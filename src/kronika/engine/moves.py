@@ -16,6 +16,7 @@ from dataclasses import replace
 
 from kronika.core.dedup import key_concept
 from kronika.core.model import FACT_TYPES, MemoryItem, RecallFilter
+from kronika.core.versions import move_words
 from kronika.engine.held import reader_scope
 from kronika.engine.keys import KEYS_READ
 from kronika.ports import IndexReads
@@ -68,4 +69,15 @@ def latest_move(chains: Chains) -> tuple[tuple[str, str], int] | None:
     return owner, len(versions) - 1
 
 
-__all__ = ["Chains", "home_histories", "key_versions", "latest_move"]
+def moment_words(index: IndexReads, flt: RecallFilter, query: str) -> frozenset[str]:
+    """The words of ``query`` that tell of a move ("zanim się *przeprowadziłam*") when
+    the reader's keys hold one: they name the moment, and a turn that says
+    "przeprowadziłam się" is no answer to where the user worked before it. Empty when
+    the question tells of no move or no key says where the user lived before."""
+    said = move_words(query)
+    if not said or latest_move(home_histories(index, flt)) is None:
+        return frozenset()
+    return said
+
+
+__all__ = ["Chains", "home_histories", "key_versions", "latest_move", "moment_words"]

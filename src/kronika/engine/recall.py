@@ -36,7 +36,7 @@ import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 
 import numpy as np
 
@@ -66,12 +66,14 @@ from kronika.core.query import MODES, Mode
 from kronika.core.ranking import best_ids
 from kronika.core.roles import names_the_assistant
 from kronika.core.scoring import ScoreWeights, recencies
-from kronika.core.text import folded_words, question_share
-from kronika.core.timeexpr import asks_when, mentions_time, named_period
+from kronika.core.tense import tense_of
+from kronika.core.text import folded_words, question_share, without_folded
+from kronika.core.timeexpr import asks_when, mentions_time, named_period, names_period
 from kronika.core.user_subject import names_another
 from kronika.engine.candidates import CandidateReads, read_texts
 from kronika.engine.held import RecallMark, audience_of
 from kronika.engine.keys import UserKeys
+from kronika.engine.moves import moment_words
 from kronika.engine.owner import UserNames, not_asked
 from kronika.engine.relations import through_relations
 from kronika.engine.said_then import SaidThen, search_period
@@ -241,8 +243,21 @@ class Recaller:
         timed = (
             named_period(query, moment) if self._settings.time_focus > 0 and query.strip() else None
         )
-        if words is not None and timed is not None:
+        # a question of what happened then asks what was said then; one not in the past
+        # ("Where am I going in September?") may be answered by what names the month
+        past = tense_of(query) == "past"
+        if words is not None and timed is not None and past:
             rest = without_words(words, timed.words)
+            if rest is not None:
+                words, side_by_side = rest[0], side_by_side and rest[1]
+        # "before I moved" names a moment once the reader's keys hold a move (engine/moves.py)
+        moved = (
+            moment_words(self._index, flt, query)
+            if query.strip() and self._settings.time_focus > 0 and self._keys.of(flt)
+            else None
+        )
+        if words is not None and moved:
+            rest = without_words(words, moved)
             if rest is not None:
                 words, side_by_side = rest[0], side_by_side and rest[1]
         if words is not None:  # "w jakiej firmie": look for the key ``firma`` too
@@ -256,7 +271,11 @@ class Recaller:
                 words, side_by_side = f"{words} {' '.join(named)}", False
         if mode in ("hybrid", "vector") and (query.strip() or query_vector is not None):
             vector = (
-                query_vector if query_vector is not None else self._embedder.embed_query(asked.text)
+                query_vector
+                if query_vector is not None
+                else self._embedder.embed_query(
+                    without_folded(asked.text, moved) if moved else asked.text
+                )
             )
         # both at once where the index can (a server: one round trip, engine/searches.py)
         lexical, dense = self._searches.run(words, vector, flt, limit, whole_phrase=side_by_side)
@@ -464,6 +483,7 @@ class Recaller:
             relevance = with_speaker_focus(
                 relevance, speaker_of, named, focus=self._settings.speaker_focus
             )
+        named_then: list[str] = []
         if period is not None:
             log.debug(
                 "query names %s .. %s: preferring what was said (or true) then",
@@ -471,9 +491,15 @@ class Recaller:
                 period[1].date(),
             )
             placed = dict(zip(features.ids, features.created_at.tolist(), strict=True))
+            # "a trip to Lisbon in September", said in June, is about then too, unless
+            # the question asks what happened then ("What happened in February?")
+            if tense_of(query) != "past":
+                named_then = self._naming_period(relevance, placed, period, reads, texts)
             relevance = with_time_focus(
                 relevance,
-                placed | (history.placed if history is not None else {}),
+                placed
+                | dict.fromkeys(named_then, period[0].timestamp())
+                | (history.placed if history is not None else {}),
                 (period[0].timestamp(), period[1].timestamp()),
                 focus=self._settings.time_focus,
             )
@@ -497,6 +523,7 @@ class Recaller:
             # the closest of what was said in a period the question names have its
             # evidence: as many as a recall returns by default, whatever this one's k
             given = said.closest(self._settings.results, relevance) if said is not None else []
+            given = [*given, *named_then]
             relevance = self._above_floor(
                 query, relevance, lexical, similarity, links, history, reached, given, notes
             )
@@ -597,6 +624,28 @@ class Recaller:
         if self._settings.hub_scope != "others" or self._families_of is None:
             return vectors, {}
         return vectors, self._families_of(ids)
+
+    def _naming_period(
+        self,
+        relevance: Mapping[str, float],
+        said_at: Mapping[str, float],
+        period: tuple[datetime, datetime],
+        reads: CandidateReads,
+        texts: dict[str, str],
+    ) -> list[str]:
+        """Of the best :data:`NEIGHBOUR_SEEDS` candidates, those whose text names a date
+        or month within ``period`` (:func:`~kronika.core.timeexpr.names_period`, read
+        from when each was said): what they tell of happens then, whenever it was said.
+        ``texts`` gains the texts read."""
+        seeds = best_ids(relevance, NEIGHBOUR_SEEDS)
+        texts |= reads.texts([item_id for item_id in seeds if item_id not in texts])
+        return [
+            item_id
+            for item_id in seeds
+            if item_id in texts
+            and item_id in said_at
+            and names_period(texts[item_id], datetime.fromtimestamp(said_at[item_id], UTC), period)
+        ]
 
     def _above_floor(
         self,

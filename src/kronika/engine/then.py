@@ -15,7 +15,10 @@ recall's other filters, and reads the best of them (:data:`READ`):
   key's other values do not share, in any of its forms), the value before (after)
   that one in the key's history takes the best relevance among the key's values, and
   the others are divided by ``1 + time_focus``. "Before bed" names no value: nothing
-  changes.
+  changes;
+* **"before" alone** ("Where did I live before?", "Where did I use to work?",
+  "wcześniej", "antes", "раніше"): of each key the question names (by its words or a
+  topic), the value before the current one, the same way.
 
 Each past value brought in carries the reason, shown by ``--explain`` and ``--json``.
 """
@@ -39,6 +42,7 @@ from kronika.core.versions import (
     during_phrases,
     matching_version,
     order_phrases,
+    previous_phrases,
     same_word,
     true_during,
     validity,
@@ -70,6 +74,9 @@ class HistoryReading:
     it takes the best relevance of."""
     lowered: set[str] = field(default_factory=set)
     """Values of a key whose neighbour "before X" / "after X" chose."""
+    answers: set[str] = field(default_factory=set)
+    """Values chosen for a key the question asks about by name or topic, at a moment its
+    history pins down: they take the best relevance of every candidate."""
     reasons: dict[str, str] = field(default_factory=dict)
 
     def merged(
@@ -91,7 +98,8 @@ class HistoryReading:
         }
         lowered = [i for i in self.lowered if i in out and i not in best]
         out |= with_preference({i: out[i] for i in lowered}, (), focus=focus)
-        return out | best
+        top = max(relevance.values(), default=0.0)  # before any value was lowered
+        return out | best | {i: top for i in self.answers if i in out}
 
 
 def read_history(
@@ -112,7 +120,7 @@ def read_history(
     keeps any keyed fact (else no past value can be named, and none is looked for)."""
     if flt.as_of is not None or flt.include_superseded:
         return None
-    phrases = [*order_phrases(query), *during_phrases(query)]
+    phrases = [*order_phrases(query), *during_phrases(query)] or previous_phrases(query)
     types = tuple(t for t in flt.types if t in FACT_TYPES) if flt.types else FACT_TYPES
     if not types:
         return None
@@ -225,6 +233,15 @@ def _before_after(
         assert key is not None
         chains[agent, key] = key_versions(index, flt, key, (agent,))
     for phrase in phrases:
+        if phrase.previous:  # "Where did I live before?": before the current value
+            asked = [*said, *topic_words(said)]
+            for owner, versions in chains.items():
+                if len(versions) > 1 and _asks(asked, owner[1]):
+                    before = _neighbour_of(
+                        reading, versions, len(versions) - 1, phrase, lexical, dense
+                    )
+                    reading.answers.update([before] if before else [])
+            continue
         anchor = next(
             (
                 (owner, place)
@@ -252,7 +269,9 @@ def _before_after(
         if others and not _asks(asked, owner[1]):
             _then_of_another(reading, chains, owner, place, others, phrase, lexical, dense)
         elif not phrase.during:  # "when X" of X's own key asks nothing of its history
-            _neighbour_of(reading, chains[owner], place, phrase, lexical, dense)
+            chosen = _neighbour_of(reading, chains[owner], place, phrase, lexical, dense)
+            if chosen is not None and _asks(asked, owner[1]):
+                reading.answers.add(chosen)
 
 
 def _asks(asked: Sequence[str], key: str) -> bool:
@@ -268,12 +287,13 @@ def _neighbour_of(
     phrase: OrderPhrase,
     lexical: Mapping[str, float],
     dense: Mapping[str, float],
-) -> None:
+) -> str | None:
     """ "Where did I work before Google?": the value of the key before (after) the one
-    the phrase names takes the key's best relevance."""
+    the phrase names takes the key's best relevance; its id, or ``None`` when the named
+    value has no neighbour on that side."""
     other = place + 1 if phrase.after else place - 1
     if not 0 <= other < len(versions):
-        return
+        return None
     chosen, named = versions[other], versions[place]
     side = "after" if phrase.after else "before"
     reading.lifted[chosen.id] = tuple(v.id for v in versions)
@@ -286,6 +306,7 @@ def _neighbour_of(
     reading.reasons[chosen.id] = (
         f"the value {side} {named.value or named.content!r} ({validity(chosen)})"
     )
+    return chosen.id
 
 
 def _then_of_another(
@@ -320,6 +341,7 @@ def _then_of_another(
         # answer: the chosen value takes the best relevance of both keys' values
         reading.lifted[chosen.id] = tuple(v.id for v in (*versions, *chains[owner]))
         reading.lowered.update(v.id for v in versions if v.id != chosen.id)
+        reading.answers.add(chosen.id)
         _candidate(reading, chosen, lexical, dense)
         reading.reasons[chosen.id] = (
             f"the value while {named.value or named.content!r} was true"
