@@ -7,11 +7,11 @@ in spring?" may mean either. Read for a season named without "last" or "this"
 The marks are a language's own grammar, not drawn from any memory or benchmark: the
 past of the verb (English ``did``, ``was`` and ``-ed``; Polish ``-łem``, ``-ła``,
 ``-liśmy``; Ukrainian ``-в``, ``-ла``, ``-вся``; Spanish ``-aba``, ``-ía``, ``-ó``,
-``-aron``) and its future (``will``, ``going to``; ``będę``, ``będzie``; ``буду``,
-``-тиму``; ``voy a``, ``-ará``). A word-ending mark needs a word of four or five letters
-or more, and a few nouns spelt like a verb's past are named ("hundred", "café"), so that
-short nouns and adjectives ("mała", "Київ") are not read as verbs. A
-question with marks of both, or of neither (the present, which may speak of either),
+``-aron``, and ``iba``, ``era``) and its future (``will``, ``going to``; ``będę``,
+``będzie``; ``буду``, ``-тиму``; ``voy a``, ``-ará``). A word-ending mark needs a word
+of four or five letters or more, and a few nouns spelt like a verb's past are named
+("hundred", "café"), so that short nouns and adjectives ("mała", "Київ") are not read
+as verbs. A question with marks of both, or of neither (the present, which may speak of either),
 is said of no time in particular. A perfective verb used for the future ("pojedziemy")
 is no mark: such a question stays open to both.
 """
@@ -45,6 +45,8 @@ _PAST = re.compile(
             r"\b(?!(?:café|bebé|puré|comité|josé|chalé)\b)(?=\w{4,}\b)\w+[^\Waeiou]"
             r"(?<![aei]r)(?:é|ó)\b",
             r"\b(?:fui|fue|fuimos|fueron|fuiste|estuve|estuvo|tuve|tuvo|hice|hizo|hubo|había)\b",
+            # the imperfect of ir and ser, the two that keep no -aba or -ía
+            r"\b(?:iba|ibas|íbamos|ibais|iban|era|eras|éramos|erais|eran)\b",
         )
     )
 )
