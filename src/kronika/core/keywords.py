@@ -38,6 +38,8 @@ _ENGLISH = """
 """
 _POLISH = """
     ja mnie mi mna moj moja moje moi mojego mojej moim moich
+    nasz nasza nasze nasi naszego naszej naszym naszych wasz wasza wasze wasi
+    swoj swoja swoje swoi swojego swojej swoim swoich
     ciebie cie tobie ci twoj twoja twoje twoi twojego twojej twoim twoich
     on ona ono oni jego jej go mu nim niej ich im nimi
     my wy was wam sie siebie sobie
@@ -45,7 +47,7 @@ _POLISH = """
     ktory ktora ktore ktorzy ktorego ktorej ktorym ktorych
     jaki jaka jakie jakiego jakiej jakim jakich
     co czego czym kto kogo komu kiedy gdzie dlaczego czemu jak ile ilu czy
-    jest sa byl byla bylo byli byly byc bedzie masz mamy mial miala mieli
+    jest sa byl byla bylo byli byly byc bedzie mam masz ma mamy macie mial miala mieli
     i a oraz lub albo ze zeby
     w we z ze na do od po o u za przy przez dla nad
 """
@@ -57,17 +59,19 @@ _SPANISH = """
     cuanto cuanta cuantos cuantas porque
     y e o u pero ni de del a en con para por sobre entre hasta desde hacia
     es fue fueron ser estar esta estan estaba estaban he has ha hemos
-    habia muy tambien ya
+    habia muy tambien ya tengo tienes tiene tenemos tienen
 """
 _UKRAINIAN = """
-    я мене мені мною мій моя моє мої мого моєї моїм моїх
-    ти тебе тобі тобою твій твоя твоє твої твого твоєї
+    я мене мені мною мій моя моє мої мою мого моєї моєму моїй моїм моїх моїми
+    ти тебе тобі тобою твій твоя твоє твої твою твого твоєї твоєму твоїй твоїм твоїх
+    наш наша наше наші нашу нашого нашої нашому нашій нашим наших ваш ваша ваше ваші
+    свій своя своє свої свою свого своєї своєму своїй своїм своїх
     він вона воно вони його її їх йому їй ним нею ними них неї
     ми нас нам ви вас вам себе собі
-    цей ця це ці цього цієї цим цих той та те ті того тієї тим тих
-    який яка яке які якого якої яким яких
+    цей ця це ці цю цього цієї цим цих той та те ті ту того тієї тим тих
+    який яка яке які яку якого якої яким яких
     що чого чим хто кого кому коли де чому як скільки чи
-    є був була було були бути буде
+    є був була було були бути буде маю маєш має маємо мають
     і й та а але або щоб бо
     в у з із зі на до від по про за при через для над о
 """
