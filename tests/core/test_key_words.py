@@ -119,3 +119,13 @@ def test_a_declined_key_is_found_among_thousands() -> None:
     assert index.forms(["звати", "чоловіка"]) == ["чоловік"]
     assert index.forms(["firma"]) == []  # written as the key writes it: nothing to add
     assert KeyWords(["київ"]).forms(list(folded_words("у києві"))) == ["киів"]
+
+
+def test_the_keys_a_question_names_as_written_or_in_another_form() -> None:
+    index = KeyWords(["gym", "firma", "favourite_food", "birthday"])
+    assert index.named(["which", "gym", "march"]) == [("gym",)]
+    assert index.named(["jakiej", "firmie"]) == [("firma",)]
+    # every word of a key, or not the key
+    assert index.named(["favourite", "colour"]) == []
+    assert index.named(["favourite", "food"]) == [("favourite", "food")]
+    assert index.named(["where", "going", "september"]) == []

@@ -57,6 +57,16 @@ class KeyWords:
         so not of a question about someone else); and not every one is written as the
         key writes it. In the order of the keys, each once."""
         asked = set(question)
+        found: dict[str, None] = {}
+        for words in self.named(question, topics=topics):
+            if not all(k in asked for k in words):
+                found.update((k, None) for k in words if k not in asked)
+        return list(found)
+
+    def named(self, question: Sequence[str], *, topics: bool = True) -> list[tuple[str, ...]]:
+        """The keys (their words) that ``question`` names, as written or in another
+        form (as :meth:`forms` reads them), in the order of the keys."""
+        asked = set(question)
         named: set[str] = set()
         # a relation named in another language: "husband" names ``mąż`` (core/kin.py)
         kin = kin_words(asked) if self._keys else set()
@@ -66,12 +76,11 @@ class KeyWords:
             for prefix in filing_prefixes(word):
                 filed = self._filed.get(prefix, ())
                 named.update(k for k in filed if k not in named and word_matches(word, k))
-        found: dict[str, None] = {}
-        for n in sorted({n for word in named for n in self._of_word[word]}):
-            words = self._keys[n]
-            if all(k in named for k in words) and not all(k in asked for k in words):
-                found.update((k, None) for k in words if k not in asked)
-        return list(found)
+        return [
+            self._keys[n]
+            for n in sorted({n for word in named for n in self._of_word[word]})
+            if all(k in named for k in self._keys[n])
+        ]
 
 
 __all__ = ["KeyWords"]

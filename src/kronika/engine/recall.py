@@ -243,10 +243,15 @@ class Recaller:
         timed = (
             named_period(query, moment) if self._settings.time_focus > 0 and query.strip() else None
         )
-        # a question of what happened then asks what was said then; one not in the past
-        # ("Where am I going in September?") may be answered by what names the month
-        past = tense_of(query) == "past"
-        if words is not None and timed is not None and past:
+        # a question of what happened then asks what was said then, and one that names a
+        # key of the user's facts asks for its value then ("Which gym do I go to in
+        # March?"); another ("Where am I going in September?") may be answered by what
+        # names the month
+        if (
+            words is not None
+            and timed is not None
+            and self._period_chooses(query, words, flt, names)
+        ):
             rest = without_words(words, timed.words)
             if rest is not None:
                 words, side_by_side = rest[0], side_by_side and rest[1]
@@ -624,6 +629,19 @@ class Recaller:
         if self._settings.hub_scope != "others" or self._families_of is None:
             return vectors, {}
         return vectors, self._families_of(ids)
+
+    def _period_chooses(
+        self, query: str, words: str, flt: RecallFilter, names: Sequence[str]
+    ) -> bool:
+        """Whether the period a question names chooses among what it finds rather than
+        being words to find: the question is said of the past (what was said then), or
+        names a key of the reader's facts, as written, in another form or by a topic
+        (its value then: "Where do I work in March?")."""
+        if tense_of(query) == "past":
+            return True
+        keys = self._keys.of(flt)
+        topics = bool(keys) and not names_another(query, names)
+        return bool(keys) and bool(keys.named(list(folded_words(words)), topics=topics))
 
     def _naming_period(
         self,
