@@ -31,6 +31,7 @@ _ENGLISH = """
     morning afternoon evening night goodnight day
     not really totally indeed definitely absolutely exactly right true agree
     see got going doing well sounds know care take let help
+    always glad happy anytime nothing much special just checking testing
 """
 _POLISH = """
     czesc hej hejka siema witaj witam dzien dobry dobranoc wieczor
@@ -38,14 +39,20 @@ _POLISH = """
     dzieki dziekuje dziekujemy bardzo prosze przepraszam sorki wzajemnie pozdrawiam
     ok okej dobrze spoko super swietnie tak nie jasne no
     slychac porzadku milego dnia
+    moge pomoc pomoge pomoglem pomoglam zawsze chetnie sluze nic specjalnego
+    szczegolnego tylko sprawdzam testuje
 """
 _SPANISH = """
     hola buenas buenos dias tardes noches adios chao luego pronto manana
     gracias muchas muchos favor nada perdon disculpa igualmente saludos encantado
     vale ok si no claro genial perfecto bien bueno vale tal
+    puedo ayudar ayudarte ayudarle siempre placer disposicion especial solo probando
+    comprobando
 """
 _UKRAINIAN = """
     привіт вітаю добрий доброго добрий день дня ранку вечора надобраніч бувай
+    можу допомогти допоможу завжди радий рада нічого нічим особливого просто
+    перевіряю тестую
     побачення дякую дуже спасибі будь ласка вибач вибачте
     гаразд добре так ні звісно ок окей чудово супер справи
     привет спасибо пока хорошо да нет ладно
