@@ -101,3 +101,18 @@ def test_words_left_out_of_a_phrase_and_whether_the_rest_stood_side_by_side() ->
 def test_a_phrase_with_none_of_the_words_or_only_them_is_left_alone() -> None:
     assert without_words("gym member", {"march"}) is None
     assert without_words("march", {"in", "march"}) is None
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("Where is she based these days?", "based"),
+        ("Czym się zajmuje w dzisiejszych czasach?", "zajmuje"),
+        ("¿Dónde vive hoy en día?", "vive"),
+        ("Що він робить в наші дні?", "робить"),
+        # days that are days stay
+        ("How many days until my birthday?", "days until birthday"),
+    ],
+)
+def test_a_phrase_that_says_now_is_not_looked_for(query: str, expected: str) -> None:
+    assert keyword_query(query) == expected

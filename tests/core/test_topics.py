@@ -16,6 +16,7 @@ def topics(question: str) -> set[str]:
 def test_a_verb_gives_its_topics_words_in_every_language() -> None:
     assert {"city", "miasto", "ciudad", "місто"} <= topics("Where do I live now?")
     assert "city" in topics("Gdzie teraz mieszka Alice?")
+    assert "city" in topics("Where is she based these days?")  # based: where one lives
     assert "miasto" in topics("Де зараз живе Лусія?")
     assert {"employer", "firma", "empresa", "компанія"} <= topics("Де працює Юрій?")
     assert "job" in topics("¿De qué trabaja mi pareja ahora?")

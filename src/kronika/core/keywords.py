@@ -97,8 +97,29 @@ def keyword_phrase(query: str) -> tuple[str, bool]:
     garden at the festival?" is a phrase no one wrote, and looking for it costs FTS5 a
     pass over every row holding those words.
     """
-    kept = _kept(list(folded_words(query)), FUNCTION_WORDS)
+    words = list(folded_words(query))
+    kept = _kept(words, FUNCTION_WORDS, _in_idioms(words))
     return (query, True) if kept is None else kept
+
+
+_NOW_IDIOMS: tuple[tuple[str, ...], ...] = tuple(
+    tuple(folded_words(idiom))
+    for idiom in ("these days", "w dzisiejszych czasach", "hoy en día", "estos días", "в наші дні")
+)
+"""Phrases that say "now" with a noun of time: "Where is she based these days?" asks
+where she is now, and the days of "these days" are no days to look for (a memory that
+says "30 days ahead" does not answer it)."""
+
+
+def _in_idioms(words: list[str]) -> set[int]:
+    """The places of ``words`` that belong to a phrase of :data:`_NOW_IDIOMS`."""
+    found: set[int] = set()
+    for idiom in _NOW_IDIOMS:
+        size = len(idiom)
+        for start in range(len(words) - size + 1):
+            if tuple(words[start : start + size]) == idiom:
+                found.update(range(start, start + size))
+    return found
 
 
 def has_content_words(query: str) -> bool:
@@ -114,10 +135,12 @@ def without_words(phrase: str, dropped: AbstractSet[str]) -> tuple[str, bool] | 
     return None if dropped.isdisjoint(words) else _kept(words, dropped)
 
 
-def _kept(words: list[str], dropped: Collection[str]) -> tuple[str, bool] | None:
-    """``words`` without those in ``dropped``, joined, and whether the words left stood
-    side by side; ``None`` when none is left."""
-    kept_at = [n for n, word in enumerate(words) if word not in dropped]
+def _kept(
+    words: list[str], dropped: Collection[str], places: AbstractSet[int] = frozenset()
+) -> tuple[str, bool] | None:
+    """``words`` without those in ``dropped`` and those at ``places``, joined, and
+    whether the words left stood side by side; ``None`` when none is left."""
+    kept_at = [n for n, word in enumerate(words) if word not in dropped and n not in places]
     if not kept_at:
         return None
     side_by_side = kept_at[-1] - kept_at[0] + 1 == len(kept_at)

@@ -29,7 +29,7 @@ from kronika.core.word_groups import WordGroups
 
 GROUPS: tuple[str, ...] = (
     # where one lives
-    "live lives living lived city town location residence"
+    "live lives living lived based city town location residence"
     " mieszkać mieszkam mieszkasz mieszka mieszkamy mieszkają mieszkał mieszkała miasto"
     " miejscowość vivir vivo vives vive vivimos viven vivía ciudad residencia"
     " жити живу живеш живе живемо живуть жив жила жили мешкати мешкаю мешкає мешкав"
