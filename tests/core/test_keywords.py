@@ -19,6 +19,10 @@ from kronika.core.keywords import FUNCTION_WORDS, keyword_phrase, keyword_query,
         ("Jak ma na imię mój szef?", "imie szef"),
         ("¿Qué alergias tiene mi hija?", "alergias hija"),
         ("Яку алергію має моя донька?", "алергію донька"),
+        # "to be" in the first person is as much a function word as "am" is
+        ("¿Qué instrumento estoy aprendiendo a tocar?", "instrumento aprendiendo tocar"),
+        ("Na co jestem uczulona?", "uczulona"),
+        ("Де я буду жити?", "жити"),
         # the possessives and the accusatives are as much function words as "my" is
         ("Gdzie mieszka nasza córka?", "mieszka corka"),
         ("Де живе наша донька?", "живе донька"),

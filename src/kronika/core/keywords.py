@@ -48,6 +48,8 @@ _POLISH = """
     jaki jaka jakie jakiego jakiej jakim jakich
     co czego czym kto kogo komu kiedy gdzie dlaczego czemu jak ile ilu czy
     jest sa byl byla bylo byli byly byc bedzie mam masz ma mamy macie mial miala mieli
+    jestem jestes jestesmy jestescie bylem bylam byles bylas bylismy bylysmy
+    bede bedziesz bedziemy bedziecie beda
     i a oraz lub albo ze zeby
     w we z ze na do od po o u za przy przez dla nad
 """
@@ -60,6 +62,7 @@ _SPANISH = """
     y e o u pero ni de del a en con para por sobre entre hasta desde hacia
     es fue fueron ser estar esta estan estaba estaban he has ha hemos
     habia muy tambien ya tengo tienes tiene tenemos tienen
+    estoy estamos estais eres somos sois eramos eran sido habian
 """
 _UKRAINIAN = """
     я мене мені мною мій моя моє мої мою мого моєї моєму моїй моїм моїх моїми
@@ -71,7 +74,7 @@ _UKRAINIAN = """
     цей ця це ці цю цього цієї цим цих той та те ті ту того тієї тим тих
     який яка яке які яку якого якої яким яких
     що чого чим хто кого кому коли де чому як скільки чи
-    є був була було були бути буде маю маєш має маємо мають
+    є був була було були бути буде буду будеш будемо будете будуть маю маєш має маємо мають
     і й та а але або щоб бо
     в у з із зі на до від по про за при через для над о
 """
