@@ -4,16 +4,16 @@ wedding will we go to in spring?" about the coming one, and "Whose wedding do we
 in spring?" may mean either. Read for a season named without "last" or "this"
 (:mod:`kronika.core.seasons`).
 
-The marks are a language's own grammar, not drawn from any memory or benchmark: the
-past of the verb (English ``did``, ``was`` and ``-ed``; Polish ``-łem``, ``-ła``,
-``-liśmy``; Ukrainian ``-в``, ``-ла``, ``-вся``; Spanish ``-aba``, ``-ía``, ``-ó``,
-``-aron``, and ``iba``, ``era``) and its future (``will``, ``going to``; ``będę``,
+The marks are a language's own grammar, not drawn from any memory or benchmark: the past
+of the verb (English ``did``, ``was`` and ``-ed``; Polish ``-łem``, ``-ła``, ``-liśmy``;
+Ukrainian ``-в``, ``-ла``, ``-вся``; Spanish ``-aba``, ``-ía``, ``-ó``, ``-aron``, and
+``iba``, ``era``, ``dije``, ``pude``) and its future (``will``, ``going to``; ``będę``,
 ``będzie``; ``буду``, ``-тиму``; ``voy a``, ``-ará``). A word-ending mark needs a word
 of four or five letters or more, and a few nouns spelt like a verb's past are named
-("hundred", "café"), so that short nouns and adjectives ("mała", "Київ") are not read
-as verbs. A question with marks of both, or of neither (the present, which may speak of either),
-is said of no time in particular. A perfective verb used for the future ("pojedziemy")
-is no mark: such a question stays open to both.
+("hundred", "café"), so that short nouns and adjectives ("mała", "Київ") are not read as
+verbs. A question with marks of both, or of neither (the present, which may speak of
+either), is said of no time in particular. A perfective verb used for the future
+("pojedziemy") is no mark: such a question stays open to both.
 """
 
 from __future__ import annotations
@@ -45,8 +45,11 @@ _PAST = re.compile(
             r"\b(?!(?:café|bebé|puré|comité|josé|chalé)\b)(?=\w{4,}\b)\w+[^\Waeiou]"
             r"(?<![aei]r)(?:é|ó)\b",
             r"\b(?:fui|fue|fuimos|fueron|fuiste|estuve|estuvo|tuve|tuvo|hice|hizo|hubo|había)\b",
-            # the imperfect of ir and ser, the two that keep no -aba or -ía
+            # the imperfect of ir and ser, the two that keep no -aba or -ía, of ver (too
+            # short for -ía), and the commonest preterites of a stem of their own
             r"\b(?:iba|ibas|íbamos|ibais|iban|era|eras|éramos|erais|eran)\b",
+            r"\b(?:veía|veías|veíamos|veían|dije|dijo|dijiste|dijimos|dijeron|pude|pudo"
+            r"|pudiste|pudimos|quise|quiso|supe|supo|puse|puso)\b",
         )
     )
 )
