@@ -58,6 +58,7 @@ from kronika.core.fusion import (
     with_time_focus,
 )
 from kronika.core.hubness import without_hubs
+from kronika.core.key_forms import KeyWords
 from kronika.core.keywords import has_content_words, keyword_phrase, without_words
 from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult, ScoreParts
 from kronika.core.owner import Asked, as_the_user, may_name_someone
@@ -243,22 +244,22 @@ class Recaller:
         timed = (
             named_period(query, moment) if self._settings.time_focus > 0 and query.strip() else None
         )
+        keys = self._keys.of(flt) if query.strip() else _NO_KEYS
+        # "Where does Margaret live?" is not asking for the user's city (names are read
+        # only when the user has keys a topic could name)
+        topics = bool(keys) and words is not None and not names_another(query, names)
         # a question of what happened then asks what was said then, and one that names a
         # key of the user's facts asks for its value then ("Which gym do I go to in
         # March?"); another ("Where am I going in September?") may be answered by what
         # names the month
-        if (
-            words is not None
-            and timed is not None
-            and self._period_chooses(query, words, flt, names)
-        ):
+        if words is not None and timed is not None and _period_chooses(query, words, keys, topics):
             rest = without_words(words, timed.words)
             if rest is not None:
                 words, side_by_side = rest[0], side_by_side and rest[1]
         # "before I moved" names a moment once the reader's keys hold a move (engine/moves.py)
         moved = (
             moment_words(self._index, flt, query)
-            if query.strip() and self._settings.time_focus > 0 and self._keys.of(flt)
+            if query.strip() and self._settings.time_focus > 0 and keys
             else None
         )
         if words is not None and moved:
@@ -266,10 +267,6 @@ class Recaller:
             if rest is not None:
                 words, side_by_side = rest[0], side_by_side and rest[1]
         if words is not None:  # "w jakiej firmie": look for the key ``firma`` too
-            keys = self._keys.of(flt)
-            # "Where does Margaret live?" is not asking for the user's city (names are
-            # read only when the user has keys a topic could name)
-            topics = bool(keys) and not names_another(query, names)
             named = keys.forms(list(folded_words(words)), topics=topics)
             if named:
                 log.debug("query names keys in another form: also searching %s", named)
@@ -630,19 +627,6 @@ class Recaller:
             return vectors, {}
         return vectors, self._families_of(ids)
 
-    def _period_chooses(
-        self, query: str, words: str, flt: RecallFilter, names: Sequence[str]
-    ) -> bool:
-        """Whether the period a question names chooses among what it finds rather than
-        being words to find: the question is said of the past (what was said then), or
-        names a key of the reader's facts, as written, in another form or by a topic
-        (its value then: "Where do I work in March?")."""
-        if tense_of(query) == "past":
-            return True
-        keys = self._keys.of(flt)
-        topics = bool(keys) and not names_another(query, names)
-        return bool(keys) and bool(keys.named(list(folded_words(words)), topics=topics))
-
     def _naming_period(
         self,
         relevance: Mapping[str, float],
@@ -794,6 +778,20 @@ class Recaller:
         if assistant_asked:
             asking |= {turn: 1.0 for turn in replies.keys() - set(asked)}
         return texts, asking
+
+
+_NO_KEYS = KeyWords(())
+"""The keys an empty query can name."""
+
+
+def _period_chooses(query: str, words: str, keys: KeyWords, topics: bool) -> bool:
+    """Whether the period a question names chooses among what it finds rather than being
+    words to find: the question is said of the past (what was said then), or its
+    ``words`` name one of the reader's ``keys``, as written, in another form or (with
+    ``topics``) by a topic (its value then: "Where do I work in March?")."""
+    if tense_of(query) == "past":
+        return True
+    return bool(keys.named(list(folded_words(words)), topics=topics))
 
 
 def _without(
