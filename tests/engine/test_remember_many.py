@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from kronika import Memory, build_memory, load_settings
+from kronika.core.prompt import render_brain
 from kronika.engine.changes import AddFact, SupersedeFact, TouchFact
 from kronika.errors import InvalidInput, PermissionDenied
 from kronika.testing import FrozenClock
@@ -205,19 +206,23 @@ def _state(mem: Memory) -> str:
         for name in ("brain.md", "brain_archive.md", "history.md")
     ]
     audit = [f"{e.action} {e.outcome} {e.section} {e.summary}" for e in mem.audit()]
-    text = "\n=====\n".join([*files, *audit])
+    return _ids_named("\n=====\n".join([*files, *audit]))
+
+
+def _ids_named(text: str) -> str:
+    """``text`` with each id named by its first appearance."""
     names: dict[str, str] = {}
     return _ID.sub(lambda m: names.setdefault(m.group(0), f"id{len(names)}"), text)
 
 
-def test_a_batch_leaves_what_the_same_facts_remembered_one_by_one_leave(
-    tmp_path: Path,
-) -> None:
-    """Same files (Brain, archive, history, byte for byte but for the random ids), same
-    audit trail, same receipts: duplicates of stored and of the batch's own facts, new
-    values of a key (one of them archived by then), a multi key, another section and
-    audience, a secret, and a Brain over its budget many times over."""
-    start = datetime(2025, 3, 1, tzinfo=UTC)
+_START = datetime(2025, 3, 1, tzinfo=UTC)
+
+
+def _before_and_batch() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Facts stored first, then a batch: duplicates of stored and of the batch's own
+    facts, new values of a key (one of them archived by then, one set three times),
+    a multi key, another section and audience, a secret, a refresh of an archived fact,
+    a value of a fact superseded in the same batch."""
     before: list[dict[str, Any]] = [
         {"key": "city", "value": "Kraków"},
         {"key": "drink", "value": "tea"},
@@ -229,6 +234,9 @@ def test_a_batch_leaves_what_the_same_facts_remembered_one_by_one_leave(
         {"key": "drink", "value": "coffee"},
         {"key": "drink", "value": "Coffee"},
         {"key": "old0", "value": "a newer value 0"},
+        {"key": "old1", "value": "an older value 1"},
+        {"key": "old2", "value": "an older value 2."},
+        {"key": "old2", "value": "a newer value 2"},
         {"content": "Likes long walks"},
         {"key": "pet", "value": "a cat", "multi": True},
         {"key": "pet", "value": "a dog", "multi": True},
@@ -236,30 +244,87 @@ def test_a_batch_leaves_what_the_same_facts_remembered_one_by_one_leave(
         {"key": "standup", "value": "at nine", "scope": "team", "team": "ops"},
         {"content": "my api key is sk-proj-Q3x9vTz81LmNpR4sWuY7aBcD0eFgHiJk"},
         *({"key": f"new{n}", "value": f"a new value number {n}"} for n in range(30)),
+        {"key": "new3", "value": "a newer value 3"},
         {"key": "drink", "value": "green tea"},
     ]
     for n, fact in enumerate([*before, *batch]):
-        fact["at"] = start + timedelta(minutes=n)
-    states, kinds = [], []
+        fact["at"] = _START + timedelta(minutes=n)
+    return before, batch
+
+
+def _both_ways(
+    tmp_path: Path, **budget: int
+) -> tuple[list[list[tuple[str, str]]], list[Memory], list[Path], list[int]]:
+    """The batch remembered one by one and as a batch: each way's receipts' kinds, its
+    memory (open: the caller closes it), its home, and the audit entries before it."""
+    before, batch = _before_and_batch()
+    kinds, memories, homes, began = [], [], [], []
     for way in ("one by one", "batch"):
         home = tmp_path / way.replace(" ", "-")
-        settings = load_settings(home, environ={}, embedder="hashing").with_overrides(
-            brain_max=60, brain_budget=40
-        )
-        clock = FrozenClock(start + timedelta(days=1))
-        with build_memory(settings, create=True, clock=clock) as mem:
-            for fact in before:
-                mem.remember(**fact)
-            if way == "batch":
-                receipts = mem.remember_many(batch)
-            else:
-                receipts = [mem.remember(**fact) for fact in batch]
-            kinds.append([(type(r.change).__name__, r.outcome) for r in receipts])
-            states.append(_state(mem))
-            assert {f.key: f.value for f in mem.facts() if f.key}["drink"] == "green tea"
-            assert mem.workspace.archived_facts("default"), "the Brain went over its budget"
-    assert kinds[0] == kinds[1]
-    assert states[0] == states[1]
+        settings = load_settings(home, environ={}, embedder="hashing").with_overrides(**budget)
+        mem = build_memory(settings, create=True, clock=FrozenClock(_START + timedelta(days=1)))
+        for fact in before:
+            mem.remember(**fact)
+        olds = {f.key: f.id for f in mem.facts() if f.key in ("old0", "old1", "old2")}
+        mem.workspace.move_to_archive("default", list(olds.values()))
+        began.append(len(mem.audit()))
+        if way == "batch":
+            receipts = mem.remember_many(batch)
+        else:
+            receipts = [mem.remember(**fact) for fact in batch]
+        kinds.append([(type(r.change).__name__, r.outcome) for r in receipts])
+        memories.append(mem)
+        homes.append(home)
+        assert {f.key: f.value for f in mem.facts() if f.key}["drink"] == "green tea"
+    return kinds, memories, homes, began
+
+
+def test_a_batch_leaves_what_the_same_facts_remembered_one_by_one_leave(
+    tmp_path: Path,
+) -> None:
+    """Within the Brain's budget: the same files (Brain, archive, history, byte for
+    byte but for the random ids), the same audit trail, the same receipts."""
+    kinds, memories, _, _ = _both_ways(tmp_path, brain_max=100_000, brain_budget=90_000)
+    try:
+        assert kinds[0] == kinds[1]
+        assert _state(memories[0]) == _state(memories[1])
+        assert memories[1].workspace.archived_facts("default"), "an archived fact stayed"
+    finally:
+        for mem in memories:
+            mem.close()
+
+
+def test_a_batch_over_the_budget_keeps_the_same_facts_and_history_and_trims_once(
+    tmp_path: Path,
+) -> None:
+    """A Brain over its budget many times over: the batch keeps the same facts (Brain and
+    archive together), the same history and receipts as one by one; which facts stay in
+    the Brain is decided once, at the end, and the Brain ends within its budget."""
+    kinds, memories, homes, began = _both_ways(tmp_path, brain_max=60, brain_budget=40)
+    try:
+        assert kinds[0] == kinds[1]
+        held = []
+        for mem in memories:
+            facts = [
+                *mem.workspace.brain_facts("default"),
+                *mem.workspace.archived_facts("default"),
+            ]
+            held.append(sorted((f.key or "", f.value or f.content, f.updated_at) for f in facts))
+        assert held[0] == held[1]
+        history = [_ids_named((home / "agents/default/history.md").read_text()) for home in homes]
+        assert history[0] == history[1]
+        audits = [[e.action for e in mem.audit() if e.action != "archive"] for mem in memories]
+        assert audits[0] == audits[1]
+        archives = [
+            [e for e in mem.audit()[at:] if e.action == "archive"]
+            for mem, at in zip(memories, began, strict=True)
+        ]
+        assert len(archives[1]) == 1 < len(archives[0]), "trimmed once, not per fact"
+        brain = render_brain("default", memories[1].workspace.brain_facts("default"))
+        assert memories[1].tokens.count(brain) <= 60
+    finally:
+        for mem in memories:
+            mem.close()
 
 
 def test_a_batch_whose_audit_trail_cannot_be_written_is_stored_and_says_so(

@@ -99,6 +99,35 @@ def test_a_dm_fact_is_kept_as_a_mid_term_note_not_in_the_brain(memory: Memory) -
     assert notes[0].channel == "dm:alice"
 
 
+def test_a_batch_keeps_each_fact_as_its_policy_says(memory: Memory, home: Path) -> None:
+    """remember_many: a DM fact becomes a mid-term note, a never-stored channel's fact
+    is refused, the others are facts; all in the order given, each audited."""
+    receipts = memory.remember_many(
+        [
+            {
+                "key": "tea",
+                "value": "Alice prefers oolong tea",
+                "channel": "dm:alice",
+                "scope": "channel",
+            },
+            {"content": "my salary is 9000 zlotyquux", "channel": "hr-private", "scope": "channel"},
+            {"key": "deploy", "value": "Friday"},
+            {"key": "deploy", "value": "Thursday"},
+        ]
+    )
+    assert [r.outcome for r in receipts] == ["applied", "refused", "applied", "applied"]
+    note = receipts[0].item
+    assert note is not None and note.type is ItemType.NOTE and note.tier is Tier.MID
+    assert note.provenance.path.startswith("memory/")
+    assert [n.content for n in memory.items(types=["note"])] == ["tea: Alice prefers oolong tea"]
+    assert {f.key: f.value for f in memory.facts()} == {"deploy": "Thursday"}
+    assert "oolong" not in memory.brain() and "Thursday" in memory.brain()
+    assert [h.value for h in memory.history("deploy")] == ["Friday", "Thursday"]
+    assert [e.outcome for e in memory.audit()] == ["applied", "refused", "applied", "applied"]
+    memory.close()
+    assert _holding(home, "zlotyquux") == []
+
+
 def test_a_fact_of_an_ordinary_channel_stays_in_long_term_memory(memory: Memory) -> None:
     receipt = memory.remember("the deploy day is Friday", channel="ops", scope="channel")
     assert receipt.outcome == "applied" and receipt.policy is None

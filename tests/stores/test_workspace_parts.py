@@ -79,6 +79,7 @@ VERBS = [
     "update_fact",
     "update_note",
     "write_active_context",
+    "write_facts",
     "write_lessons",
     "write_session",
     "write_summary",

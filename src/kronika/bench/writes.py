@@ -6,6 +6,9 @@ time and each durable when it returns:
 
 * ``remember()`` of new keyed facts, ``calls`` of them or as many as ``budget_s``
   seconds allow, whichever comes first (a slow write path must not take hours);
+* ``remember()`` of a new value for the key of a stored (archived) fact, which moves
+  it to the history, and of a stored fact's own value again, which refreshes it where
+  it stands: as many calls, each on another stored fact;
 * ``save_turn()`` into a session that already holds N turns (capped at 1,000), as
   many calls;
 * the batch paths: ``remember_many`` of ``batch`` new keyed facts in one call,
@@ -128,7 +131,8 @@ def _kronika_size(
             archive = home / "agents" / "bench" / "brain_archive.md"  # docs/workspace.md
             # the facts all in one section, written at once (remembering them inserts
             # one by one, a cost that grows with the square of the size)
-            archive.write_text(archive_document(_stored_facts(size, now)), encoding="utf-8")
+            stored = _stored_facts(size, now)
+            archive.write_text(archive_document(stored), encoding="utf-8")
             setup = time.perf_counter()
             memory.sync("bench")
             setup_s = time.perf_counter() - setup
@@ -146,6 +150,21 @@ def _kronika_size(
                 calls,
                 budget_s,
                 cpu,
+            )
+            # a fact of the archive given a new value (it leaves the archive for the
+            # history), and another said again as stored (refreshed where it stands)
+            picked = random.Random(size).sample(stored, min(len(stored), 2 * calls))
+            changed = timed_calls(
+                lambda n: memory.remember(f"changed {n}", key=picked[2 * n].key, agent="bench"),
+                min(calls, len(picked) // 2),
+                budget_s,
+            )
+            refreshed = timed_calls(
+                lambda n: memory.remember(
+                    picked[2 * n + 1].value or "", key=picked[2 * n + 1].key, agent="bench"
+                ),
+                min(calls, len(picked) // 2),
+                budget_s,
             )
             if progress:
                 progress(f"remember_many @{size:,}", 0, 1)
@@ -195,6 +214,8 @@ def _kronika_size(
         "remember_cpu_ms": 1000 * cpu[0] / len(remember),
         "remember_mean_ms": 1000 * statistics.fmean(remember),
         "first_remember_s": first_s,
+        "archived_change_per_s": _rate(changed),
+        "archived_refresh_per_s": _rate(refreshed),
         "remember_many_cpu_per_s": batch / many_cpu if many_cpu else 0.0,
         "import_cpu_items_per_s": report.turns / batch_cpu if batch_cpu else 0.0,
         "remember_many_per_s": batch / many_s if many_s else 0.0,
@@ -336,6 +357,8 @@ def run_writes(
         for row in rows
         for key in (
             "remember_per_s",
+            "archived_change_per_s",
+            "archived_refresh_per_s",
             "remember_many_per_s",
             "save_turn_per_s",
             "save_turns_per_s",
@@ -356,6 +379,8 @@ def run_writes(
                 "stored",
                 "remember() /s",
                 "remember p95 ms",
+                "archived fact changed /s",
+                "archived fact refreshed /s",
                 f"remember_many({batch:,}) /s",
                 "save_turn() /s",
                 f"save_turns({batch:,}) turns/s",
@@ -371,6 +396,8 @@ def run_writes(
                     f"{row['size']:,}",
                     f"{row['remember_per_s']:,.1f}",
                     f"{row['remember_p95_ms']:,.1f}",
+                    f"{row['archived_change_per_s']:,.1f}",
+                    f"{row['archived_refresh_per_s']:,.1f}",
                     f"{row['remember_many_per_s']:,.1f}",
                     f"{row['save_turn_per_s']:,.1f}",
                     f"{row['save_turns_per_s']:,.1f}",

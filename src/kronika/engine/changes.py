@@ -15,7 +15,7 @@ from kronika.core.visibility import OWNER, Audience
 @dataclass(frozen=True, slots=True)
 class AddFact:
     """A new fact. This, :class:`TouchFact` and :class:`SupersedeFact` are what
-    :func:`kronika.engine.remember.fact_change` decides a remembered fact becomes."""
+    :class:`kronika.engine.remember.FactPlacer` decides a remembered fact becomes."""
 
     item: MemoryItem
 

@@ -1,12 +1,14 @@
 """The single write path (SPEC C5, C6).
 
 Every change to memory — a remembered fact, a forgotten item, a stored turn, an
-imported session — is a :data:`Change` handed to :meth:`MemoryWriter.memory_write`.
-That one function checks the autonomy level and the cross-agent grant, applies the
-change to the Markdown workspace, appends to the audit trail and tells the indexer
-which files changed. Nothing else writes to the workspace. A remembered fact enters
-through :meth:`MemoryWriter.remember_fact`, which decides the change it becomes (add,
-supersede or refresh: :mod:`kronika.engine.remember`) for every caller.
+imported session — is a :data:`Change` checked by :meth:`MemoryWriter.check` and
+applied by :meth:`MemoryWriter.memory_write`, which checks the autonomy level and the
+cross-agent grant, applies the change to the Markdown workspace, appends to the audit
+trail and tells the indexer which files changed. Nothing else writes to the
+workspace. Remembered facts enter through :meth:`MemoryWriter.remember_facts` (one or
+many), which decides the change each becomes (add, supersede or refresh:
+:mod:`kronika.engine.remember`) for every caller, checks each the same way, and writes
+a batch's facts together.
 
 The caller holds the workspace lock (:class:`kronika.stores.lock.WorkspaceLock`), so
 times read here, and the facts a change is decided from, are those of the moment the
@@ -66,7 +68,7 @@ from kronika.engine.changes import (
 )
 from kronika.engine.policy_gate import Refused, gate_change
 from kronika.engine.redacting import apply_forget
-from kronika.engine.remember import fact_change
+from kronika.engine.remember import FactPlacer, fact_step, is_fact_change
 from kronika.errors import InvalidInput, PermissionDenied
 from kronika.ports import AuditEntry, AuditLog, Clock, acting
 from kronika.settings import Settings
@@ -281,17 +283,83 @@ class MemoryWriter:
         now: datetime,
         source_agent: str = USER,
     ) -> WriteReceipt:
-        """Remember ``item`` in ``target_agent``'s memory: screened for secrets, placed
-        against the stored facts of its audience (add, supersede or refresh, see
-        :mod:`kronika.engine.remember`) and written as :meth:`memory_write` writes.
-        The one way a remembered fact is stored; the caller has read the fact files
-        moments ago (hand edits are picked up before the facts are compared)."""
+        """Remember ``item`` in ``target_agent``'s memory: :meth:`remember_facts` of one."""
+        return self.remember_facts(target_agent, [(section, item, now)], source_agent)[0]
+
+    def remember_facts(
+        self,
+        target_agent: str,
+        facts: Sequence[tuple[str, MemoryItem, datetime]],
+        source_agent: str = USER,
+    ) -> list[WriteReceipt]:
+        """Remember each ``(section, item, now)`` in ``target_agent``'s memory, in order:
+        screened for secrets, placed against the stored facts of its audience and the
+        earlier ones (add, supersede or refresh, :class:`~kronika.engine.remember.FactPlacer`),
+        checked as :meth:`check` checks a change, then written together (one rewrite
+        of the Brain, :meth:`~kronika.stores.markdown.facts.files.FactFiles.write_facts`),
+        audited and indexed as :meth:`memory_write` does each change. The one way a
+        remembered fact is stored; the caller has read the fact files moments ago (hand
+        edits are picked up before the facts are compared). A denied write raises
+        before anything is written."""
         settings = self._settings
-        near = settings.sessions.near_duplicate_similarity
-        change = fact_change(
-            self._workspace, target_agent, item, now, secrets=settings.workspace.secrets, near=near
+        placer = FactPlacer(
+            self._workspace,
+            target_agent,
+            secrets=settings.workspace.secrets,
+            near=settings.sessions.near_duplicate_similarity,
         )
-        return self.memory_write(target_agent, section, change, source_agent)
+        receipts: list[WriteReceipt | None] = []
+        entries: list[AuditEntry] = []  # in the facts' order, appended once they are written
+        applied: list[tuple[int, Checked]] = []
+        for section, item, now in facts:
+            checked = self.check(target_agent, section, placer.place(item, now), source_agent)
+            if checked.outcome != "applied":
+                receipt, entry = self._not_applied(target_agent, checked, source_agent)
+                receipts.append(receipt)
+                entries.append(entry)
+                continue
+            if is_fact_change(checked.change):
+                placer.take(checked.change)
+            applied.append((len(receipts), checked))
+            receipts.append(None)
+            entries.append(checked.entry)
+        if not applied:
+            for entry in entries:
+                self._audit.append(entry)
+            return [receipt for receipt in receipts if receipt is not None]
+        written, settled = self._write_facts(target_agent, [c for _, c in applied])
+        notes, _ = self._after_write(
+            target_agent, entries, [*settled, *(path for _, paths in written for path in paths)]
+        )
+        for (at, checked), (stored, paths) in zip(applied, written, strict=True):
+            receipts[at] = WriteReceipt(
+                "applied", checked.change, stored, paths, notes=notes, policy=checked.policy
+            )
+        return [receipt for receipt in receipts if receipt is not None]
+
+    def _write_facts(
+        self, target_agent: str, checked: Sequence[Checked]
+    ) -> tuple[list[tuple[MemoryItem | None, tuple[str, ...]]], tuple[str, ...]]:
+        """Apply the changes :meth:`remember_facts` let through: the facts' together
+        (:meth:`~kronika.stores.markdown.facts.files.FactFiles.write_facts`), then any a
+        storage policy made something else (a note), each as :meth:`memory_write` would.
+        Returns each change's stored item and files, and the files the leftovers of an
+        interrupted move were deleted from."""
+        steps = [fact_step(c.change) for c in checked if is_fact_change(c.change)]
+        settled: tuple[str, ...] = ()
+        stored: list[tuple[MemoryItem, tuple[str, ...]]] = []
+        if steps:
+            if self._on_facts is not None:
+                self._on_facts(target_agent)
+            settled = self._workspace.settle_moves(target_agent)
+            stored = self._workspace.write_facts(target_agent, steps)
+        facts = iter(stored)
+        written: list[tuple[MemoryItem | None, tuple[str, ...]]] = []
+        for change in (c.change for c in checked):
+            written.append(
+                next(facts) if is_fact_change(change) else self._apply(target_agent, change)
+            )
+        return written, settled
 
     def memory_write(
         self, target_agent: str, section: str, content: Change, source_agent: str = USER
@@ -299,20 +367,11 @@ class MemoryWriter:
         """Screen ``content`` for secrets, check permissions, apply it to
         ``target_agent``'s memory, audit it."""
         checked = self.check(target_agent, section, content, source_agent)
-        if checked.outcome == "refused":
-            self._audit.append(checked.entry)
-            return checked.receipt()  # nothing is stored, the audit trail says why
-        if checked.outcome == "denied":
-            self._audit.append(checked.entry)
-            raise PermissionDenied(self.denial_reason(target_agent, source_agent))
-        content, entry, summary = checked.change, checked.entry, checked.entry.summary
-        if checked.outcome == "proposed":
-            proposal = None
-            if self._on_proposed is not None:  # kept first: the audit never names a lost one
-                proposal = self._on_proposed(entry, content)
-                entry = replace(entry, summary=f"[{proposal}] {summary}"[:200])
+        if checked.outcome != "applied":
+            receipt, entry = self._not_applied(target_agent, checked, source_agent)
             self._audit.append(entry)
-            return WriteReceipt("proposed", content, None, (), proposal)
+            return receipt
+        content, entry = checked.change, checked.entry
         moves = _moves_facts(content)
         if moves and self._on_facts is not None:
             self._on_facts(target_agent)
@@ -323,26 +382,51 @@ class MemoryWriter:
             pattern = phrase_pattern(content.phrases)  # a key or a file named after it
             said = said if pattern is None else redact(said, pattern)[0]
             entry = replace(entry, summary=said[:200])
-        # The change is on disk: what follows may fail, but must not make a stored
-        # change look failed (the caller would retry it, or report a loss that is none).
+        notes, indexed = self._after_write(target_agent, [entry], (*settled, *paths))
+        if indexed and isinstance(content, ForgetItems):  # done, and the index knows it
+            forget_journal.finish(self._workspace.agent_dir(target_agent))
+        return WriteReceipt("applied", content, item, paths, notes=notes, policy=checked.policy)
+
+    def _not_applied(
+        self, target_agent: str, checked: Checked, source_agent: str
+    ) -> tuple[WriteReceipt, AuditEntry]:
+        """The receipt and audit entry of a change ``check`` did not let through: refused
+        by a storage policy (nothing is stored, the audit trail says why) or proposed
+        (kept as a proposal first, when the writer keeps them: the audit trail never
+        names a lost one). A denied one is audited and raises :class:`PermissionDenied`."""
+        if checked.outcome == "denied":
+            self._audit.append(checked.entry)
+            raise PermissionDenied(self.denial_reason(target_agent, source_agent))
+        if checked.outcome == "refused":
+            return checked.receipt(), checked.entry
+        entry, proposal = checked.entry, None
+        if self._on_proposed is not None:
+            proposal = self._on_proposed(entry, checked.change)
+            entry = replace(entry, summary=f"[{proposal}] {entry.summary}"[:200])
+        return WriteReceipt("proposed", checked.change, None, (), proposal), entry
+
+    def _after_write(
+        self, target_agent: str, entries: Sequence[AuditEntry], paths: Sequence[str]
+    ) -> tuple[tuple[str, ...], bool]:
+        """Audit ``entries`` and tell the index ``paths`` changed; returns the notes of
+        what failed and whether the index was told. The change is on disk: what fails
+        here must not make it look failed (the caller would retry it, or report a loss
+        that is none), so failures come back as notes."""
         notes: list[str] = []
         try:
-            self._audit.append(entry)
+            for entry in entries:
+                self._audit.append(entry)
         except Exception as exc:
             notes.append(f"the change was stored but not added to the audit trail: {exc}")
         try:
-            self._on_written(target_agent, tuple(dict.fromkeys((*settled, *paths))))
+            self._on_written(target_agent, tuple(dict.fromkeys(paths)))
         except Exception as exc:
             notes.append(
                 f"the change was stored but the index was not updated ({exc}); "
                 "`kronika index sync` or `kronika index rebuild` catches up"
             )
-        else:
-            if isinstance(content, ForgetItems):  # done, and the index knows it
-                forget_journal.finish(self._workspace.agent_dir(target_agent))
-        return WriteReceipt(
-            "applied", content, item, paths, notes=tuple(notes), policy=checked.policy
-        )
+            return tuple(notes), False
+        return tuple(notes), True
 
     def check(
         self, target_agent: str, section: str, content: Change, source_agent: str = USER
@@ -422,15 +506,9 @@ class MemoryWriter:
     def _apply(self, agent: str, change: Change) -> tuple[MemoryItem | None, tuple[str, ...]]:
         ws = self._workspace
         match change:
-            case AddFact(item):
-                stored = ws.add_fact(agent, item)
-                return stored, (stored.provenance.path,)
-            case TouchFact(item):
-                stored = ws.update_fact(agent, item)
-                return stored, (stored.provenance.path,)
-            case SupersedeFact(old_id, new):
-                stored = ws.supersede_fact(agent, old_id, new)
-                return stored, (stored.provenance.path, "history.md")
+            case AddFact() | TouchFact() | SupersedeFact():
+                ((stored, files),) = ws.write_facts(agent, [fact_step(change)])
+                return stored, files
             case ArchiveFacts(ids):
                 ws.move_to_archive(agent, ids)
                 return None, ("brain.md", "brain_archive.md")

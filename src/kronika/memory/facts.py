@@ -111,11 +111,13 @@ class Facts:
         (``content`` or ``value``, ``key``, ``section``, ``source``, ``multi``,
         ``importance``, ``entities``, ``tags``, ``scope``, ``channel``, ``user``,
         ``team``, ``at``). Every fact is checked before any is written
-        (:class:`InvalidInput` names the first bad one). Each then goes through the one
-        write path as :meth:`remember` would, under one hold of the workspace lock,
-        deciding duplicates against the facts stored and the batch's own earlier facts;
-        the index is brought up to date once, at the end. An agent whose autonomy denies
-        the write raises :class:`PermissionDenied` before anything is written.
+        (:class:`InvalidInput` names the first bad one). The batch then goes through the
+        one write path under one hold of the workspace lock, each fact placed as
+        :meth:`remember` would place it, against the facts stored and the batch's own
+        earlier facts (the same duplicate and history rules); the Brain is rewritten
+        once, kept within its budget once, and the index brought up to date once, at
+        the end. An agent whose autonomy denies the write raises
+        :class:`PermissionDenied` before anything is written.
 
         The batch is all or nothing (:meth:`~kronika.ports.WriteLock.batch`): a kill or
         an error part way leaves none of its facts, and once it returns all are stored.
@@ -156,12 +158,13 @@ class Facts:
                 ctx.workspace.holding_brain(name),
                 ctx.held_audit.holding() as unaudited,
             ):
+                entries = []
                 for item, at in prepared:
                     item, now = self._stamped(item, at)
-                    section = item.section or ""
-                    receipts.append(
-                        self.write_fact(name, section, item, now, source_agent, synced=True)
-                    )
+                    entries.append((item.section or "", item, now))
+                receipts = ctx.writer.remember_facts(name, entries, source_agent)
+                if any(receipt.outcome == "applied" for receipt in receipts):
+                    receipts[-1] = receipts[-1].noted(self._trimmed(name))
             if unaudited and receipts:
                 receipts[-1] = receipts[-1].noted(unaudited)
         if receipts:  # the facts are stored; `kronika index sync` catches up
@@ -269,11 +272,17 @@ class Facts:
             self._presync(agent)
         receipt = self._ctx.writer.remember_fact(agent, section, item, now, source_agent)
         if receipt.outcome == "applied":
-            try:
-                self._keep_brain_in_budget(agent)
-            except Exception as exc:  # the fact is stored; trimming the Brain can wait
-                receipt = receipt.noted([f"the Brain was not trimmed to its budget: {exc}"])
+            receipt = receipt.noted(self._trimmed(agent))
         return receipt
+
+    def _trimmed(self, agent: str) -> list[str]:
+        """Keep the Brain within its budget; what went wrong, if anything (the facts are
+        stored: trimming the Brain can wait)."""
+        try:
+            self._keep_brain_in_budget(agent)
+        except Exception as exc:
+            return [f"the Brain was not trimmed to its budget: {exc}"]
+        return []
 
     def append_fact(
         self, key: str, value: str, *, agent: str | None = None, source_agent: str = USER

@@ -153,6 +153,7 @@ class MarkdownWorkspace:
     cut_torn_tail = Alias("fact_writer", FactWriter.cut_torn_tail)
     add_fact = Alias("fact_files", FactFiles.add_fact)
     update_fact = Alias("fact_files", FactFiles.update_fact)
+    write_facts = Alias("fact_files", FactFiles.write_facts)
     supersede_fact = Alias("fact_files", FactFiles.supersede_fact)
     move_to_archive = Alias("fact_files", FactFiles.move_to_archive)
     keep_lost_facts = Alias("fact_files", FactFiles.keep_lost_facts)

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -276,21 +277,45 @@ def render_fact(item: MemoryItem) -> list[str]:
     return [f"- {head} {meta}\n"] + [f"{CONTINUATION_INDENT}{line}\n" for line in rest]
 
 
-def insert_fact(lines: list[str], item: MemoryItem) -> tuple[list[str], int]:
-    """Append ``item`` at the end of its section (created at the end of the file if
-    missing; ``User`` when the item has none). Returns the new lines and the 0-based
-    index of the inserted bullet."""
+def _section_of(item: MemoryItem) -> tuple[str, frozenset[str]]:
+    """The heading ``item`` goes under (``User`` when it has none, a Polish one read as
+    its English name) and the casefolded headings that count as it."""
     section = item.section or BrainSection.USER.value
     names = {section.casefold()}
     for canonical, aliases in _ALIASES.items():
         if section.casefold() in aliases:
             names |= set(aliases)
             section = canonical.value
+    return section, frozenset(names)
+
+
+def insert_fact(lines: list[str], item: MemoryItem) -> tuple[list[str], int]:
+    """Append ``item`` at the end of its section (created at the end of the file if
+    missing; ``User`` when the item has none). Returns the new lines and the 0-based
+    index of the inserted bullet."""
+    section, names = _section_of(item)
     new = render_fact(item)
-    at = section_insert_point(lines, names)
+    at = section_insert_point(lines, set(names))
     if at is None:
         return append_section(lines, section, new)
     return insert_lines(lines, at, new), at
+
+
+def insert_facts(lines: list[str], items: Sequence[MemoryItem]) -> list[str]:
+    """``lines`` with ``items`` appended as :func:`insert_fact` appends them one after
+    another (each at the end of its section, in order), each section found once: the
+    cost of a batch grows with its size and the file's, not with their product."""
+    blocks: dict[frozenset[str], tuple[str, list[str]]] = {}
+    for item in items:
+        section, names = _section_of(item)
+        blocks.setdefault(names, (section, []))[1].extend(render_fact(item))
+    for names, (section, new) in blocks.items():
+        at = section_insert_point(lines, set(names))
+        if at is None:
+            lines, _ = append_section(lines, section, new)
+        else:
+            lines = insert_lines(lines, at, new)
+    return lines
 
 
 def render_facts_document(spec: FactsFile, items: list[MemoryItem]) -> str:

@@ -84,6 +84,12 @@ KEPT_VERSIONS = 1024
 """How many earlier contents of a rewritten file a parse remembers the items of
 (:meth:`FactCache.rewritten_since`)."""
 
+KEPT_VERSION_ITEMS = 1_000_000
+"""How many items (references to them) those earlier contents may hold in all: a
+rewritten archive of 100,000 facts keeps its last 10 versions, a Brain of 100 facts
+its last 1,024. The index catches up after each write, so it needs the last one or
+the last few (a batch's)."""
+
 Stat = tuple[int, int, int, int]  # inode, size, mtime_ns, ctime_ns
 
 
@@ -230,7 +236,11 @@ class FactCache:
             versions, before.versions = before.versions, {}
             versions.update(entry.versions)
             versions[before.content_hash] = before.parsed.items
-            while len(versions) > KEPT_VERSIONS:
+            # a long archive's versions are long too: fewer of them are kept
+            kept = max(
+                2, min(KEPT_VERSIONS, KEPT_VERSION_ITEMS // max(1, len(before.parsed.items)))
+            )
+            while len(versions) > kept:
                 del versions[next(iter(versions))]
             entry.versions = versions
         self._entries[(folder, path)] = entry

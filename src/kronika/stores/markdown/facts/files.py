@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
-from dataclasses import replace
 from pathlib import Path
 
-from kronika.core.model import MemoryItem, Status
-from kronika.errors import NotFound
+from kronika.core.model import MemoryItem
 from kronika.stores.markdown.agentfiles import AgentFiles, checked_path
 from kronika.stores.markdown.facts import brain, lookup, moves
+from kronika.stores.markdown.facts.many import FactStep, write_many
 from kronika.stores.markdown.facts.reads import FactReads, held
 from kronika.stores.markdown.facts.write import FactWriter
 from kronika.stores.markdown.files import keep_copy, write_text
@@ -36,20 +35,20 @@ class FactFiles:
     def add_fact(self, agent: str, item: MemoryItem) -> MemoryItem:
         """Append ``item`` to its Brain section (``User`` if none); ``brain.md`` is
         created when missing. Returns the item citing its new line."""
-        return self.writer.append(agent, brain.BRAIN, [item])[0]
+        return write_many(self.reads, self.writer, agent, [FactStep(item)])[0][0]
+
+    def write_facts(
+        self, agent: str, steps: Sequence[FactStep]
+    ) -> list[tuple[MemoryItem, tuple[str, ...]]]:
+        """Add, refresh and supersede facts in one go (:mod:`.many`): the files the same
+        steps leave one by one, for one rewrite of the Brain and one append to the
+        history. Returns each step's fact citing where it was left, and the files the
+        step wrote."""
+        return write_many(self.reads, self.writer, agent, steps)
 
     def update_fact(self, agent: str, item: MemoryItem) -> MemoryItem:
         """Rewrite the bullet with ``item.id`` in place (Brain or archive)."""
-        for spec in (brain.BRAIN, brain.ARCHIVE):
-            lines, parsed = self.reads.parsed(agent, spec.path)
-            span = parsed.span(item.id)
-            if span is None:
-                continue
-            start, end = span
-            lines[start:end] = brain.render_fact(item)
-            self.writer.write(agent, spec.path, "".join(lines))
-            return brain.with_line(replace(item, status=spec.status), spec.path, start)
-        raise NotFound(f"no fact with id {item.id!r} in {agent}'s Brain or archive")
+        return write_many(self.reads, self.writer, agent, [FactStep(item, touch=True)])[0][0]
 
     def supersede_fact(self, agent: str, old_id: str, new: MemoryItem) -> MemoryItem:
         """Move fact ``old_id`` to ``history.md`` with validity ``[valid_from,
@@ -62,34 +61,7 @@ class FactFiles:
         two leaves a copy that :mod:`~kronika.stores.markdown.facts.moves` reads as not
         moved, so the key keeps exactly one current value at every point.
         """
-        lines, parsed = self.reads.parsed(agent, brain.BRAIN.path)
-        if parsed.span(old_id) is None and self.unarchive(agent, old_id):
-            lines, parsed = self.reads.parsed(agent, brain.BRAIN.path)
-        span = parsed.span(old_id)
-        if span is None:
-            raise NotFound(f"no current fact with id {old_id!r} in {agent}'s Brain")
-        old = next(item for item in parsed.items if item.id == old_id)
-        old_since = old.valid_from or old.created_at
-        since = max(new.valid_from or new.created_at, old_since)
-        new = replace(new, valid_from=since, section=new.section or old.section)
-        retired = replace(old, valid_from=old_since, valid_to=since, superseded_by=new.id)
-        self.writer.append(agent, brain.HISTORY, [retired])
-        start, end = span
-        lines[start:end] = brain.render_fact(new)
-        self.writer.write(agent, brain.BRAIN.path, "".join(lines))
-        return brain.with_line(replace(new, status=Status.CURRENT), brain.BRAIN.path, start)
-
-    def unarchive(self, agent: str, fact_id: str) -> bool:
-        """Move an archived fact back to the Brain (Brain first: a crash in between
-        leaves a leftover that reads as already moved). False if it is not archived."""
-        lines, parsed = self.reads.parsed(agent, brain.ARCHIVE.path)
-        fact = next((item for item in parsed.items if item.id == fact_id), None)
-        if fact is None:
-            return False
-        self.writer.append(agent, brain.BRAIN, [fact])
-        lines = moves.drop_bullets(lines, parsed, [fact_id])
-        self.writer.write(agent, brain.ARCHIVE.path, "".join(lines))
-        return True
+        return write_many(self.reads, self.writer, agent, [FactStep(new, replaces=old_id)])[0][0]
 
     def move_to_archive(self, agent: str, ids: Sequence[str]) -> list[MemoryItem]:
         """Move the Brain facts with these ids to ``brain_archive.md`` (unknown ids are

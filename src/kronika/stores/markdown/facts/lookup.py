@@ -93,6 +93,63 @@ def extend(entry: FactParse, first: int, items: Sequence[MemoryItem]) -> None:
                 group.setdefault(label, []).append((n, item))
 
 
+def carry(before: FactParse, after: FactParse) -> None:
+    """Give ``after`` (the parse of a rewrite of ``before``'s file) the lookups built for
+    ``before``, when the rewrite only dropped facts or wrote facts over themselves
+    under the same key and text: the dropped ones are taken out, the rewritten ones
+    put in. A fact added, or one whose key or text changed, leaves ``after`` without
+    them (built again when asked for). Positions stay as they were: they only order a
+    lookup's facts, and a drop keeps the order."""
+    if not before.derived:
+        return
+    old = {item.id: item for item in before.parsed.items}
+    now = after.parsed.items
+    if any(item.id not in old for item in now):
+        return
+    changed = [item for item in now if old[item.id] is not item]
+    gone = set(old).difference(item.id for item in now)
+    derived: dict[str, Any] = {}
+    for name, built in before.derived.items():
+        if name == "ids":
+            derived[name] = built - gone
+        elif name == "hand":
+            if not built:  # a rewrite writes the metadata of every fact it writes
+                derived[name] = built
+        elif name in _GROUPS:
+            group = _carried(built, _GROUPS[name], old, changed, gone)
+            if group is None:
+                return
+            derived[name] = group
+    after.derived = derived
+
+
+def _carried(
+    group: dict[str, Placed],
+    of: Callable[[MemoryItem], str | None],
+    old: dict[str, MemoryItem],
+    changed: Sequence[MemoryItem],
+    gone: set[str],
+) -> dict[str, Placed] | None:
+    """``group`` with the facts of ``gone`` out and those of ``changed`` in (``None``
+    when one of them changed its label)."""
+    fresh = {item.id: item for item in changed}
+    touched: set[str] = set()
+    for fact_id in (*gone, *fresh):
+        label = of(old[fact_id])
+        if fact_id in fresh and of(fresh[fact_id]) != label:
+            return None
+        if label is not None:
+            touched.add(label)
+    out = dict(group)
+    for label in touched:
+        kept = [(n, fresh.get(f.id, f)) for n, f in group.get(label, []) if f.id not in gone]
+        if kept:
+            out[label] = kept
+        else:
+            out.pop(label, None)
+    return out
+
+
 def candidates(entry: FactParse, item: MemoryItem) -> list[MemoryItem]:
     """The facts of the file :func:`kronika.core.dedup.place_fact` could pick for
     ``item``, in file order: those under its key, those whose key names its key's

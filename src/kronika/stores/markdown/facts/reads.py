@@ -49,12 +49,18 @@ class FactReads:
     def rewritten_facts(
         self, agent: str, path: str, content_hash: str
     ) -> tuple[tuple[MemoryItem, ...], tuple[MemoryItem, ...]] | None:
-        """``(items then, items now)`` of the Brain when kronika's own rewrites alone
-        changed it since its bytes hashed to ``content_hash`` (else ``None``)."""
-        if path != brain.BRAIN.path:
+        """``(items then, items now)`` of the Brain or the archive when kronika's own
+        rewrites alone changed it since its bytes hashed to ``content_hash`` (else
+        ``None``); none of an archive's facts a leftover of an interrupted move."""
+        if path not in (brain.BRAIN.path, brain.ARCHIVE.path):
             return None
         folder = os.fspath(self.files.require_agent(agent))
-        return self.state.facts.rewritten_since(folder, path, content_hash)
+        found = self.state.facts.rewritten_since(folder, path, content_hash)
+        if found is None or path == brain.BRAIN.path:
+            return found
+        if not self.ids(agent, brain.BRAIN.path).isdisjoint(self.ids(agent, path)):
+            return None
+        return found
 
     def fact_file_hash(self, agent: str, path: str) -> str | None:
         """The sha256 of fact file ``path`` as its kept parse holds it (what

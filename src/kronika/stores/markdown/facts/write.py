@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -24,7 +24,7 @@ from kronika.stores.markdown.facts.append import append_facts
 from kronika.stores.markdown.facts.cache import FactParse, file_stat
 from kronika.stores.markdown.facts.reads import FactReads
 from kronika.stores.markdown.files import keep_copy, read_source, write_text
-from kronika.stores.markdown.lines import split_lines
+from kronika.stores.markdown.lines import ParsedItems, split_lines
 from kronika.stores.markdown.state import WorkspaceState
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)  # any time: only the ids of a parse are used
@@ -109,16 +109,19 @@ class FactWriter:
         entry.own = stamp is not None and stat[2] == stamp
 
     def write(self, agent: str, path: str, text: str) -> None:
-        """Replace fact file ``path`` whole (atomically). The Brain's kept parse becomes
-        the parse of ``text`` (it is read at once, by the next step of every write);
-        another file's is dropped, to be read again when it is asked for. While a batch
-        holds the Brain (:meth:`holding_brain`) the Brain's text waits in memory."""
+        """Replace fact file ``path`` whole (atomically). The kept parse of the Brain and
+        the archive becomes the parse of ``text``, spliced from the one before
+        (:mod:`.splice`: a fact leaving a long archive does not parse it again, and the
+        index patches the rows it changed); the history's is dropped, to be read again
+        when it is asked for. While a batch holds the Brain (:meth:`holding_brain`) the
+        Brain's text waits in memory."""
         folder = self.files.agent_dir(agent)
         key = os.fspath(folder)
         held = key in self.state.holding
         if held and path != brain.BRAIN.path:
             self.release_brain(agent, key)  # the Brain before any other rewrite
-        before = self.state.facts.get(key, path) if path == brain.BRAIN.path else None
+        spec = next((s for s in (brain.BRAIN, brain.ARCHIVE) if s.path == path), None)
+        before = self.state.facts.get(key, path) if spec is not None else None
         self.state.facts.drop(key, path)
         began = time.time_ns()
         stamp: int | None = None
@@ -126,14 +129,16 @@ class FactWriter:
             stat, mtime = before.stat, before.mtime
         else:
             stamp = write_text(folder / path, text)
-            if path != brain.BRAIN.path:
-                return
+            if spec is None or (spec is brain.ARCHIVE and before is None):
+                return  # parsed when it is asked for
             try:
                 stat = file_stat(os.stat(folder / path))
             except OSError:
                 return
             mtime = datetime.fromtimestamp(stat[2] // 1_000_000_000, UTC)
             held = False
+        if spec is None:
+            return
         lines = split_lines(text)
         tenant = self.state.tenant_of(agent)
         parsed = None
@@ -142,15 +147,14 @@ class FactWriter:
                 before.parsed,
                 before.lines,
                 lines,
-                spec=brain.BRAIN,
+                spec=spec,
                 agent=agent,
                 tenant=tenant,
                 mtimes=(before.mtime, mtime),
             )
+        spliced = parsed is not None
         if parsed is None:
-            parsed = brain.parse_facts(
-                text, spec=brain.BRAIN, agent=agent, tenant=tenant, mtime=mtime
-            )
+            parsed = brain.parse_facts(text, spec=spec, agent=agent, tenant=tenant, mtime=mtime)
         if parsed.damage and held:  # not kept in memory: written now, as it is
             write_text(folder / path, text)
             return
@@ -161,6 +165,8 @@ class FactWriter:
         entry.own = stamp is not None and stat[2] == stamp
         if held:
             entry.pending = text
+        if spliced and before is not None:
+            lookup.carry(before, entry)
         self.state.facts.rewrite(key, path, before, entry)
 
     def append(
@@ -180,34 +186,49 @@ class FactWriter:
             if appended is not None:
                 return appended
         stored: list[MemoryItem] = []
-        entry = self.reads.kept(agent, spec.path) if spec is brain.BRAIN else None
 
-        def change(lines: list[str]) -> list[str]:
-            if entry is not None and entry.lines == lines:  # its kept parse: not parsed again
-                here = entry.parsed
-            else:
-                here = brain.parse_facts(
-                    "".join(lines),
-                    spec=spec,
-                    agent=agent,
-                    tenant=self.state.tenant_of(agent),
-                    mtime=_EPOCH,
-                )
+        def change(lines: list[str], here: ParsedItems) -> list[str]:
             lines = moves.drop_bullets(lines, here, (item.id for item in items))
             for item in items:
                 lines, at = brain.insert_fact(lines, item)
                 stored.append(brain.with_line(replace(item, status=spec.status), spec.path, at))
             return lines
 
+        self.edit(agent, spec, change, kept=spec is brain.BRAIN)
+        return stored
+
+    def edit(
+        self,
+        agent: str,
+        spec: brain.FactsFile,
+        change: Callable[[list[str], ParsedItems], list[str]],
+        *,
+        kept: bool = True,
+    ) -> None:
+        """Rewrite ``spec``'s file whole as ``change`` makes its lines (given with their
+        parse); a missing file is created first. ``kept``: the kept parse is used when
+        the file is as it holds it (else the file is read and parsed again)."""
+        entry = self.reads.kept(agent, spec.path) if kept else None
         if entry is not None and not entry.read_warnings:
-            self.write(agent, spec.path, "".join(change(list(entry.lines))))
-            return stored
+            lines = list(entry.lines)
+            self.write(agent, spec.path, "".join(change(lines, entry.parsed)))
+            return
         key = os.fspath(self.files.agent_dir(agent))
         if spec is not brain.BRAIN:
             self.release_brain(agent, key)  # the Brain before any other rewrite
         self.state.facts.drop(key, spec.path)
-        self.files.edit(agent, spec.path, change, brain.empty_document(spec))
-        return stored
+
+        def parsed_change(lines: list[str]) -> list[str]:
+            here = brain.parse_facts(
+                "".join(lines),
+                spec=spec,
+                agent=agent,
+                tenant=self.state.tenant_of(agent),
+                mtime=_EPOCH,
+            )
+            return change(lines, here)
+
+        self.files.edit(agent, spec.path, parsed_change, brain.empty_document(spec))
 
     def kept_before_pull(self, agent: str, path: str, base: str) -> FactParse | None:
         """The kept parse of archive or history ``path`` when the file is as it holds it

@@ -1,0 +1,105 @@
+"""Facts of the archive given a new value or said again, on every backend: the new
+value is current and found, the old one is history, the archive's other facts keep
+their lines (a fact that leaves marks its lines, `docs/workspace.md`), the marks are
+dropped once they are many, and the index holds what a rebuild from the files holds."""
+
+from __future__ import annotations
+
+from tests.backends import Backend
+
+from kronika import Memory
+from kronika.stores.markdown.facts.many import COMPACT_AFTER
+
+_BUDGET = {"brain_max": 60, "brain_budget": 40}
+
+
+def _archived(memory: Memory, count: int) -> dict[str, str]:
+    """``count`` keyed facts remembered, most of them archived by the Brain's budget;
+    returns the archived ones' values by key."""
+    memory.remember_many([{"key": f"k{n}", "value": f"value number {n}"} for n in range(count)])
+    archived = {f.key: f.value or "" for f in memory.workspace.archived_facts("default") if f.key}
+    assert len(archived) > count // 2, "the Brain's budget archived most facts"
+    return archived
+
+
+def _archive_text(memory: Memory) -> str:
+    return (memory.workspace.agent_dir("default") / "brain_archive.md").read_text(encoding="utf-8")
+
+
+def _cited_lines_hold_their_facts(memory: Memory) -> None:
+    """Every archived fact the index holds cites the line its bullet is on."""
+    lines = _archive_text(memory).splitlines()
+    rows = memory.index.source_items("default", "brain_archive.md")
+    assert rows
+    for row in rows:
+        line = lines[(row.provenance.line or 0) - 1]
+        assert line.startswith(f"- **{row.key}**: {row.value}"), (row.key, line)
+
+
+def _index_as_rebuilt(memory: Memory) -> None:
+    """The index holds what a rebuild from the files holds, for every fact file."""
+    paths = ("brain.md", "brain_archive.md", "history.md")
+    before = {
+        p: sorted(
+            (r.id, r.provenance.line, r.content, r.status.value)
+            for r in memory.index.source_items("default", p)
+        )
+        for p in paths
+    }
+    memory.reindex()
+    after = {
+        p: sorted(
+            (r.id, r.provenance.line, r.content, r.status.value)
+            for r in memory.index.source_items("default", p)
+        )
+        for p in paths
+    }
+    assert before == after
+
+
+def test_an_archived_fact_given_a_new_value_or_said_again(backend: Backend) -> None:
+    memory = backend.open(**_BUDGET)
+    archived = _archived(memory, 40)
+    keys = sorted(archived, key=lambda k: int(k[1:]))
+    changed, again = keys[2], keys[5]
+    lines_before = len(_archive_text(memory).splitlines())
+
+    memory.remember("a changed value", key=changed)
+    memory.remember(archived[again], key=again)  # the same value: refreshed where it is
+
+    facts = {f.key: f.value for f in memory.facts() if f.key}
+    assert facts[changed] == "a changed value" and facts[again] == archived[again]
+    assert [h.value for h in memory.history(changed)] == [archived[changed], "a changed value"]
+    text = _archive_text(memory)
+    assert f"value number {changed[1:]} <!--" not in text
+    assert " moved out -->" in text
+    assert len(text.splitlines()) == lines_before, "no line of the archive moved"
+    hits = memory.recall("a changed value", k=3).hits
+    assert hits and hits[0].item.value == "a changed value"
+    assert hits[0].item.provenance.path == "brain.md"
+    _cited_lines_hold_their_facts(memory)
+    _index_as_rebuilt(memory)
+
+    other = backend.open("b", **_BUDGET)  # another process or worker reads the same
+    assert {f.key: f.value for f in other.facts() if f.key}[changed] == "a changed value"
+
+
+def test_many_archived_facts_changed_leave_no_marks_once_they_are_many(backend: Backend) -> None:
+    memory = backend.open(**_BUDGET)
+    count = 2 * COMPACT_AFTER + 40
+    archived = _archived(memory, count)
+    keys = sorted(archived, key=lambda k: int(k[1:]))[: COMPACT_AFTER + 20]
+    for n, key in enumerate(keys):
+        if n % 2:
+            memory.remember(f"changed {key}", key=key)
+        else:
+            memory.remember_many([{"key": key, "value": f"changed {key}"}])
+        assert _archive_text(memory).count(" moved out -->") <= max(
+            COMPACT_AFTER, len(_archive_text(memory).splitlines()) // 8
+        )
+    assert _archive_text(memory).count(" moved out -->") < COMPACT_AFTER, "dropped once many"
+    facts = {f.key: f.value for f in memory.facts() if f.key}
+    assert all(facts[key] == f"changed {key}" for key in keys)
+    assert len(facts) == count
+    _cited_lines_hold_their_facts(memory)
+    _index_as_rebuilt(memory)
