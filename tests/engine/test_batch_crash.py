@@ -55,9 +55,11 @@ _BATCH = textwrap.dedent(
     with build_memory(settings) as memory:
         for name in NAMES:
             setattr(os, name, killing(name))
-        if kind == "remember_many":  # new keys, and new values moving old ones to the history
+        if kind.startswith("remember_many"):  # new keys, new values moving old ones to the history
             keys = ("b0", "b1", "b2", "city", "job", "pet")
             memory.remember_many([{"key": k, "value": f"new {k}"} for k in keys] + ["new loose"])
+        elif kind == "remember_archived":  # one write: the archived value to the history
+            memory.remember(key="city", value="new city")
         elif kind == "save_turns":  # appended in place to a session of two turns
             memory.save_turns("live", [("user", f"new turn {n}") for n in range(3)])
         else:
@@ -72,12 +74,18 @@ _BATCH = textwrap.dedent(
 )
 
 
-def _start(settings: Settings) -> None:
+def _start(settings: Settings, *, archived: bool = False) -> None:
+    """The memory a batch is written into; ``archived``: the keyed facts in the archive
+    (a new value then brings each back to the Brain, leaving its lines marked)."""
     with build_memory(settings, create=True) as memory:
         for key in KEYS:
             memory.remember(key=key, value=f"old {key}")
         memory.save_turn("live", "user", "old turn 0")
         memory.save_turn("live", "assistant", "old turn 1")
+        if archived:
+            keyed = [f.id for f in memory.facts() if f.key in KEYS]
+            memory.workspace.move_to_archive("default", keyed)
+            memory.sync()
 
 
 def _write(
@@ -94,7 +102,11 @@ def _write(
 
 def _stored(memory: Memory, kind: str) -> tuple[int, int]:
     """How many of the batch's items ``memory`` holds, and of how many."""
-    if kind == "remember_many":
+    if kind == "remember_archived":
+        current = [f.value for f in memory.facts() if f.key == "city"]
+        assert current in (["old city"], ["new city"]), current  # one value, never none
+        return int(current == ["new city"]), 1
+    if kind.startswith("remember_many"):
         values = {f.value or f.content for f in memory.facts()}
         found = sum(f"new {k}" in values for k in (*NEW_KEYS, *KEYS)) + ("new loose" in values)
         hits = memory.recall("new", k=50, record_access=False).hits
@@ -166,10 +178,12 @@ def _trials(
     return undone
 
 
-@pytest.mark.parametrize("kind", ["remember_many", "import", "save_turns"])
+@pytest.mark.parametrize(
+    "kind", ["remember_many", "remember_many_archived", "import", "save_turns"]
+)
 def test_a_batch_killed_at_any_point_is_whole_or_absent(tmp_path: Path, kind: str) -> None:
     template = tmp_path / "template"
-    _start(load_settings(template, environ={}, embedder="hashing"))
+    _start(load_settings(template, environ={}, embedder="hashing"), archived="archived" in kind)
 
     def fresh(name: str) -> tuple[Settings, Settings]:
         home = tmp_path / name
@@ -201,6 +215,24 @@ def test_a_team_batch_killed_at_any_point_is_whole_or_absent(
 
     # a fresh database each: after 12 of the points only
     assert _trials(kind, fresh, ("after",), most=12) >= 2
+
+
+def test_a_new_value_of_an_archived_fact_killed_at_any_point_keeps_one_value(
+    tmp_path: Path,
+) -> None:
+    """One ``remember()`` (no batch, no journal) of a new value for an archived key,
+    killed at each rename: the key has the old value or the new one, never both or
+    none, and the old one is kept (current, or in the history)."""
+    template = tmp_path / "template"
+    _start(load_settings(template, environ={}, embedder="hashing"), archived=True)
+
+    def fresh(name: str) -> tuple[Settings, Settings]:
+        home = tmp_path / name
+        shutil.copytree(template, home)
+        settings = load_settings(home, environ={}, embedder="hashing")
+        return settings, settings
+
+    assert _trials("remember_archived", fresh, ("before", "after")) == 0  # no journal
 
 
 def test_a_batch_that_raises_leaves_nothing(tmp_path: Path) -> None:
