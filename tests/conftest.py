@@ -69,12 +69,24 @@ _databases = iter(range(1, 1_000_000))
 
 
 @pytest.fixture
-def postgres_url(postgres_server: object) -> str:
-    """The URL of a fresh, empty database on :func:`postgres_server` (one per test)."""
+def postgres_url(postgres_server: object) -> Iterator[str]:
+    """The URL of a fresh, empty database on :func:`postgres_server` (one per test),
+    dropped after the test with the databases made beside it (``<name>b<n>``:
+    ``backend.another``), so a run does not leave hundreds of them on the server."""
     from kronika.stores.postgres.embedded import LocalPostgres
 
     assert isinstance(postgres_server, LocalPostgres)
-    return postgres_server.create_database(f"t{next(_databases)}")
+    name = f"t{next(_databases)}"
+    yield postgres_server.create_database(name)
+    import psycopg
+
+    with psycopg.connect(postgres_server.url(), autocommit=True) as conn:
+        rows = conn.execute(
+            "SELECT datname FROM pg_database WHERE datname = %s OR datname LIKE %s",
+            (name, f"{name}b%"),
+        ).fetchall()
+        for (found,) in rows:
+            conn.execute(f'DROP DATABASE IF EXISTS "{found}" WITH (FORCE)')
 
 
 @pytest.fixture(params=["markdown", "postgres", "postgres-shared"])
