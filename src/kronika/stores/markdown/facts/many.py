@@ -139,13 +139,14 @@ def write_many(
     if plan.slots or plan.added or gone:
         writer.edit(agent, brain.BRAIN, final_brain)
     held = _parse(reads, agent, brain.BRAIN)
-    archive = _parse(reads, agent, brain.ARCHIVE) if plan.archive_edits else held
+    # the archive's parse only for the facts refreshed in it (else it is not read)
+    archive = _parse(reads, agent, brain.ARCHIVE) if plan.archive_edits else ParsedItems((), {})
     history = {item.id: item.provenance for item in in_history}
     stored: list[tuple[MemoryItem, tuple[str, ...]]] = []
     for item, files in finals:
         if (span := held.span(item.id)) is not None:
             where, status, line = brain.BRAIN.path, Status.CURRENT, span[0]
-        elif item.id in plan.archive_edits and (span := archive.span(item.id)) is not None:
+        elif (span := archive.span(item.id)) is not None:
             where, status, line = brain.ARCHIVE.path, Status.ARCHIVED, span[0]
         else:  # superseded later in the batch
             kept = history.get(item.id)
