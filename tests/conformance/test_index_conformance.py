@@ -38,7 +38,9 @@ T0 = datetime(2025, 11, 1, 12, 0, tzinfo=UTC)
 DIM = 4
 
 
-def item(id_: str, content: str = "", *, path: str = "memory/a.md", **fields: object) -> MemoryItem:
+def item(
+    id_: str, content: str = "", *, path: str = "memory/a.md", line: int = 1, **fields: object
+) -> MemoryItem:
     base = MemoryItem(
         id=id_,
         agent="jaskier",
@@ -48,7 +50,7 @@ def item(id_: str, content: str = "", *, path: str = "memory/a.md", **fields: ob
         tier=Tier.LONG,
         created_at=T0,
         updated_at=T0,
-        provenance=Provenance(path=path, line=1),
+        provenance=Provenance(path=path, line=line),
     )
     return replace(base, **fields)  # type: ignore[arg-type]
 
@@ -599,23 +601,22 @@ def test_one_source_state_and_vectors_stored_with_appended_rows(index: ItemIndex
     if isinstance(index, SqliteIndex):  # the vectors go in the rows' transaction
         assert index.embeddings_missing(["h9"]) == {"h9"}
     added = index.append_to_source(
-        state("s.md"), later, [item("m1")], ["h1"], vectors={"h1": vector}
+        state("s.md"), later, [item("m1", line=2)], ["h1"], vectors={"h1": vector}
     )
     assert added and index.embeddings_missing(["h1"]) == set()
     found = index.search_vector(vector, RecallFilter(), 5)
     assert [item_id for item_id, _ in found] == ["m1"]
-    # a few rows changed in place (SQLite), or nothing written: the file is re-indexed whole
+    # a few rows changed in place: the one gone deleted, the one changed written again
     after = state("s.md", digest="h6")
-    changed = [item("m2", "turn 2")]
+    changed = [item("m2", "turn 2", line=2)]
     patched = index.patch_source(later, after, ["m1"], changed, ["h2"], {}, vectors={"h2": vector})
     assert patched == index.patches_rows  # as it says: the write path asks it first
-    if isinstance(index, SqliteIndex):
-        assert patched and ids(index.source_items("jaskier", "s.md")) == ["m0", "m2"]
-        assert index.source_state("jaskier", "s.md") == after
-        assert index.embeddings_missing(["h2"]) == set()
-    else:
-        assert not patched and ids(index.source_items("jaskier", "s.md")) == ["m0", "m1"]
-        assert index.source_state("jaskier", "s.md") == later
+    assert patched and ids(index.source_items("jaskier", "s.md")) == ["m0", "m2"]
+    assert index.source_state("jaskier", "s.md") == after
+    assert index.embeddings_missing(["h2"]) == set()
+    # not as the index holds the file: nothing written
+    assert not index.patch_source(later, after, ["m0"], [], [], {})
+    assert ids(index.source_items("jaskier", "s.md")) == ["m0", "m2"]
 
 
 def test_stats_report_counts_and_the_model(index: ItemIndex) -> None:

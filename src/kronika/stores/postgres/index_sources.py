@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from kronika.core.model import MemoryItem
+from kronika.core.model import ItemType, MemoryItem
 from kronika.errors import IndexError_
 from kronika.ports import (
     SourceState,
@@ -77,7 +77,7 @@ class PostgresSources:
 
     @property
     def patches_rows(self) -> bool:
-        return False  # a file is re-indexed whole, as a diff of its rows (replace_source)
+        return True  # a fact file's rewrite changes only the rows of the facts it changed
 
     def source_states(
         self, agent: str, paths: Sequence[str] | None = None
@@ -91,8 +91,9 @@ class PostgresSources:
 
     def source_tail(self, agent: str, path: str, last: int = 2) -> SourceTail | None:
         """The end of one indexed file; rows can always follow it (``at_end``). The
-        count is the last row's place + 1 (places run 0, 1, 2… without gaps), read
-        from the ``(source_agent, source_path, pos)`` index: no count of the rows."""
+        count is the last row's place + 1 (a session's places run 0, 1, 2… without
+        gaps), read from the ``(source_agent, source_path, pos)`` index: no count of
+        the rows."""
         # one snapshot, read in one round trip
         with self.state.reading() as conn, sent_together(conn, begin=SNAPSHOT):
             found_of = conn.execute(
@@ -149,8 +150,11 @@ class PostgresSources:
         if text_hashes is not None and len(text_hashes) != len(items):
             raise ValueError("text_hashes must have one hash per item")
         hashes = text_hashes if text_hashes is not None else [None] * len(items)
+        by_line = source_diff.places_by_line(items)
         now = source_diff.unique_rows(
-            items, [given or default_text_hash(it) for it, given in zip(items, hashes, strict=True)]
+            items,
+            [given or default_text_hash(it) for it, given in zip(items, hashes, strict=True)],
+            by_line=by_line,
         )
         key = (state.agent, state.path)
         kept = self._kept.pop(key, None)
@@ -182,13 +186,17 @@ class PostgresSources:
             self.state.write(work, together=together)
         except _Copying:
             self.state.write(work)
-        self._keep(source_diff.KeptRows(state, now))
-        with self.state.lock:  # the files that lost an id to this one hold a row less
+        self._keep(source_diff.KeptRows(state, now, by_line))
+        self._taken(taken)
+        self._analyze_if_grown()
+        return lacking
+
+    def _taken(self, taken: Sequence[tuple[str, str, str]]) -> None:
+        """The files that lost an id to the one just written hold a row less."""
+        with self.state.lock:
             for item_id, agent, path in taken:
                 if (other := self._kept.get((agent, path))) is not None:
                     other.rows.pop(item_id, None)
-        self._analyze_if_grown()
-        return lacking
 
     def _keep(self, kept: source_diff.KeptRows) -> None:
         """Remember the rows just written of a file, for :data:`_KEPT_FILES` files at
@@ -413,6 +421,8 @@ class PostgresSources:
         postings = self.state.tokenizer.items(list(items))
         kept = self._kept.pop((expected.agent, expected.path), None)
         added: dict[str, source_diff.Row] = {}
+        # facts added to a fact file take their lines as places, as a re-index gives them
+        by_line = kept.by_line if kept is not None else source_diff.places_by_line(items)
 
         def work(conn: Any) -> bool:
             where = (expected.agent, expected.path)
@@ -431,7 +441,9 @@ class PostgresSources:
                 return False
             added.clear()
             for n, (item, text_hash) in enumerate(zip(items, text_hashes, strict=True)):
-                added[item.id] = (item, text_hash, int(last) + 1 + n)
+                line = item.provenance.line
+                place = line if by_line and line is not None and line > last else None
+                added[item.id] = (item, text_hash, int(last) + 1 + n if place is None else place)
             with _pipelined(conn, len(added)):
                 self._insert(conn, state, list(added.values()), postings)
                 conn.execute(
@@ -442,8 +454,14 @@ class PostgresSources:
             return True
 
         done = self.state.write(work, together=inserting.by_insert(len(items)))
-        if done and kept is not None and kept.state == expected:
-            self._keep(source_diff.KeptRows(state, {**kept.rows, **added}))
+        if kept is not None and not done:
+            self._keep(kept)  # nothing written: the rows are as they were (checked when used)
+        elif kept is not None and kept.state == expected:
+            # still by line when every row added took its line as its place
+            by_line = kept.by_line and all(
+                place == item.provenance.line for item, _, place in added.values()
+            )
+            self._keep(source_diff.KeptRows(state, {**kept.rows, **added}, by_line))
         self._analyze_if_grown()
         return done
 
@@ -458,7 +476,65 @@ class PostgresSources:
         *,
         vectors: Mapping[str, Vector] | None = None,
     ) -> bool:
-        return False  # rows are not patched here: the file is re-indexed whole
+        """Change a few items of a file the index holds as ``expected``, in one
+        transaction under the file's lock, as a re-index would leave its rows: the rows
+        of ``gone`` deleted, those of ``items`` written again (an id of another file's
+        moving here), the ids in ``lines`` given their new line, which is also their
+        place, and ``vectors`` cached. Nothing else of the file is read or written,
+        however long it is: an archived fact given a new value costs the same at any
+        size. Only for a file this object wrote last, whose rows take their lines as
+        places (:func:`~kronika.stores.sql.source_diff.places_by_line`); ``False``
+        (nothing written) otherwise, or when the index no longer holds ``expected``:
+        the file is then re-indexed (:meth:`replace_source`, a diff of its rows)."""
+        key = (expected.agent, expected.path)
+        kept = self._kept.pop(key, None)
+        cache = self._embedding_rows(vectors or {})
+        fresh = [
+            (item, text_hash, item.provenance.line)
+            for item, text_hash in zip(items, text_hashes, strict=True)
+            if item.type is not ItemType.MESSAGE and item.provenance.line is not None
+        ]
+        moved: list[tuple[str, int, int | None]] = [
+            (item_id, line, line) for item_id, line in lines.items() if line is not None
+        ]
+        if (
+            kept is None
+            or not kept.by_line
+            or kept.state != expected
+            or len(fresh) < len(items)
+            or len(moved) < len(lines)
+        ):
+            # the vectors are kept: the file's re-index finds them, and embeds none again
+            self._store_cached(cache)
+            return False
+        diff = source_diff.SourcePlan(gone=list(gone), fresh=fresh, moved=moved)
+        postings = self.state.tokenizer.items(list(items))
+        taken: list[tuple[str, str, str]] = []
+
+        def work(conn: Any) -> bool:
+            if not self._holds(conn, kept, cache):
+                return False
+            gone_rows = self._write_diff(conn, state, diff, postings)
+            taken[:] = [(i, a, p) for i, _, a, p in gone_rows if (a, p) != key]
+            return True
+
+        try:
+            done = self.state.write(work, together=inserting.by_insert(len(fresh)))
+        except _Copying:
+            done = self.state.write(work)
+        if not done:
+            return False
+        rows = kept.rows
+        for item_id in gone:
+            rows.pop(item_id, None)
+        for item_id, place, _ in moved:
+            if (row := rows.get(item_id)) is not None:
+                rows[item_id] = (source_diff.at_line(row[0], place), row[1], place)
+        rows.update((row[0].id, row) for row in fresh)
+        self._keep(source_diff.KeptRows(state, rows, by_line=True))
+        self._taken(taken)
+        self._analyze_if_grown()
+        return True
 
     def embeddings_missing(self, text_hashes: Iterable[str]) -> set[str]:
         wanted = list(dict.fromkeys(text_hashes))

@@ -58,6 +58,7 @@ from kronika.stores.markdown import proposals
 from kronika.stores.postgres.connect import one_line
 from kronika.stores.postgres.record_audit import INSERT_AUDIT, AuditRow
 from kronika.stores.postgres.trips import sent_together
+from kronika.stores.sql.source_diff import places_by_line
 
 log = logging.getLogger("kronika.record")
 
@@ -413,8 +414,13 @@ class PostgresRecord:
             " SELECT %s, %s, %s, d.change, %s, %s FROM d RETURNING change",
             (doc.appends.sha256, doc.modified_ns, *key, *key, doc.text, doc.appends.base_sha256),
         )
+        by_line = places_by_line(items)
         added = {
-            item.id: _Row(int(was[2]) + n, _digest(_stored_data(item)), item)
+            item.id: _Row(
+                item.provenance.line if by_line and item.provenance.line else int(was[2]) + n,
+                _digest(_stored_data(item)),
+                item,
+            )
             for n, item in enumerate(items)
         }
         if added:
@@ -458,36 +464,35 @@ class PostgresRecord:
         nobody wrote the document since, so the record holds them (else its rows are
         read, and ``rows`` only spare making again the digests of the items that are
         the same). Returns the rows as they are."""
+        stored = None if rows is not None and current else self._stored_rows(conn, key)
         wanted: dict[str, _Row] = {}
-        for position, item in enumerate(items):
-            if item.id not in wanted:
-                before = rows.get(item.id) if rows is not None else None
-                if before is not None and (
-                    before.item is item or _same_but_line(before.item, item)
-                ):
-                    digest = before.digest
-                else:
-                    digest = _digest(_stored_data(item))
-                wanted[item.id] = _Row(position, digest, item)
-        if rows is None or not current:
-            stored = {
-                str(item_id): (int(position), digest)
-                for item_id, position, digest in conn.execute(
-                    "SELECT id, position, digest FROM record_items"
-                    " WHERE tenant = %s AND agent = %s AND path = %s",
-                    key,
-                )
-            }
-        else:
-            stored = {item_id: (row.position, row.digest) for item_id, row in rows.items()}
-        gone = [item_id for item_id in stored if item_id not in wanted]
         written, moved = [], []
-        for item_id, (position, digest, item) in wanted.items():
-            was = stored.get(item_id)
-            if was is None or was[1] != digest:
-                written.append((*key, position, *_item_columns(item), _stored_data(item), digest))
+        by_line = places_by_line(items)  # then an item gone moves no other row
+        for n, item in enumerate(items):
+            if item.id in wanted:
+                continue
+            line = item.provenance.line
+            position = line if by_line and line else n
+            before = rows.get(item.id) if rows is not None else None
+            if before is not None and before.item is item and before.position == position:
+                row = before  # most rows of a long document: nothing to compare or make
+            elif before is not None and (before.item is item or _same_but_line(before.item, item)):
+                row = _Row(position, before.digest, item)
+            else:
+                row = _Row(position, _digest(_stored_data(item)), item)
+            wanted[item.id] = row
+            if stored is None:
+                was = None if before is None else (before.position, before.digest)
+            else:
+                was = stored.get(item.id)
+            if was is None or was[1] != row.digest:
+                written.append(
+                    (*key, position, *_item_columns(item), _stored_data(item), row.digest)
+                )
             elif was[0] != position:
-                moved.append((item_id, position))
+                moved.append((item.id, position))
+        held = stored if stored is not None else rows if rows is not None else {}
+        gone = [item_id for item_id in held if item_id not in wanted]
         if gone:
             conn.execute(
                 "DELETE FROM record_items WHERE tenant = %s AND agent = %s AND path = %s"
@@ -505,6 +510,20 @@ class PostgresRecord:
             with conn.cursor() as cur:
                 cur.executemany(_UPSERT_ITEM, written)
         return wanted
+
+    @staticmethod
+    def _stored_rows(
+        conn: psycopg.Connection[Any], key: tuple[str, str, str]
+    ) -> dict[str, tuple[int, str]]:
+        """The position and digest of each item row the record holds of a document."""
+        return {
+            str(item_id): (int(position), str(digest))
+            for item_id, position, digest in conn.execute(
+                "SELECT id, position, digest FROM record_items"
+                " WHERE tenant = %s AND agent = %s AND path = %s",
+                key,
+            )
+        }
 
     def _write_proposals(self, conn: psycopg.Connection[Any], doc: RecordDocument) -> None:
         conn.execute(

@@ -13,8 +13,9 @@ full replace would write differently:
   everything but ``pos`` and ``line``, which are set (``moved``);
 - any other row is left as it is: a full replace would write it again unchanged.
 
-The rows then are the ones a full replace makes (ids unique, places numbered 0, 1, 2…
-in file order, a repeated id keeping its first occurrence). Nothing here touches a
+The rows then are the ones a full replace makes (ids unique, a repeated id keeping its
+first occurrence, places as :func:`places_by_line` says: each item's line in a file of
+no conversation turns, else 0, 1, 2… in file order). Nothing here touches a
 connection.
 
 When this process did not write the file's rows last (another worker did, sharing the
@@ -27,10 +28,10 @@ from __future__ import annotations
 
 import operator
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import TypeVar
 
-from kronika.core.model import MemoryItem
+from kronika.core.model import ItemType, MemoryItem
 from kronika.ports import SourceState
 
 Row = tuple[MemoryItem, str, int]
@@ -43,6 +44,8 @@ class KeptRows:
 
     state: SourceState
     rows: dict[str, Row]
+    by_line: bool = False
+    """The rows take their line as their place (:func:`places_by_line`)."""
 
 
 @dataclass
@@ -61,14 +64,45 @@ class SourcePlan:
         return len(self.gone) + len(self.fresh) + len(self.moved)
 
 
-def unique_rows(items: Sequence[MemoryItem], text_hashes: Sequence[str]) -> dict[str, Row]:
+PLACE_LIMIT = 1 << 24
+"""Places stay below this: the SQLite index packs a row's place into 24 bits of a key."""
+
+
+def places_by_line(items: Sequence[MemoryItem]) -> bool:
+    """Whether the items of a file take their line as their place (``pos``): a file of
+    no conversation turns whose every item has a line, lines rising in file order and
+    below :data:`PLACE_LIMIT` (a fact file, notes). An item leaving such a file then
+    moves no other item's place: an archived fact given a new value leaves a mark on
+    its lines, so the rows after it keep theirs, however many there are. A session's
+    turns are numbered 0, 1, 2… instead: a turn's neighbours are the places beside it."""
+    last = -1
+    for item in items:
+        line = item.provenance.line
+        if item.type is ItemType.MESSAGE or line is None or line <= last:
+            return False
+        last = line
+    return last < PLACE_LIMIT
+
+
+def unique_rows(
+    items: Sequence[MemoryItem], text_hashes: Sequence[str], *, by_line: bool | None = None
+) -> dict[str, Row]:
     """The rows a full replace writes of ``items``: a repeated id keeps its first
-    occurrence, places numbered in file order."""
+    occurrence; places are lines or numbers in file order (``by_line``, else as
+    :func:`places_by_line` says)."""
+    if by_line is None:
+        by_line = places_by_line(items)
     rows: dict[str, Row] = {}
     for item, text_hash in zip(items, text_hashes, strict=True):
         if item.id not in rows:
-            rows[item.id] = (item, text_hash, len(rows))
+            place = item.provenance.line if by_line else None
+            rows[item.id] = (item, text_hash, len(rows) if place is None else place)
     return rows
+
+
+def at_line(item: MemoryItem, line: int) -> MemoryItem:
+    """``item`` on another line of its file."""
+    return replace(item, provenance=replace(item.provenance, line=line))
 
 
 _BUT_PROVENANCE = operator.attrgetter(
