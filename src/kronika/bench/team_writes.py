@@ -53,6 +53,8 @@ BRAIN_FACTS = 60
 move facts to the archive as a Brain in use does."""
 PROFILED = 20
 """Calls profiled after the timed ones (a profile slows the calls it watches)."""
+ARCHIVED = 20
+"""Calls of each kind on archived facts: a new value, the same value again."""
 IN_TURN = 30
 """Calls of each worker when two take turns on one agent (:mod:`.team_turns`)."""
 TURNS = str(Path(__file__).with_name("team_turns.py"))
@@ -190,7 +192,8 @@ def measure_size(
             # the stored facts all in one section of the archive, as kronika lays them
             # out, made at once (remember_many moves them there one trim at a time)
             now = datetime(2025, 1, 1, tzinfo=UTC)
-            bullets = (line for fact in _stored_facts(size, now) for line in render_fact(fact))
+            stored = _stored_facts(size, now)
+            bullets = (line for fact in stored for line in render_fact(fact))
             archive.write_text(
                 f"# {ARCHIVE.title}\n\n## User\n{''.join(bullets)}", encoding="utf-8"
             )
@@ -218,6 +221,7 @@ def measure_size(
                     seen = now_rows
                     if time.perf_counter() - began > budget_s and len(spent) >= 3:
                         break
+                archived = _archived_writes(memory, stored, min(calls, ARCHIVED), conn, tables)
                 docs = conn.execute(
                     "SELECT path, length(body), (SELECT count(*) FROM record_items i WHERE"
                     " i.tenant = d.tenant AND i.agent = d.agent AND i.path = d.path)"
@@ -264,9 +268,40 @@ def measure_size(
         "graph_wait_s": graph_s,
         "recall_p50_ms": 1000 * statistics.median(asked) if asked else 0.0,
         "recall_hits": statistics.fmean(hits) if hits else 0.0,
+        **archived,
         "batch": batch,
         "remember_many_per_s": batch / many_s if batch and many_s > 0 else 0.0,
     }
+
+
+def _archived_writes(
+    memory: Any, stored: Sequence[Any], calls: int, conn: Any, tables: dict[str, str]
+) -> dict[str, Any]:
+    """``remember()`` of a new value for the key of an archived fact, and of the same
+    value again, ``calls`` of each (facts spread over the archive): the median time of
+    each kind, and the rows each call of the first kind wrote (read between calls)."""
+    out: dict[str, Any] = {}
+    rows: Counter[str] = Counter()
+    for kind in ("change", "refresh"):
+        spent = []
+        seen = _snapshot(conn, tables)
+        for n in range(calls):
+            fact = stored[(n * 7919 + (0 if kind == "change" else 3)) % len(stored)]
+            value = f"a new value {n}" if kind == "change" else fact.value
+            at = time.perf_counter()
+            memory.remember(value, key=fact.key, agent="bench")
+            spent.append(time.perf_counter() - at)
+            if kind == "change":
+                now_rows = _snapshot(conn, tables)
+                rows.update(_changes(seen, now_rows))
+                seen = now_rows
+        out[f"archived_{kind}_ms"] = 1000 * statistics.median(spent) if spent else 0.0
+    ops = ("ins", "upd", "del")
+    done = max(calls, 1)
+    out["archived_rows_per_call"] = {
+        f"{t}_{op}": rows[f"{t}_{op}"] / done for t in _KEYS for op in ops
+    }
+    return out
 
 
 def _recalls(memory: Any, vectors: Any, questions: Sequence[str]) -> tuple[list[float], list[int]]:
@@ -498,6 +533,8 @@ def _results(
                 "record_documents ins/upd/del",
                 "idx_items rows ins/upd/del",
                 "largest documents (path, bytes, items)",
+                "archived fact changed / refreshed, ms",
+                "rows per archived change: record_items, idx_items ins/upd/del",
             ],
             [
                 [
@@ -511,6 +548,8 @@ def _results(
                     rows_of(r, "record_documents"),
                     rows_of(r, "idx_items"),
                     "; ".join(f"{p} {b:,} B {c}" for p, b, c in r["largest_documents"][:3]),
+                    _archived(r),
+                    _archived_rows(r),
                 ]
                 for r in rows
             ],
@@ -569,6 +608,22 @@ def _results(
         },
         "tables": tables,
     }
+
+
+def _archived(row: dict[str, Any]) -> str:
+    if "archived_change_ms" not in row:
+        return "–"
+    return f"{row['archived_change_ms']:.1f} / {row['archived_refresh_ms']:.1f}"
+
+
+def _archived_rows(row: dict[str, Any]) -> str:
+    got = row.get("archived_rows_per_call")
+    if not got:
+        return "–"
+    return ", ".join(
+        "/".join(f"{got.get(f'{t}_{k}', 0):.1f}" for k in ("ins", "upd", "del"))
+        for t in ("record_items", "idx_items")
+    )
 
 
 def _against_one(row: dict[str, Any], rows: Sequence[dict[str, Any]]) -> str:
