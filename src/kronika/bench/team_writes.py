@@ -515,10 +515,6 @@ def _results(
 ) -> dict[str, Any]:
     from kronika.bench.fixed import FixedVectors
 
-    def rows_of(row: dict[str, Any], what: str) -> str:
-        got = row["rows_per_call"]
-        return "/".join(f"{got.get(f'{what}_{k}', 0):.1f}" for k in ("ins", "upd", "del"))
-
     tables = [
         table(
             f"remember() in team mode, embedding excluded (median of up to {calls} calls)",
@@ -544,9 +540,9 @@ def _results(
                     f"{r['median_ms']:.1f}",
                     f"{r['p95_ms']:.1f}",
                     f"{r['cpu_ms']:.1f}",
-                    rows_of(r, "record_items"),
-                    rows_of(r, "record_documents"),
-                    rows_of(r, "idx_items"),
+                    _rows_of(r["rows_per_call"], "record_items"),
+                    _rows_of(r["rows_per_call"], "record_documents"),
+                    _rows_of(r["rows_per_call"], "idx_items"),
                     "; ".join(f"{p} {b:,} B {c}" for p, b, c in r["largest_documents"][:3]),
                     _archived(r),
                     _archived_rows(r),
@@ -620,10 +616,12 @@ def _archived_rows(row: dict[str, Any]) -> str:
     got = row.get("archived_rows_per_call")
     if not got:
         return "–"
-    return ", ".join(
-        "/".join(f"{got.get(f'{t}_{k}', 0):.1f}" for k in ("ins", "upd", "del"))
-        for t in ("record_items", "idx_items")
-    )
+    return ", ".join(_rows_of(got, t) for t in ("record_items", "idx_items"))
+
+
+def _rows_of(got: dict[str, float], what: str) -> str:
+    """Rows of table ``what`` inserted/updated/deleted per call, from ``got``."""
+    return "/".join(f"{got.get(f'{what}_{k}', 0):.1f}" for k in ("ins", "upd", "del"))
 
 
 def _against_one(row: dict[str, Any], rows: Sequence[dict[str, Any]]) -> str:

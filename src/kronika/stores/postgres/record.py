@@ -58,7 +58,7 @@ from kronika.stores.markdown import proposals
 from kronika.stores.postgres.connect import one_line
 from kronika.stores.postgres.record_audit import INSERT_AUDIT, AuditRow
 from kronika.stores.postgres.trips import sent_together
-from kronika.stores.sql.source_diff import places_by_line
+from kronika.stores.sql.source_diff import place, places_by_line
 
 log = logging.getLogger("kronika.record")
 
@@ -417,7 +417,7 @@ class PostgresRecord:
         by_line = places_by_line(items)
         added = {
             item.id: _Row(
-                item.provenance.line if by_line and item.provenance.line else int(was[2]) + n,
+                place(item, by_line, int(was[2]) + n),
                 _digest(_stored_data(item)),
                 item,
             )
@@ -471,8 +471,7 @@ class PostgresRecord:
         for n, item in enumerate(items):
             if item.id in wanted:
                 continue
-            line = item.provenance.line
-            position = line if by_line and line else n
+            position = place(item, by_line, n)
             before = rows.get(item.id) if rows is not None else None
             if before is not None and before.item is item and before.position == position:
                 row = before  # most rows of a long document: nothing to compare or make

@@ -84,6 +84,13 @@ def places_by_line(items: Sequence[MemoryItem]) -> bool:
     return last < PLACE_LIMIT
 
 
+def place(item: MemoryItem, by_line: bool, number: int) -> int:
+    """``item``'s place in its file: its line when the file's rows go by line
+    (:func:`places_by_line`), else ``number``, its number in file order."""
+    line = item.provenance.line
+    return line if by_line and line is not None else number
+
+
 def unique_rows(
     items: Sequence[MemoryItem], text_hashes: Sequence[str], *, by_line: bool | None = None
 ) -> dict[str, Row]:
@@ -95,8 +102,7 @@ def unique_rows(
     rows: dict[str, Row] = {}
     for item, text_hash in zip(items, text_hashes, strict=True):
         if item.id not in rows:
-            place = item.provenance.line if by_line else None
-            rows[item.id] = (item, text_hash, len(rows) if place is None else place)
+            rows[item.id] = (item, text_hash, place(item, by_line, len(rows)))
     return rows
 
 
