@@ -16,6 +16,7 @@ from kronika.core.fusion import (
     named_speakers,
     normalise_lexical,
     normalise_vector,
+    said_at_other_times,
     with_answer_focus,
     with_neighbours,
     with_preference,
@@ -291,3 +292,19 @@ def test_bounded_keeps_the_order_and_stays_within_the_ceiling() -> None:
     assert out == sorted(out)
     assert all(-Z_CEILING < b < Z_CEILING for b in out)
     assert abs(bounded(0.5) - 0.5) < 0.01  # near the mean a standard score is kept
+
+
+def test_a_text_said_outside_the_period_too_is_not_said_in_it_alone() -> None:
+    said_at = {"errand-march": 15.0, "errand-may": 40.0, "move": 12.0, "hi": 14.0, "hello": 13.0}
+    texts = {
+        "errand-march": "How do I remind a client  about an invoice?",
+        "errand-may": "how do i remind a client about an invoice?",  # case and spacing aside
+        "move": "packing boxes, we move next week",
+        "hi": "hi",
+        "hello": "hi",  # said twice, both times within the period: still of it
+        "unknown": "packing boxes, we move next week",  # no time: says nothing of when
+    }
+    inside = ["errand-march", "move", "hi", "hello"]
+    assert said_at_other_times(inside, texts, said_at, (10.0, 20.0)) == ["errand-march"]
+    assert said_at_other_times(inside, texts, said_at, (10.0, 50.0)) == []
+    assert said_at_other_times([], texts, said_at, (10.0, 20.0)) == []

@@ -482,3 +482,54 @@ def test_a_text_said_again_and_again_takes_one_place(
     assert len(contents) == len(set(contents)) == 3
     assert contents[0] == "how do I politely remind a client about an unpaid invoice?"
     assert hits[0].item.provenance.session_id == "errand-3"  # the latest said
+
+
+def test_a_text_said_in_every_month_tells_nothing_of_the_month_a_question_names(
+    settings: Settings, clock: FrozenClock
+) -> None:
+    # the same errand asked every month is said in March too; what is said in March
+    # alone is what a question about March is after
+    errands = [
+        conversation(
+            f"errand-{month}",
+            datetime(2023, month, 20, 9, 0, tzinfo=UTC),
+            [(f"E{month}:1", "user", "how do I politely remind a client about an unpaid invoice?")],
+        )
+        for month in range(1, 7)
+    ]
+    march = conversation(
+        "contract",
+        datetime(2023, 3, 8, 9, 0, tzinfo=UTC),
+        [("M1:1", "user", "signed the contract with our new client from Porto today, a big one")],
+    )
+    others = [
+        conversation(
+            f"other-{n}",
+            datetime(2023, 1 + n % 6, 2 + n, 9, 0, tzinfo=UTC),
+            [(f"O{n}:1", "user", text)],
+        )
+        for n, text in enumerate(
+            [
+                "booked a table for two at the Italian place on Friday",
+                "my sister is visiting us next weekend with her kids",
+                "started running again, five kilometres this morning",
+                "the dentist moved my appointment to Thursday",
+                "we adopted a grey cat from the shelter, her name is Mia",
+                "finished reading the new thriller, the ending was weak",
+            ]
+        )
+    ]
+    question = "How did I do with the client in March?"
+    with _memory(settings, clock) as mem:
+        mem.import_sessions("chat", [*errands, march, *others])
+        first = _first_turn(mem, question, agent="chat", now=datetime(2023, 9, 1, tzinfo=UTC))
+        # asked of the errand alone, the month still finds the copy said then
+        alone = mem.recall(
+            "how do I politely remind a client about an unpaid invoice in March?",
+            agent="chat",
+            k=1,
+            now=datetime(2023, 9, 1, tzinfo=UTC),
+            record_access=False,
+        ).hits
+    assert first == "M1:1"
+    assert alone[0].item.content.startswith("how do I politely remind")

@@ -44,7 +44,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from kronika.core.model import ASSISTANT_SPEAKER
 from kronika.core.ranking import best_first
 from kronika.core.roles import names_the_assistant
-from kronika.core.text import folded_words
+from kronika.core.text import folded_words, said_alike
 
 
 def normalise_lexical(results: Sequence[tuple[str, float]]) -> dict[str, float]:
@@ -386,6 +386,26 @@ def said_in(period: tuple[float, float]) -> tuple[float, float]:
     things after they happen)."""
     start, end = period
     return start, end + max(TOLD_AFTER, end - start)
+
+
+def said_at_other_times(
+    inside: Iterable[str],
+    texts: Mapping[str, str],
+    said_at: Mapping[str, float],
+    span: tuple[float, float],
+) -> list[str]:
+    """Of the ``inside`` ids (said within ``span``, Unix seconds inclusive), those whose
+    text (case and spacing aside) an item of ``texts`` said outside ``span`` says too. A
+    request made again and again ("how do I politely remind a client about an
+    invoice?") is said in any period: being said in this one tells nothing of it.
+    Items of unknown time or text are none of them."""
+    start, end = span
+    elsewhere = {
+        said_alike(text)
+        for item_id, text in texts.items()
+        if item_id in said_at and not start <= said_at[item_id] <= end
+    }
+    return [i for i in inside if i in texts and said_alike(texts[i]) in elsewhere]
 
 
 def with_time_focus(

@@ -55,6 +55,11 @@ def without_folded(text: str, dropped: frozenset[str] | set[str]) -> str:
     return " ".join(kept.split())
 
 
+def said_alike(text: str) -> str:
+    """``text`` as compared when one text is said again: case and spacing aside."""
+    return " ".join(text.casefold().split())
+
+
 def content_hash(text: str) -> str:
     """The first 32 hex digits of sha256(UTF-8 ``text``): the embedding cache key."""
     return hashlib.sha256(text.encode("utf-8")).hexdigest()[:32]

@@ -49,6 +49,8 @@ from kronika.core.fusion import (
     answered_by_a_person,
     fuse,
     named_speakers,
+    said_at_other_times,
+    said_in,
     with_answer_focus,
     with_neighbours,
     with_preference,
@@ -68,7 +70,7 @@ from kronika.core.ranking import best_ids
 from kronika.core.roles import names_the_assistant
 from kronika.core.scoring import ScoreWeights, recencies
 from kronika.core.tense import tense_of
-from kronika.core.text import folded_words, question_share, without_folded
+from kronika.core.text import folded_words, question_share, said_alike, without_folded
 from kronika.core.timeexpr import asks_when, mentions_time, named_period, names_period
 from kronika.core.user_subject import names_another
 from kronika.engine.candidates import CandidateReads, read_texts
@@ -497,6 +499,8 @@ class Recaller:
             # the question asks what happened then ("What happened in February?")
             if tense_of(query) != "past":
                 named_then = self._naming_period(relevance, placed, period, reads, texts)
+            for item_id in self._said_at_other_times(relevance, placed, period, reads, texts):
+                del placed[item_id]
             relevance = with_time_focus(
                 relevance,
                 placed
@@ -648,6 +652,26 @@ class Recaller:
             and item_id in said_at
             and names_period(texts[item_id], datetime.fromtimestamp(said_at[item_id], UTC), period)
         ]
+
+    def _said_at_other_times(
+        self,
+        relevance: Mapping[str, float],
+        said_at: Mapping[str, float],
+        period: tuple[datetime, datetime],
+        reads: CandidateReads,
+        texts: dict[str, str],
+    ) -> list[str]:
+        """Of the best :data:`NEIGHBOUR_SEEDS` candidates said in ``period``, those a
+        candidate said outside it says word for word
+        (:func:`~kronika.core.fusion.said_at_other_times`). ``texts`` gains the texts
+        read: every candidate's, once one of the best was said in the period."""
+        span = said_in((period[0].timestamp(), period[1].timestamp()))
+        seeds = best_ids(relevance, NEIGHBOUR_SEEDS)
+        inside = [i for i in seeds if span[0] <= said_at.get(i, -math.inf) <= span[1]]
+        if not inside:
+            return []
+        texts |= reads.texts([i for i in relevance if i not in texts])
+        return said_at_other_times(inside, texts, said_at, span)
 
     def _above_floor(
         self,
@@ -812,7 +836,7 @@ def _once_each(winners: list[_Scored], items: Mapping[str, MemoryItem]) -> list[
         item = items.get(w.item_id)
         if item is None:
             continue
-        text = " ".join(item.content.casefold().split())
+        text = said_alike(item.content)
         if text not in seen:
             seen.add(text)
             kept.append(w)
