@@ -96,7 +96,10 @@ def test_healthz_answers_while_recalls_over_huge_items_run(served: Served) -> No
     for thread in callers:
         thread.join(BOUND)
     assert len(took) == 4 and max(took) < BOUND
-    assert max(health) < 1.0, health
+    # a health check waiting behind a recall would take about as long as one: it takes
+    # a fraction of the shortest (or under a second, when the recalls are quick), so a
+    # machine slow enough to stretch both does not fail it
+    assert max(health) < max(1.0, min(took) / 2), (health, took)
 
 
 @contextmanager

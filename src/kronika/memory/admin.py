@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,7 @@ from kronika.engine.indexer import Progress, SyncReport
 from kronika.errors import CorruptIndexError, InvalidInput
 from kronika.memory.base import MemoryContext
 from kronika.memory.forgetting import Forgetting
-from kronika.ports import AuditEntry, VectorGraph, acting
+from kronika.ports import AuditEntry, ItemsMark, VectorGraph, acting
 
 if TYPE_CHECKING:
     from kronika.core.model import Reader
@@ -106,6 +106,18 @@ class Admin:
         (``kronika index graph``)."""
         index = self._ctx.index
         return isinstance(index, VectorGraph) and index.wait_for_vector_graph(None)
+
+    def vectors_waiting(self) -> bool:
+        """Whether writes left texts to embed that the next recall comparing vectors
+        embeds first (a recall over items just written costs that embedding too)."""
+        return self._ctx.indexer.waiting()
+
+    def items_mark(self) -> Hashable | None:
+        """A value that differs after any write that adds, replaces or removes an item
+        of the index, by this process or another (:class:`~kronika.ports.ItemsMark`);
+        ``None`` for an index that cannot say."""
+        index = self._ctx.index
+        return index.items_mark() if isinstance(index, ItemsMark) else None
 
     def stats(self) -> dict[str, Any]:
         return self._ctx.index.stats()

@@ -255,6 +255,8 @@ class Memory:
     purge = Alias("admin", Admin.purge)
     finish_forgets = Alias("admin", Admin.finish_forgets)
     report_damage = Alias("admin", Admin.report_damage)
+    items_mark = Alias("admin", Admin.items_mark)
+    vectors_waiting = Alias("admin", Admin.vectors_waiting)
 
     # ---------- what the workflows (:mod:`kronika.workflows`) use besides the verbs
     def resolve_agent(self, agent: str | None = None) -> str:

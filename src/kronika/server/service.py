@@ -33,6 +33,7 @@ from kronika.server.access import Caller, reading
 from kronika.server.batching import QueryBatcher
 from kronika.server.jobs import JobBook
 from kronika.server.jobstore import open_job_records
+from kronika.server.loop_recalls import LoopRecalls
 from kronika.server.tenants import TenantMemories
 from kronika.settings import Settings
 
@@ -75,6 +76,7 @@ class Service:
         self._locks = {tenant: shared[id(memory)] for tenant, memory in self.memories.items()}
         self._locks_by_memory = shared
         self._batchers: dict[int, QueryBatcher] = {}
+        self._loop_recalls = LoopRecalls()
         self._follower = PolicyFollower(follow_config) if follow_config else None
         self._policies: StoragePolicies | None = None  # the file's, once read
         if isinstance(self.memories, TenantMemories):
@@ -311,10 +313,11 @@ class Service:
         changed storage policies (which may wait for a memory's lock) and the recall
         itself run in a worker thread, so a long recall never keeps the loop from
         answering other requests. A recall with nothing to wait for — the policies
-        unchanged, its memory's lock free and every part of it in this process (no
-        database, vector service or reranker to wait on) — runs on the loop instead: it
-        is work for this process alone, and a thread would only pass the interpreter
-        back and forth with the loop."""
+        unchanged, its memory's lock free, every part of it in this process (no
+        database, vector service or reranker to wait on) and the last recall of its
+        memory quick since the last write (:mod:`kronika.server.loop_recalls`) — runs on
+        the loop instead: it is work for this process alone, and a thread would only
+        pass the interpreter back and forth with the loop."""
         from anyio import to_thread
 
         agent = _named(asked)
@@ -324,20 +327,30 @@ class Service:
             batcher = self._batcher(memory.embedder)
             vector = await batcher.embed(asked.query, index=memory.index)
 
-        if _in_process(memory.settings) and self._policies_settled():
+        loops = self._loop_recalls
+        in_process = _in_process(memory.settings)
+        mark = await loops.measured(memory, memory.admin.items_mark()) if in_process else None
+        if in_process and self._policies_settled() and loops.on_loop(memory, mark):
             lock = self._tenant_lock(caller)
             if lock is None or lock.acquire(blocking=False):
                 try:
-                    return self._recall(caller, memory, asked, vector, explain, now)
+                    with loops.timed(memory, mark):
+                        return self._recall(caller, memory, asked, vector, explain, now)
                 finally:
                     if lock is not None:
                         lock.release()
 
         def recall() -> dict[str, Any]:
             self.follow_config()
-            return self._recall(caller, memory, asked, vector, explain, now)
+            if not in_process:
+                return self._recall(caller, memory, asked, vector, explain, now)
+            with loops.timed(memory, mark):  # whether the next may run on the loop
+                return self._recall(caller, memory, asked, vector, explain, now)
 
-        return await to_thread.run_sync(recall)
+        if not in_process or loops.on_loop(memory, mark):  # measured already: a lock taken
+            return await to_thread.run_sync(recall)
+        with loops.measuring(memory):
+            return await to_thread.run_sync(recall)
 
     def _policies_settled(self) -> bool:
         """Whether the policies in force are the file's (checked without waiting)."""

@@ -15,7 +15,9 @@ big export, a recall over large items, a write waiting for the workspace lock) m
 not stop ``/healthz`` or any other request from being answered meanwhile. Calls to one
 memory still run one at a time (:class:`~kronika.server.service.Service` holds its
 lock). Only a recall's query embedding stays on the loop, where it is batched with
-the queries of the recalls that arrived with it (:mod:`kronika.server.batching`).
+the queries of the recalls that arrived with it (:mod:`kronika.server.batching`), and a
+recall of a local workspace whose last recall since the last write was quick
+(:mod:`kronika.server.loop_recalls`).
 """
 
 from __future__ import annotations
