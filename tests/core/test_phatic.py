@@ -31,6 +31,15 @@ from kronika.core.phatic import informative
         "Чим можу допомогти?",
         "Завжди радий допомогти!",
         "нічого особливого, просто перевіряю",
+        # "not much", "fine" as an answer to "how are you?", in each language alike
+        "not much, ok",
+        "niewiele, nic takiego",
+        "no mucho, ok",
+        "небагато",
+        "fine",
+        "normalnie",
+        "bien",
+        "нормально",
         "🙂",
         "",
     ],
@@ -54,6 +63,9 @@ def test_small_talk_tells_nothing(text: str) -> None:
         "tylko sprawdzam pocztę",
         "solo probando la paella",
         "просто перевіряю пошту",
+        "me gusta mucho el café",
+        "niewiele brakowało do finału",
+        "нормально спав після ліків",
     ],
 )
 def test_a_text_with_one_word_of_content_is_informative(text: str) -> None:

@@ -40,12 +40,12 @@ _POLISH = """
     ok okej dobrze spoko super swietnie tak nie jasne no
     slychac porzadku milego dnia
     moge pomoc pomoge pomoglem pomoglam zawsze chetnie sluze nic specjalnego
-    szczegolnego tylko sprawdzam testuje
+    szczegolnego takiego niewiele normalnie tylko sprawdzam testuje
 """
 _SPANISH = """
     hola buenas buenos dias tardes noches adios chao luego pronto manana
     gracias muchas muchos favor nada perdon disculpa igualmente saludos encantado
-    vale ok si no claro genial perfecto bien bueno vale tal
+    vale ok si no claro genial perfecto bien bueno vale tal mucho
     puedo ayudar ayudarte ayudarle siempre placer disposicion especial solo probando
     comprobando
 """
@@ -54,8 +54,8 @@ _UKRAINIAN = """
     побачення дякую дуже спасибі будь ласка вибач вибачте
     гаразд добре так ні звісно ок окей чудово супер справи
     привет спасибо пока хорошо да нет ладно
-    можу допомогти допоможу завжди радий рада нічого нічим особливого просто
-    перевіряю тестую
+    можу допомогти допоможу завжди радий рада нічого нічим особливого небагато
+    нормально просто перевіряю тестую
 """
 
 PHATIC_WORDS: frozenset[str] = frozenset(
