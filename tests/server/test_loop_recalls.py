@@ -67,9 +67,9 @@ def test_recalls_arriving_while_one_is_measured_wait_for_it_then_run_on_the_loop
 
         async def arriving() -> bool:
             await asyncio.sleep(0)  # arrives once the first is being measured
-            found = await loops.measured(memory, mark)
+            found, quick = await loops.measured(memory, mark)
             order.append("decided")
-            return loops.on_loop(memory, found)
+            return quick and loops.on_loop(memory, found)
 
         async def both() -> bool:
             _, on_loop = await asyncio.gather(measured_one(), arriving())

@@ -78,15 +78,16 @@ class LoopRecalls:
                 else:
                     self._quick_at.pop(key, None)
 
-    async def measured(self, memory: Memory, mark: Hashable | None) -> Hashable | None:
+    async def measured(self, memory: Memory, mark: Hashable | None) -> tuple[Hashable | None, bool]:
         """Wait, on the event loop, while another recall of ``memory`` is measured
-        (:meth:`measuring`) and this one could not run on the loop at ``mark``; the
-        index's mark once none is (asked again after each wait: a write may have come)."""
+        (:meth:`measuring`) and this one could not run on the loop at ``mark``; then the
+        index's mark (asked again after each wait: a write may have come) and whether
+        the recall may run on the loop at it (:meth:`on_loop`)."""
         key = id(memory.index)
-        while not self.on_loop(memory, mark) and (running := self._measuring.get(key)):
+        while not (quick := self.on_loop(memory, mark)) and (running := self._measuring.get(key)):
             await asyncio.shield(running)
             mark = memory.admin.items_mark()
-        return mark
+        return mark, quick
 
     @contextmanager
     def measuring(self, memory: Memory) -> Iterator[None]:

@@ -329,8 +329,10 @@ class Service:
 
         loops = self._loop_recalls
         in_process = _in_process(memory.settings)
-        mark = await loops.measured(memory, memory.admin.items_mark()) if in_process else None
-        if in_process and self._policies_settled() and loops.on_loop(memory, mark):
+        mark, quick = (
+            await loops.measured(memory, memory.admin.items_mark()) if in_process else (None, False)
+        )
+        if quick and self._policies_settled():
             lock = self._tenant_lock(caller)
             if lock is None or lock.acquire(blocking=False):
                 try:
@@ -347,7 +349,7 @@ class Service:
             with loops.timed(memory, mark):  # whether the next may run on the loop
                 return self._recall(caller, memory, asked, vector, explain, now)
 
-        if not in_process or loops.on_loop(memory, mark):  # measured already: a lock taken
+        if not in_process or quick:  # measured already: the policies or a lock in the way
             return await to_thread.run_sync(recall)
         with loops.measuring(memory):
             return await to_thread.run_sync(recall)
