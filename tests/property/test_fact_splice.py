@@ -11,13 +11,15 @@ headings, continuation lines, blank lines, garbled and cut-off metadata comments
 
 from __future__ import annotations
 
+import hashlib
 from datetime import UTC, datetime
 
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
-from kronika.stores.markdown.facts import brain
-from kronika.stores.markdown.facts.splice import splice
+from kronika.stores.markdown.facts import brain, lookup
+from kronika.stores.markdown.facts.cache import FactParse
+from kronika.stores.markdown.facts.splice import common_end, common_start, splice, splice_change
 from kronika.stores.markdown.lines import split_lines
 
 _TIMES = (
@@ -98,3 +100,167 @@ def test_a_spliced_parse_is_the_full_parse(
     assert not full.warnings and not full.damage
     assert spliced.items == full.items
     assert dict(spliced.spans) == dict(full.spans)
+
+
+def _bullet(n: int) -> str:
+    return (
+        f"- **key{n % 37}**: value {n} <!-- id=f-{0x100000 + n:012x} src=explicit"
+        f" created={_STAMPS[n % 2]} -->\n"
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    head=st.integers(0, 400),
+    middle=st.lists(lines(), min_size=0, max_size=6),
+    tail=st.integers(0, 400),
+    inserted=st.lists(lines(), min_size=0, max_size=4),
+    cut=st.tuples(st.integers(0, 810), st.integers(0, 4)),
+    times=st.tuples(st.sampled_from(_TIMES), st.sampled_from(_TIMES)),
+)
+def test_a_long_file_spliced_is_its_full_parse(
+    head: int,
+    middle: list[str],
+    tail: int,
+    inserted: list[str],
+    cut: tuple[int, int],
+    times: tuple[datetime, datetime],
+) -> None:
+    """The same as above in files of hundreds of kronika's bullets, so that the edit
+    is found by comparing runs of lines and the facts around it by bisection."""
+    before = [
+        "## User\n",
+        *(_bullet(n) for n in range(head)),
+        *middle,
+        *(_bullet(n) for n in range(head, head + tail)),
+    ]
+    at = min(cut[0], len(before))
+    after = [*before[:at], *inserted, *before[at + cut[1] :]]
+    then, now = times
+    old_text, new_text = _text(before), _text(after)
+    old = _parse(old_text, then)
+    if old.warnings or old.damage:
+        return
+    change = splice_change(
+        old,
+        split_lines(old_text),
+        split_lines(new_text),
+        spec=brain.BRAIN,
+        agent="a",
+        tenant="t",
+        mtimes=(then, now),
+    )
+    if change is None:
+        return
+    full = _parse(new_text, now)
+    assert not full.warnings and not full.damage
+    assert change.parsed.items == full.items
+    assert dict(change.parsed.spans) == dict(full.spans)
+    # what changed: the facts of the lines replaced, and of the new lines
+    start, end, stop = change.region
+    assert {i.id for i in change.gone} == {
+        i for i, (a, b) in old.spans.items() if start <= a and b <= end
+    }
+    assert [i.id for i in change.added] == [
+        i for i, (a, b) in sorted(full.spans.items(), key=lambda s: s[1]) if start <= a < stop
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    old=st.lists(st.sampled_from(["a\n", "b\n", "c\n", "\n"]), max_size=300),
+    edits=st.lists(
+        st.tuples(st.integers(0, 300), st.integers(0, 3), st.sampled_from(["x\n", "b\n"])),
+        max_size=3,
+    ),
+)
+def test_the_common_start_and_end_are_those_of_a_line_by_line_walk(
+    old: list[str], edits: list[tuple[int, int, str]]
+) -> None:
+    new = list(old)
+    for at, cut, line in edits:
+        new[at : at + cut] = [line]
+    start = 0
+    while start < min(len(old), len(new)) and old[start] == new[start]:
+        start += 1
+    end, stop = len(old), len(new)
+    while end > start and stop > start and old[end - 1] == new[stop - 1]:
+        end, stop = end - 1, stop - 1
+    assert common_start(old, new) == start
+    assert common_end(old, new, start) == (end, stop)
+
+
+def _kept(text: str, mtime: datetime) -> FactParse:
+    lines = split_lines(text)
+    parsed = _parse(text, mtime)
+    return FactParse((0, 0, 0, 0), 0, lines, parsed, hashlib.sha256(text.encode()), mtime, ())
+
+
+def _lookups(entry: FactParse) -> dict[str, object]:
+    """Every lookup of ``entry``, built if missing; the facts of each group in order."""
+    lookup.ids(entry)
+    lookup.marks(entry)
+    lookup.borrows(entry, entry.mtime)
+    lookup.hand_written(entry)
+    for name in ("by_key", "by_concept", "by_form"):
+        lookup._group(entry, name)
+    out: dict[str, object] = {}
+    for name, built in entry.derived.items():
+        if name.startswith("by_"):
+            out[name] = {label: [f for _, f in facts] for label, facts in built.items()}
+        elif name == "times":
+            out[name] = (built.hand, +built.created)
+        else:
+            out[name] = built
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    head=st.integers(0, 200),
+    middle=st.lists(lines(), min_size=0, max_size=2),
+    inserted=st.lists(
+        st.one_of(
+            st.integers(0, 200).map(lambda n: f"<!-- f-{0x100000 + n:012x} moved out -->\n"),
+            st.integers(0, 200).map(lambda n: _bullet(n).replace("value", "new value")),
+            st.integers(0, 200).map(lambda n: _bullet(n).replace(_STAMPS[n % 2], _STAMPS[2])),
+            lines(),
+        ),
+        max_size=4,
+    ),
+    cut=st.tuples(st.integers(0, 210), st.integers(0, 4)),
+)
+def test_lookups_carried_over_a_splice_are_those_built_anew(
+    head: int, middle: list[str], inserted: list[str], cut: tuple[int, int]
+) -> None:
+    """The lookups kept with an archive's parse (its ids, its facts by key and by text,
+    its lines a move left, its hand-written facts and times), carried over a rewrite
+    from the facts of the lines it replaced alone, are those a fresh parse builds."""
+    then = now = _TIMES[2]  # no fact is timed like its file
+    before = ["## User\n", *(_bullet(n) for n in range(head)), *middle]
+    at = min(cut[0], len(before))
+    after = [*before[:at], *inserted, *before[at + cut[1] :]]
+    old = _kept(_text(before), then)
+    if old.parsed.warnings or old.parsed.damage:
+        return
+    built = _lookups(old)
+    change = splice_change(
+        old.parsed,
+        old.lines,
+        split_lines(_text(after)),
+        spec=brain.BRAIN,
+        agent="a",
+        tenant="t",
+        mtimes=(then, now),
+    )
+    if change is None:
+        return
+    new = _kept(_text(after), now)
+    assert new.parsed.items == change.parsed.items
+    new.parsed = change.parsed
+    lookup.carry(old, new, change)
+    if not new.derived:
+        return  # a fact added, or a key changed: built again when asked for
+    assert set(new.derived) == set(built)
+    assert _lookups(new) == _lookups(_kept(_text(after), now))
+    event("carried")

@@ -35,13 +35,18 @@ def atomic_write_text(path: Path, text: str, *, durable: bool = True) -> int | N
     returns the modification time it was given (:func:`stamp_own_write`), or ``None``.
     ``durable=False`` leaves out the syncs (a version a batch replaces again before it
     ends: its journal, not the disk, makes a crash harmless)."""
+    return atomic_write_bytes(path, text.encode("utf-8"), durable=durable)
+
+
+def atomic_write_bytes(path: Path, raw: bytes, *, durable: bool = True) -> int | None:
+    """:func:`atomic_write_text` of text already encoded as ``raw``."""
     make_private_dir(path.parent)
     tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
     try:
         # 0600 from the first byte; the rename keeps the mode, so a rewrite tightens
         fd = open_private(tmp, os.O_WRONLY | os.O_EXCL)
-        with open(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
+        with open(fd, "wb") as handle:
+            handle.write(raw)
             handle.flush()
             stamp = stamp_own_write(handle.fileno())
             if durable:

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from kronika.errors import InvalidInput, WorkspaceError
-from kronika.stores.markdown.atomic import atomic_write_text
+from kronika.stores.markdown.atomic import atomic_write_bytes
 from kronika.stores.markdown.layout import CORRUPT_DIR
 from kronika.stores.private import make_private_dir, write_private_bytes
 
@@ -101,13 +101,27 @@ def write_text(file: Path, text: str, *, durable: bool = True) -> int | None:
     Control characters are left out (see the module docstring). Returns kronika's
     stamp of the new file (:func:`~.atomic.stamp_own_write`); ``durable``: see
     :func:`~.atomic.atomic_write_text`."""
+    return write_bytes(file, encoded(file, CONTROL.sub("", text)), durable=durable)
+
+
+def encoded(file: Path, text: str) -> bytes:
+    """``text`` as the UTF-8 bytes of ``file``; ``InvalidInput`` when UTF-8 cannot hold
+    it. Control characters are left in: :func:`write_text` takes them out first, and a
+    caller of :func:`write_bytes` knows the text holds none."""
     try:
-        return atomic_write_text(file, CONTROL.sub("", text), durable=durable)
-    except OSError as exc:
-        raise WorkspaceError(f"cannot write {file}: {exc}") from exc
+        return text.encode("utf-8")
     except UnicodeEncodeError as exc:
         bad = exc.object[exc.start : exc.end]
         raise InvalidInput(
             f"cannot write {file.name}: the text holds {bad!r}, which is not a Unicode"
             " character (bytes that were not UTF-8?); nothing was written"
         ) from exc
+
+
+def write_bytes(file: Path, raw: bytes, *, durable: bool = True) -> int | None:
+    """:func:`write_text` of a text the caller has made :func:`encoded`, and knows holds
+    no control characters (a fact file kronika rewrote, only its new lines looked at)."""
+    try:
+        return atomic_write_bytes(file, raw, durable=durable)
+    except OSError as exc:
+        raise WorkspaceError(f"cannot write {file}: {exc}") from exc

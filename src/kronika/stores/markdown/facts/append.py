@@ -31,6 +31,7 @@ from kronika.stores.markdown.facts import brain, lookup
 from kronika.stores.markdown.facts.cache import KEPT_APPENDS, FactParse, Stat, file_stat
 from kronika.stores.markdown.facts.reads import FactReads
 from kronika.stores.markdown.facts.splice import section_at
+from kronika.stores.markdown.files import CONTROL
 from kronika.stores.markdown.lines import ParsedItems, bare, split_lines
 
 _HEADING = "## "
@@ -157,7 +158,11 @@ def extend_parse(
     spans.update({i: (a + shift, b + shift) for i, (a, b) in parsed.spans.items()})
     before = entry.content_hash
     entry.digest.update(data)
-    entry.lines.extend(split_lines("".join(new)))
+    joined = "".join(new)
+    entry.lines.extend(split_lines(joined))
+    entry.clean = entry.clean and CONTROL.search(joined) is None
+    if "marks" in entry.derived:
+        entry.derived["marks"] += brain.moved_out_lines(new)
     entry.parsed = ParsedItems((*entry.parsed.items, *added), spans, entry.parsed.warnings)
     entry.own = own
     entry.stat = stat

@@ -329,3 +329,20 @@ def render_facts_document(spec: FactsFile, items: list[MemoryItem]) -> str:
 def with_line(item: MemoryItem, path: str, index: int) -> MemoryItem:
     """``item`` citing ``path`` at the 0-based line ``index``."""
     return replace(item, provenance=replace(item.provenance, path=path, line=index + 1))
+
+
+def moved_out(fact_id: str) -> str:
+    """The line a fact leaves in the archive when it goes back to the Brain or to the
+    history: an HTML comment (nothing when the Markdown is shown), which keeps every
+    line below where it was."""
+    return f"<!-- {fact_id} moved out -->\n"
+
+
+def is_moved_out(line: str) -> bool:
+    """Whether ``line`` is one :func:`moved_out` left."""
+    return line.startswith("<!-- ") and line.endswith(" moved out -->\n")
+
+
+def moved_out_lines(lines: Sequence[str]) -> int:
+    """How many of ``lines`` :func:`moved_out` left."""
+    return sum(1 for line in lines if is_moved_out(line))

@@ -125,6 +125,15 @@ class FactParse:
     """:attr:`stat` holds kronika's own stamp
     (:func:`~kronika.stores.markdown.atomic.stamp_own_write`): nobody has written to the
     file since, while its status is still :attr:`stat`."""
+    delta: tuple[str, str, tuple[MemoryItem, ...], tuple[MemoryItem, ...]] | None = None
+    """When kronika's rewrite of the content hashing to the first made the content
+    hashing to the second, and no line moved: the items of the lines it replaced then,
+    and of its new lines now (every other item is the same object in both;
+    :meth:`FactCache.rewritten_since`). It holds while the parse is of the second: an
+    append to it since is not in the items."""
+    clean: bool = False
+    """:attr:`lines` are known to hold no control characters (read without warnings,
+    or written by kronika), so a rewrite looks for them in its new lines alone."""
     pending: str | None = None
     """The text kronika will write over the file when a batch ends
     (:meth:`~kronika.stores.markdown.facts.write.FactWriter.holding_brain`): the parse is
@@ -252,10 +261,16 @@ class FactCache:
         self, folder: str, path: str, content_hash: str
     ) -> tuple[tuple[MemoryItem, ...], tuple[MemoryItem, ...]] | None:
         """``(items then, items now)`` of ``folder/path`` when kronika's rewrites alone
-        changed it since its bytes hashed to ``content_hash`` (else ``None``)."""
+        changed it since its bytes hashed to ``content_hash`` (else ``None``). Items
+        both hold alike, as the same objects, may be left out of both: after one rewrite
+        that moved no line, only the items of the lines it replaced are given
+        (:attr:`FactParse.delta`), whatever the file's length."""
         entry = self.get(folder, path)
         if entry is None or entry.read_warnings or entry.parsed.damage:
             return None
+        delta = entry.delta
+        if delta is not None and delta[0] == content_hash and delta[1] == entry.content_hash:
+            return delta[2], delta[3]
         then = entry.versions.get(content_hash)
         return None if then is None else (then, entry.parsed.items)
 

@@ -6,6 +6,9 @@ whatever the file's length:
 
 * ``ids``: the set of the file's fact ids;
 * ``hand``: whether a bullet was written by hand (no metadata comment yet);
+* ``times``: how many facts have a hand-written id, and how many each creation time
+  (for :func:`borrows`);
+* ``marks``: how many lines facts that left the file left (:func:`marks`);
 * ``by_key`` / ``by_concept`` / ``by_form``: the facts of each normalized key, of each
   key concept (:func:`kronika.core.dedup.key_concept`), and, for facts without a key,
   of each text form (:func:`kronika.core.dedup.same_form`), with their positions in
@@ -15,13 +18,18 @@ whatever the file's length:
 from __future__ import annotations
 
 import heapq
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from kronika.core.dedup import key_concept, same_form
 from kronika.core.model import MemoryItem, Source
 from kronika.core.text import normalize_key
+from kronika.stores.markdown.facts import brain
 from kronika.stores.markdown.facts.cache import FactParse
+from kronika.stores.markdown.facts.splice import HAND_PREFIX, Spliced
 from kronika.stores.markdown.lines import bare
 
 Placed = list[tuple[int, MemoryItem]]
@@ -41,6 +49,47 @@ def hand_written(entry: FactParse) -> bool:
         return any("<!--" not in bare(entry.lines[start]) for start, _ in spans.values())
 
     return bool(entry.derive("hand", build))
+
+
+@dataclass(slots=True)
+class _Times:
+    """The facts with a hand-written id, and the facts of each creation time."""
+
+    hand: int
+    created: Counter[datetime]
+
+    @classmethod
+    def of(cls, items: Iterable[MemoryItem]) -> _Times:
+        times = cls(0, Counter())
+        times.add(items)
+        return times
+
+    def add(self, items: Iterable[MemoryItem], sign: int = 1) -> None:
+        for item in items:
+            self.hand += sign * item.id.startswith(HAND_PREFIX)
+            self.created[item.created_at] += sign
+
+    def after(self, gone: Iterable[MemoryItem], came: Iterable[MemoryItem]) -> _Times:
+        times = _Times(self.hand, self.created.copy())
+        times.add(gone, -1)
+        times.add(came)
+        return times
+
+
+def borrows(entry: FactParse, mtime: datetime) -> bool:
+    """Whether a fact of the parse may read its id or time from the rest of its file
+    (:func:`~kronika.stores.markdown.facts.splice.splice` gives up then): one written
+    by hand, or one created at ``mtime``, the file's time. Asking costs the same
+    whatever the file's length."""
+    times: _Times = entry.derive("times", lambda: _Times.of(entry.parsed.items))
+    return times.hand > 0 or times.created[mtime] > 0
+
+
+def marks(entry: FactParse) -> int:
+    """How many lines of the file say a fact moved out of it
+    (:func:`~kronika.stores.markdown.facts.brain.moved_out`)."""
+    count: int = entry.derive("marks", lambda: brain.moved_out_lines(entry.lines))
+    return count
 
 
 def _key_of(item: MemoryItem) -> str | None:
@@ -82,6 +131,8 @@ def extend(entry: FactParse, first: int, items: Sequence[MemoryItem]) -> None:
     derived: dict[str, Any] = entry.derived
     if "ids" in derived:
         derived["ids"].update(item.id for item in items)
+    if "times" in derived:
+        derived["times"].add(items)
     # "hand" stays as it is: kronika's own bullets always carry their metadata
     for name, of in _GROUPS.items():
         group = derived.get(name)
@@ -93,17 +144,23 @@ def extend(entry: FactParse, first: int, items: Sequence[MemoryItem]) -> None:
                 group.setdefault(label, []).append((n, item))
 
 
-def carry(before: FactParse, after: FactParse) -> None:
+def carry(before: FactParse, after: FactParse, change: Spliced | None = None) -> None:
     """Give ``after`` (the parse of a rewrite of ``before``'s file) the lookups built for
     ``before``, when the rewrite only dropped facts or wrote facts over themselves
     under the same key and text: the dropped ones are taken out, the rewritten ones
     put in. A fact added, or one whose key or text changed, leaves ``after`` without
     them (built again when asked for). Positions stay as they were: they only order a
-    lookup's facts, and a drop keeps the order."""
+    lookup's facts, and a drop keeps the order. ``change``: ``after`` was spliced from
+    ``before`` so; when no line moved, only the facts of the lines replaced are looked
+    at (else every fact of the two parses)."""
     if not before.derived:
         return
-    old = {item.id: item for item in before.parsed.items}
-    now = after.parsed.items
+    if change is not None and not change.shifted:
+        old = {item.id: item for item in change.gone}
+        now: Sequence[MemoryItem] = change.added
+    else:
+        old = {item.id: item for item in before.parsed.items}
+        now = after.parsed.items
     if any(item.id not in old for item in now):
         return
     changed = [item for item in now if old[item.id] is not item]
@@ -112,6 +169,16 @@ def carry(before: FactParse, after: FactParse) -> None:
     for name, built in before.derived.items():
         if name == "ids":
             derived[name] = built - gone
+        elif name == "marks" and change is not None:
+            start, end, stop = change.region
+            derived[name] = (
+                built
+                - brain.moved_out_lines(before.lines[start:end])
+                + brain.moved_out_lines(after.lines[start:stop])
+            )
+        elif name == "times":
+            left = [old[fact_id] for fact_id in gone] + [old[item.id] for item in changed]
+            derived[name] = built.after(left, changed)
         elif name == "hand":
             if not built:  # a rewrite writes the metadata of every fact it writes
                 derived[name] = built

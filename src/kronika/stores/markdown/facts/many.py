@@ -9,12 +9,13 @@ retired values before the Brain gives them up."""
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from kronika.core.model import MemoryItem, Status
 from kronika.errors import NotFound
-from kronika.stores.markdown.facts import brain
+from kronika.stores.markdown.facts import brain, lookup
 from kronika.stores.markdown.facts.reads import FactReads
 from kronika.stores.markdown.facts.write import FactWriter
 from kronika.stores.markdown.lines import ParsedItems
@@ -48,10 +49,15 @@ class _Plan:
 
     def archived(self, fact_id: str) -> MemoryItem | None:
         """The archived fact ``fact_id`` as the archive holds it (not one brought back)."""
-        if fact_id in self.taken or fact_id not in self.archive.spans:
+        span = None if fact_id in self.taken else self.archive.spans.get(fact_id)
+        if span is None:
             return None
-        # rare (a step on an archived fact), and the archive is rewritten whole then
-        return next((it for it in self.archive.items if it.id == fact_id), None)
+        # found by its line: the items are in file order
+        items, spans = self.archive.items, self.archive.spans
+        at = bisect.bisect_left(items, span[0], key=lambda item: spans[item.id][0])
+        if at < len(items) and items[at].id == fact_id:
+            return items[at]
+        return next((it for it in items if it.id == fact_id), None)
 
     def current(self, fact_id: str) -> MemoryItem | None:
         place = self.at.get(fact_id)
@@ -124,13 +130,17 @@ def write_many(
         writer.edit(agent, brain.BRAIN, lambda lines, _: brain.insert_facts(lines, plan.unarchived))
     gone = [item.id for item in plan.unarchived]
     if plan.unarchived or plan.archive_edits:
-        writer.edit(
-            agent,
-            brain.ARCHIVE,
-            lambda lines, here: compacted(
-                _rewritten(lines, here, plan.archive_edits, gone, marked=True)
-            ),
-        )
+        archived = reads.kept(agent, brain.ARCHIVE.path)
+        marks = lookup.marks(archived) if archived is not None else None
+
+        def archive_change(lines: list[str], here: ParsedItems) -> list[str]:
+            count = marks
+            if count is not None:  # and the lines of each fact that leaves now
+                spans = [here.spans.get(fact_id) for fact_id in set(gone)]
+                count += sum(span[1] - span[0] for span in spans if span is not None)
+            return compacted(_rewritten(lines, here, plan.archive_edits, gone, marked=True), count)
+
+        writer.edit(agent, brain.ARCHIVE, archive_change)
     in_history = writer.append(agent, brain.HISTORY, plan.retired) if plan.retired else []
 
     def final_brain(lines: list[str], here: ParsedItems) -> list[str]:
@@ -179,31 +189,22 @@ def _rewritten(
     ]
     for fact_id in set(gone):
         if (span := here.spans.get(fact_id)) is not None:
-            changes.append((span, [moved_out(fact_id)] * (span[1] - span[0]) if marked else []))
+            marks = [brain.moved_out(fact_id)] * (span[1] - span[0]) if marked else []
+            changes.append((span, marks))
     for (start, end), new in sorted(changes, key=lambda change: change[0][0], reverse=True):
         lines[start:end] = new
     return lines
 
 
-def moved_out(fact_id: str) -> str:
-    """The line a fact leaves in the archive when it goes back to the Brain or to the
-    history: an HTML comment (nothing when the Markdown is shown), which keeps every
-    line below where it was."""
-    return f"<!-- {fact_id} moved out -->\n"
-
-
-def _is_moved_out(line: str) -> bool:
-    return line.startswith("<!-- ") and line.endswith(" moved out -->\n")
-
-
-def compacted(lines: list[str]) -> list[str]:
-    """``lines`` without the lines :func:`moved_out` left, once they are over an
-    eighth of the file (and over :data:`COMPACT_AFTER`): the lines below move then,
-    once for many moves."""
-    moved = sum(1 for line in lines if _is_moved_out(line))
+def compacted(lines: list[str], marks: int | None = None) -> list[str]:
+    """``lines`` without the lines :func:`~.brain.moved_out` left, once they are over
+    an eighth of the file (and over :data:`COMPACT_AFTER`): the lines below move then,
+    once for many moves. ``marks``: how many there are, when the caller knows
+    (:func:`~.lookup.marks`; else they are counted)."""
+    moved = brain.moved_out_lines(lines) if marks is None else marks
     if moved <= max(COMPACT_AFTER, len(lines) // 8):
         return lines
-    return [line for line in lines if not _is_moved_out(line)]
+    return [line for line in lines if not brain.is_moved_out(line)]
 
 
 COMPACT_AFTER = 64
@@ -211,4 +212,4 @@ COMPACT_AFTER = 64
 before :func:`compacted` drops them."""
 
 
-__all__ = ["COMPACT_AFTER", "FactStep", "compacted", "moved_out", "write_many"]
+__all__ = ["COMPACT_AFTER", "FactStep", "compacted", "write_many"]

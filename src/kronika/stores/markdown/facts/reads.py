@@ -152,6 +152,7 @@ class FactReads:
             digest=hashlib.sha256(read.raw),
             mtime=read.mtime,
             read_warnings=read.warnings,
+            clean=not read.warnings,  # decoded without warnings: no control characters
         )
         if after == before and not read.warnings and not parsed.damage:
             self.state.facts.put(key, path, entry)

@@ -19,8 +19,10 @@ full parse whenever it does not give up.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 from datetime import datetime
+from typing import NamedTuple
 
 from kronika.core.model import MemoryItem
 from kronika.stores.markdown.facts import brain
@@ -43,6 +45,20 @@ def section_at(lines: Sequence[str], at: int) -> str | None:
     return None
 
 
+class Spliced(NamedTuple):
+    """A splice (:func:`splice_change`): the new parse, the old parse's items of the
+    lines replaced (``gone``), the new lines' items (``added``), whether the items
+    below moved (``shifted``: the edit changed the number of lines), and where."""
+
+    parsed: ParsedItems
+    gone: tuple[MemoryItem, ...]
+    added: tuple[MemoryItem, ...]
+    shifted: bool
+    region: tuple[int, int, int]
+    """``(start, end, stop)``: the lines ``start`` to ``end`` of the old text were
+    replaced by the lines ``start`` to ``stop`` of the new."""
+
+
 def splice(
     parsed: ParsedItems,
     old: Sequence[str],
@@ -52,21 +68,45 @@ def splice(
     agent: str,
     tenant: str,
     mtimes: tuple[datetime, datetime],
+    borrowed: bool | None = None,
 ) -> ParsedItems | None:
     """The parse of the lines ``new``, given that the lines ``old`` parse as ``parsed``
     and that kronika made ``new`` from ``old``; ``None`` when only a full parse can say
     (see the module docstring). The lines between the common start and the common end
     of the two are parsed alone. ``mtimes`` are the modification times (whole
-    seconds) of the file before and after: a fact without a time of its own takes it."""
+    seconds) of the file before and after: a fact without a time of its own takes it.
+    ``borrowed``: whether an item of ``parsed`` may take its reading from the rest of
+    the file (:func:`borrows`), when the caller knows; else each item is looked at."""
+    found = splice_change(
+        parsed, old, new, spec=spec, agent=agent, tenant=tenant, mtimes=mtimes, borrowed=borrowed
+    )
+    return None if found is None else found.parsed
+
+
+def splice_change(
+    parsed: ParsedItems,
+    old: Sequence[str],
+    new: Sequence[str],
+    *,
+    spec: brain.FactsFile,
+    agent: str,
+    tenant: str,
+    mtimes: tuple[datetime, datetime],
+    borrowed: bool | None = None,
+) -> Spliced | None:
+    """:func:`splice`, with what changed. Its cost grows with the lines replaced, not
+    with the file: the common start and end are found by comparing runs of lines at
+    once, the items around the edit by bisection (``parsed.items`` are in file order),
+    and the items above and below it (when no line moved) are taken over as they are."""
     then, now = mtimes
-    if parsed.warnings or any(_borrowed(item, then) for item in parsed.items):
+    if parsed.warnings:
         return None
-    start, limit = 0, min(len(old), len(new))
-    while start < limit and old[start] == new[start]:
-        start += 1
-    end, stop = len(old), len(new)
-    while end > start and stop > start and old[end - 1] == new[stop - 1]:
-        end, stop = end - 1, stop - 1
+    if borrowed is None:
+        borrowed = any(_borrowed(item, then) for item in parsed.items)
+    if borrowed:
+        return None
+    start = common_start(old, new)
+    end, stop = common_end(old, new, start)
     added = new[start:stop]
     if any(not line.endswith("\n") for line in (*old[max(0, start - 1) : end], *added)):
         return None
@@ -84,50 +124,94 @@ def splice(
         return None
     shift = len(added) - (end - start)
     offset = start - len(lead)
-    items: list[MemoryItem] = []
-    spans: dict[str, tuple[int, int]] = {}
-    placed = False
-    for item in parsed.items:
-        first, last = parsed.spans[item.id]
-        if last <= start:
-            items.append(item)
-            spans[item.id] = (first, last)
-            continue
-        if first < end:
-            if start <= first and last <= end:
-                continue  # among the lines replaced
+    items, spans = parsed.items, parsed.spans
+    # the items wholly above the edit, then those it replaced (none may cross its edges)
+    above = bisect.bisect_right(items, start, key=lambda item: spans[item.id][1])
+    below = above
+    while below < len(items):
+        first, last = spans[items[below].id]
+        if first >= end:
+            break
+        if first < start or last > end:
             return None  # the edit cuts this bullet
-        if not placed:
-            placed = _add(alone, offset, spec.path, items, spans)
-            if not placed:
-                return None
-        spans[item.id] = (first + shift, last + shift)
-        items.append(item if shift == 0 else brain.with_line(item, spec.path, first + shift))
-    if not placed and not _add(alone, offset, spec.path, items, spans):
-        return None
-    if len(spans) != len(items):
-        return None  # a new line holds the id of a bullet outside the edit: a full parse warns
-    return ParsedItems(tuple(items), spans)
+        below += 1
+    gone = items[above:below]
+    fresh = dict(spans)
+    for item in gone:
+        del fresh[item.id]
+    put: list[MemoryItem] = []
+    for item in alone.items:
+        if item.id in fresh:
+            return None  # a new line holds the id of a bullet outside the edit
+        first, last = alone.spans[item.id]
+        fresh[item.id] = (first + offset, last + offset)
+        put.append(brain.with_line(item, spec.path, first + offset))
+    rest = items[below:]
+    if shift:
+        moved: list[MemoryItem] = []
+        for item in rest:
+            first, last = spans[item.id]
+            fresh[item.id] = (first + shift, last + shift)
+            moved.append(brain.with_line(item, spec.path, first + shift))
+        rest = tuple(moved)
+    return Spliced(
+        ParsedItems((*items[:above], *put, *rest), fresh),
+        gone,
+        tuple(put),
+        shift != 0,
+        (start, end, stop),
+    )
+
+
+_RUN = 64
+"""The lines compared at once first when looking for where two texts part."""
+
+
+def common_start(old: Sequence[str], new: Sequence[str]) -> int:
+    """How many lines ``old`` and ``new`` begin with alike: runs of lines compared at
+    once (a list comparison), doubling while they agree, then halved within the run
+    that does not."""
+    limit, start, step = min(len(old), len(new)), 0, _RUN
+    while start < limit:
+        n = min(step, limit - start)
+        if old[start : start + n] != new[start : start + n]:
+            break
+        start, step = start + n, step * 2
+    else:
+        return start
+    low, high = start, start + n  # alike before low; a difference before high
+    while high - low > 1:
+        middle = (low + high) // 2
+        if old[low:middle] == new[low:middle]:
+            low = middle
+        else:
+            high = middle
+    return low
+
+
+def common_end(old: Sequence[str], new: Sequence[str], start: int) -> tuple[int, int]:
+    """Where the lines ``old`` and ``new`` end alike (after ``start``): the first line
+    of that common end in each."""
+    end, stop, step = len(old), len(new), _RUN
+    while True:
+        room = min(end, stop) - start
+        if room <= 0:
+            return end, stop
+        n = min(step, room)
+        if old[end - n : end] != new[stop - n : stop]:
+            break
+        end, stop, step = end - n, stop - n, step * 2
+    low, high = 0, n  # the last low lines alike; the last high not
+    while high - low > 1:
+        middle = (low + high) // 2
+        if old[end - middle : end] == new[stop - middle : stop]:
+            low = middle
+        else:
+            high = middle
+    return end - low, stop - low
 
 
 def _borrowed(item: MemoryItem, mtime: datetime) -> bool:
     """Whether ``item``'s reading may depend on the rest of its file: written by hand,
     or timed like the file (maybe from it)."""
     return item.id.startswith(HAND_PREFIX) or item.created_at == mtime
-
-
-def _add(
-    alone: ParsedItems,
-    offset: int,
-    path: str,
-    items: list[MemoryItem],
-    spans: dict[str, tuple[int, int]],
-) -> bool:
-    """Put the new lines' items in (False when one's id is already there)."""
-    for item in alone.items:
-        if item.id in spans:
-            return False
-        first, last = alone.spans[item.id]
-        spans[item.id] = (first + offset, last + offset)
-        items.append(brain.with_line(item, path, first + offset))
-    return True

@@ -23,7 +23,14 @@ from kronika.stores.markdown.facts import brain, lookup, moves, splice
 from kronika.stores.markdown.facts.append import append_facts
 from kronika.stores.markdown.facts.cache import FactParse, file_stat
 from kronika.stores.markdown.facts.reads import FactReads
-from kronika.stores.markdown.files import keep_copy, read_source, write_text
+from kronika.stores.markdown.files import (
+    CONTROL,
+    encoded,
+    keep_copy,
+    read_source,
+    write_bytes,
+    write_text,
+)
 from kronika.stores.markdown.lines import ParsedItems, split_lines
 from kronika.stores.markdown.state import WorkspaceState
 
@@ -108,13 +115,15 @@ class FactWriter:
         entry.stat, entry.checked_ns, entry.pending = stat, began, None
         entry.own = stamp is not None and stat[2] == stamp
 
-    def write(self, agent: str, path: str, text: str) -> None:
+    def write(self, agent: str, path: str, text: str, lines: list[str] | None = None) -> None:
         """Replace fact file ``path`` whole (atomically). The kept parse of the Brain and
         the archive becomes the parse of ``text``, spliced from the one before
         (:mod:`.splice`: a fact leaving a long archive does not parse it again, and the
         index patches the rows it changed); the history's is dropped, to be read again
         when it is asked for. While a batch holds the Brain (:meth:`holding_brain`) the
-        Brain's text waits in memory."""
+        Brain's text waits in memory. ``lines``: ``text`` as its lines, when the caller
+        made it from the kept parse's lines: those it kept are not split or looked at
+        again (:func:`_cleaned`)."""
         folder = self.files.agent_dir(agent)
         key = os.fspath(folder)
         held = key in self.state.holding
@@ -122,13 +131,15 @@ class FactWriter:
             self.release_brain(agent, key)  # the Brain before any other rewrite
         spec = next((s for s in (brain.BRAIN, brain.ARCHIVE) if s.path == path), None)
         before = self.state.facts.get(key, path) if spec is not None else None
+        text, lines = _cleaned(before, text, lines)
+        raw = encoded(folder / path, text)
         self.state.facts.drop(key, path)
         began = time.time_ns()
         stamp: int | None = None
         if held and path == brain.BRAIN.path and before is not None:
             stat, mtime = before.stat, before.mtime
         else:
-            stamp = write_text(folder / path, text)
+            stamp = write_bytes(folder / path, raw)
             if spec is None or (spec is brain.ARCHIVE and before is None):
                 return  # parsed when it is asked for
             try:
@@ -139,11 +150,10 @@ class FactWriter:
             held = False
         if spec is None:
             return
-        lines = split_lines(text)
         tenant = self.state.tenant_of(agent)
-        parsed = None
+        change = None
         if before is not None and not before.read_warnings:
-            parsed = splice.splice(
+            change = splice.splice_change(
                 before.parsed,
                 before.lines,
                 lines,
@@ -151,22 +161,25 @@ class FactWriter:
                 agent=agent,
                 tenant=tenant,
                 mtimes=(before.mtime, mtime),
+                borrowed=lookup.borrows(before, before.mtime),
             )
-        spliced = parsed is not None
-        if parsed is None:
+        if change is not None:
+            parsed = change.parsed
+        else:
             parsed = brain.parse_facts(text, spec=spec, agent=agent, tenant=tenant, mtime=mtime)
         if parsed.damage and held:  # not kept in memory: written now, as it is
             write_text(folder / path, text)
             return
         if parsed.damage:
             return
-        raw = text.encode("utf-8")
-        entry = FactParse(stat, began, lines, parsed, hashlib.sha256(raw), mtime, ())
+        entry = FactParse(stat, began, lines, parsed, hashlib.sha256(raw), mtime, (), clean=True)
         entry.own = stamp is not None and stat[2] == stamp
         if held:
             entry.pending = text
-        if spliced and before is not None:
-            lookup.carry(before, entry)
+        if change is not None and before is not None:
+            lookup.carry(before, entry, change)
+            if not change.shifted:
+                entry.delta = (before.content_hash, entry.content_hash, change.gone, change.added)
         self.state.facts.rewrite(key, path, before, entry)
 
     def append(
@@ -210,8 +223,8 @@ class FactWriter:
         the file is as it holds it (else the file is read and parsed again)."""
         entry = self.reads.kept(agent, spec.path) if kept else None
         if entry is not None and not entry.read_warnings:
-            lines = list(entry.lines)
-            self.write(agent, spec.path, "".join(change(lines, entry.parsed)))
+            lines = change(list(entry.lines), entry.parsed)
+            self.write(agent, spec.path, "".join(lines), lines)
             return
         key = os.fspath(self.files.agent_dir(agent))
         if spec is not brain.BRAIN:
@@ -341,3 +354,23 @@ class FactWriter:
             f"(a copy of the file was kept at {copy})"
         )
         return True
+
+
+def _cleaned(before: FactParse | None, text: str, lines: list[str] | None) -> tuple[str, list[str]]:
+    """``text`` without control characters, and its lines. When ``before`` (the kept
+    parse of the file being rewritten) holds none and ``lines`` (the caller's lines of
+    ``text``) differ from its lines only where they were replaced by whole lines, only
+    those lines are looked at: a fact leaving a long archive does not scan it whole."""
+    if before is not None and before.clean and lines is not None:
+        start = splice.common_start(before.lines, lines)
+        stop = splice.common_end(before.lines, lines, start)[1]
+        new = lines[start:stop]
+        last = len(lines) - 1
+        whole = all(
+            "\n" not in line[:-1] and (line[-1:] == "\n" or (n == last and line))
+            for n, line in enumerate(new, start)
+        )
+        if whole and CONTROL.search("".join(new)) is None:
+            return text, lines
+    text = CONTROL.sub("", text)
+    return text, split_lines(text)
