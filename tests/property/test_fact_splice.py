@@ -19,7 +19,13 @@ from hypothesis import strategies as st
 
 from kronika.stores.markdown.facts import brain, lookup
 from kronika.stores.markdown.facts.cache import FactParse
-from kronika.stores.markdown.facts.splice import common_end, common_start, splice, splice_change
+from kronika.stores.markdown.facts.splice import (
+    Spliced,
+    common_end,
+    common_start,
+    splice,
+    splice_change,
+)
 from kronika.stores.markdown.lines import split_lines
 
 _TIMES = (
@@ -77,29 +83,33 @@ def test_a_spliced_parse_is_the_full_parse(
     cut: tuple[int, int],
     times: tuple[datetime, datetime],
 ) -> None:
-    old_text = _text(before)
     at = min(cut[0], len(before))
     after = [*before[:at], *inserted, *before[at + cut[1] :]]
-    new_text = _text(after)
+    _check_splice(before, after, times)
+
+
+def _check_splice(
+    before: list[str], after: list[str], times: tuple[datetime, datetime]
+) -> Spliced | None:
+    """Splice the parse of ``before`` into that of ``after``; when the splice does not
+    give up, it must be the full parse of ``after``, read without warnings or damage.
+    Returns the splice (``None``: given up, or no clean parse to splice from)."""
     then, now = times
+    old_text, new_text = _text(before), _text(after)
     old = _parse(old_text, then)
     if old.warnings or old.damage:
-        return  # kronika splices only from a parse read without either
-    spliced = splice(
-        old,
-        split_lines(old_text),
-        split_lines(new_text),
-        spec=brain.BRAIN,
-        agent="a",
-        tenant="t",
-        mtimes=(then, now),
-    )
-    if spliced is None:
-        return
+        return None  # kronika splices only from a parse read without either
+    texts = (old, split_lines(old_text), split_lines(new_text))
+    where = {"spec": brain.BRAIN, "agent": "a", "tenant": "t", "mtimes": (then, now)}
+    change = splice_change(*texts, **where)  # type: ignore[arg-type]
+    assert (None if change is None else change.parsed) == splice(*texts, **where)  # type: ignore[arg-type]
+    if change is None:
+        return None
     full = _parse(new_text, now)
     assert not full.warnings and not full.damage
-    assert spliced.items == full.items
-    assert dict(spliced.spans) == dict(full.spans)
+    assert change.parsed.items == full.items
+    assert dict(change.parsed.spans) == dict(full.spans)
+    return change
 
 
 def _bullet(n: int) -> str:
@@ -136,26 +146,10 @@ def test_a_long_file_spliced_is_its_full_parse(
     ]
     at = min(cut[0], len(before))
     after = [*before[:at], *inserted, *before[at + cut[1] :]]
-    then, now = times
-    old_text, new_text = _text(before), _text(after)
-    old = _parse(old_text, then)
-    if old.warnings or old.damage:
-        return
-    change = splice_change(
-        old,
-        split_lines(old_text),
-        split_lines(new_text),
-        spec=brain.BRAIN,
-        agent="a",
-        tenant="t",
-        mtimes=(then, now),
-    )
+    change = _check_splice(before, after, times)
     if change is None:
         return
-    full = _parse(new_text, now)
-    assert not full.warnings and not full.damage
-    assert change.parsed.items == full.items
-    assert dict(change.parsed.spans) == dict(full.spans)
+    old, full = _parse(_text(before), times[0]), _parse(_text(after), times[1])
     # what changed: the facts of the lines replaced, and of the new lines
     start, end, stop = change.region
     assert {i.id for i in change.gone} == {

@@ -68,18 +68,13 @@ def splice(
     agent: str,
     tenant: str,
     mtimes: tuple[datetime, datetime],
-    borrowed: bool | None = None,
 ) -> ParsedItems | None:
     """The parse of the lines ``new``, given that the lines ``old`` parse as ``parsed``
     and that kronika made ``new`` from ``old``; ``None`` when only a full parse can say
     (see the module docstring). The lines between the common start and the common end
     of the two are parsed alone. ``mtimes`` are the modification times (whole
-    seconds) of the file before and after: a fact without a time of its own takes it.
-    ``borrowed``: whether an item of ``parsed`` may take its reading from the rest of
-    the file (:func:`borrows`), when the caller knows; else each item is looked at."""
-    found = splice_change(
-        parsed, old, new, spec=spec, agent=agent, tenant=tenant, mtimes=mtimes, borrowed=borrowed
-    )
+    seconds) of the file before and after: a fact without a time of its own takes it."""
+    found = splice_change(parsed, old, new, spec=spec, agent=agent, tenant=tenant, mtimes=mtimes)
     return None if found is None else found.parsed
 
 
@@ -97,7 +92,10 @@ def splice_change(
     """:func:`splice`, with what changed. Its cost grows with the lines replaced, not
     with the file: the common start and end are found by comparing runs of lines at
     once, the items around the edit by bisection (``parsed.items`` are in file order),
-    and the items above and below it (when no line moved) are taken over as they are."""
+    and the items above and below it (when no line moved) are taken over as they are.
+    ``borrowed``: whether an item of ``parsed`` may take its reading from the rest of
+    the file (:func:`~kronika.stores.markdown.facts.lookup.borrows`), when the caller
+    knows; else each item is looked at."""
     then, now = mtimes
     if parsed.warnings:
         return None
