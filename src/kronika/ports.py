@@ -778,9 +778,10 @@ class RecordDocument:
     ``modified_ns`` is its modification time (nanoseconds since the epoch) and
     ``change`` the number of the change that wrote it (increasing per tenant).
 
-    A document written with ``appends`` only adds text at the end of the body the
-    record holds: ``text`` is that added text alone (:class:`RecordAppend`); so is a
-    document :meth:`StoreOfRecord.changes` gives with ``appends``.
+    A document written with ``appends`` changes the text the record holds in one
+    place: ``text`` is the text added there alone (:class:`RecordAppend`), at the end
+    or over a span it replaces. A document :meth:`StoreOfRecord.changes` gives with
+    ``appends`` only grew at its end.
     """
 
     agent: str
@@ -793,14 +794,21 @@ class RecordDocument:
 
 @dataclass(frozen=True, slots=True)
 class RecordAppend:
-    """A document that grew at its end since the record last took it: the record's
-    body hashes to ``base_sha256`` and, with the added text after it, to ``sha256``;
-    the items given with it are the added ones alone. A record whose body is not that
-    one, or that holds one of the items already, raises
-    :class:`~kronika.errors.StaleAppend` (the document is then written whole)."""
+    """A document changed in one place since the record last took it: the record's
+    text hashes to ``base_sha256`` and, with the added text put in, to ``sha256``. The
+    text goes at the end (``at`` is ``None``: the document grew), or replaces the
+    ``cut`` characters from character ``at`` (a splice: an archived fact given a new
+    value); the items given with it are those of the added text alone, and ``gone``
+    the ids of the items of the text it replaced. A record whose text is not that one,
+    that holds one of the added items elsewhere already, or that cannot take the
+    change in place raises :class:`~kronika.errors.StaleAppend` (the document is then
+    written whole)."""
 
     base_sha256: str
     sha256: str
+    at: int | None = None
+    cut: int = 0
+    gone: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -67,6 +67,7 @@ VERBS = [
     "remove_proposal",
     "require_agent",
     "rewritten_facts",
+    "spliced_facts",
     "session_headers",
     "set_session_fields",
     "settle_moves",

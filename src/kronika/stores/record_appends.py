@@ -8,7 +8,9 @@ its added bytes and the items of the added turns alone
 copy ends, the header from the file's first bytes, and nothing in between, so the push
 costs the same whatever the session's length. The archive and the history of facts
 grow the same way (:func:`grown_facts`): facts kronika appended to them since the
-record's copy are sent as their bytes and items, however many facts the file holds.
+record's copy are sent as their bytes and items, however many facts the file holds,
+and an archived fact kronika gave a new value as the lines it replaced
+(:func:`spliced_facts`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from pathlib import Path, PurePosixPath
 from kronika.core.model import MemoryItem
 from kronika.ports import RecordAppend, RecordDocument
 from kronika.stores.markdown.appending import grown_since
-from kronika.stores.markdown.facts.brain import BRAIN
+from kronika.stores.markdown.facts.brain import ARCHIVE, BRAIN
 from kronika.stores.markdown.layout import SourceKind, classify
 from kronika.stores.markdown.session_appends import appended_turns, read_head
 from kronika.stores.markdown.workspace import MarkdownWorkspace
@@ -104,6 +106,30 @@ def grown_facts(
     appends = RecordAppend(sha256, digest)
     doc = RecordDocument(agent, path, text, stat.st_mtime_ns, appends=appends)
     return doc, list(items), (stat.st_mtime_ns, stat.st_size, digest)
+
+
+def spliced_facts(
+    workspace: MarkdownWorkspace, agent: str, path: str, file: Path, sha256: str
+) -> tuple[RecordDocument, list[MemoryItem], State] | None:
+    """The document of the one place kronika's last rewrite changed the archive
+    ``file`` since it hashed to ``sha256`` (the record's copy): an archived fact given
+    a new value leaves a mark on its lines, and only those lines are sent, with the
+    items they held and hold now and the file's state; ``None`` when the archive
+    changed in any other way (send it whole). The text is the kept parse's
+    (:meth:`~kronika.stores.markdown.workspace.MarkdownWorkspace.spliced_facts`), which
+    is the file's while its status is the one the parse was made at."""
+    if path != ARCHIVE.path:
+        return None
+    try:
+        stat = os.stat(file)
+    except OSError:
+        return None
+    found = workspace.spliced_facts(agent, path, sha256)
+    if found is None or (found.mtime_ns, found.size) != (stat.st_mtime_ns, stat.st_size):
+        return None
+    appends = RecordAppend(sha256, found.sha256, found.at, found.cut, found.gone)
+    doc = RecordDocument(agent, path, found.text, found.mtime_ns, appends=appends)
+    return doc, list(found.added), (found.mtime_ns, found.size, found.sha256)
 
 
 def _open_grown(file: Path, size: int) -> tuple[int, os.stat_result] | None:

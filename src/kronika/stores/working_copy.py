@@ -63,7 +63,7 @@ from kronika.stores.markdown.files import keep_copy
 from kronika.stores.markdown.layout import SourceKind, classify, validate_agent_name
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.private import make_private_dir
-from kronika.stores.record_appends import grown_facts, grown_session
+from kronika.stores.record_appends import grown_facts, grown_session, spliced_facts
 
 MANIFEST = "record.json"
 log = logging.getLogger(__name__)
@@ -383,13 +383,16 @@ class WorkingCopy(Reentrant):
         self, agent: str, path: str, file: Path, known: _Copy | None
     ) -> tuple[RecordDocument, list[MemoryItem], _Copy] | None:
         """The document of a session file's turns, or a fact file's facts, appended since
-        the record took it as ``known``, their items and the file's state
-        (:func:`grown_session`, :func:`grown_facts`)."""
+        the record took it as ``known``, or of the archive's lines kronika replaced
+        since, their items and the file's state (:func:`grown_session`,
+        :func:`grown_facts`, :func:`spliced_facts`)."""
         if known is None or (agent, path) in self.workspace.removed:
             return None
-        grown = grown_session(
-            self.workspace, agent, path, file, known.size, known.sha256
-        ) or grown_facts(self.workspace, agent, path, file, known.size, known.sha256)
+        grown = (
+            grown_session(self.workspace, agent, path, file, known.size, known.sha256)
+            or grown_facts(self.workspace, agent, path, file, known.size, known.sha256)
+            or spliced_facts(self.workspace, agent, path, file, known.sha256)
+        )
         if grown is None:
             return None
         doc, items, (mtime_ns, size, digest) = grown

@@ -45,12 +45,12 @@ import hashlib
 import json
 import logging
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from kronika.core.model import MemoryItem, Provenance
+from kronika.core.model import ItemType, MemoryItem, Provenance
 from kronika.core.serialize import item_to_dict
 from kronika.errors import StaleAppend, StoreError
 from kronika.ports import RecordAppend, RecordDocument, RecordWritten
@@ -58,7 +58,7 @@ from kronika.stores.markdown import proposals
 from kronika.stores.postgres.connect import one_line
 from kronika.stores.postgres.record_audit import INSERT_AUDIT, AuditRow
 from kronika.stores.postgres.trips import sent_together
-from kronika.stores.sql.source_diff import place, places_by_line
+from kronika.stores.sql.source_diff import PLACE_LIMIT, place, places_by_line
 
 log = logging.getLogger("kronika.record")
 
@@ -80,33 +80,41 @@ _UPSERT_ITEM = (
     " session_id = excluded.session_id, speaker = excluded.speaker, data = excluded.data,"
     " digest = excluded.digest"
 )
+_PARTS = (
+    "(SELECT array_agg(p.{0} ORDER BY p.change) FROM record_document_parts p"
+    " WHERE p.tenant = d.tenant AND p.agent = d.agent AND p.path = d.path)"
+)
+_WHOLE = ", ".join(["d.body", *(_PARTS.format(column) for column in ("text", "at", "cut"))])
+"""A document's whole text, as its body and the texts, places and spans of the parts
+made since, in order (:func:`_assembled`)."""
 _CHANGES = (
     "SELECT d.agent, d.path, d.modified_ns, d.change, d.sha256, n.base, n.text,"
-    " CASE WHEN n.base IS NULL THEN d.body || coalesce((SELECT string_agg(p.text, ''"
-    " ORDER BY p.change) FROM record_document_parts p WHERE p.tenant = d.tenant"
-    " AND p.agent = d.agent AND p.path = d.path), '') END"
-    " FROM record_documents d LEFT JOIN LATERAL (SELECT (array_agg(p.base_sha256"
-    " ORDER BY p.change))[1] AS base, string_agg(p.text, '' ORDER BY p.change) AS text"
+    " CASE WHEN n.base IS NULL THEN d.body END,"
+    + ", ".join(
+        f" CASE WHEN n.base IS NULL THEN {_PARTS.format(column)} END"
+        for column in ("text", "at", "cut")
+    )
+    + " FROM record_documents d LEFT JOIN LATERAL (SELECT CASE WHEN bool_and(p.at IS NULL)"
+    " THEN (array_agg(p.base_sha256 ORDER BY p.change))[1] END AS base,"
+    " string_agg(p.text, '' ORDER BY p.change) AS text"
     " FROM record_document_parts p WHERE p.tenant = d.tenant AND p.agent = d.agent"
     " AND p.path = d.path AND p.change > %(since)s AND d.body_change <= %(since)s) n"
     " ON %(grown)s WHERE d.tenant = %(tenant)s AND d.change > %(since)s"
     " AND (%(before)s::bigint IS NULL OR d.change < %(before)s) ORDER BY d.change"
 )
 """Every document changed after change ``since``; with ``grown``, one whose body was
-written by then (``body_change``) and that had parts added since, as those parts
-(``base``: the SHA-256 the document had before the first of them); any other whole.
-The parts after a change are found by the primary key: a pull of a grown session
-reads its new parts, not its body."""
-_WHOLE = (
-    "d.body || coalesce((SELECT string_agg(p.text, '' ORDER BY p.change)"
-    " FROM record_document_parts p WHERE p.tenant = d.tenant AND p.agent = d.agent"
-    " AND p.path = d.path), '')"
-)
-"""A document's whole text: its body and the parts added to it since, in order."""
+written by then (``body_change``) and that only had parts added at its end since, as
+those parts (``base``: the SHA-256 the document had before the first of them); any
+other whole (:data:`_WHOLE`). The parts after a change are found by the primary key: a
+pull of a grown session reads its new parts, not its body."""
 _DOCUMENT = (
     f"SELECT d.agent, d.path, d.modified_ns, d.change, {_WHOLE} FROM record_documents d"
     " WHERE d.tenant = %(tenant)s AND d.agent = %(agent)s AND d.path = %(path)s"
 )
+SPLICED_PARTS = 32
+"""How many parts a document may have before a splice writes it whole again instead
+(its body, its parts removed): each read of the whole document puts every part in, and
+a write of the whole archive costs a few splices' worth."""
 _LOCK_CLASS = 0x6B72  # "kr": with the tenant's hash, the key of its write lock
 _STAMP_CLASS = 0x6B73  # "ks": with the tenant's hash, the lock that numbers its changes
 _AGENT_SEED = 0x6B61  # "ka": the hash seed of an agent's lock (one 64-bit key)
@@ -122,6 +130,15 @@ class _Row(NamedTuple):
     item: MemoryItem
 
 
+class _Written(NamedTuple):
+    """A document as this process last wrote it: the change, its item rows, and
+    whether their positions are their lines (:func:`places_by_line`)."""
+
+    change: int
+    rows: dict[str, _Row]
+    by_line: bool
+
+
 class PostgresRecord:
     """One tenant's documents in a PostgreSQL database reached through ``pool``; the
     database may hold other tenants too: every statement names this one."""
@@ -135,7 +152,7 @@ class PostgresRecord:
         self._agents: frozenset[str] | None = None  # the agents held (all: None)
         self._audit: list[AuditRow] = []  # audit rows kept for the next write of the hold
         # each document's change and item rows as this process last wrote them
-        self._written: dict[tuple[str, str], tuple[int, dict[str, _Row]]] = {}
+        self._written: dict[tuple[str, str], _Written] = {}
         with self._pool.connection() as conn:
             conn.execute(
                 "INSERT INTO record_tenants (tenant) VALUES (%s) ON CONFLICT DO NOTHING",
@@ -273,8 +290,8 @@ class PostgresRecord:
         asked = {"tenant": self._tenant, "agent": agent, "path": path}
         return next(
             (
-                RecordDocument(a, p, text, int(m), int(c))
-                for a, p, m, c, text in self._read(_DOCUMENT, asked)
+                RecordDocument(a, p, _assembled(body, texts, ats, cuts), int(m), int(c))
+                for a, p, m, c, body, texts, ats, cuts in self._read(_DOCUMENT, asked)
             ),
             None,
         )
@@ -345,6 +362,8 @@ class PostgresRecord:
     ) -> Callable[[], int]:
         """Write ``doc`` and its ``items``; its change number, to ask for once the
         statements sent together are answered."""
+        if doc.appends is not None and doc.appends.at is not None:
+            return self._splice_document(conn, doc, items)
         if doc.appends is not None:
             return self._append_document(conn, doc, items)
         key = (self._tenant, doc.agent, doc.path)
@@ -372,9 +391,11 @@ class PostgresRecord:
         mine = self._written.get((doc.agent, doc.path))
         # the rows as this process last wrote them; the record's still, unless another
         # worker wrote since (their digests hold either way: an item's own)
-        current = mine is not None and was is not None and was[0] == mine[0]
-        rows = self._write_items(conn, key, items, None if mine is None else mine[1], current)
-        self._written[(doc.agent, doc.path)] = (change, rows)
+        current = mine is not None and was is not None and was[0] == mine.change
+        rows, by_line = self._write_items(
+            conn, key, items, None if mine is None else mine.rows, current
+        )
+        self._written[(doc.agent, doc.path)] = _Written(change, rows, by_line)
         if doc.text is None:
             self._written.pop((doc.agent, doc.path), None)
         if doc.path == proposals.PATH:
@@ -423,23 +444,107 @@ class PostgresRecord:
             )
             for n, item in enumerate(items)
         }
-        if added:
-            with conn.cursor() as cur:
-                cur.executemany(
-                    _UPSERT_ITEM,
-                    [
-                        (*key, r.position, *_item_columns(r.item), _stored_data(r.item), r.digest)
-                        for r in added.values()
-                    ],
-                )
+        _upsert_rows(conn, key, added.values())
+
+        # the rows still go by line when the added ones follow the last line
+        follow = by_line and all(r.position >= int(was[2]) for r in added.values())
 
         def change() -> int:
             row = numbered.fetchone()
             number = int(row[0]) if row else 0
             mine = self._written.pop((doc.agent, doc.path), None)
-            if mine is not None and mine[0] == was[0]:  # the rows this process wrote, and these
-                mine[1].update(added)
-                self._written[(doc.agent, doc.path)] = (number, mine[1])
+            if mine is not None and mine.change == was[0]:  # the rows this process wrote
+                mine.rows.update(added)
+                self._written[(doc.agent, doc.path)] = _Written(
+                    number, mine.rows, mine.by_line and follow
+                )
+            return number
+
+        return change
+
+    def _splice_document(
+        self, conn: psycopg.Connection[Any], doc: RecordDocument, items: Sequence[MemoryItem]
+    ) -> Callable[[], int]:
+        """Put ``doc.text`` over the span of the record's text it replaces as a part of
+        its own, delete the rows of the items that span held that ``items`` (those of
+        the new text) do not, and write the rows of ``items``
+        (:class:`~kronika.ports.RecordAppend` with ``at``): neither the body nor the
+        other rows are written, read or compared, so the write costs the same whatever
+        the document's length. :class:`StaleAppend` (the caller writes the document
+        whole) when the record's text is not the one the splice was made on, when this
+        process does not know the document's rows as the record holds them (another
+        worker wrote it since) or they do not go by line, when an added item is
+        elsewhere in the document, and when the document has :data:`SPLICED_PARTS`
+        parts already."""
+        splice = doc.appends
+        assert splice is not None and splice.at is not None and doc.text is not None
+        key = (self._tenant, doc.agent, doc.path)
+        was = conn.execute(
+            "SELECT d.change, d.sha256, (SELECT count(*) FROM record_document_parts p"
+            " WHERE p.tenant = d.tenant AND p.agent = d.agent AND p.path = d.path)"
+            " FROM record_documents d WHERE d.tenant = %s AND d.agent = %s AND d.path = %s",
+            key,
+        ).fetchone()
+        mine = self._written.get((doc.agent, doc.path))
+        if (
+            was is None
+            or was[1] != splice.base_sha256
+            or int(was[2]) >= SPLICED_PARTS
+            or mine is None
+            or mine.change != was[0]
+            or not mine.by_line
+        ):
+            raise StaleAppend(f"{doc.agent}/{doc.path} changed in the record")
+        replaced = set(splice.gone)
+        added: dict[str, _Row] = {}
+        last = -1
+        for item in items:
+            line = item.provenance.line
+            if (
+                item.type is ItemType.MESSAGE
+                or line is None
+                or line <= last
+                or line >= PLACE_LIMIT
+                or (item.id in mine.rows and item.id not in replaced)
+            ):
+                raise StaleAppend(f"{doc.agent}/{doc.path}: the splice's items do not fit")
+            last = line
+            added[item.id] = _Row(line, _digest(_stored_data(item)), item)
+        numbered = conn.execute(
+            "WITH d AS (UPDATE record_documents SET sha256 = %s, modified_ns = %s,"
+            " change = nextval('record_change_seq')"
+            " WHERE tenant = %s AND agent = %s AND path = %s RETURNING change)"
+            " INSERT INTO record_document_parts"
+            " (tenant, agent, path, change, text, base_sha256, at, cut)"
+            " SELECT %s, %s, %s, d.change, %s, %s, %s, %s FROM d RETURNING change",
+            (
+                splice.sha256,
+                doc.modified_ns,
+                *key,
+                *key,
+                doc.text,
+                splice.base_sha256,
+                splice.at,
+                splice.cut,
+            ),
+        )
+        gone = [item_id for item_id in replaced if item_id not in added]
+        _delete_items(conn, key, gone)
+        changed = []
+        for item_id, row in added.items():
+            before = mine.rows.get(item_id)
+            if before is None or (before.position, before.digest) != row[:2]:
+                changed.append(row)
+        _upsert_rows(conn, key, changed)
+
+        def change() -> int:
+            row = numbered.fetchone()
+            number = int(row[0]) if row else 0
+            rows = self._written.pop((doc.agent, doc.path)).rows
+            for item_id in gone:
+                rows.pop(item_id, None)
+            rows.update(added)
+            self._written[(doc.agent, doc.path)] = _Written(number, rows, True)
             return number
 
         return change
@@ -451,7 +556,7 @@ class PostgresRecord:
         items: Sequence[MemoryItem],
         rows: Mapping[str, _Row] | None,
         current: bool,
-    ) -> dict[str, _Row]:
+    ) -> tuple[dict[str, _Row], bool]:
         """Bring the document's rows in ``record_items`` to ``items``, touching only the
         rows that differ: a removed item's row is deleted, a new or changed one written,
         one that only moved (a line added above it) gets its new position, and every
@@ -463,7 +568,8 @@ class PostgresRecord:
         ``rows`` are the document's rows as this process last wrote them; ``current``:
         nobody wrote the document since, so the record holds them (else its rows are
         read, and ``rows`` only spare making again the digests of the items that are
-        the same). Returns the rows as they are."""
+        the same). Returns the rows as they are, and whether their positions are their
+        lines."""
         stored = None if rows is not None and current else self._stored_rows(conn, key)
         wanted: dict[str, _Row] = {}
         written, moved = [], []
@@ -492,12 +598,7 @@ class PostgresRecord:
                 moved.append((item.id, position))
         held = stored if stored is not None else rows if rows is not None else {}
         gone = [item_id for item_id in held if item_id not in wanted]
-        if gone:
-            conn.execute(
-                "DELETE FROM record_items WHERE tenant = %s AND agent = %s AND path = %s"
-                " AND id = ANY(%s)",
-                (*key, gone),
-            )
+        _delete_items(conn, key, gone)
         if moved:
             conn.execute(
                 "UPDATE record_items r SET position = m.position"
@@ -508,7 +609,7 @@ class PostgresRecord:
         if written:
             with conn.cursor() as cur:
                 cur.executemany(_UPSERT_ITEM, written)
-        return wanted
+        return wanted, by_line
 
     @staticmethod
     def _stored_rows(
@@ -547,6 +648,30 @@ class PostgresRecord:
         self.release()
         if self._owns_pool:
             self._pool.close()
+
+
+def _delete_items(
+    conn: psycopg.Connection[Any], key: tuple[str, str, str], ids: Sequence[str]
+) -> None:
+    """Delete the rows of items ``ids`` of the document ``key`` (none: no statement)."""
+    if ids:
+        conn.execute(
+            "DELETE FROM record_items WHERE tenant = %s AND agent = %s AND path = %s"
+            " AND id = ANY(%s)",
+            (*key, list(ids)),
+        )
+
+
+def _upsert_rows(
+    conn: psycopg.Connection[Any], key: tuple[str, str, str], rows: Iterable[_Row]
+) -> None:
+    """Write ``rows`` of the document ``key`` (inserted, or over the item's row)."""
+    values = [
+        (*key, r.position, *_item_columns(r.item), _stored_data(r.item), r.digest) for r in rows
+    ]
+    if values:
+        with conn.cursor() as cur:
+            cur.executemany(_UPSERT_ITEM, values)
 
 
 def _item_columns(item: MemoryItem) -> tuple[Any, ...]:
@@ -599,8 +724,26 @@ def _stored_data(item: MemoryItem) -> str:
 def _documents(rows: Sequence[Any]) -> list[RecordDocument]:
     """The documents of rows of :data:`_CHANGES`."""
     return [
-        RecordDocument(a, p, whole, int(m), int(c))
+        RecordDocument(a, p, _assembled(body, texts, ats, cuts), int(m), int(c))
         if base is None
         else RecordDocument(a, p, added, int(m), int(c), appends=RecordAppend(base, sha))
-        for a, p, m, c, sha, base, added, whole in rows
+        for a, p, m, c, sha, base, added, body, texts, ats, cuts in rows
     ]
+
+
+def _assembled(
+    body: str | None,
+    texts: Sequence[str] | None,
+    ats: Sequence[int | None] | None,
+    cuts: Sequence[int | None] | None,
+) -> str | None:
+    """A document's text: its ``body`` with its parts put in, in order (each at the
+    end, or over the span it replaces); ``None`` for a removed document."""
+    if body is None or not texts:
+        return body
+    if ats is None or all(at is None for at in ats):
+        return body + "".join(texts)
+    text = body
+    for part, at, cut in zip(texts, ats, cuts or [None] * len(texts), strict=True):
+        text = text + part if at is None else text[:at] + part + text[at + (cut or 0) :]
+    return text

@@ -62,7 +62,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 from kronika.core.model import MemoryItem
 from kronika.stores.markdown.lines import ParsedItems
@@ -91,6 +91,22 @@ its last 1,024. The index catches up after each write, so it needs the last one 
 the last few (a batch's)."""
 
 Stat = tuple[int, int, int, int]  # inode, size, mtime_ns, ctime_ns
+
+
+class FactDelta(NamedTuple):
+    """What one rewrite of a fact file changed, when no line moved
+    (:attr:`FactParse.delta`): the sha256 of the content before and after, the items
+    of the lines it replaced and of its new lines, and where: lines ``start`` to
+    ``stop`` of the text after replaced ``cut`` characters of the text before, from the
+    start of its line ``start`` (every other line is the same in both)."""
+
+    before: str
+    after: str
+    gone: tuple[MemoryItem, ...]
+    added: tuple[MemoryItem, ...]
+    cut: int
+    start: int
+    stop: int
 
 
 def file_stat(st: os.stat_result) -> Stat:
@@ -125,7 +141,7 @@ class FactParse:
     """:attr:`stat` holds kronika's own stamp
     (:func:`~kronika.stores.markdown.atomic.stamp_own_write`): nobody has written to the
     file since, while its status is still :attr:`stat`."""
-    delta: tuple[str, str, tuple[MemoryItem, ...], tuple[MemoryItem, ...]] | None = None
+    delta: FactDelta | None = None
     """When kronika's rewrite of the content hashing to the first made the content
     hashing to the second, and no line moved: the items of the lines it replaced then,
     and of its new lines now (every other item is the same object in both;
@@ -269,8 +285,8 @@ class FactCache:
         if entry is None or entry.read_warnings or entry.parsed.damage:
             return None
         delta = entry.delta
-        if delta is not None and delta[0] == content_hash and delta[1] == entry.content_hash:
-            return delta[2], delta[3]
+        if delta is not None and (delta.before, delta.after) == (content_hash, entry.content_hash):
+            return delta.gone, delta.added
         then = entry.versions.get(content_hash)
         return None if then is None else (then, entry.parsed.items)
 

@@ -11,6 +11,7 @@ import hashlib
 import os
 import time
 from collections.abc import Collection, Iterator, Sequence
+from typing import NamedTuple
 
 from kronika.core.model import MemoryItem
 from kronika.errors import WorkspaceError
@@ -21,6 +22,23 @@ from kronika.stores.markdown.files import SourceText, read_source
 from kronika.stores.markdown.layout import SourceKind, classify
 from kronika.stores.markdown.lines import ParsedItems, split_lines
 from kronika.stores.markdown.state import WorkspaceState
+
+
+class FactSplice(NamedTuple):
+    """The one place where kronika's last rewrite changed the archive
+    (:meth:`FactReads.spliced_facts`): ``cut`` characters of the text before, from
+    character ``at``, became ``text``; the ids of the items of the text replaced
+    (``gone``) and the items of ``text`` (``added``); the file's sha256, modification
+    time and size now."""
+
+    at: int
+    cut: int
+    text: str
+    gone: tuple[str, ...]
+    added: tuple[MemoryItem, ...]
+    sha256: str
+    mtime_ns: int
+    size: int
 
 
 class FactReads:
@@ -61,6 +79,37 @@ class FactReads:
         if not self.ids(agent, brain.BRAIN.path).isdisjoint(self.ids(agent, path)):
             return None
         return found
+
+    def spliced_facts(self, agent: str, path: str, content_hash: str) -> FactSplice | None:
+        """Where the archive changed since its bytes hashed to ``content_hash``, when one
+        rewrite by kronika that moved no line did it (:attr:`FactParse.delta`); else
+        ``None``. Its cost grows with the lines replaced and the lines above them (the
+        characters they hold are counted), not with what the facts hold; ``None`` too
+        when a fact of the archive is a leftover of an interrupted move, or its last
+        line was cut short (its items then are not the parse's alone)."""
+        if path != brain.ARCHIVE.path:
+            return None
+        folder = os.fspath(self.files.require_agent(agent))
+        entry = self.state.facts.get(folder, path)
+        if entry is None or entry.read_warnings or entry.parsed.damage or entry.pending:
+            return None
+        delta = entry.delta
+        if delta is None or (delta.before, delta.after) != (content_hash, entry.content_hash):
+            return None
+        if not entry.lines or not entry.lines[-1].endswith("\n"):
+            return None
+        if not self.ids(agent, brain.BRAIN.path).isdisjoint(lookup.ids(entry)):
+            return None
+        return FactSplice(
+            sum(map(len, entry.lines[: delta.start])),
+            delta.cut,
+            "".join(entry.lines[delta.start : delta.stop]),
+            tuple(item.id for item in delta.gone),
+            delta.added,
+            entry.content_hash,
+            entry.stat[2],
+            entry.stat[1],
+        )
 
     def fact_file_hash(self, agent: str, path: str) -> str | None:
         """The sha256 of fact file ``path`` as its kept parse holds it (what

@@ -21,7 +21,7 @@ from kronika.stores.markdown.agentfiles import AgentFiles, SourceFile
 from kronika.stores.markdown.facts import append as append_parse
 from kronika.stores.markdown.facts import brain, lookup, moves, splice
 from kronika.stores.markdown.facts.append import append_facts
-from kronika.stores.markdown.facts.cache import FactParse, file_stat
+from kronika.stores.markdown.facts.cache import FactDelta, FactParse, file_stat
 from kronika.stores.markdown.facts.reads import FactReads
 from kronika.stores.markdown.files import (
     CONTROL,
@@ -179,7 +179,17 @@ class FactWriter:
         if change is not None and before is not None:
             lookup.carry(before, entry, change)
             if not change.shifted:
-                entry.delta = (before.content_hash, entry.content_hash, change.gone, change.added)
+                start, end, stop = change.region
+                cut = sum(map(len, before.lines[start:end]))
+                entry.delta = FactDelta(
+                    before.content_hash,
+                    entry.content_hash,
+                    change.gone,
+                    change.added,
+                    cut,
+                    start,
+                    stop,
+                )
         self.state.facts.rewrite(key, path, before, entry)
 
     def append(

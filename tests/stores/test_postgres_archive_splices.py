@@ -1,0 +1,189 @@
+"""An archived fact given a new value in team mode: the record takes the lines the
+change replaced (a part that goes over them), not the archive whole; its text stays the
+archive's byte for byte, its item rows those of a fresh parse, another worker pulling it
+gets the same file, and a worker whose copy of the rows is not the record's, or a
+document with many parts, writes the archive whole instead."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from kronika import build_memory, load_settings
+from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Source, Tier
+from kronika.memory import Memory
+from kronika.settings import Settings
+from kronika.stores.markdown.workspace import MarkdownWorkspace
+from kronika.stores.postgres.connect import open_pool
+from kronika.stores.postgres.record import SPLICED_PARTS, PostgresRecord
+from kronika.testing import archive_document
+
+psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+
+ARCHIVE = "brain_archive.md"
+FACTS = 60
+T0 = datetime(2025, 1, 1, tzinfo=UTC)
+
+
+def _settings(home: Path, url: str) -> Settings:
+    # a Brain with room (in tokens) for every archived fact that comes back: no trim
+    return load_settings(
+        home, environ={}, embedder="hashing", database_url=url, brain_budget=4000, brain_max=8000
+    )
+
+
+def _archived(n: int) -> MemoryItem:
+    at = T0 + timedelta(minutes=n)
+    value = f"shelf {n} holds {['plum', 'quince', 'cherry'][n % 3]} jam, jar number {n * 7}"
+    return MemoryItem(
+        id=f"f-jar{n:04d}",
+        agent="default",
+        content=f"jar_{n}: {value}",
+        type=ItemType.FACT,
+        layer=Layer.LONG_TERM,
+        tier=Tier.LONG,
+        created_at=at,
+        updated_at=at,
+        provenance=Provenance(ARCHIVE),
+        key=f"jar_{n}",
+        value=value,
+        source=Source.EXPLICIT,
+        section="User",
+        valid_from=at,
+    )
+
+
+def _with_archive(memory: Memory) -> None:
+    """An archive of :data:`FACTS` facts, synced into the record."""
+    archive = memory.workspace.agent_dir("default") / ARCHIVE
+    archive.write_text(archive_document(_archived(n) for n in range(FACTS)), encoding="utf-8")
+    memory.sync("default")
+
+
+def _record(url: str) -> tuple[str | None, str, int]:
+    """The archive's text as the record gives it (body with parts put in), the SHA-256
+    it keeps, and how many parts it has."""
+    pool = open_pool(url, max_size=1)
+    try:
+        doc = PostgresRecord(pool, "default").document("default", ARCHIVE)
+    finally:
+        pool.close()
+    with psycopg.connect(url) as conn:
+        row = conn.execute(
+            "SELECT sha256, (SELECT count(*) FROM record_document_parts p WHERE p.tenant ="
+            " d.tenant AND p.agent = d.agent AND p.path = d.path) FROM record_documents d"
+            " WHERE d.agent = 'default' AND d.path = %s",
+            (ARCHIVE,),
+        ).fetchone()
+    assert doc is not None and row is not None
+    return doc.text, row[0], int(row[1])
+
+
+def _rows(url: str) -> set[tuple[str, str, str]]:
+    with psycopg.connect(url) as conn:
+        found = conn.execute(
+            "SELECT id, content, status FROM record_items WHERE agent = 'default' AND path = %s",
+            (ARCHIVE,),
+        ).fetchall()
+    return {(str(i), str(c), str(s)) for i, c, s in found}
+
+
+def _matches_the_record(url: str, memory: Memory) -> None:
+    """The worker's archive is the record's text, and the record's item rows of it are
+    those of a fresh parse of that file."""
+    raw = (memory.workspace.agent_dir("default") / ARCHIVE).read_bytes()
+    text, sha, _ = _record(url)
+    assert text is not None and raw == text.encode()
+    assert hashlib.sha256(raw).hexdigest() == sha
+    fresh = MarkdownWorkspace(memory.workspace.home, tenant="default")
+    items = fresh.parse_source("default", ARCHIVE).items
+    assert _rows(url) == {(i.id, i.content, i.status.value) for i in items}
+
+
+def test_an_archived_fact_given_a_new_value_writes_the_lines_it_replaced(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with (
+        build_memory(_settings(tmp_path / "a", postgres_url)) as first,
+        build_memory(_settings(tmp_path / "b", postgres_url)) as second,
+    ):
+        _with_archive(first)
+        second.sync("default")  # the archive, whole
+        with psycopg.connect(postgres_url) as conn:
+            body = conn.execute(
+                "SELECT body FROM record_documents WHERE path = %s", (ARCHIVE,)
+            ).fetchone()
+        for n in (3, 31, 58):
+            first.remember(f"shelf {n} now holds apricot jam", key=f"jar_{n}")
+            _matches_the_record(postgres_url, first)
+        with psycopg.connect(postgres_url) as conn:
+            now = conn.execute(
+                "SELECT body FROM record_documents WHERE path = %s", (ARCHIVE,)
+            ).fetchone()
+            parts = conn.execute(
+                "SELECT text, at, cut FROM record_document_parts WHERE path = %s ORDER BY change",
+                (ARCHIVE,),
+            ).fetchall()
+        assert now == body  # the archive's body was not written again
+        # each change wrote the mark its fact left, over the lines the fact had
+        assert [text for text, _, _ in parts] == [
+            f"<!-- f-jar{n:04d} moved out -->\n" for n in (3, 31, 58)
+        ]
+        assert all(at is not None and cut > len(text) for text, at, cut in parts)
+        archived = {i.key for i in first.workspace.parse_source("default", ARCHIVE).items}
+        assert not {"jar_3", "jar_31", "jar_58"} & archived
+        second.sync("default")  # pulls the archive's new text
+        _matches_the_record(postgres_url, second)
+        hits = second.recall("which jam does shelf 31 hold now", k=3).hits
+        assert "apricot" in hits[0].item.content
+        # a value that is the same again leaves the archive as it is
+        first.remember(
+            f"shelf 12 holds {['plum', 'quince', 'cherry'][0]} jam, jar number 84", key="jar_12"
+        )
+        _matches_the_record(postgres_url, first)
+
+
+def test_workers_changing_archived_facts_in_turn_keep_one_archive(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """Each worker's splice follows the other's write: its rows are not the record's,
+    so it writes the archive whole; the record stays the archive either way."""
+    with (
+        build_memory(_settings(tmp_path / "a", postgres_url)) as first,
+        build_memory(_settings(tmp_path / "b", postgres_url)) as second,
+    ):
+        _with_archive(first)
+        for n in range(6):
+            memory = first if n % 2 else second
+            memory.remember(f"shelf {n} was emptied on day {n}", key=f"jar_{n}")
+            _matches_the_record(postgres_url, memory)
+        for n in range(6, 9):  # one worker alone again: its own rows, spliced
+            first.remember(f"shelf {n} was given away", key=f"jar_{n}")
+            _matches_the_record(postgres_url, first)
+        assert _record(postgres_url)[2] >= 2
+        second.sync("default")
+        _matches_the_record(postgres_url, second)
+        keys = {i.key for i in second.workspace.parse_source("default", ARCHIVE).items}
+        assert keys == {f"jar_{n}" for n in range(9, FACTS)}
+
+
+def test_an_archive_with_many_parts_is_written_whole_again(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with build_memory(_settings(tmp_path / "a", postgres_url)) as memory:
+        _with_archive(memory)
+        most = 0
+        for n in range(SPLICED_PARTS + 4):
+            memory.remember(f"shelf {n} holds honey", key=f"jar_{n}")
+            _, _, parts = _record(postgres_url)
+            most = max(most, parts)
+            assert parts <= SPLICED_PARTS
+        assert most == SPLICED_PARTS
+        assert _record(postgres_url)[2] < SPLICED_PARTS  # the body was written again
+        _matches_the_record(postgres_url, memory)
+    with build_memory(_settings(tmp_path / "c", postgres_url)) as fresh:
+        fresh.sync("default")  # a new worker's copy, made from the record
+        _matches_the_record(postgres_url, fresh)
