@@ -780,8 +780,9 @@ class RecordDocument:
 
     A document written with ``appends`` changes the text the record holds in one
     place: ``text`` is the text added there alone (:class:`RecordAppend`), at the end
-    or over a span it replaces. A document :meth:`StoreOfRecord.changes` gives with
-    ``appends`` only grew at its end.
+    or over a span it replaces. :meth:`StoreOfRecord.changes` gives a document that
+    only had such changes since as one document with ``appends`` for each, in order
+    (those at its end one after the other as one).
     """
 
     agent: str
@@ -869,10 +870,12 @@ class StoreOfRecord(Protocol):
         change before that one), oldest change first.
 
         With ``grown``, a document written whole by change ``since`` that only had text
-        added at its end since is given as that text alone, with ``appends``
-        (:class:`RecordAppend`: what the document hashed to before the text, and
-        after): a caller holding the document as it was adds the text, any other asks
-        again without ``grown``. The pull of a grown session costs its new turns."""
+        added since, at its end or over a span, is given as that text alone, with
+        ``appends`` (:class:`RecordAppend`: what the document hashed to before the text,
+        and after, and where it went), one document for each place in order: a caller
+        holding the document as it was puts each in, any other asks again without
+        ``grown``. The pull of a grown session costs its new turns, that of an archive
+        whose fact was given a new value the fact's lines."""
         ...
 
     def document(self, agent: str, path: str) -> RecordDocument | None:
@@ -889,6 +892,14 @@ class StoreOfRecord(Protocol):
         each (by ``(agent, path)``) all at once, under the lock; returns the numbers of
         its changes. A document with ``appends`` adds its text and items to those
         held (:class:`RecordAppend`)."""
+        ...
+
+    def fold_parts(self) -> int:
+        """Under the lock, after a forget: every document of the agents held whose
+        parts went over a span of it keeps its text as one body, without parts, so the
+        text a part went over (an archived fact's lines, the fact forgotten since) is
+        no longer held anywhere. Its text and change are the same. Returns how many
+        documents were folded."""
         ...
 
     def close(self) -> None: ...

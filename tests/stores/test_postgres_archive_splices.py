@@ -1,8 +1,9 @@
 """An archived fact given a new value in team mode: the record takes the lines the
 change replaced (a part that goes over them), not the archive whole; its text stays the
-archive's byte for byte, its item rows those of a fresh parse, another worker pulling it
-gets the same file, and a worker whose copy of the rows is not the record's, or a
-document with many parts, writes the archive whole instead."""
+archive's byte for byte, its item rows those of a fresh parse; another worker pulling it
+gets those lines alone and the same file, its kept parse spliced and nothing indexed
+again; and a worker whose copy of the rows is not the record's, or a document with many
+parts, writes the archive whole instead."""
 
 from __future__ import annotations
 
@@ -135,8 +136,21 @@ def test_an_archived_fact_given_a_new_value_writes_the_lines_it_replaced(
         assert all(at is not None and cut > len(text) for text, at, cut in parts)
         archived = {i.key for i in first.workspace.parse_source("default", ARCHIVE).items}
         assert not {"jar_3", "jar_31", "jar_58"} & archived
-        second.sync("default")  # pulls the archive's new text
+        report = second.sync("default")  # pulls the three marks alone
         _matches_the_record(postgres_url, second)
+        mine, theirs = (m.workspace.agent_dir("default") / ARCHIVE for m in (first, second))
+        assert theirs.stat().st_mtime_ns == mine.stat().st_mtime_ns  # the record's time
+        # the shared index holds the file as pulled: nothing is indexed again
+        assert report.files_indexed == report.items_indexed == 0
+        # and its kept parse was spliced from the one before, not read whole again
+        with psycopg.connect(postgres_url) as conn:
+            last = conn.execute(
+                "SELECT base_sha256 FROM record_document_parts WHERE path = %s"
+                " ORDER BY change DESC LIMIT 1",
+                (ARCHIVE,),
+            ).fetchone()
+        assert last is not None
+        assert second.workspace.spliced_facts("default", ARCHIVE, last[0]) is not None
         hits = second.recall("which jam does shelf 31 hold now", k=3).hits
         assert "apricot" in hits[0].item.content
         # a value that is the same again leaves the archive as it is
@@ -187,3 +201,34 @@ def test_an_archive_with_many_parts_is_written_whole_again(
     with build_memory(_settings(tmp_path / "c", postgres_url)) as fresh:
         fresh.sync("default")  # a new worker's copy, made from the record
         _matches_the_record(postgres_url, fresh)
+
+
+def test_a_forgotten_fact_leaves_no_text_under_a_part(postgres_url: str, tmp_path: Path) -> None:
+    """The archive's body still holds an archived fact's lines after a part went over
+    them; once the fact is forgotten, the record holds its text nowhere."""
+    with build_memory(_settings(tmp_path / "a", postgres_url)) as memory:
+        _with_archive(memory)
+        old = _archived(17).value
+        assert old is not None
+        memory.remember("shelf 17 is empty now", key="jar_17")
+        memory.remember("shelf 23 is empty now", key="jar_23")
+        with psycopg.connect(postgres_url) as conn:
+            (body,) = conn.execute(
+                "SELECT body FROM record_documents WHERE path = %s", (ARCHIVE,)
+            ).fetchone()
+        assert old in body  # under the part that went over its lines
+        memory.forget(key="jar_17")
+        with psycopg.connect(postgres_url) as conn:
+            found = conn.execute(
+                "SELECT 'document', path FROM record_documents WHERE strpos(body, %s) > 0"
+                " UNION ALL SELECT 'part', path FROM record_document_parts"
+                " WHERE strpos(text, %s) > 0"
+                " UNION ALL SELECT 'item', path FROM record_items WHERE strpos(content, %s) > 0",
+                (old, old, old),
+            ).fetchall()
+        assert found == []
+        _matches_the_record(postgres_url, memory)
+        text, _, parts = _record(postgres_url)
+        assert parts == 0 and text is not None and "f-jar0023 moved out" in text
+        keys = {i.key for i in memory.workspace.parse_source("default", ARCHIVE).items}
+        assert "jar_23" not in keys and "jar_24" in keys

@@ -211,8 +211,9 @@ class Forgetting:
         """A database that keeps deleted rows in its files until they are rewritten
         (PostgreSQL) rewrites them once the write lock is released; see
         ``compact_after_forget`` there. In team mode the redacted files go into the
-        record first (a working copy's ``push``, under the lock), so the rows it
-        replaces are among the rewritten."""
+        record first (a working copy's ``push``, under the lock), and the documents
+        whose parts went over a span of them are folded into one body
+        (``fold_parts``), so the rows they replace are among the rewritten."""
         ctx = self._ctx
         index = getattr(ctx.index, "inner", ctx.index)
         compact = getattr(index, "compact_after_forget", None)
@@ -221,6 +222,7 @@ class Forgetting:
 
             if isinstance(ctx.lock, WorkingCopy):
                 ctx.lock.push()
+                ctx.lock.record.fold_parts()  # no forgotten text left under a part
             ctx.shared.forget_state.due = compact
             if getattr(ctx.shared.forget_state, "depth", 0) == 0:  # not inside a forget
                 self._compact_due()

@@ -212,12 +212,14 @@ class WorkingCopy(Reentrant):
         ``ahead``: the record's changes since this copy's last, read already (with the
         lock, :meth:`~kronika.ports.StoreOfRecord.hold`).
 
-        A document that only had text appended since this copy last saw it comes as
-        that text (``grown``): it is added to the file when the file is, byte for
-        byte, the record's previous version (:func:`extend_in_place`); any other
-        document, and one whose file is not that, is written whole."""
+        A document that only had text added since this copy last saw it comes as
+        that text (``grown``): text appended is added to the file when the file is,
+        byte for byte, the record's previous version (:func:`extend_in_place`), and
+        text that went over a span of an archive is put in its place the same way
+        (:meth:`~kronika.stores.markdown.facts.write.FactWriter.splice_pulled`); any
+        other document, and one whose file is not that, is written whole."""
         since = self._change
-        changed = 0
+        changed: set[tuple[str, str]] = set()
         whole: set[tuple[str, str]] = set()
         found = (
             ahead
@@ -226,25 +228,28 @@ class WorkingCopy(Reentrant):
         )
         for doc in found:
             self._change = max(self._change, doc.change)
+            key = (doc.agent, doc.path)
             try:
                 folder = self._agent_folder(doc.agent)
             except InvalidAgentName:
                 continue  # a name this system cannot hold as a folder: never written here
+            if key in whole:
+                continue  # a later part of a file to be written whole
             if doc.appends is None:
                 self._write_pulled(doc, folder)
-            elif not self._extend_pulled(doc, folder):
-                whole.add((doc.agent, doc.path))
+            elif not self._grow_pulled(doc, folder):
+                whole.add(key)
                 continue
-            changed += 1
+            changed.add(key)
         if whole:  # the files not as the record was before its new text: written whole
             latest = {(d.agent, d.path): d for d in self.record.changes(since, before=before)}
             for key in sorted(whole):
                 if key in latest:
                     self._write_pulled(latest[key], self._agent_folder(key[0]))
-                    changed += 1
+                    changed.add(key)
         if changed:
             self._save_manifest()
-        return changed
+        return len(changed)
 
     def _write_pulled(self, doc: RecordDocument, folder: Path) -> None:
         """Write the record's whole ``doc`` into the folder (or remove it); a file edited
@@ -274,6 +279,42 @@ class WorkingCopy(Reentrant):
         state = _state(file)
         if state is not None:
             self._copies[(doc.agent, doc.path)] = state
+
+    def _grow_pulled(self, doc: RecordDocument, folder: Path) -> bool:
+        """Put the text ``doc`` added in the record in its file (:meth:`_extend_pulled`,
+        :meth:`_splice_pulled`); whether it could."""
+        assert doc.appends is not None
+        if doc.appends.at is None:
+            return self._extend_pulled(doc, folder)
+        return self._splice_pulled(doc, folder)
+
+    def _splice_pulled(self, doc: RecordDocument, folder: Path) -> bool:
+        """Put the text that went over a span of ``doc`` in the record in its place in
+        the file, if this copy holds the record's previous version and the file is still
+        that (its time and size as this copy left them, its kept parse hashing so);
+        whether it was. The file is written whole (atomically) with the record's time,
+        and its kept parse is spliced, not made again."""
+        splice = doc.appends
+        assert splice is not None and splice.at is not None and doc.text is not None
+        known = self._copies.get((doc.agent, doc.path))
+        file = folder / doc.path
+        if (
+            known is None
+            or known.sha256 != splice.base_sha256
+            or _quick_state(file) != (known.mtime_ns, known.size)
+        ):
+            return False
+        stat = self.workspace.fact_writer.splice_pulled(
+            doc.agent,
+            doc.path,
+            (splice.base_sha256, splice.sha256),
+            (splice.at, splice.cut, doc.text),
+            doc.modified_ns,
+        )
+        if stat is None:
+            return False
+        self._copies[(doc.agent, doc.path)] = _Copy(stat.st_mtime_ns, stat.st_size, splice.sha256)
+        return True
 
     def _extend_pulled(self, doc: RecordDocument, folder: Path) -> bool:
         """Add the text appended to ``doc`` in the record to its file, if this copy

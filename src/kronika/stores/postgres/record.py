@@ -88,25 +88,28 @@ _WHOLE = ", ".join(["d.body", *(_PARTS.format(column) for column in ("text", "at
 """A document's whole text, as its body and the texts, places and spans of the parts
 made since, in order (:func:`_assembled`)."""
 _CHANGES = (
-    "SELECT d.agent, d.path, d.modified_ns, d.change, d.sha256, n.base, n.text,"
-    " CASE WHEN n.base IS NULL THEN d.body END,"
+    "SELECT d.agent, d.path, d.modified_ns, d.change, d.sha256, n.bases, n.texts, n.ats,"
+    " n.cuts, CASE WHEN n.bases IS NULL THEN d.body END,"
     + ", ".join(
-        f" CASE WHEN n.base IS NULL THEN {_PARTS.format(column)} END"
+        f" CASE WHEN n.bases IS NULL THEN {_PARTS.format(column)} END"
         for column in ("text", "at", "cut")
     )
-    + " FROM record_documents d LEFT JOIN LATERAL (SELECT CASE WHEN bool_and(p.at IS NULL)"
-    " THEN (array_agg(p.base_sha256 ORDER BY p.change))[1] END AS base,"
-    " string_agg(p.text, '' ORDER BY p.change) AS text"
+    + " FROM record_documents d LEFT JOIN LATERAL (SELECT CASE WHEN"
+    " bool_and(p.base_sha256 IS NOT NULL) THEN array_agg(p.base_sha256 ORDER BY p.change)"
+    " END AS bases,"
+    " array_agg(p.text ORDER BY p.change) AS texts,"
+    " array_agg(p.at ORDER BY p.change) AS ats, array_agg(p.cut ORDER BY p.change) AS cuts"
     " FROM record_document_parts p WHERE p.tenant = d.tenant AND p.agent = d.agent"
     " AND p.path = d.path AND p.change > %(since)s AND d.body_change <= %(since)s) n"
     " ON %(grown)s WHERE d.tenant = %(tenant)s AND d.change > %(since)s"
     " AND (%(before)s::bigint IS NULL OR d.change < %(before)s) ORDER BY d.change"
 )
 """Every document changed after change ``since``; with ``grown``, one whose body was
-written by then (``body_change``) and that only had parts added at its end since, as
-those parts (``base``: the SHA-256 the document had before the first of them); any
-other whole (:data:`_WHOLE`). The parts after a change are found by the primary key: a
-pull of a grown session reads its new parts, not its body."""
+written by then (``body_change``) and that only had parts made since, as those parts
+(each with the SHA-256 the document had before it); any other whole (:data:`_WHOLE`),
+one with a part older than migration ``0104`` (which has no such digest) too.
+The parts after a change are found by the primary key: a pull of a grown session reads
+its new parts, not its body."""
 _DOCUMENT = (
     f"SELECT d.agent, d.path, d.modified_ns, d.change, {_WHOLE} FROM record_documents d"
     " WHERE d.tenant = %(tenant)s AND d.agent = %(agent)s AND d.path = %(path)s"
@@ -625,6 +628,44 @@ class PostgresRecord:
             )
         }
 
+    def fold_parts(self) -> int:
+        if self._held is None:
+            raise StoreError("folding the record's parts needs its write lock")
+        conn = self._held
+        agents = None if self._agents is None else sorted(self._agents)
+        try:
+            with sent_together(conn, transaction=False):
+                found = conn.execute(
+                    f"SELECT d.agent, d.path, {_WHOLE} FROM record_documents d"
+                    " WHERE d.tenant = %(tenant)s"
+                    " AND (%(agents)s::text[] IS NULL OR d.agent = ANY(%(agents)s))"
+                    " AND EXISTS (SELECT 1 FROM record_document_parts p"
+                    " WHERE p.tenant = d.tenant AND p.agent = d.agent AND p.path = d.path"
+                    " AND p.at IS NOT NULL)",
+                    {"tenant": self._tenant, "agents": agents},
+                )
+            rows = found.fetchall()
+            if not rows:
+                return 0
+            with sent_together(conn):  # one transaction: the text is the same throughout
+                for agent, path, body, texts, ats, cuts in rows:
+                    key = (self._tenant, agent, path)
+                    # the change stays: a worker that saw it has nothing new to pull,
+                    # one that did not gets the document whole (its body is newer)
+                    conn.execute(
+                        "UPDATE record_documents SET body = %s, body_change = change"
+                        " WHERE tenant = %s AND agent = %s AND path = %s",
+                        (_assembled(body, texts, ats, cuts), *key),
+                    )
+                    conn.execute(
+                        "DELETE FROM record_document_parts"
+                        " WHERE tenant = %s AND agent = %s AND path = %s",
+                        key,
+                    )
+        except Exception as err:
+            raise StoreError(f"cannot fold the record's parts: {one_line(err)}") from err
+        return len(rows)
+
     def _write_proposals(self, conn: psycopg.Connection[Any], doc: RecordDocument) -> None:
         conn.execute(
             "DELETE FROM record_proposals WHERE tenant = %s AND agent = %s",
@@ -722,13 +763,46 @@ def _stored_data(item: MemoryItem) -> str:
 
 
 def _documents(rows: Sequence[Any]) -> list[RecordDocument]:
-    """The documents of rows of :data:`_CHANGES`."""
-    return [
-        RecordDocument(a, p, _assembled(body, texts, ats, cuts), int(m), int(c))
-        if base is None
-        else RecordDocument(a, p, added, int(m), int(c), appends=RecordAppend(base, sha))
-        for a, p, m, c, sha, base, added, body, texts, ats, cuts in rows
-    ]
+    """The documents of rows of :data:`_CHANGES`: a document written whole, or the
+    parts made since as documents of their own, in order (:func:`_parts`)."""
+    found: list[RecordDocument] = []
+    for a, p, m, c, sha, bases, texts, ats, cuts, body, all_texts, all_ats, all_cuts in rows:
+        if bases is None:
+            whole = _assembled(body, all_texts, all_ats, all_cuts)
+            found.append(RecordDocument(a, p, whole, int(m), int(c)))
+        else:
+            found.extend(_parts(a, p, int(m), int(c), sha, bases, texts, ats, cuts))
+    return found
+
+
+def _parts(
+    agent: str,
+    path: str,
+    modified_ns: int,
+    change: int,
+    sha256: str,
+    bases: Sequence[str],
+    texts: Sequence[str],
+    ats: Sequence[int | None],
+    cuts: Sequence[int | None],
+) -> list[RecordDocument]:
+    """The parts of a document made since a pull, each the text that went in with the
+    SHA-256 the document had before it and after it (the next part's before, the
+    document's own after the last); parts added at the end one after the other come as
+    one. Each carries the document's time and change."""
+    found: list[RecordDocument] = []
+    afters = [*bases[1:], sha256]
+    n = 0
+    while n < len(texts):
+        stop = n + 1
+        if ats[n] is None:
+            while stop < len(texts) and ats[stop] is None:
+                stop += 1
+        splice = RecordAppend(bases[n], afters[stop - 1], ats[n], cuts[n] or 0)
+        text = "".join(texts[n:stop])
+        found.append(RecordDocument(agent, path, text, modified_ns, change, appends=splice))
+        n = stop
+    return found
 
 
 def _assembled(

@@ -186,6 +186,9 @@ class MarkingRecord:
             self._mark.wrote()
         return written
 
+    def fold_parts(self) -> int:
+        return self.inner.fold_parts()
+
     def close(self) -> None:
         self.inner.close()
 

@@ -6,6 +6,7 @@ how a crash reads: :mod:`.moves`."""
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
 import time
@@ -13,6 +14,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
+from itertools import accumulate
 
 from kronika.core.model import MemoryItem
 from kronika.errors import WorkspaceError
@@ -115,7 +117,15 @@ class FactWriter:
         entry.stat, entry.checked_ns, entry.pending = stat, began, None
         entry.own = stamp is not None and stat[2] == stamp
 
-    def write(self, agent: str, path: str, text: str, lines: list[str] | None = None) -> None:
+    def write(
+        self,
+        agent: str,
+        path: str,
+        text: str,
+        lines: list[str] | None = None,
+        *,
+        mtime_ns: int | None = None,
+    ) -> None:
         """Replace fact file ``path`` whole (atomically). The kept parse of the Brain and
         the archive becomes the parse of ``text``, spliced from the one before
         (:mod:`.splice`: a fact leaving a long archive does not parse it again, and the
@@ -123,7 +133,8 @@ class FactWriter:
         when it is asked for. While a batch holds the Brain (:meth:`holding_brain`) the
         Brain's text waits in memory. ``lines``: ``text`` as its lines, when the caller
         made it from the kept parse's lines: those it kept are not split or looked at
-        again (:func:`_cleaned`)."""
+        again (:func:`_cleaned`). ``mtime_ns``: the file's modification time, given
+        once it is written (a pulled file takes the record's)."""
         folder = self.files.agent_dir(agent)
         key = os.fspath(folder)
         held = key in self.state.holding
@@ -140,6 +151,9 @@ class FactWriter:
             stat, mtime = before.stat, before.mtime
         else:
             stamp = write_bytes(folder / path, raw)
+            if mtime_ns is not None:
+                os.utime(folder / path, ns=(mtime_ns, mtime_ns))
+                stamp = None
             if spec is None or (spec is brain.ARCHIVE and before is None):
                 return  # parsed when it is asked for
             try:
@@ -272,6 +286,41 @@ class FactWriter:
         ):
             return None
         return entry
+
+    def splice_pulled(
+        self,
+        agent: str,
+        path: str,
+        digests: tuple[str, str],
+        splice: tuple[int, int, str],
+        mtime_ns: int,
+    ) -> os.stat_result | None:
+        """Put ``text`` over the ``cut`` characters from character ``at`` of the archive
+        (``splice``), when its kept parse is of the file as it is and hashes to the first
+        of ``digests``, and the text so made hashes to the second (a working copy pulling
+        an archived fact another worker gave a new value); then give the file the
+        modification time ``mtime_ns``. The file is written whole, the parse spliced
+        (:meth:`write`). Its status then, or ``None`` when nothing was written."""
+        before, after = digests
+        at, cut, text = splice
+        entry = self.kept_before_pull(agent, path, before)
+        if entry is None or path != brain.ARCHIVE.path:
+            return None
+        if CONTROL.search(text) is not None:
+            return None  # the record's text is a workspace's, which holds none
+        ends = list(accumulate(map(len, entry.lines), initial=0))  # where each line starts
+        start, end = bisect.bisect_left(ends, at), bisect.bisect_left(ends, at + cut)
+        if end >= len(ends) or (ends[start], ends[end]) != (at, at + cut):
+            return None  # not whole lines
+        lines = [*entry.lines[:start], *split_lines(text), *entry.lines[end:]]
+        new = "".join(lines)
+        if hashlib.sha256(new.encode("utf-8")).hexdigest() != after:
+            return None
+        self.write(agent, path, new, lines, mtime_ns=mtime_ns)
+        try:
+            return os.stat(self.files.agent_dir(agent) / path)
+        except OSError:
+            return None
 
     def facts_pulled(
         self, agent: str, path: str, entry: FactParse, text: str, stat: os.stat_result
