@@ -74,6 +74,33 @@ def test_batch_writers_killed_at_random_leave_each_batch_whole_or_absent(tmp_pat
     assert "| batch whole | 0 | 3 |" in (out / "crash-batches-2.md").read_text(encoding="utf-8")
 
 
+def test_the_checks_report_an_archived_fact_lost_or_left_with_its_old_value(
+    settings: Settings,
+) -> None:
+    from kronika.bench.crash import _seed_archive
+
+    with build_memory(settings, create=True) as memory:
+        memory.remember("start", key=SHARED_KEY)
+        _seed_archive(memory, 1)
+        changed = memory.remember("w0-1", key="o0_0").item
+        assert changed is not None
+    archive = settings.home / "agents" / "default" / "brain_archive.md"
+    lines = archive.read_text(encoding="utf-8").splitlines(keepends=True)
+    archive.write_text("".join(x for x in lines if "o0_5" not in x), encoding="utf-8")
+    events = [
+        Event(0, "begin", "archived", "w0-1"),
+        Event(0, "ack", "archived", "w0-1", changed.id),
+        Event(0, "begin", "archived", "w0-2"),
+        Event(0, "ack", "archived", "w0-2", "f-000000000000"),
+    ]
+    result = check_workspace(0, settings, events)
+    failures = result.failures["one value"]
+    assert "o0_5 holds [], expected one of {'seeded 0-5'}" in failures
+    assert "o0_1 holds ['seeded 0-1'], expected one of {'w0-2'}" in failures
+    assert not any("o0_0" in failure for failure in failures)
+    assert result.failures["acknowledged"][0] == "o0_1=w0-2 is not in the index"
+
+
 def test_the_checks_report_a_batch_stored_in_part(settings: Settings) -> None:
     with build_memory(settings, create=True) as memory:
         memory.remember("start", key=SHARED_KEY)

@@ -4,7 +4,9 @@ Each trial makes a fresh workspace whose key ``city`` holds one value, and start
 ``writers`` processes (``python -m kronika.bench.crash``) on it. Each writer loops
 over random writes through the public API: a new value of the shared key ``city``
 (half of the writes, so several writers race on one key), a value of its own key,
-forgetting its own key, a note, a conversation turn. Before each call it prints a
+forgetting its own key, a note, a conversation turn, a new value for one of its
+archived facts (:data:`ARCHIVED` of each writer are in the archive when the trial
+starts). Before each call it prints a
 ``begin`` line and after the call returns an ``ack`` line (flushed, so a line printed
 survives the kill). The trial waits until every writer has finished its first write
 (so a loaded machine still gives each trial acknowledged writes), lets each run for a
@@ -15,7 +17,8 @@ checks that:
 * **one value** — ``city`` has exactly one current value (in the Brain and in the
   index), and each writer's own key
   at most one, which is its last acknowledged value or the value of the write the
-  kill interrupted (none after a forget);
+  kill interrupted (none after a forget); each archived fact exactly one, its new value
+  once acknowledged and its first one when no write touched it;
 * **acknowledged** — every acknowledged write is there: each value of ``city`` (now
   or in its history), each own value no later forget removed, each note, each turn;
 * **intervals** — the values of ``city`` form one timeline: each ends exactly where
@@ -66,8 +69,12 @@ Progress = Callable[[str, int, int], None]
 
 SHARED_KEY = "city"
 CHECKS = ("opens", "one value", "acknowledged", "intervals", "reindex", "batch whole")
-_OPS = ("shared", "own", "forget", "note", "turn")
-_WEIGHTS = (50, 15, 5, 15, 15)
+_OPS = ("shared", "own", "forget", "note", "turn", "archived")
+_WEIGHTS = (50, 15, 5, 15, 15, 10)
+ARCHIVED = 40
+"""Archived facts of each writer (keys ``o<writer>_<j>`` of the default agent) the trial
+starts with; each ``archived`` write gives the next one a new value, taking it out of
+the archive (its lines become a mark: in team mode, a part that goes over them)."""
 _BATCH_WEIGHT = 20  # each batch kind's weight among the ops, with ``batches``
 _TURNS_PER_SESSION = 3
 _START_TIMEOUT_S = 120.0
@@ -186,10 +193,12 @@ def writer_main(argv: Sequence[str]) -> int:
     with build_memory(settings) as memory:
         if agent is not None:
             memory.create_agent(agent)
-        n = 0
+        n = archived = 0
         while True:
             n += 1
             op = rng.choices(ops, weights)[0]
+            if op == "archived" and archived == ARCHIVED:
+                op = "own"  # every archived fact of this writer has a new value
             value = f"w{number}-{n}"
             size = rng.randint(2, 6) if op in _BATCHES else 0
             _say({"ev": "begin", "op": op, "value": value, "size": size, "agent": agent})
@@ -200,6 +209,9 @@ def writer_main(argv: Sequence[str]) -> int:
                 made = _fact_id(memory.remember(value, key=SHARED_KEY))
             elif op == "own":
                 made = _fact_id(memory.remember(value, key=own, agent=agent))
+            elif op == "archived":  # the default agent's, where the trial put them
+                made = _fact_id(memory.remember(value, key=f"o{number}_{archived}"))
+                archived += 1
             elif op == "forget":
                 if any(f.key == own for f in memory.facts(agent=agent)):
                     memory.forget(key=own, agent=agent)
@@ -291,6 +303,7 @@ def run_trial(
 
     with build_memory(settings, create=True) as memory:
         memory.remember("start", key=SHARED_KEY)
+        _seed_archive(memory, writers)
     rng = random.Random(seed)
     logs = [settings.home.parent / f"writer-{n}.jsonl" for n in range(writers)]
     env = {k: v for k, v in os.environ.items() if not k.startswith("KRONIKA_")}
@@ -329,6 +342,41 @@ def run_trial(
     if reopened:
         result.fail("opens", reopened)
     return result
+
+
+def _seed_archive(memory: Memory, writers: int) -> None:
+    """:data:`ARCHIVED` archived facts of each writer in the default agent's archive."""
+    from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Source, Tier
+    from kronika.testing import archive_document
+
+    now = datetime.now(UTC).replace(microsecond=0)
+    facts = [
+        MemoryItem(
+            id=f"f-o{n}x{j:03d}",
+            agent="default",
+            content=f"o{n}_{j}: {_seeded(n, j)}",
+            type=ItemType.FACT,
+            layer=Layer.LONG_TERM,
+            tier=Tier.LONG,
+            created_at=now,
+            updated_at=now,
+            provenance=Provenance("brain_archive.md"),
+            key=f"o{n}_{j}",
+            value=_seeded(n, j),
+            source=Source.EXPLICIT,
+            section="User",
+            valid_from=now,
+        )
+        for n in range(writers)
+        for j in range(ARCHIVED)
+    ]
+    archive = memory.workspace.agent_dir("default") / "brain_archive.md"
+    archive.write_text(archive_document(facts), encoding="utf-8")
+    memory.sync("default")
+
+
+def _seeded(writer: int, j: int) -> str:
+    return f"seeded {writer}-{j}"
 
 
 def _reopen_copies(settings: Settings, homes: list[Path]) -> str | None:
@@ -436,6 +484,7 @@ def _check_state(memory: Memory, events: list[Event], result: TrialResult, label
                 result.fail("acknowledged", f"turn {e.value} is missing{label}")
     for writer in sorted({e.writer for e in events}):
         _check_own_key(memory, [e for e in events if e.writer == writer], writer, result, label)
+        _check_archived(memory, [e for e in events if e.writer == writer], writer, result, label)
     _check_intervals(memory, history, result, label)
     _check_batches(memory, events, result, label)
 
@@ -485,6 +534,34 @@ def _check_own_key(
     for e in acked:
         if e.op == "own" and own.index(e) > last_forget and e.value not in kept:
             result.fail("acknowledged", f"k{writer}={e.value} is missing{label}")
+
+
+def _check_archived(
+    memory: Memory, events: list[Event], writer: int, result: TrialResult, label: str
+) -> None:
+    """Each archived fact of ``writer`` holds one value: the new one its write gave it
+    when acknowledged, either one when the kill interrupted that write, and the one it
+    started with when no write touched it, whatever the other facts' writes did to the
+    archive around it."""
+    if not any(e.op == "archived" for e in events):
+        return
+    current: dict[str, list[str | None]] = {}
+    for fact in memory.facts():
+        if fact.key is not None and fact.key.startswith(f"o{writer}_"):
+            current.setdefault(fact.key, []).append(fact.value)
+    begun = [e for e in events if e.op == "archived" and e.ev == "begin"]
+    acked = {e.value: e.id for e in events if e.op == "archived" and e.ev == "ack"}
+    for j in range(ARCHIVED):
+        key = f"o{writer}_{j}"
+        allowed = {_seeded(writer, j)}
+        if j < len(begun):
+            value = begun[j].value
+            allowed = {value} if value in acked else allowed | {value}
+            if value in acked and not _indexed(memory, acked[value]):
+                result.fail("acknowledged", f"{key}={value} is not in the index{label}")
+        values = current.get(key, [])
+        if len(values) != 1 or values[0] not in allowed:
+            result.fail("one value", f"{key} holds {values}, expected one of {allowed}{label}")
 
 
 def _check_intervals(
