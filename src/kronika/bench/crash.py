@@ -346,7 +346,7 @@ def run_trial(
 
 def _seed_archive(memory: Memory, writers: int) -> None:
     """:data:`ARCHIVED` archived facts of each writer in the default agent's archive."""
-    from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Source, Tier
+    from kronika import ItemType, Layer, MemoryItem, Provenance, Source, Tier
     from kronika.testing import archive_document
 
     now = datetime.now(UTC).replace(microsecond=0)
