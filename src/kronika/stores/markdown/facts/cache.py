@@ -159,6 +159,19 @@ class FactParse:
     def content_hash(self) -> str:
         return str(self.digest.hexdigest())
 
+    @property
+    def whole_lines(self) -> bool:
+        """The parse is of the file (no text waiting in memory), read without warnings
+        or damage, and its last line is whole: text put in or added to it by whole
+        lines gives the parse of the text so made."""
+        return (
+            self.pending is None
+            and not self.read_warnings
+            and not self.parsed.damage
+            and bool(self.lines)
+            and self.lines[-1].endswith("\n")
+        )
+
     def trusted(self, stat: Stat, now_ns: int) -> bool | None:
         """``True``: use it as it is; ``False``: re-read the file; ``None``: racy,
         compare the file's bytes with :attr:`content_hash` first (as when only its

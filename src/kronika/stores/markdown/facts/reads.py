@@ -91,12 +91,10 @@ class FactReads:
             return None
         folder = os.fspath(self.files.require_agent(agent))
         entry = self.state.facts.get(folder, path)
-        if entry is None or entry.read_warnings or entry.parsed.damage or entry.pending:
+        if entry is None or not entry.whole_lines:
             return None
         delta = entry.delta
         if delta is None or (delta.before, delta.after) != (content_hash, entry.content_hash):
-            return None
-        if not entry.lines or not entry.lines[-1].endswith("\n"):
             return None
         if not self.ids(agent, brain.BRAIN.path).isdisjoint(lookup.ids(entry)):
             return None

@@ -275,15 +275,7 @@ class FactWriter:
         if spec is None or spec is brain.BRAIN:
             return None
         entry = self.reads.kept(agent, path)
-        if (
-            entry is None
-            or entry.pending is not None
-            or entry.read_warnings
-            or entry.parsed.damage
-            or not entry.lines
-            or not entry.lines[-1].endswith("\n")
-            or entry.content_hash != base
-        ):
+        if entry is None or not entry.whole_lines or entry.content_hash != base:
             return None
         return entry
 
