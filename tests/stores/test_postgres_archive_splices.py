@@ -14,13 +14,13 @@ from pathlib import Path
 import pytest
 
 from kronika import build_memory, load_settings
-from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Source, Tier
+from kronika.core.model import MemoryItem
 from kronika.memory import Memory
 from kronika.settings import Settings
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.postgres.connect import open_pool
 from kronika.stores.postgres.record import SPLICED_PARTS, PostgresRecord
-from kronika.testing import archive_document
+from kronika.testing import archive_document, archived_fact
 
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
 
@@ -39,22 +39,7 @@ def _settings(home: Path, url: str) -> Settings:
 def _archived(n: int) -> MemoryItem:
     at = T0 + timedelta(minutes=n)
     value = f"shelf {n} holds {['plum', 'quince', 'cherry'][n % 3]} jam, jar number {n * 7}"
-    return MemoryItem(
-        id=f"f-jar{n:04d}",
-        agent="default",
-        content=f"jar_{n}: {value}",
-        type=ItemType.FACT,
-        layer=Layer.LONG_TERM,
-        tier=Tier.LONG,
-        created_at=at,
-        updated_at=at,
-        provenance=Provenance(ARCHIVE),
-        key=f"jar_{n}",
-        value=value,
-        source=Source.EXPLICIT,
-        section="User",
-        valid_from=at,
-    )
+    return archived_fact(f"jar_{n}", value, at, id=f"f-jar{n:04d}")
 
 
 def _with_archive(memory: Memory) -> None:
@@ -232,3 +217,4 @@ def test_a_forgotten_fact_leaves_no_text_under_a_part(postgres_url: str, tmp_pat
         assert parts == 0 and text is not None and "f-jar0023 moved out" in text
         keys = {i.key for i in memory.workspace.parse_source("default", ARCHIVE).items}
         assert "jar_23" not in keys and "jar_24" in keys
+

@@ -346,27 +346,11 @@ def run_trial(
 
 def _seed_archive(memory: Memory, writers: int) -> None:
     """:data:`ARCHIVED` archived facts of each writer in the default agent's archive."""
-    from kronika import ItemType, Layer, MemoryItem, Provenance, Source, Tier
-    from kronika.testing import archive_document
+    from kronika.testing import archive_document, archived_fact
 
     now = datetime.now(UTC).replace(microsecond=0)
     facts = [
-        MemoryItem(
-            id=f"f-o{n}x{j:03d}",
-            agent="default",
-            content=f"o{n}_{j}: {_seeded(n, j)}",
-            type=ItemType.FACT,
-            layer=Layer.LONG_TERM,
-            tier=Tier.LONG,
-            created_at=now,
-            updated_at=now,
-            provenance=Provenance("brain_archive.md"),
-            key=f"o{n}_{j}",
-            value=_seeded(n, j),
-            source=Source.EXPLICIT,
-            section="User",
-            valid_from=now,
-        )
+        archived_fact(f"o{n}_{j}", _seeded(n, j), now, id=f"f-o{n}x{j:03d}")
         for n in range(writers)
         for j in range(ARCHIVED)
     ]

@@ -55,13 +55,14 @@ from typing import Any
 
 import numpy as np
 
-from kronika import ItemType, Layer, MemoryItem, Provenance, Settings, Source, Tier
+from kronika import MemoryItem, Settings
 from kronika.bench._runtime import Progress, settings_summary, timed_calls
 from kronika.bench.fixed import FixedVectors, long_session
 from kronika.bench.floors import sqlite_floor
 from kronika.bench.report import table
 from kronika.bench.scale import synthetic_sentence, synthetic_sessions
 from kronika.bench.turns import concurrency_table, save_turn_concurrency
+from kronika.testing import archived_fact
 
 SESSION_CAP = 1_000
 CLI_COMMANDS: tuple[tuple[str, ...], ...] = (
@@ -90,24 +91,7 @@ def _stored_facts(size: int, now: datetime) -> list[MemoryItem]:
     for n in range(size):
         value = synthetic_sentence(rng)
         at = now - timedelta(minutes=size - n)
-        facts.append(
-            MemoryItem(
-                id=f"f-bench{n:08d}",
-                agent="bench",
-                content=f"fact_{n}: {value}",
-                type=ItemType.FACT,
-                layer=Layer.LONG_TERM,
-                tier=Tier.LONG,
-                created_at=at,
-                updated_at=at,
-                provenance=Provenance("brain_archive.md"),
-                key=f"fact_{n}",
-                value=value,
-                source=Source.EXPLICIT,
-                section="User",
-                valid_from=at,
-            )
-        )
+        facts.append(archived_fact(f"fact_{n}", value, at, id=f"f-bench{n:08d}", agent="bench"))
     return facts
 
 

@@ -15,7 +15,8 @@ For measuring one of kronika's inner parts alone (what ``kronika bench`` does fo
 few of its figures), :mod:`kronika.testing.parts` reaches them, and its names are
 offered here too: :class:`RecallReplay`, :func:`empty_index_like`,
 :func:`exact_index_like`, :func:`postgres_database`, :func:`postgres_index`,
-:class:`LocalPostgres`, :func:`is_postgres_url`, :func:`archive_document`, and the
+:class:`LocalPostgres`, :func:`is_postgres_url`, :func:`archive_document`,
+:func:`archived_fact`, and the
 benchmark readers :func:`read_locomo` and :func:`iter_longmemeval` (its questions are
 :class:`LongMemEvalQuestion`).
 
@@ -62,6 +63,7 @@ from kronika.testing.parts import (
     LongMemEvalQuestion,
     RecallReplay,
     archive_document,
+    archived_fact,
     empty_index_like,
     exact_index_like,
     is_postgres_url,
@@ -88,6 +90,7 @@ __all__ = [
     "ScriptedReply",
     "ScriptedRerankServer",
     "archive_document",
+    "archived_fact",
     "conversation",
     "empty_index_like",
     "exact_index_like",

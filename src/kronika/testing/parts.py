@@ -14,8 +14,9 @@ lean on is named in one place:
   against).
 * :func:`postgres_database`, :func:`postgres_index`, :class:`LocalPostgres` and
   :func:`is_postgres_url` — a throwaway database for a PostgreSQL search index.
-* :func:`archive_document` — a Brain archive file of many facts, written at once, for
-  a workspace of a given size without remembering its facts one by one.
+* :func:`archive_document` and :func:`archived_fact` — a Brain archive file of many
+  facts, written at once, for a workspace of a given size without remembering its
+  facts one by one, and a fact as that file holds it.
 * :func:`read_locomo`, :func:`iter_longmemeval` and :class:`LongMemEvalQuestion` —
   the readers ``kronika import`` uses for the public benchmarks' files.
 """
@@ -213,6 +214,32 @@ def postgres_index(
         ann_threshold=ann_threshold,
         lexical=lexical,
         hnsw=HnswOptions() if hnsw is None else HnswOptions(*hnsw),
+    )
+
+
+def archived_fact(
+    key: str, value: str, at: datetime, *, id: str, agent: str = "default", section: str = "User"
+) -> MemoryItem:
+    """A keyed fact of ``agent`` as the Brain archive holds it (``key: value``, stated
+    by the user at ``at``), for :func:`archive_document`."""
+    from kronika.core.model import ItemType, Layer, Provenance, Source, Tier
+    from kronika.stores.markdown.facts.brain import ARCHIVE
+
+    return MemoryItem(
+        id=id,
+        agent=agent,
+        content=f"{key}: {value}",
+        type=ItemType.FACT,
+        layer=Layer.LONG_TERM,
+        tier=Tier.LONG,
+        created_at=at,
+        updated_at=at,
+        provenance=Provenance(ARCHIVE.path),
+        key=key,
+        value=value,
+        source=Source.EXPLICIT,
+        section=section,
+        valid_from=at,
     )
 
 
