@@ -887,19 +887,23 @@ class StoreOfRecord(Protocol):
         self,
         documents: Sequence[RecordDocument],
         items: Mapping[tuple[str, str], Sequence[MemoryItem]],
+        *,
+        fold: bool = False,
     ) -> RecordWritten:
         """Write ``documents`` (``text`` ``None``: remove) and the items parsed from
         each (by ``(agent, path)``) all at once, under the lock; returns the numbers of
         its changes. A document with ``appends`` adds its text and items to those
-        held (:class:`RecordAppend`)."""
+        held (:class:`RecordAppend`). ``fold`` (a forget's write): :meth:`fold_parts`
+        in the same transaction, so the forget and the folding land together or not
+        at all (with no documents, the folding alone)."""
         ...
 
     def fold_parts(self) -> int:
-        """Under the lock, after a forget: every document of the agents held whose
-        parts went over a span of it keeps its text as one body, without parts, so the
-        text a part went over (an archived fact's lines, the fact forgotten since) is
-        no longer held anywhere. Its text and change are the same. Returns how many
-        documents were folded."""
+        """Under the lock: every document of the agents held whose parts went over a
+        span of it keeps its text as one body, without parts, so the text a part went
+        over (an archived fact's lines, the fact forgotten since) is no longer held
+        anywhere. Its text and change are the same. Returns how many documents were
+        folded."""
         ...
 
     def close(self) -> None: ...

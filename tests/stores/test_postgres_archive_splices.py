@@ -8,6 +8,10 @@ parts, writes the archive whole instead."""
 from __future__ import annotations
 
 import hashlib
+import subprocess
+import sys
+import textwrap
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -19,7 +23,7 @@ from kronika.memory import Memory
 from kronika.settings import Settings
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.postgres.connect import open_pool
-from kronika.stores.postgres.record import SPLICED_PARTS, PostgresRecord
+from kronika.stores.postgres.record import _STAMP_CLASS, SPLICED_PARTS, PostgresRecord
 from kronika.testing import archive_document, archived_fact
 
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
@@ -218,3 +222,82 @@ def test_a_forgotten_fact_leaves_no_text_under_a_part(postgres_url: str, tmp_pat
         keys = {i.key for i in memory.workspace.parse_source("default", ARCHIVE).items}
         assert "jar_23" not in keys and "jar_24" in keys
 
+
+_FORGETTER = textwrap.dedent(
+    """
+    import sys
+    from kronika import build_memory, load_settings
+
+    settings = load_settings(
+        sys.argv[1], environ={}, embedder="hashing", database_url=sys.argv[2],
+        brain_budget=4000, brain_max=8000,
+    )
+    with build_memory(settings) as memory:
+        memory.forget(key="jar_17")
+    """
+)
+
+
+def _waiting(url: str, seconds: float = 60) -> None:
+    """Until a session of the database waits for a lock (else fail)."""
+    deadline = time.monotonic() + seconds
+    with psycopg.connect(url, autocommit=True) as conn:
+        while not conn.execute("SELECT count(*) FROM pg_locks WHERE NOT granted").fetchone()[0]:
+            assert time.monotonic() < deadline, "no session came to wait for the lock"
+            time.sleep(0.05)
+
+
+def _alone(url: str, seconds: float = 60) -> None:
+    """Until no other client session is connected to the database (the killed
+    worker's have ended, their transactions committed or rolled back)."""
+    deadline = time.monotonic() + seconds
+    with psycopg.connect(url, autocommit=True) as conn:
+        while conn.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()"
+            " AND backend_type = 'client backend' AND pid <> pg_backend_pid()"
+        ).fetchone()[0]:
+            assert time.monotonic() < deadline, "the killed worker's sessions did not end"
+            time.sleep(0.05)
+
+
+def test_a_forget_killed_while_sending_leaves_no_text_under_a_part(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """A worker killed while its forget goes into the record (its statements sent,
+    the write waiting for the record's lock) leaves the record as it was or forgotten
+    whole; the next write from its folder sends the forget with the parts folded, so
+    the fact's old lines are held nowhere."""
+    home = tmp_path / "a"
+    with build_memory(_settings(home, postgres_url)) as memory:
+        _with_archive(memory)
+        memory.remember("shelf 17 is empty now", key="jar_17")
+        memory.remember("shelf 23 is empty now", key="jar_23")
+    old = _archived(17).value
+    assert old is not None
+    with psycopg.connect(postgres_url, autocommit=True) as stamp:
+        # the lock that numbers the tenant's changes: every write to the record waits
+        stamp.execute("SELECT pg_advisory_lock(%s, hashtext('default'))", (_STAMP_CLASS,))
+        worker = subprocess.Popen(
+            [sys.executable, "-c", _FORGETTER, str(home), postgres_url],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            _waiting(postgres_url)
+        finally:
+            worker.kill()
+            worker.communicate()
+    _alone(postgres_url)
+    with build_memory(_settings(home, postgres_url)) as memory:
+        memory.remember("the pantry door sticks", key="pantry")  # the folder's edits go too
+        assert "jar_17" not in {f.key for f in memory.facts()}
+        with psycopg.connect(postgres_url) as conn:
+            found = conn.execute(
+                "SELECT 'document', path FROM record_documents WHERE strpos(body, %s) > 0"
+                " UNION ALL SELECT 'part', path FROM record_document_parts"
+                " WHERE strpos(text, %s) > 0"
+                " UNION ALL SELECT 'item', path FROM record_items WHERE strpos(content, %s) > 0",
+                (old, old, old),
+            ).fetchall()
+        assert found == []
+        _matches_the_record(postgres_url, memory)

@@ -152,6 +152,7 @@ class Forgetting:
             ids = [it.id for it in items]
             indexed = {it.id for it in ctx.index.get_items(ids)}
             change = ForgetItems(tuple(items), tuple(phrases), tuple(sorted(keep)))
+            self._fold_with_push()
             written = ctx.writer.memory_write(name, section, change, source_agent)
             if written.outcome != "applied":
                 return ForgetReceipt(
@@ -201,19 +202,30 @@ class Forgetting:
                 # says those facts are being forgotten (not lost)
                 ctx.indexer.sync_agent(name)
                 change = ForgetItems(found.items, found.phrases, found.keep)
+                self._fold_with_push()
                 ctx.writer.memory_write(name, "forget", change, SYSTEM)
                 self._compact()
             finished += 1
             log.warning("%s: a forget cut short by a crash was finished", name)
         return finished
 
+    def _fold_with_push(self) -> None:
+        """In team mode, before a forget edits the folder: the push that sends its
+        edits folds the record's parts in the same transaction
+        (:meth:`~kronika.stores.working_copy.WorkingCopy.fold_with_push`), so no text
+        it removes stays under a part, even when a kill comes between."""
+        from kronika.stores.working_copy import WorkingCopy
+
+        if isinstance(self._ctx.lock, WorkingCopy):
+            self._ctx.lock.fold_with_push()
+
     def _compact(self) -> None:
         """A database that keeps deleted rows in its files until they are rewritten
         (PostgreSQL) rewrites them once the write lock is released; see
         ``compact_after_forget`` there. In team mode the redacted files go into the
-        record first (a working copy's ``push``, under the lock), and the documents
-        whose parts went over a span of them are folded into one body
-        (``fold_parts``), so the rows they replace are among the rewritten."""
+        record first (a working copy's ``push``, under the lock, which folds the
+        documents whose parts went over a span of them into one body), so the rows
+        they replace are among the rewritten."""
         ctx = self._ctx
         index = getattr(ctx.index, "inner", ctx.index)
         compact = getattr(index, "compact_after_forget", None)
@@ -222,7 +234,6 @@ class Forgetting:
 
             if isinstance(ctx.lock, WorkingCopy):
                 ctx.lock.push()
-                ctx.lock.record.fold_parts()  # no forgotten text left under a part
             ctx.shared.forget_state.due = compact
             if getattr(ctx.shared.forget_state, "depth", 0) == 0:  # not inside a forget
                 self._compact_due()

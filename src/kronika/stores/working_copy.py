@@ -95,6 +95,7 @@ class WorkingCopy(Reentrant):
         self._scope: frozenset[str] | None = None  # the agents a hold is for (all: None)
         self._after: list[Callable[[], None]] = []  # to run once the record is let go
         self._unsent: set[tuple[str, str]] = set()  # files of a push the record refused
+        self._fold = False  # a forget's edits wait for a push: it folds the record's parts
         self._load_manifest()
 
     # -- the lock -------------------------------------------------------------------
@@ -142,6 +143,16 @@ class WorkingCopy(Reentrant):
             run()
         else:
             self._after.append(run)
+
+    def fold_with_push(self) -> None:
+        """Under the lock, before a forget edits the folder: the push that sends its
+        edits (this hold's, or the next one's after a kill) folds the record's parts in
+        the same transaction (:meth:`~kronika.ports.StoreOfRecord.write`'s ``fold``),
+        so no text the forget removed stays under a part. Kept in the manifest until
+        such a push succeeds."""
+        if not self._fold:
+            self._fold = True
+            self._save_manifest()
 
     def from_record(self, agent: str, path: str) -> bool:
         """Whether the folder's file is the record's version as last pulled or pushed
@@ -395,13 +406,19 @@ class WorkingCopy(Reentrant):
             [key for key in self.workspace.removed if self._holds(key[0])]
         )
         if not documents:
+            if self._fold:
+                self.record.fold_parts()
+                self._fold = False
+                self._save_manifest()
             return 0
         self._unsent.update((doc.agent, doc.path) for doc in documents)
+        fold = self._fold
         try:
-            written = self.record.write(documents, items)
+            written = self.record.write(documents, items, fold=fold)
         except StaleAppend:  # the record holds another body: each sent whole
             documents = [self._whole(doc, items, states) for doc in documents]
-            written = self.record.write(documents, items)
+            written = self.record.write(documents, items, fold=fold)
+        self._fold = False
         self._unsent.difference_update((doc.agent, doc.path) for doc in documents)
         for doc in documents:
             key = (doc.agent, doc.path)
@@ -609,6 +626,7 @@ class WorkingCopy(Reentrant):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             self._change = int(data["change"])
+            self._fold = bool(data.get("fold", False))
             self._copies = {
                 (agent, rel): _Copy(int(m), int(s), str(h)) for agent, rel, m, s, h in data["files"]
             }
@@ -618,6 +636,7 @@ class WorkingCopy(Reentrant):
             # Start again from nothing: every document is written here anew.
             self.workspace.notes.append(f"{path} was unreadable ({err}); the copy was refreshed")
             self._change, self._copies = 0, {}
+            self._fold = True  # what a forget left unsent (if any) is folded when sent
 
     def _save_manifest(self) -> None:
         """Write what the copy holds (``record.json``), whole, without waiting for the
@@ -627,12 +646,11 @@ class WorkingCopy(Reentrant):
         is already the record's is written again as it was, and one a copy cannot place
         is kept aside before the record's is written). A kill leaves it whole: the rename."""
         files = [[a, p, c.mtime_ns, c.size, c.sha256] for (a, p), c in sorted(self._copies.items())]
+        saved: dict[str, object] = {"change": self._change, "files": files}
+        if self._fold:
+            saved["fold"] = True
         try:
-            atomic_write_text(
-                self.home / MANIFEST,
-                json.dumps({"change": self._change, "files": files}),
-                durable=False,
-            )
+            atomic_write_text(self.home / MANIFEST, json.dumps(saved), durable=self._fold)
         except OSError as err:
             raise StoreError(f"cannot write {self.home / MANIFEST}: {err}") from err
         self._manifest_mark = _quick_state(self.home / MANIFEST)

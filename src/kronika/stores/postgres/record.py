@@ -319,10 +319,14 @@ class PostgresRecord:
         self,
         documents: Sequence[RecordDocument],
         items: Mapping[tuple[str, str], Sequence[MemoryItem]],
+        *,
+        fold: bool = False,
     ) -> RecordWritten:
         if self._held is None:
             raise StoreError("a write to the record needs its write lock")
         if not documents:
+            if fold:
+                self.fold_parts()
             return RecordWritten(0, 0)
         conn = self._held
         changes: list[Callable[[], int]] = []  # each read once the stream is answered
@@ -351,6 +355,8 @@ class PostgresRecord:
                 if self._audit:  # the audit entries of the hold, in the same commit
                     with conn.cursor() as cur:
                         cur.executemany(INSERT_AUDIT, self._audit)
+                if fold:  # a forget's: it and the folding land together or not at all
+                    self._fold(conn)
             newest = newest_of.fetchone()
             numbers = [change() for change in changes]
         except StoreError:
@@ -631,39 +637,39 @@ class PostgresRecord:
     def fold_parts(self) -> int:
         if self._held is None:
             raise StoreError("folding the record's parts needs its write lock")
-        conn = self._held
-        agents = None if self._agents is None else sorted(self._agents)
         try:
-            with sent_together(conn, transaction=False):
-                found = conn.execute(
-                    f"SELECT d.agent, d.path, {_WHOLE} FROM record_documents d"
-                    " WHERE d.tenant = %(tenant)s"
-                    " AND (%(agents)s::text[] IS NULL OR d.agent = ANY(%(agents)s))"
-                    " AND EXISTS (SELECT 1 FROM record_document_parts p"
-                    " WHERE p.tenant = d.tenant AND p.agent = d.agent AND p.path = d.path"
-                    " AND p.at IS NOT NULL)",
-                    {"tenant": self._tenant, "agents": agents},
-                )
-            rows = found.fetchall()
-            if not rows:
-                return 0
-            with sent_together(conn):  # one transaction: the text is the same throughout
-                for agent, path, body, texts, ats, cuts in rows:
-                    key = (self._tenant, agent, path)
-                    # the change stays: a worker that saw it has nothing new to pull,
-                    # one that did not gets the document whole (its body is newer)
-                    conn.execute(
-                        "UPDATE record_documents SET body = %s, body_change = change"
-                        " WHERE tenant = %s AND agent = %s AND path = %s",
-                        (_assembled(body, texts, ats, cuts), *key),
-                    )
-                    conn.execute(
-                        "DELETE FROM record_document_parts"
-                        " WHERE tenant = %s AND agent = %s AND path = %s",
-                        key,
-                    )
+            with sent_together(self._held):  # one transaction: the text is the same throughout
+                return self._fold(self._held)
         except Exception as err:
             raise StoreError(f"cannot fold the record's parts: {one_line(err)}") from err
+
+    def _fold(self, conn: psycopg.Connection[Any]) -> int:
+        """Inside a transaction on ``conn``: every document of the agents held whose
+        parts went over a span of it gets its text as one body and no parts (see
+        :meth:`fold_parts`); how many. Its read waits for the answers sent so far."""
+        agents = None if self._agents is None else sorted(self._agents)
+        rows = conn.execute(
+            f"SELECT d.agent, d.path, {_WHOLE} FROM record_documents d"
+            " WHERE d.tenant = %(tenant)s"
+            " AND (%(agents)s::text[] IS NULL OR d.agent = ANY(%(agents)s))"
+            " AND EXISTS (SELECT 1 FROM record_document_parts p"
+            " WHERE p.tenant = d.tenant AND p.agent = d.agent AND p.path = d.path"
+            " AND p.at IS NOT NULL)",
+            {"tenant": self._tenant, "agents": agents},
+        ).fetchall()
+        for agent, path, body, texts, ats, cuts in rows:
+            key = (self._tenant, agent, path)
+            # the change stays: a worker that saw it has nothing new to pull, one that
+            # did not gets the document whole (its body is newer)
+            conn.execute(
+                "UPDATE record_documents SET body = %s, body_change = change"
+                " WHERE tenant = %s AND agent = %s AND path = %s",
+                (_assembled(body, texts, ats, cuts), *key),
+            )
+            conn.execute(
+                "DELETE FROM record_document_parts WHERE tenant = %s AND agent = %s AND path = %s",
+                key,
+            )
         return len(rows)
 
     def _write_proposals(self, conn: psycopg.Connection[Any], doc: RecordDocument) -> None:

@@ -179,8 +179,10 @@ class MarkingRecord:
         self,
         documents: Sequence[RecordDocument],
         items: Mapping[tuple[str, str], Sequence[MemoryItem]],
+        *,
+        fold: bool = False,
     ) -> RecordWritten:
-        written = self.inner.write(documents, items)
+        written = self.inner.write(documents, items, fold=fold)
         self._seen = max(self._seen, written.last)
         if documents:
             self._mark.wrote()
