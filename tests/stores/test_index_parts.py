@@ -85,7 +85,9 @@ def _parameters(function: Any) -> list[tuple[str, Any, Any]]:
 
 def _parts(cls: type[Any]) -> dict[str, type[Any]]:
     hints = get_type_hints(cls)
-    return {name: hints[name] for name in [*PORTS, "state"]}
+    # the ports' parts, the state, and a part of one index alone (PostgreSQL's ``due``)
+    own = {a.part for a in vars(cls).values() if isinstance(a, Alias) and a.part in hints}
+    return {name: hints[name] for name in dict.fromkeys([*PORTS, "state", *sorted(own)])}
 
 
 @pytest.mark.parametrize("cls", [SqliteIndex, PostgresIndex])

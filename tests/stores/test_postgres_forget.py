@@ -7,6 +7,8 @@ bytes, are written over)."""
 from __future__ import annotations
 
 import subprocess
+import sys
+import textwrap
 import time
 from pathlib import Path
 from typing import Any
@@ -322,3 +324,123 @@ def test_a_replication_slot_holding_the_wal_is_named_in_the_log(
     logged = " ".join(r.getMessage() for r in caplog.records if r.levelname == "WARNING")
     assert "still keeps hold the forgotten bytes" in logged
     assert "standby_one" in logged
+
+
+_FORGETTER = textwrap.dedent(
+    """
+    import sys
+    from kronika import build_memory, load_settings
+
+    settings = load_settings(sys.argv[1], environ={}, embedder="hashing", database_url=sys.argv[2])
+    with build_memory(settings) as memory:
+        memory.forget(topic="Dmytro Zhabotynsky")
+    """
+)
+
+
+def test_a_worker_killed_before_the_rewrite_after_its_forget_leaves_it_due(
+    postgres_server: object, postgres_url: str, tmp_path: Path
+) -> None:
+    """A worker killed after its forget was written and before the table files were
+    rewritten (its ``VACUUM FULL`` waiting for a table another session reads) leaves
+    the forgotten bytes in them; the next worker to open the memory runs the rewrite
+    the killed one had noted as due, and no byte of the name is left."""
+    import psycopg
+
+    from kronika.stores.postgres.embedded import LocalPostgres
+
+    assert isinstance(postgres_server, LocalPostgres)
+    admin = postgres_server.url(postgres_url.rsplit("/", 1)[1])
+    settings = load_settings(
+        tmp_path / "ws", environ={}, embedder="hashing", database_url=postgres_url
+    )
+    with build_memory(settings) as memory:
+        memory.note("Dmytro Zhabotynsky owes me 200 euro")
+        memory.remember(key="neighbour", value="Dmytro Zhabotynsky")
+        memory.remember(key="pet", value="a cat called Mruczek")
+    with psycopg.connect(admin, autocommit=True) as conn:
+        (schema,) = conn.execute(
+            "SELECT table_schema FROM information_schema.tables WHERE table_name = 'idx_items'"
+        ).fetchone()
+        others = tuple(
+            f"base/{oid}/"
+            for (oid,) in conn.execute(
+                "SELECT oid FROM pg_database WHERE datname <> current_database()"
+            )
+        )
+    reader = psycopg.connect(admin)  # holds off the rewrite of the first table
+    reader.execute(f'LOCK TABLE "{schema}".idx_items IN ACCESS SHARE MODE')
+    worker = subprocess.Popen(
+        [sys.executable, "-c", _FORGETTER, str(tmp_path / "ws"), postgres_url],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        _wait_for(admin, "SELECT 1 FROM pg_stat_activity WHERE query LIKE 'VACUUM%idx_items'")
+    finally:
+        worker.kill()
+        worker.communicate()
+        reader.rollback()
+        reader.close()
+    _wait_for(  # the killed worker's sessions have ended
+        admin,
+        "SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname ="
+        " current_database() AND backend_type = 'client backend' AND pid <> pg_backend_pid())",
+    )
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+    assert any(p.startswith("base/") for p in _files_holding(postgres_server.data, others))
+
+    later = load_settings(
+        tmp_path / "next", environ={}, embedder="hashing", database_url=postgres_url
+    )
+    with build_memory(later) as other:  # another worker, another folder
+        assert not any("Zhabotynsky" in h.item.content for h in other.recall("Dmytro").hits)
+        assert any("Mruczek" in h.item.content for h in other.recall("Mruczek").hits)
+        with psycopg.connect(admin, autocommit=True) as conn:
+            assert (
+                conn.execute(
+                    f"SELECT key FROM \"{schema}\".idx_meta WHERE starts_with(key, 'forget_due:')"
+                ).fetchall()
+                == []
+            )
+    assert _files_holding(postgres_server.data, others) == {}  # table files and WAL alike
+
+
+def test_a_forget_approved_in_team_mode_leaves_no_byte(
+    postgres_server: object, postgres_url: str, tmp_path: Path
+) -> None:
+    """At autonomy 1 an agent's forget waits for the person's approval; approved, it is
+    written as every forget is: the record's documents and the table files, the
+    planner's statistics and the WAL that held the name are rewritten."""
+    import psycopg
+
+    from kronika.stores.postgres.embedded import LocalPostgres
+    from kronika.workflows.tools import call_tool
+
+    assert isinstance(postgres_server, LocalPostgres)
+    admin = postgres_server.url(postgres_url.rsplit("/", 1)[1])
+    home = tmp_path / "ws"
+    home.mkdir()
+    (home / "kronika.toml").write_text("[agents.default]\nautonomy = 1\n")
+    settings = load_settings(home, environ={}, embedder="hashing", database_url=postgres_url)
+    with build_memory(settings) as memory:
+        memory.note("Dmytro Zhabotynsky owes me 200 euro")
+        memory.remember(key="neighbour", value="Dmytro Zhabotynsky")
+        memory.remember(key="pet", value="a cat called Mruczek")
+        done = call_tool(memory, "default", "forget", {"topic": "Dmytro Zhabotynsky"})
+        assert done["outcome"] == "proposed"
+        [proposal] = memory.proposals()
+        memory.approve(proposal.id)
+        assert memory.proposals() == []
+        assert not any("Zhabotynsky" in h.item.content for h in memory.recall("Dmytro").hits)
+        assert any("Mruczek" in h.item.content for h in memory.recall("Mruczek").hits)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+        others = tuple(
+            f"base/{oid}/"
+            for (oid,) in conn.execute(
+                "SELECT oid FROM pg_database WHERE datname <> current_database()"
+            )
+        )
+    assert _files_holding(postgres_server.data, others) == {}  # table files and WAL alike

@@ -124,7 +124,7 @@ class Memory:
         self._forgetting = Forgetting(ctx)
         self.sessions = Sessions(ctx, self._reads)
         self._turn_batch = TurnBatch(ctx, self.sessions)
-        self.proposals = Proposals(ctx, self._facts, self.sessions)
+        self.proposals = Proposals(ctx, self._facts, self.sessions, self._forgetting)
         self.links = Links(ctx)
         self.lessons = Lessons(ctx, self)
         self.prompt = Prompt(ctx, self._reads)

@@ -16,7 +16,7 @@ from kronika.core.visibility import only_visible, visible
 from kronika.engine.changes import ForgetItems
 from kronika.engine.indexer import Progress
 from kronika.engine.redacting import plan_forget, snapshot
-from kronika.engine.write import SYSTEM, USER
+from kronika.engine.write import SYSTEM, USER, WriteReceipt
 from kronika.errors import NotFound
 from kronika.memory.base import MemoryContext
 
@@ -71,7 +71,7 @@ class Forgetting:
             + ((value, "the value"), (topic, "the topic"))
         )
         name = ctx.agent(agent)
-        with self._outside_the_lock(), ctx.lock:
+        with self.outside_the_lock(), ctx.lock:
             ctx.indexer.sync_agent(name)
             about = None
             if topic is not None and item_id is None and key is None and value is None:
@@ -144,7 +144,7 @@ class Forgetting:
         from kronika.engine.forgetting import ForgetReceipt, forgotten_phrases
 
         ctx = self._ctx
-        with self._outside_the_lock(), ctx.lock:
+        with self.outside_the_lock(), ctx.lock:
             phrases = list(dict.fromkeys(forgotten_phrases(ctx.workspace, name, items) + [*also]))
             plan = plan_forget(ctx.workspace, ctx.audit_log, name, items, phrases, keep)
             touched = [e.path for e in plan.edits if e.place.action != "removed"]
@@ -152,8 +152,7 @@ class Forgetting:
             ids = [it.id for it in items]
             indexed = {it.id for it in ctx.index.get_items(ids)}
             change = ForgetItems(tuple(items), tuple(phrases), tuple(sorted(keep)))
-            self._fold_with_push()
-            written = ctx.writer.memory_write(name, section, change, source_agent)
+            written = self.write_forget(name, section, change, source_agent)
             if written.outcome != "applied":
                 return ForgetReceipt(
                     written.outcome,
@@ -165,8 +164,6 @@ class Forgetting:
                 )
             after = snapshot(ctx.workspace, name, touched)
             left = {it.id for it in ctx.index.get_items(ids)}
-            ctx.link_store.remove_links(name, set(ids) - left)
-            self._compact()
         rewritten = sum(1 for i, text in after.items() if before.get(i) != text)
         gone = (indexed - left) | (set(before) - set(after))  # a rewritten id counts too
         return ForgetReceipt(
@@ -179,6 +176,26 @@ class Forgetting:
             index_rewritten=rewritten,
             audit_redacted=plan.audit_entries,
         )
+
+    def write_forget(
+        self, name: str, section: str, change: ForgetItems, source_agent: str
+    ) -> WriteReceipt:
+        """Write the forget ``change`` of agent ``name`` through the write path with what
+        every forget needs around it: the rewrite noted as due and the record's parts
+        folded (:meth:`_before_edits`), the links of the items gone removed, and the
+        files that held them rewritten (:meth:`_compact`). The one way a forget is
+        written: :meth:`forget_items`, and the approval of a forget proposal."""
+        ctx = self._ctx
+        with self.outside_the_lock(), ctx.lock:
+            due = self._before_edits()
+            written = ctx.writer.memory_write(name, section, change, source_agent)
+            self._after_edits(due, written.outcome == "applied")
+            if written.outcome == "applied":
+                ids = [it.id for it in change.items]
+                left = {it.id for it in ctx.index.get_items(ids)}
+                ctx.link_store.remove_links(name, set(ids) - left)
+                self._compact()
+        return written
 
     def finish_forgets(self) -> int:
         """Finish every forget a kill cut short (:mod:`kronika.engine.forget_journal`):
@@ -193,7 +210,7 @@ class Forgetting:
             if not (folder / forget_journal.JOURNAL).exists():
                 continue  # the common case: no lock taken
             # another process may be inside that very forget
-            with self._outside_the_lock(), ctx.lock:
+            with self.outside_the_lock(), ctx.lock:
                 found = forget_journal.pending(folder)
                 if found is None:  # finished meanwhile, or unreadable: nothing was edited
                     forget_journal.finish(folder)
@@ -202,22 +219,48 @@ class Forgetting:
                 # says those facts are being forgotten (not lost)
                 ctx.indexer.sync_agent(name)
                 change = ForgetItems(found.items, found.phrases, found.keep)
-                self._fold_with_push()
+                due = self._before_edits()
                 ctx.writer.memory_write(name, "forget", change, SYSTEM)
+                self._after_edits(due, True)
                 self._compact()
             finished += 1
             log.warning("%s: a forget cut short by a crash was finished", name)
+        left = getattr(self._index(), "rewrites_left", None)
+        if callable(left) and left():  # a worker gone before the rewrite after its forget
+            with self.outside_the_lock(), ctx.lock:
+                self._compact()
+            log.warning("the rewrite after a forget cut short by a crash was run")
         return finished
 
-    def _fold_with_push(self) -> None:
-        """In team mode, before a forget edits the folder: the push that sends its
-        edits folds the record's parts in the same transaction
+    def _index(self) -> object:
+        """The index under any wrapper (what its own upkeep verbs are asked of)."""
+        return getattr(self._ctx.index, "inner", self._ctx.index)
+
+    def _before_edits(self) -> str | None:
+        """Before a forget edits anything: an index that rewrites its files after a
+        forget notes the rewrite as due until it is done (its token, if it does:
+        :mod:`kronika.stores.postgres.forget_due`); in team mode, the push that sends
+        the edits folds the record's parts in the same transaction
         (:meth:`~kronika.stores.working_copy.WorkingCopy.fold_with_push`), so no text
-        it removes stays under a part, even when a kill comes between."""
+        the forget removes stays under a part. Either holds when a kill comes between."""
         from kronika.stores.working_copy import WorkingCopy
 
+        note = getattr(self._index(), "rewrite_due", None)
+        token = note() if callable(note) else None
         if isinstance(self._ctx.lock, WorkingCopy):
             self._ctx.lock.fold_with_push()
+        return str(token) if token is not None else None
+
+    def _after_edits(self, token: str | None, applied: bool) -> None:
+        """The forget noted by :meth:`_before_edits` wrote its edits (``applied``): the
+        next rewrite covers it; else it edited nothing (a proposal, or refused) and no
+        rewrite is due for it."""
+        if token is None:
+            return
+        index = self._index()
+        verb = getattr(index, "rewrite_written" if applied else "rewrites_done", None)
+        if callable(verb):
+            verb(token if applied else [token])
 
     def _compact(self) -> None:
         """A database that keeps deleted rows in its files until they are rewritten
@@ -227,8 +270,7 @@ class Forgetting:
         documents whose parts went over a span of them into one body), so the rows
         they replace are among the rewritten."""
         ctx = self._ctx
-        index = getattr(ctx.index, "inner", ctx.index)
-        compact = getattr(index, "compact_after_forget", None)
+        compact = getattr(self._index(), "compact_after_forget", None)
         if callable(compact):
             from kronika.stores.working_copy import WorkingCopy
 
@@ -239,7 +281,7 @@ class Forgetting:
                 self._compact_due()
 
     @contextmanager
-    def _outside_the_lock(self) -> Iterator[None]:
+    def outside_the_lock(self) -> Iterator[None]:
         """Enter before the write lock: when this thread's outermost forget is done and
         the lock released, run the rewrite it asked for (:meth:`_compact`), so other
         workers' recalls and writes wait only for the table being rewritten, not for the
@@ -275,7 +317,7 @@ class Forgetting:
 
         ctx = self._ctx
         agents = [ctx.agent(agent)] if agent is not None else ctx.agents()
-        with self._outside_the_lock(), ctx.lock:
+        with self.outside_the_lock(), ctx.lock:
             for name in agents:
                 ctx.indexer.sync_agent(name)
             now = ctx.clock.now()

@@ -9,11 +9,12 @@ from dataclasses import replace
 
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Reader, Tier
 from kronika.core.visibility import visible
-from kronika.engine.changes import AppendTurn, WriteLessons
+from kronika.engine.changes import AppendTurn, ForgetItems, WriteLessons
 from kronika.engine.proposals import Proposal, fact_of, items_of
 from kronika.engine.write import USER, WriteReceipt
 from kronika.memory.base import MemoryContext
 from kronika.memory.facts import Facts
+from kronika.memory.forgetting import Forgetting
 from kronika.memory.sessions import Sessions
 from kronika.stores.markdown.lessons import lesson_items
 from kronika.stores.markdown.sessions import header_audience, session_filename
@@ -23,10 +24,13 @@ class Proposals:
     """List, approve and reject proposals; calling the part lists them (what
     ``memory.proposals(agent)`` did before the part was there)."""
 
-    def __init__(self, ctx: MemoryContext, facts: Facts, sessions: Sessions) -> None:
+    def __init__(
+        self, ctx: MemoryContext, facts: Facts, sessions: Sessions, forgetting: Forgetting
+    ) -> None:
         self._ctx = ctx
         self._facts = facts
         self._sessions = sessions
+        self._forgetting = forgetting
 
     def __call__(self, agent: str | None = None, *, reader: Reader | None = None) -> list[Proposal]:
         """:meth:`list`."""
@@ -65,10 +69,15 @@ class Proposals:
     def approve(self, proposal_id: str, agent: str | None = None) -> WriteReceipt:
         """Apply a waiting proposal as the person, then remove it (see engine/proposals)."""
         ctx = self._ctx
-        with ctx.lock:
+        # a forget approved rewrites the files that held its text once the lock is let go
+        with self._forgetting.outside_the_lock(), ctx.lock:
             found = ctx.proposal_book.find(ctx.agents_or_all(agent), proposal_id)
             fact = fact_of(found.change)
-            if isinstance(found.change, AppendTurn):
+            if isinstance(found.change, ForgetItems):  # the one way a forget is written
+                receipt = self._forgetting.write_forget(
+                    found.agent, found.section, found.change, USER
+                )
+            elif isinstance(found.change, AppendTurn):
                 path = session_filename(found.change.session_id)
                 try:
                     change = self._sessions.approved_turn(found.agent, found.change)

@@ -36,6 +36,7 @@ on the index (``index.get_items`` is ``index.reads.get_items``).
 from __future__ import annotations
 
 from kronika.core.alias import Alias
+from kronika.stores.postgres.forget_due import ForgetsDue
 from kronika.stores.postgres.index_base import (
     ANN_THRESHOLD,
     GRAPH_RECHECK_S,
@@ -98,6 +99,8 @@ class PostgresIndex:
     upkeep: PostgresUpkeep
     """Meta values, health, statistics, VACUUM, recreate and close
     (:class:`~kronika.ports.IndexUpkeep`)."""
+    due: ForgetsDue
+    """The rewrites after a forget noted as due until done (a kill cannot skip one)."""
 
     def __init__(
         self,
@@ -126,7 +129,8 @@ class PostgresIndex:
             hnsw=hnsw,
         )
         self.search = PostgresSearch(self.state)
-        self.upkeep = PostgresUpkeep(self.state, self.search)
+        self.due = ForgetsDue(self.state)
+        self.upkeep = PostgresUpkeep(self.state, self.search, self.due)
         self.sources = PostgresSources(self.state, self.upkeep)
         self.reads = PostgresReads(self.state)
         self.usage_stats = PostgresUsage(self.state)
@@ -202,5 +206,9 @@ class PostgresIndex:
     stats = Alias("upkeep", PostgresUpkeep.stats)
     vacuum = Alias("upkeep", PostgresUpkeep.vacuum)
     compact_after_forget = Alias("upkeep", PostgresUpkeep.compact_after_forget)
+    rewrite_due = Alias("due", ForgetsDue.note)
+    rewrites_left = Alias("due", ForgetsDue.taken_over)
+    rewrite_written = Alias("due", ForgetsDue.written)
+    rewrites_done = Alias("due", ForgetsDue.done)
     recreate = Alias("upkeep", PostgresUpkeep.recreate)
     close = Alias("upkeep", PostgresUpkeep.close)

@@ -11,6 +11,7 @@ from typing import Any
 
 from kronika.core.model import layer_counts
 from kronika.stores.postgres.connect import redact_url
+from kronika.stores.postgres.forget_due import ForgetsDue
 from kronika.stores.postgres.index_base import (
     GRAPH_ORPHANS_DELETE,
     PostgresState,
@@ -39,9 +40,10 @@ class PostgresUpkeep:
     """Meta values, health, statistics, VACUUM, the rewrite after a forget, recreate and
     close (:class:`~kronika.ports.IndexUpkeep`)."""
 
-    def __init__(self, state: PostgresState, search: PostgresSearch) -> None:
+    def __init__(self, state: PostgresState, search: PostgresSearch, due: ForgetsDue) -> None:
         self.state = state
         self.search = search
+        self.due = due
 
     def meta_value(self, key: str) -> str | None:
         with self.state.reading() as conn:
@@ -138,8 +140,11 @@ class PostgresUpkeep:
         that logged the forgotten text
         (:func:`~kronika.stores.postgres.wal_scrub.scrub_wal`: rounds of
         ``pg_switch_wal()`` and ``CHECKPOINT``). What the database role may not do, or
-        the server keeps, is skipped; returns what was skipped and why."""
+        the server keeps, is skipped; returns what was skipped and why. The rewrites
+        noted as due (:mod:`~kronika.stores.postgres.forget_due`) are done once every
+        table was rewritten; one left locked keeps them due, for the next rewrite."""
         began = time.perf_counter()
+        due = set(self.due.ready)  # the forgets written before it starts
         notes: list[str] = []
         graph = self._drop_graph(notes)
         with self.state.reading() as conn:
@@ -148,6 +153,7 @@ class PostgresUpkeep:
                 # ANALYZE: the planner's statistics (pg_statistic) sample column values
                 note = run_locking(conn, f"VACUUM (FULL, ANALYZE) {table}", table)
                 notes += [note] if note else []
+        locked = bool(notes)  # a table (or the graph) not rewritten: still due
         # the statistics rows ANALYZE replaced, with their sampled values, are in its file
         run = self.state.run
         if run("SELECT has_table_privilege('pg_catalog.pg_statistic', 'MAINTAIN')")[0][0]:
@@ -166,6 +172,8 @@ class PostgresUpkeep:
                 )
             self.search.graph_ready(start=True)
         wal = scrub_wal(self.state.run)
+        if not locked:
+            self.due.done(due)
         log.info(
             "after a forget: tables rewritten in %.2f s; WAL written over in %d rounds,"
             " %.2f s (%s)",
