@@ -187,7 +187,7 @@ class Forgetting:
         written: :meth:`forget_items`, and the approval of a forget proposal."""
         ctx = self._ctx
         with self.outside_the_lock(), ctx.lock:
-            due = self._before_edits()
+            due = self._before_edits(name)
             written = ctx.writer.memory_write(name, section, change, source_agent)
             self._after_edits(due, written.outcome == "applied")
             if written.outcome == "applied":
@@ -219,7 +219,7 @@ class Forgetting:
                 # says those facts are being forgotten (not lost)
                 ctx.indexer.sync_agent(name)
                 change = ForgetItems(found.items, found.phrases, found.keep)
-                due = self._before_edits()
+                due = self._before_edits(name)
                 ctx.writer.memory_write(name, "forget", change, SYSTEM)
                 self._after_edits(due, True)
                 self._compact()
@@ -236,7 +236,7 @@ class Forgetting:
         """The index under any wrapper (what its own upkeep verbs are asked of)."""
         return getattr(self._ctx.index, "inner", self._ctx.index)
 
-    def _before_edits(self) -> str | None:
+    def _before_edits(self, name: str) -> str | None:
         """Before a forget edits anything: an index that rewrites its files after a
         forget notes the rewrite as due until it is done (its token, if it does:
         :mod:`kronika.stores.postgres.forget_due`); in team mode, the push that sends
@@ -248,7 +248,7 @@ class Forgetting:
         note = getattr(self._index(), "rewrite_due", None)
         token = note() if callable(note) else None
         if isinstance(self._ctx.lock, WorkingCopy):
-            self._ctx.lock.fold_with_push()
+            self._ctx.lock.fold_with_push(name)
         return str(token) if token is not None else None
 
     def _after_edits(self, token: str | None, applied: bool) -> None:

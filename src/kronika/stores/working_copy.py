@@ -95,7 +95,7 @@ class WorkingCopy(Reentrant):
         self._scope: frozenset[str] | None = None  # the agents a hold is for (all: None)
         self._after: list[Callable[[], None]] = []  # to run once the record is let go
         self._unsent: set[tuple[str, str]] = set()  # files of a push the record refused
-        self._fold = False  # a forget's edits wait for a push: it folds the record's parts
+        self._fold: set[str] = set()  # agents a forget edited: their push folds the parts
         self._load_manifest()
 
     # -- the lock -------------------------------------------------------------------
@@ -144,14 +144,14 @@ class WorkingCopy(Reentrant):
         else:
             self._after.append(run)
 
-    def fold_with_push(self) -> None:
-        """Under the lock, before a forget edits the folder: the push that sends its
-        edits (this hold's, or the next one's after a kill) folds the record's parts in
-        the same transaction (:meth:`~kronika.ports.StoreOfRecord.write`'s ``fold``),
-        so no text the forget removed stays under a part. Kept in the manifest until
-        such a push succeeds."""
-        if not self._fold:
-            self._fold = True
+    def fold_with_push(self, agent: str) -> None:
+        """Under the lock, before a forget edits ``agent``'s files: the push that sends
+        its edits (this hold's, or the next hold of that agent's after a kill) folds
+        the record's parts in the same transaction
+        (:meth:`~kronika.ports.StoreOfRecord.write`'s ``fold``), so no text the forget
+        removed stays under a part. Kept in the manifest until such a push succeeds."""
+        if agent not in self._fold:
+            self._fold.add(agent)
             self._save_manifest()
 
     def from_record(self, agent: str, path: str) -> bool:
@@ -405,20 +405,21 @@ class WorkingCopy(Reentrant):
         self.workspace.removed.difference_update(
             [key for key in self.workspace.removed if self._holds(key[0])]
         )
+        folded = {agent for agent in self._fold if self._holds(agent)}
         if not documents:
-            if self._fold:
+            if folded:
                 self.record.fold_parts()
-                self._fold = False
+                self._fold -= folded
                 self._save_manifest()
             return 0
         self._unsent.update((doc.agent, doc.path) for doc in documents)
-        fold = self._fold
+        fold = bool(folded)
         try:
             written = self.record.write(documents, items, fold=fold)
         except StaleAppend:  # the record holds another body: each sent whole
             documents = [self._whole(doc, items, states) for doc in documents]
             written = self.record.write(documents, items, fold=fold)
-        self._fold = False
+        self._fold -= folded
         self._unsent.difference_update((doc.agent, doc.path) for doc in documents)
         for doc in documents:
             key = (doc.agent, doc.path)
@@ -626,7 +627,7 @@ class WorkingCopy(Reentrant):
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
             self._change = int(data["change"])
-            self._fold = bool(data.get("fold", False))
+            self._fold = {str(agent) for agent in data.get("fold", ())}
             self._copies = {
                 (agent, rel): _Copy(int(m), int(s), str(h)) for agent, rel, m, s, h in data["files"]
             }
@@ -636,7 +637,8 @@ class WorkingCopy(Reentrant):
             # Start again from nothing: every document is written here anew.
             self.workspace.notes.append(f"{path} was unreadable ({err}); the copy was refreshed")
             self._change, self._copies = 0, {}
-            self._fold = True  # what a forget left unsent (if any) is folded when sent
+            # what a forget left unsent (if any) is folded when sent
+            self._fold = set(self.workspace.agents())
 
     def _save_manifest(self) -> None:
         """Write what the copy holds (``record.json``), whole, without waiting for the
@@ -648,9 +650,9 @@ class WorkingCopy(Reentrant):
         files = [[a, p, c.mtime_ns, c.size, c.sha256] for (a, p), c in sorted(self._copies.items())]
         saved: dict[str, object] = {"change": self._change, "files": files}
         if self._fold:
-            saved["fold"] = True
+            saved["fold"] = sorted(self._fold)
         try:
-            atomic_write_text(self.home / MANIFEST, json.dumps(saved), durable=self._fold)
+            atomic_write_text(self.home / MANIFEST, json.dumps(saved), durable=bool(self._fold))
         except OSError as err:
             raise StoreError(f"cannot write {self.home / MANIFEST}: {err}") from err
         self._manifest_mark = _quick_state(self.home / MANIFEST)
