@@ -81,6 +81,19 @@ def _rows(url: str) -> set[tuple[str, str, str]]:
     return {(str(i), str(c), str(s)) for i, c, s in found}
 
 
+def _holding(url: str, text: str) -> list[tuple[str, str]]:
+    """Where the record holds ``text``: a document's body, a part, an item's row."""
+    with psycopg.connect(url) as conn:
+        found = conn.execute(
+            "SELECT 'document', path FROM record_documents WHERE strpos(body, %s) > 0"
+            " UNION ALL SELECT 'part', path FROM record_document_parts"
+            " WHERE strpos(text, %s) > 0"
+            " UNION ALL SELECT 'item', path FROM record_items WHERE strpos(content, %s) > 0",
+            (text, text, text),
+        ).fetchall()
+    return [(str(kind), str(path)) for kind, path in found]
+
+
 def _matches_the_record(url: str, memory: Memory) -> None:
     """The worker's archive is the record's text, and the record's item rows of it are
     those of a fresh parse of that file."""
@@ -207,15 +220,7 @@ def test_a_forgotten_fact_leaves_no_text_under_a_part(postgres_url: str, tmp_pat
             ).fetchone()
         assert old in body  # under the part that went over its lines
         memory.forget(key="jar_17")
-        with psycopg.connect(postgres_url) as conn:
-            found = conn.execute(
-                "SELECT 'document', path FROM record_documents WHERE strpos(body, %s) > 0"
-                " UNION ALL SELECT 'part', path FROM record_document_parts"
-                " WHERE strpos(text, %s) > 0"
-                " UNION ALL SELECT 'item', path FROM record_items WHERE strpos(content, %s) > 0",
-                (old, old, old),
-            ).fetchall()
-        assert found == []
+        assert _holding(postgres_url, old) == []
         _matches_the_record(postgres_url, memory)
         text, _, parts = _record(postgres_url)
         assert parts == 0 and text is not None and "f-jar0023 moved out" in text
@@ -291,13 +296,5 @@ def test_a_forget_killed_while_sending_leaves_no_text_under_a_part(
     with build_memory(_settings(home, postgres_url)) as memory:
         memory.remember("the pantry door sticks", key="pantry")  # the folder's edits go too
         assert "jar_17" not in {f.key for f in memory.facts()}
-        with psycopg.connect(postgres_url) as conn:
-            found = conn.execute(
-                "SELECT 'document', path FROM record_documents WHERE strpos(body, %s) > 0"
-                " UNION ALL SELECT 'part', path FROM record_document_parts"
-                " WHERE strpos(text, %s) > 0"
-                " UNION ALL SELECT 'item', path FROM record_items WHERE strpos(content, %s) > 0",
-                (old, old, old),
-            ).fetchall()
-        assert found == []
+        assert _holding(postgres_url, old) == []
         _matches_the_record(postgres_url, memory)

@@ -37,6 +37,17 @@ def _files_holding(root: Path, others: tuple[str, ...] = ()) -> dict[str, list[b
     return found
 
 
+def _other_databases(conn: Any) -> tuple[str, ...]:
+    """The folders of the server's databases but ``conn``'s (which never saw the name:
+    a server shared by a whole test run holds hundreds), for :func:`_files_holding`."""
+    return tuple(
+        f"base/{oid}/"
+        for (oid,) in conn.execute(
+            "SELECT oid FROM pg_database WHERE datname <> current_database()"
+        )
+    )
+
+
 def test_a_forgotten_subject_leaves_no_byte_in_pg_dump_table_files_or_wal(
     postgres_server: object, postgres_url: str, tmp_path: Path
 ) -> None:
@@ -76,12 +87,7 @@ def _forget_and_look(
             conn.execute("ANALYZE")
             assert _in_statistics(conn) != []
             conn.execute("CHECKPOINT")  # the table files hold it too
-            others = tuple(
-                f"base/{oid}/"
-                for (oid,) in conn.execute(
-                    "SELECT oid FROM pg_database WHERE datname <> current_database()"
-                )
-            )
+            others = _other_databases(conn)
         before = _files_holding(server.data, others)
         assert any(p.startswith("pg_wal/") for p in before)
         assert any(p.startswith("base/") for p in before)
@@ -362,12 +368,7 @@ def test_a_worker_killed_before_the_rewrite_after_its_forget_leaves_it_due(
         (schema,) = conn.execute(
             "SELECT table_schema FROM information_schema.tables WHERE table_name = 'idx_items'"
         ).fetchone()
-        others = tuple(
-            f"base/{oid}/"
-            for (oid,) in conn.execute(
-                "SELECT oid FROM pg_database WHERE datname <> current_database()"
-            )
-        )
+        others = _other_databases(conn)
     reader = psycopg.connect(admin)  # holds off the rewrite of the first table
     reader.execute(f'LOCK TABLE "{schema}".idx_items IN ACCESS SHARE MODE')
     worker = subprocess.Popen(
@@ -437,10 +438,5 @@ def test_a_forget_approved_in_team_mode_leaves_no_byte(
         assert any("Mruczek" in h.item.content for h in memory.recall("Mruczek").hits)
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute("CHECKPOINT")
-        others = tuple(
-            f"base/{oid}/"
-            for (oid,) in conn.execute(
-                "SELECT oid FROM pg_database WHERE datname <> current_database()"
-            )
-        )
+        others = _other_databases(conn)
     assert _files_holding(postgres_server.data, others) == {}  # table files and WAL alike
