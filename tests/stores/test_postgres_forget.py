@@ -440,3 +440,56 @@ def test_a_forget_approved_in_team_mode_leaves_no_byte(
         conn.execute("CHECKPOINT")
         others = _other_databases(conn)
     assert _files_holding(postgres_server.data, others) == {}  # table files and WAL alike
+
+
+def test_distilled_turns_cleared_in_team_mode_leave_no_byte(
+    postgres_server: object, postgres_url: str, tmp_path: Path
+) -> None:
+    """``kronika jobs run distill --clear`` removes the turns a session's facts and
+    summary were distilled from; on PostgreSQL that is a forget as any other: the
+    record's documents and parts, the table files and the WAL that held them are
+    rewritten, and the turns said after the distillation stay."""
+    import json
+
+    import psycopg
+
+    from kronika.app import build_llm
+    from kronika.stores.postgres.embedded import LocalPostgres
+    from kronika.testing import ScriptedChatServer
+    from kronika.workflows.jobs import run_job
+
+    assert isinstance(postgres_server, LocalPostgres)
+    admin = postgres_server.url(postgres_url.rsplit("/", 1)[1])
+    extraction = {
+        "facts": [{"tag": "CORE", "key": "bike", "value": "A neighbour fixed the bike."}],
+        "summary": "The user talked about a bike.",
+    }
+    with ScriptedChatServer([json.dumps(extraction)]) as server:
+        settings = load_settings(
+            tmp_path / "ws",
+            environ={},
+            embedder="hashing",
+            database_url=postgres_url,
+            llm_base_url=server.base_url,
+            llm_model="m",
+            llm_retries=0,
+        )
+        with build_memory(settings) as memory:
+            memory.remember(key="pet", value="a cat called Mruczek")
+            talk = Session(memory, llm=None)
+            talk.user("Dmytro Zhabotynsky fixed my bike yesterday.")
+            talk.user("Дмитро Жаботинський живе поруч.")
+            talk.close()  # no model at hand: queued
+            llm = build_llm(settings, minion=True)
+            report = run_job(memory, "distill", llm=llm, clear=True)
+            assert any("cleared 2 message(s)" in line for line in report.done), report
+            assert [f.value for f in memory.facts() if f.key == "bike"] == [
+                "A neighbour fixed the bike."
+            ]
+            assert not any("Zhabotynsky" in h.item.content for h in memory.recall("Dmytro").hits)
+            assert any("Mruczek" in h.item.content for h in memory.recall("Mruczek").hits)
+    with psycopg.connect(admin, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+        others = _other_databases(conn)
+    assert _files_holding(postgres_server.data, others) == {}  # table files and WAL alike
+    assert _files_holding(tmp_path / "ws") == {}  # the working copy and its files

@@ -25,7 +25,9 @@ from typing import TYPE_CHECKING, Any, Self
 
 from kronika.core.alias import Alias
 from kronika.core.model import MemoryItem, Reader, Scope
+from kronika.engine.changes import Change, ForgetItems
 from kronika.engine.recall_log import RecallRecorder
+from kronika.engine.write import USER, WriteReceipt
 from kronika.memory.admin import Admin
 from kronika.memory.base import MemoryContext
 from kronika.memory.facts import Facts
@@ -223,7 +225,7 @@ class Memory:
     facts = Alias("_reads", Reads.facts)
     history = Alias("_reads", Reads.history)
     forget = Alias("_forgetting", Forgetting.forget)
-    memory_write = Alias("_ctx", MemoryContext.memory_write)
+    forgets_together = Alias("_forgetting", Forgetting.outside_the_lock)
 
     # ------------------- flat names of the named parts' verbs (the part is the home)
     # memory.proposals(), memory.links() and memory.lessons() call the part: its list
@@ -287,6 +289,18 @@ class Memory:
         :class:`~kronika.errors.InvalidInput` for a scope that lacks its user, channel or
         team."""
         return self._ctx.audience(agent, scope, user, channel, team, reader)
+
+    def memory_write(
+        self, target_agent: str, section: str, change: Change, source_agent: str = USER
+    ) -> WriteReceipt:
+        """The single write path (SPEC C5): permissions, autonomy, audit, then re-index.
+        A forget (:class:`~kronika.core.changes.ForgetItems`) is written as every forget
+        is (:meth:`~kronika.memory.forgetting.Forgetting.write_forget`): the rewrite of
+        the files that held it noted and run, the record's parts folded, its links
+        removed."""
+        if isinstance(change, ForgetItems):
+            return self._forgetting.write_forget(target_agent, section, change, source_agent)
+        return self._ctx.memory_write(target_agent, section, change, source_agent)
 
     def forget_items(
         self, agent: str, items: Sequence[MemoryItem], *, section: str = "", source_agent: str

@@ -63,6 +63,7 @@ from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.files import read_source
 from kronika.stores.markdown.meta import parse_time
 from kronika.stores.markdown.notes import VIEW_BEGIN, VIEW_END
+from kronika.stores.markdown.sessions import SessionHeader
 
 if TYPE_CHECKING:
     from kronika.memory import Memory
@@ -539,28 +540,34 @@ def _clear_distilled(memory: Memory, agent: str, report: JobReport) -> None:
     if pending:
         report.waiting.append(f"clearing distilled messages ({len(pending)} proposal(s) pending)")
         return
-    for header in memory.workspace.session_headers(agent):
-        if header.status != SessionStatus.CONSOLIDATED.value:
-            continue
-        seen = header.fields.get("consolidated") or header.fields.get("ended")
-        if not seen:
-            continue
-        try:
-            cutoff = parse_time(seen)
-        except ValueError:
-            continue
-        turns: list[MemoryItem] = [
-            t
-            for t in memory.workspace.parse_source(agent, header.path).items
-            if t.type is ItemType.MESSAGE and t.created_at <= cutoff
-        ]
-        if not turns:
-            report.unchanged += 1
-            continue
-        receipt = memory.memory_write(agent, "sessions", ForgetItems(tuple(turns), ()), SYSTEM)
-        if receipt.outcome == "applied":
-            memory.link_store.remove_links(agent, {t.id for t in turns})
-            report.done.append(f"session {header.session_id}: cleared {len(turns)} message(s)")
+    with memory.forgets_together():  # the files that held them rewritten once, at the end
+        for header in memory.workspace.session_headers(agent):
+            _clear_session(memory, agent, header, report)
+
+
+def _clear_session(memory: Memory, agent: str, header: SessionHeader, report: JobReport) -> None:
+    """Clear the distilled turns of the session of ``header`` (see :func:`_clear_distilled`):
+    a forget through the write path, which also removes their links."""
+    if header.status != SessionStatus.CONSOLIDATED.value:
+        return
+    seen = header.fields.get("consolidated") or header.fields.get("ended")
+    if not seen:
+        return
+    try:
+        cutoff = parse_time(seen)
+    except ValueError:
+        return
+    turns: list[MemoryItem] = [
+        t
+        for t in memory.workspace.parse_source(agent, header.path).items
+        if t.type is ItemType.MESSAGE and t.created_at <= cutoff
+    ]
+    if not turns:
+        report.unchanged += 1
+        return
+    receipt = memory.memory_write(agent, "sessions", ForgetItems(tuple(turns), ()), SYSTEM)
+    if receipt.outcome == "applied":
+        report.done.append(f"session {header.session_id}: cleared {len(turns)} message(s)")
 
 
 # -------------------------------------------------------------------------- state
