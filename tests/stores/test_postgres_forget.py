@@ -414,7 +414,6 @@ def test_a_forget_approved_in_team_mode_leaves_no_byte(
     """At autonomy 1 an agent's forget waits for the person's approval; approved, it is
     written as every forget is: the record's documents and the table files, the
     planner's statistics and the WAL that held the name are rewritten."""
-    import psycopg
 
     from kronika.stores.postgres.embedded import LocalPostgres
     from kronika.workflows.tools import call_tool
@@ -434,12 +433,8 @@ def test_a_forget_approved_in_team_mode_leaves_no_byte(
         [proposal] = memory.proposals()
         memory.approve(proposal.id)
         assert memory.proposals() == []
-        assert not any("Zhabotynsky" in h.item.content for h in memory.recall("Dmytro").hits)
-        assert any("Mruczek" in h.item.content for h in memory.recall("Mruczek").hits)
-    with psycopg.connect(admin, autocommit=True) as conn:
-        conn.execute("CHECKPOINT")
-        others = _other_databases(conn)
-    assert _files_holding(postgres_server.data, others) == {}  # table files and WAL alike
+        _forgotten_and_kept(memory)
+    assert _left_in_database(postgres_server, admin) == {}  # table files and WAL alike
 
 
 def test_distilled_turns_cleared_in_team_mode_leave_no_byte(
@@ -450,8 +445,6 @@ def test_distilled_turns_cleared_in_team_mode_leave_no_byte(
     record's documents and parts, the table files and the WAL that held them are
     rewritten, and the turns said after the distillation stay."""
     import json
-
-    import psycopg
 
     from kronika.app import build_llm
     from kronika.stores.postgres.embedded import LocalPostgres
@@ -486,10 +479,23 @@ def test_distilled_turns_cleared_in_team_mode_leave_no_byte(
             assert [f.value for f in memory.facts() if f.key == "bike"] == [
                 "A neighbour fixed the bike."
             ]
-            assert not any("Zhabotynsky" in h.item.content for h in memory.recall("Dmytro").hits)
-            assert any("Mruczek" in h.item.content for h in memory.recall("Mruczek").hits)
+            _forgotten_and_kept(memory)
+    assert _left_in_database(postgres_server, admin) == {}  # table files and WAL alike
+    assert _files_holding(tmp_path / "ws") == {}  # the working copy and its files
+
+
+def _forgotten_and_kept(memory: Any) -> None:
+    """Recall finds nothing of the forgotten name, and still the cat it was not about."""
+    assert not any("Zhabotynsky" in h.item.content for h in memory.recall("Dmytro").hits)
+    assert any("Mruczek" in h.item.content for h in memory.recall("Mruczek").hits)
+
+
+def _left_in_database(server: Any, admin: str) -> dict[str, list[bytes]]:
+    """After a checkpoint, the files of the server's data directory holding the name
+    (but for other databases' folders)."""
+    import psycopg
+
     with psycopg.connect(admin, autocommit=True) as conn:
         conn.execute("CHECKPOINT")
         others = _other_databases(conn)
-    assert _files_holding(postgres_server.data, others) == {}  # table files and WAL alike
-    assert _files_holding(tmp_path / "ws") == {}  # the working copy and its files
+    return _files_holding(server.data, others)
