@@ -499,3 +499,65 @@ def _left_in_database(server: Any, admin: str) -> dict[str, list[bytes]]:
         conn.execute("CHECKPOINT")
         others = _other_databases(conn)
     return _files_holding(server.data, others)
+
+
+@pytest.mark.parametrize("taking_over", [False, True], ids=["alone", "taken-over-meanwhile"])
+def test_a_rewrite_noted_due_stays_due_when_its_worker_lost_the_connection(
+    postgres_server: object, postgres_url: str, tmp_path: Path, taking_over: bool
+) -> None:
+    """A lost connection loses the lock that says a worker's note of a rewrite due is
+    alive. The worker takes it again with its next call, so another worker opening the
+    memory meanwhile does not take the note over and end it with a rewrite run before
+    the forget's edits; the note goes only with the rewrite of the worker it is for.
+    When another worker is taking the note over just then (its lock held), the worker
+    notes the rewrite anew, and its forget's token stands for the new note."""
+    import psycopg
+
+    from kronika.errors import StoreError
+    from kronika.stores.postgres.embedded import LocalPostgres
+
+    assert isinstance(postgres_server, LocalPostgres)
+    admin = postgres_server.url(postgres_url.rsplit("/", 1)[1])
+    settings = load_settings(
+        tmp_path / "ws", environ={}, embedder="hashing", database_url=postgres_url
+    )
+    with build_memory(settings) as memory, psycopg.connect(admin, autocommit=True) as conn:
+        memory.remember(key="pet", value="a cat called Mruczek")
+        index: Any = getattr(memory.index, "inner", memory.index)
+        (schema,) = conn.execute(
+            "SELECT table_schema FROM information_schema.tables WHERE table_name = 'idx_items'"
+        ).fetchone()
+
+        def due() -> list[str]:
+            return [
+                key
+                for (key,) in conn.execute(
+                    f"SELECT key FROM \"{schema}\".idx_meta WHERE starts_with(key, 'forget_due:')"
+                )
+            ]
+
+        token = index.rewrite_due()  # as a forget does before its first edit
+        conn.execute("SELECT pg_terminate_backend(%s)", (index.state.conn.info.backend_pid,))
+        lock = ("SELECT pg_advisory_{}(%s, hashtext(%s))", (0x6B64, token))
+        if taking_over:  # another worker holds the note's lock, about to end it
+            conn.execute(lock[0].format("lock"), lock[1])
+        for _ in range(3):  # the call that finds the connection lost fails; the next opens it
+            try:
+                assert memory.recall("Mruczek").hits
+                break
+            except StoreError:
+                continue
+        if taking_over:  # its rewrite ran, before the forget's edits: it ends the note
+            conn.execute(f'DELETE FROM "{schema}".idx_meta WHERE key = %s', (token,))
+            conn.execute(lock[0].format("unlock"), lock[1])
+            [anew] = due()
+            assert anew != token
+        later = load_settings(
+            tmp_path / "next", environ={}, embedder="hashing", database_url=postgres_url
+        )
+        with build_memory(later) as other:  # opening takes over the notes of workers gone
+            assert any("Mruczek" in h.item.content for h in other.recall("Mruczek").hits)
+        assert len(due()) == 1  # still the live worker's
+        index.rewrite_written(token)  # its edits written: its own rewrite ends the note
+        assert index.compact_after_forget() == []
+        assert due() == []

@@ -15,6 +15,12 @@ thread's, in a server). A worker opening the memory (``finish_forgets``) takes
 over each note whose lock it can take, its worker being gone, and runs the rewrite.
 A note is made before the forget's first edit: a forget cut short before it wrote
 anything costs a rewrite that finds nothing, never a rewrite missed.
+
+A lost connection loses its session locks, and another worker may take a live
+worker's note over meanwhile and end it with a rewrite run before the forget's
+edits. So the connection opened again takes each held note's lock again and puts
+its row back; a note another worker holds just then (taking it over) is noted anew
+under a new token, which the forget's own token stands for from then on.
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ from __future__ import annotations
 import secrets
 from collections.abc import Iterable
 from datetime import UTC, datetime
+from typing import Any
 
 from kronika.stores.postgres.index_base import PostgresState
 
@@ -37,21 +44,51 @@ class ForgetsDue:
         self.state = state
         self.held: set[str] = set()
         self.ready: set[str] = set()
+        self.renamed: dict[str, str] = {}  # a token noted anew after a lost connection
+        state.reconnected.append(self._hold_again)
 
     def note(self) -> str:
         """Note a rewrite as due, before a forget's first edit; returns its token."""
-        token = PREFIX + secrets.token_hex(8)
         with self.state.reading() as conn:
-            conn.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", (_CLASS, token))
-            self.held.add(token)
-            conn.execute(
-                "INSERT INTO idx_meta (key, value) VALUES (%s, %s)",
-                (token, datetime.now(UTC).isoformat(timespec="seconds")),
-            )
+            return self._note(conn)
+
+    def _note(self, conn: Any) -> str:
+        token = PREFIX + secrets.token_hex(8)
+        conn.execute("SELECT pg_advisory_lock(%s, hashtext(%s))", (_CLASS, token))
+        self.held.add(token)
+        conn.execute(
+            "INSERT INTO idx_meta (key, value) VALUES (%s, %s)",
+            (token, datetime.now(UTC).isoformat(timespec="seconds")),
+        )
         return token
+
+    def _hold_again(self, conn: Any) -> None:
+        """On the connection opened after one was lost: each held note's lock taken
+        again and its row put back (a worker that took it over may have ended it); a
+        note another worker holds now is noted anew."""
+        for token in sorted(self.held):
+            (free,) = conn.execute(
+                "SELECT pg_try_advisory_lock(%s, hashtext(%s))", (_CLASS, token)
+            ).fetchone()
+            if free:
+                conn.execute(
+                    "INSERT INTO idx_meta (key, value) VALUES (%s, %s) ON CONFLICT DO NOTHING",
+                    (token, datetime.now(UTC).isoformat(timespec="seconds")),
+                )
+                continue
+            anew = self._note(conn)
+            self.held.discard(token)
+            if token in self.ready:
+                self.ready.discard(token)
+                self.ready.add(anew)
+            for old, now in list(self.renamed.items()):
+                if now == token:
+                    self.renamed[old] = anew
+            self.renamed[token] = anew
 
     def written(self, token: str) -> None:
         """The forget of ``token`` wrote its edits: the next rewrite covers it."""
+        token = self.renamed.get(token, token)
         if token in self.held:
             self.ready.add(token)
 
@@ -76,7 +113,7 @@ class ForgetsDue:
     def done(self, tokens: Iterable[str]) -> None:
         """The rewrite of ``tokens`` ran whole (or their forgets wrote nothing): their
         notes go, and their locks."""
-        tokens = sorted(set(tokens) & self.held)
+        tokens = sorted({self.renamed.get(t, t) for t in tokens} & self.held)
         if not tokens:
             return
         with self.state.reading() as conn:
@@ -85,3 +122,6 @@ class ForgetsDue:
                 conn.execute("SELECT pg_advisory_unlock(%s, hashtext(%s))", (_CLASS, token))
         self.held.difference_update(tokens)
         self.ready.difference_update(tokens)
+        for old, now in list(self.renamed.items()):
+            if now in tokens:
+                del self.renamed[old]

@@ -122,6 +122,8 @@ class PostgresState:
         self.graph_seen_until = 0.0  # the HNSW index was valid; asked again after this
         self.graph_tried_until = 0.0  # a build of an index not valid was tried; not again till
         self.graph_settings: str | None = None  # the HNSW settings of the connection
+        # what a new connection must take again of the one lost (its session locks)
+        self.reconnected: list[Callable[[Any], None]] = []
         self.tenant = tenant
         url = unscoped_url(url)  # this index's own URL, given back: scoped again below
         with connect(url, autocommit=True) as opening:
@@ -157,6 +159,8 @@ class PostgresState:
                     self.conn.close()
                 self.conn = connect(self.url, autocommit=True)  # StoreError while it is down
                 self.graph_settings = None
+                for again in self.reconnected:
+                    again(self.conn)
             try:
                 yield self.conn
             except psycopg.OperationalError as exc:
