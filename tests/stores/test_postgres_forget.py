@@ -561,3 +561,54 @@ def test_a_rewrite_noted_due_stays_due_when_its_worker_lost_the_connection(
         index.rewrite_written(token)  # its edits written: its own rewrite ends the note
         assert index.compact_after_forget() == []
         assert due() == []
+
+
+def test_kronika_doctor_names_the_rewrites_after_a_forget_still_due(
+    postgres_url: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Until the rewrite after a forget runs, PostgreSQL keeps the forgotten text in its
+    files: ``kronika doctor`` says so, as a warning, with whose forget it waits for; a
+    note of its own (a rewrite that met a table locked) ``--fix`` runs again."""
+    import json
+
+    from kronika.cli import main
+    from kronika.cli.health import _examine, _repair
+
+    settings = load_settings(
+        tmp_path / "ws", environ={}, embedder="hashing", database_url=postgres_url
+    )
+    for name, value in (("HOME", tmp_path / "doctor"), ("EMBEDDER", "hashing")):
+        monkeypatch.setenv(f"KRONIKA_{name}", str(value))
+    monkeypatch.setenv("KRONIKA_DATABASE_URL", postgres_url)
+    build_memory(load_settings(), create=True).close()  # another worker's folder
+
+    def doctor() -> list[dict[str, Any]]:
+        capsys.readouterr()
+        assert main(["doctor", "--json"]) == 0  # warnings only
+        found = json.loads(capsys.readouterr().out)["findings"]
+        return [f for f in found if f["check"] == "forget"]
+
+    with build_memory(settings) as memory:
+        memory.remember(key="pet", value="a cat called Mruczek")
+        index: Any = getattr(memory.index, "inner", memory.index)
+        token = index.rewrite_due()  # a forget of this worker, begun
+        [running] = doctor()
+        assert running["where"] == token and running["severity"] == "warning"
+        assert "a forget by a running worker" in running["what"]
+        assert "table files and WAL" in running["what"] and running["repair"] is None
+        index.rewrite_written(token)  # its edits written; the worker stops before its rewrite
+    assert doctor() == []  # the doctor's own opening took the note over and ran the rewrite
+
+    with build_memory(settings) as memory:  # a note of its own, as a rewrite kept locked
+        index = getattr(memory.index, "inner", memory.index)
+        index.rewrite_written(index.rewrite_due())
+        found = _examine(memory, settings.home)
+        [own] = [f for f in found.findings if f.check == "forget"]
+        assert own.repair and "has not run whole" in own.what
+        with memory.lock:
+            done = _repair(memory, found, settings.home)
+        assert "forget: ran the rewrite after 1 forget(s)" in done
+        assert [f for f in _examine(memory, settings.home).findings if f.check == "forget"] == []

@@ -92,6 +92,7 @@ def _repair(memory: Memory, found: Examined, home: Path) -> list[str]:
         home=home,
         rebuild_index=lambda: memory.heal_index("PRAGMA integrity_check failed"),
         sync_index=lambda: _sync(memory),
+        finish_forgets=memory.finish_forgets,
     )
 
 

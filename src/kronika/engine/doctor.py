@@ -18,6 +18,9 @@ each with the fix. The checks:
 * ``held``: ``kronika.toml``, the keys, the job records, the audit trail and each
   agent's ``proposals.md`` still hold what kronika recorded they held — a file gone or
   emptied reads as one never made (:mod:`kronika.engine.doctor_held`).
+* ``forget``: no rewrite after a forget is still due (PostgreSQL keeps a forget's
+  deleted rows in its table files and WAL until the rewrite runs: a worker still
+  forgetting, or a rewrite that met a table locked; docs/postgres-forget.md).
 * ``copies``: the copies of the index's snapshots saved beside it are whole.
 * ``permissions``: every file is readable and writable by its owner, and no one else.
 
@@ -30,7 +33,7 @@ from __future__ import annotations
 import json
 import os
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,6 +101,7 @@ def examine(
         findings += _check_index(index, agent, markdown, lost, workspace.agent_dir(agent))
         findings += _check_kept_copies(workspace, agent, lost, kept)
     findings += _check_sqlite(index)
+    findings += _check_rewrites(index)
     findings += check_server_files(home)
     findings += check_held(home, workspace.agents())
     findings += _check_audit(audit_path, counts)
@@ -291,6 +295,43 @@ def _check_sqlite(index: IndexUpkeep) -> list[Finding]:
             "move the damaged index aside and rebuild it from the Markdown",
         )
     ]
+
+
+def _check_rewrites(index: ItemIndex) -> list[Finding]:
+    """The rewrites after a forget noted as due and not done (an index that keeps a
+    forget's deleted rows until its files are rewritten says which, and whose)."""
+    pending: Callable[[], list[tuple[str, str, str]]] | None = getattr(
+        getattr(index, "inner", index), "rewrites_pending", None
+    )
+    found = []
+    for token, noted, whose in pending() if pending is not None else []:
+        if whose == "a running worker":
+            what, fix, repair = (
+                "a forget by a running worker, begun at {}, is not yet followed by the"
+                " rewrite of the database's files",
+                "none needed: the rewrite runs when that forget ends, or when the memory"
+                " is next opened if that worker stops first",
+                None,
+            )
+        else:
+            what, fix, repair = (
+                "the rewrite after a forget noted at {} has not run whole (a table was"
+                " locked, or its worker stopped)",
+                "`kronika doctor --fix` runs it; so does the next forget",
+                "run the rewrite after the forget",
+            )
+        found.append(
+            Finding(
+                "forget",
+                WARNING,
+                token,
+                what.format(noted) + ": the forgotten text stays in PostgreSQL's table"
+                " files and WAL until it runs",
+                fix,
+                repair,
+            )
+        )
+    return found
 
 
 def audit_lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:

@@ -117,6 +117,7 @@ def repair(
     home: Path,
     rebuild_index: Callable[[], str],
     sync_index: Callable[[], None],
+    finish_forgets: Callable[[], object] | None = None,
 ) -> list[str]:
     """Do what can be done about ``examined``'s findings; returns what was done, in
     plain words. The index is mended last, so it reads the repaired files."""
@@ -158,4 +159,8 @@ def repair(
     elif markdown_changed or "index" in checks:
         sync_index()
         done.append("index: read the changed files again")
+    rewrites = [f for f in examined.findings if f.check == "forget" and f.repair]
+    if rewrites and finish_forgets is not None:  # after the index is mended
+        finish_forgets()
+        done.append(f"forget: ran the rewrite after {len(rewrites)} forget(s)")
     return done

@@ -110,6 +110,31 @@ class ForgetsDue:
                     self.ready.add(key)  # its forget wrote what it could
         return bool(self.held)
 
+    def pending(self) -> list[tuple[str, str, str]]:
+        """Every rewrite noted as due and not done, oldest first: its token, when it was
+        noted, and whose it is: ``"this worker"`` (its own forget, or taken over, and a
+        rewrite that left a table locked), ``"a running worker"`` (another's, its lock
+        held) or ``"no worker"`` (one gone: the next opening takes it over)."""
+        with self.state.reading() as conn:
+            found = conn.execute(
+                "SELECT m.key, m.value, EXISTS (SELECT 1 FROM pg_locks AS l"
+                " WHERE l.locktype = 'advisory' AND l.granted"
+                " AND l.database = (SELECT oid FROM pg_database"
+                " WHERE datname = current_database())"
+                " AND l.classid = %s::oid AND l.objid = hashtext(m.key)::oid"
+                " AND l.objsubid = 2)"
+                " FROM idx_meta AS m WHERE starts_with(m.key, %s) ORDER BY m.value, m.key",
+                (_CLASS, PREFIX),
+            ).fetchall()
+        return [
+            (
+                key,
+                str(at),
+                "this worker" if key in self.held else "a running worker" if live else "no worker",
+            )
+            for key, at, live in found
+        ]
+
     def done(self, tokens: Iterable[str]) -> None:
         """The rewrite of ``tokens`` ran whole (or their forgets wrote nothing): their
         notes go, and their locks."""

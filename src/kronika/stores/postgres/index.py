@@ -210,5 +210,6 @@ class PostgresIndex:
     rewrites_left = Alias("due", ForgetsDue.taken_over)
     rewrite_written = Alias("due", ForgetsDue.written)
     rewrites_done = Alias("due", ForgetsDue.done)
+    rewrites_pending = Alias("due", ForgetsDue.pending)
     recreate = Alias("upkeep", PostgresUpkeep.recreate)
     close = Alias("upkeep", PostgresUpkeep.close)
