@@ -328,6 +328,8 @@ def _team_parts(
 
             record = MarkingRecord(record, pool, mark)
         copy = WorkingCopy(settings.home, workspace, record)
+        # another worker's forget leaves this folder at once, not at its next call
+        rows.follow_forgets(copy.refresh)
         # an entry audited under the write lock commits with the write it records
         audit = PostgresAuditLog(pool, settings.tenant, record=rows)
         copy.on_undone(auditing_undone(audit, SystemClock()))

@@ -612,3 +612,47 @@ def test_kronika_doctor_names_the_rewrites_after_a_forget_still_due(
             done = _repair(memory, found, settings.home)
         assert "forget: ran the rewrite after 1 forget(s)" in done
         assert [f for f in _examine(memory, settings.home).findings if f.check == "forget"] == []
+
+
+@pytest.mark.parametrize("listener", ["listening", "connection-ended"])
+def test_a_forget_leaves_the_folders_of_the_other_workers_at_once(
+    postgres_server: object, postgres_url: str, tmp_path: Path, listener: str
+) -> None:
+    """Each worker keeps the tenant's Markdown in a folder of its own. When one forgets,
+    another that is open and idle (no call of its own) has the forgotten text gone from
+    its folder within moments, not at its next call, and keeps what was not forgotten;
+    also when the connection it listens on was ended just before the forget (it opens
+    another and brings the folder up to date for what it may have missed)."""
+    import psycopg
+
+    from kronika.stores.postgres.embedded import LocalPostgres
+
+    assert isinstance(postgres_server, LocalPostgres)
+    admin = postgres_server.url(postgres_url.rsplit("/", 1)[1])
+
+    def settings(folder: str) -> Any:
+        return load_settings(
+            tmp_path / folder, environ={}, embedder="hashing", database_url=postgres_url
+        )
+
+    with build_memory(settings("a")) as first, build_memory(settings("b")) as second:
+        first.remember(key="neighbour", value="Dmytro Zhabotynsky")
+        first.remember(key="pet", value="a cat called Mruczek")
+        assert any("Zhabotynsky" in h.item.content for h in second.recall("Dmytro").hits)
+        assert _files_holding(tmp_path / "b")  # the second worker's folder holds it
+        if listener == "connection-ended":
+            with psycopg.connect(admin, autocommit=True) as conn:
+                ended = conn.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    " WHERE datname = current_database() AND query LIKE 'LISTEN%'"
+                ).fetchall()
+            assert len(ended) == 2  # each worker's listener
+        assert first.forget(topic="Dmytro Zhabotynsky").applied
+        deadline = time.monotonic() + 20
+        while _files_holding(tmp_path / "b") and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert _files_holding(tmp_path / "b") == {}  # the second worker made no call
+        brain = (tmp_path / "b" / "agents" / "default" / "brain.md").read_text("utf-8")
+        assert "Mruczek" in brain
+        _forgotten_and_kept(second)
+    assert _files_holding(tmp_path / "a") == {}

@@ -56,6 +56,8 @@ from kronika.errors import StaleAppend, StoreError
 from kronika.ports import RecordAppend, RecordDocument, RecordWritten
 from kronika.stores.markdown import proposals
 from kronika.stores.postgres.connect import one_line
+from kronika.stores.postgres.follow import CHANNEL as FORGOTTEN
+from kronika.stores.postgres.follow import ForgetFollower
 from kronika.stores.postgres.record_audit import INSERT_AUDIT, AuditRow
 from kronika.stores.postgres.trips import sent_together
 from kronika.stores.sql.source_diff import PLACE_LIMIT, place, places_by_line
@@ -150,6 +152,7 @@ class PostgresRecord:
         self._pool = pool
         self._owns_pool = owns_pool
         self._tenant = tenant
+        self._follower: ForgetFollower | None = None
         self._held: psycopg.Connection[Any] | None = None
         self._holder: int | None = None  # the thread that holds the lock
         self._agents: frozenset[str] | None = None  # the agents held (all: None)
@@ -648,6 +651,8 @@ class PostgresRecord:
         parts went over a span of it gets its text as one body and no parts (see
         :meth:`fold_parts`); how many. Its read waits for the answers sent so far."""
         agents = None if self._agents is None else sorted(self._agents)
+        # a forget's: the other workers bring their folders up to date once it commits
+        conn.execute("SELECT pg_notify(%s, %s)", (FORGOTTEN, self._tenant))
         rows = conn.execute(
             f"SELECT d.agent, d.path, {_WHOLE} FROM record_documents d"
             " WHERE d.tenant = %(tenant)s"
@@ -690,8 +695,20 @@ class PostgresRecord:
                 ],
             )
 
+    def follow_forgets(self, follow: Callable[[], object]) -> None:
+        """Call ``follow`` whenever a forget of this tenant is committed, by any worker
+        (:class:`~kronika.stores.postgres.follow.ForgetFollower`), until :meth:`close`."""
+        if self._follower is None:
+            info = self._pool.conninfo
+            self._follower = ForgetFollower(
+                info() if callable(info) else info, self._tenant, follow
+            )
+
     def close(self) -> None:
         """Let go of the lock; with ``owns_pool``, close the pool too (the memory's end)."""
+        if self._follower is not None:
+            self._follower.close()
+            self._follower = None
         self.release()
         if self._owns_pool:
             self._pool.close()
