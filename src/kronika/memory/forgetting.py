@@ -152,7 +152,7 @@ class Forgetting:
             ids = [it.id for it in items]
             indexed = {it.id for it in ctx.index.get_items(ids)}
             change = ForgetItems(tuple(items), tuple(phrases), tuple(sorted(keep)))
-            written = self.write_forget(name, section, change, source_agent)
+            written, left = self._write_forget(name, section, change, source_agent)
             if written.outcome != "applied":
                 return ForgetReceipt(
                     written.outcome,
@@ -163,7 +163,6 @@ class Forgetting:
                     proposal=written.proposal,
                 )
             after = snapshot(ctx.workspace, name, touched)
-            left = {it.id for it in ctx.index.get_items(ids)}
         rewritten = sum(1 for i, text in after.items() if before.get(i) != text)
         gone = (indexed - left) | (set(before) - set(after))  # a rewritten id counts too
         return ForgetReceipt(
@@ -185,17 +184,25 @@ class Forgetting:
         folded (:meth:`_before_edits`), the links of the items gone removed, and the
         files that held them rewritten (:meth:`_compact`). The one way a forget is
         written: :meth:`forget_items`, and the approval of a forget proposal."""
+        return self._write_forget(name, section, change, source_agent)[0]
+
+    def _write_forget(
+        self, name: str, section: str, change: ForgetItems, source_agent: str
+    ) -> tuple[WriteReceipt, set[str]]:
+        """:meth:`write_forget`, and the ids of the change's items the index still
+        holds after it (all of them when it was not applied)."""
         ctx = self._ctx
+        ids = [it.id for it in change.items]
         with self.outside_the_lock(), ctx.lock:
             due = self._before_edits(name)
             written = ctx.writer.memory_write(name, section, change, source_agent)
             self._after_edits(due, written.outcome == "applied")
-            if written.outcome == "applied":
-                ids = [it.id for it in change.items]
-                left = {it.id for it in ctx.index.get_items(ids)}
-                ctx.link_store.remove_links(name, set(ids) - left)
-                self._compact()
-        return written
+            if written.outcome != "applied":
+                return written, set(ids)
+            left = {it.id for it in ctx.index.get_items(ids)}
+            ctx.link_store.remove_links(name, set(ids) - left)
+            self._compact()
+        return written, left
 
     def finish_forgets(self) -> int:
         """Finish every forget a kill cut short (:mod:`kronika.engine.forget_journal`):
