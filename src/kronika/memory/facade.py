@@ -294,7 +294,7 @@ class Memory:
         self, target_agent: str, section: str, change: Change, source_agent: str = USER
     ) -> WriteReceipt:
         """The single write path (SPEC C5): permissions, autonomy, audit, then re-index.
-        A forget (:class:`~kronika.core.changes.ForgetItems`) is written as every forget
+        A forget (:class:`~kronika.engine.changes.ForgetItems`) is written as every forget
         is (:meth:`~kronika.memory.forgetting.Forgetting.write_forget`): the rewrite of
         the files that held it noted and run, the record's parts folded, its links
         removed."""
