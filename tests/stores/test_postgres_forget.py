@@ -6,6 +6,7 @@ bytes, are written over)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -614,7 +615,7 @@ def test_kronika_doctor_names_the_rewrites_after_a_forget_still_due(
         assert [f for f in _examine(memory, settings.home).findings if f.check == "forget"] == []
 
 
-@pytest.mark.parametrize("listener", ["listening", "connection-ended"])
+@pytest.mark.parametrize("listener", ["listening", "connection-ended", "many-files-open"])
 def test_a_forget_leaves_the_folders_of_the_other_workers_at_once(
     postgres_server: object, postgres_url: str, tmp_path: Path, listener: str
 ) -> None:
@@ -622,13 +623,31 @@ def test_a_forget_leaves_the_folders_of_the_other_workers_at_once(
     another that is open and idle (no call of its own) has the forgotten text gone from
     its folder within moments, not at its next call, and keeps what was not forgotten;
     also when the connection it listens on was ended just before the forget (it opens
-    another and brings the folder up to date for what it may have missed)."""
-    import psycopg
+    another and brings the folder up to date for what it may have missed), and in a
+    process with more than 1,024 files open (a busy server: ``select`` cannot watch
+    such a connection)."""
+    import resource
 
     from kronika.stores.postgres.embedded import LocalPostgres
 
     assert isinstance(postgres_server, LocalPostgres)
     admin = postgres_server.url(postgres_url.rsplit("/", 1)[1])
+    held: list[int] = []
+    if listener == "many-files-open":
+        if resource.getrlimit(resource.RLIMIT_NOFILE)[0] < 1_200:
+            pytest.skip("this process may not open 1,200 files (ulimit -n)")
+        held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1_100)]
+    try:
+        _forget_seen_by_an_idle_worker(admin, postgres_url, tmp_path, listener)
+    finally:
+        for fd in held:
+            os.close(fd)
+
+
+def _forget_seen_by_an_idle_worker(
+    admin: str, postgres_url: str, tmp_path: Path, listener: str
+) -> None:
+    import psycopg
 
     def settings(folder: str) -> Any:
         return load_settings(

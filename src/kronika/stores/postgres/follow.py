@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
-import select
+import selectors
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -79,20 +79,24 @@ class ForgetFollower:
 
     def _listen(self, conn: psycopg.Connection[Any]) -> None:
         """Until :meth:`close` or the connection fails: follow each batch of forgets
-        of this tenant once."""
-        fileno = conn.fileno()
-        while True:
-            ready, _, _ = select.select([fileno, self._wake_r], [], [])
-            if self._wake_r in ready:
-                return
-            payloads = {n.payload for n in conn.notifies(timeout=0)}
-            if self._tenant in payloads:
-                self._followed()
+        of this tenant once. (A selector, not ``select.select``: a busy server's
+        descriptors go past the 1,024 that ``select`` can watch.)"""
+        with selectors.DefaultSelector() as watch:
+            watch.register(conn.fileno(), selectors.EVENT_READ, "server")
+            watch.register(self._wake_r, selectors.EVENT_READ, "wake")
+            while True:
+                ready = {key.data for key, _ in watch.select()}
+                if "wake" in ready:
+                    return
+                payloads = {n.payload for n in conn.notifies(timeout=0)}
+                if self._tenant in payloads:
+                    self._followed()
 
     def _woken(self, seconds: float) -> bool:
         """Wait ``seconds`` or until :meth:`close`; whether it was closed."""
-        ready, _, _ = select.select([self._wake_r], [], [], seconds)
-        return bool(ready) or self._closed.is_set()
+        with selectors.DefaultSelector() as watch:
+            watch.register(self._wake_r, selectors.EVENT_READ)
+            return bool(watch.select(seconds)) or self._closed.is_set()
 
     def _followed(self) -> None:
         try:
