@@ -50,7 +50,8 @@ def test_every_flat_name_calls_the_parts_verb_with_its_signature(memory: Memory)
 
 
 def _owner(alias: Alias[object, ..., object]) -> type:
-    owner = alias.method.__globals__[alias.method.__qualname__.split(".")[0]]
+    method = inspect.unwrap(alias.method)  # a context manager's verb: the function it wraps
+    owner = method.__globals__[method.__qualname__.split(".")[0]]
     assert isinstance(owner, type)
     return owner
 
