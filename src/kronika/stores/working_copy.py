@@ -66,6 +66,9 @@ from kronika.stores.private import make_private_dir
 from kronika.stores.record_appends import grown_facts, grown_session, spliced_facts
 
 MANIFEST = "record.json"
+WRITING = "record.writing"
+"""Made when a hold has pulled and removed when it ends: found by the next one, a hold
+died between its edits and its push (:meth:`WorkingCopy._discard_torn`)."""
 log = logging.getLogger(__name__)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 AGENT_FOLDERS = ("sessions", "memory", "summaries/L1", "summaries/L2", "bank/entities")
@@ -104,12 +107,14 @@ class WorkingCopy(Reentrant):
         self._file_lock.__enter__()
         try:
             self._load_manifest()
+            self._discard_torn()
             # the changes since this copy's last are read with the lock: one round trip
             ahead = self.record.hold(self._scope, since=self._change)
             try:
                 if self._unsent:  # a refused push the record could not be read after
                     self._put_back_unsent(raising=True)
                 self.pull(ahead=ahead)
+                (self.home / WRITING).touch(mode=0o600)  # the hold's edits begin
             except BaseException:
                 self.record.release()
                 raise
@@ -132,6 +137,8 @@ class WorkingCopy(Reentrant):
                 # failed push (a later sync brings the index up to date)
                 self.record.release(_run_all(after) if after and pushed else None)
             finally:
+                with contextlib.suppress(OSError):
+                    (self.home / WRITING).unlink()
                 self._file_lock.__exit__(None, None, None)
 
     def after_release(self, run: Callable[[], None]) -> None:
@@ -208,6 +215,7 @@ class WorkingCopy(Reentrant):
                 return False
             with self._file_lock:
                 self._load_manifest()
+                self._discard_torn()
                 if self._unsent:  # a refused push the record could not be read after
                     self._put_back_unsent(raising=True)
                 return self.pull() > 0
@@ -573,6 +581,48 @@ class WorkingCopy(Reentrant):
             for sub in AGENT_FOLDERS:
                 make_private_dir(folder / sub)
         return folder
+
+    def _discard_torn(self) -> None:
+        """Holding the folder's lock, before a pull: when a hold died between its first
+        edit and its push (its :data:`WRITING` mark is still there), its edits were
+        never acknowledged, and one write may have changed some of its documents and
+        not the rest (an archived fact given a new value: the Brain, the archive, the
+        history). A pull would replace those the record changed since and keep the
+        others, and the next push send them as hand edits: part of a write. So every
+        file that differs from the record's version as this copy last saw it is given
+        that version again (kept under ``.corrupt/`` first, and said), as a refused
+        push is undone. Not an agent a forget edited (:meth:`fold_with_push`): its
+        edits are whole, and go with its next push, folded."""
+        marker = self.home / WRITING
+        if not marker.exists():
+            return
+        scope, self._scope = self._scope, None  # every agent's files
+        torn: set[tuple[str, str]] = set()
+        try:
+            found = {key: stat for key, _, stat in self._files()}
+            torn = {
+                key
+                for key, stat in found.items()
+                if (known := self._copies.get(key)) is None or stat != (known.mtime_ns, known.size)
+            }
+            torn |= set(self._copies) - set(found)
+            torn = {key for key in torn if key[0] not in self._fold and self._differs(key)}
+            self._unsent.update(torn)
+            self._put_back_unsent(raising=True)
+        finally:
+            self._scope = scope
+        if torn:
+            log.warning("%s: a write cut short before it was sent was undone", self.home)
+        marker.unlink(missing_ok=True)
+
+    def _differs(self, key: tuple[str, str]) -> bool:
+        """Whether the folder's file is not, byte for byte, the record's version this
+        copy last saw (a file gone, or one the copy never saw, differs)."""
+        known = self._copies.get(key)
+        here = _state(self.workspace.agent_dir(key[0]) / key[1])
+        if known is None or here is None:
+            return known is not None or here is not None
+        return here.sha256 != known.sha256
 
     def _put_back_unsent(self, *, raising: bool) -> None:
         """Give the files of a push the record refused the record's versions again (a
