@@ -7,6 +7,9 @@ archive's did not."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -59,3 +62,92 @@ def test_a_write_cut_short_in_one_folder_never_reaches_the_record_in_part(
     else:  # a hand edit met by another worker's change: the documented conflict rule
         assert any("edited here while another worker changed it" in n for n in notes)
         assert held == kept
+
+
+_WRITER = textwrap.dedent(
+    """
+    import os, sys
+    from kronika import build_memory, load_settings
+
+    kill_at, writes, real, unlink = int(sys.argv[3]), None, os.replace, os.unlink
+
+    def replace(source, target, *args, **kwargs):
+        real(source, target, *args, **kwargs)
+        if str(target).endswith(".md") and writes is not None:
+            writes.append(os.path.basename(target))
+            if len(writes) == kill_at:
+                os._exit(9)  # killed right after this file write
+
+    def unlink_(path, *args, **kwargs):
+        if str(path).endswith("record.writing") and writes is not None and kill_at < 0:
+            os._exit(9)  # killed once the hold has pushed, before it ends
+        unlink(path, *args, **kwargs)
+
+    os.replace, os.unlink = replace, unlink_
+    settings = load_settings(sys.argv[1], environ={}, embedder="hashing", database_url=sys.argv[2])
+    with build_memory(settings) as memory:
+        writes = []  # the write's own, from here
+        memory.remember(sys.argv[4], key="o1")
+        writes = None
+    """
+)
+
+
+def test_a_worker_killed_after_any_file_write_of_an_archived_facts_new_value_loses_none(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """Kill the worker after each file write of the write that gives an archived fact a
+    new value (the fact into the Brain, the archive, the Brain again), and once a write
+    of a newer value has pushed, while another worker changes the Brain: every fact
+    keeps one value, the old one when the kill came before the push, and the killed
+    worker's folder, started again, agrees with a fresh one."""
+
+    def settings(folder: str) -> Any:
+        return load_settings(
+            tmp_path / folder, environ={}, embedder="hashing", database_url=postgres_url
+        )
+
+    now = datetime.now(UTC).replace(microsecond=0)
+    facts = [archived_fact(f"o{j}", f"seeded {j}", now, id=f"f-ox{j:03d}") for j in range(3)]
+    with build_memory(settings("seed"), create=True) as first:
+        archive = first.workspace.agent_dir("default") / "brain_archive.md"
+        archive.write_text(archive_document(facts), encoding="utf-8")
+        first.sync("default")
+        first.remember("Kraków", key="city")
+    kill_at, killed, value = 1, [], "given again"
+    while True:
+        home = tmp_path / f"killed{kill_at}"
+        with build_memory(settings(home.name), create=True):
+            pass  # the folder as the record has it
+        done = subprocess.run(
+            [sys.executable, "-c", _WRITER, str(home), postgres_url, str(kill_at), value],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode in (0, 9), done.stderr[-2000:]
+        with build_memory(settings(f"other{kill_at}"), create=True) as other:
+            other.remember(f"city {kill_at}", key="city")  # the Brain changes meanwhile
+        with build_memory(settings(home.name)) as again:  # the killed worker, again
+            held = sorted((f.key, f.value) for f in again.facts() if f.key)
+        with build_memory(settings(f"fresh{kill_at}"), create=True) as fresh:
+            kept = sorted((f.key, f.value) for f in fresh.facts() if f.key)
+        assert held == kept, kill_at
+        values = dict(kept)
+        assert len(kept) == len(values) == 4, (kill_at, kept)
+        assert (values["o0"], values["o2"], values["city"]) == (
+            "seeded 0",
+            "seeded 2",
+            f"city {kill_at}",
+        )
+        if kill_at < 0:  # killed after its push: the new value holds
+            assert done.returncode == 9 and values["o1"] == value
+            break
+        if done.returncode == 0:  # no file write left to be killed after
+            assert values["o1"] == value
+            kill_at, value = -1, "given once more"
+            continue
+        assert values["o1"] == "seeded 1", (kill_at, kept)  # not sent: not acknowledged
+        killed.append(kill_at)
+        kill_at += 1
+    assert len(killed) >= 3  # the Brain, the archive, the Brain again
