@@ -69,25 +69,36 @@ _WRITER = textwrap.dedent(
     import os, sys
     from kronika import build_memory, load_settings
 
-    kill_at, writes, real, unlink = int(sys.argv[3]), None, os.replace, os.unlink
+    kill_at, writes = int(sys.argv[3]), None
+    real, sync, unlink = os.replace, os.fsync, os.unlink
+
+    def written(name):
+        writes.append(os.path.basename(name))
+        if len(writes) == kill_at:
+            os._exit(9)  # killed right after this file write
 
     def replace(source, target, *args, **kwargs):
         real(source, target, *args, **kwargs)
         if str(target).endswith(".md") and writes is not None:
-            writes.append(os.path.basename(target))
-            if len(writes) == kill_at:
-                os._exit(9)  # killed right after this file write
+            written(target)
+
+    def fsync(fd):  # a file's text appended in place: once on disk
+        sync(fd)
+        name = os.readlink(f"/proc/self/fd/{fd}")
+        if name.endswith(".md") and writes is not None:
+            written(name)
 
     def unlink_(path, *args, **kwargs):
         if str(path).endswith("record.writing") and writes is not None and kill_at < 0:
             os._exit(9)  # killed once the hold has pushed, before it ends
         unlink(path, *args, **kwargs)
 
-    os.replace, os.unlink = replace, unlink_
+    os.replace, os.fsync, os.unlink = replace, fsync, unlink_
     settings = load_settings(sys.argv[1], environ={}, embedder="hashing", database_url=sys.argv[2])
     with build_memory(settings) as memory:
         writes = []  # the write's own, from here
         memory.remember(sys.argv[4], key="o1")
+        print(" ".join(writes))
         writes = None
     """
 )
@@ -97,7 +108,7 @@ def test_a_worker_killed_after_any_file_write_of_an_archived_facts_new_value_los
     postgres_url: str, tmp_path: Path
 ) -> None:
     """Kill the worker after each file write of the write that gives an archived fact a
-    new value (the fact into the Brain, the archive, the Brain again), and once a write
+    new value (the fact into the Brain, the archive, its history, the Brain again), and once a write
     of a newer value has pushed, while another worker changes the Brain: every fact
     keeps one value, the old one when the kill came before the push, and the killed
     worker's folder, started again, agrees with a fresh one."""
@@ -145,9 +156,11 @@ def test_a_worker_killed_after_any_file_write_of_an_archived_facts_new_value_los
             break
         if done.returncode == 0:  # no file write left to be killed after
             assert values["o1"] == value
+            files = done.stdout.split()  # the file writes of the whole write
             kill_at, value = -1, "given once more"
             continue
         assert values["o1"] == "seeded 1", (kill_at, kept)  # not sent: not acknowledged
         killed.append(kill_at)
         kill_at += 1
-    assert len(killed) >= 3  # the Brain, the archive, the Brain again
+    # the Brain, the archive, the history, the Brain again
+    assert len(killed) == len(files) >= 4 and {"brain.md", "brain_archive.md"} <= set(files)
