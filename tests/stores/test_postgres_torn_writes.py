@@ -97,26 +97,37 @@ _WRITER = textwrap.dedent(
     settings = load_settings(sys.argv[1], environ={}, embedder="hashing", database_url=sys.argv[2])
     with build_memory(settings) as memory:
         writes = []  # the write's own, from here
-        memory.remember(sys.argv[4], key="o1")
+        memory.remember(sys.argv[5], key=sys.argv[4])
         print(" ".join(writes))
         writes = None
     """
 )
 
 
-def test_a_worker_killed_after_any_file_write_of_an_archived_facts_new_value_loses_none(
-    postgres_url: str, tmp_path: Path
+@pytest.mark.parametrize(
+    ("key", "old", "least"),
+    [("o1", "seeded 1", {"brain.md", "brain_archive.md"}), ("p1", "first", {"brain.md"})],
+    ids=["archived-fact", "current-fact"],
+)
+def test_a_worker_killed_after_any_file_write_of_a_facts_new_value_loses_none(
+    postgres_url: str, tmp_path: Path, key: str, old: str, least: set[str]
 ) -> None:
-    """Kill the worker after each file write of the write that gives an archived fact a
-    new value (the fact into the Brain, the archive, its history, the Brain again), and once a write
-    of a newer value has pushed, while another worker changes the Brain: every fact
-    keeps one value, the old one when the kill came before the push, and the killed
-    worker's folder, started again, agrees with a fresh one."""
+    """Kill the worker after each file write of the write that gives a fact a new value
+    (an archived fact: into the Brain, the archive, its history, the Brain again; a
+    current one: the Brain, its history), and once a write of a newer value has pushed,
+    while another worker changes the Brain: every fact keeps one value and one history,
+    the old ones when the kill came before the push, and the killed worker's folder,
+    started again, agrees with a fresh one."""
 
     def settings(folder: str) -> Any:
         return load_settings(
             tmp_path / folder, environ={}, embedder="hashing", database_url=postgres_url
         )
+
+    def state(memory: Any) -> tuple[dict[str, str | None], list[str | None]]:
+        facts = sorted((f.key, f.value) for f in memory.facts() if f.key)
+        assert len(facts) == len(dict(facts)), facts  # one value a key
+        return dict(facts), [f.value for f in memory.history(key)]
 
     now = datetime.now(UTC).replace(microsecond=0)
     facts = [archived_fact(f"o{j}", f"seeded {j}", now, id=f"f-ox{j:03d}") for j in range(3)]
@@ -125,13 +136,15 @@ def test_a_worker_killed_after_any_file_write_of_an_archived_facts_new_value_los
         archive.write_text(archive_document(facts), encoding="utf-8")
         first.sync("default")
         first.remember("Kraków", key="city")
+        first.remember("first", key="p1")
+        before = state(first)
     kill_at, killed, value = 1, [], "given again"
     while True:
         home = tmp_path / f"killed{kill_at}"
         with build_memory(settings(home.name), create=True):
             pass  # the folder as the record has it
         done = subprocess.run(
-            [sys.executable, "-c", _WRITER, str(home), postgres_url, str(kill_at), value],
+            [sys.executable, "-c", _WRITER, str(home), postgres_url, str(kill_at), key, value],
             capture_output=True,
             text=True,
             timeout=300,
@@ -140,27 +153,22 @@ def test_a_worker_killed_after_any_file_write_of_an_archived_facts_new_value_los
         with build_memory(settings(f"other{kill_at}"), create=True) as other:
             other.remember(f"city {kill_at}", key="city")  # the Brain changes meanwhile
         with build_memory(settings(home.name)) as again:  # the killed worker, again
-            held = sorted((f.key, f.value) for f in again.facts() if f.key)
+            held = state(again)
         with build_memory(settings(f"fresh{kill_at}"), create=True) as fresh:
-            kept = sorted((f.key, f.value) for f in fresh.facts() if f.key)
+            kept = state(fresh)
         assert held == kept, kill_at
-        values = dict(kept)
-        assert len(kept) == len(values) == 4, (kill_at, kept)
-        assert (values["o0"], values["o2"], values["city"]) == (
-            "seeded 0",
-            "seeded 2",
-            f"city {kill_at}",
-        )
+        values, history = kept
+        assert values == {**before[0], "city": f"city {kill_at}", key: values[key]}, kill_at
         if kill_at < 0:  # killed after its push: the new value holds
-            assert done.returncode == 9 and values["o1"] == value
+            assert done.returncode == 9 and values[key] == value
             break
         if done.returncode == 0:  # no file write left to be killed after
-            assert values["o1"] == value
+            assert values[key] == value
             files = done.stdout.split()  # the file writes of the whole write
             kill_at, value = -1, "given once more"
             continue
-        assert values["o1"] == "seeded 1", (kill_at, kept)  # not sent: not acknowledged
+        # not sent, so not acknowledged: the value and the history as they were
+        assert (values[key], history) == (old, before[1]), (kill_at, kept)
         killed.append(kill_at)
         kill_at += 1
-    # the Brain, the archive, the history, the Brain again
-    assert len(killed) == len(files) >= 4 and {"brain.md", "brain_archive.md"} <= set(files)
+    assert len(killed) == len(files) >= len(least) + 1 and least <= set(files), files
