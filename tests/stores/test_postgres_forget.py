@@ -485,6 +485,49 @@ def test_distilled_turns_cleared_in_team_mode_leave_no_byte(
     assert _files_holding(tmp_path / "ws") == {}  # the working copy and its files
 
 
+@pytest.mark.parametrize("said", ["don't remember this", "forget that"])
+def test_a_message_taken_back_in_team_mode_leaves_no_byte(
+    postgres_server: object, postgres_url: str, tmp_path: Path, said: str
+) -> None:
+    """ "Don't remember this" (or "forget that" with nothing stored to forget) takes the
+    previous message and its answer out of the transcript; on PostgreSQL that is a
+    forget as any other: the record's documents and parts, the table files and the WAL
+    that held them are rewritten, the messages before it stay, and another worker's
+    folder drops them too."""
+    from kronika.stores.postgres.embedded import LocalPostgres
+
+    assert isinstance(postgres_server, LocalPostgres)
+    admin = postgres_server.url(postgres_url.rsplit("/", 1)[1])
+
+    def settings(folder: str) -> Any:
+        return load_settings(
+            tmp_path / folder, environ={}, embedder="hashing", database_url=postgres_url
+        )
+
+    with build_memory(settings("ws")) as memory, build_memory(settings("other")) as other:
+        memory.remember(key="pet", value="a cat called Mruczek")
+        talk = Session(memory, llm=None)
+        talk.user("I was at the market this morning.")
+        talk.user("Dmytro Zhabotynsky owes me 200 euro, Дмитро Жаботинський.")
+        other.recall("market")  # the other worker's folder holds the session
+        assert _files_holding(tmp_path / "other") != {}
+        taken = talk.user(said)
+        assert taken.command is not None
+        kept = [t.content for t in memory.load_session(talk.session_id or "")]
+        assert kept[0] == "I was at the market this morning." and len(kept) <= 2, kept
+        _forgotten_and_kept(memory)
+        _until(lambda: _files_holding(tmp_path / "other") == {})  # no call of its own
+    assert _left_in_database(postgres_server, admin) == {}  # table files and WAL alike
+    assert _files_holding(tmp_path / "ws") == {}  # the working copy and its files
+
+
+def _until(done: Any, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not done():
+        assert time.monotonic() < deadline, "not within the time"
+        time.sleep(0.05)
+
+
 def _forgotten_and_kept(memory: Any) -> None:
     """Recall finds nothing of the forgotten name, and still the cat it was not about."""
     assert not any("Zhabotynsky" in h.item.content for h in memory.recall("Dmytro").hits)

@@ -55,7 +55,7 @@ from kronika.core.model import (
 from kronika.core.prompt import fact_line, memory_line, quote, render_memory_block
 from kronika.core.redaction import Phrases, phrase_pattern, redact
 from kronika.core.visibility import reader_audience
-from kronika.engine.changes import AppendTurn, RemoveItem, UpdateSession, WriteSession
+from kronika.engine.changes import AppendTurn, ForgetItems, UpdateSession, WriteSession
 from kronika.engine.write import SYSTEM, USER
 from kronika.errors import InvalidInput, LLMError
 from kronika.memory import Memory
@@ -356,9 +356,12 @@ class Session:
         dropped = window[users[-1] :]
         indexes = {m.index for m in dropped}
         turns = self.memory.load_session(state.session_id, agent=self.agent)
-        for turn in turns:
-            if turn.speaker != SUMMARY_SPEAKER and _turn_index(turn) in indexes:
-                self.memory.memory_write(self.agent, "sessions", RemoveItem(turn), USER)
+        taken = tuple(
+            t for t in turns if t.speaker != SUMMARY_SPEAKER and _turn_index(t) in indexes
+        )
+        if taken:  # a forget of those turns alone (no phrase redacted elsewhere): what
+            # held them is rewritten, in the index's files and the record's too
+            self.memory.memory_write(self.agent, "sessions", ForgetItems(taken, ()), USER)
         state.window = [m for m in state.window if m.index not in indexes]
 
     def _recall(self, text: str) -> tuple[tuple[RecallHit, ...], tuple[RecallHit, ...]]:
