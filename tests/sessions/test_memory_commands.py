@@ -61,6 +61,14 @@ def test_dont_remember_this_takes_the_previous_message_out_of_the_transcript(
     assert "4321" not in text and "I see." not in text
     assert all("4321" not in m.content for m in turn.messages)
     assert not memory.recall("bank PIN 4321").hits
+    home = memory.settings.home
+    memory.close()  # every file as it is left on disk, the index's included
+    holding = [
+        p.relative_to(home).as_posix()
+        for p in home.rglob("*")
+        if p.is_file() and b"4321" in p.read_bytes()
+    ]
+    assert holding == []
 
 
 def test_dont_remember_with_content_never_writes_it(memory: Memory) -> None:
