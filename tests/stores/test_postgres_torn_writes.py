@@ -22,6 +22,16 @@ from kronika.testing import archive_document, archived_fact
 pytest.importorskip("psycopg", reason="the postgres extra is not installed")
 
 
+def _seed(memory: Any) -> None:
+    """Three archived facts, ``o0``–``o2`` (``seeded 0``…), and ``city`` in the Brain."""
+    now = datetime.now(UTC).replace(microsecond=0)
+    facts = [archived_fact(f"o{j}", f"seeded {j}", now, id=f"f-ox{j:03d}") for j in range(3)]
+    archive = memory.workspace.agent_dir("default") / "brain_archive.md"
+    archive.write_text(archive_document(facts), encoding="utf-8")
+    memory.sync("default")
+    memory.remember("Kraków", key="city")
+
+
 @pytest.mark.parametrize("killed", [True, False], ids=["killed-in-a-hold", "hand-edit"])
 def test_a_write_cut_short_in_one_folder_never_reaches_the_record_in_part(
     postgres_url: str, tmp_path: Path, killed: bool
@@ -31,13 +41,8 @@ def test_a_write_cut_short_in_one_folder_never_reaches_the_record_in_part(
             tmp_path / folder, environ={}, embedder="hashing", database_url=postgres_url
         )
 
-    now = datetime.now(UTC).replace(microsecond=0)
-    facts = [archived_fact(f"o{j}", f"seeded {j}", now, id=f"f-ox{j:03d}") for j in range(3)]
     with build_memory(settings("a"), create=True) as first:
-        archive = first.workspace.agent_dir("default") / "brain_archive.md"
-        archive.write_text(archive_document(facts), encoding="utf-8")
-        first.sync("default")
-        first.remember("Kraków", key="city")
+        _seed(first)
     # what the write of a new value for o1 leaves after its first two file writes:
     # the fact moved from the archive into the Brain, nothing sent to the record
     folder = tmp_path / "a" / "agents" / "default"
@@ -129,13 +134,8 @@ def test_a_worker_killed_after_any_file_write_of_a_facts_new_value_loses_none(
         assert len(facts) == len(dict(facts)), facts  # one value a key
         return dict(facts), [f.value for f in memory.history(key)]
 
-    now = datetime.now(UTC).replace(microsecond=0)
-    facts = [archived_fact(f"o{j}", f"seeded {j}", now, id=f"f-ox{j:03d}") for j in range(3)]
     with build_memory(settings("seed"), create=True) as first:
-        archive = first.workspace.agent_dir("default") / "brain_archive.md"
-        archive.write_text(archive_document(facts), encoding="utf-8")
-        first.sync("default")
-        first.remember("Kraków", key="city")
+        _seed(first)
         first.remember("first", key="p1")
         before = state(first)
     kill_at, killed, value = 1, [], "given again"
