@@ -259,11 +259,8 @@ def test_a_forget_does_not_wait_forever_for_an_index_build(
 def _wait_for(url: str, query: str, timeout: float = 30) -> None:
     import psycopg
 
-    deadline = time.monotonic() + timeout
     with psycopg.connect(url, autocommit=True) as conn:
-        while not conn.execute(query).fetchall():
-            assert time.monotonic() < deadline, query
-            time.sleep(0.05)
+        _until(lambda: conn.execute(query).fetchall(), timeout, query)
 
 
 def test_another_worker_writes_while_a_forget_rewrites_the_tables(
@@ -521,10 +518,11 @@ def test_a_message_taken_back_in_team_mode_leaves_no_byte(
     assert _files_holding(tmp_path / "ws") == {}  # the working copy and its files
 
 
-def _until(done: Any, seconds: float = 30) -> None:
+def _until(done: Any, seconds: float = 30, what: str = "not within the time") -> None:
+    """Until ``done()`` is true, at most ``seconds`` (else fail, saying ``what``)."""
     deadline = time.monotonic() + seconds
     while not done():
-        assert time.monotonic() < deadline, "not within the time"
+        assert time.monotonic() < deadline, what
         time.sleep(0.05)
 
 
@@ -710,10 +708,7 @@ def _forget_seen_by_an_idle_worker(
                 ).fetchall()
             assert len(ended) == 2  # each worker's listener
         assert first.forget(topic="Dmytro Zhabotynsky").applied
-        deadline = time.monotonic() + 20
-        while _files_holding(tmp_path / "b") and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert _files_holding(tmp_path / "b") == {}  # the second worker made no call
+        _until(lambda: _files_holding(tmp_path / "b") == {}, 20)  # the second made no call
         brain = (tmp_path / "b" / "agents" / "default" / "brain.md").read_text("utf-8")
         assert "Mruczek" in brain
         _forgotten_and_kept(second)
