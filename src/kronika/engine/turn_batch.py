@@ -14,9 +14,10 @@ one write of each file:
 * the ``applied`` turns are appended to the session file in one write (created with
   the first one's header when missing), the ``proposed`` ones kept in one write of
   ``proposals.md`` (autonomy decides alike for every turn of a batch: never both);
-* only then the audit trail gets every turn's entry, in order, and the index is told
-  once which file changed. Once the file is written the turns are stored: a failure of
-  the audit or of the index is said in each stored turn's receipt ``notes``.
+* only then the audit trail gets every turn's entry, in order, in one write, and the
+  index is told once which file changed. Once the file is written the turns are
+  stored: a failure of the audit or of the index is said in each stored turn's
+  receipt ``notes``.
 
 So a failure before the one write of the file leaves nothing of the batch stored.
 """
@@ -27,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from kronika.engine.changes import AppendTurn
+from kronika.engine.held_audit import append_all
 from kronika.engine.proposals import ProposalBook
 from kronika.engine.write import Checked, WriteReceipt, describe_change
 from kronika.errors import PermissionDenied
@@ -59,8 +61,7 @@ class TurnBatchWriter:
         for ``agent``); a receipt per turn, in order. Called holding the write lock."""
         denied = next((n for n, c in enumerate(checked) if c.outcome == "denied"), None)
         if denied is not None:
-            for done in checked[: denied + 1]:
-                self._audit.append(done.entry)
+            append_all(self._audit, [done.entry for done in checked[: denied + 1]])
             denial = checked[denied].entry
             raise PermissionDenied(self._denial_reason(agent, denial.source_agent))
         entries = [c.entry for c in checked]
@@ -114,12 +115,12 @@ class TurnBatchWriter:
         return path
 
     def _audited(self, entries: Sequence[AuditEntry]) -> list[str]:
-        """Append ``entries`` to the audit trail; what did not go in, as notes."""
-        for entry in entries:
-            try:
-                self._audit.append(entry)
-            except Exception as exc:
-                return [f"the turns were stored but not all added to the audit trail: {exc}"]
+        """Append ``entries`` to the audit trail in one write; what did not go in, as
+        notes."""
+        try:
+            append_all(self._audit, entries)
+        except Exception as exc:
+            return [f"the turns were stored but not added to the audit trail: {exc}"]
         return []
 
 
