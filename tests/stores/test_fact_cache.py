@@ -11,7 +11,7 @@ import pytest
 
 from kronika import Memory, build_memory, load_settings
 from kronika.engine.changes import SupersedeFact, TouchFact
-from kronika.stores.markdown.atomic import stamp_own_write
+from kronika.stores.markdown.atomic import set_pulled_time, stamp_own_write
 from kronika.stores.markdown.facts import brain
 from kronika.stores.markdown.facts.cache import RACY_NS, SMALL_FILE, FactParse
 from kronika.stores.markdown.lines import ParsedItems
@@ -77,6 +77,30 @@ def test_no_write_after_kronikas_stamp_leaves_the_stamp(tmp_path: Path) -> None:
             assert file.stat().st_mtime_ns != stamp
     finally:
         os.close(fd)
+
+
+def test_a_pulled_files_record_time_is_a_stamp_only_when_it_is_in_the_past(
+    tmp_path: Path,
+) -> None:
+    """A file a working copy pulled takes the record's time. That time says nobody has
+    written since, as kronika's own stamp does, only when it is earlier than the
+    write's: then a write that follows at once, same size, leaves another time. A
+    record time ahead of this machine's clock is no stamp."""
+    file = tmp_path / "brain_archive.md"
+    file.write_bytes(b"- one\n")
+    for n in range(200):
+        with open(file, "ab") as handle:
+            handle.write(b"- more\n")
+        written = file.stat().st_mtime_ns
+        record_time = written - 1_000_000 * (n % 7 + 1)  # another worker's, just before
+        assert set_pulled_time(file, record_time) == record_time
+        assert file.stat().st_mtime_ns == record_time
+        with open(file, "r+b") as other:  # another writer, at once, same size
+            other.write(b"- ONE\n" if n % 2 else b"- one\n")
+        assert file.stat().st_mtime_ns != record_time
+    ahead = file.stat().st_mtime_ns + 5_000_000_000  # a clock five seconds ahead
+    assert set_pulled_time(file, ahead) is None
+    assert file.stat().st_mtime_ns == ahead  # the record's time all the same
 
 
 def test_a_same_size_edit_right_after_kronikas_write_is_seen(small_brain: Memory) -> None:

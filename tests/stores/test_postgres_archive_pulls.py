@@ -5,11 +5,13 @@ and what that worker then reads of its archive is what a fresh read of the file 
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 import pytest
 
-from kronika import build_memory, load_settings
+from kronika import Memory, build_memory, load_settings
+from kronika.engine.changes import TouchFact
 from kronika.settings import Settings
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
@@ -39,6 +41,17 @@ def _record(url: str) -> tuple[str, str]:
     return body + parts, sha
 
 
+def _archive_pulled(first: Memory, second: Memory) -> int:
+    """The first worker remembers facts until it has an archive, the second pulls it
+    whole; how many facts that took."""
+    n = 0
+    while not (first.workspace.agent_dir("default") / ARCHIVE).exists():
+        first.remember(f"jar {n} on the shelf holds plum jam", key=f"jar_{n}")
+        n += 1
+    second.remember("the cellar door sticks", key="door")  # pulls the archive whole
+    return n
+
+
 def test_workers_in_turn_keep_one_archive_and_read_it_as_a_fresh_parse(
     postgres_url: str, tmp_path: Path
 ) -> None:
@@ -46,11 +59,7 @@ def test_workers_in_turn_keep_one_archive_and_read_it_as_a_fresh_parse(
         build_memory(_settings(tmp_path / "a", postgres_url)) as first,
         build_memory(_settings(tmp_path / "b", postgres_url)) as second,
     ):
-        n = 0
-        while not (first.workspace.agent_dir("default") / ARCHIVE).exists():
-            first.remember(f"jar {n} on the shelf holds plum jam", key=f"jar_{n}")
-            n += 1
-        second.remember("the cellar door sticks", key="door")  # pulls the archive whole
+        n = _archive_pulled(first, second)
         inodes = set()
         for m in range(n, n + 10):
             for name, memory in (("first", first), ("second", second)):
@@ -72,3 +81,35 @@ def test_workers_in_turn_keep_one_archive_and_read_it_as_a_fresh_parse(
         assert len(inodes) <= 2  # each worker's archive was added to in place, not replaced
         found = second.recall(f"first jar {n} holds quince jelly", k=5).hits
         assert f"first_{n}" in {hit.item.key for hit in found}
+
+
+def test_a_same_size_edit_right_after_a_pull_is_seen(postgres_url: str, tmp_path: Path) -> None:
+    """The archive a worker has just extended with what another worker moved there is
+    trusted without reading it again, yet an editor saving it in place at once (the same
+    size, its time set back) is read by that worker's next call."""
+    with (
+        build_memory(_settings(tmp_path / "a", postgres_url)) as first,
+        build_memory(_settings(tmp_path / "b", postgres_url)) as second,
+    ):
+        n = _archive_pulled(first, second)
+        archive = second.workspace.agent_dir("default") / ARCHIVE
+        size = archive.stat().st_size
+        while archive.stat().st_size == size:  # until a pull adds to the second's archive
+            first.remember(f"jar {n} on the shelf holds fig jam", key=f"jar_{n}")
+            # the same again: nothing of the second's own moves to the archive
+            again = second.remember("the cellar door sticks", key="door")
+            assert isinstance(again.change, TouchFact)
+            n += 1
+            assert n < 200, "no fact reached the archive"
+        last = second.workspace.archived_facts("default")[-1]
+        assert last.key is not None and last.value is not None and "jam" in last.value
+        edited = last.value.replace("jam", "jel")
+        before = archive.stat()
+        text = archive.read_text(encoding="utf-8")
+        old, new = f"**{last.key}**: {last.value}", f"**{last.key}**: {edited}"
+        with open(archive, "r+", encoding="utf-8") as handle:  # the same inode and size
+            handle.write(text.replace(old, new))
+        os.utime(archive, ns=(before.st_atime_ns, before.st_mtime_ns))
+        # the edited value is the one stored: saying it again refreshes it
+        assert isinstance(second.remember(edited, key=last.key).change, TouchFact)
+        assert [f.value for f in second.facts() if f.key == last.key] == [edited]

@@ -353,13 +353,16 @@ class WorkingCopy(Reentrant):
             doc.agent, doc.path, doc.appends.base_sha256
         )
         kept = None if entry is None else (entry.digest, len(entry.lines))
-        stat = extend_in_place(
+        extended = extend_in_place(
             file, doc.text, doc.appends.base_sha256, doc.appends.sha256, doc.modified_ns, kept
         )
-        if stat is None:
+        if extended is None:
             return False
+        stat = extended.stat
         if entry is not None:
-            self.workspace.fact_writer.facts_pulled(doc.agent, doc.path, entry, doc.text, stat)
+            self.workspace.fact_writer.facts_pulled(
+                doc.agent, doc.path, entry, doc.text, stat, own=extended.own
+            )
         self._copies[(doc.agent, doc.path)] = _Copy(
             stat.st_mtime_ns, stat.st_size, doc.appends.sha256
         )

@@ -34,12 +34,13 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from kronika.core.model import TurnRecord
 from kronika.errors import WorkspaceError
 from kronika.stores import batch
 from kronika.stores.durable import flush
+from kronika.stores.markdown.atomic import set_pulled_time
 from kronika.stores.markdown.files import CONTROL, keep_copy
 from kronika.stores.markdown.sessions import render_turn, torn_header
 
@@ -70,6 +71,14 @@ class _Mark:
             stat.st_mtime_ns,
             stat.st_ctime_ns,
         )
+
+
+class Extended(NamedTuple):
+    """A file :func:`extend_in_place` added to: its status then, and whether its time
+    is one no later write leaves (so nobody has written to it while it shows it)."""
+
+    stat: os.stat_result
+    own: bool
 
 
 @dataclass(slots=True)
@@ -172,12 +181,14 @@ def extend_in_place(
     after: str,
     mtime_ns: int,
     kept: tuple[Any, int] | None = None,
-) -> os.stat_result | None:
+) -> Extended | None:
     """Add ``text`` at the end of ``file`` if the file hashes to ``before`` (SHA-256)
     and would, with the text, hash to ``after``, then give it the modification time
-    ``mtime_ns``; its status then, or ``None`` when it does not hash so (nothing is
-    written). A working copy pulling a session another worker appended to adds the
-    record's new parts so (:class:`~kronika.stores.working_copy.WorkingCopy`).
+    ``mtime_ns``; its status then, and whether that time serves as kronika's own stamp
+    (:func:`~kronika.stores.markdown.atomic.set_pulled_time`), or ``None`` when it does
+    not hash so (nothing is written). A working copy pulling a session another worker
+    appended to adds the record's new parts so
+    (:class:`~kronika.stores.working_copy.WorkingCopy`).
 
     The file is read whole unless this process knows it is as it left it (its own
     last append or extension); it is remembered as after an append, so the index adds
@@ -215,7 +226,7 @@ def extend_in_place(
         written = 0
         while written < len(data):
             written += os.write(fd, data[written:])
-        os.utime(file, ns=(mtime_ns, mtime_ns))
+        own = set_pulled_time(file, mtime_ns) is not None
         flush(fd)
         stat = os.fstat(fd)
     except OSError:
@@ -233,7 +244,7 @@ def extend_in_place(
             _known[key] = _Known(done, hasher, mark if ends_line else None, data, past)
             while len(_known) > _REMEMBERED:
                 del _known[next(iter(_known))]
-    return stat
+    return Extended(stat, own)
 
 
 def _append(fd: int, folder: Path, path: str, turns: Sequence[TurnRecord]) -> list[str] | None:

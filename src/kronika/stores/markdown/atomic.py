@@ -80,3 +80,17 @@ def stamp_own_write(fd: int) -> int | None:
     except OSError:
         return None
     return stamp
+
+
+def set_pulled_time(path: Path, mtime_ns: int) -> int | None:
+    """Give ``path``, just written by kronika with text pulled from the store of
+    record, the record's modification time ``mtime_ns`` (as its access time too).
+    Returns ``mtime_ns`` when it serves as kronika's own stamp
+    (:func:`stamp_own_write`): a time earlier than the one the write gave the file is
+    one no later write leaves either. ``None`` when it does not (a time from a clock
+    ahead of this machine's, or one the file system rounds)."""
+    wrote = os.stat(path).st_mtime_ns
+    os.utime(path, ns=(mtime_ns, mtime_ns))
+    if mtime_ns >= wrote or os.stat(path).st_mtime_ns != mtime_ns:
+        return None
+    return mtime_ns

@@ -461,7 +461,9 @@ class PostgresSources:
             by_line = kept.by_line and all(
                 place == item.provenance.line for item, _, place in added.values()
             )
-            self._keep(source_diff.KeptRows(state, {**kept.rows, **added}, by_line))
+            # the rows kept are taken over, not copied (a long archive holds many)
+            kept.rows.update(added)
+            self._keep(source_diff.KeptRows(state, kept.rows, by_line))
         self._analyze_if_grown()
         return done
 

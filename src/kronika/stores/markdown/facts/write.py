@@ -20,6 +20,7 @@ from kronika.core.model import MemoryItem
 from kronika.errors import WorkspaceError
 from kronika.stores import batch
 from kronika.stores.markdown.agentfiles import AgentFiles, SourceFile
+from kronika.stores.markdown.atomic import set_pulled_time
 from kronika.stores.markdown.facts import append as append_parse
 from kronika.stores.markdown.facts import brain, lookup, moves, splice
 from kronika.stores.markdown.facts.append import append_facts
@@ -151,9 +152,8 @@ class FactWriter:
             stat, mtime = before.stat, before.mtime
         else:
             stamp = write_bytes(folder / path, raw)
-            if mtime_ns is not None:
-                os.utime(folder / path, ns=(mtime_ns, mtime_ns))
-                stamp = None
+            if mtime_ns is not None:  # the record's time, kronika's stamp when it is one
+                stamp = set_pulled_time(folder / path, mtime_ns)
             if spec is None or (spec is brain.ARCHIVE and before is None):
                 return  # parsed when it is asked for
             try:
@@ -315,13 +315,22 @@ class FactWriter:
             return None
 
     def facts_pulled(
-        self, agent: str, path: str, entry: FactParse, text: str, stat: os.stat_result
+        self,
+        agent: str,
+        path: str,
+        entry: FactParse,
+        text: str,
+        stat: os.stat_result,
+        *,
+        own: bool = False,
     ) -> None:
         """``text`` was added after the end of the file ``entry`` is the kept parse of
         (:meth:`kept_before_pull`), which now has status ``stat``: the parse is extended
         by the added lines alone, as after kronika's own append, so the next write does
-        not read a long archive again. Facts whose ids it held already: it is dropped
-        (read whole next time)."""
+        not read a long archive again. ``own``: the file's time is one no later write
+        leaves (:func:`~kronika.stores.markdown.atomic.set_pulled_time`), so the parse is
+        used without hashing the file again. Facts whose ids it held already: it is
+        dropped (read whole next time)."""
         new = split_lines(text)
         if not new:
             return
@@ -338,7 +347,7 @@ class FactWriter:
             file_stat(stat),
             time.time_ns(),
             tail=tail,
-            own=False,
+            own=own,
         )
         if any(line.startswith("- ") and "<!--" not in line for line in new):
             entry.derived.pop("hand", None)  # a bullet without metadata: looked for again
