@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -124,3 +128,40 @@ def test_the_writers_alone_in_rounds_give_each_layout_against_one_writer(
     for line, row in zip(table["rows"], rows, strict=True):
         alone = next(r for r in rows if r["round"] == row["round"] and r["writers"] == 1)
         assert cell(table, line, "× one writer") == f"{row['per_s'] / alone['per_s']:.2f}"
+
+
+def test_the_command_skips_recall_and_the_batch_when_told_0(
+    postgres_server: object, tmp_path: Path
+) -> None:
+    from kronika.stores.postgres.embedded import LocalPostgres
+
+    assert isinstance(postgres_server, LocalPostgres)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    command = [sys.executable, "-m", "kronika", "bench"]
+    done = subprocess.run(
+        [*command, "team-writes", "--sizes", "30", "--calls", "2", "--writers", "0"]
+        + ["--batch", "0", "--queries", "0", "--index", f"postgres={postgres_server.url()}"]
+        + ["--out", str(tmp_path), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["suite"] == "team-writes"
+    results = json.loads((tmp_path / "team-writes.json").read_text(encoding="utf-8"))
+    (row,) = results["sizes"]
+    assert row["questions"] == 0 and row["batch"] == 0 and row["per_s"] > 0
+    table = results["tables"][0]
+    (line,) = table["rows"]
+    for column in ("recall p50 ms", "remember_many(0) items/s", "remember_many vs floor"):
+        assert cell(table, line, column) == "-"
+    # elsewhere 0 queries or a batch of 0 is no measurement: a clear error, not a run
+    bad = subprocess.run(
+        [*command, "writes", "--sizes", "20", "--batch", "0"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert bad.returncode != 0 and "--batch" in bad.stderr and "Traceback" not in bad.stderr

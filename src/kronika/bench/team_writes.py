@@ -681,6 +681,9 @@ def _floor_table(
     def ratio(value: float | None) -> str:
         return "-" if value is None else f"{value:.3f}×"
 
+    def measured(value: float, form: str) -> str:  # 0: the part was skipped
+        return format(value, form) if value > 0 else "-"
+
     out = []
     for r, f in beside:
         got = _ratios(r, f)
@@ -691,11 +694,11 @@ def _floor_table(
                 f"{r['per_s']:.1f}",
                 f"{f['per_call_per_s']:.1f}",
                 ratio(got["remember_vs_floor"]),
-                f"{r.get('recall_p50_ms', 0.0):.2f}",
-                f"{f['recall_p50_ms']:.2f}",
+                measured(r.get("recall_p50_ms", 0.0), ".2f"),
+                measured(f["recall_p50_ms"], ".2f"),
                 ratio(got["recall_vs_floor"]),
-                f"{r.get('remember_many_per_s', 0.0):,.0f}",
-                f"{f['batch_items_per_s']:,.0f}",
+                measured(r.get("remember_many_per_s", 0.0), ",.0f"),
+                measured(f["batch_items_per_s"], ",.0f"),
                 ratio(got["remember_many_vs_floor"]),
             ]
         )

@@ -83,6 +83,8 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
     modes = tuple(args.mode) if args.mode else ("lexical", "vector", "hybrid")
     if args.suite == "crash" and (args.trials < 1 or args.writers < 1 or args.max_run <= 0):
         raise InvalidInput("--trials and --writers must be at least 1, --max-run above 0")
+    if args.suite != "team-writes" and (args.queries == 0 or args.batch == 0):
+        raise InvalidInput("--queries and --batch must be at least 1 (0 skips them in team-writes)")
     results: dict[str, Any]
     with render.labelled_progress_bar(not args.json) as progress:
         if args.suite == "crash":
@@ -155,7 +157,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 before=args.before,
                 writers=2 if args.writers == 1 else args.writers,
                 writer_s=args.writer_seconds,
-                queries=args.queries or 50,
+                queries=50 if args.queries is None else args.queries,
                 batch=args.batch,
                 rounds=args.rounds,
                 progress=progress,

@@ -251,10 +251,10 @@ def register(cli: Commands) -> None:
     )
     p.add_argument(
         "--queries",
-        type=count_in(1, 10**6),
+        type=count_in(0, 10**6),
         help="scale, vectors: queries per size (default 100; vectors 50); serve: requests"
         " per level (default 100); team-writes: recalls per size, kronika's and the"
-        " floor's (default 50)",
+        " floor's (default 50; 0 skips them)",
     )
     p.add_argument(
         "--repeats", type=count_in(1, 1000), default=3, help="vectors: timed runs per query"
@@ -355,10 +355,11 @@ def register(cli: Commands) -> None:
     )
     p.add_argument(
         "--batch",
-        type=count_in(1, 10**6),
+        type=count_in(0, 10**6),
         default=1_000,
         help="writes, team-writes: facts given to one remember_many call (and to the"
-        " floor's batch); writes: turns given to one save_turns call",
+        " floor's batch; team-writes: 0 skips it); writes: turns given to one save_turns"
+        " call",
     )
     p.add_argument(
         "--index",
