@@ -6,7 +6,7 @@ else receives them through its constructor.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -430,12 +430,14 @@ class IndexSources(Protocol):
         lines: Mapping[str, int | None],
         *,
         vectors: Mapping[str, Vector] | None = None,
+        held: Collection[str] | None = None,
     ) -> bool:
         """Change a few items of a file the index holds as ``expected``: remove the ids
         ``gone``, replace the rows of ``items`` (from any file), give the ids of
-        ``lines`` their new line, record ``state``, cache ``vectors``. ``False``
-        (nothing written) when the index no longer holds ``expected`` or cannot patch
-        rows: the file is then re-indexed whole."""
+        ``lines`` their new line, record ``state``, cache ``vectors``. ``held``, when
+        the caller knows it: every id the file holds now (an index may check its rows
+        against it). ``False`` (nothing written) when the index no longer holds
+        ``expected`` or cannot patch rows: the file is then re-indexed whole."""
         ...
 
     def remove_source(self, agent: str, path: str) -> None: ...

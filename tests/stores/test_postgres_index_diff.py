@@ -319,3 +319,92 @@ def test_rows_added_a_few_at_a_time_are_the_rows_a_bulk_load_writes(postgres_url
         with PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as fresh:
             files.rebuild(fresh)  # the archive's rows in one COPY
         assert dump(ix.url) == diffed
+
+
+def test_a_brain_another_worker_wrote_last_is_patched_when_its_rows_check_out(
+    postgres_url: str,
+) -> None:
+    """A worker that did not write a file's rows (another did, last) patches a few of
+    them when it says every id the file holds now and the index's rows bear it out:
+    the rows equal a rebuild's. When they do not (a row the file no longer names, an
+    unchanged id another file took, places that are not lines, no ids given, another
+    state) nothing is written and the caller re-indexes the file whole."""
+    pytest.importorskip("psycopg")
+    from kronika.stores.postgres.index import PostgresIndex
+
+    def brain(n: int, line: int, text: str | None = None) -> MemoryItem:
+        return replace(fact(n, text), provenance=Provenance("brain.md", line))
+
+    def state_of(files: Files, path: str, version: int, count: int) -> SourceState:
+        files.version = version
+        return SourceState("jaskier", path, f"c{version}", version, count)
+
+    with two_workers(postgres_url) as (url, a, b):
+        a.write("brain.md", [brain(n, n + 3) for n in range(5)])  # f0..f4 on lines 3..7
+        written = a.states["brain.md"]
+        before = rowids(url)
+        # b drops f1, the facts below move up a line, f5 goes at the end
+        after = state_of(b, "brain.md", written.mtime_ns + 1, 5)
+        now = [brain(0, 3), brain(2, 4), brain(3, 5), brain(4, 6), brain(5, 7)]
+        lines = {"f2": 4, "f3": 5, "f4": 6}
+        args = (written, after, ["f1"], [now[-1]], [text_hash(now[-1])], lines)
+        held = {it.id for it in now}
+        assert not b.index.patch_source(*args)  # b keeps no rows and is given no ids
+        assert not b.index.patch_source(*args, held=held - {"f0"})  # f0 is a row still
+        assert rowids(url) == before
+        assert b.index.patch_source(*args, held=held, vectors=vectors(now))
+        patched = dump(url)
+        assert {k: v for k, v in rowids(url).items() if k != "f5"} == {
+            k: v for k, v in before.items() if k != "f1"
+        }  # moved, not written again
+        b.files["brain.md"], b.states["brain.md"] = now, after
+        with PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as fresh:
+            b.rebuild(fresh)
+        assert dump(url) == patched
+
+        # an unchanged id taken by another file: the Brain's rows lack it
+        a.write("brain.md", [brain(n, n + 3) for n in range(5)])
+        a.write("brain_archive.md", [fact(3)])  # takes f3, the Brain keeps its state
+        written = a.states["brain.md"]
+        after = state_of(b, "brain.md", a.version + 1, 5)
+        args = (written, after, ["f1"], [now[-1]], [text_hash(now[-1])], lines)
+        assert not b.index.patch_source(*args, held=held)
+        assert "f3" in rowids(url, "brain_archive.md") and "f5" not in rowids(url)
+
+        # a file whose places are not its lines (a line repeated: numbered in order)
+        a.write("brain.md", [brain(0, 3), brain(1, 3), brain(2, 4)])
+        written = a.states["brain.md"]
+        after = state_of(b, "brain.md", a.version + 1, 3)
+        unlined = (written, after, ["f1"], [], [], {"f2": 3})
+        assert not b.index.patch_source(*unlined, held={"f0", "f2"})
+        # the state the index holds is not the one the patch starts from
+        assert not b.index.patch_source(after, after, ["f1"], [], [], {}, held={"f0", "f2"})
+        assert sorted(rowids(url, "brain.md")) == ["f0", "f1", "f2"]
+
+
+def test_two_workers_writing_one_brain_in_turn_leave_the_index_as_a_rebuild(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    """Two workers remembering facts of one agent in turn (each patching a Brain the
+    other indexed last, facts moving to the archive, keys superseded): every row of the
+    index is what ``kronika index rebuild`` writes, and each worker finds the other's
+    latest fact."""
+    pytest.importorskip("psycopg")
+    from backends import Backend
+
+    backend = Backend("postgres", tmp_path, postgres_url)
+    try:
+        first = backend.open("a", brain_max=60, brain_budget=40)
+        second = backend.open("b", brain_max=60, brain_budget=40)
+        url = first._ctx.index.url  # type: ignore[attr-defined]
+        for n in range(24):
+            for name, memory in (("first", first), ("second", second)):
+                memory.remember(f"{name} jar {n} holds plum jam", key=f"{name}_{n % 9}")
+        written = dump(url)
+        assert len(written["items"]) > 20
+        found = first.recall("second jar 23 holds plum jam", k=3).hits
+        assert "second_5" in {hit.item.key for hit in found}
+        second.reindex()
+        assert dump(url) == written
+    finally:
+        backend.close()

@@ -23,7 +23,7 @@ has its flat name (``index.get_items`` is ``index.inner.get_items``), one
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from kronika.core.alias import Alias
@@ -88,6 +88,7 @@ class VectorMirror:
         lines: Mapping[str, int | None],
         *,
         vectors: Mapping[str, Vector] | None = None,
+        held: Collection[str] | None = None,
     ) -> bool:
         return False  # the file is re-indexed whole, which mirrors its points
 

@@ -215,8 +215,11 @@ class Appends:
             else:
                 changed.append(item)
         hashes, vectors, after = self.ready(agent, path, changed, source, report, embed)
+        # every id the file holds now: an index that wrote none of its rows (another
+        # worker wrote the file last) checks them against its own
+        held = self.state.workspace.fact_ids(agent, path)
         if not self.state.index.patch_source(
-            state, after, list(before), changed, hashes, lines, vectors=vectors
+            state, after, list(before), changed, hashes, lines, vectors=vectors, held=held
         ):
             return False
         report.files_indexed += 1

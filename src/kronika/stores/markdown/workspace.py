@@ -142,6 +142,7 @@ class MarkdownWorkspace:
     parse_source = Alias("fact_reads", FactReads.parse_source)
     appended_facts = Alias("fact_reads", FactReads.appended_facts)
     rewritten_facts = Alias("fact_reads", FactReads.rewritten_facts)
+    fact_ids = Alias("fact_reads", FactReads.ids)
     fact_file_hash = Alias("fact_reads", FactReads.fact_file_hash)
     spliced_facts = Alias("fact_reads", FactReads.spliced_facts)
     brain_facts = Alias("fact_reads", FactReads.brain_facts)

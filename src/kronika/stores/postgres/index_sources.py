@@ -7,7 +7,7 @@ uses them (then the tables that lost rows are vacuumed).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
@@ -22,6 +22,7 @@ from kronika.ports import (
     VectorPoint,
 )
 from kronika.stores.postgres import inserting
+from kronika.stores.postgres.arrays import text_array
 from kronika.stores.postgres.copying import postings_copy_text
 from kronika.stores.postgres.dialect import POSTGRES
 from kronika.stores.postgres.index_base import (
@@ -51,6 +52,10 @@ from kronika.stores.sql.rows import (
 _KEPT_FILES = 8
 """Files whose rows :class:`PostgresSources` remembers as it wrote them: a write of a
 fact touches the Brain, the archive, the history and a session file or two."""
+UNKEPT_PATCH_IDS = 1_000
+"""The most ids a file may hold for :meth:`PostgresSources.patch_source` to check
+its rows in the index when this object keeps none (another worker wrote the file
+last): the check reads every row of the file (a Brain's few, not a long archive's)."""
 
 
 _STORED = item_columns(POSTGRES)
@@ -221,6 +226,40 @@ class PostgresSources:
             )
         (count,) = found_count.fetchone()
         return _is_state(found_state.fetchone(), kept.state) and int(count) == len(kept.rows)
+
+    def _holds_unkept(
+        self,
+        conn: Any,
+        expected: SourceState,
+        known: Collection[str],
+        staying: Collection[str],
+        cache: Sequence[_Cached] = (),
+    ) -> bool:
+        """Take the file's lock, and say whether the index holds the file as
+        ``expected`` with rows a patch may change as :meth:`_holds` says of the rows
+        kept: every row's place is its line, no row has an id outside ``known`` (the
+        ids the file holds now, and those it lets go), and each of ``staying`` (the ids
+        it keeps unchanged) is a row of it, not taken by another file. The lock, the
+        reads and the vectors of ``cache`` go in one round trip; the rows read are the
+        file's alone (few: :data:`UNKEPT_PATCH_IDS`)."""
+        where = (expected.agent, expected.path)
+        with pipelined(conn):
+            found_state = self._locked_state(conn, where)
+            self._cache(conn, cache)
+            found = conn.execute(
+                "SELECT count(*) FILTER (WHERE NOT (id = ANY(%s::text[]))),"
+                " count(*) FILTER (WHERE id = ANY(%s::text[])),"
+                " count(*) FILTER (WHERE line IS NULL OR pos IS DISTINCT FROM line)"
+                " FROM idx_items WHERE source_agent = %s AND source_path = %s",
+                (text_array(known), text_array(staying), *where),
+            )
+        strays, present, off_line = found.fetchone()
+        return (
+            _is_state(found_state.fetchone(), expected)
+            and int(strays) == 0
+            and int(present) == len(staying)
+            and int(off_line) == 0
+        )
 
     def _locked_state(self, conn: Any, where: tuple[str, str]) -> Any:
         """Take the file's lock and ask for its state (the answer's cursor): in the
@@ -477,6 +516,7 @@ class PostgresSources:
         lines: Mapping[str, int | None],
         *,
         vectors: Mapping[str, Vector] | None = None,
+        held: Collection[str] | None = None,
     ) -> bool:
         """Change a few items of a file the index holds as ``expected``, in one
         transaction under the file's lock, as a re-index would leave its rows: the rows
@@ -484,12 +524,18 @@ class PostgresSources:
         moving here), the ids in ``lines`` given their new line, which is also their
         place, and ``vectors`` cached. Nothing else of the file is read or written,
         however long it is: an archived fact given a new value costs the same at any
-        size. Only for a file this object wrote last, whose rows take their lines as
-        places (:func:`~kronika.stores.sql.source_diff.places_by_line`); ``False``
-        (nothing written) otherwise, or when the index no longer holds ``expected``:
-        the file is then re-indexed (:meth:`replace_source`, a diff of its rows)."""
+        size. Only for a file whose rows take their lines as places
+        (:func:`~kronika.stores.sql.source_diff.places_by_line`), checked against the
+        rows this object wrote last; or, when another worker wrote the file since (or
+        none are kept) and ``held`` (every id the file holds now) is given and short
+        (:data:`UNKEPT_PATCH_IDS`), checked against the index's rows themselves in the
+        same round trip (:meth:`_holds_unkept`). ``False`` (nothing written) otherwise,
+        or when the index no longer holds ``expected``: the file is then re-indexed
+        (:meth:`replace_source`, a diff of its rows)."""
         key = (expected.agent, expected.path)
         kept = self._kept.pop(key, None)
+        if kept is not None and kept.state != expected:
+            kept = None  # another worker indexed the file since this object did
         cache = self._embedding_rows(vectors or {})
         fresh = [
             (item, text_hash, item.provenance.line)
@@ -499,10 +545,10 @@ class PostgresSources:
         moved: list[tuple[str, int, int | None]] = [
             (item_id, line, line) for item_id, line in lines.items() if line is not None
         ]
+        unkept = kept is None and held is not None and len(held) <= UNKEPT_PATCH_IDS
         if (
-            kept is None
-            or not kept.by_line
-            or kept.state != expected
+            (kept is None and not unkept)
+            or (kept is not None and not kept.by_line)
             or len(fresh) < len(items)
             or len(moved) < len(lines)
         ):
@@ -512,9 +558,14 @@ class PostgresSources:
         diff = source_diff.SourcePlan(gone=list(gone), fresh=fresh, moved=moved)
         postings = self.state.tokenizer.items(list(items))
         taken: list[tuple[str, str, str]] = []
+        known = set(held or ())
+        staying = known.difference(item.id for item in items)
 
         def work(conn: Any) -> bool:
-            if not self._holds(conn, kept, cache):
+            if kept is not None:
+                if not self._holds(conn, kept, cache):
+                    return False
+            elif not self._holds_unkept(conn, expected, known.union(gone), staying, cache):
                 return False
             gone_rows = self._write_diff(conn, state, diff, postings)
             taken[:] = [(i, a, p) for i, _, a, p in gone_rows if (a, p) != key]
@@ -526,6 +577,10 @@ class PostgresSources:
             done = self.state.write(work)
         if not done:
             return False
+        if kept is None:  # the file's rows are not known here: none kept
+            self._taken(taken)
+            self._analyze_if_grown()
+            return True
         rows = kept.rows
         for item_id in gone:
             rows.pop(item_id, None)

@@ -11,7 +11,7 @@ vectors then has :mod:`.index_upkeep` scrub the copies no item needs any more.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 
@@ -153,12 +153,14 @@ class SqliteSources:
         lines: Mapping[str, int | None],
         *,
         vectors: Mapping[str, Vector] | None = None,
+        held: Collection[str] | None = None,
     ) -> bool:
         """Change a few items of a file the index holds as ``expected``, in one
         transaction (:mod:`.patches`): delete the rows of ``gone`` and of ``items``
         (from any file: an id moving here), insert ``items``, set the line of the ids in
         ``lines``, record ``state``, cache ``vectors``. ``False`` (nothing written) when
-        the index no longer holds ``expected``: re-index the file."""
+        the index no longer holds ``expected``: re-index the file. ``held`` is not
+        needed: nothing here depends on rows kept from an earlier write."""
         blobs = self._blobs(vectors or {})
         with self.state.writing() as conn:
             if not patches.holds(conn, expected):
