@@ -246,11 +246,14 @@ class PostgresSources:
         with pipelined(conn):
             found_state = self._locked_state(conn, where)
             self._cache(conn, cache)
+            # joined, not ``= ANY``: a generic plan compares each row with every id
             found = conn.execute(
-                "SELECT count(*) FILTER (WHERE NOT (id = ANY(%s::text[]))),"
-                " count(*) FILTER (WHERE id = ANY(%s::text[])),"
-                " count(*) FILTER (WHERE line IS NULL OR pos IS DISTINCT FROM line)"
-                " FROM idx_items WHERE source_agent = %s AND source_path = %s",
+                "SELECT count(*) FILTER (WHERE k.id IS NULL), count(s.id),"
+                " count(*) FILTER (WHERE i.line IS NULL OR i.pos IS DISTINCT FROM i.line)"
+                " FROM idx_items AS i"
+                " LEFT JOIN unnest(%s::text[]) AS k (id) ON k.id = i.id"
+                " LEFT JOIN unnest(%s::text[]) AS s (id) ON s.id = i.id"
+                " WHERE i.source_agent = %s AND i.source_path = %s",
                 (text_array(known), text_array(staying), *where),
             )
         strays, present, off_line = found.fetchone()
