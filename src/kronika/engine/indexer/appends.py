@@ -22,6 +22,7 @@ from kronika.engine.indexer.state import IndexerState
 from kronika.engine.indexer.vectors import Vectors
 from kronika.ports import SourceState, SourceTail, Vector
 from kronika.stores.markdown.appending import appended_since
+from kronika.stores.markdown.facts import brain
 from kronika.stores.markdown.layout import SourceKind, classify
 from kronika.stores.markdown.session_appends import SessionHead, appended_turns
 from kronika.stores.markdown.workspace import SourceFile
@@ -215,9 +216,10 @@ class Appends:
             else:
                 changed.append(item)
         hashes, vectors, after = self.ready(agent, path, changed, source, report, embed)
-        # every id the file holds now: an index that wrote none of its rows (another
-        # worker wrote the file last) checks them against its own
-        held = self.state.workspace.fact_ids(agent, path)
+        # every id the Brain holds now: an index that wrote none of its rows (another
+        # worker wrote it last) checks them against its own. Not an archive's: its set
+        # of ids may have to be built again, as long as the archive is
+        held = self.state.workspace.fact_ids(agent, path) if path == brain.BRAIN.path else None
         if not self.state.index.patch_source(
             state, after, list(before), changed, hashes, lines, vectors=vectors, held=held
         ):
