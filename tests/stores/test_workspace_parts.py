@@ -51,6 +51,7 @@ VERBS = [
     "exists",
     "fact_file_hash",
     "fact_history",
+    "fact_ids",
     "has_agent",
     "holding_brain",
     "initialize",
