@@ -580,18 +580,15 @@ class PostgresSources:
             done = self.state.write(work)
         if not done:
             return False
-        if kept is None:  # the file's rows are not known here: none kept
-            self._taken(taken)
-            self._analyze_if_grown()
-            return True
-        rows = kept.rows
-        for item_id in gone:
-            rows.pop(item_id, None)
-        for item_id, place, _ in moved:
-            if (row := rows.get(item_id)) is not None:
-                rows[item_id] = (source_diff.at_line(row[0], place), row[1], place)
-        rows.update((row[0].id, row) for row in fresh)
-        self._keep(source_diff.KeptRows(state, rows, by_line=True))
+        if kept is not None:  # else the file's rows are not known here: none kept
+            rows = kept.rows
+            for item_id in gone:
+                rows.pop(item_id, None)
+            for item_id, place, _ in moved:
+                if (row := rows.get(item_id)) is not None:
+                    rows[item_id] = (source_diff.at_line(row[0], place), row[1], place)
+            rows.update((row[0].id, row) for row in fresh)
+            self._keep(source_diff.KeptRows(state, rows, by_line=True))
         self._taken(taken)
         self._analyze_if_grown()
         return True
