@@ -40,6 +40,15 @@ from kronika.core.phatic import informative
         "normalnie",
         "bien",
         "нормально",
+        # "glad", "happy" and "nice" as a reply, in each language alike
+        "I am glad, nice!",
+        "Cieszę się, miło!",
+        "Me alegro, ¡qué bien!",
+        "Радий, приємно!",
+        "so happy",
+        "jestem szczęśliwa",
+        "estoy muy contenta",
+        "я щаслива",
         "🙂",
         "",
     ],
@@ -66,6 +75,9 @@ def test_small_talk_tells_nothing(text: str) -> None:
         "me gusta mucho el café",
         "niewiele brakowało do finału",
         "нормально спав після ліків",
+        "cieszę się na wyjazd do Gdańska",
+        "me alegro de la boda de Fernanda",
+        "щаслива, що переїхала до Львова",
     ],
 )
 def test_a_text_with_one_word_of_content_is_informative(text: str) -> None:

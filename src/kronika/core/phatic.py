@@ -41,13 +41,14 @@ _POLISH = """
     slychac porzadku milego dnia
     moge pomoc pomoge pomoglem pomoglam zawsze chetnie sluze nic specjalnego
     szczegolnego takiego niewiele normalnie tylko sprawdzam testuje
+    ciesze cieszymy szczesliwy szczesliwa zadowolony zadowolona milo fajnie
 """
 _SPANISH = """
     hola buenas buenos dias tardes noches adios chao luego pronto manana
     gracias muchas muchos favor nada perdon disculpa igualmente saludos encantado
     vale ok si no claro genial perfecto bien bueno vale tal mucho
     puedo ayudar ayudarte ayudarle siempre placer disposicion especial solo probando
-    comprobando
+    comprobando alegro alegra alegramos contento contenta feliz
 """
 _UKRAINIAN = """
     привіт вітаю добрий доброго добрий день дня ранку вечора надобраніч бувай
@@ -55,7 +56,7 @@ _UKRAINIAN = """
     гаразд добре так ні звісно ок окей чудово супер справи
     привет спасибо пока хорошо да нет ладно
     можу допомогти допоможу завжди радий рада нічого нічим особливого небагато
-    нормально просто перевіряю тестую
+    нормально просто перевіряю тестую щасливий щаслива приємно
 """
 
 PHATIC_WORDS: frozenset[str] = frozenset(
