@@ -206,8 +206,9 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
         "relevance_floor",
         "Recall keeps only memories with evidence of their own: a content word of the query"
         " found by keyword search, or a cosine to the query of at least this much (a turn"
-        " also passes through the other party's turn beside it), so nothing unrelated is"
-        " returned in recall, the prompt's long-term block and lessons. A number from 0"
+        " also passes through the other party's turn beside it); the others are dropped"
+        " from recall, the prompt's long-term block and lessons (a question nothing"
+        " answers still gets the memories that pass: see answer_floor). A number from 0"
         " (off) to below 1, or auto: the value calibrated for the embedder (use-multilingual"
         " 0.15; off for the others, not calibrated) (docs/scoring.md).",
     ),
