@@ -6,6 +6,7 @@ import hashlib
 import os
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -332,3 +333,42 @@ def _index_rows(mem: Memory) -> dict[str, list[tuple[object, ...]]]:
         )
         for path in ("brain.md", "brain_archive.md", "history.md")
     }
+
+
+def _history_rows(mem: Memory) -> dict[str, int]:
+    """The history's rows in the local index: each id with its rowid (a row written
+    again gets a new one)."""
+    index: Any = getattr(mem.index, "inner", mem.index)
+    with index.state.reading() as conn:
+        found = conn.execute("SELECT id, rowid FROM items WHERE source_path = 'history.md'")
+        return {str(i): int(r) for i, r in found.fetchall()}
+
+
+def test_an_archived_fact_given_a_new_value_adds_its_one_row_to_the_history(
+    small_brain: Memory,
+) -> None:
+    """The old value goes to the history's end, and the index adds its row to those of
+    the history without writing the others again (a history of thousands of values
+    would otherwise be indexed whole at every change); the rows are a rebuild's."""
+    with small_brain as mem:
+        for n in range(60):
+            mem.remember(f"value number {n:02d}", key=f"k{n:02d}")
+        archived = [f for f in mem.workspace.archived_facts("default") if f.key]
+        assert len(archived) >= 6, "the Brain's budget archived facts"
+        for n, fact in enumerate(archived[:6]):
+            assert fact.key is not None
+            before = _history_rows(mem)
+            mem.remember(f"a new value {n}", key=fact.key)
+            after = _history_rows(mem)
+            assert set(after) - set(before) == {fact.id}
+            assert {i: after[i] for i in before} == before, "a history row was written again"
+        rows = sorted(
+            (it.id, it.provenance.line, it.content, it.valid_to)
+            for it in mem.index.source_items("default", "history.md")
+        )
+        mem.reindex()
+        assert rows == sorted(
+            (it.id, it.provenance.line, it.content, it.valid_to)
+            for it in mem.index.source_items("default", "history.md")
+        )
+        assert [h.value for h in mem.history(archived[0].key or "")][-1] == "a new value 0"

@@ -1,8 +1,8 @@
 """In team mode, an archived fact given a new value writes a fixed number of rows,
 however long the archive: the rows of the facts that changed, in the store of record
-and in the index, and no other row of the archive. Its other facts keep their lines
-(a fact that leaves marks its lines, `docs/workspace.md`), so their rows keep their
-places; the index's rows are patched, not compared with the whole file; and what is
+and in the index, and no other row of the archive or the history. Its other facts
+keep their lines (a fact that leaves marks its lines, `docs/workspace.md`), so their
+rows keep their places; the index's rows are patched, not compared with the whole file; and what is
 stored is what a re-index of the files gives."""
 
 from __future__ import annotations
@@ -84,6 +84,9 @@ def test_an_archived_fact_given_a_new_value_writes_the_rows_it_changed(
                 # in: their rows, and no other row of the archive, were written
                 assert fact.id in then - now
                 assert written[(table, ARCHIVE)] == len(then ^ now), (table, written)
+                # and its old value came into the history: that row alone, however
+                # long the history is
+                assert written[(table, "history.md")] == 1, (table, written)
             hit = memory.recall(f"a new value {n}", k=1, mode="lexical").hits
             assert hit and hit[0].item.value == f"a new value {n}"
             assert hit[0].item.provenance.path == "brain.md"

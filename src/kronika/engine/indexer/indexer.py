@@ -163,7 +163,11 @@ class Indexer:
         if paths is not None and len(set(paths)) > 1:
             # facts appended to the archive or history may come from the Brain in the
             # same write: the Brain is indexed first, so they are no longer indexed there
-            later = [p for p in dict.fromkeys(paths) if _appendable_facts(p)]
+            # and the archive before the history: a value an archived fact had moves
+            # there, and the history's append needs it out of the archive's rows
+            later = sorted(
+                (p for p in dict.fromkeys(paths) if _appendable_facts(p)), key=_fact_order
+            )
             if later and len(later) < len(set(paths)):
                 first = [p for p in dict.fromkeys(paths) if p not in later]
                 report = self.sync_agent(
@@ -183,7 +187,7 @@ class Indexer:
         read: dict[str, SourceState] | None = None
         if paths is not None:  # turns appended by kronika: index them alone, list nothing
             embed = not defer_vectors or not self.vectors.may_defer()
-            unique = list(dict.fromkeys(paths))
+            unique = sorted(dict.fromkeys(paths), key=_fact_order)
             # a fact file's state is read once, for the append and the sync alike
             if any(classify(p) is SourceKind.FACTS for p in unique):
                 read = self.state.index.source_states(agent, unique)
@@ -405,6 +409,12 @@ class Indexer:
                 {h: wanted[h] for h in lacking if h in wanted}
             )
         return len(batch)
+
+
+def _fact_order(path: str) -> int:
+    """A fact file's place in the order facts move in: the Brain, the archive, the
+    history (the order their copies of an id win in); 0 for any other file."""
+    return next((n for n, spec in enumerate(FACT_FILES) if spec.path == path), 0)
 
 
 def _appendable_facts(path: str) -> bool:
