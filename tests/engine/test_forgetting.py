@@ -317,3 +317,41 @@ def test_no_file_in_the_workspace_holds_a_forgotten_word(memory: Memory) -> None
         if p.is_file() and WORD.encode() in p.read_bytes().lower()
     ]
     assert holding == []
+
+
+def test_forgetting_archived_facts_takes_out_their_bullets_alone(
+    home: Path, clock: FrozenClock
+) -> None:
+    """A forget finds the lines of a fact in a long archive from the parse kept of it
+    while the file is unchanged, and reads it again once it is not: after a hand edit
+    above it, the bullet removed is still the forgotten fact's, and nothing else moves."""
+    settings = load_settings(home, environ={}, embedder="hashing").with_overrides(
+        brain_max=60, brain_budget=40
+    )
+    with build_memory(settings, create=True, clock=clock) as memory:
+        for n in range(90):
+            memory.remember(f"value number {n:02d}", key=f"k{n:02d}")
+        archive = memory.workspace.agent_dir("default") / "brain_archive.md"
+        archived = [f for f in memory.workspace.archived_facts("default") if f.key]
+        assert len(archived) >= 30
+        first, second = archived[5], archived[20]
+        lines = archive.read_text(encoding="utf-8").splitlines(keepends=True)
+        memory.forget(first.id)
+        lines = [line for line in lines if first.id not in line]
+        assert archive.read_text(encoding="utf-8") == "".join(lines)
+        # by hand, above the next one: every line below it moves down one
+        lines.insert(lines.index(next(x for x in lines if x.startswith("- "))), "- hand\n")
+        archive.write_text("".join(lines), encoding="utf-8")
+        memory.forget(second.id)
+        lines = [line for line in lines if second.id not in line]
+        after = archive.read_text(encoding="utf-8").splitlines(keepends=True)
+        # the hand-written bullet is given its id and time (docs/workspace.md)
+        assert [x for x in after if not x.startswith("- hand <!--")] == [
+            x for x in lines if x != "- hand\n"
+        ]
+        left = {f.value or f.content for f in memory.workspace.archived_facts("default")}
+        assert first.value not in left and second.value not in left
+        assert {f.value for f in archived} - left == {first.value, second.value}
+        assert "hand" in left
+        memory.reindex()
+        assert {f.value or f.content for f in memory.workspace.archived_facts("default")} == left

@@ -53,6 +53,7 @@ VERBS = [
     "fact_history",
     "fact_ids",
     "has_agent",
+    "held_facts",
     "holding_brain",
     "initialize",
     "keep_lost_facts",

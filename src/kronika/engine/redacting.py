@@ -223,6 +223,11 @@ def _parse(workspace: MarkdownWorkspace, agent: str, path: str, text: str) -> Pa
     tenant = workspace.tenant_of(agent)
     match kind:
         case SourceKind.FACTS:
+            # the parse the workspace keeps of these very lines, when it has one: a long
+            # archive is not parsed again (twice) to forget one fact
+            held = workspace.held_facts(agent, path)
+            if held is not None and "".join(held[0]) == text:
+                return held[1]
             spec = next(s for s in brain.FACT_FILES if s.path == path)
             return brain.parse_facts(text, spec=spec, agent=agent, tenant=tenant, mtime=_EPOCH)
         case SourceKind.SESSION:

@@ -143,6 +143,7 @@ class MarkdownWorkspace:
     appended_facts = Alias("fact_reads", FactReads.appended_facts)
     rewritten_facts = Alias("fact_reads", FactReads.rewritten_facts)
     fact_ids = Alias("fact_reads", FactReads.ids)
+    held_facts = Alias("fact_reads", FactReads.held)
     fact_file_hash = Alias("fact_reads", FactReads.fact_file_hash)
     spliced_facts = Alias("fact_reads", FactReads.spliced_facts)
     brain_facts = Alias("fact_reads", FactReads.brain_facts)

@@ -162,6 +162,14 @@ class FactReads:
         self.state.notes.extend(read.warnings + parsed.damage)
         return split_lines(read.text), parsed
 
+    def held(self, agent: str, path: str) -> tuple[Sequence[str], ParsedItems] | None:
+        """The lines and parse of fact file ``path`` when a sound parse of it is kept and
+        the file is unchanged since; ``None`` otherwise (nothing is read or parsed)."""
+        entry = self.state.facts.get(os.fspath(self.files.require_agent(agent)), path)
+        if entry is None or entry.read_warnings or entry.parsed.damage:
+            return None
+        return entry.lines, entry.parsed
+
     def kept(self, agent: str, path: str) -> FactParse | None:
         """The parse of fact file ``path`` (``None`` when it is missing): the kept one
         while the file is unchanged (:mod:`~kronika.stores.markdown.facts.cache`), else
