@@ -9,6 +9,8 @@ time and each durable when it returns:
 * ``remember()`` of a new value for the key of a stored (archived) fact, which moves
   it to the history, and of a stored fact's own value again, which refreshes it where
   it stands: as many calls, each on another stored fact;
+* ``forget()`` of another stored fact, as many calls (its bullet taken out, its words
+  redacted in every file of the agent, its rows gone from the index);
 * ``save_turn()`` into a session that already holds N turns (capped at 1,000), as
   many calls;
 * the batch paths: ``remember_many`` of ``batch`` new keyed facts in one call,
@@ -150,6 +152,13 @@ def _kronika_size(
                 min(calls, len(picked) // 2),
                 budget_s,
             )
+            # a fact of the archive forgotten: its bullet taken out, the words it held
+            # redacted in every file of the agent, its rows gone from the index
+            others = [fact for fact in stored if fact not in picked]
+            gone = random.Random(size + 1).sample(others, min(len(others), calls))
+            forgotten = timed_calls(
+                lambda n: memory.forget(gone[n].id, agent="bench"), len(gone), budget_s
+            )
             if progress:
                 progress(f"remember_many @{size:,}", 0, 1)
             many = [
@@ -200,6 +209,7 @@ def _kronika_size(
         "first_remember_s": first_s,
         "archived_change_per_s": _rate(changed),
         "archived_refresh_per_s": _rate(refreshed),
+        "archived_forget_per_s": _rate(forgotten),
         "remember_many_cpu_per_s": batch / many_cpu if many_cpu else 0.0,
         "import_cpu_items_per_s": report.turns / batch_cpu if batch_cpu else 0.0,
         "remember_many_per_s": batch / many_s if many_s else 0.0,
@@ -343,6 +353,7 @@ def run_writes(
             "remember_per_s",
             "archived_change_per_s",
             "archived_refresh_per_s",
+            "archived_forget_per_s",
             "remember_many_per_s",
             "save_turn_per_s",
             "save_turns_per_s",
@@ -365,6 +376,7 @@ def run_writes(
                 "remember p95 ms",
                 "archived fact changed /s",
                 "archived fact refreshed /s",
+                "archived fact forgotten /s",
                 f"remember_many({batch:,}) /s",
                 "save_turn() /s",
                 f"save_turns({batch:,}) turns/s",
@@ -382,6 +394,7 @@ def run_writes(
                     f"{row['remember_p95_ms']:,.1f}",
                     f"{row['archived_change_per_s']:,.1f}",
                     f"{row['archived_refresh_per_s']:,.1f}",
+                    f"{row['archived_forget_per_s']:,.2f}",
                     f"{row['remember_many_per_s']:,.1f}",
                     f"{row['save_turn_per_s']:,.1f}",
                     f"{row['save_turns_per_s']:,.1f}",
