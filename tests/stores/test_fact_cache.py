@@ -335,12 +335,12 @@ def _index_rows(mem: Memory) -> dict[str, list[tuple[object, ...]]]:
     }
 
 
-def _history_rows(mem: Memory) -> dict[str, int]:
-    """The history's rows in the local index: each id with its rowid (a row written
-    again gets a new one)."""
+def _history_rows(mem: Memory, path: str = "history.md") -> dict[str, int]:
+    """The rows of a fact file in the local index: each id with its rowid (a row
+    written again gets a new one)."""
     index: Any = getattr(mem.index, "inner", mem.index)
     with index.state.reading() as conn:
-        found = conn.execute("SELECT id, rowid FROM items WHERE source_path = 'history.md'")
+        found = conn.execute("SELECT id, rowid FROM items WHERE source_path = ?", (path,))
         return {str(i): int(r) for i, r in found.fetchall()}
 
 
@@ -372,3 +372,33 @@ def test_an_archived_fact_given_a_new_value_adds_its_one_row_to_the_history(
             for it in mem.index.source_items("default", "history.md")
         )
         assert [h.value for h in mem.history(archived[0].key or "")][-1] == "a new value 0"
+
+
+def test_a_forgotten_archived_fact_takes_its_row_alone_out_of_the_index(
+    small_brain: Memory,
+) -> None:
+    """The rows of the archive's other facts stay (they get their new lines), and the
+    rows are a rebuild's; the forgotten text is in no row."""
+    archive = "brain_archive.md"
+    with small_brain as mem:
+        for n in range(60):
+            mem.remember(f"value number {n:02d}", key=f"k{n:02d}")
+        archived = [f for f in mem.workspace.archived_facts("default") if f.key]
+        assert len(archived) >= 10
+        for fact in (archived[2], archived[7]):
+            before = _history_rows(mem, archive)
+            mem.forget(fact.id)
+            after = _history_rows(mem, archive)
+            assert set(before) - set(after) == {fact.id}
+            assert after == {i: r for i, r in before.items() if i != fact.id}
+            hits = mem.recall(fact.value or "", k=5, mode="lexical").hits
+            assert all(hit.item.id != fact.id for hit in hits)
+        rows = sorted(
+            (it.id, it.provenance.line, it.content)
+            for it in mem.index.source_items("default", archive)
+        )
+        mem.reindex()
+        assert rows == sorted(
+            (it.id, it.provenance.line, it.content)
+            for it in mem.index.source_items("default", archive)
+        )

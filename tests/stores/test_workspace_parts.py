@@ -68,6 +68,7 @@ VERBS = [
     "remove_item",
     "remove_proposal",
     "require_agent",
+    "rewrite_facts",
     "rewritten_facts",
     "spliced_facts",
     "session_headers",

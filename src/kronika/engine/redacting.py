@@ -268,6 +268,10 @@ def apply_forget(
     for edit in plan.edits:
         if edit.text is None:
             (folder / edit.path).unlink(missing_ok=True)
+        elif classify(edit.path) is SourceKind.FACTS:
+            # through the fact files' writer: their kept parse follows the edit, and the
+            # index deletes the rows of the facts gone instead of reading the file again
+            workspace.rewrite_facts(agent, edit.path, edit.text)
         else:
             write(folder / edit.path, edit.text)
         workspace.removed.add((agent, edit.path))

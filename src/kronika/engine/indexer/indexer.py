@@ -193,6 +193,8 @@ class Indexer:
                 read = self.state.index.source_states(agent, unique)
             paths = [p for p in unique if not self.appends.appended(agent, p, report, embed, read)]
             if not paths:
+                if drop_unused:  # a patch may have deleted a text no row holds any more
+                    report.vectors_dropped = self.state.index.drop_unused_embeddings()
                 report.seconds = time.perf_counter() - started
                 return report
         folders = _folder_marks(folder)  # before listing: a change while listing shows next time

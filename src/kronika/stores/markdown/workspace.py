@@ -154,6 +154,7 @@ class MarkdownWorkspace:
     holding_brain = Alias("fact_writer", FactWriter.holding_brain)
     stamp_hand_facts = Alias("fact_writer", FactWriter.stamp_hand_facts)
     cut_torn_tail = Alias("fact_writer", FactWriter.cut_torn_tail)
+    rewrite_facts = Alias("fact_writer", FactWriter.write)
     add_fact = Alias("fact_files", FactFiles.add_fact)
     update_fact = Alias("fact_files", FactFiles.update_fact)
     write_facts = Alias("fact_files", FactFiles.write_facts)
