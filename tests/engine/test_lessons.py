@@ -183,6 +183,9 @@ def test_outcomes_need_an_evaluation_or_a_verdict(memory: Memory) -> None:
         memory.record_outcome(TASK, "make deploy")
     with pytest.raises(InvalidInput, match="the task must be"):
         memory.record_outcome("  ", "make deploy", ok=True)
+    # the outcome said in words where an evaluation goes: a clear error, not a traceback
+    with pytest.raises(InvalidInput, match="must be an Evaluation .*, not str"):
+        memory.record_outcome(TASK, "make deploy", "failed: tls")  # type: ignore[arg-type]
 
 
 def test_a_conversation_about_the_task_carries_the_lesson_and_counts_its_use(

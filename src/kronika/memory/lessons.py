@@ -72,6 +72,12 @@ class Lessons:
         lesson from a user's private outcome is theirs alone, one from a team's outcome
         the team's (docs/lessons.md). Only lessons the reader may see are credited.
         """
+        if evaluation is not None and not isinstance(evaluation, Evaluation):
+            raise InvalidInput(
+                "the evaluation must be an Evaluation (kronika.core.lessons.exit_code(…) and"
+                f" the other evaluators make one), not {type(evaluation).__name__};"
+                " or give ok=True/False with reasons"
+            )
         if evaluation is None:
             if ok is None:
                 raise InvalidInput("give an evaluation, or ok=True/False with reasons")
