@@ -706,6 +706,11 @@ class AuditLog(Protocol):
         ``marker`` (forgetting); returns how many entries changed."""
         ...
 
+    def mentioning(self, agent: str, pattern: Phrases) -> int:
+        """How many of ``agent``'s entries hold a match of ``pattern`` in their summary:
+        the entries :meth:`redact` would change (a forget's receipt)."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class UndoneBatch:

@@ -8,7 +8,14 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kronika.core.redaction import MARKER, phrase_pattern, phrase_regex, redact, redact_document
+from kronika.core.redaction import (
+    MARKER,
+    WORDS_FIRST,
+    phrase_pattern,
+    phrase_regex,
+    redact,
+    redact_document,
+)
 
 
 def test_a_phrase_matches_across_case_and_whitespace_but_never_inside_a_word() -> None:
@@ -114,6 +121,27 @@ def test_many_phrases_are_found_exactly_where_one_alternation_finds_them(
         m.span() for m in slow.finditer(text, start, end)
     ]
     assert fast.subn(MARKER, text) == slow.subn(MARKER, text)
+    # a text too long to walk word by word before its words are looked at: the same
+    # matches (found, or ruled out by a word of every phrase missing)
+    long = text * (WORDS_FIRST // max(len(text), 1) + 1)
+    assert [m.span() for m in fast.finditer(long)] == [m.span() for m in slow.finditer(long)]
+    if not fast.possible(text, start, end):
+        assert slow.search(text[start:end]) is None
+
+
+def test_a_long_text_without_a_word_of_the_phrase_is_not_walked_word_by_word() -> None:
+    # Forgetting one turn of a long session: the rest of the file (and every other
+    # file) is searched for the turn's sentence. A text lacking one of its words
+    # cannot hold it, whatever its case or spacing.
+    pattern = phrase_pattern(["Zofia moved to Kraków in June"])
+    assert pattern is not None
+    text = "\n".join(f"Zofia said hello to Krzysztof, turn {n}" for n in range(2000))
+    assert len(text) > WORDS_FIRST
+    assert not pattern.possible(text)
+    assert redact_document(text, pattern).matches == 0
+    assert pattern.possible(text + "\nzofia   MOVED to KRAKÓW\nin june")
+    assert redact(text + "\nzofia   MOVED to KRAKÓW\nin june.", pattern)[1] == 1
+    assert redact_document(text + "\nZOFIA moved to kraków in June", pattern).matches == 1
 
 
 def test_a_thousand_phrases_cost_a_pass_over_the_text_not_a_thousand() -> None:

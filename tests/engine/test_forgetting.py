@@ -219,6 +219,37 @@ def test_the_audit_trail_records_that_something_was_forgotten_not_what(memory: M
     assert receipt.audit_redacted == 1
 
 
+@pytest.mark.parametrize("torn", [False, True], ids=["escaped", "escaped and torn"])
+def test_a_forgotten_value_is_found_in_audit_lines_however_json_escaped_it(
+    memory: Memory, torn: bool
+) -> None:
+    # A trail another writer wrote: "ó" as \u00f3, a line break and a tab beside the
+    # value (its words glued to the escapes' letters), quotes around it; and a torn
+    # last line, redacted as text (a backslash before the value, read as no escape).
+    memory.remember(key="city", value="Kraków")
+    trail = memory.settings.home / "audit.jsonl"
+    records = [json.loads(line) for line in trail.read_text(encoding="utf-8").splitlines()]
+    if torn:  # the value in the torn line alone
+        lines = [json.dumps({**records[-1], "summary": "a city"}), '{"summary": "to\\Kraków']
+    else:
+        summaries = ("moved to Kraków", "moved to\nKraków\tthen", 'said "Kraków"')
+        records += [{**records[-1], "summary": s} for s in summaries]
+        lines = [json.dumps(r, ensure_ascii=True) for r in records]
+    trail.write_text("\n".join(lines), encoding="utf-8")
+    assert "Kraków" not in trail.read_text(encoding="utf-8").replace("\\Kraków", "")
+    receipt = memory.forget(key="city", value="Kraków")
+    assert "krak" not in trail.read_text(encoding="utf-8").casefold()
+    if torn:
+        assert receipt.audit_redacted == 0  # a torn line is no entry
+        return
+    assert receipt.audit_redacted == 4  # the remember's line and the three
+    assert [e.summary for e in memory.audit() if e.summary.startswith(("moved", "said"))] == [
+        "moved to [forgotten]",
+        "moved to\n[forgotten]\tthen",
+        'said "[forgotten]"',
+    ]
+
+
 def test_the_receipt_lists_every_place_touched(memory: Memory) -> None:
     _conversation_about_rooibos(memory)
     receipt = memory.forget(topic="rooibos")

@@ -54,6 +54,13 @@ def phrase_regex(phrase: str) -> str:
 
 _WORD = re.compile(r"\w+")
 
+WORDS_FIRST = 256
+"""A text at least this long (characters) is first checked for the phrases' words
+(:meth:`Phrases.possible`): most texts a forget scans hold none of them. Taking a
+text's words costs about a third of walking it word by word from 256 characters on
+(8 against 22 µs; 65 against 215 at 2,400), so a text ruled out is passed three
+times faster, and one that is not costs a third more."""
+
 _tolower: Callable[[int], int] | None
 _EXTRA_CASES: Mapping[int, tuple[int, ...]]
 try:  # how Python's own ``re`` folds case under IGNORECASE: simple lower case, plus the
@@ -107,7 +114,7 @@ class Phrases:
     finds: leftmost, non-overlapping, case-insensitive (``tests/core`` compares them).
     """
 
-    __slots__ = ("_by_word", "_compiled", "_scan", "_one")
+    __slots__ = ("_by_word", "_compiled", "_scan", "_one", "_needs")
 
     def __init__(self, phrases: Sequence[str]) -> None:
         """``phrases``: normalised, longest first."""
@@ -124,6 +131,11 @@ class Phrases:
         other = f"|(?P<other>{'|'.join(others)})" if others else ""
         self._scan = re.compile(rf"\w+{other}", re.IGNORECASE)
         self._one: re.Pattern[str] | None = None
+        # the words each phrase holds, folded: a text lacking one of every phrase's
+        # words holds no match (None: a phrase without words, or no folding to use)
+        needs = [frozenset(_fold(w) for w in _WORD.findall(p)) for p in phrases]
+        usable = _tolower is not None and all(needs)
+        self._needs: list[frozenset[str]] | None = needs if usable else None
         if _tolower is None:
             every = [phrase_regex(p) for p in phrases]
             self._one = re.compile("|".join(every), re.IGNORECASE)
@@ -131,6 +143,8 @@ class Phrases:
     def finditer(self, text: str, pos: int = 0, endpos: int | None = None) -> Iterator[Match[str]]:
         """The matches in ``text[pos:endpos]``, left to right (as ``re``'s ``finditer``)."""
         end = len(text) if endpos is None else min(endpos, len(text))
+        if end - pos >= WORDS_FIRST and not self.possible(text, pos, end):
+            return
         if self._one is not None:
             yield from self._one.finditer(text, pos, end)
             return
@@ -150,6 +164,21 @@ class Phrases:
                     yield found
                     at = found.end()
                     break
+
+    def possible(self, text: str, pos: int = 0, endpos: int | None = None) -> bool:
+        """False when no phrase can match in ``text[pos:endpos]``: each phrase has a
+        word the text lacks. A match holds every word of its phrase whole (fenced by
+        other characters, case-folded alike), so a text's set of words, taken at C
+        speed, rules out a phrase without walking the text word by word. True says
+        nothing: the phrase may still not be there."""
+        if self._needs is None:
+            return True
+        part = text[pos:endpos]
+        if part.isascii():  # ASCII folds as lower case, positions unchanged
+            words = set(_WORD.findall(part.lower()))
+        else:
+            words = {_fold(w) for w in set(_WORD.findall(part))}
+        return any(need <= words for need in self._needs)
 
     def _candidates(self, word: str) -> list[re.Pattern[str]]:
         """The phrases that start with ``word`` (folded), longest first."""
@@ -205,6 +234,8 @@ class Redacted:
 def redact_document(text: str, pattern: Phrases) -> Redacted:
     """Redact a Markdown document, keeping its frontmatter names, turn headers and
     metadata comments (see the module docstring)."""
+    if not pattern.possible(text):  # one look at its words, not one per block
+        return Redacted(text, 0, 0)
     lines = text.split("\n")
     kept: list[str] = []
     block: list[str] = []

@@ -77,6 +77,10 @@ class HeldAudit:
         self._release()
         return self.log.redact(agent, pattern, marker)
 
+    def mentioning(self, agent: str, pattern: Phrases) -> int:
+        self._release()
+        return self.log.mentioning(agent, pattern)
+
     def _release(self) -> None:
         """Append what this thread holds now (the trail is about to be read)."""
         held = self._held()

@@ -113,7 +113,7 @@ def plan_forget(
             edits.append(edit)
     audited = 0
     if pattern is not None:
-        audited = sum(1 for e in audit.read(agent) if pattern.search(e.summary))
+        audited = audit.mentioning(agent, pattern)
     waiting = _edit_proposals(workspace, agent, pattern)
     return ForgetPlan(tuple(edits), waiting, audited, pattern)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import fields
 from datetime import datetime
@@ -75,9 +76,12 @@ class JsonlAuditLog:
         if not self.path.is_file():
             return 0
         try:
-            lines = self.path.read_text(encoding="utf-8", errors="replace").split("\n")
+            whole = self.path.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise WorkspaceError(f"cannot read the audit trail {self.path}: {exc}") from exc
+        if not pattern.possible(_readable(whole)):
+            return 0  # no line holds a word of every phrase: none is parsed
+        lines = whole.split("\n")
         changed = 0
         for n, line in enumerate(lines):
             new = _redacted_line(line, agent, pattern, marker)
@@ -92,6 +96,19 @@ class JsonlAuditLog:
                 raise WorkspaceError(f"cannot rewrite the audit trail {self.path}: {exc}") from exc
             self._size.rewritten(len(text.encode("utf-8")))
         return changed
+
+    def mentioning(self, agent: str, pattern: Phrases) -> int:
+        """How many of ``agent``'s entries hold a match in their summary; the lines are
+        parsed only when the trail holds a word of every phrase somewhere."""
+        if not self.path.is_file():
+            return 0
+        try:
+            whole = self.path.read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            raise WorkspaceError(f"cannot read the audit trail {self.path}: {exc}") from exc
+        if not pattern.possible(_readable(whole)):
+            return 0
+        return sum(1 for e in self.read(agent) if pattern.search(e.summary))
 
     def read(self, agent: str | None = None, limit: int | None = None) -> list[AuditEntry]:
         """Entries oldest first (the last ``limit`` when given), for one agent or all."""
@@ -131,6 +148,28 @@ def parse_line(line: str) -> AuditEntry | None:
         return AuditEntry(**{name: raw[name] for name in _FIELDS if name in raw})
     except (ValueError, TypeError, KeyError, AttributeError):
         return None
+
+
+_ESCAPE = re.compile(r"\\(?:u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})|u([0-9a-f]{4})|(.))", re.I)
+_ESCAPED = {"b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
+
+
+def _unescaped(m: re.Match[str]) -> str:
+    high, low, code, char = m.groups()
+    if high is not None:  # a pair of surrogates: the one character JSON reads
+        return chr(0x10000 + ((int(high, 16) - 0xD800) << 10) + int(low, 16) - 0xDC00)
+    if code is not None:
+        return chr(int(code, 16))
+    return _ESCAPED.get(char, char)
+
+
+def _readable(text: str) -> str:
+    """Every word a summary of ``text``'s lines can hold: the lines as written (a torn
+    line is redacted as text) and again with JSON's escapes read (``\\n``, ``\\u0105``),
+    as ``json`` reads a string; without a backslash, the text itself."""
+    if "\\" not in text:
+        return text
+    return text + "\n" + _ESCAPE.sub(_unescaped, text)
 
 
 def _redacted_line(line: str, agent: str, pattern: Phrases, marker: str) -> str:

@@ -178,6 +178,9 @@ class ListAuditLog:
             chosen = chosen[-limit:] if limit > 0 else []
         return chosen
 
+    def mentioning(self, agent: str, pattern: Phrases) -> int:
+        return sum(1 for e in self.read(agent) if pattern.search(e.summary))
+
     def redact(self, agent: str, pattern: Phrases, marker: str) -> int:
         changed = 0
         for n, entry in enumerate(self.entries):

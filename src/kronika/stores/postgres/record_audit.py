@@ -105,6 +105,17 @@ class PostgresAuditLog:
             rows = conn.execute(query, args).fetchall()
         return [AuditEntry(datetime.fromisoformat(row[1]), *row[2:]) for row in reversed(rows)]
 
+    def mentioning(self, agent: str, pattern: Phrases) -> int:
+        with self._pool.connection() as conn:
+            rows = conn.execute(
+                "SELECT summary FROM record_audit WHERE tenant = %s AND target_agent = %s",
+                (self._tenant, agent),
+            ).fetchall()
+        summaries = [summary for (summary,) in rows]
+        if not pattern.possible("\n".join(summaries)):
+            return 0
+        return sum(1 for summary in summaries if pattern.search(summary))
+
     def redact(self, agent: str, pattern: Phrases, marker: str) -> int:
         """Replace what ``pattern`` matches in ``agent``'s summaries with ``marker``
         (Python's regular expressions: the same pattern as on the Markdown side)."""
@@ -115,6 +126,8 @@ class PostgresAuditLog:
                 " FOR UPDATE",
                 (self._tenant, agent),
             ).fetchall()
+            if not pattern.possible("\n".join(summary for _, summary in rows)):
+                return 0  # none holds a word of every phrase: none is walked
             for seq, summary in rows:
                 new = pattern.sub(marker, summary)
                 if new != summary:
