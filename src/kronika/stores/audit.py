@@ -73,13 +73,8 @@ class JsonlAuditLog:
         """Replace what ``pattern`` matches in the summaries of ``agent``'s entries with
         ``marker``; the file is rewritten whole, atomically. A line that cannot be read
         (a torn one) is redacted as text. Returns how many lines changed."""
-        if not self.path.is_file():
-            return 0
-        try:
-            whole = self.path.read_text(encoding="utf-8", errors="replace")
-        except OSError as exc:
-            raise WorkspaceError(f"cannot read the audit trail {self.path}: {exc}") from exc
-        if not pattern.possible(_readable(whole)):
+        whole = self._text()
+        if whole is None or not pattern.possible(_readable(whole)):
             return 0  # no line holds a word of every phrase: none is parsed
         lines = whole.split("\n")
         changed = 0
@@ -100,27 +95,37 @@ class JsonlAuditLog:
     def mentioning(self, agent: str, pattern: Phrases) -> int:
         """How many of ``agent``'s entries hold a match in their summary; the lines are
         parsed only when the trail holds a word of every phrase somewhere."""
-        if not self.path.is_file():
+        whole = self._text()
+        if whole is None or not pattern.possible(_readable(whole)):
             return 0
+        return sum(1 for e in self._entries(whole, agent) if pattern.search(e.summary))
+
+    def _text(self) -> str | None:
+        """The trail's text, its line ends read as ``\\n`` (None: there is none yet)."""
+        if not self.path.is_file():
+            return None
         try:
-            whole = self.path.read_text(encoding="utf-8", errors="replace")
+            return self.path.read_text(encoding="utf-8", errors="replace")
         except OSError as exc:
             raise WorkspaceError(f"cannot read the audit trail {self.path}: {exc}") from exc
-        if not pattern.possible(_readable(whole)):
-            return 0
-        return sum(1 for e in self.read(agent) if pattern.search(e.summary))
 
     def read(self, agent: str | None = None, limit: int | None = None) -> list[AuditEntry]:
         """Entries oldest first (the last ``limit`` when given), for one agent or all."""
         if not self.path.is_file():
             return []
-        entries: list[AuditEntry] = []
-        torn: list[int] = []
         try:
             data = self.path.read_bytes()
         except OSError as exc:
             raise WorkspaceError(f"cannot read the audit trail {self.path}: {exc}") from exc
-        for number, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
+        entries = self._entries(data.decode("utf-8", errors="replace"), agent)
+        return entries[-limit:] if limit else entries
+
+    def _entries(self, text: str, agent: str | None) -> list[AuditEntry]:
+        """The entries of ``text``'s lines, for one agent or all; unreadable lines are
+        skipped and said in :attr:`notes`."""
+        entries: list[AuditEntry] = []
+        torn: list[int] = []
+        for number, line in enumerate(text.splitlines(), 1):
             entry = parse_line(line)
             if entry is None:
                 if line.strip():
@@ -136,7 +141,7 @@ class JsonlAuditLog:
             )
             if note not in self.notes:
                 self.notes.append(note)
-        return entries[-limit:] if limit else entries
+        return entries
 
 
 def parse_line(line: str) -> AuditEntry | None:
