@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from backends import NEIGHBOUR, Backend
-from kronika.core.model import ItemType, Status
-from kronika.errors import InvalidInput, InvalidQuery, PermissionDenied
+from kronika.core.model import ItemType, Reader, Status
+from kronika.errors import InvalidInput, InvalidQuery, NotFound, PermissionDenied
 from kronika.stores.postgres.connect import index_schema
 from kronika.testing import FrozenClock
 from kronika.workflows.portability import export_memory, import_export
@@ -80,6 +80,49 @@ def test_forget_leaves_nothing_readable(backend: Backend, clock: FrozenClock) ->
         assert not mem.recall("Zanzibar Quillbrook", k=10, mode="lexical").hits
         assert all("Zanzibar" not in e.summary for e in mem.audit())
     assert not _readable_anywhere(backend, ("Zanzibar", "Quillbrook"))
+
+
+def test_a_turn_is_forgotten_by_the_turn_id_save_turn_gave(
+    backend: Backend, clock: FrozenClock
+) -> None:
+    memory = backend.open(clock=clock)
+    kept = memory.save_turn("trip", "user", "we fly to Lisbon on Monday")
+    said = memory.save_turn("trip", "user", "my passport number ends in Quokka77")
+    memory.save_turn("visit", "user", "no turn here shares an id with the trip's")
+    receipt = memory.forget(said)
+    assert receipt.outcome == "applied" and [it.content for it in receipt.items] == [
+        "my passport number ends in Quokka77"
+    ]
+    other = backend.open("b", clock=clock)
+    for mem in (memory, other):
+        assert [t.content for t in mem.load_session("trip")] == ["we fly to Lisbon on Monday"]
+        assert not mem.recall("Quokka77 passport", k=10, mode="lexical").hits
+    assert not _readable_anywhere(backend, ("Quokka77",))
+    with pytest.raises(NotFound):  # gone: naming it again finds nothing
+        memory.forget(said)
+    assert memory.forget(kept, dry_run=True).items[0].content == "we fly to Lisbon on Monday"
+
+
+def test_a_turn_id_two_sessions_share_is_named_by_item_id_and_only_what_the_reader_sees(
+    backend: Backend, clock: FrozenClock
+) -> None:
+    memory = backend.open(clock=clock)
+    memory.save_turn("ann-notes", "user", "Ann keeps bees", turn_id="q1", user="ann")
+    memory.save_turn("bob-notes", "user", "Bob keeps goats", turn_id="q1", user="bob")
+    with pytest.raises(InvalidInput, match="more than one session"):
+        memory.forget("q1")
+    assert memory.load_session("ann-notes") and memory.load_session("bob-notes")
+    # Ann sees her session only: the id names one turn, hers, and Bob's is not named
+    ann = Reader(tenant=backend.tenant or "default", user="ann")
+    preview = memory.forget("q1", reader=ann, dry_run=True)
+    assert [it.content for it in preview.items] == ["Ann keeps bees"]
+    memory.forget("q1", reader=ann)
+    assert [t.content for t in memory.load_session("bob-notes")] == ["Bob keeps goats"]
+    assert memory.load_session("ann-notes") == []
+    carol = Reader(tenant=backend.tenant or "default", user="carol")
+    with pytest.raises(NotFound) as refused:
+        memory.forget("q1", reader=carol)
+    assert "bob-notes" not in str(refused.value)
 
 
 def test_proposals_wait_for_the_person(backend: Backend, clock: FrozenClock) -> None:

@@ -72,6 +72,7 @@ VERBS = [
     "rewritten_facts",
     "spliced_facts",
     "session_headers",
+    "turn_item_ids",
     "set_session_fields",
     "settle_moves",
     "source_file",

@@ -3,7 +3,8 @@
 :meth:`kronika.Memory.forget` (used by the CLI, the agent tools, the memory commands
 spoken in a conversation and consolidation) names what to forget in one of these ways:
 
-* by **id** — that one item (a fact, a note, a turn, a summary);
+* by **id** — that one item (a fact, a note, a turn, a summary); a turn also by the
+  turn id ``save_turn`` returned (``<session>_<n>``);
 * by **key** — every value the key ever had: Brain, archive and history;
 * by **key and value**, or by **value** alone — only the facts holding that value (and the
   history entries that held it), so the key's other values stay;
@@ -85,6 +86,28 @@ class ForgetReceipt:
 
 
 # --------------------------------------------------------------------------- what to forget
+def _turn_named(
+    workspace: MarkdownWorkspace,
+    index: IndexReads,
+    agent: str,
+    turn_id: str,
+    may_see: Callable[[MemoryItem], bool],
+) -> list[MemoryItem]:
+    """The turn whose turn id (what ``save_turn`` returns, ``<session>_<n>``) is
+    ``turn_id``, in whichever of the agent's sessions ``may_see`` lets the caller see;
+    :class:`InvalidInput` when several such sessions hold a turn of that id (its item
+    id tells them apart)."""
+    sessions = workspace.turn_item_ids(agent, turn_id)
+    found = [it for it in index.get_items(list(sessions)) if it.agent == agent and may_see(it)]
+    if len(found) > 1:
+        named = ", ".join(repr(sessions[it.id]) for it in found)
+        raise InvalidInput(
+            f"turn {turn_id!r} is in more than one session ({named}): forget it by its"
+            f" item id ({', '.join(it.id for it in found)})"
+        )
+    return found
+
+
 def find_items(
     workspace: MarkdownWorkspace,
     index: IndexReads,
@@ -94,8 +117,10 @@ def find_items(
     key: str | None = None,
     value: str | None = None,
     topic: str | None = None,
+    may_see: Callable[[MemoryItem], bool] = lambda item: True,
 ) -> list[MemoryItem]:
-    """The items a forget names (see the module docstring); :class:`NotFound` when none."""
+    """The items a forget names (see the module docstring); :class:`NotFound` when none.
+    A turn named by its turn id is looked for only among the items ``may_see``."""
     given = [n for n, v in (("id", item_id), ("key", key), ("topic", topic)) if v is not None]
     if (
         len(given) > 1
@@ -114,6 +139,8 @@ def find_items(
         found = [f for f in pool if f.id == item_id] or [
             it for it in index.get_items([item_id]) if it.agent == agent
         ]
+        if not found:
+            found = _turn_named(workspace, index, agent, item_id, may_see)
         if not found:
             raise NotFound(f"no memory item {item_id!r} for agent {agent!r}")
         return found[:1]

@@ -73,6 +73,7 @@ class Forgetting:
         name = ctx.agent(agent)
         with self.outside_the_lock(), ctx.lock:
             ctx.indexer.sync_agent(name)
+            who = ctx.reading(reader)
             about = None
             if topic is not None and item_id is None and key is None and value is None:
                 pool = ctx.workspace.brain_facts(name) + ctx.workspace.archived_facts(name)
@@ -86,6 +87,7 @@ class Forgetting:
                     key=key,
                     value=value,
                     topic=topic,
+                    may_see=lambda it: who is None or visible(it, who),
                 )
             except NotFound:
                 if about is None and dry_run:  # a preview of nothing: nothing would be forgotten
@@ -93,7 +95,6 @@ class Forgetting:
                 if about is None:
                     raise
                 items = []
-            who = ctx.reading(reader)
             if who is not None:  # a reader forgets only what they may see
                 items = only_visible(items, who)
             found = Mentions()

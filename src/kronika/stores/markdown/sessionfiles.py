@@ -91,6 +91,18 @@ class SessionFiles:
                 saved.append(sessions.SessionHeader(session_id, f"sessions/{file.name}", fields))
         return live + saved
 
+    def turn_item_ids(self, agent: str, turn_id: str) -> dict[str, str]:
+        """The item id a turn ``turn_id`` would have in each session file of the agent,
+        by session id (the file's name read back): what finds a turn named by the id
+        ``save_turn`` gave, whichever session holds it. No file is read."""
+        folder = self.files.require_agent(agent) / "sessions"
+        if not folder.is_dir():
+            return {}
+        return {
+            sessions.turn_item_id(agent, session_id, turn_id): session_id
+            for session_id in (unquote(file.stem) for file in sorted(folder.glob("*.md")))
+        }
+
     def set_session_fields(
         self, agent: str, session_id: str, fields: Mapping[str, str | None]
     ) -> str:

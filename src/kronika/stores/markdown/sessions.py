@@ -74,9 +74,21 @@ def session_filename(session_id: str) -> str:
     return f"sessions/{session_file_stem(session_id)}.md"
 
 
+def written_turn_id(turn_id: str) -> str:
+    """A turn id as its header line holds it (and the turn's item id is made of):
+    runs of white space one space, ``]`` written ``)``."""
+    return " ".join(turn_id.split()).replace("]", ")")
+
+
+def turn_item_id(agent: str, session_id: str, turn_id: str) -> str:
+    """The item id of the turn ``turn_id`` of ``session_id`` (the first of that id in
+    the session, as :func:`parse_session` makes it)."""
+    return hashed_id("t", agent, session_id, written_turn_id(turn_id))
+
+
 def render_turn(turn: TurnRecord) -> str:
     """One turn block: header line, content lines, no trailing blank line."""
-    turn_id = " ".join(turn.turn_id.split()).replace("]", ")")
+    turn_id = written_turn_id(turn.turn_id)
     speaker = " ".join(turn.speaker.split()) or "?"
     at = f" · {format_time(turn.at)}" if turn.at else ""
     body = turn.content.replace("\r\n", "\n").replace("\r", "\n").strip("\n")

@@ -169,6 +169,7 @@ class MarkdownWorkspace:
     write_session = Alias("session_files", SessionFiles.write_session)
     append_turn = Alias("session_files", SessionFiles.append_turn)
     session_headers = Alias("session_files", SessionFiles.session_headers)
+    turn_item_ids = Alias("session_files", SessionFiles.turn_item_ids)
     set_session_fields = Alias("session_files", SessionFiles.set_session_fields)
     summary_headers = Alias("document_files", DocumentFiles.summary_headers)
     write_summary = Alias("document_files", DocumentFiles.write_summary)
