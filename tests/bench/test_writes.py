@@ -36,13 +36,18 @@ def test_each_size_reports_per_call_and_batch_rates_beside_the_floor() -> None:
         assert row["save_turns_per_s"] > 0 and row["save_turns_batch"] == 25
         assert row["save_turn_loop_per_s"] > 0 and row["save_turns_cpu_per_s"] > 0
         assert row["session_turns"] == row["size"]
+        assert row["turn_forget_calls"] == 3 and row["turn_forget_per_s"] > 0
+        assert row["turn_forget_cpu_ms"] > 0
     assert {r["command"] for r in results["cli"]} >= {
         "remember --key",
         "recall what did Ada repair?",
     }
-    assert {"remember_per_s@60", "remember_many_per_s@60", "save_turns_per_s@60"} <= set(
-        results["headline"]
-    )
+    assert {
+        "remember_per_s@60",
+        "remember_many_per_s@60",
+        "save_turns_per_s@60",
+        "turn_forget_per_s@60",
+    } <= set(results["headline"])
     assert all(r["remember_cpu_ms"] > 0 and r["import_cpu_items_per_s"] > 0 for r in rows)
     assert all(r["first_remember_s"] > 0 and r["remember_mean_ms"] > 0 for r in rows)
     (title, cpu, e2e, together, cold) = (t["title"] for t in results["tables"])
@@ -52,9 +57,10 @@ def test_each_size_reports_per_call_and_batch_rates_beside_the_floor() -> None:
     assert ends["remember_calls"] == 3 and ends["batch"] == 25
     assert ends["remember_per_s"] > 0 and ends["embed_batch_per_s"] > 0
     assert results["headline"]["e2e_remember_many_per_s"] > 0
-    assert {"remember_many(25) /s", "save_turns(25) turns/s"} <= set(
+    assert {"remember_many(25) /s", "save_turns(25) turns/s", "turn forgotten /s"} <= set(
         results["tables"][0]["columns"]
     )
+    assert "turn forgotten CPU ms" in results["tables"][1]["columns"]
     # the floor in the same run: single writes as many as remember()'s, one batch as large
     # as remember_many's, and kronika/floor for each
     first = results["tables"][0]

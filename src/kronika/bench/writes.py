@@ -13,6 +13,10 @@ time and each durable when it returns:
   redacted in every file of the agent, its rows gone from the index);
 * ``save_turn()`` into a session that already holds N turns (capped at 1,000), as
   many calls;
+* ``forget()`` of the turns ``save_turn()`` wrote, one per call, once the batch of
+  ``save_turns`` followed them and N more turns were imported in other sessions (the
+  turn's line taken out of its session, its words redacted in every file of the
+  agent, the index updated);
 * the batch paths: ``remember_many`` of ``batch`` new keyed facts in one call,
   ``save_turns`` of ``batch`` turns into that session in one call (turns per second,
   beside ``save_turn()`` one per call), and ``import_sessions`` of N turns in one call.
@@ -175,9 +179,10 @@ def _kronika_size(
             if progress:
                 progress(f"save_turn @{length:,} turns", 0, calls)
             turn_cpu: list[float] = []
+            saved: list[str] = []
             turns = timed_calls(
-                lambda n: memory.save_turn(
-                    session, "user", f"turn {n} of the bench", agent="bench"
+                lambda n: saved.append(
+                    memory.save_turn(session, "user", f"turn {n} of the bench", agent="bench")
                 ),
                 calls,
                 budget_s,
@@ -198,6 +203,14 @@ def _kronika_size(
             report = memory.import_sessions("bench", sessions)
             batch_s = time.perf_counter() - began
             batch_cpu = time.process_time() - cpu_at
+            # a turn of the long session forgotten, the imported sessions beside it: its
+            # line taken out, its words redacted in every file of the agent
+            if progress:
+                progress(f"forget a turn @{length:,} turns", 0, len(saved))
+            forget_cpu: list[float] = []
+            turns_forgotten = timed_calls(
+                lambda n: memory.forget(saved[n], agent="bench"), len(saved), budget_s, forget_cpu
+            )
     return {
         "size": size,
         "setup_s": setup_s,
@@ -222,6 +235,9 @@ def _kronika_size(
         "save_turns_cpu_per_s": batch / turns_cpu if turns_cpu else 0.0,
         "save_turns_batch": batch,
         "session_turns": length,
+        "turn_forget_per_s": _rate(turns_forgotten),
+        "turn_forget_calls": len(turns_forgotten),
+        "turn_forget_cpu_ms": 1000 * forget_cpu[0] / len(turns_forgotten),
         "import_items_per_s": report.turns / batch_s if batch_s else 0.0,
         "settings": settings_summary(used),
     }
@@ -354,6 +370,7 @@ def run_writes(
             "archived_change_per_s",
             "archived_refresh_per_s",
             "archived_forget_per_s",
+            "turn_forget_per_s",
             "remember_many_per_s",
             "save_turn_per_s",
             "save_turns_per_s",
@@ -381,6 +398,7 @@ def run_writes(
                 "save_turn() /s",
                 f"save_turns({batch:,}) turns/s",
                 "session turns",
+                "turn forgotten /s",
                 "import items/s",
                 "floor per call /s",
                 f"floor batch({batch:,}) items/s",
@@ -399,6 +417,7 @@ def run_writes(
                     f"{row['save_turn_per_s']:,.1f}",
                     f"{row['save_turns_per_s']:,.1f}",
                     f"{row['session_turns']:,}",
+                    f"{row['turn_forget_per_s']:,.2f}",
                     f"{row['import_items_per_s']:,.0f}",
                     f"{floor['per_call_per_s']:,.0f}",
                     f"{floor['batch_items_per_s']:,.0f}",
@@ -419,6 +438,7 @@ def run_writes(
                 "remember() mean ms",
                 "remember() CPU ms",
                 "save_turn() CPU ms",
+                "turn forgotten CPU ms",
                 "floor per call CPU ms",
                 "remember_many items/s of CPU",
                 "save_turns turns/s of CPU",
@@ -432,6 +452,7 @@ def run_writes(
                     f"{row['remember_mean_ms']:.2f}",
                     f"{row['remember_cpu_ms']:.2f}",
                     f"{row['save_turn_cpu_ms']:.2f}",
+                    f"{row['turn_forget_cpu_ms']:.1f}",
                     f"{floor['per_call_cpu_ms']:.2f}",
                     f"{row['remember_many_cpu_per_s']:,.0f}",
                     f"{row['save_turns_cpu_per_s']:,.0f}",
