@@ -82,13 +82,14 @@ def test_forget_leaves_nothing_readable(backend: Backend, clock: FrozenClock) ->
     assert not _readable_anywhere(backend, ("Zanzibar", "Quillbrook"))
 
 
-def test_a_turn_is_forgotten_by_the_turn_id_save_turn_gave(
+def test_a_turn_is_read_and_forgotten_by_the_turn_id_save_turn_gave(
     backend: Backend, clock: FrozenClock
 ) -> None:
     memory = backend.open(clock=clock)
     kept = memory.save_turn("trip", "user", "we fly to Lisbon on Monday")
     said = memory.save_turn("trip", "user", "my passport number ends in Quokka77")
     memory.save_turn("visit", "user", "no turn here shares an id with the trip's")
+    assert memory.get(said).content == "my passport number ends in Quokka77"
     receipt = memory.forget(said)
     assert receipt.outcome == "applied" and [it.content for it in receipt.items] == [
         "my passport number ends in Quokka77"
@@ -100,10 +101,12 @@ def test_a_turn_is_forgotten_by_the_turn_id_save_turn_gave(
     assert not _readable_anywhere(backend, ("Quokka77",))
     with pytest.raises(NotFound):  # gone: naming it again finds nothing
         memory.forget(said)
+    with pytest.raises(NotFound):
+        other.get(said)
     assert memory.forget(kept, dry_run=True).items[0].content == "we fly to Lisbon on Monday"
 
 
-def test_a_turn_id_two_sessions_share_is_named_by_item_id_and_only_what_the_reader_sees(
+def test_a_turn_id_names_only_what_the_reader_sees_and_two_sessions_sharing_it_need_the_item_id(
     backend: Backend, clock: FrozenClock
 ) -> None:
     memory = backend.open(clock=clock)
@@ -113,7 +116,10 @@ def test_a_turn_id_two_sessions_share_is_named_by_item_id_and_only_what_the_read
         memory.forget("q1")
     assert memory.load_session("ann-notes") and memory.load_session("bob-notes")
     # Ann sees her session only: the id names one turn, hers, and Bob's is not named
+    with pytest.raises(InvalidInput, match="more than one session"):
+        memory.get("q1")
     ann = Reader(tenant=backend.tenant or "default", user="ann")
+    assert memory.get("q1", reader=ann).content == "Ann keeps bees"
     preview = memory.forget("q1", reader=ann, dry_run=True)
     assert [it.content for it in preview.items] == ["Ann keeps bees"]
     memory.forget("q1", reader=ann)
@@ -123,6 +129,8 @@ def test_a_turn_id_two_sessions_share_is_named_by_item_id_and_only_what_the_read
     with pytest.raises(NotFound) as refused:
         memory.forget("q1", reader=carol)
     assert "bob-notes" not in str(refused.value)
+    with pytest.raises(NotFound):
+        memory.get("q1", reader=carol)
 
 
 def test_proposals_wait_for_the_person(backend: Backend, clock: FrozenClock) -> None:

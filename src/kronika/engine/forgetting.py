@@ -45,6 +45,7 @@ from kronika.core.subjects import Subject, forms, mentions, might_mention, sente
 from kronika.core.text import normalize_key
 from kronika.engine.lost import kept_copies
 from kronika.engine.redacting import ForgetPlace
+from kronika.engine.turn_ids import turn_named
 from kronika.errors import InvalidInput, NotFound
 from kronika.ports import IndexReads
 from kronika.stores.markdown import sessions
@@ -86,28 +87,6 @@ class ForgetReceipt:
 
 
 # --------------------------------------------------------------------------- what to forget
-def _turn_named(
-    workspace: MarkdownWorkspace,
-    index: IndexReads,
-    agent: str,
-    turn_id: str,
-    may_see: Callable[[MemoryItem], bool],
-) -> list[MemoryItem]:
-    """The turn whose turn id (what ``save_turn`` returns, ``<session>_<n>``) is
-    ``turn_id``, in whichever of the agent's sessions ``may_see`` lets the caller see;
-    :class:`InvalidInput` when several such sessions hold a turn of that id (its item
-    id tells them apart)."""
-    sessions = workspace.turn_item_ids(agent, turn_id)
-    found = [it for it in index.get_items(list(sessions)) if it.agent == agent and may_see(it)]
-    if len(found) > 1:
-        named = ", ".join(repr(sessions[it.id]) for it in found)
-        raise InvalidInput(
-            f"turn {turn_id!r} is in more than one session ({named}): forget it by its"
-            f" item id ({', '.join(it.id for it in found)})"
-        )
-    return found
-
-
 def find_items(
     workspace: MarkdownWorkspace,
     index: IndexReads,
@@ -140,7 +119,7 @@ def find_items(
             it for it in index.get_items([item_id]) if it.agent == agent
         ]
         if not found:
-            found = _turn_named(workspace, index, agent, item_id, may_see)
+            found = turn_named(workspace, index, agent, item_id, may_see)
         if not found:
             raise NotFound(f"no memory item {item_id!r} for agent {agent!r}")
         return found[:1]

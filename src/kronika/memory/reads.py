@@ -17,8 +17,9 @@ from kronika.core.model import (
 )
 from kronika.core.query import Mode, RecallQuery
 from kronika.core.text import normalize_key
-from kronika.core.visibility import only_visible
+from kronika.core.visibility import only_visible, visible
 from kronika.engine.held import within_audience
+from kronika.engine.turn_ids import turn_named
 from kronika.errors import ConfigError, InvalidQuery, NotFound
 from kronika.memory.base import MemoryContext
 from kronika.ports import Vector
@@ -126,13 +127,17 @@ class Reads:
     def get(
         self, item_id: str, *, agent: str | None = None, reader: Reader | None = None
     ) -> MemoryItem:
-        """One item by id; :class:`NotFound` also when ``reader`` may not see it."""
+        """One item by id (a turn also by the turn id ``save_turn`` returned);
+        :class:`NotFound` also when ``reader`` may not see it."""
         ctx = self._ctx
         item_id = checks.text(item_id, what="the item id")
         name = ctx.agent(agent)
         ctx.fresh(name)
+        who = ctx.reading(reader)
         found = [it for it in ctx.index.get_items([item_id]) if it.agent == name]
-        found = only_visible(found, ctx.reading(reader))
+        found = only_visible(found, who) or turn_named(
+            ctx.workspace, ctx.index, name, item_id, lambda it: who is None or visible(it, who)
+        )
         if not found:
             raise NotFound(f"no memory item {item_id!r} for agent {name!r}")
         return found[0]
