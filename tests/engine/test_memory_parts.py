@@ -15,6 +15,7 @@ from kronika.core.alias import Alias
 from kronika.core.lessons import exit_code
 from kronika.core.model import LinkKind
 from kronika.engine.changes import AppendTurn
+from kronika.errors import InvalidInput, NotFound
 from kronika.memory.base import MemoryContext
 from kronika.settings import AgentPolicy, Settings
 from kronika.testing import FrozenClock
@@ -93,6 +94,22 @@ def test_memory_links_adds_and_lists_links(memory: Memory) -> None:
     made = memory.links.add(b.id, a.id, "related")
     assert memory.links.list(a.id) == [made] == memory.links(a.id)
     assert made.kind is LinkKind.RELATED
+
+
+def test_a_turn_is_linked_and_its_links_listed_by_the_turn_id_save_turn_gave(
+    memory: Memory,
+) -> None:
+    fact = memory.remember(key="city", value="Kraków").item
+    assert fact is not None
+    said = memory.save_turn("move", "user", "I moved to Kraków last week")
+    made = memory.links.add(said, fact.id, "related")
+    turn = memory.get(said)
+    assert {made.from_id, made.to_id} == {turn.id, fact.id}
+    assert memory.links.list(said) == [made] == memory.links.list(turn.id)
+    with pytest.raises(InvalidInput, match="itself"):
+        memory.links.add(said, turn.id)
+    with pytest.raises(NotFound, match="move_9"):
+        memory.links.add("move_9", fact.id)
 
 
 def test_memory_lessons_learns_from_an_outcome_and_serves_the_lesson(memory: Memory) -> None:

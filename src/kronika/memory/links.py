@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from kronika.core.model import ItemLink, LinkKind, Reader
 from kronika.core.visibility import only_visible
+from kronika.engine.turn_ids import turn_named
 from kronika.engine.write import USER
 from kronika.errors import InvalidInput, NotFound
 from kronika.memory.base import MemoryContext
@@ -57,9 +58,16 @@ class Links:
         with ctx.lock:
             ctx.indexer.sync_agent(name)
             found = {it.id for it in ctx.index.get_items([from_id, to_id]) if it.agent == name}
-            missing = [i for i in (from_id, to_id) if i not in found]
-            if missing:
-                raise NotFound(f"no item {missing[0]!r} in the memory of agent {name!r}")
+            ends = [
+                given if given in found else self._turn_item(name, given)
+                for given in (from_id, to_id)
+            ]
+            for given, end in zip((from_id, to_id), ends, strict=True):
+                if end is None:
+                    raise NotFound(f"no item {given!r} in the memory of agent {name!r}")
+            from_id, to_id = (end or "" for end in ends)
+            if from_id == to_id:
+                raise InvalidInput("an item cannot be linked to itself")
             made = ItemLink(from_id, to_id, chosen, ctx.clock.now()).normalised()
             for link in ctx.link_store.links(name, from_id):
                 if link.identity == made.identity:
@@ -81,6 +89,13 @@ class Links:
                 return made
         return made
 
+    def _turn_item(self, agent: str, turn_id: str) -> str | None:
+        """The item id of the turn whose turn id (what ``save_turn`` returned) is
+        ``turn_id``; None when no session holds one."""
+        ctx = self._ctx
+        found = turn_named(ctx.workspace, ctx.index, agent, turn_id, lambda item: True)
+        return found[0].id if found else None
+
     # named `list`, this method comes last: an annotation below it would read `list` as it
     def list(
         self, item_id: str | None = None, *, agent: str | None = None, reader: Reader | None = None
@@ -90,6 +105,8 @@ class Links:
         items they may see."""
         ctx = self._ctx
         name = ctx.agent(agent)
+        if item_id is not None and not ctx.index.get_items([item_id]):
+            item_id = self._turn_item(name, item_id) or item_id  # a turn by its turn id
         found = ctx.link_store.links(name, item_id)
         who = ctx.reading(reader)
         if who is None or not found:
