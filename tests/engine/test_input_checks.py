@@ -53,6 +53,19 @@ from kronika.errors import ConfigError, InvalidInput, InvalidQuery, KronikaError
         (lambda m: m.load_session(5), InvalidInput, "the session id must be text"),
         (lambda m: m.remember("x", at=5), InvalidInput, "at must be a datetime"),
         (lambda m: m.note("x", at="now"), InvalidInput, "at must be a datetime"),
+        (lambda m: m.items(types=5), InvalidQuery, "types must be a list of texts"),
+        (lambda m: m.items(types="note"), InvalidQuery, "types must be a list of texts"),
+        (lambda m: m.items(scopes=None), InvalidQuery, "scopes must be a list of texts"),
+        (lambda m: m.load_short_term(limit=None), InvalidInput, "limit must be a whole number"),
+        (lambda m: m.load_short_term(limit=0), InvalidInput, "limit must be between 1"),
+        (lambda m: m.load_short_term(limit=-1), InvalidInput, "limit must be between 1"),
+        (lambda m: m.load_short_term(session_id=3), InvalidInput, "session id must be text"),
+        (lambda m: m.lessons_for(None), InvalidInput, "the task must be text"),
+        (lambda m: m.links.add(5, "x"), InvalidInput, "the item id must be text"),
+        (lambda m: m.links.add("x", ["y"]), InvalidInput, "the item id must be text"),
+        (lambda m: m.links.list(b"x"), InvalidInput, "the item id must be text"),
+        (lambda m: m.remember_many(None), InvalidInput, "takes a list of facts"),
+        (lambda m: m.remember_many(5), InvalidInput, "takes a list of facts"),
     ],
 )
 def test_bad_arguments_raise_a_clear_kronika_error(
@@ -76,6 +89,10 @@ def test_what_is_valid_still_works_at_the_edges(memory: Memory) -> None:
     assert memory.recall("tea", since="9999-12-31").hits == ()
     assert memory.recall("  ").hits == ()  # a blank query finds nothing, it is no error
     assert len(memory.items(limit=1_000_000, offset=0)) == 1
+    memory.save_turn("s1", "user", "first")
+    memory.save_turn("s1", "user", "second")
+    assert [t.content for t in memory.load_short_term(limit=1)] == ["second"]
+    assert len(memory.load_short_term(limit=1_000_000)) == 2
 
 
 @pytest.mark.parametrize("key", ["a**b", "**bold**", "x*", "*y", "a** :b", "<!-- k -->", "a: b"])

@@ -35,6 +35,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Protocol
 
+from kronika.core import checks
 from kronika.core.lessons import (
     Evaluation,
     Lesson,
@@ -155,8 +156,8 @@ def lessons_for(
     reader: Reader | None = None,
 ) -> list[RecallHit]:
     """The active lessons ``reader`` may see that best match ``task``, best first (at
-    most ``k``)."""
-    if not task.strip():
+    most ``k``); :class:`InvalidInput` when ``task`` is not text."""
+    if not checks.text(task, what="the task").strip():
         return []
     result = memory.recall(
         task,

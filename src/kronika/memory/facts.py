@@ -128,6 +128,11 @@ class Facts:
                 "remember_many takes a list of facts (strings or mappings), not one"
                 f" {type(facts).__name__}: remember() keeps a single fact"
             )
+        if not isinstance(facts, Iterable):
+            raise InvalidInput(
+                "remember_many takes a list of facts (strings or mappings),"
+                f" not {type(facts).__name__}"
+            )
         name = ctx.agent_to_write(agent)
         prepared: list[tuple[MemoryItem, datetime | None]] = []
         for n, fact in enumerate(facts, 1):

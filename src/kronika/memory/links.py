@@ -9,6 +9,7 @@ its links, and an export carries them with the rest of the agent's files.
 
 from __future__ import annotations
 
+from kronika.core import checks
 from kronika.core.model import ItemLink, LinkKind, Reader
 from kronika.core.visibility import only_visible
 from kronika.engine.turn_ids import turn_named
@@ -52,6 +53,7 @@ class Links:
         except ValueError as exc:
             kinds = ", ".join(k.value for k in LinkKind)
             raise InvalidInput(f"no link kind {kind!r}; the kinds are {kinds}") from exc
+        from_id, to_id = (checks.text(i, what="the item id") for i in (from_id, to_id))
         if from_id == to_id:
             raise InvalidInput("an item cannot be linked to itself")
         name = ctx.agent(agent)
@@ -104,6 +106,7 @@ class Links:
         ``item_id``, at either end, when it is given); a reader's, only those between
         items they may see."""
         ctx = self._ctx
+        item_id = checks.optional_text(item_id, what="the item id")
         name = ctx.agent(agent)
         if item_id is not None and not ctx.index.get_items([item_id]):
             item_id = self._turn_item(name, item_id) or item_id  # a turn by its turn id

@@ -163,8 +163,12 @@ class Reads:
         try:
             flt = RecallFilter(
                 agents=(name,),
-                types=tuple(ItemType(t) for t in types),
-                scopes=tuple(Scope(sc) for sc in scopes),
+                types=tuple(
+                    ItemType(t) for t in checks.texts(types, what="types", error=InvalidQuery)
+                ),
+                scopes=tuple(
+                    Scope(sc) for sc in checks.texts(scopes, what="scopes", error=InvalidQuery)
+                ),
                 include_superseded=include_superseded,
                 reader=ctx.reading(reader),
             )

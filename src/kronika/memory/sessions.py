@@ -210,7 +210,9 @@ class Sessions:
         reader: Reader | None = None,
     ) -> list[MemoryItem]:
         """The last ``limit`` turns of a session (the newest session ``reader`` may see
-        when none is named; ``memory.load_short_term``)."""
+        when none is named; ``memory.load_short_term``); ``limit`` 1..1 000 000."""
+        limit = checks.count(limit, what="the limit", low=1, high=checks.MAX_LIMIT)
+        session_id = checks.optional_text(session_id, what="the session id")
         name = self._ctx.agent(agent)
         if session_id is None:
             latest = self._reads.items(agent=name, types=[ItemType.MESSAGE], limit=1, reader=reader)
