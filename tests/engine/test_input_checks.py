@@ -12,7 +12,13 @@ from typing import Any
 import pytest
 
 from kronika import Memory, build_memory, load_settings
-from kronika.errors import ConfigError, InvalidInput, InvalidQuery, KronikaError
+from kronika.errors import (
+    ConfigError,
+    InvalidAgentName,
+    InvalidInput,
+    InvalidQuery,
+    KronikaError,
+)
 
 
 @pytest.mark.parametrize(
@@ -66,6 +72,11 @@ from kronika.errors import ConfigError, InvalidInput, InvalidQuery, KronikaError
         (lambda m: m.links.list(b"x"), InvalidInput, "the item id must be text"),
         (lambda m: m.remember_many(None), InvalidInput, "takes a list of facts"),
         (lambda m: m.remember_many(5), InvalidInput, "takes a list of facts"),
+        (lambda m: m.create_agent(["a"]), InvalidAgentName, "invalid agent name"),
+        (lambda m: m.items(agent={"a": 1}), InvalidAgentName, "invalid agent name"),
+        (lambda m: m.remember("x", agent=["a"]), InvalidAgentName, "invalid agent name"),
+        (lambda m: m.import_sessions("default", None), InvalidInput, "list of SessionRecord"),
+        (lambda m: m.import_sessions("default", [{"a": 1}]), InvalidInput, "session 1: a"),
     ],
 )
 def test_bad_arguments_raise_a_clear_kronika_error(

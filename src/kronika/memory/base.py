@@ -53,6 +53,7 @@ from kronika.ports import (
 from kronika.settings import Settings
 from kronika.stores.durable import GroupCommit
 from kronika.stores.lock import WorkspaceLock
+from kronika.stores.markdown.layout import validate_agent_name
 from kronika.stores.markdown.links import MarkdownLinks
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 
@@ -238,6 +239,8 @@ class MemoryContext:
     def agent(self, agent: str | None) -> str:
         """``agent`` (the default agent when ``None``), which must exist."""
         name = agent or self.settings.default_agent
+        if not isinstance(name, str):
+            validate_agent_name(name)  # InvalidAgentName, not a TypeError from inside
         self.refresh()
         self.workspace.require_agent(name)
         return name
@@ -247,6 +250,8 @@ class MemoryContext:
         store of record is not asked first when the folder has the agent (the lock
         brings the folder up to date before the write)."""
         name = agent or self.settings.default_agent
+        if not isinstance(name, str):
+            validate_agent_name(name)
         try:
             self.workspace.require_agent(name)
         except UnknownAgent:
@@ -262,7 +267,9 @@ class MemoryContext:
         :class:`InvalidAgentName` when another agent's name differs from it only in
         case: on macOS and Windows the two would share one folder.
         """
-        twin = [a for a in self.agents() if a != agent and a.casefold() == str(agent).casefold()]
+        if not isinstance(agent, str):
+            validate_agent_name(agent)
+        twin = [a for a in self.agents() if a != agent and a.casefold() == agent.casefold()]
         if twin:
             raise InvalidAgentName(
                 f"agent {agent!r} differs from the agent {twin[0]!r} only in case; on a file"

@@ -5,7 +5,7 @@ sessions imported. A session is for the audience its first turn names
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 from datetime import datetime
 
@@ -23,7 +23,7 @@ from kronika.core.visibility import Audience, only_visible, visible
 from kronika.engine.changes import AppendTurn, WriteSession
 from kronika.engine.indexer import Progress, SyncReport
 from kronika.engine.write import USER, SavedTurn
-from kronika.errors import Conflict
+from kronika.errors import Conflict, InvalidInput
 from kronika.memory.base import MAX_VALUE_CHARS, MemoryContext, _clean
 from kronika.memory.reads import Reads
 from kronika.stores.markdown.sessions import SAVED_SOURCE, audience_fields, session_filename
@@ -233,6 +233,12 @@ class Sessions:
         (``memory.import_sessions``). All or nothing: a kill or an error part way
         leaves none of the sessions (:meth:`~kronika.ports.WriteLock.batch`)."""
         ctx = self._ctx
+        if isinstance(sessions, str | bytes | Mapping | SessionRecord) or not isinstance(
+            sessions, Iterable
+        ):
+            raise InvalidInput(
+                f"import_sessions takes a list of SessionRecord, not {type(sessions).__name__}"
+            )
         ctx.create_agent(agent)
         count = turns = 0
         # each file is whole on disk before it is renamed into place; the folders and
@@ -240,6 +246,10 @@ class Sessions:
         with ctx.commits.deferring(), ctx.lock.for_agent(agent), ctx.deferring(agent) as paths:
             with ctx.lock.batch():
                 for session in sessions:
+                    if not isinstance(session, SessionRecord):
+                        raise InvalidInput(
+                            f"session {count + 1}: a SessionRecord, not a {type(session).__name__}"
+                        )
                     change = WriteSession(session)
                     ctx.writer.memory_write(agent, "sessions", change, source_agent)
                     count += 1
