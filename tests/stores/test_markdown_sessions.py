@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kronika.core.model import ItemType, SessionRecord, TurnRecord
 from kronika.stores.markdown import MarkdownWorkspace
-from kronika.stores.markdown.sessions import render_session
+from kronika.stores.markdown.sessions import parse_session, render_session, turn_spans
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "markdown"
 START = datetime(2023, 5, 8, 13, 56, tzinfo=UTC)
@@ -96,3 +99,49 @@ def test_broken_frontmatter_is_reported_backed_up_and_turns_still_count(
     # Reading the same damaged bytes again reuses the copy instead of piling up new ones.
     ws.parse_source("mel", "sessions/s9.md")
     assert len(list((ws.agent_dir("mel") / ".corrupt").iterdir())) == 1
+
+
+_TURN_IDS = st.sampled_from(["s_1", "s_2", "s_3", "x y", "D1:1"])
+_BODIES = st.lists(
+    st.sampled_from(["hello", "", "### [s_9] fake", "\\### [s_1] escaped", "two\nlines", "  "]),
+    max_size=3,
+).map("\n".join)
+_BLOCKS = st.lists(
+    st.tuples(_TURN_IDS, st.sampled_from(["user", "assistant"]), _BODIES), max_size=6
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    blocks=_BLOCKS,
+    crlf=st.booleans(),
+    torn=st.booleans(),
+    moved=st.integers(min_value=-6, max_value=6),
+)
+def test_a_turns_span_found_from_its_header_line_is_the_one_the_parse_gives(
+    blocks: list[tuple[str, str, str]], crlf: bool, torn: bool, moved: int
+) -> None:
+    """Forgetting a turn finds its lines from its header line (``turn_spans``) instead
+    of parsing the session: what it finds is exactly the parse's span, or nothing (a
+    repeated turn id, a line that moved), never another turn's lines."""
+    text = "---\nsession: s\nstarted: 2025-01-01T00:00:00Z\n---\n\n" + "".join(
+        f"### [{turn_id}] {who}\n{body}\n\n" for turn_id, who, body in blocks
+    )
+    if torn:
+        text += "### [s_4] us"  # an append a crash cut short
+    if crlf:
+        text = text.replace("\n", "\r\n")
+    parsed = parse_session(
+        text, path="sessions/s.md", agent="mel", tenant="t", fallback_id="s", fallback_start=START
+    )
+    for item in parsed.items:
+        found = turn_spans(text, "mel", [item])
+        if found is not None:
+            assert found == {item.id: parsed.spans[item.id]}
+        else:  # only a turn id written twice is left to the parse
+            assert text.count(f"### [{item.provenance.turn_ids[0]}]") > 1
+        line = item.provenance.line
+        assert line is not None
+        elsewhere = replace(item, provenance=replace(item.provenance, line=line + moved))
+        found = turn_spans(text, "mel", [elsewhere])
+        assert found is None or found == {item.id: parsed.spans[item.id]}

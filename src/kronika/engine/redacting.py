@@ -17,7 +17,7 @@ them, and takes the items out of the copies under ``.corrupt/``
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -97,7 +97,7 @@ def plan_forget(
     names would change (nothing is written here; :func:`apply_forget` writes it)."""
     folder = workspace.agent_dir(agent)
     pattern = phrase_pattern(phrases)
-    wanted = {it.id for it in items}
+    wanted = {it.id: it for it in items}
     holding = {it.provenance.path for it in items}
     if any(classify(path) is SourceKind.FACTS for path in holding):
         holding |= {spec.path for spec in brain.FACT_FILES}  # a fact may have moved
@@ -151,12 +151,12 @@ def _edit_file(
     agent: str,
     path: str,
     text: str,
-    wanted: set[str],
+    wanted: Mapping[str, MemoryItem],
     pattern: Phrases | None,
     keep: frozenset[str] = frozenset(),
 ) -> FileEdit | None:
     kind = classify(path)
-    parsed = _parse(workspace, agent, path, text)
+    parsed = _located(agent, path, text, wanted, keep) or _parse(workspace, agent, path, text)
     gone = [it.id for it in parsed.items if it.id in wanted]
     kept = [it.id for it in parsed.items if it.id in keep]
     named = (
@@ -215,6 +215,20 @@ def _redact_outside(text: str, pattern: Phrases, kept: Sequence[tuple[int, int]]
         out.append("".join(lines[max(start, at) : end]))
         at = max(at, end)
     return Redacted("".join(out), matches, touched)
+
+
+def _located(
+    agent: str, path: str, text: str, wanted: Mapping[str, MemoryItem], keep: frozenset[str]
+) -> ParsedItems | None:
+    """What :func:`_edit_file` needs of a session's parse, found without parsing it:
+    the spans of the turns to forget, from their header lines (the lines the index
+    gave them, synced under the lock this plan is made under). Only when no item is
+    kept (a kept item could be anywhere in the file); ``None``: the file is parsed."""
+    if keep or classify(path) is not SourceKind.SESSION:
+        return None
+    here = [it for it in wanted.values() if it.provenance.path == path]
+    spans = sessions.turn_spans(text, agent, here) if here else None
+    return None if spans is None else ParsedItems(tuple(here), spans)
 
 
 def _parse(workspace: MarkdownWorkspace, agent: str, path: str, text: str) -> ParsedItems:

@@ -183,6 +183,37 @@ def parse_session(
     return ParsedSession(session_id, started, tuple(items), spans, tuple(warnings), header.error)
 
 
+def turn_spans(
+    text: str, agent: str, turns: Sequence[MemoryItem]
+) -> dict[str, tuple[int, int]] | None:
+    """The line spans :func:`parse_session` would give ``turns`` (items of this very
+    file, as the index holds them) in ``text``, found from each turn's header line
+    without parsing the file: its header is where the turn's line says, with its turn
+    id, written nowhere else in the file, and the item id is the one that id gives;
+    the turn ends at the next turn header. ``None`` when any turn is not found so (a
+    file changed since it was indexed, a turn id repeated or quoted in the file): then
+    only a parse tells."""
+    lines = split_lines(text)
+    limit = len(lines) - 1 if torn_header(text) else len(lines)
+    body = parse_frontmatter(lines).body_start
+    spans: dict[str, tuple[int, int]] = {}
+    for turn in turns:
+        where = turn.provenance
+        if where.line is None or where.session_id is None or len(where.turn_ids) != 1:
+            return None
+        start = where.line - 1
+        match = TURN_RE.match(bare(lines[start])) if body <= start < limit else None
+        if match is None or match.group("id") != where.turn_ids[0]:
+            return None
+        if text.count(f"{_HEADER_START}{where.turn_ids[0]}]") != 1:
+            return None  # a turn id repeated (or quoted): the parse tells which is which
+        if hashed_id("t", agent, where.session_id, where.turn_ids[0]) != turn.id:
+            return None
+        end = next((i for i in range(start + 1, limit) if TURN_RE.match(bare(lines[i]))), limit)
+        spans[turn.id] = (start, end)
+    return spans
+
+
 AUDIENCE_FIELDS = ("scope", "user", "channel", "team")
 """Header fields naming who a session's turns are for, in the order they are written."""
 
