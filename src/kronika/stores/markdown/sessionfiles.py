@@ -99,7 +99,7 @@ class SessionFiles:
         if not folder.is_dir():
             return {}
         return {
-            sessions.turn_item_id(agent, session_id, turn_id): session_id
+            sessions.turn_item_id(agent, session_id, sessions.written_turn_id(turn_id)): session_id
             for session_id in (unquote(file.stem) for file in sorted(folder.glob("*.md")))
         }
 

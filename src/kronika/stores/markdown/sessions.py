@@ -80,10 +80,12 @@ def written_turn_id(turn_id: str) -> str:
     return " ".join(turn_id.split()).replace("]", ")")
 
 
-def turn_item_id(agent: str, session_id: str, turn_id: str) -> str:
-    """The item id of the turn ``turn_id`` of ``session_id`` (the first of that id in
-    the session, as :func:`parse_session` makes it)."""
-    return hashed_id("t", agent, session_id, written_turn_id(turn_id))
+def turn_item_id(agent: str, session_id: str, turn_id: str, occurrence: int = 0) -> str:
+    """The item id of the turn whose header holds ``turn_id`` (as written there:
+    :func:`written_turn_id`) in ``session_id``, the ``occurrence``-th of that id in the
+    session (0: the first): the one id every reader of a session gives it."""
+    parts = (agent, session_id, turn_id) + ((str(occurrence),) if occurrence else ())
+    return hashed_id("t", *parts)
 
 
 def render_turn(turn: TurnRecord) -> str:
@@ -207,7 +209,7 @@ def turn_spans(
             return None
         if text.count(f"{_HEADER_START}{where.turn_ids[0]}]") != 1:
             return None  # a turn id repeated (or quoted): the parse tells which is which
-        if hashed_id("t", agent, where.session_id, where.turn_ids[0]) != turn.id:
+        if turn_item_id(agent, where.session_id, where.turn_ids[0]) != turn.id:
             return None
         end = next((i for i in range(start + 1, limit) if TURN_RE.match(bare(lines[i]))), limit)
         spans[turn.id] = (start, end)
@@ -300,9 +302,8 @@ def turn_items(
         content = "\n".join(text[1:] if _ESCAPED_RE.match(text) else text for text in body)
         occurrence = seen[turn_id]
         seen[turn_id] += 1
-        parts = (agent, session_id, turn_id) + ((str(occurrence),) if occurrence else ())
         item = MemoryItem(
-            id=hashed_id("t", *parts),
+            id=turn_item_id(agent, session_id, turn_id, occurrence),
             agent=agent,
             tenant=tenant,
             content=content,
