@@ -34,6 +34,20 @@ def test_groups_sessions_and_fills_ids(tmp_path: Path) -> None:
     assert (s2.turns[0].speaker, s2.turns[0].content, s2.started_at) == ("Ana", "other chat", START)
 
 
+def test_a_line_separator_inside_a_message_stays_in_it(tmp_path: Path) -> None:
+    # JSON writers (Python's json with ensure_ascii=False among them) leave U+2028,
+    # U+2029 and NEL in a string as they are: the line ends at "\n" only.
+    said = "first line\u2028second\u2029third\x85fourth\x0cfifth"
+    rows = [
+        {"session": "s1", "role": "user", "content": said},
+        {"session": "s1", "role": "assistant", "content": "noted"},
+    ]
+    lines = [json.dumps(r, ensure_ascii=False) for r in rows]
+    assert "\u2028" in lines[0]  # written raw, not escaped
+    (s1,) = read_jsonl(_write(tmp_path, lines), default_start=START)
+    assert [t.content for t in s1.turns] == [said, "noted"]
+
+
 @pytest.mark.parametrize(
     ("bad", "message"),
     [

@@ -28,6 +28,7 @@ from kronika.engine.write_back import drop_garbled_notes, write_back_text
 from kronika.stores.markdown.facts import brain
 from kronika.stores.markdown.files import keep_copy, write_text
 from kronika.stores.markdown.layout import CORRUPT_DIR, SourceKind, classify
+from kronika.stores.markdown.lines import split_lines
 from kronika.stores.markdown.meta import format_time, parse_time
 from kronika.stores.markdown.sessions import render_turn
 from kronika.stores.markdown.workspace import MarkdownWorkspace
@@ -228,7 +229,7 @@ def _write_back_turns(
             workspace.append_turn(agent, session, _turn(item), started_at=item.created_at)
         return
     file = workspace.agent_dir(agent) / path
-    lines = file.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+    lines = split_lines(file.read_text(encoding="utf-8", errors="replace"))  # as lines are numbered
     first = min(item.provenance.line or 1 for item in now) - 1
     head = "".join(lines[:first]).rstrip("\n") + "\n"
     whole = {item.id: item for item in items}

@@ -113,4 +113,5 @@ def read_jsonl(path: str | Path, *, default_start: datetime | None = None) -> li
     except (OSError, UnicodeDecodeError) as exc:
         raise ImportFormatError(f"cannot read {p}: {exc}") from exc
     start = default_start or datetime.fromtimestamp(mtime, tz=UTC)
-    return parse_jsonl_sessions(text.splitlines(), default_start=start, source=p.name)
+    # lines end at "\n" only: JSON leaves U+2028 and NEL in a string as they are
+    return parse_jsonl_sessions(text.split("\n"), default_start=start, source=p.name)

@@ -43,7 +43,7 @@ class JsonlUsageLedger:
         except OSError as exc:
             raise WorkspaceError(f"cannot read the usage ledger {self.path}: {exc}") from exc
         entries: list[UsageEntry] = []
-        for line in data.decode("utf-8", errors="replace").splitlines():
+        for line in data.decode("utf-8", errors="replace").split("\n"):
             entry = _parse(line)
             if entry is not None and (since is None or entry.at >= since):
                 entries.append(entry)
@@ -94,7 +94,7 @@ class JsonlLessonUses:
         except OSError:
             return []
         rows: list[dict[str, object]] = []
-        for line in data.splitlines():
+        for line in data.split("\n"):  # U+2028 and NEL stay inside a JSON string
             try:
                 row = json.loads(line) if line.strip() else None
             except ValueError:
