@@ -82,6 +82,31 @@ def test_forget_leaves_nothing_readable(backend: Backend, clock: FrozenClock) ->
     assert not _readable_anywhere(backend, ("Zanzibar", "Quillbrook"))
 
 
+def test_a_forget_redacts_every_entry_of_a_long_audit_trail_and_no_other(
+    backend: Backend, clock: FrozenClock
+) -> None:
+    # A trail of some hundreds of entries, the forgotten value in two of them far apart
+    # (one with a line separator and a NEL in it, which JSON leaves as they are).
+    memory = backend.open(clock=clock)
+    memory.remember("Zanzibar\u2028with the blue door\x85", key="hideout")
+    memory.remember_many([{"key": f"plant_{n}", "value": f"fern number {n}"} for n in range(300)])
+    memory.note("We found Zanzibar with the blue  door at noon")
+    before = memory.audit()
+    assert before[0].summary.startswith("hideout: Zanzibar\u2028with the blue door")
+    mentioning = [e for e in before if "Zanzibar" in e.summary]
+    assert len(mentioning) == 2
+    receipt = memory.forget(key="hideout")
+    assert receipt.audit_redacted == 2
+    for mem in (memory, backend.open("b", clock=clock)):
+        after = mem.audit()
+        assert not [e for e in after if "Zanzibar" in e.summary]
+        kept = [e for e in after if e.action != "forget"]
+        assert [e.summary for e in kept if "fern" in e.summary] == [
+            e.summary for e in before if "fern" in e.summary
+        ]
+        assert len(kept) == len(before)
+
+
 def test_a_turn_is_read_and_forgotten_by_the_turn_id_save_turn_gave(
     backend: Backend, clock: FrozenClock
 ) -> None:

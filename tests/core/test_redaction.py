@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kronika.core.redaction import (
+    BLOCK_TEXTS,
     MARKER,
     WORDS_FIRST,
     phrase_pattern,
@@ -127,6 +128,36 @@ def test_many_phrases_are_found_exactly_where_one_alternation_finds_them(
     assert [m.span() for m in fast.finditer(long)] == [m.span() for m in slow.finditer(long)]
     if not fast.possible(text, start, end):
         assert slow.search(text[start:end]) is None
+
+
+@given(st.lists(_WORDS, min_size=1, max_size=6), st.lists(_WORDS, max_size=300), st.data())
+@settings(max_examples=300, deadline=None)
+def test_no_text_holding_a_phrase_is_passed_over_in_blocks(
+    phrases: list[str], words: list[str], data: st.DataObject
+) -> None:
+    # An audit trail's lines looked at in blocks: every line holding a match is among
+    # the ones given back, over blocks of every kind (none, some, all holding one).
+    pool = [*words, *(data.draw(st.sampled_from([p, p.upper(), p.casefold()])) for p in phrases)]
+    texts = data.draw(st.lists(st.sampled_from(pool), max_size=3 * BLOCK_TEXTS))
+    fast, slow = phrase_pattern(phrases), _alternation(phrases)
+    if fast is None or slow is None:
+        return
+    given_back = list(fast.which_may_match(texts))
+    assert given_back == sorted(set(given_back))
+    assert {n for n, t in enumerate(texts) if slow.search(t)} <= set(given_back)
+
+
+def test_a_block_of_lines_without_a_word_of_the_phrase_is_passed_over() -> None:
+    pattern = phrase_pattern(["Zofia moved to Kraków"])
+    assert pattern is not None
+    lines = [f"turn {n}: hello" for n in range(3 * BLOCK_TEXTS)]
+    lines[BLOCK_TEXTS + 5] = "ZOFIA moved to KRAKÓW"
+    assert list(pattern.which_may_match(lines)) == list(range(BLOCK_TEXTS, 2 * BLOCK_TEXTS))
+    # read: the words of a block are taken from what it reads as (JSON's escapes)
+    escaped = [line.replace("Ó", "\\u00d3") for line in lines]
+    assert list(pattern.which_may_match(escaped)) == []
+    unescaped = list(pattern.which_may_match(escaped, lambda b: b.replace("\\u00d3", "Ó")))
+    assert unescaped == list(range(BLOCK_TEXTS, 2 * BLOCK_TEXTS))
 
 
 def test_a_long_text_without_a_word_of_the_phrase_is_not_walked_word_by_word() -> None:

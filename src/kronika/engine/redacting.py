@@ -92,9 +92,13 @@ def plan_forget(
     items: Sequence[MemoryItem],
     phrases: Sequence[str],
     keep: frozenset[str] = frozenset(),
+    *,
+    count_audit: bool = True,
 ) -> ForgetPlan:
     """What forgetting ``items`` and redacting ``phrases`` outside the items ``keep``
-    names would change (nothing is written here; :func:`apply_forget` writes it)."""
+    names would change (nothing is written here; :func:`apply_forget` writes it). The
+    audit entries to redact are counted unless ``count_audit`` is false (the count is
+    then 0: a read of the whole trail saved where only the edits are wanted)."""
     folder = workspace.agent_dir(agent)
     pattern = phrase_pattern(phrases)
     wanted = {it.id: it for it in items}
@@ -112,7 +116,7 @@ def plan_forget(
         if edit is not None:
             edits.append(edit)
     audited = 0
-    if pattern is not None:
+    if pattern is not None and count_audit:
         audited = audit.mentioning(agent, pattern)
     waiting = _edit_proposals(workspace, agent, pattern)
     return ForgetPlan(tuple(edits), waiting, audited, pattern)
@@ -276,7 +280,7 @@ def apply_forget(
     keep: frozenset[str] = frozenset(),
 ) -> tuple[str, ...]:
     """Make the edits :func:`plan_forget` lists; returns the Markdown paths changed."""
-    plan = plan_forget(workspace, audit, agent, items, phrases, keep)
+    plan = plan_forget(workspace, audit, agent, items, phrases, keep, count_audit=False)
     folder = workspace.agent_dir(agent)
     forget_journal.begin(folder, items, phrases, sorted(keep))  # a kill finishes it later
     for edit in plan.edits:

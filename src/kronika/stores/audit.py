@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import fields
 from datetime import datetime
 from pathlib import Path
@@ -74,11 +74,13 @@ class JsonlAuditLog:
         ``marker``; the file is rewritten whole, atomically. A line that cannot be read
         (a torn one) is redacted as text. Returns how many lines changed."""
         whole = self._text()
-        if whole is None or not pattern.possible(_readable(whole)):
-            return 0  # no line holds a word of every phrase: none is parsed
+        if whole is None:
+            return 0
         lines = whole.split("\n")
         changed = 0
-        for n, line in enumerate(lines):
+        # only lines in blocks holding a word of every phrase of one are parsed
+        for n in pattern.which_may_match(lines, _readable):
+            line = lines[n]
             new = _redacted_line(line, agent, pattern, marker)
             if new != line:
                 lines[n] = new
@@ -93,12 +95,14 @@ class JsonlAuditLog:
         return changed
 
     def mentioning(self, agent: str, pattern: Phrases) -> int:
-        """How many of ``agent``'s entries hold a match in their summary; the lines are
-        parsed only when the trail holds a word of every phrase somewhere."""
+        """How many of ``agent``'s entries hold a match in their summary; only the lines
+        of blocks holding a word of every phrase of one are parsed."""
         whole = self._text()
-        if whole is None or not pattern.possible(_readable(whole)):
+        if whole is None:
             return 0
-        return sum(1 for e in self._entries(whole, agent) if pattern.search(e.summary))
+        lines = whole.split("\n")
+        maybe = [(n + 1, lines[n]) for n in pattern.which_may_match(lines, _readable)]
+        return sum(1 for e in self._entries(maybe, agent) if pattern.search(e.summary))
 
     def _text(self) -> str | None:
         """The trail's text, its line ends read as ``\\n`` (None: there is none yet)."""
@@ -117,15 +121,18 @@ class JsonlAuditLog:
             data = self.path.read_bytes()
         except OSError as exc:
             raise WorkspaceError(f"cannot read the audit trail {self.path}: {exc}") from exc
-        entries = self._entries(data.decode("utf-8", errors="replace"), agent)
+        lines = data.decode("utf-8", errors="replace").split("\n")
+        entries = self._entries(enumerate(lines, 1), agent)
         return entries[-limit:] if limit else entries
 
-    def _entries(self, text: str, agent: str | None) -> list[AuditEntry]:
-        """The entries of ``text``'s lines, for one agent or all; unreadable lines are
-        skipped and said in :attr:`notes`."""
+    def _entries(self, lines: Iterable[tuple[int, str]], agent: str | None) -> list[AuditEntry]:
+        """The entries of the numbered ``lines``, for one agent or all; unreadable lines
+        are skipped and said in :attr:`notes`. Lines end at ``\n`` only: JSON leaves
+        U+2028 and NEL in a string as they are, and ``str.splitlines`` would cut the
+        entry there."""
         entries: list[AuditEntry] = []
         torn: list[int] = []
-        for number, line in enumerate(text.splitlines(), 1):
+        for number, line in lines:
             entry = parse_line(line)
             if entry is None:
                 if line.strip():

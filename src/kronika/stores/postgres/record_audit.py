@@ -112,9 +112,7 @@ class PostgresAuditLog:
                 (self._tenant, agent),
             ).fetchall()
         summaries = [summary for (summary,) in rows]
-        if not pattern.possible("\n".join(summaries)):
-            return 0
-        return sum(1 for summary in summaries if pattern.search(summary))
+        return sum(1 for n in pattern.which_may_match(summaries) if pattern.search(summaries[n]))
 
     def redact(self, agent: str, pattern: Phrases, marker: str) -> int:
         """Replace what ``pattern`` matches in ``agent``'s summaries with ``marker``
@@ -126,9 +124,9 @@ class PostgresAuditLog:
                 " FOR UPDATE",
                 (self._tenant, agent),
             ).fetchall()
-            if not pattern.possible("\n".join(summary for _, summary in rows)):
-                return 0  # none holds a word of every phrase: none is walked
-            for seq, summary in rows:
+            # only summaries in blocks holding a word of every phrase of one are walked
+            for n in pattern.which_may_match([summary for _, summary in rows]):
+                seq, summary = rows[n]
                 new = pattern.sub(marker, summary)
                 if new != summary:
                     conn.execute("UPDATE record_audit SET summary = %s WHERE seq = %s", (new, seq))
