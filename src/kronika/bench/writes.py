@@ -17,6 +17,9 @@ time and each durable when it returns:
   ``save_turns`` followed them and N more turns were imported in other sessions (the
   turn's line taken out of its session, its words redacted in every file of the
   agent, the index updated);
+* ``forget()`` of notes written before the audit trail was given an entry for each
+  stored fact (N, capped at :data:`TRAIL_CAP`, by one ``remember_many``), as many calls
+  (the note's words redacted in every file of the agent and every entry of the trail);
 * the batch paths: ``remember_many`` of ``batch`` new keyed facts in one call,
   ``save_turns`` of ``batch`` turns into that session in one call (turns per second,
   beside ``save_turn()`` one per call), and ``import_sessions`` of N turns in one call.
@@ -71,6 +74,8 @@ from kronika.bench.turns import concurrency_table, save_turn_concurrency
 from kronika.testing import archived_fact
 
 SESSION_CAP = 1_000
+TRAIL_CAP = 20_000
+"""Audit entries the trail holds, at most, when a note is forgotten beside it."""
 CLI_COMMANDS: tuple[tuple[str, ...], ...] = (
     ("remember", "--key", "bench_city", "Kraków"),
     ("list", "--limit", "5"),
@@ -211,6 +216,25 @@ def _kronika_size(
             turns_forgotten = timed_calls(
                 lambda n: memory.forget(saved[n], agent="bench"), len(saved), budget_s, forget_cpu
             )
+            # a note forgotten once the audit trail holds an entry for each stored fact
+            # (capped), as a memory that was written fact by fact has: its words redacted
+            # in every file of the agent and in every entry of the trail
+            trail = min(size, TRAIL_CAP)
+            errands = [
+                memory.note(f"errand {n}: collect parcel {n * 7919 % 10007}", agent="bench")
+                for n in range(calls)
+            ]
+            notes = [receipt.item.id for receipt in errands if receipt.item is not None]
+            if progress:
+                progress(f"forget a note @{trail:,} audit entries", 0, len(notes))
+            memory.remember_many(
+                [{"key": f"trail_{n}", "value": f"audited fact {n}"} for n in range(trail)],
+                agent="bench",
+            )
+            trail_cpu: list[float] = []
+            trail_forgotten = timed_calls(
+                lambda n: memory.forget(notes[n], agent="bench"), len(notes), budget_s, trail_cpu
+            )
     return {
         "size": size,
         "setup_s": setup_s,
@@ -239,6 +263,9 @@ def _kronika_size(
         "turn_forget_calls": len(turns_forgotten),
         "turn_forget_cpu_ms": 1000 * forget_cpu[0] / len(turns_forgotten),
         "import_items_per_s": report.turns / batch_s if batch_s else 0.0,
+        "trail_entries": trail,
+        "trail_forget_per_s": _rate(trail_forgotten),
+        "trail_forget_cpu_ms": 1000 * trail_cpu[0] / len(trail_forgotten),
         "settings": settings_summary(used),
     }
 
@@ -371,6 +398,7 @@ def run_writes(
             "archived_refresh_per_s",
             "archived_forget_per_s",
             "turn_forget_per_s",
+            "trail_forget_per_s",
             "remember_many_per_s",
             "save_turn_per_s",
             "save_turns_per_s",
@@ -399,6 +427,8 @@ def run_writes(
                 f"save_turns({batch:,}) turns/s",
                 "session turns",
                 "turn forgotten /s",
+                "audit entries",
+                "note forgotten /s",
                 "import items/s",
                 "floor per call /s",
                 f"floor batch({batch:,}) items/s",
@@ -418,6 +448,8 @@ def run_writes(
                     f"{row['save_turns_per_s']:,.1f}",
                     f"{row['session_turns']:,}",
                     f"{row['turn_forget_per_s']:,.2f}",
+                    f"{row['trail_entries']:,}",
+                    f"{row['trail_forget_per_s']:,.2f}",
                     f"{row['import_items_per_s']:,.0f}",
                     f"{floor['per_call_per_s']:,.0f}",
                     f"{floor['batch_items_per_s']:,.0f}",
@@ -439,6 +471,7 @@ def run_writes(
                 "remember() CPU ms",
                 "save_turn() CPU ms",
                 "turn forgotten CPU ms",
+                "note forgotten CPU ms",
                 "floor per call CPU ms",
                 "remember_many items/s of CPU",
                 "save_turns turns/s of CPU",
@@ -453,6 +486,7 @@ def run_writes(
                     f"{row['remember_cpu_ms']:.2f}",
                     f"{row['save_turn_cpu_ms']:.2f}",
                     f"{row['turn_forget_cpu_ms']:.1f}",
+                    f"{row['trail_forget_cpu_ms']:.1f}",
                     f"{floor['per_call_cpu_ms']:.2f}",
                     f"{row['remember_many_cpu_per_s']:,.0f}",
                     f"{row['save_turns_cpu_per_s']:,.0f}",
