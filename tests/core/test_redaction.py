@@ -86,9 +86,9 @@ def test_a_frontmatter_name_is_never_redacted_even_when_it_is_the_word() -> None
 
 
 # The letters where case-insensitive matching is subtle (long s, Kelvin sign, sharp s,
-# final sigma, dotted and dotless i, ligatures, Polish and Ukrainian letters), a few
-# non-word characters a phrase may start with, and whitespace.
-_LETTERS = "aAsSſkKKßσςΣiIİıﬅﬆłŁżŻєЄїЇґҐ"
+# final sigma, micro sign and mu, dotted and dotless i, ligatures, Polish and Ukrainian
+# letters), a few non-word characters a phrase may start with, and whitespace.
+_LETTERS = "aAsSſkKKßσςΣµμΜiIİıﬅﬆłŁżŻєЄїЇґҐ"
 _CHARS = st.sampled_from([*_LETTERS, " ", "\n", "-", "#", "'", ".", "é", "\u0301"])
 _WORDS = st.text(_CHARS, min_size=1, max_size=8)
 

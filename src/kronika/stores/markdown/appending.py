@@ -41,7 +41,7 @@ from kronika.errors import WorkspaceError
 from kronika.stores import batch
 from kronika.stores.durable import flush
 from kronika.stores.markdown.atomic import set_pulled_time
-from kronika.stores.markdown.files import CONTROL, keep_copy
+from kronika.stores.markdown.files import holds_control, keep_copy
 from kronika.stores.markdown.sessions import render_turn, torn_header
 
 if TYPE_CHECKING:
@@ -291,13 +291,11 @@ def _read_checked(
     of its bytes, its line count and whether it ends a line; a torn header at its end
     is cut off first (a copy kept, a warning added)."""
     raw = _read_all(fd)
-    if b"\x00" in raw:
+    if b"\x00" in raw or holds_control(raw):
         return None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return None
-    if CONTROL.search(text):
         return None
     if torn_header(text):
         copy = keep_copy(folder, path, raw)
