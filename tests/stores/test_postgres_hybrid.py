@@ -267,7 +267,7 @@ def _syncs(index: Any, work: Any) -> int:
     return sum(1 for line in lines if line.startswith("F\t") and line.split("\t")[2] in WAITS)
 
 
-def test_both_searches_take_one_round_trip_where_they_took_four(
+def test_both_searches_take_one_round_trip_where_apart_they_take_more(
     filled: tuple[Any, list[Any], list[Any]],
 ) -> None:
     index, _, queries = filled
@@ -285,7 +285,31 @@ def test_both_searches_take_one_round_trip_where_they_took_four(
             lexical = index.search_lexical("tea garden", flt, 100, whole_phrase=whole)
             return lexical, index.search_vector(queries[0], flt, 100)
 
-        assert (_syncs(index, both), _syncs(index, each)) == (trips, trips + 2)
+        # apart, the vector search takes one more: its question of the HNSW index and
+        # its rows in one (two before they went together)
+        assert (_syncs(index, both), _syncs(index, each)) == (trips, trips + 1)
+
+
+def test_words_no_item_holds_send_the_vector_search_with_the_end_of_the_snapshot(
+    filled: tuple[Any, list[Any], list[Any]],
+) -> None:
+    """No row holds the words, so no filter round trip goes for the vector search to
+    ride in: it goes with the COMMIT that ends the keyword search's snapshot, and finds
+    what it finds alone (four round trips before: the COMMIT, the question of the HNSW
+    index and the search each went alone)."""
+    index, _, queries = filled
+    flt = RecallFilter(types=(ItemType.NOTE,), reader=Reader("acme", "anna", "general", ()))
+    words = "zanzibar quokka"  # in no note
+    index.search_hybrid(words, queries[0], flt, 100, whole_phrase=False)  # warmed up
+    found: list[Any] = []
+    trips = _syncs(
+        index,
+        lambda: found.append(index.search_hybrid(words, queries[0], flt, 100, whole_phrase=False)),
+    )
+    lexical, dense = found[0]
+    assert lexical == [] and dense
+    assert dense == index.search_vector(queries[0], flt, 100)
+    assert trips == 2
 
 
 def _recall_pair(memory: Any) -> tuple[Any, Any]:

@@ -70,6 +70,11 @@ class VectorAlong:
         self.checked: tuple[bool | None, int] | None = None
         self.found: list[tuple[str, float]] | None = None
 
+    @property
+    def walks(self) -> bool:
+        """Whether the search walks the HNSW index (else it is the exact scan)."""
+        return self._walk is not None
+
     def send(self, conn: Any) -> None:
         """Queue the statements on ``conn`` (in a pipeline, inside a transaction)."""
         check = conn.execute(GRAPH_CHECK, (self._graph,)) if self._graph is not None else None

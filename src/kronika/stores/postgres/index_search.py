@@ -43,7 +43,7 @@ from kronika.stores.postgres.index_rows import (
     SELECT_ITEM,
 )
 from kronika.stores.postgres.lexical import Phrase
-from kronika.stores.postgres.trips import pipeline
+from kronika.stores.postgres.trips import SNAPSHOT, pipeline, sent_together
 from kronika.stores.sql.rows import feature_row
 from kronika.stores.sql.terms import query_terms
 
@@ -90,18 +90,90 @@ class PostgresSearch:
         def work(conn: Any) -> list[tuple[str, float]]:
             try:
                 postings, tokens = self.state.postings, self.state.tokenizer.words
-                return search.lexical(conn, phrases, flt, limit, postings, along, tokens)
-            finally:
+                found = search.lexical(conn, phrases, flt, limit, postings, along, tokens)
+            except BaseException:
                 if not conn.broken and conn.info.transaction_status != search.IDLE:
                     conn.execute("COMMIT")  # read only (see :func:`.search._best_passing`)
+                raise
+            if conn.info.transaction_status == search.IDLE:
+                return found
+            if along is None or not along.waiting:
+                conn.execute("COMMIT")
+                return found
+            # no filter round trip went (no row held the words): the other search is
+            # sent with the end of the snapshot, one round trip for both
+            with pipeline(conn):
+                along.send(conn)
+                conn.execute("COMMIT")
+            along.collect()
+            return found
 
         return self.state.lagging(work)
 
     def search_vector(
         self, query: Vector, flt: RecallFilter, limit: int
     ) -> list[tuple[str, float]]:
-        """Cosine similarity against the embedded items passing ``flt`` (exact scores)."""
+        """Cosine similarity against the embedded items passing ``flt`` (exact scores).
+        Where whether the HNSW index is there must be asked, the question goes with the
+        search (:class:`.hybrid.VectorAlong`, as in :meth:`search_hybrid`): one round trip,
+        not two, in a memory below ``ann_threshold`` items at every call."""
         self._check_dimensions(query)
+        along = self._vector_along(query, flt, limit)
+        if along is not None:
+
+            def work(conn: Any) -> None:
+                with sent_together(conn, begin=SNAPSHOT):
+                    along.send(conn)
+                along.collect()
+
+            self.state.lagging(work)
+            found = self._settled(along, query, flt, limit)
+            if found is not None:
+                return found
+        return self._vector_alone(query, flt, limit)
+
+    def _vector_along(self, query: Vector, flt: RecallFilter, limit: int) -> VectorAlong | None:
+        """The vector search with the question of whether the HNSW index is valid, when
+        that must be asked (no index seen valid lately, on the primary); else None. An
+        index seen valid before is walked while it is asked for again (it is rarely
+        dropped; an exact scan of that many rows would cost far more)."""
+        threshold, seen = self.state.threshold, self.state.graph_seen_until
+        if threshold <= 0 or time.monotonic() < seen or self.state.replica is not None:
+            return None
+        return VectorAlong(
+            query,
+            flt,
+            limit,
+            walk=self.state.dim if seen > 0.0 else None,
+            margin=self.state.hnsw.search_margin,
+            graph=self.state.hnsw_name,
+        )
+
+    def _settled(
+        self, along: VectorAlong, query: Vector, flt: RecallFilter, limit: int
+    ) -> list[tuple[str, float]] | None:
+        """The rows of a vector search sent with its question (:meth:`_vector_along`),
+        None when they do not stand and it is to be made alone: a walk stands when the
+        HNSW index was valid for it, the exact scan when there is still none to walk
+        (the check may start a build); a walk that found too few rows is followed by
+        the exact scan."""
+        if along.checked is not None:
+            valid = bool(along.checked[0])
+            ready = self.graph_seen(*along.checked, start=True)  # may start a build
+            if not ready:
+                self.state.graph_seen_until = 0.0  # gone: not walked again until seen
+            if not (valid if along.walks else not ready):
+                return None
+        if along.found is None:  # the walk found too few rows: the exact scan, as vectors()
+            return self.state.lagging(
+                lambda conn: search.vectors(conn, query, flt, limit, approximate=None)
+            )
+        return along.found
+
+    def _vector_alone(
+        self, query: Vector, flt: RecallFilter, limit: int
+    ) -> list[tuple[str, float]]:
+        """:meth:`search_vector`, the HNSW index asked for first where it must be."""
         graph = self.graph_ready(start=True)
 
         def work(conn: Any) -> list[tuple[str, float]]:
@@ -147,22 +219,10 @@ class PostgresSearch:
             graph=self.state.hnsw_name if checked else None,
         )
         lexical = self._bm25(terms, flt, limit, whole_phrase=whole_phrase, along=along)
-        if along.waiting:  # nothing matched the words: no filter round trip went
+        if along.waiting:  # no snapshot was opened: nothing was sent with it
             return lexical, self.search_vector(vector, flt, limit)
-        if along.checked is not None:
-            valid = bool(along.checked[0])
-            ready = self.graph_seen(*along.checked, start=True)  # may start a build
-            if not ready:
-                self.state.graph_seen_until = 0.0  # gone: not walked again until seen
-            # a walk stands when the HNSW index was valid for it, the exact scan when
-            # there is still none to walk; else the search is made as it alone is
-            if not (valid if walked else not ready):
-                return lexical, self.search_vector(vector, flt, limit)
-        if along.found is None:  # the walk found too few rows: the exact scan, as vectors()
-            return lexical, self.state.lagging(
-                lambda conn: search.vectors(conn, vector, flt, limit, approximate=None)
-            )
-        return lexical, along.found
+        found = self._settled(along, vector, flt, limit)
+        return lexical, self._vector_alone(vector, flt, limit) if found is None else found
 
     def _check_dimensions(self, query: Vector) -> None:
         if np.asarray(query).size != self.state.dim:
