@@ -9,9 +9,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kronika.core.redaction import (
+    _LATIN1_FOLDED,
     BLOCK_TEXTS,
     MARKER,
     WORDS_FIRST,
+    _fold,
+    _latin1,
     phrase_pattern,
     phrase_regex,
     redact,
@@ -128,6 +131,37 @@ def test_many_phrases_are_found_exactly_where_one_alternation_finds_them(
     assert [m.span() for m in fast.finditer(long)] == [m.span() for m in slow.finditer(long)]
     if not fast.possible(text, start, end):
         assert slow.search(text[start:end]) is None
+
+
+# Latin-1 letters (a text of them alone is folded as its bytes), and phrases that may
+# hold letters re equates with them (long s, Kelvin sign, Ÿ, mu)
+_LATIN1 = st.text(st.sampled_from([*"aAsSkKßµÀàÉéÿÞþ", " ", "\n", "-", "."]), max_size=8)
+_TRICKY = st.text(st.sampled_from([*"aAsSkKßµÀàÉéÿÞþſKŸμ", " "]), min_size=3, max_size=8)
+
+
+@given(st.lists(_TRICKY, min_size=1, max_size=4), st.lists(_LATIN1, max_size=80), st.data())
+@settings(max_examples=400, deadline=None)
+def test_a_latin1_text_is_ruled_out_only_when_no_phrase_is_in_it(
+    phrases: list[str], words: list[str], data: st.DataObject
+) -> None:
+    latin = [p.lower() for p in phrases if _latin1(p.lower()) is not None]
+    pieces = [*words, *latin]
+    text = " ".join(data.draw(st.permutations(pieces)))
+    assert _latin1(text) is not None
+    fast, slow = phrase_pattern(phrases), _alternation(phrases)
+    if fast is None or slow is None:
+        return
+    if not fast.possible(text):
+        assert slow.search(text) is None
+    long = text * (WORDS_FIRST // max(len(text), 1) + 1)
+    assert [m.span() for m in fast.finditer(long)] == [m.span() for m in slow.finditer(long)]
+
+
+def test_each_latin1_character_folds_to_one_as_lower_case_does() -> None:
+    assert all(
+        _LATIN1_FOLDED[code] == ord(chr(code).lower()) == ord(_fold(chr(code)))
+        for code in range(256)
+    )
 
 
 @given(st.lists(_WORDS, min_size=1, max_size=6), st.lists(_WORDS, max_size=300), st.data())

@@ -108,6 +108,29 @@ words: a look-up costs about 1/50 of taking the words of a long text (2.7 agains
 for 4 MB of ASCII), so up to 32 words it is the cheaper way by far."""
 
 
+def _latin1(text: str) -> bytes | None:
+    """``text`` in Latin-1, or None when it holds another character."""
+    try:
+        return text.encode("latin-1")
+    except UnicodeEncodeError:
+        return None
+
+
+def _folded(text: str) -> str | bytes | None:
+    """``text`` folded as :func:`_fold` folds it, character for character, where that is
+    quick: ASCII lower-cased; Latin-1 text as its bytes, each folded by a table (every
+    Latin-1 character folds to one; ``str.lower`` of such text is ten times slower);
+    other text lower-cased unless it holds a character of :data:`_UNFOLDED`. None when
+    it does: its words are to be taken one by one."""
+    if text.isascii():
+        return text.lower()
+    latin = _latin1(text)
+    if latin is not None:
+        return latin.translate(_LATIN1_FOLDED)
+    low = text.lower()
+    return None if any(char in low for char in _UNFOLDED) else low
+
+
 @functools.lru_cache(maxsize=65_536)
 def _fold(word: str) -> str:
     """``word`` case-folded as ``re`` compares letters: two words that IGNORECASE
@@ -122,6 +145,15 @@ def _fold(word: str) -> str:
     return "".join(out)
 
 
+_LATIN1_FOLDED = (
+    bytes(ord(_fold(chr(code))) for code in range(256))
+    if _tolower is not None
+    else bytes(range(256))  # unused: without the folding, no text is ruled out
+)
+"""Each Latin-1 character folded (:func:`_fold`): a Latin-1 character, the same as its
+``str.lower`` (``tests/core`` checks both)."""
+
+
 class Phrases:
     """Phrases found in one pass over a text, whatever their number.
 
@@ -134,7 +166,7 @@ class Phrases:
     finds: leftmost, non-overlapping, case-insensitive (``tests/core`` compares them).
     """
 
-    __slots__ = ("_by_word", "_compiled", "_scan", "_one", "_needs", "_words")
+    __slots__ = ("_by_word", "_compiled", "_scan", "_one", "_needs", "_words", "_latin")
 
     def __init__(self, phrases: Sequence[str]) -> None:
         """``phrases``: normalised, longest first."""
@@ -157,6 +189,7 @@ class Phrases:
         usable = _tolower is not None and all(needs)
         self._needs: list[frozenset[str]] | None = needs if usable else None
         self._words = frozenset[str]().union(*needs)
+        self._latin = {word: _latin1(word) for word in self._words}  # None: not Latin-1
         if _tolower is None:
             every = [phrase_regex(p) for p in phrases]
             self._one = re.compile("|".join(every), re.IGNORECASE)
@@ -197,23 +230,32 @@ class Phrases:
         if self._needs is None:
             return True
         part = text[pos:endpos]
-        plain = part.isascii()
-        few = len(self._words) <= WORDS_LOOKED_UP
-        low = part.lower() if plain or few else ""
-        if few and (plain or not any(char in low for char in _UNFOLDED)):
-            found: dict[str, bool] = {}
-            for need in self._needs:
-                for word in need:
-                    if word not in found:
-                        found[word] = word in low
-                    if not found[word]:
-                        break
-                else:
-                    return True
-            return False
-        # ASCII folds as lower case, positions unchanged
-        words = set(_WORD.findall(low)) if plain else {_fold(w) for w in set(_WORD.findall(part))}
+        if len(self._words) <= WORDS_LOOKED_UP:
+            folded = _folded(part)
+            if folded is not None:
+                return self._held_in(folded, self._needs)
+        if part.isascii():  # ASCII folds as lower case, positions unchanged
+            words = set(_WORD.findall(part.lower()))
+        else:
+            words = {_fold(w) for w in set(_WORD.findall(part))}
         return any(need <= words for need in self._needs)
+
+    def _held_in(self, folded: str | bytes, needs: list[frozenset[str]]) -> bool:
+        """Whether every word of some phrase is in ``folded`` (:func:`_folded`)."""
+        found: dict[str, bool] = {}
+        for need in needs:
+            for word in need:
+                if word not in found:
+                    if isinstance(folded, bytes):
+                        needle = self._latin[word]
+                        found[word] = needle is not None and needle in folded
+                    else:
+                        found[word] = word in folded
+                if not found[word]:
+                    break
+            else:
+                return True
+        return False
 
     def which_may_match(
         self, texts: Sequence[str], read: Callable[[str], str] | None = None
