@@ -103,7 +103,7 @@ narrower than it (Latin-1 text), and together half a scan for a character class
 
 WORDS_LOOKED_UP = 32
 """Words of the phrases (distinct, folded) up to which :meth:`Phrases.possible` looks
-each up in the lower-cased text (``in``, at C speed) instead of taking the text's set of
+each up in the folded text (``in``, at C speed) instead of taking the text's set of
 words: a look-up costs about 1/50 of taking the words of a long text (2.7 against 148 ms
 for 4 MB of ASCII), so up to 32 words it is the cheaper way by far."""
 
@@ -224,9 +224,9 @@ class Phrases:
         word the text lacks. A match holds every word of its phrase whole (fenced by
         other characters, case-folded alike), so a text's set of words, taken at C
         speed, rules out a phrase without walking the text word by word; with few
-        words, each is looked up in the lower-cased text instead, when that is the text
-        folded (:data:`_UNFOLDED`): a word of a match is in it. True says nothing: the
-        phrase may still not be there."""
+        words (:data:`WORDS_LOOKED_UP`), each is looked up in the text folded instead,
+        where that is quick (:func:`_folded`): a word of a match is in it. True says
+        nothing: the phrase may still not be there."""
         if self._needs is None:
             return True
         part = text[pos:endpos]
