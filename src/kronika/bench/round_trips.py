@@ -3,7 +3,8 @@ the same machine: ``kronika bench round-trips``.
 
 A fresh tenant on PostgreSQL gets ``turns`` turns of synthetic chat (imported) and a
 few dozen keyed facts; then, one call at a time: ``remember()`` of a new keyed fact,
-``save_turn()`` into a live session, ``recall()`` of a question, and
+``save_turn()`` into a live session, ``recall()`` of a question, ``recall()`` of
+words no item holds (a question asked in other words than the memory's), and
 ``remember_many()`` of :data:`BATCH` facts. Embedding is excluded
 (:class:`~kronika.bench.fixed.FixedVectors`).
 
@@ -37,7 +38,12 @@ from typing import IO, Any
 
 BATCH = 10
 """Facts a ``remember_many()`` call is given."""
-CALLS = ("remember", "save_turn", "recall", "remember_many")
+CALLS = ("remember", "save_turn", "recall", "recall_unheld", "remember_many")
+LABELS = {
+    "recall_unheld": "recall, words no item holds",
+    "remember_many": f"remember_many({BATCH})",
+}
+"""The table's name of a call, where it is not the call's own."""
 WARM = 8
 """Calls of each kind made first, untimed (statements prepared, files read once)."""
 BLOCK = 5
@@ -65,6 +71,7 @@ def measure(url: str, turns: int, calls: int, counted: int, delay_ms: float) -> 
     start = datetime(2025, 1, 6, 9, 0, tzinfo=UTC)
     words = "garden tomatoes ferry bridge kettle violin mortgage dentist marathon sourdough"
     vocabulary = words.split()
+    unheld = ("quokka", "zanzibar", "wombat", "tundra", "saxophone", "glacier", "origami")
     with tempfile.TemporaryDirectory(prefix="kronika-round-trips-") as tmp:
         settings = load_settings(Path(tmp) / "home", environ={}, database_url=url)
         with build_memory(settings, create=True, embedder=FixedVectors()) as memory:
@@ -92,6 +99,9 @@ def measure(url: str, turns: int, calls: int, counted: int, delay_ms: float) -> 
                     memory.save_turn("live", "user", f"what about the {word}, take {n}?")
                 elif kind == "recall":
                     memory.recall(f"what did we say about the {word}?", k=10)
+                elif kind == "recall_unheld":
+                    odd = unheld[n % len(unheld)]
+                    memory.recall(f"{odd} {unheld[(n + 4) % len(unheld)]}", k=10)
                 else:
                     memory.remember_many(
                         [{"key": f"many_{n}_{m}", "value": f"{word} {m}"} for m in range(BATCH)]
@@ -245,7 +255,7 @@ def _results(
                 ],
                 [
                     [
-                        kind if kind != "remember_many" else f"remember_many({BATCH})",
+                        LABELS.get(kind, kind),
                         r["tree"],
                         f"{r['waits'][kind]:g}",
                         f"{r['ms_near'][kind]:.2f}",
