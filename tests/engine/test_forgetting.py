@@ -386,3 +386,25 @@ def test_forgetting_archived_facts_takes_out_their_bullets_alone(
         assert "hand" in left
         memory.reindex()
         assert {f.value or f.content for f in memory.workspace.archived_facts("default")} == left
+
+
+def test_a_forget_says_nothing_of_torn_audit_lines_it_did_not_read_all_of(
+    memory: Memory,
+) -> None:
+    # A long trail with two torn lines far apart, the forgotten value beside the second
+    # only: the forget reads the lines near it, and the damage said is the whole trail's.
+    memory.remember(key="city", value="Kraków")
+    trail = memory.settings.home / "audit.jsonl"
+    record = json.loads(trail.read_text(encoding="utf-8").splitlines()[-1])
+    lines = [json.dumps({**record, "summary": f"errand {n}"}) for n in range(300)]
+    lines[1] = '{"at": "2026-11-2'
+    lines[250] = '{"summary": "moved'
+    lines[251] = json.dumps({**record, "summary": "moved to Kraków"})
+    trail.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    receipt = memory.forget(key="city", value="Kraków")
+    assert receipt.audit_redacted == 1
+    said = [note for note in memory.notes if "unreadable line" in note]
+    assert all("2 unreadable line(s)" in note for note in said), said
+    memory.audit()
+    said = [note for note in memory.notes if "unreadable line" in note]
+    assert len(said) == 1 and "2 unreadable line(s) skipped (line 2, 251" in said[0], said

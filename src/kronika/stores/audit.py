@@ -102,7 +102,9 @@ class JsonlAuditLog:
             return 0
         lines = whole.split("\n")
         maybe = [(n + 1, lines[n]) for n in pattern.which_may_match(lines, _readable)]
-        return sum(1 for e in self._entries(maybe, agent) if pattern.search(e.summary))
+        # some lines only: their torn ones are not said (audit() and doctor say them all)
+        entries = self._entries(maybe, agent, noting=False)
+        return sum(1 for e in entries if pattern.search(e.summary))
 
     def _text(self) -> str | None:
         """The trail's text, its line ends read as ``\\n`` (None: there is none yet)."""
@@ -125,11 +127,13 @@ class JsonlAuditLog:
         entries = self._entries(enumerate(lines, 1), agent)
         return entries[-limit:] if limit else entries
 
-    def _entries(self, lines: Iterable[tuple[int, str]], agent: str | None) -> list[AuditEntry]:
+    def _entries(
+        self, lines: Iterable[tuple[int, str]], agent: str | None, *, noting: bool = True
+    ) -> list[AuditEntry]:
         """The entries of the numbered ``lines``, for one agent or all; unreadable lines
-        are skipped and said in :attr:`notes`. Lines end at ``\n`` only: JSON leaves
-        U+2028 and NEL in a string as they are, and ``str.splitlines`` would cut the
-        entry there."""
+        are skipped, and said in :attr:`notes` when ``noting``. Lines end at ``\n``
+        only: JSON leaves U+2028 and NEL in a string as they are, and
+        ``str.splitlines`` would cut the entry there."""
         entries: list[AuditEntry] = []
         torn: list[int] = []
         for number, line in lines:
@@ -140,7 +144,7 @@ class JsonlAuditLog:
                 continue
             if agent is None or entry.target_agent == agent:
                 entries.append(entry)
-        if torn:
+        if torn and noting:
             which = ", ".join(map(str, torn[:5])) + (" …" if len(torn) > 5 else "")
             note = (
                 f"{self.path}: {len(torn)} unreadable line(s) skipped (line {which}; a torn "
