@@ -120,3 +120,23 @@ def test_read_usage_gives_the_calls_booked_oldest_first_and_from_a_moment_on(
     assert [(e.model, e.outcome, e.tokens_out) for e in booked] == [("m", "ok", 1), ("m", "ok", 2)]
     assert booked == JsonlUsageLedger(Path(chosen.home) / USAGE_FILE).read()
     assert [e.tokens_out for e in read_usage(chosen, since=clock.now())] == [2]
+
+
+def test_a_line_separator_in_a_booked_call_keeps_it_one_entry(tmp_path: Path) -> None:
+    """JSON leaves U+2028, U+2029 and NEL inside a string as they are: a line of either
+    ledger ends at "\\n" only, so a model name or session holding one stays one entry."""
+    from datetime import UTC, datetime
+
+    from kronika.core.usage import UsageEntry
+    from kronika.stores.usage import JsonlLessonUses
+
+    at = datetime(2026, 12, 6, 9, 0, tzinfo=UTC)
+    ledger = JsonlUsageLedger(tmp_path / "usage.jsonl")
+    odd = "local\u2028model\x85v2\u2029"
+    ledger.append(UsageEntry(at, "chat", "main", odd, 12, 3, 0.5, "ok"))
+    ledger.append(UsageEntry(at, "chat", "main", "plain", 1, 1, 0.1, "ok"))
+    assert [e.model for e in ledger.read()] == [odd, "plain"]
+    uses = JsonlLessonUses(tmp_path / "lesson_uses.jsonl")
+    uses.append(at, "main", "s\u2028one", ["l-1"])
+    uses.append(at, "main", "two", [])
+    assert [row["session"] for row in uses.read()] == ["s\u2028one", "two"]
