@@ -408,3 +408,30 @@ def test_a_forget_says_nothing_of_torn_audit_lines_it_did_not_read_all_of(
     memory.audit()
     said = [note for note in memory.notes if "unreadable line" in note]
     assert len(said) == 1 and "2 unreadable line(s) skipped (line 2, 251" in said[0], said
+
+
+def test_a_forget_plan_is_taken_over_only_for_files_as_they_were(memory: Memory) -> None:
+    # The receipt's plan is made first and the write's under the same lock: a file
+    # written in between (here by hand) is looked through again, the others are not,
+    # and a plan of another forget is taken over for nothing.
+    from kronika.engine.redacting import plan_forget
+
+    agent = memory.settings.default_agent
+    memory.remember(key="drink", value=WORD)
+    noted = memory.note(f"I drink {WORD} at night, green tea by day").item
+    assert noted is not None
+    memory.save_turn("chat", "user", "hello there")
+    items = [f for f in memory.facts() if f.key == "drink"]
+    ws, trail = memory.workspace, memory.audit_log
+    first = plan_forget(ws, trail, agent, items, [WORD])
+    assert plan_forget(ws, trail, agent, items, [WORD], reuse=first).edits == first.edits
+    session = next(p for p in first.files if p.startswith("sessions/"))
+    assert first.files[session][1] is None  # it held no word of the forget
+    with (ws.agent_dir(agent) / session).open("a", encoding="utf-8") as handle:
+        handle.write(f"and a cup of {WORD}\n")
+    second = plan_forget(ws, trail, agent, items, [WORD], reuse=first)
+    assert {e.path for e in second.edits} == {e.path for e in first.edits} | {session}
+    (edit,) = [e for e in second.edits if e.path == session]
+    assert edit.text is not None and WORD not in edit.text and "[forgotten]" in edit.text
+    other = plan_forget(ws, trail, agent, [], ["green tea"], reuse=second)
+    assert [e.path for e in other.edits] == [noted.provenance.path]

@@ -17,8 +17,9 @@ them, and takes the items out of the copies under ``.corrupt/``
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
@@ -65,14 +66,26 @@ class FileEdit:
     place: ForgetPlace
 
 
+Stamp = tuple[int, int, int, int]
+"""A file's inode, size and modification and change times (ns): a file with the same
+stamp holds what it held (the index trusts a file's size and time the same way)."""
+
+
 @dataclass(frozen=True, slots=True)
 class ForgetPlan:
-    """Every edit a forget makes: Markdown files, withdrawn proposals, audit entries."""
+    """Every edit a forget makes: Markdown files, withdrawn proposals, audit entries.
+
+    ``asked`` (the items' ids, the phrases, ``keep``) and ``files`` (each file looked at:
+    its stamp and its edit, ``None`` when it needs none) let a later plan of the same
+    forget take a file's edit over while the file is as it was (:func:`plan_forget`'s
+    ``reuse``)."""
 
     edits: tuple[FileEdit, ...]
     proposals: FileEdit | None
     audit_entries: int
     pattern: Phrases | None
+    asked: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] = ((), (), ())
+    files: Mapping[str, tuple[Stamp, FileEdit | None]] = field(default_factory=dict)
 
     @property
     def places(self) -> tuple[ForgetPlace, ...]:
@@ -94,32 +107,57 @@ def plan_forget(
     keep: frozenset[str] = frozenset(),
     *,
     count_audit: bool = True,
+    reuse: ForgetPlan | None = None,
 ) -> ForgetPlan:
     """What forgetting ``items`` and redacting ``phrases`` outside the items ``keep``
     names would change (nothing is written here; :func:`apply_forget` writes it). The
     audit entries to redact are counted unless ``count_audit`` is false (the count is
-    then 0: a read of the whole trail saved where only the edits are wanted)."""
+    then 0: a read of the whole trail saved where only the edits are wanted).
+
+    ``reuse``: an earlier plan of the same forget (the receipt's, made under the same
+    lock): a file whose stamp it saw is taken over, not read and looked through again;
+    every other file, and all of them when the plan was of another forget, as without."""
     folder = workspace.agent_dir(agent)
     pattern = phrase_pattern(phrases)
     wanted = {it.id: it for it in items}
     holding = {it.provenance.path for it in items}
     if any(classify(path) is SourceKind.FACTS for path in holding):
         holding |= {spec.path for spec in brain.FACT_FILES}  # a fact may have moved
+    asked = (tuple(wanted), tuple(phrases), tuple(sorted(keep)))
+    known = reuse.files if reuse is not None and reuse.asked == asked else {}
     edits: list[FileEdit] = []
+    files: dict[str, tuple[Stamp, FileEdit | None]] = {}
     for source in workspace.list_sources(agent):
-        read = read_source(folder, source.path)
-        if read is None:
+        stamp = _stamp(folder / source.path)  # before the read: a later change shows
+        if stamp is None:
             continue
-        if source.path not in holding and (pattern is None or not pattern.search(read.text)):
-            continue  # nothing to remove or redact: not even parsed
-        edit = _edit_file(workspace, agent, source.path, read.text, wanted, pattern, keep)
+        seen = known.get(source.path)
+        if seen is not None and seen[0] == stamp:
+            edit: FileEdit | None = seen[1]
+        else:
+            read = read_source(folder, source.path)
+            if read is None:
+                continue
+            edit = None
+            if source.path in holding or (pattern is not None and pattern.search(read.text)):
+                edit = _edit_file(workspace, agent, source.path, read.text, wanted, pattern, keep)
+        files[source.path] = (stamp, edit)
         if edit is not None:
             edits.append(edit)
     audited = 0
     if pattern is not None and count_audit:
         audited = audit.mentioning(agent, pattern)
     waiting = _edit_proposals(workspace, agent, pattern)
-    return ForgetPlan(tuple(edits), waiting, audited, pattern)
+    return ForgetPlan(tuple(edits), waiting, audited, pattern, asked, files)
+
+
+def _stamp(file: Path) -> Stamp | None:
+    """``file``'s :data:`Stamp` (None: it is gone)."""
+    try:
+        st = os.stat(file)
+    except FileNotFoundError:
+        return None
+    return (st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
 
 
 def _edit_proposals(
@@ -278,9 +316,13 @@ def apply_forget(
     phrases: Sequence[str],
     write: Callable[[Path, str], object],
     keep: frozenset[str] = frozenset(),
+    reuse: ForgetPlan | None = None,
 ) -> tuple[str, ...]:
-    """Make the edits :func:`plan_forget` lists; returns the Markdown paths changed."""
-    plan = plan_forget(workspace, audit, agent, items, phrases, keep, count_audit=False)
+    """Make the edits :func:`plan_forget` lists (``reuse``: as there); returns the
+    Markdown paths changed."""
+    plan = plan_forget(
+        workspace, audit, agent, items, phrases, keep, count_audit=False, reuse=reuse
+    )
     folder = workspace.agent_dir(agent)
     forget_journal.begin(folder, items, phrases, sorted(keep))  # a kill finishes it later
     for edit in plan.edits:

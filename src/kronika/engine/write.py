@@ -67,7 +67,7 @@ from kronika.engine.changes import (
     WriteSummary,
 )
 from kronika.engine.policy_gate import Refused, gate_change
-from kronika.engine.redacting import apply_forget
+from kronika.engine.redacting import ForgetPlan, apply_forget
 from kronika.engine.remember import FactPlacer, fact_step, is_fact_change
 from kronika.errors import InvalidInput, PermissionDenied
 from kronika.ports import AuditEntry, AuditLog, Clock, acting
@@ -362,10 +362,19 @@ class MemoryWriter:
         return written, settled
 
     def memory_write(
-        self, target_agent: str, section: str, content: Change, source_agent: str = USER
+        self,
+        target_agent: str,
+        section: str,
+        content: Change,
+        source_agent: str = USER,
+        *,
+        planned: ForgetPlan | None = None,
     ) -> WriteReceipt:
         """Screen ``content`` for secrets, check permissions, apply it to
-        ``target_agent``'s memory, audit it."""
+        ``target_agent``'s memory, audit it. ``planned``: for a forget, the plan its
+        caller made of it under the same lock (:func:`~kronika.engine.redacting.
+        plan_forget`'s ``reuse``: the files unchanged since are not looked through
+        again)."""
         checked = self.check(target_agent, section, content, source_agent)
         if checked.outcome != "applied":
             receipt, entry = self._not_applied(target_agent, checked, source_agent)
@@ -376,7 +385,7 @@ class MemoryWriter:
         if moves and self._on_facts is not None:
             self._on_facts(target_agent)
         settled = self._workspace.settle_moves(target_agent) if moves else ()
-        item, paths = self._apply(target_agent, content)
+        item, paths = self._apply(target_agent, content, planned)
         if isinstance(content, ForgetItems):
             said = forget_summary(content.items, paths)
             pattern = phrase_pattern(content.phrases)  # a key or a file named after it
@@ -503,7 +512,9 @@ class MemoryWriter:
             return f"agent {target!r} has autonomy 0 (read-only): its memory cannot be changed"
         return f"agent {target!r} needs autonomy 3 (full) to reorganise or archive its memory"
 
-    def _apply(self, agent: str, change: Change) -> tuple[MemoryItem | None, tuple[str, ...]]:
+    def _apply(
+        self, agent: str, change: Change, planned: ForgetPlan | None = None
+    ) -> tuple[MemoryItem | None, tuple[str, ...]]:
         ws = self._workspace
         match change:
             case AddFact() | TouchFact() | SupersedeFact():
@@ -517,7 +528,7 @@ class MemoryWriter:
                 return None, (item.provenance.path,)
             case ForgetItems(items, phrases, keep):
                 return None, apply_forget(
-                    ws, self._audit, agent, items, phrases, write_text, frozenset(keep)
+                    ws, self._audit, agent, items, phrases, write_text, frozenset(keep), planned
                 )
             case AppendNote(item):
                 stored = ws.append_note(agent, item)

@@ -15,7 +15,7 @@ from kronika.core.model import MemoryItem, Reader
 from kronika.core.visibility import only_visible, visible
 from kronika.engine.changes import ForgetItems
 from kronika.engine.indexer import Progress
-from kronika.engine.redacting import plan_forget, snapshot
+from kronika.engine.redacting import ForgetPlan, plan_forget, snapshot
 from kronika.engine.write import SYSTEM, USER, WriteReceipt
 from kronika.errors import NotFound
 from kronika.memory.base import MemoryContext
@@ -153,7 +153,7 @@ class Forgetting:
             ids = [it.id for it in items]
             indexed = {it.id for it in ctx.index.get_items(ids)}
             change = ForgetItems(tuple(items), tuple(phrases), tuple(sorted(keep)))
-            written, left = self._write_forget(name, section, change, source_agent)
+            written, left = self._write_forget(name, section, change, source_agent, plan)
             if written.outcome != "applied":
                 return ForgetReceipt(
                     written.outcome,
@@ -188,15 +188,22 @@ class Forgetting:
         return self._write_forget(name, section, change, source_agent)[0]
 
     def _write_forget(
-        self, name: str, section: str, change: ForgetItems, source_agent: str
+        self,
+        name: str,
+        section: str,
+        change: ForgetItems,
+        source_agent: str,
+        planned: ForgetPlan | None = None,
     ) -> tuple[WriteReceipt, set[str]]:
         """:meth:`write_forget`, and the ids of the change's items the index still
-        holds after it (all of them when it was not applied)."""
+        holds after it (all of them when it was not applied). ``planned``: the plan of
+        the change made under the same lock (for the receipt), whose look at each file
+        still as it was is not made again."""
         ctx = self._ctx
         ids = [it.id for it in change.items]
         with self.outside_the_lock(), ctx.lock:
             due = self._before_edits(name)
-            written = ctx.writer.memory_write(name, section, change, source_agent)
+            written = ctx.writer.memory_write(name, section, change, source_agent, planned=planned)
             self._after_edits(due, written.outcome == "applied")
             if written.outcome != "applied":
                 return written, set(ids)
