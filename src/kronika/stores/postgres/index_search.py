@@ -202,21 +202,15 @@ class PostgresSearch:
         if self.state.lexical != "bm25" or not terms or limit <= 0:
             lexical = self.search_lexical(words, flt, limit, whole_phrase=whole_phrase)
             return lexical, self.search_vector(vector, flt, limit)
-        threshold, seen = self.state.threshold, self.state.graph_seen_until
-        graph = threshold > 0 and time.monotonic() < seen
-        if threshold > 0 and not graph and self.state.replica is not None:
-            graph = self.graph_ready(start=True)  # on the primary, as search_vector asks
-        checked = threshold > 0 and not graph and self.state.replica is None
-        # an HNSW index seen valid before is walked while it is asked for again (it is
-        # rarely dropped; an exact scan of that many rows would cost far more)
-        walked = graph or (checked and seen > 0.0)
-        along = VectorAlong(
+        # the HNSW index asked for along the way where it must be, else known (seen
+        # valid lately, or asked of the primary by a worker reading from a replica)
+        along = self._vector_along(vector, flt, limit) or VectorAlong(
             vector,
             flt,
             limit,
-            walk=self.state.dim if walked else None,
+            walk=self.state.dim if self.graph_ready(start=True) else None,
             margin=self.state.hnsw.search_margin,
-            graph=self.state.hnsw_name if checked else None,
+            graph=None,
         )
         lexical = self._bm25(terms, flt, limit, whole_phrase=whole_phrase, along=along)
         if along.waiting:  # no snapshot was opened: nothing was sent with it
