@@ -219,15 +219,22 @@ def is_card_number(text: str) -> bool:
     )
 
 
+_DIGITS = re.compile(r"\d+")
+_CARD_DIGITS = 13  # the fewest digits of a card number (a 13-digit Visa, Maestro)
+
+
 def _cards(text: str) -> Iterator[SecretSpan]:
     for run in _DIGIT_RUN.finditer(text):
-        parts = list(re.finditer(r"\d+", run.group()))
+        found = run.group()
+        if len(found) - found.count(" ") - found.count("-") < _CARD_DIGITS:
+            continue  # too few digits for any card among them (a year, a note number)
+        parts = list(_DIGITS.finditer(found))
         i = 0
         while i < len(parts):
             # the longest card starting at part i (five groups at most: 4-4-4-4-3)
             for j in range(min(len(parts), i + 5), i, -1):
                 start, end = parts[i].start(), parts[j - 1].end()
-                if is_card_number(run.group()[start:end]):
+                if is_card_number(found[start:end]):
                     yield SecretSpan(run.start() + start, run.start() + end, "card-number")
                     i = j - 1
                     break
