@@ -75,7 +75,7 @@ _WRITER = textwrap.dedent(
     from kronika import build_memory, load_settings
 
     kill_at, writes = int(sys.argv[3]), None
-    real, sync, unlink = os.replace, os.fsync, os.unlink
+    real, write, unlink = os.replace, os.write, os.unlink
 
     def written(name):
         writes.append(os.path.basename(name))
@@ -87,18 +87,19 @@ _WRITER = textwrap.dedent(
         if str(target).endswith(".md") and writes is not None:
             written(target)
 
-    def fsync(fd):  # a file's text appended in place: once on disk
-        sync(fd)
+    def write_(fd, data):  # a file's text appended in place
+        done = write(fd, data)
         name = os.readlink(f"/proc/self/fd/{fd}")
         if name.endswith(".md") and writes is not None:
             written(name)
+        return done
 
     def unlink_(path, *args, **kwargs):
         if str(path).endswith("record.writing") and writes is not None and kill_at < 0:
             os._exit(9)  # killed once the hold has pushed, before it ends
         unlink(path, *args, **kwargs)
 
-    os.replace, os.fsync, os.unlink = replace, fsync, unlink_
+    os.replace, os.write, os.unlink = replace, write_, unlink_
     settings = load_settings(sys.argv[1], environ={}, embedder="hashing", database_url=sys.argv[2])
     with build_memory(settings) as memory:
         writes = []  # the write's own, from here

@@ -47,7 +47,7 @@ from pathlib import Path
 
 from kronika.errors import WorkspaceError
 from kronika.ports import UndoneBatch
-from kronika.stores.durable import sync_folder, sync_queued
+from kronika.stores.durable import sync_folder, sync_queued, writing_a_copy
 from kronika.stores.private import make_private_dir, open_private
 
 FOLDER = ".kronika-batch"
@@ -192,7 +192,9 @@ class BatchJournal:
             self.roll_back()
             raise
         (self.folder / _ENTRIES).unlink()
-        sync_folder(self.folder)
+        # with the group commit, or at once for a copy of the record, which waits for
+        # no other sync: a batch it sent is never put back after a crash of the machine
+        sync_folder(self.folder, deferred=not writing_a_copy())
         shutil.rmtree(self.folder)
 
     def roll_back(self) -> UndoneBatch | None:

@@ -16,6 +16,11 @@ returns has its bytes on disk, as before; one whose round failed gets a
 
 Outside :meth:`~GroupCommit.deferring` (every other write, and any other thread),
 :func:`flush` syncs at once.
+
+Inside :func:`copy_of_record` nothing waits for the disk: the files written there are a
+working copy of a store of record (team mode), acknowledged once the record has them,
+and a copy whose machine restarted is compared with the record before it is trusted
+again (:func:`boot_id`, :mod:`kronika.stores.working_copy`).
 """
 
 from __future__ import annotations
@@ -39,6 +44,43 @@ _QUEUE: contextvars.ContextVar[_Ticket | None] = contextvars.ContextVar(
     "kronika_group_commit", default=None
 )
 _SYNC_THREADS = 4
+_COPY: contextvars.ContextVar[bool] = contextvars.ContextVar("kronika_record_copy", default=False)
+_BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
+
+
+@contextmanager
+def copy_of_record(copy: bool = True) -> Iterator[None]:
+    """Within the block (in this thread), with ``copy``, the files written are a copy
+    of what a store of record holds: :func:`flush`, :func:`sync_file` and
+    :func:`sync_folder` do not wait for the disk. ``copy=False``: they do again (a
+    forget's edits, sent later than they are made)."""
+    token = _COPY.set(copy)
+    try:
+        yield
+    finally:
+        _COPY.reset(token)
+
+
+def writing_a_copy() -> bool:
+    """Whether this thread writes a copy of the record (:func:`copy_of_record`)."""
+    return _COPY.get()
+
+
+def boot_id() -> str | None:
+    """What names this boot of the machine (Linux), or ``None`` where it cannot be
+    told: a copy written without waiting for the disk is trusted only within the boot
+    that wrote it, since only a crash of the machine loses what was not synced."""
+    try:
+        found = _BOOT_ID.read_text(encoding="ascii").strip()
+    except (OSError, ValueError):
+        return None
+    return found or None
+
+
+def sync_file(fd: int) -> None:
+    """``os.fsync(fd)``, unless this thread writes a copy of the record."""
+    if not _COPY.get():
+        os.fsync(fd)
 
 
 @dataclass
@@ -54,6 +96,8 @@ class _Ticket:
 def flush(fd: int) -> None:
     """Make what was written to ``fd`` durable: now, or in the group commit of the
     write under way in this thread (see the module docstring)."""
+    if _COPY.get():
+        return
     ticket = _QUEUE.get()
     if ticket is None:
         os.fsync(fd)
@@ -68,7 +112,10 @@ def sync_folder(folder: Path, *, deferred: bool = True) -> None:
     """Sync ``folder`` (a rename or a link in it), at once or, ``deferred``, with the
     group commit under way (:func:`flush`). Folders cannot be opened for a sync on
     every platform (Windows): there the rename is still atomic, only its durability is
-    weaker."""
+    weaker. A deferred sync of a copy of the record (:func:`copy_of_record`) is not
+    made: only a sync asked for at once (a batch journal's) is."""
+    if deferred and _COPY.get():
+        return
     try:
         fd = os.open(folder, os.O_RDONLY)
     except OSError:

@@ -22,14 +22,21 @@ every write and every sync:
   another body after all, the file is sent whole.
 
 So every read-modify-write happens on the newest documents and lands whole or not at
-all: no update is lost, no history chain broken. What this copy last saw of each file
-is kept in ``<home>/record.json``; the folder can be thrown away at any time and is
-filled again from the record. A file edited here by hand while another worker wrote
-the same document is kept aside under ``<agent>/.corrupt/`` (``.conflict``) and said in
-the notes; the record's version wins. A file that looks damaged (not UTF-8, emptied,
-cut short inside a line, found by the index to have lost items, or a fact or session
-file gone without kronika removing it) is never pushed: the record's version is put
-back, the damaged file kept under ``.corrupt/`` (``.damaged``) and said.
+all: no update is lost, no history chain broken. The folder's files are written
+without waiting for the disk (:func:`~kronika.stores.durable.copy_of_record`: a write
+is acknowledged once the record has it), where the machine's boot can be told: the
+manifest names the boot it was written in, and a copy whose manifest names another
+(the machine crashed, taking what was not on disk) gives every file that is not, byte
+for byte, the record's version as last seen that version again before it sends any.
+A forget's edits, sent after they are made, are synced, and everything before them.
+What this copy last saw of each file is kept in ``<home>/record.json``; the folder
+can be thrown away at any time and is filled again from the record. A file edited
+here by hand while another worker wrote the same document is kept aside under
+``<agent>/.corrupt/`` (``.conflict``) and said in the notes; the record's version wins.
+A file that looks damaged (not UTF-8, emptied, cut short inside a line, found by the
+index to have lost items, or a fact or session file gone without kronika removing it)
+is never pushed: the record's version is put back, the damaged file kept under
+``.corrupt/`` (``.damaged``) and said.
 
 A write the record refuses (the server gone, a lock it waited for too long) raises, and
 leaves the folder as the record is: the files its push carried get the record's
@@ -55,6 +62,7 @@ from pathlib import Path
 from kronika.core.model import MemoryItem
 from kronika.errors import InvalidAgentName, StaleAppend, StoreError
 from kronika.ports import RecordDocument, StoreOfRecord, UndoneBatch
+from kronika.stores.durable import boot_id, copy_of_record
 from kronika.stores.lock import Reentrant, WorkspaceLock
 from kronika.stores.markdown.appending import extend_in_place
 from kronika.stores.markdown.atomic import atomic_write_text
@@ -99,6 +107,12 @@ class WorkingCopy(Reentrant):
         self._after: list[Callable[[], None]] = []  # to run once the record is let go
         self._unsent: set[tuple[str, str]] = set()  # files of a push the record refused
         self._fold: set[str] = set()  # agents a forget edited: their push folds the parts
+        self._boot = boot_id()  # files written as a copy are trusted within this boot alone
+        self._restarted = False  # the manifest was written in another boot: check the files
+        self._written_in: str | None = None  # the boot the manifest read was written in
+        self._fold_on_disk = False  # the manifest on disk names agents of _fold
+        self._check_all = False  # a manifest lost to a crash: a forget's agents checked too
+        self._copying = contextlib.ExitStack()  # a hold's files written as a copy
         self._load_manifest()
 
     # -- the lock -------------------------------------------------------------------
@@ -108,6 +122,8 @@ class WorkingCopy(Reentrant):
         try:
             self._load_manifest()
             self._discard_torn()
+            self._copying.enter_context(copy_of_record(self._as_copy()))
+            self._boot_on_disk()
             # the changes since this copy's last are read with the lock: one round trip
             ahead = self.record.hold(self._scope, since=self._change)
             try:
@@ -119,6 +135,7 @@ class WorkingCopy(Reentrant):
                 self.record.release()
                 raise
         except BaseException:
+            self._copying.close()
             self._file_lock.__exit__(None, None, None)
             raise
 
@@ -139,6 +156,7 @@ class WorkingCopy(Reentrant):
             finally:
                 with contextlib.suppress(OSError):
                     (self.home / WRITING).unlink()
+                self._copying.close()
                 self._file_lock.__exit__(None, None, None)
 
     def after_release(self, run: Callable[[], None]) -> None:
@@ -156,8 +174,16 @@ class WorkingCopy(Reentrant):
         its edits (this hold's, or the next hold of that agent's after a kill) folds
         the record's parts in the same transaction
         (:meth:`~kronika.ports.StoreOfRecord.write`'s ``fold``), so no text the forget
-        removed stays under a part. Kept in the manifest until such a push succeeds."""
+        removed stays under a part. Kept in the manifest until such a push succeeds.
+
+        Those edits reach the record after they are made, so they, and every file of
+        the folder before them, are synced to disk: the files written as a copy of the
+        record (:meth:`_as_copy`) first, then the forget's as they are written."""
         if agent not in self._fold:
+            if self._boot is not None:
+                os.sync()  # what copies wrote, this process or another sharing the folder
+            if self._depth > 0:  # the rest of this hold waits for the disk
+                self._copying.enter_context(copy_of_record(False))
             self._fold.add(agent)
             self._save_manifest()
 
@@ -216,9 +242,11 @@ class WorkingCopy(Reentrant):
             with self._file_lock:
                 self._load_manifest()
                 self._discard_torn()
-                if self._unsent:  # a refused push the record could not be read after
-                    self._put_back_unsent(raising=True)
-                return self.pull() > 0
+                with copy_of_record(self._as_copy()):
+                    self._boot_on_disk()
+                    if self._unsent:  # a refused push the record could not be read after
+                        self._put_back_unsent(raising=True)
+                    return self.pull() > 0
 
     def close(self) -> None:
         self.record.close()
@@ -585,6 +613,15 @@ class WorkingCopy(Reentrant):
                 make_private_dir(folder / sub)
         return folder
 
+    def _as_copy(self) -> bool:
+        """Whether this hold's files may be written without waiting for the disk
+        (:func:`~kronika.stores.durable.copy_of_record`): the record has all of them
+        once the hold's push is done, and a crash of the machine, the only thing that
+        loses what was not synced, is seen at the next take (the manifest's boot,
+        :meth:`_discard_torn`). Not where the boot cannot be told, nor while a forget's
+        edits wait to be sent (:meth:`fold_with_push`)."""
+        return self._boot is not None and not self._fold
+
     def _discard_torn(self) -> None:
         """Holding the folder's lock, before a pull: when a hold died between its first
         edit and its push (its :data:`WRITING` mark is still there), its edits were
@@ -595,9 +632,15 @@ class WorkingCopy(Reentrant):
         file that differs from the record's version as this copy last saw it is given
         that version again (kept under ``.corrupt/`` first, and said), as a refused
         push is undone. Not an agent a forget edited (:meth:`fold_with_push`): its
-        edits are whole, and go with its next push, folded."""
+        edits are whole, and go with its next push, folded.
+
+        The same when the manifest was written in another boot of the machine
+        (:attr:`_restarted`): files written as a copy (:meth:`_as_copy`) may have
+        lost their last versions in the crash, with their sizes and times or not, so
+        every file is compared byte for byte, once."""
         marker = self.home / WRITING
-        if not marker.exists():
+        restarted = self._restarted
+        if not restarted and not marker.exists():
             return
         scope, self._scope = self._scope, None  # every agent's files
         torn: set[tuple[str, str]] = set()
@@ -606,17 +649,29 @@ class WorkingCopy(Reentrant):
             torn = {
                 key
                 for key, stat in found.items()
-                if (known := self._copies.get(key)) is None or stat != (known.mtime_ns, known.size)
+                if restarted
+                or (known := self._copies.get(key)) is None
+                or stat != (known.mtime_ns, known.size)
             }
             torn |= set(self._copies) - set(found)
-            torn = {key for key in torn if key[0] not in self._fold and self._differs(key)}
+            # a forget's edits, synced, are kept (sent folded), but where the manifest
+            # that named its agents was lost: then its journal makes them again
+            kept = set() if self._check_all else self._fold
+            torn = {key for key in torn if key[0] not in kept and self._differs(key)}
             self._unsent.update(torn)
-            self._put_back_unsent(raising=True)
+            self._put_back_unsent(raising=True, restarted=restarted)
         finally:
             self._scope = scope
-        if torn:
+        if torn and restarted:
+            log.warning(
+                "%s: files the machine's restart left behind the record were undone", self.home
+            )
+        elif torn:
             log.warning("%s: a write cut short before it was sent was undone", self.home)
         marker.unlink(missing_ok=True)
+        if restarted:
+            self._restarted = self._check_all = False
+            self._save_manifest(durable=True)  # its files are checked: trusted in this boot
 
     def _differs(self, key: tuple[str, str]) -> bool:
         """Whether the folder's file is not, byte for byte, the record's version this
@@ -627,11 +682,12 @@ class WorkingCopy(Reentrant):
             return known is not None or here is not None
         return here.sha256 != known.sha256
 
-    def _put_back_unsent(self, *, raising: bool) -> None:
+    def _put_back_unsent(self, *, raising: bool, restarted: bool = False) -> None:
         """Give the files of a push the record refused the record's versions again (a
         file the record does not hold is removed), each kept under ``.corrupt/`` first.
         A record that cannot be read leaves them for the next take (``raising``: its
-        error is raised, else it is noted in the log)."""
+        error is raised, else it is noted in the log). ``restarted``: the files are
+        those a restart of the machine left unlike the record (:meth:`_discard_torn`)."""
         changed = False
         try:
             for agent, path in sorted(self._unsent):
@@ -643,9 +699,14 @@ class WorkingCopy(Reentrant):
                 here = _state(file)
                 if here is not None and here.sha256 != _digest(latest.text if latest else None):
                     kept = keep_copy(folder, f"{path}.unsent", file.read_bytes())
+                    why = (
+                        "the machine restarted since this copy wrote it, and it is not the"
+                        " record's version; the record's is used"
+                        if restarted
+                        else "the store of record refused a write of it, which is undone here too"
+                    )
                     self.workspace.notes.append(
-                        f"{agent}/{path}: the store of record refused a write of it, which"
-                        f" is undone here too; the file as written was kept at {folder / kept}"
+                        f"{agent}/{path}: {why}; the file as written was kept at {folder / kept}"
                     )
                 if latest is not None and latest.text is not None:
                     self._agent_folder(agent)  # made again when the record holds it
@@ -679,8 +740,13 @@ class WorkingCopy(Reentrant):
         self._manifest_mark = mark
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
+            # written in another boot: its files may be older than it says (_discard_torn)
+            boot = data.get("boot")
+            self._written_in = boot if isinstance(boot, str) else None
+            self._restarted = self._boot is not None and self._written_in not in (None, self._boot)
             self._change = int(data["change"])
             self._fold = {str(agent) for agent in data.get("fold", ())}
+            self._fold_on_disk = bool(self._fold)
             self._copies = {
                 (agent, rel): _Copy(int(m), int(s), str(h)) for agent, rel, m, s, h in data["files"]
             }
@@ -692,23 +758,51 @@ class WorkingCopy(Reentrant):
             self._change, self._copies = 0, {}
             # what a forget left unsent (if any) is folded when sent
             self._fold = set(self.workspace.agents())
+            # what a crash of the machine may leave: every file is checked, of every
+            # agent (a forget cut short is made again from its journal, when opened)
+            self._restarted = self._check_all = self._boot is not None
 
-    def _save_manifest(self) -> None:
-        """Write what the copy holds (``record.json``), whole, without waiting for the
-        disk: its files are synced as they are written, so after a power cut the
-        manifest is at worst older than they are, and an older manifest costs pulls,
-        never a write (the documents it had not seen are pulled again; one whose file
-        is already the record's is written again as it was, and one a copy cannot place
-        is kept aside before the record's is written). A kill leaves it whole: the rename."""
+    def _boot_on_disk(self) -> None:
+        """Before the first file written as a copy in this boot: the manifest on disk
+        names this boot, synced, so a crash of the machine leaves one that names it or
+        an earlier boot, and the files are checked after it (:meth:`_discard_torn`);
+        one of a kronika that named no boot would have them trusted."""
+        if self._as_copy() and self._written_in != self._boot:
+            self._save_manifest(durable=True)
+
+    def _save_manifest(self, *, durable: bool = False) -> None:
+        """Write what the copy holds (``record.json``), whole, and the boot of the
+        machine its files are trusted in; without waiting for the disk unless
+        ``durable`` or a forget's edits wait to be sent. After a power cut it may be
+        older than the files, and an older manifest costs pulls, never a write (the
+        documents it had not seen are pulled again; one whose file is already the
+        record's is written again as it was, and one a copy cannot place is kept aside
+        before the record's is written); it then names an earlier boot, so the files,
+        which may be older than it too where they were written as a copy, are compared
+        with the record's versions before any is sent (:meth:`_discard_torn`). A kill
+        leaves it whole: the rename."""
         files = [[a, p, c.mtime_ns, c.size, c.sha256] for (a, p), c in sorted(self._copies.items())]
         saved: dict[str, object] = {"change": self._change, "files": files}
+        # the boot its files are trusted in: until they are checked, the one before
+        boot = self._written_in if self._restarted else self._boot
+        if boot is not None:
+            saved["boot"] = boot
         if self._fold:
             saved["fold"] = sorted(self._fold)
         try:
-            atomic_write_text(self.home / MANIFEST, json.dumps(saved), durable=bool(self._fold))
+            with copy_of_record(False):  # whether it waits is said here alone
+                atomic_write_text(
+                    self.home / MANIFEST,
+                    json.dumps(saved),
+                    # one naming a forget's agents, or no longer naming them, is synced:
+                    # files written as a copy after it are checked after a crash
+                    durable=durable or bool(self._fold) or self._fold_on_disk,
+                )
         except OSError as err:
             raise StoreError(f"cannot write {self.home / MANIFEST}: {err}") from err
         self._manifest_mark = _quick_state(self.home / MANIFEST)
+        self._written_in = boot
+        self._fold_on_disk = bool(self._fold)
 
 
 def _run_all(runs: list[Callable[[], None]]) -> Callable[[], None]:

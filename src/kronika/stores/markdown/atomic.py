@@ -19,7 +19,7 @@ import secrets
 from pathlib import Path
 
 from kronika.stores import batch
-from kronika.stores.durable import sync_folder
+from kronika.stores.durable import sync_file, sync_folder
 from kronika.stores.private import make_private_dir, open_private
 
 TEMP_SUFFIX = ".kronika-tmp"
@@ -49,8 +49,8 @@ def atomic_write_bytes(path: Path, raw: bytes, *, durable: bool = True) -> int |
             handle.write(raw)
             handle.flush()
             stamp = stamp_own_write(handle.fileno())
-            if durable:
-                os.fsync(handle.fileno())
+            if durable:  # unless it is a copy of the record (team mode)
+                sync_file(handle.fileno())
         batch.keep(path)  # inside a batch: how to put the file back, first
         os.replace(tmp, path)
     except BaseException:

@@ -26,6 +26,7 @@ from dataclasses import replace
 from kronika.core.model import BrainSection, MemoryItem
 from kronika.errors import WorkspaceError
 from kronika.stores import batch
+from kronika.stores.durable import sync_file
 from kronika.stores.markdown.atomic import stamp_own_write
 from kronika.stores.markdown.facts import brain, lookup
 from kronika.stores.markdown.facts.cache import KEPT_APPENDS, FactParse, Stat, file_stat
@@ -101,7 +102,7 @@ def append_facts(
         stamp = stamp_own_write(fd)
         unsynced = reads.state.holding.get(os.fspath(folder))  # a batch's own files
         if unsynced is None:
-            os.fsync(fd)
+            sync_file(fd)
         else:  # synced when the batch ends, before the Brain is written
             unsynced.add(spec.path)
         stat = file_stat(os.fstat(fd))

@@ -19,6 +19,7 @@ from itertools import accumulate
 from kronika.core.model import MemoryItem
 from kronika.errors import WorkspaceError
 from kronika.stores import batch
+from kronika.stores.durable import sync_file
 from kronika.stores.markdown.agentfiles import AgentFiles, SourceFile
 from kronika.stores.markdown.atomic import set_pulled_time
 from kronika.stores.markdown.facts import append as append_parse
@@ -98,7 +99,7 @@ class FactWriter:
             try:
                 fd = os.open(folder / path, os.O_RDONLY)
                 try:
-                    os.fsync(fd)
+                    sync_file(fd)
                 finally:
                     os.close(fd)
             except OSError as exc:
