@@ -77,6 +77,25 @@ def boot_id() -> str | None:
     return found or None
 
 
+def sync_tree(folder: Path) -> None:
+    """Sync every file and folder under ``folder`` (and it) at once, copies of the
+    record too: what was written without waiting, made durable before a write that
+    must be (a file gone meanwhile is passed over)."""
+    try:
+        for root, _dirs, files in os.walk(folder):
+            for name in [*files, "."]:
+                try:
+                    fd = os.open(os.path.join(root, name), os.O_RDONLY)
+                except FileNotFoundError:
+                    continue
+                try:
+                    os.fsync(fd)
+                finally:
+                    os.close(fd)
+    except OSError as exc:
+        raise WorkspaceError(f"cannot sync {folder} to disk: {exc}") from exc
+
+
 def sync_file(fd: int) -> None:
     """``os.fsync(fd)``, unless this thread writes a copy of the record."""
     if not _COPY.get():

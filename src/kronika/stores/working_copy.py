@@ -62,7 +62,7 @@ from pathlib import Path
 from kronika.core.model import MemoryItem
 from kronika.errors import InvalidAgentName, StaleAppend, StoreError
 from kronika.ports import RecordDocument, StoreOfRecord, UndoneBatch
-from kronika.stores.durable import boot_id, copy_of_record
+from kronika.stores.durable import boot_id, copy_of_record, sync_tree
 from kronika.stores.lock import Reentrant, WorkspaceLock
 from kronika.stores.markdown.appending import extend_in_place
 from kronika.stores.markdown.atomic import atomic_write_text
@@ -177,11 +177,12 @@ class WorkingCopy(Reentrant):
         removed stays under a part. Kept in the manifest until such a push succeeds.
 
         Those edits reach the record after they are made, so they, and every file of
-        the folder before them, are synced to disk: the files written as a copy of the
-        record (:meth:`_as_copy`) first, then the forget's as they are written."""
+        the agent's folder before them, are synced to disk: the files written as a copy
+        of the record (:meth:`_as_copy`) first, then the forget's as they are written
+        (after a crash of the machine, the files of an agent named here are kept)."""
         if agent not in self._fold:
-            if self._boot is not None:
-                os.sync()  # what copies wrote, this process or another sharing the folder
+            if self._boot is not None:  # what copies wrote: this process, or another
+                sync_tree(self.workspace.agent_dir(agent))
             if self._depth > 0:  # the rest of this hold waits for the disk
                 self._copying.enter_context(copy_of_record(False))
             self._fold.add(agent)
