@@ -2,9 +2,9 @@
 every acknowledged write. A crash of the machine may then leave a file older than the
 copy's ``record.json`` says. The manifest names the boot it was written in, so a copy
 started in another boot gives every file that is not the record's version that
-version again, before it sends anything, and keeps the file it found aside; within
-one boot (a worker restarted, the machine not) a file that differs is a hand edit,
-and is sent as before."""
+version again, before it sends anything, and keeps the file it found aside, as does a
+copy whose manifest the crash left empty; within one boot (a worker restarted, the
+machine not) a file that differs is a hand edit, and is sent as before."""
 
 from __future__ import annotations
 
@@ -32,10 +32,13 @@ def _facts(memory: object) -> dict[str, str | None]:
     return {f.key: f.value for f in memory.facts() if f.key}  # type: ignore[attr-defined]
 
 
-@pytest.mark.parametrize("restarted", [True, False], ids=["machine-restarted", "same-boot"])
+@pytest.mark.parametrize(
+    "after", ["machine-restarted", "manifest-emptied", "same-boot"], ids=lambda a: str(a)
+)
 def test_a_file_the_machines_crash_left_older_is_never_sent(
-    postgres_url: str, tmp_path: Path, restarted: bool
+    postgres_url: str, tmp_path: Path, after: str
 ) -> None:
+    restarted = after != "same-boot"
     home = tmp_path / "a"
     brain = home / "agents" / "default" / "brain.md"
     with build_memory(_settings(home, postgres_url), create=True) as worker:
@@ -44,9 +47,11 @@ def test_a_file_the_machines_crash_left_older_is_never_sent(
         worker.remember("a dog called Burek", key="pet")
     assert json.loads((home / MANIFEST).read_text("utf-8"))["boot"] == boot_id()
     brain.write_bytes(older)  # what the crash left of the Brain
-    if restarted:  # the manifest as the boot before wrote it
+    if after == "machine-restarted":  # the manifest as the boot before wrote it
         saved = json.loads((home / MANIFEST).read_text("utf-8"))
         (home / MANIFEST).write_text(json.dumps({**saved, "boot": "an earlier boot"}), "utf-8")
+    elif after == "manifest-emptied":  # its name kept by the crash, not its bytes
+        (home / MANIFEST).write_bytes(b"")
 
     with build_memory(_settings(home, postgres_url)) as again:
         again.remember("blue", key="colour")
@@ -60,7 +65,8 @@ def test_a_file_the_machines_crash_left_older_is_never_sent(
     if restarted:
         assert kept == {"city": "Kraków", "pet": "a dog called Burek", "colour": "blue"}
         assert [p.read_bytes() for p in kept_aside] == [older]
-        assert any("the machine restarted" in note for note in notes), notes
+        said = "the machine restarted" if after == "machine-restarted" else "unreadable"
+        assert any(said in note for note in notes), notes
         saved = json.loads((home / MANIFEST).read_text("utf-8"))
         assert saved["boot"] == boot_id()  # checked once: trusted in this boot
     else:  # the same boot: the folder lost nothing, so the older Brain is a hand edit
