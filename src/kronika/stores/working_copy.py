@@ -80,6 +80,15 @@ died between its edits and its push (:meth:`WorkingCopy._discard_torn`)."""
 log = logging.getLogger(__name__)
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 AGENT_FOLDERS = ("sessions", "memory", "summaries/L1", "summaries/L2", "bank/entities")
+_REFUSED = "the store of record refused a write of it, which is undone here too"
+_RESTARTED = (
+    "the machine restarted since this copy wrote it, and it is not the record's version;"
+    " the record's is used"
+)
+_UNREADABLE = (
+    "record.json could not be read, so no file of this copy is trusted, and this one is"
+    " not the record's version; the record's is used"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -660,7 +669,8 @@ class WorkingCopy(Reentrant):
             kept = set() if self._check_all else self._fold
             torn = {key for key in torn if key[0] not in kept and self._differs(key)}
             self._unsent.update(torn)
-            self._put_back_unsent(raising=True, restarted=restarted)
+            why = _UNREADABLE if self._check_all else _RESTARTED
+            self._put_back_unsent(raising=True, why=why if restarted else _REFUSED)
         finally:
             self._scope = scope
         if torn and restarted:
@@ -683,12 +693,12 @@ class WorkingCopy(Reentrant):
             return known is not None or here is not None
         return here.sha256 != known.sha256
 
-    def _put_back_unsent(self, *, raising: bool, restarted: bool = False) -> None:
+    def _put_back_unsent(self, *, raising: bool, why: str = "") -> None:
         """Give the files of a push the record refused the record's versions again (a
         file the record does not hold is removed), each kept under ``.corrupt/`` first.
         A record that cannot be read leaves them for the next take (``raising``: its
-        error is raised, else it is noted in the log). ``restarted``: the files are
-        those a restart of the machine left unlike the record (:meth:`_discard_torn`)."""
+        error is raised, else it is noted in the log). ``why``: what the note of a file
+        kept says of it (by default, that the record refused it)."""
         changed = False
         try:
             for agent, path in sorted(self._unsent):
@@ -700,14 +710,9 @@ class WorkingCopy(Reentrant):
                 here = _state(file)
                 if here is not None and here.sha256 != _digest(latest.text if latest else None):
                     kept = keep_copy(folder, f"{path}.unsent", file.read_bytes())
-                    why = (
-                        "the machine restarted since this copy wrote it, and it is not the"
-                        " record's version; the record's is used"
-                        if restarted
-                        else "the store of record refused a write of it, which is undone here too"
-                    )
                     self.workspace.notes.append(
-                        f"{agent}/{path}: {why}; the file as written was kept at {folder / kept}"
+                        f"{agent}/{path}: {why or _REFUSED}; the file as written was kept at"
+                        f" {folder / kept}"
                     )
                 if latest is not None and latest.text is not None:
                     self._agent_folder(agent)  # made again when the record holds it
