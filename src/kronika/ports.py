@@ -95,6 +95,17 @@ class SourceTail:
     at_end: bool
 
 
+@dataclass(frozen=True, slots=True)
+class SourceRows:
+    """One file's rows for :meth:`IndexSources.replace_sources`: the arguments of
+    :meth:`IndexSources.replace_source` for that file."""
+
+    state: SourceState
+    items: Sequence[MemoryItem]
+    text_hashes: Sequence[str] | None = None
+    vectors: Mapping[str, Vector] | None = None
+
+
 FeatureRow = tuple[float, float, float | None, int, str | None, str | None]
 """importance, created_at, last_accessed_at, access_count, speaker, session_id."""
 
@@ -404,6 +415,12 @@ class IndexSources(Protocol):
         file's rows that have no cached vector once written (another process dropped
         one this process found cached before the write); else an empty set.
         """
+        ...
+
+    def replace_sources(self, files: Sequence[SourceRows]) -> set[str]:
+        """:meth:`replace_source` of each of ``files``, in order, in one transaction
+        where the index can (a sync's batch of files: one commit, not one a file); the
+        text hashes lacking a vector, of every file given its ``vectors``."""
         ...
 
     def append_to_source(

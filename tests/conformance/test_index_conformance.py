@@ -31,7 +31,7 @@ from kronika.core.model import (
 )
 from kronika.core.visibility import visible
 from kronika.errors import IndexError_
-from kronika.ports import CandidateVectors, ItemIndex, SourceState
+from kronika.ports import CandidateVectors, ItemIndex, SourceRows, SourceState
 from kronika.stores.sqlite import SqliteIndex
 
 T0 = datetime(2025, 11, 1, 12, 0, tzinfo=UTC)
@@ -142,6 +142,64 @@ def test_an_id_repeated_in_another_file_moves_to_the_file_indexed_last(index: It
     assert [i.content for i in index.list_items(RecallFilter())] == ["new text"]
     assert index.search_lexical("old", RecallFilter(), 5) == []
     assert index.source_items("jaskier", "a.md") == []
+
+
+def test_files_replaced_together_end_as_if_replaced_one_by_one(index: ItemIndex) -> None:
+    one, other = np.array([1, 0, 0, 0], dtype=np.float32), np.array([0, 1, 0, 0], np.float32)
+    index.replace_source(state("a.md"), [item("x", "old text", path="a.md")])
+    index.replace_source(state("c.md"), [item("c1", "kept apart", path="c.md")])
+    lacking = index.replace_sources(
+        [
+            SourceRows(
+                state("a.md", digest="h2"),
+                [item("a1", "apple tart", path="a.md"), item("x", "first copy", path="a.md")],
+                ["ha1", "hx"],
+                {"ha1": one},
+            ),
+            # a later file takes the id it shares with an earlier one, as one by one
+            SourceRows(
+                state("b.md", digest="hb"),
+                [item("x", "second copy", path="b.md"), item("b1", "pear pie", path="b.md")],
+                ["hx", "hb1"],
+                {"hb1": other},
+            ),
+            SourceRows(state("d.md"), [item("d1", "no vectors asked", path="d.md")], ["hd1"]),
+        ]
+    )
+    assert lacking == {"hx"}  # cached by no one; d.md asked nothing
+    assert ids(index.source_items("jaskier", "a.md")) == ["a1"]
+    assert ids(index.source_items("jaskier", "b.md")) == ["x", "b1"]
+    assert index.get_items(["x"])[0].content == "second copy"
+    states = index.source_states("jaskier")
+    assert {p: s.content_hash for p, s in states.items()} == {
+        "a.md": "h2",
+        "b.md": "hb",
+        "c.md": "h1",
+        "d.md": "h1",
+    }
+    assert index.search_lexical("old", RecallFilter(), 5) == []
+    assert [i for i, _ in index.search_lexical("pear", RecallFilter(), 5)] == ["b1"]
+    assert [i for i, _ in index.search_vector(other, RecallFilter(), 1)] == ["b1"]
+    assert index.replace_sources([]) == set()
+
+
+def test_a_batch_of_files_that_fails_writes_none_of_them(index: ItemIndex) -> None:
+    index.replace_source(state("a.md"), [item("a", "old text", path="a.md")])
+    broken = replace(item("c", path="b.md"), key=None, content=None)  # type: ignore[arg-type]
+    refused = (
+        IndexError_ if isinstance(index, SqliteIndex) else (IndexError_, TypeError, AttributeError)
+    )
+    with pytest.raises(refused):
+        index.replace_sources(
+            [
+                SourceRows(state("a.md", digest="h2"), [item("a2", "new text", path="a.md")]),
+                SourceRows(state("b.md"), [item("b", path="b.md"), broken], ["hb", "hc"]),
+            ]
+        )
+    assert ids(index.list_items(RecallFilter())) == ["a"]
+    assert set(index.source_states("jaskier")) == {"a.md"}
+    assert index.source_states("jaskier")["a.md"].content_hash == "h1"
+    assert [i for i, _ in index.search_lexical("old", RecallFilter(), 5)] == ["a"]
 
 
 def test_list_items_is_newest_first_with_limit_offset_and_count(index: ItemIndex) -> None:

@@ -24,6 +24,7 @@ from kronika.stores.vectored import IndexWithVectors, VectorMirror
 
 MIRRORED = {
     "replace_source",
+    "replace_sources",
     "append_to_source",
     "patch_source",
     "remove_source",

@@ -29,7 +29,7 @@ from typing import Any
 from kronika.core.alias import Alias
 from kronika.core.model import MemoryItem, RecallFilter
 from kronika.core.visibility import visible
-from kronika.ports import PointSource, SourceState, Vector, VectorIndex
+from kronika.ports import PointSource, SourceRows, SourceState, Vector, VectorIndex
 from kronika.stores.sql.rows import default_text_hash
 
 _FILL_BATCH = 2_000  # points read and upserted at a time when filling anew
@@ -62,6 +62,14 @@ class VectorMirror:
         hashes = list(text_hashes) if text_hashes is not None else None
         self._vectors.delete(source=(state.agent, state.path))
         self._upsert_for(items, hashes or [default_text_hash(item) for item in items])
+        return lacking
+
+    def replace_sources(self, files: Sequence[SourceRows]) -> set[str]:
+        lacking = self._inner.replace_sources(files)
+        for f in files:
+            hashes = list(f.text_hashes) if f.text_hashes is not None else None
+            self._vectors.delete(source=(f.state.agent, f.state.path))
+            self._upsert_for(f.items, hashes or [default_text_hash(item) for item in f.items])
         return lacking
 
     def append_to_source(
@@ -175,6 +183,7 @@ class IndexWithVectors:
 
     # ------------------------------------------------ mirrored into the vector index
     replace_source = Alias("mirror", VectorMirror.replace_source)
+    replace_sources = Alias("mirror", VectorMirror.replace_sources)
     append_to_source = Alias("mirror", VectorMirror.append_to_source)
     patch_source = Alias("mirror", VectorMirror.patch_source)
     remove_source = Alias("mirror", VectorMirror.remove_source)

@@ -41,7 +41,7 @@ from kronika.engine.indexer.report import Progress, SyncReport
 from kronika.engine.indexer.state import EMBEDDING_DEFAULTS, IndexerState
 from kronika.engine.indexer.vectors import Vectors
 from kronika.engine.lost import lost_at_once
-from kronika.ports import Embedder, IndexSources, SourceState
+from kronika.ports import Embedder, IndexSources, SourceRows, SourceState
 from kronika.settings import EmbeddingGroup
 from kronika.stores.markdown.facts.brain import BRAIN, FACT_FILES, HISTORY
 from kronika.stores.markdown.layout import SOURCE_GLOBS, SourceKind, classify
@@ -391,7 +391,7 @@ class Indexer:
         # writes their rows; a vector another process dropped as unused between the
         # look-up and the write comes back as lacking, and is embedded again
         vectors = self.vectors.embedded(wanted, report) if embed else None
-        lacking: set[str] = set()
+        files: list[SourceRows] = []
         for source, parsed, hashes in hashed:
             state = SourceState(
                 agent=agent,
@@ -401,11 +401,11 @@ class Indexer:
                 size=source.size,
             )
             mine = None if vectors is None else {h: vectors[h] for h in hashes if h in vectors}
-            lacking |= self.state.index.replace_source(
-                state, parsed.items, text_hashes=hashes, vectors=mine
-            )
-            report.files_indexed += 1
-            report.items_indexed += len(parsed.items)
+            files.append(SourceRows(state, parsed.items, hashes, mine))
+        # the batch's files in one transaction: one commit, not one a file
+        lacking = self.state.index.replace_sources(files)
+        report.files_indexed += len(files)
+        report.items_indexed += sum(len(f.items) for f in files)
         if lacking:
             report.texts_embedded += self.vectors.embed_missing(
                 {h: wanted[h] for h in lacking if h in wanted}

@@ -173,6 +173,7 @@ class PostgresIndex:
     source_tail = Alias("sources", PostgresSources.source_tail)
     source_items = Alias("sources", PostgresSources.source_items)
     replace_source = Alias("sources", PostgresSources.replace_source)
+    replace_sources = Alias("sources", PostgresSources.replace_sources)
     append_to_source = Alias("sources", PostgresSources.append_to_source)
     patch_source = Alias("sources", PostgresSources.patch_source)
     remove_source = Alias("sources", PostgresSources.remove_source)

@@ -16,6 +16,7 @@ import numpy as np
 from kronika.core.model import ItemType, MemoryItem
 from kronika.errors import IndexError_
 from kronika.ports import (
+    SourceRows,
     SourceState,
     SourceTail,
     Vector,
@@ -152,49 +153,61 @@ class PostgresSources:
         back under the file's lock (another worker of the tenant wrote it last, or this
         object has not written it). Either way the rows are those of a full replace, in
         one transaction."""
-        if text_hashes is not None and len(text_hashes) != len(items):
+        plan = self._replacement(SourceRows(state, items, text_hashes, vectors))
+        # BEGIN and COMMIT with the statements when the rows kept say the write inserts
+        # few rows; a write that finds it must COPY many is made again without
+        try:
+            together = plan.diff is not None and inserting.by_insert(len(plan.diff.fresh))
+            self.state.write(plan.work, together=together)
+        except _Copying:
+            self.state.write(plan.work)
+        self._replaced(plan)
+        self._analyze_if_grown()
+        return plan.lacking
+
+    def replace_sources(self, files: Sequence[SourceRows]) -> set[str]:
+        """:meth:`replace_source` of each of ``files``, in order, in one transaction
+        (each file's lock taken as its turn comes), retried whole as one file's write is
+        (:meth:`kronika.ports.IndexSources.replace_sources`)."""
+        plans = [self._replacement(f) for f in files]
+
+        def work(conn: Any) -> None:
+            for plan in plans:
+                plan.work(conn)
+
+        self.state.write(work)
+        lacking: set[str] = set()
+        for plan in plans:
+            self._replaced(plan)
+            lacking |= plan.lacking
+        self._analyze_if_grown()
+        return lacking
+
+    def _replacement(self, file: SourceRows) -> _Replacement:
+        """What replacing one file's rows writes (:meth:`replace_source`): a repeated id
+        keeps its first occurrence, an id indexed from another file moves here; the diff
+        from the rows kept of the file, if any (they are let go: kept again once
+        written)."""
+        state, items = file.state, file.items
+        if file.text_hashes is not None and len(file.text_hashes) != len(items):
             raise ValueError("text_hashes must have one hash per item")
-        hashes = text_hashes if text_hashes is not None else [None] * len(items)
+        hashes = file.text_hashes if file.text_hashes is not None else [None] * len(items)
         by_line = source_diff.places_by_line(items)
         now = source_diff.unique_rows(
             items,
             [given or default_text_hash(it) for it, given in zip(items, hashes, strict=True)],
             by_line=by_line,
         )
-        key = (state.agent, state.path)
-        kept = self._kept.pop(key, None)
+        kept = self._kept.pop((state.agent, state.path), None)
         diff = None if kept is None else source_diff.plan(kept.rows, now)
         postings = [] if diff is None else self.state.tokenizer.items([r[0] for r in diff.fresh])
-        taken: list[tuple[str, str, str]] = []  # (id, agent, path): rows of other files
-        cache = self._embedding_rows(vectors or {})
-        lacking: set[str] = set()
-        check = lacking if vectors is not None else None
+        cache = self._embedding_rows(file.vectors or {})
+        return _Replacement(self, state, now, by_line, kept, diff, postings, cache, file.vectors)
 
-        def work(conn: Any) -> None:
-            # the vectors are cached with the first round trip: the check of the rows
-            # kept, else (none kept) the read of the rows stored
-            if diff is not None and kept is not None and self._holds(conn, kept, cache):
-                gone = self._write_diff(conn, state, diff, postings, check=check)
-            else:  # another writer's rows, or none this object wrote: compare with them
-                found = self._stored(
-                    conn, state, lock=kept is None, cache=() if kept is not None else cache
-                )
-                plan = source_diff.plan_stored(found, now, self._values(state), _PLACE)
-                fresh = self.state.tokenizer.items([r[0] for r in plan.fresh])
-                gone = self._write_diff(conn, state, plan, fresh, check=check)
-            taken[:] = [(i, a, p) for i, _, a, p in gone if (a, p) != key]
-
-        # BEGIN and COMMIT with the statements when the rows kept say the write inserts
-        # few rows; a write that finds it must COPY many is made again without
-        try:
-            together = diff is not None and inserting.by_insert(len(diff.fresh))
-            self.state.write(work, together=together)
-        except _Copying:
-            self.state.write(work)
-        self._keep(source_diff.KeptRows(state, now, by_line))
-        self._taken(taken)
-        self._analyze_if_grown()
-        return lacking
+    def _replaced(self, plan: _Replacement) -> None:
+        """After ``plan`` was written: its rows kept, the files it took ids from told."""
+        self._keep(source_diff.KeptRows(plan.state, plan.now, plan.by_line))
+        self._taken(plan.taken)
 
     def _taken(self, taken: Sequence[tuple[str, str, str]]) -> None:
         """The files that lost an id to the one just written hold a row less."""
@@ -738,6 +751,53 @@ def _pipelined(conn: Any, inserted: int) -> AbstractContextManager[Any]:
     :data:`~.inserting.FEW`), so the whole write is one round trip; else nothing: ``COPY``
     does not run in a pipeline."""
     return pipelined(conn) if inserting.by_insert(inserted) else nullcontext()
+
+
+class _Replacement:
+    """One file's rows to be written by :meth:`PostgresSources.replace_source` (or with
+    others, :meth:`~PostgresSources.replace_sources`): :meth:`work` writes them in the
+    caller's transaction, and may run again when that is retried."""
+
+    def __init__(
+        self,
+        sources: PostgresSources,
+        state: SourceState,
+        now: dict[str, source_diff.Row],
+        by_line: bool,
+        kept: source_diff.KeptRows | None,
+        diff: source_diff.SourcePlan | None,
+        postings: Any,
+        cache: Sequence[_Cached],
+        vectors: Mapping[str, Vector] | None,
+    ) -> None:
+        self.sources = sources
+        self.state = state
+        self.now = now
+        self.by_line = by_line
+        self.kept = kept
+        self.diff = diff
+        self.postings = postings
+        self.cache = cache
+        self.lacking: set[str] = set()
+        self.check = self.lacking if vectors is not None else None
+        self.taken: list[tuple[str, str, str]] = []  # (id, agent, path): rows of other files
+
+    def work(self, conn: Any) -> None:
+        """Write the file's rows on ``conn``, inside a transaction. The vectors are
+        cached with the first round trip: the check of the rows kept, else (none kept)
+        the read of the rows stored."""
+        sources, state, kept, diff = self.sources, self.state, self.kept, self.diff
+        if diff is not None and kept is not None and sources._holds(conn, kept, self.cache):
+            gone = sources._write_diff(conn, state, diff, self.postings, check=self.check)
+        else:  # another writer's rows, or none this object wrote: compare with them
+            found = sources._stored(
+                conn, state, lock=kept is None, cache=() if kept is not None else self.cache
+            )
+            plan = source_diff.plan_stored(found, self.now, sources._values(state), _PLACE)
+            fresh = sources.state.tokenizer.items([r[0] for r in plan.fresh])
+            gone = sources._write_diff(conn, state, plan, fresh, check=self.check)
+        key = (state.agent, state.path)
+        self.taken[:] = [(i, a, p) for i, _, a, p in gone if (a, p) != key]
 
 
 class _Copying(Exception):

@@ -155,6 +155,7 @@ class SqliteIndex:
     source_tail = Alias("sources", SqliteSources.source_tail)
     source_items = Alias("sources", SqliteSources.source_items)
     replace_source = Alias("sources", SqliteSources.replace_source)
+    replace_sources = Alias("sources", SqliteSources.replace_sources)
     append_to_source = Alias("sources", SqliteSources.append_to_source)
     patch_source = Alias("sources", SqliteSources.patch_source)
     remove_source = Alias("sources", SqliteSources.remove_source)

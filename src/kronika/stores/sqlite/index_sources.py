@@ -17,7 +17,7 @@ import numpy as np
 
 from kronika.core.model import MemoryItem
 from kronika.errors import IndexError_
-from kronika.ports import SourceState, SourceTail, Vector, VectorPoint
+from kronika.ports import SourceRows, SourceState, SourceTail, Vector, VectorPoint
 from kronika.stores.sql import rows as shared
 from kronika.stores.sql.rows import default_text_hash
 from kronika.stores.sqlite import appends, patches, points, scrub
@@ -63,6 +63,36 @@ class SqliteSources:
         The items are numbered 0, 1, 2… in the given (file) order (their ``pos``):
         :meth:`neighbours` finds a turn's context by it.
         """
+        with self.state.writing() as conn:
+            self._insert_blobs(conn, self._blobs(vectors or {}))
+            return self._replace(conn, state, items, text_hashes, check=vectors is not None)
+
+    def replace_sources(self, files: Sequence[SourceRows]) -> set[str]:
+        """:meth:`replace_source` of each of ``files`` in one transaction: their vectors
+        cached first, then each file's rows in order (a later file takes the ids it
+        shares with an earlier one), and the sources' states with them; one commit for
+        the whole batch (:meth:`kronika.ports.IndexSources.replace_sources`)."""
+        blobs = self._blobs({h: v for f in files for h, v in (f.vectors or {}).items()})
+        lacking: set[str] = set()
+        with self.state.writing() as conn:
+            self._insert_blobs(conn, blobs)
+            for f in files:
+                lacking |= self._replace(
+                    conn, f.state, f.items, f.text_hashes, check=f.vectors is not None
+                )
+        return lacking
+
+    def _replace(
+        self,
+        conn: sqlite3.Connection,
+        state: SourceState,
+        items: Sequence[MemoryItem],
+        text_hashes: Sequence[str] | None,
+        *,
+        check: bool,
+    ) -> set[str]:
+        """One file's rows replaced inside the write transaction on ``conn``; with
+        ``check``, the text hashes of its rows with no cached vector."""
         if text_hashes is not None and len(text_hashes) != len(items):
             raise ValueError("text_hashes must have one hash per item")
         hashes = list(text_hashes) if text_hashes is not None else None
@@ -70,58 +100,49 @@ class SqliteSources:
         for n, item in enumerate(items):
             if item.id not in unique:
                 unique[item.id] = (item, hashes[n] if hashes else default_text_hash(item))
-        blobs = self._blobs(vectors or {})
-        with self.state.writing() as conn:
-            self._insert_blobs(conn, blobs)
-            source = [state.agent, state.path]
-            self._note_hashes(conn, "source_agent = ? AND source_path = ?", source)
-            old = scrub.searchable_rows(conn, "source_agent = ? AND source_path = ?", source)
-            for chunk in _chunks(list(unique)):  # ids moving here from another file
-                self._note_hashes(conn, f"id IN ({', '.join('?' * len(chunk))})", chunk)
-                old.update(
-                    scrub.searchable_rows(conn, f"id IN ({', '.join('?' * len(chunk))})", chunk)
-                )
-            self._delete_where(
-                conn, "source_agent = ? AND source_path = ?", (state.agent, state.path)
-            )
-            conn.executemany(
-                "DELETE FROM items_fts WHERE rowid = (SELECT rowid FROM items WHERE id = ?)",
-                ((i,) for i in unique),
-            )
-            conn.executemany("DELETE FROM items WHERE id = ?", ((i,) for i in unique))
-            top = _last_rowid(conn)
-            numbered = [(top + 1 + n, pair) for n, pair in enumerate(unique.values())]
-            conn.executemany(
-                R.INSERT_ITEM_SQL,
-                (R.item_row(rid, it, state, h, rid - top - 1) for rid, (it, h) in numbered),
-            )
-            fts = [R.fts_row(rid, it) for rid, (it, _) in numbered]  # folded once, used twice
-            conn.executemany(R.INSERT_FTS_SQL, fts)
-            conn.executemany(
-                "INSERT INTO item_entities (item_rowid, entity_norm) VALUES (?, ?)",
-                (row for rid, (it, _) in numbered for row in R.entity_rows(rid, it)),
-            )
-            if old:
-                kept = {row[1:] for row in fts}
-                self.state.vanished.update(
-                    (rid, row) for rid, row in old.items() if row[1] not in kept
-                )
-            conn.execute(
-                "INSERT INTO sources (agent, path, content_hash, mtime_ns, size)"
-                " VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent, path) DO UPDATE SET"
-                " content_hash = excluded.content_hash, mtime_ns = excluded.mtime_ns,"
-                " size = excluded.size",
-                (state.agent, state.path, state.content_hash, state.mtime_ns, state.size),
-            )
-            if vectors is None:
-                return set()
-            lacking = conn.execute(
-                "SELECT DISTINCT i.text_hash FROM items AS i WHERE i.source_agent = ?"
-                " AND i.source_path = ? AND NOT EXISTS (SELECT 1 FROM embeddings AS e"
-                " WHERE e.text_hash = i.text_hash AND e.model = ?)",
-                (state.agent, state.path, self.state.model),
-            ).fetchall()
-            return {str(h) for (h,) in lacking}
+        source = [state.agent, state.path]
+        self._note_hashes(conn, "source_agent = ? AND source_path = ?", source)
+        old = scrub.searchable_rows(conn, "source_agent = ? AND source_path = ?", source)
+        for chunk in _chunks(list(unique)):  # ids moving here from another file
+            self._note_hashes(conn, f"id IN ({', '.join('?' * len(chunk))})", chunk)
+            old.update(scrub.searchable_rows(conn, f"id IN ({', '.join('?' * len(chunk))})", chunk))
+        self._delete_where(conn, "source_agent = ? AND source_path = ?", (state.agent, state.path))
+        conn.executemany(
+            "DELETE FROM items_fts WHERE rowid = (SELECT rowid FROM items WHERE id = ?)",
+            ((i,) for i in unique),
+        )
+        conn.executemany("DELETE FROM items WHERE id = ?", ((i,) for i in unique))
+        top = _last_rowid(conn)
+        numbered = [(top + 1 + n, pair) for n, pair in enumerate(unique.values())]
+        conn.executemany(
+            R.INSERT_ITEM_SQL,
+            (R.item_row(rid, it, state, h, rid - top - 1) for rid, (it, h) in numbered),
+        )
+        fts = [R.fts_row(rid, it) for rid, (it, _) in numbered]  # folded once, used twice
+        conn.executemany(R.INSERT_FTS_SQL, fts)
+        conn.executemany(
+            "INSERT INTO item_entities (item_rowid, entity_norm) VALUES (?, ?)",
+            (row for rid, (it, _) in numbered for row in R.entity_rows(rid, it)),
+        )
+        if old:
+            kept = {row[1:] for row in fts}
+            self.state.vanished.update((rid, row) for rid, row in old.items() if row[1] not in kept)
+        conn.execute(
+            "INSERT INTO sources (agent, path, content_hash, mtime_ns, size)"
+            " VALUES (?, ?, ?, ?, ?) ON CONFLICT (agent, path) DO UPDATE SET"
+            " content_hash = excluded.content_hash, mtime_ns = excluded.mtime_ns,"
+            " size = excluded.size",
+            (state.agent, state.path, state.content_hash, state.mtime_ns, state.size),
+        )
+        if not check:
+            return set()
+        lacking = conn.execute(
+            "SELECT DISTINCT i.text_hash FROM items AS i WHERE i.source_agent = ?"
+            " AND i.source_path = ? AND NOT EXISTS (SELECT 1 FROM embeddings AS e"
+            " WHERE e.text_hash = i.text_hash AND e.model = ?)",
+            (state.agent, state.path, self.state.model),
+        ).fetchall()
+        return {str(h) for (h,) in lacking}
 
     def append_to_source(
         self,
