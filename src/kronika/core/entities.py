@@ -23,8 +23,15 @@ import re
 from functools import lru_cache
 
 # A mention may contain ``.`` and ``-`` inside but not at its end ("@Ana." → "Ana");
-# the lookbehind keeps e-mail addresses (``a@b.com``) out.
-_TOKEN = re.compile(r"(?<!\w)@(?P<mention>\w(?:[\w.\-]*\w)?)|(?P<word>[^\W\d_](?:[\w'’\-]*\w)?)")
+# the lookbehind keeps e-mail addresses (``a@b.com``) out. A word starts with a letter
+# and runs through letters, digits, apostrophes and hyphens, ending on a letter or digit.
+_MENTION = r"(?<!\w)@(?P<mention>\w(?:[\w.\-]*\w)?)"
+_WORD_TAIL = r"(?:[\w'’\-]*\w)?"
+# Letters of the Latin and Cyrillic blocks that are not capitals: a word starting with
+# one is read past in the pattern itself, so the loop below sees only capitalised words
+# and mentions (most words are neither). A letter outside these blocks is handed to the
+# loop, which asks ``str.isupper`` as before.
+_LOWER_BLOCKS = ((0, 0x250), (0x400, 0x530))
 _POSSESSIVE = ("'s", "’s")
 # Characters that may sit between a sentence boundary and its first word.
 _LEAD_IN = frozenset(" \t\"'“”„«»‘’([{-–—*•¿¡>")
@@ -80,33 +87,59 @@ def extract_entities(text: str) -> tuple[str, ...]:
 CACHED_CHARS = 2_000
 
 
+@lru_cache(maxsize=1)
+def _scanner() -> re.Pattern[str]:
+    """The pattern :func:`_extract` walks a text with: each match ends on a mention or
+    on a word that may be capitalised (its group ``word``), after every other word,
+    digit and sign since the last one; the last match ends the text. It finds the words
+    one pass over every word (letter first, then ``[\\w'’-]*\\w``) would: what it
+    reads past is never given back, so no match starts inside a word ("iPhone"), and
+    what stops it is always a mention, a word or the end, so no match fails."""
+    letter = re.compile(r"[^\W\d_]")
+    lower = "".join(
+        re.escape(chr(c))
+        for start, stop in _LOWER_BLOCKS
+        for c in range(start, stop)
+        if letter.match(chr(c)) and not chr(c).isupper()
+    )
+    # what no mention or capital starts, read past whole and never given back: words
+    # of a small first letter, signs and spaces, digits, an "@" no mention begins with
+    passed = rf"(?>[{lower}]{_WORD_TAIL})|[^\w@]+|[\d_]+|@(?!\w)|(?<=\w)@"
+    word = rf"(?P<word>(?![{lower}])[^\W\d_]{_WORD_TAIL})"
+    return re.compile(rf"(?:{passed})*+(?:{_MENTION}|{word}|\Z)")
+
+
 def _extract(text: str) -> tuple[str, ...]:
     if "@" not in text and text.islower():
         return ()
     # Each run: (words, first word starts a sentence); mentions are single-word runs
-    # flagged as not sentence-initial so they are always kept.
+    # flagged as not sentence-initial so they are always kept. A word that is not
+    # capitalised ends the run before it; so does anything between two words but one
+    # space (the check of ``last_end`` below), which is why the words the scanner reads
+    # past need no look.
     runs: list[tuple[list[str], bool]] = []
     mid_sentence: set[str] = set()
     current: list[str] | None = None
     last_end = -2
-    for match in _TOKEN.finditer(text):
-        mention = match.group("mention")
+    for match in _scanner().finditer(text):
+        mention, word = match.group("mention", "word")
         if mention is not None:
             runs.append(([mention], False))
             current = None
             continue
-        word = match.group("word")
-        start = match.start()
+        if word is None:  # the end of the text
+            break
         if not word[0].isupper():
             current = None
             continue
+        start, end = match.span("word")
         possessive = word.endswith(_POSSESSIVE)
         if possessive:
             word = word[:-2]
         folded = word.casefold()
         if folded in _STOP_WORDS:
             current = None
-            last_end = match.end()
+            last_end = end
             continue
         initial = _starts_sentence(text, start)
         if not initial:
@@ -116,7 +149,7 @@ def _extract(text: str) -> tuple[str, ...]:
         else:
             current = [word]
             runs.append((current, initial))
-        last_end = match.end()
+        last_end = end
         # a possessive ends the name: "Anna's Car" is not one name
         if possessive:
             current = None
