@@ -14,8 +14,7 @@ import time
 from typing import Any
 
 from kronika import Vector
-from kronika.ports import SourceRows
-from kronika.testing import empty_index_like
+from kronika.testing import SourceRows, empty_index_like
 
 _BATCH = 2_000
 

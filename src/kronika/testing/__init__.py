@@ -13,7 +13,8 @@
 
 For measuring one of kronika's inner parts alone (what ``kronika bench`` does for a
 few of its figures), :mod:`kronika.testing.parts` reaches them, and its names are
-offered here too: :class:`RecallReplay`, :func:`empty_index_like`,
+offered here too: :class:`RecallReplay`, :func:`empty_index_like` (and
+:class:`SourceRows`, the files a bulk load hands it),
 :func:`exact_index_like`, :func:`postgres_database`, :func:`postgres_index`,
 :class:`LocalPostgres`, :func:`is_postgres_url`, :func:`archive_document`,
 :func:`archived_fact`, and the
@@ -62,6 +63,7 @@ from kronika.testing.parts import (
     LocalPostgres,
     LongMemEvalQuestion,
     RecallReplay,
+    SourceRows,
     archive_document,
     archived_fact,
     empty_index_like,
@@ -89,6 +91,7 @@ __all__ = [
     "ScriptedFailure",
     "ScriptedReply",
     "ScriptedRerankServer",
+    "SourceRows",
     "archive_document",
     "archived_fact",
     "conversation",

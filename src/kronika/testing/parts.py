@@ -9,7 +9,8 @@ lean on is named in one place:
   settings of other :class:`~kronika.Settings`: query-time settings change nothing
   that is stored, so candidate settings are compared over one ingested workspace.
 * :func:`empty_index_like` and :func:`exact_index_like` — a fresh index of the same
-  kind (a bulk load into it is timed, embedding excluded), and the same index opened
+  kind (a bulk load into it is timed, embedding excluded, its files handed over as
+  :class:`SourceRows` in batches, as a sync hands them), and the same index opened
   again with exact vector search (what the vector graph's answers are checked
   against).
 * :func:`postgres_database`, :func:`postgres_index`, :class:`LocalPostgres` and
@@ -34,6 +35,7 @@ from urllib.parse import parse_qsl, quote, urlencode, urlsplit, urlunsplit
 from kronika.core.model import MemoryItem, RecallFilter, RecallResult
 from kronika.importers.locomo import read_locomo
 from kronika.importers.longmemeval import LongMemEvalQuestion, iter_longmemeval
+from kronika.ports import SourceRows
 from kronika.stores.postgres.connect import is_postgres_url
 from kronika.stores.postgres.embedded import LocalPostgres
 
@@ -46,6 +48,7 @@ __all__ = [
     "LocalPostgres",
     "LongMemEvalQuestion",
     "RecallReplay",
+    "SourceRows",
     "archive_document",
     "empty_index_like",
     "exact_index_like",
