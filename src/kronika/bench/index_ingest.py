@@ -35,11 +35,13 @@ def index_ingest(index: Any, agent: str, ann_threshold: int) -> dict[str, Any]:
         for start in range(0, len(pending), _BATCH):
             copy.store_embeddings(dict(pending[start : start + _BATCH]))
         batch: list[SourceRows] = []
+        held = 0
         for n, (state, found) in enumerate(sources):
             batch.append(SourceRows(state, found, [hash_of.get(i.id, "") for i in found]))
-            if sum(len(f.items) for f in batch) >= _BATCH or n == len(sources) - 1:
+            held += len(found)
+            if held >= _BATCH or n == len(sources) - 1:
                 copy.replace_sources(batch)
-                batch = []
+                batch, held = [], 0
         load_s = time.perf_counter() - began
         graph_s: float | None = None
         wait = getattr(copy, "wait_for_vector_graph", None)

@@ -59,18 +59,22 @@ class VectorMirror:
         vectors: Mapping[str, Vector] | None = None,
     ) -> set[str]:
         lacking = self._inner.replace_source(state, items, text_hashes, vectors=vectors)
-        hashes = list(text_hashes) if text_hashes is not None else None
-        self._vectors.delete(source=(state.agent, state.path))
-        self._upsert_for(items, hashes or [default_text_hash(item) for item in items])
+        self._replaced(state, items, text_hashes)
         return lacking
 
     def replace_sources(self, files: Sequence[SourceRows]) -> set[str]:
         lacking = self._inner.replace_sources(files)
         for f in files:
-            hashes = list(f.text_hashes) if f.text_hashes is not None else None
-            self._vectors.delete(source=(f.state.agent, f.state.path))
-            self._upsert_for(f.items, hashes or [default_text_hash(item) for item in f.items])
+            self._replaced(f.state, f.items, f.text_hashes)
         return lacking
+
+    def _replaced(
+        self, state: SourceState, items: Sequence[MemoryItem], text_hashes: Sequence[str] | None
+    ) -> None:
+        """A file the item index replaced: its old points deleted, its items' upserted."""
+        hashes = list(text_hashes) if text_hashes is not None else None
+        self._vectors.delete(source=(state.agent, state.path))
+        self._upsert_for(items, hashes or [default_text_hash(item) for item in items])
 
     def append_to_source(
         self,

@@ -63,9 +63,7 @@ class SqliteSources:
         The items are numbered 0, 1, 2… in the given (file) order (their ``pos``):
         :meth:`neighbours` finds a turn's context by it.
         """
-        with self.state.writing() as conn:
-            self._insert_blobs(conn, self._blobs(vectors or {}))
-            return self._replace(conn, state, items, text_hashes, check=vectors is not None)
+        return self.replace_sources([SourceRows(state, items, text_hashes, vectors)])
 
     def replace_sources(self, files: Sequence[SourceRows]) -> set[str]:
         """:meth:`replace_source` of each of ``files`` in one transaction: their vectors
