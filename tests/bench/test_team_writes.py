@@ -130,6 +130,36 @@ def test_the_writers_alone_in_rounds_give_each_layout_against_one_writer(
         assert cell(table, line, "× one writer") == f"{row['per_s'] / alone['per_s']:.2f}"
 
 
+def test_with_another_tree_each_size_runs_first_the_one_then_the_other(
+    postgres_server: object,
+) -> None:
+    from kronika.bench.team_writes import own_src, run_team_writes
+    from kronika.stores.postgres.embedded import LocalPostgres
+
+    assert isinstance(postgres_server, LocalPostgres)
+    # the same tree as "before": the order of the rows is what is looked at
+    results = run_team_writes(
+        (20, 20, 20),
+        index=f"postgres={postgres_server.url()}",
+        calls=2,
+        budget_s=30,
+        before=own_src(),
+        writers=0,
+        queries=0,
+        batch=0,
+        floor=False,
+    )
+    order = [(row["size"], row["tree"]) for row in results["sizes"]]
+    assert order == [
+        (20, "after"),
+        (20, "before"),
+        (20, "before"),
+        (20, "after"),
+        (20, "after"),
+        (20, "before"),
+    ]
+
+
 def test_the_command_skips_recall_and_the_batch_when_told_0(
     postgres_server: object, tmp_path: Path
 ) -> None:

@@ -22,7 +22,8 @@ shows as the one that differs between lengths.
 
 ``--before PATH`` measures the same with the kronika package found under ``PATH`` (a
 ``src`` folder of another checkout), in the same run: each length and backend is
-measured with one tree, then the other. Each measurement is a process of its own that
+measured with one tree, then the other, the first alternating from length to length.
+Each measurement is a process of its own that
 uses only kronika's public API, so it runs unchanged against an older kronika.
 """
 
@@ -152,7 +153,7 @@ def run_session_turns(
     ``sqlite``: the local one only), with the tree at ``before`` too, interleaved."""
     from kronika.bench import session_pulls
     from kronika.bench.postgres import PostgresSite, parse_index
-    from kronika.bench.team_writes import collect, own_src, spawn, steps_ms
+    from kronika.bench.team_writes import alternating, collect, own_src, spawn, steps_ms
 
     kind, url = parse_index(index or "postgres")
     trees = [("after", own_src())] + ([("before", before)] if before else [])
@@ -176,7 +177,7 @@ def run_session_turns(
         try:
             for n, length in enumerate(lengths):
                 for backend in ("local", "postgres") if site else ("local",):
-                    for label, src in trees:
+                    for label, src in alternating(trees, n):
                         if progress:
                             progress(f"save_turn at {length:,} turns, {backend} ({label})", n, 0)
                         if site is None or backend == "local":

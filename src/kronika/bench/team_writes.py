@@ -19,9 +19,10 @@ write path.
 
 ``--before PATH`` runs the same measurement, in the same run and on the same server,
 with the kronika package found under ``PATH`` (a ``src`` folder of another checkout):
-each size is measured with one tree, then the other, so drift of a shared machine hits
-both alike. The measurement itself lives in this file and uses only the public API, so
-it runs unchanged against an older kronika.
+each size is measured with one tree, then the other, the first of the two alternating
+from size to size and round to round (:func:`alternating`), so drift of a shared
+machine hits both alike. The measurement itself lives in this file and uses only the
+public API, so it runs unchanged against an older kronika.
 
 A second part measures writers side by side: ``writers`` processes, each with a
 working copy of its own, writing ``remember()`` into one tenant for a fixed time,
@@ -433,6 +434,13 @@ def own_src() -> str:
     return str(Path(__file__).resolve().parents[2])
 
 
+def alternating(trees: Sequence[tuple[str, str]], turn: int) -> list[tuple[str, str]]:
+    """``trees`` in the order measurement ``turn`` (0, 1, …) runs them: as given on even
+    turns, reversed on odd ones (A B, B A, A B, …), so that a machine growing faster or
+    slower through a run favours neither tree."""
+    return list(trees) if turn % 2 == 0 else list(reversed(trees))
+
+
 def run_team_writes(
     sizes: Sequence[int] = (1_000, 10_000),
     *,
@@ -469,7 +477,7 @@ def run_team_writes(
 
             raise InvalidInput("bench team-writes needs --index postgres or postgres=URL")
         for n, size in enumerate(sizes):
-            for label, src in trees:
+            for label, src in alternating(trees, n):
                 if progress:
                     progress(f"remember @{size:,} ({label})", n, len(sizes))
                 with site.database() as url:
@@ -488,7 +496,7 @@ def run_team_writes(
                 ("one writer", ["agent0"]),
             ]
             for turn in range(rounds):
-                for label, src in trees:
+                for label, src in alternating(trees, turn):
                     for what, agents in layouts:
                         if progress:
                             progress(f"{writers} writers, {what} ({label})", turn, rounds)
@@ -496,7 +504,7 @@ def run_team_writes(
                             row = measure_writers(url, src, agents, writer_s)
                         concurrency.append({"tree": label, "layout": what, "round": turn, **row})
             for n, size in enumerate(sizes):  # two workers in turn on one agent
-                for label, src in trees:
+                for label, src in alternating(trees, n):
                     if progress:
                         progress(f"two workers in turn @{size:,} ({label})", n, len(sizes))
                     with site.database() as url:

@@ -5,8 +5,9 @@ Each round times, at each size, a fresh process of each tree, then the floor: th
 same setup as ``bench writes`` (``size`` facts written to ``brain_archive.md`` and
 synced, the process's first ``remember()``, then ``calls`` more), then one
 ``remember_many`` of ``batch`` new keyed facts, its wall time and the process's CPU
-time. Rounds interleave the trees, so a change in the machine's load falls on both;
-ratios are taken within a round.
+time. Rounds interleave the trees, the first of the two alternating from round to
+round, so a change in the machine's load falls on both; ratios are taken within a
+round.
 """
 
 from __future__ import annotations
@@ -61,9 +62,10 @@ def side_by_side(
     rounds: int = 3,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """``rounds`` rounds of: at each size, the tree at ``before``, this tree, the floor
-    (see the module docstring); a row per round and size."""
-    from kronika.bench.team_writes import collect, own_src, spawn
+    """``rounds`` rounds of: at each size, the tree at ``before`` and this tree (the one,
+    then the other, in turn), the floor (see the module docstring); a row per round and
+    size."""
+    from kronika.bench.team_writes import alternating, collect, own_src, spawn
     from kronika.bench.writes import _floor_size
 
     rows: list[dict[str, Any]] = []
@@ -73,7 +75,7 @@ def side_by_side(
                 progress(f"remember_many before/after @{size:,}", n, rounds)
             got = {
                 label: collect(spawn(src, {"size": size, "calls": calls, "batch": batch}, __file__))
-                for label, src in (("before", before), ("after", own_src()))
+                for label, src in alternating((("before", before), ("after", own_src())), n)
             }
             floor = _floor_size(size, calls, budget_s, batch)
             rows.append(
