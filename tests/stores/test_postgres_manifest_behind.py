@@ -16,6 +16,8 @@ from kronika import build_memory, load_settings
 from kronika.settings import Settings
 from kronika.stores.working_copy import MANIFEST
 
+LOG = f"{MANIFEST}.log"  # the manifest's lines since it was last written whole
+
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
 
 
@@ -37,17 +39,24 @@ def _values(url: str) -> dict[str, str]:
 def test_a_manifest_older_than_its_files_loses_no_write(
     postgres_url: str, tmp_path: Path, other_worker_wrote: bool
 ) -> None:
-    home, old = tmp_path / "a", tmp_path / "record.json.then"
+    home, old = tmp_path / "a", tmp_path / "then"
     with build_memory(_settings(home, postgres_url)) as first:
         for n in range(3):
             first.remember(f"value {n}", key=f"k{n}")
-        shutil.copy2(home / MANIFEST, old)  # the manifest as the disk last held it
+        old.mkdir()  # the manifest as the disk last held it: the whole and its log
+        for name in (MANIFEST, LOG):
+            if (home / name).exists():
+                shutil.copy2(home / name, old / name)
         first.remember("value 3", key="k3")
         first.remember("value 4", key="k4")
     if other_worker_wrote:
         with build_memory(_settings(tmp_path / "b", postgres_url)) as second:
             second.remember("value 5", key="k5")
-    shutil.copy2(old, home / MANIFEST)  # the power cut: the files stayed, the manifest did not
+    # the power cut: the files stayed, the manifest did not
+    for name in (MANIFEST, LOG):
+        (home / name).unlink(missing_ok=True)
+        if (old / name).exists():
+            shutil.copy2(old / name, home / name)
 
     with build_memory(_settings(home, postgres_url)) as first:
         first.remember("value 6", key="k6")

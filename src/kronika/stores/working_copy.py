@@ -50,12 +50,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -64,6 +62,7 @@ from kronika.errors import InvalidAgentName, StaleAppend, StoreError
 from kronika.ports import RecordDocument, StoreOfRecord, UndoneBatch
 from kronika.stores.durable import boot_id, copy_of_record, sync_tree
 from kronika.stores.lock import Reentrant, WorkspaceLock
+from kronika.stores.manifest import Entry, Manifest, Saved, quick_state
 from kronika.stores.markdown.appending import extend_in_place
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.facts.brain import FACT_FILES, parse_facts
@@ -91,13 +90,8 @@ _UNREADABLE = (
 )
 
 
-@dataclass(frozen=True, slots=True)
-class _Copy:
-    """What this folder held of one document when it last matched the record."""
-
-    mtime_ns: int
-    size: int
-    sha256: str
+_Copy = Entry
+"""What this folder held of one document when it last matched the record."""
 
 
 class WorkingCopy(Reentrant):
@@ -111,7 +105,8 @@ class WorkingCopy(Reentrant):
         self._file_lock = WorkspaceLock(self.home / ".kronika.lock")
         self._change = 0
         self._copies: dict[tuple[str, str], _Copy] = {}
-        self._manifest_mark: tuple[int, int] | None = None
+        self._manifest = Manifest(self.home / MANIFEST)
+        self._manifest_mark: tuple[object, object] | None = None
         self._scope: frozenset[str] | None = None  # the agents a hold is for (all: None)
         self._after: list[Callable[[], None]] = []  # to run once the record is let go
         self._unsent: set[tuple[str, str]] = set()  # files of a push the record refused
@@ -358,7 +353,7 @@ class WorkingCopy(Reentrant):
         if (
             known is None
             or known.sha256 != splice.base_sha256
-            or _quick_state(file) != (known.mtime_ns, known.size)
+            or quick_state(file) != (known.mtime_ns, known.size)
         ):
             return False
         stat = self.workspace.fact_writer.splice_pulled(
@@ -383,7 +378,7 @@ class WorkingCopy(Reentrant):
         if (
             known is None
             or known.sha256 != doc.appends.base_sha256
-            or _quick_state(file) != (known.mtime_ns, known.size)
+            or quick_state(file) != (known.mtime_ns, known.size)
         ):
             return False
         # an archive or history: its kept parse knows its bytes, and is extended too
@@ -740,22 +735,21 @@ class WorkingCopy(Reentrant):
         """Read what this copy saw, unless this process wrote that itself (another
         process sharing the folder may have pulled or pushed since)."""
         path = self.home / MANIFEST
-        mark = _quick_state(path)
-        if mark is not None and mark == self._manifest_mark:
+        mark = self._manifest.marks()
+        if mark[0] is not None and mark == self._manifest_mark:
             return
         self._manifest_mark = mark
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
+            saved = self._manifest.read()
+            if saved is None:
+                return
             # written in another boot: its files may be older than it says (_discard_torn)
-            boot = data.get("boot")
-            self._written_in = boot if isinstance(boot, str) else None
+            self._written_in = saved.boot
             self._restarted = self._boot is not None and self._written_in not in (None, self._boot)
-            self._change = int(data["change"])
-            self._fold = {str(agent) for agent in data.get("fold", ())}
+            self._change = saved.change
+            self._fold = set(saved.fold)
             self._fold_on_disk = bool(self._fold)
-            self._copies = {
-                (agent, rel): _Copy(int(m), int(s), str(h)) for agent, rel, m, s, h in data["files"]
-            }
+            self._copies = saved.files
         except FileNotFoundError:
             return
         except (OSError, ValueError, KeyError, TypeError) as err:
@@ -777,8 +771,9 @@ class WorkingCopy(Reentrant):
             self._save_manifest(durable=True)
 
     def _save_manifest(self, *, durable: bool = False) -> None:
-        """Write what the copy holds (``record.json``), whole, and the boot of the
-        machine its files are trusted in; without waiting for the disk unless
+        """Write what the copy holds (``record.json``: the documents a push or pull
+        changed, as a line of its log, :mod:`~kronika.stores.manifest`), and the boot of
+        the machine its files are trusted in; without waiting for the disk unless
         ``durable`` or a forget's edits wait to be sent. After a power cut it may be
         older than the files, and an older manifest costs pulls, never a write (the
         documents it had not seen are pulled again; one whose file is already the
@@ -786,27 +781,21 @@ class WorkingCopy(Reentrant):
         before the record's is written); it then names an earlier boot, so the files,
         which may be older than it too where they were written as a copy, are compared
         with the record's versions before any is sent (:meth:`_discard_torn`). A kill
-        leaves it whole: the rename."""
-        files = [[a, p, c.mtime_ns, c.size, c.sha256] for (a, p), c in sorted(self._copies.items())]
-        saved: dict[str, object] = {"change": self._change, "files": files}
+        leaves it whole: the rename of the whole, and a line of the log cut short is not
+        read."""
         # the boot its files are trusted in: until they are checked, the one before
         boot = self._written_in if self._restarted else self._boot
-        if boot is not None:
-            saved["boot"] = boot
-        if self._fold:
-            saved["fold"] = sorted(self._fold)
         try:
             with copy_of_record(False):  # whether it waits is said here alone
-                atomic_write_text(
-                    self.home / MANIFEST,
-                    json.dumps(saved),
+                self._manifest.write(
+                    Saved(self._change, self._copies, boot, frozenset(self._fold)),
                     # one naming a forget's agents, or no longer naming them, is synced:
                     # files written as a copy after it are checked after a crash
                     durable=durable or bool(self._fold) or self._fold_on_disk,
                 )
         except OSError as err:
             raise StoreError(f"cannot write {self.home / MANIFEST}: {err}") from err
-        self._manifest_mark = _quick_state(self.home / MANIFEST)
+        self._manifest_mark = self._manifest.marks()
         self._written_in = boot
         self._fold_on_disk = bool(self._fold)
 
@@ -870,14 +859,6 @@ def _pull_cut_short(file: Path, known: _Copy | None, text: str | None) -> bool:
         and hashlib.sha256(raw[: known.size]).hexdigest() == known.sha256
         and text.encode("utf-8").startswith(raw)
     )
-
-
-def _quick_state(file: Path) -> tuple[int, int] | None:
-    try:
-        stat = file.stat()
-    except FileNotFoundError:
-        return None
-    return stat.st_mtime_ns, stat.st_size
 
 
 def _state(file: Path) -> _Copy | None:
