@@ -160,6 +160,33 @@ def test_with_another_tree_each_size_runs_first_the_one_then_the_other(
     ]
 
 
+def test_conversations_stored_beside_the_facts_are_in_the_record_and_the_table(
+    postgres_server: object,
+) -> None:
+    from kronika.bench.team_writes import run_team_writes
+    from kronika.stores.postgres.embedded import LocalPostgres
+
+    assert isinstance(postgres_server, LocalPostgres)
+    results = run_team_writes(
+        (20,),
+        index=f"postgres={postgres_server.url()}",
+        calls=2,
+        budget_s=30,
+        writers=0,
+        queries=0,
+        batch=0,
+        floor=False,
+        sessions=40,
+    )
+    (row,) = results["sizes"]
+    assert row["sessions"] == 40 and row["per_s"] > 0
+    # a session file each, beside the Brain, the archive and the history
+    assert row["documents"] >= 40 + 2
+    table = results["tables"][0]
+    (line,) = table["rows"]
+    assert cell(table, line, "stored") == "20 + 40 chats"
+
+
 def test_the_command_skips_recall_and_the_batch_when_told_0(
     postgres_server: object, tmp_path: Path
 ) -> None:

@@ -45,7 +45,7 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +56,8 @@ PROFILED = 20
 """Calls profiled after the timed ones (a profile slows the calls it watches)."""
 ARCHIVED = 20
 """Calls of each kind on archived facts: a new value, the same value again."""
+SESSION_TURNS = 4
+"""Turns in each conversation ``--sessions`` stores (a short chat)."""
 IN_TURN = 30
 """Calls of each worker when two take turns on one agent (:mod:`.team_turns`)."""
 TURNS = str(Path(__file__).with_name("team_turns.py"))
@@ -162,13 +164,15 @@ def measure_size(
     budget_s: float,
     questions: Sequence[str] = (),
     batch: int = 0,
+    sessions: int = 0,
 ) -> dict[str, Any]:
-    """One size on the empty database at ``url`` (the package on ``sys.path``): the
-    timed ``remember()`` calls, then, once the vector graph is built (the floor's HNSW
-    index is built as its setup), ``recall`` of each of ``questions`` (``k`` 10, the
-    query's vector made before the clock starts, access not recorded, as ``bench
-    scale`` asks; the first one untimed), the profile, and one ``remember_many`` of
-    ``batch`` new facts (0: none)."""
+    """One size on the empty database at ``url`` (the package on ``sys.path``), with
+    ``sessions`` conversations of :data:`SESSION_TURNS` turns stored in the agent too
+    (a session file each, as many chats leave): the timed ``remember()`` calls, then,
+    once the vector graph is built (the floor's HNSW index is built as its setup),
+    ``recall`` of each of ``questions`` (``k`` 10, the query's vector made before the
+    clock starts, access not recorded, as ``bench scale`` asks; the first one untimed),
+    the profile, and one ``remember_many`` of ``batch`` new facts (0: none)."""
     import psycopg
 
     import kronika
@@ -200,6 +204,8 @@ def measure_size(
             )
             began = time.perf_counter()
             memory.sync("bench")  # into the record and the index
+            if sessions:
+                memory.import_sessions("bench", _short_sessions(sessions, now))
             for n in range(BRAIN_FACTS):  # a Brain at its budget: new facts push old out
                 memory.remember(f"brain fact {n}: {n * 13}", key=f"brain_{n}", agent="bench")
             setup_s = time.perf_counter() - began
@@ -229,6 +235,10 @@ def measure_size(
                     " FROM record_documents d WHERE agent = 'bench' AND body IS NOT NULL"
                     " ORDER BY 3 DESC LIMIT 4"
                 ).fetchall()
+                counted = conn.execute(
+                    "SELECT count(*) FROM record_documents WHERE agent = 'bench'"
+                ).fetchone()
+                documents = counted[0] if counted else 0
             # the floor's HNSW index is built as its setup: kronika's graph too, first
             wait = getattr(memory.index, "wait_for_vector_graph", None)
             graph_s = time.perf_counter()
@@ -255,6 +265,8 @@ def measure_size(
     }
     return {
         "size": size,
+        "sessions": sessions,
+        "documents": int(documents),
         "kronika": str(Path(kronika.__file__).parent),
         "setup_s": setup_s,
         "calls": done,
@@ -273,6 +285,34 @@ def measure_size(
         "batch": batch,
         "remember_many_per_s": batch / many_s if batch and many_s > 0 else 0.0,
     }
+
+
+def _stored(row: dict[str, Any]) -> str:
+    """The table's *stored* cell: the facts, and the conversations when there are any."""
+    sessions = int(row.get("sessions", 0))
+    return f"{row['size']:,}" + (f" + {sessions:,} chats" if sessions else "")
+
+
+def _short_sessions(count: int, start: datetime) -> list[Any]:
+    """``count`` conversations of :data:`SESSION_TURNS` turns, one a day before ``start``."""
+    from kronika import SessionRecord, TurnRecord
+
+    return [
+        SessionRecord(
+            f"chat-{n:06d}",
+            start - timedelta(days=count - n),
+            tuple(
+                TurnRecord(
+                    turn_id=f"chat-{n:06d}_{t + 1}",
+                    speaker="user" if t % 2 == 0 else "assistant",
+                    content=f"chat {n} turn {t}: about the {('garden', 'trip', 'book')[t % 3]}",
+                )
+                for t in range(SESSION_TURNS)
+            ),
+            source="bench",
+        )
+        for n in range(count)
+    ]
 
 
 def _archived_writes(
@@ -454,9 +494,11 @@ def run_team_writes(
     batch: int = 1_000,
     floor: bool = True,
     rounds: int = 1,
+    sessions: int = 0,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """Time ``remember()`` in team mode at each size (with the tree at ``before`` too,
+    """Time ``remember()`` in team mode at each size (``sessions`` short conversations
+    stored beside the facts) (with the tree at ``before`` too,
     interleaved), ``recall`` of ``queries`` questions and ``remember_many`` of
     ``batch`` facts, the plain psycopg floor beside them (unless ``floor`` is false),
     then ``writers`` processes side by side (see the module), in ``rounds`` rounds
@@ -481,7 +523,7 @@ def run_team_writes(
                 if progress:
                     progress(f"remember @{size:,} ({label})", n, len(sizes))
                 with site.database() as url:
-                    job = {"size": [url, size, calls, budget_s, questions, batch]}
+                    job = {"size": [url, size, calls, budget_s, questions, batch, sessions]}
                     rows.append({"tree": label, **collect(spawn(src, job))})
             if floor:
                 if progress:
@@ -542,7 +584,7 @@ def _results(
             ],
             [
                 [
-                    f"{r['size']:,}",
+                    _stored(r),
                     r["tree"],
                     f"{r['per_s']:.1f}",
                     f"{r['median_ms']:.1f}",

@@ -160,6 +160,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 queries=50 if args.queries is None else args.queries,
                 batch=args.batch,
                 rounds=args.rounds,
+                sessions=args.sessions,
                 progress=progress,
             )
         elif args.suite == "session-turns":

@@ -284,6 +284,13 @@ def register(cli: Commands) -> None:
         help="team-writes: rounds of the writers side by side, each tree in turn",
     )
     p.add_argument(
+        "--sessions",
+        type=count_in(0, 10**7),
+        default=0,
+        help="team-writes: short conversations (4 turns each) stored beside the facts"
+        " before the timed calls (default 0)",
+    )
+    p.add_argument(
         "--writers-only",
         action="store_true",
         help="team-writes: measure the writers side by side alone (no sizes, floors or"
