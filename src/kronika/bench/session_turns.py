@@ -23,8 +23,8 @@ shows as the one that differs between lengths.
 ``--before PATH`` measures the same with the kronika package found under ``PATH`` (a
 ``src`` folder of another checkout), in the same run: each length and backend is
 measured with one tree, then the other, the first alternating from length to length.
-Each measurement is a process of its own that
-uses only kronika's public API, so it runs unchanged against an older kronika.
+Each measurement is a process of its own that uses only kronika's public API, so it
+runs unchanged against an older kronika.
 """
 
 from __future__ import annotations

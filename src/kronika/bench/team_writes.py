@@ -497,12 +497,12 @@ def run_team_writes(
     sessions: int = 0,
     progress: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Any]:
-    """Time ``remember()`` in team mode at each size (``sessions`` short conversations
-    stored beside the facts) (with the tree at ``before`` too,
-    interleaved), ``recall`` of ``queries`` questions and ``remember_many`` of
-    ``batch`` facts, the plain psycopg floor beside them (unless ``floor`` is false),
-    then ``writers`` processes side by side (see the module), in ``rounds`` rounds
-    that interleave the trees; with no ``sizes``, the writers side by side alone."""
+    """Time ``remember()`` in team mode at each size, ``sessions`` short conversations
+    stored beside the facts (with the tree at ``before`` too, interleaved), ``recall``
+    of ``queries`` questions and ``remember_many`` of ``batch`` facts, the plain psycopg
+    floor beside them (unless ``floor`` is false), then ``writers`` processes side by
+    side (see the module), in ``rounds`` rounds that interleave the trees; with no
+    ``sizes``, the writers side by side alone."""
     from kronika.bench.postgres import postgres_site
     from kronika.bench.report import table
     from kronika.bench.scale import synthetic_queries
