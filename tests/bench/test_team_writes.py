@@ -147,10 +147,9 @@ def test_with_another_tree_each_size_runs_first_the_one_then_the_other(
         writers=0,
         queries=0,
         batch=0,
-        floor=False,
     )
-    order = [(row["size"], row["tree"]) for row in results["sizes"]]
-    assert order == [
+    rows = results["sizes"]
+    assert [(row["size"], row["tree"]) for row in rows] == [
         (20, "after"),
         (20, "before"),
         (20, "before"),
@@ -158,6 +157,13 @@ def test_with_another_tree_each_size_runs_first_the_one_then_the_other(
         (20, "after"),
         (20, "before"),
     ]
+    # each row beside the floor measured in its own turn, not the last floor of its size
+    floors = results["floors"]
+    table = results["tables"][0]
+    assert len(floors) == 3 and len(table["rows"]) == 6
+    for n, line in enumerate(table["rows"]):
+        floor = floors[n // 2]["per_call_per_s"]
+        assert cell(table, line, "floor INSERT+COMMIT /s") == f"{floor:.1f}"
 
 
 def test_conversations_stored_beside_the_facts_are_in_the_record_and_the_table(

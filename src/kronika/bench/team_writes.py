@@ -524,13 +524,13 @@ def run_team_writes(
                     progress(f"remember @{size:,} ({label})", n, len(sizes))
                 with site.database() as url:
                     job = {"size": [url, size, calls, budget_s, questions, batch, sessions]}
-                    rows.append({"tree": label, **collect(spawn(src, job))})
-            if floor:
+                    rows.append({"tree": label, "at": n, **collect(spawn(src, job))})
+            if floor:  # beside the rows of this size's turn (a size may come again)
                 if progress:
                     progress(f"psycopg floor @{size:,}", n, len(sizes))
                 with site.database() as url:
                     job = {"floor": [url, size, calls, budget_s, questions, batch]}
-                    floors.append(collect(spawn(own_src(), job)))
+                    floors.append({"at": n, **collect(spawn(own_src(), job))})
         if writers > 1:
             layouts = [
                 ("one agent each", [f"agent{n}" for n in range(writers)]),
@@ -611,8 +611,8 @@ def _results(
         ),
     ]
     tables = tables if rows else []  # none with the writers side by side alone
-    floor_at = {f["size"]: f for f in floors}
-    beside = [(r, floor_at[r["size"]]) for r in rows if r["size"] in floor_at]
+    floor_at = {f["at"]: f for f in floors}
+    beside = [(r, floor_at[r["at"]]) for r in rows if r.get("at") in floor_at]
     if beside:
         tables.insert(0, _floor_table(beside, table))
     if concurrency:
