@@ -74,6 +74,22 @@ def test_a_new_boot_agents_to_fold_or_a_durable_save_write_the_whole(tmp_path: P
         assert read is not None and (read.change, read.boot, read.fold) == (change, boot, fold)
 
 
+def test_a_document_gone_is_named_nowhere_in_the_manifest(tmp_path: Path) -> None:
+    path = tmp_path / "record.json"
+    manifest = Manifest(path)
+    files = _files(5)
+    manifest.write(Saved(1, files, None, frozenset()), durable=False)
+    gone = ("default", "sessions/s00003.md")
+    files[gone] = Entry(7, 7, "d" * 64)  # a line of the log names its new version
+    manifest.write(Saved(2, files, None, frozenset()), durable=False)
+    assert b"d" * 64 in path.with_name("record.json.log").read_bytes()
+    del files[gone]  # forgotten
+    manifest.write(Saved(3, files, None, frozenset()), durable=False)
+    assert not path.with_name("record.json.log").exists()
+    assert b"s00003" not in path.read_bytes() and b"d" * 64 not in path.read_bytes()
+    assert _state(Manifest(path).read()) == (3, files)
+
+
 def test_a_save_after_another_process_wrote_writes_the_whole(tmp_path: Path) -> None:
     path = tmp_path / "record.json"
     mine, theirs = Manifest(path), Manifest(path)

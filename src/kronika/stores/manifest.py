@@ -9,8 +9,9 @@ since the last save, with the change number, as one JSON line to ``record.json.l
 (no ``fsync``: the manifest is not synced either), and the whole is written again
 (atomically, ``record.json`` naming the last line it holds) when the log has grown to
 :data:`COMPACT_LINES` lines or a quarter of the documents, when the boot or the agents
-to fold differ from the whole's, when a save must reach the disk, and when another
-process wrote either file since this one read or wrote them.
+to fold differ from the whole's, when a document left the copy (no line of the log
+keeps naming it, or the digest of a version of it), when a save must reach the disk,
+and when another process wrote either file since this one read or wrote them.
 
 A read takes the whole, then the log's lines that follow it (each carries the mark of
 the whole it follows and its number), in order, and stops at the first line that does
@@ -127,6 +128,7 @@ class Manifest:
             or not self._gen
             or self._marks != self.marks()
             or (saved.boot, saved.fold) != self._whole
+            or bool(gone)  # a document gone (a forget's, say) leaves no line naming it
             or self._lines + 1 >= most
             or len(changed) + len(gone) > most
         ):
