@@ -15,7 +15,10 @@ every write and every sync:
   session's length;
 - releasing it writes every Markdown file that differs from what the record holds
   (kronika's own writes, hand edits, files removed) back into the record in one
-  transaction, with the items the workspace parses from them, then lets go. A session
+  transaction, with the items the workspace parses from them, then lets go. Which
+  files changed since the last release the folder watch tells, where the system can
+  (:mod:`~kronika.stores.folder_watch`); else every file of the held agents is
+  looked at. A session
   file that only grew by this process's appended turns since the record took it is
   sent as its added bytes and turns alone (:class:`~kronika.ports.RecordAppend`), so
   saving a turn costs the same whatever the session's length; should the record hold
@@ -56,11 +59,13 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
+from stat import S_ISREG
 
 from kronika.core.model import MemoryItem
 from kronika.errors import InvalidAgentName, StaleAppend, StoreError
 from kronika.ports import RecordDocument, StoreOfRecord, UndoneBatch
 from kronika.stores.durable import boot_id, copy_of_record, sync_tree
+from kronika.stores.folder_watch import FolderWatch
 from kronika.stores.lock import Reentrant, WorkspaceLock
 from kronika.stores.manifest import Entry, Manifest, Saved, quick_state
 from kronika.stores.markdown.appending import extend_in_place
@@ -117,6 +122,7 @@ class WorkingCopy(Reentrant):
         self._fold_on_disk = False  # the manifest on disk names agents of _fold
         self._check_all = False  # a manifest lost to a crash: a forget's agents checked too
         self._copying = contextlib.ExitStack()  # a hold's files written as a copy
+        self._watch = FolderWatch(self.home / "agents")  # what a push looks at
         self._load_manifest()
 
     # -- the lock -------------------------------------------------------------------
@@ -254,6 +260,7 @@ class WorkingCopy(Reentrant):
                     return self.pull() > 0
 
     def close(self) -> None:
+        self._watch.close()
         self.record.close()
 
     # -- pulling and pushing ----------------------------------------------------------
@@ -404,7 +411,15 @@ class WorkingCopy(Reentrant):
     def push(self) -> int:
         """Write every file that differs from the record into it, in one transaction;
         returns how many documents were written."""
-        found = {key: (where, stat) for key, where, stat in self._files()}
+        try:
+            return self._push()
+        except BaseException:
+            self._watch.forget()  # what it looked at may not have been sent: list all
+            raise
+
+    def _push(self) -> int:
+        agents = set(self.workspace.agents())
+        found, whole, looked = self._changed(agents)
         documents: list[RecordDocument] = []
         items: dict[tuple[str, str], list[MemoryItem]] = {}
         states: dict[tuple[str, str], _Copy] = {}
@@ -438,10 +453,11 @@ class WorkingCopy(Reentrant):
             states[(agent, path)] = full
             if classify(path) is not None:
                 items[(agent, path)] = list(self.workspace.parse_source(agent, path).items)
-        agents = set(self.workspace.agents())
         for key in sorted(set(self._copies) - set(found) - damaged):
             if not self._holds(key[0]):
                 continue  # another agent's: pushed by a hold of it
+            if key[0] in agents and key[0] not in whole and key not in looked:
+                continue  # not changed since the last look (:mod:`.folder_watch`)
             if _vanished(key, agents, self.workspace.removed):
                 self._restore(*key)  # a Brain or a session gone by itself: damage
                 continue  # (nothing was written to a file that was gone)
@@ -586,30 +602,74 @@ class WorkingCopy(Reentrant):
         tenant = self.workspace.tenant_of(agent)
         return list(parse_facts(text, spec=spec, agent=agent, tenant=tenant, mtime=_EPOCH).items)
 
-    def _files(self) -> Iterator[tuple[tuple[str, str], str, tuple[int, int]]]:
-        """Every Markdown file of every agent folder the hold is for (not in hidden
-        folders), its path, with its modification time and size (``os.scandir``: one
-        ``stat`` per file, as a push looks at every file each time the lock is
-        released; the path a string, as a ``Path`` made for each file cost three times
-        the ``stat``)."""
-        for agent in filter(self._holds, self.workspace.agents()):
+    def _changed(
+        self, agents: set[str]
+    ) -> tuple[dict[tuple[str, str], tuple[str, tuple[int, int]]], set[str], set[tuple[str, str]]]:
+        """The files of the held agents that may differ from the record, their paths,
+        modification times and sizes; the agents listed whole; the files looked at one
+        by one (a file among them and not found is gone). An agent the folder watch
+        vouches for (:mod:`~kronika.stores.folder_watch`) is looked at in the files
+        changed since its last look, and those the workspace removed or found damaged;
+        any other, listed whole (:meth:`_agent_files`)."""
+        found: dict[tuple[str, str], tuple[str, tuple[int, int]]] = {}
+        whole: set[str] = set()
+        looked: set[tuple[str, str]] = set()
+        marked = self.workspace.removed | self.workspace.damaged
+        for agent in sorted(filter(self._holds, agents)):
+            changed = self._watch.look(agent)
+            if changed is None:
+                linked = False
+                for key, where, state, link in self._agent_files(agent):
+                    found[key] = (where, state)
+                    linked = linked or link
+                self._watch.listed(agent, linked=linked)
+                whole.add(agent)
+                continue
             folder = self.workspace.agent_dir(agent)
-            pending = [(os.fspath(folder), "")]
-            while pending:
-                where, prefix = pending.pop()
+            changed |= {path for owner, path in marked if owner == agent}
+            for path in changed:
+                looked.add((agent, path))
+                where = os.path.join(folder, path)
                 try:
-                    entries = list(os.scandir(where))
-                except FileNotFoundError:
+                    stat = os.stat(where)
+                except OSError:
                     continue
-                for entry in entries:
-                    if entry.name.startswith("."):
-                        continue
-                    if entry.is_dir(follow_symlinks=False):
-                        pending.append((entry.path, f"{prefix}{entry.name}/"))
-                    elif entry.name.endswith(".md") and entry.is_file():
-                        stat = entry.stat()
-                        key = (agent, f"{prefix}{entry.name}")
-                        yield key, entry.path, (stat.st_mtime_ns, stat.st_size)
+                if S_ISREG(stat.st_mode):
+                    found[(agent, path)] = (where, (stat.st_mtime_ns, stat.st_size))
+        return found, whole, looked
+
+    def _files(self) -> Iterator[tuple[tuple[str, str], str, tuple[int, int]]]:
+        """Every Markdown file of every agent folder the hold is for (see
+        :meth:`_agent_files`)."""
+        for agent in filter(self._holds, self.workspace.agents()):
+            for key, where, state, _ in self._agent_files(agent):
+                yield key, where, state
+
+    def _agent_files(
+        self, agent: str
+    ) -> Iterator[tuple[tuple[str, str], str, tuple[int, int], bool]]:
+        """Every Markdown file of ``agent``'s folder (not in hidden folders), its path,
+        with its modification time and size, and whether it is a symbolic link
+        (``os.scandir``: one ``stat`` per file; the path a string, as a ``Path`` made
+        for each file cost three times the ``stat``)."""
+        folder = self.workspace.agent_dir(agent)
+        pending = [(os.fspath(folder), "")]
+        while pending:
+            where, prefix = pending.pop()
+            try:
+                entries = list(os.scandir(where))
+            except FileNotFoundError:
+                continue
+            for entry in entries:
+                if entry.name.startswith("."):
+                    continue
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append((entry.path, f"{prefix}{entry.name}/"))
+                elif entry.name.endswith(".md") and entry.is_file():
+                    stat = entry.stat()
+                    key = (agent, f"{prefix}{entry.name}")
+                    state = (stat.st_mtime_ns, stat.st_size)
+                    yield key, entry.path, state, entry.is_symlink()
 
     def _agent_folder(self, agent: str) -> Path:
         folder = self.home / "agents" / validate_agent_name(agent, existing=True)
