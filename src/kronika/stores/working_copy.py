@@ -627,7 +627,7 @@ class WorkingCopy(Reentrant):
                 continue
             folder = self.workspace.agent_dir(agent)
             changed |= {path for owner, path in marked if owner == agent}
-            for path in changed:
+            for path in sorted(changed):
                 looked.add((agent, path))
                 where = os.path.join(folder, path)
                 try:
