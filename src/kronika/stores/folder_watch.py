@@ -35,6 +35,7 @@ import logging
 import os
 import struct
 import sys
+import threading
 import weakref
 from pathlib import Path
 
@@ -58,6 +59,9 @@ _MASK = (
     | _ONLYDIR
     | _DONT_FOLLOW
 )
+_LOCK = threading.RLock()
+"""Held while events are read and given out, and while a watch looks or changes: a
+look in one thread must not miss an event another thread read and has not given out."""
 _HEADER = struct.Struct("iIII")  # wd, mask, cookie, len (struct inotify_event)
 _READ = 64 * 1024
 
@@ -145,7 +149,7 @@ class _Instance:
                 name = raw[at + _HEADER.size : at + _HEADER.size + size].rstrip(b"\0")
                 at += _HEADER.size + size
                 if mask & _OVERFLOW:  # events lost: nobody can vouch for anything
-                    for owners in self.owners.values():
+                    for owners in list(self.owners.values()):
                         for watch in list(owners):
                             watch.forget()
                     continue
@@ -184,35 +188,40 @@ class FolderWatch:
     def look(self, agent: str) -> set[str] | None:
         """The paths of ``agent``'s Markdown files changed since its last look, or
         ``None`` when the caller must list them all (and then say so: :meth:`listed`)."""
-        self._start()
-        _INSTANCE.read()
-        if not self.watching or agent not in self._listed or agent in self._linked:
-            return None
-        return self._dirty.pop(agent, set())
+        with _LOCK:
+            self._start()
+            _INSTANCE.read()
+            if not self.watching or agent not in self._listed or agent in self._linked:
+                return None
+            return self._dirty.pop(agent, set())
 
     def listed(self, agent: str, *, linked: bool = False) -> None:
         """``agent``'s files were listed whole after a :meth:`look` (which read what was
         queued before the listing began); ``linked``: a symbolic link was among them."""
-        if self.watching:
-            self._listed.add(agent)
-            self._dirty.pop(agent, None)
-            if linked:
-                self._linked.add(agent)
-            else:
-                self._linked.discard(agent)
+        with _LOCK:
+            if self.watching:
+                self._listed.add(agent)
+                self._dirty.pop(agent, None)
+                if linked:
+                    self._linked.add(agent)
+                else:
+                    self._linked.discard(agent)
 
     def forget(self) -> None:
         """Vouch for nothing looked at so far: every agent is listed whole next."""
-        self._listed.clear()
-        self._dirty.clear()
+        with _LOCK:
+            self._listed.clear()
+            self._dirty.clear()
 
     def close(self) -> None:
-        self._stop()
-        self._failed = True
+        with _LOCK:
+            self._stop()
+            self._failed = True
 
     def __del__(self) -> None:
         try:  # noqa: SIM105  (at exit, contextlib may be gone already)
-            self._stop()
+            with _LOCK:
+                self._stop()
         except Exception:
             pass
 
