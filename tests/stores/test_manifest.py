@@ -10,7 +10,7 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kronika.stores.manifest import COMPACT_LINES, Entry, Key, Manifest, Saved
+from kronika.stores.manifest import COMPACT_LINES, Documents, Entry, Key, Manifest, Saved
 
 
 def _files(n: int, version: int = 0) -> dict[Key, Entry]:
@@ -138,7 +138,7 @@ def test_a_log_cut_anywhere_reads_as_the_manifest_after_one_of_the_saves(
     folder = tmp_path_factory.mktemp("manifest")  # type: ignore[attr-defined]
     path, log = folder / "record.json", folder / "record.json.log"
     manifest = Manifest(path)
-    files: dict[Key, Entry] = {}
+    files = Documents()  # as a working copy keeps them: each save compares those touched
     states: list[tuple[int, dict[Key, Entry]]] = []
     for change, (changed, removed, durable) in enumerate(saves, 1):
         for n, version in changed.items():
@@ -152,3 +152,22 @@ def test_a_log_cut_anywhere_reads_as_the_manifest_after_one_of_the_saves(
         raw = log.read_bytes()
         log.write_bytes(raw[: int(len(raw) * cut)])
     assert _state(Manifest(path).read()) in states
+
+
+def test_documents_read_and_changed_in_place_save_what_changed_alone(tmp_path: Path) -> None:
+    path = tmp_path / "record.json"
+    Manifest(path).write(Saved(1, _files(400), None, frozenset()), durable=False)
+    manifest = Manifest(path)
+    saved = manifest.read()
+    assert saved is not None and isinstance(saved.files, Documents)
+    files = saved.files
+    files[("default", "sessions/s00003.md")] = Entry(9, 9, "new")  # a push's document
+    files[("default", "sessions/s00004.md")] = files[("default", "sessions/s00004.md")]
+    manifest.write(Saved(2, files, None, frozenset()), durable=False)
+    lines = path.with_name("record.json.log").read_text().splitlines()
+    assert len(lines) == 1 and "s00003.md" in lines[0] and "s00004.md" not in lines[0]
+    assert files.touched == set()
+    files.update({("default", "sessions/s00005.md"): Entry(7, 7, "by update")})  # not noted
+    assert files.touched is None
+    manifest.write(Saved(3, files, None, frozenset()), durable=False)
+    assert _state(Manifest(path).read()) == (3, dict(files))

@@ -50,6 +50,55 @@ class Entry(NamedTuple):
     sha256: str
 
 
+class Documents(dict[Key, Entry]):
+    """The documents of a manifest, noting those set or removed since the manifest last
+    read or saved them (:attr:`touched`), so a save compares those alone, not every
+    document of the tenant; ``None``: not known, every one is compared."""
+
+    def __init__(self, *args: Any, touched: set[Key] | None = None) -> None:
+        super().__init__(*args)
+        self.touched = touched
+
+    def __setitem__(self, key: Key, value: Entry) -> None:
+        super().__setitem__(key, value)
+        if self.touched is not None:
+            self.touched.add(key)
+
+    def __delitem__(self, key: Key) -> None:
+        super().__delitem__(key)
+        if self.touched is not None:
+            self.touched.add(key)
+
+    def pop(self, key: Key, *default: Any) -> Any:
+        if self.touched is not None:
+            self.touched.add(key)
+        return super().pop(key, *default)
+
+    def _unknown(self) -> None:
+        self.touched = None
+
+    def update(self, *args: Any, **kwargs: Any) -> None:
+        self._unknown()
+        super().update(*args, **kwargs)
+
+    def setdefault(self, key: Key, default: Any = None) -> Any:
+        self._unknown()
+        return super().setdefault(key, default)
+
+    def popitem(self) -> tuple[Key, Entry]:
+        self._unknown()
+        return super().popitem()
+
+    def clear(self) -> None:
+        self._unknown()
+        super().clear()
+
+    def __ior__(self, other: Any) -> Documents:  # type: ignore[override,misc]
+        self._unknown()
+        super().update(other)
+        return self
+
+
 class Saved(NamedTuple):
     """A manifest as read: its change, documents, boot and agents to fold."""
 
@@ -113,15 +162,24 @@ class Manifest:
         self._gen = gen
         self._seq, self._lines, self._files = seq, lines, dict(files)
         self._whole, self._marks = (boot, fold), marks
-        return Saved(change, files, boot, fold)
+        return Saved(change, Documents(files, touched=set()), boot, fold)
 
     def write(self, saved: Saved, *, durable: bool) -> None:
         """Save ``saved``: a line of the documents that changed since the last save
         appended to the log, or the whole written again (see the module docstring).
         ``OSError`` when it cannot be written (then the next save writes the whole)."""
         files, before = saved.files, self._files
-        changed = [(key, entry) for key, entry in files.items() if before.get(key) != entry]
-        gone = [key for key in before if key not in files]
+        touched = files.touched if isinstance(files, Documents) else None
+        if touched is None:
+            changed = [(key, entry) for key, entry in files.items() if before.get(key) != entry]
+            gone = [key for key in before if key not in files]
+        else:  # the rest are as the manifest last read or saved them
+            changed = [
+                (key, files[key])
+                for key in sorted(touched)
+                if key in files and before.get(key) != files[key]
+            ]
+            gone = [key for key in sorted(touched) if key not in files and key in before]
         most = max(COMPACT_LINES, len(files) // 4)
         if (
             durable
@@ -144,7 +202,9 @@ class Manifest:
             self._marks = None  # a failed append leaves the log unknown: written whole next
             _append_line(self.log, json.dumps(step))
             self._seq, self._lines = self._seq + 1, self._lines + 1
-        self._files = dict(files)
+            before.update(changed)
+        if isinstance(files, Documents):
+            files.touched = set()
         self._marks = self.marks()
 
     def _write_whole(self, saved: Saved, *, durable: bool) -> None:
@@ -158,6 +218,7 @@ class Manifest:
             whole["fold"] = sorted(saved.fold)
         self._marks = None  # a failed write leaves the files unknown: written whole next
         atomic_write_text(self.path, json.dumps(whole), durable=durable)
+        self._files = dict(saved.files)
         self._gen, self._seq, self._lines = gen, seq, 0
         self._whole = (saved.boot, saved.fold)
         # its lines are all in the whole now (a kill before this leaves lines of an
@@ -193,4 +254,4 @@ def quick_state(file: Path) -> tuple[int, int] | None:
     return stat.st_mtime_ns, stat.st_size
 
 
-__all__ = ["COMPACT_LINES", "Entry", "Key", "Manifest", "Saved", "quick_state"]
+__all__ = ["COMPACT_LINES", "Documents", "Entry", "Key", "Manifest", "Saved", "quick_state"]

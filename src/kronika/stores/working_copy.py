@@ -67,7 +67,7 @@ from kronika.ports import RecordDocument, StoreOfRecord, UndoneBatch
 from kronika.stores.durable import boot_id, copy_of_record, sync_tree
 from kronika.stores.folder_watch import FolderWatch
 from kronika.stores.lock import Reentrant, WorkspaceLock
-from kronika.stores.manifest import Entry, Manifest, Saved, quick_state
+from kronika.stores.manifest import Documents, Entry, Manifest, Saved, quick_state
 from kronika.stores.markdown.appending import extend_in_place
 from kronika.stores.markdown.atomic import atomic_write_text
 from kronika.stores.markdown.facts.brain import FACT_FILES, parse_facts
@@ -109,7 +109,7 @@ class WorkingCopy(Reentrant):
         self.record = record
         self._file_lock = WorkspaceLock(self.home / ".kronika.lock")
         self._change = 0
-        self._copies: dict[tuple[str, str], _Copy] = {}
+        self._copies = Documents()  # notes what changed, so a save writes those alone
         self._manifest = Manifest(self.home / MANIFEST)
         self._manifest_mark: tuple[object, object] | None = None
         self._scope: frozenset[str] | None = None  # the agents a hold is for (all: None)
@@ -453,11 +453,7 @@ class WorkingCopy(Reentrant):
             states[(agent, path)] = full
             if classify(path) is not None:
                 items[(agent, path)] = list(self.workspace.parse_source(agent, path).items)
-        for key in sorted(set(self._copies) - set(found) - damaged):
-            if not self._holds(key[0]):
-                continue  # another agent's: pushed by a hold of it
-            if key[0] in agents and key[0] not in whole and key not in looked:
-                continue  # not changed since the last look (:mod:`.folder_watch`)
+        for key in self._gone(found, agents, whole, looked, damaged):
             if _vanished(key, agents, self.workspace.removed):
                 self._restore(*key)  # a Brain or a session gone by itself: damage
                 continue  # (nothing was written to a file that was gone)
@@ -638,6 +634,29 @@ class WorkingCopy(Reentrant):
                     found[(agent, path)] = (where, (stat.st_mtime_ns, stat.st_size))
         return found, whole, looked
 
+    def _gone(
+        self,
+        found: dict[tuple[str, str], tuple[str, tuple[int, int]]],
+        agents: set[str],
+        whole: set[str],
+        looked: set[tuple[str, str]],
+        damaged: set[tuple[str, str]],
+    ) -> list[tuple[str, str]]:
+        """The held agents' documents this copy knows and their folders no longer hold,
+        in order, from what :meth:`_changed` found: among the files it looked at one by
+        one, and every one of an agent it listed whole or whose folder is gone (only
+        then are all the documents this copy knows gone through)."""
+        if whole or self._scope is None or not self._scope <= agents:
+            keys = [
+                key
+                for key in self._copies
+                if self._holds(key[0])
+                and (key in looked or key[0] in whole or key[0] not in agents)
+            ]
+        else:
+            keys = [key for key in looked if key in self._copies]
+        return sorted(key for key in keys if key not in found and key not in damaged)
+
     def _files(self) -> Iterator[tuple[tuple[str, str], str, tuple[int, int]]]:
         """Every Markdown file of every agent folder the hold is for (see
         :meth:`_agent_files`)."""
@@ -809,13 +828,14 @@ class WorkingCopy(Reentrant):
             self._change = saved.change
             self._fold = set(saved.fold)
             self._fold_on_disk = bool(self._fold)
-            self._copies = saved.files
+            files = saved.files  # as read: the manifest knows them all
+            self._copies = files if isinstance(files, Documents) else Documents(files)
         except FileNotFoundError:
             return
         except (OSError, ValueError, KeyError, TypeError) as err:
             # Start again from nothing: every document is written here anew.
             self.workspace.notes.append(f"{path} was unreadable ({err}); the copy was refreshed")
-            self._change, self._copies = 0, {}
+            self._change, self._copies = 0, Documents()
             # what a forget left unsent (if any) is folded when sent
             self._fold = set(self.workspace.agents())
             # what a crash of the machine may leave: every file is checked, of every
