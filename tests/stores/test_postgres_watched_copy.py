@@ -46,11 +46,16 @@ def test_hand_edits_between_commands_reach_the_record_beside_many_files(
         place.parent.mkdir()
         place.write_text("# Zakopane\n\nWhere the hives stand.\n")
         memory.remember("tea", key="drink")
+        gone = folder / "bank" / "entities" / "stall.md"
+        gone.write_text("# The stall\n\nA market stall, since closed.\n")
+        memory.remember("green", key="colour")
+        gone.unlink()  # removed by hand: the record lets it go with the next command
+        memory.remember("black", key="drink")
     with build_memory(_settings(tmp_path / "b", postgres_url)) as other:
         assert {f.key: f.value for f in other.facts()} == {
             "city": "Lublin",
-            "colour": "blue",
-            "drink": "tea",
+            "colour": "green",
+            "drink": "black",
         }
         hives = other.recall("Olena hives Zakopane", k=3).hits
         assert any("hives stand in Zakopane" in hit.item.content for hit in hives)
@@ -59,3 +64,6 @@ def test_hand_edits_between_commands_reach_the_record_beside_many_files(
         copy = other.workspace.agent_dir("default")
         assert len(list((copy / "sessions").glob("*.md"))) == 40
         assert (copy / "bank" / "places" / "zakopane.md").read_text() == place.read_text()
+        assert not (copy / "bank" / "entities" / "stall.md").exists()
+        stall = other.recall("market stall since closed", k=5).hits
+        assert not [hit for hit in stall if "since closed" in hit.item.content]
