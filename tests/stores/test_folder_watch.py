@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -183,3 +185,43 @@ def test_watches_share_one_instance_and_each_is_told_of_its_own_folder(
     finally:
         for watch in [*watches, twin]:
             watch.close()
+
+
+_FORKED = textwrap.dedent(
+    """
+    import os, sys
+    from pathlib import Path
+    from kronika.stores.folder_watch import FolderWatch
+
+    agents = Path(sys.argv[1])
+    watch = FolderWatch(agents)
+    assert watch.look("ola") is None
+    watch.listed("ola")
+    child = os.fork()
+    if child == 0:  # the parent's watch is not the child's: it lists, then is told
+        code = 0 if watch.look("ola") is None else 3
+        watch.listed("ola")
+        (agents / "ola" / "memory" / "child.md").write_text("from the child")
+        code = code or (0 if watch.look("ola") == {"memory/child.md"} else 4)
+        os._exit(code)
+    _, status = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(status) == 0, status
+    # the child's edit reached the parent's watch too: the child left it alone
+    assert watch.look("ola") == {"memory/child.md"}, watch.look("ola")
+    (agents / "ola" / "brain.md").write_text("# after the fork")
+    assert watch.look("ola") == {"brain.md"}
+    print("ok")
+    """
+)
+
+
+def test_a_forked_process_sets_its_own_watch_and_leaves_the_parents(tmp_path: Path) -> None:
+    agents = _agents(tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", _FORKED, os.fspath(agents)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
