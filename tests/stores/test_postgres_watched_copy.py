@@ -5,6 +5,7 @@ files old and new, in folders made after the watch began."""
 
 from __future__ import annotations
 
+import os
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -67,3 +68,21 @@ def test_hand_edits_between_commands_reach_the_record_beside_many_files(
         assert not (copy / "bank" / "entities" / "stall.md").exists()
         stall = other.recall("market stall since closed", k=5).hits
         assert not [hit for hit in stall if "since closed" in hit.item.content]
+
+
+def test_a_file_with_a_second_name_is_looked_at_in_every_release(
+    postgres_url: str, tmp_path: Path
+) -> None:
+    with build_memory(_settings(tmp_path / "a", postgres_url)) as memory:
+        memory.note("Olena keeps bees", at=datetime(2026, 3, 1, tzinfo=UTC))
+        notes = sorted((memory.workspace.agent_dir("default") / "memory").glob("*.md"))
+        outside = tmp_path / "my-notes.md"  # the file moved out, a second name left in
+        os.replace(notes[0], outside)
+        os.link(outside, notes[0])
+        memory.remember("Kraków", key="city")
+        with open(outside, "a", encoding="utf-8") as handle:
+            handle.write("\n- Olena sells honey at the Sunday market\n")
+        memory.remember("blue", key="colour")
+    with build_memory(_settings(tmp_path / "b", postgres_url)) as other:
+        honey = other.recall("Olena honey Sunday market", k=3).hits
+        assert any("sells honey" in hit.item.content for hit in honey)

@@ -21,9 +21,13 @@ before its files were sent (:meth:`FolderWatch.forget`), or no watch could be se
 (not Linux, the per-user limit of ``fs.inotify.max_user_instances`` or
 ``max_user_watches`` reached): then every look lists every file, as without it.
 A file whose name or folder starts with ``.`` is not looked at (temporary files of
-atomic writes, ``.corrupt/``), nor one that does not end in ``.md``; a symbolic link
-among the files makes its agent listed at every look (its target may change
-elsewhere).
+atomic writes, ``.corrupt/``), nor one that does not end in ``.md``; a link among
+the files (symbolic, or a second name of a file) makes its agent listed at every look
+(the file may change under its other name, where no watch is told). A link is seen
+when its agent is listed, or when the linked name in the folder is written, made or
+renamed; a second name given outside the folder to a file already listed is not,
+and an edit made under that name is sent when the agent is next listed whole (at the
+latest, by the next process).
 """
 
 from __future__ import annotations
@@ -197,7 +201,8 @@ class FolderWatch:
 
     def listed(self, agent: str, *, linked: bool = False) -> None:
         """``agent``'s files were listed whole after a :meth:`look` (which read what was
-        queued before the listing began); ``linked``: a symbolic link was among them."""
+        queued before the listing began); ``linked``: a link was among them (symbolic,
+        or a file with more than one name)."""
         with _LOCK:
             if self.watching:
                 self._listed.add(agent)
@@ -206,6 +211,11 @@ class FolderWatch:
                     self._linked.add(agent)
                 else:
                     self._linked.discard(agent)
+
+    def linked(self, agent: str) -> None:
+        """A file of ``agent``'s is a link (see :meth:`listed`): listed at every look."""
+        with _LOCK:
+            self._linked.add(agent)
 
     def forget(self) -> None:
         """Vouch for nothing looked at so far: every agent is listed whole next."""

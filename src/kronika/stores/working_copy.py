@@ -632,6 +632,8 @@ class WorkingCopy(Reentrant):
                     continue
                 if S_ISREG(stat.st_mode):
                     found[(agent, path)] = (where, (stat.st_mtime_ns, stat.st_size))
+                    if stat.st_nlink > 1:  # written through another name: no event here
+                        self._watch.linked(agent)
         return found, whole, looked
 
     def _gone(
@@ -668,7 +670,8 @@ class WorkingCopy(Reentrant):
         self, agent: str
     ) -> Iterator[tuple[tuple[str, str], str, tuple[int, int], bool]]:
         """Every Markdown file of ``agent``'s folder (not in hidden folders), its path,
-        with its modification time and size, and whether it is a symbolic link
+        with its modification time and size, and whether it is a link (symbolic, or
+        one of several names of the file: it may change under another name)
         (``os.scandir``: one ``stat`` per file; the path a string, as a ``Path`` made
         for each file cost three times the ``stat``)."""
         folder = self.workspace.agent_dir(agent)
@@ -688,7 +691,7 @@ class WorkingCopy(Reentrant):
                     stat = entry.stat()
                     key = (agent, f"{prefix}{entry.name}")
                     state = (stat.st_mtime_ns, stat.st_size)
-                    yield key, entry.path, state, entry.is_symlink()
+                    yield key, entry.path, state, stat.st_nlink > 1 or entry.is_symlink()
 
     def _agent_folder(self, agent: str) -> Path:
         folder = self.home / "agents" / validate_agent_name(agent, existing=True)
