@@ -176,7 +176,7 @@ class FolderWatch:
         self._where: dict[int, tuple[str, str]] = {}  # wd -> (agent, "sub/") or ("", "")
         self._listed: set[str] = set()  # agents listed whole since the watch vouches
         self._dirty: dict[str, set[str]] = {}  # agent -> paths changed since its look
-        self._linked: set[str] = set()  # agents with a symbolic link among their files
+        self._linked: set[str] = set()  # agents with a link among their files
         self._failed = False  # the watch could not be set: every look lists every file
 
     @property
