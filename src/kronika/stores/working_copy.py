@@ -47,34 +47,36 @@ versions back (the refused file kept under ``.corrupt/`` as ``.unsent``, and sai
 at once, or when the record cannot be read then, before the next pull (a read's or a
 write's). Else the next push would send the refused write after all, or a pull keep it
 aside, and this worker's reads would show meanwhile what no other worker sees.
+
+:class:`WorkingCopy` holds the lock, the push and the manifest; its named parts do the
+rest over one :class:`~kronika.stores.copy_state.CopyState` (what the copy saw of the
+record): :class:`~kronika.stores.copy_listing.Listing` (which files a push looks at),
+:class:`~kronika.stores.copy_pull.Puller` (the pull) and
+:class:`~kronika.stores.copy_repair.Repairs` (a damaged file put back).
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import logging
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
 from pathlib import Path
-from stat import S_ISREG
 
 from kronika.core.model import MemoryItem
-from kronika.errors import InvalidAgentName, StaleAppend, StoreError
+from kronika.errors import StaleAppend, StoreError
 from kronika.ports import RecordDocument, StoreOfRecord, UndoneBatch
+from kronika.stores.copy_listing import Listing
+from kronika.stores.copy_pull import Puller
+from kronika.stores.copy_repair import Repairs, looks_damaged, vanished
+from kronika.stores.copy_state import Copy, CopyState, agent_folder, digest, file_state
 from kronika.stores.durable import boot_id, copy_of_record, sync_tree
-from kronika.stores.folder_watch import FolderWatch
 from kronika.stores.lock import Reentrant, WorkspaceLock
-from kronika.stores.manifest import Documents, Entry, Manifest, Saved, quick_state
-from kronika.stores.markdown.appending import extend_in_place
-from kronika.stores.markdown.atomic import atomic_write_text
-from kronika.stores.markdown.facts.brain import FACT_FILES, parse_facts
+from kronika.stores.manifest import Documents, Manifest, Saved
 from kronika.stores.markdown.files import keep_copy
-from kronika.stores.markdown.layout import SourceKind, classify, validate_agent_name
+from kronika.stores.markdown.layout import classify
 from kronika.stores.markdown.workspace import MarkdownWorkspace
-from kronika.stores.private import make_private_dir
 from kronika.stores.record_appends import grown_facts, grown_session, spliced_facts
 
 MANIFEST = "record.json"
@@ -82,8 +84,6 @@ WRITING = "record.writing"
 """Made when a hold has pulled and removed when it ends: found by the next one, a hold
 died between its edits and its push (:meth:`WorkingCopy._discard_torn`)."""
 log = logging.getLogger(__name__)
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-AGENT_FOLDERS = ("sessions", "memory", "summaries/L1", "summaries/L2", "bank/entities")
 _REFUSED = "the store of record refused a write of it, which is undone here too"
 _RESTARTED = (
     "the machine restarted since this copy wrote it, and it is not the record's version;"
@@ -95,10 +95,6 @@ _UNREADABLE = (
 )
 
 
-_Copy = Entry
-"""What this folder held of one document when it last matched the record."""
-
-
 class WorkingCopy(Reentrant):
     """The re-entrant write lock of a workspace that mirrors ``record``."""
 
@@ -108,8 +104,7 @@ class WorkingCopy(Reentrant):
         self.workspace = workspace
         self.record = record
         self._file_lock = WorkspaceLock(self.home / ".kronika.lock")
-        self._change = 0
-        self._copies = Documents()  # notes what changed, so a save writes those alone
+        self._state = CopyState()  # what this copy saw of the record
         self._manifest = Manifest(self.home / MANIFEST)
         self._manifest_mark: tuple[object, object] | None = None
         self._scope: frozenset[str] | None = None  # the agents a hold is for (all: None)
@@ -122,7 +117,10 @@ class WorkingCopy(Reentrant):
         self._fold_on_disk = False  # the manifest on disk names agents of _fold
         self._check_all = False  # a manifest lost to a crash: a forget's agents checked too
         self._copying = contextlib.ExitStack()  # a hold's files written as a copy
-        self._watch = FolderWatch(self.home / "agents")  # what a push looks at
+        # its parts: what a push looks at, the pull, damaged files put back
+        self._listing = Listing(self.home / "agents", workspace, self._state)
+        self._puller = Puller(self.home, workspace, record, self._state, self._save_manifest)
+        self._repairs = Repairs(self.home, workspace, record, self._state)
         self._load_manifest()
 
     # -- the lock -------------------------------------------------------------------
@@ -135,11 +133,11 @@ class WorkingCopy(Reentrant):
             self._copying.enter_context(copy_of_record(self._as_copy()))
             self._boot_on_disk()
             # the changes since this copy's last are read with the lock: one round trip
-            ahead = self.record.hold(self._scope, since=self._change)
+            ahead = self.record.hold(self._scope, since=self._state.change)
             try:
                 if self._unsent:  # a refused push the record could not be read after
                     self._put_back_unsent(raising=True)
-                self.pull(ahead=ahead)
+                self._puller.pull(ahead=ahead)
                 (self.home / WRITING).touch(mode=0o600)  # the hold's edits begin
             except BaseException:
                 self.record.release()
@@ -203,7 +201,7 @@ class WorkingCopy(Reentrant):
         (same size and time: what a push compares too). A file gone is not: the writes
         indexed after the lock remove none, so a file the index holds and the folder
         does not was removed otherwise, and is looked at as before."""
-        known = self._copies.get((agent, path))
+        known = self._state.copies.get((agent, path))
         if known is None:
             return False
         try:
@@ -257,156 +255,13 @@ class WorkingCopy(Reentrant):
                     self._boot_on_disk()
                     if self._unsent:  # a refused push the record could not be read after
                         self._put_back_unsent(raising=True)
-                    return self.pull() > 0
+                    return self._puller.pull() > 0
 
     def close(self) -> None:
-        self._watch.close()
+        self._listing.close()
         self.record.close()
 
     # -- pulling and pushing ----------------------------------------------------------
-
-    def pull(self, before: int | None = None, *, ahead: list[RecordDocument] | None = None) -> int:
-        """Bring the folder up to date with the record (call it holding the lock), or
-        with its changes before change ``before``; returns how many files changed here.
-        ``ahead``: the record's changes since this copy's last, read already (with the
-        lock, :meth:`~kronika.ports.StoreOfRecord.hold`).
-
-        A document that only had text added since this copy last saw it comes as
-        that text (``grown``): text appended is added to the file when the file is,
-        byte for byte, the record's previous version (:func:`extend_in_place`), and
-        text that went over a span of an archive is put in its place the same way
-        (:meth:`~kronika.stores.markdown.facts.write.FactWriter.splice_pulled`); any
-        other document, and one whose file is not that, is written whole."""
-        since = self._change
-        changed: set[tuple[str, str]] = set()
-        whole: set[tuple[str, str]] = set()
-        found = (
-            ahead
-            if ahead is not None and before is None
-            else self.record.changes(since, grown=since > 0, before=before)
-        )
-        for doc in found:
-            self._change = max(self._change, doc.change)
-            key = (doc.agent, doc.path)
-            try:
-                folder = self._agent_folder(doc.agent)
-            except InvalidAgentName:
-                continue  # a name this system cannot hold as a folder: never written here
-            if key in whole:
-                continue  # a later part of a file to be written whole
-            if doc.appends is None:
-                self._write_pulled(doc, folder)
-            elif not self._grow_pulled(doc, folder):
-                whole.add(key)
-                continue
-            changed.add(key)
-        if whole:  # the files not as the record was before its new text: written whole
-            latest = {(d.agent, d.path): d for d in self.record.changes(since, before=before)}
-            for key in sorted(whole):
-                if key in latest:
-                    self._write_pulled(latest[key], self._agent_folder(key[0]))
-                    changed.add(key)
-        if changed:
-            self._save_manifest()
-        return len(changed)
-
-    def _write_pulled(self, doc: RecordDocument, folder: Path) -> None:
-        """Write the record's whole ``doc`` into the folder (or remove it); a file edited
-        here meanwhile is kept aside first."""
-        file = folder / doc.path
-        known = self._copies.get((doc.agent, doc.path))
-        here = _state(file)
-        if (
-            here is not None
-            and here.sha256 != (known.sha256 if known else None)
-            and here.sha256 != _digest(doc.text)
-            and not _pull_cut_short(file, known, doc.text)
-        ):
-            self._keep_conflict(doc.agent, folder, doc.path, file)
-        self._place(doc, file)
-
-    def _place(self, doc: RecordDocument, file: Path) -> None:
-        """Write the record's ``doc`` as ``file``, with the record's time (``text``
-        ``None``: remove it)."""
-        if doc.text is None:
-            with contextlib.suppress(FileNotFoundError):
-                file.unlink()
-            self._copies.pop((doc.agent, doc.path), None)
-            return
-        atomic_write_text(file, doc.text)
-        os.utime(file, ns=(doc.modified_ns, doc.modified_ns))
-        state = _state(file)
-        if state is not None:
-            self._copies[(doc.agent, doc.path)] = state
-
-    def _grow_pulled(self, doc: RecordDocument, folder: Path) -> bool:
-        """Put the text ``doc`` added in the record in its file (:meth:`_extend_pulled`,
-        :meth:`_splice_pulled`); whether it could."""
-        assert doc.appends is not None
-        if doc.appends.at is None:
-            return self._extend_pulled(doc, folder)
-        return self._splice_pulled(doc, folder)
-
-    def _splice_pulled(self, doc: RecordDocument, folder: Path) -> bool:
-        """Put the text that went over a span of ``doc`` in the record in its place in
-        the file, if this copy holds the record's previous version and the file is still
-        that (its time and size as this copy left them, its kept parse hashing so);
-        whether it was. The file is written whole (atomically) with the record's time,
-        and its kept parse is spliced, not made again."""
-        splice = doc.appends
-        assert splice is not None and splice.at is not None and doc.text is not None
-        known = self._copies.get((doc.agent, doc.path))
-        file = folder / doc.path
-        if (
-            known is None
-            or known.sha256 != splice.base_sha256
-            or quick_state(file) != (known.mtime_ns, known.size)
-        ):
-            return False
-        stat = self.workspace.fact_writer.splice_pulled(
-            doc.agent,
-            doc.path,
-            (splice.base_sha256, splice.sha256),
-            (splice.at, splice.cut, doc.text),
-            doc.modified_ns,
-        )
-        if stat is None:
-            return False
-        self._copies[(doc.agent, doc.path)] = _Copy(stat.st_mtime_ns, stat.st_size, splice.sha256)
-        return True
-
-    def _extend_pulled(self, doc: RecordDocument, folder: Path) -> bool:
-        """Add the text appended to ``doc`` in the record to its file, if this copy
-        holds the record's previous version and the file is still that (its time and
-        size as this copy left them, its bytes hashing so); whether it was."""
-        assert doc.appends is not None and doc.text is not None
-        known = self._copies.get((doc.agent, doc.path))
-        file = folder / doc.path
-        if (
-            known is None
-            or known.sha256 != doc.appends.base_sha256
-            or quick_state(file) != (known.mtime_ns, known.size)
-        ):
-            return False
-        # an archive or history: its kept parse knows its bytes, and is extended too
-        entry = self.workspace.fact_writer.kept_before_pull(
-            doc.agent, doc.path, doc.appends.base_sha256
-        )
-        kept = None if entry is None else (entry.digest, len(entry.lines))
-        extended = extend_in_place(
-            file, doc.text, doc.appends.base_sha256, doc.appends.sha256, doc.modified_ns, kept
-        )
-        if extended is None:
-            return False
-        stat = extended.stat
-        if entry is not None:
-            self.workspace.fact_writer.facts_pulled(
-                doc.agent, doc.path, entry, doc.text, stat, own=extended.own
-            )
-        self._copies[(doc.agent, doc.path)] = _Copy(
-            stat.st_mtime_ns, stat.st_size, doc.appends.sha256
-        )
-        return True
 
     def push(self) -> int:
         """Write every file that differs from the record into it, in one transaction;
@@ -414,18 +269,18 @@ class WorkingCopy(Reentrant):
         try:
             return self._push()
         except BaseException:
-            self._watch.forget()  # what it looked at may not have been sent: list all
+            self._listing.forget()  # what it looked at may not have been sent: list all
             raise
 
     def _push(self) -> int:
         agents = set(self.workspace.agents())
-        found, whole, looked = self._changed(agents)
+        found, whole, looked = self._listing.changed(agents, self._holds)
         documents: list[RecordDocument] = []
         items: dict[tuple[str, str], list[MemoryItem]] = {}
-        states: dict[tuple[str, str], _Copy] = {}
-        damaged = self._put_back_damaged()
+        states: dict[tuple[str, str], Copy] = {}
+        damaged = self._repairs.put_back_damaged()
         for (agent, path), (where, state) in found.items():
-            known = self._copies.get((agent, path))
+            known = self._state.copies.get((agent, path))
             if (agent, path) in damaged or (
                 known is not None and state == (known.mtime_ns, known.size)
             ):
@@ -436,16 +291,16 @@ class WorkingCopy(Reentrant):
                 documents.append(grown[0])
                 items[(agent, path)], states[(agent, path)] = grown[1], grown[2]
                 continue
-            full = _state(file)
+            full = file_state(file)
             if full is None or full == known:
                 continue
             raw = file.read_bytes()
             own = (agent, path) in self.workspace.removed  # a forget's own rewrite
-            if known is not None and classify(path) and not own and _looks_damaged(raw, known):
-                if not self._restore(agent, path):
+            if known is not None and classify(path) and not own and looks_damaged(raw, known):
+                if not self._repairs.restore(agent, path):
                     damaged.add((agent, path))
                     continue
-                full, raw = _state(file), file.read_bytes()  # the record's, with facts since
+                full, raw = file_state(file), file.read_bytes()  # the record's, with facts since
                 if full is None:
                     continue
             text = raw.decode("utf-8", errors="replace").replace("\x00", "")
@@ -453,9 +308,10 @@ class WorkingCopy(Reentrant):
             states[(agent, path)] = full
             if classify(path) is not None:
                 items[(agent, path)] = list(self.workspace.parse_source(agent, path).items)
-        for key in self._gone(found, agents, whole, looked, damaged):
-            if _vanished(key, agents, self.workspace.removed):
-                self._restore(*key)  # a Brain or a session gone by itself: damage
+        listed = (whole, looked)
+        for key in self._listing.gone(found, agents, listed, damaged, self._holds, self._scope):
+            if vanished(key, agents, self.workspace.removed):
+                self._repairs.restore(*key)  # a Brain or a session gone by itself: damage
                 continue  # (nothing was written to a file that was gone)
             documents.append(RecordDocument(key[0], key[1], None, 0))
         self.workspace.removed.difference_update(
@@ -480,13 +336,13 @@ class WorkingCopy(Reentrant):
         for doc in documents:
             key = (doc.agent, doc.path)
             if doc.text is None:
-                self._copies.pop(key, None)
+                self._state.copies.pop(key, None)
             else:
-                self._copies[key] = states[key]
-        if written.preceding > self._change:  # writers of other agents wrote meanwhile
-            self.pull(before=written.first)
+                self._state.copies[key] = states[key]
+        if written.preceding > self._state.change:  # writers of other agents wrote meanwhile
+            self._puller.pull(before=written.first)
         # nobody else wrote between the pull and this write: this copy is at its last
-        self._change = max(self._change, written.last)
+        self._state.change = max(self._state.change, written.last)
         self._save_manifest()
         return len(documents)
 
@@ -495,8 +351,8 @@ class WorkingCopy(Reentrant):
         return self._scope is None or agent in self._scope
 
     def _grown(
-        self, agent: str, path: str, file: Path, known: _Copy | None
-    ) -> tuple[RecordDocument, list[MemoryItem], _Copy] | None:
+        self, agent: str, path: str, file: Path, known: Copy | None
+    ) -> tuple[RecordDocument, list[MemoryItem], Copy] | None:
         """The document of a session file's turns, or a fact file's facts, appended since
         the record took it as ``known``, or of the archive's lines kronika replaced
         since, their items and the file's state (:func:`grown_session`,
@@ -510,195 +366,26 @@ class WorkingCopy(Reentrant):
         )
         if grown is None:
             return None
-        doc, items, (mtime_ns, size, digest) = grown
-        return doc, items, _Copy(mtime_ns, size, digest)
+        doc, items, (mtime_ns, size, sha256) = grown
+        return doc, items, Copy(mtime_ns, size, sha256)
 
     def _whole(
         self,
         doc: RecordDocument,
         items: dict[tuple[str, str], list[MemoryItem]],
-        states: dict[tuple[str, str], _Copy],
+        states: dict[tuple[str, str], Copy],
     ) -> RecordDocument:
         """``doc`` as the whole file, when it was to be sent as an append (its items
         and state in ``items`` and ``states`` made anew); other documents unchanged."""
         key = (doc.agent, doc.path)
         file = self.workspace.agent_dir(doc.agent) / doc.path
-        full = _state(file)
+        full = file_state(file)
         if doc.appends is None or full is None:
             return doc
         text = file.read_bytes().decode("utf-8", errors="replace").replace("\x00", "")
         items[key] = list(self.workspace.parse_source(doc.agent, doc.path).items)
         states[key] = full
         return RecordDocument(doc.agent, doc.path, text, full.mtime_ns)
-
-    def _put_back_damaged(self) -> set[tuple[str, str]]:
-        """The files the workspace found damaged (:attr:`MarkdownWorkspace.damaged`) that
-        the record holds whole: each is put back as the record has it, never pushed."""
-        marked = {key for key in self.workspace.damaged if key in self._copies}
-        self.workspace.damaged.clear()
-        # a file given facts written since the damage is pushed with them below
-        return {key for key in sorted(marked) if not self._restore(*key)}
-
-    def _restore(self, agent: str, path: str) -> bool:
-        """Put the record's version of a damaged file back in the folder (a copy of the
-        damaged one is kept under ``.corrupt/``); what the file holds that the record's
-        version does not (facts written since) is added to it again. True when it was:
-        the file then differs from the record and is to be pushed."""
-        folder = self._agent_folder(agent)
-        file = folder / path
-        here = file.read_bytes() if file.is_file() else b""
-        kept = folder / keep_copy(folder, f"{path}.damaged", here) if here else None
-        newer = self._facts_not_in_record(agent, path) if here else []
-        latest = self.record.document(agent, path)
-        if latest is None or latest.text is None:
-            return False
-        atomic_write_text(file, latest.text)
-        os.utime(file, ns=(latest.modified_ns, latest.modified_ns))
-        state = _state(file)
-        if state is not None:
-            self._copies[(agent, path)] = state
-        if newer:
-            self.workspace.put_back_facts(agent, path, newer)
-        self.workspace.notes.append(
-            f"{agent}/{path} was damaged in this working copy; it was not written to the "
-            "store of record, and the record's version was put back"
-            + (f" (the damaged file was kept at {kept})" if kept else "")
-        )
-        return bool(newer)
-
-    def _facts_not_in_record(self, agent: str, path: str) -> list[MemoryItem]:
-        """The facts a damaged fact file holds that its last pushed version did not
-        (written after the damage), to add to the record's version once it is back."""
-        if classify(path) is not SourceKind.FACTS:
-            return []
-        try:
-            now = self.workspace.parse_source(agent, path).items
-        except OSError:
-            return []
-        last = self.record.document(agent, path)
-        before = {
-            item.id: item
-            for item in (
-                self._parse_text(agent, path, last.text)
-                if last is not None and last.text is not None
-                else ()
-            )
-        }
-        values = {(i.key or "").casefold(): i.value or "" for i in before.values()}
-        return [
-            item
-            for item in now
-            if item.id not in before
-            and not item.id.startswith("h-")  # a line without metadata: not kronika's write
-            and not _cut_short(item, values)
-        ]
-
-    def _parse_text(self, agent: str, path: str, text: str) -> list[MemoryItem]:
-        spec = next(s for s in FACT_FILES if s.path == path)
-        tenant = self.workspace.tenant_of(agent)
-        return list(parse_facts(text, spec=spec, agent=agent, tenant=tenant, mtime=_EPOCH).items)
-
-    def _changed(
-        self, agents: set[str]
-    ) -> tuple[dict[tuple[str, str], tuple[str, tuple[int, int]]], set[str], set[tuple[str, str]]]:
-        """The files of the held agents that may differ from the record, their paths,
-        modification times and sizes; the agents listed whole; the files looked at one
-        by one (a file among them and not found is gone). An agent the folder watch
-        vouches for (:mod:`~kronika.stores.folder_watch`) is looked at in the files
-        changed since its last look, and those the workspace removed or found damaged;
-        any other, listed whole (:meth:`_agent_files`)."""
-        found: dict[tuple[str, str], tuple[str, tuple[int, int]]] = {}
-        whole: set[str] = set()
-        looked: set[tuple[str, str]] = set()
-        marked = self.workspace.removed | self.workspace.damaged
-        for agent in sorted(filter(self._holds, agents)):
-            changed = self._watch.look(agent)
-            if changed is None:
-                linked = False
-                for key, where, state, link in self._agent_files(agent):
-                    found[key] = (where, state)
-                    linked = linked or link
-                self._watch.listed(agent, linked=linked)
-                whole.add(agent)
-                continue
-            folder = self.workspace.agent_dir(agent)
-            changed |= {path for owner, path in marked if owner == agent}
-            for path in sorted(changed):
-                looked.add((agent, path))
-                where = os.path.join(folder, path)
-                try:
-                    stat = os.stat(where)
-                except OSError:
-                    continue
-                if S_ISREG(stat.st_mode):
-                    found[(agent, path)] = (where, (stat.st_mtime_ns, stat.st_size))
-                    if stat.st_nlink > 1:  # written through another name: no event here
-                        self._watch.linked(agent)
-        return found, whole, looked
-
-    def _gone(
-        self,
-        found: dict[tuple[str, str], tuple[str, tuple[int, int]]],
-        agents: set[str],
-        whole: set[str],
-        looked: set[tuple[str, str]],
-        damaged: set[tuple[str, str]],
-    ) -> list[tuple[str, str]]:
-        """The held agents' documents this copy knows and their folders no longer hold,
-        in order, from what :meth:`_changed` found: among the files it looked at one by
-        one, and every one of an agent it listed whole or whose folder is gone (only
-        then are all the documents this copy knows gone through)."""
-        if whole or self._scope is None or not self._scope <= agents:
-            keys = [
-                key
-                for key in self._copies
-                if self._holds(key[0])
-                and (key in looked or key[0] in whole or key[0] not in agents)
-            ]
-        else:
-            keys = [key for key in looked if key in self._copies]
-        return sorted(key for key in keys if key not in found and key not in damaged)
-
-    def _files(self) -> Iterator[tuple[tuple[str, str], str, tuple[int, int]]]:
-        """Every Markdown file of every agent folder the hold is for (see
-        :meth:`_agent_files`)."""
-        for agent in filter(self._holds, self.workspace.agents()):
-            for key, where, state, _ in self._agent_files(agent):
-                yield key, where, state
-
-    def _agent_files(
-        self, agent: str
-    ) -> Iterator[tuple[tuple[str, str], str, tuple[int, int], bool]]:
-        """Every Markdown file of ``agent``'s folder (not in hidden folders), its path,
-        with its modification time and size, and whether it is a link (symbolic, or
-        one of several names of the file: it may change under another name)
-        (``os.scandir``: one ``stat`` per file; the path a string, as a ``Path`` made
-        for each file cost three times the ``stat``)."""
-        folder = self.workspace.agent_dir(agent)
-        pending = [(os.fspath(folder), "")]
-        while pending:
-            where, prefix = pending.pop()
-            try:
-                entries = list(os.scandir(where))
-            except FileNotFoundError:
-                continue
-            for entry in entries:
-                if entry.name.startswith("."):
-                    continue
-                if entry.is_dir(follow_symlinks=False):
-                    pending.append((entry.path, f"{prefix}{entry.name}/"))
-                elif entry.name.endswith(".md") and entry.is_file():
-                    stat = entry.stat()
-                    key = (agent, f"{prefix}{entry.name}")
-                    state = (stat.st_mtime_ns, stat.st_size)
-                    yield key, entry.path, state, stat.st_nlink > 1 or entry.is_symlink()
-
-    def _agent_folder(self, agent: str) -> Path:
-        folder = self.home / "agents" / validate_agent_name(agent, existing=True)
-        if not folder.is_dir():
-            for sub in AGENT_FOLDERS:
-                make_private_dir(folder / sub)
-        return folder
 
     def _as_copy(self) -> bool:
         """Whether this hold's files may be written without waiting for the disk
@@ -732,15 +419,15 @@ class WorkingCopy(Reentrant):
         scope, self._scope = self._scope, None  # every agent's files
         torn: set[tuple[str, str]] = set()
         try:
-            found = {key: stat for key, _, stat in self._files()}
+            found = {key: stat for key, _, stat in self._listing.files(self._holds)}
             torn = {
                 key
                 for key, stat in found.items()
                 if restarted
-                or (known := self._copies.get(key)) is None
+                or (known := self._state.copies.get(key)) is None
                 or stat != (known.mtime_ns, known.size)
             }
-            torn |= set(self._copies) - set(found)
+            torn |= set(self._state.copies) - set(found)
             # a forget's edits, synced, are kept (sent folded), but where the manifest
             # that named its agents was lost: then its journal makes them again
             kept = set() if self._check_all else self._fold
@@ -764,8 +451,8 @@ class WorkingCopy(Reentrant):
     def _differs(self, key: tuple[str, str]) -> bool:
         """Whether the folder's file is not, byte for byte, the record's version this
         copy last saw (a file gone, or one the copy never saw, differs)."""
-        known = self._copies.get(key)
-        here = _state(self.workspace.agent_dir(key[0]) / key[1])
+        known = self._state.copies.get(key)
+        here = file_state(self.workspace.agent_dir(key[0]) / key[1])
         if known is None or here is None:
             return known is not None or here is not None
         return here.sha256 != known.sha256
@@ -784,16 +471,16 @@ class WorkingCopy(Reentrant):
                 latest = self.record.document(agent, path)
                 folder = self.home / "agents" / agent  # not made again when removed
                 file = folder / path
-                here = _state(file)
-                if here is not None and here.sha256 != _digest(latest.text if latest else None):
+                here = file_state(file)
+                if here is not None and here.sha256 != digest(latest.text if latest else None):
                     kept = keep_copy(folder, f"{path}.unsent", file.read_bytes())
                     self.workspace.notes.append(
                         f"{agent}/{path}: {why or _REFUSED}; the file as written was kept at"
                         f" {folder / kept}"
                     )
                 if latest is not None and latest.text is not None:
-                    self._agent_folder(agent)  # made again when the record holds it
-                self._place(latest or RecordDocument(agent, path, None, 0), file)
+                    agent_folder(self.home, agent)  # made again when the record holds it
+                self._puller.place(latest or RecordDocument(agent, path, None, 0), file)
                 self._unsent.discard((agent, path))
                 changed = True
         except Exception as err:
@@ -803,13 +490,6 @@ class WorkingCopy(Reentrant):
         finally:
             if changed:
                 self._save_manifest()
-
-    def _keep_conflict(self, agent: str, folder: Path, path: str, file: Path) -> None:
-        kept = keep_copy(folder, f"{path}.conflict", file.read_bytes())
-        self.workspace.notes.append(
-            f"{agent}/{path} was edited here while another worker changed it; the"
-            f" record's version is used and the edited copy was kept at {folder / kept}"
-        )
 
     # -- what this copy saw -------------------------------------------------------------
 
@@ -828,17 +508,17 @@ class WorkingCopy(Reentrant):
             # written in another boot: its files may be older than it says (_discard_torn)
             self._written_in = saved.boot
             self._restarted = self._boot is not None and self._written_in not in (None, self._boot)
-            self._change = saved.change
+            self._state.change = saved.change
             self._fold = set(saved.fold)
             self._fold_on_disk = bool(self._fold)
             files = saved.files  # as read: the manifest knows them all
-            self._copies = files if isinstance(files, Documents) else Documents(files)
+            self._state.copies = files if isinstance(files, Documents) else Documents(files)
         except FileNotFoundError:
             return
         except (OSError, ValueError, KeyError, TypeError) as err:
             # Start again from nothing: every document is written here anew.
             self.workspace.notes.append(f"{path} was unreadable ({err}); the copy was refreshed")
-            self._change, self._copies = 0, Documents()
+            self._state.change, self._state.copies = 0, Documents()
             # what a forget left unsent (if any) is folded when sent
             self._fold = set(self.workspace.agents())
             # what a crash of the machine may leave: every file is checked, of every
@@ -871,7 +551,7 @@ class WorkingCopy(Reentrant):
         try:
             with copy_of_record(False):  # whether it waits is said here alone
                 self._manifest.write(
-                    Saved(self._change, self._copies, boot, frozenset(self._fold)),
+                    Saved(self._state.change, self._state.copies, boot, frozenset(self._fold)),
                     # one naming a forget's agents, or no longer naming them, is synced:
                     # files written as a copy after it are checked after a crash
                     durable=durable or bool(self._fold) or self._fold_on_disk,
@@ -889,65 +569,3 @@ def _run_all(runs: list[Callable[[], None]]) -> Callable[[], None]:
             each()
 
     return run
-
-
-def _cut_short(item: MemoryItem, values: dict[str, str]) -> bool:
-    """Whether fact ``item`` is the start of the record's value of its key (the line a
-    truncation cut, stamped anew since)."""
-    was = values.get((item.key or "").casefold())
-    now = (item.value or "").rstrip()
-    return was is not None and was != item.value and was.startswith(now)
-
-
-def _vanished(key: tuple[str, str], agents: set[str], removed: set[tuple[str, str]]) -> bool:
-    """Whether a fact file or session file missing here went missing by itself: kronika
-    did not remove it (a forget), nor its agent. Such files are never removed by hand."""
-    agent, path = key
-    kind = classify(path)
-    lost = kind is SourceKind.FACTS or kind is SourceKind.SESSION
-    return lost and agent in agents and key not in removed
-
-
-def _looks_damaged(raw: bytes, known: _Copy) -> bool:
-    """Whether an indexed file's new bytes ``raw`` look damaged rather than edited: not
-    UTF-8 text (or NUL bytes), emptied (kronika never empties one), or shorter than the
-    record's version and cut inside a line (truncated)."""
-    try:
-        if "\x00" in raw.decode("utf-8"):
-            return True
-    except UnicodeDecodeError:
-        return True
-    if not raw:
-        return known.size > 0
-    return len(raw) < known.size and not raw.endswith(b"\n")
-
-
-def _digest(text: str | None) -> str | None:
-    return None if text is None else hashlib.sha256(text.encode("utf-8")).hexdigest()
-
-
-def _pull_cut_short(file: Path, known: _Copy | None, text: str | None) -> bool:
-    """Whether ``file`` is this copy's last version of its document (``known``) and the
-    beginning of the text the record added to it since (``text``, the whole new
-    version): a pull that was extending it in place and was stopped part way. Such a
-    file holds nothing the record lacks, and no edit to keep aside."""
-    if known is None or text is None:
-        return False
-    try:
-        raw = file.read_bytes()
-    except FileNotFoundError:
-        return False
-    return (
-        len(raw) > known.size
-        and hashlib.sha256(raw[: known.size]).hexdigest() == known.sha256
-        and text.encode("utf-8").startswith(raw)
-    )
-
-
-def _state(file: Path) -> _Copy | None:
-    try:
-        raw = file.read_bytes()
-        stat = file.stat()
-    except FileNotFoundError:
-        return None
-    return _Copy(stat.st_mtime_ns, len(raw), hashlib.sha256(raw).hexdigest())
