@@ -218,7 +218,7 @@ class UsageApart(Protocol):
     """An index whose usage statistics cost more to read than its other score columns
     (SQLite: a lookup per item, where the rest is read from memory). Recall reads the
     columns of every candidate without them, then the usage of just the candidates
-    that can still reach the top (:func:`kronika.engine.recall._best`): the same
+    that can still reach the top (:func:`kronika.engine.best.best`): the same
     scores, a fraction of the lookups."""
 
     def score_columns(self, ids: Sequence[str]) -> ScoreFeatures:

@@ -13,7 +13,8 @@ import pytest
 from kronika import Memory, build_memory, load_settings
 from kronika.core.fusion import with_reranking
 from kronika.core.model import RecallFilter
-from kronika.engine.recall import RERANKER_LONGEST_REST, RERANKER_REST, Recaller, RecallSettings
+from kronika.engine.recall import Recaller, RecallSettings
+from kronika.engine.reranking import RERANKER_LONGEST_REST, RERANKER_REST
 from kronika.ports import Reranker
 from kronika.providers.rerankers import HttpReranker, RerankerConfig
 from kronika.settings import Settings

@@ -13,7 +13,7 @@ import pytest
 from kronika import Memory, SessionRecord, TurnRecord
 from kronika.core.model import RecallHit
 from kronika.core.scoring import ScoreWeights, combined_score, recency
-from kronika.engine.recall import _best
+from kronika.engine.best import best as _best
 from kronika.ports import FeatureRow, ScoreFeatures
 from kronika.testing import FrozenClock
 

@@ -25,6 +25,10 @@ from kronika.ports import (
     UsageApart,
 )
 
+NEIGHBOUR_SEEDS = 50
+"""Candidates whose conversation neighbours are looked up (the best by relevance), and
+the most whose text a recall reads for one of its preferences."""
+
 
 class CandidateReads:
     """Neighbours, score columns and items of one recall's candidates.

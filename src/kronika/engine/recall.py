@@ -23,7 +23,8 @@
    With a reranker configured, it reads the best ``reranker_depth`` candidates beside
    the query and its scores are blended into theirs; if it cannot be used, recall keeps
    its own order, says so in the result's notes, and leaves it alone for a while
-   (30 s, doubling with each failure in a row up to 10 minutes).
+   (30 s, doubling with each failure in a row up to 10 minutes;
+   :mod:`kronika.engine.reranking`).
 3. The R3 score adds importance and access-aware recency:
    ``score = α·relevance + β·importance + γ·exp(−decay·Δt)``.
 4. The best ``k`` are packed into the token budget, and their access is recorded.
@@ -32,25 +33,18 @@
 from __future__ import annotations
 
 import logging
-import math
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, replace
-from datetime import UTC, datetime
-
-import numpy as np
+from dataclasses import dataclass
+from datetime import datetime
 
 from kronika.core.adaptive import ADAPTIVE, adaptive_lexical_weight, specific_words
 from kronika.core.budget import pack
 from kronika.core.floor import answers, evidenced
 from kronika.core.fusion import (
     Neighbours,
-    answered,
-    answered_by_a_person,
     fuse,
     named_speakers,
-    said_at_other_times,
-    said_in,
     with_answer_focus,
     with_neighbours,
     with_preference,
@@ -68,32 +62,32 @@ from kronika.core.phatic import informative
 from kronika.core.query import MODES, Mode
 from kronika.core.ranking import best_ids
 from kronika.core.roles import names_the_assistant
-from kronika.core.scoring import ScoreWeights, recencies
+from kronika.core.scoring import ScoreWeights
 from kronika.core.tense import tense_of
-from kronika.core.text import folded_words, question_share, said_alike, without_folded
-from kronika.core.timeexpr import asks_when, mentions_time, named_period, names_period
+from kronika.core.text import folded_words, without_folded
+from kronika.core.timeexpr import asks_when, mentions_time, named_period
 from kronika.core.user_subject import names_another
-from kronika.engine.candidates import CandidateReads, read_texts
+from kronika.engine.answered import answered_questions
+from kronika.engine.best import best, once_each
+from kronika.engine.candidates import NEIGHBOUR_SEEDS, CandidateReads, read_texts
 from kronika.engine.held import RecallMark, audience_of
 from kronika.engine.keys import UserKeys
 from kronika.engine.moves import moment_words
 from kronika.engine.owner import UserNames, not_asked
 from kronika.engine.relations import through_relations
-from kronika.engine.said_then import SaidThen, search_period
+from kronika.engine.reranking import Reranking
+from kronika.engine.said_then import SaidThen, naming_period, said_also_outside, search_period
 from kronika.engine.searches import Searches
 from kronika.engine.then import HistoryReading, read_history
-from kronika.errors import InvalidQuery, RerankerError
+from kronika.errors import InvalidQuery
 from kronika.ports import (
     CandidateVectors,
     Clock,
     Embedder,
     ItemIndex,
     Reranker,
-    ScoreFeatures,
     TokenCounter,
-    Usage,
     Vector,
-    usage_columns,
 )
 from kronika.settings import (
     CALIBRATED_ANSWER_FLOORS,
@@ -105,13 +99,6 @@ from kronika.settings import (
 )
 
 log = logging.getLogger("kronika.recall")
-
-NEIGHBOUR_SEEDS = 50
-"""Candidates whose conversation neighbours are looked up (the best by relevance)."""
-RERANKER_REST = 30.0
-"""Seconds a reranker that failed is left alone (recall keeps its own order meanwhile);
-the rest doubles with each failure in a row, up to :data:`RERANKER_LONGEST_REST`."""
-RERANKER_LONGEST_REST = 600.0
 
 
 def _weights(recall: RecallGroup) -> ScoreWeights:
@@ -198,10 +185,12 @@ class Recaller:
         self._tokens = tokens
         self._clock = clock
         self._settings = settings
-        self._reranker = reranker
-        self._monotonic = monotonic
-        self._reranker_rests_until = 0.0
-        self._reranker_failures = 0
+        # the reranker, when one is configured and weighs in (engine/reranking.py)
+        self._reranking = (
+            Reranking(reranker, settings.reranker_depth, settings.weights, monotonic)
+            if reranker is not None and settings.reranker_depth > 1 and settings.reranker_weight > 0
+            else None
+        )
         # an isinstance of a runtime Protocol is slow: asked once, not at every recall
         self._vectors_of = index.vectors_of if isinstance(index, CandidateVectors) else None
         self._families_of = index.families_of if isinstance(index, CandidateVectors) else None
@@ -382,12 +371,12 @@ class Recaller:
     ) -> RecallResult:
         """No hits: nothing stored is close enough to ``query`` to answer it
         (:func:`kronika.core.floor.answers`), and the note that says so."""
-        best = max(score for _, score in dense or [])
+        closest = max(score for _, score in dense or [])
         floor = self._settings.answer_floor
-        log.debug("answer floor: the best cosine %.3f is below %g", best, floor)
+        log.debug("answer floor: the best cosine %.3f is below %g", closest, floor)
         note = (
             f"nothing matched closely enough: the closest memory's cosine with the query"
-            f" ({best:.3f}) is below the answer floor ({floor:g})"
+            f" ({closest:.3f}) is below the answer floor ({floor:g})"
         )
         return RecallResult(
             query=query,
@@ -462,7 +451,7 @@ class Recaller:
         fetched: dict[str, MemoryItem] = {}
         texts: dict[str, str] = {}
         if self._settings.answer_focus > 0 and links:
-            texts, asking = self._answered_questions(
+            texts, asking = answered_questions(
                 relevance, links, reads, assistant_asked=assistant_asked
             )
             relevance = with_answer_focus(relevance, asking, focus=self._settings.answer_focus)
@@ -498,8 +487,8 @@ class Recaller:
             # "a trip to Lisbon in September", said in June, is about then too, unless
             # the question asks what happened then ("What happened in February?")
             if tense_of(query) != "past":
-                named_then = self._naming_period(relevance, placed, period, reads, texts)
-            for item_id in self._said_at_other_times(relevance, placed, period, reads, texts):
+                named_then = naming_period(relevance, placed, period, reads, texts)
+            for item_id in said_also_outside(relevance, placed, period, reads, texts):
                 del placed[item_id]
             relevance = with_time_focus(
                 relevance,
@@ -534,14 +523,9 @@ class Recaller:
                 query, relevance, lexical, similarity, links, history, reached, given, notes
             )
         reranked: dict[str, float] = {}
-        if (
-            self._reranker is not None
-            and query.strip()
-            and self._settings.reranker_depth > 1
-            and self._settings.reranker_weight > 0
-        ):
-            reranked, note = self._rerank(
-                self._reranker, query, flt, features, relevance, moment, fetched, reads
+        if self._reranking is not None and query.strip():
+            reranked, note = self._reranking.scores(
+                query, flt, features, relevance, moment, fetched, reads
             )
             if note:
                 notes.append(note)
@@ -552,11 +536,11 @@ class Recaller:
         items = dict(fetched)  # (the reranker's reads, checked as they were read)
         read_to = k
         while True:
-            best = _best(features, relevance, moment, self._settings.weights, read_to, reads.usage)
-            missing = [w.item_id for w in best if w.item_id not in items]
+            top = best(features, relevance, moment, self._settings.weights, read_to, reads.usage)
+            missing = [w.item_id for w in top if w.item_id not in items]
             items |= audience_of(reads.get_items(missing), flt)
-            winners = _once_each(best, items)[:k]
-            if len(winners) == k or len(best) < read_to:
+            winners = once_each(top, items)[:k]
+            if len(winners) == k or len(top) < read_to:
                 break
             read_to *= 2
         scored = [
@@ -631,48 +615,6 @@ class Recaller:
             return vectors, {}
         return vectors, self._families_of(ids)
 
-    def _naming_period(
-        self,
-        relevance: Mapping[str, float],
-        said_at: Mapping[str, float],
-        period: tuple[datetime, datetime],
-        reads: CandidateReads,
-        texts: dict[str, str],
-    ) -> list[str]:
-        """Of the best :data:`NEIGHBOUR_SEEDS` candidates, those whose text names a date
-        or month within ``period`` (:func:`~kronika.core.timeexpr.names_period`, read
-        from when each was said): what they tell of happens then, whenever it was said.
-        ``texts`` gains the texts read."""
-        seeds = best_ids(relevance, NEIGHBOUR_SEEDS)
-        texts |= reads.texts([item_id for item_id in seeds if item_id not in texts])
-        return [
-            item_id
-            for item_id in seeds
-            if item_id in texts
-            and item_id in said_at
-            and names_period(texts[item_id], datetime.fromtimestamp(said_at[item_id], UTC), period)
-        ]
-
-    def _said_at_other_times(
-        self,
-        relevance: Mapping[str, float],
-        said_at: Mapping[str, float],
-        period: tuple[datetime, datetime],
-        reads: CandidateReads,
-        texts: dict[str, str],
-    ) -> list[str]:
-        """Of the best :data:`NEIGHBOUR_SEEDS` candidates said in ``period``, those a
-        candidate said outside it says word for word
-        (:func:`~kronika.core.fusion.said_at_other_times`). ``texts`` gains the texts
-        read: every candidate's, once one of the best was said in the period."""
-        span = said_in((period[0].timestamp(), period[1].timestamp()))
-        seeds = best_ids(relevance, NEIGHBOUR_SEEDS)
-        inside = [i for i in seeds if span[0] <= said_at.get(i, -math.inf) <= span[1]]
-        if not inside:
-            return []
-        texts |= reads.texts([i for i in relevance if i not in texts])
-        return said_at_other_times(inside, texts, said_at, span)
-
     def _above_floor(
         self,
         query: str,
@@ -718,91 +660,6 @@ class Recaller:
             )
         return {item_id: r for item_id, r in relevance.items() if item_id in kept}
 
-    def _rerank(
-        self,
-        reranker: Reranker,
-        query: str,
-        flt: RecallFilter,
-        features: ScoreFeatures,
-        relevance: Mapping[str, float],
-        moment: datetime,
-        fetched: dict[str, MemoryItem],
-        reads: CandidateReads,
-    ) -> tuple[dict[str, float], str | None]:
-        """The reranker's scores of the best ``reranker_depth`` candidates (by R3
-        score), and a note when it could not be used. ``fetched`` gains their items."""
-        left = self._reranker_rests_until - self._monotonic()
-        if left > 0:
-            return {}, (
-                f"the reranker failed {self._reranker_failures} time(s) in a row and is asked "
-                f"again in {left:.0f} s; results keep recall's own order"
-            )
-        depth = self._settings.reranker_depth
-        top = _best(features, relevance, moment, self._settings.weights, depth, reads.usage)
-        ids = [w.item_id for w in top]
-        unread = [item_id for item_id in ids if item_id not in fetched]
-        fetched |= audience_of(reads.get_items(unread), flt)  # nothing else is sent
-        ids = [item_id for item_id in ids if item_id in fetched]
-        if len(ids) < 2:
-            return {}, None
-        documents = [_rerank_text(fetched[item_id]) for item_id in ids]
-        try:
-            scores = reranker.rerank(query, documents)
-        except RerankerError as exc:
-            return {}, self._reranker_failed(str(exc))
-        if len(scores) != len(ids) or not all(math.isfinite(score) for score in scores):
-            return {}, self._reranker_failed(
-                f"the reranker gave {len(scores)} scores for {len(ids)} candidates"
-                if len(scores) != len(ids)
-                else "the reranker gave a score that is not a finite number"
-            )
-        self._reranker_failures = 0
-        log.debug("reranked the best %d candidates", len(ids))
-        return dict(zip(ids, scores, strict=True)), None
-
-    def _reranker_failed(self, why: str) -> str:
-        """Rest the reranker (longer after each failure in a row); the note to give."""
-        rest = min(RERANKER_REST * 2 ** min(self._reranker_failures, 10), RERANKER_LONGEST_REST)
-        self._reranker_failures += 1
-        self._reranker_rests_until = self._monotonic() + rest
-        log.warning("reranking skipped for %.0f s: %s", rest, why)
-        return f"results keep recall's own order: {why}"
-
-    def _answered_questions(
-        self,
-        relevance: Mapping[str, float],
-        links: Neighbours,
-        reads: CandidateReads,
-        *,
-        assistant_asked: bool,
-    ) -> tuple[dict[str, str], dict[str, float]]:
-        """The best candidates that another person (not the assistant) answered next,
-        with their text, and how much each of them asks
-        (:func:`kronika.core.text.question_share`).
-
-        When the query asks what the assistant said (``assistant_asked``: "Jaki serial
-        polecił asystent?"), the assistant's reply is the answer and the turn it
-        replied to is the request, whole: it asks, however it is put ("poleć mi jakiś
-        serial" has no question mark).
-
-        Only the best NEIGHBOUR_SEEDS can reach the top, so only they are read: the
-        speakers of their replies from the score columns, then their own text (the
-        text alone: whole items are built for the hits only).
-        """
-        top = set(best_ids(relevance, NEIGHBOUR_SEEDS))
-        replies = {turn: reply for turn, reply in answered(links).items() if turn in top}
-        if not replies:
-            return {}, {}
-        repliers = reads.score_features(sorted(set(replies.values())))
-        asked = answered_by_a_person(
-            replies, dict(zip(repliers.ids, repliers.speaker, strict=True))
-        )
-        texts = reads.texts(asked)
-        asking = {item_id: question_share(text) for item_id, text in texts.items()}
-        if assistant_asked:
-            asking |= {turn: 1.0 for turn in replies.keys() - set(asked)}
-        return texts, asking
-
 
 _NO_KEYS = KeyWords(())
 """The keys an empty query can name."""
@@ -825,110 +682,3 @@ def _without(
     if found is None or not excluded:
         return found
     return [(item_id, score) for item_id, score in found if item_id not in excluded]
-
-
-def _once_each(winners: list[_Scored], items: Mapping[str, MemoryItem]) -> list[_Scored]:
-    """``winners`` without the later copies of a text an earlier one says word for word
-    (case and spacing aside)."""
-    seen: set[str] = set()
-    kept = []
-    for w in winners:
-        item = items.get(w.item_id)
-        if item is None:
-            continue
-        text = said_alike(item.content)
-        if text not in seen:
-            seen.add(text)
-            kept.append(w)
-    return kept
-
-
-def _rerank_text(item: MemoryItem) -> str:
-    """What the reranker reads of a memory: its text, after its speaker's name if any."""
-    return f"{item.speaker}: {item.content}" if item.speaker else item.content
-
-
-@dataclass(frozen=True, slots=True)
-class _Scored:
-    item_id: str
-    relevance: float
-    importance: float
-    recency: float
-    total: float
-
-
-def _best(
-    features: ScoreFeatures,
-    relevance: Mapping[str, float],
-    moment: datetime,
-    weights: ScoreWeights,
-    k: int,
-    usage: Callable[[Sequence[str]], Usage] | None = None,
-) -> list[_Scored]:
-    """The ``k`` best candidates by R3 score (then relevance, then id), best first.
-
-    Every candidate's score is computed at once over arrays (:func:`recencies` is
-    :func:`recency` bit for bit, and the product is :func:`combined_score`'s, operation
-    by operation); only the winners become objects.
-
-    Only the candidates that can still reach the top are scored in full (and, when
-    ``features`` left the usage columns unread, ``usage`` reads theirs alone). Recency
-    lies in (0, 1], so with γ ≥ 0 and relevance ≥ 0 a candidate's score is at least
-    ``relevance · (α + β·importance) / (α + β + γ)`` and at most that with γ added to
-    the bracket (rounding keeps both bounds, every step being monotone); one whose
-    most is below the k-th best least is out whatever its usage (module tests compare
-    with reading every usage).
-    """
-    if any(item_id not in relevance for item_id in features.ids):
-        features = _only(features, relevance)
-    n = len(features)
-    if n == 0:
-        return []
-    ids = features.ids
-    rel = np.fromiter((relevance[i] for i in ids), dtype=np.float64, count=n)
-    importance, created = features.importance, features.created_at
-    accessed, count = features.last_accessed_at, features.access_count
-    weight = weights.alpha + weights.beta + weights.gamma
-    spread = weight > 0  # all weights 0: the score is the relevance
-    base = weights.alpha + weights.beta * importance
-    bounded = np.isfinite(base).all() and (rel >= 0).all() and np.isfinite(rel).all()
-    if n > k and weights.gamma >= 0 and bounded:
-        least = rel * (base / weight) if spread else rel
-        most = rel * ((base + weights.gamma) / weight) if spread else rel
-        kth_least = np.partition(-least, k - 1)[k - 1]  # minus the k-th best least score
-        keep = np.flatnonzero(-most <= kth_least)
-        ids = tuple(ids[c] for c in keep.tolist())
-        rel, base, importance, created = rel[keep], base[keep], importance[keep], created[keep]
-        accessed, count = accessed[keep], count[keep]
-        n = len(ids)
-    if not features.usage_read:
-        if usage is None:
-            raise ValueError("score features without usage need a usage reader")
-        accessed, count = usage_columns(ids, usage(ids))
-    rec = recencies(moment, created, accessed, count, weights.half_life)
-    total = rel * ((base + weights.gamma * rec) / weight) if spread else rel * 1.0
-    if n > k:  # every candidate scoring at least the k-th best, ties included
-        kth = np.partition(-total, k - 1)[k - 1]
-        chosen = np.flatnonzero(-total <= kth).tolist()
-    else:
-        chosen = list(range(n))
-    totals, rels = total.tolist(), rel.tolist()
-    chosen.sort(key=lambda c: (-totals[c], -rels[c], ids[c]))
-    return [
-        _Scored(ids[c], rels[c], float(importance[c]), float(rec[c]), totals[c]) for c in chosen[:k]
-    ]
-
-
-def _only(features: ScoreFeatures, wanted: Mapping[str, float]) -> ScoreFeatures:
-    """The columns of the ids of ``wanted`` alone (the candidates the floor kept)."""
-    keep = [n for n, item_id in enumerate(features.ids) if item_id in wanted]
-    return replace(
-        features,
-        ids=tuple(features.ids[n] for n in keep),
-        importance=features.importance[keep],
-        created_at=features.created_at[keep],
-        last_accessed_at=features.last_accessed_at[keep],
-        access_count=features.access_count[keep],
-        speaker=tuple(features.speaker[n] for n in keep),
-        session_id=tuple(features.session_id[n] for n in keep),
-    )

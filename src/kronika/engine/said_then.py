@@ -22,13 +22,16 @@ has nothing to prefer. So, when the question names a period:
 
 from __future__ import annotations
 
-from collections.abc import Container
+import math
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
-from kronika.core.fusion import said_in
+from kronika.core.fusion import said_at_other_times, said_in
 from kronika.core.model import RecallFilter
-from kronika.core.ranking import joined
+from kronika.core.ranking import best_ids, joined
+from kronika.core.timeexpr import names_period
+from kronika.engine.candidates import NEIGHBOUR_SEEDS, CandidateReads
 from kronika.engine.searches import Searches
 from kronika.ports import Found, Vector
 
@@ -82,3 +85,45 @@ def search_period(
 
 
 __all__ = ["SaidThen", "search_period"]
+
+
+def naming_period(
+    relevance: Mapping[str, float],
+    said_at: Mapping[str, float],
+    period: tuple[datetime, datetime],
+    reads: CandidateReads,
+    texts: dict[str, str],
+) -> list[str]:
+    """Of the best :data:`~kronika.engine.candidates.NEIGHBOUR_SEEDS` candidates, those
+    whose text names a date or month within ``period``
+    (:func:`~kronika.core.timeexpr.names_period`, read from when each was said): what
+    they tell of happens then, whenever it was said. ``texts`` gains the texts read."""
+    seeds = best_ids(relevance, NEIGHBOUR_SEEDS)
+    texts |= reads.texts([item_id for item_id in seeds if item_id not in texts])
+    return [
+        item_id
+        for item_id in seeds
+        if item_id in texts
+        and item_id in said_at
+        and names_period(texts[item_id], datetime.fromtimestamp(said_at[item_id], UTC), period)
+    ]
+
+
+def said_also_outside(
+    relevance: Mapping[str, float],
+    said_at: Mapping[str, float],
+    period: tuple[datetime, datetime],
+    reads: CandidateReads,
+    texts: dict[str, str],
+) -> list[str]:
+    """Of the best :data:`~kronika.engine.candidates.NEIGHBOUR_SEEDS` candidates said in
+    ``period``, those a candidate said outside it says word for word
+    (:func:`~kronika.core.fusion.said_at_other_times`). ``texts`` gains the texts read:
+    every candidate's, once one of the best was said in the period."""
+    span = said_in((period[0].timestamp(), period[1].timestamp()))
+    seeds = best_ids(relevance, NEIGHBOUR_SEEDS)
+    inside = [i for i in seeds if span[0] <= said_at.get(i, -math.inf) <= span[1]]
+    if not inside:
+        return []
+    texts |= reads.texts([i for i in relevance if i not in texts])
+    return said_at_other_times(inside, texts, said_at, span)
