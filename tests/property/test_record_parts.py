@@ -13,7 +13,8 @@ import hashlib
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kronika.stores.postgres.record import _assembled, _parts
+from kronika.stores.postgres.record_text import assembled as _assembled
+from kronika.stores.postgres.record_text import parts as _parts
 
 _LINE = st.text(alphabet="abcé -<>!\u0436", max_size=12).map(lambda s: s + "\n")
 

@@ -23,7 +23,8 @@ from kronika.memory import Memory
 from kronika.settings import Settings
 from kronika.stores.markdown.workspace import MarkdownWorkspace
 from kronika.stores.postgres.connect import open_pool
-from kronika.stores.postgres.record import _STAMP_CLASS, SPLICED_PARTS, PostgresRecord
+from kronika.stores.postgres.record import _STAMP_CLASS, PostgresRecord
+from kronika.stores.postgres.record_writes import SPLICED_PARTS
 from kronika.testing import archive_document, archived_fact
 
 psycopg = pytest.importorskip("psycopg", reason="the postgres extra is not installed")
