@@ -33,9 +33,9 @@ WARM = 3
 """Turns each worker saves before the timed ones (a first append reads the file)."""
 
 STEPS: tuple[tuple[str, str], ...] = (
-    ("pull", "working_copy.py:pull"),
+    ("pull", "copy_pull.py:pull|working_copy.py:pull"),
     ("record read", "record.py:changes"),
-    ("file read + hashed", "working_copy.py:_state"),
+    ("file read + hashed", "copy_state.py:file_state|working_copy.py:_state"),
     ("manifest saved", "working_copy.py:_save_manifest"),
     ("file extended", "appending.py:extend_in_place"),
     ("own append", "appending.py:append_turn_in_place|sessionfiles.py:append_turn"),

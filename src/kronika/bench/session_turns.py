@@ -52,7 +52,7 @@ STEPS: tuple[tuple[str, str], ...] = (
     ("push (release)", "working_copy.py:push"),
     ("whole file parsed", "facts/reads.py:parse_source|factfiles.py:parse_source"),
     ("record write", "record.py:write"),
-    ("record: items compared", "record.py:_write_items"),
+    ("record: items compared", "record_rows.py:write_items|record.py:_write_items"),
 )
 """Steps of a saved turn as ``(label, "file:function")`` found in the profile
 (cumulative milliseconds per call; steps nest, so they do not add up). ``|`` parts
