@@ -6,7 +6,8 @@
    A question naming the user ("Where does David live now?") is first read as the
    user's own (:mod:`kronika.core.owner`), and a profile fact whose key the question
    gives another owner ("my dog's name") is no candidate
-   (:mod:`kronika.core.possession`).
+   (:mod:`kronika.core.possession`). The question is read for both searches by
+   :mod:`kronika.engine.question`.
 2. Per-query normalised scores are fused convexly into one relevance in [0, 1]
    (:mod:`kronika.core.fusion`), each vector candidate's cosine first read against
    the other candidates so a text close to every query does not lead
@@ -54,26 +55,21 @@ from kronika.core.fusion import (
     with_time_focus,
 )
 from kronika.core.hubness import without_hubs
-from kronika.core.key_forms import KeyWords
-from kronika.core.keywords import has_content_words, keyword_phrase, without_words
+from kronika.core.keywords import has_content_words
 from kronika.core.model import MemoryItem, RecallFilter, RecallHit, RecallResult, ScoreParts
-from kronika.core.owner import Asked, as_the_user, may_name_someone
 from kronika.core.phatic import informative
 from kronika.core.query import MODES, Mode
 from kronika.core.ranking import best_ids
 from kronika.core.roles import names_the_assistant
 from kronika.core.scoring import ScoreWeights
 from kronika.core.tense import tense_of
-from kronika.core.text import folded_words, without_folded
-from kronika.core.timeexpr import asks_when, mentions_time, named_period
-from kronika.core.user_subject import names_another
+from kronika.core.timeexpr import asks_when, mentions_time
 from kronika.engine.answered import answered_questions
 from kronika.engine.best import best, once_each
 from kronika.engine.candidates import NEIGHBOUR_SEEDS, CandidateReads, read_texts
 from kronika.engine.held import RecallMark, audience_of
-from kronika.engine.keys import UserKeys
-from kronika.engine.moves import moment_words
-from kronika.engine.owner import UserNames, not_asked
+from kronika.engine.owner import not_asked
+from kronika.engine.question import QuestionReader
 from kronika.engine.relations import through_relations
 from kronika.engine.reranking import Reranking
 from kronika.engine.said_then import SaidThen, naming_period, said_also_outside, search_period
@@ -181,7 +177,6 @@ class Recaller:
         monotonic: Callable[[], float] = time.monotonic,
     ) -> None:
         self._index = index
-        self._embedder = embedder
         self._tokens = tokens
         self._clock = clock
         self._settings = settings
@@ -196,8 +191,14 @@ class Recaller:
         self._families_of = index.families_of if isinstance(index, CandidateVectors) else None
         # the index's mark of its items, asked once per recall for the names and keys
         self._mark = RecallMark(index)
-        self._names = UserNames(index, self._mark)
-        self._keys = UserKeys(index, self._mark)
+        # the question read for the searches (engine/question.py)
+        self._questions = QuestionReader(
+            index,
+            embedder,
+            self._mark,
+            time_focus=settings.time_focus,
+            skip_function_words=settings.skip_function_words,
+        )
         self._searches = Searches(index)
 
     def recall(
@@ -219,60 +220,11 @@ class Recaller:
         moment = now or self._clock.now()
         self._mark.renew()  # the items may have changed since the last recall
         limit = max(self._settings.candidates, k)
-        words: str | None = None
-        side_by_side = True
-        vector: Vector | None = None
-        # "Where does David live?": "… do I live?"
-        asked, names = self._as_the_user(query, flt)
-        if mode in ("hybrid", "lexical") and query.strip():
-            words, side_by_side = (
-                keyword_phrase(asked.keywords)
-                if self._settings.skip_function_words
-                else (asked.keywords, True)
-            )
-        # a date the question names is read as its period (below), not looked for as
-        # words: "birthday: 12 March" does not answer "Which gym did I go to in March?"
-        timed = (
-            named_period(query, moment) if self._settings.time_focus > 0 and query.strip() else None
-        )
-        keys = self._keys.of(flt) if query.strip() else _NO_KEYS
-        # "Where does Margaret live?" is not asking for the user's city (names are read
-        # only when the user has keys a topic could name)
-        topics = bool(keys) and words is not None and not names_another(query, names)
-        # a question of what happened then asks what was said then, and one that names a
-        # key of the user's facts asks for its value then ("Which gym do I go to in
-        # March?"); another ("Where am I going in September?") may be answered by what
-        # names the month
-        if words is not None and timed is not None and _period_chooses(query, words, keys, topics):
-            rest = without_words(words, timed.words)
-            if rest is not None:
-                words, side_by_side = rest[0], side_by_side and rest[1]
-        # "before I moved" names a moment once the reader's keys hold a move (engine/moves.py)
-        moved = (
-            moment_words(self._index, flt, query)
-            if query.strip() and self._settings.time_focus > 0 and keys
-            else None
-        )
-        if words is not None and moved:
-            rest = without_words(words, moved)
-            if rest is not None:
-                words, side_by_side = rest[0], side_by_side and rest[1]
-        if words is not None:  # "w jakiej firmie": look for the key ``firma`` too
-            named = keys.forms(list(folded_words(words)), topics=topics)
-            if named:
-                log.debug("query names keys in another form: also searching %s", named)
-                words, side_by_side = f"{words} {' '.join(named)}", False
-        if mode in ("hybrid", "vector") and (query.strip() or query_vector is not None):
-            vector = (
-                query_vector
-                if query_vector is not None
-                else self._embedder.embed_query(
-                    without_folded(asked.text, moved) if moved else asked.text
-                )
-            )
+        question = self._questions.read(query, flt, mode, moment, query_vector)
+        words, side_by_side, vector = question.words, question.whole_phrase, question.vector
         # both at once where the index can (a server: one round trip, engine/searches.py)
         lexical, dense = self._searches.run(words, vector, flt, limit, whole_phrase=side_by_side)
-        period = None if timed is None else timed.period
+        period = question.period
         # what was said in a period the question names is searched for too, since no
         # item's words say when it was said (engine/said_then.py)
         said = (
@@ -295,7 +247,7 @@ class Recaller:
                 whole_phrase=side_by_side,
                 vector=vector,
                 limit=limit,
-                keyed=bool(self._keys.of(flt)),
+                keyed=question.keyed,
             )
             if self._settings.time_focus > 0 and query.strip()
             else None
@@ -305,7 +257,8 @@ class Recaller:
         # a fact of the user's keyed as something of another's is no answer, and "Where do
         # I live?" is not answered by the page of the user's mother
         if query.strip():
-            unasked = not_asked(self._index, (lexical, dense), query, asked.text, names)
+            asked, names = question.asked.text, question.names
+            unasked = not_asked(self._index, (lexical, dense), query, asked, names)
             lexical, dense = _without(lexical, unasked), _without(dense, unasked)
         if not answers((cosine for _, cosine in dense or ()), self._settings.answer_floor):
             return self._unanswered(query, dense, budget_tokens)
@@ -571,20 +524,6 @@ class Recaller:
         texts = read_texts(self._index, ids)
         return {item_id for item_id, text in texts.items() if not informative(text)}
 
-    def _as_the_user(self, query: str, flt: RecallFilter) -> tuple[Asked, tuple[str, ...]]:
-        """``query`` as the user would ask it (:mod:`kronika.core.owner`): their name, read
-        from their profile facts, and "the user" in the first person; and the words the
-        user is named by (none read when the query has no word that could be a name)."""
-        if not query.strip():
-            return Asked(query, query), ()
-        names = self._names.of(flt) if may_name_someone(query) else ()
-        asked = as_the_user(query, names)
-        if asked.text != query:
-            log.debug(
-                "query names the user: embedded as %r, searched as %r", asked.text, asked.keywords
-            )
-        return asked, names
-
     def _adaptive_weight(
         self,
         query: str,
@@ -659,20 +598,6 @@ class Recaller:
                 f" ({self._settings.relevance_floor:g})"
             )
         return {item_id: r for item_id, r in relevance.items() if item_id in kept}
-
-
-_NO_KEYS = KeyWords(())
-"""The keys an empty query can name."""
-
-
-def _period_chooses(query: str, words: str, keys: KeyWords, topics: bool) -> bool:
-    """Whether the period a question names chooses among what it finds rather than being
-    words to find: the question is said of the past (what was said then), or its
-    ``words`` name one of the reader's ``keys``, as written, in another form or (with
-    ``topics``) by a topic (its value then: "Where do I work in March?")."""
-    if tense_of(query) == "past":
-        return True
-    return bool(keys.named(list(folded_words(words)), topics=topics))
 
 
 def _without(
