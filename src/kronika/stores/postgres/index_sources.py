@@ -678,9 +678,8 @@ class PostgresSources:
         statistics and graph vectors of ids gone for good (``everywhere``: every graph
         vector without an item; migration ``0207``); then VACUUM the tables, when a
         vector went or an id is gone for good. An id whose row was deleted and written
-        again elsewhere (a fact moved from the archive to the history) is not: its text
-        is still held, and a VACUUM after every such write cost a third of the rest of
-        its sync. Returns how many vectors went."""
+        again elsewhere (a fact moved from the archive to the history) is not: its id
+        and text are still held. Returns how many vectors went."""
         with self.state.lock:
             candidates = sorted(self.state.maybe_unused)
             vanished = sorted(self.state.vanished)
