@@ -103,3 +103,31 @@ def test_many_archived_facts_changed_leave_no_marks_once_they_are_many(backend: 
     assert len(facts) == count
     _cited_lines_hold_their_facts(memory)
     _index_as_rebuilt(memory)
+
+
+def test_a_move_cut_short_then_another_write_keeps_the_fact_the_brain_holds(
+    backend: Backend,
+) -> None:
+    """A fact of the archive written back into the Brain by a process killed before it
+    marked the archive's copy: the Brain's copy is the fact. The next write deletes the
+    archive's copy (a leftover), and the index must keep the Brain's, as a rebuild does."""
+    memory = backend.open(**_BUDGET)
+    archived = _archived(memory, 40)
+    key = sorted(archived, key=lambda k: int(k[1:]))[3]
+    bullet = next(
+        line
+        for line in _archive_text(memory).splitlines(keepends=True)
+        if line.startswith(f"- **{key}**: ")
+    )
+    brain = memory.workspace.agent_dir("default") / "brain.md"
+    brain.write_text(brain.read_text(encoding="utf-8") + bullet, encoding="utf-8")
+    memory.sync()
+
+    memory.remember("another fact written after the crash", key="after")
+
+    assert f"- **{key}**: " not in _archive_text(memory), "the leftover is deleted"
+    facts = {f.key: f.value for f in memory.facts() if f.key}
+    assert facts[key] == archived[key]
+    hits = memory.recall(archived[key], k=50, keys=[key], record_access=False).hits
+    assert [(h.item.value, h.item.provenance.path) for h in hits] == [(archived[key], "brain.md")]
+    _index_as_rebuilt(memory)

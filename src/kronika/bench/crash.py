@@ -436,8 +436,9 @@ def check_workspace(trial: int, settings: Settings, events: list[Event]) -> Tria
         report = memory.reindex()
         result.leftovers = sum("interrupted update" in w for w in report.warnings)
         after = _answers(memory, events)
-        if before != after:
-            result.fail("reindex", f"before {before} / after {after}")
+        for name in sorted(set(before) | set(after)):
+            if before.get(name) != after.get(name):
+                result.fail("reindex", _difference(name, before.get(name), after.get(name)))
         _check_state(memory, events, result, label=" (after reindex)")
     return result
 
@@ -574,6 +575,16 @@ def _as_of(memory: Memory, moment: datetime | None) -> list[str]:
         SHARED_KEY, k=50, keys=[SHARED_KEY], as_of=moment, record_access=False
     ).hits
     return sorted(str(h.item.value) for h in hits if h.item.key == SHARED_KEY)
+
+
+def _difference(name: str, before: Any, after: Any) -> str:
+    """One answer that a rebuilt index gives otherwise: only the entries that differ."""
+    if isinstance(before, list) and isinstance(after, list):
+        gone = [entry for entry in before if entry not in after]
+        new = [entry for entry in after if entry not in before]
+        if gone or new:
+            return f"{name}: only before the rebuild {gone}, only after it {new}"
+    return f"{name}: before the rebuild {before}, after it {after}"
 
 
 def _answers(memory: Memory, events: list[Event]) -> dict[str, Any]:

@@ -175,27 +175,36 @@ class SqliteSources:
         held: Collection[str] | None = None,
     ) -> bool:
         """Change a few items of a file the index holds as ``expected``, in one
-        transaction (:mod:`.patches`): delete the rows of ``gone`` and of ``items``
-        (from any file: an id moving here), insert ``items``, set the line of the ids in
-        ``lines``, record ``state``, cache ``vectors``. ``False`` (nothing written) when
-        the index no longer holds ``expected``: re-index the file. ``held`` is not
-        needed: nothing here depends on rows kept from an earlier write."""
+        transaction (:mod:`.patches`): delete this file's rows of ``gone`` and the rows
+        of ``items`` (from any file: an id moving here), insert ``items``, set the line
+        of the ids in ``lines``, record ``state``, cache ``vectors``. ``False`` (nothing
+        written) when the index no longer holds ``expected``: re-index the file.
+        ``held`` is not needed: nothing here depends on rows kept from an earlier
+        write.
+
+        An id gone from this file may be held by another file the index took it from
+        (the archive's copy of a fact a move cut short put back in the Brain): that
+        row is the other file's, and stays."""
         blobs = self._blobs(vectors or {})
+        source = (expected.agent, expected.path)
+        kept = {R.fts_row(0, it)[1:] for it in items}
+        renewed = list(dict.fromkeys(item.id for item in items))
+        left = [i for i in dict.fromkeys(gone) if i not in set(renewed)]
         with self.state.writing() as conn:
             if not patches.holds(conn, expected):
                 return False
             self._insert_blobs(conn, blobs)
-            ids = list(dict.fromkeys([*gone, *(item.id for item in items)]))
-            for chunk in _chunks(ids):
-                where = f"id IN ({', '.join('?' * len(chunk))})"
-                self._note_hashes(conn, where, chunk)
-                old = scrub.searchable_rows(conn, where, chunk)
-                kept = {R.fts_row(0, it)[1:] for it in items}
-                self.state.vanished.update(
-                    (rid, row) for rid, row in old.items() if row[1] not in kept
-                )
-                if old:
-                    self._delete_where(conn, where, chunk)
+            for ids, scope in ((left, " AND source_agent = ? AND source_path = ?"), (renewed, "")):
+                for chunk in _chunks(ids):
+                    where = f"id IN ({', '.join('?' * len(chunk))}){scope}"
+                    args = [*chunk, *source] if scope else chunk
+                    self._note_hashes(conn, where, args)
+                    old = scrub.searchable_rows(conn, where, args)
+                    self.state.vanished.update(
+                        (rid, row) for rid, row in old.items() if row[1] not in kept
+                    )
+                    if old:
+                        self._delete_where(conn, where, args)
             patches.patch_rows(conn, state, items, text_hashes, lines, _last_rowid(conn))
             return True
 
