@@ -1,8 +1,9 @@
 """Each Markdown file as :class:`~kronika.stores.postgres.index.PostgresIndex` holds it
 (:class:`~kronika.ports.IndexSources`): a file's rows replaced, appended to or removed
-(in one transaction under an advisory lock on the file), its state and last rows read,
-and the cache of vectors by text hash, written, read back or dropped once no item
-uses them (then the tables that lost rows are vacuumed).
+(in one transaction under an advisory lock on the file), its state and last rows read;
+and the cache of vectors by text hash, a part of its own
+(:class:`~kronika.stores.postgres.embedding_cache.PostgresEmbeddings`), which a write
+of a file's rows fills in the same transaction.
 """
 
 from __future__ import annotations
@@ -11,10 +12,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from typing import Any
 
-import numpy as np
-
 from kronika.core.model import ItemType, MemoryItem
-from kronika.errors import IndexError_
 from kronika.ports import (
     SourceRows,
     SourceState,
@@ -26,11 +24,10 @@ from kronika.stores.postgres import inserting
 from kronika.stores.postgres.arrays import text_array
 from kronika.stores.postgres.copying import postings_copy_text
 from kronika.stores.postgres.dialect import POSTGRES
+from kronika.stores.postgres.embedding_cache import Cached, PostgresEmbeddings
 from kronika.stores.postgres.index_base import (
-    GRAPH_ORPHANS_DELETE,
     ID_ORDER,
     PostgresState,
-    as_vector,
 )
 from kronika.stores.postgres.index_rows import (
     COLUMNS,
@@ -39,7 +36,6 @@ from kronika.stores.postgres.index_rows import (
     item_row,
 )
 from kronika.stores.postgres.index_upkeep import PostgresUpkeep
-from kronika.stores.postgres.recall_log import drop_forgotten
 from kronika.stores.postgres.trips import SNAPSHOT, in_pipeline, pipelined, sent_together
 from kronika.stores.sql import source_diff
 from kronika.stores.sql.rows import (
@@ -65,15 +61,17 @@ _SELECT_STORED = (
 )
 """A file's rows as the index holds them: the values :func:`item_values` gives."""
 _PLACE = (_STORED.index("pos"), _STORED.index("line"))
-_Cached = tuple[str, str, "np.ndarray[Any, Any]"]  # a row of the embedding cache
 
 
 class PostgresSources:
-    """Each file's rows and state, and the vector cache (:class:`~kronika.ports.IndexSources`)."""
+    """Each file's rows and state, and the vector cache
+    (:class:`~kronika.ports.IndexSources`), the cache a part of its own
+    (:class:`~.embedding_cache.PostgresEmbeddings`)."""
 
     def __init__(self, state: PostgresState, upkeep: PostgresUpkeep) -> None:
         self.state = state
-        self.upkeep = upkeep
+        self.embeddings = PostgresEmbeddings(state, upkeep)
+        """The vector cache, written with a file's rows in their transaction."""
         self._kept: dict[tuple[str, str], source_diff.KeptRows] = {}
         """The rows of each file as this object last wrote them (:meth:`replace_source`)."""
 
@@ -201,7 +199,7 @@ class PostgresSources:
         kept = self._kept.pop((state.agent, state.path), None)
         diff = None if kept is None else source_diff.plan(kept.rows, now)
         postings = [] if diff is None else self.state.tokenizer.items([r[0] for r in diff.fresh])
-        cache = self._embedding_rows(file.vectors or {})
+        cache = self.embeddings.rows(file.vectors or {})
         return _Replacement(self, state, now, by_line, kept, diff, postings, cache, file.vectors)
 
     def _replaced(self, plan: _Replacement) -> None:
@@ -224,7 +222,7 @@ class PostgresSources:
             while len(self._kept) > _KEPT_FILES:
                 self._kept.pop(next(iter(self._kept)), None)
 
-    def _holds(self, conn: Any, kept: source_diff.KeptRows, cache: Sequence[_Cached] = ()) -> bool:
+    def _holds(self, conn: Any, kept: source_diff.KeptRows, cache: Sequence[Cached] = ()) -> bool:
         """Take the file's lock, and say whether the index holds the file as ``kept``:
         its state, and as many rows (only another file's replace, taking ids from it,
         removes rows without changing its state; nothing adds one). The lock, both
@@ -232,7 +230,7 @@ class PostgresSources:
         where = (kept.state.agent, kept.state.path)
         with pipelined(conn):
             found_state = self._locked_state(conn, where)
-            self._cache(conn, cache)
+            self.embeddings.cache(conn, cache)
             found_count = conn.execute(
                 "SELECT count(*) FROM idx_items WHERE source_agent = %s AND source_path = %s",
                 where,
@@ -246,7 +244,7 @@ class PostgresSources:
         expected: SourceState,
         known: Collection[str],
         staying: Collection[str],
-        cache: Sequence[_Cached] = (),
+        cache: Sequence[Cached] = (),
     ) -> bool:
         """Take the file's lock, and say whether the index holds the file as
         ``expected`` with rows a patch may change as :meth:`_holds` says of the rows
@@ -258,7 +256,7 @@ class PostgresSources:
         where = (expected.agent, expected.path)
         with pipelined(conn):
             found_state = self._locked_state(conn, where)
-            self._cache(conn, cache)
+            self.embeddings.cache(conn, cache)
             # joined, not ``= ANY``: a generic plan compares each row with every id
             found = conn.execute(
                 "SELECT count(*) FILTER (WHERE k.id IS NULL), count(s.id),"
@@ -287,7 +285,7 @@ class PostgresSources:
         )
 
     def _stored(
-        self, conn: Any, state: SourceState, *, lock: bool, cache: Sequence[_Cached] = ()
+        self, conn: Any, state: SourceState, *, lock: bool, cache: Sequence[Cached] = ()
     ) -> dict[str, Any]:
         """The rows the index holds of the file, by id, as their values (``COLUMNS``'
         first ones, :func:`~kronika.stores.sql.rows.item_values`' order); with ``lock``
@@ -297,7 +295,7 @@ class PostgresSources:
         with pipelined(conn):
             if lock:
                 self.state.lock_source(conn, *where)
-            self._cache(conn, cache)
+            self.embeddings.cache(conn, cache)
             rows = conn.execute(_SELECT_STORED, where)
         return {row[0]: row for row in rows.fetchall()}
 
@@ -468,10 +466,10 @@ class PostgresSources:
         ``vectors`` are cached in the same transaction, in the round trip of its lock and
         checks, before the rows that take them are inserted (and kept when nothing is
         written: the file's re-index finds them)."""
-        cache = self._embedding_rows(vectors or {})
+        cache = self.embeddings.rows(vectors or {})
         ids = [item.id for item in items]
         if len(set(ids)) != len(ids):
-            self._store_cached(cache)
+            self.embeddings.store(cache)
             return False
         postings = self.state.tokenizer.items(list(items))
         kept = self._kept.pop((expected.agent, expected.path), None)
@@ -483,7 +481,7 @@ class PostgresSources:
             where = (expected.agent, expected.path)
             with pipelined(conn):  # the lock, the vectors and the checks in one round trip
                 found_state = self._locked_state(conn, where)
-                self._cache(conn, cache)
+                self.embeddings.cache(conn, cache)
                 found_last = conn.execute(
                     "SELECT max(pos) FROM idx_items WHERE source_agent = %s AND source_path = %s",
                     where,
@@ -552,7 +550,7 @@ class PostgresSources:
         kept = self._kept.pop(key, None)
         if kept is not None and kept.state != expected:
             kept = None  # another worker indexed the file since this object did
-        cache = self._embedding_rows(vectors or {})
+        cache = self.embeddings.rows(vectors or {})
         fresh = [
             (item, text_hash, item.provenance.line)
             for item, text_hash in zip(items, text_hashes, strict=True)
@@ -569,7 +567,7 @@ class PostgresSources:
             or len(moved) < len(lines)
         ):
             # the vectors are kept: the file's re-index finds them, and embeds none again
-            self._store_cached(cache)
+            self.embeddings.store(cache)
             return False
         diff = source_diff.SourcePlan(gone=list(gone), fresh=fresh, moved=moved)
         postings = self.state.tokenizer.items(list(items))
@@ -607,133 +605,21 @@ class PostgresSources:
         return True
 
     def embeddings_missing(self, text_hashes: Iterable[str]) -> set[str]:
-        wanted = list(dict.fromkeys(text_hashes))
-        with self.state.reading() as conn:
-            found = conn.execute(
-                "SELECT text_hash FROM idx_embeddings WHERE model = %s AND text_hash = ANY(%s)"
-                " AND dims = %s",
-                (self.state.model, wanted, self.state.dim),
-            ).fetchall()
-        return set(wanted) - {h for (h,) in found}
+        return self.embeddings.embeddings_missing(text_hashes)
 
     def store_embeddings(self, vectors: Mapping[str, Vector]) -> None:
-        """Cache one unit vector per text hash (replacing any old one) and give it to the
-        items of that text."""
-        self._store_cached(self._embedding_rows(vectors))
-
-    def _store_cached(self, rows: Sequence[_Cached]) -> None:
-        """``rows`` of the embedding cache written in a transaction of their own."""
-        if rows:
-            self.state.write(lambda conn: self._cache(conn, rows), together=True)
-
-    def _embedding_rows(self, vectors: Mapping[str, Vector]) -> list[_Cached]:
-        """The rows of the embedding cache for ``vectors``: unit length, ``float4``."""
-        rows: list[_Cached] = []
-        for text_hash, vec in sorted(vectors.items()):
-            flat = np.asarray(vec, dtype=np.float64).reshape(-1)
-            if flat.size != self.state.dim:
-                raise IndexError_(
-                    f"embedding for {text_hash} has {flat.size} dimensions;"
-                    f" model {self.state.model} has {self.state.dim}"
-                )
-            norm = float(np.linalg.norm(flat))
-            rows.append(
-                (text_hash, self.state.model, (flat / norm if norm > 0 else flat).astype("<f4"))
-            )
-        return rows
-
-    def _cache(self, conn: Any, rows: Sequence[_Cached]) -> None:
-        """Cache ``rows`` and give each vector to the items of its text, in the caller's
-        transaction (and pipeline, if any)."""
-        if not rows:
-            return
-        conn.cursor().executemany(
-            "INSERT INTO idx_embeddings (text_hash, model, vec) VALUES (%s, %s, %s)"
-            " ON CONFLICT (text_hash, model) DO UPDATE SET vec = excluded.vec",
-            rows,
-        )
-        conn.execute(
-            "UPDATE idx_items AS i SET vec = e.vec FROM idx_embeddings AS e"
-            " WHERE e.model = %s AND e.text_hash = ANY(%s) AND i.text_hash = e.text_hash"
-            " AND i.vec IS DISTINCT FROM e.vec",
-            (self.state.model, [r[0] for r in rows]),
-        )
+        """Cache one unit vector per text hash and give it to the items of that text."""
+        self.embeddings.store_embeddings(vectors)
 
     def vector_points(self, text_hashes: Iterable[str] | None = None) -> list[VectorPoint]:
-        """The items embedded from ``text_hashes`` (every item when ``None``) that have a
-        vector, with it: what a vector index outside this database holds."""
-        where = "" if text_hashes is None else " AND i.text_hash = ANY(%s)"
-        params = () if text_hashes is None else (sorted(set(text_hashes)),)
-        with self.state.reading() as conn:
-            rows = conn.execute(
-                SELECT_ITEM.replace(" FROM idx_items", ", i.text_hash, i.vec FROM idx_items")
-                + f" WHERE i.vec IS NOT NULL{where} ORDER BY i.rowid",
-                params,
-            ).fetchall()
-        return [VectorPoint(item_from_row(r[:-2]), str(r[-2]), as_vector(r[-1])) for r in rows]
+        """The items embedded from ``text_hashes`` (every item when ``None``) with their
+        vectors (:meth:`.PostgresEmbeddings.vector_points`)."""
+        return self.embeddings.vector_points(text_hashes)
 
     def drop_unused_embeddings(self, *, everywhere: bool = False) -> int:
-        """Delete cached vectors no item uses any more (of the texts this index replaced or
-        removed since the last call; ``everywhere``: of every text), and the usage
-        statistics and graph vectors of ids gone for good (``everywhere``: every graph
-        vector without an item; migration ``0207``); then VACUUM the tables, when a
-        vector went or an id is gone for good. An id whose row was deleted and written
-        again elsewhere (a fact moved from the archive to the history) is not: its id
-        and text are still held. Returns how many vectors went."""
-        with self.state.lock:
-            candidates = sorted(self.state.maybe_unused)
-            vanished = sorted(self.state.vanished)
-            self.state.maybe_unused.clear()
-            self.state.vanished.clear()
-        unused = "NOT EXISTS (SELECT 1 FROM idx_items AS i WHERE i.text_hash = e.text_hash)"
-        # the texts still used looked up by the candidates alone: a correlated NOT EXISTS
-        # may be planned as a hash of every item's text (165 ms at 20,000 items, 0.6 ms so)
-        still_used = (
-            "e.text_hash NOT IN"
-            " (SELECT i.text_hash FROM idx_items AS i WHERE i.text_hash = ANY(%s))"
-        )
-
-        def work(conn: Any) -> Any:
-            # sent together with the transaction's BEGIN and COMMIT: the counts are read
-            # from the cursor once the answers are in
-            dropped = gone = None
-            if everywhere:
-                dropped = conn.execute(f"DELETE FROM idx_embeddings AS e WHERE {unused}")
-            elif candidates:
-                dropped = conn.execute(
-                    f"DELETE FROM idx_embeddings AS e WHERE e.text_hash = ANY(%s) AND {still_used}",
-                    (candidates, candidates),
-                )
-            if everywhere:
-                conn.execute(GRAPH_ORPHANS_DELETE)
-            if vanished:
-                gone = conn.execute(
-                    "SELECT count(*) FROM unnest(%s::text[]) AS v (id) WHERE v.id NOT IN"
-                    " (SELECT i.id FROM idx_items AS i WHERE i.id = ANY(%s))",
-                    (vanished, vanished),
-                )
-                # a vector of the graph stays while its item moves (migration 0207)
-                conn.execute(
-                    "DELETE FROM idx_graph AS g WHERE g.item_id = ANY(%s) AND g.item_id NOT IN"
-                    " (SELECT i.id FROM idx_items AS i WHERE i.id = ANY(%s) AND i.vec IS NOT NULL)",
-                    (vanished, vanished),
-                )
-                conn.execute(
-                    "DELETE FROM idx_usage AS u WHERE u.item_id = ANY(%s)"
-                    " AND u.item_id NOT IN (SELECT i.id FROM idx_items AS i WHERE i.id = ANY(%s))",
-                    (vanished, vanished),
-                )
-                drop_forgotten(conn, self.state.tenant, vanished)  # their ids leave the recall log
-            return dropped, gone
-
-        if not (everywhere or candidates or vanished):
-            return 0
-        found, gone = self.state.write(work, together=True)
-        dropped = 0 if found is None else max(0, int(found.rowcount))
-        row = None if gone is None else gone.fetchone()
-        if dropped or (row is not None and int(row[0]) > 0):
-            self.upkeep.vacuum()
-        return dropped
+        """Delete cached vectors no item uses any more
+        (:meth:`.PostgresEmbeddings.drop_unused_embeddings`); how many went."""
+        return self.embeddings.drop_unused_embeddings(everywhere=everywhere)
 
     def agents(self) -> list[str]:
         with self.state.reading() as conn:
@@ -775,7 +661,7 @@ class _Replacement:
         kept: source_diff.KeptRows | None,
         diff: source_diff.SourcePlan | None,
         postings: Any,
-        cache: Sequence[_Cached],
+        cache: Sequence[Cached],
         vectors: Mapping[str, Vector] | None,
     ) -> None:
         self.sources = sources

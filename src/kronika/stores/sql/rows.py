@@ -13,6 +13,9 @@ from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
+
 from kronika.core.model import (
     ItemType,
     Layer,
@@ -24,7 +27,8 @@ from kronika.core.model import (
     Status,
     Tier,
 )
-from kronika.ports import FeatureRow, SourceState
+from kronika.errors import IndexError_
+from kronika.ports import FeatureRow, SourceState, Vector
 from kronika.stores.filters import from_epoch, normalise_name, to_epoch
 from kronika.stores.sql.dialect import Dialect
 
@@ -210,3 +214,17 @@ def feature_row(row: Sequence[Any]) -> FeatureRow:
         speaker,
         session,
     )
+
+
+def cached_vector(text_hash: str, vec: Vector, *, dim: int, model: str) -> npt.NDArray[np.float32]:
+    """``vec`` as the embedding cache keeps it: little-endian ``float32`` scaled to unit
+    length (a zero vector stays zero), so a cosine is a dot product at search time.
+    :class:`~kronika.errors.IndexError_` when it has not the model's ``dim`` dimensions."""
+    flat = np.asarray(vec, dtype=np.float64).reshape(-1)
+    if flat.size != dim:
+        raise IndexError_(
+            f"embedding for {text_hash} has {flat.size} dimensions; model {model} has {dim}"
+        )
+    norm = float(np.linalg.norm(flat))
+    unit: npt.NDArray[np.float32] = (flat / norm if norm > 0 else flat).astype("<f4")
+    return unit

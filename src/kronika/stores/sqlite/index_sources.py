@@ -13,13 +13,10 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Collection, Iterable, Mapping, Sequence
 
-import numpy as np
-
 from kronika.core.model import MemoryItem
-from kronika.errors import IndexError_
 from kronika.ports import SourceRows, SourceState, SourceTail, Vector, VectorPoint
 from kronika.stores.sql import rows as shared
-from kronika.stores.sql.rows import default_text_hash
+from kronika.stores.sql.rows import cached_vector, default_text_hash
 from kronika.stores.sqlite import appends, patches, points, scrub
 from kronika.stores.sqlite import rows as R
 from kronika.stores.sqlite.dialect import SQLITE
@@ -256,18 +253,11 @@ class SqliteSources:
 
     def _blobs(self, vectors: Mapping[str, Vector]) -> list[tuple[str, str, bytes]]:
         """The rows of the embedding cache for ``vectors``: unit length, little-endian."""
-        blobs: list[tuple[str, str, bytes]] = []
-        for text_hash, vec in vectors.items():
-            flat = np.asarray(vec, dtype=np.float64).reshape(-1)
-            if flat.size != self.state.dim:
-                raise IndexError_(
-                    f"embedding for {text_hash} has {flat.size} dimensions;"
-                    f" model {self.state.model} has {self.state.dim}"
-                )
-            norm = float(np.linalg.norm(flat))
-            unit = flat / norm if norm > 0 else flat
-            blobs.append((text_hash, self.state.model, unit.astype("<f4").tobytes()))
-        return blobs
+        model, dim = self.state.model, self.state.dim
+        return [
+            (text_hash, model, cached_vector(text_hash, vec, dim=dim, model=model).tobytes())
+            for text_hash, vec in vectors.items()
+        ]
 
     @staticmethod
     def _insert_blobs(conn: sqlite3.Connection, blobs: Sequence[tuple[str, str, bytes]]) -> None:
