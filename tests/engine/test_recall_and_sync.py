@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -307,7 +309,9 @@ def test_a_quiet_sync_reads_neither_the_folder_listing_nor_the_index(
     calls: list[str] = []
     listing, states = chat.workspace.list_sources, chat.index.source_states
     monkeypatch.setattr(
-        chat.workspace, "list_sources", lambda agent: calls.append(agent) or listing(agent)
+        chat.workspace,
+        "list_sources",
+        lambda agent, **kw: calls.append(agent) or listing(agent, **kw),
     )
     monkeypatch.setattr(
         chat.index,
@@ -319,7 +323,51 @@ def test_a_quiet_sync_reads_neither_the_folder_listing_nor_the_index(
     session = chat.settings.home / "agents" / "conv" / "sessions" / "conv-s1.md"
     session.write_text(session.read_text() + "\n")
     report = chat.sync("conv")
-    assert calls == ["conv", "conv"] and report.files_indexed == 1
+    # told by the folder watch which file changed: its state alone, no listing
+    assert calls == (["conv"] if chat.workspace.watched else ["conv", "conv"])
+    assert report.files_indexed == 1
+
+
+def test_a_file_edited_through_a_link_is_picked_up_at_every_sync(
+    chat: Memory, clock: FrozenClock, tmp_path: Path
+) -> None:
+    """A file whose name in the workspace is a symbolic link changes where no folder
+    watch sees: its agent is listed whole at every sync, and the edit shows."""
+    elsewhere = tmp_path / "elsewhere.md"
+    elsewhere.write_text("# 2026-11-20\n\n## Retain\n- W @Peter moved to Gdańsk.\n")
+    (chat.settings.home / "agents" / "conv" / "memory").mkdir(exist_ok=True)
+    (chat.settings.home / "agents" / "conv" / "memory" / "2026-11-20.md").symlink_to(elsewhere)
+    assert any("Gdańsk" in c for c in _recall_ids(chat, clock, "Peter Gdańsk"))
+    assert any("Gdańsk" in c for c in _recall_ids(chat, clock, "Peter Gdańsk"))
+    elsewhere.write_text("# 2026-11-20\n\n## Retain\n- W @Peter moved to Sopot.\n")
+    assert any("Sopot" in c for c in _recall_ids(chat, clock, "Peter Sopot"))
+    assert not any("Gdańsk" in c for c in _recall_ids(chat, clock, "Peter Gdańsk"))
+
+
+def test_an_edit_made_by_another_process_is_picked_up(chat: Memory, clock: FrozenClock) -> None:
+    """Edits of another process between two syncs (the folder watch of this one told,
+    or the files listed where there is none): each kind is found."""
+    folder = chat.settings.home / "agents" / "conv"
+    assert _recall_ids(chat, clock, "adoption agencies")  # listed whole once: watched since
+    script = (
+        "import pathlib, sys\n"
+        "folder = pathlib.Path(sys.argv[1])\n"
+        "s2 = folder / 'sessions' / 'conv-s2.md'\n"
+        "s2.write_text(s2.read_text().replace('adoption agencies', 'pottery classes'))\n"
+        "(folder / 'sessions' / 'conv-s1.md').unlink()\n"
+        "(folder / 'summaries' / 'L1').mkdir(parents=True, exist_ok=True)\n"
+        "(folder / 'memory' / '2026-11-21.md').parent.mkdir(exist_ok=True)\n"
+        "(folder / 'memory' / '2026-11-21.md').write_text("
+        "'# 2026-11-21\\n\\n## Retain\\n- W @Olga moved to Lublin.\\n')\n"
+    )
+    subprocess.run([sys.executable, "-c", script, str(folder)], check=True)
+    assert any("pottery" in c for c in _recall_ids(chat, clock, "pottery classes"))
+    assert not any("adoption" in c for c in _recall_ids(chat, clock, "adoption agencies"))
+    assert not any("support group" in c for c in _recall_ids(chat, clock, "LGBTQ support group"))
+    assert any("Lublin" in c for c in _recall_ids(chat, clock, "Olga Lublin"))
+    before = sorted((i.id, i.content) for i in chat.items(agent="conv", limit=1000))
+    chat.reindex()
+    assert sorted((i.id, i.content) for i in chat.items(agent="conv", limit=1000)) == before
 
 
 def test_minilm_embedder_setting_recalls_by_meaning(home: Path, clock: FrozenClock) -> None:

@@ -225,3 +225,22 @@ def test_a_forked_process_sets_its_own_watch_and_leaves_the_parents(tmp_path: Pa
         check=False,
     )
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+
+
+def test_a_change_made_while_an_agent_is_listed_is_told_at_the_next_look(tmp_path: Path) -> None:
+    """A change made after a look, while its caller lists the files, and read from the
+    queue by another watch of the process before the listing is said done, is told at
+    the next look: the listing may have read that file before the change."""
+    agents = _agents(tmp_path)
+    watch, other = FolderWatch(agents), FolderWatch(agents)
+    try:
+        _listed(other, "ola")
+        assert watch.look("ola") is None  # the caller lists every file now...
+        (agents / "ola" / "brain.md").write_text("# Brain\n- city: Lviv\n")  # ...meanwhile
+        assert other.look("ola") == {"brain.md"}  # reads the queue for both watches
+        watch.listed("ola")
+        assert watch.look("ola") == {"brain.md"}
+        assert watch.look("ola") == set()
+    finally:
+        watch.close()
+        other.close()

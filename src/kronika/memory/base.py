@@ -177,6 +177,7 @@ class MemoryContext:
         self.recalls.close()
         self.index.close()
         self.lock.close()
+        self.workspace.close()
 
     def memory_write(
         self, target_agent: str, section: str, change: Change, source_agent: str = USER

@@ -78,7 +78,8 @@ SETTINGS_TABLE: tuple[SettingSpec, ...] = (
     SettingSpec("embedder_threads", "CPU threads for the local embedder's forward pass."),
     SettingSpec(
         "sync_interval",
-        "Seconds between checks of the Markdown for hand edits within one process.",
+        "Seconds between checks of the Markdown for hand edits within one process (on Linux a"
+        " folder watch says which files changed: docs/workspace.md#hand-edits).",
     ),
     SettingSpec("embed_batch", "Texts embedded per batch while indexing."),
     SettingSpec(

@@ -195,18 +195,20 @@ class FolderWatch:
         with _LOCK:
             self._start()
             _INSTANCE.read()
+            changed = self._dirty.pop(agent, set())
             if not self.watching or agent not in self._listed or agent in self._linked:
-                return None
-            return self._dirty.pop(agent, set())
+                return None  # what changed before is in the listing the caller makes
+            return changed
 
     def listed(self, agent: str, *, linked: bool = False) -> None:
         """``agent``'s files were listed whole after a :meth:`look` (which read what was
         queued before the listing began); ``linked``: a link was among them (symbolic,
-        or a file with more than one name)."""
+        or a file with more than one name). What was read since that look (by a look of
+        another watch of the process, or of another agent) is kept: a change made while
+        the files were listed is told at the next look."""
         with _LOCK:
-            if self.watching:
-                self._listed.add(agent)
-                self._dirty.pop(agent, None)
+            if self.watching and (agent, "") in self._where.values():
+                self._listed.add(agent)  # only an agent whose folder is watched (not a link)
                 if linked:
                     self._linked.add(agent)
                 else:

@@ -154,12 +154,30 @@ class Indexer:
         started = time.perf_counter()
         report = SyncReport()
         folder = self.state.workspace.require_agent(agent)
-        seen = self.state.seen.pop(agent, None)
-        if paths is None and seen is not None and _unchanged(folder, seen):
-            self.state.seen[agent] = seen
-            report.files_seen = len(seen.files)
-            report.seconds = time.perf_counter() - started
-            return report
+        # the files as the index last matched them all (kept through a write's own sync,
+        # which changes some: a quiet sync finds them changed, or the watch says so)
+        seen = self.state.seen.pop(agent, None) if paths is None else self.state.seen.get(agent)
+        watched = False  # the listing below follows a look of the folder watch
+        if paths is None:
+            changed = self.state.workspace.changed_sources(agent)
+            if changed is not None and seen is not None:  # the watch says what changed
+                self.state.seen[agent] = seen
+                if changed:
+                    try:
+                        return self._sync_changed(agent, sorted(changed), report, started)
+                    except BaseException:
+                        self.state.workspace.forget_changes()  # what it said is not indexed
+                        raise
+                report.files_seen = len(seen.files)
+                report.seconds = time.perf_counter() - started
+                return report
+            watched = self.state.workspace.watched
+            # a link among the files, or a watch that lost track: every file looked at
+            if seen is not None and _unchanged(folder, seen):
+                self.state.seen[agent] = seen
+                report.files_seen = len(seen.files)
+                report.seconds = time.perf_counter() - started
+                return report
         if paths is not None and len(set(paths)) > 1:
             # facts appended to the archive or history may come from the Brain in the
             # same write: the Brain is indexed first, so they are no longer indexed there
@@ -207,7 +225,8 @@ class Indexer:
                 agent, None if paths is None else list(dict.fromkeys(paths))
             )
         if paths is None:
-            files = {f.path: f for f in self.state.workspace.list_sources(agent)}
+            listed = self.state.workspace.list_sources(agent, watched=watched)
+            files = {f.path: f for f in listed}
         else:  # a write's own files: their status alone, not a listing of the folder
             found = (self.state.workspace.source_file(agent, p) for p in dict.fromkeys(paths))
             files = {f.path: f for f in found if f is not None}
@@ -239,6 +258,32 @@ class Indexer:
             self.state.seen[agent] = _Seen(
                 folders, tuple((f.path, f.mtime_ns, f.size) for f in files.values())
             )
+            if watched:  # from now on the watch says what changed since
+                self.state.workspace.sources_listed(agent)
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _sync_changed(
+        self, agent: str, paths: Sequence[str], report: SyncReport, started: float
+    ) -> SyncReport:
+        """:meth:`sync_agent` of the files the folder watch says changed since its last
+        look (by this process, another or an editor): each read again when its time or
+        size is not what the index holds, as a full sync would, removed when gone; the
+        other files are not looked at."""
+        known = self.state.index.source_states(agent, list(paths))
+        files = {
+            f.path: f
+            for f in (self.state.workspace.source_file(agent, p) for p in paths)
+            if f is not None
+        }
+        report.files_seen = len(files)
+        for gone in [p for p in paths if p not in files and p in known]:
+            self.losses.watch(agent, gone, (), report)
+            self.state.index.remove_source(agent, gone)
+            report.files_removed += 1
+        stale = [f for f in files.values() if _changed(known.get(f.path), f, forced=False)]
+        self._index_files(agent, stale, known, report, None, watch=True, embed=True)
+        report.vectors_dropped = self.state.index.drop_unused_embeddings()
         report.seconds = time.perf_counter() - started
         return report
 

@@ -14,6 +14,7 @@ from pathlib import Path, PurePosixPath
 
 from kronika.core.model import MemoryItem
 from kronika.errors import InvalidAgentName, UnknownAgent, WorkspaceError
+from kronika.stores.folder_watch import FolderWatch
 from kronika.stores.markdown import (
     documents,
     lessons,
@@ -68,6 +69,9 @@ class AgentFiles:
 
     def __init__(self, state: WorkspaceState) -> None:
         self.state = state
+        self._watch = FolderWatch(state.root)
+        """Which files changed since the index last looked (:meth:`changed_sources`)."""
+        self._linked: dict[str, bool] = {}  # a link among an agent's files, as last listed
 
     # -- agents ---------------------------------------------------------------------
 
@@ -126,10 +130,16 @@ class AgentFiles:
 
     # -- listing and parsing ----------------------------------------------------------
 
-    def list_sources(self, agent: str) -> list[SourceFile]:
-        """Every indexed file of the agent (not identity, temp files or ``.corrupt``)."""
+    def list_sources(self, agent: str, *, watched: bool = False) -> list[SourceFile]:
+        """Every indexed file of the agent (not identity, temp files or ``.corrupt``).
+
+        ``watched``: the listing follows a :meth:`changed_sources` that could not say
+        what changed; it notes whether a file or folder among them is a link (which may
+        change where no watch sees), for :meth:`sources_listed`."""
         folder = self.require_agent(agent)
         found: dict[str, SourceFile] = {}
+        linked = folder.is_symlink()
+        folders: dict[str, bool] = {}
         for pattern in SOURCE_GLOBS:
             for path in folder.glob(pattern):
                 rel = path.relative_to(folder).as_posix()
@@ -137,7 +147,42 @@ class AgentFiles:
                     continue
                 stat = path.stat()
                 found[rel] = SourceFile(rel, stat.st_mtime_ns, stat.st_size)
+                if watched and not linked:
+                    linked = (
+                        stat.st_nlink > 1 or path.is_symlink() or _in_link(rel, folder, folders)
+                    )
+        if watched:
+            self._linked[agent] = linked
         return [found[rel] for rel in sorted(found)]
+
+    def sources_listed(self, agent: str) -> None:
+        """The index now holds ``agent``'s files as ``list_sources(agent, watched=True)``
+        found them: from now on :meth:`changed_sources` says what changed since (unless
+        a link was among them)."""
+        self._watch.listed(agent, linked=self._linked.pop(agent, True))
+
+    def forget_changes(self) -> None:
+        """What :meth:`changed_sources` said may not be in the index: every agent is
+        listed whole next."""
+        self._watch.forget()
+
+    def changed_sources(self, agent: str) -> set[str] | None:
+        """The paths of ``agent``'s Markdown files written, made, renamed or removed since
+        the last call, by anyone (this process, another, an editor), as the system's
+        folder watch tells them (:mod:`~kronika.stores.folder_watch`); ``None`` when it
+        cannot say (no watch here, the agent not listed whole since it began, a link
+        among its files): list them all then (``list_sources(agent, watched=True)``),
+        and say so once the index holds them (:meth:`sources_listed`)."""
+        return self._watch.look(agent)
+
+    @property
+    def watched(self) -> bool:
+        """Whether :meth:`changed_sources` can say what changed, once an agent is listed."""
+        return self._watch.watching
+
+    def close(self) -> None:
+        """Let go of the folder watch."""
+        self._watch.close()
 
     def source_file(self, agent: str, path: str) -> SourceFile | None:
         """The status of one indexed file (``None`` when missing or not indexed)."""
@@ -281,3 +326,16 @@ def checked_path(path: str) -> str:
     if pure.is_absolute() or ".." in pure.parts or "\\" in path or not pure.parts:
         raise WorkspaceError(f"{path!r} is not a path inside an agent folder")
     return pure.as_posix()
+
+
+def _in_link(rel: str, folder: Path, known: dict[str, bool]) -> bool:
+    """Whether a folder on the way to ``rel`` (under ``folder``) is a symbolic link
+    (``known``: the folders asked already)."""
+    parts = rel.split("/")[:-1]
+    for n in range(1, len(parts) + 1):
+        sub = "/".join(parts[:n])
+        if sub not in known:
+            known[sub] = os.path.islink(os.path.join(folder, sub))
+        if known[sub]:
+            return True
+    return False

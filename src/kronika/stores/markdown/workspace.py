@@ -127,6 +127,15 @@ class MarkdownWorkspace:
         """Files a forget removed or rewrote (read by a working copy, as :attr:`damaged`)."""
         return self.state.removed
 
+    @property
+    def watched(self) -> bool:
+        """Whether :meth:`changed_sources` can say what changed (a folder watch is set)."""
+        return self.agent_files.watched
+
+    def close(self) -> None:
+        """Let go of what the workspace holds open (its folder watch)."""
+        self.agent_files.close()
+
     # ------------------------------------------------ flat names of the parts' verbs
     tenant_of = Alias("state", WorkspaceState.tenant_of)
     exists = Alias("agent_files", AgentFiles.exists)
@@ -137,6 +146,9 @@ class MarkdownWorkspace:
     require_agent = Alias("agent_files", AgentFiles.require_agent)
     create_agent = Alias("agent_files", AgentFiles.create_agent)
     list_sources = Alias("agent_files", AgentFiles.list_sources)
+    changed_sources = Alias("agent_files", AgentFiles.changed_sources)
+    sources_listed = Alias("agent_files", AgentFiles.sources_listed)
+    forget_changes = Alias("agent_files", AgentFiles.forget_changes)
     source_file = Alias("agent_files", AgentFiles.source_file)
     cleanup_temp = Alias("agent_files", AgentFiles.cleanup_temp)
     parse_source = Alias("fact_reads", FactReads.parse_source)
