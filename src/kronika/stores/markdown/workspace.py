@@ -132,10 +132,6 @@ class MarkdownWorkspace:
         """Whether :meth:`changed_sources` can say what changed (a folder watch is set)."""
         return self.agent_files.watched
 
-    def close(self) -> None:
-        """Let go of what the workspace holds open (its folder watch)."""
-        self.agent_files.close()
-
     # ------------------------------------------------ flat names of the parts' verbs
     tenant_of = Alias("state", WorkspaceState.tenant_of)
     exists = Alias("agent_files", AgentFiles.exists)
@@ -149,6 +145,7 @@ class MarkdownWorkspace:
     changed_sources = Alias("agent_files", AgentFiles.changed_sources)
     sources_listed = Alias("agent_files", AgentFiles.sources_listed)
     forget_changes = Alias("agent_files", AgentFiles.forget_changes)
+    close = Alias("agent_files", AgentFiles.close)
     source_file = Alias("agent_files", AgentFiles.source_file)
     cleanup_temp = Alias("agent_files", AgentFiles.cleanup_temp)
     parse_source = Alias("fact_reads", FactReads.parse_source)
