@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import sqlite3
+from pathlib import Path
+
 from kronika import Memory
 from kronika.workflows.session import Session
 
@@ -68,7 +72,25 @@ def test_dont_remember_this_takes_the_previous_message_out_of_the_transcript(
         for p in home.rglob("*")
         if p.is_file() and b"4321" in p.read_bytes()
     ]
-    assert holding == []
+    assert holding == [], (holding, _where_in_the_index(home / "index.sqlite", "4321"))
+
+
+def _where_in_the_index(path: Path, text: str) -> dict[str, object]:
+    """Where ``text`` still is in an index file: rows that hold it, and the files beside."""
+    found: dict[str, object] = {"beside": sorted(p.name for p in path.parent.glob("index*"))}
+    with contextlib.closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as conn:
+        tables = [t for (t,) in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")]
+        for table in tables:
+            columns = [c[1] for c in conn.execute(f'PRAGMA table_info("{table}")')]
+            for column in columns:
+                hits = conn.execute(
+                    f'SELECT count(*) FROM "{table}" WHERE instr(CAST("{column}" AS BLOB), ?) > 0',
+                    (text.encode(),),
+                ).fetchone()[0]
+                if hits:
+                    found[f"{table}.{column}"] = hits
+        found["freelist"] = conn.execute("PRAGMA freelist_count").fetchone()[0]
+    return found
 
 
 def test_dont_remember_with_content_never_writes_it(memory: Memory) -> None:
