@@ -46,9 +46,17 @@ def test_unsafe_agent_names_are_refused(ws: MarkdownWorkspace, name: str) -> Non
     assert not (ws.home / "x").exists()
 
 
+def _files(folder: Path, *paths: str) -> None:
+    """A one-line file at each of ``paths`` under ``folder`` (folders made as needed)."""
+    for rel in paths:
+        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
+        (folder / rel).write_text("x\n", "utf-8")
+
+
 def test_list_sources_skips_identity_temp_files_and_copies(ws: MarkdownWorkspace) -> None:
     folder = ws.agent_dir("jaskier")
-    for rel in [
+    _files(
+        folder,
         "active_context.md",
         "sessions/s1.md",
         "memory/2025-11-27.md",
@@ -58,9 +66,7 @@ def test_list_sources_skips_identity_temp_files_and_copies(ws: MarkdownWorkspace
         "bank/entities/Peter.md",
         ".corrupt/brain.md.20250101T000000Z",
         "sessions/.s1.md.ab12cd34.kronika-tmp",
-    ]:
-        (folder / rel).parent.mkdir(parents=True, exist_ok=True)
-        (folder / rel).write_text("x\n", "utf-8")
+    )
     listed = [s.path for s in ws.list_sources("jaskier")]
     assert listed == [
         "active_context.md",
@@ -73,6 +79,36 @@ def test_list_sources_skips_identity_temp_files_and_copies(ws: MarkdownWorkspace
     ]
     brain = next(s for s in ws.list_sources("jaskier") if s.path == "brain.md")
     assert brain.size == (folder / "brain.md").stat().st_size
+
+
+def test_list_sources_reads_links_and_leaves_what_is_not_indexed(
+    ws: MarkdownWorkspace, tmp_path: Path
+) -> None:
+    """A file or folder that is a symbolic link is listed with its target's time and
+    size, a broken link is not; a folder below an indexed one, a folder named like an
+    indexed file, hidden files and other kinds of file are not either."""
+    folder = ws.agent_dir("jaskier")
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "days").mkdir(parents=True)
+    (elsewhere / "days" / "2025-11-28.md").write_text("a day\n", "utf-8")
+    (elsewhere / "lessons.md").write_text("# Lessons\n- one more\n", "utf-8")
+    if (folder / "memory").is_dir():
+        (folder / "memory").rmdir()
+    (folder / "memory").symlink_to(elsewhere / "days")
+    (folder / "lessons.md").symlink_to(elsewhere / "lessons.md")
+    (folder / "sessions" / "gone.md").symlink_to(elsewhere / "missing.md")
+    _files(
+        folder,
+        "sessions/old/s0.md",
+        "sessions/.hidden.md",
+        "sessions/s2.MD",
+        "summaries/L3/0001.md",
+        "bank/entities/Ola.txt",
+    )
+    (folder / "active_context.md").mkdir()
+    listed = {s.path: s for s in ws.list_sources("jaskier")}
+    assert sorted(listed) == ["brain.md", "lessons.md", "memory/2025-11-28.md"]
+    assert listed["lessons.md"].size == (elsewhere / "lessons.md").stat().st_size
 
 
 def test_parse_source_refuses_paths_outside_the_agent(ws: MarkdownWorkspace) -> None:

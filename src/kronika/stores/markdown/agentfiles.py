@@ -137,20 +137,35 @@ class AgentFiles:
         what changed; it notes whether a file or folder among them is a link (which may
         change where no watch sees), for :meth:`sources_listed`."""
         folder = self.require_agent(agent)
+        base = os.fspath(folder)
         found: dict[str, SourceFile] = {}
         linked = folder.is_symlink()
         folders: dict[str, bool] = {}
-        for pattern in SOURCE_GLOBS:
-            for path in folder.glob(pattern):
-                rel = path.relative_to(folder).as_posix()
-                if classify(rel) is None or not path.is_file():
+        # one scandir a folder, one stat a file (a Path made for each file cost as much
+        # again as its stat: 3,000 chats listed in a fifth of the time)
+        for sub in ("", *_LISTED_FOLDERS):
+            try:
+                entries = list(os.scandir(os.path.join(base, sub) if sub else base))
+            except OSError:  # no such folder (or not one): nothing of it is indexed
+                continue
+            if watched and sub and not linked:
+                linked = _in_link(f"{sub}/-", folder, folders)
+            for entry in entries:
+                name = entry.name
+                if not name.endswith(".md") or (not sub and name not in _LISTED_NAMES):
                     continue
-                stat = path.stat()
+                rel = f"{sub}/{name}" if sub else name
+                if classify(rel) is None:
+                    continue
+                try:
+                    if not entry.is_file():
+                        continue
+                    stat = entry.stat()
+                except OSError:  # gone since the folder was read
+                    continue
                 found[rel] = SourceFile(rel, stat.st_mtime_ns, stat.st_size)
                 if watched and not linked:
-                    linked = (
-                        stat.st_nlink > 1 or path.is_symlink() or _in_link(rel, folder, folders)
-                    )
+                    linked = stat.st_nlink > 1 or entry.is_symlink()
         if watched:
             self._linked[agent] = linked
         return [found[rel] for rel in sorted(found)]
@@ -326,6 +341,15 @@ def checked_path(path: str) -> str:
     if pure.is_absolute() or ".." in pure.parts or "\\" in path or not pure.parts:
         raise WorkspaceError(f"{path!r} is not a path inside an agent folder")
     return pure.as_posix()
+
+
+_LISTED_NAMES = frozenset(p for p in SOURCE_GLOBS if "/" not in p)
+"""The indexed files at the top of an agent's folder."""
+_LISTED_FOLDERS = tuple(p.removesuffix("/*.md") for p in SOURCE_GLOBS if "/" in p)
+"""The folders whose Markdown files are indexed (each read alone, not below)."""
+assert all("*" not in p for p in _LISTED_NAMES) and all(
+    p.endswith("/*.md") and "*" not in p.removesuffix("/*.md") for p in SOURCE_GLOBS if "/" in p
+), "SOURCE_GLOBS: names, or a folder's *.md"
 
 
 def _in_link(rel: str, folder: Path, known: dict[str, bool]) -> bool:
