@@ -159,21 +159,18 @@ class Indexer:
         seen = self.state.seen.pop(agent, None) if paths is None else self.state.seen.get(agent)
         watched = False  # the listing below follows a look of the folder watch
         if paths is None:
+            # the files the watch says changed; None: it cannot say (a link among the
+            # files, a watch that lost track, none here): every file is looked at
             changed = self.state.workspace.changed_sources(agent)
-            if changed is not None and seen is not None:  # the watch says what changed
-                self.state.seen[agent] = seen
-                if changed:
-                    try:
-                        return self._sync_changed(agent, sorted(changed), report, started)
-                    except BaseException:
-                        self.state.workspace.forget_changes()  # what it said is not indexed
-                        raise
-                report.files_seen = len(seen.files)
-                report.seconds = time.perf_counter() - started
-                return report
             watched = self.state.workspace.watched
-            # a link among the files, or a watch that lost track: every file looked at
-            if seen is not None and _unchanged(folder, seen):
+            if seen is not None and changed:
+                self.state.seen[agent] = seen
+                try:
+                    return self._sync_changed(agent, sorted(changed), report, started)
+                except BaseException:
+                    self.state.workspace.forget_changes()  # what it said is not indexed
+                    raise
+            if seen is not None and (changed is not None or _unchanged(folder, seen)):
                 self.state.seen[agent] = seen
                 report.files_seen = len(seen.files)
                 report.seconds = time.perf_counter() - started
@@ -232,10 +229,7 @@ class Indexer:
             files = {f.path: f for f in found if f is not None}
         report.files_seen = len(files)
         if paths is None:
-            for gone in sorted(set(known) - set(files)):
-                self.losses.watch(agent, gone, (), report)
-                self.state.index.remove_source(agent, gone)
-                report.files_removed += 1
+            self._remove_gone(agent, sorted(set(known) - set(files)), report)
             candidates = list(files.values())
         else:
             candidates = []
@@ -277,15 +271,20 @@ class Indexer:
             if f is not None
         }
         report.files_seen = len(files)
-        for gone in [p for p in paths if p not in files and p in known]:
-            self.losses.watch(agent, gone, (), report)
-            self.state.index.remove_source(agent, gone)
-            report.files_removed += 1
+        self._remove_gone(agent, [p for p in paths if p not in files and p in known], report)
         stale = [f for f in files.values() if _changed(known.get(f.path), f, forced=False)]
         self._index_files(agent, stale, known, report, None, watch=True, embed=True)
         report.vectors_dropped = self.state.index.drop_unused_embeddings()
         report.seconds = time.perf_counter() - started
         return report
+
+    def _remove_gone(self, agent: str, paths: Sequence[str], report: SyncReport) -> None:
+        """Take the rows of files no longer there out of the index (their facts watched
+        for loss first)."""
+        for gone in paths:
+            self.losses.watch(agent, gone, (), report)
+            self.state.index.remove_source(agent, gone)
+            report.files_removed += 1
 
     def catch_up_facts(self, agent: str, *, defer_vectors: bool = False) -> SyncReport:
         """Read the fact files of ``agent`` changed since they were indexed (by hand, or

@@ -139,7 +139,7 @@ class AgentFiles:
         folder = self.require_agent(agent)
         base = os.fspath(folder)
         found: dict[str, SourceFile] = {}
-        linked = folder.is_symlink()
+        linked = watched and folder.is_symlink()
         folders: dict[str, bool] = {}
         # one scandir a folder, one stat a file (a Path made for each file cost as much
         # again as its stat: 3,000 chats listed in a fifth of the time)
@@ -149,7 +149,7 @@ class AgentFiles:
             except OSError:  # no such folder (or not one): nothing of it is indexed
                 continue
             if watched and sub and not linked:
-                linked = _in_link(f"{sub}/-", folder, folders)
+                linked = _in_link(sub, folder, folders)
             for entry in entries:
                 name = entry.name
                 if not name.endswith(".md") or (not sub and name not in _LISTED_NAMES):
@@ -352,10 +352,10 @@ assert all("*" not in p for p in _LISTED_NAMES) and all(
 ), "SOURCE_GLOBS: names, or a folder's *.md"
 
 
-def _in_link(rel: str, folder: Path, known: dict[str, bool]) -> bool:
-    """Whether a folder on the way to ``rel`` (under ``folder``) is a symbolic link
-    (``known``: the folders asked already)."""
-    parts = rel.split("/")[:-1]
+def _in_link(sub: str, folder: Path, known: dict[str, bool]) -> bool:
+    """Whether ``sub`` (a folder under ``folder``) or a folder on the way to it is a
+    symbolic link (``known``: the folders asked already)."""
+    parts = sub.split("/")
     for n in range(1, len(parts) + 1):
         sub = "/".join(parts[:n])
         if sub not in known:
