@@ -1,6 +1,6 @@
 """``kronika bench locomo|longmemeval|memory|folds|scale|crash|writes|team-writes|
-session-turns|round-trips|lessons|serve``: run a benchmark, print and save the results (``crash``
-exits 1 when a trial breaks an invariant)."""
+session-turns|hand-edits|round-trips|lessons|serve``: run a benchmark, print and save the
+results (``crash`` exits 1 when a trial breaks an invariant)."""
 
 from __future__ import annotations
 
@@ -81,6 +81,8 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
     elif args.suite == "crash":  # the trials test the write path, not a model
         settings = settings.with_overrides(embedder="hashing")
     modes = tuple(args.mode) if args.mode else ("lexical", "vector", "hybrid")
+    if args.calls is None:  # each suite's own default
+        args.calls = 30 if args.suite == "hand-edits" else 200
     if args.suite == "crash" and (args.trials < 1 or args.writers < 1 or args.max_run <= 0):
         raise InvalidInput("--trials and --writers must be at least 1, --max-run above 0")
     if args.suite != "team-writes" and (args.queries == 0 or args.batch == 0):
@@ -175,6 +177,22 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
             results = run_session_turns(
                 _sizes(args.sizes or "10,1000,10000"),
                 index=args.index,
+                calls=args.calls,
+                budget_s=args.budget,
+                before=args.before,
+                progress=progress,
+            )
+        elif args.suite == "hand-edits":
+            from kronika.bench.hand_edits import run_hand_edits
+
+            if args.budget <= 0:
+                raise InvalidInput("--budget must be above 0")
+            if args.before is not None and not (Path(args.before) / "kronika").is_dir():
+                raise InvalidInput(
+                    f"--before needs a src folder holding kronika; got {args.before!r}"
+                )
+            results = run_hand_edits(
+                _sizes(args.sizes or "10,3000"),
                 calls=args.calls,
                 budget_s=args.budget,
                 before=args.before,

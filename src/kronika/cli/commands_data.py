@@ -225,6 +225,7 @@ def register(cli: Commands) -> None:
             "writes",
             "team-writes",
             "session-turns",
+            "hand-edits",
             "round-trips",
             "lessons",
             "serve",
@@ -247,7 +248,8 @@ def register(cli: Commands) -> None:
     p.add_argument(
         "--sizes",
         help="scale, vectors, writes, serve: corpus sizes (default 10000,100000; writes"
-        " 1000,10000,100000; serve 10000); session-turns: session lengths (10,1000,10000)",
+        " 1000,10000,100000; serve 10000); session-turns: session lengths (10,1000,10000);"
+        " hand-edits: chats stored (10,3000)",
     )
     p.add_argument(
         "--queries",
@@ -298,8 +300,8 @@ def register(cli: Commands) -> None:
     )
     p.add_argument(
         "--before",
-        help="team-writes, session-turns, round-trips, writes (its remember_many): a src"
-        " folder of another kronika, measured in the same run",
+        help="team-writes, session-turns, hand-edits, round-trips, writes (its"
+        " remember_many): a src folder of another kronika, measured in the same run",
     )
     p.add_argument(
         "--seed", type=int, default=0, help="crash: seed of the first trial; lessons: of the run"
@@ -333,9 +335,9 @@ def register(cli: Commands) -> None:
     p.add_argument(
         "--calls",
         type=count_in(1, 10**6),
-        default=200,
         help="writes, team-writes, session-turns: timed calls per size; round-trips: timed"
-        " calls of each kind, near and away (default 200)",
+        " calls of each kind, near and away (default 200); hand-edits: rounds per size"
+        " (default 30)",
     )
     p.add_argument(
         "--delay-ms",
@@ -347,7 +349,7 @@ def register(cli: Commands) -> None:
         "--budget",
         type=float,
         default=60.0,
-        help="writes, serve: seconds at most per timed series",
+        help="writes, serve, hand-edits: seconds at most per timed series",
     )
     p.add_argument(
         "--clients", default="1,16,64", help="serve: concurrent clients per level (1,16,64)"
