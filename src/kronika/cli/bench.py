@@ -49,6 +49,12 @@ def _indexes(args: argparse.Namespace) -> tuple[str, ...]:
     return specs or ("sqlite",)
 
 
+def _check_before(args: argparse.Namespace) -> None:
+    """``--before``, when given, must be a ``src`` folder holding kronika."""
+    if args.before is not None and not (Path(args.before) / "kronika").is_dir():
+        raise InvalidInput(f"--before needs a src folder holding kronika; got {args.before!r}")
+
+
 def _folds(
     args: argparse.Namespace, settings: Settings, progress: Callable[[str, int, int], None]
 ) -> dict[str, Any]:
@@ -114,10 +120,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
         elif args.suite == "writes":
             if args.calls < 1 or args.budget <= 0:
                 raise InvalidInput("--calls must be at least 1 and --budget above 0")
-            if args.before is not None and not (Path(args.before) / "kronika").is_dir():
-                raise InvalidInput(
-                    f"--before needs a src folder holding kronika; got {args.before!r}"
-                )
+            _check_before(args)
             results = bench.run_writes(
                 _sizes(args.sizes or "1000,10000,100000"),
                 calls=args.calls,
@@ -145,10 +148,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 raise InvalidInput(
                     "--calls must be at least 1, --budget and --writer-seconds above 0"
                 )
-            if args.before is not None and not (Path(args.before) / "kronika").is_dir():
-                raise InvalidInput(
-                    f"--before needs a src folder holding kronika; got {args.before!r}"
-                )
+            _check_before(args)
             if args.rounds < 1:
                 raise InvalidInput("--rounds must be at least 1")
             results = run_team_writes(
@@ -170,10 +170,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
 
             if args.budget <= 0:
                 raise InvalidInput("--budget must be above 0")
-            if args.before is not None and not (Path(args.before) / "kronika").is_dir():
-                raise InvalidInput(
-                    f"--before needs a src folder holding kronika; got {args.before!r}"
-                )
+            _check_before(args)
             results = run_session_turns(
                 _sizes(args.sizes or "10,1000,10000"),
                 index=args.index,
@@ -187,10 +184,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
 
             if args.budget <= 0:
                 raise InvalidInput("--budget must be above 0")
-            if args.before is not None and not (Path(args.before) / "kronika").is_dir():
-                raise InvalidInput(
-                    f"--before needs a src folder holding kronika; got {args.before!r}"
-                )
+            _check_before(args)
             results = run_hand_edits(
                 _sizes(args.sizes or "10,3000"),
                 calls=args.calls,
@@ -203,10 +197,7 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
 
             if not 0 <= args.delay_ms <= 1000:
                 raise InvalidInput("--delay-ms must be between 0 and 1000")
-            if args.before is not None and not (Path(args.before) / "kronika").is_dir():
-                raise InvalidInput(
-                    f"--before needs a src folder holding kronika; got {args.before!r}"
-                )
+            _check_before(args)
             results = run_round_trips(
                 index=args.index,
                 turns=_sizes(args.sizes or "2000")[0],
