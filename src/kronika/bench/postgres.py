@@ -57,6 +57,16 @@ class PostgresSite:
         with postgres_database(self.server_url()) as url:
             yield url
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time so far of the local server this site started (its postmaster, the
+        connections and background processes it runs, and those that ended); ``None``
+        for a server given by URL, which may be on another machine."""
+        from kronika.bench._runtime import tree_cpu_seconds
+
+        if self._local is None:
+            return None
+        return tree_cpu_seconds(self._local.pid, reaped=True)
+
     def close(self) -> None:
         if self._local is not None:
             self._local.stop()

@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from kronika import Settings
-from kronika.bench._runtime import peak_rss_mb, settings_summary
+from kronika.bench._runtime import peak_rss_mb, settings_summary, tree_cpu_seconds
 from kronika.bench.metrics import percentile
 from kronika.bench.report import table
 from kronika.bench.scale import synthetic_queries, synthetic_sessions
@@ -126,16 +126,7 @@ class _Server:
     def cpu_seconds(self) -> float | None:
         """CPU time (user + system) of the server and its worker processes so far; None
         where ``/proc`` cannot tell."""
-        pid = self.process.pid
-        try:
-            children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
-            total = 0.0
-            for one in [pid, *map(int, children)]:
-                fields = Path(f"/proc/{one}/stat").read_text().rsplit(")", 1)[1].split()
-                total += int(fields[11]) + int(fields[12])
-        except (OSError, ValueError, IndexError):
-            return None
-        return total / os.sysconf("SC_CLK_TCK")
+        return tree_cpu_seconds(self.process.pid)
 
     def stop(self) -> None:
         self.process.terminate()
@@ -165,28 +156,28 @@ def _load(
     body: Body,
     check: Check,
     client: str = "asyncio",
+    database_cpu: Callable[[], float | None] | None = None,
 ) -> dict[str, Any]:
     """``requests`` calls from ``clients`` concurrent keep-alive connections, every
     answer read whole and checked (any other status than 200, an answer cut short or
     one ``check`` refuses is an error). Besides the server's CPU time per request, the
     client's own (``time.process_time`` of this process while the level ran) says how
-    much of the machine the measuring took."""
+    much of the machine the measuring took, and ``database_cpu`` (the CPU time so far
+    of a database server on this machine, when there is one) what the database spent."""
     if client not in CLIENTS:
         raise ValueError(f"client must be one of {CLIENTS}, not {client!r}")
     prepare = _threads if client == "threads" else _asyncio_load
     send = prepare(server.port, token, clients, requests, budget_s, body, check)
     load = _load_average()
-    cpu_before = server.cpu_seconds()
+    database = database_cpu or (lambda: None)
+    cpu_before, db_before = server.cpu_seconds(), database()
     mine_before = time.process_time()
     started = time.perf_counter()
     latencies, errors = send()
     wall = time.perf_counter() - started
     mine = time.process_time() - mine_before
-    cpu_after = server.cpu_seconds()
+    cpu_after, db_after = server.cpu_seconds(), database()
     done = len(latencies) + errors
-    cpu = None
-    if cpu_before is not None and cpu_after is not None and done:
-        cpu = round((cpu_after - cpu_before) / done * 1000, 2)
     return {
         "clients": clients,
         "requests": done,
@@ -194,11 +185,19 @@ def _load(
         "p50_ms": _ms(latencies, 50),
         "p99_ms": _ms(latencies, 99),
         "per_second": round(len(latencies) / wall, 1) if wall > 0 else 0.0,
-        "server_cpu_ms": cpu,
+        "server_cpu_ms": _per_request(cpu_before, cpu_after, done),
+        "database_cpu_ms": _per_request(db_before, db_after, done),
         "client_cpu_ms": round(mine / done * 1000, 3) if done else None,
         "client": client,
         "load_average": load,
     }
+
+
+def _per_request(before: float | None, after: float | None, done: int) -> float | None:
+    """Milliseconds of CPU per request between two readings (None: not known)."""
+    if before is None or after is None or not done:
+        return None
+    return round((after - before) / done * 1000, 2)
 
 
 def _request_bytes(port: int, token: str, path: str, payload: dict[str, Any]) -> bytes:
@@ -468,7 +467,7 @@ def run_serve(
         home = Path(tmp) / "local"
         runs.append(
             _backend("local", home, chosen.with_overrides(home=home, database_url=""),
-                     size, requests, clients, budget_s, workers, queries, say, client)
+                     size, requests, clients, budget_s, workers, queries, say, client, None)
         )  # fmt: skip
         with postgres_site(index) as site:
             if site is not None:
@@ -477,7 +476,7 @@ def run_serve(
                     pg = chosen.with_overrides(home=home, database_url=url)
                     runs.append(
                         _backend("postgres", home, pg, size, requests, clients, budget_s,
-                                 workers, queries, say, client)
+                                 workers, queries, say, client, site.cpu_seconds)
                     )  # fmt: skip
     return _results(size, requests, chosen, runs, client)
 
@@ -494,7 +493,11 @@ def _backend(
     queries: Sequence[str],
     say: Progress,
     client: str,
+    database_cpu: Callable[[], float | None] | None,
 ) -> dict[str, Any]:
+    """One backend's figures: in process, then served at each count of ``workers``;
+    ``database_cpu``: the CPU time so far of the database server it runs on, when that
+    server is on this machine (see :func:`_load`)."""
     from kronika import build_memory
 
     asked = iter(range(len(queries)))
@@ -532,14 +535,16 @@ def _backend(
                 body = _recall_body(agent, queries, start)
                 check = _recall_check(queries, start)
                 levels["recall"].append(
-                    _load(server, token, level, requests, budget_s, body, check, client)
-                )
+                    _load(server, token, level, requests, budget_s, body, check, client,
+                          database_cpu)
+                )  # fmt: skip
             for level in clients:
                 say(f"{backend}, {count} workers: remember at {level} clients", 0, 1)
                 body = _remember_body(agent, queries, f"{count}.{level}")
                 levels["remember"].append(
-                    _load(server, token, level, requests, budget_s, body, _remember_check, client)
-                )
+                    _load(server, token, level, requests, budget_s, body, _remember_check,
+                          client, database_cpu)
+                )  # fmt: skip
         finally:
             server.stop()
         served.append({"workers": count, **levels})
@@ -625,7 +630,7 @@ def _results(
             base = inproc[op]
             rows.append(
                 [op, backend, "in process", "-", "1", f"{base['p50_ms']}", f"{base['p99_ms']}",
-                 f"{base['per_second']}", "0", "-", "-", _shown(base.get("load_average"))]
+                 f"{base['per_second']}", "0", "-", "-", "-", _shown(base.get("load_average"))]
             )  # fmt: skip
             for served in run["servers"]:
                 for level in served[op]:
@@ -633,7 +638,8 @@ def _results(
                         [op, backend, "server", str(served["workers"]), str(level["clients"]),
                          f"{level['p50_ms']}", f"{level['p99_ms']}", f"{level['per_second']}",
                          str(level["errors"]), _shown(level.get("server_cpu_ms")),
-                         _shown(level.get("client_cpu_ms")), _shown(level.get("load_average"))]
+                         _shown(level.get("database_cpu_ms")), _shown(level.get("client_cpu_ms")),
+                         _shown(level.get("load_average"))]
                     )  # fmt: skip
                     errors += level["errors"]
         one = [s for s in run["servers"] if s["workers"] == 1] or run["servers"][:1]
@@ -669,6 +675,7 @@ def _results(
                     "per second",
                     "errors",
                     "server CPU ms/request",
+                    "database CPU ms/request",
                     "client CPU ms/request",
                     "load average",
                 ],
