@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from kronika.bench._runtime import tree_cpu_seconds
+from kronika.bench.processes import tree_cpu_seconds
 
 BURN = "import time\nend = time.process_time() + 0.4\nwhile time.process_time() < end: pass"
 

@@ -61,7 +61,7 @@ class PostgresSite:
         """CPU time so far of the local server this site started (its postmaster, the
         connections and background processes it runs, and those that ended); ``None``
         for a server given by URL, which may be on another machine."""
-        from kronika.bench._runtime import tree_cpu_seconds
+        from kronika.bench.processes import tree_cpu_seconds
 
         if self._local is None:
             return None

@@ -35,8 +35,9 @@ from pathlib import Path
 from typing import Any
 
 from kronika import Settings
-from kronika.bench._runtime import peak_rss_mb, settings_summary, tree_cpu_seconds
+from kronika.bench._runtime import peak_rss_mb, settings_summary
 from kronika.bench.metrics import percentile
+from kronika.bench.processes import tree_cpu_seconds
 from kronika.bench.report import table
 from kronika.bench.scale import synthetic_queries, synthetic_sessions
 
