@@ -58,7 +58,7 @@ def test_the_psycopg_floor_runs_beside_kronika_in_the_same_run(postgres_server: 
     # kronika's recall and remember_many at this size, and the floor's, on the same server
     assert row["questions"] == 4 and row["recall_p50_ms"] > 0 and 0 < row["recall_hits"] <= 10
     assert row["graph_wait_s"] >= 0  # asked once the vector graph is there (none at 40)
-    assert row["batch"] == 6 and row["remember_many_per_s"] > 0
+    assert row["batch"] == 6 and row["remember_many_per_s"] > 0 and row["save_turns_per_s"] > 0
     assert floor["size"] == 40 and floor["calls"] == 3 and floor["questions"] == 4
     assert floor["rows"] == 40 + 3 + 6  # stored, single inserts, the batch
     assert floor["per_call_per_s"] > 0 and floor["batch_items_per_s"] > 0
@@ -72,11 +72,13 @@ def test_the_psycopg_floor_runs_beside_kronika_in_the_same_run(postgres_server: 
         ("remember", row["per_s"], floor["per_call_per_s"]),
         ("recall", floor["recall_p50_ms"], row["recall_p50_ms"]),
         ("remember_many", row["remember_many_per_s"], floor["batch_items_per_s"]),
+        ("save_turns", row["save_turns_per_s"], floor["batch_items_per_s"]),
     ):
         ratio = results["headline"][f"{name}_vs_floor@40_after"]
         assert ratio == pytest.approx(mine / theirs)
         assert cell(table, line, f"{name} vs floor") == f"{ratio:.3f}×"
     assert cell(table, line, "remember_many(6) items/s") == f"{row['remember_many_per_s']:,.0f}"
+    assert cell(table, line, "save_turns(6) turns/s") == f"{row['save_turns_per_s']:,.0f}"
 
 
 def test_two_workers_take_turns_on_one_agent_beside_the_writers(postgres_server: object) -> None:
@@ -217,7 +219,13 @@ def test_the_command_skips_recall_and_the_batch_when_told_0(
     assert row["questions"] == 0 and row["batch"] == 0 and row["per_s"] > 0
     table = results["tables"][0]
     (line,) = table["rows"]
-    for column in ("recall p50 ms", "remember_many(0) items/s", "remember_many vs floor"):
+    for column in (
+        "recall p50 ms",
+        "remember_many(0) items/s",
+        "remember_many vs floor",
+        "save_turns(0) turns/s",
+        "save_turns vs floor",
+    ):
         assert cell(table, line, column) == "-"
     # elsewhere 0 queries or a batch of 0 is no measurement: a clear error, not a run
     bad = subprocess.run(

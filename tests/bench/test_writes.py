@@ -70,6 +70,9 @@ def test_each_size_reports_per_call_and_batch_rates_beside_the_floor() -> None:
         ratio = results["headline"][f"remember_many_vs_floor@{row['size']}"]
         assert ratio == pytest.approx(row["remember_many_per_s"] / floor["batch_items_per_s"])
         assert line[first["columns"].index("remember_many vs floor batch")] == f"{ratio:.3f}×"
+        ratio = results["headline"][f"save_turns_vs_floor@{row['size']}"]
+        assert ratio == pytest.approx(row["save_turns_per_s"] / floor["batch_items_per_s"])
+        assert line[first["columns"].index("save_turns vs floor batch")] == f"{ratio:.3f}×"
         ratio = results["headline"][f"remember_vs_floor@{row['size']}"]
         assert line[first["columns"].index("remember vs floor")] == f"{ratio:.3f}×"
     assert "floor batch(25) items/s" in first["columns"]

@@ -259,6 +259,7 @@ def measure_size(
             if many:
                 memory.remember_many(many, agent="bench")
             many_s = time.perf_counter() - began
+            turns_s = _save_turns(memory, batch)
     done = len(spent)
     per_call = {
         f"{t}_{op}": rows[f"{t}_{op}"] / done for t in _KEYS for op in ("ins", "upd", "del")
@@ -284,7 +285,20 @@ def measure_size(
         **archived,
         "batch": batch,
         "remember_many_per_s": batch / many_s if batch and many_s > 0 else 0.0,
+        "save_turns_per_s": batch / turns_s if batch and turns_s > 0 else 0.0,
     }
+
+
+def _save_turns(memory: Any, batch: int) -> float:
+    """Seconds one ``save_turns`` of ``batch`` turns into a new session took (0: none
+    made, or a kronika without ``save_turns``)."""
+    save = getattr(memory, "save_turns", None)
+    if not batch or save is None:
+        return 0.0
+    said = [("user", f"batched turn {n} of the bench: {n * 7919 % 10007}") for n in range(batch)]
+    began = time.perf_counter()
+    save("bench-batch", said, agent="bench")
+    return time.perf_counter() - began
 
 
 def _stored(row: dict[str, Any]) -> str:
@@ -708,7 +722,7 @@ def _in_turn(
 def _ratios(row: dict[str, Any], floor: dict[str, Any]) -> dict[str, float | None]:
     """kronika/floor, each a rate over a rate (1 = as fast as the floor): ``remember()``
     against single inserts, recall (p50 times, the floor's over kronika's) and
-    ``remember_many`` against the batch insert."""
+    ``remember_many`` and ``save_turns`` against the batch insert."""
 
     def share(mine: float, theirs: float) -> float | None:
         return mine / theirs if mine > 0 and theirs > 0 else None
@@ -718,6 +732,9 @@ def _ratios(row: dict[str, Any], floor: dict[str, Any]) -> dict[str, float | Non
         "recall_vs_floor": share(floor.get("recall_p50_ms", 0.0), row.get("recall_p50_ms", 0.0)),
         "remember_many_vs_floor": share(
             row.get("remember_many_per_s", 0.0), floor.get("batch_items_per_s", 0.0)
+        ),
+        "save_turns_vs_floor": share(
+            row.get("save_turns_per_s", 0.0), floor.get("batch_items_per_s", 0.0)
         ),
     }
 
@@ -750,6 +767,8 @@ def _floor_table(
                 measured(r.get("remember_many_per_s", 0.0), ",.0f"),
                 measured(f["batch_items_per_s"], ",.0f"),
                 ratio(got["remember_many_vs_floor"]),
+                measured(r.get("save_turns_per_s", 0.0), ",.0f"),
+                ratio(got["save_turns_vs_floor"]),
             ]
         )
     batch = beside[0][1]["batch"]
@@ -768,6 +787,8 @@ def _floor_table(
             f"remember_many({batch:,}) items/s",
             "floor batch items/s",
             "remember_many vs floor",
+            f"save_turns({batch:,}) turns/s",
+            "save_turns vs floor",
         ],
         out,
     )

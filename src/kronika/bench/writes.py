@@ -409,6 +409,7 @@ def run_writes(
         for mine, theirs, name in (
             ("remember_per_s", "per_call_per_s", "remember_vs_floor"),
             ("remember_many_per_s", "batch_items_per_s", "remember_many_vs_floor"),
+            ("save_turns_per_s", "batch_items_per_s", "save_turns_vs_floor"),
         ):
             if floor[theirs]:
                 results["headline"][f"{name}@{row['size']}"] = row[mine] / floor[theirs]
@@ -434,6 +435,7 @@ def run_writes(
                 f"floor batch({batch:,}) items/s",
                 "remember vs floor",
                 "remember_many vs floor batch",
+                "save_turns vs floor batch",
             ],
             [
                 [
@@ -455,6 +457,7 @@ def run_writes(
                     f"{floor['batch_items_per_s']:,.0f}",
                     _ratio(row["remember_per_s"], floor["per_call_per_s"]),
                     _ratio(row["remember_many_per_s"], floor["batch_items_per_s"]),
+                    _ratio(row["save_turns_per_s"], floor["batch_items_per_s"]),
                 ]
                 for row, floor in zip(rows, floors, strict=True)
             ],
