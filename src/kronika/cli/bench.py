@@ -55,6 +55,26 @@ def _check_before(args: argparse.Namespace) -> None:
         raise InvalidInput(f"--before needs a src folder holding kronika; got {args.before!r}")
 
 
+def _sized_in_turn(
+    args: argparse.Namespace, progress: Callable[[str, int, int], None]
+) -> dict[str, Any]:
+    """``bench session-turns`` and ``bench hand-edits``: timed calls at each size, each
+    size with this tree and ``--before``'s in turn."""
+    if args.budget <= 0:
+        raise InvalidInput("--budget must be above 0")
+    _check_before(args)
+    common = {"calls": args.calls, "budget_s": args.budget, "before": args.before}
+    if args.suite == "hand-edits":
+        from kronika.bench.hand_edits import run_hand_edits
+
+        return run_hand_edits(_sizes(args.sizes or "10,3000"), progress=progress, **common)
+    from kronika.bench.session_turns import run_session_turns
+
+    return run_session_turns(
+        _sizes(args.sizes or "10,1000,10000"), index=args.index, progress=progress, **common
+    )
+
+
 def _folds(
     args: argparse.Namespace, settings: Settings, progress: Callable[[str, int, int], None]
 ) -> dict[str, Any]:
@@ -165,33 +185,8 @@ def run_bench(args: argparse.Namespace, settings: Settings) -> int:
                 sessions=args.sessions,
                 progress=progress,
             )
-        elif args.suite == "session-turns":
-            from kronika.bench.session_turns import run_session_turns
-
-            if args.budget <= 0:
-                raise InvalidInput("--budget must be above 0")
-            _check_before(args)
-            results = run_session_turns(
-                _sizes(args.sizes or "10,1000,10000"),
-                index=args.index,
-                calls=args.calls,
-                budget_s=args.budget,
-                before=args.before,
-                progress=progress,
-            )
-        elif args.suite == "hand-edits":
-            from kronika.bench.hand_edits import run_hand_edits
-
-            if args.budget <= 0:
-                raise InvalidInput("--budget must be above 0")
-            _check_before(args)
-            results = run_hand_edits(
-                _sizes(args.sizes or "10,3000"),
-                calls=args.calls,
-                budget_s=args.budget,
-                before=args.before,
-                progress=progress,
-            )
+        elif args.suite in ("session-turns", "hand-edits"):
+            results = _sized_in_turn(args, progress)
         elif args.suite == "round-trips":
             from kronika.bench.round_trips import run_round_trips
 
