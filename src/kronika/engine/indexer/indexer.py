@@ -31,7 +31,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
 from kronika.core.alias import Alias
 from kronika.engine.indexer.appends import Appends
@@ -44,21 +44,12 @@ from kronika.engine.lost import lost_at_once
 from kronika.ports import Embedder, IndexSources, SourceRows, SourceState
 from kronika.settings import EmbeddingGroup
 from kronika.stores.markdown.facts.brain import BRAIN, FACT_FILES, HISTORY
-from kronika.stores.markdown.layout import SOURCE_GLOBS, SourceKind, classify
+from kronika.stores.markdown.layout import FOLDERS_ON_THE_WAY, SourceKind, classify
 from kronika.stores.markdown.workspace import MarkdownWorkspace, ParsedSource, SourceFile
 
 __all__ = ["Indexer", "sudden_loss"]
 
 _ITEMS_PER_BATCH = 2_000
-
-# Every folder an indexed file can be in, relative to the agent folder ("" is itself).
-_FOLDERS = tuple(
-    dict.fromkeys(
-        str(parent) if str(parent) != "." else ""
-        for pattern in SOURCE_GLOBS
-        for parent in reversed(PurePosixPath(pattern).parents)
-    )
-)
 
 
 def sudden_loss(before: int, lost: int, after: int) -> bool:
@@ -70,7 +61,7 @@ def sudden_loss(before: int, lost: int, after: int) -> bool:
 
 def _folder_marks(folder: Path) -> tuple[int | None, ...]:
     marks: list[int | None] = []
-    for rel in _FOLDERS:
+    for rel in FOLDERS_ON_THE_WAY:
         try:
             marks.append(os.stat(os.path.join(folder, rel)).st_mtime_ns)
         except OSError:

@@ -27,7 +27,8 @@ from kronika.stores.markdown.files import SourceText, keep_copy, read_source, wr
 from kronika.stores.markdown.layout import (
     BANK_KINDS,
     IDENTITY,
-    SOURCE_GLOBS,
+    SOURCE_FOLDERS,
+    SOURCE_NAMES,
     SourceKind,
     classify,
     validate_agent_name,
@@ -143,7 +144,7 @@ class AgentFiles:
         folders: dict[str, bool] = {}
         # one scandir a folder, one stat a file (a Path made for each file cost as much
         # again as its stat: 3,000 chats listed in a fifth of the time)
-        for sub in ("", *_LISTED_FOLDERS):
+        for sub in ("", *SOURCE_FOLDERS):
             try:
                 entries = list(os.scandir(os.path.join(base, sub) if sub else base))
             except OSError:  # no such folder (or not one): nothing of it is indexed
@@ -152,7 +153,7 @@ class AgentFiles:
                 linked = _in_link(sub, folder, folders)
             for entry in entries:
                 name = entry.name
-                if not name.endswith(".md") or (not sub and name not in _LISTED_NAMES):
+                if not name.endswith(".md") or (not sub and name not in SOURCE_NAMES):
                     continue
                 rel = f"{sub}/{name}" if sub else name
                 if classify(rel) is None:
@@ -343,23 +344,14 @@ def checked_path(path: str) -> str:
     return pure.as_posix()
 
 
-_LISTED_NAMES = frozenset(p for p in SOURCE_GLOBS if "/" not in p)
-"""The indexed files at the top of an agent's folder."""
-_LISTED_FOLDERS = tuple(p.removesuffix("/*.md") for p in SOURCE_GLOBS if "/" in p)
-"""The folders whose Markdown files are indexed (each read alone, not below)."""
-assert all("*" not in p for p in _LISTED_NAMES) and all(
-    p.endswith("/*.md") and "*" not in p.removesuffix("/*.md") for p in SOURCE_GLOBS if "/" in p
-), "SOURCE_GLOBS: names, or a folder's *.md"
-
-
 def _in_link(sub: str, folder: Path, known: dict[str, bool]) -> bool:
     """Whether ``sub`` (a folder under ``folder``) or a folder on the way to it is a
     symbolic link (``known``: the folders asked already)."""
     parts = sub.split("/")
     for n in range(1, len(parts) + 1):
-        sub = "/".join(parts[:n])
-        if sub not in known:
-            known[sub] = os.path.islink(os.path.join(folder, sub))
-        if known[sub]:
+        step = "/".join(parts[:n])
+        if step not in known:
+            known[step] = os.path.islink(os.path.join(folder, step))
+        if known[step]:
             return True
     return False

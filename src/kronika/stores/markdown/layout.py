@@ -177,3 +177,20 @@ SOURCE_GLOBS = (
     "bank/*.md",
     "bank/entities/*.md",
 )
+
+SOURCE_NAMES = frozenset(p for p in SOURCE_GLOBS if "/" not in p)
+"""The indexed files at the top of an agent's folder."""
+SOURCE_FOLDERS = tuple(p.removesuffix("/*.md") for p in SOURCE_GLOBS if "/" in p)
+"""The folders whose Markdown files are indexed (each alone, not the folders below)."""
+FOLDERS_ON_THE_WAY = tuple(
+    dict.fromkeys(
+        str(parent) if str(parent) != "." else ""
+        for pattern in SOURCE_GLOBS
+        for parent in reversed(PurePosixPath(pattern).parents)
+    )
+)
+"""Every folder an indexed file can be in or below, relative to the agent's folder, with
+the folders on the way to it (``""`` is the agent's folder itself)."""
+assert all("*" not in p for p in SOURCE_NAMES) and all(
+    p.endswith("/*.md") and "*" not in p.removesuffix("/*.md") for p in SOURCE_GLOBS if "/" in p
+), "SOURCE_GLOBS: names, or a folder's *.md"
