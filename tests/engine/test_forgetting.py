@@ -350,12 +350,18 @@ def test_no_file_in_the_workspace_holds_a_forgotten_word(memory: Memory) -> None
     assert holding == []
 
 
+MARK = "<!-- moved out -->\n"
+"""The line a fact forgotten from the archive leaves."""
+
+
 def test_forgetting_archived_facts_takes_out_their_bullets_alone(
     home: Path, clock: FrozenClock
 ) -> None:
     """A forget finds the lines of a fact in a long archive from the parse kept of it
     while the file is unchanged, and reads it again once it is not: after a hand edit
-    above it, the bullet removed is still the forgotten fact's, and nothing else moves."""
+    above it, the bullet removed is still the forgotten fact's, and nothing else moves.
+    Its line becomes a mark that holds nothing of it, not even its id, so every line
+    below keeps its place (docs/workspace.md)."""
     settings = load_settings(home, environ={}, embedder="hashing").with_overrides(
         brain_max=60, brain_budget=40
     )
@@ -367,14 +373,25 @@ def test_forgetting_archived_facts_takes_out_their_bullets_alone(
         assert len(archived) >= 30
         first, second = archived[5], archived[20]
         lines = archive.read_text(encoding="utf-8").splitlines(keepends=True)
+        cited = {f.id: f.provenance.line for f in archived}
         memory.forget(first.id)
-        lines = [line for line in lines if first.id not in line]
+        lines = [MARK if first.id in line else line for line in lines]
         assert archive.read_text(encoding="utf-8") == "".join(lines)
+        assert first.value is not None and first.value not in archive.read_text(encoding="utf-8")
+        # the facts below kept their lines, in the files and in the index
+        moved = {
+            f.id: f.provenance.line
+            for f in memory.workspace.archived_facts("default")
+            if f.id in cited and cited[f.id] != f.provenance.line
+        }
+        assert moved == {}
+        for item in memory.index.get_items([archived[6].id, archived[29].id]):
+            assert item.provenance.line == cited[item.id]
         # by hand, above the next one: every line below it moves down one
         lines.insert(lines.index(next(x for x in lines if x.startswith("- "))), "- hand\n")
         archive.write_text("".join(lines), encoding="utf-8")
         memory.forget(second.id)
-        lines = [line for line in lines if second.id not in line]
+        lines = [MARK if second.id in line else line for line in lines]
         after = archive.read_text(encoding="utf-8").splitlines(keepends=True)
         # the hand-written bullet is given its id and time (docs/workspace.md)
         assert [x for x in after if not x.startswith("- hand <!--")] == [

@@ -36,6 +36,7 @@ from kronika.engine import forget_journal
 from kronika.ports import AuditLog
 from kronika.stores.markdown import notes, proposals, sessions
 from kronika.stores.markdown.facts import brain
+from kronika.stores.markdown.facts.many import compact_after, compacted
 from kronika.stores.markdown.files import read_source
 from kronika.stores.markdown.layout import BANK_KINDS, SourceKind, classify
 from kronika.stores.markdown.lines import ParsedItems, split_lines
@@ -64,7 +65,13 @@ class FileEdit:
     path: str
     text: str | None
     place: ForgetPlace
+    lines: list[str] | None = field(default=None, compare=False, repr=False)
+    """``text`` as its lines, for a fact file: the writer looks again only at those
+    that changed (a long archive is not scanned whole to forget one fact)."""
 
+
+_MARK_END = " moved out -->\n"
+"""How every line :func:`~kronika.stores.markdown.facts.brain.moved_out` leaves ends."""
 
 Stamp = tuple[int, int, int, int]
 """A file's inode, size and modification and change times (ns): a file with the same
@@ -199,8 +206,9 @@ def _edit_file(
 ) -> FileEdit | None:
     kind = classify(path)
     parsed = _located(agent, path, text, wanted, keep) or _parse(workspace, agent, path, text)
-    gone = [it.id for it in parsed.items if it.id in wanted]
-    kept = [it.id for it in parsed.items if it.id in keep]
+    # looked up by id, not found by walking every item: an archive holds thousands
+    gone = [item_id for item_id in wanted if item_id in parsed.spans]
+    kept = [item_id for item_id in keep if item_id in parsed.spans]
     named = (
         kind is SourceKind.ENTITY
         and pattern is not None
@@ -213,15 +221,23 @@ def _edit_file(
     if gone and kind is SourceKind.ACTIVE_CONTEXT:
         removed, lines = len(lines), []
     else:
+        # a fact forgotten from the archive leaves marks on its lines, as one moved out
+        # of it does: no line below moves, so no fact below is cited anew (in the kept
+        # parse, the index's rows, a record's document) however long the archive is
+        marked = path == brain.ARCHIVE.path
         for item_id in sorted(gone, key=lambda i: parsed.spans[i][0], reverse=True):
             start, end = parsed.spans[item_id]
             removed += end - start
-            del lines[start:end]
+            lines[start:end] = [brain.moved_out(None)] * (end - start) if marked else []
+        # the marks dropped once many, as a move out of the archive drops them: the
+        # text's count of their ending bounds their number (and is cheap to take)
+        if marked and gone and text.count(_MARK_END) + removed > compact_after(len(lines)):
+            lines = compacted(lines)
     new = "".join(lines)
     if kind is SourceKind.FACTS or pattern is None:
         if not gone:
             return None
-        return FileEdit(path, new, ForgetPlace(path, "removed", len(gone), removed))
+        return FileEdit(path, new, ForgetPlace(path, "removed", len(gone), removed), lines)
     spans = [parsed.spans[i] for i in gone]
     shifted = [
         (start - _before(spans, start), end - _before(spans, start))
@@ -331,7 +347,7 @@ def apply_forget(
         elif classify(edit.path) is SourceKind.FACTS:
             # through the fact files' writer: their kept parse follows the edit, and the
             # index deletes the rows of the facts gone instead of reading the file again
-            workspace.rewrite_facts(agent, edit.path, edit.text)
+            workspace.rewrite_facts(agent, edit.path, edit.text, edit.lines)
         else:
             write(folder / edit.path, edit.text)
         workspace.removed.add((agent, edit.path))

@@ -331,11 +331,13 @@ def with_line(item: MemoryItem, path: str, index: int) -> MemoryItem:
     return replace(item, provenance=replace(item.provenance, path=path, line=index + 1))
 
 
-def moved_out(fact_id: str) -> str:
+def moved_out(fact_id: str | None) -> str:
     """The line a fact leaves in the archive when it goes back to the Brain or to the
-    history: an HTML comment (nothing when the Markdown is shown), which keeps every
-    line below where it was."""
-    return f"<!-- {fact_id} moved out -->\n"
+    history (``<!-- f-… moved out -->``), or when it is forgotten (``fact_id``
+    ``None``: ``<!-- moved out -->``, nothing of the fact left, not even its id, which
+    for a fact written by hand is a hash of its text): an HTML comment (nothing when
+    the Markdown is shown), which keeps every line below where it was."""
+    return f"<!-- {fact_id} moved out -->\n" if fact_id else "<!-- moved out -->\n"
 
 
 def is_moved_out(line: str) -> bool:

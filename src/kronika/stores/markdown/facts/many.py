@@ -202,9 +202,15 @@ def compacted(lines: list[str], marks: int | None = None) -> list[str]:
     once for many moves. ``marks``: how many there are, when the caller knows
     (:func:`~.lookup.marks`; else they are counted)."""
     moved = brain.moved_out_lines(lines) if marks is None else marks
-    if moved <= max(COMPACT_AFTER, len(lines) // 8):
+    if moved <= compact_after(len(lines)):
         return lines
     return [line for line in lines if not brain.is_moved_out(line)]
+
+
+def compact_after(lines: int) -> int:
+    """How many lines :func:`~.brain.moved_out` left a file of ``lines`` lines may hold
+    before :func:`compacted` drops them."""
+    return max(COMPACT_AFTER, lines // 8)
 
 
 COMPACT_AFTER = 64
@@ -212,4 +218,4 @@ COMPACT_AFTER = 64
 before :func:`compacted` drops them."""
 
 
-__all__ = ["COMPACT_AFTER", "FactStep", "compacted", "write_many"]
+__all__ = ["COMPACT_AFTER", "FactStep", "compact_after", "compacted", "write_many"]
