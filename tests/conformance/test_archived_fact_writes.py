@@ -1,7 +1,8 @@
 """Facts of the archive given a new value or said again, on every backend: the new
 value is current and found, the old one is history, the archive's other facts keep
 their lines (a fact that leaves marks its lines, `docs/workspace.md`), the marks are
-dropped once they are many, and the index holds what a rebuild from the files holds."""
+dropped once they are many (moves and forgets alike), and the index holds what a
+rebuild from the files holds."""
 
 from __future__ import annotations
 
@@ -101,6 +102,39 @@ def test_many_archived_facts_changed_leave_no_marks_once_they_are_many(backend: 
     facts = {f.key: f.value for f in memory.facts() if f.key}
     assert all(facts[key] == f"changed {key}" for key in keys)
     assert len(facts) == count
+    _cited_lines_hold_their_facts(memory)
+    _index_as_rebuilt(memory)
+
+
+def test_archived_facts_forgotten_leave_marks_that_hold_nothing_of_them(backend: Backend) -> None:
+    """A fact forgotten from the archive leaves an id-less mark on its line: no line
+    moves, nothing of it (value, id) stays in the file, the index or a rebuild, and the
+    marks are dropped once they are many, forgets and moves alike."""
+    memory = backend.open(**_BUDGET)
+    count = 2 * COMPACT_AFTER + 40
+    archived = {f.key: f for f in memory.workspace.archived_facts("default") if f.key}
+    assert not archived
+    _archived(memory, count)
+    archived = {f.key: f for f in memory.workspace.archived_facts("default") if f.key}
+    keys = sorted(archived, key=lambda k: int(k[1:]))
+    first = archived[keys[3]]
+    lines_before = len(_archive_text(memory).splitlines())
+    memory.forget(first.id)
+    text = _archive_text(memory)
+    assert len(text.splitlines()) == lines_before, "no line of the archive moved"
+    assert "<!-- moved out -->\n" in text
+    assert first.id not in text and f"{first.value} <!--" not in text
+    found = memory.recall(first.value or "", k=50, mode="lexical").hits
+    assert found and first.id not in {hit.item.id for hit in found}
+    _cited_lines_hold_their_facts(memory)
+    _index_as_rebuilt(memory)
+    for key in keys[4 : 4 + COMPACT_AFTER + 10]:
+        memory.forget(archived[key].id)
+        text = _archive_text(memory)
+        assert text.count(" moved out -->") <= max(COMPACT_AFTER, len(text.splitlines()) // 8)
+    assert _archive_text(memory).count(" moved out -->") < COMPACT_AFTER, "dropped once many"
+    left = {f.key for f in memory.workspace.archived_facts("default") if f.key}
+    assert left == set(keys) - {keys[3], *keys[4 : 4 + COMPACT_AFTER + 10]}
     _cited_lines_hold_their_facts(memory)
     _index_as_rebuilt(memory)
 
