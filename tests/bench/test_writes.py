@@ -38,6 +38,10 @@ def test_each_size_reports_per_call_and_batch_rates_beside_the_floor() -> None:
         assert row["session_turns"] == row["size"]
         assert row["turn_forget_calls"] == 3 and row["turn_forget_per_s"] > 0
         assert row["turn_forget_cpu_ms"] > 0
+        # a key's earlier values forgotten beside a history of as many values as the size
+        assert row["history_values"] == row["size"]
+        assert row["key_forget_calls"] == min(3, row["size"] // 20)
+        assert row["key_forget_per_s"] > 0 and row["key_forget_cpu_ms"] > 0
     assert {r["command"] for r in results["cli"]} >= {
         "remember --key",
         "recall what did Ada repair?",
@@ -61,6 +65,8 @@ def test_each_size_reports_per_call_and_batch_rates_beside_the_floor() -> None:
         results["tables"][0]["columns"]
     )
     assert "turn forgotten CPU ms" in results["tables"][1]["columns"]
+    assert {"history values", "key forgotten /s"} <= set(results["tables"][0]["columns"])
+    assert "key forgotten CPU ms" in results["tables"][1]["columns"]
     # the floor in the same run: single writes as many as remember()'s, one batch as large
     # as remember_many's, and kronika/floor for each
     first = results["tables"][0]

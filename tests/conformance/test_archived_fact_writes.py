@@ -139,6 +139,34 @@ def test_archived_facts_forgotten_leave_marks_that_hold_nothing_of_them(backend:
     _index_as_rebuilt(memory)
 
 
+def test_a_key_forgotten_leaves_marks_in_the_history_and_moves_no_line(backend: Backend) -> None:
+    """A key's values spread over a long history are forgotten as marks, line for line:
+    nothing of them stays in the file, the index or a rebuild, and the other values
+    keep their lines (they are not cited anew)."""
+    memory = backend.open(**_BUDGET)
+    for round_ in range(4):
+        memory.remember_many(
+            [{"key": f"k{n}", "value": f"value {round_} of {n}"} for n in range(30)]
+        )
+    history = memory.workspace.agent_dir("default") / "history.md"
+    lines_before = history.read_text(encoding="utf-8").splitlines()
+    cited = {
+        row.id: row.provenance.line for row in memory.index.source_items("default", "history.md")
+    }
+    gone = {h.id for h in memory.history("k7")} | {f.id for f in memory.facts() if f.key == "k7"}
+    assert len([i for i in gone if i in cited]) == 3, "three old values of k7 in the history"
+    memory.forget(key="k7")
+    text = history.read_text(encoding="utf-8")
+    assert len(text.splitlines()) == len(lines_before), "no line of the history moved"
+    assert text.count("<!-- moved out -->\n") == 3
+    assert not any("of 7 <!--" in line for line in text.splitlines())
+    assert not any(item_id in text for item_id in gone)
+    rows = {r.id: r.provenance.line for r in memory.index.source_items("default", "history.md")}
+    assert rows == {i: line for i, line in cited.items() if i not in gone}
+    assert memory.history("k7") == []
+    _index_as_rebuilt(memory)
+
+
 def test_a_move_cut_short_then_another_write_keeps_the_fact_the_brain_holds(
     backend: Backend,
 ) -> None:

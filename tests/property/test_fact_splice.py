@@ -160,6 +160,68 @@ def test_a_long_file_spliced_is_its_full_parse(
     ]
 
 
+@settings(max_examples=500, deadline=None)
+@given(
+    before=st.lists(lines(), min_size=0, max_size=3),
+    head=st.integers(0, 200),
+    tail=st.integers(0, 200),
+    picks=st.lists(st.integers(0, 10**6), min_size=1, max_size=6),
+    stray=st.one_of(st.none(), st.none(), st.none(), st.integers(0, 10**6)),
+    times=st.tuples(
+        st.sampled_from(_TIMES[2:] * 3 + _TIMES), st.sampled_from(_TIMES[2:] * 3 + _TIMES)
+    ),
+)
+def test_bullets_turned_into_marks_anywhere_splice_as_the_full_parse(
+    before: list[str],
+    head: int,
+    tail: int,
+    picks: list[int],
+    stray: int | None,
+    times: tuple[datetime, datetime],
+) -> None:
+    """A forget turns the lines of facts all over a long file into marks, line for
+    line (``<!-- moved out -->``): the splice takes those facts out without parsing the
+    lines between them, and is the full parse; it gives them as gone, none as added,
+    and says no line moved. A mark over a line of no bullet (``stray``) or over part of
+    one is spliced as any edit is, or given up."""
+    lines_before = split_lines(
+        _text(
+            [
+                "## User\n",
+                *(_bullet(n) for n in range(head)),
+                *before,
+                *(_bullet(n) for n in range(head, head + tail)),
+            ]
+        )
+    )
+    old = _parse("".join(lines_before), times[0])
+    if old.warnings or old.damage:
+        event("a parse with warnings: not spliced")
+        return
+    after = list(lines_before)
+    chosen = (
+        list(
+            {
+                old.items[n % len(old.items)].id: old.items[n % len(old.items)] for n in picks
+            }.values()
+        )
+        if old.items
+        else []
+    )
+    for item in chosen:
+        start, end = old.spans[item.id]
+        after[start:end] = [brain.moved_out(None)] * (end - start)
+    if stray is not None and not after[stray % len(after)].startswith("- "):
+        after[stray % len(after)] = brain.moved_out(None)
+    change = _check_splice(lines_before, after, times)
+    if change is None or not chosen or stray is not None:
+        event("given up" if change is None else "spliced, not marks alone")
+        return
+    event("marks spliced")
+    assert {i.id for i in change.gone} == {i.id for i in chosen}
+    assert change.added == () and not change.shifted
+
+
 @settings(max_examples=300, deadline=None)
 @given(
     old=st.lists(st.sampled_from(["a\n", "b\n", "c\n", "\n"]), max_size=300),

@@ -11,6 +11,10 @@ time and each durable when it returns:
   it stands: as many calls, each on another stored fact;
 * ``forget()`` of another stored fact, as many calls (its bullet taken out, its words
   redacted in every file of the agent, its rows gone from the index);
+* ``forget()`` of a key beside a long history: N earlier values of N /
+  :data:`VALUES_PER_KEY` keys added to ``history.md`` at once (setup), each key's values
+  spread over the whole file; each call forgets another key, its values taken out of
+  the history and redacted everywhere;
 * ``save_turn()`` into a session that already holds N turns (capped at 1,000), as
   many calls;
 * ``forget()`` of the turns ``save_turn()`` wrote, one per call, once the batch of
@@ -71,11 +75,14 @@ from kronika.bench.floors import sqlite_floor
 from kronika.bench.report import table
 from kronika.bench.scale import synthetic_sentence, synthetic_sessions
 from kronika.bench.turns import concurrency_table, save_turn_concurrency
+from kronika.stores.markdown.facts.brain import HISTORY, render_fact
 from kronika.testing import archived_fact
 
 SESSION_CAP = 1_000
 TRAIL_CAP = 20_000
 """Audit entries the trail holds, at most, when a note is forgotten beside it."""
+VALUES_PER_KEY = 20
+"""Earlier values each key of the long history has (a key forgotten takes them all)."""
 CLI_COMMANDS: tuple[tuple[str, ...], ...] = (
     ("remember", "--key", "bench_city", "Kraków"),
     ("list", "--limit", "5"),
@@ -104,6 +111,35 @@ def _stored_facts(size: int, now: datetime) -> list[MemoryItem]:
         at = now - timedelta(minutes=size - n)
         facts.append(archived_fact(f"fact_{n}", value, at, id=f"f-bench{n:08d}", agent="bench"))
     return facts
+
+
+def _history_values(size: int, now: datetime) -> tuple[int, list[MemoryItem]]:
+    """``size`` earlier values of ``size // VALUES_PER_KEY`` keys (``hist_0``…), each
+    key's values one after another in time and spread over the whole history, as the
+    history holds them; and the number of keys."""
+    from dataclasses import replace
+
+    from kronika.core.model import Provenance, Status
+
+    keys = max(1, size // VALUES_PER_KEY)
+    rng = random.Random(size + 2)
+    values = []
+    for n in range(size):
+        at = now - timedelta(minutes=2 * (size - n))
+        fact = archived_fact(
+            f"hist_{n % keys}", synthetic_sentence(rng), at, id=f"f-hist{n:08d}", agent="bench"
+        )
+        later = f"f-hist{n + keys:08d}" if n + keys < size else None
+        values.append(
+            replace(
+                fact,
+                provenance=Provenance(HISTORY.path),
+                status=Status.SUPERSEDED,
+                valid_to=at + timedelta(minutes=1),
+                superseded_by=later,
+            )
+        )
+    return keys, values
 
 
 def _kronika_size(
@@ -167,6 +203,26 @@ def _kronika_size(
             gone = random.Random(size + 1).sample(others, min(len(others), calls))
             forgotten = timed_calls(
                 lambda n: memory.forget(gone[n].id, agent="bench"), len(gone), budget_s
+            )
+            # a key forgotten beside a long history: `size` earlier values added to the
+            # history at once (setup, not measured), a key's values spread all over it;
+            # each forget takes one key's values out and redacts them everywhere
+            keys, values = _history_values(size, now)
+            history = home / "agents" / "bench" / "history.md"  # docs/workspace.md
+            held = (
+                history.read_text(encoding="utf-8") if history.exists() else f"# {HISTORY.title}\n"
+            )
+            bullets = "".join(line for value in values for line in render_fact(value))
+            history.write_text(f"{held}\n## User\n{bullets}", encoding="utf-8")
+            memory.sync("bench")
+            if progress:
+                progress(f"forget a key @{size:,} earlier values", 0, min(calls, keys))
+            key_cpu: list[float] = []
+            keys_forgotten = timed_calls(
+                lambda n: memory.forget(key=f"hist_{n}", agent="bench"),
+                min(calls, keys),
+                budget_s,
+                key_cpu,
             )
             if progress:
                 progress(f"remember_many @{size:,}", 0, 1)
@@ -247,6 +303,10 @@ def _kronika_size(
         "archived_change_per_s": _rate(changed),
         "archived_refresh_per_s": _rate(refreshed),
         "archived_forget_per_s": _rate(forgotten),
+        "history_values": len(values),
+        "key_forget_per_s": _rate(keys_forgotten),
+        "key_forget_calls": len(keys_forgotten),
+        "key_forget_cpu_ms": 1000 * key_cpu[0] / len(keys_forgotten),
         "remember_many_cpu_per_s": batch / many_cpu if many_cpu else 0.0,
         "import_cpu_items_per_s": report.turns / batch_cpu if batch_cpu else 0.0,
         "remember_many_per_s": batch / many_s if many_s else 0.0,
@@ -397,6 +457,7 @@ def run_writes(
             "archived_change_per_s",
             "archived_refresh_per_s",
             "archived_forget_per_s",
+            "key_forget_per_s",
             "turn_forget_per_s",
             "trail_forget_per_s",
             "remember_many_per_s",
@@ -423,6 +484,8 @@ def run_writes(
                 "archived fact changed /s",
                 "archived fact refreshed /s",
                 "archived fact forgotten /s",
+                "history values",
+                "key forgotten /s",
                 f"remember_many({batch:,}) /s",
                 "save_turn() /s",
                 f"save_turns({batch:,}) turns/s",
@@ -445,6 +508,8 @@ def run_writes(
                     f"{row['archived_change_per_s']:,.1f}",
                     f"{row['archived_refresh_per_s']:,.1f}",
                     f"{row['archived_forget_per_s']:,.2f}",
+                    f"{row['history_values']:,}",
+                    f"{row['key_forget_per_s']:,.2f}",
                     f"{row['remember_many_per_s']:,.1f}",
                     f"{row['save_turn_per_s']:,.1f}",
                     f"{row['save_turns_per_s']:,.1f}",
@@ -473,6 +538,7 @@ def run_writes(
                 "remember() mean ms",
                 "remember() CPU ms",
                 "save_turn() CPU ms",
+                "key forgotten CPU ms",
                 "turn forgotten CPU ms",
                 "note forgotten CPU ms",
                 "floor per call CPU ms",
@@ -488,6 +554,7 @@ def run_writes(
                     f"{row['remember_mean_ms']:.2f}",
                     f"{row['remember_cpu_ms']:.2f}",
                     f"{row['save_turn_cpu_ms']:.2f}",
+                    f"{row['key_forget_cpu_ms']:.1f}",
                     f"{row['turn_forget_cpu_ms']:.1f}",
                     f"{row['trail_forget_cpu_ms']:.1f}",
                     f"{floor['per_call_cpu_ms']:.2f}",

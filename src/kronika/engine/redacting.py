@@ -221,10 +221,11 @@ def _edit_file(
     if gone and kind is SourceKind.ACTIVE_CONTEXT:
         removed, lines = len(lines), []
     else:
-        # a fact forgotten from the archive leaves marks on its lines, as one moved out
-        # of it does: no line below moves, so no fact below is cited anew (in the kept
-        # parse, the index's rows, a record's document) however long the archive is
-        marked = path == brain.ARCHIVE.path
+        # a fact forgotten from the archive or the history leaves marks on its lines, as
+        # one moved out of the archive does: no line below moves, so no fact below is
+        # cited anew (in the kept parse, the index's rows, a record's document) however
+        # long the file is
+        marked = path in (brain.ARCHIVE.path, brain.HISTORY.path)
         for item_id in sorted(gone, key=lambda i: parsed.spans[i][0], reverse=True):
             start, end = parsed.spans[item_id]
             removed += end - start

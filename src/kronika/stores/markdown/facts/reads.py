@@ -67,16 +67,19 @@ class FactReads:
     def rewritten_facts(
         self, agent: str, path: str, content_hash: str
     ) -> tuple[tuple[MemoryItem, ...], tuple[MemoryItem, ...]] | None:
-        """``(items then, items now)`` of the Brain or the archive when kronika's own
-        rewrites alone changed it since its bytes hashed to ``content_hash`` (else
-        ``None``); none of an archive's facts a leftover of an interrupted move."""
-        if path not in (brain.BRAIN.path, brain.ARCHIVE.path):
+        """``(items then, items now)`` of a fact file when kronika's own rewrites alone
+        changed it since its bytes hashed to ``content_hash`` (else ``None``); none of
+        the facts of the archive or the history a leftover of an interrupted move (held
+        by a file before it too)."""
+        specs = [spec.path for spec in brain.FACT_FILES]
+        if path not in specs:
             return None
         folder = os.fspath(self.files.require_agent(agent))
         found = self.state.facts.rewritten_since(folder, path, content_hash)
         if found is None or path == brain.BRAIN.path:
             return found
-        if not self.ids(agent, brain.BRAIN.path).isdisjoint(self.ids(agent, path)):
+        ids = self.ids(agent, path)
+        if any(not self.ids(agent, ahead).isdisjoint(ids) for ahead in specs[: specs.index(path)]):
             return None
         return found
 

@@ -12,7 +12,9 @@ reading depends on the rest of the file, so :func:`splice` gives up (``None``: p
 the file whole) when it might: a fact written by hand (its id counts equal texts
 before it, its time is the file's), a fact timed like its file, a file with warnings,
 an edit that cuts a bullet or that an indented line below could continue, a new line
-holding the id of a bullet outside the edit (a full parse warns of it). A property test
+holding the id of a bullet outside the edit (a full parse warns of it). An edit that
+only turned whole bullets into marks, line for line (a forget), takes their items out
+wherever they are, without parsing the lines between them. A property test
 (``tests/property/test_fact_splice.py``) checks on random edits that a splice is the
 full parse whenever it does not give up.
 """
@@ -105,6 +107,10 @@ def splice_change(
         return None
     start = common_start(old, new)
     end, stop = common_end(old, new, start)
+    if end == stop and start < end:
+        marked = _marked_out(parsed, old, new, start, end)
+        if marked is not None:
+            return marked
     added = new[start:stop]
     if any(not line.endswith("\n") for line in (*old[max(0, start - 1) : end], *added)):
         return None
@@ -159,6 +165,39 @@ def splice_change(
         shift != 0,
         (start, end, stop),
     )
+
+
+def _marked_out(
+    parsed: ParsedItems, old: Sequence[str], new: Sequence[str], start: int, end: int
+) -> Spliced | None:
+    """The splice of an edit that only turned whole bullets into marks
+    (:func:`~kronika.stores.markdown.facts.brain.moved_out`), line for line, between
+    the lines ``start`` and ``end`` where ``old`` and ``new`` differ: the old parse
+    without those bullets' items, every other item and span as it was. Facts forgotten
+    all over a long file (a key's values in the history) are taken out without parsing
+    the lines between them. ``None`` when the edit did anything else."""
+    changed = [n for n in range(start, end) if new[n] is not old[n] and new[n] != old[n]]
+    if not all(brain.is_moved_out(new[n]) and not brain.is_moved_out(old[n]) for n in changed):
+        return None
+    items, spans = parsed.items, parsed.spans
+    at = bisect.bisect_right(items, start, key=lambda item: spans[item.id][1])
+    gone: list[MemoryItem] = []
+    marks = set(changed)
+    for item in items[at:]:
+        first, last = spans[item.id]
+        if first >= end:
+            break
+        hit = sum(1 for n in range(first, last) if n in marks)
+        if hit == last - first:
+            gone.append(item)
+        elif hit:
+            return None  # a mark over part of a bullet
+    if sum(spans[item.id][1] - spans[item.id][0] for item in gone) != len(changed):
+        return None  # a mark over a line of no bullet
+    ids = {item.id for item in gone}
+    left = tuple(item for item in items if item.id not in ids)
+    fresh = {item_id: span for item_id, span in spans.items() if item_id not in ids}
+    return Spliced(ParsedItems(left, fresh), tuple(gone), (), False, (start, end, end))
 
 
 _RUN = 64

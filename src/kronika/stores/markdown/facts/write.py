@@ -128,21 +128,22 @@ class FactWriter:
         *,
         mtime_ns: int | None = None,
     ) -> None:
-        """Replace fact file ``path`` whole (atomically). The kept parse of the Brain and
-        the archive becomes the parse of ``text``, spliced from the one before
-        (:mod:`.splice`: a fact leaving a long archive does not parse it again, and the
-        index patches the rows it changed); the history's is dropped, to be read again
-        when it is asked for. While a batch holds the Brain (:meth:`holding_brain`) the
-        Brain's text waits in memory. ``lines``: ``text`` as its lines, when the caller
-        made it from the kept parse's lines: those it kept are not split or looked at
-        again (:func:`_cleaned`). ``mtime_ns``: the file's modification time, given
-        once it is written (a pulled file takes the record's)."""
+        """Replace fact file ``path`` whole (atomically). The kept parse of the file
+        becomes the parse of ``text``, spliced from the one before (:mod:`.splice`: a
+        fact leaving a long archive, or a key's values forgotten from a long history, do
+        not parse it again, and the index patches the rows it changed); an archive or a
+        history with no kept parse is parsed when it is asked for. While a batch holds
+        the Brain (:meth:`holding_brain`) the Brain's text waits in memory. ``lines``:
+        ``text`` as its lines, when the caller made it from the kept parse's lines:
+        those it kept are not split or looked at again (:func:`_cleaned`).
+        ``mtime_ns``: the file's modification time, given once it is written (a pulled
+        file takes the record's)."""
         folder = self.files.agent_dir(agent)
         key = os.fspath(folder)
         held = key in self.state.holding
         if held and path != brain.BRAIN.path:
             self.release_brain(agent, key)  # the Brain before any other rewrite
-        spec = next((s for s in (brain.BRAIN, brain.ARCHIVE) if s.path == path), None)
+        spec = next((s for s in brain.FACT_FILES if s.path == path), None)
         before = self.state.facts.get(key, path) if spec is not None else None
         text, lines = _cleaned(before, text, lines)
         raw = encoded(folder / path, text)
@@ -155,7 +156,7 @@ class FactWriter:
             stamp = write_bytes(folder / path, raw)
             if mtime_ns is not None:  # the record's time, kronika's stamp when it is one
                 stamp = set_pulled_time(folder / path, mtime_ns)
-            if spec is None or (spec is brain.ARCHIVE and before is None):
+            if spec is None or (spec is not brain.BRAIN and before is None):
                 return  # parsed when it is asked for
             try:
                 stat = file_stat(os.stat(folder / path))
