@@ -66,8 +66,8 @@ def _text(parts: list[str]) -> str:
     return "".join(p if p.endswith("\n") else p + "\n" for p in parts[:-1]) + "".join(parts[-1:])
 
 
-def _parse(text: str, mtime: datetime) -> brain.ParsedItems:
-    return brain.parse_facts(text, spec=brain.BRAIN, agent="a", tenant="t", mtime=mtime)
+def _parse(text: str, mtime: datetime, spec: brain.FactsFile = brain.BRAIN) -> brain.ParsedItems:
+    return brain.parse_facts(text, spec=spec, agent="a", tenant="t", mtime=mtime)
 
 
 @settings(max_examples=1000, deadline=None)
@@ -89,23 +89,26 @@ def test_a_spliced_parse_is_the_full_parse(
 
 
 def _check_splice(
-    before: list[str], after: list[str], times: tuple[datetime, datetime]
+    before: list[str],
+    after: list[str],
+    times: tuple[datetime, datetime],
+    spec: brain.FactsFile = brain.BRAIN,
 ) -> Spliced | None:
     """Splice the parse of ``before`` into that of ``after``; when the splice does not
     give up, it must be the full parse of ``after``, read without warnings or damage.
     Returns the splice (``None``: given up, or no clean parse to splice from)."""
     then, now = times
     old_text, new_text = _text(before), _text(after)
-    old = _parse(old_text, then)
+    old = _parse(old_text, then, spec)
     if old.warnings or old.damage:
         return None  # kronika splices only from a parse read without either
     texts = (old, split_lines(old_text), split_lines(new_text))
-    where = {"spec": brain.BRAIN, "agent": "a", "tenant": "t", "mtimes": (then, now)}
+    where = {"spec": spec, "agent": "a", "tenant": "t", "mtimes": (then, now)}
     change = splice_change(*texts, **where)  # type: ignore[arg-type]
     assert (None if change is None else change.parsed) == splice(*texts, **where)  # type: ignore[arg-type]
     if change is None:
         return None
-    full = _parse(new_text, now)
+    full = _parse(new_text, now, spec)
     assert not full.warnings and not full.damage
     assert change.parsed.items == full.items
     assert dict(change.parsed.spans) == dict(full.spans)
@@ -165,6 +168,7 @@ def test_a_long_file_spliced_is_its_full_parse(
     before=st.lists(lines(), min_size=0, max_size=3),
     head=st.integers(0, 200),
     tail=st.integers(0, 200),
+    spec=st.sampled_from(brain.FACT_FILES),
     picks=st.lists(st.integers(0, 10**6), min_size=1, max_size=6),
     stray=st.one_of(st.none(), st.none(), st.none(), st.integers(0, 10**6)),
     times=st.tuples(
@@ -175,6 +179,7 @@ def test_bullets_turned_into_marks_anywhere_splice_as_the_full_parse(
     before: list[str],
     head: int,
     tail: int,
+    spec: brain.FactsFile,
     picks: list[int],
     stray: int | None,
     times: tuple[datetime, datetime],
@@ -194,7 +199,7 @@ def test_bullets_turned_into_marks_anywhere_splice_as_the_full_parse(
             ]
         )
     )
-    old = _parse("".join(lines_before), times[0])
+    old = _parse("".join(lines_before), times[0], spec)
     if old.warnings or old.damage:
         event("a parse with warnings: not spliced")
         return
@@ -213,7 +218,7 @@ def test_bullets_turned_into_marks_anywhere_splice_as_the_full_parse(
         after[start:end] = [brain.moved_out(None)] * (end - start)
     if stray is not None and not after[stray % len(after)].startswith("- "):
         after[stray % len(after)] = brain.moved_out(None)
-    change = _check_splice(lines_before, after, times)
+    change = _check_splice(lines_before, after, times, spec)
     if change is None or not chosen or stray is not None:
         event("given up" if change is None else "spliced, not marks alone")
         return
