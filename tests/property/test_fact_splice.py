@@ -1,4 +1,5 @@
-"""A fact file's parse spliced from the parse of its earlier text is the full parse.
+"""A fact file's parse spliced from the parse of its earlier text is the full parse,
+for each of the fact files (the Brain, the archive, the history).
 
 kronika re-reads a fact file another writer changed (another worker of a server, an
 editor) by parsing only the lines that differ from the text it parsed before
@@ -76,16 +77,18 @@ def _parse(text: str, mtime: datetime, spec: brain.FactsFile = brain.BRAIN) -> b
     inserted=st.lists(lines(), min_size=0, max_size=4),
     cut=st.tuples(st.integers(0, 14), st.integers(0, 4)),
     times=st.tuples(st.sampled_from(_TIMES), st.sampled_from(_TIMES)),
+    spec=st.sampled_from(brain.FACT_FILES),
 )
 def test_a_spliced_parse_is_the_full_parse(
     before: list[str],
     inserted: list[str],
     cut: tuple[int, int],
     times: tuple[datetime, datetime],
+    spec: brain.FactsFile,
 ) -> None:
     at = min(cut[0], len(before))
     after = [*before[:at], *inserted, *before[at + cut[1] :]]
-    _check_splice(before, after, times)
+    _check_splice(before, after, times, spec)
 
 
 def _check_splice(
