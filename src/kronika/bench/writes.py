@@ -75,8 +75,7 @@ from kronika.bench.floors import sqlite_floor
 from kronika.bench.report import table
 from kronika.bench.scale import synthetic_sentence, synthetic_sessions
 from kronika.bench.turns import concurrency_table, save_turn_concurrency
-from kronika.stores.markdown.facts.brain import HISTORY, render_fact
-from kronika.testing import archived_fact
+from kronika.testing import archived_fact, history_document
 
 SESSION_CAP = 1_000
 TRAIL_CAP = 20_000
@@ -119,7 +118,7 @@ def _history_values(size: int, now: datetime) -> tuple[int, list[MemoryItem]]:
     history holds them; and the number of keys."""
     from dataclasses import replace
 
-    from kronika.core.model import Provenance, Status
+    from kronika import Provenance, Status
 
     keys = max(1, size // VALUES_PER_KEY)
     rng = random.Random(size + 2)
@@ -133,7 +132,7 @@ def _history_values(size: int, now: datetime) -> tuple[int, list[MemoryItem]]:
         values.append(
             replace(
                 fact,
-                provenance=Provenance(HISTORY.path),
+                provenance=Provenance("history.md"),  # docs/workspace.md
                 status=Status.SUPERSEDED,
                 valid_to=at + timedelta(minutes=1),
                 superseded_by=later,
@@ -209,11 +208,8 @@ def _kronika_size(
             # each forget takes one key's values out and redacts them everywhere
             keys, values = _history_values(size, now)
             history = home / "agents" / "bench" / "history.md"  # docs/workspace.md
-            held = (
-                history.read_text(encoding="utf-8") if history.exists() else f"# {HISTORY.title}\n"
-            )
-            bullets = "".join(line for value in values for line in render_fact(value))
-            history.write_text(f"{held}\n## User\n{bullets}", encoding="utf-8")
+            held = history.read_text(encoding="utf-8") if history.exists() else None
+            history.write_text(history_document(values, after=held), encoding="utf-8")
             memory.sync("bench")
             if progress:
                 progress(f"forget a key @{size:,} earlier values", 0, min(calls, keys))

@@ -17,7 +17,7 @@ offered here too: :class:`RecallReplay`, :func:`empty_index_like` (and
 :class:`SourceRows`, the files a bulk load hands it),
 :func:`exact_index_like`, :func:`postgres_database`, :func:`postgres_index`,
 :class:`LocalPostgres`, :func:`is_postgres_url`, :func:`archive_document`,
-:func:`archived_fact`, and the
+:func:`archived_fact`, :func:`history_document`, and the
 benchmark readers :func:`read_locomo` and :func:`iter_longmemeval` (its questions are
 :class:`LongMemEvalQuestion`).
 
@@ -68,6 +68,7 @@ from kronika.testing.parts import (
     archived_fact,
     empty_index_like,
     exact_index_like,
+    history_document,
     is_postgres_url,
     iter_longmemeval,
     postgres_database,
@@ -97,6 +98,7 @@ __all__ = [
     "conversation",
     "empty_index_like",
     "exact_index_like",
+    "history_document",
     "is_postgres_url",
     "iter_longmemeval",
     "postgres_database",

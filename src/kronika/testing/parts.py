@@ -246,6 +246,21 @@ def archived_fact(
     )
 
 
+def history_document(
+    facts: Iterable[MemoryItem], section: str = "User", *, after: str | None = None
+) -> str:
+    """A fact history file (``history.md``) holding ``facts`` (earlier values: give
+    them ``status=Status.SUPERSEDED`` and their ``valid_to``) in one ``section``, each
+    written as kronika writes a fact; ``after``: the text of a history they are added
+    to, under a heading of their own. Written into an agent's folder and synced, it
+    gives a history of any length at once."""
+    from kronika.stores.markdown.facts.brain import HISTORY, render_fact
+
+    bullets = "".join(line for fact in facts for line in render_fact(fact))
+    head = f"# {HISTORY.title}\n" if after is None else after.rstrip("\n") + "\n"
+    return f"{head}\n## {section}\n{bullets}"
+
+
 def archive_document(facts: Iterable[MemoryItem], section: str = "User") -> str:
     """A Brain archive file (``brain_archive.md``) holding ``facts`` in one ``section``,
     each written as kronika writes a fact. Written into an agent's folder and synced,
