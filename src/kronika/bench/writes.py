@@ -62,13 +62,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from kronika import MemoryItem, Settings
+from kronika import MemoryItem, Provenance, Settings, Status
 from kronika.bench._runtime import Progress, settings_summary, timed_calls
 from kronika.bench.fixed import FixedVectors, long_session
 from kronika.bench.floors import sqlite_floor
@@ -116,10 +117,6 @@ def _history_values(size: int, now: datetime) -> tuple[int, list[MemoryItem]]:
     """``size`` earlier values of ``size // VALUES_PER_KEY`` keys (``hist_0``…), each
     key's values one after another in time and spread over the whole history, as the
     history holds them; and the number of keys."""
-    from dataclasses import replace
-
-    from kronika import Provenance, Status
-
     keys = max(1, size // VALUES_PER_KEY)
     rng = random.Random(size + 2)
     values = []

@@ -70,9 +70,6 @@ class FileEdit:
     that changed (a long archive is not scanned whole to forget one fact)."""
 
 
-_MARK_END = " moved out -->\n"
-"""How every line :func:`~kronika.stores.markdown.facts.brain.moved_out` leaves ends."""
-
 Stamp = tuple[int, int, int, int]
 """A file's inode, size and modification and change times (ns): a file with the same
 stamp holds what it held (the index trusts a file's size and time the same way)."""
@@ -230,9 +227,10 @@ def _edit_file(
             start, end = parsed.spans[item_id]
             removed += end - start
             lines[start:end] = [brain.moved_out(None)] * (end - start) if marked else []
-        # the marks dropped once many, as a move out of the archive drops them: the
-        # text's count of their ending bounds their number (and is cheap to take)
-        if marked and gone and text.count(_MARK_END) + removed > compact_after(len(lines)):
+        # the marks dropped once many, as a move out of the archive drops them (a cheap
+        # bound on their number first; compacted counts them exactly)
+        bound = brain.moved_out_at_most(text) + removed if marked and gone else 0
+        if bound > compact_after(len(lines)):
             lines = compacted(lines)
     new = "".join(lines)
     if kind is SourceKind.FACTS or pattern is None:

@@ -337,12 +337,21 @@ def moved_out(fact_id: str | None) -> str:
     ``None``: ``<!-- moved out -->``, nothing of the fact left, not even its id, which
     for a fact written by hand is a hash of its text): an HTML comment (nothing when
     the Markdown is shown), which keeps every line below where it was."""
-    return f"<!-- {fact_id} moved out -->\n" if fact_id else "<!-- moved out -->\n"
+    return f"<!-- {fact_id}{_MOVED_OUT_END}" if fact_id else f"<!--{_MOVED_OUT_END}"
+
+
+_MOVED_OUT_END = " moved out -->\n"
 
 
 def is_moved_out(line: str) -> bool:
     """Whether ``line`` is one :func:`moved_out` left."""
-    return line.startswith("<!-- ") and line.endswith(" moved out -->\n")
+    return line.startswith("<!-- ") and line.endswith(_MOVED_OUT_END)
+
+
+def moved_out_at_most(text: str) -> int:
+    """A bound on the lines :func:`moved_out` left in ``text``, from one count of how
+    they end (cheap on a long file; :func:`moved_out_lines` counts them exactly)."""
+    return text.count(_MOVED_OUT_END)
 
 
 def moved_out_lines(lines: Sequence[str]) -> int:
