@@ -452,3 +452,47 @@ def test_a_forget_plan_is_taken_over_only_for_files_as_they_were(memory: Memory)
     assert edit.text is not None and WORD not in edit.text and "[forgotten]" in edit.text
     other = plan_forget(ws, trail, agent, [], ["green tea"], reuse=second)
     assert [e.path for e in other.edits] == [noted.provenance.path]
+
+
+def test_forgetting_a_turn_of_a_long_session_writes_again_only_the_rows_after_it(
+    home: Path, clock: FrozenClock
+) -> None:
+    """The session is indexed again after a turn is forgotten: the rows of the turns
+    before it stay as they were, and only those after it (each one place earlier now)
+    are written again. Recall finds the same turns, with the same neighbours, as after
+    a rebuild of the index."""
+    import sqlite3
+
+    settings = load_settings(home, environ={}, embedder="hashing")
+    with build_memory(settings, create=True, clock=clock) as memory:
+        said = [
+            ("user" if n % 2 else "assistant", f"turn {n}: the {('tea', 'river', 'violin')[n % 3]}")
+            for n in range(200)
+        ]
+        saved = memory.save_turns("long", said)
+        index = memory.settings.home / "index.sqlite"
+
+        def turns() -> list[tuple[str, int]]:
+            """The session's rows in place order: their item ids and row ids."""
+            with sqlite3.connect(index) as conn:
+                found = conn.execute(
+                    "SELECT id, rowid FROM items WHERE type = 'message' ORDER BY pos"
+                ).fetchall()
+            return [(str(i), int(r)) for i, r in found]
+
+        QS = ("violin", "river turn 195", "tea")  # noqa: N806
+        for q in QS:
+            memory.recall(q, k=8)  # the index's snapshots loaded
+        before = turns()
+        assert len(before) == 200
+        memory.forget(saved[195])
+        after = turns()
+        assert after[:195] == before[:195]  # kept, not written again
+        assert [i for i, _ in after[195:]] == [i for i, _ in before[196:]]
+        assert all(a[1] > before[-1][1] for a in after[195:])  # written again, as new rows
+        got = [[(h.item.content, h.citation) for h in memory.recall(q, k=8).hits] for q in QS]
+        memory.reindex()
+        assert turns()[0][1] > before[-1][1]  # a rebuild writes every row again
+        again = [[(h.item.content, h.citation) for h in memory.recall(q, k=8).hits] for q in QS]
+        assert got == again
+        assert got[1] and not any(c.startswith("turn 195:") for hits in got for c, _ in hits)

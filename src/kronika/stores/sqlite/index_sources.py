@@ -95,23 +95,29 @@ class SqliteSources:
         for n, item in enumerate(items):
             if item.id not in unique:
                 unique[item.id] = (item, hashes[n] if hashes else default_text_hash(item))
-        source = [state.agent, state.path]
-        self._note_hashes(conn, "source_agent = ? AND source_path = ?", source)
-        old = scrub.searchable_rows(conn, "source_agent = ? AND source_path = ?", source)
-        for chunk in _chunks(list(unique)):  # ids moving here from another file
+        rows = list(unique.values())
+        # the rows before the file's first change stay (their places and rowids too):
+        # the rest are deleted and written again, as a full replace writes them
+        head = patches.kept_head(conn, state, rows)
+        tail = [it.id for it, _ in rows[head:]]
+        source = [state.agent, state.path, head]
+        where = "source_agent = ? AND source_path = ? AND pos >= ?"
+        self._note_hashes(conn, where, source)
+        old = scrub.searchable_rows(conn, where, source)
+        for chunk in _chunks(tail):  # ids moving here from another file
             self._note_hashes(conn, f"id IN ({', '.join('?' * len(chunk))})", chunk)
             old.update(scrub.searchable_rows(conn, f"id IN ({', '.join('?' * len(chunk))})", chunk))
-        self._delete_where(conn, "source_agent = ? AND source_path = ?", (state.agent, state.path))
+        self._delete_where(conn, where, source)
         conn.executemany(
             "DELETE FROM items_fts WHERE rowid = (SELECT rowid FROM items WHERE id = ?)",
-            ((i,) for i in unique),
+            ((i,) for i in tail),
         )
-        conn.executemany("DELETE FROM items WHERE id = ?", ((i,) for i in unique))
+        conn.executemany("DELETE FROM items WHERE id = ?", ((i,) for i in tail))
         top = _last_rowid(conn)
-        numbered = [(top + 1 + n, pair) for n, pair in enumerate(unique.values())]
+        numbered = [(top + 1 + n, pair) for n, pair in enumerate(rows[head:])]
         conn.executemany(
             R.INSERT_ITEM_SQL,
-            (R.item_row(rid, it, state, h, rid - top - 1) for rid, (it, h) in numbered),
+            (R.item_row(rid, it, state, h, head + rid - top - 1) for rid, (it, h) in numbered),
         )
         fts = [R.fts_row(rid, it) for rid, (it, _) in numbered]  # folded once, used twice
         conn.executemany(R.INSERT_FTS_SQL, fts)

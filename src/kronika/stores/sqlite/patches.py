@@ -8,6 +8,10 @@ and inserted again (rows are never changed in place: the in-memory snapshots of 
 index keep a row until its rowid is deleted), rows of items that only moved to
 another line get their new line number (a column no snapshot keeps). New rows take
 the next rowids and the file's next places (``pos``), as appended rows do.
+
+A file re-indexed whole (a session, a log) keeps the rows before its first change
+(:func:`kept_head`): only the rows from there on are deleted and inserted again, so
+the places and rowids of the rows kept still follow the file's order.
 """
 
 from __future__ import annotations
@@ -17,7 +21,9 @@ from collections.abc import Mapping, Sequence
 
 from kronika.core.model import MemoryItem
 from kronika.ports import SourceState
+from kronika.stores.sql import rows as shared
 from kronika.stores.sqlite import rows as R
+from kronika.stores.sqlite.dialect import SQLITE
 
 _STATE_SQL = "SELECT content_hash, mtime_ns, size FROM sources WHERE agent = ? AND path = ?"
 
@@ -67,3 +73,42 @@ def patch_rows(
         "UPDATE sources SET content_hash = ?, mtime_ns = ?, size = ? WHERE agent = ? AND path = ?",
         (state.content_hash, state.mtime_ns, state.size, state.agent, state.path),
     )
+
+
+_HEAD_SQL = (
+    f"SELECT {', '.join(R.INSERT_COLUMNS[1:])} FROM items"
+    " WHERE source_agent = ? AND source_path = ? ORDER BY pos"
+)
+
+
+def kept_head(
+    conn: sqlite3.Connection, state: SourceState, rows: Sequence[tuple[MemoryItem, str]]
+) -> int:
+    """How many of the file's first ``rows`` (item and text hash, numbered 0, 1, 2… as
+    a full replace numbers them) the index already holds exactly as a full replace
+    would write them: the rows before a file's first change, which a re-index leaves
+    as they are. A turn forgotten near the end of a long session, or a line edited
+    near the end of a long log, then writes the rows after it alone.
+
+    The rows held are read in place order and compared value by value, and the read
+    stops at the first that differs. ``0`` when the file's places are not the plain
+    0, 1, 2… there (another row at a place of the head: a file patched before)."""
+    if not rows:
+        return 0
+    held = conn.execute(_HEAD_SQL, (state.agent, state.path))
+    same = 0
+    for stored in held:
+        if same == len(rows):
+            break
+        item, text_hash = rows[same]
+        if tuple(stored) != shared.item_values(SQLITE, item, state, same, text_hash):
+            break
+        same += 1
+    held.close()
+    if not same:
+        return 0
+    (count,) = conn.execute(
+        "SELECT count(*) FROM items WHERE source_agent = ? AND source_path = ? AND pos < ?",
+        (state.agent, state.path, same),
+    ).fetchone()
+    return same if int(count) == same else 0
