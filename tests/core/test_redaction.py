@@ -222,3 +222,17 @@ def test_a_thousand_phrases_cost_a_pass_over_the_text_not_a_thousand() -> None:
     assert redact(text, pattern)[1] == 1
     tried = sum(len(pattern._by_word.get(w.lower(), ())) for w in re.findall(r"\w+", text))
     assert tried <= 1000  # only where a word starts a phrase ("secret": one place)
+
+
+def test_a_short_text_without_a_word_of_the_phrase_is_not_walked_word_by_word() -> None:
+    # Forgetting one turn of a long session: each of its other turns is a short block
+    # of its own, searched for the turn's sentence. With a phrase of few words, a turn
+    # lacking one of them is ruled out by looking the words up, not walked.
+    pattern = phrase_pattern(["Zofia moved to Kraków in June"])
+    assert pattern is not None
+    turns = [f"Zofia said hello to Krzysztof, turn {n}" for n in range(2000)]
+    assert all(len(t) < WORDS_FIRST for t in turns)
+    assert sum(redact(t, pattern)[1] for t in turns) == 0
+    assert pattern._compiled == {}  # no word was tried as the start of the phrase
+    assert redact("zofia   MOVED to KRAKÓW in june.", pattern)[1] == 1
+    assert redact_document("### [t1] Ada\nZOFIA moved to kraków in June\n", pattern).matches == 1
