@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -145,3 +146,24 @@ def test_a_turns_span_found_from_its_header_line_is_the_one_the_parse_gives(
         elsewhere = replace(item, provenance=replace(item.provenance, line=line + moved))
         found = turn_spans(text, "mel", [elsewhere])
         assert found is None or found == {item.id: parsed.spans[item.id]}
+
+
+def test_a_session_read_again_unchanged_is_not_parsed_again(ws: MarkdownWorkspace) -> None:
+    # In team mode a session just written is read for the index and for the database's
+    # record: the same bytes are parsed once. Bytes changed within the same second, or
+    # another agent's file, are parsed anew.
+    path = ws.write_session("mel", SESSION)
+    first = ws.parse_source("mel", path).items
+    assert ws.parse_source("mel", path).items is first
+    file = ws.agent_dir("mel") / path
+    stamp = file.stat()
+    file.write_text(file.read_text("utf-8").replace("Good to", "Nice to"), "utf-8")
+    os.utime(file, ns=(stamp.st_atime_ns, stamp.st_mtime_ns))
+    again = ws.parse_source("mel", path).items
+    assert again is not first and again[0].content == "Hey Mel! Nice to see you!"
+    ws.create_agent("ann")
+    ws.write_session("ann", SESSION)
+    theirs = ws.parse_source("ann", path).items
+    assert [i.agent for i in theirs] == ["ann"] * 3 and {i.id for i in theirs}.isdisjoint(
+        {i.id for i in again}
+    )

@@ -64,6 +64,11 @@ class ParsedSource:
     damage: tuple[str, ...] = ()  # the warnings that say a line is torn
 
 
+KEPT_SESSION = 4 << 20
+"""The longest session file (bytes) whose parse :class:`AgentFiles` keeps for the next
+read of the same bytes: about 35,000 turns, their items some tens of MB."""
+
+
 class AgentFiles:
     """The agents' folders and the reading of their files: listing, parsing by kind
     (damage kept in ``.corrupt/``), line edits; over the workspace's shared state."""
@@ -73,6 +78,9 @@ class AgentFiles:
         self._watch = FolderWatch(state.root)
         """Which files changed since the index last looked (:meth:`changed_sources`)."""
         self._linked: dict[str, bool] = {}  # a link among an agent's files, as last listed
+        self._session: tuple[tuple[object, ...], bytes, ParsedItems] | None = None
+        """The last sound parse of a session file: its key (folder, path, time, tenant,
+        importance), bytes and parse (:meth:`parse`)."""
 
     # -- agents ---------------------------------------------------------------------
 
@@ -247,17 +255,29 @@ class AgentFiles:
                     entity=stem if kind is SourceKind.ENTITY else None,
                 )
             case SourceKind.SESSION:
+                # a session written is read twice in a row on PostgreSQL (for the index
+                # and for the record): the same bytes are parsed once
+                tenant = self.state.tenant_of(agent)
+                importance = self.state.message_importance
+                key = (os.fspath(folder), path, read.mtime, tenant, importance, agent)
+                held = self._session
+                if held is not None and held[0] == key and held[1] == read.raw:
+                    return held[2]
                 session = sessions.parse_session(
                     read.text,
                     path=path,
                     agent=agent,
-                    tenant=self.state.tenant_of(agent),
+                    tenant=tenant,
                     fallback_id=stem,
                     fallback_start=read.mtime,
-                    importance=self.state.message_importance,
+                    importance=importance,
                 )
                 broken = self._header_damage(folder, path, read, session.frontmatter_error)
-                return ParsedItems(session.items, session.spans, session.warnings + broken, broken)
+                noted = session.warnings + broken
+                parsed = ParsedItems(session.items, session.spans, noted, broken)
+                kept = not (read.warnings or parsed.warnings) and len(read.raw) <= KEPT_SESSION
+                self._session = (key, read.raw, parsed) if kept else None
+                return parsed
             case SourceKind.LESSONS:
                 found, at, warned = lessons.parse_lessons(read.text, agent=agent, mtime=read.mtime)
                 items = lessons.lesson_items(found, at, tenant=self.state.tenant_of(agent))
