@@ -8,12 +8,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import fields
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from kronika.core.model import MemoryItem, Provenance
+from kronika.core.model import MemoryItem
 from kronika.core.serialize import item_to_dict
-from kronika.stores.sql.source_diff import place, places_by_line
+from kronika.stores.sql.source_diff import place, places_by_line, same_but_line
 
 if TYPE_CHECKING:
     import psycopg
@@ -82,7 +81,7 @@ def write_items(
         before = rows.get(item.id) if rows is not None else None
         if before is not None and before.item is item and before.position == position:
             row = before  # most rows of a long document: nothing to compare or make
-        elif before is not None and (before.item is item or _same_but_line(before.item, item)):
+        elif before is not None and (before.item is item or same_but_line(before.item, item)):
             row = Row(position, before.digest, item)
         else:
             row = Row(position, row_digest(stored_data(item)), item)
@@ -168,18 +167,6 @@ def _item_columns(item: MemoryItem) -> tuple[Any, ...]:
         item.provenance.session_id,
         item.speaker,
     )
-
-
-_COMPARED = tuple(f.name for f in fields(MemoryItem) if f.name != "provenance")
-_PLACE = tuple(f.name for f in fields(Provenance) if f.name != "line")
-
-
-def _same_but_line(a: MemoryItem, b: MemoryItem) -> bool:
-    """Whether ``a`` and ``b`` hold the same but, maybe, their line in the Markdown."""
-    pa, pb = a.provenance, b.provenance
-    if any(getattr(pa, name) != getattr(pb, name) for name in _PLACE):
-        return False
-    return all(getattr(a, name) == getattr(b, name) for name in _COMPARED)
 
 
 def row_digest(data: str) -> str:

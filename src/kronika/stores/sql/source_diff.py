@@ -31,7 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import TypeVar
 
-from kronika.core.model import ItemType, MemoryItem
+from kronika.core.model import ItemType, MemoryItem, Provenance
 from kronika.ports import SourceState
 
 Row = tuple[MemoryItem, str, int]
@@ -114,16 +114,20 @@ def at_line(item: MemoryItem, line: int) -> MemoryItem:
 _BUT_PROVENANCE = operator.attrgetter(
     *(f.name for f in fields(MemoryItem) if f.name != "provenance")
 )
-_BUT_LINE = operator.attrgetter("path", "session_id", "turn_ids")
+_BUT_LINE = operator.attrgetter(*(f.name for f in fields(Provenance) if f.name != "line"))
+
+
+def same_but_line(old: MemoryItem, new: MemoryItem) -> bool:
+    """Whether ``new`` holds what ``old`` holds but, maybe, its line in the file (every
+    field compared at C speed: a long document's items are compared at each write)."""
+    return _BUT_LINE(old.provenance) == _BUT_LINE(new.provenance) and _BUT_PROVENANCE(
+        old
+    ) == _BUT_PROVENANCE(new)
 
 
 def _only_moved(old: MemoryItem, new: MemoryItem) -> bool:
     """Whether ``new`` is ``old`` but for its line."""
-    return (
-        old.provenance.line != new.provenance.line
-        and _BUT_LINE(old.provenance) == _BUT_LINE(new.provenance)
-        and _BUT_PROVENANCE(old) == _BUT_PROVENANCE(new)
-    )
+    return old.provenance.line != new.provenance.line and same_but_line(old, new)
 
 
 _SAME, _MOVED, _FRESH = "same", "moved", "fresh"
