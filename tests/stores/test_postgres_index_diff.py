@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.stores.source_files import SourceFiles
 
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, Tier
 from kronika.ports import SourceState
@@ -81,28 +82,9 @@ def rowids(url: str, path: str = "%") -> dict[str, int]:
         return {str(i): int(r) for i, r in found}
 
 
-class Files:
-    """The files as they are now, written to one index object step by step."""
-
-    def __init__(self, index: Any) -> None:
-        self.index = index
-        self.files: dict[str, list[MemoryItem]] = {}
-        self.states: dict[str, SourceState] = {}
-        self.version = 0
-
-    def write(self, path: str, items: list[MemoryItem]) -> None:
-        self.version += 1
-        self.files[path] = items
-        self.index.store_embeddings(vectors(items))
-        state = SourceState("jaskier", path, f"c{self.version}", self.version, len(items))
-        self.states[path] = state
-        self.index.replace_source(state, items, [text_hash(it) for it in items])
-
-    def rebuild(self, index: Any) -> None:
-        """What a rebuild does: forget every row, write every file whole."""
-        index.reset()
-        for path, items in self.files.items():
-            index.replace_source(self.states[path], items, [text_hash(it) for it in items])
+def written(index: Any) -> SourceFiles:
+    """The files as they are now, written to ``index`` step by step."""
+    return SourceFiles(index, text_hash=text_hash, vectors=vectors)
 
 
 def test_each_step_writes_only_what_changed_and_ends_as_a_rebuild(postgres_url: str) -> None:
@@ -110,7 +92,7 @@ def test_each_step_writes_only_what_changed_and_ends_as_a_rebuild(postgres_url: 
     from kronika.stores.postgres.index import PostgresIndex
 
     with PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as ix:
-        files = Files(ix)
+        files = written(ix)
 
         def as_rebuilt() -> dict[str, int]:
             """The index equals a rebuild of the files (made in its place: the rows are
@@ -180,7 +162,7 @@ def test_each_step_writes_only_what_changed_and_ends_as_a_rebuild(postgres_url: 
 
 
 @contextmanager
-def two_workers(postgres_url: str) -> Iterator[tuple[str, Files, Files]]:
+def two_workers(postgres_url: str) -> Iterator[tuple[str, SourceFiles, SourceFiles]]:
     """Two index objects on one database (two workers), each writing files of its own
     view: the index's URL and each one's files."""
     from kronika.stores.postgres.index import PostgresIndex
@@ -189,7 +171,7 @@ def two_workers(postgres_url: str) -> Iterator[tuple[str, Files, Files]]:
         PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as one,
         PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as two,
     ):
-        yield one.url, Files(one), Files(two)
+        yield one.url, written(one), written(two)
 
 
 def test_a_file_another_process_changed_is_compared_with_the_rows_it_left(
@@ -306,7 +288,7 @@ def test_rows_added_a_few_at_a_time_are_the_rows_a_bulk_load_writes(postgres_url
 
     total = FEW + 36
     with PostgresIndex(postgres_url, embedding_model="m1", dim=DIM) as ix:
-        files = Files(ix)
+        files = written(ix)
         grown: list[MemoryItem] = []
         for start in range(0, total, 5):
             grown += [fact(n) for n in range(start, min(start + 5, total))]
@@ -335,7 +317,7 @@ def test_a_brain_another_worker_wrote_last_is_patched_when_its_rows_check_out(
     def brain(n: int, line: int, text: str | None = None) -> MemoryItem:
         return replace(fact(n, text), provenance=Provenance("brain.md", line))
 
-    def state_of(files: Files, path: str, version: int, count: int) -> SourceState:
+    def state_of(files: SourceFiles, path: str, version: int, count: int) -> SourceState:
         files.version = version
         return SourceState("jaskier", path, f"c{version}", version, count)
 

@@ -14,13 +14,15 @@ to be the same rows.
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from tests.stores.source_files import SourceFiles
+
 from kronika.core.model import ItemType, Layer, MemoryItem, Provenance, RecallFilter, Tier
-from kronika.ports import SourceState
 from kronika.stores.sqlite import SqliteIndex
 from kronika.stores.sqlite import rows as R
 
@@ -69,6 +71,10 @@ def vector(item: MemoryItem) -> list[float]:
     return [1.0 + len(item.content) % 7, 2.0, float(len(item.id)), 0.5 + item.content.count("a")]
 
 
+def vectors(items: Sequence[MemoryItem]) -> dict[str, list[float]]:
+    return {text_hash(it): vector(it) for it in items}
+
+
 def placed(items: list[MemoryItem]) -> list[MemoryItem]:
     """The items on the lines a file of them has: a header line and two lines each."""
     return [
@@ -109,31 +115,6 @@ def rowids(path: Path) -> dict[str, int]:
         conn.close()
 
 
-class Files:
-    """The files as they are now, written to one index step by step."""
-
-    def __init__(self, index: SqliteIndex) -> None:
-        self.index = index
-        self.files: dict[str, list[MemoryItem]] = {}
-        self.states: dict[str, SourceState] = {}
-        self.version = 0
-
-    def write(self, path: str, items: list[MemoryItem]) -> None:
-        self.version += 1
-        items = placed(items)
-        self.files[path] = items
-        self.index.store_embeddings({text_hash(it): vector(it) for it in items})
-        state = SourceState("jaskier", path, f"c{self.version}", self.version, len(items))
-        self.states[path] = state
-        self.index.replace_source(state, items, [text_hash(it) for it in items])
-
-    def rebuild(self, index: SqliteIndex) -> None:
-        """What a rebuild does: every file written whole into an empty index."""
-        for path, items in self.files.items():
-            index.store_embeddings({text_hash(it): vector(it) for it in items})
-            index.replace_source(self.states[path], items, [text_hash(it) for it in items])
-
-
 def reads(index: SqliteIndex, ids: list[str]) -> dict[str, Any]:
     """What recall reads of the index: keyword and vector searches, neighbours."""
     every = RecallFilter()
@@ -147,7 +128,7 @@ def reads(index: SqliteIndex, ids: list[str]) -> dict[str, Any]:
 
 def test_a_file_written_again_keeps_its_rows_before_the_first_change(tmp_path: Path) -> None:
     with SqliteIndex(tmp_path / "index.sqlite", embedding_model="m1", dim=DIM) as ix:
-        files = Files(ix)
+        files = SourceFiles(ix, text_hash=text_hash, vectors=vectors)
         count = 0
 
         def step(path: str, items: list[MemoryItem]) -> tuple[dict[str, int], dict[str, int]]:
@@ -157,7 +138,7 @@ def test_a_file_written_again_keeps_its_rows_before_the_first_change(tmp_path: P
             every = sorted({it.id for its in files.files.values() for it in its} | ids(items))
             reads(ix, every)  # the snapshots loaded, to be brought up to date
             before = rowids(ix.state.path)
-            files.write(path, items)
+            files.write(path, placed(items))
             count += 1
             fresh_path = tmp_path / f"fresh-{count}.sqlite"
             with SqliteIndex(fresh_path, embedding_model="m1", dim=DIM) as fresh:
